@@ -1,0 +1,51 @@
+// Builds every bundle: the extension and the CLI for Node, the webview for the browser.
+// Type checking is separate (npm run typecheck); esbuild only strips types.
+import * as esbuild from 'esbuild';
+import { cp, mkdir } from 'node:fs/promises';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** Prints errors in the shape of VS Code's "$esbuild-watch" problem matcher. */
+const problemMatcher = {
+  name: 'problem-matcher',
+  setup(build) {
+    build.onStart(() => console.log('[watch] build started'));
+    build.onEnd((result) => {
+      for (const { text, location } of result.errors) {
+        console.error(`✘ [ERROR] ${text}`);
+        if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
+      }
+      console.log('[watch] build finished');
+    });
+  },
+};
+
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  logLevel: 'warning',
+  plugins: watch ? [problemMatcher] : [],
+};
+
+const builds = [
+  { ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'chrome120' },
+];
+
+/** Codicons for @vscode-elements: served from the extension's own folder (no CDN; CSP allows only cspSource). */
+async function copyCodicons() {
+  await mkdir('dist/codicons', { recursive: true });
+  await cp('node_modules/@vscode/codicons/dist/codicon.css', 'dist/codicons/codicon.css');
+  await cp('node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/codicons/codicon.ttf');
+}
+
+await copyCodicons();
+if (watch) {
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(contexts.map((c) => c.watch()));
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

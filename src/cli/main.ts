@@ -1,0 +1,102 @@
+import { buildTraceReport } from '../core/analysis/traceReport';
+import { writeCanonical } from '../core/trace/canonical/canonicalFormat';
+import { SUPPORTED_FORMATS } from '../core/trace/detectFormat';
+import type { FormatId } from '../core/trace/model';
+import { parseTrace } from '../core/trace/parseTrace';
+import { renderTextReport } from '../core/report/textReport';
+import { readTraceFiles } from '../node/traceFiles';
+import { writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+
+const VERSION = '0.1.0';
+
+const USAGE = `agent-trace ${VERSION}: where an agent's tokens go, from its trace.
+
+Usage:
+  agent-trace analyze FILE [--json] [--format ID]
+  agent-trace convert FILE -o OUT.trace.jsonl [--format ID]
+  agent-trace --help | --version
+
+Formats (detected automatically; --format overrides):
+${SUPPORTED_FORMATS.map((f) => `  ${f.id.padEnd(12)} ${f.label}`).join('\n')}
+
+analyze prints per-session LLM calls, user turns, token totals, cache hit rate,
+raw input/output and appended/output ratios. --json prints the stable contract
+described in the README. Exit status: 0 ok, 1 the file could not be read as a
+trace, 2 usage error.
+`;
+
+interface Args {
+  command: string | null;
+  file: string | null;
+  json: boolean;
+  out: string | null;
+  format: FormatId | null;
+}
+
+class UsageError extends Error {}
+
+function parseArgs(argv: readonly string[]): Args {
+  const args: Args = { command: null, file: null, json: false, out: null, format: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--json') args.json = true;
+    else if (a === '-o' || a === '--out') args.out = argv[++i] ?? null;
+    else if (a === '--format') {
+      const f = argv[++i];
+      const known = SUPPORTED_FORMATS.find((s) => s.id === f);
+      if (!known) throw new UsageError(`unknown --format "${f ?? ''}"; one of: ${SUPPORTED_FORMATS.map((s) => s.id).join(', ')}`);
+      args.format = known.id;
+    } else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
+    else if (args.command === null) args.command = a;
+    else if (args.file === null) args.file = a;
+    else throw new UsageError(`unexpected argument ${a}`);
+  }
+  return args;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h') || argv.length === 0) {
+    process.stdout.write(USAGE);
+    return argv.length === 0 ? 2 : 0;
+  }
+  if (argv.includes('--version')) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const args = parseArgs(argv);
+  if (args.command !== 'analyze' && args.command !== 'convert') throw new UsageError(`unknown command "${args.command ?? ''}"`);
+  if (!args.file) throw new UsageError(`${args.command} needs a FILE`);
+  const files = await readTraceFiles(args.file);
+  const parsed = await parseTrace(files, args.format ? { format: args.format } : {});
+  if (args.command === 'convert') {
+    if (!args.out) throw new UsageError('convert needs -o OUT.trace.jsonl');
+    if (parsed.problem) {
+      process.stderr.write(`${args.file}: ${parsed.problem.message}\n`);
+      return 1;
+    }
+    await writeFile(args.out, writeCanonical(parsed.model, `agent-trace ${VERSION}`));
+    const calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
+    process.stderr.write(`${args.out}: ${parsed.model.sessions.length} sessions, ${calls} LLM calls (from ${parsed.model.format})\n`);
+    return 0;
+  }
+  const report = buildTraceReport(parsed);
+  process.stdout.write(args.json ? JSON.stringify(report, null, 2) + '\n' : renderTextReport(basename(args.file), report));
+  return parsed.problem ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`agent-trace: ${err.message}\nRun "agent-trace --help" for usage.\n`);
+      process.exitCode = 2;
+    } else {
+      const e = err as NodeJS.ErrnoException;
+      process.stderr.write(`agent-trace: ${e.code === 'ENOENT' ? `no such file: ${e.path ?? ''}` : (e.message ?? String(err))}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

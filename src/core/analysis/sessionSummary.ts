@@ -1,0 +1,114 @@
+import type { CallTokens, LlmCall, Session } from '../trace/model';
+import { mean, median, ratio, sum } from './stats';
+
+/** Token totals of a session; a total is null when no call reports that figure. */
+export interface TokenTotals {
+  input: number | null;
+  cached: number | null;
+  appended: number | null;
+  cacheWrite: number | null;
+  output: number | null;
+}
+
+/** The headline figures of one session (the CLI's `--json` contract, plus a few extras). */
+export interface SessionSummary {
+  id: string;
+  parentId: string | null;
+  role: Session['role'];
+  agent: string | null;
+  agentVersion: string | null;
+  model: string | null;
+  title: string | null;
+  llmCalls: number;
+  userTurns: number;
+  tokens: TokenTotals;
+  /** Calls whose input, cached and output are all known: the ratios use these. */
+  callsWithTokens: number;
+  /** Σcached / Σinput. */
+  cacheHitRate: number | null;
+  /** Σinput / Σoutput. */
+  rawInputToOutput: number | null;
+  /** appended / output per call (mean, median) and Σappended / Σoutput. */
+  appendToOutput: { mean: number | null; median: number | null; aggregate: number | null };
+  toolCalls: number;
+  failedToolCalls: number;
+  compactions: number;
+  startMs: number | null;
+  endMs: number | null;
+}
+
+function total(calls: readonly LlmCall[], key: keyof CallTokens): number | null {
+  const known = calls.map((c) => c.tokens[key]).filter((v): v is number => v !== null);
+  return known.length === 0 ? null : sum(known);
+}
+
+/** Σa / Σb over the calls where both are known. */
+function pairedRatio(calls: readonly LlmCall[], a: keyof CallTokens, b: keyof CallTokens): number | null {
+  let sa = 0;
+  let sb = 0;
+  let n = 0;
+  for (const c of calls) {
+    const va = c.tokens[a];
+    const vb = c.tokens[b];
+    if (va === null || vb === null) continue;
+    sa += va;
+    sb += vb;
+    n += 1;
+  }
+  return n === 0 ? null : ratio(sa, sb);
+}
+
+/** Summarises one session. Pure: the CLI, the extension host and the webview agree by construction. */
+export function summarizeSession(session: Session): SessionSummary {
+  const calls = session.calls;
+  const perCallAppendToOutput: number[] = [];
+  for (const c of calls) {
+    const { appended, output } = c.tokens;
+    // A call with no output has no ratio (it would be infinite), so it is left out.
+    if (appended !== null && output !== null && output > 0) perCallAppendToOutput.push(appended / output);
+  }
+  let toolCalls = 0;
+  let failed = 0;
+  let startMs: number | null = null;
+  let endMs: number | null = null;
+  for (const c of calls) {
+    toolCalls += c.toolCalls.length;
+    failed += c.toolCalls.filter((t) => t.isError === true).length;
+    const s = c.startMs ?? c.endMs;
+    if (s !== null && (startMs === null || s < startMs)) startMs = s;
+    if (c.endMs !== null && (endMs === null || c.endMs > endMs)) endMs = c.endMs;
+  }
+  const firstTurn = session.turns[0]?.startMs ?? null;
+  if (firstTurn !== null && (startMs === null || firstTurn < startMs)) startMs = firstTurn;
+  return {
+    id: session.id,
+    parentId: session.parentId,
+    role: session.role,
+    agent: session.agent?.name ?? null,
+    agentVersion: session.agent?.version ?? null,
+    model: session.model,
+    title: session.title,
+    llmCalls: calls.length,
+    userTurns: session.turns.length,
+    tokens: {
+      input: total(calls, 'input'),
+      cached: total(calls, 'cached'),
+      appended: total(calls, 'appended'),
+      cacheWrite: total(calls, 'cacheWrite'),
+      output: total(calls, 'output'),
+    },
+    callsWithTokens: calls.filter((c) => c.tokens.input !== null && c.tokens.cached !== null && c.tokens.output !== null).length,
+    cacheHitRate: pairedRatio(calls, 'cached', 'input'),
+    rawInputToOutput: pairedRatio(calls, 'input', 'output'),
+    appendToOutput: {
+      mean: mean(perCallAppendToOutput),
+      median: median(perCallAppendToOutput),
+      aggregate: pairedRatio(calls, 'appended', 'output'),
+    },
+    toolCalls,
+    failedToolCalls: failed,
+    compactions: session.compactions.length,
+    startMs,
+    endMs,
+  };
+}

@@ -1,0 +1,243 @@
+import { arr, clip, count, num, obj, str } from '../json';
+import type { JsonObject } from '../json';
+import { mostUsedModel, unknownTokens } from '../model';
+import type { BlockHashes, CallTokens, Diagnostic, LlmCall, ServerTiming, Session, SourceRef, ToolCall } from '../model';
+import { countSkipped } from '../recordReader';
+import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
+import { CANONICAL_VERSION } from './canonicalFormat';
+
+/** Owned by CanonicalReader: one session being filled, plus id lookups. */
+interface SessionState {
+  session: Session;
+  callsById: Map<string, LlmCall>;
+}
+
+/**
+ * Reads the canonical `agent-trace` format v1 (docs/trace-format.md). Membership is by
+ * order: a call belongs to the last `turn` of its session before it, a `compaction`
+ * applies before the next call of its session, and a `tool_call` names its call.
+ */
+export class CanonicalReader implements RecordReader {
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly diagnostics: Diagnostic[] = [];
+  private readonly skipped: Record<string, number> = {};
+  private sawHeader = false;
+
+  record({ value, source }: TraceRecord): void {
+    const type = str(value['type']);
+    switch (type) {
+      case 'header':
+        this.header(value, source);
+        return;
+      case 'session':
+        this.sessionRecord(value, source);
+        return;
+      case 'turn':
+        this.turn(value, source);
+        return;
+      case 'llm_call':
+        this.call(value, source);
+        return;
+      case 'tool_call':
+        this.toolCall(value, source);
+        return;
+      case 'compaction':
+        this.compaction(value, source);
+        return;
+      default:
+        countSkipped(this.skipped, type === null ? '(no type)' : `unknown:${type}`);
+    }
+  }
+
+  finish(): ReaderResult {
+    if (!this.sawHeader && this.sessions.size > 0) {
+      this.diagnostics.push({ file: 0, line: -1, severity: 'info', message: 'No "header" record: assumed agent-trace version 1.' });
+    }
+    for (const { session } of this.sessions.values()) session.model ??= mostUsedModel(session.calls);
+    return { sessions: [...this.sessions.values()].map((s) => s.session), diagnostics: this.diagnostics, skippedRecords: this.skipped };
+  }
+
+  private header(value: JsonObject, source: SourceRef): void {
+    this.sawHeader = true;
+    const version = num(value['version']);
+    if (version === null) this.report(source, 'warning', 'header has no numeric "version"; read as version 1.');
+    else if (version > CANONICAL_VERSION) {
+      this.report(source, 'warning', `header says version ${version}; this reader knows version ${CANONICAL_VERSION} and reads the fields it knows.`);
+    }
+  }
+
+  private sessionRecord(value: JsonObject, source: SourceRef): void {
+    const id = this.requiredString(value, 'id', source);
+    if (id === null) return;
+    if (this.sessions.has(id)) {
+      this.report(source, 'warning', `session "${id}" is declared twice; the later declaration is ignored.`);
+      return;
+    }
+    const parentId = str(value['parentId']);
+    const role = str(value['role']);
+    const agent = obj(value['agent']);
+    const agentName = agent ? str(agent['name']) : null;
+    this.sessions.set(id, {
+      session: {
+        id,
+        parentId,
+        parentToolCallId: str(value['parentToolCallId']),
+        role: role === 'main' || role === 'subagent' || role === 'compaction' ? role : parentId !== null ? 'subagent' : 'main',
+        agent: agentName !== null ? { name: agentName, version: agent ? str(agent['version']) : null } : null,
+        model: str(value['model']),
+        cwd: str(value['cwd']),
+        title: str(value['title']),
+        calls: [],
+        turns: [],
+        compactions: [],
+      },
+      callsById: new Map(),
+    });
+  }
+
+  /** The session a record names; declared implicitly (with a note) when no session record came first. */
+  private sessionOf(value: JsonObject, source: SourceRef): SessionState | null {
+    const id = this.requiredString(value, 'session', source);
+    if (id === null) return null;
+    let state = this.sessions.get(id);
+    if (!state) {
+      this.report(source, 'info', `session "${id}" is used before a "session" record; created with unknown metadata.`);
+      this.sessionRecord({ type: 'session', id }, source);
+      state = this.sessions.get(id)!;
+    }
+    return state;
+  }
+
+  private turn(value: JsonObject, source: SourceRef): void {
+    const state = this.sessionOf(value, source);
+    if (!state) return;
+    const turns = state.session.turns;
+    turns.push({ index: turns.length, startMs: num(value['startMs']), preview: clip(str(value['preview']) ?? '', 160), source });
+  }
+
+  private call(value: JsonObject, source: SourceRef): void {
+    const state = this.sessionOf(value, source);
+    if (!state) return;
+    const id = this.requiredString(value, 'id', source);
+    if (id === null) return;
+    if (state.callsById.has(id)) {
+      this.report(source, 'warning', `llm_call "${id}" appears twice in session "${state.session.id}"; the second is ignored.`);
+      return;
+    }
+    const calls = state.session.calls;
+    const turns = state.session.turns.length;
+    const call: LlmCall = {
+      id,
+      index: calls.length,
+      turn: turns > 0 ? turns - 1 : null,
+      model: str(value['model']),
+      startMs: num(value['startMs']),
+      endMs: num(value['endMs']),
+      tokens: this.tokens(value['tokens'], source),
+      server: serverTiming(value['server']),
+      blocks: this.blocks(value['blocks'], source),
+      toolCalls: [],
+      source,
+    };
+    calls.push(call);
+    state.callsById.set(id, call);
+  }
+
+  private toolCall(value: JsonObject, source: SourceRef): void {
+    const state = this.sessionOf(value, source);
+    if (!state) return;
+    const id = this.requiredString(value, 'id', source);
+    const name = this.requiredString(value, 'name', source);
+    const callId = this.requiredString(value, 'call', source);
+    if (id === null || name === null || callId === null) return;
+    const call = state.callsById.get(callId);
+    if (!call) {
+      this.report(source, 'warning', `tool_call "${id}" names call "${callId}", which no earlier llm_call of session "${state.session.id}" has; skipped.`);
+      return;
+    }
+    const isError = value['isError'];
+    const tool: ToolCall = {
+      id,
+      name,
+      targetFile: str(value['targetFile']),
+      command: str(value['command']),
+      startMs: num(value['startMs']),
+      endMs: num(value['endMs']),
+      isError: typeof isError === 'boolean' ? isError : null,
+      errorText: str(value['errorText']),
+      exitCode: num(value['exitCode']),
+      resultChars: count(value['resultChars']),
+      source,
+      // One line holds both the call and its result.
+      resultSource: typeof isError === 'boolean' ? source : null,
+    };
+    call.toolCalls.push(tool);
+  }
+
+  private compaction(value: JsonObject, source: SourceRef): void {
+    const state = this.sessionOf(value, source);
+    if (!state) return;
+    const trigger = str(value['trigger']);
+    state.session.compactions.push({
+      beforeCall: state.session.calls.length,
+      trigger: trigger === 'manual' || trigger === 'auto' ? trigger : null,
+      preTokens: count(value['preTokens']),
+      timeMs: num(value['timeMs']),
+      source,
+    });
+  }
+
+  private tokens(value: unknown, source: SourceRef): CallTokens {
+    const t = obj(value);
+    if (!t) return unknownTokens();
+    const field = (name: keyof CallTokens): number | null => {
+      const raw = t[name];
+      if (raw === undefined || raw === null) return null;
+      const n = count(raw);
+      if (n === null) this.report(source, 'warning', `tokens.${name} must be a whole number ≥ 0; read as unknown.`);
+      return n;
+    };
+    let input = field('input');
+    let cached = field('cached');
+    let appended = field('appended');
+    // input = cached + appended: any two give the third.
+    if (input === null && cached !== null && appended !== null) input = cached + appended;
+    else if (appended === null && input !== null && cached !== null && input >= cached) appended = input - cached;
+    else if (cached === null && input !== null && appended !== null && input >= appended) cached = input - appended;
+    else if (input !== null && cached !== null && appended !== null && input !== cached + appended) {
+      this.report(source, 'warning', `tokens.input (${input}) is not cached + appended (${cached} + ${appended}).`);
+    }
+    return { input, cached, appended, cacheWrite: field('cacheWrite'), output: field('output'), reasoningOutput: field('reasoningOutput') };
+  }
+
+  private blocks(value: unknown, source: SourceRef): BlockHashes | null {
+    const b = obj(value);
+    if (!b) return null;
+    const size = count(b['blockSizeTokens']);
+    const hashes = arr(b['hashes']);
+    if (size === null || size === 0 || !hashes || !hashes.every((h) => typeof h === 'number' && Number.isInteger(h))) {
+      this.report(source, 'warning', 'blocks needs "blockSizeTokens" > 0 and integer "hashes"; ignored.');
+      return null;
+    }
+    return { blockSizeTokens: size, hashes: hashes as number[] };
+  }
+
+  private requiredString(value: JsonObject, key: string, source: SourceRef): string | null {
+    const v = str(value[key]);
+    if (v === null || v === '') {
+      this.report(source, 'error', `${str(value['type']) ?? 'record'} needs a string "${key}"; skipped.`);
+      return null;
+    }
+    return v;
+  }
+
+  private report(source: SourceRef, severity: Diagnostic['severity'], message: string): void {
+    this.diagnostics.push({ file: source.file, line: source.line, severity, message });
+  }
+}
+
+function serverTiming(value: unknown): ServerTiming | null {
+  const s = obj(value);
+  if (!s) return null;
+  return { queueMs: num(s['queueMs']), ttftMs: num(s['ttftMs']), prefillMs: num(s['prefillMs']), decodeMs: num(s['decodeMs']), e2eMs: num(s['e2eMs']) };
+}

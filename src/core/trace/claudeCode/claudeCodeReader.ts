@@ -1,0 +1,425 @@
+import { arr, clip, count, isObject, isoMs, obj, str } from '../json';
+import type { JsonObject } from '../json';
+import { mostUsedModel, unknownTokens } from '../model';
+import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
+import { countSkipped } from '../recordReader';
+import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
+
+/** Longest error text kept per failed tool call; the full text stays in the file. */
+const ERROR_TEXT_MAX = 600;
+const PREVIEW_MAX = 160;
+/** A response of this many characters cannot be 0 or 1 tokens long. */
+const UNDERCOUNT_MIN_CHARS = 20;
+
+/** Record types that carry nothing for the model (formats.md §1, §12.6). */
+const IGNORED_TYPES = new Set([
+  'progress',
+  'file-history-snapshot',
+  'queue-operation',
+  'mode',
+  'permission-mode',
+  'last-prompt',
+  'attachment',
+]);
+
+/** Text Claude Code writes into user lines itself (command output, interruptions): never prompts. */
+const NOT_TYPED_MARKERS = ['<local-command-stdout>', '<local-command-stderr>', '<local-command-caveat>', '[Request interrupted by user'];
+
+interface PendingTurn extends UserTurn {
+  /** A `/command` line: kept only if a call of this session answers it (see finish). */
+  isSlashCommand: boolean;
+  answered: boolean;
+}
+
+/** Builds one session while its records stream in. Owned by ClaudeCodeReader. */
+class SessionBuilder {
+  readonly calls: LlmCall[] = [];
+  readonly callsById = new Map<string, LlmCall>();
+  readonly turns: PendingTurn[] = [];
+  readonly compactions: Compaction[] = [];
+  readonly toolsById = new Map<string, ToolCall>();
+  agentVersion: string | null = null;
+  cwd: string | null = null;
+  title: string | null = null;
+  parentToolCallId: string | null = null;
+  /** Characters of text and tool input each call produced, to spot undercounted output. */
+  readonly contentChars = new Map<LlmCall, number>();
+  /** Time of the last user or tool-result line: the start of the next call. */
+  lastInputMs: number | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly parentId: string | null,
+    readonly role: Session['role'],
+    readonly order: number,
+  ) {}
+}
+
+/**
+ * Reads Claude Code session logs (`~/.claude/projects/<cwd>/<session>.jsonl`) and the
+ * sub-agent logs next to them (`<session>/subagents/agent-*.jsonl`).
+ *
+ * One API response is written as several lines sharing `message.id`: the call is
+ * counted once, input and cache figures from its first line, output from the largest
+ * (the last lines carry the final count). cached = cache_read_input_tokens,
+ * appended = input_tokens + cache_creation_input_tokens (formats.md §1, §12.1).
+ */
+export class ClaudeCodeReader implements RecordReader {
+  private readonly sessions = new Map<string, SessionBuilder>();
+  private readonly diagnostics: Diagnostic[] = [];
+  private readonly skipped: Record<string, number> = {};
+  /** agentId → Task tool call that started it, from the parent's tool results. */
+  private readonly agentParents = new Map<string, string>();
+  /** A title seen before any session record (old-style `summary` first lines). */
+  private pendingTitle: string | null = null;
+
+  record({ value, source }: TraceRecord): void {
+    const type = str(value['type']);
+    if (type === null) {
+      countSkipped(this.skipped, '(no type)');
+      return;
+    }
+    switch (type) {
+      case 'assistant':
+        this.assistant(value, source);
+        return;
+      case 'user':
+        this.user(value, source);
+        return;
+      case 'system':
+        this.system(value, source);
+        return;
+      case 'summary':
+      case 'ai-title':
+      case 'custom-title':
+        this.titleRecord(value, type);
+        return;
+      default:
+        if (type === 'progress') this.noteAgentProgress(value);
+        countSkipped(this.skipped, IGNORED_TYPES.has(type) ? type : `unknown:${type}`);
+    }
+  }
+
+  finish(): ReaderResult {
+    const builders = [...this.sessions.values()].sort((a, b) => a.order - b.order);
+    const sessions = builders.map((b) => this.build(b));
+    return { sessions, diagnostics: this.diagnostics, skippedRecords: this.skipped };
+  }
+
+  private sessionFor(value: JsonObject, source: SourceRef): SessionBuilder | null {
+    const sessionId = str(value['sessionId']);
+    if (sessionId === null) {
+      this.diagnostics.push({
+        file: source.file,
+        line: source.line,
+        severity: 'warning',
+        message: 'Claude Code record without "sessionId"; skipped.',
+      });
+      return null;
+    }
+    const agentId = str(value['agentId']);
+    const sidechain = value['isSidechain'] === true;
+    // Sub-agent logs carry the parent's sessionId plus their own agentId (formats.md §1).
+    const key = agentId !== null && sidechain ? `${sessionId}/${agentId}` : sidechain ? `${sessionId}/sidechain` : sessionId;
+    let builder = this.sessions.get(key);
+    if (!builder) {
+      if (sidechain) {
+        const id = agentId ?? `${sessionId}-sidechain`;
+        const role = agentId?.startsWith('acompact') ? 'compaction' : 'subagent';
+        builder = new SessionBuilder(id, sessionId, role, this.sessions.size);
+      } else {
+        builder = new SessionBuilder(sessionId, null, 'main', this.sessions.size);
+      }
+      this.sessions.set(key, builder);
+    }
+    builder.agentVersion ??= str(value['version']);
+    builder.cwd ??= str(value['cwd']);
+    return builder;
+  }
+
+  private assistant(value: JsonObject, source: SourceRef): void {
+    const message = obj(value['message']);
+    if (!message) {
+      this.warn(source, 'assistant record without "message"; skipped.');
+      return;
+    }
+    const model = str(message['model']);
+    // Claude Code writes local errors ("API Error…", interrupted requests) as assistant
+    // lines with model "<synthetic>": no request reached the model.
+    if (model === '<synthetic>') {
+      countSkipped(this.skipped, 'assistant:<synthetic>');
+      return;
+    }
+    const session = this.sessionFor(value, source);
+    if (!session) return;
+    const callId = str(message['id']) ?? str(value['requestId']) ?? str(value['uuid']);
+    if (callId === null) {
+      this.warn(source, 'assistant record without message.id, requestId or uuid; skipped.');
+      return;
+    }
+    const timeMs = isoMs(value['timestamp']);
+    const usage = obj(message['usage']);
+    let call = session.callsById.get(callId);
+    if (!call) {
+      call = {
+        id: callId,
+        index: session.calls.length,
+        turn: null,
+        model,
+        startMs: session.lastInputMs,
+        endMs: timeMs,
+        tokens: usage ? usageTokens(usage) : unknownTokens(),
+        server: null,
+        blocks: null,
+        toolCalls: [],
+        source,
+      };
+      if (!usage) this.warn(source, `call ${callId} has no usage: its tokens are unknown.`, 'info');
+      session.calls.push(call);
+      session.callsById.set(callId, call);
+      const turn = session.turns[session.turns.length - 1];
+      if (turn) turn.answered = true;
+    } else {
+      if (timeMs !== null) call.endMs = timeMs;
+      const output = usage ? count(usage['output_tokens']) : null;
+      if (output !== null && (call.tokens.output === null || output > call.tokens.output)) call.tokens.output = output;
+    }
+    let chars = session.contentChars.get(call) ?? 0;
+    for (const block of arr(message['content']) ?? []) {
+      if (!isObject(block)) continue;
+      if (block['type'] === 'text') chars += str(block['text'])?.length ?? 0;
+      if (block['type'] === 'tool_use') chars += JSON.stringify(block['input'] ?? null).length;
+    }
+    session.contentChars.set(call, chars);
+    for (const block of arr(message['content']) ?? []) {
+      if (!isObject(block) || block['type'] !== 'tool_use') continue;
+      const tool = this.toolUse(block, timeMs, source);
+      if (tool && !session.toolsById.has(tool.id)) {
+        call.toolCalls.push(tool);
+        session.toolsById.set(tool.id, tool);
+      }
+    }
+  }
+
+  private toolUse(block: JsonObject, timeMs: number | null, source: SourceRef): ToolCall | null {
+    const id = str(block['id']);
+    const name = str(block['name']);
+    if (id === null || name === null) {
+      this.warn(source, 'tool_use block without id or name; skipped.');
+      return null;
+    }
+    const input = obj(block['input']) ?? {};
+    return {
+      id,
+      name,
+      targetFile: str(input['file_path']) ?? str(input['notebook_path']) ?? null,
+      command: str(input['command']),
+      startMs: timeMs,
+      endMs: null,
+      isError: null,
+      errorText: null,
+      exitCode: null,
+      resultChars: null,
+      source,
+      resultSource: null,
+    };
+  }
+
+  private user(value: JsonObject, source: SourceRef): void {
+    const session = this.sessionFor(value, source);
+    if (!session) return;
+    const timeMs = isoMs(value['timestamp']);
+    const message = obj(value['message']);
+    const content = message ? message['content'] : undefined;
+    if (typeof content === 'string') {
+      this.prompt(session, value, content, timeMs, source);
+      return;
+    }
+    const blocks = arr(content);
+    if (!blocks) {
+      this.warn(source, 'user record without message.content; skipped.');
+      return;
+    }
+    let promptText: string | null = null;
+    for (const block of blocks) {
+      if (!isObject(block)) continue;
+      if (block['type'] === 'tool_result') this.toolResult(session, value, block, timeMs, source);
+      else if (block['type'] === 'text' && promptText === null) promptText = str(block['text']);
+    }
+    if (promptText !== null) this.prompt(session, value, promptText, timeMs, source);
+    if (timeMs !== null) session.lastInputMs = timeMs;
+  }
+
+  private prompt(session: SessionBuilder, value: JsonObject, text: string, timeMs: number | null, source: SourceRef): void {
+    if (timeMs !== null) session.lastInputMs = timeMs;
+    // Meta lines (skill bodies, caveats) and the compaction summary are written by
+    // Claude Code, not typed by the user (formats.md §12.5, §12.6).
+    if (value['isMeta'] === true || value['isCompactSummary'] === true) return;
+    const trimmed = text.trimStart();
+    if (NOT_TYPED_MARKERS.some((m) => trimmed.startsWith(m))) return;
+    const command = /<command-name>([^<]*)<\/command-name>/.exec(trimmed);
+    const preview = command ? command[1]!.trim() : clip(trimmed.replace(/\s+/g, ' '), PREVIEW_MAX);
+    session.turns.push({
+      index: session.turns.length,
+      startMs: timeMs,
+      preview,
+      source,
+      isSlashCommand: command !== null,
+      answered: false,
+    });
+  }
+
+  private toolResult(session: SessionBuilder, value: JsonObject, block: JsonObject, timeMs: number | null, source: SourceRef): void {
+    const id = str(block['tool_use_id']);
+    const tool = id === null ? undefined : session.toolsById.get(id);
+    if (!tool) {
+      // The call can sit before a cut or in another file; nothing to pair it with.
+      countSkipped(this.skipped, 'tool_result:unpaired');
+      return;
+    }
+    const text = resultText(block['content']);
+    tool.endMs = timeMs;
+    tool.resultSource = source;
+    tool.isError = block['is_error'] === true;
+    tool.resultChars = text.length;
+    const exit = /^Exit code (\d+)/.exec(text);
+    if (exit) tool.exitCode = Number(exit[1]);
+    if (tool.isError) tool.errorText = clip(stripErrorTags(text), ERROR_TEXT_MAX);
+    const result = obj(value['toolUseResult']);
+    const agentId = result ? str(result['agentId']) : null;
+    if (agentId !== null) this.agentParents.set(agentId, tool.id);
+  }
+
+  private system(value: JsonObject, source: SourceRef): void {
+    const subtype = str(value['subtype']) ?? '(none)';
+    if (subtype !== 'compact_boundary') {
+      countSkipped(this.skipped, `system:${subtype}`);
+      return;
+    }
+    const session = this.sessionFor(value, source);
+    if (!session) return;
+    const meta = obj(value['compactMetadata']);
+    const trigger = meta ? str(meta['trigger']) : null;
+    session.compactions.push({
+      beforeCall: session.calls.length,
+      trigger: trigger === 'manual' || trigger === 'auto' ? trigger : null,
+      preTokens: meta ? count(meta['preTokens']) : null,
+      timeMs: isoMs(value['timestamp']),
+      source,
+    });
+  }
+
+  private titleRecord(value: JsonObject, type: string): void {
+    const title = str(value['summary']) ?? str(value['title']) ?? str(value['aiTitle']) ?? str(value['customTitle']);
+    const sessionId = str(value['sessionId']);
+    // Old-style `summary` lines have no sessionId: they title the file's main session.
+    const target = sessionId !== null ? this.sessions.get(sessionId) : [...this.sessions.values()].find((s) => s.role === 'main');
+    if (title !== null && target) target.title ??= title;
+    else if (title !== null) this.pendingTitle ??= title;
+    countSkipped(this.skipped, type);
+  }
+
+  private noteAgentProgress(value: JsonObject): void {
+    const data = obj(value['data']);
+    if (!data || data['type'] !== 'agent_progress') return;
+    const agentId = str(data['agentId']);
+    const parent = str(value['parentToolUseID']);
+    if (agentId !== null && parent !== null && !this.agentParents.has(agentId)) this.agentParents.set(agentId, parent);
+  }
+
+  private build(b: SessionBuilder): Session {
+    // A slash command that no call of this session answered was a local command
+    // (/clear, /compact, /cost): not a turn of the conversation.
+    const turns: UserTurn[] = [];
+    const renumber = new Map<number, number>();
+    for (const t of b.turns) {
+      if (t.isSlashCommand && !t.answered) continue;
+      renumber.set(t.index, turns.length);
+      turns.push({ index: turns.length, startMs: t.startMs, preview: t.preview, source: t.source });
+    }
+    assignTurns(b, turns);
+    this.noteUndercountedOutput(b);
+    return {
+      id: b.id,
+      parentId: b.parentId,
+      parentToolCallId: b.role === 'main' ? null : (this.agentParents.get(b.id) ?? null),
+      role: b.role,
+      agent: { name: 'claude-code', version: b.agentVersion },
+      model: mostUsedModel(b.calls),
+      cwd: b.cwd,
+      title: b.title ?? (b.role === 'main' ? this.pendingTitle : null),
+      calls: b.calls,
+      turns,
+      compactions: b.compactions,
+    };
+  }
+
+  /**
+   * Claude Code writes `usage` as each content block is logged, so a response whose
+   * final count was never logged shows output_tokens of 0 or 1 even though it wrote
+   * text or a tool call. Those outputs are undercounted; say so once per session.
+   */
+  private noteUndercountedOutput(b: SessionBuilder): void {
+    const suspects = b.calls.filter((c) => (c.tokens.output ?? 2) <= 1 && (b.contentChars.get(c) ?? 0) >= UNDERCOUNT_MIN_CHARS);
+    const first = suspects[0];
+    if (!first) return;
+    this.diagnostics.push({
+      file: first.source.file,
+      line: first.source.line,
+      severity: 'info',
+      message:
+        `${suspects.length} of ${b.calls.length} calls in session ${b.id} log output_tokens ≤ 1 although they wrote ` +
+        `${UNDERCOUNT_MIN_CHARS}+ characters: Claude Code logged their usage before the response ended, so their output is undercounted.`,
+    });
+  }
+
+  private warn(source: SourceRef, message: string, severity: Diagnostic['severity'] = 'warning'): void {
+    this.diagnostics.push({ file: source.file, line: source.line, severity, message });
+  }
+}
+
+/**
+ * Claude's `input_tokens` excludes cache reads and writes (formats.md §12.3).
+ * Absent cache fields mean the log does not say, so cached stays unknown.
+ */
+function usageTokens(usage: JsonObject): CallTokens {
+  const fresh = count(usage['input_tokens']);
+  const cached = 'cache_read_input_tokens' in usage ? count(usage['cache_read_input_tokens']) : null;
+  const cacheWrite = 'cache_creation_input_tokens' in usage ? count(usage['cache_creation_input_tokens']) : null;
+  const appended = fresh === null ? null : fresh + (cacheWrite ?? 0);
+  return {
+    input: appended === null || cached === null ? null : appended + cached,
+    cached,
+    appended,
+    cacheWrite,
+    output: count(usage['output_tokens']),
+    reasoningOutput: null,
+  };
+}
+
+/** Gives each call the index of the last kept turn whose prompt came before it. */
+function assignTurns(b: SessionBuilder, turns: UserTurn[]): void {
+  let t = -1;
+  for (const call of b.calls) {
+    while (t + 1 < turns.length && isBefore(turns[t + 1]!.source, call.source)) t += 1;
+    call.turn = t >= 0 ? t : null;
+  }
+}
+
+function isBefore(a: SourceRef, b: SourceRef): boolean {
+  return a.file < b.file || (a.file === b.file && a.offset < b.offset);
+}
+
+/** The text of a tool_result's content: a string, or text blocks (images are skipped). */
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  const parts: string[] = [];
+  for (const block of arr(content) ?? []) {
+    if (isObject(block) && typeof block['text'] === 'string') parts.push(block['text']);
+  }
+  return parts.join('\n');
+}
+
+function stripErrorTags(text: string): string {
+  return text.replace(/<\/?tool_use_error>/g, '').trim();
+}

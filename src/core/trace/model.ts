@@ -1,0 +1,176 @@
+/**
+ * The one model every format maps into (research/formats.md §0). Readers fill it,
+ * analyses and the simulator read it, the canonical format serialises it.
+ *
+ * Conventions:
+ * - `null` means "the trace does not say", never zero.
+ * - Times are milliseconds since the Unix epoch (relative traces start at 0).
+ * - Token identity: `input = cached + appended`.
+ */
+
+/** Identifier of a trace format; the first two are read in this release. */
+export type FormatId = 'agent-trace' | 'claude-code';
+
+/** Where a record came from: file index into `TraceModel.files`, 0-based line and byte offset. */
+export interface SourceRef {
+  file: number;
+  line: number;
+  offset: number;
+}
+
+/** Token counts of one LLM call. */
+export interface CallTokens {
+  /** Whole prompt: cached + appended. */
+  input: number | null;
+  /** Prompt tokens served from the prefix cache. */
+  cached: number | null;
+  /** Prompt tokens that needed prefill (new since the cached prefix). */
+  appended: number | null;
+  /** Tokens written to the provider's cache (Anthropic cache_creation). Part of `appended`. */
+  cacheWrite: number | null;
+  /** Generated tokens, reasoning included. */
+  output: number | null;
+  /** Reasoning share of `output`, when the format reports it. */
+  reasoningOutput: number | null;
+}
+
+/** Server-side timing of one call (vLLM request spans), in milliseconds. */
+export interface ServerTiming {
+  queueMs: number | null;
+  ttftMs: number | null;
+  prefillMs: number | null;
+  decodeMs: number | null;
+  e2eMs: number | null;
+}
+
+/** KV block hashes of a call's prompt (Mooncake, Bailian), equal hash = equal block. */
+export interface BlockHashes {
+  blockSizeTokens: number;
+  hashes: number[];
+}
+
+/** A tool call the model asked for, paired with its result. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** File the tool reads or changes (Edit/Write/Read `file_path`, apply_patch target). */
+  targetFile: string | null;
+  /** Shell command, for shell-like tools. */
+  command: string | null;
+  startMs: number | null;
+  endMs: number | null;
+  /** True/false when the result was seen; null when the trace ends before the result. */
+  isError: boolean | null;
+  /** First part of the error text, when the call failed. */
+  errorText: string | null;
+  exitCode: number | null;
+  /** Size of the result text the next calls re-read, in characters. */
+  resultChars: number | null;
+  /** The line that asked for the call. */
+  source: SourceRef;
+  /** The line with the result, when seen. */
+  resultSource: SourceRef | null;
+}
+
+/** One request to the model and its response. */
+export interface LlmCall {
+  id: string;
+  /** 0-based position in its session. */
+  index: number;
+  /** Index into `Session.turns`, or null before the first user turn. */
+  turn: number | null;
+  model: string | null;
+  startMs: number | null;
+  endMs: number | null;
+  tokens: CallTokens;
+  server: ServerTiming | null;
+  blocks: BlockHashes | null;
+  toolCalls: ToolCall[];
+  /** First line of the call in its file. */
+  source: SourceRef;
+}
+
+/** A prompt typed by the user: the start of a turn. */
+export interface UserTurn {
+  index: number;
+  startMs: number | null;
+  /** The first characters of the prompt, for labels; never interpreted. */
+  preview: string;
+  source: SourceRef;
+}
+
+/** A point where the agent replaced its context with a summary. */
+export interface Compaction {
+  /** Index of the first call after the compaction (calls.length if none followed). */
+  beforeCall: number;
+  trigger: 'manual' | 'auto' | null;
+  /** Context size just before compaction, when the agent logs it. */
+  preTokens: number | null;
+  timeMs: number | null;
+  source: SourceRef;
+}
+
+/** One agent conversation: the main thread or a sub-agent. */
+export interface Session {
+  id: string;
+  /** Parent session for sub-agents, else null. */
+  parentId: string | null;
+  /** Tool call in the parent that started this sub-agent, when known. */
+  parentToolCallId: string | null;
+  /** What kind of session: the main thread, a sub-agent, or the agent's context compactor. */
+  role: 'main' | 'subagent' | 'compaction';
+  agent: { name: string; version: string | null } | null;
+  /** Most used model, for labels; each call keeps its own. */
+  model: string | null;
+  cwd: string | null;
+  title: string | null;
+  calls: LlmCall[];
+  turns: UserTurn[];
+  compactions: Compaction[];
+}
+
+/** How serious a diagnostic is. */
+export type Severity = 'error' | 'warning' | 'info';
+
+/** A problem found while reading, tied to a place in the file. */
+export interface Diagnostic {
+  file: number;
+  /** 0-based line; -1 for problems with the file as a whole. */
+  line: number;
+  severity: Severity;
+  message: string;
+}
+
+/** Everything read from one trace (its main file plus companion files such as sub-agent logs). */
+export interface TraceModel {
+  /** Null when the file could not be read as any known format. */
+  format: FormatId | null;
+  /** File keys: 0 is the opened file; others are relative paths of companion files. */
+  files: string[];
+  sessions: Session[];
+  diagnostics: Diagnostic[];
+  /** Records skipped on purpose, by record type (progress lines, snapshots, unknown types). */
+  skippedRecords: Record<string, number>;
+}
+
+/** An empty token record: nothing known. */
+export function unknownTokens(): CallTokens {
+  return { input: null, cached: null, appended: null, cacheWrite: null, output: null, reasoningOutput: null };
+}
+
+/** The model most calls used, for session labels. */
+export function mostUsedModel(calls: readonly LlmCall[]): string | null {
+  const counts = new Map<string, number>();
+  let best: string | null = null;
+  let bestCount = 0;
+  for (const call of calls) {
+    if (call.model === null) continue;
+    const n = (counts.get(call.model) ?? 0) + 1;
+    counts.set(call.model, n);
+    if (n > bestCount) {
+      bestCount = n;
+      best = call.model;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,34 @@
+import type { SourceLine } from '../text/lineReader';
+import type { JsonObject } from './json';
+import type { Diagnostic, Session, SourceRef } from './model';
+
+/** One parsed JSON Lines record and where it sits. */
+export interface TraceRecord {
+  value: JsonObject;
+  source: SourceRef;
+  line: SourceLine;
+}
+
+/** What a format reader hands back when the stream ends. */
+export interface ReaderResult {
+  sessions: Session[];
+  diagnostics: Diagnostic[];
+  skippedRecords: Record<string, number>;
+}
+
+/**
+ * A format reader for JSON Lines traces: it is fed records in file order (companion
+ * files after the main file) and builds sessions. It never throws on bad input; it
+ * reports diagnostics and keeps going.
+ */
+export interface RecordReader {
+  /** Called for every record of every file, in order. */
+  record(record: TraceRecord): void;
+  /** Called once after the last record. */
+  finish(): ReaderResult;
+}
+
+/** Counts a skipped record type; the counts tell the user what was left out and why. */
+export function countSkipped(skipped: Record<string, number>, type: string): void {
+  skipped[type] = (skipped[type] ?? 0) + 1;
+}
