@@ -1,0 +1,178 @@
+import { SUPPORTED_FORMATS } from '../trace/detectFormat';
+import type { Diagnostic, LlmCall, Session, SourceRef, ToolCall, TraceModel } from '../trace/model';
+import type { FileProblem, ParsedTrace } from '../trace/parseTrace';
+import { summarizeSession } from './sessionSummary';
+import type { SessionSummary } from './sessionSummary';
+
+/** A tool call as the timeline shows it. */
+export interface ToolChip {
+  name: string;
+  /** True failed, false succeeded, null no result seen. */
+  failed: boolean | null;
+  targetFile: string | null;
+}
+
+/** One bar of the timeline: an LLM call's figures, without its payloads. */
+export interface CallRow {
+  index: number;
+  id: string;
+  model: string | null;
+  turn: number | null;
+  startMs: number | null;
+  endMs: number | null;
+  input: number | null;
+  cached: number | null;
+  appended: number | null;
+  cacheWrite: number | null;
+  output: number | null;
+  tools: ToolChip[];
+}
+
+/** A sub-agent as the parent's timeline marks it. */
+export interface SubagentLink {
+  sessionId: string;
+  role: Session['role'];
+  /** The parent's call whose tool call started it, when known. */
+  parentCallIndex: number | null;
+  calls: number;
+}
+
+/** A compaction marker on the timeline. */
+export interface CompactionMark {
+  beforeCall: number;
+  trigger: 'manual' | 'auto' | null;
+  preTokens: number | null;
+}
+
+/** Everything the timeline needs for one session, sent up front. */
+export interface SessionView {
+  summary: SessionSummary;
+  calls: CallRow[];
+  compactions: CompactionMark[];
+  subagents: SubagentLink[];
+}
+
+/** A diagnostic with its file named. */
+export interface DiagnosticView {
+  file: string;
+  /** 0-based; -1 for the file as a whole. */
+  line: number;
+  severity: Diagnostic['severity'];
+  message: string;
+}
+
+/** The whole trace as the inspector shows it. */
+export interface TraceView {
+  fileName: string;
+  format: TraceModel['format'];
+  formatLabel: string | null;
+  detection: string;
+  problem: FileProblem | null;
+  sessions: SessionView[];
+  diagnostics: DiagnosticView[];
+  skippedRecords: Record<string, number>;
+}
+
+/** A tool call with its result, sent on demand for the selected call. */
+export interface ToolDetail {
+  id: string;
+  name: string;
+  targetFile: string | null;
+  command: string | null;
+  failed: boolean | null;
+  errorText: string | null;
+  exitCode: number | null;
+  durationMs: number | null;
+  resultChars: number | null;
+  /** 0-based line of the result (or the call), in `file`. */
+  line: number;
+  file: string;
+}
+
+/** Details of one call, for the side panel. */
+export interface CallDetail {
+  sessionId: string;
+  index: number;
+  turnPreview: string | null;
+  file: string;
+  line: number;
+  tools: ToolDetail[];
+}
+
+function row(call: LlmCall): CallRow {
+  return {
+    index: call.index,
+    id: call.id,
+    model: call.model,
+    turn: call.turn,
+    startMs: call.startMs,
+    endMs: call.endMs,
+    ...call.tokens,
+    tools: call.toolCalls.map((t) => ({ name: t.name, failed: t.isError, targetFile: t.targetFile })),
+  };
+}
+
+function subagentLinks(model: TraceModel, parent: Session): SubagentLink[] {
+  const callOfTool = new Map<string, number>();
+  for (const c of parent.calls) for (const t of c.toolCalls) callOfTool.set(t.id, c.index);
+  return model.sessions
+    .filter((s) => s.parentId === parent.id && s !== parent)
+    .map((s) => ({
+      sessionId: s.id,
+      role: s.role,
+      parentCallIndex: s.parentToolCallId !== null ? (callOfTool.get(s.parentToolCallId) ?? null) : null,
+      calls: s.calls.length,
+    }));
+}
+
+/** Builds the view the host sends on `init`: summaries and bars for every session. */
+export function buildTraceView(parsed: ParsedTrace, fileName: string): TraceView {
+  const { model } = parsed;
+  return {
+    fileName,
+    format: model.format,
+    formatLabel: SUPPORTED_FORMATS.find((f) => f.id === model.format)?.label ?? null,
+    detection: parsed.detection.evidence,
+    problem: parsed.problem,
+    sessions: model.sessions.map((s) => ({
+      summary: summarizeSession(s),
+      calls: s.calls.map(row),
+      compactions: s.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens })),
+      subagents: subagentLinks(model, s),
+    })),
+    diagnostics: model.diagnostics.map((d) => ({ file: model.files[d.file] ?? '', line: d.line, severity: d.severity, message: d.message })),
+    skippedRecords: model.skippedRecords,
+  };
+}
+
+function toolDetail(model: TraceModel, t: ToolCall): ToolDetail {
+  const where: SourceRef = t.resultSource ?? t.source;
+  return {
+    id: t.id,
+    name: t.name,
+    targetFile: t.targetFile,
+    command: t.command,
+    failed: t.isError,
+    errorText: t.errorText,
+    exitCode: t.exitCode,
+    durationMs: t.startMs !== null && t.endMs !== null ? t.endMs - t.startMs : null,
+    resultChars: t.resultChars,
+    line: where.line,
+    file: model.files[where.file] ?? '',
+  };
+}
+
+/** Details of one call, or null when the session or call does not exist. */
+export function buildCallDetail(model: TraceModel, sessionId: string, callIndex: number): CallDetail | null {
+  const session = model.sessions.find((s) => s.id === sessionId);
+  const call = session?.calls[callIndex];
+  if (!session || !call) return null;
+  return {
+    sessionId,
+    index: call.index,
+    turnPreview: call.turn !== null ? (session.turns[call.turn]?.preview ?? null) : null,
+    file: model.files[call.source.file] ?? '',
+    line: call.source.line,
+    tools: call.toolCalls.map((t) => toolDetail(model, t)),
+  };
+}

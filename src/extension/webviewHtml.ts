@@ -1,0 +1,56 @@
+/** What the inspector page needs from the host: URIs already converted with `asWebviewUri`. */
+export interface WebviewPageResources {
+  /** `webview.cspSource`: the only origin scripts, styles, fonts and images may come from. */
+  cspSource: string;
+  scriptUri: string;
+  styleUri: string;
+  codiconsUri: string;
+  nonce: string;
+  title: string;
+}
+
+/** A fresh random nonce for the page's one script tag. */
+export function createNonce(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  let out = '';
+  for (let i = 0; i < 32; i++) out += alphabet.charAt(Math.floor(Math.random() * alphabet.length));
+  return out;
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * The inspector's HTML. Strict CSP: nothing by default, scripts only with the nonce,
+ * styles/fonts/images only from the extension's own files. No trace data is written
+ * into the page: it arrives by postMessage after `ready` and is rendered with
+ * textContent, never as HTML.
+ * chart.js and @vscode-elements style elements through the CSSOM and constructable
+ * stylesheets, which this CSP allows without 'unsafe-inline' (the webview test fails on
+ * any CSP violation).
+ */
+export function buildWebviewHtml(r: WebviewPageResources): string {
+  const csp = [
+    "default-src 'none'",
+    `script-src 'nonce-${r.nonce}'`,
+    `style-src ${r.cspSource}`,
+    `font-src ${r.cspSource}`,
+    `img-src ${r.cspSource} data:`,
+  ].join('; ');
+  return /* html */ `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" id="vscode-codicon-stylesheet" href="${escapeAttribute(r.codiconsUri)}">
+<link rel="stylesheet" href="${escapeAttribute(r.styleUri)}">
+<title>${escapeAttribute(r.title)}</title>
+</head>
+<body>
+<main id="app" aria-busy="true"><p class="loading">Loading trace…</p></main>
+<script nonce="${r.nonce}" src="${escapeAttribute(r.scriptUri)}"></script>
+</body>
+</html>`;
+}

@@ -1,0 +1,65 @@
+import type { CallDetail, TraceView } from '../core/analysis/traceView';
+
+/**
+ * The one protocol between the extension host and the inspector webview. Type
+ * strings are `noun/verb` paths. Notifications flow both ways; requests (webview →
+ * host) carry an `id` and are answered by a `response` with `inReplyTo`.
+ */
+
+/** Settings the webview needs; sent with every `init`. */
+export interface InspectorSettings {
+  /** Show the cached share in the bars by default. */
+  showCached: boolean;
+}
+
+/** Requests the webview sends and the host answers: method → params and result. */
+export interface WebviewRequests {
+  /** Tool calls, errors and source lines of one call, fetched when it is selected. */
+  'call/details': { params: { sessionId: string; callIndex: number }; result: CallDetail };
+}
+
+/** Requests the host sends and the webview answers (none yet; the channel supports them). */
+export type HostRequests = Record<never, never>;
+
+/** Requests a side can send, as messages. */
+export type RequestMessage<R> = {
+  [M in keyof R & string]: { type: M; id: number; params: R[M] extends { params: infer P } ? P : never };
+}[keyof R & string];
+
+/** Answer to a request: `ok` with the result, or `err` with a message for the user. */
+export type ResponseMessage =
+  | { type: 'response'; inReplyTo: number; ok: unknown }
+  | { type: 'response'; inReplyTo: number; err: string };
+
+/** Notifications from the host. */
+export type HostNotification =
+  /** Answer to `ready`: the trace, the settings, and the call to select first (if any). Sent again after `ready` on every reload. */
+  | { type: 'init'; trace: TraceView; settings: InspectorSettings; select: CallRef | null }
+  /** The file changed on disk or in the editor; the webview keeps its selection where it can. */
+  | { type: 'trace/didChange'; trace: TraceView }
+  /** Select and reveal a call (from a CodeLens or a command). */
+  | { type: 'call/select'; ref: CallRef }
+  /** Reading a large file: how far it got, so the panel shows progress instead of a blank view. */
+  | { type: 'load/progress'; bytesRead: number; totalBytes: number | null };
+
+/** Notifications from the webview. */
+export type WebviewNotification =
+  /** The webview has loaded and listens; the host answers with `init`. Nothing is sent before it. */
+  | { type: 'ready' }
+  /** Show the source line of a call (or of one of its tool calls) in a text editor beside the inspector. */
+  | { type: 'source/reveal'; ref: CallRef; toolId: string | null }
+  /** Show a line of one of the trace's files (a diagnostic's place) in a text editor beside the inspector. */
+  | { type: 'source/revealLine'; file: string; line: number }
+  /** Something failed inside the webview; the host logs it. */
+  | { type: 'log/error'; message: string };
+
+/** A call in a session. */
+export interface CallRef {
+  sessionId: string;
+  callIndex: number;
+}
+
+/** Everything the host can post to the webview. */
+export type HostMessage = HostNotification | ResponseMessage | RequestMessage<HostRequests>;
+/** Everything the webview can post to the host. */
+export type WebviewMessage = WebviewNotification | ResponseMessage | RequestMessage<WebviewRequests>;
