@@ -27,7 +27,7 @@ export interface ParseOptions {
 
 /** Why a file could not be read at all, in words for the user. */
 export interface FileProblem {
-  kind: 'empty' | 'binary' | 'unknown-format';
+  kind: 'empty' | 'binary' | 'unknown-format' | 'unreadable';
   message: string;
 }
 

@@ -1,0 +1,104 @@
+import * as vscode from 'vscode';
+import { claudeSubagentFolder } from '../core/trace/claudeCode/companions';
+import type { ParsedTrace } from '../core/trace/parseTrace';
+import { loadTrace } from './traceLoader';
+import { basename } from 'node:path';
+
+/** Reading progress of the current load. */
+export interface LoadProgress {
+  bytesRead: number;
+  totalBytes: number | null;
+}
+
+/** A trace that could not be read at all (I/O error, too large): shown in the panel as a problem. */
+export interface LoadFailure {
+  message: string;
+}
+
+/** Waits this long after the last change on disk before re-reading (agents append in bursts). */
+const RELOAD_DEBOUNCE_MS = 400;
+
+/**
+ * The inspector's document: one trace file (plus its sub-agent logs), parsed once per
+ * change on disk and shared by every inspector panel open on it. Owns the parse
+ * result, the file watchers and the reload timer; panels only listen.
+ */
+export class TraceDocument implements vscode.CustomDocument {
+  private current: Promise<ParsedTrace | LoadFailure>;
+  private readonly watchers: vscode.FileSystemWatcher[] = [];
+  private reloadTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly didReload = new vscode.EventEmitter<ParsedTrace | LoadFailure>();
+  private readonly didProgress = new vscode.EventEmitter<LoadProgress>();
+  /** Fires with the new result after the file changed on disk. */
+  readonly onDidReload = this.didReload.event;
+  /** Fires while a large file is read. */
+  readonly onDidProgress = this.didProgress.event;
+  progress: LoadProgress = { bytesRead: 0, totalBytes: null };
+
+  constructor(
+    readonly uri: vscode.Uri,
+    private readonly maxBytes: () => number,
+    private readonly hooks: {
+      loaded(doc: TraceDocument, result: ParsedTrace | LoadFailure): void;
+      disposed(doc: TraceDocument): void;
+    },
+  ) {
+    this.current = this.load();
+    this.watch();
+  }
+
+  /** The latest parse (waits for one in progress). */
+  get result(): Promise<ParsedTrace | LoadFailure> {
+    return this.current;
+  }
+
+  dispose(): void {
+    clearTimeout(this.reloadTimer);
+    for (const w of this.watchers) w.dispose();
+    this.didReload.dispose();
+    this.didProgress.dispose();
+    this.hooks.disposed(this);
+  }
+
+  private async load(): Promise<ParsedTrace | LoadFailure> {
+    let result: ParsedTrace | LoadFailure;
+    try {
+      result = await loadTrace(this.uri, this.maxBytes(), (bytesRead, totalBytes) => {
+        this.progress = { bytesRead, totalBytes };
+        this.didProgress.fire(this.progress);
+      });
+    } catch (e) {
+      result = { message: `Could not read ${basename(this.uri.path)}: ${e instanceof Error ? e.message : String(e)}` };
+    }
+    this.hooks.loaded(this, result);
+    return result;
+  }
+
+  private watch(): void {
+    if (this.uri.scheme !== 'file') return;
+    const folder = vscode.Uri.joinPath(this.uri, '..');
+    const name = basename(this.uri.path);
+    const patterns = [name];
+    const subagents = claudeSubagentFolder(name);
+    if (subagents) patterns.push(`${subagents}/*.jsonl`);
+    for (const pattern of patterns) {
+      const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, pattern));
+      w.onDidChange(() => this.scheduleReload());
+      w.onDidCreate(() => this.scheduleReload());
+      this.watchers.push(w);
+    }
+  }
+
+  private scheduleReload(): void {
+    clearTimeout(this.reloadTimer);
+    this.reloadTimer = setTimeout(() => {
+      this.current = this.load();
+      void this.current.then((r) => this.didReload.fire(r));
+    }, RELOAD_DEBOUNCE_MS);
+  }
+}
+
+/** True when the load failed before parsing. */
+export function isLoadFailure(r: ParsedTrace | LoadFailure): r is LoadFailure {
+  return !('model' in r);
+}
