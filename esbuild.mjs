@@ -4,6 +4,7 @@ import * as esbuild from 'esbuild';
 import { cp, mkdir } from 'node:fs/promises';
 
 const production = process.argv.includes('--production');
+const tests = process.argv.includes('--tests');
 const watch = process.argv.includes('--watch');
 
 /** Prints errors in the shape of VS Code's "$esbuild-watch" problem matcher. */
@@ -40,6 +41,13 @@ async function copyCodicons() {
   await mkdir('dist/codicons', { recursive: true });
   await cp('node_modules/@vscode/codicons/dist/codicon.css', 'dist/codicons/codicon.css');
   await cp('node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/codicons/codicon.ttf');
+}
+
+/** Extension-host tests run inside VS Code, which loads plain CommonJS: bundle them (mocha and vscode stay external). */
+if (tests) {
+  const { readdirSync } = await import('node:fs');
+  const entryPoints = readdirSync('test/host').filter((f) => f.endsWith('.ts')).map((f) => `test/host/${f}`);
+  builds.push({ ...common, entryPoints, outdir: 'dist/test', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'mocha'] });
 }
 
 await copyCodicons();

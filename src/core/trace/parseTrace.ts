@@ -54,7 +54,7 @@ function createReader(format: FormatId): RecordReader {
 
 /** What a user should know about the formats, for "unknown format" messages. */
 export function supportedFormatsText(): string {
-  return SUPPORTED_FORMATS.map((f) => `${f.label} (${f.hint})`).join('; ');
+  return SUPPORTED_FORMATS.map((f) => `${f.label}, ${f.hint}`).join('; ');
 }
 
 async function* chunksOf(bytes: ByteChunks): AsyncGenerator<Uint8Array> {
@@ -144,6 +144,8 @@ export async function parseTrace(files: readonly TraceFile[], options: ParseOpti
       if (options.yieldControl) await options.yieldControl();
     }
     if (fileIndex === 0 && lines.containsNul) {
+      // Line diagnostics of a binary file are noise; the one message says it all.
+      diagnostics.length = 0;
       return failed(keys, detection, { kind: 'binary', message: 'This file is not text: it contains NUL bytes. Agent Trace Inspector reads JSON Lines traces: ' + supportedFormatsText() + '.' });
     }
     for (const line of lines.end()) take(fileIndex, line);
