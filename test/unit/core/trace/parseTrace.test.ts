@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { detectFormat } from '../../../../src/core/trace/detectFormat';
+import { MAX_DIAGNOSTICS, parseTrace } from '../../../../src/core/trace/parseTrace';
+import { EDIT_LOOP, fixtures, parseFile, parseText, REJECTIONS, SPOTTER } from '../../helpers';
+
+const BAD = join(fixtures, 'bad-input');
+
+describe('parseTrace: bad input never throws and says what was expected', () => {
+  it('an empty file', async () => {
+    const r = await parseFile(join(BAD, 'empty.trace.jsonl'));
+    assert.equal(r.problem?.kind, 'empty');
+    assert.match(r.problem!.message, /This file is empty\..*Claude Code session log/);
+    assert.deepEqual(r.model.sessions, []);
+  });
+
+  it('a file of blank lines counts as empty', async () => {
+    const r = await parseText('\n\r\n   \n');
+    assert.equal(r.problem?.kind, 'empty');
+  });
+
+  it('a binary file (NUL bytes) is not text, with no per-line noise', async () => {
+    const r = await parseFile(join(BAD, 'binary.trace.jsonl'));
+    assert.equal(r.problem?.kind, 'binary');
+    assert.match(r.problem!.message, /not text/);
+    assert.deepEqual(r.model.diagnostics, []);
+  });
+
+  it('a file that is not UTF-8 is not text', async () => {
+    const r = await parseTrace([{ key: 'latin1.jsonl', bytes: new Uint8Array([0x7b, 0xe9, 0xe8, 0x7d, 0x0a, 0xff, 0x0a]) }]);
+    assert.equal(r.problem?.kind, 'binary');
+    assert.match(r.problem!.message, /not UTF-8/);
+  });
+
+  it('JSON Lines of another kind: lists the supported formats and the keys it saw', async () => {
+    const r = await parseFile(join(BAD, 'not-a-trace.jsonl'));
+    assert.equal(r.problem?.kind, 'unknown-format');
+    assert.match(r.problem!.message, /keys seen: "level", "msg"/);
+    assert.match(r.problem!.message, /Agent Trace \(canonical, \*\.trace\.jsonl\)/);
+  });
+
+  it('a pretty-printed JSON document gets a hint about one record per line', async () => {
+    const r = await parseFile(join(BAD, 'pretty-printed.json'));
+    assert.equal(r.problem?.kind, 'unknown-format');
+    assert.match(r.problem!.message, /one JSON document spread over many lines/);
+  });
+
+  it('a malformed line in the middle: one diagnostic on its line, the rest loads', async () => {
+    const r = await parseFile(join(BAD, 'malformed-line.trace.jsonl'));
+    assert.equal(r.problem, null);
+    assert.deepEqual(
+      r.model.diagnostics.map((d) => [d.line, d.severity]),
+      [[4, 'error']], // file line 5
+    );
+    assert.match(r.model.diagnostics[0]!.message, /not valid JSON/);
+    // By hand: llm_call records on lines 4, 7 and 9 survive.
+    assert.equal(r.model.sessions[0]!.calls.length, 3);
+  });
+
+  it('JSON that is not an object, and CRLF line ends, in a Claude Code log', async () => {
+    const good = '{"type":"user","sessionId":"s","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}';
+    const r = await parseText(`${good}\r\n[1,2]\r\n"text"\r\n${good.replace('u1', 'u2')}\r\n`);
+    assert.equal(r.model.format, 'claude-code');
+    assert.deepEqual(r.model.diagnostics.map((d) => [d.line, d.message]), [
+      [1, 'Line is JSON but not an object; skipped.'],
+      [2, 'Line is JSON but not an object; skipped.'],
+    ]);
+    assert.equal(r.model.sessions[0]!.turns.length, 2);
+  });
+
+  it('keeps at most MAX_DIAGNOSTICS diagnostics and counts the rest', async () => {
+    const header = '{"type":"header","format":"agent-trace","version":1}\n';
+    const r = await parseText(header + 'x\n'.repeat(MAX_DIAGNOSTICS + 5));
+    assert.equal(r.model.diagnostics.length, MAX_DIAGNOSTICS + 1);
+    // File-level notes sort before line diagnostics.
+    assert.match(r.model.diagnostics[0]!.message, /^5 more diagnostics/);
+    assert.equal(r.model.diagnostics[0]!.line, -1);
+  });
+
+  it('--format overrides detection', async () => {
+    const r = await parseFile(join(BAD, 'not-a-trace.jsonl'), { format: 'claude-code' });
+    assert.equal(r.problem, null);
+    assert.equal(r.detection.evidence, 'chosen by the user');
+    assert.deepEqual(r.model.sessions, []);
+  });
+});
+
+describe('detectFormat', () => {
+  it('detects every Claude Code fixture although line 1 is a snapshot or progress line', async () => {
+    for (const path of [SPOTTER, EDIT_LOOP, REJECTIONS]) {
+      const r = await parseFile(path);
+      assert.equal(r.model.format, 'claude-code', path);
+      assert.match(r.detection.evidence, /records look like claude-code/);
+    }
+  });
+
+  it('a canonical header decides at once', () => {
+    const d = detectFormat([{ type: 'header', format: 'agent-trace', version: 1 }, { sessionId: 'x', uuid: 'y' }]);
+    assert.deepEqual(d, { format: 'agent-trace', evidence: 'an agent-trace "header" record' });
+  });
+
+  it('majority vote over the first records', () => {
+    const claude = { sessionId: 's', uuid: 'u', type: 'user' };
+    const canonical = { type: 'llm_call', session: 's', id: 'c' };
+    assert.equal(detectFormat([canonical, claude, claude]).format, 'claude-code');
+    assert.equal(detectFormat([canonical, canonical, claude]).format, 'agent-trace');
+  });
+});

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Channel } from '../../../src/protocol/channel';
+
+type Requests = {
+  'sum/get': { params: { a: number; b: number }; result: number };
+  'fail/get': { params: null; result: string };
+  'slow/get': { params: null; result: string };
+};
+type ANote = { type: 'ready' };
+type BNote = { type: 'init'; value: number };
+
+/** Two channels back to back, as the host and the webview are; messages cross asynchronously like postMessage. */
+function pair(timeoutMs = 1000) {
+  const errors: string[] = [];
+  const host: Channel<BNote, ANote, Record<never, never>, Requests> = new Channel((m) => queueMicrotask(() => web.receive(structuredClone(m))), {
+    timeoutMs,
+    onError: (e) => errors.push(`host: ${e}`),
+  });
+  const web: Channel<ANote, BNote, Requests, Record<never, never>> = new Channel((m) => queueMicrotask(() => host.receive(structuredClone(m))), {
+    timeoutMs,
+    onError: (e) => errors.push(`web: ${e}`),
+  });
+  return { host, web, errors };
+}
+
+describe('Channel', () => {
+  it('delivers notifications both ways (ready → init handshake)', async () => {
+    const { host, web } = pair();
+    const got: number[] = [];
+    host.onNotification((m) => {
+      if (m.type === 'ready') host.notify({ type: 'init', value: 42 });
+    });
+    const inited = new Promise<void>((resolve) =>
+      web.onNotification((m) => {
+        got.push(m.value);
+        resolve();
+      }),
+    );
+    web.notify({ type: 'ready' });
+    await inited;
+    assert.deepEqual(got, [42]);
+  });
+
+  it('answers a request with its result, matched by id even when answers come back out of order', async () => {
+    const { host, web } = pair();
+    host.onRequest('sum/get', async ({ a, b }) => {
+      await new Promise((r) => setTimeout(r, a)); // the first request answers last
+      return a + b;
+    });
+    const [x, y] = await Promise.all([web.request('sum/get', { a: 30, b: 1 }), web.request('sum/get', { a: 1, b: 2 })]);
+    assert.equal(x, 31);
+    assert.equal(y, 3);
+  });
+
+  it("rejects with the other side's error message", async () => {
+    const { host, web } = pair();
+    host.onRequest('fail/get', () => {
+      throw new Error('No call 7 in session s');
+    });
+    await assert.rejects(web.request('fail/get', null), /No call 7 in session s/);
+  });
+
+  it('rejects a request nobody handles', async () => {
+    const { web } = pair();
+    await assert.rejects(web.request('sum/get', { a: 1, b: 1 }), /no handler for sum\/get/);
+  });
+
+  it('times out when no answer comes', async () => {
+    const { host, web } = pair(50);
+    host.onRequest('slow/get', () => new Promise<string>(() => undefined));
+    await assert.rejects(web.request('slow/get', null), /slow\/get got no answer within 50 ms/);
+  });
+
+  it('rejects pending requests on dispose and reports stray responses instead of throwing', async () => {
+    const { host, web, errors } = pair();
+    host.onRequest('slow/get', () => new Promise<string>(() => undefined));
+    const pending = web.request('slow/get', null);
+    web.dispose();
+    await assert.rejects(pending, /closed/);
+    web.receive({ type: 'response', inReplyTo: 999, ok: 1 });
+    web.receive('not a message');
+    assert.deepEqual(errors, ['web: response to unknown or expired request 999', 'web: ignored a message without a string "type"']);
+  });
+});
