@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { FrameLocator, Page } from 'playwright-core';
+// @ts-expect-error -- plain ESM helpers shared with the host-test runner, no type declarations
+import { launchBrowser, openWorkbench, quickOpen, runCommand, startCodeServer, webview } from './vscode-e2e.mjs';
+// @ts-expect-error -- see above
+import { createWorkspace, repoRoot } from './workspace.mjs';
+
+// The packaged extension in a real VS Code (code-server 1.100) driven by Debian's Chromium:
+// install the .vsix, open traces the way a user does, read the numbers inside the webview,
+// and keep screenshots in test-results/ for a person to look at.
+
+const VSIX = path.join(repoRoot, 'dist/agent-trace-inspector.vsix');
+const EXTENSION_ID = 'agent-trace.agent-trace-inspector';
+const shots = path.join(repoRoot, 'test-results');
+
+interface Session {
+  page: Page;
+  web: () => FrameLocator;
+}
+
+async function figure(web: FrameLocator, name: string): Promise<string> {
+  const el = web.locator(`[data-figure="${name}"]`).first();
+  await el.waitFor();
+  return (await el.textContent())?.trim() ?? '';
+}
+
+async function paintedPixels(web: FrameLocator): Promise<number> {
+  return web.locator('canvas').first().evaluate((c: HTMLCanvasElement) => {
+    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i]) n++;
+    return n;
+  });
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.waitForTimeout(600); // notifications and chart animations settle
+  await page.screenshot({ path: path.join(shots, name) });
+}
+
+describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () => {
+  let cs: { url: string; stop: () => Promise<void> };
+  let browser: { page: Page; close: () => Promise<void> };
+  let workspace: string;
+  let s: Session;
+
+  before(async () => {
+    if (!fs.existsSync(VSIX)) execFileSync('npm', ['run', 'package'], { cwd: repoRoot, stdio: 'inherit' });
+    fs.mkdirSync(shots, { recursive: true });
+    workspace = createWorkspace();
+    cs = await startCodeServer({ vsix: [VSIX] });
+    browser = await launchBrowser();
+    const page = browser.page;
+    await openWorkbench(page, cs.url, workspace, 'Agent Trace: Analyze Agent Session');
+    s = { page, web: () => webview(page, EXTENSION_ID) };
+  });
+
+  after(async () => {
+    await browser?.close();
+    await cs?.stop();
+    if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('opens the bundled sample in the inspector and shows its figures and chart', async () => {
+    await quickOpen(s.page, 'claude-code-sessions.trace.jsonl');
+    const web = s.web();
+    // Calls 102–149 of the spotter session, summed independently in Python (samples/README.md).
+    assert.equal(await figure(web, 'llmCalls'), '48');
+    assert.equal(await figure(web, 'userTurns'), '2');
+    assert.equal(await figure(web, 'cached'), '4,997,060');
+    assert.equal(await figure(web, 'appended'), '65,062');
+    assert.equal(await figure(web, 'output'), '9,782');
+    assert.equal(await figure(web, 'cacheHitRate'), '98.7%');
+    assert.equal(await figure(web, 'appendToOutputMedian'), '9.00×');
+    assert.ok((await paintedPixels(web)) > 1000, 'the timeline canvas is painted');
+    const tab = s.page.locator('.tabs-container .tab.active');
+    assert.match((await tab.getAttribute('aria-label')) ?? '', /claude-code-sessions\.trace\.jsonl/);
+    await screenshot(s.page, 'e2e-sample-inspector.png');
+  });
+
+  it('reveals the selected call in a text editor beside the inspector (keyboard)', async () => {
+    const web = s.web();
+    const chart = web.locator('[data-testid="timeline"]').first();
+    await chart.focus();
+    await s.page.keyboard.press('End');
+    await s.page.keyboard.press('Enter');
+    // The text editor opens in a second group, on the sample file, with a line selected.
+    const textTab = s.page.locator('.editor-group-container').nth(1).locator('.tab', { hasText: 'claude-code-sessions.trace.jsonl' });
+    await textTab.waitFor({ timeout: 15_000 });
+    await screenshot(s.page, 'e2e-reveal-source.png');
+    await runCommand(s.page, 'View: Close All Editors');
+  });
+
+  it('opens a Claude Code log through "Reopen Editor With…" and shows the same timeline', async () => {
+    await quickOpen(s.page, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
+    await s.page.locator('.tabs-container .tab.active', { hasText: 'ae4a77f8' }).waitFor();
+    await runCommand(s.page, 'View: Reopen Editor With...');
+    await s.page.locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'Agent Trace Inspector' }).first().click();
+    const web = s.web();
+    assert.equal(await figure(web, 'llmCalls'), '149');
+    assert.equal(await figure(web, 'cacheHitRate'), '98.4%');
+    await screenshot(s.page, 'e2e-claude-open-with.png');
+  });
+
+  it('reopens as text with "Show Trace Source" and goes back with "Open in Agent Trace Inspector"', async () => {
+    await runCommand(s.page, 'Agent Trace: Show Trace Source');
+    await s.page.locator('.monaco-editor .view-lines').first().waitFor();
+    await runCommand(s.page, 'Agent Trace: Open in Agent Trace Inspector');
+    assert.equal(await figure(s.web(), 'llmCalls'), '149');
+    await runCommand(s.page, 'View: Close All Editors');
+  });
+
+  it('shows a malformed line in the panel and in the Problems view, and loads the rest', async () => {
+    await quickOpen(s.page, 'malformed-line.trace.jsonl');
+    const web = s.web();
+    assert.equal(await figure(web, 'llmCalls'), '3');
+    await web.getByText(/not valid JSON/).first().waitFor();
+    await runCommand(s.page, 'View: Focus Problems');
+    const problem = s.page.locator('.markers-panel .monaco-list-row', { hasText: 'not valid JSON' });
+    await problem.first().waitFor();
+    assert.match((await problem.first().textContent()) ?? '', /\[Ln 5/);
+    await screenshot(s.page, 'e2e-malformed-problems.png');
+    await runCommand(s.page, 'View: Close All Editors');
+  });
+
+  it('an empty file shows what was expected instead of a blank panel', async () => {
+    await quickOpen(s.page, 'empty.trace.jsonl');
+    await s.web().getByText(/This file is empty/).first().waitFor();
+    await screenshot(s.page, 'e2e-empty-file.png');
+    await runCommand(s.page, 'View: Close All Editors');
+  });
+
+  it('"Analyze Agent Session" from the command palette opens the inspector and reports', async () => {
+    await quickOpen(s.page, 'claude-code-sessions.trace.jsonl');
+    await figure(s.web(), 'llmCalls');
+    await runCommand(s.page, 'Agent Trace: Analyze Agent Session');
+    const toast = s.page.locator('.notifications-toasts .notification-toast', { hasText: '48 LLM calls' });
+    await toast.waitFor();
+    assert.match((await toast.textContent()) ?? '', /cache hit rate 98\.7%/);
+    await screenshot(s.page, 'e2e-analyze-command.png');
+  });
+});
