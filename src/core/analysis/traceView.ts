@@ -155,7 +155,7 @@ function toolDetail(model: TraceModel, t: ToolCall): ToolDetail {
     failed: t.isError,
     errorText: t.errorText,
     exitCode: t.exitCode,
-    durationMs: t.startMs !== null && t.endMs !== null ? t.endMs - t.startMs : null,
+    durationMs: t.durationMs,
     resultChars: t.resultChars,
     line: where.line,
     file: model.files[where.file] ?? '',

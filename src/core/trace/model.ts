@@ -59,6 +59,8 @@ export interface ToolCall {
   command: string | null;
   startMs: number | null;
   endMs: number | null;
+  /** How long the tool ran: the format's own measure, else endMs − startMs. */
+  durationMs: number | null;
   /** True/false when the result was seen; null when the trace ends before the result. */
   isError: boolean | null;
   /** First part of the error text, when the call failed. */

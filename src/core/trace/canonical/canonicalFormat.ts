@@ -70,6 +70,7 @@ function writeSession(session: Session, lines: string[]): void {
           command: tool.command,
           startMs: tool.startMs,
           endMs: tool.endMs,
+          durationMs: tool.durationMs,
           isError: tool.isError,
           errorText: tool.errorText,
           exitCode: tool.exitCode,

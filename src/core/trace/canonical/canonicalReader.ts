@@ -10,6 +10,9 @@ import { CANONICAL_VERSION } from './canonicalFormat';
 interface SessionState {
   session: Session;
   callsById: Map<string, LlmCall>;
+  toolIds: Set<string>;
+  /** Created by a record that named it before its `session` record; that record may still fill it in. */
+  implicit: boolean;
 }
 
 /**
@@ -59,6 +62,7 @@ export class CanonicalReader implements RecordReader {
 
   private header(value: JsonObject, source: SourceRef): void {
     this.sawHeader = true;
+    if (value['format'] !== 'agent-trace') this.report(source, 'warning', `header "format" should be "agent-trace", not ${JSON.stringify(value['format'] ?? null)}.`);
     const version = num(value['version']);
     if (version === null) this.report(source, 'warning', 'header has no numeric "version"; read as version 1.');
     else if (version > CANONICAL_VERSION) {
@@ -69,7 +73,8 @@ export class CanonicalReader implements RecordReader {
   private sessionRecord(value: JsonObject, source: SourceRef): void {
     const id = this.requiredString(value, 'id', source);
     if (id === null) return;
-    if (this.sessions.has(id)) {
+    const existing = this.sessions.get(id);
+    if (existing && !existing.implicit) {
       this.report(source, 'warning', `session "${id}" is declared twice; the later declaration is ignored.`);
       return;
     }
@@ -77,21 +82,27 @@ export class CanonicalReader implements RecordReader {
     const role = str(value['role']);
     const agent = obj(value['agent']);
     const agentName = agent ? str(agent['name']) : null;
+    const metadata = {
+      id,
+      parentId,
+      parentToolCallId: str(value['parentToolCallId']),
+      role: role === 'main' || role === 'subagent' || role === 'compaction' ? role : parentId !== null ? 'subagent' : 'main',
+      agent: agentName !== null ? { name: agentName, version: agent ? str(agent['version']) : null } : null,
+      model: str(value['model']),
+      cwd: str(value['cwd']),
+      title: str(value['title']),
+    } as const;
+    if (existing) {
+      // The session was named before its record: keep what it already holds, take the metadata.
+      Object.assign(existing.session, metadata);
+      existing.implicit = false;
+      return;
+    }
     this.sessions.set(id, {
-      session: {
-        id,
-        parentId,
-        parentToolCallId: str(value['parentToolCallId']),
-        role: role === 'main' || role === 'subagent' || role === 'compaction' ? role : parentId !== null ? 'subagent' : 'main',
-        agent: agentName !== null ? { name: agentName, version: agent ? str(agent['version']) : null } : null,
-        model: str(value['model']),
-        cwd: str(value['cwd']),
-        title: str(value['title']),
-        calls: [],
-        turns: [],
-        compactions: [],
-      },
+      session: { ...metadata, calls: [], turns: [], compactions: [] },
       callsById: new Map(),
+      toolIds: new Set(),
+      implicit: false,
     });
   }
 
@@ -101,9 +112,10 @@ export class CanonicalReader implements RecordReader {
     if (id === null) return null;
     let state = this.sessions.get(id);
     if (!state) {
-      this.report(source, 'info', `session "${id}" is used before a "session" record; created with unknown metadata.`);
+      this.report(source, 'info', `session "${id}" is used before a "session" record; created with unknown metadata until that record comes.`);
       this.sessionRecord({ type: 'session', id }, source);
       state = this.sessions.get(id)!;
+      state.implicit = true;
     }
     return state;
   }
@@ -112,7 +124,7 @@ export class CanonicalReader implements RecordReader {
     const state = this.sessionOf(value, source);
     if (!state) return;
     const turns = state.session.turns;
-    turns.push({ index: turns.length, startMs: num(value['startMs']), preview: clip(str(value['preview']) ?? '', 160), source });
+    turns.push({ index: turns.length, startMs: this.time(value, 'startMs', source), preview: clip(str(value['preview']) ?? '', 160), source });
   }
 
   private call(value: JsonObject, source: SourceRef): void {
@@ -131,8 +143,8 @@ export class CanonicalReader implements RecordReader {
       index: calls.length,
       turn: turns > 0 ? turns - 1 : null,
       model: str(value['model']),
-      startMs: num(value['startMs']),
-      endMs: num(value['endMs']),
+      startMs: this.time(value, 'startMs', source),
+      endMs: this.time(value, 'endMs', source),
       tokens: this.tokens(value['tokens'], source),
       server: serverTiming(value['server']),
       blocks: this.blocks(value['blocks'], source),
@@ -155,17 +167,23 @@ export class CanonicalReader implements RecordReader {
       this.report(source, 'warning', `tool_call "${id}" names call "${callId}", which no earlier llm_call of session "${state.session.id}" has; skipped.`);
       return;
     }
+    if (state.toolIds.has(id)) {
+      this.report(source, 'warning', `tool_call "${id}" appears twice in session "${state.session.id}"; the second is ignored.`);
+      return;
+    }
+    state.toolIds.add(id);
     const isError = value['isError'];
     const tool: ToolCall = {
       id,
       name,
       targetFile: str(value['targetFile']),
       command: str(value['command']),
-      startMs: num(value['startMs']),
-      endMs: num(value['endMs']),
+      startMs: this.time(value, 'startMs', source),
+      endMs: this.time(value, 'endMs', source),
+      durationMs: this.time(value, 'durationMs', source),
       isError: typeof isError === 'boolean' ? isError : null,
       errorText: str(value['errorText']),
-      exitCode: num(value['exitCode']),
+      exitCode: typeof value['exitCode'] === 'number' && Number.isInteger(value['exitCode']) ? value['exitCode'] : null,
       resultChars: count(value['resultChars']),
       source,
       // One line holds both the call and its result.
@@ -182,7 +200,7 @@ export class CanonicalReader implements RecordReader {
       beforeCall: state.session.calls.length,
       trigger: trigger === 'manual' || trigger === 'auto' ? trigger : null,
       preTokens: count(value['preTokens']),
-      timeMs: num(value['timeMs']),
+      timeMs: this.time(value, 'timeMs', source),
       source,
     });
   }
@@ -193,21 +211,45 @@ export class CanonicalReader implements RecordReader {
     const field = (name: keyof CallTokens): number | null => {
       const raw = t[name];
       if (raw === undefined || raw === null) return null;
-      const n = count(raw);
-      if (n === null) this.report(source, 'warning', `tokens.${name} must be a whole number ≥ 0; read as unknown.`);
+      // Numbers only: a token count written as text is a producer bug worth seeing.
+      const n = typeof raw === 'number' ? count(raw) : null;
+      if (n === null) this.report(source, 'warning', `tokens.${name} must be a whole number ≥ 0, not ${JSON.stringify(raw)}; read as unknown.`);
       return n;
     };
     let input = field('input');
     let cached = field('cached');
     let appended = field('appended');
+    const cacheWrite = field('cacheWrite');
+    const output = field('output');
+    const reasoningOutput = field('reasoningOutput');
+    const impossible = (what: string): void => this.report(source, 'warning', `tokens: ${what}; the missing figure stays unknown.`);
     // input = cached + appended: any two give the third.
     if (input === null && cached !== null && appended !== null) input = cached + appended;
-    else if (appended === null && input !== null && cached !== null && input >= cached) appended = input - cached;
-    else if (cached === null && input !== null && appended !== null && input >= appended) cached = input - appended;
-    else if (input !== null && cached !== null && appended !== null && input !== cached + appended) {
+    else if (appended === null && input !== null && cached !== null) {
+      if (input >= cached) appended = input - cached;
+      else impossible(`input (${input}) is smaller than cached (${cached})`);
+    } else if (cached === null && input !== null && appended !== null) {
+      if (input >= appended) cached = input - appended;
+      else impossible(`input (${input}) is smaller than appended (${appended})`);
+    } else if (input !== null && cached !== null && appended !== null && input !== cached + appended) {
       this.report(source, 'warning', `tokens.input (${input}) is not cached + appended (${cached} + ${appended}).`);
     }
-    return { input, cached, appended, cacheWrite: field('cacheWrite'), output: field('output'), reasoningOutput: field('reasoningOutput') };
+    if (cacheWrite !== null && appended !== null && cacheWrite > appended) {
+      this.report(source, 'warning', `tokens.cacheWrite (${cacheWrite}) exceeds appended (${appended}); cache writes are part of appended.`);
+    }
+    if (reasoningOutput !== null && output !== null && reasoningOutput > output) {
+      this.report(source, 'warning', `tokens.reasoningOutput (${reasoningOutput}) exceeds output (${output}); output includes reasoning.`);
+    }
+    return { input, cached, appended, cacheWrite, output, reasoningOutput };
+  }
+
+  /** A time in ms: a finite number ≥ 0, else unknown (with a warning when something else was given). */
+  private time(value: JsonObject, key: string, source: SourceRef): number | null {
+    const raw = value[key];
+    if (raw === undefined || raw === null) return null;
+    if (typeof raw === 'number' && Number.isFinite(raw) && raw >= 0) return raw;
+    this.report(source, 'warning', `${key} must be a number of milliseconds ≥ 0, not ${JSON.stringify(raw)}; read as unknown.`);
+    return null;
   }
 
   private blocks(value: unknown, source: SourceRef): BlockHashes | null {
@@ -215,8 +257,8 @@ export class CanonicalReader implements RecordReader {
     if (!b) return null;
     const size = count(b['blockSizeTokens']);
     const hashes = arr(b['hashes']);
-    if (size === null || size === 0 || !hashes || !hashes.every((h) => typeof h === 'number' && Number.isInteger(h))) {
-      this.report(source, 'warning', 'blocks needs "blockSizeTokens" > 0 and integer "hashes"; ignored.');
+    if (size === null || size === 0 || !hashes || !hashes.every((h) => typeof h === 'number' && Number.isSafeInteger(h))) {
+      this.report(source, 'warning', 'blocks needs "blockSizeTokens" > 0 and "hashes" of safe integers (|h| < 2^53); ignored.');
       return null;
     }
     return { blockSizeTokens: size, hashes: hashes as number[] };

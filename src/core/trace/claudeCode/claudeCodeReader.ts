@@ -216,6 +216,7 @@ export class ClaudeCodeReader implements RecordReader {
       command: str(input['command']),
       startMs: timeMs,
       endMs: null,
+      durationMs: null,
       isError: null,
       errorText: null,
       exitCode: null,
@@ -279,6 +280,7 @@ export class ClaudeCodeReader implements RecordReader {
     }
     const text = resultText(block['content']);
     tool.endMs = timeMs;
+    tool.durationMs = timeMs !== null && tool.startMs !== null ? timeMs - tool.startMs : null;
     tool.resultSource = source;
     tool.isError = block['is_error'] === true;
     tool.resultChars = text.length;
