@@ -1,0 +1,27 @@
+// Writes THIRD-PARTY-NOTICES.md: the licence of every npm package bundled into the
+// extension, the webview or the CLI, found from esbuild's metafile (not guessed from
+// package.json), plus the codicon font copied into dist/.
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const entries = ['src/extension/main.ts', 'src/cli/main.ts', 'webview/main.ts'];
+const packages = new Set(['@vscode/codicons']);
+for (const entry of entries) {
+  const platform = entry.startsWith('webview') ? 'browser' : 'node';
+  const r = await esbuild.build({ entryPoints: [entry], bundle: true, write: false, metafile: true, platform, external: ['vscode'], logLevel: 'silent', outdir: 'out-notices' });
+  for (const input of Object.keys(r.metafile.inputs)) {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) packages.add(m[1]);
+  }
+}
+const parts = ['# Third-party notices', '', 'Agent Trace Inspector bundles the following packages. Their licences follow.', ''];
+for (const name of [...packages].sort()) {
+  const dir = path.join('node_modules', name);
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  const licenceFile = fs.readdirSync(dir).find((f) => /^licen[cs]e/i.test(f));
+  parts.push(`## ${name} ${pkg.version} (${pkg.license ?? 'see below'})`, '');
+  if (licenceFile) parts.push('```', fs.readFileSync(path.join(dir, licenceFile), 'utf8').trim(), '```', '');
+}
+fs.writeFileSync('THIRD-PARTY-NOTICES.md', parts.join('\n'));
+console.log(`THIRD-PARTY-NOTICES.md: ${[...packages].sort().join(', ')}`);
