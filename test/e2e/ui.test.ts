@@ -84,7 +84,7 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
 
   it('reveals the selected call in a text editor beside the inspector (keyboard)', async () => {
     const web = s.web();
-    const chart = web.locator('[data-testid="timeline"]').first();
+    const chart = web.locator('.chart-wrap').first();
     await chart.focus();
     await s.page.keyboard.press('End');
     await s.page.keyboard.press('Enter');

@@ -107,7 +107,11 @@ function row(call: LlmCall): CallRow {
     turn: call.turn,
     startMs: call.startMs,
     endMs: call.endMs,
-    ...call.tokens,
+    input: call.tokens.input,
+    cached: call.tokens.cached,
+    appended: call.tokens.appended,
+    cacheWrite: call.tokens.cacheWrite,
+    output: call.tokens.output,
     tools: call.toolCalls.map((t) => ({ name: t.name, failed: t.isError, targetFile: t.targetFile })),
   };
 }

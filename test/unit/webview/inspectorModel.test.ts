@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { buildTraceView } from '../../../src/core/analysis/traceView';
+import type { TraceView } from '../../../src/core/analysis/traceView';
+import {
+  defaultSessionId,
+  diagnosticRows,
+  mergeState,
+  progressText,
+  readPersistedState,
+  sessionMetaText,
+  sessionOptions,
+  skippedSummary,
+  summaryFigures,
+} from '../../../webview/inspectorModel';
+import { parseFile, parseText, SPOTTER } from '../helpers';
+
+function figureMap(view: TraceView, index = 0): Record<string, string> {
+  return Object.fromEntries(summaryFigures(view.sessions[index]!.summary).flatMap((g) => g.figures.map((f) => [f.name, f.value])));
+}
+
+describe('inspector view-model on the spotter session', async () => {
+  const view = buildTraceView(await parseFile(SPOTTER), 'spotter.jsonl');
+
+  it('summary figures match the independent Python totals', () => {
+    assert.deepEqual(figureMap(view), {
+      llmCalls: '149',
+      userTurns: '2',
+      toolCalls: '162 (11 failed)',
+      input: '11,746,257',
+      cached: '11,560,832',
+      appended: '185,425',
+      output: '31,625',
+      cacheWrite: '185,255',
+      cacheHitRate: '98.4%',
+      rawInputToOutput: '371×',
+      appendToOutputMedian: '5.60×',
+      appendToOutputMean: '197×',
+      appendToOutputAggregate: '5.86×',
+    });
+  });
+
+  it('every required figure has a name', () => {
+    const names = summaryFigures(view.sessions[0]!.summary).flatMap((g) => g.figures.map((f) => f.name));
+    for (const n of ['llmCalls', 'userTurns', 'input', 'cached', 'appended', 'output', 'cacheWrite', 'cacheHitRate', 'rawInputToOutput', 'appendToOutputMean', 'appendToOutputMedian', 'appendToOutputAggregate']) {
+      assert.ok(names.includes(n), n);
+    }
+  });
+
+  it('lists the main session, then its sub-agents labelled and indented', () => {
+    assert.deepEqual(sessionOptions(view), [
+      { value: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', label: 'main session ae4a77f8 · 149 calls', depth: 0 },
+      { value: 'aac57f5', label: '└ sub-agent aac57f5 · 3 calls', depth: 1 },
+      { value: 'acompact-946d2b', label: '└ compaction agent acompact-946d2b · 1 call', depth: 1 },
+    ]);
+  });
+
+  it('defaults to the first main session, or the preferred one when the trace has it', () => {
+    assert.equal(defaultSessionId(view, null), 'ae4a77f8-aedd-4bc1-888f-c94edc91af04');
+    assert.equal(defaultSessionId(view, 'aac57f5'), 'aac57f5');
+    assert.equal(defaultSessionId(view, 'gone'), 'ae4a77f8-aedd-4bc1-888f-c94edc91af04');
+  });
+
+  it('summarises skipped records largest first', () => {
+    assert.equal(skippedSummary(view.skippedRecords), 'Skipped 1,140 progress, 20 file-history-snapshot, 1 system:stop_hook_summary, 1 system:turn_duration');
+    assert.equal(skippedSummary({ a: 5, b: 4, c: 3, d: 2, e: 1, f: 1 }, 2), 'Skipped 5 a, 4 b, 7 of 4 other types');
+    assert.equal(skippedSummary({}), null);
+  });
+
+  it('describes the session under the header', () => {
+    assert.equal(sessionMetaText(view.sessions[1]!.summary, () => 'START'), 'Sub-agent · aac57f5 · claude-code 2.1.39 · claude-sonnet-4-5-20250929 · started START · ran 32.5 s');
+  });
+});
+
+describe('inspector view-model on bad input', () => {
+  it('unknown figures read "unknown", never 0', async () => {
+    const line = JSON.stringify({ sessionId: 's1', uuid: 'u', parentUuid: null, timestamp: '2026-01-01T00:00:00.000Z', type: 'assistant', message: { id: 'a', model: 'm', role: 'assistant', content: [], usage: { input_tokens: 10, output_tokens: 5 } } });
+    const f = figureMap(buildTraceView(await parseText(line + '\n'), 'x.jsonl'));
+    assert.equal(f['cached'], 'unknown');
+    assert.equal(f['input'], 'unknown');
+    assert.equal(f['cacheHitRate'], 'unknown');
+    assert.equal(f['appended'], '10');
+  });
+
+  it('diagnostic rows show 1-based lines but keep 0-based lines for the host', async () => {
+    const ok = JSON.stringify({ sessionId: 's1', uuid: 'u', parentUuid: null, type: 'user', message: { role: 'user', content: 'hi' } });
+    const view = buildTraceView(await parseText([ok, '{broken', ok].join('\n'), 'b.jsonl'), 'b.jsonl');
+    const row = diagnosticRows(view.diagnostics).find((r) => r.icon === 'error')!;
+    assert.equal(row.location, 'b.jsonl:2');
+    assert.equal(row.line, 1);
+    assert.deepEqual(diagnosticRows([{ file: 'f', line: -1, severity: 'info', message: 'm' }])[0], { icon: 'info', location: 'f', message: 'm', file: 'f', line: 0 });
+  });
+
+  it('a trace without sessions has no default session and no options', async () => {
+    const empty = buildTraceView(await parseText(''), 'empty.jsonl');
+    assert.equal(empty.problem?.kind, 'empty');
+    assert.equal(defaultSessionId(empty, null), null);
+    assert.deepEqual(sessionOptions(empty), []);
+  });
+});
+
+describe('progress and persisted state', () => {
+  it('progress speaks MB, with or without a total', () => {
+    assert.equal(progressText(5 * 1024 * 1024, 20 * 1024 * 1024), 'Reading trace… 5.0 MB of 20.0 MB (25%)');
+    assert.equal(progressText(1536 * 1024, null), 'Reading trace… 1.5 MB read');
+  });
+
+  it('reads only well-formed keys from stored state', () => {
+    assert.deepEqual(readPersistedState({ sessionId: 's', callIndex: 3, showCached: false, other: 1 }), { sessionId: 's', callIndex: 3, showCached: false });
+    assert.deepEqual(readPersistedState({ sessionId: 4, callIndex: -1, showCached: 'yes' }), {});
+    assert.deepEqual(readPersistedState(undefined), {});
+    assert.deepEqual(readPersistedState({ callIndex: null }), { callIndex: null });
+  });
+
+  it('merges per key and keeps keys it does not own', () => {
+    assert.deepEqual(mergeState({ zoom: 2, sessionId: 'a' }, { sessionId: 'b' }), { zoom: 2, sessionId: 'b' });
+    assert.deepEqual(mergeState(null, { showCached: true }), { showCached: true });
+  });
+});

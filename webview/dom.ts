@@ -1,0 +1,49 @@
+/** Attributes, text and children for `el`. Text always goes through textContent: trace data is hostile. */
+export interface ElementSpec {
+  className?: string;
+  text?: string;
+  title?: string;
+  attrs?: Record<string, string>;
+  data?: Record<string, string>;
+}
+
+/** Creates an element without ever parsing HTML. */
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, spec: ElementSpec = {}, children: (Node | null)[] = []): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  applySpec(node, spec);
+  for (const child of children) if (child) node.appendChild(child);
+  return node;
+}
+
+/** Creates a custom element (the @vscode-elements controls) the same way. */
+export function custom(tag: string, spec: ElementSpec = {}, children: (Node | null)[] = []): HTMLElement {
+  const node = document.createElement(tag);
+  applySpec(node, spec);
+  for (const child of children) if (child) node.appendChild(child);
+  return node;
+}
+
+function applySpec(node: HTMLElement, spec: ElementSpec): void {
+  if (spec.className) node.className = spec.className;
+  if (spec.text !== undefined) node.textContent = spec.text;
+  if (spec.title !== undefined) node.title = spec.title;
+  for (const [k, v] of Object.entries(spec.attrs ?? {})) node.setAttribute(k, v);
+  for (const [k, v] of Object.entries(spec.data ?? {})) node.dataset[k] = v;
+}
+
+/** A codicon glyph from the page's codicon stylesheet; decorative, so hidden from screen readers. */
+export function icon(name: string, extraClass = ''): HTMLSpanElement {
+  return el('span', { className: `codicon codicon-${name}${extraClass ? ` ${extraClass}` : ''}`, attrs: { 'aria-hidden': 'true' } });
+}
+
+/** A button that looks like a link (VS Code's textLink style) and runs `onClick`. */
+export function linkButton(label: string, onClick: () => void, spec: ElementSpec = {}): HTMLButtonElement {
+  const b = el('button', { ...spec, className: `link-button${spec.className ? ` ${spec.className}` : ''}`, text: label, attrs: { type: 'button', ...(spec.attrs ?? {}) } });
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+/** Replaces all children of `parent`. */
+export function replaceChildren(parent: Element, children: (Node | null)[]): void {
+  parent.replaceChildren(...children.filter((c): c is Node => c !== null));
+}

@@ -1,0 +1,503 @@
+import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import type { VscodeCheckbox } from '@vscode-elements/elements/dist/vscode-checkbox/vscode-checkbox.js';
+import type { VscodeProgressBar } from '@vscode-elements/elements/dist/vscode-progress-bar/vscode-progress-bar.js';
+import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
+import type { CallDetail, SessionView, TraceView } from '../src/core/analysis/traceView';
+import type { CallRef, HostNotification, InspectorSettings, WebviewNotification } from '../src/protocol/messages';
+import { detailsPlaceholder, renderCallDetails } from './callDetailsView';
+import type { DetailsState } from './callDetailsView';
+import { el, icon, linkButton, replaceChildren } from './dom';
+import { defaultSessionId, diagnosticRows, findSession, mergeState, progressText, readPersistedState, sessionMetaText, sessionOptions, skippedSummary, summaryFigures } from './inspectorModel';
+import type { PersistedState } from './inspectorModel';
+import { buildPalette, isHighContrast } from './palette';
+import type { Palette } from './palette';
+import { TimelineChart } from './timelineChart';
+import { buildTimeline, clampSelection, isNavigationKey, moveSelection, selectionAnnouncement } from './timelineModel';
+import type { TimelineMarker } from './timelineModel';
+
+/** What the app needs from the page around it: the channel to the host and the webview state. */
+export interface InspectorHost {
+  notify(message: WebviewNotification): void;
+  callDetails(ref: CallRef): Promise<CallDetail>;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+
+/** Wait after the last selection change before fetching details, so holding an arrow key sends one request. */
+const DETAILS_DELAY_MS = 120;
+
+/** Reads the chart colours from the page's theme variables. */
+export function readPalette(): Palette {
+  const style = getComputedStyle(document.body);
+  return buildPalette((name) => style.getPropertyValue(name), isHighContrast(document.body.className));
+}
+
+/**
+ * The inspector page. Owns the UI state (trace, session, selected call, show-cached) and
+ * the DOM under `#app`; the host owns the trace and answers `call/details`. Rendering
+ * never throws to the caller: failures are shown on the page and reported as `log/error`.
+ */
+export class InspectorApp {
+  private trace: TraceView | null = null;
+  private sessionId: string | null = null;
+  private selected: number | null = null;
+  private showCached = true;
+  private palette: Palette;
+  private readonly chart: TimelineChart;
+  private readonly details = new Map<string, DetailsState>();
+  private detailsTimer: ReturnType<typeof setTimeout> | undefined;
+
+  private readonly loading = el('div', { className: 'loading-block' });
+  private readonly progressBar = document.createElement('vscode-progress-bar') as VscodeProgressBar;
+  private readonly progressLabel = el('p', { className: 'muted', text: 'Loading trace…' });
+  private readonly errorBanner = el('div', { className: 'error-banner', attrs: { role: 'alert' } });
+  private readonly fileName = el('h1', { className: 'file-name' });
+  private readonly formatBadge = el('span', { className: 'badge' });
+  private readonly evidence = el('p', { className: 'evidence muted' });
+  private readonly picker = document.createElement('vscode-single-select') as VscodeSingleSelect;
+  private readonly showCachedBox = document.createElement('vscode-checkbox') as VscodeCheckbox;
+  private readonly controls = el('div', { className: 'controls' });
+  private readonly header = el('header', { className: 'header' });
+  private readonly problem = el('section', { className: 'problem', attrs: { role: 'alert' } });
+  private readonly sessionBody = el('div', { className: 'session-body' });
+  private readonly sessionMeta = el('p', { className: 'session-meta muted' });
+  private readonly summary = el('section', { className: 'summary', attrs: { 'aria-label': 'Session summary' } });
+  private readonly legend = el('div', { className: 'legend', attrs: { 'aria-hidden': 'true' } });
+  private readonly chartWrap = el('div', { className: 'chart-wrap', attrs: { tabindex: '0', role: 'application' } });
+  private readonly canvas = el('canvas', { attrs: { 'aria-hidden': 'true' } });
+  private readonly noCalls = el('p', { className: 'empty-note', text: 'This session has no LLM calls.' });
+  private readonly markers = el('ul', { className: 'markers', attrs: { 'aria-label': 'Timeline markers' } });
+  private readonly live = el('div', { className: 'visually-hidden', attrs: { 'aria-live': 'polite', 'aria-atomic': 'true' } });
+  private readonly detailsPane = el('section', { className: 'details panel', attrs: { 'aria-label': 'Selected call' } });
+  private readonly diagnosticsPane = el('section', { className: 'diagnostics panel', attrs: { 'aria-label': 'Diagnostics' } });
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly host: InspectorHost,
+  ) {
+    this.palette = readPalette();
+    this.chartWrap.appendChild(this.canvas);
+    this.chart = new TimelineChart(this.chartWrap, this.canvas, this.palette, { onPick: (i) => this.safely('select a call', () => this.pick(i)) });
+    this.buildSkeleton();
+    this.watchTheme();
+  }
+
+  /** Handles one notification from the host. */
+  handle(message: HostNotification): void {
+    this.safely(`handle ${message.type}`, () => {
+      switch (message.type) {
+        case 'init':
+          this.init(message.trace, message.settings, message.select);
+          break;
+        case 'trace/didChange':
+          this.traceChanged(message.trace);
+          break;
+        case 'call/select':
+          this.selectRef(message.ref);
+          break;
+        case 'load/progress':
+          this.showProgress(message.bytesRead, message.totalBytes);
+          break;
+      }
+    });
+  }
+
+  /** Shows an error on the page and tells the host; used for failures outside `handle` too. */
+  reportError(what: string, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    replaceChildren(this.errorBanner, [icon('error'), el('span', { text: `Something went wrong (${what}): ${message}` })]);
+    this.errorBanner.hidden = false;
+    this.root.setAttribute('aria-busy', 'false');
+    try {
+      this.host.notify({ type: 'log/error', message: `${what}: ${error instanceof Error ? (error.stack ?? message) : message}` });
+    } catch {
+      // Nothing left to tell: the page already shows the error.
+    }
+  }
+
+  private safely(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.reportError(what, e);
+    }
+  }
+
+  private buildSkeleton(): void {
+    this.progressBar.setAttribute('aria-label', 'Reading trace');
+    this.progressBar.indeterminate = true;
+    this.loading.append(this.progressBar, this.progressLabel);
+    this.errorBanner.hidden = true;
+    this.problem.hidden = true;
+
+    this.picker.setAttribute('aria-label', 'Session');
+    this.picker.id = 'session-picker';
+    this.picker.addEventListener('change', () => this.safely('switch session', () => this.switchSession(this.picker.value)));
+    this.showCachedBox.label = 'Show cached';
+    this.showCachedBox.addEventListener('change', () => this.safely('toggle cached', () => this.setShowCached(this.showCachedBox.checked)));
+    this.controls.append(
+      el('label', { className: 'control-label', text: 'Session', attrs: { for: 'session-picker' } }),
+      this.picker,
+      this.showCachedBox,
+    );
+
+    this.chartWrap.addEventListener('keydown', (e) => this.safely('keyboard', () => this.onChartKey(e)));
+    this.buildLegend();
+    const timeline = el('section', { className: 'timeline', attrs: { 'aria-label': 'Timeline' } }, [
+      el('div', { className: 'timeline-head' }, [el('h2', { text: 'Timeline' }), this.legend]),
+      this.chartWrap,
+      this.noCalls,
+      this.markers,
+      this.live,
+    ]);
+    this.sessionBody.append(this.sessionMeta, this.summary, timeline, el('div', { className: 'lower' }, [this.detailsPane]));
+
+    this.header.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge]), this.evidence, this.controls);
+    this.header.hidden = true;
+    this.sessionBody.hidden = true;
+    this.diagnosticsPane.hidden = true;
+    replaceChildren(this.root, [this.loading, this.errorBanner, this.header, this.problem, this.sessionBody, this.diagnosticsPane]);
+  }
+
+  private buildLegend(): void {
+    const item = (kind: string, label: string): HTMLElement => el('span', { className: `legend-item legend-${kind}`, data: { legend: kind } }, [el('span', { className: `swatch swatch-${kind}` }), el('span', { text: label })]);
+    replaceChildren(this.legend, [
+      item('cached', 'cached'),
+      item('appended', 'appended'),
+      item('output', 'output'),
+      item('context', 'context size'),
+      item('failed', 'failed tool'),
+      item('compaction', 'compaction'),
+      item('subagent', 'sub-agent'),
+    ]);
+  }
+
+  private init(trace: TraceView, settings: InspectorSettings, select: CallRef | null): void {
+    const saved: PersistedState = readPersistedState(this.host.getState());
+    this.showCached = saved.showCached ?? settings.showCached;
+    this.details.clear();
+    this.trace = trace;
+    this.sessionId = defaultSessionId(trace, select?.sessionId ?? saved.sessionId ?? null);
+    const count = this.currentSession()?.calls.length ?? 0;
+    if (select && select.sessionId === this.sessionId) this.selected = clampSelection(select.callIndex, count);
+    else if (saved.sessionId === this.sessionId) this.selected = clampSelection(saved.callIndex ?? null, count);
+    else this.selected = null;
+    this.errorBanner.hidden = true;
+    this.renderTrace();
+    if (select) this.revealChart();
+  }
+
+  private traceChanged(trace: TraceView): void {
+    this.trace = trace;
+    this.details.clear();
+    this.sessionId = defaultSessionId(trace, this.sessionId);
+    this.selected = clampSelection(this.selected, this.currentSession()?.calls.length ?? 0);
+    this.renderTrace();
+  }
+
+  private selectRef(ref: CallRef): void {
+    if (!this.trace || !findSession(this.trace, ref.sessionId)) return;
+    if (ref.sessionId !== this.sessionId) {
+      this.sessionId = ref.sessionId;
+      this.selected = null;
+      this.renderPicker();
+      this.renderSession();
+    }
+    this.setSelected(clampSelection(ref.callIndex, this.currentSession()?.calls.length ?? 0));
+    this.revealChart();
+  }
+
+  private showProgress(bytesRead: number, totalBytes: number | null): void {
+    if (totalBytes !== null && totalBytes > 0) {
+      this.progressBar.indeterminate = false;
+      this.progressBar.max = totalBytes;
+      this.progressBar.value = Math.min(bytesRead, totalBytes);
+    } else {
+      this.progressBar.indeterminate = true;
+    }
+    this.progressLabel.textContent = progressText(bytesRead, totalBytes);
+    this.loading.hidden = false;
+    this.root.setAttribute('aria-busy', 'true');
+  }
+
+  private currentSession(): SessionView | null {
+    return this.trace ? findSession(this.trace, this.sessionId) : null;
+  }
+
+  private persist(): void {
+    this.host.setState(mergeState(this.host.getState(), { sessionId: this.sessionId ?? undefined, callIndex: this.selected, showCached: this.showCached }));
+  }
+
+  private renderTrace(): void {
+    const trace = this.trace;
+    if (!trace) return;
+    this.loading.hidden = true;
+    this.root.setAttribute('aria-busy', 'false');
+    this.header.hidden = false;
+    this.fileName.textContent = trace.fileName;
+    this.fileName.title = trace.fileName;
+    this.formatBadge.textContent = trace.formatLabel ?? 'unknown format';
+    this.evidence.textContent = `Detected: ${trace.detection}`;
+    this.renderProblem(trace);
+    this.renderPicker();
+    this.showCachedBox.checked = this.showCached;
+    this.renderDiagnostics(trace);
+    this.renderSession();
+    this.persist();
+  }
+
+  private renderProblem(trace: TraceView): void {
+    let title: string | null = null;
+    let text = '';
+    if (trace.problem) {
+      title = "This trace can't be shown";
+      text = trace.problem.message;
+    } else if (trace.sessions.length === 0) {
+      title = 'No sessions found';
+      text = 'The file was read, but it contains no agent session with LLM calls.';
+    }
+    this.problem.hidden = title === null;
+    this.problem.dataset['problem'] = trace.problem?.kind ?? (title ? 'no-sessions' : '');
+    replaceChildren(this.problem, title === null ? [] : [icon('error', 'problem-icon'), el('div', {}, [el('h2', { text: title }), el('p', { className: 'problem-message', text })])]);
+  }
+
+  private renderPicker(): void {
+    const trace = this.trace!;
+    const options = sessionOptions(trace);
+    this.controls.hidden = options.length === 0;
+    replaceChildren(
+      this.picker,
+      options.map((o) => {
+        const option = document.createElement('vscode-option');
+        option.value = o.value;
+        option.textContent = o.label;
+        option.selected = o.value === this.sessionId;
+        option.dataset['depth'] = String(o.depth);
+        return option;
+      }),
+    );
+    if (this.sessionId !== null) this.picker.value = this.sessionId;
+    this.picker.dataset['value'] = this.sessionId ?? '';
+  }
+
+  private switchSession(id: string): void {
+    if (!this.trace || id === this.sessionId || !findSession(this.trace, id)) return;
+    this.sessionId = id;
+    this.selected = null;
+    this.picker.dataset['value'] = id;
+    this.renderSession();
+    this.persist();
+  }
+
+  private setShowCached(show: boolean): void {
+    if (show === this.showCached) return;
+    this.showCached = show;
+    this.renderSession();
+    this.persist();
+  }
+
+  private renderSession(): void {
+    const session = this.currentSession();
+    this.sessionBody.hidden = session === null;
+    if (!session) {
+      this.chart.destroy();
+      return;
+    }
+    this.sessionMeta.textContent = sessionMetaText(session.summary, (ms) => new Date(ms).toLocaleString());
+    this.renderSummary(session);
+    const hasCalls = session.calls.length > 0;
+    this.chartWrap.hidden = !hasCalls;
+    this.noCalls.hidden = hasCalls;
+    this.legend.hidden = !hasCalls;
+    this.legend.classList.toggle('cached-hidden', !this.showCached);
+    this.chartWrap.setAttribute(
+      'aria-label',
+      `Timeline of ${session.calls.length} LLM calls. Left and Right arrows select a call, Home and End jump to the first or last, Page Up and Page Down move by 10, Enter shows the call's source.`,
+    );
+    if (hasCalls) {
+      const model = buildTimeline(session, this.showCached);
+      this.chart.render(session.calls, model, this.showCached, this.selected);
+      this.renderMarkers(model.markers);
+      // The legend names only what this session's chart shows.
+      const present: Record<string, boolean> = {
+        failed: model.failedCalls.length > 0,
+        compaction: model.markers.some((m) => m.kind === 'compaction'),
+        subagent: model.markers.some((m) => m.kind === 'subagent'),
+      };
+      for (const item of this.legend.querySelectorAll<HTMLElement>('[data-legend]')) item.hidden = present[item.dataset['legend'] ?? ''] === false;
+    } else {
+      this.chart.destroy();
+      this.chartWrap.dataset['barCount'] = '0';
+      replaceChildren(this.markers, []);
+      this.markers.hidden = true;
+    }
+    this.renderSelection(false);
+  }
+
+  private renderSummary(session: SessionView): void {
+    const groups = summaryFigures(session.summary).map((g) =>
+      el('div', { className: 'figure-group' }, [
+        el('h2', { className: 'group-label', text: g.label }),
+        el(
+          'dl',
+          { className: 'figures' },
+          g.figures.map((f) =>
+            el('div', { className: 'figure', title: f.hint }, [el('dt', { text: f.label }), el('dd', { text: f.value, className: f.value === 'unknown' ? 'unknown' : '', data: { figure: f.name } })]),
+          ),
+        ),
+      ]),
+    );
+    replaceChildren(this.summary, groups);
+  }
+
+  private renderMarkers(markers: TimelineMarker[]): void {
+    this.markers.hidden = markers.length === 0;
+    replaceChildren(
+      this.markers,
+      markers.map((m) =>
+        el('li', { className: `marker marker-${m.kind}`, data: { marker: m.kind, call: String(m.callIndex) } }, [
+          el('span', { className: `swatch swatch-${m.kind}`, attrs: { 'aria-hidden': 'true' } }),
+          linkButton(m.description, () => this.safely('open marker', () => (m.sessionId ? this.switchSessionFromMarker(m.sessionId) : this.setSelected(m.callIndex))), {
+            title: m.sessionId ? 'Open this sub-agent in the session picker' : 'Select the first call after the compaction',
+          }),
+        ]),
+      ),
+    );
+  }
+
+  private switchSessionFromMarker(id: string): void {
+    this.switchSession(id);
+    this.renderPicker();
+  }
+
+  private onChartKey(e: KeyboardEvent): void {
+    const count = this.currentSession()?.calls.length ?? 0;
+    if (isNavigationKey(e.key)) {
+      e.preventDefault();
+      this.setSelected(moveSelection(this.selected, e.key, count));
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      if (this.selected === null) this.setSelected(moveSelection(null, 'Home', count));
+      else this.reveal(this.selected);
+    }
+  }
+
+  private pick(index: number): void {
+    this.setSelected(index);
+    this.reveal(index);
+  }
+
+  private reveal(index: number): void {
+    if (this.sessionId === null) return;
+    this.host.notify({ type: 'source/reveal', ref: { sessionId: this.sessionId, callIndex: index }, toolId: null });
+  }
+
+  private setSelected(index: number | null): void {
+    this.selected = index;
+    this.persist();
+    this.renderSelection(true);
+  }
+
+  private revealChart(): void {
+    this.chartWrap.scrollIntoView({ block: 'nearest' });
+  }
+
+  private renderSelection(announce: boolean): void {
+    const session = this.currentSession();
+    this.chart.select(this.selected);
+    const call = session && this.selected !== null ? session.calls[this.selected] : undefined;
+    if (!session || !call) {
+      replaceChildren(this.detailsPane, [el('h2', { text: 'Call details' }), session && session.calls.length > 0 ? detailsPlaceholder() : null]);
+      this.detailsPane.hidden = !session || session.calls.length === 0;
+      return;
+    }
+    this.detailsPane.hidden = false;
+    if (announce) this.live.textContent = selectionAnnouncement(call, session.calls.length);
+    this.showDetails();
+    this.scheduleDetails(session.summary.id, call.index);
+  }
+
+  private detailsKey(sessionId: string, index: number): string {
+    return `${sessionId}\u0000${index}`;
+  }
+
+  private showDetails(override?: DetailsState): void {
+    const session = this.currentSession();
+    const call = session && this.selected !== null ? session.calls[this.selected] : undefined;
+    if (!session || !call) return;
+    const sessionId = session.summary.id;
+    const state = override ?? this.details.get(this.detailsKey(sessionId, call.index)) ?? { kind: 'loading' };
+    replaceChildren(
+      this.detailsPane,
+      renderCallDetails(call, session.calls.length, state, {
+        revealCall: () => this.reveal(call.index),
+        revealTool: (toolId) => this.host.notify({ type: 'source/reveal', ref: { sessionId, callIndex: call.index }, toolId }),
+      }),
+    );
+  }
+
+  private scheduleDetails(sessionId: string, index: number): void {
+    const key = this.detailsKey(sessionId, index);
+    if (this.details.get(key)?.kind === 'loaded') return;
+    clearTimeout(this.detailsTimer);
+    this.detailsTimer = setTimeout(() => {
+      this.details.set(key, { kind: 'loading' });
+      this.host.callDetails({ sessionId, callIndex: index }).then(
+        (detail) => this.detailsArrived(key, { kind: 'loaded', detail }),
+        (error: unknown) => this.detailsArrived(key, { kind: 'error', message: error instanceof Error ? error.message : String(error) }),
+      );
+    }, DETAILS_DELAY_MS);
+  }
+
+  private detailsArrived(key: string, state: DetailsState): void {
+    this.safely('show call details', () => {
+      // A null result means the host no longer has that call (the file changed meanwhile).
+      const fixed: DetailsState = state.kind === 'loaded' && !state.detail ? { kind: 'error', message: 'the call is no longer in the trace' } : state;
+      // Errors are not cached, so selecting the call again retries.
+      if (fixed.kind === 'error') this.details.delete(key);
+      else this.details.set(key, fixed);
+      const session = this.currentSession();
+      if (session && this.selected !== null && key === this.detailsKey(session.summary.id, this.selected)) this.showDetails(fixed);
+    });
+  }
+
+  private renderDiagnostics(trace: TraceView): void {
+    const rows = diagnosticRows(trace.diagnostics);
+    const skipped = skippedSummary(trace.skippedRecords);
+    this.diagnosticsPane.hidden = false;
+    const heading = el('h2', {}, [el('span', { text: 'Diagnostics' }), el('span', { className: 'count-badge', text: String(rows.length) })]);
+    const list =
+      rows.length === 0
+        ? el('p', { className: 'muted', text: 'No problems found while reading this trace.' })
+        : el(
+            'ul',
+            { className: 'diagnostic-list' },
+            rows.map((r) => {
+              const b = el('button', { className: `diagnostic diagnostic-${r.icon}`, attrs: { type: 'button' }, title: `Open ${r.location}`, data: { line: String(r.line) } }, [
+                icon(r.icon === 'error' ? 'error' : r.icon === 'warning' ? 'warning' : 'info', `severity-${r.icon}`),
+                el('span', { className: 'location', text: r.location }),
+                el('span', { className: 'message', text: r.message }),
+              ]);
+              b.addEventListener('click', () => this.host.notify({ type: 'source/revealLine', file: r.file, line: r.line }));
+              return el('li', {}, [b]);
+            }),
+          );
+    replaceChildren(this.diagnosticsPane, [heading, list, skipped ? el('p', { className: 'skipped muted', text: skipped, data: { skipped: '' } }) : null]);
+  }
+
+  private watchTheme(): void {
+    const update = (): void =>
+      this.safely('apply theme', () => {
+        const next = readPalette();
+        if (JSON.stringify(next) === JSON.stringify(this.palette)) return;
+        this.palette = next;
+        this.chart.setPalette(next);
+      });
+    // VS Code swaps the body class (and theme attributes) and rewrites the variables on <html> when the theme changes.
+    new MutationObserver(update).observe(document.body, { attributes: true, attributeFilter: ['class', 'data-vscode-theme-kind', 'data-vscode-theme-id'] });
+    new MutationObserver(update).observe(document.documentElement, { attributes: true, attributeFilter: ['style', 'class'] });
+  }
+}

@@ -1,0 +1,199 @@
+import type { SessionSummary } from '../src/core/analysis/sessionSummary';
+import type { DiagnosticView, SessionView, TraceView } from '../src/core/analysis/traceView';
+import { formatCount, formatDuration, formatPercent, formatRatio } from '../src/core/report/formatNumbers';
+import { shortSessionId } from './timelineModel';
+
+/** One entry of the session picker. */
+export interface SessionOption {
+  value: string;
+  label: string;
+  /** 0 for a main session, 1 for its sub-agents. */
+  depth: number;
+}
+
+function callsText(n: number): string {
+  return `${formatCount(n)} ${n === 1 ? 'call' : 'calls'}`;
+}
+
+function optionLabel(s: SessionSummary, depth: number): string {
+  const kind = s.role === 'main' ? 'main session' : s.role === 'compaction' ? 'compaction agent' : 'sub-agent';
+  const title = s.title ? ` · ${s.title}` : '';
+  // The select collapses leading spaces, so a corner glyph shows the nesting.
+  return `${depth > 0 ? '└ ' : ''}${kind} ${shortSessionId(s.id)}${title} · ${callsText(s.llmCalls)}`;
+}
+
+/** Picker entries: each main session followed by its sub-agents; sessions whose parent is absent come last. */
+export function sessionOptions(trace: TraceView): SessionOption[] {
+  const sessions = trace.sessions.map((v) => v.summary);
+  const ids = new Set(sessions.map((s) => s.id));
+  const out: SessionOption[] = [];
+  const placed = new Set<string>();
+  const visit = (s: SessionSummary, depth: number): void => {
+    if (placed.has(s.id)) return;
+    placed.add(s.id);
+    out.push({ value: s.id, label: optionLabel(s, depth), depth });
+    for (const child of sessions) if (child.parentId === s.id && child.id !== s.id) visit(child, Math.min(depth + 1, 2));
+  };
+  for (const s of sessions) if (s.parentId === null || !ids.has(s.parentId)) visit(s, 0);
+  for (const s of sessions) visit(s, 0);
+  return out;
+}
+
+/** The session to show: the preferred one if the trace has it, else the first main session, else the first. */
+export function defaultSessionId(trace: TraceView, preferred: string | null): string | null {
+  if (preferred !== null && trace.sessions.some((s) => s.summary.id === preferred)) return preferred;
+  return (trace.sessions.find((s) => s.summary.role === 'main') ?? trace.sessions[0])?.summary.id ?? null;
+}
+
+/** The session view with this id. */
+export function findSession(trace: TraceView, id: string | null): SessionView | null {
+  return trace.sessions.find((s) => s.summary.id === id) ?? null;
+}
+
+/** One figure of the summary strip. `name` is its stable `data-figure` key. */
+export interface Figure {
+  name: string;
+  label: string;
+  value: string;
+  /** What the figure means, for the hover title. */
+  hint: string;
+}
+
+/** A titled group of figures. */
+export interface FigureGroup {
+  label: string;
+  figures: Figure[];
+}
+
+/** The summary strip of a session, formatted; unknown figures read "unknown", never 0. */
+export function summaryFigures(s: SessionSummary): FigureGroup[] {
+  const t = s.tokens;
+  return [
+    {
+      label: 'Activity',
+      figures: [
+        { name: 'llmCalls', label: 'LLM calls', value: formatCount(s.llmCalls), hint: 'Requests to the model in this session' },
+        { name: 'userTurns', label: 'User turns', value: formatCount(s.userTurns), hint: 'Prompts typed by the user' },
+        { name: 'toolCalls', label: 'Tool calls', value: s.failedToolCalls > 0 ? `${formatCount(s.toolCalls)} (${formatCount(s.failedToolCalls)} failed)` : formatCount(s.toolCalls), hint: 'Tool calls the model made, and how many failed' },
+      ],
+    },
+    {
+      label: 'Tokens',
+      figures: [
+        { name: 'input', label: 'Input', value: formatCount(t.input), hint: 'Σ prompt tokens: cached + appended' },
+        { name: 'cached', label: 'Cached', value: formatCount(t.cached), hint: 'Σ prompt tokens served from the prefix cache' },
+        { name: 'appended', label: 'Appended', value: formatCount(t.appended), hint: 'Σ prompt tokens that needed prefill' },
+        { name: 'output', label: 'Output', value: formatCount(t.output), hint: 'Σ generated tokens' },
+        { name: 'cacheWrite', label: 'Cache write', value: formatCount(t.cacheWrite), hint: 'Σ tokens written to the provider cache' },
+      ],
+    },
+    {
+      label: 'Ratios',
+      figures: [
+        { name: 'cacheHitRate', label: 'Cache hit rate', value: formatPercent(s.cacheHitRate), hint: 'Σcached / Σinput' },
+        { name: 'rawInputToOutput', label: 'Input : output', value: formatRatio(s.rawInputToOutput), hint: 'Σinput / Σoutput' },
+      ],
+    },
+    {
+      label: 'Append : output',
+      figures: [
+        { name: 'appendToOutputMedian', label: 'Median', value: formatRatio(s.appendToOutput.median), hint: 'Median over calls of appended / output' },
+        { name: 'appendToOutputMean', label: 'Mean', value: formatRatio(s.appendToOutput.mean), hint: 'Mean over calls of appended / output' },
+        { name: 'appendToOutputAggregate', label: 'Σappended / Σoutput', value: formatRatio(s.appendToOutput.aggregate), hint: 'Σappended / Σoutput over the whole session' },
+      ],
+    },
+  ];
+}
+
+/** How long a session ran, from its first prompt or call to its last response; null when unknown. */
+export function sessionDuration(s: SessionSummary): number | null {
+  return s.startMs !== null && s.endMs !== null ? s.endMs - s.startMs : null;
+}
+
+/** The line under the header: kind, id, agent, model, start and duration. */
+export function sessionMetaText(s: SessionSummary, formatStart: (ms: number) => string): string {
+  const duration = sessionDuration(s);
+  return [
+    s.role === 'main' ? 'Main session' : s.role === 'compaction' ? 'Compaction agent' : 'Sub-agent',
+    shortSessionId(s.id),
+    s.agent ? `${s.agent}${s.agentVersion ? ` ${s.agentVersion}` : ''}` : null,
+    s.model,
+    s.startMs !== null ? `started ${formatStart(s.startMs)}` : null,
+    duration !== null ? `ran ${formatDuration(duration)}` : null,
+  ]
+    .filter((x): x is string => x !== null)
+    .join(' · ');
+}
+
+/** A diagnostic as the panel lists it. */
+export interface DiagnosticRow {
+  icon: 'error' | 'warning' | 'info';
+  /** "file.jsonl:12" (1-based), or the file alone for whole-file problems. */
+  location: string;
+  message: string;
+  file: string;
+  /** 0-based, as the protocol carries it; whole-file problems reveal the first line. */
+  line: number;
+}
+
+/** Diagnostics with 1-based line numbers for people, 0-based lines for the host. */
+export function diagnosticRows(diagnostics: readonly DiagnosticView[]): DiagnosticRow[] {
+  return diagnostics.map((d) => ({
+    icon: d.severity,
+    location: d.line >= 0 ? `${d.file}:${d.line + 1}` : d.file,
+    message: d.message,
+    file: d.file,
+    line: Math.max(0, d.line),
+  }));
+}
+
+/** Record types skipped on purpose, largest first: "Skipped 1,140 progress, 20 file-history-snapshot". Null when none. */
+export function skippedSummary(skipped: Record<string, number>, shown = 4): string | null {
+  const entries = Object.entries(skipped).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  if (entries.length === 0) return null;
+  const parts = entries.slice(0, shown).map(([type, n]) => `${formatCount(n)} ${type}`);
+  const rest = entries.slice(shown);
+  if (rest.length > 0) parts.push(`${formatCount(rest.reduce((a, [, n]) => a + n, 0))} of ${rest.length} other ${rest.length === 1 ? 'type' : 'types'}`);
+  return `Skipped ${parts.join(', ')}`;
+}
+
+/** Bytes as MB with one decimal, the unit the progress bar speaks. */
+export function formatMegabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** Progress text: "Reading trace… 12.3 MB of 40.0 MB (31%)". */
+export function progressText(bytesRead: number, totalBytes: number | null): string {
+  if (totalBytes === null || totalBytes <= 0) return `Reading trace… ${formatMegabytes(bytesRead)} read`;
+  const pct = Math.min(100, Math.floor((bytesRead / totalBytes) * 100));
+  return `Reading trace… ${formatMegabytes(bytesRead)} of ${formatMegabytes(totalBytes)} (${pct}%)`;
+}
+
+/** UI intent kept across reloads with the webview state (never trace data). */
+export interface PersistedState {
+  sessionId?: string;
+  callIndex?: number | null;
+  showCached?: boolean;
+}
+
+/** Reads persisted state defensively: it may come from an older build. */
+export function readPersistedState(raw: unknown): PersistedState {
+  if (typeof raw !== 'object' || raw === null) return {};
+  const r = raw as Record<string, unknown>;
+  const out: PersistedState = {};
+  if (typeof r['sessionId'] === 'string') out.sessionId = r['sessionId'];
+  if (r['callIndex'] === null || (typeof r['callIndex'] === 'number' && Number.isInteger(r['callIndex']) && r['callIndex'] >= 0)) out.callIndex = r['callIndex'];
+  if (typeof r['showCached'] === 'boolean') out.showCached = r['showCached'];
+  return out;
+}
+
+/** Merges a change into stored state per key, keeping keys other code may have stored. */
+export function mergeState(raw: unknown, patch: PersistedState): Record<string, unknown> {
+  const base = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  return { ...base, ...patch };
+}
+
+/** Duration of a tool call, or null when unknown. */
+export function toolDurationText(ms: number | null): string | null {
+  return ms === null ? null : formatDuration(ms);
+}

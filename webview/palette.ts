@@ -1,0 +1,98 @@
+/** Colours the chart paints with, resolved from the theme's CSS variables. */
+export interface Palette {
+  cached: string;
+  appended: string;
+  output: string;
+  context: string;
+  compaction: string;
+  subagent: string;
+  failed: string;
+  selection: string;
+  foreground: string;
+  muted: string;
+  grid: string;
+  tooltipBackground: string;
+  tooltipBorder: string;
+  /** Bar outline; only high-contrast themes define --vscode-contrastBorder. */
+  barBorder: string | null;
+  fontFamily: string;
+  highContrast: boolean;
+}
+
+/** Reads a CSS variable; empty when the theme does not define it. */
+export type VariableReader = (name: string) => string;
+
+/** Dark Modern defaults, for variables a theme (or a test page) leaves out. */
+const FALLBACK: Record<string, string> = {
+  '--vscode-charts-blue': '#3794ff',
+  '--vscode-charts-orange': '#d18616',
+  '--vscode-charts-green': '#89d185',
+  '--vscode-charts-purple': '#b180d7',
+  '--vscode-charts-yellow': '#cca700',
+  '--vscode-charts-foreground': '#cccccc',
+  '--vscode-errorForeground': '#f85149',
+  '--vscode-focusBorder': '#0078d4',
+  '--vscode-foreground': '#cccccc',
+  '--vscode-descriptionForeground': '#9d9d9d',
+  '--vscode-editorWidget-border': '#454545',
+  '--vscode-editorHoverWidget-background': '#202020',
+  '--vscode-editorHoverWidget-border': '#454545',
+  '--vscode-font-family': 'system-ui, sans-serif',
+};
+
+/** Builds the palette from theme variables; `highContrast` comes from the body class. */
+export function buildPalette(read: VariableReader, highContrast: boolean): Palette {
+  const v = (name: string, fallbackName?: string): string => read(name).trim() || (fallbackName ? read(fallbackName).trim() : '') || FALLBACK[name] || FALLBACK[fallbackName ?? ''] || '';
+  const contrastBorder = read('--vscode-contrastBorder').trim();
+  return {
+    cached: v('--vscode-charts-blue'),
+    appended: v('--vscode-charts-orange'),
+    output: v('--vscode-charts-green'),
+    context: v('--vscode-charts-foreground', '--vscode-foreground'),
+    compaction: v('--vscode-charts-yellow'),
+    subagent: v('--vscode-charts-purple'),
+    failed: v('--vscode-errorForeground'),
+    selection: v('--vscode-focusBorder'),
+    foreground: v('--vscode-foreground'),
+    muted: v('--vscode-descriptionForeground'),
+    grid: v('--vscode-editorWidget-border', '--vscode-widget-border'),
+    tooltipBackground: v('--vscode-editorHoverWidget-background', '--vscode-editorWidget-background'),
+    tooltipBorder: v('--vscode-editorHoverWidget-border', '--vscode-editorWidget-border'),
+    barBorder: highContrast && contrastBorder ? contrastBorder : null,
+    fontFamily: v('--vscode-font-family'),
+    highContrast,
+  };
+}
+
+/** True for VS Code's high-contrast body classes (dark and light). */
+export function isHighContrast(bodyClass: string): boolean {
+  return /\bvscode-high-contrast(-light)?\b/.test(bodyClass);
+}
+
+/**
+ * A CSS colour with its alpha multiplied by `alpha`. Handles the hex and rgb()/rgba()
+ * forms VS Code writes; other forms come back unchanged (opaque), which is safe.
+ */
+export function withAlpha(color: string, alpha: number): string {
+  const c = color.trim();
+  const hex = /^#([0-9a-f]{3,8})$/i.exec(c);
+  if (hex) {
+    let h = hex[1]!;
+    if (h.length === 3 || h.length === 4) h = [...h].map((ch) => ch + ch).join('');
+    if (h.length !== 6 && h.length !== 8) return c;
+    const n = (i: number): number => parseInt(h.slice(i, i + 2), 16);
+    const a = h.length === 8 ? n(6) / 255 : 1;
+    return `rgba(${n(0)}, ${n(2)}, ${n(4)}, ${round(a * alpha)})`;
+  }
+  const rgb = /^rgba?\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)(?:[\s,/]+([\d.]+%?))?\s*\)$/i.exec(c);
+  if (rgb) {
+    const raw = rgb[4];
+    const a = raw === undefined ? 1 : raw.endsWith('%') ? parseFloat(raw) / 100 : parseFloat(raw);
+    return `rgba(${rgb[1]}, ${rgb[2]}, ${rgb[3]}, ${round(a * alpha)})`;
+  }
+  return c;
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
