@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 // @ts-expect-error -- plain ESM helpers shared with the host-test runner, no type declarations
-import { launchBrowser, openWorkbench, quickOpen, runCommand, startCodeServer, webview } from './vscode-e2e.mjs';
+import { launchBrowser, openWorkbench, runCommand, startCodeServer } from './vscode-e2e.mjs';
 // @ts-expect-error -- see above
 import { createWorkspace, repoRoot } from './workspace.mjs';
 
@@ -22,9 +22,29 @@ interface Session {
   web: () => FrameLocator;
 }
 
+let currentPage: Page | null = null;
+
+/**
+ * Quick Open (Ctrl+P) a file and click its own row: Enter would take the first fuzzy match,
+ * which can be a recently opened file whose path happens to contain the same letters.
+ */
+async function quickOpen(page: Page, name: string): Promise<void> {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(name);
+  await page.locator(`.quick-input-widget .monaco-list-row[aria-label^="${name}"]`).first().click();
+}
+
 async function figure(web: FrameLocator, name: string): Promise<string> {
   const el = web.locator(`[data-figure="${name}"]`).first();
-  await el.waitFor();
+  try {
+    await el.waitFor({ timeout: 20_000 });
+  } catch (e) {
+    // Keep what the user would have seen, for the CI log reader.
+    await currentPage?.screenshot({ path: path.join(shots, `e2e-failure-${name}-${Date.now()}.png`) });
+    throw e;
+  }
   return (await el.textContent())?.trim() ?? '';
 }
 
@@ -55,8 +75,22 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     cs = await startCodeServer({ vsix: [VSIX] });
     browser = await launchBrowser();
     const page = browser.page;
+    currentPage = page;
     await openWorkbench(page, cs.url, workspace, 'Agent Trace: Analyze Agent Session');
-    s = { page, web: () => webview(page, EXTENSION_ID) };
+    // The visible webview: VS Code keeps hidden webviews' iframes in the page.
+    const web = (): FrameLocator =>
+      page.locator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]:visible`).last().contentFrame().locator('iframe#active-frame').contentFrame();
+    s = { page, web };
+  });
+
+  // Each test starts from an empty editor area, so one failure cannot leave a second webview behind.
+  beforeEach(async () => {
+    // Take focus out of a webview first: keys pressed inside its iframe do not reach the workbench.
+    await s.page.locator('.part.sidebar .composite.title').first().click();
+    await runCommand(s.page, 'View: Close All Editors');
+    await s.page.locator('.editor-group-container .tab').first().waitFor({ state: 'detached' });
+    // A closed webview's iframe leaves the page a moment later; wait, so the next test finds only its own.
+    await s.page.locator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).first().waitFor({ state: 'detached' });
   });
 
   after(async () => {
@@ -83,7 +117,9 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
   });
 
   it('reveals the selected call in a text editor beside the inspector (keyboard)', async () => {
+    await quickOpen(s.page, 'claude-code-sessions.trace.jsonl');
     const web = s.web();
+    await figure(web, 'llmCalls');
     const chart = web.locator('.chart-wrap').first();
     await chart.focus();
     await s.page.keyboard.press('End');
@@ -92,7 +128,6 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     const textTab = s.page.locator('.editor-group-container').nth(1).locator('.tab', { hasText: 'claude-code-sessions.trace.jsonl' });
     await textTab.waitFor({ timeout: 15_000 });
     await screenshot(s.page, 'e2e-reveal-source.png');
-    await runCommand(s.page, 'View: Close All Editors');
   });
 
   it('opens a Claude Code log through "Reopen Editor With…" and shows the same timeline', async () => {
@@ -107,11 +142,13 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
   });
 
   it('reopens as text with "Show Trace Source" and goes back with "Open in Agent Trace Inspector"', async () => {
+    await quickOpen(s.page, 'claude-code-sessions.trace.jsonl');
+    assert.equal(await figure(s.web(), 'llmCalls'), '48');
     await runCommand(s.page, 'Agent Trace: Show Trace Source');
     await s.page.locator('.monaco-editor .view-lines').first().waitFor();
+    assert.ok(await s.page.locator('.tabs-container .tab.active', { hasText: 'claude-code-sessions.trace.jsonl' }).isVisible());
     await runCommand(s.page, 'Agent Trace: Open in Agent Trace Inspector');
-    assert.equal(await figure(s.web(), 'llmCalls'), '149');
-    await runCommand(s.page, 'View: Close All Editors');
+    assert.equal(await figure(s.web(), 'llmCalls'), '48');
   });
 
   it('shows a malformed line in the panel and in the Problems view, and loads the rest', async () => {
@@ -119,19 +156,18 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     const web = s.web();
     assert.equal(await figure(web, 'llmCalls'), '3');
     await web.getByText(/not valid JSON/).first().waitFor();
-    await runCommand(s.page, 'View: Focus Problems');
+    await s.page.keyboard.press('Control+Shift+M'); // View: Toggle Problems
     const problem = s.page.locator('.markers-panel .monaco-list-row', { hasText: 'not valid JSON' });
     await problem.first().waitFor();
     assert.match((await problem.first().textContent()) ?? '', /\[Ln 5/);
     await screenshot(s.page, 'e2e-malformed-problems.png');
-    await runCommand(s.page, 'View: Close All Editors');
+    await s.page.keyboard.press('Control+Shift+M');
   });
 
   it('an empty file shows what was expected instead of a blank panel', async () => {
     await quickOpen(s.page, 'empty.trace.jsonl');
     await s.web().getByText(/This file is empty/).first().waitFor();
     await screenshot(s.page, 'e2e-empty-file.png');
-    await runCommand(s.page, 'View: Close All Editors');
   });
 
   it('"Analyze Agent Session" from the command palette opens the inspector and reports', async () => {

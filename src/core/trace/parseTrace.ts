@@ -182,9 +182,10 @@ export async function parseTrace(files: readonly TraceFile[], options: ParseOpti
   };
 
   function failed(fileKeys: string[], det: Detection, problem: FileProblem): ParsedTrace {
+    const evidence = problem.kind === 'empty' ? 'the file is empty' : problem.kind === 'binary' ? 'the file is not text' : det.evidence;
     return {
       model: { format: null, files: fileKeys, sessions: [], diagnostics, skippedRecords: {} },
-      detection: det,
+      detection: { format: det.format, evidence },
       problem,
     };
   }
