@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     sessions: [window(main, FIRST_CALL), compactor, ...edits.sessions],
     diagnostics: [],
     skippedRecords: {},
+    limitations: [],
   };
   const out = join(root, 'samples/claude-code-sessions.trace.jsonl');
   writeFileSync(out, writeCanonical(model, 'agent-trace 0.1.0 (scripts/makeSample.ts)'));

@@ -1,6 +1,6 @@
 import { buildTraceReport } from '../core/analysis/traceReport';
 import { writeCanonical } from '../core/trace/canonical/canonicalFormat';
-import { SUPPORTED_FORMATS } from '../core/trace/detectFormat';
+import { FORMATS as SUPPORTED_FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { renderTextReport } from '../core/report/textReport';

@@ -1,4 +1,4 @@
-import { SUPPORTED_FORMATS } from '../trace/detectFormat';
+import { formatById } from '../trace/formats';
 import type { Diagnostic, LlmCall, Session, SourceRef, ToolCall, TraceModel } from '../trace/model';
 import type { FileProblem, ParsedTrace } from '../trace/parseTrace';
 import { summarizeSession } from './sessionSummary';
@@ -135,7 +135,7 @@ export function buildTraceView(parsed: ParsedTrace, fileName: string): TraceView
   return {
     fileName,
     format: model.format,
-    formatLabel: SUPPORTED_FORMATS.find((f) => f.id === model.format)?.label ?? null,
+    formatLabel: model.format ? (formatById(model.format)?.label ?? null) : null,
     detection: parsed.detection.evidence,
     problem: parsed.problem,
     sessions: model.sessions.map((s) => ({

@@ -1,15 +1,10 @@
-import { str } from './json';
+import type { FormatDefinition } from './formatDefinition';
+import { FORMATS } from './formats';
 import type { JsonObject } from './json';
 import type { FormatId } from './model';
 
 /** How many records detection looks at: line 1 alone is often a snapshot or title line. */
 export const DETECTION_RECORDS = 50;
-
-/** Formats this build reads, with what a user should recognise them by. */
-export const SUPPORTED_FORMATS: ReadonlyArray<{ id: FormatId; label: string; hint: string }> = [
-  { id: 'agent-trace', label: 'Agent Trace (canonical, *.trace.jsonl)', hint: 'JSON Lines with "type": "header" / "session" / "llm_call" records' },
-  { id: 'claude-code', label: 'Claude Code session log', hint: '~/.claude/projects/<project>/<session>.jsonl' },
-];
 
 /** The detected format and why, or null with what was seen. */
 export interface Detection {
@@ -17,56 +12,50 @@ export interface Detection {
   evidence: string;
 }
 
-const CANONICAL_TYPES = new Set(['header', 'session', 'turn', 'llm_call', 'tool_call', 'compaction']);
-const CLAUDE_ONLY_TYPES = new Set([
-  'file-history-snapshot',
-  'summary',
-  'queue-operation',
-  'progress',
-  'mode',
-  'permission-mode',
-  'ai-title',
-  'last-prompt',
-]);
-
-/** One record's vote, or null when it says nothing. */
-function vote(record: JsonObject): FormatId | null {
-  const type = str(record['type']);
-  if (type === 'header' && record['format'] === 'agent-trace') return 'agent-trace';
-  if ('sessionId' in record && ('uuid' in record || 'parentUuid' in record)) return 'claude-code';
-  if (type !== null && CLAUDE_ONLY_TYPES.has(type)) return 'claude-code';
-  if (type !== null && CANONICAL_TYPES.has(type) && ('session' in record || 'id' in record)) return 'agent-trace';
-  return null;
-}
-
 /**
- * Decides the format from the first records by majority vote (formats.md §10): a
- * canonical header decides at once; otherwise each record votes by its keys.
+ * Decides the format of JSON Lines from the first records by majority vote
+ * (formats.md §10): a deciding record (a canonical header) settles it at once;
+ * otherwise each record votes for every format it matches and the most votes win,
+ * ties going to the format listed first.
  */
-export function detectFormat(records: readonly JsonObject[]): Detection {
-  const votes = new Map<FormatId, number>();
-  for (const record of records.slice(0, DETECTION_RECORDS)) {
-    const v = vote(record);
-    if (v === 'agent-trace' && record['type'] === 'header') return { format: v, evidence: 'an agent-trace "header" record' };
-    if (v) votes.set(v, (votes.get(v) ?? 0) + 1);
+export function detectRecords(records: readonly JsonObject[], formats: readonly FormatDefinition[] = FORMATS): Detection {
+  const sample = records.slice(0, DETECTION_RECORDS);
+  const votes = new Map<FormatDefinition, number>();
+  for (const record of sample) {
+    for (const f of formats) {
+      if (f.decidesRecord?.(record)) return { format: f.id, evidence: `a header record of ${f.label}` };
+      if (f.matchesRecord?.(record)) votes.set(f, (votes.get(f) ?? 0) + 1);
+    }
   }
-  let best: FormatId | null = null;
+  let best: FormatDefinition | null = null;
   let bestVotes = 0;
-  for (const [format, n] of votes) {
+  for (const f of formats) {
+    const n = votes.get(f) ?? 0;
     if (n > bestVotes) {
-      best = format;
+      best = f;
       bestVotes = n;
     }
   }
-  const looked = Math.min(records.length, DETECTION_RECORDS);
-  if (best === null) return { format: null, evidence: `none of the first ${looked} records matched a known format (${describeKeys(records)})` };
-  return { format: best, evidence: `${bestVotes} of the first ${looked} records look like ${best}` };
+  if (best === null) return { format: null, evidence: `none of the first ${sample.length} records matched a known format (${describeKeys(sample)})` };
+  return { format: best.id, evidence: `${bestVotes} of the first ${sample.length} records look like ${best.label}` };
 }
+
+/** Decides the format of a whole JSON document (formats.md §10, rule 1). */
+export function detectDocument(value: unknown, formats: readonly FormatDefinition[] = FORMATS): Detection {
+  for (const f of formats) {
+    if (f.matchesDocument?.(value)) return { format: f.id, evidence: `the document's top-level keys match ${f.label}` };
+  }
+  const keys = typeof value === 'object' && value !== null && !Array.isArray(value) ? describeKeys([value as JsonObject]) : Array.isArray(value) ? 'a JSON array' : `a JSON ${typeof value}`;
+  return { format: null, evidence: `the document matched no known format (${keys})` };
+}
+
+/** Kept for callers that only have records: JSON Lines detection. */
+export const detectFormat = detectRecords;
 
 /** The most common top-level keys, to tell the user what the file does contain. */
 function describeKeys(records: readonly JsonObject[]): string {
   const counts = new Map<string, number>();
-  for (const r of records.slice(0, DETECTION_RECORDS)) for (const k of Object.keys(r)) counts.set(k, (counts.get(k) ?? 0) + 1);
+  for (const r of records) for (const k of Object.keys(r)) counts.set(k, (counts.get(k) ?? 0) + 1);
   const top = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([k]) => `"${k}"`);
   return top.length > 0 ? `keys seen: ${top.join(', ')}` : 'no JSON objects';
 }

@@ -8,8 +8,20 @@
  * - Token identity: `input = cached + appended`.
  */
 
-/** Identifier of a trace format; the first two are read in this release. */
-export type FormatId = 'agent-trace' | 'claude-code';
+/** Identifier of a trace format (see src/core/trace/formats.ts for what each one is). */
+export type FormatId =
+  | 'agent-trace'
+  | 'claude-code'
+  | 'codex'
+  | 'tracelab'
+  | 'otlp'
+  | 'openai-usage'
+  | 'mooncake'
+  | 'bailian'
+  | 'swe-agent'
+  | 'mini-swe-agent'
+  | 'atif'
+  | 'vllm-bench';
 
 /** Where a record came from: file index into `TraceModel.files`, 0-based line and byte offset. */
 export interface SourceRef {
@@ -153,6 +165,8 @@ export interface TraceModel {
   diagnostics: Diagnostic[];
   /** Records skipped on purpose, by record type (progress lines, snapshots, unknown types). */
   skippedRecords: Record<string, number>;
+  /** What this format cannot give, in words for the user (shown instead of zeros). */
+  limitations: string[];
 }
 
 /** An empty token record: nothing known. */

@@ -37,13 +37,29 @@ describe('parseTrace: bad input never throws and says what was expected', () => 
     const r = await parseFile(join(BAD, 'not-a-trace.jsonl'));
     assert.equal(r.problem?.kind, 'unknown-format');
     assert.match(r.problem!.message, /keys seen: "level", "msg"/);
-    assert.match(r.problem!.message, /Agent Trace \(canonical, \*\.trace\.jsonl\)/);
+    assert.match(r.problem!.message, /Agent Trace \(canonical\) \(\*\.trace\.jsonl/);
   });
 
-  it('a pretty-printed JSON document gets a hint about one record per line', async () => {
+  it('a pretty-printed JSON document of no known kind: read whole, then named by its keys', async () => {
     const r = await parseFile(join(BAD, 'pretty-printed.json'));
     assert.equal(r.problem?.kind, 'unknown-format');
-    assert.match(r.problem!.message, /one JSON document spread over many lines/);
+    assert.match(r.problem!.message, /the document matched no known format \(keys seen: "name", "version", "private"\)/);
+    assert.deepEqual(r.model.diagnostics, []); // its lines are not "malformed JSON Lines"
+  });
+
+  it('a JSON Lines file whose first line is broken is still read as JSON Lines', async () => {
+    const good = '{"type":"user","sessionId":"s","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}';
+    const r = await parseText(`{"type":"user","sessionId":"s",\n${good}\n${good.replace('u1', 'u2')}\n`);
+    assert.equal(r.model.format, 'claude-code');
+    assert.deepEqual(r.model.diagnostics.map((d) => [d.line, d.severity]), [[0, 'error']]);
+    assert.equal(r.model.sessions[0]!.turns.length, 2);
+  });
+
+  it('a broken JSON document reports the syntax error on its line and reads what it can', async () => {
+    const r = await parseText('{\n  "resourceSpans": [\n    {"scopeSpans": [}\n  ]\n}\n', 'broken.json');
+    const syntax = r.model.diagnostics.filter((d) => /JSON syntax error/.test(d.message));
+    assert.ok(syntax.length >= 1);
+    assert.equal(syntax[0]!.line, 2);
   });
 
   it('a malformed line in the middle: one diagnostic on its line, the rest loads', async () => {
@@ -91,13 +107,13 @@ describe('detectFormat', () => {
     for (const path of [SPOTTER, EDIT_LOOP, REJECTIONS]) {
       const r = await parseFile(path);
       assert.equal(r.model.format, 'claude-code', path);
-      assert.match(r.detection.evidence, /records look like claude-code/);
+      assert.match(r.detection.evidence, /records look like Claude Code session log/);
     }
   });
 
   it('a canonical header decides at once', () => {
     const d = detectFormat([{ type: 'header', format: 'agent-trace', version: 1 }, { sessionId: 'x', uuid: 'y' }]);
-    assert.deepEqual(d, { format: 'agent-trace', evidence: 'an agent-trace "header" record' });
+    assert.deepEqual(d, { format: 'agent-trace', evidence: 'a header record of Agent Trace (canonical)' });
   });
 
   it('majority vote over the first records', () => {

@@ -1,0 +1,20 @@
+import type { FormatDefinition } from '../formatDefinition';
+import { str } from '../json';
+import { ClaudeCodeReader } from './claudeCodeReader';
+
+/** Record types only Claude Code writes; line 1 is often one of them (formats.md §10). */
+const CLAUDE_ONLY_TYPES = new Set(['file-history-snapshot', 'summary', 'queue-operation', 'progress', 'mode', 'permission-mode', 'ai-title', 'last-prompt']);
+
+/** Claude Code session logs (formats.md §1). */
+export const claudeCodeFormat: FormatDefinition = {
+  id: 'claude-code',
+  label: 'Claude Code session log',
+  fileHint: '~/.claude/projects/<project>/<session>.jsonl',
+  limitations: ['No server-side timing: call durations are measured by the client and include queueing, prefill, decode and network time.'],
+  matchesRecord: (r) => {
+    if ('sessionId' in r && ('uuid' in r || 'parentUuid' in r)) return true;
+    const type = str(r['type']);
+    return type !== null && CLAUDE_ONLY_TYPES.has(type);
+  },
+  createRecordReader: () => new ClaudeCodeReader(),
+};

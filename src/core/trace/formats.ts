@@ -1,0 +1,19 @@
+import { canonicalFormat } from './canonical/definition';
+import { claudeCodeFormat } from './claudeCode/definition';
+import type { FormatDefinition } from './formatDefinition';
+
+/**
+ * Every format this build reads, in detection order: on a tie in votes the earlier
+ * one wins, so more specific formats come before more general ones.
+ */
+export const FORMATS: readonly FormatDefinition[] = [canonicalFormat, claudeCodeFormat];
+
+/** The definition of a format id, or undefined for an id this build does not read. */
+export function formatById(id: string): FormatDefinition | undefined {
+  return FORMATS.find((f) => f.id === id);
+}
+
+/** One line per format, for "unknown format" messages and --help. */
+export function supportedFormatsText(): string {
+  return FORMATS.map((f) => `${f.label} (${f.fileHint})`).join('; ');
+}
