@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseTrace } from '../../src/core/trace/parseTrace';
 import type { ParseOptions, ParsedTrace, TraceFile } from '../../src/core/trace/parseTrace';
@@ -27,4 +27,15 @@ export function chunked(path: string, size: number): TraceFile {
   const chunks: Uint8Array[] = [];
   for (let at = 0; at < bytes.length; at += size) chunks.push(bytes.subarray(at, at + size));
   return { key: path, bytes: chunks };
+}
+
+/**
+ * A file of the team's shared sample traces (../shared/traces), for formats whose licence
+ * does not let the project copy them; null when that folder is not beside the repo.
+ */
+export function sharedTrace(relative: string): string | null {
+  for (const base of [process.env['AGENT_TRACE_SHARED_TRACES'], join(repoRoot, '../shared/traces'), '/work/shared/traces']) {
+    if (base && existsSync(join(base, relative))) return join(base, relative);
+  }
+  return null;
 }
