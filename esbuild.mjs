@@ -24,6 +24,8 @@ const problemMatcher = {
 
 const common = {
   bundle: true,
+  // Prefer ES module builds: jsonc-parser's "main" is a UMD bundle whose inner requires esbuild cannot follow.
+  mainFields: ['module', 'main'],
   minify: production,
   sourcemap: production ? false : 'linked',
   logLevel: 'warning',

@@ -9,7 +9,7 @@ const entries = ['src/extension/main.ts', 'src/cli/main.ts', 'webview/main.ts'];
 const packages = new Set(['@vscode/codicons']);
 for (const entry of entries) {
   const platform = entry.startsWith('webview') ? 'browser' : 'node';
-  const r = await esbuild.build({ entryPoints: [entry], bundle: true, write: false, metafile: true, platform, external: ['vscode'], logLevel: 'silent', outdir: 'out-notices' });
+  const r = await esbuild.build({ entryPoints: [entry], bundle: true, mainFields: ['module', 'main'], write: false, metafile: true, platform, external: ['vscode'], logLevel: 'silent', outdir: 'out-notices' });
   for (const input of Object.keys(r.metafile.inputs)) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
     if (m) packages.add(m[1]);

@@ -58,8 +58,11 @@ export class InspectorApp {
   private readonly formatBadge = el('span', { className: 'badge' });
   private readonly evidence = el('p', { className: 'evidence muted' });
   private readonly picker = document.createElement('vscode-single-select') as VscodeSingleSelect;
+  private readonly formatPicker = document.createElement('vscode-single-select') as VscodeSingleSelect;
+  private readonly limitations = el('div', { className: 'limitations', attrs: { role: 'note' } });
   private readonly showCachedBox = document.createElement('vscode-checkbox') as VscodeCheckbox;
   private readonly controls = el('div', { className: 'controls' });
+  private readonly sessionControls = el('div', { className: 'session-controls' });
   private readonly header = el('header', { className: 'header' });
   private readonly problem = el('section', { className: 'problem', attrs: { role: 'alert' } });
   private readonly sessionBody = el('div', { className: 'session-body' });
@@ -138,10 +141,17 @@ export class InspectorApp {
     this.picker.addEventListener('change', () => this.safely('switch session', () => this.switchSession(this.picker.value)));
     this.showCachedBox.label = 'Show cached';
     this.showCachedBox.addEventListener('change', () => this.safely('toggle cached', () => this.setShowCached(this.showCachedBox.checked)));
-    this.controls.append(
+    this.formatPicker.setAttribute('aria-label', 'Format');
+    this.formatPicker.id = 'format-picker';
+    this.formatPicker.addEventListener('change', () => this.safely('choose a format', () => this.chooseFormat(this.formatPicker.value)));
+    this.sessionControls.append(
       el('label', { className: 'control-label', text: 'Session', attrs: { for: 'session-picker' } }),
       this.picker,
       this.showCachedBox,
+    );
+    this.controls.append(
+      this.sessionControls,
+      el('div', { className: 'format-control' }, [el('label', { className: 'control-label', text: 'Format', attrs: { for: 'format-picker' } }), this.formatPicker]),
     );
 
     this.chartWrap.addEventListener('keydown', (e) => this.safely('keyboard', () => this.onChartKey(e)));
@@ -155,7 +165,7 @@ export class InspectorApp {
     ]);
     this.sessionBody.append(this.sessionMeta, this.summary, timeline, el('div', { className: 'lower' }, [this.detailsPane]));
 
-    this.header.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge]), this.evidence, this.controls);
+    this.header.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge]), this.evidence, this.limitations, this.controls);
     this.header.hidden = true;
     this.sessionBody.hidden = true;
     this.diagnosticsPane.hidden = true;
@@ -240,9 +250,11 @@ export class InspectorApp {
     this.fileName.textContent = trace.fileName;
     this.fileName.title = trace.fileName;
     this.formatBadge.textContent = trace.formatLabel ?? 'unknown format';
-    this.evidence.textContent = `Detected: ${trace.detection}`;
+    this.evidence.textContent = trace.formatChosen ? `Read as ${trace.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${trace.detection}`;
+    this.renderLimitations(trace);
     this.renderProblem(trace);
     this.renderPicker();
+    this.renderFormatPicker(trace);
     this.showCachedBox.checked = this.showCached;
     this.renderDiagnostics(trace);
     this.renderSession();
@@ -264,10 +276,56 @@ export class InspectorApp {
     replaceChildren(this.problem, title === null ? [] : [icon('error', 'problem-icon'), el('div', {}, [el('h2', { text: title }), el('p', { className: 'problem-message', text })])]);
   }
 
+  /** Says what the format cannot give, so a missing figure reads as "not in this format", not as zero. */
+  private renderLimitations(trace: TraceView): void {
+    this.limitations.hidden = trace.limitations.length === 0;
+    replaceChildren(
+      this.limitations,
+      trace.limitations.length === 0
+        ? []
+        : [
+            icon('info', 'limitations-icon'),
+            el('div', {}, [
+              el('span', { className: 'limitations-title', text: `What ${trace.formatLabel ?? 'this format'} cannot give:` }),
+              el('ul', {}, trace.limitations.map((text) => el('li', { text }))),
+            ]),
+          ],
+    );
+  }
+
+  private renderFormatPicker(trace: TraceView): void {
+    const auto = trace.formatChosen ? 'Detect automatically' : `Detect automatically (${trace.formatLabel ?? 'no match'})`;
+    const options: Array<[string, string]> = [['', auto], ...trace.formatChoices.map((f): [string, string] => [f.id, f.label])];
+    const current = trace.formatChosen && trace.format ? trace.format : '';
+    replaceChildren(
+      this.formatPicker,
+      options.map(([value, label]) => {
+        const option = document.createElement('vscode-option');
+        option.value = value;
+        option.textContent = label;
+        option.selected = value === current;
+        return option;
+      }),
+    );
+    this.formatPicker.value = current;
+    this.formatPicker.dataset['value'] = current;
+  }
+
+  private chooseFormat(value: string): void {
+    if (!this.trace) return;
+    const current = this.trace.formatChosen && this.trace.format ? this.trace.format : '';
+    if (value === current) return;
+    const choice = this.trace.formatChoices.find((f) => f.id === value);
+    this.formatPicker.dataset['value'] = value;
+    this.host.notify({ type: 'format/choose', format: choice ? choice.id : null });
+    this.progressLabel.textContent = choice ? `Reading again as ${choice.label}…` : 'Detecting the format again…';
+    this.loading.hidden = false;
+  }
+
   private renderPicker(): void {
     const trace = this.trace!;
     const options = sessionOptions(trace);
-    this.controls.hidden = options.length === 0;
+    this.sessionControls.hidden = options.length === 0;
     replaceChildren(
       this.picker,
       options.map((o) => {

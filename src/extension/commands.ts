@@ -44,7 +44,7 @@ async function analyzeSession(ctx: CommandContext, given?: vscode.Uri): Promise<
       title: 'Analyze Agent Session',
       canSelectMany: false,
       openLabel: 'Analyze',
-      filters: { 'Agent traces': ['jsonl'] },
+      filters: { 'Agent traces': ['jsonl', 'json', 'traj'] },
     });
     uri = picked?.[0];
   }

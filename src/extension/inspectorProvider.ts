@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { buildCallDetail, buildTraceView } from '../core/analysis/traceView';
+import { buildCallDetail, buildTraceView, formatChoices } from '../core/analysis/traceView';
 import type { TraceView } from '../core/analysis/traceView';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import { Channel } from '../protocol/channel';
@@ -28,14 +28,17 @@ interface InspectorPanel {
 }
 
 /** Turns a load result into what the webview renders; a failed load still gets a view with its message. */
-export function toTraceView(uri: vscode.Uri, result: ParsedTrace | LoadFailure): TraceView {
+export function toTraceView(uri: vscode.Uri, result: ParsedTrace | LoadFailure, formatChosen = false): TraceView {
   const fileName = basename(uri.path);
-  if (!isLoadFailure(result)) return buildTraceView(result, fileName);
+  if (!isLoadFailure(result)) return buildTraceView(result, fileName, formatChosen);
   return {
     fileName,
     format: null,
     formatLabel: null,
     detection: '',
+    formatChosen,
+    formatChoices: formatChoices(),
+    limitations: [],
     problem: { kind: 'unreadable', message: result.message },
     sessions: [],
     diagnostics: [],
@@ -83,7 +86,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     const subscriptions: vscode.Disposable[] = [
       webview.onDidReceiveMessage((m: unknown) => channel.receive(m)),
       document.onDidReload((r) => {
-        if (entry.ready) channel.notify({ type: 'trace/didChange', trace: toTraceView(document.uri, r) });
+        if (entry.ready) channel.notify({ type: 'trace/didChange', trace: toTraceView(document.uri, r, document.formatOverride !== null) });
       }),
       document.onDidProgress((p) => {
         if (entry.ready) channel.notify({ type: 'load/progress', ...p });
@@ -128,7 +131,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         entry.ready = true;
         if (entry.document.progress.bytesRead > 0) entry.channel.notify({ type: 'load/progress', ...entry.document.progress });
         const result = await entry.document.result;
-        entry.channel.notify({ type: 'init', trace: toTraceView(entry.document.uri, result), settings: readSettings(), select: entry.pendingSelect });
+        entry.channel.notify({ type: 'init', trace: toTraceView(entry.document.uri, result, entry.document.formatOverride !== null), settings: readSettings(), select: entry.pendingSelect });
         entry.pendingSelect = null;
         return;
       }
@@ -141,6 +144,9 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         await revealLine(fileUri(entry.document.uri, files, m.file), m.line);
         return;
       }
+      case 'format/choose':
+        entry.document.reloadAs(m.format);
+        return;
       case 'log/error':
         this.log.error(`webview: ${m.message}`);
         return;

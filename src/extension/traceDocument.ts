@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { claudeSubagentFolder } from '../core/trace/claudeCode/companions';
+import type { FormatId } from '../core/trace/model';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import { loadTrace } from './traceLoader';
 import { basename } from 'node:path';
@@ -34,6 +35,8 @@ export class TraceDocument implements vscode.CustomDocument {
   /** Fires while a large file is read. */
   readonly onDidProgress = this.didProgress.event;
   progress: LoadProgress = { bytesRead: 0, totalBytes: null };
+  /** The format the user chose in the panel; null = detect. */
+  formatOverride: FormatId | null = null;
 
   constructor(
     readonly uri: vscode.Uri,
@@ -63,10 +66,15 @@ export class TraceDocument implements vscode.CustomDocument {
   private async load(): Promise<ParsedTrace | LoadFailure> {
     let result: ParsedTrace | LoadFailure;
     try {
-      result = await loadTrace(this.uri, this.maxBytes(), (bytesRead, totalBytes) => {
-        this.progress = { bytesRead, totalBytes };
-        this.didProgress.fire(this.progress);
-      });
+      result = await loadTrace(
+        this.uri,
+        this.maxBytes(),
+        (bytesRead, totalBytes) => {
+          this.progress = { bytesRead, totalBytes };
+          this.didProgress.fire(this.progress);
+        },
+        this.formatOverride,
+      );
     } catch (e) {
       result = { message: `Could not read ${basename(this.uri.path)}: ${e instanceof Error ? e.message : String(e)}` };
     }
@@ -89,12 +97,21 @@ export class TraceDocument implements vscode.CustomDocument {
     }
   }
 
+  /** Reads the file again as `format` (null: detect) and tells the panels. */
+  reloadAs(format: FormatId | null): void {
+    this.formatOverride = format;
+    clearTimeout(this.reloadTimer);
+    this.reload();
+  }
+
   private scheduleReload(): void {
     clearTimeout(this.reloadTimer);
-    this.reloadTimer = setTimeout(() => {
-      this.current = this.load();
-      void this.current.then((r) => this.didReload.fire(r));
-    }, RELOAD_DEBOUNCE_MS);
+    this.reloadTimer = setTimeout(() => this.reload(), RELOAD_DEBOUNCE_MS);
+  }
+
+  private reload(): void {
+    this.current = this.load();
+    void this.current.then((r) => this.didReload.fire(r));
   }
 }
 

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { claudeSubagentFolder, isSubagentLogName } from '../core/trace/claudeCode/companions';
 import { parseTrace } from '../core/trace/parseTrace';
+import type { FormatId } from '../core/trace/model';
 import type { ByteChunks, ParsedTrace, TraceFile } from '../core/trace/parseTrace';
 import { listCompanions } from '../node/traceFiles';
 import { createReadStream } from 'node:fs';
@@ -28,7 +29,7 @@ export class FileTooLargeError extends Error {}
  * size, progress reported), other schemes go through `workspace.fs`. Sub-agent logs
  * beside a Claude Code session are read too.
  */
-export async function loadTrace(uri: vscode.Uri, maxBytes: number, onProgress: ProgressListener): Promise<ParsedTrace> {
+export async function loadTrace(uri: vscode.Uri, maxBytes: number, onProgress: ProgressListener, format: FormatId | null = null): Promise<ParsedTrace> {
   const files: TraceFile[] = [];
   if (uri.scheme === 'file') {
     const path = uri.fsPath;
@@ -49,7 +50,7 @@ export async function loadTrace(uri: vscode.Uri, maxBytes: number, onProgress: P
       files.push({ key: rel, bytes: (await vscode.workspace.fs.readFile(vscode.Uri.joinPath(uri, '..', rel))) as ByteChunks });
     }
   }
-  return parseTrace(files, { yieldControl: yieldToEventLoop });
+  return parseTrace(files, format ? { format, yieldControl: yieldToEventLoop } : { yieldControl: yieldToEventLoop });
 }
 
 async function listRemoteCompanions(uri: vscode.Uri): Promise<string[]> {

@@ -1,4 +1,5 @@
 import type { CallDetail, TraceView } from '../core/analysis/traceView';
+import type { FormatId } from '../core/trace/model';
 
 /**
  * The one protocol between the extension host and the inspector webview. Type
@@ -50,6 +51,8 @@ export type WebviewNotification =
   | { type: 'source/reveal'; ref: CallRef; toolId: string | null }
   /** Show a line of one of the trace's files (a diagnostic's place) in a text editor beside the inspector. */
   | { type: 'source/revealLine'; file: string; line: number }
+  /** Read the trace again as this format (null: detect it again). */
+  | { type: 'format/choose'; format: FormatId | null }
   /** Something failed inside the webview; the host logs it. */
   | { type: 'log/error'; message: string };
 

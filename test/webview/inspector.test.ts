@@ -112,7 +112,7 @@ describe('inspector webview in Chromium', () => {
     assert.equal(await p.figure('appendToOutputMean'), '197×');
     assert.match((await p.page.textContent('.file-name')) ?? '', /ae4a77f8-aedd-4bc1-888f-c94edc91af04\.jsonl/);
     assert.match((await p.page.textContent('.badge')) ?? '', /Claude Code session log/);
-    assert.match((await p.page.textContent('.evidence')) ?? '', /look like claude-code/);
+    assert.match((await p.page.textContent('.evidence')) ?? '', /look like Claude Code session log/);
     await assertClean(p);
   });
 
@@ -203,14 +203,14 @@ describe('inspector webview in Chromium', () => {
 
   it('switching to sub-agent aac57f5 in the picker shows its 3 calls', async () => {
     const p = await inspector();
-    await p.page.click('vscode-single-select');
-    await p.page.locator('vscode-single-select li.option', { hasText: 'aac57f5' }).click();
+    await p.page.click('#session-picker');
+    await p.page.locator('#session-picker li.option', { hasText: 'aac57f5' }).click();
     await p.page.waitForFunction(() => document.querySelector('[data-figure="llmCalls"]')?.textContent === '3');
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-bar-count'), '3');
     assert.equal(await p.figure('input'), '50,496');
     assert.equal(await p.figure('cached'), '29,274');
     await p.page.screenshot({ path: join(results, 'webview-subagent.png') });
-    const options = await p.page.locator('vscode-option').allTextContents();
+    const options = await p.page.locator('#session-picker vscode-option').allTextContents();
     assert.deepEqual(options, ['main session ae4a77f8 · 149 calls', '└ sub-agent aac57f5 · 3 calls', '└ compaction agent acompact-946d2b · 1 call']);
     assert.equal(((await p.state()) as { sessionId: string }).sessionId, 'aac57f5');
     await assertClean(p);
@@ -222,7 +222,7 @@ describe('inspector webview in Chromium', () => {
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), '2');
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-show-cached'), 'false');
     assert.equal(await p.page.evaluate(() => (document.querySelector('vscode-checkbox') as HTMLElement & { checked: boolean }).checked), false);
-    assert.equal(await p.page.evaluate(() => (document.querySelector('vscode-single-select') as HTMLElement & { value: string }).value), 'aac57f5');
+    assert.equal(await p.page.evaluate(() => (document.querySelector('#session-picker') as HTMLElement & { value: string }).value), 'aac57f5');
     await assertClean(p);
   });
 
@@ -294,6 +294,22 @@ describe('inspector webview in Chromium', () => {
     for (const name of ['cached', 'input', 'cacheWrite', 'cacheHitRate', 'rawInputToOutput']) assert.equal(await p.figure(name), 'unknown', name);
     assert.equal(await p.figure('appended'), '10');
     assert.equal(await p.figure('output'), '5');
+    await assertClean(p);
+  });
+
+  it('says what the format cannot give, and the format picker asks the host to read the file again', async () => {
+    const p = await inspector();
+    // The Claude Code definition declares one limitation (no server-side timing).
+    const notes = await p.page.locator('.limitations li').allTextContents();
+    assert.deepEqual(notes, ['No server-side timing: call durations are measured by the client and include queueing, prefill, decode and network time.']);
+    const options = await p.page.locator('#format-picker vscode-option').allTextContents();
+    assert.equal(options[0], 'Detect automatically (Claude Code session log)');
+    assert.ok(options.includes('Agent Trace (canonical)'));
+    const since = p.posted.length;
+    await p.page.click('#format-picker');
+    await p.page.locator('#format-picker li.option', { hasText: 'Agent Trace (canonical)' }).click();
+    const chosen = await p.waitForPosted((m) => m.type === 'format/choose', since);
+    assert.deepEqual(chosen, { type: 'format/choose', format: 'agent-trace' });
     await assertClean(p);
   });
 

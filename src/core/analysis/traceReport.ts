@@ -29,6 +29,10 @@ export interface ReportDiagnostic {
 /** The whole `--json` document. Missing values are null, never 0. */
 export interface TraceReport {
   format: string | null;
+  /** How the format was found: detection evidence, or "chosen by the user". */
+  detection: string;
+  /** What the format cannot give, in words (figures it lacks are null). */
+  limitations: string[];
   problem: string | null;
   sessions: ReportSession[];
   diagnostics: ReportDiagnostic[];
@@ -39,6 +43,8 @@ export function buildTraceReport(parsed: ParsedTrace): TraceReport {
   const { model } = parsed;
   return {
     format: model.format,
+    detection: parsed.detection.evidence,
+    limitations: model.limitations,
     problem: parsed.problem?.message ?? null,
     sessions: model.sessions.map((session) => {
       const s = summarizeSession(session);

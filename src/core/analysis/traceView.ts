@@ -1,5 +1,5 @@
-import { formatById } from '../trace/formats';
-import type { Diagnostic, LlmCall, Session, SourceRef, ToolCall, TraceModel } from '../trace/model';
+import { formatById, FORMATS } from '../trace/formats';
+import type { Diagnostic, FormatId, LlmCall, Session, SourceRef, ToolCall, TraceModel } from '../trace/model';
 import type { FileProblem, ParsedTrace } from '../trace/parseTrace';
 import { summarizeSession } from './sessionSummary';
 import type { SessionSummary } from './sessionSummary';
@@ -61,12 +61,24 @@ export interface DiagnosticView {
   message: string;
 }
 
+/** A format the user can pick to override detection. */
+export interface FormatChoice {
+  id: FormatId;
+  label: string;
+}
+
 /** The whole trace as the inspector shows it. */
 export interface TraceView {
   fileName: string;
   format: TraceModel['format'];
   formatLabel: string | null;
   detection: string;
+  /** True when the user chose the format instead of detection. */
+  formatChosen: boolean;
+  /** Every format the picker offers. */
+  formatChoices: FormatChoice[];
+  /** What this format cannot give, in plain sentences. */
+  limitations: string[];
   problem: FileProblem | null;
   sessions: SessionView[];
   diagnostics: DiagnosticView[];
@@ -129,14 +141,22 @@ function subagentLinks(model: TraceModel, parent: Session): SubagentLink[] {
     }));
 }
 
+/** The formats a user can choose from. */
+export function formatChoices(): FormatChoice[] {
+  return FORMATS.map((f) => ({ id: f.id, label: f.label }));
+}
+
 /** Builds the view the host sends on `init`: summaries and bars for every session. */
-export function buildTraceView(parsed: ParsedTrace, fileName: string): TraceView {
+export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChosen = false): TraceView {
   const { model } = parsed;
   return {
     fileName,
     format: model.format,
     formatLabel: model.format ? (formatById(model.format)?.label ?? null) : null,
     detection: parsed.detection.evidence,
+    formatChosen,
+    formatChoices: formatChoices(),
+    limitations: model.limitations,
     problem: parsed.problem,
     sessions: model.sessions.map((s) => ({
       summary: summarizeSession(s),

@@ -4,8 +4,9 @@ import { formatCount, formatPercent, formatRatio } from './formatNumbers';
 /** The human-readable report `agent-trace analyze` prints without `--json`. */
 export function renderTextReport(fileName: string, report: TraceReport): string {
   const out: string[] = [];
-  out.push(`${fileName}: ${report.format ?? 'unreadable'}`);
+  out.push(`${fileName}: ${report.format ?? 'unreadable'} (${report.detection})`);
   if (report.problem) out.push(`  ${report.problem}`);
+  for (const limitation of report.limitations) out.push(`  note: ${limitation}`);
   for (const s of report.sessions) {
     const label = s.role === 'main' ? 'session' : s.role === 'compaction' ? 'compaction agent' : 'sub-agent';
     out.push('');

@@ -22,7 +22,9 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
     const r = run('analyze', SPOTTER, '--json');
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout);
-    assert.deepEqual(Object.keys(report), ['format', 'problem', 'sessions', 'diagnostics']);
+    assert.deepEqual(Object.keys(report), ['format', 'detection', 'limitations', 'problem', 'sessions', 'diagnostics']);
+    assert.match(report.detection, /records look like Claude Code session log/);
+    assert.equal(report.limitations.length, 1);
     assert.equal(report.format, 'claude-code');
     const main = report.sessions[0];
     assert.deepEqual(Object.keys(main), ['id', 'parentId', 'role', 'agent', 'model', 'llmCalls', 'userTurns', 'tokens', 'cacheHitRate', 'rawInputToOutput', 'appendToOutput']);
