@@ -22,6 +22,13 @@ export interface SessionSummary {
   llmCalls: number;
   userTurns: number;
   tokens: TokenTotals;
+  /**
+   * Present ('reported') only when `tokens` are the session totals the trace reports
+   * itself (SWE-agent `model_stats`) because no call reports a token figure: the UI
+   * says "totals only". Absent: `tokens` are sums over the calls. Left out otherwise
+   * so the `--json` contract of existing formats does not change.
+   */
+  tokensSource?: 'reported';
   /** Calls whose input, cached and output are all known: the ratios use these. */
   callsWithTokens: number;
   /** Σcached / Σinput. */
@@ -58,6 +65,19 @@ function pairedRatio(calls: readonly LlmCall[], a: keyof CallTokens, b: keyof Ca
   return n === 0 ? null : ratio(sa, sb);
 }
 
+/** The session's reported totals as token totals, or null when it reports no token figure. */
+function reportedTokenTotals(session: Session): TokenTotals | null {
+  const r = session.reportedTotals;
+  if (!r || (r.input === null && r.cached === null && r.output === null)) return null;
+  return {
+    input: r.input,
+    cached: r.cached,
+    appended: r.input !== null && r.cached !== null && r.input >= r.cached ? r.input - r.cached : null,
+    cacheWrite: null,
+    output: r.output,
+  };
+}
+
 /** Summarises one session. Pure: the CLI, the extension host and the webview agree by construction. */
 export function summarizeSession(session: Session): SessionSummary {
   const calls = session.calls;
@@ -78,6 +98,14 @@ export function summarizeSession(session: Session): SessionSummary {
     if (s !== null && (startMs === null || s < startMs)) startMs = s;
     if (c.endMs !== null && (endMs === null || c.endMs > endMs)) endMs = c.endMs;
   }
+  const callTotals: TokenTotals = {
+    input: total(calls, 'input'),
+    cached: total(calls, 'cached'),
+    appended: total(calls, 'appended'),
+    cacheWrite: total(calls, 'cacheWrite'),
+    output: total(calls, 'output'),
+  };
+  const reported = Object.values(callTotals).every((v) => v === null) ? reportedTokenTotals(session) : null;
   const firstTurn = session.turns[0]?.startMs ?? null;
   if (firstTurn !== null && (startMs === null || firstTurn < startMs)) startMs = firstTurn;
   return {
@@ -90,13 +118,8 @@ export function summarizeSession(session: Session): SessionSummary {
     title: session.title,
     llmCalls: calls.length,
     userTurns: session.turns.length,
-    tokens: {
-      input: total(calls, 'input'),
-      cached: total(calls, 'cached'),
-      appended: total(calls, 'appended'),
-      cacheWrite: total(calls, 'cacheWrite'),
-      output: total(calls, 'output'),
-    },
+    tokens: reported ?? callTotals,
+    ...(reported ? { tokensSource: 'reported' as const } : {}),
     callsWithTokens: calls.filter((c) => c.tokens.input !== null && c.tokens.cached !== null && c.tokens.output !== null).length,
     cacheHitRate: pairedRatio(calls, 'cached', 'input'),
     rawInputToOutput: pairedRatio(calls, 'input', 'output'),

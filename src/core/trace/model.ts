@@ -124,6 +124,22 @@ export interface Compaction {
   source: SourceRef;
 }
 
+/**
+ * Totals a trace reports for a whole session, apart from its calls (SWE-agent
+ * `model_stats`, ATIF `final_metrics`, vllm bench aggregates). Never spread over the
+ * calls: a format with totals only keeps its per-call tokens null.
+ */
+export interface ReportedTotals {
+  /** Prompt tokens over the session, cached included. */
+  input: number | null;
+  output: number | null;
+  /** Prompt tokens served from the prefix cache over the session. */
+  cached: number | null;
+  costUsd: number | null;
+  /** LLM requests the agent counted (may exceed `calls.length` when retries are not logged). */
+  llmCalls: number | null;
+}
+
 /** One agent conversation: the main thread or a sub-agent. */
 export interface Session {
   id: string;
@@ -141,6 +157,8 @@ export interface Session {
   calls: LlmCall[];
   turns: UserTurn[];
   compactions: Compaction[];
+  /** Session totals the trace reports itself; absent or null when it reports none. Optional so older producers stay valid. */
+  reportedTotals?: ReportedTotals | null;
 }
 
 /** How serious a diagnostic is. */

@@ -27,19 +27,20 @@ export function writeCanonical(model: TraceModel, generator: string): string {
 }
 
 function writeSession(session: Session, lines: string[]): void {
-  lines.push(
-    JSON.stringify({
-      type: 'session',
-      id: session.id,
-      parentId: session.parentId,
-      parentToolCallId: session.parentToolCallId,
-      role: session.role,
-      agent: session.agent,
-      model: session.model,
-      cwd: session.cwd,
-      title: session.title,
-    }),
-  );
+  const record: Record<string, unknown> = {
+    type: 'session',
+    id: session.id,
+    parentId: session.parentId,
+    parentToolCallId: session.parentToolCallId,
+    role: session.role,
+    agent: session.agent,
+    model: session.model,
+    cwd: session.cwd,
+    title: session.title,
+  };
+  // Written only when the source reports totals, so files of other formats stay byte-identical.
+  if (session.reportedTotals !== undefined) record['reportedTotals'] = session.reportedTotals;
+  lines.push(JSON.stringify(record));
   let nextTurn = 0;
   let nextCompaction = 0;
   const emitCompactionsBefore = (callIndex: number): void => {

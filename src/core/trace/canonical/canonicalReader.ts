@@ -1,7 +1,7 @@
 import { arr, clip, count, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, unknownTokens } from '../model';
-import type { BlockHashes, CallTokens, Diagnostic, LlmCall, ServerTiming, Session, SourceRef, ToolCall } from '../model';
+import type { BlockHashes, CallTokens, Diagnostic, LlmCall, ReportedTotals, ServerTiming, Session, SourceRef, ToolCall } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { CANONICAL_VERSION } from './canonicalFormat';
@@ -91,6 +91,8 @@ export class CanonicalReader implements RecordReader {
       model: str(value['model']),
       cwd: str(value['cwd']),
       title: str(value['title']),
+      // Only present when the record has it, so sessions without totals compare equal after a round trip.
+      ...('reportedTotals' in value ? { reportedTotals: this.reportedTotals(value['reportedTotals'], source) } : {}),
     } as const;
     if (existing) {
       // The session was named before its record: keep what it already holds, take the metadata.
@@ -203,6 +205,29 @@ export class CanonicalReader implements RecordReader {
       timeMs: this.time(value, 'timeMs', source),
       source,
     });
+  }
+
+  /** A session's `reportedTotals`: counts are whole numbers ≥ 0, cost a number ≥ 0; anything else is unknown. */
+  private reportedTotals(value: unknown, source: SourceRef): ReportedTotals | null {
+    const t = obj(value);
+    if (!t) {
+      if (value !== null) this.report(source, 'warning', `session reportedTotals must be an object or null, not ${JSON.stringify(value)}; read as null.`);
+      return null;
+    }
+    const field = (name: 'input' | 'output' | 'cached' | 'llmCalls'): number | null => {
+      const raw = t[name];
+      if (raw === undefined || raw === null) return null;
+      const n = typeof raw === 'number' ? count(raw) : null;
+      if (n === null) this.report(source, 'warning', `reportedTotals.${name} must be a whole number ≥ 0, not ${JSON.stringify(raw)}; read as unknown.`);
+      return n;
+    };
+    const rawCost = t['costUsd'];
+    let costUsd: number | null = null;
+    if (rawCost !== undefined && rawCost !== null) {
+      costUsd = typeof rawCost === 'number' && Number.isFinite(rawCost) && rawCost >= 0 ? rawCost : null;
+      if (costUsd === null) this.report(source, 'warning', `reportedTotals.costUsd must be a number ≥ 0, not ${JSON.stringify(rawCost)}; read as unknown.`);
+    }
+    return { input: field('input'), output: field('output'), cached: field('cached'), costUsd, llmCalls: field('llmCalls') };
   }
 
   private tokens(value: unknown, source: SourceRef): CallTokens {
