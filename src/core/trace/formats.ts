@@ -1,12 +1,22 @@
+import { bailianFormat } from './bailian/definition';
 import { canonicalFormat } from './canonical/definition';
 import { claudeCodeFormat } from './claudeCode/definition';
+import { codexFormat } from './codex/definition';
 import type { FormatDefinition } from './formatDefinition';
+import { openAiUsageFormat } from './openaiUsage/definition';
+import { otlpFormat } from './otel/definition';
+import { mooncakeFormat } from './mooncake/definition';
+import { traceLabFormat } from './tracelab/definition';
+import { atifFormat } from './atif/definition';
+import { miniSweAgentFormat } from './miniSweAgent/definition';
+import { sweAgentFormat } from './sweAgent/definition';
+import { vllmBenchFormat } from './vllmBench/definition';
 
 /**
  * Every format this build reads, in detection order: on a tie in votes the earlier
  * one wins, so more specific formats come before more general ones.
  */
-export const FORMATS: readonly FormatDefinition[] = [canonicalFormat, claudeCodeFormat];
+export const FORMATS: readonly FormatDefinition[] = [canonicalFormat, claudeCodeFormat, codexFormat, traceLabFormat, bailianFormat, mooncakeFormat, otlpFormat, atifFormat, sweAgentFormat, miniSweAgentFormat, vllmBenchFormat, openAiUsageFormat];
 
 /** The definition of a format id, or undefined for an id this build does not read. */
 export function formatById(id: string): FormatDefinition | undefined {

@@ -1,0 +1,539 @@
+import { arr, clip, count, isObject, isoMs, obj, str } from '../json';
+import type { JsonObject } from '../json';
+import { mostUsedModel, unknownTokens } from '../model';
+import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
+import { countSkipped } from '../recordReader';
+import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
+import { failedPatchTarget, outputText, parseArguments, patchTarget, resolvePath, shellCommand, toolOutcome } from './toolOutput';
+
+/** Longest error text kept per failed tool call; the full text stays in the file. */
+const ERROR_TEXT_MAX = 600;
+const PREVIEW_MAX = 160;
+
+/**
+ * Text Codex itself puts into user-role messages (environment, AGENTS.md, permissions):
+ * context for the model, never typed by the user. Only needed for files without
+ * `event_msg/user_message` lines; when those exist they decide (see finish).
+ */
+const INJECTED_PREFIXES = [
+  '<environment_context>',
+  '<user_instructions>',
+  '# AGENTS.md instructions for',
+  '<INSTRUCTIONS>',
+  '<permissions instructions>',
+  '<collaboration_mode>',
+  '<user_shell_command>',
+  '<turn_aborted>',
+];
+
+/** Usage fields compared between `last_token_usage` and the difference of the cumulative totals. */
+const USAGE_FIELDS = ['input_tokens', 'cached_input_tokens', 'output_tokens', 'reasoning_output_tokens'] as const;
+
+/**
+ * Where the model's response items sit relative to their usage report. Codex 0.60 records a
+ * response's items after the request completed, so `token_count` comes first; newer CLIs
+ * (0.114) record items as they stream in and report usage at the end.
+ */
+type ItemOrder = 'unknown' | 'usage-first' | 'items-first';
+
+/** Model items seen that no usage report has claimed yet. */
+interface PendingResponse {
+  source: SourceRef;
+  startMs: number | null;
+  endMs: number | null;
+  model: string | null;
+  tools: ToolCall[];
+}
+
+interface PendingTurn extends UserTurn {
+  /** Where the turn was seen: the response item, the UI event, or a task with no prompt. */
+  kind: 'item' | 'event' | 'task';
+  /** The other view of the same prompt (item ↔ event) was seen. */
+  matched: boolean;
+  text: string;
+  callsBefore: number;
+}
+
+/**
+ * Reads OpenAI Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl`),
+ * 0.60-style and 0.114-style (formats.md §2, §12).
+ *
+ * One LLM call per distinct usage report: `event_msg/token_count` with `info`, deduplicated
+ * on `total_token_usage.total_tokens` (0.60 writes each report twice, §12.2); `info: null`
+ * says nothing. Tokens come from `last_token_usage`, whose `input_tokens` includes the cached
+ * ones (§12.3): appended = input − cached, no cache-write figure.
+ *
+ * The model's response items (reasoning, assistant messages, tool calls) go to the call whose
+ * report they are next to. Which side that is depends on the CLI version (see ItemOrder); it is
+ * decided once per file, at the first report, from whether model items were waiting for it.
+ * A call's `source` is its first line: the `token_count` line in 0.60 files, the first
+ * response item in 0.114 files.
+ */
+export class CodexReader implements RecordReader {
+  private readonly diagnostics: Diagnostic[] = [];
+  private readonly skipped: Record<string, number> = {};
+  private sessionId: string | null = null;
+  private parentId: string | null = null;
+  private agentVersion: string | null = null;
+  private sessionCwd: string | null = null;
+  /** cwd and model of the latest turn_context: what the next request runs with. */
+  private turnCwd: string | null = null;
+  private model: string | null = null;
+  private readonly calls: LlmCall[] = [];
+  private readonly turns: PendingTurn[] = [];
+  private readonly compactions: Compaction[] = [];
+  private readonly toolsById = new Map<string, ToolCall>();
+  private order: ItemOrder = 'unknown';
+  /** usage-first files: the call whose items are still being written. */
+  private open: LlmCall | null = null;
+  private pending: PendingResponse | null = null;
+  /** Time of the last line that starts a request: prompt, tool output, turn_context, task_started. */
+  private lastInputMs: number | null = null;
+  private lastTotal: JsonObject | null = null;
+  private lastTotalKey: string | number | null = null;
+  private usageMismatches = 0;
+  private firstMismatch: SourceRef | null = null;
+  private usagelessCalls = 0;
+  private firstUsageless: SourceRef | null = null;
+  private eventPromptsSeen = false;
+  /** A task_started not yet followed by a prompt. */
+  private pendingTask: { source: SourceRef; timeMs: number | null } | null = null;
+  private firstSource: SourceRef | null = null;
+
+  record({ value, source }: TraceRecord): void {
+    this.firstSource ??= source;
+    const type = str(value['type']);
+    if (type === null) {
+      countSkipped(this.skipped, '(no type)');
+      return;
+    }
+    if (type !== 'session_meta' && type !== 'turn_context' && type !== 'response_item' && type !== 'event_msg' && type !== 'compacted') {
+      countSkipped(this.skipped, `unknown:${type}`);
+      return;
+    }
+    const payload = obj(value['payload']);
+    if (!payload) {
+      this.warn(source, `Codex ${type} record without "payload"; skipped.`);
+      return;
+    }
+    const timeMs = isoMs(value['timestamp']);
+    switch (type) {
+      case 'session_meta':
+        this.sessionMeta(payload, source);
+        return;
+      case 'turn_context':
+        this.model = str(payload['model']) ?? this.model;
+        this.turnCwd = str(payload['cwd']) ?? this.turnCwd;
+        this.sessionCwd ??= this.turnCwd;
+        this.noteInput(timeMs);
+        return;
+      case 'response_item':
+        this.responseItem(payload, timeMs, source);
+        return;
+      case 'event_msg':
+        this.event(payload, timeMs, source);
+        return;
+      case 'compacted':
+        this.compaction(timeMs, source);
+        return;
+    }
+  }
+
+  finish(): ReaderResult {
+    this.endResponse();
+    if (this.usageMismatches > 0 && this.firstMismatch) {
+      this.info(
+        this.firstMismatch,
+        `${this.usageMismatches} usage reports give a last_token_usage that differs from the change in total_token_usage; the per-call figures (last_token_usage) are used.`,
+      );
+    }
+    if (this.usagelessCalls > 0 && this.firstUsageless) {
+      this.info(this.firstUsageless, `${this.usagelessCalls} model responses have no usage report (interrupted, or the file ends first): their tokens are unknown.`);
+    }
+    if (this.sessionId === null && this.calls.length === 0 && this.turns.length === 0) {
+      return { sessions: [], diagnostics: this.diagnostics, skippedRecords: this.skipped };
+    }
+    if (this.sessionId === null && this.firstSource) {
+      this.warn(this.firstSource, 'No session_meta line: the session id, CLI version and cwd are unknown.');
+    }
+    const id = this.sessionId ?? 'codex-session';
+    this.calls.forEach((c, i) => (c.id = `${id}#${i + 1}`));
+    const turns = this.keptTurns();
+    assignTurns(this.calls, turns);
+    const session: Session = {
+      id,
+      parentId: this.parentId,
+      parentToolCallId: null,
+      role: this.parentId === null ? 'main' : 'subagent',
+      agent: { name: 'codex', version: this.agentVersion },
+      model: mostUsedModel(this.calls) ?? this.model,
+      cwd: this.sessionCwd,
+      title: null,
+      calls: this.calls,
+      turns,
+      compactions: this.compactions,
+    };
+    return { sessions: [session], diagnostics: this.diagnostics, skippedRecords: this.skipped };
+  }
+
+  private sessionMeta(p: JsonObject, source: SourceRef): void {
+    const id = str(p['id']);
+    if (this.sessionId !== null) {
+      // Sub-agent rollouts replay the parent's history, session_meta included.
+      if (id !== null && id !== this.sessionId) this.info(source, `A second session_meta (${id}) follows: the lines after it replay that session's history and are read as part of ${this.sessionId}.`);
+      countSkipped(this.skipped, 'session_meta (repeated)');
+      return;
+    }
+    this.sessionId = id;
+    this.agentVersion = str(p['cli_version']);
+    this.sessionCwd = str(p['cwd']) ?? this.sessionCwd;
+    this.turnCwd ??= this.sessionCwd;
+    const origin = obj(p['source']);
+    const spawn = origin ? obj(obj(origin['subagent'])?.['thread_spawn']) : null;
+    this.parentId = spawn ? str(spawn['parent_thread_id']) : null;
+  }
+
+  private responseItem(p: JsonObject, timeMs: number | null, source: SourceRef): void {
+    const type = str(p['type']) ?? '(none)';
+    switch (type) {
+      case 'message': {
+        const role = str(p['role']) ?? '(none)';
+        if (role === 'assistant') this.modelItem(null, timeMs, source);
+        else if (role === 'user') this.userItem(p, timeMs, source);
+        else countSkipped(this.skipped, `response_item:message (${role})`);
+        return;
+      }
+      case 'reasoning':
+      case 'web_search_call':
+        this.modelItem(null, timeMs, source);
+        return;
+      case 'function_call':
+      case 'custom_tool_call':
+      case 'local_shell_call':
+        this.modelItem(this.toolCall(type, p, timeMs, source), timeMs, source);
+        return;
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+        this.toolResult(type, p, timeMs, source);
+        return;
+      default:
+        // ghost_snapshot (a git snapshot) and anything newer: not part of the conversation.
+        countSkipped(this.skipped, `response_item:${type}`);
+    }
+  }
+
+  private event(p: JsonObject, timeMs: number | null, source: SourceRef): void {
+    const type = str(p['type']) ?? '(none)';
+    switch (type) {
+      case 'token_count': {
+        const info = obj(p['info']);
+        if (info) this.usage(info, timeMs, source);
+        else countSkipped(this.skipped, 'event_msg:token_count (no usage)');
+        return;
+      }
+      case 'user_message':
+        this.prompt(str(p['message']) ?? '', 'event', timeMs, source);
+        return;
+      case 'task_started':
+        this.endResponse();
+        this.pendingTask = { source, timeMs };
+        this.noteInput(timeMs);
+        return;
+      case 'task_complete':
+        this.endResponse();
+        return;
+      case 'turn_aborted':
+        this.endResponse();
+        this.info(source, `The user interrupted the turn here (reason: ${str(p['reason']) ?? 'not given'}).`);
+        return;
+      case 'context_compacted': {
+        const last = this.compactions[this.compactions.length - 1];
+        // The same compaction is also written as a `compacted` line by some versions.
+        if (last && last.beforeCall === this.calls.length) countSkipped(this.skipped, 'event_msg:context_compacted');
+        else this.compaction(timeMs, source);
+        return;
+      }
+      default:
+        // agent_message, agent_reasoning (UI copies of response items), and the rest.
+        countSkipped(this.skipped, `event_msg:${type}`);
+    }
+  }
+
+  /** A reasoning item, assistant message or tool call: output of the model's current response. */
+  private modelItem(tool: ToolCall | null, timeMs: number | null, source: SourceRef): void {
+    this.promoteTask();
+    if (tool) {
+      if (this.toolsById.has(tool.id)) {
+        countSkipped(this.skipped, 'response_item:tool call (repeated id)');
+        tool = null;
+      } else this.toolsById.set(tool.id, tool);
+    }
+    if (this.order === 'usage-first' && this.open) {
+      if (tool) this.open.toolCalls.push(tool);
+      return;
+    }
+    this.pending ??= { source, startMs: this.lastInputMs, endMs: timeMs, model: this.model, tools: [] };
+    if (timeMs !== null) this.pending.endMs = timeMs;
+    if (tool) this.pending.tools.push(tool);
+  }
+
+  private usage(info: JsonObject, timeMs: number | null, source: SourceRef): void {
+    const total = obj(info['total_token_usage']);
+    const last = obj(info['last_token_usage']);
+    const key = total ? (count(total['total_tokens']) ?? JSON.stringify(total)) : null;
+    if (key !== null && key === this.lastTotalKey) {
+      countSkipped(this.skipped, 'event_msg:token_count (repeated)');
+      return;
+    }
+    const delta = total ? difference(total, this.lastTotal) : null;
+    if (last && delta && this.lastTotal && USAGE_FIELDS.some((f) => count(last[f]) !== delta[f])) {
+      this.usageMismatches += 1;
+      this.firstMismatch ??= source;
+    }
+    const tokens = last ? usageTokens(last) : delta ? usageTokens(delta) : unknownTokens();
+    if (total) {
+      this.lastTotal = total;
+      this.lastTotalKey = key;
+    }
+    if (this.order === 'unknown') this.order = this.pending ? 'items-first' : 'usage-first';
+    this.promoteTask();
+    if (this.order === 'items-first' && this.pending) {
+      const p = this.pending;
+      this.pending = null;
+      this.addCall(p.source, p.startMs, timeMs ?? p.endMs, p.model, tokens, p.tools);
+      return;
+    }
+    this.flushPending();
+    const call = this.addCall(source, this.lastInputMs, timeMs, this.model, tokens, []);
+    if (this.order === 'usage-first') this.open = call;
+  }
+
+  private addCall(source: SourceRef, startMs: number | null, endMs: number | null, model: string | null, tokens: CallTokens, tools: ToolCall[]): LlmCall {
+    const call: LlmCall = { id: '', index: this.calls.length, turn: null, model, startMs, endMs, tokens, server: null, blocks: null, toolCalls: tools, source };
+    this.calls.push(call);
+    return call;
+  }
+
+  /** A prompt, a finished task, an interruption or a compaction: the current response is over. */
+  private endResponse(): void {
+    this.open = null;
+    this.flushPending();
+  }
+
+  /** Model items no report claimed: a response that was interrupted or cut off. Kept, tokens unknown. */
+  private flushPending(): void {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = null;
+    this.usagelessCalls += 1;
+    this.firstUsageless ??= p.source;
+    this.addCall(p.source, p.startMs, p.endMs, p.model, unknownTokens(), p.tools);
+  }
+
+  private userItem(p: JsonObject, timeMs: number | null, source: SourceRef): void {
+    const parts: string[] = [];
+    for (const block of arr(p['content']) ?? []) {
+      if (isObject(block) && typeof block['text'] === 'string') parts.push(block['text']);
+    }
+    const text = parts.join('\n');
+    const trimmed = text.trimStart();
+    if (INJECTED_PREFIXES.some((m) => trimmed.startsWith(m))) {
+      countSkipped(this.skipped, 'response_item:message (injected context)');
+      return;
+    }
+    this.prompt(text, 'item', timeMs, source);
+  }
+
+  /**
+   * A typed prompt. Codex writes it twice, as a response item and as a UI event, next to
+   * each other: the second view marks the first as matched instead of adding a turn.
+   */
+  private prompt(text: string, kind: 'item' | 'event', timeMs: number | null, source: SourceRef): void {
+    this.endResponse();
+    this.pendingTask = null;
+    this.noteInput(timeMs);
+    if (kind === 'event') this.eventPromptsSeen = true;
+    const last = this.turns[this.turns.length - 1];
+    if (last && last.kind !== kind && last.kind !== 'task' && !last.matched && last.callsBefore === this.calls.length && sameText(last.text, text)) {
+      last.matched = true;
+      return;
+    }
+    this.turns.push({
+      index: this.turns.length,
+      startMs: timeMs,
+      preview: clip(text.trim().replace(/\s+/g, ' '), PREVIEW_MAX),
+      source,
+      kind,
+      matched: false,
+      text,
+      callsBefore: this.calls.length,
+    });
+  }
+
+  /** A task (0.114) that reached the model without a typed prompt still starts a turn. */
+  private promoteTask(): void {
+    const task = this.pendingTask;
+    if (!task) return;
+    this.pendingTask = null;
+    this.turns.push({
+      index: this.turns.length,
+      startMs: task.timeMs,
+      preview: '(task started without a typed prompt)',
+      source: task.source,
+      kind: 'task',
+      matched: false,
+      text: '',
+      callsBefore: this.calls.length,
+    });
+  }
+
+  /**
+   * When the file has `user_message` events, they are the typed prompts: a user-role item
+   * that no event repeats is context Codex injected (a form INJECTED_PREFIXES does not know).
+   */
+  private keptTurns(): UserTurn[] {
+    const kept = this.turns.filter((t) => !this.eventPromptsSeen || t.kind !== 'item' || t.matched);
+    return kept.map((t, index) => ({ index, startMs: t.startMs, preview: t.preview, source: t.source }));
+  }
+
+  private compaction(timeMs: number | null, source: SourceRef): void {
+    this.endResponse();
+    // Codex logs neither what triggered the compaction nor the context size before it.
+    this.compactions.push({ beforeCall: this.calls.length, trigger: null, preTokens: null, timeMs, source });
+  }
+
+  private toolCall(type: string, p: JsonObject, timeMs: number | null, source: SourceRef): ToolCall | null {
+    const id = str(p['call_id']) ?? str(p['id']);
+    if (id === null) {
+      this.warn(source, `${type} without call_id; its result cannot be paired.`);
+      return null;
+    }
+    const cwd = this.turnCwd ?? this.sessionCwd;
+    let name: string;
+    let command: string | null = null;
+    let patch: string | null = null;
+    if (type === 'custom_tool_call') {
+      // Freeform input: apply_patch's patch text.
+      name = str(p['name']) ?? 'custom_tool';
+      const input = str(p['input']);
+      if (input !== null && (name === 'apply_patch' || input.includes('*** Begin Patch'))) patch = input;
+    } else if (type === 'local_shell_call') {
+      name = 'local_shell';
+      command = shellCommand(obj(p['action']));
+    } else {
+      name = str(p['name']) ?? 'function';
+      const raw = p['arguments'];
+      const args = parseArguments(raw);
+      if (args === null && typeof raw === 'string' && raw.trim() !== '') this.info(source, `Arguments of ${name} (${id}) are not a JSON object; its command is unknown.`);
+      command = shellCommand(args);
+      if (name === 'apply_patch') patch = str(args?.['input']) ?? str(args?.['patch']) ?? (typeof raw === 'string' ? raw : null);
+      // Older CLIs ran apply_patch through the shell with the patch in a heredoc.
+      else if (command?.includes('*** Begin Patch')) patch = command;
+    }
+    const target = patch === null ? null : patchTarget(patch);
+    return {
+      id,
+      name,
+      targetFile: target === null ? null : resolvePath(target, cwd),
+      command,
+      startMs: timeMs,
+      endMs: null,
+      durationMs: null,
+      isError: null,
+      errorText: null,
+      exitCode: null,
+      resultChars: null,
+      source,
+      resultSource: null,
+    };
+  }
+
+  private toolResult(type: string, p: JsonObject, timeMs: number | null, source: SourceRef): void {
+    this.noteInput(timeMs);
+    const id = str(p['call_id']);
+    const tool = id === null ? undefined : this.toolsById.get(id);
+    if (!tool) {
+      // The call can sit before a cut: nothing to pair it with (§12.9).
+      countSkipped(this.skipped, `response_item:${type} (unpaired)`);
+      return;
+    }
+    if (tool.resultSource !== null) {
+      countSkipped(this.skipped, `response_item:${type} (repeated)`);
+      return;
+    }
+    const { text, success } = outputText(p['output']);
+    const outcome = toolOutcome(text, success);
+    tool.endMs = timeMs;
+    tool.resultSource = source;
+    tool.resultChars = text.length;
+    tool.isError = outcome.isError;
+    tool.exitCode = outcome.exitCode;
+    // The runner's own measure first: 0.60 writes a call and its output at the same moment.
+    tool.durationMs = outcome.durationMs ?? (timeMs !== null && tool.startMs !== null ? timeMs - tool.startMs : null);
+    if (outcome.isError === true) {
+      tool.errorText = clip(outcome.detail.trim(), ERROR_TEXT_MAX);
+      // The file a failed patch names is the one that failed, even in a multi-file patch.
+      const failedFile = failedPatchTarget(text);
+      if (failedFile !== null) tool.targetFile = resolvePath(failedFile, this.turnCwd ?? this.sessionCwd);
+    }
+  }
+
+  private noteInput(timeMs: number | null): void {
+    if (timeMs !== null) this.lastInputMs = timeMs;
+  }
+
+  private info(source: SourceRef, message: string): void {
+    this.diagnostics.push({ file: source.file, line: source.line, severity: 'info', message });
+  }
+
+  private warn(source: SourceRef, message: string): void {
+    this.diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message });
+  }
+}
+
+/**
+ * Call tokens from a Codex usage object. `input_tokens` includes `cached_input_tokens`
+ * (§12.3) and `output_tokens` includes reasoning; Codex has no cache-write figure.
+ */
+function usageTokens(usage: JsonObject): CallTokens {
+  const input = count(usage['input_tokens']);
+  const cached = 'cached_input_tokens' in usage ? count(usage['cached_input_tokens']) : null;
+  return {
+    input,
+    cached,
+    appended: input !== null && cached !== null && cached <= input ? input - cached : null,
+    cacheWrite: null,
+    output: count(usage['output_tokens']),
+    reasoningOutput: 'reasoning_output_tokens' in usage ? count(usage['reasoning_output_tokens']) : null,
+  };
+}
+
+/** The change in the cumulative usage since the previous report (from zero for the first). */
+function difference(total: JsonObject, previous: JsonObject | null): JsonObject {
+  const out: JsonObject = {};
+  for (const f of USAGE_FIELDS) {
+    const now = count(total[f]);
+    const before = previous ? count(previous[f]) : 0;
+    out[f] = now === null || before === null || now < before ? null : now - before;
+  }
+  return out;
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = a.trim();
+  const y = b.trim();
+  return x === y || (x !== '' && y !== '' && (x.includes(y) || y.includes(x)));
+}
+
+/** Gives each call the index of the last turn whose prompt came before it. */
+function assignTurns(calls: LlmCall[], turns: UserTurn[]): void {
+  let t = -1;
+  for (const call of calls) {
+    while (t + 1 < turns.length && isBefore(turns[t + 1]!.source, call.source)) t += 1;
+    call.turn = t >= 0 ? t : null;
+  }
+}
+
+function isBefore(a: SourceRef, b: SourceRef): boolean {
+  return a.file < b.file || (a.file === b.file && a.offset < b.offset);
+}

@@ -1,0 +1,25 @@
+import type { FormatDefinition } from '../formatDefinition';
+import { isObject, str } from '../json';
+import { CodexReader } from './codexReader';
+
+/** Record types of a Codex rollout envelope (formats.md §10). */
+const ROLLOUT_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
+
+/** OpenAI Codex CLI rollouts (formats.md §2). */
+export const codexFormat: FormatDefinition = {
+  id: 'codex',
+  label: 'OpenAI Codex CLI rollout',
+  fileHint: '~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl',
+  limitations: [
+    'No cache-write figure: Codex reports cached input tokens but not how many tokens were written to the cache.',
+    'No server-side timing: call times come from the rollout timestamps and include queueing, prefill, decode and network time.',
+    'No sub-agents in the same file: each spawned agent writes its own rollout, and the parent rollout does not list them.',
+    'Tool results are read from the output text: success from the exit code or error message, duration from the runner’s own "Wall time"; a command still running when its output was logged has no result.',
+  ],
+  // Each line is {timestamp, type, payload}; the `codex exec --json` stream (thread.started…) is another format.
+  matchesRecord: (r) => {
+    const type = str(r['type']);
+    return type !== null && ROLLOUT_TYPES.has(type) && 'timestamp' in r && isObject(r['payload']);
+  },
+  createRecordReader: () => new CodexReader(),
+};
