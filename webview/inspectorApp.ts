@@ -68,6 +68,7 @@ export class InspectorApp {
   private readonly sessionBody = el('div', { className: 'session-body' });
   private readonly sessionMeta = el('p', { className: 'session-meta muted' });
   private readonly summary = el('section', { className: 'summary', attrs: { 'aria-label': 'Session summary' } });
+  private readonly tokensNote = el('p', { className: 'tokens-note', attrs: { role: 'note' } });
   private readonly legend = el('div', { className: 'legend', attrs: { 'aria-hidden': 'true' } });
   private readonly chartWrap = el('div', { className: 'chart-wrap', attrs: { tabindex: '0', role: 'application' } });
   private readonly canvas = el('canvas', { attrs: { 'aria-hidden': 'true' } });
@@ -163,7 +164,7 @@ export class InspectorApp {
       this.markers,
       this.live,
     ]);
-    this.sessionBody.append(this.sessionMeta, this.summary, timeline, el('div', { className: 'lower' }, [this.detailsPane]));
+    this.sessionBody.append(this.sessionMeta, this.summary, this.tokensNote, timeline, el('div', { className: 'lower' }, [this.detailsPane]));
 
     this.header.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge]), this.evidence, this.limitations, this.controls);
     this.header.hidden = true;
@@ -409,6 +410,17 @@ export class InspectorApp {
       ]),
     );
     replaceChildren(this.summary, groups);
+    // Say why the bars are flat rather than letting empty bars read as zero tokens.
+    const source = session.summary.tokensSource;
+    const note =
+      source === 'reported'
+        ? 'Totals only: this trace reports token counts for the whole session, not per call, so the figures above are the session totals and the bars below have no height. Failed tool calls are still marked.'
+        : source === 'none'
+          ? 'No token counts: this trace does not report tokens, so the bars below have no height. Failed tool calls are still marked.'
+          : null;
+    this.tokensNote.hidden = note === null;
+    this.tokensNote.textContent = note ?? '';
+    this.tokensNote.dataset['tokensSource'] = source;
   }
 
   private renderMarkers(markers: TimelineMarker[]): void {

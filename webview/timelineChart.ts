@@ -169,7 +169,7 @@ export class TimelineChart {
             max: m.axisMax ?? undefined,
             grid: { color: grid },
             border: { display: false },
-            ticks: { color: p.muted, maxTicksLimit: 6, callback: (v) => formatCompact(Number(v)) },
+            ticks: { color: p.muted, maxTicksLimit: 6, precision: 0, callback: (v) => formatCompact(Number(v)) },
             title: { display: true, text: this.showCached ? 'tokens per call' : 'appended + output tokens', color: p.muted },
           },
           y1: {
@@ -178,7 +178,7 @@ export class TimelineChart {
             max: m.axisMax ?? undefined,
             grid: { display: false },
             border: { display: false },
-            ticks: { color: p.muted, maxTicksLimit: 6, callback: (v) => formatCompact(Number(v)) },
+            ticks: { color: p.muted, maxTicksLimit: 6, precision: 0, callback: (v) => formatCompact(Number(v)) },
             title: { display: true, text: 'context size', color: p.muted },
           },
         },

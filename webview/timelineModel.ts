@@ -61,7 +61,9 @@ export function buildTimeline(session: SessionView, showCached: boolean): Timeli
   const context = calls.map((c) => c.input);
   let axisMax: number | null = null;
   if (showCached && calls.length > 0) {
-    const highest = Math.max(0, ...stackTop, ...context.map((v) => v ?? 0));
+    // A loop, not Math.max(...spread): a spread of 100k+ calls overflows the stack.
+    let highest = 0;
+    for (let i = 0; i < calls.length; i++) highest = Math.max(highest, stackTop[i]!, context[i] ?? 0);
     axisMax = niceCeiling(highest);
   }
   return {

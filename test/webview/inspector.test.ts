@@ -313,6 +313,20 @@ describe('inspector webview in Chromium', () => {
     await assertClean(p);
   });
 
+  it('a SWE-agent trajectory: totals only, said plainly, with failed tool calls still marked', async () => {
+    const traj = await parseFile(join(repoRoot, 'test/fixtures/swe-agent/pydicom__pydicom-1458.traj'));
+    const p = await inspector({ trace: buildTraceView(traj, 'pydicom__pydicom-1458.traj') });
+    // info.model_stats of the file: 122,612 tokens sent, 1,369 received, 12 api calls; 4 failed steps (reader test).
+    assert.equal(await p.figure('llmCalls'), '12');
+    assert.equal(await p.figure('input'), '122,612');
+    assert.equal(await p.figure('cached'), 'unknown');
+    assert.match((await p.page.textContent('.tokens-note')) ?? '', /^Totals only/);
+    assert.match((await p.page.locator('.limitations li').first().textContent()) ?? '', /No per-call token counts in SWE-agent trajectories/);
+    assert.equal(await p.page.getAttribute('.chart-wrap', 'data-bar-count'), '12');
+    await p.page.screenshot({ path: join(results, 'webview-swe-agent.png') });
+    await assertClean(p);
+  });
+
   it('lists a malformed line with its 1-based line number and reveals it 0-based', async () => {
     const text = [claudeLine('a', { input_tokens: 1, cache_read_input_tokens: 2, output_tokens: 3 }, 0), '{"broken": ', claudeLine('b', { input_tokens: 1, cache_read_input_tokens: 2, output_tokens: 3 }, 2)].join('\n');
     const broken = await parseText(text, 'broken.jsonl');

@@ -23,12 +23,10 @@ export interface SessionSummary {
   userTurns: number;
   tokens: TokenTotals;
   /**
-   * Present ('reported') only when `tokens` are the session totals the trace reports
-   * itself (SWE-agent `model_stats`) because no call reports a token figure: the UI
-   * says "totals only". Absent: `tokens` are sums over the calls. Left out otherwise
-   * so the `--json` contract of existing formats does not change.
+   * Where `tokens` come from: summed over the calls, the session totals the trace
+   * reports when no call has figures (SWE-agent, ATIF: "totals only"), or nowhere.
    */
-  tokensSource?: 'reported';
+  tokensSource: 'calls' | 'reported' | 'none';
   /** Calls whose input, cached and output are all known: the ratios use these. */
   callsWithTokens: number;
   /** Σcached / Σinput. */
@@ -119,14 +117,15 @@ export function summarizeSession(session: Session): SessionSummary {
     llmCalls: calls.length,
     userTurns: session.turns.length,
     tokens: reported ?? callTotals,
-    ...(reported ? { tokensSource: 'reported' as const } : {}),
+    tokensSource: reported ? 'reported' : Object.values(callTotals).some((v) => v !== null) ? 'calls' : 'none',
     callsWithTokens: calls.filter((c) => c.tokens.input !== null && c.tokens.cached !== null && c.tokens.output !== null).length,
-    cacheHitRate: pairedRatio(calls, 'cached', 'input'),
-    rawInputToOutput: pairedRatio(calls, 'input', 'output'),
+    // With totals only, the whole-session ratios still follow from them; per-call ones cannot.
+    cacheHitRate: reported ? ratio(reported.cached, reported.input) : pairedRatio(calls, 'cached', 'input'),
+    rawInputToOutput: reported ? ratio(reported.input, reported.output) : pairedRatio(calls, 'input', 'output'),
     appendToOutput: {
       mean: mean(perCallAppendToOutput),
       median: median(perCallAppendToOutput),
-      aggregate: pairedRatio(calls, 'appended', 'output'),
+      aggregate: reported ? ratio(reported.appended, reported.output) : pairedRatio(calls, 'appended', 'output'),
     },
     toolCalls,
     failedToolCalls: failed,

@@ -13,6 +13,8 @@ export interface ReportSession {
   llmCalls: number;
   userTurns: number;
   tokens: TokenTotals;
+  /** "calls": summed over calls; "reported": the trace's own session totals (no per-call figures); "none". */
+  tokensSource: 'calls' | 'reported' | 'none';
   cacheHitRate: number | null;
   rawInputToOutput: number | null;
   appendToOutput: { mean: number | null; median: number | null; aggregate: number | null };
@@ -57,6 +59,7 @@ export function buildTraceReport(parsed: ParsedTrace): TraceReport {
         llmCalls: s.llmCalls,
         userTurns: s.userTurns,
         tokens: s.tokens,
+        tokensSource: s.tokensSource,
         cacheHitRate: s.cacheHitRate,
         rawInputToOutput: s.rawInputToOutput,
         appendToOutput: s.appendToOutput,

@@ -14,8 +14,9 @@ export function renderTextReport(fileName: string, report: TraceReport): string 
     out.push(`  agent ${s.agent ?? 'unknown'}, model ${s.model ?? 'unknown'}`);
     out.push(`  LLM calls ${s.llmCalls}, user turns ${s.userTurns}`);
     const t = s.tokens;
+    const source = s.tokensSource === 'reported' ? ' (session totals reported by the agent; no per-call figures)' : '';
     out.push(
-      `  tokens  input ${formatCount(t.input)}  cached ${formatCount(t.cached)}  appended ${formatCount(t.appended)}  ` +
+      `  tokens${source}  input ${formatCount(t.input)}  cached ${formatCount(t.cached)}  appended ${formatCount(t.appended)}  ` +
         `output ${formatCount(t.output)}  cache write ${formatCount(t.cacheWrite)}`,
     );
     out.push(`  cache hit rate (Σcached/Σinput)     ${formatPercent(s.cacheHitRate)}`);

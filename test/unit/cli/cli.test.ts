@@ -27,7 +27,7 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
     assert.equal(report.limitations.length, 1);
     assert.equal(report.format, 'claude-code');
     const main = report.sessions[0];
-    assert.deepEqual(Object.keys(main), ['id', 'parentId', 'role', 'agent', 'model', 'llmCalls', 'userTurns', 'tokens', 'cacheHitRate', 'rawInputToOutput', 'appendToOutput']);
+    assert.deepEqual(Object.keys(main), ['id', 'parentId', 'role', 'agent', 'model', 'llmCalls', 'userTurns', 'tokens', 'tokensSource', 'cacheHitRate', 'rawInputToOutput', 'appendToOutput']);
     assert.deepEqual(Object.keys(main.tokens), ['input', 'cached', 'appended', 'cacheWrite', 'output']);
     assert.deepEqual(Object.keys(main.appendToOutput), ['mean', 'median', 'aggregate']);
     assert.equal(main.llmCalls, 149);

@@ -56,7 +56,8 @@ export function readBenchResult(result: JsonObject, locate: Locate, ordinal: num
     const starts = column('start_times');
     const errors = column('errors');
     const startValues = (starts ?? []).map(num).filter((s): s is number => s !== null);
-    const origin = startValues.length > 0 ? Math.min(...startValues) : null;
+    // reduce, not Math.min(...spread): a benchmark can have more requests than the stack has room for arguments.
+    const origin = startValues.length > 0 ? startValues.reduce((a, b) => Math.min(a, b)) : null;
     const failed: number[] = [];
     for (let i = 0; i < n; i++) {
       const error = errors ? str(errors[i]) : null;

@@ -54,7 +54,7 @@ describe('ATIF reader on the hand-built v1.4 trajectory', async () => {
     // per call appended/output: 40, 170/95, 580/140, 420/45, 80/50 → median 580/140
     const s = summarizeSession(session);
     assert.deepEqual(s.tokens, { input: 18540, cached: 11490, appended: 3650, cacheWrite: 3100, output: 470 });
-    assert.equal(s.tokensSource, undefined);
+    assert.equal(s.tokensSource, 'calls');
     assert.equal(s.callsWithTokens, 5);
     assert.equal(s.cacheHitRate, 11490 / 15140);
     assert.equal(s.rawInputToOutput, 18540 / 470);

@@ -50,7 +50,7 @@ describe('mini-swe-agent reader on a real v2 run (2.2.7, deepseek-reasoner, tool
 
   it('totals match the independent Python sums', () => {
     const s = summarizeSession(session);
-    assert.equal(s.tokensSource, undefined); // per-call figures, not reported totals
+    assert.equal(s.tokensSource, 'calls'); // per-call figures, not reported totals
     assert.deepEqual(s.tokens, { input: 92817, cached: 83392, appended: 9425, cacheWrite: null, output: 4089 });
     assert.equal(s.callsWithTokens, 15);
     assert.ok(Math.abs(s.cacheHitRate! - 0.8984561017916977) < 1e-12);

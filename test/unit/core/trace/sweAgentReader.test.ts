@@ -55,6 +55,9 @@ describe('SWE-agent reader on the pydicom trajectory (0.x, model_stats totals on
     assert.deepEqual(s.tokens, { input: 122612, cached: null, appended: null, cacheWrite: null, output: 1369 });
     assert.equal(s.callsWithTokens, 0);
     assert.equal(s.cacheHitRate, null);
+    // Whole-session ratios still follow from the totals: 122,612 / 1,369 = 89.56…; per-call ones do not.
+    assert.ok(Math.abs(s.rawInputToOutput! - 122612 / 1369) < 1e-12);
+    assert.deepEqual(s.appendToOutput, { mean: null, median: null, aggregate: null });
     assert.deepEqual(parsed.model.limitations.slice(0, 2), [
       'No per-call token counts in SWE-agent trajectories: totals only (info.model_stats).',
       'No timestamps: call and tool times are unknown; execution_time (SWE-agent 1.x) gives tool durations only.',

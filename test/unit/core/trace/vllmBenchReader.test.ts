@@ -69,7 +69,7 @@ describe('vllm bench reader on a detailed result (one line, as vllm writes it)',
     const s = summarizeSession(session);
     // The calls: 512 + 300 + 700 + 1024 = 2,536 sent (the failed prompt too); 4 + 3 + 2 = 9 out.
     assert.deepEqual(s.tokens, { input: 2536, cached: null, appended: null, cacheWrite: null, output: 9 });
-    assert.equal(s.tokensSource, undefined);
+    assert.equal(s.tokensSource, 'calls');
     assert.equal(s.cacheHitRate, null);
     assert.equal(s.startMs, 0);
     assert.equal(s.endMs, 562.5);
