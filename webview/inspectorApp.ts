@@ -270,7 +270,9 @@ export class InspectorApp {
       text = trace.problem.message;
     } else if (trace.sessions.length === 0) {
       title = 'No sessions found';
-      text = 'The file was read, but it contains no agent session with LLM calls.';
+      text = trace.formatChosen
+        ? `Nothing in this file matched ${trace.formatLabel ?? 'the chosen format'}. Choose another format, or "Detect automatically".`
+        : 'The file was read, but it contains no agent session with LLM calls.';
     }
     this.problem.hidden = title === null;
     this.problem.dataset['problem'] = trace.problem?.kind ?? (title ? 'no-sessions' : '');

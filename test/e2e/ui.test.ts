@@ -151,6 +151,40 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     assert.equal(await figure(s.web(), 'llmCalls'), '48');
   });
 
+  it('opens a SWE-agent .traj through "Reopen Editor With…": totals only, said plainly', async () => {
+    await quickOpen(s.page, 'pydicom__pydicom-1458.traj');
+    await s.page.locator('.tabs-container .tab.active', { hasText: 'pydicom__pydicom-1458.traj' }).waitFor();
+    await runCommand(s.page, 'View: Reopen Editor With...');
+    await s.page.locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'Agent Trace Inspector' }).first().click();
+    const web = s.web();
+    // info.model_stats of the file: 12 api calls, 122,612 tokens sent.
+    assert.equal(await figure(web, 'llmCalls'), '12');
+    assert.equal(await figure(web, 'input'), '122,612');
+    await web.getByText(/No per-call token counts in SWE-agent trajectories/).first().waitFor();
+    await web.getByText(/^Totals only/).first().waitFor();
+    await screenshot(s.page, 'e2e-swe-agent-open-with.png');
+  });
+
+  it('opens a Mooncake KV trace from the explorer context menu, and the format picker re-reads it', async () => {
+    const row = s.page.locator('.explorer-folders-view .monaco-list-row[aria-label="formats"]');
+    if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+    await s.page.locator('.explorer-folders-view .monaco-list-row[aria-label="conversation_trace.head300.jsonl"]').click({ button: 'right' });
+    await s.page.locator('.context-view .action-item', { hasText: 'Open in Agent Trace Inspector' }).click();
+    const web = s.web();
+    // 300 rows, one call each (the file has no sessions).
+    assert.equal(await figure(web, 'llmCalls'), '300');
+    await web.getByText(/infinite prefix cache|ideal/i).first().waitFor();
+    // Read it as Claude Code instead: nothing of that format is in it.
+    await web.locator('#format-picker').click();
+    await web.locator('#format-picker li.option', { hasText: 'Claude Code session log' }).click();
+    await web.getByText(/No sessions found/).waitFor();
+    await web.getByText(/Read as Claude Code session log, as you chose/).waitFor();
+    await screenshot(s.page, 'e2e-format-override.png');
+    await web.locator('#format-picker').click();
+    await web.locator('#format-picker li.option', { hasText: 'Detect automatically' }).click();
+    assert.equal(await figure(web, 'llmCalls'), '300');
+  });
+
   it('shows a malformed line in the panel and in the Problems view, and loads the rest', async () => {
     await quickOpen(s.page, 'malformed-line.trace.jsonl');
     const web = s.web();

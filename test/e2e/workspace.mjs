@@ -16,5 +16,9 @@ export function createWorkspace() {
   fs.cpSync(path.join(claude, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'), path.join(dir, 'claude/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'));
   fs.cpSync(path.join(claude, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04'), path.join(dir, 'claude/ae4a77f8-aedd-4bc1-888f-c94edc91af04'), { recursive: true });
   fs.cpSync(path.join(repoRoot, 'test/fixtures/bad-input'), path.join(dir, 'bad-input'), { recursive: true });
+  // Other formats, opened through "Open With" and the explorer's context menu.
+  fs.mkdirSync(path.join(dir, 'formats'));
+  fs.cpSync(path.join(repoRoot, 'test/fixtures/swe-agent/pydicom__pydicom-1458.traj'), path.join(dir, 'formats/pydicom__pydicom-1458.traj'));
+  fs.cpSync(path.join(repoRoot, 'test/fixtures/mooncake/conversation_trace.head300.jsonl'), path.join(dir, 'formats/conversation_trace.head300.jsonl'));
   return dir;
 }
