@@ -85,7 +85,8 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
 
   // Each test starts from an empty editor area, so one failure cannot leave a second webview behind.
   beforeEach(async () => {
-    // Take focus out of a webview first: keys pressed inside its iframe do not reach the workbench.
+    // Close any menu a failed test left open, then take focus out of a webview: keys pressed inside its iframe do not reach the workbench.
+    await s.page.keyboard.press('Escape');
     await s.page.locator('.part.sidebar .composite.title').first().click();
     await runCommand(s.page, 'View: Close All Editors');
     await s.page.locator('.editor-group-container .tab').first().waitFor({ state: 'detached' });
@@ -169,7 +170,11 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     const row = s.page.locator('.explorer-folders-view .monaco-list-row[aria-label="formats"]');
     if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
     await s.page.locator('.explorer-folders-view .monaco-list-row[aria-label="conversation_trace.head300.jsonl"]').click({ button: 'right' });
-    await s.page.locator('.context-view .action-item', { hasText: 'Open in Agent Trace Inspector' }).click();
+    // Hover first, then click the item's own anchor: a click during the menu's fade-in can be lost.
+    const item = s.page.locator('.context-view .action-menu-item', { hasText: 'Open in Agent Trace Inspector' });
+    await item.hover();
+    await item.click();
+    await s.page.locator('.context-view .monaco-menu').waitFor({ state: 'detached' });
     const web = s.web();
     // 300 rows, one call each (the file has no sessions).
     assert.equal(await figure(web, 'llmCalls'), '300');
