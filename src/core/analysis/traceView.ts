@@ -1,7 +1,11 @@
 import { formatById, FORMATS } from '../trace/formats';
 import type { Diagnostic, FormatId, LlmCall, Session, SourceRef, ToolCall, TraceModel } from '../trace/model';
 import type { FileProblem, ParsedTrace } from '../trace/parseTrace';
-import { summarizeSession } from './sessionSummary';
+import type { MissCause } from './cacheMisses';
+import type { Fingerprint } from './fingerprint';
+import type { RetryLoop } from './retryLoops';
+import { analyzeSession } from './sessionAnalysis';
+import type { AnalysisOptions, SessionAnalysis } from './sessionAnalysis';
 import type { SessionSummary } from './sessionSummary';
 
 /** A tool call as the timeline shows it. */
@@ -26,6 +30,10 @@ export interface CallRow {
   cacheWrite: number | null;
   output: number | null;
   tools: ToolChip[];
+  /** Why this call's prefix missed the cache, when it did. */
+  miss: { cause: MissCause; detail: string; lostTokens: number | null } | null;
+  /** Indexes into `SessionView.analysis.loops` of the loops this call made attempts in. */
+  loops: number[];
 }
 
 /** A sub-agent as the parent's timeline marks it. */
@@ -50,6 +58,39 @@ export interface SessionView {
   calls: CallRow[];
   compactions: CompactionMark[];
   subagents: SubagentLink[];
+  analysis: AnalysisView;
+}
+
+/** A retry loop as the timeline and the loops table show it (lines 0-based, files named). */
+export interface LoopView {
+  tool: string;
+  target: string;
+  targetKind: RetryLoop['targetKind'];
+  attempts: number;
+  /** Calls that made the attempts, in order. */
+  attemptCalls: number[];
+  firstCall: number;
+  lastCall: number;
+  callsSpanned: number;
+  escaped: boolean;
+  escapeCall: number | null;
+  firstError: string | null;
+  wastedTokens: number | null;
+  carryForwardTokens: number | null;
+  file: string;
+  firstLine: number;
+  lastLine: number;
+}
+
+/** The analyses of one session, sent with its bars. */
+export interface AnalysisView {
+  fingerprint: Fingerprint;
+  loops: LoopView[];
+  loopSentence: string | null;
+  callsInLoops: number;
+  missCauses: Record<MissCause, number>;
+  /** Failed tool calls that are not the agent's own attempts (user rejections, sibling errors). */
+  collateralFailures: number;
 }
 
 /** A diagnostic with its file named. */
@@ -111,7 +152,12 @@ export interface CallDetail {
   tools: ToolDetail[];
 }
 
-function row(call: LlmCall): CallRow {
+function row(call: LlmCall, analysis: SessionAnalysis): CallRow {
+  const miss = analysis.misses.find((m) => m.callIndex === call.index);
+  const loops: number[] = [];
+  analysis.retry.loops.forEach((l, i) => {
+    if (l.attempts.some((a) => a.callIndex === call.index)) loops.push(i);
+  });
   return {
     index: call.index,
     id: call.id,
@@ -125,6 +171,42 @@ function row(call: LlmCall): CallRow {
     cacheWrite: call.tokens.cacheWrite,
     output: call.tokens.output,
     tools: call.toolCalls.map((t) => ({ name: t.name, failed: t.isError, targetFile: t.targetFile })),
+    miss: miss ? { cause: miss.cause, detail: miss.detail, lostTokens: miss.lostTokens } : null,
+    loops,
+  };
+}
+
+function loopView(model: TraceModel, loop: RetryLoop): LoopView {
+  const first = loop.attempts[0]!.source;
+  const last = loop.attempts[loop.attempts.length - 1]!.source;
+  return {
+    tool: loop.tool,
+    target: loop.target,
+    targetKind: loop.targetKind,
+    attempts: loop.attempts.length,
+    attemptCalls: loop.attempts.map((a) => a.callIndex),
+    firstCall: loop.firstCall,
+    lastCall: loop.lastCall,
+    callsSpanned: loop.callsSpanned,
+    escaped: loop.escaped,
+    escapeCall: loop.escapeCall,
+    firstError: loop.firstError,
+    wastedTokens: loop.wastedTokens,
+    carryForwardTokens: loop.carryForwardTokens,
+    file: model.files[first.file] ?? '',
+    firstLine: first.line,
+    lastLine: last.line,
+  };
+}
+
+function analysisView(model: TraceModel, a: SessionAnalysis): AnalysisView {
+  return {
+    fingerprint: a.fingerprint,
+    loops: a.retry.loops.map((l) => loopView(model, l)),
+    loopSentence: a.loopSentence,
+    callsInLoops: a.retry.callsInLoops,
+    missCauses: a.missCauses,
+    collateralFailures: a.retry.failing.filter((f) => f.collateral).length,
   };
 }
 
@@ -147,7 +229,7 @@ export function formatChoices(): FormatChoice[] {
 }
 
 /** Builds the view the host sends on `init`: summaries and bars for every session. */
-export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChosen = false): TraceView {
+export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChosen = false, options: Partial<AnalysisOptions> = {}): TraceView {
   const { model } = parsed;
   return {
     fileName,
@@ -158,12 +240,16 @@ export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChos
     formatChoices: formatChoices(),
     limitations: model.limitations,
     problem: parsed.problem,
-    sessions: model.sessions.map((s) => ({
-      summary: summarizeSession(s),
-      calls: s.calls.map(row),
-      compactions: s.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens })),
-      subagents: subagentLinks(model, s),
-    })),
+    sessions: model.sessions.map((s) => {
+      const analysis = analyzeSession(s, options);
+      return {
+        summary: analysis.summary,
+        calls: s.calls.map((c) => row(c, analysis)),
+        compactions: s.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens })),
+        subagents: subagentLinks(model, s),
+        analysis: analysisView(model, analysis),
+      };
+    }),
     diagnostics: model.diagnostics.map((d) => ({ file: model.files[d.file] ?? '', line: d.line, severity: d.severity, message: d.message })),
     skippedRecords: model.skippedRecords,
   };

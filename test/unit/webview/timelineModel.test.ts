@@ -20,11 +20,11 @@ import {
 import { parseFile, SPOTTER } from '../helpers';
 
 function call(index: number, over: Partial<CallRow> = {}): CallRow {
-  return { index, id: `c${index}`, model: 'm', turn: 0, startMs: null, endMs: null, input: 100, cached: 80, appended: 20, cacheWrite: 5, output: 10, tools: [], ...over };
+  return { index, id: `c${index}`, model: 'm', turn: 0, startMs: null, endMs: null, input: 100, cached: 80, appended: 20, cacheWrite: 5, output: 10, tools: [], miss: null, loops: [], ...over };
 }
 
 function session(calls: CallRow[], over: Partial<SessionView> = {}): SessionView {
-  return { summary: {} as SessionView['summary'], calls, compactions: [], subagents: [], ...over };
+  return { summary: {} as SessionView['summary'], calls, compactions: [], subagents: [], analysis: {} as SessionView['analysis'], ...over };
 }
 
 describe('timeline model on the spotter session (149 calls, compaction before call 138, sub-agent from call 4)', async () => {

@@ -1,0 +1,202 @@
+import type { Session } from '../trace/model';
+import { decodeMs, prefillMs, QWEN3_32B_H100 } from './costModel';
+import type { CostModel } from './costModel';
+import { mean, median, quantile, ratio, sum } from './stats';
+import { DEFAULT_INTENT_MAPPING, toolIntent } from './toolTaxonomy';
+import type { IntentMapping } from './toolTaxonomy';
+
+/** A published range for agent workloads and where it comes from. */
+export interface PublishedRange {
+  low: number;
+  high: number;
+  /** What the figure is, as the source defines it. */
+  what: string;
+  source: string;
+}
+
+/**
+ * The ranges measured on real agents (Claude Code driving Qwen and Gemma on vLLM), from
+ * "Agentic AI Workload Characteristics" (arXiv 2605.26297), so a user sees at once whether
+ * a session is typical.
+ */
+export const PUBLISHED_RANGES = {
+  cacheHitRate: { low: 0.846, high: 0.995, what: 'prefix-cache hit rate', source: 'Agentic AI Workload Characteristics (arXiv 2605.26297)' },
+  rawInputToOutput: { low: 53.9, high: 559.8, what: 'raw input / output tokens', source: 'Agentic AI Workload Characteristics (arXiv 2605.26297)' },
+  appendToOutputMean: { low: 1.5, high: 7.3, what: 'appended / output tokens, mean per call', source: 'Agentic AI Workload Characteristics (arXiv 2605.26297)' },
+  decodeShare: { low: 0.91, high: 0.986, what: 'decode share of LLM time', source: 'Agentic AI Workload Characteristics (arXiv 2605.26297)' },
+} as const satisfies Record<string, PublishedRange>;
+
+/** Where a figure falls against its published range. */
+export type RangePosition = 'below' | 'within' | 'above';
+
+export function compareToRange(value: number | null, range: PublishedRange): RangePosition | null {
+  if (value === null) return null;
+  return value < range.low ? 'below' : value > range.high ? 'above' : 'within';
+}
+
+/** Per-tool figures. */
+export interface ToolStats {
+  total: number;
+  failed: number;
+  failureRate: number | null;
+  latencyMsMedian: number | null;
+  latencyMsP90: number | null;
+}
+
+/** Prefill's share of LLM time, measured from server timings or estimated with a cost model. */
+export interface PrefillShare {
+  value: number | null;
+  estimated: boolean;
+  /** What it rests on: "vLLM server timings of 12 calls" or the cost model's name. */
+  basis: string;
+}
+
+/** What a compaction cost. */
+export interface CompactionCost {
+  beforeCall: number;
+  /** Context just before (the agent's own figure, else the last call's input). */
+  contextBefore: number | null;
+  /** Tokens of that context the first call after did not get from the cache. */
+  lostCachedTokens: number | null;
+  /** Tokens the first call after had to prefill. */
+  reprefillTokens: number | null;
+}
+
+/** The workload fingerprint of a session: the figures the agentic-serving literature uses. */
+export interface Fingerprint {
+  appendToOutputP90: number | null;
+  outputPerCall: { mean: number | null; median: number | null };
+  prefillShare: PrefillShare;
+  tools: { total: number; failed: number; byTool: Record<string, ToolStats>; toolTimeMs: number | null; llmTimeMs: number | null };
+  /** Tool calls by intent in each quarter of the session's calls. */
+  intentByQuartile: Array<{ explore: number; execute: number; other: number }>;
+  context: { meanTokens: number | null; maxTokens: number | null; growthPerCall: number | null };
+  compactions: CompactionCost[];
+}
+
+/** Options of the fingerprint. */
+export interface FingerprintOptions {
+  intent: IntentMapping;
+  costModel: CostModel;
+}
+
+export const DEFAULT_FINGERPRINT_OPTIONS: FingerprintOptions = { intent: DEFAULT_INTENT_MAPPING, costModel: QWEN3_32B_H100 };
+
+function prefillShare(session: Session, costModel: CostModel): PrefillShare {
+  let measuredPrefill = 0;
+  let measuredDecode = 0;
+  let measured = 0;
+  for (const c of session.calls) {
+    if (c.server?.prefillMs != null && c.server.decodeMs != null) {
+      measuredPrefill += c.server.prefillMs;
+      measuredDecode += c.server.decodeMs;
+      measured += 1;
+    }
+  }
+  if (measured > 0) {
+    return { value: ratio(measuredPrefill, measuredPrefill + measuredDecode), estimated: false, basis: `server prefill and decode times of ${measured} call${measured === 1 ? '' : 's'}` };
+  }
+  let p = 0;
+  let d = 0;
+  let n = 0;
+  for (const c of session.calls) {
+    const { cached, appended, input, output } = c.tokens;
+    if (appended === null || output === null) continue;
+    p += prefillMs(costModel, cached ?? 0, appended);
+    d += decodeMs(costModel, input ?? appended, output);
+    n += 1;
+  }
+  if (n === 0) return { value: null, estimated: true, basis: 'no call reports appended and output tokens' };
+  return { value: ratio(p, p + d), estimated: true, basis: `estimated: ${costModel.label}, running alone (research/kvsim.md §5)` };
+}
+
+function toolStats(session: Session): Fingerprint['tools'] {
+  const byName = new Map<string, { total: number; failed: number; latencies: number[] }>();
+  let total = 0;
+  let failed = 0;
+  const durations: number[] = [];
+  for (const c of session.calls) {
+    for (const t of c.toolCalls) {
+      total += 1;
+      const s = byName.get(t.name) ?? { total: 0, failed: 0, latencies: [] };
+      s.total += 1;
+      if (t.isError === true) {
+        s.failed += 1;
+        failed += 1;
+      }
+      if (t.durationMs !== null) {
+        s.latencies.push(t.durationMs);
+        durations.push(t.durationMs);
+      }
+      byName.set(t.name, s);
+    }
+  }
+  const byTool: Record<string, ToolStats> = {};
+  for (const [name, s] of [...byName.entries()].sort((a, b) => b[1].total - a[1].total || a[0].localeCompare(b[0]))) {
+    byTool[name] = { total: s.total, failed: s.failed, failureRate: ratio(s.failed, s.total), latencyMsMedian: median(s.latencies), latencyMsP90: quantile(s.latencies, 0.9) };
+  }
+  const llm = session.calls.filter((c) => c.startMs !== null && c.endMs !== null).map((c) => c.endMs! - c.startMs!);
+  return { total, failed, byTool, toolTimeMs: durations.length > 0 ? sum(durations) : null, llmTimeMs: llm.length > 0 ? sum(llm) : null };
+}
+
+function intentByQuartile(session: Session, mapping: IntentMapping): Fingerprint['intentByQuartile'] {
+  const n = session.calls.length;
+  const quarters = [0, 1, 2, 3].map(() => ({ explore: 0, execute: 0, other: 0 }));
+  session.calls.forEach((c, i) => {
+    // Quarter q holds calls [q·n/4, (q+1)·n/4): the same split for any n.
+    const q = Math.min(3, Math.floor((i * 4) / Math.max(1, n)));
+    for (const t of c.toolCalls) quarters[q]![toolIntent(t, mapping)] += 1;
+  });
+  return quarters;
+}
+
+function contextFigures(session: Session): Fingerprint['context'] {
+  const inputs = session.calls.map((c) => c.tokens.input);
+  const known = inputs.filter((v): v is number => v !== null);
+  const boundaries = new Set(session.compactions.map((c) => c.beforeCall));
+  const growth: number[] = [];
+  for (let i = 1; i < inputs.length; i++) {
+    const a = inputs[i - 1];
+    const b = inputs[i];
+    // A compaction resets the context; that step is not growth.
+    if (a != null && b != null && !boundaries.has(i)) growth.push(b - a);
+  }
+  let max: number | null = null;
+  for (const v of known) max = max === null || v > max ? v : max;
+  return { meanTokens: mean(known), maxTokens: max, growthPerCall: mean(growth) };
+}
+
+function compactionCosts(session: Session): CompactionCost[] {
+  return session.compactions.map((c) => {
+    const before = session.calls[c.beforeCall - 1];
+    const after = session.calls[c.beforeCall];
+    const contextBefore = c.preTokens ?? before?.tokens.input ?? null;
+    const cachedAfter = after?.tokens.cached ?? null;
+    return {
+      beforeCall: c.beforeCall,
+      contextBefore,
+      lostCachedTokens: contextBefore !== null && cachedAfter !== null ? Math.max(0, contextBefore - cachedAfter) : null,
+      reprefillTokens: after?.tokens.appended ?? null,
+    };
+  });
+}
+
+/** Computes a session's fingerprint (the headline ratios are in SessionSummary). */
+export function fingerprint(session: Session, options: FingerprintOptions = DEFAULT_FINGERPRINT_OPTIONS): Fingerprint {
+  const perCall: number[] = [];
+  const outputs: number[] = [];
+  for (const c of session.calls) {
+    const { appended, output } = c.tokens;
+    if (output !== null) outputs.push(output);
+    if (appended !== null && output !== null && output > 0) perCall.push(appended / output);
+  }
+  return {
+    appendToOutputP90: quantile(perCall, 0.9),
+    outputPerCall: { mean: mean(outputs), median: median(outputs) },
+    prefillShare: prefillShare(session, options.costModel),
+    tools: toolStats(session),
+    intentByQuartile: intentByQuartile(session, options.intent),
+    context: contextFigures(session),
+    compactions: compactionCosts(session),
+  };
+}

@@ -1,0 +1,202 @@
+import { clip } from '../trace/json';
+import type { LlmCall, Session, SourceRef, ToolCall } from '../trace/model';
+import { isCollateralFailure, toolTarget } from './toolTaxonomy';
+import type { ToolTarget } from './toolTaxonomy';
+
+/** Characters per token for estimating the size of error text (the usual rule of thumb for English and code). */
+export const CHARS_PER_TOKEN = 4;
+
+/** One failed attempt inside a retry loop. */
+export interface LoopAttempt {
+  callIndex: number;
+  toolId: string;
+  toolName: string;
+  /** Where the failure shows: the result's line (or the call's, where one line holds both). */
+  source: SourceRef;
+}
+
+/** A run of failed calls of one kind on one target, with no success on it in between. */
+export interface RetryLoop {
+  /** Tool names used in the attempts, e.g. "Edit/Write". */
+  tool: string;
+  family: ToolTarget['family'];
+  targetKind: ToolTarget['kind'];
+  /** The file, the normalised command, or the tool name. */
+  target: string;
+  attempts: LoopAttempt[];
+  firstCall: number;
+  lastCall: number;
+  /** LLM calls from the first attempt to the last, inclusive. */
+  callsSpanned: number;
+  /** True when a later call of the same kind on the same target succeeded. */
+  escaped: boolean;
+  /** The call whose tool call succeeded, when escaped. */
+  escapeCall: number | null;
+  firstError: string | null;
+  /** Outputs of the calls that made the failed attempts plus the error text appended (tokens; the error part is estimated). */
+  wastedTokens: number | null;
+  /** The error text's tokens times the later calls that re-read it (estimated). */
+  carryForwardTokens: number | null;
+}
+
+/** A failed tool call with its place in the session, for CodeLens and the details pane. */
+export interface FailingToolCall {
+  callIndex: number;
+  toolId: string;
+  toolName: string;
+  target: string;
+  targetKind: ToolTarget['kind'];
+  /** First line of the error, short. */
+  errorShort: string;
+  /** 1-based count of failures of this kind on this target since the last success ("3rd failed Edit"). */
+  failureOrdinal: number;
+  /** Index into the session's retry loops, when this failure is part of one. */
+  loopIndex: number | null;
+  /** Collateral failures (user rejection, sibling error) are not the agent's own attempts. */
+  collateral: boolean;
+  /** Estimated tokens of the error text. */
+  errorTokens: number | null;
+  /** Later calls that re-read the error (until the session ends or a compaction drops it). */
+  laterCalls: number;
+  carryForwardTokens: number | null;
+  source: SourceRef;
+}
+
+/** Retry loops and every failing tool call of a session. */
+export interface RetryAnalysis {
+  loops: RetryLoop[];
+  failing: FailingToolCall[];
+  /** Calls that made at least one loop attempt. */
+  callsInLoops: number;
+}
+
+/** Estimated tokens of a tool's result or error text, or null when the trace gives no size. */
+export function errorTokens(tool: ToolCall): number | null {
+  const chars = tool.resultChars ?? (tool.errorText !== null ? tool.errorText.length : null);
+  return chars === null ? null : Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+/**
+ * How many calls after `callIndex` re-read what that call's tools returned: every
+ * later call until the next compaction, which replaces the context with a summary.
+ */
+export function laterCallsReading(session: Session, callIndex: number): number {
+  let end = session.calls.length;
+  for (const c of session.compactions) if (c.beforeCall > callIndex && c.beforeCall < end) end = c.beforeCall;
+  return Math.max(0, end - callIndex - 1);
+}
+
+interface OpenRun {
+  target: ToolTarget;
+  attempts: Array<{ call: LlmCall; tool: ToolCall }>;
+}
+
+function firstLine(text: string | null): string {
+  if (!text) return 'failed';
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? text;
+  return clip(line.trim(), 100);
+}
+
+/**
+ * Finds retry loops (issue 4): a run of failed calls of the same kind (file edits,
+ * shell commands, or one tool) on the same target (file; command with flags and
+ * quoted text set aside) with no success on that target in between, of at least
+ * `minAttempts` attempts. Collateral failures are listed but never count as attempts.
+ */
+export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis {
+  const open = new Map<string, OpenRun>();
+  const loops: RetryLoop[] = [];
+  const failing: FailingToolCall[] = [];
+  /** failing index → run it belongs to, to fill loopIndex once the run closes. */
+  const runOf = new Map<number, OpenRun>();
+  const loopOfRun = new Map<OpenRun, number>();
+
+  const close = (key: string, escapeCall: number | null): void => {
+    const run = open.get(key);
+    if (!run) return;
+    open.delete(key);
+    if (run.attempts.length < minAttempts) return;
+    loopOfRun.set(run, loops.length);
+    loops.push(buildLoop(session, run, escapeCall));
+  };
+
+  for (const call of session.calls) {
+    for (const tool of call.toolCalls) {
+      if (tool.isError === null) continue;
+      const target = toolTarget(tool);
+      const key = `${target.family}\u0000${target.key}`;
+      if (tool.isError === false) {
+        close(key, call.index);
+        continue;
+      }
+      const collateral = isCollateralFailure(tool);
+      let run = open.get(key);
+      if (!collateral) {
+        if (!run) {
+          run = { target, attempts: [] };
+          open.set(key, run);
+        }
+        run.attempts.push({ call, tool });
+      }
+      const later = laterCallsReading(session, call.index);
+      const tokens = errorTokens(tool);
+      if (!collateral && run) runOf.set(failing.length, run);
+      failing.push({
+        callIndex: call.index,
+        toolId: tool.id,
+        toolName: tool.name,
+        target: target.key,
+        targetKind: target.kind,
+        errorShort: firstLine(tool.errorText),
+        failureOrdinal: collateral || !run ? 0 : run.attempts.length,
+        loopIndex: null,
+        collateral,
+        errorTokens: tokens,
+        laterCalls: later,
+        carryForwardTokens: tokens === null ? null : tokens * later,
+        source: tool.resultSource ?? tool.source,
+      });
+    }
+  }
+  for (const key of [...open.keys()]) close(key, null);
+  for (const [i, run] of runOf) failing[i]!.loopIndex = loopOfRun.get(run) ?? null;
+  const loopCalls = new Set<number>();
+  for (const loop of loops) for (const a of loop.attempts) loopCalls.add(a.callIndex);
+  return { loops, failing, callsInLoops: loopCalls.size };
+}
+
+function buildLoop(session: Session, run: OpenRun, escapeCall: number | null): RetryLoop {
+  const names = [...new Set(run.attempts.map((a) => a.tool.name))];
+  const firstCall = run.attempts[0]!.call.index;
+  const lastCall = run.attempts[run.attempts.length - 1]!.call.index;
+  let wasted: number | null = null;
+  let carry: number | null = null;
+  const countedCalls = new Set<number>();
+  for (const { call, tool } of run.attempts) {
+    // A call that made several failed attempts wrote its output once.
+    if (!countedCalls.has(call.index) && call.tokens.output !== null) {
+      countedCalls.add(call.index);
+      wasted = (wasted ?? 0) + call.tokens.output;
+    }
+    const tokens = errorTokens(tool);
+    if (tokens !== null) {
+      wasted = (wasted ?? 0) + tokens;
+      carry = (carry ?? 0) + tokens * laterCallsReading(session, call.index);
+    }
+  }
+  return {
+    tool: names.join('/'),
+    family: run.target.family,
+    targetKind: run.target.kind,
+    target: run.target.key,
+    attempts: run.attempts.map(({ call, tool }) => ({ callIndex: call.index, toolId: tool.id, toolName: tool.name, source: tool.resultSource ?? tool.source })),
+    firstCall,
+    lastCall,
+    callsSpanned: lastCall - firstCall + 1,
+    escaped: escapeCall !== null,
+    escapeCall,
+    firstError: run.attempts[0]!.tool.errorText !== null ? clip(run.attempts[0]!.tool.errorText, 300) : null,
+    wastedTokens: wasted,
+    carryForwardTokens: carry,
+  };
+}

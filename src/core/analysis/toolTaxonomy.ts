@@ -1,0 +1,108 @@
+import type { ToolCall } from '../trace/model';
+
+/**
+ * Tools that change a file. Different tools on one file count as one kind of
+ * attempt: an agent that fails with Edit and then with Write on the same file is in
+ * one retry loop (formats differ in what they call their edit tool).
+ */
+const FILE_EDIT_TOOLS = new Set(
+  ['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'apply_patch', 'str_replace_editor', 'str_replace_based_edit_tool', 'edit', 'create', 'write_file', 'replace', 'insert', 'edit_file'].map((n) => n.toLowerCase()),
+);
+
+/** Tools that run a shell command. */
+const SHELL_TOOLS = new Set(['Bash', 'shell', 'shell_command', 'exec_command', 'local_shell', 'run_command', 'execute_bash', 'bash', 'terminal'].map((n) => n.toLowerCase()));
+
+/** Where a tool call acts, for grouping failures: the same file, or the same command with its flags and quoted text set aside. */
+export interface ToolTarget {
+  family: 'file-edit' | 'shell' | 'other';
+  kind: 'file' | 'command' | 'tool';
+  /** Display form (the file path, the normalised command, or the tool name). */
+  key: string;
+}
+
+/** The family and target a tool call's failures are grouped by. */
+export function toolTarget(tool: ToolCall): ToolTarget {
+  const name = tool.name.toLowerCase();
+  if (FILE_EDIT_TOOLS.has(name) && tool.targetFile) return { family: 'file-edit', kind: 'file', key: tool.targetFile };
+  if (SHELL_TOOLS.has(name) || (tool.command !== null && !tool.targetFile)) {
+    if (tool.command) return { family: 'shell', kind: 'command', key: normalizeCommand(tool.command) };
+  }
+  if (tool.targetFile) return { family: 'other', kind: 'file', key: `${tool.name} ${tool.targetFile}` };
+  return { family: 'other', kind: 'tool', key: tool.name };
+}
+
+/** Splits a shell command into its `&&`, `||`, `;` and `|` segments, keeping quoted text whole. */
+function segments(command: string): string[][] {
+  const out: string[][] = [[]];
+  const re = /"(?:[^"\\]|\\.)*"|'[^']*'|&&|\|\||[;|\n]|[^\s"';|&]+|&/g;
+  for (const m of command.matchAll(re)) {
+    const token = m[0];
+    if (token === '&&' || token === '||' || token === ';' || token === '|' || token === '\n') out.push([]);
+    else out[out.length - 1]!.push(token);
+  }
+  return out.filter((s) => s.length > 0);
+}
+
+/**
+ * A command's identity for retry loops: per segment, the program and its first
+ * argument, with flags, quoted text (commit messages, scripts), environment
+ * assignments and `cd` segments set aside. So `git commit -m "a"` and
+ * `git commit --no-verify -m "b"` are the same attempt, `pytest a.py` and
+ * `pytest b.py` are not.
+ */
+export function normalizeCommand(command: string): string {
+  const parts: string[] = [];
+  for (const seg of segments(command)) {
+    const words = seg.filter((t) => !t.startsWith('-') && !/^["']/.test(t) && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(t) && t !== '&');
+    if (words.length === 0 || words[0] === 'cd' || words[0] === 'source' || words[0] === '.') continue;
+    parts.push(words.slice(0, 2).join(' '));
+  }
+  return parts.length > 0 ? parts.join(' && ') : command.trim().slice(0, 80);
+}
+
+/**
+ * Failures that are not the agent's own attempt: the user refused the call, or the
+ * tool was cancelled because a sibling call in the same response failed. They count as
+ * failed tool calls but never as retry attempts.
+ */
+export function isCollateralFailure(tool: ToolCall): boolean {
+  const text = tool.errorText ?? '';
+  return /^Sibling tool call errored/i.test(text) || /user doesn't want to proceed|user rejected|permission denied by the user|\[Request interrupted by user/i.test(text);
+}
+
+/** How the analyses class a tool call: reading around (explore) or changing and running things (execute). */
+export type ToolIntent = 'explore' | 'execute' | 'other';
+
+/** Which tool names mean what; user-configurable (`agentTrace.analysis.toolIntent`). */
+export interface IntentMapping {
+  explore: string[];
+  execute: string[];
+  /** Shell programs that only read (ls, cat, grep…): a shell call running only these is exploration. */
+  readOnlyCommands: string[];
+}
+
+/** The default mapping, covering Claude Code, Codex, SWE-agent and common MCP names. */
+export const DEFAULT_INTENT_MAPPING: IntentMapping = {
+  explore: ['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'NotebookRead', 'view', 'open', 'goto', 'scroll_up', 'scroll_down', 'find_file', 'search_dir', 'search_file', 'read_file', 'list_dir', 'list_files', 'grep_search', 'file_search', 'codebase_search', 'view_image'],
+  execute: ['Bash', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'apply_patch', 'shell', 'shell_command', 'exec_command', 'write_stdin', 'local_shell', 'edit', 'create', 'insert', 'str_replace_editor', 'str_replace_based_edit_tool', 'python', 'submit', 'run_command', 'execute_bash', 'write_file', 'edit_file'],
+  readOnlyCommands: ['ls', 'cat', 'head', 'tail', 'less', 'grep', 'rg', 'ag', 'find', 'fd', 'tree', 'wc', 'pwd', 'which', 'file', 'stat', 'du', 'git status', 'git log', 'git diff', 'git show', 'git branch', 'sed -n', 'nl'],
+};
+
+/** Classes one tool call. A shell call whose every segment is a read-only program is exploration. */
+export function toolIntent(tool: ToolCall, mapping: IntentMapping = DEFAULT_INTENT_MAPPING): ToolIntent {
+  const name = tool.name;
+  const lower = name.toLowerCase();
+  if (tool.command && SHELL_TOOLS.has(lower)) {
+    const segs = segments(tool.command).filter((s) => s[0] !== 'cd');
+    const readOnly = segs.length > 0 && segs.every((s) => mapping.readOnlyCommands.some((c) => startsWithWords(s, c)));
+    if (readOnly) return 'explore';
+  }
+  if (mapping.explore.some((n) => n.toLowerCase() === lower)) return 'explore';
+  if (mapping.execute.some((n) => n.toLowerCase() === lower)) return 'execute';
+  return 'other';
+}
+
+function startsWithWords(segment: string[], prefix: string): boolean {
+  const words = prefix.split(/\s+/);
+  return words.every((w, i) => segment[i] === w);
+}
