@@ -1,3 +1,4 @@
+import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { buildTraceReport } from '../core/analysis/traceReport';
 import { writeCanonical } from '../core/trace/canonical/canonicalFormat';
 import { FORMATS as SUPPORTED_FORMATS } from '../core/trace/formats';
@@ -13,16 +14,21 @@ const VERSION = '0.1.0';
 const USAGE = `agent-trace ${VERSION}: where an agent's tokens go, from its trace.
 
 Usage:
-  agent-trace analyze FILE [--json] [--format ID]
+  agent-trace analyze FILE [--json] [--format ID] [--min-loop-attempts N] [--cache-ttl-min M]
   agent-trace convert FILE -o OUT.trace.jsonl [--format ID]
   agent-trace --help | --version
 
 Formats (detected automatically; --format overrides):
 ${SUPPORTED_FORMATS.map((f) => `  ${f.id.padEnd(12)} ${f.label}`).join('\n')}
 
-analyze prints per-session LLM calls, user turns, token totals, cache hit rate,
-raw input/output and appended/output ratios. --json prints the stable contract
-described in the README. Exit status: 0 ok, 1 the file could not be read as a
+analyze prints per session: LLM calls, user turns, token totals, cache hit rate,
+raw input/output and appended/output ratios beside the published ranges for
+agent workloads, prefill vs decode share of LLM time, tool calls by tool,
+exploration vs execution by quarter, context growth and compactions, cache-miss
+causes and retry loops of failing tool calls. --json prints the stable contract
+described in the README. --min-loop-attempts (default 3) is the fewest failed
+attempts that make a retry loop; --cache-ttl-min (default 5) the provider's
+cache TTL an idle gap must exceed to explain a cache miss. Exit status: 0 ok, 1 the file could not be read as a
 trace, 2 usage error.
 `;
 
@@ -32,12 +38,22 @@ interface Args {
   json: boolean;
   out: string | null;
   format: FormatId | null;
+  minLoopAttempts: number | null;
+  cacheTtlMin: number | null;
+}
+
+function positiveNumber(flag: string, value: string | undefined, integer: boolean): number {
+  const n = Number(value);
+  if (value === undefined || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`${flag} needs a ${integer ? 'whole ' : ''}number > 0, not "${value ?? ''}"`);
+  }
+  return n;
 }
 
 class UsageError extends Error {}
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { command: null, file: null, json: false, out: null, format: null };
+  const args: Args = { command: null, file: null, json: false, out: null, format: null, minLoopAttempts: null, cacheTtlMin: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--json') args.json = true;
@@ -47,7 +63,9 @@ function parseArgs(argv: readonly string[]): Args {
       const known = SUPPORTED_FORMATS.find((s) => s.id === f);
       if (!known) throw new UsageError(`unknown --format "${f ?? ''}"; one of: ${SUPPORTED_FORMATS.map((s) => s.id).join(', ')}`);
       args.format = known.id;
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
+    } else if (a === '--min-loop-attempts') args.minLoopAttempts = positiveNumber(a, argv[++i], true);
+    else if (a === '--cache-ttl-min') args.cacheTtlMin = positiveNumber(a, argv[++i], false);
+    else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
     else if (args.command === null) args.command = a;
     else if (args.file === null) args.file = a;
     else throw new UsageError(`unexpected argument ${a}`);
@@ -80,7 +98,10 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`${args.out}: ${parsed.model.sessions.length} sessions, ${calls} LLM calls (from ${parsed.model.format})\n`);
     return 0;
   }
-  const report = buildTraceReport(parsed);
+  const options: Partial<AnalysisOptions> = {};
+  if (args.minLoopAttempts !== null) options.minLoopAttempts = args.minLoopAttempts;
+  if (args.cacheTtlMin !== null) options.cacheTtlMs = args.cacheTtlMin * 60_000;
+  const report = buildTraceReport(parsed, options);
   process.stdout.write(args.json ? JSON.stringify(report, null, 2) + '\n' : renderTextReport(basename(args.file), report));
   return parsed.problem ? 1 : 0;
 }

@@ -1,7 +1,25 @@
 import type { ParsedTrace } from '../trace/parseTrace';
 import type { Severity } from '../trace/model';
-import { summarizeSession } from './sessionSummary';
+import type { MissCause } from './cacheMisses';
+import type { CompactionCost } from './fingerprint';
+import { analyzeSession } from './sessionAnalysis';
+import type { AnalysisOptions } from './sessionAnalysis';
 import type { TokenTotals } from './sessionSummary';
+
+/** A retry loop in the contract: 1-based lines. */
+export interface ReportRetryLoop {
+  tool: string;
+  target: string;
+  attempts: number;
+  callsSpanned: number;
+  escaped: boolean;
+  file: string;
+  firstLine: number;
+  lastLine: number;
+  firstError: string | null;
+  wastedTokens: number | null;
+  carryForwardTokens: number | null;
+}
 
 /** One session in the `agent-trace analyze --json` contract (README, "JSON output"). */
 export interface ReportSession {
@@ -17,7 +35,23 @@ export interface ReportSession {
   tokensSource: 'calls' | 'reported' | 'none';
   cacheHitRate: number | null;
   rawInputToOutput: number | null;
-  appendToOutput: { mean: number | null; median: number | null; aggregate: number | null };
+  appendToOutput: { mean: number | null; median: number | null; p90: number | null; aggregate: number | null };
+  outputPerCall: { mean: number | null; median: number | null };
+  toolCalls: {
+    total: number;
+    failed: number;
+    byTool: Record<string, { total: number; failed: number; failureRate: number | null; latencyMsMedian: number | null; latencyMsP90: number | null }>;
+    toolTimeMs: number | null;
+    llmTimeMs: number | null;
+  };
+  retryLoops: ReportRetryLoop[];
+  /** "12% of this session's calls were spent in 3 retry loops", or null. */
+  retryLoopSummary: string | null;
+  missCauses: Record<MissCause, number>;
+  prefillShare: { value: number | null; estimated: boolean; basis: string };
+  intentByQuartile: Array<{ explore: number; execute: number; other: number }>;
+  context: { meanTokens: number | null; maxTokens: number | null; growthPerCall: number | null };
+  compactions: CompactionCost[];
 }
 
 /** A diagnostic in the contract: 1-based line (null for the file as a whole). */
@@ -41,7 +75,7 @@ export interface TraceReport {
 }
 
 /** Builds the stable JSON contract from a parsed trace. */
-export function buildTraceReport(parsed: ParsedTrace): TraceReport {
+export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisOptions> = {}): TraceReport {
   const { model } = parsed;
   return {
     format: model.format,
@@ -49,7 +83,9 @@ export function buildTraceReport(parsed: ParsedTrace): TraceReport {
     limitations: model.limitations,
     problem: parsed.problem?.message ?? null,
     sessions: model.sessions.map((session) => {
-      const s = summarizeSession(session);
+      const a = analyzeSession(session, options);
+      const s = a.summary;
+      const f = a.fingerprint;
       return {
         id: s.id,
         parentId: s.parentId,
@@ -62,7 +98,31 @@ export function buildTraceReport(parsed: ParsedTrace): TraceReport {
         tokensSource: s.tokensSource,
         cacheHitRate: s.cacheHitRate,
         rawInputToOutput: s.rawInputToOutput,
-        appendToOutput: s.appendToOutput,
+        appendToOutput: { mean: s.appendToOutput.mean, median: s.appendToOutput.median, p90: f.appendToOutputP90, aggregate: s.appendToOutput.aggregate },
+        outputPerCall: f.outputPerCall,
+        toolCalls: f.tools,
+        retryLoops: a.retry.loops.map((l) => {
+          const first = l.attempts[0]!.source;
+          return {
+            tool: l.tool,
+            target: l.target,
+            attempts: l.attempts.length,
+            callsSpanned: l.callsSpanned,
+            escaped: l.escaped,
+            file: model.files[first.file] ?? '',
+            firstLine: first.line + 1,
+            lastLine: l.attempts[l.attempts.length - 1]!.source.line + 1,
+            firstError: l.firstError,
+            wastedTokens: l.wastedTokens,
+            carryForwardTokens: l.carryForwardTokens,
+          };
+        }),
+        retryLoopSummary: a.loopSentence,
+        missCauses: a.missCauses,
+        prefillShare: f.prefillShare,
+        intentByQuartile: f.intentByQuartile,
+        context: f.context,
+        compactions: f.compactions,
       };
     }),
     diagnostics: model.diagnostics.map((d) => ({

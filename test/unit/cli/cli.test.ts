@@ -27,9 +27,25 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
     assert.equal(report.limitations.length, 1);
     assert.equal(report.format, 'claude-code');
     const main = report.sessions[0];
-    assert.deepEqual(Object.keys(main), ['id', 'parentId', 'role', 'agent', 'model', 'llmCalls', 'userTurns', 'tokens', 'tokensSource', 'cacheHitRate', 'rawInputToOutput', 'appendToOutput']);
+    assert.deepEqual(Object.keys(main), [
+      'id', 'parentId', 'role', 'agent', 'model', 'llmCalls', 'userTurns', 'tokens', 'tokensSource', 'cacheHitRate', 'rawInputToOutput', 'appendToOutput',
+      'outputPerCall', 'toolCalls', 'retryLoops', 'retryLoopSummary', 'missCauses', 'prefillShare', 'intentByQuartile', 'context', 'compactions',
+    ]);
     assert.deepEqual(Object.keys(main.tokens), ['input', 'cached', 'appended', 'cacheWrite', 'output']);
-    assert.deepEqual(Object.keys(main.appendToOutput), ['mean', 'median', 'aggregate']);
+    assert.deepEqual(Object.keys(main.appendToOutput), ['mean', 'median', 'p90', 'aggregate']);
+    // Issue 4's additions, with figures from test/reference/claude_retry_loops.py and hand counts.
+    assert.deepEqual(Object.keys(main.toolCalls), ['total', 'failed', 'byTool', 'toolTimeMs', 'llmTimeMs']);
+    assert.deepEqual([main.toolCalls.total, main.toolCalls.failed, main.toolCalls.byTool.Edit.total, main.toolCalls.byTool.Edit.failed], [162, 11, 45, 2]);
+    assert.deepEqual(main.retryLoops, [
+      {
+        tool: 'Bash', target: 'git add && git commit', attempts: 7, callsSpanned: 32, escaped: false, file: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl',
+        firstLine: 1209, lastLine: 1463, firstError: main.retryLoops[0].firstError, wastedTokens: 7550, carryForwardTokens: 62358,
+      },
+    ]);
+    assert.match(main.retryLoops[0].firstError, /^Pre-commit validation failed/);
+    assert.deepEqual(main.missCauses, { 'first-call': 0, 'subagent-start': 0, compaction: 1, 'idle-gap': 0, 'prefix-change': 1, unexplained: 0 });
+    assert.equal(main.prefillShare.estimated, true);
+    assert.equal(main.intentByQuartile.length, 4);
     assert.equal(main.llmCalls, 149);
     assert.equal(main.tokens.cached, 11560832);
     assert.equal(report.sessions[1].parentId, main.id);
@@ -44,6 +60,10 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
     assert.match(r.stdout, /LLM calls 149, user turns 2/);
     assert.match(r.stdout, /cache hit rate \(Σcached\/Σinput\)\s+98\.4%/);
     assert.match(r.stdout, /sub-agent aac57f5/);
+    assert.match(r.stdout, /cache hit rate \(Σcached\/Σinput\)\s+98\.4%\s+\[within published 84\.6%–99\.5%\]/);
+    assert.match(r.stdout, /retry loops: 4\.7% of this session's calls were spent in 1 retry loop/);
+    assert.match(r.stdout, /Bash on git add && git commit: 7 attempts over 32 calls, gave up/);
+    assert.match(r.stdout, /cache misses: 1 compaction, 1 prefix change \(model switch\)/);
   });
 
   it('exit 1 with the message for a file that is not a trace; null fields in JSON', () => {
@@ -56,12 +76,20 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
 
   it('exit 2 and usage for bad arguments; exit 1 for a missing file', () => {
     assert.equal(run('frobnicate', 'x').code, 2);
+    assert.match(run('analyze', 'x', '--min-loop-attempts', '0').stderr, /--min-loop-attempts needs a whole number > 0, not "0"/);
     const bad = run('analyze', 'x', '--format', 'nope');
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /unknown --format "nope"; one of: agent-trace, claude-code/);
     const missing = run('analyze', join(fixtures, 'no-such-file.jsonl'));
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no such file/);
+  });
+
+  it('--min-loop-attempts and --cache-ttl-min change the analysis', () => {
+    const loops = (args: string[]) => JSON.parse(run('analyze', SPOTTER, '--json', ...args).stdout).sessions[0].retryLoops.length;
+    assert.equal(loops([]), 1);
+    // The 7-attempt loop is the only run of 3 or more; at 8 there is none.
+    assert.equal(loops(['--min-loop-attempts', '8']), 0);
   });
 
   it('convert writes a canonical trace that analyzes to the same figures', () => {
@@ -74,7 +102,14 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
       const a = JSON.parse(run('analyze', SPOTTER, '--json').stdout);
       const b = JSON.parse(run('analyze', out, '--json').stdout);
       assert.equal(b.format, 'agent-trace');
-      assert.deepEqual(b.sessions, a.sessions);
+      // Lines differ by design: a loop points at the canonical file's own tool_call lines.
+      type Loop = { file: string; firstLine: number; lastLine: number };
+      const placeless = (sessions: Array<{ retryLoops: Loop[] }>) =>
+        sessions.map((s) => ({ ...s, retryLoops: s.retryLoops.map(({ file: _f, firstLine: _a, lastLine: _b, ...rest }) => rest) }));
+      assert.deepEqual(placeless(b.sessions), placeless(a.sessions));
+      const loop: Loop = b.sessions[0].retryLoops[0];
+      const record = JSON.parse(readFileSync(out, 'utf8').split('\n')[loop.firstLine - 1]!);
+      assert.deepEqual([loop.file, record.type, record.name, record.isError], ['spotter.trace.jsonl', 'tool_call', 'Bash', true]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
