@@ -1,0 +1,527 @@
+import type { CallRecord, EngineOutcome, EngineTotals } from './engineTypes';
+import type { EngineParams } from './params';
+import { peakBlocks, pinTtlBySession, sessionStartOrder } from './policySupport';
+import { visitKeys } from './simRequests';
+import type { SimPlan } from './simRequests';
+
+/**
+ * The reference engine: vLLM v1's prefix cache and FCFS scheduler followed step by
+ * step and block by block (research/kvsim.md §0, §1.5–1.9). Slow and plain on
+ * purpose: it is the yardstick the fast engine is tested against.
+ *
+ * Owns every piece of state of one run; nothing survives the call.
+ */
+export function runReference(plan: SimPlan, p: EngineParams): EngineOutcome {
+  return new ReferenceRun(plan, p).run();
+}
+
+const NONE = Number.NaN;
+
+interface Pin {
+  session: number;
+  blocks: number[];
+  expiresS: number;
+}
+
+class ReferenceRun {
+  private readonly bs: number;
+  private readonly nb: number;
+  // Block pool: ref counts, hash keys, and the free queue as a doubly linked list.
+  private readonly ref: Int32Array;
+  private readonly key: Float64Array;
+  private readonly prev: Int32Array;
+  private readonly next: Int32Array;
+  private readonly inQueue: Uint8Array;
+  private freeCount: number;
+  private readonly head: number;
+  private readonly tail: number;
+  private readonly cached = new Map<number, number[]>();
+  private readonly everCached = new Set<number>();
+  private readonly cpu = new Map<number, true>();
+  private readonly cpuCapacity: number;
+  // Requests.
+  private readonly numComputed: number[];
+  private readonly numTokens: number[];
+  private readonly generated: number[];
+  private readonly table: number[][];
+  private readonly cachedBlocks: number[];
+  private readonly admitted: boolean[];
+  private readonly records: CallRecord[];
+  private waiting: number[] = [];
+  private running: number[] = [];
+  /** Requests that have not arrived yet, with their arrival times. */
+  private readonly future: Array<{ r: number; at: number }> = [];
+  private readonly pins: Pin[] = [];
+  private readonly pinTtl: number[];
+  // Admission cap.
+  private readonly pendingSessions: number[];
+  private activeSessions = 0;
+  private cap: number;
+  private nextWindowS: number;
+  private windowHit = 0;
+  private windowIdeal = 0;
+  private readonly sessionEndS: Array<number | null>;
+  private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
+  private now = 0;
+  private stepTransferMs = 0;
+
+  constructor(
+    private readonly plan: SimPlan,
+    private readonly p: EngineParams,
+  ) {
+    this.bs = plan.blockSizeTokens;
+    this.nb = Math.floor(p.capacityTokens / this.bs);
+    this.ref = new Int32Array(this.nb);
+    this.key = new Float64Array(this.nb).fill(NONE);
+    this.prev = new Int32Array(this.nb + 2);
+    this.next = new Int32Array(this.nb + 2);
+    this.inQueue = new Uint8Array(this.nb);
+    this.head = this.nb;
+    this.tail = this.nb + 1;
+    this.next[this.head] = this.tail;
+    this.prev[this.tail] = this.head;
+    this.freeCount = 0;
+    // The free queue starts ordered by block id (kvsim.md §1.5).
+    for (let b = 0; b < this.nb; b++) this.pushTail(b);
+    this.cpuCapacity = p.offload ? Math.floor(p.offload.capacityTokens / this.bs) : 0;
+    const n = plan.requests.length;
+    this.numComputed = new Array<number>(n).fill(0);
+    this.numTokens = plan.requests.map((r) => r.promptTokens);
+    this.generated = new Array<number>(n).fill(0);
+    this.table = plan.requests.map(() => []);
+    this.cachedBlocks = new Array<number>(n).fill(0);
+    this.admitted = new Array<boolean>(n).fill(false);
+    this.records = plan.requests.map((r) => ({
+      request: r.id,
+      session: r.session,
+      callIndex: r.callIndex,
+      promptTokens: r.promptTokens,
+      outputTokens: r.outputTokens,
+      arrivalS: r.arrivalS ?? 0,
+      admittedS: null,
+      finishedS: null,
+      hitTokens: 0,
+      idealHitTokens: 0,
+      recomputedTokens: 0,
+      offloadHitTokens: 0,
+      preemptions: 0,
+      rejected: false,
+    }));
+    this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
+    this.sessionEndS = plan.sessions.map(() => null);
+    this.cap = p.policy === 'admission-cap' ? (p.admissionCap.cap === 'adaptive' ? p.admissionCap.initialCap : p.admissionCap.cap) : Number.POSITIVE_INFINITY;
+    this.nextWindowS = p.admissionCap.windowS;
+    this.pendingSessions = sessionStartOrder(plan);
+    // Open-loop requests arrive on their own schedule.
+    for (const r of plan.requests) if (r.session < 0 && r.arrivalS !== null) this.future.push({ r: r.id, at: r.arrivalS });
+  }
+
+  run(): EngineOutcome {
+    this.sortFuture();
+    for (;;) {
+      this.activateSessions();
+      this.admitArrivals();
+      this.expirePins();
+      if (this.p.policy === 'admission-cap' && this.p.admissionCap.cap === 'adaptive') this.adaptCap();
+      if (this.running.length === 0 && this.waiting.length === 0) {
+        const next = this.nextEventS();
+        if (next === null) break;
+        this.now = Math.max(this.now, next);
+        continue;
+      }
+      this.step();
+    }
+    this.totals.makespanS = this.records.reduce((m, r) => Math.max(m, r.finishedS ?? 0), 0);
+    return { records: this.records, totals: this.totals, sessionEndS: this.sessionEndS };
+  }
+
+  // ---- time and arrivals ----
+
+  private sortFuture(): void {
+    this.future.sort((a, b) => a.at - b.at || a.r - b.r);
+  }
+
+  private addFuture(r: number, at: number): void {
+    this.records[r]!.arrivalS = at;
+    // Keep the list sorted by (time, id); insertion from the back is cheap for closed loops.
+    let i = this.future.length;
+    while (i > 0 && (this.future[i - 1]!.at > at || (this.future[i - 1]!.at === at && this.future[i - 1]!.r > r))) i--;
+    this.future.splice(i, 0, { r, at });
+  }
+
+  private nextEventS(): number | null {
+    let t: number | null = this.future[0]?.at ?? null;
+    for (const pin of this.pins) if (t === null || pin.expiresS < t) t = pin.expiresS;
+    if (this.activeSessions < this.cap && this.pendingSessions.length > 0) {
+      const s = this.plan.sessions[this.pendingSessions[0]!]!.startS;
+      if (t === null || s < t) t = s;
+    }
+    if (this.p.policy === 'admission-cap' && this.p.admissionCap.cap === 'adaptive' && t !== null && this.nextWindowS < t) t = this.nextWindowS;
+    return t;
+  }
+
+  private activateSessions(): void {
+    while (this.activeSessions < this.cap && this.pendingSessions.length > 0) {
+      const s = this.pendingSessions[0]!;
+      const session = this.plan.sessions[s]!;
+      if (session.startS > this.now) break;
+      this.pendingSessions.shift();
+      this.activeSessions += 1;
+      this.addFuture(session.requests[0]!, Math.max(session.startS, this.now));
+    }
+  }
+
+  private admitArrivals(): void {
+    while (this.future.length > 0 && this.future[0]!.at <= this.now) {
+      const { r } = this.future.shift()!;
+      const req = this.plan.requests[r]!;
+      if (peakBlocks(req.promptTokens, req.outputTokens, this.bs) > this.nb) {
+        this.reject(r);
+        continue;
+      }
+      if (this.p.policy === 'ttl-pin' && req.session >= 0) this.insertBySessionStart(r);
+      else this.waiting.push(r);
+    }
+  }
+
+  /** Continuum's program-level FCFS: a returning agent is not queued behind sessions that started later. */
+  private insertBySessionStart(r: number): void {
+    const start = (x: number): number => (this.plan.requests[x]!.session >= 0 ? this.plan.sessions[this.plan.requests[x]!.session]!.startS : 0);
+    const s = start(r);
+    let i = this.waiting.length;
+    while (i > 0 && !this.records[this.waiting[i - 1]!]!.preemptions && start(this.waiting[i - 1]!) > s) i--;
+    this.waiting.splice(i, 0, r);
+  }
+
+  private reject(r: number): void {
+    const rec = this.records[r]!;
+    rec.rejected = true;
+    rec.finishedS = this.now;
+    this.totals.rejectedRequests += 1;
+    this.sessionContinues(r);
+  }
+
+  /** After a call ends (or is rejected), its session's next call arrives after the tool wait. */
+  private sessionContinues(r: number): void {
+    const req = this.plan.requests[r]!;
+    if (req.session < 0) return;
+    const session = this.plan.sessions[req.session]!;
+    const k = req.callIndex;
+    if (k + 1 < session.requests.length) this.addFuture(session.requests[k + 1]!, this.now + req.toolWaitS);
+    else {
+      this.sessionEndS[req.session] = this.now;
+      this.activeSessions -= 1;
+    }
+  }
+
+  // ---- the free queue ----
+
+  private pushTail(b: number): void {
+    const last = this.prev[this.tail]!;
+    this.next[last] = b;
+    this.prev[b] = last;
+    this.next[b] = this.tail;
+    this.prev[this.tail] = b;
+    this.inQueue[b] = 1;
+    this.freeCount++;
+  }
+
+  private pushHeadAll(blocks: number[]): void {
+    // prepend_n: the list keeps its order at the front of the queue.
+    for (let i = blocks.length - 1; i >= 0; i--) {
+      const b = blocks[i]!;
+      const first = this.next[this.head]!;
+      this.next[this.head] = b;
+      this.prev[b] = this.head;
+      this.next[b] = first;
+      this.prev[first] = b;
+      this.inQueue[b] = 1;
+      this.freeCount++;
+    }
+  }
+
+  private unlink(b: number): void {
+    const a = this.prev[b]!;
+    const c = this.next[b]!;
+    this.next[a] = c;
+    this.prev[c] = a;
+    this.inQueue[b] = 0;
+    this.freeCount--;
+  }
+
+  private popHead(): number {
+    const b = this.next[this.head]!;
+    this.unlink(b);
+    const k = this.key[b]!;
+    if (!Number.isNaN(k)) {
+      // Eviction is lazy: a freed block keeps its hash until it is reused.
+      const list = this.cached.get(k)!;
+      list.splice(list.indexOf(b), 1);
+      if (list.length === 0) this.cached.delete(k);
+      this.key[b] = NONE;
+      this.saveToCpu(k);
+    }
+    return b;
+  }
+
+  private saveToCpu(k: number): void {
+    if (this.cpuCapacity === 0) return;
+    if (this.cpu.has(k)) this.cpu.delete(k);
+    else if (this.cpu.size >= this.cpuCapacity) this.cpu.delete(this.cpu.keys().next().value!);
+    this.cpu.set(k, true);
+    this.stepTransferMs += this.transferMsPerBlock();
+  }
+
+  private transferMsPerBlock(): number {
+    return this.p.offload ? ((this.bs * this.p.kvBytesPerToken) / (this.p.offload.bandwidthGBps * 1e9)) * 1000 : 0;
+  }
+
+  /** Releases blocks tail first (kvsim.md §1.6): hashed ones to the tail; in current vLLM unhashed ones to the head. */
+  private release(blocks: number[]): void {
+    const toHead: number[] = [];
+    for (let i = blocks.length - 1; i >= 0; i--) {
+      const b = blocks[i]!;
+      this.ref[b]!--;
+      if (this.ref[b] !== 0) continue;
+      if (this.p.freeOrder === 'current' && Number.isNaN(this.key[b]!)) toHead.push(b);
+      else this.pushTail(b);
+    }
+    if (toHead.length > 0) this.pushHeadAll(toHead);
+  }
+
+  // ---- lookup and allocation ----
+
+  private lookup(r: number): { hits: number[]; cpuBlocks: number; idealBlocks: number } {
+    const req = this.plan.requests[r]!;
+    const max = Math.floor((this.numTokens[r]! - 1) / this.bs);
+    const hits: number[] = [];
+    visitKeys(req.keys, 0, max, (k) => {
+      const list = this.cached.get(k);
+      if (list) hits.push(list[0]!); // the earliest cached copy, as BlockHashToBlockMap returns
+      return list !== undefined;
+    });
+    const cpuBlocks = this.cpuCapacity > 0 ? visitKeys(req.keys, hits.length, max, (k) => this.cpu.has(k)) - hits.length : 0;
+    const idealBlocks = visitKeys(req.keys, 0, max, (k) => this.everCached.has(k));
+    return { hits, cpuBlocks, idealBlocks };
+  }
+
+  /** allocate_slots (kvsim.md §1.5): false when there are not enough free blocks, with nothing changed. */
+  private allocate(r: number, numNew: number, hits: number[], cpuBlocks: number): boolean {
+    const held = this.table[r]!.length;
+    const computed = this.numComputed[r]! + (hits.length + cpuBlocks) * this.bs;
+    const needBlocks = Math.ceil((computed + numNew) / this.bs);
+    const fresh = Math.max(0, needBlocks - held - hits.length);
+    let touchedFree = 0;
+    for (const b of hits) if (this.ref[b] === 0) touchedFree++;
+    if (fresh + touchedFree > this.freeCount) return false;
+    const table = this.table[r]!;
+    for (const b of hits) {
+      if (this.ref[b] === 0) this.unlink(b);
+      this.ref[b]!++;
+      table.push(b);
+    }
+    for (let i = 0; i < fresh; i++) {
+      const b = this.popHead();
+      this.ref[b] = 1;
+      table.push(b);
+    }
+    // cache_full_blocks: blocks whose tokens are all computed or scheduled now become hit-able.
+    const req = this.plan.requests[r]!;
+    const full = Math.floor(Math.min(computed + numNew, this.numTokens[r]!) / this.bs);
+    visitKeys(req.keys, this.cachedBlocks[r]!, full, (k, j) => {
+      const b = table[j]!;
+      if (!Number.isNaN(this.key[b]!)) return true;
+      this.key[b] = k;
+      const list = this.cached.get(k);
+      if (list) list.push(b);
+      else this.cached.set(k, [b]);
+      this.everCached.add(k);
+      this.cpu.delete(k); // the GPU copy is the one that counts now
+      return true;
+    });
+    this.cachedBlocks[r] = Math.max(this.cachedBlocks[r]!, full);
+    return true;
+  }
+
+  private preempt(r: number): void {
+    this.release(this.table[r]!);
+    this.table[r] = [];
+    this.cachedBlocks[r] = 0;
+    this.numComputed[r] = 0;
+    this.records[r]!.preemptions += 1;
+    this.totals.preemptions += 1;
+    this.waiting.unshift(r);
+  }
+
+  // ---- pins (ttl-pin) ----
+
+  private expirePins(): void {
+    for (let i = 0; i < this.pins.length; ) {
+      if (this.pins[i]!.expiresS <= this.now) {
+        this.release(this.pins[i]!.blocks);
+        this.pins.splice(i, 1);
+      } else i++;
+    }
+  }
+
+  /** Under memory pressure, unpin the pin that expires first. */
+  private unpinOne(): boolean {
+    if (this.pins.length === 0) return false;
+    let best = 0;
+    for (let i = 1; i < this.pins.length; i++) if (this.pins[i]!.expiresS < this.pins[best]!.expiresS) best = i;
+    this.release(this.pins[best]!.blocks);
+    this.pins.splice(best, 1);
+    return true;
+  }
+
+  private releasePinOf(session: number): void {
+    const i = this.pins.findIndex((pin) => pin.session === session);
+    if (i < 0) return;
+    this.release(this.pins[i]!.blocks);
+    this.pins.splice(i, 1);
+  }
+
+  // ---- admission cap (adaptive) ----
+
+  private adaptCap(): void {
+    while (this.now >= this.nextWindowS) {
+      const a = this.p.admissionCap;
+      if (this.windowIdeal > 0 && this.windowHit < a.hitRateFloor * this.windowIdeal) this.cap = Math.max(1, Math.floor(this.cap * a.backoff));
+      else if (this.usedBlocks() < 0.9 * this.nb) this.cap += 1;
+      this.windowHit = 0;
+      this.windowIdeal = 0;
+      this.nextWindowS += a.windowS;
+    }
+  }
+
+  private usedBlocks(): number {
+    return this.nb - this.freeCount;
+  }
+
+  // ---- one engine step ----
+
+  private step(): void {
+    let budget = this.p.maxNumBatchedTokens;
+    const scheduled: Array<{ r: number; numNew: number; decode: boolean }> = [];
+    let preempted = false;
+    this.stepTransferMs = 0;
+    // Running requests first, in order; on failure preempt the last one (FCFS policy).
+    let i = 0;
+    while (i < this.running.length && budget > 0) {
+      const r = this.running[i]!;
+      const numNew = Math.min(this.numTokens[r]! - this.numComputed[r]!, budget);
+      let selfPreempted = false;
+      while (!this.allocate(r, numNew, [], 0)) {
+        if (this.unpinOne()) continue;
+        const victim = this.running.pop()!;
+        this.preempt(victim);
+        preempted = true;
+        if (victim === r) {
+          selfPreempted = true;
+          break;
+        }
+      }
+      if (selfPreempted) break;
+      scheduled.push({ r, numNew, decode: this.isDecode(r) });
+      budget -= numNew;
+      i++;
+    }
+    // Waiting requests only when nothing was preempted; stop at the first that does not fit.
+    if (!preempted) {
+      while (this.waiting.length > 0 && budget > 0 && this.running.length < this.p.maxNumSeqs) {
+        const r = this.waiting[0]!;
+        let hits: number[] = [];
+        let cpuBlocks = 0;
+        let ideal = 0;
+        if (this.numComputed[r] === 0) {
+          const found = this.lookup(r);
+          hits = found.hits;
+          cpuBlocks = found.cpuBlocks;
+          ideal = found.idealBlocks;
+          if (this.records[r]!.preemptions === 0) {
+            this.totals.vllmQueries += this.numTokens[r]!;
+            this.totals.vllmHits += hits.length * this.bs;
+          }
+        }
+        const computedAfter = this.numComputed[r]! + (hits.length + cpuBlocks) * this.bs;
+        const numNew = Math.min(this.numTokens[r]! - computedAfter, budget);
+        let ok = this.allocate(r, numNew, hits, cpuBlocks);
+        while (!ok && this.unpinOne()) ok = this.allocate(r, numNew, hits, cpuBlocks);
+        if (!ok) break;
+        this.waiting.shift();
+        this.running.push(r);
+        this.numComputed[r] = computedAfter;
+        this.stepTransferMs += cpuBlocks * this.transferMsPerBlock();
+        this.recordAdmission(r, hits.length, cpuBlocks, ideal);
+        const req = this.plan.requests[r]!;
+        if (this.p.policy === 'ttl-pin' && req.session >= 0 && !this.admitted[r]) this.releasePinOf(req.session);
+        this.admitted[r] = true;
+        scheduled.push({ r, numNew, decode: false });
+        budget -= numNew;
+      }
+    }
+    this.advance(scheduled);
+  }
+
+  private isDecode(r: number): boolean {
+    return this.numTokens[r]! - this.numComputed[r]! === 1 && this.numComputed[r]! >= this.plan.requests[r]!.promptTokens;
+  }
+
+  private recordAdmission(r: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): void {
+    const rec = this.records[r]!;
+    const lost = Math.max(0, idealBlocks - hitBlocks - cpuBlocks) * this.bs;
+    rec.recomputedTokens += lost;
+    rec.offloadHitTokens += cpuBlocks * this.bs;
+    if (!this.admitted[r]) {
+      rec.admittedS = this.now;
+      rec.hitTokens = hitBlocks * this.bs;
+      rec.idealHitTokens = idealBlocks * this.bs;
+      this.windowHit += rec.hitTokens;
+      this.windowIdeal += rec.idealHitTokens;
+    }
+  }
+
+  /** Runs the scheduled work: the clock moves by the step's cost, tokens are sampled, requests finish. */
+  private advance(scheduled: Array<{ r: number; numNew: number; decode: boolean }>): void {
+    let prefillTokens = 0;
+    let decodeContext = 0;
+    let decodes = 0;
+    for (const s of scheduled) {
+      if (s.decode) {
+        decodes += 1;
+        decodeContext += this.numComputed[s.r]! + 1;
+      } else prefillTokens += s.numNew;
+    }
+    const prefillMs = (prefillTokens * this.p.prefillUsPerToken) / 1000;
+    const decodeMs = (decodeContext * this.p.kvReadNsPerToken) / 1e6 + (decodes * this.p.decodeUsPerSeq) / 1000;
+    // The weights are read once per step: that fixed cost serves the decodes if there are any.
+    if (decodes > 0) this.totals.decodeMs += decodeMs + this.p.stepFixedMs;
+    else this.totals.prefillMs += this.p.stepFixedMs;
+    this.totals.prefillMs += prefillMs;
+    this.totals.transferMs += this.stepTransferMs;
+    this.totals.steps += 1;
+    this.now += (this.p.stepFixedMs + prefillMs + decodeMs + this.stepTransferMs) / 1000;
+    for (const { r, numNew } of scheduled) {
+      this.numComputed[r]! += numNew;
+      if (this.numComputed[r]! < this.numTokens[r]!) continue;
+      // Everything is computed: the model samples a token.
+      this.generated[r]! += 1;
+      if (this.generated[r]! >= this.plan.requests[r]!.outputTokens) this.finish(r);
+      else this.numTokens[r]! += 1;
+    }
+  }
+
+  private finish(r: number): void {
+    this.running.splice(this.running.indexOf(r), 1);
+    const rec = this.records[r]!;
+    rec.finishedS = this.now;
+    const req = this.plan.requests[r]!;
+    const session = req.session;
+    const hasNext = session >= 0 && req.callIndex + 1 < this.plan.sessions[session]!.requests.length;
+    const ttl = session >= 0 ? this.pinTtl[session]! : 0;
+    if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pins.push({ session, blocks: this.table[r]!, expiresS: this.now + ttl });
+    else this.release(this.table[r]!);
+    this.table[r] = [];
+    this.sessionContinues(r);
+  }
+}

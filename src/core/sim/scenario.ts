@@ -1,0 +1,172 @@
+import type { Engine, EngineOutcome } from './engineTypes';
+import type { EngineParams } from './params';
+import { ParamError, validateParams } from './params';
+import { DEFAULT_REPLICAS, planWorkload } from './simRequests';
+import type { ReplicaOptions, SimPlan } from './simRequests';
+import type { Workload } from './workload';
+
+/** One call of the chosen session under the scenario. */
+export interface ScenarioCall {
+  callIndex: number;
+  promptTokens: number;
+  outputTokens: number;
+  hitTokens: number;
+  idealHitTokens: number;
+  recomputedTokens: number;
+  offloadHitTokens: number;
+  /** Time from arrival to first being scheduled. */
+  waitedS: number | null;
+  latencyS: number | null;
+  preemptions: number;
+  rejected: boolean;
+}
+
+/** A session's time under the scenario and alone. */
+export interface ScenarioSession {
+  id: string;
+  completionS: number | null;
+  aloneS: number | null;
+  slowdown: number | null;
+}
+
+/** The outputs of issue 5, named as the CLI's JSON prints them. */
+export interface ScenarioResult {
+  replicas: number;
+  capacityTokens: number;
+  policy: string;
+  requests: number;
+  rejectedRequests: number;
+  promptTokens: number;
+  /** Σ hit tokens at first admission / Σ prompt tokens. */
+  admissionHitRate: number | null;
+  /** The same with an infinite cache. */
+  idealHitRate: number | null;
+  /** vLLM's prefix_cache_hits / prefix_cache_queries (every lookup of a not-preempted request). */
+  vllmMetricHitRate: number | null;
+  recomputedPrefillTokens: number;
+  offloadHitTokens: number;
+  preemptions: number;
+  /** Prefill's share of LLM (GPU step) time. */
+  prefillShare: number | null;
+  makespanS: number;
+  steps: number;
+  slowdown: { mean: number | null; max: number | null };
+  sessions: ScenarioSession[];
+  /** Per-call records of the chosen session (the first replica of the first session by default). */
+  calls: ScenarioCall[];
+}
+
+/** How to run a scenario. */
+export interface ScenarioOptions {
+  params: EngineParams;
+  replicas?: ReplicaOptions;
+  /** Which session's calls to report, by workload session id; default the first. */
+  session?: string;
+}
+
+function ratio(a: number, b: number): number | null {
+  return b > 0 ? a / b : null;
+}
+
+/** Checks what only the workload and parameters together can show (a call longer than the model allows). */
+export function validateScenario(workload: Workload, p: EngineParams): void {
+  validateParams(p);
+  if (workload.kind === 'sessions') {
+    workload.sessions.forEach((s, i) =>
+      s.calls.forEach((c, k) => {
+        const len = c.promptTokens + Math.max(1, c.outputTokens);
+        if (len > p.maxModelLenTokens) {
+          throw new ParamError(`sessions[${i}].calls[${k}] has ${len} tokens (prompt + output), longer than maxModelLenTokens ${p.maxModelLenTokens}`);
+        }
+      }),
+    );
+  }
+}
+
+/** Completion time of every session of a run (last call's end − the session's start). */
+function completions(plan: SimPlan, outcome: EngineOutcome): Array<number | null> {
+  return plan.sessions.map((s, i) => {
+    const end = outcome.sessionEndS[i];
+    return end === null || end === undefined ? null : end - s.startS;
+  });
+}
+
+/**
+ * Runs a workload as N replicas under an engine and reports issue 5's outputs. Each
+ * session's slowdown compares its completion time with the same session run alone
+ * on the same GPU with the same parameters.
+ */
+export function runScenario(engine: Engine, workload: Workload, options: ScenarioOptions, aloneCache?: Map<string, Array<number | null>>): ScenarioResult {
+  const p = options.params;
+  validateScenario(workload, p);
+  const replicas = options.replicas ?? DEFAULT_REPLICAS;
+  const plan = planWorkload(workload, p.blockSizeTokens, replicas);
+  const outcome = engine(plan, p);
+  const done = outcome.records.filter((r) => !r.rejected);
+  const prompt = done.reduce((n, r) => n + r.promptTokens, 0);
+  const completion = completions(plan, outcome);
+
+  // Alone: each workload session by itself, from time 0, no replicas.
+  let alone: Array<number | null> = [];
+  if (workload.kind === 'sessions') {
+    const key = JSON.stringify({ p, scale: replicas.toolWaitScale });
+    alone = aloneCache?.get(key) ?? [];
+    if (alone.length === 0) {
+      alone = workload.sessions.map((s) => {
+        const single: Workload = { kind: 'sessions', sharedPrefixTokens: workload.sharedPrefixTokens, sessions: [{ ...s, startS: 0 }] };
+        const soloPlan = planWorkload(single, p.blockSizeTokens, { ...DEFAULT_REPLICAS, toolWaitScale: replicas.toolWaitScale });
+        return completions(soloPlan, engine(soloPlan, p))[0] ?? null;
+      });
+      aloneCache?.set(key, alone);
+    }
+  }
+  const sessions: ScenarioSession[] = plan.sessions.map((s, i) => {
+    const c = completion[i] ?? null;
+    const a = alone[s.source] ?? null;
+    return { id: s.id, completionS: c, aloneS: a, slowdown: c !== null && a !== null && a > 0 ? c / a : null };
+  });
+  const slowdowns = sessions.map((s) => s.slowdown).filter((v): v is number => v !== null);
+
+  const chosen = options.session === undefined ? 0 : plan.sessions.findIndex((s) => s.replica === 0 && workload.kind === 'sessions' && workload.sessions[s.source]!.id === options.session);
+  if (chosen < 0) throw new ParamError(`session "${options.session}" is not in the workload`);
+  const calls: ScenarioCall[] =
+    plan.sessions.length > 0
+      ? plan.sessions[chosen]!.requests.map((id) => {
+          const r = outcome.records[id]!;
+          return {
+            callIndex: r.callIndex,
+            promptTokens: r.promptTokens,
+            outputTokens: r.outputTokens,
+            hitTokens: r.hitTokens,
+            idealHitTokens: r.idealHitTokens,
+            recomputedTokens: r.recomputedTokens,
+            offloadHitTokens: r.offloadHitTokens,
+            waitedS: r.admittedS === null ? null : r.admittedS - r.arrivalS,
+            latencyS: r.finishedS === null || r.rejected ? null : r.finishedS - r.arrivalS,
+            preemptions: r.preemptions,
+            rejected: r.rejected,
+          };
+        })
+      : [];
+  const t = outcome.totals;
+  return {
+    replicas: replicas.replicas,
+    capacityTokens: p.capacityTokens,
+    policy: p.policy,
+    requests: outcome.records.length,
+    rejectedRequests: t.rejectedRequests,
+    promptTokens: prompt,
+    admissionHitRate: ratio(done.reduce((n, r) => n + r.hitTokens, 0), prompt),
+    idealHitRate: ratio(done.reduce((n, r) => n + r.idealHitTokens, 0), prompt),
+    vllmMetricHitRate: ratio(t.vllmHits, t.vllmQueries),
+    recomputedPrefillTokens: done.reduce((n, r) => n + r.recomputedTokens, 0),
+    offloadHitTokens: done.reduce((n, r) => n + r.offloadHitTokens, 0),
+    preemptions: t.preemptions,
+    prefillShare: ratio(t.prefillMs, t.prefillMs + t.decodeMs),
+    makespanS: t.makespanS,
+    steps: t.steps,
+    slowdown: { mean: slowdowns.length > 0 ? slowdowns.reduce((a, b) => a + b, 0) / slowdowns.length : null, max: slowdowns.length > 0 ? slowdowns.reduce((a, b) => Math.max(a, b)) : null },
+    sessions,
+    calls,
+  };
+}
