@@ -63,7 +63,8 @@ class ReferenceRun {
   private readonly sessionEndS: Array<number | null>;
   private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
   private now = 0;
-  private stepTransferMs = 0;
+  /** Blocks moved to or from the CPU tier in this step: their transfer time is one product, the same in both engines. */
+  private stepTransferBlocks = 0;
 
   constructor(
     private readonly plan: SimPlan,
@@ -269,7 +270,7 @@ class ReferenceRun {
     if (this.cpu.has(k)) this.cpu.delete(k);
     else if (this.cpu.size >= this.cpuCapacity) this.cpu.delete(this.cpu.keys().next().value!);
     this.cpu.set(k, true);
-    this.stepTransferMs += this.transferMsPerBlock();
+    this.stepTransferBlocks += 1;
   }
 
   private transferMsPerBlock(): number {
@@ -404,7 +405,7 @@ class ReferenceRun {
     let budget = this.p.maxNumBatchedTokens;
     const scheduled: Array<{ r: number; numNew: number; decode: boolean }> = [];
     let preempted = false;
-    this.stepTransferMs = 0;
+    this.stepTransferBlocks = 0;
     // Running requests first, in order; on failure preempt the last one (FCFS policy).
     let i = 0;
     while (i < this.running.length && budget > 0) {
@@ -451,7 +452,7 @@ class ReferenceRun {
         this.waiting.shift();
         this.running.push(r);
         this.numComputed[r] = computedAfter;
-        this.stepTransferMs += cpuBlocks * this.transferMsPerBlock();
+        this.stepTransferBlocks += cpuBlocks;
         this.recordAdmission(r, hits.length, cpuBlocks, ideal);
         const req = this.plan.requests[r]!;
         if (this.p.policy === 'ttl-pin' && req.session >= 0 && !this.admitted[r]) this.releasePinOf(req.session);
@@ -494,13 +495,14 @@ class ReferenceRun {
     }
     const prefillMs = (prefillTokens * this.p.prefillUsPerToken) / 1000;
     const decodeMs = (decodeContext * this.p.kvReadNsPerToken) / 1e6 + (decodes * this.p.decodeUsPerSeq) / 1000;
+    const transferMs = this.stepTransferBlocks * this.transferMsPerBlock();
     // The weights are read once per step: that fixed cost serves the decodes if there are any.
     if (decodes > 0) this.totals.decodeMs += decodeMs + this.p.stepFixedMs;
     else this.totals.prefillMs += this.p.stepFixedMs;
     this.totals.prefillMs += prefillMs;
-    this.totals.transferMs += this.stepTransferMs;
+    this.totals.transferMs += transferMs;
     this.totals.steps += 1;
-    this.now += (this.p.stepFixedMs + prefillMs + decodeMs + this.stepTransferMs) / 1000;
+    this.now += (this.p.stepFixedMs + prefillMs + decodeMs + transferMs) / 1000;
     for (const { r, numNew } of scheduled) {
       this.numComputed[r]! += numNew;
       if (this.numComputed[r]! < this.numTokens[r]!) continue;

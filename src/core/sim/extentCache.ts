@@ -1,0 +1,483 @@
+import type { KeyRun } from './simRequests';
+
+/**
+ * vLLM's block pool and prefix cache (research/kvsim.md §1.5–1.6), kept as extents:
+ * runs of blocks that have behaved alike so far (same lineage, consecutive block
+ * indices, same ref count, same place). An agent call that hits 5,000 cached blocks
+ * and frees them again touches a handful of extents instead of 5,000 blocks.
+ * Extents split when their blocks start to behave differently; the observable
+ * behaviour is exactly the block-level pool's (tests compare the two engines).
+ *
+ * Owns the pool of one engine run: the free queue, the hash index, the ever-cached
+ * set (for ideal hits) and the optional CPU tier.
+ */
+
+/** A run of blocks with uniform state. Blank extents are free blocks without a hash. */
+export interface Extent {
+  /** Key of block j is base + j; NaN for blank extents. */
+  base: number;
+  from: number;
+  to: number;
+  hashed: boolean;
+  /** Insert order of block `from` into the hash map; block j's is seq0 + (j − from). */
+  seq0: number;
+  ref: number;
+  /** Requests (or pins, as negative ids) whose tables hold this extent. */
+  holders: number[];
+  inQueue: boolean;
+  prev: Extent | null;
+  next: Extent | null;
+  alive: boolean;
+}
+
+/** A slice of an extent chosen by a lookup. */
+export interface HitPiece {
+  ext: Extent;
+  from: number;
+  to: number;
+}
+
+function size(e: Extent): number {
+  return e.to - e.from;
+}
+
+/** Per-lineage interval set, for "was this key ever cached" (ideal hits). */
+class IntervalSet {
+  private readonly byBase = new Map<number, number[]>(); // sorted, disjoint [a0, b0, a1, b1, ...]
+
+  add(base: number, from: number, to: number): void {
+    if (from >= to) return;
+    const list = this.byBase.get(base);
+    if (!list) {
+      this.byBase.set(base, [from, to]);
+      return;
+    }
+    // Common case: appending at the end.
+    const last = list.length - 1;
+    if (from >= list[last - 1]! && from <= list[last]!) {
+      list[last] = Math.max(list[last]!, to);
+      return;
+    }
+    if (from > list[last]!) {
+      list.push(from, to);
+      return;
+    }
+    const merged: number[] = [];
+    let a = from;
+    let b = to;
+    let placed = false;
+    for (let i = 0; i < list.length; i += 2) {
+      const x = list[i]!;
+      const y = list[i + 1]!;
+      if (y < a) merged.push(x, y);
+      else if (x > b) {
+        if (!placed) {
+          merged.push(a, b);
+          placed = true;
+        }
+        merged.push(x, y);
+      } else {
+        a = Math.min(a, x);
+        b = Math.max(b, y);
+      }
+    }
+    if (!placed) merged.push(a, b);
+    this.byBase.set(base, merged);
+  }
+
+  /** The end of the covered stretch starting at j, or j when j is not covered. */
+  coveredUntil(base: number, j: number): number {
+    const list = this.byBase.get(base);
+    if (!list) return j;
+    for (let i = 0; i < list.length; i += 2) if (list[i]! <= j && j < list[i + 1]!) return list[i + 1]!;
+    return j;
+  }
+}
+
+/** Keys saved to the CPU tier in save order: from `first` stepping by `dir`, `count` blocks. */
+interface CpuRun {
+  base: number;
+  first: number;
+  dir: 1 | -1;
+  count: number;
+  /** Position in save order; runs are never reordered, only shortened or split. */
+  order: number;
+}
+
+/**
+ * The CPU tier as an LRU of keys (oldest first), kept as runs of consecutive block
+ * indices of one lineage, indexed by lineage for membership tests.
+ */
+class CpuTier {
+  private readonly byBase = new Map<number, CpuRun[]>();
+  /** Runs in save order; the oldest live run is at `head`. */
+  private order: CpuRun[] = [];
+  private head = 0;
+  private total = 0;
+  private nextOrder = 0;
+
+  constructor(private readonly capacityBlocks: number) {}
+
+  get enabled(): boolean {
+    return this.capacityBlocks > 0;
+  }
+
+  private find(base: number, j: number): { run: CpuRun; pos: number } | null {
+    for (const run of this.byBase.get(base) ?? []) {
+      const pos = (j - run.first) * run.dir;
+      if (pos >= 0 && pos < run.count) return { run, pos };
+    }
+    return null;
+  }
+
+  has(base: number, j: number): boolean {
+    return this.find(base, j) !== null;
+  }
+
+  delete(base: number, j: number): void {
+    const at = this.find(base, j);
+    if (!at) return;
+    const { run, pos } = at;
+    const after: CpuRun = { base, first: run.first + (pos + 1) * run.dir, dir: run.dir, count: run.count - pos - 1, order: run.order };
+    run.count = pos;
+    if (after.count > 0) {
+      // The tail part keeps its place in save order, just after the head part.
+      this.byBase.get(base)!.push(after);
+      this.order.splice(this.order.indexOf(run, this.head) + 1, 0, after);
+    }
+    this.total -= 1;
+  }
+
+  /** Saves a key as the newest (refreshing it if present), dropping the oldest when full. */
+  save(base: number, j: number): void {
+    if (this.has(base, j)) this.delete(base, j);
+    else if (this.total >= this.capacityBlocks) this.dropOldest();
+    const last = this.order[this.order.length - 1];
+    if (last && this.order.length > this.head && last.base === base && last.count === 1 && Math.abs(j - last.first) === 1) {
+      last.dir = (j - last.first) as 1 | -1;
+      last.count = 2;
+    } else if (last && this.order.length > this.head && last.base === base && last.count > 1 && j === last.first + last.count * last.dir) {
+      last.count += 1;
+    } else {
+      const run: CpuRun = { base, first: j, dir: -1, count: 1, order: this.nextOrder++ };
+      this.order.push(run);
+      const list = this.byBase.get(base);
+      if (list) list.push(run);
+      else this.byBase.set(base, [run]);
+    }
+    this.total += 1;
+  }
+
+  private dropOldest(): void {
+    while (this.head < this.order.length && this.order[this.head]!.count === 0) this.head++;
+    const run = this.order[this.head];
+    if (!run) return;
+    run.first += run.dir;
+    run.count -= 1;
+    this.total -= 1;
+    if (run.count === 0) {
+      const list = this.byBase.get(run.base)!;
+      list.splice(list.indexOf(run), 1);
+      if (list.length === 0) this.byBase.delete(run.base);
+    }
+    if (this.head > 1024 && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
+
+/** The extent pool. */
+export class ExtentCache {
+  private readonly queueHead: Extent;
+  private readonly queueTail: Extent;
+  freeCount: number;
+  private readonly index = new Map<number, Extent[]>();
+  private readonly ever = new IntervalSet();
+  private readonly cpu: CpuTier;
+  private seq = 0;
+  /** Blocks saved to the CPU tier since the last call to takeSaved (for transfer time). */
+  savedBlocks = 0;
+
+  constructor(
+    readonly blocks: number,
+    private readonly freeOrder: 'current' | 'legacy',
+    cpuBlocks: number,
+  ) {
+    const sentinel = (): Extent => ({ base: NaN, from: 0, to: 0, hashed: false, seq0: 0, ref: 0, holders: [], inQueue: false, prev: null, next: null, alive: false });
+    this.queueHead = sentinel();
+    this.queueTail = sentinel();
+    this.queueHead.next = this.queueTail;
+    this.queueTail.prev = this.queueHead;
+    this.freeCount = 0;
+    this.cpu = new CpuTier(cpuBlocks);
+    if (blocks > 0) this.insertBefore(this.blank(blocks), this.queueTail);
+  }
+
+  private blank(n: number): Extent {
+    return { base: NaN, from: 0, to: n, hashed: false, seq0: 0, ref: 0, holders: [], inQueue: false, prev: null, next: null, alive: true };
+  }
+
+  // ---- queue ----
+
+  private insertBefore(e: Extent, at: Extent): void {
+    const p = at.prev!;
+    p.next = e;
+    e.prev = p;
+    e.next = at;
+    at.prev = e;
+    e.inQueue = true;
+    this.freeCount += size(e);
+  }
+
+  private unlinkFromQueue(e: Extent): void {
+    e.prev!.next = e.next;
+    e.next!.prev = e.prev;
+    e.prev = null;
+    e.next = null;
+    e.inQueue = false;
+    this.freeCount -= size(e);
+  }
+
+  // ---- index ----
+
+  private indexAdd(e: Extent): void {
+    const list = this.index.get(e.base);
+    if (list) list.push(e);
+    else this.index.set(e.base, [e]);
+  }
+
+  private indexRemove(e: Extent): void {
+    const list = this.index.get(e.base);
+    if (!list) return;
+    const i = list.indexOf(e);
+    if (i >= 0) list.splice(i, 1);
+    if (list.length === 0) this.index.delete(e.base);
+  }
+
+  /**
+   * Splits `e` so that a boundary falls at block j, returning the part that starts at j.
+   * Both parts keep the ref count, holders and place; in the queue, blocks are in
+   * descending order (released tail first), so the higher part comes first.
+   */
+  private splitAt(e: Extent, j: number, tables: Extent[][]): Extent {
+    const upper: Extent = { ...e, from: j, seq0: e.seq0 + (j - e.from), holders: [...e.holders], prev: null, next: null };
+    e.to = j;
+    if (e.hashed) this.indexAdd(upper);
+    if (e.inQueue) {
+      // Queue order (head → tail) is descending j for hashed extents: upper goes before e.
+      const p = e.prev!;
+      p.next = upper;
+      upper.prev = p;
+      upper.next = e;
+      e.prev = upper;
+      upper.inQueue = true;
+    }
+    for (const h of e.holders) {
+      const table = tables[h]!;
+      const i = table.indexOf(e);
+      table.splice(i + 1, 0, upper);
+    }
+    return upper;
+  }
+
+  // ---- lookup ----
+
+  /** The best (earliest inserted) hashed extent covering (base, j), and how far its choice holds. */
+  private best(base: number, j: number): { ext: Extent; until: number } | null {
+    const list = this.index.get(base);
+    if (!list) return null;
+    let chosen: Extent | null = null;
+    for (const e of list) {
+      if (e.from <= j && j < e.to && (!chosen || e.seq0 - e.from < chosen.seq0 - chosen.from)) chosen = e;
+    }
+    if (!chosen) return null;
+    // Another copy with an earlier insert order may start later inside the chosen one.
+    let until = chosen.to;
+    for (const e of list) if (e.from > j && e.from < until && e.seq0 - e.from < chosen.seq0 - chosen.from) until = e.from;
+    return { ext: chosen, until };
+  }
+
+  /** The leading blocks of a key sequence present on the GPU (up to `max`), as pieces of extents. */
+  lookup(keys: readonly KeyRun[], max: number): { pieces: HitPiece[]; blocks: number } {
+    const pieces: HitPiece[] = [];
+    let j = 0;
+    for (const run of keys) {
+      if (j >= max) break;
+      if (run.from > j || run.to <= j) break;
+      const end = Math.min(run.to, max);
+      while (j < end) {
+        const b = this.best(run.base, j);
+        if (!b) return { pieces, blocks: j };
+        const to = Math.min(b.until, end);
+        pieces.push({ ext: b.ext, from: j, to });
+        j = to;
+      }
+    }
+    return { pieces, blocks: j };
+  }
+
+  /** Leading blocks (from `from`, up to `max`) present in the CPU tier. */
+  cpuHits(keys: readonly KeyRun[], from: number, max: number): number {
+    if (!this.cpu.enabled) return 0;
+    let j = from;
+    for (const run of keys) {
+      if (run.to <= j) continue;
+      if (run.from > j) break;
+      const end = Math.min(run.to, max);
+      while (j < end && this.cpu.has(run.base, j)) j++;
+      if (j < end) break;
+    }
+    return j - from;
+  }
+
+  /** Leading blocks ever cached (an infinite cache), up to `max`. */
+  idealHits(keys: readonly KeyRun[], max: number): number {
+    let j = 0;
+    for (const run of keys) {
+      if (j >= max) break;
+      if (run.from > j || run.to <= j) break;
+      const end = Math.min(run.to, max);
+      const until = Math.min(this.ever.coveredUntil(run.base, j), end);
+      if (until < end) return until;
+      j = until;
+    }
+    return Math.min(j, max);
+  }
+
+  /** The live fragment of `e` (same lineage and insert offset) that covers block j. */
+  private fragment(e: Extent, j: number): Extent {
+    if (e.alive && e.from <= j && j < e.to) return e;
+    const offset = e.seq0 - e.from;
+    for (const x of this.index.get(e.base) ?? []) if (x.from <= j && j < x.to && x.seq0 - x.from === offset) return x;
+    throw new Error('touch: the hit block is gone');
+  }
+
+  /** Free blocks a set of hit pieces would take out of the queue. */
+  touchedFree(pieces: readonly HitPiece[]): number {
+    let n = 0;
+    for (const p of pieces) if (p.ext.ref === 0) n += p.to - p.from;
+    return n;
+  }
+
+  // ---- allocation ----
+
+  /** Takes the hit pieces into a table: ref + 1, out of the free queue. */
+  touch(owner: number, pieces: readonly HitPiece[], tables: Extent[][]): void {
+    const table = tables[owner]!;
+    for (const p of pieces) {
+      // An earlier piece may have split this extent: find the fragment that now holds p.from.
+      let e = this.fragment(p.ext, p.from);
+      if (e.from < p.from) e = this.splitAt(e, p.from, tables);
+      if (e.to > p.to) this.splitAt(e, p.to, tables);
+      if (e.ref === 0 && e.inQueue) this.unlinkFromQueue(e);
+      e.ref += 1;
+      e.holders.push(owner);
+      table.push(e);
+    }
+  }
+
+  /**
+   * Pops `n` blocks from the head of the free queue for `owner`, evicting the hashes of
+   * cached blocks, and appends them to its table as unhashed blocks j = at … at + n − 1.
+   */
+  allocateFresh(owner: number, keys: readonly KeyRun[], at: number, n: number, tables: Extent[][]): void {
+    let left = n;
+    while (left > 0) {
+      const e = this.queueHead.next!;
+      if (e === this.queueTail) throw new Error('allocateFresh: free queue empty');
+      const m = Math.min(left, size(e));
+      this.freeCount -= m;
+      if (e.hashed) {
+        // Evict from the head side: the highest block indices of a released run.
+        for (let j = e.to - 1; j >= e.to - m; j--) {
+          if (this.cpu.enabled) {
+            this.cpu.save(e.base, j);
+            this.savedBlocks += 1;
+          }
+        }
+      }
+      e.to -= m;
+      if (size(e) === 0) {
+        e.prev!.next = e.next;
+        e.next!.prev = e.prev;
+        e.inQueue = false;
+        e.alive = false;
+        if (e.hashed) this.indexRemove(e);
+      }
+      left -= m;
+    }
+    // The new blocks, cut along the owner's key runs so each extent has one lineage.
+    const table = tables[owner]!;
+    let j = at;
+    const end = at + n;
+    for (const run of keys) {
+      if (run.to <= j) continue;
+      if (j >= end) break;
+      const to = Math.min(run.to, end);
+      const e: Extent = { base: run.base, from: j, to, hashed: false, seq0: 0, ref: 1, holders: [owner], inQueue: false, prev: null, next: null, alive: true };
+      table.push(e);
+      j = to;
+    }
+    if (j < end) throw new Error('allocateFresh: blocks beyond the request keys');
+  }
+
+  /** Hashes blocks [from, to) of `owner`'s table (cache_full_blocks), in block order. */
+  cacheBlocks(owner: number, from: number, to: number, tables: Extent[][]): void {
+    if (from >= to) return;
+    const table = tables[owner]!;
+    for (let i = 0; i < table.length; i++) {
+      let e = table[i]!;
+      if (e.to <= from || e.hashed) continue;
+      if (e.from >= to) break;
+      if (e.from < from) {
+        e = this.splitAt(e, from, tables);
+        continue; // the loop reaches the upper part next
+      }
+      if (e.to > to) this.splitAt(e, to, tables);
+      e.hashed = true;
+      e.seq0 = this.seq;
+      this.seq += size(e);
+      this.indexAdd(e);
+      this.ever.add(e.base, e.from, e.to);
+      if (this.cpu.enabled) for (let j = e.from; j < e.to; j++) this.cpu.delete(e.base, j);
+    }
+  }
+
+  /** Releases a table tail first: hashed extents to the queue tail, unhashed to the head (current vLLM) or tail (legacy). */
+  release(owner: number, tables: Extent[][]): void {
+    const table = tables[owner]!;
+    const toHead: Extent[] = [];
+    for (let i = table.length - 1; i >= 0; i--) {
+      const e = table[i]!;
+      e.ref -= 1;
+      const h = e.holders.indexOf(owner);
+      if (h >= 0) e.holders.splice(h, 1);
+      if (e.ref > 0) continue;
+      if (!e.hashed) {
+        const b = this.blank(size(e));
+        e.alive = false;
+        if (this.freeOrder === 'current') toHead.push(b);
+        else this.insertBefore(b, this.queueTail);
+      } else this.insertBefore(e, this.queueTail);
+    }
+    // prepend_n keeps the list's order at the front; blank blocks are interchangeable.
+    if (toHead.length > 0) {
+      let n = 0;
+      for (const b of toHead) n += size(b);
+      this.insertBefore(this.blank(n), this.queueHead.next!);
+    }
+    tables[owner] = [];
+  }
+
+  /** Blocks held by tables (not free). */
+  get usedBlocks(): number {
+    return this.blocks - this.freeCount;
+  }
+
+  takeSaved(): number {
+    const n = this.savedBlocks;
+    this.savedBlocks = 0;
+    return n;
+  }
+}

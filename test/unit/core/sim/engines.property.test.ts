@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { EngineOutcome } from '../../../../src/core/sim/engineTypes';
+import { runFast } from '../../../../src/core/sim/fastEngine';
+import { DEFAULT_PARAMS } from '../../../../src/core/sim/params';
+import type { EngineParams, PolicyName } from '../../../../src/core/sim/params';
+import { runReference } from '../../../../src/core/sim/referenceEngine';
+import { planWorkload } from '../../../../src/core/sim/simRequests';
+import type { AgentWorkload, BlockWorkload } from '../../../../src/core/sim/workload';
+
+// Two engines, one answer: on random small workloads (short prompts, tiny caches, small
+// token budgets, so eviction, chunked prefill, preemption and rejection all happen) the
+// fast engine must give exactly the reference engine's outcome, and both must respect
+// the invariants: hits ≤ ideal ≤ prompt, and nothing finishes before it arrives.
+
+const RUNS = Number(process.env['PROPERTY_RUNS'] ?? 300);
+
+const callArb = fc.record({
+  promptTokens: fc.integer({ min: 1, max: 160 }),
+  grow: fc.integer({ min: 0, max: 48 }),
+  keep: fc.oneof(fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })),
+  outputTokens: fc.integer({ min: 1, max: 40 }),
+  toolWaitS: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 0.5, noNaN: true })),
+});
+
+const agentArb: fc.Arbitrary<AgentWorkload> = fc
+  .record({
+    shared: fc.integer({ min: 0, max: 64 }),
+    sessions: fc.array(fc.record({ startS: fc.double({ min: 0, max: 0.3, noNaN: true }), calls: fc.array(callArb, { minLength: 1, maxLength: 5 }) }), { minLength: 1, maxLength: 4 }),
+  })
+  .map(({ shared, sessions }) => ({
+    kind: 'sessions' as const,
+    sharedPrefixTokens: shared,
+    sessions: sessions.map((s, i) => {
+      let previous = 0;
+      return {
+        id: `s${i}`,
+        startS: s.startS,
+        calls: s.calls.map((c, k) => {
+          // Later calls extend the previous context (an agent appending) or keep only part of it.
+          const prompt = k === 0 ? c.promptTokens : Math.max(1, Math.min(400, Math.round(previous * c.keep) + c.grow));
+          const prefix = k === 0 ? 0 : Math.min(previous, prompt, Math.round(previous * c.keep));
+          previous = prompt + c.outputTokens;
+          return { promptTokens: prompt, prefixTokens: prefix, outputTokens: c.outputTokens, toolWaitS: c.toolWaitS };
+        }),
+      };
+    }),
+  }));
+
+const blockArb: fc.Arbitrary<BlockWorkload> = fc
+  .array(
+    fc.record({
+      arrivalS: fc.double({ min: 0, max: 0.2, noNaN: true }),
+      prefix: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 0, maxLength: 6 }),
+      promptTokens: fc.integer({ min: 1, max: 120 }),
+      outputTokens: fc.integer({ min: 1, max: 20 }),
+    }),
+    { minLength: 1, maxLength: 8 },
+  )
+  .map((rows) => ({
+    kind: 'requests' as const,
+    blockSizeTokens: 16,
+    requests: rows.map((r, i) => {
+      const blocks = Math.ceil(r.promptTokens / 16);
+      // Small hash alphabets make shared prefixes (equal leading hashes) common.
+      const hashes = Array.from({ length: blocks }, (_, j) => r.prefix[j] ?? 100 + i * 10 + j);
+      return { id: String(i), arrivalS: r.arrivalS, promptTokens: r.promptTokens, outputTokens: r.outputTokens, hashes };
+    }),
+  }));
+
+const paramsArb: fc.Arbitrary<EngineParams> = fc
+  .record({
+    blocks: fc.integer({ min: 3, max: 40 }),
+    budget: fc.integer({ min: 8, max: 256 }),
+    seqs: fc.integer({ min: 1, max: 8 }),
+    freeOrder: fc.constantFrom('current' as const, 'legacy' as const),
+    policy: fc.constantFrom<PolicyName>('vllm-lru', 'ttl-pin', 'admission-cap'),
+    ttl: fc.oneof(fc.constant<'auto'>('auto'), fc.double({ min: 0, max: 0.4, noNaN: true })),
+    cap: fc.oneof(fc.constant<'adaptive'>('adaptive'), fc.integer({ min: 1, max: 3 })),
+    offload: fc.option(fc.integer({ min: 1, max: 30 })),
+    stepMs: fc.double({ min: 0.5, max: 30, noNaN: true }),
+    prefillUs: fc.double({ min: 0, max: 200, noNaN: true }),
+    kvNs: fc.double({ min: 0, max: 200, noNaN: true }),
+  })
+  .map((x) => ({
+    ...DEFAULT_PARAMS,
+    capacityTokens: x.blocks * 16,
+    maxNumBatchedTokens: x.budget,
+    maxNumSeqs: x.seqs,
+    freeOrder: x.freeOrder,
+    policy: x.policy,
+    ttlPin: { ttlS: x.ttl, maxTtlS: 0.3 },
+    admissionCap: { ...DEFAULT_PARAMS.admissionCap, cap: x.cap, initialCap: 2, windowS: 0.05 },
+    offload: x.offload === null ? null : { capacityTokens: x.offload * 16, bandwidthGBps: 25 },
+    stepFixedMs: x.stepMs,
+    prefillUsPerToken: x.prefillUs,
+    kvReadNsPerToken: x.kvNs,
+  }));
+
+function checkInvariants(o: EngineOutcome): void {
+  for (const r of o.records) {
+    if (r.rejected) continue;
+    assert.ok(r.hitTokens <= r.idealHitTokens, `request ${r.request}: hit ${r.hitTokens} > ideal ${r.idealHitTokens}`);
+    assert.ok(r.idealHitTokens < r.promptTokens + r.outputTokens, `request ${r.request}: ideal ${r.idealHitTokens} not below its length`);
+    assert.ok(r.finishedS !== null && r.finishedS >= r.arrivalS, `request ${r.request} finished before it arrived`);
+    assert.ok(r.admittedS !== null && r.admittedS >= r.arrivalS);
+  }
+  assert.ok(o.totals.vllmHits <= o.totals.vllmQueries);
+}
+
+describe('fast engine = reference engine (property tests)', () => {
+  it(`agent workloads: identical outcomes on ${RUNS} random cases`, () => {
+    fc.assert(
+      fc.property(agentArb, paramsArb, (w, p) => {
+        const plan = planWorkload(w, 16);
+        const reference = runReference(plan, p);
+        checkInvariants(reference);
+        assert.deepEqual(runFast(planWorkload(w, 16), p), reference);
+      }),
+      { numRuns: RUNS, seed: Number(process.env['PROPERTY_SEED'] ?? 20261129) },
+    );
+  });
+
+  it(`block-hash workloads: identical outcomes on ${RUNS} random cases`, () => {
+    fc.assert(
+      fc.property(blockArb, paramsArb, (w, p) => {
+        const plan = planWorkload(w, 16);
+        const reference = runReference(plan, { ...p, policy: 'vllm-lru' });
+        checkInvariants(reference);
+        assert.deepEqual(runFast(planWorkload(w, 16), { ...p, policy: 'vllm-lru' }), reference);
+      }),
+      { numRuns: RUNS, seed: Number(process.env['PROPERTY_SEED'] ?? 11292026) },
+    );
+  });
+});
