@@ -2,7 +2,8 @@ import type { CallRecord, EngineOutcome, EngineTotals } from './engineTypes';
 import { ExtentCache } from './extentCache';
 import type { Extent, HitPiece } from './extentCache';
 import type { EngineParams } from './params';
-import { peakBlocks, pinTtlBySession, sessionStartOrder } from './policySupport';
+import { peakBlocks, pinTtlBySession, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
+import type { StepCostsNs } from './policySupport';
 import type { SimPlan } from './simRequests';
 
 /**
@@ -20,7 +21,7 @@ export function runFast(plan: SimPlan, p: EngineParams): EngineOutcome {
 interface Pin {
   session: number;
   owner: number;
-  expiresS: number;
+  expiresNs: number;
 }
 
 /** A min-heap of (time, id) pairs, for arrivals. */
@@ -106,19 +107,25 @@ class FastRun {
   private pendingHead = 0;
   private activeSessions = 0;
   private cap: number;
-  private nextWindowS: number;
+  private nextWindowNs: number;
   private windowHit = 0;
   private windowIdeal = 0;
   private readonly sessionEndS: Array<number | null>;
   private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
+  /** Integer nanoseconds: the clock and the time totals (converted to seconds and ms on the way out). */
+  private prefillNs = 0;
+  private decodeNs = 0;
+  private transferNs = 0;
+  private readonly cost: StepCostsNs;
+  /** The clock, in whole nanoseconds. */
   private now = 0;
-  private readonly transferMsPerBlock: number;
 
   constructor(
     private readonly plan: SimPlan,
     private readonly p: EngineParams,
   ) {
     this.bs = plan.blockSizeTokens;
+    this.cost = stepCostsNs(p, this.bs);
     this.nb = Math.floor(p.capacityTokens / this.bs);
     this.cache = new ExtentCache(this.nb, p.freeOrder, p.offload ? Math.floor(p.offload.capacityTokens / this.bs) : 0);
     const n = plan.requests.length;
@@ -137,7 +144,7 @@ class FastRun {
       callIndex: r.callIndex,
       promptTokens: r.promptTokens,
       outputTokens: r.outputTokens,
-      arrivalS: r.arrivalS ?? 0,
+      arrivalS: r.arrivalS === null ? 0 : toNs(r.arrivalS) / 1e9,
       admittedS: null,
       finishedS: null,
       hitTokens: 0,
@@ -150,10 +157,9 @@ class FastRun {
     this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
     this.sessionEndS = plan.sessions.map(() => null);
     this.cap = p.policy === 'admission-cap' ? (p.admissionCap.cap === 'adaptive' ? p.admissionCap.initialCap : p.admissionCap.cap) : Number.POSITIVE_INFINITY;
-    this.nextWindowS = p.admissionCap.windowS;
+    this.nextWindowNs = toNs(p.admissionCap.windowS);
     this.pendingSessions = sessionStartOrder(plan);
-    this.transferMsPerBlock = p.offload ? ((this.bs * p.kvBytesPerToken) / (p.offload.bandwidthGBps * 1e9)) * 1000 : 0;
-    for (const r of plan.requests) if (r.session < 0 && r.arrivalS !== null) this.future.push(r.arrivalS, r.id);
+    for (const r of plan.requests) if (r.session < 0 && r.arrivalS !== null) this.future.push(toNs(r.arrivalS), r.id);
   }
 
   run(): EngineOutcome {
@@ -170,6 +176,9 @@ class FastRun {
       }
       this.step();
     }
+    this.totals.prefillMs = this.prefillNs / 1e6;
+    this.totals.decodeMs = this.decodeNs / 1e6;
+    this.totals.transferMs = this.transferNs / 1e6;
     this.totals.makespanS = this.records.reduce((m, r) => Math.max(m, r.finishedS ?? 0), 0);
     return { records: this.records, totals: this.totals, sessionEndS: this.sessionEndS };
   }
@@ -181,18 +190,18 @@ class FastRun {
   // ---- time and arrivals (as the reference engine) ----
 
   private addFuture(r: number, at: number): void {
-    this.records[r]!.arrivalS = at;
+    this.records[r]!.arrivalS = at / 1e9;
     this.future.push(at, r);
   }
 
   private nextEventS(): number | null {
     let t: number | null = this.future.peekTime() ?? null;
-    for (const pin of this.pins) if (t === null || pin.expiresS < t) t = pin.expiresS;
+    for (const pin of this.pins) if (t === null || pin.expiresNs < t) t = pin.expiresNs;
     if (this.activeSessions < this.cap && this.pendingHead < this.pendingSessions.length) {
-      const s = this.plan.sessions[this.pendingSessions[this.pendingHead]!]!.startS;
+      const s = toNs(this.plan.sessions[this.pendingSessions[this.pendingHead]!]!.startS);
       if (t === null || s < t) t = s;
     }
-    if (this.adaptive && t !== null && this.nextWindowS < t) t = this.nextWindowS;
+    if (this.adaptive && t !== null && this.nextWindowNs < t) t = this.nextWindowNs;
     return t;
   }
 
@@ -200,10 +209,11 @@ class FastRun {
     while (this.activeSessions < this.cap && this.pendingHead < this.pendingSessions.length) {
       const s = this.pendingSessions[this.pendingHead]!;
       const session = this.plan.sessions[s]!;
-      if (session.startS > this.now) break;
+      const startNs = toNs(session.startS);
+      if (startNs > this.now) break;
       this.pendingHead += 1;
       this.activeSessions += 1;
-      this.addFuture(session.requests[0]!, Math.max(session.startS, this.now));
+      this.addFuture(session.requests[0]!, Math.max(startNs, this.now));
     }
   }
 
@@ -231,7 +241,7 @@ class FastRun {
   private reject(r: number): void {
     const rec = this.records[r]!;
     rec.rejected = true;
-    rec.finishedS = this.now;
+    rec.finishedS = this.now / 1e9;
     this.totals.rejectedRequests += 1;
     this.sessionContinues(r);
   }
@@ -240,9 +250,9 @@ class FastRun {
     const req = this.plan.requests[r]!;
     if (req.session < 0) return;
     const session = this.plan.sessions[req.session]!;
-    if (req.callIndex + 1 < session.requests.length) this.addFuture(session.requests[req.callIndex + 1]!, this.now + req.toolWaitS);
+    if (req.callIndex + 1 < session.requests.length) this.addFuture(session.requests[req.callIndex + 1]!, this.now + toNs(req.toolWaitS));
     else {
-      this.sessionEndS[req.session] = this.now;
+      this.sessionEndS[req.session] = this.now / 1e9;
       this.activeSessions -= 1;
     }
   }
@@ -303,7 +313,7 @@ class FastRun {
 
   private expirePins(): void {
     for (let i = 0; i < this.pins.length; ) {
-      if (this.pins[i]!.expiresS <= this.now) this.releasePin(i);
+      if (this.pins[i]!.expiresNs <= this.now) this.releasePin(i);
       else i++;
     }
   }
@@ -311,7 +321,7 @@ class FastRun {
   private unpinOne(): boolean {
     if (this.pins.length === 0) return false;
     let best = 0;
-    for (let i = 1; i < this.pins.length; i++) if (this.pins[i]!.expiresS < this.pins[best]!.expiresS) best = i;
+    for (let i = 1; i < this.pins.length; i++) if (this.pins[i]!.expiresNs < this.pins[best]!.expiresNs) best = i;
     this.releasePin(best);
     return true;
   }
@@ -322,26 +332,26 @@ class FastRun {
   }
 
   /** Moves a finished request's table to its session's pin: the blocks stay referenced. */
-  private pin(r: number, session: number, expiresS: number): void {
+  private pin(r: number, session: number, expiresNs: number): void {
     const owner = this.pinOwner(session);
     const table = this.tables[r]!;
     for (const e of table) e.holders[e.holders.indexOf(r)] = owner;
     this.tables[owner] = table;
     this.tables[r] = [];
     this.heldBlocks[r] = 0;
-    this.pins.push({ session, owner, expiresS });
+    this.pins.push({ session, owner, expiresNs });
   }
 
   // ---- admission cap ----
 
   private adaptCap(): void {
-    while (this.now >= this.nextWindowS) {
+    while (this.now >= this.nextWindowNs) {
       const a = this.p.admissionCap;
       if (this.windowIdeal > 0 && this.windowHit < a.hitRateFloor * this.windowIdeal) this.cap = Math.max(1, Math.floor(this.cap * a.backoff));
       else if (this.cache.usedBlocks < 0.9 * this.nb) this.cap += 1;
       this.windowHit = 0;
       this.windowIdeal = 0;
-      this.nextWindowS += a.windowS;
+      this.nextWindowNs += toNs(a.windowS);
     }
   }
 
@@ -408,7 +418,7 @@ class FastRun {
         budget -= numNew;
       }
     }
-    this.advance(scheduled, (this.cache.takeSaved() + loadedBlocks) * this.transferMsPerBlock);
+    this.advance(scheduled, this.cache.takeSaved() + loadedBlocks);
   }
 
   private isDecode(r: number): boolean {
@@ -420,7 +430,7 @@ class FastRun {
     rec.recomputedTokens += Math.max(0, idealBlocks - hitBlocks - cpuBlocks) * this.bs;
     rec.offloadHitTokens += cpuBlocks * this.bs;
     if (!this.admitted[r]) {
-      rec.admittedS = this.now;
+      rec.admittedS = this.now / 1e9;
       rec.hitTokens = hitBlocks * this.bs;
       rec.idealHitTokens = idealBlocks * this.bs;
       this.windowHit += rec.hitTokens;
@@ -428,7 +438,7 @@ class FastRun {
     }
   }
 
-  private advance(scheduled: Array<{ r: number; numNew: number; decode: boolean }>, transferMs: number): void {
+  private advance(scheduled: Array<{ r: number; numNew: number; decode: boolean }>, transferBlocks: number): void {
     let prefillTokens = 0;
     let decodeContext = 0;
     let decodes = 0;
@@ -438,14 +448,16 @@ class FastRun {
         decodeContext += this.numComputed[s.r]! + 1;
       } else prefillTokens += s.numNew;
     }
-    const prefillMs = (prefillTokens * this.p.prefillUsPerToken) / 1000;
-    const decodeMs = (decodeContext * this.p.kvReadNsPerToken) / 1e6 + (decodes * this.p.decodeUsPerSeq) / 1000;
-    if (decodes > 0) this.totals.decodeMs += decodeMs + this.p.stepFixedMs;
-    else this.totals.prefillMs += this.p.stepFixedMs;
-    this.totals.prefillMs += prefillMs;
-    this.totals.transferMs += transferMs;
+    const c = this.cost;
+    const prefillNs = prefillTokens * c.prefillPerToken;
+    const decodeNs = decodeContext * c.kvPerToken + decodes * c.decodePerSeq;
+    const transferNs = transferBlocks * c.transferPerBlock;
+    if (decodes > 0) this.decodeNs += decodeNs + c.fixed;
+    else this.prefillNs += c.fixed;
+    this.prefillNs += prefillNs;
+    this.transferNs += transferNs;
     this.totals.steps += 1;
-    this.now += (this.p.stepFixedMs + prefillMs + decodeMs + transferMs) / 1000;
+    this.now += c.fixed + prefillNs + decodeNs + transferNs;
     for (const { r, numNew } of scheduled) {
       this.numComputed[r]! += numNew;
       if (this.numComputed[r]! < this.numTokens[r]!) continue;
@@ -457,12 +469,12 @@ class FastRun {
 
   private finish(r: number): void {
     this.running.splice(this.running.indexOf(r), 1);
-    this.records[r]!.finishedS = this.now;
+    this.records[r]!.finishedS = this.now / 1e9;
     const req = this.plan.requests[r]!;
     const session = req.session;
     const hasNext = session >= 0 && req.callIndex + 1 < this.plan.sessions[session]!.requests.length;
     const ttl = session >= 0 ? this.pinTtl[session]! : 0;
-    if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pin(r, session, this.now + ttl);
+    if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pin(r, session, this.now + toNs(ttl));
     else this.releaseRequest(r);
     this.sessionContinues(r);
   }

@@ -27,3 +27,33 @@ export function sessionStartOrder(plan: SimPlan): number[] {
 export function peakBlocks(promptTokens: number, outputTokens: number, blockSize: number): number {
   return Math.ceil((promptTokens + outputTokens - 1) / blockSize);
 }
+
+/**
+ * The engines keep time in whole nanoseconds: every step cost is an integer, so a sum
+ * of many steps is exact and the fast engine's closed-form jump over a stretch of
+ * decode steps lands on exactly the reference engine's time (doubles hold integers
+ * exactly up to 2^53 ns, 104 days).
+ */
+export interface StepCostsNs {
+  fixed: number;
+  prefillPerToken: number;
+  kvPerToken: number;
+  decodePerSeq: number;
+  transferPerBlock: number;
+}
+
+/** Seconds to whole nanoseconds. */
+export function toNs(seconds: number): number {
+  return Math.round(seconds * 1e9);
+}
+
+/** The step cost constants in whole nanoseconds (per-token costs rounded to the nearest ns). */
+export function stepCostsNs(p: EngineParams, blockSize: number): StepCostsNs {
+  return {
+    fixed: Math.round(p.stepFixedMs * 1e6),
+    prefillPerToken: Math.round(p.prefillUsPerToken * 1e3),
+    kvPerToken: Math.round(p.kvReadNsPerToken),
+    decodePerSeq: Math.round(p.decodeUsPerSeq * 1e3),
+    transferPerBlock: p.offload ? Math.round(((blockSize * p.kvBytesPerToken) / (p.offload.bandwidthGBps * 1e9)) * 1e9) : 0,
+  };
+}

@@ -1,6 +1,7 @@
 import type { CallRecord, EngineOutcome, EngineTotals } from './engineTypes';
 import type { EngineParams } from './params';
-import { peakBlocks, pinTtlBySession, sessionStartOrder } from './policySupport';
+import { peakBlocks, pinTtlBySession, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
+import type { StepCostsNs } from './policySupport';
 import { visitKeys } from './simRequests';
 import type { SimPlan } from './simRequests';
 
@@ -20,7 +21,7 @@ const NONE = Number.NaN;
 interface Pin {
   session: number;
   blocks: number[];
-  expiresS: number;
+  expiresNs: number;
 }
 
 class ReferenceRun {
@@ -57,11 +58,17 @@ class ReferenceRun {
   private readonly pendingSessions: number[];
   private activeSessions = 0;
   private cap: number;
-  private nextWindowS: number;
+  private nextWindowNs: number;
   private windowHit = 0;
   private windowIdeal = 0;
   private readonly sessionEndS: Array<number | null>;
   private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
+  /** Integer nanoseconds: the clock and the time totals (converted to seconds and ms on the way out). */
+  private prefillNs = 0;
+  private decodeNs = 0;
+  private transferNs = 0;
+  private readonly cost: StepCostsNs;
+  /** The clock, in whole nanoseconds. */
   private now = 0;
   /** Blocks moved to or from the CPU tier in this step: their transfer time is one product, the same in both engines. */
   private stepTransferBlocks = 0;
@@ -71,6 +78,7 @@ class ReferenceRun {
     private readonly p: EngineParams,
   ) {
     this.bs = plan.blockSizeTokens;
+    this.cost = stepCostsNs(p, this.bs);
     this.nb = Math.floor(p.capacityTokens / this.bs);
     this.ref = new Int32Array(this.nb);
     this.key = new Float64Array(this.nb).fill(NONE);
@@ -98,7 +106,7 @@ class ReferenceRun {
       callIndex: r.callIndex,
       promptTokens: r.promptTokens,
       outputTokens: r.outputTokens,
-      arrivalS: r.arrivalS ?? 0,
+      arrivalS: r.arrivalS === null ? 0 : toNs(r.arrivalS) / 1e9,
       admittedS: null,
       finishedS: null,
       hitTokens: 0,
@@ -111,10 +119,10 @@ class ReferenceRun {
     this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
     this.sessionEndS = plan.sessions.map(() => null);
     this.cap = p.policy === 'admission-cap' ? (p.admissionCap.cap === 'adaptive' ? p.admissionCap.initialCap : p.admissionCap.cap) : Number.POSITIVE_INFINITY;
-    this.nextWindowS = p.admissionCap.windowS;
+    this.nextWindowNs = toNs(p.admissionCap.windowS);
     this.pendingSessions = sessionStartOrder(plan);
     // Open-loop requests arrive on their own schedule.
-    for (const r of plan.requests) if (r.session < 0 && r.arrivalS !== null) this.future.push({ r: r.id, at: r.arrivalS });
+    for (const r of plan.requests) if (r.session < 0 && r.arrivalS !== null) this.future.push({ r: r.id, at: toNs(r.arrivalS) });
   }
 
   run(): EngineOutcome {
@@ -132,6 +140,9 @@ class ReferenceRun {
       }
       this.step();
     }
+    this.totals.prefillMs = this.prefillNs / 1e6;
+    this.totals.decodeMs = this.decodeNs / 1e6;
+    this.totals.transferMs = this.transferNs / 1e6;
     this.totals.makespanS = this.records.reduce((m, r) => Math.max(m, r.finishedS ?? 0), 0);
     return { records: this.records, totals: this.totals, sessionEndS: this.sessionEndS };
   }
@@ -143,7 +154,7 @@ class ReferenceRun {
   }
 
   private addFuture(r: number, at: number): void {
-    this.records[r]!.arrivalS = at;
+    this.records[r]!.arrivalS = at / 1e9;
     // Keep the list sorted by (time, id); insertion from the back is cheap for closed loops.
     let i = this.future.length;
     while (i > 0 && (this.future[i - 1]!.at > at || (this.future[i - 1]!.at === at && this.future[i - 1]!.r > r))) i--;
@@ -152,12 +163,12 @@ class ReferenceRun {
 
   private nextEventS(): number | null {
     let t: number | null = this.future[0]?.at ?? null;
-    for (const pin of this.pins) if (t === null || pin.expiresS < t) t = pin.expiresS;
+    for (const pin of this.pins) if (t === null || pin.expiresNs < t) t = pin.expiresNs;
     if (this.activeSessions < this.cap && this.pendingSessions.length > 0) {
-      const s = this.plan.sessions[this.pendingSessions[0]!]!.startS;
+      const s = toNs(this.plan.sessions[this.pendingSessions[0]!]!.startS);
       if (t === null || s < t) t = s;
     }
-    if (this.p.policy === 'admission-cap' && this.p.admissionCap.cap === 'adaptive' && t !== null && this.nextWindowS < t) t = this.nextWindowS;
+    if (this.p.policy === 'admission-cap' && this.p.admissionCap.cap === 'adaptive' && t !== null && this.nextWindowNs < t) t = this.nextWindowNs;
     return t;
   }
 
@@ -165,10 +176,11 @@ class ReferenceRun {
     while (this.activeSessions < this.cap && this.pendingSessions.length > 0) {
       const s = this.pendingSessions[0]!;
       const session = this.plan.sessions[s]!;
-      if (session.startS > this.now) break;
+      const startNs = toNs(session.startS);
+      if (startNs > this.now) break;
       this.pendingSessions.shift();
       this.activeSessions += 1;
-      this.addFuture(session.requests[0]!, Math.max(session.startS, this.now));
+      this.addFuture(session.requests[0]!, Math.max(startNs, this.now));
     }
   }
 
@@ -197,7 +209,7 @@ class ReferenceRun {
   private reject(r: number): void {
     const rec = this.records[r]!;
     rec.rejected = true;
-    rec.finishedS = this.now;
+    rec.finishedS = this.now / 1e9;
     this.totals.rejectedRequests += 1;
     this.sessionContinues(r);
   }
@@ -208,9 +220,9 @@ class ReferenceRun {
     if (req.session < 0) return;
     const session = this.plan.sessions[req.session]!;
     const k = req.callIndex;
-    if (k + 1 < session.requests.length) this.addFuture(session.requests[k + 1]!, this.now + req.toolWaitS);
+    if (k + 1 < session.requests.length) this.addFuture(session.requests[k + 1]!, this.now + toNs(req.toolWaitS));
     else {
-      this.sessionEndS[req.session] = this.now;
+      this.sessionEndS[req.session] = this.now / 1e9;
       this.activeSessions -= 1;
     }
   }
@@ -271,10 +283,6 @@ class ReferenceRun {
     else if (this.cpu.size >= this.cpuCapacity) this.cpu.delete(this.cpu.keys().next().value!);
     this.cpu.set(k, true);
     this.stepTransferBlocks += 1;
-  }
-
-  private transferMsPerBlock(): number {
-    return this.p.offload ? ((this.bs * this.p.kvBytesPerToken) / (this.p.offload.bandwidthGBps * 1e9)) * 1000 : 0;
   }
 
   /** Releases blocks tail first (kvsim.md §1.6): hashed ones to the tail; in current vLLM unhashed ones to the head. */
@@ -358,7 +366,7 @@ class ReferenceRun {
 
   private expirePins(): void {
     for (let i = 0; i < this.pins.length; ) {
-      if (this.pins[i]!.expiresS <= this.now) {
+      if (this.pins[i]!.expiresNs <= this.now) {
         this.release(this.pins[i]!.blocks);
         this.pins.splice(i, 1);
       } else i++;
@@ -369,7 +377,7 @@ class ReferenceRun {
   private unpinOne(): boolean {
     if (this.pins.length === 0) return false;
     let best = 0;
-    for (let i = 1; i < this.pins.length; i++) if (this.pins[i]!.expiresS < this.pins[best]!.expiresS) best = i;
+    for (let i = 1; i < this.pins.length; i++) if (this.pins[i]!.expiresNs < this.pins[best]!.expiresNs) best = i;
     this.release(this.pins[best]!.blocks);
     this.pins.splice(best, 1);
     return true;
@@ -385,13 +393,13 @@ class ReferenceRun {
   // ---- admission cap (adaptive) ----
 
   private adaptCap(): void {
-    while (this.now >= this.nextWindowS) {
+    while (this.now >= this.nextWindowNs) {
       const a = this.p.admissionCap;
       if (this.windowIdeal > 0 && this.windowHit < a.hitRateFloor * this.windowIdeal) this.cap = Math.max(1, Math.floor(this.cap * a.backoff));
       else if (this.usedBlocks() < 0.9 * this.nb) this.cap += 1;
       this.windowHit = 0;
       this.windowIdeal = 0;
-      this.nextWindowS += a.windowS;
+      this.nextWindowNs += toNs(a.windowS);
     }
   }
 
@@ -474,7 +482,7 @@ class ReferenceRun {
     rec.recomputedTokens += lost;
     rec.offloadHitTokens += cpuBlocks * this.bs;
     if (!this.admitted[r]) {
-      rec.admittedS = this.now;
+      rec.admittedS = this.now / 1e9;
       rec.hitTokens = hitBlocks * this.bs;
       rec.idealHitTokens = idealBlocks * this.bs;
       this.windowHit += rec.hitTokens;
@@ -493,16 +501,17 @@ class ReferenceRun {
         decodeContext += this.numComputed[s.r]! + 1;
       } else prefillTokens += s.numNew;
     }
-    const prefillMs = (prefillTokens * this.p.prefillUsPerToken) / 1000;
-    const decodeMs = (decodeContext * this.p.kvReadNsPerToken) / 1e6 + (decodes * this.p.decodeUsPerSeq) / 1000;
-    const transferMs = this.stepTransferBlocks * this.transferMsPerBlock();
+    const c = this.cost;
+    const prefillNs = prefillTokens * c.prefillPerToken;
+    const decodeNs = decodeContext * c.kvPerToken + decodes * c.decodePerSeq;
+    const transferNs = this.stepTransferBlocks * c.transferPerBlock;
     // The weights are read once per step: that fixed cost serves the decodes if there are any.
-    if (decodes > 0) this.totals.decodeMs += decodeMs + this.p.stepFixedMs;
-    else this.totals.prefillMs += this.p.stepFixedMs;
-    this.totals.prefillMs += prefillMs;
-    this.totals.transferMs += transferMs;
+    if (decodes > 0) this.decodeNs += decodeNs + c.fixed;
+    else this.prefillNs += c.fixed;
+    this.prefillNs += prefillNs;
+    this.transferNs += transferNs;
     this.totals.steps += 1;
-    this.now += (this.p.stepFixedMs + prefillMs + decodeMs + transferMs) / 1000;
+    this.now += c.fixed + prefillNs + decodeNs + transferNs;
     for (const { r, numNew } of scheduled) {
       this.numComputed[r]! += numNew;
       if (this.numComputed[r]! < this.numTokens[r]!) continue;
@@ -516,12 +525,12 @@ class ReferenceRun {
   private finish(r: number): void {
     this.running.splice(this.running.indexOf(r), 1);
     const rec = this.records[r]!;
-    rec.finishedS = this.now;
+    rec.finishedS = this.now / 1e9;
     const req = this.plan.requests[r]!;
     const session = req.session;
     const hasNext = session >= 0 && req.callIndex + 1 < this.plan.sessions[session]!.requests.length;
     const ttl = session >= 0 ? this.pinTtl[session]! : 0;
-    if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pins.push({ session, blocks: this.table[r]!, expiresS: this.now + ttl });
+    if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pins.push({ session, blocks: this.table[r]!, expiresNs: this.now + toNs(ttl) });
     else this.release(this.table[r]!);
     this.table[r] = [];
     this.sessionContinues(r);
