@@ -159,6 +159,11 @@ export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis
     }
   }
   for (const key of [...open.keys()]) close(key, null);
+  // Loops close in the order they end; list them by first attempt, as a reader expects.
+  const order = loops.map((_, i) => i).sort((a, b) => loops[a]!.firstCall - loops[b]!.firstCall || a - b);
+  const renumber = new Map(order.map((old, now) => [old, now]));
+  loops.splice(0, loops.length, ...order.map((i) => loops[i]!));
+  for (const [run, i] of loopOfRun) loopOfRun.set(run, renumber.get(i)!);
   for (const [i, run] of runOf) failing[i]!.loopIndex = loopOfRun.get(run) ?? null;
   const loopCalls = new Set<number>();
   for (const loop of loops) for (const a of loop.attempts) loopCalls.add(a.callIndex);

@@ -80,6 +80,8 @@ export interface LoopView {
   file: string;
   firstLine: number;
   lastLine: number;
+  /** 0-based lines of every attempt's result, in order. */
+  attemptLines: number[];
 }
 
 /** The analyses of one session, sent with its bars. */
@@ -196,6 +198,7 @@ function loopView(model: TraceModel, loop: RetryLoop): LoopView {
     file: model.files[first.file] ?? '',
     firstLine: first.line,
     lastLine: last.line,
+    attemptLines: loop.attempts.map((a) => a.source.line),
   };
 }
 

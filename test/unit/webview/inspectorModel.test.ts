@@ -13,17 +13,22 @@ import {
   skippedSummary,
   summaryFigures,
 } from '../../../webview/inspectorModel';
+import { fingerprintGroups } from '../../../webview/analysisModel';
 import { parseFile, parseText, SPOTTER } from '../helpers';
 
+/** The summary strip and the fingerprint's figures together, by `data-figure` name. */
 function figureMap(view: TraceView, index = 0): Record<string, string> {
-  return Object.fromEntries(summaryFigures(view.sessions[index]!.summary).flatMap((g) => g.figures.map((f) => [f.name, f.value])));
+  const s = view.sessions[index]!;
+  return Object.fromEntries([...summaryFigures(s.summary, s.analysis), ...fingerprintGroups(s.analysis)].flatMap((g) => g.figures.map((f) => [f.name, f.value])));
 }
 
 describe('inspector view-model on the spotter session', async () => {
   const view = buildTraceView(await parseFile(SPOTTER), 'spotter.jsonl');
 
   it('summary figures match the independent Python totals', () => {
-    assert.deepEqual(figureMap(view), {
+    const all = figureMap(view);
+    const headline = Object.fromEntries(Object.entries(all).filter(([k]) => !/^(appendToOutputP90|prefillShare|decodeShare|outputPerCall|toolTime|llmTime|context|growthPerCall)/.test(k)));
+    assert.deepEqual(headline, {
       llmCalls: '149',
       userTurns: '2',
       toolCalls: '162 (11 failed)',
@@ -40,11 +45,13 @@ describe('inspector view-model on the spotter session', async () => {
     });
   });
 
-  it('every required figure has a name', () => {
-    const names = summaryFigures(view.sessions[0]!.summary).flatMap((g) => g.figures.map((f) => f.name));
-    for (const n of ['llmCalls', 'userTurns', 'input', 'cached', 'appended', 'output', 'cacheWrite', 'cacheHitRate', 'rawInputToOutput', 'appendToOutputMean', 'appendToOutputMedian', 'appendToOutputAggregate']) {
+  it('every required figure has a name, and each name is used once across the strip and the fingerprint', () => {
+    const s = view.sessions[0]!;
+    const names = [...summaryFigures(s.summary, s.analysis), ...fingerprintGroups(s.analysis)].flatMap((g) => g.figures.map((f) => f.name));
+    for (const n of ['llmCalls', 'userTurns', 'input', 'cached', 'appended', 'output', 'cacheWrite', 'cacheHitRate', 'rawInputToOutput', 'appendToOutputMean', 'appendToOutputMedian', 'appendToOutputAggregate', 'appendToOutputP90', 'prefillShare', 'decodeShare', 'outputPerCallMean', 'outputPerCallMedian', 'toolTime', 'llmTime', 'contextMean', 'contextMax', 'growthPerCall']) {
       assert.ok(names.includes(n), n);
     }
+    assert.equal(new Set(names).size, names.length);
   });
 
   it('lists the main session, then its sub-agents labelled and indented', () => {
@@ -110,6 +117,9 @@ describe('progress and persisted state', () => {
     assert.deepEqual(readPersistedState({ sessionId: 4, callIndex: -1, showCached: 'yes' }), {});
     assert.deepEqual(readPersistedState(undefined), {});
     assert.deepEqual(readPersistedState({ callIndex: null }), { callIndex: null });
+    assert.deepEqual(readPersistedState({ fingerprintOpen: false, loopSort: { key: 'attempts', direction: 'descending' } }), { fingerprintOpen: false, loopSort: { key: 'attempts', direction: 'descending' } });
+    assert.deepEqual(readPersistedState({ fingerprintOpen: 'no', loopSort: { key: 'x', direction: 'descending' } }), {});
+    assert.deepEqual(readPersistedState({ loopSort: null }), { loopSort: null });
   });
 
   it('merges per key and keeps keys it does not own', () => {

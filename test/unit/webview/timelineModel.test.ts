@@ -57,6 +57,14 @@ describe('timeline model on the spotter session (149 calls, compaction before ca
     assert.equal(buildTimeline(main, true).failedCalls.length, 11);
   });
 
+  it('bands the git commit loop over calls 104–135 and marks the misses at the model switch (5) and after the compaction (138)', () => {
+    // Read from the file: the loop's results (lines 1209 … 1463) answer calls 105 and 136 (1-based), first and last.
+    const m = buildTimeline(main, true);
+    assert.deepEqual(m.bands.map((b) => [b.x0, b.x1, b.escaped, b.label]), [[103.5, 135.5, false, '✗ Bash ×7 gave up']]);
+    assert.deepEqual(m.missCalls, [5, 138]);
+    assert.equal(m.loops.length, 1);
+  });
+
   it('shares a round maximum between both axes only while cached is shown', () => {
     const shown = buildTimeline(main, true);
     // Call 137 is the tallest: 141,369 cached plus its appended and output, under 150k.
@@ -86,6 +94,11 @@ describe('timeline model with unknown figures', () => {
     const m = buildTimeline(session([]), true);
     assert.equal(m.barCount, 0);
     assert.equal(m.axisMax, null);
+  });
+
+  it('a session without analysis (an older host) draws no bands', () => {
+    const m = buildTimeline(session([call(0)], { analysis: undefined as unknown as SessionView['analysis'] }), true);
+    assert.deepEqual([m.bands, m.missCalls, m.loops], [[], [], []]);
   });
 
   it('skips sub-agents whose parent call is unknown and names compaction agents', () => {
@@ -127,6 +140,15 @@ describe('tooltip and announcement text', () => {
   it('announces the selection with its figures', () => {
     assert.equal(selectionAnnouncement(c, 149), 'Call 12 of 149: input 100, cached 80, appended 20, output 10, hit 80.0%, 2 tools, 1 failed.');
     assert.equal(selectionAnnouncement(call(0), 1), 'Call 1 of 1: input 100, cached 80, appended 20, output 10, hit 80.0%, no tools.');
+  });
+
+  it('announces a loop attempt and a cache miss after the figures', () => {
+    const loops = [{ tool: 'Bash', target: 'npm test', targetKind: 'command' as const, attempts: 3, attemptCalls: [0, 2, 3], firstCall: 0, lastCall: 3, callsSpanned: 4, escaped: false, escapeCall: null, firstError: null, wastedTokens: null, carryForwardTokens: null, file: 'f', firstLine: 0, lastLine: 9, attemptLines: [0, 4, 9] }];
+    const c2 = call(2, { loops: [0], miss: { cause: 'unexplained', detail: 'no reason in the trace', lostTokens: 900 } });
+    assert.equal(
+      selectionAnnouncement(c2, 4, loops),
+      'Call 3 of 4: input 100, cached 80, appended 20, output 10, hit 80.0%, no tools. Retry loop: Bash attempt 2 of 3 on npm test (gave up). Cache miss: unexplained — no reason in the trace; 900 tokens re-prefilled.',
+    );
   });
 });
 

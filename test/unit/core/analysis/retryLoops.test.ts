@@ -156,3 +156,29 @@ describe('retry loops on the real Claude Code fixtures', async () => {
     assert.deepEqual(r.failing.filter((f) => f.loopIndex !== null).map((f) => f.failureOrdinal), [1, 2, 3, 4]);
   });
 });
+
+describe('retry loop order', () => {
+  it('loops are listed by first attempt, not by when they close', () => {
+    // Loop A (a.ts) starts at c0 and gives up at the end; loop B (b.ts) starts at c1 and escapes at c4.
+    const s = new SessionBuilder()
+      .call({}, [failed('Edit', { targetFile: 'a.ts' })])
+      .call({}, [failed('Edit', { targetFile: 'b.ts' }), failed('Edit', { targetFile: 'a.ts' })])
+      .call({}, [failed('Edit', { targetFile: 'b.ts' }), failed('Edit', { targetFile: 'a.ts' })])
+      .call({}, [failed('Edit', { targetFile: 'b.ts' })])
+      .call({}, [ok('Edit', { targetFile: 'b.ts' })])
+      .build();
+    const r = findRetryLoops(s);
+    assert.deepEqual(r.loops.map((l) => [l.target, l.firstCall, l.escaped]), [
+      ['a.ts', 0, false],
+      ['b.ts', 1, true],
+    ]);
+    assert.deepEqual(r.failing.map((f) => [f.target, f.loopIndex]), [
+      ['a.ts', 0],
+      ['b.ts', 1],
+      ['a.ts', 0],
+      ['b.ts', 1],
+      ['a.ts', 0],
+      ['b.ts', 1],
+    ]);
+  });
+});
