@@ -1,5 +1,6 @@
-import type { CallDetail, CallRow, ToolDetail } from '../src/core/analysis/traceView';
+import type { CallDetail, CallRow, LoopView, ToolDetail } from '../src/core/analysis/traceView';
 import { formatCount, formatPercent } from '../src/core/report/formatNumbers';
+import { loopAttemptText, missText } from './analysisModel';
 import { el, icon, linkButton } from './dom';
 import { toolDurationText } from './inspectorModel';
 import { callHitRate, callTimeText } from './timelineModel';
@@ -19,7 +20,7 @@ export function detailsPlaceholder(): HTMLElement {
 }
 
 /** The pane for one call: its figures at once, tools once loaded. */
-export function renderCallDetails(call: CallRow, count: number, state: DetailsState, actions: DetailsActions): HTMLElement[] {
+export function renderCallDetails(call: CallRow, count: number, state: DetailsState, actions: DetailsActions, loops: readonly LoopView[] = []): HTMLElement[] {
   const head = el('div', { className: 'details-head' }, [
     el('h3', { text: `Call ${call.index + 1} of ${count}` }),
     call.model ? el('span', { className: 'muted', text: call.model }) : null,
@@ -37,6 +38,15 @@ export function renderCallDetails(call: CallRow, count: number, state: DetailsSt
     ...pair('Hit', formatPercent(hit)),
   ]);
   const out: HTMLElement[] = [head, figures];
+  // What the analyses say about this call, known at once (they came with the bars).
+  const notes = [
+    ...(call.loops ?? []).flatMap((i) => {
+      const loop = loops[i];
+      return loop ? [el('li', { className: 'call-note note-loop', data: { loop: String(i) } }, [icon('sync', 'loop-icon'), el('span', { text: loopAttemptText(loop, call.index) })])] : [];
+    }),
+    call.miss ? el('li', { className: 'call-note note-miss', data: { miss: call.miss.cause } }, [el('span', { className: 'swatch swatch-miss', attrs: { 'aria-hidden': 'true' } }), el('span', { text: missText(call.miss) })]) : null,
+  ].filter((n): n is HTMLLIElement => n !== null);
+  if (notes.length > 0) out.push(el('ul', { className: 'call-notes' }, notes));
   if (state.kind === 'loading') {
     out.push(el('p', { className: 'muted', text: 'Loading tool calls…', attrs: { 'aria-busy': 'true' } }));
   } else if (state.kind === 'error') {

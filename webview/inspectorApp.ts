@@ -5,8 +5,12 @@ import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import type { VscodeCheckbox } from '@vscode-elements/elements/dist/vscode-checkbox/vscode-checkbox.js';
 import type { VscodeProgressBar } from '@vscode-elements/elements/dist/vscode-progress-bar/vscode-progress-bar.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
+import type { MissCause } from '../src/core/analysis/cacheMisses';
 import type { CallDetail, SessionView, TraceView } from '../src/core/analysis/traceView';
 import type { CallRef, HostNotification, InspectorSettings, WebviewNotification } from '../src/protocol/messages';
+import { fingerprintDigest, loopRows, nextLoopSort, nextMissCall, sortLoopRows } from './analysisModel';
+import type { LoopRow, LoopSort, LoopSortKey } from './analysisModel';
+import { figureGroup, fingerprintContent, loopsContent, missSummary } from './analysisView';
 import { detailsPlaceholder, renderCallDetails } from './callDetailsView';
 import type { DetailsState } from './callDetailsView';
 import { el, icon, linkButton, replaceChildren } from './dom';
@@ -45,6 +49,11 @@ export class InspectorApp {
   private sessionId: string | null = null;
   private selected: number | null = null;
   private showCached = true;
+  /** Closed until the user opens it: the timeline stays above the fold. */
+  private fingerprintOpen = false;
+  private loopSort: LoopSort | null = null;
+  /** The loop whose row was last opened, marked in the table. */
+  private activeLoop: number | null = null;
   private palette: Palette;
   private readonly chart: TimelineChart;
   private readonly details = new Map<string, DetailsState>();
@@ -74,6 +83,11 @@ export class InspectorApp {
   private readonly canvas = el('canvas', { attrs: { 'aria-hidden': 'true' } });
   private readonly noCalls = el('p', { className: 'empty-note', text: 'This session has no LLM calls.' });
   private readonly markers = el('ul', { className: 'markers', attrs: { 'aria-label': 'Timeline markers' } });
+  private readonly missLine = el('p', { className: 'miss-summary', data: { missCauses: '' } });
+  private readonly fingerprint = el('details', { className: 'fingerprint' });
+  private readonly fingerprintDigest = el('span', { className: 'fp-digest muted' });
+  private readonly fingerprintBody = el('div', { className: 'fp-body' });
+  private readonly loopsPane = el('section', { className: 'loops panel', attrs: { 'aria-label': 'Retry loops' } });
   private readonly live = el('div', { className: 'visually-hidden', attrs: { 'aria-live': 'polite', 'aria-atomic': 'true' } });
   private readonly detailsPane = el('section', { className: 'details panel', attrs: { 'aria-label': 'Selected call' } });
   private readonly diagnosticsPane = el('section', { className: 'diagnostics panel', attrs: { 'aria-label': 'Diagnostics' } });
@@ -162,9 +176,19 @@ export class InspectorApp {
       this.chartWrap,
       this.noCalls,
       this.markers,
+      this.missLine,
       this.live,
     ]);
-    this.sessionBody.append(this.sessionMeta, this.summary, this.tokensNote, timeline, el('div', { className: 'lower' }, [this.detailsPane]));
+    const fingerprintHead = el('summary', { className: 'fp-summary' }, [icon('chevron-right', 'fp-chevron'), el('h2', { text: 'Workload fingerprint' }), this.fingerprintDigest]);
+    this.fingerprint.append(fingerprintHead, this.fingerprintBody);
+    this.fingerprint.addEventListener('toggle', () =>
+      this.safely('toggle the fingerprint', () => {
+        if (this.fingerprint.open === this.fingerprintOpen) return;
+        this.fingerprintOpen = this.fingerprint.open;
+        this.host.setState(mergeState(this.host.getState(), { fingerprintOpen: this.fingerprintOpen }));
+      }),
+    );
+    this.sessionBody.append(this.sessionMeta, this.summary, this.tokensNote, this.fingerprint, timeline, el('div', { className: 'lower' }, [this.loopsPane, this.detailsPane]));
 
     this.header.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge]), this.evidence, this.limitations, this.controls);
     this.header.hidden = true;
@@ -183,12 +207,17 @@ export class InspectorApp {
       item('failed', 'failed tool'),
       item('compaction', 'compaction'),
       item('subagent', 'sub-agent'),
+      item('loop', 'retry loop'),
+      item('miss', 'cache miss'),
     ]);
   }
 
   private init(trace: TraceView, settings: InspectorSettings, select: CallRef | null): void {
     const saved: PersistedState = readPersistedState(this.host.getState());
     this.showCached = saved.showCached ?? settings.showCached;
+    this.fingerprintOpen = saved.fingerprintOpen ?? false;
+    this.loopSort = saved.loopSort ?? null;
+    this.activeLoop = null;
     this.details.clear();
     this.trace = trace;
     this.sessionId = defaultSessionId(trace, select?.sessionId ?? saved.sessionId ?? null);
@@ -204,6 +233,8 @@ export class InspectorApp {
   private traceChanged(trace: TraceView): void {
     this.trace = trace;
     this.details.clear();
+    // Loop indexes may point elsewhere in the new trace.
+    this.activeLoop = null;
     this.sessionId = defaultSessionId(trace, this.sessionId);
     this.selected = clampSelection(this.selected, this.currentSession()?.calls.length ?? 0);
     this.renderTrace();
@@ -214,6 +245,7 @@ export class InspectorApp {
     if (ref.sessionId !== this.sessionId) {
       this.sessionId = ref.sessionId;
       this.selected = null;
+      this.activeLoop = null;
       this.renderPicker();
       this.renderSession();
     }
@@ -348,6 +380,7 @@ export class InspectorApp {
     if (!this.trace || id === this.sessionId || !findSession(this.trace, id)) return;
     this.sessionId = id;
     this.selected = null;
+    this.activeLoop = null;
     this.picker.dataset['value'] = id;
     this.renderSession();
     this.persist();
@@ -369,6 +402,10 @@ export class InspectorApp {
     }
     this.sessionMeta.textContent = sessionMetaText(session.summary, (ms) => new Date(ms).toLocaleString());
     this.renderSummary(session);
+    this.renderFingerprint(session);
+    this.renderLoops(session);
+    replaceChildren(this.missLine, missSummary(session, (cause) => this.safely('select a cache miss', () => this.selectMiss(cause))));
+    this.missLine.hidden = this.missLine.childElementCount === 0;
     const hasCalls = session.calls.length > 0;
     this.chartWrap.hidden = !hasCalls;
     this.noCalls.hidden = hasCalls;
@@ -387,6 +424,8 @@ export class InspectorApp {
         failed: model.failedCalls.length > 0,
         compaction: model.markers.some((m) => m.kind === 'compaction'),
         subagent: model.markers.some((m) => m.kind === 'subagent'),
+        loop: model.bands.length > 0,
+        miss: model.missCalls.length > 0,
       };
       for (const item of this.legend.querySelectorAll<HTMLElement>('[data-legend]')) item.hidden = present[item.dataset['legend'] ?? ''] === false;
     } else {
@@ -399,19 +438,7 @@ export class InspectorApp {
   }
 
   private renderSummary(session: SessionView): void {
-    const groups = summaryFigures(session.summary).map((g) =>
-      el('div', { className: 'figure-group' }, [
-        el('h2', { className: 'group-label', text: g.label }),
-        el(
-          'dl',
-          { className: 'figures' },
-          g.figures.map((f) =>
-            el('div', { className: 'figure', title: f.hint }, [el('dt', { text: f.label }), el('dd', { text: f.value, className: f.value === 'unknown' ? 'unknown' : '', data: { figure: f.name } })]),
-          ),
-        ),
-      ]),
-    );
-    replaceChildren(this.summary, groups);
+    replaceChildren(this.summary, summaryFigures(session.summary, session.analysis).map((g) => figureGroup(g, 'h2')));
     // Say why the bars are flat rather than letting empty bars read as zero tokens.
     const source = session.summary.tokensSource;
     const note =
@@ -423,6 +450,56 @@ export class InspectorApp {
     this.tokensNote.hidden = note === null;
     this.tokensNote.textContent = note ?? '';
     this.tokensNote.dataset['tokensSource'] = source;
+  }
+
+  /** The fingerprint panel; an older host that sends no analysis gets none. */
+  private renderFingerprint(session: SessionView): void {
+    this.fingerprint.hidden = !session.analysis;
+    if (!session.analysis) return;
+    this.fingerprint.open = this.fingerprintOpen;
+    this.fingerprintDigest.textContent = fingerprintDigest(session.analysis);
+    replaceChildren(this.fingerprintBody, fingerprintContent(session));
+  }
+
+  private renderLoops(session: SessionView): void {
+    this.loopsPane.hidden = !session.analysis || session.calls.length === 0;
+    if (this.loopsPane.hidden) return;
+    const rows = sortLoopRows(loopRows(session.analysis.loops), this.loopSort);
+    replaceChildren(
+      this.loopsPane,
+      loopsContent(session, rows, this.loopSort, this.activeLoop, {
+        sort: (key) => this.safely('sort the loops', () => this.sortLoops(key)),
+        open: (row) => this.safely('open a loop', () => this.openLoop(row)),
+      }),
+    );
+  }
+
+  private sortLoops(key: LoopSortKey): void {
+    this.loopSort = nextLoopSort(this.loopSort, key);
+    this.host.setState(mergeState(this.host.getState(), { loopSort: this.loopSort }));
+    const session = this.currentSession();
+    if (!session) return;
+    this.renderLoops(session);
+    // Re-rendering replaced the header button: keep the keyboard focus on it.
+    this.loopsPane.querySelector<HTMLButtonElement>(`button[data-sort="${key}"]`)?.focus();
+  }
+
+  /** Selects the loop's first attempt on the timeline and opens its first line in the trace. */
+  private openLoop(row: LoopRow): void {
+    this.activeLoop = row.index;
+    const session = this.currentSession();
+    if (session) this.renderLoops(session);
+    this.loopsPane.querySelector<HTMLButtonElement>(`tbody[data-loop="${row.index}"] [data-action="open-loop"]`)?.focus();
+    this.setSelected(clampSelection(row.firstCall, session?.calls.length ?? 0));
+    this.host.notify({ type: 'source/revealLine', file: row.file, line: row.line });
+  }
+
+  /** Selects the next call (after the selected one, wrapping) whose cache miss has this cause. */
+  private selectMiss(cause: MissCause): void {
+    const session = this.currentSession();
+    if (!session) return;
+    const next = nextMissCall(session.calls, cause, this.selected);
+    if (next !== null) this.setSelected(next);
   }
 
   private renderMarkers(markers: TimelineMarker[]): void {
@@ -487,7 +564,7 @@ export class InspectorApp {
       return;
     }
     this.detailsPane.hidden = false;
-    if (announce) this.live.textContent = selectionAnnouncement(call, session.calls.length);
+    if (announce) this.live.textContent = selectionAnnouncement(call, session.calls.length, session.analysis?.loops ?? []);
     this.showDetails();
     this.scheduleDetails(session.summary.id, call.index);
   }
@@ -507,7 +584,7 @@ export class InspectorApp {
       renderCallDetails(call, session.calls.length, state, {
         revealCall: () => this.reveal(call.index),
         revealTool: (toolId) => this.host.notify({ type: 'source/reveal', ref: { sessionId, callIndex: call.index }, toolId }),
-      }),
+      }, session.analysis?.loops ?? []),
     );
   }
 

@@ -1,6 +1,8 @@
 import type { SessionSummary } from '../src/core/analysis/sessionSummary';
-import type { DiagnosticView, SessionView, TraceView } from '../src/core/analysis/traceView';
-import { formatCount, formatDuration, formatPercent, formatRatio } from '../src/core/report/formatNumbers';
+import type { AnalysisView, DiagnosticView, SessionView, TraceView } from '../src/core/analysis/traceView';
+import { formatCount, formatDuration } from '../src/core/report/formatNumbers';
+import { headlineGroups, readLoopSort } from './analysisModel';
+import type { LoopSort } from './analysisModel';
 import { shortSessionId } from './timelineModel';
 
 /** One entry of the session picker. */
@@ -50,6 +52,15 @@ export function findSession(trace: TraceView, id: string | null): SessionView | 
   return trace.sessions.find((s) => s.summary.id === id) ?? null;
 }
 
+/** A figure's place against a published range, in words; `position` is null when the figure is unknown. */
+export interface RangeNote {
+  position: 'below' | 'within' | 'above' | null;
+  /** "✓ within 84.6–99.5%". */
+  text: string;
+  /** The range's source and what it measures, for the hover. */
+  title: string;
+}
+
 /** One figure of the summary strip. `name` is its stable `data-figure` key. */
 export interface Figure {
   name: string;
@@ -57,16 +68,20 @@ export interface Figure {
   value: string;
   /** What the figure means, for the hover title. */
   hint: string;
+  /** The published range beside the figure, when one exists. */
+  range?: RangeNote;
 }
 
 /** A titled group of figures. */
 export interface FigureGroup {
   label: string;
   figures: Figure[];
+  /** A small tag beside the title ("estimated"), with its reason on hover. */
+  tag?: { name: string; text: string; title: string };
 }
 
-/** The summary strip of a session, formatted; unknown figures read "unknown", never 0. */
-export function summaryFigures(s: SessionSummary): FigureGroup[] {
+/** The summary strip of a session, formatted; unknown figures read "unknown", never 0. The ratios carry their published ranges. */
+export function summaryFigures(s: SessionSummary, analysis?: AnalysisView): FigureGroup[] {
   const t = s.tokens;
   return [
     {
@@ -87,21 +102,7 @@ export function summaryFigures(s: SessionSummary): FigureGroup[] {
         { name: 'cacheWrite', label: 'Cache write', value: formatCount(t.cacheWrite), hint: 'Σ tokens written to the provider cache' },
       ],
     },
-    {
-      label: 'Ratios',
-      figures: [
-        { name: 'cacheHitRate', label: 'Cache hit rate', value: formatPercent(s.cacheHitRate), hint: 'Σcached / Σinput' },
-        { name: 'rawInputToOutput', label: 'Input : output', value: formatRatio(s.rawInputToOutput), hint: 'Σinput / Σoutput' },
-      ],
-    },
-    {
-      label: 'Append : output',
-      figures: [
-        { name: 'appendToOutputMedian', label: 'Median', value: formatRatio(s.appendToOutput.median), hint: 'Median over calls of appended / output' },
-        { name: 'appendToOutputMean', label: 'Mean', value: formatRatio(s.appendToOutput.mean), hint: 'Mean over calls of appended / output' },
-        { name: 'appendToOutputAggregate', label: 'Σappended / Σoutput', value: formatRatio(s.appendToOutput.aggregate), hint: 'Σappended / Σoutput over the whole session' },
-      ],
-    },
+    ...headlineGroups(s, analysis),
   ];
 }
 
@@ -174,6 +175,10 @@ export interface PersistedState {
   sessionId?: string;
   callIndex?: number | null;
   showCached?: boolean;
+  /** Whether the workload fingerprint is expanded. */
+  fingerprintOpen?: boolean;
+  /** How the retry-loops table is sorted; null keeps the session's order. */
+  loopSort?: LoopSort | null;
 }
 
 /** Reads persisted state defensively: it may come from an older build. */
@@ -184,6 +189,9 @@ export function readPersistedState(raw: unknown): PersistedState {
   if (typeof r['sessionId'] === 'string') out.sessionId = r['sessionId'];
   if (r['callIndex'] === null || (typeof r['callIndex'] === 'number' && Number.isInteger(r['callIndex']) && r['callIndex'] >= 0)) out.callIndex = r['callIndex'];
   if (typeof r['showCached'] === 'boolean') out.showCached = r['showCached'];
+  if (typeof r['fingerprintOpen'] === 'boolean') out.fingerprintOpen = r['fingerprintOpen'];
+  if (r['loopSort'] === null) out.loopSort = null;
+  else if (readLoopSort(r['loopSort'])) out.loopSort = readLoopSort(r['loopSort']);
   return out;
 }
 

@@ -7,6 +7,10 @@ export interface Palette {
   compaction: string;
   subagent: string;
   failed: string;
+  /** Retry-loop bands. */
+  loop: string;
+  /** Cache-miss marks. */
+  miss: string;
   selection: string;
   foreground: string;
   muted: string;
@@ -29,6 +33,7 @@ const FALLBACK: Record<string, string> = {
   '--vscode-charts-green': '#89d185',
   '--vscode-charts-purple': '#b180d7',
   '--vscode-charts-yellow': '#cca700',
+  '--vscode-charts-red': '#f14c4c',
   '--vscode-charts-foreground': '#cccccc',
   '--vscode-errorForeground': '#f85149',
   '--vscode-focusBorder': '#0078d4',
@@ -52,6 +57,8 @@ export function buildPalette(read: VariableReader, highContrast: boolean): Palet
     compaction: v('--vscode-charts-yellow'),
     subagent: v('--vscode-charts-purple'),
     failed: v('--vscode-errorForeground'),
+    loop: v('--vscode-charts-red', '--vscode-errorForeground'),
+    miss: v('--vscode-charts-orange'),
     selection: v('--vscode-focusBorder'),
     foreground: v('--vscode-foreground'),
     muted: v('--vscode-descriptionForeground'),

@@ -4,6 +4,8 @@ import annotationPlugin from 'chartjs-plugin-annotation';
 import type { AnnotationOptions } from 'chartjs-plugin-annotation';
 import type { CallRow } from '../src/core/analysis/traceView';
 import { formatCompact } from '../src/core/report/formatNumbers';
+import { analysisTooltipLines } from './analysisModel';
+import type { LoopBand } from './analysisModel';
 import type { Palette } from './palette';
 import { withAlpha } from './palette';
 import type { TimelineModel } from './timelineModel';
@@ -21,10 +23,14 @@ export interface TimelineCallbacks {
 type TimelineChartType = 'bar' | 'line';
 type Dataset = ChartDataset<TimelineChartType, (number | null)[]>;
 
+/** Room under the x axis for the cache-miss diamonds, between the axis line and the call numbers. */
+const MISS_LANE_PX = 12;
+
 /**
  * The chart.js timeline of one session. Owns the Chart instance and the marks it draws
- * itself (selection column, failed-tool triangles); the app owns the selection state and
- * pushes it here. Test-visible facts go on the wrapper as data attributes.
+ * itself (selection column, failed-tool triangles, retry-loop bands, cache-miss
+ * diamonds); the app owns the selection state and pushes it here. Test-visible facts go
+ * on the wrapper as data attributes.
  */
 export class TimelineChart {
   private chart: Chart<TimelineChartType, (number | null)[], string> | null = null;
@@ -58,6 +64,9 @@ export class TimelineChart {
     this.wrapper.dataset['barCount'] = String(model.barCount);
     this.wrapper.dataset['showCached'] = String(showCached);
     this.wrapper.dataset['failedCalls'] = String(model.failedCalls.length);
+    this.wrapper.dataset['loopBands'] = String(model.bands.length);
+    this.wrapper.dataset['loopBandSpans'] = model.bands.map((b) => `${b.x0 + 0.5}-${b.x1 - 0.5}`).join(' ');
+    this.wrapper.dataset['missCalls'] = model.missCalls.join(',');
     this.writeSelection();
   }
 
@@ -88,7 +97,7 @@ export class TimelineChart {
 
   private writePalette(): void {
     const p = this.palette;
-    this.wrapper.dataset['palette'] = JSON.stringify({ cached: p.cached, appended: p.appended, output: p.output, context: p.context, failed: p.failed, barBorder: p.barBorder, highContrast: p.highContrast });
+    this.wrapper.dataset['palette'] = JSON.stringify({ cached: p.cached, appended: p.appended, output: p.output, context: p.context, failed: p.failed, loop: p.loop, miss: p.miss, barBorder: p.barBorder, highContrast: p.highContrast });
   }
 
   private applyDefaults(): void {
@@ -160,7 +169,8 @@ export class TimelineChart {
             stacked: true,
             grid: { display: false },
             border: { color: grid },
-            ticks: { color: p.muted, autoSkip: true, maxRotation: 0, autoSkipPadding: 12 },
+            // The gap between the axis line and the call numbers holds the cache-miss diamonds.
+            ticks: { color: p.muted, autoSkip: true, maxRotation: 0, autoSkipPadding: 12, padding: m.missCalls.length > 0 ? MISS_LANE_PX : 3 },
             title: { display: true, text: 'LLM call', color: p.muted, padding: { top: 2, bottom: 0 } },
           },
           y: {
@@ -205,7 +215,7 @@ export class TimelineChart {
               },
               label: (item) => {
                 const call = this.calls[item.dataIndex];
-                return call ? tooltipLines(call) : '';
+                return call ? [...tooltipLines(call), ...analysisTooltipLines(call, m.loops)] : '';
               },
             },
           },
@@ -257,7 +267,7 @@ export class TimelineChart {
     return out;
   }
 
-  /** Draws the selection column and failed-tool triangles, and reports the plot area for tests and keyboard users. */
+  /** Draws the loop bands, selection column, failed-tool triangles and miss diamonds, and reports the plot area for tests and keyboard users. */
   private marksPlugin(): Plugin<TimelineChartType> {
     return {
       id: 'callMarks',
@@ -266,10 +276,19 @@ export class TimelineChart {
         this.wrapper.dataset['plotArea'] = [a.left, a.top, a.right, a.bottom].map((v) => Math.round(v)).join(',');
       },
       beforeDatasetsDraw: (chart) => {
-        if (this.selected === null || !this.model || this.selected >= this.model.barCount) return;
+        const m = this.model;
+        if (!m) return;
         const { ctx, chartArea: a, scales } = chart;
         const x = scales['x']!;
-        const step = this.model.barCount > 1 ? Math.abs(x.getPixelForValue(1) - x.getPixelForValue(0)) : a.right - a.left;
+        const step = m.barCount > 1 ? Math.abs(x.getPixelForValue(1) - x.getPixelForValue(0)) : a.right - a.left;
+        const pixels: string[] = [];
+        for (const band of m.bands) {
+          const [x0, x1] = this.bandPixels(chart, band, step);
+          this.drawBand(ctx, band, x0, x1, a.top, a.bottom);
+          pixels.push(`${Math.round(x0)}-${Math.round(x1)}`);
+        }
+        this.wrapper.dataset['loopBandPixels'] = pixels.join(' ');
+        if (this.selected === null || this.selected >= m.barCount) return;
         const cx = x.getPixelForValue(this.selected);
         ctx.save();
         ctx.fillStyle = withAlpha(this.palette.selection, this.palette.highContrast ? 0.35 : 0.22);
@@ -297,6 +316,27 @@ export class TimelineChart {
           ctx.closePath();
           ctx.fill();
         }
+        // A diamond under the axis for each cache miss: another shape, another place than the failed-tool triangles.
+        const half = Math.max(3, Math.min(4.5, step * 0.45));
+        const cy = a.bottom + MISS_LANE_PX / 2 + 1;
+        ctx.fillStyle = this.palette.miss;
+        ctx.strokeStyle = this.palette.barBorder ?? this.palette.miss;
+        ctx.lineWidth = 1;
+        for (const i of m.missCalls) {
+          const cx = x.getPixelForValue(i);
+          ctx.beginPath();
+          ctx.moveTo(cx, cy - half);
+          ctx.lineTo(cx + half, cy);
+          ctx.lineTo(cx, cy + half);
+          ctx.lineTo(cx - half, cy);
+          ctx.closePath();
+          ctx.fill();
+          if (this.palette.barBorder) ctx.stroke();
+        }
+        for (const band of m.bands) {
+          const [x0, x1] = this.bandPixels(chart, band, step);
+          this.drawBandLabel(ctx, band, x0, x1, a.top, a.right);
+        }
         if (this.selected !== null && this.selected < m.barCount) {
           // Outline the selected stack itself; the column behind it is already tinted.
           const cx = x.getPixelForValue(this.selected);
@@ -308,6 +348,88 @@ export class TimelineChart {
         }
         ctx.restore();
       },
+      afterTooltipDraw: (_chart, { tooltip }) => {
+        // The tooltip is painted on the canvas; its text goes on the wrapper for tests.
+        const shown = tooltip.opacity > 0 && tooltip.getActiveElements().length > 0;
+        if (shown) {
+          this.wrapper.dataset['tooltip'] = [...tooltip.title, ...tooltip.body.flatMap((b) => b.lines)].join('\n');
+          this.wrapper.dataset['tooltipCall'] = String(tooltip.dataPoints[0]?.dataIndex ?? '');
+        } else {
+          delete this.wrapper.dataset['tooltip'];
+          delete this.wrapper.dataset['tooltipCall'];
+        }
+      },
     };
+  }
+
+  /** Left and right pixel edges of a band: the outer edges of its first and last bars. */
+  private bandPixels(chart: Chart, band: LoopBand, step: number): [number, number] {
+    const x = chart.scales['x']!;
+    const a = chart.chartArea;
+    const first = x.getPixelForValue(band.x0 + 0.5) - step / 2;
+    const last = x.getPixelForValue(band.x1 - 0.5) + step / 2;
+    return [Math.max(a.left, first), Math.min(a.right, last)];
+  }
+
+  /**
+   * A retry loop's band behind the bars. Gave-up loops are hatched with dashed edges,
+   * escaped ones plain with solid edges, so the two differ by more than colour.
+   */
+  private drawBand(ctx: CanvasRenderingContext2D, band: LoopBand, x0: number, x1: number, top: number, bottom: number): void {
+    const p = this.palette;
+    const width = Math.max(2, x1 - x0);
+    ctx.save();
+    ctx.fillStyle = withAlpha(p.loop, p.highContrast ? 0.2 : 0.1);
+    ctx.fillRect(x0, top, width, bottom - top);
+    if (!band.escaped) {
+      ctx.beginPath();
+      ctx.rect(x0, top, width, bottom - top);
+      ctx.clip();
+      ctx.strokeStyle = withAlpha(p.loop, p.highContrast ? 0.55 : 0.3);
+      ctx.lineWidth = 1;
+      ctx.beginPath();
+      const h = bottom - top;
+      for (let sx = x0 - h; sx < x0 + width; sx += 7) {
+        ctx.moveTo(sx, bottom);
+        ctx.lineTo(sx + h, top);
+      }
+      ctx.stroke();
+    }
+    ctx.restore();
+    ctx.save();
+    ctx.strokeStyle = withAlpha(p.loop, p.highContrast ? 1 : 0.8);
+    ctx.lineWidth = p.highContrast ? 2 : 1;
+    ctx.setLineDash(band.escaped ? [] : [4, 3]);
+    ctx.beginPath();
+    ctx.moveTo(x0 + 0.5, top);
+    ctx.lineTo(x0 + 0.5, bottom);
+    ctx.moveTo(x1 - 0.5, top);
+    ctx.lineTo(x1 - 0.5, bottom);
+    ctx.stroke();
+    ctx.restore();
+  }
+
+  /** The band's label at its top left, on a tooltip-coloured box so it reads over bars; shortened or left out when the band is too narrow. */
+  private drawBandLabel(ctx: CanvasRenderingContext2D, band: LoopBand, x0: number, x1: number, top: number, right: number): void {
+    const p = this.palette;
+    ctx.save();
+    ctx.font = `10px ${p.fontFamily}`;
+    const pad = 4;
+    const text = [band.label, band.shortLabel].find((t) => ctx.measureText(t).width + 2 * pad <= Math.max(x1 - x0, 0) + 40) ?? null;
+    if (text) {
+      const w = ctx.measureText(text).width + 2 * pad;
+      const lx = Math.min(x0 + 2, right - w);
+      const ly = top + 3;
+      ctx.fillStyle = p.tooltipBackground;
+      ctx.fillRect(lx, ly, w, 14);
+      ctx.strokeStyle = p.loop;
+      ctx.lineWidth = 1;
+      ctx.setLineDash(band.escaped ? [] : [3, 2]);
+      ctx.strokeRect(lx + 0.5, ly + 0.5, w - 1, 13);
+      ctx.fillStyle = p.foreground;
+      ctx.textBaseline = 'middle';
+      ctx.fillText(text, lx + pad, ly + 7.5);
+    }
+    ctx.restore();
   }
 }

@@ -1,5 +1,7 @@
-import type { CallRow, SessionView } from '../src/core/analysis/traceView';
+import type { CallRow, LoopView, SessionView } from '../src/core/analysis/traceView';
 import { formatCount, formatDuration, formatPercent } from '../src/core/report/formatNumbers';
+import { loopAttemptText, loopBands, missCalls, missText } from './analysisModel';
+import type { LoopBand } from './analysisModel';
 
 /** A vertical marker on the timeline, placed between two bars. */
 export interface TimelineMarker {
@@ -30,6 +32,12 @@ export interface TimelineModel {
   /** Calls with at least one failed tool call. */
   failedCalls: number[];
   markers: TimelineMarker[];
+  /** Shaded spans of the session's retry loops. */
+  bands: LoopBand[];
+  /** Calls whose prefix missed the cache, marked under their bars. */
+  missCalls: number[];
+  /** The session's retry loops, for the tooltips of the calls in them. */
+  loops: readonly LoopView[];
   /**
    * Shared maximum of both y axes while cached tokens are shown: bars and the context
    * line are then in the same units, so one scale keeps the line on the bar tops.
@@ -75,6 +83,10 @@ export function buildTimeline(session: SessionView, showCached: boolean): Timeli
     stackTop,
     failedCalls: calls.filter((c) => c.tools.some((t) => t.failed === true)).map((c) => c.index),
     markers: timelineMarkers(session),
+    // An older host sends no analysis: draw no bands rather than fail.
+    bands: loopBands(session.analysis?.loops ?? [], calls.length),
+    missCalls: missCalls(calls),
+    loops: session.analysis?.loops ?? [],
     axisMax,
     barCount: calls.length,
   };
@@ -159,13 +171,18 @@ export function tooltipLines(call: CallRow): string[] {
   ];
 }
 
-/** What the live region says when a call is selected. */
-export function selectionAnnouncement(call: CallRow, count: number): string {
+/** What the live region says when a call is selected; retry-loop attempts and cache misses follow the figures. */
+export function selectionAnnouncement(call: CallRow, count: number, loops: readonly LoopView[] = []): string {
   const failed = call.tools.filter((t) => t.failed === true).length;
   const tools = call.tools.length === 0 ? 'no tools' : `${call.tools.length} ${call.tools.length === 1 ? 'tool' : 'tools'}${failed > 0 ? `, ${failed} failed` : ''}`;
+  const extra = [
+    ...(call.loops ?? []).flatMap((i) => (loops[i] ? [`${loopAttemptText(loops[i], call.index)}.`] : [])),
+    ...(call.miss ? [`${missText(call.miss)}.`] : []),
+  ];
   return (
     `Call ${call.index + 1} of ${count}: input ${formatCount(call.input)}, cached ${formatCount(call.cached)}, ` +
-    `appended ${formatCount(call.appended)}, output ${formatCount(call.output)}, hit ${formatPercent(callHitRate(call))}, ${tools}.`
+    `appended ${formatCount(call.appended)}, output ${formatCount(call.output)}, hit ${formatPercent(callHitRate(call))}, ${tools}.` +
+    extra.map((e) => ` ${e}`).join('')
   );
 }
 
