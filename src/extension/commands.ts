@@ -2,14 +2,24 @@ import * as vscode from 'vscode';
 import { buildTraceReport } from '../core/analysis/traceReport';
 import type { TraceReport } from '../core/analysis/traceReport';
 import { formatPercent } from '../core/report/formatNumbers';
+import type { ParsedTrace } from '../core/trace/parseTrace';
+import type { CallRef } from '../protocol/messages';
+import { isTraceCandidate } from './analysisRegistry';
+import type { TraceAnalysisRegistry } from './analysisRegistry';
+import { SHOW_IN_TIMELINE } from './codeLens';
 import { INSPECTOR_ANY_VIEW_TYPE, INSPECTOR_VIEW_TYPE } from './inspectorProvider';
 import type { InspectorProvider } from './inspectorProvider';
+import { isPickHook, pickLocalSession } from './sessionPicker';
+import type { PickHook } from './sessionPicker';
+import { maxFileBytes } from './settings';
+import { isLoadFailure } from './traceDocument';
 import { loadTrace } from './traceLoader';
 import { basename } from 'node:path';
 
-/** What command factories get: the provider and the extension's log. */
+/** What command factories get: the inspector, the shared analyses and the extension's log. */
 export interface CommandContext {
   provider: InspectorProvider;
+  registry: TraceAnalysisRegistry;
   log: vscode.LogOutputChannel;
 }
 
@@ -18,14 +28,20 @@ export function viewTypeFor(uri: vscode.Uri): string {
   return uri.path.toLowerCase().endsWith('.trace.jsonl') ? INSPECTOR_VIEW_TYPE : INSPECTOR_ANY_VIEW_TYPE;
 }
 
-/** The trace the user is looking at: the focused inspector, the active text editor, or the active tab. */
+/** A file with a trace's extension (the files the commands and CodeLens consider). */
+function isTraceFile(uri: vscode.Uri): boolean {
+  return uri.scheme !== 'output' && /\.(jsonl|json|traj)$/i.test(uri.path);
+}
+
+/** The trace the user is looking at: the focused inspector, the active text editor, or the active tab; none for other files. */
 function activeTraceUri(provider: InspectorProvider): vscode.Uri | undefined {
   const doc = provider.activeDocument();
   if (doc) return doc.uri;
   const editor = vscode.window.activeTextEditor;
-  if (editor && editor.document.uri.scheme !== 'output') return editor.document.uri;
+  if (editor && isTraceFile(editor.document.uri)) return editor.document.uri;
   const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-  if (input instanceof vscode.TabInputCustom || input instanceof vscode.TabInputText) return input.uri;
+  if (input instanceof vscode.TabInputCustom && (input.viewType === INSPECTOR_VIEW_TYPE || input.viewType === INSPECTOR_ANY_VIEW_TYPE)) return input.uri;
+  if (input instanceof vscode.TabInputText && isTraceFile(input.uri)) return input.uri;
   return undefined;
 }
 
@@ -34,43 +50,84 @@ async function openInInspector(uri: vscode.Uri): Promise<void> {
 }
 
 /**
+ * The parse a command works on, shared where one exists: the registry's parse of a
+ * trace open as text (what the user sees, saved or not), else the inspector's, else
+ * the file read from disk.
+ */
+async function parsedFor(ctx: CommandContext, uri: vscode.Uri): Promise<ParsedTrace> {
+  const shownAsText = vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString()));
+  const text = shownAsText ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) : undefined;
+  if (text && isTraceCandidate(uri)) {
+    const analysis = await ctx.registry.analyze(text);
+    if (analysis) return analysis.parsed;
+  }
+  const inspector = ctx.provider.documentFor(uri);
+  if (inspector) {
+    const result = await inspector.result;
+    if (!isLoadFailure(result)) return result;
+  }
+  return loadTrace(uri, maxFileBytes(), () => undefined);
+}
+
+/**
  * Analyses a trace with the same core as the CLI, opens it in the inspector and
  * returns the CLI's JSON report (so tests and other extensions can use the result).
+ * With no trace given or active it offers the local agent sessions (a `{ pick }`
+ * argument chooses from those rows in tests).
  */
-async function analyzeSession(ctx: CommandContext, given?: vscode.Uri): Promise<TraceReport | undefined> {
-  let uri = given instanceof vscode.Uri ? given : activeTraceUri(ctx.provider);
-  if (!uri) {
-    const picked = await vscode.window.showOpenDialog({
-      title: 'Analyze Agent Session',
-      canSelectMany: false,
-      openLabel: 'Analyze',
-      filters: { 'Agent traces': ['jsonl', 'json', 'traj'] },
-    });
-    uri = picked?.[0];
-  }
+async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined, hook: PickHook | null): Promise<TraceReport | undefined> {
+  const uri = given ?? activeTraceUri(ctx.provider) ?? (await pickLocalSession(ctx.log, hook));
   if (!uri) return undefined;
-  const parsed = await loadTrace(uri, Number.MAX_SAFE_INTEGER, () => undefined);
-  const report = buildTraceReport(parsed);
+  let parsed: ParsedTrace;
+  try {
+    parsed = await parsedFor(ctx, uri);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    ctx.log.error(`Analyze Agent Session on ${uri.toString(true)}: ${message}`);
+    void vscode.window.showErrorMessage(`${basename(uri.path)}: ${message}`);
+    return undefined;
+  }
+  const report = buildTraceReport(parsed, ctx.registry.analysisOptions);
   await openInInspector(uri);
   if (report.problem) {
     void vscode.window.showErrorMessage(`${basename(uri.path)}: ${report.problem}`);
     return report;
   }
   const main = report.sessions.find((s) => s.role === 'main') ?? report.sessions[0];
-  const failed = parsed.model.sessions.reduce((n, s) => n + s.calls.reduce((m, c) => m + c.toolCalls.filter((t) => t.isError).length, 0), 0);
+  const analysis = ctx.registry.analyzeParsed(parsed);
+  const failed = analysis.sessions.reduce((n, s) => n + s.analysis.summary.failedToolCalls, 0);
+  const loops = analysis.sessions.reduce((n, s) => n + s.analysis.retry.loops.length, 0);
   if (main) {
     void vscode.window.showInformationMessage(
       `${basename(uri.path)}: ${main.llmCalls} LLM calls, ${main.userTurns} user turns, cache hit rate ${formatPercent(main.cacheHitRate)}, ` +
-        `${failed} failed tool calls, ${report.diagnostics.filter((d) => d.severity === 'error').length} errors.`,
+        `${failed} failed tool calls, ${loops} retry loop${loops === 1 ? '' : 's'}, ${report.diagnostics.filter((d) => d.severity === 'error').length} errors.`,
     );
   }
   return report;
 }
 
+function isCallRef(value: unknown): value is CallRef {
+  const v = value as Partial<CallRef> | null;
+  return typeof v === 'object' && v !== null && typeof v.sessionId === 'string' && typeof v.callIndex === 'number';
+}
+
+/** Opens the inspector on a trace (beside the text it was asked from) with one call selected. */
+async function showInTimeline(ctx: CommandContext, uri: unknown, ref: unknown): Promise<void> {
+  if (!(uri instanceof vscode.Uri) || !isCallRef(ref)) return;
+  // An open inspector selects at once (or when its webview is ready); else the next one to open does.
+  if (ctx.provider.selectCall(uri, ref, { reveal: true })) return;
+  ctx.provider.queueSelect(uri, ref);
+  try {
+    await vscode.commands.executeCommand('vscode.openWith', uri, viewTypeFor(uri), vscode.ViewColumn.Beside);
+  } finally {
+    ctx.provider.dropQueuedSelect(uri);
+  }
+}
+
 /** Every command, by id. Factories take the shared context (rust-analyzer's createCommands pattern). */
 export function createCommands(ctx: CommandContext): Record<string, (...args: unknown[]) => unknown> {
   return {
-    'agentTrace.analyzeSession': (uri?: unknown) => analyzeSession(ctx, uri instanceof vscode.Uri ? uri : undefined),
+    'agentTrace.analyzeSession': (arg?: unknown) => analyzeSession(ctx, arg instanceof vscode.Uri ? arg : undefined, isPickHook(arg) ? arg : null),
     'agentTrace.openInInspector': async (uri?: unknown) => {
       const target = uri instanceof vscode.Uri ? uri : activeTraceUri(ctx.provider);
       if (target) await openInInspector(target);
@@ -79,5 +136,6 @@ export function createCommands(ctx: CommandContext): Record<string, (...args: un
       const target = uri instanceof vscode.Uri ? uri : activeTraceUri(ctx.provider);
       if (target) await vscode.commands.executeCommand('vscode.openWith', target, 'default');
     },
+    [SHOW_IN_TIMELINE]: (uri?: unknown, ref?: unknown) => showInTimeline(ctx, uri, ref),
   };
 }

@@ -1,9 +1,12 @@
 import * as vscode from 'vscode';
+import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { buildCallDetail, buildTraceView, formatChoices } from '../core/analysis/traceView';
 import type { TraceView } from '../core/analysis/traceView';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import { Channel } from '../protocol/channel';
 import type { CallRef, HostNotification, HostRequests, InspectorSettings, WebviewNotification, WebviewRequests } from '../protocol/messages';
+import type { TraceAnalysisRegistry } from './analysisRegistry';
+import { ANALYSIS_SETTINGS, maxFileBytes } from './settings';
 import { isLoadFailure, TraceDocument } from './traceDocument';
 import type { LoadFailure } from './traceDocument';
 import { fileUri } from './traceLoader';
@@ -28,9 +31,9 @@ interface InspectorPanel {
 }
 
 /** Turns a load result into what the webview renders; a failed load still gets a view with its message. */
-export function toTraceView(uri: vscode.Uri, result: ParsedTrace | LoadFailure, formatChosen = false): TraceView {
+export function toTraceView(uri: vscode.Uri, result: ParsedTrace | LoadFailure, formatChosen = false, options: Partial<AnalysisOptions> = {}): TraceView {
   const fileName = basename(uri.path);
-  if (!isLoadFailure(result)) return buildTraceView(result, fileName, formatChosen);
+  if (!isLoadFailure(result)) return buildTraceView(result, fileName, formatChosen, options);
   return {
     fileName,
     format: null,
@@ -49,23 +52,41 @@ export function toTraceView(uri: vscode.Uri, result: ParsedTrace | LoadFailure, 
 /**
  * The Agent Trace Inspector editor: a read-only custom editor, so files of any size
  * are streamed from disk rather than loaded into a text model. Owns the set of open
- * panels; each document owns its parse (see TraceDocument).
+ * panels and the selections waiting for a panel; each document owns its parse (see
+ * TraceDocument), and the registry publishes its problems.
  */
-export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<TraceDocument> {
+export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<TraceDocument>, vscode.Disposable {
   private readonly panels = new Set<InspectorPanel>();
+  private readonly documents = new Set<TraceDocument>();
+  /** "Show in Timeline" before the panel exists: the call its first panel selects. */
+  private readonly queuedSelects = new Map<string, CallRef>();
+  private readonly configListener: vscode.Disposable;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly diagnostics: vscode.DiagnosticCollection,
+    private readonly registry: TraceAnalysisRegistry,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+  ) {
+    // The analyses follow the settings: open panels get the trace again, analysed anew.
+    this.configListener = vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(ANALYSIS_SETTINGS)) void this.refreshPanels();
+    });
+  }
+
+  dispose(): void {
+    this.configListener.dispose();
+  }
 
   openCustomDocument(uri: vscode.Uri): TraceDocument {
-    const maxBytes = (): number => vscode.workspace.getConfiguration('agentTrace').get<number>('maxFileSizeMB', 2048) * 2 ** 20;
-    return new TraceDocument(uri, maxBytes, {
-      loaded: (doc, result) => this.publishDiagnostics(doc.uri, result),
-      disposed: (doc) => this.clearDiagnostics(doc.uri),
+    const doc = new TraceDocument(uri, maxFileBytes, {
+      loaded: (d, result) => this.registry.inspectorLoaded(d, d.uri, result),
+      disposed: (d) => {
+        this.documents.delete(d);
+        this.registry.inspectorClosed(d);
+      },
     });
+    this.documents.add(doc);
+    return doc;
   }
 
   resolveCustomEditor(document: TraceDocument, panel: vscode.WebviewPanel): void {
@@ -81,12 +102,14 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       title: basename(document.uri.path),
     });
     const channel: HostChannel = new Channel((m) => void webview.postMessage(m), { onError: (m) => this.log.warn(m) });
-    const entry: InspectorPanel = { document, panel, channel, ready: false, pendingSelect: null };
+    const key = document.uri.toString();
+    const entry: InspectorPanel = { document, panel, channel, ready: false, pendingSelect: this.queuedSelects.get(key) ?? null };
+    this.queuedSelects.delete(key);
     this.panels.add(entry);
     const subscriptions: vscode.Disposable[] = [
       webview.onDidReceiveMessage((m: unknown) => channel.receive(m)),
       document.onDidReload((r) => {
-        if (entry.ready) channel.notify({ type: 'trace/didChange', trace: toTraceView(document.uri, r, document.formatOverride !== null) });
+        if (entry.ready) channel.notify({ type: 'trace/didChange', trace: this.view(document, r) });
       }),
       document.onDidProgress((p) => {
         if (entry.ready) channel.notify({ type: 'load/progress', ...p });
@@ -106,11 +129,15 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     });
   }
 
-  /** Selects a call in every inspector showing `uri` (or in the one that opens next). */
-  selectCall(uri: vscode.Uri, ref: CallRef): boolean {
+  /**
+   * Selects a call in every inspector showing `uri` (at once, or when its webview is
+   * ready), revealing the panel if asked. False when no inspector shows it.
+   */
+  selectCall(uri: vscode.Uri, ref: CallRef, options: { reveal?: boolean } = {}): boolean {
     let found = false;
     for (const p of this.panels) {
       if (p.document.uri.toString() !== uri.toString()) continue;
+      if (options.reveal && !found) p.panel.reveal(p.panel.viewColumn);
       found = true;
       if (p.ready) p.channel.notify({ type: 'call/select', ref });
       else p.pendingSelect = ref;
@@ -118,10 +145,42 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     return found;
   }
 
+  /** Remembers a call for the next inspector that opens on `uri` (it selects it once ready). */
+  queueSelect(uri: vscode.Uri, ref: CallRef): void {
+    this.queuedSelects.set(uri.toString(), ref);
+  }
+
+  /** Forgets a queued selection no panel took (the open failed or was cancelled). */
+  dropQueuedSelect(uri: vscode.Uri): void {
+    this.queuedSelects.delete(uri.toString());
+  }
+
   /** The document of the active inspector panel, if an inspector is focused. */
   activeDocument(): TraceDocument | null {
     for (const p of this.panels) if (p.panel.active) return p.document;
     return null;
+  }
+
+  /** An open inspector document on `uri`, if any. */
+  documentFor(uri: vscode.Uri): TraceDocument | null {
+    for (const d of this.documents) if (d.uri.toString() === uri.toString()) return d;
+    return null;
+  }
+
+  private view(document: TraceDocument, result: ParsedTrace | LoadFailure): TraceView {
+    return toTraceView(document.uri, result, document.formatOverride !== null, this.registry.analysisOptions);
+  }
+
+  /** Sends every ready panel its trace analysed with the current settings. */
+  private async refreshPanels(): Promise<void> {
+    for (const p of this.panels) {
+      if (!p.ready) continue;
+      try {
+        p.channel.notify({ type: 'trace/didChange', trace: this.view(p.document, await p.document.result) });
+      } catch (e) {
+        this.log.error(`Refreshing the inspector after a settings change: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
   }
 
   private async onMessage(entry: InspectorPanel, m: WebviewNotification): Promise<void> {
@@ -131,7 +190,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         entry.ready = true;
         if (entry.document.progress.bytesRead > 0) entry.channel.notify({ type: 'load/progress', ...entry.document.progress });
         const result = await entry.document.result;
-        entry.channel.notify({ type: 'init', trace: toTraceView(entry.document.uri, result, entry.document.formatOverride !== null), settings: readSettings(), select: entry.pendingSelect });
+        entry.channel.notify({ type: 'init', trace: this.view(entry.document, result), settings: readSettings(), select: entry.pendingSelect });
         entry.pendingSelect = null;
         return;
       }
@@ -162,51 +221,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     const source = tool ? (tool.resultSource ?? tool.source) : call.source;
     await revealLine(fileUri(document.uri, result.model.files, result.model.files[source.file] ?? ''), source.line);
   }
-
-  /** Problems-view URIs set per trace, to clear them when its last editor closes. */
-  private readonly diagnosticUris = new Map<string, vscode.Uri[]>();
-
-  private clearDiagnostics(uri: vscode.Uri): void {
-    for (const u of this.diagnosticUris.get(uri.toString()) ?? [uri]) this.diagnostics.delete(u);
-    this.diagnosticUris.delete(uri.toString());
-  }
-
-  private publishDiagnostics(uri: vscode.Uri, result: ParsedTrace | LoadFailure): void {
-    this.clearDiagnostics(uri);
-    if (isLoadFailure(result)) {
-      this.diagnostics.set(uri, [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), result.message, vscode.DiagnosticSeverity.Error)]);
-      return;
-    }
-    const byFile = new Map<string, vscode.Diagnostic[]>();
-    const { model, problem } = result;
-    const add = (key: string, d: vscode.Diagnostic): void => {
-      const list = byFile.get(key) ?? [];
-      list.push(d);
-      byFile.set(key, list);
-    };
-    for (const key of model.files) byFile.set(key, []);
-    if (problem) add(model.files[0] ?? '', new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), problem.message, vscode.DiagnosticSeverity.Error));
-    for (const d of model.diagnostics) {
-      const line = Math.max(0, d.line);
-      const diagnostic = new vscode.Diagnostic(new vscode.Range(line, 0, line, Number.MAX_SAFE_INTEGER), d.message, SEVERITY[d.severity]);
-      diagnostic.source = 'Agent Trace';
-      add(model.files[d.file] ?? '', diagnostic);
-    }
-    const uris: vscode.Uri[] = [];
-    for (const [key, list] of byFile) {
-      const target = fileUri(uri, model.files, key);
-      uris.push(target);
-      this.diagnostics.set(target, list);
-    }
-    this.diagnosticUris.set(uri.toString(), uris);
-  }
 }
-
-const SEVERITY = {
-  error: vscode.DiagnosticSeverity.Error,
-  warning: vscode.DiagnosticSeverity.Warning,
-  info: vscode.DiagnosticSeverity.Information,
-} as const;
 
 function readSettings(): InspectorSettings {
   const config = vscode.workspace.getConfiguration('agentTrace');

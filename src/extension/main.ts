@@ -1,22 +1,27 @@
 import * as vscode from 'vscode';
+import { TRACE_DOCUMENT_SELECTOR, TraceAnalysisRegistry } from './analysisRegistry';
+import { TraceCodeLensProvider } from './codeLens';
 import { createCommands } from './commands';
 import { INSPECTOR_ANY_VIEW_TYPE, INSPECTOR_VIEW_TYPE, InspectorProvider } from './inspectorProvider';
 
-/** Entry point: registers the inspector editor and the commands. Everything else is in core. */
+/** Entry point: registers the inspector editor, CodeLens, Problems and the commands. Everything else is in core. */
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Agent Trace Inspector', { log: true });
-  const diagnostics = vscode.languages.createDiagnosticCollection('agentTrace');
-  const provider = new InspectorProvider(context.extensionUri, diagnostics, log);
+  // The registry parses each trace once per version and owns the one Problems collection.
+  const registry = new TraceAnalysisRegistry(log);
+  const provider = new InspectorProvider(context.extensionUri, registry, log);
   // No retainContextWhenHidden: the webview keeps its UI state with setState and
   // refetches data on `ready`, which is cheaper than a hidden page held in memory.
   const options = { supportsMultipleEditorsPerDocument: true };
   context.subscriptions.push(
     log,
-    diagnostics,
+    registry,
+    provider,
     vscode.window.registerCustomEditorProvider(INSPECTOR_VIEW_TYPE, provider, options),
     vscode.window.registerCustomEditorProvider(INSPECTOR_ANY_VIEW_TYPE, provider, options),
+    vscode.languages.registerCodeLensProvider(TRACE_DOCUMENT_SELECTOR, new TraceCodeLensProvider(registry, log)),
   );
-  for (const [id, handler] of Object.entries(createCommands({ provider, log }))) {
+  for (const [id, handler] of Object.entries(createCommands({ provider, registry, log }))) {
     context.subscriptions.push(vscode.commands.registerCommand(id, handler));
   }
 }

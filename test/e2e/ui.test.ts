@@ -218,4 +218,52 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     assert.match((await toast.textContent()) ?? '', /cache hit rate 98\.7%/);
     await screenshot(s.page, 'e2e-analyze-command.png');
   });
+  it('shows CodeLens on a Claude Code log opened as text, lists its retry loop in Problems, and "Show in Timeline" selects the call', async () => {
+    await quickOpen(s.page, 'edit-retry-loop.jsonl');
+    await s.page.locator('.tabs-container .tab.active', { hasText: 'edit-retry-loop.jsonl' }).waitFor();
+    // Counted by hand from the file: 41 distinct assistant message ids, 13 is_error results,
+    // cache_read 1,768,739 of 2,069,302 input tokens = 85.5%.
+    const top = s.page.locator('.monaco-editor .codelens-decoration', { hasText: 'Agent Trace · 41 calls · cache hit 85.5% · 13 failed tool calls · 1 retry loop' });
+    await top.waitFor({ timeout: 20_000 });
+    assert.match((await top.textContent()) ?? '', /Open Inspector/);
+    await screenshot(s.page, 'e2e-codelens-top.png');
+    // Go to line 74, the 4th failing Edit/Write on sync_raw_logs.py (line 61 is the 1st: both in view).
+    await s.page.keyboard.press('Control+G');
+    await s.page.locator('.quick-input-widget .quick-input-box input').fill(':74');
+    await s.page.keyboard.press('Enter');
+    const fourth = s.page.locator('.monaco-editor .codelens-decoration', { hasText: '4th failed Write on sync_raw_logs.py' });
+    await fourth.waitFor({ timeout: 20_000 });
+    // Line 74's error is 96 characters (⌈96/4⌉ = 24 tokens), re-read by the 20 calls after the 21st of 41.
+    assert.match((await fourth.textContent()) ?? '', /carries ≈24 tokens × 20 calls/);
+    await s.page.locator('.monaco-editor .codelens-decoration', { hasText: '1st failed Edit on sync_raw_logs.py' }).waitFor();
+    await screenshot(s.page, 'e2e-codelens.png');
+
+    await s.page.keyboard.press('Control+Shift+M'); // View: Toggle Problems
+    const problem = s.page.locator('.markers-panel .monaco-list-row', { hasText: 'Retry loop: 4 failed Edit/Write on sync_raw_logs.py' });
+    await problem.first().waitFor();
+    assert.match((await problem.first().textContent()) ?? '', /gave up; ≈2\.1k tokens carried forward.*\[Ln 61/);
+    await screenshot(s.page, 'e2e-codelens-problems.png');
+    await s.page.keyboard.press('Control+Shift+M');
+
+    await fourth.locator('a', { hasText: 'Show in Timeline' }).click();
+    // The call that made the 4th attempt is the 21st: index 20.
+    await s.web().locator('.chart-wrap[data-selected-call="20"]').waitFor({ timeout: 20_000 });
+    assert.equal(await figure(s.web(), 'llmCalls'), '41');
+    await screenshot(s.page, 'e2e-show-in-timeline.png');
+  });
+
+  it('"Analyze Agent Session" with no editor open offers the local sessions and opens the chosen one', async () => {
+    await runCommand(s.page, 'Agent Trace: Analyze Agent Session');
+    // The fake ~/.claude of test/e2e/workspace.mjs: the M-Claude log, 41 calls, 13 failed tool results,
+    // cache_read 1,768,739 of 2,069,302 input tokens = 85.5% (counted by hand from the file).
+    const row = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: '41 calls · cache hit 85.5% · 13 failed tool calls' });
+    await row.waitFor({ timeout: 20_000 });
+    await s.page.locator('.quick-input-widget .monaco-list-row', { hasText: '1 call · cache hit 45.4%' }).waitFor();
+    await s.page.mouse.move(700, 700); // the pointer left on the input shows its placeholder as a hover over the title
+    await screenshot(s.page, 'e2e-session-picker.png');
+    await row.click();
+    assert.equal(await figure(s.web(), 'llmCalls'), '41');
+    await s.page.locator('.notifications-toasts .notification-toast', { hasText: '41 LLM calls' }).waitFor();
+    await screenshot(s.page, 'e2e-session-picked.png');
+  });
 });

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { TraceReport } from '../../src/core/analysis/traceReport';
+import type { SessionItem } from '../../src/extension/sessionPicker';
 
 // Runs inside the real extension host (code-server here, @vscode/test-electron elsewhere),
 // against the workspace made by test/e2e/workspace.mjs.
@@ -9,6 +10,8 @@ const root = (): vscode.Uri => vscode.workspace.workspaceFolders![0]!.uri;
 const file = (rel: string): vscode.Uri => vscode.Uri.joinPath(root(), ...rel.split('/'));
 const SAMPLE = 'claude-code-sessions.trace.jsonl';
 const CLAUDE = 'claude/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl';
+/** The M-Claude log (test/fixtures/claude-code/edit-retry-loop.jsonl): 41 calls, a 4-attempt Edit/Write loop. */
+const M_CLAUDE = 'claude/edit-retry-loop.jsonl';
 
 async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -22,6 +25,31 @@ async function waitFor<T>(what: string, probe: () => T | undefined | null | fals
 
 function activeTabInput(): unknown {
   return vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+}
+
+/** The CodeLens of a file, as VS Code's own command returns them (the document must be loaded). */
+async function codeLenses(uri: vscode.Uri): Promise<vscode.CodeLens[]> {
+  await vscode.workspace.openTextDocument(uri);
+  return (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
+}
+
+/** Lens titles on a 0-based line. */
+function titlesOn(lenses: vscode.CodeLens[], line: number): string[] {
+  return lenses.filter((l) => l.range.start.line === line).map((l) => l.command?.title ?? '');
+}
+
+/** Opens a file as text in an editor tab (the Problems of text views follow tabs). */
+async function showText(uri: vscode.Uri): Promise<void> {
+  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: false });
+  await waitFor('a text tab', () => activeTabInput() instanceof vscode.TabInputText);
+}
+
+function warnings(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Warning);
+}
+
+async function setSetting(key: string, value: unknown): Promise<void> {
+  await vscode.workspace.getConfiguration('agentTrace').update(key, value, vscode.ConfigurationTarget.Workspace);
 }
 
 suite('Agent Trace Inspector in the real extension host', () => {
@@ -38,7 +66,7 @@ suite('Agent Trace Inspector in the real extension host', () => {
 
   test('contributes its commands in the Agent Trace category', async () => {
     const all = await vscode.commands.getCommands(true);
-    for (const id of ['agentTrace.analyzeSession', 'agentTrace.openInInspector', 'agentTrace.showSource']) {
+    for (const id of ['agentTrace.analyzeSession', 'agentTrace.openInInspector', 'agentTrace.showSource', 'agentTrace.showInTimeline']) {
       assert.ok(all.includes(id), `${id} is not registered`);
     }
   });
@@ -135,5 +163,177 @@ suite('Agent Trace Inspector in the real extension host', () => {
     await waitFor('diagnostics', () => vscode.languages.getDiagnostics(uri).length > 0);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await waitFor('no diagnostics', () => vscode.languages.getDiagnostics(uri).length === 0);
+  });
+  test('CodeLens on the M-Claude log: a summary on line 1 and the 4-attempt Edit/Write loop on lines 61, 65, 70, 74', async () => {
+    const lenses = await codeLenses(file(M_CLAUDE));
+    // Counted by hand from the file: 41 distinct assistant message ids (LLM calls); 13
+    // tool_result blocks with is_error; cache_read 1,768,739 of 2,069,302 input tokens
+    // (input + cache_creation + cache_read of each message's first line) = 85.5%.
+    const top = titlesOn(lenses, 0);
+    assert.ok(top.some((t) => /Agent Trace · 41 calls · cache hit 85\.5% · 13 failed tool calls · 1 retry loop$/.test(t)), top.join(' | '));
+    assert.ok(top.includes('Open Inspector'));
+    // The is_error results, 1-based: 11, 29, 30, 61, 65, 70, 74, 77, 86, 100, 110, 112, 114.
+    const failureLines = [11, 29, 30, 61, 65, 70, 74, 77, 86, 100, 110, 112, 114];
+    const lensLines = [...new Set(lenses.filter((l) => l.command?.title === 'Show in Timeline').map((l) => l.range.start.line + 1))].sort((a, b) => a - b);
+    assert.deepEqual(lensLines, failureLines);
+    // The Edit (lines 60, 64) and Write (69, 73) calls on sync_raw_logs.py, each failing on the next line.
+    const expected: Array<[number, RegExp]> = [
+      [61, /^\$\(error\) 1st failed Edit on sync_raw_logs\.py: File has been unexpectedly modified/],
+      [65, /^\$\(error\) 2nd failed Edit on sync_raw_logs\.py: File has been unexpectedly modified/],
+      [70, /^\$\(error\) 3rd failed Write on sync_raw_logs\.py: File has not been read yet/],
+      [74, /^\$\(error\) 4th failed Write on sync_raw_logs\.py: File has not been read yet/],
+    ];
+    for (const [line, pattern] of expected) {
+      const titles = titlesOn(lenses, line - 1);
+      assert.ok(titles.some((t) => pattern.test(t)), `line ${line}: ${titles.join(' | ')}`);
+      assert.ok(titles.includes('Show in Timeline'), `line ${line} has no "Show in Timeline"`);
+    }
+    // Line 74's error is 96 characters (⌈96/4⌉ = 24 tokens); its call is the 21st of 41, so 20 later calls re-read it.
+    assert.ok(titlesOn(lenses, 73).some((t) => t.endsWith('carries ≈24 tokens × 20 calls')));
+  });
+
+  test('Problems: one Warning for the M-Claude retry loop on line 61, the later attempts related (65, 70, 74)', async () => {
+    const uri = file(M_CLAUDE);
+    await showText(uri);
+    const [warning, ...others] = await waitFor('the retry-loop warning', () => {
+      const w = warnings(uri);
+      return w.length > 0 ? w : null;
+    });
+    assert.equal(others.length, 0);
+    assert.equal(warning!.range.start.line, 60);
+    // Carried forward: 21 tokens × 26 + 21 × 24 + 24 × 22 + 24 × 20 later calls = 2,058 ≈ 2.1k.
+    assert.equal(warning!.message, 'Retry loop: 4 failed Edit/Write on sync_raw_logs.py, gave up; ≈2.1k tokens carried forward');
+    assert.deepEqual(
+      warning!.relatedInformation?.map((r) => [r.location.uri.toString(), r.location.range.start.line + 1]),
+      [65, 70, 74].map((line) => [uri.toString(), line]),
+    );
+    assert.equal(vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error).length, 0);
+  });
+
+  test('text view and inspector on one file list its problems once; they go when the last view closes', async () => {
+    const uri = file(M_CLAUDE);
+    await showText(uri);
+    await waitFor('the warning', () => warnings(uri).length === 1);
+    await vscode.commands.executeCommand('vscode.openWith', uri, 'agentTrace.inspectorAny', vscode.ViewColumn.Beside);
+    await waitFor('the inspector', () => activeTabInput() instanceof vscode.TabInputCustom);
+    await new Promise((r) => setTimeout(r, 500)); // let the inspector's own parse publish
+    assert.equal(warnings(uri).length, 1);
+    // Close the text tab: the inspector keeps the problem listed.
+    const textTab = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputText);
+    await vscode.window.tabGroups.close(textTab!);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(warnings(uri).length, 1);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await waitFor('no diagnostics', () => vscode.languages.getDiagnostics(uri).length === 0);
+  });
+
+  test('"Show in Timeline" opens the inspector on the file', async () => {
+    const uri = file(M_CLAUDE);
+    await showText(uri);
+    const lens = (await codeLenses(uri)).find((l) => l.range.start.line === 73 && l.command?.command === 'agentTrace.showInTimeline');
+    assert.ok(lens, 'no Show in Timeline lens on line 74');
+    await vscode.commands.executeCommand(lens.command!.command, ...(lens.command!.arguments ?? []));
+    const input = await waitFor('the inspector tab', () => {
+      const i = activeTabInput();
+      return i instanceof vscode.TabInputCustom ? i : null;
+    });
+    assert.equal(input.viewType, 'agentTrace.inspectorAny');
+    assert.equal(input.uri.toString(), uri.toString());
+    // The selected call: the 21st (index 20) of the main session.
+    assert.deepEqual(lens.command!.arguments![1], { sessionId: 'e5821007-9ca0-4a36-afc0-94da583da0ea', callIndex: 20 });
+    // Again, with the inspector open: it is revealed and selects, no second inspector opens.
+    const line61 = (await codeLenses(uri)).find((l) => l.range.start.line === 60 && l.command?.command === 'agentTrace.showInTimeline')!;
+    await vscode.commands.executeCommand(line61.command!.command, ...(line61.command!.arguments ?? []));
+    const inspectors = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputCustom);
+    assert.equal(inspectors.length, 1);
+  });
+
+  test('the spotter log: Bash `git add && git commit` fails 7 times from line 1209', async () => {
+    const uri = file(CLAUDE);
+    const lenses = await codeLenses(uri);
+    // `git add -A && git commit …` results with is_error, 1-based: 1209, 1343, 1366, 1389, 1419, 1447, 1463
+    // (line 661's earlier failure was followed by a successful commit, so it starts nothing).
+    const lines = [1209, 1343, 1366, 1389, 1419, 1447, 1463];
+    lines.forEach((line, i) => {
+      const titles = titlesOn(lenses, line - 1);
+      const ord = ['1st', '2nd', '3rd', '4th', '5th', '6th', '7th'][i]!;
+      assert.ok(titles.some((t) => t.startsWith(`$(error) ${ord} failed Bash \`git add && git commit\``)), `line ${line}: ${titles.join(' | ')}`);
+    });
+    await showText(uri);
+    const w = await waitFor('the loop warning', () => {
+      const list = warnings(uri);
+      return list.length > 0 ? list : null;
+    });
+    assert.equal(w.length, 1);
+    assert.equal(w[0]!.range.start.line, 1208);
+    assert.match(w[0]!.message, /^Retry loop: 7 failed Bash `git add && git commit`, gave up/);
+    assert.deepEqual(w[0]!.relatedInformation?.map((r) => r.location.range.start.line + 1), lines.slice(1));
+  });
+
+  test('settings: a higher minLoopAttempts drops the 4-attempt loop; codeLens.enabled false removes the lenses', async () => {
+    const uri = file(M_CLAUDE);
+    await showText(uri);
+    await waitFor('the warning', () => warnings(uri).length === 1);
+    try {
+      await setSetting('analysis.minLoopAttempts', 5);
+      await waitFor('no warning', () => warnings(uri).length === 0);
+      const top = titlesOn(await codeLenses(uri), 0);
+      assert.ok(top.some((t) => t.includes('· 0 retry loops')), top.join(' | '));
+      await setSetting('codeLens.enabled', false);
+      assert.equal((await codeLenses(uri)).length, 0);
+    } finally {
+      await setSetting('analysis.minLoopAttempts', undefined);
+      await setSetting('codeLens.enabled', undefined);
+    }
+    await waitFor('the warning again', () => warnings(uri).length === 1);
+  });
+
+  test('collateral failures get a lens that says so', async () => {
+    // user-rejections.jsonl: the user refused the Bash (line 8) and Glob (line 10) calls; the
+    // refusals are the is_error results on lines 11 and 12.
+    const lenses = await codeLenses(file('sessions/claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl'));
+    for (const [line, tool] of [
+      [11, 'Bash'],
+      [12, 'Glob'],
+    ] as const) {
+      const titles = titlesOn(lenses, line - 1);
+      assert.ok(titles.some((t) => t.startsWith(`$(circle-slash) ${tool}`) && t.endsWith('rejected or interrupted by the user (collateral, not a retry)')), `line ${line}: ${titles.join(' | ')}`);
+    }
+  });
+
+  test('a JSON file that is not a trace gets no lenses and no problems', async () => {
+    const uri = file('.vscode/settings.json');
+    await showText(uri);
+    assert.equal((await codeLenses(uri)).length, 0);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(vscode.languages.getDiagnostics(uri).length, 0);
+  });
+
+  test('Analyze Agent Session with no trace open lists the local sessions, newest first, and analyses the chosen one', async () => {
+    let rows: readonly SessionItem[] = [];
+    const report = (await vscode.commands.executeCommand('agentTrace.analyzeSession', {
+      pick: (items: readonly SessionItem[]) => {
+        rows = items;
+        return items.find((i) => i.label === 'System32');
+      },
+    })) as TraceReport | undefined;
+    // The fake roots of test/e2e/workspace.mjs: a Codex rollout (2026-03-21), the M-Claude log
+    // (2026-01-02, cwd C:\Windows\System32), the user-rejections log (2026-01-01, cwd
+    // /home/marco/projects/spotter); the agent-*.jsonl beside it is a sub-agent log, not listed.
+    assert.deepEqual(rows.map((r) => r.label), ['project', 'System32', 'spotter', '$(folder-opened) Open a trace file…']);
+    assert.match(rows[0]!.description ?? '', /^Codex · 2026-03-2\d \d\d:\d\d · \/workspace\/project$/);
+    assert.match(rows[1]!.description ?? '', /^Claude Code · 2026-01-0\d \d\d:\d\d · C:\\Windows\\System32$/);
+    // Hand counts as in the CodeLens test: 41 calls, 85.5%, 13 failed.
+    assert.match(rows[1]!.detail ?? '', /^41 calls · cache hit 85\.5% · 13 failed tool calls · e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/);
+    // user-rejections.jsonl: one message id; cache_read 11,515 of 25,353 = 45.4%; the user rejected 2 tool calls.
+    assert.match(rows[2]!.detail ?? '', /^1 call · cache hit 45\.4% · 2 failed tool calls/);
+    assert.ok(report, 'the command returns the report');
+    assert.equal(report.format, 'claude-code');
+    assert.equal(report.sessions[0]!.llmCalls, 41);
+    const input = await waitFor('the inspector', () => {
+      const i = activeTabInput();
+      return i instanceof vscode.TabInputCustom ? i : null;
+    });
+    assert.match(input.uri.path, /e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/);
   });
 });

@@ -1,0 +1,81 @@
+import * as vscode from 'vscode';
+import type { Severity } from '../core/trace/model';
+import type { ParsedTrace } from '../core/trace/parseTrace';
+import { attemptMessage, loopMessage } from './traceAnalysis';
+import type { TraceAnalysis } from './traceAnalysis';
+import { fileUri } from './traceLoader';
+
+/** Problems of one file: its URI and its diagnostics. */
+export interface FileDiagnostics {
+  uri: vscode.Uri;
+  diagnostics: vscode.Diagnostic[];
+}
+
+/** Problems of a trace, keyed by the URI string of each of its files. */
+export type TraceDiagnostics = Map<string, FileDiagnostics>;
+
+const SEVERITY: Record<Severity, vscode.DiagnosticSeverity> = {
+  error: vscode.DiagnosticSeverity.Error,
+  warning: vscode.DiagnosticSeverity.Warning,
+  info: vscode.DiagnosticSeverity.Information,
+};
+
+/** A whole line, for a diagnostic on a record (JSON Lines records are one line each). */
+function lineRange(line: number): vscode.Range {
+  const l = Math.max(0, line);
+  return new vscode.Range(l, 0, l, Number.MAX_SAFE_INTEGER);
+}
+
+/** A message for the file as a whole: on its first line. */
+export function fileProblem(uri: vscode.Uri, message: string): TraceDiagnostics {
+  const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), message, vscode.DiagnosticSeverity.Error);
+  d.source = 'Agent Trace';
+  return new Map([[uri.toString(), { uri, diagnostics: [d] }]]);
+}
+
+/**
+ * The Problems entries of a parsed trace: read errors as Errors, each retry loop as a
+ * Warning on its first attempt's line with the later attempts as related locations.
+ * Every file of the trace gets an entry (maybe empty), so publishing it replaces what
+ * an earlier parse left.
+ */
+export function traceDiagnostics(traceUri: vscode.Uri, parsed: ParsedTrace, analysis: TraceAnalysis): TraceDiagnostics {
+  const { model, problem } = parsed;
+  const out: TraceDiagnostics = new Map();
+  const listFor = (fileIndex: number): vscode.Diagnostic[] => {
+    const uri = fileUri(traceUri, model.files, model.files[fileIndex] ?? '');
+    const key = uri.toString();
+    let entry = out.get(key);
+    if (!entry) {
+      entry = { uri, diagnostics: [] };
+      out.set(key, entry);
+    }
+    return entry.diagnostics;
+  };
+  for (let i = 0; i < Math.max(1, model.files.length); i++) listFor(i);
+  if (problem) {
+    const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), problem.message, vscode.DiagnosticSeverity.Error);
+    d.source = 'Agent Trace';
+    listFor(0).push(d);
+  }
+  for (const d of model.diagnostics) {
+    const diagnostic = new vscode.Diagnostic(lineRange(d.line), d.message, SEVERITY[d.severity]);
+    diagnostic.source = 'Agent Trace';
+    listFor(d.file).push(diagnostic);
+  }
+  for (const { analysis: a } of analysis.sessions) {
+    for (const loop of a.retry.loops) {
+      const first = loop.attempts[0]!.source;
+      const warning = new vscode.Diagnostic(lineRange(first.line), loopMessage(loop), vscode.DiagnosticSeverity.Warning);
+      warning.source = 'Agent Trace';
+      warning.code = 'retry-loop';
+      warning.relatedInformation = loop.attempts.slice(1).map((attempt, i) => {
+        const uri = fileUri(traceUri, model.files, model.files[attempt.source.file] ?? '');
+        const at = new vscode.Position(attempt.source.line, 0);
+        return new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, at), attemptMessage(loop, i + 1));
+      });
+      listFor(first.file).push(warning);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,241 @@
+import * as vscode from 'vscode';
+import { formatPercent } from '../core/report/formatNumbers';
+import { isSubagentLogName } from '../core/trace/claudeCode/companions';
+import { parseTrace } from '../core/trace/parseTrace';
+import { maxFileBytes, sessionRoots } from './settings';
+import type { SessionRoots } from './settings';
+import { createReadStream } from 'node:fs';
+import type { Dirent } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+
+/** Sessions listed at most: the newest ones, so a years-old ~/.claude stays quick. */
+export const MAX_LISTED_SESSIONS = 50;
+/** How deep the Codex walk goes (`sessions/YYYY/MM/DD/rollout-*.jsonl` is 3 folders down). */
+const CODEX_MAX_DEPTH = 5;
+
+/** An agent session log found on this machine. */
+export interface LocalSession {
+  path: string;
+  agent: 'Claude Code' | 'Codex';
+  mtimeMs: number;
+  sizeBytes: number;
+  /** The project: Claude Code's decoded folder name until the log's cwd is read; null for Codex until then. */
+  project: string | null;
+}
+
+/** A QuickPick row: a session, or the "open a file" fallback. */
+export interface SessionItem extends vscode.QuickPickItem {
+  session: LocalSession | null;
+}
+
+/** Lets a test choose from the real QuickPick's rows once they are all filled in. */
+export interface PickHook {
+  pick: (items: readonly SessionItem[]) => SessionItem | undefined;
+}
+
+/** True for a `{ pick }` test hook passed as a command argument. */
+export function isPickHook(value: unknown): value is PickHook {
+  return typeof value === 'object' && value !== null && typeof (value as { pick?: unknown }).pick === 'function';
+}
+
+/**
+ * Claude Code names a project folder after its path with separators turned into
+ * dashes (`-home-me-app`, `C--Users-me`). Dashes in names make it ambiguous, so this is
+ * only shown until the log's own `cwd` is read.
+ */
+export function decodeClaudeProject(folder: string): string {
+  const drive = /^([A-Za-z])--(.*)$/.exec(folder);
+  if (drive) return `${drive[1]}:\\${drive[2]!.replace(/-/g, '\\')}`;
+  return folder.replace(/-/g, '/');
+}
+
+async function entries(dir: string): Promise<Dirent[]> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch {
+    return []; // a missing root is normal: that agent is not installed
+  }
+}
+
+async function withStat(path: string, agent: LocalSession['agent'], project: string | null): Promise<LocalSession | null> {
+  try {
+    const s = await stat(path);
+    return { path, agent, mtimeMs: s.mtimeMs, sizeBytes: s.size, project };
+  } catch {
+    return null;
+  }
+}
+
+/** Claude Code sessions: `<root>/<project>/<session>.jsonl` (sub-agent logs excluded). */
+async function claudeSessions(root: string): Promise<LocalSession[]> {
+  const found: Array<Promise<LocalSession | null>> = [];
+  for (const project of await entries(root)) {
+    if (!project.isDirectory()) continue;
+    for (const file of await entries(join(root, project.name))) {
+      if (file.isFile() && /\.jsonl$/i.test(file.name) && !isSubagentLogName(file.name)) {
+        found.push(withStat(join(root, project.name, file.name), 'Claude Code', decodeClaudeProject(project.name)));
+      }
+    }
+  }
+  return (await Promise.all(found)).filter((s): s is LocalSession => s !== null);
+}
+
+/** Codex sessions: `<root>/**\/rollout-*.jsonl`. */
+async function codexSessions(root: string, depth = 0): Promise<LocalSession[]> {
+  const out: LocalSession[] = [];
+  for (const e of await entries(root)) {
+    const path = join(root, e.name);
+    if (e.isDirectory() && depth < CODEX_MAX_DEPTH) out.push(...(await codexSessions(path, depth + 1)));
+    else if (e.isFile() && /^rollout-.*\.jsonl$/i.test(e.name)) {
+      const s = await withStat(path, 'Codex', null);
+      if (s) out.push(s);
+    }
+  }
+  return out;
+}
+
+/** The local agent sessions under the configured roots, newest first (by modification time). */
+export async function listLocalSessions(roots: SessionRoots, limit = MAX_LISTED_SESSIONS): Promise<LocalSession[]> {
+  const [claude, codex] = await Promise.all([claudeSessions(roots.claudeCode), codexSessions(roots.codex)]);
+  return [...claude, ...codex].sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, limit);
+}
+
+/** What a row shows once the log is read. */
+export interface SessionStats {
+  calls: number;
+  cacheHitRate: number | null;
+  failedToolCalls: number;
+  cwd: string | null;
+}
+
+/** Reads one session log (the main file only: quick) and sums its main sessions. */
+export async function readSessionStats(session: LocalSession): Promise<SessionStats | string> {
+  if (session.sizeBytes > maxFileBytes()) return 'too large to read (agentTrace.maxFileSizeMB)';
+  const parsed = await parseTrace([{ key: basename(session.path), bytes: createReadStream(session.path, { highWaterMark: 256 * 1024 }) }], {
+    yieldControl: () => new Promise((resolve) => setImmediate(resolve)),
+  });
+  if (parsed.problem) return parsed.problem.message;
+  let calls = 0;
+  let cached = 0;
+  let input = 0;
+  let known = false;
+  let failed = 0;
+  let cwd: string | null = null;
+  for (const s of parsed.model.sessions) {
+    if (s.role !== 'main') continue;
+    cwd ??= s.cwd;
+    calls += s.calls.length;
+    for (const c of s.calls) {
+      if (c.tokens.cached !== null && c.tokens.input !== null) {
+        cached += c.tokens.cached;
+        input += c.tokens.input;
+        known = true;
+      }
+      failed += c.toolCalls.filter((t) => t.isError === true).length;
+    }
+  }
+  return { calls, cacheHitRate: known && input > 0 ? cached / input : null, failedToolCalls: failed, cwd };
+}
+
+/** "2026-02-12 14:05" in local time. */
+function localDate(ms: number): string {
+  const d = new Date(ms);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+function lastSegment(path: string): string {
+  const parts = path.split(/[\\/]/).filter((p) => p !== '');
+  return parts[parts.length - 1] ?? path;
+}
+
+function itemFor(session: LocalSession): SessionItem {
+  const item: SessionItem = { label: '', session };
+  describe(item, session, null);
+  return item;
+}
+
+/** Fills a row's texts from what is known so far. */
+function describe(item: SessionItem, session: LocalSession, stats: SessionStats | string | null): void {
+  const project = typeof stats === 'object' && stats?.cwd ? stats.cwd : session.project;
+  item.label = project ? lastSegment(project) : basename(session.path);
+  item.description = `${session.agent} · ${localDate(session.mtimeMs)}${project ? ` · ${project}` : ''}`;
+  if (stats === null) item.detail = '$(loading~spin) reading…';
+  else if (typeof stats === 'string') item.detail = `$(warning) ${stats}`;
+  else {
+    const calls = `${stats.calls} call${stats.calls === 1 ? '' : 's'}`;
+    const failed = `${stats.failedToolCalls} failed tool call${stats.failedToolCalls === 1 ? '' : 's'}`;
+    item.detail = `${calls} · cache hit ${formatPercent(stats.cacheHitRate)} · ${failed} · ${basename(session.path)}`;
+  }
+}
+
+const OPEN_FILE_ITEM: SessionItem = { label: '$(folder-opened) Open a trace file…', detail: 'Any supported trace: *.jsonl, *.json, *.traj', session: null, alwaysShow: true };
+
+/**
+ * Offers the local agent sessions (newest first) in a QuickPick. Rows appear at once
+ * with "reading…" and fill in as each log is parsed, newest first; parsing stops when
+ * the pick closes. Resolves to the chosen file, or undefined when dismissed.
+ */
+export async function pickLocalSession(log: vscode.LogOutputChannel, hook: PickHook | null = null): Promise<vscode.Uri | undefined> {
+  const roots = sessionRoots();
+  const qp = vscode.window.createQuickPick<SessionItem>();
+  qp.title = 'Analyze Agent Session';
+  // One placeholder throughout (busy shows the reading): a changed one leaves a stale hover behind.
+  qp.placeholder = 'Choose a Claude Code or Codex session to analyse (newest first)';
+  qp.matchOnDescription = true;
+  qp.matchOnDetail = true;
+  qp.busy = true;
+  qp.show();
+  let open = true;
+  const chosen = new Promise<SessionItem | undefined>((resolve) => {
+    qp.onDidAccept(() => resolve(qp.selectedItems[0] ?? qp.activeItems[0]));
+    qp.onDidHide(() => {
+      open = false;
+      resolve(undefined);
+    });
+  });
+  const fill = (async (): Promise<void> => {
+    const sessions = await listLocalSessions(roots);
+    const items = sessions.map(itemFor);
+    const none: SessionItem = { label: '$(info) No local sessions found', detail: `Looked in ${roots.claudeCode} and ${roots.codex} (agentTrace.sessionRoots)`, session: null, alwaysShow: true };
+    qp.items = sessions.length > 0 ? [...items, OPEN_FILE_ITEM] : [none, OPEN_FILE_ITEM];
+    if (sessions.length === 0) qp.activeItems = [OPEN_FILE_ITEM];
+    for (const item of items) {
+      if (!open) return;
+      let stats: SessionStats | string;
+      try {
+        stats = await readSessionStats(item.session!);
+      } catch (e) {
+        stats = `could not read: ${e instanceof Error ? e.message : String(e)}`;
+        log.warn(`Reading ${item.session!.path}: ${stats}`);
+      }
+      describe(item, item.session!, stats);
+      // Re-assigning the rows redraws them; keep the row the user is on.
+      const active = qp.activeItems;
+      qp.items = [...items, OPEN_FILE_ITEM];
+      qp.activeItems = active;
+    }
+  })()
+    .catch((e: unknown) => log.error(`Listing agent sessions: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`))
+    .finally(() => {
+      qp.busy = false;
+    });
+  let item: SessionItem | undefined;
+  if (hook) {
+    await fill;
+    item = hook.pick(qp.items);
+  } else {
+    item = await chosen;
+  }
+  qp.dispose();
+  if (!item) return undefined;
+  if (item.session) return vscode.Uri.file(item.session.path);
+  const picked = await vscode.window.showOpenDialog({
+    title: 'Analyze Agent Session',
+    canSelectMany: false,
+    openLabel: 'Analyze',
+    filters: { 'Agent traces': ['jsonl', 'json', 'traj'] },
+  });
+  return picked?.[0];
+}

@@ -1,0 +1,72 @@
+import * as vscode from 'vscode';
+import { DEFAULT_ANALYSIS_OPTIONS } from '../core/analysis/sessionAnalysis';
+import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import { DEFAULT_INTENT_MAPPING } from '../core/analysis/toolTaxonomy';
+import type { IntentMapping } from '../core/analysis/toolTaxonomy';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** Settings whose change re-runs the analyses (CodeLens, Problems, inspector). */
+export const ANALYSIS_SETTINGS = 'agentTrace.analysis';
+/** Settings whose change only redraws the CodeLens. */
+export const CODELENS_SETTINGS = 'agentTrace.codeLens';
+
+function stringList(value: unknown, fallback: string[]): string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : fallback;
+}
+
+function positive(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+/**
+ * The analysis options from `agentTrace.analysis.*`. A malformed value (hand-edited
+ * settings.json) falls back to its default instead of breaking the analyses.
+ */
+export function readAnalysisOptions(): AnalysisOptions {
+  const config = vscode.workspace.getConfiguration('agentTrace.analysis');
+  const intent = config.get<Partial<IntentMapping>>('toolIntent') ?? {};
+  return {
+    ...DEFAULT_ANALYSIS_OPTIONS,
+    minLoopAttempts: Math.max(2, Math.round(positive(config.get('minLoopAttempts'), DEFAULT_ANALYSIS_OPTIONS.minLoopAttempts))),
+    cacheTtlMs: positive(config.get('cacheTtlMinutes'), DEFAULT_ANALYSIS_OPTIONS.cacheTtlMs / 60_000) * 60_000,
+    intent: {
+      explore: stringList(intent.explore, DEFAULT_INTENT_MAPPING.explore),
+      execute: stringList(intent.execute, DEFAULT_INTENT_MAPPING.execute),
+      readOnlyCommands: stringList(intent.readOnlyCommands, DEFAULT_INTENT_MAPPING.readOnlyCommands),
+    },
+  };
+}
+
+/** `agentTrace.codeLens.enabled`. */
+export function codeLensEnabled(): boolean {
+  return vscode.workspace.getConfiguration('agentTrace').get<boolean>('codeLens.enabled', true);
+}
+
+/** Largest trace the extension reads, in bytes (`agentTrace.maxFileSizeMB`). */
+export function maxFileBytes(): number {
+  return vscode.workspace.getConfiguration('agentTrace').get<number>('maxFileSizeMB', 2048) * 2 ** 20;
+}
+
+/** Expands a leading `~` to the home folder. */
+export function expandHome(path: string): string {
+  if (path === '~') return homedir();
+  if (path.startsWith('~/') || path.startsWith('~\\')) return join(homedir(), path.slice(2));
+  return path;
+}
+
+/** Where local agent sessions live (`agentTrace.sessionRoots.*`), `~` expanded. */
+export interface SessionRoots {
+  claudeCode: string;
+  codex: string;
+}
+
+/** The session roots from the settings. */
+export function sessionRoots(): SessionRoots {
+  const config = vscode.workspace.getConfiguration('agentTrace.sessionRoots');
+  const read = (key: string, fallback: string): string => {
+    const value = config.get<string>(key);
+    return expandHome(typeof value === 'string' && value.trim() !== '' ? value.trim() : fallback);
+  };
+  return { claudeCode: read('claudeCode', '~/.claude/projects'), codex: read('codex', '~/.codex/sessions') };
+}

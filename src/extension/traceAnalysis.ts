@@ -1,0 +1,164 @@
+import { analyzeSession } from '../core/analysis/sessionAnalysis';
+import type { AnalysisOptions, SessionAnalysis } from '../core/analysis/sessionAnalysis';
+import type { FailingToolCall, RetryLoop } from '../core/analysis/retryLoops';
+import { formatPercent } from '../core/report/formatNumbers';
+import type { Session } from '../core/trace/model';
+import type { ParsedTrace } from '../core/trace/parseTrace';
+
+// Words for CodeLens titles and Problems messages, from the core's analyses. No `vscode`
+// here: the adapters (codeLens.ts, diagnostics.ts) only place these strings.
+
+/** A session and its analysis. */
+export interface AnalyzedSession {
+  session: Session;
+  analysis: SessionAnalysis;
+}
+
+/** A parsed trace with every session analysed once, shared by CodeLens, Problems and the commands. */
+export interface TraceAnalysis {
+  parsed: ParsedTrace;
+  /** Empty when the file is not a trace (see `isTrace`). */
+  sessions: AnalyzedSession[];
+}
+
+/** True when the file was read as a known format (not empty, binary or unknown). */
+export function isTrace(parsed: ParsedTrace): boolean {
+  return parsed.problem === null && parsed.model.format !== null;
+}
+
+/** Analyses every session of a parsed trace with the same core the CLI and the inspector use. */
+export function analyzeTrace(parsed: ParsedTrace, options: Partial<AnalysisOptions>): TraceAnalysis {
+  if (!isTrace(parsed)) return { parsed, sessions: [] };
+  return { parsed, sessions: parsed.model.sessions.map((session) => ({ session, analysis: analyzeSession(session, options) })) };
+}
+
+/** 1st, 2nd, 3rd, 4th, 11th, 21st… */
+export function ordinal(n: number): string {
+  const tens = n % 100;
+  if (tens >= 11 && tens <= 13) return `${n}th`;
+  switch (n % 10) {
+    case 1:
+      return `${n}st`;
+    case 2:
+      return `${n}nd`;
+    case 3:
+      return `${n}rd`;
+    default:
+      return `${n}th`;
+  }
+}
+
+/** Rough token count for prose: 24, 2.1k, 62k, 1.3M. */
+export function approxTokens(n: number): string {
+  if (n < 1000) return String(Math.round(n));
+  if (n < 10_000) return `${(n / 1000).toFixed(1).replace(/\.0$/, '')}k`;
+  if (n < 1_000_000) return `${Math.round(n / 1000)}k`;
+  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function clip(text: string, max: number): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length <= max ? one : `${one.slice(0, max - 1).trimEnd()}…`;
+}
+
+/** The last path segment of a file target; Windows and POSIX separators alike. */
+function baseName(path: string): string {
+  const parts = path.split(/[\\/]/).filter((p) => p !== '');
+  return parts[parts.length - 1] ?? path;
+}
+
+/** A short target for titles: "on sync_raw_logs.py", "`git add && git commit`", or nothing for a tool-only target. */
+export function shortTarget(kind: RetryLoop['targetKind'], target: string): string {
+  if (kind === 'file') return ` on ${baseName(target)}`;
+  if (kind === 'command') return ` \`${clip(target, 40)}\``;
+  return '';
+}
+
+/** "carries ≈24 tokens × 20 calls", or '' when the trace gives no size or no later call reads it. */
+function carries(f: FailingToolCall): string {
+  if (f.errorTokens === null || f.laterCalls === 0) return '';
+  return ` · carries ≈${approxTokens(f.errorTokens)} tokens × ${plural(f.laterCalls, 'call')}`;
+}
+
+/** How a loop ended, in a few words. */
+function loopEnd(loop: RetryLoop): string {
+  return loop.escaped && loop.escapeCall !== null ? `succeeded at call ${loop.escapeCall + 1}` : 'gave up';
+}
+
+/**
+ * The CodeLens title of a failed tool call: "4th failed Write on sync_raw_logs.py: File has
+ * not been read yet… · carries ≈24 tokens × 20 calls". Collateral failures say they are.
+ */
+export function failureTitle(f: FailingToolCall): string {
+  const target = shortTarget(f.targetKind, f.targetKind === 'tool' ? f.toolName : f.target);
+  const error = clip(f.errorShort, 60);
+  if (f.collateral) {
+    const why = /^Sibling tool call errored/i.test(f.errorShort) ? 'cancelled because a sibling call failed' : 'rejected or interrupted by the user';
+    return `$(circle-slash) ${f.toolName}${target} not run: ${why} (collateral, not a retry)`;
+  }
+  const place = f.failureOrdinal > 1 || f.loopIndex !== null ? `${ordinal(f.failureOrdinal)} failed` : 'failed';
+  return `$(error) ${place} ${f.toolName}${target}: ${error}${carries(f)}`;
+}
+
+/** The hover of a failed tool call's lens: the full target, the error and its loop. */
+export function failureTooltip(f: FailingToolCall, loop: RetryLoop | null): string {
+  const lines = [`${f.toolName} (call ${f.callIndex + 1}) on ${f.target}`, f.errorShort];
+  if (loop) {
+    const n = loop.attempts.findIndex((a) => a.toolId === f.toolId) + 1;
+    lines.push(`Attempt ${n} of ${loop.attempts.length} in a retry loop of ${loop.tool}, which ${loopEnd(loop)}.`);
+  }
+  if (f.errorTokens !== null) lines.push(`The error text (≈${approxTokens(f.errorTokens)} tokens) is re-read by ${plural(f.laterCalls, 'later call')}.`);
+  return lines.join('\n');
+}
+
+/** The Problems message of a retry loop: "Retry loop: 4 failed Edit/Write on sync_raw_logs.py, gave up; ≈2.1k tokens carried forward". */
+export function loopMessage(loop: RetryLoop): string {
+  const carried = loop.carryForwardTokens !== null ? `; ≈${approxTokens(loop.carryForwardTokens)} tokens carried forward` : '';
+  return `Retry loop: ${loop.attempts.length} failed ${loop.tool}${shortTarget(loop.targetKind, loop.target)}, ${loopEnd(loop)}${carried}`;
+}
+
+/** The message of a later attempt, as related information of the loop's warning. */
+export function attemptMessage(loop: RetryLoop, index: number): string {
+  const a = loop.attempts[index]!;
+  return `${ordinal(index + 1)} attempt: ${a.toolName} in call ${a.callIndex + 1}`;
+}
+
+/** The main sessions: the ones a user thinks of as "the session" (all of them when none is marked main). */
+function mainSessions(a: TraceAnalysis): AnalyzedSession[] {
+  const main = a.sessions.filter((s) => s.session.role === 'main');
+  return main.length > 0 ? main : a.sessions;
+}
+
+/** The top lens: "Agent Trace · 149 calls · cache hit 98.4% · 11 failed tool calls · 1 retry loop". */
+export function summaryTitle(a: TraceAnalysis): string {
+  const main = mainSessions(a);
+  let calls = 0;
+  let cached = 0;
+  let input = 0;
+  let known = false;
+  let failed = 0;
+  let loops = 0;
+  for (const { analysis } of main) {
+    const s = analysis.summary;
+    calls += s.llmCalls;
+    failed += s.failedToolCalls;
+    loops += analysis.retry.loops.length;
+    if (s.tokens.cached !== null && s.tokens.input !== null) {
+      cached += s.tokens.cached;
+      input += s.tokens.input;
+      known = true;
+    }
+  }
+  const parts = ['$(pulse) Agent Trace'];
+  if (main.length > 1) parts.push(plural(main.length, 'session'));
+  // One session: the inspector's own figure; several: token-weighted over them.
+  const hitRate = main.length === 1 ? main[0]!.analysis.summary.cacheHitRate : known && input > 0 ? cached / input : null;
+  parts.push(plural(calls, 'call'), `cache hit ${formatPercent(hitRate)}`, plural(failed, 'failed tool call'), plural(loops, 'retry loop'));
+  const others = a.sessions.length - main.length;
+  if (others > 0) parts.push(plural(others, 'sub-agent'));
+  return parts.join(' · ');
+}
