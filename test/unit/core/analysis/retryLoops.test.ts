@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { findRetryLoops } from '../../../../src/core/analysis/retryLoops';
 import { loopSentence } from '../../../../src/core/analysis/sessionAnalysis';
 import { normalizeCommand } from '../../../../src/core/analysis/toolTaxonomy';
-import { EDIT_LOOP, parseFile, SPOTTER } from '../../helpers';
+import { EDIT_LOOP, parseFile, sharedTrace, SPOTTER } from '../../helpers';
 import { failed, ok, SessionBuilder } from '../../builders/sessionBuilder';
 
 // Hand-built sessions: every expected figure is worked out in the comments.
@@ -180,5 +180,18 @@ describe('retry loop order', () => {
       ['a.ts', 0],
       ['b.ts', 1],
     ]);
+  });
+});
+
+describe('retry loops on the real Codex rollout (shared sample)', () => {
+  const path = sharedTrace('codex/rtchess-exported-session.jsonl');
+  it('lists its 8 failed apply_patch calls; each is followed by a successful patch of the same file, so none is a loop', { skip: path === null && 'shared traces not present' }, async () => {
+    const session = (await parseFile(path!)).model.sessions[0]!;
+    const r = findRetryLoops(session);
+    // grep -n "apply_patch verification failed": result lines 238 677 847 862 1439 1512 1859 1992.
+    const patches = r.failing.filter((f) => f.toolName === 'apply_patch');
+    assert.deepEqual(patches.map((f) => f.source.line + 1), [238, 677, 847, 862, 1439, 1512, 1859, 1992]);
+    assert.ok(patches.every((f) => f.loopIndex === null && f.failureOrdinal <= 2));
+    assert.equal(r.loops.filter((l) => l.family === 'file-edit').length, 0);
   });
 });
