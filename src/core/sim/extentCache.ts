@@ -382,19 +382,23 @@ export class ExtentCache {
    * cached blocks, and appends them to its table as unhashed blocks j = at … at + n − 1.
    */
   allocateFresh(owner: number, keys: readonly KeyRun[], at: number, n: number, tables: Extent[][]): void {
+    this.popBlocks(n);
+    this.appendOwned(owner, keys, at, n, tables);
+  }
+
+  /** Takes `n` blocks off the head of the free queue; cached ones lose their hash (and go to the CPU tier). */
+  popBlocks(n: number): void {
     let left = n;
     while (left > 0) {
       const e = this.queueHead.next!;
-      if (e === this.queueTail) throw new Error('allocateFresh: free queue empty');
+      if (e === this.queueTail) throw new Error('popBlocks: free queue empty');
       const m = Math.min(left, size(e));
       this.freeCount -= m;
-      if (e.hashed) {
-        // Evict from the head side: the highest block indices of a released run.
+      // Evict from the head side: the highest block indices of a released run.
+      if (e.hashed && this.cpu.enabled) {
         for (let j = e.to - 1; j >= e.to - m; j--) {
-          if (this.cpu.enabled) {
-            this.cpu.save(e.base, j);
-            this.savedBlocks += 1;
-          }
+          this.cpu.save(e.base, j);
+          this.savedBlocks += 1;
         }
       }
       e.to -= m;
@@ -407,7 +411,10 @@ export class ExtentCache {
       }
       left -= m;
     }
-    // The new blocks, cut along the owner's key runs so each extent has one lineage.
+  }
+
+  /** Appends blocks j = at … at + n − 1 to `owner`'s table, unhashed, cut along its key runs. */
+  appendOwned(owner: number, keys: readonly KeyRun[], at: number, n: number, tables: Extent[][]): void {
     const table = tables[owner]!;
     let j = at;
     const end = at + n;
@@ -415,11 +422,37 @@ export class ExtentCache {
       if (run.to <= j) continue;
       if (j >= end) break;
       const to = Math.min(run.to, end);
-      const e: Extent = { base: run.base, from: j, to, hashed: false, seq0: 0, ref: 1, holders: [owner], inQueue: false, prev: null, next: null, alive: true };
-      table.push(e);
+      table.push({ base: run.base, from: j, to, hashed: false, seq0: 0, ref: 1, holders: [owner], inQueue: false, prev: null, next: null, alive: true });
       j = to;
     }
-    if (j < end) throw new Error('allocateFresh: blocks beyond the request keys');
+    if (j < end) throw new Error('appendOwned: blocks beyond the request keys');
+  }
+
+  /**
+   * How many blocks can be popped from the head before the first block of `pieces`
+   * that sits in the free queue would go (looking no further than `limit` blocks).
+   */
+  blocksBeforePieces(pieces: readonly HitPiece[], limit: number): number {
+    if (pieces.length === 0) return limit;
+    const wanted = new Map<Extent, number>(); // queued extent → lowest `to` among the hit ranges in it
+    for (const p of pieces) {
+      // Fragments of a piece's extent may now hold it; every queued fragment overlapping counts.
+      for (const e of this.index.get(p.ext.base) ?? []) {
+        if (!e.inQueue || e.seq0 - e.from !== p.ext.seq0 - p.ext.from) continue;
+        const lo = Math.max(e.from, p.from);
+        const hi = Math.min(e.to, p.to);
+        if (lo < hi) wanted.set(e, Math.min(wanted.get(e) ?? Infinity, hi));
+      }
+    }
+    if (wanted.size === 0) return limit;
+    let position = 0;
+    for (let e = this.queueHead.next!; e !== this.queueTail && position < limit; e = e.next!) {
+      const hi = wanted.get(e);
+      // Queued hashed extents pop from their top block down: block hi − 1 goes after e.to − hi others.
+      if (hi !== undefined) return Math.min(limit, position + (e.to - hi));
+      position += size(e);
+    }
+    return limit;
   }
 
   /** Hashes blocks [from, to) of `owner`'s table (cache_full_blocks), in block order. */
@@ -441,6 +474,41 @@ export class ExtentCache {
       this.indexAdd(e);
       this.ever.add(e.base, e.from, e.to);
       if (this.cpu.enabled) for (let j = e.from; j < e.to; j++) this.cpu.delete(e.base, j);
+      // Decode hashes a block at a time: fold it into the run before it when nothing tells them apart.
+      const previous = i > 0 ? table[i - 1]! : null;
+      if (previous && this.mergeable(previous, e)) {
+        this.absorb(previous, e, tables);
+        i--;
+      }
+    }
+  }
+
+  /**
+   * Two hashed extents can become one when they are contiguous blocks of one lineage
+   * in the same place (same holders, or both free) and no other copy of any of their
+   * keys exists: then the insert order within them can never decide a lookup.
+   */
+  private mergeable(lower: Extent, upper: Extent, entering = false): boolean {
+    if (!lower.hashed || !upper.hashed || lower.base !== upper.base || lower.to !== upper.from || lower.ref !== upper.ref) return false;
+    if ((!entering && lower.inQueue !== upper.inQueue) || lower.holders.length !== upper.holders.length) return false;
+    for (let k = 0; k < lower.holders.length; k++) if (lower.holders[k] !== upper.holders[k]) return false;
+    for (const x of this.index.get(lower.base) ?? []) if (x !== lower && x !== upper && x.from < upper.to && lower.from < x.to) return false;
+    return true;
+  }
+
+  /** Folds `upper` into `lower` (see mergeable); `upper` is gone afterwards. */
+  private absorb(lower: Extent, upper: Extent, tables: Extent[][]): void {
+    lower.to = upper.to;
+    upper.alive = false;
+    this.indexRemove(upper);
+    for (const h of upper.holders) {
+      const t = tables[h]!;
+      t.splice(t.indexOf(upper), 1);
+    }
+    if (upper.inQueue) {
+      upper.prev!.next = upper.next;
+      upper.next!.prev = upper.prev;
+      upper.inQueue = false;
     }
   }
 
@@ -459,7 +527,18 @@ export class ExtentCache {
         e.alive = false;
         if (this.freeOrder === 'current') toHead.push(b);
         else this.insertBefore(b, this.queueTail);
-      } else this.insertBefore(e, this.queueTail);
+      } else {
+        const last = this.queueTail.prev!;
+        // Released tail first: e's top block comes right after the queue's last (lowest) block.
+        if (last !== this.queueHead && this.mergeable(e, last, true)) {
+          // e sits below `last` in block order; after folding, the run's blocks are still in descending order.
+          last.from = e.from;
+          last.seq0 = e.seq0;
+          e.alive = false;
+          this.indexRemove(e);
+          this.freeCount += size(e);
+        } else this.insertBefore(e, this.queueTail);
+      }
     }
     // prepend_n keeps the list's order at the front; blank blocks are interchangeable.
     if (toHead.length > 0) {

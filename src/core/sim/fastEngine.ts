@@ -355,9 +355,121 @@ class FastRun {
     }
   }
 
+  // ---- a stretch of pure decode steps ----
+
+  /** The earliest time something other than decoding happens: an arrival, a pin expiry, a session start, an admission window. */
+  private nextEventNs(): number {
+    let t = this.future.peekTime() ?? Infinity;
+    for (const pin of this.pins) t = Math.min(t, pin.expiresNs);
+    if (this.activeSessions < this.cap && this.pendingHead < this.pendingSessions.length) t = Math.min(t, toNs(this.plan.sessions[this.pendingSessions[this.pendingHead]!]!.startS));
+    if (this.adaptive) t = Math.min(t, this.nextWindowNs);
+    return t;
+  }
+
+  /**
+   * Runs many steps at once while every running request only decodes and nothing
+   * else can happen: no arrival or other timed event, no finish, no allocation that
+   * fails, and a waiting head that stays blocked with the same lookup. Each step's
+   * cost is an integer (A + B·i ns), so the clock jumps by an exact sum; blocks the
+   * steps would allocate are popped in one go (which block goes to which request
+   * does not change anything observable); the head's repeated lookups are counted as
+   * vLLM counts them. Returns false when the next step is not such a step.
+   */
+  private tryStretch(): boolean {
+    if (this.p.offload) return false;
+    const R = this.running.length;
+    if (R === 0 || R > this.p.maxNumBatchedTokens) return false;
+    let finishIn = Infinity;
+    let context0 = 0;
+    const buckets = new Array<number>(this.bs).fill(0);
+    for (const r of this.running) {
+      const c = this.numComputed[r]!;
+      if (this.numTokens[r]! - c !== 1 || c < this.plan.requests[r]!.promptTokens) return false;
+      finishIn = Math.min(finishIn, this.plan.requests[r]!.outputTokens - this.generated[r]!);
+      context0 += c + 1;
+      buckets[(this.bs - (c % this.bs)) % this.bs]! += 1;
+    }
+    // Keep the step in which a request finishes out of the stretch.
+    let upper = finishIn - 1;
+    if (upper < 2) return false;
+    const c = this.cost;
+    const A = c.fixed + c.kvPerToken * context0 + R * c.decodePerSeq;
+    const B = c.kvPerToken * R;
+    const elapsed = (k: number): number => k * A + (B * k * (k - 1)) / 2;
+    // Steps 1 … S − 1 start before the next event: elapsed(S − 1) < E.
+    const E = this.nextEventNs() - this.now;
+    if (Number.isFinite(E)) {
+      let m = B === 0 ? (A === 0 ? upper : Math.ceil(E / A) - 1) : Math.ceil((-(A - B / 2) + Math.sqrt((A - B / 2) ** 2 + 2 * B * E)) / B) - 1;
+      m = Math.max(0, Math.min(m, upper));
+      while (m + 1 <= upper && elapsed(m + 1) < E) m++;
+      while (m > 0 && elapsed(m) >= E) m--;
+      upper = Math.min(upper, m + 1);
+    }
+    if (upper < 2) return false;
+    const pops = (k: number): number => {
+      let n = 0;
+      for (let b = 0; b < this.bs; b++) if (buckets[b]! > 0 && k > b) n += buckets[b]! * (Math.floor((k - 1 - b) / this.bs) + 1);
+      return n;
+    };
+    // The waiting head: looked up every step (after the running requests allocate), and blocked throughout.
+    let head = -1;
+    let headHitBlocks = 0;
+    let limit = this.cache.freeCount;
+    const budgetLeft = this.p.maxNumBatchedTokens - R;
+    if (this.waiting.length > 0 && budgetLeft > 0 && R < this.p.maxNumSeqs) {
+      head = this.waiting[0]!;
+      const found = this.lookup(head);
+      const computedAfter = found.hitBlocks * this.bs;
+      const numNew = Math.min(this.numTokens[head]! - computedAfter, budgetLeft);
+      const need = Math.max(0, Math.ceil((computedAfter + numNew) / this.bs) - found.hitBlocks) + this.cache.touchedFree(found.pieces);
+      // Admissible now, or after unpinning (ttl-pin frees pins for a blocked head): a normal step decides.
+      if (need <= this.cache.freeCount || this.pins.length > 0) return false;
+      headHitBlocks = found.hitBlocks;
+      limit = Math.min(limit, this.cache.blocksBeforePieces(found.pieces, pops(upper)));
+    }
+    // The largest S ≤ upper whose pops fit: pops are monotone, so search.
+    let lo = 0;
+    let hi = upper;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (pops(mid) <= limit) lo = mid;
+      else hi = mid - 1;
+    }
+    const S = lo;
+    if (S < 2) return false;
+
+    // Apply S decode steps.
+    this.totals.steps += S;
+    this.decodeNs += S * (c.fixed + R * c.decodePerSeq) + c.kvPerToken * (S * context0 + (R * S * (S - 1)) / 2);
+    this.now += elapsed(S);
+    if (head >= 0 && this.records[head]!.preemptions === 0) {
+      this.totals.vllmQueries += S * this.numTokens[head]!;
+      this.totals.vllmHits += S * headHitBlocks * this.bs;
+    }
+    this.cache.popBlocks(pops(S));
+    for (const r of this.running) {
+      const c0 = this.numComputed[r]!;
+      const c1 = c0 + S;
+      const held = this.heldBlocks[r]!;
+      const need = Math.ceil(c1 / this.bs);
+      if (need > held) this.cache.appendOwned(r, this.plan.requests[r]!.keys, held, need - held, this.tables);
+      this.heldBlocks[r] = need;
+      this.numComputed[r] = c1;
+      this.numTokens[r] = c1 + 1;
+      this.generated[r]! += S;
+      const full = Math.floor(c1 / this.bs);
+      if (full > this.cachedBlocks[r]!) {
+        this.cache.cacheBlocks(r, this.cachedBlocks[r]!, full, this.tables);
+        this.cachedBlocks[r] = full;
+      }
+    }
+    return true;
+  }
+
   // ---- one engine step ----
 
   private step(): void {
+    if (this.tryStretch()) return;
     let budget = this.p.maxNumBatchedTokens;
     const scheduled: Array<{ r: number; numNew: number; decode: boolean }> = [];
     let preempted = false;

@@ -20,7 +20,7 @@ const callArb = fc.record({
   promptTokens: fc.integer({ min: 1, max: 160 }),
   grow: fc.integer({ min: 0, max: 48 }),
   keep: fc.oneof(fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })),
-  outputTokens: fc.integer({ min: 1, max: 40 }),
+  outputTokens: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 40, max: 160 })),
   toolWaitS: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 0.5, noNaN: true })),
 });
 
