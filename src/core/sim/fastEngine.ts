@@ -104,6 +104,8 @@ class FastRun {
   private readonly pins: Pin[] = [];
   private readonly pinTtl: number[];
   private readonly pendingSessions: number[];
+  /** Scratch for tryStretch: running requests by the step (mod block size) of their next new block. */
+  private readonly buckets: Int32Array;
   private pendingHead = 0;
   private activeSessions = 0;
   private cap: number;
@@ -127,6 +129,7 @@ class FastRun {
     this.bs = plan.blockSizeTokens;
     this.cost = stepCostsNs(p, this.bs);
     this.nb = Math.floor(p.capacityTokens / this.bs);
+    this.buckets = new Int32Array(plan.blockSizeTokens);
     this.cache = new ExtentCache(this.nb, p.freeOrder, p.offload ? Math.floor(p.offload.capacityTokens / this.bs) : 0);
     const n = plan.requests.length;
     this.nRequests = n;
@@ -259,13 +262,24 @@ class FastRun {
 
   // ---- cache operations ----
 
-  private lookup(r: number): { pieces: HitPiece[]; hitBlocks: number; cpuBlocks: number; idealBlocks: number } {
+  private lookup(r: number): { pieces: HitPiece[]; hitBlocks: number; cpuBlocks: number } {
     const keys = this.plan.requests[r]!.keys;
     const max = Math.floor((this.numTokens[r]! - 1) / this.bs);
     const { pieces, blocks } = this.cache.lookup(keys, max);
     const cpuBlocks = this.cache.cpuHits(keys, blocks, max);
-    const idealBlocks = this.cache.idealHits(keys, max);
-    return { pieces, hitBlocks: blocks, cpuBlocks, idealBlocks };
+    return { pieces, hitBlocks: blocks, cpuBlocks };
+  }
+
+  /** What an infinite cache would hit, at the moment of an admission (the ever-cached set only grows, so it is asked only when it counts). */
+  private idealBlocks(r: number): number {
+    return this.cache.idealHits(this.plan.requests[r]!.keys, Math.floor((this.numTokens[r]! - 1) / this.bs));
+  }
+
+  /** Whether allocate would succeed, changing nothing. */
+  private fits(r: number, numNew: number, pieces: HitPiece[], hitBlocks: number, cpuBlocks: number): boolean {
+    const computed = this.numComputed[r]! + (hitBlocks + cpuBlocks) * this.bs;
+    const fresh = Math.max(0, Math.ceil((computed + numNew) / this.bs) - this.heldBlocks[r]! - hitBlocks);
+    return fresh + this.cache.touchedFree(pieces) <= this.cache.freeCount;
   }
 
   private allocate(r: number, numNew: number, pieces: HitPiece[], hitBlocks: number, cpuBlocks: number): boolean {
@@ -366,6 +380,17 @@ class FastRun {
     return t;
   }
 
+  /** Blocks the running requests allocate in the next k decode steps (from the buckets). */
+  private popsIn(k: number): number {
+    let n = 0;
+    const last = Math.min(this.bs, k);
+    for (let b = 0; b < last; b++) {
+      const count = this.buckets[b]!;
+      if (count > 0) n += count * (Math.floor((k - 1 - b) / this.bs) + 1);
+    }
+    return n;
+  }
+
   /**
    * Runs many steps at once while every running request only decodes and nothing
    * else can happen: no arrival or other timed event, no finish, no allocation that
@@ -381,7 +406,8 @@ class FastRun {
     if (R === 0 || R > this.p.maxNumBatchedTokens) return false;
     let finishIn = Infinity;
     let context0 = 0;
-    const buckets = new Array<number>(this.bs).fill(0);
+    const buckets = this.buckets;
+    buckets.fill(0);
     for (const r of this.running) {
       const c = this.numComputed[r]!;
       if (this.numTokens[r]! - c !== 1 || c < this.plan.requests[r]!.promptTokens) return false;
@@ -406,11 +432,7 @@ class FastRun {
       upper = Math.min(upper, m + 1);
     }
     if (upper < 2) return false;
-    const pops = (k: number): number => {
-      let n = 0;
-      for (let b = 0; b < this.bs; b++) if (buckets[b]! > 0 && k > b) n += buckets[b]! * (Math.floor((k - 1 - b) / this.bs) + 1);
-      return n;
-    };
+    const pops = (k: number): number => this.popsIn(k);
     // The waiting head: looked up every step (after the running requests allocate), and blocked throughout.
     let head = -1;
     let headHitBlocks = 0;
@@ -418,7 +440,7 @@ class FastRun {
     const budgetLeft = this.p.maxNumBatchedTokens - R;
     if (this.waiting.length > 0 && budgetLeft > 0 && R < this.p.maxNumSeqs) {
       head = this.waiting[0]!;
-      const found = this.lookup(head);
+      const found = this.lookup(head); // offload is off here, so no CPU-tier walk
       const computedAfter = found.hitBlocks * this.bs;
       const numNew = Math.min(this.numTokens[head]! - computedAfter, budgetLeft);
       const need = Math.max(0, Math.ceil((computedAfter + numNew) / this.bs) - found.hitBlocks) + this.cache.touchedFree(found.pieces);
@@ -502,12 +524,13 @@ class FastRun {
         let hitBlocks = 0;
         let cpuBlocks = 0;
         let ideal = 0;
-        if (this.numComputed[r] === 0) {
+        const looked = this.numComputed[r] === 0;
+        if (looked) {
           const found = this.lookup(r);
           pieces = found.pieces;
           hitBlocks = found.hitBlocks;
           cpuBlocks = found.cpuBlocks;
-          ideal = found.idealBlocks;
+
           if (this.records[r]!.preemptions === 0) {
             this.totals.vllmQueries += this.numTokens[r]!;
             this.totals.vllmHits += hitBlocks * this.bs;
@@ -515,9 +538,12 @@ class FastRun {
         }
         const computedAfter = this.numComputed[r]! + (hitBlocks + cpuBlocks) * this.bs;
         const numNew = Math.min(this.numTokens[r]! - computedAfter, budget);
-        let ok = this.allocate(r, numNew, pieces, hitBlocks, cpuBlocks);
-        while (!ok && this.unpinOne()) ok = this.allocate(r, numNew, pieces, hitBlocks, cpuBlocks);
+        let ok = this.fits(r, numNew, pieces, hitBlocks, cpuBlocks);
+        while (!ok && this.unpinOne()) ok = this.fits(r, numNew, pieces, hitBlocks, cpuBlocks);
         if (!ok) break;
+        // Asked only now that it counts, and before allocating: blocks this request caches itself are no ideal hits.
+        if (looked) ideal = this.idealBlocks(r);
+        this.allocate(r, numNew, pieces, hitBlocks, cpuBlocks);
         this.waiting.shift();
         this.running.push(r);
         this.numComputed[r] = computedAfter;
