@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { runFast } from '../../../../src/core/sim/fastEngine';
+import { DEFAULT_PARAMS, ParamError } from '../../../../src/core/sim/params';
+import { runReference } from '../../../../src/core/sim/referenceEngine';
+import { runSweep } from '../../../../src/core/sim/sweep';
+import type { AgentWorkload } from '../../../../src/core/sim/workload';
+
+// One agent session: 6 calls, each prompt = the previous prompt + its 16 output tokens + 16
+// new tokens (256, 288, …, 416), a 0.5 s tool wait between calls. Its context at the
+// end is 416 + 16 = 432 tokens = 27 blocks of 16. The cache holds 2,048 tokens = 128 blocks.
+// While every replica waits on a tool, LRU keeps all their contexts only while
+// N × 27 ≤ 128, i.e. N ≤ 4: the cliff must come after 4 replicas, and well before 8
+// (8 × 27 = 216 blocks, 1.7× the cache).
+const calls = Array.from({ length: 6 }, (_, k) => ({ promptTokens: 256 + 32 * k, prefixTokens: k === 0 ? 0 : 256 + 32 * k - 16, outputTokens: 16, toolWaitS: 0.5 }));
+const workload: AgentWorkload = { kind: 'sessions', sharedPrefixTokens: 0, sessions: [{ id: 'agent', startS: 0, calls }] };
+const params = { ...DEFAULT_PARAMS, capacityTokens: 2048, stepFixedMs: 1, prefillUsPerToken: 10, kvReadNsPerToken: 10 };
+
+describe('sweeps and the cliff', () => {
+  it('the cliff appears between two replica counts on a small cache', () => {
+    const sweep = runSweep(runFast, workload, { params }, 'replicas', [1, 2, 3, 4, 6, 8, 12]);
+    const byN = new Map(sweep.points.map((p) => [p.value, p.result]));
+    for (const n of [1, 2, 3]) {
+      const r = byN.get(n)!;
+      assert.ok(r.idealHitRate! - r.admissionHitRate! < 0.01, `N=${n}: ${r.admissionHitRate} vs ideal ${r.idealHitRate}`);
+    }
+    for (const n of [8, 12]) {
+      const r = byN.get(n)!;
+      assert.ok(r.idealHitRate! - r.admissionHitRate! > 0.3, `N=${n} should thrash: ${r.admissionHitRate} vs ideal ${r.idealHitRate}`);
+    }
+    assert.ok(sweep.cliff.at !== null && sweep.cliff.at > 4 && sweep.cliff.at <= 8, `cliff at ${sweep.cliff.at}`);
+    assert.equal(sweep.cliff.reason, 'hit-rate');
+    assert.equal(sweep.cliff.suggestedAdmissionCap, sweep.cliff.lastGood);
+    assert.match(sweep.cliff.summary, /^The cliff is at \d+ sessions: the hit rate falls to \d+% \(ideal \d+%\)\. Admit at most \d+ sessions at once/);
+  });
+
+  it('a capacity sweep finds the largest capacity past the cliff for a fixed number of sessions', () => {
+    // 6 replicas need 6 × 27 = 162 blocks = 2,592 tokens to keep every context.
+    const sweep = runSweep(runFast, workload, { params, replicas: { replicas: 6, staggerS: 0, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 } }, 'capacity', [8192, 4096, 3072, 2048, 1024]);
+    assert.deepEqual(sweep.points.map((p) => p.value), [8192, 4096, 3072, 2048, 1024]);
+    assert.ok(sweep.cliff.at !== null && sweep.cliff.at < 2592 && sweep.cliff.at >= 1024, `cliff at ${sweep.cliff.at}`);
+    // Suggested: how many 432-token working sets fit in the last good capacity.
+    assert.equal(sweep.cliff.suggestedAdmissionCap, Math.floor(sweep.cliff.lastGood! / 432));
+  });
+
+  it('both engines give the same sweep', () => {
+    const a = runSweep(runFast, workload, { params }, 'replicas', [2, 6]);
+    const b = runSweep(runReference, workload, { params }, 'replicas', [2, 6]);
+    assert.deepEqual(a, b);
+  });
+
+  it('bad sweep values are refused by name', () => {
+    assert.throws(() => runSweep(runFast, workload, { params }, 'replicas', [0, 2]), (e: unknown) => e instanceof ParamError && /sweep replicas values must be whole numbers > 0, got 0/.test(e.message));
+    assert.throws(() => runSweep(runFast, workload, { params: { ...params, capacityTokens: 8 } }, 'replicas', [1]), (e: unknown) => e instanceof ParamError && /^capacityTokens must be at least one block \(16 tokens\), got 8$/.test(e.message));
+  });
+});
