@@ -106,6 +106,14 @@ class FastRun {
   private readonly pendingSessions: number[];
   /** Scratch for tryStretch: running requests by the step (mod block size) of their next new block. */
   private readonly buckets: Int32Array;
+  /** Scratch for one step: what is scheduled (request, new tokens, decoding?), reused to spare the collector. */
+  private schedR = new Int32Array(64);
+  private schedNew = new Int32Array(64);
+  private schedDecode = new Uint8Array(64);
+  private schedCount = 0;
+  /** Bumped by every change to the pool except a stretch's pops: the waiting head's lookup stays valid while it holds. */
+  private mutations = 0;
+  private headMemo: { r: number; mutations: number; hitBlocks: number; need: number; blocksBefore: number; limitFor: number } | null = null;
   private pendingHead = 0;
   private activeSessions = 0;
   private cap: number;
@@ -321,6 +329,7 @@ class FastRun {
   }
 
   private releasePin(i: number): void {
+    this.mutations++;
     this.cache.release(this.pins[i]!.owner, this.tables);
     this.pins.splice(i, 1);
   }
@@ -440,14 +449,22 @@ class FastRun {
     const budgetLeft = this.p.maxNumBatchedTokens - R;
     if (this.waiting.length > 0 && budgetLeft > 0 && R < this.p.maxNumSeqs) {
       head = this.waiting[0]!;
-      const found = this.lookup(head); // offload is off here, so no CPU-tier walk
-      const computedAfter = found.hitBlocks * this.bs;
-      const numNew = Math.min(this.numTokens[head]! - computedAfter, budgetLeft);
-      const need = Math.max(0, Math.ceil((computedAfter + numNew) / this.bs) - found.hitBlocks) + this.cache.touchedFree(found.pieces);
-      // Admissible now, or after unpinning (ttl-pin frees pins for a blocked head): a normal step decides.
-      if (need <= this.cache.freeCount || this.pins.length > 0) return false;
-      headHitBlocks = found.hitBlocks;
-      limit = Math.min(limit, this.cache.blocksBeforePieces(found.pieces, pops(upper)));
+      if (this.pins.length > 0) return false; // a blocked head may be admitted after unpinning: a normal step decides
+      const want = pops(upper);
+      let memo = this.headMemo;
+      // The head's lookup only changes when the pool does; a stretch's pops stay clear of its blocks by construction.
+      if (!memo || memo.r !== head || memo.mutations !== this.mutations || memo.limitFor < Math.min(want, memo.blocksBefore + 1)) {
+        const found = this.lookup(head); // offload is off here, so no CPU-tier walk
+        const computedAfter = found.hitBlocks * this.bs;
+        const numNew = Math.min(this.numTokens[head]! - computedAfter, budgetLeft);
+        const need = Math.max(0, Math.ceil((computedAfter + numNew) / this.bs) - found.hitBlocks) + this.cache.touchedFree(found.pieces);
+        memo = { r: head, mutations: this.mutations, hitBlocks: found.hitBlocks, need, blocksBefore: this.cache.blocksBeforePieces(found.pieces, want), limitFor: want };
+        this.headMemo = memo;
+      }
+      // Admissible now: a normal step decides (the pops of its running requests come first).
+      if (memo.need <= this.cache.freeCount) return false;
+      headHitBlocks = memo.hitBlocks;
+      limit = Math.min(limit, memo.blocksBefore);
     }
     // The largest S ≤ upper whose pops fit: pops are monotone, so search.
     let lo = 0;
@@ -468,7 +485,13 @@ class FastRun {
       this.totals.vllmQueries += S * this.numTokens[head]!;
       this.totals.vllmHits += S * headHitBlocks * this.bs;
     }
-    this.cache.popBlocks(pops(S));
+    const popped = pops(S);
+    this.cache.popBlocks(popped);
+    if (this.headMemo && head >= 0) {
+      // The head's first queued block moved that much closer to the front.
+      this.headMemo.blocksBefore -= popped;
+      this.headMemo.limitFor -= popped;
+    }
     for (const r of this.running) {
       const c0 = this.numComputed[r]!;
       const c1 = c0 + S;
@@ -490,10 +513,28 @@ class FastRun {
 
   // ---- one engine step ----
 
+  private schedule(r: number, numNew: number, decode: boolean): void {
+    if (this.schedCount === this.schedR.length) {
+      const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+        const b = make(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.schedR = grow(this.schedR, (n) => new Int32Array(n));
+      this.schedNew = grow(this.schedNew, (n) => new Int32Array(n));
+      this.schedDecode = grow(this.schedDecode, (n) => new Uint8Array(n));
+    }
+    this.schedR[this.schedCount] = r;
+    this.schedNew[this.schedCount] = numNew;
+    this.schedDecode[this.schedCount] = decode ? 1 : 0;
+    this.schedCount++;
+  }
+
   private step(): void {
     if (this.tryStretch()) return;
+    this.mutations++;
     let budget = this.p.maxNumBatchedTokens;
-    const scheduled: Array<{ r: number; numNew: number; decode: boolean }> = [];
+    this.schedCount = 0;
     let preempted = false;
     this.cache.takeSaved();
     let loadedBlocks = 0;
@@ -513,7 +554,7 @@ class FastRun {
         }
       }
       if (selfPreempted) break;
-      scheduled.push({ r, numNew, decode: this.isDecode(r) });
+      this.schedule(r, numNew, this.isDecode(r));
       budget -= numNew;
       i++;
     }
@@ -552,11 +593,11 @@ class FastRun {
         const req = this.plan.requests[r]!;
         if (this.p.policy === 'ttl-pin' && req.session >= 0 && !this.admitted[r]) this.releasePinOf(req.session);
         this.admitted[r] = true;
-        scheduled.push({ r, numNew, decode: false });
+        this.schedule(r, numNew, false);
         budget -= numNew;
       }
     }
-    this.advance(scheduled, this.cache.takeSaved() + loadedBlocks);
+    this.advance(this.cache.takeSaved() + loadedBlocks);
   }
 
   private isDecode(r: number): boolean {
@@ -576,15 +617,16 @@ class FastRun {
     }
   }
 
-  private advance(scheduled: Array<{ r: number; numNew: number; decode: boolean }>, transferBlocks: number): void {
+  private advance(transferBlocks: number): void {
     let prefillTokens = 0;
     let decodeContext = 0;
     let decodes = 0;
-    for (const s of scheduled) {
-      if (s.decode) {
+    const n = this.schedCount;
+    for (let k = 0; k < n; k++) {
+      if (this.schedDecode[k]) {
         decodes += 1;
-        decodeContext += this.numComputed[s.r]! + 1;
-      } else prefillTokens += s.numNew;
+        decodeContext += this.numComputed[this.schedR[k]!]! + 1;
+      } else prefillTokens += this.schedNew[k]!;
     }
     const c = this.cost;
     const prefillNs = prefillTokens * c.prefillPerToken;
@@ -596,8 +638,9 @@ class FastRun {
     this.transferNs += transferNs;
     this.totals.steps += 1;
     this.now += c.fixed + prefillNs + decodeNs + transferNs;
-    for (const { r, numNew } of scheduled) {
-      this.numComputed[r]! += numNew;
+    for (let k = 0; k < n; k++) {
+      const r = this.schedR[k]!;
+      this.numComputed[r]! += this.schedNew[k]!;
       if (this.numComputed[r]! < this.numTokens[r]!) continue;
       this.generated[r]! += 1;
       if (this.generated[r]! >= this.plan.requests[r]!.outputTokens) this.finish(r);

@@ -1,0 +1,83 @@
+// The simulator's speed (issue 5): both engines on the longest real session, printed as
+// simulated calls per second and the fast/reference ratio, measured in the same run.
+//   node scripts/runBench.mjs sim [--quick]
+// Workload: the longest real session available (the Codex rollout in ../shared/traces,
+// 315 calls, else the bundled 149-call Claude Code session), extended to 800 calls by
+// replaying its calls again (same prompts, tool waits and prefix growth pattern).
+// Target (issue 5): a 32-point sweep of 64 replicas of an 800-call session in under 1 s.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { runFast } from '../src/core/sim/fastEngine';
+import { DEFAULT_PARAMS } from '../src/core/sim/params';
+import { runReference } from '../src/core/sim/referenceEngine';
+import { runScenario } from '../src/core/sim/scenario';
+import { DEFAULT_REPLICAS } from '../src/core/sim/simRequests';
+import { runSweep } from '../src/core/sim/sweep';
+import { workloadFromSession } from '../src/core/sim/workload';
+import type { AgentWorkload } from '../src/core/sim/workload';
+import type { Engine } from '../src/core/sim/engineTypes';
+import { parseTrace } from '../src/core/trace/parseTrace';
+import { readTraceFiles } from '../src/node/traceFiles';
+
+const quick = process.argv.includes('--quick');
+const root = join(__dirname, '../..');
+
+async function longestSession(): Promise<{ name: string; workload: AgentWorkload }> {
+  const candidates = [join(root, '../shared/traces/codex/rtchess-exported-session.jsonl'), '/work/shared/traces/codex/rtchess-exported-session.jsonl', join(root, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl')];
+  const path = candidates.find((p) => existsSync(p))!;
+  const parsed = await parseTrace(await readTraceFiles(path));
+  const session = parsed.model.sessions.find((s) => s.role === 'main')!;
+  return { name: `${path.split('/').pop()} (${session.calls.length} calls)`, workload: workloadFromSession(session).workload };
+}
+
+/** The same session replayed until it has `n` calls: each repeat continues the context where the last ended. */
+function extend(w: AgentWorkload, n: number): AgentWorkload {
+  const base = w.sessions[0]!.calls;
+  const calls = [];
+  for (let i = 0; i < n; i++) {
+    const c = base[i % base.length]!;
+    calls.push(i >= base.length && i % base.length === 0 ? { ...c, prefixTokens: 0 } : c);
+  }
+  return { ...w, sessions: [{ ...w.sessions[0]!, calls }] };
+}
+
+function time<T>(f: () => T): { value: T; ms: number } {
+  global.gc?.();
+  const t0 = performance.now();
+  const value = f();
+  return { value, ms: performance.now() - t0 };
+}
+
+function callsOf(w: AgentWorkload, replicas: number): number {
+  return w.sessions.reduce((n, s) => n + s.calls.length, 0) * replicas;
+}
+
+async function main(): Promise<void> {
+  const { name, workload } = await longestSession();
+  const params = DEFAULT_PARAMS;
+  console.log(`workload: ${name}; ${params.capacityTokens.toLocaleString()}-token cache (Qwen3-32B on an H200), vLLM LRU`);
+
+  // 1. Both engines on the same scenario, small enough for the reference engine.
+  const small = extend(workload, quick ? 40 : 100);
+  const replicas = quick ? 4 : 8;
+  const scenario = (engine: Engine) => runScenario(engine, small, { params, replicas: { ...DEFAULT_REPLICAS, replicas, staggerS: 10 } });
+  const ref = time(() => scenario(runReference));
+  const fast = time(() => scenario(runFast));
+  const same = JSON.stringify(ref.value) === JSON.stringify(fast.value);
+  const calls = callsOf(small, replicas);
+  console.log(`\n${replicas} replicas × ${small.sessions[0]!.calls.length} calls (${calls} calls, both engines):`);
+  console.log(`  reference ${ref.ms.toFixed(0)} ms = ${(calls / (ref.ms / 1000)).toFixed(0)} calls/s`);
+  console.log(`  fast      ${fast.ms.toFixed(0)} ms = ${(calls / (fast.ms / 1000)).toFixed(0)} calls/s`);
+  console.log(`  fast/reference speed ratio: ${(ref.ms / fast.ms).toFixed(1)}×; identical outcome: ${same}`);
+
+  // 2. The target: a 32-point sweep of 64 replicas of an 800-call session (fast engine).
+  const long = extend(workload, quick ? 200 : 800);
+  const points = quick ? [8, 16, 32, 64] : Array.from({ length: 32 }, (_, i) => 2 * (i + 1));
+  const sweep = time(() => runSweep(runFast, long, { params, replicas: { ...DEFAULT_REPLICAS, staggerS: 10 } }, 'replicas', points));
+  const sweepCalls = points.reduce((n, r) => n + callsOf(long, r), 0);
+  console.log(`\nsweep over ${points.length} replica counts up to ${points[points.length - 1]} of a ${long.sessions[0]!.calls.length}-call session (${sweepCalls.toLocaleString()} calls), fast engine:`);
+  console.log(`  ${sweep.ms.toFixed(0)} ms = ${(sweepCalls / (sweep.ms / 1000)).toFixed(0)} calls/s; target 1,000 ms → ${(sweep.ms / 1000).toFixed(2)}× the target`);
+  console.log(`  cliff: ${sweep.value.cliff.summary}`);
+}
+
+void main();

@@ -1,0 +1,15 @@
+// Bundles a benchmark (bench/NAME.bench.ts) with esbuild and runs it with plain node:
+// tsx's on-the-fly transform keeps function names with wrappers that would skew the timings.
+import * as esbuild from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+const [name, ...args] = process.argv.slice(2);
+if (!name) {
+  console.error('usage: node scripts/runBench.mjs NAME [args…]   (runs bench/NAME.bench.ts)');
+  process.exit(2);
+}
+const outfile = path.join('dist/bench', `${name}.bench.js`);
+await esbuild.build({ entryPoints: [`bench/${name}.bench.ts`], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', mainFields: ['module', 'main'], external: ['playwright-core'], logLevel: 'warning' });
+const r = spawnSync(process.execPath, ['--expose-gc', outfile, ...args], { stdio: 'inherit' });
+process.exit(r.status ?? 1);
