@@ -4,6 +4,7 @@ import type { Extent, HitPiece } from './extentCache';
 import type { EngineParams } from './params';
 import { peakBlocks, pinTtlBySession, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
 import type { StepCostsNs } from './policySupport';
+import { runRadix } from './radixEngine';
 import type { SimPlan } from './simRequests';
 
 /**
@@ -15,6 +16,8 @@ import type { SimPlan } from './simRequests';
  * Owns every piece of state of one run; nothing survives the call.
  */
 export function runFast(plan: SimPlan, p: EngineParams): EngineOutcome {
+  // The reference/fast split is about vLLM's block pool; SGLang's token-level tree is one implementation shared by both.
+  if (p.policy === 'sglang-lru') return runRadix(plan, p);
   return new FastRun(plan, p).run();
 }
 

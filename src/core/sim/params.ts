@@ -156,6 +156,8 @@ export function validateParams(p: EngineParams): void {
     need(a.windowS > 0, 'admissionCap.windowS', 'a number > 0', a.windowS);
   }
   if (p.offload) {
+    // The radix engine (sglang-lru) has no CPU tier: refuse rather than silently drop it.
+    need(p.policy !== 'sglang-lru', 'offload', "null with policy 'sglang-lru' (the radix cache has no CPU tier)", p.offload);
     need(Number.isFinite(p.offload.capacityTokens) && p.offload.capacityTokens >= p.blockSizeTokens, 'offload.capacityTokens', `at least one block (${p.blockSizeTokens} tokens)`, p.offload.capacityTokens);
     need(p.offload.bandwidthGBps > 0, 'offload.bandwidthGBps', 'a number > 0', p.offload.bandwidthGBps);
     need(p.kvBytesPerToken > 0, 'kvBytesPerToken', 'a number > 0 with an offload tier', p.kvBytesPerToken);

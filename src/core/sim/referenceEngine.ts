@@ -2,6 +2,7 @@ import type { CallRecord, EngineOutcome, EngineTotals } from './engineTypes';
 import type { EngineParams } from './params';
 import { peakBlocks, pinTtlBySession, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
 import type { StepCostsNs } from './policySupport';
+import { runRadix } from './radixEngine';
 import { visitKeys } from './simRequests';
 import type { SimPlan } from './simRequests';
 
@@ -13,6 +14,8 @@ import type { SimPlan } from './simRequests';
  * Owns every piece of state of one run; nothing survives the call.
  */
 export function runReference(plan: SimPlan, p: EngineParams): EngineOutcome {
+  // The reference/fast split is about vLLM's block pool; SGLang's token-level tree is one implementation shared by both.
+  if (p.policy === 'sglang-lru') return runRadix(plan, p);
   return new ReferenceRun(plan, p).run();
 }
 

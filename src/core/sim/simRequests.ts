@@ -16,6 +16,20 @@ export interface KeyRun {
 /** Blocks per lineage in the key space: lineage L owns keys L·2^24 … L·2^24 + 2^24 − 1. */
 export const LINEAGE_SPAN = 2 ** 24;
 
+/**
+ * Tokens per lineage in the token key space (SimRequest.tokenKeys): lineage L owns
+ * token keys L·2^28 … L·2^28 + 2^28 − 1. Keys must stay exact doubles (≤ 2^53), so
+ * 2^28 tokens per lineage leaves 2^25 ≈ 33.5 million lineages (one per request, plus
+ * the shared prefix), and a request may be 268 million tokens long: the same reach as
+ * the block keys at 16-token blocks (2^24 · 16), 268 times the default
+ * maxModelLenTokens. 2^32 tokens per lineage would have left only 2^21 ≈ 2.1 million
+ * lineages, which a large replica sweep could reach.
+ */
+export const TOKEN_LINEAGE_SPAN = 2 ** 28;
+
+/** Lineages the token key space holds: 2^53 / TOKEN_LINEAGE_SPAN. */
+export const MAX_TOKEN_LINEAGES = 2 ** 53 / TOKEN_LINEAGE_SPAN;
+
 /** One request the engine replays: an agent call or a trace request. */
 export interface SimRequest {
   id: number;
@@ -30,6 +44,12 @@ export interface SimRequest {
   /** Closed loop: wait after this call before the session's next call. */
   toolWaitS: number;
   keys: KeyRun[];
+  /**
+   * The same content token by token, for the token-level radix cache (sglang-lru):
+   * token `t` in `[from, to)` has key `base + t`, runs contiguous from 0 to prompt +
+   * output. Unlike `keys`, a kept prefix is not rounded down to whole blocks.
+   */
+  tokenKeys: KeyRun[];
 }
 
 /** A replayed session (a replica of a workload session). */
@@ -88,6 +108,13 @@ function truncateRuns(runs: readonly KeyRun[], blocks: number): KeyRun[] {
   return out;
 }
 
+/** The first token key of a lineage; refuses what the token key space cannot hold exactly. */
+function tokenBase(lineage: number, tokens: number): number {
+  if (lineage >= MAX_TOKEN_LINEAGES) throw new RangeError(`more than ${MAX_TOKEN_LINEAGES} requests: the token key space is full`);
+  if (tokens > TOKEN_LINEAGE_SPAN) throw new RangeError(`a request of ${tokens} tokens is longer than a token lineage (${TOKEN_LINEAGE_SPAN})`);
+  return lineage * TOKEN_LINEAGE_SPAN;
+}
+
 /** Replays an agent workload as `replicas` copies of each session, each with its own content but the shared prefix. */
 function planAgents(w: AgentWorkload, blockSize: number, o: ReplicaOptions): SimPlan {
   const requests: SimRequest[] = [];
@@ -103,24 +130,39 @@ function planAgents(w: AgentWorkload, blockSize: number, o: ReplicaOptions): Sim
       const sessionIndex = sessions.length;
       sessions.push(session);
       let path: KeyRun[] = [];
+      let tokenPath: KeyRun[] = [];
+      let previousTokens = 0;
       ws.calls.forEach((call, k) => {
         const output = Math.max(1, call.outputTokens);
-        const total = blocksOf(call.promptTokens + output, blockSize);
+        const totalTokens = call.promptTokens + output;
+        const total = blocksOf(totalTokens, blockSize);
         const own = lineage++;
+        const ownTokens = tokenBase(own, totalTokens);
         let keys: KeyRun[];
+        let tokenKeys: KeyRun[];
         if (k === 0) {
-          const shared = Math.floor(Math.min(w.sharedPrefixTokens, call.promptTokens) / blockSize);
+          const sharedTokens = Math.min(w.sharedPrefixTokens, call.promptTokens);
+          const shared = Math.floor(sharedTokens / blockSize);
           keys = shared > 0 ? [{ base: GLOBAL * LINEAGE_SPAN, from: 0, to: shared }] : [];
           keys.push({ base: own * LINEAGE_SPAN, from: shared, to: total });
+          // Token level: the exact shared prefix, not rounded down to blocks.
+          tokenKeys = sharedTokens > 0 ? [{ base: GLOBAL * TOKEN_LINEAGE_SPAN, from: 0, to: sharedTokens }] : [];
+          tokenKeys.push({ base: ownTokens, from: sharedTokens, to: totalTokens });
         } else {
           const kept = Math.floor(call.prefixTokens / blockSize);
           keys = truncateRuns(path, kept);
           keys.push({ base: own * LINEAGE_SPAN, from: kept, to: total });
+          // Clamped to the previous call's length so the runs stay contiguous even for a prefix the JSON checks would refuse.
+          const keptTokens = Math.min(call.prefixTokens, previousTokens, call.promptTokens);
+          tokenKeys = truncateRuns(tokenPath, keptTokens);
+          tokenKeys.push({ base: ownTokens, from: keptTokens, to: totalTokens });
         }
         path = keys;
+        tokenPath = tokenKeys;
+        previousTokens = totalTokens;
         const id = requests.length;
         session.requests.push(id);
-        requests.push({ id, session: sessionIndex, callIndex: k, promptTokens: call.promptTokens, outputTokens: output, arrivalS: k === 0 ? session.startS : null, toolWaitS: call.toolWaitS * o.toolWaitScale, keys });
+        requests.push({ id, session: sessionIndex, callIndex: k, promptTokens: call.promptTokens, outputTokens: output, arrivalS: k === 0 ? session.startS : null, toolWaitS: call.toolWaitS * o.toolWaitScale, keys, tokenKeys });
       });
     });
   }
@@ -131,15 +173,22 @@ function planAgents(w: AgentWorkload, blockSize: number, o: ReplicaOptions): Sim
  * Replays a block-hash trace open loop. Keys follow the hash chain: block j's key is
  * interned from (key of block j−1, hash j), so equal hashes after equal prefixes are
  * equal blocks. The last, partial prompt block and the output get keys of their own.
+ *
+ * Token keys: the bs tokens of interned block −n (n ≥ 1) are −(n+1)·bs … −n·bs − 1,
+ * one key per (block key, token offset), all negative so they never meet lineage
+ * tokens; the trace says nothing finer, so two requests share a hashed block's tokens
+ * all or none.
  */
 function planBlocks(w: BlockWorkload): SimPlan {
+  const bs = w.blockSizeTokens;
   const interned = new Map<string, number>();
   let nextKey = 1;
   let lineage = 1;
   const requests: SimRequest[] = w.requests.map((q, i) => {
     const output = Math.max(1, q.outputTokens);
-    const full = Math.min(Math.floor(q.promptTokens / w.blockSizeTokens), q.hashes.length);
+    const full = Math.min(Math.floor(q.promptTokens / bs), q.hashes.length);
     const keys: KeyRun[] = [];
+    const tokenKeys: KeyRun[] = [];
     let parent = 0;
     for (let j = 0; j < full; j++) {
       const id = `${parent}/${q.hashes[j]}`;
@@ -150,10 +199,14 @@ function planBlocks(w: BlockWorkload): SimPlan {
       }
       parent = key;
       keys.push({ base: key - j, from: j, to: j + 1 });
+      // Token t = j·bs + o of this block has key (key − 1)·bs + o.
+      tokenKeys.push({ base: (key - 1) * bs - j * bs, from: j * bs, to: (j + 1) * bs });
     }
-    const total = blocksOf(q.promptTokens + output, w.blockSizeTokens);
-    keys.push({ base: lineage++ * LINEAGE_SPAN, from: full, to: total });
-    return { id: i, session: -1, callIndex: i, promptTokens: q.promptTokens, outputTokens: output, arrivalS: q.arrivalS, toolWaitS: 0, keys };
+    const total = blocksOf(q.promptTokens + output, bs);
+    const own = lineage++;
+    keys.push({ base: own * LINEAGE_SPAN, from: full, to: total });
+    tokenKeys.push({ base: tokenBase(own, q.promptTokens + output), from: full * bs, to: q.promptTokens + output });
+    return { id: i, session: -1, callIndex: i, promptTokens: q.promptTokens, outputTokens: output, arrivalS: q.arrivalS, toolWaitS: 0, keys, tokenKeys };
   });
   return { requests, sessions: [], blockSizeTokens: w.blockSizeTokens };
 }
