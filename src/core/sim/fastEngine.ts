@@ -104,6 +104,9 @@ class FastRun {
   private readonly waiting: number[] = [];
   private readonly running: number[] = [];
   private readonly future = new ArrivalHeap();
+  /** The arrivals in `future` that will be rejected (too long for the cache): unlike the others, they act when they arrive. */
+  private readonly rejections = new ArrivalHeap();
+  private readonly tooLong: Uint8Array;
   private readonly pins: Pin[] = [];
   private readonly pinTtl: number[];
   private readonly pendingSessions: number[];
@@ -173,7 +176,8 @@ class FastRun {
     this.cap = p.policy === 'admission-cap' ? (p.admissionCap.cap === 'adaptive' ? p.admissionCap.initialCap : p.admissionCap.cap) : Number.POSITIVE_INFINITY;
     this.nextWindowNs = toNs(p.admissionCap.windowS);
     this.pendingSessions = sessionStartOrder(plan);
-    for (const r of plan.requests) if (r.session < 0 && r.arrivalS !== null) this.future.push(toNs(r.arrivalS), r.id);
+    this.tooLong = Uint8Array.from(plan.requests, (r) => (peakBlocks(r.promptTokens, r.outputTokens, this.bs) > this.nb ? 1 : 0));
+    for (const r of plan.requests) if (r.session < 0 && r.arrivalS !== null) this.pushArrival(toNs(r.arrivalS), r.id);
   }
 
   run(): EngineOutcome {
@@ -205,7 +209,12 @@ class FastRun {
 
   private addFuture(r: number, at: number): void {
     this.records[r]!.arrivalS = at / 1e9;
+    this.pushArrival(at, r);
+  }
+
+  private pushArrival(at: number, r: number): void {
     this.future.push(at, r);
+    if (this.tooLong[r]) this.rejections.push(at, r);
   }
 
   private nextEventS(): number | null {
@@ -235,7 +244,8 @@ class FastRun {
     while (this.future.size > 0 && this.future.peekTime()! <= this.now) {
       const r = this.future.pop();
       const req = this.plan.requests[r]!;
-      if (peakBlocks(req.promptTokens, req.outputTokens, this.bs) > this.nb) {
+      if (this.tooLong[r]) {
+        this.rejections.pop(); // the same (time, id) order: it is that heap's first too
         this.reject(r);
         continue;
       }
@@ -383,9 +393,13 @@ class FastRun {
 
   // ---- a stretch of pure decode steps ----
 
-  /** The earliest time something other than decoding happens: an arrival, a pin expiry, a session start, an admission window. */
-  private nextEventNs(): number {
-    let t = this.future.peekTime() ?? Infinity;
+  /**
+   * The earliest time something other than the stretch's steps happens: a pin expiry, a
+   * session start, an admission window, a rejection, or an arrival when arrivals count
+   * (when only queued behind a blocked head, or not looked at, they change nothing).
+   */
+  private nextEventNs(arrivalsCount: boolean): number {
+    let t = (arrivalsCount ? this.future.peekTime() : this.rejections.peekTime()) ?? Infinity;
     for (const pin of this.pins) t = Math.min(t, pin.expiresNs);
     if (this.activeSessions < this.cap && this.pendingHead < this.pendingSessions.length) t = Math.min(t, toNs(this.plan.sessions[this.pendingSessions[this.pendingHead]!]!.startS));
     if (this.adaptive) t = Math.min(t, this.nextWindowNs);
@@ -404,38 +418,60 @@ class FastRun {
   }
 
   /**
-   * Runs many steps at once while every running request only decodes and nothing
-   * else can happen: no arrival or other timed event, no finish, no allocation that
-   * fails, and a waiting head that stays blocked with the same lookup. Each step's
-   * cost is an integer (A + B·i ns), so the clock jumps by an exact sum; blocks the
-   * steps would allocate are popped in one go (which block goes to which request
-   * does not change anything observable); the head's repeated lookups are counted as
-   * vLLM counts them. Returns false when the next step is not such a step.
+   * Runs many steps at once while nothing but the same thing can happen each step.
+   * Either every running request only decodes, or all but the last decode and the last
+   * is prefilling a chunk that takes the rest of the token budget (so the waiting queue
+   * is never looked at). Nothing else may happen: no arrival or other timed event, no
+   * finish, no prefill that completes, no allocation that fails, and a waiting head
+   * that stays blocked with the same lookup. Each step's cost is an integer (A + B·i
+   * ns), so the clock jumps by an exact sum; blocks the steps would allocate are popped
+   * in one go (which block goes to which request does not change anything observable,
+   * as nothing looks the pool up in between); the head's repeated lookups are counted
+   * as vLLM counts them. Returns false when the next step is not such a step.
    */
   private tryStretch(): boolean {
     if (this.p.offload) return false;
     const R = this.running.length;
     if (R === 0 || R > this.p.maxNumBatchedTokens) return false;
+    const last = this.running[R - 1]!;
+    // A prefilling last request: it takes `chunk` tokens a step, all the budget the decoders leave.
+    const chunk = this.p.maxNumBatchedTokens - (R - 1);
+    const prefilling = !this.isDecode(last);
+    const D = prefilling ? R - 1 : R;
     let finishIn = Infinity;
     let context0 = 0;
     const buckets = this.buckets;
     buckets.fill(0);
-    for (const r of this.running) {
+    for (let k = 0; k < D; k++) {
+      const r = this.running[k]!;
       const c = this.numComputed[r]!;
       if (this.numTokens[r]! - c !== 1 || c < this.plan.requests[r]!.promptTokens) return false;
       finishIn = Math.min(finishIn, this.plan.requests[r]!.outputTokens - this.generated[r]!);
       context0 += c + 1;
       buckets[(this.bs - (c % this.bs)) % this.bs]! += 1;
     }
-    // Keep the step in which a request finishes out of the stretch.
+    // Keep the step in which a request finishes (or a prefill completes) out of the stretch.
     let upper = finishIn - 1;
+    let prefillPops = (_k: number): number => 0;
+    if (prefilling) {
+      const left = this.numTokens[last]! - this.numComputed[last]!;
+      upper = Math.min(upper, Math.floor((left - 1) / chunk));
+      const c0 = this.numComputed[last]!;
+      const held = this.heldBlocks[last]!;
+      prefillPops = (k: number): number => Math.max(0, Math.ceil((c0 + k * chunk) / this.bs) - held);
+    }
     if (upper < 2) return false;
     const c = this.cost;
-    const A = c.fixed + c.kvPerToken * context0 + R * c.decodePerSeq;
-    const B = c.kvPerToken * R;
+    const prefillPerStep = prefilling ? chunk * c.prefillPerToken : 0;
+    const A = c.fixed + prefillPerStep + c.kvPerToken * context0 + D * c.decodePerSeq;
+    const B = c.kvPerToken * D;
     const elapsed = (k: number): number => k * A + (B * k * (k - 1)) / 2;
     // Steps 1 … S − 1 start before the next event: elapsed(S − 1) < E.
-    const E = this.nextEventNs() - this.now;
+    // Arrivals only join the waiting queue's tail, unseen while the budget is spent or
+    // the head stays blocked; under ttl-pin they may go ahead of the head.
+    const waitingLooked = !prefilling && this.p.maxNumBatchedTokens - R > 0 && R < this.p.maxNumSeqs;
+    const arrivalsCount = this.p.policy === 'ttl-pin' || (waitingLooked && this.waiting.length === 0);
+    const E = this.nextEventNs(arrivalsCount) - this.now;
     if (Number.isFinite(E)) {
       let m = B === 0 ? (A === 0 ? upper : Math.ceil(E / A) - 1) : Math.ceil((-(A - B / 2) + Math.sqrt((A - B / 2) ** 2 + 2 * B * E)) / B) - 1;
       m = Math.max(0, Math.min(m, upper));
@@ -444,13 +480,13 @@ class FastRun {
       upper = Math.min(upper, m + 1);
     }
     if (upper < 2) return false;
-    const pops = (k: number): number => this.popsIn(k);
+    const pops = (k: number): number => this.popsIn(k) + prefillPops(k);
     // The waiting head: looked up every step (after the running requests allocate), and blocked throughout.
     let head = -1;
     let headHitBlocks = 0;
     let limit = this.cache.freeCount;
     const budgetLeft = this.p.maxNumBatchedTokens - R;
-    if (this.waiting.length > 0 && budgetLeft > 0 && R < this.p.maxNumSeqs) {
+    if (waitingLooked && this.waiting.length > 0) {
       head = this.waiting[0]!;
       if (this.pins.length > 0) return false; // a blocked head may be admitted after unpinning: a normal step decides
       const want = pops(upper);
@@ -480,9 +516,12 @@ class FastRun {
     const S = lo;
     if (S < 2) return false;
 
-    // Apply S decode steps.
+    // Apply S steps.
     this.totals.steps += S;
-    this.decodeNs += S * (c.fixed + R * c.decodePerSeq) + c.kvPerToken * (S * context0 + (R * S * (S - 1)) / 2);
+    const decodePart = c.kvPerToken * (S * context0 + (D * S * (S - 1)) / 2) + S * D * c.decodePerSeq;
+    if (D > 0) this.decodeNs += decodePart + S * c.fixed;
+    else this.prefillNs += S * c.fixed;
+    this.prefillNs += S * prefillPerStep;
     this.now += elapsed(S);
     if (head >= 0 && this.records[head]!.preemptions === 0) {
       this.totals.vllmQueries += S * this.numTokens[head]!;
@@ -490,22 +529,27 @@ class FastRun {
     }
     const popped = pops(S);
     this.cache.popBlocks(popped);
-    if (this.headMemo && head >= 0) {
+    if (prefilling) this.mutations++; // its newly cached blocks may be hits for the head
+    else if (this.headMemo && head >= 0) {
       // The head's first queued block moved that much closer to the front.
       this.headMemo.blocksBefore -= popped;
       this.headMemo.limitFor -= popped;
     }
-    for (const r of this.running) {
+    for (let k = 0; k < R; k++) {
+      const r = this.running[k]!;
       const c0 = this.numComputed[r]!;
-      const c1 = c0 + S;
+      const decoding = k < D;
+      const c1 = c0 + (decoding ? S : S * chunk);
       const held = this.heldBlocks[r]!;
       const need = Math.ceil(c1 / this.bs);
       if (need > held) this.cache.appendOwned(r, this.plan.requests[r]!.keys, held, need - held, this.tables);
-      this.heldBlocks[r] = need;
+      this.heldBlocks[r] = Math.max(held, need);
       this.numComputed[r] = c1;
-      this.numTokens[r] = c1 + 1;
-      this.generated[r]! += S;
-      const full = Math.floor(c1 / this.bs);
+      if (decoding) {
+        this.numTokens[r] = c1 + 1;
+        this.generated[r]! += S;
+      }
+      const full = Math.floor(Math.min(c1, this.numTokens[r]!) / this.bs);
       if (full > this.cachedBlocks[r]!) {
         this.cache.cacheBlocks(r, this.cachedBlocks[r]!, full, this.tables);
         this.cachedBlocks[r] = full;
