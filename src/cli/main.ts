@@ -6,6 +6,8 @@ import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { renderTextReport } from '../core/report/textReport';
 import { readTraceFiles } from '../node/traceFiles';
+import { runSimulate } from './simulate';
+import { UsageError } from './usageError';
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 
@@ -16,6 +18,7 @@ const USAGE = `agent-trace ${VERSION}: where an agent's tokens go, from its trac
 Usage:
   agent-trace analyze FILE [--json] [--format ID] [--min-loop-attempts N] [--cache-ttl-min M]
   agent-trace convert FILE -o OUT.trace.jsonl [--format ID]
+  agent-trace simulate (FILE | --workload W.json) [options] [--json]
   agent-trace --help | --version
 
 Formats (detected automatically; --format overrides):
@@ -28,8 +31,15 @@ exploration vs execution by quarter, context growth and compactions, cache-miss
 causes and retry loops of failing tool calls. --json prints the stable contract
 described in the README. --min-loop-attempts (default 3) is the fewest failed
 attempts that make a retry loop; --cache-ttl-min (default 5) the provider's
-cache TTL an idle gap must exceed to explain a cache miss. Exit status: 0 ok, 1 the file could not be read as a
-trace, 2 usage error.
+cache TTL an idle gap must exceed to explain a cache miss.
+
+simulate replays a traced agent session as N sessions sharing one GPU's vLLM
+prefix cache and reports the hit rate, recomputed prefill, preemptions, prefill
+share and slowdown, or sweeps N or the cache size to find the cliff. Its options:
+agent-trace simulate --help.
+
+Exit status: 0 ok, 1 the file could not be read as a trace (simulate: or the
+parameters cannot work), 2 usage error.
 `;
 
 interface Args {
@@ -49,8 +59,6 @@ function positiveNumber(flag: string, value: string | undefined, integer: boolea
   }
   return n;
 }
-
-class UsageError extends Error {}
 
 function parseArgs(argv: readonly string[]): Args {
   const args: Args = { command: null, file: null, json: false, out: null, format: null, minLoopAttempts: null, cacheTtlMin: null };
@@ -74,6 +82,8 @@ function parseArgs(argv: readonly string[]): Args {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  // simulate has its own options and help.
+  if (argv[0] === 'simulate') return runSimulate(argv.slice(1));
   if (argv.includes('--help') || argv.includes('-h') || argv.length === 0) {
     process.stdout.write(USAGE);
     return argv.length === 0 ? 2 : 0;
@@ -112,7 +122,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof UsageError) {
-      process.stderr.write(`agent-trace: ${err.message}\nRun "agent-trace --help" for usage.\n`);
+      process.stderr.write(`agent-trace: ${err.message}\nRun "${err.helpCommand}" for usage.\n`);
       process.exitCode = 2;
     } else {
       const e = err as NodeJS.ErrnoException;

@@ -106,7 +106,7 @@ export function runSweep(engine: Engine, workload: Workload, base: ScenarioOptio
   else suggested = at === null ? null : Math.max(1, Math.floor((lastGood ?? at) / Math.max(1, peak)));
   const unit = axis === 'replicas' ? 'sessions' : 'tokens of KV capacity';
   let summary: string;
-  if (at === null) summary = `No cliff in this sweep: up to ${ordered[ordered.length - 1]} ${unit}, the hit rate stays within ${pct(cliffOptions.hitRateDropThreshold)} of ideal and decode dominates.`;
+  if (at === null) summary = `No cliff in this sweep: ${axis === 'capacity' ? 'down' : 'up'} to ${ordered[ordered.length - 1]} ${unit}, the hit rate stays within ${pct(cliffOptions.hitRateDropThreshold)} of ideal and decode dominates.`;
   else {
     const r = points.find((p) => p.value === at)!.result;
     const what = reason === 'hit-rate' ? `the hit rate falls to ${pct(r.admissionHitRate)} (ideal ${pct(r.idealHitRate)})` : `prefill becomes ${pct(r.prefillShare)} of LLM time`;

@@ -1,0 +1,337 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Engine } from '../core/sim/engineTypes';
+import { runFast } from '../core/sim/fastEngine';
+import { formatCount } from '../core/report/formatNumbers';
+import { capacityFor, DEFAULT_PARAMS, GPU_MEMORY_UTILIZATION, GPU_PRESETS, ParamError, RESERVED_GIB, validateParams } from '../core/sim/params';
+import type { EngineParams } from '../core/sim/params';
+import { peakBlocks } from '../core/sim/policySupport';
+import { runReference } from '../core/sim/referenceEngine';
+import { runScenario } from '../core/sim/scenario';
+import type { ScenarioResult } from '../core/sim/scenario';
+import type { ReplicaOptions } from '../core/sim/simRequests';
+import { DEFAULT_CLIFF, runSweep } from '../core/sim/sweep';
+import type { Cliff, SweepAxis } from '../core/sim/sweep';
+import { parseWorkloadJson, workloadFromBlockTrace, workloadFromSession, workloadToJson, WorkloadError } from '../core/sim/workload';
+import type { BlockWorkload, Workload } from '../core/sim/workload';
+import type { FormatId, Session } from '../core/trace/model';
+import { parseTrace } from '../core/trace/parseTrace';
+import { readTraceFiles } from '../node/traceFiles';
+import { parseSimulateArgs, replicaOptions, SIMULATE_HELP, SIMULATE_USAGE } from './simulateArgs';
+import type { EngineName, SimulateArgs } from './simulateArgs';
+import { renderScenario, renderSweep } from './simulateReport';
+import type { ReportContext } from './simulateReport';
+import { UsageError } from './usageError';
+
+/**
+ * `agent-trace simulate`: reads a trace or a workload JSON, turns it into a workload,
+ * builds the engine parameters from defaults, presets and flags, runs one scenario or
+ * a sweep, and prints the report or the JSON contract (README, "What-if simulation").
+ */
+
+/** Input that cannot be simulated (unreadable, no such session, nothing to replay): exit status 1. */
+class InputError extends Error {}
+
+/** What was simulated: the `input` object of the JSON contract. */
+export interface SimulateInput {
+  /** The trace file, as given; null with --workload. */
+  file: string | null;
+  /** The workload JSON file, as given; null with a trace. */
+  workload: string | null;
+  /** The trace's format; null with --workload. */
+  format: FormatId | null;
+  /** The traced session replayed, or the workload session whose calls are listed; null for block-hash requests. */
+  session: string | null;
+  workloadKind: 'sessions' | 'requests';
+  /** How the workload is replayed, in words. */
+  replay: string;
+  /** What was left out or assumed while building the workload. */
+  notes: string[];
+  engine: EngineName;
+  gpu: string | null;
+  model: string | null;
+  gpuMemoryGiB: number | null;
+  params: EngineParams;
+  /** Null for block-hash requests, which replay as recorded. */
+  replicas: ReplicaOptions | null;
+  sweep: { axis: SweepAxis; values: number[]; hitRateDropThreshold: number } | null;
+}
+
+/** `simulate --json` without --sweep. */
+export interface ScenarioDocument {
+  input: SimulateInput;
+  scenario: ScenarioResult;
+}
+
+/** `simulate --json --sweep …`: one entry per point (without the per-call list), then the cliff. */
+export interface SweepDocument {
+  input: SimulateInput;
+  sweep: Array<{ value: number } & Omit<ScenarioResult, 'calls'>>;
+  cliff: Cliff;
+}
+
+interface LoadedWorkload {
+  workload: Workload;
+  format: FormatId | null;
+  session: string | null;
+  notes: string[];
+  /** "agent-trace trace, session … (48 calls)". */
+  source: string;
+}
+
+const CLOSED_LOOP = 'closed loop: each call arrives when the previous call of its session has finished and its tool wait has passed';
+const OPEN_LOOP = 'open loop: requests arrive at their recorded times, whatever the server does';
+
+function usableCalls(s: Session): number {
+  return s.calls.filter((c) => c.tokens.input !== null && c.tokens.output !== null).length;
+}
+
+/** An item by exact id, else by a unique id prefix; a message listing the choices otherwise. */
+function pickById<T>(items: readonly T[], idOf: (t: T) => string, wanted: string, where: string, describe: (t: T) => string): T {
+  const exact = items.find((t) => idOf(t) === wanted);
+  if (exact) return exact;
+  const prefixed = items.filter((t) => idOf(t).startsWith(wanted));
+  if (prefixed.length === 1) return prefixed[0]!;
+  const list = items.slice(0, 20).map(describe).join(', ');
+  const why = prefixed.length > 1 ? `"${wanted}" matches ${prefixed.length} sessions` : `no session "${wanted}"`;
+  throw new InputError(`${why} in ${where}; sessions: ${list}${items.length > 20 ? ', …' : ''}`);
+}
+
+async function loadTrace(a: SimulateArgs, file: string): Promise<LoadedWorkload> {
+  const parsed = await parseTrace(await readTraceFiles(file), a.format ? { format: a.format } : {});
+  if (parsed.problem) throw new InputError(`${file}: ${parsed.problem.message}`);
+  const model = parsed.model;
+  const format = model.format;
+  // A trace whose calls carry block hashes (Mooncake, Bailian) is a request log, not agent sessions.
+  if (model.sessions.some((s) => s.calls.some((c) => c.blocks !== null))) {
+    const { workload, notes } = workloadFromBlockTrace(model);
+    if (!workload || workload.requests.length === 0) throw new InputError(`${file}: no request has block hashes, a prompt length and an arrival time: nothing to replay`);
+    return { workload, format, session: null, notes, source: `${format} trace, ${workload.requests.length} requests with ${workload.blockSizeTokens}-token block hashes` };
+  }
+  const describe = (s: Session): string => `${s.id} (${s.role}, ${usableCalls(s)} call${usableCalls(s) === 1 ? '' : 's'})`;
+  let session: Session | undefined;
+  if (a.session !== null) {
+    session = pickById(model.sessions, (s) => s.id, a.session, file, describe);
+    if (usableCalls(session) === 0) throw new InputError(`session ${session.id} has no call with input and output token counts: nothing to simulate`);
+  } else {
+    session = model.sessions.find((s) => s.role === 'main' && usableCalls(s) > 0) ?? model.sessions.find((s) => usableCalls(s) > 0);
+    if (!session) throw new InputError(`${file}: no session has calls with input and output token counts (${format} gives ${model.limitations.join(' ') || 'none'}): nothing to simulate`);
+  }
+  const { workload, notes } = workloadFromSession(session);
+  const calls = workload.sessions[0]!.calls.length;
+  return { workload, format, session: session.id, notes, source: `${format} trace, ${session.role} session ${session.id} (${calls} call${calls === 1 ? '' : 's'})` };
+}
+
+async function loadWorkloadJson(a: SimulateArgs, path: string): Promise<LoadedWorkload> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new InputError(`${path}: not valid JSON: ${e.message}`);
+    throw e;
+  }
+  let workload: Workload;
+  try {
+    workload = parseWorkloadJson(value);
+  } catch (e) {
+    if (e instanceof WorkloadError) throw new InputError(`${path}: ${e.message}`);
+    throw e;
+  }
+  if (workload.kind === 'requests') {
+    return { workload, format: null, session: null, notes: [], source: `workload ${path}, ${workload.requests.length} requests with ${workload.blockSizeTokens}-token block hashes` };
+  }
+  const sessions = workload.sessions;
+  const chosen = a.session === null ? sessions[0]! : pickById(sessions, (s) => s.id, a.session, path, (s) => `${s.id} (${s.calls.length} calls)`);
+  const calls = sessions.reduce((n, s) => n + s.calls.length, 0);
+  return { workload, format: null, session: chosen.id, notes: [], source: `workload ${path}, ${sessions.length} session${sessions.length === 1 ? '' : 's'}, ${calls} calls` };
+}
+
+/** The engine parameters: defaults, then the GPU and model presets, then every flag given. */
+function buildParams(a: SimulateArgs, traceBlockSize: number | null, notes: string[]): { params: EngineParams; hardware: string | null } {
+  const o = a.overrides;
+  const p: EngineParams = structuredClone(DEFAULT_PARAMS);
+  if (o.blockSizeTokens !== undefined) p.blockSizeTokens = o.blockSizeTokens;
+  if (traceBlockSize !== null) {
+    if (o.blockSizeTokens !== undefined && o.blockSizeTokens !== traceBlockSize) {
+      notes.push(`--block-size ${o.blockSizeTokens} is not used: the block hashes are per ${traceBlockSize}-token block.`);
+    }
+    p.blockSizeTokens = traceBlockSize;
+  }
+  let hardware: string | null = null;
+  if (a.model) {
+    const base = a.gpu ?? GPU_PRESETS.find((g) => g.id === 'h100')!;
+    const gpu = a.gpuMemoryGiB === null ? base : { ...base, memoryGiB: a.gpuMemoryGiB, label: `${a.gpuMemoryGiB} GiB GPU` };
+    const capacity = capacityFor(gpu, a.model, p.blockSizeTokens);
+    if (capacity === null) {
+      const usable = gpu.memoryGiB * GPU_MEMORY_UTILIZATION;
+      throw new ParamError(
+        `${a.model.label} does not fit on ${a.gpuMemoryGiB === null ? `an ${gpu.label}` : `a ${gpu.label}`}: ${GPU_MEMORY_UTILIZATION} × ${gpu.memoryGiB} GiB = ${usable.toFixed(1)} GiB usable, ` +
+          `not more than its weights (${a.model.weightsGiB} GiB) + ${RESERVED_GIB} GiB reserve, so no KV cache is left`,
+      );
+    }
+    p.capacityTokens = capacity;
+    p.kvBytesPerToken = a.model.kvBytesPerToken;
+    p.prefillUsPerToken = a.model.prefillUsPerToken;
+    const timing = a.model.timing[base.id];
+    if (timing) {
+      p.stepFixedMs = timing.stepFixedMs;
+      p.kvReadNsPerToken = timing.kvReadNsPerToken;
+    }
+    hardware = `one ${gpu.label} with ${a.model.label}`;
+  }
+  if (a.capacityTokens !== null) p.capacityTokens = a.capacityTokens;
+  if (o.maxNumBatchedTokens !== undefined) p.maxNumBatchedTokens = o.maxNumBatchedTokens;
+  if (o.maxNumSeqs !== undefined) p.maxNumSeqs = o.maxNumSeqs;
+  if (o.maxModelLenTokens !== undefined) p.maxModelLenTokens = o.maxModelLenTokens;
+  if (o.freeOrder !== undefined) p.freeOrder = o.freeOrder;
+  if (o.stepFixedMs !== undefined) p.stepFixedMs = o.stepFixedMs;
+  if (o.prefillUsPerToken !== undefined) p.prefillUsPerToken = o.prefillUsPerToken;
+  if (o.kvReadNsPerToken !== undefined) p.kvReadNsPerToken = o.kvReadNsPerToken;
+  if (o.decodeUsPerSeq !== undefined) p.decodeUsPerSeq = o.decodeUsPerSeq;
+  if (o.kvBytesPerToken !== undefined) p.kvBytesPerToken = o.kvBytesPerToken;
+  if (o.policy !== undefined) p.policy = o.policy;
+  if (o.ttlS !== undefined) p.ttlPin.ttlS = o.ttlS;
+  if (o.maxTtlS !== undefined) p.ttlPin.maxTtlS = o.maxTtlS;
+  if (o.cap !== undefined) p.admissionCap.cap = o.cap;
+  if (o.initialCap !== undefined) p.admissionCap.initialCap = o.initialCap;
+  if (o.hitRateFloor !== undefined) p.admissionCap.hitRateFloor = o.hitRateFloor;
+  if (o.backoff !== undefined) p.admissionCap.backoff = o.backoff;
+  if (o.windowS !== undefined) p.admissionCap.windowS = o.windowS;
+  if (o.offloadTokens !== undefined && o.offloadGbps !== undefined) p.offload = { capacityTokens: o.offloadTokens, bandwidthGBps: o.offloadGbps };
+  // Policy settings are kept (and printed in --json) whatever the policy, but only one policy reads them.
+  const ttlFlags = ['--ttl-s', '--max-ttl-s'].filter((f) => a.given.includes(f));
+  if (ttlFlags.length > 0 && p.policy !== 'ttl-pin') notes.push(`${ttlFlags.join(' and ')} only matter${ttlFlags.length === 1 ? 's' : ''} with --policy ttl-pin.`);
+  const capFlags = ['--admission-cap', '--initial-cap', '--hit-rate-floor', '--backoff', '--window-s'].filter((f) => a.given.includes(f));
+  if (capFlags.length > 0 && p.policy !== 'admission-cap') notes.push(`${capFlags.join(', ')} only matter${capFlags.length === 1 ? 's' : ''} with --policy admission-cap.`);
+  return { params: p, hardware };
+}
+
+/** The documented JSON of a block-hash workload (what parseWorkloadJson reads back). */
+function blockWorkloadToJson(w: BlockWorkload): object {
+  return { blockSizeTokens: w.blockSizeTokens, requests: w.requests.map((r) => ({ id: r.id, arrivalS: r.arrivalS, promptTokens: r.promptTokens, outputTokens: r.outputTokens, hashes: r.hashes })) };
+}
+
+/** Prompt and output tokens of every call (vLLM samples at least one output token). */
+function callSizes(w: Workload): Array<{ prompt: number; output: number }> {
+  const size = (prompt: number, output: number) => ({ prompt, output: Math.max(1, output) });
+  return w.kind === 'requests' ? w.requests.map((r) => size(r.promptTokens, r.outputTokens)) : w.sessions.flatMap((s) => s.calls.map((c) => size(c.promptTokens, c.outputTokens)));
+}
+
+/**
+ * A call longer than the whole KV cache can never be scheduled (the engines reject
+ * it): when no call fits, say so instead of reporting an empty run; when some do
+ * not, note how many.
+ */
+function checkFits(w: Workload, p: EngineParams, capacityTokens: number, hardware: string | null, notes: string[]): void {
+  const blocks = Math.floor(capacityTokens / p.blockSizeTokens);
+  if (!(blocks > 0)) return; // validateParams names the capacity
+  const sizes = callSizes(w);
+  const tooLong = sizes.filter((c) => peakBlocks(c.prompt, c.output, p.blockSizeTokens) > blocks).length;
+  if (tooLong === 0) return;
+  const cache = `${formatCount(capacityTokens)} tokens${hardware ? ` (${hardware})` : ''}`;
+  if (tooLong === sizes.length) {
+    const shortest = Math.min(...sizes.map((c) => c.prompt + c.output));
+    throw new ParamError(
+      `no call fits in the KV cache of ${cache}: the shortest needs ${formatCount(shortest)} tokens (prompt + output). ` +
+        'Give a larger cache: a GPU with more memory, a smaller model, or --capacity-tokens.',
+    );
+  }
+  notes.push(`${tooLong} of ${sizes.length} ${w.kind === 'requests' ? 'requests' : 'calls'} need more than the whole KV cache of ${cache}: they are rejected (vLLM cannot schedule a request longer than its cache).`);
+}
+
+/** JSON with every innermost object and number array on one line: one call or one hash list per line. */
+export function compactJson(value: unknown): string {
+  return JSON.stringify(value, null, 2)
+    .replace(/\[\n\s+([-\d.e+,\s]*?)\n\s*\]/g, (_m, body: string) => `[${body.split(/,\n\s*/).join(', ')}]`)
+    .replace(/\{\n\s+((?:[^{}[\]]|\[[^[\]\n]*\])*?)\n\s*\}/g, (_m, body: string) => `{ ${body.split(/,\n\s*/).join(', ')} }`);
+}
+
+function countCalls(w: Workload): number {
+  return w.kind === 'requests' ? w.requests.length : w.sessions.reduce((n, s) => n + s.calls.length, 0);
+}
+
+async function simulate(a: SimulateArgs): Promise<number> {
+  const loaded = a.file !== null ? await loadTrace(a, a.file) : await loadWorkloadJson(a, a.workload!);
+  const { workload } = loaded;
+  if (workload.kind === 'requests') {
+    const agentOnly = ['--replicas', '--stagger-s', '--stagger', '--seed', '--tool-wait-scale', '--session'].find((f) => a.given.includes(f));
+    if (agentOnly) throw new UsageError(`${agentOnly} applies to agent sessions; a block-hash trace is replayed open loop, request by request, as recorded`, SIMULATE_HELP);
+    if (a.sweep?.axis === 'replicas') throw new UsageError('--sweep replicas applies to agent sessions; sweep capacity for a block-hash trace', SIMULATE_HELP);
+  }
+  const notes = [...loaded.notes];
+  const { params, hardware } = buildParams(a, workload.kind === 'requests' ? workload.blockSizeTokens : null, notes);
+  const simulating = a.emitWorkload === null || a.json || a.sweep !== null;
+  if (simulating) validateParams(params);
+  // Judge the fit where it is known: the one capacity, or the largest of a capacity sweep.
+  if (simulating) checkFits(workload, params, a.sweep?.axis === 'capacity' ? Math.max(...a.sweep.values) : params.capacityTokens, a.sweep?.axis === 'capacity' ? null : hardware, notes);
+  for (const n of notes) process.stderr.write(`note: ${n}\n`);
+
+  if (a.emitWorkload !== null) {
+    const json = workload.kind === 'sessions' ? workloadToJson(workload) : blockWorkloadToJson(workload);
+    await writeFile(a.emitWorkload, compactJson(json) + '\n');
+    const what = workload.kind === 'sessions' ? `${workload.sessions.length} session${workload.sessions.length === 1 ? '' : 's'}, ${countCalls(workload)} calls` : `${workload.requests.length} requests`;
+    process.stderr.write(`${a.emitWorkload}: workload of ${what} (from ${loaded.source})\n`);
+    if (!simulating) return 0;
+  }
+
+  const engine: Engine = a.engine === 'reference' ? runReference : runFast;
+  const replicas = workload.kind === 'sessions' ? replicaOptions(a) : null;
+  const cliffThreshold = a.cliffThreshold ?? DEFAULT_CLIFF.hitRateDropThreshold;
+  const input: SimulateInput = {
+    file: a.file,
+    workload: a.workload,
+    format: loaded.format,
+    session: loaded.session,
+    workloadKind: workload.kind,
+    replay: workload.kind === 'sessions' ? CLOSED_LOOP : OPEN_LOOP,
+    notes,
+    engine: a.engine,
+    gpu: a.model ? (a.gpu?.id ?? (a.gpuMemoryGiB === null ? null : 'custom')) : null,
+    model: a.model?.id ?? null,
+    gpuMemoryGiB: a.model ? (a.gpuMemoryGiB ?? a.gpu!.memoryGiB) : null,
+    params,
+    replicas,
+    sweep: a.sweep ? { ...a.sweep, hitRateDropThreshold: cliffThreshold } : null,
+  };
+  const options = { params, ...(replicas ? { replicas } : {}), ...(loaded.session !== null && workload.kind === 'sessions' ? { session: loaded.session } : {}) };
+  const context: ReportContext = { source: loaded.source, hardware, engine: a.engine, params, replicas, workload, session: loaded.session };
+
+  if (a.sweep) {
+    const showProgress = process.stderr.isTTY === true;
+    const sweep = runSweep(engine, workload, options, a.sweep.axis, a.sweep.values, { hitRateDropThreshold: cliffThreshold }, (done, total) => {
+      if (showProgress) process.stderr.write(`\rsimulating ${done}/${total}${done === total ? '\n' : ''}`);
+    });
+    if (a.json) {
+      const doc: SweepDocument = { input, sweep: sweep.points.map(({ value, result: { calls: _calls, ...rest } }) => ({ value, ...rest })), cliff: sweep.cliff };
+      process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+    } else process.stdout.write(renderSweep(context, sweep));
+    return 0;
+  }
+  const scenario = runScenario(engine, workload, options);
+  if (a.json) {
+    const doc: ScenarioDocument = { input, scenario };
+    process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+  } else process.stdout.write(renderScenario(context, scenario));
+  return 0;
+}
+
+/**
+ * Runs `agent-trace simulate` (argv after the word "simulate") and returns the exit
+ * status. Usage errors are thrown for the dispatcher (exit 2); parameters the engine
+ * refuses and input that cannot be simulated are printed here (exit 1).
+ */
+export async function runSimulate(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(SIMULATE_USAGE);
+    return 0;
+  }
+  const args = parseSimulateArgs(argv);
+  try {
+    return await simulate(args);
+  } catch (e) {
+    if (e instanceof ParamError || e instanceof InputError) {
+      process.stderr.write(`agent-trace: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}

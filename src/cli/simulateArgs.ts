@@ -1,0 +1,326 @@
+import { DEFAULT_PARAMS, GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
+import type { FreeOrder, GpuPreset, ModelPreset, PolicyName } from '../core/sim/params';
+import { DEFAULT_REPLICAS } from '../core/sim/simRequests';
+import type { ReplicaOptions } from '../core/sim/simRequests';
+import type { SweepAxis } from '../core/sim/sweep';
+import { DEFAULT_CLIFF } from '../core/sim/sweep';
+import { FORMATS } from '../core/trace/formats';
+import type { FormatId } from '../core/trace/model';
+import { formatCount } from '../core/report/formatNumbers';
+import { UsageError } from './usageError';
+
+/**
+ * The command line of `agent-trace simulate`: a table of flags, parsed strictly and
+ * without dependencies. The flag names are a contract (the webview's "Copy as CLI"
+ * writes them). Values are only checked for form here (a number, one of a set); the
+ * engine's own checks (validateParams) judge engine parameters, so their messages
+ * name the parameter.
+ */
+
+/** Which engine runs the scenario. */
+export type EngineName = 'fast' | 'reference';
+
+/** Engine parameters given on the command line, applied over the defaults and presets. */
+export interface ParamOverrides {
+  blockSizeTokens?: number;
+  maxNumBatchedTokens?: number;
+  maxNumSeqs?: number;
+  maxModelLenTokens?: number;
+  freeOrder?: FreeOrder;
+  stepFixedMs?: number;
+  prefillUsPerToken?: number;
+  kvReadNsPerToken?: number;
+  decodeUsPerSeq?: number;
+  kvBytesPerToken?: number;
+  policy?: PolicyName;
+  ttlS?: number | 'auto';
+  maxTtlS?: number;
+  cap?: number | 'adaptive';
+  initialCap?: number;
+  hitRateFloor?: number;
+  backoff?: number;
+  windowS?: number;
+  offloadTokens?: number;
+  offloadGbps?: number;
+}
+
+/** A parsed `simulate` command line. */
+export interface SimulateArgs {
+  file: string | null;
+  workload: string | null;
+  format: FormatId | null;
+  session: string | null;
+  json: boolean;
+  emitWorkload: string | null;
+  engine: EngineName;
+  /** Replica options given on the command line (the rest take DEFAULT_REPLICAS). */
+  replicas: Partial<ReplicaOptions>;
+  capacityTokens: number | null;
+  gpu: GpuPreset | null;
+  model: ModelPreset | null;
+  gpuMemoryGiB: number | null;
+  overrides: ParamOverrides;
+  sweep: { axis: SweepAxis; values: number[] } | null;
+  cliffThreshold: number | null;
+  /** Every flag given, in order. */
+  given: string[];
+}
+
+export const SIMULATE_HELP = 'agent-trace simulate --help';
+
+const POLICIES: readonly PolicyName[] = ['vllm-lru', 'sglang-lru', 'ttl-pin', 'admission-cap'];
+const d = DEFAULT_PARAMS;
+
+export const SIMULATE_USAGE = `agent-trace simulate: what N agent sessions like this one do to a vLLM prefix cache.
+
+Usage:
+  agent-trace simulate FILE [options] [--json]
+  agent-trace simulate --workload W.json [options] [--json]
+
+Replays one traced agent session (the first main session unless --session) as N
+copies running at once on one GPU with vLLM v1's prefix cache: ${d.blockSizeTokens}-token blocks in
+a hash chain, at most floor((prompt-1)/${d.blockSizeTokens}) blocks hit, an LRU free queue, FCFS
+scheduling with chunked prefill and recompute preemption. Each call waits for the
+previous call and its tool time. A block-hash trace (Mooncake, Bailian) replays its
+requests open loop at their recorded arrival times. One engine step takes
+  stepFixedMs + prefill tokens x prefillUsPerToken
+  + sum of decode context tokens x kvReadNsPerToken + decodes x decodeUsPerSeq.
+
+Input:
+  FILE                        a trace in any format agent-trace reads (--format ID overrides detection)
+  --workload W.json           a workload JSON (shape in the README) instead of a trace
+  --session ID                the traced session to replay (a unique prefix is enough);
+                              with --workload, the session whose calls are listed
+Replicas:
+  --replicas N                copies of the workload running at once (default ${DEFAULT_REPLICAS.replicas})
+  --stagger-s S               seconds between replica starts (default ${DEFAULT_REPLICAS.staggerS})
+  --stagger fixed|random      fixed gaps of S, or seeded random gaps of mean S (default ${DEFAULT_REPLICAS.staggerMode})
+  --seed N                    seed of the random gaps (default ${DEFAULT_REPLICAS.seed})
+  --tool-wait-scale X         multiply every tool wait by X (default ${DEFAULT_REPLICAS.toolWaitScale})
+GPU and model:
+  --capacity-tokens C         KV cache size in tokens (default ${formatCount(d.capacityTokens)}: Qwen3-32B on one H200)
+  --gpu ${GPU_PRESETS.map((g) => g.id).join('|').padEnd(21)} with --model: capacity from the GPU's memory (x 0.9, minus
+  --model ID                  weights and 3 GiB), and the model's KV bytes per token and
+                              step costs on that GPU, unless given. Models:
+${MODEL_PRESETS.map((m) => `                                ${m.id.padEnd(18)} ${m.label}`).join('\n')}
+  --gpu-memory-gib G          a GPU with G GiB (with --model; step costs of --gpu, default h100)
+Policy:
+  --policy P                  ${POLICIES.join(', ')} (default ${d.policy})
+  --ttl-s X|auto              ttl-pin: seconds to keep a session's KV after a call
+                              (default ${d.ttlPin.ttlS}: the 90th percentile of its tool waits)
+  --max-ttl-s X               ttl-pin: cap on the auto pin time (default ${d.ttlPin.maxTtlS})
+  --admission-cap N|adaptive  admission-cap: sessions active at once (default ${d.admissionCap.cap})
+  --initial-cap N             adaptive: the starting cap (default ${d.admissionCap.initialCap})
+  --hit-rate-floor X          adaptive: cut the cap when the hit rate falls below X x ideal (default ${d.admissionCap.hitRateFloor})
+  --backoff X                 adaptive: multiply the cap by X when cutting it (default ${d.admissionCap.backoff})
+  --window-s X                adaptive: control interval in simulated seconds (default ${d.admissionCap.windowS})
+  --offload-tokens C          a CPU tier holding C tokens of evicted KV (needs --offload-gbps)
+  --offload-gbps B            the CPU tier's transfer bandwidth in GB/s
+Engine:
+  --block-size N              tokens per KV block (default ${d.blockSizeTokens}; a block-hash trace keeps its own)
+  --max-batched-tokens N      token budget of one step (default ${d.maxNumBatchedTokens})
+  --max-num-seqs N            running requests at most (default ${d.maxNumSeqs})
+  --max-model-len N           longest prompt + output of a call (default ${d.maxModelLenTokens})
+  --free-order current|legacy how a finished request's blocks return to the free queue (default ${d.freeOrder})
+  --step-fixed-ms X           fixed cost of a step, ms (default ${d.stepFixedMs})
+  --prefill-us-per-token X    cost per prefilled token, us (default ${d.prefillUsPerToken})
+  --kv-read-ns-per-token X    cost per decode context token, ns (default ${d.kvReadNsPerToken})
+  --decode-us-per-seq X       cost per decoding sequence, us (default ${d.decodeUsPerSeq})
+  --kv-bytes-per-token N      KV bytes per token, for the CPU tier's transfers (default ${d.kvBytesPerToken})
+  --engine fast|reference     the fast engine (default) or the block-by-block reference; same results
+Sweep:
+  --sweep replicas=LIST       run the scenario at every replica count and find the cliff
+  --sweep capacity=LIST       run it at every KV capacity (tokens) and find the cliff
+                              LIST: values and ranges, comma-separated; A..B is A, 2A, 4A, ... up
+                              to B (B included), e.g. replicas=1..64 or capacity=16384,65536..262144
+  --cliff-threshold X         hit-rate drop below ideal that counts as the cliff (default ${DEFAULT_CLIFF.hitRateDropThreshold})
+Output:
+  --json                      print the stable JSON contract described in the README
+  --emit-workload OUT.json    write the workload JSON and stop (and simulate too with --json or --sweep)
+
+Exit status: 0 ok; 1 the input could not be read or the parameters cannot work
+(the message names the parameter); 2 usage error.
+`;
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/** Any finite number written as a plain decimal (no hex, no blanks, no empty string). */
+function num(flag: string, v: string): number {
+  if (!NUMBER.test(v)) throw new UsageError(`${flag} needs a number, not "${v}"`, SIMULATE_HELP);
+  return Number(v);
+}
+
+function wholeAtLeast(flag: string, v: string, min: number): number {
+  const n = NUMBER.test(v) ? Number(v) : Number.NaN;
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} needs a whole number ${min === 1 ? '> 0' : `≥ ${min}`}, not "${v}"`, SIMULATE_HELP);
+  return n;
+}
+
+function atLeastZero(flag: string, v: string): number {
+  const n = num(flag, v);
+  if (n < 0) throw new UsageError(`${flag} needs a number ≥ 0, not "${v}"`, SIMULATE_HELP);
+  return n;
+}
+
+function choice<T extends string>(flag: string, v: string, options: readonly T[]): T {
+  const found = options.find((o) => o === v);
+  if (found === undefined) throw new UsageError(`${flag} must be one of ${options.join(', ')}, not "${v}"`, SIMULATE_HELP);
+  return found;
+}
+
+/** A GPU or model preset by id. */
+function preset<T extends { id: string }>(flag: string, v: string, presets: readonly T[]): T {
+  const id = choice(flag, v, presets.map((p) => p.id));
+  return presets.find((p) => p.id === id)!;
+}
+
+/**
+ * A sweep list: comma-separated values and ranges. A..B is A, 2A, 4A, … while ≤ B,
+ * then B itself if the doubling did not land on it.
+ */
+export function parseSweep(v: string): { axis: SweepAxis; values: number[] } {
+  const eq = v.indexOf('=');
+  const axisText = eq < 0 ? v : v.slice(0, eq);
+  if (axisText !== 'replicas' && axisText !== 'capacity') throw new UsageError(`--sweep needs replicas=LIST or capacity=LIST, not "${v}"`, SIMULATE_HELP);
+  const axis: SweepAxis = axisText;
+  const list = eq < 0 ? '' : v.slice(eq + 1);
+  if (list.trim() === '') throw new UsageError(`--sweep ${axis}= needs a list of values, e.g. ${axis === 'replicas' ? 'replicas=1,2,4,8 or replicas=1..64' : 'capacity=32768..262144'}`, SIMULATE_HELP);
+  const check = (text: string): number => {
+    const n = NUMBER.test(text) ? Number(text) : Number.NaN;
+    if (!(n > 0) || (axis === 'replicas' && !Number.isInteger(n))) {
+      throw new UsageError(`--sweep ${axis} values must be ${axis === 'replicas' ? 'whole numbers' : 'numbers'} > 0, not "${text}"`, SIMULATE_HELP);
+    }
+    return n;
+  };
+  const values: number[] = [];
+  for (const item of list.split(',')) {
+    const range = item.split('..');
+    if (range.length === 1) values.push(check(item.trim()));
+    else if (range.length === 2) {
+      const from = check(range[0]!.trim());
+      const to = check(range[1]!.trim());
+      if (from > to) throw new UsageError(`--sweep range ${item} runs backwards: write the smaller value first`, SIMULATE_HELP);
+      let x = from;
+      for (; x <= to; x *= 2) values.push(x);
+      if (values[values.length - 1] !== to) values.push(to);
+    } else throw new UsageError(`--sweep cannot read "${item}": write A..B for a range`, SIMULATE_HELP);
+  }
+  return { axis, values };
+}
+
+type Apply = (a: SimulateArgs, v: string, flag: string) => void;
+
+/** Every flag that takes a value, with how it sets the arguments. */
+const FLAGS = new Map<string, Apply>([
+  ['--workload', (a, v) => void (a.workload = v)],
+  ['--format', (a, v, f) => void (a.format = choice(f, v, FORMATS.map((x) => x.id)))],
+  ['--session', (a, v) => void (a.session = v)],
+  ['--replicas', (a, v, f) => void (a.replicas.replicas = wholeAtLeast(f, v, 1))],
+  ['--stagger-s', (a, v, f) => void (a.replicas.staggerS = atLeastZero(f, v))],
+  ['--stagger', (a, v, f) => void (a.replicas.staggerMode = choice(f, v, ['fixed', 'random'] as const))],
+  ['--seed', (a, v, f) => void (a.replicas.seed = wholeAtLeast(f, v, 0))],
+  ['--tool-wait-scale', (a, v, f) => void (a.replicas.toolWaitScale = atLeastZero(f, v))],
+  ['--capacity-tokens', (a, v, f) => void (a.capacityTokens = num(f, v))],
+  ['--gpu', (a, v, f) => void (a.gpu = preset(f, v, GPU_PRESETS))],
+  ['--model', (a, v, f) => void (a.model = preset(f, v, MODEL_PRESETS))],
+  [
+    '--gpu-memory-gib',
+    (a, v, f) => {
+      const n = num(f, v);
+      if (!(n > 0)) throw new UsageError(`${f} needs a number > 0, not "${v}"`, SIMULATE_HELP);
+      a.gpuMemoryGiB = n;
+    },
+  ],
+  ['--policy', (a, v, f) => void (a.overrides.policy = choice(f, v, POLICIES))],
+  ['--ttl-s', (a, v, f) => void (a.overrides.ttlS = v === 'auto' ? 'auto' : num(f, v))],
+  ['--max-ttl-s', (a, v, f) => void (a.overrides.maxTtlS = num(f, v))],
+  ['--admission-cap', (a, v, f) => void (a.overrides.cap = v === 'adaptive' ? 'adaptive' : num(f, v))],
+  ['--initial-cap', (a, v, f) => void (a.overrides.initialCap = num(f, v))],
+  ['--hit-rate-floor', (a, v, f) => void (a.overrides.hitRateFloor = num(f, v))],
+  ['--backoff', (a, v, f) => void (a.overrides.backoff = num(f, v))],
+  ['--window-s', (a, v, f) => void (a.overrides.windowS = num(f, v))],
+  ['--offload-tokens', (a, v, f) => void (a.overrides.offloadTokens = num(f, v))],
+  ['--offload-gbps', (a, v, f) => void (a.overrides.offloadGbps = num(f, v))],
+  ['--block-size', (a, v, f) => void (a.overrides.blockSizeTokens = num(f, v))],
+  ['--max-batched-tokens', (a, v, f) => void (a.overrides.maxNumBatchedTokens = num(f, v))],
+  ['--max-num-seqs', (a, v, f) => void (a.overrides.maxNumSeqs = num(f, v))],
+  ['--max-model-len', (a, v, f) => void (a.overrides.maxModelLenTokens = num(f, v))],
+  ['--free-order', (a, v, f) => void (a.overrides.freeOrder = choice(f, v, ['current', 'legacy'] as const))],
+  ['--step-fixed-ms', (a, v, f) => void (a.overrides.stepFixedMs = num(f, v))],
+  ['--prefill-us-per-token', (a, v, f) => void (a.overrides.prefillUsPerToken = num(f, v))],
+  ['--kv-read-ns-per-token', (a, v, f) => void (a.overrides.kvReadNsPerToken = num(f, v))],
+  ['--decode-us-per-seq', (a, v, f) => void (a.overrides.decodeUsPerSeq = num(f, v))],
+  ['--kv-bytes-per-token', (a, v, f) => void (a.overrides.kvBytesPerToken = num(f, v))],
+  ['--engine', (a, v, f) => void (a.engine = choice(f, v, ['fast', 'reference'] as const))],
+  ['--sweep', (a, v) => void (a.sweep = parseSweep(v))],
+  [
+    '--cliff-threshold',
+    (a, v, f) => {
+      const n = num(f, v);
+      if (!(n > 0 && n < 1)) throw new UsageError(`${f} needs a hit-rate drop between 0 and 1 (0.1 = 10 points), not "${v}"`, SIMULATE_HELP);
+      a.cliffThreshold = n;
+    },
+  ],
+  ['--emit-workload', (a, v) => void (a.emitWorkload = v)],
+]);
+
+/** Every flag `simulate` accepts (for the help test and the docs). */
+export const SIMULATE_FLAGS: readonly string[] = ['--json', ...FLAGS.keys()];
+
+function conflict(a: SimulateArgs, one: string, others: readonly string[], why: string): void {
+  const clash = others.find((o) => a.given.includes(o));
+  if (a.given.includes(one) && clash) throw new UsageError(`${one} and ${clash} cannot go together: ${why}`, SIMULATE_HELP);
+}
+
+/** Parses `simulate`'s arguments (after the word "simulate"); throws a UsageError naming the flag. */
+export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
+  const a: SimulateArgs = {
+    file: null, workload: null, format: null, session: null, json: false, emitWorkload: null, engine: 'fast', replicas: {},
+    capacityTokens: null, gpu: null, model: null, gpuMemoryGiB: null, overrides: {}, sweep: null, cliffThreshold: null, given: [],
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('-') || arg === '-') {
+      if (a.file !== null) throw new UsageError(`unexpected argument ${arg}: simulate reads one FILE`, SIMULATE_HELP);
+      a.file = arg;
+      continue;
+    }
+    // --flag=value is read like --flag value.
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq < 0 ? arg : arg.slice(0, eq);
+    if (a.given.includes(flag)) throw new UsageError(`${flag} given twice`, SIMULATE_HELP);
+    if (flag === '--json') {
+      if (eq >= 0) throw new UsageError('--json takes no value', SIMULATE_HELP);
+      a.json = true;
+      a.given.push(flag);
+      continue;
+    }
+    const apply = FLAGS.get(flag);
+    if (!apply) throw new UsageError(`unknown option ${flag}`, SIMULATE_HELP);
+    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+    // A value may start with one dash (a negative number, caught by the range checks) but not two.
+    if (value === undefined || value === '' || (eq < 0 && value.startsWith('--'))) throw new UsageError(`${flag} needs a value`, SIMULATE_HELP);
+    a.given.push(flag);
+    apply(a, value, flag);
+  }
+
+  if (a.file !== null && a.workload !== null) throw new UsageError('give a trace FILE or --workload W.json, not both', SIMULATE_HELP);
+  if (a.file === null && a.workload === null) throw new UsageError('simulate needs a trace FILE or --workload W.json', SIMULATE_HELP);
+  conflict(a, '--workload', ['--format'], '--format picks the reader of a trace FILE');
+  conflict(a, '--capacity-tokens', ['--gpu', '--model', '--gpu-memory-gib'], 'give the capacity in tokens, or a GPU and a model to compute it from');
+  if (a.gpu && !a.model) throw new UsageError('--gpu needs --model: the KV capacity depends on both', SIMULATE_HELP);
+  if (a.gpuMemoryGiB !== null && !a.model) throw new UsageError('--gpu-memory-gib needs --model: the KV capacity depends on the weights and KV size', SIMULATE_HELP);
+  if (a.model && !a.gpu && a.gpuMemoryGiB === null) throw new UsageError('--model needs --gpu or --gpu-memory-gib: the KV capacity depends on the GPU memory', SIMULATE_HELP);
+  if ((a.overrides.offloadTokens === undefined) !== (a.overrides.offloadGbps === undefined)) {
+    throw new UsageError('--offload-tokens and --offload-gbps go together: a CPU tier needs a size and a bandwidth (PCIe Gen5 achieves ~25–50 GB/s)', SIMULATE_HELP);
+  }
+  if (a.sweep?.axis === 'replicas') conflict(a, '--sweep', ['--replicas'], 'the sweep sets the replica count');
+  if (a.sweep?.axis === 'capacity') conflict(a, '--sweep', ['--capacity-tokens'], 'the sweep sets the capacity');
+  if (a.cliffThreshold !== null && !a.sweep) throw new UsageError('--cliff-threshold needs --sweep: the cliff is found over a sweep', SIMULATE_HELP);
+  return a;
+}
+
+/** The replica options of a command line: what it gave over the defaults. */
+export function replicaOptions(a: SimulateArgs): ReplicaOptions {
+  return { ...DEFAULT_REPLICAS, ...a.replicas };
+}
