@@ -112,5 +112,8 @@ export function runSweep(engine: Engine, workload: Workload, base: ScenarioOptio
     const what = reason === 'hit-rate' ? `the hit rate falls to ${pct(r.admissionHitRate)} (ideal ${pct(r.idealHitRate)})` : `prefill becomes ${pct(r.prefillShare)} of LLM time`;
     summary = `The cliff is at ${at} ${unit}: ${what}. Admit at most ${suggested} session${suggested === 1 ? '' : 's'} at once to stay before it.`;
   }
+  // Rejected calls are left out of every hit rate, so a sweep can look healthy where calls no longer fit at all.
+  const rejecting = points.find((p) => p.result.rejectedRequests > 0);
+  if (rejecting) summary += ` At ${rejecting.value} ${unit}${axis === 'capacity' ? ' and below' : ''}, ${rejecting.result.rejectedRequests} of ${rejecting.result.requests} calls do not fit in the cache and are rejected (left out of the hit rates).`;
   return { axis, points, cliff: { axis, at, reason, hitRateDropThreshold: cliffOptions.hitRateDropThreshold, lastGood, suggestedAdmissionCap: suggested, summary } };
 }

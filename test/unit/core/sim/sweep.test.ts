@@ -43,6 +43,14 @@ describe('sweeps and the cliff', () => {
     assert.equal(sweep.cliff.suggestedAdmissionCap, Math.floor(sweep.cliff.lastGood! / 432));
   });
 
+  it('a sweep that looks healthy but rejects calls says so', () => {
+    // At 400 tokens (25 blocks) the last call (416 prompt + 16 output: 431 tokens computed at its longest = 27 blocks)
+    // cannot fit; the fifth (384 + 16 → 399 tokens = 25 blocks) just does. One of six calls is rejected.
+    const sweep = runSweep(runFast, workload, { params }, 'capacity', [8192, 400]);
+    assert.deepEqual(sweep.points.map((p) => p.result.rejectedRequests), [0, 1]);
+    assert.match(sweep.cliff.summary, /At 400 tokens of KV capacity and below, 1 of 6 calls do not fit in the cache and are rejected/);
+  });
+
   it('both engines give the same sweep', () => {
     const a = runSweep(runFast, workload, { params }, 'replicas', [2, 6]);
     const b = runSweep(runReference, workload, { params }, 'replicas', [2, 6]);
