@@ -41,6 +41,12 @@ function size(e: Extent): number {
   return e.to - e.from;
 }
 
+/** Removes list[i] keeping the order (splice would allocate an array of the removed item). */
+function removeAt<T>(list: T[], i: number): void {
+  for (let k = i + 1; k < list.length; k++) list[k - 1] = list[k]!;
+  list.pop();
+}
+
 /** Per-lineage interval set, for "was this key ever cached" (ideal hits). */
 class IntervalSet {
   private readonly byBase = new Map<number, number[]>(); // sorted, disjoint [a0, b0, a1, b1, ...]
@@ -89,8 +95,16 @@ class IntervalSet {
   coveredUntil(base: number, j: number): number {
     const list = this.byBase.get(base);
     if (!list) return j;
-    for (let i = 0; i < list.length; i += 2) if (list[i]! <= j && j < list[i + 1]!) return list[i + 1]!;
-    return j;
+    // The last interval starting at or before j (the list is sorted and disjoint).
+    let lo = 0;
+    let hi = list.length / 2 - 1;
+    if (list[0]! > j) return j;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (list[2 * mid]! <= j) lo = mid;
+      else hi = mid - 1;
+    }
+    return j < list[2 * lo + 1]! ? list[2 * lo + 1]! : j;
   }
 }
 
@@ -251,7 +265,11 @@ export class ExtentCache {
     const list = this.index.get(e.base);
     if (!list) return;
     const i = list.indexOf(e);
-    if (i >= 0) list.splice(i, 1);
+    // Order in an index list decides nothing (lookups compare insert order), so the last item fills the hole.
+    if (i >= 0) {
+      list[i] = list[list.length - 1]!;
+      list.pop();
+    }
     if (list.length === 0) this.index.delete(e.base);
   }
 
@@ -283,8 +301,11 @@ export class ExtentCache {
 
   // ---- lookup ----
 
-  /** The best (earliest inserted) hashed extent covering (base, j), and how far its choice holds. */
-  private best(base: number, j: number): { ext: Extent; until: number } | null {
+  /** Set by best: how far its choice holds. */
+  private bestUntil = 0;
+
+  /** The best (earliest inserted) hashed extent covering (base, j); how far its choice holds goes to bestUntil. */
+  private best(base: number, j: number): Extent | null {
     const list = this.index.get(base);
     if (!list) return null;
     let chosen: Extent | null = null;
@@ -295,7 +316,8 @@ export class ExtentCache {
     // Another copy with an earlier insert order may start later inside the chosen one.
     let until = chosen.to;
     for (const e of list) if (e.from > j && e.from < until && e.seq0 - e.from < chosen.seq0 - chosen.from) until = e.from;
-    return { ext: chosen, until };
+    this.bestUntil = until;
+    return chosen;
   }
 
   /** The leading blocks of a key sequence present on the GPU (up to `max`), as pieces of extents. */
@@ -307,10 +329,10 @@ export class ExtentCache {
       if (run.from > j || run.to <= j) break;
       const end = Math.min(run.to, max);
       while (j < end) {
-        const b = this.best(run.base, j);
-        if (!b) return { pieces, blocks: j };
-        const to = Math.min(b.until, end);
-        pieces.push({ ext: b.ext, from: j, to });
+        const ext = this.best(run.base, j);
+        if (!ext) return { pieces, blocks: j };
+        const to = Math.min(this.bestUntil, end);
+        pieces.push({ ext, from: j, to });
         j = to;
       }
     }
@@ -503,7 +525,7 @@ export class ExtentCache {
     this.indexRemove(upper);
     for (const h of upper.holders) {
       const t = tables[h]!;
-      t.splice(t.indexOf(upper), 1);
+      removeAt(t, t.indexOf(upper));
     }
     if (upper.inQueue) {
       upper.prev!.next = upper.next;
@@ -520,7 +542,7 @@ export class ExtentCache {
       const e = table[i]!;
       e.ref -= 1;
       const h = e.holders.indexOf(owner);
-      if (h >= 0) e.holders.splice(h, 1);
+      if (h >= 0) removeAt(e.holders, h);
       if (e.ref > 0) continue;
       if (!e.hashed) {
         const b = this.blank(size(e));

@@ -27,6 +27,11 @@ interface Pin {
   expiresNs: number;
 }
 
+/** Time of k steps costing A, A + B, A + 2B, … ns: integers, so exact. */
+function elapsedNs(k: number, A: number, B: number): number {
+  return k * A + (B * k * (k - 1)) / 2;
+}
+
 /** A min-heap of (time, id) pairs, for arrivals. */
 class ArrivalHeap {
   private readonly at: number[] = [];
@@ -406,6 +411,17 @@ class FastRun {
     return t;
   }
 
+  /** A stretch's prefilling request (chunk 0: none): tokens a step, computed and blocks held at the start. */
+  private prefillChunk = 0;
+  private prefillComputed = 0;
+  private prefillHeld = 0;
+
+  /** Blocks a stretch allocates in its first k steps: the decoders' (from the buckets) and the prefill's. */
+  private stretchPops(k: number): number {
+    const prefill = this.prefillChunk === 0 ? 0 : Math.max(0, Math.ceil((this.prefillComputed + k * this.prefillChunk) / this.bs) - this.prefillHeld);
+    return this.popsIn(k) + prefill;
+  }
+
   /** Blocks the running requests allocate in the next k decode steps (from the buckets). */
   private popsIn(k: number): number {
     let n = 0;
@@ -452,20 +468,19 @@ class FastRun {
     }
     // Keep the step in which a request finishes (or a prefill completes) out of the stretch.
     let upper = finishIn - 1;
-    let prefillPops = (_k: number): number => 0;
+    this.prefillChunk = 0;
     if (prefilling) {
       const left = this.numTokens[last]! - this.numComputed[last]!;
       upper = Math.min(upper, Math.floor((left - 1) / chunk));
-      const c0 = this.numComputed[last]!;
-      const held = this.heldBlocks[last]!;
-      prefillPops = (k: number): number => Math.max(0, Math.ceil((c0 + k * chunk) / this.bs) - held);
+      this.prefillChunk = chunk;
+      this.prefillComputed = this.numComputed[last]!;
+      this.prefillHeld = this.heldBlocks[last]!;
     }
     if (upper < 2) return false;
     const c = this.cost;
     const prefillPerStep = prefilling ? chunk * c.prefillPerToken : 0;
     const A = c.fixed + prefillPerStep + c.kvPerToken * context0 + D * c.decodePerSeq;
     const B = c.kvPerToken * D;
-    const elapsed = (k: number): number => k * A + (B * k * (k - 1)) / 2;
     // Steps 1 … S − 1 start before the next event: elapsed(S − 1) < E.
     // Arrivals only join the waiting queue's tail, unseen while the budget is spent or
     // the head stays blocked; under ttl-pin they may go ahead of the head.
@@ -475,12 +490,11 @@ class FastRun {
     if (Number.isFinite(E)) {
       let m = B === 0 ? (A === 0 ? upper : Math.ceil(E / A) - 1) : Math.ceil((-(A - B / 2) + Math.sqrt((A - B / 2) ** 2 + 2 * B * E)) / B) - 1;
       m = Math.max(0, Math.min(m, upper));
-      while (m + 1 <= upper && elapsed(m + 1) < E) m++;
-      while (m > 0 && elapsed(m) >= E) m--;
+      while (m + 1 <= upper && elapsedNs(m + 1, A, B) < E) m++;
+      while (m > 0 && elapsedNs(m, A, B) >= E) m--;
       upper = Math.min(upper, m + 1);
     }
     if (upper < 2) return false;
-    const pops = (k: number): number => this.popsIn(k) + prefillPops(k);
     // The waiting head: looked up every step (after the running requests allocate), and blocked throughout.
     let head = -1;
     let headHitBlocks = 0;
@@ -489,7 +503,7 @@ class FastRun {
     if (waitingLooked && this.waiting.length > 0) {
       head = this.waiting[0]!;
       if (this.pins.length > 0) return false; // a blocked head may be admitted after unpinning: a normal step decides
-      const want = pops(upper);
+      const want = this.stretchPops(upper);
       let memo = this.headMemo;
       // The head's lookup only changes when the pool does; a stretch's pops stay clear of its blocks by construction.
       if (!memo || memo.r !== head || memo.mutations !== this.mutations || memo.limitFor < Math.min(want, memo.blocksBefore + 1)) {
@@ -497,7 +511,13 @@ class FastRun {
         const computedAfter = found.hitBlocks * this.bs;
         const numNew = Math.min(this.numTokens[head]! - computedAfter, budgetLeft);
         const need = Math.max(0, Math.ceil((computedAfter + numNew) / this.bs) - found.hitBlocks) + this.cache.touchedFree(found.pieces);
-        memo = { r: head, mutations: this.mutations, hitBlocks: found.hitBlocks, need, blocksBefore: this.cache.blocksBeforePieces(found.pieces, want), limitFor: want };
+        memo = this.headMemo ?? { r: 0, mutations: 0, hitBlocks: 0, need: 0, blocksBefore: 0, limitFor: 0 };
+        memo.r = head;
+        memo.mutations = this.mutations;
+        memo.hitBlocks = found.hitBlocks;
+        memo.need = need;
+        memo.blocksBefore = this.cache.blocksBeforePieces(found.pieces, want);
+        memo.limitFor = want;
         this.headMemo = memo;
       }
       // Admissible now: a normal step decides (the pops of its running requests come first).
@@ -510,7 +530,7 @@ class FastRun {
     let hi = upper;
     while (lo < hi) {
       const mid = Math.ceil((lo + hi) / 2);
-      if (pops(mid) <= limit) lo = mid;
+      if (this.stretchPops(mid) <= limit) lo = mid;
       else hi = mid - 1;
     }
     const S = lo;
@@ -522,12 +542,12 @@ class FastRun {
     if (D > 0) this.decodeNs += decodePart + S * c.fixed;
     else this.prefillNs += S * c.fixed;
     this.prefillNs += S * prefillPerStep;
-    this.now += elapsed(S);
+    this.now += elapsedNs(S, A, B);
     if (head >= 0 && this.records[head]!.preemptions === 0) {
       this.totals.vllmQueries += S * this.numTokens[head]!;
       this.totals.vllmHits += S * headHitBlocks * this.bs;
     }
-    const popped = pops(S);
+    const popped = this.stretchPops(S);
     this.cache.popBlocks(popped);
     if (prefilling) this.mutations++; // its newly cached blocks may be hits for the head
     else if (this.headMemo && head >= 0) {
@@ -696,7 +716,9 @@ class FastRun {
   }
 
   private finish(r: number): void {
-    this.running.splice(this.running.indexOf(r), 1);
+    const i = this.running.indexOf(r);
+    for (let k = i + 1; k < this.running.length; k++) this.running[k - 1] = this.running[k]!;
+    this.running.pop();
     this.records[r]!.finishedS = this.now / 1e9;
     const req = this.plan.requests[r]!;
     const session = req.session;
