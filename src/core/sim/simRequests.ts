@@ -108,6 +108,20 @@ function truncateRuns(runs: readonly KeyRun[], blocks: number): KeyRun[] {
   return out;
 }
 
+/**
+ * The key runs of a call that keeps the first `kept` keys of `path`, up to `to`:
+ * continuing the last run's lineage, or else a new lineage starting at `newBase`.
+ */
+function extendRuns(path: readonly KeyRun[], kept: number, continues: boolean, newBase: number, to: number): KeyRun[] {
+  const keys = truncateRuns(path, kept);
+  // The previous call's own lineage (never the shared prefix's: a call always adds a run of its own after it).
+  const lineage = continues && path.length > 0 ? path[path.length - 1]!.base : newBase;
+  const last = keys[keys.length - 1];
+  if (last && last.base === lineage && last.to === kept) last.to = to;
+  else keys.push({ base: lineage, from: kept, to });
+  return keys;
+}
+
 /** The first token key of a lineage; refuses what the token key space cannot hold exactly. */
 function tokenBase(lineage: number, tokens: number): number {
   if (lineage >= MAX_TOKEN_LINEAGES) throw new RangeError(`more than ${MAX_TOKEN_LINEAGES} requests: the token key space is full`);
@@ -149,13 +163,16 @@ function planAgents(w: AgentWorkload, blockSize: number, o: ReplicaOptions): Sim
           tokenKeys = sharedTokens > 0 ? [{ base: GLOBAL * TOKEN_LINEAGE_SPAN, from: 0, to: sharedTokens }] : [];
           tokenKeys.push({ base: ownTokens, from: sharedTokens, to: totalTokens });
         } else {
-          const kept = Math.floor(call.prefixTokens / blockSize);
-          keys = truncateRuns(path, kept);
-          keys.push({ base: own * LINEAGE_SPAN, from: kept, to: total });
           // Clamped to the previous call's length so the runs stay contiguous even for a prefix the JSON checks would refuse.
           const keptTokens = Math.min(call.prefixTokens, previousTokens, call.promptTokens);
-          tokenKeys = truncateRuns(tokenPath, keptTokens);
-          tokenKeys.push({ base: ownTokens, from: keptTokens, to: totalTokens });
+          const kept = Math.floor(keptTokens / blockSize);
+          // A call that keeps every full block of the previous context continues its lineage:
+          // past that point the previous call had at most a partial block, never hashed, so
+          // no key is shared by two contents. Keys then stay one run per compaction instead
+          // of one per call (an 800-call session would otherwise carry 800 runs a call).
+          keys = extendRuns(path, kept, kept === Math.floor(previousTokens / blockSize), own * LINEAGE_SPAN, total);
+          tokenKeys = extendRuns(tokenPath, keptTokens, keptTokens === previousTokens, ownTokens, totalTokens);
+          if (keptTokens === previousTokens) tokenBase(0, totalTokens); // the continued token lineage must still hold the context
         }
         path = keys;
         tokenPath = tokenKeys;
