@@ -30,6 +30,16 @@ export interface Extent {
   alive: boolean;
 }
 
+/** A queued extent holding some of a lookup's hit blocks (see ExtentCache.queuedFragments). */
+export interface QueuedFragment {
+  ext: Extent;
+  /** The hit range [lo, hi) it serves (block indices). */
+  lo: number;
+  hi: number;
+  /** Blocks popped from the queue before its top block goes. */
+  q0: number;
+}
+
 /** A slice of an extent chosen by a lookup. */
 export interface HitPiece {
   ext: Extent;
@@ -475,6 +485,31 @@ export class ExtentCache {
       position += size(e);
     }
     return limit;
+  }
+
+  /**
+   * The free-queue fragments holding blocks of `pieces` (a lookup's hits), each with the
+   * hit range it serves and its place in the queue: `q0` blocks are popped before its top
+   * block goes (Infinity when that is beyond `limit`). Null when some key of the pieces
+   * has another copy: a lookup could then move to it, which the caller does not model.
+   */
+  queuedFragments(pieces: readonly HitPiece[], limit: number): QueuedFragment[] | null {
+    const out: QueuedFragment[] = [];
+    for (const p of pieces) {
+      const offset = p.ext.seq0 - p.ext.from;
+      for (const e of this.index.get(p.ext.base) ?? []) {
+        if (Math.max(e.from, p.from) >= Math.min(e.to, p.to)) continue;
+        if (e.seq0 - e.from !== offset) return null;
+        if (e.inQueue) out.push({ ext: e, lo: p.from, hi: p.to, q0: Infinity });
+      }
+    }
+    if (out.length === 0) return out;
+    let position = 0;
+    for (let e = this.queueHead.next!; e !== this.queueTail && position < limit; e = e.next!) {
+      for (const f of out) if (f.ext === e) f.q0 = position;
+      position += size(e);
+    }
+    return out;
   }
 
   /** Hashes blocks [from, to) of `owner`'s table (cache_full_blocks), in block order. */

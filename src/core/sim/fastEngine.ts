@@ -124,7 +124,7 @@ class FastRun {
   private schedCount = 0;
   /** Bumped by every change to the pool except a stretch's pops: the waiting head's lookup stays valid while it holds. */
   private mutations = 0;
-  private headMemo: { r: number; mutations: number; hitBlocks: number; need: number; blocksBefore: number; limitFor: number } | null = null;
+  private headMemo: { r: number; mutations: number; hitBlocks: number; pieces: HitPiece[]; need: number; blocksBefore: number; limitFor: number } | null = null;
   private pendingHead = 0;
   private activeSessions = 0;
   private cap: number;
@@ -411,6 +411,46 @@ class FastRun {
     return t;
   }
 
+  /**
+   * Extends a decode stretch past the point where its pops start evicting the blocked
+   * head's cached blocks. The queue pops a released run from its top block down, so the
+   * head's hit shrinks to the lowest block gone; the head is looked up after each step's
+   * pops and must stay blocked (its need grows as its hit shrinks, the free blocks fall).
+   * Steps 1 … `from` are known safe. Returns how far the stretch may go and the head's
+   * hit blocks summed over steps from + 1 … steps (for vLLM's counters).
+   */
+  private eatHead(head: number, from: number, upper: number, budgetLeft: number): { steps: number; hits: number } {
+    const memo = this.headMemo!;
+    const free0 = this.cache.freeCount;
+    const frags = this.cache.queuedFragments(memo.pieces, this.stretchPops(upper));
+    if (!frags) return { steps: from, hits: 0 };
+    const bs = this.bs;
+    const tokens = this.numTokens[head]!;
+    let hits = 0;
+    let steps = from;
+    for (let i = from + 1; i <= upper; i++) {
+      const p = this.stretchPops(i);
+      if (p > free0) break; // a running request's allocation would fail: a normal step preempts
+      let hit = memo.hitBlocks;
+      for (const f of frags) {
+        const popped = Math.min(Math.max(0, p - f.q0), f.ext.to - f.ext.from);
+        const lowest = f.ext.to - popped;
+        if (popped > 0 && Math.max(f.lo, lowest) < Math.min(f.hi, f.ext.to)) hit = Math.min(hit, Math.max(f.lo, lowest));
+      }
+      let touched = 0;
+      for (const f of frags) {
+        const popped = Math.min(Math.max(0, p - f.q0), f.ext.to - f.ext.from);
+        touched += Math.max(0, Math.min(f.ext.to - popped, f.hi, hit) - Math.max(f.ext.from, f.lo));
+      }
+      const numNew = Math.min(tokens - hit * bs, budgetLeft);
+      const need = Math.max(0, Math.ceil((hit * bs + numNew) / bs) - hit) + touched;
+      if (need <= free0 - p) break; // admissible at step i: a normal step admits it
+      hits += hit;
+      steps = i;
+    }
+    return { steps, hits };
+  }
+
   /** A stretch's prefilling request (chunk 0: none): tokens a step, computed and blocks held at the start. */
   private prefillChunk = 0;
   private prefillComputed = 0;
@@ -511,10 +551,11 @@ class FastRun {
         const computedAfter = found.hitBlocks * this.bs;
         const numNew = Math.min(this.numTokens[head]! - computedAfter, budgetLeft);
         const need = Math.max(0, Math.ceil((computedAfter + numNew) / this.bs) - found.hitBlocks) + this.cache.touchedFree(found.pieces);
-        memo = this.headMemo ?? { r: 0, mutations: 0, hitBlocks: 0, need: 0, blocksBefore: 0, limitFor: 0 };
+        memo = this.headMemo ?? { r: 0, mutations: 0, hitBlocks: 0, pieces: [], need: 0, blocksBefore: 0, limitFor: 0 };
         memo.r = head;
         memo.mutations = this.mutations;
         memo.hitBlocks = found.hitBlocks;
+        memo.pieces = found.pieces;
         memo.need = need;
         memo.blocksBefore = this.cache.blocksBeforePieces(found.pieces, want);
         memo.limitFor = want;
@@ -533,7 +574,18 @@ class FastRun {
       if (this.stretchPops(mid) <= limit) lo = mid;
       else hi = mid - 1;
     }
-    const S = lo;
+    let S = lo;
+    let headHits = S * headHitBlocks;
+    let headEaten = false;
+    // The pops reach the head's own cached blocks: follow its shrinking hit step by step.
+    if (head >= 0 && S < upper && limit < this.cache.freeCount) {
+      const eaten = this.eatHead(head, S, upper, budgetLeft);
+      if (eaten.steps > S) {
+        headHits += eaten.hits;
+        S = eaten.steps;
+        headEaten = true;
+      }
+    }
     if (S < 2) return false;
 
     // Apply S steps.
@@ -545,11 +597,11 @@ class FastRun {
     this.now += elapsedNs(S, A, B);
     if (head >= 0 && this.records[head]!.preemptions === 0) {
       this.totals.vllmQueries += S * this.numTokens[head]!;
-      this.totals.vllmHits += S * headHitBlocks * this.bs;
+      this.totals.vllmHits += headHits * this.bs;
     }
     const popped = this.stretchPops(S);
     this.cache.popBlocks(popped);
-    if (prefilling) this.mutations++; // its newly cached blocks may be hits for the head
+    if (prefilling || headEaten) this.mutations++; // new cached blocks, or the head's own gone: its lookup changes
     else if (this.headMemo && head >= 0) {
       // The head's first queued block moved that much closer to the front.
       this.headMemo.blocksBefore -= popped;
