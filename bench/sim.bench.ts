@@ -1,5 +1,7 @@
-// The simulator's speed (issue 5): both engines on the longest real session, printed as
-// simulated calls per second and the fast/reference ratio, measured in the same run.
+// The simulator's speed (issue 5): both engines on the same 64-replica sweep of the longest
+// real session, printed as simulated calls per second and the fast/reference ratio,
+// measured in the same run; then the fast engine on the issue's target and on the sweeps
+// the what-if panel runs.
 //   node scripts/runBench.mjs sim [--quick]
 // Workload: the longest real session available (the Codex rollout in ../shared/traces,
 // 315 calls, else the bundled 149-call Claude Code session), extended to 800 calls by
@@ -10,7 +12,6 @@ import { join } from 'node:path';
 import { runFast } from '../src/core/sim/fastEngine';
 import { DEFAULT_PARAMS } from '../src/core/sim/params';
 import { runReference } from '../src/core/sim/referenceEngine';
-import { runScenario } from '../src/core/sim/scenario';
 import { DEFAULT_REPLICAS } from '../src/core/sim/simRequests';
 import { runSweep } from '../src/core/sim/sweep';
 import { workloadFromSession } from '../src/core/sim/workload';
@@ -22,12 +23,26 @@ import { readTraceFiles } from '../src/node/traceFiles';
 const quick = process.argv.includes('--quick');
 const root = join(__dirname, '../..');
 
-async function longestSession(): Promise<{ name: string; workload: AgentWorkload }> {
-  const candidates = [join(root, '../shared/traces/codex/rtchess-exported-session.jsonl'), '/work/shared/traces/codex/rtchess-exported-session.jsonl', join(root, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl')];
-  const path = candidates.find((p) => existsSync(p))!;
+const SESSIONS = [
+  join(root, '../shared/traces/codex/rtchess-exported-session.jsonl'),
+  '/work/shared/traces/codex/rtchess-exported-session.jsonl',
+  join(root, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'),
+  join(root, 'samples/claude-code-sessions.trace.jsonl'),
+];
+
+async function mainSession(path: string): Promise<{ name: string; workload: AgentWorkload }> {
   const parsed = await parseTrace(await readTraceFiles(path));
   const session = parsed.model.sessions.find((s) => s.role === 'main')!;
   return { name: `${path.split('/').pop()} (${session.calls.length} calls)`, workload: workloadFromSession(session).workload };
+}
+
+async function longestSession(): Promise<{ name: string; workload: AgentWorkload }> {
+  return mainSession(SESSIONS.find((p) => existsSync(p))!);
+}
+
+/** The first `n` calls of the session. */
+function firstCalls(w: AgentWorkload, n: number): AgentWorkload {
+  return { ...w, sessions: [{ ...w.sessions[0]!, calls: w.sessions[0]!.calls.slice(0, n) }] };
 }
 
 /** The same session replayed until it has `n` calls: each repeat continues the context where the last ended. */
@@ -57,15 +72,15 @@ async function main(): Promise<void> {
   const params = DEFAULT_PARAMS;
   console.log(`workload: ${name}; ${params.capacityTokens.toLocaleString()}-token cache (Qwen3-32B on an H200), vLLM LRU`);
 
-  // 1. Both engines on the same scenario, small enough for the reference engine.
-  const small = extend(workload, quick ? 40 : 100);
-  const replicas = quick ? 4 : 8;
-  const scenario = (engine: Engine) => runScenario(engine, small, { params, replicas: { ...DEFAULT_REPLICAS, replicas, staggerS: 10 } });
-  const ref = time(() => scenario(runReference));
-  const fast = time(() => scenario(runFast));
+  // 1. Both engines on the same 64-replica sweep (a slice of the session: the reference engine walks every block).
+  const slice = firstCalls(workload, quick ? 10 : 20);
+  const refPoints = quick ? [8, 16] : [16, 64];
+  const sweepWith = (engine: Engine) => runSweep(engine, slice, { params, replicas: { ...DEFAULT_REPLICAS, staggerS: 10 } }, 'replicas', refPoints);
+  const ref = time(() => sweepWith(runReference));
+  const fast = time(() => sweepWith(runFast));
   const same = JSON.stringify(ref.value) === JSON.stringify(fast.value);
-  const calls = callsOf(small, replicas);
-  console.log(`\n${replicas} replicas × ${small.sessions[0]!.calls.length} calls (${calls} calls, both engines):`);
+  const calls = refPoints.reduce((n, r) => n + callsOf(slice, r), 0);
+  console.log(`\nboth engines, sweep over ${refPoints.join(', ')} replicas of the first ${slice.sessions[0]!.calls.length} calls (${calls} calls):`);
   console.log(`  reference ${ref.ms.toFixed(0)} ms = ${(calls / (ref.ms / 1000)).toFixed(0)} calls/s`);
   console.log(`  fast      ${fast.ms.toFixed(0)} ms = ${(calls / (fast.ms / 1000)).toFixed(0)} calls/s`);
   console.log(`  fast/reference speed ratio: ${(ref.ms / fast.ms).toFixed(1)}×; identical outcome: ${same}`);
@@ -78,6 +93,19 @@ async function main(): Promise<void> {
   console.log(`\nsweep over ${points.length} replica counts up to ${points[points.length - 1]} of a ${long.sessions[0]!.calls.length}-call session (${sweepCalls.toLocaleString()} calls), fast engine:`);
   console.log(`  ${sweep.ms.toFixed(0)} ms = ${(sweepCalls / (sweep.ms / 1000)).toFixed(0)} calls/s; target 1,000 ms → ${(sweep.ms / 1000).toFixed(2)}× the target`);
   console.log(`  cliff: ${sweep.value.cliff.summary}`);
+
+  // 3. What the what-if panel runs: the same 32-point sweep on each real session as recorded.
+  const panelPoints = quick ? [2, 8, 32] : Array.from({ length: 32 }, (_, i) => 2 * (i + 1));
+  console.log(`\n${panelPoints.length}-point sweeps (${panelPoints.slice(0, 3).join(', ')}, …, ${panelPoints[panelPoints.length - 1]} replicas) of real sessions as recorded, fast engine:`);
+  const seen = new Set<string>();
+  for (const path of SESSIONS) {
+    if (!existsSync(path) || seen.has(path.split('/').pop()!)) continue;
+    seen.add(path.split('/').pop()!);
+    const real = await mainSession(path);
+    const run = time(() => runSweep(runFast, real.workload, { params, replicas: { ...DEFAULT_REPLICAS, staggerS: 10 } }, 'replicas', panelPoints));
+    const n = panelPoints.reduce((k, r) => k + callsOf(real.workload, r), 0);
+    console.log(`  ${real.name}: ${run.ms.toFixed(0)} ms for ${n.toLocaleString()} calls = ${(n / (run.ms / 1000)).toFixed(0)} calls/s (${(run.ms / 1000).toFixed(2)}× the 1 s target); cliff at ${run.value.cliff.at ?? 'none'}`);
+  }
 }
 
 void main();
