@@ -48,4 +48,9 @@ export interface EngineOutcome {
 }
 
 /** An engine: deterministic, the same plan and parameters give the same outcome. */
-export type Engine = (plan: SimPlan, params: EngineParams) => EngineOutcome;
+/** Test hook: check the pool's invariants after every step and throw on the first broken one. */
+export interface EngineDebug {
+  selfCheck?: boolean;
+}
+
+export type Engine = (plan: SimPlan, params: EngineParams, debug?: EngineDebug) => EngineOutcome;

@@ -606,6 +606,52 @@ export class ExtentCache {
     tables[owner] = [];
   }
 
+  /**
+   * The pool's invariants, for tests (issue 5): every extent's ref count ≥ 1 and equal to
+   * the tables holding it; the queue is exactly the free blocks and freeCount counts
+   * them; held plus free blocks are the capacity; the hash index holds exactly the live
+   * hashed extents. Returns what is broken, or null.
+   */
+  brokenInvariant(tables: readonly Extent[][]): string | null {
+    const holders = new Map<Extent, number>();
+    for (let owner = 0; owner < tables.length; owner++) {
+      for (const e of tables[owner]!) {
+        if (!e.alive) return `table ${owner} holds a dead extent`;
+        if (!e.holders.includes(owner)) return `table ${owner} holds an extent that does not list it`;
+        holders.set(e, (holders.get(e) ?? 0) + 1);
+      }
+    }
+    let heldBlocks = 0;
+    for (const [e, n] of holders) {
+      if (e.ref !== n || e.holders.length !== n) return `an extent with ref count ${e.ref} and ${e.holders.length} holders is in ${n} tables`;
+      if (e.inQueue) return 'a held extent is in the free queue';
+      heldBlocks += size(e);
+    }
+    let queued = 0;
+    let extents = 0;
+    for (let e = this.queueHead.next!; e !== this.queueTail; e = e.next!) {
+      if (++extents > this.blocks) return 'the free queue has a cycle';
+      if (e.ref !== 0 || !e.inQueue || !e.alive || size(e) <= 0) return `a queued extent has ref count ${e.ref}, size ${size(e)}`;
+      if (e.next!.prev !== e) return 'the free queue links disagree';
+      queued += size(e);
+    }
+    if (queued !== this.freeCount) return `${queued} blocks queued, freeCount ${this.freeCount}`;
+    if (heldBlocks + queued !== this.blocks) return `${heldBlocks} held + ${queued} free blocks ≠ capacity ${this.blocks}`;
+    let indexed = 0;
+    for (const list of this.index.values()) {
+      for (const e of list) {
+        indexed++;
+        if (!e.alive || !e.hashed) return 'the index lists a dead or unhashed extent';
+        if (!holders.has(e) && !e.inQueue) return 'the index lists an extent nobody holds and the queue lacks';
+      }
+    }
+    let hashed = 0;
+    for (const e of holders.keys()) if (e.hashed) hashed++;
+    for (let e = this.queueHead.next!; e !== this.queueTail; e = e.next!) if (e.hashed) hashed++;
+    if (hashed !== indexed) return `${hashed} live hashed extents, the index lists ${indexed}`;
+    return null;
+  }
+
   /** Blocks held by tables (not free). */
   get usedBlocks(): number {
     return this.blocks - this.freeCount;

@@ -1,4 +1,4 @@
-import type { CallRecord, EngineOutcome, EngineTotals } from './engineTypes';
+import type { CallRecord, EngineDebug, EngineOutcome, EngineTotals } from './engineTypes';
 import { ExtentCache } from './extentCache';
 import type { Extent, HitPiece } from './extentCache';
 import type { EngineParams } from './params';
@@ -15,10 +15,10 @@ import type { SimPlan } from './simRequests';
  *
  * Owns every piece of state of one run; nothing survives the call.
  */
-export function runFast(plan: SimPlan, p: EngineParams): EngineOutcome {
+export function runFast(plan: SimPlan, p: EngineParams, debug: EngineDebug = {}): EngineOutcome {
   // The reference/fast split is about vLLM's block pool; SGLang's token-level tree is one implementation shared by both.
-  if (p.policy === 'sglang-lru') return runRadix(plan, p);
-  return new FastRun(plan, p).run();
+  if (p.policy === 'sglang-lru') return runRadix(plan, p, debug);
+  return new FastRun(plan, p, debug).run();
 }
 
 interface Pin {
@@ -144,6 +144,7 @@ class FastRun {
   constructor(
     private readonly plan: SimPlan,
     private readonly p: EngineParams,
+    private readonly debug: EngineDebug,
   ) {
     this.bs = plan.blockSizeTokens;
     this.cost = stepCostsNs(p, this.bs);
@@ -198,6 +199,10 @@ class FastRun {
         continue;
       }
       this.step();
+      if (this.debug.selfCheck) {
+        const broken = this.cache.brokenInvariant(this.tables);
+        if (broken) throw new Error(`fast engine invariant broken at step ${this.totals.steps}: ${broken}`);
+      }
     }
     this.totals.prefillMs = this.prefillNs / 1e6;
     this.totals.decodeMs = this.decodeNs / 1e6;

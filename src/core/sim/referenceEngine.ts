@@ -1,4 +1,4 @@
-import type { CallRecord, EngineOutcome, EngineTotals } from './engineTypes';
+import type { CallRecord, EngineDebug, EngineOutcome, EngineTotals } from './engineTypes';
 import type { EngineParams } from './params';
 import { peakBlocks, pinTtlBySession, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
 import type { StepCostsNs } from './policySupport';
@@ -13,10 +13,10 @@ import type { SimPlan } from './simRequests';
  *
  * Owns every piece of state of one run; nothing survives the call.
  */
-export function runReference(plan: SimPlan, p: EngineParams): EngineOutcome {
+export function runReference(plan: SimPlan, p: EngineParams, debug: EngineDebug = {}): EngineOutcome {
   // The reference/fast split is about vLLM's block pool; SGLang's token-level tree is one implementation shared by both.
-  if (p.policy === 'sglang-lru') return runRadix(plan, p);
-  return new ReferenceRun(plan, p).run();
+  if (p.policy === 'sglang-lru') return runRadix(plan, p, debug);
+  return new ReferenceRun(plan, p, debug).run();
 }
 
 const NONE = Number.NaN;
@@ -79,6 +79,7 @@ class ReferenceRun {
   constructor(
     private readonly plan: SimPlan,
     private readonly p: EngineParams,
+    private readonly debug: EngineDebug,
   ) {
     this.bs = plan.blockSizeTokens;
     this.cost = stepCostsNs(p, this.bs);
@@ -142,12 +143,49 @@ class ReferenceRun {
         continue;
       }
       this.step();
+      if (this.debug.selfCheck) this.checkPool();
     }
     this.totals.prefillMs = this.prefillNs / 1e6;
     this.totals.decodeMs = this.decodeNs / 1e6;
     this.totals.transferMs = this.transferNs / 1e6;
     this.totals.makespanS = this.records.reduce((m, r) => Math.max(m, r.finishedS ?? 0), 0);
     return { records: this.records, totals: this.totals, sessionEndS: this.sessionEndS };
+  }
+
+  /**
+   * The pool's invariants (issue 5): ref counts ≥ 0 and equal to the tables holding each
+   * block; the free queue is exactly the blocks nobody holds, so blocks in use never
+   * exceed the capacity; the hash map and the blocks' keys agree.
+   */
+  private checkPool(): void {
+    const fail = (what: string): never => {
+      throw new Error(`reference engine invariant broken at step ${this.totals.steps}: ${what}`);
+    };
+    const held = new Int32Array(this.nb);
+    for (const t of this.table) for (const b of t) held[b]!++;
+    for (const pin of this.pins) for (const b of pin.blocks) held[b]!++;
+    let unheld = 0;
+    for (let b = 0; b < this.nb; b++) {
+      if (this.ref[b]! < 0) fail(`block ${b} has ref count ${this.ref[b]}`);
+      if (this.ref[b] !== held[b]) fail(`block ${b} has ref count ${this.ref[b]} but ${held[b]} tables hold it`);
+      if (this.ref[b] === 0) unheld++;
+    }
+    let queued = 0;
+    for (let b = this.next[this.head]!; b !== this.tail; b = this.next[b]!) {
+      if (++queued > this.nb) fail('the free queue has a cycle');
+      if (this.ref[b] !== 0 || !this.inQueue[b]) fail(`block ${b} is in the free queue with ref count ${this.ref[b]}`);
+    }
+    if (queued !== this.freeCount || queued !== unheld) fail(`${queued} blocks queued, freeCount ${this.freeCount}, ${unheld} held by nobody`);
+    let mapped = 0;
+    for (const [k, blocks] of this.cached) {
+      for (const b of blocks) {
+        mapped++;
+        if (this.key[b] !== k) fail(`hash map lists block ${b} under key ${k}, the block has ${this.key[b]}`);
+      }
+    }
+    let keyed = 0;
+    for (let b = 0; b < this.nb; b++) if (!Number.isNaN(this.key[b]!)) keyed++;
+    if (mapped !== keyed) fail(`${keyed} blocks have a key, the hash map lists ${mapped}`);
   }
 
   // ---- time and arrivals ----

@@ -12,7 +12,9 @@ import type { AgentWorkload, BlockWorkload } from '../../../../src/core/sim/work
 // Two engines, one answer: on random small workloads (short prompts, tiny caches, small
 // token budgets, so eviction, chunked prefill, preemption and rejection all happen) the
 // fast engine must give exactly the reference engine's outcome, and both must respect
-// the invariants: hits ≤ ideal ≤ prompt, and nothing finishes before it arrives.
+// the invariants: hits ≤ ideal ≤ prompt, nothing finishes before it arrives, and after
+// every step of both engines their pools check themselves (ref counts ≥ 0 and equal to
+// the tables holding each block, blocks in use + free = capacity, hash index consistent).
 
 const RUNS = Number(process.env['PROPERTY_RUNS'] ?? 300);
 
@@ -114,9 +116,9 @@ describe('fast engine = reference engine (property tests)', () => {
     fc.assert(
       fc.property(agentArb, paramsArb, (w, p) => {
         const plan = planWorkload(w, 16);
-        const reference = runReference(plan, p);
+        const reference = runReference(plan, p, { selfCheck: true });
         checkInvariants(reference);
-        assert.deepEqual(runFast(planWorkload(w, 16), p), reference);
+        assert.deepEqual(runFast(planWorkload(w, 16), p, { selfCheck: true }), reference);
       }),
       { numRuns: RUNS, seed: Number(process.env['PROPERTY_SEED'] ?? 20261129) },
     );
@@ -126,9 +128,9 @@ describe('fast engine = reference engine (property tests)', () => {
     fc.assert(
       fc.property(blockArb, paramsArb, (w, p) => {
         const plan = planWorkload(w, 16);
-        const reference = runReference(plan, { ...p, policy: 'vllm-lru' });
+        const reference = runReference(plan, { ...p, policy: 'vllm-lru' }, { selfCheck: true });
         checkInvariants(reference);
-        assert.deepEqual(runFast(planWorkload(w, 16), { ...p, policy: 'vllm-lru' }), reference);
+        assert.deepEqual(runFast(planWorkload(w, 16), { ...p, policy: 'vllm-lru' }, { selfCheck: true }), reference);
       }),
       { numRuns: RUNS, seed: Number(process.env['PROPERTY_SEED'] ?? 11292026) },
     );
