@@ -158,6 +158,17 @@ class CpuTier {
     return this.find(base, j) !== null;
   }
 
+  /** The end of the stretch of keys j, j + 1, … of `base` the tier holds (j when it lacks j). */
+  heldUntil(base: number, j: number): number {
+    for (;;) {
+      const at = this.find(base, j);
+      if (!at) return j;
+      const { run } = at;
+      // A run covers first, first + dir, …: jump past its highest key.
+      j = (run.dir === 1 ? run.first + run.count - 1 : run.first) + 1;
+    }
+  }
+
   delete(base: number, j: number): void {
     const at = this.find(base, j);
     if (!at) return;
@@ -357,7 +368,7 @@ export class ExtentCache {
       if (run.to <= j) continue;
       if (run.from > j) break;
       const end = Math.min(run.to, max);
-      while (j < end && this.cpu.has(run.base, j)) j++;
+      j = Math.min(end, this.cpu.heldUntil(run.base, j));
       if (j < end) break;
     }
     return j - from;
@@ -510,6 +521,13 @@ export class ExtentCache {
       position += size(e);
     }
     return out;
+  }
+
+  /** Unhashed blocks at the front of the free queue, counting no further than `limit`. */
+  blankAtFront(limit: number): number {
+    let n = 0;
+    for (let e = this.queueHead.next!; e !== this.queueTail && !e.hashed && n < limit; e = e.next!) n += size(e);
+    return Math.min(n, limit);
   }
 
   /** Hashes blocks [from, to) of `owner`'s table (cache_full_blocks), in block order. */

@@ -491,7 +491,6 @@ class FastRun {
    * as vLLM counts them. Returns false when the next step is not such a step.
    */
   private tryStretch(): boolean {
-    if (this.p.offload) return false;
     const R = this.running.length;
     if (R === 0 || R > this.p.maxNumBatchedTokens) return false;
     const last = this.running[R - 1]!;
@@ -546,6 +545,8 @@ class FastRun {
     let limit = this.cache.freeCount;
     const budgetLeft = this.p.maxNumBatchedTokens - R;
     if (waitingLooked && this.waiting.length > 0) {
+      // With a CPU tier the head's lookup runs on into it: a normal step decides.
+      if (this.p.offload) return false;
       head = this.waiting[0]!;
       if (this.pins.length > 0) return false; // a blocked head may be admitted after unpinning: a normal step decides
       const want = this.stretchPops(upper);
@@ -571,6 +572,9 @@ class FastRun {
       headHitBlocks = memo.hitBlocks;
       limit = Math.min(limit, memo.blocksBefore);
     }
+    // With a CPU tier, popping a cached block saves it there and costs transfer time in
+    // its step: keep to the blank blocks at the front, whose pops cost nothing.
+    if (this.p.offload) limit = Math.min(limit, this.cache.blankAtFront(this.stretchPops(upper)));
     // The largest S ≤ upper whose pops fit: pops are monotone, so search.
     let lo = 0;
     let hi = upper;
