@@ -88,6 +88,16 @@ export function runSweep(engine: Engine, workload: Workload, base: ScenarioOptio
     points.push({ value, result: runScenario(engine, workload, options, alone) });
     onPoint?.(i + 1, ordered.length);
   });
+  return { axis, points, cliff: findCliff(axis, points, workload, cliffOptions) };
+}
+
+/**
+ * The cliff of sweep points already run, in sweep order (replica counts rising,
+ * capacities falling): for callers that run the points themselves, e.g. one at a time
+ * in a worker, stopping early.
+ */
+export function findCliff(axis: SweepAxis, points: readonly SweepPoint[], workload: Workload, cliffOptions: CliffOptions = DEFAULT_CLIFF): Cliff {
+  const ordered = points.map((p) => p.value);
   let at: number | null = null;
   let reason: Cliff['reason'] = null;
   let lastGood: number | null = null;
@@ -115,5 +125,5 @@ export function runSweep(engine: Engine, workload: Workload, base: ScenarioOptio
   // Rejected calls are left out of every hit rate, so a sweep can look healthy where calls no longer fit at all.
   const rejecting = points.find((p) => p.result.rejectedRequests > 0);
   if (rejecting) summary += ` At ${rejecting.value} ${unit}${axis === 'capacity' ? ' and below' : ''}, ${rejecting.result.rejectedRequests} of ${rejecting.result.requests} calls do not fit in the cache and are rejected (left out of the hit rates).`;
-  return { axis, points, cliff: { axis, at, reason, hitRateDropThreshold: cliffOptions.hitRateDropThreshold, lastGood, suggestedAdmissionCap: suggested, summary } };
+  return { axis, at, reason, hitRateDropThreshold: cliffOptions.hitRateDropThreshold, lastGood, suggestedAdmissionCap: suggested, summary };
 }
