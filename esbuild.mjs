@@ -36,6 +36,9 @@ const builds = [
   { ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'chrome120' },
+  // The what-if simulator's Web Worker: the pure sim core, no DOM (the page starts it from a blob: URL).
+  // No source map: a blob: worker cannot resolve the relative sourceMappingURL anyway.
+  { ...common, entryPoints: ['webview/whatIfWorker.ts'], outfile: 'dist/whatIfWorker.js', platform: 'browser', format: 'iife', target: 'chrome120', sourcemap: false },
 ];
 
 /** Codicons for @vscode-elements: served from the extension's own folder (no CDN; CSP allows only cspSource). */

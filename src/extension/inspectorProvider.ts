@@ -6,11 +6,13 @@ import type { ParsedTrace } from '../core/trace/parseTrace';
 import { Channel } from '../protocol/channel';
 import type { CallRef, HostNotification, HostRequests, InspectorSettings, WebviewNotification, WebviewRequests } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
-import { ANALYSIS_SETTINGS, maxFileBytes } from './settings';
+import { ANALYSIS_SETTINGS, maxFileBytes, readWhatIfDefaults } from './settings';
 import { isLoadFailure, TraceDocument } from './traceDocument';
 import type { LoadFailure } from './traceDocument';
 import { fileUri } from './traceLoader';
 import { buildWebviewHtml, createNonce } from './webviewHtml';
+import { buildWhatIfWorkload } from './whatIfWorkload';
+import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 
 /** The default editor for *.trace.jsonl. */
@@ -96,6 +98,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     webview.html = buildWebviewHtml({
       cspSource: webview.cspSource,
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js')).toString(),
+      workerUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'whatIfWorker.js')).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'inspector.css')).toString(),
       codiconsUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'codicons', 'codicon.css')).toString(),
       nonce: createNonce(),
@@ -121,6 +124,11 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       const detail = isLoadFailure(result) ? null : buildCallDetail(result.model, sessionId, callIndex);
       if (!detail) throw new Error(`No call ${callIndex + 1} in session ${sessionId}.`);
       return detail;
+    });
+    channel.onRequest('whatif/workload', async ({ sessionId }) => {
+      const result = await document.result;
+      if (isLoadFailure(result)) throw new Error(result.message);
+      return buildWhatIfWorkload(result.model, sessionId, document.uri.fsPath, document.formatOverride);
     });
     panel.onDidDispose(() => {
       channel.dispose();
@@ -206,9 +214,34 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       case 'format/choose':
         entry.document.reloadAs(m.format);
         return;
+      case 'clipboard/write':
+        await vscode.env.clipboard.writeText(m.text);
+        return;
+      case 'whatif/export':
+        await this.exportWhatIf(entry.document, m.fileName, m.json);
+        return;
       case 'log/error':
         this.log.error(`webview: ${m.message}`);
         return;
+    }
+  }
+
+  /** Asks where to save a what-if export (beside the trace by default) and writes it. */
+  private async exportWhatIf(document: TraceDocument, fileName: string, json: string): Promise<void> {
+    const safeName = basename(fileName).replace(/[^\w.@+-]+/g, '_') || 'whatif.json';
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: vscode.Uri.joinPath(document.uri, '..', safeName),
+      filters: { JSON: ['json'] },
+      saveLabel: 'Export What-If',
+      title: 'Export the what-if scenario and its results',
+    });
+    if (!target) return;
+    try {
+      if (target.scheme === 'file') await writeFile(target.fsPath, json);
+      else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(json));
+      void vscode.window.showInformationMessage(`What-if scenario saved to ${basename(target.path)}.`);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not save ${basename(target.path)}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 
@@ -225,7 +258,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
 
 function readSettings(): InspectorSettings {
   const config = vscode.workspace.getConfiguration('agentTrace');
-  return { showCached: config.get<boolean>('timeline.showCached', true) };
+  return { showCached: config.get<boolean>('timeline.showCached', true), whatIf: readWhatIfDefaults() };
 }
 
 /** Opens a file as text beside the inspector with the line selected and centred. */

@@ -3,6 +3,8 @@ import { DEFAULT_ANALYSIS_OPTIONS } from '../core/analysis/sessionAnalysis';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { DEFAULT_INTENT_MAPPING } from '../core/analysis/toolTaxonomy';
 import type { IntentMapping } from '../core/analysis/toolTaxonomy';
+import { GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
+import type { WhatIfDefaults, WhatIfPolicyId } from '../protocol/messages';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -35,6 +37,30 @@ export function readAnalysisOptions(): AnalysisOptions {
       execute: stringList(intent.execute, DEFAULT_INTENT_MAPPING.execute),
       readOnlyCommands: stringList(intent.readOnlyCommands, DEFAULT_INTENT_MAPPING.readOnlyCommands),
     },
+  };
+}
+
+/** The built-in what-if defaults: 16 sessions staggered 10 s apart, Qwen3-32B on one H200 (research/kvsim.md §4), vLLM's LRU. */
+export const WHATIF_DEFAULTS: WhatIfDefaults = { gpu: 'h200', model: 'qwen3-32b', replicas: 16, staggerS: 10, toolWaitScale: 1, policy: 'vllm-lru' };
+
+const WHATIF_POLICIES: readonly WhatIfPolicyId[] = ['vllm-lru', 'sglang-lru', 'ttl-pin', 'admission-cap', 'cpu-offload'];
+
+/**
+ * The what-if panel's defaults from `agentTrace.whatIf.*`; a value the panel cannot use
+ * (an unknown preset, N outside 1–256) falls back to its built-in default.
+ */
+export function readWhatIfDefaults(): WhatIfDefaults {
+  const config = vscode.workspace.getConfiguration('agentTrace.whatIf');
+  const d = WHATIF_DEFAULTS;
+  const oneOf = <T extends string>(value: unknown, options: readonly T[], fallback: T): T => options.find((o) => o === value) ?? fallback;
+  const within = (value: unknown, low: number, high: number, fallback: number): number => (typeof value === 'number' && Number.isFinite(value) && value >= low && value <= high ? value : fallback);
+  return {
+    gpu: oneOf(config.get('gpu'), GPU_PRESETS.map((g) => g.id), d.gpu),
+    model: oneOf(config.get('model'), MODEL_PRESETS.map((m) => m.id), d.model),
+    replicas: Math.round(within(config.get('replicas'), 1, 256, d.replicas)),
+    staggerS: within(config.get('staggerS'), 0, 86_400, d.staggerS),
+    toolWaitScale: within(config.get('toolWaitScale'), 0.25, 4, d.toolWaitScale),
+    policy: oneOf(config.get('policy'), WHATIF_POLICIES, d.policy),
   };
 }
 

@@ -3,6 +3,8 @@ export interface WebviewPageResources {
   /** `webview.cspSource`: the only origin scripts, styles, fonts and images may come from. */
   cspSource: string;
   scriptUri: string;
+  /** The what-if simulator's worker bundle; the page fetches it and starts it from a blob: URL. */
+  workerUri: string;
   styleUri: string;
   codiconsUri: string;
   nonce: string;
@@ -29,6 +31,11 @@ function escapeAttribute(text: string): string {
  * chart.js and @vscode-elements style elements through the CSSOM and constructable
  * stylesheets, which this CSP allows without 'unsafe-inline' (the webview test fails on
  * any CSP violation).
+ * The what-if simulator runs in a Web Worker. A worker script must be same-origin with
+ * the page, and the extension's files (`asWebviewUri`) are not, so the page fetches the
+ * worker bundle (`connect-src` the extension's own origin, nothing else) and starts it
+ * from a `blob:` URL (`worker-src blob:`). Scripts still need the nonce, and nothing
+ * allows eval or inline script.
  */
 export function buildWebviewHtml(r: WebviewPageResources): string {
   const csp = [
@@ -37,6 +44,9 @@ export function buildWebviewHtml(r: WebviewPageResources): string {
     `style-src ${r.cspSource}`,
     `font-src ${r.cspSource}`,
     `img-src ${r.cspSource} data:`,
+    // The what-if worker: its bundle is fetched from the extension and run from a blob: URL (see above).
+    `connect-src ${r.cspSource}`,
+    'worker-src blob:',
   ].join('; ');
   return /* html */ `<!DOCTYPE html>
 <html lang="en">
@@ -49,7 +59,7 @@ export function buildWebviewHtml(r: WebviewPageResources): string {
 <title>${escapeAttribute(r.title)}</title>
 </head>
 <body>
-<main id="app" aria-busy="true"><p class="loading">Loading trace…</p></main>
+<main id="app" aria-busy="true" data-worker-uri="${escapeAttribute(r.workerUri)}"><p class="loading">Loading trace…</p></main>
 <script nonce="${r.nonce}" src="${escapeAttribute(r.scriptUri)}"></script>
 </body>
 </html>`;

@@ -1,4 +1,5 @@
 import type { CallDetail, TraceView } from '../core/analysis/traceView';
+import type { Workload } from '../core/sim/workload';
 import type { FormatId } from '../core/trace/model';
 
 /**
@@ -7,16 +8,53 @@ import type { FormatId } from '../core/trace/model';
  * host) carry an `id` and are answered by a `response` with `inReplyTo`.
  */
 
+/** What-if policy choices: the engine's policies, plus vLLM LRU with a CPU offload tier. */
+export type WhatIfPolicyId = 'vllm-lru' | 'sglang-lru' | 'ttl-pin' | 'admission-cap' | 'cpu-offload';
+
+/** The what-if panel's starting scenario (`agentTrace.whatIf.*`); a file's own saved choices win over it. */
+export interface WhatIfDefaults {
+  /** GPU preset id (`h100`, `h200`). */
+  gpu: string;
+  /** Model preset id (MODEL_PRESETS). */
+  model: string;
+  /** Concurrent sessions, 1–256. */
+  replicas: number;
+  /** Seconds between session starts. */
+  staggerS: number;
+  /** Multiplier on every tool wait, 0.25–4. */
+  toolWaitScale: number;
+  policy: WhatIfPolicyId;
+}
+
 /** Settings the webview needs; sent with every `init`. */
 export interface InspectorSettings {
   /** Show the cached share in the bars by default. */
   showCached: boolean;
+  /** Defaults of the what-if panel; an older host sends none and the panel uses its built-in ones. */
+  whatIf?: WhatIfDefaults;
+}
+
+/** What the what-if simulator replays for a session, built by the host from the parsed trace. */
+export interface WhatIfWorkload {
+  workload: Workload;
+  /** What was left out or assumed while building it, for the user to read. */
+  notes: string[];
+  /** Absolute path of the trace file, for "Copy as CLI". */
+  filePath: string;
+  /** The session replayed (the CLI's --session); null for a block-hash trace, whose requests replay together. */
+  sessionId: string | null;
+  /** For an agent session: the index in the session's calls of each workload call (calls without token counts are left out). */
+  callIndexes: number[];
+  /** The format the user chose for the file (the CLI's --format); null when it was detected. */
+  format: FormatId | null;
 }
 
 /** Requests the webview sends and the host answers: method → params and result. */
 export interface WebviewRequests {
   /** Tool calls, errors and source lines of one call, fetched when it is selected. */
   'call/details': { params: { sessionId: string; callIndex: number }; result: CallDetail };
+  /** The what-if workload of a session (or of the whole trace, for block-hash traces), fetched when the what-if panel opens. */
+  'whatif/workload': { params: { sessionId: string }; result: WhatIfWorkload };
 }
 
 /** Requests the host sends and the webview answers (none yet; the channel supports them). */
@@ -53,6 +91,10 @@ export type WebviewNotification =
   | { type: 'source/revealLine'; file: string; line: number }
   /** Read the trace again as this format (null: detect it again). */
   | { type: 'format/choose'; format: FormatId | null }
+  /** Put text on the clipboard ("Copy as CLI"): the host's clipboard works whatever the webview's permissions. */
+  | { type: 'clipboard/write'; text: string }
+  /** Save a what-if scenario and its results: the host asks where, then writes the JSON. */
+  | { type: 'whatif/export'; fileName: string; json: string }
   /** Something failed inside the webview; the host logs it. */
   | { type: 'log/error'; message: string };
 
