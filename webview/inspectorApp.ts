@@ -7,7 +7,7 @@ import type { VscodeProgressBar } from '@vscode-elements/elements/dist/vscode-pr
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { MissCause } from '../src/core/analysis/cacheMisses';
 import type { CallDetail, SessionView, TraceView } from '../src/core/analysis/traceView';
-import type { CallRef, HostNotification, InspectorSettings, WebviewNotification } from '../src/protocol/messages';
+import type { CallRef, HostNotification, InspectorSettings, WebviewNotification, WhatIfWorkload } from '../src/protocol/messages';
 import { fingerprintDigest, loopRows, nextLoopSort, nextMissCall, sortLoopRows } from './analysisModel';
 import type { LoopRow, LoopSort, LoopSortKey } from './analysisModel';
 import { figureGroup, fingerprintContent, loopsContent, missSummary } from './analysisView';
@@ -21,11 +21,14 @@ import type { Palette } from './palette';
 import { TimelineChart } from './timelineChart';
 import { buildTimeline, clampSelection, isNavigationKey, moveSelection, selectionAnnouncement } from './timelineModel';
 import type { TimelineMarker } from './timelineModel';
+import { WhatIfView } from './whatIfView';
 
 /** What the app needs from the page around it: the channel to the host and the webview state. */
 export interface InspectorHost {
   notify(message: WebviewNotification): void;
   callDetails(ref: CallRef): Promise<CallDetail>;
+  /** The what-if workload of a session (`whatif/workload`). */
+  whatIfWorkload(sessionId: string): Promise<WhatIfWorkload>;
   getState(): unknown;
   setState(state: unknown): void;
 }
@@ -91,6 +94,7 @@ export class InspectorApp {
   private readonly live = el('div', { className: 'visually-hidden', attrs: { 'aria-live': 'polite', 'aria-atomic': 'true' } });
   private readonly detailsPane = el('section', { className: 'details panel', attrs: { 'aria-label': 'Selected call' } });
   private readonly diagnosticsPane = el('section', { className: 'diagnostics panel', attrs: { 'aria-label': 'Diagnostics' } });
+  private readonly whatIf: WhatIfView;
 
   constructor(
     private readonly root: HTMLElement,
@@ -99,6 +103,18 @@ export class InspectorApp {
     this.palette = readPalette();
     this.chartWrap.appendChild(this.canvas);
     this.chart = new TimelineChart(this.chartWrap, this.canvas, this.palette, { onPick: (i) => this.safely('select a call', () => this.pick(i)) });
+    this.whatIf = new WhatIfView(
+      {
+        workload: (sessionId) => this.host.whatIfWorkload(sessionId),
+        pickCall: (index, reveal) => this.safely('select a call', () => (reveal ? this.pick(index) : this.setSelected(index))),
+        notify: (message) => this.host.notify(message),
+        getState: () => this.host.getState(),
+        setState: (state) => this.host.setState(state),
+        reportError: (what, error) => this.reportError(what, error),
+      },
+      root.dataset['workerUri'] || null,
+      this.palette,
+    );
     this.buildSkeleton();
     this.watchTheme();
   }
@@ -188,7 +204,8 @@ export class InspectorApp {
         this.host.setState(mergeState(this.host.getState(), { fingerprintOpen: this.fingerprintOpen }));
       }),
     );
-    this.sessionBody.append(this.sessionMeta, this.summary, this.tokensNote, this.fingerprint, timeline, el('div', { className: 'lower' }, [this.loopsPane, this.detailsPane]));
+    this.whatIf.element.hidden = true;
+    this.sessionBody.append(this.sessionMeta, this.summary, this.tokensNote, this.fingerprint, timeline, this.whatIf.element, el('div', { className: 'lower' }, [this.loopsPane, this.detailsPane]));
 
     this.header.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge]), this.evidence, this.limitations, this.controls);
     this.header.hidden = true;
@@ -217,6 +234,8 @@ export class InspectorApp {
     this.showCached = saved.showCached ?? settings.showCached;
     this.fingerprintOpen = saved.fingerprintOpen ?? false;
     this.loopSort = saved.loopSort ?? null;
+    this.whatIf.setDefaults(settings.whatIf, saved.whatIf);
+    this.whatIf.setOpen(saved.whatIfOpen ?? false);
     this.activeLoop = null;
     this.details.clear();
     this.trace = trace;
@@ -396,6 +415,7 @@ export class InspectorApp {
   private renderSession(): void {
     const session = this.currentSession();
     this.sessionBody.hidden = session === null;
+    if (this.trace) this.whatIf.setContext(this.trace, session);
     if (!session) {
       this.chart.destroy();
       return;
@@ -557,6 +577,7 @@ export class InspectorApp {
   private renderSelection(announce: boolean): void {
     const session = this.currentSession();
     this.chart.select(this.selected);
+    this.whatIf.select(this.selected);
     const call = session && this.selected !== null ? session.calls[this.selected] : undefined;
     if (!session || !call) {
       replaceChildren(this.detailsPane, [el('h2', { text: 'Call details' }), session && session.calls.length > 0 ? detailsPlaceholder() : null]);
@@ -644,6 +665,7 @@ export class InspectorApp {
         if (JSON.stringify(next) === JSON.stringify(this.palette)) return;
         this.palette = next;
         this.chart.setPalette(next);
+        this.whatIf.setPalette(next);
       });
     // VS Code swaps the body class (and theme attributes) and rewrites the variables on <html> when the theme changes.
     new MutationObserver(update).observe(document.body, { attributes: true, attributeFilter: ['class', 'data-vscode-theme-kind', 'data-vscode-theme-id'] });

@@ -179,6 +179,10 @@ export interface PersistedState {
   fingerprintOpen?: boolean;
   /** How the retry-loops table is sorted; null keeps the session's order. */
   loopSort?: LoopSort | null;
+  /** Whether the what-if panel is expanded. */
+  whatIfOpen?: boolean;
+  /** The what-if panel's choices for this file (read back through whatIfModel.readScenario). */
+  whatIf?: unknown;
 }
 
 /** Reads persisted state defensively: it may come from an older build. */
@@ -190,6 +194,8 @@ export function readPersistedState(raw: unknown): PersistedState {
   if (r['callIndex'] === null || (typeof r['callIndex'] === 'number' && Number.isInteger(r['callIndex']) && r['callIndex'] >= 0)) out.callIndex = r['callIndex'];
   if (typeof r['showCached'] === 'boolean') out.showCached = r['showCached'];
   if (typeof r['fingerprintOpen'] === 'boolean') out.fingerprintOpen = r['fingerprintOpen'];
+  if (typeof r['whatIfOpen'] === 'boolean') out.whatIfOpen = r['whatIfOpen'];
+  if (typeof r['whatIf'] === 'object' && r['whatIf'] !== null) out.whatIf = r['whatIf'];
   if (r['loopSort'] === null) out.loopSort = null;
   else if (readLoopSort(r['loopSort'])) out.loopSort = readLoopSort(r['loopSort']);
   return out;

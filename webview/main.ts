@@ -20,6 +20,7 @@ const root = document.getElementById('app') ?? document.body.appendChild(documen
 const app = new InspectorApp(root, {
   notify: (message) => channel.notify(message),
   callDetails: (ref) => channel.request('call/details', ref),
+  whatIfWorkload: (sessionId) => channel.request('whatif/workload', { sessionId }),
   getState: () => vscodeApi.getState(),
   setState: (state) => vscodeApi.setState(state),
 });

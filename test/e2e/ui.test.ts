@@ -252,6 +252,39 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await screenshot(s.page, 'e2e-show-in-timeline.png');
   });
 
+  it('opens the what-if panel on the sample, changes N, and shows the new numbers (screenshots before and after)', async () => {
+    await quickOpen(s.page, 'claude-code-sessions.trace.jsonl');
+    const web = s.web();
+    assert.equal(await figure(web, 'llmCalls'), '48');
+    await web.locator('.whatif-summary').click();
+    // The default scenario (settings): 16 sessions on one H200 with Qwen3-32B; the simulator runs in a worker started from a blob: URL.
+    const done = (n: number) => web.locator(`.whatif[data-scenario-status="done"][data-replicas="${n}"]`).waitFor({ state: 'attached', timeout: 60_000 });
+    await done(16);
+    await web.locator('.whatif-cliff-chart[data-knee]:not([data-knee=""])').waitFor({ state: 'attached', timeout: 60_000 });
+    const sentence = async (): Promise<string> => (await web.locator('.whatif-sentence').textContent())?.trim() ?? '';
+    assert.match(await sentence(), /^16 sessions like this on one H200 with Qwen3-32B: hit rate falls from \d+% to \d+% and prefill becomes \d+% of LLM time/);
+    // The selects show the scenario (their label lives in their shadow root).
+    assert.equal((await web.locator('#whatif-gpu .select-face .text').textContent())?.trim(), 'H200 141 GB');
+    assert.equal((await web.locator('#whatif-policy .select-face .text').textContent())?.trim(), 'vLLM LRU');
+    const before = await web.locator('[data-figure="whatIfSlowdown"]').textContent();
+    assert.ok((await paintedPixels(web)) > 1000, 'the timeline is painted');
+    // Bring the section to the top of the panel, as a person scrolling down to it would.
+    await web.locator('.whatif').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+    await screenshot(s.page, 'e2e-whatif-before.png');
+    await web.locator('#whatif-replicas input').fill('48');
+    await done(48);
+    assert.match(await sentence(), /^48 sessions like this on one H200 with Qwen3-32B/);
+    assert.notEqual(await web.locator('[data-figure="whatIfSlowdown"]').textContent(), before, 'the figures follow N');
+    assert.equal(await web.locator('.whatif-cliff-chart').getAttribute('data-current'), '48');
+    await web.locator('.whatif').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+    await screenshot(s.page, 'e2e-whatif-after.png');
+    // Bad input is refused at the field; nothing breaks.
+    await web.locator('#whatif-replicas input').fill('0');
+    await web.getByText('Sessions cannot be 0').waitFor();
+    await web.locator('#whatif-replicas input').fill('48');
+    await web.locator('[data-field-error="replicas"]').waitFor({ state: 'hidden' });
+  });
+
   it('"Analyze Agent Session" with no editor open offers the local sessions and opens the chosen one', async () => {
     await runCommand(s.page, 'Agent Trace: Analyze Agent Session');
     // The fake ~/.claude of test/e2e/workspace.mjs: the M-Claude log, 41 calls, 13 failed tool results,

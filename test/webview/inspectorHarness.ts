@@ -7,7 +7,7 @@ import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import type { CallDetail, TraceView } from '../../src/core/analysis/traceView';
 import { buildWebviewHtml, createNonce } from '../../src/extension/webviewHtml';
-import type { CallRef, InspectorSettings, WebviewMessage } from '../../src/protocol/messages';
+import type { CallRef, InspectorSettings, WebviewMessage, WhatIfWorkload } from '../../src/protocol/messages';
 import { repoRoot } from '../unit/helpers';
 import { DARK_MODERN, HIGH_CONTRAST, LIGHT_MODERN, themeCss } from './themes';
 import type { TestTheme } from './themes';
@@ -37,6 +37,7 @@ export async function startPageServer(): Promise<{ origin: string; close(): Prom
         const html = buildWebviewHtml({
           cspSource: origin,
           scriptUri: `${origin}/dist/webview.js`,
+          workerUri: `${origin}/dist/whatIfWorker.js`,
           styleUri: `${origin}/media/inspector.css`,
           codiconsUri: `${origin}/dist/codicons/codicon.css`,
           nonce: createNonce(),
@@ -85,10 +86,14 @@ export function launchChromium(): Promise<Browser> {
 /** How the fake host answers `call/details`: a result, or an Error to send back as `err`. */
 export type DetailsAnswer = (ref: CallRef) => CallDetail | null | Error;
 
+/** How the fake host answers `whatif/workload`: a workload, or an Error to send back as `err`. */
+export type WhatIfAnswer = (sessionId: string) => WhatIfWorkload | Error;
+
 /** What to open the page with. */
 export interface OpenOptions {
   trace: TraceView;
   details?: DetailsAnswer;
+  whatIf?: WhatIfAnswer;
   settings?: InspectorSettings;
   select?: CallRef | null;
   state?: unknown;
@@ -160,6 +165,14 @@ export async function openInspector(browser: Browser, origin: string, options: O
       void send({ type: 'init', trace: options.trace, settings: options.settings ?? { showCached: true }, select: options.select ?? null });
     } else if (message.type === 'call/details') {
       const answer = options.details ? options.details(message.params) : new Error('no details in this test');
+      void send(answer instanceof Error ? { type: 'response', inReplyTo: message.id, err: answer.message } : { type: 'response', inReplyTo: message.id, ok: answer });
+    } else if (message.type === 'whatif/workload') {
+      let answer: WhatIfWorkload | Error;
+      try {
+        answer = options.whatIf ? options.whatIf(message.params.sessionId) : new Error('no what-if workload in this test');
+      } catch (e) {
+        answer = e instanceof Error ? e : new Error(String(e));
+      }
       void send(answer instanceof Error ? { type: 'response', inReplyTo: message.id, err: answer.message } : { type: 'response', inReplyTo: message.id, ok: answer });
     }
   });
