@@ -128,11 +128,25 @@ interface CpuRun {
   order: number;
 }
 
+/** The lowest key a (non-empty) run holds. */
+function lowKey(run: CpuRun): number {
+  return run.dir === 1 ? run.first : run.first - (run.count - 1);
+}
+
+/** The highest key a (non-empty) run holds. */
+function highKey(run: CpuRun): number {
+  return run.dir === 1 ? run.first + run.count - 1 : run.first;
+}
+
 /**
  * The CPU tier as an LRU of keys (oldest first), kept as runs of consecutive block
  * indices of one lineage, indexed by lineage for membership tests.
  */
 class CpuTier {
+  /**
+   * A lineage's non-empty runs, sorted by lowest key. Runs are disjoint and only shrink,
+   * or grow into keys no run holds, so the order never changes once a run is placed.
+   */
   private readonly byBase = new Map<number, CpuRun[]>();
   /** Runs in save order; the oldest live run is at `head`. */
   private order: CpuRun[] = [];
@@ -147,11 +161,37 @@ class CpuTier {
   }
 
   private find(base: number, j: number): { run: CpuRun; pos: number } | null {
-    for (const run of this.byBase.get(base) ?? []) {
-      const pos = (j - run.first) * run.dir;
-      if (pos >= 0 && pos < run.count) return { run, pos };
+    const list = this.byBase.get(base);
+    if (!list) return null;
+    // The last run starting at or below j is the only one that can hold it.
+    let lo = 0;
+    let hi = list.length - 1;
+    if (hi < 0 || lowKey(list[0]!) > j) return null;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (lowKey(list[mid]!) <= j) lo = mid;
+      else hi = mid - 1;
     }
-    return null;
+    const run = list[lo]!;
+    return j <= highKey(run) ? { run, pos: (j - run.first) * run.dir } : null;
+  }
+
+  private place(run: CpuRun): void {
+    const list = this.byBase.get(run.base);
+    if (!list) {
+      this.byBase.set(run.base, [run]);
+      return;
+    }
+    const key = lowKey(run);
+    let i = list.length;
+    while (i > 0 && lowKey(list[i - 1]!) > key) i--;
+    list.splice(i, 0, run);
+  }
+
+  private unplace(run: CpuRun): void {
+    const list = this.byBase.get(run.base)!;
+    list.splice(list.indexOf(run), 1);
+    if (list.length === 0) this.byBase.delete(run.base);
   }
 
   has(base: number, j: number): boolean {
@@ -174,10 +214,11 @@ class CpuTier {
     if (!at) return;
     const { run, pos } = at;
     const after: CpuRun = { base, first: run.first + (pos + 1) * run.dir, dir: run.dir, count: run.count - pos - 1, order: run.order };
+    if (pos === 0) this.unplace(run);
     run.count = pos;
     if (after.count > 0) {
       // The tail part keeps its place in save order, just after the head part.
-      this.byBase.get(base)!.push(after);
+      this.place(after);
       this.order.splice(this.order.indexOf(run, this.head) + 1, 0, after);
     }
     this.total -= 1;
@@ -196,9 +237,7 @@ class CpuTier {
     } else {
       const run: CpuRun = { base, first: j, dir: -1, count: 1, order: this.nextOrder++ };
       this.order.push(run);
-      const list = this.byBase.get(base);
-      if (list) list.push(run);
-      else this.byBase.set(base, [run]);
+      this.place(run);
     }
     this.total += 1;
   }
@@ -207,14 +246,10 @@ class CpuTier {
     while (this.head < this.order.length && this.order[this.head]!.count === 0) this.head++;
     const run = this.order[this.head];
     if (!run) return;
+    if (run.count === 1) this.unplace(run);
     run.first += run.dir;
     run.count -= 1;
     this.total -= 1;
-    if (run.count === 0) {
-      const list = this.byBase.get(run.base)!;
-      list.splice(list.indexOf(run), 1);
-      if (list.length === 0) this.byBase.delete(run.base);
-    }
     if (this.head > 1024 && this.head * 2 > this.order.length) {
       this.order = this.order.slice(this.head);
       this.head = 0;
