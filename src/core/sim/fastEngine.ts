@@ -2,10 +2,11 @@ import type { CallRecord, EngineDebug, EngineOutcome, EngineTotals } from './eng
 import { ExtentCache } from './extentCache';
 import type { Extent, HitPiece } from './extentCache';
 import type { EngineParams } from './params';
-import { peakBlocks, pinTtlBySession, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
+import { newCallRecord, peakBlocks, pinTtlBySession, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
 import type { StepCostsNs } from './policySupport';
 import { runRadix } from './radixEngine';
 import type { SimPlan } from './simRequests';
+import { ArrivalHeap } from './arrivalHeap';
 
 /**
  * The fast engine: the same vLLM v1 scheduler as the reference engine, with the block
@@ -30,67 +31,6 @@ interface Pin {
 /** Time of k steps costing A, A + B, A + 2B, … ns: integers, so exact. */
 function elapsedNs(k: number, A: number, B: number): number {
   return k * A + (B * k * (k - 1)) / 2;
-}
-
-/** A min-heap of (time, id) pairs, for arrivals. */
-class ArrivalHeap {
-  private readonly at: number[] = [];
-  private readonly ids: number[] = [];
-
-  get size(): number {
-    return this.at.length;
-  }
-
-  peekTime(): number | undefined {
-    return this.at[0];
-  }
-
-  peekId(): number | undefined {
-    return this.ids[0];
-  }
-
-  private less(i: number, j: number): boolean {
-    return this.at[i]! < this.at[j]! || (this.at[i] === this.at[j] && this.ids[i]! < this.ids[j]!);
-  }
-
-  private swap(i: number, j: number): void {
-    [this.at[i], this.at[j]] = [this.at[j]!, this.at[i]!];
-    [this.ids[i], this.ids[j]] = [this.ids[j]!, this.ids[i]!];
-  }
-
-  push(time: number, id: number): void {
-    this.at.push(time);
-    this.ids.push(id);
-    let i = this.at.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.less(i, parent)) break;
-      this.swap(i, parent);
-      i = parent;
-    }
-  }
-
-  pop(): number {
-    const id = this.ids[0]!;
-    const lastAt = this.at.pop()!;
-    const lastId = this.ids.pop()!;
-    if (this.at.length > 0) {
-      this.at[0] = lastAt;
-      this.ids[0] = lastId;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < this.at.length && this.less(l, m)) m = l;
-        if (r < this.at.length && this.less(r, m)) m = r;
-        if (m === i) break;
-        this.swap(i, m);
-        i = m;
-      }
-    }
-    return id;
-  }
 }
 
 class FastRun {
@@ -161,22 +101,7 @@ class FastRun {
     this.cachedBlocks = new Array<number>(n).fill(0);
     this.heldBlocks = new Array<number>(n).fill(0);
     this.admitted = new Array<boolean>(n).fill(false);
-    this.records = plan.requests.map((r) => ({
-      request: r.id,
-      session: r.session,
-      callIndex: r.callIndex,
-      promptTokens: r.promptTokens,
-      outputTokens: r.outputTokens,
-      arrivalS: r.arrivalS === null ? 0 : toNs(r.arrivalS) / 1e9,
-      admittedS: null,
-      finishedS: null,
-      hitTokens: 0,
-      idealHitTokens: 0,
-      recomputedTokens: 0,
-      offloadHitTokens: 0,
-      preemptions: 0,
-      rejected: false,
-    }));
+    this.records = plan.requests.map(newCallRecord);
     this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
     this.sessionEndS = plan.sessions.map(() => null);
     this.cap = p.policy === 'admission-cap' ? (p.admissionCap.cap === 'adaptive' ? p.admissionCap.initialCap : p.admissionCap.cap) : Number.POSITIVE_INFINITY;

@@ -1,5 +1,6 @@
+import type { CallRecord } from './engineTypes';
 import type { EngineParams } from './params';
-import type { SimPlan } from './simRequests';
+import type { SimPlan, SimRequest } from './simRequests';
 
 /**
  * Policy decisions that depend only on the workload, shared by both engines so they
@@ -55,5 +56,25 @@ export function stepCostsNs(p: EngineParams, blockSize: number): StepCostsNs {
     kvPerToken: Math.round(p.kvReadNsPerToken),
     decodePerSeq: Math.round(p.decodeUsPerSeq * 1e3),
     transferPerBlock: p.offload ? Math.round(((blockSize * p.kvBytesPerToken) / (p.offload.bandwidthGBps * 1e9)) * 1e9) : 0,
+  };
+}
+
+/** A request's record before it runs (every engine starts from the same one). */
+export function newCallRecord(r: SimRequest): CallRecord {
+  return {
+    request: r.id,
+    session: r.session,
+    callIndex: r.callIndex,
+    promptTokens: r.promptTokens,
+    outputTokens: r.outputTokens,
+    arrivalS: r.arrivalS === null ? 0 : toNs(r.arrivalS) / 1e9,
+    admittedS: null,
+    finishedS: null,
+    hitTokens: 0,
+    idealHitTokens: 0,
+    recomputedTokens: 0,
+    offloadHitTokens: 0,
+    preemptions: 0,
+    rejected: false,
   };
 }

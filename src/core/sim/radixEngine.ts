@@ -1,10 +1,11 @@
 import type { CallRecord, EngineOutcome, EngineTotals } from './engineTypes';
 import type { EngineParams } from './params';
-import { peakBlocks, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
+import { newCallRecord, peakBlocks, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
 import type { StepCostsNs } from './policySupport';
 import { PrefixRecord, RadixCache } from './radixCache';
 import type { RadixNode } from './radixCache';
 import type { SimPlan } from './simRequests';
+import { ArrivalHeap } from './arrivalHeap';
 
 /*
  * The sglang-lru engine: SGLang's RadixAttention cache (research/kvsim.md §2) under
@@ -66,63 +67,6 @@ export function runRadix(plan: SimPlan, p: EngineParams, debug: RadixDebug = {})
   return new RadixRun(plan, p, debug).run();
 }
 
-/** A min-heap of (time, id) pairs, for arrivals: ties go to the lower request id, as in the other engines. */
-class ArrivalHeap {
-  private readonly at: number[] = [];
-  private readonly ids: number[] = [];
-
-  get size(): number {
-    return this.at.length;
-  }
-
-  peekTime(): number | undefined {
-    return this.at[0];
-  }
-
-  private less(i: number, j: number): boolean {
-    return this.at[i]! < this.at[j]! || (this.at[i] === this.at[j] && this.ids[i]! < this.ids[j]!);
-  }
-
-  private swap(i: number, j: number): void {
-    [this.at[i], this.at[j]] = [this.at[j]!, this.at[i]!];
-    [this.ids[i], this.ids[j]] = [this.ids[j]!, this.ids[i]!];
-  }
-
-  push(time: number, id: number): void {
-    this.at.push(time);
-    this.ids.push(id);
-    let i = this.at.length - 1;
-    while (i > 0) {
-      const up = (i - 1) >> 1;
-      if (!this.less(i, up)) break;
-      this.swap(i, up);
-      i = up;
-    }
-  }
-
-  pop(): number {
-    const id = this.ids[0]!;
-    const lastAt = this.at.pop()!;
-    const lastId = this.ids.pop()!;
-    if (this.at.length > 0) {
-      this.at[0] = lastAt;
-      this.ids[0] = lastId;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < this.at.length && this.less(l, m)) m = l;
-        if (r < this.at.length && this.less(r, m)) m = r;
-        if (m === i) break;
-        this.swap(i, m);
-        i = m;
-      }
-    }
-    return id;
-  }
-}
-
 interface Scheduled {
   r: number;
   numNew: number;
@@ -176,22 +120,7 @@ class RadixRun {
     this.protectedLen = new Array<number>(n).fill(0);
     this.lastNode = new Array<RadixNode | null>(n).fill(null);
     this.admitted = new Array<boolean>(n).fill(false);
-    this.records = plan.requests.map((r) => ({
-      request: r.id,
-      session: r.session,
-      callIndex: r.callIndex,
-      promptTokens: r.promptTokens,
-      outputTokens: r.outputTokens,
-      arrivalS: r.arrivalS === null ? 0 : toNs(r.arrivalS) / 1e9,
-      admittedS: null,
-      finishedS: null,
-      hitTokens: 0,
-      idealHitTokens: 0,
-      recomputedTokens: 0,
-      offloadHitTokens: 0,
-      preemptions: 0,
-      rejected: false,
-    }));
+    this.records = plan.requests.map(newCallRecord);
     this.sessionEndS = plan.sessions.map(() => null);
     this.pendingSessions = sessionStartOrder(plan);
     for (const r of plan.requests) if (r.session < 0 && r.arrivalS !== null) this.future.push(toNs(r.arrivalS), r.id);

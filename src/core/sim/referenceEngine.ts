@@ -1,6 +1,6 @@
 import type { CallRecord, EngineDebug, EngineOutcome, EngineTotals } from './engineTypes';
 import type { EngineParams } from './params';
-import { peakBlocks, pinTtlBySession, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
+import { newCallRecord, peakBlocks, pinTtlBySession, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
 import type { StepCostsNs } from './policySupport';
 import { runRadix } from './radixEngine';
 import { visitKeys } from './simRequests';
@@ -104,22 +104,7 @@ class ReferenceRun {
     this.table = plan.requests.map(() => []);
     this.cachedBlocks = new Array<number>(n).fill(0);
     this.admitted = new Array<boolean>(n).fill(false);
-    this.records = plan.requests.map((r) => ({
-      request: r.id,
-      session: r.session,
-      callIndex: r.callIndex,
-      promptTokens: r.promptTokens,
-      outputTokens: r.outputTokens,
-      arrivalS: r.arrivalS === null ? 0 : toNs(r.arrivalS) / 1e9,
-      admittedS: null,
-      finishedS: null,
-      hitTokens: 0,
-      idealHitTokens: 0,
-      recomputedTokens: 0,
-      offloadHitTokens: 0,
-      preemptions: 0,
-      rejected: false,
-    }));
+    this.records = plan.requests.map(newCallRecord);
     this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
     this.sessionEndS = plan.sessions.map(() => null);
     this.cap = p.policy === 'admission-cap' ? (p.admissionCap.cap === 'adaptive' ? p.admissionCap.initialCap : p.admissionCap.cap) : Number.POSITIVE_INFINITY;
