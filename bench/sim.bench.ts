@@ -96,7 +96,8 @@ async function main(): Promise<void> {
 
   // 3. What the what-if panel runs: the same 32-point sweep on each real session as recorded.
   const panelPoints = quick ? [2, 8, 32] : Array.from({ length: 32 }, (_, i) => 2 * (i + 1));
-  console.log(`\n${panelPoints.length}-point sweeps (${panelPoints.slice(0, 3).join(', ')}, …, ${panelPoints[panelPoints.length - 1]} replicas) of real sessions as recorded, fast engine:`);
+  const shown = panelPoints.length > 4 ? `${panelPoints.slice(0, 3).join(', ')}, …, ${panelPoints[panelPoints.length - 1]}` : panelPoints.join(', ');
+  console.log(`\n${panelPoints.length}-point sweeps (${shown} replicas) of real sessions as recorded, fast engine:`);
   const seen = new Set<string>();
   for (const path of SESSIONS) {
     if (!existsSync(path) || seen.has(path.split('/').pop()!)) continue;

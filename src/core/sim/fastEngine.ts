@@ -2,11 +2,11 @@ import type { CallRecord, EngineDebug, EngineOutcome, EngineTotals } from './eng
 import { ExtentCache } from './extentCache';
 import type { Extent, HitPiece } from './extentCache';
 import type { EngineParams } from './params';
-import { newCallRecord, peakBlocks, pinTtlBySession, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
+import { peakBlocks, pinTtlBySession, stepCostsNs, toNs } from './policySupport';
 import type { StepCostsNs } from './policySupport';
 import { runRadix } from './radixEngine';
+import { SessionReplay } from './sessionReplay';
 import type { SimPlan } from './simRequests';
-import { ArrivalHeap } from './arrivalHeap';
 
 /**
  * The fast engine: the same vLLM v1 scheduler as the reference engine, with the block
@@ -48,13 +48,9 @@ class FastRun {
   private readonly records: CallRecord[];
   private readonly waiting: number[] = [];
   private readonly running: number[] = [];
-  private readonly future = new ArrivalHeap();
-  /** The arrivals in `future` that will be rejected (too long for the cache): unlike the others, they act when they arrive. */
-  private readonly rejections = new ArrivalHeap();
-  private readonly tooLong: Uint8Array;
+  private readonly replay: SessionReplay;
   private readonly pins: Pin[] = [];
   private readonly pinTtl: number[];
-  private readonly pendingSessions: number[];
   /** Scratch for tryStretch: running requests by the step (mod block size) of their next new block. */
   private readonly buckets: Int32Array;
   /** Scratch for one step: what is scheduled (request, new tokens, decoding?), reused to spare the collector. */
@@ -65,13 +61,6 @@ class FastRun {
   /** Bumped by every change to the pool except a stretch's pops: the waiting head's lookup stays valid while it holds. */
   private mutations = 0;
   private headMemo: { r: number; mutations: number; hitBlocks: number; pieces: HitPiece[]; need: number; blocksBefore: number; limitFor: number } | null = null;
-  private pendingHead = 0;
-  private activeSessions = 0;
-  private cap: number;
-  private nextWindowNs: number;
-  private windowHit = 0;
-  private windowIdeal = 0;
-  private readonly sessionEndS: Array<number | null>;
   private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
   /** Integer nanoseconds: the clock and the time totals (converted to seconds and ms on the way out). */
   private prefillNs = 0;
@@ -101,24 +90,18 @@ class FastRun {
     this.cachedBlocks = new Array<number>(n).fill(0);
     this.heldBlocks = new Array<number>(n).fill(0);
     this.admitted = new Array<boolean>(n).fill(false);
-    this.records = plan.requests.map(newCallRecord);
+    this.replay = new SessionReplay(plan, p, Uint8Array.from(plan.requests, (r) => (peakBlocks(r.promptTokens, r.outputTokens, this.bs) > this.nb ? 1 : 0)));
+    this.records = this.replay.records;
     this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
-    this.sessionEndS = plan.sessions.map(() => null);
-    this.cap = p.policy === 'admission-cap' ? (p.admissionCap.cap === 'adaptive' ? p.admissionCap.initialCap : p.admissionCap.cap) : Number.POSITIVE_INFINITY;
-    this.nextWindowNs = toNs(p.admissionCap.windowS);
-    this.pendingSessions = sessionStartOrder(plan);
-    this.tooLong = Uint8Array.from(plan.requests, (r) => (peakBlocks(r.promptTokens, r.outputTokens, this.bs) > this.nb ? 1 : 0));
-    for (const r of plan.requests) if (r.session < 0 && r.arrivalS !== null) this.pushArrival(toNs(r.arrivalS), r.id);
   }
 
   run(): EngineOutcome {
     for (;;) {
-      this.activateSessions();
-      this.admitArrivals();
+      this.replay.arrive(this.now, this.queue);
       this.expirePins();
-      if (this.adaptive) this.adaptCap();
+      if (this.replay.adaptive) this.replay.adaptCap(this.now, this.cache.usedBlocks < 0.9 * this.nb);
       if (this.running.length === 0 && this.waiting.length === 0) {
-        const next = this.nextEventS();
+        const next = this.replay.nextEventNs(this.nextPinExpiry());
         if (next === null) break;
         this.now = Math.max(this.now, next);
         continue;
@@ -133,87 +116,20 @@ class FastRun {
     this.totals.decodeMs = this.decodeNs / 1e6;
     this.totals.transferMs = this.transferNs / 1e6;
     this.totals.makespanS = this.records.reduce((m, r) => Math.max(m, r.finishedS ?? 0), 0);
-    return { records: this.records, totals: this.totals, sessionEndS: this.sessionEndS };
+    this.totals.rejectedRequests = this.replay.rejectedRequests;
+    return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
   }
 
-  private get adaptive(): boolean {
-    return this.p.policy === 'admission-cap' && this.p.admissionCap.cap === 'adaptive';
-  }
+  /** An arrival joins the waiting queue (under ttl-pin, by its session's start). */
+  private readonly queue = (r: number): void => {
+    if (this.p.policy === 'ttl-pin' && this.plan.requests[r]!.session >= 0) this.replay.queueBySessionStart(this.waiting, r);
+    else this.waiting.push(r);
+  };
 
-  // ---- time and arrivals (as the reference engine) ----
-
-  private addFuture(r: number, at: number): void {
-    this.records[r]!.arrivalS = at / 1e9;
-    this.pushArrival(at, r);
-  }
-
-  private pushArrival(at: number, r: number): void {
-    this.future.push(at, r);
-    if (this.tooLong[r]) this.rejections.push(at, r);
-  }
-
-  private nextEventS(): number | null {
-    let t: number | null = this.future.peekTime() ?? null;
+  private nextPinExpiry(): number | null {
+    let t: number | null = null;
     for (const pin of this.pins) if (t === null || pin.expiresNs < t) t = pin.expiresNs;
-    if (this.activeSessions < this.cap && this.pendingHead < this.pendingSessions.length) {
-      const s = toNs(this.plan.sessions[this.pendingSessions[this.pendingHead]!]!.startS);
-      if (t === null || s < t) t = s;
-    }
-    if (this.adaptive && t !== null && this.nextWindowNs < t) t = this.nextWindowNs;
     return t;
-  }
-
-  private activateSessions(): void {
-    while (this.activeSessions < this.cap && this.pendingHead < this.pendingSessions.length) {
-      const s = this.pendingSessions[this.pendingHead]!;
-      const session = this.plan.sessions[s]!;
-      const startNs = toNs(session.startS);
-      if (startNs > this.now) break;
-      this.pendingHead += 1;
-      this.activeSessions += 1;
-      this.addFuture(session.requests[0]!, Math.max(startNs, this.now));
-    }
-  }
-
-  private admitArrivals(): void {
-    while (this.future.size > 0 && this.future.peekTime()! <= this.now) {
-      const r = this.future.pop();
-      const req = this.plan.requests[r]!;
-      if (this.tooLong[r]) {
-        this.rejections.pop(); // the same (time, id) order: it is that heap's first too
-        this.reject(r);
-        continue;
-      }
-      if (this.p.policy === 'ttl-pin' && req.session >= 0) this.insertBySessionStart(r);
-      else this.waiting.push(r);
-    }
-  }
-
-  private insertBySessionStart(r: number): void {
-    const start = (x: number): number => (this.plan.requests[x]!.session >= 0 ? this.plan.sessions[this.plan.requests[x]!.session]!.startS : 0);
-    const s = start(r);
-    let i = this.waiting.length;
-    while (i > 0 && !this.records[this.waiting[i - 1]!]!.preemptions && start(this.waiting[i - 1]!) > s) i--;
-    this.waiting.splice(i, 0, r);
-  }
-
-  private reject(r: number): void {
-    const rec = this.records[r]!;
-    rec.rejected = true;
-    rec.finishedS = this.now / 1e9;
-    this.totals.rejectedRequests += 1;
-    this.sessionContinues(r);
-  }
-
-  private sessionContinues(r: number): void {
-    const req = this.plan.requests[r]!;
-    if (req.session < 0) return;
-    const session = this.plan.sessions[req.session]!;
-    if (req.callIndex + 1 < session.requests.length) this.addFuture(session.requests[req.callIndex + 1]!, this.now + toNs(req.toolWaitS));
-    else {
-      this.sessionEndS[req.session] = this.now / 1e9;
-      this.activeSessions -= 1;
-    }
   }
 
   // ---- cache operations ----
@@ -313,33 +229,7 @@ class FastRun {
     this.pins.push({ session, owner, expiresNs });
   }
 
-  // ---- admission cap ----
-
-  private adaptCap(): void {
-    while (this.now >= this.nextWindowNs) {
-      const a = this.p.admissionCap;
-      if (this.windowIdeal > 0 && this.windowHit < a.hitRateFloor * this.windowIdeal) this.cap = Math.max(1, Math.floor(this.cap * a.backoff));
-      else if (this.cache.usedBlocks < 0.9 * this.nb) this.cap += 1;
-      this.windowHit = 0;
-      this.windowIdeal = 0;
-      this.nextWindowNs += toNs(a.windowS);
-    }
-  }
-
-  // ---- a stretch of pure decode steps ----
-
-  /**
-   * The earliest time something other than the stretch's steps happens: a pin expiry, a
-   * session start, an admission window, a rejection, or an arrival when arrivals count
-   * (when only queued behind a blocked head, or not looked at, they change nothing).
-   */
-  private nextEventNs(arrivalsCount: boolean): number {
-    let t = (arrivalsCount ? this.future.peekTime() : this.rejections.peekTime()) ?? Infinity;
-    for (const pin of this.pins) t = Math.min(t, pin.expiresNs);
-    if (this.activeSessions < this.cap && this.pendingHead < this.pendingSessions.length) t = Math.min(t, toNs(this.plan.sessions[this.pendingSessions[this.pendingHead]!]!.startS));
-    if (this.adaptive) t = Math.min(t, this.nextWindowNs);
-    return t;
-  }
+  // ---- stretches of identical steps ----
 
   /**
    * Extends a decode stretch past the point where its pops start evicting the blocked
@@ -455,7 +345,7 @@ class FastRun {
     // the head stays blocked; under ttl-pin they may go ahead of the head.
     const waitingLooked = !prefilling && this.p.maxNumBatchedTokens - R > 0 && R < this.p.maxNumSeqs;
     const arrivalsCount = this.p.policy === 'ttl-pin' || (waitingLooked && this.waiting.length === 0);
-    const E = this.nextEventNs(arrivalsCount) - this.now;
+    const E = Math.min(this.replay.nextChangeNs(arrivalsCount), this.nextPinExpiry() ?? Infinity) - this.now;
     if (Number.isFinite(E)) {
       let m = B === 0 ? (A === 0 ? upper : Math.ceil(E / A) - 1) : Math.ceil((-(A - B / 2) + Math.sqrt((A - B / 2) ** 2 + 2 * B * E)) / B) - 1;
       m = Math.max(0, Math.min(m, upper));
@@ -665,8 +555,7 @@ class FastRun {
       rec.admittedS = this.now / 1e9;
       rec.hitTokens = hitBlocks * this.bs;
       rec.idealHitTokens = idealBlocks * this.bs;
-      this.windowHit += rec.hitTokens;
-      this.windowIdeal += rec.idealHitTokens;
+      this.replay.countAdmission(rec.hitTokens, rec.idealHitTokens);
     }
   }
 
@@ -712,6 +601,6 @@ class FastRun {
     const ttl = session >= 0 ? this.pinTtl[session]! : 0;
     if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pin(r, session, this.now + toNs(ttl));
     else this.releaseRequest(r);
-    this.sessionContinues(r);
+    this.replay.callEnded(r, this.now);
   }
 }

@@ -1,11 +1,11 @@
 import type { CallRecord, EngineOutcome, EngineTotals } from './engineTypes';
 import type { EngineParams } from './params';
-import { newCallRecord, peakBlocks, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
+import { peakBlocks, stepCostsNs } from './policySupport';
 import type { StepCostsNs } from './policySupport';
 import { PrefixRecord, RadixCache } from './radixCache';
 import type { RadixNode } from './radixCache';
+import { SessionReplay } from './sessionReplay';
 import type { SimPlan } from './simRequests';
-import { ArrivalHeap } from './arrivalHeap';
 
 /*
  * The sglang-lru engine: SGLang's RadixAttention cache (research/kvsim.md §2) under
@@ -94,10 +94,7 @@ class RadixRun {
   private readonly records: CallRecord[];
   private readonly waiting: number[] = [];
   private readonly running: number[] = [];
-  private readonly future = new ArrivalHeap();
-  private readonly pendingSessions: number[];
-  private pendingHead = 0;
-  private readonly sessionEndS: Array<number | null>;
+  private readonly replay: SessionReplay;
   private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
   private prefillNs = 0;
   private decodeNs = 0;
@@ -120,18 +117,16 @@ class RadixRun {
     this.protectedLen = new Array<number>(n).fill(0);
     this.lastNode = new Array<RadixNode | null>(n).fill(null);
     this.admitted = new Array<boolean>(n).fill(false);
-    this.records = plan.requests.map(newCallRecord);
-    this.sessionEndS = plan.sessions.map(() => null);
-    this.pendingSessions = sessionStartOrder(plan);
-    for (const r of plan.requests) if (r.session < 0 && r.arrivalS !== null) this.future.push(toNs(r.arrivalS), r.id);
+    // At its longest a request holds prompt + output − 1 computed tokens (block size 1 in peakBlocks).
+    this.replay = new SessionReplay(plan, p, Uint8Array.from(plan.requests, (r) => (peakBlocks(r.promptTokens, r.outputTokens, 1) > this.capacity ? 1 : 0)));
+    this.records = this.replay.records;
   }
 
   run(): EngineOutcome {
     for (;;) {
-      this.activateSessions();
-      this.admitArrivals();
+      this.replay.arrive(this.now, this.queue);
       if (this.running.length === 0 && this.waiting.length === 0) {
-        const next = this.nextEventNs();
+        const next = this.replay.nextEventNs(null);
         if (next === null) break;
         this.now = Math.max(this.now, next);
         continue;
@@ -141,63 +136,13 @@ class RadixRun {
     this.totals.prefillMs = this.prefillNs / 1e6;
     this.totals.decodeMs = this.decodeNs / 1e6;
     this.totals.makespanS = this.records.reduce((m, r) => Math.max(m, r.finishedS ?? 0), 0);
-    return { records: this.records, totals: this.totals, sessionEndS: this.sessionEndS };
+    this.totals.rejectedRequests = this.replay.rejectedRequests;
+    return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
   }
 
-  // ---- time, arrivals, sessions (as the vLLM engines, without pins or an admission cap) ----
-
-  private addFuture(r: number, at: number): void {
-    this.records[r]!.arrivalS = at / 1e9;
-    this.future.push(at, r);
-  }
-
-  private nextEventNs(): number | null {
-    let t: number | null = this.future.peekTime() ?? null;
-    if (this.pendingHead < this.pendingSessions.length) {
-      const s = toNs(this.plan.sessions[this.pendingSessions[this.pendingHead]!]!.startS);
-      if (t === null || s < t) t = s;
-    }
-    return t;
-  }
-
-  private activateSessions(): void {
-    while (this.pendingHead < this.pendingSessions.length) {
-      const session = this.plan.sessions[this.pendingSessions[this.pendingHead]!]!;
-      const startNs = toNs(session.startS);
-      if (startNs > this.now) break;
-      this.pendingHead += 1;
-      this.addFuture(session.requests[0]!, Math.max(startNs, this.now));
-    }
-  }
-
-  private admitArrivals(): void {
-    while (this.future.size > 0 && this.future.peekTime()! <= this.now) {
-      const r = this.future.pop();
-      const req = this.plan.requests[r]!;
-      // At its longest a request holds prompt + output − 1 computed tokens (block size 1 in peakBlocks).
-      if (peakBlocks(req.promptTokens, req.outputTokens, 1) > this.capacity) {
-        this.reject(r);
-        continue;
-      }
-      this.waiting.push(r);
-    }
-  }
-
-  private reject(r: number): void {
-    const rec = this.records[r]!;
-    rec.rejected = true;
-    rec.finishedS = this.now / 1e9;
-    this.totals.rejectedRequests += 1;
-    this.sessionContinues(r);
-  }
-
-  private sessionContinues(r: number): void {
-    const req = this.plan.requests[r]!;
-    if (req.session < 0) return;
-    const session = this.plan.sessions[req.session]!;
-    if (req.callIndex + 1 < session.requests.length) this.addFuture(session.requests[req.callIndex + 1]!, this.now + toNs(req.toolWaitS));
-    else this.sessionEndS[req.session] = this.now / 1e9;
-  }
+  private readonly queue = (r: number): void => {
+    this.waiting.push(r);
+  };
 
   // ---- memory ----
 
@@ -378,7 +323,7 @@ class RadixRun {
     this.running.splice(this.running.indexOf(r), 1);
     this.records[r]!.finishedS = this.now / 1e9;
     this.cacheFinished(r);
-    this.sessionContinues(r);
+    this.replay.callEnded(r, this.now);
   }
 
   // ---- test hooks ----

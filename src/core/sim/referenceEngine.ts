@@ -1,8 +1,9 @@
 import type { CallRecord, EngineDebug, EngineOutcome, EngineTotals } from './engineTypes';
 import type { EngineParams } from './params';
-import { newCallRecord, peakBlocks, pinTtlBySession, sessionStartOrder, stepCostsNs, toNs } from './policySupport';
+import { peakBlocks, pinTtlBySession, stepCostsNs, toNs } from './policySupport';
 import type { StepCostsNs } from './policySupport';
 import { runRadix } from './radixEngine';
+import { SessionReplay } from './sessionReplay';
 import { visitKeys } from './simRequests';
 import type { SimPlan } from './simRequests';
 
@@ -53,18 +54,9 @@ class ReferenceRun {
   private readonly records: CallRecord[];
   private waiting: number[] = [];
   private running: number[] = [];
-  /** Requests that have not arrived yet, with their arrival times. */
-  private readonly future: Array<{ r: number; at: number }> = [];
+  private readonly replay: SessionReplay;
   private readonly pins: Pin[] = [];
   private readonly pinTtl: number[];
-  // Admission cap.
-  private readonly pendingSessions: number[];
-  private activeSessions = 0;
-  private cap: number;
-  private nextWindowNs: number;
-  private windowHit = 0;
-  private windowIdeal = 0;
-  private readonly sessionEndS: Array<number | null>;
   private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
   /** Integer nanoseconds: the clock and the time totals (converted to seconds and ms on the way out). */
   private prefillNs = 0;
@@ -104,25 +96,20 @@ class ReferenceRun {
     this.table = plan.requests.map(() => []);
     this.cachedBlocks = new Array<number>(n).fill(0);
     this.admitted = new Array<boolean>(n).fill(false);
-    this.records = plan.requests.map(newCallRecord);
+    this.replay = new SessionReplay(plan, p, Uint8Array.from(plan.requests, (r) => (peakBlocks(r.promptTokens, r.outputTokens, this.bs) > this.nb ? 1 : 0)));
+    this.records = this.replay.records;
     this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
-    this.sessionEndS = plan.sessions.map(() => null);
-    this.cap = p.policy === 'admission-cap' ? (p.admissionCap.cap === 'adaptive' ? p.admissionCap.initialCap : p.admissionCap.cap) : Number.POSITIVE_INFINITY;
-    this.nextWindowNs = toNs(p.admissionCap.windowS);
-    this.pendingSessions = sessionStartOrder(plan);
-    // Open-loop requests arrive on their own schedule.
-    for (const r of plan.requests) if (r.session < 0 && r.arrivalS !== null) this.future.push({ r: r.id, at: toNs(r.arrivalS) });
   }
 
   run(): EngineOutcome {
-    this.sortFuture();
     for (;;) {
-      this.activateSessions();
-      this.admitArrivals();
+      this.replay.arrive(this.now, this.queue);
       this.expirePins();
-      if (this.p.policy === 'admission-cap' && this.p.admissionCap.cap === 'adaptive') this.adaptCap();
+      if (this.replay.adaptive) this.replay.adaptCap(this.now, this.usedBlocks() < 0.9 * this.nb);
       if (this.running.length === 0 && this.waiting.length === 0) {
-        const next = this.nextEventS();
+        let pinExpiry: number | null = null;
+        for (const pin of this.pins) if (pinExpiry === null || pin.expiresNs < pinExpiry) pinExpiry = pin.expiresNs;
+        const next = this.replay.nextEventNs(pinExpiry);
         if (next === null) break;
         this.now = Math.max(this.now, next);
         continue;
@@ -134,7 +121,8 @@ class ReferenceRun {
     this.totals.decodeMs = this.decodeNs / 1e6;
     this.totals.transferMs = this.transferNs / 1e6;
     this.totals.makespanS = this.records.reduce((m, r) => Math.max(m, r.finishedS ?? 0), 0);
-    return { records: this.records, totals: this.totals, sessionEndS: this.sessionEndS };
+    this.totals.rejectedRequests = this.replay.rejectedRequests;
+    return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
   }
 
   /**
@@ -173,85 +161,13 @@ class ReferenceRun {
     if (mapped !== keyed) fail(`${keyed} blocks have a key, the hash map lists ${mapped}`);
   }
 
-  // ---- time and arrivals ----
+  // ---- arrivals ----
 
-  private sortFuture(): void {
-    this.future.sort((a, b) => a.at - b.at || a.r - b.r);
-  }
-
-  private addFuture(r: number, at: number): void {
-    this.records[r]!.arrivalS = at / 1e9;
-    // Keep the list sorted by (time, id); insertion from the back is cheap for closed loops.
-    let i = this.future.length;
-    while (i > 0 && (this.future[i - 1]!.at > at || (this.future[i - 1]!.at === at && this.future[i - 1]!.r > r))) i--;
-    this.future.splice(i, 0, { r, at });
-  }
-
-  private nextEventS(): number | null {
-    let t: number | null = this.future[0]?.at ?? null;
-    for (const pin of this.pins) if (t === null || pin.expiresNs < t) t = pin.expiresNs;
-    if (this.activeSessions < this.cap && this.pendingSessions.length > 0) {
-      const s = toNs(this.plan.sessions[this.pendingSessions[0]!]!.startS);
-      if (t === null || s < t) t = s;
-    }
-    if (this.p.policy === 'admission-cap' && this.p.admissionCap.cap === 'adaptive' && t !== null && this.nextWindowNs < t) t = this.nextWindowNs;
-    return t;
-  }
-
-  private activateSessions(): void {
-    while (this.activeSessions < this.cap && this.pendingSessions.length > 0) {
-      const s = this.pendingSessions[0]!;
-      const session = this.plan.sessions[s]!;
-      const startNs = toNs(session.startS);
-      if (startNs > this.now) break;
-      this.pendingSessions.shift();
-      this.activeSessions += 1;
-      this.addFuture(session.requests[0]!, Math.max(startNs, this.now));
-    }
-  }
-
-  private admitArrivals(): void {
-    while (this.future.length > 0 && this.future[0]!.at <= this.now) {
-      const { r } = this.future.shift()!;
-      const req = this.plan.requests[r]!;
-      if (peakBlocks(req.promptTokens, req.outputTokens, this.bs) > this.nb) {
-        this.reject(r);
-        continue;
-      }
-      if (this.p.policy === 'ttl-pin' && req.session >= 0) this.insertBySessionStart(r);
-      else this.waiting.push(r);
-    }
-  }
-
-  /** Continuum's program-level FCFS: a returning agent is not queued behind sessions that started later. */
-  private insertBySessionStart(r: number): void {
-    const start = (x: number): number => (this.plan.requests[x]!.session >= 0 ? this.plan.sessions[this.plan.requests[x]!.session]!.startS : 0);
-    const s = start(r);
-    let i = this.waiting.length;
-    while (i > 0 && !this.records[this.waiting[i - 1]!]!.preemptions && start(this.waiting[i - 1]!) > s) i--;
-    this.waiting.splice(i, 0, r);
-  }
-
-  private reject(r: number): void {
-    const rec = this.records[r]!;
-    rec.rejected = true;
-    rec.finishedS = this.now / 1e9;
-    this.totals.rejectedRequests += 1;
-    this.sessionContinues(r);
-  }
-
-  /** After a call ends (or is rejected), its session's next call arrives after the tool wait. */
-  private sessionContinues(r: number): void {
-    const req = this.plan.requests[r]!;
-    if (req.session < 0) return;
-    const session = this.plan.sessions[req.session]!;
-    const k = req.callIndex;
-    if (k + 1 < session.requests.length) this.addFuture(session.requests[k + 1]!, this.now + toNs(req.toolWaitS));
-    else {
-      this.sessionEndS[req.session] = this.now / 1e9;
-      this.activeSessions -= 1;
-    }
-  }
+  /** An arrival joins the waiting queue (under ttl-pin, by its session's start). */
+  private readonly queue = (r: number): void => {
+    if (this.p.policy === 'ttl-pin' && this.plan.requests[r]!.session >= 0) this.replay.queueBySessionStart(this.waiting, r);
+    else this.waiting.push(r);
+  };
 
   // ---- the free queue ----
 
@@ -416,19 +332,6 @@ class ReferenceRun {
     this.pins.splice(i, 1);
   }
 
-  // ---- admission cap (adaptive) ----
-
-  private adaptCap(): void {
-    while (this.now >= this.nextWindowNs) {
-      const a = this.p.admissionCap;
-      if (this.windowIdeal > 0 && this.windowHit < a.hitRateFloor * this.windowIdeal) this.cap = Math.max(1, Math.floor(this.cap * a.backoff));
-      else if (this.usedBlocks() < 0.9 * this.nb) this.cap += 1;
-      this.windowHit = 0;
-      this.windowIdeal = 0;
-      this.nextWindowNs += toNs(a.windowS);
-    }
-  }
-
   private usedBlocks(): number {
     return this.nb - this.freeCount;
   }
@@ -511,8 +414,7 @@ class ReferenceRun {
       rec.admittedS = this.now / 1e9;
       rec.hitTokens = hitBlocks * this.bs;
       rec.idealHitTokens = idealBlocks * this.bs;
-      this.windowHit += rec.hitTokens;
-      this.windowIdeal += rec.idealHitTokens;
+      this.replay.countAdmission(rec.hitTokens, rec.idealHitTokens);
     }
   }
 
@@ -559,6 +461,6 @@ class ReferenceRun {
     if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pins.push({ session, blocks: this.table[r]!, expiresNs: this.now + toNs(ttl) });
     else this.release(this.table[r]!);
     this.table[r] = [];
-    this.sessionContinues(r);
+    this.replay.callEnded(r, this.now);
   }
 }
