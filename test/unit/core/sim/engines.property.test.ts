@@ -7,7 +7,7 @@ import { DEFAULT_PARAMS } from '../../../../src/core/sim/params';
 import type { EngineParams, PolicyName } from '../../../../src/core/sim/params';
 import { runReference } from '../../../../src/core/sim/referenceEngine';
 import { planWorkload } from '../../../../src/core/sim/simRequests';
-import type { AgentWorkload, BlockWorkload } from '../../../../src/core/sim/workload';
+import { agentWorkloadArb, blockWorkloadArb } from './workloadArbitraries';
 
 // Two engines, one answer: on random small workloads (short prompts, tiny caches, small
 // token budgets, so eviction, chunked prefill, preemption and rejection all happen) the
@@ -17,59 +17,6 @@ import type { AgentWorkload, BlockWorkload } from '../../../../src/core/sim/work
 // the tables holding each block, blocks in use + free = capacity, hash index consistent).
 
 const RUNS = Number(process.env['PROPERTY_RUNS'] ?? 300);
-
-const callArb = fc.record({
-  promptTokens: fc.integer({ min: 1, max: 160 }),
-  grow: fc.integer({ min: 0, max: 48 }),
-  keep: fc.oneof(fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })),
-  outputTokens: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 40, max: 160 })),
-  toolWaitS: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 0.5, noNaN: true })),
-});
-
-const agentArb: fc.Arbitrary<AgentWorkload> = fc
-  .record({
-    shared: fc.integer({ min: 0, max: 64 }),
-    sessions: fc.array(fc.record({ startS: fc.double({ min: 0, max: 0.3, noNaN: true }), calls: fc.array(callArb, { minLength: 1, maxLength: 5 }) }), { minLength: 1, maxLength: 4 }),
-  })
-  .map(({ shared, sessions }) => ({
-    kind: 'sessions' as const,
-    sharedPrefixTokens: shared,
-    sessions: sessions.map((s, i) => {
-      let previous = 0;
-      return {
-        id: `s${i}`,
-        startS: s.startS,
-        calls: s.calls.map((c, k) => {
-          // Later calls extend the previous context (an agent appending) or keep only part of it.
-          const prompt = k === 0 ? c.promptTokens : Math.max(1, Math.min(400, Math.round(previous * c.keep) + c.grow));
-          const prefix = k === 0 ? 0 : Math.min(previous, prompt, Math.round(previous * c.keep));
-          previous = prompt + c.outputTokens;
-          return { promptTokens: prompt, prefixTokens: prefix, outputTokens: c.outputTokens, toolWaitS: c.toolWaitS };
-        }),
-      };
-    }),
-  }));
-
-const blockArb: fc.Arbitrary<BlockWorkload> = fc
-  .array(
-    fc.record({
-      arrivalS: fc.double({ min: 0, max: 0.2, noNaN: true }),
-      prefix: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 0, maxLength: 6 }),
-      promptTokens: fc.integer({ min: 1, max: 120 }),
-      outputTokens: fc.integer({ min: 1, max: 20 }),
-    }),
-    { minLength: 1, maxLength: 8 },
-  )
-  .map((rows) => ({
-    kind: 'requests' as const,
-    blockSizeTokens: 16,
-    requests: rows.map((r, i) => {
-      const blocks = Math.ceil(r.promptTokens / 16);
-      // Small hash alphabets make shared prefixes (equal leading hashes) common.
-      const hashes = Array.from({ length: blocks }, (_, j) => r.prefix[j] ?? 100 + i * 10 + j);
-      return { id: String(i), arrivalS: r.arrivalS, promptTokens: r.promptTokens, outputTokens: r.outputTokens, hashes };
-    }),
-  }));
 
 const paramsArb: fc.Arbitrary<EngineParams> = fc
   .record({
@@ -114,7 +61,7 @@ function checkInvariants(o: EngineOutcome): void {
 describe('fast engine = reference engine (property tests)', () => {
   it(`agent workloads: identical outcomes on ${RUNS} random cases`, () => {
     fc.assert(
-      fc.property(agentArb, paramsArb, (w, p) => {
+      fc.property(agentWorkloadArb(), paramsArb, (w, p) => {
         const plan = planWorkload(w, 16);
         const reference = runReference(plan, p, { selfCheck: true });
         checkInvariants(reference);
@@ -126,7 +73,7 @@ describe('fast engine = reference engine (property tests)', () => {
 
   it(`block-hash workloads: identical outcomes on ${RUNS} random cases`, () => {
     fc.assert(
-      fc.property(blockArb, paramsArb, (w, p) => {
+      fc.property(blockWorkloadArb, paramsArb, (w, p) => {
         const plan = planWorkload(w, 16);
         const reference = runReference(plan, { ...p, policy: 'vllm-lru' }, { selfCheck: true });
         checkInvariants(reference);

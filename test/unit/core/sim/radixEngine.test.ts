@@ -10,6 +10,7 @@ import type { RadixStepState } from '../../../../src/core/sim/radixEngine';
 import { runReference } from '../../../../src/core/sim/referenceEngine';
 import { DEFAULT_REPLICAS, planWorkload } from '../../../../src/core/sim/simRequests';
 import type { AgentWorkload, BlockWorkload, WorkloadCall } from '../../../../src/core/sim/workload';
+import { agentWorkloadArb, blockWorkloadArb } from './workloadArbitraries';
 
 // Hand-worked scenarios for SGLang's radix cache (research/kvsim.md §2) as radixEngine.ts
 // models it. Every step costs exactly 1 ms (no per-token costs), so times are step
@@ -255,62 +256,9 @@ describe('radix engine: SGLang RadixCache rules, worked by hand', () => {
 });
 
 // Random small workloads (short prompts, tiny caches, small token budgets: eviction, chunked
-// prefill, preemption and rejection all happen), as in engines.property.test.ts.
+// prefill, preemption and rejection all happen), from workloadArbitraries.ts as in engines.property.test.ts.
 
 const RUNS = Number(process.env['PROPERTY_RUNS'] ?? 200);
-
-const callArb = fc.record({
-  promptTokens: fc.integer({ min: 1, max: 160 }),
-  grow: fc.integer({ min: 0, max: 48 }),
-  keep: fc.oneof(fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })),
-  outputTokens: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 40, max: 160 })),
-  toolWaitS: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 0.5, noNaN: true })),
-});
-
-function agentArb(sharing: boolean): fc.Arbitrary<AgentWorkload> {
-  return fc
-    .record({
-      shared: fc.integer({ min: 0, max: 64 }),
-      sessions: fc.array(fc.record({ startS: fc.double({ min: 0, max: 0.3, noNaN: true }), calls: fc.array(callArb, { minLength: 1, maxLength: 5 }) }), { minLength: 1, maxLength: 4 }),
-    })
-    .map(({ shared, sessions }) => ({
-      kind: 'sessions' as const,
-      sharedPrefixTokens: sharing ? shared : 0,
-      sessions: sessions.map((s, i) => {
-        let previous = 0;
-        return {
-          id: `s${i}`,
-          startS: s.startS,
-          calls: s.calls.map((c, k) => {
-            const prompt = k === 0 ? c.promptTokens : Math.max(1, Math.min(400, Math.round(previous * c.keep) + c.grow));
-            const prefix = k === 0 || !sharing ? 0 : Math.min(previous, prompt, Math.round(previous * c.keep));
-            previous = prompt + c.outputTokens;
-            return { promptTokens: prompt, prefixTokens: prefix, outputTokens: c.outputTokens, toolWaitS: c.toolWaitS };
-          }),
-        };
-      }),
-    }));
-}
-
-const blockArb: fc.Arbitrary<BlockWorkload> = fc
-  .array(
-    fc.record({
-      arrivalS: fc.double({ min: 0, max: 0.2, noNaN: true }),
-      prefix: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 0, maxLength: 6 }),
-      promptTokens: fc.integer({ min: 1, max: 120 }),
-      outputTokens: fc.integer({ min: 1, max: 20 }),
-    }),
-    { minLength: 1, maxLength: 8 },
-  )
-  .map((rows) => ({
-    kind: 'requests' as const,
-    blockSizeTokens: 16,
-    requests: rows.map((r, i) => {
-      const blocks = Math.ceil(r.promptTokens / 16);
-      const hashes = Array.from({ length: blocks }, (_, j) => r.prefix[j] ?? 100 + i * 10 + j);
-      return { id: String(i), arrivalS: r.arrivalS, promptTokens: r.promptTokens, outputTokens: r.outputTokens, hashes };
-    }),
-  }));
 
 const paramsArb: fc.Arbitrary<EngineParams> = fc
   .record({
@@ -357,7 +305,7 @@ function checkedRun(plan: ReturnType<typeof planWorkload>, p: EngineParams): Eng
 describe('radix engine on random workloads (property tests)', () => {
   it(`agent workloads: invariants hold, and runReference / runFast delegate (${RUNS} cases)`, () => {
     fc.assert(
-      fc.property(agentArb(true), paramsArb, (w, p) => {
+      fc.property(agentWorkloadArb(true), paramsArb, (w, p) => {
         const o = checkedRun(planWorkload(w, 16), p);
         assert.deepEqual(runReference(planWorkload(w, 16), p), o);
         assert.deepEqual(runFast(planWorkload(w, 16), p), o);
@@ -368,7 +316,7 @@ describe('radix engine on random workloads (property tests)', () => {
 
   it(`block-hash workloads: invariants hold, and runReference / runFast delegate (${RUNS} cases)`, () => {
     fc.assert(
-      fc.property(blockArb, paramsArb, (w, p) => {
+      fc.property(blockWorkloadArb, paramsArb, (w, p) => {
         const o = checkedRun(planWorkload(w, 16), p);
         assert.deepEqual(runFast(planWorkload(w, 16), p), o);
       }),
@@ -380,7 +328,7 @@ describe('radix engine on random workloads (property tests)', () => {
     // Nothing is ever hit and nothing evicted or preempted, so both engines schedule the same
     // chunks in the same steps, and the same integer-ns step cost gives the same clock.
     fc.assert(
-      fc.property(agentArb(false), paramsArb, (w, p) => {
+      fc.property(agentWorkloadArb(false), paramsArb, (w, p) => {
         const roomy = { ...p, capacityTokens: 1 << 20 };
         const radix = runRadix(planWorkload(w, 16), roomy);
         const vllm = runReference(planWorkload(w, 16), { ...roomy, policy: 'vllm-lru' });
