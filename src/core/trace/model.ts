@@ -188,6 +188,25 @@ export interface TraceModel {
 }
 
 /** An empty token record: nothing known. */
+/** A tool call as the model asked for it, before its result is seen (readers fill the result in when it comes). */
+export function requestedToolCall(asked: Pick<ToolCall, 'id' | 'name' | 'targetFile' | 'command' | 'startMs' | 'source'>): ToolCall {
+  return {
+    id: asked.id,
+    name: asked.name,
+    targetFile: asked.targetFile,
+    command: asked.command,
+    startMs: asked.startMs,
+    endMs: null,
+    durationMs: null,
+    isError: null,
+    errorText: null,
+    exitCode: null,
+    resultChars: null,
+    source: asked.source,
+    resultSource: null,
+  };
+}
+
 export function unknownTokens(): CallTokens {
   return { input: null, cached: null, appended: null, cacheWrite: null, output: null, reasoningOutput: null };
 }

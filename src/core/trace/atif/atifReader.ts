@@ -1,7 +1,7 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
 import { arr, clip, count, isObject, isoMs, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, unknownTokens } from '../model';
+import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult } from '../recordReader';
@@ -230,21 +230,14 @@ function toolCall(ctx: Context, value: unknown, path: JsonPath, startMs: number 
     return null;
   }
   const args = argumentsOf(tc['arguments']);
-  return {
+  return requestedToolCall({
     id,
     name,
     targetFile: firstString(args, FILE_ARGUMENTS),
     command: firstString(args, COMMAND_ARGUMENTS),
     startMs,
-    endMs: null,
-    durationMs: null,
-    isError: null,
-    errorText: null,
-    exitCode: null,
-    resultChars: null,
     source: ctx.doc.locate(path),
-    resultSource: null,
-  };
+  });
 }
 
 /** `arguments` is an object by the RFC; some writers leave it as the model's JSON string. */

@@ -1,6 +1,6 @@
 import { arr, clip, count, isObject, isoMs, obj, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, unknownTokens } from '../model';
+import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
@@ -209,21 +209,14 @@ export class ClaudeCodeReader implements RecordReader {
       return null;
     }
     const input = obj(block['input']) ?? {};
-    return {
+    return requestedToolCall({
       id,
       name,
       targetFile: str(input['file_path']) ?? str(input['notebook_path']) ?? null,
       command: str(input['command']),
       startMs: timeMs,
-      endMs: null,
-      durationMs: null,
-      isError: null,
-      errorText: null,
-      exitCode: null,
-      resultChars: null,
       source,
-      resultSource: null,
-    };
+    });
   }
 
   private user(value: JsonObject, source: SourceRef): void {

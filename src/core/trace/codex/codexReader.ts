@@ -1,6 +1,6 @@
 import { arr, clip, count, isObject, isoMs, obj, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, unknownTokens } from '../model';
+import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
@@ -431,21 +431,14 @@ export class CodexReader implements RecordReader {
       else if (command?.includes('*** Begin Patch')) patch = command;
     }
     const target = patch === null ? null : patchTarget(patch);
-    return {
+    return requestedToolCall({
       id,
       name,
       targetFile: target === null ? null : resolvePath(target, cwd),
       command,
       startMs: timeMs,
-      endMs: null,
-      durationMs: null,
-      isError: null,
-      errorText: null,
-      exitCode: null,
-      resultChars: null,
       source,
-      resultSource: null,
-    };
+    });
   }
 
   private toolResult(type: string, p: JsonObject, timeMs: number | null, source: SourceRef): void {

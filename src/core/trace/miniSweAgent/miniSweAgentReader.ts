@@ -1,7 +1,7 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
 import { arr, clip, count, isObject, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, unknownTokens } from '../model';
+import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult } from '../recordReader';
@@ -246,21 +246,14 @@ function toolNames(message: JsonObject): Map<string, string> {
 }
 
 function newTool(id: string, name: string, command: string, startMs: number | null, path: JsonPath, doc: JsonDocument): ToolCall {
-  return {
+  return requestedToolCall({
     id,
     name,
     targetFile: shellWriteTarget(command),
     command,
     startMs,
-    endMs: null,
-    durationMs: null,
-    isError: null,
-    errorText: null,
-    exitCode: null,
-    resultChars: null,
     source: doc.locate(path),
-    resultSource: null,
-  };
+  });
 }
 
 /** Whether a user message is the observation of the pending text-based action. */

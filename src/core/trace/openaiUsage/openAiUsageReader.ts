@@ -1,6 +1,6 @@
 import { arr, count, isObject, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, unknownTokens } from '../model';
+import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, Session, SourceRef, ToolCall } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
@@ -203,21 +203,14 @@ export class OpenAiUsageReader implements RecordReader {
       for (let n = 2; seen.has(toolId); n++) toolId = `${id ?? call.id}#${n}`;
       seen.add(toolId);
       const args = parseArguments(fn!['arguments']);
-      tools.push({
+      tools.push(requestedToolCall({
         id: toolId,
         name,
         targetFile: pick(args, ['file_path', 'filePath', 'path', 'notebook_path', 'target_file']),
         command: pick(args, ['command', 'cmd']),
         startMs: null,
-        endMs: null,
-        durationMs: null,
-        isError: null,
-        errorText: null,
-        exitCode: null,
-        resultChars: null,
         source,
-        resultSource: null,
-      });
+      }));
     };
     for (const choice of arr(completion['choices']) ?? []) {
       const message = obj(obj(choice)?.['message']);
