@@ -103,3 +103,20 @@ export function withAlpha(color: string, alpha: number): string {
 function round(n: number): number {
   return Math.round(n * 1000) / 1000;
 }
+
+/** The look of every chart's tooltip: VS Code's hover widget. */
+export function tooltipStyle(p: Palette): Record<string, unknown> {
+  return {
+    displayColors: false,
+    backgroundColor: p.tooltipBackground,
+    borderColor: p.tooltipBorder,
+    borderWidth: 1,
+    titleColor: p.foreground,
+    bodyColor: p.foreground,
+    padding: 8,
+    cornerRadius: 3,
+    caretSize: 5,
+    titleFont: { weight: 'bold', size: 12 },
+    bodyFont: { size: 12 },
+  };
+}

@@ -7,7 +7,7 @@ import { formatCompact } from '../src/core/report/formatNumbers';
 import { analysisTooltipLines } from './analysisModel';
 import type { LoopBand } from './analysisModel';
 import type { Palette } from './palette';
-import { withAlpha } from './palette';
+import { tooltipStyle, withAlpha } from './palette';
 import type { TimelineModel } from './timelineModel';
 import { tooltipLines, tooltipTitle } from './timelineModel';
 
@@ -197,17 +197,7 @@ export class TimelineChart {
             enabled: true,
             // One tooltip per call: the first item stands for the whole column.
             filter: (_item: TooltipItem<TimelineChartType>, index: number) => index === 0,
-            displayColors: false,
-            backgroundColor: p.tooltipBackground,
-            borderColor: p.tooltipBorder,
-            borderWidth: 1,
-            titleColor: p.foreground,
-            bodyColor: p.foreground,
-            padding: 8,
-            cornerRadius: 3,
-            caretSize: 5,
-            titleFont: { weight: 'bold', size: 12 },
-            bodyFont: { size: 12 },
+            ...tooltipStyle(p),
             callbacks: {
               title: (items) => {
                 const call = this.calls[items[0]?.dataIndex ?? -1];

@@ -6,28 +6,11 @@ import { formatCompact, formatCount } from '../src/core/report/formatNumbers';
 import type { ScenarioCall } from '../src/core/sim/scenario';
 import type { WhatIfPolicyId } from '../src/protocol/messages';
 import type { Palette } from './palette';
-import { withAlpha } from './palette';
+import { tooltipStyle, withAlpha } from './palette';
 import { barTooltipLines } from './whatIfModel';
 import type { CliffChartModel, ScenarioBarsModel } from './whatIfModel';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, LogarithmicScale, Tooltip, annotationPlugin);
-
-/** Tooltip look shared by both charts. */
-function tooltipStyle(p: Palette): Record<string, unknown> {
-  return {
-    displayColors: false,
-    backgroundColor: p.tooltipBackground,
-    borderColor: p.tooltipBorder,
-    borderWidth: 1,
-    titleColor: p.foreground,
-    bodyColor: p.foreground,
-    padding: 8,
-    cornerRadius: 3,
-    caretSize: 5,
-    titleFont: { weight: 'bold', size: 12 },
-    bodyFont: { size: 12 },
-  };
-}
 
 type BarsChartType = 'bar' | 'line';
 type BarDataset = ChartDataset<BarsChartType, (number | null)[]>;
