@@ -172,6 +172,15 @@ export class RadixCache {
    * ends inside, so the returned node ends exactly at the matched length.
    */
   match(runs: readonly KeyRun[], limit: number): RadixMatch {
+    return this.descend(runs, limit);
+  }
+
+  /**
+   * The walk match and insert share: follows `runs` down from the root as far as the
+   * tree holds them (within `limit` tokens), refreshing each node passed with one new
+   * stamp, and splits the node it stops inside so the returned node ends there.
+   */
+  private descend(runs: readonly KeyRun[], limit: number): RadixMatch {
     const stamp = ++this.clock;
     this.root.lastAccess = stamp;
     const seq = new RunCursor(runs);
@@ -184,6 +193,7 @@ export class RadixCache {
       this.touch(child, stamp);
       const m = commonLength(child, seq, pos, Math.min(child.to, limit));
       if (pos + m < child.to) {
+        // The rest of the key differs from the child (or ends): after the split it hangs below the new node.
         node = this.split(child, pos + m);
         pos += m;
         break;
@@ -218,27 +228,7 @@ export class RadixCache {
    * caller's own copies of them are duplicates and go back to the free pool).
    */
   insert(runs: readonly KeyRun[], length: number): { node: RadixNode; added: number } {
-    const stamp = ++this.clock;
-    this.root.lastAccess = stamp;
-    const seq = new RunCursor(runs);
-    let node = this.root;
-    let pos = 0;
-    while (pos < length) {
-      const s = seq.at(pos);
-      if (s === undefined) throw new Error(`key runs have no key at position ${pos}`);
-      const child = node.children.get(s.base + pos);
-      if (child === undefined) break;
-      this.touch(child, stamp);
-      const m = commonLength(child, seq, pos, Math.min(child.to, length));
-      if (pos + m < child.to) {
-        // The rest of the key differs from the child (or ends): after the split it hangs below the new node.
-        node = this.split(child, pos + m);
-        pos += m;
-        break;
-      }
-      node = child;
-      pos = child.to;
-    }
+    const { node, length: pos } = this.descend(runs, length);
     if (pos >= length) return { node, added: 0 };
     const leafRuns = sliceRuns(runs, pos, length);
     if (leafRuns.length === 0 || leafRuns[0]!.from !== pos || leafRuns[leafRuns.length - 1]!.to !== length) throw new Error(`key runs do not cover positions ${pos}–${length}`);
