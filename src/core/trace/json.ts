@@ -45,3 +45,26 @@ export function isoMs(value: unknown): number | null {
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max - 1) + '…';
 }
+
+/** A tool call's `arguments`: a JSON string (parsed defensively) or, in some writers, an object. */
+export function parseArguments(value: unknown): JsonObject | null {
+  if (isObject(value)) return value;
+  if (typeof value !== 'string') return null;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return isObject(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The first of `keys` that holds a non-empty string (or an array of strings, joined with spaces). */
+export function firstArgument(args: Readonly<Record<string, unknown>> | null, keys: readonly string[]): string | null {
+  if (!args) return null;
+  for (const k of keys) {
+    const v = args[k];
+    if (typeof v === 'string' && v !== '') return v;
+    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) return v.join(' ');
+  }
+  return null;
+}

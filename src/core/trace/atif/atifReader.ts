@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, count, isObject, isoMs, num, obj, str } from '../json';
+import { arr, clip, count, isObject, isoMs, num, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
@@ -229,7 +229,7 @@ function toolCall(ctx: Context, value: unknown, path: JsonPath, startMs: number 
     countSkipped(ctx.skipped, 'tool_call:invalid');
     return null;
   }
-  const args = argumentsOf(tc['arguments']);
+  const args = parseArguments(tc['arguments']) ?? {};
   return requestedToolCall({
     id,
     name,
@@ -238,19 +238,6 @@ function toolCall(ctx: Context, value: unknown, path: JsonPath, startMs: number 
     startMs,
     source: ctx.doc.locate(path),
   });
-}
-
-/** `arguments` is an object by the RFC; some writers leave it as the model's JSON string. */
-function argumentsOf(value: unknown): JsonObject {
-  if (isObject(value)) return value;
-  if (typeof value === 'string') {
-    try {
-      return obj(JSON.parse(value)) ?? {};
-    } catch {
-      return {};
-    }
-  }
-  return {};
 }
 
 function firstString(args: JsonObject, keys: readonly string[]): string | null {

@@ -1,10 +1,10 @@
-import { arr, clip, count, isObject, isoMs, obj, str } from '../json';
+import { arr, clip, count, isObject, isoMs, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
-import { failedPatchTarget, outputText, parseArguments, patchTarget, resolvePath, shellCommand, toolOutcome } from './toolOutput';
+import { failedPatchTarget, outputText, patchTarget, resolvePath, shellCommand, toolOutcome } from './toolOutput';
 
 /** Longest error text kept per failed tool call; the full text stays in the file. */
 const ERROR_TEXT_MAX = 600;

@@ -86,18 +86,6 @@ function jsonMetadata(text: string): ToolOutcome | null {
   };
 }
 
-/** The function_call `arguments`: a JSON string (parsed defensively) or, in some writers, an object. */
-export function parseArguments(value: unknown): JsonObject | null {
-  if (isObject(value)) return value;
-  if (typeof value !== 'string') return null;
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return isObject(parsed) ? parsed : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The command of a shell-like tool: `command` (shell_command, shell) or `cmd` (exec_command); arrays joined. */
 export function shellCommand(args: JsonObject | null): string | null {
   if (!args) return null;

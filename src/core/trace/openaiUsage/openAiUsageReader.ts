@@ -1,4 +1,4 @@
-import { arr, count, isObject, num, obj, str } from '../json';
+import { arr, count, firstArgument, isObject, num, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, Session, SourceRef, ToolCall } from '../model';
@@ -206,8 +206,8 @@ export class OpenAiUsageReader implements RecordReader {
       tools.push(requestedToolCall({
         id: toolId,
         name,
-        targetFile: pick(args, ['file_path', 'filePath', 'path', 'notebook_path', 'target_file']),
-        command: pick(args, ['command', 'cmd']),
+        targetFile: firstArgument(args, ['file_path', 'filePath', 'path', 'notebook_path', 'target_file']),
+        command: firstArgument(args, ['command', 'cmd']),
         startMs: null,
         source,
       }));
@@ -229,24 +229,3 @@ export class OpenAiUsageReader implements RecordReader {
   }
 }
 
-/** Tool arguments: OpenAI sends a JSON string; some servers send the object. */
-function parseArguments(value: unknown): JsonObject | null {
-  if (isObject(value)) return value;
-  if (typeof value !== 'string') return null;
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return isObject(parsed) ? parsed : null;
-  } catch {
-    return null;
-  }
-}
-
-function pick(args: JsonObject | null, keys: string[]): string | null {
-  if (!args) return null;
-  for (const k of keys) {
-    const v = args[k];
-    if (typeof v === 'string' && v !== '') return v;
-    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) return v.join(' ');
-  }
-  return null;
-}

@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { clip } from '../json';
+import { clip, firstArgument } from '../json';
 import { mostUsedModel } from '../model';
 import type { Diagnostic, LlmCall, Session, SourceRef, ToolCall } from '../model';
 import { countSkipped } from '../recordReader';
@@ -298,8 +298,8 @@ export class OtlpCollector {
     return {
       id: uniqueId(toolId(e), s.spanId, ids),
       name: attrString(a, GEN_AI.toolName) ?? s.name,
-      targetFile: pickString(args, ['file_path', 'filePath', 'path', 'notebook_path', 'target_file']),
-      command: pickString(args, ['command', 'cmd']),
+      targetFile: firstArgument(args, ['file_path', 'filePath', 'path', 'notebook_path', 'target_file']),
+      command: firstArgument(args, ['command', 'cmd']),
       startMs,
       endMs,
       durationMs: startMs !== null && endMs !== null && endMs >= startMs ? endMs - startMs : null,
@@ -380,16 +380,6 @@ function toolArguments(value: AttrValue | undefined): Record<string, AttrValue> 
     }
   }
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
-}
-
-function pickString(args: Record<string, AttrValue> | null, keys: string[]): string | null {
-  if (!args) return null;
-  for (const k of keys) {
-    const v = args[k];
-    if (typeof v === 'string' && v !== '') return v;
-    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) return v.join(' ');
-  }
-  return null;
 }
 
 /** Why a failed span failed: its status message, else its exception event, else `error.type`. */
