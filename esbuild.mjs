@@ -1,7 +1,7 @@
 // Builds every bundle: the extension and the CLI for Node, the webview for the browser.
 // Type checking is separate (npm run typecheck); esbuild only strips types.
 import * as esbuild from 'esbuild';
-import { cp, mkdir } from 'node:fs/promises';
+import { chmod, cp, mkdir } from 'node:fs/promises';
 
 const production = process.argv.includes('--production');
 const tests = process.argv.includes('--tests');
@@ -32,9 +32,19 @@ const common = {
   plugins: watch ? [problemMatcher] : [],
 };
 
+/** The CLI is package.json's `bin`: `npx agent-trace` runs the file itself, so it must be executable (esbuild writes 0644). */
+const executable = {
+  name: 'executable',
+  setup(build) {
+    build.onEnd(async (result) => {
+      if (result.errors.length === 0) await chmod(build.initialOptions.outfile, 0o755);
+    });
+  },
+};
+
 const builds = [
   { ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' }, plugins: [...common.plugins, executable] },
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'chrome120' },
   // The what-if simulator's Web Worker: the pure sim core, no DOM (the page starts it from a blob: URL).
   // No source map: a blob: worker cannot resolve the relative sourceMappingURL anyway.

@@ -18,6 +18,15 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
     if (!existsSync(cli)) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });
   });
 
+  it("the README's first command: npx agent-trace analyze on the bundled sample (the bin must be executable)", () => {
+    const r = spawnSync('npx', ['--no-install', 'agent-trace', 'analyze', 'samples/claude-code-sessions.trace.jsonl'], { cwd: repoRoot, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    // Counted from the sample's llm_call records: 48 calls; Σcached 4,997,060 / Σinput 5,062,122 = 98.7%.
+    assert.match(r.stdout, /session ae4a77f8-aedd-4bc1-888f-c94edc91af04\n[^\n]*\n {2}LLM calls 48, user turns 2\n/);
+    assert.match(r.stdout, /input 5,062,122 {2}cached 4,997,060/);
+    assert.match(r.stdout, /cache hit rate \(Σcached\/Σinput\) +98\.7%/);
+  });
+
   it('analyze --json follows the documented contract', () => {
     const r = run('analyze', SPOTTER, '--json');
     assert.equal(r.code, 0, r.stderr);
