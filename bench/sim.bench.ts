@@ -13,7 +13,9 @@ import { runFast } from '../src/core/sim/fastEngine';
 import { DEFAULT_PARAMS } from '../src/core/sim/params';
 import { runReference } from '../src/core/sim/referenceEngine';
 import { DEFAULT_REPLICAS } from '../src/core/sim/simRequests';
-import { runSweep } from '../src/core/sim/sweep';
+import { runScenario } from '../src/core/sim/scenario';
+import { DEFAULT_CLIFF, pastCliff, runSweep } from '../src/core/sim/sweep';
+import { POINTS_AFTER_CLIFF, REPLICA_SWEEP } from '../webview/whatIfModel';
 import { workloadFromSession } from '../src/core/sim/workload';
 import type { AgentWorkload } from '../src/core/sim/workload';
 import type { Engine } from '../src/core/sim/engineTypes';
@@ -93,6 +95,19 @@ async function main(): Promise<void> {
   console.log(`\nsweep over ${points.length} replica counts up to ${points[points.length - 1]} of a ${long.sessions[0]!.calls.length}-call session (${sweepCalls.toLocaleString()} calls), fast engine:`);
   console.log(`  ${sweep.ms.toFixed(0)} ms = ${(sweepCalls / (sweep.ms / 1000)).toFixed(0)} calls/s; target 1,000 ms → ${(sweep.ms / 1000).toFixed(2)}× the target`);
   console.log(`  cliff: ${sweep.value.cliff.summary}`);
+  // The what-if panel's cliff search on the same session: its replica points in order up to 64, stopping POINTS_AFTER_CLIFF past the cliff.
+  const search = time(() => {
+    const run: number[] = [];
+    let stop = Infinity;
+    for (const [i, n] of REPLICA_SWEEP.filter((v) => v <= 64).entries()) {
+      if (i > stop) break;
+      run.push(n);
+      const r = runScenario(runFast, long, { params, replicas: { ...DEFAULT_REPLICAS, replicas: n, staggerS: 10 } });
+      if (stop === Infinity && pastCliff(r, DEFAULT_CLIFF)) stop = i + POINTS_AFTER_CLIFF;
+    }
+    return run;
+  });
+  console.log(`  the what-if panel's cliff search (replicas ${search.value.join(', ')}, stopping ${POINTS_AFTER_CLIFF} points past the cliff): ${search.ms.toFixed(0)} ms`);
 
   // 3. What the what-if panel runs: the same 32-point sweep on each real session as recorded.
   const panelPoints = quick ? [2, 8, 32] : Array.from({ length: 32 }, (_, i) => 2 * (i + 1));
