@@ -45,6 +45,8 @@ const executable = {
 const builds = [
   { ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' }, plugins: [...common.plugins, executable] },
+  // The CLI's sweep threads: started by dist/cli.js from beside itself (src/node/parallelSweep.ts).
+  { ...common, entryPoints: ['src/node/sweepWorker.ts'], outfile: 'dist/sweepWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'chrome120' },
   // The what-if simulator's Web Worker: the pure sim core, no DOM (the page starts it from a blob: URL).
   // No source map: a blob: worker cannot resolve the relative sourceMappingURL anyway.

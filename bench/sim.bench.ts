@@ -8,6 +8,7 @@
 // replaying its calls again (same prompts, tool waits and prefix growth pattern).
 // Target (issue 5): a 32-point sweep of 64 replicas of an 800-call session in under 1 s.
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { runFast } from '../src/core/sim/fastEngine';
 import { DEFAULT_PARAMS } from '../src/core/sim/params';
@@ -20,6 +21,7 @@ import { workloadFromSession } from '../src/core/sim/workload';
 import type { AgentWorkload } from '../src/core/sim/workload';
 import type { Engine } from '../src/core/sim/engineTypes';
 import { parseTrace } from '../src/core/trace/parseTrace';
+import { runSweepOnThreads } from '../src/node/parallelSweep';
 import { readTraceFiles } from '../src/node/traceFiles';
 
 const quick = process.argv.includes('--quick');
@@ -95,6 +97,12 @@ async function main(): Promise<void> {
   console.log(`\nsweep over ${points.length} replica counts up to ${points[points.length - 1]} of a ${long.sessions[0]!.calls.length}-call session (${sweepCalls.toLocaleString()} calls), fast engine:`);
   console.log(`  ${sweep.ms.toFixed(0)} ms = ${(sweepCalls / (sweep.ms / 1000)).toFixed(0)} calls/s; target 1,000 ms → ${(sweep.ms / 1000).toFixed(2)}× the target`);
   console.log(`  cliff: ${sweep.value.cliff.summary}`);
+  // The same sweep on worker threads, as `agent-trace simulate --sweep` runs it: the points shared out over the cores.
+  const threads = availableParallelism();
+  const t0 = performance.now();
+  const threaded = await runSweepOnThreads('fast', long, { params, replicas: { ...DEFAULT_REPLICAS, staggerS: 10 } }, 'replicas', points, undefined, { threads, workerScript: join(__dirname, 'sweepWorker.js') });
+  const threadedMs = performance.now() - t0;
+  console.log(`  on ${threads} worker threads: ${threadedMs.toFixed(0)} ms (${(sweep.ms / threadedMs).toFixed(2)}× the speed of one thread; ${(threadedMs / 1000).toFixed(2)}× the target); identical outcome: ${JSON.stringify(threaded) === JSON.stringify(sweep.value)}`);
   // The what-if panel's cliff search on the same session: its replica points in order up to 64, stopping POINTS_AFTER_CLIFF past the cliff.
   const search = time(() => {
     const run: number[] = [];

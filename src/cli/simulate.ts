@@ -1,20 +1,19 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import type { Engine } from '../core/sim/engineTypes';
-import { runFast } from '../core/sim/fastEngine';
+import { join } from 'node:path';
 import { formatCount } from '../core/report/formatNumbers';
 import { capacityFor, DEFAULT_PARAMS, GPU_MEMORY_UTILIZATION, GPU_PRESETS, ParamError, RESERVED_GIB, validateParams } from '../core/sim/params';
 import type { EngineParams } from '../core/sim/params';
 import { peakBlocks } from '../core/sim/policySupport';
-import { runReference } from '../core/sim/referenceEngine';
 import { runScenario } from '../core/sim/scenario';
 import type { ScenarioResult } from '../core/sim/scenario';
 import type { ReplicaOptions } from '../core/sim/simRequests';
-import { DEFAULT_CLIFF, runSweep } from '../core/sim/sweep';
+import { DEFAULT_CLIFF } from '../core/sim/sweep';
 import type { Cliff, SweepAxis } from '../core/sim/sweep';
 import { parseWorkloadJson, workloadFromBlockTrace, workloadFromSession, workloadToJson, WorkloadError } from '../core/sim/workload';
 import type { BlockWorkload, Workload } from '../core/sim/workload';
 import type { FormatId, Session } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
+import { autoThreads, engineByName, runSweepOnThreads } from '../node/parallelSweep';
 import { readTraceFiles } from '../node/traceFiles';
 import { parseSimulateArgs, replicaOptions, SIMULATE_HELP, SIMULATE_USAGE } from './simulateArgs';
 import type { EngineName, SimulateArgs } from './simulateArgs';
@@ -273,7 +272,7 @@ async function simulate(a: SimulateArgs): Promise<number> {
     if (!simulating) return 0;
   }
 
-  const engine: Engine = a.engine === 'reference' ? runReference : runFast;
+  const engine = engineByName(a.engine);
   const replicas = workload.kind === 'sessions' ? replicaOptions(a) : null;
   const cliffThreshold = a.cliffThreshold ?? DEFAULT_CLIFF.hitRateDropThreshold;
   const input: SimulateInput = {
@@ -297,8 +296,13 @@ async function simulate(a: SimulateArgs): Promise<number> {
 
   if (a.sweep) {
     const showProgress = process.stderr.isTTY === true;
-    const sweep = runSweep(engine, workload, options, a.sweep.axis, a.sweep.values, { hitRateDropThreshold: cliffThreshold }, (done, total) => {
-      if (showProgress) process.stderr.write(`\rsimulating ${done}/${total}${done === total ? '\n' : ''}`);
+    const threads = a.threads ?? autoThreads(workload, options, a.sweep.axis, a.sweep.values);
+    const sweep = await runSweepOnThreads(a.engine, workload, options, a.sweep.axis, a.sweep.values, { hitRateDropThreshold: cliffThreshold }, {
+      threads,
+      workerScript: join(__dirname, 'sweepWorker.js'),
+      onPoint: (done, total) => {
+        if (showProgress) process.stderr.write(`\rsimulating ${done}/${total}${done === total ? '\n' : ''}`);
+      },
     });
     if (a.json) {
       const doc: SweepDocument = { input, sweep: sweep.points.map(({ value, result: { calls: _calls, ...rest } }) => ({ value, ...rest })), cliff: sweep.cliff };

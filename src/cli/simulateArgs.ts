@@ -62,6 +62,8 @@ export interface SimulateArgs {
   overrides: ParamOverrides;
   sweep: { axis: SweepAxis; values: number[] } | null;
   cliffThreshold: number | null;
+  /** Sweep points run at once (null: one per core, for sweeps big enough to gain). */
+  threads: number | null;
   /** Every flag given, in order. */
   given: string[];
 }
@@ -134,6 +136,8 @@ Sweep:
                               LIST: values and ranges, comma-separated; A..B is A, 2A, 4A, ... up
                               to B (B included), e.g. replicas=1..64 or capacity=16384,65536..262144
   --cliff-threshold X         hit-rate drop below ideal that counts as the cliff (default ${DEFAULT_CLIFF.hitRateDropThreshold})
+  --threads N                 sweep points run at once on worker threads (default: one per core
+                              when the sweep simulates 20,000 calls or more, else 1); same results
 Output:
   --json                      print the stable JSON contract described in the README
   --emit-workload OUT.json    write the workload JSON and stop (and simulate too with --json or --sweep)
@@ -261,6 +265,14 @@ const FLAGS = new Map<string, Apply>([
       a.cliffThreshold = n;
     },
   ],
+  [
+    '--threads',
+    (a, v, f) => {
+      const n = num(f, v);
+      if (!(Number.isInteger(n) && n >= 1)) throw new UsageError(`${f} needs a whole number ≥ 1, not "${v}"`, SIMULATE_HELP);
+      a.threads = n;
+    },
+  ],
   ['--emit-workload', (a, v) => void (a.emitWorkload = v)],
 ]);
 
@@ -276,7 +288,7 @@ function conflict(a: SimulateArgs, one: string, others: readonly string[], why: 
 export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
   const a: SimulateArgs = {
     file: null, workload: null, format: null, session: null, json: false, emitWorkload: null, engine: 'fast', replicas: {},
-    capacityTokens: null, gpu: null, model: null, gpuMemoryGiB: null, overrides: {}, sweep: null, cliffThreshold: null, given: [],
+    capacityTokens: null, gpu: null, model: null, gpuMemoryGiB: null, overrides: {}, sweep: null, cliffThreshold: null, threads: null, given: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -317,6 +329,7 @@ export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
   if (a.sweep?.axis === 'replicas') conflict(a, '--sweep', ['--replicas'], 'the sweep sets the replica count');
   if (a.sweep?.axis === 'capacity') conflict(a, '--sweep', ['--capacity-tokens'], 'the sweep sets the capacity');
   if (a.cliffThreshold !== null && !a.sweep) throw new UsageError('--cliff-threshold needs --sweep: the cliff is found over a sweep', SIMULATE_HELP);
+  if (a.threads !== null && !a.sweep) throw new UsageError('--threads needs --sweep: the threads share out the sweep points', SIMULATE_HELP);
   return a;
 }
 

@@ -73,6 +73,22 @@ export function peakSessionTokens(workload: Workload): number {
  * just above it (the analytic first guess of research/kvsim.md §5).
  */
 export function runSweep(engine: Engine, workload: Workload, base: ScenarioOptions, axis: SweepAxis, values: readonly number[], cliffOptions: CliffOptions = DEFAULT_CLIFF, onPoint?: (done: number, total: number) => void): SweepResult {
+  const scenarios = sweepScenarios(base, axis, values);
+  const alone = new Map<string, Array<number | null>>();
+  const points: SweepPoint[] = [];
+  scenarios.forEach(({ value, options }, i) => {
+    points.push({ value, result: runScenario(engine, workload, options, alone) });
+    onPoint?.(i + 1, scenarios.length);
+  });
+  return { axis, points, cliff: findCliff(axis, points, workload, cliffOptions) };
+}
+
+/**
+ * A sweep's points in sweep order (replica counts rising, capacities falling), each with
+ * the scenario it runs: for runSweep, and for callers that run the points elsewhere
+ * (worker threads) and hand them to findCliff.
+ */
+export function sweepScenarios(base: ScenarioOptions, axis: SweepAxis, values: readonly number[]): Array<{ value: number; options: ScenarioOptions }> {
   if (values.length === 0) throw new ParamError('the sweep needs at least one value');
   for (const v of values) {
     if (!(Number.isFinite(v) && v > 0) || (axis === 'replicas' && !Number.isInteger(v))) throw new ParamError(`sweep ${axis} values must be ${axis === 'replicas' ? 'whole numbers' : 'numbers'} > 0, got ${JSON.stringify(v)}`);
@@ -80,15 +96,10 @@ export function runSweep(engine: Engine, workload: Workload, base: ScenarioOptio
   // Replicas rise, capacities fall: the cliff is the first point in that order.
   const ordered = [...new Set(values)].sort((a, b) => (axis === 'replicas' ? a - b : b - a));
   const replicas = base.replicas ?? DEFAULT_REPLICAS;
-  const alone = new Map<string, Array<number | null>>();
-  const points: SweepPoint[] = [];
-  ordered.forEach((value, i) => {
-    const options: ScenarioOptions =
-      axis === 'replicas' ? { ...base, replicas: { ...replicas, replicas: value } } : { ...base, params: { ...base.params, capacityTokens: value } };
-    points.push({ value, result: runScenario(engine, workload, options, alone) });
-    onPoint?.(i + 1, ordered.length);
-  });
-  return { axis, points, cliff: findCliff(axis, points, workload, cliffOptions) };
+  return ordered.map((value) => ({
+    value,
+    options: axis === 'replicas' ? { ...base, replicas: { ...replicas, replicas: value } } : { ...base, params: { ...base.params, capacityTokens: value } },
+  }));
 }
 
 /**

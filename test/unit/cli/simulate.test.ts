@@ -50,7 +50,7 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
       '--workload', '--session', '--replicas', '--stagger-s', '--stagger', '--seed', '--tool-wait-scale', '--capacity-tokens', '--gpu', '--model', '--gpu-memory-gib',
       '--policy', '--ttl-s', '--max-ttl-s', '--admission-cap', '--initial-cap', '--hit-rate-floor', '--backoff', '--window-s', '--offload-tokens', '--offload-gbps',
       '--block-size', '--max-batched-tokens', '--max-num-seqs', '--max-model-len', '--free-order', '--step-fixed-ms', '--prefill-us-per-token', '--kv-read-ns-per-token',
-      '--decode-us-per-seq', '--kv-bytes-per-token', '--engine', '--sweep', '--cliff-threshold', '--emit-workload', '--json',
+      '--decode-us-per-seq', '--kv-bytes-per-token', '--engine', '--sweep', '--cliff-threshold', '--threads', '--emit-workload', '--json',
     ];
     for (const f of flags) assert.match(r.stdout, new RegExp(`^  ${f}[ =]`, 'm'), f);
     assert.match(r.stdout, /A\.\.B is A, 2A, 4A, \.\.\. up\s+to B \(B included\)/);
@@ -168,6 +168,17 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
     assert.match(text.stdout, /The cliff is at 8 sessions: the hit rate falls to \d+% \(ideal \d+%\)\. Admit at most 4 sessions at once/);
     // A stricter threshold cannot move the cliff later.
     assert.ok(json(...args, '--cliff-threshold', '0.05').cliff.at <= 8);
+  });
+
+  it('--threads runs the sweep points on worker threads with the same document', () => {
+    const args = ['--workload', GROWING, '--capacity-tokens', '2048', '--step-fixed-ms', '1', '--prefill-us-per-token', '10', '--kv-read-ns-per-token', '10', '--sweep', 'replicas=1..8'];
+    assert.deepEqual(json(...args, '--threads', '3'), json(...args, '--threads', '1'));
+    // A point the engine refuses (capacity below one block) is reported from its thread as it is in-process.
+    const refused = ['--workload', GROWING, '--sweep', 'capacity=8,4096', '--threads', '2'];
+    fails(1, /^agent-trace: capacityTokens must be at least one block \(16 tokens\), got 8$/m, ...refused);
+    fails(2, /--threads needs a whole number ≥ 1, not "0"/, '--workload', GROWING, '--sweep', 'replicas=1..8', '--threads', '0');
+    fails(2, /--threads needs a whole number ≥ 1, not "1\.5"/, '--workload', GROWING, '--sweep', 'replicas=1..8', '--threads', '1.5');
+    fails(2, /--threads needs --sweep/, '--workload', GROWING, '--threads', '2');
   });
 
   it('--engine reference gives the same results as the fast engine', () => {

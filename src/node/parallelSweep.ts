@@ -1,0 +1,114 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { Engine } from '../core/sim/engineTypes';
+import { runFast } from '../core/sim/fastEngine';
+import { ParamError } from '../core/sim/params';
+import { runReference } from '../core/sim/referenceEngine';
+import type { ScenarioOptions, ScenarioResult } from '../core/sim/scenario';
+import { DEFAULT_CLIFF, findCliff, runSweep, sweepScenarios } from '../core/sim/sweep';
+import type { CliffOptions, SweepAxis, SweepPoint, SweepResult } from '../core/sim/sweep';
+import type { Workload } from '../core/sim/workload';
+
+/** Which engine runs the points: by name, as a worker cannot be handed a function. */
+export type SweepEngineName = 'fast' | 'reference';
+
+/** What every worker of one sweep is started with. */
+export interface SweepWorkerData {
+  engine: SweepEngineName;
+  workload: Workload;
+  scenarios: Array<{ value: number; options: ScenarioOptions }>;
+}
+
+/** Worker → sweep: one point's result, or the error that point raised. */
+export type SweepWorkerReply = { index: number; result: ScenarioResult } | { index: number; error: { paramError: boolean; message: string } };
+
+export interface ThreadedSweepOptions {
+  /** Points run at once; 1 runs them in this thread, one after another. */
+  threads: number;
+  /** The worker script: the bundled src/node/sweepWorker.ts (dist/sweepWorker.js). */
+  workerScript: string;
+  onPoint?: (done: number, total: number) => void;
+}
+
+export function engineByName(name: SweepEngineName): Engine {
+  return name === 'reference' ? runReference : runFast;
+}
+
+/** Simulated calls below which starting threads costs more than it saves. */
+const THREADS_WORTH_IT_CALLS = 20_000;
+
+/**
+ * Threads for a sweep when the user did not say: one per core, but none for a sweep so
+ * small that starting workers (tens of ms each, and a copy of the workload) would
+ * outweigh it.
+ */
+export function autoThreads(workload: Workload, base: ScenarioOptions, axis: SweepAxis, values: readonly number[]): number {
+  const points = new Set(values).size;
+  let calls: number;
+  if (workload.kind === 'requests') calls = workload.requests.length * points;
+  else {
+    const perReplica = workload.sessions.reduce((n, s) => n + s.calls.length, 0);
+    const replicas = axis === 'replicas' ? [...new Set(values)].reduce((n, v) => n + v, 0) : (base.replicas?.replicas ?? 1) * points;
+    calls = perReplica * replicas;
+  }
+  return calls < THREADS_WORTH_IT_CALLS ? 1 : Math.max(1, Math.min(availableParallelism(), points));
+}
+
+/**
+ * runSweep with the points spread over worker threads: the same points, the same results
+ * (each point is one deterministic run, whichever thread runs it), the same cliff.
+ * Points are handed out one at a time, the costliest first (the most replicas; a
+ * capacity sweep's points cost about the same), so a thread that drew a cheap point
+ * takes the next. A point's ParamError comes back as a ParamError.
+ */
+export async function runSweepOnThreads(
+  engine: SweepEngineName,
+  workload: Workload,
+  base: ScenarioOptions,
+  axis: SweepAxis,
+  values: readonly number[],
+  cliffOptions: CliffOptions = DEFAULT_CLIFF,
+  options: ThreadedSweepOptions,
+): Promise<SweepResult> {
+  const scenarios = sweepScenarios(base, axis, values);
+  const threads = Math.min(options.threads, scenarios.length);
+  if (threads <= 1) return runSweep(engineByName(engine), workload, base, axis, values, cliffOptions, options.onPoint);
+  const order = scenarios.map((_, i) => i);
+  if (axis === 'replicas') order.reverse();
+  const results: Array<ScenarioResult | undefined> = new Array(scenarios.length);
+  const data: SweepWorkerData = { engine, workload, scenarios };
+  const workers: Worker[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let next = 0;
+      let done = 0;
+      const give = (w: Worker): void => {
+        if (next < order.length) w.postMessage(order[next++]);
+      };
+      for (let t = 0; t < threads; t++) {
+        const w = new Worker(options.workerScript, { workerData: data });
+        workers.push(w);
+        w.on('message', (reply: SweepWorkerReply) => {
+          if ('error' in reply) {
+            reject(reply.error.paramError ? new ParamError(reply.error.message) : new Error(reply.error.message));
+            return;
+          }
+          results[reply.index] = reply.result;
+          done++;
+          options.onPoint?.(done, scenarios.length);
+          if (done === scenarios.length) resolve();
+          else give(w);
+        });
+        w.on('error', reject);
+        w.on('exit', (code) => {
+          if (done < scenarios.length) reject(new Error(`a sweep worker stopped (exit code ${code}) with ${scenarios.length - done} points left`));
+        });
+        give(w);
+      }
+    });
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  const points: SweepPoint[] = scenarios.map(({ value }, i) => ({ value, result: results[i]! }));
+  return { axis, points, cliff: findCliff(axis, points, workload, cliffOptions) };
+}
