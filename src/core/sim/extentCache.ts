@@ -577,6 +577,25 @@ export class ExtentCache {
         e = this.splitAt(e, from, tables);
         continue; // the loop reaches the upper part next
       }
+      const previous = i > 0 ? table[i - 1]! : null;
+      const end = Math.min(e.to, to);
+      if (previous && this.extendsInto(previous, e, end)) {
+        // Decode's common case: what the split, hash and fold below would do, without making and folding an extent.
+        this.seq += end - e.from;
+        this.ever.add(e.base, e.from, end);
+        if (this.cpu.enabled) for (let j = e.from; j < end; j++) this.cpu.delete(e.base, j);
+        previous.to = end;
+        if (end < e.to) e.from = end;
+        else {
+          e.alive = false;
+          for (const h of e.holders) {
+            const t = tables[h]!;
+            removeAt(t, t.indexOf(e));
+          }
+          i--;
+        }
+        continue;
+      }
       if (e.to > to) this.splitAt(e, to, tables);
       e.hashed = true;
       e.seq0 = this.seq;
@@ -585,7 +604,6 @@ export class ExtentCache {
       this.ever.add(e.base, e.from, e.to);
       if (this.cpu.enabled) for (let j = e.from; j < e.to; j++) this.cpu.delete(e.base, j);
       // Decode hashes a block at a time: fold it into the run before it when nothing tells them apart.
-      const previous = i > 0 ? table[i - 1]! : null;
       if (previous && this.mergeable(previous, e)) {
         this.absorb(previous, e, tables);
         i--;
@@ -603,6 +621,18 @@ export class ExtentCache {
     if ((!entering && lower.inQueue !== upper.inQueue) || lower.holders.length !== upper.holders.length) return false;
     for (let k = 0; k < lower.holders.length; k++) if (lower.holders[k] !== upper.holders[k]) return false;
     for (const x of this.index.get(lower.base) ?? []) if (x !== lower && x !== upper && x.from < upper.to && lower.from < x.to) return false;
+    return true;
+  }
+
+  /**
+   * Whether hashing blocks [e.from, end) of the unhashed extent `e` would fold them into
+   * `lower` (mergeable, asked before the split and the hashing).
+   */
+  private extendsInto(lower: Extent, e: Extent, end: number): boolean {
+    if (!lower.hashed || e.hashed || lower.base !== e.base || lower.to !== e.from || lower.ref !== e.ref || lower.inQueue !== e.inQueue) return false;
+    if (lower.holders.length !== e.holders.length) return false;
+    for (let k = 0; k < lower.holders.length; k++) if (lower.holders[k] !== e.holders[k]) return false;
+    for (const x of this.index.get(lower.base) ?? []) if (x !== lower && x.from < end && lower.from < x.to) return false;
     return true;
   }
 
