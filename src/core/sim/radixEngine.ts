@@ -64,6 +64,8 @@ export interface RadixDebug {
  * Deterministic; owns every piece of state of one run.
  */
 export function runRadix(plan: SimPlan, p: EngineParams, debug: RadixDebug = {}): EngineOutcome {
+  // An empty key list would read as "nothing cached, ever": refuse rather than answer wrong.
+  if (!plan.tokenKeys) throw new Error('the sglang-lru engine needs a plan with token keys (planWorkload(…, withTokenKeys = true))');
   return new RadixRun(plan, p, debug).run();
 }
 

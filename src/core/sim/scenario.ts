@@ -100,7 +100,8 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
   const p = options.params;
   validateScenario(workload, p);
   const replicas = options.replicas ?? DEFAULT_REPLICAS;
-  const plan = planWorkload(workload, p.blockSizeTokens, replicas);
+  const tokenLevel = p.policy === 'sglang-lru';
+  const plan = planWorkload(workload, p.blockSizeTokens, replicas, tokenLevel);
   const outcome = engine(plan, p);
   const done = outcome.records.filter((r) => !r.rejected);
   const prompt = done.reduce((n, r) => n + r.promptTokens, 0);
@@ -114,7 +115,7 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
     if (alone.length === 0) {
       alone = workload.sessions.map((s) => {
         const single: Workload = { kind: 'sessions', sharedPrefixTokens: workload.sharedPrefixTokens, sessions: [{ ...s, startS: 0 }] };
-        const soloPlan = planWorkload(single, p.blockSizeTokens, { ...DEFAULT_REPLICAS, toolWaitScale: replicas.toolWaitScale });
+        const soloPlan = planWorkload(single, p.blockSizeTokens, { ...DEFAULT_REPLICAS, toolWaitScale: replicas.toolWaitScale }, tokenLevel);
         return completions(soloPlan, engine(soloPlan, p))[0] ?? null;
       });
       aloneCache?.set(key, alone);

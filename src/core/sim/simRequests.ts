@@ -47,7 +47,8 @@ export interface SimRequest {
   /**
    * The same content token by token, for the token-level radix cache (sglang-lru):
    * token `t` in `[from, to)` has key `base + t`, runs contiguous from 0 to prompt +
-   * output. Unlike `keys`, a kept prefix is not rounded down to whole blocks.
+   * output. Unlike `keys`, a kept prefix is not rounded down to whole blocks. Empty
+   * unless the plan was made with token keys (SimPlan.tokenKeys).
    */
   tokenKeys: KeyRun[];
 }
@@ -68,6 +69,8 @@ export interface SimPlan {
   sessions: SimSession[];
   /** Block size the keys were cut for. */
   blockSizeTokens: number;
+  /** Whether requests carry tokenKeys (only the token-level sglang-lru engine reads them; otherwise they are left empty). */
+  tokenKeys: boolean;
 }
 
 /** How replicas start: all at once, one every `staggerS` seconds, or with seeded random gaps of mean `staggerS`. */
@@ -130,7 +133,7 @@ function tokenBase(lineage: number, tokens: number): number {
 }
 
 /** Replays an agent workload as `replicas` copies of each session, each with its own content but the shared prefix. */
-function planAgents(w: AgentWorkload, blockSize: number, o: ReplicaOptions): SimPlan {
+function planAgents(w: AgentWorkload, blockSize: number, o: ReplicaOptions, withTokenKeys: boolean): SimPlan {
   const requests: SimRequest[] = [];
   const sessions: SimSession[] = [];
   let lineage = 1;
@@ -151,17 +154,19 @@ function planAgents(w: AgentWorkload, blockSize: number, o: ReplicaOptions): Sim
         const totalTokens = call.promptTokens + output;
         const total = blocksOf(totalTokens, blockSize);
         const own = lineage++;
-        const ownTokens = tokenBase(own, totalTokens);
+        const ownTokens = withTokenKeys ? tokenBase(own, totalTokens) : 0;
         let keys: KeyRun[];
-        let tokenKeys: KeyRun[];
+        let tokenKeys: KeyRun[] = [];
         if (k === 0) {
           const sharedTokens = Math.min(w.sharedPrefixTokens, call.promptTokens);
           const shared = Math.floor(sharedTokens / blockSize);
           keys = shared > 0 ? [{ base: GLOBAL * LINEAGE_SPAN, from: 0, to: shared }] : [];
           keys.push({ base: own * LINEAGE_SPAN, from: shared, to: total });
-          // Token level: the exact shared prefix, not rounded down to blocks.
-          tokenKeys = sharedTokens > 0 ? [{ base: GLOBAL * TOKEN_LINEAGE_SPAN, from: 0, to: sharedTokens }] : [];
-          tokenKeys.push({ base: ownTokens, from: sharedTokens, to: totalTokens });
+          if (withTokenKeys) {
+            // Token level: the exact shared prefix, not rounded down to blocks.
+            tokenKeys = sharedTokens > 0 ? [{ base: GLOBAL * TOKEN_LINEAGE_SPAN, from: 0, to: sharedTokens }] : [];
+            tokenKeys.push({ base: ownTokens, from: sharedTokens, to: totalTokens });
+          }
         } else {
           // Clamped to the previous call's length so the runs stay contiguous even for a prefix the JSON checks would refuse.
           const keptTokens = Math.min(call.prefixTokens, previousTokens, call.promptTokens);
@@ -171,8 +176,10 @@ function planAgents(w: AgentWorkload, blockSize: number, o: ReplicaOptions): Sim
           // no key is shared by two contents. Keys then stay one run per compaction instead
           // of one per call (an 800-call session would otherwise carry 800 runs a call).
           keys = extendRuns(path, kept, kept === Math.floor(previousTokens / blockSize), own * LINEAGE_SPAN, total);
-          tokenKeys = extendRuns(tokenPath, keptTokens, keptTokens === previousTokens, ownTokens, totalTokens);
-          if (keptTokens === previousTokens) tokenBase(0, totalTokens); // the continued token lineage must still hold the context
+          if (withTokenKeys) {
+            tokenKeys = extendRuns(tokenPath, keptTokens, keptTokens === previousTokens, ownTokens, totalTokens);
+            if (keptTokens === previousTokens) tokenBase(0, totalTokens); // the continued token lineage must still hold the context
+          }
         }
         path = keys;
         tokenPath = tokenKeys;
@@ -183,7 +190,7 @@ function planAgents(w: AgentWorkload, blockSize: number, o: ReplicaOptions): Sim
       });
     });
   }
-  return { requests, sessions, blockSizeTokens: blockSize };
+  return { requests, sessions, blockSizeTokens: blockSize, tokenKeys: withTokenKeys };
 }
 
 /**
@@ -196,7 +203,7 @@ function planAgents(w: AgentWorkload, blockSize: number, o: ReplicaOptions): Sim
  * tokens; the trace says nothing finer, so two requests share a hashed block's tokens
  * all or none.
  */
-function planBlocks(w: BlockWorkload): SimPlan {
+function planBlocks(w: BlockWorkload, withTokenKeys: boolean): SimPlan {
   const bs = w.blockSizeTokens;
   const interned = new Map<string, number>();
   let nextKey = 1;
@@ -217,20 +224,24 @@ function planBlocks(w: BlockWorkload): SimPlan {
       parent = key;
       keys.push({ base: key - j, from: j, to: j + 1 });
       // Token t = j·bs + o of this block has key (key − 1)·bs + o.
-      tokenKeys.push({ base: (key - 1) * bs - j * bs, from: j * bs, to: (j + 1) * bs });
+      if (withTokenKeys) tokenKeys.push({ base: (key - 1) * bs - j * bs, from: j * bs, to: (j + 1) * bs });
     }
     const total = blocksOf(q.promptTokens + output, bs);
     const own = lineage++;
     keys.push({ base: own * LINEAGE_SPAN, from: full, to: total });
-    tokenKeys.push({ base: tokenBase(own, q.promptTokens + output), from: full * bs, to: q.promptTokens + output });
+    if (withTokenKeys) tokenKeys.push({ base: tokenBase(own, q.promptTokens + output), from: full * bs, to: q.promptTokens + output });
     return { id: i, session: -1, callIndex: i, promptTokens: q.promptTokens, outputTokens: output, arrivalS: q.arrivalS, toolWaitS: 0, keys, tokenKeys };
   });
-  return { requests, sessions: [], blockSizeTokens: w.blockSizeTokens };
+  return { requests, sessions: [], blockSizeTokens: w.blockSizeTokens, tokenKeys: withTokenKeys };
 }
 
-/** Builds the engine's plan for a workload. Block traces keep their own block size; agents use the engine's. */
-export function planWorkload(w: Workload, engineBlockSize: number, o: ReplicaOptions = DEFAULT_REPLICAS): SimPlan {
-  return w.kind === 'sessions' ? planAgents(w, engineBlockSize, o) : planBlocks(w);
+/**
+ * Builds the engine's plan for a workload. Block traces keep their own block size; agents
+ * use the engine's. Token keys are for the token-level engine (sglang-lru) alone: leaving
+ * them out spares the block-level engines a second key list per request.
+ */
+export function planWorkload(w: Workload, engineBlockSize: number, o: ReplicaOptions = DEFAULT_REPLICAS, withTokenKeys = true): SimPlan {
+  return w.kind === 'sessions' ? planAgents(w, engineBlockSize, o, withTokenKeys) : planBlocks(w, withTokenKeys);
 }
 
 /**

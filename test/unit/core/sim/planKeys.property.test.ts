@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { DEFAULT_PARAMS } from '../../../../src/core/sim/params';
+import { runRadix } from '../../../../src/core/sim/radixEngine';
 import { planWorkload, visitKeys } from '../../../../src/core/sim/simRequests';
 import type { KeyRun } from '../../../../src/core/sim/simRequests';
 import type { AgentWorkload } from '../../../../src/core/sim/workload';
@@ -107,6 +109,10 @@ describe('planned keys stand for content (property tests)', () => {
         assert.equal(plan.requests.length, tokens.length);
         checkBijection(tokens, (r) => plan.requests[r]!.keys, BS, 'blocks');
         checkBijection(tokens, (r) => plan.requests[r]!.tokenKeys, 1, 'tokens');
+        // The block-level engines' plan leaves the token keys out and nothing else.
+        const blocksOnly = planWorkload(w, BS, { replicas, staggerS: 0, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 }, false);
+        assert.equal(blocksOnly.tokenKeys, false);
+        assert.deepEqual(blocksOnly.requests, plan.requests.map((q) => ({ ...q, tokenKeys: [] })));
       }),
       { numRuns: RUNS, seed: Number(process.env['PROPERTY_SEED'] ?? 20261130) },
     );
@@ -120,5 +126,11 @@ describe('planned keys stand for content (property tests)', () => {
     const plan = planWorkload(w, BS);
     assert.equal(Math.max(...plan.requests.map((r) => r.keys.length)), 2);
     assert.equal(Math.max(...plan.requests.map((r) => r.tokenKeys.length)), 2);
+  });
+
+  it('the token-level engine refuses a plan made without token keys instead of reading it as an empty cache', () => {
+    const w: AgentWorkload = { kind: 'sessions', sharedPrefixTokens: 0, sessions: [{ id: 'a', startS: 0, calls: [{ promptTokens: 100, prefixTokens: 0, outputTokens: 5, toolWaitS: 0 }] }] };
+    assert.throws(() => runRadix(planWorkload(w, BS, undefined, false), { ...DEFAULT_PARAMS, policy: 'sglang-lru' }), /needs a plan with token keys/);
+    assert.equal(runRadix(planWorkload(w, BS), { ...DEFAULT_PARAMS, policy: 'sglang-lru' }).records.length, 1);
   });
 });
