@@ -47,6 +47,8 @@ export interface HitPiece {
   to: number;
 }
 
+const NO_EXTENTS: readonly Extent[] = [];
+
 function size(e: Extent): number {
   return e.to - e.from;
 }
@@ -268,6 +270,9 @@ export class ExtentCache {
   private seq = 0;
   /** Blocks saved to the CPU tier since the last call to takeSaved (for transfer time). */
   savedBlocks = 0;
+  /** Scratch of blocksBeforePieces. */
+  private readonly wantedScratch: Extent[] = [];
+  private readonly wantedHiScratch: number[] = [];
 
   constructor(
     readonly blocks: number,
@@ -322,11 +327,16 @@ export class ExtentCache {
     if (!list) return;
     const i = list.indexOf(e);
     // Order in an index list decides nothing (lookups compare insert order), so the last item fills the hole.
+    // An emptied list stays for the lineage's next blocks: decode empties and refills it all the time.
     if (i >= 0) {
       list[i] = list[list.length - 1]!;
       list.pop();
     }
-    if (list.length === 0) this.index.delete(e.base);
+  }
+
+  /** The hashed extents of a lineage (empty when none). */
+  private indexed(base: number): readonly Extent[] {
+    return this.index.get(base) ?? NO_EXTENTS;
   }
 
   /**
@@ -376,23 +386,24 @@ export class ExtentCache {
     return chosen;
   }
 
-  /** The leading blocks of a key sequence present on the GPU (up to `max`), as pieces of extents. */
-  lookup(keys: readonly KeyRun[], max: number): { pieces: HitPiece[]; blocks: number } {
-    const pieces: HitPiece[] = [];
+  /** The leading blocks of a key sequence present on the GPU (up to `max`); `pieces` is refilled with them, as pieces of extents. */
+  lookup(keys: readonly KeyRun[], max: number, pieces: HitPiece[]): number {
+    pieces.length = 0;
     let j = 0;
-    for (const run of keys) {
+    for (let k = 0; k < keys.length; k++) {
+      const run = keys[k]!;
       if (j >= max) break;
       if (run.from > j || run.to <= j) break;
       const end = Math.min(run.to, max);
       while (j < end) {
         const ext = this.best(run.base, j);
-        if (!ext) return { pieces, blocks: j };
+        if (!ext) return j;
         const to = Math.min(this.bestUntil, end);
         pieces.push({ ext, from: j, to });
         j = to;
       }
     }
-    return { pieces, blocks: j };
+    return j;
   }
 
   /** Leading blocks (from `from`, up to `max`) present in the CPU tier. */
@@ -427,7 +438,7 @@ export class ExtentCache {
   private fragment(e: Extent, j: number): Extent {
     if (e.alive && e.from <= j && j < e.to) return e;
     const offset = e.seq0 - e.from;
-    for (const x of this.index.get(e.base) ?? []) if (x.from <= j && j < x.to && x.seq0 - x.from === offset) return x;
+    for (const x of this.indexed(e.base)) if (x.from <= j && j < x.to && x.seq0 - x.from === offset) return x;
     throw new Error('touch: the hit block is gone');
   }
 
@@ -512,22 +523,31 @@ export class ExtentCache {
    */
   blocksBeforePieces(pieces: readonly HitPiece[], limit: number): number {
     if (pieces.length === 0) return limit;
-    const wanted = new Map<Extent, number>(); // queued extent → lowest `to` among the hit ranges in it
+    // Queued extents holding hit blocks, each with the lowest `to` among the hit ranges in it (a handful: a scan beats a Map).
+    const wanted = this.wantedScratch;
+    const wantedHi = this.wantedHiScratch;
+    wanted.length = 0;
+    wantedHi.length = 0;
     for (const p of pieces) {
       // Fragments of a piece's extent may now hold it; every queued fragment overlapping counts.
-      for (const e of this.index.get(p.ext.base) ?? []) {
+      for (const e of this.indexed(p.ext.base)) {
         if (!e.inQueue || e.seq0 - e.from !== p.ext.seq0 - p.ext.from) continue;
         const lo = Math.max(e.from, p.from);
         const hi = Math.min(e.to, p.to);
-        if (lo < hi) wanted.set(e, Math.min(wanted.get(e) ?? Infinity, hi));
+        if (lo >= hi) continue;
+        const k = wanted.indexOf(e);
+        if (k < 0) {
+          wanted.push(e);
+          wantedHi.push(hi);
+        } else wantedHi[k] = Math.min(wantedHi[k]!, hi);
       }
     }
-    if (wanted.size === 0) return limit;
+    if (wanted.length === 0) return limit;
     let position = 0;
     for (let e = this.queueHead.next!; e !== this.queueTail && position < limit; e = e.next!) {
-      const hi = wanted.get(e);
+      const k = wanted.indexOf(e);
       // Queued hashed extents pop from their top block down: block hi − 1 goes after e.to − hi others.
-      if (hi !== undefined) return Math.min(limit, position + (e.to - hi));
+      if (k >= 0) return Math.min(limit, position + (e.to - wantedHi[k]!));
       position += size(e);
     }
     return limit;
@@ -543,7 +563,7 @@ export class ExtentCache {
     const out: QueuedFragment[] = [];
     for (const p of pieces) {
       const offset = p.ext.seq0 - p.ext.from;
-      for (const e of this.index.get(p.ext.base) ?? []) {
+      for (const e of this.indexed(p.ext.base)) {
         if (Math.max(e.from, p.from) >= Math.min(e.to, p.to)) continue;
         if (e.seq0 - e.from !== offset) return null;
         if (e.inQueue) out.push({ ext: e, lo: p.from, hi: p.to, q0: Infinity });
@@ -620,7 +640,7 @@ export class ExtentCache {
     if (!lower.hashed || !upper.hashed || lower.base !== upper.base || lower.to !== upper.from || lower.ref !== upper.ref) return false;
     if ((!entering && lower.inQueue !== upper.inQueue) || lower.holders.length !== upper.holders.length) return false;
     for (let k = 0; k < lower.holders.length; k++) if (lower.holders[k] !== upper.holders[k]) return false;
-    for (const x of this.index.get(lower.base) ?? []) if (x !== lower && x !== upper && x.from < upper.to && lower.from < x.to) return false;
+    for (const x of this.indexed(lower.base)) if (x !== lower && x !== upper && x.from < upper.to && lower.from < x.to) return false;
     return true;
   }
 
@@ -632,7 +652,7 @@ export class ExtentCache {
     if (!lower.hashed || e.hashed || lower.base !== e.base || lower.to !== e.from || lower.ref !== e.ref || lower.inQueue !== e.inQueue) return false;
     if (lower.holders.length !== e.holders.length) return false;
     for (let k = 0; k < lower.holders.length; k++) if (lower.holders[k] !== e.holders[k]) return false;
-    for (const x of this.index.get(lower.base) ?? []) if (x !== lower && x.from < end && lower.from < x.to) return false;
+    for (const x of this.indexed(lower.base)) if (x !== lower && x.from < end && lower.from < x.to) return false;
     return true;
   }
 

@@ -58,6 +58,8 @@ class FastRun {
   private schedNew = new Int32Array(64);
   private schedDecode = new Uint8Array(64);
   private schedCount = 0;
+  /** Scratch for an admission's lookup (the head memo keeps its own pieces). */
+  private readonly admitPieces: HitPiece[] = [];
   /** Bumped by every change to the pool except a stretch's pops: the waiting head's lookup stays valid while it holds. */
   private mutations = 0;
   private headMemo: { r: number; mutations: number; hitBlocks: number; pieces: HitPiece[]; need: number; blocksBefore: number; limitFor: number } | null = null;
@@ -134,12 +136,16 @@ class FastRun {
 
   // ---- cache operations ----
 
-  private lookup(r: number): { pieces: HitPiece[]; hitBlocks: number; cpuBlocks: number } {
+  /** Blocks the last lookup found in the CPU tier, after its GPU hits. */
+  private lookupCpuBlocks = 0;
+
+  /** A request's GPU hit blocks, with their pieces refilled into `pieces` (and its CPU-tier hits in lookupCpuBlocks). */
+  private lookup(r: number, pieces: HitPiece[]): number {
     const keys = this.plan.requests[r]!.keys;
     const max = Math.floor((this.numTokens[r]! - 1) / this.bs);
-    const { pieces, blocks } = this.cache.lookup(keys, max);
-    const cpuBlocks = this.cache.cpuHits(keys, blocks, max);
-    return { pieces, hitBlocks: blocks, cpuBlocks };
+    const blocks = this.cache.lookup(keys, max, pieces);
+    this.lookupCpuBlocks = this.cache.cpuHits(keys, blocks, max);
+    return blocks;
   }
 
   /** What an infinite cache would hit, at the moment of an admission (the ever-cached set only grows, so it is asked only when it counts). */
@@ -368,17 +374,16 @@ class FastRun {
       let memo = this.headMemo;
       // The head's lookup only changes when the pool does; a stretch's pops stay clear of its blocks by construction.
       if (!memo || memo.r !== head || memo.mutations !== this.mutations || memo.limitFor < Math.min(want, memo.blocksBefore + 1)) {
-        const found = this.lookup(head); // offload is off here, so no CPU-tier walk
-        const computedAfter = found.hitBlocks * this.bs;
-        const numNew = Math.min(this.numTokens[head]! - computedAfter, budgetLeft);
-        const need = Math.max(0, Math.ceil((computedAfter + numNew) / this.bs) - found.hitBlocks) + this.cache.touchedFree(found.pieces);
         memo = this.headMemo ?? { r: 0, mutations: 0, hitBlocks: 0, pieces: [], need: 0, blocksBefore: 0, limitFor: 0 };
+        const hitBlocks = this.lookup(head, memo.pieces); // offload is off here, so no CPU-tier walk
+        const computedAfter = hitBlocks * this.bs;
+        const numNew = Math.min(this.numTokens[head]! - computedAfter, budgetLeft);
+        const need = Math.max(0, Math.ceil((computedAfter + numNew) / this.bs) - hitBlocks) + this.cache.touchedFree(memo.pieces);
         memo.r = head;
         memo.mutations = this.mutations;
-        memo.hitBlocks = found.hitBlocks;
-        memo.pieces = found.pieces;
+        memo.hitBlocks = hitBlocks;
         memo.need = need;
-        memo.blocksBefore = this.cache.blocksBeforePieces(found.pieces, want);
+        memo.blocksBefore = this.cache.blocksBeforePieces(memo.pieces, want);
         memo.limitFor = want;
         this.headMemo = memo;
       }
@@ -504,16 +509,15 @@ class FastRun {
     if (!preempted) {
       while (this.waiting.length > 0 && budget > 0 && this.running.length < this.p.maxNumSeqs) {
         const r = this.waiting[0]!;
-        let pieces: HitPiece[] = [];
+        const pieces = this.admitPieces;
+        pieces.length = 0;
         let hitBlocks = 0;
         let cpuBlocks = 0;
         let ideal = 0;
         const looked = this.numComputed[r] === 0;
         if (looked) {
-          const found = this.lookup(r);
-          pieces = found.pieces;
-          hitBlocks = found.hitBlocks;
-          cpuBlocks = found.cpuBlocks;
+          hitBlocks = this.lookup(r, pieces);
+          cpuBlocks = this.lookupCpuBlocks;
 
           if (this.records[r]!.preemptions === 0) {
             this.totals.vllmQueries += this.numTokens[r]!;
