@@ -51,9 +51,10 @@ function median(xs: number[]): number {
 const PAGE_SCRIPT = `
 window.whatIfBlob = fetch('/dist/whatIfWorker.js').then((r) => r.text()).then((t) => URL.createObjectURL(new Blob([t], { type: 'text/javascript' })));
 window.whatIfJob = async (workload, job, until, limitMs, fresh) => {
-  // Warm: the panel's worker lives on between runs (a new workload resets its caches); fresh: a new worker, cold JIT.
-  if (fresh || !window.warmWorker) window.warmWorker = new Worker(await window.whatIfBlob);
-  const worker = window.warmWorker;
+  // Warm: the panel's worker lives on between runs (a new workload resets its caches); fresh: a new worker, cold JIT,
+  // used once and dropped (it must not replace the warm one, or the next "warm" run would start cold).
+  if (!fresh && !window.warmWorker) window.warmWorker = new Worker(await window.whatIfBlob);
+  const worker = fresh ? new Worker(await window.whatIfBlob) : window.warmWorker;
   const seen = [];
   try {
     return await new Promise((resolve, reject) => {
@@ -70,7 +71,7 @@ window.whatIfJob = async (workload, job, until, limitMs, fresh) => {
       worker.postMessage(job);
     });
   } finally {
-    if (fresh) { worker.terminate(); window.warmWorker = null; }
+    if (fresh) worker.terminate();
   }
 };`;
 
