@@ -137,7 +137,7 @@ Sweep:
                               to B (B included), e.g. replicas=1..64 or capacity=16384,65536..262144
   --cliff-threshold X         hit-rate drop below ideal that counts as the cliff (default ${DEFAULT_CLIFF.hitRateDropThreshold})
   --threads N                 sweep points run at once on worker threads (default: one per core
-                              when the sweep simulates 20,000 calls or more, else 1); same results
+                              when the sweep simulates 100,000 calls or more, else 1); same results
 Output:
   --json                      print the stable JSON contract described in the README
   --emit-workload OUT.json    write the workload JSON and stop (and simulate too with --json or --sweep)

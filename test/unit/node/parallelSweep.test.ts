@@ -56,11 +56,14 @@ describe('sweeps on worker threads (src/node/parallelSweep)', () => {
     assert.equal(sample.sessions[0]!.calls.length, 48);
     // 48 calls × (1 + 2 + 4 + 8) replicas = 720 simulated calls: in-process.
     assert.equal(autoThreads(sample, { params: DEFAULT_PARAMS }, 'replicas', [1, 2, 4, 8]), 1);
-    // 48 × (64 + 128 + 256) = 21,504 calls: a thread per point, as far as the cores go.
-    assert.equal(autoThreads(sample, { params: DEFAULT_PARAMS }, 'replicas', [64, 128, 256]), Math.min(availableParallelism(), 3));
-    // A capacity sweep runs the replica count at every point: 48 × 100 × 5 = 24,000.
-    const hundred = { params: DEFAULT_PARAMS, replicas: { replicas: 100, staggerS: 0, staggerMode: 'fixed' as const, seed: 1, toolWaitScale: 1 } };
-    assert.equal(autoThreads(sample, hundred, 'capacity', [1e5, 2e5, 3e5, 4e5, 5e5]), Math.min(availableParallelism(), 5));
+    // 48 × (1000 + 1083) = 99,984 calls, just under: in-process; 48 × (1000 + 1084) = 100,032: a thread per point, as far as the cores go.
+    assert.equal(autoThreads(sample, { params: DEFAULT_PARAMS }, 'replicas', [1000, 1083]), 1);
+    assert.equal(autoThreads(sample, { params: DEFAULT_PARAMS }, 'replicas', [1000, 1084]), Math.min(availableParallelism(), 2));
+    // A repeated value is one point: 48 × (1000 + 1083) again.
+    assert.equal(autoThreads(sample, { params: DEFAULT_PARAMS }, 'replicas', [1000, 1083, 1083]), 1);
+    // A capacity sweep runs the replica count at every point: 48 × 500 × 5 = 120,000; with 1 replica, 240.
+    const many = { params: DEFAULT_PARAMS, replicas: { replicas: 500, staggerS: 0, staggerMode: 'fixed' as const, seed: 1, toolWaitScale: 1 } };
+    assert.equal(autoThreads(sample, many, 'capacity', [1e5, 2e5, 3e5, 4e5, 5e5]), Math.min(availableParallelism(), 5));
     assert.equal(autoThreads(sample, { params: DEFAULT_PARAMS }, 'capacity', [1e5, 2e5, 3e5, 4e5, 5e5]), 1);
   });
 });
