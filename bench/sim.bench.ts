@@ -3,9 +3,10 @@
 // measured in the same run; then the fast engine on the issue's target and on the sweeps
 // the what-if panel runs.
 //   node scripts/runBench.mjs sim [--quick]
-// Workload: the longest real session available (the Codex rollout in ../shared/traces,
-// 315 calls, else the bundled 149-call Claude Code session), extended to 800 calls by
-// replaying its calls again (same prompts, tool waits and prefix growth pattern).
+// Workload: the longest real session available (the Codex rollout in the shared traces,
+// found by sharedTrace in test/unit/helpers.ts, 315 calls, else the bundled 149-call
+// Claude Code session), extended to 800 calls by replaying its calls again (same
+// prompts, tool waits and prefix growth pattern).
 // Target (issue 5): a 32-point sweep of 64 replicas of an 800-call session in under 1 s.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -23,16 +24,12 @@ import type { Engine } from '../src/core/sim/engineTypes';
 import { parseTrace } from '../src/core/trace/parseTrace';
 import { runSweepOnThreads } from '../src/node/parallelSweep';
 import { readTraceFiles } from '../src/node/traceFiles';
+import { repoRoot, sharedTrace, SPOTTER } from '../test/unit/helpers';
 
 const quick = process.argv.includes('--quick');
-const root = join(__dirname, '../..');
 
-const SESSIONS = [
-  join(root, '../shared/traces/codex/rtchess-exported-session.jsonl'),
-  '/work/shared/traces/codex/rtchess-exported-session.jsonl',
-  join(root, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'),
-  join(root, 'samples/claude-code-sessions.trace.jsonl'),
-];
+/** Real sessions, longest first. */
+const SESSIONS = [sharedTrace('codex/rtchess-exported-session.jsonl'), SPOTTER, join(repoRoot, 'samples/claude-code-sessions.trace.jsonl')].filter((p): p is string => p !== null);
 
 async function mainSession(path: string): Promise<{ name: string; workload: AgentWorkload }> {
   const parsed = await parseTrace(await readTraceFiles(path));
@@ -121,10 +118,8 @@ async function main(): Promise<void> {
   const panelPoints = quick ? [2, 8, 32] : Array.from({ length: 32 }, (_, i) => 2 * (i + 1));
   const shown = panelPoints.length > 4 ? `${panelPoints.slice(0, 3).join(', ')}, …, ${panelPoints[panelPoints.length - 1]}` : panelPoints.join(', ');
   console.log(`\n${panelPoints.length}-point sweeps (${shown} replicas) of real sessions as recorded, fast engine:`);
-  const seen = new Set<string>();
   for (const path of SESSIONS) {
-    if (!existsSync(path) || seen.has(path.split('/').pop()!)) continue;
-    seen.add(path.split('/').pop()!);
+    if (!existsSync(path)) continue;
     const real = await mainSession(path);
     const run = time(() => runSweep(runFast, real.workload, { params, replicas: { ...DEFAULT_REPLICAS, staggerS: 10 } }, 'replicas', panelPoints));
     const n = panelPoints.reduce((k, r) => k + callsOf(real.workload, r), 0);

@@ -1,9 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatCount } from '../core/report/formatNumbers';
+import type { EngineName } from '../core/sim/engineTypes';
 import { capacityFor, DEFAULT_PARAMS, GPU_MEMORY_UTILIZATION, GPU_PRESETS, ParamError, RESERVED_GIB, validateParams } from '../core/sim/params';
 import type { EngineParams } from '../core/sim/params';
-import { peakBlocks } from '../core/sim/policySupport';
+import { tooLongForCache } from '../core/sim/policySupport';
 import { runScenario } from '../core/sim/scenario';
 import type { ScenarioResult } from '../core/sim/scenario';
 import type { ReplicaOptions } from '../core/sim/simRequests';
@@ -16,7 +17,7 @@ import { parseTrace } from '../core/trace/parseTrace';
 import { autoThreads, engineByName, runSweepOnThreads } from '../node/parallelSweep';
 import { readTraceFiles } from '../node/traceFiles';
 import { parseSimulateArgs, replicaOptions, SIMULATE_HELP, SIMULATE_USAGE } from './simulateArgs';
-import type { EngineName, SimulateArgs } from './simulateArgs';
+import type { SimulateArgs } from './simulateArgs';
 import { renderScenario, renderSweep } from './simulateReport';
 import type { ReportContext } from './simulateReport';
 import { UsageError } from './usageError';
@@ -221,10 +222,10 @@ function callSizes(w: Workload): Array<{ prompt: number; output: number }> {
  * not, note how many.
  */
 function checkFits(w: Workload, p: EngineParams, capacityTokens: number, hardware: string | null, notes: string[]): void {
-  const blocks = Math.floor(capacityTokens / p.blockSizeTokens);
-  if (!(blocks > 0)) return; // validateParams names the capacity
+  if (!(Math.floor(capacityTokens / p.blockSizeTokens) > 0)) return; // validateParams names the capacity
   const sizes = callSizes(w);
-  const tooLong = sizes.filter((c) => peakBlocks(c.prompt, c.output, p.blockSizeTokens) > blocks).length;
+  const judged = { policy: p.policy, capacityTokens };
+  const tooLong = sizes.filter((c) => tooLongForCache(judged, p.blockSizeTokens, c.prompt, c.output)).length;
   if (tooLong === 0) return;
   const cache = `${formatCount(capacityTokens)} tokens${hardware ? ` (${hardware})` : ''}`;
   if (tooLong === sizes.length) {

@@ -1,3 +1,4 @@
+import type { EngineName } from '../core/sim/engineTypes';
 import { DEFAULT_PARAMS, GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
 import type { FreeOrder, GpuPreset, ModelPreset, PolicyName } from '../core/sim/params';
 import { DEFAULT_REPLICAS } from '../core/sim/simRequests';
@@ -16,9 +17,6 @@ import { UsageError } from './usageError';
  * engine's own checks (validateParams) judge engine parameters, so their messages
  * name the parameter.
  */
-
-/** Which engine runs the scenario. */
-export type EngineName = 'fast' | 'reference';
 
 /** Engine parameters given on the command line, applied over the defaults and presets. */
 export interface ParamOverrides {

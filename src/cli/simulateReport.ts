@@ -1,10 +1,10 @@
+import type { EngineName } from '../core/sim/engineTypes';
 import type { EngineParams } from '../core/sim/params';
 import type { ScenarioCall, ScenarioResult } from '../core/sim/scenario';
 import type { ReplicaOptions } from '../core/sim/simRequests';
 import type { SweepAxis, SweepResult } from '../core/sim/sweep';
 import type { Workload } from '../core/sim/workload';
 import { formatCount, formatDuration, formatPercent, formatRatio, UNKNOWN } from '../core/report/formatNumbers';
-import type { EngineName } from './simulateArgs';
 
 /** What the text report says about the input besides the results. */
 export interface ReportContext {

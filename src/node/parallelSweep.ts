@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { Engine } from '../core/sim/engineTypes';
+import type { Engine, EngineName } from '../core/sim/engineTypes';
 import { runFast } from '../core/sim/fastEngine';
 import { ParamError } from '../core/sim/params';
 import { runReference } from '../core/sim/referenceEngine';
@@ -9,12 +9,9 @@ import { DEFAULT_CLIFF, findCliff, runSweep, sweepScenarios } from '../core/sim/
 import type { CliffOptions, SweepAxis, SweepPoint, SweepResult } from '../core/sim/sweep';
 import type { Workload } from '../core/sim/workload';
 
-/** Which engine runs the points: by name, as a worker cannot be handed a function. */
-export type SweepEngineName = 'fast' | 'reference';
-
 /** What every worker of one sweep is started with. */
 export interface SweepWorkerData {
-  engine: SweepEngineName;
+  engine: EngineName;
   workload: Workload;
   scenarios: Array<{ value: number; options: ScenarioOptions }>;
 }
@@ -30,7 +27,7 @@ export interface ThreadedSweepOptions {
   onPoint?: (done: number, total: number) => void;
 }
 
-export function engineByName(name: SweepEngineName): Engine {
+export function engineByName(name: EngineName): Engine {
   return name === 'reference' ? runReference : runFast;
 }
 
@@ -67,7 +64,7 @@ export function autoThreads(workload: Workload, base: ScenarioOptions, axis: Swe
  * takes the next. A point's ParamError comes back as a ParamError.
  */
 export async function runSweepOnThreads(
-  engine: SweepEngineName,
+  engine: EngineName,
   workload: Workload,
   base: ScenarioOptions,
   axis: SweepAxis,
@@ -75,9 +72,10 @@ export async function runSweepOnThreads(
   cliffOptions: CliffOptions = DEFAULT_CLIFF,
   options: ThreadedSweepOptions,
 ): Promise<SweepResult> {
-  const scenarios = sweepScenarios(base, axis, values);
-  const threads = Math.min(options.threads, scenarios.length);
+  // A sweep runs each distinct value once (sweepScenarios); in this thread runSweep builds the scenarios itself.
+  const threads = Math.min(options.threads, new Set(values).size);
   if (threads <= 1) return runSweep(engineByName(engine), workload, base, axis, values, cliffOptions, options.onPoint);
+  const scenarios = sweepScenarios(base, axis, values);
   const order = scenarios.map((_, i) => i);
   if (axis === 'replicas') order.reverse();
   const results: Array<ScenarioResult | undefined> = new Array(scenarios.length);

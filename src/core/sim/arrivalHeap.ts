@@ -11,10 +11,6 @@ export class ArrivalHeap {
     return this.at[0];
   }
 
-  peekId(): number | undefined {
-    return this.ids[0];
-  }
-
   private less(i: number, j: number): boolean {
     return this.at[i]! < this.at[j]! || (this.at[i] === this.at[j] && this.ids[i]! < this.ids[j]!);
   }

@@ -47,10 +47,13 @@ export interface EngineOutcome {
   sessionEndS: Array<number | null>;
 }
 
-/** An engine: deterministic, the same plan and parameters give the same outcome. */
 /** Test hook: check the pool's invariants after every step and throw on the first broken one. */
 export interface EngineDebug {
   selfCheck?: boolean;
 }
 
+/** An engine: deterministic, the same plan and parameters give the same outcome. */
 export type Engine = (plan: SimPlan, params: EngineParams, debug?: EngineDebug) => EngineOutcome;
+
+/** An engine by name, as the CLI and its JSON name it and as a sweep's worker threads are told it (a function cannot be sent to a thread). */
+export type EngineName = 'fast' | 'reference';

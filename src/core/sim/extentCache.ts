@@ -53,6 +53,13 @@ function size(e: Extent): number {
   return e.to - e.from;
 }
 
+/** Whether two extents are held by the same tables, in the same order. */
+function sameHolders(a: Extent, b: Extent): boolean {
+  if (a.holders.length !== b.holders.length) return false;
+  for (let k = 0; k < a.holders.length; k++) if (a.holders[k] !== b.holders[k]) return false;
+  return true;
+}
+
 /** Removes list[i] keeping the order (splice would allocate an array of the removed item). */
 function removeAt<T>(list: T[], i: number): void {
   for (let k = i + 1; k < list.length; k++) list[k - 1] = list[k]!;
@@ -205,9 +212,7 @@ class CpuTier {
     for (;;) {
       const at = this.find(base, j);
       if (!at) return j;
-      const { run } = at;
-      // A run covers first, first + dir, …: jump past its highest key.
-      j = (run.dir === 1 ? run.first + run.count - 1 : run.first) + 1;
+      j = highKey(at.run) + 1;
     }
   }
 
@@ -601,28 +606,20 @@ export class ExtentCache {
       const end = Math.min(e.to, to);
       if (previous && this.extendsInto(previous, e, end)) {
         // Decode's common case: what the split, hash and fold below would do, without making and folding an extent.
-        this.seq += end - e.from;
-        this.ever.add(e.base, e.from, end);
-        if (this.cpu.enabled) for (let j = e.from; j < end; j++) this.cpu.delete(e.base, j);
-        previous.to = end;
-        if (end < e.to) e.from = end;
-        else {
-          e.alive = false;
-          for (const h of e.holders) {
-            const t = tables[h]!;
-            removeAt(t, t.indexOf(e));
-          }
+        this.enterHashMap(e.base, e.from, end);
+        if (end < e.to) {
+          previous.to = end;
+          e.from = end;
+        } else {
+          this.absorb(previous, e, tables);
           i--;
         }
         continue;
       }
       if (e.to > to) this.splitAt(e, to, tables);
       e.hashed = true;
-      e.seq0 = this.seq;
-      this.seq += size(e);
+      e.seq0 = this.enterHashMap(e.base, e.from, e.to);
       this.indexAdd(e);
-      this.ever.add(e.base, e.from, e.to);
-      if (this.cpu.enabled) for (let j = e.from; j < e.to; j++) this.cpu.delete(e.base, j);
       // Decode hashes a block at a time: fold it into the run before it when nothing tells them apart.
       if (previous && this.mergeable(previous, e)) {
         this.absorb(previous, e, tables);
@@ -632,16 +629,27 @@ export class ExtentCache {
   }
 
   /**
+   * Blocks [from, to) of lineage `base` enter the hash map: they take the next insert
+   * orders, count as ever cached from now on, and their CPU-tier copies are dropped
+   * (the GPU copy is the one a lookup finds first). Returns block `from`'s insert order.
+   */
+  private enterHashMap(base: number, from: number, to: number): number {
+    const seq0 = this.seq;
+    this.seq += to - from;
+    this.ever.add(base, from, to);
+    if (this.cpu.enabled) for (let j = from; j < to; j++) this.cpu.delete(base, j);
+    return seq0;
+  }
+
+  /**
    * Two hashed extents can become one when they are contiguous blocks of one lineage
    * in the same place (same holders, or both free) and no other copy of any of their
    * keys exists: then the insert order within them can never decide a lookup.
    */
   private mergeable(lower: Extent, upper: Extent, entering = false): boolean {
     if (!lower.hashed || !upper.hashed || lower.base !== upper.base || lower.to !== upper.from || lower.ref !== upper.ref) return false;
-    if ((!entering && lower.inQueue !== upper.inQueue) || lower.holders.length !== upper.holders.length) return false;
-    for (let k = 0; k < lower.holders.length; k++) if (lower.holders[k] !== upper.holders[k]) return false;
-    for (const x of this.indexed(lower.base)) if (x !== lower && x !== upper && x.from < upper.to && lower.from < x.to) return false;
-    return true;
+    if ((!entering && lower.inQueue !== upper.inQueue) || !sameHolders(lower, upper)) return false;
+    return this.noOtherCopy(lower, upper, upper.to);
   }
 
   /**
@@ -650,13 +658,16 @@ export class ExtentCache {
    */
   private extendsInto(lower: Extent, e: Extent, end: number): boolean {
     if (!lower.hashed || e.hashed || lower.base !== e.base || lower.to !== e.from || lower.ref !== e.ref || lower.inQueue !== e.inQueue) return false;
-    if (lower.holders.length !== e.holders.length) return false;
-    for (let k = 0; k < lower.holders.length; k++) if (lower.holders[k] !== e.holders[k]) return false;
-    for (const x of this.indexed(lower.base)) if (x !== lower && x.from < end && lower.from < x.to) return false;
+    return sameHolders(lower, e) && this.noOtherCopy(lower, e, end);
+  }
+
+  /** Whether no hashed extent of `lower`'s lineage but `lower` and `upper` holds any of blocks [lower.from, to): a fold would hide its insert order. */
+  private noOtherCopy(lower: Extent, upper: Extent, to: number): boolean {
+    for (const x of this.indexed(lower.base)) if (x !== lower && x !== upper && x.from < to && lower.from < x.to) return false;
     return true;
   }
 
-  /** Folds `upper` into `lower` (see mergeable); `upper` is gone afterwards. */
+  /** Folds `upper` into `lower` (see mergeable and extendsInto, where `upper` is a held unhashed extent); `upper` is gone afterwards. */
   private absorb(lower: Extent, upper: Extent, tables: Extent[][]): void {
     lower.to = upper.to;
     upper.alive = false;

@@ -2,8 +2,7 @@ import type { CallRecord, EngineDebug, EngineOutcome, EngineTotals } from './eng
 import { ExtentCache } from './extentCache';
 import type { Extent, HitPiece } from './extentCache';
 import type { EngineParams } from './params';
-import { peakBlocks, pinTtlBySession, stepCostsNs, toNs } from './policySupport';
-import type { StepCostsNs } from './policySupport';
+import { isDecoding, pinTtlBySession, recordBlockAdmission, StepClock, stepCostsNs, toNs } from './policySupport';
 import { runRadix } from './radixEngine';
 import { SessionReplay } from './sessionReplay';
 import type { SimPlan } from './simRequests';
@@ -64,13 +63,7 @@ class FastRun {
   private mutations = 0;
   private headMemo: { r: number; mutations: number; hitBlocks: number; pieces: HitPiece[]; need: number; blocksBefore: number; limitFor: number } | null = null;
   private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
-  /** Integer nanoseconds: the clock and the time totals (converted to seconds and ms on the way out). */
-  private prefillNs = 0;
-  private decodeNs = 0;
-  private transferNs = 0;
-  private readonly cost: StepCostsNs;
-  /** The clock, in whole nanoseconds. */
-  private now = 0;
+  private readonly clock: StepClock;
 
   constructor(
     private readonly plan: SimPlan,
@@ -78,7 +71,7 @@ class FastRun {
     private readonly debug: EngineDebug,
   ) {
     this.bs = plan.blockSizeTokens;
-    this.cost = stepCostsNs(p, this.bs);
+    this.clock = new StepClock(stepCostsNs(p, this.bs));
     this.nb = Math.floor(p.capacityTokens / this.bs);
     this.buckets = new Int32Array(plan.blockSizeTokens);
     this.cache = new ExtentCache(this.nb, p.freeOrder, p.offload ? Math.floor(p.offload.capacityTokens / this.bs) : 0);
@@ -92,33 +85,29 @@ class FastRun {
     this.cachedBlocks = new Array<number>(n).fill(0);
     this.heldBlocks = new Array<number>(n).fill(0);
     this.admitted = new Array<boolean>(n).fill(false);
-    this.replay = new SessionReplay(plan, p, Uint8Array.from(plan.requests, (r) => (peakBlocks(r.promptTokens, r.outputTokens, this.bs) > this.nb ? 1 : 0)));
+    this.replay = new SessionReplay(plan, p);
     this.records = this.replay.records;
     this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
   }
 
   run(): EngineOutcome {
     for (;;) {
-      this.replay.arrive(this.now, this.queue);
+      this.replay.arrive(this.clock.now, this.queue);
       this.expirePins();
-      if (this.replay.adaptive) this.replay.adaptCap(this.now, this.cache.usedBlocks < 0.9 * this.nb);
+      if (this.replay.adaptive) this.replay.adaptCap(this.clock.now, this.cache.usedBlocks < 0.9 * this.nb);
       if (this.running.length === 0 && this.waiting.length === 0) {
         const next = this.replay.nextEventNs(this.nextPinExpiry());
         if (next === null) break;
-        this.now = Math.max(this.now, next);
+        this.clock.now = Math.max(this.clock.now, next);
         continue;
       }
       this.step();
       if (this.debug.selfCheck) {
         const broken = this.cache.brokenInvariant(this.tables);
-        if (broken) throw new Error(`fast engine invariant broken at step ${this.totals.steps}: ${broken}`);
+        if (broken) throw new Error(`fast engine invariant broken at step ${this.clock.steps}: ${broken}`);
       }
     }
-    this.totals.prefillMs = this.prefillNs / 1e6;
-    this.totals.decodeMs = this.decodeNs / 1e6;
-    this.totals.transferMs = this.transferNs / 1e6;
-    this.totals.makespanS = this.records.reduce((m, r) => Math.max(m, r.finishedS ?? 0), 0);
-    this.totals.rejectedRequests = this.replay.rejectedRequests;
+    this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests);
     return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
   }
 
@@ -206,7 +195,7 @@ class FastRun {
 
   private expirePins(): void {
     for (let i = 0; i < this.pins.length; ) {
-      if (this.pins[i]!.expiresNs <= this.now) this.releasePin(i);
+      if (this.pins[i]!.expiresNs <= this.clock.now) this.releasePin(i);
       else i++;
     }
   }
@@ -342,7 +331,7 @@ class FastRun {
       this.prefillHeld = this.heldBlocks[last]!;
     }
     if (upper < 2) return false;
-    const c = this.cost;
+    const c = this.clock.cost;
     const prefillPerStep = prefilling ? chunk * c.prefillPerToken : 0;
     const A = c.fixed + prefillPerStep + c.kvPerToken * context0 + D * c.decodePerSeq;
     const B = c.kvPerToken * D;
@@ -351,7 +340,7 @@ class FastRun {
     // the head stays blocked; under ttl-pin they may go ahead of the head.
     const waitingLooked = !prefilling && this.p.maxNumBatchedTokens - R > 0 && R < this.p.maxNumSeqs;
     const arrivalsCount = this.p.policy === 'ttl-pin' || (waitingLooked && this.waiting.length === 0);
-    const E = Math.min(this.replay.nextChangeNs(arrivalsCount), this.nextPinExpiry() ?? Infinity) - this.now;
+    const E = Math.min(this.replay.nextChangeNs(arrivalsCount), this.nextPinExpiry() ?? Infinity) - this.clock.now;
     if (Number.isFinite(E)) {
       let m = B === 0 ? (A === 0 ? upper : Math.ceil(E / A) - 1) : Math.ceil((-(A - B / 2) + Math.sqrt((A - B / 2) ** 2 + 2 * B * E)) / B) - 1;
       m = Math.max(0, Math.min(m, upper));
@@ -418,12 +407,13 @@ class FastRun {
     if (S < 2) return false;
 
     // Apply S steps.
-    this.totals.steps += S;
+    const clock = this.clock;
+    clock.steps += S;
     const decodePart = c.kvPerToken * (S * context0 + (D * S * (S - 1)) / 2) + S * D * c.decodePerSeq;
-    if (D > 0) this.decodeNs += decodePart + S * c.fixed;
-    else this.prefillNs += S * c.fixed;
-    this.prefillNs += S * prefillPerStep;
-    this.now += elapsedNs(S, A, B);
+    if (D > 0) clock.decodeNs += decodePart + S * c.fixed;
+    else clock.prefillNs += S * c.fixed;
+    clock.prefillNs += S * prefillPerStep;
+    clock.now += elapsedNs(S, A, B);
     if (head >= 0 && this.records[head]!.preemptions === 0) {
       this.totals.vllmQueries += S * this.numTokens[head]!;
       this.totals.vllmHits += headHits * this.bs;
@@ -536,7 +526,7 @@ class FastRun {
         this.running.push(r);
         this.numComputed[r] = computedAfter;
         loadedBlocks += cpuBlocks;
-        this.recordAdmission(r, hitBlocks, cpuBlocks, ideal);
+        recordBlockAdmission(this.replay, r, !this.admitted[r], this.clock.now, this.bs, hitBlocks, cpuBlocks, ideal);
         const req = this.plan.requests[r]!;
         if (this.p.policy === 'ttl-pin' && req.session >= 0 && !this.admitted[r]) this.releasePinOf(req.session);
         this.admitted[r] = true;
@@ -548,19 +538,7 @@ class FastRun {
   }
 
   private isDecode(r: number): boolean {
-    return this.numTokens[r]! - this.numComputed[r]! === 1 && this.numComputed[r]! >= this.plan.requests[r]!.promptTokens;
-  }
-
-  private recordAdmission(r: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): void {
-    const rec = this.records[r]!;
-    rec.recomputedTokens += Math.max(0, idealBlocks - hitBlocks - cpuBlocks) * this.bs;
-    rec.offloadHitTokens += cpuBlocks * this.bs;
-    if (!this.admitted[r]) {
-      rec.admittedS = this.now / 1e9;
-      rec.hitTokens = hitBlocks * this.bs;
-      rec.idealHitTokens = idealBlocks * this.bs;
-      this.replay.countAdmission(rec.hitTokens, rec.idealHitTokens);
-    }
+    return isDecoding(this.numTokens[r]!, this.numComputed[r]!, this.plan.requests[r]!.promptTokens);
   }
 
   private advance(transferBlocks: number): void {
@@ -574,16 +552,7 @@ class FastRun {
         decodeContext += this.numComputed[this.schedR[k]!]! + 1;
       } else prefillTokens += this.schedNew[k]!;
     }
-    const c = this.cost;
-    const prefillNs = prefillTokens * c.prefillPerToken;
-    const decodeNs = decodeContext * c.kvPerToken + decodes * c.decodePerSeq;
-    const transferNs = transferBlocks * c.transferPerBlock;
-    if (decodes > 0) this.decodeNs += decodeNs + c.fixed;
-    else this.prefillNs += c.fixed;
-    this.prefillNs += prefillNs;
-    this.transferNs += transferNs;
-    this.totals.steps += 1;
-    this.now += c.fixed + prefillNs + decodeNs + transferNs;
+    this.clock.chargeStep(prefillTokens, decodeContext, decodes, transferBlocks);
     for (let k = 0; k < n; k++) {
       const r = this.schedR[k]!;
       this.numComputed[r]! += this.schedNew[k]!;
@@ -598,13 +567,13 @@ class FastRun {
     const i = this.running.indexOf(r);
     for (let k = i + 1; k < this.running.length; k++) this.running[k - 1] = this.running[k]!;
     this.running.pop();
-    this.records[r]!.finishedS = this.now / 1e9;
+    this.records[r]!.finishedS = this.clock.now / 1e9;
     const req = this.plan.requests[r]!;
     const session = req.session;
     const hasNext = session >= 0 && req.callIndex + 1 < this.plan.sessions[session]!.requests.length;
     const ttl = session >= 0 ? this.pinTtl[session]! : 0;
-    if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pin(r, session, this.now + toNs(ttl));
+    if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pin(r, session, this.clock.now + toNs(ttl));
     else this.releaseRequest(r);
-    this.replay.callEnded(r, this.now);
+    this.replay.callEnded(r, this.clock.now);
   }
 }

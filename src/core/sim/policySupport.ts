@@ -1,11 +1,13 @@
-import type { CallRecord } from './engineTypes';
+import type { CallRecord, EngineTotals } from './engineTypes';
 import type { EngineParams } from './params';
+import type { SessionReplay } from './sessionReplay';
 import type { SimPlan, SimRequest } from './simRequests';
 
 /**
- * Policy decisions that depend only on the workload, shared by both engines so they
- * cannot disagree on them (the engines differ in how they keep the cache, not in
- * what the policy asks for).
+ * What the engines share so they cannot disagree on it: policy decisions that depend
+ * only on the workload, which calls can never fit, and a step's cost and the clock
+ * (the engines differ in how they keep the cache, not in what the policy asks for or
+ * what a step costs).
  */
 
 /** Continuum-like pin time for each session: a fixed TTL, or the 90th percentile of its own tool waits, capped. */
@@ -27,6 +29,21 @@ export function sessionStartOrder(plan: SimPlan): number[] {
 /** Blocks a request needs at its longest (prompt + output − 1 computed tokens): more than the cache means it is rejected. */
 export function peakBlocks(promptTokens: number, outputTokens: number, blockSize: number): number {
   return Math.ceil((promptTokens + outputTokens - 1) / blockSize);
+}
+
+/**
+ * Whether a call can never fit in a cache of `p.capacityTokens`, so it is rejected on
+ * arrival. vLLM's pool is counted in whole blocks; SGLang's radix pool (sglang-lru) in
+ * token slots, so there a call needs no more than its tokens.
+ */
+export function tooLongForCache(p: Pick<EngineParams, 'policy' | 'capacityTokens'>, blockSizeTokens: number, promptTokens: number, outputTokens: number): boolean {
+  const unit = p.policy === 'sglang-lru' ? 1 : blockSizeTokens;
+  return peakBlocks(promptTokens, outputTokens, unit) > Math.floor(p.capacityTokens / unit);
+}
+
+/** A scheduled request decodes (one new token, its prompt done) rather than prefills: the step cost charges the two differently. */
+export function isDecoding(numTokens: number, numComputed: number, promptTokens: number): boolean {
+  return numTokens - numComputed === 1 && numComputed >= promptTokens;
 }
 
 /**
@@ -77,4 +94,60 @@ export function newCallRecord(r: SimRequest): CallRecord {
     preemptions: 0,
     rejected: false,
   };
+}
+
+/**
+ * A call admitted by a block-pool engine: its recomputed and reloaded tokens, and on its
+ * first admission what it hit and would have hit (a re-admission after a preemption
+ * adds to the losses but does not count as the call's hit).
+ */
+export function recordBlockAdmission(replay: SessionReplay, r: number, firstAdmission: boolean, nowNs: number, blockSize: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): void {
+  const rec = replay.records[r]!;
+  rec.recomputedTokens += Math.max(0, idealBlocks - hitBlocks - cpuBlocks) * blockSize;
+  rec.offloadHitTokens += cpuBlocks * blockSize;
+  if (firstAdmission) {
+    rec.admittedS = nowNs / 1e9;
+    rec.hitTokens = hitBlocks * blockSize;
+    rec.idealHitTokens = idealBlocks * blockSize;
+    replay.countAdmission(rec.hitTokens, rec.idealHitTokens);
+  }
+}
+
+/**
+ * The clock of one run and where its time went, in whole nanoseconds, kept by the same
+ * arithmetic in every engine so equal schedules give bit-identical times.
+ */
+export class StepClock {
+  now = 0;
+  prefillNs = 0;
+  decodeNs = 0;
+  transferNs = 0;
+  steps = 0;
+
+  constructor(readonly cost: StepCostsNs) {}
+
+  /** One step that prefilled `prefillTokens`, ran `decodes` decodes over `decodeContext` tokens of context and moved `transferBlocks` to or from the CPU tier. */
+  chargeStep(prefillTokens: number, decodeContext: number, decodes: number, transferBlocks: number): void {
+    const c = this.cost;
+    const prefillNs = prefillTokens * c.prefillPerToken;
+    const decodeNs = decodeContext * c.kvPerToken + decodes * c.decodePerSeq;
+    const transferNs = transferBlocks * c.transferPerBlock;
+    // The weights are read once per step: that fixed cost serves the decodes if there are any.
+    if (decodes > 0) this.decodeNs += decodeNs + c.fixed;
+    else this.prefillNs += c.fixed;
+    this.prefillNs += prefillNs;
+    this.transferNs += transferNs;
+    this.steps += 1;
+    this.now += c.fixed + prefillNs + decodeNs + transferNs;
+  }
+
+  /** The run's totals once it is over: times in ms, the makespan from the records. */
+  fillTotals(totals: EngineTotals, records: CallRecord[], rejectedRequests: number): void {
+    totals.steps = this.steps;
+    totals.prefillMs = this.prefillNs / 1e6;
+    totals.decodeMs = this.decodeNs / 1e6;
+    totals.transferMs = this.transferNs / 1e6;
+    totals.makespanS = records.reduce((m, r) => Math.max(m, r.finishedS ?? 0), 0);
+    totals.rejectedRequests = rejectedRequests;
+  }
 }

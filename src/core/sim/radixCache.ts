@@ -161,26 +161,13 @@ export class RadixCache {
     return this.tokens - this.locked;
   }
 
-  /** Nodes besides the root. */
-  get nodeCount(): number {
-    return this.live;
-  }
-
   /**
    * match_prefix: the longest cached prefix of `runs` within the first `limit` tokens.
-   * Refreshes every node on the path (and the root), and splits the node the match
-   * ends inside, so the returned node ends exactly at the matched length.
+   * Refreshes every node on the path (and the root) with one new stamp, and splits the
+   * node the match ends inside, so the returned node ends exactly at the matched length.
+   * insert starts with the same walk.
    */
   match(runs: readonly KeyRun[], limit: number): RadixMatch {
-    return this.descend(runs, limit);
-  }
-
-  /**
-   * The walk match and insert share: follows `runs` down from the root as far as the
-   * tree holds them (within `limit` tokens), refreshing each node passed with one new
-   * stamp, and splits the node it stops inside so the returned node ends there.
-   */
-  private descend(runs: readonly KeyRun[], limit: number): RadixMatch {
     const stamp = ++this.clock;
     this.root.lastAccess = stamp;
     const seq = new RunCursor(runs);
@@ -204,23 +191,6 @@ export class RadixCache {
     return { node, length: pos };
   }
 
-  /** The matched length of `runs` within `limit`, changing nothing (no refresh, no split). */
-  peek(runs: readonly KeyRun[], limit: number): number {
-    const seq = new RunCursor(runs);
-    let node = this.root;
-    let pos = 0;
-    while (pos < limit) {
-      const s = seq.at(pos);
-      const child = s === undefined ? undefined : node.children.get(s.base + pos);
-      if (child === undefined) break;
-      const m = commonLength(child, seq, pos, Math.min(child.to, limit));
-      pos += m;
-      if (pos < child.to) break;
-      node = child;
-    }
-    return pos;
-  }
-
   /**
    * insert: puts the first `length` tokens of `runs` into the tree, refreshing the
    * path; the part not yet there becomes one new leaf. Returns the node ending at
@@ -228,7 +198,7 @@ export class RadixCache {
    * caller's own copies of them are duplicates and go back to the free pool).
    */
   insert(runs: readonly KeyRun[], length: number): { node: RadixNode; added: number } {
-    const { node, length: pos } = this.descend(runs, length);
+    const { node, length: pos } = this.match(runs, length);
     if (pos >= length) return { node, added: 0 };
     const leafRuns = sliceRuns(runs, pos, length);
     if (leafRuns.length === 0 || leafRuns[0]!.from !== pos || leafRuns[leafRuns.length - 1]!.to !== length) throw new Error(`key runs do not cover positions ${pos}–${length}`);

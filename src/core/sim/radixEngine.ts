@@ -1,7 +1,6 @@
 import type { CallRecord, EngineOutcome, EngineTotals } from './engineTypes';
 import type { EngineParams } from './params';
-import { peakBlocks, stepCostsNs } from './policySupport';
-import type { StepCostsNs } from './policySupport';
+import { isDecoding, StepClock, stepCostsNs } from './policySupport';
 import { PrefixRecord, RadixCache } from './radixCache';
 import type { RadixNode } from './radixCache';
 import { SessionReplay } from './sessionReplay';
@@ -98,11 +97,7 @@ class RadixRun {
   private readonly running: number[] = [];
   private readonly replay: SessionReplay;
   private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
-  private prefillNs = 0;
-  private decodeNs = 0;
-  private readonly cost: StepCostsNs;
-  /** The clock, in whole nanoseconds (policySupport.ts). */
-  private now = 0;
+  private readonly clock: StepClock;
 
   constructor(
     private readonly plan: SimPlan,
@@ -110,7 +105,7 @@ class RadixRun {
     private readonly debug: RadixDebug,
   ) {
     this.capacity = Math.floor(p.capacityTokens);
-    this.cost = stepCostsNs(p, plan.blockSizeTokens);
+    this.clock = new StepClock(stepCostsNs(p, plan.blockSizeTokens));
     const n = plan.requests.length;
     this.numComputed = new Array<number>(n).fill(0);
     this.numTokens = plan.requests.map((r) => r.promptTokens);
@@ -119,26 +114,22 @@ class RadixRun {
     this.protectedLen = new Array<number>(n).fill(0);
     this.lastNode = new Array<RadixNode | null>(n).fill(null);
     this.admitted = new Array<boolean>(n).fill(false);
-    // At its longest a request holds prompt + output − 1 computed tokens (block size 1 in peakBlocks).
-    this.replay = new SessionReplay(plan, p, Uint8Array.from(plan.requests, (r) => (peakBlocks(r.promptTokens, r.outputTokens, 1) > this.capacity ? 1 : 0)));
+    this.replay = new SessionReplay(plan, p);
     this.records = this.replay.records;
   }
 
   run(): EngineOutcome {
     for (;;) {
-      this.replay.arrive(this.now, this.queue);
+      this.replay.arrive(this.clock.now, this.queue);
       if (this.running.length === 0 && this.waiting.length === 0) {
         const next = this.replay.nextEventNs(null);
         if (next === null) break;
-        this.now = Math.max(this.now, next);
+        this.clock.now = Math.max(this.clock.now, next);
         continue;
       }
       this.step();
     }
-    this.totals.prefillMs = this.prefillNs / 1e6;
-    this.totals.decodeMs = this.decodeNs / 1e6;
-    this.totals.makespanS = this.records.reduce((m, r) => Math.max(m, r.finishedS ?? 0), 0);
-    this.totals.rejectedRequests = this.replay.rejectedRequests;
+    this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests);
     return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
   }
 
@@ -272,14 +263,14 @@ class RadixRun {
   }
 
   private isDecode(r: number): boolean {
-    return this.numTokens[r]! - this.numComputed[r]! === 1 && this.numComputed[r]! >= this.plan.requests[r]!.promptTokens;
+    return isDecoding(this.numTokens[r]!, this.numComputed[r]!, this.plan.requests[r]!.promptTokens);
   }
 
   private recordAdmission(r: number, hit: number, ideal: number): void {
     const rec = this.records[r]!;
     rec.recomputedTokens += Math.max(0, ideal - hit);
     if (!this.admitted[r]) {
-      rec.admittedS = this.now / 1e9;
+      rec.admittedS = this.clock.now / 1e9;
       rec.hitTokens = hit;
       rec.idealHitTokens = ideal;
     }
@@ -296,15 +287,8 @@ class RadixRun {
         decodeContext += this.numComputed[s.r]! + 1;
       } else prefillTokens += s.numNew;
     }
-    const c = this.cost;
-    const prefillNs = prefillTokens * c.prefillPerToken;
-    const decodeNs = decodeContext * c.kvPerToken + decodes * c.decodePerSeq;
-    // The weights are read once per step: that fixed cost serves the decodes if there are any.
-    if (decodes > 0) this.decodeNs += decodeNs + c.fixed;
-    else this.prefillNs += c.fixed;
-    this.prefillNs += prefillNs;
-    this.totals.steps += 1;
-    this.now += c.fixed + prefillNs + decodeNs;
+    // No CPU tier: nothing is transferred.
+    this.clock.chargeStep(prefillTokens, decodeContext, decodes, 0);
     for (const { r, numNew } of scheduled) {
       const prefilling = this.numComputed[r]! < this.fillLen[r]!;
       this.numComputed[r]! += numNew;
@@ -323,19 +307,19 @@ class RadixRun {
 
   private finish(r: number): void {
     this.running.splice(this.running.indexOf(r), 1);
-    this.records[r]!.finishedS = this.now / 1e9;
+    this.records[r]!.finishedS = this.clock.now / 1e9;
     this.cacheFinished(r);
-    this.replay.callEnded(r, this.now);
+    this.replay.callEnded(r, this.clock.now);
   }
 
   // ---- test hooks ----
 
   private observe(): void {
     if (!this.debug.onStep && !this.debug.selfCheck) return;
-    if (this.debug.selfCheck && this.freeTokens < 0) throw new Error(`step ${this.totals.steps + 1}: ${this.capacity - this.freeTokens} tokens used of ${this.capacity}`);
+    if (this.debug.selfCheck && this.freeTokens < 0) throw new Error(`step ${this.clock.steps + 1}: ${this.capacity - this.freeTokens} tokens used of ${this.capacity}`);
     this.debug.onStep?.({
-      step: this.totals.steps + 1,
-      nowS: this.now / 1e9,
+      step: this.clock.steps + 1,
+      nowS: this.clock.now / 1e9,
       capacityTokens: this.capacity,
       treeTokens: this.tree.size,
       lockedTokens: this.tree.lockedTokens,
@@ -353,6 +337,6 @@ class RadixRun {
       held += this.privateOf(r);
     }
     if (held !== this.privateTokens) throw new Error(`private tokens drifted: ${this.privateTokens}, counted ${held}`);
-    if (this.freeTokens < 0) throw new Error(`after step ${this.totals.steps}: over capacity`);
+    if (this.freeTokens < 0) throw new Error(`after step ${this.clock.steps}: over capacity`);
   }
 }

@@ -1,7 +1,6 @@
 import type { CallRecord, EngineDebug, EngineOutcome, EngineTotals } from './engineTypes';
 import type { EngineParams } from './params';
-import { peakBlocks, pinTtlBySession, stepCostsNs, toNs } from './policySupport';
-import type { StepCostsNs } from './policySupport';
+import { isDecoding, pinTtlBySession, recordBlockAdmission, StepClock, stepCostsNs, toNs } from './policySupport';
 import { runRadix } from './radixEngine';
 import { SessionReplay } from './sessionReplay';
 import { visitKeys } from './simRequests';
@@ -58,13 +57,7 @@ class ReferenceRun {
   private readonly pins: Pin[] = [];
   private readonly pinTtl: number[];
   private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
-  /** Integer nanoseconds: the clock and the time totals (converted to seconds and ms on the way out). */
-  private prefillNs = 0;
-  private decodeNs = 0;
-  private transferNs = 0;
-  private readonly cost: StepCostsNs;
-  /** The clock, in whole nanoseconds. */
-  private now = 0;
+  private readonly clock: StepClock;
   /** Blocks moved to or from the CPU tier in this step: their transfer time is one product, the same in both engines. */
   private stepTransferBlocks = 0;
 
@@ -74,7 +67,7 @@ class ReferenceRun {
     private readonly debug: EngineDebug,
   ) {
     this.bs = plan.blockSizeTokens;
-    this.cost = stepCostsNs(p, this.bs);
+    this.clock = new StepClock(stepCostsNs(p, this.bs));
     this.nb = Math.floor(p.capacityTokens / this.bs);
     this.ref = new Int32Array(this.nb);
     this.key = new Float64Array(this.nb).fill(NONE);
@@ -96,32 +89,28 @@ class ReferenceRun {
     this.table = plan.requests.map(() => []);
     this.cachedBlocks = new Array<number>(n).fill(0);
     this.admitted = new Array<boolean>(n).fill(false);
-    this.replay = new SessionReplay(plan, p, Uint8Array.from(plan.requests, (r) => (peakBlocks(r.promptTokens, r.outputTokens, this.bs) > this.nb ? 1 : 0)));
+    this.replay = new SessionReplay(plan, p);
     this.records = this.replay.records;
     this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
   }
 
   run(): EngineOutcome {
     for (;;) {
-      this.replay.arrive(this.now, this.queue);
+      this.replay.arrive(this.clock.now, this.queue);
       this.expirePins();
-      if (this.replay.adaptive) this.replay.adaptCap(this.now, this.usedBlocks() < 0.9 * this.nb);
+      if (this.replay.adaptive) this.replay.adaptCap(this.clock.now, this.usedBlocks() < 0.9 * this.nb);
       if (this.running.length === 0 && this.waiting.length === 0) {
         let pinExpiry: number | null = null;
         for (const pin of this.pins) if (pinExpiry === null || pin.expiresNs < pinExpiry) pinExpiry = pin.expiresNs;
         const next = this.replay.nextEventNs(pinExpiry);
         if (next === null) break;
-        this.now = Math.max(this.now, next);
+        this.clock.now = Math.max(this.clock.now, next);
         continue;
       }
       this.step();
       if (this.debug.selfCheck) this.checkPool();
     }
-    this.totals.prefillMs = this.prefillNs / 1e6;
-    this.totals.decodeMs = this.decodeNs / 1e6;
-    this.totals.transferMs = this.transferNs / 1e6;
-    this.totals.makespanS = this.records.reduce((m, r) => Math.max(m, r.finishedS ?? 0), 0);
-    this.totals.rejectedRequests = this.replay.rejectedRequests;
+    this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests);
     return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
   }
 
@@ -132,7 +121,7 @@ class ReferenceRun {
    */
   private checkPool(): void {
     const fail = (what: string): never => {
-      throw new Error(`reference engine invariant broken at step ${this.totals.steps}: ${what}`);
+      throw new Error(`reference engine invariant broken at step ${this.clock.steps}: ${what}`);
     };
     const held = new Int32Array(this.nb);
     for (const t of this.table) for (const b of t) held[b]!++;
@@ -308,7 +297,7 @@ class ReferenceRun {
 
   private expirePins(): void {
     for (let i = 0; i < this.pins.length; ) {
-      if (this.pins[i]!.expiresNs <= this.now) {
+      if (this.pins[i]!.expiresNs <= this.clock.now) {
         this.release(this.pins[i]!.blocks);
         this.pins.splice(i, 1);
       } else i++;
@@ -390,7 +379,7 @@ class ReferenceRun {
         this.running.push(r);
         this.numComputed[r] = computedAfter;
         this.stepTransferBlocks += cpuBlocks;
-        this.recordAdmission(r, hits.length, cpuBlocks, ideal);
+        recordBlockAdmission(this.replay, r, !this.admitted[r], this.clock.now, this.bs, hits.length, cpuBlocks, ideal);
         const req = this.plan.requests[r]!;
         if (this.p.policy === 'ttl-pin' && req.session >= 0 && !this.admitted[r]) this.releasePinOf(req.session);
         this.admitted[r] = true;
@@ -402,20 +391,7 @@ class ReferenceRun {
   }
 
   private isDecode(r: number): boolean {
-    return this.numTokens[r]! - this.numComputed[r]! === 1 && this.numComputed[r]! >= this.plan.requests[r]!.promptTokens;
-  }
-
-  private recordAdmission(r: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): void {
-    const rec = this.records[r]!;
-    const lost = Math.max(0, idealBlocks - hitBlocks - cpuBlocks) * this.bs;
-    rec.recomputedTokens += lost;
-    rec.offloadHitTokens += cpuBlocks * this.bs;
-    if (!this.admitted[r]) {
-      rec.admittedS = this.now / 1e9;
-      rec.hitTokens = hitBlocks * this.bs;
-      rec.idealHitTokens = idealBlocks * this.bs;
-      this.replay.countAdmission(rec.hitTokens, rec.idealHitTokens);
-    }
+    return isDecoding(this.numTokens[r]!, this.numComputed[r]!, this.plan.requests[r]!.promptTokens);
   }
 
   /** Runs the scheduled work: the clock moves by the step's cost, tokens are sampled, requests finish. */
@@ -429,17 +405,7 @@ class ReferenceRun {
         decodeContext += this.numComputed[s.r]! + 1;
       } else prefillTokens += s.numNew;
     }
-    const c = this.cost;
-    const prefillNs = prefillTokens * c.prefillPerToken;
-    const decodeNs = decodeContext * c.kvPerToken + decodes * c.decodePerSeq;
-    const transferNs = this.stepTransferBlocks * c.transferPerBlock;
-    // The weights are read once per step: that fixed cost serves the decodes if there are any.
-    if (decodes > 0) this.decodeNs += decodeNs + c.fixed;
-    else this.prefillNs += c.fixed;
-    this.prefillNs += prefillNs;
-    this.transferNs += transferNs;
-    this.totals.steps += 1;
-    this.now += c.fixed + prefillNs + decodeNs + transferNs;
+    this.clock.chargeStep(prefillTokens, decodeContext, decodes, this.stepTransferBlocks);
     for (const { r, numNew } of scheduled) {
       this.numComputed[r]! += numNew;
       if (this.numComputed[r]! < this.numTokens[r]!) continue;
@@ -453,14 +419,14 @@ class ReferenceRun {
   private finish(r: number): void {
     this.running.splice(this.running.indexOf(r), 1);
     const rec = this.records[r]!;
-    rec.finishedS = this.now / 1e9;
+    rec.finishedS = this.clock.now / 1e9;
     const req = this.plan.requests[r]!;
     const session = req.session;
     const hasNext = session >= 0 && req.callIndex + 1 < this.plan.sessions[session]!.requests.length;
     const ttl = session >= 0 ? this.pinTtl[session]! : 0;
-    if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pins.push({ session, blocks: this.table[r]!, expiresNs: this.now + toNs(ttl) });
+    if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pins.push({ session, blocks: this.table[r]!, expiresNs: this.clock.now + toNs(ttl) });
     else this.release(this.table[r]!);
     this.table[r] = [];
-    this.replay.callEnded(r, this.now);
+    this.replay.callEnded(r, this.clock.now);
   }
 }

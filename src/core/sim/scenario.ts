@@ -1,3 +1,4 @@
+import { mean, ratio, sum } from '../analysis/stats';
 import type { Engine, EngineOutcome } from './engineTypes';
 import type { EngineParams } from './params';
 import { ParamError, validateParams } from './params';
@@ -64,10 +65,6 @@ export interface ScenarioOptions {
   session?: string;
 }
 
-function ratio(a: number, b: number): number | null {
-  return b > 0 ? a / b : null;
-}
-
 /** Checks what only the workload and parameters together can show (a call longer than the model allows). */
 export function validateScenario(workload: Workload, p: EngineParams): void {
   validateParams(p);
@@ -104,7 +101,7 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
   const plan = planWorkload(workload, p.blockSizeTokens, replicas, tokenLevel);
   const outcome = engine(plan, p);
   const done = outcome.records.filter((r) => !r.rejected);
-  const prompt = done.reduce((n, r) => n + r.promptTokens, 0);
+  const prompt = sum(done.map((r) => r.promptTokens));
   const completion = completions(plan, outcome);
 
   // Alone: each workload session by itself, from time 0, no replicas.
@@ -157,16 +154,16 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
     requests: outcome.records.length,
     rejectedRequests: t.rejectedRequests,
     promptTokens: prompt,
-    admissionHitRate: ratio(done.reduce((n, r) => n + r.hitTokens, 0), prompt),
-    idealHitRate: ratio(done.reduce((n, r) => n + r.idealHitTokens, 0), prompt),
+    admissionHitRate: ratio(sum(done.map((r) => r.hitTokens)), prompt),
+    idealHitRate: ratio(sum(done.map((r) => r.idealHitTokens)), prompt),
     vllmMetricHitRate: ratio(t.vllmHits, t.vllmQueries),
-    recomputedPrefillTokens: done.reduce((n, r) => n + r.recomputedTokens, 0),
-    offloadHitTokens: done.reduce((n, r) => n + r.offloadHitTokens, 0),
+    recomputedPrefillTokens: sum(done.map((r) => r.recomputedTokens)),
+    offloadHitTokens: sum(done.map((r) => r.offloadHitTokens)),
     preemptions: t.preemptions,
     prefillShare: ratio(t.prefillMs, t.prefillMs + t.decodeMs),
     makespanS: t.makespanS,
     steps: t.steps,
-    slowdown: { mean: slowdowns.length > 0 ? slowdowns.reduce((a, b) => a + b, 0) / slowdowns.length : null, max: slowdowns.length > 0 ? slowdowns.reduce((a, b) => Math.max(a, b)) : null },
+    slowdown: { mean: mean(slowdowns), max: slowdowns.length > 0 ? slowdowns.reduce((a, b) => Math.max(a, b)) : null },
     sessions,
     calls,
   };

@@ -1,7 +1,7 @@
 import { ArrivalHeap } from './arrivalHeap';
 import type { CallRecord } from './engineTypes';
 import type { EngineParams } from './params';
-import { newCallRecord, sessionStartOrder, toNs } from './policySupport';
+import { newCallRecord, sessionStartOrder, toNs, tooLongForCache } from './policySupport';
 import type { SimPlan } from './simRequests';
 
 /**
@@ -32,11 +32,13 @@ export class SessionReplay {
   readonly adaptive: boolean;
 
   /** `tooLong[r]` is 1 when request r can never fit in the engine's cache (it is rejected on arrival). */
+  private readonly tooLong: Uint8Array;
+
   constructor(
     private readonly plan: SimPlan,
     private readonly p: EngineParams,
-    private readonly tooLong: Uint8Array,
   ) {
+    this.tooLong = Uint8Array.from(plan.requests, (r) => (tooLongForCache(p, plan.blockSizeTokens, r.promptTokens, r.outputTokens) ? 1 : 0));
     this.records = plan.requests.map(newCallRecord);
     this.sessionEndS = plan.sessions.map(() => null);
     this.adaptive = p.policy === 'admission-cap' && p.admissionCap.cap === 'adaptive';

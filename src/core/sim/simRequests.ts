@@ -259,9 +259,3 @@ export function visitKeys(runs: readonly KeyRun[], from: number, to: number, vis
   }
   return j;
 }
-
-/** Block j's key in a run list (undefined beyond its end). */
-export function keyAt(runs: readonly KeyRun[], j: number): number | undefined {
-  for (const r of runs) if (j >= r.from && j < r.to) return r.base + j;
-  return undefined;
-}
