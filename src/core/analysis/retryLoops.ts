@@ -88,7 +88,8 @@ export function laterCallsReading(session: Session, callIndex: number): number {
 
 interface OpenRun {
   target: ToolTarget;
-  attempts: Array<{ call: LlmCall; tool: ToolCall }>;
+  /** With the figures already worked out for the failing list, so building the loop need not recount them. */
+  attempts: Array<{ call: LlmCall; tool: ToolCall; tokens: number | null; later: number }>;
 }
 
 function firstLine(text: string | null): string {
@@ -117,7 +118,7 @@ export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis
     open.delete(key);
     if (run.attempts.length < minAttempts) return;
     loopOfRun.set(run, loops.length);
-    loops.push(buildLoop(session, run, escapeCall));
+    loops.push(buildLoop(run, escapeCall));
   };
 
   for (const call of session.calls) {
@@ -130,16 +131,16 @@ export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis
         continue;
       }
       const collateral = isCollateralFailure(tool);
+      const later = laterCallsReading(session, call.index);
+      const tokens = errorTokens(tool);
       let run = open.get(key);
       if (!collateral) {
         if (!run) {
           run = { target, attempts: [] };
           open.set(key, run);
         }
-        run.attempts.push({ call, tool });
+        run.attempts.push({ call, tool, tokens, later });
       }
-      const later = laterCallsReading(session, call.index);
-      const tokens = errorTokens(tool);
       if (!collateral && run) runOf.set(failing.length, run);
       failing.push({
         callIndex: call.index,
@@ -170,23 +171,22 @@ export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis
   return { loops, failing, callsInLoops: loopCalls.size };
 }
 
-function buildLoop(session: Session, run: OpenRun, escapeCall: number | null): RetryLoop {
+function buildLoop(run: OpenRun, escapeCall: number | null): RetryLoop {
   const names = [...new Set(run.attempts.map((a) => a.tool.name))];
   const firstCall = run.attempts[0]!.call.index;
   const lastCall = run.attempts[run.attempts.length - 1]!.call.index;
   let wasted: number | null = null;
   let carry: number | null = null;
   const countedCalls = new Set<number>();
-  for (const { call, tool } of run.attempts) {
+  for (const { call, tokens, later } of run.attempts) {
     // A call that made several failed attempts wrote its output once.
     if (!countedCalls.has(call.index) && call.tokens.output !== null) {
       countedCalls.add(call.index);
       wasted = (wasted ?? 0) + call.tokens.output;
     }
-    const tokens = errorTokens(tool);
     if (tokens !== null) {
       wasted = (wasted ?? 0) + tokens;
-      carry = (carry ?? 0) + tokens * laterCallsReading(session, call.index);
+      carry = (carry ?? 0) + tokens * later;
     }
   }
   return {

@@ -1,7 +1,7 @@
 import { formatById, FORMATS } from '../trace/formats';
 import type { Diagnostic, FormatId, LlmCall, Session, SourceRef, ToolCall, TraceModel } from '../trace/model';
 import type { FileProblem, ParsedTrace } from '../trace/parseTrace';
-import type { MissCause } from './cacheMisses';
+import type { CacheMiss, MissCause } from './cacheMisses';
 import type { Fingerprint } from './fingerprint';
 import type { RetryLoop } from './retryLoops';
 import { analyzeSession } from './sessionAnalysis';
@@ -154,12 +154,31 @@ export interface CallDetail {
   tools: ToolDetail[];
 }
 
-function row(call: LlmCall, analysis: SessionAnalysis): CallRow {
-  const miss = analysis.misses.find((m) => m.callIndex === call.index);
-  const loops: number[] = [];
+/** A session's misses and loop attempts keyed by call index, built once so each row is a lookup rather than a scan. */
+interface CallMarks {
+  missByCall: Map<number, CacheMiss>;
+  loopsByCall: Map<number, number[]>;
+}
+
+function callMarks(analysis: SessionAnalysis): CallMarks {
+  const missByCall = new Map<number, CacheMiss>();
+  // The first miss of a call wins, as a search from the front would find it.
+  for (const m of analysis.misses) if (!missByCall.has(m.callIndex)) missByCall.set(m.callIndex, m);
+  const loopsByCall = new Map<number, number[]>();
   analysis.retry.loops.forEach((l, i) => {
-    if (l.attempts.some((a) => a.callIndex === call.index)) loops.push(i);
+    for (const a of l.attempts) {
+      const loops = loopsByCall.get(a.callIndex);
+      if (!loops) loopsByCall.set(a.callIndex, [i]);
+      // A loop with several attempts in one call is listed once for it.
+      else if (loops[loops.length - 1] !== i) loops.push(i);
+    }
   });
+  return { missByCall, loopsByCall };
+}
+
+function row(call: LlmCall, marks: CallMarks): CallRow {
+  const miss = marks.missByCall.get(call.index);
+  const loops = marks.loopsByCall.get(call.index) ?? [];
   return {
     index: call.index,
     id: call.id,
@@ -213,11 +232,23 @@ function analysisView(model: TraceModel, a: SessionAnalysis): AnalysisView {
   };
 }
 
-function subagentLinks(model: TraceModel, parent: Session): SubagentLink[] {
+/** Sessions by their parent's id, in model order, so each parent finds its sub-agents without scanning every session. */
+function childrenByParent(model: TraceModel): Map<string, Session[]> {
+  const children = new Map<string, Session[]>();
+  for (const s of model.sessions) {
+    if (s.parentId === null) continue;
+    const siblings = children.get(s.parentId);
+    if (siblings) siblings.push(s);
+    else children.set(s.parentId, [s]);
+  }
+  return children;
+}
+
+function subagentLinks(children: Map<string, Session[]>, parent: Session): SubagentLink[] {
   const callOfTool = new Map<string, number>();
   for (const c of parent.calls) for (const t of c.toolCalls) callOfTool.set(t.id, c.index);
-  return model.sessions
-    .filter((s) => s.parentId === parent.id && s !== parent)
+  return (children.get(parent.id) ?? [])
+    .filter((s) => s !== parent)
     .map((s) => ({
       sessionId: s.id,
       role: s.role,
@@ -234,6 +265,7 @@ export function formatChoices(): FormatChoice[] {
 /** Builds the view the host sends on `init`: summaries and bars for every session. */
 export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChosen = false, options: Partial<AnalysisOptions> = {}): TraceView {
   const { model } = parsed;
+  const children = childrenByParent(model);
   return {
     fileName,
     format: model.format,
@@ -245,11 +277,12 @@ export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChos
     problem: parsed.problem,
     sessions: model.sessions.map((s) => {
       const analysis = analyzeSession(s, options);
+      const marks = callMarks(analysis);
       return {
         summary: analysis.summary,
-        calls: s.calls.map((c) => row(c, analysis)),
+        calls: s.calls.map((c) => row(c, marks)),
         compactions: s.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens })),
-        subagents: subagentLinks(model, s),
+        subagents: subagentLinks(children, s),
         analysis: analysisView(model, analysis),
       };
     }),

@@ -20,6 +20,12 @@ export function num(value: unknown): number | null {
   return null;
 }
 
+/** A number ≥ 0 (a cost, a latency), else null. */
+export function nonNegative(value: unknown): number | null {
+  const n = num(value);
+  return n !== null && n >= 0 ? n : null;
+}
+
 /** A non-negative whole count, such as a token count. */
 export function count(value: unknown): number | null {
   const n = num(value);
@@ -46,7 +52,25 @@ export function clip(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max - 1) + '…';
 }
 
-/** A tool call's `arguments`: a JSON string (parsed defensively) or, in some writers, an object. */
+/** The first line that is not blank, trimmed and clipped to `max`; null when there is none. */
+export function firstLine(text: string, max: number): string | null {
+  const line = text.split('\n').find((l) => l.trim() !== '');
+  return line === undefined ? null : clip(line.trim(), max);
+}
+
+/** A chat message's text: a string, or the text parts of a content-part list joined by newlines; null when it has none. */
+export function contentText(content: unknown): string | null {
+  if (typeof content === 'string') return content;
+  const parts = arr(content);
+  if (!parts) return null;
+  const texts = parts.filter(isObject).map((p) => str(p['text'])).filter((t): t is string => t !== null);
+  return texts.length > 0 ? texts.join('\n') : null;
+}
+
+/**
+ * A JSON object given either as itself or as a JSON string (parsed defensively): a tool
+ * call's `arguments`, and other fields writers store both ways.
+ */
 export function parseArguments(value: unknown): JsonObject | null {
   if (isObject(value)) return value;
   if (typeof value !== 'string') return null;

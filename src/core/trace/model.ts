@@ -187,7 +187,6 @@ export interface TraceModel {
   limitations: string[];
 }
 
-/** An empty token record: nothing known. */
 /** A tool call as the model asked for it, before its result is seen (readers fill the result in when it comes). */
 export function requestedToolCall(asked: Pick<ToolCall, 'id' | 'name' | 'targetFile' | 'command' | 'startMs' | 'source'>): ToolCall {
   return {
@@ -207,6 +206,7 @@ export function requestedToolCall(asked: Pick<ToolCall, 'id' | 'name' | 'targetF
   };
 }
 
+/** An empty token record: nothing known. */
 export function unknownTokens(): CallTokens {
   return { input: null, cached: null, appended: null, cacheWrite: null, output: null, reasoningOutput: null };
 }

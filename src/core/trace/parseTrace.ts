@@ -3,7 +3,7 @@ import type { SourceLine } from '../text/lineReader';
 import { DETECTION_RECORDS, detectDocument, detectRecords } from './detectFormat';
 import type { Detection } from './detectFormat';
 import type { FormatDefinition, JsonDocument } from './formatDefinition';
-import { formatById, FORMATS, supportedFormatsText } from './formats';
+import { formatById, supportedFormatsText } from './formats';
 import { isObject } from './json';
 import { parseJsonDocument } from './jsonDocument';
 import type { Diagnostic, FormatId, TraceModel } from './model';
@@ -84,8 +84,8 @@ class TraceParser {
   private documentLines: SourceLine[] | null = null;
   /** Set when a would-be document is read again as JSON Lines. */
   private replayed = false;
-  /** In document mode: lines that parse as one JSON object each, in case this is JSON Lines after all. */
-  private recordLikeLines = 0;
+  /** In document mode: some line is one JSON object by itself, so this may be JSON Lines after all. Only whether matters, so lines stop being parsed once one is. */
+  private sawRecordLikeLine = false;
   private mainRecords = 0;
   private mainNonBlank = 0;
   private mainInvalidUtf8 = 0;
@@ -109,7 +109,7 @@ class TraceParser {
   mainLine(line: SourceLine): void {
     if (this.documentLines) {
       this.documentLines.push(line);
-      if (looksLikeRecord(line.text)) this.recordLikeLines += 1;
+      if (!this.sawRecordLikeLine && looksLikeRecord(line.text)) this.sawRecordLikeLine = true;
       return;
     }
     if (line.text === null) {
@@ -183,7 +183,7 @@ class TraceParser {
       const parsed = parseJsonDocument(this.documentLines, 0);
       // A JSON Lines file whose first line is broken also "opens a document"; if the whole
       // does not parse but its lines do, read it as JSON Lines with that line reported.
-      if (parsed.diagnostics.length === 0 || this.recordLikeLines === 0) return this.finishDocument(keys, parsed);
+      if (parsed.diagnostics.length === 0 || !this.sawRecordLikeLine) return this.finishDocument(keys, parsed);
       const lines = this.documentLines;
       this.documentLines = null;
       this.replayed = true;
@@ -295,6 +295,3 @@ export async function parseTrace(files: readonly TraceFile[], options: ParseOpti
   }
   return parser.finish(keys);
 }
-
-/** Formats this build reads (for pickers and --help). */
-export const SUPPORTED_FORMATS = FORMATS;

@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, count, isObject, isoMs, num, obj, parseArguments, str } from '../json';
+import { arr, clip, contentText, count, firstLine, isObject, isoMs, nonNegative, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
@@ -102,9 +102,9 @@ function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: s
     const source = str(raw['source']);
     const timeMs = isoMs(raw['timestamp']);
     if (source === 'user') {
-      const text = messageText(raw['message']);
+      const text = contentText(raw['message']) ?? '';
       session.turns.push({ index: session.turns.length, startMs: timeMs, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source: ctx.doc.locate(path) } satisfies UserTurn);
-      session.title ??= firstLine(text);
+      session.title ??= firstLine(text, PREVIEW_MAX);
       inputReadyMs = timeMs;
       collectChildren(raw, path, children);
       return;
@@ -169,12 +169,11 @@ function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: s
 
 /** `final_metrics` as session totals; total_steps counts steps, not LLM calls, so llmCalls stays unknown. */
 function totalsOf(m: JsonObject): ReportedTotals {
-  const cost = num(m['total_cost_usd']);
   return {
     input: count(m['total_prompt_tokens']),
     output: count(m['total_completion_tokens']),
     cached: count(m['total_cached_tokens']),
-    costUsd: cost !== null && cost >= 0 ? cost : null,
+    costUsd: nonNegative(m['total_cost_usd']),
     llmCalls: null,
   };
 }
@@ -265,7 +264,7 @@ function pairResults(ctx: Context, step: JsonObject, path: JsonPath, tools: Map<
       if (refs.length === 0) countSkipped(ctx.skipped, callId === null ? 'observation:without-source_call_id' : 'observation:unpaired');
       return;
     }
-    const text = messageText(result['content']);
+    const text = contentText(result['content']) ?? '';
     const extra = obj(result['extra']) ?? {};
     // Writer extensions some converters add; the RFC itself has only the text.
     const flagged = extra['is_error'] === true || extra['status'] === 'error' || result['is_error'] === true;
@@ -307,21 +306,4 @@ function readChild(ctx: Context, parent: Session, child: { ref: JsonObject; tool
     'info',
     `Sub-agent trajectory ${key ?? '(no id)'}${where ? ` is in ${where}` : ' is not in this file'}: open that file to see its calls; they are not counted here.`,
   );
-}
-
-/** Text of a message or result content: a string, or the text parts of a content-part list. */
-function messageText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  const parts = arr(value);
-  if (!parts) return '';
-  return parts
-    .filter(isObject)
-    .map((p) => str(p['text']))
-    .filter((t): t is string => t !== null)
-    .join('\n');
-}
-
-function firstLine(text: string): string | null {
-  const line = text.split('\n').find((l) => l.trim() !== '');
-  return line === undefined ? null : clip(line.trim(), PREVIEW_MAX);
 }

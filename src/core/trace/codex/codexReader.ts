@@ -4,10 +4,11 @@ import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
+import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
 import { failedPatchTarget, outputText, patchTarget, resolvePath, shellCommand, toolOutcome } from './toolOutput';
 
-/** Longest error text kept per failed tool call; the full text stays in the file. */
-const ERROR_TEXT_MAX = 600;
+/** Record types of a Codex rollout envelope (formats.md §10). */
+export const ROLLOUT_TYPES: ReadonlySet<string> = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
 const PREVIEW_MAX = 160;
 
 /**
@@ -107,7 +108,7 @@ export class CodexReader implements RecordReader {
       countSkipped(this.skipped, '(no type)');
       return;
     }
-    if (type !== 'session_meta' && type !== 'turn_context' && type !== 'response_item' && type !== 'event_msg' && type !== 'compacted') {
+    if (!ROLLOUT_TYPES.has(type)) {
       countSkipped(this.skipped, `unknown:${type}`);
       return;
     }

@@ -1,9 +1,6 @@
 import type { FormatDefinition } from '../formatDefinition';
 import { isObject, str } from '../json';
-import { CodexReader } from './codexReader';
-
-/** Record types of a Codex rollout envelope (formats.md §10). */
-const ROLLOUT_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
+import { CodexReader, ROLLOUT_TYPES } from './codexReader';
 
 /** OpenAI Codex CLI rollouts (formats.md §2). */
 export const codexFormat: FormatDefinition = {

@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, count, isObject, num, obj, str } from '../json';
+import { arr, clip, contentText, count, isObject, nonNegative, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
@@ -287,17 +287,7 @@ function parseReturnCode(text: string): number | null {
 
 /** `info.model_stats`: mini-swe-agent counts cost and calls, no tokens. */
 function totalsOf(stats: JsonObject): ReportedTotals {
-  const cost = num(stats['instance_cost']);
-  return { input: null, output: null, cached: null, costUsd: cost !== null && cost >= 0 ? cost : null, llmCalls: count(stats['api_calls']) };
-}
-
-/** A message's text: a string, or the text parts of a multimodal content list. */
-function contentText(content: unknown): string | null {
-  if (typeof content === 'string') return content;
-  const parts = arr(content);
-  if (!parts) return null;
-  const texts = parts.filter(isObject).map((p) => str(p['text'])).filter((t): t is string => t !== null);
-  return texts.length > 0 ? texts.join('\n') : null;
+  return { input: null, output: null, cached: null, costUsd: nonNegative(stats['instance_cost']), llmCalls: count(stats['api_calls']) };
 }
 
 /** A label: the task's first line that is not a bare tag (`<pr_description>`) or a lead-in ending in ":". */

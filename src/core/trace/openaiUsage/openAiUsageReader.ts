@@ -99,6 +99,8 @@ interface SessionState {
   id: string;
   calls: LlmCall[];
   callsById: Map<string, LlmCall>;
+  /** Tool call ids of the session so far, so a repeated id gets a suffix without rescanning every call. */
+  toolIds: Set<string>;
   order: number;
 }
 
@@ -185,14 +187,14 @@ export class OpenAiUsageReader implements RecordReader {
 
   private session(id: string): SessionState {
     let s = this.sessions.get(id);
-    if (!s) this.sessions.set(id, (s = { id, calls: [], callsById: new Map(), order: this.sessions.size }));
+    if (!s) this.sessions.set(id, (s = { id, calls: [], callsById: new Map(), toolIds: new Set(), order: this.sessions.size }));
     return s;
   }
 
   /** `choices[].message.tool_calls` (and the legacy `function_call`): names and arguments, no results. */
   private toolCalls(completion: JsonObject, call: LlmCall, session: SessionState, source: SourceRef): ToolCall[] {
     const tools: ToolCall[] = [];
-    const seen = new Set(session.calls.flatMap((c) => c.toolCalls.map((t) => t.id)));
+    const seen = session.toolIds;
     const add = (id: string | null, fn: JsonObject | null): void => {
       const name = fn ? str(fn['name']) : null;
       if (name === null) {

@@ -1,16 +1,15 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { clip, firstArgument } from '../json';
+import { clip, firstArgument, parseArguments } from '../json';
 import { mostUsedModel } from '../model';
 import type { Diagnostic, LlmCall, Session, SourceRef, ToolCall } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
+import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
 import { attrString, classifySpan, GEN_AI, serverTiming, spanModel, spanTokens } from './genAi';
 import type { SpanRole, SpanTokens } from './genAi';
 import { compareNanos, isResourceSpans, isTracesData, nanosToMs, readSpans } from './otlpJson';
-import type { AttrValue, OtlpSpan, SpanPath, SpanProblem } from './otlpJson';
+import type { OtlpSpan, SpanPath, SpanProblem } from './otlpJson';
 
-/** Longest error text kept per failed tool call; the full text stays in the file. */
-const ERROR_TEXT_MAX = 600;
 /** Parent chains longer than this are treated as broken (a cycle in a malformed file). */
 const MAX_DEPTH = 10_000;
 
@@ -289,7 +288,8 @@ export class OtlpCollector {
   private tool(e: Entry, ids: Set<string>): ToolCall {
     const s = e.span;
     const a = s.attributes;
-    const args = toolArguments(a.get(GEN_AI.toolArguments));
+    // `gen_ai.tool.call.arguments` is a JSON string (the usual form) or a kvlist.
+    const args = parseArguments(a.get(GEN_AI.toolArguments));
     const startMs = nanosToMs(s.startNs);
     const endMs = nanosToMs(s.endNs);
     const isError = s.statusError ? true : s.endNs !== null ? false : null;
@@ -367,19 +367,6 @@ function uniqueId(preferred: string, spanId: string, ids: Set<string>): string {
   for (let n = 2; ids.has(id); n++) id = `${spanId}#${n}`;
   ids.add(id);
   return id;
-}
-
-/** `gen_ai.tool.call.arguments`: a JSON string (the usual form) or a kvlist. */
-function toolArguments(value: AttrValue | undefined): Record<string, AttrValue> | null {
-  if (typeof value === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(value);
-      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, AttrValue>) : null;
-    } catch {
-      return null;
-    }
-  }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
 }
 
 /** Why a failed span failed: its status message, else its exception event, else `error.type`. */

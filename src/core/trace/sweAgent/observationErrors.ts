@@ -5,6 +5,8 @@
  * lower bound rather than a guess. Each rule is named, to show why a call was marked.
  */
 
+import { clip } from '../json';
+
 /** Why a text was read as a failure. */
 export type OutputFailure =
   | 'edit-rejected'
@@ -81,6 +83,5 @@ export function outputFailure(text: string, agentTool = false): { rule: OutputFa
 
 /** The part of a failed output worth showing: the text from its start, clipped. */
 export function errorTextOf(text: string): string {
-  const t = text.replace(/\r\n/g, '\n').trim();
-  return t.length <= ERROR_TEXT_MAX ? t : t.slice(0, ERROR_TEXT_MAX - 1) + '…';
+  return clip(text.replace(/\r\n/g, '\n').trim(), ERROR_TEXT_MAX);
 }

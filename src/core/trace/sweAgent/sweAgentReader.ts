@@ -1,5 +1,5 @@
 import type { JsonDocument } from '../formatDefinition';
-import { arr, clip, count, isObject, num, obj, str } from '../json';
+import { arr, clip, contentText, count, firstLine, isObject, nonNegative, num, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { unknownTokens } from '../model';
 import type { Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
@@ -36,7 +36,8 @@ export function readSweAgentDocument(doc: JsonDocument): ReaderResult {
   }
   const info = obj(root['info']) ?? {};
   const stats = obj(info['model_stats']);
-  const replay = replayConfig(root['replay_config']);
+  // `replay_config` is an object in 1.x test data and a JSON string in other runs.
+  const replay = parseArguments(root['replay_config']);
   const problem = replay ? obj(replay['problem_statement']) : null;
   const agentConfig = replay ? obj(replay['agent']) : null;
   const modelConfig = agentConfig ? obj(agentConfig['model']) : null;
@@ -94,7 +95,7 @@ export function readSweAgentDocument(doc: JsonDocument): ReaderResult {
     agent: { name: 'swe-agent', version: str(info['swe_agent_version']) },
     model,
     cwd,
-    title: task ? firstLineOf(issueText(task.text)) : null,
+    title: task ? firstLine(issueText(task.text), PREVIEW_MAX) : null,
     calls,
     turns,
     compactions: [],
@@ -105,25 +106,13 @@ export function readSweAgentDocument(doc: JsonDocument): ReaderResult {
 
 /** `info.model_stats` as session totals: tokens_sent is the whole prompt, cache reads included. */
 function totalsOf(stats: JsonObject): ReportedTotals {
-  const cost = num(stats['instance_cost']);
   return {
     input: count(stats['tokens_sent']),
     output: count(stats['tokens_received']),
     cached: null,
-    costUsd: cost !== null && cost >= 0 ? cost : null,
+    costUsd: nonNegative(stats['instance_cost']),
     llmCalls: count(stats['api_calls']),
   };
-}
-
-/** `replay_config` is an object in 1.x test data and a JSON string in other runs. */
-function replayConfig(value: unknown): JsonObject | null {
-  if (isObject(value)) return value;
-  if (typeof value !== 'string') return null;
-  try {
-    return obj(JSON.parse(value));
-  } catch {
-    return null;
-  }
 }
 
 /** The task: the first user message of the history that is not a demonstration. */
@@ -131,30 +120,16 @@ function taskMessage(history: unknown[]): { index: number; text: string } | null
   for (let i = 0; i < history.length; i++) {
     const h = history[i];
     if (!isObject(h) || h['role'] !== 'user' || h['is_demo'] === true) continue;
-    const text = messageText(h['content']);
+    const text = contentText(h['content']);
     if (text !== null) return { index: i, text };
   }
   return null;
-}
-
-/** Text of a history message: a string, or the text parts of a content list (1.x). */
-function messageText(content: unknown): string | null {
-  if (typeof content === 'string') return content;
-  const parts = arr(content);
-  if (!parts) return null;
-  const texts = parts.filter(isObject).map((p) => str(p['text'])).filter((t): t is string => t !== null);
-  return texts.length > 0 ? texts.join('\n') : null;
 }
 
 /** The issue itself, without SWE-agent's "We're currently solving…ISSUE:" preamble. */
 function issueText(text: string): string {
   const at = text.indexOf('ISSUE:\n');
   return at >= 0 ? text.slice(at + 'ISSUE:\n'.length) : text;
-}
-
-function firstLineOf(text: string): string | null {
-  const line = text.split('\n').find((l) => l.trim() !== '');
-  return line === undefined ? null : clip(line.trim(), PREVIEW_MAX);
 }
 
 /**
@@ -179,14 +154,7 @@ interface StepState {
 
 /** `state` is a JSON string in 0.x and an object in 1.x; "n/a" means no file open. */
 function stepState(value: unknown): StepState {
-  let state: JsonObject | null = obj(value);
-  if (!state && typeof value === 'string') {
-    try {
-      state = obj(JSON.parse(value));
-    } catch {
-      state = null;
-    }
-  }
+  const state = parseArguments(value);
   const openFile = state ? str(state['open_file']) : null;
   return { openFile: openFile === null || openFile === 'n/a' || openFile === '' ? null : openFile, workingDir: state ? str(state['working_dir']) : null };
 }

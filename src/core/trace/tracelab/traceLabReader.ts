@@ -1,4 +1,4 @@
-import { arr, count, isObject, isoMs, num, obj, str } from '../json';
+import { arr, count, isObject, isoMs, nonNegative, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
@@ -172,7 +172,7 @@ export class TraceLabReader implements RecordReader {
         command,
         startMs,
         endMs,
-        durationMs: latency(raw['tool_internal_latency_ms']) ?? latency(raw['tool_wall_latency_ms']) ?? (startMs !== null && endMs !== null && endMs >= startMs ? endMs - startMs : null),
+        durationMs: nonNegative(raw['tool_internal_latency_ms']) ?? nonNegative(raw['tool_wall_latency_ms']) ?? (startMs !== null && endMs !== null && endMs >= startMs ? endMs - startMs : null),
         isError,
         errorText: null,
         exitCode: null,
@@ -210,12 +210,6 @@ function timingEvents(value: unknown): { startMs: number | null; endMs: number |
     lastMs = lastMs === null ? ms : Math.max(lastMs, ms);
   }
   return { startMs, endMs: usageMs ?? lastMs, firstInput, userMessageMs };
-}
-
-/** A latency in ms ≥ 0, else null. */
-function latency(value: unknown): number | null {
-  const n = num(value);
-  return n !== null && n >= 0 ? n : null;
 }
 
 /**

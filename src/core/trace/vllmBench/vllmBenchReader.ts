@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, count, isObject, num, str } from '../json';
+import { arr, clip, count, isObject, nonNegative, num, str } from '../json';
 import type { JsonObject } from '../json';
 import type { Diagnostic, LlmCall, ReportedTotals, Session, SourceRef } from '../model';
 import { countSkipped } from '../recordReader';
@@ -91,7 +91,7 @@ export function readBenchResult(result: JsonObject, locate: Locate, ordinal: num
       note(
         ['errors', first],
         'warning',
-        `${failed.length} of ${n} requests failed (requests ${failed.join(', ')}); their output and times are unknown. First error: ${text.length > ERROR_QUOTE_MAX ? text.slice(0, ERROR_QUOTE_MAX - 1) + '…' : text}`,
+        `${failed.length} of ${n} requests failed (requests ${failed.join(', ')}); their output and times are unknown. First error: ${clip(text, ERROR_QUOTE_MAX)}`,
       );
     }
   }
@@ -131,11 +131,6 @@ function titleOf(result: JsonObject, model: string | null): string {
   const rateText = typeof rate === 'number' || typeof rate === 'string' ? ` at ${String(rate)} req/s` : '';
   const concurrency = count(result['max_concurrency']);
   return `vllm bench serve: ${model ?? 'unknown model'}${prompts !== null ? `, ${prompts} prompts` : ''}${rateText}${concurrency !== null ? `, max concurrency ${concurrency}` : ''}`;
-}
-
-function nonNegative(value: unknown): number | null {
-  const n = num(value);
-  return n !== null && n >= 0 ? n : null;
 }
 
 function ms(seconds: number | null): number | null {
