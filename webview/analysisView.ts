@@ -2,7 +2,7 @@ import type { MissCause } from '../src/core/analysis/cacheMisses';
 import type { SessionView } from '../src/core/analysis/traceView';
 import { ariaSort, compactionRows, fingerprintGroups, LOOP_COLUMNS, loopHeadline, missCauseEntries, quarterColumns, toolRows } from './analysisModel';
 import type { LoopRow, LoopSort, LoopSortKey, QuarterColumn } from './analysisModel';
-import { el, icon, linkButton } from './dom';
+import { el, icon, linkButton, table } from './dom';
 import type { FigureGroup } from './inspectorModel';
 
 // The DOM of the session analyses. Every string goes through textContent (via `el`);
@@ -36,14 +36,6 @@ export function figureGroup(g: FigureGroup, heading: 'h2' | 'h3' = 'h3'): HTMLEl
         ]),
       ),
     ),
-  ]);
-}
-
-function table(className: string, caption: string, head: string[], rows: HTMLTableRowElement[], numericFrom = 1): HTMLElement {
-  return el('table', { className: `data-table ${className}` }, [
-    el('caption', { className: 'visually-hidden', text: caption }),
-    el('thead', {}, [el('tr', {}, head.map((h, i) => el('th', { text: h, className: i >= numericFrom ? 'num' : '', attrs: { scope: 'col' } })))]),
-    el('tbody', {}, rows),
   ]);
 }
 

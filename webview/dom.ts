@@ -43,6 +43,15 @@ export function linkButton(label: string, onClick: () => void, spec: ElementSpec
   return b;
 }
 
+/** A data table: a hidden caption, one header row (columns from `numericFrom` right-aligned), and the rows. */
+export function table(className: string, caption: string, head: string[], rows: HTMLTableRowElement[], numericFrom = 1): HTMLTableElement {
+  return el('table', { className: `data-table ${className}` }, [
+    el('caption', { className: 'visually-hidden', text: caption }),
+    el('thead', {}, [el('tr', {}, head.map((h, i) => el('th', { text: h, className: i >= numericFrom ? 'num' : '', attrs: { scope: 'col' } })))]),
+    el('tbody', {}, rows),
+  ]);
+}
+
 /** Replaces all children of `parent`. */
 export function replaceChildren(parent: Element, children: (Node | null)[]): void {
   parent.replaceChildren(...children.filter((c): c is Node => c !== null));

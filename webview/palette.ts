@@ -120,3 +120,24 @@ export function tooltipStyle(p: Palette): Record<string, unknown> {
     bodyFont: { size: 12 },
   };
 }
+
+/** The look of a chart annotation's label (markers, the cliff): a small hover-coloured box edged in its line's colour. */
+export function annotationLabelStyle(p: Palette, color: string): {
+  backgroundColor: string;
+  borderColor: string;
+  borderWidth: number;
+  borderRadius: number;
+  color: string;
+  font: { size: number };
+  padding: { x: number; y: number };
+} {
+  return {
+    backgroundColor: p.tooltipBackground,
+    borderColor: color,
+    borderWidth: 1,
+    borderRadius: 2,
+    color: p.foreground,
+    font: { size: 10 },
+    padding: { x: 4, y: 2 },
+  };
+}

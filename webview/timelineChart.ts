@@ -6,8 +6,9 @@ import type { CallRow } from '../src/core/analysis/traceView';
 import { formatCompact } from '../src/core/report/formatNumbers';
 import { analysisTooltipLines } from './analysisModel';
 import type { LoopBand } from './analysisModel';
+import { barStep, createOrUpdate, fillSelectionColumn, mirrorTooltip, writePlotArea } from './chartParts';
 import type { Palette } from './palette';
-import { tooltipStyle, withAlpha } from './palette';
+import { annotationLabelStyle, tooltipStyle, withAlpha } from './palette';
 import type { TimelineModel } from './timelineModel';
 import { tooltipLines, tooltipTitle } from './timelineModel';
 
@@ -53,14 +54,7 @@ export class TimelineChart {
     this.showCached = showCached;
     this.selected = selected;
     this.applyDefaults();
-    if (!this.chart) {
-      this.chart = new Chart(this.canvas, this.config());
-    } else {
-      const fresh = this.config();
-      this.chart.data = fresh.data;
-      this.chart.options = fresh.options ?? {};
-      this.chart.update('none');
-    }
+    this.chart = createOrUpdate(this.chart, this.canvas, () => this.config());
     this.wrapper.dataset['barCount'] = String(model.barCount);
     this.wrapper.dataset['showCached'] = String(showCached);
     this.wrapper.dataset['failedCalls'] = String(model.failedCalls.length);
@@ -244,13 +238,7 @@ export class TimelineChart {
           position: 'start',
           yAdjust: -22 + stagger * 16,
           xAdjust,
-          backgroundColor: p.tooltipBackground,
-          borderColor: color,
-          borderWidth: 1,
-          borderRadius: 2,
-          color: p.foreground,
-          font: { size: 10 },
-          padding: { x: 4, y: 2 },
+          ...annotationLabelStyle(p, color),
         },
       };
     });
@@ -261,16 +249,13 @@ export class TimelineChart {
   private marksPlugin(): Plugin<TimelineChartType> {
     return {
       id: 'callMarks',
-      afterLayout: (chart) => {
-        const a = chart.chartArea;
-        this.wrapper.dataset['plotArea'] = [a.left, a.top, a.right, a.bottom].map((v) => Math.round(v)).join(',');
-      },
+      afterLayout: (chart) => writePlotArea(this.wrapper, chart.chartArea),
       beforeDatasetsDraw: (chart) => {
         const m = this.model;
         if (!m) return;
         const { ctx, chartArea: a, scales } = chart;
         const x = scales['x']!;
-        const step = m.barCount > 1 ? Math.abs(x.getPixelForValue(1) - x.getPixelForValue(0)) : a.right - a.left;
+        const step = barStep(chart, m.barCount);
         const pixels: string[] = [];
         for (const band of m.bands) {
           const [x0, x1] = this.bandPixels(chart, band, step);
@@ -279,11 +264,7 @@ export class TimelineChart {
         }
         this.wrapper.dataset['loopBandPixels'] = pixels.join(' ');
         if (this.selected === null || this.selected >= m.barCount) return;
-        const cx = x.getPixelForValue(this.selected);
-        ctx.save();
-        ctx.fillStyle = withAlpha(this.palette.selection, this.palette.highContrast ? 0.35 : 0.22);
-        ctx.fillRect(cx - step / 2, a.top, step, a.bottom - a.top);
-        ctx.restore();
+        fillSelectionColumn(ctx, a, x.getPixelForValue(this.selected), step, this.palette);
       },
       afterDatasetsDraw: (chart) => {
         const m = this.model;
@@ -291,7 +272,7 @@ export class TimelineChart {
         const { ctx, chartArea: a, scales } = chart;
         const x = scales['x']!;
         const y = scales['y']!;
-        const step = m.barCount > 1 ? Math.abs(x.getPixelForValue(1) - x.getPixelForValue(0)) : a.right - a.left;
+        const step = barStep(chart, m.barCount);
         const size = Math.max(this.palette.highContrast ? 7 : 5, Math.min(9, step * 0.9));
         ctx.save();
         ctx.fillStyle = this.palette.failed;
@@ -339,15 +320,8 @@ export class TimelineChart {
         ctx.restore();
       },
       afterTooltipDraw: (_chart, { tooltip }) => {
-        // The tooltip is painted on the canvas; its text goes on the wrapper for tests.
-        const shown = tooltip.opacity > 0 && tooltip.getActiveElements().length > 0;
-        if (shown) {
-          this.wrapper.dataset['tooltip'] = [...tooltip.title, ...tooltip.body.flatMap((b) => b.lines)].join('\n');
-          this.wrapper.dataset['tooltipCall'] = String(tooltip.dataPoints[0]?.dataIndex ?? '');
-        } else {
-          delete this.wrapper.dataset['tooltip'];
-          delete this.wrapper.dataset['tooltipCall'];
-        }
+        if (mirrorTooltip(this.wrapper, tooltip)) this.wrapper.dataset['tooltipCall'] = String(tooltip.dataPoints[0]?.dataIndex ?? '');
+        else delete this.wrapper.dataset['tooltipCall'];
       },
     };
   }

@@ -2,11 +2,12 @@ import { BarController, BarElement, CategoryScale, Chart, LinearScale, LineContr
 import type { ChartConfiguration, ChartDataset, Plugin, Scale } from 'chart.js';
 import annotationPlugin from 'chartjs-plugin-annotation';
 import type { AnnotationOptions } from 'chartjs-plugin-annotation';
-import { formatCompact, formatCount } from '../src/core/report/formatNumbers';
+import { formatCompact, formatCount, formatPercent } from '../src/core/report/formatNumbers';
 import type { ScenarioCall } from '../src/core/sim/scenario';
 import type { WhatIfPolicyId } from '../src/protocol/messages';
+import { barStep, createOrUpdate, fillSelectionColumn, mirrorTooltip, writePlotArea } from './chartParts';
 import type { Palette } from './palette';
-import { tooltipStyle, withAlpha } from './palette';
+import { annotationLabelStyle, tooltipStyle, withAlpha } from './palette';
 import { barTooltipLines } from './whatIfModel';
 import type { CliffChartModel, ScenarioBarsModel } from './whatIfModel';
 
@@ -40,13 +41,7 @@ export class ScenarioBarsChart {
     this.model = model;
     this.calls = calls;
     this.selected = selected;
-    if (!this.chart) this.chart = new Chart(this.canvas, this.config());
-    else {
-      const fresh = this.config();
-      this.chart.data = fresh.data;
-      this.chart.options = fresh.options ?? {};
-      this.chart.update('none');
-    }
+    this.chart = createOrUpdate(this.chart, this.canvas, () => this.config());
     this.wrapper.dataset['barCount'] = String(model.labels.length);
     this.wrapper.dataset['dense'] = String(model.labels.length > DENSE_CALLS);
     this.wrapper.dataset['rejected'] = model.rejected.join(',');
@@ -174,21 +169,11 @@ export class ScenarioBarsChart {
   private selectionPlugin(): Plugin<BarsChartType> {
     return {
       id: 'whatIfSelection',
-      afterLayout: (chart) => {
-        const a = chart.chartArea;
-        this.wrapper.dataset['plotArea'] = [a.left, a.top, a.right, a.bottom].map((v) => Math.round(v)).join(',');
-      },
+      afterLayout: (chart) => writePlotArea(this.wrapper, chart.chartArea),
       beforeDatasetsDraw: (chart) => {
         const m = this.model;
         if (!m || this.selected === null || this.selected >= m.labels.length) return;
-        const { ctx, chartArea: a, scales } = chart;
-        const x = scales['x']!;
-        const step = m.labels.length > 1 ? Math.abs(x.getPixelForValue(1) - x.getPixelForValue(0)) : a.right - a.left;
-        const cx = x.getPixelForValue(this.selected);
-        ctx.save();
-        ctx.fillStyle = withAlpha(this.palette.selection, this.palette.highContrast ? 0.35 : 0.22);
-        ctx.fillRect(cx - step / 2, a.top, step, a.bottom - a.top);
-        ctx.restore();
+        fillSelectionColumn(chart.ctx, chart.chartArea, chart.scales['x']!.getPixelForValue(this.selected), barStep(chart, m.labels.length), this.palette);
       },
       afterDatasetsDraw: (chart) => {
         const m = this.model;
@@ -211,9 +196,7 @@ export class ScenarioBarsChart {
         ctx.restore();
       },
       afterTooltipDraw: (_chart, { tooltip }) => {
-        const shown = tooltip.opacity > 0 && tooltip.getActiveElements().length > 0;
-        if (shown) this.wrapper.dataset['tooltip'] = [...tooltip.title, ...tooltip.body.flatMap((b) => b.lines)].join('\n');
-        else delete this.wrapper.dataset['tooltip'];
+        mirrorTooltip(this.wrapper, tooltip);
       },
     };
   }
@@ -247,13 +230,7 @@ export class CliffChart {
   render(model: CliffChartModel): void {
     this.model = model;
     if (this.cursor !== null && this.cursor >= model.xs.length) this.cursor = model.xs.length - 1;
-    if (!this.chart) this.chart = new Chart(this.canvas, this.config());
-    else {
-      const fresh = this.config();
-      this.chart.data = fresh.data;
-      this.chart.options = fresh.options ?? {};
-      this.chart.update('none');
-    }
+    this.chart = createOrUpdate(this.chart, this.canvas, () => this.config());
     const w = this.wrapper.dataset;
     w['points'] = model.xs.join(',');
     w['knee'] = model.knee === null ? '' : String(model.knee);
@@ -381,7 +358,7 @@ export class CliffChart {
                 const x = items[0]?.parsed.x ?? 0;
                 return m.axis === 'replicas' ? `N = ${x}` : `${formatCount(x)} tokens`;
               },
-              label: (item) => `${item.dataset.label ?? ''}: ${item.parsed.y === null ? 'unknown' : `${(item.parsed.y * 100).toFixed(1)}%`}`,
+              label: (item) => `${item.dataset.label ?? ''}: ${formatPercent(item.parsed.y)}`,
             },
           },
           annotation: { clip: false, annotations: this.annotations(m) },
@@ -401,13 +378,7 @@ export class CliffChart {
       content,
       position,
       yAdjust,
-      backgroundColor: p.tooltipBackground,
-      borderColor: color,
-      borderWidth: 1,
-      borderRadius: 2,
-      color: p.foreground,
-      font: { size: 10 },
-      padding: { x: 4, y: 2 },
+      ...annotationLabelStyle(p, color),
     });
     if (m.knee !== null) {
       out['knee'] = { type: 'line', scaleID: 'x', value: m.knee, borderColor: p.loop, borderWidth: p.highContrast ? 3 : 2, drawTime: 'beforeDatasetsDraw', label: label(`cliff ${m.axis === 'replicas' ? `N = ${m.knee}` : formatCompact(m.knee)}`, p.loop, -16) };
@@ -426,10 +397,9 @@ export class CliffChart {
     return {
       id: 'cliffMarks',
       afterLayout: (chart) => {
-        const a = chart.chartArea;
         const x = chart.scales['x']!;
         const m = this.model;
-        this.wrapper.dataset['plotArea'] = [a.left, a.top, a.right, a.bottom].map((v) => Math.round(v)).join(',');
+        writePlotArea(this.wrapper, chart.chartArea);
         this.wrapper.dataset['pointPixels'] = (m?.xs ?? []).map((v) => Math.round(x.getPixelForValue(v))).join(',');
         this.wrapper.dataset['kneePixel'] = m?.knee == null ? '' : String(Math.round(x.getPixelForValue(m.knee)));
       },

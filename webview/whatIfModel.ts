@@ -9,6 +9,7 @@ import type { ReplicaOptions } from '../src/core/sim/simRequests';
 import { DEFAULT_CLIFF } from '../src/core/sim/sweep';
 import type { Cliff, SweepAxis } from '../src/core/sim/sweep';
 import type { Workload } from '../src/core/sim/workload';
+import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../src/protocol/messages';
 import type { WhatIfDefaults, WhatIfPolicyId } from '../src/protocol/messages';
 
 // The what-if panel's view-model: the scenario the controls describe, its checks, the
@@ -34,11 +35,11 @@ export const POLICY_CHOICES: readonly PolicyChoice[] = [
   { id: 'cpu-offload', label: 'CPU offload (vLLM LRU + CPU tier)', short: 'CPU offload', hint: 'vLLM LRU with a CPU tier: evicted blocks are saved there and reloaded instead of recomputed.' },
 ];
 
-/** Concurrent sessions the N control allows. */
-export const MAX_REPLICAS = 256;
-/** Tool-wait scale the control allows. */
-export const MIN_TOOL_WAIT_SCALE = 0.25;
-export const MAX_TOOL_WAIT_SCALE = 4;
+/** Concurrent sessions the N control allows (the same range as the setting). */
+export const MAX_REPLICAS = WHATIF_MAX_REPLICAS;
+/** Tool-wait scale the control allows (the same range as the setting). */
+export const MIN_TOOL_WAIT_SCALE = WHATIF_MIN_TOOL_WAIT_SCALE;
+export const MAX_TOOL_WAIT_SCALE = WHATIF_MAX_TOOL_WAIT_SCALE;
 /** The tool-wait slider's stops (the field takes any value in range). */
 export const TOOL_WAIT_STOPS: readonly number[] = [0.25, 0.33, 0.5, 0.67, 0.75, 1, 1.25, 1.5, 2, 3, 4];
 /** A CPU tier when none was chosen yet: 2M tokens (~500 GB of Qwen3-32B KV) over PCIe at an achieved 25 GB/s (kvsim.md §3.6). */
@@ -75,8 +76,8 @@ export interface Scenario {
   sweepAxis: SweepAxis;
 }
 
-/** The panel's own defaults when the host sends none (an older host). */
-export const BUILTIN_DEFAULTS: WhatIfDefaults = { gpu: 'h200', model: 'qwen3-32b', replicas: 16, staggerS: 10, toolWaitScale: 1, policy: 'vllm-lru' };
+/** The panel's own defaults when the host sends none (an older host): the host's built-in ones. */
+export const BUILTIN_DEFAULTS: WhatIfDefaults = WHATIF_DEFAULTS;
 
 /** The starting scenario: the settings' defaults, the engine's defaults for the rest. */
 export function defaultScenario(d: WhatIfDefaults = BUILTIN_DEFAULTS): Scenario {
@@ -209,12 +210,13 @@ function wantText(rule: FieldRule, min: number, field: NumericField, blockSizeTo
   const kind = rule.whole ? 'a whole number' : 'a number';
   let range: string;
   if (field === 'capacityTokens' || field === 'offloadTokens') range = `${kind} of tokens, at least one block (${blockSizeTokens} tokens)`;
-  else if (rule.max !== undefined) range = `${kind} from ${fmt(min)}${rule.minOpen ? ' (exclusive)' : ''} to ${fmt(rule.max)}${rule.maxOpen ? ' (exclusive)' : ''}${unit}`;
-  else range = `${kind} ${rule.minOpen ? '>' : '≥'} ${fmt(min)}${unit}`;
+  else if (rule.max !== undefined) range = `${kind} from ${num(min)}${rule.minOpen ? ' (exclusive)' : ''} to ${num(rule.max)}${rule.maxOpen ? ' (exclusive)' : ''}${unit}`;
+  else range = `${kind} ${rule.minOpen ? '>' : '≥'} ${num(min)}${unit}`;
   return rule.word ? `${range}, or "${rule.word}"` : range;
 }
 
-function fmt(n: number): string {
+/** A number as typed and as the CLI reads it back exactly (JavaScript's shortest round-trip form). */
+function num(n: number): string {
   return String(n);
 }
 
@@ -401,11 +403,6 @@ export interface CommandInput {
 export function shellWord(word: string): string {
   if (/^[\w@%+=:,./-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** A number as the CLI reads it back exactly (JavaScript's shortest round-trip form). */
-function num(n: number): string {
-  return String(n);
 }
 
 /**

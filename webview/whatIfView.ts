@@ -16,7 +16,7 @@ import type { ScenarioResult } from '../src/core/sim/scenario';
 import { DEFAULT_CLIFF } from '../src/core/sim/sweep';
 import type { Cliff } from '../src/core/sim/sweep';
 import type { WebviewNotification, WhatIfDefaults, WhatIfPolicyId, WhatIfWorkload } from '../src/protocol/messages';
-import { el, icon, replaceChildren } from './dom';
+import { el, icon, replaceChildren, table } from './dom';
 import { mergeState } from './inspectorModel';
 import type { Palette } from './palette';
 import { isNavigationKey, moveSelection } from './timelineModel';
@@ -70,6 +70,10 @@ interface Field {
   wrap: HTMLElement;
   input: VscodeTextfield;
   slider: HTMLInputElement | null;
+  /** The slider position of a value (identity unless the slider steps through stops). */
+  toPos: (value: number) => number;
+  /** The slider's spoken value, when its position is not the value itself. */
+  valueText: ((value: number) => string) | null;
   message: HTMLElement;
 }
 
@@ -187,6 +191,8 @@ export class WhatIfView {
   private readonly policyTable = el('div', { className: 'table-wrap whatif-policies' });
   private readonly live = el('div', { className: 'visually-hidden', attrs: { 'aria-live': 'polite', 'aria-atomic': 'true' } });
   private readonly bars: ScenarioBarsChart;
+  /** What the bars show now: a frame with the same result, session and workload leaves them be. */
+  private barsShown: { result: ScenarioResult; session: SessionView; data: WhatIfWorkload } | null = null;
   private readonly cliff: CliffChart;
 
   constructor(
@@ -297,7 +303,11 @@ export class WhatIfView {
   }
 
   /** A labelled text box with a message line; `slider` adds a range input bound to it. */
-  private field(name: NumericField, label: string, options: { unit?: string; slider?: { min: number; max: number; step: number; toValue?: (pos: number) => number; toPos?: (value: number) => number } } = {}): Field {
+  private field(
+    name: NumericField,
+    label: string,
+    options: { unit?: string; slider?: { min: number; max: number; step: number; toValue?: (pos: number) => number; toPos?: (value: number) => number; valueText?: (value: number) => string } } = {},
+  ): Field {
     const id = `whatif-${name}`;
     const input = document.createElement('vscode-textfield') as VscodeTextfield;
     input.id = id;
@@ -323,7 +333,7 @@ export class WhatIfView {
     }
     input.addEventListener('input', () => this.safely(`edit ${label}`, () => this.fieldChanged(name, input.value)));
     const wrap = el('div', { className: 'whatif-field', data: { control: name } }, [el('label', { className: 'control-label', text: label, attrs: { for: id } }), row, message]);
-    const f: Field = { wrap, input, slider, message };
+    const f: Field = { wrap, input, slider, toPos: options.slider?.toPos ?? ((value: number) => value), valueText: options.slider?.valueText ?? null, message };
     this.fields.set(name, f);
     return f;
   }
@@ -360,7 +370,7 @@ export class WhatIfView {
       this.field('staggerS', 'Start stagger', { unit: 's' }).wrap,
       this.selectControl(this.staggerMode, 'whatif-stagger-mode', 'Stagger', [['fixed', 'Fixed gaps'], ['random', 'Random gaps (seeded)']], (v) => this.update({ ...this.scenario, staggerMode: v === 'random' ? 'random' : 'fixed' })),
       this.field('seed', 'Seed').wrap,
-      this.field('toolWaitScale', 'Tool-wait scale', { unit: '×', slider: { min: 0, max: stops.length - 1, step: 1, toValue: (pos) => stops[pos] ?? 1, toPos: waitToPos } }).wrap,
+      this.field('toolWaitScale', 'Tool-wait scale', { unit: '×', slider: { min: 0, max: stops.length - 1, step: 1, toValue: (pos) => stops[pos] ?? 1, toPos: waitToPos, valueText: (v) => `×${v}` } }).wrap,
     );
     this.fields.get('toolWaitScale')!.slider!.dataset['stops'] = stops.join(',');
     const policy = el('fieldset', { className: 'whatif-group' }, [
@@ -462,14 +472,8 @@ export class WhatIfView {
       }
       if (f.slider) {
         const v = Number(s[name]);
-        if (name === 'toolWaitScale') {
-          let best = 0;
-          TOOL_WAIT_STOPS.forEach((stop, i) => {
-            if (Math.abs(Math.log(stop / v)) < Math.abs(Math.log(TOOL_WAIT_STOPS[best]! / v))) best = i;
-          });
-          f.slider.value = String(best);
-          f.slider.setAttribute('aria-valuetext', `×${v}`);
-        } else f.slider.value = String(v);
+        f.slider.value = String(f.toPos(v));
+        if (f.valueText) f.slider.setAttribute('aria-valuetext', f.valueText(v));
       }
     }
     this.showFields();
@@ -601,7 +605,7 @@ export class WhatIfView {
     this.sweepRun = null;
     this.previousResult = null;
     this.cliff.destroy();
-    this.bars.destroy();
+    this.destroyBars();
     this.status.textContent = 'Reading the workload…';
     this.host.workload(this.session.summary.id).then(
       (data) => this.safely('read the workload', () => this.workloadArrived(key, data)),
@@ -873,9 +877,11 @@ export class WhatIfView {
     this.barsSection.hidden = block || !session || r.calls.length === 0;
     this.barsNote.hidden = !block;
     if (this.barsSection.hidden || !session) {
-      this.bars.destroy();
+      this.destroyBars();
       return;
     }
+    const shown = this.barsShown;
+    if (shown && shown.result === r && shown.session === session && shown.data === data) return;
     const model = scenarioBars(session.calls, r.calls, data.callIndexes);
     this.tracedLegend.textContent = model.labels.length > DENSE_CALLS ? 'as traced (lines)' : 'as traced (faint)';
     this.bars.render(model, r.calls, this.barOf(this.selectedCall));
@@ -884,13 +890,18 @@ export class WhatIfView {
       `${r.calls.length} calls of this session under the scenario, each beside the same call as traced. Left and Right arrows select a call (in the timeline too), Enter shows its source.`,
     );
     this.barsNote.textContent = '';
+    this.barsShown = { result: r, session, data };
+  }
+
+  private destroyBars(): void {
+    this.bars.destroy();
+    this.barsShown = null;
   }
 
   private renderPolicies(current: WhatIfPolicyId): void {
     const sr = this.scenarioRun;
     const rows = policyRows(current, sr?.policies ?? new Map());
     const stopped = sr?.compareStatus === 'error';
-    const head = el('tr', {}, ['Policy', 'Hit rate', 'vs ideal', 'Recomputed', 'Prefill share', 'Slowdown'].map((h, i) => el('th', { text: h, className: i > 0 ? 'num' : '', attrs: { scope: 'col' } })));
     const body = rows.map((row) => {
       const tr = el('tr', { data: { policy: row.policy, policyState: row.state } }, [
         el('th', { attrs: { scope: 'row' } }, [el('span', { text: row.label }), row.current ? el('span', { className: 'figure-tag', text: 'current' }) : null]),
@@ -909,9 +920,7 @@ export class WhatIfView {
       if (row.current) tr.setAttribute('aria-current', 'true');
       return tr;
     });
-    replaceChildren(this.policyTable, [
-      el('table', { className: 'data-table whatif-policy-table' }, [el('caption', { className: 'visually-hidden', text: 'The same scenario under every policy' }), el('thead', {}, [head]), el('tbody', {}, body)]),
-    ]);
+    replaceChildren(this.policyTable, [table('whatif-policy-table', 'The same scenario under every policy', ['Policy', 'Hit rate', 'vs ideal', 'Recomputed', 'Prefill share', 'Slowdown'], body)]);
   }
 
   private renderSweep(): void {

@@ -8,6 +8,9 @@ import type { TraceDiagnostics } from './diagnostics';
 import { ANALYSIS_SETTINGS, CODELENS_SETTINGS, maxFileBytes, readAnalysisOptions } from './settings';
 import { analyzeTrace, isTrace } from './traceAnalysis';
 import type { TraceAnalysis } from './traceAnalysis';
+import { isLoadFailure } from './traceDocument';
+import type { LoadFailure } from './traceDocument';
+import { yieldToEventLoop } from './traceLoader';
 import { createReadStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
@@ -23,15 +26,16 @@ export const TRACE_DOCUMENT_SELECTOR: vscode.DocumentFilter[] = [
   { scheme: 'vscode-remote', pattern: TRACE_FILE_PATTERN },
 ];
 
+/** A path with one of TRACE_FILE_PATTERN's extensions. */
+export const TRACE_EXTENSION = /\.(jsonl|json|traj)$/i;
+
 /** True for a URI CodeLens and Problems consider (a supported extension on a readable scheme). */
 export function isTraceCandidate(uri: vscode.Uri): boolean {
-  return (uri.scheme === 'file' || uri.scheme === 'vscode-remote') && /\.(jsonl|json|traj)$/i.test(uri.path);
+  return (uri.scheme === 'file' || uri.scheme === 'vscode-remote') && TRACE_EXTENSION.test(uri.path);
 }
 
 /** Re-parses a text document this long after its last edit (an agent appends in bursts). */
 const EDIT_DEBOUNCE_MS = 500;
-
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** One document version's parse. */
 interface CachedParse {
@@ -43,7 +47,7 @@ interface CachedParse {
 /** What the inspector last read for one of its documents. */
 interface InspectorSource {
   uri: vscode.Uri;
-  result: ParsedTrace | { message: string };
+  result: ParsedTrace | LoadFailure;
   diagnostics: TraceDiagnostics;
 }
 
@@ -72,6 +76,8 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
   private readonly parses = new Map<string, CachedParse>();
   private readonly textSources = new Map<string, TextSource>();
   private readonly inspectorSources = new Map<object, InspectorSource>();
+  /** The analysis of each parse read from disk (inspector, commands), for the options it was made with. */
+  private readonly parsedAnalyses = new WeakMap<ParsedTrace, { options: AnalysisOptions; analysis: TraceAnalysis }>();
   private published = new Map<string, vscode.Uri>();
   /** Bumped when the analysis settings change: every cached parse is re-analysed. */
   private generation = 0;
@@ -140,13 +146,17 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     return result;
   }
 
-  /** Analyses a trace the inspector or a command read from disk, with the current settings. */
+  /** Analyses a trace the inspector or a command read from disk, with the current settings (once per parse and settings). */
   analyzeParsed(parsed: ParsedTrace): TraceAnalysis {
-    return analyzeTrace(parsed, this.options);
+    const cached = this.parsedAnalyses.get(parsed);
+    if (cached && cached.options === this.options) return cached.analysis;
+    const analysis = analyzeTrace(parsed, this.options);
+    this.parsedAnalyses.set(parsed, { options: this.options, analysis });
+    return analysis;
   }
 
   /** The inspector read (or re-read) one of its documents: publish its problems unless a text source covers them. */
-  inspectorLoaded(owner: object, uri: vscode.Uri, result: ParsedTrace | { message: string }): void {
+  inspectorLoaded(owner: object, uri: vscode.Uri, result: ParsedTrace | LoadFailure): void {
     try {
       this.inspectorSources.set(owner, { uri, result, diagnostics: this.inspectorDiagnostics(uri, result) });
     } catch (e) {
@@ -161,16 +171,16 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     this.render();
   }
 
-  private inspectorDiagnostics(uri: vscode.Uri, result: ParsedTrace | { message: string }): TraceDiagnostics {
-    if (!('model' in result)) return fileProblem(uri, result.message);
-    return traceDiagnostics(uri, result, analyzeTrace(result, this.options));
+  private inspectorDiagnostics(uri: vscode.Uri, result: ParsedTrace | LoadFailure): TraceDiagnostics {
+    if (isLoadFailure(result)) return fileProblem(uri, result.message);
+    return traceDiagnostics(uri, result, this.analyzeParsed(result));
   }
 
   private settingsChanged(): void {
     this.options = readAnalysisOptions();
     this.generation += 1;
     for (const source of this.inspectorSources.values()) {
-      if ('model' in source.result) source.diagnostics = this.inspectorDiagnostics(source.uri, source.result);
+      if (!isLoadFailure(source.result)) source.diagnostics = this.inspectorDiagnostics(source.uri, source.result);
     }
     this.render();
     this.syncTextSources();

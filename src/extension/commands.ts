@@ -4,7 +4,7 @@ import type { TraceReport } from '../core/analysis/traceReport';
 import { formatPercent } from '../core/report/formatNumbers';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import type { CallRef } from '../protocol/messages';
-import { isTraceCandidate } from './analysisRegistry';
+import { isTraceCandidate, TRACE_EXTENSION } from './analysisRegistry';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { SHOW_IN_TIMELINE } from './codeLens';
 import { INSPECTOR_ANY_VIEW_TYPE, INSPECTOR_VIEW_TYPE } from './inspectorProvider';
@@ -30,7 +30,7 @@ export function viewTypeFor(uri: vscode.Uri): string {
 
 /** A file with a trace's extension (the files the commands and CodeLens consider). */
 function isTraceFile(uri: vscode.Uri): boolean {
-  return uri.scheme !== 'output' && /\.(jsonl|json|traj)$/i.test(uri.path);
+  return uri.scheme !== 'output' && TRACE_EXTENSION.test(uri.path);
 }
 
 /** The trace the user is looking at: the focused inspector, the active text editor, or the active tab; none for other files. */
@@ -94,9 +94,9 @@ async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined
     return report;
   }
   const main = report.sessions.find((s) => s.role === 'main') ?? report.sessions[0];
-  const analysis = ctx.registry.analyzeParsed(parsed);
-  const failed = analysis.sessions.reduce((n, s) => n + s.analysis.summary.failedToolCalls, 0);
-  const loops = analysis.sessions.reduce((n, s) => n + s.analysis.retry.loops.length, 0);
+  // Over every session, as the report counts them (the same quantities as the summaries' failedToolCalls and retry loops).
+  const failed = report.sessions.reduce((n, s) => n + s.toolCalls.failed, 0);
+  const loops = report.sessions.reduce((n, s) => n + s.retryLoops.length, 0);
   if (main) {
     void vscode.window.showInformationMessage(
       `${basename(uri.path)}: ${main.llmCalls} LLM calls, ${main.userTurns} user turns, cache hit rate ${formatPercent(main.cacheHitRate)}, ` +

@@ -63,6 +63,12 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   /** "Show in Timeline" before the panel exists: the call its first panel selects. */
   private readonly queuedSelects = new Map<string, CallRef>();
   private readonly configListener: vscode.Disposable;
+  /**
+   * The view built from each parse, for the options it was analysed with: every panel
+   * on a document and every `ready` (reloads, hidden webviews) share it, so a parse is
+   * analysed for the panels once per settings.
+   */
+  private readonly views = new WeakMap<ParsedTrace, { options: AnalysisOptions; formatChosen: boolean; view: TraceView }>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -176,7 +182,14 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   }
 
   private view(document: TraceDocument, result: ParsedTrace | LoadFailure): TraceView {
-    return toTraceView(document.uri, result, document.formatOverride !== null, this.registry.analysisOptions);
+    const formatChosen = document.formatOverride !== null;
+    const options = this.registry.analysisOptions;
+    if (isLoadFailure(result)) return toTraceView(document.uri, result, formatChosen, options);
+    const cached = this.views.get(result);
+    if (cached && cached.options === options && cached.formatChosen === formatChosen) return cached.view;
+    const view = toTraceView(document.uri, result, formatChosen, options);
+    this.views.set(result, { options, formatChosen, view });
+    return view;
   }
 
   /** Sends every ready panel its trace analysed with the current settings. */

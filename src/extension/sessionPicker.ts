@@ -4,6 +4,8 @@ import { isSubagentLogName } from '../core/trace/claudeCode/companions';
 import { parseTrace } from '../core/trace/parseTrace';
 import { maxFileBytes, sessionRoots } from './settings';
 import type { SessionRoots } from './settings';
+import { baseName } from './traceAnalysis';
+import { yieldToEventLoop } from './traceLoader';
 import { createReadStream } from 'node:fs';
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
@@ -112,9 +114,7 @@ export interface SessionStats {
 /** Reads one session log (the main file only: quick) and sums its main sessions. */
 export async function readSessionStats(session: LocalSession): Promise<SessionStats | string> {
   if (session.sizeBytes > maxFileBytes()) return 'too large to read (agentTrace.maxFileSizeMB)';
-  const parsed = await parseTrace([{ key: basename(session.path), bytes: createReadStream(session.path, { highWaterMark: 256 * 1024 }) }], {
-    yieldControl: () => new Promise((resolve) => setImmediate(resolve)),
-  });
+  const parsed = await parseTrace([{ key: basename(session.path), bytes: createReadStream(session.path, { highWaterMark: 256 * 1024 }) }], { yieldControl: yieldToEventLoop });
   if (parsed.problem) return parsed.problem.message;
   let calls = 0;
   let cached = 0;
@@ -145,11 +145,6 @@ function localDate(ms: number): string {
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
 }
 
-function lastSegment(path: string): string {
-  const parts = path.split(/[\\/]/).filter((p) => p !== '');
-  return parts[parts.length - 1] ?? path;
-}
-
 function itemFor(session: LocalSession): SessionItem {
   const item: SessionItem = { label: '', session };
   describe(item, session, null);
@@ -159,7 +154,7 @@ function itemFor(session: LocalSession): SessionItem {
 /** Fills a row's texts from what is known so far. */
 function describe(item: SessionItem, session: LocalSession, stats: SessionStats | string | null): void {
   const project = typeof stats === 'object' && stats?.cwd ? stats.cwd : session.project;
-  item.label = project ? lastSegment(project) : basename(session.path);
+  item.label = project ? baseName(project) : basename(session.path);
   item.description = `${session.agent} · ${localDate(session.mtimeMs)}${project ? ` · ${project}` : ''}`;
   if (stats === null) item.detail = '$(loading~spin) reading…';
   else if (typeof stats === 'string') item.detail = `$(warning) ${stats}`;

@@ -4,7 +4,8 @@ import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { DEFAULT_INTENT_MAPPING } from '../core/analysis/toolTaxonomy';
 import type { IntentMapping } from '../core/analysis/toolTaxonomy';
 import { GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
-import type { WhatIfDefaults, WhatIfPolicyId } from '../protocol/messages';
+import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE, WHATIF_POLICY_IDS } from '../protocol/messages';
+import type { WhatIfDefaults } from '../protocol/messages';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -40,11 +41,6 @@ export function readAnalysisOptions(): AnalysisOptions {
   };
 }
 
-/** The built-in what-if defaults: 16 sessions staggered 10 s apart, Qwen3-32B on one H200 (research/kvsim.md §4), vLLM's LRU. */
-export const WHATIF_DEFAULTS: WhatIfDefaults = { gpu: 'h200', model: 'qwen3-32b', replicas: 16, staggerS: 10, toolWaitScale: 1, policy: 'vllm-lru' };
-
-const WHATIF_POLICIES: readonly WhatIfPolicyId[] = ['vllm-lru', 'sglang-lru', 'ttl-pin', 'admission-cap', 'cpu-offload'];
-
 /**
  * The what-if panel's defaults from `agentTrace.whatIf.*`; a value the panel cannot use
  * (an unknown preset, N outside 1–256) falls back to its built-in default.
@@ -57,10 +53,10 @@ export function readWhatIfDefaults(): WhatIfDefaults {
   return {
     gpu: oneOf(config.get('gpu'), GPU_PRESETS.map((g) => g.id), d.gpu),
     model: oneOf(config.get('model'), MODEL_PRESETS.map((m) => m.id), d.model),
-    replicas: Math.round(within(config.get('replicas'), 1, 256, d.replicas)),
+    replicas: Math.round(within(config.get('replicas'), 1, WHATIF_MAX_REPLICAS, d.replicas)),
     staggerS: within(config.get('staggerS'), 0, 86_400, d.staggerS),
-    toolWaitScale: within(config.get('toolWaitScale'), 0.25, 4, d.toolWaitScale),
-    policy: oneOf(config.get('policy'), WHATIF_POLICIES, d.policy),
+    toolWaitScale: within(config.get('toolWaitScale'), WHATIF_MIN_TOOL_WAIT_SCALE, WHATIF_MAX_TOOL_WAIT_SCALE, d.toolWaitScale),
+    policy: oneOf(config.get('policy'), WHATIF_POLICY_IDS, d.policy),
   };
 }
 

@@ -65,8 +65,8 @@ function clip(text: string, max: number): string {
   return one.length <= max ? one : `${one.slice(0, max - 1).trimEnd()}…`;
 }
 
-/** The last path segment of a file target; Windows and POSIX separators alike. */
-function baseName(path: string): string {
+/** The last path segment of a file target or a folder; Windows and POSIX separators alike. */
+export function baseName(path: string): string {
   const parts = path.split(/[\\/]/).filter((p) => p !== '');
   return parts[parts.length - 1] ?? path;
 }

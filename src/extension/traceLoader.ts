@@ -12,7 +12,7 @@ import { basename, dirname, join } from 'node:path';
 export type ProgressListener = (bytesRead: number, totalBytes: number | null) => void;
 
 /** Lets the extension host serve other work between slices of a large file. */
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 async function* counted(chunks: AsyncIterable<Uint8Array>, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
   for await (const chunk of chunks) {

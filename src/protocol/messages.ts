@@ -9,7 +9,14 @@ import type { FormatId } from '../core/trace/model';
  */
 
 /** What-if policy choices: the engine's policies, plus vLLM LRU with a CPU offload tier. */
-export type WhatIfPolicyId = 'vllm-lru' | 'sglang-lru' | 'ttl-pin' | 'admission-cap' | 'cpu-offload';
+export const WHATIF_POLICY_IDS = ['vllm-lru', 'sglang-lru', 'ttl-pin', 'admission-cap', 'cpu-offload'] as const;
+export type WhatIfPolicyId = (typeof WHATIF_POLICY_IDS)[number];
+
+/** Concurrent sessions the what-if panel (and `agentTrace.whatIf.replicas`) allows: 1 to this. */
+export const WHATIF_MAX_REPLICAS = 256;
+/** The tool-wait scale the what-if panel (and `agentTrace.whatIf.toolWaitScale`) allows. */
+export const WHATIF_MIN_TOOL_WAIT_SCALE = 0.25;
+export const WHATIF_MAX_TOOL_WAIT_SCALE = 4;
 
 /** The what-if panel's starting scenario (`agentTrace.whatIf.*`); a file's own saved choices win over it. */
 export interface WhatIfDefaults {
@@ -25,6 +32,12 @@ export interface WhatIfDefaults {
   toolWaitScale: number;
   policy: WhatIfPolicyId;
 }
+
+/**
+ * The built-in what-if defaults, for the host's settings and for the panel when a host
+ * sends none: 16 sessions staggered 10 s apart, Qwen3-32B on one H200 (research/kvsim.md §4), vLLM's LRU.
+ */
+export const WHATIF_DEFAULTS: WhatIfDefaults = { gpu: 'h200', model: 'qwen3-32b', replicas: 16, staggerS: 10, toolWaitScale: 1, policy: 'vllm-lru' };
 
 /** Settings the webview needs; sent with every `init`. */
 export interface InspectorSettings {
