@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 // @ts-expect-error -- plain ESM helpers shared with the host-test runner, no type declarations
-import { launchBrowser, openWorkbench, runCommand, startCodeServer } from './vscode-e2e.mjs';
+import { launchBrowser, openWorkbench, quickOpen, runCommand, startCodeServer, webview } from './vscode-e2e.mjs';
 // @ts-expect-error -- see above
 import { createWorkspace, repoRoot } from './workspace.mjs';
 
@@ -23,18 +23,6 @@ interface Session {
 }
 
 let currentPage: Page | null = null;
-
-/**
- * Quick Open (Ctrl+P) a file and click its own row: Enter would take the first fuzzy match,
- * which can be a recently opened file whose path happens to contain the same letters.
- */
-async function quickOpen(page: Page, name: string): Promise<void> {
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill(name);
-  await page.locator(`.quick-input-widget .monaco-list-row[aria-label^="${name}"]`).first().click();
-}
 
 async function figure(web: FrameLocator, name: string): Promise<string> {
   const el = web.locator(`[data-figure="${name}"]`).first();
@@ -78,9 +66,7 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     currentPage = page;
     await openWorkbench(page, cs.url, workspace, 'Agent Trace: Analyze Agent Session');
     // The visible webview: VS Code keeps hidden webviews' iframes in the page.
-    const web = (): FrameLocator =>
-      page.locator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]:visible`).last().contentFrame().locator('iframe#active-frame').contentFrame();
-    s = { page, web };
+    s = { page, web: (): FrameLocator => webview(page, EXTENSION_ID) };
   });
 
   // Each test starts from an empty editor area, so one failure cannot leave a second webview behind.

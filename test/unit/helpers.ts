@@ -1,5 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { FormatDefinition } from '../../src/core/trace/formatDefinition';
+import { isObject } from '../../src/core/trace/json';
 import { parseTrace } from '../../src/core/trace/parseTrace';
 import type { ParseOptions, ParsedTrace, TraceFile } from '../../src/core/trace/parseTrace';
 import { readTraceFiles } from '../../src/node/traceFiles';
@@ -38,4 +42,43 @@ export function sharedTrace(relative: string): string | null {
     if (base && existsSync(join(base, relative))) return join(base, relative);
   }
   return null;
+}
+
+/** Builds the bundles (`node esbuild.mjs`) when `file`, a built file such as dist/cli.js, is missing. */
+export function ensureBuilt(file: string): void {
+  if (!existsSync(file)) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });
+}
+
+/** Every .jsonl, .json and .traj file under `dir`, at any depth. */
+export function traceFilesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return traceFilesUnder(p);
+    return /\.(jsonl|json|traj)$/.test(name) ? [p] : [];
+  });
+}
+
+/**
+ * Asserts that `format` claims none of `files` (other formats' samples): a file that parses
+ * as one JSON document does not match its matchesDocument, and no line that parses as a
+ * JSON object matches its matchesRecord.
+ */
+export function assertClaimsNone(format: FormatDefinition, files: readonly string[]): void {
+  for (const f of files) {
+    const text = readFileSync(f, 'utf8');
+    try {
+      assert.equal(format.matchesDocument!(JSON.parse(text)), false, f);
+    } catch (e) {
+      if (e instanceof assert.AssertionError) throw e;
+    }
+    for (const line of text.split('\n')) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (isObject(value)) assert.equal(format.matchesRecord!(value), false, `${f}: ${line.slice(0, 80)}`);
+    }
+  }
 }

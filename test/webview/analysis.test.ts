@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { before, describe, it } from 'node:test';
 import { buildCallDetail, buildTraceView } from '../../src/core/analysis/traceView';
 import type { TraceView } from '../../src/core/analysis/traceView';
 import type { ParsedTrace } from '../../src/core/trace/parseTrace';
 import type { WebviewMessage } from '../../src/protocol/messages';
-import { EDIT_LOOP, parseFile, parseText, repoRoot, SPOTTER } from '../unit/helpers';
-import { launchChromium, openInspector, startPageServer } from './inspectorHarness';
+import { EDIT_LOOP, parseFile, parseText, SPOTTER } from '../unit/helpers';
+import { assertClean, barPoint, inspectorSuite, plotArea, results } from './inspectorHarness';
 import type { InspectorPage, OpenOptions } from './inspectorHarness';
 
 // The session analyses in the inspector: fingerprint with published ranges, retry-loop
@@ -19,7 +17,6 @@ import type { InspectorPage, OpenOptions } from './inspectorHarness';
 // files' timestamps (24 min 25 s, 6 min 03 s, 11 min 40 s, 14 min 19 s), and the
 // synthetic session's loops are known by construction.
 
-const results = join(repoRoot, 'test-results');
 const SPOTTER_ID = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
 
 /** What a Claude Code log says, read naively: main-thread calls by message id, the call of each tool_use, results by 1-based line. */
@@ -111,59 +108,33 @@ function revealLine(m: WebviewMessage): m is Extract<WebviewMessage, { type: 'so
 }
 
 describe('session analyses in the inspector (Chromium)', () => {
-  let browser: Browser;
-  let server: { origin: string; close(): Promise<void> };
+  const suite = inspectorSuite(['dist/webview.js']);
   let editParsed: ParsedTrace;
   let edit: TraceView;
   let spotterParsed: ParsedTrace;
   let spotter: TraceView;
   let loops: TraceView;
-  const open: InspectorPage[] = [];
   const editLog = readClaudeLog(EDIT_LOOP);
   const spotterLog = readClaudeLog(SPOTTER);
 
   before(async () => {
-    assert.ok(existsSync(join(repoRoot, 'dist/webview.js')), 'run `npm run build` first: dist/webview.js is missing');
-    await mkdir(results, { recursive: true });
     editParsed = await parseFile(EDIT_LOOP);
     edit = buildTraceView(editParsed, 'edit-retry-loop.jsonl');
     spotterParsed = await parseFile(SPOTTER);
     spotter = buildTraceView(spotterParsed, `${SPOTTER_ID}.jsonl`);
     loops = buildTraceView(await parseText(threeLoopSession(), 'three-loops.jsonl'), 'three-loops.jsonl');
-    server = await startPageServer();
-    browser = await launchChromium();
   });
 
-  after(async () => {
-    for (const p of open) await p.close().catch(() => undefined);
-    await browser?.close();
-    await server?.close();
-  });
-
-  async function inspector(options: Partial<OpenOptions> & { parsed?: ParsedTrace } = {}): Promise<InspectorPage> {
+  function inspector(options: Partial<OpenOptions> & { parsed?: ParsedTrace } = {}): Promise<InspectorPage> {
     const parsed = options.parsed ?? editParsed;
-    const p = await openInspector(browser, server.origin, { trace: edit, details: (ref) => buildCallDetail(parsed.model, ref.sessionId, ref.callIndex), ...options });
-    open.push(p);
-    return p;
-  }
-
-  async function assertClean(p: InspectorPage): Promise<void> {
-    assert.deepEqual(await p.cspViolations(), [], 'no CSP violations');
-    assert.deepEqual(p.pageErrors, [], 'no uncaught page errors');
-    assert.deepEqual(p.posted.filter((m) => m.type === 'log/error'), [], 'no errors reported to the host');
-  }
-
-  async function plot(p: InspectorPage): Promise<{ left: number; top: number; right: number; bottom: number; count: number }> {
-    const [left, top, right, bottom] = (await p.page.getAttribute('.chart-wrap', 'data-plot-area'))!.split(',').map(Number) as [number, number, number, number];
-    return { left, top, right, bottom, count: Number(await p.page.getAttribute('.chart-wrap', 'data-bar-count')) };
+    return suite.open({ trace: edit, details: (ref) => buildCallDetail(parsed.model, ref.sessionId, ref.callIndex), ...options });
   }
 
   /** Hovers bar `index` and returns the tooltip's text as the chart painted it. */
   async function tooltipOf(p: InspectorPage, index: number): Promise<string> {
     await p.page.locator('.chart-wrap').scrollIntoViewIfNeeded();
-    const box = (await p.page.locator('.chart-wrap canvas').boundingBox())!;
-    const a = await plot(p);
-    await p.page.mouse.move(box.x + a.left + ((index + 0.5) * (a.right - a.left)) / a.count, box.y + a.top + (a.bottom - a.top) * 0.85);
+    const at = await barPoint(p, index, { down: 0.85 });
+    await p.page.mouse.move(at.x, at.y);
     await p.page.waitForSelector(`.chart-wrap[data-tooltip-call="${index}"]`);
     return (await p.page.getAttribute('.chart-wrap', 'data-tooltip'))!.replace(/\s+/g, ' ');
   }
@@ -191,7 +162,7 @@ describe('session analyses in the inspector (Chromium)', () => {
     // One band, over bars 14…20: from the left edge of bar 14 to the right edge of bar 20.
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-loop-bands'), '1');
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-loop-band-spans'), '14-20');
-    const a = await plot(p);
+    const a = await plotArea(p);
     const step = (a.right - a.left) / a.count;
     const [x0, x1] = (await p.page.getAttribute('.chart-wrap', 'data-loop-band-pixels'))!.split('-').map(Number) as [number, number];
     assert.ok(Math.abs(x0 - (a.left + 14 * step)) <= 2, `band starts at bar 14 (${x0} vs ${a.left + 14 * step})`);

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { before, describe, it } from 'node:test';
 import { buildCallDetail, buildTraceView } from '../../src/core/analysis/traceView';
 import type { TraceView } from '../../src/core/analysis/traceView';
 import { parseTrace } from '../../src/core/trace/parseTrace';
 import type { ParsedTrace } from '../../src/core/trace/parseTrace';
 import type { WebviewMessage } from '../../src/protocol/messages';
 import { parseFile, parseText, repoRoot, SPOTTER } from '../unit/helpers';
-import { launchChromium, openInspector, startPageServer, THEMES } from './inspectorHarness';
+import { assertClean, barPoint, inspectorSuite, results, THEMES } from './inspectorHarness';
 import type { InspectorPage, OpenOptions } from './inspectorHarness';
 
 // Expected figures are independent of the code under test: totals and ratios come from
@@ -18,7 +15,6 @@ import type { InspectorPage, OpenOptions } from './inspectorHarness';
 // test/unit/core/trace/claudeCodeReader.test.ts).
 
 const MAIN_ID = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
-const results = join(repoRoot, 'test-results');
 
 const claudeLine = (id: string, usage: object, line = 0): string =>
   JSON.stringify({
@@ -35,41 +31,21 @@ function reveal(m: WebviewMessage): m is Extract<WebviewMessage, { type: 'source
 }
 
 describe('inspector webview in Chromium', () => {
-  let browser: Browser;
-  let server: { origin: string; close(): Promise<void> };
+  const suite = inspectorSuite(['dist/webview.js']);
   let parsed: ParsedTrace;
   let spotter: TraceView;
-  const open: InspectorPage[] = [];
 
   before(async () => {
-    assert.ok(existsSync(join(repoRoot, 'dist/webview.js')), 'run `npm run build` first: dist/webview.js is missing');
-    await mkdir(results, { recursive: true });
     parsed = await parseFile(SPOTTER);
     spotter = buildTraceView(parsed, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
-    server = await startPageServer();
-    browser = await launchChromium();
   });
 
-  after(async () => {
-    for (const p of open) await p.close().catch(() => undefined);
-    await browser?.close();
-    await server?.close();
-  });
-
-  async function inspector(options: Partial<OpenOptions> = {}): Promise<InspectorPage> {
-    const p = await openInspector(browser, server.origin, {
+  function inspector(options: Partial<OpenOptions> = {}): Promise<InspectorPage> {
+    return suite.open({
       trace: spotter,
       details: (ref) => buildCallDetail(parsed.model, ref.sessionId, ref.callIndex),
       ...options,
     });
-    open.push(p);
-    return p;
-  }
-
-  async function assertClean(p: InspectorPage): Promise<void> {
-    assert.deepEqual(await p.cspViolations(), [], 'no CSP violations');
-    assert.deepEqual(p.pageErrors, [], 'no uncaught page errors');
-    assert.deepEqual(p.posted.filter((m) => m.type === 'log/error'), [], 'no errors reported to the host');
   }
 
   async function paintedPixels(p: InspectorPage): Promise<number> {
@@ -80,15 +56,6 @@ describe('inspector webview in Chromium', () => {
       for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) n++;
       return n;
     });
-  }
-
-  /** Client coordinates of the centre of bar `index`, from the plot area the chart reports. */
-  async function barPoint(p: InspectorPage, index: number): Promise<{ x: number; y: number }> {
-    const box = (await p.page.locator('.chart-wrap canvas').boundingBox())!;
-    const area = (await p.page.getAttribute('.chart-wrap', 'data-plot-area'))!.split(',').map(Number) as [number, number, number, number];
-    const count = Number(await p.page.getAttribute('.chart-wrap', 'data-bar-count'));
-    const [left, top, right, bottom] = area;
-    return { x: box.x + left + ((index + 0.5) * (right - left)) / count, y: box.y + top + (bottom - top) * 0.8 };
   }
 
   it('posts ready first and shows the main session figures from the independent reference', async () => {

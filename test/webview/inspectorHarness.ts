@@ -1,8 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import type { CallDetail, TraceView } from '../../src/core/analysis/traceView';
@@ -11,6 +14,9 @@ import type { CallRef, InspectorSettings, WebviewMessage, WhatIfWorkload } from 
 import { repoRoot } from '../unit/helpers';
 import { DARK_MODERN, HIGH_CONTRAST, LIGHT_MODERN, themeCss } from './themes';
 import type { TestTheme } from './themes';
+
+/** Where the webview tests keep screenshots for a person to look at. */
+export const results = join(repoRoot, 'test-results');
 
 /** Theme names the test page knows. */
 export type ThemeName = 'dark' | 'light' | 'high-contrast';
@@ -202,4 +208,64 @@ export async function openInspector(browser: Browser, origin: string, options: O
     send,
     close: () => context.close(),
   };
+}
+
+/** The page server and Chromium of one test file, and every page opened on them. */
+export interface InspectorSuite {
+  /** Opens the inspector on the suite's server and browser; the page is closed in `after`. */
+  open(options: OpenOptions): Promise<InspectorPage>;
+}
+
+/**
+ * Registers a describe block's hooks for inspector pages. `before`: the built files in
+ * `requires` (paths from the repository root) must exist, test-results/ is created, the page
+ * server and Chromium start. `after`: every page opened, the browser and the server close.
+ * Call it inside `describe`, before the block's own hooks (they run in registration order).
+ */
+export function inspectorSuite(requires: readonly string[]): InspectorSuite {
+  let browser: Browser | undefined;
+  let server: { origin: string; close(): Promise<void> } | undefined;
+  const pages: InspectorPage[] = [];
+  before(async () => {
+    for (const file of requires) assert.ok(existsSync(join(repoRoot, file)), `run \`npm run build\` first: ${file} is missing`);
+    await mkdir(results, { recursive: true });
+    server = await startPageServer();
+    browser = await launchChromium();
+  });
+  after(async () => {
+    for (const p of pages) await p.close().catch(() => undefined);
+    await browser?.close();
+    await server?.close();
+  });
+  return {
+    async open(options) {
+      if (!browser || !server) throw new Error('inspectorSuite: open() was called before its `before` hook ran');
+      const p = await openInspector(browser, server.origin, options);
+      pages.push(p);
+      return p;
+    },
+  };
+}
+
+/** No CSP violation, no uncaught page error, no error reported to the host. */
+export async function assertClean(p: InspectorPage, cspMessage = 'no CSP violations'): Promise<void> {
+  assert.deepEqual(await p.cspViolations(), [], cspMessage);
+  assert.deepEqual(p.pageErrors, [], 'no uncaught page errors');
+  assert.deepEqual(p.posted.filter((m) => m.type === 'log/error'), [], 'no errors reported to the host');
+}
+
+/** A chart's plot area as it reports it (`data-plot-area`: left, top, right, bottom within its canvas) and its bar count. */
+export async function plotArea(p: InspectorPage, chart = '.chart-wrap'): Promise<{ left: number; top: number; right: number; bottom: number; count: number }> {
+  const [left, top, right, bottom] = (await p.page.getAttribute(chart, 'data-plot-area'))!.split(',').map(Number) as [number, number, number, number];
+  return { left, top, right, bottom, count: Number(await p.page.getAttribute(chart, 'data-bar-count')) };
+}
+
+/**
+ * Client coordinates of bar `index` of `chart`: the middle of its slot across, and `down`
+ * of the way from the plot area's top (0) to its bottom (1).
+ */
+export async function barPoint(p: InspectorPage, index: number, { chart = '.chart-wrap', down = 0.8 }: { chart?: string; down?: number } = {}): Promise<{ x: number; y: number }> {
+  const box = (await p.page.locator(`${chart} canvas`).boundingBox())!;
+  const a = await plotArea(p, chart);
+  return { x: box.x + a.left + ((index + 0.5) * (a.right - a.left)) / a.count, y: box.y + a.top + (a.bottom - a.top) * down };
 }

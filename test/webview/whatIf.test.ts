@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { TestContext } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { before, describe, it } from 'node:test';
 import { buildCallDetail, buildTraceView } from '../../src/core/analysis/traceView';
 import type { TraceView } from '../../src/core/analysis/traceView';
 import { runFast } from '../../src/core/sim/fastEngine';
@@ -17,7 +14,7 @@ import type { ParsedTrace } from '../../src/core/trace/parseTrace';
 import { buildWhatIfWorkload } from '../../src/extension/whatIfWorkload';
 import type { WebviewMessage } from '../../src/protocol/messages';
 import { parseFile, repoRoot } from '../unit/helpers';
-import { launchChromium, openInspector, startPageServer } from './inspectorHarness';
+import { assertClean, barPoint, inspectorSuite, plotArea, results } from './inspectorHarness';
 import type { InspectorPage, OpenOptions } from './inspectorHarness';
 
 // The what-if panel in real Chromium against the built webview and its worker bundle.
@@ -28,7 +25,6 @@ import type { InspectorPage, OpenOptions } from './inspectorHarness';
 const SAMPLE = join(repoRoot, 'samples/claude-code-sessions.trace.jsonl');
 const SAMPLE_MAIN = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
 const MOONCAKE = join(repoRoot, 'test/fixtures/mooncake/conversation_trace.head300.jsonl');
-const results = join(repoRoot, 'test-results');
 const CLI = join(repoRoot, 'dist/cli.js');
 
 /** `agent-trace simulate --json` output. */
@@ -53,44 +49,33 @@ function runCommand<T>(command: string): T {
   return JSON.parse(out) as T;
 }
 
+/** What assertClean says of CSP violations here. */
+const CLEAN_CSP = 'no CSP violations (the worker starts from a blob: URL)';
+
 function posted<T extends WebviewMessage['type']>(type: T): (m: WebviewMessage) => m is Extract<WebviewMessage, { type: T }> {
   return (m): m is Extract<WebviewMessage, { type: T }> => m.type === type;
 }
 
 describe('what-if panel in Chromium', () => {
-  let browser: Browser;
-  let server: { origin: string; close(): Promise<void> };
+  const suite = inspectorSuite(['dist/whatIfWorker.js']);
   let sample: ParsedTrace;
   let sampleView: TraceView;
-  let hasCli = false;
-  const open: InspectorPage[] = [];
 
   before(async () => {
-    assert.ok(existsSync(join(repoRoot, 'dist/whatIfWorker.js')), 'run `npm run build` first: dist/whatIfWorker.js is missing');
-    await mkdir(results, { recursive: true });
+    assert.ok(cliHasSimulate(), 'run `npm run build` first: dist/cli.js is missing or has no `simulate` command');
     sample = await parseFile(SAMPLE);
     sampleView = buildTraceView(sample, 'claude-code-sessions.trace.jsonl');
-    hasCli = cliHasSimulate();
-    server = await startPageServer();
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    for (const p of open) await p.close().catch(() => undefined);
-    await browser?.close();
-    await server?.close();
   });
 
   /** The sample in the inspector, the what-if section open (or opened by a click). */
   async function whatIf(options: Partial<OpenOptions> = {}, click = false): Promise<InspectorPage> {
-    const p = await openInspector(browser, server.origin, {
+    const p = await suite.open({
       trace: sampleView,
       details: (ref) => buildCallDetail(sample.model, ref.sessionId, ref.callIndex),
       whatIf: (id) => buildWhatIfWorkload(sample.model, id, SAMPLE, null),
       state: click ? null : { whatIfOpen: true },
       ...options,
     });
-    open.push(p);
     if (click) await p.page.click('.whatif-summary');
     return p;
   }
@@ -115,13 +100,9 @@ describe('what-if panel in Chromium', () => {
   }
 
   /** The figures equal the CLI's for the copied command, and so does the whole exported scenario. */
-  async function matchesCli(t: TestContext, p: InspectorPage): Promise<string> {
+  async function matchesCli(p: InspectorPage): Promise<string> {
     const command = await copyCommand(p);
     assert.equal(await p.page.getAttribute('.whatif-command', 'data-command'), command, 'the copied command is shown');
-    if (!hasCli) {
-      t.diagnostic('dist/cli.js has no `simulate` yet: the command was not run');
-      return command;
-    }
     const cli = runCommand<SimulateDocument>(command);
     const f = await figures(p);
     assert.equal(f['whatIfHitRate'], cli.scenario.admissionHitRate);
@@ -140,13 +121,7 @@ describe('what-if panel in Chromium', () => {
     return command;
   }
 
-  async function assertClean(p: InspectorPage): Promise<void> {
-    assert.deepEqual(await p.cspViolations(), [], 'no CSP violations (the worker starts from a blob: URL)');
-    assert.deepEqual(p.pageErrors, [], 'no uncaught page errors');
-    assert.deepEqual(p.posted.filter((m) => m.type === 'log/error'), [], 'no errors reported to the host');
-  }
-
-  it('opens on a click, asks the host for the workload, and shows what agent-trace simulate prints', async (t) => {
+  it('opens on a click, asks the host for the workload, and shows what agent-trace simulate prints', async () => {
     const p = await whatIf({}, true);
     const request = await p.waitForPosted(posted('whatif/workload'));
     assert.deepEqual((request as Extract<WebviewMessage, { type: 'whatif/workload' }>).params, { sessionId: SAMPLE_MAIN });
@@ -156,14 +131,14 @@ describe('what-if panel in Chromium', () => {
     assert.equal((await p.page.textContent('#whatif-model .select-face .text'))?.trim(), 'Qwen3-32B (bf16) · 256 KiB KV/token');
     assert.equal((await p.page.textContent('#whatif-policy .select-face .text'))?.trim(), 'vLLM LRU');
     assert.match((await p.page.textContent('.whatif-sentence')) ?? '', /^16 sessions like this on one H200 with Qwen3-32B: hit rate falls from \d+% to \d+% and prefill becomes \d+% of LLM time/);
-    const command = await matchesCli(t, p);
+    const command = await matchesCli(p);
     assert.equal(command, `agent-trace simulate ${SAMPLE} --session ${SAMPLE_MAIN} --replicas 16 --stagger-s 10 --tool-wait-scale 1 --gpu h200 --model qwen3-32b --policy vllm-lru --json`);
     assert.deepEqual(await p.state(), { whatIfOpen: true, sessionId: SAMPLE_MAIN, callIndex: null, showCached: true });
     await p.page.locator('.whatif').screenshot({ path: join(results, 'webview-whatif.png') });
-    await assertClean(p);
+    await assertClean(p, CLEAN_CSP);
   });
 
-  it('moving N (slider by keyboard, then the field) changes the figures, and they stay equal to the CLI', async (t) => {
+  it('moving N (slider by keyboard, then the field) changes the figures, and they stay equal to the CLI', async () => {
     const p = await whatIf();
     await settled(p, 16);
     const before = await figures(p);
@@ -174,15 +149,15 @@ describe('what-if panel in Chromium', () => {
     assert.notDeepEqual(at24, before, 'the figures change with N');
     assert.ok(at24['whatIfSlowdown']! > before['whatIfSlowdown']!, 'more sessions, more slowdown');
     assert.equal(await p.page.inputValue('#whatif-replicas input'), '24');
-    assert.match(await matchesCli(t, p), / --replicas 24 /);
+    assert.match(await matchesCli(p), / --replicas 24 /);
     await p.page.fill('#whatif-replicas input', '4');
     await settled(p, 4);
     assert.equal(await p.page.inputValue('[data-slider="replicas"]'), '4');
-    assert.match(await matchesCli(t, p), / --replicas 4 /);
-    await assertClean(p);
+    assert.match(await matchesCli(p), / --replicas 4 /);
+    await assertClean(p, CLEAN_CSP);
   });
 
-  it('every policy, with its parameters, a typed capacity and custom memory match the CLI', async (t) => {
+  it('every policy, with its parameters, a typed capacity and custom memory match the CLI', async () => {
     const p = await whatIf();
     await settled(p, 16);
     const choose = async (id: string, text: string): Promise<void> => {
@@ -194,29 +169,29 @@ describe('what-if panel in Chromium', () => {
     await choose('whatif-policy', 'TTL pin');
     await p.page.fill('#whatif-ttlS input', '20');
     await settled(p, 8, '[data-scenario-policy="ttl-pin"]');
-    assert.match(await matchesCli(t, p), / --policy ttl-pin --ttl-s 20 --max-ttl-s 30 /);
+    assert.match(await matchesCli(p), / --policy ttl-pin --ttl-s 20 --max-ttl-s 30 /);
     await choose('whatif-policy', 'Admission cap');
     await p.page.fill('#whatif-admissionCap input', '4');
     await settled(p, 8, '[data-scenario-policy="admission-cap"]');
-    assert.match(await matchesCli(t, p), / --policy admission-cap --admission-cap 4 /);
+    assert.match(await matchesCli(p), / --policy admission-cap --admission-cap 4 /);
     await choose('whatif-policy', 'CPU offload');
     await p.page.fill('#whatif-offloadTokens input', '500000');
     await settled(p, 8, '[data-scenario-policy="cpu-offload"]');
-    assert.match(await matchesCli(t, p), / --policy vllm-lru --offload-tokens 500000 --offload-gbps 25 /);
+    assert.match(await matchesCli(p), / --policy vllm-lru --offload-tokens 500000 --offload-gbps 25 /);
     await choose('whatif-policy', 'SGLang LRU');
     await settled(p, 8, '[data-scenario-policy="sglang-lru"]');
-    assert.match(await matchesCli(t, p), / --policy sglang-lru /);
+    assert.match(await matchesCli(p), / --policy sglang-lru /);
     await choose('whatif-policy', 'vLLM LRU');
     await p.page.click('#whatif-capacity-typed');
     await p.page.fill('#whatif-capacityTokens input', '100000');
     await settled(p, 8, '[data-capacity="100000"]');
-    assert.match(await matchesCli(t, p), / --capacity-tokens 100000 --step-fixed-ms 16.1 --prefill-us-per-token 132.7 --kv-read-ns-per-token 64 --kv-bytes-per-token 262144 /);
+    assert.match(await matchesCli(p), / --capacity-tokens 100000 --step-fixed-ms 16.1 --prefill-us-per-token 132.7 --kv-read-ns-per-token 64 --kv-bytes-per-token 262144 /);
     await p.page.click('#whatif-capacity-typed');
     await choose('whatif-gpu', 'Custom memory');
     await p.page.fill('#whatif-gpuMemoryGiB input', '96');
     await settled(p, 8, '[data-capacity="91328"]');
-    assert.match(await matchesCli(t, p), / --gpu h100 --model qwen3-32b --gpu-memory-gib 96 /);
-    await assertClean(p);
+    assert.match(await matchesCli(p), / --gpu h100 --model qwen3-32b --gpu-memory-gib 96 /);
+    await assertClean(p, CLEAN_CSP);
   });
 
   it('draws the knee where the sweep says, marks the cap and the scenario, and Copy sweep reproduces the cliff', async () => {
@@ -244,18 +219,16 @@ describe('what-if panel in Chromium', () => {
     // Stops two points past the cliff, and says what it skipped.
     assert.equal(run[run.length - 1], run[run.indexOf(sweep.cliff.at) + 2]);
     assert.match((await p.page.textContent('[data-sweep-skipped]')) ?? '', /^Not run: N = .*256\. The sweep stops 2 points past the cliff/);
-    if (hasCli) {
-      const since = p.posted.length;
-      await p.page.click('#whatif-copy-sweep');
-      const m = (await p.waitForPosted(posted('clipboard/write'), since)) as Extract<WebviewMessage, { type: 'clipboard/write' }>;
-      assert.match(m.text, new RegExp(` --sweep replicas=${run.join(',')} --json$`));
-      const cli = runCommand<SweepDocument>(m.text);
-      assert.equal(cli.cliff.at, Number(data['knee']));
-      assert.equal(cli.cliff.suggestedAdmissionCap, Number(data['suggested']));
-    }
+    const since = p.posted.length;
+    await p.page.click('#whatif-copy-sweep');
+    const m = (await p.waitForPosted(posted('clipboard/write'), since)) as Extract<WebviewMessage, { type: 'clipboard/write' }>;
+    assert.match(m.text, new RegExp(` --sweep replicas=${run.join(',')} --json$`));
+    const cli = runCommand<SweepDocument>(m.text);
+    assert.equal(cli.cliff.at, Number(data['knee']));
+    assert.equal(cli.cliff.suggestedAdmissionCap, Number(data['suggested']));
     // Other policies' lines arrive progressively, at the same points.
     await p.page.waitForSelector('.whatif-cliff-chart[data-lines*="ttl-pin"]', { state: 'attached', timeout: 30_000 });
-    await assertClean(p);
+    await assertClean(p, CLEAN_CSP);
   });
 
   /** The engine parameters of the scenario on screen, from its export. */
@@ -291,19 +264,17 @@ describe('what-if panel in Chromium', () => {
     await p.page.fill('#whatif-replicas input', '12');
     await settled(p, 12, '[data-capacity="200000"]');
     assert.equal(await p.page.isHidden('[data-field-error="replicas"]'), true);
-    await assertClean(p);
+    await assertClean(p, CLEAN_CSP);
   });
 
   it('clicking a call in the scenario bars selects it in the timeline and reveals its source; arrows move it', async () => {
     const p = await whatIf();
     await settled(p, 16);
     await p.page.locator('.whatif-bars-chart').scrollIntoViewIfNeeded();
-    const box = (await p.page.locator('.whatif-bars-chart canvas').boundingBox())!;
-    const [left, top, right, bottom] = (await p.page.getAttribute('.whatif-bars-chart', 'data-plot-area'))!.split(',').map(Number) as [number, number, number, number];
-    const count = Number(await p.page.getAttribute('.whatif-bars-chart', 'data-bar-count'));
-    assert.equal(count, 48);
+    assert.equal((await plotArea(p, '.whatif-bars-chart')).count, 48);
+    const at = await barPoint(p, 30, { chart: '.whatif-bars-chart', down: 0.9 });
     const since = p.posted.length;
-    await p.page.mouse.click(box.x + left + ((30 + 0.5) * (right - left)) / count, box.y + top + (bottom - top) * 0.9);
+    await p.page.mouse.click(at.x, at.y);
     const m = (await p.waitForPosted(posted('source/reveal'), since)) as Extract<WebviewMessage, { type: 'source/reveal' }>;
     assert.deepEqual(m.ref, { sessionId: SAMPLE_MAIN, callIndex: 30 });
     assert.equal(await p.page.getAttribute('.timeline .chart-wrap', 'data-selected-call'), '30');
@@ -319,7 +290,7 @@ describe('what-if panel in Chromium', () => {
     await p.page.focus('.timeline .chart-wrap');
     await p.page.keyboard.press('Home');
     assert.equal(await p.page.getAttribute('.whatif-bars-chart', 'data-selected-call'), '0');
-    await assertClean(p);
+    await assertClean(p, CLEAN_CSP);
   });
 
   it('the cliff chart is keyboard reachable: arrows announce points, Enter makes one the scenario', async () => {
@@ -334,7 +305,7 @@ describe('what-if panel in Chromium', () => {
     await p.page.keyboard.press('Enter');
     await settled(p, 2);
     assert.equal(await p.page.inputValue('#whatif-replicas input'), '2');
-    await assertClean(p);
+    await assertClean(p, CLEAN_CSP);
   });
 
   it('a stale run is cancelled: a burst of N changes ends on the last N, with its own numbers', async () => {
@@ -351,7 +322,7 @@ describe('what-if panel in Chromium', () => {
     const f = await figures(p);
     assert.equal(f['whatIfHitRate'], expected.admissionHitRate);
     assert.equal(f['whatIfSlowdown'], expected.slowdown.mean);
-    await assertClean(p);
+    await assertClean(p, CLEAN_CSP);
   });
 
   it('keeps the choices per file in the webview state and starts from the settings', async () => {
@@ -372,7 +343,7 @@ describe('what-if panel in Chromium', () => {
     await settled(again, 9);
     assert.equal(await again.page.getAttribute('#whatif-model', 'data-value'), 'llama-3.1-8b');
     assert.equal(await again.page.inputValue('#whatif-replicas input'), '9');
-    await assertClean(again);
+    await assertClean(again, CLEAN_CSP);
   });
 
   for (const theme of ['light', 'high-contrast'] as const) {
@@ -381,7 +352,7 @@ describe('what-if panel in Chromium', () => {
       await settled(p, 16);
       await p.page.waitForSelector('.whatif-cliff-chart[data-knee]:not([data-knee=""])', { state: 'attached' });
       await p.page.locator('.whatif').screenshot({ path: join(results, `webview-whatif-${theme}.png`) });
-      await assertClean(p);
+      await assertClean(p, CLEAN_CSP);
     });
   }
 
@@ -396,10 +367,10 @@ describe('what-if panel in Chromium', () => {
     assert.ok(layout.scroll <= layout.width, `the page scrolls sideways: ${layout.scroll} > ${layout.width}`);
     assert.ok(layout.stacked, 'results sit under the controls');
     await p.page.locator('.whatif').screenshot({ path: join(results, 'webview-whatif-600px.png') });
-    await assertClean(p);
+    await assertClean(p, CLEAN_CSP);
   });
 
-  it('a block-hash trace (Mooncake) replays as recorded: no session controls, a capacity sweep, numbers equal to the CLI', async (t) => {
+  it('a block-hash trace (Mooncake) replays as recorded: no session controls, a capacity sweep, numbers equal to the CLI', async () => {
     const mooncake = await parseFile(MOONCAKE);
     const p = await whatIf({
       trace: buildTraceView(mooncake, 'conversation_trace.head300.jsonl'),
@@ -409,10 +380,10 @@ describe('what-if panel in Chromium', () => {
     await settled(p);
     assert.equal(await p.page.isHidden('#whatif-replicas'), true);
     assert.match((await p.page.textContent('.whatif-sentence')) ?? '', /^This trace's 300 requests on one H200 with Qwen3-32B: hit rate \d+% \(ideal \d+%\)/);
-    const command = await matchesCli(t, p);
+    const command = await matchesCli(p);
     assert.equal(command, `agent-trace simulate ${MOONCAKE} --gpu h200 --model qwen3-32b --policy vllm-lru --json`);
     await p.page.waitForSelector('.whatif-cliff-chart[data-axis="capacity"]', { state: 'attached', timeout: 30_000 });
-    await assertClean(p);
+    await assertClean(p, CLEAN_CSP);
   });
 
   it('another session gets its own workload and results; none of the old ones linger', async () => {
@@ -427,7 +398,7 @@ describe('what-if panel in Chromium', () => {
     await p.page.waitForSelector('.whatif-bars-chart[data-bar-count="41"]', { state: 'attached', timeout: 30_000 });
     await settled(p, 16);
     assert.match(await copyCommand(p), / --session e5821007-9ca0-4a36-afc0-94da583da0ea /);
-    await assertClean(p);
+    await assertClean(p, CLEAN_CSP);
   });
 
   it('a session the host cannot simulate says why in the panel, and nothing breaks', async () => {
@@ -435,6 +406,6 @@ describe('what-if panel in Chromium', () => {
     await p.page.waitForSelector('.whatif[data-state="error"]', { state: 'attached' });
     assert.match((await p.page.textContent('.whatif-status')) ?? '', /cannot be simulated: This session has no call with input and output token counts/);
     assert.equal(await p.page.getAttribute('.timeline .chart-wrap', 'data-bar-count'), '48');
-    await assertClean(p);
+    await assertClean(p, CLEAN_CSP);
   });
 });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { fixtures, repoRoot, SPOTTER } from '../helpers';
+import { ensureBuilt, fixtures, repoRoot, SPOTTER } from '../helpers';
 
 const cli = join(repoRoot, 'dist/cli.js');
 
@@ -14,9 +14,7 @@ function run(...args: string[]) {
 }
 
 describe('agent-trace CLI (the built dist/cli.js)', () => {
-  before(() => {
-    if (!existsSync(cli)) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-  });
+  before(() => ensureBuilt(cli));
 
   it("the README's first command: npx agent-trace analyze on the bundled sample (the bin must be executable)", () => {
     const r = spawnSync('npx', ['--no-install', 'agent-trace', 'analyze', 'samples/claude-code-sessions.trace.jsonl'], { cwd: repoRoot, encoding: 'utf8' });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { fixtures, repoRoot } from '../helpers';
+import { ensureBuilt, fixtures, repoRoot } from '../helpers';
 
 const cli = join(repoRoot, 'dist/cli.js');
 const SAMPLE = join(repoRoot, 'samples/claude-code-sessions.trace.jsonl');
@@ -39,9 +39,7 @@ function fails(code: number, message: RegExp, ...args: string[]): void {
 }
 
 describe('agent-trace simulate (the built dist/cli.js)', () => {
-  before(() => {
-    if (!existsSync(cli)) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-  });
+  before(() => ensureBuilt(cli));
 
   it('--help names every option the webview may write', () => {
     const r = run('--help');

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -10,7 +8,7 @@ import { runSweep } from '../../../src/core/sim/sweep';
 import { workloadFromSession } from '../../../src/core/sim/workload';
 import type { AgentWorkload } from '../../../src/core/sim/workload';
 import { autoThreads, runSweepOnThreads } from '../../../src/node/parallelSweep';
-import { parseFile, repoRoot, SPOTTER } from '../helpers';
+import { ensureBuilt, parseFile, repoRoot, SPOTTER } from '../helpers';
 
 // Worker threads run the bundled worker (as the CLI does): tsx's loader does not reach them.
 const workerScript = join(repoRoot, 'dist/sweepWorker.js');
@@ -22,9 +20,7 @@ async function mainWorkload(path: string): Promise<AgentWorkload> {
 }
 
 describe('sweeps on worker threads (src/node/parallelSweep)', () => {
-  before(() => {
-    if (!existsSync(workerScript)) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });
-  });
+  before(() => ensureBuilt(workerScript));
 
   it('gives runSweep’s points and cliff exactly, for replicas and for capacity', async () => {
     const spotter = await mainWorkload(SPOTTER);

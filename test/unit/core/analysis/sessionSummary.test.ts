@@ -2,27 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { summarizeSession } from '../../../../src/core/analysis/sessionSummary';
 import { median, quantile } from '../../../../src/core/analysis/stats';
-import type { CallTokens, LlmCall, Session } from '../../../../src/core/trace/model';
+import type { CallTokens, Session } from '../../../../src/core/trace/model';
+import { SessionBuilder } from '../../builders/sessionBuilder';
 
-/** A call with the given tokens; everything else blank. */
-function call(index: number, tokens: Partial<CallTokens>): LlmCall {
-  return {
-    id: `c${index}`,
-    index,
-    turn: 0,
-    model: 'm',
-    startMs: null,
-    endMs: null,
-    tokens: { input: null, cached: null, appended: null, cacheWrite: null, output: null, reasoningOutput: null, ...tokens },
-    server: null,
-    blocks: null,
-    toolCalls: [],
-    source: { file: 0, line: index, offset: 0 },
-  };
-}
-
-function session(calls: LlmCall[]): Session {
-  return { id: 's', parentId: null, parentToolCallId: null, role: 'main', agent: null, model: null, cwd: null, title: null, calls, turns: [], compactions: [] };
+/** A session of calls with the given tokens; everything else blank. */
+function session(calls: Array<Partial<CallTokens>>): Session {
+  return calls.reduce((b, tokens) => b.call(tokens), new SessionBuilder()).build();
 }
 
 describe('summarizeSession', () => {
@@ -33,9 +18,9 @@ describe('summarizeSession', () => {
     // per call appended/output: 10, 4, 10 → mean 8, median 10
     const s = summarizeSession(
       session([
-        call(0, { input: 1000, cached: 900, appended: 100, output: 10 }),
-        call(1, { input: 2000, cached: 1800, appended: 200, output: 50 }),
-        call(2, { input: 1000, cached: 0, appended: 1000, output: 100 }),
+        { input: 1000, cached: 900, appended: 100, output: 10 },
+        { input: 2000, cached: 1800, appended: 200, output: 50 },
+        { input: 1000, cached: 0, appended: 1000, output: 100 },
       ]),
     );
     assert.equal(s.cacheHitRate, 0.675);
@@ -45,7 +30,7 @@ describe('summarizeSession', () => {
   });
 
   it('keeps unknown as null: no cache data gives no hit rate, not 0%', () => {
-    const s = summarizeSession(session([call(0, { appended: 100, output: 10 }), call(1, { appended: 50, output: 5 })]));
+    const s = summarizeSession(session([{ appended: 100, output: 10 }, { appended: 50, output: 5 }]));
     assert.equal(s.tokens.cached, null);
     assert.equal(s.tokens.input, null);
     assert.equal(s.cacheHitRate, null);
@@ -54,7 +39,7 @@ describe('summarizeSession', () => {
   });
 
   it('leaves calls with zero output out of the per-call ratio (no infinities)', () => {
-    const s = summarizeSession(session([call(0, { input: 10, cached: 0, appended: 10, output: 0 }), call(1, { input: 10, cached: 5, appended: 5, output: 5 })]));
+    const s = summarizeSession(session([{ input: 10, cached: 0, appended: 10, output: 0 }, { input: 10, cached: 5, appended: 5, output: 5 }]));
     assert.deepEqual(s.appendToOutput, { mean: 1, median: 1, aggregate: 3 });
   });
 

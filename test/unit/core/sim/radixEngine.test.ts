@@ -8,35 +8,25 @@ import type { EngineParams } from '../../../../src/core/sim/params';
 import { runRadix } from '../../../../src/core/sim/radixEngine';
 import type { RadixStepState } from '../../../../src/core/sim/radixEngine';
 import { runReference } from '../../../../src/core/sim/referenceEngine';
-import { DEFAULT_REPLICAS, planWorkload } from '../../../../src/core/sim/simRequests';
-import type { AgentWorkload, BlockWorkload, WorkloadCall } from '../../../../src/core/sim/workload';
+import { planWorkload } from '../../../../src/core/sim/simRequests';
+import type { BlockWorkload } from '../../../../src/core/sim/workload';
+import { call, recordsBySession, STEP_ONLY as VLLM_STEP_ONLY } from './handWorked';
+import type { Sessions } from './handWorked';
 import { agentWorkloadArb, blockWorkloadArb } from './workloadArbitraries';
 
 // Hand-worked scenarios for SGLang's radix cache (research/kvsim.md §2) as radixEngine.ts
 // models it. Every step costs exactly 1 ms (no per-token costs), so times are step
 // counts. Capacities are in tokens: the radix cache has no blocks.
-const STEP_ONLY: EngineParams = { ...DEFAULT_PARAMS, policy: 'sglang-lru', stepFixedMs: 1, prefillUsPerToken: 0, kvReadNsPerToken: 0, decodeUsPerSeq: 0 };
-
-const call = (promptTokens: number, prefixTokens: number, outputTokens: number, toolWaitS = 0): WorkloadCall => ({ promptTokens, prefixTokens, outputTokens, toolWaitS });
-
-type Sessions = Array<{ startS: number; calls: WorkloadCall[] }>;
-
-function workload(sessions: Sessions, sharedPrefixTokens: number): AgentWorkload {
-  return { kind: 'sessions', sharedPrefixTokens, sessions: sessions.map((s, i) => ({ id: `s${i}`, ...s })) };
-}
+const STEP_ONLY: EngineParams = { ...VLLM_STEP_ONLY, policy: 'sglang-lru' };
 
 /** Runs the radix engine (self-checking) and returns the records by session; `steps` collects the per-step state. */
 function run(sessions: Sessions, params: Partial<EngineParams>, sharedPrefixTokens = 0, steps?: RadixStepState[]): CallRecord[][] {
-  const plan = planWorkload(workload(sessions, sharedPrefixTokens), 16, DEFAULT_REPLICAS);
-  const outcome = runRadix(plan, { ...STEP_ONLY, ...params }, { selfCheck: true, onStep: (s) => steps?.push(s) });
-  return plan.sessions.map((s) => s.requests.map((r) => outcome.records[r]!));
+  return recordsBySession(sessions, sharedPrefixTokens, (plan) => runRadix(plan, { ...STEP_ONLY, ...params }, { selfCheck: true, onStep: (s) => steps?.push(s) }));
 }
 
 /** The same workload under vLLM's block pool (16-token blocks). */
 function runVllm(sessions: Sessions, params: Partial<EngineParams>, sharedPrefixTokens = 0): CallRecord[][] {
-  const plan = planWorkload(workload(sessions, sharedPrefixTokens), 16, DEFAULT_REPLICAS);
-  const outcome = runReference(plan, { ...STEP_ONLY, ...params, policy: 'vllm-lru' });
-  return plan.sessions.map((s) => s.requests.map((r) => outcome.records[r]!));
+  return recordsBySession(sessions, sharedPrefixTokens, (plan) => runReference(plan, { ...STEP_ONLY, ...params, policy: 'vllm-lru' }));
 }
 
 const near = (a: number | null, b: number): boolean => a !== null && Math.abs(a - b) < 1e-12;

@@ -1,23 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CallRecord } from '../../../../src/core/sim/engineTypes';
-import { DEFAULT_PARAMS } from '../../../../src/core/sim/params';
 import type { EngineParams } from '../../../../src/core/sim/params';
 import { runReference } from '../../../../src/core/sim/referenceEngine';
-import { DEFAULT_REPLICAS, planWorkload } from '../../../../src/core/sim/simRequests';
-import type { AgentWorkload, WorkloadCall } from '../../../../src/core/sim/workload';
+import { call, recordsBySession, STEP_ONLY } from './handWorked';
+import type { Sessions } from './handWorked';
 
 // Hand-worked scenarios for the vLLM rules of research/kvsim.md §0–1. Every step costs
 // exactly 1 ms (no per-token costs), so times are step counts; blocks are 16 tokens.
-const STEP_ONLY: EngineParams = { ...DEFAULT_PARAMS, stepFixedMs: 1, prefillUsPerToken: 0, kvReadNsPerToken: 0, decodeUsPerSeq: 0 };
 
-const call = (promptTokens: number, prefixTokens: number, outputTokens: number, toolWaitS = 0): WorkloadCall => ({ promptTokens, prefixTokens, outputTokens, toolWaitS });
-
-function run(sessions: Array<{ startS: number; calls: WorkloadCall[] }>, params: Partial<EngineParams>, sharedPrefixTokens = 0): CallRecord[][] {
-  const workload: AgentWorkload = { kind: 'sessions', sharedPrefixTokens, sessions: sessions.map((s, i) => ({ id: `s${i}`, ...s })) };
-  const plan = planWorkload(workload, 16, DEFAULT_REPLICAS);
-  const outcome = runReference(plan, { ...STEP_ONLY, ...params });
-  return plan.sessions.map((s) => s.requests.map((r) => outcome.records[r]!));
+function run(sessions: Sessions, params: Partial<EngineParams>, sharedPrefixTokens = 0): CallRecord[][] {
+  return recordsBySession(sessions, sharedPrefixTokens, (plan) => runReference(plan, { ...STEP_ONLY, ...params }));
 }
 
 describe('reference engine: vLLM prefix-cache rules, worked by hand', () => {

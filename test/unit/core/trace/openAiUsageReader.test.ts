@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { summarizeSession } from '../../../../src/core/analysis/sessionSummary';
-import { isObject } from '../../../../src/core/trace/json';
 import { openAiUsageFormat } from '../../../../src/core/trace/openaiUsage/definition';
 import { FILE_SESSION_ID } from '../../../../src/core/trace/openaiUsage/openAiUsageReader';
 import { assertRoundTrip } from '../../roundTrip';
-import { fixtures, parseFile, parseText, sharedTrace } from '../../helpers';
+import { assertClaimsNone, fixtures, parseFile, parseText, sharedTrace, traceFilesUnder } from '../../helpers';
 
 // No real usage log with a licence that allows copying was found, so the fixtures in
 // test/fixtures/openai-usage/ are hand-made in the shapes vLLM's OpenAI-compatible
@@ -195,34 +193,11 @@ describe('OpenAI usage reader: edge cases', () => {
 });
 
 describe('OpenAI usage detection does not steal other formats\' samples', () => {
-  function files(dir: string): string[] {
-    return readdirSync(dir).flatMap((name) => {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) return files(p);
-      return /\.(jsonl|json|traj)$/.test(name) ? [p] : [];
-    });
-  }
   const shared = sharedTrace('SOURCES.md');
-  const others = [...files(fixtures).filter((f) => !f.includes('/openai-usage/')), ...(shared ? files(join(shared, '..')) : [])];
+  const others = [...traceFilesUnder(fixtures).filter((f) => !f.includes('/openai-usage/')), ...(shared ? traceFilesUnder(join(shared, '..')) : [])];
 
   it('no record or document of another format matches an OpenAI usage log', () => {
     assert.ok(others.length > 5);
-    for (const f of others) {
-      const text = readFileSync(f, 'utf8');
-      try {
-        assert.equal(openAiUsageFormat.matchesDocument!(JSON.parse(text)), false, f);
-      } catch (e) {
-        if (e instanceof assert.AssertionError) throw e;
-      }
-      for (const line of text.split('\n')) {
-        let value: unknown;
-        try {
-          value = JSON.parse(line);
-        } catch {
-          continue;
-        }
-        if (isObject(value)) assert.equal(openAiUsageFormat.matchesRecord!(value), false, `${f}: ${line.slice(0, 80)}`);
-      }
-    }
+    assertClaimsNone(openAiUsageFormat, others);
   });
 });

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { summarizeSession } from '../../../../src/core/analysis/sessionSummary';
-import { isObject } from '../../../../src/core/trace/json';
 import type { Session } from '../../../../src/core/trace/model';
 import { otlpFormat } from '../../../../src/core/trace/otel/definition';
 import { anyValue, nanosToMs, normalizeId, parseNanos } from '../../../../src/core/trace/otel/otlpJson';
 import { withoutSources, assertRoundTrip } from '../../roundTrip';
-import { fixtures, parseFile, parseText, sharedTrace } from '../../helpers';
+import { assertClaimsNone, fixtures, parseFile, parseText, sharedTrace, traceFilesUnder } from '../../helpers';
 
 // Fixtures: test/fixtures/otlp/trace.json is the official OTLP example (Apache-2.0, no
 // gen_ai attributes). The others are hand-made by build_fixtures.py, whose vLLM spans
@@ -471,38 +470,14 @@ describe('OTLP reader: pitfalls and edge cases', () => {
 });
 
 describe('OTLP detection does not steal other formats\' samples', () => {
-  /** Every .jsonl / .json / .traj file under a folder. */
-  function files(dir: string): string[] {
-    return readdirSync(dir).flatMap((name) => {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) return files(p);
-      return /\.(jsonl|json|traj)$/.test(name) ? [p] : [];
-    });
-  }
   const shared = sharedTrace('SOURCES.md');
   const others = [
-    ...files(fixtures).filter((f) => !f.includes('/otlp/')),
-    ...(shared ? files(join(shared, '..')).filter((f) => !f.includes('/otlp/')) : []),
+    ...traceFilesUnder(fixtures).filter((f) => !f.includes('/otlp/')),
+    ...(shared ? traceFilesUnder(join(shared, '..')).filter((f) => !f.includes('/otlp/')) : []),
   ];
 
   it('no record or document of another format matches OTLP', () => {
     assert.ok(others.length > 5);
-    for (const f of others) {
-      const text = readFileSync(f, 'utf8');
-      try {
-        assert.equal(otlpFormat.matchesDocument!(JSON.parse(text)), false, f);
-      } catch (e) {
-        if (e instanceof assert.AssertionError) throw e;
-      }
-      for (const line of text.split('\n')) {
-        let value: unknown;
-        try {
-          value = JSON.parse(line);
-        } catch {
-          continue;
-        }
-        if (isObject(value)) assert.equal(otlpFormat.matchesRecord!(value), false, `${f}: ${line.slice(0, 80)}`);
-      }
-    }
+    assertClaimsNone(otlpFormat, others);
   });
 });
