@@ -9,8 +9,9 @@ import { tooLongForCache } from '../core/sim/engines/policySupport';
 import { runScenario } from '../core/sim/scenario';
 import type { ScenarioResult } from '../core/sim/scenario';
 import type { ReplicaOptions } from '../core/sim/simRequests';
-import { DEFAULT_CLIFF } from '../core/sim/sweep';
-import type { Cliff, SweepAxis } from '../core/sim/sweep';
+import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE } from '../core/sim/sweep';
+import { DEFAULT_ROUTER } from '../core/sim/fleet/routers';
+import type { Cliff, GpuPlan, SweepAxis } from '../core/sim/sweep';
 import { parseWorkloadJson, workloadFromBlockTrace, workloadFromSession, workloadToJson, WorkloadError } from '../core/sim/workload';
 import type { BlockWorkload, Workload } from '../core/sim/workload';
 import type { FormatId, Session } from '../core/trace/model';
@@ -54,7 +55,7 @@ export interface SimulateInput {
   params: EngineParams;
   /** Null for block-hash requests, which replay as recorded. */
   replicas: ReplicaOptions | null;
-  sweep: { axis: SweepAxis; values: number[]; hitRateDropThreshold: number } | null;
+  sweep: { axis: SweepAxis; values: number[]; hitRateDropThreshold: number; targetHitRate?: number } | null;
 }
 
 /** `simulate --json` without --sweep. */
@@ -68,6 +69,8 @@ export interface SweepDocument {
   input: SimulateInput;
   sweep: Array<{ value: number } & Omit<ScenarioResult, 'calls'>>;
   cliff: Cliff;
+  /** A sweep over GPUs: the capacity planner's answer. */
+  plan?: GpuPlan;
 }
 
 interface LoadedWorkload {
@@ -198,6 +201,11 @@ function buildParams(a: SimulateArgs, traceBlockSize: number | null, notes: stri
   if (o.backoff !== undefined) p.admissionCap.backoff = o.backoff;
   if (o.windowS !== undefined) p.admissionCap.windowS = o.windowS;
   if (o.offloadTokens !== undefined && o.offloadGbps !== undefined) p.offload = { capacityTokens: o.offloadTokens, bandwidthGBps: o.offloadGbps };
+  // A fleet only when there is one: one GPU is one GPU, exactly as without --gpus.
+  const router = a.router ?? DEFAULT_ROUTER;
+  if (a.sweep?.axis === 'gpus') p.fleet = { gpus: 1, router };
+  else if (a.gpus !== null && a.gpus > 1) p.fleet = { gpus: a.gpus, router };
+  else if (a.router !== null) notes.push(`--router ${a.router} only matters with --gpus 2 or more (or --sweep gpus=…): one GPU has nothing to route.`);
   // Policy settings are kept (and printed in --json) whatever the policy, but only one policy reads them.
   const ttlFlags = ['--ttl-s', '--max-ttl-s'].filter((f) => a.given.includes(f));
   if (ttlFlags.length > 0 && p.policy !== 'ttl-pin') notes.push(`${ttlFlags.join(' and ')} only matter${ttlFlags.length === 1 ? 's' : ''} with --policy ttl-pin.`);
@@ -291,7 +299,7 @@ async function simulate(a: SimulateArgs): Promise<number> {
     gpuMemoryGiB: a.model ? (a.gpuMemoryGiB ?? a.gpu!.memoryGiB) : null,
     params,
     replicas,
-    sweep: a.sweep ? { ...a.sweep, hitRateDropThreshold: cliffThreshold } : null,
+    sweep: a.sweep ? { ...a.sweep, hitRateDropThreshold: cliffThreshold, ...(a.sweep.axis === 'gpus' ? { targetHitRate: a.targetHitRate ?? DEFAULT_TARGET_HIT_RATE } : {}) } : null,
   };
   const options = { params, ...(replicas ? { replicas } : {}), ...(loaded.session !== null && workload.kind === 'sessions' ? { session: loaded.session } : {}) };
   const context: ReportContext = { source: loaded.source, hardware, engine: a.engine, params, replicas, workload, session: loaded.session };
@@ -299,7 +307,8 @@ async function simulate(a: SimulateArgs): Promise<number> {
   if (a.sweep) {
     const showProgress = process.stderr.isTTY === true;
     const threads = a.threads ?? autoThreads(workload, options, a.sweep.axis, a.sweep.values);
-    const sweep = await runSweepOnThreads(a.engine, workload, options, a.sweep.axis, a.sweep.values, { hitRateDropThreshold: cliffThreshold }, {
+    const cliffOptions = { hitRateDropThreshold: cliffThreshold, ...(a.targetHitRate !== null ? { targetHitRate: a.targetHitRate } : {}) };
+    const sweep = await runSweepOnThreads(a.engine, workload, options, a.sweep.axis, a.sweep.values, cliffOptions, {
       threads,
       workerScript: join(__dirname, 'sweepWorker.js'),
       onPoint: (done, total) => {
@@ -307,7 +316,7 @@ async function simulate(a: SimulateArgs): Promise<number> {
       },
     });
     if (a.json) {
-      const doc: SweepDocument = { input, sweep: sweep.points.map(({ value, result: { calls: _calls, ...rest } }) => ({ value, ...rest })), cliff: sweep.cliff };
+      const doc: SweepDocument = { input, sweep: sweep.points.map(({ value, result: { calls: _calls, ...rest } }) => ({ value, ...rest })), cliff: sweep.cliff, ...(sweep.plan ? { plan: sweep.plan } : {}) };
       process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
     } else process.stdout.write(renderSweep(context, sweep));
     return 0;

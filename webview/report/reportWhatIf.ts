@@ -6,7 +6,7 @@ import type { PolicyId as WhatIfPolicyId } from '../../src/core/sim/policies';
 import { el, replaceChildren, table } from '../shared/dom';
 import type { Palette } from '../shared/palette';
 import { CliffChart, ScenarioBarsChart } from '../whatIf/whatIfCharts';
-import { cliffChartModel, headlineFigures, pointOf, policyRows, scenarioBars } from '../whatIf/whatIfModel';
+import { cliffChartModel, gpuRows, headlineFigures, pointOf, policyRows, scenarioBars } from '../whatIf/whatIfModel';
 
 /**
  * The what-if scenario and cliff the user ran, in the report: the what-if panel's own
@@ -33,7 +33,8 @@ export class ReportWhatIf {
     }
     const r = doc.scenario;
     const policy = (POLICY_CHOICES.some((c) => c.id === doc.input.params.policy) ? doc.input.params.policy : 'vllm-lru') as WhatIfPolicyId;
-    const sentence = doc.sentence ?? `${r.replicas} session${r.replicas === 1 ? '' : 's'}, ${formatCount(r.capacityTokens)}-token KV cache, ${policy}.`;
+    const fleet = r.gpus && r.gpus > 1 ? `, ${r.gpus} GPUs behind the ${r.router ?? 'unnamed'} router` : '';
+    const sentence = doc.sentence ?? `${r.replicas} session${r.replicas === 1 ? '' : 's'}, ${formatCount(r.capacityTokens)}-token KV cache${fleet}, ${policy}.`;
     const figures = el(
       'dl',
       { className: 'whatif-figures' },
@@ -62,17 +63,28 @@ export class ReportWhatIf {
       this.bars = new ScenarioBarsChart(wrap, canvas, this.palette, () => {});
       this.bars.render(scenarioBars(session.calls, r.calls, doc.callIndexes), r.calls, null);
     } else replaceChildren(this.element, parts);
+    const gpus = gpuRows(r.perGpu);
+    if (gpus) {
+      const body = gpus.map((row) =>
+        el('tr', { data: { gpu: row.gpu } }, [
+          el('th', { attrs: { scope: 'row' }, text: `GPU ${row.gpu}` }),
+          ...[row.cells.calls, row.cells.sessions, row.cells.busy, row.cells.hitRate, row.cells.ideal, row.cells.recomputed].map((text) => el('td', { className: 'num', text })),
+        ]),
+      );
+      const caption = `${r.gpus ?? gpus.length} GPUs behind the ${r.router ?? 'unnamed'} router`;
+      this.element.append(el('section', { className: 'whatif-gpus-section' }, [el('h3', { text: caption }), table('whatif-gpu-table', caption, ['GPU', 'Calls', 'Sessions', 'Busy', 'Hit rate', 'Ideal', 'Recomputed'], body)]));
+    }
     if (doc.sweep && doc.sweep.points.length > 0) {
       const sw = doc.sweep;
       const lines = new Map<WhatIfPolicyId, Array<{ value: number; result: WhatIfPoint }>>();
       for (const c of POLICY_CHOICES) if (sw.lines[c.id]) lines.set(c.id, sw.lines[c.id]!);
-      const current = { x: sw.axis === 'replicas' ? r.replicas : r.capacityTokens, result: pointOf(r) };
+      const current = { x: sw.axis === 'replicas' ? r.replicas : sw.axis === 'gpus' ? (r.gpus ?? 1) : r.capacityTokens, result: pointOf(r) };
       const wrap = el('div', { className: 'whatif-chart whatif-cliff-chart', attrs: { role: 'img', 'aria-label': 'Hit rate and prefill share against the sweep' } });
       const canvas = el('canvas', { attrs: { 'aria-hidden': 'true' } });
       wrap.appendChild(canvas);
       this.element.append(
         el('section', { className: 'whatif-cliff', attrs: { 'aria-label': 'The cliff' } }, [
-          el('h3', { text: sw.axis === 'replicas' ? 'The cliff: hit rate and prefill share against concurrent sessions' : 'The cliff: hit rate and prefill share against KV capacity' }),
+          el('h3', { text: `The cliff: hit rate and prefill share against ${sw.axis === 'replicas' ? 'concurrent sessions' : sw.axis === 'gpus' ? 'GPUs behind the router' : 'KV capacity'}` }),
           wrap,
           el('p', { className: 'whatif-cliff-summary', text: sw.cliff?.summary ?? 'No cliff in the points run.', data: { cliffSummary: '' } }),
         ]),

@@ -1,7 +1,9 @@
 import { DEFAULT_PARAMS, validateParams } from '../sim/params';
 import type { EngineParams } from '../sim/params';
-import type { ScenarioCall, ScenarioResult } from '../sim/scenario';
+import type { ScenarioCall, ScenarioGpu, ScenarioResult } from '../sim/scenario';
 import type { Cliff, SweepAxis } from '../sim/sweep';
+import { MAX_GPUS, ROUTER_NAMES } from '../sim/fleet/routers';
+import type { RouterName } from '../sim/fleet/routers';
 
 /**
  * A what-if scenario and its results as the what-if panel saves them ("Export JSON") and
@@ -12,7 +14,7 @@ import type { Cliff, SweepAxis } from '../sim/sweep';
  */
 
 /** A scenario's figures without its per-call and per-session lists (a sweep point). */
-export type WhatIfPoint = Omit<ScenarioResult, 'calls' | 'sessions'>;
+export type WhatIfPoint = Omit<ScenarioResult, 'calls' | 'sessions' | 'perGpu'>;
 
 export interface WhatIfDocument {
   /** The `agent-trace simulate` command that reproduces it. */
@@ -27,7 +29,7 @@ export interface WhatIfDocument {
     gpu: string | null;
     model: string | null;
     replicas: { replicas: number; staggerS: number; staggerMode: string; toolWaitScale: number } | null;
-    params: { capacityTokens: number; blockSizeTokens: number; policy: string };
+    params: { capacityTokens: number; blockSizeTokens: number; policy: string; gpus: number; router: RouterName | null };
   };
   scenario: ScenarioResult;
   alone: WhatIfPoint | null;
@@ -83,8 +85,30 @@ function bool(v: unknown, path: string): boolean {
   return v;
 }
 
-const POINT_NUMBERS = ['replicas', 'capacityTokens', 'requests', 'rejectedRequests', 'promptTokens', 'recomputedPrefillTokens', 'offloadHitTokens', 'preemptions', 'makespanS', 'steps'] as const;
+const POINT_NUMBERS = ['replicas', 'capacityTokens', 'requests', 'rejectedRequests', 'promptTokens', 'prefillTokens', 'recomputedPrefillTokens', 'offloadHitTokens', 'preemptions', 'makespanS', 'steps'] as const;
 const POINT_RATES = ['admissionHitRate', 'idealHitRate', 'vllmMetricHitRate', 'prefillShare'] as const;
+
+function gpuCount(v: unknown, path: string): number {
+  const n = number(v, path);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_GPUS) fail(path, `a whole number from 1 to ${MAX_GPUS}`);
+  return n;
+}
+
+function router(v: unknown, path: string): RouterName {
+  if (typeof v !== 'string' || !(ROUTER_NAMES as readonly string[]).includes(v)) fail(path, `one of ${ROUTER_NAMES.join(', ')}`);
+  return v as RouterName;
+}
+
+const GPU_NUMBERS = ['gpu', 'requests', 'sessions', 'promptTokens', 'recomputedPrefillTokens', 'preemptions', 'steps', 'busyS', 'makespanS'] as const;
+const GPU_RATES = ['admissionHitRate', 'idealHitRate', 'prefillShare', 'utilization'] as const;
+
+function gpuRow(v: unknown, path: string): ScenarioGpu {
+  const o = object(v, path);
+  const out: Record<string, unknown> = {};
+  for (const k of GPU_NUMBERS) out[k] = number(o[k], `${path}.${k}`);
+  for (const k of GPU_RATES) out[k] = numberOrNull(o[k], `${path}.${k}`);
+  return out as unknown as ScenarioGpu;
+}
 
 function point(v: unknown, path: string): WhatIfPoint {
   const o = object(v, path);
@@ -93,6 +117,10 @@ function point(v: unknown, path: string): WhatIfPoint {
   for (const k of POINT_RATES) out[k] = numberOrNull(o[k], `${path}.${k}`);
   const slowdown = object(o['slowdown'], `${path}.slowdown`);
   out['slowdown'] = { mean: numberOrNull(slowdown['mean'], `${path}.slowdown.mean`), max: numberOrNull(slowdown['max'], `${path}.slowdown.max`) };
+  if (o['gpus'] !== undefined && o['gpus'] !== null) {
+    out['gpus'] = gpuCount(o['gpus'], `${path}.gpus`);
+    out['router'] = router(o['router'], `${path}.router`);
+  }
   return out as unknown as WhatIfPoint;
 }
 
@@ -104,12 +132,14 @@ function call(v: unknown, path: string): ScenarioCall {
     outputTokens: number(o['outputTokens'], `${path}.outputTokens`),
     hitTokens: number(o['hitTokens'], `${path}.hitTokens`),
     idealHitTokens: number(o['idealHitTokens'], `${path}.idealHitTokens`),
+    prefillTokens: number(o['prefillTokens'], `${path}.prefillTokens`),
     recomputedTokens: number(o['recomputedTokens'], `${path}.recomputedTokens`),
     offloadHitTokens: number(o['offloadHitTokens'] ?? 0, `${path}.offloadHitTokens`),
     waitedS: numberOrNull(o['waitedS'], `${path}.waitedS`),
     latencyS: numberOrNull(o['latencyS'], `${path}.latencyS`),
     preemptions: number(o['preemptions'], `${path}.preemptions`),
     rejected: bool(o['rejected'], `${path}.rejected`),
+    ...(o['gpu'] !== undefined ? { gpu: numberOrNull(o['gpu'], `${path}.gpu`) } : {}),
   };
 }
 
@@ -119,14 +149,15 @@ function scenario(v: unknown, path: string): ScenarioResult {
     const x = object(s, `${path}.sessions[${i}]`);
     return { id: stringOrNull(x['id'], `${path}.sessions[${i}].id`, 1000) ?? '', completionS: numberOrNull(x['completionS'], `${path}.sessions[${i}].completionS`), aloneS: numberOrNull(x['aloneS'], `${path}.sessions[${i}].aloneS`), slowdown: numberOrNull(x['slowdown'], `${path}.sessions[${i}].slowdown`) };
   });
-  return { ...point(o, path), sessions, calls: array(o['calls'] ?? [], `${path}.calls`).map((c, i) => call(c, `${path}.calls[${i}]`)) };
+  const perGpu = o['perGpu'] === undefined || o['perGpu'] === null ? {} : { perGpu: array(o['perGpu'], `${path}.perGpu`, MAX_GPUS).map((g, i) => gpuRow(g, `${path}.perGpu[${i}]`)) };
+  return { ...point(o, path), sessions, calls: array(o['calls'] ?? [], `${path}.calls`).map((c, i) => call(c, `${path}.calls[${i}]`)), ...perGpu };
 }
 
 function cliff(v: unknown, path: string): Cliff | null {
   if (v === null || v === undefined) return null;
   const o = object(v, path);
   const axis = o['axis'];
-  if (axis !== 'replicas' && axis !== 'capacity') fail(`${path}.axis`, '"replicas" or "capacity"');
+  if (axis !== 'replicas' && axis !== 'capacity' && axis !== 'gpus') fail(`${path}.axis`, '"replicas", "capacity" or "gpus"');
   const reason = o['reason'];
   if (reason !== null && reason !== 'hit-rate' && reason !== 'prefill-share') fail(`${path}.reason`, '"hit-rate", "prefill-share" or null');
   return {
@@ -145,6 +176,13 @@ function points(v: unknown, path: string): Array<{ value: number; result: WhatIf
     const o = object(p, `${path}[${i}]`);
     return { value: number(o['value'], `${path}[${i}].value`), result: point(o['result'], `${path}[${i}].result`) };
   });
+}
+
+/** The fleet an export's params name: one GPU and no router when it has none. */
+function fleetOf(v: unknown): { gpus: number; router: RouterName | null } {
+  if (v === null || v === undefined) return { gpus: 1, router: null };
+  const f = object(v, 'input.params.fleet');
+  return { gpus: gpuCount(f['gpus'], 'input.params.fleet.gpus'), router: router(f['router'], 'input.params.fleet.router') };
 }
 
 /** Reads a what-if document (the panel's export, or what the panel hands the report), keeping only what is well typed. */
@@ -169,7 +207,7 @@ export function parseWhatIfDocument(value: unknown): WhatIfDocument {
   if (sweepValue !== null && sweepValue !== undefined) {
     const s = object(sweepValue, 'sweep');
     const axis = s['axis'];
-    if (axis !== 'replicas' && axis !== 'capacity') fail('sweep.axis', '"replicas" or "capacity"');
+    if (axis !== 'replicas' && axis !== 'capacity' && axis !== 'gpus') fail('sweep.axis', '"replicas", "capacity" or "gpus"');
     const lines: Record<string, Array<{ value: number; result: WhatIfPoint }>> = Object.create(null);
     for (const [policy, pts] of Object.entries(object(s['lines'] ?? {}, 'sweep.lines'))) lines[policy.slice(0, 40)] = points(pts, `sweep.lines.${policy}`);
     const stoppedBy = s['stoppedBy'];
@@ -193,7 +231,12 @@ export function parseWhatIfDocument(value: unknown): WhatIfDocument {
       gpu: stringOrNull(input['gpu'], 'input.gpu', 100),
       model: stringOrNull(input['model'], 'input.model', 100),
       replicas,
-      params: { capacityTokens: number(params['capacityTokens'], 'input.params.capacityTokens'), blockSizeTokens: number(params['blockSizeTokens'], 'input.params.blockSizeTokens'), policy: stringOrNull(params['policy'], 'input.params.policy', 40) ?? '' },
+      params: {
+        capacityTokens: number(params['capacityTokens'], 'input.params.capacityTokens'),
+        blockSizeTokens: number(params['blockSizeTokens'], 'input.params.blockSizeTokens'),
+        policy: stringOrNull(params['policy'], 'input.params.policy', 40) ?? '',
+        ...fleetOf(params['fleet']),
+      },
     },
     scenario: scenario(o['scenario'], 'scenario'),
     alone: o['alone'] === null || o['alone'] === undefined ? null : point(o['alone'], 'alone'),

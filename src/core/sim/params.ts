@@ -4,6 +4,8 @@
  */
 
 import type { PolicyName } from './policies';
+import { MAX_GPUS, ROUTER_NAMES } from './fleet/routers';
+import type { FleetParams } from './fleet/routers';
 
 /** How a finished request's blocks go back to the free queue (docs/design/simulator.md §1.6). */
 export type FreeOrder = 'current' | 'legacy';
@@ -53,6 +55,11 @@ export interface EngineParams {
   ttlPin: TtlPinParams;
   admissionCap: AdmissionCapParams;
   offload: OffloadParams | null;
+  /**
+   * K GPUs behind a router, each with these parameters and its own cache; absent for one
+   * GPU (a fleet of one is one GPU, exactly).
+   */
+  fleet?: FleetParams;
 }
 
 /** GPU memory as the framework sees it. */
@@ -153,6 +160,12 @@ export function validateParams(p: EngineParams): void {
     need(a.hitRateFloor > 0 && a.hitRateFloor <= 1, 'admissionCap.hitRateFloor', 'in (0, 1]', a.hitRateFloor);
     need(a.backoff > 0 && a.backoff < 1, 'admissionCap.backoff', 'in (0, 1)', a.backoff);
     need(a.windowS > 0, 'admissionCap.windowS', 'a number > 0', a.windowS);
+  }
+  if (p.fleet) {
+    need(Number.isInteger(p.fleet.gpus) && p.fleet.gpus >= 1 && p.fleet.gpus <= MAX_GPUS, 'fleet.gpus', `a whole number from 1 to ${MAX_GPUS}`, p.fleet.gpus);
+    need((ROUTER_NAMES as readonly string[]).includes(p.fleet.router), 'fleet.router', `one of ${ROUTER_NAMES.join(', ')}`, p.fleet.router);
+    // The admission cap holds sessions back before their first call, for one GPU; across a fleet it is not modelled.
+    need(p.fleet.gpus === 1 || p.policy !== 'admission-cap', 'fleet.gpus', "1 with policy 'admission-cap' (an admission cap across several GPUs is not modelled)", p.fleet.gpus);
   }
   if (p.offload) {
     // The radix engine (sglang-lru) has no CPU tier: refuse rather than silently drop it.

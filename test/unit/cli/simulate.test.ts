@@ -49,6 +49,7 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
       '--policy', '--ttl-s', '--max-ttl-s', '--admission-cap', '--initial-cap', '--hit-rate-floor', '--backoff', '--window-s', '--offload-tokens', '--offload-gbps',
       '--block-size', '--max-batched-tokens', '--max-num-seqs', '--max-model-len', '--free-order', '--step-fixed-ms', '--prefill-us-per-token', '--kv-read-ns-per-token',
       '--decode-us-per-seq', '--kv-bytes-per-token', '--engine', '--sweep', '--cliff-threshold', '--threads', '--emit-workload', '--json',
+      '--gpus', '--router', '--target-hit-rate',
     ];
     for (const f of flags) assert.match(r.stdout, new RegExp(`^  ${f}[ =]`, 'm'), f);
     assert.match(r.stdout, /A\.\.B is A, 2A, 4A, \.\.\. up\s+to B \(B included\)/);
@@ -67,11 +68,11 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
     assert.deepEqual(doc.input.replicas, { replicas: 2, staggerS: 0, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 });
     assert.deepEqual([doc.input.format, doc.input.session, doc.input.workloadKind, doc.input.engine], ['agent-trace', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', 'sessions', 'fast']);
     assert.deepEqual(Object.keys(doc.scenario), [
-      'replicas', 'capacityTokens', 'policy', 'requests', 'rejectedRequests', 'promptTokens', 'admissionHitRate', 'idealHitRate', 'vllmMetricHitRate', 'recomputedPrefillTokens',
-      'offloadHitTokens', 'preemptions', 'prefillShare', 'makespanS', 'steps', 'slowdown', 'sessions', 'calls',
+      'replicas', 'capacityTokens', 'policy', 'requests', 'rejectedRequests', 'promptTokens', 'admissionHitRate', 'idealHitRate', 'vllmMetricHitRate', 'prefillTokens',
+      'recomputedPrefillTokens', 'offloadHitTokens', 'preemptions', 'prefillShare', 'makespanS', 'steps', 'slowdown', 'sessions', 'calls',
     ]);
     assert.deepEqual(Object.keys(doc.scenario.calls[0]), [
-      'callIndex', 'promptTokens', 'outputTokens', 'hitTokens', 'idealHitTokens', 'recomputedTokens', 'offloadHitTokens', 'waitedS', 'latencyS', 'preemptions', 'rejected',
+      'callIndex', 'promptTokens', 'outputTokens', 'hitTokens', 'idealHitTokens', 'prefillTokens', 'recomputedTokens', 'offloadHitTokens', 'waitedS', 'latencyS', 'preemptions', 'rejected',
     ]);
     // The sample's main session has 48 calls; two copies make 96 requests, and the calls listed are the first copy's.
     assert.deepEqual([doc.scenario.requests, doc.scenario.calls.length, doc.scenario.sessions.length], [96, 48, 2]);
@@ -228,7 +229,53 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
     fails(2, /--replicas applies to agent sessions; a block-hash trace is replayed open loop/, MOONCAKE, '--replicas', '2');
   });
 
+  it('--gpus 1 is one GPU, byte for byte; --gpus K --router R adds the fleet and each GPU', () => {
+    const args = ['--workload', GROWING, '--capacity-tokens', '2048', '--replicas', '6', '--stagger-s', '0.05', ...HAND_COSTS];
+    const one = run(...args, '--json');
+    assert.equal(run(...args, '--gpus', '1', '--json').stdout, one.stdout);
+    // Six 27-block contexts thrash one 128-block cache; on 2 GPUs behind session affinity each
+    // GPU keeps 3 (81 blocks): the hit rate goes up.
+    const doc = json(...args, '--gpus', '2', '--router', 'session-affinity');
+    assert.deepEqual(doc.input.params.fleet, { gpus: 2, router: 'session-affinity' });
+    assert.deepEqual([doc.scenario.gpus, doc.scenario.router], [2, 'session-affinity']);
+    assert.deepEqual(Object.keys(doc.scenario.perGpu[0]), [
+      'gpu', 'requests', 'sessions', 'promptTokens', 'admissionHitRate', 'idealHitRate', 'recomputedPrefillTokens', 'preemptions', 'prefillShare', 'steps', 'busyS', 'utilization', 'makespanS',
+    ]);
+    assert.deepEqual(doc.scenario.perGpu.map((g: { sessions: number }) => g.sessions), [3, 3]);
+    assert.equal(doc.scenario.perGpu.reduce((n: number, g: { requests: number }) => n + g.requests, 0), 36);
+    assert.ok(doc.scenario.admissionHitRate > JSON.parse(one.stdout).scenario.admissionHitRate);
+    // The chosen session's calls say where they ran: all on one GPU.
+    assert.equal(new Set(doc.scenario.calls.map((c: { gpu: number }) => c.gpu)).size, 1);
+    const text = run(...args, '--gpus', '2', '--router', 'session-affinity');
+    assert.match(text.stdout, /2 GPUs behind the session-affinity router/);
+    assert.match(text.stdout, /^per GPU \(session-affinity router\):$/m);
+    // A router with one GPU does nothing, and says so.
+    assert.match(run(...args, '--router', 'kv-aware').stderr, /note: --router kv-aware only matters with --gpus 2 or more/);
+  });
+
+  it('--sweep gpus=… answers the capacity planner: the fewest GPUs that keep the hit rate at the target', () => {
+    const args = ['--workload', GROWING, '--capacity-tokens', '2048', '--replicas', '16', '--stagger-s', '0.05', ...HAND_COSTS, '--router', 'session-affinity', '--sweep', 'gpus=1,8'];
+    const doc = json(...args, '--target-hit-rate', '0.75');
+    assert.deepEqual(Object.keys(doc), ['input', 'sweep', 'cliff', 'plan']);
+    assert.deepEqual(doc.input.sweep, { axis: 'gpus', values: [1, 8], hitRateDropThreshold: 0.1, targetHitRate: 0.75 });
+    // 4 copies' contexts (108 blocks) fit a GPU's 128 blocks, 5 do not (sweep.test.ts works it
+    // through). 1 falls short and 8 reaches it: the search runs 4 (reaches), 2 and 3 (short).
+    assert.equal(doc.plan.gpus, 4);
+    assert.deepEqual(doc.plan.tried.map((t: { gpus: number }) => t.gpus), [1, 2, 3, 4, 8]);
+    const text = run(...args, '--target-hit-rate', '0.75');
+    assert.match(text.stdout, /^To serve 16 sessions like this at ≥ 75% hit rate you need 4 GPUs with the session-affinity router/m);
+    // On worker threads the points and the planner's search give the same document.
+    assert.deepEqual(json(...args, '--target-hit-rate', '0.75', '--threads', '2'), doc);
+    fails(2, /--sweep and --gpus cannot go together: the sweep sets the number of GPUs/, ...args, '--gpus', '4');
+    fails(2, /--target-hit-rate needs --sweep gpus=LIST/, '--workload', GROWING, '--target-hit-rate', '0.9');
+  });
+
   it('bad input: exit 2 for the command line, exit 1 for what cannot be simulated, each named', () => {
+    fails(2, /--gpus needs a whole number from 1 to 1024, not "0"/, SAMPLE, '--gpus', '0');
+    fails(2, /--router must be one of round-robin, least-loaded, session-affinity, kv-aware, not "random"/, SAMPLE, '--router', 'random');
+    fails(2, /--target-hit-rate needs a hit rate above 0 and at most 1/, SAMPLE, '--sweep', 'gpus=1,2', '--target-hit-rate', '1.5');
+    fails(2, /--sweep gpus values must each be at most 1024, not "2048"/, SAMPLE, '--sweep', 'gpus=2048');
+    fails(1, /fleet\.gpus must be 1 with policy 'admission-cap'/, SAMPLE, '--gpus', '2', '--policy', 'admission-cap');
     fails(2, /^agent-trace: unknown option --frobnicate\nRun "agent-trace simulate --help" for usage\./, SAMPLE, '--frobnicate');
     fails(2, /--replicas needs a whole number > 0, not "0"/, SAMPLE, '--replicas', '0');
     fails(2, /--replicas needs a value/, SAMPLE, '--replicas');
