@@ -1,19 +1,20 @@
 // Lint enforces the architecture: only src/extension may import `vscode`, and the pure
 // core (src/core, src/protocol) and the webview may not import Node built-ins either.
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['fs', 'path', 'os', 'child_process', 'crypto', 'http', 'https', 'net', 'stream', 'url', 'util', 'worker_threads', 'zlib', 'events', 'buffer', 'process'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', '**/*.mjs', '**/*.js', 'test-results/**'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', 'test-results/**', '**/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
-      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports (STYLE.md §8).' }],
+      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports (README, "Contributing").' }],
     },
   },
   {
@@ -39,5 +40,15 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'Only src/extension imports vscode.' }] }],
     },
+  },
+  {
+    // Build, test and benchmark scripts in plain ESM run in Node: its globals exist there.
+    files: ['**/*.mjs'],
+    languageOptions: { globals: globals.node },
+  },
+  {
+    // Tool configs must export their config as the default export.
+    files: ['eslint.config.mjs', '.vscode-test.mjs'],
+    rules: { 'no-restricted-syntax': 'off' },
   },
 );

@@ -4,17 +4,18 @@
 //   streaming = parseTrace over a 256 KB-chunk file stream, building the full model
 // Each measurement runs in its own child process, so peak RSS is not hidden by memory
 // the other one already took from the OS.
-// Run: npx tsx bench/parseTrace.bench.ts [copies]   (default 60 copies ≈ 100 MB)
+// Run: npm run bench [-- copies]   (default 60 copies ≈ 100 MB; bundled by scripts/runBench.mjs like the other benchmarks)
 import { spawnSync } from 'node:child_process';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseTrace } from '../src/core/trace/parseTrace';
+import { repoRoot } from '../test/support/helpers';
 
 const [mode, arg] = process.argv.slice(2);
 
 function makeFile(copies: number): string {
-  const source = readFileSync(join(__dirname, '../test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'), 'utf8');
+  const source = readFileSync(join(repoRoot, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'), 'utf8');
   const dir = mkdtempSync(join(tmpdir(), 'agent-trace-bench-'));
   const big = join(dir, 'big.jsonl');
   // Distinct message ids per copy, so every copy's calls count (as in one long session).
@@ -53,13 +54,13 @@ async function measure(which: string, big: string): Promise<void> {
 }
 
 function child(which: string, big: string): { count: number; ms: number; peakMB: number } {
-  const out = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', __filename, which, big], { encoding: 'utf8' });
+  const out = spawnSync(process.execPath, ['--expose-gc', __filename, which, big], { encoding: 'utf8' });
   if (out.status !== 0) throw new Error(out.stderr);
   return JSON.parse(out.stdout.trim().split('\n').at(-1)!);
 }
 
-function main(): void {
-  const big = makeFile(Number(arg ?? 60));
+function main(copies: number): void {
+  const big = makeFile(copies);
   const mb = readFileSync(big).length / 2 ** 20;
   const baseline = child('baseline', big);
   const streaming = child('streaming', big);
@@ -71,5 +72,6 @@ function main(): void {
   rmSync(join(big, '..'), { recursive: true, force: true });
 }
 
+// The parent runs with [copies]; each child with its mode and the file.
 if (mode === 'baseline' || mode === 'streaming') void measure(mode, arg!);
-else main();
+else main(Number(mode ?? 60));

@@ -1,6 +1,6 @@
 // Speed of the what-if panel's simulator, measured where it runs: the built worker
 // bundle (dist/whatIfWorker.js) in real headless Chromium, started from a blob: URL as
-// the webview starts it. Targets (issue 6): re-running a scenario under 200 ms, a full
+// the webview starts it. Targets: re-running a scenario under 200 ms, a full
 // cliff sweep under 1 s. This machine is noisy, so every figure is the median of several
 // runs and is printed beside a baseline measured in the same run: the same work done by
 // the fast engine in Node, in this process.
@@ -12,23 +12,26 @@
 //             points past the cliff) → the cliff; the other policies' lines come after
 //
 // Run: npm run build && npm run bench:whatif [runs]   (default 5 runs per figure)
-// The longest real sample (shared/traces/codex/rtchess-exported-session.jsonl, 315
+// The longest real sample (codex/rtchess-exported-session.jsonl of the shared traces, 315
 // calls) is not redistributable: it is read only here, and skipped when absent.
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { runFast } from '../src/core/sim/engines/fastEngine';
+import { engineByName } from '../src/core/sim/engines/engineTable';
 import { runScenario } from '../src/core/sim/scenario';
 import { runSweep } from '../src/core/sim/sweep';
 import type { Workload } from '../src/core/sim/workload';
 import { buildWhatIfWorkload } from '../src/extension/whatIfWorkload';
 import { parseFile, repoRoot, sharedTrace } from '../test/support/helpers';
 import { launchChromium } from '../test/support/inspectorHarness';
-import { defaultScenario, POINTS_AFTER_CLIFF, POLICY_CHOICES, resolveScenario, REPLICA_SWEEP } from '../webview/whatIf/whatIfModel';
-import type { WhatIfPolicyId } from '../src/protocol/messages';
+import { POLICY_CHOICES } from '../src/core/sim/policies';
+import { defaultScenario, POINTS_AFTER_CLIFF, resolveScenario, REPLICA_SWEEP } from '../webview/whatIf/whatIfModel';
+import type { PolicyId } from '../src/core/sim/policies';
 import type { PolicySpec, ScenarioSpec, ToWorker } from '../webview/whatIf/whatIfWorkerProtocol';
+
+const FAST = engineByName('fast');
 
 const RUNS = Math.max(1, Number(process.argv[2] ?? 5));
 const SCENARIO_TARGET_MS = 200;
@@ -79,8 +82,8 @@ interface Seen {
   type: string;
   at: number;
   ms?: number;
-  policy?: WhatIfPolicyId;
-  line?: WhatIfPolicyId | null;
+  policy?: PolicyId;
+  line?: PolicyId | null;
   value?: number;
   run?: number[];
 }
@@ -124,7 +127,7 @@ async function benchTrace(page: Page, name: string, file: string): Promise<void>
   const node: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
-    runScenario(runFast, workload, options);
+    runScenario(FAST, workload, options);
     node.push(performance.now() - t0);
   }
   console.log(line('scenario (post → result)', median(worker), median(node), SCENARIO_TARGET_MS));
@@ -143,7 +146,7 @@ async function benchTrace(page: Page, name: string, file: string): Promise<void>
   const nodeSweep: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
-    runSweep(runFast, workload, options, 'replicas', run);
+    runSweep(FAST, workload, options, 'replicas', run);
     nodeSweep.push(performance.now() - t0);
   }
   const skipped = REPLICA_SWEEP.filter((v) => !run.includes(v));

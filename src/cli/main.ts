@@ -9,10 +9,12 @@ import { readTraceFiles } from '../node/traceFiles';
 import { runSimulate } from './simulate';
 import { UsageError } from './usageError';
 import { printError, printJson, printText } from './output';
+import { version } from '../../package.json';
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 
-const VERSION = '0.1.0';
+/** The CLI's version is the package's: one number to bump. */
+const VERSION = version;
 
 const USAGE = `agent-trace ${VERSION}: where an agent's tokens go, from its trace.
 

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatCount } from '../core/report/formatNumbers';
+import { engineByName } from '../core/sim/engines/engineTable';
 import type { EngineName } from '../core/sim/engines/engineTypes';
 import { capacityFor, DEFAULT_PARAMS, GPU_MEMORY_UTILIZATION, GPU_PRESETS, ParamError, RESERVED_GIB, validateParams } from '../core/sim/params';
 import type { EngineParams } from '../core/sim/params';
@@ -14,7 +15,7 @@ import { parseWorkloadJson, workloadFromBlockTrace, workloadFromSession, workloa
 import type { BlockWorkload, Workload } from '../core/sim/workload';
 import type { FormatId, Session } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
-import { autoThreads, engineByName, runSweepOnThreads } from '../node/parallelSweep';
+import { autoThreads, runSweepOnThreads } from '../node/parallelSweep';
 import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { parseSimulateArgs, replicaOptions, SIMULATE_HELP, SIMULATE_USAGE } from './simulateArgs';
 import type { SimulateArgs } from './simulateArgs';

@@ -1,6 +1,8 @@
 import type { EngineName } from '../core/sim/engines/engineTypes';
 import { DEFAULT_PARAMS, describeBound, GPU_PRESETS, MODEL_PRESETS, PARAM_BOUNDS, REPLICA_BOUNDS, withinBound } from '../core/sim/params';
-import type { FreeOrder, GpuPreset, ModelPreset, ParamBound, PolicyName } from '../core/sim/params';
+import type { FreeOrder, GpuPreset, ModelPreset, ParamBound } from '../core/sim/params';
+import { POLICY_NAMES } from '../core/sim/policies';
+import type { PolicyName } from '../core/sim/policies';
 import { DEFAULT_REPLICAS } from '../core/sim/simRequests';
 import type { ReplicaOptions } from '../core/sim/simRequests';
 import type { SweepAxis } from '../core/sim/sweep';
@@ -70,7 +72,6 @@ export interface SimulateArgs {
 
 export const SIMULATE_HELP = 'agent-trace simulate --help';
 
-const POLICIES: readonly PolicyName[] = ['vllm-lru', 'sglang-lru', 'ttl-pin', 'admission-cap'];
 const d = DEFAULT_PARAMS;
 
 export const SIMULATE_USAGE = `agent-trace simulate: what N agent sessions like this one do to a vLLM prefix cache.
@@ -107,7 +108,7 @@ GPU and model:
 ${MODEL_PRESETS.map((m) => `                                ${m.id.padEnd(18)} ${m.label}`).join('\n')}
   --gpu-memory-gib G          a GPU with G GiB (with --model; step costs of --gpu, default h100)
 Policy:
-  --policy P                  ${POLICIES.join(', ')} (default ${d.policy})
+  --policy P                  ${POLICY_NAMES.join(', ')} (default ${d.policy})
   --ttl-s X|auto              ttl-pin: seconds to keep a session's KV after a call
                               (default ${d.ttlPin.ttlS}: the 90th percentile of its tool waits)
   --max-ttl-s X               ttl-pin: cap on the auto pin time (default ${d.ttlPin.maxTtlS})
@@ -252,7 +253,7 @@ const FLAGS = new Map<string, Apply>([
       a.gpuMemoryGiB = n;
     },
   ],
-  ['--policy', (a, v, f) => void (a.overrides.policy = choice(f, v, POLICIES))],
+  ['--policy', (a, v, f) => void (a.overrides.policy = choice(f, v, POLICY_NAMES))],
   ['--ttl-s', (a, v, f) => void (a.overrides.ttlS = v === 'auto' ? 'auto' : num(f, v))],
   ['--max-ttl-s', (a, v, f) => void (a.overrides.maxTtlS = num(f, v))],
   ['--admission-cap', (a, v, f) => void (a.overrides.cap = v === 'adaptive' ? 'adaptive' : num(f, v))],

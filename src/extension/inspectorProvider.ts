@@ -9,6 +9,7 @@ import { checkRequestParams, checkWebviewNotification } from '../protocol/valida
 import type { CallRef, HostNotification, HostRequests, InspectorSettings, WebviewNotification, WebviewRequests } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { ANALYSIS_SETTINGS, maxFileBytes, readWhatIfDefaults } from './settings';
+import { SETTING_DEFAULTS } from './settingDefaults';
 import { isLoadFailure, TraceDocument } from './traceDocument';
 import type { LoadFailure } from './traceDocument';
 import { traceFileUri } from './traceLoader';
@@ -341,7 +342,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
 
 function readSettings(): InspectorSettings {
   const config = vscode.workspace.getConfiguration('agentTrace');
-  return { showCached: config.get<boolean>('timeline.showCached', true), whatIf: readWhatIfDefaults() };
+  return { showCached: config.get<boolean>('timeline.showCached', SETTING_DEFAULTS['timeline.showCached']), whatIf: readWhatIfDefaults() };
 }
 
 /** Opens a file as text beside the inspector with the line selected and centred. */

@@ -4,8 +4,10 @@ import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { DEFAULT_INTENT_MAPPING } from '../core/analysis/toolTaxonomy';
 import type { IntentMapping } from '../core/analysis/toolTaxonomy';
 import { GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
-import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE, WHATIF_POLICY_IDS } from '../protocol/messages';
+import { POLICY_IDS } from '../core/sim/policies';
+import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../protocol/messages';
 import type { WhatIfDefaults } from '../protocol/messages';
+import { MIN_LOOP_ATTEMPTS, SETTING_DEFAULTS } from './settingDefaults';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -31,7 +33,7 @@ export function readAnalysisOptions(): AnalysisOptions {
   const intent = config.get<Partial<IntentMapping>>('toolIntent') ?? {};
   return {
     ...DEFAULT_ANALYSIS_OPTIONS,
-    minLoopAttempts: Math.max(2, Math.round(positive(config.get('minLoopAttempts'), DEFAULT_ANALYSIS_OPTIONS.minLoopAttempts))),
+    minLoopAttempts: Math.max(MIN_LOOP_ATTEMPTS, Math.round(positive(config.get('minLoopAttempts'), DEFAULT_ANALYSIS_OPTIONS.minLoopAttempts))),
     cacheTtlMs: positive(config.get('cacheTtlMinutes'), DEFAULT_ANALYSIS_OPTIONS.cacheTtlMs / 60_000) * 60_000,
     intent: {
       explore: stringList(intent.explore, DEFAULT_INTENT_MAPPING.explore),
@@ -56,17 +58,17 @@ export function readWhatIfDefaults(): WhatIfDefaults {
     replicas: Math.round(within(config.get('replicas'), 1, WHATIF_MAX_REPLICAS, d.replicas)),
     staggerS: within(config.get('staggerS'), 0, 86_400, d.staggerS),
     toolWaitScale: within(config.get('toolWaitScale'), WHATIF_MIN_TOOL_WAIT_SCALE, WHATIF_MAX_TOOL_WAIT_SCALE, d.toolWaitScale),
-    policy: oneOf(config.get('policy'), WHATIF_POLICY_IDS, d.policy),
+    policy: oneOf(config.get('policy'), POLICY_IDS, d.policy),
   };
 }
 
 /** `agentTrace.codeLens.enabled`. */
 export function codeLensEnabled(): boolean {
-  return vscode.workspace.getConfiguration('agentTrace').get<boolean>('codeLens.enabled', true);
+  return vscode.workspace.getConfiguration('agentTrace').get<boolean>('codeLens.enabled', SETTING_DEFAULTS['codeLens.enabled']);
 }
 
 /** `agentTrace.maxFileSizeMB` when it is missing or unusable. */
-export const DEFAULT_MAX_FILE_MB = 2048;
+export const DEFAULT_MAX_FILE_MB = SETTING_DEFAULTS.maxFileSizeMB;
 /** Values already warned about, so a bad setting is logged once, not on every read. */
 const warnedSizes = new Set<string>();
 
@@ -106,5 +108,5 @@ export function sessionRoots(): SessionRoots {
     const value = config.get<string>(key);
     return expandHome(typeof value === 'string' && value.trim() !== '' ? value.trim() : fallback);
   };
-  return { claudeCode: read('claudeCode', '~/.claude/projects'), codex: read('codex', '~/.codex/sessions') };
+  return { claudeCode: read('claudeCode', SETTING_DEFAULTS['sessionRoots.claudeCode']), codex: read('codex', SETTING_DEFAULTS['sessionRoots.codex']) };
 }

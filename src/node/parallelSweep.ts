@@ -1,9 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { Engine, EngineName } from '../core/sim/engines/engineTypes';
-import { runFast } from '../core/sim/engines/fastEngine';
+import { engineByName } from '../core/sim/engines/engineTable';
+import type { EngineName } from '../core/sim/engines/engineTypes';
 import { ParamError } from '../core/sim/params';
-import { runReference } from '../core/sim/engines/referenceEngine';
 import type { ScenarioOptions, ScenarioResult } from '../core/sim/scenario';
 import { DEFAULT_CLIFF, findCliff, runSweep, sweepScenarios } from '../core/sim/sweep';
 import type { CliffOptions, SweepAxis, SweepPoint, SweepResult } from '../core/sim/sweep';
@@ -25,10 +24,6 @@ export interface ThreadedSweepOptions {
   /** The worker script: the bundled src/node/sweepWorker.ts (dist/sweepWorker.js). */
   workerScript: string;
   onPoint?: (done: number, total: number) => void;
-}
-
-export function engineByName(name: EngineName): Engine {
-  return name === 'reference' ? runReference : runFast;
 }
 
 /**

@@ -1,8 +1,8 @@
 // One thread of runSweepOnThreads: runs the sweep points it is handed, one message each.
 import { parentPort, workerData } from 'node:worker_threads';
+import { engineByName } from '../core/sim/engines/engineTable';
 import { ParamError } from '../core/sim/params';
 import { runScenario } from '../core/sim/scenario';
-import { engineByName } from './parallelSweep';
 import type { SweepWorkerData, SweepWorkerReply } from './parallelSweep';
 
 const { engine, workload, scenarios } = workerData as SweepWorkerData;

@@ -1,4 +1,5 @@
 import type { CallDetail, TraceView } from '../core/view/traceView';
+import type { PolicyId } from '../core/sim/policies';
 import type { Workload } from '../core/sim/workload';
 import type { FormatId } from '../core/trace/model';
 
@@ -7,10 +8,6 @@ import type { FormatId } from '../core/trace/model';
  * strings are `noun/verb` paths. Notifications flow both ways; requests (webview →
  * host) carry an `id` and are answered by a `response` with `inReplyTo`.
  */
-
-/** What-if policy choices: the engine's policies, plus vLLM LRU with a CPU offload tier. */
-export const WHATIF_POLICY_IDS = ['vllm-lru', 'sglang-lru', 'ttl-pin', 'admission-cap', 'cpu-offload'] as const;
-export type WhatIfPolicyId = (typeof WHATIF_POLICY_IDS)[number];
 
 /** Concurrent sessions the what-if panel (and `agentTrace.whatIf.replicas`) allows: 1 to this. */
 export const WHATIF_MAX_REPLICAS = 256;
@@ -30,12 +27,12 @@ export interface WhatIfDefaults {
   staggerS: number;
   /** Multiplier on every tool wait, 0.25–4. */
   toolWaitScale: number;
-  policy: WhatIfPolicyId;
+  policy: PolicyId;
 }
 
 /**
  * The built-in what-if defaults, for the host's settings and for the panel when a host
- * sends none: 16 sessions staggered 10 s apart, Qwen3-32B on one H200 (research/kvsim.md §4), vLLM's LRU.
+ * sends none: 16 sessions staggered 10 s apart, Qwen3-32B on one H200 (docs/design/simulator.md §4), vLLM's LRU.
  */
 export const WHATIF_DEFAULTS: WhatIfDefaults = { gpu: 'h200', model: 'qwen3-32b', replicas: 16, staggerS: 10, toolWaitScale: 1, policy: 'vllm-lru' };
 

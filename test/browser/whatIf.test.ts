@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { buildCallDetail, buildTraceView } from '../../src/core/view/traceView';
 import type { TraceView } from '../../src/core/view/traceView';
-import { runFast } from '../../src/core/sim/engines/fastEngine';
+import { engineByName } from '../../src/core/sim/engines/engineTable';
 import type { EngineParams } from '../../src/core/sim/params';
 import { runScenario } from '../../src/core/sim/scenario';
 import type { ScenarioResult } from '../../src/core/sim/scenario';
@@ -16,6 +16,8 @@ import type { WebviewMessage } from '../../src/protocol/messages';
 import { parseFile, repoRoot } from '../support/helpers';
 import { assertClean, barPoint, inspectorSuite, plotArea, results } from '../support/inspectorHarness';
 import type { InspectorPage, OpenOptions } from '../support/inspectorHarness';
+
+const FAST = engineByName('fast');
 
 // The what-if panel in real Chromium against the built webview and its worker bundle.
 // The expected numbers are what `agent-trace simulate` prints for the same scenario
@@ -203,7 +205,7 @@ describe('what-if panel in Chromium', () => {
     // The same sweep in Node, by the core, over the points the panel ran.
     const { workload } = buildWhatIfWorkload(sample.model, SAMPLE_MAIN, SAMPLE, null);
     const sweep = runSweep(
-      runFast,
+      FAST,
       workload,
       { params: await exportedParams(p), replicas: { replicas: 1, staggerS: 10, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 }, session: SAMPLE_MAIN },
       'replicas',
@@ -318,7 +320,7 @@ describe('what-if panel in Chromium', () => {
     await settled(p, 33);
     const { workload } = buildWhatIfWorkload(sample.model, SAMPLE_MAIN, SAMPLE, null);
     const params = await exportedParams(p);
-    const expected = runScenario(runFast, workload, { params, replicas: { replicas: 33, staggerS: 10, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 }, session: SAMPLE_MAIN });
+    const expected = runScenario(FAST, workload, { params, replicas: { replicas: 33, staggerS: 10, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 }, session: SAMPLE_MAIN });
     const f = await figures(p);
     assert.equal(f['whatIfHitRate'], expected.admissionHitRate);
     assert.equal(f['whatIfSlowdown'], expected.slowdown.mean);

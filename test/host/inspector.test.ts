@@ -64,11 +64,13 @@ suite('Agent Trace Inspector in the real extension host', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  test('contributes its commands in the Agent Trace category', async () => {
-    const all = await vscode.commands.getCommands(true);
-    for (const id of ['agentTrace.analyzeSession', 'agentTrace.openInInspector', 'agentTrace.showSource', 'agentTrace.showInTimeline']) {
-      assert.ok(all.includes(id), `${id} is not registered`);
-    }
+  test('registers exactly the commands package.json contributes', async () => {
+    // The contributions are written by hand, the registrations come from createCommands: they must not drift.
+    const manifest = vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.packageJSON as { contributes: { commands: Array<{ command: string }> } };
+    const contributed = manifest.contributes.commands.map((c) => c.command).sort();
+    const registered = (await vscode.commands.getCommands(true)).filter((id) => id.startsWith('agentTrace.')).sort();
+    assert.deepEqual(registered, contributed);
+    assert.deepEqual(contributed, ['agentTrace.analyzeSession', 'agentTrace.openInInspector', 'agentTrace.showInTimeline', 'agentTrace.showSource']);
   });
 
   test('*.trace.jsonl opens in the inspector by default', async () => {

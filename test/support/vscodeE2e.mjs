@@ -47,12 +47,12 @@ export async function startCodeServer({ vsix = [], settings = {}, env = {} } = {
     { stdio: ['ignore', log, log], detached: true, env: { ...process.env, ...env } });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    try { if ((await fetch(`${url}/healthz`)).ok) break; } catch {}
+    try { if ((await fetch(`${url}/healthz`)).ok) break; } catch { /* not listening yet */ }
     if (proc.exitCode !== null || i > 600) throw new Error('code-server did not start:\n' + fs.readFileSync(path.join(dir, 'code-server.log'), 'utf8'));
     await new Promise((r) => setTimeout(r, 100));
   }
   const stop = async () => {
-    try { process.kill(-proc.pid, 'SIGTERM'); } catch {}             // our own process group only
+    try { process.kill(-proc.pid, 'SIGTERM'); } catch { /* already gone */ }   // our own process group only
     for (let i = 0; i < 50 && proc.exitCode === null && proc.signalCode === null; i++) await new Promise((r) => setTimeout(r, 100));
     fs.rmSync(dir, { recursive: true, force: true });
   };
@@ -128,11 +128,14 @@ export async function runExtensionTests({ url, extensionDevelopmentPath, extensi
     ['extensionTestsPath', remote(extensionTestsPath)]]);
   const { page, close } = await launchBrowser();
   try {
-    return await new Promise(async (resolve) => {
+    return await new Promise((resolve, reject) => {
       const timer = setTimeout(() => { console.error('timed out waiting for the test run to end'); resolve(124); }, timeout);
-      await page.exposeFunction('codeAutomationLog', (type, args) => (console[type] ?? console.log)(...args));
-      await page.exposeFunction('codeAutomationExit', (code) => { clearTimeout(timer); resolve(code); });
-      await page.goto(`${url}/?folder=${encodeURIComponent(path.resolve(folder))}&payload=${encodeURIComponent(payload)}`);
+      const start = async () => {
+        await page.exposeFunction('codeAutomationLog', (type, args) => (console[type] ?? console.log)(...args));
+        await page.exposeFunction('codeAutomationExit', (code) => { clearTimeout(timer); resolve(code); });
+        await page.goto(`${url}/?folder=${encodeURIComponent(path.resolve(folder))}&payload=${encodeURIComponent(payload)}`);
+      };
+      start().catch((e) => { clearTimeout(timer); reject(e); });
     });
   } finally { await close(); }
 }

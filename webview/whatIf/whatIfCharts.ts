@@ -4,7 +4,7 @@ import annotationPlugin from 'chartjs-plugin-annotation';
 import type { AnnotationOptions } from 'chartjs-plugin-annotation';
 import { formatCompact, formatCount, formatPercent } from '../../src/core/report/formatNumbers';
 import type { ScenarioCall } from '../../src/core/sim/scenario';
-import type { WhatIfPolicyId } from '../../src/protocol/messages';
+import type { PolicyId } from '../../src/core/sim/policies';
 import { barStep, createOrUpdate, fillSelectionColumn, mirrorTooltip, writePlotArea } from '../shared/chartParts';
 import type { Palette } from '../shared/palette';
 import { annotationLabelStyle, tooltipStyle, withAlpha } from '../shared/palette';
@@ -206,7 +206,7 @@ type LinePoint = { x: number; y: number | null };
 type LineDataset = ChartDataset<'line', LinePoint[]>;
 
 /** A dash per policy, so the policy lines differ by more than colour. */
-const POLICY_DASH: Record<WhatIfPolicyId, number[]> = { 'vllm-lru': [], 'sglang-lru': [6, 3], 'ttl-pin': [2, 3], 'admission-cap': [8, 3, 2, 3], 'cpu-offload': [1, 2] };
+const POLICY_DASH: Record<PolicyId, number[]> = { 'vllm-lru': [], 'sglang-lru': [6, 3], 'ttl-pin': [2, 3], 'admission-cap': [8, 3, 2, 3], 'cpu-offload': [1, 2] };
 
 /**
  * Hit rate and prefill share against N (or capacity): the knee, the current scenario and
@@ -258,9 +258,9 @@ export class CliffChart {
     this.model = null;
   }
 
-  private policyColor(policy: WhatIfPolicyId): string {
+  private policyColor(policy: PolicyId): string {
     const p = this.palette;
-    const colors: Record<WhatIfPolicyId, string> = { 'vllm-lru': p.cached, 'sglang-lru': p.subagent, 'ttl-pin': p.output, 'admission-cap': p.compaction, 'cpu-offload': p.context };
+    const colors: Record<PolicyId, string> = { 'vllm-lru': p.cached, 'sglang-lru': p.subagent, 'ttl-pin': p.output, 'admission-cap': p.compaction, 'cpu-offload': p.context };
     return colors[policy];
   }
 

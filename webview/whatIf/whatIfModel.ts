@@ -1,7 +1,9 @@
 import type { CallRow } from '../../src/core/view/traceView';
 import { formatCompact, formatCount, formatPercent, formatRatio } from '../../src/core/report/formatNumbers';
 import { capacityFor, DEFAULT_PARAMS, GPU_MEMORY_UTILIZATION, GPU_PRESETS, MODEL_PRESETS, ParamError, RESERVED_GIB, validateParams } from '../../src/core/sim/params';
-import type { EngineParams, GpuPreset, ModelPreset, PolicyName } from '../../src/core/sim/params';
+import type { EngineParams, GpuPreset, ModelPreset } from '../../src/core/sim/params';
+import { POLICY_CHOICES, policyChoice } from '../../src/core/sim/policies';
+import type { PolicyId } from '../../src/core/sim/policies';
 import { peakBlocks } from '../../src/core/sim/engines/policySupport';
 import type { ScenarioCall, ScenarioResult } from '../../src/core/sim/scenario';
 import { DEFAULT_REPLICAS } from '../../src/core/sim/simRequests';
@@ -10,30 +12,12 @@ import { DEFAULT_CLIFF } from '../../src/core/sim/sweep';
 import type { Cliff, SweepAxis } from '../../src/core/sim/sweep';
 import type { Workload } from '../../src/core/sim/workload';
 import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../../src/protocol/messages';
-import type { WhatIfDefaults, WhatIfPolicyId } from '../../src/protocol/messages';
+import type { WhatIfDefaults } from '../../src/protocol/messages';
 
 // The what-if panel's view-model: the scenario the controls describe, its checks, the
 // engine parameters and replica options it maps to (exactly as `agent-trace simulate`
 // builds them from the same flags), the command that reproduces it, and the figures,
 // sentence, bars and cliff the results become. Plain data in, plain data out.
-
-/** One choice of the policy picker. */
-export interface PolicyChoice {
-  id: WhatIfPolicyId;
-  label: string;
-  /** Short name for sentences and chart lines. */
-  short: string;
-  hint: string;
-}
-
-/** The policy picker, in the order of the comparison table. */
-export const POLICY_CHOICES: readonly PolicyChoice[] = [
-  { id: 'vllm-lru', label: 'vLLM LRU', short: 'vLLM LRU', hint: "vLLM v1's prefix cache: freed blocks go to an LRU queue and are reused until evicted." },
-  { id: 'sglang-lru', label: 'SGLang LRU', short: 'SGLang LRU', hint: "SGLang's radix cache: token-level prefixes, least recently used leaves evicted first." },
-  { id: 'ttl-pin', label: 'TTL pin (Continuum-like)', short: 'TTL pin', hint: "Keep a session's KV on the GPU while its tool runs, for a time to live." },
-  { id: 'admission-cap', label: 'Admission cap (CONCUR-like)', short: 'admission cap', hint: 'Admit at most a number of sessions at once; the rest wait for a slot.' },
-  { id: 'cpu-offload', label: 'CPU offload (vLLM LRU + CPU tier)', short: 'CPU offload', hint: 'vLLM LRU with a CPU tier: evicted blocks are saved there and reloaded instead of recomputed.' },
-];
 
 /** Concurrent sessions the N control allows (the same range as the setting). */
 export const MAX_REPLICAS = WHATIF_MAX_REPLICAS;
@@ -42,7 +26,7 @@ export const MIN_TOOL_WAIT_SCALE = WHATIF_MIN_TOOL_WAIT_SCALE;
 export const MAX_TOOL_WAIT_SCALE = WHATIF_MAX_TOOL_WAIT_SCALE;
 /** The tool-wait slider's stops (the field takes any value in range). */
 export const TOOL_WAIT_STOPS: readonly number[] = [0.25, 0.33, 0.5, 0.67, 0.75, 1, 1.25, 1.5, 2, 3, 4];
-/** A CPU tier when none was chosen yet: 2M tokens (~500 GB of Qwen3-32B KV) over PCIe at an achieved 25 GB/s (kvsim.md §3.6). */
+/** A CPU tier when none was chosen yet: 2M tokens (~500 GB of Qwen3-32B KV) over PCIe at an achieved 25 GB/s (docs/design/simulator.md §3.6). */
 export const DEFAULT_OFFLOAD = { capacityTokens: 2_000_000, bandwidthGBps: 25 };
 
 /** Every choice of the panel, as it is saved per file (UI intent, never results). */
@@ -62,7 +46,7 @@ export interface Scenario {
   staggerMode: 'fixed' | 'random';
   seed: number;
   toolWaitScale: number;
-  policy: WhatIfPolicyId;
+  policy: PolicyId;
   ttlS: number | 'auto';
   maxTtlS: number;
   admissionCap: number | 'adaptive';
@@ -242,7 +226,7 @@ export function readScenario(raw: unknown, defaults: WhatIfDefaults = BUILTIN_DE
   if (typeof r['model'] === 'string' && (r['model'] === 'custom' || MODEL_PRESETS.some((m) => m.id === r['model']))) out.model = r['model'];
   if (typeof r['capacityTyped'] === 'boolean') out.capacityTyped = r['capacityTyped'];
   if (r['staggerMode'] === 'fixed' || r['staggerMode'] === 'random') out.staggerMode = r['staggerMode'];
-  if (POLICY_CHOICES.some((c) => c.id === r['policy'])) out.policy = r['policy'] as WhatIfPolicyId;
+  if (POLICY_CHOICES.some((c) => c.id === r['policy'])) out.policy = r['policy'] as PolicyId;
   if (r['sweepAxis'] === 'replicas' || r['sweepAxis'] === 'capacity') out.sweepAxis = r['sweepAxis'];
   for (const field of Object.keys(FIELD_RULES) as NumericField[]) {
     const v = r[field];
@@ -309,14 +293,14 @@ function doesNotFit(model: ModelPreset, gpu: GpuPreset, custom: boolean): string
 }
 
 /** Engine policy and its parameters for a policy choice; the others keep the engine's defaults (as the CLI leaves them). */
-function applyPolicy(p: EngineParams, s: Scenario, policy: WhatIfPolicyId): void {
-  const engine: PolicyName = policy === 'cpu-offload' ? 'vllm-lru' : policy;
-  p.policy = engine;
-  if (policy === 'ttl-pin') p.ttlPin = { ttlS: s.ttlS, maxTtlS: s.maxTtlS };
-  if (policy === 'admission-cap') {
+function applyPolicy(p: EngineParams, s: Scenario, id: PolicyId): void {
+  const choice = policyChoice(id);
+  p.policy = choice.policy;
+  if (choice.policy === 'ttl-pin') p.ttlPin = { ttlS: s.ttlS, maxTtlS: s.maxTtlS };
+  if (choice.policy === 'admission-cap') {
     p.admissionCap = s.admissionCap === 'adaptive' ? { cap: 'adaptive', initialCap: s.initialCap, hitRateFloor: s.hitRateFloor, backoff: s.backoff, windowS: s.windowS } : { ...p.admissionCap, cap: s.admissionCap };
   }
-  if (policy === 'cpu-offload') p.offload = { capacityTokens: s.offloadTokens, bandwidthGBps: s.offloadGbps };
+  if (choice.offload) p.offload = { capacityTokens: s.offloadTokens, bandwidthGBps: s.offloadGbps };
 }
 
 /**
@@ -327,7 +311,7 @@ function applyPolicy(p: EngineParams, s: Scenario, policy: WhatIfPolicyId): void
  * capacity keeps the model's costs. `blockSizeTokens` is the trace's for block-hash
  * traces. `policy` overrides the scenario's (the policy comparison).
  */
-export function resolveScenario(s: Scenario, options: { blockSizeTokens?: number; blockTrace?: boolean; policy?: WhatIfPolicyId } = {}): ResolveResult {
+export function resolveScenario(s: Scenario, options: { blockSizeTokens?: number; blockTrace?: boolean; policy?: PolicyId } = {}): ResolveResult {
   const errors: Partial<Record<NumericField | 'gpu' | 'model' | 'scenario', string>> = {};
   const p: EngineParams = structuredClone(DEFAULT_PARAMS);
   p.blockSizeTokens = options.blockSizeTokens ?? DEFAULT_PARAMS.blockSizeTokens;
@@ -571,7 +555,7 @@ function pctWhole(v: number): string {
 }
 
 /** Words for a policy in the sentence: nothing for the default. */
-function underPolicy(policy: WhatIfPolicyId): string {
+function underPolicy(policy: PolicyId): string {
   const c = POLICY_CHOICES.find((x) => x.id === policy)!;
   return policy === 'vllm-lru' ? '' : ` under ${c.short}`;
 }
@@ -683,7 +667,7 @@ export function barTooltipLines(m: ScenarioBarsModel, k: number, c: ScenarioCall
 
 /** One row of the policy table. */
 export interface PolicyRow {
-  policy: WhatIfPolicyId;
+  policy: PolicyId;
   label: string;
   current: boolean;
   /** 'running' until its result arrives. */
@@ -694,7 +678,7 @@ export interface PolicyRow {
 }
 
 /** The policy table's rows, current policy marked; `results` maps a policy to its result or error. */
-export function policyRows(current: WhatIfPolicyId, results: ReadonlyMap<WhatIfPolicyId, { result: PointResult } | { error: string }>): PolicyRow[] {
+export function policyRows(current: PolicyId, results: ReadonlyMap<PolicyId, { result: PointResult } | { error: string }>): PolicyRow[] {
   return POLICY_CHOICES.map((c) => {
     const got = results.get(c.id);
     const blank = { hitRate: '…', vsIdeal: '…', recomputed: '…', prefillShare: '…', slowdown: '…' };
@@ -737,7 +721,7 @@ export interface CliffSeries {
   label: string;
   /** What it plots: the hit rate, its ideal, or the prefill share. */
   kind: 'hit' | 'ideal' | 'prefill';
-  policy: WhatIfPolicyId;
+  policy: PolicyId;
   /** True for the current policy's lines. */
   main: boolean;
   points: Array<{ x: number; y: number | null }>;
@@ -759,9 +743,9 @@ export interface CliffChartModel {
 /** Builds the cliff chart from the sweep's points (main policy and the others' lines). */
 export function cliffChartModel(
   axis: SweepAxis,
-  policy: WhatIfPolicyId,
+  policy: PolicyId,
   main: ReadonlyArray<{ value: number; result: PointResult }>,
-  lines: ReadonlyMap<WhatIfPolicyId, ReadonlyArray<{ value: number; result: PointResult }>>,
+  lines: ReadonlyMap<PolicyId, ReadonlyArray<{ value: number; result: PointResult }>>,
   cliff: Cliff | null,
   current: { x: number; result: PointResult } | null,
 ): CliffChartModel {

@@ -1,4 +1,4 @@
-import { runFast } from '../../src/core/sim/engines/fastEngine';
+import { enginesByPolicy, FAST_ENGINES } from '../../src/core/sim/engines/engineTable';
 import { MemoEngine, WhatIfSim } from './whatIfSim';
 import type { FromWorker, ToWorker } from './whatIfWorkerProtocol';
 
@@ -25,7 +25,7 @@ scope.onmessage = (event) => {
   const m = event.data;
   if (m.type === 'load') {
     workloadId = m.workloadId;
-    sim = new WhatIfSim(m.workload, new MemoEngine(runFast), post);
+    sim = new WhatIfSim(m.workload, new MemoEngine(enginesByPolicy(FAST_ENGINES)), post);
     return;
   }
   const t0 = performance.now();

@@ -3,7 +3,7 @@ import type { ScenarioResult } from '../../src/core/sim/scenario';
 import type { ReplicaOptions } from '../../src/core/sim/simRequests';
 import type { Cliff, SweepAxis } from '../../src/core/sim/sweep';
 import type { Workload } from '../../src/core/sim/workload';
-import type { WhatIfPolicyId } from '../../src/protocol/messages';
+import type { PolicyId } from '../../src/core/sim/policies';
 import type { PointResult } from './whatIfModel';
 
 // Messages between the page and the what-if worker. Every run carries the sequence
@@ -21,7 +21,7 @@ export interface ScenarioSpec {
 
 /** The same scenario under another policy (the comparison table and the chart's lines). */
 export interface PolicySpec {
-  policy: WhatIfPolicyId;
+  policy: PolicyId;
   spec: ScenarioSpec;
 }
 
@@ -72,13 +72,13 @@ export type FromWorker =
   /** The same scenario with one session (N = 1): the "from" of the sentence. */
   | { type: 'scenario/alone'; seq: number; result: PointResult; ms: number }
   /** The scenario under another policy, or why it could not run. */
-  | { type: 'scenario/policy'; seq: number; policy: WhatIfPolicyId; result: PointResult | null; error: string | null; ms: number }
+  | { type: 'scenario/policy'; seq: number; policy: PolicyId; result: PointResult | null; error: string | null; ms: number }
   /** One sweep point of the main line (`line` null) or of a policy's line; `done`/`total` for progress. */
-  | { type: 'sweep/point'; seq: number; line: WhatIfPolicyId | null; value: number; result: PointResult; done: number; total: number; ms: number }
+  | { type: 'sweep/point'; seq: number; line: PolicyId | null; value: number; result: PointResult; done: number; total: number; ms: number }
   /** The main line is complete: its cliff, which points ran and which were skipped and why. */
   | { type: 'sweep/cliff'; seq: number; cliff: Cliff; run: number[]; skipped: number[]; stoppedBy: 'cliff' | 'budget' | null; ms: number }
   /** A policy line could not run (an engine refused its parameters). */
-  | { type: 'sweep/lineError'; seq: number; line: WhatIfPolicyId; error: string }
+  | { type: 'sweep/lineError'; seq: number; line: PolicyId; error: string }
   /** The job is over; nothing more comes for this `seq`. */
   | { type: 'done'; seq: number; job: LaneName; ms: number }
   /** The job failed; nothing more comes for this `seq`. */

@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { runFast } from '../../../src/core/sim/engines/fastEngine';
+import { engineByName } from '../../../src/core/sim/engines/engineTable';
 import { DEFAULT_PARAMS, ParamError } from '../../../src/core/sim/params';
 import { runSweep } from '../../../src/core/sim/sweep';
 import { workloadFromSession } from '../../../src/core/sim/workload';
 import type { AgentWorkload } from '../../../src/core/sim/workload';
 import { autoThreads, runSweepOnThreads } from '../../../src/node/parallelSweep';
 import { ensureBuilt, parseFile, repoRoot, SPOTTER } from '../../support/helpers';
+
+const FAST = engineByName('fast');
 
 // Worker threads run the bundled worker (as the CLI does): tsx's loader does not reach them.
 const workerScript = join(repoRoot, 'dist/sweepWorker.js');
@@ -28,14 +30,14 @@ describe('sweeps on worker threads (src/node/parallelSweep)', () => {
     const values = [1, 2, 3, 4, 6, 8];
     const seen: Array<[number, number]> = [];
     const threaded = await runSweepOnThreads('fast', spotter, base, 'replicas', values, undefined, { threads: 3, workerScript, onPoint: (done, total) => seen.push([done, total]) });
-    assert.deepEqual(threaded, runSweep(runFast, spotter, base, 'replicas', values));
+    assert.deepEqual(threaded, runSweep(FAST, spotter, base, 'replicas', values));
     assert.deepEqual(seen, values.map((_, i) => [i + 1, values.length]), 'progress counts every point once');
     assert.notEqual(threaded.cliff.at, null, 'a sweep that reaches the cliff, so the cliff is compared too');
 
     const sample = await mainWorkload(SAMPLE);
     const capacities = [131_072, 65_536, 32_768];
     const byCapacity = { params: DEFAULT_PARAMS, replicas: { ...base.replicas, replicas: 2 } };
-    assert.deepEqual(await runSweepOnThreads('reference', sample, byCapacity, 'capacity', capacities, undefined, { threads: 2, workerScript }), runSweep(runFast, sample, byCapacity, 'capacity', capacities));
+    assert.deepEqual(await runSweepOnThreads('reference', sample, byCapacity, 'capacity', capacities, undefined, { threads: 2, workerScript }), runSweep(FAST, sample, byCapacity, 'capacity', capacities));
   });
 
   it('a point the engine refuses comes back as a ParamError; a worker that cannot start is an error, not a hang', async () => {

@@ -4,7 +4,6 @@ import { ExtentCache } from '../caches/extentCache';
 import type { Extent, HitPiece } from '../caches/extentCache';
 import type { EngineParams } from '../params';
 import { isDecoding, pinTtlBySession, StepClock, stepCostsNs, toNs } from './policySupport';
-import { runRadix } from './radixEngine';
 import { SessionReplay } from './sessionReplay';
 import type { SimPlan } from '../simRequests';
 
@@ -17,8 +16,8 @@ import type { SimPlan } from '../simRequests';
  * Owns every piece of state of one run; nothing survives the call.
  */
 export function runFast(plan: SimPlan, p: EngineParams, debug: EngineDebug = {}): EngineOutcome {
-  // The reference/fast split is about vLLM's block pool; SGLang's token-level tree is one implementation shared by both.
-  if (p.policy === 'sglang-lru') return runRadix(plan, p, debug);
+  // engineTable.ts sends sglang-lru to the radix engine: this one models vLLM's block pool only.
+  if (p.policy === 'sglang-lru') throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
   return new FastRun(plan, p, debug).run();
 }
 

@@ -2,21 +2,20 @@ import { PROGRESS_STEPS } from './engineTypes';
 import type { CallRecord, EngineDebug, EngineOutcome, EngineTotals } from './engineTypes';
 import type { EngineParams } from '../params';
 import { isDecoding, pinTtlBySession, StepClock, stepCostsNs, toNs } from './policySupport';
-import { runRadix } from './radixEngine';
 import { SessionReplay } from './sessionReplay';
 import { visitKeys } from '../simRequests';
 import type { SimPlan } from '../simRequests';
 
 /**
  * The reference engine: vLLM v1's prefix cache and FCFS scheduler followed step by
- * step and block by block (research/kvsim.md §0, §1.5–1.9). Slow and plain on
+ * step and block by block (docs/design/simulator.md §0, §1.5–1.9). Slow and plain on
  * purpose: it is the yardstick the fast engine is tested against.
  *
  * Owns every piece of state of one run; nothing survives the call.
  */
 export function runReference(plan: SimPlan, p: EngineParams, debug: EngineDebug = {}): EngineOutcome {
-  // The reference/fast split is about vLLM's block pool; SGLang's token-level tree is one implementation shared by both.
-  if (p.policy === 'sglang-lru') return runRadix(plan, p, debug);
+  // engineTable.ts sends sglang-lru to the radix engine: this one models vLLM's block pool only.
+  if (p.policy === 'sglang-lru') throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
   return new ReferenceRun(plan, p, debug).run();
 }
 
@@ -80,7 +79,7 @@ class ReferenceRun {
     this.next[this.head] = this.tail;
     this.prev[this.tail] = this.head;
     this.freeCount = 0;
-    // The free queue starts ordered by block id (kvsim.md §1.5).
+    // The free queue starts ordered by block id (docs/design/simulator.md §1.5).
     for (let b = 0; b < this.nb; b++) this.pushTail(b);
     this.cpuCapacity = p.offload ? Math.floor(p.offload.capacityTokens / this.bs) : 0;
     const n = plan.requests.length;
@@ -117,7 +116,7 @@ class ReferenceRun {
   }
 
   /**
-   * The pool's invariants (issue 5): ref counts ≥ 0 and equal to the tables holding each
+   * The pool's invariants: ref counts ≥ 0 and equal to the tables holding each
    * block; the free queue is exactly the blocks nobody holds, so blocks in use never
    * exceed the capacity; the hash map and the blocks' keys agree.
    */
@@ -218,7 +217,7 @@ class ReferenceRun {
     this.stepTransferBlocks += 1;
   }
 
-  /** Releases blocks tail first (kvsim.md §1.6): hashed ones to the tail; in current vLLM unhashed ones to the head. */
+  /** Releases blocks tail first (docs/design/simulator.md §1.6): hashed ones to the tail; in current vLLM unhashed ones to the head. */
   private release(blocks: number[]): void {
     const toHead: number[] = [];
     for (let i = blocks.length - 1; i >= 0; i--) {
@@ -247,7 +246,7 @@ class ReferenceRun {
     return { hits, cpuBlocks, idealBlocks };
   }
 
-  /** allocate_slots (kvsim.md §1.5): false when there are not enough free blocks, with nothing changed. */
+  /** allocate_slots (docs/design/simulator.md §1.5): false when there are not enough free blocks, with nothing changed. */
   private allocate(r: number, numNew: number, hits: number[], cpuBlocks: number): boolean {
     const held = this.table[r]!.length;
     const computed = this.numComputed[r]! + (hits.length + cpuBlocks) * this.bs;

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runFast } from '../../../../src/core/sim/engines/fastEngine';
+import { engineByName } from '../../../../src/core/sim/engines/engineTable';
 import { DEFAULT_PARAMS, ParamError } from '../../../../src/core/sim/params';
-import { runReference } from '../../../../src/core/sim/engines/referenceEngine';
 import { runSweep } from '../../../../src/core/sim/sweep';
 import type { AgentWorkload } from '../../../../src/core/sim/workload';
+
+const FAST = engineByName('fast');
+const REFERENCE = engineByName('reference');
 
 // One agent session: 6 calls, each prompt = the previous prompt + its 16 output tokens + 16
 // new tokens (256, 288, …, 416), a 0.5 s tool wait between calls. Its context at the
@@ -18,7 +20,7 @@ const params = { ...DEFAULT_PARAMS, capacityTokens: 2048, stepFixedMs: 1, prefil
 
 describe('sweeps and the cliff', () => {
   it('the cliff appears between two replica counts on a small cache', () => {
-    const sweep = runSweep(runFast, workload, { params }, 'replicas', [1, 2, 3, 4, 6, 8, 12]);
+    const sweep = runSweep(FAST, workload, { params }, 'replicas', [1, 2, 3, 4, 6, 8, 12]);
     const byN = new Map(sweep.points.map((p) => [p.value, p.result]));
     for (const n of [1, 2, 3]) {
       const r = byN.get(n)!;
@@ -36,7 +38,7 @@ describe('sweeps and the cliff', () => {
 
   it('a capacity sweep finds the largest capacity past the cliff for a fixed number of sessions', () => {
     // 6 replicas need 6 × 27 = 162 blocks = 2,592 tokens to keep every context.
-    const sweep = runSweep(runFast, workload, { params, replicas: { replicas: 6, staggerS: 0, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 } }, 'capacity', [8192, 4096, 3072, 2048, 1024]);
+    const sweep = runSweep(FAST, workload, { params, replicas: { replicas: 6, staggerS: 0, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 } }, 'capacity', [8192, 4096, 3072, 2048, 1024]);
     assert.deepEqual(sweep.points.map((p) => p.value), [8192, 4096, 3072, 2048, 1024]);
     assert.ok(sweep.cliff.at !== null && sweep.cliff.at < 2592 && sweep.cliff.at >= 1024, `cliff at ${sweep.cliff.at}`);
     // Suggested: how many 432-token working sets fit in the last good capacity.
@@ -46,19 +48,19 @@ describe('sweeps and the cliff', () => {
   it('a sweep that looks healthy but rejects calls says so', () => {
     // At 400 tokens (25 blocks) the last call (416 prompt + 16 output: 431 tokens computed at its longest = 27 blocks)
     // cannot fit; the fifth (384 + 16 → 399 tokens = 25 blocks) just does. One of six calls is rejected.
-    const sweep = runSweep(runFast, workload, { params }, 'capacity', [8192, 400]);
+    const sweep = runSweep(FAST, workload, { params }, 'capacity', [8192, 400]);
     assert.deepEqual(sweep.points.map((p) => p.result.rejectedRequests), [0, 1]);
     assert.match(sweep.cliff.summary, /At 400 tokens of KV capacity and below, 1 of 6 calls do not fit in the cache and are rejected/);
   });
 
   it('both engines give the same sweep', () => {
-    const a = runSweep(runFast, workload, { params }, 'replicas', [2, 6]);
-    const b = runSweep(runReference, workload, { params }, 'replicas', [2, 6]);
+    const a = runSweep(FAST, workload, { params }, 'replicas', [2, 6]);
+    const b = runSweep(REFERENCE, workload, { params }, 'replicas', [2, 6]);
     assert.deepEqual(a, b);
   });
 
   it('bad sweep values are refused by name', () => {
-    assert.throws(() => runSweep(runFast, workload, { params }, 'replicas', [0, 2]), (e: unknown) => e instanceof ParamError && /sweep replicas values must be whole numbers > 0, got 0/.test(e.message));
-    assert.throws(() => runSweep(runFast, workload, { params: { ...params, capacityTokens: 8 } }, 'replicas', [1]), (e: unknown) => e instanceof ParamError && /^capacityTokens must be at least one block \(16 tokens\), got 8$/.test(e.message));
+    assert.throws(() => runSweep(FAST, workload, { params }, 'replicas', [0, 2]), (e: unknown) => e instanceof ParamError && /sweep replicas values must be whole numbers > 0, got 0/.test(e.message));
+    assert.throws(() => runSweep(FAST, workload, { params: { ...params, capacityTokens: 8 } }, 'replicas', [1]), (e: unknown) => e instanceof ParamError && /^capacityTokens must be at least one block \(16 tokens\), got 8$/.test(e.message));
   });
 });

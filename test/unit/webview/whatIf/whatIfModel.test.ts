@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CallRow } from '../../../../src/core/view/traceView';
-import { runFast } from '../../../../src/core/sim/engines/fastEngine';
+import { engineByName } from '../../../../src/core/sim/engines/engineTable';
 import { DEFAULT_PARAMS } from '../../../../src/core/sim/params';
 import { runScenario } from '../../../../src/core/sim/scenario';
 import type { ScenarioCall, ScenarioResult } from '../../../../src/core/sim/scenario';
@@ -29,8 +29,10 @@ import {
 } from '../../../../webview/whatIf/whatIfModel';
 import type { ResolvedScenario, Scenario } from '../../../../webview/whatIf/whatIfModel';
 
+const FAST = engineByName('fast');
+
 // The what-if panel's view-model. Expected engine parameters come from the presets'
-// published figures (research/kvsim.md §4–5, as in src/core/sim/params.ts) and the
+// published figures (docs/design/simulator.md §4–5, as in src/core/sim/params.ts) and the
 // mapping `agent-trace simulate` documents for --gpu/--model; cliffs are checked
 // against the core's own runSweep on the same points.
 
@@ -73,7 +75,7 @@ describe('what-if scenario and its engine parameters', () => {
 
   it('maps a GPU and model preset as the CLI does: capacityFor, KV bytes, prefill cost, and the step costs on that GPU', () => {
     const r = resolved(defaultScenario());
-    // Qwen3-32B bf16 on one H200: (140.4 × 0.9 − 61.1 − 3) GiB / 256 KiB = 255,008 tokens in 16-token blocks (kvsim.md §4).
+    // Qwen3-32B bf16 on one H200: (140.4 × 0.9 − 61.1 − 3) GiB / 256 KiB = 255,008 tokens in 16-token blocks (docs/design/simulator.md §4).
     assert.equal(r.params.capacityTokens, 255_008);
     assert.equal(r.params.kvBytesPerToken, 262_144);
     assert.equal(r.params.prefillUsPerToken, 132.7);
@@ -239,8 +241,8 @@ describe('sweeps and the cliff', () => {
   });
 
   it('the chart model puts the knee, the cap and the current scenario where the cliff says', () => {
-    const pts = [1, 2, 4].map((n) => ({ value: n, result: pointOf(runScenario(runFast, workload, { params: small, replicas: replicas(n) })) }));
-    const cliff = runSweep(runFast, workload, { params: small }, 'replicas', [1, 2, 4]).cliff;
+    const pts = [1, 2, 4].map((n) => ({ value: n, result: pointOf(runScenario(FAST, workload, { params: small, replicas: replicas(n) })) }));
+    const cliff = runSweep(FAST, workload, { params: small }, 'replicas', [1, 2, 4]).cliff;
     const m = cliffChartModel('replicas', 'vllm-lru', [...pts].reverse(), new Map([['ttl-pin', pts]]), { ...cliff, at: 4, suggestedAdmissionCap: 2 }, { x: 3, result: pts[1]!.result });
     assert.deepEqual(m.xs, [1, 2, 4]);
     assert.equal(m.knee, 4);

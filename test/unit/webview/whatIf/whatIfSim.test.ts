@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runFast } from '../../../../src/core/sim/engines/fastEngine';
+import { engineByName } from '../../../../src/core/sim/engines/engineTable';
 import { DEFAULT_PARAMS } from '../../../../src/core/sim/params';
 import { runScenario } from '../../../../src/core/sim/scenario';
 import { runSweep } from '../../../../src/core/sim/sweep';
@@ -8,6 +8,8 @@ import type { AgentWorkload } from '../../../../src/core/sim/workload';
 import { pointOf, REPLICA_SWEEP } from '../../../../webview/whatIf/whatIfModel';
 import { MemoEngine, WhatIfSim } from '../../../../webview/whatIf/whatIfSim';
 import type { FromWorker, ScenarioSpec, SweepJob } from '../../../../webview/whatIf/whatIfWorkerProtocol';
+
+const FAST = engineByName('fast');
 
 // The what-if worker's jobs, run in Node: the smart sweep, its cliff (the core's own
 // runSweep over the points run), the memo, and errors per policy.
@@ -30,38 +32,38 @@ function collect(): { posted: FromWorker[]; post: (m: FromWorker) => void } {
 describe('what-if worker jobs', () => {
   it('sweeps N in order, posts every point, stops two points past the cliff, and finds the core cliff', () => {
     const { posted, post } = collect();
-    new WhatIfSim(workload, new MemoEngine(runFast), post).sweep(sweepJob());
+    new WhatIfSim(workload, new MemoEngine(FAST), post).sweep(sweepJob());
     const points = posted.filter((m): m is Extract<FromWorker, { type: 'sweep/point' }> => m.type === 'sweep/point');
     const end = posted.find((m): m is Extract<FromWorker, { type: 'sweep/cliff' }> => m.type === 'sweep/cliff')!;
     assert.deepEqual(points.map((p) => p.value), end.run);
     assert.deepEqual(points.map((p) => p.done), end.run.map((_, i) => i + 1));
-    const full = runSweep(runFast, workload, { params, replicas: base.replicas!, session: 'agent' }, 'replicas', REPLICA_SWEEP);
+    const full = runSweep(FAST, workload, { params, replicas: base.replicas!, session: 'agent' }, 'replicas', REPLICA_SWEEP);
     // The run ends two points after the first point past the cliff.
     const at = full.cliff.at!;
     assert.equal(end.run.length, REPLICA_SWEEP.indexOf(at) + 3);
     assert.deepEqual(end.skipped, REPLICA_SWEEP.slice(end.run.length));
     assert.equal(end.stoppedBy, 'cliff');
     // The cliff is the core's for the points run, and the same point as the full sweep's.
-    assert.deepEqual(end.cliff, runSweep(runFast, workload, { params, replicas: base.replicas!, session: 'agent' }, 'replicas', end.run).cliff);
+    assert.deepEqual(end.cliff, runSweep(FAST, workload, { params, replicas: base.replicas!, session: 'agent' }, 'replicas', end.run).cliff);
     assert.equal(end.cliff.at, at);
     // Each point equals the scenario run alone.
-    for (const p of points) assert.deepEqual(p.result, pointOf(runScenario(runFast, workload, { params, replicas: { ...base.replicas!, replicas: p.value }, session: 'agent' })));
+    for (const p of points) assert.deepEqual(p.result, pointOf(runScenario(FAST, workload, { params, replicas: { ...base.replicas!, replicas: p.value }, session: 'agent' })));
   });
 
   it('a capacity sweep runs capacities from the largest down', () => {
     const { posted, post } = collect();
     const values = [1024, 8192, 2048, 4096, 3072];
-    new WhatIfSim(workload, new MemoEngine(runFast), post).sweep(sweepJob({ axis: 'capacity', values, base: { ...base, replicas: { ...base.replicas!, replicas: 6 } } }));
+    new WhatIfSim(workload, new MemoEngine(FAST), post).sweep(sweepJob({ axis: 'capacity', values, base: { ...base, replicas: { ...base.replicas!, replicas: 6 } } }));
     const end = posted.find((m): m is Extract<FromWorker, { type: 'sweep/cliff' }> => m.type === 'sweep/cliff')!;
     assert.deepEqual(end.run.slice(0, 2), [8192, 4096]);
-    assert.deepEqual(end.cliff, runSweep(runFast, workload, { params, replicas: { ...base.replicas!, replicas: 6 }, session: 'agent' }, 'capacity', end.run).cliff);
+    assert.deepEqual(end.cliff, runSweep(FAST, workload, { params, replicas: { ...base.replicas!, replicas: 6 }, session: 'agent' }, 'capacity', end.run).cliff);
   });
 
   it('stops starting points when the time budget is spent, and says so', () => {
     const { posted, post } = collect();
     let clock = 0;
     // Every clock reading advances 100 ms: three readings per point.
-    new WhatIfSim(workload, new MemoEngine(runFast), post, () => (clock += 100)).sweep(sweepJob({ budgetMs: 500 }));
+    new WhatIfSim(workload, new MemoEngine(FAST), post, () => (clock += 100)).sweep(sweepJob({ budgetMs: 500 }));
     const end = posted.find((m): m is Extract<FromWorker, { type: 'sweep/cliff' }> => m.type === 'sweep/cliff')!;
     assert.equal(end.stoppedBy, 'budget');
     assert.ok(end.run.length >= 1 && end.run.length < 4, `ran ${end.run.join(',')}`);
@@ -71,7 +73,7 @@ describe('what-if worker jobs', () => {
     const { posted, post } = collect();
     const ttl: ScenarioSpec = { ...base, params: { ...params, policy: 'ttl-pin' } };
     const broken: ScenarioSpec = { ...base, params: { ...params, policy: 'admission-cap', admissionCap: { ...params.admissionCap, backoff: 2 } } };
-    new WhatIfSim(workload, new MemoEngine(runFast), post).sweep(sweepJob({ lines: [{ policy: 'ttl-pin', spec: ttl }, { policy: 'admission-cap', spec: broken }] }));
+    new WhatIfSim(workload, new MemoEngine(FAST), post).sweep(sweepJob({ lines: [{ policy: 'ttl-pin', spec: ttl }, { policy: 'admission-cap', spec: broken }] }));
     const end = posted.find((m): m is Extract<FromWorker, { type: 'sweep/cliff' }> => m.type === 'sweep/cliff')!;
     const ttlPoints = posted.filter((m) => m.type === 'sweep/point' && m.line === 'ttl-pin').map((m) => (m as { value: number }).value);
     assert.deepEqual(ttlPoints, end.run);
@@ -81,13 +83,13 @@ describe('what-if worker jobs', () => {
 
   it('a scenario posts its result, then the same alone; a comparison posts each policy or its error', () => {
     const { posted, post } = collect();
-    const memo = new MemoEngine(runFast);
+    const memo = new MemoEngine(FAST);
     const sim = new WhatIfSim(workload, memo, post);
     const spec: ScenarioSpec = { ...base, replicas: { ...base.replicas!, replicas: 8 } };
     sim.scenario({ type: 'scenario', seq: 1, workloadId: 1, spec, alone: true });
     assert.deepEqual(posted.map((m) => m.type), ['scenario/result', 'scenario/alone']);
     const result = posted[0]?.type === 'scenario/result' ? posted[0].result : null;
-    assert.deepEqual(result, runScenario(runFast, workload, { params, replicas: spec.replicas!, session: 'agent' }));
+    assert.deepEqual(result, runScenario(FAST, workload, { params, replicas: spec.replicas!, session: 'agent' }));
     // The same scenario again comes from the memo: no engine run.
     const runs = memo.runs;
     sim.scenario({ type: 'scenario', seq: 2, workloadId: 1, spec, alone: true });
@@ -99,7 +101,7 @@ describe('what-if worker jobs', () => {
   });
 
   it('the memo forgets everything once it holds more call records than its limit', () => {
-    const memo = new MemoEngine(runFast, 20);
+    const memo = new MemoEngine(FAST, 20);
     const sim = new WhatIfSim(workload, memo, () => undefined);
     const spec = (n: number): ScenarioSpec => ({ ...base, replicas: { ...base.replicas!, replicas: n } });
     sim.scenario({ type: 'scenario', seq: 1, workloadId: 1, spec: spec(2), alone: false });

@@ -5,6 +5,7 @@ import type { CallRecord, EngineOutcome } from '../../../../../src/core/sim/engi
 import { runFast } from '../../../../../src/core/sim/engines/fastEngine';
 import { DEFAULT_PARAMS, ParamError, validateParams } from '../../../../../src/core/sim/params';
 import type { EngineParams } from '../../../../../src/core/sim/params';
+import { engineByName } from '../../../../../src/core/sim/engines/engineTable';
 import { runRadix } from '../../../../../src/core/sim/engines/radixEngine';
 import type { RadixStepState } from '../../../../../src/core/sim/engines/radixEngine';
 import { runReference } from '../../../../../src/core/sim/engines/referenceEngine';
@@ -14,7 +15,7 @@ import { call, recordsBySession, STEP_ONLY as VLLM_STEP_ONLY } from '../../../..
 import type { Sessions } from '../../../../support/handWorked';
 import { agentWorkloadArb, blockWorkloadArb } from '../../../../support/workloadArbitraries';
 
-// Hand-worked scenarios for SGLang's radix cache (research/kvsim.md §2) as radixEngine.ts
+// Hand-worked scenarios for SGLang's radix cache (docs/design/simulator.md §2) as radixEngine.ts
 // models it. Every step costs exactly 1 ms (no per-token costs), so times are step
 // counts. Capacities are in tokens: the radix cache has no blocks.
 const STEP_ONLY: EngineParams = { ...VLLM_STEP_ONLY, policy: 'sglang-lru' };
@@ -292,23 +293,30 @@ function checkedRun(plan: ReturnType<typeof planWorkload>, p: EngineParams): Eng
   return o;
 }
 
+describe('the engine table', () => {
+  it('the block-pool engines refuse sglang-lru instead of running it as vLLM', () => {
+    const plan = planWorkload({ kind: 'sessions', sharedPrefixTokens: 0, sessions: [{ id: 'a', startS: 0, calls: [{ promptTokens: 40, prefixTokens: 0, outputTokens: 4, toolWaitS: 0 }] }] }, 16);
+    for (const run of [runFast, runReference]) assert.throws(() => run(plan, { ...STEP_ONLY, policy: 'sglang-lru' }), /radix engine/);
+  });
+});
+
 describe('radix engine on random workloads (property tests)', () => {
-  it(`agent workloads: invariants hold, and runReference / runFast delegate (${RUNS} cases)`, () => {
+  it(`agent workloads: invariants hold, and both engine names run sglang-lru on it (${RUNS} cases)`, () => {
     fc.assert(
       fc.property(agentWorkloadArb(true), paramsArb, (w, p) => {
         const o = checkedRun(planWorkload(w, 16), p);
-        assert.deepEqual(runReference(planWorkload(w, 16), p), o);
-        assert.deepEqual(runFast(planWorkload(w, 16), p), o);
+        assert.deepEqual(engineByName('reference')(planWorkload(w, 16), p), o);
+        assert.deepEqual(engineByName('fast')(planWorkload(w, 16), p), o);
       }),
       { numRuns: RUNS, seed: Number(process.env['PROPERTY_SEED'] ?? 20261201) },
     );
   });
 
-  it(`block-hash workloads: invariants hold, and runReference / runFast delegate (${RUNS} cases)`, () => {
+  it(`block-hash workloads: invariants hold, and the fast engine name runs sglang-lru on it (${RUNS} cases)`, () => {
     fc.assert(
       fc.property(blockWorkloadArb, paramsArb, (w, p) => {
         const o = checkedRun(planWorkload(w, 16), p);
-        assert.deepEqual(runFast(planWorkload(w, 16), p), o);
+        assert.deepEqual(engineByName('fast')(planWorkload(w, 16), p), o);
       }),
       { numRuns: RUNS, seed: Number(process.env['PROPERTY_SEED'] ?? 12012026) },
     );

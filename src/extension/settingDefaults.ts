@@ -1,0 +1,16 @@
+/**
+ * The defaults the extension falls back to when a setting is unset or unusable, for the
+ * settings that have no constant in core. package.json's `default`s must equal these
+ * (and the core constants the other settings use): test/unit/extension/contributions.test.ts
+ * checks it. Pure: no vscode, so that test runs in plain Node.
+ */
+export const SETTING_DEFAULTS = {
+  'timeline.showCached': true,
+  maxFileSizeMB: 2048,
+  'codeLens.enabled': true,
+  'sessionRoots.claudeCode': '~/.claude/projects',
+  'sessionRoots.codex': '~/.codex/sessions',
+} as const;
+
+/** The fewest attempts a retry loop can have (`agentTrace.analysis.minLoopAttempts`' minimum). */
+export const MIN_LOOP_ATTEMPTS = 2;
