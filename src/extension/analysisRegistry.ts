@@ -109,7 +109,8 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
         }, EDIT_DEBOUNCE_MS);
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(ANALYSIS_SETTINGS)) this.settingsChanged();
+        // The size limit decides whether a document is read at all: it re-reads like the analysis settings.
+        if (e.affectsConfiguration(ANALYSIS_SETTINGS) || e.affectsConfiguration('agentTrace.maxFileSizeMB')) this.settingsChanged();
         else if (e.affectsConfiguration(CODELENS_SETTINGS)) this.changed.fire();
       }),
     ];

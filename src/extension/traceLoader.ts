@@ -23,9 +23,10 @@ async function* counted(chunks: AsyncIterable<Uint8Array>, onBytes: (n: number) 
 /** Raised when a file is larger than `agentTrace.maxFileSizeMB`. */
 export class FileTooLargeError extends Error {}
 
-/** "2,049 MB": a file size in the setting's unit (MiB, as the setting counts them). */
+/** "2,049 MB", "15.6 KB": a file size in the setting's unit (MB of 2^20 bytes, as the setting counts them), KB below one. */
 export function megabytes(bytes: number): string {
   const mb = bytes / 2 ** 20;
+  if (mb < 1) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${mb >= 10 ? Math.round(mb).toLocaleString('en-US') : mb.toFixed(1)} MB`;
 }
 
