@@ -165,6 +165,8 @@ export class InspectorApp {
   private showHostError(message: string): void {
     replaceChildren(this.errorBanner, [icon('warning'), el('span', { text: `The extension could not do that: ${message}` })]);
     this.errorBanner.hidden = false;
+    // How many answers of this kind came, for tests and for anyone inspecting the page.
+    this.errorBanner.dataset['hostErrors'] = String(Number(this.errorBanner.dataset['hostErrors'] ?? '0') + 1);
   }
 
   private safely(what: string, fn: () => void): void {

@@ -131,7 +131,7 @@ async function showInTimeline(ctx: CommandContext, uri: unknown, ref: unknown): 
  * can be named `[Repair](command:….jsonl`), so it is shown as plain text, clipped.
  */
 function fileLabel(uri: vscode.Uri): string {
-  return uiText(basename(uri.path), { max: 80 });
+  return uiText(basename(uri.path), { max: 120 });
 }
 
 /**
