@@ -255,6 +255,22 @@ describe('inspector webview in Chromium', () => {
     await assertClean(p);
   });
 
+  it('shows bidi overrides and control characters in trace text as escapes, and says when the host refused a request', async () => {
+    const trace: TraceView = { ...spotter, fileName: `evil\u202egnp.exe.jsonl`, diagnostics: [{ file: 'x', fileIndex: 0, line: 2, severity: 'error', message: 'bell \u0007 and \u2066isolate\u2069' }] };
+    const p = await inspector({ trace });
+    assert.equal(await p.page.textContent('.file-name'), 'evil\\u202egnp.exe.jsonl');
+    assert.match((await p.page.textContent('.diagnostic .message')) ?? '', /^bell \\x07 and \\u2066isolate\\u2069$/);
+    // A diagnostic's line is revealed by the file's index, never by a path.
+    const before = p.posted.length;
+    await p.page.click('.diagnostic');
+    assert.deepEqual(await p.waitForPosted((m) => m.type === 'source/revealLine', before), { type: 'source/revealLine', file: 0, line: 2 });
+    await p.send({ type: 'host/error', message: 'refused a request from the panel: file is not a whole number' });
+    await p.page.waitForSelector('.error-banner[data-host-errors="1"]');
+    assert.equal(await p.page.textContent('.error-banner'), 'The extension could not do that: refused a request from the panel: file is not a whole number');
+    assert.equal(await p.figure('llmCalls'), String(spotter.sessions[0]!.summary.llmCalls), 'the trace stays on screen');
+    await assertClean(p);
+  });
+
   it('renders missing figures as "unknown", never 0', async () => {
     const noCache = await parseText(claudeLine('a', { input_tokens: 10, output_tokens: 5 }) + '\n', 'no-cache.jsonl');
     const p = await inspector({ trace: buildTraceView(noCache, 'no-cache.jsonl') });
@@ -303,7 +319,7 @@ describe('inspector webview in Chromium', () => {
     const since = p.posted.length;
     await row.click();
     const m = await p.waitForPosted((x) => x.type === 'source/revealLine', since);
-    assert.deepEqual(m, { type: 'source/revealLine', file: 'broken.jsonl', line: 1 });
+    assert.deepEqual(m, { type: 'source/revealLine', file: 0, line: 1 });
     await assertClean(p);
   });
 

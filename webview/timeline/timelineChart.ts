@@ -201,7 +201,7 @@ export class TimelineChart {
               },
               label: (item) => {
                 const call = this.calls[item.dataIndex];
-                return call ? [...tooltipLines(call), ...analysisTooltipLines(call, m.loops)].map(displayText) : '';
+                return call ? [...tooltipLines(call), ...analysisTooltipLines(call, m.loops)].map((line) => displayText(line)) : '';
               },
             },
           },

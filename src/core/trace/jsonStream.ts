@@ -111,7 +111,11 @@ export class StreamingJsonParser {
   private lineOffset = 0;
   private column = 0;
 
-  constructor(private readonly maxDepth = MAX_JSON_DEPTH) {}
+  constructor(
+    private readonly maxDepth = MAX_JSON_DEPTH,
+    /** Longest string kept; the default is JavaScript's own limit (tests set it low). */
+    private readonly maxStringChars = MAX_STRING_CHARS,
+  ) {}
 
   /** The next text continues at the start of this line of the file. */
   startLine(line: number, offset: number): void {
@@ -287,8 +291,8 @@ export class StreamingJsonParser {
   private addPart(part: string, index: number): boolean {
     if (part === '') return true;
     this.partChars += part.length;
-    if (this.partChars > MAX_STRING_CHARS) {
-      this.fail(`a string longer than ${MAX_STRING_CHARS.toLocaleString('en-US')} characters, the most JavaScript can hold`, index);
+    if (this.partChars > this.maxStringChars) {
+      this.fail(`a string longer than ${this.maxStringChars.toLocaleString('en-US')} characters, the most JavaScript can hold`, index);
       return false;
     }
     this.parts.push(part);

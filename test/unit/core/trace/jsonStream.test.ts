@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_JSON_DEPTH, parseJsonStreaming, StreamingJsonParser } from '../../../../src/core/trace/jsonStream';
+import { MAX_JSON_DEPTH, MAX_STRING_CHARS, parseJsonStreaming, StreamingJsonParser } from '../../../../src/core/trace/jsonStream';
 import { deepText } from '../../../support/hostileCorpus';
 
 // The streaming parser is checked against V8's own JSON.parse, an independent
@@ -112,5 +112,16 @@ describe('StreamingJsonParser', () => {
     assert.deepEqual(p.positionOf(v), { line: 0, offset: 0 });
     assert.deepEqual(p.positionOf(v.a), { line: 1, offset: 2 + 7 });
     assert.deepEqual(p.positionOf(v.a[0]!), { line: 2, offset: 2 + 9 + 4 });
+  });
+
+  it('a string longer than JavaScript can hold is refused with that reason and the limit, where it starts to overflow', () => {
+    const p = new StreamingJsonParser(MAX_JSON_DEPTH, 1000);
+    p.startLine(7, 0);
+    p.write('{"observation": "');
+    for (let i = 0; i < 5; i++) p.write('x'.repeat(300));
+    const r = p.end();
+    assert.equal(r.error?.message, 'a string longer than 1,000 characters, the most JavaScript can hold');
+    assert.equal(r.error?.at.line, 7);
+    assert.equal(MAX_STRING_CHARS, 2 ** 29 - 24, "V8's limit on 64-bit machines");
   });
 });
