@@ -22,6 +22,8 @@ export interface CommandContext {
   provider: InspectorProvider;
   registry: TraceAnalysisRegistry;
   log: vscode.LogOutputChannel;
+  /** This extension's global storage folder: Cline's and Roo Code's tasks are in its siblings; assembled sessions are written below it. */
+  storageDir: string;
 }
 
 /** The inspector view type that fits a file: the default editor for *.trace.jsonl, the "Open With" one otherwise. */
@@ -77,7 +79,7 @@ async function parsedFor(ctx: CommandContext, uri: vscode.Uri): Promise<ParsedTr
  * argument chooses from those rows in tests).
  */
 async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined, hook: PickHook | null): Promise<TraceReport | undefined> {
-  const uri = given ?? activeTraceUri(ctx.provider) ?? (await pickLocalSession(ctx.log, hook));
+  const uri = given ?? activeTraceUri(ctx.provider) ?? (await pickLocalSession(ctx.log, ctx.storageDir, hook));
   if (!uri) return undefined;
   let parsed: ParsedTrace;
   try {

@@ -30,7 +30,7 @@ export function tooLargeAnalysis(uri: { path: string }, message: string): TraceA
   return {
     parsed: {
       model: { format: null, files: [name], sessions: [], diagnostics: [], skippedRecords: {}, limitations: [] },
-      detection: { format: null, evidence: 'not read: over agentTrace.maxFileSizeMB' },
+      detection: { format: null, evidence: 'not read: over agentTrace.maxFileSizeMB', confidence: null },
       problem: { kind: 'unreadable', message },
     },
     sessions: [],

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
-import { claudeSubagentFolder, isSubagentLogName } from '../core/trace/claudeCode/companions';
+import { claudeSessionIdOf, claudeSubagentFolder, isSubagentLogName, SIBLING_HEAD_BYTES, siblingAgentSessionId, SUBAGENT_FOLDER_DEPTH } from '../core/trace/claudeCode/companions';
 import { MAX_JSON_DEPTH, StreamingJsonParser } from '../core/trace/jsonStream';
 import type { TraceFile } from '../core/trace/parseTrace';
 
@@ -74,6 +74,8 @@ export interface SafeCompanion {
 export interface CompanionListing {
   files: SafeCompanion[];
   refused: string[];
+  /** Real folders (never links) inside the listed folder, relative to the root: where a walk may go on. */
+  folders: string[];
 }
 
 function inside(root: string, path: string): boolean {
@@ -101,16 +103,22 @@ export async function listSafeCompanions(root: string, folder: string, accept: (
     const folderPath = join(root, folder);
     folderReal = await realpath(folderPath);
     if (folder !== '' && folder !== '.' && !inside(rootReal, folderReal)) {
-      return { files: [], refused: [`${folder} leads outside the trace's folder; its files are not read.`] };
+      return { files: [], refused: [`${folder} leads outside the trace's folder; its files are not read.`], folders: [] };
     }
     entries = await readdir(folderPath, { withFileTypes: true });
   } catch {
-    return { files: [], refused: [] }; // no such folder: a session without sub-agents
+    return { files: [], refused: [], folders: [] }; // no such folder: a session without sub-agents
   }
   const files: SafeCompanion[] = [];
+  const folders: string[] = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (!accept(entry.name)) continue;
     const rel = folder === '' || folder === '.' ? entry.name : `${folder}/${entry.name}`;
+    // A folder not named like a log is a place to look further (a link to one is not followed).
+    if (entry.isDirectory() && !accept(entry.name)) {
+      folders.push(rel);
+      continue;
+    }
+    if (!accept(entry.name)) continue;
     const path = join(root, folder, entry.name);
     if (entry.isFile()) {
       files.push({ rel, path, noFollow: true, expect: undefined });
@@ -134,14 +142,53 @@ export async function listSafeCompanions(root: string, folder: string, accept: (
       refused.push(`${rel} could not be read; not read.`);
     }
   }
-  return { files, refused };
+  return { files, refused, folders };
 }
 
-/** The sub-agent logs of a Claude Code session file (`<session>/subagents/agent-*.jsonl`); none when the folder is absent. */
+/**
+ * The sub-agent logs of a Claude Code session file that are safe to read, sorted by
+ * name: `<session>/subagents/**\/agent-*.jsonl` (2.1.x; at most SUBAGENT_FOLDER_DEPTH
+ * folders down, real folders only) and the 2.0.x `agent-*.jsonl` files beside it whose
+ * first lines carry this session's id. None when the file is not named like a session.
+ * Each folder is listed by listSafeCompanions, so the same rules hold everywhere.
+ */
 export async function listCompanions(path: string): Promise<CompanionListing> {
-  const folder = claudeSubagentFolder(basename(path));
-  if (folder === null) return { files: [], refused: [] };
-  return listSafeCompanions(dirname(path), folder, isSubagentLogName);
+  const name = basename(path);
+  const folder = claudeSubagentFolder(name);
+  const sessionId = claudeSessionIdOf(name);
+  const none: CompanionListing = { files: [], refused: [], folders: [] };
+  if (folder === null || sessionId === null) return none;
+  const root = dirname(path);
+  const nested: CompanionListing = { files: [], refused: [], folders: [] };
+  const walk = async (rel: string, depth: number): Promise<void> => {
+    const here = await listSafeCompanions(root, rel, isSubagentLogName);
+    nested.files.push(...here.files);
+    nested.refused.push(...here.refused);
+    if (depth < SUBAGENT_FOLDER_DEPTH) for (const sub of here.folders) await walk(sub, depth + 1);
+  };
+  await walk(folder, 0);
+  nested.files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  const beside = await listSafeCompanions(root, '.', isSubagentLogName);
+  const siblings: SafeCompanion[] = [];
+  for (const c of beside.files) if ((await headSessionId(c)) === sessionId) siblings.push(c);
+  // A sibling log that cannot be read (a folder, a FIFO, a link out) may be this session's: it is said too.
+  return { files: [...nested.files, ...siblings], refused: [...nested.refused, ...beside.refused], folders: [] };
+}
+
+/** The sessionId named by the first lines of a sibling sub-agent log, or null when unreadable; opened like any companion, without blocking. */
+async function headSessionId(c: SafeCompanion): Promise<string | null> {
+  let handle;
+  try {
+    handle = await open(c.path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (c.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0));
+    if (!(await handle.stat()).isFile()) return null;
+    const buffer = Buffer.alloc(SIBLING_HEAD_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SIBLING_HEAD_BYTES, 0);
+    return siblingAgentSessionId(buffer.subarray(0, bytesRead).toString('utf8'));
+  } catch {
+    return null;
+  } finally {
+    await handle?.close();
+  }
 }
 
 /** The companions of a trace as TraceFiles, each streamed lazily from a checked regular file. */

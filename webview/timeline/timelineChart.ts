@@ -218,7 +218,7 @@ export class TimelineChart {
     let lastLabelX = -Infinity;
     let stagger = 0;
     this.model!.markers.forEach((marker, i) => {
-      const color = marker.kind === 'compaction' ? p.compaction : p.subagent;
+      const color = marker.kind === 'compaction' ? p.compaction : marker.kind === 'api-error' ? p.failed : p.subagent;
       // Labels of nearby markers would overlap; drop each close one a row lower.
       stagger = marker.x - lastLabelX < 12 ? (stagger + 1) % 3 : 0;
       lastLabelX = marker.x;
@@ -232,7 +232,7 @@ export class TimelineChart {
         value: marker.x,
         borderColor: color,
         borderWidth: p.highContrast ? 2 : 1.5,
-        borderDash: marker.kind === 'compaction' ? [5, 3] : [2, 3],
+        borderDash: marker.kind === 'compaction' ? [5, 3] : marker.kind === 'api-error' ? [1, 2] : [2, 3],
         drawTime: 'afterDatasetsDraw',
         label: {
           display: true,

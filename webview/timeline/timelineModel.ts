@@ -5,7 +5,7 @@ import type { LoopBand } from '../analysis/analysisModel';
 
 /** A vertical marker on the timeline, placed between two bars. */
 export interface TimelineMarker {
-  kind: 'compaction' | 'subagent';
+  kind: 'compaction' | 'subagent' | 'api-error';
   /** Category position: bar i is centred on i, so i - 0.5 is the gap before it. */
   x: number;
   /** Short text drawn on the chart. */
@@ -92,7 +92,7 @@ export function buildTimeline(session: SessionView, showCached: boolean): Timeli
   };
 }
 
-/** Compaction and sub-agent markers, in call order. */
+/** Compaction, API error and sub-agent markers, in call order. */
 export function timelineMarkers(session: SessionView): TimelineMarker[] {
   const count = session.calls.length;
   const markers: TimelineMarker[] = [];
@@ -104,6 +104,18 @@ export function timelineMarkers(session: SessionView): TimelineMarker[] {
       label: 'compaction',
       description: `Compaction before call ${c.beforeCall + 1}${how ? ` (${how})` : ''}`,
       callIndex: Math.min(c.beforeCall, Math.max(0, count - 1)),
+      sessionId: null,
+    });
+  }
+  // An older host sends no events.
+  for (const e of session.events ?? []) {
+    const what = e.count === 1 ? 'API error' : `${e.count} API errors`;
+    markers.push({
+      kind: 'api-error',
+      x: e.beforeCall - 0.5,
+      label: what,
+      description: `${what} before call ${Math.min(e.beforeCall, count) + 1}: ${e.text}`,
+      callIndex: Math.min(e.beforeCall, Math.max(0, count - 1)),
       sessionId: null,
     });
   }

@@ -140,6 +140,8 @@ class TraceParser {
   /** Set when a would-be document is read again as JSON Lines. */
   private replayed = false;
   private longValue: LongValue | null = null;
+  /** The file's first line, a JSON array too long to read twice: a one-line document unless records follow. */
+  private arrayFirst: { line: SourceLine; value: unknown[] } | null = null;
   /** The file's first line, too deep to be a record, read with its deep parts left out (it may be a one-line document). */
   private deepFirst: { line: SourceLine; result: StreamResult } | null = null;
   private mainRecords = 0;
@@ -154,7 +156,7 @@ class TraceParser {
     private readonly heldDocumentChars = HELD_DOCUMENT_CHARS,
   ) {
     this.format = forced;
-    this.detection = forced ? { format: forced.id, evidence: 'chosen by the user' } : { format: null, evidence: 'nothing read yet' };
+    this.detection = forced ? { format: forced.id, evidence: 'chosen by the user', confidence: null } : { format: null, evidence: 'nothing read yet', confidence: null };
     if (forced?.createRecordReader) this.reader = forced.createRecordReader();
   }
 
@@ -208,6 +210,11 @@ class TraceParser {
     const value = this.parseLine(0, line, this.mainNonBlank === 1);
     if (value === undefined) {
       if (this.mainNonBlank === 1 && !this.replayed && opensDocument(line.text, false)) this.startDocument(line);
+      return;
+    }
+    // A whole JSON array on the first line is a minified document (Cline's ui_messages.json), not a bad record.
+    if (this.mainNonBlank === 1 && !this.replayed && Array.isArray(value)) {
+      this.startDocument(line);
       return;
     }
     this.mainValue(line, value);
@@ -268,7 +275,8 @@ class TraceParser {
       if (file === 0 && this.mainRecords === 0 && this.mainNonBlank === 1) this.deepFirst = { line, result };
       return;
     }
-    if (file === 0) this.mainValue(line, result.value);
+    if (file === 0 && this.mainNonBlank === 1 && !this.replayed && Array.isArray(result.value)) this.arrayFirst = { line, value: result.value };
+    else if (file === 0) this.mainValue(line, result.value);
     else {
       const checked = this.checkValue(file, line, result.value);
       if (checked && this.reader) this.reader.record({ value: checked, line, source: { file, line: line.line, offset: line.offset } });
@@ -386,6 +394,11 @@ class TraceParser {
       const diagnostics: Diagnostic[] = [{ file: 0, line: at.line, severity: 'error', message: `${deep.result.prunedCount === 1 ? 'A value on this line nests' : `${deep.result.prunedCount} values on this line nest`} deeper than ${MAX_JSON_DEPTH} levels; left out, the rest is read.` }];
       return this.finishDocument(keys, { doc, diagnostics });
     }
+    const array = this.arrayFirst;
+    if (!this.reader && this.buffered.length === 0 && array) {
+      const at = array.line;
+      return this.finishDocument(keys, { doc: { value: array.value, file: 0, locate: () => ({ file: 0, line: at.line, offset: at.offset }) }, diagnostics: [] });
+    }
     // One JSON object on one line can be a whole document (a vllm bench result).
     if (!this.reader && this.buffered.length === 1) {
       const only = this.buffered[0]!;
@@ -442,6 +455,7 @@ class TraceParser {
   private success(keys: string[], result: ReaderResult): ParsedTrace {
     for (const d of result.diagnostics) this.report(d);
     for (const d of reusedToolIds(result.sessions)) this.report(d);
+    this.explainEmpty(result);
     if (this.dropped > 0) this.diagnostics.push({ file: 0, line: -1, severity: 'info', message: `${this.dropped} more diagnostics were not kept.` });
     this.diagnostics.sort((a, b) => a.file - b.file || a.line - b.line);
     return {
@@ -451,12 +465,29 @@ class TraceParser {
     };
   }
 
+  /**
+   * A file read as some format but holding no call and no prompt gets a warning that says
+   * so, unless the reader already said why: an empty analysis is never shown unexplained.
+   */
+  private explainEmpty(result: ReaderResult): void {
+    const calls = result.sessions.reduce((n, s) => n + s.calls.length + s.turns.length, 0);
+    const totals = result.sessions.some((s) => s.reportedTotals);
+    if (calls > 0 || totals || result.diagnostics.length > 0 || this.diagnostics.some((d) => d.severity !== 'info')) return;
+    const what = result.sessions.length === 0 ? 'no session' : `${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} but no LLM call or prompt`;
+    this.report({
+      file: 0,
+      line: -1,
+      severity: 'warning',
+      message: `Read as ${this.format!.label} (${this.detection.evidence}), but the file holds ${what}: it may be another format, or cut before its first call.`,
+    });
+  }
+
   failed(keys: string[], problem: FileProblem): ParsedTrace {
     if (problem.kind === 'binary') this.diagnostics.length = 0; // per-line noise of a binary file says nothing
     const evidence = problem.kind === 'empty' ? 'the file is empty' : problem.kind === 'binary' ? 'the file is not text' : this.detection.evidence;
     return {
       model: { format: null, files: keys, sessions: [], diagnostics: this.diagnostics, skippedRecords: {}, limitations: [] },
-      detection: { format: this.detection.format, evidence },
+      detection: { format: this.detection.format, evidence, confidence: this.detection.confidence },
       problem,
     };
   }

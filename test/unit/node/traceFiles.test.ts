@@ -37,6 +37,23 @@ describe('companion files and regular files', () => {
     ]);
   });
 
+  it('the 2.0.x sibling logs and 2.1.x nested folders follow the same rules: regular files of this session, no FIFO, no link out, no linked folder', async () => {
+    const root = join(dir, 'siblings');
+    mkdirSync(join(root, 's/subagents/workflows/run1'), { recursive: true });
+    mkdirSync(join(dir, 'elsewhere2'));
+    writeFileSync(join(dir, 'elsewhere2/agent-far.jsonl'), '{"sessionId":"s"}\n');
+    writeFileSync(join(root, 's.jsonl'), '{}\n');
+    writeFileSync(join(root, 'agent-mine.jsonl'), '{"type":"user","sessionId":"s"}\n');
+    writeFileSync(join(root, 'agent-theirs.jsonl'), '{"type":"user","sessionId":"other"}\n');
+    execFileSync('mkfifo', [join(root, 'agent-fifo.jsonl')]);
+    symlinkSync(join(dir, 'elsewhere2/agent-far.jsonl'), join(root, 'agent-out.jsonl'));
+    writeFileSync(join(root, 's/subagents/workflows/run1/agent-w.jsonl'), '{}\n');
+    symlinkSync(join(dir, 'elsewhere2'), join(root, 's/subagents/linked'));
+    const listing = await listCompanions(join(root, 's.jsonl'));
+    assert.deepEqual(listing.files.map((f) => f.rel), ['s/subagents/workflows/run1/agent-w.jsonl', 'agent-mine.jsonl']);
+    assert.deepEqual(listing.refused.sort(), ['agent-fifo.jsonl is a named pipe (FIFO), not a file; not read.', "agent-out.jsonl is a link to a file outside the trace's folder; not read."]);
+  });
+
   it('refuses a companion folder that is itself a link out of the trace folder', async () => {
     const root = join(dir, 'b');
     mkdirSync(join(root, 's'), { recursive: true });
@@ -44,7 +61,7 @@ describe('companion files and regular files', () => {
     writeFileSync(join(dir, 'elsewhere/agent-x.jsonl'), '{}\n');
     symlinkSync(join(dir, 'elsewhere'), join(root, 's/subagents'));
     const listing = await listSafeCompanions(root, 's/subagents', () => true);
-    assert.deepEqual(listing, { files: [], refused: ["s/subagents leads outside the trace's folder; its files are not read."] });
+    assert.deepEqual(listing, { files: [], refused: ["s/subagents leads outside the trace's folder; its files are not read."], folders: [] });
   });
 
   it('a name made only of dots names no companion folder (it would be one above)', () => {

@@ -78,6 +78,20 @@ export function readSweAgentDocument(doc: JsonDocument): ReaderResult {
   });
 
   const reportedTotals = stats ? totalsOf(stats) : null;
+  // Demonstrations and replays write model_stats with every figure 0 although steps ran:
+  // nothing was recorded, which is not the same as zero tokens.
+  if (reportedTotals && reportedTotals.input === 0 && reportedTotals.output === 0 && (calls.length > 0 || (reportedTotals.llmCalls ?? 0) > 0)) {
+    const apiCalls = reportedTotals.llmCalls ?? 0;
+    note(
+      ['info', 'model_stats'],
+      'warning',
+      `model_stats reports 0 tokens sent and received for ${apiCalls > 0 ? `${apiCalls} API calls` : `${calls.length} steps`}: this run did not record its usage (a demonstration or a replay), so its tokens and cost are unknown, not 0.`,
+    );
+    reportedTotals.input = null;
+    reportedTotals.output = null;
+    if (reportedTotals.costUsd === 0) reportedTotals.costUsd = null;
+    if (apiCalls === 0) reportedTotals.llmCalls = null;
+  }
   if (reportedTotals?.llmCalls != null && reportedTotals.llmCalls !== calls.length) {
     note(
       ['info', 'model_stats', 'api_calls'],
