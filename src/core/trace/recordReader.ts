@@ -32,5 +32,7 @@ export interface RecordReader {
 export function countSkipped(skipped: Record<string, number>, type: string): void {
   // The type comes from the trace: a 10 MiB "type" is counted under its first characters.
   const key = type.length > 120 ? `${type.slice(0, 119)}…` : type;
-  skipped[key] = (skipped[key] ?? 0) + 1;
+  // An own property whatever the key: on an ordinary object "__proto__" would set the prototype instead.
+  const n = Object.prototype.hasOwnProperty.call(skipped, key) ? skipped[key]! : 0;
+  Object.defineProperty(skipped, key, { value: n + 1, writable: true, enumerable: true, configurable: true });
 }
