@@ -15,13 +15,14 @@ import { figureGroup, fingerprintContent, loopsContent, missSummary } from './an
 import { detailsPlaceholder, renderCallDetails } from './timeline/callDetailsView';
 import type { DetailsState } from './timeline/callDetailsView';
 import { el, icon, linkButton, replaceChildren } from './shared/dom';
-import { defaultSessionId, diagnosticRows, findSession, mergeState, progressText, readPersistedState, sessionMetaText, sessionOptions, skippedSummary, summaryFigures } from './inspectorModel';
+import { defaultSessionId, diagnosticRows, findSession, mergeState, progressText, readPersistedState, sessionMetaText, sessionOptions, skippedSummary, summaryFigures, wholeTraceCost } from './inspectorModel';
 import type { PersistedState } from './inspectorModel';
 import { buildPalette, isHighContrast } from './shared/palette';
 import type { Palette } from './shared/palette';
 import { TimelineChart } from './timeline/timelineChart';
-import { buildTimeline, clampSelection, isNavigationKey, moveSelection, selectionAnnouncement } from './timeline/timelineModel';
-import type { TimelineMarker } from './timeline/timelineModel';
+import { buildTimeline, clampSelection, hasCosts, isNavigationKey, moveSelection, selectionAnnouncement } from './timeline/timelineModel';
+import type { BarView, TimelineMarker } from './timeline/timelineModel';
+import { CostPanel } from './cost/costView';
 import { WhatIfView } from './whatIf/whatIfView';
 
 /** What the app needs from the page around it: the channel to the host and the webview state. */
@@ -53,6 +54,7 @@ export class InspectorApp {
   private sessionId: string | null = null;
   private selected: number | null = null;
   private showCached = true;
+  private barView: BarView = 'tokens';
   /** Closed until the user opens it: the timeline stays above the fold. */
   private fingerprintOpen = false;
   private loopSort: LoopSort | null = null;
@@ -74,6 +76,8 @@ export class InspectorApp {
   private readonly formatPicker = document.createElement('vscode-single-select') as VscodeSingleSelect;
   private readonly limitations = el('div', { className: 'limitations', attrs: { role: 'note' } });
   private readonly showCachedBox = document.createElement('vscode-checkbox') as VscodeCheckbox;
+  private readonly barViewPicker = document.createElement('vscode-single-select') as VscodeSingleSelect;
+  private readonly barViewControl = el('div', { className: 'bar-view-control' });
   private readonly controls = el('div', { className: 'controls' });
   private readonly sessionControls = el('div', { className: 'session-controls' });
   private readonly header = el('header', { className: 'header' });
@@ -96,6 +100,7 @@ export class InspectorApp {
   private readonly detailsPane = el('section', { className: 'details panel', attrs: { 'aria-label': 'Selected call' } });
   private readonly diagnosticsPane = el('section', { className: 'diagnostics panel', attrs: { 'aria-label': 'Diagnostics' } });
   private readonly whatIf: WhatIfView;
+  private readonly costPanel: CostPanel;
 
   constructor(
     private readonly root: HTMLElement,
@@ -116,6 +121,10 @@ export class InspectorApp {
       root.dataset['workerUri'] || null,
       this.palette,
     );
+    this.costPanel = new CostPanel({
+      pickCall: (index) => this.safely('select a call', () => this.setSelected(index)),
+      customChanged: (custom) => this.host.setState(mergeState(this.host.getState(), { costTtl: custom })),
+    });
     this.buildSkeleton();
     this.watchTheme();
   }
@@ -192,10 +201,24 @@ export class InspectorApp {
     this.formatPicker.setAttribute('aria-label', 'Format');
     this.formatPicker.id = 'format-picker';
     this.formatPicker.addEventListener('change', () => this.safely('choose a format', () => this.chooseFormat(this.formatPicker.value)));
+    this.barViewPicker.setAttribute('aria-label', 'Bars show');
+    this.barViewPicker.id = 'bar-view-picker';
+    for (const [value, label] of [
+      ['tokens', 'Tokens'],
+      ['cost', 'Cost ($)'],
+    ] as const) {
+      const option = document.createElement('vscode-option');
+      option.value = value;
+      option.textContent = label;
+      this.barViewPicker.appendChild(option);
+    }
+    this.barViewPicker.addEventListener('change', () => this.safely('switch the bars', () => this.setBarView(this.barViewPicker.value === 'cost' ? 'cost' : 'tokens')));
+    this.barViewControl.append(el('label', { className: 'control-label', text: 'Bars', attrs: { for: 'bar-view-picker' } }), this.barViewPicker);
     this.sessionControls.append(
       el('label', { className: 'control-label', text: 'Session', attrs: { for: 'session-picker' } }),
       this.picker,
       this.showCachedBox,
+      this.barViewControl,
     );
     this.controls.append(
       this.sessionControls,
@@ -222,13 +245,23 @@ export class InspectorApp {
       }),
     );
     this.whatIf.element.hidden = true;
-    this.sessionBody.append(this.sessionMeta, this.summary, this.tokensNote, this.fingerprint, timeline, this.whatIf.element, el('div', { className: 'lower' }, [this.loopsPane, this.detailsPane]));
+    this.sessionBody.append(this.sessionMeta, this.summary, this.tokensNote, this.fingerprint, timeline, this.costPanel.element, this.whatIf.element, el('div', { className: 'lower' }, [this.loopsPane, this.detailsPane]));
 
     this.header.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge]), this.evidence, this.limitations, this.controls);
     this.header.hidden = true;
     this.sessionBody.hidden = true;
     this.diagnosticsPane.hidden = true;
     replaceChildren(this.root, [this.loading, this.errorBanner, this.header, this.problem, this.sessionBody, this.diagnosticsPane]);
+  }
+
+  /** The three bar colours mean the same split in both views; only the unit changes. */
+  private relabelLegend(view: BarView): void {
+    const labels: Record<string, string> = view === 'cost' ? { cached: 'cache read $', appended: 'appended $ (writes + uncached)', output: 'output $' } : { cached: 'cached', appended: 'appended', output: 'output' };
+    for (const [kind, text] of Object.entries(labels)) {
+      const label = this.legend.querySelector<HTMLElement>(`[data-legend="${kind}"] span:last-child`);
+      if (label) label.textContent = text;
+    }
+    this.legend.dataset['barView'] = view;
   }
 
   private buildLegend(): void {
@@ -249,6 +282,8 @@ export class InspectorApp {
   private init(trace: TraceView, settings: InspectorSettings, select: CallRef | null): void {
     const saved: PersistedState = readPersistedState(this.host.getState());
     this.showCached = saved.showCached ?? settings.showCached;
+    this.barView = saved.barView ?? 'tokens';
+    this.costPanel.setCustom(saved.costTtl ?? null);
     this.fingerprintOpen = saved.fingerprintOpen ?? false;
     this.loopSort = saved.loopSort ?? null;
     this.whatIf.setDefaults(settings.whatIf, saved.whatIf);
@@ -307,7 +342,7 @@ export class InspectorApp {
   }
 
   private persist(): void {
-    this.host.setState(mergeState(this.host.getState(), { sessionId: this.sessionId ?? undefined, callIndex: this.selected, showCached: this.showCached }));
+    this.host.setState(mergeState(this.host.getState(), { sessionId: this.sessionId ?? undefined, callIndex: this.selected, showCached: this.showCached, barView: this.barView }));
   }
 
   private renderTrace(): void {
@@ -429,10 +464,18 @@ export class InspectorApp {
     this.persist();
   }
 
+  private setBarView(view: BarView): void {
+    if (view === this.barView) return;
+    this.barView = view;
+    this.renderSession();
+    this.persist();
+  }
+
   private renderSession(): void {
     const session = this.currentSession();
     this.sessionBody.hidden = session === null;
     if (this.trace) this.whatIf.setContext(this.trace, session);
+    this.costPanel.render(session);
     if (!session) {
       this.chart.destroy();
       return;
@@ -452,8 +495,15 @@ export class InspectorApp {
       'aria-label',
       `Timeline of ${session.calls.length} LLM calls. Left and Right arrows select a call, Home and End jump to the first or last, Page Up and Page Down move by 10, Enter shows the call's source.`,
     );
+    // The cost view is offered when the host priced the session.
+    const costs = session !== null && hasCosts(session);
+    this.barViewControl.hidden = !costs;
+    const view: BarView = costs ? this.barView : 'tokens';
+    this.barViewPicker.value = view;
+    this.barViewPicker.dataset['value'] = view;
+    this.relabelLegend(view);
     if (hasCalls) {
-      const model = buildTimeline(session, this.showCached);
+      const model = buildTimeline(session, this.showCached, view);
       this.chart.render(session.calls, model, this.showCached, this.selected);
       this.renderMarkers(model.markers);
       // The legend names only what this session's chart shows.
@@ -475,7 +525,8 @@ export class InspectorApp {
   }
 
   private renderSummary(session: SessionView): void {
-    replaceChildren(this.summary, summaryFigures(session.summary, session.analysis).map((g) => figureGroup(g, 'h2')));
+    const whole = this.trace ? wholeTraceCost(this.trace, session) : null;
+    replaceChildren(this.summary, summaryFigures(session.summary, session.analysis, session.cost, whole).map((g) => figureGroup(g, 'h2')));
     // Say why the bars are flat rather than letting empty bars read as zero tokens.
     const source = session.summary.tokensSource;
     const note =

@@ -1,5 +1,9 @@
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { buildTraceReport } from '../core/report/traceReport';
+import { defaultWritePrice } from '../core/cost/cacheTtlWhatIf';
+import type { TtlOption } from '../core/cost/cacheTtlWhatIf';
+import { createPriceBook } from '../core/cost/priceBook';
+import { readUserPrices } from '../core/cost/userPrices';
 import { writeCanonical } from '../core/trace/canonical/canonicalFormat';
 import { FORMATS as SUPPORTED_FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
@@ -10,7 +14,7 @@ import { runSimulate } from './simulate';
 import { UsageError } from './usageError';
 import { printError, printJson, printText } from './output';
 import { version } from '../../package.json';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 
 /** The CLI's version is the package's: one number to bump. */
@@ -20,6 +24,7 @@ const USAGE = `agent-trace ${VERSION}: where an agent's tokens go, from its trac
 
 Usage:
   agent-trace analyze FILE [--json] [--format ID] [--min-loop-attempts N] [--cache-ttl-min M]
+                     [--prices PRICES.json] [--what-if-ttl-min M [--what-if-ttl-write X]]
   agent-trace convert FILE -o OUT.trace.jsonl [--format ID]
   agent-trace simulate (FILE | --workload W.json) [options] [--json]
   agent-trace --help | --version
@@ -35,6 +40,15 @@ causes and retry loops of failing tool calls. --json prints the stable contract
 described in the README. --min-loop-attempts (default 3) is the fewest failed
 attempts that make a retry loop; --cache-ttl-min (default 5) the provider's
 cache TTL an idle gap must exceed to explain a cache miss.
+
+Cost: every call is priced on its own (its date, its long-context tier, its
+service tier, 5-minute and 1-hour cache writes at their own rates) from
+@pydantic/genai-prices and a small dated supplement; a model without a price is
+"unknown", never $0. --prices PRICES.json adds or overrides prices (README,
+"Cost"). The cache TTL what-if replays each session under 5 minutes and 1 hour;
+--what-if-ttl-min M adds a TTL of M minutes, priced at the 5-minute write rate
+up to 5 min and the 1-hour rate above, or at X times the input price with
+--what-if-ttl-write X.
 
 simulate replays a traced agent session as N sessions sharing one GPU's vLLM
 prefix cache and reports the hit rate, recomputed prefill, preemptions, prefill
@@ -53,6 +67,9 @@ interface Args {
   format: FormatId | null;
   minLoopAttempts: number | null;
   cacheTtlMin: number | null;
+  prices: string | null;
+  whatIfTtlMin: number | null;
+  whatIfTtlWrite: number | null;
 }
 
 function positiveNumber(flag: string, value: string | undefined, integer: boolean): number {
@@ -64,7 +81,7 @@ function positiveNumber(flag: string, value: string | undefined, integer: boolea
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { command: null, file: null, json: false, out: null, format: null, minLoopAttempts: null, cacheTtlMin: null };
+  const args: Args = { command: null, file: null, json: false, out: null, format: null, minLoopAttempts: null, cacheTtlMin: null, prices: null, whatIfTtlMin: null, whatIfTtlWrite: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--json') args.json = true;
@@ -76,12 +93,32 @@ function parseArgs(argv: readonly string[]): Args {
       args.format = known.id;
     } else if (a === '--min-loop-attempts') args.minLoopAttempts = positiveNumber(a, argv[++i], true);
     else if (a === '--cache-ttl-min') args.cacheTtlMin = positiveNumber(a, argv[++i], false);
+    else if (a === '--prices') {
+      const file = argv[++i];
+      if (file === undefined || file.startsWith('--')) throw new UsageError('--prices needs a FILE (JSON, see the README, "Cost")');
+      args.prices = file;
+    } else if (a === '--what-if-ttl-min') args.whatIfTtlMin = positiveNumber(a, argv[++i], false);
+    else if (a === '--what-if-ttl-write') args.whatIfTtlWrite = positiveNumber(a, argv[++i], false);
     else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
     else if (args.command === null) args.command = a;
     else if (args.file === null) args.file = a;
     else throw new UsageError(`unexpected argument ${a}`);
   }
   return args;
+}
+
+/** A user price file: unreadable JSON or a bad entry is a usage error naming the file and the entry. */
+async function readPriceFile(path: string): Promise<ReturnType<typeof readUserPrices>> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new UsageError(`--prices ${path}: ${err.code === 'ENOENT' ? 'no such file' : `not JSON (${err.message})`}`);
+  }
+  const prices = readUserPrices(value);
+  if (prices.problems.length > 0) throw new UsageError(`--prices ${path}: ${prices.problems.join('; ')}`);
+  return prices;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -114,7 +151,11 @@ async function main(argv: readonly string[]): Promise<number> {
   const options: Partial<AnalysisOptions> = {};
   if (args.minLoopAttempts !== null) options.minLoopAttempts = args.minLoopAttempts;
   if (args.cacheTtlMin !== null) options.cacheTtlMs = args.cacheTtlMin * 60_000;
-  const report = buildTraceReport(parsed, options);
+  if (args.whatIfTtlWrite !== null && args.whatIfTtlMin === null) throw new UsageError('--what-if-ttl-write needs --what-if-ttl-min');
+  const customTtl: TtlOption | null =
+    args.whatIfTtlMin === null ? null : { ttlMs: args.whatIfTtlMin * 60_000, write: args.whatIfTtlWrite !== null ? { inputMultiple: args.whatIfTtlWrite } : defaultWritePrice(args.whatIfTtlMin * 60_000) };
+  const book = createPriceBook(args.prices ? { user: await readPriceFile(args.prices), userLabel: basename(args.prices) } : {});
+  const report = buildTraceReport(parsed, options, { book, customTtl });
   if (args.json) printJson(report);
   else printText(renderTextReport(basename(args.file), report));
   return parsed.problem ? 1 : 0;

@@ -1,12 +1,13 @@
 import * as vscode from 'vscode';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import type { PriceBook } from '../core/cost/costTypes';
 import { parseTrace } from '../core/trace/parseTrace';
 import type { ParsedTrace, TraceFile } from '../core/trace/parseTrace';
 import { uiText } from '../core/text/safeText';
 import { companionFiles, listCompanions } from '../node/traceFiles';
 import { fileProblem, traceDiagnostics } from './diagnostics';
 import type { TraceDiagnostics } from './diagnostics';
-import { ANALYSIS_SETTINGS, CODELENS_SETTINGS, maxFileBytes, readAnalysisOptions } from './settings';
+import { ANALYSIS_SETTINGS, CODELENS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readAnalysisOptions, readPriceBook } from './settings';
 import { analyzeTrace, isTrace, tooLargeAnalysis } from './traceAnalysis';
 import type { TraceAnalysis } from './traceAnalysis';
 import { isLoadFailure } from './traceDocument';
@@ -77,11 +78,13 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
   private readonly textSources = new Map<string, TextSource>();
   private readonly inspectorSources = new Map<object, InspectorSource>();
   /** The analysis of each parse read from disk (inspector, commands), for the options it was made with. */
-  private readonly parsedAnalyses = new WeakMap<ParsedTrace, { options: AnalysisOptions; analysis: TraceAnalysis }>();
+  private readonly parsedAnalyses = new WeakMap<ParsedTrace, { options: AnalysisOptions; prices: PriceBook; analysis: TraceAnalysis }>();
   private published = new Map<string, vscode.Uri>();
   /** Bumped when the analysis settings change: every cached parse is re-analysed. */
   private generation = 0;
   private options: AnalysisOptions = readAnalysisOptions();
+  /** List prices and the user's own (`agentTrace.prices`), rebuilt when that setting changes. */
+  private prices: PriceBook;
   private syncTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly subscriptions: vscode.Disposable[];
@@ -89,6 +92,7 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   constructor(private readonly log: vscode.LogOutputChannel) {
+    this.prices = this.readPrices();
     this.subscriptions = [
       this.collection,
       this.changed,
@@ -110,7 +114,7 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         // The size limit decides whether a document is read at all: it re-reads like the analysis settings.
-        if (e.affectsConfiguration(ANALYSIS_SETTINGS) || e.affectsConfiguration('agentTrace.maxFileSizeMB')) this.settingsChanged();
+        if (e.affectsConfiguration(ANALYSIS_SETTINGS) || e.affectsConfiguration(PRICE_SETTINGS) || e.affectsConfiguration('agentTrace.maxFileSizeMB')) this.settingsChanged();
         else if (e.affectsConfiguration(CODELENS_SETTINGS)) this.changed.fire();
       }),
     ];
@@ -120,6 +124,26 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
   /** The analysis options in force (from the settings). */
   get analysisOptions(): AnalysisOptions {
     return this.options;
+  }
+
+  /** The price book in force (the library's list prices and `agentTrace.prices`). */
+  get priceBook(): PriceBook {
+    return this.prices;
+  }
+
+  /**
+   * Reads `agentTrace.prices`; entries that cannot be read are skipped. Which and why goes to
+   * the output channel: the notification quotes none of it, since a workspace's settings can
+   * carry text that a notification would render as a link.
+   */
+  private readPrices(): PriceBook {
+    const { book, problems } = readPriceBook();
+    if (problems.length > 0) {
+      this.log.warn(`agentTrace.prices: ${problems.join('; ')}`);
+      const n = problems.length;
+      void vscode.window.showWarningMessage(`${n} problem${n === 1 ? '' : 's'} in the agentTrace.prices setting: those entries were left out. The Agent Trace Inspector output lists them.`);
+    }
+    return book;
   }
 
   dispose(): void {
@@ -137,7 +161,7 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     if (cached && cached.version === document.version && cached.generation === this.generation) return cached.result;
     const generation = this.generation;
     const result = this.parseDocument(document).then(
-      ({ parsed, tooLarge }) => (parsed ? analyzeTrace(parsed, this.options) : tooLarge ? tooLargeAnalysis(document.uri, tooLarge) : null),
+      ({ parsed, tooLarge }) => (parsed ? analyzeTrace(parsed, this.options, this.prices) : tooLarge ? tooLargeAnalysis(document.uri, tooLarge) : null),
       (e: unknown) => {
         this.log.error(`Could not analyse ${uiText(document.uri.toString(true), { max: 2000 })}: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`);
         return null;
@@ -150,9 +174,9 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
   /** Analyses a trace the inspector or a command read from disk, with the current settings (once per parse and settings). */
   analyzeParsed(parsed: ParsedTrace): TraceAnalysis {
     const cached = this.parsedAnalyses.get(parsed);
-    if (cached && cached.options === this.options) return cached.analysis;
-    const analysis = analyzeTrace(parsed, this.options);
-    this.parsedAnalyses.set(parsed, { options: this.options, analysis });
+    if (cached && cached.options === this.options && cached.prices === this.prices) return cached.analysis;
+    const analysis = analyzeTrace(parsed, this.options, this.prices);
+    this.parsedAnalyses.set(parsed, { options: this.options, prices: this.prices, analysis });
     return analysis;
   }
 
@@ -179,6 +203,7 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
 
   private settingsChanged(): void {
     this.options = readAnalysisOptions();
+    this.prices = this.readPrices();
     this.generation += 1;
     for (const source of this.inspectorSources.values()) {
       if (!isLoadFailure(source.result)) source.diagnostics = this.inspectorDiagnostics(source.uri, source.result);

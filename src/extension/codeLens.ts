@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { uiText } from '../core/text/safeText';
+import { failingCarryUsd } from '../core/cost/loopCost';
 import type { CallRef } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { codeLensEnabled } from './settings';
@@ -39,7 +40,7 @@ export class TraceCodeLensProvider implements vscode.CodeLensProvider {
         new vscode.CodeLens(top, { title: 'Open Inspector', command: 'agentTrace.openInInspector', arguments: [uri], tooltip: 'Open this trace in the Agent Trace Inspector' }),
       ];
       const lastLine = Math.max(0, document.lineCount - 1);
-      for (const { session, analysis: a } of analysis.sessions) {
+      for (const { session, analysis: a, cost } of analysis.sessions) {
         const shown = new Set<string>();
         for (const f of a.retry.failing) {
           if (f.source.file !== 0) continue; // sub-agent logs get their lenses when opened themselves
@@ -54,7 +55,8 @@ export class TraceCodeLensProvider implements vscode.CodeLensProvider {
             lenses.push(new vscode.CodeLens(range, { title: 'Show in Timeline', command: SHOW_IN_TIMELINE, arguments: [uri, ref], tooltip: `Select call ${f.callIndex + 1} in the Agent Trace Inspector` }));
           }
           // An empty command makes a label: the text is the information, the link is beside it.
-          lenses.push(new vscode.CodeLens(range, { title: failureTitle(f), command: '', tooltip: failureTooltip(f, loop) }));
+          const carryUsd = cost ? failingCarryUsd(f, session, cost) : null;
+          lenses.push(new vscode.CodeLens(range, { title: failureTitle(f, carryUsd), command: '', tooltip: failureTooltip(f, loop, carryUsd) }));
         }
       }
       return lenses;

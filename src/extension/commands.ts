@@ -8,6 +8,7 @@ import type { CallRef } from '../protocol/messages';
 import { isTraceCandidate, TRACE_EXTENSION } from './analysisRegistry';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { SHOW_IN_TIMELINE } from './codeLens';
+import { costWords } from './traceAnalysis';
 import { INSPECTOR_ANY_VIEW_TYPE, INSPECTOR_VIEW_TYPE } from './inspectorProvider';
 import type { InspectorProvider } from './inspectorProvider';
 import { isPickHook, pickLocalSession } from './sessionPicker';
@@ -79,7 +80,7 @@ async function parsedFor(ctx: CommandContext, uri: vscode.Uri): Promise<ParsedTr
  * argument chooses from those rows in tests).
  */
 async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined, hook: PickHook | null): Promise<TraceReport | undefined> {
-  const uri = given ?? activeTraceUri(ctx.provider) ?? (await pickLocalSession(ctx.log, ctx.storageDir, hook));
+  const uri = given ?? activeTraceUri(ctx.provider) ?? (await pickLocalSession(ctx.log, ctx.storageDir, ctx.registry.priceBook, hook));
   if (!uri) return undefined;
   let parsed: ParsedTrace;
   try {
@@ -90,7 +91,7 @@ async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined
     void vscode.window.showErrorMessage(`Analyze Agent Session: ${fileLabel(uri)}: ${uiText(message, { max: 300 })}`);
     return undefined;
   }
-  const report = buildTraceReport(parsed, ctx.registry.analysisOptions);
+  const report = buildTraceReport(parsed, ctx.registry.analysisOptions, { book: ctx.registry.priceBook });
   await openInInspector(uri);
   if (report.problem) {
     // The problem can quote the file's keys: trace text, shown as plain text only.
@@ -102,9 +103,12 @@ async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined
   const failed = report.sessions.reduce((n, s) => n + s.toolCalls.failed, 0);
   const loops = report.sessions.reduce((n, s) => n + s.retryLoops.length, 0);
   if (main) {
+    // The whole trace's cost (sub-agents included) and the main session's TTL sentence: numbers and fixed words only, never trace text.
+    const cost = report.cost ? `, cost ${costWords(report.cost.totalUsd, report.cost.unpricedCalls)}` : '';
+    const ttl = main.cacheTtl?.sentence ? ` ${main.cacheTtl.sentence}` : '';
     void vscode.window.showInformationMessage(
-      `${fileLabel(uri)}: ${main.llmCalls} LLM calls, ${main.userTurns} user turns, cache hit rate ${formatPercent(main.cacheHitRate)}, ` +
-        `${failed} failed tool calls, ${loops} retry loop${loops === 1 ? '' : 's'}, ${report.diagnostics.filter((d) => d.severity === 'error').length} errors.`,
+      `${fileLabel(uri)}: ${main.llmCalls} LLM calls, ${main.userTurns} user turns, cache hit rate ${formatPercent(main.cacheHitRate)}${cost}, ` +
+        `${failed} failed tool calls, ${loops} retry loop${loops === 1 ? '' : 's'}, ${report.diagnostics.filter((d) => d.severity === 'error').length} errors.${ttl}`,
     );
   }
   return report;

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import type { PriceBook } from '../core/cost/costTypes';
 import { buildCallDetail, buildTraceView, formatChoices } from '../core/view/traceView';
 import type { TraceView } from '../core/view/traceView';
 import type { ParsedTrace } from '../core/trace/parseTrace';
@@ -8,7 +9,7 @@ import { Channel } from '../protocol/channel';
 import { checkRequestParams, checkWebviewNotification } from '../protocol/validate';
 import type { CallRef, HostNotification, HostRequests, InspectorSettings, WebviewNotification, WebviewRequests } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
-import { ANALYSIS_SETTINGS, maxFileBytes, readWhatIfDefaults } from './settings';
+import { ANALYSIS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readWhatIfDefaults } from './settings';
 import { SETTING_DEFAULTS } from './settingDefaults';
 import { isLoadFailure, TraceDocument } from './traceDocument';
 import type { LoadFailure } from './traceDocument';
@@ -36,9 +37,9 @@ interface InspectorPanel {
 }
 
 /** Turns a load result into what the webview renders; a failed load still gets a view with its message. */
-export function toTraceView(uri: vscode.Uri, result: ParsedTrace | LoadFailure, formatChosen = false, options: Partial<AnalysisOptions> = {}): TraceView {
+export function toTraceView(uri: vscode.Uri, result: ParsedTrace | LoadFailure, formatChosen = false, options: Partial<AnalysisOptions> = {}, prices: PriceBook | null = null): TraceView {
   const fileName = basename(uri.path);
-  if (!isLoadFailure(result)) return buildTraceView(result, fileName, formatChosen, options);
+  if (!isLoadFailure(result)) return buildTraceView(result, fileName, formatChosen, options, prices);
   return {
     fileName,
     format: null,
@@ -49,6 +50,7 @@ export function toTraceView(uri: vscode.Uri, result: ParsedTrace | LoadFailure, 
     formatChoices: formatChoices(),
     limitations: [],
     problem: { kind: 'unreadable', message: result.message },
+    cost: null,
     sessions: [],
     diagnostics: [],
     skippedRecords: {},
@@ -72,7 +74,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
    * on a document and every `ready` (reloads, hidden webviews) share it, so a parse is
    * analysed for the panels once per settings.
    */
-  private readonly views = new WeakMap<ParsedTrace, { options: AnalysisOptions; formatChosen: boolean; view: TraceView }>();
+  private readonly views = new WeakMap<ParsedTrace, { options: AnalysisOptions; prices: PriceBook; formatChosen: boolean; view: TraceView }>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -81,7 +83,8 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   ) {
     // The analyses follow the settings: open panels get the trace again, analysed anew.
     this.configListener = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(ANALYSIS_SETTINGS)) void this.refreshPanels();
+      // The registry re-reads the settings in its own listener, which was registered first.
+      if (e.affectsConfiguration(ANALYSIS_SETTINGS) || e.affectsConfiguration(PRICE_SETTINGS)) void this.refreshPanels();
     });
   }
 
@@ -196,11 +199,12 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   private view(document: TraceDocument, result: ParsedTrace | LoadFailure): TraceView {
     const formatChosen = document.formatOverride !== null;
     const options = this.registry.analysisOptions;
+    const prices = this.registry.priceBook;
     if (isLoadFailure(result)) return toTraceView(document.uri, result, formatChosen, options);
     const cached = this.views.get(result);
-    if (cached && cached.options === options && cached.formatChosen === formatChosen) return cached.view;
-    const view = toTraceView(document.uri, result, formatChosen, options);
-    this.views.set(result, { options, formatChosen, view });
+    if (cached && cached.options === options && cached.prices === prices && cached.formatChosen === formatChosen) return cached.view;
+    const view = toTraceView(document.uri, result, formatChosen, options, prices);
+    this.views.set(result, { options, prices, formatChosen, view });
     return view;
   }
 

@@ -1,11 +1,14 @@
 import * as vscode from 'vscode';
+import { priceTrace } from '../core/cost/callCost';
+import type { PriceBook } from '../core/cost/costTypes';
 import { formatPercent } from '../core/report/formatNumbers';
 import { uiText } from '../core/text/safeText';
 import { parseTrace } from '../core/trace/parseTrace';
+import type { TraceFile } from '../core/trace/parseTrace';
 import { maxFileBytes, sessionRoots } from './settings';
-import { baseName } from './traceAnalysis';
+import { baseName, costWords } from './traceAnalysis';
 import { tooLargeMessage, yieldToEventLoop } from './traceLoader';
-import { regularFileChunks } from '../node/traceFiles';
+import { companionFiles, listCompanions, regularFileChunks } from '../node/traceFiles';
 import { basename, join } from 'node:path';
 import { assembleSession, listLocalSessions, sessionFile } from '../node/agentSessions';
 import type { LocalSession } from '../node/agentSessions';
@@ -37,15 +40,24 @@ export interface SessionStats {
   cacheHitRate: number | null;
   failedToolCalls: number;
   cwd: string | null;
+  /** What the whole trace cost, sub-agents included (priced calls), and how many calls could not be priced. */
+  costUsd: number | null;
+  unpricedCalls: number;
 }
 
 /** Reads one session log (the main file only: quick) and sums its main sessions. */
-export async function readSessionStats(session: LocalSession): Promise<SessionStats | string> {
+export async function readSessionStats(session: LocalSession, prices: PriceBook): Promise<SessionStats | string> {
   const max = maxFileBytes();
   if (session.sizeBytes > max) return tooLargeMessage(basename(session.path), session.sizeBytes, max);
   const assembled = await assembleSession(session);
-  const bytes = assembled !== null ? new TextEncoder().encode(assembled) : regularFileChunks(session.path);
-  const parsed = await parseTrace([{ key: basename(session.path), bytes }], { yieldControl: yieldToEventLoop });
+  const files: TraceFile[] = [];
+  if (assembled !== null) files.push({ key: basename(session.path), bytes: new TextEncoder().encode(assembled) });
+  else {
+    // Sub-agent logs beside it (`<session>/subagents/`, or 2.0.x sibling `agent-*.jsonl`) are read too (the safe ones): the cost includes them.
+    const listing = await listCompanions(session.path);
+    files.push({ key: basename(session.path), bytes: regularFileChunks(session.path), notes: listing.refused }, ...companionFiles(listing));
+  }
+  const parsed = await parseTrace(files, { yieldControl: yieldToEventLoop });
   if (parsed.problem) return parsed.problem.message;
   let calls = 0;
   let cached = 0;
@@ -53,6 +65,8 @@ export async function readSessionStats(session: LocalSession): Promise<SessionSt
   let known = false;
   let failed = 0;
   let cwd: string | null = null;
+  // The whole trace's cost, sub-agents included; the other figures are the main thread's.
+  const cost = priceTrace(parsed.model, prices).total;
   for (const s of parsed.model.sessions) {
     if (s.role !== 'main') continue;
     cwd ??= s.cwd;
@@ -66,7 +80,7 @@ export async function readSessionStats(session: LocalSession): Promise<SessionSt
       failed += c.toolCalls.filter((t) => t.isError === true).length;
     }
   }
-  return { calls, cacheHitRate: known && input > 0 ? cached / input : null, failedToolCalls: failed, cwd };
+  return { calls, cacheHitRate: known && input > 0 ? cached / input : null, failedToolCalls: failed, cwd, costUsd: cost.totalUsd, unpricedCalls: cost.unpricedCalls };
 }
 
 /** "2026-02-12 14:05" in local time. */
@@ -95,7 +109,7 @@ function describe(item: SessionItem, session: LocalSession, stats: SessionStats 
   else {
     const calls = `${stats.calls} call${stats.calls === 1 ? '' : 's'}`;
     const failed = `${stats.failedToolCalls} failed tool call${stats.failedToolCalls === 1 ? '' : 's'}`;
-    item.detail = `${calls} · cache hit ${formatPercent(stats.cacheHitRate)} · ${failed} · ${file}`;
+    item.detail = `${calls} · ${costWords(stats.costUsd, stats.unpricedCalls)} · cache hit ${formatPercent(stats.cacheHitRate)} · ${failed} · ${file}`;
   }
 }
 
@@ -106,7 +120,7 @@ const OPEN_FILE_ITEM: SessionItem = { label: '$(folder-opened) Open a trace file
  * with "reading…" and fill in as each log is parsed, newest first; parsing stops when
  * the pick closes. Resolves to the chosen file, or undefined when dismissed.
  */
-export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir: string, hook: PickHook | null = null): Promise<vscode.Uri | undefined> {
+export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir: string, prices: PriceBook, hook: PickHook | null = null): Promise<vscode.Uri | undefined> {
   const roots = sessionRoots(storageDir);
   const qp = vscode.window.createQuickPick<SessionItem>();
   qp.title = 'Analyze Agent Session';
@@ -138,7 +152,7 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir:
       if (!open) return;
       let stats: SessionStats | string;
       try {
-        stats = await readSessionStats(item.session!);
+        stats = await readSessionStats(item.session!, prices);
       } catch (e) {
         stats = `could not read: ${e instanceof Error ? e.message : String(e)}`;
         log.warn(`Reading ${uiText(item.session!.path, { max: 2000 })}: ${uiText(stats, { max: 2000 })}`);

@@ -3,6 +3,9 @@ import { DEFAULT_ANALYSIS_OPTIONS } from '../core/analysis/sessionAnalysis';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { DEFAULT_INTENT_MAPPING } from '../core/analysis/toolTaxonomy';
 import type { IntentMapping } from '../core/analysis/toolTaxonomy';
+import { createPriceBook } from '../core/cost/priceBook';
+import type { PriceBook } from '../core/cost/costTypes';
+import { readUserPrices } from '../core/cost/userPrices';
 import { GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
 import { POLICY_IDS } from '../core/sim/policies';
 import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../protocol/messages';
@@ -14,6 +17,8 @@ import type { SessionRoots } from '../node/agentSessions';
 
 /** Settings whose change re-runs the analyses (CodeLens, Problems, inspector). */
 export const ANALYSIS_SETTINGS = 'agentTrace.analysis';
+/** The user's own prices: their change re-prices every view. */
+export const PRICE_SETTINGS = 'agentTrace.prices';
 /** Settings whose change only redraws the CodeLens. */
 export const CODELENS_SETTINGS = 'agentTrace.codeLens';
 
@@ -42,6 +47,16 @@ export function readAnalysisOptions(): AnalysisOptions {
       readOnlyCommands: stringList(intent.readOnlyCommands, DEFAULT_INTENT_MAPPING.readOnlyCommands),
     },
   };
+}
+
+/**
+ * The price book from `agentTrace.prices` over the library's list prices. Entries that
+ * cannot be read are left out and listed in `problems` (the registry shows them once).
+ */
+export function readPriceBook(): { book: PriceBook; problems: string[] } {
+  const value = vscode.workspace.getConfiguration('agentTrace').get<unknown>('prices', SETTING_DEFAULTS.prices);
+  const user = readUserPrices(value ?? []);
+  return { book: createPriceBook({ user, userLabel: 'agentTrace.prices' }), problems: user.problems };
 }
 
 /**

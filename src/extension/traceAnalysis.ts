@@ -1,8 +1,11 @@
 import { analyzeSession } from '../core/analysis/sessionAnalysis';
 import type { AnalysisOptions, SessionAnalysis } from '../core/analysis/sessionAnalysis';
 import type { FailingToolCall, RetryLoop } from '../core/analysis/retryLoops';
-import { formatPercent } from '../core/report/formatNumbers';
 import { uiText } from '../core/text/safeText';
+import { priceTrace } from '../core/cost/callCost';
+import type { SessionCost, TraceCost } from '../core/cost/callCost';
+import type { PriceBook } from '../core/cost/costTypes';
+import { formatPercent, formatUsd } from '../core/report/formatNumbers';
 import type { Session } from '../core/trace/model';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 
@@ -13,6 +16,8 @@ import type { ParsedTrace } from '../core/trace/parseTrace';
 export interface AnalyzedSession {
   session: Session;
   analysis: SessionAnalysis;
+  /** Null when analysed without prices. */
+  cost: SessionCost | null;
 }
 
 /** A parsed trace with every session analysed once, shared by CodeLens, Problems and the commands. */
@@ -20,6 +25,8 @@ export interface TraceAnalysis {
   parsed: ParsedTrace;
   /** Empty when the file is not a trace (see `isTrace`). */
   sessions: AnalyzedSession[];
+  /** The whole trace priced (sub-agents included); null without prices or for a file that is not a trace. */
+  cost: TraceCost | null;
   /** Set when the file was not read because it is over agentTrace.maxFileSizeMB: the message saying so. */
   tooLarge?: string;
 }
@@ -34,6 +41,7 @@ export function tooLargeAnalysis(uri: { path: string }, message: string): TraceA
       problem: { kind: 'unreadable', message },
     },
     sessions: [],
+    cost: null,
     tooLarge: message,
   };
 }
@@ -43,10 +51,15 @@ export function isTrace(parsed: ParsedTrace): boolean {
   return parsed.problem === null && parsed.model.format !== null;
 }
 
-/** Analyses every session of a parsed trace with the same core the CLI and the inspector use. */
-export function analyzeTrace(parsed: ParsedTrace, options: Partial<AnalysisOptions>): TraceAnalysis {
-  if (!isTrace(parsed)) return { parsed, sessions: [] };
-  return { parsed, sessions: parsed.model.sessions.map((session) => ({ session, analysis: analyzeSession(session, options) })) };
+/** Analyses (and, with a price book, prices) every session of a parsed trace with the same core the CLI and the inspector use. */
+export function analyzeTrace(parsed: ParsedTrace, options: Partial<AnalysisOptions>, prices: PriceBook | null = null): TraceAnalysis {
+  if (!isTrace(parsed)) return { parsed, sessions: [], cost: null };
+  const cost = prices ? priceTrace(parsed.model, prices) : null;
+  return {
+    parsed,
+    sessions: parsed.model.sessions.map((session, i) => ({ session, analysis: analyzeSession(session, options), cost: cost?.sessions[i] ?? null })),
+    cost,
+  };
 }
 
 /** 1st, 2nd, 3rd, 4th, 11th, 21st… */
@@ -100,10 +113,10 @@ export function shortTarget(kind: RetryLoop['targetKind'], target: string): stri
   return '';
 }
 
-/** "carries ≈24 tokens × 20 calls", or '' when the trace gives no size or no later call reads it. */
-function carries(f: FailingToolCall): string {
+/** "carries ≈24 tokens × 20 calls ($0.0012)", or '' when the trace gives no size or no later call reads it. */
+function carries(f: FailingToolCall, usd: number | null): string {
   if (f.errorTokens === null || f.laterCalls === 0) return '';
-  return ` · carries ≈${approxTokens(f.errorTokens)} tokens × ${plural(f.laterCalls, 'call')}`;
+  return ` · carries ≈${approxTokens(f.errorTokens)} tokens × ${plural(f.laterCalls, 'call')}${usd === null ? '' : ` (${formatUsd(usd)})`}`;
 }
 
 /** How a loop ended, in a few words. */
@@ -115,7 +128,7 @@ function loopEnd(loop: RetryLoop): string {
  * The CodeLens title of a failed tool call: "4th failed Write on sync_raw_logs.py: File has
  * not been read yet… · carries ≈24 tokens × 20 calls". Collateral failures say they are.
  */
-export function failureTitle(f: FailingToolCall): string {
+export function failureTitle(f: FailingToolCall, carryUsd: number | null = null): string {
   const target = shortTarget(f.targetKind, f.targetKind === 'tool' ? f.toolName : f.target);
   const error = clip(f.errorShort, 60);
   if (f.collateral) {
@@ -123,17 +136,20 @@ export function failureTitle(f: FailingToolCall): string {
     return `$(circle-slash) ${clip(f.toolName, 60)}${target} not run: ${why} (collateral, not a retry)`;
   }
   const place = f.failureOrdinal > 1 || f.loopIndex !== null ? `${ordinal(f.failureOrdinal)} failed` : 'failed';
-  return `$(error) ${place} ${clip(f.toolName, 60)}${target}: ${error}${carries(f)}`;
+  return `$(error) ${place} ${clip(f.toolName, 60)}${target}: ${error}${carries(f, carryUsd)}`;
 }
 
 /** The hover of a failed tool call's lens: the full target, the error and its loop. */
-export function failureTooltip(f: FailingToolCall, loop: RetryLoop | null): string {
+export function failureTooltip(f: FailingToolCall, loop: RetryLoop | null, carryUsd: number | null = null): string {
   const lines = [`${clip(f.toolName, 100)} (call ${f.callIndex + 1}) on ${clip(f.target, 300)}`, clip(f.errorShort, 600)];
   if (loop) {
     const n = loop.attempts.findIndex((a) => a.toolId === f.toolId) + 1;
     lines.push(`Attempt ${n} of ${loop.attempts.length} in a retry loop of ${loop.tool}, which ${loopEnd(loop)}.`);
   }
-  if (f.errorTokens !== null) lines.push(`The error text (≈${approxTokens(f.errorTokens)} tokens) is re-read by ${plural(f.laterCalls, 'later call')}.`);
+  if (f.errorTokens !== null) {
+    const dollars = carryUsd === null ? '' : `, which costs ${formatUsd(carryUsd)}`;
+    lines.push(`The error text (≈${approxTokens(f.errorTokens)} tokens) is re-read by ${plural(f.laterCalls, 'later call')}${dollars}.`);
+  }
   return lines.join('\n');
 }
 
@@ -179,8 +195,17 @@ export function summaryTitle(a: TraceAnalysis): string {
   if (main.length > 1) parts.push(plural(main.length, 'session'));
   // One session: the inspector's own figure; several: token-weighted over them.
   const hitRate = main.length === 1 ? main[0]!.analysis.summary.cacheHitRate : known && input > 0 ? cached / input : null;
-  parts.push(plural(calls, 'call'), `cache hit ${formatPercent(hitRate)}`, plural(failed, 'failed tool call'), plural(loops, 'retry loop'));
+  parts.push(plural(calls, 'call'));
+  // The whole trace's dollars (sub-agents included): what the session cost.
+  if (a.cost) parts.push(costWords(a.cost.total.totalUsd, a.cost.total.unpricedCalls));
+  parts.push(`cache hit ${formatPercent(hitRate)}`, plural(failed, 'failed tool call'), plural(loops, 'retry loop'));
   const others = a.sessions.length - main.length;
   if (others > 0) parts.push(plural(others, 'sub-agent'));
   return parts.join(' · ');
+}
+
+/** "$2.91", "$2.91 + 3 calls unpriced", "cost unknown (3 calls unpriced)": numbers only, no trace text. */
+export function costWords(totalUsd: number | null, unpriced: number): string {
+  if (totalUsd === null) return unpriced > 0 ? `cost unknown (${plural(unpriced, 'call')} unpriced)` : 'cost unknown';
+  return unpriced > 0 ? `${formatUsd(totalUsd)} + ${plural(unpriced, 'call')} unpriced` : formatUsd(totalUsd);
 }

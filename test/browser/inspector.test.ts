@@ -113,7 +113,7 @@ describe('inspector webview in Chromium', () => {
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), '100');
     await p.page.waitForSelector('.details .tools, .details h4');
     assert.match((await p.page.textContent('.details h3')) ?? '', /Call 101 of 149/);
-    assert.deepEqual(await p.state(), { sessionId: MAIN_ID, callIndex: 100, showCached: true });
+    assert.deepEqual(await p.state(), { sessionId: MAIN_ID, callIndex: 100, showCached: true, barView: 'tokens' });
     await assertClean(p);
   });
 

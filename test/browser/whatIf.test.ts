@@ -135,7 +135,7 @@ describe('what-if panel in Chromium', () => {
     assert.match((await p.page.textContent('.whatif-sentence')) ?? '', /^16 sessions like this on one H200 with Qwen3-32B: hit rate falls from \d+% to \d+% and prefill becomes \d+% of LLM time/);
     const command = await matchesCli(p);
     assert.equal(command, `agent-trace simulate ${SAMPLE} --session ${SAMPLE_MAIN} --replicas 16 --stagger-s 10 --tool-wait-scale 1 --gpu h200 --model qwen3-32b --policy vllm-lru --json`);
-    assert.deepEqual(await p.state(), { whatIfOpen: true, sessionId: SAMPLE_MAIN, callIndex: null, showCached: true });
+    assert.deepEqual(await p.state(), { whatIfOpen: true, sessionId: SAMPLE_MAIN, callIndex: null, showCached: true, barView: 'tokens' });
     await p.page.locator('.whatif').screenshot({ path: join(results, 'webview-whatif.png') });
     await assertClean(p, CLEAN_CSP);
   });

@@ -23,6 +23,14 @@ async function waitFor<T>(what: string, probe: () => T | undefined | null | fals
   }
 }
 
+async function waitForAsync(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 function activeTabInput(): unknown {
   return vscode.window.tabGroups.activeTabGroup.activeTab?.input;
 }
@@ -123,7 +131,30 @@ suite('Agent Trace Inspector in the real extension host', () => {
       ['compaction', 1],
       ['main', 41],
     ]);
+    // The whole sample priced: $5.1342127 by test/reference/cost_reference.mjs.
+    assert.ok(Math.abs(report.cost!.totalUsd! - 5.1342127) < 1e-9, String(report.cost?.totalUsd));
+    assert.equal(report.cost!.unpricedCalls, 0);
+    assert.match(report.sessions[2]!.cacheTtl!.sentence!, /^With 1-hour caching this session would have cost \$2\.43 \(−28%\); 4 calls re-wrote the cache after a gap longer than 5 min\.$/);
     await waitFor('the inspector', () => activeTabInput() instanceof vscode.TabInputCustom);
+  });
+
+  test('agentTrace.prices re-prices the lenses: a 50% discount on claude-opus-4-5 halves $3.37; a bad entry is left out', async () => {
+    const uri = file(M_CLAUDE);
+    await showText(uri);
+    const summary = async (): Promise<string> => titlesOn(await codeLenses(uri), 0).find((t) => t.startsWith('$(pulse)')) ?? '';
+    await waitForAsync('the priced lens', async () => / · \$3\.37 · /.test(await summary()));
+    try {
+      await setSetting('prices', [{ model: 'claude-opus-4-5*', multiplier: 0.5 }, { model: 'x', input: 'cheap' }]);
+      // 3.36867825 × 0.5 = 1.684339.
+      await waitForAsync('the discounted lens', async () => / · \$1\.68 · /.test(await summary()));
+      await setSetting('prices', [{ model: 'claude-opus-4-5*', input: 1, output: 1 }, { model: 'claude-*', multiplier: 2 }]);
+      // The first matching entry wins: $1/Mtok for every token (reads and writes default to the input price):
+      // 2,069,302 prompt + 24,363 output tokens = $2.093665.
+      await waitForAsync('the flat-priced lens', async () => / · \$2\.09 · /.test(await summary()));
+    } finally {
+      await setSetting('prices', undefined);
+    }
+    await waitForAsync('list prices again', async () => / · \$3\.37 · /.test(await summary()));
   });
 
   test('a malformed line shows in the Problems view with its line number, and the rest still loads', async () => {
@@ -170,9 +201,10 @@ suite('Agent Trace Inspector in the real extension host', () => {
     const lenses = await codeLenses(file(M_CLAUDE));
     // Counted by hand from the file: 41 distinct assistant message ids (LLM calls); 13
     // tool_result blocks with is_error; cache_read 1,768,739 of 2,069,302 input tokens
-    // (input + cache_creation + cache_read of each message's first line) = 85.5%.
+    // (input + cache_creation + cache_read of each message's first line) = 85.5%. Cost:
+    // $3.36867825 by test/reference/cost_reference.mjs (claude-opus-4-5 list prices).
     const top = titlesOn(lenses, 0);
-    assert.ok(top.some((t) => /Agent Trace · 41 calls · cache hit 85\.5% · 13 failed tool calls · 1 retry loop$/.test(t)), top.join(' | '));
+    assert.ok(top.some((t) => /Agent Trace · 41 calls · \$3\.37 · cache hit 85\.5% · 13 failed tool calls · 1 retry loop$/.test(t)), top.join(' | '));
     assert.ok(top.includes('Open Inspector'));
     // The is_error results, 1-based: 11, 29, 30, 61, 65, 70, 74, 77, 86, 100, 110, 112, 114.
     const failureLines = [11, 29, 30, 61, 65, 70, 74, 77, 86, 100, 110, 112, 114];
@@ -190,8 +222,10 @@ suite('Agent Trace Inspector in the real extension host', () => {
       assert.ok(titles.some((t) => pattern.test(t)), `line ${line}: ${titles.join(' | ')}`);
       assert.ok(titles.includes('Show in Timeline'), `line ${line} has no "Show in Timeline"`);
     }
-    // Line 74's error is 96 characters (⌈96/4⌉ = 24 tokens); its call is the 21st of 41, so 20 later calls re-read it.
-    assert.ok(titlesOn(lenses, 73).some((t) => t.endsWith('carries ≈24 tokens × 20 calls')));
+    // Line 74's error is 96 characters (⌈96/4⌉ = 24 tokens); its call is the 21st of 41, so 20 later calls re-read it:
+    // the 22nd writes it to the cache ($6.25/Mtok, its whole append is a 5-minute write), 19 read it ($0.50/Mtok):
+    // 24 × (6.25 + 19 × 0.5) µ$ = $0.000378.
+    assert.ok(titlesOn(lenses, 73).some((t) => t.endsWith('carries ≈24 tokens × 20 calls ($0.0004)')), titlesOn(lenses, 73).join(' | '));
   });
 
   test('Problems: one Warning for the M-Claude retry loop on line 61, the later attempts related (65, 70, 74)', async () => {
@@ -325,10 +359,11 @@ suite('Agent Trace Inspector in the real extension host', () => {
     assert.deepEqual(rows.map((r) => r.label), ['project', 'System32', 'spotter', '$(folder-opened) Open a trace file…']);
     assert.match(rows[0]!.description ?? '', /^Codex · 2026-03-2\d \d\d:\d\d · \/workspace\/project$/);
     assert.match(rows[1]!.description ?? '', /^Claude Code · 2026-01-0\d \d\d:\d\d · C:\\Windows\\System32$/);
-    // Hand counts as in the CodeLens test: 41 calls, 85.5%, 13 failed.
-    assert.match(rows[1]!.detail ?? '', /^41 calls · cache hit 85\.5% · 13 failed tool calls · e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/);
-    // user-rejections.jsonl: one message id; cache_read 11,515 of 25,353 = 45.4%; the user rejected 2 tool calls.
-    assert.match(rows[2]!.detail ?? '', /^1 call · cache hit 45\.4% · 2 failed tool calls/);
+    // Hand counts as in the CodeLens test: 41 calls, $3.37, 85.5%, 13 failed.
+    assert.match(rows[1]!.detail ?? '', /^41 calls · \$3\.37 · cache hit 85\.5% · 13 failed tool calls · e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/);
+    // user-rejections.jsonl: one message id; cache_read 11,515 of 25,353 = 45.4%; the user rejected 2 tool calls;
+    // priced by hand in test/unit/core/cost/handWorkedPricing.test.ts (call 7): $0.1444475.
+    assert.match(rows[2]!.detail ?? '', /^1 call · \$0\.144 · cache hit 45\.4% · 2 failed tool calls/);
     assert.ok(report, 'the command returns the report');
     assert.equal(report.format, 'claude-code');
     assert.equal(report.sessions[0]!.llmCalls, 41);

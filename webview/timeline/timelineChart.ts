@@ -4,7 +4,7 @@ import annotationPlugin from 'chartjs-plugin-annotation';
 import type { AnnotationOptions } from 'chartjs-plugin-annotation';
 import type { CallRow } from '../../src/core/view/traceView';
 import { displayText } from '../../src/core/text/safeText';
-import { formatCompact } from '../../src/core/report/formatNumbers';
+import { formatCompact, formatUsd } from '../../src/core/report/formatNumbers';
 import { analysisTooltipLines } from '../analysis/analysisModel';
 import type { LoopBand } from '../analysis/analysisModel';
 import { barStep, createOrUpdate, fillSelectionColumn, mirrorTooltip, writePlotArea } from '../shared/chartParts';
@@ -58,10 +58,12 @@ export class TimelineChart {
     this.chart = createOrUpdate(this.chart, this.canvas, () => this.config());
     this.wrapper.dataset['barCount'] = String(model.barCount);
     this.wrapper.dataset['showCached'] = String(showCached);
+    this.wrapper.dataset['barView'] = model.view;
     this.wrapper.dataset['failedCalls'] = String(model.failedCalls.length);
     this.wrapper.dataset['loopBands'] = String(model.bands.length);
     this.wrapper.dataset['loopBandSpans'] = model.bands.map((b) => `${b.x0 + 0.5}-${b.x1 - 0.5}`).join(' ');
     this.wrapper.dataset['missCalls'] = model.missCalls.join(',');
+    this.wrapper.dataset['unpricedCalls'] = model.unpricedCalls.join(',');
     this.writeSelection();
   }
 
@@ -123,10 +125,11 @@ export class TimelineChart {
       maxBarThickness: 56,
       order: 2,
     });
+    const cost = m.view === 'cost';
     const datasets: Dataset[] = [
-      bar('Cached', m.cached, p.cached, 0.55, !this.showCached),
-      bar('Appended', m.appended, p.appended, 0.95),
-      bar('Output', m.output, p.output, 0.95),
+      bar(cost ? 'Cache read $' : 'Cached', m.cached, p.cached, 0.55, !this.showCached),
+      bar(cost ? 'Appended $' : 'Appended', m.appended, p.appended, 0.95),
+      bar(cost ? 'Output $' : 'Output', m.output, p.output, 0.95),
       {
         type: 'line',
         label: 'Context',
@@ -174,8 +177,10 @@ export class TimelineChart {
             max: m.axisMax ?? undefined,
             grid: { color: grid },
             border: { display: false },
-            ticks: { color: p.muted, maxTicksLimit: 6, precision: 0, callback: (v) => formatCompact(Number(v)) },
-            title: { display: true, text: this.showCached ? 'tokens per call' : 'appended + output tokens', color: p.muted },
+            ticks: cost
+              ? { color: p.muted, maxTicksLimit: 6, callback: (v) => formatUsd(Number(v)) }
+              : { color: p.muted, maxTicksLimit: 6, precision: 0, callback: (v) => formatCompact(Number(v)) },
+            title: { display: true, text: cost ? (this.showCached ? 'US dollars per call' : 'dollars of appended + output') : this.showCached ? 'tokens per call' : 'appended + output tokens', color: p.muted },
           },
           y1: {
             position: 'right',
@@ -305,6 +310,14 @@ export class TimelineChart {
           ctx.closePath();
           ctx.fill();
           if (this.palette.barBorder) ctx.stroke();
+        }
+        // Cost view: an unpriced call's cost is unknown, so it gets a question mark, not an empty (zero) bar.
+        if (m.unpricedCalls.length > 0) {
+          ctx.fillStyle = this.palette.muted;
+          ctx.font = `bold 12px ${this.palette.fontFamily}`;
+          ctx.textAlign = 'center';
+          ctx.textBaseline = 'bottom';
+          for (const i of m.unpricedCalls) ctx.fillText('?', x.getPixelForValue(i), a.bottom - 2);
         }
         for (const band of m.bands) {
           const [x0, x1] = this.bandPixels(chart, band, step);

@@ -1,4 +1,4 @@
-import type { CallTokens, LlmCall, OtherInputs, Session } from '../trace/model';
+import type { LlmCall, OtherInputs, Session } from '../trace/model';
 import { mean, median, ratio, sum } from './stats';
 
 /** Token totals of a session; a total is null when no call reports that figure. */
@@ -47,13 +47,16 @@ export interface SessionSummary {
   endMs: number | null;
 }
 
-function total(calls: readonly LlmCall[], key: keyof CallTokens): number | null {
+/** The counts every call has (the TTL split of cache writes is optional and summed elsewhere). */
+type CountKey = 'input' | 'cached' | 'appended' | 'cacheWrite' | 'output' | 'reasoningOutput';
+
+function total(calls: readonly LlmCall[], key: CountKey): number | null {
   const known = calls.map((c) => c.tokens[key]).filter((v): v is number => v !== null);
   return known.length === 0 ? null : sum(known);
 }
 
 /** Σa / Σb over the calls where both are known. */
-function pairedRatio(calls: readonly LlmCall[], a: keyof CallTokens, b: keyof CallTokens): number | null {
+function pairedRatio(calls: readonly LlmCall[], a: CountKey, b: CountKey): number | null {
   let sa = 0;
   let sb = 0;
   let n = 0;

@@ -51,3 +51,30 @@ export function formatDuration(ms: number | null): string {
 function trim(value: number, digits: number): string {
   return value.toFixed(digits).replace(/\.?0+$/, '');
 }
+
+/** US dollars with enough digits to see small sessions: "$12", "$1.23", "$0.045", "$0.0012"; "unknown" for null. */
+export function formatUsd(usd: number | null): string {
+  if (usd === null) return UNKNOWN;
+  if (usd === 0) return '$0';
+  const a = Math.abs(usd);
+  // Below a hundredth of a cent, two significant digits: a call's input can cost $0.000048.
+  const text = a >= 0.0001 ? a.toFixed(a >= 100 ? 0 : a >= 1 ? 2 : a >= 0.01 ? 3 : 4) : String(Number(a.toPrecision(2)));
+  return `${usd < 0 && Number(text) !== 0 ? '−' : ''}$${text}`;
+}
+
+/** A signed share: −12%, +8%. */
+export function formatSignedPercent(share: number | null): string {
+  if (share === null) return UNKNOWN;
+  const pct = Math.round(share * 100);
+  return `${pct < 0 ? '−' : '+'}${Math.abs(pct)}%`;
+}
+
+/** A TTL: "45 s", "1 min 30 s", "5 min", "1 h", "1 h 30 min". */
+export function formatTtl(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return s % 60 === 0 ? `${s / 60} min` : `${Math.floor(s / 60)} min ${s % 60} s`;
+  const min = Math.round(s / 60);
+  const h = Math.floor(min / 60);
+  return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
+}

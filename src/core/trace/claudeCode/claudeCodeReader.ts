@@ -224,6 +224,11 @@ export class ClaudeCodeReader implements RecordReader {
         toolCalls: [],
         source,
       };
+      // What pricing needs beside the counts: written only when the log says, so other fields stay as they were.
+      const serviceTier = usage ? str(usage['service_tier']) : null;
+      const inferenceGeo = usage ? str(usage['inference_geo']) : null;
+      if (serviceTier) call.serviceTier = serviceTier;
+      if (inferenceGeo) call.inferenceGeo = inferenceGeo;
       if (!usage) this.warn(source, `call ${callId} has no usage: its tokens are unknown.`, 'info');
       session.calls.push(call);
       session.callsById.set(callId, call);
@@ -515,7 +520,7 @@ function usageTokens(usage: JsonObject): CallTokens {
   const cached = 'cache_read_input_tokens' in usage ? count(usage['cache_read_input_tokens']) : null;
   const cacheWrite = 'cache_creation_input_tokens' in usage ? count(usage['cache_creation_input_tokens']) : null;
   const appended = fresh === null ? null : fresh + (cacheWrite ?? 0);
-  return {
+  const tokens: CallTokens = {
     input: appended === null || cached === null ? null : appended + cached,
     cached,
     appended,
@@ -523,6 +528,13 @@ function usageTokens(usage: JsonObject): CallTokens {
     output: count(usage['output_tokens']),
     reasoningOutput: null,
   };
+  // Writes split by TTL (newer logs only): 5-minute and 1-hour writes have their own prices.
+  const byTtl = obj(usage['cache_creation']);
+  if (byTtl) {
+    tokens.cacheWrite5m = count(byTtl['ephemeral_5m_input_tokens']);
+    tokens.cacheWrite1h = count(byTtl['ephemeral_1h_input_tokens']);
+  }
+  return tokens;
 }
 
 /** Gives each call the index of the last kept turn whose prompt came before it. */

@@ -168,6 +168,9 @@ export class OpenAiUsageReader implements RecordReader {
       toolCalls: [],
       source,
     };
+    // OpenAI's flex tier bills at half price: kept for pricing, and only when the response says.
+    const serviceTier = str(completion['service_tier']);
+    if (serviceTier) call.serviceTier = serviceTier;
     call.toolCalls = this.toolCalls(completion, call, session, source);
     session.calls.push(call);
     session.callsById.set(preferred, call);
