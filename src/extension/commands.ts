@@ -105,7 +105,7 @@ async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined
   if (main) {
     // The whole trace's cost (sub-agents included) and the main session's TTL sentence: numbers and fixed words only, never trace text.
     const cost = report.cost ? `, cost ${costWords(report.cost.totalUsd, report.cost.unpricedCalls)}` : '';
-    const ttl = main.cacheTtl?.sentence ? ` ${main.cacheTtl.sentence}` : '';
+    const ttl = main.cacheTtl?.sentence ? ` ${uiText(main.cacheTtl.sentence, { max: 300 })}` : '';
     void vscode.window.showInformationMessage(
       `${fileLabel(uri)}: ${main.llmCalls} LLM calls, ${main.userTurns} user turns, cache hit rate ${formatPercent(main.cacheHitRate)}${cost}, ` +
         `${failed} failed tool calls, ${loops} retry loop${loops === 1 ? '' : 's'}, ${report.diagnostics.filter((d) => d.severity === 'error').length} errors.${ttl}`,
