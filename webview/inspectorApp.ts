@@ -6,6 +6,7 @@ import type { VscodeCheckbox } from '@vscode-elements/elements/dist/vscode-check
 import type { VscodeProgressBar } from '@vscode-elements/elements/dist/vscode-progress-bar/vscode-progress-bar.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { MissCause } from '../src/core/analysis/cacheMisses';
+import { displayText } from '../src/core/text/safeText';
 import type { CallDetail, SessionView, TraceView } from '../src/core/view/traceView';
 import type { CallRef, HostNotification, InspectorSettings, WebviewNotification, WhatIfWorkload } from '../src/protocol/messages';
 import { fingerprintDigest, loopRows, nextLoopSort, nextMissCall, sortLoopRows } from './analysis/analysisModel';
@@ -171,6 +172,14 @@ export class InspectorApp {
         case 'load/progress':
           this.showProgress(message.bytesRead, message.totalBytes);
           break;
+        case 'host/error':
+          this.showHostError(message.message);
+          break;
+        default: {
+          // Every notification the protocol defines is handled above; anything else is said, not ignored.
+          const unknown: never = message;
+          throw new Error(`unknown notification ${JSON.stringify((unknown as { type?: unknown }).type)}`);
+        }
       }
     });
   }
@@ -191,6 +200,14 @@ export class InspectorApp {
     } catch {
       // Nothing left to tell: the page already shows the error.
     }
+  }
+
+  /** A request the host refused or could not carry out: said at the top of the panel, which keeps showing the trace. */
+  private showHostError(message: string): void {
+    replaceChildren(this.errorBanner, [icon('warning'), el('span', { text: `The extension could not do that: ${message}` })]);
+    this.errorBanner.hidden = false;
+    // How many answers of this kind came, for tests and for anyone inspecting the page.
+    this.errorBanner.dataset['hostErrors'] = String(Number(this.errorBanner.dataset['hostErrors'] ?? '0') + 1);
   }
 
   private safely(what: string, fn: () => void): void {
@@ -364,10 +381,10 @@ export class InspectorApp {
     this.loading.hidden = true;
     this.root.setAttribute('aria-busy', 'false');
     this.header.hidden = false;
-    this.fileName.textContent = trace.fileName;
+    this.fileName.textContent = displayText(trace.fileName);
     this.fileName.title = trace.fileName;
     this.formatBadge.textContent = trace.formatLabel ?? 'unknown format';
-    this.evidence.textContent = trace.formatChosen ? `Read as ${trace.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${trace.detection}`;
+    this.evidence.textContent = displayText(trace.formatChosen ? `Read as ${trace.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${trace.detection}`);
     this.renderLimitations(trace);
     this.renderProblem(trace);
     this.renderPicker();
@@ -450,7 +467,7 @@ export class InspectorApp {
       options.map((o) => {
         const option = document.createElement('vscode-option');
         option.value = o.value;
-        option.textContent = o.label;
+        option.textContent = displayText(o.label);
         option.selected = o.value === this.sessionId;
         option.dataset['depth'] = String(o.depth);
         return option;
@@ -493,7 +510,7 @@ export class InspectorApp {
       this.chart.destroy();
       return;
     }
-    this.sessionMeta.textContent = sessionMetaText(session.summary, (ms) => new Date(ms).toLocaleString());
+    this.sessionMeta.textContent = displayText(sessionMetaText(session.summary, (ms) => new Date(ms).toLocaleString()));
     this.renderSummary(session);
     this.renderFingerprint(session);
     this.renderLoops(session);
@@ -550,7 +567,7 @@ export class InspectorApp {
           ? 'No token counts: this trace does not report tokens, so the bars below have no height. Failed tool calls are still marked.'
           : null;
     this.tokensNote.hidden = note === null;
-    this.tokensNote.textContent = note ?? '';
+    this.tokensNote.textContent = displayText(note ?? '');
     this.tokensNote.dataset['tokensSource'] = source;
   }
 
@@ -593,7 +610,7 @@ export class InspectorApp {
     if (session) this.renderLoops(session);
     this.loopsPane.querySelector<HTMLButtonElement>(`tbody[data-loop="${row.index}"] [data-action="open-loop"]`)?.focus();
     this.setSelected(clampSelection(row.firstCall, session?.calls.length ?? 0));
-    this.host.notify({ type: 'source/revealLine', file: row.file, line: row.line });
+    this.host.notify({ type: 'source/revealLine', file: row.fileIndex, line: row.line });
   }
 
   /** Selects the next call (after the selected one, wrapping) whose cache miss has this cause. */
@@ -745,7 +762,7 @@ export class InspectorApp {
                 el('span', { className: 'location', text: r.location }),
                 el('span', { className: 'message', text: r.message }),
               ]);
-              b.addEventListener('click', () => this.host.notify({ type: 'source/revealLine', file: r.file, line: r.line }));
+              b.addEventListener('click', () => this.host.notify({ type: 'source/revealLine', file: r.fileIndex, line: r.line }));
               return el('li', {}, [b]);
             }),
           );

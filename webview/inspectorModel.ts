@@ -30,20 +30,38 @@ function optionLabel(s: SessionSummary, depth: number): string {
   return `${depth > 0 ? '└ ' : ''}${kind} ${shortSessionId(s.id)}${title} · ${callsText(s.llmCalls)}`;
 }
 
-/** Picker entries: each main session followed by its sub-agents; sessions whose parent is absent come last. */
+/**
+ * Picker entries: each main session followed by its sub-agents; sessions whose parent is
+ * absent come last. Walked with an explicit stack and a children index: a trace can chain
+ * 20,000 sub-agents, each the parent of the next, which recursion (a frame per level) and
+ * a scan of every session per visit (quadratic) could not survive.
+ */
 export function sessionOptions(trace: TraceView): SessionOption[] {
   const sessions = trace.sessions.map((v) => v.summary);
   const ids = new Set(sessions.map((s) => s.id));
+  const children = new Map<string, SessionSummary[]>();
+  for (const s of sessions) {
+    if (s.parentId === null || s.parentId === s.id) continue;
+    const list = children.get(s.parentId);
+    if (list) list.push(s);
+    else children.set(s.parentId, [s]);
+  }
   const out: SessionOption[] = [];
   const placed = new Set<string>();
-  const visit = (s: SessionSummary, depth: number): void => {
-    if (placed.has(s.id)) return;
-    placed.add(s.id);
-    out.push({ value: s.id, label: optionLabel(s, depth), depth });
-    for (const child of sessions) if (child.parentId === s.id && child.id !== s.id) visit(child, Math.min(depth + 1, 2));
+  const visit = (root: SessionSummary): void => {
+    const stack: Array<{ s: SessionSummary; depth: number }> = [{ s: root, depth: 0 }];
+    while (stack.length > 0) {
+      const { s, depth } = stack.pop()!;
+      if (placed.has(s.id)) continue;
+      placed.add(s.id);
+      out.push({ value: s.id, label: optionLabel(s, depth), depth });
+      const kids = children.get(s.id) ?? [];
+      // Pushed in reverse, so they come off the stack in model order (as the recursion listed them).
+      for (let i = kids.length - 1; i >= 0; i--) stack.push({ s: kids[i]!, depth: Math.min(depth + 1, 2) });
+    }
   };
-  for (const s of sessions) if (s.parentId === null || !ids.has(s.parentId)) visit(s, 0);
-  for (const s of sessions) visit(s, 0);
+  for (const s of sessions) if (s.parentId === null || !ids.has(s.parentId)) visit(s);
+  for (const s of sessions) visit(s);
   return out;
 }
 
@@ -205,6 +223,8 @@ export interface DiagnosticRow {
   location: string;
   message: string;
   file: string;
+  /** The file's index in the trace, what `source/revealLine` sends (never a path). */
+  fileIndex: number;
   /** 0-based, as the protocol carries it; whole-file problems reveal the first line. */
   line: number;
 }
@@ -216,6 +236,7 @@ export function diagnosticRows(diagnostics: readonly DiagnosticView[]): Diagnost
     location: d.line >= 0 ? `${d.file}:${d.line + 1}` : d.file,
     message: d.message,
     file: d.file,
+    fileIndex: d.fileIndex,
     line: Math.max(0, d.line),
   }));
 }

@@ -14,6 +14,7 @@ import { createRedactor } from '../node/secretlintDetector';
 import { redactionLine, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
 import { runSimulate } from './simulate';
 import { UsageError } from './usageError';
+import { printError, printJson, printText } from './output';
 import { version } from '../../package.json';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -174,14 +175,14 @@ async function main(argv: readonly string[]): Promise<number> {
   if (args.command === 'convert') {
     if (!args.out) throw new UsageError('convert needs -o OUT.trace.jsonl');
     if (parsed.problem) {
-      process.stderr.write(`${args.file}: ${parsed.problem.message}\n`);
+      printError(`${args.file}: ${parsed.problem.message}`);
       return 1;
     }
     const redactor = args.noRedact ? null : createRedactor();
     await writeFile(args.out, await redactJsonLinesText(writeCanonical(parsed.model, `agent-trace ${VERSION}`), redactor));
     const calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
-    process.stderr.write(`${args.out}: ${parsed.model.sessions.length} sessions, ${calls} LLM calls (from ${parsed.model.format})\n`);
-    process.stderr.write(`${redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)'}\n`);
+    printError(`${args.out}: ${parsed.model.sessions.length} sessions, ${calls} LLM calls (from ${parsed.model.format})`);
+    printError(redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)');
     return 0;
   }
   const options: Partial<AnalysisOptions> = {};
@@ -192,7 +193,8 @@ async function main(argv: readonly string[]): Promise<number> {
     args.whatIfTtlMin === null ? null : { ttlMs: args.whatIfTtlMin * 60_000, write: args.whatIfTtlWrite !== null ? { inputMultiple: args.whatIfTtlWrite } : defaultWritePrice(args.whatIfTtlMin * 60_000) };
   const book = createPriceBook(args.prices ? { user: await readPriceFile(args.prices), userLabel: basename(args.prices) } : {});
   const report = buildTraceReport(parsed, options, { book, customTtl });
-  process.stdout.write(args.json ? JSON.stringify(report, null, 2) + '\n' : renderTextReport(basename(args.file), report));
+  if (args.json) printJson(report);
+  else printText(renderTextReport(basename(args.file), report));
   return parsed.problem ? 1 : 0;
 }
 
@@ -202,11 +204,11 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof UsageError) {
-      process.stderr.write(`agent-trace: ${err.message}\nRun "${err.helpCommand}" for usage.\n`);
+      printError(`agent-trace: ${err.message}\nRun "${err.helpCommand}" for usage.`);
       process.exitCode = 2;
     } else {
       const e = err as NodeJS.ErrnoException;
-      process.stderr.write(`agent-trace: ${e.code === 'ENOENT' ? `no such file: ${e.path ?? ''}` : (e.message ?? String(err))}\n`);
+      printError(`agent-trace: ${e.code === 'ENOENT' ? `no such file: ${e.path ?? ''}` : (e.message ?? String(err))}`);
       process.exitCode = 1;
     }
   },

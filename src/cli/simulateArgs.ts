@@ -1,12 +1,12 @@
 import type { EngineName } from '../core/sim/engines/engineTypes';
-import { DEFAULT_PARAMS, GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
-import type { FreeOrder, GpuPreset, ModelPreset } from '../core/sim/params';
+import { DEFAULT_PARAMS, describeBound, GPU_PRESETS, MODEL_PRESETS, PARAM_BOUNDS, REPLICA_BOUNDS, withinBound } from '../core/sim/params';
+import type { FreeOrder, GpuPreset, ModelPreset, ParamBound } from '../core/sim/params';
 import { POLICY_NAMES } from '../core/sim/policies';
 import type { PolicyName } from '../core/sim/policies';
 import { DEFAULT_REPLICAS } from '../core/sim/simRequests';
 import type { ReplicaOptions } from '../core/sim/simRequests';
 import type { SweepAxis } from '../core/sim/sweep';
-import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE } from '../core/sim/sweep';
+import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE, MAX_SWEEP_POINTS } from '../core/sim/sweep';
 import { DEFAULT_ROUTER, MAX_GPUS, ROUTER_NAMES } from '../core/sim/fleet/routers';
 import type { RouterName } from '../core/sim/fleet/routers';
 import { FORMATS } from '../core/trace/formats';
@@ -71,6 +71,8 @@ export interface SimulateArgs {
   router: RouterName | null;
   /** The capacity planner's hit-rate target (a sweep over GPUs). */
   targetHitRate: number | null;
+  /** Show progress on stderr even when it is not a terminal. */
+  progress: boolean;
   /** Every flag given, in order. */
   given: string[];
 }
@@ -160,6 +162,12 @@ Sweep:
 Output:
   --json                      print the stable JSON contract described in the README
   --emit-workload OUT.json    write the workload JSON and stop (and simulate too with --json or --sweep)
+  --progress                  show progress on stderr even when it is not a terminal (it is
+                              shown on a terminal once a run takes longer than a second)
+
+Every number has bounds far past real hardware (replicas up to 100,000, a KV cache up
+to 2^28 tokens, step costs up to 1,000,000, a sweep of at most 64 points); a value
+outside them is refused with the flag or parameter named.
 
 Exit status: 0 ok; 1 the input could not be read or the parameters cannot work
 (the message names the parameter); 2 usage error.
@@ -167,15 +175,23 @@ Exit status: 0 ok; 1 the input could not be read or the parameters cannot work
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
-/** Any finite number written as a plain decimal (no hex, no blanks, no empty string). */
+/** Any finite number written as a plain decimal (no hex, no blanks, no empty string, nothing that overflows to Infinity). */
 function num(flag: string, v: string): number {
   if (!NUMBER.test(v)) throw new UsageError(`${flag} needs a number, not "${v}"`, SIMULATE_HELP);
-  return Number(v);
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new UsageError(`${flag} needs a number, not "${v}" (too large to compute with)`, SIMULATE_HELP);
+  return n;
 }
 
 function wholeAtLeast(flag: string, v: string, min: number): number {
   const n = NUMBER.test(v) ? Number(v) : Number.NaN;
   if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} needs a whole number ${min === 1 ? '> 0' : `≥ ${min}`}, not "${v}"`, SIMULATE_HELP);
+  return n;
+}
+
+/** `n` (read from `v`) if it is within a parameter's bounds (params.ts); the flag named when it is not. */
+function within(flag: string, v: string, n: number, bound: ParamBound): number {
+  if (!withinBound(n, bound)) throw new UsageError(`${flag} must be ${describeBound(bound)}, not "${v}"`, SIMULATE_HELP);
   return n;
 }
 
@@ -215,6 +231,10 @@ export function parseSweep(v: string): { axis: SweepAxis; values: number[] } {
       throw new UsageError(`--sweep ${axis} values must be ${axis !== 'capacity' ? 'whole numbers' : 'numbers'} > 0, not "${text}"`, SIMULATE_HELP);
     }
     if (axis === 'gpus' && n > MAX_GPUS) throw new UsageError(`--sweep gpus values must each be at most ${MAX_GPUS}, not "${text}"`, SIMULATE_HELP);
+    if (axis !== 'gpus') {
+      const bound = axis === 'replicas' ? REPLICA_BOUNDS.replicas : PARAM_BOUNDS.capacityTokens;
+      if (!withinBound(n, bound)) throw new UsageError(`--sweep ${axis} values must each be ${describeBound(bound)}, not "${text}"`, SIMULATE_HELP);
+    }
     return n;
   };
   const values: number[] = [];
@@ -229,6 +249,7 @@ export function parseSweep(v: string): { axis: SweepAxis; values: number[] } {
       for (; x <= to; x *= 2) values.push(x);
       if (values[values.length - 1] !== to) values.push(to);
     } else throw new UsageError(`--sweep cannot read "${item}": write A..B for a range`, SIMULATE_HELP);
+    if (values.length > MAX_SWEEP_POINTS) throw new UsageError(`--sweep lists at most ${MAX_SWEEP_POINTS} values (a range A..B counts A, 2A, 4A, … B)`, SIMULATE_HELP);
   }
   return { axis, values };
 }
@@ -240,11 +261,11 @@ const FLAGS = new Map<string, Apply>([
   ['--workload', (a, v) => void (a.workload = v)],
   ['--format', (a, v, f) => void (a.format = choice(f, v, FORMATS.map((x) => x.id)))],
   ['--session', (a, v) => void (a.session = v)],
-  ['--replicas', (a, v, f) => void (a.replicas.replicas = wholeAtLeast(f, v, 1))],
-  ['--stagger-s', (a, v, f) => void (a.replicas.staggerS = atLeastZero(f, v))],
+  ['--replicas', (a, v, f) => void (a.replicas.replicas = within(f, v, wholeAtLeast(f, v, 1), REPLICA_BOUNDS.replicas))],
+  ['--stagger-s', (a, v, f) => void (a.replicas.staggerS = within(f, v, atLeastZero(f, v), REPLICA_BOUNDS.staggerS))],
   ['--stagger', (a, v, f) => void (a.replicas.staggerMode = choice(f, v, ['fixed', 'random'] as const))],
-  ['--seed', (a, v, f) => void (a.replicas.seed = wholeAtLeast(f, v, 0))],
-  ['--tool-wait-scale', (a, v, f) => void (a.replicas.toolWaitScale = atLeastZero(f, v))],
+  ['--seed', (a, v, f) => void (a.replicas.seed = within(f, v, wholeAtLeast(f, v, 0), REPLICA_BOUNDS.seed))],
+  ['--tool-wait-scale', (a, v, f) => void (a.replicas.toolWaitScale = within(f, v, atLeastZero(f, v), REPLICA_BOUNDS.toolWaitScale))],
   ['--capacity-tokens', (a, v, f) => void (a.capacityTokens = num(f, v))],
   ['--gpu', (a, v, f) => void (a.gpu = preset(f, v, GPU_PRESETS))],
   ['--model', (a, v, f) => void (a.model = preset(f, v, MODEL_PRESETS))],
@@ -252,7 +273,7 @@ const FLAGS = new Map<string, Apply>([
     '--gpu-memory-gib',
     (a, v, f) => {
       const n = num(f, v);
-      if (!(n > 0)) throw new UsageError(`${f} needs a number > 0, not "${v}"`, SIMULATE_HELP);
+      if (!(n > 0 && n <= 100_000)) throw new UsageError(`${f} needs a number > 0 and at most 100,000 (GiB), not "${v}"`, SIMULATE_HELP);
       a.gpuMemoryGiB = n;
     },
   ],
@@ -290,7 +311,7 @@ const FLAGS = new Map<string, Apply>([
     '--threads',
     (a, v, f) => {
       const n = num(f, v);
-      if (!(Number.isInteger(n) && n >= 1)) throw new UsageError(`${f} needs a whole number ≥ 1, not "${v}"`, SIMULATE_HELP);
+      if (!(Number.isInteger(n) && n >= 1 && n <= 256)) throw new UsageError(`${f} needs a whole number from 1 to 256, not "${v}"`, SIMULATE_HELP);
       a.threads = n;
     },
   ],
@@ -315,7 +336,7 @@ const FLAGS = new Map<string, Apply>([
 ]);
 
 /** Every flag `simulate` accepts (for the help test and the docs). */
-export const SIMULATE_FLAGS: readonly string[] = ['--json', ...FLAGS.keys()];
+export const SIMULATE_FLAGS: readonly string[] = ['--json', '--progress', ...FLAGS.keys()];
 
 function conflict(a: SimulateArgs, one: string, others: readonly string[], why: string): void {
   const clash = others.find((o) => a.given.includes(o));
@@ -326,7 +347,7 @@ function conflict(a: SimulateArgs, one: string, others: readonly string[], why: 
 export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
   const a: SimulateArgs = {
     file: null, workload: null, format: null, session: null, json: false, emitWorkload: null, engine: 'fast', replicas: {},
-    capacityTokens: null, gpu: null, model: null, gpuMemoryGiB: null, overrides: {}, sweep: null, cliffThreshold: null, threads: null, gpus: null, router: null, targetHitRate: null, given: [],
+    capacityTokens: null, gpu: null, model: null, gpuMemoryGiB: null, overrides: {}, sweep: null, cliffThreshold: null, threads: null, gpus: null, router: null, targetHitRate: null, progress: false, given: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -339,9 +360,10 @@ export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const flag = eq < 0 ? arg : arg.slice(0, eq);
     if (a.given.includes(flag)) throw new UsageError(`${flag} given twice`, SIMULATE_HELP);
-    if (flag === '--json') {
-      if (eq >= 0) throw new UsageError('--json takes no value', SIMULATE_HELP);
-      a.json = true;
+    if (flag === '--json' || flag === '--progress') {
+      if (eq >= 0) throw new UsageError(`${flag} takes no value`, SIMULATE_HELP);
+      if (flag === '--json') a.json = true;
+      else a.progress = true;
       a.given.push(flag);
       continue;
     }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { uiText } from '../core/text/safeText';
 import { failingCarryUsd } from '../core/cost/loopCost';
 import type { CallRef } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
@@ -28,9 +29,12 @@ export class TraceCodeLensProvider implements vscode.CodeLensProvider {
     if (!codeLensEnabled()) return [];
     try {
       const analysis = await this.registry.analyze(document);
-      if (!analysis || analysis.sessions.length === 0 || token.isCancellationRequested) return [];
+      if (!analysis || token.isCancellationRequested) return [];
       const uri = document.uri;
       const top = new vscode.Range(0, 0, 0, 0);
+      // Over the size limit: say so where the lenses would be, instead of showing nothing.
+      if (analysis.tooLarge) return [new vscode.CodeLens(top, { title: `$(warning) Agent Trace · ${uiText(analysis.tooLarge, { max: 200 })}`, command: '' })];
+      if (analysis.sessions.length === 0) return [];
       const lenses = [
         new vscode.CodeLens(top, { title: summaryTitle(analysis), command: 'agentTrace.analyzeSession', arguments: [uri], tooltip: 'Analyze this agent session' }),
         new vscode.CodeLens(top, { title: 'Open Inspector', command: 'agentTrace.openInInspector', arguments: [uri], tooltip: 'Open this trace in the Agent Trace Inspector' }),
@@ -58,7 +62,7 @@ export class TraceCodeLensProvider implements vscode.CodeLensProvider {
       return lenses;
     } catch (e) {
       // Never throw into the editor: a broken lens must not take the others down.
-      this.log.error(`CodeLens for ${document.uri.toString(true)}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      this.log.error(`CodeLens for ${uiText(document.uri.toString(true), { max: 2000 })}: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`);
       return [];
     }
   }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { buildTraceReport } from '../core/report/traceReport';
 import type { TraceReport } from '../core/report/traceReport';
 import { formatPercent } from '../core/report/formatNumbers';
+import { uiText } from '../core/text/safeText';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import type { CallRef } from '../protocol/messages';
 import { isTraceCandidate, TRACE_EXTENSION } from './analysisRegistry';
@@ -91,14 +92,15 @@ async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined
     parsed = await parsedFor(ctx, uri);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    ctx.log.error(`Analyze Agent Session on ${uri.toString(true)}: ${message}`);
-    void vscode.window.showErrorMessage(`${basename(uri.path)}: ${message}`);
+    ctx.log.error(`Analyze Agent Session on ${uiText(uri.toString(true), { max: 2000 })}: ${uiText(message, { max: 4000 })}`);
+    void vscode.window.showErrorMessage(`Analyze Agent Session: ${fileLabel(uri)}: ${uiText(message, { max: 300 })}`);
     return undefined;
   }
   const report = buildTraceReport(parsed, ctx.registry.analysisOptions, { book: ctx.registry.priceBook });
   await openInInspector(uri);
   if (report.problem) {
-    void vscode.window.showErrorMessage(`${basename(uri.path)}: ${report.problem}`);
+    // The problem can quote the file's keys: trace text, shown as plain text only.
+    void vscode.window.showErrorMessage(`Analyze Agent Session: ${fileLabel(uri)}: ${uiText(report.problem, { max: 300 })}`);
     return report;
   }
   const main = report.sessions.find((s) => s.role === 'main') ?? report.sessions[0];
@@ -108,9 +110,9 @@ async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined
   if (main) {
     // The whole trace's cost (sub-agents included) and the main session's TTL sentence: numbers and fixed words only, never trace text.
     const cost = report.cost ? `, cost ${costWords(report.cost.totalUsd, report.cost.unpricedCalls)}` : '';
-    const ttl = main.cacheTtl?.sentence ? ` ${main.cacheTtl.sentence}` : '';
+    const ttl = main.cacheTtl?.sentence ? ` ${uiText(main.cacheTtl.sentence, { max: 300 })}` : '';
     void vscode.window.showInformationMessage(
-      `${basename(uri.path)}: ${main.llmCalls} LLM calls, ${main.userTurns} user turns, cache hit rate ${formatPercent(main.cacheHitRate)}${cost}, ` +
+      `${fileLabel(uri)}: ${main.llmCalls} LLM calls, ${main.userTurns} user turns, cache hit rate ${formatPercent(main.cacheHitRate)}${cost}, ` +
         `${failed} failed tool calls, ${loops} retry loop${loops === 1 ? '' : 's'}, ${report.diagnostics.filter((d) => d.severity === 'error').length} errors.${ttl}`,
     );
   }
@@ -135,6 +137,28 @@ async function showInTimeline(ctx: CommandContext, uri: unknown, ref: unknown): 
   }
 }
 
+/**
+ * A file's name for a notification: the name is the trace author's choice too (a file
+ * can be named `[Repair](command:….jsonl`), so it is shown as plain text, clipped.
+ */
+function fileLabel(uri: vscode.Uri): string {
+  return uiText(basename(uri.path), { max: 120 });
+}
+
+/**
+ * Show Trace Source: the file as text. A trace deleted or renamed since it was opened
+ * has no source left; that is said instead of failing.
+ */
+async function showSource(target: vscode.Uri): Promise<void> {
+  try {
+    await vscode.workspace.fs.stat(target);
+  } catch {
+    void vscode.window.showErrorMessage(`Show Trace Source: ${fileLabel(target)} no longer exists (deleted or renamed), so there is no source to show.`);
+    return;
+  }
+  await vscode.commands.executeCommand('vscode.openWith', target, 'default');
+}
+
 /** Every command, by id. Factories take the shared context (rust-analyzer's createCommands pattern). */
 export function createCommands(ctx: CommandContext): Record<string, (...args: unknown[]) => unknown> {
   return {
@@ -145,7 +169,7 @@ export function createCommands(ctx: CommandContext): Record<string, (...args: un
     },
     'agentTrace.showSource': async (uri?: unknown) => {
       const target = uri instanceof vscode.Uri ? uri : activeTraceUri(ctx.provider);
-      if (target) await vscode.commands.executeCommand('vscode.openWith', target, 'default');
+      if (target) await showSource(target);
     },
     [SHOW_IN_TIMELINE]: (uri?: unknown, ref?: unknown) => showInTimeline(ctx, uri, ref),
     // (uri, { target, sessions }) skips the dialogs: for tests and other extensions.

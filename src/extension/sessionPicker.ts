@@ -2,14 +2,14 @@ import * as vscode from 'vscode';
 import { priceTrace } from '../core/cost/callCost';
 import type { PriceBook } from '../core/cost/costTypes';
 import { formatPercent } from '../core/report/formatNumbers';
+import { uiText } from '../core/text/safeText';
 import { parseTrace } from '../core/trace/parseTrace';
 import type { TraceFile } from '../core/trace/parseTrace';
-import { listCompanions } from '../node/traceFiles';
 import { maxFileBytes, sessionRoots } from './settings';
 import { baseName, costWords } from './traceAnalysis';
-import { yieldToEventLoop } from './traceLoader';
-import { createReadStream } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { tooLargeMessage, yieldToEventLoop } from './traceLoader';
+import { companionFiles, listCompanions, regularFileChunks } from '../node/traceFiles';
+import { basename, join } from 'node:path';
 import { assembleSession, listLocalSessions, sessionFile } from '../node/agentSessions';
 import type { LocalSession } from '../node/agentSessions';
 
@@ -47,14 +47,15 @@ export interface SessionStats {
 
 /** Reads one session log (the main file only: quick) and sums its main sessions. */
 export async function readSessionStats(session: LocalSession, prices: PriceBook): Promise<SessionStats | string> {
-  if (session.sizeBytes > maxFileBytes()) return 'too large to read (agentTrace.maxFileSizeMB)';
+  const max = maxFileBytes();
+  if (session.sizeBytes > max) return tooLargeMessage(basename(session.path), session.sizeBytes, max);
   const assembled = await assembleSession(session);
   const files: TraceFile[] = [];
   if (assembled !== null) files.push({ key: basename(session.path), bytes: new TextEncoder().encode(assembled) });
   else {
-    // Sub-agent logs beside it (`<session>/subagents/`, or 2.0.x sibling `agent-*.jsonl`) are read too: the cost includes them.
-    files.push({ key: basename(session.path), bytes: createReadStream(session.path, { highWaterMark: 256 * 1024 }) });
-    for (const rel of await listCompanions(session.path)) files.push({ key: rel, bytes: createReadStream(join(dirname(session.path), rel), { highWaterMark: 256 * 1024 }) });
+    // Sub-agent logs beside it (`<session>/subagents/`, or 2.0.x sibling `agent-*.jsonl`) are read too (the safe ones): the cost includes them.
+    const listing = await listCompanions(session.path);
+    files.push({ key: basename(session.path), bytes: regularFileChunks(session.path), notes: listing.refused }, ...companionFiles(listing));
   }
   const parsed = await parseTrace(files, { yieldControl: yieldToEventLoop });
   if (parsed.problem) return parsed.problem.message;
@@ -97,15 +98,18 @@ function itemFor(session: LocalSession): SessionItem {
 
 /** Fills a row's texts from what is known so far. */
 function describe(item: SessionItem, session: LocalSession, stats: SessionStats | string | null): void {
+  // The cwd, folder and file names come from the logs and the disk: plain text in the rows
+  // (quick picks render `$(icon)`), clipped; only the icons written here render.
   const project = typeof stats === 'object' && stats?.cwd ? stats.cwd : session.project;
-  item.label = project ? baseName(project) : basename(session.path);
-  item.description = `${session.agent} · ${localDate(session.mtimeMs)}${project ? ` · ${project}` : ''}`;
+  const file = uiText(basename(session.path), { max: 120 });
+  item.label = project ? uiText(baseName(project), { max: 80 }) : file;
+  item.description = `${session.agent} · ${localDate(session.mtimeMs)}${project ? ` · ${uiText(project, { max: 200 })}` : ''}`;
   if (stats === null) item.detail = '$(loading~spin) reading…';
-  else if (typeof stats === 'string') item.detail = `$(warning) ${stats}`;
+  else if (typeof stats === 'string') item.detail = `$(warning) ${uiText(stats, { max: 300 })}`;
   else {
     const calls = `${stats.calls} call${stats.calls === 1 ? '' : 's'}`;
     const failed = `${stats.failedToolCalls} failed tool call${stats.failedToolCalls === 1 ? '' : 's'}`;
-    item.detail = `${calls} · ${costWords(stats.costUsd, stats.unpricedCalls)} · cache hit ${formatPercent(stats.cacheHitRate)} · ${failed} · ${basename(session.path)}`;
+    item.detail = `${calls} · ${costWords(stats.costUsd, stats.unpricedCalls)} · cache hit ${formatPercent(stats.cacheHitRate)} · ${failed} · ${file}`;
   }
 }
 
@@ -151,7 +155,7 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir:
         stats = await readSessionStats(item.session!, prices);
       } catch (e) {
         stats = `could not read: ${e instanceof Error ? e.message : String(e)}`;
-        log.warn(`Reading ${item.session!.path}: ${stats}`);
+        log.warn(`Reading ${uiText(item.session!.path, { max: 2000 })}: ${uiText(stats, { max: 2000 })}`);
       }
       describe(item, item.session!, stats);
       // Re-assigning the rows redraws them; keep the row the user is on.
@@ -160,7 +164,7 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir:
       qp.activeItems = active;
     }
   })()
-    .catch((e: unknown) => log.error(`Listing agent sessions: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`))
+    .catch((e: unknown) => log.error(`Listing agent sessions: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`))
     .finally(() => {
       qp.busy = false;
     });

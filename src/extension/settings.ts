@@ -83,9 +83,25 @@ export function codeLensEnabled(): boolean {
   return vscode.workspace.getConfiguration('agentTrace').get<boolean>('codeLens.enabled', SETTING_DEFAULTS['codeLens.enabled']);
 }
 
-/** Largest trace the extension reads, in bytes (`agentTrace.maxFileSizeMB`). */
-export function maxFileBytes(): number {
-  return vscode.workspace.getConfiguration('agentTrace').get<number>('maxFileSizeMB', SETTING_DEFAULTS.maxFileSizeMB) * 2 ** 20;
+/** `agentTrace.maxFileSizeMB` when it is missing or unusable. */
+export const DEFAULT_MAX_FILE_MB = SETTING_DEFAULTS.maxFileSizeMB;
+/** Values already warned about, so a bad setting is logged once, not on every read. */
+const warnedSizes = new Set<string>();
+
+/**
+ * Largest trace the extension reads, in bytes (`agentTrace.maxFileSizeMB`). A value that
+ * is not a number above 0 ("abc" once turned the limit off; 0 refused every file) is
+ * ignored for the default, and said once in the output channel.
+ */
+export function maxFileBytes(log?: vscode.LogOutputChannel): number {
+  const value: unknown = vscode.workspace.getConfiguration('agentTrace').get('maxFileSizeMB', DEFAULT_MAX_FILE_MB);
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value * 2 ** 20;
+  const shown = JSON.stringify(value) ?? String(value);
+  if (log && !warnedSizes.has(shown)) {
+    warnedSizes.add(shown);
+    log.warn(`agentTrace.maxFileSizeMB is ${shown.slice(0, 80)}, not a number of MB above 0: using ${DEFAULT_MAX_FILE_MB} MB.`);
+  }
+  return DEFAULT_MAX_FILE_MB * 2 ** 20;
 }
 
 /** Expands a leading `~` to the home folder. */

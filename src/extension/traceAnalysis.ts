@@ -1,6 +1,7 @@
 import { analyzeSession } from '../core/analysis/sessionAnalysis';
 import type { AnalysisOptions, SessionAnalysis } from '../core/analysis/sessionAnalysis';
 import type { FailingToolCall, RetryLoop } from '../core/analysis/retryLoops';
+import { uiText } from '../core/text/safeText';
 import { priceTrace } from '../core/cost/callCost';
 import type { SessionCost, TraceCost } from '../core/cost/callCost';
 import type { PriceBook } from '../core/cost/costTypes';
@@ -26,6 +27,23 @@ export interface TraceAnalysis {
   sessions: AnalyzedSession[];
   /** The whole trace priced (sub-agents included); null without prices or for a file that is not a trace. */
   cost: TraceCost | null;
+  /** Set when the file was not read because it is over agentTrace.maxFileSizeMB: the message saying so. */
+  tooLarge?: string;
+}
+
+/** The analysis of a text document too large to read: nothing but the message that says so. */
+export function tooLargeAnalysis(uri: { path: string }, message: string): TraceAnalysis {
+  const name = baseName(uri.path);
+  return {
+    parsed: {
+      model: { format: null, files: [name], sessions: [], diagnostics: [], skippedRecords: {}, limitations: [] },
+      detection: { format: null, evidence: 'not read: over agentTrace.maxFileSizeMB', confidence: null },
+      problem: { kind: 'unreadable', message },
+    },
+    sessions: [],
+    cost: null,
+    tooLarge: message,
+  };
 }
 
 /** True when the file was read as a known format (not empty, binary or unknown). */
@@ -72,9 +90,14 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/**
+ * Trace text for a CodeLens title, hover or Problems message: one line (unless asked),
+ * clipped, with control and bidi characters escaped and `$(icon)` and Markdown links
+ * broken, so nothing from the trace renders as an icon or acts as a link. Only the
+ * words and icons written here around it may.
+ */
 function clip(text: string, max: number): string {
-  const one = text.replace(/\s+/g, ' ').trim();
-  return one.length <= max ? one : `${one.slice(0, max - 1).trimEnd()}…`;
+  return uiText(text.replace(/\s+/g, ' ').trim(), { max });
 }
 
 /** The last path segment of a file target or a folder; Windows and POSIX separators alike. */
@@ -85,7 +108,7 @@ export function baseName(path: string): string {
 
 /** A short target for titles: "on sync_raw_logs.py", "`git add && git commit`", or nothing for a tool-only target. */
 export function shortTarget(kind: RetryLoop['targetKind'], target: string): string {
-  if (kind === 'file') return ` on ${baseName(target)}`;
+  if (kind === 'file') return ` on ${clip(baseName(target), 80)}`;
   if (kind === 'command') return ` \`${clip(target, 40)}\``;
   return '';
 }
@@ -110,15 +133,15 @@ export function failureTitle(f: FailingToolCall, carryUsd: number | null = null)
   const error = clip(f.errorShort, 60);
   if (f.collateral) {
     const why = /^Sibling tool call errored/i.test(f.errorShort) ? 'cancelled because a sibling call failed' : 'rejected or interrupted by the user';
-    return `$(circle-slash) ${f.toolName}${target} not run: ${why} (collateral, not a retry)`;
+    return `$(circle-slash) ${clip(f.toolName, 60)}${target} not run: ${why} (collateral, not a retry)`;
   }
   const place = f.failureOrdinal > 1 || f.loopIndex !== null ? `${ordinal(f.failureOrdinal)} failed` : 'failed';
-  return `$(error) ${place} ${f.toolName}${target}: ${error}${carries(f, carryUsd)}`;
+  return `$(error) ${place} ${clip(f.toolName, 60)}${target}: ${error}${carries(f, carryUsd)}`;
 }
 
 /** The hover of a failed tool call's lens: the full target, the error and its loop. */
 export function failureTooltip(f: FailingToolCall, loop: RetryLoop | null, carryUsd: number | null = null): string {
-  const lines = [`${f.toolName} (call ${f.callIndex + 1}) on ${f.target}`, f.errorShort];
+  const lines = [`${clip(f.toolName, 100)} (call ${f.callIndex + 1}) on ${clip(f.target, 300)}`, clip(f.errorShort, 600)];
   if (loop) {
     const n = loop.attempts.findIndex((a) => a.toolId === f.toolId) + 1;
     lines.push(`Attempt ${n} of ${loop.attempts.length} in a retry loop of ${loop.tool}, which ${loopEnd(loop)}.`);
@@ -133,13 +156,13 @@ export function failureTooltip(f: FailingToolCall, loop: RetryLoop | null, carry
 /** The Problems message of a retry loop: "Retry loop: 4 failed Edit/Write on sync_raw_logs.py, gave up; ≈2.1k tokens carried forward". */
 export function loopMessage(loop: RetryLoop): string {
   const carried = loop.carryForwardTokens !== null ? `; ≈${approxTokens(loop.carryForwardTokens)} tokens carried forward` : '';
-  return `Retry loop: ${loop.attempts.length} failed ${loop.tool}${shortTarget(loop.targetKind, loop.target)}, ${loopEnd(loop)}${carried}`;
+  return `Retry loop: ${loop.attempts.length} failed ${clip(loop.tool, 100)}${shortTarget(loop.targetKind, loop.target)}, ${loopEnd(loop)}${carried}`;
 }
 
 /** The message of a later attempt, as related information of the loop's warning. */
 export function attemptMessage(loop: RetryLoop, index: number): string {
   const a = loop.attempts[index]!;
-  return `${ordinal(index + 1)} attempt: ${a.toolName} in call ${a.callIndex + 1}`;
+  return `${ordinal(index + 1)} attempt: ${clip(a.toolName, 100)} in call ${a.callIndex + 1}`;
 }
 
 /** The main sessions: the ones a user thinks of as "the session" (all of them when none is marked main). */

@@ -66,12 +66,13 @@ export async function redactJsonFile(inPath: string, outPath: string, redactor: 
 export async function redactTraceFiles(inPath: string, outPath: string, redactor: Redactor): Promise<string[]> {
   const written = [outPath];
   await redactJsonFile(inPath, outPath, redactor);
-  const companions = await listCompanions(inPath);
+  // Only the companions the reader would read (regular files inside the trace's folder).
+  const companions = (await listCompanions(inPath)).files;
   const outFolder = claudeSubagentFolder(basename(outPath));
   if (companions.length > 0 && outFolder === null) throw new Error(`${basename(outPath)}: the trace has sub-agent logs, so the copy must be a .jsonl file (they go to <name>/subagents/ beside it)`);
-  for (const rel of companions) {
-    const target = join(dirname(outPath), outFolder!, basename(rel));
-    await redactJsonFile(join(dirname(inPath), rel), target, redactor);
+  for (const c of companions) {
+    const target = join(dirname(outPath), outFolder!, basename(c.rel));
+    await redactJsonFile(c.path, target, redactor);
     written.push(target);
   }
   return written;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { launchBrowser, openWorkbench, quickOpen, runCommand, startCodeServer, webview } from '../support/vscodeE2e.mjs';
-import { createWorkspace, repoRoot } from '../support/workspace.mjs';
+import { createWorkspace, removeWorkspace, repoRoot } from '../support/workspace.mjs';
 
 // The packaged extension in a real VS Code (code-server 1.100) driven by Debian's Chromium:
 // install the .vsix, open traces the way a user does, read the numbers inside the webview,
@@ -81,7 +81,7 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
   after(async () => {
     await browser?.close();
     await cs?.stop();
-    if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
+    if (workspace) removeWorkspace(workspace);
   });
 
   it('opens the bundled sample in the inspector and shows its figures and chart', async () => {

@@ -360,6 +360,8 @@ export interface LoopRow {
   /** The call the row selects: the first attempt's. */
   firstCall: number;
   file: string;
+  /** The file's index in the trace, what `source/revealLine` sends (never a path). */
+  fileIndex: number;
   /** 0-based line of the first attempt's result, for `source/revealLine`. */
   line: number;
   /** "lines 61–74" (1-based, as editors show them). */
@@ -389,6 +391,7 @@ export function loopRows(loops: readonly LoopView[]): LoopRow[] {
       firstError: l.firstError,
       firstCall: l.attemptCalls[0] ?? l.firstCall,
       file: l.file,
+      fileIndex: l.fileIndex,
       line: l.firstLine,
       lines: l.firstLine === l.lastLine ? `line ${l.firstLine + 1}` : `lines ${l.firstLine + 1}–${l.lastLine + 1}`,
       display: {

@@ -4,6 +4,7 @@ import annotationPlugin from 'chartjs-plugin-annotation';
 import type { AnnotationOptions } from 'chartjs-plugin-annotation';
 import zoomPlugin from 'chartjs-plugin-zoom';
 import type { CallRow } from '../../src/core/view/traceView';
+import { displayText } from '../../src/core/text/safeText';
 import { formatCompact, formatUsd } from '../../src/core/report/formatNumbers';
 import { analysisTooltipLines } from '../analysis/analysisModel';
 import type { LoopBand } from '../analysis/analysisModel';
@@ -252,13 +253,14 @@ export class TimelineChart {
             filter: (_item: TooltipItem<TimelineChartType>, index: number) => index === 0,
             ...tooltipStyle(p),
             callbacks: {
+              // Canvas text follows bidi controls too: trace strings are shown with them escaped.
               title: (items) => {
                 const call = this.calls[items[0]?.dataIndex ?? -1];
-                return call ? tooltipTitle(call) : '';
+                return call ? displayText(tooltipTitle(call)) : '';
               },
               label: (item) => {
                 const call = this.calls[item.dataIndex];
-                return call ? [...tooltipLines(call), ...analysisTooltipLines(call, m.loops)] : '';
+                return call ? [...tooltipLines(call), ...analysisTooltipLines(call, m.loops)].map((line) => displayText(line)) : '';
               },
             },
           },

@@ -1,6 +1,7 @@
 import { compareToRange, PUBLISHED_RANGES } from '../analysis/fingerprint';
 import type { PublishedRange } from '../analysis/fingerprint';
 import type { ReportCacheTtl, ReportCost, ReportIdealCache, ReportSession, TraceReport } from './traceReport';
+import { clipText } from '../text/safeText';
 import { OTHER_INPUT_KINDS } from '../trace/model';
 import type { OtherInputs } from '../trace/model';
 import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio, formatSignedPercent, formatTtl, formatUsd } from './formatNumbers';
@@ -20,6 +21,10 @@ function range(value: number | null, r: PublishedRange, format: (v: number) => s
   return position === null ? '' : `   [${position} published ${format(r.low)}–${format(r.high)}]`;
 }
 
+/** Names and ids from the trace, cut for a line of text (the JSON output keeps them whole). */
+const short = (text: string): string => clipText(text.replace(/\s+/g, ' '), NAME_MAX);
+const NAME_MAX = 160;
+
 const pct = (v: number): string => `${(v * 100).toFixed(1)}%`;
 const times = (v: number): string => `${v}×`;
 
@@ -27,8 +32,8 @@ function sessionLines(s: ReportSession): string[] {
   const out: string[] = [];
   const label = s.role === 'main' ? 'session' : s.role === 'compaction' ? 'compaction agent' : 'sub-agent';
   out.push('');
-  out.push(`${label} ${s.id}${s.parentId ? ` (parent ${s.parentId})` : ''}`);
-  out.push(`  agent ${s.agent ?? 'unknown'}, model ${s.model ?? 'unknown'}`);
+  out.push(`${label} ${short(s.id)}${s.parentId ? ` (parent ${short(s.parentId)})` : ''}`);
+  out.push(`  agent ${short(s.agent ?? 'unknown')}, model ${short(s.model ?? 'unknown')}`);
   out.push(`  LLM calls ${s.llmCalls}, user turns ${s.userTurns}`);
   const other = otherInputsText(s);
   if (other) out.push(`  user-role records not typed by the user: ${other}`);
@@ -133,7 +138,7 @@ function toolLines(s: ReportSession): string[] {
   if (tc.total === 0) return ['  tool calls 0'];
   const out = [`  tool calls ${tc.total}, failed ${tc.failed} (${formatPercent(tc.failed / tc.total)}); tool time ${formatDuration(tc.toolTimeMs)}, LLM time ${formatDuration(tc.llmTimeMs)}`];
   for (const [name, t] of Object.entries(tc.byTool)) {
-    out.push(`    ${name.padEnd(14)} ${String(t.total).padStart(5)} calls  ${String(t.failed).padStart(4)} failed  median ${formatDuration(t.latencyMsMedian)}, p90 ${formatDuration(t.latencyMsP90)}`);
+    out.push(`    ${short(name).padEnd(14)} ${String(t.total).padStart(5)} calls  ${String(t.failed).padStart(4)} failed  median ${formatDuration(t.latencyMsMedian)}, p90 ${formatDuration(t.latencyMsP90)}`);
   }
   const q = s.intentByQuartile.map((x, i) => `Q${i + 1} ${x.explore}/${x.execute}`).join(', ');
   out.push(`  explore/execute tool calls by quarter of the session: ${q}`);
@@ -162,7 +167,7 @@ function loopLines(s: ReportSession): string[] {
   for (const l of s.retryLoops) {
     const where = `${l.file}:${l.firstLine}${l.lastLine !== l.firstLine ? `–${l.lastLine}` : ''}`;
     out.push(
-      `    ${l.tool} on ${l.target}: ${l.attempts} attempts over ${l.callsSpanned} calls, ${l.escaped ? 'escaped' : 'gave up'} (${where}); ` +
+      `    ${short(l.tool)} on ${short(l.target)}: ${l.attempts} attempts over ${l.callsSpanned} calls, ${l.escaped ? 'escaped' : 'gave up'} (${where}); ` +
         `wasted ≈${formatCompact(l.wastedTokens)} tokens${l.wastedUsd === null ? '' : ` (${formatUsd(l.wastedUsd)})`}, carried forward ≈${formatCompact(l.carryForwardTokens)}${l.carriedForwardUsd === null ? '' : ` (${formatUsd(l.carriedForwardUsd)})`}`,
     );
     if (l.firstError) out.push(`      first error: ${l.firstError.split('\n')[0]!.slice(0, 120)}`);

@@ -2,7 +2,7 @@ import { mean, ratio, sum } from '../analysis/stats';
 import type { CallRecord, Engine, EngineOutcome, FleetOutcome } from './engines/engineTypes';
 import type { RouterName } from './fleet/routers';
 import type { EngineParams } from './params';
-import { ParamError, validateParams } from './params';
+import { ParamError, validateParams, validateReplicas } from './params';
 import { DEFAULT_REPLICAS, planWorkload } from './simRequests';
 import type { ReplicaOptions, SimPlan } from './simRequests';
 import type { Workload } from './workload';
@@ -99,6 +99,8 @@ export interface ScenarioOptions {
   replicas?: ReplicaOptions;
   /** Which session's calls to report, by workload session id; default the first. */
   session?: string;
+  /** Told now and then how many calls of the run have ended (long runs show progress). */
+  progress?: (endedCalls: number, totalCalls: number) => void;
 }
 
 /** Checks what only the workload and parameters together can show (a call longer than the model allows). */
@@ -133,9 +135,10 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
   const p = options.params;
   validateScenario(workload, p);
   const replicas = options.replicas ?? DEFAULT_REPLICAS;
+  if (workload.kind === 'sessions') validateReplicas(replicas);
   const tokenLevel = p.policy === 'sglang-lru';
   const plan = planWorkload(workload, p.blockSizeTokens, replicas, tokenLevel);
-  const outcome = engine(plan, p);
+  const outcome = engine(plan, p, options.progress ? { progress: options.progress } : {});
   const done = outcome.records.filter((r) => !r.rejected);
   const prompt = sum(done.map((r) => r.promptTokens));
   const completion = completions(plan, outcome);

@@ -1,7 +1,7 @@
 import type { Engine } from './engines/engineTypes';
 import { DEFAULT_ROUTER, MAX_GPUS } from './fleet/routers';
 import type { RouterName } from './fleet/routers';
-import { ParamError } from './params';
+import { describeBound, PARAM_BOUNDS, ParamError, REPLICA_BOUNDS, shownValue, withinBound } from './params';
 import { runScenario } from './scenario';
 import type { ScenarioOptions, ScenarioResult } from './scenario';
 import { DEFAULT_REPLICAS } from './simRequests';
@@ -92,6 +92,9 @@ export function peakSessionTokens(workload: Workload): number {
  * the cliff; for a capacity sweep, how many peak working sets fit in the capacity
  * just above it (the analytic first guess of docs/design/simulator.md §5).
  */
+/** Points a sweep runs at most: a doubling range covers 1 to 2^63 in 64. */
+export const MAX_SWEEP_POINTS = 64;
+
 export function runSweep(engine: Engine, workload: Workload, base: ScenarioOptions, axis: SweepAxis, values: readonly number[], cliffOptions: CliffOptions = DEFAULT_CLIFF, onPoint?: (done: number, total: number) => void): SweepResult {
   const scenarios = sweepScenarios(base, axis, values);
   const alone = new Map<string, Array<number | null>>();
@@ -112,9 +115,14 @@ export function runSweep(engine: Engine, workload: Workload, base: ScenarioOptio
  */
 export function sweepScenarios(base: ScenarioOptions, axis: SweepAxis, values: readonly number[]): Array<{ value: number; options: ScenarioOptions }> {
   if (values.length === 0) throw new ParamError('the sweep needs at least one value');
+  if (values.length > MAX_SWEEP_POINTS) throw new ParamError(`a sweep runs at most ${MAX_SWEEP_POINTS} points, got ${values.length}`);
   for (const v of values) {
-    if (!(Number.isFinite(v) && v > 0) || (axis !== 'capacity' && !Number.isInteger(v))) throw new ParamError(`sweep ${axis} values must be ${axis !== 'capacity' ? 'whole numbers' : 'numbers'} > 0, got ${JSON.stringify(v)}`);
+    if (!(Number.isFinite(v) && v > 0) || (axis !== 'capacity' && !Number.isInteger(v))) throw new ParamError(`sweep ${axis} values must be ${axis !== 'capacity' ? 'whole numbers' : 'numbers'} > 0, got ${shownValue(v)}`);
     if (axis === 'gpus' && v > MAX_GPUS) throw new ParamError(`sweep gpus values must be at most ${MAX_GPUS}, got ${v}`);
+    if (axis !== 'gpus') {
+      const bound = axis === 'replicas' ? REPLICA_BOUNDS.replicas : PARAM_BOUNDS.capacityTokens;
+      if (!withinBound(v, bound)) throw new ParamError(`sweep ${axis} values must be ${describeBound(bound)}, got ${shownValue(v)}`);
+    }
   }
   // Replicas rise, capacities and GPU counts fall: the cliff is the first point in that order.
   const ordered = [...new Set(values)].sort((a, b) => (axis === 'replicas' ? a - b : b - a));

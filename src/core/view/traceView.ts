@@ -128,6 +128,8 @@ export interface LoopView {
   wastedUsd: number | null;
   carriedForwardUsd: number | null;
   file: string;
+  /** Index of `file` in the trace's files: what the page sends back to reveal a line (never a path). */
+  fileIndex: number;
   firstLine: number;
   lastLine: number;
   /** 0-based lines of every attempt's result, in order. */
@@ -150,6 +152,8 @@ export interface AnalysisView {
 /** A diagnostic with its file named. */
 export interface DiagnosticView {
   file: string;
+  /** Index of `file` in the trace's files (see LoopView.fileIndex). */
+  fileIndex: number;
   /** 0-based; -1 for the file as a whole. */
   line: number;
   severity: Diagnostic['severity'];
@@ -279,6 +283,7 @@ function loopView(model: TraceModel, loop: RetryLoop, dollars: { wastedUsd: numb
     carryForwardTokens: loop.carryForwardTokens,
     ...dollars,
     file: model.files[first.file] ?? '',
+    fileIndex: first.file,
     firstLine: first.line,
     lastLine: last.line,
     attemptLines: loop.attempts.map((a) => a.source.line),
@@ -373,7 +378,7 @@ export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChos
         cost: cost ? sessionCostView(s, cost) : null,
       };
     }),
-    diagnostics: [...model.diagnostics, ...(priced?.diagnostics ?? [])].map((d) => ({ file: model.files[d.file] ?? '', line: d.line, severity: d.severity, message: d.message })),
+    diagnostics: [...model.diagnostics, ...(priced?.diagnostics ?? [])].map((d) => ({ file: model.files[d.file] ?? '', fileIndex: d.file, line: d.line, severity: d.severity, message: d.message })),
     skippedRecords: model.skippedRecords,
   };
 }

@@ -175,8 +175,8 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
     // A point the engine refuses (capacity below one block) is reported from its thread as it is in-process.
     const refused = ['--workload', GROWING, '--sweep', 'capacity=8,4096', '--threads', '2'];
     fails(1, /^agent-trace: capacityTokens must be at least one block \(16 tokens\), got 8$/m, ...refused);
-    fails(2, /--threads needs a whole number ≥ 1, not "0"/, '--workload', GROWING, '--sweep', 'replicas=1..8', '--threads', '0');
-    fails(2, /--threads needs a whole number ≥ 1, not "1\.5"/, '--workload', GROWING, '--sweep', 'replicas=1..8', '--threads', '1.5');
+    fails(2, /--threads needs a whole number from 1 to 256, not "0"/, '--workload', GROWING, '--sweep', 'replicas=1..8', '--threads', '0');
+    fails(2, /--threads needs a whole number from 1 to 256, not "1\.5"/, '--workload', GROWING, '--sweep', 'replicas=1..8', '--threads', '1.5');
     fails(2, /--threads needs --sweep/, '--workload', GROWING, '--threads', '2');
   });
 
@@ -292,5 +292,30 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
     fails(1, /sessions\[0\]\.calls\[0\] has 106595 tokens \(prompt \+ output\), longer than maxModelLenTokens 100000/, SAMPLE, '--max-model-len', '100000');
     fails(1, /no session "nope" in .*; sessions: ae4a77f8-aedd-4bc1-888f-c94edc91af04 \(main, 48 calls\)/, SAMPLE, '--session', 'nope');
     fails(1, /no such file/, join(fixtures, 'no-such-file.jsonl'));
+  });
+
+  it('every parameter is bounded and named: the inputs that hung, ran out of memory or printed Infinity are refused at once', () => {
+    fails(1, /^agent-trace: prefillUsPerToken must be a number from 0 to 1,000,000, got 1e\+308\n$/, SAMPLE, '--prefill-us-per-token', '1e308');
+    fails(2, /^agent-trace: --sweep replicas values must each be a whole number from 1 to 100,000, not "1e15"/, SAMPLE, '--sweep', 'replicas=1..1e15');
+    fails(2, /^agent-trace: --tool-wait-scale must be a number from 0 to 1000, not "1e308"/, SAMPLE, '--tool-wait-scale', '1e308');
+    fails(2, /^agent-trace: --capacity-tokens needs a number, not "1e400" \(too large to compute with\)/, SAMPLE, '--capacity-tokens', '1e400');
+    fails(2, /^agent-trace: --replicas must be a whole number from 1 to 100,000, not "100001"/, SAMPLE, '--replicas', '100001');
+    fails(1, /^agent-trace: capacityTokens must be a number from 1 to 268,435,456, got 1000000000000000\n$/, SAMPLE, '--capacity-tokens', '1e15');
+    fails(1, /^agent-trace: stepFixedMs must be a number from 0 to 1,000,000, got 10000000\n$/, SAMPLE, '--step-fixed-ms', '1e7');
+    fails(1, /^agent-trace: maxNumSeqs must be a whole number from 1 to 1,000,000, got 1e\+300\n$/, SAMPLE, '--max-num-seqs', '1e300');
+    fails(1, /^agent-trace: ttlPin.ttlS must be a number from 0 to 10,000,000, got 1e\+100\n$/, SAMPLE, '--policy', 'ttl-pin', '--ttl-s', '1e100');
+    fails(2, /^agent-trace: --sweep lists at most 64 values/, SAMPLE, '--sweep', `replicas=${Array.from({ length: 65 }, (_, i) => i + 1).join(',')}`);
+    fails(2, /^agent-trace: --stagger-s must be a number from 0 to 10,000,000, not "1e9"/, SAMPLE, '--stagger-s', '1e9');
+    fails(2, /--gpu-memory-gib needs a number > 0 and at most 100,000/, SAMPLE, '--gpu-memory-gib', '1e9', '--model', 'qwen3-32b');
+  });
+
+  it('--progress reports how far a run has got, on stderr, and leaves the results alone', () => {
+    const args = ['--workload', GROWING, '--capacity-tokens', '2048', '--replicas', '200', ...HAND_COSTS];
+    const quiet = run(...args, '--json');
+    const loud = run(...args, '--json', '--progress');
+    assert.equal(loud.code, 0, loud.stderr);
+    assert.equal(loud.stdout, quiet.stdout);
+    assert.match(loud.stderr, /^simulating: [\d,]+ of [\d,]+ calls done \(\d+%\)$/m);
+    assert.equal(quiet.stderr, '', 'not a terminal and no --progress: no progress lines');
   });
 });

@@ -80,11 +80,17 @@ export interface StepLogEntry {
   lookups: Array<[number, number]>;
 }
 
-/** Test hooks: check the pool's invariants after every step and throw on the first broken one; log every step (reference engine). */
+/** Hooks into a run: invariant checks and a log of every step (tests, the reference engine) and progress (long runs). */
 export interface EngineDebug {
+  /** Check the pool's invariants after every step and throw on the first broken one. */
   selfCheck?: boolean;
   onStepLog?: (entry: StepLogEntry) => void;
+  /** Called every PROGRESS_STEPS steps with the calls that ended so far and all calls. */
+  progress?: (endedCalls: number, totalCalls: number) => void;
 }
+
+/** How often (in engine steps) a run reports its progress. */
+export const PROGRESS_STEPS = 64;
 
 /** An engine: deterministic, the same plan and parameters give the same outcome. */
 export type Engine = (plan: SimPlan, params: EngineParams, debug?: EngineDebug) => EngineOutcome;
@@ -99,6 +105,8 @@ export interface ArrivalSource {
   readonly records: CallRecord[];
   readonly sessionEndS: Array<number | null>;
   readonly rejectedRequests: number;
+  /** Calls that ended (finished or rejected) so far, over the whole run (a fleet: every GPU). */
+  readonly ended: number;
   /** An adaptive admission cap runs (adaptCap is called every loop). */
   readonly adaptive: boolean;
   /** Hands every request due by `now` to `queue`, in arrival order. */

@@ -1,3 +1,4 @@
+import { PROGRESS_STEPS } from './engineTypes';
 import type { ArrivalSource, CallRecord, EngineDebug, EngineOutcome, EngineRun, EngineTotals } from './engineTypes';
 import { ExtentCache } from '../caches/extentCache';
 import type { Extent, HitPiece } from '../caches/extentCache';
@@ -107,6 +108,7 @@ class FastRun implements EngineRun {
       return true;
     }
     this.step();
+    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.plan.requests.length);
     if (this.debug.selfCheck) {
       const broken = this.cache.brokenInvariant(this.tables);
       if (broken) throw new Error(`fast engine invariant broken at step ${this.clock.steps}: ${broken}`);

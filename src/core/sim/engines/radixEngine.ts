@@ -1,3 +1,4 @@
+import { PROGRESS_STEPS } from './engineTypes';
 import type { ArrivalSource, CallRecord, EngineOutcome, EngineRun, EngineTotals } from './engineTypes';
 import type { EngineParams } from '../params';
 import { isDecoding, StepClock, stepCostsNs } from './policySupport';
@@ -56,6 +57,8 @@ export interface RadixDebug {
   onStep?: (s: RadixStepState) => void;
   /** Recount the tree and every running request's private tokens after each step, and check used ≤ capacity. */
   selfCheck?: boolean;
+  /** Progress of a long run (see EngineDebug). */
+  progress?: (endedCalls: number, totalCalls: number) => void;
 }
 
 /**
@@ -134,6 +137,7 @@ class RadixRun implements EngineRun {
       return true;
     }
     this.step();
+    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.plan.requests.length);
     return true;
   }
 

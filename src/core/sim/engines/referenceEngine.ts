@@ -1,3 +1,4 @@
+import { PROGRESS_STEPS } from './engineTypes';
 import type { ArrivalSource, CallRecord, EngineDebug, EngineOutcome, EngineRun, EngineTotals, StepLogEntry } from './engineTypes';
 import type { EngineParams } from '../params';
 import { isDecoding, pinTtlBySession, StepClock, stepCostsNs, toNs } from './policySupport';
@@ -111,6 +112,7 @@ class ReferenceRun implements EngineRun {
       return true;
     }
     this.step();
+    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.plan.requests.length);
     if (this.debug.selfCheck) this.checkPool();
     return true;
   }

@@ -18,6 +18,8 @@ export class SessionReplay implements ArrivalSource {
   readonly records: CallRecord[];
   readonly sessionEndS: Array<number | null>;
   rejectedRequests = 0;
+  /** Calls that ended (finished or rejected) so far: the progress of a long run. */
+  ended = 0;
   /** Sessions allowed to be active at once: the admission cap, else unlimited. */
   private cap: number;
   private readonly future = new ArrivalHeap();
@@ -99,6 +101,7 @@ export class SessionReplay implements ArrivalSource {
 
   /** A call ended (finished or rejected) at `now`: its session's next call arrives after the tool wait, or the session ends. */
   callEnded(r: number, now: number): void {
+    this.ended += 1;
     const req = this.plan.requests[r]!;
     if (req.session < 0) return;
     const session = this.plan.sessions[req.session]!;

@@ -75,6 +75,10 @@ class GpuFeed implements ArrivalSource {
     return Math.min(this.future.peekTime() ?? Infinity, this.horizonNs);
   }
 
+  get ended(): number {
+    return this.fleet.ended;
+  }
+
   callEnded(r: number, now: number): void {
     this.fleet.callEnded(r, now);
   }
@@ -99,6 +103,8 @@ class FleetRun implements FleetView {
   private readonly router: Router;
   private readonly fixedNs: number;
   private rejected = 0;
+  /** Calls that ended (finished or rejected) on any GPU: the progress of a long run. */
+  ended = 0;
   private readonly routed: number[];
 
   constructor(
@@ -144,6 +150,7 @@ class FleetRun implements FleetView {
   }
 
   callEnded(r: number, now: number): void {
+    this.ended += 1;
     const req = this.plan.requests[r]!;
     if (req.session < 0) return;
     const session = this.plan.sessions[req.session]!;

@@ -1,4 +1,4 @@
-import { clip, count, isObject, nonNegative, num, obj, str } from '../json';
+import { clip, count, emptyRecord, isObject, nonNegative, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, Session, SourceRef } from '../model';
@@ -51,7 +51,7 @@ interface PendingCall {
 export class AiperfReader implements RecordReader {
   private readonly sessions = new Map<string, PendingCall[]>();
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
   private failures = 0;
   private firstFailure: { source: SourceRef; text: string } | null = null;
 

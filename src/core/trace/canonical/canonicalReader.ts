@@ -1,4 +1,4 @@
-import { arr, clip, count, num, obj, str } from '../json';
+import { arr, clip, count, emptyRecord, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, noOtherInputs, OTHER_INPUT_KINDS, unknownTokens } from '../model';
 import type { BlockHashes, CallTokens, Diagnostic, LlmCall, OtherInputs, ReportedTotals, ServerTiming, Session, SourceRef, ToolCall } from '../model';
@@ -23,7 +23,7 @@ interface SessionState {
 export class CanonicalReader implements RecordReader {
   private readonly sessions = new Map<string, SessionState>();
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
   private sawHeader = false;
 
   record({ value, source }: TraceRecord): void {

@@ -1,4 +1,4 @@
-import { arr, clip, count, isObject, isoMs, obj, parseArguments, str } from '../json';
+import { arr, clip, count, emptyRecord, isObject, isoMs, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
@@ -76,7 +76,7 @@ interface PendingTurn extends UserTurn {
  */
 export class CodexReader implements RecordReader {
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
   private sessionId: string | null = null;
   private parentId: string | null = null;
   private agentVersion: string | null = null;

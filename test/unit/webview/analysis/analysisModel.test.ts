@@ -57,6 +57,7 @@ function loop(over: Partial<LoopView> = {}): LoopView {
     wastedUsd: null,
     carriedForwardUsd: null,
     file: 't.jsonl',
+    fileIndex: 0,
     firstLine: 10,
     lastLine: 30,
     attemptLines: [10, 20, 30],
