@@ -95,7 +95,7 @@ suite('Hostile traces in the real extension host', () => {
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
     const titles = lenses.map((l) => l.command?.title ?? '');
-    // Every call's model is the poisoned `claude-<img…>…`, which no price list knows: all 41 unpriced (issue 13's cost in the lens).
+    // The payload log's model is a payload too, so no price is known for any of its 41 calls.
     assert.ok(titles.some((t) => /^\$\(pulse\) Agent Trace · 41 calls · cost unknown \(41 calls unpriced\) · cache hit 85\.5% · 13 failed tool calls · 1 retry loop$/.test(t)), titles.join(' | '));
     const failed = titles.filter((t) => t.startsWith('$(error)'));
     assert.equal(failed.length, 13);
