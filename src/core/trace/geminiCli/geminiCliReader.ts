@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
+import { arr, mostlyOfKind, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
@@ -18,7 +18,7 @@ const CANCELLED = 'cancelled';
 export function isGeminiChat(v: unknown): v is JsonObject {
   if (!isObject(v) || typeof v['sessionId'] !== 'string' || typeof v['projectHash'] !== 'string') return false;
   const messages = arr(v['messages']);
-  return messages !== null && messages.slice(0, 5).every(isGeminiMessage);
+  return messages !== null && mostlyOfKind(messages, isGeminiMessage);
 }
 
 /** One recorded message: an id, a time and a known type. */
@@ -180,7 +180,12 @@ export function readGeminiDocument(doc: JsonDocument): ReaderResult {
   const diagnostics: Diagnostic[] = [];
   const skipped: Record<string, number> = emptyRecord();
   const v = doc.value as JsonObject;
-  const messages = (arr(v['messages']) ?? []).flatMap((m, i): Collected[] => (isGeminiMessage(m) ? [{ message: m, source: doc.locate(['messages', i] as JsonPath) }] : []));
+  const messages = (arr(v['messages']) ?? []).flatMap((m, i): Collected[] => {
+    const source = doc.locate(['messages', i] as JsonPath);
+    if (isGeminiMessage(m)) return [{ message: m, source }];
+    diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `messages[${i}] is not a Gemini CLI message (an object with an id, a timestamp and a known type); skipped.` });
+    return [];
+  });
   return { sessions: [buildSession(v, dedupe(messages), diagnostics, skipped)], diagnostics, skippedRecords: skipped };
 }
 
