@@ -275,6 +275,13 @@ export function whatIfParams(raw: unknown): EngineParams {
       else if (typeof d === 'string' && typeof value === 'string') p[key] = value;
       else if (typeof d === 'object' && (value === null || (typeof value === 'object' && !Array.isArray(value)))) p[key] = value;
     }
+    // The fleet is not among the defaults (one GPU has none): taken as its two fields, checked by validateParams.
+    const fleet = (raw as Record<string, unknown>)['fleet'];
+    if (typeof fleet === 'object' && fleet !== null && !Array.isArray(fleet)) {
+      const { gpus, router } = fleet as Record<string, unknown>;
+      if (typeof gpus !== 'number' || typeof router !== 'string') throw new ParamError('fleet must be { gpus: a number, router: a name }');
+      p['fleet'] = { gpus, router };
+    }
   }
   const params = p as unknown as EngineParams;
   if (!(POLICY_NAMES as readonly string[]).includes(params.policy)) throw new ParamError(`policy must be one of ${POLICY_NAMES.join(', ')}, got ${JSON.stringify(String(params.policy).slice(0, 40))}`);

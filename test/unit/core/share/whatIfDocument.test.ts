@@ -104,3 +104,17 @@ describe('what-if documents from the page or a file are hostile: bounds, indexes
     assert.throws(() => whatIfParams({ prefillUsPerToken: 1e300 }), (e: unknown) => e instanceof ParamError && /^prefillUsPerToken must be/.test(e.message));
   });
 });
+
+describe('whatIfParams keeps the fleet a what-if ran on (Compare predicts on the same GPUs)', () => {
+  it('the fleet of a fleet export, checked; without one, one GPU', () => {
+    const raw = documentOf(4);
+    const params = whatIfParams((raw['input'] as { params: unknown }).params);
+    assert.deepEqual(params.fleet, { gpus: 4, router: 'session-affinity' });
+    // The same scenario on the params read back equals the one the document carries.
+    const replicas = { replicas: 8, staggerS: 0.05, staggerMode: 'fixed' as const, seed: 1, toolWaitScale: 1 };
+    assert.deepEqual(JSON.parse(JSON.stringify(runScenario(FAST, workload, { params, replicas }))), raw['scenario']);
+    assert.equal(whatIfParams({ capacityTokens: 2048 }).fleet, undefined);
+    assert.throws(() => whatIfParams({ fleet: { gpus: 4, router: 'nearest' } }), (e: unknown) => e instanceof ParamError && /fleet\.router/.test(e.message));
+    assert.throws(() => whatIfParams({ fleet: { gpus: '4', router: 'kv-aware' } }), (e: unknown) => e instanceof ParamError && /^fleet must be/.test(e.message));
+  });
+});
