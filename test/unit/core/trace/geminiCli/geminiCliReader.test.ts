@@ -46,7 +46,8 @@ describe('Gemini CLI reader on a chat session file', async () => {
 // the later copy counts); Σinput (input + tool) 1000 + 1100 + 1200 + 1300 + 1250 = 5,850;
 // Σcached 0 + 800 + 1000 + 1100 + 1000 = 3,900; Σoutput (output + thoughts) 50 + 15 + 50 + 300 + 25 = 440;
 // 2 tool calls, read_file failed. The rewind to u-prompt-2 drops u-prompt-2 and g-4 (2 messages)
-// after the 4th call.
+// after the 4th call. test/reference/gemini_chat.py, which replays the file with Gemini CLI's own
+// rules, prints the same figures.
 const HISTORY_SYNC = join(fixtures, 'gemini-cli/hand-built-history-sync-rewind.jsonl');
 
 describe('Gemini CLI reader on a JSON Lines chat with history sync and a rewind (hand-built)', async () => {
