@@ -139,7 +139,7 @@ function buildSession(header: JsonObject, messages: readonly Collected[], diagno
       const removed = inConversation.splice(at === -1 ? 0 : at);
       for (const gone of removed) positionOf.delete(gone);
       const dropped = removed.length;
-      compactions.push({ beforeCall: calls.length, trigger: 'manual', preTokens: null, timeMs: lastInputMs, source });
+      compactions.push({ beforeCall: calls.length, trigger: 'manual', preTokens: null, timeMs: lastInputMs, source, rewind: true });
       diagnostics.push({
         file: source.file,
         line: source.line,

@@ -77,7 +77,7 @@ describe('Gemini CLI reader on a JSON Lines chat with history sync and a rewind 
   });
 
   it('marks the rewind as a manual cut of the context before the next call, and says what left', () => {
-    assert.deepEqual(s.compactions.map((c) => [c.beforeCall, c.trigger]), [[4, 'manual']]);
+    assert.deepEqual(s.compactions.map((c) => [c.beforeCall, c.trigger, c.rewind]), [[4, 'manual', true]]);
     const note = parsed.model.diagnostics.find((d) => /rewound/.test(d.message));
     assert.ok(note, 'a diagnostic names the rewind');
     assert.match(note.message, /2 message\(s\) left the conversation/);
