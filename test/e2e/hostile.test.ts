@@ -109,7 +109,7 @@ describe('Hostile traces in real VS Code: no link runs a command, no message ope
   it('the payload log as text: CodeLens shows the trace\'s $(icons) and links as text; clicking every lens and every Problems entry runs nothing hostile', async () => {
     await quickOpen(page, 'payloads.jsonl');
     await page.locator('.tabs-container .tab.active', { hasText: 'payloads.jsonl' }).waitFor();
-    const top = page.locator('.monaco-editor .codelens-decoration', { hasText: 'Agent Trace · 41 calls · cache hit 85.5% · 13 failed tool calls · 1 retry loop' });
+    const top = page.locator('.monaco-editor .codelens-decoration', { hasText: 'Agent Trace · 41 calls · cost unknown (41 calls unpriced) · cache hit 85.5% · 13 failed tool calls · 1 retry loop' });
     await top.waitFor({ timeout: 30_000 });
     // Go to the first failing Bash call (line 11 of the log, 12 with the added prompt): its lens names the poisoned tool.
     await page.keyboard.press('Control+G');
