@@ -113,6 +113,23 @@ describe('hostile lines and elements in the logs of the newer readers: the rest 
   it('OpenCode export', { skip: opencode === null && LOCAL_ONLY }, async () => {
     await checkDocument('session.json', opencode!, 'messages', /^\d+: messages\[2\] is not an OpenCode message .*; skipped\.$/);
   });
+
+  it('OpenCode export: a message with a role it does not know is said with its line, the rest read as clean', { skip: opencode === null && LOCAL_ONLY }, async () => {
+    const clean = await parse('session.json', readFileSync(opencode!));
+    const doc = JSON.parse(readFileSync(opencode!, 'utf8')) as { messages: Array<{ info: Record<string, unknown> }> };
+    const copy = JSON.parse(JSON.stringify(doc.messages[1])) as { info: Record<string, unknown> };
+    copy.info['role'] = 'tool\u202e[x](command:workbench.action.terminal.new)';
+    doc.messages.splice(1, 0, copy);
+    const text = JSON.stringify(doc, null, 2);
+    const hostile = await parse('session.json', text);
+    assert.deepEqual(figures(hostile), figures(clean));
+    // Said on the line where that message starts: the last "    {" (an element of messages) before its role.
+    const rows = text.split('\n');
+    let line = lineOf(text, '"role": "tool');
+    while (rows[line - 1] !== '    {') line -= 1;
+    const s = said(hostile);
+    assert.ok(s.some((m) => m.startsWith(`${line}: A message with role "tool`) && m.endsWith('is neither a user nor an assistant message; skipped.')), s.join('\n'));
+  });
 });
 
 describe('AIPerf metrics are {value, unit}: a count that is not a count is said with its line and read as unknown', () => {

@@ -134,7 +134,11 @@ export function buildOpenCodeSession(info: JsonObject, messages: ReadonlyArray<{
       lastInputMs = created;
       continue;
     }
-    if (m['role'] !== 'assistant') continue;
+    if (m['role'] !== 'assistant') {
+      // Neither typed nor answered: said, so a message the reader does not know is never lost without a word.
+      diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `A message with role ${JSON.stringify(String(m['role']).slice(0, 40))} is neither a user nor an assistant message; skipped.` });
+      continue;
+    }
     const model = str(m['modelID']) ?? str(obj(m['model'])?.['modelID']) ?? null;
     const error = obj(m['error']);
     if (error && str(error['name']) === 'MessageAbortedError') {
