@@ -1,57 +1,10 @@
 import type { SessionSummary } from '../src/core/analysis/sessionSummary';
-import type { AnalysisView, DiagnosticView, SessionView, TraceView } from '../src/core/view/traceView';
+import type { AnalysisView, DiagnosticView } from '../src/core/view/traceView';
 import { formatCount, formatDuration } from '../src/core/report/formatNumbers';
+import { shortSessionId } from '../src/core/view/sessionList';
 import { headlineGroups, readLoopSort } from './analysis/analysisModel';
 import type { LoopSort } from './analysis/analysisModel';
-import { shortSessionId } from './timeline/timelineModel';
 import type { FigureGroup } from './shared/figures';
-
-/** One entry of the session picker. */
-export interface SessionOption {
-  value: string;
-  label: string;
-  /** 0 for a main session, 1 for its sub-agents. */
-  depth: number;
-}
-
-function callsText(n: number): string {
-  return `${formatCount(n)} ${n === 1 ? 'call' : 'calls'}`;
-}
-
-function optionLabel(s: SessionSummary, depth: number): string {
-  const kind = s.role === 'main' ? 'main session' : s.role === 'compaction' ? 'compaction agent' : 'sub-agent';
-  const title = s.title ? ` · ${s.title}` : '';
-  // The select collapses leading spaces, so a corner glyph shows the nesting.
-  return `${depth > 0 ? '└ ' : ''}${kind} ${shortSessionId(s.id)}${title} · ${callsText(s.llmCalls)}`;
-}
-
-/** Picker entries: each main session followed by its sub-agents; sessions whose parent is absent come last. */
-export function sessionOptions(trace: TraceView): SessionOption[] {
-  const sessions = trace.sessions.map((v) => v.summary);
-  const ids = new Set(sessions.map((s) => s.id));
-  const out: SessionOption[] = [];
-  const placed = new Set<string>();
-  const visit = (s: SessionSummary, depth: number): void => {
-    if (placed.has(s.id)) return;
-    placed.add(s.id);
-    out.push({ value: s.id, label: optionLabel(s, depth), depth });
-    for (const child of sessions) if (child.parentId === s.id && child.id !== s.id) visit(child, Math.min(depth + 1, 2));
-  };
-  for (const s of sessions) if (s.parentId === null || !ids.has(s.parentId)) visit(s, 0);
-  for (const s of sessions) visit(s, 0);
-  return out;
-}
-
-/** The session to show: the preferred one if the trace has it, else the first main session, else the first. */
-export function defaultSessionId(trace: TraceView, preferred: string | null): string | null {
-  if (preferred !== null && trace.sessions.some((s) => s.summary.id === preferred)) return preferred;
-  return (trace.sessions.find((s) => s.summary.role === 'main') ?? trace.sessions[0])?.summary.id ?? null;
-}
-
-/** The session view with this id. */
-export function findSession(trace: TraceView, id: string | null): SessionView | null {
-  return trace.sessions.find((s) => s.summary.id === id) ?? null;
-}
 
 /** The summary strip of a session, formatted; unknown figures read "unknown", never 0. The ratios carry their published ranges. */
 export function summaryFigures(s: SessionSummary, analysis?: AnalysisView): FigureGroup[] {

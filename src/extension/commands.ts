@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import { buildTraceReport } from '../core/report/traceReport';
 import type { TraceReport } from '../core/report/traceReport';
 import { formatPercent } from '../core/report/formatNumbers';
-import type { ParsedTrace } from '../core/trace/parseTrace';
 import type { CallRef } from '../protocol/messages';
 import { isTraceCandidate, TRACE_EXTENSION } from './analysisRegistry';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
@@ -49,24 +48,32 @@ async function openInInspector(uri: vscode.Uri): Promise<void> {
   await vscode.commands.executeCommand('vscode.openWith', uri, viewTypeFor(uri));
 }
 
+/** The trace open as text in an editor tab, if it is: what the user sees, saved or not. */
+function shownAsText(uri: vscode.Uri): vscode.TextDocument | undefined {
+  const shown = vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString()));
+  return shown && isTraceCandidate(uri) ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) : undefined;
+}
+
 /**
- * The parse a command works on, shared where one exists: the registry's parse of a
- * trace open as text (what the user sees, saved or not), else the inspector's, else
- * the file read from disk.
+ * The report a command works on, from the parse that already exists where one does:
+ * the registry's parse of a trace open as text, else the inspector's worker (the trace
+ * is opened in the inspector first, so it is read once, off the host's event loop),
+ * else the file read here.
  */
-async function parsedFor(ctx: CommandContext, uri: vscode.Uri): Promise<ParsedTrace> {
-  const shownAsText = vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString()));
-  const text = shownAsText ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) : undefined;
-  if (text && isTraceCandidate(uri)) {
+async function reportFor(ctx: CommandContext, uri: vscode.Uri): Promise<TraceReport> {
+  const text = shownAsText(uri);
+  if (text) {
     const analysis = await ctx.registry.analyze(text);
-    if (analysis) return analysis.parsed;
+    if (analysis) return buildTraceReport(analysis.parsed, ctx.registry.analysisOptions);
   }
+  await openInInspector(uri);
   const inspector = ctx.provider.documentFor(uri);
   if (inspector) {
-    const result = await inspector.result;
-    if (!isLoadFailure(result)) return result;
+    const report = await ctx.provider.report(inspector);
+    if (isLoadFailure(report)) throw new Error(report.message);
+    return report;
   }
-  return loadTrace(uri, maxFileBytes(), () => undefined);
+  return buildTraceReport(await loadTrace(uri, maxFileBytes(), () => undefined), ctx.registry.analysisOptions);
 }
 
 /**
@@ -78,16 +85,15 @@ async function parsedFor(ctx: CommandContext, uri: vscode.Uri): Promise<ParsedTr
 async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined, hook: PickHook | null): Promise<TraceReport | undefined> {
   const uri = given ?? activeTraceUri(ctx.provider) ?? (await pickLocalSession(ctx.log, hook));
   if (!uri) return undefined;
-  let parsed: ParsedTrace;
+  let report: TraceReport;
   try {
-    parsed = await parsedFor(ctx, uri);
+    report = await reportFor(ctx, uri);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     ctx.log.error(`Analyze Agent Session on ${uri.toString(true)}: ${message}`);
     void vscode.window.showErrorMessage(`${basename(uri.path)}: ${message}`);
     return undefined;
   }
-  const report = buildTraceReport(parsed, ctx.registry.analysisOptions);
   await openInInspector(uri);
   if (report.problem) {
     void vscode.window.showErrorMessage(`${basename(uri.path)}: ${report.problem}`);

@@ -1,18 +1,14 @@
 import * as vscode from 'vscode';
-import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
-import { buildCallDetail, buildTraceView, formatChoices } from '../core/view/traceView';
-import type { TraceView } from '../core/view/traceView';
-import type { ParsedTrace } from '../core/trace/parseTrace';
+import type { TraceReport } from '../core/report/traceReport';
 import { Channel } from '../protocol/channel';
 import type { CallRef, HostNotification, HostRequests, InspectorSettings, WebviewNotification, WebviewRequests } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { ANALYSIS_SETTINGS, maxFileBytes, readWhatIfDefaults } from './settings';
 import { SETTING_DEFAULTS } from './settingDefaults';
 import { isLoadFailure, TraceDocument } from './traceDocument';
-import type { LoadFailure } from './traceDocument';
+import type { LoadFailure, LoadResult } from './traceDocument';
 import { fileUri } from './traceLoader';
 import { buildWebviewHtml, createNonce } from './webviewHtml';
-import { buildWhatIfWorkload } from './whatIfWorkload';
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 
@@ -33,25 +29,6 @@ interface InspectorPanel {
   pendingSelect: CallRef | null;
 }
 
-/** Turns a load result into what the webview renders; a failed load still gets a view with its message. */
-export function toTraceView(uri: vscode.Uri, result: ParsedTrace | LoadFailure, formatChosen = false, options: Partial<AnalysisOptions> = {}): TraceView {
-  const fileName = basename(uri.path);
-  if (!isLoadFailure(result)) return buildTraceView(result, fileName, formatChosen, options);
-  return {
-    fileName,
-    format: null,
-    formatLabel: null,
-    detection: '',
-    formatChosen,
-    formatChoices: formatChoices(),
-    limitations: [],
-    problem: { kind: 'unreadable', message: result.message },
-    sessions: [],
-    diagnostics: [],
-    skippedRecords: {},
-  };
-}
-
 /**
  * The Agent Trace Inspector editor: a read-only custom editor, so files of any size
  * are streamed from disk rather than loaded into a text model. Owns the set of open
@@ -64,21 +41,15 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   /** "Show in Timeline" before the panel exists: the call its first panel selects. */
   private readonly queuedSelects = new Map<string, CallRef>();
   private readonly configListener: vscode.Disposable;
-  /**
-   * The view built from each parse, for the options it was analysed with: every panel
-   * on a document and every `ready` (reloads, hidden webviews) share it, so a parse is
-   * analysed for the panels once per settings.
-   */
-  private readonly views = new WeakMap<ParsedTrace, { options: AnalysisOptions; formatChosen: boolean; view: TraceView }>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly registry: TraceAnalysisRegistry,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    // The analyses follow the settings: open panels get the trace again, analysed anew.
+    // The analyses follow the settings: each worker analyses again (the file is not read again) and the panels ask anew.
     this.configListener = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(ANALYSIS_SETTINGS)) void this.refreshPanels();
+      if (e.affectsConfiguration(ANALYSIS_SETTINGS)) void this.reanalyse();
     });
   }
 
@@ -87,12 +58,16 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   }
 
   openCustomDocument(uri: vscode.Uri): TraceDocument {
-    const doc = new TraceDocument(uri, maxFileBytes, {
+    const doc = new TraceDocument(uri, {
+      workerScript: vscode.Uri.joinPath(this.extensionUri, 'dist', 'traceWorker.js').fsPath,
+      maxBytes: maxFileBytes,
+      analysisOptions: () => this.registry.analysisOptions,
       loaded: (d, result) => this.registry.inspectorLoaded(d, d.uri, result),
       disposed: (d) => {
         this.documents.delete(d);
         this.registry.inspectorClosed(d);
       },
+      log: this.log,
     });
     this.documents.add(doc);
     return doc;
@@ -119,24 +94,35 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     const subscriptions: vscode.Disposable[] = [
       webview.onDidReceiveMessage((m: unknown) => channel.receive(m)),
       document.onDidReload((r) => {
-        if (entry.ready) channel.notify({ type: 'trace/didChange', trace: this.view(document, r) });
+        if (entry.ready) this.sendResult(entry, r, false);
       }),
       document.onDidProgress((p) => {
         if (entry.ready) channel.notify({ type: 'load/progress', ...p });
       }),
     ];
     channel.onNotification((m) => void this.onMessage(entry, m));
+    // Every answer comes from the document's trace worker: the page gets what it draws.
     channel.onRequest('call/details', async ({ sessionId, callIndex }) => {
-      const result = await document.result;
-      const detail = isLoadFailure(result) ? null : buildCallDetail(result.model, sessionId, callIndex);
+      const detail = await document.request('callDetail', { sessionId, callIndex });
       if (!detail) throw new Error(`No call ${callIndex + 1} in session ${sessionId}.`);
       return detail;
     });
-    channel.onRequest('whatif/workload', async ({ sessionId }) => {
-      const result = await document.result;
-      if (isLoadFailure(result)) throw new Error(result.message);
-      return buildWhatIfWorkload(result.model, sessionId, document.uri.fsPath, document.formatOverride);
+    channel.onRequest('whatif/workload', ({ sessionId }) => document.request('whatIfWorkload', { sessionId, filePath: document.uri.fsPath, format: document.formatOverride }));
+    channel.onRequest('session/intro', async ({ sessionId }) => {
+      const intro = await document.request('intro', { sessionId });
+      if (!intro) throw new Error(`No session ${sessionId} in this trace.`);
+      return intro;
     });
+    channel.onRequest('session/body', async ({ sessionId }) => {
+      const body = await document.request('body', { sessionId });
+      if (!body) throw new Error(`No session ${sessionId} in this trace.`);
+      return body;
+    });
+    channel.onRequest('sessions/list', (p) => document.request('sessionList', p));
+    channel.onRequest('calls/rows', (p) => document.request('callRows', p));
+    channel.onRequest('tools/rows', (p) => document.request('toolRows', p));
+    channel.onRequest('calls/search', (p) => document.request('search', p));
+    channel.onRequest('calls/usingTool', (p) => document.request('callsUsingTool', p));
     panel.onDidDispose(() => {
       channel.dispose();
       for (const s of subscriptions) s.dispose();
@@ -182,26 +168,39 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     return null;
   }
 
-  private view(document: TraceDocument, result: ParsedTrace | LoadFailure): TraceView {
-    const formatChosen = document.formatOverride !== null;
-    const options = this.registry.analysisOptions;
-    if (isLoadFailure(result)) return toTraceView(document.uri, result, formatChosen, options);
-    const cached = this.views.get(result);
-    if (cached && cached.options === options && cached.formatChosen === formatChosen) return cached.view;
-    const view = toTraceView(document.uri, result, formatChosen, options);
-    this.views.set(result, { options, formatChosen, view });
-    return view;
+  /** The CLI's report of an inspector document, from its worker (Analyze Agent Session). */
+  async report(document: TraceDocument): Promise<TraceReport | LoadFailure> {
+    const result = await document.result;
+    if (isLoadFailure(result)) return result;
+    return document.request('report', {});
   }
 
-  /** Sends every ready panel its trace analysed with the current settings. */
-  private async refreshPanels(): Promise<void> {
-    for (const p of this.panels) {
-      if (!p.ready) continue;
+  /** Every document analyses again with the current settings; its panels then ask again for what they show. */
+  private async reanalyse(): Promise<void> {
+    for (const document of this.documents) {
       try {
-        p.channel.notify({ type: 'trace/didChange', trace: this.view(p.document, await p.document.result) });
+        await document.reanalyse(this.registry.analysisOptions);
+        for (const p of this.panels) if (p.document === document && p.ready) this.sendResult(p, await document.result, false);
       } catch (e) {
         this.log.error(`Refreshing the inspector after a settings change: ${e instanceof Error ? e.message : String(e)}`);
       }
+    }
+  }
+
+  /**
+   * Tells a panel how a load ended: `init` (first answer to `ready`) or `trace/didChange`
+   * (a reload or new settings) with the header and the first sessions, or `load/stopped`.
+   */
+  private sendResult(entry: InspectorPanel, result: LoadResult, first: boolean): void {
+    if (isLoadFailure(result)) {
+      entry.channel.notify({ type: 'load/stopped', reason: result.reason, message: result.message, canRetry: true, overSizeLimit: result.overSizeLimit });
+      return;
+    }
+    if (first) {
+      entry.channel.notify({ type: 'init', header: result.header, sessions: result.sessions, intro: result.intro, settings: readSettings(), select: entry.pendingSelect });
+      entry.pendingSelect = null;
+    } else {
+      entry.channel.notify({ type: 'trace/didChange', header: result.header, sessions: result.sessions });
     }
   }
 
@@ -210,18 +209,25 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       case 'ready': {
         // Hidden webviews drop messages and reloads re-run the page: answer every `ready`.
         entry.ready = true;
-        if (entry.document.progress.bytesRead > 0) entry.channel.notify({ type: 'load/progress', ...entry.document.progress });
-        const result = await entry.document.result;
-        entry.channel.notify({ type: 'init', trace: this.view(entry.document, result), settings: readSettings(), select: entry.pendingSelect });
-        entry.pendingSelect = null;
+        if (entry.document.isLoading) entry.channel.notify({ type: 'load/progress', ...entry.document.progress });
+        const load = entry.document.result;
+        const result = await load;
+        // A reload that started meanwhile answers through onDidReload.
+        if (load === entry.document.result) this.sendResult(entry, result, true);
         return;
       }
+      case 'load/cancel':
+        entry.document.cancel();
+        return;
+      case 'load/retry':
+        entry.document.retry(m.ignoreSizeLimit);
+        return;
       case 'source/reveal':
         await this.revealCall(entry.document, m.ref, m.toolId);
         return;
       case 'source/revealLine': {
         const result = await entry.document.result;
-        const files = isLoadFailure(result) ? [basename(entry.document.uri.path)] : result.model.files;
+        const files = isLoadFailure(result) ? [basename(entry.document.uri.path)] : result.header.files;
         await revealLine(fileUri(entry.document.uri, files, m.file), m.line);
         return;
       }
@@ -262,11 +268,10 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   private async revealCall(document: TraceDocument, ref: CallRef, toolId: string | null): Promise<void> {
     const result = await document.result;
     if (isLoadFailure(result)) return;
-    const call = result.model.sessions.find((s) => s.id === ref.sessionId)?.calls[ref.callIndex];
-    if (!call) return;
-    const tool = toolId === null ? undefined : call.toolCalls.find((t) => t.id === toolId);
-    const source = tool ? (tool.resultSource ?? tool.source) : call.source;
-    await revealLine(fileUri(document.uri, result.model.files, result.model.files[source.file] ?? ''), source.line);
+    const source = await document.request('sourceOf', { sessionId: ref.sessionId, callIndex: ref.callIndex, toolId });
+    if (!source) return;
+    const files = result.header.files;
+    await revealLine(fileUri(document.uri, files, files[source.file] ?? ''), source.line);
   }
 }
 

@@ -4,6 +4,7 @@ import { parseTrace } from '../core/trace/parseTrace';
 import type { FormatId } from '../core/trace/model';
 import type { ByteChunks, ParsedTrace, TraceFile } from '../core/trace/parseTrace';
 import { listCompanions } from '../node/traceFiles';
+import type { WorkerFile } from '../node/traceWorkerProtocol';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -51,6 +52,36 @@ export async function loadTrace(uri: vscode.Uri, maxBytes: number, onProgress: P
     }
   }
   return parseTrace(files, format ? { format, yieldControl: yieldToEventLoop } : { yieldControl: yieldToEventLoop });
+}
+
+/** The files of a trace as the trace worker reads them, and the size of the main one. */
+export interface WorkerFiles {
+  files: WorkerFile[];
+  totalBytes: number | null;
+}
+
+/**
+ * Where the trace worker reads a trace from: local files by path (it streams them
+ * itself), other schemes as bytes read here through `workspace.fs`. Sub-agent logs beside
+ * a Claude Code session come too. A file above `maxBytes` is refused with
+ * FileTooLargeError unless `ignoreLimit` (the panel's "Open anyway").
+ */
+export async function workerFilesFor(uri: vscode.Uri, maxBytes: number, ignoreLimit = false): Promise<WorkerFiles> {
+  const tooLarge = (size: number): FileTooLargeError =>
+    new FileTooLargeError(`${basename(uri.path)} is ${(size / 2 ** 20).toFixed(0)} MB, above agentTrace.maxFileSizeMB (${(maxBytes / 2 ** 20).toFixed(0)} MB).`);
+  if (uri.scheme === 'file') {
+    const path = uri.fsPath;
+    const size = (await stat(path)).size;
+    if (size > maxBytes && !ignoreLimit) throw tooLarge(size);
+    const files: WorkerFile[] = [{ key: basename(path), path }];
+    for (const rel of await listCompanions(path)) files.push({ key: rel, path: join(dirname(path), rel) });
+    return { files, totalBytes: size };
+  }
+  const bytes = await vscode.workspace.fs.readFile(uri);
+  if (bytes.length > maxBytes && !ignoreLimit) throw tooLarge(bytes.length);
+  const files: WorkerFile[] = [{ key: basename(uri.path), bytes }];
+  for (const rel of await listRemoteCompanions(uri)) files.push({ key: rel, bytes: await vscode.workspace.fs.readFile(vscode.Uri.joinPath(uri, '..', rel)) });
+  return { files, totalBytes: bytes.length };
 }
 
 async function listRemoteCompanions(uri: vscode.Uri): Promise<string[]> {

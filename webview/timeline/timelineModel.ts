@@ -1,127 +1,10 @@
-import type { CallRow, LoopView, SessionView } from '../../src/core/view/traceView';
+import type { CallRow, LoopView } from '../../src/core/view/traceView';
 import { formatCount, formatDuration, formatPercent } from '../../src/core/report/formatNumbers';
-import { loopAttemptText, loopBands, missCalls, missText } from '../analysis/analysisModel';
-import type { LoopBand } from '../analysis/analysisModel';
+import { loopAttemptText, missText } from '../analysis/analysisModel';
+import type { FigureStats, RunStats } from './bins';
 
-/** A vertical marker on the timeline, placed between two bars. */
-export interface TimelineMarker {
-  kind: 'compaction' | 'subagent';
-  /** Category position: bar i is centred on i, so i - 0.5 is the gap before it. */
-  x: number;
-  /** Short text drawn on the chart. */
-  label: string;
-  /** Full sentence for the marker list and screen readers. */
-  description: string;
-  /** The call the marker list selects when clicked. */
-  callIndex: number;
-  /** The sub-agent's session, for sub-agent markers. */
-  sessionId: string | null;
-}
-
-/** Everything the chart draws for one session, as plain arrays indexed by call. */
-export interface TimelineModel {
-  /** 1-based call numbers: users count calls from 1. */
-  labels: string[];
-  cached: (number | null)[];
-  appended: (number | null)[];
-  output: (number | null)[];
-  /** Context size of each call (its whole input). */
-  context: (number | null)[];
-  /** Height of each visible stack, to place failed-tool marks above it. */
-  stackTop: number[];
-  /** Calls with at least one failed tool call. */
-  failedCalls: number[];
-  markers: TimelineMarker[];
-  /** Shaded spans of the session's retry loops. */
-  bands: LoopBand[];
-  /** Calls whose prefix missed the cache, marked under their bars. */
-  missCalls: number[];
-  /** The session's retry loops, for the tooltips of the calls in them. */
-  loops: readonly LoopView[];
-  /**
-   * Shared maximum of both y axes while cached tokens are shown: bars and the context
-   * line are then in the same units, so one scale keeps the line on the bar tops.
-   * Null lets each axis fit its own data (cached hidden).
-   */
-  axisMax: number | null;
-  barCount: number;
-}
-
-/** Short session id for labels: the first block of a UUID, other ids whole. */
-export function shortSessionId(id: string): string {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id) ? id.slice(0, 8) : id;
-}
-
-/** The smallest round number (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k) at or above `value`, so explicit axis maxima get round ticks. */
-export function niceCeiling(value: number): number {
-  if (!(value > 0)) return 1;
-  const power = Math.pow(10, Math.floor(Math.log10(value)));
-  for (const step of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) {
-    if (step * power >= value * (1 - 1e-12)) return step * power;
-  }
-  return 10 * power;
-}
-
-/** Builds the chart's data for a session; `showCached` decides what the bar stacks contain. */
-export function buildTimeline(session: SessionView, showCached: boolean): TimelineModel {
-  const calls = session.calls;
-  const stackTop = calls.map((c) => (showCached ? (c.cached ?? 0) : 0) + (c.appended ?? 0) + (c.output ?? 0));
-  const context = calls.map((c) => c.input);
-  let axisMax: number | null = null;
-  if (showCached && calls.length > 0) {
-    // A loop, not Math.max(...spread): a spread of 100k+ calls overflows the stack.
-    let highest = 0;
-    for (let i = 0; i < calls.length; i++) highest = Math.max(highest, stackTop[i]!, context[i] ?? 0);
-    axisMax = niceCeiling(highest);
-  }
-  return {
-    labels: calls.map((c) => String(c.index + 1)),
-    cached: calls.map((c) => c.cached),
-    appended: calls.map((c) => c.appended),
-    output: calls.map((c) => c.output),
-    context,
-    stackTop,
-    failedCalls: calls.filter((c) => c.tools.some((t) => t.failed === true)).map((c) => c.index),
-    markers: timelineMarkers(session),
-    // An older host sends no analysis: draw no bands rather than fail.
-    bands: loopBands(session.analysis?.loops ?? [], calls.length),
-    missCalls: missCalls(calls),
-    loops: session.analysis?.loops ?? [],
-    axisMax,
-    barCount: calls.length,
-  };
-}
-
-/** Compaction and sub-agent markers, in call order. */
-export function timelineMarkers(session: SessionView): TimelineMarker[] {
-  const count = session.calls.length;
-  const markers: TimelineMarker[] = [];
-  for (const c of session.compactions) {
-    const how = [c.trigger, c.preTokens !== null ? `${formatCount(c.preTokens)} tokens before` : null].filter((s) => s !== null).join(', ');
-    markers.push({
-      kind: 'compaction',
-      x: c.beforeCall - 0.5,
-      label: 'compaction',
-      description: `Compaction before call ${c.beforeCall + 1}${how ? ` (${how})` : ''}`,
-      callIndex: Math.min(c.beforeCall, Math.max(0, count - 1)),
-      sessionId: null,
-    });
-  }
-  for (const s of session.subagents) {
-    if (s.parentCallIndex === null) continue;
-    const name = `${s.role === 'compaction' ? 'compaction agent' : 'sub-agent'} ${shortSessionId(s.sessionId)}`;
-    markers.push({
-      kind: 'subagent',
-      // The sub-agent runs as a tool of this call, so it starts after the call's response.
-      x: s.parentCallIndex + 0.5,
-      label: name,
-      description: `${name[0]!.toUpperCase()}${name.slice(1)} started by call ${s.parentCallIndex + 1} (${s.calls} ${s.calls === 1 ? 'call' : 'calls'})`,
-      callIndex: s.parentCallIndex,
-      sessionId: s.sessionId,
-    });
-  }
-  return markers.sort((a, b) => a.x - b.x);
-}
+export { shortSessionId } from '../../src/core/view/sessionList';
+export { niceCeiling } from './bins';
 
 /** A time of day, local, 24-hour: "14:05:09". */
 export function formatClock(ms: number): string {
@@ -169,6 +52,28 @@ export function tooltipLines(call: CallRow): string[] {
     `Hit: ${formatPercent(callHitRate(call))}`,
     `Tools: ${toolsText(call)}`,
   ];
+}
+
+/** "min 1,200 · mean 3,400 · max 9,000" (one value when all are equal; "unknown" when none is known). */
+export function statsText(f: FigureStats): string {
+  if (f.known === 0) return 'unknown';
+  if (f.min === f.max) return formatCount(f.min);
+  return `min ${formatCount(f.min)} · mean ${formatCount(f.mean)} · max ${formatCount(f.max)}`;
+}
+
+/** Tooltip title of a bin of several calls: "Calls 1,201–1,260 (60 calls)". */
+export function binTitle(s: RunStats): string {
+  return `Calls ${formatCount(s.firstCall + 1)}–${formatCount(s.lastCall + 1)} (${formatCount(s.calls)} calls)`;
+}
+
+/** Tooltip body of a bin: the exact spread of each figure and what happened in it. */
+export function binLines(s: RunStats): string[] {
+  const lines = [`Input: ${statsText(s.input)}`, `Cached: ${statsText(s.cached)}`, `Appended: ${statsText(s.appended)}`, `Output: ${statsText(s.output)}`];
+  if (s.failed > 0) lines.push(`Failed tool calls in ${formatCount(s.failed)} ${s.failed === 1 ? 'call' : 'calls'}`);
+  if (s.misses > 0) lines.push(`Cache misses: ${formatCount(s.misses)}`);
+  if (s.loopAttempts > 0) lines.push(`Retry-loop attempts in ${formatCount(s.loopAttempts)} ${s.loopAttempts === 1 ? 'call' : 'calls'}`);
+  lines.push('Click to zoom to these calls');
+  return lines;
 }
 
 /** What the live region says when a call is selected; retry-loop attempts and cache misses follow the figures. */

@@ -52,13 +52,17 @@ export interface CompactionMark {
   preTokens: number | null;
 }
 
-/** Everything the timeline needs for one session, sent up front. */
-export interface SessionView {
+/** A session without its per-call rows: what the inspector sends (the rows go by page, the bars as columns). */
+export interface SessionHead {
   summary: SessionSummary;
-  calls: CallRow[];
   compactions: CompactionMark[];
   subagents: SubagentLink[];
   analysis: AnalysisView;
+}
+
+/** Everything the timeline needs for one session, sent up front. */
+export interface SessionView extends SessionHead {
+  calls: CallRow[];
 }
 
 /** A retry loop as the timeline and the loops table show it (lines 0-based, files named). */
@@ -155,12 +159,12 @@ export interface CallDetail {
 }
 
 /** A session's misses and loop attempts keyed by call index, built once so each row is a lookup rather than a scan. */
-interface CallMarks {
+export interface CallMarks {
   missByCall: Map<number, CacheMiss>;
   loopsByCall: Map<number, number[]>;
 }
 
-function callMarks(analysis: SessionAnalysis): CallMarks {
+export function callMarks(analysis: SessionAnalysis): CallMarks {
   const missByCall = new Map<number, CacheMiss>();
   // The first miss of a call wins, as a search from the front would find it.
   for (const m of analysis.misses) if (!missByCall.has(m.callIndex)) missByCall.set(m.callIndex, m);
@@ -176,7 +180,7 @@ function callMarks(analysis: SessionAnalysis): CallMarks {
   return { missByCall, loopsByCall };
 }
 
-function row(call: LlmCall, marks: CallMarks): CallRow {
+export function row(call: LlmCall, marks: CallMarks): CallRow {
   const miss = marks.missByCall.get(call.index);
   const loops = marks.loopsByCall.get(call.index) ?? [];
   return {
@@ -221,7 +225,7 @@ function loopView(model: TraceModel, loop: RetryLoop): LoopView {
   };
 }
 
-function analysisView(model: TraceModel, a: SessionAnalysis): AnalysisView {
+export function analysisView(model: TraceModel, a: SessionAnalysis): AnalysisView {
   return {
     fingerprint: a.fingerprint,
     loops: a.retry.loops.map((l) => loopView(model, l)),
@@ -233,7 +237,7 @@ function analysisView(model: TraceModel, a: SessionAnalysis): AnalysisView {
 }
 
 /** Sessions by their parent's id, in model order, so each parent finds its sub-agents without scanning every session. */
-function childrenByParent(model: TraceModel): Map<string, Session[]> {
+export function childrenByParent(model: TraceModel): Map<string, Session[]> {
   const children = new Map<string, Session[]>();
   for (const s of model.sessions) {
     if (s.parentId === null) continue;
@@ -244,7 +248,7 @@ function childrenByParent(model: TraceModel): Map<string, Session[]> {
   return children;
 }
 
-function subagentLinks(children: Map<string, Session[]>, parent: Session): SubagentLink[] {
+export function subagentLinks(children: Map<string, Session[]>, parent: Session): SubagentLink[] {
   const callOfTool = new Map<string, number>();
   for (const c of parent.calls) for (const t of c.toolCalls) callOfTool.set(t.id, c.index);
   return (children.get(parent.id) ?? [])
@@ -291,7 +295,7 @@ export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChos
   };
 }
 
-function toolDetail(model: TraceModel, t: ToolCall): ToolDetail {
+export function toolDetail(model: TraceModel, t: ToolCall): ToolDetail {
   const where: SourceRef = t.resultSource ?? t.source;
   return {
     id: t.id,

@@ -1,0 +1,64 @@
+import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import type { TraceReport } from '../core/report/traceReport';
+import type { WhatIfWorkload } from '../core/sim/whatIfWorkload';
+import type { FormatId, SourceRef } from '../core/trace/model';
+import type { SessionPage } from '../core/view/sessionList';
+import type { CallDetail, CallRow } from '../core/view/traceView';
+import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader, TraceProblems } from '../core/view/traceService';
+
+// The messages between the extension host and the trace worker (traceWorker.ts): the
+// worker reads and parses the file off the host's event loop, keeps the model, and
+// answers what the inspector asks about it.
+
+/** A file of the trace: streamed from disk by the worker, or handed over as bytes (remote workspaces). */
+export type WorkerFile = { key: string; path: string } | { key: string; bytes: Uint8Array };
+
+/** How to read the trace. */
+export interface OpenParams {
+  files: WorkerFile[];
+  /** Size of the main file, for progress; null when unknown. */
+  totalBytes: number | null;
+  format: FormatId | null;
+  fileName: string;
+  analysis: Partial<AnalysisOptions>;
+}
+
+/** What the host learns once the file is read: enough for the page to paint the header and the first summary. */
+export interface OpenedTrace {
+  header: TraceHeader;
+  sessions: SessionPage;
+  intro: SessionIntro | null;
+  /** Milliseconds the worker spent reading and parsing. */
+  parseMs: number;
+}
+
+/** What the worker answers after a trace is open: method → params and result. */
+export interface TraceWorkerMethods {
+  header: { params: Record<string, never>; result: TraceHeader };
+  sessionList: { params: { query: string; offset: number; limit: number }; result: SessionPage };
+  intro: { params: { sessionId: string }; result: SessionIntro | null };
+  body: { params: { sessionId: string }; result: SessionBody | null };
+  callRows: { params: { sessionId: string; from: number; count: number }; result: CallRow[] };
+  toolRows: { params: { sessionId: string; from: number; count: number }; result: ToolCallRow[] };
+  search: { params: { query: string; sessionId: string | null }; result: SearchResult };
+  callsUsingTool: { params: { sessionId: string; tool: string }; result: Int32Array };
+  callDetail: { params: { sessionId: string; callIndex: number }; result: CallDetail | null };
+  sourceOf: { params: { sessionId: string; callIndex: number; toolId: string | null }; result: SourceRef | null };
+  whatIfWorkload: { params: { sessionId: string; filePath: string; format: FormatId | null }; result: WhatIfWorkload };
+  report: { params: Record<string, never>; result: TraceReport };
+  problems: { params: Record<string, never>; result: TraceProblems };
+  setAnalysisOptions: { params: { analysis: Partial<AnalysisOptions> }; result: null };
+}
+
+export type WorkerMethod = keyof TraceWorkerMethods;
+
+/** Host → worker. */
+export type ToWorker = { kind: 'open'; params: OpenParams } | { kind: 'request'; id: number; method: WorkerMethod; params: unknown };
+
+/** Worker → host. */
+export type FromWorker =
+  | { kind: 'progress'; bytesRead: number; totalBytes: number | null }
+  | { kind: 'opened'; opened: OpenedTrace }
+  | { kind: 'openFailed'; message: string }
+  | { kind: 'response'; id: number; ok: unknown }
+  | { kind: 'response'; id: number; err: string };
