@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { CALL_FLAG } from '../../../src/core/view/timelineColumns';
+import { TraceCancelledError, TraceWorkerClient } from '../../../src/node/traceWorkerClient';
+import type { OpenParams } from '../../../src/node/traceWorkerProtocol';
+import { listCompanions } from '../../../src/node/traceFiles';
+import { ensureBuilt, repoRoot, SPOTTER } from '../../support/helpers';
+
+// The trace worker as the extension starts it (dist/traceWorker.js, a real worker thread):
+// the same answers as the core, computed off the caller's thread.
+
+const WORKER = join(repoRoot, 'dist/traceWorker.js');
+
+async function spotterParams(): Promise<OpenParams> {
+  const dir = join(SPOTTER, '..');
+  const files = [{ key: basename(SPOTTER), path: SPOTTER }, ...(await listCompanions(SPOTTER)).map((rel) => ({ key: rel, path: join(dir, rel) }))];
+  return { files, totalBytes: statSync(SPOTTER).size, format: null, fileName: basename(SPOTTER), analysis: {} };
+}
+
+describe('trace worker', () => {
+  before(() => ensureBuilt(WORKER));
+
+  it('reads the spotter log with its sub-agents, says how far it got, and answers about it', async () => {
+    const client = new TraceWorkerClient(WORKER);
+    const progress: number[] = [];
+    try {
+      const opened = await client.open(await spotterParams(), (read) => progress.push(read));
+      // 149 + 3 + 1 calls (the reader tests count them); the main session's summary comes with the header.
+      assert.deepEqual([opened.header.sessionCount, opened.header.callCount], [3, 153]);
+      assert.equal(opened.intro?.summary.llmCalls, 149);
+      assert.equal(progress[progress.length - 1], statSync(SPOTTER).size, 'the last progress is the whole file');
+      const body = (await client.request('body', { sessionId: opened.header.defaultSessionId! }))!;
+      // Typed arrays arrive as typed arrays (moved, not copied into plain arrays).
+      assert.ok(body.columns.cached instanceof Float64Array && body.columns.flags instanceof Uint8Array);
+      assert.equal(body.columns.flags.filter((f) => (f & CALL_FLAG.failed) !== 0).length, 11);
+      const search = await client.request('search', { query: 'string to replace not found', sessionId: null });
+      assert.equal(search.total, 2);
+      const edits = await client.request('callsUsingTool', { sessionId: opened.header.defaultSessionId!, tool: 'Edit' });
+      assert.ok(edits instanceof Int32Array && edits.length > 0);
+      await assert.rejects(client.request('nope' as 'header', {}), /unknown method/);
+    } finally {
+      client.dispose();
+    }
+  });
+
+  it('cancel stops the worker at once: the open and every pending answer reject with the reason', async () => {
+    const client = new TraceWorkerClient(WORKER);
+    const opening = client.open(await spotterParams(), () => undefined);
+    const asked = client.request('header', {});
+    client.cancel(new TraceCancelledError('Reading was cancelled.'));
+    await assert.rejects(opening, TraceCancelledError);
+    await assert.rejects(asked, /cancelled/);
+    assert.equal(client.isStopped, true);
+    await assert.rejects(client.request('header', {}), /cancelled/);
+  });
+
+  it('a file that cannot be read fails the open with the reason', async () => {
+    const client = new TraceWorkerClient(WORKER);
+    await assert.rejects(client.open({ files: [{ key: 'gone.jsonl', path: join(repoRoot, 'no-such-file.jsonl') }], totalBytes: null, format: null, fileName: 'gone.jsonl', analysis: {} }, () => undefined), /ENOENT/);
+    client.dispose();
+  });
+
+  it('a trace larger than the worker may hold stops the worker with a message, not the caller', async () => {
+    // 8 MB of heap cannot hold the parse of a 1.8 MB log's JSON objects in flight.
+    const client = new TraceWorkerClient(WORKER, 8);
+    await assert.rejects(client.open(await spotterParams(), () => undefined), /more than the 8 MB of memory the inspector allows itself|stopped/);
+    client.dispose();
+  });
+
+  it('bytes handed over (remote files) are read like a file', async () => {
+    const client = new TraceWorkerClient(WORKER);
+    try {
+      const bytes = new TextEncoder().encode('{"type":"header","format":"agent-trace","version":1}\n{"type":"session","id":"s","role":"main"}\n{"type":"llm_call","session":"s","id":"c","tokens":{"input":10,"cached":4,"appended":6,"cacheWrite":null,"output":2,"reasoningOutput":null}}\n');
+      const opened = await client.open({ files: [{ key: 'x.trace.jsonl', bytes }], totalBytes: bytes.length, format: null, fileName: 'x.trace.jsonl', analysis: {} }, () => undefined);
+      assert.deepEqual([opened.header.format, opened.header.callCount, opened.intro?.summary.tokens.cached], ['agent-trace', 1, 4]);
+    } finally {
+      client.dispose();
+    }
+  });
+});
