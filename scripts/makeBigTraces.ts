@@ -1,7 +1,8 @@
 // Writes large traces for the benchmarks and the big-trace tests, made only of real
 // records from test/fixtures (see test/fixtures/README.md for their origin and licence):
 //
-//   claude    --mb N        a Claude Code log of about N MB: the real spotter session
+//   claude    --mb N | --copies N
+//                           a Claude Code log of about N MB (or N copies): the real spotter session
 //                           (1.8 MB, 149 calls, one /compact) repeated, each copy's message
 //                           and tool-use ids made distinct so every copy's calls count, as
 //                           in one very long session (61 copies = 111 MB, 9,089 calls)
@@ -41,9 +42,9 @@ export function spotterCopy(source: string, i: number): string {
   return source.replaceAll('"id":"msg_', `"id":"msg_${i}_`).replaceAll('"toolu_', `"toolu_${i}_`);
 }
 
-async function claude(mb: number, path: string): Promise<string> {
+async function claude(size: { mb: number } | { copies: number }, path: string): Promise<string> {
   const source = readFileSync(SPOTTER, 'utf8');
-  const copies = Math.max(1, Math.round((mb * 2 ** 20) / Buffer.byteLength(source)));
+  const copies = 'copies' in size ? size.copies : Math.max(1, Math.round((size.mb * 2 ** 20) / Buffer.byteLength(source)));
   const out = createWriteStream(path);
   for (let i = 0; i < copies; i++) await write(out, spotterCopy(source, i));
   await close(out);
@@ -148,7 +149,7 @@ async function main(args: string[]): Promise<void> {
   if (!out) throw new Error('usage: makeBigTraces.ts claude --mb N | canonical --calls N | bailian --conversations N | chain --depth N  --out FILE');
   const said =
     kind === 'claude'
-      ? await claude(number('--mb'), out)
+      ? await claude(option(args, '--copies') !== null ? { copies: Math.round(number('--copies')) } : { mb: number('--mb') }, out)
       : kind === 'canonical'
         ? await canonical(Math.round(number('--calls')), out)
         : kind === 'bailian'

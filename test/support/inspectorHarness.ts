@@ -112,6 +112,8 @@ export interface OpenOptions {
   header?: (header: TraceHeader) => TraceHeader;
   /** Overrides the service's `call/details` answers. */
   details?: DetailsAnswer;
+  /** How long to wait for the page to draw the first session (big traces in benchmarks take long). */
+  drawTimeoutMs?: number;
   whatIf?: WhatIfAnswer;
   settings?: InspectorSettings;
   select?: CallRef | null;
@@ -234,7 +236,7 @@ export async function openInspector(browser: Browser, origin: string, options: O
   // A string, not a function: tsx would wrap a function's inner closures in helpers that do not exist in the page.
   await page.addInitScript(HOST_STUB.replace('__INITIAL_STATE__', JSON.stringify(options.state ?? null)));
   await page.goto(`${origin}/?theme=${options.theme ?? 'dark'}`);
-  await page.waitForSelector('#app[aria-busy="false"]', { state: 'attached' });
+  await page.waitForSelector('#app[aria-busy="false"]', { state: 'attached', timeout: options.drawTimeoutMs ?? 30_000 });
 
   const waitForPosted = async (match: (m: WebviewMessage) => boolean, since = 0, timeoutMs = 5000): Promise<WebviewMessage> => {
     const deadline = Date.now() + timeoutMs;

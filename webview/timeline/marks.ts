@@ -66,20 +66,24 @@ export interface PlacedLabel {
 
 /**
  * Merges overlapping labels left to right: an item that starts within `gap` pixels of the
- * end of the last kept label is folded into it, which then reads "text +N". Greedy and
- * linear; input in x order.
+ * end of the last kept label is folded into it, which then says how many it stands for:
+ * "compaction ×4" when they all read the same, "compaction +3" otherwise. The merged
+ * text's own width (`measure`) decides what the next label must clear. Greedy and linear;
+ * input in x order.
  */
-export function mergeLabels(items: readonly LabelItem[], gap = 4): PlacedLabel[] {
+export function mergeLabels(items: readonly LabelItem[], gap = 4, measure: (text: string) => number = (t) => t.length * 6 + 10): PlacedLabel[] {
   const out: PlacedLabel[] = [];
   let lastEnd = -Infinity;
-  let last: (PlacedLabel & { base: string }) | null = null;
+  let last: (PlacedLabel & { base: string; same: boolean }) | null = null;
   for (const item of items) {
     if (last && item.x < lastEnd + gap) {
       last.items += 1;
-      last.text = `${last.base} +${last.items - 1}`;
+      last.same &&= item.text === last.base;
+      last.text = last.same ? `${last.base} ×${last.items}` : `${last.base} +${last.items - 1}`;
+      lastEnd = Math.max(lastEnd, last.x + measure(last.text));
       continue;
     }
-    last = { x: item.x, text: item.text, items: 1, base: item.text };
+    last = { x: item.x, text: item.text, items: 1, base: item.text, same: true };
     out.push(last);
     lastEnd = item.x + item.width;
   }

@@ -678,7 +678,7 @@ export class TimelineChart {
       items.push({ x: Math.min(a.right - width, Math.max(a.left, x - width / 2)), width, text: m.label, color });
     }
     ctx.setLineDash([]);
-    const placed = mergeLabels(items, 4);
+    const placed = mergeLabels(items, 4, (text) => ctx.measureText(text).width + 10);
     // Merged labels count the markers they stand for: "compaction +59".
     let k = 0;
     for (const label of placed) {

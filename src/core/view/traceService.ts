@@ -240,7 +240,7 @@ export class TraceService {
 
   private analysis(session: Session): SessionAnalysis {
     const c = this.entry(session.id);
-    c.analysis ??= analyzeSession(session, this.analysisOptions);
+    c.analysis ??= analyzeSession(session, this.analysisOptions, this.summary(session));
     return c.analysis;
   }
 

@@ -19,17 +19,19 @@ describe('readable marks', () => {
       { x: 72, width: 70, text: 'sub-agent a1' },
       { x: 200, width: 70, text: 'compaction' },
     ];
-    // 40 and 72 start before 0 + 70 + 4 = 74: folded; 200 starts after.
+    // Measured at 6 px a character + 10: 40 starts before 0 + 70 + 4 = 74: folded ("compaction ×2", 88 px wide);
+    // 72 starts before 92: folded too, and the label now mixes kinds; 200 starts after 0 + 118 + 4.
     assert.deepEqual(mergeLabels(items), [
       { x: 0, text: 'compaction +2', items: 3 },
       { x: 200, text: 'compaction', items: 1 },
     ]);
-    // Sixty compactions 18 px apart (a 9,089-call session at 1,100 px) become labels 74+ px apart, each saying how many it holds.
+    // Sixty compactions 18 px apart (a 9,089-call session at 1,100 px) become labels that clear each other, each saying how many it holds.
     const sixty = Array.from({ length: 60 }, (_, i) => ({ x: i * 18, width: 70, text: 'compaction' }));
     const placed = mergeLabels(sixty);
     assert.equal(placed.reduce((n, p) => n + p.items, 0), 60);
-    assert.ok(placed.every((p, i) => i === 0 || p.x - placed[i - 1]!.x >= 74));
-    assert.equal(placed[0]!.text, 'compaction +4');
+    // "compaction ×5" is 13 characters, 88 px: each label starts 4 px or more past the one before ends.
+    assert.ok(placed.every((p, i) => i === 0 || p.x >= placed[i - 1]!.x + placed[i - 1]!.text.length * 6 + 10 + 4));
+    assert.equal(placed[0]!.text, 'compaction ×6');
   });
 
   it('nearby marked calls become one glyph with a count', () => {
