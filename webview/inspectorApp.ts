@@ -626,7 +626,7 @@ export class InspectorApp {
     this.legend.hidden = !hasCalls;
     this.legend.classList.toggle('cached-hidden', !this.showCached);
     this.timeline.setSession(
-      { sessionId: s.id, columns: body.columns, loops: body.analysis.loops, compactions: s.intro.compactions, subagents: s.intro.subagents, tools: body.tools },
+      { sessionId: s.id, columns: body.columns, loops: body.analysis.loops, compactions: s.intro.compactions, events: s.intro.events, subagents: s.intro.subagents, tools: body.tools },
       this.showCached,
     );
     this.tables.setSession(s.id, body.columns, body.toolCallCount);
@@ -639,7 +639,7 @@ export class InspectorApp {
   }
 
   private head(s: ShownSession): SessionHead {
-    return { summary: s.intro.summary, compactions: s.intro.compactions, subagents: s.intro.subagents, analysis: s.body!.analysis };
+    return { summary: s.intro.summary, compactions: s.intro.compactions, events: s.intro.events, subagents: s.intro.subagents, analysis: s.body!.analysis };
   }
 
   /** The legend names only what this session's chart shows. */

@@ -4,7 +4,9 @@ import { formatCount, formatDuration } from '../src/core/report/formatNumbers';
 import { shortSessionId } from '../src/core/view/sessionList';
 import { headlineGroups, readLoopSort } from './analysis/analysisModel';
 import type { LoopSort } from './analysis/analysisModel';
-import type { FigureGroup } from './shared/figures';
+import type { Figure, FigureGroup } from './shared/figures';
+import { OTHER_INPUT_KINDS } from '../src/core/trace/model';
+import type { OtherInputs } from '../src/core/trace/model';
 
 /** The summary strip of a session, formatted; unknown figures read "unknown", never 0. The ratios carry their published ranges. */
 export function summaryFigures(s: SessionSummary, analysis?: AnalysisView): FigureGroup[] {
@@ -15,6 +17,8 @@ export function summaryFigures(s: SessionSummary, analysis?: AnalysisView): Figu
       figures: [
         { name: 'llmCalls', label: 'LLM calls', value: formatCount(s.llmCalls), hint: 'Requests to the model in this session' },
         { name: 'userTurns', label: 'User turns', value: formatCount(s.userTurns), hint: 'Prompts typed by the user' },
+        ...otherInputsFigure(s),
+        ...(s.apiErrors > 0 ? [{ name: 'apiErrors', label: 'API errors', value: formatCount(s.apiErrors), hint: 'Requests that failed (rate limits, overload) and were retried or given up; marked on the timeline and listed under Diagnostics' }] : []),
         { name: 'toolCalls', label: 'Tool calls', value: s.failedToolCalls > 0 ? `${formatCount(s.toolCalls)} (${formatCount(s.failedToolCalls)} failed)` : formatCount(s.toolCalls), hint: 'Tool calls the model made, and how many failed' },
       ],
     },
@@ -30,6 +34,27 @@ export function summaryFigures(s: SessionSummary, analysis?: AnalysisView): Figu
     },
     ...headlineGroups(s, analysis),
   ];
+}
+
+/** Singular and plural names of each kind of input no person typed. */
+const OTHER_INPUT_LABELS: Record<keyof OtherInputs, [string, string]> = {
+  notification: ['notification', 'notifications'],
+  localCommand: ['local command', 'local commands'],
+  hookOutput: ['hook output', 'hook outputs'],
+  compactionSummary: ['compaction summary', 'compaction summaries'],
+  interruption: ['interruption', 'interruptions'],
+  injected: ['injected context', 'injected contexts'],
+};
+
+/** "12 (9 notifications, 3 local commands)": user-role records that no person typed, when the format tells them apart and there are any. */
+function otherInputsFigure(s: SessionSummary): Figure[] {
+  const other = s.otherInputs;
+  if (!other) return [];
+  const kinds = OTHER_INPUT_KINDS.filter((k) => other[k] > 0);
+  if (kinds.length === 0) return [];
+  const total = kinds.reduce((n, k) => n + other[k], 0);
+  const parts = kinds.map((k) => `${formatCount(other[k])} ${OTHER_INPUT_LABELS[k][other[k] === 1 ? 0 : 1]}`).join(', ');
+  return [{ name: 'otherInputs', label: 'Not typed', value: `${formatCount(total)} (${parts})`, hint: 'User-role records the agent wrote itself, by kind: not counted as user turns' }];
 }
 
 /** How long a session ran, from its first prompt or call to its last response; null when unknown. */

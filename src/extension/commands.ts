@@ -20,6 +20,8 @@ export interface CommandContext {
   provider: InspectorProvider;
   registry: TraceAnalysisRegistry;
   log: vscode.LogOutputChannel;
+  /** This extension's global storage folder: Cline's and Roo Code's tasks are in its siblings; assembled sessions are written below it. */
+  storageDir: string;
 }
 
 /** The inspector view type that fits a file: the default editor for *.trace.jsonl, the "Open With" one otherwise. */
@@ -83,7 +85,7 @@ async function reportFor(ctx: CommandContext, uri: vscode.Uri): Promise<TraceRep
  * argument chooses from those rows in tests).
  */
 async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined, hook: PickHook | null): Promise<TraceReport | undefined> {
-  const uri = given ?? activeTraceUri(ctx.provider) ?? (await pickLocalSession(ctx.log, hook));
+  const uri = given ?? activeTraceUri(ctx.provider) ?? (await pickLocalSession(ctx.log, ctx.storageDir, hook));
   if (!uri) return undefined;
   let report: TraceReport;
   try {

@@ -21,7 +21,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerCustomEditorProvider(INSPECTOR_ANY_VIEW_TYPE, provider, options),
     vscode.languages.registerCodeLensProvider(TRACE_DOCUMENT_SELECTOR, new TraceCodeLensProvider(registry, log)),
   );
-  for (const [id, handler] of Object.entries(createCommands({ provider, registry, log }))) {
+  for (const [id, handler] of Object.entries(createCommands({ provider, registry, log, storageDir: context.globalStorageUri.fsPath }))) {
     context.subscriptions.push(vscode.commands.registerCommand(id, handler));
   }
 }

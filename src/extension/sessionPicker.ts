@@ -1,30 +1,19 @@
 import * as vscode from 'vscode';
 import { formatPercent } from '../core/report/formatNumbers';
-import { isSubagentLogName } from '../core/trace/claudeCode/companions';
 import { parseTrace } from '../core/trace/parseTrace';
 import { maxFileBytes, sessionRoots } from './settings';
-import type { SessionRoots } from './settings';
 import { baseName } from './traceAnalysis';
 import { yieldToEventLoop } from './traceLoader';
 import { createReadStream } from 'node:fs';
-import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { assembleSession, listLocalSessions, sessionFile } from '../node/agentSessions';
+import type { LocalSession } from '../node/agentSessions';
 
 /** Sessions listed at most: the newest ones, so a years-old ~/.claude stays quick. */
 export const MAX_LISTED_SESSIONS = 50;
-/** How deep the Codex walk goes (`sessions/YYYY/MM/DD/rollout-*.jsonl` is 3 folders down). */
-const CODEX_MAX_DEPTH = 5;
 
-/** An agent session log found on this machine. */
-export interface LocalSession {
-  path: string;
-  agent: 'Claude Code' | 'Codex';
-  mtimeMs: number;
-  sizeBytes: number;
-  /** The project: Claude Code's decoded folder name until the log's cwd is read; null for Codex until then. */
-  project: string | null;
-}
+export { decodeClaudeProject, listLocalSessions } from '../node/agentSessions';
+export type { LocalSession } from '../node/agentSessions';
 
 /** A QuickPick row: a session, or the "open a file" fallback. */
 export interface SessionItem extends vscode.QuickPickItem {
@@ -41,68 +30,6 @@ export function isPickHook(value: unknown): value is PickHook {
   return typeof value === 'object' && value !== null && typeof (value as { pick?: unknown }).pick === 'function';
 }
 
-/**
- * Claude Code names a project folder after its path with separators turned into
- * dashes (`-home-me-app`, `C--Users-me`). Dashes in names make it ambiguous, so this is
- * only shown until the log's own `cwd` is read.
- */
-export function decodeClaudeProject(folder: string): string {
-  const drive = /^([A-Za-z])--(.*)$/.exec(folder);
-  if (drive) return `${drive[1]}:\\${drive[2]!.replace(/-/g, '\\')}`;
-  return folder.replace(/-/g, '/');
-}
-
-async function entries(dir: string): Promise<Dirent[]> {
-  try {
-    return await readdir(dir, { withFileTypes: true });
-  } catch {
-    return []; // a missing root is normal: that agent is not installed
-  }
-}
-
-async function withStat(path: string, agent: LocalSession['agent'], project: string | null): Promise<LocalSession | null> {
-  try {
-    const s = await stat(path);
-    return { path, agent, mtimeMs: s.mtimeMs, sizeBytes: s.size, project };
-  } catch {
-    return null;
-  }
-}
-
-/** Claude Code sessions: `<root>/<project>/<session>.jsonl` (sub-agent logs excluded). */
-async function claudeSessions(root: string): Promise<LocalSession[]> {
-  const found: Array<Promise<LocalSession | null>> = [];
-  for (const project of await entries(root)) {
-    if (!project.isDirectory()) continue;
-    for (const file of await entries(join(root, project.name))) {
-      if (file.isFile() && /\.jsonl$/i.test(file.name) && !isSubagentLogName(file.name)) {
-        found.push(withStat(join(root, project.name, file.name), 'Claude Code', decodeClaudeProject(project.name)));
-      }
-    }
-  }
-  return (await Promise.all(found)).filter((s): s is LocalSession => s !== null);
-}
-
-/** Codex sessions: `<root>/**\/rollout-*.jsonl`. */
-async function codexSessions(root: string, depth = 0): Promise<LocalSession[]> {
-  const out: LocalSession[] = [];
-  for (const e of await entries(root)) {
-    const path = join(root, e.name);
-    if (e.isDirectory() && depth < CODEX_MAX_DEPTH) out.push(...(await codexSessions(path, depth + 1)));
-    else if (e.isFile() && /^rollout-.*\.jsonl$/i.test(e.name)) {
-      const s = await withStat(path, 'Codex', null);
-      if (s) out.push(s);
-    }
-  }
-  return out;
-}
-
-/** The local agent sessions under the configured roots, newest first (by modification time). */
-export async function listLocalSessions(roots: SessionRoots, limit = MAX_LISTED_SESSIONS): Promise<LocalSession[]> {
-  const [claude, codex] = await Promise.all([claudeSessions(roots.claudeCode), codexSessions(roots.codex)]);
-  return [...claude, ...codex].sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, limit);
-}
-
 /** What a row shows once the log is read. */
 export interface SessionStats {
   calls: number;
@@ -114,7 +41,9 @@ export interface SessionStats {
 /** Reads one session log (the main file only: quick) and sums its main sessions. */
 export async function readSessionStats(session: LocalSession): Promise<SessionStats | string> {
   if (session.sizeBytes > maxFileBytes()) return 'too large to read (agentTrace.maxFileSizeMB)';
-  const parsed = await parseTrace([{ key: basename(session.path), bytes: createReadStream(session.path, { highWaterMark: 256 * 1024 }) }], { yieldControl: yieldToEventLoop });
+  const assembled = await assembleSession(session);
+  const bytes = assembled !== null ? new TextEncoder().encode(assembled) : createReadStream(session.path, { highWaterMark: 256 * 1024 });
+  const parsed = await parseTrace([{ key: basename(session.path), bytes }], { yieldControl: yieldToEventLoop });
   if (parsed.problem) return parsed.problem.message;
   let calls = 0;
   let cached = 0;
@@ -172,12 +101,12 @@ const OPEN_FILE_ITEM: SessionItem = { label: '$(folder-opened) Open a trace file
  * with "reading…" and fill in as each log is parsed, newest first; parsing stops when
  * the pick closes. Resolves to the chosen file, or undefined when dismissed.
  */
-export async function pickLocalSession(log: vscode.LogOutputChannel, hook: PickHook | null = null): Promise<vscode.Uri | undefined> {
-  const roots = sessionRoots();
+export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir: string, hook: PickHook | null = null): Promise<vscode.Uri | undefined> {
+  const roots = sessionRoots(storageDir);
   const qp = vscode.window.createQuickPick<SessionItem>();
   qp.title = 'Analyze Agent Session';
   // One placeholder throughout (busy shows the reading): a changed one leaves a stale hover behind.
-  qp.placeholder = 'Choose a Claude Code or Codex session to analyse (newest first)';
+  qp.placeholder = 'Choose a local agent session to analyse (newest first)';
   qp.matchOnDescription = true;
   qp.matchOnDetail = true;
   qp.busy = true;
@@ -191,10 +120,14 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, hook: PickH
     });
   });
   const fill = (async (): Promise<void> => {
-    const sessions = await listLocalSessions(roots);
+    const { sessions, notes } = await listLocalSessions(roots, MAX_LISTED_SESSIONS);
     const items = sessions.map(itemFor);
-    const none: SessionItem = { label: '$(info) No local sessions found', detail: `Looked in ${roots.claudeCode} and ${roots.codex} (agentTrace.sessionRoots)`, session: null, alwaysShow: true };
-    qp.items = sessions.length > 0 ? [...items, OPEN_FILE_ITEM] : [none, OPEN_FILE_ITEM];
+    // Sessions discovery knows of but cannot list (OpenCode's database) are said, not dropped.
+    const noteItems: SessionItem[] = notes.map((n) => ({ label: '$(info) Not listed', detail: n, session: null, alwaysShow: true }));
+    const looked = [roots.claudeCode, roots.codex, roots.geminiCli, roots.openCode, roots.openHands, roots.cline, roots.rooCode, ...roots.aiperf].join(', ');
+    const none: SessionItem = { label: '$(info) No local sessions found', detail: `Looked in ${looked} (agentTrace.sessionRoots)`, session: null, alwaysShow: true };
+    const tail = [...noteItems, OPEN_FILE_ITEM];
+    qp.items = sessions.length > 0 ? [...items, ...tail] : [none, ...tail];
     if (sessions.length === 0) qp.activeItems = [OPEN_FILE_ITEM];
     for (const item of items) {
       if (!open) return;
@@ -208,7 +141,7 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, hook: PickH
       describe(item, item.session!, stats);
       // Re-assigning the rows redraws them; keep the row the user is on.
       const active = qp.activeItems;
-      qp.items = [...items, OPEN_FILE_ITEM];
+      qp.items = [...items, ...tail];
       qp.activeItems = active;
     }
   })()
@@ -225,7 +158,8 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, hook: PickH
   }
   qp.dispose();
   if (!item) return undefined;
-  if (item.session) return vscode.Uri.file(item.session.path);
+  // A session kept in several files (OpenHands events, OpenCode storage) opens as one file written beside this extension's storage.
+  if (item.session) return vscode.Uri.file(await sessionFile(item.session, join(storageDir, 'assembled-sessions')));
   const picked = await vscode.window.showOpenDialog({
     title: 'Analyze Agent Session',
     canSelectMany: false,

@@ -10,6 +10,13 @@ export const SETTING_DEFAULTS = {
   'codeLens.enabled': true,
   'sessionRoots.claudeCode': '~/.claude/projects',
   'sessionRoots.codex': '~/.codex/sessions',
+  'sessionRoots.geminiCli': '~/.gemini/tmp',
+  'sessionRoots.openCode': '~/.local/share/opencode',
+  'sessionRoots.openHands': '~/.openhands',
+  // Empty: beside this extension's own storage, where VS Code keeps every extension's (see settings.ts).
+  'sessionRoots.cline': '',
+  'sessionRoots.rooCode': '',
+  'sessionRoots.aiperf': 'artifacts',
 } as const;
 
 /** The fewest attempts a retry loop can have (`agentTrace.analysis.minLoopAttempts`' minimum). */

@@ -9,7 +9,8 @@ import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATI
 import type { WhatIfDefaults } from '../protocol/messages';
 import { MIN_LOOP_ATTEMPTS, SETTING_DEFAULTS } from './settingDefaults';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
+import type { SessionRoots } from '../node/agentSessions';
 
 /** Settings whose change re-runs the analyses (CodeLens, Problems, inspector). */
 export const ANALYSIS_SETTINGS = 'agentTrace.analysis';
@@ -79,18 +80,47 @@ export function expandHome(path: string): string {
   return path;
 }
 
-/** Where local agent sessions live (`agentTrace.sessionRoots.*`), `~` expanded. */
-export interface SessionRoots {
-  claudeCode: string;
-  codex: string;
-}
+export type { SessionRoots } from '../node/agentSessions';
 
-/** The session roots from the settings. */
-export function sessionRoots(): SessionRoots {
+/** Folder names VS Code gives the global storage of Cline and Roo Code, beside this extension's own. */
+const TASK_STORAGE = { cline: 'saoudrizwan.claude-dev', rooCode: 'rooveterinaryinc.roo-cline' } as const;
+
+/**
+ * The session roots from the settings (`agentTrace.sessionRoots.*`), `~` expanded. Cline's
+ * and Roo Code's tasks are in their extensions' global storage, a sibling of this
+ * extension's (`globalStorageDir`), unless a setting names another folder; AIPerf runs are
+ * looked for in the given folder, relative to each workspace folder unless absolute.
+ */
+export function sessionRoots(globalStorageDir: string): SessionRoots {
   const config = vscode.workspace.getConfiguration('agentTrace.sessionRoots');
-  const read = (key: string, fallback: string): string => {
+  const read = (key: keyof typeof SESSION_ROOT_KEYS): string => {
     const value = config.get<string>(key);
+    const fallback: string = SETTING_DEFAULTS[SESSION_ROOT_KEYS[key]];
     return expandHome(typeof value === 'string' && value.trim() !== '' ? value.trim() : fallback);
   };
-  return { claudeCode: read('claudeCode', SETTING_DEFAULTS['sessionRoots.claudeCode']), codex: read('codex', SETTING_DEFAULTS['sessionRoots.codex']) };
+  const tasks = (key: 'cline' | 'rooCode'): string => read(key) || join(dirname(globalStorageDir), TASK_STORAGE[key], 'tasks');
+  const aiperf = read('aiperf');
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  return {
+    claudeCode: read('claudeCode'),
+    codex: read('codex'),
+    geminiCli: read('geminiCli'),
+    openCode: read('openCode'),
+    openHands: read('openHands'),
+    cline: tasks('cline'),
+    rooCode: tasks('rooCode'),
+    aiperf: aiperf === '' ? [] : isAbsolute(aiperf) ? [aiperf] : folders.map((f) => join(f, aiperf)),
+  };
 }
+
+/** Setting key of each root. */
+const SESSION_ROOT_KEYS = {
+  claudeCode: 'sessionRoots.claudeCode',
+  codex: 'sessionRoots.codex',
+  geminiCli: 'sessionRoots.geminiCli',
+  openCode: 'sessionRoots.openCode',
+  openHands: 'sessionRoots.openHands',
+  cline: 'sessionRoots.cline',
+  rooCode: 'sessionRoots.rooCode',
+  aiperf: 'sessionRoots.aiperf',
+} as const;

@@ -36,13 +36,14 @@ export async function loadTrace(uri: vscode.Uri, maxBytes: number, onProgress: P
     const path = uri.fsPath;
     const size = (await stat(path)).size;
     if (size > maxBytes) throw new FileTooLargeError(`${basename(path)} is ${(size / 2 ** 20).toFixed(0)} MB, above agentTrace.maxFileSizeMB.`);
+    const companions = await listCompanions(path);
     let read = 0;
     const main = counted(createReadStream(path, { highWaterMark: 256 * 1024 }), (n) => {
       read += n;
       onProgress(read, size);
     });
     files.push({ key: basename(path), bytes: main });
-    for (const rel of await listCompanions(path)) files.push({ key: rel, bytes: createReadStream(join(dirname(path), rel)) });
+    for (const rel of companions) files.push({ key: rel, bytes: createReadStream(join(dirname(path), rel)) });
   } else {
     const bytes = await vscode.workspace.fs.readFile(uri);
     if (bytes.length > maxBytes) throw new FileTooLargeError(`${basename(uri.path)} is above agentTrace.maxFileSizeMB.`);

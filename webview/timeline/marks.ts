@@ -1,7 +1,7 @@
 import { formatCount } from '../../src/core/report/formatNumbers';
 import { shortSessionId } from '../../src/core/view/sessionList';
 import { CALL_FLAG } from '../../src/core/view/timelineColumns';
-import type { CompactionMark, LoopView, SubagentLink } from '../../src/core/view/traceView';
+import type { CompactionMark, EventMark, LoopView, SubagentLink } from '../../src/core/view/traceView';
 import type { TimelineData } from './bins';
 import { callAt, slotCount, slotOf } from './bins';
 
@@ -9,10 +9,10 @@ import { callAt, slotCount, slotOf } from './bins';
 // them share a few hundred pixels: nearby glyphs fold into one with a count, overlapping
 // labels into "+N". Also the jumps: next / previous failure, miss, loop, compaction.
 
-/** A vertical marker on the timeline: a compaction before a call, or a sub-agent started by one. */
+/** A vertical marker on the timeline: a compaction or failed API requests before a call, or a sub-agent started by one. */
 export interface TimelineMarker {
-  kind: 'compaction' | 'subagent';
-  /** The call it belongs to: the first call after the compaction, the call that started the sub-agent. */
+  kind: 'compaction' | 'subagent' | 'api-error';
+  /** The call it belongs to: the first call after the compaction or the errors, the call that started the sub-agent. */
   callIndex: number;
   /** Short text drawn on the chart. */
   label: string;
@@ -22,8 +22,8 @@ export interface TimelineMarker {
   sessionId: string | null;
 }
 
-/** Compaction and sub-agent markers, in call order (compactions first at a tie: they come before the call). */
-export function timelineMarkers(calls: number, compactions: readonly CompactionMark[], subagents: readonly SubagentLink[]): TimelineMarker[] {
+/** Compaction, API error and sub-agent markers, in call order (those before a call first at a tie). */
+export function timelineMarkers(calls: number, compactions: readonly CompactionMark[], events: readonly EventMark[], subagents: readonly SubagentLink[]): TimelineMarker[] {
   const markers: TimelineMarker[] = [];
   for (const c of compactions) {
     const how = [c.trigger, c.preTokens !== null ? `${formatCount(c.preTokens)} tokens before` : null].filter((s) => s !== null).join(', ');
@@ -32,6 +32,16 @@ export function timelineMarkers(calls: number, compactions: readonly CompactionM
       callIndex: Math.min(c.beforeCall, Math.max(0, calls - 1)),
       label: 'compaction',
       description: `Compaction before call ${c.beforeCall + 1}${how ? ` (${how})` : ''}`,
+      sessionId: null,
+    });
+  }
+  for (const e of events) {
+    const what = e.count === 1 ? 'API error' : `${e.count} API errors`;
+    markers.push({
+      kind: 'api-error',
+      callIndex: Math.min(e.beforeCall, Math.max(0, calls - 1)),
+      label: what,
+      description: `${what} before call ${Math.min(e.beforeCall, calls) + 1}: ${e.text}`,
       sessionId: null,
     });
   }
@@ -46,7 +56,8 @@ export function timelineMarkers(calls: number, compactions: readonly CompactionM
       sessionId: s.sessionId,
     });
   }
-  return markers.sort((a, b) => a.callIndex - b.callIndex || (a.kind === b.kind ? 0 : a.kind === 'compaction' ? -1 : 1));
+  const order = (m: TimelineMarker): number => (m.kind === 'subagent' ? 1 : 0);
+  return markers.sort((a, b) => a.callIndex - b.callIndex || order(a) - order(b));
 }
 
 /** A label to place at `x` (its left end), `width` pixels wide. */

@@ -661,14 +661,14 @@ export class TimelineChart {
     for (const m of this.markers) {
       const slot = slotOf(d, m.callIndex);
       if (slot >= count) continue;
-      // A compaction comes before its call, a sub-agent starts after its call's response.
-      const edge = m.kind === 'compaction' ? slot : callAt(d, slot) === m.callIndex ? slot + 1 : slot;
+      // A compaction or an API error comes before its call, a sub-agent starts after its call's response.
+      const edge = m.kind !== 'subagent' ? slot : callAt(d, slot) === m.callIndex ? slot + 1 : slot;
       const x = this.pixel(chart, edge);
       if (x < a.left - 1 || x > a.right + 1) continue;
-      const color = m.kind === 'compaction' ? p.compaction : p.subagent;
+      const color = m.kind === 'compaction' ? p.compaction : m.kind === 'api-error' ? p.failed : p.subagent;
       ctx.strokeStyle = color;
       ctx.lineWidth = p.highContrast ? 2 : 1.5;
-      ctx.setLineDash(m.kind === 'compaction' ? [5, 3] : [2, 3]);
+      ctx.setLineDash(m.kind === 'compaction' ? [5, 3] : m.kind === 'api-error' ? [1, 2] : [2, 3]);
       ctx.beginPath();
       ctx.moveTo(x, a.top - 4);
       ctx.lineTo(x, a.bottom);

@@ -10,7 +10,7 @@ import { shortSessionId } from '../../src/core/view/sessionList';
 import { CALL_FLAG } from '../../src/core/view/timelineColumns';
 import type { TimelineColumns } from '../../src/core/view/timelineColumns';
 import type { SearchHit, SearchResult, ToolCount } from '../../src/core/view/traceService';
-import type { CallRow, CompactionMark, LoopView, SubagentLink } from '../../src/core/view/traceView';
+import type { CallRow, CompactionMark, EventMark, LoopView, SubagentLink } from '../../src/core/view/traceView';
 import { el, icon, linkButton, replaceChildren } from '../shared/dom';
 import type { Palette } from '../shared/palette';
 import { VirtualTable } from '../shared/virtualTable';
@@ -29,6 +29,7 @@ export interface TimelineSession {
   columns: TimelineColumns;
   loops: readonly LoopView[];
   compactions: readonly CompactionMark[];
+  events: readonly EventMark[];
   subagents: readonly SubagentLink[];
   tools: readonly ToolCount[];
 }
@@ -219,7 +220,7 @@ export class TimelinePanel {
       this.markersList.hidden = true;
       return;
     }
-    this.markers = timelineMarkers(calls, session.compactions, session.subagents);
+    this.markers = timelineMarkers(calls, session.compactions, session.events, session.subagents);
     this.renderFilterOptions();
     void this.applyFilter(this.filter, same ? this.window : null);
     this.renderMarkerList();
@@ -569,11 +570,17 @@ export class TimelinePanel {
       ]),
     );
     if (markers.length > shown.length) {
-      const compactions = markers.filter((m) => m.kind === 'compaction').length;
-      const subagents = markers.length - compactions;
+      const of = (kind: TimelineMarker['kind']): number => markers.filter((m) => m.kind === kind).length;
+      const parts = [
+        [of('compaction'), 'compaction', 'compactions'],
+        [of('api-error'), 'API error mark', 'API error marks'],
+        [of('subagent'), 'sub-agent', 'sub-agents'],
+      ]
+        .filter(([n]) => (n as number) > 0)
+        .map(([n, one, many]) => `${formatCount(n as number)} ${n === 1 ? one : many}`);
       items.push(
         el('li', { className: 'marker-more' }, [
-          linkButton(`Show all ${formatCount(markers.length)} markers (${formatCount(compactions)} compactions, ${formatCount(subagents)} sub-agents)`, () =>
+          linkButton(`Show all ${formatCount(markers.length)} markers (${parts.join(', ')})`, () =>
             this.host.safely('show markers', () => {
               this.showAllMarkers = true;
               this.renderMarkerList();

@@ -1,4 +1,4 @@
-import type { CallTokens, LlmCall, Session } from '../trace/model';
+import type { CallTokens, LlmCall, OtherInputs, Session } from '../trace/model';
 import { mean, median, ratio } from './stats';
 
 /** Token totals of a session; a total is null when no call reports that figure. */
@@ -20,7 +20,12 @@ export interface SessionSummary {
   model: string | null;
   title: string | null;
   llmCalls: number;
+  /** Prompts a person typed. */
   userTurns: number;
+  /** User-role records that were not typed prompts, by kind; null when the format does not tell them apart. */
+  otherInputs: OtherInputs | null;
+  /** Failed API requests the agent logged (rate limits, overload), shown on the timeline. */
+  apiErrors: number;
   tokens: TokenTotals;
   /**
    * Where `tokens` come from: summed over the calls, the session totals the trace
@@ -124,6 +129,8 @@ export function summarizeSession(session: Session): SessionSummary {
     title: session.title,
     llmCalls: calls.length,
     userTurns: session.turns.length,
+    otherInputs: session.otherInputs ? { ...session.otherInputs } : null,
+    apiErrors: (session.events ?? []).filter((e) => e.kind === 'api-error').length,
     tokens: reported ?? callTotals,
     tokensSource: reported ? 'reported' : Object.values(callTotals).some((v) => v !== null) ? 'calls' : 'none',
     callsWithTokens,

@@ -1,6 +1,8 @@
 import { compareToRange, PUBLISHED_RANGES } from '../analysis/fingerprint';
 import type { PublishedRange } from '../analysis/fingerprint';
 import type { ReportSession, TraceReport } from './traceReport';
+import { OTHER_INPUT_KINDS } from '../trace/model';
+import type { OtherInputs } from '../trace/model';
 import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio } from './formatNumbers';
 
 const MISS_LABELS: Record<string, string> = {
@@ -28,6 +30,9 @@ function sessionLines(s: ReportSession): string[] {
   out.push(`${label} ${s.id}${s.parentId ? ` (parent ${s.parentId})` : ''}`);
   out.push(`  agent ${s.agent ?? 'unknown'}, model ${s.model ?? 'unknown'}`);
   out.push(`  LLM calls ${s.llmCalls}, user turns ${s.userTurns}`);
+  const other = otherInputsText(s);
+  if (other) out.push(`  user-role records not typed by the user: ${other}`);
+  if (s.apiErrors > 0) out.push(`  failed API requests ${s.apiErrors} (listed in the diagnostics)`);
   const t = s.tokens;
   const source = s.tokensSource === 'reported' ? ' (session totals reported by the agent; no per-call figures)' : '';
   out.push(
@@ -50,6 +55,24 @@ function sessionLines(s: ReportSession): string[] {
   );
   if (s.llmCalls > 0) out.push(...toolLines(s), ...contextLines(s), ...missLines(s), ...loopLines(s));
   return out;
+}
+
+const OTHER_INPUT_LABELS: Record<keyof OtherInputs, [string, string]> = {
+  notification: ['notification', 'notifications'],
+  localCommand: ['local command', 'local commands'],
+  hookOutput: ['hook output', 'hook outputs'],
+  compactionSummary: ['compaction summary', 'compaction summaries'],
+  interruption: ['interruption', 'interruptions'],
+  injected: ['injected context', 'injected contexts'],
+};
+
+/** "12 notifications, 3 local commands", or '' when there are none. */
+function otherInputsText(s: ReportSession): string {
+  const other = s.otherInputs;
+  if (!other) return '';
+  return OTHER_INPUT_KINDS.filter((k) => other[k] > 0)
+    .map((k) => `${other[k]} ${OTHER_INPUT_LABELS[k][other[k] === 1 ? 0 : 1]}`)
+    .join(', ');
 }
 
 function toolLines(s: ReportSession): string[] {
@@ -97,7 +120,8 @@ function loopLines(s: ReportSession): string[] {
 /** The human-readable report `agent-trace analyze` prints without `--json`. */
 export function renderTextReport(fileName: string, report: TraceReport): string {
   const out: string[] = [];
-  out.push(`${fileName}: ${report.format ?? 'unreadable'} (${report.detection})`);
+  const sure = report.detectionConfidence !== null && report.format !== null ? `${report.detectionConfidence}: ` : '';
+  out.push(`${fileName}: ${report.format ?? 'unreadable'} (${sure}${report.detection})`);
   if (report.problem) out.push(`  ${report.problem}`);
   for (const limitation of report.limitations) out.push(`  note: ${limitation}`);
   for (const s of report.sessions) out.push(...sessionLines(s));

@@ -1,5 +1,5 @@
 import type { ParsedTrace } from '../trace/parseTrace';
-import type { Severity } from '../trace/model';
+import type { OtherInputs, Severity } from '../trace/model';
 import type { MissCause } from '../analysis/cacheMisses';
 import type { CompactionCost } from '../analysis/fingerprint';
 import { analyzeSession } from '../analysis/sessionAnalysis';
@@ -29,7 +29,12 @@ export interface ReportSession {
   agent: string | null;
   model: string | null;
   llmCalls: number;
+  /** Prompts a person typed. */
   userTurns: number;
+  /** User-role records that were not typed prompts (notifications, local commands, hook output…), by kind; null when the format does not tell them apart. */
+  otherInputs: OtherInputs | null;
+  /** Failed API requests the agent logged (rate limits, overload); each is also a diagnostic. */
+  apiErrors: number;
   tokens: TokenTotals;
   /** "calls": summed over calls; "reported": the trace's own session totals (no per-call figures); "none". */
   tokensSource: 'calls' | 'reported' | 'none';
@@ -67,6 +72,8 @@ export interface TraceReport {
   format: string | null;
   /** How the format was found: detection evidence, or "chosen by the user". */
   detection: string;
+  /** How sure detection is: "certain", "likely", "weak" (not enough to read the file), or null (nothing matched, or chosen by the user). */
+  detectionConfidence: 'certain' | 'likely' | 'weak' | null;
   /** What the format cannot give, in words (figures it lacks are null). */
   limitations: string[];
   problem: string | null;
@@ -80,6 +87,7 @@ export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisO
   return {
     format: model.format,
     detection: parsed.detection.evidence,
+    detectionConfidence: parsed.detection.confidence,
     limitations: model.limitations,
     problem: parsed.problem?.message ?? null,
     sessions: model.sessions.map((session) => {
@@ -94,6 +102,8 @@ export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisO
         model: s.model,
         llmCalls: s.llmCalls,
         userTurns: s.userTurns,
+        otherInputs: s.otherInputs,
+        apiErrors: s.apiErrors,
         tokens: s.tokens,
         tokensSource: s.tokensSource,
         cacheHitRate: s.cacheHitRate,

@@ -1,5 +1,5 @@
 /**
- * The one model every format maps into (research/formats.md §0). Readers fill it,
+ * The one model every format maps into (docs/design/formats.md §0). Readers fill it,
  * analyses and the simulator read it, the canonical format serialises it.
  *
  * Conventions:
@@ -21,7 +21,12 @@ export type FormatId =
   | 'swe-agent'
   | 'mini-swe-agent'
   | 'atif'
-  | 'vllm-bench';
+  | 'vllm-bench'
+  | 'gemini-cli'
+  | 'opencode'
+  | 'openhands'
+  | 'cline'
+  | 'aiperf';
 
 /** Where a record came from: file index into `TraceModel.files`, 0-based line and byte offset. */
 export interface SourceRef {
@@ -125,6 +130,36 @@ export interface Compaction {
 }
 
 /**
+ * User-role records that are not prompts a person typed, by kind. Agents write them
+ * into the conversation themselves: background-task and sub-agent notifications, the
+ * output of local commands, hook feedback, the summary that replaces the context after
+ * a compaction, interruption markers, and context they inject (skill bodies, caveats).
+ */
+export interface OtherInputs {
+  notification: number;
+  localCommand: number;
+  hookOutput: number;
+  compactionSummary: number;
+  interruption: number;
+  injected: number;
+}
+
+/** Kinds of `OtherInputs`, in the order they are shown. */
+export const OTHER_INPUT_KINDS: ReadonlyArray<keyof OtherInputs> = ['notification', 'localCommand', 'hookOutput', 'compactionSummary', 'interruption', 'injected'];
+
+/** Something that happened between calls and is neither a call nor a turn: a failed API request. */
+export interface SessionEvent {
+  /** `api-error`: a request that failed (rate limit, overload, network); the agent may retry it. */
+  kind: 'api-error';
+  /** Index of the first call after it (calls.length if none followed). */
+  beforeCall: number;
+  timeMs: number | null;
+  /** What the agent wrote about it, clipped; never interpreted. */
+  text: string;
+  source: SourceRef;
+}
+
+/**
  * Totals a trace reports for a whole session, apart from its calls (SWE-agent
  * `model_stats`, ATIF `final_metrics`, vllm bench aggregates). Never spread over the
  * calls: a format with totals only keeps its per-call tokens null.
@@ -159,6 +194,10 @@ export interface Session {
   compactions: Compaction[];
   /** Session totals the trace reports itself; absent or null when it reports none. Optional so older producers stay valid. */
   reportedTotals?: ReportedTotals | null;
+  /** User-role records that were not typed prompts, when the format tells them apart (absent otherwise). */
+  otherInputs?: OtherInputs;
+  /** Failed API requests and similar events, in order (absent when the format records none). */
+  events?: SessionEvent[];
 }
 
 /** How serious a diagnostic is. */
@@ -204,6 +243,11 @@ export function requestedToolCall(asked: Pick<ToolCall, 'id' | 'name' | 'targetF
     source: asked.source,
     resultSource: null,
   };
+}
+
+/** No other inputs counted yet. */
+export function noOtherInputs(): OtherInputs {
+  return { notification: 0, localCommand: 0, hookOutput: 0, compactionSummary: 0, interruption: 0, injected: 0 };
 }
 
 /** An empty token record: nothing known. */

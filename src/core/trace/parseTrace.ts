@@ -54,6 +54,9 @@ async function* chunksOf(bytes: ByteChunks): AsyncGenerator<Uint8Array> {
   yield* bytes;
 }
 
+/** parseLine's answer for a first line that is a whole JSON array: read the file as a document. */
+const ARRAY_DOCUMENT = Symbol('array document');
+
 /** A first line that opens a JSON document spread over many lines ("{" or "[" and not a whole value). */
 function opensDocument(text: string, parsed: boolean): boolean {
   return !parsed && /^\s*[[{]/.test(text);
@@ -92,7 +95,7 @@ class TraceParser {
 
   constructor(forced: FormatDefinition | null) {
     this.format = forced;
-    this.detection = forced ? { format: forced.id, evidence: 'chosen by the user' } : { format: null, evidence: 'nothing read yet' };
+    this.detection = forced ? { format: forced.id, evidence: 'chosen by the user', confidence: null } : { format: null, evidence: 'nothing read yet', confidence: null };
     if (forced?.createRecordReader) this.reader = forced.createRecordReader();
   }
 
@@ -120,6 +123,10 @@ class TraceParser {
     if (line.text.trim() === '') return;
     this.mainNonBlank += 1;
     const value = this.parseLine(0, line, this.mainNonBlank === 1);
+    if (value === ARRAY_DOCUMENT) {
+      this.documentLines = [line];
+      return;
+    }
     if (value === undefined) {
       if (this.mainNonBlank === 1 && !this.replayed && opensDocument(line.text, false)) this.documentLines = [line];
       return;
@@ -142,11 +149,11 @@ class TraceParser {
     }
     if (line.text.trim() === '' || !this.reader) return;
     const value = this.parseLine(file, line, false);
-    if (value) this.reader.record({ value, line, source: { file, line: line.line, offset: line.offset } });
+    if (value && value !== ARRAY_DOCUMENT) this.reader.record({ value, line, source: { file, line: line.line, offset: line.offset } });
   }
 
   /** JSON.parse one line: the object, null (reported: not an object), or undefined (not JSON). */
-  private parseLine(file: number, line: SourceLine, quietIfDocument: boolean): Record<string, unknown> | null | undefined {
+  private parseLine(file: number, line: SourceLine, quietIfDocument: boolean): Record<string, unknown> | null | undefined | typeof ARRAY_DOCUMENT {
     let value: unknown;
     try {
       value = JSON.parse(line.text!);
@@ -157,6 +164,8 @@ class TraceParser {
       return undefined;
     }
     if (!isObject(value)) {
+      // A whole JSON array on the first line is a minified document (Cline's ui_messages.json), not a bad record.
+      if (quietIfDocument && !this.replayed && Array.isArray(value)) return ARRAY_DOCUMENT;
       this.report({ file, line: line.line, severity: 'error', message: 'Line is JSON but not an object; skipped.' });
       return null;
     }
@@ -241,6 +250,7 @@ class TraceParser {
 
   private success(keys: string[], result: ReaderResult): ParsedTrace {
     for (const d of result.diagnostics) this.report(d);
+    this.explainEmpty(result);
     if (this.dropped > 0) this.diagnostics.push({ file: 0, line: -1, severity: 'info', message: `${this.dropped} more diagnostics were not kept.` });
     this.diagnostics.sort((a, b) => a.file - b.file || a.line - b.line);
     return {
@@ -250,12 +260,29 @@ class TraceParser {
     };
   }
 
+  /**
+   * A file read as some format but holding no call and no prompt gets a warning that says
+   * so, unless the reader already said why: an empty analysis is never shown unexplained.
+   */
+  private explainEmpty(result: ReaderResult): void {
+    const calls = result.sessions.reduce((n, s) => n + s.calls.length + s.turns.length, 0);
+    const totals = result.sessions.some((s) => s.reportedTotals);
+    if (calls > 0 || totals || result.diagnostics.length > 0 || this.diagnostics.some((d) => d.severity !== 'info')) return;
+    const what = result.sessions.length === 0 ? 'no session' : `${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} but no LLM call or prompt`;
+    this.report({
+      file: 0,
+      line: -1,
+      severity: 'warning',
+      message: `Read as ${this.format!.label} (${this.detection.evidence}), but the file holds ${what}: it may be another format, or cut before its first call.`,
+    });
+  }
+
   failed(keys: string[], problem: FileProblem): ParsedTrace {
     if (problem.kind === 'binary') this.diagnostics.length = 0; // per-line noise of a binary file says nothing
     const evidence = problem.kind === 'empty' ? 'the file is empty' : problem.kind === 'binary' ? 'the file is not text' : this.detection.evidence;
     return {
       model: { format: null, files: keys, sessions: [], diagnostics: this.diagnostics, skippedRecords: {}, limitations: [] },
-      detection: { format: this.detection.format, evidence },
+      detection: { format: this.detection.format, evidence, confidence: this.detection.confidence },
       problem,
     };
   }

@@ -15,8 +15,8 @@ import { sessionLabel, sessionTreeOrder } from './sessionList';
 import type { SessionEntry, SessionPage } from './sessionList';
 import { buildTimelineColumns, markSubagentStarts } from './timelineColumns';
 import type { TimelineColumns } from './timelineColumns';
-import { analysisView, callMarks, childrenByParent, formatChoices, row, subagentLinks, toolDetail } from './traceView';
-import type { CallDetail, CallMarks, CallRow, CompactionMark, DiagnosticView, FormatChoice, SessionHead, SubagentLink } from './traceView';
+import { analysisView, callMarks, childrenByParent, eventMarks, formatChoices, row, subagentLinks, toolDetail } from './traceView';
+import type { CallDetail, CallMarks, CallRow, CompactionMark, DiagnosticView, EventMark, FormatChoice, SessionHead, SubagentLink } from './traceView';
 
 // What the inspector page asks about a trace, answered from the parsed model where it
 // lives (the extension's parse worker, or a test in Node): the page gets what it draws
@@ -32,6 +32,8 @@ export interface TraceHeader {
   format: TraceModel['format'];
   formatLabel: string | null;
   detection: string;
+  /** How sure detection is (null when nothing matched or the user chose the format). */
+  detectionConfidence: 'certain' | 'likely' | 'weak' | null;
   formatChosen: boolean;
   formatChoices: FormatChoice[];
   limitations: string[];
@@ -49,6 +51,8 @@ export interface TraceHeader {
 export interface SessionIntro {
   summary: SessionSummary;
   compactions: CompactionMark[];
+  /** Failed API requests, grouped by the call they came before. */
+  events: EventMark[];
   subagents: SubagentLink[];
 }
 
@@ -196,6 +200,7 @@ export class TraceService {
       format: model.format,
       formatLabel: model.format ? (formatById(model.format)?.label ?? null) : null,
       detection: this.parsed.detection.evidence,
+      detectionConfidence: this.parsed.detection.confidence,
       formatChosen: this.options.formatChosen,
       formatChoices: formatChoices(),
       limitations: model.limitations,
@@ -262,6 +267,7 @@ export class TraceService {
     return {
       summary: this.summary(session),
       compactions: session.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens })),
+      events: eventMarks(session),
       subagents: this.subagents(session),
     };
   }

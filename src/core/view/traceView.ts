@@ -52,10 +52,22 @@ export interface CompactionMark {
   preTokens: number | null;
 }
 
+/** A failed API request (or a run of them before one call) as the timeline marks it. */
+export interface EventMark {
+  kind: 'api-error';
+  beforeCall: number;
+  /** How many events share this place (retries of one request). */
+  count: number;
+  /** The first event's text. */
+  text: string;
+}
+
 /** A session without its per-call rows: what the inspector sends (the rows go by page, the bars as columns). */
 export interface SessionHead {
   summary: SessionSummary;
   compactions: CompactionMark[];
+  /** Failed API requests, grouped by the call they came before. */
+  events: EventMark[];
   subagents: SubagentLink[];
   analysis: AnalysisView;
 }
@@ -120,6 +132,8 @@ export interface TraceView {
   format: TraceModel['format'];
   formatLabel: string | null;
   detection: string;
+  /** How sure detection is (null when nothing matched or the user chose the format). */
+  detectionConfidence: 'certain' | 'likely' | 'weak' | null;
   /** True when the user chose the format instead of detection. */
   formatChosen: boolean;
   /** Every format the picker offers. */
@@ -275,6 +289,7 @@ export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChos
     format: model.format,
     formatLabel: model.format ? (formatById(model.format)?.label ?? null) : null,
     detection: parsed.detection.evidence,
+    detectionConfidence: parsed.detection.confidence,
     formatChosen,
     formatChoices: formatChoices(),
     limitations: model.limitations,
@@ -286,6 +301,7 @@ export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChos
         summary: analysis.summary,
         calls: s.calls.map((c) => row(c, marks)),
         compactions: s.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens })),
+        events: eventMarks(s),
         subagents: subagentLinks(children, s),
         analysis: analysisView(model, analysis),
       };
@@ -293,6 +309,17 @@ export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChos
     diagnostics: model.diagnostics.map((d) => ({ file: model.files[d.file] ?? '', line: d.line, severity: d.severity, message: d.message })),
     skippedRecords: model.skippedRecords,
   };
+}
+
+/** The session's events, one mark per place: 15 retries before one call are one mark of 15. */
+export function eventMarks(s: Session): EventMark[] {
+  const marks: EventMark[] = [];
+  for (const e of s.events ?? []) {
+    const last = marks[marks.length - 1];
+    if (last && last.kind === e.kind && last.beforeCall === e.beforeCall) last.count += 1;
+    else marks.push({ kind: e.kind, beforeCall: e.beforeCall, count: 1, text: e.text });
+  }
+  return marks;
 }
 
 export function toolDetail(model: TraceModel, t: ToolCall): ToolDetail {

@@ -29,18 +29,19 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
     const r = run('analyze', SPOTTER, '--json');
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout);
-    assert.deepEqual(Object.keys(report), ['format', 'detection', 'limitations', 'problem', 'sessions', 'diagnostics']);
+    assert.deepEqual(Object.keys(report), ['format', 'detection', 'detectionConfidence', 'limitations', 'problem', 'sessions', 'diagnostics']);
     assert.match(report.detection, /records look like Claude Code session log/);
+    assert.equal(report.detectionConfidence, 'certain');
     assert.equal(report.limitations.length, 1);
     assert.equal(report.format, 'claude-code');
     const main = report.sessions[0];
     assert.deepEqual(Object.keys(main), [
-      'id', 'parentId', 'role', 'agent', 'model', 'llmCalls', 'userTurns', 'tokens', 'tokensSource', 'cacheHitRate', 'rawInputToOutput', 'appendToOutput',
+      'id', 'parentId', 'role', 'agent', 'model', 'llmCalls', 'userTurns', 'otherInputs', 'apiErrors', 'tokens', 'tokensSource', 'cacheHitRate', 'rawInputToOutput', 'appendToOutput',
       'outputPerCall', 'toolCalls', 'retryLoops', 'retryLoopSummary', 'missCauses', 'prefillShare', 'intentByQuartile', 'context', 'compactions',
     ]);
     assert.deepEqual(Object.keys(main.tokens), ['input', 'cached', 'appended', 'cacheWrite', 'output']);
     assert.deepEqual(Object.keys(main.appendToOutput), ['mean', 'median', 'p90', 'aggregate']);
-    // Issue 4's additions, with figures from test/reference/claude_retry_loops.py and hand counts.
+    // The tool-call and retry-loop fields, with figures from test/reference/claude_retry_loops.py and hand counts.
     assert.deepEqual(Object.keys(main.toolCalls), ['total', 'failed', 'byTool', 'toolTimeMs', 'llmTimeMs']);
     assert.deepEqual([main.toolCalls.total, main.toolCalls.failed, main.toolCalls.byTool.Edit.total, main.toolCalls.byTool.Edit.failed], [162, 11, 45, 2]);
     assert.deepEqual(main.retryLoops, [

@@ -29,6 +29,8 @@ describe('inspector view-model on the spotter session', async () => {
     assert.deepEqual(headline, {
       llmCalls: '149',
       userTurns: '2',
+      // test/reference/claude_sessions.py: 3 local commands (/compact, its caveat and output), the compaction summary, 1 meta line.
+      otherInputs: '5 (3 local commands, 1 compaction summary, 1 injected context)',
       toolCalls: '162 (11 failed)',
       input: '11,746,257',
       cached: '11,560,832',

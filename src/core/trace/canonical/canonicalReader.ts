@@ -1,7 +1,7 @@
 import { arr, clip, count, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, unknownTokens } from '../model';
-import type { BlockHashes, CallTokens, Diagnostic, LlmCall, ReportedTotals, ServerTiming, Session, SourceRef, ToolCall } from '../model';
+import { mostUsedModel, noOtherInputs, OTHER_INPUT_KINDS, unknownTokens } from '../model';
+import type { BlockHashes, CallTokens, Diagnostic, LlmCall, OtherInputs, ReportedTotals, ServerTiming, Session, SourceRef, ToolCall } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { CANONICAL_VERSION } from './canonicalFormat';
@@ -46,6 +46,9 @@ export class CanonicalReader implements RecordReader {
         return;
       case 'compaction':
         this.compaction(value, source);
+        return;
+      case 'event':
+        this.event(value, source);
         return;
       default:
         countSkipped(this.skipped, type === null ? '(no type)' : `unknown:${type}`);
@@ -93,6 +96,7 @@ export class CanonicalReader implements RecordReader {
       title: str(value['title']),
       // Only present when the record has it, so sessions without totals compare equal after a round trip.
       ...('reportedTotals' in value ? { reportedTotals: this.reportedTotals(value['reportedTotals'], source) } : {}),
+      ...(obj(value['otherInputs']) ? { otherInputs: this.otherInputs(obj(value['otherInputs'])!, source) } : {}),
     } as const;
     if (existing) {
       // The session was named before its record: keep what it already holds, take the metadata.
@@ -205,6 +209,32 @@ export class CanonicalReader implements RecordReader {
       timeMs: this.time(value, 'timeMs', source),
       source,
     });
+  }
+
+  /** An `event` record: something between calls, such as a failed API request. */
+  private event(value: JsonObject, source: SourceRef): void {
+    const state = this.sessionOf(value, source);
+    if (!state) return;
+    const kind = str(value['kind']);
+    if (kind !== 'api-error') {
+      countSkipped(this.skipped, `event:${kind ?? '(no kind)'}`);
+      return;
+    }
+    const events = (state.session.events ??= []);
+    events.push({ kind, beforeCall: state.session.calls.length, timeMs: this.time(value, 'timeMs', source), text: clip(str(value['text']) ?? '', 300), source });
+  }
+
+  /** A session's `otherInputs`: whole counts ≥ 0 by kind; a bad or missing count reads as 0 with a warning. */
+  private otherInputs(value: JsonObject, source: SourceRef): OtherInputs {
+    const out = noOtherInputs();
+    for (const kind of OTHER_INPUT_KINDS) {
+      const raw = value[kind];
+      if (raw === undefined) continue;
+      const n = count(raw);
+      if (n === null) this.report(source, 'warning', `otherInputs.${kind} must be a whole number ≥ 0, not ${JSON.stringify(raw)}; read as 0.`);
+      else out[kind] = n;
+    }
+    return out;
   }
 
   /** A session's `reportedTotals`: counts are whole numbers ≥ 0, cost a number ≥ 0; anything else is unknown. */

@@ -16,7 +16,7 @@ const PATH_ARGUMENT_TOOLS = new Set(['open', 'create']);
 const OPEN_FILE_TOOLS = new Set(['edit', 'insert']);
 
 /**
- * Reads a SWE-agent `.traj` trajectory (formats.md §8): one LLM call per `trajectory`
+ * Reads a SWE-agent `.traj` trajectory (docs/design/formats.md §8): one LLM call per `trajectory`
  * step, each with one tool call (its `action`). SWE-agent logs token counts only as
  * instance totals (`info.model_stats`): every call's tokens stay null and the totals go
  * to `Session.reportedTotals`. There are no timestamps; `execution_time` (1.x) is the
@@ -65,7 +65,7 @@ export function readSweAgentDocument(doc: JsonDocument): ReaderResult {
       model,
       startMs: null,
       endMs: null,
-      // Never divide model_stats over the steps: per-call figures are unknown (formats.md §11).
+      // Never divide model_stats over the steps: per-call figures are unknown (docs/design/formats.md §11).
       tokens: unknownTokens(),
       server: null,
       blocks: null,
@@ -78,6 +78,20 @@ export function readSweAgentDocument(doc: JsonDocument): ReaderResult {
   });
 
   const reportedTotals = stats ? totalsOf(stats) : null;
+  // Demonstrations and replays write model_stats with every figure 0 although steps ran:
+  // nothing was recorded, which is not the same as zero tokens.
+  if (reportedTotals && reportedTotals.input === 0 && reportedTotals.output === 0 && (calls.length > 0 || (reportedTotals.llmCalls ?? 0) > 0)) {
+    const apiCalls = reportedTotals.llmCalls ?? 0;
+    note(
+      ['info', 'model_stats'],
+      'warning',
+      `model_stats reports 0 tokens sent and received for ${apiCalls > 0 ? `${apiCalls} API calls` : `${calls.length} steps`}: this run did not record its usage (a demonstration or a replay), so its tokens and cost are unknown, not 0.`,
+    );
+    reportedTotals.input = null;
+    reportedTotals.output = null;
+    if (reportedTotals.costUsd === 0) reportedTotals.costUsd = null;
+    if (apiCalls === 0) reportedTotals.llmCalls = null;
+  }
   if (reportedTotals?.llmCalls != null && reportedTotals.llmCalls !== calls.length) {
     note(
       ['info', 'model_stats', 'api_calls'],

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { findRetryLoops } from '../../../../src/core/analysis/retryLoops';
 import { loopSentence } from '../../../../src/core/analysis/sessionAnalysis';
 import { normalizeCommand } from '../../../../src/core/analysis/toolTaxonomy';
-import { EDIT_LOOP, parseFile, sharedTrace, SPOTTER } from '../../../support/helpers';
+import { EDIT_LOOP, needsShared, parseFile, sharedTrace, SPOTTER } from '../../../support/helpers';
 import { failed, ok, SessionBuilder } from '../../../support/sessionBuilder';
 
 // Hand-built sessions: every expected figure is worked out in the comments.
@@ -140,7 +140,7 @@ describe('retry loops on the real Claude Code fixtures', async () => {
       [259, 1, null],
       [1300, 1, null],
     ]);
-    // 11 failed tool calls in all (formats.md §1).
+    // 11 failed tool calls in all (docs/design/formats.md §1).
     assert.equal(r.failing.length, 11);
   });
 
@@ -185,7 +185,7 @@ describe('retry loop order', () => {
 
 describe('retry loops on the real Codex rollout (shared sample)', () => {
   const path = sharedTrace('codex/rtchess-exported-session.jsonl');
-  it('lists its 8 failed apply_patch calls; each is followed by a successful patch of the same file, so none is a loop', { skip: path === null && 'shared traces not present' }, async () => {
+  it('lists its 8 failed apply_patch calls; each is followed by a successful patch of the same file, so none is a loop', { skip: needsShared(path) }, async () => {
     const session = (await parseFile(path!)).model.sessions[0]!;
     const r = findRetryLoops(session);
     // grep -n "apply_patch verification failed": result lines 238 677 847 862 1439 1512 1859 1992.
@@ -193,5 +193,31 @@ describe('retry loops on the real Codex rollout (shared sample)', () => {
     assert.deepEqual(patches.map((f) => f.source.line + 1), [238, 677, 847, 862, 1439, 1512, 1859, 1992]);
     assert.ok(patches.every((f) => f.loopIndex === null && f.failureOrdinal <= 2));
     assert.equal(r.loops.filter((l) => l.family === 'file-edit').length, 0);
+  });
+});
+
+describe('command targets: shell wrappers and script runners (commands as the M-Claude Windows session and Codex write them)', () => {
+  it('a wrapper is replaced by the script it runs: powershell -Command, pwsh -c, cmd /c, bash -lc, sh -c', () => {
+    assert.equal(normalizeCommand('powershell.exe -Command "whoami /priv"'), 'whoami /priv');
+    assert.equal(normalizeCommand('powershell.exe -Command "net localgroup administrators"'), 'net localgroup');
+    assert.equal(normalizeCommand('cmd.exe /c "whoami /groups"'), 'whoami /groups');
+    assert.equal(normalizeCommand('pwsh -NoProfile -c "Get-ChildItem -Path C:\\\\x"'), 'Get-ChildItem C:\\\\x');
+    assert.equal(normalizeCommand('bash -lc "cd /repo && npm run build"'), 'npm run build');
+    assert.equal(normalizeCommand("sh -c 'git pull origin main 2>&1'"), 'git pull');
+    // Codex writes the command as an argv array, joined without quotes.
+    assert.equal(normalizeCommand('/bin/zsh -lc gh pr create --title x'), 'gh pr');
+    assert.equal(normalizeCommand('C:\\\\Windows\\\\System32\\\\WindowsPowerShell\\\\v1.0\\\\powershell.exe -NoProfile -ExecutionPolicy Bypass -Command "git pull"'), 'git pull');
+  });
+
+  it('two different commands through one wrapper are two targets, so they never make a loop together', () => {
+    assert.notEqual(normalizeCommand('powershell.exe -Command "whoami /priv"'), normalizeCommand('powershell.exe -Command "whoami /groups"'));
+  });
+
+  it('a script runner keeps the script name: npm run build and npm run test differ, npm test stays itself', () => {
+    assert.equal(normalizeCommand('npm run build'), 'npm run build');
+    assert.equal(normalizeCommand('npm run test -- --watch=false'), 'npm run test');
+    assert.equal(normalizeCommand('npm test'), 'npm test');
+    assert.equal(normalizeCommand('uv run pytest tests/a.py'), 'uv run pytest');
+    assert.notEqual(normalizeCommand('pnpm run lint'), normalizeCommand('pnpm run typecheck'));
   });
 });

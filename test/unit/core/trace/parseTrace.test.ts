@@ -113,7 +113,7 @@ describe('detectFormat', () => {
 
   it('a canonical header decides at once', () => {
     const d = detectFormat([{ type: 'header', format: 'agent-trace', version: 1 }, { sessionId: 'x', uuid: 'y' }]);
-    assert.deepEqual(d, { format: 'agent-trace', evidence: 'a header record of Agent Trace (canonical)' });
+    assert.deepEqual(d, { format: 'agent-trace', evidence: 'a header record of Agent Trace (canonical)', confidence: 'certain' });
   });
 
   it('majority vote over the first records', () => {

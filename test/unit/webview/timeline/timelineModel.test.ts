@@ -28,7 +28,7 @@ describe('timeline data of the spotter session (149 calls, compaction before cal
   });
 
   it('marks the sub-agent after call 4 and the compaction before call 138', () => {
-    const markers = timelineMarkers(149, intro.compactions, intro.subagents);
+    const markers = timelineMarkers(149, intro.compactions, intro.events, intro.subagents);
     assert.deepEqual(
       markers.map((x) => [x.kind, x.label, x.callIndex, x.sessionId]),
       [
@@ -81,6 +81,7 @@ describe('timeline data with unknown figures', () => {
     const markers = timelineMarkers(
       2,
       [{ beforeCall: 2, trigger: null, preTokens: null }],
+      [],
       [
         { sessionId: 'acompact-1', role: 'compaction', parentCallIndex: null, calls: 1 },
         { sessionId: 'x1', role: 'compaction', parentCallIndex: 0, calls: 1 },
@@ -170,5 +171,23 @@ describe('small helpers', () => {
   it('shortens UUID session ids to their first block and leaves others whole', () => {
     assert.equal(shortSessionId('ae4a77f8-aedd-4bc1-888f-c94edc91af04'), 'ae4a77f8');
     assert.equal(shortSessionId('acompact-946d2b'), 'acompact-946d2b');
+  });
+});
+
+describe('API errors on the timeline (M-Claude 2.1.6 Windows session, the rate-limit message at line 514)', async () => {
+  const { join } = await import('node:path');
+  const { fixtures } = await import('../../../support/helpers');
+  const service = new TraceService(await parseFile(join(fixtures, 'claude-code/m-claude/3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl')), { fileName: 'w.jsonl', formatChosen: false, analysis: {} });
+  const intro = service.intro(service.header().defaultSessionId!)!;
+
+  it('marks the failed request between the calls it fell between, with its text', () => {
+    const marks = timelineMarkers(intro.summary.llmCalls, intro.compactions, intro.events, intro.subagents).filter((m) => m.kind === 'api-error');
+    assert.equal(marks.length, 1);
+    assert.match(marks[0]!.description, /^API error before call \d+: You're out of extra usage/);
+  });
+
+  it('retries of one request are one mark with their count (15 retries and the final message before any call)', async () => {
+    const limited = new TraceService(await parseFile(join(fixtures, 'claude-code/m-claude/0a8fc187-681a-4c42-9538-ba0f628ee289.jsonl')), { fileName: 'r.jsonl', formatChosen: false, analysis: {} });
+    assert.deepEqual(limited.intro(limited.header().defaultSessionId!)!.events.map((e) => [e.beforeCall, e.count]), [[0, 16]]);
   });
 });
