@@ -16,7 +16,7 @@
 //                           before, each holding one real call
 //
 //   npx tsx scripts/makeBigTraces.ts claude --mb 100 --out /tmp/claude-100mb.jsonl
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { writeCanonical } from '../src/core/trace/canonical/canonicalFormat';
@@ -24,7 +24,8 @@ import type { Session, TraceModel } from '../src/core/trace/model';
 import { parseTrace } from '../src/core/trace/parseTrace';
 import { readTraceFiles } from '../src/node/traceFiles';
 
-const root = join(__dirname, '..');
+// The repository: beside this script (scripts/), or two up when bundled into dist/bench/.
+const root = [join(__dirname, '..'), join(__dirname, '../..')].find((d) => existsSync(join(d, 'test/fixtures'))) ?? join(__dirname, '..');
 const SPOTTER = join(root, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
 const BAILIAN = join(root, 'test/fixtures/bailian/qwen_traceA_lite.rows01-14.jsonl');
 
@@ -42,7 +43,7 @@ export function spotterCopy(source: string, i: number): string {
   return source.replaceAll('"id":"msg_', `"id":"msg_${i}_`).replaceAll('"toolu_', `"toolu_${i}_`);
 }
 
-async function claude(size: { mb: number } | { copies: number }, path: string): Promise<string> {
+export async function claude(size: { mb: number } | { copies: number }, path: string): Promise<string> {
   const source = readFileSync(SPOTTER, 'utf8');
   const copies = 'copies' in size ? size.copies : Math.max(1, Math.round((size.mb * 2 ** 20) / Buffer.byteLength(source)));
   const out = createWriteStream(path);
@@ -56,7 +57,7 @@ async function spotterMain(): Promise<Session> {
   return parsed.model.sessions.find((s) => s.role === 'main')!;
 }
 
-async function canonical(calls: number, path: string): Promise<string> {
+export async function canonical(calls: number, path: string): Promise<string> {
   const base = await spotterMain();
   const n = base.calls.length;
   const out = createWriteStream(path);
@@ -89,7 +90,7 @@ async function canonical(calls: number, path: string): Promise<string> {
   return `${path}: one session of ${calls} calls (the spotter session's ${n} calls repeated)`;
 }
 
-async function bailian(conversations: number, path: string): Promise<string> {
+export async function bailian(conversations: number, path: string): Promise<string> {
   const rows = readFileSync(BAILIAN, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
   const perCopy = rows.filter((r) => r['parent_chat_id'] === -1).length;
   const maxId = Math.max(...rows.map((r) => Number(r['chat_id'])));
@@ -110,7 +111,7 @@ async function bailian(conversations: number, path: string): Promise<string> {
   return `${path}: ${copies * perCopy} conversations, ${copies * rows.length} requests`;
 }
 
-async function chain(depth: number, path: string): Promise<string> {
+export async function chain(depth: number, path: string): Promise<string> {
   const base = await spotterMain();
   const sessions: Session[] = [];
   for (let i = 0; i < depth; i++) {
@@ -161,7 +162,8 @@ async function main(args: string[]): Promise<void> {
   console.log(said);
 }
 
-if (require.main === module) {
+// Run as a script only (the benchmarks import the writers above).
+if (require.main === module && /makeBigTraces\.[tj]s$/.test(process.argv[1] ?? '')) {
   main(process.argv.slice(2)).catch((e: unknown) => {
     console.error(e instanceof Error ? e.message : String(e));
     process.exitCode = 1;

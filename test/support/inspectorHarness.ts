@@ -114,6 +114,8 @@ export interface OpenOptions {
   details?: DetailsAnswer;
   /** How long to wait for the page to draw the first session (big traces in benchmarks take long). */
   drawTimeoutMs?: number;
+  /** A service already made for `trace` (benchmarks reuse the analyses it holds). */
+  service?: TraceService;
   whatIf?: WhatIfAnswer;
   settings?: InspectorSettings;
   select?: CallRef | null;
@@ -186,7 +188,7 @@ export async function openInspector(browser: Browser, origin: string, options: O
   const send = async (message: unknown): Promise<void> => {
     await page.evaluate((m) => window.postMessage(m, '*'), message);
   };
-  const service = new TraceService(options.trace, { fileName: options.fileName, formatChosen: options.formatChosen ?? false, analysis: {} });
+  const service = options.service ?? new TraceService(options.trace, { fileName: options.fileName, formatChosen: options.formatChosen ?? false, analysis: {} });
   const header = options.header ? options.header(service.header()) : service.header();
   const requests = new Map<string, number>();
   const answer = (id: number, result: unknown): Promise<void> => (result instanceof Error ? send({ type: 'response', inReplyTo: id, err: result.message }) : send({ type: 'response', inReplyTo: id, ok: result }));

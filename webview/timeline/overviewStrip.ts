@@ -5,6 +5,7 @@ import { binCalls, callAt, slotCount } from './bins';
 import type { Bins, TimelineData } from './bins';
 import { clampWindow, fitAll, showsAll } from './viewWindow';
 import type { ViewWindow } from './viewWindow';
+import { capture, release } from '../shared/pointer';
 
 /** What the strip tells its owner. */
 export interface OverviewCallbacks {
@@ -25,6 +26,8 @@ export class OverviewStrip {
   private showCached = true;
   private bins: Bins | null = null;
   private binsWidth = 0;
+  /** The session drawn once (bins and failure ticks); each window change only copies it and draws the brush. */
+  private backdrop: HTMLCanvasElement | null = null;
   private window: ViewWindow = { lo: 0, hi: 1 };
   private drag: { mode: 'move' | 'lo' | 'hi'; x: number; window: ViewWindow; pointer: number } | null = null;
   private left = 0;
@@ -46,11 +49,13 @@ export class OverviewStrip {
     this.data = data;
     this.showCached = showCached;
     this.bins = null;
+    this.backdrop = null;
     this.draw();
   }
 
   setPalette(palette: Palette): void {
     this.palette = palette;
+    this.backdrop = null;
     this.draw();
   }
 
@@ -103,30 +108,16 @@ export class OverviewStrip {
       this.left = 0;
       this.width = cssWidth;
     }
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.clearRect(0, 0, cssWidth, cssHeight);
     const p = this.palette;
-    if (!this.bins || this.binsWidth !== this.width) {
+    if (!this.bins || this.binsWidth !== this.width || !this.backdrop || this.backdrop.width !== this.canvas.width || this.backdrop.height !== this.canvas.height) {
       this.bins = binCalls(d, fitAll(this.count), Math.max(1, Math.floor(this.width)), this.showCached);
       this.binsWidth = this.width;
+      this.backdrop = this.paintBackdrop(this.bins, cssHeight, ratio);
     }
-    const b = this.bins;
-    let max = 0;
-    for (let i = 0; i < b.length; i++) max = Math.max(max, b.stackMax[i]!, Number.isNaN(b.context[i]!) ? 0 : b.context[i]!);
-    const h = cssHeight - 2;
-    const scale = max > 0 ? h / max : 0;
-    ctx.fillStyle = withAlpha(p.foreground, 0.05);
-    ctx.fillRect(this.left, 0, this.width, cssHeight);
-    ctx.fillStyle = withAlpha(p.cached, p.highContrast ? 1 : 0.6);
-    for (let i = 0; i < b.length; i++) {
-      const x0 = this.xOf(b.first[i]!);
-      const x1 = this.xOf(b.first[i]! + b.size[i]!);
-      const top = b.stackMax[i]! * scale;
-      if (top > 0) ctx.fillRect(x0, cssHeight - 1 - top, Math.max(1, x1 - x0), top);
-    }
-    // Failed calls as ticks along the top, so the strip shows where trouble was.
-    ctx.fillStyle = p.failed;
-    for (let i = 0; i < b.length; i++) if (b.failed[i]! > 0) ctx.fillRect(this.xOf(b.first[i]!), 0, Math.max(1, this.xOf(b.first[i]! + b.size[i]!) - this.xOf(b.first[i]!)), 3);
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    ctx.drawImage(this.backdrop, 0, 0);
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     // The brush: the window, with the rest dimmed.
     const w = this.window;
     const bx0 = this.xOf(w.lo);
@@ -155,6 +146,33 @@ export class OverviewStrip {
     );
   }
 
+  /** The whole session, binned to the strip's width, on a canvas of its own. */
+  private paintBackdrop(b: Bins, cssHeight: number, ratio: number): HTMLCanvasElement {
+    const backdrop = document.createElement('canvas');
+    backdrop.width = this.canvas.width;
+    backdrop.height = this.canvas.height;
+    const ctx = backdrop.getContext('2d')!;
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const p = this.palette;
+    let max = 0;
+    for (let i = 0; i < b.length; i++) max = Math.max(max, b.stackMax[i]!, Number.isNaN(b.context[i]!) ? 0 : b.context[i]!);
+    const h = cssHeight - 2;
+    const scale = max > 0 ? h / max : 0;
+    ctx.fillStyle = withAlpha(p.foreground, 0.05);
+    ctx.fillRect(this.left, 0, this.width, cssHeight);
+    ctx.fillStyle = withAlpha(p.cached, p.highContrast ? 1 : 0.6);
+    for (let i = 0; i < b.length; i++) {
+      const x0 = this.xOf(b.first[i]!);
+      const x1 = this.xOf(b.first[i]! + b.size[i]!);
+      const top = b.stackMax[i]! * scale;
+      if (top > 0) ctx.fillRect(x0, cssHeight - 1 - top, Math.max(1, x1 - x0), top);
+    }
+    // Failed calls as ticks along the top, so the strip shows where trouble was.
+    ctx.fillStyle = p.failed;
+    for (let i = 0; i < b.length; i++) if (b.failed[i]! > 0) ctx.fillRect(this.xOf(b.first[i]!), 0, Math.max(1, this.xOf(b.first[i]! + b.size[i]!) - this.xOf(b.first[i]!)), 3);
+    return backdrop;
+  }
+
   private offsetX(e: MouseEvent): number {
     return e.clientX - this.canvas.getBoundingClientRect().left;
   }
@@ -179,7 +197,7 @@ export class OverviewStrip {
       mode = 'move';
     }
     this.drag = { mode, x, window: this.window, pointer: e.pointerId };
-    this.canvas.setPointerCapture(e.pointerId);
+    capture(this.canvas, e.pointerId);
   }
 
   private onPointerMove(e: PointerEvent): void {
@@ -206,7 +224,7 @@ export class OverviewStrip {
   }
 
   private endDrag(e: PointerEvent): void {
-    if (this.canvas.hasPointerCapture(e.pointerId)) this.canvas.releasePointerCapture(e.pointerId);
+    release(this.canvas, e.pointerId);
     this.drag = null;
   }
 }

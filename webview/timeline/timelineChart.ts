@@ -6,7 +6,7 @@ import type { CallRow, LoopView } from '../../src/core/view/traceView';
 import { analysisTooltipLines } from '../analysis/analysisModel';
 import { writePlotArea } from '../shared/chartParts';
 import type { Palette } from '../shared/palette';
-import { withAlpha } from '../shared/palette';
+import { mixOver, withAlpha } from '../shared/palette';
 import { axisMaxima, binCalls, binOfSlot, callAt, runStats, slotCount, slotOf } from './bins';
 import type { Bins, TimelineData } from './bins';
 import { groupMarks, loopSlots, mergeLabels } from './marks';
@@ -14,6 +14,7 @@ import type { TimelineMarker } from './marks';
 import { binLines, binTitle, tooltipLines, tooltipTitle } from './timelineModel';
 import { clampWindow, fitAll, panBy, visibleSlots, zoomAround } from './viewWindow';
 import type { ViewWindow } from './viewWindow';
+import { capture, release } from '../shared/pointer';
 
 // Only the scales: the bars, the context line and every mark are painted by this file's
 // plugin, one fillRect per bin, because chart.js bar elements cost tens of milliseconds
@@ -35,7 +36,7 @@ const MISS_LANE_PX = 12;
 /** Pixels per bin when calls outnumber pixels: a 2-px column keeps the mean and the envelope apart. */
 const BIN_PX = 2;
 /** Least distance between two failure triangles or miss diamonds; closer ones fold into one glyph with a count. */
-const MARK_GAP_PX = 12;
+const MARK_GAP_PX = 16;
 /** A pointer that moves less than this between down and up clicked; more dragged. */
 const DRAG_PX = 4;
 
@@ -67,6 +68,8 @@ export class TimelineChart {
   private frame = 0;
   private drag: { x: number; window: ViewWindow; moved: boolean; pointer: number } | null = null;
   private readonly tooltip: HTMLDivElement;
+  private hatchPattern: CanvasPattern | null = null;
+  private hatchKey = '';
   /** Milliseconds the last render took (binning, layout and painting): the benchmark reads it. */
   lastRenderMs = 0;
 
@@ -337,7 +340,7 @@ export class TimelineChart {
   private onPointerDown(e: PointerEvent): void {
     if (!this.data || e.button !== 0) return;
     this.drag = { x: e.clientX, window: this.window, moved: false, pointer: e.pointerId };
-    this.canvas.setPointerCapture(e.pointerId);
+    capture(this.canvas, e.pointerId);
   }
 
   private onPointerMove(e: PointerEvent): void {
@@ -363,7 +366,7 @@ export class TimelineChart {
   private onPointerUp(e: PointerEvent): void {
     const drag = this.drag;
     this.drag = null;
-    if (this.canvas.hasPointerCapture(e.pointerId)) this.canvas.releasePointerCapture(e.pointerId);
+    release(this.canvas, e.pointerId);
     this.canvas.style.cursor = '';
     if (!drag || drag.moved || !this.data || !this.bins) return;
     const bin = this.binAtPixel(this.offsetX(e));
@@ -491,18 +494,19 @@ export class TimelineChart {
       if (slot < slotCount(d) && callAt(d, slot) === this.selected) {
         const x0 = this.pixel(chart, slot);
         const x1 = this.pixel(chart, slot + 1);
-        ctx.fillStyle = withAlpha(p.selection, p.highContrast ? 0.35 : 0.22);
+        ctx.fillStyle = mixOver(p.selection, p.highContrast ? 0.35 : 0.22, p.background);
         ctx.fillRect(x0, a.top, Math.max(2, x1 - x0), a.bottom - a.top);
       }
     }
     // Bars: per bin, the envelope of its largest call (light), then its mean stack (solid).
     const y = chart.scales['y']!;
     const base = y.getPixelForValue(0);
+    // Opaque colours, blended over the background once: a canvas fills opaque rectangles without blending each pixel.
     const colors = {
-      cached: p.highContrast ? p.cached : withAlpha(p.cached, 0.55),
-      appended: p.highContrast ? p.appended : withAlpha(p.appended, 0.95),
-      output: p.highContrast ? p.output : withAlpha(p.output, 0.95),
-      envelope: withAlpha(p.foreground, p.highContrast ? 0.35 : 0.16),
+      cached: p.highContrast ? p.cached : mixOver(p.cached, 0.55, p.background),
+      appended: p.highContrast ? p.appended : mixOver(p.appended, 0.95, p.background),
+      output: p.highContrast ? p.output : mixOver(p.output, 0.95, p.background),
+      envelope: mixOver(p.foreground, p.highContrast ? 0.35 : 0.16, p.background),
     };
     const n = bins.length;
     const lefts = new Float64Array(n);
@@ -739,6 +743,31 @@ export class TimelineChart {
     }
   }
 
+  /** Diagonal hatching as a pattern (one fill per band instead of a line per stripe and a clip). */
+  private hatch(ctx: CanvasRenderingContext2D): CanvasPattern | null {
+    const p = this.palette;
+    const key = `${p.loop}|${p.background}|${p.highContrast}`;
+    if (this.hatchPattern && this.hatchKey === key) return this.hatchPattern;
+    const tile = document.createElement('canvas');
+    tile.width = 7;
+    tile.height = 7;
+    const t = tile.getContext('2d');
+    if (!t) return null;
+    // The band's own colour under opaque stripes: the pattern fill needs no blending.
+    t.fillStyle = mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background);
+    t.fillRect(0, 0, 7, 7);
+    t.strokeStyle = mixOver(p.loop, p.highContrast ? 0.55 : 0.3, p.background);
+    t.lineWidth = 1;
+    t.beginPath();
+    // One stripe per tile, drawn across its corners so tiles join into continuous diagonals.
+    t.moveTo(-1, 8);
+    t.lineTo(8, -1);
+    t.stroke();
+    this.hatchPattern = ctx.createPattern(tile, 'repeat');
+    this.hatchKey = key;
+    return this.hatchPattern;
+  }
+
   /**
    * A retry loop's band behind the bars. Gave-up loops are hatched with dashed edges,
    * escaped ones plain with solid edges, so the two differ by more than colour.
@@ -746,25 +775,10 @@ export class TimelineChart {
   private drawBand(ctx: CanvasRenderingContext2D, escaped: boolean, x0: number, x1: number, top: number, bottom: number): void {
     const p = this.palette;
     const width = Math.max(2, x1 - x0);
-    ctx.save();
-    ctx.fillStyle = withAlpha(p.loop, p.highContrast ? 0.2 : 0.1);
+    // Gave up: the hatched tile (band colour and stripes, opaque); escaped: the band colour alone.
+    const pattern = escaped ? null : this.hatch(ctx);
+    ctx.fillStyle = pattern ?? mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background);
     ctx.fillRect(x0, top, width, bottom - top);
-    if (!escaped) {
-      ctx.beginPath();
-      ctx.rect(x0, top, width, bottom - top);
-      ctx.clip();
-      ctx.strokeStyle = withAlpha(p.loop, p.highContrast ? 0.55 : 0.3);
-      ctx.lineWidth = 1;
-      ctx.beginPath();
-      const h = bottom - top;
-      for (let sx = x0 - h; sx < x0 + width; sx += 7) {
-        ctx.moveTo(sx, bottom);
-        ctx.lineTo(sx + h, top);
-      }
-      ctx.stroke();
-    }
-    ctx.restore();
-    ctx.save();
     ctx.strokeStyle = withAlpha(p.loop, p.highContrast ? 1 : 0.8);
     ctx.lineWidth = p.highContrast ? 2 : 1;
     ctx.setLineDash(escaped ? [] : [4, 3]);
@@ -774,7 +788,7 @@ export class TimelineChart {
     ctx.moveTo(x1 - 0.5, top);
     ctx.lineTo(x1 - 0.5, bottom);
     ctx.stroke();
-    ctx.restore();
+    ctx.setLineDash([]);
   }
 }
 
