@@ -27,6 +27,8 @@ export type LoadResult = OpenedTrace | LoadFailure;
 
 /** Waits this long after the last change on disk before re-reading (agents append in bursts). */
 const RELOAD_DEBOUNCE_MS = 400;
+/** Problems of a trace no panel is drawing yet are listed this long after it is read. */
+const PROBLEMS_DELAY_MS = 2000;
 
 /** What a document needs from the extension. */
 export interface TraceDocumentHooks {
@@ -89,6 +91,7 @@ export class TraceDocument implements vscode.CustomDocument {
   dispose(): void {
     this.disposed = true;
     clearTimeout(this.reloadTimer);
+    clearTimeout(this.problemsTimer);
     for (const w of this.watchers) w.dispose();
     this.client?.dispose();
     this.client = null;
@@ -101,7 +104,24 @@ export class TraceDocument implements vscode.CustomDocument {
   async request<M extends WorkerMethod>(method: M, params: TraceWorkerMethods[M]['params']): Promise<TraceWorkerMethods[M]['result']> {
     const result = await this.current;
     if (isLoadFailure(result) || !this.client) throw new Error(isLoadFailure(result) ? result.message : 'the trace is not open');
-    return this.client.request(method, params);
+    const answer = this.client.request(method, params);
+    // The first session a panel draws goes before the Problems (the worker answers in order, and both analyse).
+    if (method === 'body') void answer.finally(() => this.problemsSoon(0));
+    return answer;
+  }
+
+  private problemsTimer: ReturnType<typeof setTimeout> | undefined;
+  private problemsPublished = false;
+
+  /** Publishes the Problems once, `delayMs` from now (or sooner, when a panel's first session is drawn). */
+  private problemsSoon(delayMs: number): void {
+    if (this.problemsPublished) return;
+    clearTimeout(this.problemsTimer);
+    this.problemsTimer = setTimeout(() => {
+      if (this.problemsPublished) return;
+      this.problemsPublished = true;
+      void this.publishProblems();
+    }, delayMs);
   }
 
   /** Stops reading (the panel's Cancel); the panels show why and offer to read it again. */
@@ -167,7 +187,9 @@ export class TraceDocument implements vscode.CustomDocument {
       if (result.reason === 'failed') this.hooks.loaded(this, result);
     } else {
       this.hooks.log.info(`${basename(this.uri.path)}: read in ${(result.parseMs / 1000).toFixed(1)} s in the trace worker (${result.header.sessionCount} sessions, ${result.header.callCount} calls)`);
-      void this.publishProblems();
+      // Problems wait for the first panel's timeline (or a moment, when no panel asks).
+      this.problemsPublished = false;
+      this.problemsSoon(PROBLEMS_DELAY_MS);
     }
     return result;
   }

@@ -2,13 +2,13 @@
 // keeps the model and answers what the inspector asks about it (traceWorkerProtocol.ts).
 // The host starts one per open trace document and terminates it to cancel or to close.
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import type { TransferListItem } from 'node:worker_threads';
-import { parseTrace } from '../core/trace/parseTrace';
-import type { TraceFile } from '../core/trace/parseTrace';
+import { TraceParse } from '../core/trace/parseTrace';
 import { TraceService } from '../core/view/traceService';
 import type { SessionBody } from '../core/view/traceService';
-import type { FromWorker, OpenParams, ToWorker, TraceWorkerMethods, WorkerMethod } from './traceWorkerProtocol';
+import type { FromWorker, MoreRead, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerMethod } from './traceWorkerProtocol';
 import { SESSION_PAGE_SIZE } from '../protocol/messages';
 
 /** Read buffer per stream, as the CLI reads. */
@@ -18,6 +18,8 @@ const PROGRESS_BYTES = 8 * 2 ** 20;
 
 const port = parentPort!;
 let service: TraceService | null = null;
+/** The open trace's incremental parse and where its files are, for `readMore`. */
+let reading: { parse: TraceParse; paths: (string | null)[]; params: OpenParams } | null = null;
 /** Requests that arrived while the file was still being read. */
 const waiting: Extract<ToWorker, { kind: 'request' }>[] = [];
 
@@ -25,38 +27,72 @@ function post(message: FromWorker, transfer: TransferListItem[] = []): void {
   port.postMessage(message, transfer);
 }
 
-async function* counted(path: string, totalBytes: number | null): AsyncGenerator<Uint8Array> {
-  let read = 0;
-  let reported = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Uint8Array>) {
+/** Pushes bytes [from, end of file) of file `index` into the parse; progress for the opened file. */
+async function readInto(parse: TraceParse, index: number, path: string, from: number, totalBytes: number | null): Promise<void> {
+  let read = from;
+  let reported = from;
+  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES, start: from }) as AsyncIterable<Uint8Array>) {
     read += chunk.length;
-    if (read - reported >= PROGRESS_BYTES) {
+    if (index === 0 && read - reported >= PROGRESS_BYTES) {
       reported = read;
       post({ kind: 'progress', bytesRead: read, totalBytes });
     }
-    yield chunk;
+    if (!parse.push(index, chunk)) return;
   }
-  post({ kind: 'progress', bytesRead: read, totalBytes });
+  if (index === 0) post({ kind: 'progress', bytesRead: read, totalBytes });
+}
+
+/** What the host needs first about the parse as it stands (a new service on its snapshot). */
+function answerFor(parse: TraceParse, params: OpenParams, t0: number): OpenedTrace {
+  const previous = service;
+  service = new TraceService(parse.snapshot(), { fileName: params.fileName, formatChosen: params.format !== null, analysis: params.analysis });
+  if (previous) service.setAnalysisOptions(previous.analysisOptionsInUse);
+  const header = service.header();
+  return {
+    header,
+    sessions: service.sessionList('', 0, SESSION_PAGE_SIZE),
+    intro: header.defaultSessionId === null ? null : service.intro(header.defaultSessionId),
+    parseMs: performance.now() - t0,
+  };
 }
 
 async function open(params: OpenParams): Promise<void> {
   const t0 = performance.now();
-  const files: TraceFile[] = params.files.map((f, i) => ({
-    key: f.key,
-    bytes: 'bytes' in f ? f.bytes : i === 0 ? counted(f.path, params.totalBytes) : (createReadStream(f.path, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Uint8Array>),
-  }));
-  const parsed = await parseTrace(files, params.format ? { format: params.format } : {});
-  service = new TraceService(parsed, { fileName: params.fileName, formatChosen: params.format !== null, analysis: params.analysis });
-  const header = service.header();
-  post({
-    kind: 'opened',
-    opened: {
-      header,
-      sessions: service.sessionList('', 0, SESSION_PAGE_SIZE),
-      intro: header.defaultSessionId === null ? null : service.intro(header.defaultSessionId),
-      parseMs: performance.now() - t0,
-    },
-  });
+  const parse = new TraceParse(
+    params.files.map((f) => f.key),
+    params.format ? { format: params.format } : {},
+  );
+  const paths = params.files.map((f) => ('path' in f ? f.path : null));
+  for (let i = 0; i < params.files.length && !parse.stopped; i++) {
+    const f = params.files[i]!;
+    // Companions of a file that is not a Claude Code log are not even opened.
+    if (i > 0 && !parse.acceptsCompanions()) break;
+    if ('bytes' in f) parse.push(i, f.bytes);
+    else await readInto(parse, i, f.path, 0, i === 0 ? params.totalBytes : null);
+    // A live file keeps a half-written last line for the next read.
+    if (!params.live) parse.endFile(i);
+  }
+  reading = { parse, paths, params };
+  post({ kind: 'opened', opened: answerFor(parse, params, t0) });
+}
+
+/** Live tail: the bytes each file gained since the last read, and new companion files. */
+async function readMore(newFiles: { key: string; path: string }[]): Promise<MoreRead> {
+  if (!reading) return { kind: 'reopen', reason: 'stopped' };
+  const { parse, paths, params } = reading;
+  if (!params.live) return { kind: 'reopen', reason: 'not-live' };
+  if (parse.stopped) return { kind: 'reopen', reason: 'stopped' };
+  const t0 = performance.now();
+  for (const f of newFiles) paths[parse.addFile(f.key)] = f.path;
+  for (let i = 0; i < paths.length; i++) {
+    const path = paths[i];
+    if (!path || (i > 0 && !parse.acceptsCompanions())) continue;
+    const size = (await stat(path)).size;
+    const from = parse.bytesRead(i);
+    if (size < from) return { kind: 'reopen', reason: 'truncated' };
+    if (size > from) await readInto(parse, i, path, from, i === 0 ? size : null);
+  }
+  return { kind: 'read', opened: answerFor(parse, params, t0), bytesRead: paths.map((_, i) => parse.bytesRead(i)) };
 }
 
 /** The typed arrays of an answer, moved to the host rather than copied. */
@@ -87,13 +123,34 @@ const handlers: Handler = {
     s.setAnalysisOptions(p.analysis);
     return null;
   },
+  // Answered asynchronously (it reads files); see `answer`.
+  readMore: () => {
+    throw new Error('readMore is asynchronous');
+  },
 };
+
+/** Requests are answered one at a time, in order: a `readMore` in flight holds the ones after it. */
+let busy: Promise<void> = Promise.resolve();
 
 function answer(m: Extract<ToWorker, { kind: 'request' }>): void {
   if (!service) {
     waiting.push(m);
     return;
   }
+  if (m.method === 'readMore') {
+    busy = busy.then(() =>
+      readMore((m.params as TraceWorkerMethods['readMore']['params']).newFiles ?? []).then(
+        (ok) => post({ kind: 'response', id: m.id, ok }),
+        (e: unknown) => post({ kind: 'response', id: m.id, err: e instanceof Error ? e.message : String(e) }),
+      ),
+    );
+    return;
+  }
+  void busy.then(() => answerNow(m));
+}
+
+function answerNow(m: Extract<ToWorker, { kind: 'request' }>): void {
+  if (!service) return;
   try {
     const handler = handlers[m.method] as (s: TraceService, p: unknown) => unknown;
     if (!handler) throw new Error(`unknown method ${String(m.method)}`);

@@ -21,7 +21,17 @@ export interface OpenParams {
   format: FormatId | null;
   fileName: string;
   analysis: Partial<AnalysisOptions>;
+  /**
+   * A file that may still grow (live tail): a last line without its newline is held until
+   * the newline comes (`readMore`), not read half. Default false: read as the CLI reads.
+   */
+  live?: boolean;
 }
+
+/** What `readMore` found: the trace with the new bytes, or why it must be opened again. */
+export type MoreRead =
+  | { kind: 'read'; opened: OpenedTrace; bytesRead: number[] }
+  | { kind: 'reopen'; reason: 'truncated' | 'not-live' | 'stopped' };
 
 /** What the host learns once the file is read: enough for the page to paint the header and the first summary. */
 export interface OpenedTrace {
@@ -48,6 +58,13 @@ export interface TraceWorkerMethods {
   report: { params: Record<string, never>; result: TraceReport };
   problems: { params: Record<string, never>; result: TraceProblems };
   setAnalysisOptions: { params: { analysis: Partial<AnalysisOptions> }; result: null };
+  /**
+   * Live tail: reads only the bytes the trace's files gained since the last read (and any
+   * new companion files, e.g. a sub-agent log that appeared), resuming the parse with its
+   * reader state kept, and answers the trace as it now stands. A file that shrank was
+   * truncated or replaced: the answer says to open it again.
+   */
+  readMore: { params: { newFiles?: { key: string; path: string }[] }; result: MoreRead };
 }
 
 export type WorkerMethod = keyof TraceWorkerMethods;

@@ -186,8 +186,40 @@ class TraceParser {
     }
   }
 
-  /** The result, once every file has been fed. */
-  finish(keys: string[]): ParsedTrace {
+  /**
+   * The model of everything fed so far. What finishing adds to the diagnostics (the
+   * readers', the "empty" warning) is taken back afterwards, so more lines may follow and
+   * a later snapshot reports them once.
+   */
+  snapshot(keys: string[]): ParsedTrace {
+    const kept = this.diagnostics.length;
+    const dropped = this.dropped;
+    // Before the format is decided (fewer than DETECTION_RECORDS records), finishing decides
+    // it from what is here: for a snapshot that decision is tentative, so it is taken back
+    // and made again, on more records, by the next snapshot or the end.
+    const undecided = this.reader === null ? { format: this.format, detection: this.detection, buffered: [...this.buffered], documentLines: this.documentLines, replayed: this.replayed, mainNonBlank: this.mainNonBlank, mainRecords: this.mainRecords, sawRecordLikeLine: this.sawRecordLikeLine } : null;
+    try {
+      return this.finish(keys);
+    } finally {
+      if (this.diagnostics.length >= kept) this.diagnostics.length = kept;
+      this.dropped = dropped;
+      if (undecided) {
+        this.reader = null;
+        this.format = undecided.format;
+        this.detection = undecided.detection;
+        this.buffered.length = 0;
+        this.buffered.push(...undecided.buffered);
+        this.documentLines = undecided.documentLines;
+        this.replayed = undecided.replayed;
+        this.mainNonBlank = undecided.mainNonBlank;
+        this.mainRecords = undecided.mainRecords;
+        this.sawRecordLikeLine = undecided.sawRecordLikeLine;
+      }
+    }
+  }
+
+  /** The result of everything fed so far. */
+  private finish(keys: string[]): ParsedTrace {
     if (this.documentLines) {
       const parsed = parseJsonDocument(this.documentLines, 0);
       // A JSON Lines file whose first line is broken also "opens a document"; if the whole
@@ -251,10 +283,12 @@ class TraceParser {
   private success(keys: string[], result: ReaderResult): ParsedTrace {
     for (const d of result.diagnostics) this.report(d);
     this.explainEmpty(result);
-    if (this.dropped > 0) this.diagnostics.push({ file: 0, line: -1, severity: 'info', message: `${this.dropped} more diagnostics were not kept.` });
-    this.diagnostics.sort((a, b) => a.file - b.file || a.line - b.line);
+    // A copy, sorted: the parser's own list stays in reading order for the next snapshot.
+    const diagnostics = [...this.diagnostics];
+    if (this.dropped > 0) diagnostics.push({ file: 0, line: -1, severity: 'info', message: `${this.dropped} more diagnostics were not kept.` });
+    diagnostics.sort((a, b) => a.file - b.file || a.line - b.line);
     return {
-      model: { format: this.format!.id, files: keys, sessions: result.sessions, diagnostics: this.diagnostics, skippedRecords: result.skippedRecords, limitations: [...this.format!.limitations] },
+      model: { format: this.format!.id, files: keys, sessions: result.sessions, diagnostics, skippedRecords: result.skippedRecords, limitations: [...this.format!.limitations] },
       detection: this.detection,
       problem: null,
     };
@@ -281,7 +315,7 @@ class TraceParser {
     if (problem.kind === 'binary') this.diagnostics.length = 0; // per-line noise of a binary file says nothing
     const evidence = problem.kind === 'empty' ? 'the file is empty' : problem.kind === 'binary' ? 'the file is not text' : this.detection.evidence;
     return {
-      model: { format: null, files: keys, sessions: [], diagnostics: this.diagnostics, skippedRecords: {}, limitations: [] },
+      model: { format: null, files: keys, sessions: [], diagnostics: [...this.diagnostics], skippedRecords: {}, limitations: [] },
       detection: { format: this.detection.format, evidence, confidence: this.detection.confidence },
       problem,
     };
@@ -294,6 +328,114 @@ class TraceParser {
 }
 
 /**
+ * A trace read incrementally: bytes are pushed per file as they arrive and `snapshot()`
+ * gives the model of everything read so far, as often as wanted, with the readers' state
+ * kept in between. So a growing file (an agent still writing its log) is followed by
+ * pushing only its new bytes, from `bytesRead(file)` on: the JSON of a line is parsed
+ * once, whenever it comes. File 0 is the opened file; others are companion files (Claude
+ * Code sub-agent logs), read only when the opened file is a Claude Code log. Records reach
+ * the reader in the order they are pushed. Never throws on bad input.
+ */
+export class TraceParse {
+  private readonly parser: TraceParser;
+  private readonly keys: string[];
+  private readonly lines: LineReader[] = [];
+  /** Whether companion files are read: decided at the first companion byte, from the opened file's records. */
+  private companions: boolean | null = null;
+  private binary: ParsedTrace | null = null;
+
+  constructor(keys: readonly string[], options: { format?: FormatId } = {}) {
+    const forced = options.format ? (formatById(options.format) ?? null) : null;
+    this.parser = new TraceParser(forced);
+    this.keys = [...keys];
+  }
+
+  /** Adds a file (a sub-agent log that appeared) and returns its index. */
+  addFile(key: string): number {
+    this.keys.push(key);
+    return this.keys.length - 1;
+  }
+
+  /** The files' keys, by index. */
+  get files(): readonly string[] {
+    return this.keys;
+  }
+
+  /** True once the opened file turned out not to be text: nothing more is read. */
+  get stopped(): boolean {
+    return this.binary !== null;
+  }
+
+  /** Bytes of file `index` pushed so far: where reading resumes. */
+  bytesRead(index: number): number {
+    return this.lines[index]?.byteCount ?? 0;
+  }
+
+  /** Bytes at the end of file `index` not yet ended by a newline (held until it comes, or `endFile`). */
+  pendingBytes(index: number): number {
+    return this.lines[index]?.pendingByteCount ?? 0;
+  }
+
+  private reader(index: number): LineReader {
+    let lines = this.lines[index];
+    if (!lines) {
+      lines = new LineReader();
+      this.lines[index] = lines;
+    }
+    return lines;
+  }
+
+  /**
+   * Whether companion files are read: only for a Claude Code log (its sub-agents). Asking
+   * decides the format from the opened file's records so far.
+   */
+  acceptsCompanions(): boolean {
+    if (this.companions === null) {
+      this.parser.decideRecords();
+      this.companions = !this.parser.isDocument && this.parser.acceptsCompanions();
+    }
+    return this.companions;
+  }
+
+  private accepts(index: number): boolean {
+    return index === 0 || this.acceptsCompanions();
+  }
+
+  private feed(index: number, line: SourceLine): void {
+    if (index === 0) this.parser.mainLine(line);
+    else this.parser.companionLine(index, line);
+  }
+
+  /** Feeds the next bytes of file `index`; false when reading should stop (the opened file is not text). */
+  push(index: number, chunk: Uint8Array): boolean {
+    if (this.binary) return false;
+    if (!this.accepts(index)) return true;
+    const lines = this.reader(index);
+    for (const line of lines.push(chunk)) this.feed(index, line);
+    if (index === 0 && lines.containsNul) {
+      this.binary = this.parser.failed(this.keys, { kind: 'binary', message: `This file is not text: it contains NUL bytes. Agent Trace Inspector reads: ${supportedFormatsText()}.` });
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * File `index` has no more bytes for now: a last line without a newline is read as a
+   * line. (A live reader that expects more calls this only when the file is closed: a
+   * line still being written would otherwise be read half.)
+   */
+  endFile(index: number): void {
+    if (this.binary || !this.accepts(index)) return;
+    for (const line of this.reader(index).end()) this.feed(index, line);
+  }
+
+  /** The model of everything read so far; reading may go on after it. */
+  snapshot(): ParsedTrace {
+    return this.binary ?? this.parser.snapshot(this.keys);
+  }
+}
+
+/**
  * Reads a trace: the opened file first, then its companion files (Claude Code
  * sub-agent logs). Streams JSON Lines line by line, reads whole JSON documents with
  * an error-tolerant parser, detects the format from the first records unless told,
@@ -301,24 +443,18 @@ class TraceParser {
  * numbers and the rest of the file still loads.
  */
 export async function parseTrace(files: readonly TraceFile[], options: ParseOptions = {}): Promise<ParsedTrace> {
-  const forced = options.format ? (formatById(options.format) ?? null) : null;
-  const parser = new TraceParser(forced);
-  const keys = files.map((f) => f.key);
+  const parse = new TraceParse(
+    files.map((f) => f.key),
+    options.format ? { format: options.format } : {},
+  );
   for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
-    if (fileIndex === 1) {
-      parser.decideRecords();
-      if (parser.isDocument || !parser.acceptsCompanions()) break;
-    }
-    const lines = new LineReader();
-    const feed = (line: SourceLine): void => (fileIndex === 0 ? parser.mainLine(line) : parser.companionLine(fileIndex, line));
+    // Companions of a file that is not a Claude Code log are not even opened.
+    if (fileIndex > 0 && !parse.acceptsCompanions()) break;
     for await (const chunk of chunksOf(files[fileIndex]!.bytes)) {
-      for (const line of lines.push(chunk)) feed(line);
-      if (fileIndex === 0 && lines.containsNul) {
-        return parser.failed(keys, { kind: 'binary', message: `This file is not text: it contains NUL bytes. Agent Trace Inspector reads: ${supportedFormatsText()}.` });
-      }
+      if (!parse.push(fileIndex, chunk)) return parse.snapshot();
       if (options.yieldControl) await options.yieldControl();
     }
-    for (const line of lines.end()) feed(line);
+    parse.endFile(fileIndex);
   }
-  return parser.finish(keys);
+  return parse.snapshot();
 }

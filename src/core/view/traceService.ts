@@ -177,6 +177,11 @@ export class TraceService {
     return this.parsed.model;
   }
 
+  /** The analysis options the service analyses with now. */
+  get analysisOptionsInUse(): Partial<AnalysisOptions> {
+    return this.analysisOptions;
+  }
+
   /** New analysis settings: analyses are redone when next asked for; the parse stays. */
   setAnalysisOptions(options: Partial<AnalysisOptions>): void {
     this.analysisOptions = options;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { CALL_FLAG } from '../../../src/core/view/timelineColumns';
@@ -67,6 +68,48 @@ describe('trace worker', () => {
     const client = new TraceWorkerClient(WORKER, 8);
     await assert.rejects(client.open(await spotterParams(), () => undefined), /more than the 8 MB of memory the inspector allows itself|stopped/);
     client.dispose();
+  });
+
+  it('live tail: readMore reads only what the file gained, holds a half-written line, and asks to reopen after a truncation', async () => {
+    const bytes = readFileSync(SPOTTER);
+    const dir = mkdtempSync(join(tmpdir(), 'agent-trace-live-'));
+    const path = join(dir, 'live.jsonl');
+    const cut = bytes.indexOf(0x0a, 700_000) + 1 + 30; // 30 bytes into a line
+    writeFileSync(path, bytes.subarray(0, cut));
+    const client = new TraceWorkerClient(WORKER);
+    try {
+      const opened = await client.open({ files: [{ key: 'live.jsonl', path }], totalBytes: cut, format: null, fileName: 'live.jsonl', analysis: {}, live: true }, () => undefined);
+      const early = opened.header.callCount;
+      // The half line is held, not read as malformed JSON.
+      assert.ok(!opened.header.diagnostics.some((d) => d.severity === 'error'));
+      appendFileSync(path, bytes.subarray(cut));
+      const more = await client.request('readMore', {});
+      assert.equal(more.kind, 'read');
+      if (more.kind !== 'read') return;
+      // The whole main log: 149 calls (the reader tests count them), as a one-shot read gives.
+      assert.ok(early < 149);
+      assert.equal(more.opened.header.callCount, 149);
+      assert.deepEqual(more.bytesRead, [bytes.length]);
+      // Nothing new: nothing read, the same trace.
+      const again = await client.request('readMore', {});
+      assert.equal(again.kind === 'read' && again.opened.header.callCount, 149);
+      // Rotated: the file is shorter than what was read.
+      writeFileSync(path, bytes.subarray(0, 1000));
+      assert.deepEqual(await client.request('readMore', {}), { kind: 'reopen', reason: 'truncated' });
+    } finally {
+      client.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a file opened for reading once (not live) answers readMore with "reopen"', async () => {
+    const client = new TraceWorkerClient(WORKER);
+    try {
+      await client.open(await spotterParams(), () => undefined);
+      assert.deepEqual(await client.request('readMore', {}), { kind: 'reopen', reason: 'not-live' });
+    } finally {
+      client.dispose();
+    }
   });
 
   it('bytes handed over (remote files) are read like a file', async () => {
