@@ -72,7 +72,8 @@ async function open(params: OpenParams): Promise<void> {
     // A live file keeps a half-written last line for the next read.
     if (!params.live) parse.endFile(i);
   }
-  reading = { parse, paths, params };
+  // Only a live trace keeps its parse (the readers' state) for readMore; otherwise the model is all that stays.
+  reading = params.live ? { parse, paths, params } : null;
   post({ kind: 'opened', opened: answerFor(parse, params, t0) });
 }
 
