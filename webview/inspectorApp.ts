@@ -9,6 +9,7 @@ import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-s
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import type { MissCause } from '../src/core/analysis/cacheMisses';
 import { formatCount } from '../src/core/report/formatNumbers';
+import { displayText } from '../src/core/text/safeText';
 import type { SessionEntry, SessionPage } from '../src/core/view/sessionList';
 import { missCauseOf } from '../src/core/view/timelineColumns';
 import type { SessionBody, SessionIntro, TraceHeader } from '../src/core/view/traceService';
@@ -22,7 +23,8 @@ import { detailsPlaceholder, renderCallDetails } from './timeline/callDetailsVie
 import type { DetailsState } from './timeline/callDetailsView';
 import { CallsTables } from './timeline/callsTable';
 import { el, icon, linkButton, replaceChildren } from './shared/dom';
-import { diagnosticRows, mergeState, progressText, readPersistedState, sessionMetaText, skippedSummary, summaryFigures } from './inspectorModel';
+import { diagnosticRows, mergeState, progressText, readPersistedState, sessionMetaText, skippedSummary, summaryFigures, wholeTraceCost } from './inspectorModel';
+import { CostPanel } from './cost/costView';
 import type { PersistedState } from './inspectorModel';
 import { buildPalette, isHighContrast } from './shared/palette';
 import type { Palette } from './shared/palette';
@@ -30,6 +32,7 @@ import { RowCache } from './shared/rowCache';
 import type { VirtualTable } from './shared/virtualTable';
 import { TimelinePanel } from './timeline/timelinePanel';
 import { clampSelection, selectionAnnouncement } from './timeline/timelineModel';
+import type { BarView } from './timeline/timelineModel';
 import type { TracedCall } from './whatIf/whatIfModel';
 import { WhatIfView } from './whatIf/whatIfView';
 
@@ -45,6 +48,22 @@ export interface InspectorHost {
   getState(): unknown;
   setState(state: unknown): void;
 }
+
+/**
+ * How the page runs. The inspector in VS Code has everything; the standalone HTML report
+ * (agent-trace report) draws the same views from data embedded in the file, with no host
+ * to re-read the trace as another format, open source lines or run the what-if simulator.
+ */
+export interface InspectorOptions {
+  /** The interactive what-if panel (needs the host's workload and a worker). */
+  whatIf: boolean;
+  /** The format picker (the host reads the trace again). */
+  formatChoice: boolean;
+  /** Clicking a call opens its line in an editor. */
+  sourceLinks: boolean;
+}
+
+export const INSPECTOR_IN_VSCODE: InspectorOptions = { whatIf: true, formatChoice: true, sourceLinks: true };
 
 /** Wait after the last selection change before fetching details, so holding an arrow key sends one request. */
 const DETAILS_DELAY_MS = 120;
@@ -82,6 +101,7 @@ export class InspectorApp {
   private traceKey: object = {};
   private selected: number | null = null;
   private showCached = true;
+  private barView: BarView = 'tokens';
   /** Closed until the user opens it: the timeline stays above the fold. */
   private fingerprintOpen = false;
   private loopSort: LoopSort | null = null;
@@ -111,6 +131,8 @@ export class InspectorApp {
   private readonly formatPicker = document.createElement('vscode-single-select') as VscodeSingleSelect;
   private readonly limitations = el('div', { className: 'limitations', attrs: { role: 'note' } });
   private readonly showCachedBox = document.createElement('vscode-checkbox') as VscodeCheckbox;
+  private readonly barViewPicker = document.createElement('vscode-single-select') as VscodeSingleSelect;
+  private readonly barViewControl = el('div', { className: 'bar-view-control' });
   private readonly controls = el('div', { className: 'controls' });
   private readonly sessionControls = el('div', { className: 'session-controls' });
   private readonly headerEl = el('header', { className: 'header' });
@@ -131,11 +153,13 @@ export class InspectorApp {
   private readonly diagnosticsPane = el('section', { className: 'diagnostics panel', attrs: { 'aria-label': 'Diagnostics' } });
   private readonly timeline: TimelinePanel;
   private readonly tables: CallsTables;
-  private readonly whatIf: WhatIfView;
+  private readonly whatIf: WhatIfView | null;
+  private readonly costPanel: CostPanel;
 
   constructor(
     private readonly root: HTMLElement,
     private readonly host: InspectorHost,
+    private readonly options: InspectorOptions = INSPECTOR_IN_VSCODE,
   ) {
     this.palette = readPalette();
     this.buildLegend();
@@ -161,7 +185,7 @@ export class InspectorApp {
       toolRows: (sessionId, from, count) => this.host.request('tools/rows', { sessionId, from, count }),
       safely: (what, fn) => this.safely(what, fn),
     });
-    this.whatIf = new WhatIfView(
+    this.whatIf = !options.whatIf ? null : new WhatIfView(
       {
         workload: (sessionId) => this.host.request('whatif/workload', { sessionId }, { timeoutMs: BODY_TIMEOUT_MS }),
         pickCall: (index, reveal) => this.safely('select a call', () => this.setSelected(index, { reveal })),
@@ -173,6 +197,10 @@ export class InspectorApp {
       root.dataset['workerUri'] || null,
       this.palette,
     );
+    this.costPanel = new CostPanel({
+      pickCall: (index) => this.safely('select a call', () => this.selectCallInView(index)),
+      customChanged: (custom) => this.host.setState(mergeState(this.host.getState(), { costTtl: custom })),
+    });
     this.buildSkeleton();
     this.watchTheme();
   }
@@ -196,8 +224,29 @@ export class InspectorApp {
         case 'load/stopped':
           this.showStopped(message.reason, message.message, message.overSizeLimit);
           break;
+        case 'host/error':
+          this.showHostError(message.message);
+          break;
+        default: {
+          // Every notification the protocol defines is handled above; anything else is said, not ignored.
+          const unknown: never = message;
+          throw new Error(`unknown notification ${JSON.stringify((unknown as { type?: unknown }).type)}`);
+        }
       }
     });
+  }
+
+  /** The what-if panel's last scenario and sweep (the host puts them in the HTML report); null when it has not run. */
+  whatIfDocument(): unknown {
+    return this.whatIf?.currentDocument() ?? null;
+  }
+
+  /** A request the host refused or could not carry out: said at the top of the panel, which keeps showing the trace. */
+  private showHostError(message: string): void {
+    replaceChildren(this.errorBanner, [icon('warning'), el('span', { text: `The extension could not do that: ${message}` })]);
+    this.errorBanner.hidden = false;
+    // How many answers of this kind came, for tests and for anyone inspecting the page.
+    this.errorBanner.dataset['hostErrors'] = String(Number(this.errorBanner.dataset['hostErrors'] ?? '0') + 1);
   }
 
   /** Shows an error on the page and tells the host; used for failures outside `handle` too. */
@@ -252,11 +301,23 @@ export class InspectorApp {
     this.formatPicker.setAttribute('aria-label', 'Format');
     this.formatPicker.id = 'format-picker';
     this.formatPicker.addEventListener('change', () => this.safely('choose a format', () => this.chooseFormat(this.formatPicker.value)));
-    this.sessionControls.append(el('label', { className: 'control-label', text: 'Session', attrs: { for: 'session-picker' } }), this.picker, this.pickerFind, this.pickerNote, this.showCachedBox);
-    this.controls.append(
-      this.sessionControls,
-      el('div', { className: 'format-control' }, [el('label', { className: 'control-label', text: 'Format', attrs: { for: 'format-picker' } }), this.formatPicker]),
-    );
+    this.barViewPicker.setAttribute('aria-label', 'Bars show');
+    this.barViewPicker.id = 'bar-view-picker';
+    for (const [value, label] of [
+      ['tokens', 'Tokens'],
+      ['cost', 'Cost ($)'],
+    ] as const) {
+      const option = document.createElement('vscode-option');
+      option.value = value;
+      option.textContent = label;
+      this.barViewPicker.appendChild(option);
+    }
+    this.barViewPicker.addEventListener('change', () => this.safely('switch the bars', () => this.setBarView(this.barViewPicker.value === 'cost' ? 'cost' : 'tokens')));
+    this.barViewControl.append(el('label', { className: 'control-label', text: 'Bars', attrs: { for: 'bar-view-picker' } }), this.barViewPicker);
+    this.barViewControl.hidden = true;
+    this.sessionControls.append(el('label', { className: 'control-label', text: 'Session', attrs: { for: 'session-picker' } }), this.picker, this.pickerFind, this.pickerNote, this.showCachedBox, this.barViewControl);
+    this.controls.append(this.sessionControls);
+    if (this.options.formatChoice) this.controls.append(el('div', { className: 'format-control' }, [el('label', { className: 'control-label', text: 'Format', attrs: { for: 'format-picker' } }), this.formatPicker]));
 
     const fingerprintHead = el('summary', { className: 'fp-summary' }, [icon('chevron-right', 'fp-chevron'), el('h2', { text: 'Workload fingerprint' }), this.fingerprintDigest]);
     this.fingerprint.append(fingerprintHead, this.fingerprintBody);
@@ -268,14 +329,16 @@ export class InspectorApp {
       }),
     );
     this.timeline.element.append(this.timelineWaiting, this.missLine, this.live);
-    this.whatIf.element.hidden = true;
+    if (this.whatIf) this.whatIf.element.hidden = true;
+    this.costPanel.element.hidden = true;
     this.sessionBody.append(
       this.sessionMeta,
       this.summary,
       this.tokensNote,
       this.fingerprint,
       this.timeline.element,
-      this.whatIf.element,
+      this.costPanel.element,
+      ...(this.whatIf ? [this.whatIf.element] : []),
       el('div', { className: 'lower' }, [this.loopsPane, this.detailsPane]),
       this.tables.element,
     );
@@ -357,10 +420,12 @@ export class InspectorApp {
   private init(header: TraceHeader, sessions: SessionPage, intro: SessionIntro | null, settings: InspectorSettings, select: CallRef | null): void {
     const saved: PersistedState = readPersistedState(this.host.getState());
     this.showCached = saved.showCached ?? settings.showCached;
+    this.barView = saved.barView ?? 'tokens';
+    this.costPanel.setCustom(saved.costTtl ?? null);
     this.fingerprintOpen = saved.fingerprintOpen ?? false;
     this.loopSort = saved.loopSort ?? null;
-    this.whatIf.setDefaults(settings.whatIf, saved.whatIf);
-    this.whatIf.setOpen(saved.whatIfOpen ?? false);
+    this.whatIf?.setDefaults(settings.whatIf, saved.whatIf);
+    this.whatIf?.setOpen(saved.whatIfOpen ?? false);
     this.header = header;
     this.sessions = sessions;
     this.traceKey = {};
@@ -400,10 +465,10 @@ export class InspectorApp {
     this.loading.hidden = true;
     this.stopped.hidden = true;
     this.headerEl.hidden = false;
-    this.fileName.textContent = h.fileName;
+    this.fileName.textContent = displayText(h.fileName);
     this.fileName.title = h.fileName;
     this.formatBadge.textContent = h.formatLabel ?? 'unknown format';
-    this.evidence.textContent = h.formatChosen ? `Read as ${h.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${h.detection}`;
+    this.evidence.textContent = displayText(h.formatChosen ? `Read as ${h.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${h.detection}`);
     this.renderLimitations(h);
     this.renderProblem(h);
     this.renderFormatPicker(h);
@@ -488,7 +553,7 @@ export class InspectorApp {
       entries.map((o) => {
         const option = document.createElement('vscode-option');
         option.value = o.id;
-        option.textContent = o.label;
+        option.textContent = displayText(o.label);
         option.selected = o.id === current;
         option.dataset['depth'] = String(o.depth);
         return option;
@@ -593,9 +658,9 @@ export class InspectorApp {
       return;
     }
     const summary = s.intro.summary;
-    this.sessionMeta.textContent = sessionMetaText(summary, (ms) => new Date(ms).toLocaleString());
-    this.renderSummary(summary, s.body);
-    this.whatIf.setContext(this.traceKey, { summary, traced: s.body ? tracedCalls(s.body) : [] });
+    this.sessionMeta.textContent = displayText(sessionMetaText(summary, (ms) => new Date(ms).toLocaleString()));
+    this.renderSummary(s.intro, s.body);
+    this.whatIf?.setContext(this.traceKey, { summary, traced: s.body ? tracedCalls(s.body) : [] });
     if (!s.body) {
       this.root.setAttribute('aria-busy', 'true');
       this.timelineWaiting.hidden = summary.llmCalls === 0;
@@ -605,6 +670,7 @@ export class InspectorApp {
       this.tables.element.hidden = true;
       this.detailsPane.hidden = true;
       this.missLine.hidden = true;
+      this.costPanel.element.hidden = true;
       if (summary.llmCalls === 0) this.timeline.setSession(null, this.showCached);
       this.root.dataset['painted'] = 'summary';
     } else {
@@ -617,7 +683,16 @@ export class InspectorApp {
     const body = s.body!;
     const head = this.head(s);
     this.timelineWaiting.hidden = true;
-    this.renderSummary(s.intro.summary, body);
+    this.renderSummary(s.intro, body);
+    this.costPanel.render({ callCount: body.columns.flags.length, cost: s.intro.cost, idealCache: body.analysis.idealCache ?? null });
+    // The cost view is offered when the session was priced.
+    const costs = s.intro.cost !== null && body.columns.cost !== null;
+    this.barViewControl.hidden = !costs;
+    const view: BarView = costs ? this.barView : 'tokens';
+    this.barViewPicker.value = view;
+    this.barViewPicker.dataset['value'] = view;
+    this.relabelLegend(view);
+    this.timeline.setBarView(view);
     this.renderFingerprint(head);
     this.renderLoops(head);
     replaceChildren(this.missLine, missSummary(head, (cause) => this.safely('select a cache miss', () => this.selectMiss(cause))));
@@ -631,7 +706,7 @@ export class InspectorApp {
     );
     this.tables.setSession(s.id, body.columns, body.toolCallCount);
     this.renderLegend(body);
-    this.whatIf.setContext(this.traceKey, { summary: s.intro.summary, traced: tracedCalls(body) });
+    this.whatIf?.setContext(this.traceKey, { summary: s.intro.summary, traced: tracedCalls(body) });
     this.renderSelection(false);
     this.root.setAttribute('aria-busy', 'false');
     this.root.dataset['painted'] = 'timeline';
@@ -639,7 +714,7 @@ export class InspectorApp {
   }
 
   private head(s: ShownSession): SessionHead {
-    return { summary: s.intro.summary, compactions: s.intro.compactions, events: s.intro.events, subagents: s.intro.subagents, analysis: s.body!.analysis };
+    return { summary: s.intro.summary, compactions: s.intro.compactions, events: s.intro.events, subagents: s.intro.subagents, analysis: s.body!.analysis, cost: s.intro.cost };
   }
 
   /** The legend names only what this session's chart shows. */
@@ -679,14 +754,38 @@ export class InspectorApp {
     this.persist();
   }
 
+  private setBarView(view: BarView): void {
+    if (view === this.barView) return;
+    this.barView = view;
+    this.relabelLegend(view);
+    // The bars only: nothing is asked of the host again.
+    this.timeline.setBarView(view);
+    this.barViewPicker.dataset['value'] = view;
+    this.persist();
+  }
+
+  /** The three bar colours mean the same split in both views; only the unit changes (and the context line is tokens only). */
+  private relabelLegend(view: BarView): void {
+    const labels: Record<string, string> = view === 'cost' ? { cached: 'cache read $', appended: 'appended $ (writes + uncached)', output: 'output $' } : { cached: 'cached', appended: 'appended', output: 'output' };
+    for (const [kind, text] of Object.entries(labels)) {
+      const label = this.legend.querySelector<HTMLElement>(`[data-legend="${kind}"] span:last-child`);
+      if (label) label.textContent = text;
+    }
+    const context = this.legend.querySelector<HTMLElement>('[data-legend="context"]');
+    if (context) context.hidden = view === 'cost';
+    this.legend.dataset['barView'] = view;
+  }
+
   private persist(): void {
-    this.host.setState(mergeState(this.host.getState(), { sessionId: this.session?.id ?? undefined, callIndex: this.selected, showCached: this.showCached }));
+    this.host.setState(mergeState(this.host.getState(), { sessionId: this.session?.id ?? undefined, callIndex: this.selected, showCached: this.showCached, barView: this.barView }));
   }
 
   // ---- panels ----
 
-  private renderSummary(summary: SessionIntro['summary'], body: SessionBody | null): void {
-    replaceChildren(this.summary, summaryFigures(summary, body?.analysis).map((g) => figureGroup(g, 'h2')));
+  private renderSummary(intro: SessionIntro, body: SessionBody | null): void {
+    const summary = intro.summary;
+    const whole = this.header ? wholeTraceCost(this.header, summary) : null;
+    replaceChildren(this.summary, summaryFigures(summary, body?.analysis, intro.cost, whole).map((g) => figureGroup(g, 'h2')));
     // Say why the bars are flat rather than letting empty bars read as zero tokens.
     const source = summary.tokensSource;
     const note =
@@ -696,7 +795,7 @@ export class InspectorApp {
           ? 'No token counts: this trace does not report tokens, so the bars below have no height. Failed tool calls are still marked.'
           : null;
     this.tokensNote.hidden = note === null;
-    this.tokensNote.textContent = note ?? '';
+    this.tokensNote.textContent = displayText(note ?? '');
     this.tokensNote.dataset['tokensSource'] = source;
   }
 
@@ -744,7 +843,7 @@ export class InspectorApp {
     const loop = session?.body?.analysis.loops[row.index];
     if (loop) this.timeline.showCalls(loop.firstCall, loop.lastCall);
     this.setSelected(clampSelection(row.firstCall, session?.body?.columns.flags.length ?? 0), {});
-    this.host.notify({ type: 'source/revealLine', file: row.file, line: row.line });
+    if (this.options.sourceLinks) this.host.notify({ type: 'source/revealLine', file: row.fileIndex, line: row.line });
   }
 
   /** Selects the next call (after the selected one, wrapping) whose cache miss has this cause. */
@@ -790,7 +889,7 @@ export class InspectorApp {
   }
 
   private reveal(index: number): void {
-    if (!this.session) return;
+    if (!this.session || !this.options.sourceLinks) return;
     this.host.notify({ type: 'source/reveal', ref: { sessionId: this.session.id, callIndex: index }, toolId: null });
   }
 
@@ -803,7 +902,7 @@ export class InspectorApp {
     const body = session?.body;
     this.timeline.selectionChanged(this.selected);
     this.tables.selectionChanged(this.selected);
-    this.whatIf.select(this.selected);
+    this.whatIf?.select(this.selected);
     const count = body?.columns.flags.length ?? 0;
     if (!session || !body || this.selected === null || this.selected >= count) {
       replaceChildren(this.detailsPane, [el('h2', { text: 'Call details' }), count > 0 ? detailsPlaceholder() : null]);
@@ -849,7 +948,9 @@ export class InspectorApp {
         state,
         {
           revealCall: () => this.reveal(call.index),
-          revealTool: (toolId) => this.host.notify({ type: 'source/reveal', ref: { sessionId, callIndex: call.index }, toolId }),
+          revealTool: (toolId) => {
+            if (this.options.sourceLinks) this.host.notify({ type: 'source/reveal', ref: { sessionId, callIndex: call.index }, toolId });
+          },
         },
         body.analysis.loops,
       ),
@@ -898,7 +999,9 @@ export class InspectorApp {
                 el('span', { className: 'location', text: r.location }),
                 el('span', { className: 'message', text: r.message }),
               ]);
-              b.addEventListener('click', () => this.host.notify({ type: 'source/revealLine', file: r.file, line: r.line }));
+              b.addEventListener('click', () => {
+                if (this.options.sourceLinks) this.host.notify({ type: 'source/revealLine', file: r.fileIndex, line: r.line });
+              });
               return el('li', {}, [b]);
             }),
           );
@@ -912,7 +1015,7 @@ export class InspectorApp {
         if (JSON.stringify(next) === JSON.stringify(this.palette)) return;
         this.palette = next;
         this.timeline.setPalette(next);
-        this.whatIf.setPalette(next);
+        this.whatIf?.setPalette(next);
       });
     // VS Code swaps the body class (and theme attributes) and rewrites the variables on <html> when the theme changes.
     new MutationObserver(update).observe(document.body, { attributes: true, attributeFilter: ['class', 'data-vscode-theme-kind', 'data-vscode-theme-id'] });

@@ -1,15 +1,18 @@
 import type { SessionSummary } from '../src/core/analysis/sessionSummary';
-import type { AnalysisView, DiagnosticView } from '../src/core/view/traceView';
-import { formatCount, formatDuration } from '../src/core/report/formatNumbers';
+import type { CostSummary } from '../src/core/cost/costTypes';
+import type { AnalysisView, DiagnosticView, SessionCostView } from '../src/core/view/traceView';
+import { formatCount, formatDuration, formatUsd } from '../src/core/report/formatNumbers';
 import { shortSessionId } from '../src/core/view/sessionList';
 import { headlineGroups, readLoopSort } from './analysis/analysisModel';
 import type { LoopSort } from './analysis/analysisModel';
 import type { Figure, FigureGroup } from './shared/figures';
 import { OTHER_INPUT_KINDS } from '../src/core/trace/model';
 import type { OtherInputs } from '../src/core/trace/model';
+import type { BarView } from './timeline/timelineModel';
+import type { CustomTtl } from './cost/costModel';
 
 /** The summary strip of a session, formatted; unknown figures read "unknown", never 0. The ratios carry their published ranges. */
-export function summaryFigures(s: SessionSummary, analysis?: AnalysisView): FigureGroup[] {
+export function summaryFigures(s: SessionSummary, analysis?: AnalysisView, cost?: SessionCostView | null, whole?: WholeTraceCost | null): FigureGroup[] {
   const t = s.tokens;
   return [
     {
@@ -32,6 +35,7 @@ export function summaryFigures(s: SessionSummary, analysis?: AnalysisView): Figu
         { name: 'cacheWrite', label: 'Cache write', value: formatCount(t.cacheWrite), hint: 'Σ tokens written to the provider cache' },
       ],
     },
+    ...(cost ? costGroups(cost, whole ?? null) : []),
     ...headlineGroups(s, analysis),
   ];
 }
@@ -55,6 +59,76 @@ function otherInputsFigure(s: SessionSummary): Figure[] {
   const total = kinds.reduce((n, k) => n + other[k], 0);
   const parts = kinds.map((k) => `${formatCount(other[k])} ${OTHER_INPUT_LABELS[k][other[k] === 1 ? 0 : 1]}`).join(', ');
   return [{ name: 'otherInputs', label: 'Not typed', value: `${formatCount(total)} (${parts})`, hint: 'User-role records the agent wrote itself, by kind: not counted as user turns' }];
+}
+
+/** Models shown by name in the summary; the rest are summed into one figure. */
+const MODELS_SHOWN = 4;
+
+/** The whole trace's cost, shown with a main session that has sub-agents. */
+export interface WholeTraceCost {
+  summary: CostSummary;
+  sessions: number;
+}
+
+/** The whole trace's cost when the session is a main thread and the trace holds more sessions. */
+export function wholeTraceCost(trace: { cost: CostSummary | null; sessionCount: number }, summary: SessionSummary): WholeTraceCost | null {
+  if (!trace.cost || trace.sessionCount < 2 || summary.role !== 'main') return null;
+  return { summary: trace.cost, sessions: trace.sessionCount };
+}
+
+/** The session's cost: total and by kind, then by model. Unknown is "unknown", never $0. */
+export function costGroups(cost: SessionCostView, whole: WholeTraceCost | null = null): FigureGroup[] {
+  const c = cost.summary;
+  const k = c.byKind;
+  const priced = c.pricedCalls > 0;
+  const kind = (v: number): string => (priced ? formatUsd(v) : formatUsd(null));
+  const unpriced = c.unpricedCalls > 0 ? ` + ${formatCount(c.unpricedCalls)} unpriced` : '';
+  const byKind: FigureGroup = {
+    label: 'Cost',
+    figures: [
+      {
+        name: 'costTotal',
+        label: 'Total',
+        value: `${formatUsd(c.totalUsd)}${unpriced}`,
+        hint: `Σ over the ${formatCount(c.pricedCalls)} priced calls, each at its own date, tier and rates${c.unpricedCalls > 0 ? `; ${formatCount(c.unpricedCalls)} calls have no price and are not in it (see Diagnostics)` : ''}. Prices: ${c.priceSource}`,
+      },
+      { name: 'costInput', label: 'Uncached input', value: kind(k.input), hint: 'Prompt tokens neither read from nor written to the cache, at the input price' },
+      { name: 'costCacheRead', label: 'Cache read', value: kind(k.cacheRead), hint: 'Cached tokens, at the cache-read price' },
+      { name: 'costCacheWrite5m', label: 'Write 5 min', value: kind(k.cacheWrite5m), hint: 'Tokens written to the cache for 5 minutes, at that write price (writes without a TTL split count here)' },
+      { name: 'costCacheWrite1h', label: 'Write 1 h', value: kind(k.cacheWrite1h), hint: 'Tokens written to the cache for 1 hour, at that (higher) write price' },
+      { name: 'costOutput', label: 'Output', value: kind(k.output), hint: 'Generated tokens, reasoning included, at the output price' },
+      ...(k.gpuTime > 0 ? [{ name: 'costGpuTime', label: 'GPU time', value: formatUsd(k.gpuTime), hint: 'Self-hosted calls priced per GPU-hour (agentTrace.prices)' }] : []),
+      ...(whole
+        ? [
+            {
+              name: 'costWholeTrace',
+              label: 'Whole trace',
+              value: `${formatUsd(whole.summary.totalUsd)}${whole.summary.unpricedCalls > 0 ? ` + ${formatCount(whole.summary.unpricedCalls)} unpriced` : ''}`,
+              hint: `All ${formatCount(whole.sessions)} sessions of this trace: the main threads with their sub-agents and compaction agents`,
+            },
+          ]
+        : []),
+      ...(cost.reportedUsd !== null ? [{ name: 'costReported', label: 'Agent reported', value: formatUsd(cost.reportedUsd), hint: 'The cost the agent itself logged for the session, beside ours' }] : []),
+    ],
+  };
+  const models = Object.entries(c.byModel).sort((a, b) => (b[1].usd ?? -1) - (a[1].usd ?? -1));
+  if (models.length === 0) return [byKind];
+  const shown = models.slice(0, MODELS_SHOWN);
+  const rest = models.slice(MODELS_SHOWN);
+  const restUsd = rest.reduce<number | null>((sum, [, m]) => (m.usd === null ? sum : (sum ?? 0) + m.usd), null);
+  const byModel: FigureGroup = {
+    label: 'Cost by model',
+    figures: [
+      ...shown.map(([model, m], i) => ({
+        name: `costModel${i}`,
+        label: model,
+        value: `${formatUsd(m.usd)}${m.unpricedCalls > 0 && m.usd !== null ? ` + ${formatCount(m.unpricedCalls)} unpriced` : ''}`,
+        hint: `${formatCount(m.calls)} calls${m.unpricedCalls > 0 ? `, ${formatCount(m.unpricedCalls)} without a price` : ''}`,
+      })),
+      ...(rest.length > 0 ? [{ name: 'costModelRest', label: `${rest.length} more models`, value: formatUsd(restUsd), hint: rest.map(([m]) => m).join(', ') }] : []),
+    ],
+  };
+  return [byKind, byModel];
 }
 
 /** How long a session ran, from its first prompt or call to its last response; null when unknown. */
@@ -84,6 +158,8 @@ export interface DiagnosticRow {
   location: string;
   message: string;
   file: string;
+  /** The file's index in the trace, what `source/revealLine` sends (never a path). */
+  fileIndex: number;
   /** 0-based, as the protocol carries it; whole-file problems reveal the first line. */
   line: number;
 }
@@ -95,6 +171,7 @@ export function diagnosticRows(diagnostics: readonly DiagnosticView[]): Diagnost
     location: d.line >= 0 ? `${d.file}:${d.line + 1}` : d.file,
     message: d.message,
     file: d.file,
+    fileIndex: d.fileIndex,
     line: Math.max(0, d.line),
   }));
 }
@@ -134,6 +211,10 @@ export interface PersistedState {
   whatIfOpen?: boolean;
   /** The what-if panel's choices for this file (read back through whatIfModel.readScenario). */
   whatIf?: unknown;
+  /** What the timeline bars measure. */
+  barView?: BarView;
+  /** The extra cache TTL the cost panel replays. */
+  costTtl?: CustomTtl;
 }
 
 /** Reads persisted state defensively: it may come from an older build. */
@@ -147,6 +228,11 @@ export function readPersistedState(raw: unknown): PersistedState {
   if (typeof r['fingerprintOpen'] === 'boolean') out.fingerprintOpen = r['fingerprintOpen'];
   if (typeof r['whatIfOpen'] === 'boolean') out.whatIfOpen = r['whatIfOpen'];
   if (typeof r['whatIf'] === 'object' && r['whatIf'] !== null) out.whatIf = r['whatIf'];
+  if (r['barView'] === 'tokens' || r['barView'] === 'cost') out.barView = r['barView'];
+  const ttl = r['costTtl'] as Record<string, unknown> | null | undefined;
+  if (typeof ttl === 'object' && ttl !== null && typeof ttl['minutes'] === 'number' && ttl['minutes'] > 0 && (ttl['writeMultiple'] === null || (typeof ttl['writeMultiple'] === 'number' && ttl['writeMultiple'] >= 0))) {
+    out.costTtl = { minutes: ttl['minutes'], writeMultiple: ttl['writeMultiple'] as number | null };
+  }
   if (r['loopSort'] === null) out.loopSort = null;
   else if (readLoopSort(r['loopSort'])) out.loopSort = readLoopSort(r['loopSort']);
   return out;

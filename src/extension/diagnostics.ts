@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
+import { uiText } from '../core/text/safeText';
 import type { Severity } from '../core/trace/model';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import type { TraceProblems } from '../core/view/traceService';
 import { attemptMessage, loopMessage } from './traceAnalysis';
 import type { TraceAnalysis } from './traceAnalysis';
-import { fileUri } from './traceLoader';
+import { traceFileUri } from './traceLoader';
 
 /** Problems of one file: its URI and its diagnostics. */
 export interface FileDiagnostics {
@@ -27,9 +28,17 @@ function lineRange(line: number): vscode.Range {
   return new vscode.Range(l, 0, l, Number.MAX_SAFE_INTEGER);
 }
 
+/** Longest Problems message: a trace can hold a 10 MiB value, and every message may quote one. */
+const MESSAGE_MAX = 1000;
+
+/** A Problems message from trace-derived text: controls and bidi escaped, clipped (Problems show plain text). */
+function problemText(message: string): string {
+  return uiText(message, { max: MESSAGE_MAX });
+}
+
 /** A message for the file as a whole: on its first line. */
-export function fileProblem(uri: vscode.Uri, message: string): TraceDiagnostics {
-  const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), message, vscode.DiagnosticSeverity.Error);
+export function fileProblem(uri: vscode.Uri, message: string, severity = vscode.DiagnosticSeverity.Error): TraceDiagnostics {
+  const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), problemText(message), severity);
   d.source = 'Agent Trace';
   return new Map([[uri.toString(), { uri, diagnostics: [d] }]]);
 }
@@ -50,7 +59,7 @@ export function problemDiagnostics(traceUri: vscode.Uri, problems: TraceProblems
   const { files, problem } = problems;
   const out: TraceDiagnostics = new Map();
   const listFor = (fileIndex: number): vscode.Diagnostic[] => {
-    const uri = fileUri(traceUri, files, files[fileIndex] ?? '');
+    const uri = traceFileUri(traceUri, files, fileIndex) ?? traceUri;
     const key = uri.toString();
     let entry = out.get(key);
     if (!entry) {
@@ -61,24 +70,24 @@ export function problemDiagnostics(traceUri: vscode.Uri, problems: TraceProblems
   };
   for (let i = 0; i < Math.max(1, files.length); i++) listFor(i);
   if (problem) {
-    const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), problem.message, vscode.DiagnosticSeverity.Error);
+    const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), problemText(problem.message), vscode.DiagnosticSeverity.Error);
     d.source = 'Agent Trace';
     listFor(0).push(d);
   }
   for (const d of problems.diagnostics) {
-    const diagnostic = new vscode.Diagnostic(lineRange(d.line), d.message, SEVERITY[d.severity]);
+    const diagnostic = new vscode.Diagnostic(lineRange(d.line), problemText(d.message), SEVERITY[d.severity]);
     diagnostic.source = 'Agent Trace';
     listFor(d.file).push(diagnostic);
   }
   for (const loop of problems.loops) {
     const first = loop.attempts[0]!.source;
-    const warning = new vscode.Diagnostic(lineRange(first.line), loopMessage(loop), vscode.DiagnosticSeverity.Warning);
+    const warning = new vscode.Diagnostic(lineRange(first.line), problemText(loopMessage(loop)), vscode.DiagnosticSeverity.Warning);
     warning.source = 'Agent Trace';
     warning.code = 'retry-loop';
     warning.relatedInformation = loop.attempts.slice(1).map((attempt, i) => {
-      const uri = fileUri(traceUri, files, files[attempt.source.file] ?? '');
+      const uri = traceFileUri(traceUri, files, attempt.source.file) ?? traceUri;
       const at = new vscode.Position(attempt.source.line, 0);
-      return new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, at), attemptMessage(loop, i + 1));
+      return new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, at), problemText(attemptMessage(loop, i + 1)));
     });
     listFor(first.file).push(warning);
   }

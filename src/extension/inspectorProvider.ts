@@ -1,13 +1,15 @@
 import * as vscode from 'vscode';
 import type { TraceReport } from '../core/report/traceReport';
+import { uiText } from '../core/text/safeText';
 import { Channel } from '../protocol/channel';
+import { checkRequestParams, checkWebviewNotification } from '../protocol/validate';
 import type { CallRef, HostNotification, HostRequests, InspectorSettings, WebviewNotification, WebviewRequests } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
-import { ANALYSIS_SETTINGS, maxFileBytes, readWhatIfDefaults } from './settings';
+import { ANALYSIS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readWhatIfDefaults, userPriceSetting } from './settings';
 import { SETTING_DEFAULTS } from './settingDefaults';
 import { isLoadFailure, TraceDocument } from './traceDocument';
 import type { LoadFailure, LoadResult } from './traceDocument';
-import { fileUri } from './traceLoader';
+import { traceFileUri } from './traceLoader';
 import { buildWebviewHtml, createNonce } from './webviewHtml';
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -16,6 +18,9 @@ import { basename } from 'node:path';
 export const INSPECTOR_VIEW_TYPE = 'agentTrace.inspector';
 /** The same editor offered through "Open With…" for other trace files (*.jsonl); a second id because priority is per contribution. */
 export const INSPECTOR_ANY_VIEW_TYPE = 'agentTrace.inspectorAny';
+
+/** How long the HTML report waits for a panel's what-if results before leaving them out. */
+const WHATIF_ANSWER_MS = 3000;
 
 type HostChannel = Channel<HostNotification, WebviewNotification, HostRequests, WebviewRequests>;
 
@@ -47,9 +52,12 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     private readonly registry: TraceAnalysisRegistry,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    // The analyses follow the settings: each worker analyses again (the file is not read again) and the panels ask anew.
+    // The analyses and costs follow the settings: each worker analyses or prices again (the file is not read again) and the panels ask anew.
     this.configListener = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(ANALYSIS_SETTINGS)) void this.reanalyse();
+      // The registry re-reads the settings in its own listener, which was registered first.
+      const analysis = e.affectsConfiguration(ANALYSIS_SETTINGS);
+      const prices = e.affectsConfiguration(PRICE_SETTINGS);
+      if (analysis || prices) void this.reanalyse(analysis, prices);
     });
   }
 
@@ -62,6 +70,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       workerScript: vscode.Uri.joinPath(this.extensionUri, 'dist', 'traceWorker.js').fsPath,
       maxBytes: maxFileBytes,
       analysisOptions: () => this.registry.analysisOptions,
+      userPrices: userPriceSetting,
       loaded: (d, result) => this.registry.inspectorLoaded(d, d.uri, result),
       disposed: (d) => {
         this.documents.delete(d);
@@ -86,7 +95,8 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       nonce: createNonce(),
       title: basename(document.uri.path),
     });
-    const channel: HostChannel = new Channel((m) => void webview.postMessage(m), { onError: (m) => this.log.warn(m) });
+    // Messages the channel itself cannot read (no type, a bad request id) are logged and answered too.
+    const channel: HostChannel = new Channel((m) => void webview.postMessage(m), { onError: (m) => this.refused(entry, m) });
     const key = document.uri.toString();
     const entry: InspectorPanel = { document, panel, channel, ready: false, pendingSelect: this.queuedSelects.get(key) ?? null };
     this.queuedSelects.delete(key);
@@ -100,29 +110,34 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         if (entry.ready) channel.notify({ type: 'load/progress', ...p });
       }),
     ];
-    channel.onNotification((m) => void this.onMessage(entry, m));
-    // Every answer comes from the document's trace worker: the page gets what it draws.
-    channel.onRequest('call/details', async ({ sessionId, callIndex }) => {
+    channel.onNotification((m: unknown) => this.handleNotification(entry, m));
+    // Every answer comes from the document's trace worker: the page gets what it draws. Params
+    // are checked before use (shape, type, range; ids only, never paths); a refusal or a
+    // failure is logged here and answered by the channel as `err`.
+    const answer = <M extends keyof WebviewRequests>(method: M, run: (params: WebviewRequests[M]['params']) => Promise<WebviewRequests[M]['result']>): void => {
+      channel.onRequest(method, ((raw: unknown) => this.answering(method, () => run(this.checkedParams(method, raw)))) as never);
+    };
+    answer('call/details', async ({ sessionId, callIndex }) => {
       const detail = await document.request('callDetail', { sessionId, callIndex });
-      if (!detail) throw new Error(`No call ${callIndex + 1} in session ${sessionId}.`);
+      if (!detail) throw new Error(`No call ${callIndex + 1} in session ${uiText(sessionId, { max: 80 })}.`);
       return detail;
     });
-    channel.onRequest('whatif/workload', ({ sessionId }) => document.request('whatIfWorkload', { sessionId, filePath: document.uri.fsPath, format: document.formatOverride }));
-    channel.onRequest('session/intro', async ({ sessionId }) => {
+    answer('whatif/workload', ({ sessionId }) => document.request('whatIfWorkload', { sessionId, filePath: document.uri.fsPath, format: document.formatOverride }));
+    answer('session/intro', async ({ sessionId }) => {
       const intro = await document.request('intro', { sessionId });
-      if (!intro) throw new Error(`No session ${sessionId} in this trace.`);
+      if (!intro) throw new Error(`No session ${uiText(sessionId, { max: 80 })} in this trace.`);
       return intro;
     });
-    channel.onRequest('session/body', async ({ sessionId }) => {
+    answer('session/body', async ({ sessionId }) => {
       const body = await document.request('body', { sessionId });
-      if (!body) throw new Error(`No session ${sessionId} in this trace.`);
+      if (!body) throw new Error(`No session ${uiText(sessionId, { max: 80 })} in this trace.`);
       return body;
     });
-    channel.onRequest('sessions/list', (p) => document.request('sessionList', p));
-    channel.onRequest('calls/rows', (p) => document.request('callRows', p));
-    channel.onRequest('tools/rows', (p) => document.request('toolRows', p));
-    channel.onRequest('calls/search', (p) => document.request('search', p));
-    channel.onRequest('calls/usingTool', (p) => document.request('callsUsingTool', p));
+    answer('sessions/list', (p) => document.request('sessionList', p));
+    answer('calls/rows', (p) => document.request('callRows', p));
+    answer('tools/rows', (p) => document.request('toolRows', p));
+    answer('calls/search', (p) => document.request('search', p));
+    answer('calls/usingTool', (p) => document.request('callsUsingTool', p));
     panel.onDidDispose(() => {
       channel.dispose();
       for (const s of subscriptions) s.dispose();
@@ -156,6 +171,24 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     this.queuedSelects.delete(uri.toString());
   }
 
+  /**
+   * The what-if panel's last scenario and sweep in an inspector showing `uri`, as the
+   * webview answers it: untrusted, the caller checks it (parseWhatIfDocument). Null when
+   * no ready panel shows the trace or none has run a scenario.
+   */
+  async whatIfDocument(uri: vscode.Uri): Promise<unknown> {
+    for (const p of this.panels) {
+      if (!p.ready || p.document.uri.toString() !== uri.toString()) continue;
+      try {
+        const answer = await Promise.race([p.channel.request('whatif/current', {}), new Promise<null>((resolve) => setTimeout(() => resolve(null), WHATIF_ANSWER_MS))]);
+        if (answer !== null && answer !== undefined) return answer;
+      } catch (e) {
+        this.log.warn(`what-if results for the report: ${uiText(e instanceof Error ? e.message : String(e), { max: 1000 })}`);
+      }
+    }
+    return null;
+  }
+
   /** The document of the active inspector panel, if an inspector is focused. */
   activeDocument(): TraceDocument | null {
     for (const p of this.panels) if (p.panel.active) return p.document;
@@ -175,14 +208,15 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     return document.request('report', {});
   }
 
-  /** Every document analyses again with the current settings; its panels then ask again for what they show. */
-  private async reanalyse(): Promise<void> {
+  /** Every document analyses (or prices) again with the current settings; its panels then ask again for what they show. */
+  private async reanalyse(analysis: boolean, prices: boolean): Promise<void> {
     for (const document of this.documents) {
       try {
-        await document.reanalyse(this.registry.analysisOptions);
+        if (prices) await document.reprice(userPriceSetting());
+        if (analysis || prices) await document.reanalyse(this.registry.analysisOptions);
         for (const p of this.panels) if (p.document === document && p.ready) this.sendResult(p, await document.result, false);
       } catch (e) {
-        this.log.error(`Refreshing the inspector after a settings change: ${e instanceof Error ? e.message : String(e)}`);
+        this.log.error(`Refreshing the inspector after a settings change: ${uiText(e instanceof Error ? e.message : String(e), { max: 4000 })}`);
       }
     }
   }
@@ -201,6 +235,57 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       entry.pendingSelect = null;
     } else {
       entry.channel.notify({ type: 'trace/didChange', header: result.header, sessions: result.sessions });
+    }
+  }
+
+  /**
+   * A notification from the page: checked for shape, type and range first (the page shows
+   * hostile text, so its messages are untrusted too), then handled. A refusal or a
+   * failure is logged to the output channel and answered with `host/error`; nothing is
+   * left as an unhandled rejection.
+   */
+  private handleNotification(entry: InspectorPanel, raw: unknown): void {
+    const checked = checkWebviewNotification(raw);
+    if (!checked.ok) {
+      this.refused(entry, checked.error);
+      return;
+    }
+    const m = checked.value;
+    this.onMessage(entry, m).catch((e: unknown) => {
+      const message = e instanceof Error ? e.message : String(e);
+      this.log.error(`Inspector message ${m.type}: ${uiText(e instanceof Error ? (e.stack ?? message) : message, { max: 4000, multiline: true })}`);
+      this.answerError(entry, message);
+    });
+  }
+
+  /** A message refused (or unreadable): logged, and the page told why. */
+  private refused(entry: InspectorPanel, why: string): void {
+    this.log.warn(`Refused a message from the inspector page: ${uiText(why, { max: 500 })}`);
+    this.answerError(entry, `refused a request from the panel: ${why}`);
+  }
+
+  private answerError(entry: InspectorPanel, message: string): void {
+    try {
+      entry.channel.notify({ type: 'host/error', message: uiText(message, { max: 500 }) });
+    } catch {
+      // The panel is gone: there is nobody to answer.
+    }
+  }
+
+  /** Params of a request, checked; a refusal is thrown (and so answered as `err`). */
+  private checkedParams<M extends keyof WebviewRequests>(method: M, raw: unknown): WebviewRequests[M]['params'] {
+    const checked = checkRequestParams(method, raw);
+    if (!checked.ok) throw new Error(`refused ${method}: ${checked.error}`);
+    return checked.value;
+  }
+
+  /** Runs a request's handler, logging its failure (the channel answers it). */
+  private async answering<T>(method: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (e) {
+      this.log.warn(`Inspector request ${method}: ${uiText(e instanceof Error ? e.message : String(e), { max: 1000 })}`);
+      throw e;
     }
   }
 
@@ -226,9 +311,12 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         await this.revealCall(entry.document, m.ref, m.toolId);
         return;
       case 'source/revealLine': {
+        // By the index the host gave the file: only the loaded trace's own files open.
         const result = await entry.document.result;
         const files = isLoadFailure(result) ? [basename(entry.document.uri.path)] : result.header.files;
-        await revealLine(fileUri(entry.document.uri, files, m.file), m.line);
+        const uri = traceFileUri(entry.document.uri, files, m.file);
+        if (!uri) throw new Error(`there is no file ${m.file} in this trace (it has ${files.length})`);
+        await revealLine(uri, m.line);
         return;
       }
       case 'format/choose':
@@ -241,8 +329,13 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         await this.exportWhatIf(entry.document, m.fileName, m.json);
         return;
       case 'log/error':
-        this.log.error(`webview: ${m.message}`);
+        this.log.error(`webview: ${uiText(m.message, { max: 4000, multiline: true })}`);
         return;
+      default: {
+        // checkWebviewNotification lets only the types above through; the compiler checks this switch covers them.
+        const unhandled: never = m;
+        throw new Error(`unhandled message ${JSON.stringify((unhandled as { type?: unknown }).type)}`);
+      }
     }
   }
 
@@ -259,9 +352,9 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     try {
       if (target.scheme === 'file') await writeFile(target.fsPath, json);
       else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(json));
-      void vscode.window.showInformationMessage(`What-if scenario saved to ${basename(target.path)}.`);
+      void vscode.window.showInformationMessage(`What-if scenario saved to ${uiText(basename(target.path), { max: 120 })}.`);
     } catch (e) {
-      void vscode.window.showErrorMessage(`Could not save ${basename(target.path)}: ${e instanceof Error ? e.message : String(e)}`);
+      void vscode.window.showErrorMessage(`Could not save ${uiText(basename(target.path), { max: 120 })}: ${uiText(e instanceof Error ? e.message : String(e), { max: 300 })}`);
     }
   }
 
@@ -270,8 +363,8 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     if (isLoadFailure(result)) return;
     const source = await document.request('sourceOf', { sessionId: ref.sessionId, callIndex: ref.callIndex, toolId });
     if (!source) return;
-    const files = result.header.files;
-    await revealLine(fileUri(document.uri, files, files[source.file] ?? ''), source.line);
+    const uri = traceFileUri(document.uri, result.header.files, source.file);
+    if (uri) await revealLine(uri, source.line);
   }
 }
 

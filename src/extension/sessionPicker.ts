@@ -1,10 +1,14 @@
 import * as vscode from 'vscode';
+import { priceTrace } from '../core/cost/callCost';
+import type { PriceBook } from '../core/cost/costTypes';
 import { formatPercent } from '../core/report/formatNumbers';
+import { uiText } from '../core/text/safeText';
 import { parseTrace } from '../core/trace/parseTrace';
+import type { TraceFile } from '../core/trace/parseTrace';
 import { maxFileBytes, sessionRoots } from './settings';
-import { baseName } from './traceAnalysis';
-import { yieldToEventLoop } from './traceLoader';
-import { createReadStream } from 'node:fs';
+import { baseName, costWords } from './traceAnalysis';
+import { tooLargeMessage, yieldToEventLoop } from './traceLoader';
+import { companionFiles, listCompanions, regularFileChunks } from '../node/traceFiles';
 import { basename, join } from 'node:path';
 import { assembleSession, listLocalSessions, sessionFile } from '../node/agentSessions';
 import type { LocalSession } from '../node/agentSessions';
@@ -36,14 +40,24 @@ export interface SessionStats {
   cacheHitRate: number | null;
   failedToolCalls: number;
   cwd: string | null;
+  /** What the whole trace cost, sub-agents included (priced calls), and how many calls could not be priced. */
+  costUsd: number | null;
+  unpricedCalls: number;
 }
 
 /** Reads one session log (the main file only: quick) and sums its main sessions. */
-export async function readSessionStats(session: LocalSession): Promise<SessionStats | string> {
-  if (session.sizeBytes > maxFileBytes()) return 'too large to read (agentTrace.maxFileSizeMB)';
+export async function readSessionStats(session: LocalSession, prices: PriceBook): Promise<SessionStats | string> {
+  const max = maxFileBytes();
+  if (session.sizeBytes > max) return tooLargeMessage(basename(session.path), session.sizeBytes, max);
   const assembled = await assembleSession(session);
-  const bytes = assembled !== null ? new TextEncoder().encode(assembled) : createReadStream(session.path, { highWaterMark: 256 * 1024 });
-  const parsed = await parseTrace([{ key: basename(session.path), bytes }], { yieldControl: yieldToEventLoop });
+  const files: TraceFile[] = [];
+  if (assembled !== null) files.push({ key: basename(session.path), bytes: new TextEncoder().encode(assembled) });
+  else {
+    // Sub-agent logs beside it (`<session>/subagents/`, or 2.0.x sibling `agent-*.jsonl`) are read too (the safe ones): the cost includes them.
+    const listing = await listCompanions(session.path);
+    files.push({ key: basename(session.path), bytes: regularFileChunks(session.path), notes: listing.refused }, ...companionFiles(listing));
+  }
+  const parsed = await parseTrace(files, { yieldControl: yieldToEventLoop });
   if (parsed.problem) return parsed.problem.message;
   let calls = 0;
   let cached = 0;
@@ -51,6 +65,8 @@ export async function readSessionStats(session: LocalSession): Promise<SessionSt
   let known = false;
   let failed = 0;
   let cwd: string | null = null;
+  // The whole trace's cost, sub-agents included; the other figures are the main thread's.
+  const cost = priceTrace(parsed.model, prices).total;
   for (const s of parsed.model.sessions) {
     if (s.role !== 'main') continue;
     cwd ??= s.cwd;
@@ -64,7 +80,7 @@ export async function readSessionStats(session: LocalSession): Promise<SessionSt
       failed += c.toolCalls.filter((t) => t.isError === true).length;
     }
   }
-  return { calls, cacheHitRate: known && input > 0 ? cached / input : null, failedToolCalls: failed, cwd };
+  return { calls, cacheHitRate: known && input > 0 ? cached / input : null, failedToolCalls: failed, cwd, costUsd: cost.totalUsd, unpricedCalls: cost.unpricedCalls };
 }
 
 /** "2026-02-12 14:05" in local time. */
@@ -82,15 +98,18 @@ function itemFor(session: LocalSession): SessionItem {
 
 /** Fills a row's texts from what is known so far. */
 function describe(item: SessionItem, session: LocalSession, stats: SessionStats | string | null): void {
+  // The cwd, folder and file names come from the logs and the disk: plain text in the rows
+  // (quick picks render `$(icon)`), clipped; only the icons written here render.
   const project = typeof stats === 'object' && stats?.cwd ? stats.cwd : session.project;
-  item.label = project ? baseName(project) : basename(session.path);
-  item.description = `${session.agent} · ${localDate(session.mtimeMs)}${project ? ` · ${project}` : ''}`;
+  const file = uiText(basename(session.path), { max: 120 });
+  item.label = project ? uiText(baseName(project), { max: 80 }) : file;
+  item.description = `${session.agent} · ${localDate(session.mtimeMs)}${project ? ` · ${uiText(project, { max: 200 })}` : ''}`;
   if (stats === null) item.detail = '$(loading~spin) reading…';
-  else if (typeof stats === 'string') item.detail = `$(warning) ${stats}`;
+  else if (typeof stats === 'string') item.detail = `$(warning) ${uiText(stats, { max: 300 })}`;
   else {
     const calls = `${stats.calls} call${stats.calls === 1 ? '' : 's'}`;
     const failed = `${stats.failedToolCalls} failed tool call${stats.failedToolCalls === 1 ? '' : 's'}`;
-    item.detail = `${calls} · cache hit ${formatPercent(stats.cacheHitRate)} · ${failed} · ${basename(session.path)}`;
+    item.detail = `${calls} · ${costWords(stats.costUsd, stats.unpricedCalls)} · cache hit ${formatPercent(stats.cacheHitRate)} · ${failed} · ${file}`;
   }
 }
 
@@ -101,7 +120,7 @@ const OPEN_FILE_ITEM: SessionItem = { label: '$(folder-opened) Open a trace file
  * with "reading…" and fill in as each log is parsed, newest first; parsing stops when
  * the pick closes. Resolves to the chosen file, or undefined when dismissed.
  */
-export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir: string, hook: PickHook | null = null): Promise<vscode.Uri | undefined> {
+export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir: string, prices: PriceBook, hook: PickHook | null = null): Promise<vscode.Uri | undefined> {
   const roots = sessionRoots(storageDir);
   const qp = vscode.window.createQuickPick<SessionItem>();
   qp.title = 'Analyze Agent Session';
@@ -133,10 +152,10 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir:
       if (!open) return;
       let stats: SessionStats | string;
       try {
-        stats = await readSessionStats(item.session!);
+        stats = await readSessionStats(item.session!, prices);
       } catch (e) {
         stats = `could not read: ${e instanceof Error ? e.message : String(e)}`;
-        log.warn(`Reading ${item.session!.path}: ${stats}`);
+        log.warn(`Reading ${uiText(item.session!.path, { max: 2000 })}: ${uiText(stats, { max: 2000 })}`);
       }
       describe(item, item.session!, stats);
       // Re-assigning the rows redraws them; keep the row the user is on.
@@ -145,7 +164,7 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir:
       qp.activeItems = active;
     }
   })()
-    .catch((e: unknown) => log.error(`Listing agent sessions: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`))
+    .catch((e: unknown) => log.error(`Listing agent sessions: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`))
     .finally(() => {
       qp.busy = false;
     });

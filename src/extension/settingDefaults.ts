@@ -17,6 +17,8 @@ export const SETTING_DEFAULTS = {
   'sessionRoots.cline': '',
   'sessionRoots.rooCode': '',
   'sessionRoots.aiperf': 'artifacts',
+  /** No prices of one's own: the list prices apply. */
+  prices: [],
 } as const;
 
 /** The fewest attempts a retry loop can have (`agentTrace.analysis.minLoopAttempts`' minimum). */

@@ -3,6 +3,9 @@ import { DEFAULT_ANALYSIS_OPTIONS } from '../core/analysis/sessionAnalysis';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { DEFAULT_INTENT_MAPPING } from '../core/analysis/toolTaxonomy';
 import type { IntentMapping } from '../core/analysis/toolTaxonomy';
+import { createPriceBook } from '../core/cost/priceBook';
+import type { PriceBook } from '../core/cost/costTypes';
+import { readUserPrices } from '../core/cost/userPrices';
 import { GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
 import { POLICY_IDS } from '../core/sim/policies';
 import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../protocol/messages';
@@ -14,6 +17,8 @@ import type { SessionRoots } from '../node/agentSessions';
 
 /** Settings whose change re-runs the analyses (CodeLens, Problems, inspector). */
 export const ANALYSIS_SETTINGS = 'agentTrace.analysis';
+/** The user's own prices: their change re-prices every view. */
+export const PRICE_SETTINGS = 'agentTrace.prices';
 /** Settings whose change only redraws the CodeLens. */
 export const CODELENS_SETTINGS = 'agentTrace.codeLens';
 
@@ -44,6 +49,20 @@ export function readAnalysisOptions(): AnalysisOptions {
   };
 }
 
+/** `agentTrace.prices` as the user wrote it: the trace worker builds its price book from it, as readPriceBook does. */
+export function userPriceSetting(): unknown {
+  return vscode.workspace.getConfiguration('agentTrace').get<unknown>('prices', SETTING_DEFAULTS.prices);
+}
+
+/**
+ * The price book from `agentTrace.prices` over the library's list prices. Entries that
+ * cannot be read are left out and listed in `problems` (the registry shows them once).
+ */
+export function readPriceBook(): { book: PriceBook; problems: string[] } {
+  const user = readUserPrices(userPriceSetting() ?? []);
+  return { book: createPriceBook({ user, userLabel: 'agentTrace.prices' }), problems: user.problems };
+}
+
 /**
  * The what-if panel's defaults from `agentTrace.whatIf.*`; a value the panel cannot use
  * (an unknown preset, N outside 1–256) falls back to its built-in default.
@@ -68,9 +87,25 @@ export function codeLensEnabled(): boolean {
   return vscode.workspace.getConfiguration('agentTrace').get<boolean>('codeLens.enabled', SETTING_DEFAULTS['codeLens.enabled']);
 }
 
-/** Largest trace the extension reads, in bytes (`agentTrace.maxFileSizeMB`). */
-export function maxFileBytes(): number {
-  return vscode.workspace.getConfiguration('agentTrace').get<number>('maxFileSizeMB', SETTING_DEFAULTS.maxFileSizeMB) * 2 ** 20;
+/** `agentTrace.maxFileSizeMB` when it is missing or unusable. */
+export const DEFAULT_MAX_FILE_MB = SETTING_DEFAULTS.maxFileSizeMB;
+/** Values already warned about, so a bad setting is logged once, not on every read. */
+const warnedSizes = new Set<string>();
+
+/**
+ * Largest trace the extension reads, in bytes (`agentTrace.maxFileSizeMB`). A value that
+ * is not a number above 0 ("abc" once turned the limit off; 0 refused every file) is
+ * ignored for the default, and said once in the output channel.
+ */
+export function maxFileBytes(log?: vscode.LogOutputChannel): number {
+  const value: unknown = vscode.workspace.getConfiguration('agentTrace').get('maxFileSizeMB', DEFAULT_MAX_FILE_MB);
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value * 2 ** 20;
+  const shown = JSON.stringify(value) ?? String(value);
+  if (log && !warnedSizes.has(shown)) {
+    warnedSizes.add(shown);
+    log.warn(`agentTrace.maxFileSizeMB is ${shown.slice(0, 80)}, not a number of MB above 0: using ${DEFAULT_MAX_FILE_MB} MB.`);
+  }
+  return DEFAULT_MAX_FILE_MB * 2 ** 20;
 }
 
 /** Expands a leading `~` to the home folder. */

@@ -3,6 +3,7 @@ import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { claudeSubagentFolder } from '../core/trace/claudeCode/companions';
 import type { FormatId } from '../core/trace/model';
 import type { TraceProblems } from '../core/view/traceService';
+import { NotRegularFileError } from '../node/traceFiles';
 import { TraceCancelledError, TraceWorkerClient } from '../node/traceWorkerClient';
 import type { OpenedTrace, TraceWorkerMethods, WorkerMethod } from '../node/traceWorkerProtocol';
 import { FileTooLargeError, workerFilesFor } from './traceLoader';
@@ -29,6 +30,8 @@ export type LoadResult = OpenedTrace | LoadFailure;
 const RELOAD_DEBOUNCE_MS = 400;
 /** Problems of a trace no panel is drawing yet are listed this long after it is read. */
 const PROBLEMS_DELAY_MS = 2000;
+/** Below this many calls listing the problems takes milliseconds: they are listed at once, not after the first timeline. */
+const PROBLEMS_AT_ONCE_CALLS = 20_000;
 
 /** What a document needs from the extension. */
 export interface TraceDocumentHooks {
@@ -36,6 +39,8 @@ export interface TraceDocumentHooks {
   workerScript: string;
   maxBytes(): number;
   analysisOptions(): Partial<AnalysisOptions>;
+  /** `agentTrace.prices` as the user wrote it (the worker builds the price book from it). */
+  userPrices(): unknown;
   /** A load ended: its problems for the Problems view, or its failure. */
   loaded(doc: TraceDocument, result: TraceProblems | LoadFailure): void;
   disposed(doc: TraceDocument): void;
@@ -150,6 +155,13 @@ export class TraceDocument implements vscode.CustomDocument {
     await this.publishProblems();
   }
 
+  /** New `agentTrace.prices`: the worker prices again (no re-read). */
+  async reprice(prices: unknown): Promise<void> {
+    const result = await this.current;
+    if (isLoadFailure(result) || !this.client) return;
+    await this.client.request('setPrices', { prices });
+  }
+
   private async load(ignoreSizeLimit: boolean): Promise<LoadResult> {
     this.loads += 1;
     this.settled = false;
@@ -159,9 +171,10 @@ export class TraceDocument implements vscode.CustomDocument {
     this.progress = { bytesRead: 0, totalBytes: null };
     let result: LoadResult;
     try {
-      const { files, totalBytes } = await workerFilesFor(this.uri, this.hooks.maxBytes(), ignoreSizeLimit);
+      const { files, totalBytes, notes } = await workerFilesFor(this.uri, this.hooks.maxBytes(), ignoreSizeLimit);
       this.progress = { bytesRead: 0, totalBytes };
-      result = await client.open({ files, totalBytes, format: this.formatOverride, fileName: basename(this.uri.path), analysis: this.hooks.analysisOptions() }, (bytesRead, total) => {
+      const opening = { files, totalBytes, notes, format: this.formatOverride, fileName: basename(this.uri.path), analysis: this.hooks.analysisOptions(), prices: this.hooks.userPrices() };
+      result = await client.open(opening, (bytesRead, total) => {
         if (this.client !== client || this.disposed) return;
         this.progress = { bytesRead, totalBytes: total };
         this.didProgress.fire(this.progress);
@@ -170,7 +183,7 @@ export class TraceDocument implements vscode.CustomDocument {
       const message = e instanceof Error ? e.message : String(e);
       const cancelled = e instanceof TraceCancelledError;
       result = {
-        message: cancelled ? message : `Could not read ${basename(this.uri.path)}: ${message}`,
+        message: cancelled ? message : loadFailureMessage(basename(this.uri.path), e),
         reason: cancelled ? 'cancelled' : 'failed',
         overSizeLimit: e instanceof FileTooLargeError,
       };
@@ -189,7 +202,7 @@ export class TraceDocument implements vscode.CustomDocument {
       this.hooks.log.info(`${basename(this.uri.path)}: read in ${(result.parseMs / 1000).toFixed(1)} s in the trace worker (${result.header.sessionCount} sessions, ${result.header.callCount} calls)`);
       // Problems wait for the first panel's timeline (or a moment, when no panel asks).
       this.problemsPublished = false;
-      this.problemsSoon(PROBLEMS_DELAY_MS);
+      this.problemsSoon(result.header.callCount < PROBLEMS_AT_ONCE_CALLS ? 0 : PROBLEMS_DELAY_MS);
     }
     return result;
   }
@@ -216,6 +229,8 @@ export class TraceDocument implements vscode.CustomDocument {
       const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, pattern));
       w.onDidChange(() => this.scheduleReload());
       w.onDidCreate(() => this.scheduleReload());
+      // Deleted or renamed away: read again, which fails and says so, so no stale figures stay on screen.
+      w.onDidDelete(() => this.scheduleReload());
       this.watchers.push(w);
     }
   }
@@ -232,6 +247,16 @@ export class TraceDocument implements vscode.CustomDocument {
       if (!this.disposed && this.current === load) this.didReload.fire(r);
     });
   }
+}
+
+/** Why a trace could not be read, in words: a vanished file says it was deleted or renamed. */
+export function loadFailureMessage(name: string, e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOENT' || (e instanceof vscode.FileSystemError && e.code === 'FileNotFound')) {
+    return `${name} is gone: it was deleted or renamed after it was opened, so its figures are no longer shown. Open it again from where it is now.`;
+  }
+  if (e instanceof FileTooLargeError || e instanceof NotRegularFileError) return e.message;
+  return `Could not read ${name}: ${e instanceof Error ? e.message : String(e)}`;
 }
 
 /** True when the load failed or was cancelled. */

@@ -1,25 +1,30 @@
 // The trace worker: reads and parses one trace off the extension host's event loop, then
 // keeps the model and answers what the inspector asks about it (traceWorkerProtocol.ts).
 // The host starts one per open trace document and terminates it to cancel or to close.
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import type { TransferListItem } from 'node:worker_threads';
+import { createPriceBook } from '../core/cost/priceBook';
+import type { PriceBook } from '../core/cost/costTypes';
+import { readUserPrices } from '../core/cost/userPrices';
 import { TraceParse } from '../core/trace/parseTrace';
 import { TraceService } from '../core/view/traceService';
 import type { SessionBody } from '../core/view/traceService';
 import type { FromWorker, MoreRead, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerMethod } from './traceWorkerProtocol';
 import { SESSION_PAGE_SIZE } from '../protocol/messages';
+import { NotRegularFileError, regularFileChunks } from './traceFiles';
+import type { WorkerFile } from './traceWorkerProtocol';
 
 /** Read buffer per stream, as the CLI reads. */
-const CHUNK_BYTES = 256 * 1024;
 /** Progress is posted at most this often (bytes of the main file). */
 const PROGRESS_BYTES = 8 * 2 ** 20;
 
 const port = parentPort!;
 let service: TraceService | null = null;
 /** The open trace's incremental parse and where its files are, for `readMore`. */
-let reading: { parse: TraceParse; paths: (string | null)[]; params: OpenParams } | null = null;
+let reading: { parse: TraceParse; files: (WorkerFile | null)[]; params: OpenParams } | null = null;
+/** Whether the open trace was opened live (to be followed with readMore). */
+let openedLive = false;
 /** Requests that arrived while the file was still being read. */
 const waiting: Extract<ToWorker, { kind: 'request' }>[] = [];
 
@@ -27,11 +32,21 @@ function post(message: FromWorker, transfer: TransferListItem[] = []): void {
   port.postMessage(message, transfer);
 }
 
-/** Pushes bytes [from, end of file) of file `index` into the parse; progress for the opened file. */
-async function readInto(parse: TraceParse, index: number, path: string, from: number, totalBytes: number | null): Promise<void> {
+/** The price book over the library's prices and the user's `agentTrace.prices` (as written; unreadable entries are left out, as the host says). */
+function priceBookOf(prices: unknown): PriceBook | null {
+  if (prices === null) return null;
+  return createPriceBook({ user: readUserPrices(prices ?? []), userLabel: 'agentTrace.prices' });
+}
+
+/**
+ * Pushes bytes [from, end of file) of file `index` into the parse; progress for the
+ * opened file. Only a regular file is read, the one the host listed (traceFiles).
+ */
+async function readInto(parse: TraceParse, index: number, file: Extract<WorkerFile, { path: string }>, from: number, totalBytes: number | null): Promise<void> {
   let read = from;
   let reported = from;
-  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES, start: from }) as AsyncIterable<Uint8Array>) {
+  const chunks = regularFileChunks(file.path, { noFollow: file.noFollow ?? false, ...(file.expect ? { expect: file.expect } : {}), start: from });
+  for await (const chunk of chunks) {
     read += chunk.length;
     if (index === 0 && read - reported >= PROGRESS_BYTES) {
       reported = read;
@@ -45,8 +60,11 @@ async function readInto(parse: TraceParse, index: number, path: string, from: nu
 /** What the host needs first about the parse as it stands (a new service on its snapshot). */
 function answerFor(parse: TraceParse, params: OpenParams, t0: number): OpenedTrace {
   const previous = service;
-  service = new TraceService(parse.snapshot(), { fileName: params.fileName, formatChosen: params.format !== null, analysis: params.analysis });
-  if (previous) service.setAnalysisOptions(previous.analysisOptionsInUse);
+  service = new TraceService(parse.snapshot(), { fileName: params.fileName, formatChosen: params.format !== null, analysis: params.analysis, prices: priceBookOf(params.prices) });
+  if (previous) {
+    service.setAnalysisOptions(previous.analysisOptionsInUse);
+    service.setPrices(previous.pricesInUse);
+  }
   const header = service.header();
   return {
     header,
@@ -62,45 +80,59 @@ async function open(params: OpenParams): Promise<void> {
     params.files.map((f) => f.key),
     params.format ? { format: params.format } : {},
   );
-  const paths = params.files.map((f) => ('path' in f ? f.path : null));
+  const files: (WorkerFile | null)[] = [...params.files];
   for (let i = 0; i < params.files.length && !parse.stopped; i++) {
     const f = params.files[i]!;
     // Companions of a file that is not a Claude Code log are not even opened.
     if (i > 0 && !parse.acceptsCompanions()) break;
-    if ('bytes' in f) parse.push(i, f.bytes);
-    else await readInto(parse, i, f.path, 0, i === 0 ? params.totalBytes : null);
+    try {
+      if ('bytes' in f) parse.push(i, f.bytes);
+      else await readInto(parse, i, f, 0, i === 0 ? params.totalBytes : null);
+    } catch (e) {
+      // The opened file must be readable; a companion that is not (gone, swapped for a link) is said and left out.
+      if (i === 0) throw e;
+      parse.unreadable(i, e);
+      files[i] = null;
+      continue;
+    }
     // A live file keeps a half-written last line for the next read.
     if (!params.live) parse.endFile(i);
   }
+  parse.notes(params.notes ?? []);
   // Only a live trace keeps its parse (the readers' state) for readMore; otherwise the model is all that stays.
-  reading = params.live ? { parse, paths, params } : null;
+  reading = params.live ? { parse, files, params } : null;
+  openedLive = params.live ?? false;
   post({ kind: 'opened', opened: answerFor(parse, params, t0) });
 }
 
 /** Live tail: the bytes each file gained since the last read, and new companion files. */
 async function readMore(newFiles: { key: string; path: string }[]): Promise<MoreRead> {
-  if (!reading) return { kind: 'reopen', reason: 'stopped' };
-  const { parse, paths, params } = reading;
+  // A trace read once keeps no parse to resume: it is read again.
+  if (!reading) return { kind: 'reopen', reason: service && !openedLive ? 'not-live' : 'stopped' };
+  const { parse, files, params } = reading;
   if (!params.live) return { kind: 'reopen', reason: 'not-live' };
   if (parse.stopped) return { kind: 'reopen', reason: 'stopped' };
   const t0 = performance.now();
-  for (const f of newFiles) paths[parse.addFile(f.key)] = f.path;
-  for (let i = 0; i < paths.length; i++) {
-    const path = paths[i];
-    if (!path || (i > 0 && !parse.acceptsCompanions())) continue;
-    const size = (await stat(path)).size;
+  for (const f of newFiles) files[parse.addFile(f.key)] = { key: f.key, path: f.path, noFollow: true };
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i];
+    if (!f || !('path' in f) || (i > 0 && !parse.acceptsCompanions())) continue;
+    const size = (await stat(f.path)).size;
     const from = parse.bytesRead(i);
     if (size < from) return { kind: 'reopen', reason: 'truncated' };
-    if (size > from) await readInto(parse, i, path, from, i === 0 ? size : null);
+    if (size > from) await readInto(parse, i, f, from, i === 0 ? size : null);
   }
-  return { kind: 'read', opened: answerFor(parse, params, t0), bytesRead: paths.map((_, i) => parse.bytesRead(i)) };
+  return { kind: 'read', opened: answerFor(parse, params, t0), bytesRead: files.map((_, i) => parse.bytesRead(i)) };
 }
 
 /** The typed arrays of an answer, moved to the host rather than copied. */
 function transferables(value: unknown): TransferListItem[] {
   if (value instanceof Int32Array) return [value.buffer as ArrayBuffer];
   const body = value as SessionBody | null;
-  if (body && typeof body === 'object' && 'columns' in body) return Object.values(body.columns).map((c: ArrayBufferView) => c.buffer as ArrayBuffer);
+  if (body && typeof body === 'object' && 'columns' in body) {
+    const { cost, ...tokens } = body.columns;
+    return [...Object.values(tokens), ...(cost ? Object.values(cost) : [])].map((c: ArrayBufferView) => c.buffer as ArrayBuffer);
+  }
   return [];
 }
 
@@ -122,6 +154,10 @@ const handlers: Handler = {
   problems: (s) => s.problems(),
   setAnalysisOptions: (s, p) => {
     s.setAnalysisOptions(p.analysis);
+    return null;
+  },
+  setPrices: (s, p) => {
+    s.setPrices(priceBookOf(p.prices));
     return null;
   },
   // Answered asynchronously (it reads files); see `answer`.
@@ -168,7 +204,7 @@ port.on('message', (m: ToWorker) => {
       () => {
         for (const w of waiting.splice(0)) answer(w);
       },
-      (e: unknown) => post({ kind: 'openFailed', message: e instanceof Error ? e.message : String(e) }),
+      (e: unknown) => post({ kind: 'openFailed', message: e instanceof Error ? e.message : String(e), code: (e as NodeJS.ErrnoException | null)?.code ?? null, notRegular: e instanceof NotRegularFileError }),
     );
     return;
   }

@@ -1,3 +1,4 @@
+import { NotRegularFileError } from './traceFiles';
 import { Worker } from 'node:worker_threads';
 import type { TransferListItem } from 'node:worker_threads';
 import type { FromWorker, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerMethod } from './traceWorkerProtocol';
@@ -100,7 +101,7 @@ export class TraceWorkerClient {
         this.opening = null;
         return;
       case 'openFailed':
-        this.opening?.reject(new Error(m.message));
+        this.opening?.reject(m.notRegular ? new NotRegularFileError(m.message) : Object.assign(new Error(m.message), m.code ? { code: m.code } : {}));
         this.opening = null;
         return;
       case 'response': {

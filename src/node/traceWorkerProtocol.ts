@@ -10,8 +10,12 @@ import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader,
 // worker reads and parses the file off the host's event loop, keeps the model, and
 // answers what the inspector asks about it.
 
-/** A file of the trace: streamed from disk by the worker, or handed over as bytes (remote workspaces). */
-export type WorkerFile = { key: string; path: string } | { key: string; bytes: Uint8Array };
+/**
+ * A file of the trace: streamed from disk by the worker (a regular file only; `noFollow`
+ * refuses a symbolic link swapped in since the listing, `expect` a different file), or
+ * handed over as bytes (remote workspaces).
+ */
+export type WorkerFile = { key: string; path: string; noFollow?: boolean; expect?: { ino: number; dev: number } } | { key: string; bytes: Uint8Array };
 
 /** How to read the trace. */
 export interface OpenParams {
@@ -21,6 +25,10 @@ export interface OpenParams {
   format: FormatId | null;
   fileName: string;
   analysis: Partial<AnalysisOptions>;
+  /** Companions the host refused to read, and why: said on the trace (as the CLI says them). */
+  notes?: string[];
+  /** `agentTrace.prices` as the user wrote it (the worker builds the price book over the library's prices); null: no prices. */
+  prices: unknown;
   /**
    * A file that may still grow (live tail): a last line without its newline is held until
    * the newline comes (`readMore`), not read half. Default false: read as the CLI reads.
@@ -58,6 +66,8 @@ export interface TraceWorkerMethods {
   report: { params: Record<string, never>; result: TraceReport };
   problems: { params: Record<string, never>; result: TraceProblems };
   setAnalysisOptions: { params: { analysis: Partial<AnalysisOptions> }; result: null };
+  /** New `agentTrace.prices` (the user's entries, as written): costs are priced again when next asked for, the file is not read again. */
+  setPrices: { params: { prices: unknown }; result: null };
   /**
    * Live tail: reads only the bytes the trace's files gained since the last read (and any
    * new companion files, e.g. a sub-agent log that appeared), resuming the parse with its
@@ -76,6 +86,6 @@ export type ToWorker = { kind: 'open'; params: OpenParams } | { kind: 'request';
 export type FromWorker =
   | { kind: 'progress'; bytesRead: number; totalBytes: number | null }
   | { kind: 'opened'; opened: OpenedTrace }
-  | { kind: 'openFailed'; message: string }
+  | { kind: 'openFailed'; message: string; code: string | null; notRegular: boolean }
   | { kind: 'response'; id: number; ok: unknown }
   | { kind: 'response'; id: number; err: string };

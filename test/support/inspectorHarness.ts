@@ -8,6 +8,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
+import type { PriceBook } from '../../src/core/cost/costTypes';
 import type { ParsedTrace } from '../../src/core/trace/parseTrace';
 import { TraceService } from '../../src/core/view/traceService';
 import type { TraceHeader } from '../../src/core/view/traceService';
@@ -114,6 +115,8 @@ export interface OpenOptions {
   details?: DetailsAnswer;
   /** How long to wait for the page to draw the first session (big traces in benchmarks take long). */
   drawTimeoutMs?: number;
+  /** Prices the service figures costs with (the trace worker's book); none by default. */
+  prices?: PriceBook | null;
   /** A service already made for `trace` (benchmarks reuse the analyses it holds). */
   service?: TraceService;
   whatIf?: WhatIfAnswer;
@@ -188,7 +191,7 @@ export async function openInspector(browser: Browser, origin: string, options: O
   const send = async (message: unknown): Promise<void> => {
     await page.evaluate((m) => window.postMessage(m, '*'), message);
   };
-  const service = options.service ?? new TraceService(options.trace, { fileName: options.fileName, formatChosen: options.formatChosen ?? false, analysis: {} });
+  const service = options.service ?? new TraceService(options.trace, { fileName: options.fileName, formatChosen: options.formatChosen ?? false, analysis: {}, prices: options.prices ?? null });
   const header = options.header ? options.header(service.header()) : service.header();
   const requests = new Map<string, number>();
   const answer = (id: number, result: unknown): Promise<void> => (result instanceof Error ? send({ type: 'response', inReplyTo: id, err: result.message }) : send({ type: 'response', inReplyTo: id, ok: result }));

@@ -1,6 +1,6 @@
 import { Chart, LinearScale } from 'chart.js';
 import type { ChartArea, Plugin, Scale } from 'chart.js';
-import { formatCompact, formatCount } from '../../src/core/report/formatNumbers';
+import { formatCompact, formatCount, formatUsd } from '../../src/core/report/formatNumbers';
 import { CALL_FLAG } from '../../src/core/view/timelineColumns';
 import type { CallRow, LoopView } from '../../src/core/view/traceView';
 import { analysisTooltipLines } from '../analysis/analysisModel';
@@ -12,6 +12,7 @@ import type { Bins, TimelineData } from './bins';
 import { groupMarks, loopSlots, mergeLabels } from './marks';
 import type { TimelineMarker } from './marks';
 import { binLines, binTitle, tooltipLines, tooltipTitle } from './timelineModel';
+import type { BarView } from './timelineModel';
 import { clampWindow, fitAll, panBy, visibleSlots, zoomAround } from './viewWindow';
 import type { ViewWindow } from './viewWindow';
 import { capture, release } from '../shared/pointer';
@@ -96,6 +97,9 @@ export class TimelineChart {
   }
 
   /** A session (or a filter of it) to draw; the window is set separately. */
+  /** What the bars measure; the panel swaps the columns, the chart names the unit. */
+  barView: BarView = 'tokens';
+
   setData(data: TimelineData, loops: readonly LoopView[], markers: readonly TimelineMarker[], showCached: boolean): void {
     this.data = data;
     this.loops = loops;
@@ -197,7 +201,10 @@ export class TimelineChart {
     x.max = this.window.hi;
     scales['y']!.max = bars;
     scales['y1']!.max = context;
-    (scales['y'] as { title: { text: string } }).title.text = this.showCached ? 'tokens per call' : 'appended + output tokens';
+    const cost = this.barView === 'cost';
+    (scales['y'] as { title: { text: string } }).title.text = cost ? (this.showCached ? 'US dollars per call' : 'dollars of appended + output') : this.showCached ? 'tokens per call' : 'appended + output tokens';
+    (scales['y'] as { ticks: { precision: number | undefined } }).ticks.precision = cost ? undefined : 0;
+    this.wrapper.dataset['barView'] = this.barView;
     (scales['x'] as { ticks: { padding: number } }).ticks.padding = this.wrapper.dataset['missCount'] !== '0' ? MISS_LANE_PX : 3;
     chart.update('none');
     const { first, end } = visibleSlots(this.window, count);
@@ -270,7 +277,8 @@ export class TimelineChart {
             max: 1,
             grid: { color: grid },
             border: { display: false },
-            ticks: { color: p.muted, maxTicksLimit: 6, precision: 0, callback: (v) => formatCompact(Number(v)) },
+            // Dollars of one call are fractions of a cent: no whole-number ticks in the cost view.
+            ticks: { color: p.muted, maxTicksLimit: 6, callback: (v) => (this.barView === 'cost' ? formatUsd(Number(v)) : formatCompact(Number(v))) },
             title: { display: true, text: 'tokens per call', color: p.muted },
           },
           y1: {
@@ -419,7 +427,7 @@ export class TimelineChart {
     } else {
       const s = runStats(d, first, size);
       title = binTitle(s);
-      lines = binLines(s);
+      lines = binLines(s, this.barView);
       delete this.wrapper.dataset['tooltipCall'];
       this.wrapper.dataset['tooltipBin'] = `${s.firstCall}-${s.lastCall}`;
     }

@@ -1,5 +1,5 @@
 import type { CallRow, LoopView } from '../../src/core/view/traceView';
-import { formatCount, formatDuration, formatPercent } from '../../src/core/report/formatNumbers';
+import { formatCount, formatDuration, formatPercent, formatUsd } from '../../src/core/report/formatNumbers';
 import { loopAttemptText, missText } from '../analysis/analysisModel';
 import type { FigureStats, RunStats } from './bins';
 
@@ -42,23 +42,47 @@ export function tooltipTitle(call: CallRow): string {
 
 /** Tooltip body, one figure per line; unknown figures say so. */
 export function tooltipLines(call: CallRow): string[] {
+  const cost = costText(call);
   return [
     `Time: ${callTimeText(call)}`,
     `Input: ${formatCount(call.input)}`,
     `Cached: ${formatCount(call.cached)}`,
     `Appended: ${formatCount(call.appended)}`,
-    `Cache write: ${formatCount(call.cacheWrite)}`,
+    `Cache write: ${formatCount(call.cacheWrite)}${call.cacheWrite1h ? ` (${formatCount(call.cacheWrite1h)} for 1 h)` : ''}`,
     `Output: ${formatCount(call.output)}`,
     `Hit: ${formatPercent(callHitRate(call))}`,
+    ...(cost ? [cost] : []),
     `Tools: ${toolsText(call)}`,
   ];
 }
 
-/** "min 1,200 · mean 3,400 · max 9,000" (one value when all are equal; "unknown" when none is known). */
-export function statsText(f: FigureStats): string {
+/** A call's dollars by kind for its tooltip, or why they are unknown; null when the view has no prices. */
+export function costText(call: CallRow): string | null {
+  const c = call.cost;
+  if (!c) return null;
+  if (c.usd === null || !c.byKind) return `Cost: unknown (${c.unpriced ?? 'no price'})`;
+  const k = c.byKind;
+  const parts: Array<[string, number]> = [
+    ['uncached', k.input],
+    ['read', k.cacheRead],
+    ['write 5 min', k.cacheWrite5m],
+    ['write 1 h', k.cacheWrite1h],
+    ['output', k.output],
+    ['GPU time', k.gpuTime],
+  ];
+  const shown = parts.filter(([, v]) => v > 0).map(([label, v]) => `${label} ${formatUsd(v)}`);
+  return `Cost: ${formatUsd(c.usd)}${shown.length > 0 ? ` (${shown.join(', ')})` : ''}`;
+}
+
+/** What the bars measure: tokens, or the dollars those tokens cost. */
+export type BarView = 'tokens' | 'cost';
+
+/** "min 1,200 · mean 3,400 · max 9,000" (one value when all are equal; "unknown" when none is known); dollars in the cost view. */
+export function statsText(f: FigureStats, view: BarView = 'tokens'): string {
   if (f.known === 0) return 'unknown';
-  if (f.min === f.max) return formatCount(f.min);
-  return `min ${formatCount(f.min)} · mean ${formatCount(f.mean)} · max ${formatCount(f.max)}`;
+  const fmt = view === 'cost' ? formatUsd : formatCount;
+  if (f.min === f.max) return fmt(f.min);
+  return `min ${fmt(f.min)} · mean ${fmt(f.mean)} · max ${fmt(f.max)}`;
 }
 
 /** Tooltip title of a bin of several calls: "Calls 1,201–1,260 (60 calls)". */
@@ -67,8 +91,11 @@ export function binTitle(s: RunStats): string {
 }
 
 /** Tooltip body of a bin: the exact spread of each figure and what happened in it. */
-export function binLines(s: RunStats): string[] {
-  const lines = [`Input: ${statsText(s.input)}`, `Cached: ${statsText(s.cached)}`, `Appended: ${statsText(s.appended)}`, `Output: ${statsText(s.output)}`];
+export function binLines(s: RunStats, view: BarView = 'tokens'): string[] {
+  const lines =
+    view === 'cost'
+      ? [`Cache read: ${statsText(s.cached, view)}`, `Appended (writes + uncached): ${statsText(s.appended, view)}`, `Output: ${statsText(s.output, view)}`]
+      : [`Input: ${statsText(s.input)}`, `Cached: ${statsText(s.cached)}`, `Appended: ${statsText(s.appended)}`, `Output: ${statsText(s.output)}`];
   if (s.failed > 0) lines.push(`Failed tool calls in ${formatCount(s.failed)} ${s.failed === 1 ? 'call' : 'calls'}`);
   if (s.misses > 0) lines.push(`Cache misses: ${formatCount(s.misses)}`);
   if (s.loopAttempts > 0) lines.push(`Retry-loop attempts in ${formatCount(s.loopAttempts)} ${s.loopAttempts === 1 ? 'call' : 'calls'}`);

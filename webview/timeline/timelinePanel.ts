@@ -20,6 +20,7 @@ import { jump, JUMP_KINDS, JUMP_WORDS, jumpTargets, timelineMarkers } from './ma
 import type { JumpKind, TimelineMarker } from './marks';
 import { OverviewStrip } from './overviewStrip';
 import { TimelineChart } from './timelineChart';
+import type { BarView } from './timelineModel';
 import { centerOn, clampWindow, ensureVisible, fitAll, pageBy, showsAll, visibleSlots, windowAround, zoomAround } from './viewWindow';
 import type { ViewWindow } from './viewWindow';
 
@@ -93,6 +94,7 @@ export class TimelinePanel {
   private readonly jumpButtons = new Map<string, HTMLButtonElement>();
   private session: TimelineSession | null = null;
   private data: TimelineData | null = null;
+  private barView: BarView = 'tokens';
   private showCached = true;
   private filter: Filter = { kind: 'all' };
   private window: ViewWindow = { lo: 0, hi: 1 };
@@ -226,6 +228,35 @@ export class TimelinePanel {
     this.renderMarkerList();
   }
 
+  /**
+   * What the bars measure: tokens, or (for a priced session) the dollars those tokens cost.
+   * Only the bars change: the window, the filter and the marks stay.
+   */
+  setBarView(view: BarView): void {
+    if (view === this.barView) return;
+    this.barView = view;
+    this.chart.barView = view;
+    if (!this.data || !this.session) return;
+    this.data = { columns: this.barColumns(this.session.columns), shown: this.data.shown };
+    this.chart.setData(this.data, this.session.loops, this.markers, this.showCached);
+    this.chart.setWindow(this.window);
+    this.overview.setData(this.data, this.showCached);
+  }
+
+  /** The columns the bars draw: the tokens, or in the cost view the dollars (no context line: it is in tokens). */
+  private barColumns(columns: TimelineColumns): TimelineColumns {
+    if (this.barView !== 'cost' || !columns.cost) {
+      delete this.chartWrap.dataset['unpricedCalls'];
+      return columns;
+    }
+    // A call without a price has no dollar bar (NaN, never $0): counted here, said in its tooltip.
+    let unpriced = 0;
+    for (let i = 0; i < columns.cost.output.length; i++) if (Number.isNaN(columns.cost.output[i]!)) unpriced += 1;
+    this.chartWrap.dataset['unpricedCalls'] = String(unpriced);
+    const noContext = new Float64Array(columns.input.length).fill(Number.NaN);
+    return { ...columns, cached: columns.cost.cached, appended: columns.cost.appended, output: columns.cost.output, input: noContext };
+  }
+
   setShowCached(show: boolean): void {
     this.showCached = show;
     if (!this.data || !this.session) return;
@@ -348,7 +379,7 @@ export class TimelinePanel {
     this.filter = f;
     this.filterSelect.value = filterValue(f);
     this.filterSelect.dataset['value'] = filterValue(f);
-    this.data = { columns: s.columns, shown };
+    this.data = { columns: this.barColumns(s.columns), shown };
     for (const kind of JUMP_KINDS) this.targets.set(kind, jumpTargets(kind, this.data, s.loops));
     this.updateJumpButtons();
     const count = this.count;

@@ -1,4 +1,4 @@
-import type { CallTokens, LlmCall, OtherInputs, Session } from '../trace/model';
+import type { LlmCall, OtherInputs, Session } from '../trace/model';
 import { mean, median, ratio } from './stats';
 
 /** Token totals of a session; a total is null when no call reports that figure. */
@@ -64,8 +64,11 @@ function totals(calls: readonly LlmCall[]): TokenTotals {
   return { input: seen[0] ? sums[0]! : null, cached: seen[1] ? sums[1]! : null, appended: seen[2] ? sums[2]! : null, cacheWrite: seen[3] ? sums[3]! : null, output: seen[4] ? sums[4]! : null };
 }
 
+/** The counts every call has (the TTL split of cache writes is optional and summed elsewhere). */
+type CountKey = 'input' | 'cached' | 'appended' | 'cacheWrite' | 'output' | 'reasoningOutput';
+
 /** Σa / Σb over the calls where both are known. */
-function pairedRatio(calls: readonly LlmCall[], a: keyof CallTokens, b: keyof CallTokens): number | null {
+function pairedRatio(calls: readonly LlmCall[], a: CountKey, b: CountKey): number | null {
   let sa = 0;
   let sb = 0;
   let n = 0;

@@ -149,7 +149,7 @@ export function normalizeCommand(command: string): string {
  */
 export function isCollateralFailure(tool: ToolCall): boolean {
   const text = tool.errorText ?? '';
-  return /^Sibling tool call errored/i.test(text) || /user doesn't want to proceed|user rejected|permission denied by the user|\[Request interrupted by user/i.test(text);
+  return /^Sibling tool call errored/i.test(text) || /user doesn't want to proceed|user rejected|permission denied by the user|\[Request interrupted by user|^aborted by user/i.test(text);
 }
 
 /** How the analyses class a tool call: reading around (explore) or changing and running things (execute). */

@@ -45,6 +45,13 @@ export interface CallTokens {
   appended: number | null;
   /** Tokens written to the provider's cache (Anthropic cache_creation). Part of `appended`. */
   cacheWrite: number | null;
+  /**
+   * The part of `cacheWrite` kept for 5 minutes and the part kept for 1 hour (Anthropic
+   * `cache_creation.ephemeral_5m_input_tokens` / `ephemeral_1h_input_tokens`): each is
+   * priced at its own rate. Absent or null when the format does not split writes by TTL.
+   */
+  cacheWrite5m?: number | null;
+  cacheWrite1h?: number | null;
   /** Generated tokens, reasoning included. */
   output: number | null;
   /** Reasoning share of `output`, when the format reports it. */
@@ -107,6 +114,14 @@ export interface LlmCall {
   toolCalls: ToolCall[];
   /** First line of the call in its file. */
   source: SourceRef;
+  /**
+   * The provider's service tier for this request (Anthropic `usage.service_tier`: standard,
+   * priority, batch; OpenAI `service_tier`: default, flex, priority): it changes the price.
+   * Absent or null when the trace does not say.
+   */
+  serviceTier?: string | null;
+  /** Where Anthropic ran the request (`usage.inference_geo`: global, us): US-only inference costs more on newer models. */
+  inferenceGeo?: string | null;
 }
 
 /** A prompt typed by the user: the start of a turn. */

@@ -7,6 +7,9 @@ import type { RetryLoop } from '../analysis/retryLoops';
 import { buildTraceReport } from '../report/traceReport';
 import type { TraceReport } from '../report/traceReport';
 import { buildWhatIfWorkload } from '../sim/whatIfWorkload';
+import { priceTrace } from '../cost/callCost';
+import type { TraceCost } from '../cost/callCost';
+import type { CostSummary, PriceBook } from '../cost/costTypes';
 import type { WhatIfWorkload } from '../sim/whatIfWorkload';
 import { formatById } from '../trace/formats';
 import type { Diagnostic, FormatId, Session, SourceRef, TraceModel } from '../trace/model';
@@ -15,8 +18,8 @@ import { sessionLabel, sessionTreeOrder } from './sessionList';
 import type { SessionEntry, SessionPage } from './sessionList';
 import { buildTimelineColumns, markSubagentStarts } from './timelineColumns';
 import type { TimelineColumns } from './timelineColumns';
-import { analysisView, callMarks, childrenByParent, eventMarks, formatChoices, row, subagentLinks, toolDetail } from './traceView';
-import type { CallDetail, CallMarks, CallRow, CompactionMark, DiagnosticView, EventMark, FormatChoice, SessionHead, SubagentLink } from './traceView';
+import { analysisView, callMarks, childrenByParent, eventMarks, formatChoices, row, sessionCostView, subagentLinks, toolDetail } from './traceView';
+import type { CallDetail, CallMarks, CallRow, CompactionMark, DiagnosticView, EventMark, FormatChoice, SessionCostView, SessionHead, SubagentLink } from './traceView';
 
 // What the inspector page asks about a trace, answered from the parsed model where it
 // lives (the extension's parse worker, or a test in Node): the page gets what it draws
@@ -45,6 +48,8 @@ export interface TraceHeader {
   callCount: number;
   /** The session shown first: the first main session, else the first. */
   defaultSessionId: string | null;
+  /** The whole trace's cost, sub-agents included; null without prices. */
+  cost: CostSummary | null;
 }
 
 /** The first part of a session, known as soon as the file is read: its summary and marks. */
@@ -54,6 +59,8 @@ export interface SessionIntro {
   /** Failed API requests, grouped by the call they came before. */
   events: EventMark[];
   subagents: SubagentLink[];
+  /** The session's cost and cache TTL what-if; null without prices. */
+  cost: SessionCostView | null;
 }
 
 /** A tool name of a session with how often it was called, for the timeline's filter. */
@@ -124,6 +131,8 @@ export interface TraceServiceOptions {
   /** True when the user chose the format instead of detection. */
   formatChosen: boolean;
   analysis: Partial<AnalysisOptions>;
+  /** The price book costs are figured with (the library's and the user's prices); null: no costs. */
+  prices?: PriceBook | null;
 }
 
 /** Rows a page may ask for at once. */
@@ -146,6 +155,78 @@ export function snippet(text: string, at: number, length: number): string {
   return `${start > 0 ? '…' : ''}${clipLine(piece, SNIPPET_CHARS)}${start + SNIPPET_CHARS < text.length && at + length <= start + SNIPPET_CHARS ? '…' : ''}`;
 }
 
+/** What search looks at in one call: its tools' names, files, commands and errors, and its turn's prompt. */
+export interface SearchableCall {
+  index: number;
+  turn: number | null;
+  tools: readonly { name: string; targetFile: string | null; command: string | null; errorText: string | null }[];
+  /** The prompt of the call's turn (looked at on the turn's first call only). */
+  prompt(): string | null;
+}
+
+/**
+ * Calls whose tool names, files, commands, error text or prompt (on the turn's first
+ * call) contain `query`, ignoring case, in the sessions' order: one hit per call, its
+ * first matching field; at most `limit` listed, all counted. Shared by the trace worker
+ * and the HTML report, so both find the same calls.
+ */
+export function searchCalls(sessions: Iterable<{ id: string; calls: Iterable<SearchableCall> }>, query: string, limit = MAX_SEARCH_HITS): SearchResult {
+  const q = query.trim().toLowerCase();
+  const result: SearchResult = { query, total: 0, hits: [] };
+  if (q === '') return result;
+  const cap = Math.max(0, Math.min(limit, MAX_SEARCH_HITS));
+  const find = (text: string | null): number => (text === null ? -1 : text.toLowerCase().indexOf(q));
+  for (const session of sessions) {
+    let lastTurn: number | null = null;
+    for (const call of session.calls) {
+      let hit: SearchHit | null = null;
+      const take = (field: SearchField, text: string | null): boolean => {
+        const at = find(text);
+        if (at < 0) return false;
+        hit = { sessionId: session.id, callIndex: call.index, field, text: snippet(text!, at, q.length) };
+        return true;
+      };
+      for (const t of call.tools) {
+        if (take('tool', t.name) || take('file', t.targetFile) || take('command', t.command) || take('error', t.errorText)) break;
+      }
+      if (!hit && call.turn !== null && call.turn !== lastTurn) take('prompt', call.prompt());
+      lastTurn = call.turn;
+      if (!hit) continue;
+      result.total += 1;
+      if (result.hits.length < cap) result.hits.push(hit);
+    }
+  }
+  return result;
+}
+
+/** A tool call as the tool-calls table lists it (from the model's tool call or a call's details alike). */
+export function toolCallRow(
+  index: number,
+  callIndex: number,
+  tool: { id: string; name: string; targetFile: string | null; command: string | null; exitCode: number | null; durationMs: number | null; errorText: string | null },
+  failed: boolean | null,
+): ToolCallRow {
+  return {
+    index,
+    callIndex,
+    id: tool.id,
+    name: tool.name,
+    target: tool.targetFile ?? tool.command,
+    failed,
+    exitCode: tool.exitCode,
+    durationMs: tool.durationMs,
+    error: tool.errorText === null ? null : clipLine(tool.errorText.split('\n').find((l) => l.trim() !== '') ?? tool.errorText, 200),
+  };
+}
+
+/** The picker page of entries matching `query` (label or id, any case), from `offset`. */
+export function sessionPage(order: readonly SessionEntry[], query: string, offset: number, limit: number): SessionPage {
+  const q = query.trim().toLowerCase();
+  const matching = q === '' ? order : order.filter((e) => e.label.toLowerCase().includes(q) || e.id.toLowerCase().includes(q));
+  const from = Math.max(0, Math.min(offset, matching.length));
+  return { total: matching.length, offset: from, entries: matching.slice(from, from + Math.max(0, limit)) };
+}
+
 interface SessionCache {
   summary?: SessionSummary;
   analysis?: SessionAnalysis;
@@ -164,13 +245,42 @@ export class TraceService {
   private order: SessionEntry[] | null = null;
   private readonly cache = new Map<string, SessionCache>();
   private analysisOptions: Partial<AnalysisOptions>;
+  private prices: PriceBook | null;
+  /** Every session priced (once per price book), by model order. */
+  private priced: TraceCost | null = null;
+  private readonly indexOf = new Map<Session, number>();
 
   constructor(
     readonly parsed: ParsedTrace,
     private readonly options: TraceServiceOptions,
   ) {
-    for (const s of parsed.model.sessions) if (!this.byId.has(s.id)) this.byId.set(s.id, s);
+    parsed.model.sessions.forEach((s, i) => {
+      if (!this.byId.has(s.id)) this.byId.set(s.id, s);
+      this.indexOf.set(s, i);
+    });
     this.analysisOptions = options.analysis;
+    this.prices = options.prices ?? null;
+  }
+
+  /** The price book in use. */
+  get pricesInUse(): PriceBook | null {
+    return this.prices;
+  }
+
+  /** New prices: costs are figured again when next asked for; the parse and the analyses stay. */
+  setPrices(prices: PriceBook | null): void {
+    this.prices = prices;
+    this.priced = null;
+  }
+
+  private traceCost(): TraceCost | null {
+    if (!this.prices || this.parsed.problem !== null) return null;
+    this.priced ??= priceTrace(this.parsed.model, this.prices);
+    return this.priced;
+  }
+
+  private sessionCost(session: Session): TraceCost['sessions'][number] | null {
+    return this.traceCost()?.sessions[this.indexOf.get(session) ?? -1] ?? null;
   }
 
   get model(): TraceModel {
@@ -210,11 +320,12 @@ export class TraceService {
       formatChoices: formatChoices(),
       limitations: model.limitations,
       problem: this.parsed.problem,
-      diagnostics: model.diagnostics.map((d) => ({ file: model.files[d.file] ?? '', line: d.line, severity: d.severity, message: d.message })),
+      diagnostics: [...model.diagnostics, ...(this.traceCost()?.diagnostics ?? [])].map((d) => ({ file: model.files[d.file] ?? '', fileIndex: d.file, line: d.line, severity: d.severity, message: d.message })),
       skippedRecords: model.skippedRecords,
       sessionCount: model.sessions.length,
       callCount,
       defaultSessionId: (model.sessions.find((s) => s.role === 'main') ?? model.sessions[0])?.id ?? null,
+      cost: this.traceCost()?.total ?? null,
     };
   }
 
@@ -227,10 +338,7 @@ export class TraceService {
         return { id: s.id, label: sessionLabel(s, s.calls.length, depth), depth };
       });
     }
-    const q = query.trim().toLowerCase();
-    const matching = q === '' ? this.order : this.order.filter((e) => e.label.toLowerCase().includes(q) || e.id.toLowerCase().includes(q));
-    const from = Math.max(0, Math.min(offset, matching.length));
-    return { total: matching.length, offset: from, entries: matching.slice(from, from + Math.max(0, limit)) };
+    return sessionPage(this.order, query, offset, limit);
   }
 
   private entry(id: string): SessionCache {
@@ -274,6 +382,10 @@ export class TraceService {
       compactions: session.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens })),
       events: eventMarks(session),
       subagents: this.subagents(session),
+      cost: (() => {
+        const cost = this.sessionCost(session);
+        return cost ? sessionCostView(session, cost) : null;
+      })(),
     };
   }
 
@@ -282,7 +394,8 @@ export class TraceService {
     const session = this.byId.get(id);
     if (!session) return null;
     const analysis = this.analysis(session);
-    const columns = buildTimelineColumns(session, analysis);
+    const cost = this.sessionCost(session);
+    const columns = buildTimelineColumns(session, analysis, cost);
     markSubagentStarts(
       columns,
       this.subagents(session).map((s) => s.parentCallIndex),
@@ -303,7 +416,7 @@ export class TraceService {
     }
     return {
       sessionId: id,
-      analysis: analysisView(this.parsed.model, analysis),
+      analysis: analysisView(this.parsed.model, session, analysis, cost),
       columns,
       tools: [...tools.values()].sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
       toolCallCount,
@@ -315,9 +428,10 @@ export class TraceService {
     const session = this.byId.get(id);
     if (!session) return [];
     const marks = this.marks(session);
+    const cost = this.sessionCost(session);
     const end = Math.min(session.calls.length, from + Math.min(count, MAX_ROWS_PER_REQUEST));
     const out: CallRow[] = [];
-    for (let i = Math.max(0, from); i < end; i++) out.push(row(session.calls[i]!, marks));
+    for (let i = Math.max(0, from); i < end; i++) out.push(row(session.calls[i]!, marks, cost));
     return out;
   }
 
@@ -339,17 +453,7 @@ export class TraceService {
     const out: ToolCallRow[] = [];
     for (let i = Math.max(0, from); i < end; i++) {
       const { call, tool } = list[i]!;
-      out.push({
-        index: i,
-        callIndex: call,
-        id: tool.id,
-        name: tool.name,
-        target: tool.targetFile ?? tool.command,
-        failed: tool.isError,
-        exitCode: tool.exitCode,
-        durationMs: tool.durationMs,
-        error: tool.errorText === null ? null : clipLine(tool.errorText.split('\n').find((l) => l.trim() !== '') ?? tool.errorText, 200),
-      });
+      out.push(toolCallRow(i, call, tool, tool.isError));
     }
     return out;
   }
@@ -369,33 +473,18 @@ export class TraceService {
    * or in all of them when `sessionId` is null. One hit per call, its first matching field.
    */
   search(query: string, sessionId: string | null, limit = MAX_SEARCH_HITS): SearchResult {
-    const q = query.trim().toLowerCase();
-    const result: SearchResult = { query, total: 0, hits: [] };
-    if (q === '') return result;
     const sessions = sessionId === null ? this.parsed.model.sessions : [this.byId.get(sessionId)].filter((s): s is Session => s !== undefined);
-    const cap = Math.max(0, Math.min(limit, MAX_SEARCH_HITS));
-    const find = (text: string | null): number => (text === null ? -1 : text.toLowerCase().indexOf(q));
-    for (const session of sessions) {
-      let lastTurn: number | null = null;
-      for (const call of session.calls) {
-        let hit: SearchHit | null = null;
-        const take = (field: SearchField, text: string | null): boolean => {
-          const at = find(text);
-          if (at < 0) return false;
-          hit = { sessionId: session.id, callIndex: call.index, field, text: snippet(text!, at, q.length) };
-          return true;
-        };
-        for (const t of call.toolCalls) {
-          if (take('tool', t.name) || take('file', t.targetFile) || take('command', t.command) || take('error', t.errorText)) break;
-        }
-        if (!hit && call.turn !== null && call.turn !== lastTurn) take('prompt', session.turns[call.turn]?.preview ?? null);
-        lastTurn = call.turn;
-        if (!hit) continue;
-        result.total += 1;
-        if (result.hits.length < cap) result.hits.push(hit);
-      }
-    }
-    return result;
+    return searchCalls(
+      sessions.map((session) => ({
+        id: session.id,
+        // Generated as searched: a million calls are not copied first.
+        calls: (function* (): Generator<SearchableCall> {
+          for (const call of session.calls) yield { index: call.index, turn: call.turn, tools: call.toolCalls, prompt: () => (call.turn === null ? null : (session.turns[call.turn]?.preview ?? null)) };
+        })(),
+      })),
+      query,
+      limit,
+    );
   }
 
   /** Details of one call, or null when the session or call does not exist. */
@@ -427,9 +516,9 @@ export class TraceService {
     return buildWhatIfWorkload(this.parsed.model, id, filePath, format, (s) => this.byId.get(s));
   }
 
-  /** The CLI's report of the trace (Analyze Agent Session), with the current options. */
+  /** The CLI's report of the trace (Analyze Agent Session), with the current options and prices. */
   report(): TraceReport {
-    return buildTraceReport(this.parsed, this.analysisOptions);
+    return buildTraceReport(this.parsed, this.analysisOptions, this.prices ? { book: this.prices } : null);
   }
 
   /**

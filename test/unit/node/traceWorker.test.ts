@@ -15,9 +15,8 @@ import { ensureBuilt, repoRoot, SPOTTER } from '../../support/helpers';
 const WORKER = join(repoRoot, 'dist/traceWorker.js');
 
 async function spotterParams(): Promise<OpenParams> {
-  const dir = join(SPOTTER, '..');
-  const files = [{ key: basename(SPOTTER), path: SPOTTER }, ...(await listCompanions(SPOTTER)).map((rel) => ({ key: rel, path: join(dir, rel) }))];
-  return { files, totalBytes: statSync(SPOTTER).size, format: null, fileName: basename(SPOTTER), analysis: {} };
+  const files = [{ key: basename(SPOTTER), path: SPOTTER }, ...(await listCompanions(SPOTTER)).files.map((c) => ({ key: c.rel, path: c.path }))];
+  return { files, totalBytes: statSync(SPOTTER).size, format: null, fileName: basename(SPOTTER), analysis: {}, prices: null };
 }
 
 describe('trace worker', () => {
@@ -59,7 +58,7 @@ describe('trace worker', () => {
 
   it('a file that cannot be read fails the open with the reason', async () => {
     const client = new TraceWorkerClient(WORKER);
-    await assert.rejects(client.open({ files: [{ key: 'gone.jsonl', path: join(repoRoot, 'no-such-file.jsonl') }], totalBytes: null, format: null, fileName: 'gone.jsonl', analysis: {} }, () => undefined), /ENOENT/);
+    await assert.rejects(client.open({ files: [{ key: 'gone.jsonl', path: join(repoRoot, 'no-such-file.jsonl') }], totalBytes: null, format: null, fileName: 'gone.jsonl', analysis: {}, prices: null }, () => undefined), /ENOENT/);
     client.dispose();
   });
 
@@ -78,7 +77,7 @@ describe('trace worker', () => {
     writeFileSync(path, bytes.subarray(0, cut));
     const client = new TraceWorkerClient(WORKER);
     try {
-      const opened = await client.open({ files: [{ key: 'live.jsonl', path }], totalBytes: cut, format: null, fileName: 'live.jsonl', analysis: {}, live: true }, () => undefined);
+      const opened = await client.open({ files: [{ key: 'live.jsonl', path }], totalBytes: cut, format: null, fileName: 'live.jsonl', analysis: {}, prices: null, live: true }, () => undefined);
       const early = opened.header.callCount;
       // The half line is held, not read as malformed JSON.
       assert.ok(!opened.header.diagnostics.some((d) => d.severity === 'error'));
@@ -116,7 +115,7 @@ describe('trace worker', () => {
     const client = new TraceWorkerClient(WORKER);
     try {
       const bytes = new TextEncoder().encode('{"type":"header","format":"agent-trace","version":1}\n{"type":"session","id":"s","role":"main"}\n{"type":"llm_call","session":"s","id":"c","tokens":{"input":10,"cached":4,"appended":6,"cacheWrite":null,"output":2,"reasoningOutput":null}}\n');
-      const opened = await client.open({ files: [{ key: 'x.trace.jsonl', bytes }], totalBytes: bytes.length, format: null, fileName: 'x.trace.jsonl', analysis: {} }, () => undefined);
+      const opened = await client.open({ files: [{ key: 'x.trace.jsonl', bytes }], totalBytes: bytes.length, format: null, fileName: 'x.trace.jsonl', analysis: {}, prices: null }, () => undefined);
       assert.deepEqual([opened.header.format, opened.header.callCount, opened.intro?.summary.tokens.cached], ['agent-trace', 1, 4]);
     } finally {
       client.dispose();

@@ -81,7 +81,7 @@ describe('inspector view-model on bad input', () => {
     const row = diagnosticRows(view.diagnostics).find((r) => r.icon === 'error')!;
     assert.equal(row.location, 'b.jsonl:2');
     assert.equal(row.line, 1);
-    assert.deepEqual(diagnosticRows([{ file: 'f', line: -1, severity: 'info', message: 'm' }])[0], { icon: 'info', location: 'f', message: 'm', file: 'f', line: 0 });
+    assert.deepEqual(diagnosticRows([{ file: 'f', fileIndex: 0, line: -1, severity: 'info', message: 'm' }])[0], { icon: 'info', location: 'f', message: 'm', file: 'f', fileIndex: 0, line: 0 });
   });
 
 });

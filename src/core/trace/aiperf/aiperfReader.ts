@@ -1,4 +1,4 @@
-import { clip, count, isObject, nonNegative, num, obj, str } from '../json';
+import { clip, count, emptyRecord, isObject, nonNegative, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, Session, SourceRef } from '../model';
@@ -51,7 +51,7 @@ interface PendingCall {
 export class AiperfReader implements RecordReader {
   private readonly sessions = new Map<string, PendingCall[]>();
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
   private failures = 0;
   private firstFailure: { source: SourceRef; text: string } | null = null;
 
@@ -80,7 +80,11 @@ export class AiperfReader implements RecordReader {
       const input = count(metric(metrics, 'input_sequence_length'));
       const reasoning = count(metric(metrics, 'reasoning_token_count'));
       const output = count(metric(metrics, 'output_sequence_length')) ?? addKnown(count(metric(metrics, 'output_token_count')), reasoning);
-      tokens = { input, cached: null, appended: null, cacheWrite: null, output, reasoningOutput: reasoning };
+      // The server's cached prompt tokens (usage.prompt_tokens_details.cached_tokens), which AIPerf keeps as
+      // `usage_prompt_cached_tokens` when the server reports them (vLLM: --enable-prompt-tokens-details).
+      const reported = count(metric(metrics, 'usage_prompt_cached_tokens'));
+      const cached = reported !== null && input !== null ? Math.min(reported, input) : null;
+      tokens = { input, cached, appended: cached !== null ? input! - cached : null, cacheWrite: null, output, reasoningOutput: reasoning };
     }
     const call: LlmCall = {
       id,

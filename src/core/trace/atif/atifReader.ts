@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, contentText, count, firstLine, isObject, isoMs, nonNegative, obj, parseArguments, str } from '../json';
+import { arr, clip, contentText, count, emptyRecord, firstLine, isObject, isoMs, nonNegative, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
@@ -36,7 +36,7 @@ interface Context {
  * sessions of their own; references to other files are reported, not followed.
  */
 export function readAtifDocument(doc: JsonDocument): ReaderResult {
-  const ctx: Context = { doc, sessions: [], diagnostics: [], skipped: {}, embedded: new Map(), read: new Set() };
+  const ctx: Context = { doc, sessions: [], diagnostics: [], skipped: emptyRecord(), embedded: new Map(), read: new Set() };
   const root = obj(doc.value);
   if (!root || !arr(root['steps'])) {
     note(ctx, [], 'error', 'ATIF trajectory without a "steps" array; nothing to read.');

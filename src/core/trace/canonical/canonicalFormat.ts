@@ -105,6 +105,9 @@ function callRecord(sessionId: string, call: LlmCall): Record<string, unknown> {
     endMs: call.endMs,
     tokens: call.tokens,
   };
+  // Pricing context, written only when the source gave it, so other formats' files stay byte-identical.
+  if (call.serviceTier != null) record['serviceTier'] = call.serviceTier;
+  if (call.inferenceGeo != null) record['inferenceGeo'] = call.inferenceGeo;
   if (call.server) record['server'] = call.server;
   if (call.blocks) record['blocks'] = call.blocks;
   return record;

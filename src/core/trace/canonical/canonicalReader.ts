@@ -1,4 +1,4 @@
-import { arr, clip, count, num, obj, str } from '../json';
+import { arr, clip, count, emptyRecord, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, noOtherInputs, OTHER_INPUT_KINDS, unknownTokens } from '../model';
 import type { BlockHashes, CallTokens, Diagnostic, LlmCall, OtherInputs, ReportedTotals, ServerTiming, Session, SourceRef, ToolCall } from '../model';
@@ -23,7 +23,7 @@ interface SessionState {
 export class CanonicalReader implements RecordReader {
   private readonly sessions = new Map<string, SessionState>();
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
   private sawHeader = false;
 
   record({ value, source }: TraceRecord): void {
@@ -157,6 +157,13 @@ export class CanonicalReader implements RecordReader {
       toolCalls: [],
       source,
     };
+    // Optional pricing context: kept only when given, so a file without it reads as before.
+    for (const key of ['serviceTier', 'inferenceGeo'] as const) {
+      const raw = value[key];
+      if (raw === undefined || raw === null || raw === '') continue;
+      if (typeof raw === 'string') call[key] = raw;
+      else this.report(source, 'warning', `llm_call ${key} must be a string or null, not ${JSON.stringify(raw)}; ignored.`);
+    }
     calls.push(call);
     state.callsById.set(id, call);
   }
@@ -277,6 +284,8 @@ export class CanonicalReader implements RecordReader {
     const cacheWrite = field('cacheWrite');
     const output = field('output');
     const reasoningOutput = field('reasoningOutput');
+    const cacheWrite5m = 'cacheWrite5m' in t ? field('cacheWrite5m') : undefined;
+    const cacheWrite1h = 'cacheWrite1h' in t ? field('cacheWrite1h') : undefined;
     const impossible = (what: string): void => this.report(source, 'warning', `tokens: ${what}; the missing figure stays unknown.`);
     // input = cached + appended: any two give the third.
     if (input === null && cached !== null && appended !== null) input = cached + appended;
@@ -295,7 +304,14 @@ export class CanonicalReader implements RecordReader {
     if (reasoningOutput !== null && output !== null && reasoningOutput > output) {
       this.report(source, 'warning', `tokens.reasoningOutput (${reasoningOutput}) exceeds output (${output}); output includes reasoning.`);
     }
-    return { input, cached, appended, cacheWrite, output, reasoningOutput };
+    const tokens: CallTokens = { input, cached, appended, cacheWrite, output, reasoningOutput };
+    if (cacheWrite5m !== undefined) tokens.cacheWrite5m = cacheWrite5m;
+    if (cacheWrite1h !== undefined) tokens.cacheWrite1h = cacheWrite1h;
+    const splitSum = (cacheWrite5m ?? 0) + (cacheWrite1h ?? 0);
+    if (cacheWrite !== null && (cacheWrite5m != null || cacheWrite1h != null) && splitSum > cacheWrite) {
+      this.report(source, 'warning', `tokens.cacheWrite5m + cacheWrite1h (${splitSum}) exceed cacheWrite (${cacheWrite}); they split it.`);
+    }
+    return tokens;
   }
 
   /** A time in ms: a finite number ≥ 0, else unknown (with a warning when something else was given). */

@@ -1,4 +1,4 @@
-import { arr, clip, count, isObject, isoMs, obj, str } from '../json';
+import { arr, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, OtherInputs, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
@@ -89,7 +89,7 @@ class SessionBuilder {
 export class ClaudeCodeReader implements RecordReader {
   private readonly sessions = new Map<string, SessionBuilder>();
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
   /** agentId → Task tool call that started it, from the parent's tool results. */
   private readonly agentParents = new Map<string, string>();
   /** Sub-agent prompt → Task tool call ids that asked for it (inline sidechains have no agentId to link by). */
@@ -99,6 +99,8 @@ export class ClaudeCodeReader implements RecordReader {
   private inlineSidechains = 0;
   /** A title seen before any session record (old-style `summary` first lines). */
   private pendingTitle: string | null = null;
+  /** Calls whose lines disagree on usage, reported once each. */
+  private readonly conflictsNoted = new Set<LlmCall>();
 
   record({ value, source }: TraceRecord): void {
     const type = str(value['type']);
@@ -226,6 +228,11 @@ export class ClaudeCodeReader implements RecordReader {
         toolCalls: [],
         source,
       };
+      // What pricing needs beside the counts: written only when the log says, so other fields stay as they were.
+      const serviceTier = usage ? str(usage['service_tier']) : null;
+      const inferenceGeo = usage ? str(usage['inference_geo']) : null;
+      if (serviceTier) call.serviceTier = serviceTier;
+      if (inferenceGeo) call.inferenceGeo = inferenceGeo;
       if (!usage) this.warn(source, `call ${callId} has no usage: its tokens are unknown.`, 'info');
       session.calls.push(call);
       session.callsById.set(callId, call);
@@ -235,6 +242,7 @@ export class ClaudeCodeReader implements RecordReader {
       if (timeMs !== null) call.endMs = timeMs;
       const output = usage ? count(usage['output_tokens']) : null;
       if (output !== null && (call.tokens.output === null || output > call.tokens.output)) call.tokens.output = output;
+      if (usage) this.noteConflictingUsage(call, usageTokens(usage), source);
     }
     let chars = session.contentChars.get(call) ?? 0;
     for (const block of arr(message['content']) ?? []) {
@@ -246,10 +254,13 @@ export class ClaudeCodeReader implements RecordReader {
     for (const block of arr(message['content']) ?? []) {
       if (!isObject(block) || block['type'] !== 'tool_use') continue;
       const tool = this.toolUse(block, timeMs, source);
-      if (tool && !session.toolsById.has(tool.id)) {
-        call.toolCalls.push(tool);
-        session.toolsById.set(tool.id, tool);
-      }
+      if (!tool) continue;
+      // The lines of one response may repeat its tool_use blocks: the same call, once.
+      if (call.toolCalls.some((t) => t.id === tool.id)) continue;
+      // An id reused by another call is a second call, not the first again: keep both
+      // (parseTrace reports the reuse); a result naming the id pairs with the later one.
+      call.toolCalls.push(tool);
+      session.toolsById.set(tool.id, tool);
     }
   }
 
@@ -484,6 +495,22 @@ export class ClaudeCodeReader implements RecordReader {
     });
   }
 
+  /**
+   * The lines of one response should repeat its input figures; when a later line gives
+   * different ones the first line's are kept (the call is counted once), and the
+   * difference is said once per call instead of being resolved silently.
+   */
+  private noteConflictingUsage(call: LlmCall, later: CallTokens, source: SourceRef): void {
+    if (this.conflictsNoted.has(call)) return;
+    const differs = (['cached', 'appended', 'cacheWrite'] as const).filter((k) => later[k] !== null && call.tokens[k] !== null && later[k] !== call.tokens[k]);
+    if (differs.length === 0) return;
+    this.conflictsNoted.add(call);
+    this.warn(
+      source,
+      `call ${clip(call.id, 80)} gives different usage here than on line ${call.source.line + 1} (${differs.map((k) => `${k} ${later[k]} vs ${call.tokens[k]}`).join(', ')}); the first line's input figures are used and the largest output.`,
+    );
+  }
+
   private warn(source: SourceRef, message: string, severity: Diagnostic['severity'] = 'warning'): void {
     this.diagnostics.push({ file: source.file, line: source.line, severity, message });
   }
@@ -498,7 +525,7 @@ function usageTokens(usage: JsonObject): CallTokens {
   const cached = 'cache_read_input_tokens' in usage ? count(usage['cache_read_input_tokens']) : null;
   const cacheWrite = 'cache_creation_input_tokens' in usage ? count(usage['cache_creation_input_tokens']) : null;
   const appended = fresh === null ? null : fresh + (cacheWrite ?? 0);
-  return {
+  const tokens: CallTokens = {
     input: appended === null || cached === null ? null : appended + cached,
     cached,
     appended,
@@ -506,6 +533,13 @@ function usageTokens(usage: JsonObject): CallTokens {
     output: count(usage['output_tokens']),
     reasoningOutput: null,
   };
+  // Writes split by TTL (newer logs only): 5-minute and 1-hour writes have their own prices.
+  const byTtl = obj(usage['cache_creation']);
+  if (byTtl) {
+    tokens.cacheWrite5m = count(byTtl['ephemeral_5m_input_tokens']);
+    tokens.cacheWrite1h = count(byTtl['ephemeral_1h_input_tokens']);
+  }
+  return tokens;
 }
 
 /** Gives each call the index of the last kept turn whose prompt came before it. */

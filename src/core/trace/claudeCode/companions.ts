@@ -1,12 +1,15 @@
 /**
  * Where Claude Code keeps the sub-agent logs of a session file, relative to the
  * file's folder: `<session>.jsonl` → `<session>/subagents/` (2.1.x, docs/design/formats.md §1).
- * Null when the name is not a `.jsonl` file. Hosts list that folder's `*.jsonl`
+ * Null when the name is not a `.jsonl` file, or its stem is only dots (it would name a
+ * folder above the session's). Hosts list that folder's `*.jsonl`
  * files and pass them to parseTrace after the main file.
  */
 export function claudeSubagentFolder(fileName: string): string | null {
   const match = /^(.+)\.jsonl$/i.exec(fileName);
-  return match ? `${match[1]}/subagents` : null;
+  // "...jsonl" would name "../subagents": a folder outside the session's own.
+  if (!match || /^\.+$/.test(match[1]!) || /[\\/]/.test(match[1]!)) return null;
+  return `${match[1]}/subagents`;
 }
 
 /** True for the names of sub-agent logs in that folder, and of the 2.0.x sibling logs beside the session. */

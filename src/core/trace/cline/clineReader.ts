@@ -1,5 +1,5 @@
 import type { JsonDocument } from '../formatDefinition';
-import { arr, clip, count, isObject, num, obj, parseArguments, str } from '../json';
+import { arr, clip, count, emptyRecord, isObject, num, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
@@ -54,7 +54,7 @@ function fileTool(text: string, ts: number | null, source: SourceRef): ToolCall 
  */
 export function readClineUiMessages(doc: JsonDocument): ReaderResult {
   const diagnostics: Diagnostic[] = [];
-  const skipped: Record<string, number> = {};
+  const skipped: Record<string, number> = emptyRecord();
   const calls: LlmCall[] = [];
   const turns: UserTurn[] = [];
   const compactions: Compaction[] = [];

@@ -7,9 +7,11 @@ import { patchTarget } from './toolOutput';
  * `exec` tool whose input is JavaScript (`await tools.exec_command({cmd: "npm test"})`,
  * `await tools.apply_patch("*** Begin Patch…")`), plus `wait` for a script still running
  * and `request_user_input`. The script's own result starts with `Script completed`,
- * `Script failed` or `Script running with cell ID N`, then `Wall time …` and `Output:`
- * (openai/codex `codex-rs/code-mode`). Nested commands are also written as
- * `event_msg/item_completed` items (`CommandExecution` with `exit_code`, `FileChange`).
+ * `Script failed` or `Script running with cell ID N` (0.144–0.152; later versions add
+ * `with cell ID N` to every status and write `Script terminated`), then `Wall time …` and
+ * `Output:` (openai/codex `codex-rs/code-mode`; docs/design/formats.md §2). Nested commands
+ * are also written as `event_msg/item_completed` items (0.15x: `CommandExecution` with argv
+ * and `exit_code`, `FileChange`) or `patch_apply_end` events (0.14x), with `exec-…` ids.
  */
 
 /** The freeform tool that runs a code-mode script, and the one that waits for it. */
@@ -37,18 +39,41 @@ export function scriptActions(source: string): ScriptActions {
   const call = /tools\s*\.\s*([A-Za-z_$][\w$]*)\s*\(/g;
   for (const m of source.matchAll(call)) {
     const name = m[1]!;
-    const arg = leadingLiteral(source, m.index! + m[0].length);
+    const at = m.index! + m[0].length;
+    const arg = leadingLiteral(source, at) ?? declaredLiteral(source, at);
     if (SHELL_NESTED.test(name)) {
       const args = arg === null ? null : typeof arg === 'string' ? { cmd: arg } : arg;
       const cmd = args ? (str(args['cmd']) ?? str(args['command']) ?? joined(args['command'])) : null;
       if (cmd !== null) commands.push(cmd);
     } else if (name === 'apply_patch') {
-      const patch = typeof arg === 'string' ? arg : arg ? (str(arg['input']) ?? str(arg['patch'])) : null;
+      // A patch built at run time (`patch.replace(…)`) still starts from a patch literal in the script.
+      const patch = typeof arg === 'string' ? arg : arg ? (str(arg['input']) ?? str(arg['patch'])) : firstPatchLiteral(source);
       const target = patch === null ? null : patchTarget(patch);
       if (target !== null) patchedFiles.push(target);
     }
   }
   return { commands, patchedFiles };
+}
+
+/**
+ * The literal a variable passed at `at` was declared with: models write
+ * `const patch = "*** Begin Patch…"; await tools.apply_patch(patch)` (observed on 0.144 and 0.152).
+ */
+function declaredLiteral(source: string, at: number): JsonObject | string | null {
+  const name = /^\s*([A-Za-z_$][\w$]*)\s*[,)]/.exec(source.slice(at))?.[1];
+  if (name === undefined) return null;
+  const declaration = new RegExp(`\\b(?:const|let|var)\\s+${name.replace(/\$/g, '\\$')}\\s*=\\s*`).exec(source);
+  return declaration ? leadingLiteral(source, declaration.index + declaration[0].length) : null;
+}
+
+/** The first string literal of a script that holds a patch (`*** Begin Patch`). */
+function firstPatchLiteral(source: string): string | null {
+  for (const m of source.matchAll(/["'`]/g)) {
+    if (!source.slice(m.index! + 1, m.index! + 40).startsWith('*** Begin Patch')) continue;
+    const literal = leadingLiteral(source, m.index!);
+    if (typeof literal === 'string') return literal;
+  }
+  return null;
 }
 
 function joined(value: unknown): string | null {
@@ -127,7 +152,8 @@ function toJson(text: string): string {
 
 /** How a code-mode script ended, from the header of its result. */
 export interface ScriptOutcome {
-  status: 'completed' | 'failed' | 'running' | null;
+  /** `terminated`: the runtime stopped the script (interrupted, or over its time limit). */
+  status: 'completed' | 'failed' | 'terminated' | 'running';
   /** The cell a running script can be waited on with. */
   cellId: string | null;
   /** `Wall time` of the script, ms. */
@@ -138,11 +164,15 @@ export interface ScriptOutcome {
   body: string;
 }
 
-/** Reads a code-mode result (`Script completed|failed|running with cell ID N / Wall time … / Output:`); null when the text is not one. */
+/**
+ * Reads a code-mode result (`Script completed|failed|terminated [with cell ID N]`, or
+ * `Script running with cell ID N [after explicit yield]`, then `Wall time … / Output:`);
+ * null when the text is not one.
+ */
 export function scriptOutcome(text: string): ScriptOutcome | null {
-  const head = /^Script (completed|failed|running with cell ID (\S+))\s*$/m.exec(text.split('\n', 1)[0] ?? '');
+  const head = /^Script (completed|failed|terminated|running)(?: with cell ID (\S+))?(?: after explicit yield)?\s*$/.exec(text.split('\n', 1)[0] ?? '');
   if (!head) return null;
-  const status = head[1] === 'completed' ? 'completed' : head[1] === 'failed' ? 'failed' : 'running';
+  const status = head[1] as ScriptOutcome['status'];
   const wall = /^Wall time:? (\d+(?:\.\d+)?) seconds?\s*$/m.exec(text);
   const split = text.indexOf('\nOutput:');
   const body = split >= 0 ? text.slice(split + '\nOutput:'.length).replace(/^\n/, '') : '';
@@ -178,7 +208,7 @@ export function nestedItem(payload: JsonObject): NestedItem | null {
   if (type === 'commandexecution') {
     const exitCode = num(item['exit_code'] ?? item['exitCode']);
     const raw = item['command'];
-    const command = str(raw) !== null ? commandText(str(raw)!) : joined(raw);
+    const command = str(raw) !== null ? commandText(str(raw)!) : argvText(raw);
     const code = exitCode !== null && Number.isInteger(exitCode) ? exitCode : null;
     return { kind: 'command', id: str(item['id']) ?? str(item['call_id']), command, files: [], exitCode: code, failed: code !== null ? code !== 0 : failed };
   }
@@ -190,13 +220,34 @@ export function nestedItem(payload: JsonObject): NestedItem | null {
   return null;
 }
 
+/**
+ * A `patch_apply_end` event (0.14x code mode writes one for each nested `apply_patch`, with an
+ * `exec-…` call id): the files it changed and whether it succeeded. Null when it is not one.
+ */
+export function patchApplied(payload: JsonObject): NestedItem | null {
+  const changes = obj(payload['changes']);
+  const success = payload['success'];
+  if (!changes && typeof success !== 'boolean') return null;
+  return { kind: 'file-change', id: str(payload['call_id']), command: null, files: changes ? Object.keys(changes) : [], exitCode: null, failed: typeof success === 'boolean' ? !success : null };
+}
+
 /** A command logged as a JSON array string (`["/bin/zsh","-lc","npm test"]`) as one line. */
 function commandText(raw: string): string {
   if (!raw.startsWith('[')) return raw;
   try {
     const parsed: unknown = JSON.parse(raw);
-    return joined(parsed) ?? raw;
+    return argvText(parsed) ?? raw;
   } catch {
     return raw;
   }
+}
+
+/**
+ * An argv as the command a person typed: Codex runs every nested command through the user's
+ * shell (`["/bin/zsh","-lc","cat missing.txt"]`, observed on 0.152), so the script is the command.
+ */
+function argvText(value: unknown): string | null {
+  const parts = arr(value);
+  if (parts && parts.length === 3 && parts.every((p) => typeof p === 'string') && /(?:^|[\\/])(?:ba|z|da|k)?sh$/.test(parts[0] as string) && /^-[a-z]*c$/.test(parts[1] as string)) return parts[2] as string;
+  return joined(value);
 }

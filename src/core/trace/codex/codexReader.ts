@@ -1,16 +1,16 @@
-import { arr, clip, count, isObject, isoMs, obj, parseArguments, str } from '../json';
+import { arr, clip, count, emptyRecord, isObject, isoMs, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
-import { CODE_MODE_EXEC, CODE_MODE_WAIT, nestedItem, scriptActions, scriptOutcome } from './codeMode';
+import { CODE_MODE_EXEC, CODE_MODE_WAIT, nestedItem, patchApplied, scriptActions, scriptOutcome } from './codeMode';
 import type { NestedItem } from './codeMode';
 import { failedPatchTarget, outputText, patchTarget, resolvePath, shellCommand, toolOutcome } from './toolOutput';
 
-/** Record types of a Codex rollout envelope (docs/design/formats.md §10). */
-export const ROLLOUT_TYPES: ReadonlySet<string> = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
+/** Record types of a Codex rollout envelope (docs/design/formats.md §10); `world_state` from 0.144 on. */
+export const ROLLOUT_TYPES: ReadonlySet<string> = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted', 'world_state']);
 const PREVIEW_MAX = 160;
 
 /**
@@ -27,6 +27,8 @@ const INJECTED_PREFIXES = [
   '<collaboration_mode>',
   '<user_shell_command>',
   '<turn_aborted>',
+  // 0.147 and later: plugins the user could install, sent as a user-role message (observed on 0.152).
+  '<recommended_plugins>',
 ];
 
 /** Usage fields compared between `last_token_usage` and the difference of the cumulative totals. */
@@ -74,7 +76,7 @@ interface PendingTurn extends UserTurn {
  */
 export class CodexReader implements RecordReader {
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
   private sessionId: string | null = null;
   private parentId: string | null = null;
   private agentVersion: string | null = null;
@@ -110,6 +112,11 @@ export class CodexReader implements RecordReader {
   private readonly cells = new Map<string, ToolCall>();
   /** Exit codes `item_completed` reported for calls whose output is not seen yet, by call id. */
   private readonly reportedExit = new Map<string, number>();
+  /**
+   * A search only `web_search_end` has reported so far: 0.128 writes it before the
+   * `web_search_call` item, which carries no id (observed), so the item is the same search.
+   */
+  private searchEnded: { tool: ToolCall; action: string } | null = null;
 
   record({ value, source }: TraceRecord): void {
     this.firstSource ??= source;
@@ -146,6 +153,10 @@ export class CodexReader implements RecordReader {
         return;
       case 'compacted':
         this.compaction(timeMs, source);
+        return;
+      case 'world_state':
+        // The environment the model is told about (cwd, sandbox, skills): not part of the conversation.
+        countSkipped(this.skipped, 'world_state');
         return;
     }
   }
@@ -277,8 +288,19 @@ export class CodexReader implements RecordReader {
         return;
       case 'item_completed': {
         const item = nestedItem(p);
+        const completed = obj(p['item']);
         if (item) this.nestedItemDone(item);
-        else countSkipped(this.skipped, `event_msg:item_completed (${str(obj(p['item'])?.['type']) ?? 'no item'})`);
+        else if (completed && str(completed['type']) === 'UserMessage') {
+          // 0.15x writes no user_message event: this is the UI's copy of the typed prompt (observed on 0.152).
+          this.prompt(itemText(completed), 'event', timeMs, source);
+        } else countSkipped(this.skipped, `event_msg:item_completed (${str(completed?.['type']) ?? 'no item'})`);
+        return;
+      }
+      case 'patch_apply_end': {
+        // 0.14x code mode reports each nested apply_patch here (`exec-…` ids); elsewhere the output says it all.
+        const item = patchApplied(p);
+        if (item && item.id !== null && !this.toolsById.has(item.id)) this.nestedItemDone(item);
+        else countSkipped(this.skipped, 'event_msg:patch_apply_end');
         return;
       }
       case 'context_compacted': {
@@ -531,7 +553,19 @@ export class CodexReader implements RecordReader {
 
   /** A built-in web search the model ran: a tool call, complete when Codex says so. */
   private webSearch(p: JsonObject, timeMs: number | null, source: SourceRef): ToolCall | null {
-    const id = str(p['id']) ?? str(p['call_id']) ?? `web_search@${source.line + 1}`;
+    const ended = this.searchEnded;
+    this.searchEnded = null;
+    const ownId = str(p['id']) ?? str(p['call_id']);
+    if (ownId === null && ended && ended.action === JSON.stringify(p['action'] ?? null)) {
+      // The item of the search web_search_end already reported (0.128): one search, not two.
+      countSkipped(this.skipped, 'response_item:web_search_call (reported by web_search_end)');
+      if (str(p['status']) === 'failed') {
+        ended.tool.isError = true;
+        ended.tool.errorText = 'web search failed';
+      }
+      return null;
+    }
+    const id = ownId ?? `web_search@${source.line + 1}`;
     const action = obj(p['action']);
     const query = action ? (str(action['query']) ?? (arr(action['queries']) ?? []).filter((q): q is string => typeof q === 'string').join(' | ')) : null;
     const tool = requestedToolCall({ id, name: 'web_search', targetFile: null, command: null, startMs: timeMs, source });
@@ -545,7 +579,11 @@ export class CodexReader implements RecordReader {
     return tool;
   }
 
-  /** `web_search_end`: completes the search with that call id, or is the only record of it. */
+  /**
+   * `web_search_end`: completes the search with that call id; inside a running code-mode
+   * script it is a search the script ran (`tools.web__run`, `exec-…` ids, observed on 0.144),
+   * part of that `exec` call; otherwise it is the first record of a built-in search.
+   */
   private webSearchEnd(p: JsonObject, timeMs: number | null, source: SourceRef): void {
     const id = str(p['call_id']);
     const known = id === null ? undefined : this.toolsById.get(id);
@@ -556,11 +594,16 @@ export class CodexReader implements RecordReader {
       if (known.startMs !== null && known.endMs !== null) known.durationMs = known.endMs - known.startMs;
       return;
     }
+    if (this.scriptTool && this.scriptTool.resultSource === null && (id === null || id.startsWith('exec-'))) {
+      countSkipped(this.skipped, 'event_msg:web_search_end (inside exec)');
+      return;
+    }
     const tool = requestedToolCall({ id: id ?? `web_search@${source.line + 1}`, name: 'web_search', targetFile: null, command: null, startMs: timeMs, source });
     tool.isError = false;
     tool.endMs = timeMs;
     tool.resultSource = source;
     this.modelItem(tool, timeMs, source);
+    this.searchEnded = { tool, action: JSON.stringify(p['action'] ?? null) };
   }
 
   /**
@@ -613,13 +656,17 @@ export class CodexReader implements RecordReader {
     const failedCommand = nested.find((n) => n.failed === true);
     const failedCode = failedCommand?.exitCode ?? outcome.exitCodes.find((c) => c !== 0) ?? null;
     const patchFailure = /apply_patch verification failed|Failed to find expected lines in/.test(outcome.body);
-    const failed = outcome.status === 'failed' || failedCommand !== undefined || failedCode !== null || patchFailure;
+    const failed = outcome.status === 'failed' || outcome.status === 'terminated' || failedCommand !== undefined || failedCode !== null || patchFailure;
     tool.isError = failed;
     const knownCodes = [...nested.map((n) => n.exitCode), ...outcome.exitCodes].filter((c): c is number => c !== null);
     tool.exitCode = failedCode ?? (knownCodes.length > 0 ? 0 : null);
     if (failedCommand?.command) tool.command = failedCommand.command;
     if (failed) {
-      const what = failedCommand?.command ? `\`${failedCommand.command}\` exited with code ${failedCommand.exitCode ?? '?'}` : outcome.status === 'failed' ? 'script failed' : 'a nested command failed';
+      const what = failedCommand?.command
+        ? `\`${failedCommand.command}\` ${failedCommand.exitCode !== null ? `exited with code ${failedCommand.exitCode}` : 'failed'}`
+        : outcome.status === 'failed' || outcome.status === 'terminated'
+          ? `script ${outcome.status}`
+          : 'a nested command failed';
       tool.errorText = clip(`${what}\n${outcome.body.trim()}`.trim(), ERROR_TEXT_MAX);
       const failedFile = failedPatchTarget(outcome.body);
       if (failedFile !== null) tool.targetFile = resolvePath(failedFile, this.turnCwd ?? this.sessionCwd);
@@ -668,6 +715,15 @@ function difference(total: JsonObject, previous: JsonObject | null): JsonObject 
     out[f] = now === null || before === null || now < before ? null : now - before;
   }
   return out;
+}
+
+/** The text of an `item_completed` UserMessage: its `content` text parts, joined. */
+function itemText(item: JsonObject): string {
+  const parts: string[] = [];
+  for (const block of arr(item['content']) ?? []) {
+    if (isObject(block) && typeof block['text'] === 'string') parts.push(block['text']);
+  }
+  return parts.join('\n');
 }
 
 function sameText(a: string, b: string): boolean {

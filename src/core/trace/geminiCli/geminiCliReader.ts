@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, count, isObject, isoMs, obj, str } from '../json';
+import { arr, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
@@ -178,7 +178,7 @@ function buildSession(header: JsonObject, messages: readonly Collected[], diagno
 /** A chat session saved as one JSON document (Gemini CLI up to 0.3x). */
 export function readGeminiDocument(doc: JsonDocument): ReaderResult {
   const diagnostics: Diagnostic[] = [];
-  const skipped: Record<string, number> = {};
+  const skipped: Record<string, number> = emptyRecord();
   const v = doc.value as JsonObject;
   const messages = (arr(v['messages']) ?? []).flatMap((m, i): Collected[] => (isGeminiMessage(m) ? [{ message: m, source: doc.locate(['messages', i] as JsonPath) }] : []));
   return { sessions: [buildSession(v, dedupe(messages), diagnostics, skipped)], diagnostics, skippedRecords: skipped };
@@ -208,7 +208,7 @@ export class GeminiRecordReader implements RecordReader {
   private header: JsonObject = {};
   private readonly messages: Collected[] = [];
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
 
   record({ value, source }: TraceRecord): void {
     const set = obj(value['$set']);

@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, count, firstLine, isObject, isoMs, nonNegative, num, obj, str } from '../json';
+import { arr, clip, count, emptyRecord, firstLine, isObject, isoMs, nonNegative, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, ReportedTotals, Session, SourceRef, ToolCall, UserTurn } from '../model';
@@ -320,7 +320,7 @@ function readEvents(id: string, events: unknown[], metrics: JsonObject | null, l
 /** A saved trajectory (an array of events) or one evaluation instance, as a document. */
 export function readOpenHandsDocument(doc: JsonDocument): ReaderResult {
   const diagnostics: Diagnostic[] = [];
-  const skipped: Record<string, number> = {};
+  const skipped: Record<string, number> = emptyRecord();
   const v = doc.value;
   const session = isOpenHandsInstance(v)
     ? readEvents(instanceId(v) ?? FALLBACK_SESSION_ID, arr(v['history'])!, obj(v['metrics']), doc.locate, ['history'], skipped)
@@ -339,7 +339,7 @@ function instanceId(v: JsonObject): string | null {
 export class OpenHandsRecordReader implements RecordReader {
   private readonly sessions: Session[] = [];
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
   private events: SessionBuilder | null = null;
 
   record({ value, source }: TraceRecord): void {

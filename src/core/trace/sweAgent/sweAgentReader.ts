@@ -1,5 +1,5 @@
 import type { JsonDocument } from '../formatDefinition';
-import { arr, clip, contentText, count, firstLine, isObject, nonNegative, num, obj, parseArguments, str } from '../json';
+import { arr, clip, contentText, count, emptyRecord, firstLine, isObject, nonNegative, num, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { unknownTokens } from '../model';
 import type { Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
@@ -49,7 +49,7 @@ export function readSweAgentDocument(doc: JsonDocument): ReaderResult {
 
   const calls: LlmCall[] = [];
   let cwd: string | null = null;
-  const skipped: Record<string, number> = {};
+  const skipped: Record<string, number> = emptyRecord();
   steps.forEach((raw, i) => {
     if (!isObject(raw)) {
       note(['trajectory', i], 'warning', `trajectory step ${i} is not an object; skipped.`);

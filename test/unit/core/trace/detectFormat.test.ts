@@ -52,6 +52,7 @@ const BUNDLED: Array<[string, FormatId]> = [
   ['openhands/multi_swe_bench-output.head2.jsonl', 'openhands'],
   ['openhands/basic_gui_mode.json', 'openhands'],
   ['gemini-cli/harbor-rfc-gemini-cli-trajectory.json', 'gemini-cli'],
+  ['codex/edgerunner-code-mode-0.144.1.head558.jsonl', 'codex'],
 ];
 
 /**
@@ -64,6 +65,10 @@ const LOCAL: Array<[string, FormatId]> = [
   ['opencode/w12z+Cap.json', 'opencode'],
   ['cline/haram-333-fineye-ui_messages.json', 'cline'],
   ['cline/Jeehunter-mcp-vscode-server-ui_messages.json', 'cline'],
+  ['opencode/iesta+TUIPTV.json', 'opencode'],
+  ['opencode/pai535Huang+matugen-theme-sync.json', 'opencode'],
+  ['codex/inspi-writer001+gildore-arena-codex-session.jsonl', 'codex'],
+  ['codex/mesayanroy+Valdyum-Labs-codex-session.jsonl', 'codex'],
 ];
 
 const SHARED: Array<[string, FormatId]> = [

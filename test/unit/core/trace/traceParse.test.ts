@@ -39,9 +39,9 @@ describe('TraceParse: bytes in pieces, snapshots between, the same model at the 
 
   for (const path of files) {
     it(relative(fixtures, path), async () => {
-      const companions = await listCompanions(path);
-      const keys = [basename(path), ...companions];
-      const paths = [path, ...companions.map((rel) => join(path, '..', rel))];
+      const companions = (await listCompanions(path)).files;
+      const keys = [basename(path), ...companions.map((c) => c.rel)];
+      const paths = [path, ...companions.map((c) => c.path)];
       const whole = await parseTrace(keys.map((key, i) => ({ key, bytes: readFileSync(paths[i]!) })));
       // Pieces that split lines (and UTF-8 characters) anywhere.
       const parse = incrementally(keys, paths, 4099, 3);
@@ -70,12 +70,23 @@ describe('TraceParse: bytes in pieces, snapshots between, the same model at the 
     assert.equal(calls(parse), 149);
   });
 
-  it('stops at a NUL byte in the opened file, like a one-shot read', async () => {
+  it('stops once a mebibyte of the opened file is NUL bytes with no record, like a one-shot read', async () => {
+    const binary = new Uint8Array(2 ** 20 + 16); // all NUL: binary data, no line of text
     const parse = new TraceParse(['bin.jsonl']);
-    assert.equal(parse.push(0, new Uint8Array([0x7b, 0x7d, 0x0a, 0x00, 0x0a])), false);
+    assert.equal(parse.push(0, binary), false);
     assert.equal(parse.stopped, true);
     assert.equal(parse.push(0, new TextEncoder().encode('{}\n')), false);
     assert.equal(parse.snapshot().problem?.kind, 'binary');
-    assert.deepEqual(parse.snapshot(), await parseTrace([{ key: 'bin.jsonl', bytes: new Uint8Array([0x7b, 0x7d, 0x0a, 0x00, 0x0a]) }]));
+    assert.deepEqual(parse.snapshot(), await parseTrace([{ key: 'bin.jsonl', bytes: binary }]));
+  });
+
+  it('a line with a NUL byte among records is skipped and said; reading goes on', async () => {
+    const bytes = new Uint8Array([0x7b, 0x7d, 0x0a, 0x00, 0x0a]);
+    const parse = new TraceParse(['nul.jsonl']);
+    assert.equal(parse.push(0, bytes), true);
+    parse.endFile(0);
+    assert.equal(parse.stopped, false);
+    assert.ok(parse.snapshot().model.diagnostics.some((d) => d.line === 1 && /NUL bytes/.test(d.message)));
+    assert.deepEqual(parse.snapshot(), await parseTrace([{ key: 'nul.jsonl', bytes }]));
   });
 });

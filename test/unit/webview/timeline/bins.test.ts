@@ -16,6 +16,7 @@ function columns(rows: Array<[cached: number, appended: number, output: number, 
     input: Float64Array.from(rows.map((r) => r[3])),
     flags: Uint8Array.from(rows.map((r) => r[4] ?? 0)),
     missCause: new Uint8Array(rows.length),
+    cost: null,
   };
 }
 
@@ -99,7 +100,7 @@ describe('binning calls to pixels', () => {
 
   it('bins a million calls into a thousand columns whose sums add back up to the whole', () => {
     const n = 1_000_000;
-    const c: TimelineColumns = { cached: new Float64Array(n), appended: new Float64Array(n), output: new Float64Array(n), input: new Float64Array(n), flags: new Uint8Array(n), missCause: new Uint8Array(n) };
+    const c: TimelineColumns = { cached: new Float64Array(n), appended: new Float64Array(n), output: new Float64Array(n), input: new Float64Array(n), flags: new Uint8Array(n), missCause: new Uint8Array(n), cost: null };
     for (let i = 0; i < n; i++) {
       c.cached[i] = i % 1000;
       c.appended[i] = 1;

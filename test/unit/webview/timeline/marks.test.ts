@@ -7,7 +7,7 @@ import { groupMarks, jump, jumpTargets, loopSlots, mergeLabels } from '../../../
 
 function flagsOnly(flags: number[]): TimelineData {
   const n = flags.length;
-  const columns: TimelineColumns = { cached: new Float64Array(n), appended: new Float64Array(n), output: new Float64Array(n), input: new Float64Array(n), flags: Uint8Array.from(flags), missCause: new Uint8Array(n) };
+  const columns: TimelineColumns = { cached: new Float64Array(n), appended: new Float64Array(n), output: new Float64Array(n), input: new Float64Array(n), flags: Uint8Array.from(flags), missCause: new Uint8Array(n), cost: null };
   return { columns, shown: null };
 }
 
@@ -62,7 +62,7 @@ describe('readable marks', () => {
     assert.deepEqual(jumpTargets('failure', d, []), [0, 2]);
     assert.deepEqual(jumpTargets('miss', d, []), [2]);
     assert.deepEqual(jumpTargets('compaction', d, []), [3]);
-    const loop = { tool: 'Bash', target: 't', targetKind: 'command' as const, attempts: 2, attemptCalls: [3, 4], firstCall: 3, lastCall: 4, callsSpanned: 2, escaped: false, escapeCall: null, firstError: null, wastedTokens: null, carryForwardTokens: null, file: 'f', firstLine: 0, lastLine: 1, attemptLines: [0, 1] };
+    const loop = { tool: 'Bash', target: 't', targetKind: 'command' as const, attempts: 2, attemptCalls: [3, 4], firstCall: 3, lastCall: 4, callsSpanned: 2, escaped: false, escapeCall: null, firstError: null, wastedTokens: null, carryForwardTokens: null, wastedUsd: null, carriedForwardUsd: null, file: 'f', fileIndex: 0, firstLine: 0, lastLine: 1, attemptLines: [0, 1] };
     assert.deepEqual(jumpTargets('loop', d, [loop, { ...loop, attemptCalls: [1, 2], firstCall: 1, lastCall: 2 }]), [1, 3]);
   });
 

