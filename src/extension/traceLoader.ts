@@ -126,10 +126,3 @@ export function traceFileUri(traceUri: vscode.Uri, files: readonly string[], ind
   if (parts.some((p) => p === '' || p === '.' || p === '..' || p.includes('\\'))) return null;
   return vscode.Uri.joinPath(traceUri, '..', ...parts);
 }
-
-/** The URI of one of a trace's files, from its key (0 = the trace itself, else a relative path the host listed). */
-export function fileUri(traceUri: vscode.Uri, files: readonly string[], key: string): vscode.Uri {
-  if (key === files[0] || key === '') return traceUri;
-  const index = files.indexOf(key);
-  return (index >= 0 ? traceFileUri(traceUri, files, index) : null) ?? traceUri;
-}
