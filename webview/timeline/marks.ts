@@ -30,8 +30,8 @@ export function timelineMarkers(calls: number, compactions: readonly CompactionM
     markers.push({
       kind: 'compaction',
       callIndex: Math.min(c.beforeCall, Math.max(0, calls - 1)),
-      label: 'compaction',
-      description: `Compaction before call ${c.beforeCall + 1}${how ? ` (${how})` : ''}`,
+      label: c.rewind ? 'rewind' : 'compaction',
+      description: c.rewind ? `Rewind before call ${c.beforeCall + 1}: the conversation was cut back to an earlier message` : `Compaction before call ${c.beforeCall + 1}${how ? ` (${how})` : ''}`,
       sessionId: null,
     });
   }

@@ -379,7 +379,7 @@ export class TraceService {
     if (!session) return null;
     return {
       summary: this.summary(session),
-      compactions: session.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens })),
+      compactions: session.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens, ...(c.rewind ? { rewind: true as const } : {}) })),
       events: eventMarks(session),
       subagents: this.subagents(session),
       cost: (() => {

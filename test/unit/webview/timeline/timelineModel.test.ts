@@ -96,6 +96,11 @@ describe('timeline data with unknown figures', () => {
       ],
     );
   });
+
+  it('names a rewind as a rewind, not a compaction', () => {
+    const markers = timelineMarkers(2, [{ beforeCall: 1, trigger: 'manual', preTokens: null, rewind: true }], [], []);
+    assert.deepEqual(markers.map((m) => [m.kind, m.label, m.description]), [['compaction', 'rewind', 'Rewind before call 2: the conversation was cut back to an earlier message']]);
+  });
 });
 
 describe('tooltip and announcement text', () => {
