@@ -162,7 +162,9 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     // tool results with is_error fall in calls 22, 49, 74, 104, …; the one result whose text
     // says "permission denied" (log line 916) answers a tool call of call 74.
     await quickOpen(s.page, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
-    await s.page.locator('.tabs-container .tab.active', { hasText: 'ae4a77f8' }).waitFor();
+    // VS Code may open it in the inspector at once (it remembers an earlier "Reopen With"): the
+    // tab is clicked first so the command palette's keys reach the workbench, not the webview.
+    await s.page.locator('.tabs-container .tab.active', { hasText: 'ae4a77f8' }).click();
     await runCommand(s.page, 'View: Reopen Editor With...');
     await s.page.locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'Agent Trace Inspector' }).first().click();
     const web = s.web();
