@@ -47,6 +47,8 @@ const builds = [
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' }, plugins: [...common.plugins, executable] },
   // The CLI's sweep threads: started by dist/cli.js from beside itself (src/node/parallelSweep.ts).
   { ...common, entryPoints: ['src/node/sweepWorker.ts'], outfile: 'dist/sweepWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  // The inspector's trace worker: reads and parses a trace off the extension host's event loop (src/node/traceWorkerClient.ts starts it from beside dist/extension.js).
+  { ...common, entryPoints: ['src/node/traceWorker.ts'], outfile: 'dist/traceWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'chrome120' },
   // The standalone HTML report's page (agent-trace report): the inspector's views, inlined into one file, so always
   // minified and without a source map (an inline script has nowhere to point one).

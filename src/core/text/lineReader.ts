@@ -128,6 +128,11 @@ export class LineReader {
     return this.bytesSeen;
   }
 
+  /** Bytes of the current line not yet ended by a newline. */
+  get pendingByteCount(): number {
+    return this.pendingBytes;
+  }
+
   /** Feeds the next chunk; returns the lines it completed. */
   push(chunk: Uint8Array): SourceLine[] {
     let bytes = chunk;

@@ -353,6 +353,35 @@ class TraceParser {
     }
   }
 
+  /**
+   * The model of every record fed so far, with reading able to go on: what finishing
+   * changes (diagnostics it adds or drops, a format decided on fewer records than
+   * detection wants) is taken back afterwards, so a later snapshot decides and reports
+   * again on more. A document cannot be finished twice (its streaming parser ends), so
+   * use `isDocument` first: a document's snapshot is `finish`.
+   */
+  snapshot(keys: string[]): ParsedTrace {
+    const diagnostics = [...this.diagnostics];
+    const dropped = this.dropped;
+    // Before the format is decided (fewer than DETECTION_RECORDS records), finishing decides
+    // it from what is here: for a snapshot that decision is tentative, so it is taken back.
+    const undecided = this.reader === null ? { format: this.format, detection: this.detection, buffered: [...this.buffered] } : null;
+    try {
+      return this.finish(keys);
+    } finally {
+      this.diagnostics.length = 0;
+      this.diagnostics.push(...diagnostics);
+      this.dropped = dropped;
+      if (undecided) {
+        this.reader = null;
+        this.format = undecided.format;
+        this.detection = undecided.detection;
+        this.buffered.length = 0;
+        this.buffered.push(...undecided.buffered);
+      }
+    }
+  }
+
   /** The result, once every file has been fed. */
   finish(keys: string[]): ParsedTrace {
     if (this.encoding.declared !== 'utf-8') {
@@ -456,10 +485,12 @@ class TraceParser {
     for (const d of result.diagnostics) this.report(d);
     for (const d of reusedToolIds(result.sessions)) this.report(d);
     this.explainEmpty(result);
-    if (this.dropped > 0) this.diagnostics.push({ file: 0, line: -1, severity: 'info', message: `${this.dropped} more diagnostics were not kept.` });
-    this.diagnostics.sort((a, b) => a.file - b.file || a.line - b.line);
+    // A copy, sorted: the parser's own list stays in reading order for the next snapshot.
+    const diagnostics = [...this.diagnostics];
+    if (this.dropped > 0) diagnostics.push({ file: 0, line: -1, severity: 'info', message: `${this.dropped} more diagnostics were not kept.` });
+    diagnostics.sort((a, b) => a.file - b.file || a.line - b.line);
     return {
-      model: { format: this.format!.id, files: keys, sessions: result.sessions, diagnostics: this.diagnostics, skippedRecords: plainRecord(result.skippedRecords), limitations: [...this.format!.limitations] },
+      model: { format: this.format!.id, files: [...keys], sessions: result.sessions, diagnostics, skippedRecords: plainRecord(result.skippedRecords), limitations: [...this.format!.limitations] },
       detection: this.detection,
       problem: null,
     };
@@ -486,7 +517,7 @@ class TraceParser {
     if (problem.kind === 'binary') this.diagnostics.length = 0; // per-line noise of a binary file says nothing
     const evidence = problem.kind === 'empty' ? 'the file is empty' : problem.kind === 'binary' ? 'the file is not text' : this.detection.evidence;
     return {
-      model: { format: null, files: keys, sessions: [], diagnostics: this.diagnostics, skippedRecords: {}, limitations: [] },
+      model: { format: null, files: [...keys], sessions: [], diagnostics: [...this.diagnostics], skippedRecords: {}, limitations: [] },
       detection: { format: this.detection.format, evidence, confidence: this.detection.confidence },
       problem,
     };
@@ -543,6 +574,135 @@ function reusedToolIds(sessions: readonly Session[]): Diagnostic[] {
 }
 
 /**
+ * A trace read incrementally: bytes are pushed per file as they arrive and `snapshot()`
+ * gives the model of everything read so far, as often as wanted, with the readers' state
+ * kept in between. So a growing file (an agent still writing its log) is followed by
+ * pushing only its new bytes, from `bytesRead(file)` on: the JSON of a line is parsed
+ * once, whenever it comes. File 0 is the opened file; others are companion files (Claude
+ * Code sub-agent logs), read only when the opened file is a Claude Code log. Records reach
+ * the reader in the order they are pushed. A JSON document (not JSON Lines) is read to its
+ * end by its first snapshot: later bytes are not read. Never throws on bad input.
+ */
+export class TraceParse {
+  private readonly parser: TraceParser;
+  private readonly keys: string[];
+  private readonly lines: LineReader[] = [];
+  private readonly longLineBytes: number | undefined;
+  /** Whether companion files are read: decided at the first companion byte, from the opened file's records. */
+  private companions: boolean | null = null;
+  /** The result once reading stopped: a binary file, or a document read to its end. */
+  private final: ParsedTrace | null = null;
+
+  constructor(keys: readonly string[], options: { format?: FormatId; longLineBytes?: number; heldDocumentChars?: number } = {}) {
+    const forced = options.format ? (formatById(options.format) ?? null) : null;
+    this.parser = new TraceParser(forced, options.heldDocumentChars);
+    this.keys = [...keys];
+    this.longLineBytes = options.longLineBytes;
+  }
+
+  /** Adds a file (a sub-agent log that appeared) and returns its index. */
+  addFile(key: string): number {
+    this.keys.push(key);
+    return this.keys.length - 1;
+  }
+
+  /** The files' keys, by index. */
+  get files(): readonly string[] {
+    return this.keys;
+  }
+
+  /** True once nothing more is read: the opened file is not text, or a document was read to its end. */
+  get stopped(): boolean {
+    return this.final !== null;
+  }
+
+  /** Bytes of file `index` pushed so far: where reading resumes. */
+  bytesRead(index: number): number {
+    return this.lines[index]?.byteCount ?? 0;
+  }
+
+  /** Bytes at the end of file `index` not yet ended by a newline (held until it comes, or `endFile`). */
+  pendingBytes(index: number): number {
+    return this.lines[index]?.pendingByteCount ?? 0;
+  }
+
+  private reader(index: number): LineReader {
+    let lines = this.lines[index];
+    if (!lines) {
+      // Lines arrive through onLine, in file order with the starts of long lines.
+      const feed = (line: SourceLine): void => (index === 0 ? this.parser.mainLine(line) : this.parser.companionLine(index, line));
+      lines = new LineReader({ longLineBytes: this.longLineBytes, onLongLine: (line, offset) => this.parser.longLine(index, line, offset), onLine: feed });
+      this.lines[index] = lines;
+    }
+    return lines;
+  }
+
+  /**
+   * Whether companion files are read: only for a Claude Code log (its sub-agents). Asking
+   * decides the format from the opened file's records so far.
+   */
+  acceptsCompanions(): boolean {
+    if (this.companions === null) {
+      this.parser.decideRecords();
+      this.companions = !this.parser.isDocument && this.parser.acceptsCompanions();
+    }
+    return this.companions;
+  }
+
+  private accepts(index: number): boolean {
+    return index === 0 || this.acceptsCompanions();
+  }
+
+  /** Feeds the next bytes of file `index`; false when reading should stop (the opened file is not text). */
+  push(index: number, chunk: Uint8Array): boolean {
+    if (this.final) return false;
+    if (!this.accepts(index)) return true;
+    const lines = this.reader(index);
+    lines.push(chunk);
+    if (index === 0) {
+      this.parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
+      if (this.parser.looksBinary(lines.byteCount, lines.containsNul)) {
+        this.final = this.parser.failed(this.keys, this.parser.binaryProblem());
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * File `index` has no more bytes for now: a last line without a newline is read as a
+   * line. (A live reader that expects more calls this only when the file is closed: a
+   * line still being written would otherwise be read half.)
+   */
+  endFile(index: number): void {
+    if (this.final || !this.accepts(index)) return;
+    const lines = this.reader(index);
+    lines.end();
+    if (index === 0) this.parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
+  }
+
+  /** A companion file that could not be read (gone, a FIFO swapped in): said, and the rest is read. */
+  unreadable(index: number, error: unknown): void {
+    this.parser.report({ file: 0, line: -1, severity: 'warning', message: `${this.keys[index]} could not be read (${error instanceof Error ? error.message : String(error)}); the rest of the trace is read.` });
+  }
+
+  /** What the host noticed about the companions (ones it refused to read, and why), said on the opened file when companions are read. */
+  notes(notes: readonly string[]): void {
+    if (this.acceptsCompanions()) for (const note of notes) this.parser.report({ file: 0, line: -1, severity: 'warning', message: note });
+  }
+
+  /** The model of everything read so far; reading may go on after it (not after a document's). */
+  snapshot(): ParsedTrace {
+    if (this.final) return this.final;
+    if (this.parser.isDocument) {
+      this.final = this.parser.finish(this.keys);
+      return this.final;
+    }
+    return this.parser.snapshot(this.keys);
+  }
+}
+
+/**
  * Reads a trace: the opened file first, then its companion files (Claude Code
  * sub-agent logs). Streams JSON Lines line by line, reads whole JSON documents with
  * an error-tolerant parser, detects the format from the first records unless told,
@@ -550,35 +710,26 @@ function reusedToolIds(sessions: readonly Session[]): Diagnostic[] {
  * numbers and the rest of the file still loads.
  */
 export async function parseTrace(files: readonly TraceFile[], options: ParseOptions = {}): Promise<ParsedTrace> {
-  const forced = options.format ? (formatById(options.format) ?? null) : null;
-  const parser = new TraceParser(forced, options.heldDocumentChars);
-  const keys = files.map((f) => f.key);
+  const parse = new TraceParse(
+    files.map((f) => f.key),
+    { format: options.format, longLineBytes: options.longLineBytes, heldDocumentChars: options.heldDocumentChars },
+  );
   for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
-    if (fileIndex === 1) {
-      parser.decideRecords();
-      if (parser.isDocument || !parser.acceptsCompanions()) break;
-    }
-    const feed = (line: SourceLine): void => (fileIndex === 0 ? parser.mainLine(line) : parser.companionLine(fileIndex, line));
-    // Lines arrive through onLine, in file order with the starts of long lines.
-    const lines = new LineReader({ longLineBytes: options.longLineBytes, onLongLine: (line, offset) => parser.longLine(fileIndex, line, offset), onLine: feed });
+    // Companions of a file that is not a Claude Code log are not even opened.
+    if (fileIndex > 0 && !parse.acceptsCompanions()) break;
     try {
       for await (const chunk of chunksOf(files[fileIndex]!.bytes)) {
-        lines.push(chunk);
-        if (fileIndex === 0 && parser.looksBinary(lines.byteCount, lines.containsNul)) {
-          parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
-          return parser.failed(keys, parser.binaryProblem());
-        }
+        if (!parse.push(fileIndex, chunk)) return parse.snapshot();
         if (options.yieldControl) await options.yieldControl();
       }
     } catch (e) {
-      // The opened file must be readable; a companion that is not (gone, a FIFO swapped in) is said and left out.
+      // The opened file must be readable; a companion that is not is said and left out.
       if (fileIndex === 0) throw e;
-      parser.report({ file: 0, line: -1, severity: 'warning', message: `${files[fileIndex]!.key} could not be read (${e instanceof Error ? e.message : String(e)}); the rest of the trace is read.` });
+      parse.unreadable(fileIndex, e);
       continue;
     }
-    lines.end();
-    if (fileIndex === 0) parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
+    parse.endFile(fileIndex);
   }
-  if (parser.acceptsCompanions()) for (const note of files[0]?.notes ?? []) parser.report({ file: 0, line: -1, severity: 'warning', message: note });
-  return parser.finish(keys);
+  parse.notes(files[0]?.notes ?? []);
+  return parse.snapshot();
 }
