@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { TraceReport } from '../../src/core/report/traceReport';
 import type { SessionItem } from '../../src/extension/sessionPicker';
 import { deepText, PAYLOADS, RAW_CONTROL } from '../support/hostileCorpus';
+import { waitFor } from './waitFor';
 
 // The hostile corpus in the real extension host (the workspace of test/support/workspace.mjs
 // copies test/fixtures/hostile and adds what cannot be committed). Every string VS Code
@@ -19,15 +20,6 @@ const OWN_ICONS = new Set(['pulse', 'error', 'circle-slash', 'warning', 'loading
 const root = (): vscode.Uri => vscode.workspace.workspaceFolders![0]!.uri;
 const file = (rel: string): vscode.Uri => vscode.Uri.joinPath(root(), ...rel.split('/'));
 
-async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A string VS Code will render: no raw control or bidi character, no link it would run, no icon but the extension's own, clipped. */
 function assertInert(text: string, where: string, max = 1000): void {
