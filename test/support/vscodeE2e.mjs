@@ -90,17 +90,17 @@ export async function findCommand(page, label, timeout = 15_000) {
   const row = page.locator(`.quick-input-widget .monaco-list-row:is([aria-label="${label}"], [aria-label^="${label}, "])`);
   const deadline = Date.now() + timeout;
   for (;;) {
-    // A webview that finished loading late (the inspector) may hold the keyboard focus, and F1
-    // then goes into its iframe: focus is taken back to the workbench's own document first,
-    // and F1 pressed again until the palette shows.
-    await page.evaluate(() => { if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur(); });
-    await page.keyboard.press('F1');
-    try { await input.waitFor({ state: 'visible', timeout: 3000 }); } catch (e) {
-      if (Date.now() > deadline) throw e;
-      continue;
-    }
-    await input.fill('>' + label);
-    try { await row.waitFor({ state: 'visible', timeout: 1000 }); return row; } catch (e) {
+    // A webview that finishes loading late (the inspector) may take the keyboard focus: F1 then
+    // goes into its iframe, or the palette closes as it opens. Focus is taken back to the
+    // workbench's own document and the whole attempt repeated until the row shows.
+    try {
+      await page.evaluate(() => { if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur(); });
+      await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 3000 });
+      await input.fill('>' + label, { timeout: 3000 });
+      await row.waitFor({ state: 'visible', timeout: 1000 });
+      return row;
+    } catch (e) {
       if (Date.now() > deadline) throw e;
       await page.keyboard.press('Escape');
     }
