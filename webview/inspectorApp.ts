@@ -200,6 +200,11 @@ export class InspectorApp {
     this.costPanel = new CostPanel({
       pickCall: (index) => this.safely('select a call', () => this.selectCallInView(index)),
       customChanged: (custom) => this.host.setState(mergeState(this.host.getState(), { costTtl: custom })),
+      replayCustom: (custom) => {
+        const id = this.session?.id;
+        return id === undefined ? Promise.resolve(null) : this.host.request('cost/customTtl', { sessionId: id, minutes: custom.minutes, writeMultiple: custom.writeMultiple });
+      },
+      failed: (e) => this.reportError('replay your cache TTL', e),
     });
     this.buildSkeleton();
     this.watchTheme();

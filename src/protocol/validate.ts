@@ -1,3 +1,4 @@
+import { MAX_CUSTOM_TTL_MIN } from '../core/cost/cacheTtlWhatIf';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { MAX_ROWS_PER_REQUEST } from '../core/view/traceService';
@@ -52,6 +53,15 @@ function integer(value: unknown, what: string, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) refuse(`${what} is not a whole number from 0 to ${max}`);
   return value;
 }
+
+/** A finite number in (min, max] (or [min, max] when `zeroOk`). */
+function number(value: unknown, what: string, min: number, max: number, zeroOk = false): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value > max || value < min || (!zeroOk && value === min)) refuse(`${what} is not a number ${zeroOk ? 'from' : 'above'} ${min}${zeroOk ? ' to' : ', at most'} ${max}`);
+  return value;
+}
+
+/** Largest write price a user may type, as a multiple of the input price. */
+const MAX_WRITE_MULTIPLE = 1000;
 
 function boolean(value: unknown, what: string): boolean {
   if (typeof value !== 'boolean') refuse(`${what} is not true or false`);
@@ -188,6 +198,15 @@ export function checkRequestParams<M extends keyof WebviewRequests>(method: M, p
       }
       case 'calls/usingTool':
         return { ok: true, value: { sessionId: sessionId(p), tool: string(p['tool'], 'params.tool', MAX_ID_CHARS) } as Params<M> };
+      case 'cost/customTtl':
+        return {
+          ok: true,
+          value: {
+            sessionId: sessionId(p),
+            minutes: number(p['minutes'], 'params.minutes', 0, MAX_CUSTOM_TTL_MIN),
+            writeMultiple: p['writeMultiple'] === null ? null : number(p['writeMultiple'], 'params.writeMultiple', 0, MAX_WRITE_MULTIPLE, true),
+          } as Params<M>,
+        };
       default:
         return refuse(`unknown request ${JSON.stringify(String(method).slice(0, 64))}`);
     }

@@ -115,12 +115,17 @@ export interface MarkGroup {
  * glyph with a count. `pixelOf` gives a slot's centre. Linear in the marked slots shown.
  */
 export function groupMarks(d: TimelineData, flag: number, firstSlot: number, endSlot: number, pixelOf: (slot: number) => number, minGap: number): MarkGroup[] {
+  const flags = d.columns.flags;
+  return groupCalls(d, (call) => (flags[call]! & flag) !== 0, firstSlot, endSlot, pixelOf, minGap);
+}
+
+/** As groupMarks, for the calls `marked` says yes to (a mark that is not a flag: a call without a price). */
+export function groupCalls(d: TimelineData, marked: (call: number) => boolean, firstSlot: number, endSlot: number, pixelOf: (slot: number) => number, minGap: number): MarkGroup[] {
   const out: MarkGroup[] = [];
   let group: { x0: number; x1: number; count: number; callIndex: number } | null = null;
-  const flags = d.columns.flags;
   for (let slot = firstSlot; slot < endSlot; slot++) {
     const call = callAt(d, slot);
-    if (!(flags[call]! & flag)) continue;
+    if (!marked(call)) continue;
     const x = pixelOf(slot);
     if (group && x - group.x0 < minGap) {
       group.count += 1;
