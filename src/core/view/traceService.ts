@@ -18,7 +18,7 @@ import { sessionLabel, sessionTreeOrder } from './sessionList';
 import type { SessionEntry, SessionPage } from './sessionList';
 import { buildTimelineColumns, markSubagentStarts } from './timelineColumns';
 import type { TimelineColumns } from './timelineColumns';
-import { analysisView, callMarks, childrenByParent, eventMarks, formatChoices, row, sessionCostView, subagentLinks, toolDetail } from './traceView';
+import { analysisView, callMarks, childrenByParent, costFigures, eventMarks, formatChoices, row, sessionCostView, subagentLinks, toolDetail } from './traceView';
 import type { CallDetail, CallMarks, CallRow, CompactionMark, EventMark, SessionCostFigures, SessionCostView, SessionHead, SubagentLink, TraceView } from './traceView';
 import { customReplay } from '../cost/cacheTtlWhatIf';
 import type { CustomTtl, TtlReplay } from '../cost/cacheTtlWhatIf';
@@ -393,9 +393,7 @@ export class TraceService {
       subagents: this.subagents(session),
       cost: (() => {
         const view = this.costView(session);
-        if (!view) return null;
-        const { ttlCalls: _left, ...figures } = view;
-        return figures;
+        return view ? costFigures(view) : null;
       })(),
     };
   }

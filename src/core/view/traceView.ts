@@ -76,6 +76,11 @@ export interface SessionCostView {
  */
 export type SessionCostFigures = Omit<SessionCostView, 'ttlCalls'>;
 
+/** The figures of a cost view, without its replay input. */
+export function costFigures(view: SessionCostView): SessionCostFigures {
+  return { summary: view.summary, reportedUsd: view.reportedUsd, notes: view.notes, ttl: view.ttl };
+}
+
 /** A sub-agent as the parent's timeline marks it. */
 export interface SubagentLink {
   sessionId: string;

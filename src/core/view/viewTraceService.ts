@@ -8,6 +8,7 @@ import { timelineColumnsOfRows } from './timelineColumns';
 import { customReplay } from '../cost/cacheTtlWhatIf';
 import type { CustomTtl, TtlReplay } from '../cost/cacheTtlWhatIf';
 import type { CallDetail, CallRow, SessionView, TraceView } from './traceView';
+import { costFigures } from './traceView';
 
 /**
  * The inspector page's requests answered from a built view instead of a model: the
@@ -66,8 +67,7 @@ export class ViewTraceService {
   intro(id: string): SessionIntro | null {
     const s = this.byId.get(id)?.view;
     if (!s) return null;
-    const figures = s.cost ? (({ ttlCalls: _left, ...rest }) => rest)(s.cost) : null;
-    return { summary: s.summary, compactions: s.compactions, events: s.events, subagents: s.subagents, cost: figures };
+    return { summary: s.summary, compactions: s.compactions, events: s.events, subagents: s.subagents, cost: s.cost ? costFigures(s.cost) : null };
   }
 
   /** The session replayed under a TTL the user typed, from the replay input the view keeps; null without prices. */
