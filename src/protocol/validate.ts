@@ -1,4 +1,4 @@
-import { MAX_CUSTOM_TTL_MIN } from '../core/cost/cacheTtlWhatIf';
+import { MAX_CUSTOM_TTL_MIN, MAX_WRITE_MULTIPLE } from '../core/cost/cacheTtlWhatIf';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { MAX_ROWS_PER_REQUEST } from '../core/view/traceService';
@@ -59,9 +59,6 @@ function number(value: unknown, what: string, min: number, max: number, zeroOk =
   if (typeof value !== 'number' || !Number.isFinite(value) || value > max || value < min || (!zeroOk && value === min)) refuse(`${what} is not a number ${zeroOk ? 'from' : 'above'} ${min}${zeroOk ? ' to' : ', at most'} ${max}`);
   return value;
 }
-
-/** Largest write price a user may type, as a multiple of the input price. */
-const MAX_WRITE_MULTIPLE = 1000;
 
 function boolean(value: unknown, what: string): boolean {
   if (typeof value !== 'boolean') refuse(`${what} is not true or false`);

@@ -1,6 +1,6 @@
 import type { IdealTtlCurve } from '../../src/core/analysis/idealTtlCache';
 import { TRACELAB_PUBLISHED } from '../../src/core/analysis/idealTtlCache';
-import { FIVE_MINUTES_MS, MAX_CUSTOM_TTL_MIN, ONE_HOUR_MS } from '../../src/core/cost/cacheTtlWhatIf';
+import { FIVE_MINUTES_MS, MAX_CUSTOM_TTL_MIN, MAX_WRITE_MULTIPLE, ONE_HOUR_MS } from '../../src/core/cost/cacheTtlWhatIf';
 import type { TtlReplay, TtlWhatIf } from '../../src/core/cost/cacheTtlWhatIf';
 // The panel's own replay is the worker's (TraceService.customTtl); re-exported for the page and its tests.
 export { customReplay, MAX_CUSTOM_TTL_MIN } from '../../src/core/cost/cacheTtlWhatIf';
@@ -28,6 +28,7 @@ export function parseWriteMultiple(text: string): number | null | string {
   if (text.trim() === '') return null;
   const v = Number(text.trim());
   if (!Number.isFinite(v) || v < 0) return 'Type a multiple of the input price (1.25, 2), or leave it empty.';
+  if (v > MAX_WRITE_MULTIPLE) return `At most ${formatCount(MAX_WRITE_MULTIPLE)}× the input price.`;
   return v;
 }
 

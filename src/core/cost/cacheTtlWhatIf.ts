@@ -203,6 +203,8 @@ export function replayTtl(calls: readonly TtlCall[], option: TtlOption, actual: 
 
 /** The longest TTL a user may replay (a week), in minutes. */
 export const MAX_CUSTOM_TTL_MIN = 7 * 24 * 60;
+/** The dearest write price a user may type, as a multiple of the input price. */
+export const MAX_WRITE_MULTIPLE = 1000;
 
 /** A TTL the user types: minutes, and the write price as a multiple of the input price (null: the provider TTL that covers it). */
 export interface CustomTtl {
