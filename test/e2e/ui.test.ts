@@ -280,7 +280,7 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await screenshot(s.page, 'e2e-timeline-search.png');
   });
 
-  it('switching sessions, toggling Show cached and changing settings do not read the file again; choosing a format does', async () => {
+  it('switching sessions and toggling Show cached do not read the file again; choosing a format does', async () => {
     const name = 'claude-code-sessions.trace.jsonl';
     const dataDir = path.join(cs.dir, 'data');
     const before = readsLogged(dataDir, name);
@@ -305,26 +305,15 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await web.locator('[data-figure="llmCalls"]', { hasText: /^41$/ }).waitFor();
     // Show cached off and on: the legend follows.
     await web.locator('vscode-checkbox', { hasText: 'Show cached' }).click();
-    await web.locator('.legend.cached-hidden').waitFor();
+    await web.locator('.timeline-head > .legend.cached-hidden').waitFor();
     await web.locator('vscode-checkbox', { hasText: 'Show cached' }).click();
-    await web.locator('.legend:not(.cached-hidden)').waitFor();
-    // A setting: half price for the session's model re-prices it ($3.36867825 × 0.5, test/reference/cost_reference.mjs), without a read.
-    assert.equal(await figure(web, 'costTotal'), '$3.37');
-    const settingsFile = path.join(dataDir, 'User/settings.json');
-    const settings = fs.readFileSync(settingsFile, 'utf8');
-    try {
-      fs.writeFileSync(settingsFile, JSON.stringify({ ...(JSON.parse(settings) as object), 'agentTrace.prices': [{ model: 'claude-opus-4-5*', multiplier: 0.5 }], 'agentTrace.analysis.minLoopAttempts': 5 }, null, 1));
-      await web.locator('[data-figure="costTotal"]', { hasText: '$1.68' }).waitFor({ timeout: 20_000 });
-    } finally {
-      fs.writeFileSync(settingsFile, settings);
-    }
-    await web.locator('[data-figure="costTotal"]', { hasText: '$3.37' }).waitFor({ timeout: 20_000 });
+    await web.locator('.timeline-head > .legend.cached-hidden').waitFor({ state: 'detached' });
     // The log is written a moment after a read: give a read that should not have happened time to show.
     await s.page.waitForTimeout(1500);
     await reads(1);
     // The counter can move: choosing a format reads the file again.
     await web.locator('#format-picker').click();
-    await web.locator('#format-picker li.option', { hasText: 'Agent Trace (canonical)' }).click();
+    await web.locator('#format-picker li.option', { hasText: 'Claude Code session log' }).click();
     await reads(2);
   });
 
