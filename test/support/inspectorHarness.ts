@@ -86,12 +86,12 @@ export async function startPageServer(): Promise<{ origin: string; close(): Prom
   return { origin, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-/** Chromium from the system, never downloaded; `extraArgs` add flags (benchmarks lift the frame-rate cap). */
-export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
+/** Chromium from the system, never downloaded. */
+export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
-    args: [...CHROMIUM_ARGS, ...extraArgs],
+    args: CHROMIUM_ARGS,
   });
 }
 
