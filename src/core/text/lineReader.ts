@@ -58,6 +58,49 @@ export class LineReader {
     return this.bytesSeen;
   }
 
+  /** Bytes up to the end of the last complete line: where a later read of the same file resumes. */
+  get completedBytes(): number {
+    return this.lineStart;
+  }
+
+  /** Complete lines emitted so far (the number of the next line). */
+  get completedLines(): number {
+    return this.lineNumber;
+  }
+
+  /**
+   * Continues a file read earlier from `offset` (the end of a complete line, see
+   * `completedBytes`), numbering lines from `line`: offsets and numbers stay those of
+   * the whole file.
+   */
+  resumeAt(offset: number, line: number): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.bytesSeen = offset;
+    this.lineStart = offset;
+    this.lineNumber = line;
+    this.atFileStart = offset === 0;
+  }
+
+  /** The unfinished last line as it stands, without consuming it (null when there is none). */
+  pendingLine(): SourceLine | null {
+    if (this.pendingBytes === 0) return null;
+    const bytes = new Uint8Array(this.pendingBytes);
+    let at = 0;
+    for (const part of this.pending) {
+      bytes.set(part, at);
+      at += part.length;
+    }
+    const length = bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
+    let text: string | null;
+    try {
+      text = this.decoder.decode(bytes.subarray(0, length));
+    } catch {
+      text = null;
+    }
+    return { line: this.lineNumber, offset: this.lineStart, byteLength: length, text };
+  }
+
   /** Feeds the next chunk; returns the lines it completed. */
   push(chunk: Uint8Array): SourceLine[] {
     let bytes = chunk;

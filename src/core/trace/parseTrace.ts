@@ -71,9 +71,10 @@ function looksLikeRecord(text: string | null): boolean {
 
 /**
  * Reads one trace. Owns the detection buffer, the chosen reader and the diagnostics
- * until `parseTrace` hands back the model.
+ * until `parseTrace` hands back the model. Exported for the incremental parse
+ * (incrementalParse.ts), which feeds it lines as a file grows.
  */
-class TraceParser {
+export class TraceParser {
   readonly diagnostics: Diagnostic[] = [];
   private dropped = 0;
   private format: FormatDefinition | null;

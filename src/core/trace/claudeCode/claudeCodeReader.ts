@@ -2,6 +2,7 @@ import { arr, clip, count, isObject, isoMs, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
+import { registerStateClass } from '../parserState';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 
@@ -418,3 +419,6 @@ function resultText(content: unknown): string {
 function stripErrorTags(text: string): string {
   return text.replace(/<\/?tool_use_error>/g, '').trim();
 }
+
+// A live session's parse is copied and saved with its builders (see parserState.ts).
+registerStateClass('claude-code/session-builder', SessionBuilder);
