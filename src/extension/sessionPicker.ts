@@ -1,28 +1,25 @@
 import * as vscode from 'vscode';
 import { formatPercent } from '../core/report/formatNumbers';
-import { isSubagentLogName } from '../core/trace/claudeCode/companions';
 import { parseTrace } from '../core/trace/parseTrace';
+import { agentLabel, AGENTS, discoverSessions } from '../node/sessions/agentRegistry';
+import type { AgentRoot } from '../node/sessions/agentRegistry';
 import { maxFileBytes, sessionRoots } from './settings';
-import type { SessionRoots } from './settings';
 import { baseName } from './traceAnalysis';
 import { yieldToEventLoop } from './traceLoader';
 import { createReadStream } from 'node:fs';
-import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 
 /** Sessions listed at most: the newest ones, so a years-old ~/.claude stays quick. */
 export const MAX_LISTED_SESSIONS = 50;
-/** How deep the Codex walk goes (`sessions/YYYY/MM/DD/rollout-*.jsonl` is 3 folders down). */
-const CODEX_MAX_DEPTH = 5;
 
 /** An agent session log found on this machine. */
 export interface LocalSession {
   path: string;
-  agent: 'Claude Code' | 'Codex';
+  /** The agent's label (Claude Code, Codex, …). */
+  agent: string;
   mtimeMs: number;
   sizeBytes: number;
-  /** The project: Claude Code's decoded folder name until the log's cwd is read; null for Codex until then. */
+  /** The project: what the agent's folder layout says (Claude Code's project folder) until the log's cwd is read. */
   project: string | null;
 }
 
@@ -41,66 +38,9 @@ export function isPickHook(value: unknown): value is PickHook {
   return typeof value === 'object' && value !== null && typeof (value as { pick?: unknown }).pick === 'function';
 }
 
-/**
- * Claude Code names a project folder after its path with separators turned into
- * dashes (`-home-me-app`, `C--Users-me`). Dashes in names make it ambiguous, so this is
- * only shown until the log's own `cwd` is read.
- */
-export function decodeClaudeProject(folder: string): string {
-  const drive = /^([A-Za-z])--(.*)$/.exec(folder);
-  if (drive) return `${drive[1]}:\\${drive[2]!.replace(/-/g, '\\')}`;
-  return folder.replace(/-/g, '/');
-}
-
-async function entries(dir: string): Promise<Dirent[]> {
-  try {
-    return await readdir(dir, { withFileTypes: true });
-  } catch {
-    return []; // a missing root is normal: that agent is not installed
-  }
-}
-
-async function withStat(path: string, agent: LocalSession['agent'], project: string | null): Promise<LocalSession | null> {
-  try {
-    const s = await stat(path);
-    return { path, agent, mtimeMs: s.mtimeMs, sizeBytes: s.size, project };
-  } catch {
-    return null;
-  }
-}
-
-/** Claude Code sessions: `<root>/<project>/<session>.jsonl` (sub-agent logs excluded). */
-async function claudeSessions(root: string): Promise<LocalSession[]> {
-  const found: Array<Promise<LocalSession | null>> = [];
-  for (const project of await entries(root)) {
-    if (!project.isDirectory()) continue;
-    for (const file of await entries(join(root, project.name))) {
-      if (file.isFile() && /\.jsonl$/i.test(file.name) && !isSubagentLogName(file.name)) {
-        found.push(withStat(join(root, project.name, file.name), 'Claude Code', decodeClaudeProject(project.name)));
-      }
-    }
-  }
-  return (await Promise.all(found)).filter((s): s is LocalSession => s !== null);
-}
-
-/** Codex sessions: `<root>/**\/rollout-*.jsonl`. */
-async function codexSessions(root: string, depth = 0): Promise<LocalSession[]> {
-  const out: LocalSession[] = [];
-  for (const e of await entries(root)) {
-    const path = join(root, e.name);
-    if (e.isDirectory() && depth < CODEX_MAX_DEPTH) out.push(...(await codexSessions(path, depth + 1)));
-    else if (e.isFile() && /^rollout-.*\.jsonl$/i.test(e.name)) {
-      const s = await withStat(path, 'Codex', null);
-      if (s) out.push(s);
-    }
-  }
-  return out;
-}
-
-/** The local agent sessions under the configured roots, newest first (by modification time). */
-export async function listLocalSessions(roots: SessionRoots, limit = MAX_LISTED_SESSIONS): Promise<LocalSession[]> {
-  const [claude, codex] = await Promise.all([claudeSessions(roots.claudeCode), codexSessions(roots.codex)]);
-  return [...claude, ...codex].sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, limit);
+/** The local agent sessions under the agents' folders (the registry's), newest first (by modification time). */
+export async function listLocalSessions(roots: readonly AgentRoot[], limit = MAX_LISTED_SESSIONS): Promise<LocalSession[]> {
+  return (await discoverSessions(roots)).slice(0, limit).map((f) => ({ path: f.path, agent: agentLabel(f.agentId), mtimeMs: f.mtimeMs, sizeBytes: f.sizeBytes, project: f.projectHint }));
 }
 
 /** What a row shows once the log is read. */
@@ -177,7 +117,7 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, hook: PickH
   const qp = vscode.window.createQuickPick<SessionItem>();
   qp.title = 'Analyze Agent Session';
   // One placeholder throughout (busy shows the reading): a changed one leaves a stale hover behind.
-  qp.placeholder = 'Choose a Claude Code or Codex session to analyse (newest first)';
+  qp.placeholder = `Choose a ${AGENTS.map((a) => a.label).join(' or ')} session to analyse (newest first)`;
   qp.matchOnDescription = true;
   qp.matchOnDetail = true;
   qp.busy = true;
@@ -193,7 +133,7 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, hook: PickH
   const fill = (async (): Promise<void> => {
     const sessions = await listLocalSessions(roots);
     const items = sessions.map(itemFor);
-    const none: SessionItem = { label: '$(info) No local sessions found', detail: `Looked in ${roots.claudeCode} and ${roots.codex} (agentTrace.sessionRoots)`, session: null, alwaysShow: true };
+    const none: SessionItem = { label: '$(info) No local sessions found', detail: `Looked in ${roots.map((r) => r.root).join(', ')} (agentTrace.sessionRoots)`, session: null, alwaysShow: true };
     qp.items = sessions.length > 0 ? [...items, OPEN_FILE_ITEM] : [none, OPEN_FILE_ITEM];
     if (sessions.length === 0) qp.activeItems = [OPEN_FILE_ITEM];
     for (const item of items) {

@@ -7,9 +7,9 @@ import { GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
 import { POLICY_IDS } from '../core/sim/policies';
 import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../protocol/messages';
 import type { WhatIfDefaults } from '../protocol/messages';
+import { AGENTS, resolveRoots } from '../node/sessions/agentRegistry';
+import type { AgentRoot } from '../node/sessions/agentRegistry';
 import { MIN_LOOP_ATTEMPTS, SETTING_DEFAULTS } from './settingDefaults';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 
 /** Settings whose change re-runs the analyses (CodeLens, Problems, inspector). */
 export const ANALYSIS_SETTINGS = 'agentTrace.analysis';
@@ -72,25 +72,17 @@ export function maxFileBytes(): number {
   return vscode.workspace.getConfiguration('agentTrace').get<number>('maxFileSizeMB', SETTING_DEFAULTS.maxFileSizeMB) * 2 ** 20;
 }
 
-/** Expands a leading `~` to the home folder. */
-export function expandHome(path: string): string {
-  if (path === '~') return homedir();
-  if (path.startsWith('~/') || path.startsWith('~\\')) return join(homedir(), path.slice(2));
-  return path;
-}
-
-/** Where local agent sessions live (`agentTrace.sessionRoots.*`), `~` expanded. */
-export interface SessionRoots {
-  claudeCode: string;
-  codex: string;
-}
-
-/** The session roots from the settings. */
-export function sessionRoots(): SessionRoots {
+/**
+ * Where each agent's local sessions live: `agentTrace.sessionRoots.<agent>` when set
+ * to something else than its default, else the folder the agent itself uses (its
+ * environment variable, then its default), `~` expanded. The agents are the registry's.
+ */
+export function sessionRoots(): AgentRoot[] {
   const config = vscode.workspace.getConfiguration('agentTrace.sessionRoots');
-  const read = (key: string, fallback: string): string => {
-    const value = config.get<string>(key);
-    return expandHome(typeof value === 'string' && value.trim() !== '' ? value.trim() : fallback);
-  };
-  return { claudeCode: read('claudeCode', SETTING_DEFAULTS['sessionRoots.claudeCode']), codex: read('codex', SETTING_DEFAULTS['sessionRoots.codex']) };
+  const configured: Record<string, string | undefined> = {};
+  for (const agent of AGENTS) {
+    const value = config.get<unknown>(agent.settingKey);
+    configured[agent.settingKey] = typeof value === 'string' ? value : undefined;
+  }
+  return resolveRoots(configured);
 }
