@@ -1,0 +1,381 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { AnalysisOptions } from '../../core/analysis/sessionAnalysis';
+import { indexRecords } from '../../core/sessions/sessionRecord';
+import { IncrementalTraceParser } from '../../core/trace/incrementalParse';
+import type { SavedParse } from '../../core/trace/incrementalParse';
+import type { ParsedTrace } from '../../core/trace/parseTrace';
+import { agentById, discoverSessions } from './agentRegistry';
+import type { AgentRoot, FoundSession } from './agentRegistry';
+import type { CompanionState, FileUpdate, SessionIndex, StoredFile } from './sessionIndex';
+import { withBusyRetry } from './sqlite';
+
+/**
+ * Keeps the session index in step with the session files on disk. A file is read only
+ * when its size or modification time changed; an append is read from where the last
+ * read stopped (the parse goes on from its saved or live state); a file that shrank or
+ * whose first bytes changed (truncated, rotated, rewritten) is read again from the
+ * start, and the outcome says so. Writes go in short batches, so a cancelled cold
+ * index keeps what it read and the next one continues.
+ */
+
+export interface IndexerOptions {
+  analysis: Partial<AnalysisOptions>;
+  /** Session files larger than this are listed with a problem, not read (`agentTrace.maxFileSizeMB`). */
+  maxFileBytes: number;
+  /** Files changed within this long keep their saved parse in the index, so an append after a restart resumes it. */
+  keepStateWithinMs: number;
+  /** Saved parses of another build are not resumed (their classes may differ). */
+  stateVersion: string;
+  /** Files whose parse stays in memory, ready for the next append (the live ones). */
+  maxLiveParses: number;
+  now: () => number;
+}
+
+export const DEFAULT_INDEXER_OPTIONS: IndexerOptions = {
+  analysis: {},
+  maxFileBytes: 2048 * 2 ** 20,
+  keepStateWithinMs: 3 * 86_400_000,
+  stateVersion: 'dev',
+  maxLiveParses: 24,
+  now: () => Date.now(),
+};
+
+/** What reading one file did. */
+export type FileOutcome =
+  | { kind: 'unchanged' }
+  | { kind: 'new' | 'appended'; bytesRead: number }
+  /** Read again from the start: why (truncated, rotated, no saved parse to resume). */
+  | { kind: 'reread'; bytesRead: number; reason: string }
+  | { kind: 'deleted' }
+  | { kind: 'problem'; message: string };
+
+export interface SyncProgress {
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+}
+
+export interface SyncResult {
+  files: number;
+  counts: Record<FileOutcome['kind'], number>;
+  bytesRead: number;
+  cancelled: boolean;
+  /** Files read again from the start and why ("x.jsonl: it shrank"), for the log. */
+  rereads: string[];
+}
+
+/** Commit after this many files or this long, whichever first (each commit costs an fsync). */
+const BATCH_FILES = 50;
+const BATCH_MS = 250;
+/** Read buffer: big enough to be fast, small enough to keep memory flat. */
+const READ_CHUNK = 1 << 20;
+/** How much of a file's head is hashed to notice it was replaced by another file. */
+const HEAD_BYTES = 1024;
+
+interface LiveParse {
+  parser: IncrementalTraceParser;
+  /** When its state was last saved to the index. */
+  savedMs: number;
+}
+
+interface FileStat {
+  size: number;
+  mtimeMs: number;
+}
+
+async function statFile(path: string): Promise<FileStat | null> {
+  try {
+    const s = await stat(path);
+    return s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : null;
+  } catch {
+    return null;
+  }
+}
+
+async function headHash(path: string): Promise<string | null> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+    const buffer = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
+    return createHash('sha1').update(buffer.subarray(0, bytesRead)).digest('hex');
+  } catch {
+    return null;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** Pushes bytes [from, to) of a file into the parse, chunk by chunk. */
+async function pushRange(parser: IncrementalTraceParser, key: string, path: string, from: number, to: number): Promise<number> {
+  if (to <= from) {
+    parser.addFile(key);
+    return 0;
+  }
+  const handle = await open(path, 'r');
+  let read = 0;
+  try {
+    const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, to - from));
+    for (let at = from; at < to; ) {
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, to - at), at);
+      if (bytesRead === 0) break; // shrank while reading: the next sync sees it
+      // The parser keeps only what it needs (it copies partial lines), so the buffer is reused.
+      parser.push(key, buffer.subarray(0, bytesRead));
+      at += bytesRead;
+      read += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
+  return read;
+}
+
+function sameCompanions(a: readonly CompanionState[], b: readonly CompanionState[]): boolean {
+  return a.length === b.length && a.every((c, i) => c.key === b[i]!.key && c.size === b[i]!.size && c.mtimeMs === b[i]!.mtimeMs);
+}
+
+/** Saves a parse as deflated structured-clone bytes; null when it cannot be saved. */
+export function packState(parser: IncrementalTraceParser): Uint8Array | null {
+  const saved = parser.saveState();
+  if (saved === null) return null;
+  try {
+    return deflateRawSync(serialize(saved), { level: 1 });
+  } catch {
+    return null; // a value the serializer refuses: the file is read again when it changes
+  }
+}
+
+/** The parse saved by packState, ready to resume; null when it cannot be (damaged, another build). */
+export function unpackState(bytes: Uint8Array): IncrementalTraceParser | null {
+  try {
+    return IncrementalTraceParser.resume(deserialize(inflateRawSync(bytes)) as SavedParse);
+  } catch {
+    return null;
+  }
+}
+
+export class SessionIndexer {
+  private readonly options: IndexerOptions;
+  private readonly live = new Map<string, LiveParse>();
+
+  constructor(
+    private readonly index: SessionIndex,
+    options: Partial<IndexerOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_INDEXER_OPTIONS, ...options };
+  }
+
+  /** Changes the analysis options (settings): rows are recomputed as files are read again. */
+  setAnalysisOptions(analysis: Partial<AnalysisOptions>): void {
+    this.options.analysis = analysis;
+  }
+
+  /** Drops every parse kept in memory. */
+  dropLiveParses(): void {
+    this.live.clear();
+  }
+
+  /**
+   * Brings the index in step with the agents' folders: new and changed files are read
+   * (newest first), vanished ones marked deleted. `isCancelled` is asked between files;
+   * what was read until then stays in the index.
+   */
+  async sync(roots: readonly AgentRoot[], hooks: { onProgress?: (p: SyncProgress) => void; isCancelled?: () => boolean; keepLive?: (found: FoundSession) => boolean } = {}): Promise<SyncResult> {
+    const found = await discoverSessions(roots);
+    const stored = new Map(this.index.files().map((f) => [f.path, f]));
+    const result: SyncResult = { files: found.length, counts: { unchanged: 0, new: 0, appended: 0, reread: 0, deleted: 0, problem: 0 }, bytesRead: 0, cancelled: false, rereads: [] };
+    const bytesTotal = found.reduce((n, f) => n + f.sizeBytes, 0);
+    let bytesDone = 0;
+    let pending: FileUpdate[] = [];
+    let lastFlush = this.options.now();
+    const flush = async (): Promise<void> => {
+      if (pending.length === 0) return;
+      const batch = pending;
+      pending = [];
+      await this.write(batch);
+      lastFlush = this.options.now();
+    };
+    for (let i = 0; i < found.length; i++) {
+      if (hooks.isCancelled?.()) {
+        result.cancelled = true;
+        break;
+      }
+      const f = found[i]!;
+      const prior = stored.get(f.path) ?? null;
+      stored.delete(f.path);
+      const { outcome, update } = await this.readFile(f, prior, hooks.keepLive?.(f) ?? false);
+      result.counts[outcome.kind] += 1;
+      if ('bytesRead' in outcome) result.bytesRead += outcome.bytesRead;
+      if (outcome.kind === 'reread') result.rereads.push(`${f.path}: ${outcome.reason}`);
+      if (update) pending.push(update);
+      bytesDone += f.sizeBytes;
+      hooks.onProgress?.({ filesDone: i + 1, filesTotal: found.length, bytesDone, bytesTotal });
+      if (pending.length >= BATCH_FILES || (pending.length > 0 && this.options.now() - lastFlush >= BATCH_MS)) await flush();
+    }
+    await flush();
+    if (!result.cancelled) {
+      // What was not found any more: gone from disk (deleted), or outside the folders now looked in (forgotten).
+      const gone = [...stored.values()].filter((s) => s.status !== 'deleted');
+      if (gone.length > 0) {
+        await withBusyRetry(this.index.database, () => {
+          this.index.begin();
+          for (const s of gone) {
+            if (existsSync(s.path)) this.index.forget(s.id);
+            else {
+              this.index.markDeleted(s.id);
+              this.live.delete(s.path);
+              result.counts.deleted += 1;
+            }
+          }
+          this.index.commit();
+        });
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Reads one file again now (a watcher saw it change): an append is read from where
+   * the last read stopped. Returns what happened.
+   */
+  async refresh(found: Pick<FoundSession, 'path' | 'agentId' | 'projectHint'>, keepLive = true): Promise<FileOutcome> {
+    const prior = this.index.file(found.path);
+    const s = await statFile(found.path);
+    if (!s) {
+      if (prior && prior.status !== 'deleted') {
+        await withBusyRetry(this.index.database, () => {
+          this.index.begin();
+          this.index.markDeleted(prior.id);
+          this.index.commit();
+        });
+      }
+      this.live.delete(found.path);
+      return { kind: 'deleted' };
+    }
+    const { outcome, update } = await this.readFile({ ...found, mtimeMs: s.mtimeMs, sizeBytes: s.size }, prior, keepLive);
+    if (update) await this.write([update]);
+    return outcome;
+  }
+
+  private async write(batch: readonly FileUpdate[]): Promise<void> {
+    await withBusyRetry(this.index.database, () => {
+      this.index.begin();
+      for (const u of batch) this.index.writeFile(u, this.options.now());
+      this.index.commit();
+    });
+  }
+
+  /** Reads what changed in one file; the update to store, or none when nothing changed. */
+  private async readFile(f: FoundSession, prior: StoredFile | null, keepLive: boolean): Promise<{ outcome: FileOutcome; update: FileUpdate | null }> {
+    const agent = agentById(f.agentId);
+    const companionKeys = agent ? await agent.companions(f.path) : [];
+    const companions: CompanionState[] = [];
+    for (const key of companionKeys) {
+      const s = await statFile(join(dirname(f.path), key));
+      if (s) companions.push({ key, size: s.size, mtimeMs: s.mtimeMs });
+    }
+    const unchanged = prior !== null && prior.status !== 'deleted' && prior.size === f.sizeBytes && prior.mtimeMs === f.mtimeMs && sameCompanions(prior.companions, companions);
+    if (unchanged) return { outcome: { kind: 'unchanged' }, update: null };
+    const now = this.options.now();
+    const base: Omit<FileUpdate, 'status' | 'problem' | 'records' | 'state' | 'stateVersion' | 'headHash'> = {
+      path: f.path,
+      agentId: f.agentId,
+      projectHint: f.projectHint,
+      size: f.sizeBytes,
+      mtimeMs: f.mtimeMs,
+      companions,
+      lastGrowthMs: prior && (f.sizeBytes > prior.size || companions.some((c) => c.size > (prior.companions.find((p) => p.key === c.key)?.size ?? 0))) ? now : prior?.lastGrowthMs ?? null,
+    };
+    if (f.sizeBytes > this.options.maxFileBytes) {
+      const message = `${basename(f.path)} is ${(f.sizeBytes / 2 ** 20).toFixed(0)} MB, above the ${(this.options.maxFileBytes / 2 ** 20).toFixed(0)} MB limit (agentTrace.maxFileSizeMB): not read.`;
+      this.live.delete(f.path);
+      return { outcome: { kind: 'problem', message }, update: { ...base, headHash: null, status: 'problem', problem: message, records: [], state: null, stateVersion: null } };
+    }
+    const head = await headHash(f.path);
+    const mainKey = basename(f.path);
+    let parser: IncrementalTraceParser | null = null;
+    let reason: string | null = null;
+    const shrankSince = (p: StoredFile): string | null => {
+      if (f.sizeBytes < p.size) return 'it shrank (truncated or replaced)';
+      const c = p.companions.find((pc) => (companions.find((x) => x.key === pc.key)?.size ?? 0) < pc.size);
+      return c ? `${c.key} shrank (truncated or replaced)` : null;
+    };
+    if (prior && prior.status !== 'deleted') {
+      reason = head !== prior.headHash ? 'its first bytes changed (rotated or rewritten)' : shrankSince(prior);
+      if (reason === null) {
+        parser = this.live.get(f.path)?.parser ?? null;
+        if (!parser) {
+          const stored = prior.state ? prior : this.index.file(f.path);
+          if (stored?.state && stored.stateVersion === this.options.stateVersion) parser = unpackState(stored.state);
+        }
+        if (parser) {
+          const sizes = new Map([[mainKey, f.sizeBytes], ...companions.map((c) => [c.key, c.size] as const)]);
+          const shrunk = parser.resumePoints().find((p) => (sizes.get(p.key) ?? 0) < p.offset);
+          if (shrunk) {
+            reason = `${shrunk.key === mainKey ? 'it' : shrunk.key} shrank (truncated or replaced)`;
+            parser = null;
+          }
+        } else reason = 'no saved parse to resume';
+      }
+    }
+    if (reason !== null) parser = null;
+    if (!parser) {
+      this.live.delete(f.path);
+      parser = new IncrementalTraceParser();
+    }
+    let bytesRead = 0;
+    try {
+      bytesRead += await pushRange(parser, mainKey, f.path, parser.offset(mainKey), f.sizeBytes);
+      for (const c of companions) bytesRead += await pushRange(parser, c.key, join(dirname(f.path), c.key), parser.offset(c.key), c.size);
+    } catch (e) {
+      const message = `${basename(f.path)} could not be read: ${e instanceof Error ? e.message : String(e)}`;
+      this.live.delete(f.path);
+      return { outcome: { kind: 'problem', message }, update: { ...base, headHash: head, status: 'problem', problem: message, records: [], state: null, stateVersion: null } };
+    }
+    const keepState = keepLive || now - f.mtimeMs < this.options.keepStateWithinMs;
+    let state: Uint8Array | null = null;
+    let parsed: ParsedTrace;
+    if (keepLive) {
+      const snapshot = parser.snapshot();
+      const entry = this.live.get(f.path);
+      // A live parse is saved now and then, not on every append: its state carries its own resume points.
+      if (!entry || now - entry.savedMs > 30_000) state = packState(parser);
+      if (snapshot) {
+        parsed = snapshot;
+        this.remember(f.path, { parser, savedMs: state ? now : (entry?.savedMs ?? now) });
+      } else {
+        parsed = parser.finish();
+        this.live.delete(f.path);
+      }
+    } else {
+      state = keepState ? packState(parser) : null;
+      parsed = parser.finish();
+      this.live.delete(f.path);
+    }
+    const problem = parsed.problem?.message ?? null;
+    const outcome: FileOutcome = prior === null || prior.status === 'deleted' ? { kind: 'new', bytesRead } : reason ? { kind: 'reread', bytesRead, reason } : { kind: 'appended', bytesRead };
+    const update: FileUpdate = {
+      ...base,
+      headHash: head,
+      status: problem ? 'problem' : 'ok',
+      problem,
+      records: indexRecords(parsed, this.options.analysis),
+      // A live parse not saved this time keeps the saved one (it resumes from its own offsets).
+      state: state ?? (keepLive && this.live.has(f.path) && !reason && prior !== null ? undefined : null),
+      stateVersion: this.options.stateVersion,
+    };
+    return { outcome, update };
+  }
+
+  private remember(path: string, entry: LiveParse): void {
+    this.live.delete(path);
+    this.live.set(path, entry);
+    while (this.live.size > this.options.maxLiveParses) this.live.delete(this.live.keys().next().value!);
+  }
+}
