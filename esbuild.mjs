@@ -60,6 +60,15 @@ async function copyCodicons() {
   await cp('node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/codicons/codicon.ttf');
 }
 
+/**
+ * node-sqlite3-wasm finds its WebAssembly module beside the script that loads it
+ * (`__dirname`): once bundled, that is dist/ (the extension, its index worker, the CLI).
+ */
+async function copySqliteWasm() {
+  await mkdir('dist', { recursive: true });
+  await cp('node_modules/node-sqlite3-wasm/dist/node-sqlite3-wasm.wasm', 'dist/node-sqlite3-wasm.wasm');
+}
+
 /** Extension-host tests run inside VS Code, which loads plain CommonJS: bundle them (mocha and vscode stay external). */
 if (tests) {
   const { readdirSync } = await import('node:fs');
@@ -68,6 +77,7 @@ if (tests) {
 }
 
 await copyCodicons();
+await copySqliteWasm();
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
   await Promise.all(contexts.map((c) => c.watch()));

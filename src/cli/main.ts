@@ -6,6 +6,7 @@ import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { renderTextReport } from '../core/report/textReport';
 import { readTraceFiles } from '../node/traceFiles';
+import { analyzeFolder, isDirectory, runSessions } from './sessions';
 import { runSimulate } from './simulate';
 import { UsageError } from './usageError';
 import { version } from '../../package.json';
@@ -19,6 +20,8 @@ const USAGE = `agent-trace ${VERSION}: where an agent's tokens go, from its trac
 
 Usage:
   agent-trace analyze FILE [--json] [--format ID] [--min-loop-attempts N] [--cache-ttl-min M]
+  agent-trace analyze DIR [--json] [--min-loop-attempts N] [--cache-ttl-min M]
+  agent-trace sessions [--json] [--agent ID] [--since 7d] [--project P]
   agent-trace convert FILE -o OUT.trace.jsonl [--format ID]
   agent-trace simulate (FILE | --workload W.json) [options] [--json]
   agent-trace --help | --version
@@ -31,7 +34,12 @@ raw input/output and appended/output ratios beside the published ranges for
 agent workloads, prefill vs decode share of LLM time, tool calls by tool,
 exploration vs execution by quarter, context growth and compactions, cache-miss
 causes and retry loops of failing tool calls. --json prints the stable contract
-described in the README. --min-loop-attempts (default 3) is the fewest failed
+described in the README. Given a folder, analyze reads every session in it
+(*.jsonl, *.json, *.traj; sub-agent logs with their session) and prints their
+combined fingerprint and how the figures spread across them.
+
+sessions lists the agent sessions on this machine (Claude Code, Codex) with their
+figures; agent-trace sessions --help lists its options. --min-loop-attempts (default 3) is the fewest failed
 attempts that make a retry loop; --cache-ttl-min (default 5) the provider's
 cache TTL an idle gap must exceed to explain a cache miss.
 
@@ -84,8 +92,9 @@ function parseArgs(argv: readonly string[]): Args {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  // simulate has its own options and help.
+  // simulate and sessions have their own options and help.
   if (argv[0] === 'simulate') return runSimulate(argv.slice(1));
+  if (argv[0] === 'sessions') return runSessions(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   if (argv.includes('--help') || argv.includes('-h') || argv.length === 0) {
     process.stdout.write(USAGE);
     return argv.length === 0 ? 2 : 0;
@@ -97,6 +106,13 @@ async function main(argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv);
   if (args.command !== 'analyze' && args.command !== 'convert') throw new UsageError(`unknown command "${args.command ?? ''}"`);
   if (!args.file) throw new UsageError(`${args.command} needs a FILE`);
+  const options: Partial<AnalysisOptions> = {};
+  if (args.minLoopAttempts !== null) options.minLoopAttempts = args.minLoopAttempts;
+  if (args.cacheTtlMin !== null) options.cacheTtlMs = args.cacheTtlMin * 60_000;
+  if (args.command === 'analyze' && (await isDirectory(args.file))) {
+    if (args.format) throw new UsageError('--format applies to one file, not to a folder');
+    return analyzeFolder(args.file, options, args.json, (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+  }
   const files = await readTraceFiles(args.file);
   const parsed = await parseTrace(files, args.format ? { format: args.format } : {});
   if (args.command === 'convert') {
@@ -110,9 +126,6 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`${args.out}: ${parsed.model.sessions.length} sessions, ${calls} LLM calls (from ${parsed.model.format})\n`);
     return 0;
   }
-  const options: Partial<AnalysisOptions> = {};
-  if (args.minLoopAttempts !== null) options.minLoopAttempts = args.minLoopAttempts;
-  if (args.cacheTtlMin !== null) options.cacheTtlMs = args.cacheTtlMin * 60_000;
   const report = buildTraceReport(parsed, options);
   process.stdout.write(args.json ? JSON.stringify(report, null, 2) + '\n' : renderTextReport(basename(args.file), report));
   return parsed.problem ? 1 : 0;

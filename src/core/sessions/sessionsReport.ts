@@ -9,9 +9,10 @@ import type { SessionRow } from './sessionQuery';
  * given to `agent-trace analyze DIR`): their combined fingerprint and how the figures
  * spread across them, beside the published ranges for agent workloads.
  *
- * A main session counts with its sub-agents for what was spent (tokens, cost, failed
- * tool calls, retry loops); the distributions are over the main sessions, each with its
- * own figures, so one session's many sub-agents do not outweigh the others.
+ * A main session counts with its sub-agents (tokens, cost, failed tool calls, retry
+ * loops, and the hit rate and input/output ratio of those tokens; the mean appended /
+ * output per call is the main thread's). The distributions are over sessions so
+ * counted, so one session's many sub-agents do not outweigh the others.
  */
 
 /** How one figure spreads over the sessions. */
@@ -231,8 +232,13 @@ export function buildSessionsReport(rows: readonly SessionRow[]): SessionsReport
     lastMs = lastMs === null ? end : Math.max(lastMs, end);
   }
   const mains = [...reportRows.keys()];
-  const known = (get: (r: SessionRow) => number | null): number[] => mains.map(get).filter((v): v is number => v !== null);
-  const costs = [...reportRows.values()].map((r) => r.costUsd).filter((v): v is number => v !== null);
+  const sessionRows = [...reportRows.values()];
+  // A session's ratios over its sub-agents too, like its tokens (the mean per call stays the main thread's).
+  for (const row of sessionRows) {
+    row.cacheHitRate = ratio(row.tokens.cached, row.tokens.input);
+    row.rawInputToOutput = ratio(row.tokens.input, row.tokens.output);
+  }
+  const known = (get: (r: SessionsReportRow) => number | null): number[] => sessionRows.map(get).filter((v): v is number => v !== null);
   const cacheHitRate = ratio(hitCached, hitInput);
   const rawInputToOutput = ratio(rawInput, rawOutput);
   return {
@@ -252,12 +258,12 @@ export function buildSessionsReport(rows: readonly SessionRow[]): SessionsReport
     },
     distributions: {
       cacheHitRate: distribution(known((r) => r.cacheHitRate), PUBLISHED_RANGES.cacheHitRate),
-      calls: distribution(mains.map((r) => r.calls), null),
-      costUsd: distribution(costs, null),
+      calls: distribution(sessionRows.map((r) => r.calls), null),
+      costUsd: distribution(known((r) => r.costUsd), null),
       rawInputToOutput: distribution(known((r) => r.rawInputToOutput), PUBLISHED_RANGES.rawInputToOutput),
       appendToOutputMean: distribution(known((r) => r.appendToOutputMean), PUBLISHED_RANGES.appendToOutputMean),
     },
-    rows: [...reportRows.values()].sort((a, b) => (b.startMs ?? 0) - (a.startMs ?? 0) || a.id - b.id),
+    rows: sessionRows.sort((a, b) => (b.startMs ?? 0) - (a.startMs ?? 0) || a.id - b.id),
   };
 }
 
