@@ -1,4 +1,4 @@
-// The simulator's speed (issue 5): both engines on the same 64-replica sweep of the longest
+// The simulator's speed: both engines on the same 64-replica sweep of the longest
 // real session, printed as simulated calls per second and the fast/reference ratio,
 // measured in the same run; then the fast engine on the issue's target and on the sweeps
 // the what-if panel runs.
@@ -7,7 +7,7 @@
 // found by sharedTrace in test/support/helpers.ts, 315 calls, else the bundled 149-call
 // Claude Code session), extended to 800 calls by replaying its calls again (same
 // prompts, tool waits and prefix growth pattern).
-// Target (issue 5): a 32-point sweep of 64 replicas of an 800-call session in under 1 s.
+// Target (README, "Speed"): a 32-point sweep of 64 replicas of an 800-call session in under 1 s.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // Speed of the what-if panel's simulator, measured where it runs: the built worker
 // bundle (dist/whatIfWorker.js) in real headless Chromium, started from a blob: URL as
-// the webview starts it. Targets (issue 6): re-running a scenario under 200 ms, a full
+// the webview starts it. Targets: re-running a scenario under 200 ms, a full
 // cliff sweep under 1 s. This machine is noisy, so every figure is the median of several
 // runs and is printed beside a baseline measured in the same run: the same work done by
 // the fast engine in Node, in this process.
@@ -12,7 +12,7 @@
 //             points past the cliff) → the cliff; the other policies' lines come after
 //
 // Run: npm run build && npm run bench:whatif [runs]   (default 5 runs per figure)
-// The longest real sample (shared/traces/codex/rtchess-exported-session.jsonl, 315
+// The longest real sample (codex/rtchess-exported-session.jsonl of the shared traces, 315
 // calls) is not redistributable: it is read only here, and skipped when absent.
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';

@@ -1,6 +1,4 @@
 #!/usr/bin/env bash
-# Copied from the team's shared/vscode-e2e/setup.sh (so a fresh clone needs nothing beside it),
-# with one fix: the version check tolerates code-server's first-run config message.
 # Installs a real VS Code for extension end-to-end tests, using only the npm
 # registry and Debian's apt repositories:
 #   - code-server (VS Code 1.100.3 served to a browser) from npm,

@@ -32,7 +32,7 @@ export interface WhatIfDefaults {
 
 /**
  * The built-in what-if defaults, for the host's settings and for the panel when a host
- * sends none: 16 sessions staggered 10 s apart, Qwen3-32B on one H200 (research/kvsim.md §4), vLLM's LRU.
+ * sends none: 16 sessions staggered 10 s apart, Qwen3-32B on one H200 (docs/design/simulator.md §4), vLLM's LRU.
  */
 export const WHATIF_DEFAULTS: WhatIfDefaults = { gpu: 'h200', model: 'qwen3-32b', replicas: 16, staggerS: 10, toolWaitScale: 1, policy: 'vllm-lru' };
 

@@ -34,20 +34,28 @@ export function chunked(path: string, size: number): TraceFile {
 }
 
 /**
- * The team's shared sample traces: $AGENT_TRACE_SHARED_TRACES, else `shared/traces` beside
+ * The team's shared sample traces: $AGENT_TRACE_SHARED_TRACES when set (any missing folder,
+ * e.g. `none`, runs the tests as a clone without them would), else `shared/traces` beside
  * the checkout (for a git worktree, beside its main checkout too). Null when absent: the
  * tests that need them skip, saying so.
  */
 export const sharedTracesDir: string | null = (() => {
-  const candidates = [process.env['AGENT_TRACE_SHARED_TRACES'], join(repoRoot, '../shared/traces')];
+  const fromEnv = process.env['AGENT_TRACE_SHARED_TRACES'];
+  if (fromEnv !== undefined) return existsSync(fromEnv) ? fromEnv : null;
+  const candidates = [join(repoRoot, '../shared/traces')];
   // A linked worktree's .git is a file "gitdir: <main>/.git/worktrees/<name>".
   const dotGit = join(repoRoot, '.git');
   if (existsSync(dotGit) && statSync(dotGit).isFile()) {
     const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
     if (gitdir) candidates.push(join(resolve(repoRoot, gitdir), '../../../../shared/traces'));
   }
-  return candidates.find((dir): dir is string => dir !== undefined && existsSync(dir)) ?? null;
+  return candidates.find((dir) => existsSync(dir)) ?? null;
 })();
+
+/** A test's `skip` option when it reads shared traces: why it cannot run (and how to let it), or false. */
+export function needsShared(...paths: Array<string | null>): string | false {
+  return paths.some((p) => p === null) ? 'shared traces not present (AGENT_TRACE_SHARED_TRACES, or shared/traces beside the checkout)' : false;
+}
 
 /** A file of the shared sample traces (for formats whose licence does not let the project copy them); null when absent. */
 export function sharedTrace(relative: string): string | null {

@@ -26,7 +26,7 @@ export const MIN_TOOL_WAIT_SCALE = WHATIF_MIN_TOOL_WAIT_SCALE;
 export const MAX_TOOL_WAIT_SCALE = WHATIF_MAX_TOOL_WAIT_SCALE;
 /** The tool-wait slider's stops (the field takes any value in range). */
 export const TOOL_WAIT_STOPS: readonly number[] = [0.25, 0.33, 0.5, 0.67, 0.75, 1, 1.25, 1.5, 2, 3, 4];
-/** A CPU tier when none was chosen yet: 2M tokens (~500 GB of Qwen3-32B KV) over PCIe at an achieved 25 GB/s (kvsim.md §3.6). */
+/** A CPU tier when none was chosen yet: 2M tokens (~500 GB of Qwen3-32B KV) over PCIe at an achieved 25 GB/s (docs/design/simulator.md §3.6). */
 export const DEFAULT_OFFLOAD = { capacityTokens: 2_000_000, bandwidthGBps: 25 };
 
 /** Every choice of the panel, as it is saved per file (UI intent, never results). */

@@ -1,5 +1,5 @@
 /**
- * A roofline cost model for one engine step (research/kvsim.md §5). The analyses use it
+ * A roofline cost model for one engine step (docs/design/simulator.md §5). The analyses use it
  * to estimate the prefill and decode time of a session when the trace has no server
  * timings; the simulator uses the same constants for its clock.
  */
@@ -18,7 +18,7 @@ export interface CostModel {
   decodeUsPerSeq: number;
 }
 
-/** The default: a ~32B dense bf16 model (Qwen3-32B) on one H100 (kvsim.md §5). */
+/** The default: a ~32B dense bf16 model (Qwen3-32B) on one H100 (docs/design/simulator.md §5). */
 export const QWEN3_32B_H100: CostModel = {
   label: 'Qwen3-32B bf16 on one H100',
   stepFixedMs: 23,

@@ -107,7 +107,7 @@ function prefillShare(session: Session, costModel: CostModel): PrefillShare {
     n += 1;
   }
   if (n === 0) return { value: null, estimated: true, basis: 'no call reports appended and output tokens' };
-  return { value: ratio(p, p + d), estimated: true, basis: `estimated: ${costModel.label}, running alone (research/kvsim.md §5)` };
+  return { value: ratio(p, p + d), estimated: true, basis: `estimated: ${costModel.label}, running alone (docs/design/simulator.md §5)` };
 }
 
 function toolStats(session: Session): Fingerprint['tools'] {

@@ -1,21 +1,21 @@
 /**
  * Engine parameters, GPU and model presets, and the checks that turn impossible
- * values into errors naming the parameter (research/kvsim.md §1.1, §4, §5).
+ * values into errors naming the parameter (docs/design/simulator.md §1.1, §4, §5).
  */
 
 import type { PolicyName } from './policies';
 
-/** How a finished request's blocks go back to the free queue (kvsim.md §1.6). */
+/** How a finished request's blocks go back to the free queue (docs/design/simulator.md §1.6). */
 export type FreeOrder = 'current' | 'legacy';
 
-/** Continuum-like pinning: keep a session's KV on the GPU while its tool runs (kvsim.md §3.1). */
+/** Continuum-like pinning: keep a session's KV on the GPU while its tool runs (docs/design/simulator.md §3.1). */
 export interface TtlPinParams {
   /** Pin time in seconds, or 'auto': the 90th percentile of the session's own tool waits, if below `maxTtlS`. */
   ttlS: number | 'auto';
   maxTtlS: number;
 }
 
-/** CONCUR-like agent-level admission control (kvsim.md §3.2). */
+/** CONCUR-like agent-level admission control (docs/design/simulator.md §3.2). */
 export interface AdmissionCapParams {
   /** At most this many sessions active at once; 'adaptive' starts at `initialCap` and adjusts on hit rate. */
   cap: number | 'adaptive';
@@ -28,7 +28,7 @@ export interface AdmissionCapParams {
   windowS: number;
 }
 
-/** An optional CPU tier: evicted blocks are saved there, and a hit reloads them instead of recomputing (kvsim.md §3.6). */
+/** An optional CPU tier: evicted blocks are saved there, and a hit reloads them instead of recomputing (docs/design/simulator.md §3.6). */
 export interface OffloadParams {
   capacityTokens: number;
   bandwidthGBps: number;
@@ -63,7 +63,7 @@ export interface GpuPreset {
   hbmTBps: number;
 }
 
-/** A model's KV size and the step-time constants it gives on an H100 and an H200 (kvsim.md §4–5). */
+/** A model's KV size and the step-time constants it gives on an H100 and an H200 (docs/design/simulator.md §4–5). */
 export interface ModelPreset {
   id: string;
   label: string;
@@ -87,7 +87,7 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
   { id: 'llama-3.1-70b-fp8', label: 'Llama-3.1-70B (FP8 weights)', kvBytesPerToken: 327_680, weightsGiB: 65.7, prefillUsPerToken: 285, timing: { h100: { stepFixedMs: 24.8, kvReadNsPerToken: 115 }, h200: { stepFixedMs: 17.3, kvReadNsPerToken: 80 } } },
 ];
 
-/** GPU memory utilisation vLLM uses by default, and memory kept for activations, CUDA graphs and NCCL (kvsim.md §4). */
+/** GPU memory utilisation vLLM uses by default, and memory kept for activations, CUDA graphs and NCCL (docs/design/simulator.md §4). */
 export const GPU_MEMORY_UTILIZATION = 0.9;
 export const RESERVED_GIB = 3;
 
@@ -103,10 +103,10 @@ export function capacityFor(gpu: GpuPreset, model: ModelPreset, blockSizeTokens 
   return Math.floor(tokens / blockSizeTokens) * blockSizeTokens;
 }
 
-/** The defaults of issue 5: a ~32B dense bf16 model on one H100 (kvsim.md §5), vLLM's scheduler defaults (§1.1). */
+/** The engine defaults: a ~32B dense bf16 model on one H100 (docs/design/simulator.md §5), vLLM's scheduler defaults (§1.1). */
 export const DEFAULT_PARAMS: EngineParams = {
   blockSizeTokens: 16,
-  // Qwen3-32B bf16 on one H200 (kvsim.md §4: ~255k tokens); on an H100 it barely fits (~31k).
+  // Qwen3-32B bf16 on one H200 (docs/design/simulator.md §4: ~255k tokens); on an H100 it barely fits (~31k).
   capacityTokens: 255_008,
   maxNumBatchedTokens: 8192,
   maxNumSeqs: 1024,

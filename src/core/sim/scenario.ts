@@ -30,7 +30,7 @@ export interface ScenarioSession {
   slowdown: number | null;
 }
 
-/** The outputs of issue 5, named as the CLI's JSON prints them. */
+/** A scenario's outputs (README, "Outputs"), named as the CLI's JSON prints them. */
 export interface ScenarioResult {
   replicas: number;
   capacityTokens: number;
@@ -89,7 +89,7 @@ function completions(plan: SimPlan, outcome: EngineOutcome): Array<number | null
 }
 
 /**
- * Runs a workload as N replicas under an engine and reports issue 5's outputs. Each
+ * Runs a workload as N replicas under an engine and reports its outputs. Each
  * session's slowdown compares its completion time with the same session run alone
  * on the same GPU with the same parameters.
  */

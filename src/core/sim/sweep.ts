@@ -66,11 +66,11 @@ export function peakSessionTokens(workload: Workload): number {
 
 /**
  * Runs a scenario at every value of a sweep (replica counts, or KV capacities in
- * tokens) and finds the cliff (issue 5): the smallest N, or the largest capacity,
+ * tokens) and finds the cliff: the smallest N, or the largest capacity,
  * where the hit rate falls more than a threshold below the ideal or prefill time
  * overtakes decode time. The suggested admission cap is the last replica count before
  * the cliff; for a capacity sweep, how many peak working sets fit in the capacity
- * just above it (the analytic first guess of research/kvsim.md §5).
+ * just above it (the analytic first guess of docs/design/simulator.md §5).
  */
 export function runSweep(engine: Engine, workload: Workload, base: ScenarioOptions, axis: SweepAxis, values: readonly number[], cliffOptions: CliffOptions = DEFAULT_CLIFF, onPoint?: (done: number, total: number) => void): SweepResult {
   const scenarios = sweepScenarios(base, axis, values);

@@ -14,7 +14,7 @@ export interface Detection {
 
 /**
  * Decides the format of JSON Lines from the first records by majority vote
- * (formats.md §10): a deciding record (a canonical header) settles it at once;
+ * (docs/design/formats.md §10): a deciding record (a canonical header) settles it at once;
  * otherwise each record votes for every format it matches and the most votes win,
  * ties going to the format listed first.
  */
@@ -40,7 +40,7 @@ export function detectRecords(records: readonly JsonObject[], formats: readonly 
   return { format: best.id, evidence: `${bestVotes} of the first ${sample.length} records look like ${best.label}` };
 }
 
-/** Decides the format of a whole JSON document (formats.md §10, rule 1). */
+/** Decides the format of a whole JSON document (docs/design/formats.md §10, rule 1). */
 export function detectDocument(value: unknown, formats: readonly FormatDefinition[] = FORMATS): Detection {
   for (const f of formats) {
     if (f.matchesDocument?.(value)) return { format: f.id, evidence: `the document's top-level keys match ${f.label}` };

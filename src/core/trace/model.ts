@@ -1,5 +1,5 @@
 /**
- * The one model every format maps into (research/formats.md §0). Readers fill it,
+ * The one model every format maps into (docs/design/formats.md §0). Readers fill it,
  * analyses and the simulator read it, the canonical format serialises it.
  *
  * Conventions:

@@ -40,7 +40,7 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
     ]);
     assert.deepEqual(Object.keys(main.tokens), ['input', 'cached', 'appended', 'cacheWrite', 'output']);
     assert.deepEqual(Object.keys(main.appendToOutput), ['mean', 'median', 'p90', 'aggregate']);
-    // Issue 4's additions, with figures from test/reference/claude_retry_loops.py and hand counts.
+    // The tool-call and retry-loop fields, with figures from test/reference/claude_retry_loops.py and hand counts.
     assert.deepEqual(Object.keys(main.toolCalls), ['total', 'failed', 'byTool', 'toolTimeMs', 'llmTimeMs']);
     assert.deepEqual([main.toolCalls.total, main.toolCalls.failed, main.toolCalls.byTool.Edit.total, main.toolCalls.byTool.Edit.failed], [162, 11, 45, 2]);
     assert.deepEqual(main.retryLoops, [

@@ -190,7 +190,7 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
   });
 
   it('--gpu and --model set the capacity as capacityFor computes it, and the preset step costs', () => {
-    // H200 + Qwen3-32B bf16 (kvsim.md §4): 140.4 GiB × 0.9 − 61.1 GiB weights − 3 GiB = 62.26 GiB
+    // H200 + Qwen3-32B bf16 (docs/design/simulator.md §4): 140.4 GiB × 0.9 − 61.1 GiB weights − 3 GiB = 62.26 GiB
     // of KV; × 2^30 / 262,144 bytes per token = 255,016.96 → 255,016 tokens → whole 16-token
     // blocks: 255,008 (≈255k).
     const h200 = json('--workload', ONE_SESSION, '--gpu', 'h200', '--model', 'qwen3-32b').input;

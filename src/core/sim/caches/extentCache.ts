@@ -1,7 +1,7 @@
 import type { KeyRun } from '../simRequests';
 
 /**
- * vLLM's block pool and prefix cache (research/kvsim.md §1.5–1.6), kept as extents:
+ * vLLM's block pool and prefix cache (docs/design/simulator.md §1.5–1.6), kept as extents:
  * runs of blocks that have behaved alike so far (same lineage, consecutive block
  * indices, same ref count, same place). An agent call that hits 5,000 cached blocks
  * and frees them again touches a handful of extents instead of 5,000 blocks.
@@ -721,7 +721,7 @@ export class ExtentCache {
   }
 
   /**
-   * The pool's invariants, for tests (issue 5): every extent's ref count ≥ 1 and equal to
+   * The pool's invariants, for tests: every extent's ref count ≥ 1 and equal to
    * the tables holding it; the queue is exactly the free blocks and freeCount counts
    * them; held plus free blocks are the capacity; the hash index holds exactly the live
    * hashed extents. Returns what is broken, or null.

@@ -1,7 +1,7 @@
 import type { KeyRun } from '../simRequests';
 
 /**
- * SGLang's RadixCache at page size 1 (research/kvsim.md §2;
+ * SGLang's RadixCache at page size 1 (docs/design/simulator.md §2;
  * sgl-project/sglang@006b0e3d:python/sglang/srt/mem_cache/radix_cache.py), over the
  * simulator's token key runs instead of token ids.
  *

@@ -7,7 +7,7 @@ import { SessionReplay } from './sessionReplay';
 import type { SimPlan } from '../simRequests';
 
 /*
- * The sglang-lru engine: SGLang's RadixAttention cache (research/kvsim.md §2) under
+ * The sglang-lru engine: SGLang's RadixAttention cache (docs/design/simulator.md §2) under
  * the same FCFS scheduler, step cost and clock as the vLLM engines. How it differs
  * from vLLM's block pool (referenceEngine.ts):
  *
@@ -24,7 +24,7 @@ import type { SimPlan } from '../simRequests';
  *   more than needed); a match refreshes every node on its path. vLLM pops single
  *   blocks from the head of one free queue, ordered by release.
  * - Preemption: SGLang retracts decoding requests in its own order, which was not
- *   read (kvsim.md §2, unverified); here the last running request is preempted as in
+ *   read (docs/design/simulator.md §2, unverified); here the last running request is preempted as in
  *   vLLM. Its private tokens are freed, never inserted (SGLang's release with
  *   is_insert=False), and its path unlocked: it re-hits what the tree still holds.
  * - Admission: SGLang's PrefillAdder budgets with its new_token_ratio estimate

@@ -7,7 +7,7 @@ import type { SimPlan } from '../simRequests';
 
 /**
  * The reference engine: vLLM v1's prefix cache and FCFS scheduler followed step by
- * step and block by block (research/kvsim.md §0, §1.5–1.9). Slow and plain on
+ * step and block by block (docs/design/simulator.md §0, §1.5–1.9). Slow and plain on
  * purpose: it is the yardstick the fast engine is tested against.
  *
  * Owns every piece of state of one run; nothing survives the call.
@@ -78,7 +78,7 @@ class ReferenceRun {
     this.next[this.head] = this.tail;
     this.prev[this.tail] = this.head;
     this.freeCount = 0;
-    // The free queue starts ordered by block id (kvsim.md §1.5).
+    // The free queue starts ordered by block id (docs/design/simulator.md §1.5).
     for (let b = 0; b < this.nb; b++) this.pushTail(b);
     this.cpuCapacity = p.offload ? Math.floor(p.offload.capacityTokens / this.bs) : 0;
     const n = plan.requests.length;
@@ -114,7 +114,7 @@ class ReferenceRun {
   }
 
   /**
-   * The pool's invariants (issue 5): ref counts ≥ 0 and equal to the tables holding each
+   * The pool's invariants: ref counts ≥ 0 and equal to the tables holding each
    * block; the free queue is exactly the blocks nobody holds, so blocks in use never
    * exceed the capacity; the hash map and the blocks' keys agree.
    */
@@ -215,7 +215,7 @@ class ReferenceRun {
     this.stepTransferBlocks += 1;
   }
 
-  /** Releases blocks tail first (kvsim.md §1.6): hashed ones to the tail; in current vLLM unhashed ones to the head. */
+  /** Releases blocks tail first (docs/design/simulator.md §1.6): hashed ones to the tail; in current vLLM unhashed ones to the head. */
   private release(blocks: number[]): void {
     const toHead: number[] = [];
     for (let i = blocks.length - 1; i >= 0; i--) {
@@ -244,7 +244,7 @@ class ReferenceRun {
     return { hits, cpuBlocks, idealBlocks };
   }
 
-  /** allocate_slots (kvsim.md §1.5): false when there are not enough free blocks, with nothing changed. */
+  /** allocate_slots (docs/design/simulator.md §1.5): false when there are not enough free blocks, with nothing changed. */
   private allocate(r: number, numNew: number, hits: number[], cpuBlocks: number): boolean {
     const held = this.table[r]!.length;
     const computed = this.numComputed[r]! + (hits.length + cpuBlocks) * this.bs;

@@ -165,7 +165,7 @@ export class SessionReplay {
   /**
    * Closes the adaptive cap's windows that ended by `now`: it backs off when the window's
    * hits fell below the floor of its ideal, else grows by one while the cache is under
-   * 90% full (CONCUR-like, research/kvsim.md §3.2).
+   * 90% full (CONCUR-like, docs/design/simulator.md §3.2).
    */
   adaptCap(now: number, cacheUnderNinetyPercent: boolean): void {
     const a = this.p.admissionCap;

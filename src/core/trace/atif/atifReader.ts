@@ -27,7 +27,7 @@ interface Context {
 }
 
 /**
- * Reads a Harbor ATIF trajectory (formats.md §8; RFC laude-institute/harbor
+ * Reads a Harbor ATIF trajectory (docs/design/formats.md §8; RFC laude-institute/harbor
  * docs/rfcs/0001-trajectory-format.md). Each `agent` step is one LLM inference (the
  * RFC's "complete agent turn"), with its tokens from `metrics`: `prompt_tokens`
  * includes `cached_tokens`; Anthropic's `cache_creation_input_tokens` sits in

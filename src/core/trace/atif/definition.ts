@@ -2,7 +2,7 @@ import type { FormatDefinition } from '../formatDefinition';
 import { isObject, str } from '../json';
 import { readAtifDocument } from './atifReader';
 
-/** Harbor's Agent Trajectory Interchange Format (formats.md §8). */
+/** Harbor's Agent Trajectory Interchange Format (docs/design/formats.md §8). */
 export const atifFormat: FormatDefinition = {
   id: 'atif',
   label: 'Harbor ATIF trajectory',
@@ -12,7 +12,7 @@ export const atifFormat: FormatDefinition = {
     'Tool errors are read from the observation text (exit codes, shell and Python errors); other failures count as successes.',
     'Tool results carry no times: tool durations are unknown.',
   ],
-  // formats.md §10 rule 1: schema_version starts with "ATIF-" and there are steps.
+  // docs/design/formats.md §10 rule 1: schema_version starts with "ATIF-" and there are steps.
   matchesDocument: (v) => isObject(v) && (str(v['schema_version']) ?? '').startsWith('ATIF-') && Array.isArray(v['steps']),
   readDocument: readAtifDocument,
 };

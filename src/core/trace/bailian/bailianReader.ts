@@ -25,7 +25,7 @@ interface ChatRow {
 
 /**
  * Reads the Alibaba Bailian / Qwen KV traces (`alibaba-edu/qwen-bailian-usagetraces-anon`,
- * formats.md §7): one request per line, `timestamp` in float seconds, 16-token blocks.
+ * docs/design/formats.md §7): one request per line, `timestamp` in float seconds, 16-token blocks.
  *
  * Sessions: a request's `parent_chat_id` is the request it follows up; following it to the
  * root (−1) gives the conversation, whose id is the root's `chat_id`. A parent with several
@@ -37,7 +37,7 @@ interface ChatRow {
  * Tokens: a follow-up re-sends its parent's prompt and answer, so an ideal per-conversation
  * cache holds the parent's blocks. cached = longest common prefix of `hash_ids` with the
  * parent's × 16, capped at `input_length`. The prefix usually stops before the parent's
- * last block, which was partial and changed as tokens filled it (formats.md §7); when the
+ * last block, which was partial and changed as tokens filled it (docs/design/formats.md §7); when the
  * parent's prompt ended on a block boundary, its last block is shared too. A root has no
  * parent: cached 0. A request whose parent is missing: cached unknown (null), not 0.
  *
@@ -214,7 +214,7 @@ export class BailianReader implements RecordReader {
     return parent === ROOT_PARENT ? null : parent;
   }
 
-  /** `timestamp` is float seconds since the trace start (formats.md §12.8). */
+  /** `timestamp` is float seconds since the trace start (docs/design/formats.md §12.8). */
   private startMs(value: JsonObject, source: SourceRef): number | null {
     const seconds = num(value['timestamp']);
     if (seconds === null || seconds < 0) {

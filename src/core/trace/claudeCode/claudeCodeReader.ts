@@ -12,7 +12,7 @@ const PREVIEW_MAX = 160;
 /** A response of this many characters cannot be 0 or 1 tokens long. */
 const UNDERCOUNT_MIN_CHARS = 20;
 
-/** Record types that carry nothing for the model (formats.md §1, §12.6). */
+/** Record types that carry nothing for the model (docs/design/formats.md §1, §12.6). */
 const IGNORED_TYPES = new Set([
   'progress',
   'file-history-snapshot',
@@ -63,7 +63,7 @@ class SessionBuilder {
  * One API response is written as several lines sharing `message.id`: the call is
  * counted once, input and cache figures from its first line, output from the largest
  * (the last lines carry the final count). cached = cache_read_input_tokens,
- * appended = input_tokens + cache_creation_input_tokens (formats.md §1, §12.1).
+ * appended = input_tokens + cache_creation_input_tokens (docs/design/formats.md §1, §12.1).
  */
 export class ClaudeCodeReader implements RecordReader {
   private readonly sessions = new Map<string, SessionBuilder>();
@@ -120,7 +120,7 @@ export class ClaudeCodeReader implements RecordReader {
     }
     const agentId = str(value['agentId']);
     const sidechain = value['isSidechain'] === true;
-    // Sub-agent logs carry the parent's sessionId plus their own agentId (formats.md §1).
+    // Sub-agent logs carry the parent's sessionId plus their own agentId (docs/design/formats.md §1).
     const key = agentId !== null && sidechain ? `${sessionId}/${agentId}` : sidechain ? `${sessionId}/sidechain` : sessionId;
     let builder = this.sessions.get(key);
     if (!builder) {
@@ -248,7 +248,7 @@ export class ClaudeCodeReader implements RecordReader {
   private prompt(session: SessionBuilder, value: JsonObject, text: string, timeMs: number | null, source: SourceRef): void {
     if (timeMs !== null) session.lastInputMs = timeMs;
     // Meta lines (skill bodies, caveats) and the compaction summary are written by
-    // Claude Code, not typed by the user (formats.md §12.5, §12.6).
+    // Claude Code, not typed by the user (docs/design/formats.md §12.5, §12.6).
     if (value['isMeta'] === true || value['isCompactSummary'] === true) return;
     const trimmed = text.trimStart();
     if (NOT_TYPED_MARKERS.some((m) => trimmed.startsWith(m))) return;
@@ -375,7 +375,7 @@ export class ClaudeCodeReader implements RecordReader {
 }
 
 /**
- * Claude's `input_tokens` excludes cache reads and writes (formats.md §12.3).
+ * Claude's `input_tokens` excludes cache reads and writes (docs/design/formats.md §12.3).
  * Absent cache fields mean the log does not say, so cached stays unknown.
  */
 function usageTokens(usage: JsonObject): CallTokens {

@@ -1,6 +1,6 @@
 /**
  * Where Claude Code keeps the sub-agent logs of a session file, relative to the
- * file's folder: `<session>.jsonl` → `<session>/subagents/` (formats.md §1).
+ * file's folder: `<session>.jsonl` → `<session>/subagents/` (docs/design/formats.md §1).
  * Null when the name is not a `.jsonl` file. Hosts list that folder's `*.jsonl`
  * files and pass them to parseTrace after the main file.
  */

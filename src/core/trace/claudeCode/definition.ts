@@ -2,10 +2,10 @@ import type { FormatDefinition } from '../formatDefinition';
 import { str } from '../json';
 import { ClaudeCodeReader } from './claudeCodeReader';
 
-/** Record types only Claude Code writes; line 1 is often one of them (formats.md §10). */
+/** Record types only Claude Code writes; line 1 is often one of them (docs/design/formats.md §10). */
 const CLAUDE_ONLY_TYPES = new Set(['file-history-snapshot', 'summary', 'queue-operation', 'progress', 'mode', 'permission-mode', 'ai-title', 'last-prompt']);
 
-/** Claude Code session logs (formats.md §1). */
+/** Claude Code session logs (docs/design/formats.md §1). */
 export const claudeCodeFormat: FormatDefinition = {
   id: 'claude-code',
   label: 'Claude Code session log',

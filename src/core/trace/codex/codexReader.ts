@@ -7,7 +7,7 @@ import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
 import { failedPatchTarget, outputText, patchTarget, resolvePath, shellCommand, toolOutcome } from './toolOutput';
 
-/** Record types of a Codex rollout envelope (formats.md §10). */
+/** Record types of a Codex rollout envelope (docs/design/formats.md §10). */
 export const ROLLOUT_TYPES: ReadonlySet<string> = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
 const PREVIEW_MAX = 160;
 
@@ -57,7 +57,7 @@ interface PendingTurn extends UserTurn {
 
 /**
  * Reads OpenAI Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl`),
- * 0.60-style and 0.114-style (formats.md §2, §12).
+ * 0.60-style and 0.114-style (docs/design/formats.md §2, §12).
  *
  * One LLM call per distinct usage report: `event_msg/token_count` with `info`, deduplicated
  * on `total_token_usage.total_tokens` (0.60 writes each report twice, §12.2); `info: null`

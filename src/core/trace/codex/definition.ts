@@ -2,7 +2,7 @@ import type { FormatDefinition } from '../formatDefinition';
 import { isObject, str } from '../json';
 import { CodexReader, ROLLOUT_TYPES } from './codexReader';
 
-/** OpenAI Codex CLI rollouts (formats.md §2). */
+/** OpenAI Codex CLI rollouts (docs/design/formats.md §2). */
 export const codexFormat: FormatDefinition = {
   id: 'codex',
   label: 'OpenAI Codex CLI rollout',

@@ -37,7 +37,7 @@ export function outputText(output: unknown): { text: string; success: boolean | 
 }
 
 /**
- * Reads how a tool ended from its output text (formats.md §2, §12.7): the runner header of
+ * Reads how a tool ended from its output text (docs/design/formats.md §2, §12.7): the runner header of
  * either CLI generation, apply_patch's JSON metadata, or a plain failure message.
  */
 export function toolOutcome(text: string, success: boolean | null): ToolOutcome {

@@ -2,7 +2,7 @@ import type { FormatDefinition } from '../formatDefinition';
 import { isObject, str } from '../json';
 import { isLegacyMessages, readMiniSweAgentDocument } from './miniSweAgentReader';
 
-/** mini-swe-agent trajectories (`<instance>.traj.json`, formats.md §8). */
+/** mini-swe-agent trajectories (`<instance>.traj.json`, docs/design/formats.md §8). */
 export const miniSweAgentFormat: FormatDefinition = {
   id: 'mini-swe-agent',
   label: 'mini-swe-agent trajectory',
@@ -12,7 +12,7 @@ export const miniSweAgentFormat: FormatDefinition = {
     'Cached tokens only where the provider reports prompt_tokens_details; elsewhere cache data is unknown.',
     'Legacy trajectories (a bare messages array) have no token counts, times or run totals.',
   ],
-  // formats.md §10 rule 1: trajectory_format "mini-swe-agent…", or messages + info; a bare array only with mini-swe-agent's own marks.
+  // docs/design/formats.md §10 rule 1: trajectory_format "mini-swe-agent…", or messages + info; a bare array only with mini-swe-agent's own marks.
   matchesDocument: (v) => {
     if (Array.isArray(v)) return isLegacyMessages(v);
     if (!isObject(v)) return false;

@@ -24,7 +24,7 @@ interface PendingTool {
 }
 
 /**
- * Reads mini-swe-agent trajectories (formats.md §8): the `mini-swe-agent-1` (v1.x) and
+ * Reads mini-swe-agent trajectories (docs/design/formats.md §8): the `mini-swe-agent-1` (v1.x) and
  * `mini-swe-agent-1.1` (v2.x) documents `{info, messages, trajectory_format}`, and the
  * older bare messages array. One LLM call per message that carries a model response
  * (`extra.response`): every assistant message, and in v2 the format-error message that

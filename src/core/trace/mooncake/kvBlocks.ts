@@ -2,7 +2,7 @@ import { arr } from '../json';
 
 /**
  * Helpers for the KV-cache traces (Mooncake, Bailian): both describe a prompt only by
- * its length and the hash ids of its fixed-size token blocks (formats.md §6, §7).
+ * its length and the hash ids of its fixed-size token blocks (docs/design/formats.md §6, §7).
  */
 
 /** The hash ids of a row: an array of integers exact in a double, else null. */

@@ -10,7 +10,7 @@ export const MOONCAKE_BLOCK_TOKENS = 512;
 export const MOONCAKE_SESSION_ID = 'requests';
 
 /**
- * Reads Mooncake KV traces (`kvcache-ai/Mooncake:FAST25-release/traces/*.jsonl`, formats.md §6):
+ * Reads Mooncake KV traces (`kvcache-ai/Mooncake:FAST25-release/traces/*.jsonl`, docs/design/formats.md §6):
  * `{timestamp (ms), input_length, output_length, hash_ids}` per request, 512-token blocks.
  *
  * The trace has no sessions, turns, tools or models: the file becomes one session of
@@ -93,7 +93,7 @@ export class MooncakeReader implements RecordReader {
     return { sessions, diagnostics: this.diagnostics, skippedRecords: {} };
   }
 
-  /** `timestamp` is integer milliseconds since the trace start (formats.md §12.8). */
+  /** `timestamp` is integer milliseconds since the trace start (docs/design/formats.md §12.8). */
   private startMs(value: JsonObject, source: SourceRef): number | null {
     const ms = num(value['timestamp']);
     if (ms === null || ms < 0) {

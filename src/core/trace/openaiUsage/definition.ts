@@ -2,7 +2,7 @@ import type { FormatDefinition } from '../formatDefinition';
 import { isObject } from '../json';
 import { findCompletion, OpenAiUsageReader } from './openaiUsageReader';
 
-/** OpenAI-compatible usage logs: chat/completions responses, bare or wrapped (formats.md §4). */
+/** OpenAI-compatible usage logs: chat/completions responses, bare or wrapped (docs/design/formats.md §4). */
 export const openAiUsageFormat: FormatDefinition = {
   id: 'openai-usage',
   label: 'OpenAI-compatible usage log',

@@ -56,7 +56,7 @@ function batchError(record: JsonObject): string | null {
 
 /**
  * Usage tokens of an OpenAI-compatible response. `prompt_tokens` includes cached
- * tokens (formats.md §12.3). A missing `prompt_tokens_details` means the server did not
+ * tokens (docs/design/formats.md §12.3). A missing `prompt_tokens_details` means the server did not
  * say (vLLM fills it only with --enable-prompt-tokens-details), so cached stays null,
  * never 0 (§12.10).
  */

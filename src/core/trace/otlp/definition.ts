@@ -3,7 +3,7 @@ import { isObject } from '../json';
 import { isResourceSpans, isTracesData } from './otlpJson';
 import { OtlpRecordReader, readOtlpDocument } from './otlpReader';
 
-/** OpenTelemetry traces as OTLP/JSON: GenAI agent spans and vLLM request spans (formats.md §4, §5). */
+/** OpenTelemetry traces as OTLP/JSON: GenAI agent spans and vLLM request spans (docs/design/formats.md §4, §5). */
 export const otlpFormat: FormatDefinition = {
   id: 'otlp',
   label: 'OpenTelemetry traces (OTLP/JSON)',

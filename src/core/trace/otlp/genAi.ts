@@ -2,8 +2,8 @@ import type { CallTokens, ServerTiming } from '../model';
 import type { Attributes, AttrValue, OtlpSpan } from './otlpJson';
 
 /**
- * OpenTelemetry GenAI semantic-convention attribute names (formats.md §5), current and
- * older spellings, and vLLM's request-span attributes (formats.md §4). vLLM's names are
+ * OpenTelemetry GenAI semantic-convention attribute names (docs/design/formats.md §5), current and
+ * older spellings, and vLLM's request-span attributes (docs/design/formats.md §4). vLLM's names are
  * those of `vllm/tracing.py` / `vllm/tracing/utils.py` `SpanAttributes`, filled in
  * `vllm/v1/engine/output_processor.py` `do_tracing` (and the v0 engine's `create_trace_span`).
  */

@@ -2,7 +2,7 @@ import type { FormatDefinition } from '../formatDefinition';
 import { isObject } from '../json';
 import { readSweAgentDocument } from './sweAgentReader';
 
-/** SWE-agent trajectories (`<instance>.traj`, formats.md §8). */
+/** SWE-agent trajectories (`<instance>.traj`, docs/design/formats.md §8). */
 export const sweAgentFormat: FormatDefinition = {
   id: 'swe-agent',
   label: 'SWE-agent trajectory',
@@ -12,7 +12,7 @@ export const sweAgentFormat: FormatDefinition = {
     'No timestamps: call and tool times are unknown; execution_time (SWE-agent 1.x) gives tool durations only.',
     'No cache data: cached and appended tokens are unknown.',
   ],
-  // formats.md §10 rule 1: "trajectory" + "info" (+ "history"); ATIF also has steps, never "trajectory".
+  // docs/design/formats.md §10 rule 1: "trajectory" + "info" (+ "history"); ATIF also has steps, never "trajectory".
   matchesDocument: (v) => isObject(v) && Array.isArray(v['trajectory']) && isObject(v['info']) && !('schema_version' in v),
   readDocument: readSweAgentDocument,
 };

@@ -16,7 +16,7 @@ const PATH_ARGUMENT_TOOLS = new Set(['open', 'create']);
 const OPEN_FILE_TOOLS = new Set(['edit', 'insert']);
 
 /**
- * Reads a SWE-agent `.traj` trajectory (formats.md §8): one LLM call per `trajectory`
+ * Reads a SWE-agent `.traj` trajectory (docs/design/formats.md §8): one LLM call per `trajectory`
  * step, each with one tool call (its `action`). SWE-agent logs token counts only as
  * instance totals (`info.model_stats`): every call's tokens stay null and the totals go
  * to `Session.reportedTotals`. There are no timestamps; `execution_time` (1.x) is the
@@ -65,7 +65,7 @@ export function readSweAgentDocument(doc: JsonDocument): ReaderResult {
       model,
       startMs: null,
       endMs: null,
-      // Never divide model_stats over the steps: per-call figures are unknown (formats.md §11).
+      // Never divide model_stats over the steps: per-call figures are unknown (docs/design/formats.md §11).
       tokens: unknownTokens(),
       server: null,
       blocks: null,

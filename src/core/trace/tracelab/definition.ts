@@ -1,7 +1,7 @@
 import type { FormatDefinition } from '../formatDefinition';
 import { TraceLabReader } from './tracelabReader';
 
-/** TraceLab normalized round traces (formats.md §3). */
+/** TraceLab normalized round traces (docs/design/formats.md §3). */
 export const traceLabFormat: FormatDefinition = {
   id: 'tracelab',
   label: 'TraceLab round trace',
@@ -11,7 +11,7 @@ export const traceLabFormat: FormatDefinition = {
     'Cache writes are known for Claude rounds only; Codex rounds leave them unknown.',
     'Sanitized rows have no prompt text, tool inputs or error messages: turns have no preview, and tool calls no command, file or error text.',
   ],
-  // formats.md §10: the provider plus TraceLab's own prefix/append split.
+  // docs/design/formats.md §10: the provider plus TraceLab's own prefix/append split.
   matchesRecord: (r) => 'provider' in r && 'prefix_tokens' in r && 'newly_append_tokens' in r,
   createRecordReader: () => new TraceLabReader(),
 };

@@ -25,11 +25,11 @@ interface SessionEntries {
   toolIds: Set<string>;
 }
 
-/** Input events of a round: what it answers (formats.md §3). */
+/** Input events of a round: what it answers (docs/design/formats.md §3). */
 const INPUT_EVENTS = new Set(['user_message', 'tool_result']);
 
 /**
- * Reads TraceLab normalized round traces (`uw-syfi/TraceLab`, formats.md §3): one row per
+ * Reads TraceLab normalized round traces (`uw-syfi/TraceLab`, docs/design/formats.md §3): one row per
  * LLM call, in both public shapes: the derived rows of `example_sessions/derived/` (with
  * `cwd`, `tools[].input`) and the sanitized release (`example_sessions/sanitized/`, the
  * 357K-round dataset), which drops inputs and paths.

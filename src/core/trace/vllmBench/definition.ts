@@ -1,7 +1,7 @@
 import type { FormatDefinition } from '../formatDefinition';
 import { isBenchResult, readBenchDocument, VllmBenchRecordReader } from './vllmBenchReader';
 
-/** `vllm bench serve --save-result` results (formats.md §4). */
+/** `vllm bench serve --save-result` results (docs/design/formats.md §4). */
 export const vllmBenchFormat: FormatDefinition = {
   id: 'vllm-bench',
   label: 'vllm bench serve result',
@@ -11,7 +11,7 @@ export const vllmBenchFormat: FormatDefinition = {
     'Times are the benchmark client\'s own measures (TTFT, inter-token gaps, latency) and include network time; queue and prefill times are unknown.',
     'Request start times only in newer vLLM results (start_times, relative to the first request); per-request data only with --save-detailed.',
   ],
-  // formats.md §10 rule 1: "input_lens" + "ttfts"; also a result saved without --save-detailed (aggregates only).
+  // docs/design/formats.md §10 rule 1: "input_lens" + "ttfts"; also a result saved without --save-detailed (aggregates only).
   matchesDocument: isBenchResult,
   // One result is one line; `--append-result` makes JSON Lines of them.
   matchesRecord: isBenchResult,

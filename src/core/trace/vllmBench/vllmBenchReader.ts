@@ -11,7 +11,7 @@ type ParallelKey = 'output_lens' | 'ttfts' | 'itls' | 'latencies' | 'start_times
 const ERROR_QUOTE_MAX = 200;
 
 /**
- * A `vllm bench serve --save-result` object (formats.md §4): detailed (per-request arrays
+ * A `vllm bench serve --save-result` object (docs/design/formats.md §4): detailed (per-request arrays
  * `input_lens`, `ttfts`…) or aggregates only (saved without `--save-detailed`).
  */
 export function isBenchResult(v: unknown): v is JsonObject {

@@ -27,7 +27,7 @@ describe('workload fingerprint', () => {
     assert.deepEqual(f.prefillShare, { value: 0.2, estimated: false, basis: 'server prefill and decode times of 2 calls' });
   });
 
-  it('the default cost model follows kvsim.md §5: Qwen3-32B on an H100', () => {
+  it('the default cost model follows docs/design/simulator.md §5: Qwen3-32B on an H100', () => {
     // 1k new tokens after 19k cached: 1000 × (132.7 + 4.2 × 19.5) µs = 214.6 ms (the §5 example says ≈ 0.21 s).
     assert.ok(Math.abs(prefillMs(QWEN3_32B_H100, 19_000, 1_000) - 214.6) < 1e-9);
     // One output token after a 10k prompt: 23 ms + 10,000.5 × 92 ns.

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { findRetryLoops } from '../../../../src/core/analysis/retryLoops';
 import { loopSentence } from '../../../../src/core/analysis/sessionAnalysis';
 import { normalizeCommand } from '../../../../src/core/analysis/toolTaxonomy';
-import { EDIT_LOOP, parseFile, sharedTrace, SPOTTER } from '../../../support/helpers';
+import { EDIT_LOOP, needsShared, parseFile, sharedTrace, SPOTTER } from '../../../support/helpers';
 import { failed, ok, SessionBuilder } from '../../../support/sessionBuilder';
 
 // Hand-built sessions: every expected figure is worked out in the comments.
@@ -140,7 +140,7 @@ describe('retry loops on the real Claude Code fixtures', async () => {
       [259, 1, null],
       [1300, 1, null],
     ]);
-    // 11 failed tool calls in all (formats.md §1).
+    // 11 failed tool calls in all (docs/design/formats.md §1).
     assert.equal(r.failing.length, 11);
   });
 
@@ -185,7 +185,7 @@ describe('retry loop order', () => {
 
 describe('retry loops on the real Codex rollout (shared sample)', () => {
   const path = sharedTrace('codex/rtchess-exported-session.jsonl');
-  it('lists its 8 failed apply_patch calls; each is followed by a successful patch of the same file, so none is a loop', { skip: path === null && 'shared traces not present' }, async () => {
+  it('lists its 8 failed apply_patch calls; each is followed by a successful patch of the same file, so none is a loop', { skip: needsShared(path) }, async () => {
     const session = (await parseFile(path!)).model.sessions[0]!;
     const r = findRetryLoops(session);
     // grep -n "apply_patch verification failed": result lines 238 677 847 862 1439 1512 1859 1992.

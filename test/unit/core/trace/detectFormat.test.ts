@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { FORMATS } from '../../../../src/core/trace/formats';
 import type { FormatId } from '../../../../src/core/trace/model';
-import { fixtures, parseFile, sharedTrace } from '../../../support/helpers';
+import { fixtures, needsShared, parseFile, sharedTrace } from '../../../support/helpers';
 
 // Detection across formats: every sample is recognised as its own format and no
 // reader claims another's files. Expected formats are what each file is (see
-// test/fixtures/README.md and ../shared/traces/SOURCES.md), not what the code says.
+// test/fixtures/README.md and the shared traces' SOURCES.md), not what the code says.
 const BUNDLED: Array<[string, FormatId]> = [
   ['canonical/hand-written-minimal.trace.jsonl', 'agent-trace'],
   ['claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl', 'claude-code'],
@@ -65,7 +65,7 @@ describe('format detection on every sample', () => {
 
   for (const [rel, expected] of SHARED) {
     const path = sharedTrace(rel);
-    it(`../shared/traces/${rel} → ${expected}`, { skip: path === null && 'shared traces not present' }, async () => {
+    it(`shared traces: ${rel} → ${expected}`, { skip: needsShared(path) }, async () => {
       const r = await parseFile(path!);
       assert.equal(r.model.format, expected, r.detection.evidence);
     });

@@ -72,7 +72,7 @@ function fingerprint(over: Partial<Fingerprint> = {}): Fingerprint {
   return {
     appendToOutputP90: 12.345,
     outputPerCall: { mean: 212.4, median: 114 },
-    prefillShare: { value: 0.25, estimated: true, basis: 'estimated: Qwen3-32B bf16 on one H100, running alone (research/kvsim.md §5)' },
+    prefillShare: { value: 0.25, estimated: true, basis: 'estimated: Qwen3-32B bf16 on one H100, running alone (docs/design/simulator.md §5)' },
     tools: {
       total: 12,
       failed: 3,

@@ -32,7 +32,7 @@ import type { ResolvedScenario, Scenario } from '../../../../webview/whatIf/what
 const FAST = engineByName('fast');
 
 // The what-if panel's view-model. Expected engine parameters come from the presets'
-// published figures (research/kvsim.md §4–5, as in src/core/sim/params.ts) and the
+// published figures (docs/design/simulator.md §4–5, as in src/core/sim/params.ts) and the
 // mapping `agent-trace simulate` documents for --gpu/--model; cliffs are checked
 // against the core's own runSweep on the same points.
 
@@ -75,7 +75,7 @@ describe('what-if scenario and its engine parameters', () => {
 
   it('maps a GPU and model preset as the CLI does: capacityFor, KV bytes, prefill cost, and the step costs on that GPU', () => {
     const r = resolved(defaultScenario());
-    // Qwen3-32B bf16 on one H200: (140.4 × 0.9 − 61.1 − 3) GiB / 256 KiB = 255,008 tokens in 16-token blocks (kvsim.md §4).
+    // Qwen3-32B bf16 on one H200: (140.4 × 0.9 − 61.1 − 3) GiB / 256 KiB = 255,008 tokens in 16-token blocks (docs/design/simulator.md §4).
     assert.equal(r.params.capacityTokens, 255_008);
     assert.equal(r.params.kvBytesPerToken, 262_144);
     assert.equal(r.params.prefillUsPerToken, 132.7);

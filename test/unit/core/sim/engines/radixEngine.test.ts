@@ -15,7 +15,7 @@ import { call, recordsBySession, STEP_ONLY as VLLM_STEP_ONLY } from '../../../..
 import type { Sessions } from '../../../../support/handWorked';
 import { agentWorkloadArb, blockWorkloadArb } from '../../../../support/workloadArbitraries';
 
-// Hand-worked scenarios for SGLang's radix cache (research/kvsim.md §2) as radixEngine.ts
+// Hand-worked scenarios for SGLang's radix cache (docs/design/simulator.md §2) as radixEngine.ts
 // models it. Every step costs exactly 1 ms (no per-token costs), so times are step
 // counts. Capacities are in tokens: the radix cache has no blocks.
 const STEP_ONLY: EngineParams = { ...VLLM_STEP_ONLY, policy: 'sglang-lru' };

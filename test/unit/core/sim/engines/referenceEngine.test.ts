@@ -6,7 +6,7 @@ import { runReference } from '../../../../../src/core/sim/engines/referenceEngin
 import { call, recordsBySession, STEP_ONLY } from '../../../../support/handWorked';
 import type { Sessions } from '../../../../support/handWorked';
 
-// Hand-worked scenarios for the vLLM rules of research/kvsim.md §0–1. Every step costs
+// Hand-worked scenarios for the vLLM rules of docs/design/simulator.md §0–1. Every step costs
 // exactly 1 ms (no per-token costs), so times are step counts; blocks are 16 tokens.
 
 function run(sessions: Sessions, params: Partial<EngineParams>, sharedPrefixTokens = 0): CallRecord[][] {

@@ -182,7 +182,7 @@ describe('Claude Code reader: user rejections and interruptions', async () => {
   });
 });
 
-describe('Claude Code reader: edge cases from formats.md §12', () => {
+describe('Claude Code reader: edge cases from docs/design/formats.md §12', () => {
   const base = { sessionId: 's1', uuid: 'u', parentUuid: null, timestamp: '2026-01-01T00:00:00.000Z' };
   const assistant = (id: string, usage: object, extra: object = {}): string =>
     JSON.stringify({ ...base, type: 'assistant', message: { id, model: 'm', role: 'assistant', content: [{ type: 'text', text: 'hi' }], usage }, ...extra });

@@ -5,7 +5,7 @@ import { summarizeSession } from '../../../../../src/core/analysis/sessionSummar
 import { codexFormat } from '../../../../../src/core/trace/codex/definition';
 import { parseTrace } from '../../../../../src/core/trace/parseTrace';
 import type { Session, ToolCall } from '../../../../../src/core/trace/model';
-import { chunked, fixtures, parseFile, parseText, sharedTrace } from '../../../../support/helpers';
+import { chunked, fixtures, needsShared, parseFile, parseText, sharedTrace } from '../../../../support/helpers';
 import { assertRoundTrip } from '../../../../support/roundTrip';
 
 // Expected figures: call counts and token totals come from test/reference/codex_deltas.py, which
@@ -22,7 +22,7 @@ const ms = (iso: string): number => Date.parse(iso);
 const line = (t: { source: { line: number } }): number => t.source.line + 1;
 const tools = (s: Session): ToolCall[] => s.calls.flatMap((c) => c.toolCalls);
 
-describe('Codex reader on the rtchess rollout (0.60.1)', { skip: RTCHESS === null && 'shared traces not present' }, async () => {
+describe('Codex reader on the rtchess rollout (0.60.1)', { skip: needsShared(RTCHESS) }, async () => {
   const parsed = RTCHESS === null ? null : await parseFile(RTCHESS);
   const main = (): Session => parsed!.model.sessions[0]!;
 
@@ -244,7 +244,7 @@ describe('Codex reader on the TraceLab excerpt (0.114.0)', async () => {
   });
 });
 
-describe('Codex reader: edge cases from formats.md §12', () => {
+describe('Codex reader: edge cases from docs/design/formats.md §12', () => {
   const at = (s: number): string => `2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
   const rec = (s: number, type: string, payload: object): string => JSON.stringify({ timestamp: at(s), type, payload });
   const meta = (extra: object = {}): string => rec(0, 'session_meta', { id: 's1', cwd: '/repo', cli_version: '0.114.0', ...extra });

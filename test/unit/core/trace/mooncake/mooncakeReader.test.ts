@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { summarizeSession } from '../../../../../src/core/analysis/sessionSummary';
 import { writeCanonical } from '../../../../../src/core/trace/canonical/canonicalFormat';
 import type { LlmCall } from '../../../../../src/core/trace/model';
-import { fixtures, parseFile, parseText, sharedTrace } from '../../../../support/helpers';
+import { fixtures, needsShared, parseFile, parseText, sharedTrace } from '../../../../support/helpers';
 import { assertRoundTrip } from '../../../../support/roundTrip';
 
 // Expected figures: totals come from test/reference/mooncake_cache.py, which replays the rows
@@ -79,7 +79,7 @@ describe('Mooncake reader on the FAST\'25 conversation trace (first 300 rows)', 
   });
 });
 
-describe('Mooncake reader on the shared 3,000-row sample', { skip: FULL === null && 'shared traces not present' }, () => {
+describe('Mooncake reader on the shared 3,000-row sample', { skip: needsShared(FULL) }, () => {
   it('reads 3,000 requests with the Python totals and no diagnostics (every row has ceil(input/512) hashes)', async () => {
     const parsed = await parseFile(FULL!);
     assert.equal(parsed.model.format, 'mooncake');

@@ -5,7 +5,7 @@ import { summarizeSession } from '../../../../../src/core/analysis/sessionSummar
 import { openAiUsageFormat } from '../../../../../src/core/trace/openaiUsage/definition';
 import { FILE_SESSION_ID } from '../../../../../src/core/trace/openaiUsage/openaiUsageReader';
 import { assertRoundTrip } from '../../../../support/roundTrip';
-import { assertClaimsNone, fixtures, parseFile, parseText, sharedTrace, traceFilesUnder } from '../../../../support/helpers';
+import { assertClaimsNone, fixtures, needsShared, parseFile, parseText, sharedTracesDir, traceFilesUnder } from '../../../../support/helpers';
 
 // No real usage log with a licence that allows copying was found, so the fixtures in
 // test/fixtures/openai-usage/ are hand-made in the shapes vLLM's OpenAI-compatible
@@ -193,11 +193,13 @@ describe('OpenAI usage reader: edge cases', () => {
 });
 
 describe('OpenAI usage detection does not steal other formats\' samples', () => {
-  const shared = sharedTrace('SOURCES.md');
-  const others = [...traceFilesUnder(fixtures).filter((f) => !f.includes('/openai-usage/')), ...(shared ? traceFilesUnder(join(shared, '..')) : [])];
-
-  it('no record or document of another format matches an OpenAI usage log', () => {
+  it('no record or document of another format\'s fixture matches an OpenAI usage log', () => {
+    const others = traceFilesUnder(fixtures).filter((f) => !f.includes('/openai-usage/'));
     assert.ok(others.length > 5);
     assertClaimsNone(openAiUsageFormat, others);
+  });
+
+  it('nor of the shared traces', { skip: needsShared(sharedTracesDir) }, () => {
+    assertClaimsNone(openAiUsageFormat, traceFilesUnder(sharedTracesDir!));
   });
 });

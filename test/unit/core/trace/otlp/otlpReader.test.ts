@@ -7,7 +7,7 @@ import type { Session } from '../../../../../src/core/trace/model';
 import { otlpFormat } from '../../../../../src/core/trace/otlp/definition';
 import { anyValue, nanosToMs, normalizeId, parseNanos } from '../../../../../src/core/trace/otlp/otlpJson';
 import { withoutSources, assertRoundTrip } from '../../../../support/roundTrip';
-import { assertClaimsNone, fixtures, parseFile, parseText, sharedTrace, traceFilesUnder } from '../../../../support/helpers';
+import { assertClaimsNone, fixtures, needsShared, parseFile, parseText, sharedTrace, sharedTracesDir, traceFilesUnder } from '../../../../support/helpers';
 
 // Fixtures: test/fixtures/otlp/trace.json is the official OTLP example (Apache-2.0, no
 // gen_ai attributes). The others are hand-made by build_fixtures.py, whose vLLM spans
@@ -74,7 +74,7 @@ describe('OTLP reader: the official OTLP/JSON example (no GenAI spans)', async (
     assert.ok(parsed.model.limitations.some((l) => /vLLM request spans carry no cached-token count/.test(l)));
   });
 
-  it('the fixture copy is byte-identical to the shared sample', { skip: sharedTrace('otlp/trace.json') === null && 'shared traces not present' }, () => {
+  it('the fixture copy is byte-identical to the shared sample', { skip: needsShared(sharedTrace('otlp/trace.json')) }, () => {
     assert.deepEqual(readFileSync(SAMPLE), readFileSync(sharedTrace('otlp/trace.json')!));
   });
 
@@ -470,14 +470,13 @@ describe('OTLP reader: pitfalls and edge cases', () => {
 });
 
 describe('OTLP detection does not steal other formats\' samples', () => {
-  const shared = sharedTrace('SOURCES.md');
-  const others = [
-    ...traceFilesUnder(fixtures).filter((f) => !f.includes('/otlp/')),
-    ...(shared ? traceFilesUnder(join(shared, '..')).filter((f) => !f.includes('/otlp/')) : []),
-  ];
-
-  it('no record or document of another format matches OTLP', () => {
+  it('no record or document of another format\'s fixture matches OTLP', () => {
+    const others = traceFilesUnder(fixtures).filter((f) => !f.includes('/otlp/'));
     assert.ok(others.length > 5);
     assertClaimsNone(otlpFormat, others);
+  });
+
+  it('nor of the shared traces', { skip: needsShared(sharedTracesDir) }, () => {
+    assertClaimsNone(otlpFormat, traceFilesUnder(sharedTracesDir!).filter((f) => !f.includes('/otlp/')));
   });
 });
