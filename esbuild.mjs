@@ -47,6 +47,8 @@ const builds = [
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' }, plugins: [...common.plugins, executable] },
   // The CLI's sweep threads: started by dist/cli.js from beside itself (src/node/parallelSweep.ts).
   { ...common, entryPoints: ['src/node/sweepWorker.ts'], outfile: 'dist/sweepWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  // The session index's worker thread: started by the extension from beside itself (src/node/sessions/indexClient.ts).
+  { ...common, entryPoints: ['src/node/sessions/indexWorker.ts'], outfile: 'dist/indexWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'chrome120' },
   // The what-if simulator's Web Worker: the pure sim core, no DOM (the page starts it from a blob: URL).
   // No source map: a blob: worker cannot resolve the relative sourceMappingURL anyway.
