@@ -50,6 +50,8 @@ const builds = [
   // The session index's worker thread: started by the extension from beside itself (src/node/sessions/indexClient.ts).
   { ...common, entryPoints: ['src/node/sessions/indexWorker.ts'], outfile: 'dist/indexWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'chrome120' },
+  // The Agent Sessions panels (several sessions at once, two side by side).
+  { ...common, entryPoints: ['webview/sessions/main.ts'], outfile: 'dist/sessionsView.js', platform: 'browser', format: 'iife', target: 'chrome120' },
   // The what-if simulator's Web Worker: the pure sim core, no DOM (the page starts it from a blob: URL).
   // No source map: a blob: worker cannot resolve the relative sourceMappingURL anyway.
   { ...common, entryPoints: ['webview/whatIf/whatIfWorker.ts'], outfile: 'dist/whatIfWorker.js', platform: 'browser', format: 'iife', target: 'chrome120', sourcemap: false },

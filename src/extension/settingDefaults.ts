@@ -10,6 +10,9 @@ export const SETTING_DEFAULTS = {
   'codeLens.enabled': true,
   'sessionRoots.claudeCode': '~/.claude/projects',
   'sessionRoots.codex': '~/.codex/sessions',
+  'statusBar.enabled': true,
+  'statusBar.agents': [] as string[],
+  'statusBar.activeWithinMinutes': 60,
 } as const;
 
 /** The fewest attempts a retry loop can have (`agentTrace.analysis.minLoopAttempts`' minimum). */

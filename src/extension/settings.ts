@@ -86,3 +86,22 @@ export function sessionRoots(): AgentRoot[] {
   }
   return resolveRoots(configured);
 }
+
+/** The status bar item's settings (`agentTrace.statusBar.*`); unusable values fall back to the defaults. */
+export interface StatusBarSettings {
+  enabled: boolean;
+  /** Agent ids whose sessions it follows; empty: every agent. */
+  agents: string[];
+  /** A session counts as active this long after its last call. */
+  activeWithinMinutes: number;
+}
+
+export function statusBarSettings(): StatusBarSettings {
+  const config = vscode.workspace.getConfiguration('agentTrace.statusBar');
+  const enabled = config.get<unknown>('enabled');
+  return {
+    enabled: typeof enabled === 'boolean' ? enabled : SETTING_DEFAULTS['statusBar.enabled'],
+    agents: stringList(config.get('agents'), [...SETTING_DEFAULTS['statusBar.agents']]),
+    activeWithinMinutes: positive(config.get('activeWithinMinutes'), SETTING_DEFAULTS['statusBar.activeWithinMinutes']),
+  };
+}

@@ -1,3 +1,4 @@
+import type * as Sqlite from 'node-sqlite3-wasm';
 import type { Database as DatabaseType } from 'node-sqlite3-wasm';
 
 /**
@@ -14,12 +15,12 @@ import type { Database as DatabaseType } from 'node-sqlite3-wasm';
  */
 export type Database = DatabaseType;
 
-let module: typeof import('node-sqlite3-wasm') | null = null;
+let module: typeof Sqlite | null = null;
 
 /** Opens (or creates) a database file. */
 export function openDatabase(path: string): Database {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on purpose (see above)
-  module ??= require('node-sqlite3-wasm') as typeof import('node-sqlite3-wasm');
+  module ??= require('node-sqlite3-wasm') as typeof Sqlite;
   return new module.Database(path);
 }
 

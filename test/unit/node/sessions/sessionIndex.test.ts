@@ -40,10 +40,7 @@ function byKey(rows: SessionRow[], key: string): SessionRow {
 /** Rows and calls without what differs between two indexes of the same files (row ids, when they were read). */
 function contents(index: SessionIndex): unknown {
   const rows = index.rows(0).sort((a, b) => (a.path + a.key < b.path + b.key ? -1 : 1));
-  return rows.map((r) => {
-    const { id: _id, fileId: _fileId, live: _live, ...rest } = r;
-    return { ...rest, calls: index.calls(r.id) };
-  });
+  return rows.map((r) => ({ ...r, id: undefined, fileId: undefined, live: undefined, calls: index.calls(r.id) }));
 }
 
 describe('SessionIndex over a fake home of real sessions', () => {
