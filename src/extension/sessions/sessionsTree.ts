@@ -101,10 +101,16 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
       }
       return t;
     };
-    const passes = (r: SessionRow): boolean => matchesFilter(r, this.filter) && (this.textMatches === null || this.textMatches.has(r.id));
-    const keptTops = new Set<SessionRow>();
-    for (const r of rows) if (passes(r)) keptTops.add(top(r));
-    return rows.filter((r) => keptTops.has(top(r)));
+    // The figures filter a session by its own; the text search finds it by any of its threads (a sub-agent's error counts).
+    const found = new Set<SessionRow>();
+    if (this.textMatches !== null) for (const r of rows) if (this.textMatches.has(r.id)) found.add(top(r));
+    const kept = (t: SessionRow): boolean => matchesFilter(t, this.filter) && (this.textMatches === null || found.has(t));
+    const tops = new Map<SessionRow, boolean>();
+    return rows.filter((r) => {
+      const t = top(r);
+      if (!tops.has(t)) tops.set(t, kept(t));
+      return tops.get(t)!;
+    });
   }
 
   private async rebuild(): Promise<void> {

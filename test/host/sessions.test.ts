@@ -1,0 +1,166 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { SessionComparison } from '../../src/core/sessions/compareSessions';
+import type { ProjectGroup, SessionNode } from '../../src/core/sessions/sessionQuery';
+import type { SessionsReport } from '../../src/core/sessions/sessionsReport';
+import type { AgentTraceApi } from '../../src/extension/main';
+import type { SessionsTreeNode } from '../../src/extension/sessions/sessionsTree';
+import { startLiveSession } from '../support/liveSession.mjs';
+
+// The Agent Sessions view, its commands and the status bar inside the real extension host,
+// over the fake home of test/support/fakeHome.mjs (real Claude Code and Codex sessions; the
+// workspace settings point agentTrace.sessionRoots at it). The figures are the reader tests'
+// independent ones: spotter 149 calls at 98.4% with 11 failed tool calls and 1 retry loop
+// (test/reference/claude_code_totals.py), M-Claude 41 calls at 85.5%, 13 failed, 1 loop, Codex
+// 9 calls at 83.0% (test/reference/codex_deltas.py).
+
+const root = (): string => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+const home = (): string => path.join(root(), 'home');
+
+async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+let api: AgentTraceApi;
+
+function sessionsOf(groups: ProjectGroup[]): SessionNode[] {
+  return groups.flatMap((g) => g.days.flatMap((d) => d.sessions));
+}
+
+function nodeFor(key: string): SessionsTreeNode {
+  const node = api.sessions.tree.nodeOf(api.sessions.service.current().find((r) => r.key === key)!.id);
+  assert.ok(node, `a tree node for ${key}`);
+  return node;
+}
+
+function item(node: SessionsTreeNode): vscode.TreeItem {
+  return api.sessions.tree.getTreeItem(node);
+}
+
+suite('Agent Sessions in the real extension host', () => {
+  suiteSetup(async () => {
+    api = (await vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.activate()) as AgentTraceApi;
+    await vscode.commands.executeCommand('agentTrace.sessions.focus');
+    await waitFor('the first index', () => api.sessions.service.ready && api.sessions.service.current().length >= 6);
+  });
+  teardown(async () => {
+    await vscode.commands.executeCommand('agentTrace.sessions.clearFilters');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('the tree: projects by latest activity, then days, sessions with their figures, sub-agents nested', () => {
+    const tree = api.sessions.tree;
+    const projects = tree.getChildren();
+    assert.deepEqual(
+      projects.map((p) => item(p).label),
+      ['project', 'spotter-4te', 'spotter', 'System32'],
+    );
+    const spotterProject = projects[1]!;
+    const days = tree.getChildren(spotterProject);
+    assert.equal(days.length, 1);
+    assert.match(String(item(days[0]!).label), /^2026-02-12 · /);
+    const [spotter] = tree.getChildren(days[0]);
+    const row = item(spotter!);
+    // The first prompt typed, clipped to 80 characters.
+    assert.match(String(row.label), /^Work on bead spotter-4te\. Run bd show spotter-4te/);
+    assert.ok(String(row.label).length <= 80);
+    assert.match(String(row.description), / · 149 calls · hit 98\.4% · cost \? · 11 failed · 1 loop$/);
+    assert.match(String(row.tooltip), /^Work on bead spotter-4te/);
+    assert.match(String(row.tooltip), /Tokens: input 11\.7M, cached 11\.6M, appended 185\.4k, output 31\.6k/);
+    assert.equal(row.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
+    const subs = tree.getChildren(spotter).map((n) => item(n));
+    // Sub-agents are titled by the prompt they were given.
+    const labels = subs.map((s) => String(s.label)).sort();
+    assert.match(labels[0]!, /^compaction agent: Your task is to create a detailed summary of the conversation/);
+    assert.match(labels[1]!, /^sub-agent: Search hex\.pm for the latest versions of these Elixir packages/);
+    assert.match(String(subs.find((s) => String(s.label).startsWith('sub-agent'))!.description), / · 3 calls · hit 58\.0% · /);
+    const loop = item(nodeFor('e5821007-9ca0-4a36-afc0-94da583da0ea'));
+    assert.match(String(loop.description), / · 41 calls · hit 85\.5% · cost \? · 13 failed · 1 loop$/);
+    assert.equal(loop.command?.command, 'agentTrace.sessions.open');
+  });
+
+  test('filters by agent, retry loops, hit rate and text; the view says what it filters', async () => {
+    const keys = (groups: ProjectGroup[]): string[] => sessionsOf(groups).map((n) => n.row.key).sort();
+    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.filter', { agents: ['codex'] })) as ProjectGroup[]), ['01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73']);
+    assert.match(api.sessions.tree.view!.message ?? '', /^Filtered: agent codex$/);
+    assert.equal(api.sessions.tree.view!.description, '1 of 4');
+    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.filter', { hasRetryLoops: true })) as ProjectGroup[]), [
+      'ae4a77f8-aedd-4bc1-888f-c94edc91af04',
+      'e5821007-9ca0-4a36-afc0-94da583da0ea',
+    ]);
+    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.filter', { hitRateBelow: 0.85 })) as ProjectGroup[]), [
+      '01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73',
+      '55604662-cf2a-4331-851a-ec234028f8ca',
+    ]);
+    await vscode.commands.executeCommand('agentTrace.sessions.clearFilters');
+    // Text in an error of the M-Claude loop ("File has not been read yet").
+    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.search', 'not been read')) as ProjectGroup[]), ['e5821007-9ca0-4a36-afc0-94da583da0ea']);
+    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.sort', 'calls')) as ProjectGroup[]), ['e5821007-9ca0-4a36-afc0-94da583da0ea']);
+  });
+
+  test('compare two sessions: figures with deltas, calls aligned, in a panel', async () => {
+    const a = nodeFor('e5821007-9ca0-4a36-afc0-94da583da0ea');
+    const b = nodeFor('01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73');
+    const c = (await vscode.commands.executeCommand('agentTrace.sessions.compare', a, [a, b])) as SessionComparison;
+    const f = (id: string) => c.figures.find((x) => x.id === id)!;
+    assert.deepEqual([f('calls').a, f('calls').b, f('calls').delta], [41, 9, -32]);
+    assert.deepEqual([f('failedToolCalls').a, f('failedToolCalls').b, f('failedToolCalls').favours], [13, 2, 'b']);
+    assert.equal(f('cacheHitRate').favours, 'a');
+    assert.equal(c.calls.length, 41);
+    await waitFor('the compare panel', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === 'Compare sessions');
+  });
+
+  test('several sessions at once: a project\'s sessions in one report', async () => {
+    const projects = api.sessions.tree.getChildren();
+    const report = (await vscode.commands.executeCommand('agentTrace.sessions.report', projects[1], [projects[1]])) as SessionsReport;
+    // The spotter session with its sub-agent (3 calls) and compaction agent (1 call).
+    assert.deepEqual([report.sessions, report.threads, report.totals.calls], [1, 3, 153]);
+    assert.equal(report.totals.tokens.input, 11746257 + 50496 + 139534);
+    const all = (await vscode.commands.executeCommand('agentTrace.sessions.report', undefined, [])) as SessionsReport;
+    assert.deepEqual([all.sessions, all.totals.calls], [4, 204]);
+  });
+
+  test('trace text in a title shows as plain text: no icon, no link, no bidi reordering', async () => {
+    const source = fs.readFileSync(path.join(home(), '.claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl'), 'utf8');
+    // The real log with its first prompt replaced by a hostile one.
+    const hostile = '$(check) [Run me](command:workbench.action.terminal.sendSequence) \u202eevil';
+    const lines = source.split('\n').map((l) => (l.includes('"mix phx.server') ? l.replace(/"content":"mix phx\.server[^"]*"/, `"content":${JSON.stringify(hostile)}`) : l));
+    const file = path.join(home(), '.claude/projects/-tmp-hostile/0badc0de-0000-4000-8000-000000000001.jsonl');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, lines.join('\n').replace(/55604662-cf2a-4331-851a-ec234028f8ca/g, '0badc0de-0000-4000-8000-000000000001'));
+    await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+    const node = await waitFor('the hostile session', () => {
+      const row = api.sessions.service.current().find((r) => r.key === '0badc0de-0000-4000-8000-000000000001');
+      return row ? api.sessions.tree.nodeOf(row.id) : undefined;
+    });
+    const label = String(item(node).label);
+    assert.ok(!label.includes('$(') && !label.includes(']('), label);
+    assert.ok(label.includes('$\u200b(check)') && label.includes(']\u200b(command:'), label);
+    assert.ok(label.includes('\\u202eevil') && !label.includes('\u202e'), label);
+    assert.ok(!String(item(node).tooltip).includes('\u202e'));
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+  });
+
+  test('the status bar follows a live session: context, hit rate, cost, and the cache countdown', async () => {
+    const file = path.join(home(), '.claude/projects/-tmp-live-demo/5e55e55e-0000-4000-8000-000000000002.jsonl');
+    const live = startLiveSession(path.join(root(), 'claude/edit-retry-loop.jsonl'), file, 60);
+    await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+    const first = await waitFor('the status bar on the live session', () => (api.sessions.statusBar.current?.path === file ? api.sessions.statusBar.text : null));
+    assert.match(first, /^\$\(pulse\) ctx [\d.]+k · hit \d+\.\d% · cost \? · cache 4:\d\d$/);
+    const before = api.sessions.statusBar.current!.calls;
+    live.append(live.total - live.written);
+    await waitFor('the new calls', () => (api.sessions.statusBar.current?.calls ?? 0) > before, 15_000);
+    assert.equal(api.sessions.statusBar.current!.calls, 41);
+    assert.equal(api.sessions.service.current().find((r) => r.path === file)?.live, true);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  });
+});
