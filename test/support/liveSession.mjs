@@ -40,13 +40,13 @@ export function startLiveSession(source, file, lines, agoMs = 5_000) {
     get written() {
       return written;
     },
-    /** Appends the next `n` lines, their times moved so the first of them is now. */
+    /** Appends the next `n` lines, their times moved so the last of them is now. */
     append(n) {
       const next = all.slice(written, written + n);
       if (next.length === 0) return 0;
-      let first = NaN;
-      for (const l of next) if (Number.isNaN(first)) first = timeOf(l);
-      const s = Number.isNaN(first) ? shift : Date.now() - first;
+      let last = NaN;
+      for (let i = next.length - 1; i >= 0 && Number.isNaN(last); i--) last = timeOf(next[i]);
+      const s = Number.isNaN(last) ? shift : Date.now() - last;
       fs.appendFileSync(file, next.map((l) => shifted(l, s)).join('\n') + '\n');
       written += next.length;
       return next.length;

@@ -167,6 +167,14 @@ export class SessionsService implements vscode.Disposable {
 
   private async runSync(interactive: boolean): Promise<void> {
     const client = await this.start();
+    // A warm index shows at once: its rows first, then what changed since.
+    if (!this.ready && this.rows.length === 0) {
+      await this.reload();
+      if (this.rows.length > 0) {
+        this.ready = true;
+        this.changed.fire();
+      }
+    }
     const cold = !this.ready && this.rows.length === 0;
     const run = async (report: (p: SyncProgress) => void, token: vscode.CancellationToken | null): Promise<void> => {
       const timer = setInterval(() => this.progress && report(this.progress), 250);

@@ -20,7 +20,6 @@ export class SessionIndexClient {
   ) {
     // A pathological log must end the worker, not the extension host (its heap counts in the host's).
     this.worker = new Worker(script, { resourceLimits: { maxOldGenerationSizeMb: 1024 }, ...options });
-    this.worker.unref();
     this.worker.on('message', (m: WorkerMessage) => this.receive(m));
     this.worker.on('error', (e) => this.fail(e));
     this.worker.on('exit', (code) => this.fail(new Error(`the session index worker stopped (exit code ${code})`)));

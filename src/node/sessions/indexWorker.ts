@@ -38,6 +38,8 @@ let indexer: SessionIndexer | null = null;
 let lease: WriterLease | null = null;
 let leaseTimer: ReturnType<typeof setInterval> | undefined;
 let cancelled = false;
+/** The whole-file integrity check ran since this worker started. */
+let checked = false;
 
 interface HotFile {
   found: Pick<FoundSession, 'path' | 'agentId' | 'projectHint'>;
@@ -204,6 +206,19 @@ async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<u
         }),
       );
       updateHot(Date.now());
+      if (!checked) {
+        // Once per start, after the first sync (not before the first rows): the whole file's integrity.
+        checked = true;
+        const verdict = index!.check();
+        if (verdict !== 'ok') {
+          index!.close();
+          SessionIndex.setAsideFile(config!.dbPath);
+          open();
+          post({ event: 'notice', message: `The session index was damaged (${verdict}); it is rebuilt from the session files.` });
+          const rebuilt = await indexer!.sync(roots(), { isCancelled: () => cancelled });
+          return { ...rebuilt, readOnly: false };
+        }
+      }
       return { ...result, readOnly: false };
     }
     case 'generation':

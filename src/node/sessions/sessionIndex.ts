@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
-import type { CallRecord, IndexedSession } from '../../core/sessions/sessionRecord';
-import type { MissCause } from '../../core/analysis/cacheMisses';
+import type { CallRecord, IndexedSession, SessionRecord } from '../../core/sessions/sessionRecord';
 import { isBusy, openDatabase } from './sqlite';
 import type { Database } from './sqlite';
 
@@ -16,7 +15,7 @@ import type { Database } from './sqlite';
  * `SCHEMA_VERSION` changes whenever the tables or the meaning of a figure change: an
  * index of another version is set aside and rebuilt, never read.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** A session counts as live while its file grew within this long. */
 export const LIVE_WINDOW_MS = 2 * 60_000;
@@ -69,60 +68,62 @@ export interface OpenNotice {
   message: string;
 }
 
+/*
+ * The layout follows node-sqlite3-wasm's costs (bench/sessionIndex.bench.ts): every value
+ * read crosses from WebAssembly to JavaScript (~10 µs under load), and a column stored
+ * after a large blob is reached through its overflow pages. So a session's figures are
+ * one JSON value (its row in the view), a session's calls one JSON value (the comparison
+ * reads them whole), a file's saved parse sits in its own table, and the columns SQL
+ * itself looks at (paths, sizes, times, keys) stay columns.
+ */
 const SCHEMA = `
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
 CREATE TABLE files(
   id INTEGER PRIMARY KEY,
   path TEXT NOT NULL UNIQUE,
   agent_id TEXT NOT NULL,
-  project TEXT NOT NULL,
   size INTEGER NOT NULL,
   mtime_ms REAL NOT NULL,
   companions TEXT NOT NULL DEFAULT '[]',
   head_hash TEXT,
   status TEXT NOT NULL,
-  problem TEXT,
-  state BLOB,
-  state_version TEXT,
   last_growth_ms REAL,
-  indexed_ms REAL NOT NULL
+  indexed_ms REAL NOT NULL,
+  view TEXT NOT NULL
 );
+CREATE TABLE file_states(file_id INTEGER PRIMARY KEY, state BLOB NOT NULL, state_version TEXT NOT NULL);
 CREATE TABLE sessions(
   id INTEGER PRIMARY KEY,
   file_id INTEGER NOT NULL,
   key TEXT NOT NULL,
-  parent_key TEXT,
-  role TEXT NOT NULL,
-  agent TEXT,
-  model TEXT,
-  cwd TEXT,
-  title TEXT,
-  start_ms REAL,
-  end_ms REAL,
-  calls INTEGER NOT NULL,
-  user_turns INTEGER NOT NULL,
-  input INTEGER, cached INTEGER, appended INTEGER, cache_write INTEGER, output INTEGER,
-  hit_rate REAL, raw_io REAL, a2o_mean REAL, a2o_aggregate REAL,
-  cost_usd REAL, unpriced_calls INTEGER NOT NULL,
-  tool_calls INTEGER NOT NULL, failed_tools INTEGER NOT NULL,
-  loops INTEGER NOT NULL, calls_in_loops INTEGER NOT NULL, misses INTEGER NOT NULL, compactions INTEGER NOT NULL,
-  last_start_ms REAL, last_end_ms REAL, last_input INTEGER, last_output INTEGER, last_model TEXT,
-  ttl_ms REAL NOT NULL, ttl_basis TEXT NOT NULL,
+  record TEXT NOT NULL,
   UNIQUE(file_id, key)
 );
-CREATE INDEX sessions_by_file ON sessions(file_id);
-CREATE TABLE calls(
-  session_id INTEGER NOT NULL,
-  idx INTEGER NOT NULL,
-  start_ms REAL, end_ms REAL,
-  input INTEGER, cached INTEGER, appended INTEGER, cache_write INTEGER, output INTEGER,
-  cost_usd REAL, tools INTEGER NOT NULL, failed INTEGER NOT NULL,
-  miss TEXT, in_loop INTEGER NOT NULL, after_compaction INTEGER NOT NULL,
-  PRIMARY KEY(session_id, idx)
-) WITHOUT ROWID;
+CREATE TABLE session_calls(session_id INTEGER PRIMARY KEY, calls TEXT NOT NULL);
 CREATE VIRTUAL TABLE search USING fts5(text);
 `;
 
+/** What a file adds to each of its sessions' rows (stored as the file's `view`). */
+interface FileView {
+  path: string;
+  agentId: string;
+  project: string;
+  mtimeMs: number;
+  status: SessionRow['fileStatus'];
+  problem: string | null;
+  lastGrowthMs: number | null;
+}
+
+/** The order of a call's fields in its stored array (a 10,000-call session is one compact JSON value). */
+const CALL_FIELDS = ['index', 'startMs', 'endMs', 'input', 'cached', 'appended', 'cacheWrite', 'output', 'costUsd', 'toolCalls', 'failedToolCalls', 'miss', 'inLoop', 'afterCompaction'] as const;
+
+function packCalls(calls: readonly CallRecord[]): string {
+  return JSON.stringify(calls.map((c) => CALL_FIELDS.map((f) => c[f])));
+}
+
+function unpackCalls(text: string): CallRecord[] {
+  return (JSON.parse(text) as unknown[][]).map((values) => Object.fromEntries(CALL_FIELDS.map((f, i) => [f, values[i]])) as unknown as CallRecord);
+}
 
 type Row = Record<string, unknown>;
 
@@ -178,10 +179,10 @@ export class SessionIndex {
       if (version !== SCHEMA_VERSION && (version !== 0 || tables > 0)) {
         notice = { kind: 'old-version', message: `The session index was made by another version (schema ${version}, this one reads ${SCHEMA_VERSION}); it is rebuilt from the session files.` };
       } else if (tables > 0) {
-        const check = text(db.get('PRAGMA quick_check')?.['quick_check']);
-        // Every table read once: a damaged page or virtual table shows here, not in the middle of a view.
-        if (check === 'ok') for (const table of ['meta', 'files', 'sessions', 'calls', 'search']) db.get(`SELECT COUNT(*) AS n FROM ${table}`);
-        if (check !== 'ok') notice = { kind: 'corrupt', message: `The session index is damaged (${check ?? 'no answer'}); it is rebuilt from the session files.` };
+        // Each table's first page read once: a damaged root page or virtual table shows here,
+        // not in the middle of a view. (A full integrity check would read the whole file at
+        // every start; damage deeper in is caught where a query meets it: see the worker.)
+        for (const table of ['meta', 'files', 'file_states', 'sessions', 'session_calls', 'search']) db.get(`SELECT * FROM ${table} LIMIT 1`);
       }
     } catch (e) {
       // Locked by another window is not damage: let the caller retry.
@@ -207,6 +208,10 @@ export class SessionIndex {
   }
 
   /** Moves a bad index out of the way (one `.old` copy kept for a bug report) with its journal. */
+  static setAsideFile(path: string): void {
+    SessionIndex.setAside(path);
+  }
+
   private static setAside(path: string): void {
     if (path === ':memory:') return;
     for (const suffix of ['', '-journal']) {
@@ -227,6 +232,11 @@ export class SessionIndex {
     if (tables === 0) {
       this.db.exec(`BEGIN; ${SCHEMA} PRAGMA user_version = ${SCHEMA_VERSION}; INSERT INTO meta VALUES ('generation', '0'); COMMIT;`);
     }
+  }
+
+  /** SQLite's own integrity check of the whole file: 'ok', or what it found (the worker runs it when idle). */
+  check(): string {
+    return text(this.db.get('PRAGMA quick_check')?.['quick_check']) ?? 'no answer';
   }
 
   close(): void {
@@ -275,7 +285,7 @@ export class SessionIndex {
       companions,
       headHash: text(r['head_hash']),
       status: (text(r['status']) as StoredFile['status']) ?? 'ok',
-      problem: text(r['problem']),
+      problem: null,
       state: state instanceof Uint8Array ? state : null,
       stateVersion: text(r['state_version']),
       lastGrowthMs: num(r['last_growth_ms']),
@@ -284,204 +294,116 @@ export class SessionIndex {
 
   /** What the index remembers of a file (with its saved parse), or null when it never read it. */
   file(path: string): StoredFile | null {
-    const r = this.db.get('SELECT * FROM files WHERE path = ?', [path]);
+    const r = this.db.get('SELECT f.*, st.state, st.state_version FROM files f LEFT JOIN file_states st ON st.file_id = f.id WHERE f.path = ?', [path]);
     return r ? this.storedFile(r) : null;
   }
 
   /** Every file the index knows (without saved parses): for finding what changed or vanished. */
   files(): StoredFile[] {
-    return this.db
-      .all('SELECT id, path, agent_id, size, mtime_ms, companions, head_hash, status, problem, NULL AS state, state_version, last_growth_ms FROM files')
-      .map((r) => this.storedFile(r));
+    return this.db.all('SELECT id, path, agent_id, size, mtime_ms, companions, head_hash, status, last_growth_ms FROM files').map((r) => this.storedFile(r));
   }
 
   /** Stores a file as just read, its sessions and calls replacing the old ones (call inside begin/commit). */
   writeFile(u: FileUpdate, nowMs = Date.now()): void {
     const main = u.records.find((r) => r.session.role === 'main') ?? u.records[0];
     const project = main?.session.cwd ?? u.projectHint ?? dirname(u.path);
+    const view: FileView = { path: u.path, agentId: u.agentId, project, mtimeMs: u.mtimeMs, status: u.status, problem: u.problem, lastGrowthMs: u.lastGrowthMs };
     const existing = this.db.get('SELECT id FROM files WHERE path = ?', [u.path]);
+    const values = [u.agentId, u.size, u.mtimeMs, JSON.stringify(u.companions), u.headHash, u.status, u.lastGrowthMs, nowMs, JSON.stringify(view)];
     let fileId: number;
-    const values = [u.agentId, project, u.size, u.mtimeMs, JSON.stringify(u.companions), u.headHash, u.status, u.problem, u.state ?? null, u.stateVersion, u.lastGrowthMs, nowMs];
     if (existing) {
       fileId = num(existing['id'])!;
-      if (u.state === undefined) {
-        this.db.run('UPDATE files SET agent_id = ?, project = ?, size = ?, mtime_ms = ?, companions = ?, head_hash = ?, status = ?, problem = ?, last_growth_ms = ?, indexed_ms = ? WHERE id = ?', [
-          ...values.slice(0, 8),
-          u.lastGrowthMs,
-          nowMs,
-          fileId,
-        ]);
-      } else {
-        this.db.run(
-          'UPDATE files SET agent_id = ?, project = ?, size = ?, mtime_ms = ?, companions = ?, head_hash = ?, status = ?, problem = ?, state = ?, state_version = ?, last_growth_ms = ?, indexed_ms = ? WHERE id = ?',
-          [...values, fileId],
-        );
-      }
+      this.db.run('UPDATE files SET agent_id = ?, size = ?, mtime_ms = ?, companions = ?, head_hash = ?, status = ?, last_growth_ms = ?, indexed_ms = ?, view = ? WHERE id = ?', [...values, fileId]);
     } else {
-      fileId = num(this.db.run('INSERT INTO files (agent_id, project, size, mtime_ms, companions, head_hash, status, problem, state, state_version, last_growth_ms, indexed_ms, path) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)', [...values, u.path]).lastInsertRowid)!;
+      fileId = num(this.db.run('INSERT INTO files (agent_id, size, mtime_ms, companions, head_hash, status, last_growth_ms, indexed_ms, view, path) VALUES (?,?,?,?,?,?,?,?,?,?)', [...values, u.path]).lastInsertRowid)!;
     }
+    if (u.state === null) this.db.run('DELETE FROM file_states WHERE file_id = ?', [fileId]);
+    else if (u.state !== undefined) this.db.run('INSERT OR REPLACE INTO file_states VALUES (?, ?, ?)', [fileId, u.state, u.stateVersion ?? '']);
     const kept = new Set<number>();
-    const upsert = this.db.prepare(`INSERT INTO sessions (file_id, key, parent_key, role, agent, model, cwd, title, start_ms, end_ms, calls, user_turns,
-        input, cached, appended, cache_write, output, hit_rate, raw_io, a2o_mean, a2o_aggregate, cost_usd, unpriced_calls,
-        tool_calls, failed_tools, loops, calls_in_loops, misses, compactions, last_start_ms, last_end_ms, last_input, last_output, last_model, ttl_ms, ttl_basis)
-      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-      ON CONFLICT(file_id, key) DO UPDATE SET parent_key = excluded.parent_key, role = excluded.role, agent = excluded.agent, model = excluded.model,
-        cwd = excluded.cwd, title = excluded.title, start_ms = excluded.start_ms, end_ms = excluded.end_ms, calls = excluded.calls,
-        user_turns = excluded.user_turns, input = excluded.input, cached = excluded.cached, appended = excluded.appended,
-        cache_write = excluded.cache_write, output = excluded.output, hit_rate = excluded.hit_rate, raw_io = excluded.raw_io,
-        a2o_mean = excluded.a2o_mean, a2o_aggregate = excluded.a2o_aggregate, cost_usd = excluded.cost_usd, unpriced_calls = excluded.unpriced_calls,
-        tool_calls = excluded.tool_calls, failed_tools = excluded.failed_tools, loops = excluded.loops, calls_in_loops = excluded.calls_in_loops,
-        misses = excluded.misses, compactions = excluded.compactions, last_start_ms = excluded.last_start_ms, last_end_ms = excluded.last_end_ms,
-        last_input = excluded.last_input, last_output = excluded.last_output, last_model = excluded.last_model, ttl_ms = excluded.ttl_ms, ttl_basis = excluded.ttl_basis
-      RETURNING id`);
-    const insertCall = this.db.prepare('INSERT INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)');
+    const upsert = this.db.prepare('INSERT INTO sessions (file_id, key, record) VALUES (?, ?, ?) ON CONFLICT(file_id, key) DO UPDATE SET record = excluded.record RETURNING id');
+    const insertCalls = this.db.prepare('INSERT OR REPLACE INTO session_calls VALUES (?, ?)');
     const insertSearch = this.db.prepare('INSERT INTO search (rowid, text) VALUES (?, ?)');
     try {
       for (const { session: s, calls } of u.records) {
-        const r = upsert.get([
-          fileId, s.key, s.parentKey, s.role, s.agent, s.model, s.cwd, s.title, s.startMs, s.endMs, s.calls, s.userTurns,
-          s.tokens.input, s.tokens.cached, s.tokens.appended, s.tokens.cacheWrite, s.tokens.output,
-          s.cacheHitRate, s.rawInputToOutput, s.appendToOutputMean, s.appendToOutputAggregate, s.costUsd, s.unpricedCalls,
-          s.toolCalls, s.failedToolCalls, s.retryLoops, s.callsInLoops, s.cacheMisses, s.compactions,
-          s.lastCall?.startMs ?? null, s.lastCall?.endMs ?? null, s.lastCall?.input ?? null, s.lastCall?.output ?? null, s.lastCall?.model ?? null,
-          s.cacheTtlMs, s.cacheTtlBasis,
-        ]);
-        const sessionId = num(r?.['id'])!;
+        const { searchText, ...record } = s;
+        const sessionId = num(upsert.get([fileId, s.key, JSON.stringify(record)])?.['id'])!;
         kept.add(sessionId);
-        this.clearSessionDetail(sessionId);
-        for (const c of calls) {
-          insertCall.run([sessionId, c.index, c.startMs, c.endMs, c.input, c.cached, c.appended, c.cacheWrite, c.output, c.costUsd, c.toolCalls, c.failedToolCalls, c.miss, c.inLoop ? 1 : 0, c.afterCompaction ? 1 : 0]);
-        }
+        this.db.run('DELETE FROM search WHERE rowid = ?', [sessionId]);
+        insertCalls.run([sessionId, packCalls(calls)]);
         // One document per session (rowid = session id): a search's words may come from its prompts, tool targets and errors alike.
-        const searchable = [s.searchText.prompts, s.searchText.tools, s.searchText.errors].filter((t) => t !== '').join('\n');
+        const searchable = [searchText.prompts, searchText.tools, searchText.errors].filter((t) => t !== '').join('\n');
         if (searchable !== '') insertSearch.run([sessionId, searchable]);
       }
     } finally {
       upsert.finalize();
-      insertCall.finalize();
+      insertCalls.finalize();
       insertSearch.finalize();
     }
     // Sessions the file no longer has (a rewritten or truncated file).
     for (const r of this.db.all('SELECT id FROM sessions WHERE file_id = ?', [fileId])) {
       const id = num(r['id'])!;
-      if (kept.has(id)) continue;
-      this.clearSessionDetail(id);
-      this.db.run('DELETE FROM sessions WHERE id = ?', [id]);
+      if (!kept.has(id)) this.forgetSession(id);
     }
   }
 
-  private clearSessionDetail(sessionId: number): void {
-    this.db.run('DELETE FROM calls WHERE session_id = ?', [sessionId]);
+  private forgetSession(sessionId: number): void {
+    this.db.run('DELETE FROM session_calls WHERE session_id = ?', [sessionId]);
     this.db.run('DELETE FROM search WHERE rowid = ?', [sessionId]);
+    this.db.run('DELETE FROM sessions WHERE id = ?', [sessionId]);
   }
 
   /** A file that is gone: its sessions stay listed, marked deleted, with the figures last read (call inside begin/commit). */
   markDeleted(fileId: number): void {
-    this.db.run("UPDATE files SET status = 'deleted', state = NULL, last_growth_ms = NULL WHERE id = ?", [fileId]);
+    const r = this.db.get('SELECT view FROM files WHERE id = ?', [fileId]);
+    const view = r ? ({ ...(JSON.parse(text(r['view']) ?? '{}') as FileView), status: 'deleted', lastGrowthMs: null } satisfies FileView) : null;
+    this.db.run("UPDATE files SET status = 'deleted', last_growth_ms = NULL, view = ? WHERE id = ?", [JSON.stringify(view), fileId]);
+    this.db.run('DELETE FROM file_states WHERE file_id = ?', [fileId]);
   }
 
   /** Forgets a file and its sessions (call inside begin/commit). */
   forget(fileId: number): void {
-    for (const r of this.db.all('SELECT id FROM sessions WHERE file_id = ?', [fileId])) this.clearSessionDetail(num(r['id'])!);
-    this.db.run('DELETE FROM sessions WHERE file_id = ?', [fileId]);
+    for (const r of this.db.all('SELECT id FROM sessions WHERE file_id = ?', [fileId])) this.forgetSession(num(r['id'])!);
+    this.db.run('DELETE FROM file_states WHERE file_id = ?', [fileId]);
     this.db.run('DELETE FROM files WHERE id = ?', [fileId]);
   }
 
-  /** Every session the index knows, as rows for the views (the file's figures joined in). */
+  /** Every session the index knows, as rows for the views (the file's place and state joined in). */
   rows(nowMs = Date.now()): SessionRow[] {
-    const stmt = this.db.prepare(`SELECT s.*, f.path, f.agent_id, f.project, f.mtime_ms, f.status, f.problem, f.last_growth_ms
-      FROM sessions s JOIN files f ON f.id = s.file_id`);
-    const rows: SessionRow[] = [];
-    try {
-      for (const r of stmt.iterate()) rows.push(this.sessionRow(r as Row, nowMs));
-    } finally {
-      stmt.finalize();
-    }
-    return rows;
+    const views = new Map<number, FileView>();
+    for (const r of this.db.all('SELECT id, view FROM files')) views.set(num(r['id'])!, JSON.parse(text(r['view'])!) as FileView);
+    return this.db.all('SELECT id, file_id, record FROM sessions').map((r) => this.sessionRow(r, views, nowMs));
   }
 
   /** The rows of some sessions, by id (missing ids are left out). */
   rowsById(ids: readonly number[], nowMs = Date.now()): SessionRow[] {
-    if (ids.length === 0) return [];
-    const out: SessionRow[] = [];
-    for (let i = 0; i < ids.length; i += 500) {
-      const part = ids.slice(i, i + 500);
-      const found = this.db.all(
-        `SELECT s.*, f.path, f.agent_id, f.project, f.mtime_ms, f.status, f.problem, f.last_growth_ms FROM sessions s JOIN files f ON f.id = s.file_id WHERE s.id IN (${part.map(() => '?').join(',')})`,
-        part,
-      );
-      for (const r of found) out.push(this.sessionRow(r, nowMs));
-    }
-    return out;
+    const wanted = new Set(ids);
+    return this.rows(nowMs).filter((r) => wanted.has(r.id));
   }
 
-  private sessionRow(r: Row, nowMs: number): SessionRow {
-    const lastGrowth = num(r['last_growth_ms']);
-    const status = (text(r['status']) as SessionRow['fileStatus']) ?? 'ok';
-    const lastStart = num(r['last_start_ms']);
-    const lastEnd = num(r['last_end_ms']);
+  private sessionRow(r: Row, views: Map<number, FileView>, nowMs: number): SessionRow {
+    const fileId = num(r['file_id'])!;
+    const view = views.get(fileId)!;
+    const record = JSON.parse(text(r['record'])!) as Omit<SessionRecord, 'searchText'>;
     return {
-      id: num(r['id'])!,
-      fileId: num(r['file_id'])!,
-      path: text(r['path'])!,
-      agentId: text(r['agent_id'])!,
-      project: text(r['project'])!,
-      fileMtimeMs: num(r['mtime_ms'])!,
-      live: status === 'ok' && lastGrowth !== null && nowMs - lastGrowth < LIVE_WINDOW_MS,
-      fileStatus: status,
-      problem: text(r['problem']),
-      key: text(r['key'])!,
-      parentKey: text(r['parent_key']),
-      role: text(r['role']) as SessionRow['role'],
-      agent: text(r['agent']),
-      model: text(r['model']),
-      cwd: text(r['cwd']),
-      title: text(r['title']),
-      startMs: num(r['start_ms']),
-      endMs: num(r['end_ms']),
-      calls: num(r['calls'])!,
-      userTurns: num(r['user_turns'])!,
-      tokens: { input: num(r['input']), cached: num(r['cached']), appended: num(r['appended']), cacheWrite: num(r['cache_write']), output: num(r['output']) },
-      cacheHitRate: num(r['hit_rate']),
-      rawInputToOutput: num(r['raw_io']),
-      appendToOutputMean: num(r['a2o_mean']),
-      appendToOutputAggregate: num(r['a2o_aggregate']),
-      costUsd: num(r['cost_usd']),
-      unpricedCalls: num(r['unpriced_calls'])!,
-      toolCalls: num(r['tool_calls'])!,
-      failedToolCalls: num(r['failed_tools'])!,
-      retryLoops: num(r['loops'])!,
-      callsInLoops: num(r['calls_in_loops'])!,
-      cacheMisses: num(r['misses'])!,
-      compactions: num(r['compactions'])!,
-      lastCall:
-        lastStart === null && lastEnd === null && num(r['last_input']) === null
-          ? null
-          : { startMs: lastStart, endMs: lastEnd, input: num(r['last_input']), output: num(r['last_output']), model: text(r['last_model']) },
-      cacheTtlMs: num(r['ttl_ms'])!,
-      cacheTtlBasis: text(r['ttl_basis']) as SessionRow['cacheTtlBasis'],
+      ...record,
       searchText: { prompts: '', tools: '', errors: '' },
+      id: num(r['id'])!,
+      fileId,
+      path: view.path,
+      agentId: view.agentId,
+      project: view.project,
+      fileMtimeMs: view.mtimeMs,
+      // Growing now: it grew since the last read, or it was written in the last minutes when first read.
+      live: view.status === 'ok' && nowMs - Math.max(view.lastGrowthMs ?? -Infinity, view.mtimeMs) < LIVE_WINDOW_MS,
+      fileStatus: view.status,
+      problem: view.problem,
     };
   }
 
   /** A session's calls in order (what the comparison draws). */
   calls(sessionId: number): CallRecord[] {
-    return this.db.all('SELECT * FROM calls WHERE session_id = ? ORDER BY idx', [sessionId]).map((r) => ({
-      index: num(r['idx'])!,
-      startMs: num(r['start_ms']),
-      endMs: num(r['end_ms']),
-      input: num(r['input']),
-      cached: num(r['cached']),
-      appended: num(r['appended']),
-      cacheWrite: num(r['cache_write']),
-      output: num(r['output']),
-      costUsd: num(r['cost_usd']),
-      toolCalls: num(r['tools'])!,
-      failedToolCalls: num(r['failed'])!,
-      miss: text(r['miss']) as MissCause | null,
-      inLoop: num(r['in_loop']) === 1,
-      afterCompaction: num(r['after_compaction']) === 1,
-    }));
+    const r = this.db.get('SELECT calls FROM session_calls WHERE session_id = ?', [sessionId]);
+    return r ? unpackCalls(text(r['calls'])!) : [];
   }
 
   /** Ids of the sessions whose prompts, tool targets or errors hold every word of `query` (the last as a prefix). */

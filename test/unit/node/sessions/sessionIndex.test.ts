@@ -178,6 +178,11 @@ describe('SessionIndex over a fake home of real sessions', () => {
     assert.equal(byKey(index.rows(now), '01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73').live, true);
     now += 3 * 60_000;
     assert.equal(byKey(index.rows(now), '01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73').live, false);
+    // A session first seen while it is being written (modified a moment ago) is live at once.
+    const loop = join(home, FAKE_HOME_SESSIONS.editLoop.rel);
+    utimesSync(loop, new Date(now - 10_000), new Date(now - 10_000));
+    await indexer.sync(roots);
+    assert.equal(byKey(index.rows(now), 'e5821007-9ca0-4a36-afc0-94da583da0ea').live, true);
     index.close();
   });
 
