@@ -52,6 +52,9 @@ const builds = [
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'chrome120' },
   // The Agent Sessions panels (several sessions at once, two side by side).
   { ...common, entryPoints: ['webview/sessions/main.ts'], outfile: 'dist/sessionsView.js', platform: 'browser', format: 'iife', target: 'chrome120' },
+  // The standalone HTML report's page (agent-trace report): the inspector's views, inlined into one file, so always
+  // minified and without a source map (an inline script has nowhere to point one).
+  { ...common, entryPoints: ['webview/report/reportMain.ts'], outfile: 'dist/report.js', platform: 'browser', format: 'iife', target: 'chrome120', minify: true, sourcemap: false, legalComments: 'eof' },
   // The what-if simulator's Web Worker: the pure sim core, no DOM (the page starts it from a blob: URL).
   // No source map: a blob: worker cannot resolve the relative sourceMappingURL anyway.
   { ...common, entryPoints: ['webview/whatIf/whatIfWorker.ts'], outfile: 'dist/whatIfWorker.js', platform: 'browser', format: 'iife', target: 'chrome120', sourcemap: false },

@@ -130,6 +130,7 @@ function config(home: string, dbPath: string): IndexWorkerConfig {
       { agentId: 'codex', root: join(home, '.codex/sessions') },
     ],
     analysis: {},
+    prices: [],
     maxFileBytes: 2 ** 33,
     stateVersion: 'bench',
   };

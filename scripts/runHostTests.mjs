@@ -3,10 +3,9 @@
 // contract @vscode/test-electron uses (see .vscode-test.mjs for machines that can
 // download VS Code). Prints the suite's "N passed, N failed" line; exits non-zero on failure.
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { runExtensionTests, startCodeServer } from '../test/support/vscodeE2e.mjs';
-import { createWorkspace, repoRoot } from '../test/support/workspace.mjs';
+import { createWorkspace, removeWorkspace, repoRoot } from '../test/support/workspace.mjs';
 
 execFileSync(process.execPath, ['esbuild.mjs', '--tests'], { cwd: repoRoot, stdio: 'inherit' });
 const workspace = createWorkspace();
@@ -21,7 +20,7 @@ try {
   });
 } finally {
   await cs.stop();
-  fs.rmSync(workspace, { recursive: true, force: true });
+  removeWorkspace(workspace);
 }
 console.log(code === 0 ? 'extension-host tests: ok' : `extension-host tests failed (exit ${code})`);
 process.exit(code);

@@ -6,6 +6,7 @@ import type { VscodeCheckbox } from '@vscode-elements/elements/dist/vscode-check
 import type { VscodeProgressBar } from '@vscode-elements/elements/dist/vscode-progress-bar/vscode-progress-bar.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { MissCause } from '../src/core/analysis/cacheMisses';
+import { displayText } from '../src/core/text/safeText';
 import type { CallDetail, SessionView, TraceView } from '../src/core/view/traceView';
 import type { CallRef, HostNotification, InspectorSettings, WebviewNotification, WhatIfWorkload } from '../src/protocol/messages';
 import { fingerprintDigest, loopRows, nextLoopSort, nextMissCall, sortLoopRows } from './analysis/analysisModel';
@@ -14,13 +15,14 @@ import { figureGroup, fingerprintContent, loopsContent, missSummary } from './an
 import { detailsPlaceholder, renderCallDetails } from './timeline/callDetailsView';
 import type { DetailsState } from './timeline/callDetailsView';
 import { el, icon, linkButton, replaceChildren } from './shared/dom';
-import { defaultSessionId, diagnosticRows, findSession, mergeState, progressText, readPersistedState, sessionMetaText, sessionOptions, skippedSummary, summaryFigures } from './inspectorModel';
+import { defaultSessionId, diagnosticRows, findSession, mergeState, progressText, readPersistedState, sessionMetaText, sessionOptions, skippedSummary, summaryFigures, wholeTraceCost } from './inspectorModel';
 import type { PersistedState } from './inspectorModel';
 import { buildPalette, isHighContrast } from './shared/palette';
 import type { Palette } from './shared/palette';
 import { TimelineChart } from './timeline/timelineChart';
-import { buildTimeline, clampSelection, isNavigationKey, moveSelection, selectionAnnouncement } from './timeline/timelineModel';
-import type { TimelineMarker } from './timeline/timelineModel';
+import { buildTimeline, clampSelection, hasCosts, isNavigationKey, moveSelection, selectionAnnouncement } from './timeline/timelineModel';
+import type { BarView, TimelineMarker } from './timeline/timelineModel';
+import { CostPanel } from './cost/costView';
 import { WhatIfView } from './whatIf/whatIfView';
 
 /** What the app needs from the page around it: the channel to the host and the webview state. */
@@ -32,6 +34,25 @@ export interface InspectorHost {
   getState(): unknown;
   setState(state: unknown): void;
 }
+
+/**
+ * How the page runs. The inspector in VS Code has everything; the standalone HTML report
+ * (agent-trace report) draws the same views from data embedded in the file, with no host
+ * to re-read the trace as another format, open source lines or run the what-if simulator.
+ */
+export interface InspectorOptions {
+  /** The interactive what-if panel (needs the host's workload and a worker). */
+  whatIf: boolean;
+  /** The format picker (the host reads the trace again). */
+  formatChoice: boolean;
+  /** Clicking a call opens its line in an editor. */
+  sourceLinks: boolean;
+}
+
+export const INSPECTOR_IN_VSCODE: InspectorOptions = { whatIf: true, formatChoice: true, sourceLinks: true };
+
+/** Keys that zoom the timeline: in around the selected call, out, and back to every call. */
+const ZOOM_KEYS: Record<string, number | 'reset'> = { '+': 2, '=': 2, '-': 0.5, _: 0.5, '0': 'reset' };
 
 /** Wait after the last selection change before fetching details, so holding an arrow key sends one request. */
 const DETAILS_DELAY_MS = 120;
@@ -52,6 +73,7 @@ export class InspectorApp {
   private sessionId: string | null = null;
   private selected: number | null = null;
   private showCached = true;
+  private barView: BarView = 'tokens';
   /** Closed until the user opens it: the timeline stays above the fold. */
   private fingerprintOpen = false;
   private loopSort: LoopSort | null = null;
@@ -73,6 +95,8 @@ export class InspectorApp {
   private readonly formatPicker = document.createElement('vscode-single-select') as VscodeSingleSelect;
   private readonly limitations = el('div', { className: 'limitations', attrs: { role: 'note' } });
   private readonly showCachedBox = document.createElement('vscode-checkbox') as VscodeCheckbox;
+  private readonly barViewPicker = document.createElement('vscode-single-select') as VscodeSingleSelect;
+  private readonly barViewControl = el('div', { className: 'bar-view-control' });
   private readonly controls = el('div', { className: 'controls' });
   private readonly sessionControls = el('div', { className: 'session-controls' });
   private readonly header = el('header', { className: 'header' });
@@ -94,16 +118,25 @@ export class InspectorApp {
   private readonly live = el('div', { className: 'visually-hidden', attrs: { 'aria-live': 'polite', 'aria-atomic': 'true' } });
   private readonly detailsPane = el('section', { className: 'details panel', attrs: { 'aria-label': 'Selected call' } });
   private readonly diagnosticsPane = el('section', { className: 'diagnostics panel', attrs: { 'aria-label': 'Diagnostics' } });
-  private readonly whatIf: WhatIfView;
+  private readonly whatIf: WhatIfView | null;
+  private readonly resetZoomButton: HTMLButtonElement;
+  private readonly costPanel: CostPanel;
 
   constructor(
     private readonly root: HTMLElement,
     private readonly host: InspectorHost,
+    private readonly options: InspectorOptions = INSPECTOR_IN_VSCODE,
   ) {
     this.palette = readPalette();
     this.chartWrap.appendChild(this.canvas);
-    this.chart = new TimelineChart(this.chartWrap, this.canvas, this.palette, { onPick: (i) => this.safely('select a call', () => this.pick(i)) });
-    this.whatIf = new WhatIfView(
+    this.resetZoomButton = linkButton('Show every call', () => this.safely('reset the zoom', () => this.chart.resetZoom()), { title: 'Zoomed in: show the whole session again (0)' });
+    this.resetZoomButton.classList.add('reset-zoom');
+    this.resetZoomButton.hidden = true;
+    this.chart = new TimelineChart(this.chartWrap, this.canvas, this.palette, {
+      onPick: (i) => this.safely('select a call', () => this.pick(i)),
+      onZoom: (range) => this.safely('zoom', () => this.zoomed(range)),
+    });
+    this.whatIf = !options.whatIf ? null : new WhatIfView(
       {
         workload: (sessionId) => this.host.whatIfWorkload(sessionId),
         pickCall: (index, reveal) => this.safely('select a call', () => (reveal ? this.pick(index) : this.setSelected(index))),
@@ -115,6 +148,10 @@ export class InspectorApp {
       root.dataset['workerUri'] || null,
       this.palette,
     );
+    this.costPanel = new CostPanel({
+      pickCall: (index) => this.safely('select a call', () => this.setSelected(index)),
+      customChanged: (custom) => this.host.setState(mergeState(this.host.getState(), { costTtl: custom })),
+    });
     this.buildSkeleton();
     this.watchTheme();
   }
@@ -135,8 +172,21 @@ export class InspectorApp {
         case 'load/progress':
           this.showProgress(message.bytesRead, message.totalBytes);
           break;
+        case 'host/error':
+          this.showHostError(message.message);
+          break;
+        default: {
+          // Every notification the protocol defines is handled above; anything else is said, not ignored.
+          const unknown: never = message;
+          throw new Error(`unknown notification ${JSON.stringify((unknown as { type?: unknown }).type)}`);
+        }
       }
     });
+  }
+
+  /** The what-if panel's last scenario and sweep (the host puts them in the HTML report); null when it has not run. */
+  whatIfDocument(): unknown {
+    return this.whatIf?.currentDocument() ?? null;
   }
 
   /** Shows an error on the page and tells the host; used for failures outside `handle` too. */
@@ -150,6 +200,14 @@ export class InspectorApp {
     } catch {
       // Nothing left to tell: the page already shows the error.
     }
+  }
+
+  /** A request the host refused or could not carry out: said at the top of the panel, which keeps showing the trace. */
+  private showHostError(message: string): void {
+    replaceChildren(this.errorBanner, [icon('warning'), el('span', { text: `The extension could not do that: ${message}` })]);
+    this.errorBanner.hidden = false;
+    // How many answers of this kind came, for tests and for anyone inspecting the page.
+    this.errorBanner.dataset['hostErrors'] = String(Number(this.errorBanner.dataset['hostErrors'] ?? '0') + 1);
   }
 
   private safely(what: string, fn: () => void): void {
@@ -175,20 +233,32 @@ export class InspectorApp {
     this.formatPicker.setAttribute('aria-label', 'Format');
     this.formatPicker.id = 'format-picker';
     this.formatPicker.addEventListener('change', () => this.safely('choose a format', () => this.chooseFormat(this.formatPicker.value)));
+    this.barViewPicker.setAttribute('aria-label', 'Bars show');
+    this.barViewPicker.id = 'bar-view-picker';
+    for (const [value, label] of [
+      ['tokens', 'Tokens'],
+      ['cost', 'Cost ($)'],
+    ] as const) {
+      const option = document.createElement('vscode-option');
+      option.value = value;
+      option.textContent = label;
+      this.barViewPicker.appendChild(option);
+    }
+    this.barViewPicker.addEventListener('change', () => this.safely('switch the bars', () => this.setBarView(this.barViewPicker.value === 'cost' ? 'cost' : 'tokens')));
+    this.barViewControl.append(el('label', { className: 'control-label', text: 'Bars', attrs: { for: 'bar-view-picker' } }), this.barViewPicker);
     this.sessionControls.append(
       el('label', { className: 'control-label', text: 'Session', attrs: { for: 'session-picker' } }),
       this.picker,
       this.showCachedBox,
+      this.barViewControl,
     );
-    this.controls.append(
-      this.sessionControls,
-      el('div', { className: 'format-control' }, [el('label', { className: 'control-label', text: 'Format', attrs: { for: 'format-picker' } }), this.formatPicker]),
-    );
+    this.controls.append(this.sessionControls);
+    if (this.options.formatChoice) this.controls.append(el('div', { className: 'format-control' }, [el('label', { className: 'control-label', text: 'Format', attrs: { for: 'format-picker' } }), this.formatPicker]));
 
     this.chartWrap.addEventListener('keydown', (e) => this.safely('keyboard', () => this.onChartKey(e)));
     this.buildLegend();
     const timeline = el('section', { className: 'timeline', attrs: { 'aria-label': 'Timeline' } }, [
-      el('div', { className: 'timeline-head' }, [el('h2', { text: 'Timeline' }), this.legend]),
+      el('div', { className: 'timeline-head' }, [el('h2', { text: 'Timeline' }), this.resetZoomButton, this.legend]),
       this.chartWrap,
       this.noCalls,
       this.markers,
@@ -204,14 +274,24 @@ export class InspectorApp {
         this.host.setState(mergeState(this.host.getState(), { fingerprintOpen: this.fingerprintOpen }));
       }),
     );
-    this.whatIf.element.hidden = true;
-    this.sessionBody.append(this.sessionMeta, this.summary, this.tokensNote, this.fingerprint, timeline, this.whatIf.element, el('div', { className: 'lower' }, [this.loopsPane, this.detailsPane]));
+    if (this.whatIf) this.whatIf.element.hidden = true;
+    this.sessionBody.append(this.sessionMeta, this.summary, this.tokensNote, this.fingerprint, timeline, this.costPanel.element, ...(this.whatIf ? [this.whatIf.element] : []), el('div', { className: 'lower' }, [this.loopsPane, this.detailsPane]));
 
     this.header.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge]), this.evidence, this.limitations, this.controls);
     this.header.hidden = true;
     this.sessionBody.hidden = true;
     this.diagnosticsPane.hidden = true;
     replaceChildren(this.root, [this.loading, this.errorBanner, this.header, this.problem, this.sessionBody, this.diagnosticsPane]);
+  }
+
+  /** The three bar colours mean the same split in both views; only the unit changes. */
+  private relabelLegend(view: BarView): void {
+    const labels: Record<string, string> = view === 'cost' ? { cached: 'cache read $', appended: 'appended $ (writes + uncached)', output: 'output $' } : { cached: 'cached', appended: 'appended', output: 'output' };
+    for (const [kind, text] of Object.entries(labels)) {
+      const label = this.legend.querySelector<HTMLElement>(`[data-legend="${kind}"] span:last-child`);
+      if (label) label.textContent = text;
+    }
+    this.legend.dataset['barView'] = view;
   }
 
   private buildLegend(): void {
@@ -232,10 +312,12 @@ export class InspectorApp {
   private init(trace: TraceView, settings: InspectorSettings, select: CallRef | null): void {
     const saved: PersistedState = readPersistedState(this.host.getState());
     this.showCached = saved.showCached ?? settings.showCached;
+    this.barView = saved.barView ?? 'tokens';
+    this.costPanel.setCustom(saved.costTtl ?? null);
     this.fingerprintOpen = saved.fingerprintOpen ?? false;
     this.loopSort = saved.loopSort ?? null;
-    this.whatIf.setDefaults(settings.whatIf, saved.whatIf);
-    this.whatIf.setOpen(saved.whatIfOpen ?? false);
+    this.whatIf?.setDefaults(settings.whatIf, saved.whatIf);
+    this.whatIf?.setOpen(saved.whatIfOpen ?? false);
     this.activeLoop = null;
     this.details.clear();
     this.trace = trace;
@@ -290,7 +372,7 @@ export class InspectorApp {
   }
 
   private persist(): void {
-    this.host.setState(mergeState(this.host.getState(), { sessionId: this.sessionId ?? undefined, callIndex: this.selected, showCached: this.showCached }));
+    this.host.setState(mergeState(this.host.getState(), { sessionId: this.sessionId ?? undefined, callIndex: this.selected, showCached: this.showCached, barView: this.barView }));
   }
 
   private renderTrace(): void {
@@ -299,10 +381,10 @@ export class InspectorApp {
     this.loading.hidden = true;
     this.root.setAttribute('aria-busy', 'false');
     this.header.hidden = false;
-    this.fileName.textContent = trace.fileName;
+    this.fileName.textContent = displayText(trace.fileName);
     this.fileName.title = trace.fileName;
     this.formatBadge.textContent = trace.formatLabel ?? 'unknown format';
-    this.evidence.textContent = trace.formatChosen ? `Read as ${trace.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${trace.detection}`;
+    this.evidence.textContent = displayText(trace.formatChosen ? `Read as ${trace.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${trace.detection}`);
     this.renderLimitations(trace);
     this.renderProblem(trace);
     this.renderPicker();
@@ -385,7 +467,7 @@ export class InspectorApp {
       options.map((o) => {
         const option = document.createElement('vscode-option');
         option.value = o.value;
-        option.textContent = o.label;
+        option.textContent = displayText(o.label);
         option.selected = o.value === this.sessionId;
         option.dataset['depth'] = String(o.depth);
         return option;
@@ -412,15 +494,23 @@ export class InspectorApp {
     this.persist();
   }
 
+  private setBarView(view: BarView): void {
+    if (view === this.barView) return;
+    this.barView = view;
+    this.renderSession();
+    this.persist();
+  }
+
   private renderSession(): void {
     const session = this.currentSession();
     this.sessionBody.hidden = session === null;
-    if (this.trace) this.whatIf.setContext(this.trace, session);
+    if (this.trace) this.whatIf?.setContext(this.trace, session);
+    this.costPanel.render(session);
     if (!session) {
       this.chart.destroy();
       return;
     }
-    this.sessionMeta.textContent = sessionMetaText(session.summary, (ms) => new Date(ms).toLocaleString());
+    this.sessionMeta.textContent = displayText(sessionMetaText(session.summary, (ms) => new Date(ms).toLocaleString()));
     this.renderSummary(session);
     this.renderFingerprint(session);
     this.renderLoops(session);
@@ -433,10 +523,18 @@ export class InspectorApp {
     this.legend.classList.toggle('cached-hidden', !this.showCached);
     this.chartWrap.setAttribute(
       'aria-label',
-      `Timeline of ${session.calls.length} LLM calls. Left and Right arrows select a call, Home and End jump to the first or last, Page Up and Page Down move by 10, Enter shows the call's source.`,
+      `Timeline of ${session.calls.length} LLM calls. Left and Right arrows select a call, Home and End jump to the first or last, Page Up and Page Down move by 10, ` +
+        `plus and minus zoom in and out, 0 shows every call${this.options.sourceLinks ? ", Enter shows the call's source" : ''}.`,
     );
+    // The cost view is offered when the host priced the session.
+    const costs = session !== null && hasCosts(session);
+    this.barViewControl.hidden = !costs;
+    const view: BarView = costs ? this.barView : 'tokens';
+    this.barViewPicker.value = view;
+    this.barViewPicker.dataset['value'] = view;
+    this.relabelLegend(view);
     if (hasCalls) {
-      const model = buildTimeline(session, this.showCached);
+      const model = buildTimeline(session, this.showCached, view);
       this.chart.render(session.calls, model, this.showCached, this.selected);
       this.renderMarkers(model.markers);
       // The legend names only what this session's chart shows.
@@ -458,7 +556,8 @@ export class InspectorApp {
   }
 
   private renderSummary(session: SessionView): void {
-    replaceChildren(this.summary, summaryFigures(session.summary, session.analysis).map((g) => figureGroup(g, 'h2')));
+    const whole = this.trace ? wholeTraceCost(this.trace, session) : null;
+    replaceChildren(this.summary, summaryFigures(session.summary, session.analysis, session.cost, whole).map((g) => figureGroup(g, 'h2')));
     // Say why the bars are flat rather than letting empty bars read as zero tokens.
     const source = session.summary.tokensSource;
     const note =
@@ -468,7 +567,7 @@ export class InspectorApp {
           ? 'No token counts: this trace does not report tokens, so the bars below have no height. Failed tool calls are still marked.'
           : null;
     this.tokensNote.hidden = note === null;
-    this.tokensNote.textContent = note ?? '';
+    this.tokensNote.textContent = displayText(note ?? '');
     this.tokensNote.dataset['tokensSource'] = source;
   }
 
@@ -511,7 +610,7 @@ export class InspectorApp {
     if (session) this.renderLoops(session);
     this.loopsPane.querySelector<HTMLButtonElement>(`tbody[data-loop="${row.index}"] [data-action="open-loop"]`)?.focus();
     this.setSelected(clampSelection(row.firstCall, session?.calls.length ?? 0));
-    this.host.notify({ type: 'source/revealLine', file: row.file, line: row.line });
+    this.host.notify({ type: 'source/revealLine', file: row.fileIndex, line: row.line });
   }
 
   /** Selects the next call (after the selected one, wrapping) whose cache miss has this cause. */
@@ -544,6 +643,13 @@ export class InspectorApp {
 
   private onChartKey(e: KeyboardEvent): void {
     const count = this.currentSession()?.calls.length ?? 0;
+    const zoom = ZOOM_KEYS[e.key];
+    if (zoom !== undefined && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      if (zoom === 'reset') this.chart.resetZoom();
+      else this.chart.zoomBy(zoom, this.selected);
+      return;
+    }
     if (isNavigationKey(e.key)) {
       e.preventDefault();
       this.setSelected(moveSelection(this.selected, e.key, count));
@@ -559,8 +665,13 @@ export class InspectorApp {
     this.reveal(index);
   }
 
+  private zoomed(range: { first: number; last: number } | null): void {
+    this.resetZoomButton.hidden = range === null;
+    if (range) this.live.textContent = `Showing calls ${range.first + 1} to ${range.last + 1}.`;
+  }
+
   private reveal(index: number): void {
-    if (this.sessionId === null) return;
+    if (this.sessionId === null || !this.options.sourceLinks) return;
     this.host.notify({ type: 'source/reveal', ref: { sessionId: this.sessionId, callIndex: index }, toolId: null });
   }
 
@@ -577,7 +688,7 @@ export class InspectorApp {
   private renderSelection(announce: boolean): void {
     const session = this.currentSession();
     this.chart.select(this.selected);
-    this.whatIf.select(this.selected);
+    this.whatIf?.select(this.selected);
     const call = session && this.selected !== null ? session.calls[this.selected] : undefined;
     if (!session || !call) {
       replaceChildren(this.detailsPane, [el('h2', { text: 'Call details' }), session && session.calls.length > 0 ? detailsPlaceholder() : null]);
@@ -651,7 +762,7 @@ export class InspectorApp {
                 el('span', { className: 'location', text: r.location }),
                 el('span', { className: 'message', text: r.message }),
               ]);
-              b.addEventListener('click', () => this.host.notify({ type: 'source/revealLine', file: r.file, line: r.line }));
+              b.addEventListener('click', () => this.host.notify({ type: 'source/revealLine', file: r.fileIndex, line: r.line }));
               return el('li', {}, [b]);
             }),
           );
@@ -665,7 +776,7 @@ export class InspectorApp {
         if (JSON.stringify(next) === JSON.stringify(this.palette)) return;
         this.palette = next;
         this.chart.setPalette(next);
-        this.whatIf.setPalette(next);
+        this.whatIf?.setPalette(next);
       });
     // VS Code swaps the body class (and theme attributes) and rewrites the variables on <html> when the theme changes.
     new MutationObserver(update).observe(document.body, { attributes: true, attributeFilter: ['class', 'data-vscode-theme-kind', 'data-vscode-theme-id'] });

@@ -1,10 +1,15 @@
 import type { SessionSummary } from '../src/core/analysis/sessionSummary';
-import type { AnalysisView, DiagnosticView, SessionView, TraceView } from '../src/core/view/traceView';
-import { formatCount, formatDuration } from '../src/core/report/formatNumbers';
+import type { CostSummary } from '../src/core/cost/costTypes';
+import type { AnalysisView, DiagnosticView, SessionCostView, SessionView, TraceView } from '../src/core/view/traceView';
+import { formatCount, formatDuration, formatUsd } from '../src/core/report/formatNumbers';
 import { headlineGroups, readLoopSort } from './analysis/analysisModel';
 import type { LoopSort } from './analysis/analysisModel';
 import { shortSessionId } from './timeline/timelineModel';
-import type { FigureGroup } from './shared/figures';
+import type { Figure, FigureGroup } from './shared/figures';
+import { OTHER_INPUT_KINDS } from '../src/core/trace/model';
+import type { OtherInputs } from '../src/core/trace/model';
+import type { BarView } from './timeline/timelineModel';
+import type { CustomTtl } from './cost/costModel';
 
 /** One entry of the session picker. */
 export interface SessionOption {
@@ -25,20 +30,38 @@ function optionLabel(s: SessionSummary, depth: number): string {
   return `${depth > 0 ? '└ ' : ''}${kind} ${shortSessionId(s.id)}${title} · ${callsText(s.llmCalls)}`;
 }
 
-/** Picker entries: each main session followed by its sub-agents; sessions whose parent is absent come last. */
+/**
+ * Picker entries: each main session followed by its sub-agents; sessions whose parent is
+ * absent come last. Walked with an explicit stack and a children index: a trace can chain
+ * 20,000 sub-agents, each the parent of the next, which recursion (a frame per level) and
+ * a scan of every session per visit (quadratic) could not survive.
+ */
 export function sessionOptions(trace: TraceView): SessionOption[] {
   const sessions = trace.sessions.map((v) => v.summary);
   const ids = new Set(sessions.map((s) => s.id));
+  const children = new Map<string, SessionSummary[]>();
+  for (const s of sessions) {
+    if (s.parentId === null || s.parentId === s.id) continue;
+    const list = children.get(s.parentId);
+    if (list) list.push(s);
+    else children.set(s.parentId, [s]);
+  }
   const out: SessionOption[] = [];
   const placed = new Set<string>();
-  const visit = (s: SessionSummary, depth: number): void => {
-    if (placed.has(s.id)) return;
-    placed.add(s.id);
-    out.push({ value: s.id, label: optionLabel(s, depth), depth });
-    for (const child of sessions) if (child.parentId === s.id && child.id !== s.id) visit(child, Math.min(depth + 1, 2));
+  const visit = (root: SessionSummary): void => {
+    const stack: Array<{ s: SessionSummary; depth: number }> = [{ s: root, depth: 0 }];
+    while (stack.length > 0) {
+      const { s, depth } = stack.pop()!;
+      if (placed.has(s.id)) continue;
+      placed.add(s.id);
+      out.push({ value: s.id, label: optionLabel(s, depth), depth });
+      const kids = children.get(s.id) ?? [];
+      // Pushed in reverse, so they come off the stack in model order (as the recursion listed them).
+      for (let i = kids.length - 1; i >= 0; i--) stack.push({ s: kids[i]!, depth: Math.min(depth + 1, 2) });
+    }
   };
-  for (const s of sessions) if (s.parentId === null || !ids.has(s.parentId)) visit(s, 0);
-  for (const s of sessions) visit(s, 0);
+  for (const s of sessions) if (s.parentId === null || !ids.has(s.parentId)) visit(s);
+  for (const s of sessions) visit(s);
   return out;
 }
 
@@ -54,7 +77,7 @@ export function findSession(trace: TraceView, id: string | null): SessionView | 
 }
 
 /** The summary strip of a session, formatted; unknown figures read "unknown", never 0. The ratios carry their published ranges. */
-export function summaryFigures(s: SessionSummary, analysis?: AnalysisView): FigureGroup[] {
+export function summaryFigures(s: SessionSummary, analysis?: AnalysisView, cost?: SessionCostView | null, whole?: WholeTraceCost | null): FigureGroup[] {
   const t = s.tokens;
   return [
     {
@@ -62,6 +85,8 @@ export function summaryFigures(s: SessionSummary, analysis?: AnalysisView): Figu
       figures: [
         { name: 'llmCalls', label: 'LLM calls', value: formatCount(s.llmCalls), hint: 'Requests to the model in this session' },
         { name: 'userTurns', label: 'User turns', value: formatCount(s.userTurns), hint: 'Prompts typed by the user' },
+        ...otherInputsFigure(s),
+        ...(s.apiErrors > 0 ? [{ name: 'apiErrors', label: 'API errors', value: formatCount(s.apiErrors), hint: 'Requests that failed (rate limits, overload) and were retried or given up; marked on the timeline and listed under Diagnostics' }] : []),
         { name: 'toolCalls', label: 'Tool calls', value: s.failedToolCalls > 0 ? `${formatCount(s.toolCalls)} (${formatCount(s.failedToolCalls)} failed)` : formatCount(s.toolCalls), hint: 'Tool calls the model made, and how many failed' },
       ],
     },
@@ -75,8 +100,100 @@ export function summaryFigures(s: SessionSummary, analysis?: AnalysisView): Figu
         { name: 'cacheWrite', label: 'Cache write', value: formatCount(t.cacheWrite), hint: 'Σ tokens written to the provider cache' },
       ],
     },
+    ...(cost ? costGroups(cost, whole ?? null) : []),
     ...headlineGroups(s, analysis),
   ];
+}
+
+/** Singular and plural names of each kind of input no person typed. */
+const OTHER_INPUT_LABELS: Record<keyof OtherInputs, [string, string]> = {
+  notification: ['notification', 'notifications'],
+  localCommand: ['local command', 'local commands'],
+  hookOutput: ['hook output', 'hook outputs'],
+  compactionSummary: ['compaction summary', 'compaction summaries'],
+  interruption: ['interruption', 'interruptions'],
+  injected: ['injected context', 'injected contexts'],
+};
+
+/** "12 (9 notifications, 3 local commands)": user-role records that no person typed, when the format tells them apart and there are any. */
+function otherInputsFigure(s: SessionSummary): Figure[] {
+  const other = s.otherInputs;
+  if (!other) return [];
+  const kinds = OTHER_INPUT_KINDS.filter((k) => other[k] > 0);
+  if (kinds.length === 0) return [];
+  const total = kinds.reduce((n, k) => n + other[k], 0);
+  const parts = kinds.map((k) => `${formatCount(other[k])} ${OTHER_INPUT_LABELS[k][other[k] === 1 ? 0 : 1]}`).join(', ');
+  return [{ name: 'otherInputs', label: 'Not typed', value: `${formatCount(total)} (${parts})`, hint: 'User-role records the agent wrote itself, by kind: not counted as user turns' }];
+}
+
+/** Models shown by name in the summary; the rest are summed into one figure. */
+const MODELS_SHOWN = 4;
+
+/** The whole trace's cost, shown with a main session that has sub-agents. */
+export interface WholeTraceCost {
+  summary: CostSummary;
+  sessions: number;
+}
+
+/** The whole trace's cost when the session is a main thread and the trace holds more sessions. */
+export function wholeTraceCost(trace: TraceView, session: SessionView): WholeTraceCost | null {
+  if (!trace.cost || trace.sessions.length < 2 || session.summary.role !== 'main') return null;
+  return { summary: trace.cost, sessions: trace.sessions.length };
+}
+
+/** The session's cost: total and by kind, then by model. Unknown is "unknown", never $0. */
+export function costGroups(cost: SessionCostView, whole: WholeTraceCost | null = null): FigureGroup[] {
+  const c = cost.summary;
+  const k = c.byKind;
+  const priced = c.pricedCalls > 0;
+  const kind = (v: number): string => (priced ? formatUsd(v) : formatUsd(null));
+  const unpriced = c.unpricedCalls > 0 ? ` + ${formatCount(c.unpricedCalls)} unpriced` : '';
+  const byKind: FigureGroup = {
+    label: 'Cost',
+    figures: [
+      {
+        name: 'costTotal',
+        label: 'Total',
+        value: `${formatUsd(c.totalUsd)}${unpriced}`,
+        hint: `Σ over the ${formatCount(c.pricedCalls)} priced calls, each at its own date, tier and rates${c.unpricedCalls > 0 ? `; ${formatCount(c.unpricedCalls)} calls have no price and are not in it (see Diagnostics)` : ''}. Prices: ${c.priceSource}`,
+      },
+      { name: 'costInput', label: 'Uncached input', value: kind(k.input), hint: 'Prompt tokens neither read from nor written to the cache, at the input price' },
+      { name: 'costCacheRead', label: 'Cache read', value: kind(k.cacheRead), hint: 'Cached tokens, at the cache-read price' },
+      { name: 'costCacheWrite5m', label: 'Write 5 min', value: kind(k.cacheWrite5m), hint: 'Tokens written to the cache for 5 minutes, at that write price (writes without a TTL split count here)' },
+      { name: 'costCacheWrite1h', label: 'Write 1 h', value: kind(k.cacheWrite1h), hint: 'Tokens written to the cache for 1 hour, at that (higher) write price' },
+      { name: 'costOutput', label: 'Output', value: kind(k.output), hint: 'Generated tokens, reasoning included, at the output price' },
+      ...(k.gpuTime > 0 ? [{ name: 'costGpuTime', label: 'GPU time', value: formatUsd(k.gpuTime), hint: 'Self-hosted calls priced per GPU-hour (agentTrace.prices)' }] : []),
+      ...(whole
+        ? [
+            {
+              name: 'costWholeTrace',
+              label: 'Whole trace',
+              value: `${formatUsd(whole.summary.totalUsd)}${whole.summary.unpricedCalls > 0 ? ` + ${formatCount(whole.summary.unpricedCalls)} unpriced` : ''}`,
+              hint: `All ${formatCount(whole.sessions)} sessions of this trace: the main threads with their sub-agents and compaction agents`,
+            },
+          ]
+        : []),
+      ...(cost.reportedUsd !== null ? [{ name: 'costReported', label: 'Agent reported', value: formatUsd(cost.reportedUsd), hint: 'The cost the agent itself logged for the session, beside ours' }] : []),
+    ],
+  };
+  const models = Object.entries(c.byModel).sort((a, b) => (b[1].usd ?? -1) - (a[1].usd ?? -1));
+  if (models.length === 0) return [byKind];
+  const shown = models.slice(0, MODELS_SHOWN);
+  const rest = models.slice(MODELS_SHOWN);
+  const restUsd = rest.reduce<number | null>((sum, [, m]) => (m.usd === null ? sum : (sum ?? 0) + m.usd), null);
+  const byModel: FigureGroup = {
+    label: 'Cost by model',
+    figures: [
+      ...shown.map(([model, m], i) => ({
+        name: `costModel${i}`,
+        label: model,
+        value: `${formatUsd(m.usd)}${m.unpricedCalls > 0 && m.usd !== null ? ` + ${formatCount(m.unpricedCalls)} unpriced` : ''}`,
+        hint: `${formatCount(m.calls)} calls${m.unpricedCalls > 0 ? `, ${formatCount(m.unpricedCalls)} without a price` : ''}`,
+      })),
+      ...(rest.length > 0 ? [{ name: 'costModelRest', label: `${rest.length} more models`, value: formatUsd(restUsd), hint: rest.map(([m]) => m).join(', ') }] : []),
+    ],
+  };
+  return [byKind, byModel];
 }
 
 /** How long a session ran, from its first prompt or call to its last response; null when unknown. */
@@ -106,6 +223,8 @@ export interface DiagnosticRow {
   location: string;
   message: string;
   file: string;
+  /** The file's index in the trace, what `source/revealLine` sends (never a path). */
+  fileIndex: number;
   /** 0-based, as the protocol carries it; whole-file problems reveal the first line. */
   line: number;
 }
@@ -117,6 +236,7 @@ export function diagnosticRows(diagnostics: readonly DiagnosticView[]): Diagnost
     location: d.line >= 0 ? `${d.file}:${d.line + 1}` : d.file,
     message: d.message,
     file: d.file,
+    fileIndex: d.fileIndex,
     line: Math.max(0, d.line),
   }));
 }
@@ -156,6 +276,10 @@ export interface PersistedState {
   whatIfOpen?: boolean;
   /** The what-if panel's choices for this file (read back through whatIfModel.readScenario). */
   whatIf?: unknown;
+  /** What the timeline bars measure. */
+  barView?: BarView;
+  /** The extra cache TTL the cost panel replays. */
+  costTtl?: CustomTtl;
 }
 
 /** Reads persisted state defensively: it may come from an older build. */
@@ -169,6 +293,11 @@ export function readPersistedState(raw: unknown): PersistedState {
   if (typeof r['fingerprintOpen'] === 'boolean') out.fingerprintOpen = r['fingerprintOpen'];
   if (typeof r['whatIfOpen'] === 'boolean') out.whatIfOpen = r['whatIfOpen'];
   if (typeof r['whatIf'] === 'object' && r['whatIf'] !== null) out.whatIf = r['whatIf'];
+  if (r['barView'] === 'tokens' || r['barView'] === 'cost') out.barView = r['barView'];
+  const ttl = r['costTtl'] as Record<string, unknown> | null | undefined;
+  if (typeof ttl === 'object' && ttl !== null && typeof ttl['minutes'] === 'number' && ttl['minutes'] > 0 && (ttl['writeMultiple'] === null || (typeof ttl['writeMultiple'] === 'number' && ttl['writeMultiple'] >= 0))) {
+    out.costTtl = { minutes: ttl['minutes'], writeMultiple: ttl['writeMultiple'] as number | null };
+  }
   if (r['loopSort'] === null) out.loopSort = null;
   else if (readLoopSort(r['loopSort'])) out.loopSort = readLoopSort(r['loopSort']);
   return out;

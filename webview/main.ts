@@ -26,6 +26,7 @@ const app = new InspectorApp(root, {
 });
 
 channel.onNotification((message) => app.handle(message));
+channel.onRequest('whatif/current', () => app.whatIfDocument());
 window.addEventListener('message', (event: MessageEvent<unknown>) => channel.receive(event.data));
 window.addEventListener('error', (event) => app.reportError('script error', event.error ?? event.message));
 window.addEventListener('unhandledrejection', (event) => app.reportError('unhandled promise', event.reason));

@@ -1,16 +1,23 @@
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { buildTraceReport } from '../core/report/traceReport';
+import { defaultWritePrice } from '../core/cost/cacheTtlWhatIf';
+import type { TtlOption } from '../core/cost/cacheTtlWhatIf';
+import { createPriceBook } from '../core/cost/priceBook';
+import { readUserPrices } from '../core/cost/userPrices';
 import { writeCanonical } from '../core/trace/canonical/canonicalFormat';
 import { FORMATS as SUPPORTED_FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { renderTextReport } from '../core/report/textReport';
 import { readTraceFiles } from '../node/traceFiles';
+import { createRedactor } from '../node/secretlintDetector';
 import { analyzeFolder, isDirectory, runSessions } from './sessions';
+import { redactionLine, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
 import { runSimulate } from './simulate';
 import { UsageError } from './usageError';
+import { printError, printJson, printText } from './output';
 import { version } from '../../package.json';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 
 /** The CLI's version is the package's: one number to bump. */
@@ -20,10 +27,12 @@ const USAGE = `agent-trace ${VERSION}: where an agent's tokens go, from its trac
 
 Usage:
   agent-trace analyze FILE [--json] [--format ID] [--min-loop-attempts N] [--cache-ttl-min M]
+                     [--prices PRICES.json] [--what-if-ttl-min M [--what-if-ttl-write X]]
   agent-trace analyze DIR [--json] [--min-loop-attempts N] [--cache-ttl-min M]
   agent-trace sessions [--json] [--agent ID] [--since 7d] [--project P]
-  agent-trace convert FILE -o OUT.trace.jsonl [--format ID]
+  agent-trace convert FILE -o OUT.trace.jsonl [--format ID] [--no-redact]
   agent-trace simulate (FILE | --workload W.json) [options] [--json]
+${SHARE_USAGE}
   agent-trace --help | --version
 
 Formats (detected automatically; --format overrides):
@@ -36,12 +45,47 @@ exploration vs execution by quarter, context growth and compactions, cache-miss
 causes and retry loops of failing tool calls. --json prints the stable contract
 described in the README. Given a folder, analyze reads every session in it
 (*.jsonl, *.json, *.traj; sub-agent logs with their session) and prints their
-combined fingerprint and how the figures spread across them.
-
-sessions lists the agent sessions on this machine (Claude Code, Codex) with their
-figures; agent-trace sessions --help lists its options. --min-loop-attempts (default 3) is the fewest failed
-attempts that make a retry loop; --cache-ttl-min (default 5) the provider's
+combined fingerprint and how the figures spread across them. --min-loop-attempts
+(default 3) is the fewest failed attempts that make a retry loop; --cache-ttl-min (default 5) the provider's
 cache TTL an idle gap must exceed to explain a cache miss.
+
+report writes one self-contained HTML file (no network, strict CSP) with the
+inspector's views of each trace: summary, timeline with hover and zoom,
+fingerprint, retry loops, cache misses, call details, and the what-if scenario
+and cliff of --whatif (the panel's Export JSON). Several FILEs, or --session IDs
+with their sub-agents, go into one report.
+
+redact writes a copy of the trace (and its sub-agent logs) in its own format with
+secrets removed: API keys and tokens (secretlint's recommended rules), private
+keys, passwords in URLs, authorization headers, .env-style assignments, e-mail
+addresses and the user name in home-folder paths. Every token figure stays.
+convert and export redact what they write the same way unless --no-redact; each
+prints what it removed as kinds and counts, never values.
+
+export writes the sessions (and their sub-agents) as a block-hash trace to replay
+on a serving engine: mooncake (512-token hash_ids, open loop), aiperf (AIPerf's
+mooncake_trace with session_id and per-turn delay: closed loop) or bailian
+(16-token blocks, parent_chat_id). --replicas N copies every session, --stagger-s
+S apart; equal prefixes get equal block ids, private content fresh ones.
+
+compare reads a replay's results back (AIPerf's profile_export.jsonl, joined by
+conversation and turn; or a vllm bench result, joined by order) and puts them
+beside the trace and the simulator's prediction of the same scenario: TTFT per
+call and overall, the server's prefix-cache hits where it recorded them. Give the
+export's --to/--replicas/--stagger-s/--session, and --whatif for the what-if's
+GPU, model and policy.
+
+Cost: every call is priced on its own (its date, its long-context tier, its
+service tier, 5-minute and 1-hour cache writes at their own rates) from
+@pydantic/genai-prices and a small dated supplement; a model without a price is
+"unknown", never $0. --prices PRICES.json adds or overrides prices (README,
+"Cost"). The cache TTL what-if replays each session under 5 minutes and 1 hour;
+--what-if-ttl-min M adds a TTL of M minutes, priced at the 5-minute write rate
+up to 5 min and the 1-hour rate above, or at X times the input price with
+--what-if-ttl-write X.
+
+sessions lists the agent sessions on this machine with their figures (the Agent
+Sessions view's); agent-trace sessions --help lists its options.
 
 simulate replays a traced agent session as N sessions sharing one GPU's vLLM
 prefix cache and reports the hit rate, recomputed prefill, preemptions, prefill
@@ -60,6 +104,10 @@ interface Args {
   format: FormatId | null;
   minLoopAttempts: number | null;
   cacheTtlMin: number | null;
+  noRedact: boolean;
+  prices: string | null;
+  whatIfTtlMin: number | null;
+  whatIfTtlWrite: number | null;
 }
 
 function positiveNumber(flag: string, value: string | undefined, integer: boolean): number {
@@ -71,10 +119,11 @@ function positiveNumber(flag: string, value: string | undefined, integer: boolea
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { command: null, file: null, json: false, out: null, format: null, minLoopAttempts: null, cacheTtlMin: null };
+  const args: Args = { command: null, file: null, json: false, out: null, format: null, minLoopAttempts: null, cacheTtlMin: null, prices: null, whatIfTtlMin: null, whatIfTtlWrite: null, noRedact: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--json') args.json = true;
+    else if (a === '--no-redact') args.noRedact = true;
     else if (a === '-o' || a === '--out') args.out = argv[++i] ?? null;
     else if (a === '--format') {
       const f = argv[++i];
@@ -83,6 +132,12 @@ function parseArgs(argv: readonly string[]): Args {
       args.format = known.id;
     } else if (a === '--min-loop-attempts') args.minLoopAttempts = positiveNumber(a, argv[++i], true);
     else if (a === '--cache-ttl-min') args.cacheTtlMin = positiveNumber(a, argv[++i], false);
+    else if (a === '--prices') {
+      const file = argv[++i];
+      if (file === undefined || file.startsWith('--')) throw new UsageError('--prices needs a FILE (JSON, see the README, "Cost")');
+      args.prices = file;
+    } else if (a === '--what-if-ttl-min') args.whatIfTtlMin = positiveNumber(a, argv[++i], false);
+    else if (a === '--what-if-ttl-write') args.whatIfTtlWrite = positiveNumber(a, argv[++i], false);
     else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
     else if (args.command === null) args.command = a;
     else if (args.file === null) args.file = a;
@@ -91,10 +146,28 @@ function parseArgs(argv: readonly string[]): Args {
   return args;
 }
 
+/** A user price file: unreadable JSON or a bad entry is a usage error naming the file and the entry. */
+async function readPriceFile(path: string): Promise<ReturnType<typeof readUserPrices>> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new UsageError(`--prices ${path}: ${err.code === 'ENOENT' ? 'no such file' : `not JSON (${err.message})`}`);
+  }
+  const prices = readUserPrices(value);
+  if (prices.problems.length > 0) throw new UsageError(`--prices ${path}: ${prices.problems.join('; ')}`);
+  return prices;
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   // simulate and sessions have their own options and help.
   if (argv[0] === 'simulate') return runSimulate(argv.slice(1));
   if (argv[0] === 'sessions') return runSessions(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+  if (argv[0] === 'redact' && !argv.includes('--help')) return runRedact(argv.slice(1));
+  if (argv[0] === 'export' && !argv.includes('--help')) return runExport(argv.slice(1));
+  if (argv[0] === 'compare' && !argv.includes('--help')) return runCompare(argv.slice(1));
+  if (argv[0] === 'report' && !argv.includes('--help')) return runReport(argv.slice(1), `agent-trace ${VERSION}`);
   if (argv.includes('--help') || argv.includes('-h') || argv.length === 0) {
     process.stdout.write(USAGE);
     return argv.length === 0 ? 2 : 0;
@@ -118,16 +191,23 @@ async function main(argv: readonly string[]): Promise<number> {
   if (args.command === 'convert') {
     if (!args.out) throw new UsageError('convert needs -o OUT.trace.jsonl');
     if (parsed.problem) {
-      process.stderr.write(`${args.file}: ${parsed.problem.message}\n`);
+      printError(`${args.file}: ${parsed.problem.message}`);
       return 1;
     }
-    await writeFile(args.out, writeCanonical(parsed.model, `agent-trace ${VERSION}`));
+    const redactor = args.noRedact ? null : createRedactor();
+    await writeFile(args.out, await redactJsonLinesText(writeCanonical(parsed.model, `agent-trace ${VERSION}`), redactor));
     const calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
-    process.stderr.write(`${args.out}: ${parsed.model.sessions.length} sessions, ${calls} LLM calls (from ${parsed.model.format})\n`);
+    printError(`${args.out}: ${parsed.model.sessions.length} sessions, ${calls} LLM calls (from ${parsed.model.format})`);
+    printError(redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)');
     return 0;
   }
-  const report = buildTraceReport(parsed, options);
-  process.stdout.write(args.json ? JSON.stringify(report, null, 2) + '\n' : renderTextReport(basename(args.file), report));
+  if (args.whatIfTtlWrite !== null && args.whatIfTtlMin === null) throw new UsageError('--what-if-ttl-write needs --what-if-ttl-min');
+  const customTtl: TtlOption | null =
+    args.whatIfTtlMin === null ? null : { ttlMs: args.whatIfTtlMin * 60_000, write: args.whatIfTtlWrite !== null ? { inputMultiple: args.whatIfTtlWrite } : defaultWritePrice(args.whatIfTtlMin * 60_000) };
+  const book = createPriceBook(args.prices ? { user: await readPriceFile(args.prices), userLabel: basename(args.prices) } : {});
+  const report = buildTraceReport(parsed, options, { book, customTtl });
+  if (args.json) printJson(report);
+  else printText(renderTextReport(basename(args.file), report));
   return parsed.problem ? 1 : 0;
 }
 
@@ -137,11 +217,11 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof UsageError) {
-      process.stderr.write(`agent-trace: ${err.message}\nRun "${err.helpCommand}" for usage.\n`);
+      printError(`agent-trace: ${err.message}\nRun "${err.helpCommand}" for usage.`);
       process.exitCode = 2;
     } else {
       const e = err as NodeJS.ErrnoException;
-      process.stderr.write(`agent-trace: ${e.code === 'ENOENT' ? `no such file: ${e.path ?? ''}` : (e.message ?? String(err))}\n`);
+      printError(`agent-trace: ${e.code === 'ENOENT' ? `no such file: ${e.path ?? ''}` : (e.message ?? String(err))}`);
       process.exitCode = 1;
     }
   },

@@ -11,10 +11,12 @@ import { buildSessionsReport, reportJson } from '../core/sessions/sessionsReport
 import type { Distribution, SessionsReport } from '../core/sessions/sessionsReport';
 import { isSubagentLogName } from '../core/trace/claudeCode/companions';
 import { parseTrace } from '../core/trace/parseTrace';
-import { AGENTS, agentById, resolveRoots } from '../node/sessions/agentRegistry';
+import { AGENTS, agentById, agentRoots, resolveRoots } from '../node/sessions/agentRegistry';
+import { createPriceBook } from '../core/cost/priceBook';
 import { SessionIndex } from '../node/sessions/sessionIndex';
 import { SessionIndexer } from '../node/sessions/sessionIndexer';
 import { readTraceFiles } from '../node/traceFiles';
+import { terminalJson, terminalText } from '../core/text/safeText';
 import { UsageError } from './usageError';
 
 export const SESSIONS_USAGE = `Usage: agent-trace sessions [--json] [--agent ID] [--since WHEN] [--project TEXT] [options]
@@ -28,8 +30,8 @@ under their session.
   --agent ID        only this agent (${AGENTS.map((a) => a.id).join(', ')}); repeatable
   --since WHEN      only sessions active since WHEN: 30m, 12h, 7d, 2w, or a date 2026-03-01
   --project TEXT    only projects whose path contains TEXT (case-insensitive); repeatable
-  --root ID=DIR     look for agent ID's sessions in DIR (default: its own folder,
-                    ${AGENTS.map((a) => `${a.id} ${a.defaultRoot}`).join(', ')})
+  --root ID=DIR     look for agent ID's sessions in DIR (default: the folder the agent
+                    itself uses, e.g. ${AGENTS.slice(0, 2).map((a) => `${a.id} ${a.defaultRoot}`).join(', ')})
   --index FILE      the index to keep (default: ${defaultIndexPath().replace(homedir(), '~')})
   --no-index        read every file, keep nothing
 
@@ -124,7 +126,10 @@ function sessionLine(r: SessionRow, depth: number): string {
 }
 
 /** `agent-trace sessions`: exit status. */
-export async function runSessions(argv: readonly string[], out: (text: string) => void, err: (text: string) => void): Promise<number> {
+export async function runSessions(argv: readonly string[], write: (text: string) => void, writeErr: (text: string) => void): Promise<number> {
+  // Titles, paths and problems come from the logs: control and bidi characters print as visible escapes.
+  const out = (text: string): void => write(terminalText(text));
+  const err = (text: string): void => writeErr(terminalText(text));
   if (argv.includes('--help') || argv.includes('-h')) {
     out(SESSIONS_USAGE);
     return 0;
@@ -134,8 +139,8 @@ export async function runSessions(argv: readonly string[], out: (text: string) =
   const { index, notice } = SessionIndex.open(args.index ?? ':memory:');
   try {
     if (notice) err(`agent-trace: ${notice.message}\n`);
-    const roots = resolveRoots(args.roots);
-    const indexer = new SessionIndexer(index, { stateVersion: 'cli' });
+    const roots = agentRoots(resolveRoots(args.roots));
+    const indexer = new SessionIndexer(index, { stateVersion: 'cli', prices: createPriceBook() });
     let lastReport = Date.now();
     const result = await indexer.sync(roots, {
       onProgress: (p) => {
@@ -153,7 +158,7 @@ export async function runSessions(argv: readonly string[], out: (text: string) =
     const kept = new Set(mains.filter((r) => matchesFilter(r, args.filter)).map((r) => r.fileId));
     const shown = rows.filter((r) => kept.has(r.fileId)).sort(compareRows('newest'));
     if (args.json) {
-      out(JSON.stringify({ index: args.index, roots: roots.map((r) => ({ agent: r.agent.id, root: r.root })), sessions: shown.map(sessionJson) }, null, 2) + '\n');
+      write(terminalJson(JSON.stringify({ index: args.index, roots: roots.map((r) => ({ agent: r.agent.id, root: r.root })), sessions: shown.map(sessionJson) }, null, 2)) + '\n');
       return 0;
     }
     if (shown.length === 0) {
@@ -212,8 +217,11 @@ export async function isDirectory(path: string): Promise<boolean> {
 }
 
 /** `agent-trace analyze DIR`: every session in the folder as one report (the several-sessions view). */
-export async function analyzeFolder(dir: string, options: Partial<AnalysisOptions>, json: boolean, out: (text: string) => void, err: (text: string) => void): Promise<number> {
+export async function analyzeFolder(dir: string, options: Partial<AnalysisOptions>, json: boolean, write: (text: string) => void, writeErr: (text: string) => void): Promise<number> {
+  const out = (text: string): void => write(terminalText(text));
+  const err = (text: string): void => writeErr(terminalText(text));
   const files = await traceFilesIn(dir);
+  const prices = createPriceBook();
   const rows: SessionRow[] = [];
   let id = 0;
   let unreadable = 0;
@@ -233,7 +241,7 @@ export async function analyzeFolder(dir: string, options: Partial<AnalysisOption
       continue;
     }
     const s = await stat(path);
-    const records = indexRecords(parsed, options);
+    const records = indexRecords(parsed, options, prices);
     const main = records.find((r) => r.session.role === 'main') ?? records[0];
     for (const { session } of records) {
       rows.push({ ...session, id: id++, fileId, path, agentId: parsed.model.format ?? 'unknown', project: main?.session.cwd ?? dir, fileMtimeMs: s.mtimeMs, live: false, fileStatus: 'ok', problem: null });
@@ -244,7 +252,7 @@ export async function analyzeFolder(dir: string, options: Partial<AnalysisOption
     err(`agent-trace: no agent session found in ${plainText(dir, 200)} (looked at ${files.length} *.jsonl, *.json and *.traj files).\n`);
     return 1;
   }
-  if (json) out(reportJson(report));
+  if (json) write(terminalJson(reportJson(report)));
   else out(renderFolderReport(dir, report, unreadable));
   return report.sessions > 0 ? 0 : 1;
 }

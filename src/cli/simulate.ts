@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatCount } from '../core/report/formatNumbers';
 import { engineByName } from '../core/sim/engines/engineTable';
@@ -9,18 +9,20 @@ import { tooLongForCache } from '../core/sim/engines/policySupport';
 import { runScenario } from '../core/sim/scenario';
 import type { ScenarioResult } from '../core/sim/scenario';
 import type { ReplicaOptions } from '../core/sim/simRequests';
-import { DEFAULT_CLIFF } from '../core/sim/sweep';
-import type { Cliff, SweepAxis } from '../core/sim/sweep';
+import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE } from '../core/sim/sweep';
+import { DEFAULT_ROUTER } from '../core/sim/fleet/routers';
+import type { Cliff, GpuPlan, SweepAxis } from '../core/sim/sweep';
 import { parseWorkloadJson, workloadFromBlockTrace, workloadFromSession, workloadToJson, WorkloadError } from '../core/sim/workload';
 import type { BlockWorkload, Workload } from '../core/sim/workload';
 import type { FormatId, Session } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { autoThreads, runSweepOnThreads } from '../node/parallelSweep';
-import { readTraceFiles } from '../node/traceFiles';
+import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { parseSimulateArgs, replicaOptions, SIMULATE_HELP, SIMULATE_USAGE } from './simulateArgs';
 import type { SimulateArgs } from './simulateArgs';
 import { renderScenario, renderSweep } from './simulateReport';
 import type { ReportContext } from './simulateReport';
+import { printError, printJson, printText } from './output';
 import { UsageError } from './usageError';
 
 /**
@@ -54,7 +56,7 @@ export interface SimulateInput {
   params: EngineParams;
   /** Null for block-hash requests, which replay as recorded. */
   replicas: ReplicaOptions | null;
-  sweep: { axis: SweepAxis; values: number[]; hitRateDropThreshold: number } | null;
+  sweep: { axis: SweepAxis; values: number[]; hitRateDropThreshold: number; targetHitRate?: number } | null;
 }
 
 /** `simulate --json` without --sweep. */
@@ -68,6 +70,8 @@ export interface SweepDocument {
   input: SimulateInput;
   sweep: Array<{ value: number } & Omit<ScenarioResult, 'calls'>>;
   cliff: Cliff;
+  /** A sweep over GPUs: the capacity planner's answer. */
+  plan?: GpuPlan;
 }
 
 interface LoadedWorkload {
@@ -123,13 +127,9 @@ async function loadTrace(a: SimulateArgs, file: string): Promise<LoadedWorkload>
 }
 
 async function loadWorkloadJson(a: SimulateArgs, path: string): Promise<LoadedWorkload> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, 'utf8'));
-  } catch (e) {
-    if (e instanceof SyntaxError) throw new InputError(`${path}: not valid JSON: ${e.message}`);
-    throw e;
-  }
+  const read = await readJsonFile(path);
+  if ('error' in read) throw new InputError(`${path}: ${read.error}`);
+  const value = read.value;
   let workload: Workload;
   try {
     workload = parseWorkloadJson(value);
@@ -198,6 +198,11 @@ function buildParams(a: SimulateArgs, traceBlockSize: number | null, notes: stri
   if (o.backoff !== undefined) p.admissionCap.backoff = o.backoff;
   if (o.windowS !== undefined) p.admissionCap.windowS = o.windowS;
   if (o.offloadTokens !== undefined && o.offloadGbps !== undefined) p.offload = { capacityTokens: o.offloadTokens, bandwidthGBps: o.offloadGbps };
+  // A fleet only when there is one: one GPU is one GPU, exactly as without --gpus.
+  const router = a.router ?? DEFAULT_ROUTER;
+  if (a.sweep?.axis === 'gpus') p.fleet = { gpus: 1, router };
+  else if (a.gpus !== null && a.gpus > 1) p.fleet = { gpus: a.gpus, router };
+  else if (a.router !== null) notes.push(`--router ${a.router} only matters with --gpus 2 or more (or --sweep gpus=…): one GPU has nothing to route.`);
   // Policy settings are kept (and printed in --json) whatever the policy, but only one policy reads them.
   const ttlFlags = ['--ttl-s', '--max-ttl-s'].filter((f) => a.given.includes(f));
   if (ttlFlags.length > 0 && p.policy !== 'ttl-pin') notes.push(`${ttlFlags.join(' and ')} only matter${ttlFlags.length === 1 ? 's' : ''} with --policy ttl-pin.`);
@@ -264,13 +269,13 @@ async function simulate(a: SimulateArgs): Promise<number> {
   if (simulating) validateParams(params);
   // Judge the fit where it is known: the one capacity, or the largest of a capacity sweep.
   if (simulating) checkFits(workload, params, a.sweep?.axis === 'capacity' ? Math.max(...a.sweep.values) : params.capacityTokens, a.sweep?.axis === 'capacity' ? null : hardware, notes);
-  for (const n of notes) process.stderr.write(`note: ${n}\n`);
+  for (const n of notes) printError(`note: ${n}`);
 
   if (a.emitWorkload !== null) {
     const json = workload.kind === 'sessions' ? workloadToJson(workload) : blockWorkloadToJson(workload);
     await writeFile(a.emitWorkload, compactJson(json) + '\n');
     const what = workload.kind === 'sessions' ? `${workload.sessions.length} session${workload.sessions.length === 1 ? '' : 's'}, ${countCalls(workload)} calls` : `${workload.requests.length} requests`;
-    process.stderr.write(`${a.emitWorkload}: workload of ${what} (from ${loaded.source})\n`);
+    printError(`${a.emitWorkload}: workload of ${what} (from ${loaded.source})`);
     if (!simulating) return 0;
   }
 
@@ -291,15 +296,16 @@ async function simulate(a: SimulateArgs): Promise<number> {
     gpuMemoryGiB: a.model ? (a.gpuMemoryGiB ?? a.gpu!.memoryGiB) : null,
     params,
     replicas,
-    sweep: a.sweep ? { ...a.sweep, hitRateDropThreshold: cliffThreshold } : null,
+    sweep: a.sweep ? { ...a.sweep, hitRateDropThreshold: cliffThreshold, ...(a.sweep.axis === 'gpus' ? { targetHitRate: a.targetHitRate ?? DEFAULT_TARGET_HIT_RATE } : {}) } : null,
   };
   const options = { params, ...(replicas ? { replicas } : {}), ...(loaded.session !== null && workload.kind === 'sessions' ? { session: loaded.session } : {}) };
   const context: ReportContext = { source: loaded.source, hardware, engine: a.engine, params, replicas, workload, session: loaded.session };
 
   if (a.sweep) {
-    const showProgress = process.stderr.isTTY === true;
+    const showProgress = process.stderr.isTTY === true || a.progress;
     const threads = a.threads ?? autoThreads(workload, options, a.sweep.axis, a.sweep.values);
-    const sweep = await runSweepOnThreads(a.engine, workload, options, a.sweep.axis, a.sweep.values, { hitRateDropThreshold: cliffThreshold }, {
+    const cliffOptions = { hitRateDropThreshold: cliffThreshold, ...(a.targetHitRate !== null ? { targetHitRate: a.targetHitRate } : {}) };
+    const sweep = await runSweepOnThreads(a.engine, workload, options, a.sweep.axis, a.sweep.values, cliffOptions, {
       threads,
       workerScript: join(__dirname, 'sweepWorker.js'),
       onPoint: (done, total) => {
@@ -307,17 +313,52 @@ async function simulate(a: SimulateArgs): Promise<number> {
       },
     });
     if (a.json) {
-      const doc: SweepDocument = { input, sweep: sweep.points.map(({ value, result: { calls: _calls, ...rest } }) => ({ value, ...rest })), cliff: sweep.cliff };
-      process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
-    } else process.stdout.write(renderSweep(context, sweep));
+      const doc: SweepDocument = { input, sweep: sweep.points.map(({ value, result: { calls: _calls, ...rest } }) => ({ value, ...rest })), cliff: sweep.cliff, ...(sweep.plan ? { plan: sweep.plan } : {}) };
+      printJson(doc);
+    } else printText(renderSweep(context, sweep));
     return 0;
   }
-  const scenario = runScenario(engine, workload, options);
+  const progress = progressPrinter(a.progress);
+  progress.start(countCalls(workload) * (replicas?.replicas ?? 1));
+  const scenario = runScenario(engine, workload, { ...options, progress: progress.report });
+  progress.done();
   if (a.json) {
     const doc: ScenarioDocument = { input, scenario };
-    process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
-  } else process.stdout.write(renderScenario(context, scenario));
+    printJson(doc);
+  } else printText(renderScenario(context, scenario));
   return 0;
+}
+
+/** Simulated calls from which a run announces itself before it starts (planning alone takes seconds). */
+const LARGE_RUN_CALLS = 500_000;
+
+/**
+ * Prints how far a long run has got, on stderr: on a terminal once the run has taken a
+ * second (so quick runs print nothing), every quarter second after; with --progress,
+ * a line a second wherever stderr goes (for logs).
+ */
+function progressPrinter(forced: boolean): { start: (calls: number) => void; report: (ended: number, total: number) => void; done: () => void } {
+  const tty = process.stderr.isTTY === true;
+  const started = Date.now();
+  let last = 0;
+  let overwriting = false;
+  return {
+    /** A run this large takes a while before its first step: say so at once. */
+    start: (calls) => {
+      if ((tty || forced) && calls >= LARGE_RUN_CALLS) process.stderr.write(`simulating ${formatCount(calls)} calls: this can take minutes; progress follows.\n`);
+    },
+    report: (ended, total) => {
+      const now = Date.now();
+      if (forced ? now - last < 1000 : !tty || now - started < 1000 || now - last < 250) return;
+      last = now;
+      const line = `simulating: ${formatCount(ended)} of ${formatCount(total)} calls done (${((100 * ended) / Math.max(1, total)).toFixed(0)}%)`;
+      overwriting = tty && !forced;
+      process.stderr.write(overwriting ? `\r${line}` : `${line}\n`);
+    },
+    done: () => {
+      if (overwriting) process.stderr.write('\n');
+    },
+  };
 }
 
 /**
@@ -335,7 +376,7 @@ export async function runSimulate(argv: readonly string[]): Promise<number> {
     return await simulate(args);
   } catch (e) {
     if (e instanceof ParamError || e instanceof InputError) {
-      process.stderr.write(`agent-trace: ${e.message}\n`);
+      printError(`agent-trace: ${e.message}`);
       return 1;
     }
     throw e;

@@ -1,12 +1,14 @@
 import type { EngineName } from '../core/sim/engines/engineTypes';
-import { DEFAULT_PARAMS, GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
-import type { FreeOrder, GpuPreset, ModelPreset } from '../core/sim/params';
+import { DEFAULT_PARAMS, describeBound, GPU_PRESETS, MODEL_PRESETS, PARAM_BOUNDS, REPLICA_BOUNDS, withinBound } from '../core/sim/params';
+import type { FreeOrder, GpuPreset, ModelPreset, ParamBound } from '../core/sim/params';
 import { POLICY_NAMES } from '../core/sim/policies';
 import type { PolicyName } from '../core/sim/policies';
 import { DEFAULT_REPLICAS } from '../core/sim/simRequests';
 import type { ReplicaOptions } from '../core/sim/simRequests';
 import type { SweepAxis } from '../core/sim/sweep';
-import { DEFAULT_CLIFF } from '../core/sim/sweep';
+import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE, MAX_SWEEP_POINTS } from '../core/sim/sweep';
+import { DEFAULT_ROUTER, MAX_GPUS, ROUTER_NAMES } from '../core/sim/fleet/routers';
+import type { RouterName } from '../core/sim/fleet/routers';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { formatCount } from '../core/report/formatNumbers';
@@ -64,6 +66,13 @@ export interface SimulateArgs {
   cliffThreshold: number | null;
   /** Sweep points run at once (null: one per core, for sweeps big enough to gain). */
   threads: number | null;
+  /** GPUs behind the router (null: one GPU). */
+  gpus: number | null;
+  router: RouterName | null;
+  /** The capacity planner's hit-rate target (a sweep over GPUs). */
+  targetHitRate: number | null;
+  /** Show progress on stderr even when it is not a terminal. */
+  progress: boolean;
   /** Every flag given, in order. */
   given: string[];
 }
@@ -79,9 +88,9 @@ Usage:
   agent-trace simulate --workload W.json [options] [--json]
 
 Replays one traced agent session (the first main session unless --session) as N
-copies running at once on one GPU with vLLM v1's prefix cache: ${d.blockSizeTokens}-token blocks in
-a hash chain, at most floor((prompt-1)/${d.blockSizeTokens}) blocks hit, an LRU free queue, FCFS
-scheduling with chunked prefill and recompute preemption. Each call waits for the
+copies running at once on one GPU (or on --gpus K behind a router) with vLLM v1's
+prefix cache: ${d.blockSizeTokens}-token blocks in a hash chain, at most floor((prompt-1)/${d.blockSizeTokens}) blocks
+hit, an LRU free queue, FCFS scheduling with chunked prefill and recompute preemption. Each call waits for the
 previous call and its tool time. A block-hash trace (Mooncake, Bailian) replays its
 requests open loop at their recorded arrival times. One engine step takes
   stepFixedMs + prefill tokens x prefillUsPerToken
@@ -129,9 +138,22 @@ Engine:
   --decode-us-per-seq X       cost per decoding sequence, us (default ${d.decodeUsPerSeq})
   --kv-bytes-per-token N      KV bytes per token, for the CPU tier's transfers (default ${d.kvBytesPerToken})
   --engine fast|reference     the fast engine (default) or the block-by-block reference; same results
+Fleet:
+  --gpus K                    K GPUs behind a router, each with the KV cache and step costs
+                              above and its own cache (default 1: one GPU, as without it)
+  --router R                  which GPU serves each call as it arrives (default ${DEFAULT_ROUTER}):
+                                round-robin       the next GPU in turn
+                                least-loaded      the fewest running + waiting tokens
+                                session-affinity  a session stays on its first call's GPU
+                                kv-aware          the fewest tokens to prefill there plus its
+                                                  load (NVIDIA Dynamo's KV router cost)
 Sweep:
   --sweep replicas=LIST       run the scenario at every replica count and find the cliff
   --sweep capacity=LIST       run it at every KV capacity (tokens) and find the cliff
+  --sweep gpus=LIST           run it on every number of GPUs and find the fewest that keep
+                              the hit rate at --target-hit-rate (a binary search between the
+                              listed counts)
+  --target-hit-rate X         the planner's target admission hit rate (default ${DEFAULT_TARGET_HIT_RATE})
                               LIST: values and ranges, comma-separated; A..B is A, 2A, 4A, ... up
                               to B (B included), e.g. replicas=1..64 or capacity=16384,65536..262144
   --cliff-threshold X         hit-rate drop below ideal that counts as the cliff (default ${DEFAULT_CLIFF.hitRateDropThreshold})
@@ -140,6 +162,12 @@ Sweep:
 Output:
   --json                      print the stable JSON contract described in the README
   --emit-workload OUT.json    write the workload JSON and stop (and simulate too with --json or --sweep)
+  --progress                  show progress on stderr even when it is not a terminal (it is
+                              shown on a terminal once a run takes longer than a second)
+
+Every number has bounds far past real hardware (replicas up to 100,000, a KV cache up
+to 2^28 tokens, step costs up to 1,000,000, a sweep of at most 64 points); a value
+outside them is refused with the flag or parameter named.
 
 Exit status: 0 ok; 1 the input could not be read or the parameters cannot work
 (the message names the parameter); 2 usage error.
@@ -147,15 +175,23 @@ Exit status: 0 ok; 1 the input could not be read or the parameters cannot work
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
-/** Any finite number written as a plain decimal (no hex, no blanks, no empty string). */
+/** Any finite number written as a plain decimal (no hex, no blanks, no empty string, nothing that overflows to Infinity). */
 function num(flag: string, v: string): number {
   if (!NUMBER.test(v)) throw new UsageError(`${flag} needs a number, not "${v}"`, SIMULATE_HELP);
-  return Number(v);
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new UsageError(`${flag} needs a number, not "${v}" (too large to compute with)`, SIMULATE_HELP);
+  return n;
 }
 
 function wholeAtLeast(flag: string, v: string, min: number): number {
   const n = NUMBER.test(v) ? Number(v) : Number.NaN;
   if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} needs a whole number ${min === 1 ? '> 0' : `≥ ${min}`}, not "${v}"`, SIMULATE_HELP);
+  return n;
+}
+
+/** `n` (read from `v`) if it is within a parameter's bounds (params.ts); the flag named when it is not. */
+function within(flag: string, v: string, n: number, bound: ParamBound): number {
+  if (!withinBound(n, bound)) throw new UsageError(`${flag} must be ${describeBound(bound)}, not "${v}"`, SIMULATE_HELP);
   return n;
 }
 
@@ -184,14 +220,20 @@ function preset<T extends { id: string }>(flag: string, v: string, presets: read
 export function parseSweep(v: string): { axis: SweepAxis; values: number[] } {
   const eq = v.indexOf('=');
   const axisText = eq < 0 ? v : v.slice(0, eq);
-  if (axisText !== 'replicas' && axisText !== 'capacity') throw new UsageError(`--sweep needs replicas=LIST or capacity=LIST, not "${v}"`, SIMULATE_HELP);
+  if (axisText !== 'replicas' && axisText !== 'capacity' && axisText !== 'gpus') throw new UsageError(`--sweep needs replicas=LIST, capacity=LIST or gpus=LIST, not "${v}"`, SIMULATE_HELP);
   const axis: SweepAxis = axisText;
   const list = eq < 0 ? '' : v.slice(eq + 1);
-  if (list.trim() === '') throw new UsageError(`--sweep ${axis}= needs a list of values, e.g. ${axis === 'replicas' ? 'replicas=1,2,4,8 or replicas=1..64' : 'capacity=32768..262144'}`, SIMULATE_HELP);
+  const example = { replicas: 'replicas=1,2,4,8 or replicas=1..64', capacity: 'capacity=32768..262144', gpus: 'gpus=1..16' }[axis];
+  if (list.trim() === '') throw new UsageError(`--sweep ${axis}= needs a list of values, e.g. ${example}`, SIMULATE_HELP);
   const check = (text: string): number => {
     const n = NUMBER.test(text) ? Number(text) : Number.NaN;
-    if (!(n > 0) || (axis === 'replicas' && !Number.isInteger(n))) {
-      throw new UsageError(`--sweep ${axis} values must be ${axis === 'replicas' ? 'whole numbers' : 'numbers'} > 0, not "${text}"`, SIMULATE_HELP);
+    if (!(n > 0) || (axis !== 'capacity' && !Number.isInteger(n))) {
+      throw new UsageError(`--sweep ${axis} values must be ${axis !== 'capacity' ? 'whole numbers' : 'numbers'} > 0, not "${text}"`, SIMULATE_HELP);
+    }
+    if (axis === 'gpus' && n > MAX_GPUS) throw new UsageError(`--sweep gpus values must each be at most ${MAX_GPUS}, not "${text}"`, SIMULATE_HELP);
+    if (axis !== 'gpus') {
+      const bound = axis === 'replicas' ? REPLICA_BOUNDS.replicas : PARAM_BOUNDS.capacityTokens;
+      if (!withinBound(n, bound)) throw new UsageError(`--sweep ${axis} values must each be ${describeBound(bound)}, not "${text}"`, SIMULATE_HELP);
     }
     return n;
   };
@@ -207,6 +249,7 @@ export function parseSweep(v: string): { axis: SweepAxis; values: number[] } {
       for (; x <= to; x *= 2) values.push(x);
       if (values[values.length - 1] !== to) values.push(to);
     } else throw new UsageError(`--sweep cannot read "${item}": write A..B for a range`, SIMULATE_HELP);
+    if (values.length > MAX_SWEEP_POINTS) throw new UsageError(`--sweep lists at most ${MAX_SWEEP_POINTS} values (a range A..B counts A, 2A, 4A, … B)`, SIMULATE_HELP);
   }
   return { axis, values };
 }
@@ -218,11 +261,11 @@ const FLAGS = new Map<string, Apply>([
   ['--workload', (a, v) => void (a.workload = v)],
   ['--format', (a, v, f) => void (a.format = choice(f, v, FORMATS.map((x) => x.id)))],
   ['--session', (a, v) => void (a.session = v)],
-  ['--replicas', (a, v, f) => void (a.replicas.replicas = wholeAtLeast(f, v, 1))],
-  ['--stagger-s', (a, v, f) => void (a.replicas.staggerS = atLeastZero(f, v))],
+  ['--replicas', (a, v, f) => void (a.replicas.replicas = within(f, v, wholeAtLeast(f, v, 1), REPLICA_BOUNDS.replicas))],
+  ['--stagger-s', (a, v, f) => void (a.replicas.staggerS = within(f, v, atLeastZero(f, v), REPLICA_BOUNDS.staggerS))],
   ['--stagger', (a, v, f) => void (a.replicas.staggerMode = choice(f, v, ['fixed', 'random'] as const))],
-  ['--seed', (a, v, f) => void (a.replicas.seed = wholeAtLeast(f, v, 0))],
-  ['--tool-wait-scale', (a, v, f) => void (a.replicas.toolWaitScale = atLeastZero(f, v))],
+  ['--seed', (a, v, f) => void (a.replicas.seed = within(f, v, wholeAtLeast(f, v, 0), REPLICA_BOUNDS.seed))],
+  ['--tool-wait-scale', (a, v, f) => void (a.replicas.toolWaitScale = within(f, v, atLeastZero(f, v), REPLICA_BOUNDS.toolWaitScale))],
   ['--capacity-tokens', (a, v, f) => void (a.capacityTokens = num(f, v))],
   ['--gpu', (a, v, f) => void (a.gpu = preset(f, v, GPU_PRESETS))],
   ['--model', (a, v, f) => void (a.model = preset(f, v, MODEL_PRESETS))],
@@ -230,7 +273,7 @@ const FLAGS = new Map<string, Apply>([
     '--gpu-memory-gib',
     (a, v, f) => {
       const n = num(f, v);
-      if (!(n > 0)) throw new UsageError(`${f} needs a number > 0, not "${v}"`, SIMULATE_HELP);
+      if (!(n > 0 && n <= 100_000)) throw new UsageError(`${f} needs a number > 0 and at most 100,000 (GiB), not "${v}"`, SIMULATE_HELP);
       a.gpuMemoryGiB = n;
     },
   ],
@@ -268,15 +311,32 @@ const FLAGS = new Map<string, Apply>([
     '--threads',
     (a, v, f) => {
       const n = num(f, v);
-      if (!(Number.isInteger(n) && n >= 1)) throw new UsageError(`${f} needs a whole number ≥ 1, not "${v}"`, SIMULATE_HELP);
+      if (!(Number.isInteger(n) && n >= 1 && n <= 256)) throw new UsageError(`${f} needs a whole number from 1 to 256, not "${v}"`, SIMULATE_HELP);
       a.threads = n;
+    },
+  ],
+  [
+    '--gpus',
+    (a, v, f) => {
+      const n = NUMBER.test(v) ? Number(v) : Number.NaN;
+      if (!(Number.isInteger(n) && n >= 1 && n <= MAX_GPUS)) throw new UsageError(`${f} needs a whole number from 1 to ${MAX_GPUS}, not "${v}"`, SIMULATE_HELP);
+      a.gpus = n;
+    },
+  ],
+  ['--router', (a, v, f) => void (a.router = choice(f, v, ROUTER_NAMES))],
+  [
+    '--target-hit-rate',
+    (a, v, f) => {
+      const n = num(f, v);
+      if (!(n > 0 && n <= 1)) throw new UsageError(`${f} needs a hit rate above 0 and at most 1 (0.9 = 90%), not "${v}"`, SIMULATE_HELP);
+      a.targetHitRate = n;
     },
   ],
   ['--emit-workload', (a, v) => void (a.emitWorkload = v)],
 ]);
 
 /** Every flag `simulate` accepts (for the help test and the docs). */
-export const SIMULATE_FLAGS: readonly string[] = ['--json', ...FLAGS.keys()];
+export const SIMULATE_FLAGS: readonly string[] = ['--json', '--progress', ...FLAGS.keys()];
 
 function conflict(a: SimulateArgs, one: string, others: readonly string[], why: string): void {
   const clash = others.find((o) => a.given.includes(o));
@@ -287,7 +347,7 @@ function conflict(a: SimulateArgs, one: string, others: readonly string[], why: 
 export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
   const a: SimulateArgs = {
     file: null, workload: null, format: null, session: null, json: false, emitWorkload: null, engine: 'fast', replicas: {},
-    capacityTokens: null, gpu: null, model: null, gpuMemoryGiB: null, overrides: {}, sweep: null, cliffThreshold: null, threads: null, given: [],
+    capacityTokens: null, gpu: null, model: null, gpuMemoryGiB: null, overrides: {}, sweep: null, cliffThreshold: null, threads: null, gpus: null, router: null, targetHitRate: null, progress: false, given: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -300,9 +360,10 @@ export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const flag = eq < 0 ? arg : arg.slice(0, eq);
     if (a.given.includes(flag)) throw new UsageError(`${flag} given twice`, SIMULATE_HELP);
-    if (flag === '--json') {
-      if (eq >= 0) throw new UsageError('--json takes no value', SIMULATE_HELP);
-      a.json = true;
+    if (flag === '--json' || flag === '--progress') {
+      if (eq >= 0) throw new UsageError(`${flag} takes no value`, SIMULATE_HELP);
+      if (flag === '--json') a.json = true;
+      else a.progress = true;
       a.given.push(flag);
       continue;
     }
@@ -327,6 +388,8 @@ export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
   }
   if (a.sweep?.axis === 'replicas') conflict(a, '--sweep', ['--replicas'], 'the sweep sets the replica count');
   if (a.sweep?.axis === 'capacity') conflict(a, '--sweep', ['--capacity-tokens'], 'the sweep sets the capacity');
+  if (a.sweep?.axis === 'gpus') conflict(a, '--sweep', ['--gpus'], 'the sweep sets the number of GPUs');
+  if (a.targetHitRate !== null && a.sweep?.axis !== 'gpus') throw new UsageError('--target-hit-rate needs --sweep gpus=LIST: the planner searches the number of GPUs', SIMULATE_HELP);
   if (a.cliffThreshold !== null && !a.sweep) throw new UsageError('--cliff-threshold needs --sweep: the cliff is found over a sweep', SIMULATE_HELP);
   if (a.threads !== null && !a.sweep) throw new UsageError('--threads needs --sweep: the threads share out the sweep points', SIMULATE_HELP);
   return a;

@@ -70,10 +70,11 @@ function policyText(p: EngineParams): string {
 function serverLine(c: ReportContext, swept: SweepAxis | null): string {
   const p = c.params;
   const capacity = swept === 'capacity' ? 'swept' : `${formatCount(p.capacityTokens)} tokens`;
+  const fleet = swept === 'gpus' ? `, GPUs swept behind the ${p.fleet!.router} router (each with this cache)` : p.fleet ? `, ${p.fleet.gpus} GPUs behind the ${p.fleet.router} router (each with this cache)` : '';
   const offload = p.offload ? `, CPU tier ${formatCount(p.offload.capacityTokens)} tokens at ${p.offload.bandwidthGBps} GB/s` : '';
   // SGLang's radix tree caches single tokens; the block size only matters to vLLM's block pool.
   const unit = p.policy === 'sglang-lru' ? 'token-level radix tree' : `${p.blockSizeTokens}-token blocks`;
-  return `${policyText(p)}, KV cache ${capacity}${c.hardware ? ` (${c.hardware})` : ''}, ${unit}${offload}, ${c.engine} engine`;
+  return `${policyText(p)}, KV cache ${capacity}${c.hardware ? ` (${c.hardware})` : ''}, ${unit}${offload}${fleet}, ${c.engine} engine`;
 }
 
 function stepLine(p: EngineParams): string {
@@ -91,7 +92,8 @@ export function plainSentence(c: ReportContext, r: ScenarioResult): string {
   if (c.workload.kind === 'requests') who = 'This trace replayed';
   else if (c.workload.sessions.length === 1) who = r.replicas === 1 ? 'This session alone' : `${formatCount(r.replicas)} sessions like this`;
   else who = r.replicas === 1 ? `This ${c.workload.sessions.length}-session workload` : `${formatCount(r.replicas)} copies of this ${c.workload.sessions.length}-session workload`;
-  const where = c.hardware ? `on ${c.hardware}` : `on a ${formatCount(r.capacityTokens)}-token KV cache`;
+  let where = c.hardware ? `on ${c.hardware}` : `on a ${formatCount(r.capacityTokens)}-token KV cache`;
+  if (r.gpus !== undefined) where = `on ${r.gpus} GPUs behind the ${r.router} router (${c.hardware ? c.hardware.replace(/^one /, 'each ') : `each a ${formatCount(r.capacityTokens)}-token KV cache`})`;
   const adm = r.admissionHitRate;
   const ideal = r.idealHitRate;
   const falls = adm !== null && ideal !== null && Math.round(ideal * 100) > Math.round(adm * 100);
@@ -153,18 +155,40 @@ function callTable(c: ReportContext, calls: readonly ScenarioCall[], replicas: n
       formatCount(k.recomputedTokens),
       k.rejected ? 'rejected' : k.waitedS === null ? UNKNOWN : seconds(k.waitedS),
       formatCount(k.preemptions),
+      ...(k.gpu !== undefined ? [k.gpu === null ? '' : String(k.gpu + 1)] : []),
     ]);
     previous = i;
   }
   const copy = replicas > 1 ? ' (its first copy)' : '';
-  const lines = [`calls of session ${c.session}${copy}:`, ...table(['call', 'prompt', 'hit', 'ideal hit', 'recomputed', 'waited', 'preemptions'], rows)];
+  const onFleet = calls.some((k) => k.gpu !== undefined);
+  const lines = [`calls of session ${c.session}${copy}:`, ...table(['call', 'prompt', 'hit', 'ideal hit', 'recomputed', 'waited', 'preemptions', ...(onFleet ? ['GPU'] : [])], rows)];
   if (why) lines.push(`  ${shown.length} of ${calls.length} calls shown: ${why}; --json lists every call.`);
   return lines;
+}
+
+/** Each GPU of a fleet: its share of the calls, its hit rate and how busy it was. */
+function gpuTable(r: ScenarioResult): string[] {
+  if (!r.perGpu) return [];
+  const rows = r.perGpu.map((g) => [
+    String(g.gpu + 1),
+    formatCount(g.requests),
+    formatCount(g.sessions),
+    formatCount(g.promptTokens),
+    formatPercent(g.admissionHitRate),
+    formatPercent(g.idealHitRate),
+    formatCount(g.recomputedPrefillTokens),
+    formatCount(g.preemptions),
+    formatPercent(g.prefillShare),
+    formatPercent(g.utilization),
+  ]);
+  return [`per GPU (${r.router} router):`, ...table(['GPU', 'calls', 'sessions', 'prompt tokens', 'hit rate', 'ideal', 'recomputed', 'preemptions', 'prefill share', 'busy'], rows)];
 }
 
 /** The text report of one scenario. */
 export function renderScenario(c: ReportContext, r: ScenarioResult): string {
   const lines = [...header(c), ...figures(r, c.params.offload !== null), '', plainSentence(c, r)];
+  const gpus = gpuTable(r);
+  if (gpus.length > 0) lines.push('', ...gpus);
   const calls = callTable(c, r.calls, r.replicas);
   if (calls.length > 0) lines.push('', ...calls);
   return lines.join('\n') + '\n';
@@ -172,7 +196,7 @@ export function renderScenario(c: ReportContext, r: ScenarioResult): string {
 
 /** The text report of a sweep: one row per point, the cliff marked, and its summary. */
 export function renderSweep(c: ReportContext, s: SweepResult): string {
-  const axis = s.axis === 'replicas' ? 'replicas' : 'capacity';
+  const axis = s.axis === 'replicas' ? 'replicas' : s.axis === 'capacity' ? 'capacity' : 'GPUs';
   const anyRejected = s.points.some((p) => p.result.rejectedRequests > 0);
   const rows = s.points.map(({ value, result: r }) => [
     formatCount(value),
@@ -194,5 +218,10 @@ export function renderSweep(c: ReportContext, s: SweepResult): string {
     '',
     s.cliff.summary,
   ];
+  if (s.plan) {
+    const extra = s.plan.tried.filter((t) => !s.points.some((p) => p.value === t.gpus));
+    if (extra.length > 0) lines.push(`searched between the listed counts: ${extra.map((t) => `${t.gpus} GPUs ${formatPercent(t.admissionHitRate)}`).join(', ')}`);
+    lines.push(s.plan.summary);
+  }
   return lines.join('\n') + '\n';
 }

@@ -1,18 +1,19 @@
 import * as vscode from 'vscode';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import type { PriceBook } from '../core/cost/costTypes';
 import { parseTrace } from '../core/trace/parseTrace';
 import type { ParsedTrace, TraceFile } from '../core/trace/parseTrace';
-import { listCompanions } from '../node/traceFiles';
+import { uiText } from '../core/text/safeText';
+import { companionFiles, listCompanions } from '../node/traceFiles';
 import { fileProblem, traceDiagnostics } from './diagnostics';
 import type { TraceDiagnostics } from './diagnostics';
-import { ANALYSIS_SETTINGS, CODELENS_SETTINGS, maxFileBytes, readAnalysisOptions } from './settings';
-import { analyzeTrace, isTrace } from './traceAnalysis';
+import { ANALYSIS_SETTINGS, CODELENS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readAnalysisOptions, readPriceBook } from './settings';
+import { analyzeTrace, isTrace, tooLargeAnalysis } from './traceAnalysis';
 import type { TraceAnalysis } from './traceAnalysis';
 import { isLoadFailure } from './traceDocument';
 import type { LoadFailure } from './traceDocument';
-import { yieldToEventLoop } from './traceLoader';
-import { createReadStream } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { tooLargeMessage, yieldToEventLoop } from './traceLoader';
+import { basename } from 'node:path';
 
 /** The files CodeLens and Problems look at: every extension a supported format uses. */
 export const TRACE_FILE_PATTERN = '**/*.{jsonl,json,traj}';
@@ -77,11 +78,13 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
   private readonly textSources = new Map<string, TextSource>();
   private readonly inspectorSources = new Map<object, InspectorSource>();
   /** The analysis of each parse read from disk (inspector, commands), for the options it was made with. */
-  private readonly parsedAnalyses = new WeakMap<ParsedTrace, { options: AnalysisOptions; analysis: TraceAnalysis }>();
+  private readonly parsedAnalyses = new WeakMap<ParsedTrace, { options: AnalysisOptions; prices: PriceBook; analysis: TraceAnalysis }>();
   private published = new Map<string, vscode.Uri>();
   /** Bumped when the analysis settings change: every cached parse is re-analysed. */
   private generation = 0;
   private options: AnalysisOptions = readAnalysisOptions();
+  /** List prices and the user's own (`agentTrace.prices`), rebuilt when that setting changes. */
+  private prices: PriceBook;
   private syncTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly subscriptions: vscode.Disposable[];
@@ -89,6 +92,7 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   constructor(private readonly log: vscode.LogOutputChannel) {
+    this.prices = this.readPrices();
     this.subscriptions = [
       this.collection,
       this.changed,
@@ -109,7 +113,8 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
         }, EDIT_DEBOUNCE_MS);
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(ANALYSIS_SETTINGS)) this.settingsChanged();
+        // The size limit decides whether a document is read at all: it re-reads like the analysis settings.
+        if (e.affectsConfiguration(ANALYSIS_SETTINGS) || e.affectsConfiguration(PRICE_SETTINGS) || e.affectsConfiguration('agentTrace.maxFileSizeMB')) this.settingsChanged();
         else if (e.affectsConfiguration(CODELENS_SETTINGS)) this.changed.fire();
       }),
     ];
@@ -119,6 +124,26 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
   /** The analysis options in force (from the settings). */
   get analysisOptions(): AnalysisOptions {
     return this.options;
+  }
+
+  /** The price book in force (the library's list prices and `agentTrace.prices`). */
+  get priceBook(): PriceBook {
+    return this.prices;
+  }
+
+  /**
+   * Reads `agentTrace.prices`; entries that cannot be read are skipped. Which and why goes to
+   * the output channel: the notification quotes none of it, since a workspace's settings can
+   * carry text that a notification would render as a link.
+   */
+  private readPrices(): PriceBook {
+    const { book, problems } = readPriceBook();
+    if (problems.length > 0) {
+      this.log.warn(`agentTrace.prices: ${problems.join('; ')}`);
+      const n = problems.length;
+      void vscode.window.showWarningMessage(`${n} problem${n === 1 ? '' : 's'} in the agentTrace.prices setting: those entries were left out. The Agent Trace Inspector output lists them.`);
+    }
+    return book;
   }
 
   dispose(): void {
@@ -136,9 +161,9 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     if (cached && cached.version === document.version && cached.generation === this.generation) return cached.result;
     const generation = this.generation;
     const result = this.parseDocument(document).then(
-      (parsed) => (parsed ? analyzeTrace(parsed, this.options) : null),
+      ({ parsed, tooLarge }) => (parsed ? analyzeTrace(parsed, this.options, this.prices) : tooLarge ? tooLargeAnalysis(document.uri, tooLarge) : null),
       (e: unknown) => {
-        this.log.error(`Could not analyse ${document.uri.toString(true)}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        this.log.error(`Could not analyse ${uiText(document.uri.toString(true), { max: 2000 })}: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`);
         return null;
       },
     );
@@ -149,9 +174,9 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
   /** Analyses a trace the inspector or a command read from disk, with the current settings (once per parse and settings). */
   analyzeParsed(parsed: ParsedTrace): TraceAnalysis {
     const cached = this.parsedAnalyses.get(parsed);
-    if (cached && cached.options === this.options) return cached.analysis;
-    const analysis = analyzeTrace(parsed, this.options);
-    this.parsedAnalyses.set(parsed, { options: this.options, analysis });
+    if (cached && cached.options === this.options && cached.prices === this.prices) return cached.analysis;
+    const analysis = analyzeTrace(parsed, this.options, this.prices);
+    this.parsedAnalyses.set(parsed, { options: this.options, prices: this.prices, analysis });
     return analysis;
   }
 
@@ -160,7 +185,7 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     try {
       this.inspectorSources.set(owner, { uri, result, diagnostics: this.inspectorDiagnostics(uri, result) });
     } catch (e) {
-      this.log.error(`Could not list the problems of ${uri.toString(true)}: ${e instanceof Error ? e.message : String(e)}`);
+      this.log.error(`Could not list the problems of ${uiText(uri.toString(true), { max: 2000 })}: ${uiText(e instanceof Error ? e.message : String(e), { max: 4000 })}`);
     }
     this.render();
   }
@@ -178,6 +203,7 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
 
   private settingsChanged(): void {
     this.options = readAnalysisOptions();
+    this.prices = this.readPrices();
     this.generation += 1;
     for (const source of this.inspectorSources.values()) {
       if (!isLoadFailure(source.result)) source.diagnostics = this.inspectorDiagnostics(source.uri, source.result);
@@ -187,18 +213,29 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     this.changed.fire();
   }
 
-  /** Reads a document's text (plus Claude Code sub-agent logs beside it on disk) with the core parser. */
-  private async parseDocument(document: vscode.TextDocument): Promise<ParsedTrace | null> {
+  /**
+   * Reads a document's text (plus Claude Code sub-agent logs beside it on disk, the safe
+   * ones) with the core parser. A document over `agentTrace.maxFileSizeMB` is not read;
+   * if its start reads as a trace, that is said (`tooLarge`) instead of showing nothing.
+   */
+  private async parseDocument(document: vscode.TextDocument): Promise<{ parsed: ParsedTrace | null; tooLarge: string | null }> {
     const text = document.getText();
-    // VS Code gives extensions no document above 50 MB; the setting may be lower.
-    if (text.length > maxFileBytes()) return null;
     const name = basename(document.uri.path);
+    const max = maxFileBytes(this.log);
+    const size = Buffer.byteLength(text, 'utf8');
+    if (size > max) {
+      // Enough of the start to detect the format (50 records), cut at a line end.
+      const head = text.slice(0, Math.min(text.length, 1 << 20));
+      const start = await parseTrace([{ key: name, bytes: Buffer.from(head.slice(0, Math.max(head.lastIndexOf('\n'), 0) || head.length), 'utf8') }]);
+      return { parsed: null, tooLarge: start.model.format !== null ? tooLargeMessage(name, size, max) : null };
+    }
     const files: TraceFile[] = [{ key: name, bytes: Buffer.from(text, 'utf8') }];
     if (document.uri.scheme === 'file') {
-      const path = document.uri.fsPath;
-      for (const rel of await listCompanions(path)) files.push({ key: rel, bytes: createReadStream(join(dirname(path), rel), { highWaterMark: 256 * 1024 }) });
+      const listing = await listCompanions(document.uri.fsPath);
+      files[0]!.notes = listing.refused;
+      files.push(...companionFiles(listing));
     }
-    return parseTrace(files, { yieldControl: yieldToEventLoop });
+    return { parsed: await parseTrace(files, { yieldControl: yieldToEventLoop }), tooLarge: null };
   }
 
   /** Trace files open as text in some editor tab, by URI string. */
@@ -233,7 +270,8 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
       void this.analyze(document).then((analysis) => {
         // Stale: the tab closed, or a newer version or setting arrived meanwhile.
         if (!this.textTabs().has(key) || document.version !== version || generation !== this.generation) return;
-        if (!analysis || !isTrace(analysis.parsed)) this.textSources.delete(key);
+        if (analysis?.tooLarge) this.textSources.set(key, { version, generation, diagnostics: fileProblem(document.uri, analysis.tooLarge, vscode.DiagnosticSeverity.Information) });
+        else if (!analysis || !isTrace(analysis.parsed)) this.textSources.delete(key);
         else this.textSources.set(key, { version, generation, diagnostics: traceDiagnostics(document.uri, analysis.parsed, analysis) });
         this.render();
       });

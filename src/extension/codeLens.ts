@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { uiText } from '../core/text/safeText';
+import { failingCarryUsd } from '../core/cost/loopCost';
 import type { CallRef } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { codeLensEnabled } from './settings';
@@ -27,15 +29,18 @@ export class TraceCodeLensProvider implements vscode.CodeLensProvider {
     if (!codeLensEnabled()) return [];
     try {
       const analysis = await this.registry.analyze(document);
-      if (!analysis || analysis.sessions.length === 0 || token.isCancellationRequested) return [];
+      if (!analysis || token.isCancellationRequested) return [];
       const uri = document.uri;
       const top = new vscode.Range(0, 0, 0, 0);
+      // Over the size limit: say so where the lenses would be, instead of showing nothing.
+      if (analysis.tooLarge) return [new vscode.CodeLens(top, { title: `$(warning) Agent Trace · ${uiText(analysis.tooLarge, { max: 200 })}`, command: '' })];
+      if (analysis.sessions.length === 0) return [];
       const lenses = [
         new vscode.CodeLens(top, { title: summaryTitle(analysis), command: 'agentTrace.analyzeSession', arguments: [uri], tooltip: 'Analyze this agent session' }),
         new vscode.CodeLens(top, { title: 'Open Inspector', command: 'agentTrace.openInInspector', arguments: [uri], tooltip: 'Open this trace in the Agent Trace Inspector' }),
       ];
       const lastLine = Math.max(0, document.lineCount - 1);
-      for (const { session, analysis: a } of analysis.sessions) {
+      for (const { session, analysis: a, cost } of analysis.sessions) {
         const shown = new Set<string>();
         for (const f of a.retry.failing) {
           if (f.source.file !== 0) continue; // sub-agent logs get their lenses when opened themselves
@@ -50,13 +55,14 @@ export class TraceCodeLensProvider implements vscode.CodeLensProvider {
             lenses.push(new vscode.CodeLens(range, { title: 'Show in Timeline', command: SHOW_IN_TIMELINE, arguments: [uri, ref], tooltip: `Select call ${f.callIndex + 1} in the Agent Trace Inspector` }));
           }
           // An empty command makes a label: the text is the information, the link is beside it.
-          lenses.push(new vscode.CodeLens(range, { title: failureTitle(f), command: '', tooltip: failureTooltip(f, loop) }));
+          const carryUsd = cost ? failingCarryUsd(f, session, cost) : null;
+          lenses.push(new vscode.CodeLens(range, { title: failureTitle(f, carryUsd), command: '', tooltip: failureTooltip(f, loop, carryUsd) }));
         }
       }
       return lenses;
     } catch (e) {
       // Never throw into the editor: a broken lens must not take the others down.
-      this.log.error(`CodeLens for ${document.uri.toString(true)}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      this.log.error(`CodeLens for ${uiText(document.uri.toString(true), { max: 2000 })}: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`);
       return [];
     }
   }

@@ -2,11 +2,15 @@ import * as vscode from 'vscode';
 import { buildTraceReport } from '../core/report/traceReport';
 import type { TraceReport } from '../core/report/traceReport';
 import { formatPercent } from '../core/report/formatNumbers';
+import { uiText } from '../core/text/safeText';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import type { CallRef } from '../protocol/messages';
 import { isTraceCandidate, TRACE_EXTENSION } from './analysisRegistry';
+import { compareWithResults, isCompareChoices } from './compareCommand';
+import { exportHtmlReport, isReportChoices } from './htmlReportCommand';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { SHOW_IN_TIMELINE } from './codeLens';
+import { costWords } from './traceAnalysis';
 import { INSPECTOR_ANY_VIEW_TYPE, INSPECTOR_VIEW_TYPE } from './inspectorProvider';
 import type { InspectorProvider } from './inspectorProvider';
 import { isPickHook, pickLocalSession } from './sessionPicker';
@@ -21,6 +25,11 @@ export interface CommandContext {
   provider: InspectorProvider;
   registry: TraceAnalysisRegistry;
   log: vscode.LogOutputChannel;
+  /** The extension's folder (dist/ and media/, for the HTML report's page). */
+  extensionUri: vscode.Uri;
+  version: string;
+  /** This extension's global storage folder: Cline's and Roo Code's tasks are in its siblings; assembled sessions are written below it. */
+  storageDir: string;
 }
 
 /** The inspector view type that fits a file: the default editor for *.trace.jsonl, the "Open With" one otherwise. */
@@ -76,21 +85,22 @@ async function parsedFor(ctx: CommandContext, uri: vscode.Uri): Promise<ParsedTr
  * argument chooses from those rows in tests).
  */
 async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined, hook: PickHook | null): Promise<TraceReport | undefined> {
-  const uri = given ?? activeTraceUri(ctx.provider) ?? (await pickLocalSession(ctx.log, hook));
+  const uri = given ?? activeTraceUri(ctx.provider) ?? (await pickLocalSession(ctx.log, ctx.storageDir, ctx.registry.priceBook, hook));
   if (!uri) return undefined;
   let parsed: ParsedTrace;
   try {
     parsed = await parsedFor(ctx, uri);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    ctx.log.error(`Analyze Agent Session on ${uri.toString(true)}: ${message}`);
-    void vscode.window.showErrorMessage(`${basename(uri.path)}: ${message}`);
+    ctx.log.error(`Analyze Agent Session on ${uiText(uri.toString(true), { max: 2000 })}: ${uiText(message, { max: 4000 })}`);
+    void vscode.window.showErrorMessage(`Analyze Agent Session: ${fileLabel(uri)}: ${uiText(message, { max: 300 })}`);
     return undefined;
   }
-  const report = buildTraceReport(parsed, ctx.registry.analysisOptions);
+  const report = buildTraceReport(parsed, ctx.registry.analysisOptions, { book: ctx.registry.priceBook });
   await openInInspector(uri);
   if (report.problem) {
-    void vscode.window.showErrorMessage(`${basename(uri.path)}: ${report.problem}`);
+    // The problem can quote the file's keys: trace text, shown as plain text only.
+    void vscode.window.showErrorMessage(`Analyze Agent Session: ${fileLabel(uri)}: ${uiText(report.problem, { max: 300 })}`);
     return report;
   }
   const main = report.sessions.find((s) => s.role === 'main') ?? report.sessions[0];
@@ -98,9 +108,12 @@ async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined
   const failed = report.sessions.reduce((n, s) => n + s.toolCalls.failed, 0);
   const loops = report.sessions.reduce((n, s) => n + s.retryLoops.length, 0);
   if (main) {
+    // The whole trace's cost (sub-agents included) and the main session's TTL sentence: numbers and fixed words only, never trace text.
+    const cost = report.cost ? `, cost ${costWords(report.cost.totalUsd, report.cost.unpricedCalls)}` : '';
+    const ttl = main.cacheTtl?.sentence ? ` ${uiText(main.cacheTtl.sentence, { max: 300 })}` : '';
     void vscode.window.showInformationMessage(
-      `${basename(uri.path)}: ${main.llmCalls} LLM calls, ${main.userTurns} user turns, cache hit rate ${formatPercent(main.cacheHitRate)}, ` +
-        `${failed} failed tool calls, ${loops} retry loop${loops === 1 ? '' : 's'}, ${report.diagnostics.filter((d) => d.severity === 'error').length} errors.`,
+      `${fileLabel(uri)}: ${main.llmCalls} LLM calls, ${main.userTurns} user turns, cache hit rate ${formatPercent(main.cacheHitRate)}${cost}, ` +
+        `${failed} failed tool calls, ${loops} retry loop${loops === 1 ? '' : 's'}, ${report.diagnostics.filter((d) => d.severity === 'error').length} errors.${ttl}`,
     );
   }
   return report;
@@ -124,6 +137,28 @@ async function showInTimeline(ctx: CommandContext, uri: unknown, ref: unknown): 
   }
 }
 
+/**
+ * A file's name for a notification: the name is the trace author's choice too (a file
+ * can be named `[Repair](command:….jsonl`), so it is shown as plain text, clipped.
+ */
+function fileLabel(uri: vscode.Uri): string {
+  return uiText(basename(uri.path), { max: 120 });
+}
+
+/**
+ * Show Trace Source: the file as text. A trace deleted or renamed since it was opened
+ * has no source left; that is said instead of failing.
+ */
+async function showSource(target: vscode.Uri): Promise<void> {
+  try {
+    await vscode.workspace.fs.stat(target);
+  } catch {
+    void vscode.window.showErrorMessage(`Show Trace Source: ${fileLabel(target)} no longer exists (deleted or renamed), so there is no source to show.`);
+    return;
+  }
+  await vscode.commands.executeCommand('vscode.openWith', target, 'default');
+}
+
 /** Every command, by id. Factories take the shared context (rust-analyzer's createCommands pattern). */
 export function createCommands(ctx: CommandContext): Record<string, (...args: unknown[]) => unknown> {
   return {
@@ -134,8 +169,30 @@ export function createCommands(ctx: CommandContext): Record<string, (...args: un
     },
     'agentTrace.showSource': async (uri?: unknown) => {
       const target = uri instanceof vscode.Uri ? uri : activeTraceUri(ctx.provider);
-      if (target) await vscode.commands.executeCommand('vscode.openWith', target, 'default');
+      if (target) await showSource(target);
     },
     [SHOW_IN_TIMELINE]: (uri?: unknown, ref?: unknown) => showInTimeline(ctx, uri, ref),
+    // (uri, { target, sessions }) skips the dialogs: for tests and other extensions.
+    'agentTrace.exportHtmlReport': (uri?: unknown, choices?: unknown) =>
+      exportHtmlReport(
+        {
+          extensionUri: ctx.extensionUri,
+          provider: ctx.provider,
+          log: ctx.log,
+          version: ctx.version,
+          analysisOptions: () => ctx.registry.analysisOptions,
+          prices: () => ctx.registry.priceBook,
+          parsedFor: (u) => parsedFor(ctx, u),
+        },
+        uri instanceof vscode.Uri ? uri : activeTraceUri(ctx.provider),
+        isReportChoices(choices) ? choices : null,
+      ),
+    // (uri, { results }) skips the open dialog.
+    'agentTrace.compareWithResults': (uri?: unknown, choices?: unknown) =>
+      compareWithResults(
+        { provider: ctx.provider, log: ctx.log, parsedFor: (u) => parsedFor(ctx, u) },
+        uri instanceof vscode.Uri ? uri : activeTraceUri(ctx.provider),
+        isCompareChoices(choices) ? choices : null,
+      ),
   };
 }

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
+import { uiText } from '../core/text/safeText';
 import type { Severity } from '../core/trace/model';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import { attemptMessage, loopMessage } from './traceAnalysis';
 import type { TraceAnalysis } from './traceAnalysis';
-import { fileUri } from './traceLoader';
+import { traceFileUri } from './traceLoader';
 
 /** Problems of one file: its URI and its diagnostics. */
 export interface FileDiagnostics {
@@ -26,9 +27,17 @@ function lineRange(line: number): vscode.Range {
   return new vscode.Range(l, 0, l, Number.MAX_SAFE_INTEGER);
 }
 
+/** Longest Problems message: a trace can hold a 10 MiB value, and every message may quote one. */
+const MESSAGE_MAX = 1000;
+
+/** A Problems message from trace-derived text: controls and bidi escaped, clipped (Problems show plain text). */
+function problemText(message: string): string {
+  return uiText(message, { max: MESSAGE_MAX });
+}
+
 /** A message for the file as a whole: on its first line. */
-export function fileProblem(uri: vscode.Uri, message: string): TraceDiagnostics {
-  const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), message, vscode.DiagnosticSeverity.Error);
+export function fileProblem(uri: vscode.Uri, message: string, severity = vscode.DiagnosticSeverity.Error): TraceDiagnostics {
+  const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), problemText(message), severity);
   d.source = 'Agent Trace';
   return new Map([[uri.toString(), { uri, diagnostics: [d] }]]);
 }
@@ -43,7 +52,7 @@ export function traceDiagnostics(traceUri: vscode.Uri, parsed: ParsedTrace, anal
   const { model, problem } = parsed;
   const out: TraceDiagnostics = new Map();
   const listFor = (fileIndex: number): vscode.Diagnostic[] => {
-    const uri = fileUri(traceUri, model.files, model.files[fileIndex] ?? '');
+    const uri = traceFileUri(traceUri, model.files, fileIndex) ?? traceUri;
     const key = uri.toString();
     let entry = out.get(key);
     if (!entry) {
@@ -54,25 +63,25 @@ export function traceDiagnostics(traceUri: vscode.Uri, parsed: ParsedTrace, anal
   };
   for (let i = 0; i < Math.max(1, model.files.length); i++) listFor(i);
   if (problem) {
-    const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), problem.message, vscode.DiagnosticSeverity.Error);
+    const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), problemText(problem.message), vscode.DiagnosticSeverity.Error);
     d.source = 'Agent Trace';
     listFor(0).push(d);
   }
   for (const d of model.diagnostics) {
-    const diagnostic = new vscode.Diagnostic(lineRange(d.line), d.message, SEVERITY[d.severity]);
+    const diagnostic = new vscode.Diagnostic(lineRange(d.line), problemText(d.message), SEVERITY[d.severity]);
     diagnostic.source = 'Agent Trace';
     listFor(d.file).push(diagnostic);
   }
   for (const { analysis: a } of analysis.sessions) {
     for (const loop of a.retry.loops) {
       const first = loop.attempts[0]!.source;
-      const warning = new vscode.Diagnostic(lineRange(first.line), loopMessage(loop), vscode.DiagnosticSeverity.Warning);
+      const warning = new vscode.Diagnostic(lineRange(first.line), problemText(loopMessage(loop)), vscode.DiagnosticSeverity.Warning);
       warning.source = 'Agent Trace';
       warning.code = 'retry-loop';
       warning.relatedInformation = loop.attempts.slice(1).map((attempt, i) => {
-        const uri = fileUri(traceUri, model.files, model.files[attempt.source.file] ?? '');
+        const uri = traceFileUri(traceUri, model.files, attempt.source.file) ?? traceUri;
         const at = new vscode.Position(attempt.source.line, 0);
-        return new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, at), attemptMessage(loop, i + 1));
+        return new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, at), problemText(attemptMessage(loop, i + 1)));
       });
       listFor(first.file).push(warning);
     }

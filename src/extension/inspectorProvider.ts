@@ -1,16 +1,19 @@
 import * as vscode from 'vscode';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import type { PriceBook } from '../core/cost/costTypes';
 import { buildCallDetail, buildTraceView, formatChoices } from '../core/view/traceView';
 import type { TraceView } from '../core/view/traceView';
 import type { ParsedTrace } from '../core/trace/parseTrace';
+import { uiText } from '../core/text/safeText';
 import { Channel } from '../protocol/channel';
+import { checkRequestParams, checkWebviewNotification } from '../protocol/validate';
 import type { CallRef, HostNotification, HostRequests, InspectorSettings, WebviewNotification, WebviewRequests } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
-import { ANALYSIS_SETTINGS, maxFileBytes, readWhatIfDefaults } from './settings';
+import { ANALYSIS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readWhatIfDefaults } from './settings';
 import { SETTING_DEFAULTS } from './settingDefaults';
 import { isLoadFailure, TraceDocument } from './traceDocument';
 import type { LoadFailure } from './traceDocument';
-import { fileUri } from './traceLoader';
+import { traceFileUri } from './traceLoader';
 import { buildWebviewHtml, createNonce } from './webviewHtml';
 import { buildWhatIfWorkload } from './whatIfWorkload';
 import { writeFile } from 'node:fs/promises';
@@ -20,6 +23,9 @@ import { basename } from 'node:path';
 export const INSPECTOR_VIEW_TYPE = 'agentTrace.inspector';
 /** The same editor offered through "Open With…" for other trace files (*.jsonl); a second id because priority is per contribution. */
 export const INSPECTOR_ANY_VIEW_TYPE = 'agentTrace.inspectorAny';
+
+/** How long the report waits for a panel's what-if results: a hidden webview answers when shown again, or never. */
+const WHATIF_ANSWER_MS = 3000;
 
 type HostChannel = Channel<HostNotification, WebviewNotification, HostRequests, WebviewRequests>;
 
@@ -34,18 +40,20 @@ interface InspectorPanel {
 }
 
 /** Turns a load result into what the webview renders; a failed load still gets a view with its message. */
-export function toTraceView(uri: vscode.Uri, result: ParsedTrace | LoadFailure, formatChosen = false, options: Partial<AnalysisOptions> = {}): TraceView {
+export function toTraceView(uri: vscode.Uri, result: ParsedTrace | LoadFailure, formatChosen = false, options: Partial<AnalysisOptions> = {}, prices: PriceBook | null = null): TraceView {
   const fileName = basename(uri.path);
-  if (!isLoadFailure(result)) return buildTraceView(result, fileName, formatChosen, options);
+  if (!isLoadFailure(result)) return buildTraceView(result, fileName, formatChosen, options, prices);
   return {
     fileName,
     format: null,
     formatLabel: null,
     detection: '',
+    detectionConfidence: null,
     formatChosen,
     formatChoices: formatChoices(),
     limitations: [],
     problem: { kind: 'unreadable', message: result.message },
+    cost: null,
     sessions: [],
     diagnostics: [],
     skippedRecords: {},
@@ -69,7 +77,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
    * on a document and every `ready` (reloads, hidden webviews) share it, so a parse is
    * analysed for the panels once per settings.
    */
-  private readonly views = new WeakMap<ParsedTrace, { options: AnalysisOptions; formatChosen: boolean; view: TraceView }>();
+  private readonly views = new WeakMap<ParsedTrace, { options: AnalysisOptions; prices: PriceBook; formatChosen: boolean; view: TraceView }>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -78,7 +86,8 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   ) {
     // The analyses follow the settings: open panels get the trace again, analysed anew.
     this.configListener = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(ANALYSIS_SETTINGS)) void this.refreshPanels();
+      // The registry re-reads the settings in its own listener, which was registered first.
+      if (e.affectsConfiguration(ANALYSIS_SETTINGS) || e.affectsConfiguration(PRICE_SETTINGS)) void this.refreshPanels();
     });
   }
 
@@ -111,7 +120,8 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       nonce: createNonce(),
       title: basename(document.uri.path),
     });
-    const channel: HostChannel = new Channel((m) => void webview.postMessage(m), { onError: (m) => this.log.warn(m) });
+    // Messages the channel itself cannot read (no type, a bad request id) are logged and answered too.
+    const channel: HostChannel = new Channel((m) => void webview.postMessage(m), { onError: (m) => this.refused(entry, m) });
     const key = document.uri.toString();
     const entry: InspectorPanel = { document, panel, channel, ready: false, pendingSelect: this.queuedSelects.get(key) ?? null };
     this.queuedSelects.delete(key);
@@ -125,18 +135,25 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         if (entry.ready) channel.notify({ type: 'load/progress', ...p });
       }),
     ];
-    channel.onNotification((m) => void this.onMessage(entry, m));
-    channel.onRequest('call/details', async ({ sessionId, callIndex }) => {
-      const result = await document.result;
-      const detail = isLoadFailure(result) ? null : buildCallDetail(result.model, sessionId, callIndex);
-      if (!detail) throw new Error(`No call ${callIndex + 1} in session ${sessionId}.`);
-      return detail;
-    });
-    channel.onRequest('whatif/workload', async ({ sessionId }) => {
-      const result = await document.result;
-      if (isLoadFailure(result)) throw new Error(result.message);
-      return buildWhatIfWorkload(result.model, sessionId, document.uri.fsPath, document.formatOverride);
-    });
+    channel.onNotification((m: unknown) => this.handleNotification(entry, m));
+    // Requests: params checked before use; a failure is logged here and answered by the channel as `err`.
+    channel.onRequest('call/details', (raw) =>
+      this.answering('call/details', async () => {
+        const { sessionId, callIndex } = this.checkedParams('call/details', raw);
+        const result = await document.result;
+        const detail = isLoadFailure(result) ? null : buildCallDetail(result.model, sessionId, callIndex);
+        if (!detail) throw new Error(`No call ${callIndex + 1} in session ${uiText(sessionId, { max: 80 })}.`);
+        return detail;
+      }),
+    );
+    channel.onRequest('whatif/workload', (raw) =>
+      this.answering('whatif/workload', async () => {
+        const { sessionId } = this.checkedParams('whatif/workload', raw);
+        const result = await document.result;
+        if (isLoadFailure(result)) throw new Error(result.message);
+        return buildWhatIfWorkload(result.model, sessionId, document.uri.fsPath, document.formatOverride);
+      }),
+    );
     panel.onDidDispose(() => {
       channel.dispose();
       for (const s of subscriptions) s.dispose();
@@ -170,6 +187,24 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     this.queuedSelects.delete(uri.toString());
   }
 
+  /**
+   * The what-if panel's last scenario and sweep in an inspector showing `uri`, as the
+   * webview answers it: untrusted, the caller checks it (parseWhatIfDocument). Null when
+   * no ready panel shows the trace or none has run a scenario.
+   */
+  async whatIfDocument(uri: vscode.Uri): Promise<unknown> {
+    for (const p of this.panels) {
+      if (!p.ready || p.document.uri.toString() !== uri.toString()) continue;
+      try {
+        const answer = await Promise.race([p.channel.request('whatif/current', {}), new Promise<null>((resolve) => setTimeout(() => resolve(null), WHATIF_ANSWER_MS))]);
+        if (answer !== null && answer !== undefined) return answer;
+      } catch (e) {
+        this.log.warn(`what-if results for the report: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    return null;
+  }
+
   /** The document of the active inspector panel, if an inspector is focused. */
   activeDocument(): TraceDocument | null {
     for (const p of this.panels) if (p.panel.active) return p.document;
@@ -185,11 +220,12 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   private view(document: TraceDocument, result: ParsedTrace | LoadFailure): TraceView {
     const formatChosen = document.formatOverride !== null;
     const options = this.registry.analysisOptions;
+    const prices = this.registry.priceBook;
     if (isLoadFailure(result)) return toTraceView(document.uri, result, formatChosen, options);
     const cached = this.views.get(result);
-    if (cached && cached.options === options && cached.formatChosen === formatChosen) return cached.view;
-    const view = toTraceView(document.uri, result, formatChosen, options);
-    this.views.set(result, { options, formatChosen, view });
+    if (cached && cached.options === options && cached.prices === prices && cached.formatChosen === formatChosen) return cached.view;
+    const view = toTraceView(document.uri, result, formatChosen, options, prices);
+    this.views.set(result, { options, prices, formatChosen, view });
     return view;
   }
 
@@ -202,6 +238,57 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       } catch (e) {
         this.log.error(`Refreshing the inspector after a settings change: ${e instanceof Error ? e.message : String(e)}`);
       }
+    }
+  }
+
+  /**
+   * A notification from the page: checked for shape, type and range first (the page shows
+   * hostile text, so its messages are untrusted too), then handled. A refusal or a
+   * failure is logged to the output channel and answered with `host/error`; nothing is
+   * left as an unhandled rejection.
+   */
+  private handleNotification(entry: InspectorPanel, raw: unknown): void {
+    const checked = checkWebviewNotification(raw);
+    if (!checked.ok) {
+      this.refused(entry, checked.error);
+      return;
+    }
+    const m = checked.value;
+    this.onMessage(entry, m).catch((e: unknown) => {
+      const message = e instanceof Error ? e.message : String(e);
+      this.log.error(`Inspector message ${m.type}: ${uiText(e instanceof Error ? (e.stack ?? message) : message, { max: 4000, multiline: true })}`);
+      this.answerError(entry, message);
+    });
+  }
+
+  /** A message refused (or unreadable): logged, and the page told why. */
+  private refused(entry: InspectorPanel, why: string): void {
+    this.log.warn(`Refused a message from the inspector page: ${uiText(why, { max: 500 })}`);
+    this.answerError(entry, `refused a request from the panel: ${why}`);
+  }
+
+  private answerError(entry: InspectorPanel, message: string): void {
+    try {
+      entry.channel.notify({ type: 'host/error', message: uiText(message, { max: 500 }) });
+    } catch {
+      // The panel is gone: there is nobody to answer.
+    }
+  }
+
+  /** Params of a request, checked; a refusal is thrown (and so answered as `err`). */
+  private checkedParams<M extends keyof WebviewRequests>(method: M, raw: unknown): WebviewRequests[M]['params'] {
+    const checked = checkRequestParams(method, raw);
+    if (!checked.ok) throw new Error(`refused ${method}: ${checked.error}`);
+    return checked.value;
+  }
+
+  /** Runs a request's handler, logging its failure (the channel answers it). */
+  private async answering<T>(method: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (e) {
+      this.log.warn(`Inspector request ${method}: ${uiText(e instanceof Error ? e.message : String(e), { max: 1000 })}`);
+      throw e;
     }
   }
 
@@ -220,9 +307,12 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         await this.revealCall(entry.document, m.ref, m.toolId);
         return;
       case 'source/revealLine': {
+        // By the index the host gave the file: only the loaded trace's own files open.
         const result = await entry.document.result;
         const files = isLoadFailure(result) ? [basename(entry.document.uri.path)] : result.model.files;
-        await revealLine(fileUri(entry.document.uri, files, m.file), m.line);
+        const uri = traceFileUri(entry.document.uri, files, m.file);
+        if (!uri) throw new Error(`there is no file ${m.file} in this trace (it has ${files.length})`);
+        await revealLine(uri, m.line);
         return;
       }
       case 'format/choose':
@@ -235,8 +325,13 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         await this.exportWhatIf(entry.document, m.fileName, m.json);
         return;
       case 'log/error':
-        this.log.error(`webview: ${m.message}`);
+        this.log.error(`webview: ${uiText(m.message, { max: 4000, multiline: true })}`);
         return;
+      default: {
+        // checkWebviewNotification lets only the types above through; the compiler checks this switch covers them.
+        const unhandled: never = m;
+        throw new Error(`unhandled message ${JSON.stringify((unhandled as { type?: unknown }).type)}`);
+      }
     }
   }
 
@@ -253,9 +348,9 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     try {
       if (target.scheme === 'file') await writeFile(target.fsPath, json);
       else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(json));
-      void vscode.window.showInformationMessage(`What-if scenario saved to ${basename(target.path)}.`);
+      void vscode.window.showInformationMessage(`What-if scenario saved to ${uiText(basename(target.path), { max: 120 })}.`);
     } catch (e) {
-      void vscode.window.showErrorMessage(`Could not save ${basename(target.path)}: ${e instanceof Error ? e.message : String(e)}`);
+      void vscode.window.showErrorMessage(`Could not save ${uiText(basename(target.path), { max: 120 })}: ${uiText(e instanceof Error ? e.message : String(e), { max: 300 })}`);
     }
   }
 
@@ -266,7 +361,8 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     if (!call) return;
     const tool = toolId === null ? undefined : call.toolCalls.find((t) => t.id === toolId);
     const source = tool ? (tool.resultSource ?? tool.source) : call.source;
-    await revealLine(fileUri(document.uri, result.model.files, result.model.files[source.file] ?? ''), source.line);
+    const uri = traceFileUri(document.uri, result.model.files, source.file);
+    if (uri) await revealLine(uri, source.line);
   }
 }
 

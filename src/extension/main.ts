@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { uiText } from '../core/text/safeText';
 import { TRACE_DOCUMENT_SELECTOR, TraceAnalysisRegistry } from './analysisRegistry';
 import { TraceCodeLensProvider } from './codeLens';
 import { createCommands, viewTypeFor } from './commands';
@@ -34,8 +35,19 @@ export function activate(context: vscode.ExtensionContext): AgentTraceApi {
     vscode.window.registerCustomEditorProvider(INSPECTOR_ANY_VIEW_TYPE, provider, options),
     vscode.languages.registerCodeLensProvider(TRACE_DOCUMENT_SELECTOR, new TraceCodeLensProvider(registry, log)),
   );
-  for (const [id, handler] of Object.entries(createCommands({ provider, registry, log }))) {
-    context.subscriptions.push(vscode.commands.registerCommand(id, handler));
+  const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '');
+  for (const [id, handler] of Object.entries(createCommands({ provider, registry, log, storageDir: context.globalStorageUri.fsPath, extensionUri: context.extensionUri, version }))) {
+    // A command's failure is logged and said, never left as an unhandled rejection.
+    const guarded = async (...args: unknown[]): Promise<unknown> => {
+      try {
+        return await handler(...args);
+      } catch (e) {
+        log.error(`${id}: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`);
+        void vscode.window.showErrorMessage(`Agent Trace: the command failed: ${uiText(e instanceof Error ? e.message : String(e), { max: 300 })}`);
+        return undefined;
+      }
+    };
+    context.subscriptions.push(vscode.commands.registerCommand(id, guarded));
   }
 
   // Agent Sessions: the index worker starts when the view opens or the status bar needs it.

@@ -1,27 +1,25 @@
 import * as vscode from 'vscode';
+import { priceTrace } from '../core/cost/callCost';
+import type { PriceBook } from '../core/cost/costTypes';
 import { formatPercent } from '../core/report/formatNumbers';
+import { uiText } from '../core/text/safeText';
 import { parseTrace } from '../core/trace/parseTrace';
-import { agentLabel, AGENTS, discoverSessions } from '../node/sessions/agentRegistry';
-import type { AgentRoot } from '../node/sessions/agentRegistry';
+import type { TraceFile } from '../core/trace/parseTrace';
 import { maxFileBytes, sessionRoots } from './settings';
-import { baseName } from './traceAnalysis';
-import { yieldToEventLoop } from './traceLoader';
-import { createReadStream } from 'node:fs';
-import { basename } from 'node:path';
+import { baseName, costWords } from './traceAnalysis';
+import { tooLargeMessage, yieldToEventLoop } from './traceLoader';
+import { companionFiles, listCompanions, regularFileChunks } from '../node/traceFiles';
+import { basename, join } from 'node:path';
+import { assembleSession, sessionFile } from '../node/agentSessions';
+import type { LocalSession } from '../node/agentSessions';
+import { listLocalSessions } from '../node/sessions/agentRegistry';
 
 /** Sessions listed at most: the newest ones, so a years-old ~/.claude stays quick. */
 export const MAX_LISTED_SESSIONS = 50;
 
-/** An agent session log found on this machine. */
-export interface LocalSession {
-  path: string;
-  /** The agent's label (Claude Code, Codex, …). */
-  agent: string;
-  mtimeMs: number;
-  sizeBytes: number;
-  /** The project: what the agent's folder layout says (Claude Code's project folder) until the log's cwd is read. */
-  project: string | null;
-}
+export { decodeClaudeProject } from '../node/agentSessions';
+export { listLocalSessions } from '../node/sessions/agentRegistry';
+export type { LocalSession } from '../node/agentSessions';
 
 /** A QuickPick row: a session, or the "open a file" fallback. */
 export interface SessionItem extends vscode.QuickPickItem {
@@ -38,23 +36,30 @@ export function isPickHook(value: unknown): value is PickHook {
   return typeof value === 'object' && value !== null && typeof (value as { pick?: unknown }).pick === 'function';
 }
 
-/** The local agent sessions under the agents' folders (the registry's), newest first (by modification time). */
-export async function listLocalSessions(roots: readonly AgentRoot[], limit = MAX_LISTED_SESSIONS): Promise<LocalSession[]> {
-  return (await discoverSessions(roots)).slice(0, limit).map((f) => ({ path: f.path, agent: agentLabel(f.agentId), mtimeMs: f.mtimeMs, sizeBytes: f.sizeBytes, project: f.projectHint }));
-}
-
 /** What a row shows once the log is read. */
 export interface SessionStats {
   calls: number;
   cacheHitRate: number | null;
   failedToolCalls: number;
   cwd: string | null;
+  /** What the whole trace cost, sub-agents included (priced calls), and how many calls could not be priced. */
+  costUsd: number | null;
+  unpricedCalls: number;
 }
 
 /** Reads one session log (the main file only: quick) and sums its main sessions. */
-export async function readSessionStats(session: LocalSession): Promise<SessionStats | string> {
-  if (session.sizeBytes > maxFileBytes()) return 'too large to read (agentTrace.maxFileSizeMB)';
-  const parsed = await parseTrace([{ key: basename(session.path), bytes: createReadStream(session.path, { highWaterMark: 256 * 1024 }) }], { yieldControl: yieldToEventLoop });
+export async function readSessionStats(session: LocalSession, prices: PriceBook): Promise<SessionStats | string> {
+  const max = maxFileBytes();
+  if (session.sizeBytes > max) return tooLargeMessage(basename(session.path), session.sizeBytes, max);
+  const assembled = await assembleSession(session);
+  const files: TraceFile[] = [];
+  if (assembled !== null) files.push({ key: basename(session.path), bytes: new TextEncoder().encode(assembled) });
+  else {
+    // Sub-agent logs beside it (`<session>/subagents/`, or 2.0.x sibling `agent-*.jsonl`) are read too (the safe ones): the cost includes them.
+    const listing = await listCompanions(session.path);
+    files.push({ key: basename(session.path), bytes: regularFileChunks(session.path), notes: listing.refused }, ...companionFiles(listing));
+  }
+  const parsed = await parseTrace(files, { yieldControl: yieldToEventLoop });
   if (parsed.problem) return parsed.problem.message;
   let calls = 0;
   let cached = 0;
@@ -62,6 +67,8 @@ export async function readSessionStats(session: LocalSession): Promise<SessionSt
   let known = false;
   let failed = 0;
   let cwd: string | null = null;
+  // The whole trace's cost, sub-agents included; the other figures are the main thread's.
+  const cost = priceTrace(parsed.model, prices).total;
   for (const s of parsed.model.sessions) {
     if (s.role !== 'main') continue;
     cwd ??= s.cwd;
@@ -75,7 +82,7 @@ export async function readSessionStats(session: LocalSession): Promise<SessionSt
       failed += c.toolCalls.filter((t) => t.isError === true).length;
     }
   }
-  return { calls, cacheHitRate: known && input > 0 ? cached / input : null, failedToolCalls: failed, cwd };
+  return { calls, cacheHitRate: known && input > 0 ? cached / input : null, failedToolCalls: failed, cwd, costUsd: cost.totalUsd, unpricedCalls: cost.unpricedCalls };
 }
 
 /** "2026-02-12 14:05" in local time. */
@@ -93,15 +100,18 @@ function itemFor(session: LocalSession): SessionItem {
 
 /** Fills a row's texts from what is known so far. */
 function describe(item: SessionItem, session: LocalSession, stats: SessionStats | string | null): void {
+  // The cwd, folder and file names come from the logs and the disk: plain text in the rows
+  // (quick picks render `$(icon)`), clipped; only the icons written here render.
   const project = typeof stats === 'object' && stats?.cwd ? stats.cwd : session.project;
-  item.label = project ? baseName(project) : basename(session.path);
-  item.description = `${session.agent} · ${localDate(session.mtimeMs)}${project ? ` · ${project}` : ''}`;
+  const file = uiText(basename(session.path), { max: 120 });
+  item.label = project ? uiText(baseName(project), { max: 80 }) : file;
+  item.description = `${session.agent} · ${localDate(session.mtimeMs)}${project ? ` · ${uiText(project, { max: 200 })}` : ''}`;
   if (stats === null) item.detail = '$(loading~spin) reading…';
-  else if (typeof stats === 'string') item.detail = `$(warning) ${stats}`;
+  else if (typeof stats === 'string') item.detail = `$(warning) ${uiText(stats, { max: 300 })}`;
   else {
     const calls = `${stats.calls} call${stats.calls === 1 ? '' : 's'}`;
     const failed = `${stats.failedToolCalls} failed tool call${stats.failedToolCalls === 1 ? '' : 's'}`;
-    item.detail = `${calls} · cache hit ${formatPercent(stats.cacheHitRate)} · ${failed} · ${basename(session.path)}`;
+    item.detail = `${calls} · ${costWords(stats.costUsd, stats.unpricedCalls)} · cache hit ${formatPercent(stats.cacheHitRate)} · ${failed} · ${file}`;
   }
 }
 
@@ -112,12 +122,12 @@ const OPEN_FILE_ITEM: SessionItem = { label: '$(folder-opened) Open a trace file
  * with "reading…" and fill in as each log is parsed, newest first; parsing stops when
  * the pick closes. Resolves to the chosen file, or undefined when dismissed.
  */
-export async function pickLocalSession(log: vscode.LogOutputChannel, hook: PickHook | null = null): Promise<vscode.Uri | undefined> {
-  const roots = sessionRoots();
+export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir: string, prices: PriceBook, hook: PickHook | null = null): Promise<vscode.Uri | undefined> {
+  const roots = sessionRoots(storageDir);
   const qp = vscode.window.createQuickPick<SessionItem>();
   qp.title = 'Analyze Agent Session';
   // One placeholder throughout (busy shows the reading): a changed one leaves a stale hover behind.
-  qp.placeholder = `Choose a ${AGENTS.map((a) => a.label).join(' or ')} session to analyse (newest first)`;
+  qp.placeholder = 'Choose a local agent session to analyse (newest first)';
   qp.matchOnDescription = true;
   qp.matchOnDetail = true;
   qp.busy = true;
@@ -131,28 +141,32 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, hook: PickH
     });
   });
   const fill = (async (): Promise<void> => {
-    const sessions = await listLocalSessions(roots);
+    const { sessions, notes } = await listLocalSessions(roots, MAX_LISTED_SESSIONS);
     const items = sessions.map(itemFor);
-    const none: SessionItem = { label: '$(info) No local sessions found', detail: `Looked in ${roots.map((r) => r.root).join(', ')} (agentTrace.sessionRoots)`, session: null, alwaysShow: true };
-    qp.items = sessions.length > 0 ? [...items, OPEN_FILE_ITEM] : [none, OPEN_FILE_ITEM];
+    // Sessions discovery knows of but cannot list (OpenCode's database) are said, not dropped.
+    const noteItems: SessionItem[] = notes.map((n) => ({ label: '$(info) Not listed', detail: n, session: null, alwaysShow: true }));
+    const looked = [roots.claudeCode, roots.codex, roots.geminiCli, roots.openCode, roots.openHands, roots.cline, roots.rooCode, ...roots.aiperf].join(', ');
+    const none: SessionItem = { label: '$(info) No local sessions found', detail: `Looked in ${looked} (agentTrace.sessionRoots)`, session: null, alwaysShow: true };
+    const tail = [...noteItems, OPEN_FILE_ITEM];
+    qp.items = sessions.length > 0 ? [...items, ...tail] : [none, ...tail];
     if (sessions.length === 0) qp.activeItems = [OPEN_FILE_ITEM];
     for (const item of items) {
       if (!open) return;
       let stats: SessionStats | string;
       try {
-        stats = await readSessionStats(item.session!);
+        stats = await readSessionStats(item.session!, prices);
       } catch (e) {
         stats = `could not read: ${e instanceof Error ? e.message : String(e)}`;
-        log.warn(`Reading ${item.session!.path}: ${stats}`);
+        log.warn(`Reading ${uiText(item.session!.path, { max: 2000 })}: ${uiText(stats, { max: 2000 })}`);
       }
       describe(item, item.session!, stats);
       // Re-assigning the rows redraws them; keep the row the user is on.
       const active = qp.activeItems;
-      qp.items = [...items, OPEN_FILE_ITEM];
+      qp.items = [...items, ...tail];
       qp.activeItems = active;
     }
   })()
-    .catch((e: unknown) => log.error(`Listing agent sessions: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`))
+    .catch((e: unknown) => log.error(`Listing agent sessions: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`))
     .finally(() => {
       qp.busy = false;
     });
@@ -165,7 +179,8 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, hook: PickH
   }
   qp.dispose();
   if (!item) return undefined;
-  if (item.session) return vscode.Uri.file(item.session.path);
+  // A session kept in several files (OpenHands events, OpenCode storage) opens as one file written beside this extension's storage.
+  if (item.session) return vscode.Uri.file(await sessionFile(item.session, join(storageDir, 'assembled-sessions')));
   const picked = await vscode.window.showOpenDialog({
     title: 'Analyze Agent Session',
     canSelectMany: false,

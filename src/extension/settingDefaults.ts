@@ -10,6 +10,15 @@ export const SETTING_DEFAULTS = {
   'codeLens.enabled': true,
   'sessionRoots.claudeCode': '~/.claude/projects',
   'sessionRoots.codex': '~/.codex/sessions',
+  'sessionRoots.geminiCli': '~/.gemini/tmp',
+  'sessionRoots.openCode': '~/.local/share/opencode',
+  'sessionRoots.openHands': '~/.openhands',
+  // Empty: beside this extension's own storage, where VS Code keeps every extension's (see settings.ts).
+  'sessionRoots.cline': '',
+  'sessionRoots.rooCode': '',
+  'sessionRoots.aiperf': 'artifacts',
+  /** No prices of one's own: the list prices apply. */
+  prices: [],
   'statusBar.enabled': true,
   'statusBar.agents': [] as string[],
   'statusBar.activeWithinMinutes': 60,

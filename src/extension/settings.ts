@@ -3,16 +3,22 @@ import { DEFAULT_ANALYSIS_OPTIONS } from '../core/analysis/sessionAnalysis';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { DEFAULT_INTENT_MAPPING } from '../core/analysis/toolTaxonomy';
 import type { IntentMapping } from '../core/analysis/toolTaxonomy';
+import { createPriceBook } from '../core/cost/priceBook';
+import type { PriceBook } from '../core/cost/costTypes';
+import { readUserPrices } from '../core/cost/userPrices';
 import { GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
 import { POLICY_IDS } from '../core/sim/policies';
 import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../protocol/messages';
 import type { WhatIfDefaults } from '../protocol/messages';
-import { AGENTS, resolveRoots } from '../node/sessions/agentRegistry';
+import { AGENTS, agentRoots, resolveRoots } from '../node/sessions/agentRegistry';
 import type { AgentRoot } from '../node/sessions/agentRegistry';
 import { MIN_LOOP_ATTEMPTS, SETTING_DEFAULTS } from './settingDefaults';
+import type { SessionRoots } from '../node/agentSessions';
 
 /** Settings whose change re-runs the analyses (CodeLens, Problems, inspector). */
 export const ANALYSIS_SETTINGS = 'agentTrace.analysis';
+/** The user's own prices: their change re-prices every view. */
+export const PRICE_SETTINGS = 'agentTrace.prices';
 /** Settings whose change only redraws the CodeLens. */
 export const CODELENS_SETTINGS = 'agentTrace.codeLens';
 
@@ -44,6 +50,16 @@ export function readAnalysisOptions(): AnalysisOptions {
 }
 
 /**
+ * The price book from `agentTrace.prices` over the library's list prices. Entries that
+ * cannot be read are left out and listed in `problems` (the registry shows them once).
+ */
+export function readPriceBook(): { book: PriceBook; problems: string[] } {
+  const value = vscode.workspace.getConfiguration('agentTrace').get<unknown>('prices', SETTING_DEFAULTS.prices);
+  const user = readUserPrices(value ?? []);
+  return { book: createPriceBook({ user, userLabel: 'agentTrace.prices' }), problems: user.problems };
+}
+
+/**
  * The what-if panel's defaults from `agentTrace.whatIf.*`; a value the panel cannot use
  * (an unknown preset, N outside 1–256) falls back to its built-in default.
  */
@@ -67,24 +83,51 @@ export function codeLensEnabled(): boolean {
   return vscode.workspace.getConfiguration('agentTrace').get<boolean>('codeLens.enabled', SETTING_DEFAULTS['codeLens.enabled']);
 }
 
-/** Largest trace the extension reads, in bytes (`agentTrace.maxFileSizeMB`). */
-export function maxFileBytes(): number {
-  return vscode.workspace.getConfiguration('agentTrace').get<number>('maxFileSizeMB', SETTING_DEFAULTS.maxFileSizeMB) * 2 ** 20;
-}
+/** `agentTrace.maxFileSizeMB` when it is missing or unusable. */
+export const DEFAULT_MAX_FILE_MB = SETTING_DEFAULTS.maxFileSizeMB;
+/** Values already warned about, so a bad setting is logged once, not on every read. */
+const warnedSizes = new Set<string>();
 
 /**
- * Where each agent's local sessions live: `agentTrace.sessionRoots.<agent>` when set
- * to something else than its default, else the folder the agent itself uses (its
- * environment variable, then its default), `~` expanded. The agents are the registry's.
+ * Largest trace the extension reads, in bytes (`agentTrace.maxFileSizeMB`). A value that
+ * is not a number above 0 ("abc" once turned the limit off; 0 refused every file) is
+ * ignored for the default, and said once in the output channel.
  */
-export function sessionRoots(): AgentRoot[] {
+export function maxFileBytes(log?: vscode.LogOutputChannel): number {
+  const value: unknown = vscode.workspace.getConfiguration('agentTrace').get('maxFileSizeMB', DEFAULT_MAX_FILE_MB);
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value * 2 ** 20;
+  const shown = JSON.stringify(value) ?? String(value);
+  if (log && !warnedSizes.has(shown)) {
+    warnedSizes.add(shown);
+    log.warn(`agentTrace.maxFileSizeMB is ${shown.slice(0, 80)}, not a number of MB above 0: using ${DEFAULT_MAX_FILE_MB} MB.`);
+  }
+  return DEFAULT_MAX_FILE_MB * 2 ** 20;
+}
+
+export type { SessionRoots } from '../node/agentSessions';
+
+/**
+ * Where each agent keeps its sessions (`agentTrace.sessionRoots.*`), `~` expanded, from
+ * the one registry every discovery uses (src/node/sessions/agentRegistry.ts): a setting
+ * changed from its default wins, else the folder the agent itself uses (its environment
+ * variable, then its default). Cline's and Roo Code's tasks are in their extensions'
+ * global storage, a sibling of this extension's (`globalStorageDir`); AIPerf runs are
+ * looked for relative to each workspace folder unless the setting is absolute.
+ */
+export function sessionRoots(globalStorageDir: string): SessionRoots {
   const config = vscode.workspace.getConfiguration('agentTrace.sessionRoots');
   const configured: Record<string, string | undefined> = {};
   for (const agent of AGENTS) {
     const value = config.get<unknown>(agent.settingKey);
     configured[agent.settingKey] = typeof value === 'string' ? value : undefined;
   }
-  return resolveRoots(configured);
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  return resolveRoots(configured, { globalStorageDir, workspaceFolders: folders });
+}
+
+/** The same folders, one per agent (AIPerf: one per workspace folder), for the session index. */
+export function sessionAgentRoots(globalStorageDir: string): AgentRoot[] {
+  return agentRoots(sessionRoots(globalStorageDir));
 }
 
 /** The status bar item's settings (`agentTrace.statusBar.*`); unusable values fall back to the defaults. */
@@ -105,3 +148,4 @@ export function statusBarSettings(): StatusBarSettings {
     activeWithinMinutes: positive(config.get('activeWithinMinutes'), SETTING_DEFAULTS['statusBar.activeWithinMinutes']),
   };
 }
+

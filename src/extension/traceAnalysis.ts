@@ -1,7 +1,11 @@
 import { analyzeSession } from '../core/analysis/sessionAnalysis';
 import type { AnalysisOptions, SessionAnalysis } from '../core/analysis/sessionAnalysis';
 import type { FailingToolCall, RetryLoop } from '../core/analysis/retryLoops';
-import { formatPercent } from '../core/report/formatNumbers';
+import { uiText } from '../core/text/safeText';
+import { priceTrace } from '../core/cost/callCost';
+import type { SessionCost, TraceCost } from '../core/cost/callCost';
+import type { PriceBook } from '../core/cost/costTypes';
+import { formatPercent, formatUsd } from '../core/report/formatNumbers';
 import type { Session } from '../core/trace/model';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 
@@ -12,6 +16,8 @@ import type { ParsedTrace } from '../core/trace/parseTrace';
 export interface AnalyzedSession {
   session: Session;
   analysis: SessionAnalysis;
+  /** Null when analysed without prices. */
+  cost: SessionCost | null;
 }
 
 /** A parsed trace with every session analysed once, shared by CodeLens, Problems and the commands. */
@@ -19,6 +25,25 @@ export interface TraceAnalysis {
   parsed: ParsedTrace;
   /** Empty when the file is not a trace (see `isTrace`). */
   sessions: AnalyzedSession[];
+  /** The whole trace priced (sub-agents included); null without prices or for a file that is not a trace. */
+  cost: TraceCost | null;
+  /** Set when the file was not read because it is over agentTrace.maxFileSizeMB: the message saying so. */
+  tooLarge?: string;
+}
+
+/** The analysis of a text document too large to read: nothing but the message that says so. */
+export function tooLargeAnalysis(uri: { path: string }, message: string): TraceAnalysis {
+  const name = baseName(uri.path);
+  return {
+    parsed: {
+      model: { format: null, files: [name], sessions: [], diagnostics: [], skippedRecords: {}, limitations: [] },
+      detection: { format: null, evidence: 'not read: over agentTrace.maxFileSizeMB', confidence: null },
+      problem: { kind: 'unreadable', message },
+    },
+    sessions: [],
+    cost: null,
+    tooLarge: message,
+  };
 }
 
 /** True when the file was read as a known format (not empty, binary or unknown). */
@@ -26,10 +51,15 @@ export function isTrace(parsed: ParsedTrace): boolean {
   return parsed.problem === null && parsed.model.format !== null;
 }
 
-/** Analyses every session of a parsed trace with the same core the CLI and the inspector use. */
-export function analyzeTrace(parsed: ParsedTrace, options: Partial<AnalysisOptions>): TraceAnalysis {
-  if (!isTrace(parsed)) return { parsed, sessions: [] };
-  return { parsed, sessions: parsed.model.sessions.map((session) => ({ session, analysis: analyzeSession(session, options) })) };
+/** Analyses (and, with a price book, prices) every session of a parsed trace with the same core the CLI and the inspector use. */
+export function analyzeTrace(parsed: ParsedTrace, options: Partial<AnalysisOptions>, prices: PriceBook | null = null): TraceAnalysis {
+  if (!isTrace(parsed)) return { parsed, sessions: [], cost: null };
+  const cost = prices ? priceTrace(parsed.model, prices) : null;
+  return {
+    parsed,
+    sessions: parsed.model.sessions.map((session, i) => ({ session, analysis: analyzeSession(session, options), cost: cost?.sessions[i] ?? null })),
+    cost,
+  };
 }
 
 /** 1st, 2nd, 3rd, 4th, 11th, 21st… */
@@ -60,9 +90,14 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/**
+ * Trace text for a CodeLens title, hover or Problems message: one line (unless asked),
+ * clipped, with control and bidi characters escaped and `$(icon)` and Markdown links
+ * broken, so nothing from the trace renders as an icon or acts as a link. Only the
+ * words and icons written here around it may.
+ */
 function clip(text: string, max: number): string {
-  const one = text.replace(/\s+/g, ' ').trim();
-  return one.length <= max ? one : `${one.slice(0, max - 1).trimEnd()}…`;
+  return uiText(text.replace(/\s+/g, ' ').trim(), { max });
 }
 
 /** The last path segment of a file target or a folder; Windows and POSIX separators alike. */
@@ -73,15 +108,15 @@ export function baseName(path: string): string {
 
 /** A short target for titles: "on sync_raw_logs.py", "`git add && git commit`", or nothing for a tool-only target. */
 export function shortTarget(kind: RetryLoop['targetKind'], target: string): string {
-  if (kind === 'file') return ` on ${baseName(target)}`;
+  if (kind === 'file') return ` on ${clip(baseName(target), 80)}`;
   if (kind === 'command') return ` \`${clip(target, 40)}\``;
   return '';
 }
 
-/** "carries ≈24 tokens × 20 calls", or '' when the trace gives no size or no later call reads it. */
-function carries(f: FailingToolCall): string {
+/** "carries ≈24 tokens × 20 calls ($0.0012)", or '' when the trace gives no size or no later call reads it. */
+function carries(f: FailingToolCall, usd: number | null): string {
   if (f.errorTokens === null || f.laterCalls === 0) return '';
-  return ` · carries ≈${approxTokens(f.errorTokens)} tokens × ${plural(f.laterCalls, 'call')}`;
+  return ` · carries ≈${approxTokens(f.errorTokens)} tokens × ${plural(f.laterCalls, 'call')}${usd === null ? '' : ` (${formatUsd(usd)})`}`;
 }
 
 /** How a loop ended, in a few words. */
@@ -93,38 +128,41 @@ function loopEnd(loop: RetryLoop): string {
  * The CodeLens title of a failed tool call: "4th failed Write on sync_raw_logs.py: File has
  * not been read yet… · carries ≈24 tokens × 20 calls". Collateral failures say they are.
  */
-export function failureTitle(f: FailingToolCall): string {
+export function failureTitle(f: FailingToolCall, carryUsd: number | null = null): string {
   const target = shortTarget(f.targetKind, f.targetKind === 'tool' ? f.toolName : f.target);
   const error = clip(f.errorShort, 60);
   if (f.collateral) {
     const why = /^Sibling tool call errored/i.test(f.errorShort) ? 'cancelled because a sibling call failed' : 'rejected or interrupted by the user';
-    return `$(circle-slash) ${f.toolName}${target} not run: ${why} (collateral, not a retry)`;
+    return `$(circle-slash) ${clip(f.toolName, 60)}${target} not run: ${why} (collateral, not a retry)`;
   }
   const place = f.failureOrdinal > 1 || f.loopIndex !== null ? `${ordinal(f.failureOrdinal)} failed` : 'failed';
-  return `$(error) ${place} ${f.toolName}${target}: ${error}${carries(f)}`;
+  return `$(error) ${place} ${clip(f.toolName, 60)}${target}: ${error}${carries(f, carryUsd)}`;
 }
 
 /** The hover of a failed tool call's lens: the full target, the error and its loop. */
-export function failureTooltip(f: FailingToolCall, loop: RetryLoop | null): string {
-  const lines = [`${f.toolName} (call ${f.callIndex + 1}) on ${f.target}`, f.errorShort];
+export function failureTooltip(f: FailingToolCall, loop: RetryLoop | null, carryUsd: number | null = null): string {
+  const lines = [`${clip(f.toolName, 100)} (call ${f.callIndex + 1}) on ${clip(f.target, 300)}`, clip(f.errorShort, 600)];
   if (loop) {
     const n = loop.attempts.findIndex((a) => a.toolId === f.toolId) + 1;
     lines.push(`Attempt ${n} of ${loop.attempts.length} in a retry loop of ${loop.tool}, which ${loopEnd(loop)}.`);
   }
-  if (f.errorTokens !== null) lines.push(`The error text (≈${approxTokens(f.errorTokens)} tokens) is re-read by ${plural(f.laterCalls, 'later call')}.`);
+  if (f.errorTokens !== null) {
+    const dollars = carryUsd === null ? '' : `, which costs ${formatUsd(carryUsd)}`;
+    lines.push(`The error text (≈${approxTokens(f.errorTokens)} tokens) is re-read by ${plural(f.laterCalls, 'later call')}${dollars}.`);
+  }
   return lines.join('\n');
 }
 
 /** The Problems message of a retry loop: "Retry loop: 4 failed Edit/Write on sync_raw_logs.py, gave up; ≈2.1k tokens carried forward". */
 export function loopMessage(loop: RetryLoop): string {
   const carried = loop.carryForwardTokens !== null ? `; ≈${approxTokens(loop.carryForwardTokens)} tokens carried forward` : '';
-  return `Retry loop: ${loop.attempts.length} failed ${loop.tool}${shortTarget(loop.targetKind, loop.target)}, ${loopEnd(loop)}${carried}`;
+  return `Retry loop: ${loop.attempts.length} failed ${clip(loop.tool, 100)}${shortTarget(loop.targetKind, loop.target)}, ${loopEnd(loop)}${carried}`;
 }
 
 /** The message of a later attempt, as related information of the loop's warning. */
 export function attemptMessage(loop: RetryLoop, index: number): string {
   const a = loop.attempts[index]!;
-  return `${ordinal(index + 1)} attempt: ${a.toolName} in call ${a.callIndex + 1}`;
+  return `${ordinal(index + 1)} attempt: ${clip(a.toolName, 100)} in call ${a.callIndex + 1}`;
 }
 
 /** The main sessions: the ones a user thinks of as "the session" (all of them when none is marked main). */
@@ -157,8 +195,17 @@ export function summaryTitle(a: TraceAnalysis): string {
   if (main.length > 1) parts.push(plural(main.length, 'session'));
   // One session: the inspector's own figure; several: token-weighted over them.
   const hitRate = main.length === 1 ? main[0]!.analysis.summary.cacheHitRate : known && input > 0 ? cached / input : null;
-  parts.push(plural(calls, 'call'), `cache hit ${formatPercent(hitRate)}`, plural(failed, 'failed tool call'), plural(loops, 'retry loop'));
+  parts.push(plural(calls, 'call'));
+  // The whole trace's dollars (sub-agents included): what the session cost.
+  if (a.cost) parts.push(costWords(a.cost.total.totalUsd, a.cost.total.unpricedCalls));
+  parts.push(`cache hit ${formatPercent(hitRate)}`, plural(failed, 'failed tool call'), plural(loops, 'retry loop'));
   const others = a.sessions.length - main.length;
   if (others > 0) parts.push(plural(others, 'sub-agent'));
   return parts.join(' · ');
+}
+
+/** "$2.91", "$2.91 + 3 calls unpriced", "cost unknown (3 calls unpriced)": numbers only, no trace text. */
+export function costWords(totalUsd: number | null, unpriced: number): string {
+  if (totalUsd === null) return unpriced > 0 ? `cost unknown (${plural(unpriced, 'call')} unpriced)` : 'cost unknown';
+  return unpriced > 0 ? `${formatUsd(totalUsd)} + ${plural(unpriced, 'call')} unpriced` : formatUsd(totalUsd);
 }

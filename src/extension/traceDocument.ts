@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import { claudeSubagentFolder } from '../core/trace/claudeCode/companions';
 import type { FormatId } from '../core/trace/model';
 import type { ParsedTrace } from '../core/trace/parseTrace';
-import { loadTrace } from './traceLoader';
+import { NotRegularFileError } from '../node/traceFiles';
+import { FileTooLargeError, loadTrace } from './traceLoader';
 import { basename } from 'node:path';
 
 /** Reading progress of the current load. */
@@ -76,7 +77,7 @@ export class TraceDocument implements vscode.CustomDocument {
         this.formatOverride,
       );
     } catch (e) {
-      result = { message: `Could not read ${basename(this.uri.path)}: ${e instanceof Error ? e.message : String(e)}` };
+      result = { message: loadFailureMessage(basename(this.uri.path), e) };
     }
     this.hooks.loaded(this, result);
     return result;
@@ -93,6 +94,8 @@ export class TraceDocument implements vscode.CustomDocument {
       const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, pattern));
       w.onDidChange(() => this.scheduleReload());
       w.onDidCreate(() => this.scheduleReload());
+      // Deleted or renamed away: read again, which fails and says so, so no stale figures stay on screen.
+      w.onDidDelete(() => this.scheduleReload());
       this.watchers.push(w);
     }
   }
@@ -113,6 +116,16 @@ export class TraceDocument implements vscode.CustomDocument {
     this.current = this.load();
     void this.current.then((r) => this.didReload.fire(r));
   }
+}
+
+/** Why a trace could not be read, in words: a vanished file says it was deleted or renamed. */
+export function loadFailureMessage(name: string, e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOENT' || (e instanceof vscode.FileSystemError && e.code === 'FileNotFound')) {
+    return `${name} is gone: it was deleted or renamed after it was opened, so its figures are no longer shown. Open it again from where it is now.`;
+  }
+  if (e instanceof FileTooLargeError || e instanceof NotRegularFileError) return e.message;
+  return `Could not read ${name}: ${e instanceof Error ? e.message : String(e)}`;
 }
 
 /** True when the load failed before parsing. */

@@ -3,10 +3,9 @@ import { claudeSubagentFolder, isSubagentLogName } from '../core/trace/claudeCod
 import { parseTrace } from '../core/trace/parseTrace';
 import type { FormatId } from '../core/trace/model';
 import type { ByteChunks, ParsedTrace, TraceFile } from '../core/trace/parseTrace';
-import { listCompanions } from '../node/traceFiles';
-import { createReadStream } from 'node:fs';
+import { companionFiles, listCompanions, regularFileChunks } from '../node/traceFiles';
 import { stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename } from 'node:path';
 
 /** Progress callback: bytes of the main file read so far and its size. */
 export type ProgressListener = (bytesRead: number, totalBytes: number | null) => void;
@@ -24,27 +23,40 @@ async function* counted(chunks: AsyncIterable<Uint8Array>, onBytes: (n: number) 
 /** Raised when a file is larger than `agentTrace.maxFileSizeMB`. */
 export class FileTooLargeError extends Error {}
 
+/** "2,049 MB", "15.6 KB": a file size in the setting's unit (MB of 2^20 bytes, as the setting counts them), KB below one. */
+export function megabytes(bytes: number): string {
+  const mb = bytes / 2 ** 20;
+  if (mb < 1) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${mb >= 10 ? Math.round(mb).toLocaleString('en-US') : mb.toFixed(1)} MB`;
+}
+
+/** The message for a file over the limit: its size and the limit, and how to raise it. */
+export function tooLargeMessage(name: string, bytes: number, maxBytes: number): string {
+  return `${name} is ${megabytes(bytes)}, larger than the ${megabytes(maxBytes)} limit (agentTrace.maxFileSizeMB): not read. Raise the setting to read it.`;
+}
+
 /**
  * Reads and parses a trace for the editor: local files are streamed from disk (any
- * size, progress reported), other schemes go through `workspace.fs`. Sub-agent logs
- * beside a Claude Code session are read too.
+ * size, progress reported; refused unless a regular file), other schemes go through
+ * `workspace.fs`. Sub-agent logs beside a Claude Code session are read too, only the
+ * ones that are safe (regular files inside the session's folder).
  */
 export async function loadTrace(uri: vscode.Uri, maxBytes: number, onProgress: ProgressListener, format: FormatId | null = null): Promise<ParsedTrace> {
   const files: TraceFile[] = [];
   if (uri.scheme === 'file') {
     const path = uri.fsPath;
     const size = (await stat(path)).size;
-    if (size > maxBytes) throw new FileTooLargeError(`${basename(path)} is ${(size / 2 ** 20).toFixed(0)} MB, above agentTrace.maxFileSizeMB.`);
+    if (size > maxBytes) throw new FileTooLargeError(tooLargeMessage(basename(path), size, maxBytes));
     let read = 0;
-    const main = counted(createReadStream(path, { highWaterMark: 256 * 1024 }), (n) => {
+    const main = counted(regularFileChunks(path), (n) => {
       read += n;
       onProgress(read, size);
     });
-    files.push({ key: basename(path), bytes: main });
-    for (const rel of await listCompanions(path)) files.push({ key: rel, bytes: createReadStream(join(dirname(path), rel)) });
+    const listing = await listCompanions(path);
+    files.push({ key: basename(path), bytes: main, notes: listing.refused }, ...companionFiles(listing));
   } else {
     const bytes = await vscode.workspace.fs.readFile(uri);
-    if (bytes.length > maxBytes) throw new FileTooLargeError(`${basename(uri.path)} is above agentTrace.maxFileSizeMB.`);
+    if (bytes.length > maxBytes) throw new FileTooLargeError(tooLargeMessage(basename(uri.path), bytes.length, maxBytes));
     files.push({ key: basename(uri.path), bytes });
     for (const rel of await listRemoteCompanions(uri)) {
       files.push({ key: rel, bytes: (await vscode.workspace.fs.readFile(vscode.Uri.joinPath(uri, '..', rel))) as ByteChunks });
@@ -67,8 +79,24 @@ async function listRemoteCompanions(uri: vscode.Uri): Promise<string[]> {
   }
 }
 
-/** The URI of one of a trace's files, from its key (0 = the trace itself, else a relative path). */
+/**
+ * The URI of one of a trace's files, by its index in `files` (0 = the trace itself; the
+ * others are the companion paths the host listed). Null for an index the trace does not
+ * have: the page names files by index, and only the loaded trace's files can be opened.
+ */
+export function traceFileUri(traceUri: vscode.Uri, files: readonly string[], index: number): vscode.Uri | null {
+  if (!Number.isInteger(index) || index < 0 || index >= Math.max(1, files.length)) return null;
+  if (index === 0) return traceUri;
+  const key = files[index]!;
+  // Keys are relative paths the listing made; refuse anything that would climb out anyway.
+  const parts = key.split('/');
+  if (parts.some((p) => p === '' || p === '.' || p === '..' || p.includes('\\'))) return null;
+  return vscode.Uri.joinPath(traceUri, '..', ...parts);
+}
+
+/** The URI of one of a trace's files, from its key (0 = the trace itself, else a relative path the host listed). */
 export function fileUri(traceUri: vscode.Uri, files: readonly string[], key: string): vscode.Uri {
   if (key === files[0] || key === '') return traceUri;
-  return vscode.Uri.joinPath(traceUri, '..', ...key.split('/'));
+  const index = files.indexOf(key);
+  return (index >= 0 ? traceFileUri(traceUri, files, index) : null) ?? traceUri;
 }

@@ -4,7 +4,8 @@ import { engineByName } from '../core/sim/engines/engineTable';
 import type { EngineName } from '../core/sim/engines/engineTypes';
 import { ParamError } from '../core/sim/params';
 import type { ScenarioOptions, ScenarioResult } from '../core/sim/scenario';
-import { DEFAULT_CLIFF, findCliff, runSweep, sweepScenarios } from '../core/sim/sweep';
+import { runScenario } from '../core/sim/scenario';
+import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE, findCliff, planGpus, runSweep, sweepScenarios } from '../core/sim/sweep';
 import type { CliffOptions, SweepAxis, SweepPoint, SweepResult } from '../core/sim/sweep';
 import type { Workload } from '../core/sim/workload';
 
@@ -45,6 +46,7 @@ export function autoThreads(workload: Workload, base: ScenarioOptions, axis: Swe
   if (workload.kind === 'requests') calls = workload.requests.length * points;
   else {
     const perReplica = workload.sessions.reduce((n, s) => n + s.calls.length, 0);
+    // Over GPUs every point runs all the replicas (on more GPUs): it costs like a capacity point.
     const replicas = axis === 'replicas' ? [...new Set(values)].reduce((n, v) => n + v, 0) : (base.replicas?.replicas ?? 1) * points;
     calls = perReplica * replicas;
   }
@@ -108,5 +110,9 @@ export async function runSweepOnThreads(
     await Promise.all(workers.map((w) => w.terminate()));
   }
   const points: SweepPoint[] = scenarios.map(({ value }, i) => ({ value, result: results[i]! }));
-  return { axis, points, cliff: findCliff(axis, points, workload, cliffOptions) };
+  const cliff = findCliff(axis, points, workload, cliffOptions);
+  if (axis !== 'gpus') return { axis, points, cliff };
+  // The planner's search runs its few extra points here, one after another.
+  const run = engineByName(engine);
+  return { axis, points, cliff, plan: planGpus(points, base, cliffOptions.targetHitRate ?? DEFAULT_TARGET_HIT_RATE, (o) => runScenario(run, workload, o)) };
 }

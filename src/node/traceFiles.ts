@@ -1,35 +1,251 @@
-import { createReadStream } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { claudeSubagentFolder, isSubagentLogName } from '../core/trace/claudeCode/companions';
+import { constants } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
+import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
+import { claudeSessionIdOf, claudeSubagentFolder, isSubagentLogName, SIBLING_HEAD_BYTES, siblingAgentSessionId, SUBAGENT_FOLDER_DEPTH } from '../core/trace/claudeCode/companions';
+import { MAX_JSON_DEPTH, StreamingJsonParser } from '../core/trace/jsonStream';
 import type { TraceFile } from '../core/trace/parseTrace';
 
 /** Read buffer per stream: large enough to be fast, small enough to yield often. */
-const CHUNK_BYTES = 256 * 1024;
+export const CHUNK_BYTES = 256 * 1024;
 
-/**
- * The files of a trace on local disk: the file itself, streamed, then any Claude Code
- * sub-agent logs beside it (`<session>/subagents/agent-*.jsonl`), sorted by name so
- * runs are repeatable. Companion files are only read if the main file turns out to be
- * a Claude Code log (parseTrace decides).
- */
-export async function readTraceFiles(path: string): Promise<TraceFile[]> {
-  const name = basename(path);
-  const files: TraceFile[] = [{ key: name, bytes: createReadStream(path, { highWaterMark: CHUNK_BYTES }) }];
-  for (const rel of await listCompanions(path)) {
-    files.push({ key: rel, bytes: createReadStream(join(dirname(path), rel), { highWaterMark: CHUNK_BYTES }) });
-  }
-  return files;
+/** A file that is not a regular file (a FIFO, a folder, a device): reading it would hang or fail. */
+export class NotRegularFileError extends Error {}
+
+function kindOf(s: Stats): string {
+  if (s.isDirectory()) return 'a folder';
+  if (s.isFIFO()) return 'a named pipe (FIFO)';
+  if (s.isSocket()) return 'a socket';
+  if (s.isCharacterDevice() || s.isBlockDevice()) return 'a device';
+  if (s.isSymbolicLink()) return 'a symbolic link';
+  return 'not a regular file';
 }
 
-/** Relative paths (from the trace's folder) of its sub-agent logs; none when the folder is absent. */
-export async function listCompanions(path: string): Promise<string[]> {
-  const folder = claudeSubagentFolder(basename(path));
-  if (folder === null) return [];
+/**
+ * Streams a file only if it is a regular file, opened lazily (on first read, so a
+ * session with 20,000 sub-agent logs never holds 20,000 descriptors) and without
+ * blocking: a FIFO is opened non-blocking and refused, where a plain open would wait
+ * for a writer forever. `noFollow` refuses a symbolic link in the last component
+ * (companion files the listing found to be plain files), closing the race where one is
+ * swapped in between listing and reading. `expect` is the file the listing saw: a
+ * different one at open time is refused.
+ */
+export function regularFileChunks(path: string, options: { noFollow?: boolean; expect?: Stats } = {}): AsyncIterable<Uint8Array> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      // O_NONBLOCK and O_NOFOLLOW do not exist on Windows (which has no FIFOs in the file system).
+      const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
+      let handle;
+      try {
+        handle = await open(path, flags);
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        if (err.code === 'ELOOP' || err.code === 'EMLINK') throw new NotRegularFileError(`${basename(path)} became a symbolic link after it was listed; not read.`);
+        throw e;
+      }
+      try {
+        const s = await handle.stat();
+        if (!s.isFile()) throw new NotRegularFileError(`${basename(path)} is ${kindOf(s)}, not a regular file; not read.`);
+        if (options.expect && (s.ino !== options.expect.ino || s.dev !== options.expect.dev)) {
+          throw new NotRegularFileError(`${basename(path)} changed between listing and reading; not read.`);
+        }
+        // The stream owns the handle from here and closes it at the end (or on an error). A small
+        // file gets a small buffer: 20,000 one-line sub-agent logs must not allocate 20,000 × 256 KiB.
+        const stream = handle.createReadStream({ highWaterMark: Math.max(1024, Math.min(CHUNK_BYTES, s.size + 1)) });
+        handle = null;
+        for await (const chunk of stream) yield chunk as Uint8Array;
+      } finally {
+        await handle?.close();
+      }
+    },
+  };
+}
+
+/** A companion file that may be read: its path relative to the trace's folder, and what the listing saw. */
+export interface SafeCompanion {
+  rel: string;
+  /** The file to open: the entry itself, or the target of a link that stays inside the folder. */
+  path: string;
+  noFollow: boolean;
+  expect: Stats | undefined;
+}
+
+/** What a companion listing found: the files to read, and why others were left out (said to the user). */
+export interface CompanionListing {
+  files: SafeCompanion[];
+  refused: string[];
+  /** Real folders (never links) inside the listed folder, relative to the root: where a walk may go on. */
+  folders: string[];
+}
+
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+/**
+ * The files in `folder` (relative to `root`, the trace's own folder) that `accept`s
+ * name and that are safe to read as part of the trace: regular files directly in that
+ * folder, and symbolic links only when they resolve to a regular file inside `root`.
+ * Folders, FIFOs, sockets, devices and links out of `root` are refused with a reason;
+ * so is a folder that itself resolves outside `root`. Sorted by name, so runs repeat.
+ *
+ * One function for every kind of companion (Claude Code's `<session>/subagents/` and
+ * sibling `agent-<id>.jsonl` logs alike), so the rules live in one place.
+ */
+export async function listSafeCompanions(root: string, folder: string, accept: (name: string) => boolean): Promise<CompanionListing> {
+  const refused: string[] = [];
+  let rootReal: string;
+  let folderReal: string;
+  let entries: Dirent[];
   try {
-    const names = await readdir(join(dirname(path), folder));
-    return names.filter(isSubagentLogName).sort().map((n) => `${folder}/${n}`);
+    rootReal = await realpath(root);
+    const folderPath = join(root, folder);
+    folderReal = await realpath(folderPath);
+    if (folder !== '' && folder !== '.' && !inside(rootReal, folderReal)) {
+      return { files: [], refused: [`${folder} leads outside the trace's folder; its files are not read.`], folders: [] };
+    }
+    entries = await readdir(folderPath, { withFileTypes: true });
   } catch {
-    return [];
+    return { files: [], refused: [], folders: [] }; // no such folder: a session without sub-agents
   }
+  const files: SafeCompanion[] = [];
+  const folders: string[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const rel = folder === '' || folder === '.' ? entry.name : `${folder}/${entry.name}`;
+    // A folder not named like a log is a place to look further (a link to one is not followed).
+    if (entry.isDirectory() && !accept(entry.name)) {
+      folders.push(rel);
+      continue;
+    }
+    if (!accept(entry.name)) continue;
+    const path = join(root, folder, entry.name);
+    if (entry.isFile()) {
+      files.push({ rel, path, noFollow: true, expect: undefined });
+      continue;
+    }
+    if (entry.isSymbolicLink()) {
+      try {
+        const target = await realpath(path);
+        const s = await stat(target);
+        if (!inside(rootReal, target)) refused.push(`${rel} is a link to a file outside the trace's folder; not read.`);
+        else if (!s.isFile()) refused.push(`${rel} is a link to ${kindOf(s)}; not read.`);
+        else files.push({ rel, path: target, noFollow: true, expect: s });
+      } catch {
+        refused.push(`${rel} is a broken link; not read.`);
+      }
+      continue;
+    }
+    try {
+      refused.push(`${rel} is ${kindOf(await lstat(path))}, not a file; not read.`);
+    } catch {
+      refused.push(`${rel} could not be read; not read.`);
+    }
+  }
+  return { files, refused, folders };
+}
+
+/**
+ * The sub-agent logs of a Claude Code session file that are safe to read, sorted by
+ * name: `<session>/subagents/**\/agent-*.jsonl` (2.1.x; at most SUBAGENT_FOLDER_DEPTH
+ * folders down, real folders only) and the 2.0.x `agent-*.jsonl` files beside it whose
+ * first lines carry this session's id. None when the file is not named like a session.
+ * Each folder is listed by listSafeCompanions, so the same rules hold everywhere.
+ */
+export async function listCompanions(path: string): Promise<CompanionListing> {
+  const name = basename(path);
+  const folder = claudeSubagentFolder(name);
+  const sessionId = claudeSessionIdOf(name);
+  const none: CompanionListing = { files: [], refused: [], folders: [] };
+  if (folder === null || sessionId === null) return none;
+  const root = dirname(path);
+  const nested: CompanionListing = { files: [], refused: [], folders: [] };
+  const walk = async (rel: string, depth: number): Promise<void> => {
+    const here = await listSafeCompanions(root, rel, isSubagentLogName);
+    nested.files.push(...here.files);
+    nested.refused.push(...here.refused);
+    if (depth < SUBAGENT_FOLDER_DEPTH) for (const sub of here.folders) await walk(sub, depth + 1);
+  };
+  await walk(folder, 0);
+  nested.files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  const beside = await listSafeCompanions(root, '.', isSubagentLogName);
+  const siblings: SafeCompanion[] = [];
+  for (const c of beside.files) if ((await headSessionId(c)) === sessionId) siblings.push(c);
+  // A sibling log that cannot be read (a folder, a FIFO, a link out) may be this session's: it is said too.
+  return { files: [...nested.files, ...siblings], refused: [...nested.refused, ...beside.refused], folders: [] };
+}
+
+/** The sessionId named by the first lines of a sibling sub-agent log, or null when unreadable; opened like any companion, without blocking. */
+async function headSessionId(c: SafeCompanion): Promise<string | null> {
+  let handle;
+  try {
+    handle = await open(c.path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (c.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0));
+    if (!(await handle.stat()).isFile()) return null;
+    const buffer = Buffer.alloc(SIBLING_HEAD_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SIBLING_HEAD_BYTES, 0);
+    return siblingAgentSessionId(buffer.subarray(0, bytesRead).toString('utf8'));
+  } catch {
+    return null;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** The companions of a trace as TraceFiles, each streamed lazily from a checked regular file. */
+export function companionFiles(listing: CompanionListing): TraceFile[] {
+  return listing.files.map((c) => ({ key: c.rel, bytes: regularFileChunks(c.path, { noFollow: c.noFollow, ...(c.expect ? { expect: c.expect } : {}) }) }));
+}
+
+/**
+ * The files of a trace on local disk: the file itself, streamed (refused if it is not a
+ * regular file), then any Claude Code sub-agent logs beside it that are safe to read,
+ * sorted by name so runs are repeatable. Companion files are only read if the main file
+ * turns out to be a Claude Code log (parseTrace decides); the ones refused are said on
+ * the main file.
+ */
+export async function readTraceFiles(path: string): Promise<TraceFile[]> {
+  const listing = await listCompanions(path);
+  return [{ key: basename(path), bytes: regularFileChunks(path), notes: listing.refused }, ...companionFiles(listing)];
+}
+
+/**
+ * A whole JSON file (a workload), streamed through the incremental parser: a regular
+ * file only, of any size (no 512 M-character string is ever built), its nesting
+ * bounded. Returns the value, or why it could not be read with the line (1-based).
+ */
+export async function readJsonFile(path: string): Promise<{ value: unknown } | { error: string }> {
+  const parser = new StreamingJsonParser(MAX_JSON_DEPTH);
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let line = 0;
+  let offset = 0;
+  parser.startLine(0, 0);
+  const feed = (text: string): void => {
+    // Line numbers for messages: the parser is told where each line starts.
+    let from = 0;
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
+      parser.write(text.slice(from, nl + 1));
+      offset += nl + 1 - from;
+      from = nl + 1;
+      parser.startLine(++line, offset);
+    }
+    if (from < text.length) {
+      parser.write(text.slice(from));
+      offset += text.length - from;
+    }
+  };
+  try {
+    for await (const chunk of regularFileChunks(path)) {
+      feed(decoder.decode(chunk, { stream: true }));
+      if (parser.failed) break;
+    }
+    feed(decoder.decode());
+  } catch (e) {
+    if (e instanceof TypeError) return { error: `not UTF-8 text near line ${line + 1}` };
+    throw e;
+  }
+  const result = parser.end();
+  if (result.error) return { error: `not valid JSON at line ${result.error.at.line + 1}: ${result.error.message}` };
+  if (result.prunedCount > 0) return { error: `nests deeper than ${MAX_JSON_DEPTH} levels at line ${result.pruned[0]!.line + 1}; a workload never does` };
+  if (result.value === undefined) return { error: 'empty: no JSON value in it' };
+  return { value: result.value };
 }

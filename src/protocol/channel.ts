@@ -81,7 +81,12 @@ export class Channel<SendN extends { type: string }, RecvN extends { type: strin
       this.settle(message);
       return;
     }
-    if (typeof message.id === 'number') {
+    if (message.id !== undefined) {
+      // A request: its id comes back in the answer, so it must be a plain whole number.
+      if (typeof message.id !== 'number' || !Number.isSafeInteger(message.id)) {
+        this.options.onError?.(`ignored a request whose id is not a whole number (${typeof message.id})`);
+        return;
+      }
       void this.answer(message.type, message.id, message.params);
       return;
     }
@@ -113,7 +118,8 @@ export class Channel<SendN extends { type: string }, RecvN extends { type: strin
   private async answer(method: string, id: number, params: unknown): Promise<void> {
     const handler = this.handlers.get(method);
     if (!handler) {
-      this.post({ type: 'response', inReplyTo: id, err: `no handler for ${method}` });
+      this.options.onError?.(`no handler for request ${JSON.stringify(method.slice(0, 64))}`);
+      this.post({ type: 'response', inReplyTo: id, err: `no handler for ${method.slice(0, 64)}` });
       return;
     }
     try {

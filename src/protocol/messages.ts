@@ -67,8 +67,14 @@ export interface WebviewRequests {
   'whatif/workload': { params: { sessionId: string }; result: WhatIfWorkload };
 }
 
-/** Requests the host sends and the webview answers (none yet; the channel supports them). */
-export type HostRequests = Record<never, never>;
+/** Requests the host sends and the webview answers. */
+export interface HostRequests {
+  /**
+   * The what-if panel's last scenario and sweep, for the HTML report (null when nothing ran).
+   * The host checks the answer with parseWhatIfDocument before using any of it.
+   */
+  'whatif/current': { params: Record<string, never>; result: unknown };
+}
 
 /** Requests a side can send, as messages. */
 export type RequestMessage<R> = {
@@ -89,7 +95,9 @@ export type HostNotification =
   /** Select and reveal a call (from a CodeLens or a command). */
   | { type: 'call/select'; ref: CallRef }
   /** Reading a large file: how far it got, so the panel shows progress instead of a blank view. */
-  | { type: 'load/progress'; bytesRead: number; totalBytes: number | null };
+  | { type: 'load/progress'; bytesRead: number; totalBytes: number | null }
+  /** A request of the webview could not be carried out (or was refused): why, for the panel to say. */
+  | { type: 'host/error'; message: string };
 
 /** Notifications from the webview. */
 export type WebviewNotification =
@@ -97,8 +105,12 @@ export type WebviewNotification =
   | { type: 'ready' }
   /** Show the source line of a call (or of one of its tool calls) in a text editor beside the inspector. */
   | { type: 'source/reveal'; ref: CallRef; toolId: string | null }
-  /** Show a line of one of the trace's files (a diagnostic's place) in a text editor beside the inspector. */
-  | { type: 'source/revealLine'; file: string; line: number }
+  /**
+   * Show a line of one of the trace's files (a diagnostic's place) in a text editor beside
+   * the inspector. `file` is the index the host gave the file in the trace view
+   * (`fileIndex`), never a path: the host opens only files of the loaded trace.
+   */
+  | { type: 'source/revealLine'; file: number; line: number }
   /** Read the trace again as this format (null: detect it again). */
   | { type: 'format/choose'; format: FormatId | null }
   /** Put text on the clipboard ("Copy as CLI"): the host's clipboard works whatever the webview's permissions. */

@@ -179,7 +179,7 @@ describe('session analyses in the inspector (Chromium)', () => {
     // Click the row itself (the target cell), not its button.
     await p.page.click('.loops-table tr.loop-row .col-target');
     let m = await p.waitForPosted(revealLine, since);
-    assert.deepEqual(m, { type: 'source/revealLine', file: 'edit-retry-loop.jsonl', line: 60 });
+    assert.deepEqual(m, { type: 'source/revealLine', file: 0, line: 60 });
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), String(editLog.callOfResultLine(61)));
     assert.equal(await p.page.getAttribute('.loops-table tr.loop-row', 'aria-current'), 'true');
     assert.deepEqual(p.posted.slice(since).filter((x) => x.type === 'source/reveal'), [], 'the row reveals the loop, not the call');
@@ -192,7 +192,7 @@ describe('session analyses in the inspector (Chromium)', () => {
     await p.page.focus('.loops-table [data-action="open-loop"]');
     await p.page.keyboard.press('Enter');
     m = await p.waitForPosted(revealLine, since);
-    assert.deepEqual(m, { type: 'source/revealLine', file: 'edit-retry-loop.jsonl', line: 60 });
+    assert.deepEqual(m, { type: 'source/revealLine', file: 0, line: 60 });
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), '14');
     assert.equal(await p.page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset['action']), 'open-loop', 'focus stays on the row button');
     await assertClean(p);
@@ -248,7 +248,7 @@ describe('session analyses in the inspector (Chromium)', () => {
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-loop-band-spans'), `${attemptCalls[0]}-${attemptCalls[6]}`);
     const since = p.posted.length;
     await row.locator('[data-action="open-loop"]').click();
-    assert.deepEqual(await p.waitForPosted(revealLine, since), { type: 'source/revealLine', file: `${SPOTTER_ID}.jsonl`, line: 1208 });
+    assert.deepEqual(await p.waitForPosted(revealLine, since), { type: 'source/revealLine', file: 0, line: 1208 });
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), String(attemptCalls[0]));
 
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-miss-calls'), '5,138');

@@ -113,7 +113,7 @@ describe('inspector webview in Chromium', () => {
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), '100');
     await p.page.waitForSelector('.details .tools, .details h4');
     assert.match((await p.page.textContent('.details h3')) ?? '', /Call 101 of 149/);
-    assert.deepEqual(await p.state(), { sessionId: MAIN_ID, callIndex: 100, showCached: true });
+    assert.deepEqual(await p.state(), { sessionId: MAIN_ID, callIndex: 100, showCached: true, barView: 'tokens' });
     await assertClean(p);
   });
 
@@ -244,7 +244,7 @@ describe('inspector webview in Chromium', () => {
 
   it('renders hostile trace text as text, never as markup', async () => {
     const hostile = '<img src=x onerror="window.__pwned=1">';
-    const trace: TraceView = { ...spotter, fileName: `${hostile}.jsonl`, diagnostics: [{ file: hostile, line: 3, severity: 'error', message: `<script>window.__pwned=1</script>` }] };
+    const trace: TraceView = { ...spotter, fileName: `${hostile}.jsonl`, diagnostics: [{ file: hostile, fileIndex: 0, line: 3, severity: 'error', message: `<script>window.__pwned=1</script>` }] };
     const p = await inspector({ trace, details: (ref) => ({ ...buildCallDetail(parsed.model, ref.sessionId, ref.callIndex)!, turnPreview: hostile }), select: { sessionId: MAIN_ID, callIndex: 0 } });
     await p.page.waitForSelector('.details .prompt');
     assert.equal(await p.page.textContent('.file-name'), `${hostile}.jsonl`);
@@ -252,6 +252,22 @@ describe('inspector webview in Chromium', () => {
     assert.match((await p.page.textContent('.diagnostic')) ?? '', /<script>/);
     assert.equal(await p.page.locator('#app img, #app script').count(), 0);
     assert.equal(await p.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+    await assertClean(p);
+  });
+
+  it('shows bidi overrides and control characters in trace text as escapes, and says when the host refused a request', async () => {
+    const trace: TraceView = { ...spotter, fileName: `evil\u202egnp.exe.jsonl`, diagnostics: [{ file: 'x', fileIndex: 0, line: 2, severity: 'error', message: 'bell \u0007 and \u2066isolate\u2069' }] };
+    const p = await inspector({ trace });
+    assert.equal(await p.page.textContent('.file-name'), 'evil\\u202egnp.exe.jsonl');
+    assert.match((await p.page.textContent('.diagnostic .message')) ?? '', /^bell \\x07 and \\u2066isolate\\u2069$/);
+    // A diagnostic's line is revealed by the file's index, never by a path.
+    const before = p.posted.length;
+    await p.page.click('.diagnostic');
+    assert.deepEqual(await p.waitForPosted((m) => m.type === 'source/revealLine', before), { type: 'source/revealLine', file: 0, line: 2 });
+    await p.send({ type: 'host/error', message: 'refused a request from the panel: file is not a whole number' });
+    await p.page.waitForSelector('.error-banner[data-host-errors="1"]');
+    assert.equal(await p.page.textContent('.error-banner'), 'The extension could not do that: refused a request from the panel: file is not a whole number');
+    assert.equal(await p.figure('llmCalls'), String(spotter.sessions[0]!.summary.llmCalls), 'the trace stays on screen');
     await assertClean(p);
   });
 
@@ -303,7 +319,7 @@ describe('inspector webview in Chromium', () => {
     const since = p.posted.length;
     await row.click();
     const m = await p.waitForPosted((x) => x.type === 'source/revealLine', since);
-    assert.deepEqual(m, { type: 'source/revealLine', file: 'broken.jsonl', line: 1 });
+    assert.deepEqual(m, { type: 'source/revealLine', file: 0, line: 1 });
     await assertClean(p);
   });
 

@@ -135,7 +135,7 @@ describe('what-if panel in Chromium', () => {
     assert.match((await p.page.textContent('.whatif-sentence')) ?? '', /^16 sessions like this on one H200 with Qwen3-32B: hit rate falls from \d+% to \d+% and prefill becomes \d+% of LLM time/);
     const command = await matchesCli(p);
     assert.equal(command, `agent-trace simulate ${SAMPLE} --session ${SAMPLE_MAIN} --replicas 16 --stagger-s 10 --tool-wait-scale 1 --gpu h200 --model qwen3-32b --policy vllm-lru --json`);
-    assert.deepEqual(await p.state(), { whatIfOpen: true, sessionId: SAMPLE_MAIN, callIndex: null, showCached: true });
+    assert.deepEqual(await p.state(), { whatIfOpen: true, sessionId: SAMPLE_MAIN, callIndex: null, showCached: true, barView: 'tokens' });
     await p.page.locator('.whatif').screenshot({ path: join(results, 'webview-whatif.png') });
     await assertClean(p, CLEAN_CSP);
   });
@@ -193,6 +193,41 @@ describe('what-if panel in Chromium', () => {
     await p.page.fill('#whatif-gpuMemoryGiB input', '96');
     await settled(p, 8, '[data-capacity="91328"]');
     assert.match(await matchesCli(p), / --gpu h100 --model qwen3-32b --gpu-memory-gib 96 /);
+    await assertClean(p, CLEAN_CSP);
+  });
+
+  it("GPUs and a router: each GPU's load and hit rate, equal to the CLI, and one GPU again as before", async () => {
+    const p = await whatIf();
+    await settled(p, 16);
+    const single = await figures(p);
+    assert.equal(await p.page.isHidden('.whatif-gpu-section'), true, 'one GPU: no per-GPU table');
+    assert.equal(await p.page.getAttribute('#whatif-router', 'disabled'), '', 'one GPU: nothing to route');
+    await p.page.fill('#whatif-gpus input', '4');
+    await settled(p, 16, '[data-gpus="4"]');
+    await p.page.click('#whatif-router');
+    await p.page.click('#whatif-router li.option:has-text("Session affinity")');
+    await settled(p, 16, '[data-gpus="4"]');
+    const command = await matchesCli(p);
+    assert.match(command, / --gpus 4 --router session-affinity --json$/);
+    const cli = runCommand<SimulateDocument>(command);
+    // The table: one row per GPU, with the CLI's calls, busy share and hit rate.
+    const rows = await p.page.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLElement>('.whatif-gpu-table tbody tr')).map((tr) =>
+        Object.fromEntries(Array.from(tr.querySelectorAll<HTMLElement>('[data-whatif-gpu-col]')).map((td) => [td.dataset['whatifGpuCol']!, JSON.parse(td.dataset['value'] ?? 'null') as number | null])),
+      ),
+    );
+    assert.deepEqual(
+      rows,
+      cli.scenario.perGpu!.map((g) => ({ calls: g.requests, busy: g.utilization, hitRate: g.admissionHitRate })),
+    );
+    // Sixteen copies of one session on four GPUs, each session kept on one: every GPU serves some.
+    assert.ok(rows.every((r) => r['calls']! > 0));
+    assert.match((await p.page.textContent('.whatif-sentence')) ?? '', /^16 sessions like this on 4 H200s behind the Session affinity router with Qwen3-32B/);
+    await p.page.locator('.whatif').screenshot({ path: join(results, 'webview-whatif-fleet.png') });
+    await p.page.fill('#whatif-gpus input', '1');
+    await settled(p, 16, '[data-gpus="1"]');
+    assert.deepEqual(await figures(p), single, 'back to one GPU: the same figures as before');
+    assert.equal(await p.page.isHidden('.whatif-gpu-section'), true);
     await assertClean(p, CLEAN_CSP);
   });
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { launchBrowser, openWorkbench, quickOpen, runCommand, startCodeServer, webview } from '../support/vscodeE2e.mjs';
-import { createWorkspace, repoRoot } from '../support/workspace.mjs';
+import { createWorkspace, removeWorkspace, repoRoot } from '../support/workspace.mjs';
 
 // The packaged extension in a real VS Code (code-server 1.100) driven by Debian's Chromium:
 // install the .vsix, open traces the way a user does, read the numbers inside the webview,
@@ -81,7 +81,7 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
   after(async () => {
     await browser?.close();
     await cs?.stop();
-    if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
+    if (workspace) removeWorkspace(workspace);
   });
 
   it('opens the bundled sample in the inspector and shows its figures and chart', async () => {
@@ -96,9 +96,40 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     assert.equal(await figure(web, 'cacheHitRate'), '98.7%');
     assert.equal(await figure(web, 'appendToOutputMedian'), '9.00×');
     assert.ok((await paintedPixels(web)) > 1000, 'the timeline canvas is painted');
+    // Priced by the host: $0.9958422 for this session by test/reference/cost_reference.mjs. It ran with
+    // 5-minute writes and no gap outlasted them, so 1-hour caching only re-prices its writes at 2/1.25 = 1.6×
+    // (Haiku and Opus alike): $0.2255 of writes become $0.3608, $1.13 in all, +14%.
+    assert.equal(await figure(web, 'costTotal'), '$0.996');
+    assert.match((await web.locator('[data-ttl-sentence]').textContent()) ?? '', /^With 1-hour caching this session would have cost \$1\.13 \(\+14%\); 0 calls re-wrote the cache after a gap longer than 5 min\.$/);
     const tab = s.page.locator('.tabs-container .tab.active');
     assert.match((await tab.getAttribute('aria-label')) ?? '', /claude-code-sessions\.trace\.jsonl/);
     await screenshot(s.page, 'e2e-sample-inspector.png');
+  });
+
+  it('"Export HTML Report" writes a standalone report of the open trace beside it', async () => {
+    await quickOpen(s.page, 'claude-code-sessions.trace.jsonl');
+    assert.equal(await figure(s.web(), 'llmCalls'), '48');
+    const target = path.join(workspace, 'claude-code-sessions.trace.report.html');
+    fs.rmSync(target, { force: true });
+    await runCommand(s.page, 'Agent Trace: Export HTML Report');
+    // The sample holds 3 sessions: every one is ticked; accept.
+    const sessions = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04' });
+    await sessions.first().waitFor({ timeout: 20_000 });
+    await s.page.keyboard.press('Enter');
+    // code-server's save dialog is a quick input holding the default path, beside the trace: accept it.
+    const input = s.page.locator('.quick-input-widget .quick-input-box input');
+    await s.page.waitForFunction(() => /report\.html$/.test((document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value ?? ''), null, { timeout: 20_000 });
+    assert.match(await input.inputValue(), /claude-code-sessions\.trace\.report\.html$/);
+    await s.page.keyboard.press('Enter');
+    await s.page.locator('.notifications-toasts .notification-toast', { hasText: 'Report saved to claude-code-sessions.trace.report.html' }).waitFor({ timeout: 30_000 });
+    await screenshot(s.page, 'e2e-export-report.png');
+    const html = fs.readFileSync(target, 'utf8');
+    assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;|default-src 'none'/);
+    assert.match(html, /<script type="application\/json" id="report-data">/);
+    const data = JSON.parse(html.slice(html.indexOf('id="report-data">') + 17, html.indexOf('</script>', html.indexOf('id="report-data">'))));
+    assert.equal(data.traces[0].view.sessions.length, 3);
+    assert.equal(data.traces[0].view.sessions[0].summary.llmCalls, 48);
+    assert.notEqual(data.redaction, null, 'redacted by default');
   });
 
   it('reveals the selected call in a text editor beside the inspector (keyboard)', async () => {
@@ -210,14 +241,16 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     const toast = s.page.locator('.notifications-toasts .notification-toast', { hasText: '48 LLM calls' });
     await toast.waitFor();
     assert.match((await toast.textContent()) ?? '', /cache hit rate 98\.7%/);
+    // The sample's cost by test/reference/cost_reference.mjs: $5.1342127, every call priced.
+    assert.match((await toast.textContent()) ?? '', /cost \$5\.13,/);
     await screenshot(s.page, 'e2e-analyze-command.png');
   });
   it('shows CodeLens on a Claude Code log opened as text, lists its retry loop in Problems, and "Show in Timeline" selects the call', async () => {
     await quickOpen(s.page, 'edit-retry-loop.jsonl');
     await s.page.locator('.tabs-container .tab.active', { hasText: 'edit-retry-loop.jsonl' }).waitFor();
     // Counted by hand from the file: 41 distinct assistant message ids, 13 is_error results,
-    // cache_read 1,768,739 of 2,069,302 input tokens = 85.5%.
-    const top = s.page.locator('.monaco-editor .codelens-decoration', { hasText: 'Agent Trace · 41 calls · cache hit 85.5% · 13 failed tool calls · 1 retry loop' });
+    // cache_read 1,768,739 of 2,069,302 input tokens = 85.5%; $3.36867825 by test/reference/cost_reference.mjs.
+    const top = s.page.locator('.monaco-editor .codelens-decoration', { hasText: 'Agent Trace · 41 calls · $3.37 · cache hit 85.5% · 13 failed tool calls · 1 retry loop' });
     await top.waitFor({ timeout: 20_000 });
     assert.match((await top.textContent()) ?? '', /Open Inspector/);
     await screenshot(s.page, 'e2e-codelens-top.png');
@@ -228,7 +261,8 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     const fourth = s.page.locator('.monaco-editor .codelens-decoration', { hasText: '4th failed Write on sync_raw_logs.py' });
     await fourth.waitFor({ timeout: 20_000 });
     // Line 74's error is 96 characters (⌈96/4⌉ = 24 tokens), re-read by the 20 calls after the 21st of 41.
-    assert.match((await fourth.textContent()) ?? '', /carries ≈24 tokens × 20 calls/);
+    // In dollars: the 22nd call writes it ($6.25/Mtok), 19 read it ($0.50/Mtok): 24 × 15.75 µ$ = $0.0004.
+    assert.match((await fourth.textContent()) ?? '', /carries ≈24 tokens × 20 calls \(\$0\.0004\)/);
     await s.page.locator('.monaco-editor .codelens-decoration', { hasText: '1st failed Edit on sync_raw_logs.py' }).waitFor();
     await screenshot(s.page, 'e2e-codelens.png');
 
@@ -283,9 +317,9 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await runCommand(s.page, 'Agent Trace: Analyze Agent Session');
     // The fake ~/.claude of test/support/workspace.mjs: the M-Claude log, 41 calls, 13 failed tool results,
     // cache_read 1,768,739 of 2,069,302 input tokens = 85.5% (counted by hand from the file).
-    const row = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: '41 calls · cache hit 85.5% · 13 failed tool calls' });
+    const row = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: '41 calls · $3.37 · cache hit 85.5% · 13 failed tool calls' });
     await row.waitFor({ timeout: 20_000 });
-    await s.page.locator('.quick-input-widget .monaco-list-row', { hasText: '1 call · cache hit 45.4%' }).waitFor();
+    await s.page.locator('.quick-input-widget .monaco-list-row', { hasText: '1 call · $0.144 · cache hit 45.4%' }).waitFor();
     await s.page.mouse.move(700, 700); // the pointer left on the input shows its placeholder as a hover over the title
     await screenshot(s.page, 'e2e-session-picker.png');
     await row.click();

@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { TraceReport } from '../../src/core/report/traceReport';
 import type { SessionItem } from '../../src/extension/sessionPicker';
 
@@ -18,6 +20,14 @@ async function waitFor<T>(what: string, probe: () => T | undefined | null | fals
   for (;;) {
     const value = probe();
     if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function waitForAsync(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -72,7 +82,7 @@ suite('Agent Trace Inspector in the real extension host', () => {
     const viewCommands = new Set(['focus', 'removeView', 'resetViewLocation', 'toggleVisibility'].map((c) => `agentTrace.sessions.${c}`));
     const registered = (await vscode.commands.getCommands(true)).filter((id) => id.startsWith('agentTrace.') && !viewCommands.has(id)).sort();
     assert.deepEqual(registered, contributed);
-    assert.deepEqual(contributed.filter((c) => !c.startsWith('agentTrace.sessions.')), ['agentTrace.analyzeSession', 'agentTrace.openInInspector', 'agentTrace.showInTimeline', 'agentTrace.showSource']);
+    assert.deepEqual(contributed.filter((c) => !c.startsWith('agentTrace.sessions.')), ['agentTrace.analyzeSession', 'agentTrace.compareWithResults', 'agentTrace.exportHtmlReport', 'agentTrace.openInInspector', 'agentTrace.showInTimeline', 'agentTrace.showSource']);
   });
 
   test('*.trace.jsonl opens in the inspector by default', async () => {
@@ -125,7 +135,30 @@ suite('Agent Trace Inspector in the real extension host', () => {
       ['compaction', 1],
       ['main', 41],
     ]);
+    // The whole sample priced: $5.1342127 by test/reference/cost_reference.mjs.
+    assert.ok(Math.abs(report.cost!.totalUsd! - 5.1342127) < 1e-9, String(report.cost?.totalUsd));
+    assert.equal(report.cost!.unpricedCalls, 0);
+    assert.match(report.sessions[2]!.cacheTtl!.sentence!, /^With 1-hour caching this session would have cost \$2\.43 \(−28%\); 4 calls re-wrote the cache after a gap longer than 5 min\.$/);
     await waitFor('the inspector', () => activeTabInput() instanceof vscode.TabInputCustom);
+  });
+
+  test('agentTrace.prices re-prices the lenses: a 50% discount on claude-opus-4-5 halves $3.37; a bad entry is left out', async () => {
+    const uri = file(M_CLAUDE);
+    await showText(uri);
+    const summary = async (): Promise<string> => titlesOn(await codeLenses(uri), 0).find((t) => t.startsWith('$(pulse)')) ?? '';
+    await waitForAsync('the priced lens', async () => / · \$3\.37 · /.test(await summary()));
+    try {
+      await setSetting('prices', [{ model: 'claude-opus-4-5*', multiplier: 0.5 }, { model: 'x', input: 'cheap' }]);
+      // 3.36867825 × 0.5 = 1.684339.
+      await waitForAsync('the discounted lens', async () => / · \$1\.68 · /.test(await summary()));
+      await setSetting('prices', [{ model: 'claude-opus-4-5*', input: 1, output: 1 }, { model: 'claude-*', multiplier: 2 }]);
+      // The first matching entry wins: $1/Mtok for every token (reads and writes default to the input price):
+      // 2,069,302 prompt + 24,363 output tokens = $2.093665.
+      await waitForAsync('the flat-priced lens', async () => / · \$2\.09 · /.test(await summary()));
+    } finally {
+      await setSetting('prices', undefined);
+    }
+    await waitForAsync('list prices again', async () => / · \$3\.37 · /.test(await summary()));
   });
 
   test('a malformed line shows in the Problems view with its line number, and the rest still loads', async () => {
@@ -172,9 +205,10 @@ suite('Agent Trace Inspector in the real extension host', () => {
     const lenses = await codeLenses(file(M_CLAUDE));
     // Counted by hand from the file: 41 distinct assistant message ids (LLM calls); 13
     // tool_result blocks with is_error; cache_read 1,768,739 of 2,069,302 input tokens
-    // (input + cache_creation + cache_read of each message's first line) = 85.5%.
+    // (input + cache_creation + cache_read of each message's first line) = 85.5%. Cost:
+    // $3.36867825 by test/reference/cost_reference.mjs (claude-opus-4-5 list prices).
     const top = titlesOn(lenses, 0);
-    assert.ok(top.some((t) => /Agent Trace · 41 calls · cache hit 85\.5% · 13 failed tool calls · 1 retry loop$/.test(t)), top.join(' | '));
+    assert.ok(top.some((t) => /Agent Trace · 41 calls · \$3\.37 · cache hit 85\.5% · 13 failed tool calls · 1 retry loop$/.test(t)), top.join(' | '));
     assert.ok(top.includes('Open Inspector'));
     // The is_error results, 1-based: 11, 29, 30, 61, 65, 70, 74, 77, 86, 100, 110, 112, 114.
     const failureLines = [11, 29, 30, 61, 65, 70, 74, 77, 86, 100, 110, 112, 114];
@@ -192,8 +226,10 @@ suite('Agent Trace Inspector in the real extension host', () => {
       assert.ok(titles.some((t) => pattern.test(t)), `line ${line}: ${titles.join(' | ')}`);
       assert.ok(titles.includes('Show in Timeline'), `line ${line} has no "Show in Timeline"`);
     }
-    // Line 74's error is 96 characters (⌈96/4⌉ = 24 tokens); its call is the 21st of 41, so 20 later calls re-read it.
-    assert.ok(titlesOn(lenses, 73).some((t) => t.endsWith('carries ≈24 tokens × 20 calls')));
+    // Line 74's error is 96 characters (⌈96/4⌉ = 24 tokens); its call is the 21st of 41, so 20 later calls re-read it:
+    // the 22nd writes it to the cache ($6.25/Mtok, its whole append is a 5-minute write), 19 read it ($0.50/Mtok):
+    // 24 × (6.25 + 19 × 0.5) µ$ = $0.000378.
+    assert.ok(titlesOn(lenses, 73).some((t) => t.endsWith('carries ≈24 tokens × 20 calls ($0.0004)')), titlesOn(lenses, 73).join(' | '));
   });
 
   test('Problems: one Warning for the M-Claude retry loop on line 61, the later attempts related (65, 70, 74)', async () => {
@@ -327,10 +363,11 @@ suite('Agent Trace Inspector in the real extension host', () => {
     assert.deepEqual(rows.map((r) => r.label), ['project', 'spotter-4te', 'System32', 'spotter', '$(folder-opened) Open a trace file…']);
     assert.match(rows[0]!.description ?? '', /^Codex · 2026-03-2\d \d\d:\d\d · \/workspace\/project$/);
     assert.match(rows[2]!.description ?? '', /^Claude Code · 2026-01-0\d \d\d:\d\d · C:\\Windows\\System32$/);
-    // Hand counts as in the CodeLens test: 41 calls, 85.5%, 13 failed.
-    assert.match(rows[2]!.detail ?? '', /^41 calls · cache hit 85\.5% · 13 failed tool calls · e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/);
-    // user-rejections.jsonl: one message id; cache_read 11,515 of 25,353 = 45.4%; the user rejected 2 tool calls.
-    assert.match(rows[3]!.detail ?? '', /^1 call · cache hit 45\.4% · 2 failed tool calls/);
+    // Hand counts as in the CodeLens test: 41 calls, $3.37, 85.5%, 13 failed.
+    assert.match(rows[2]!.detail ?? '', /^41 calls · \$3\.37 · cache hit 85\.5% · 13 failed tool calls · e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/);
+    // user-rejections.jsonl: one message id; cache_read 11,515 of 25,353 = 45.4%; the user rejected 2 tool calls;
+    // priced by hand in test/unit/core/cost/handWorkedPricing.test.ts (call 7): $0.1444475.
+    assert.match(rows[3]!.detail ?? '', /^1 call · \$0\.144 · cache hit 45\.4% · 2 failed tool calls/);
     assert.ok(report, 'the command returns the report');
     assert.equal(report.format, 'claude-code');
     assert.equal(report.sessions[0]!.llmCalls, 41);
@@ -339,5 +376,29 @@ suite('Agent Trace Inspector in the real extension host', () => {
       return i instanceof vscode.TabInputCustom ? i : null;
     });
     assert.match(input.uri.path, /e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/);
+  });
+
+  test('Export HTML Report writes a redacted standalone report of the trace, the sessions chosen with their sub-agents', async () => {
+    const target = vscode.Uri.file(`${tmpdir()}/agent-trace-host-report-${Date.now()}.html`);
+    const written = (await vscode.commands.executeCommand('agentTrace.exportHtmlReport', file(CLAUDE), { target, sessions: ['ae4a77f8-aedd-4bc1-888f-c94edc91af04'] })) as vscode.Uri;
+    assert.equal(written.fsPath, target.fsPath);
+    const html = readFileSync(target.fsPath, 'utf8');
+    const data = JSON.parse(html.slice(html.indexOf('id="report-data">') + 17, html.indexOf('</script>', html.indexOf('id="report-data">'))));
+    // The main session and its two sub-agents (test/fixtures/claude-code/…/subagents).
+    assert.deepEqual(data.traces[0].view.sessions.map((s: { summary: { llmCalls: number } }) => s.summary.llmCalls), [149, 3, 1]);
+    assert.notEqual(data.redaction, null);
+    assert.equal(data.traces[0].details[0].length, 149);
+  });
+
+  test('Compare With Replay Results joins AIPerf records to the export of the trace and predicts the same calls', async () => {
+    // Real AIPerf records (test/fixtures/aiperf), relabelled to the first exported session's turns.
+    const raw = readFileSync(`${__dirname}/../../test/fixtures/aiperf/qwen_concurrency1.profile_export.jsonl`, 'utf8').trim().split('\n');
+    const results = vscode.Uri.file(`${tmpdir()}/agent-trace-host-profile-${Date.now()}.jsonl`);
+    writeFileSync(results.fsPath, raw.map((l, i) => { const r = JSON.parse(l); r.metadata.conversation_id = 'e5821007-9ca0-4a36-afc0-94da583da0ea'; r.metadata.turn_index = i; return JSON.stringify(r); }).join('\n'));
+    const c = (await vscode.commands.executeCommand('agentTrace.compareWithResults', file(SAMPLE), { results })) as { matched: number; join: string; predicted: { hitRate: number } | null };
+    assert.equal(c.join, 'conversation-turn');
+    assert.equal(c.matched, 10);
+    assert.ok(c.predicted && c.predicted.hitRate > 0);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

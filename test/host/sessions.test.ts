@@ -7,7 +7,9 @@ import type { ProjectGroup, SessionNode } from '../../src/core/sessions/sessionQ
 import type { SessionsReport } from '../../src/core/sessions/sessionsReport';
 import type { AgentTraceApi } from '../../src/extension/main';
 import type { SessionsTreeNode } from '../../src/extension/sessions/sessionsTree';
+import { payloadClaudeLog } from '../support/hostileCorpus';
 import { startLiveSession } from '../support/liveSession.mjs';
+import { assertInert } from './inert';
 
 // The Agent Sessions view, its commands and the status bar inside the real extension host,
 // over the fake home of test/support/fakeHome.mjs (real Claude Code and Codex sessions; the
@@ -72,7 +74,7 @@ suite('Agent Sessions in the real extension host', () => {
     // The first prompt typed, clipped to 80 characters.
     assert.match(String(row.label), /^Work on bead spotter-4te\. Run bd show spotter-4te/);
     assert.ok(String(row.label).length <= 80);
-    assert.match(String(row.description), / · 149 calls · hit 98\.4% · cost \? · 11 failed · 1 loop$/);
+    assert.match(String(row.description), / · 149 calls · hit 98\.4% · \$\d\.\d\d · 11 failed · 1 loop$/);
     assert.match(String(row.tooltip), /^Work on bead spotter-4te/);
     assert.match(String(row.tooltip), /Tokens: input 11\.7M, cached 11\.6M, appended 185\.4k, output 31\.6k/);
     assert.equal(row.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
@@ -83,7 +85,8 @@ suite('Agent Sessions in the real extension host', () => {
     assert.match(labels[1]!, /^sub-agent: Search hex\.pm for the latest versions of these Elixir packages/);
     assert.match(String(subs.find((s) => String(s.label).startsWith('sub-agent'))!.description), / · 3 calls · hit 58\.0% · /);
     const loop = item(nodeFor('e5821007-9ca0-4a36-afc0-94da583da0ea'));
-    assert.match(String(loop.description), / · 41 calls · hit 85\.5% · cost \? · 13 failed · 1 loop$/);
+    // $3.36867825 by test/reference/cost_reference.mjs (its own price matching over the raw log).
+    assert.match(String(loop.description), / · 41 calls · hit 85\.5% · \$3\.37 · 13 failed · 1 loop$/);
     assert.equal(loop.command?.command, 'agentTrace.sessions.open');
   });
 
@@ -114,6 +117,9 @@ suite('Agent Sessions in the real extension host', () => {
     assert.deepEqual([f('calls').a, f('calls').b, f('calls').delta], [41, 9, -32]);
     assert.deepEqual([f('failedToolCalls').a, f('failedToolCalls').b, f('failedToolCalls').favours], [13, 2, 'b']);
     assert.equal(f('cacheHitRate').favours, 'a');
+    // Costs by test/reference/cost_reference.mjs: M-Claude $3.36867825, the Codex rollout $0.0893795.
+    assert.ok(Math.abs(f('cost').a! - 3.36867825) < 1e-6 && Math.abs(f('cost').b! - 0.0893795) < 1e-6, JSON.stringify(f('cost')));
+    assert.equal(f('cost').favours, 'b');
     assert.equal(c.calls.length, 41);
     await waitFor('the compare panel', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === 'Compare sessions');
   });
@@ -124,6 +130,8 @@ suite('Agent Sessions in the real extension host', () => {
     // The spotter session with its sub-agent (3 calls) and compaction agent (1 call).
     assert.deepEqual([report.sessions, report.threads, report.totals.calls], [1, 3, 153]);
     assert.equal(report.totals.tokens.input, 11746257 + 50496 + 139534);
+    // $2.9056013 for the 153 calls by test/reference/cost_reference.mjs.
+    assert.ok(Math.abs(report.totals.costUsd! - 2.9056013) < 1e-6, String(report.totals.costUsd));
     const all = (await vscode.commands.executeCommand('agentTrace.sessions.report', undefined, [])) as SessionsReport;
     assert.deepEqual([all.sessions, all.totals.calls], [4, 204]);
   });
@@ -155,12 +163,57 @@ suite('Agent Sessions in the real extension host', () => {
     const live = startLiveSession(path.join(root(), 'claude/edit-retry-loop.jsonl'), file, 60);
     await vscode.commands.executeCommand('agentTrace.sessions.refresh');
     const first = await waitFor('the status bar on the live session', () => (api.sessions.statusBar.current?.path === file ? api.sessions.statusBar.text : null));
-    assert.match(first, /^\$\(pulse\) ctx [\d.]+k · hit \d+\.\d% · cost \? · cache 4:\d\d$/);
+    assert.match(first, /^\$\(pulse\) ctx [\d.]+k · hit \d+\.\d% · \$\d+\.\d\d · cache 4:\d\d$/);
     const before = api.sessions.statusBar.current!.calls;
     live.append(live.total - live.written);
     await waitFor('the new calls', () => (api.sessions.statusBar.current?.calls ?? 0) > before, 15_000);
     assert.equal(api.sessions.statusBar.current!.calls, 41);
     assert.equal(api.sessions.service.current().find((r) => r.path === file)?.live, true);
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  });
+
+  test('the hostile corpus: every label, description and tooltip of the tree, the status bar and the panel titles stay inert', async () => {
+    // The M-Claude log with a payload in every field (test/support/hostileCorpus.ts: the cwd, the model, tool names,
+    // error text, the prompt, a 100,000-character title), replayed as a live session in a project folder named like a command link.
+    const source = path.join(root(), 'hostile-session.jsonl');
+    fs.writeFileSync(source, payloadClaudeLog());
+    const file = path.join(home(), '.claude/projects/-home-[Open](command:workbench.action.files.newUntitledFile)-$(check)/5e55e55e-0bad-4000-8000-000000000003.jsonl');
+    startLiveSession(source, file, 100_000);
+    await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+    const row = await waitFor('the hostile session', () => api.sessions.service.current().find((r) => r.path === file && r.role === 'main'));
+    assert.equal(row.calls, 41, 'the payloads leave the structure as it was');
+    const tree = api.sessions.tree;
+    let seen = 0;
+    const walk = (nodes: SessionsTreeNode[]): void => {
+      for (const n of nodes) {
+        const it = item(n);
+        const where = `tree item ${String(it.label).slice(0, 40)}`;
+        assertInert(String(it.label), `${where} label`, 200);
+        assertInert(String(it.description ?? ''), `${where} description`, 400);
+        assertInert(typeof it.tooltip === 'string' ? it.tooltip : (it.tooltip?.value ?? ''), `${where} tooltip`, 3000);
+        seen += 1;
+        walk(tree.getChildren(n));
+      }
+    };
+    walk(tree.getChildren());
+    assert.ok(seen >= 10, `${seen} tree items`);
+    assertInert(tree.view!.message ?? '', 'the view message');
+    // The status bar follows it (the most recently active session): its own $(pulse) first, nothing from the trace acts.
+    await waitFor('the status bar on the hostile session', () => api.sessions.statusBar.current?.path === file);
+    assertInert(api.sessions.statusBar.text!, 'status bar text', 120);
+    assertInert(api.sessions.statusBar.tooltip!, 'status bar tooltip', 3000);
+    // Its project's several-sessions panel and a comparison: the tab titles are plain too.
+    const project = tree.getChildren().find((p) => tree.getChildren(p).some((d) => tree.getChildren(d).some((s) => s.kind === 'session' && s.node.row.id === row.id)))!;
+    await vscode.commands.executeCommand('agentTrace.sessions.report', project, [project]);
+    const reportTab = await waitFor('the report panel', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label);
+    assertInert(reportTab, 'report tab title', 200);
+    assert.match(reportTab, /: 1 sessions$/);
+    const other = nodeFor('01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73');
+    const mine = tree.nodeOf(row.id)!;
+    const c = (await vscode.commands.executeCommand('agentTrace.sessions.compare', mine, [mine, other])) as SessionComparison;
+    assert.equal(c.calls.length, 41);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    fs.rmSync(source, { force: true });
+    await vscode.commands.executeCommand('agentTrace.sessions.refresh');
   });
 });

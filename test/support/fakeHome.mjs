@@ -51,7 +51,43 @@ export function createFakeHome(dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agen
   return dir;
 }
 
-/** The agents' folders in a fake home, as `agentTrace.sessionRoots` settings. */
+/**
+ * The agents' folders in a fake home, as `agentTrace.sessionRoots` settings: every agent
+ * the registry knows, so a test never lists the sessions of the machine it runs on.
+ */
 export function fakeHomeRoots(home) {
-  return { claudeCode: path.join(home, '.claude/projects'), codex: path.join(home, '.codex/sessions') };
+  return {
+    claudeCode: path.join(home, '.claude/projects'),
+    codex: path.join(home, '.codex/sessions'),
+    geminiCli: path.join(home, '.gemini/tmp'),
+    openCode: path.join(home, '.local/share/opencode'),
+    openHands: path.join(home, '.openhands'),
+    cline: path.join(home, 'globalStorage/saoudrizwan.claude-dev/tasks'),
+    rooCode: path.join(home, 'globalStorage/rooveterinaryinc.roo-cline/tasks'),
+    aiperf: path.join(home, 'artifacts'),
+  };
+}
+
+/**
+ * Adds real sessions of the agents beyond Claude Code and Codex where those agents keep
+ * them: a Gemini CLI chat, an OpenHands session as its file store writes it (one event per
+ * file) and an AIPerf run (8 conversations). Separate from createFakeHome so the suites
+ * whose expected lists are of Claude Code and Codex keep them.
+ */
+export function addOtherAgents(home) {
+  const fixtures = path.join(repoRoot, 'test/fixtures');
+  const place = (from, rel, when) => {
+    const to = path.join(home, rel);
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.copyFileSync(from, to);
+    fs.utimesSync(to, new Date(when), new Date(when));
+    return to;
+  };
+  const gemini = place(path.join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json'), '.gemini/tmp/f53b52ad/chats/session-2025-10-10T06-59-cdd63974.json', '2025-10-10T07:00:00Z');
+  const aiperf = place(path.join(fixtures, 'aiperf/non_uniform_requests.profile_export.jsonl'), 'artifacts/llama-run/profile_export.jsonl', '2025-11-08T12:00:00Z');
+  const events = JSON.parse(fs.readFileSync(path.join(fixtures, 'openhands/basic_gui_mode.json'), 'utf8'));
+  const eventDir = path.join(home, '.openhands/sessions/2f1c9e/events');
+  fs.mkdirSync(eventDir, { recursive: true });
+  for (const e of events) fs.writeFileSync(path.join(eventDir, `${e.id}.json`), JSON.stringify(e));
+  return { gemini, aiperf, openHands: eventDir };
 }

@@ -63,6 +63,20 @@ export function sharedTrace(relative: string): string | null {
   return join(sharedTracesDir, relative);
 }
 
+/**
+ * A real sample whose licence does not let the project copy it (OpenCode exports, Cline
+ * tasks found in public repositories without a licence): read from the folder named by
+ * $AGENT_TRACE_LOCAL_SAMPLES, never from the repository. Null when that folder or the file
+ * is absent; tests then skip and say so. test/fixtures/README.md lists where each one comes from.
+ */
+export function localSample(relative: string): string | null {
+  const base = process.env['AGENT_TRACE_LOCAL_SAMPLES'];
+  return base && existsSync(join(base, relative)) ? join(base, relative) : null;
+}
+
+/** The skip reason for a test on a local-only sample. */
+export const LOCAL_ONLY = 'local-only sample absent: set AGENT_TRACE_LOCAL_SAMPLES to a folder holding it (see test/fixtures/README.md)';
+
 /** Builds the bundles (`node esbuild.mjs`) when `file`, a built file such as dist/cli.js, is missing. */
 export function ensureBuilt(file: string): void {
   if (!existsSync(file)) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });

@@ -4,7 +4,7 @@ import { compareToRange, PUBLISHED_RANGES } from '../../src/core/analysis/finger
 import type { Fingerprint, PublishedRange, RangePosition } from '../../src/core/analysis/fingerprint';
 import type { SessionSummary } from '../../src/core/analysis/sessionSummary';
 import type { AnalysisView, CallRow, LoopView } from '../../src/core/view/traceView';
-import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio } from '../../src/core/report/formatNumbers';
+import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio, formatUsd } from '../../src/core/report/formatNumbers';
 import type { FigureGroup, RangeNote } from '../shared/figures';
 
 // View-models of the session analyses (fingerprint, retry loops, cache misses): plain data
@@ -324,6 +324,8 @@ export const LOOP_COLUMNS = [
   { key: 'outcome', label: 'Outcome', numeric: false, hint: 'Escaped: a later attempt on the target succeeded; gave up: none did' },
   { key: 'wastedTokens', label: 'Wasted tokens', numeric: true, hint: 'Output of the calls that made the attempts plus the error text (estimated)' },
   { key: 'carryForwardTokens', label: 'Carry-forward tokens', numeric: true, hint: 'Error text times the later calls that re-read it (estimated)' },
+  { key: 'wastedUsd', label: 'Wasted $', numeric: true, hint: 'The wasted tokens in dollars: each output at its call’s output price, each error text at the price the next call paid to prefill it' },
+  { key: 'carriedForwardUsd', label: 'Carried $', numeric: true, hint: 'The carry-forward tokens in dollars: each error text at every later call’s price for it' },
 ] as const;
 
 /** A sortable column of the loops table. */
@@ -350,12 +352,16 @@ export interface LoopRow {
   outcome: string;
   wastedTokens: number | null;
   carryForwardTokens: number | null;
+  wastedUsd: number | null;
+  carriedForwardUsd: number | null;
   /** "calls 15–21" (1-based). */
   span: string;
   firstError: string | null;
   /** The call the row selects: the first attempt's. */
   firstCall: number;
   file: string;
+  /** The file's index in the trace, what `source/revealLine` sends (never a path). */
+  fileIndex: number;
   /** 0-based line of the first attempt's result, for `source/revealLine`. */
   line: number;
   /** "lines 61–74" (1-based, as editors show them). */
@@ -379,10 +385,13 @@ export function loopRows(loops: readonly LoopView[]): LoopRow[] {
       outcome,
       wastedTokens: l.wastedTokens,
       carryForwardTokens: l.carryForwardTokens,
+      wastedUsd: l.wastedUsd ?? null,
+      carriedForwardUsd: l.carriedForwardUsd ?? null,
       span: l.firstCall === l.lastCall ? `call ${l.firstCall + 1}` : `calls ${l.firstCall + 1}–${l.lastCall + 1}`,
       firstError: l.firstError,
       firstCall: l.attemptCalls[0] ?? l.firstCall,
       file: l.file,
+      fileIndex: l.fileIndex,
       line: l.firstLine,
       lines: l.firstLine === l.lastLine ? `line ${l.firstLine + 1}` : `lines ${l.firstLine + 1}–${l.lastLine + 1}`,
       display: {
@@ -393,6 +402,8 @@ export function loopRows(loops: readonly LoopView[]): LoopRow[] {
         outcome,
         wastedTokens: formatCount(l.wastedTokens),
         carryForwardTokens: formatCount(l.carryForwardTokens),
+        wastedUsd: formatUsd(l.wastedUsd ?? null),
+        carriedForwardUsd: formatUsd(l.carriedForwardUsd ?? null),
       },
     };
   });

@@ -177,6 +177,8 @@ export function loopsContent(session: SessionView, rows: LoopRow[], sort: LoopSo
       el('td', { className: 'col-outcome', data: { col: 'outcome' } }, [icon(r.escaped ? 'pass' : 'error', r.escaped ? 'ok-icon' : 'failed-icon'), el('span', { text: r.outcome })]),
       cell(r.display.wastedTokens, true, { col: 'wastedTokens' }),
       cell(r.display.carryForwardTokens, true, { col: 'carryForwardTokens' }),
+      cell(r.display.wastedUsd, true, { col: 'wastedUsd' }),
+      cell(r.display.carriedForwardUsd, true, { col: 'carriedForwardUsd' }),
     ]);
     // A click anywhere on the row does what its button does; the button is the keyboard path.
     main.addEventListener('click', (e) => {

@@ -1,4 +1,11 @@
-/** Attributes, text and children for `el`. Text always goes through textContent: trace data is hostile. */
+import { displayText } from '../../src/core/text/safeText';
+
+/**
+ * Attributes, text and children for `el`. Text always goes through textContent: trace
+ * data is hostile. Text and titles are also passed through displayText, so a bidi
+ * override or a control character in a trace shows as an escape instead of turning
+ * what follows around.
+ */
 export interface ElementSpec {
   className?: string;
   text?: string;
@@ -25,8 +32,8 @@ export function custom(tag: string, spec: ElementSpec = {}, children: (Node | nu
 
 function applySpec(node: HTMLElement, spec: ElementSpec): void {
   if (spec.className) node.className = spec.className;
-  if (spec.text !== undefined) node.textContent = spec.text;
-  if (spec.title !== undefined) node.title = spec.title;
+  if (spec.text !== undefined) node.textContent = displayText(spec.text);
+  if (spec.title !== undefined) node.title = displayText(spec.title);
   for (const [k, v] of Object.entries(spec.attrs ?? {})) node.setAttribute(k, v);
   for (const [k, v] of Object.entries(spec.data ?? {})) node.dataset[k] = v;
 }

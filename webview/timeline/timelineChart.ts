@@ -2,8 +2,10 @@ import { BarController, BarElement, CategoryScale, Chart, LinearScale, LineContr
 import type { ChartConfiguration, ChartDataset, Plugin, TooltipItem } from 'chart.js';
 import annotationPlugin from 'chartjs-plugin-annotation';
 import type { AnnotationOptions } from 'chartjs-plugin-annotation';
+import zoomPlugin from 'chartjs-plugin-zoom';
 import type { CallRow } from '../../src/core/view/traceView';
-import { formatCompact } from '../../src/core/report/formatNumbers';
+import { displayText } from '../../src/core/text/safeText';
+import { formatCompact, formatUsd } from '../../src/core/report/formatNumbers';
 import { analysisTooltipLines } from '../analysis/analysisModel';
 import type { LoopBand } from '../analysis/analysisModel';
 import { barStep, createOrUpdate, fillSelectionColumn, mirrorTooltip, writePlotArea } from '../shared/chartParts';
@@ -13,13 +15,18 @@ import type { TimelineModel } from './timelineModel';
 import { tooltipLines, tooltipTitle } from './timelineModel';
 
 // Only what the timeline draws, so the bundle carries no unused controllers or scales.
-Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, Tooltip, annotationPlugin);
+Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, Tooltip, annotationPlugin, zoomPlugin);
 
 /** What the timeline tells its owner. */
 export interface TimelineCallbacks {
   /** A bar was clicked. */
   onPick(index: number): void;
+  /** The visible calls changed (zoom, pan or reset): null when every call shows. */
+  onZoom?(range: { first: number; last: number } | null): void;
 }
+
+/** Fewest calls a zoom shows. */
+const MIN_ZOOM_CALLS = 4;
 
 type TimelineChartType = 'bar' | 'line';
 type Dataset = ChartDataset<TimelineChartType, (number | null)[]>;
@@ -55,12 +62,16 @@ export class TimelineChart {
     this.selected = selected;
     this.applyDefaults();
     this.chart = createOrUpdate(this.chart, this.canvas, () => this.config());
+    // New data or options show every call again.
+    this.zoomChanged();
     this.wrapper.dataset['barCount'] = String(model.barCount);
     this.wrapper.dataset['showCached'] = String(showCached);
+    this.wrapper.dataset['barView'] = model.view;
     this.wrapper.dataset['failedCalls'] = String(model.failedCalls.length);
     this.wrapper.dataset['loopBands'] = String(model.bands.length);
     this.wrapper.dataset['loopBandSpans'] = model.bands.map((b) => `${b.x0 + 0.5}-${b.x1 - 0.5}`).join(' ');
     this.wrapper.dataset['missCalls'] = model.missCalls.join(',');
+    this.wrapper.dataset['unpricedCalls'] = model.unpricedCalls.join(',');
     this.writeSelection();
   }
 
@@ -76,6 +87,52 @@ export class TimelineChart {
     this.palette = palette;
     if (this.model) this.render(this.calls, this.model, this.showCached, this.selected);
     else this.writePalette();
+  }
+
+  /**
+   * Zooms the x axis: `factor` > 1 shows fewer calls, < 1 more, centred on `around`
+   * (a call index; the middle of the view when null). Keyboard users' zoom; the mouse
+   * wheel with Ctrl, a drag across the plot and a pinch do the same.
+   */
+  zoomBy(factor: number, around: number | null): void {
+    const chart = this.chart;
+    const m = this.model;
+    if (!chart || !m || m.barCount < 2) return;
+    const { first, last } = this.visibleRange() ?? { first: 0, last: m.barCount - 1 };
+    const shown = last - first + 1;
+    const next = Math.max(Math.min(MIN_ZOOM_CALLS, m.barCount), Math.min(m.barCount, Math.round(shown / factor)));
+    const centre = around ?? (first + last) / 2;
+    let lo = Math.round(centre - (next - 1) / 2);
+    lo = Math.max(0, Math.min(m.barCount - next, lo));
+    if (next >= m.barCount) this.resetZoom();
+    else {
+      chart.zoomScale('x', { min: lo, max: lo + next - 1 }, 'none');
+      this.zoomChanged();
+    }
+  }
+
+  /** Shows every call again. */
+  resetZoom(): void {
+    if (!this.chart) return;
+    this.chart.resetZoom('none');
+    this.zoomChanged();
+  }
+
+  /** The calls on screen when zoomed in; null when every call shows. */
+  visibleRange(): { first: number; last: number } | null {
+    const chart = this.chart;
+    const m = this.model;
+    if (!chart || !m || !chart.isZoomedOrPanned()) return null;
+    const x = chart.scales['x']!;
+    const first = Math.max(0, Math.ceil(x.min));
+    const last = Math.min(m.barCount - 1, Math.floor(x.max));
+    return first === 0 && last === m.barCount - 1 ? null : { first, last };
+  }
+
+  private zoomChanged(): void {
+    const range = this.visibleRange();
+    this.wrapper.dataset['zoom'] = range ? `${range.first}-${range.last}` : '';
+    this.callbacks.onZoom?.(range);
   }
 
   /** Releases the canvas (session without calls, or teardown). */
@@ -122,10 +179,11 @@ export class TimelineChart {
       maxBarThickness: 56,
       order: 2,
     });
+    const cost = m.view === 'cost';
     const datasets: Dataset[] = [
-      bar('Cached', m.cached, p.cached, 0.55, !this.showCached),
-      bar('Appended', m.appended, p.appended, 0.95),
-      bar('Output', m.output, p.output, 0.95),
+      bar(cost ? 'Cache read $' : 'Cached', m.cached, p.cached, 0.55, !this.showCached),
+      bar(cost ? 'Appended $' : 'Appended', m.appended, p.appended, 0.95),
+      bar(cost ? 'Output $' : 'Output', m.output, p.output, 0.95),
       {
         type: 'line',
         label: 'Context',
@@ -173,8 +231,10 @@ export class TimelineChart {
             max: m.axisMax ?? undefined,
             grid: { color: grid },
             border: { display: false },
-            ticks: { color: p.muted, maxTicksLimit: 6, precision: 0, callback: (v) => formatCompact(Number(v)) },
-            title: { display: true, text: this.showCached ? 'tokens per call' : 'appended + output tokens', color: p.muted },
+            ticks: cost
+              ? { color: p.muted, maxTicksLimit: 6, callback: (v) => formatUsd(Number(v)) }
+              : { color: p.muted, maxTicksLimit: 6, precision: 0, callback: (v) => formatCompact(Number(v)) },
+            title: { display: true, text: cost ? (this.showCached ? 'US dollars per call' : 'dollars of appended + output') : this.showCached ? 'tokens per call' : 'appended + output tokens', color: p.muted },
           },
           y1: {
             position: 'right',
@@ -193,17 +253,31 @@ export class TimelineChart {
             filter: (_item: TooltipItem<TimelineChartType>, index: number) => index === 0,
             ...tooltipStyle(p),
             callbacks: {
+              // Canvas text follows bidi controls too: trace strings are shown with them escaped.
               title: (items) => {
                 const call = this.calls[items[0]?.dataIndex ?? -1];
-                return call ? tooltipTitle(call) : '';
+                return call ? displayText(tooltipTitle(call)) : '';
               },
               label: (item) => {
                 const call = this.calls[item.dataIndex];
-                return call ? [...tooltipLines(call), ...analysisTooltipLines(call, m.loops)] : '';
+                return call ? [...tooltipLines(call), ...analysisTooltipLines(call, m.loops)].map((line) => displayText(line)) : '';
               },
             },
           },
           annotation: { clip: false, annotations: this.annotations() },
+          zoom: {
+            limits: { x: { min: 'original', max: 'original', minRange: Math.min(MIN_ZOOM_CALLS, m.barCount) - 1 } },
+            // A plain wheel keeps scrolling the page; Ctrl + wheel, a drag across the plot or a pinch zoom in on calls.
+            zoom: {
+              mode: 'x',
+              wheel: { enabled: true, modifierKey: 'ctrl' },
+              pinch: { enabled: true },
+              drag: { enabled: true, threshold: 8, backgroundColor: withAlpha(p.selection, 0.15), borderColor: p.selection, borderWidth: 1 },
+              onZoomComplete: () => this.zoomChanged(),
+            },
+            // Shift + drag pans a zoomed view.
+            pan: { enabled: true, mode: 'x', modifierKey: 'shift', onPanComplete: () => this.zoomChanged() },
+          },
         },
       },
       plugins: [this.marksPlugin()],
@@ -216,7 +290,7 @@ export class TimelineChart {
     let lastLabelX = -Infinity;
     let stagger = 0;
     this.model!.markers.forEach((marker, i) => {
-      const color = marker.kind === 'compaction' ? p.compaction : p.subagent;
+      const color = marker.kind === 'compaction' ? p.compaction : marker.kind === 'api-error' ? p.failed : p.subagent;
       // Labels of nearby markers would overlap; drop each close one a row lower.
       stagger = marker.x - lastLabelX < 12 ? (stagger + 1) % 3 : 0;
       lastLabelX = marker.x;
@@ -230,7 +304,7 @@ export class TimelineChart {
         value: marker.x,
         borderColor: color,
         borderWidth: p.highContrast ? 2 : 1.5,
-        borderDash: marker.kind === 'compaction' ? [5, 3] : [2, 3],
+        borderDash: marker.kind === 'compaction' ? [5, 3] : marker.kind === 'api-error' ? [1, 2] : [2, 3],
         drawTime: 'afterDatasetsDraw',
         label: {
           display: true,
@@ -257,14 +331,20 @@ export class TimelineChart {
         const x = scales['x']!;
         const step = barStep(chart, m.barCount);
         const pixels: string[] = [];
+        // Zoomed in, marks of calls off screen must not spill outside the plot.
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(a.left, 0, a.right - a.left, chart.height);
+        ctx.clip();
         for (const band of m.bands) {
           const [x0, x1] = this.bandPixels(chart, band, step);
+          if (x1 <= a.left || x0 >= a.right) continue;
           this.drawBand(ctx, band, x0, x1, a.top, a.bottom);
           pixels.push(`${Math.round(x0)}-${Math.round(x1)}`);
         }
         this.wrapper.dataset['loopBandPixels'] = pixels.join(' ');
-        if (this.selected === null || this.selected >= m.barCount) return;
-        fillSelectionColumn(ctx, a, x.getPixelForValue(this.selected), step, this.palette);
+        if (this.selected !== null && this.selected < m.barCount) fillSelectionColumn(ctx, a, x.getPixelForValue(this.selected), step, this.palette);
+        ctx.restore();
       },
       afterDatasetsDraw: (chart) => {
         const m = this.model;
@@ -275,6 +355,9 @@ export class TimelineChart {
         const step = barStep(chart, m.barCount);
         const size = Math.max(this.palette.highContrast ? 7 : 5, Math.min(9, step * 0.9));
         ctx.save();
+        ctx.beginPath();
+        ctx.rect(a.left - 1, 0, a.right - a.left + 2, chart.height);
+        ctx.clip();
         ctx.fillStyle = this.palette.failed;
         for (const i of m.failedCalls) {
           const cx = x.getPixelForValue(i);
@@ -304,8 +387,17 @@ export class TimelineChart {
           ctx.fill();
           if (this.palette.barBorder) ctx.stroke();
         }
+        // Cost view: an unpriced call's cost is unknown, so it gets a question mark, not an empty (zero) bar.
+        if (m.unpricedCalls.length > 0) {
+          ctx.fillStyle = this.palette.muted;
+          ctx.font = `bold 12px ${this.palette.fontFamily}`;
+          ctx.textAlign = 'center';
+          ctx.textBaseline = 'bottom';
+          for (const i of m.unpricedCalls) ctx.fillText('?', x.getPixelForValue(i), a.bottom - 2);
+        }
         for (const band of m.bands) {
           const [x0, x1] = this.bandPixels(chart, band, step);
+          if (x1 <= a.left || x0 >= a.right) continue;
           this.drawBandLabel(ctx, band, x0, x1, a.top, a.right);
         }
         if (this.selected !== null && this.selected < m.barCount) {

@@ -1,11 +1,11 @@
 import type { CallRow, LoopView, SessionView } from '../../src/core/view/traceView';
-import { formatCount, formatDuration, formatPercent } from '../../src/core/report/formatNumbers';
+import { formatCount, formatDuration, formatPercent, formatUsd } from '../../src/core/report/formatNumbers';
 import { loopAttemptText, loopBands, missCalls, missText } from '../analysis/analysisModel';
 import type { LoopBand } from '../analysis/analysisModel';
 
 /** A vertical marker on the timeline, placed between two bars. */
 export interface TimelineMarker {
-  kind: 'compaction' | 'subagent';
+  kind: 'compaction' | 'subagent' | 'api-error';
   /** Category position: bar i is centred on i, so i - 0.5 is the gap before it. */
   x: number;
   /** Short text drawn on the chart. */
@@ -18,10 +18,18 @@ export interface TimelineMarker {
   sessionId: string | null;
 }
 
+/** What the bars measure: tokens, or the dollars those tokens cost. */
+export type BarView = 'tokens' | 'cost';
+
 /** Everything the chart draws for one session, as plain arrays indexed by call. */
 export interface TimelineModel {
+  view: BarView;
   /** 1-based call numbers: users count calls from 1. */
   labels: string[];
+  /**
+   * The three stacks, in the view's unit: tokens (cached, appended, output) or dollars
+   * (cache reads; appended = uncached input + cache writes; output). Null = unknown.
+   */
   cached: (number | null)[];
   appended: (number | null)[];
   output: (number | null)[];
@@ -36,6 +44,8 @@ export interface TimelineModel {
   bands: LoopBand[];
   /** Calls whose prefix missed the cache, marked under their bars. */
   missCalls: number[];
+  /** In the cost view, calls without a price: a "?" stands where their bar would be, never a $0 bar. */
+  unpricedCalls: number[];
   /** The session's retry loops, for the tooltips of the calls in them. */
   loops: readonly LoopView[];
   /**
@@ -62,23 +72,41 @@ export function niceCeiling(value: number): number {
   return 10 * power;
 }
 
-/** Builds the chart's data for a session; `showCached` decides what the bar stacks contain. */
-export function buildTimeline(session: SessionView, showCached: boolean): TimelineModel {
+/** A call's dollars in the three stacks of the cost view; unknown when the call has no price. */
+export function costStacks(call: CallRow): { cached: number | null; appended: number | null; output: number | null } {
+  const k = call.cost?.byKind;
+  if (!k) return { cached: null, appended: null, output: null };
+  return { cached: k.cacheRead, appended: k.input + k.cacheWrite5m + k.cacheWrite1h + k.gpuTime, output: k.output };
+}
+
+/** True when the session has prices: the cost view is offered. */
+export function hasCosts(session: SessionView): boolean {
+  return session.cost != null;
+}
+
+/** Builds the chart's data for a session; `showCached` decides what the bar stacks contain, `view` their unit. */
+export function buildTimeline(session: SessionView, showCached: boolean, view: BarView = 'tokens'): TimelineModel {
   const calls = session.calls;
-  const stackTop = calls.map((c) => (showCached ? (c.cached ?? 0) : 0) + (c.appended ?? 0) + (c.output ?? 0));
+  const costView = view === 'cost' && hasCosts(session);
+  const stacks = costView
+    ? calls.map(costStacks)
+    : calls.map((c) => ({ cached: c.cached, appended: c.appended, output: c.output }));
+  const stackTop = stacks.map((b) => (showCached ? (b.cached ?? 0) : 0) + (b.appended ?? 0) + (b.output ?? 0));
   const context = calls.map((c) => c.input);
   let axisMax: number | null = null;
-  if (showCached && calls.length > 0) {
+  // Bars and the context line share one scale only when both are tokens.
+  if (showCached && calls.length > 0 && !costView) {
     // A loop, not Math.max(...spread): a spread of 100k+ calls overflows the stack.
     let highest = 0;
     for (let i = 0; i < calls.length; i++) highest = Math.max(highest, stackTop[i]!, context[i] ?? 0);
     axisMax = niceCeiling(highest);
   }
   return {
+    view: costView ? 'cost' : 'tokens',
     labels: calls.map((c) => String(c.index + 1)),
-    cached: calls.map((c) => c.cached),
-    appended: calls.map((c) => c.appended),
-    output: calls.map((c) => c.output),
+    cached: stacks.map((b) => b.cached),
+    appended: stacks.map((b) => b.appended),
+    output: stacks.map((b) => b.output),
     context,
     stackTop,
     failedCalls: calls.filter((c) => c.tools.some((t) => t.failed === true)).map((c) => c.index),
@@ -86,13 +114,14 @@ export function buildTimeline(session: SessionView, showCached: boolean): Timeli
     // An older host sends no analysis: draw no bands rather than fail.
     bands: loopBands(session.analysis?.loops ?? [], calls.length),
     missCalls: missCalls(calls),
+    unpricedCalls: costView ? calls.filter((c) => c.cost?.usd == null).map((c) => c.index) : [],
     loops: session.analysis?.loops ?? [],
     axisMax,
     barCount: calls.length,
   };
 }
 
-/** Compaction and sub-agent markers, in call order. */
+/** Compaction, API error and sub-agent markers, in call order. */
 export function timelineMarkers(session: SessionView): TimelineMarker[] {
   const count = session.calls.length;
   const markers: TimelineMarker[] = [];
@@ -104,6 +133,18 @@ export function timelineMarkers(session: SessionView): TimelineMarker[] {
       label: 'compaction',
       description: `Compaction before call ${c.beforeCall + 1}${how ? ` (${how})` : ''}`,
       callIndex: Math.min(c.beforeCall, Math.max(0, count - 1)),
+      sessionId: null,
+    });
+  }
+  // An older host sends no events.
+  for (const e of session.events ?? []) {
+    const what = e.count === 1 ? 'API error' : `${e.count} API errors`;
+    markers.push({
+      kind: 'api-error',
+      x: e.beforeCall - 0.5,
+      label: what,
+      description: `${what} before call ${Math.min(e.beforeCall, count) + 1}: ${e.text}`,
+      callIndex: Math.min(e.beforeCall, Math.max(0, count - 1)),
       sessionId: null,
     });
   }
@@ -157,16 +198,36 @@ export function tooltipTitle(call: CallRow): string {
   return `Call ${call.index + 1}${call.model ? ` · ${call.model}` : ''}`;
 }
 
+/** The call's dollars in one line: "Cost: $0.0123 (read $0.0021, write 5 min $0.0090, output $0.0012)", or why it is unknown. */
+export function costText(call: CallRow): string | null {
+  const c = call.cost;
+  if (!c) return null;
+  if (c.usd === null || !c.byKind) return `Cost: unknown (${c.unpriced ?? 'no price'})`;
+  const k = c.byKind;
+  const parts: Array<[string, number]> = [
+    ['uncached', k.input],
+    ['read', k.cacheRead],
+    ['write 5 min', k.cacheWrite5m],
+    ['write 1 h', k.cacheWrite1h],
+    ['output', k.output],
+    ['GPU time', k.gpuTime],
+  ];
+  const shown = parts.filter(([, v]) => v > 0).map(([label, v]) => `${label} ${formatUsd(v)}`);
+  return `Cost: ${formatUsd(c.usd)}${shown.length > 0 ? ` (${shown.join(', ')})` : ''}`;
+}
+
 /** Tooltip body, one figure per line; unknown figures say so. */
 export function tooltipLines(call: CallRow): string[] {
+  const cost = costText(call);
   return [
     `Time: ${callTimeText(call)}`,
     `Input: ${formatCount(call.input)}`,
     `Cached: ${formatCount(call.cached)}`,
     `Appended: ${formatCount(call.appended)}`,
-    `Cache write: ${formatCount(call.cacheWrite)}`,
+    `Cache write: ${formatCount(call.cacheWrite)}${call.cacheWrite1h ? ` (${formatCount(call.cacheWrite1h)} for 1 h)` : ''}`,
     `Output: ${formatCount(call.output)}`,
     `Hit: ${formatPercent(callHitRate(call))}`,
+    ...(cost ? [cost] : []),
     `Tools: ${toolsText(call)}`,
   ];
 }

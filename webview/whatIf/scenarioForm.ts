@@ -9,7 +9,7 @@ import { formatCount } from '../../src/core/report/formatNumbers';
 import { GPU_PRESETS, MODEL_PRESETS } from '../../src/core/sim/params';
 import { POLICY_CHOICES } from '../../src/core/sim/policies';
 import { el, replaceChildren } from '../shared/dom';
-import { derivedCapacity, fieldText, kvBytesText, MAX_REPLICAS, parseField, readScenario, scenarioDigest, TOOL_WAIT_STOPS, withField } from './whatIfModel';
+import { derivedCapacity, fieldText, kvBytesText, MAX_REPLICAS, parseField, readScenario, ROUTER_CHOICES, scenarioDigest, TOOL_WAIT_STOPS, withField } from './whatIfModel';
 import type { NumericField, Scenario } from './whatIfModel';
 import { invalidMessage } from './whatIfRuns';
 
@@ -63,6 +63,8 @@ export class ScenarioForm {
   private readonly policyNote = el('p', { className: 'field-note muted' });
   private readonly policyParams = el('div', { className: 'policy-params' });
   private readonly sessionsGroup = el('fieldset', { className: 'whatif-group' });
+  private readonly routerSelect = document.createElement('vscode-single-select') as VscodeSingleSelect;
+  private readonly routerNote = el('p', { className: 'field-note muted', data: { routerNote: '' } });
 
   /** `digest` is the one-line summary of the scenario beside the panel's title. */
   constructor(
@@ -132,6 +134,12 @@ export class ScenarioForm {
       this.field('capacityTokens', 'KV capacity', { unit: 'tokens' }).wrap,
       this.capacityTyped,
       this.capacityNote,
+      this.field('gpus', 'GPUs', { unit: 'each with this cache' }).wrap,
+      this.selectControl(this.routerSelect, 'whatif-router', 'Router', ROUTER_CHOICES.map((c): [string, string] => [c.id, c.label]), (v) => {
+        const choice = ROUTER_CHOICES.find((c) => c.id === v);
+        if (choice) this.update({ ...this.current, router: choice.id });
+      }),
+      this.routerNote,
     ]);
     const stops = TOOL_WAIT_STOPS;
     const waitToPos = (v: number): number => {
@@ -251,6 +259,7 @@ export class ScenarioForm {
     this.setSelect(this.modelSelect, s.model);
     this.setSelect(this.staggerMode, s.staggerMode);
     this.setSelect(this.policySelect, s.policy);
+    this.setSelect(this.routerSelect, s.router);
     this.setSelect(this.axisSelect, s.sweepAxis);
     this.capacityTyped.checked = s.capacityTyped;
     for (const [name, f] of this.fields) {
@@ -314,6 +323,9 @@ export class ScenarioForm {
         ? `From ${s.gpuMemoryGiB} GiB × 0.9 minus weights and 3 GiB; step costs of an H100.`
         : 'From the GPU memory × 0.9, minus the weights and 3 GiB, in whole blocks.';
     this.policyNote.textContent = POLICY_CHOICES.find((c) => c.id === s.policy)?.hint ?? '';
+    // The router only matters with more than one GPU.
+    this.routerSelect.disabled = s.gpus <= 1;
+    this.routerNote.textContent = s.gpus <= 1 ? 'One GPU: nothing to route.' : (ROUTER_CHOICES.find((c) => c.id === s.router)?.hint ?? '');
     this.axisSelect.disabled = block;
     this.digest.textContent = scenarioDigest(s, block);
   }

@@ -4,8 +4,10 @@ import { capacityFor, DEFAULT_PARAMS, GPU_MEMORY_UTILIZATION, GPU_PRESETS, MODEL
 import type { EngineParams, GpuPreset, ModelPreset } from '../../src/core/sim/params';
 import { POLICY_CHOICES, policyChoice } from '../../src/core/sim/policies';
 import type { PolicyId } from '../../src/core/sim/policies';
-import { peakBlocks } from '../../src/core/sim/engines/policySupport';
-import type { ScenarioCall, ScenarioResult } from '../../src/core/sim/scenario';
+import { tooLongForCache } from '../../src/core/sim/engines/policySupport';
+import type { ScenarioCall, ScenarioGpu, ScenarioResult } from '../../src/core/sim/scenario';
+import { DEFAULT_ROUTER, ROUTER_NAMES } from '../../src/core/sim/fleet/routers';
+import type { RouterName } from '../../src/core/sim/fleet/routers';
 import { DEFAULT_REPLICAS } from '../../src/core/sim/simRequests';
 import type { ReplicaOptions } from '../../src/core/sim/simRequests';
 import { DEFAULT_CLIFF } from '../../src/core/sim/sweep';
@@ -26,6 +28,15 @@ export const MIN_TOOL_WAIT_SCALE = WHATIF_MIN_TOOL_WAIT_SCALE;
 export const MAX_TOOL_WAIT_SCALE = WHATIF_MAX_TOOL_WAIT_SCALE;
 /** The tool-wait slider's stops (the field takes any value in range). */
 export const TOOL_WAIT_STOPS: readonly number[] = [0.25, 0.33, 0.5, 0.67, 0.75, 1, 1.25, 1.5, 2, 3, 4];
+/** GPUs the panel's fleet control allows (the CLI takes up to 1,024). */
+export const MAX_PANEL_GPUS = 64;
+/** The routers as the panel offers them. */
+export const ROUTER_CHOICES: ReadonlyArray<{ id: RouterName; label: string; hint: string }> = [
+  { id: 'round-robin', label: 'Round-robin', hint: 'Each call to the next GPU in turn.' },
+  { id: 'least-loaded', label: 'Least-loaded', hint: 'The GPU with the fewest running + waiting tokens.' },
+  { id: 'session-affinity', label: 'Session affinity', hint: "A session stays on its first call's GPU." },
+  { id: 'kv-aware', label: 'KV-aware (Dynamo-like)', hint: 'The fewest tokens to prefill there plus its load: back to the GPU holding the prefix, unless it is loaded.' },
+];
 /** A CPU tier when none was chosen yet: 2M tokens (~500 GB of Qwen3-32B KV) over PCIe at an achieved 25 GB/s (docs/design/simulator.md §3.6). */
 export const DEFAULT_OFFLOAD = { capacityTokens: 2_000_000, bandwidthGBps: 25 };
 
@@ -58,6 +69,9 @@ export interface Scenario {
   offloadGbps: number;
   /** What the cliff chart sweeps. */
   sweepAxis: SweepAxis;
+  /** GPUs behind the router (1: one GPU, as without a fleet). */
+  gpus: number;
+  router: RouterName;
 }
 
 /** The panel's own defaults when the host sends none (an older host): the host's built-in ones. */
@@ -91,6 +105,8 @@ export function defaultScenario(d: WhatIfDefaults = BUILTIN_DEFAULTS): Scenario 
     offloadTokens: DEFAULT_OFFLOAD.capacityTokens,
     offloadGbps: DEFAULT_OFFLOAD.bandwidthGBps,
     sweepAxis: 'replicas',
+    gpus: 1,
+    router: DEFAULT_ROUTER,
   };
 }
 
@@ -118,7 +134,8 @@ export type NumericField =
   | 'backoff'
   | 'windowS'
   | 'offloadTokens'
-  | 'offloadGbps';
+  | 'offloadGbps'
+  | 'gpus';
 
 /** How a field's text is read. */
 interface FieldRule {
@@ -152,6 +169,7 @@ const FIELD_RULES: Record<NumericField, FieldRule> = {
   windowS: { label: 'Window', whole: false, min: 0, minOpen: true, unit: 's' },
   offloadTokens: { label: 'CPU tier size', whole: true, min: 16, unit: 'tokens' },
   offloadGbps: { label: 'CPU tier bandwidth', whole: false, min: 0, minOpen: true, unit: 'GB/s' },
+  gpus: { label: 'GPUs', whole: true, min: 1, max: MAX_PANEL_GPUS },
 };
 
 /** A field's label, for messages and aria labels. */
@@ -228,6 +246,7 @@ export function readScenario(raw: unknown, defaults: WhatIfDefaults = BUILTIN_DE
   if (r['staggerMode'] === 'fixed' || r['staggerMode'] === 'random') out.staggerMode = r['staggerMode'];
   if (POLICY_CHOICES.some((c) => c.id === r['policy'])) out.policy = r['policy'] as PolicyId;
   if (r['sweepAxis'] === 'replicas' || r['sweepAxis'] === 'capacity') out.sweepAxis = r['sweepAxis'];
+  if ((ROUTER_NAMES as readonly unknown[]).includes(r['router'])) out.router = r['router'] as RouterName;
   for (const field of Object.keys(FIELD_RULES) as NumericField[]) {
     const v = r[field];
     if (typeof v !== 'number' && typeof v !== 'string') continue;
@@ -329,6 +348,11 @@ export function resolveScenario(s: Scenario, options: { blockSizeTokens?: number
     p.kvReadNsPerToken = timing.kvReadNsPerToken;
   }
   applyPolicy(p, s, options.policy ?? s.policy);
+  // A fleet only with more than one GPU: one GPU runs exactly as without the control (as the CLI's --gpus 1).
+  if (s.gpus > 1) {
+    if (p.policy === 'admission-cap') errors.gpus = 'An admission cap runs on one GPU: choose 1 GPU, or another policy.';
+    else p.fleet = { gpus: s.gpus, router: s.router };
+  }
   if (s.capacityTyped && s.capacityTokens < p.blockSizeTokens) errors.capacityTokens = `KV capacity must be at least one block (${p.blockSizeTokens} tokens).`;
   if (Object.keys(errors).length === 0) {
     try {
@@ -348,10 +372,17 @@ export function resolveScenario(s: Scenario, options: { blockSizeTokens?: number
       params: p,
       replicas,
       derivedCapacityTokens: s.capacityTyped ? null : derived,
-      gpuText: customGpu ? `one ${s.gpuMemoryGiB} GiB GPU` : `one ${base.label.split(' ')[0]}`,
+      gpuText: fleetText(s, customGpu ? `${s.gpuMemoryGiB} GiB GPU` : base.label.split(' ')[0]!),
       modelText: customModel ? `a custom model (${kvBytesText(model.kvBytesPerToken)} KV per token)` : shortModel(model.label),
     },
   };
+}
+
+/** "one H200", or "4 H200s behind the KV-aware router". */
+function fleetText(s: Scenario, gpu: string): string {
+  if (s.gpus <= 1) return `one ${gpu}`;
+  const router = ROUTER_CHOICES.find((c) => c.id === s.router)?.label ?? s.router;
+  return `${s.gpus} ${gpu}s behind the ${router.replace(/ \(.*\)$/, '')} router`;
 }
 
 /** The derived capacity for the capacity field's hint, or null when the weights do not fit. */
@@ -363,11 +394,10 @@ export function derivedCapacity(s: Scenario, blockSizeTokens = 16): number | nul
 /** Calls longer than the whole cache are rejected by vLLM: none fitting is an error, some a note (as the CLI says). */
 export function fitCheck(w: Workload, p: EngineParams): { tooLong: number; total: number; shortestTokens: number } {
   const sizes = w.kind === 'requests' ? w.requests.map((r) => [r.promptTokens, Math.max(1, r.outputTokens)] as const) : w.sessions.flatMap((x) => x.calls.map((c) => [c.promptTokens, Math.max(1, c.outputTokens)] as const));
-  const blocks = Math.floor(p.capacityTokens / p.blockSizeTokens);
   let tooLong = 0;
   let shortest = Infinity;
   for (const [prompt, output] of sizes) {
-    if (peakBlocks(prompt, output, p.blockSizeTokens) > blocks) tooLong += 1;
+    if (tooLongForCache(p, p.blockSizeTokens, prompt, output)) tooLong += 1;
     shortest = Math.min(shortest, prompt + output);
   }
   return { tooLong, total: sizes.length, shortestTokens: Number.isFinite(shortest) ? shortest : 0 };
@@ -423,6 +453,7 @@ export function cliArgs(s: Scenario, r: ResolvedScenario, input: CommandInput, s
     else a.push('--admission-cap', num(c.cap));
   }
   if (p.offload) a.push('--offload-tokens', num(p.offload.capacityTokens), '--offload-gbps', num(p.offload.bandwidthGBps));
+  if (p.fleet) a.push('--gpus', num(p.fleet.gpus), '--router', p.fleet.router);
   if (sweep) {
     a.push('--sweep', `${sweep.axis}=${sweep.values.map(num).join(',')}`);
     if (sweep.threshold !== undefined && sweep.threshold !== DEFAULT_CLIFF.hitRateDropThreshold) a.push('--cliff-threshold', num(sweep.threshold));
@@ -710,7 +741,32 @@ export function scenarioDigest(s: Scenario, blockTrace: boolean): string {
   const gpu = s.gpu === 'custom' ? `${s.gpuMemoryGiB} GiB GPU` : (GPU_PRESETS.find((g) => g.id === s.gpu)?.label.split(' ')[0] ?? s.gpu);
   const model = s.model === 'custom' ? 'custom model' : shortModel(MODEL_PRESETS.find((m) => m.id === s.model)?.label ?? s.model);
   const policy = POLICY_CHOICES.find((c) => c.id === s.policy)?.short ?? s.policy;
-  return [blockTrace ? 'the whole trace' : `${s.replicas} session${s.replicas === 1 ? '' : 's'}`, gpu, model, s.capacityTyped ? `${formatCompact(s.capacityTokens)} tokens` : null, policy].filter((x) => x !== null).join(' · ');
+  const fleet = s.gpus > 1 ? `${s.gpus} GPUs, ${ROUTER_CHOICES.find((c) => c.id === s.router)?.label.replace(/ \(.*\)$/, '').toLowerCase() ?? s.router}` : null;
+  return [blockTrace ? 'the whole trace' : `${s.replicas} session${s.replicas === 1 ? '' : 's'}`, gpu, model, s.capacityTyped ? `${formatCompact(s.capacityTokens)} tokens` : null, policy, fleet].filter((x) => x !== null).join(' · ');
+}
+
+/** One GPU of a fleet as the results table shows it. */
+export interface GpuRow {
+  gpu: string;
+  cells: { calls: string; sessions: string; hitRate: string; ideal: string; recomputed: string; busy: string };
+  values: { hitRate: number | null; utilization: number | null; requests: number };
+}
+
+/** Each GPU's load (its calls, sessions and how busy it was) and hit rate; null for one GPU. */
+export function gpuRows(perGpu: readonly ScenarioGpu[] | undefined): GpuRow[] | null {
+  if (!perGpu) return null;
+  return perGpu.map((g) => ({
+    gpu: String(g.gpu + 1),
+    cells: {
+      calls: formatCount(g.requests),
+      sessions: formatCount(g.sessions),
+      hitRate: formatPercent(g.admissionHitRate),
+      ideal: formatPercent(g.idealHitRate),
+      recomputed: formatCount(g.recomputedPrefillTokens),
+      busy: formatPercent(g.utilization),
+    },
+    values: { hitRate: g.admissionHitRate, utilization: g.utilization, requests: g.requests },
+  }));
 }
 
 // ---- the cliff chart ----

@@ -76,6 +76,8 @@ export interface ScenarioPlan {
   others: PolicySpec[];
   /** Also run it alone (N = 1), for the sentence's "from". */
   alone: boolean;
+  /** Policies the comparison cannot run on this scenario, with why (an admission cap on a fleet). */
+  unavailable: Array<{ policy: PolicyId; reason: string }>;
 }
 
 /** The sweep job a plan needs; its key leaves out the swept parameter, so moving N or the capacity keeps the sweep. */
@@ -128,8 +130,10 @@ export function planRuns(scenario: Scenario, data: WhatIfWorkload, invalid: Read
   const fitNote =
     fit.tooLong === 0 ? null : `${fit.tooLong} of ${fit.total} ${blockTrace ? 'requests' : 'calls'} need more than the whole KV cache of ${formatCount(rs.params.capacityTokens)} tokens: they are rejected (vLLM cannot schedule a request longer than its cache) and left out of the hit rates.`;
   const spec: ScenarioSpec = { params: rs.params, replicas: rs.replicas, session: data.sessionId };
+  const unavailable: ScenarioPlan['unavailable'] = [];
   const others = POLICY_CHOICES.filter((c) => c.id !== scenario.policy).flatMap((c) => {
     const r = resolveScenario(scenario, { ...options, policy: c.id });
+    if (!r.ok) unavailable.push({ policy: c.id, reason: Object.values(r.errors)[0] ?? 'cannot run here' });
     return r.ok ? [{ policy: c.id, spec: { params: r.scenario.params, replicas: r.scenario.replicas, session: data.sessionId } }] : [];
   });
   const axis = blockTrace ? 'capacity' : scenario.sweepAxis;
@@ -139,7 +143,7 @@ export function planRuns(scenario: Scenario, data: WhatIfWorkload, invalid: Read
     kind: 'run',
     resolved: rs,
     fitNote,
-    scenario: { key: JSON.stringify({ spec, others }), spec, others, alone: rs.replicas !== null && rs.replicas.replicas > 1 },
+    scenario: { key: JSON.stringify({ spec, others }), spec, others, alone: rs.replicas !== null && rs.replicas.replicas > 1, unavailable },
     sweep: {
       key: JSON.stringify({ axis, values, base: norm(spec), lines: others.map((o) => ({ ...o, spec: norm(o.spec) })) }),
       request: { axis, values, base: spec, threshold: DEFAULT_CLIFF.hitRateDropThreshold, pointsAfterCliff: POINTS_AFTER_CLIFF, budgetMs: SWEEP_BUDGET_MS, lines: others },
@@ -149,7 +153,8 @@ export function planRuns(scenario: Scenario, data: WhatIfWorkload, invalid: Read
 
 /** The run record of a scenario job just started. */
 export function newScenarioRun(seq: number, plan: ScenarioPlan, scenario: Scenario, resolved: ResolvedScenario): ScenarioRun {
-  return { seq, compareSeq: -1, others: plan.others, compareStatus: 'running', key: plan.key, spec: plan.spec, result: null, alone: null, policies: new Map(), status: 'running', error: null, ms: null, scenario, resolved };
+  const policies: ScenarioRun['policies'] = new Map(plan.unavailable.map((u) => [u.policy, { error: u.reason }]));
+  return { seq, compareSeq: -1, others: plan.others, compareStatus: 'running', key: plan.key, spec: plan.spec, result: null, alone: null, policies, status: 'running', error: null, ms: null, scenario, resolved };
 }
 
 /** The run record of a sweep job just started. */

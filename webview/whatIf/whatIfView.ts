@@ -2,6 +2,7 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
 import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/vscode-button.js';
 import type { VscodeProgressBar } from '@vscode-elements/elements/dist/vscode-progress-bar/vscode-progress-bar.js';
+import type { WhatIfDocument } from '../../src/core/share/whatIfDocument';
 import type { SessionView, TraceView } from '../../src/core/view/traceView';
 import type { ScenarioResult } from '../../src/core/sim/scenario';
 import { POLICY_CHOICES } from '../../src/core/sim/policies';
@@ -13,7 +14,7 @@ import type { Palette } from '../shared/palette';
 import { isNavigationKey, moveSelection } from '../timeline/timelineModel';
 import { ScenarioForm } from './scenarioForm';
 import { CliffChart, DENSE_CALLS, ScenarioBarsChart } from './whatIfCharts';
-import { BUILTIN_DEFAULTS, cliCommand, cliffChartModel, cliffPointText, headlineFigures, pointOf, policyRows, readScenario, scenarioBars, scenarioSentence, skippedText } from './whatIfModel';
+import { BUILTIN_DEFAULTS, cliCommand, cliffChartModel, cliffPointText, gpuRows, headlineFigures, pointOf, policyRows, readScenario, scenarioBars, scenarioSentence, skippedText } from './whatIfModel';
 import type { PointResult, ResolvedScenario, Scenario } from './whatIfModel';
 import { WhatIfRunner } from './whatIfRunner';
 import { newScenarioRun, newSweepRun, planRuns, reduceLaneFailure, reduceWorkerMessage } from './whatIfRuns';
@@ -99,6 +100,8 @@ export class WhatIfView {
   private readonly skippedNote = el('p', { className: 'muted field-note', data: { sweepSkipped: '' } });
   private readonly copySweepButton = document.createElement('vscode-button') as VscodeButton;
   private readonly policyTable = el('div', { className: 'table-wrap whatif-policies' });
+  private readonly gpuSection = el('section', { className: 'whatif-gpu-section', attrs: { 'aria-label': 'Each GPU' } });
+  private readonly gpuTable = el('div', { className: 'table-wrap whatif-gpus' });
   private readonly live = el('div', { className: 'visually-hidden', attrs: { 'aria-live': 'polite', 'aria-atomic': 'true' } });
   private readonly bars: ScenarioBarsChart;
   /** What the bars show now: a frame with the same result, session and workload leaves them be. */
@@ -167,7 +170,7 @@ export class WhatIfView {
   private build(): void {
     const summary = el('summary', { className: 'fp-summary whatif-summary' }, [
       icon('chevron-right', 'fp-chevron'),
-      el('h2', { text: 'What if: N sessions like this on one GPU' }),
+      el('h2', { text: 'What if: N sessions like this on one GPU, or on several' }),
       this.digest,
     ]);
     this.element.append(summary, this.body);
@@ -239,7 +242,9 @@ export class WhatIfView {
     const cliffSection = el('section', { className: 'whatif-cliff', attrs: { 'aria-label': 'The cliff' } }, [cliffHead, this.cliffLegend, this.sweepProgress, this.cliffWrap, this.cliffSummary, this.sweepStatus, this.skippedNote, this.copySweepButton]);
     const policies = el('section', { className: 'whatif-policy-section', attrs: { 'aria-label': 'Policy comparison' } }, [el('h3', { text: 'The same scenario under every policy' }), this.policyTable]);
     this.fitNote.hidden = true;
-    this.results.append(this.sentence, this.status, this.fitNote, this.figures, this.barsSection, cliffSection, policies, this.notes, this.live);
+    this.gpuSection.append(el('h3', { text: 'Each GPU: its load and hit rate' }), this.gpuTable);
+    this.gpuSection.hidden = true;
+    this.results.append(this.sentence, this.status, this.fitNote, this.figures, this.gpuSection, this.barsSection, cliffSection, policies, this.notes, this.live);
   }
 
   // ---- running ----
@@ -439,6 +444,7 @@ export class WhatIfView {
     w['replicas'] = String(r.replicas);
     w['capacity'] = String(r.capacityTokens);
     w['scenarioPolicy'] = shown.scenario.policy;
+    w['gpus'] = String(r.gpus ?? 1);
     replaceChildren(
       this.figures,
       headlineFigures(r, shown.alone).map((f) =>
@@ -449,8 +455,30 @@ export class WhatIfView {
         ]),
       ),
     );
+    this.renderGpus(r);
     this.renderBars(r, data, block);
     this.renderPolicies(shown.scenario.policy);
+  }
+
+  private renderGpus(r: ScenarioResult): void {
+    const rows = gpuRows(r.perGpu);
+    this.gpuSection.hidden = rows === null;
+    if (rows === null) {
+      replaceChildren(this.gpuTable, []);
+      return;
+    }
+    const body = rows.map((row) =>
+      el('tr', { data: { gpu: row.gpu } }, [
+        el('th', { attrs: { scope: 'row' }, text: `GPU ${row.gpu}` }),
+        el('td', { className: 'num', text: row.cells.calls, data: { whatifGpuCol: 'calls', value: JSON.stringify(row.values.requests) } }),
+        el('td', { className: 'num', text: row.cells.sessions }),
+        el('td', { className: 'num', text: row.cells.busy, data: { whatifGpuCol: 'busy', value: JSON.stringify(row.values.utilization) } }),
+        el('td', { className: 'num', text: row.cells.hitRate, data: { whatifGpuCol: 'hitRate', value: JSON.stringify(row.values.hitRate) } }),
+        el('td', { className: 'num', text: row.cells.ideal }),
+        el('td', { className: 'num', text: row.cells.recomputed }),
+      ]),
+    );
+    replaceChildren(this.gpuTable, [table('whatif-gpu-table', `${r.gpus} GPUs behind the ${r.router} router`, ['GPU', 'Calls', 'Sessions', 'Busy', 'Hit rate', 'Ideal', 'Recomputed'], body)]);
   }
 
   private renderBars(r: ScenarioResult, data: WhatIfWorkload, block: boolean): void {
@@ -642,18 +670,21 @@ export class WhatIfView {
     this.live.textContent = 'Copied the agent-trace simulate sweep command.';
   }
 
-  private exportJson(): void {
+  /**
+   * The scenario shown and its results, with the sweep and its cliff, as "Export JSON"
+   * saves them and the HTML report draws them; null before anything has run.
+   */
+  currentDocument(): WhatIfDocument | null {
     const w = this.workloadState;
     const shown = this.shown();
-    if (w?.status !== 'ready' || !shown) {
-      this.status.textContent = 'Nothing to export yet: the scenario has not run.';
-      return;
-    }
+    if (w?.status !== 'ready' || !shown) return null;
     const sr = this.runs.scenario;
     const sw = this.runs.sweep;
     const p = shown.resolved.params;
+    const block = w.data.workload.kind === 'requests';
     const doc = {
       command: this.command(),
+      sentence: scenarioSentence(shown.scenario, shown.resolved, shown.result, shown.alone, block),
       input: {
         file: w.data.filePath,
         format: w.data.format,
@@ -669,6 +700,7 @@ export class WhatIfView {
       },
       scenario: shown.result,
       alone: shown.alone,
+      callIndexes: w.data.callIndexes,
       policies: POLICY_CHOICES.map((c) => {
         const got = sr?.policies.get(c.id);
         return { policy: c.id, ...(got ? got : { error: 'not run' }) };
@@ -677,6 +709,16 @@ export class WhatIfView {
         ? { axis: sw.axis, values: sw.values, run: sw.run, skipped: sw.skipped, stoppedBy: sw.stoppedBy, cliff: sw.cliff, points: sw.main, lines: Object.fromEntries(sw.lines) }
         : null,
     };
+    return doc as WhatIfDocument & typeof doc;
+  }
+
+  private exportJson(): void {
+    const w = this.workloadState;
+    const doc = this.currentDocument();
+    if (w?.status !== 'ready' || !doc) {
+      this.status.textContent = 'Nothing to export yet: the scenario has not run.';
+      return;
+    }
     const base = (w.data.filePath.split(/[\\/]/).pop() ?? 'trace').replace(/\.(jsonl|json|traj)$/i, '');
     this.host.notify({ type: 'whatif/export', fileName: `${base}.whatif.json`, json: JSON.stringify(doc, null, 2) + '\n' });
     this.live.textContent = 'Exporting the scenario as JSON.';

@@ -30,7 +30,8 @@ export const PUBLISHED_RANGES = {
 export type RangePosition = 'below' | 'within' | 'above';
 
 export function compareToRange(value: number | null, range: PublishedRange): RangePosition | null {
-  if (value === null) return null;
+  // NaN compares false with everything, so it used to land "within": an unknown figure has no place.
+  if (value === null || !Number.isFinite(value)) return null;
   return value < range.low ? 'below' : value > range.high ? 'above' : 'within';
 }
 
@@ -131,10 +132,12 @@ function toolStats(session: Session): Fingerprint['tools'] {
       byName.set(t.name, s);
     }
   }
-  const byTool: Record<string, ToolStats> = {};
-  for (const [name, s] of [...byName.entries()].sort((a, b) => b[1].total - a[1].total || a[0].localeCompare(b[0]))) {
-    byTool[name] = { total: s.total, failed: s.failed, failureRate: ratio(s.failed, s.total), latencyMsMedian: median(s.latencies), latencyMsP90: quantile(s.latencies, 0.9) };
-  }
+  // Object.fromEntries makes every name an own property, "__proto__" and "constructor" included.
+  const byTool: Record<string, ToolStats> = Object.fromEntries(
+    [...byName.entries()]
+      .sort((a, b) => b[1].total - a[1].total || a[0].localeCompare(b[0]))
+      .map(([name, s]) => [name, { total: s.total, failed: s.failed, failureRate: ratio(s.failed, s.total), latencyMsMedian: median(s.latencies), latencyMsP90: quantile(s.latencies, 0.9) }]),
+  );
   const llm = session.calls.filter((c) => c.startMs !== null && c.endMs !== null).map((c) => c.endMs! - c.startMs!);
   return { total, failed, byTool, toolTimeMs: durations.length > 0 ? sum(durations) : null, llmTimeMs: llm.length > 0 ? sum(llm) : null };
 }

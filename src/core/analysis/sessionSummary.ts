@@ -1,4 +1,4 @@
-import type { CallTokens, LlmCall, Session } from '../trace/model';
+import type { LlmCall, OtherInputs, Session } from '../trace/model';
 import { mean, median, ratio, sum } from './stats';
 
 /** Token totals of a session; a total is null when no call reports that figure. */
@@ -20,7 +20,12 @@ export interface SessionSummary {
   model: string | null;
   title: string | null;
   llmCalls: number;
+  /** Prompts a person typed. */
   userTurns: number;
+  /** User-role records that were not typed prompts, by kind; null when the format does not tell them apart. */
+  otherInputs: OtherInputs | null;
+  /** Failed API requests the agent logged (rate limits, overload), shown on the timeline. */
+  apiErrors: number;
   tokens: TokenTotals;
   /**
    * Where `tokens` come from: summed over the calls, the session totals the trace
@@ -42,13 +47,16 @@ export interface SessionSummary {
   endMs: number | null;
 }
 
-function total(calls: readonly LlmCall[], key: keyof CallTokens): number | null {
+/** The counts every call has (the TTL split of cache writes is optional and summed elsewhere). */
+type CountKey = 'input' | 'cached' | 'appended' | 'cacheWrite' | 'output' | 'reasoningOutput';
+
+function total(calls: readonly LlmCall[], key: CountKey): number | null {
   const known = calls.map((c) => c.tokens[key]).filter((v): v is number => v !== null);
   return known.length === 0 ? null : sum(known);
 }
 
 /** Σa / Σb over the calls where both are known. */
-function pairedRatio(calls: readonly LlmCall[], a: keyof CallTokens, b: keyof CallTokens): number | null {
+function pairedRatio(calls: readonly LlmCall[], a: CountKey, b: CountKey): number | null {
   let sa = 0;
   let sb = 0;
   let n = 0;
@@ -116,6 +124,8 @@ export function summarizeSession(session: Session): SessionSummary {
     title: session.title,
     llmCalls: calls.length,
     userTurns: session.turns.length,
+    otherInputs: session.otherInputs ? { ...session.otherInputs } : null,
+    apiErrors: (session.events ?? []).filter((e) => e.kind === 'api-error').length,
     tokens: reported ?? callTotals,
     tokensSource: reported ? 'reported' : Object.values(callTotals).some((v) => v !== null) ? 'calls' : 'none',
     callsWithTokens: calls.filter((c) => c.tokens.input !== null && c.tokens.cached !== null && c.tokens.output !== null).length,

@@ -1,7 +1,10 @@
 import { compareToRange, PUBLISHED_RANGES } from '../analysis/fingerprint';
 import type { PublishedRange } from '../analysis/fingerprint';
-import type { ReportSession, TraceReport } from './traceReport';
-import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio } from './formatNumbers';
+import type { ReportCacheTtl, ReportCost, ReportIdealCache, ReportSession, TraceReport } from './traceReport';
+import { clipText } from '../text/safeText';
+import { OTHER_INPUT_KINDS } from '../trace/model';
+import type { OtherInputs } from '../trace/model';
+import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio, formatSignedPercent, formatTtl, formatUsd } from './formatNumbers';
 
 const MISS_LABELS: Record<string, string> = {
   'first-call': 'first call',
@@ -18,6 +21,10 @@ function range(value: number | null, r: PublishedRange, format: (v: number) => s
   return position === null ? '' : `   [${position} published ${format(r.low)}–${format(r.high)}]`;
 }
 
+/** Names and ids from the trace, cut for a line of text (the JSON output keeps them whole). */
+const short = (text: string): string => clipText(text.replace(/\s+/g, ' '), NAME_MAX);
+const NAME_MAX = 160;
+
 const pct = (v: number): string => `${(v * 100).toFixed(1)}%`;
 const times = (v: number): string => `${v}×`;
 
@@ -25,9 +32,12 @@ function sessionLines(s: ReportSession): string[] {
   const out: string[] = [];
   const label = s.role === 'main' ? 'session' : s.role === 'compaction' ? 'compaction agent' : 'sub-agent';
   out.push('');
-  out.push(`${label} ${s.id}${s.parentId ? ` (parent ${s.parentId})` : ''}`);
-  out.push(`  agent ${s.agent ?? 'unknown'}, model ${s.model ?? 'unknown'}`);
+  out.push(`${label} ${short(s.id)}${s.parentId ? ` (parent ${short(s.parentId)})` : ''}`);
+  out.push(`  agent ${short(s.agent ?? 'unknown')}, model ${short(s.model ?? 'unknown')}`);
   out.push(`  LLM calls ${s.llmCalls}, user turns ${s.userTurns}`);
+  const other = otherInputsText(s);
+  if (other) out.push(`  user-role records not typed by the user: ${other}`);
+  if (s.apiErrors > 0) out.push(`  failed API requests ${s.apiErrors} (listed in the diagnostics)`);
   const t = s.tokens;
   const source = s.tokensSource === 'reported' ? ' (session totals reported by the agent; no per-call figures)' : '';
   out.push(
@@ -49,7 +59,78 @@ function sessionLines(s: ReportSession): string[] {
       range(decode, PUBLISHED_RANGES.decodeShare, pct).replace('published', 'published decode'),
   );
   if (s.llmCalls > 0) out.push(...toolLines(s), ...contextLines(s), ...missLines(s), ...loopLines(s));
+  if (s.cost && s.llmCalls > 0) out.push(...costLines(s.cost, '  cost'), ...s.cost.notes.map((n) => `    note: ${n}`));
+  if (s.cacheTtl && s.llmCalls > 0) out.push(...ttlLines(s.cacheTtl));
+  if (s.idealCache.steps > 0) out.push(...idealLines(s.idealCache));
   return out;
+}
+
+const OTHER_INPUT_LABELS: Record<keyof OtherInputs, [string, string]> = {
+  notification: ['notification', 'notifications'],
+  localCommand: ['local command', 'local commands'],
+  hookOutput: ['hook output', 'hook outputs'],
+  compactionSummary: ['compaction summary', 'compaction summaries'],
+  interruption: ['interruption', 'interruptions'],
+  injected: ['injected context', 'injected contexts'],
+};
+
+/** "12 notifications, 3 local commands", or '' when there are none. */
+function otherInputsText(s: ReportSession): string {
+  const other = s.otherInputs;
+  if (!other) return '';
+  return OTHER_INPUT_KINDS.filter((k) => other[k] > 0)
+    .map((k) => `${other[k]} ${OTHER_INPUT_LABELS[k][other[k] === 1 ? 0 : 1]}`)
+    .join(', ');
+}
+
+const KIND_LABELS: Array<[keyof NonNullable<ReportCost['byKind']>, string]> = [
+  ['input', 'input'],
+  ['cacheRead', 'cache read'],
+  ['cacheWrite5m', 'cache write 5 min'],
+  ['cacheWrite1h', 'cache write 1 h'],
+  ['output', 'output'],
+  ['gpuTime', 'GPU time'],
+];
+
+/** "cost $2.05 (149 calls priced, 2 unpriced)", then by kind and by model. */
+function costLines(c: ReportCost, head: string): string[] {
+  const unpriced = c.unpricedCalls > 0 ? `, ${c.unpricedCalls} unpriced: their cost is unknown, not in the total` : '';
+  const out = [`${head} ${formatUsd(c.totalUsd)} (${c.pricedCalls} call${c.pricedCalls === 1 ? '' : 's'} priced${unpriced})`];
+  if (c.byKind && c.pricedCalls > 0) {
+    const kinds = KIND_LABELS.filter(([k]) => k !== 'gpuTime' || c.byKind![k] > 0).map(([k, label]) => `${label} ${formatUsd(c.byKind![k])}`);
+    out.push(`    by kind: ${kinds.join(', ')}`);
+  }
+  const models = Object.entries(c.byModel).sort((a, b) => (b[1].usd ?? -1) - (a[1].usd ?? -1));
+  if (models.length > 0) {
+    out.push(`    by model: ${models.map(([m, v]) => `${m} ${formatUsd(v.usd)} (${v.calls} call${v.calls === 1 ? '' : 's'}${v.unpricedCalls > 0 ? `, ${v.unpricedCalls} unpriced` : ''})`).join('; ')}`);
+  }
+  return out;
+}
+
+function ttlLines(t: ReportCacheTtl): string[] {
+  const out = [`  provider cache TTL what-if (ran with ${formatTtl(t.ranWithTtlMin * 60_000)}: ${t.basis})`];
+  for (const r of t.replays) {
+    const asLogged = r.ttlMin === t.ranWithTtlMin && r.writePrice === (t.ranWithTtlMin === 60 ? '1-hour write price' : '5-minute write price');
+    const cost = r.unavailable ? `unknown (${r.unavailable})` : `${formatUsd(r.costUsd)}${asLogged ? ' as logged' : r.deltaShare === null ? '' : ` ${formatSignedPercent(r.deltaShare)}`}`;
+    const n = r.expiredCalls.length;
+    const rewrites = n > 0 ? `, ${formatCount(r.rewriteTokens)} tokens written again (${formatUsd(r.rewriteUsd)} more than reading them)` : '';
+    out.push(`    ${formatTtl(r.ttlMin * 60_000).padEnd(8)} ${cost.padEnd(18)} ${n} call${n === 1 ? '' : 's'} found the cache expired${rewrites}; writes at the ${r.writePrice}`);
+  }
+  if (t.sentence) out.push(`    ${t.sentence}`);
+  return out;
+}
+
+function idealLines(c: ReportIdealCache): string[] {
+  const hits = c.points.map((p) => `${formatTtl(p.ttlMin * 60_000)} ${formatPercent(p.hitRate)}${p.published ? ` [${p.published.approximate ? '≈' : ''}${formatPercent(p.published.hitRate)}]` : ''}`);
+  const amps = c.points.map((p) => `${formatTtl(p.ttlMin * 60_000)} ${formatRatio(p.amplification)}${p.published ? ` [${formatRatio(p.published.amplification)}]` : ''}`);
+  const d = c.published.deployedAmplification;
+  return [
+    `  ideal cache with an idle TTL (TraceLab's method, ${c.steps} steps; [TraceLab's merged trace]):`,
+    `    hit rate ${hits.join(', ')}; with no TTL ${formatPercent(c.optimalHitRate)}`,
+    `    prefill amplification ${amps.join(', ')}`,
+    `    this session's cache: hit rate ${formatPercent(c.realHitRate)}, amplification ${formatRatio(c.realAmplification)} [deployed caches: ${formatRatio(d.merged)}, Claude ${formatRatio(d.claude)}, Codex ${formatRatio(d.codex)}]` +
+      (c.effectiveTtlMin === null ? '' : `, as an ideal cache with a ${formatTtl(c.effectiveTtlMin * 60_000)} idle TTL`),
+  ];
 }
 
 function toolLines(s: ReportSession): string[] {
@@ -57,7 +138,7 @@ function toolLines(s: ReportSession): string[] {
   if (tc.total === 0) return ['  tool calls 0'];
   const out = [`  tool calls ${tc.total}, failed ${tc.failed} (${formatPercent(tc.failed / tc.total)}); tool time ${formatDuration(tc.toolTimeMs)}, LLM time ${formatDuration(tc.llmTimeMs)}`];
   for (const [name, t] of Object.entries(tc.byTool)) {
-    out.push(`    ${name.padEnd(14)} ${String(t.total).padStart(5)} calls  ${String(t.failed).padStart(4)} failed  median ${formatDuration(t.latencyMsMedian)}, p90 ${formatDuration(t.latencyMsP90)}`);
+    out.push(`    ${short(name).padEnd(14)} ${String(t.total).padStart(5)} calls  ${String(t.failed).padStart(4)} failed  median ${formatDuration(t.latencyMsMedian)}, p90 ${formatDuration(t.latencyMsP90)}`);
   }
   const q = s.intentByQuartile.map((x, i) => `Q${i + 1} ${x.explore}/${x.execute}`).join(', ');
   out.push(`  explore/execute tool calls by quarter of the session: ${q}`);
@@ -86,8 +167,8 @@ function loopLines(s: ReportSession): string[] {
   for (const l of s.retryLoops) {
     const where = `${l.file}:${l.firstLine}${l.lastLine !== l.firstLine ? `–${l.lastLine}` : ''}`;
     out.push(
-      `    ${l.tool} on ${l.target}: ${l.attempts} attempts over ${l.callsSpanned} calls, ${l.escaped ? 'escaped' : 'gave up'} (${where}); ` +
-        `wasted ≈${formatCompact(l.wastedTokens)} tokens, carried forward ≈${formatCompact(l.carryForwardTokens)}`,
+      `    ${short(l.tool)} on ${short(l.target)}: ${l.attempts} attempts over ${l.callsSpanned} calls, ${l.escaped ? 'escaped' : 'gave up'} (${where}); ` +
+        `wasted ≈${formatCompact(l.wastedTokens)} tokens${l.wastedUsd === null ? '' : ` (${formatUsd(l.wastedUsd)})`}, carried forward ≈${formatCompact(l.carryForwardTokens)}${l.carriedForwardUsd === null ? '' : ` (${formatUsd(l.carriedForwardUsd)})`}`,
     );
     if (l.firstError) out.push(`      first error: ${l.firstError.split('\n')[0]!.slice(0, 120)}`);
   }
@@ -97,9 +178,14 @@ function loopLines(s: ReportSession): string[] {
 /** The human-readable report `agent-trace analyze` prints without `--json`. */
 export function renderTextReport(fileName: string, report: TraceReport): string {
   const out: string[] = [];
-  out.push(`${fileName}: ${report.format ?? 'unreadable'} (${report.detection})`);
+  const sure = report.detectionConfidence !== null && report.format !== null ? `${report.detectionConfidence}: ` : '';
+  out.push(`${fileName}: ${report.format ?? 'unreadable'} (${sure}${report.detection})`);
   if (report.problem) out.push(`  ${report.problem}`);
   for (const limitation of report.limitations) out.push(`  note: ${limitation}`);
+  if (report.cost) {
+    out.push(...costLines(report.cost, `  cost of the whole trace${report.sessions.length > 1 ? ' (sub-agents included)' : ''}`));
+    out.push(`    prices: ${report.cost.priceSource}`);
+  }
   for (const s of report.sessions) out.push(...sessionLines(s));
   if (report.diagnostics.length > 0) {
     out.push('');

@@ -1,7 +1,15 @@
+import { priceTrace } from '../cost/callCost';
+import type { SessionCost } from '../cost/callCost';
+import { cacheTtlWhatIf, ttlCalls } from '../cost/cacheTtlWhatIf';
+import type { TtlOption, TtlWhatIf } from '../cost/cacheTtlWhatIf';
+import type { CostByKind, CostSummary, PriceBook } from '../cost/costTypes';
+import { loopCost } from '../cost/loopCost';
 import type { ParsedTrace } from '../trace/parseTrace';
-import type { Severity } from '../trace/model';
+import type { OtherInputs, Severity } from '../trace/model';
 import type { MissCause } from '../analysis/cacheMisses';
 import type { CompactionCost } from '../analysis/fingerprint';
+import { idealTtlCurve, TRACELAB_PUBLISHED } from '../analysis/idealTtlCache';
+import type { IdealTtlCurve } from '../analysis/idealTtlCache';
 import { analyzeSession } from '../analysis/sessionAnalysis';
 import type { AnalysisOptions } from '../analysis/sessionAnalysis';
 import type { TokenTotals } from '../analysis/sessionSummary';
@@ -19,6 +27,60 @@ export interface ReportRetryLoop {
   firstError: string | null;
   wastedTokens: number | null;
   carryForwardTokens: number | null;
+  /** The same tokens in dollars (null when a call involved is unpriced, or without prices). */
+  wastedUsd: number | null;
+  carriedForwardUsd: number | null;
+}
+
+/** What calls cost (README, "Cost"). Unpriced calls are counted, never added as $0. */
+export interface ReportCost {
+  /** Σ over priced calls; null when there were calls and none could be priced. */
+  totalUsd: number | null;
+  byModel: Record<string, { usd: number | null; calls: number; unpricedCalls: number }>;
+  /** input, cacheRead, cacheWrite5m, cacheWrite1h, output, gpuTime; null when nothing was priced. */
+  byKind: CostByKind | null;
+  pricedCalls: number;
+  unpricedCalls: number;
+  priceSource: string;
+}
+
+export interface ReportSessionCost extends ReportCost {
+  /** The cost the agent itself reported for the session, when it did. */
+  reportedUsd: number | null;
+  /** Assumptions made while pricing, with how many calls each concerns. */
+  notes: string[];
+}
+
+/** The provider's cache TTL, what-if (README, "Cost"). */
+export interface ReportCacheTtl {
+  ranWithTtlMin: number;
+  basis: string;
+  actualUsd: number | null;
+  sentence: string | null;
+  replays: Array<{
+    ttlMin: number;
+    writePrice: string;
+    costUsd: number | null;
+    deltaUsd: number | null;
+    deltaShare: number | null;
+    /** 1-based numbers of the calls whose idle gap outlasted this TTL. */
+    expiredCalls: number[];
+    rewriteTokens: number;
+    rewriteUsd: number | null;
+    unavailable: string | null;
+  }>;
+}
+
+/** The session in an ideal cache with an idle TTL, beside TraceLab's published figures. */
+export interface ReportIdealCache {
+  steps: number;
+  skippedCalls: number;
+  points: Array<{ ttlMin: number; hitRate: number; amplification: number | null; published: { hitRate: number; amplification: number; approximate: boolean } | null }>;
+  optimalHitRate: number | null;
+  realHitRate: number | null;
+  realAmplification: number | null;
+  effectiveTtlMin: number | null;
+  published: { source: string; deployedAmplification: { merged: number; claude: number; codex: number } };
 }
 
 /** One session in the `agent-trace analyze --json` contract (README, "JSON output"). */
@@ -29,7 +91,12 @@ export interface ReportSession {
   agent: string | null;
   model: string | null;
   llmCalls: number;
+  /** Prompts a person typed. */
   userTurns: number;
+  /** User-role records that were not typed prompts (notifications, local commands, hook output…), by kind; null when the format does not tell them apart. */
+  otherInputs: OtherInputs | null;
+  /** Failed API requests the agent logged (rate limits, overload); each is also a diagnostic. */
+  apiErrors: number;
   tokens: TokenTotals;
   /** "calls": summed over calls; "reported": the trace's own session totals (no per-call figures); "none". */
   tokensSource: 'calls' | 'reported' | 'none';
@@ -52,6 +119,10 @@ export interface ReportSession {
   intentByQuartile: Array<{ explore: number; execute: number; other: number }>;
   context: { meanTokens: number | null; maxTokens: number | null; growthPerCall: number | null };
   compactions: CompactionCost[];
+  /** Null when the report was built without prices. */
+  cost: ReportSessionCost | null;
+  cacheTtl: ReportCacheTtl | null;
+  idealCache: ReportIdealCache;
 }
 
 /** A diagnostic in the contract: 1-based line (null for the file as a whole). */
@@ -67,23 +138,88 @@ export interface TraceReport {
   format: string | null;
   /** How the format was found: detection evidence, or "chosen by the user". */
   detection: string;
+  /** How sure detection is: "certain", "likely", "weak" (not enough to read the file), or null (nothing matched, or chosen by the user). */
+  detectionConfidence: 'certain' | 'likely' | 'weak' | null;
   /** What the format cannot give, in words (figures it lacks are null). */
   limitations: string[];
   problem: string | null;
+  /** The whole trace, sub-agents included; null when built without prices. */
+  cost: ReportCost | null;
   sessions: ReportSession[];
   diagnostics: ReportDiagnostic[];
 }
 
+/** Prices for a report: the book (the CLI builds it from the library and --prices) and an extra TTL to replay. */
+export interface ReportPricing {
+  book: PriceBook;
+  customTtl?: TtlOption | null;
+}
+
+const MINUTE_MS = 60_000;
+
+export function reportCost(summary: CostSummary): ReportCost {
+  return {
+    totalUsd: summary.totalUsd,
+    byModel: summary.byModel,
+    byKind: summary.pricedCalls === 0 && summary.unpricedCalls > 0 ? null : summary.byKind,
+    pricedCalls: summary.pricedCalls,
+    unpricedCalls: summary.unpricedCalls,
+    priceSource: summary.priceSource,
+  };
+}
+
+export function reportCacheTtl(w: TtlWhatIf): ReportCacheTtl {
+  return {
+    ranWithTtlMin: w.actualTtlMs / MINUTE_MS,
+    basis: w.actualTtlBasis,
+    actualUsd: w.actualUsd,
+    sentence: w.sentence,
+    replays: w.replays.map((r) => ({
+      ttlMin: r.ttlMs / MINUTE_MS,
+      writePrice: r.writeLabel,
+      costUsd: r.costUsd,
+      deltaUsd: r.deltaUsd,
+      deltaShare: r.deltaShare,
+      expiredCalls: r.expiredCalls.map((i) => i + 1),
+      rewriteTokens: r.rewriteTokens,
+      rewriteUsd: r.rewriteUsd,
+      unavailable: r.unavailable,
+    })),
+  };
+}
+
+export function reportIdealCache(c: IdealTtlCurve): ReportIdealCache {
+  return {
+    steps: c.steps,
+    skippedCalls: c.skipped,
+    points: c.points.map((p) => ({ ttlMin: p.ttlMs / MINUTE_MS, hitRate: p.hitRate, amplification: p.amplification, published: p.published })),
+    optimalHitRate: c.optimalHitRate,
+    realHitRate: c.realHitRate,
+    realAmplification: c.realAmplification,
+    effectiveTtlMin: c.effectiveTtlMs === null ? null : c.effectiveTtlMs / MINUTE_MS,
+    published: { source: TRACELAB_PUBLISHED.source, deployedAmplification: { ...TRACELAB_PUBLISHED.deployedAmplification } },
+  };
+}
+
+function sessionCostReport(c: SessionCost): ReportSessionCost {
+  return { ...reportCost(c), reportedUsd: c.reportedUsd, notes: c.notes };
+}
+
 /** Builds the stable JSON contract from a parsed trace. */
-export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisOptions> = {}): TraceReport {
+export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisOptions> = {}, pricing: ReportPricing | null = null): TraceReport {
   const { model } = parsed;
+  const priced = pricing ? priceTrace(model, pricing.book) : null;
+  const diagnostics = [...model.diagnostics, ...(priced?.diagnostics ?? [])];
   return {
     format: model.format,
     detection: parsed.detection.evidence,
+    detectionConfidence: parsed.detection.confidence,
     limitations: model.limitations,
     problem: parsed.problem?.message ?? null,
-    sessions: model.sessions.map((session) => {
+    cost: priced ? reportCost(priced.total) : null,
+    sessions: model.sessions.map((session, sessionIndex) => {
       const a = analyzeSession(session, options);
+      const cost = priced?.sessions[sessionIndex] ?? null;
       const s = a.summary;
       const f = a.fingerprint;
       return {
@@ -94,6 +230,8 @@ export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisO
         model: s.model,
         llmCalls: s.llmCalls,
         userTurns: s.userTurns,
+        otherInputs: s.otherInputs,
+        apiErrors: s.apiErrors,
         tokens: s.tokens,
         tokensSource: s.tokensSource,
         cacheHitRate: s.cacheHitRate,
@@ -115,6 +253,7 @@ export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisO
             firstError: l.firstError,
             wastedTokens: l.wastedTokens,
             carryForwardTokens: l.carryForwardTokens,
+            ...(cost ? loopCost(l, session, cost) : { wastedUsd: null, carriedForwardUsd: null }),
           };
         }),
         retryLoopSummary: a.loopSentence,
@@ -123,9 +262,12 @@ export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisO
         intentByQuartile: f.intentByQuartile,
         context: f.context,
         compactions: f.compactions,
+        cost: cost ? sessionCostReport(cost) : null,
+        cacheTtl: cost ? reportCacheTtl(cacheTtlWhatIf(ttlCalls(session, cost), pricing?.customTtl ?? null)) : null,
+        idealCache: reportIdealCache(idealTtlCurve(session)),
       };
     }),
-    diagnostics: model.diagnostics.map((d) => ({
+    diagnostics: diagnostics.map((d) => ({
       file: model.files[d.file] ?? '',
       line: d.line >= 0 ? d.line + 1 : null,
       severity: d.severity,

@@ -1,12 +1,11 @@
+import { priceSession } from '../cost/callCost';
+import type { PriceBook } from '../cost/costTypes';
 import type { FormatId, Session } from '../trace/model';
 
 /**
- * What a session cost, call by call, in US dollars. Null is "unknown" (an unpriced
- * model, a call without token counts), never $0.
- *
- * The seam to the price module: until per-call prices are computed by the core cost
- * module, every call is unpriced and the rows say "cost unknown". The index stores
- * whatever this returns, so nothing else changes when prices arrive.
+ * What a session cost, call by call, in US dollars, from the core cost module (each call
+ * priced on its own: its date, its long-context tier, its cache writes by TTL). Null is
+ * "unknown" (an unpriced model, a call without token counts), never $0.
  */
 export interface SessionCostFigures {
   /** Σ over the priced calls; null when no call could be priced. */
@@ -16,7 +15,9 @@ export interface SessionCostFigures {
   unpricedCalls: number;
 }
 
-/** Prices a session's calls (see above: unknown until the price module provides them). */
-export function sessionCost(session: Session, _format: FormatId | null): SessionCostFigures {
-  return { totalUsd: null, perCallUsd: session.calls.map(() => null), unpricedCalls: session.calls.length };
+/** Prices a session's calls; without a price book every call is unpriced. */
+export function sessionCost(session: Session, format: FormatId | null, book: PriceBook | null): SessionCostFigures {
+  if (book === null) return { totalUsd: null, perCallUsd: session.calls.map(() => null), unpricedCalls: session.calls.length };
+  const cost = priceSession(session, format, book);
+  return { totalUsd: session.calls.length === 0 ? null : cost.totalUsd, perCallUsd: cost.calls.map((c) => c.usd), unpricedCalls: cost.unpricedCalls };
 }

@@ -7,6 +7,7 @@ import type { ParsedTrace } from '../trace/parseTrace';
 import type { LlmCall, Session } from '../trace/model';
 import { sessionCacheTtl } from './cacheCountdown';
 import type { TtlBasis } from './cacheCountdown';
+import type { PriceBook } from '../cost/costTypes';
 import { sessionCost } from './sessionCost';
 
 /**
@@ -102,13 +103,13 @@ function lastCallOf(calls: readonly LlmCall[]): SessionRecord['lastCall'] {
 }
 
 /** Index records of every session of a parsed trace (none when it could not be read). */
-export function indexRecords(parsed: ParsedTrace, options: Partial<AnalysisOptions> = {}): IndexedSession[] {
+export function indexRecords(parsed: ParsedTrace, options: Partial<AnalysisOptions> = {}, prices: PriceBook | null = null): IndexedSession[] {
   if (parsed.problem || parsed.model.format === null) return [];
   const o: AnalysisOptions = { ...DEFAULT_ANALYSIS_OPTIONS, ...options };
   return parsed.model.sessions.map((session) => {
     const analysis = analyzeSession(session, o);
     const s = analysis.summary;
-    const cost = sessionCost(session, parsed.model.format);
+    const cost = sessionCost(session, parsed.model.format, prices);
     const ttl = sessionCacheTtl(session, o.cacheTtlMs);
     const misses = new Map(analysis.misses.map((m) => [m.callIndex, m.cause]));
     const loopCalls = new Set<number>();

@@ -1,35 +1,19 @@
 import { formatCompact, formatPercent } from '../report/formatNumbers';
+import { uiText } from '../text/safeText';
 import { durationMs } from './sessionQuery';
 import type { SessionRow } from './sessionQuery';
 
 /**
  * Words for a session in VS Code's own UI (tree items, tooltips, the status bar, quick
  * picks) and in a terminal. A session's title, project and path come from the trace
- * (hostile text): they pass through `plainText`, which shows control and bidi
+ * (hostile text): they pass through `plainText`, that is main's `uiText` (src/core/text/safeText.ts), which shows control and bidi
  * characters as visible escapes, breaks `$(icon)` and Markdown links with a zero-width
  * space so they neither render nor run, and clips. Every other word here is ours.
  */
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g; // eslint-disable-line no-control-regex -- finding them is the point
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const ZERO_WIDTH_SPACE = '\u200b';
-
-function visible(ch: string): string {
-  const code = ch.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-}
-
-/** Trace text as one plain line: escapes visible, icons and links broken, at most `max` characters. */
+/** Trace text as one plain line, through the one sanitiser of VS Code's UI text (uiText): escapes visible, icons and links broken, at most `max` characters. */
 export function plainText(text: string, max = 120): string {
-  let t = text.length > max * 2 ? text.slice(0, max * 2) : text;
-  t = t.replace(/[\t\r\n]+/g, ' ').replace(CONTROL, visible).replace(BIDI, visible);
-  t = t.replace(/\$\(/g, `$${ZERO_WIDTH_SPACE}(`).replace(/\]\s*\(/g, (m) => `]${ZERO_WIDTH_SPACE}${m.slice(1)}`);
-  t = t.trim();
-  if (t.length <= max) return t;
-  let end = max - 1;
-  const last = t.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${t.slice(0, end)}…`;
+  return uiText(text, { max }).trim();
 }
 
 /** The last part of a path (Windows or POSIX separators). */
@@ -94,7 +78,7 @@ export function sessionTooltip(row: SessionRow): string {
   const lines = [
     sessionLabel(row, 200),
     '',
-    `${row.agent ?? row.agentId}${row.model ? ` · ${plainText(row.model, 60)}` : ''}`,
+    `${plainText(row.agent ?? row.agentId, 60)}${row.model ? ` · ${plainText(row.model, 60)}` : ''}`,
     `Project: ${plainText(row.project, 200)}`,
     `Started: ${row.startMs === null ? 'unknown' : new Date(row.startMs).toLocaleString()} · lasted ${shortDuration(durationMs(row))}`,
     `${plural(row.calls, 'LLM call')}, ${plural(row.userTurns, 'user turn')}`,

@@ -4,6 +4,8 @@
  */
 
 import type { PolicyName } from './policies';
+import { MAX_GPUS, ROUTER_NAMES } from './fleet/routers';
+import type { FleetParams } from './fleet/routers';
 
 /** How a finished request's blocks go back to the free queue (docs/design/simulator.md §1.6). */
 export type FreeOrder = 'current' | 'legacy';
@@ -53,6 +55,11 @@ export interface EngineParams {
   ttlPin: TtlPinParams;
   admissionCap: AdmissionCapParams;
   offload: OffloadParams | null;
+  /**
+   * K GPUs behind a router, each with these parameters and its own cache; absent for one
+   * GPU (a fleet of one is one GPU, exactly).
+   */
+  fleet?: FleetParams;
 }
 
 /** GPU memory as the framework sees it. */
@@ -126,39 +133,138 @@ export const DEFAULT_PARAMS: EngineParams = {
 /** A parameter that cannot work, named. */
 export class ParamError extends Error {}
 
+/** The range a numeric parameter may take: far wider than any real GPU or model, narrow enough that nothing overflows, hangs or exhausts memory. */
+export interface ParamBound {
+  min: number;
+  max: number;
+  /** The minimum itself is not allowed (a rate, a bandwidth). */
+  minExclusive?: boolean;
+  integer?: boolean;
+}
+
+/**
+ * Every numeric parameter's bounds. The maxima are a thousandfold past real hardware
+ * (an H200 holds ~255k tokens of Qwen3-32B KV; a step takes milliseconds), so any value
+ * outside them is a typo or an attack: 1e308 µs per token made the clock infinite and
+ * the run never end, a 1e15-token cache asked for more memory than exists.
+ */
+export const PARAM_BOUNDS = {
+  blockSizeTokens: { min: 1, max: 4096, integer: true },
+  capacityTokens: { min: 1, max: 2 ** 28 },
+  maxNumBatchedTokens: { min: 1, max: 10_000_000, integer: true },
+  maxNumSeqs: { min: 1, max: 1_000_000, integer: true },
+  maxModelLenTokens: { min: 1, max: 1_000_000_000, integer: true },
+  stepFixedMs: { min: 0, max: 1_000_000 },
+  prefillUsPerToken: { min: 0, max: 1_000_000 },
+  kvReadNsPerToken: { min: 0, max: 1_000_000 },
+  decodeUsPerSeq: { min: 0, max: 1_000_000 },
+  kvBytesPerToken: { min: 0, max: 1_000_000_000 },
+  ttlS: { min: 0, max: 10_000_000 },
+  maxTtlS: { min: 0, max: 10_000_000 },
+  cap: { min: 1, max: 1_000_000, integer: true },
+  initialCap: { min: 1, max: 1_000_000, integer: true },
+  windowS: { min: 0, max: 10_000_000, minExclusive: true },
+  offloadTokens: { min: 1, max: 2 ** 30 },
+  offloadGbps: { min: 0, max: 1_000_000, minExclusive: true },
+} as const satisfies Record<string, ParamBound>;
+
+/** Bounds of the replay options (agent sessions only). */
+export const REPLICA_BOUNDS = {
+  replicas: { min: 1, max: 100_000, integer: true },
+  staggerS: { min: 0, max: 10_000_000 },
+  seed: { min: 0, max: 2 ** 32 - 1, integer: true },
+  toolWaitScale: { min: 0, max: 1000 },
+} as const satisfies Record<string, ParamBound>;
+
+/** "1,000,000": a bound for messages. */
+function boundText(n: number): string {
+  return Number.isInteger(n) && Math.abs(n) >= 10_000 ? n.toLocaleString('en-US') : String(n);
+}
+
+/** What a bound asks for, in words: "a whole number from 1 to 4,096". */
+export function describeBound(b: ParamBound): string {
+  const kind = b.integer ? 'a whole number' : 'a number';
+  return b.minExclusive ? `${kind} above ${boundText(b.min)} and at most ${boundText(b.max)}` : `${kind} from ${boundText(b.min)} to ${boundText(b.max)}`;
+}
+
+/** True when `value` is a finite number within the bound. */
+export function withinBound(value: unknown, b: ParamBound): value is number {
+  return (
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    (b.minExclusive ? value > b.min : value >= b.min) &&
+    value <= b.max &&
+    (!b.integer || Number.isInteger(value))
+  );
+}
+
+/** A value for a message: numbers as written (Infinity and NaN too, where JSON would say null), the rest as JSON. */
+export function shownValue(v: unknown): string {
+  return typeof v === 'number' ? String(v) : (JSON.stringify(v) ?? String(v));
+}
+
 /** Checks parameters; throws a ParamError naming the first impossible one. */
 export function validateParams(p: EngineParams): void {
   const need = (ok: boolean, name: string, want: string, got: unknown): void => {
-    if (!ok) throw new ParamError(`${name} must be ${want}, got ${JSON.stringify(got)}`);
+    if (!ok) throw new ParamError(`${name} must be ${want}, got ${shownValue(got)}`);
   };
+  const bounded = (name: keyof typeof PARAM_BOUNDS, label: string, value: unknown): void => need(withinBound(value, PARAM_BOUNDS[name]), label, describeBound(PARAM_BOUNDS[name]), value);
   const whole = (n: number): boolean => Number.isInteger(n) && n > 0;
   need(whole(p.blockSizeTokens), 'blockSizeTokens', 'a whole number > 0', p.blockSizeTokens);
+  bounded('blockSizeTokens', 'blockSizeTokens', p.blockSizeTokens);
   need(Number.isFinite(p.capacityTokens) && p.capacityTokens >= p.blockSizeTokens, 'capacityTokens', `at least one block (${p.blockSizeTokens} tokens)`, p.capacityTokens);
+  bounded('capacityTokens', 'capacityTokens', p.capacityTokens);
   need(whole(p.maxNumBatchedTokens), 'maxNumBatchedTokens', 'a whole number > 0', p.maxNumBatchedTokens);
+  bounded('maxNumBatchedTokens', 'maxNumBatchedTokens', p.maxNumBatchedTokens);
   need(whole(p.maxNumSeqs), 'maxNumSeqs', 'a whole number > 0', p.maxNumSeqs);
+  bounded('maxNumSeqs', 'maxNumSeqs', p.maxNumSeqs);
   need(whole(p.maxModelLenTokens), 'maxModelLenTokens', 'a whole number > 0', p.maxModelLenTokens);
-  for (const [name, v] of [['stepFixedMs', p.stepFixedMs], ['prefillUsPerToken', p.prefillUsPerToken], ['kvReadNsPerToken', p.kvReadNsPerToken], ['decodeUsPerSeq', p.decodeUsPerSeq]] as const) {
-    need(Number.isFinite(v) && v >= 0, name, 'a number ≥ 0', v);
+  bounded('maxModelLenTokens', 'maxModelLenTokens', p.maxModelLenTokens);
+  for (const name of ['stepFixedMs', 'prefillUsPerToken', 'kvReadNsPerToken', 'decodeUsPerSeq'] as const) {
+    need(Number.isFinite(p[name]) && p[name] >= 0, name, 'a number ≥ 0', p[name]);
+    bounded(name, name, p[name]);
   }
   need(p.stepFixedMs + p.prefillUsPerToken + p.kvReadNsPerToken + p.decodeUsPerSeq > 0, 'stepFixedMs', 'such that a step takes some time (all step costs are 0)', p.stepFixedMs);
+  bounded('kvBytesPerToken', 'kvBytesPerToken', p.kvBytesPerToken);
   if (p.policy === 'ttl-pin') {
     const t = p.ttlPin.ttlS;
     need(t === 'auto' || (Number.isFinite(t) && t >= 0), 'ttlPin.ttlS', "a number ≥ 0 or 'auto'", t);
+    if (t !== 'auto') bounded('ttlS', 'ttlPin.ttlS', t);
     need(Number.isFinite(p.ttlPin.maxTtlS) && p.ttlPin.maxTtlS >= 0, 'ttlPin.maxTtlS', 'a number ≥ 0', p.ttlPin.maxTtlS);
+    bounded('maxTtlS', 'ttlPin.maxTtlS', p.ttlPin.maxTtlS);
   }
   if (p.policy === 'admission-cap') {
     const a = p.admissionCap;
     need(a.cap === 'adaptive' || whole(a.cap), 'admissionCap.cap', "a whole number > 0 or 'adaptive'", a.cap);
+    if (a.cap !== 'adaptive') bounded('cap', 'admissionCap.cap', a.cap);
     need(whole(a.initialCap), 'admissionCap.initialCap', 'a whole number > 0', a.initialCap);
+    bounded('initialCap', 'admissionCap.initialCap', a.initialCap);
     need(a.hitRateFloor > 0 && a.hitRateFloor <= 1, 'admissionCap.hitRateFloor', 'in (0, 1]', a.hitRateFloor);
     need(a.backoff > 0 && a.backoff < 1, 'admissionCap.backoff', 'in (0, 1)', a.backoff);
     need(a.windowS > 0, 'admissionCap.windowS', 'a number > 0', a.windowS);
+    bounded('windowS', 'admissionCap.windowS', a.windowS);
+  }
+  if (p.fleet) {
+    need(Number.isInteger(p.fleet.gpus) && p.fleet.gpus >= 1 && p.fleet.gpus <= MAX_GPUS, 'fleet.gpus', `a whole number from 1 to ${MAX_GPUS}`, p.fleet.gpus);
+    need((ROUTER_NAMES as readonly string[]).includes(p.fleet.router), 'fleet.router', `one of ${ROUTER_NAMES.join(', ')}`, p.fleet.router);
+    // The admission cap holds sessions back before their first call, for one GPU; across a fleet it is not modelled.
+    need(p.fleet.gpus === 1 || p.policy !== 'admission-cap', 'fleet.gpus', "1 with policy 'admission-cap' (an admission cap across several GPUs is not modelled)", p.fleet.gpus);
   }
   if (p.offload) {
     // The radix engine (sglang-lru) has no CPU tier: refuse rather than silently drop it.
     need(p.policy !== 'sglang-lru', 'offload', "null with policy 'sglang-lru' (the radix cache has no CPU tier)", p.offload);
     need(Number.isFinite(p.offload.capacityTokens) && p.offload.capacityTokens >= p.blockSizeTokens, 'offload.capacityTokens', `at least one block (${p.blockSizeTokens} tokens)`, p.offload.capacityTokens);
+    bounded('offloadTokens', 'offload.capacityTokens', p.offload.capacityTokens);
     need(p.offload.bandwidthGBps > 0, 'offload.bandwidthGBps', 'a number > 0', p.offload.bandwidthGBps);
+    bounded('offloadGbps', 'offload.bandwidthGBps', p.offload.bandwidthGBps);
     need(p.kvBytesPerToken > 0, 'kvBytesPerToken', 'a number > 0 with an offload tier', p.kvBytesPerToken);
+  }
+}
+
+/** Checks replay options (agent sessions); throws a ParamError naming the first impossible one. */
+export function validateReplicas(r: { replicas: number; staggerS: number; seed: number; toolWaitScale: number }): void {
+  for (const name of ['replicas', 'staggerS', 'seed', 'toolWaitScale'] as const) {
+    const b: ParamBound = REPLICA_BOUNDS[name];
+    if (!withinBound(r[name], b)) throw new ParamError(`${name} must be ${describeBound(b)}, got ${shownValue(r[name])}`);
   }
 }

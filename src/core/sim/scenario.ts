@@ -1,7 +1,8 @@
 import { mean, ratio, sum } from '../analysis/stats';
-import type { Engine, EngineOutcome } from './engines/engineTypes';
+import type { CallRecord, Engine, EngineOutcome, FleetOutcome } from './engines/engineTypes';
+import type { RouterName } from './fleet/routers';
 import type { EngineParams } from './params';
-import { ParamError, validateParams } from './params';
+import { ParamError, validateParams, validateReplicas } from './params';
 import { DEFAULT_REPLICAS, planWorkload } from './simRequests';
 import type { ReplicaOptions, SimPlan } from './simRequests';
 import type { Workload } from './workload';
@@ -13,6 +14,9 @@ export interface ScenarioCall {
   outputTokens: number;
   hitTokens: number;
   idealHitTokens: number;
+  /** Tokens it prefilled, over all its admissions (after a preemption, generated tokens too). */
+  prefillTokens: number;
+  /** prefillTokens − (promptTokens − idealHitTokens): the prefill eviction and preemption added. */
   recomputedTokens: number;
   offloadHitTokens: number;
   /** Time from arrival to first being scheduled. */
@@ -20,6 +24,31 @@ export interface ScenarioCall {
   latencyS: number | null;
   preemptions: number;
   rejected: boolean;
+  /** On a fleet: the GPU that ran it (0-based; null when rejected). */
+  gpu?: number | null;
+}
+
+/** One GPU of a fleet under the scenario. */
+export interface ScenarioGpu {
+  /** 0-based. */
+  gpu: number;
+  /** Calls the router sent it. */
+  requests: number;
+  /** Sessions at least one of whose calls it ran. */
+  sessions: number;
+  promptTokens: number;
+  admissionHitRate: number | null;
+  idealHitRate: number | null;
+  recomputedPrefillTokens: number;
+  preemptions: number;
+  prefillShare: number | null;
+  steps: number;
+  /** Time its steps took. */
+  busyS: number;
+  /** busyS / the fleet's makespan. */
+  utilization: number | null;
+  /** When its last call ended. */
+  makespanS: number;
 }
 
 /** A session's time under the scenario and alone. */
@@ -44,6 +73,9 @@ export interface ScenarioResult {
   idealHitRate: number | null;
   /** vLLM's prefix_cache_hits / prefix_cache_queries (every lookup of a not-preempted request). */
   vllmMetricHitRate: number | null;
+  /** Prefill tokens computed by all calls (rejected calls compute nothing). */
+  prefillTokens: number;
+  /** prefillTokens − Σ (prompt − ideal hit): the extra prefill eviction and preemption caused, token-exact. */
   recomputedPrefillTokens: number;
   offloadHitTokens: number;
   preemptions: number;
@@ -55,6 +87,10 @@ export interface ScenarioResult {
   sessions: ScenarioSession[];
   /** Per-call records of the chosen session (the first replica of the first session by default). */
   calls: ScenarioCall[];
+  /** On a fleet (more than one GPU): how many, the router, and each GPU. */
+  gpus?: number;
+  router?: RouterName;
+  perGpu?: ScenarioGpu[];
 }
 
 /** How to run a scenario. */
@@ -63,6 +99,8 @@ export interface ScenarioOptions {
   replicas?: ReplicaOptions;
   /** Which session's calls to report, by workload session id; default the first. */
   session?: string;
+  /** Told now and then how many calls of the run have ended (long runs show progress). */
+  progress?: (endedCalls: number, totalCalls: number) => void;
 }
 
 /** Checks what only the workload and parameters together can show (a call longer than the model allows). */
@@ -97,23 +135,26 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
   const p = options.params;
   validateScenario(workload, p);
   const replicas = options.replicas ?? DEFAULT_REPLICAS;
+  if (workload.kind === 'sessions') validateReplicas(replicas);
   const tokenLevel = p.policy === 'sglang-lru';
   const plan = planWorkload(workload, p.blockSizeTokens, replicas, tokenLevel);
-  const outcome = engine(plan, p);
+  const outcome = engine(plan, p, options.progress ? { progress: options.progress } : {});
   const done = outcome.records.filter((r) => !r.rejected);
   const prompt = sum(done.map((r) => r.promptTokens));
   const completion = completions(plan, outcome);
 
-  // Alone: each workload session by itself, from time 0, no replicas.
+  // Alone: each workload session by itself, from time 0, no replicas, on one GPU.
   let alone: Array<number | null> = [];
   if (workload.kind === 'sessions') {
-    const key = JSON.stringify({ p, scale: replicas.toolWaitScale });
+    const oneGpu: EngineParams = { ...p };
+    delete oneGpu.fleet;
+    const key = JSON.stringify({ p: oneGpu, scale: replicas.toolWaitScale });
     alone = aloneCache?.get(key) ?? [];
     if (alone.length === 0) {
       alone = workload.sessions.map((s) => {
         const single: Workload = { kind: 'sessions', sharedPrefixTokens: workload.sharedPrefixTokens, sessions: [{ ...s, startS: 0 }] };
         const soloPlan = planWorkload(single, p.blockSizeTokens, { ...DEFAULT_REPLICAS, toolWaitScale: replicas.toolWaitScale }, tokenLevel);
-        return completions(soloPlan, engine(soloPlan, p))[0] ?? null;
+        return completions(soloPlan, engine(soloPlan, oneGpu))[0] ?? null;
       });
       aloneCache?.set(key, alone);
     }
@@ -137,12 +178,14 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
             outputTokens: r.outputTokens,
             hitTokens: r.hitTokens,
             idealHitTokens: r.idealHitTokens,
+            prefillTokens: r.prefillTokens,
             recomputedTokens: r.recomputedTokens,
             offloadHitTokens: r.offloadHitTokens,
             waitedS: r.admittedS === null ? null : r.admittedS - r.arrivalS,
             latencyS: r.finishedS === null || r.rejected ? null : r.finishedS - r.arrivalS,
             preemptions: r.preemptions,
             rejected: r.rejected,
+            ...(outcome.fleet ? { gpu: r.rejected ? null : outcome.fleet.gpuOf[id]! } : {}),
           };
         })
       : [];
@@ -157,6 +200,7 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
     admissionHitRate: ratio(sum(done.map((r) => r.hitTokens)), prompt),
     idealHitRate: ratio(sum(done.map((r) => r.idealHitTokens)), prompt),
     vllmMetricHitRate: ratio(t.vllmHits, t.vllmQueries),
+    prefillTokens: sum(done.map((r) => r.prefillTokens)),
     recomputedPrefillTokens: sum(done.map((r) => r.recomputedTokens)),
     offloadHitTokens: sum(done.map((r) => r.offloadHitTokens)),
     preemptions: t.preemptions,
@@ -166,5 +210,30 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
     slowdown: { mean: mean(slowdowns), max: slowdowns.length > 0 ? slowdowns.reduce((a, b) => Math.max(a, b)) : null },
     sessions,
     calls,
+    ...(outcome.fleet && p.fleet ? { gpus: p.fleet.gpus, router: p.fleet.router, perGpu: gpuResults(outcome.records, outcome.fleet, t.makespanS) } : {}),
   };
+}
+
+/** Each GPU of a fleet: what the router sent it and what its cache made of it. */
+function gpuResults(records: readonly CallRecord[], fleet: FleetOutcome, makespanS: number): ScenarioGpu[] {
+  return fleet.gpus.map((t, g) => {
+    const mine = records.filter((r) => fleet.gpuOf[r.request] === g);
+    const prompt = sum(mine.map((r) => r.promptTokens));
+    const busyS = (t.prefillMs + t.decodeMs + t.transferMs) / 1000;
+    return {
+      gpu: g,
+      requests: mine.length,
+      sessions: new Set(mine.filter((r) => r.session >= 0).map((r) => r.session)).size,
+      promptTokens: prompt,
+      admissionHitRate: ratio(sum(mine.map((r) => r.hitTokens)), prompt),
+      idealHitRate: ratio(sum(mine.map((r) => r.idealHitTokens)), prompt),
+      recomputedPrefillTokens: sum(mine.map((r) => r.recomputedTokens)),
+      preemptions: t.preemptions,
+      prefillShare: ratio(t.prefillMs, t.prefillMs + t.decodeMs),
+      steps: t.steps,
+      busyS,
+      utilization: makespanS > 0 ? busyS / makespanS : null,
+      makespanS: t.makespanS,
+    };
+  });
 }

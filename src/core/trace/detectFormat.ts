@@ -6,11 +6,25 @@ import type { FormatId } from './model';
 /** How many records detection looks at: line 1 alone is often a snapshot or title line. */
 export const DETECTION_RECORDS = 50;
 
+/**
+ * How sure detection is: `certain` (a header or version marker, or nearly every record
+ * matches), `likely` (most records, or the document's structure), `weak` (a few records
+ * only: not enough to claim the file, which stays unread unless the user picks the format).
+ */
+export type DetectionConfidence = 'certain' | 'likely' | 'weak';
+
 /** The detected format and why, or null with what was seen. */
 export interface Detection {
   format: FormatId | null;
   evidence: string;
+  /** How sure the detection is; null when nothing matched or the user chose the format. */
+  confidence: DetectionConfidence | null;
 }
+
+/** Share of the sampled records that must match for a format to claim a JSON Lines file. */
+export const MIN_RECORD_SHARE = 0.5;
+/** Share above which a record vote is certain. */
+const CERTAIN_RECORD_SHARE = 0.9;
 
 /**
  * Decides the format of JSON Lines from the first records by majority vote
@@ -23,7 +37,7 @@ export function detectRecords(records: readonly JsonObject[], formats: readonly 
   const votes = new Map<FormatDefinition, number>();
   for (const record of sample) {
     for (const f of formats) {
-      if (f.decidesRecord?.(record)) return { format: f.id, evidence: `a header record of ${f.label}` };
+      if (f.decidesRecord?.(record)) return { format: f.id, evidence: `a header record of ${f.label}`, confidence: 'certain' };
       if (f.matchesRecord?.(record)) votes.set(f, (votes.get(f) ?? 0) + 1);
     }
   }
@@ -36,17 +50,29 @@ export function detectRecords(records: readonly JsonObject[], formats: readonly 
       bestVotes = n;
     }
   }
-  if (best === null) return { format: null, evidence: `none of the first ${sample.length} records matched a known format (${describeKeys(sample)})` };
-  return { format: best.id, evidence: `${bestVotes} of the first ${sample.length} records look like ${best.label}` };
+  if (best === null) return { format: null, evidence: `none of the first ${sample.length} records matched a known format (${describeKeys(sample)})`, confidence: null };
+  const share = bestVotes / sample.length;
+  if (share < MIN_RECORD_SHARE) {
+    // A weak match must not win: a few look-alike lines do not make a file of that format.
+    return {
+      format: null,
+      evidence: `only ${bestVotes} of the first ${sample.length} records look like ${best.label}, too few to read the file as one (${describeKeys(sample)}); choose the format (--format ${best.id}) to read it anyway`,
+      confidence: 'weak',
+    };
+  }
+  return { format: best.id, evidence: `${bestVotes} of the first ${sample.length} records look like ${best.label}`, confidence: share >= CERTAIN_RECORD_SHARE ? 'certain' : 'likely' };
 }
 
 /** Decides the format of a whole JSON document (docs/design/formats.md §10, rule 1). */
 export function detectDocument(value: unknown, formats: readonly FormatDefinition[] = FORMATS): Detection {
   for (const f of formats) {
-    if (f.matchesDocument?.(value)) return { format: f.id, evidence: `the document's top-level keys match ${f.label}` };
+    if (!f.matchesDocument?.(value)) continue;
+    const confidence = f.documentConfidence?.(value) ?? 'likely';
+    const evidence = confidence === 'certain' ? `the document names its format: ${f.label}` : `the document's top-level keys match ${f.label}, and its structure too`;
+    return { format: f.id, evidence, confidence };
   }
   const keys = typeof value === 'object' && value !== null && !Array.isArray(value) ? describeKeys([value as JsonObject]) : Array.isArray(value) ? 'a JSON array' : `a JSON ${typeof value}`;
-  return { format: null, evidence: `the document matched no known format (${keys})` };
+  return { format: null, evidence: `the document matched no known format (${keys})`, confidence: null };
 }
 
 /** Kept for callers that only have records: JSON Lines detection. */

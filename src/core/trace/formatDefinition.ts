@@ -33,8 +33,14 @@ export interface FormatDefinition {
   matchesRecord?(record: JsonObject): boolean;
   /** A record so distinctive that it decides the format at once (a canonical header). */
   decidesRecord?(record: JsonObject): boolean;
-  /** Whole-document formats: true when the parsed document is of this format. */
+  /**
+   * Whole-document formats: true when the parsed document is of this format. It must confirm
+   * the structure (the shape of the elements, not only the top-level keys), so that another
+   * format's document with the same keys is not claimed.
+   */
   matchesDocument?(value: unknown): boolean;
+  /** How sure a document match is: `certain` when the document names its format (a version marker); `likely` (the default) on structure alone. */
+  documentConfidence?(value: unknown): 'certain' | 'likely';
   /** Reader for JSON Lines records (also fed a matching document as one record when there is no readDocument). */
   createRecordReader?(): RecordReader;
   /** Reader for a whole document. */

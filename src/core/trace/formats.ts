@@ -1,8 +1,13 @@
+import { aiperfFormat } from './aiperf/definition';
 import { bailianFormat } from './bailian/definition';
 import { canonicalFormat } from './canonical/definition';
 import { claudeCodeFormat } from './claudeCode/definition';
+import { clineFormat } from './cline/definition';
 import { codexFormat } from './codex/definition';
 import type { FormatDefinition } from './formatDefinition';
+import { geminiCliFormat } from './geminiCli/definition';
+import { openCodeFormat } from './opencode/definition';
+import { openHandsFormat } from './openhands/definition';
 import { openAiUsageFormat } from './openaiUsage/definition';
 import { otlpFormat } from './otlp/definition';
 import { mooncakeFormat } from './mooncake/definition';
@@ -16,7 +21,7 @@ import { vllmBenchFormat } from './vllmBench/definition';
  * Every format this build reads, in detection order: on a tie in votes the earlier
  * one wins, so more specific formats come before more general ones.
  */
-export const FORMATS: readonly FormatDefinition[] = [canonicalFormat, claudeCodeFormat, codexFormat, traceLabFormat, bailianFormat, mooncakeFormat, otlpFormat, atifFormat, sweAgentFormat, miniSweAgentFormat, vllmBenchFormat, openAiUsageFormat];
+export const FORMATS: readonly FormatDefinition[] = [canonicalFormat, claudeCodeFormat, codexFormat, traceLabFormat, bailianFormat, mooncakeFormat, otlpFormat, atifFormat, sweAgentFormat, miniSweAgentFormat, openHandsFormat, geminiCliFormat, openCodeFormat, clineFormat, vllmBenchFormat, aiperfFormat, openAiUsageFormat];
 
 /** The definition of a format id, or undefined for an id this build does not read. */
 export function formatById(id: string): FormatDefinition | undefined {

@@ -10,10 +10,13 @@ export function str(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-/** A finite number, or a decimal string of one (OTLP writes int64 as strings). */
+/** Decimal notation only: `Number()` would also read "0x10", "0b101", "0o7" and "Infinity". */
+const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
+
+/** A finite number, or a decimal string of one (OTLP writes int64 as strings); hex, binary and octal strings are not numbers here. */
 export function num(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'string' && value.trim() !== '') {
+  if (typeof value === 'string' && DECIMAL.test(value)) {
     const n = Number(value);
     return Number.isFinite(n) ? n : null;
   }
@@ -26,10 +29,19 @@ export function nonNegative(value: unknown): number | null {
   return n !== null && n >= 0 ? n : null;
 }
 
-/** A non-negative whole count, such as a token count. */
+/** A non-negative whole count, such as a token count, up to 2^53 − 1 (a larger double has lost its last digits). */
 export function count(value: unknown): number | null {
   const n = num(value);
-  return n !== null && n >= 0 && Number.isInteger(n) ? n : null;
+  return n !== null && n >= 0 && Number.isInteger(n) && n <= Number.MAX_SAFE_INTEGER ? n : null;
+}
+
+/**
+ * An empty object to use as a map from trace strings (tool names, record types): with
+ * no prototype, a key such as "__proto__" or "constructor" is an ordinary key instead
+ * of vanishing or reading Object.prototype.
+ */
+export function emptyRecord<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }
 
 export function obj(value: unknown): JsonObject | null {

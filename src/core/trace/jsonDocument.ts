@@ -2,20 +2,26 @@ import { findNodeAtLocation, parse, parseTree, printParseErrorCode } from 'jsonc
 import type { Node, ParseError } from 'jsonc-parser';
 import type { SourceLine } from '../text/lineReader';
 import type { JsonDocument, JsonPath } from './formatDefinition';
+import { MAX_JSON_DEPTH } from './jsonStream';
+import type { StreamingJsonParser, StreamResult } from './jsonStream';
 import type { Diagnostic, SourceRef } from './model';
 
 /** Syntax errors reported per document; a badly broken file would otherwise report one per token. */
 const MAX_SYNTAX_ERRORS = 20;
 
 /**
- * Parses a whole JSON document (a pretty-printed SWE-agent trajectory, an OTLP export)
- * with jsonc-parser, which recovers from syntax errors instead of giving up, and maps
- * JSON paths back to file lines so CodeLens and "reveal source" work on documents too.
- * The syntax tree is only built when a reader first asks where something is.
+ * A whole JSON document (a pretty-printed SWE-agent trajectory, an OTLP export) whose
+ * lines are all at hand, read with jsonc-parser, which recovers from syntax errors
+ * instead of giving up, and maps JSON paths back to file lines so CodeLens and "reveal
+ * source" work on documents too. The syntax tree is only built when a reader first
+ * asks where something is. `value` is the document already parsed (by the streaming
+ * parser, when the text is valid JSON); without it the text is parsed here.
+ *
+ * Only for documents known to nest at most MAX_JSON_DEPTH levels: jsonc-parser is
+ * recursive.
  */
-export function parseJsonDocument(lines: readonly SourceLine[], file: number): { doc: JsonDocument; diagnostics: Diagnostic[] } {
+export function parseJsonDocument(lines: readonly SourceLine[], file: number, parsed?: { value: unknown }): { doc: JsonDocument; diagnostics: Diagnostic[] } {
   const charStarts: number[] = [];
-  let text = '';
   let at = 0;
   const parts: string[] = [];
   for (const line of lines) {
@@ -24,7 +30,7 @@ export function parseJsonDocument(lines: readonly SourceLine[], file: number): {
     parts.push(t);
     at += t.length + 1;
   }
-  text = parts.join('\n');
+  const text = parts.join('\n');
 
   const lineOf = (charOffset: number): number => {
     let lo = 0;
@@ -44,15 +50,19 @@ export function parseJsonDocument(lines: readonly SourceLine[], file: number): {
     return { file, line: line.line, offset: line.offset + (charOffset - charStarts[i]!) };
   };
 
-  const errors: ParseError[] = [];
-  const value: unknown = parse(text, errors, { disallowComments: true, allowTrailingComma: false });
-  const diagnostics: Diagnostic[] = errors.slice(0, MAX_SYNTAX_ERRORS).map((e) => ({
-    ...pick(refAt(e.offset)),
-    severity: 'error' as const,
-    message: `JSON syntax error: ${printParseErrorCode(e.error)}; the rest of the document is read as far as it can be.`,
-  }));
-  if (errors.length > MAX_SYNTAX_ERRORS) {
-    diagnostics.push({ file, line: -1, severity: 'error', message: `${errors.length - MAX_SYNTAX_ERRORS} more JSON syntax errors.` });
+  const diagnostics: Diagnostic[] = [];
+  let value: unknown;
+  if (parsed) value = parsed.value;
+  else {
+    const errors: ParseError[] = [];
+    value = parse(text, errors, { disallowComments: true, allowTrailingComma: false });
+    for (const e of errors.slice(0, MAX_SYNTAX_ERRORS)) {
+      const ref = refAt(e.offset);
+      diagnostics.push({ file: ref.file, line: ref.line, severity: 'error', message: `JSON syntax error: ${printParseErrorCode(e.error)}; the rest of the document is read as far as it can be.` });
+    }
+    if (errors.length > MAX_SYNTAX_ERRORS) {
+      diagnostics.push({ file, line: -1, severity: 'error', message: `${errors.length - MAX_SYNTAX_ERRORS} more JSON syntax errors.` });
+    }
   }
 
   let tree: Node | undefined | null = null;
@@ -69,6 +79,36 @@ export function parseJsonDocument(lines: readonly SourceLine[], file: number): {
   return { doc: { value, file, locate }, diagnostics };
 }
 
-function pick(ref: SourceRef): { file: number; line: number } {
-  return { file: ref.file, line: ref.line };
+/**
+ * A document read by the streaming parser alone (too large to hold as text, or nested
+ * too deeply for jsonc-parser): paths are located at the nearest object or array
+ * whose start the parser recorded. The first syntax error (parsing stopped there) and
+ * the subtrees left out for depth are reported with their lines.
+ */
+export function streamedJsonDocument(parser: StreamingJsonParser, result: StreamResult, file: number): { doc: JsonDocument; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  if (result.error) {
+    diagnostics.push({ file, line: result.error.at.line, severity: 'error', message: `JSON syntax error: ${result.error.message}; the document is read up to there.` });
+  }
+  for (const at of result.pruned) {
+    diagnostics.push({ file, line: at.line, severity: 'error', message: `A value here nests deeper than ${MAX_JSON_DEPTH} levels; it is left out.` });
+  }
+  if (result.prunedCount > result.pruned.length) {
+    diagnostics.push({ file, line: -1, severity: 'error', message: `${result.prunedCount - result.pruned.length} more values nested deeper than ${MAX_JSON_DEPTH} levels were left out.` });
+  }
+  const root = result.value;
+  const locate = (path: JsonPath): SourceRef => {
+    let best = typeof root === 'object' && root !== null ? parser.positionOf(root) : undefined;
+    let node: unknown = root;
+    for (const key of path) {
+      if (typeof node !== 'object' || node === null) break;
+      node = (node as Record<string | number, unknown>)[key];
+      if (typeof node !== 'object' || node === null) break;
+      const at = parser.positionOf(node);
+      if (!at) break;
+      best = at;
+    }
+    return best ? { file, line: best.line, offset: best.offset } : { file, line: 0, offset: 0 };
+  };
+  return { doc: { value: root, file, locate }, diagnostics };
 }

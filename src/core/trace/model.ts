@@ -21,7 +21,12 @@ export type FormatId =
   | 'swe-agent'
   | 'mini-swe-agent'
   | 'atif'
-  | 'vllm-bench';
+  | 'vllm-bench'
+  | 'gemini-cli'
+  | 'opencode'
+  | 'openhands'
+  | 'cline'
+  | 'aiperf';
 
 /** Where a record came from: file index into `TraceModel.files`, 0-based line and byte offset. */
 export interface SourceRef {
@@ -40,6 +45,13 @@ export interface CallTokens {
   appended: number | null;
   /** Tokens written to the provider's cache (Anthropic cache_creation). Part of `appended`. */
   cacheWrite: number | null;
+  /**
+   * The part of `cacheWrite` kept for 5 minutes and the part kept for 1 hour (Anthropic
+   * `cache_creation.ephemeral_5m_input_tokens` / `ephemeral_1h_input_tokens`): each is
+   * priced at its own rate. Absent or null when the format does not split writes by TTL.
+   */
+  cacheWrite5m?: number | null;
+  cacheWrite1h?: number | null;
   /** Generated tokens, reasoning included. */
   output: number | null;
   /** Reasoning share of `output`, when the format reports it. */
@@ -102,6 +114,14 @@ export interface LlmCall {
   toolCalls: ToolCall[];
   /** First line of the call in its file. */
   source: SourceRef;
+  /**
+   * The provider's service tier for this request (Anthropic `usage.service_tier`: standard,
+   * priority, batch; OpenAI `service_tier`: default, flex, priority): it changes the price.
+   * Absent or null when the trace does not say.
+   */
+  serviceTier?: string | null;
+  /** Where Anthropic ran the request (`usage.inference_geo`: global, us): US-only inference costs more on newer models. */
+  inferenceGeo?: string | null;
 }
 
 /** A prompt typed by the user: the start of a turn. */
@@ -121,6 +141,36 @@ export interface Compaction {
   /** Context size just before compaction, when the agent logs it. */
   preTokens: number | null;
   timeMs: number | null;
+  source: SourceRef;
+}
+
+/**
+ * User-role records that are not prompts a person typed, by kind. Agents write them
+ * into the conversation themselves: background-task and sub-agent notifications, the
+ * output of local commands, hook feedback, the summary that replaces the context after
+ * a compaction, interruption markers, and context they inject (skill bodies, caveats).
+ */
+export interface OtherInputs {
+  notification: number;
+  localCommand: number;
+  hookOutput: number;
+  compactionSummary: number;
+  interruption: number;
+  injected: number;
+}
+
+/** Kinds of `OtherInputs`, in the order they are shown. */
+export const OTHER_INPUT_KINDS: ReadonlyArray<keyof OtherInputs> = ['notification', 'localCommand', 'hookOutput', 'compactionSummary', 'interruption', 'injected'];
+
+/** Something that happened between calls and is neither a call nor a turn: a failed API request. */
+export interface SessionEvent {
+  /** `api-error`: a request that failed (rate limit, overload, network); the agent may retry it. */
+  kind: 'api-error';
+  /** Index of the first call after it (calls.length if none followed). */
+  beforeCall: number;
+  timeMs: number | null;
+  /** What the agent wrote about it, clipped; never interpreted. */
+  text: string;
   source: SourceRef;
 }
 
@@ -159,6 +209,10 @@ export interface Session {
   compactions: Compaction[];
   /** Session totals the trace reports itself; absent or null when it reports none. Optional so older producers stay valid. */
   reportedTotals?: ReportedTotals | null;
+  /** User-role records that were not typed prompts, when the format tells them apart (absent otherwise). */
+  otherInputs?: OtherInputs;
+  /** Failed API requests and similar events, in order (absent when the format records none). */
+  events?: SessionEvent[];
 }
 
 /** How serious a diagnostic is. */
@@ -204,6 +258,11 @@ export function requestedToolCall(asked: Pick<ToolCall, 'id' | 'name' | 'targetF
     source: asked.source,
     resultSource: null,
   };
+}
+
+/** No other inputs counted yet. */
+export function noOtherInputs(): OtherInputs {
+  return { notification: 0, localCommand: 0, hookOutput: 0, compactionSummary: 0, interruption: 0, injected: 0 };
 }
 
 /** An empty token record: nothing known. */

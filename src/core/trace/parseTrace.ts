@@ -1,12 +1,17 @@
-import { LineReader } from '../text/lineReader';
-import type { SourceLine } from '../text/lineReader';
+import { LineReader, LONG_LINE_BYTES } from '../text/lineReader';
+import type { LinePieceConsumer, SourceLine, TextEncoding } from '../text/lineReader';
+import { clipText } from '../text/safeText';
 import { DETECTION_RECORDS, detectDocument, detectRecords } from './detectFormat';
 import type { Detection } from './detectFormat';
 import type { FormatDefinition, JsonDocument } from './formatDefinition';
 import { formatById, supportedFormatsText } from './formats';
-import { isObject } from './json';
-import { parseJsonDocument } from './jsonDocument';
-import type { Diagnostic, FormatId, TraceModel } from './model';
+import { clip, isObject } from './json';
+import type { JsonObject } from './json';
+import { parseJsonDocument, streamedJsonDocument } from './jsonDocument';
+import { MAX_JSON_DEPTH, parseJsonStreaming, StreamingJsonParser } from './jsonStream';
+import type { StreamResult } from './jsonStream';
+import type { Diagnostic, FormatId, Session, ToolCall, TraceModel } from './model';
+import { badCountMessage, checkRecord } from './recordChecks';
 import type { ReaderResult, RecordReader, TraceRecord } from './recordReader';
 
 export { supportedFormatsText };
@@ -18,6 +23,8 @@ export type ByteChunks = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8
 export interface TraceFile {
   key: string;
   bytes: ByteChunks;
+  /** What the host noticed about this file's companions (ones it refused to read, and why); said on the main file. */
+  notes?: readonly string[];
 }
 
 /** Options for parseTrace. */
@@ -26,6 +33,10 @@ export interface ParseOptions {
   format?: FormatId;
   /** Awaited between slices of input, so a host can keep serving other work. */
   yieldControl?: () => Promise<void>;
+  /** Lines longer than this are streamed through the incremental parser (default LONG_LINE_BYTES; tests set it low). */
+  longLineBytes?: number;
+  /** A document's lines are kept while under this many characters (default HELD_DOCUMENT_CHARS; tests set it to 0 to stream every document). */
+  heldDocumentChars?: number;
 }
 
 /** Why a file could not be read at all, in words for the user. */
@@ -43,8 +54,18 @@ export interface ParsedTrace {
 
 /** Diagnostics kept per trace; the rest are counted, so a broken 1 GB file cannot flood memory. */
 export const MAX_DIAGNOSTICS = 1000;
+/** Longest diagnostic message kept. */
+export const MAX_MESSAGE_CHARS = 1000;
 /** Whole chunks larger than this are fed in slices, with `yieldControl` between them. */
 const SLICE_BYTES = 1 << 20;
+/**
+ * A document's lines are kept (for exact "where is this" answers and jsonc-parser's
+ * error recovery) while their text stays under this many characters; a larger document
+ * is only streamed.
+ */
+export const HELD_DOCUMENT_CHARS = 64 * 2 ** 20;
+/** Read this much of a file with NUL bytes and no record, and it is called binary without reading the rest. */
+const BINARY_VERDICT_BYTES = 1 << 20;
 
 async function* chunksOf(bytes: ByteChunks): AsyncGenerator<Uint8Array> {
   if (bytes instanceof Uint8Array) {
@@ -69,6 +90,40 @@ function looksLikeRecord(text: string | null): boolean {
   }
 }
 
+/** "600 MiB", "12.5 KiB": a size for messages. */
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
+}
+
+const NOT_TEXT_MESSAGE = {
+  utf8: 'Line is not valid UTF-8 text; skipped.',
+  nul: 'Line holds NUL bytes (binary data), not text; skipped.',
+} as const;
+
+/** A document being read: the streaming parser, and its lines while they are few enough to keep. */
+interface DocumentState {
+  parser: StreamingJsonParser;
+  /** Every line so far, until the text passes HELD_DOCUMENT_CHARS (or a line is too long to keep): then null. */
+  held: SourceLine[] | null;
+  heldChars: number;
+  /** Some held line is one JSON object by itself, so this may be JSON Lines after all. Only whether matters, so lines stop being parsed once one is. */
+  sawRecordLikeLine: boolean;
+}
+
+/** A line too long to decode whole, parsed as it streams in. */
+interface LongValue {
+  parser: StreamingJsonParser;
+  file: number;
+  line: number;
+}
+
 /**
  * Reads one trace. Owns the detection buffer, the chosen reader and the diagnostics
  * until `parseTrace` hands back the model. Exported for the incremental parse
@@ -81,53 +136,96 @@ export class TraceParser {
   private reader: RecordReader | null = null;
   detection: Detection;
   private readonly buffered: TraceRecord[] = [];
-  /** Document mode: every line of the main file, joined and parsed at the end. */
-  private documentLines: SourceLine[] | null = null;
+  /** Document mode: the main file is one JSON document spread over many lines. */
+  private doc: DocumentState | null = null;
   /** Set when a would-be document is read again as JSON Lines. */
   private replayed = false;
-  /** In document mode: some line is one JSON object by itself, so this may be JSON Lines after all. Only whether matters, so lines stop being parsed once one is. */
-  private sawRecordLikeLine = false;
+  private longValue: LongValue | null = null;
+  /** The file's first line, a JSON array too long to read twice: a one-line document unless records follow. */
+  private arrayFirst: { line: SourceLine; value: unknown[] } | null = null;
+  /** The file's first line, too deep to be a record, read with its deep parts left out (it may be a one-line document). */
+  private deepFirst: { line: SourceLine; result: StreamResult } | null = null;
   private mainRecords = 0;
   private mainNonBlank = 0;
-  private mainInvalidUtf8 = 0;
+  /** Lines of the main file that were not text (invalid UTF-8, NUL bytes). */
+  private mainNotText = 0;
+  /** What the main file's LineReader learned about its encoding. */
+  encoding: { declared: TextEncoding; utf16WithoutBom: boolean } = { declared: 'utf-8', utf16WithoutBom: false };
 
-  constructor(forced: FormatDefinition | null) {
+  constructor(
+    forced: FormatDefinition | null,
+    private readonly heldDocumentChars = HELD_DOCUMENT_CHARS,
+  ) {
     this.format = forced;
-    this.detection = forced ? { format: forced.id, evidence: 'chosen by the user' } : { format: null, evidence: 'nothing read yet' };
+    this.detection = forced ? { format: forced.id, evidence: 'chosen by the user', confidence: null } : { format: null, evidence: 'nothing read yet', confidence: null };
     if (forced?.createRecordReader) this.reader = forced.createRecordReader();
   }
 
   report(d: Diagnostic): void {
-    if (this.diagnostics.length < MAX_DIAGNOSTICS) this.diagnostics.push(d);
+    // Readers quote trace values (ids, types) in messages: one 10 MiB id must not make a 10 MiB message.
+    if (this.diagnostics.length < MAX_DIAGNOSTICS) this.diagnostics.push(d.message.length > MAX_MESSAGE_CHARS ? { ...d, message: clipText(d.message, MAX_MESSAGE_CHARS) } : d);
     else this.dropped += 1;
   }
 
   get isDocument(): boolean {
-    return this.documentLines !== null;
+    return this.doc !== null;
+  }
+
+  /** Nothing readable so far, though NUL bytes were seen: a binary file, not worth reading to its end. */
+  looksBinary(bytesRead: number, sawNul: boolean): boolean {
+    return sawNul && bytesRead >= BINARY_VERDICT_BYTES && this.mainRecords === 0 && this.doc === null && this.longValue === null;
+  }
+
+  /** A line of `file` outgrew the line limit: where its text goes as it streams in. */
+  longLine(file: number, line: number, offset: number): LinePieceConsumer | null {
+    if (file === 0 && this.doc) {
+      const parser = this.doc.parser;
+      this.doc.held = null; // a line this long cannot be kept, so the document is only streamed
+      parser.startLine(line, offset);
+      return { write: (text) => (parser.write(text), !parser.failed) };
+    }
+    if (file !== 0 && !this.reader) return null;
+    const parser = new StreamingJsonParser(MAX_JSON_DEPTH);
+    parser.startLine(line, offset);
+    this.longValue = { parser, file, line };
+    return { write: (text) => (parser.write(text), !parser.failed) };
   }
 
   /** A line of the opened file (index 0). */
   mainLine(line: SourceLine): void {
-    if (this.documentLines) {
-      this.documentLines.push(line);
-      if (!this.sawRecordLikeLine && looksLikeRecord(line.text)) this.sawRecordLikeLine = true;
+    if (this.doc) {
+      this.documentLine(this.doc, line);
+      return;
+    }
+    if (line.notText === 'long') {
+      this.longLineEnded(0, line);
       return;
     }
     if (line.text === null) {
-      this.mainInvalidUtf8 += 1;
-      this.report({ file: 0, line: line.line, severity: 'error', message: 'Line is not valid UTF-8 text; skipped.' });
+      this.mainNotText += 1;
+      this.report({ file: 0, line: line.line, severity: 'error', message: NOT_TEXT_MESSAGE[line.notText === 'nul' ? 'nul' : 'utf8'] });
       return;
     }
     if (line.text.trim() === '') return;
     this.mainNonBlank += 1;
     const value = this.parseLine(0, line, this.mainNonBlank === 1);
     if (value === undefined) {
-      if (this.mainNonBlank === 1 && !this.replayed && opensDocument(line.text, false)) this.documentLines = [line];
+      if (this.mainNonBlank === 1 && !this.replayed && opensDocument(line.text, false)) this.startDocument(line);
       return;
     }
-    if (value === null) return;
+    // A whole JSON array on the first line is a minified document (Cline's ui_messages.json), not a bad record.
+    if (this.mainNonBlank === 1 && !this.replayed && Array.isArray(value)) {
+      this.startDocument(line);
+      return;
+    }
+    this.mainValue(line, value);
+  }
+
+  private mainValue(line: SourceLine, value: unknown): void {
+    const checked = this.checkValue(0, line, value);
+    if (checked === null) return;
     this.mainRecords += 1;
-    const record: TraceRecord = { value, line, source: { file: 0, line: line.line, offset: line.offset } };
+    const record: TraceRecord = { value: checked, line, source: { file: 0, line: line.line, offset: line.offset } };
     if (this.reader) this.reader.record(record);
     else {
       this.buffered.push(record);
@@ -137,36 +235,114 @@ export class TraceParser {
 
   /** A line of a companion file (Claude Code sub-agent logs). */
   companionLine(file: number, line: SourceLine): void {
+    if (line.notText === 'long') {
+      this.longLineEnded(file, line);
+      return;
+    }
     if (line.text === null) {
-      this.report({ file, line: line.line, severity: 'error', message: 'Line is not valid UTF-8 text; skipped.' });
+      this.report({ file, line: line.line, severity: 'error', message: NOT_TEXT_MESSAGE[line.notText === 'nul' ? 'nul' : 'utf8'] });
       return;
     }
     if (line.text.trim() === '' || !this.reader) return;
     const value = this.parseLine(file, line, false);
-    if (value) this.reader.record({ value, line, source: { file, line: line.line, offset: line.offset } });
+    const checked = value === undefined ? null : this.checkValue(file, line, value);
+    if (checked) this.reader.record({ value: checked, line, source: { file, line: line.line, offset: line.offset } });
   }
 
-  /** JSON.parse one line: the object, null (reported: not an object), or undefined (not JSON). */
-  private parseLine(file: number, line: SourceLine, quietIfDocument: boolean): Record<string, unknown> | null | undefined {
-    let value: unknown;
+  /** A line that was streamed through its own parser has ended: read its value like any line's. */
+  private longLineEnded(file: number, line: SourceLine): void {
+    const long = this.longValue;
+    this.longValue = null;
+    if (file === 0) this.mainNonBlank += 1;
+    const size = formatBytes(line.byteLength);
+    if (!long || long.line !== line.line || long.file !== file) {
+      // Nobody took its text (a companion line before any reader): say why it was not read.
+      this.report({ file, line: line.line, severity: 'error', message: `Line is ${size} long, more than the ${formatBytes(LONG_LINE_BYTES)} a line is read whole; skipped.` });
+      return;
+    }
+    // The first line of a document that goes on over more lines: read on as a document.
+    if (file === 0 && this.mainNonBlank === 1 && !this.replayed && !long.parser.failed && long.parser.inContainer) {
+      this.doc = { parser: long.parser, held: null, heldChars: 0, sawRecordLikeLine: false };
+      long.parser.write('\n');
+      return;
+    }
+    const result = long.parser.end();
+    if (result.error) {
+      this.report({ file, line: line.line, severity: 'error', message: `Line (${size}) is not valid JSON (${result.error.message}); skipped.` });
+      return;
+    }
+    if (result.prunedCount > 0) {
+      this.report({ file, line: line.line, severity: 'error', message: `Line nests deeper than ${MAX_JSON_DEPTH} levels; skipped.` });
+      if (file === 0 && this.mainRecords === 0 && this.mainNonBlank === 1) this.deepFirst = { line, result };
+      return;
+    }
+    if (file === 0 && this.mainNonBlank === 1 && !this.replayed && Array.isArray(result.value)) this.arrayFirst = { line, value: result.value };
+    else if (file === 0) this.mainValue(line, result.value);
+    else {
+      const checked = this.checkValue(file, line, result.value);
+      if (checked && this.reader) this.reader.record({ value: checked, line, source: { file, line: line.line, offset: line.offset } });
+    }
+  }
+
+  /** JSON.parse one line: the value, or undefined (not JSON; reported unless it may open a document). */
+  private parseLine(file: number, line: SourceLine, quietIfDocument: boolean): unknown {
     try {
-      value = JSON.parse(line.text!);
+      return JSON.parse(line.text!);
     } catch (e) {
       // The first line of a pretty-printed document is not an error: the document is read whole.
       if (quietIfDocument && !this.replayed && opensDocument(line.text!, false)) return undefined;
-      this.report({ file, line: line.line, severity: 'error', message: `Line is not valid JSON (${e instanceof Error ? e.message : String(e)}); skipped.` });
+      this.report({ file, line: line.line, severity: 'error', message: `Line is not valid JSON (${jsonErrorText(e)}); skipped.` });
       return undefined;
     }
+  }
+
+  /**
+   * The checks every record gets before a reader sees it: an object, not nested past
+   * MAX_JSON_DEPTH (skipped whole), token counts that are counts (others read as
+   * unknown, each reported). Null when the record is skipped.
+   */
+  private checkValue(file: number, line: SourceLine, value: unknown): JsonObject | null {
     if (!isObject(value)) {
       this.report({ file, line: line.line, severity: 'error', message: 'Line is JSON but not an object; skipped.' });
       return null;
     }
+    const check = checkRecord(value, MAX_JSON_DEPTH);
+    if (check.tooDeep) {
+      this.report({ file, line: line.line, severity: 'error', message: `Line nests deeper than ${MAX_JSON_DEPTH} levels; skipped.` });
+      // The only line of the file may be a whole document: keep it with the deep parts left out, in case it is.
+      if (file === 0 && this.mainRecords === 0 && this.mainNonBlank === 1 && line.text !== null) this.deepFirst = { line, result: parseJsonStreaming(line.text) };
+      return null;
+    }
+    for (const bad of check.badCounts) this.report({ file, line: line.line, severity: 'warning', message: badCountMessage(bad) });
     return value;
+  }
+
+  private startDocument(line: SourceLine): void {
+    const parser = new StreamingJsonParser(MAX_JSON_DEPTH);
+    this.doc = { parser, held: [], heldChars: 0, sawRecordLikeLine: false };
+    this.documentLine(this.doc, line);
+  }
+
+  private documentLine(doc: DocumentState, line: SourceLine): void {
+    if (line.notText !== 'long') {
+      doc.parser.startLine(line.line, line.offset);
+      if (line.text !== null) doc.parser.write(line.text);
+      else {
+        this.report({ file: 0, line: line.line, severity: 'error', message: line.notText === 'nul' ? 'Line holds NUL bytes (binary data); read as empty.' : 'Line is not valid UTF-8 text; read as empty.' });
+      }
+    }
+    doc.parser.write('\n');
+    if (doc.held) {
+      doc.held.push(line);
+      doc.heldChars += (line.text?.length ?? 0) + 1;
+      if (!doc.sawRecordLikeLine && looksLikeRecord(line.text)) doc.sawRecordLikeLine = true;
+      if (doc.heldChars > this.heldDocumentChars) doc.held = null;
+    }
   }
 
   /** Chooses the format from the buffered records and replays them into its reader. */
   decideRecords(): void {
-    if (this.reader || this.documentLines) return;
+    if (this.reader || this.doc) return;
     if (!this.format) {
       this.detection = detectRecords(this.buffered.map((r) => r.value));
       this.format = this.detection.format ? (formatById(this.detection.format) ?? null) : null;
@@ -180,22 +356,50 @@ export class TraceParser {
 
   /** The result, once every file has been fed. */
   finish(keys: string[]): ParsedTrace {
-    if (this.documentLines) {
-      const parsed = parseJsonDocument(this.documentLines, 0);
+    if (this.encoding.declared !== 'utf-8') {
+      const order = this.encoding.declared === 'utf-16le' ? 'little-endian' : 'big-endian';
+      this.report({ file: 0, line: -1, severity: 'info', message: `The file is UTF-16 text (${order}, by its byte-order mark); it was decoded. Agents write UTF-8.` });
+    }
+    if (this.doc) {
+      const doc = this.doc;
+      const result = doc.parser.end();
       // A JSON Lines file whose first line is broken also "opens a document"; if the whole
       // does not parse but its lines do, read it as JSON Lines with that line reported.
-      if (parsed.diagnostics.length === 0 || !this.sawRecordLikeLine) return this.finishDocument(keys, parsed);
-      const lines = this.documentLines;
-      this.documentLines = null;
-      this.replayed = true;
-      this.mainNonBlank = 0;
-      for (const line of lines) this.mainLine(line);
+      if (result.error && doc.sawRecordLikeLine && doc.held) {
+        const lines = doc.held;
+        this.doc = null;
+        this.replayed = true;
+        this.mainNonBlank = 0;
+        for (const line of lines) this.mainLine(line);
+      } else {
+        this.doc = null;
+        const small = doc.held !== null && result.prunedCount === 0;
+        const parsed = !small
+          ? streamedJsonDocument(doc.parser, result, 0)
+          : result.error
+            ? parseJsonDocument(doc.held!, 0)
+            : parseJsonDocument(doc.held!, 0, { value: result.value });
+        return this.finishDocument(keys, parsed);
+      }
     }
-    if (this.mainNonBlank === 0 && this.mainInvalidUtf8 === 0) return this.failed(keys, { kind: 'empty', message: `This file is empty. Agent Trace Inspector expected a trace in one of these formats: ${supportedFormatsText()}.` });
-    if (this.mainRecords === 0 && this.mainInvalidUtf8 > 0 && this.mainInvalidUtf8 >= this.mainNonBlank) {
-      return this.failed(keys, { kind: 'binary', message: `This file is not UTF-8 text. Agent Trace Inspector reads: ${supportedFormatsText()}.` });
-    }
+    if (this.mainNonBlank === 0 && this.mainNotText === 0) return this.failed(keys, { kind: 'empty', message: `This file is empty. Agent Trace Inspector expected a trace in one of these formats: ${supportedFormatsText()}.` });
+    if (this.mainRecords === 0 && this.mainNotText > 0 && this.mainNotText >= this.mainNonBlank) return this.failed(keys, this.binaryProblem());
     this.decideRecords();
+    // A file whose one line is a document nested too deeply: read it with the deep parts left out.
+    const deep = this.deepFirst;
+    if (!this.reader && this.buffered.length === 0 && this.mainNonBlank === 1 && deep && isObject(deep.result.value)) {
+      const at = deep.line;
+      const skipped = this.diagnostics.findIndex((d) => d.file === 0 && d.line === at.line && /^Line nests deeper/.test(d.message));
+      if (skipped >= 0) this.diagnostics.splice(skipped, 1);
+      const doc: JsonDocument = { value: deep.result.value, file: 0, locate: () => ({ file: 0, line: at.line, offset: at.offset }) };
+      const diagnostics: Diagnostic[] = [{ file: 0, line: at.line, severity: 'error', message: `${deep.result.prunedCount === 1 ? 'A value on this line nests' : `${deep.result.prunedCount} values on this line nest`} deeper than ${MAX_JSON_DEPTH} levels; left out, the rest is read.` }];
+      return this.finishDocument(keys, { doc, diagnostics });
+    }
+    const array = this.arrayFirst;
+    if (!this.reader && this.buffered.length === 0 && array) {
+      const at = array.line;
+      return this.finishDocument(keys, { doc: { value: array.value, file: 0, locate: () => ({ file: 0, line: at.line, offset: at.offset }) }, diagnostics: [] });
+    }
     // One JSON object on one line can be a whole document (a vllm bench result).
     if (!this.reader && this.buffered.length === 1) {
       const only = this.buffered[0]!;
@@ -210,11 +414,20 @@ export class TraceParser {
     return this.success(keys, this.reader.finish());
   }
 
+  binaryProblem(): FileProblem {
+    const hint = this.encoding.utf16WithoutBom ? ' It looks like UTF-16 without a byte-order mark: convert it to UTF-8.' : '';
+    return { kind: 'binary', message: `This file is not text: its lines are not UTF-8, or hold NUL bytes (binary data).${hint} Agent Trace Inspector reads: ${supportedFormatsText()}.` };
+  }
+
   private finishDocument(keys: string[], parsed: { doc: JsonDocument; diagnostics: Diagnostic[] }): ParsedTrace {
     for (const d of parsed.diagnostics) this.report(d);
     const { doc } = parsed;
     if (doc.value === undefined) {
       return this.failed(keys, { kind: 'unknown-format', message: `The file starts like a JSON document but is not valid JSON. Supported: ${supportedFormatsText()}.` });
+    }
+    // Depth is bounded already (the streaming parser left deeper parts out); check the counts.
+    for (const bad of checkRecord(doc.value, Number.MAX_SAFE_INTEGER).badCounts) {
+      this.report({ file: 0, line: doc.locate(bad.path).line, severity: 'warning', message: badCountMessage(bad) });
     }
     if (!this.format) {
       this.detection = detectDocument(doc.value);
@@ -242,13 +455,32 @@ export class TraceParser {
 
   private success(keys: string[], result: ReaderResult): ParsedTrace {
     for (const d of result.diagnostics) this.report(d);
+    for (const d of reusedToolIds(result.sessions)) this.report(d);
+    this.explainEmpty(result);
     if (this.dropped > 0) this.diagnostics.push({ file: 0, line: -1, severity: 'info', message: `${this.dropped} more diagnostics were not kept.` });
     this.diagnostics.sort((a, b) => a.file - b.file || a.line - b.line);
     return {
-      model: { format: this.format!.id, files: keys, sessions: result.sessions, diagnostics: this.diagnostics, skippedRecords: result.skippedRecords, limitations: [...this.format!.limitations] },
+      model: { format: this.format!.id, files: keys, sessions: result.sessions, diagnostics: this.diagnostics, skippedRecords: plainRecord(result.skippedRecords), limitations: [...this.format!.limitations] },
       detection: this.detection,
       problem: null,
     };
+  }
+
+  /**
+   * A file read as some format but holding no call and no prompt gets a warning that says
+   * so, unless the reader already said why: an empty analysis is never shown unexplained.
+   */
+  private explainEmpty(result: ReaderResult): void {
+    const calls = result.sessions.reduce((n, s) => n + s.calls.length + s.turns.length, 0);
+    const totals = result.sessions.some((s) => s.reportedTotals);
+    if (calls > 0 || totals || result.diagnostics.length > 0 || this.diagnostics.some((d) => d.severity !== 'info')) return;
+    const what = result.sessions.length === 0 ? 'no session' : `${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} but no LLM call or prompt`;
+    this.report({
+      file: 0,
+      line: -1,
+      severity: 'warning',
+      message: `Read as ${this.format!.label} (${this.detection.evidence}), but the file holds ${what}: it may be another format, or cut before its first call.`,
+    });
   }
 
   failed(keys: string[], problem: FileProblem): ParsedTrace {
@@ -256,7 +488,7 @@ export class TraceParser {
     const evidence = problem.kind === 'empty' ? 'the file is empty' : problem.kind === 'binary' ? 'the file is not text' : this.detection.evidence;
     return {
       model: { format: null, files: keys, sessions: [], diagnostics: this.diagnostics, skippedRecords: {}, limitations: [] },
-      detection: { format: this.detection.format, evidence },
+      detection: { format: this.detection.format, evidence, confidence: this.detection.confidence },
       problem,
     };
   }
@@ -268,6 +500,50 @@ export class TraceParser {
 }
 
 /**
+ * A plain object with the same own entries: readers count into null-prototype objects
+ * (a record type may be "__proto__"), and `Object.fromEntries` keeps such keys as own
+ * properties of an ordinary object.
+ */
+function plainRecord<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record));
+}
+
+/** A JSON.parse error in words, without quoting the line back at length (it is hostile and may be huge). */
+function jsonErrorText(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  // V8 quotes the text around the error: keep its own words, drop the quote.
+  const cut = message.replace(/, "[\s\S]*" is not valid JSON$/, '').replace(/ in JSON at position/, ' at position');
+  return cut.length > 200 ? `${cut.slice(0, 199)}…` : cut;
+}
+
+/**
+ * Tool calls of one session that share an id: a reader pairs results by id, so a reused
+ * id can put a result on the wrong call. Each reuse is reported with both lines.
+ */
+function reusedToolIds(sessions: readonly Session[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const s of sessions) {
+    const seen = new Map<string, ToolCall>();
+    for (const c of s.calls) {
+      for (const t of c.toolCalls) {
+        const first = seen.get(t.id);
+        if (!first) {
+          seen.set(t.id, t);
+          continue;
+        }
+        out.push({
+          file: t.source.file,
+          line: t.source.line,
+          severity: 'warning',
+          message: `Tool-call id ${JSON.stringify(clip(t.id, 80))} is used again (first at line ${first.source.line + 1}${first.source.file !== t.source.file ? ' of another file' : ''}): both calls are kept, and a result naming it goes to the later one.`,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/**
  * Reads a trace: the opened file first, then its companion files (Claude Code
  * sub-agent logs). Streams JSON Lines line by line, reads whole JSON documents with
  * an error-tolerant parser, detects the format from the first records unless told,
@@ -276,23 +552,34 @@ export class TraceParser {
  */
 export async function parseTrace(files: readonly TraceFile[], options: ParseOptions = {}): Promise<ParsedTrace> {
   const forced = options.format ? (formatById(options.format) ?? null) : null;
-  const parser = new TraceParser(forced);
+  const parser = new TraceParser(forced, options.heldDocumentChars);
   const keys = files.map((f) => f.key);
   for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
     if (fileIndex === 1) {
       parser.decideRecords();
       if (parser.isDocument || !parser.acceptsCompanions()) break;
     }
-    const lines = new LineReader();
     const feed = (line: SourceLine): void => (fileIndex === 0 ? parser.mainLine(line) : parser.companionLine(fileIndex, line));
-    for await (const chunk of chunksOf(files[fileIndex]!.bytes)) {
-      for (const line of lines.push(chunk)) feed(line);
-      if (fileIndex === 0 && lines.containsNul) {
-        return parser.failed(keys, { kind: 'binary', message: `This file is not text: it contains NUL bytes. Agent Trace Inspector reads: ${supportedFormatsText()}.` });
+    // Lines arrive through onLine, in file order with the starts of long lines.
+    const lines = new LineReader({ longLineBytes: options.longLineBytes, onLongLine: (line, offset) => parser.longLine(fileIndex, line, offset), onLine: feed });
+    try {
+      for await (const chunk of chunksOf(files[fileIndex]!.bytes)) {
+        lines.push(chunk);
+        if (fileIndex === 0 && parser.looksBinary(lines.byteCount, lines.containsNul)) {
+          parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
+          return parser.failed(keys, parser.binaryProblem());
+        }
+        if (options.yieldControl) await options.yieldControl();
       }
-      if (options.yieldControl) await options.yieldControl();
+    } catch (e) {
+      // The opened file must be readable; a companion that is not (gone, a FIFO swapped in) is said and left out.
+      if (fileIndex === 0) throw e;
+      parser.report({ file: 0, line: -1, severity: 'warning', message: `${files[fileIndex]!.key} could not be read (${e instanceof Error ? e.message : String(e)}); the rest of the trace is read.` });
+      continue;
     }
-    for (const line of lines.end()) feed(line);
+    lines.end();
+    if (fileIndex === 0) parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
   }
+  if (parser.acceptsCompanions()) for (const note of files[0]?.notes ?? []) parser.report({ file: 0, line: -1, severity: 'warning', message: note });
   return parser.finish(keys);
 }

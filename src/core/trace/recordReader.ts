@@ -30,5 +30,9 @@ export interface RecordReader {
 
 /** Counts a skipped record type; the counts tell the user what was left out and why. */
 export function countSkipped(skipped: Record<string, number>, type: string): void {
-  skipped[type] = (skipped[type] ?? 0) + 1;
+  // The type comes from the trace: a 10 MiB "type" is counted under its first characters.
+  const key = type.length > 120 ? `${type.slice(0, 119)}…` : type;
+  // An own property whatever the key: on an ordinary object "__proto__" would set the prototype instead.
+  const n = Object.prototype.hasOwnProperty.call(skipped, key) ? skipped[key]! : 0;
+  Object.defineProperty(skipped, key, { value: n + 1, writable: true, enumerable: true, configurable: true });
 }

@@ -7,6 +7,14 @@ import type { RetryLoop } from '../analysis/retryLoops';
 import { analyzeSession } from '../analysis/sessionAnalysis';
 import type { AnalysisOptions, SessionAnalysis } from '../analysis/sessionAnalysis';
 import type { SessionSummary } from '../analysis/sessionSummary';
+import { idealTtlCurve } from '../analysis/idealTtlCache';
+import type { IdealTtlCurve } from '../analysis/idealTtlCache';
+import { priceTrace } from '../cost/callCost';
+import type { SessionCost } from '../cost/callCost';
+import { cacheTtlWhatIf, ttlCalls } from '../cost/cacheTtlWhatIf';
+import type { TtlCall, TtlWhatIf } from '../cost/cacheTtlWhatIf';
+import type { CostByKind, CostSummary, PriceBook } from '../cost/costTypes';
+import { loopCost } from '../cost/loopCost';
 
 /** A tool call as the timeline shows it. */
 export interface ToolChip {
@@ -34,6 +42,31 @@ export interface CallRow {
   miss: { cause: MissCause; detail: string; lostTokens: number | null } | null;
   /** Indexes into `SessionView.analysis.loops` of the loops this call made attempts in. */
   loops: number[];
+  /** The part of `cacheWrite` kept for 1 hour (priced higher), when the trace splits writes. */
+  cacheWrite1h: number | null;
+  /** What the call cost; null when the view was built without prices. */
+  cost: CallCostView | null;
+}
+
+/** One call's dollars for the timeline: the total, by kind, and why it is unknown when it is. */
+export interface CallCostView {
+  usd: number | null;
+  byKind: CostByKind | null;
+  /** Which price applied ("anthropic/claude-haiku-4-5", "user: glm-4.6"). */
+  priceId: string | null;
+  unpriced: string | null;
+  notes: string[];
+}
+
+/** A session's cost, its cache TTL what-if, and the calls the page replays for a TTL the user types. */
+export interface SessionCostView {
+  summary: CostSummary;
+  /** The cost the agent itself reported, when it did. */
+  reportedUsd: number | null;
+  notes: string[];
+  /** Replays under 5 minutes and 1 hour. */
+  ttl: TtlWhatIf;
+  ttlCalls: TtlCall[];
 }
 
 /** A sub-agent as the parent's timeline marks it. */
@@ -52,13 +85,27 @@ export interface CompactionMark {
   preTokens: number | null;
 }
 
+/** A failed API request (or a run of them before one call) as the timeline marks it. */
+export interface EventMark {
+  kind: 'api-error';
+  beforeCall: number;
+  /** How many events share this place (retries of one request). */
+  count: number;
+  /** The first event's text. */
+  text: string;
+}
+
 /** Everything the timeline needs for one session, sent up front. */
 export interface SessionView {
   summary: SessionSummary;
   calls: CallRow[];
   compactions: CompactionMark[];
+  /** Failed API requests, grouped by the call they came before. */
+  events: EventMark[];
   subagents: SubagentLink[];
   analysis: AnalysisView;
+  /** Null when the view was built without prices. */
+  cost: SessionCostView | null;
 }
 
 /** A retry loop as the timeline and the loops table show it (lines 0-based, files named). */
@@ -77,7 +124,12 @@ export interface LoopView {
   firstError: string | null;
   wastedTokens: number | null;
   carryForwardTokens: number | null;
+  /** The same tokens in dollars; null when a call involved is unpriced or without prices. */
+  wastedUsd: number | null;
+  carriedForwardUsd: number | null;
   file: string;
+  /** Index of `file` in the trace's files: what the page sends back to reveal a line (never a path). */
+  fileIndex: number;
   firstLine: number;
   lastLine: number;
   /** 0-based lines of every attempt's result, in order. */
@@ -93,11 +145,15 @@ export interface AnalysisView {
   missCauses: Record<MissCause, number>;
   /** Failed tool calls that are not the agent's own attempts (user rejections, sibling errors). */
   collateralFailures: number;
+  /** The session in an ideal cache with an idle TTL, beside TraceLab's published figures. */
+  idealCache: IdealTtlCurve;
 }
 
 /** A diagnostic with its file named. */
 export interface DiagnosticView {
   file: string;
+  /** Index of `file` in the trace's files (see LoopView.fileIndex). */
+  fileIndex: number;
   /** 0-based; -1 for the file as a whole. */
   line: number;
   severity: Diagnostic['severity'];
@@ -116,6 +172,8 @@ export interface TraceView {
   format: TraceModel['format'];
   formatLabel: string | null;
   detection: string;
+  /** How sure detection is (null when nothing matched or the user chose the format). */
+  detectionConfidence: 'certain' | 'likely' | 'weak' | null;
   /** True when the user chose the format instead of detection. */
   formatChosen: boolean;
   /** Every format the picker offers. */
@@ -123,6 +181,8 @@ export interface TraceView {
   /** What this format cannot give, in plain sentences. */
   limitations: string[];
   problem: FileProblem | null;
+  /** The whole trace's cost, sub-agents included; null when built without prices. */
+  cost: CostSummary | null;
   sessions: SessionView[];
   diagnostics: DiagnosticView[];
   skippedRecords: Record<string, number>;
@@ -176,7 +236,12 @@ function callMarks(analysis: SessionAnalysis): CallMarks {
   return { missByCall, loopsByCall };
 }
 
-function row(call: LlmCall, marks: CallMarks): CallRow {
+function callCostView(cost: SessionCost | null, index: number): CallCostView | null {
+  const c = cost?.calls[index];
+  return c ? { usd: c.usd, byKind: c.byKind, priceId: c.priceId, unpriced: c.unpriced, notes: c.notes } : null;
+}
+
+function row(call: LlmCall, marks: CallMarks, cost: SessionCost | null): CallRow {
   const miss = marks.missByCall.get(call.index);
   const loops = marks.loopsByCall.get(call.index) ?? [];
   return {
@@ -194,10 +259,12 @@ function row(call: LlmCall, marks: CallMarks): CallRow {
     tools: call.toolCalls.map((t) => ({ name: t.name, failed: t.isError, targetFile: t.targetFile })),
     miss: miss ? { cause: miss.cause, detail: miss.detail, lostTokens: miss.lostTokens } : null,
     loops,
+    cacheWrite1h: call.tokens.cacheWrite1h ?? null,
+    cost: callCostView(cost, call.index),
   };
 }
 
-function loopView(model: TraceModel, loop: RetryLoop): LoopView {
+function loopView(model: TraceModel, loop: RetryLoop, dollars: { wastedUsd: number | null; carriedForwardUsd: number | null }): LoopView {
   const first = loop.attempts[0]!.source;
   const last = loop.attempts[loop.attempts.length - 1]!.source;
   return {
@@ -214,22 +281,38 @@ function loopView(model: TraceModel, loop: RetryLoop): LoopView {
     firstError: loop.firstError,
     wastedTokens: loop.wastedTokens,
     carryForwardTokens: loop.carryForwardTokens,
+    ...dollars,
     file: model.files[first.file] ?? '',
+    fileIndex: first.file,
     firstLine: first.line,
     lastLine: last.line,
     attemptLines: loop.attempts.map((a) => a.source.line),
   };
 }
 
-function analysisView(model: TraceModel, a: SessionAnalysis): AnalysisView {
+function analysisView(model: TraceModel, session: Session, a: SessionAnalysis, cost: SessionCost | null): AnalysisView {
   return {
     fingerprint: a.fingerprint,
-    loops: a.retry.loops.map((l) => loopView(model, l)),
+    loops: a.retry.loops.map((l) => loopView(model, l, cost ? loopCost(l, session, cost) : { wastedUsd: null, carriedForwardUsd: null })),
     loopSentence: a.loopSentence,
     callsInLoops: a.retry.callsInLoops,
     missCauses: a.missCauses,
     collateralFailures: a.retry.failing.filter((f) => f.collateral).length,
+    idealCache: idealTtlCurve(session),
   };
+}
+
+function sessionCostView(session: Session, cost: SessionCost): SessionCostView {
+  const summary: CostSummary = {
+    totalUsd: cost.totalUsd,
+    byModel: cost.byModel,
+    byKind: cost.byKind,
+    pricedCalls: cost.pricedCalls,
+    unpricedCalls: cost.unpricedCalls,
+    priceSource: cost.priceSource,
+  };
+  const replay = ttlCalls(session, cost);
+  return { summary, reportedUsd: cost.reportedUsd, notes: cost.notes, ttl: cacheTtlWhatIf(replay), ttlCalls: replay };
 }
 
 /** Sessions by their parent's id, in model order, so each parent finds its sub-agents without scanning every session. */
@@ -262,33 +345,53 @@ export function formatChoices(): FormatChoice[] {
   return FORMATS.map((f) => ({ id: f.id, label: f.label }));
 }
 
-/** Builds the view the host sends on `init`: summaries and bars for every session. */
-export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChosen = false, options: Partial<AnalysisOptions> = {}): TraceView {
+/**
+ * Builds the view the host sends on `init`: summaries and bars for every session, and with
+ * a price book (the host's, from the library and `agentTrace.prices`) each call's cost.
+ */
+export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChosen = false, options: Partial<AnalysisOptions> = {}, prices: PriceBook | null = null): TraceView {
   const { model } = parsed;
   const children = childrenByParent(model);
+  const priced = prices && parsed.problem === null ? priceTrace(model, prices) : null;
   return {
     fileName,
     format: model.format,
     formatLabel: model.format ? (formatById(model.format)?.label ?? null) : null,
     detection: parsed.detection.evidence,
+    detectionConfidence: parsed.detection.confidence,
     formatChosen,
     formatChoices: formatChoices(),
     limitations: model.limitations,
     problem: parsed.problem,
-    sessions: model.sessions.map((s) => {
+    cost: priced?.total ?? null,
+    sessions: model.sessions.map((s, i) => {
       const analysis = analyzeSession(s, options);
       const marks = callMarks(analysis);
+      const cost = priced?.sessions[i] ?? null;
       return {
         summary: analysis.summary,
-        calls: s.calls.map((c) => row(c, marks)),
+        calls: s.calls.map((c) => row(c, marks, cost)),
         compactions: s.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens })),
+        events: eventMarks(s),
         subagents: subagentLinks(children, s),
-        analysis: analysisView(model, analysis),
+        analysis: analysisView(model, s, analysis, cost),
+        cost: cost ? sessionCostView(s, cost) : null,
       };
     }),
-    diagnostics: model.diagnostics.map((d) => ({ file: model.files[d.file] ?? '', line: d.line, severity: d.severity, message: d.message })),
+    diagnostics: [...model.diagnostics, ...(priced?.diagnostics ?? [])].map((d) => ({ file: model.files[d.file] ?? '', fileIndex: d.file, line: d.line, severity: d.severity, message: d.message })),
     skippedRecords: model.skippedRecords,
   };
+}
+
+/** The session's events, one mark per place: 15 retries before one call are one mark of 15. */
+function eventMarks(s: Session): EventMark[] {
+  const marks: EventMark[] = [];
+  for (const e of s.events ?? []) {
+    const last = marks[marks.length - 1];
+    if (last && last.kind === e.kind && last.beforeCall === e.beforeCall) last.count += 1;
+    else marks.push({ kind: e.kind, beforeCall: e.beforeCall, count: 1, text: e.text });
+  }
+  return marks;
 }
 
 function toolDetail(model: TraceModel, t: ToolCall): ToolDetail {

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
+import { uiText } from '../../core/text/safeText';
 import { describeFilter, SORT_KEYS, SORT_LABELS } from '../../core/sessions/sessionQuery';
 import type { SessionFilter, SessionRow, SessionSort } from '../../core/sessions/sessionQuery';
 import type { SessionComparison } from '../../core/sessions/compareSessions';
 import type { SessionsReport } from '../../core/sessions/sessionsReport';
-import { lastSegment, plainText, sessionLabel } from '../../core/sessions/sessionText';
+import { lastSegment, sessionLabel } from '../../core/sessions/sessionText';
 import { AGENTS } from '../../node/sessions/agentRegistry';
 import type { SessionsPanels } from './sessionsPanels';
 import type { SessionsService } from './sessionsService';
@@ -83,7 +84,7 @@ async function editFilter(ctx: SessionCommandContext): Promise<void> {
   const now = Date.now();
   const items: Array<vscode.QuickPickItem & { id: string }> = [
     { id: 'agent', label: 'Agent…', description: f.agents?.join(', ') ?? 'all' },
-    { id: 'project', label: 'Project…', description: f.projects?.map((p) => plainText(p, 40)).join(', ') ?? 'all' },
+    { id: 'project', label: 'Project…', description: f.projects?.map((p) => uiText(p, { max: 40 })).join(', ') ?? 'all' },
     { id: 'date', label: 'Date range…', description: describeFilter({ sinceMs: f.sinceMs, untilMs: f.untilMs }).join(', ') || 'any' },
     { id: 'loops', label: f.hasRetryLoops ? 'With or without retry loops' : 'Only sessions with retry loops' },
     { id: 'cost', label: 'Cost above…', description: f.costAboveUsd !== undefined ? `$${f.costAboveUsd.toFixed(2)}` : 'any' },
@@ -105,7 +106,7 @@ async function editFilter(ctx: SessionCommandContext): Promise<void> {
     case 'project': {
       const projects = [...new Set(ctx.service.current().filter((r) => r.role === 'main').map((r) => r.project))].sort();
       const picked = await vscode.window.showQuickPick(
-        projects.map((p) => ({ label: plainText(lastSegment(p), 60), description: plainText(p, 120), project: p, picked: f.projects?.includes(p) ?? false })),
+        projects.map((p) => ({ label: uiText(lastSegment(p), { max: 60 }), description: uiText(p, { max: 120 }), project: p, picked: f.projects?.includes(p) ?? false })),
         { canPickMany: true, title: 'Sessions of these projects (none: all)', matchOnDescription: true },
       );
       if (!picked) return;
@@ -228,7 +229,7 @@ export function createSessionCommands(ctx: SessionCommandContext): Record<string
       if (!b) {
         const others = ctx.tree.visibleRows().filter((r) => r.id !== a.id && r.role === 'main');
         const picked = await vscode.window.showQuickPick(
-          others.map((r) => ({ label: sessionLabel(r, 80), description: `${plainText(lastSegment(r.project), 40)} · ${r.calls} calls`, row: r })),
+          others.map((r) => ({ label: sessionLabel(r, 80), description: `${uiText(lastSegment(r.project), { max: 40 })} · ${r.calls} calls`, row: r })),
           { title: `Compare with… (A: ${sessionLabel(a, 60)})`, matchOnDescription: true },
         );
         if (!picked) return undefined;

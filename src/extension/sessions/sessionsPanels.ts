@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
+import { uiText } from '../../core/text/safeText';
 import { compareSessions } from '../../core/sessions/compareSessions';
 import type { SessionComparison } from '../../core/sessions/compareSessions';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
-import { plainText } from '../../core/sessions/sessionText';
 import { buildSessionsReport, reportCsv, reportJson } from '../../core/sessions/sessionsReport';
 import type { SessionsReport } from '../../core/sessions/sessionsReport';
 import type { SessionsHostMessage, SessionsPanelContent } from '../../protocol/sessionsMessages';
@@ -97,7 +97,7 @@ export class SessionsPanels implements vscode.Disposable {
   }
 
   private create(title: string, subject: PanelSubject): OpenPanel {
-    const panel = vscode.window.createWebviewPanel(SESSIONS_PANEL_VIEW_TYPE, plainText(title, 80), vscode.ViewColumn.Active, {
+    const panel = vscode.window.createWebviewPanel(SESSIONS_PANEL_VIEW_TYPE, uiText(title, { max: 80 }), vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
     });
@@ -108,7 +108,7 @@ export class SessionsPanels implements vscode.Disposable {
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'inspector.css')).toString(),
       codiconsUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'codicons', 'codicon.css')).toString(),
       nonce: createNonce(),
-      title: plainText(title, 80),
+      title: uiText(title, { max: 80 }),
     });
     const entry: OpenPanel = { panel, subject, content: null, rows: new Map() };
     this.panels.add(entry);
@@ -141,7 +141,9 @@ export class SessionsPanels implements vscode.Disposable {
   }
 
   private post(p: OpenPanel): void {
-    if (p.content) void p.panel.webview.postMessage({ type: 'show', content: p.content } satisfies SessionsHostMessage);
+    // A refresh may finish after its panel closed: never post to a disposed webview (its promise would reject unhandled).
+    if (!p.content || !this.panels.has(p)) return;
+    p.panel.webview.postMessage({ type: 'show', content: p.content } satisfies SessionsHostMessage).then(undefined, () => undefined);
   }
 
   private async onMessage(p: OpenPanel, data: unknown): Promise<void> {
@@ -169,7 +171,7 @@ export class SessionsPanels implements vscode.Disposable {
           await this.export(p, m.format);
           return;
         case 'log/error':
-          this.log.error(`Agent Sessions panel: ${plainText(m.message, 2000)}`);
+          this.log.error(`Agent Sessions panel: ${uiText(m.message, { max: 2000 })}`);
           return;
       }
     } catch (e) {

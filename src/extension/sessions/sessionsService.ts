@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
+import { uiText } from '../../core/text/safeText';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
 import type { CallRecord } from '../../core/sessions/sessionRecord';
-import { plainText } from '../../core/sessions/sessionText';
 import { SessionIndexClient } from '../../node/sessions/indexClient';
 import type { IndexEvent, IndexWorkerConfig } from '../../node/sessions/indexProtocol';
 import type { SyncProgress } from '../../node/sessions/sessionIndexer';
-import { maxFileBytes, readAnalysisOptions, sessionRoots } from '../settings';
+import { maxFileBytes, readAnalysisOptions, sessionAgentRoots } from '../settings';
 import { join } from 'node:path';
 
 /** While anything shows sessions, the agents' folders are looked at again this often (new sessions, other windows' writes). */
@@ -43,7 +43,7 @@ export class SessionsService implements vscode.Disposable {
   ) {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('agentTrace.sessionRoots') || e.affectsConfiguration('agentTrace.analysis') || e.affectsConfiguration('agentTrace.maxFileSizeMB')) {
+        if (['sessionRoots', 'analysis', 'maxFileSizeMB', 'prices'].some((k) => e.affectsConfiguration(`agentTrace.${k}`))) {
           void this.reconfigure();
         }
       }),
@@ -68,7 +68,8 @@ export class SessionsService implements vscode.Disposable {
   private config(): IndexWorkerConfig {
     return {
       dbPath: this.indexPath,
-      roots: sessionRoots().map((r) => ({ agentId: r.agent.id, root: r.root })),
+      roots: sessionAgentRoots(this.context.globalStorageUri.fsPath).map((r) => ({ agentId: r.agent.id, root: r.root })),
+      prices: vscode.workspace.getConfiguration('agentTrace').get<unknown>('prices') ?? [],
       analysis: readAnalysisOptions(),
       maxFileBytes: maxFileBytes(),
       stateVersion: String((this.context.extension.packageJSON as { version?: unknown }).version ?? 'dev'),
@@ -182,7 +183,7 @@ export class SessionsService implements vscode.Disposable {
       try {
         const result = await client.request('sync', {});
         if (!result.readOnly) {
-          for (const r of result.rereads) this.log.info(`Read again from the start: ${plainText(r, 400)}`);
+          for (const r of result.rereads) this.log.info(`Read again from the start: ${uiText(r, { max: 400 })}`);
           if (result.cancelled) this.log.info('Indexing sessions was cancelled; what was read so far is kept.');
         }
       } finally {

@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
+import { uiText } from '../../core/text/safeText';
 import { formatCompact, formatPercent } from '../../core/report/formatNumbers';
 import { cacheExpiresAt, countdownText, ttlExplanation } from '../../core/sessions/cacheCountdown';
 import { contextWindowFor } from '../../core/sessions/contextWindow';
 import { activeMs } from '../../core/sessions/sessionQuery';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
-import { formatUsd, plainText, sessionLabel } from '../../core/sessions/sessionText';
+import { formatUsd, sessionLabel } from '../../core/sessions/sessionText';
 import { agentLabel } from '../../node/sessions/agentRegistry';
 import { statusBarSettings } from '../settings';
 import type { SessionsService } from './sessionsService';
@@ -30,7 +31,7 @@ export function statusBarView(row: SessionRow, nowMs: number): StatusBarView {
   const text = `$(pulse) ${contextText} · hit ${formatPercent(row.cacheHitRate)} · ${formatUsd(row.costUsd)} · ${countdownText(expiresAtMs, nowMs)}`;
   const lines = [
     `${agentLabel(row.agentId)} session${row.live ? ' (live)' : ''}: ${sessionLabel(row, 120)}`,
-    plainText(row.project, 200),
+    uiText(row.project, { max: 200 }),
     '',
     context === null
       ? 'Context: unknown (the last call has no token counts).'
@@ -101,6 +102,11 @@ export class SessionsStatusBar implements vscode.Disposable {
   /** The item's text as shown (tests read it). */
   get text(): string | null {
     return this.session ? this.item.text : null;
+  }
+
+  /** The item's tooltip as shown (tests read it). */
+  get tooltip(): string | null {
+    return this.session ? String(this.item.tooltip ?? '') : null;
   }
 
   private applySettings(): void {

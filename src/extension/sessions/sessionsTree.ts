@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
+import { uiText } from '../../core/text/safeText';
 import { formatPercent } from '../../core/report/formatNumbers';
 import { describeFilter, groupSessions, isFiltering, matchesFilter } from '../../core/sessions/sessionQuery';
 import type { DayGroup, ProjectGroup, SessionFilter, SessionNode, SessionRow, SessionSort } from '../../core/sessions/sessionQuery';
-import { formatUsd, lastSegment, plainText, sessionFigures, sessionLabel, sessionTooltip } from '../../core/sessions/sessionText';
+import { formatUsd, lastSegment, sessionFigures, sessionLabel, sessionTooltip } from '../../core/sessions/sessionText';
 import { agentLabel } from '../../node/sessions/agentRegistry';
 import type { SessionsService } from './sessionsService';
 
@@ -122,7 +123,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
     void vscode.commands.executeCommand('setContext', 'agentTrace.sessions.filtered', isFiltering(this.filter));
     if (this.view) {
       this.view.description = this.service.ready ? (isFiltering(this.filter) ? `${shown} of ${total}` : `${total}`) : undefined;
-      this.view.message = isFiltering(this.filter) ? `Filtered: ${plainText(describeFilter(this.filter).join(' · '), 300)}` : this.service.ready ? undefined : 'Reading agent sessions…';
+      this.view.message = isFiltering(this.filter) ? `Filtered: ${uiText(describeFilter(this.filter).join(' · '), { max: 300 })}` : this.service.ready ? undefined : 'Reading agent sessions…';
     }
     this.didChange.fire(undefined);
   }
@@ -143,10 +144,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
     switch (element.kind) {
       case 'project': {
         const g = element.group;
-        const item = new vscode.TreeItem(plainText(lastSegment(g.project), 80), vscode.TreeItemCollapsibleState.Expanded);
+        const item = new vscode.TreeItem(uiText(lastSegment(g.project), { max: 80 }), vscode.TreeItemCollapsibleState.Expanded);
         item.id = `project:${g.project}`;
-        item.description = `${g.sessionCount} session${g.sessionCount === 1 ? '' : 's'} · ${plainText(g.project, 120)}`;
-        item.tooltip = plainText(g.project, 400);
+        item.description = `${g.sessionCount} session${g.sessionCount === 1 ? '' : 's'} · ${uiText(g.project, { max: 120 })}`;
+        item.tooltip = uiText(g.project, { max: 400 });
         item.iconPath = new vscode.ThemeIcon('folder');
         item.contextValue = 'agentTrace.project';
         return item;

@@ -15,6 +15,8 @@ export interface IndexWorkerConfig {
   /** Each agent's folder (ids from the registry). */
   roots: Array<{ agentId: string; root: string }>;
   analysis: Partial<AnalysisOptions>;
+  /** The user's own prices (`agentTrace.prices`, as set); the list prices apply to the rest. */
+  prices: unknown;
   maxFileBytes: number;
   /** The extension's version: saved parses of another build are not resumed. */
   stateVersion: string;

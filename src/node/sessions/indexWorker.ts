@@ -2,6 +2,9 @@ import { existsSync, statSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
+import type { PriceBook } from '../../core/cost/costTypes';
+import { createPriceBook } from '../../core/cost/priceBook';
+import { readUserPrices } from '../../core/cost/userPrices';
 import { agentById } from './agentRegistry';
 import type { AgentRoot, FoundSession } from './agentRegistry';
 import type { IndexEvent, IndexRequest, IndexWorkerConfig } from './indexProtocol';
@@ -55,6 +58,11 @@ let pollTimer: ReturnType<typeof setInterval> | undefined;
 /** Refreshes run one at a time, so two events on one file never read it twice at once. */
 let queue: Promise<void> = Promise.resolve();
 
+function priceBook(): PriceBook {
+  const user = readUserPrices(config?.prices ?? []);
+  return createPriceBook(user.entries.length > 0 ? { user, userLabel: 'agentTrace.prices' } : {});
+}
+
 function roots(): AgentRoot[] {
   return (config?.roots ?? []).flatMap(({ agentId, root }) => {
     const agent = agentById(agentId);
@@ -65,7 +73,7 @@ function roots(): AgentRoot[] {
 function open(): string | null {
   const { index: opened, notice } = SessionIndex.open(config!.dbPath);
   index = opened;
-  indexer = new SessionIndexer(opened, { analysis: config!.analysis, maxFileBytes: config!.maxFileBytes, stateVersion: config!.stateVersion });
+  indexer = new SessionIndexer(opened, { analysis: config!.analysis, prices: priceBook(), maxFileBytes: config!.maxFileBytes, stateVersion: config!.stateVersion });
   return notice?.message ?? null;
 }
 
@@ -186,7 +194,7 @@ async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<u
         leaseTimer = setInterval(() => lease?.refresh(), 10_000);
         leaseTimer.unref();
       } else {
-        indexer!.setAnalysisOptions(config.analysis);
+        indexer!.setAnalysisOptions(config.analysis, priceBook());
       }
       return { notice };
     }

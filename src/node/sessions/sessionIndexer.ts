@@ -5,11 +5,13 @@ import { basename, dirname, join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { AnalysisOptions } from '../../core/analysis/sessionAnalysis';
+import type { PriceBook } from '../../core/cost/costTypes';
 import { indexRecords } from '../../core/sessions/sessionRecord';
 import { IncrementalTraceParser } from '../../core/trace/incrementalParse';
 import type { SavedParse } from '../../core/trace/incrementalParse';
 import type { ParsedTrace } from '../../core/trace/parseTrace';
-import { agentById, discoverSessions } from './agentRegistry';
+import { assembleSession } from '../agentSessions';
+import { agentById, agentLabel, discoverSessions } from './agentRegistry';
 import type { AgentRoot, FoundSession } from './agentRegistry';
 import type { CompanionState, FileUpdate, SessionIndex, StoredFile } from './sessionIndex';
 import { withBusyRetry } from './sqlite';
@@ -25,6 +27,8 @@ import { withBusyRetry } from './sqlite';
 
 export interface IndexerOptions {
   analysis: Partial<AnalysisOptions>;
+  /** Prices every call (the user's prices included); null leaves costs unknown. */
+  prices: PriceBook | null;
   /** Session files larger than this are listed with a problem, not read (`agentTrace.maxFileSizeMB`). */
   maxFileBytes: number;
   /** Files changed within this long keep their saved parse in the index, so an append after a restart resumes it. */
@@ -38,6 +42,7 @@ export interface IndexerOptions {
 
 export const DEFAULT_INDEXER_OPTIONS: IndexerOptions = {
   analysis: {},
+  prices: null,
   maxFileBytes: 2048 * 2 ** 20,
   keepStateWithinMs: 3 * 86_400_000,
   stateVersion: 'dev',
@@ -68,6 +73,8 @@ export interface SyncResult {
   cancelled: boolean;
   /** Files read again from the start and why ("x.jsonl: it shrank"), for the log. */
   rereads: string[];
+  /** Sessions that exist but cannot be listed (OpenCode's database), in words. */
+  notes: string[];
 }
 
 /** Commit after this many files or this long, whichever first (each commit costs an fsync). */
@@ -172,8 +179,9 @@ export class SessionIndexer {
   }
 
   /** Changes the analysis options (settings): rows are recomputed as files are read again. */
-  setAnalysisOptions(analysis: Partial<AnalysisOptions>): void {
+  setAnalysisOptions(analysis: Partial<AnalysisOptions>, prices: PriceBook | null): void {
     this.options.analysis = analysis;
+    this.options.prices = prices;
   }
 
   /** Drops every parse kept in memory. */
@@ -187,9 +195,9 @@ export class SessionIndexer {
    * what was read until then stays in the index.
    */
   async sync(roots: readonly AgentRoot[], hooks: { onProgress?: (p: SyncProgress) => void; isCancelled?: () => boolean; keepLive?: (found: FoundSession) => boolean } = {}): Promise<SyncResult> {
-    const found = await discoverSessions(roots);
+    const { sessions: found, notes } = await discoverSessions(roots);
     const stored = new Map(this.index.files().map((f) => [f.path, f]));
-    const result: SyncResult = { files: found.length, counts: { unchanged: 0, new: 0, appended: 0, reread: 0, deleted: 0, problem: 0 }, bytesRead: 0, cancelled: false, rereads: [] };
+    const result: SyncResult = { files: found.length, counts: { unchanged: 0, new: 0, appended: 0, reread: 0, deleted: 0, problem: 0 }, bytesRead: 0, cancelled: false, rereads: [], notes };
     const bytesTotal = found.reduce((n, f) => n + f.sizeBytes, 0);
     let bytesDone = 0;
     let pending: FileUpdate[] = [];
@@ -244,7 +252,7 @@ export class SessionIndexer {
    * Reads one file again now (a watcher saw it change): an append is read from where
    * the last read stopped. Returns what happened.
    */
-  async refresh(found: Pick<FoundSession, 'path' | 'agentId' | 'projectHint'>, keepLive = true): Promise<FileOutcome> {
+  async refresh(found: Pick<FoundSession, 'path' | 'agentId' | 'projectHint'> & Partial<Pick<FoundSession, 'assemble' | 'agent'>>, keepLive = true): Promise<FileOutcome> {
     const prior = this.index.file(found.path);
     const s = await statFile(found.path);
     if (!s) {
@@ -258,7 +266,7 @@ export class SessionIndexer {
       this.live.delete(found.path);
       return { kind: 'deleted' };
     }
-    const { outcome, update } = await this.readFile({ ...found, mtimeMs: s.mtimeMs, sizeBytes: s.size }, prior, keepLive);
+    const { outcome, update } = await this.readFile({ agent: agentLabel(found.agentId) as FoundSession['agent'], assemble: null, project: found.projectHint, ...found, mtimeMs: s.mtimeMs, sizeBytes: s.size }, prior, keepLive);
     if (update) await this.write([update]);
     return outcome;
   }
@@ -297,6 +305,7 @@ export class SessionIndexer {
       this.live.delete(f.path);
       return { outcome: { kind: 'problem', message }, update: { ...base, headHash: null, status: 'problem', problem: message, records: [], state: null, stateVersion: null } };
     }
+    if (f.assemble) return this.readAssembled(f, prior, base);
     const head = await headHash(f.path);
     const mainKey = basename(f.path);
     let parser: IncrementalTraceParser | null = null;
@@ -365,12 +374,33 @@ export class SessionIndexer {
       headHash: head,
       status: problem ? 'problem' : 'ok',
       problem,
-      records: indexRecords(parsed, this.options.analysis),
+      records: indexRecords(parsed, this.options.analysis, this.options.prices),
       // A live parse not saved this time keeps the saved one (it resumes from its own offsets).
       state: state ?? (keepLive && this.live.has(f.path) && !reason && prior !== null ? undefined : null),
       stateVersion: this.options.stateVersion,
     };
     return { outcome, update };
+  }
+
+  /**
+   * A session kept in several files (an OpenHands events folder, OpenCode's storage) is
+   * assembled into one document and read whole whenever it changed: nothing to resume.
+   */
+  private async readAssembled(f: FoundSession, prior: StoredFile | null, base: Omit<FileUpdate, 'status' | 'problem' | 'records' | 'state' | 'stateVersion' | 'headHash'>): Promise<{ outcome: FileOutcome; update: FileUpdate | null }> {
+    let text: string | null;
+    try {
+      text = await assembleSession(f);
+    } catch (e) {
+      const message = `${f.path} could not be read: ${e instanceof Error ? e.message : String(e)}`;
+      return { outcome: { kind: 'problem', message }, update: { ...base, headHash: null, status: 'problem', problem: message, records: [], state: null, stateVersion: null } };
+    }
+    const bytes = new TextEncoder().encode(text ?? '');
+    const parser = new IncrementalTraceParser();
+    parser.push(`${f.agentId}-session.json`, bytes);
+    const parsed = parser.finish();
+    const problem = parsed.problem?.message ?? null;
+    const outcome: FileOutcome = prior === null || prior.status === 'deleted' ? { kind: 'new', bytesRead: bytes.length } : { kind: 'reread', bytesRead: bytes.length, reason: 'a session kept in several files is read whole' };
+    return { outcome, update: { ...base, headHash: null, status: problem ? 'problem' : 'ok', problem, records: indexRecords(parsed, this.options.analysis, this.options.prices), state: null, stateVersion: null } };
   }
 
   private remember(path: string, entry: LiveParse): void {

@@ -35,8 +35,16 @@ describe('agent-trace sessions', () => {
     const out = JSON.parse(r.stdout) as { sessions: Array<Record<string, unknown>> };
     assert.equal(out.sessions.length, 6);
     const spotter = out.sessions.find((s) => s['id'] === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04')!;
-    assert.deepEqual([spotter['agent'], spotter['llmCalls'], spotter['userTurns'], spotter['failedToolCalls'], spotter['retryLoops'], spotter['costUsd']], ['claude-code', 149, 2, 11, 1, null]);
-    assert.equal(out.sessions.filter((s) => s['parentId'] === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04').length, 2);
+    assert.deepEqual([spotter['agent'], spotter['llmCalls'], spotter['userTurns'], spotter['failedToolCalls'], spotter['retryLoops']], ['claude-code', 149, 2, 11, 1]);
+    const subagents = out.sessions.filter((s) => s['parentId'] === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04');
+    assert.equal(subagents.length, 2);
+    // Costs from test/reference/cost_reference.mjs (its own price matching over the raw logs): the spotter
+    // file with its sub-agents $2.9056013 over 153 calls, M-Claude's $3.36867825, the Codex rollout $0.0893795.
+    const usd = (s: Record<string, unknown>): number => s['costUsd'] as number;
+    assert.ok(Math.abs(usd(spotter) + subagents.reduce((a, s) => a + usd(s), 0) - 2.9056013) < 1e-6);
+    assert.ok(Math.abs(usd(out.sessions.find((s) => s['id'] === 'e5821007-9ca0-4a36-afc0-94da583da0ea')!) - 3.36867825) < 1e-6);
+    assert.ok(Math.abs(usd(out.sessions.find((s) => s['id'] === '01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73')!) - 0.0893795) < 1e-6);
+    assert.equal(spotter['unpricedCalls'], 0);
     assert.deepEqual(Object.keys(spotter), [
       'id', 'parentId', 'role', 'agent', 'model', 'path', 'project', 'title', 'startedAt', 'endedAt', 'durationMs', 'llmCalls', 'userTurns', 'tokens',
       'cacheHitRate', 'costUsd', 'unpricedCalls', 'toolCalls', 'failedToolCalls', 'retryLoops', 'cacheMisses', 'live', 'file', 'problem',
@@ -56,7 +64,9 @@ describe('agent-trace sessions', () => {
     assert.match(r.stdout, /^4 sessions \(6 with sub-agents\), newest first\n/);
     const projects = r.stdout.split('\n').filter((l) => /^\S/.test(l)).slice(1);
     assert.deepEqual(projects, ['/workspace/project', '/home/USER/projects/spotter-worktrees/spotter-4te', '/home/marco/projects/spotter', 'C:\\Windows\\System32']);
-    assert.match(r.stdout, / 149 calls {2}hit {2}98\.4% {4}cost \? {3}11 failed {3}1 loops {2}Work on bead spotter-4te/);
+    assert.match(r.stdout, / 149 calls {2}hit {2}98\.4% +\$\d\.\d\d {3}11 failed {3}1 loops {2}Work on bead spotter-4te/);
+    // M-Claude's log: $3.36867825 by test/reference/cost_reference.mjs.
+    assert.match(r.stdout, / 41 calls {2}hit {2}85\.5% +\$3\.37 {3}13 failed {3}1 loops {2}open M-Claude repo/);
   });
 
   it('refuses what it cannot use, naming the flag', () => {

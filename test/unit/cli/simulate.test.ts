@@ -49,6 +49,7 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
       '--policy', '--ttl-s', '--max-ttl-s', '--admission-cap', '--initial-cap', '--hit-rate-floor', '--backoff', '--window-s', '--offload-tokens', '--offload-gbps',
       '--block-size', '--max-batched-tokens', '--max-num-seqs', '--max-model-len', '--free-order', '--step-fixed-ms', '--prefill-us-per-token', '--kv-read-ns-per-token',
       '--decode-us-per-seq', '--kv-bytes-per-token', '--engine', '--sweep', '--cliff-threshold', '--threads', '--emit-workload', '--json',
+      '--gpus', '--router', '--target-hit-rate',
     ];
     for (const f of flags) assert.match(r.stdout, new RegExp(`^  ${f}[ =]`, 'm'), f);
     assert.match(r.stdout, /A\.\.B is A, 2A, 4A, \.\.\. up\s+to B \(B included\)/);
@@ -67,11 +68,11 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
     assert.deepEqual(doc.input.replicas, { replicas: 2, staggerS: 0, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 });
     assert.deepEqual([doc.input.format, doc.input.session, doc.input.workloadKind, doc.input.engine], ['agent-trace', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', 'sessions', 'fast']);
     assert.deepEqual(Object.keys(doc.scenario), [
-      'replicas', 'capacityTokens', 'policy', 'requests', 'rejectedRequests', 'promptTokens', 'admissionHitRate', 'idealHitRate', 'vllmMetricHitRate', 'recomputedPrefillTokens',
-      'offloadHitTokens', 'preemptions', 'prefillShare', 'makespanS', 'steps', 'slowdown', 'sessions', 'calls',
+      'replicas', 'capacityTokens', 'policy', 'requests', 'rejectedRequests', 'promptTokens', 'admissionHitRate', 'idealHitRate', 'vllmMetricHitRate', 'prefillTokens',
+      'recomputedPrefillTokens', 'offloadHitTokens', 'preemptions', 'prefillShare', 'makespanS', 'steps', 'slowdown', 'sessions', 'calls',
     ]);
     assert.deepEqual(Object.keys(doc.scenario.calls[0]), [
-      'callIndex', 'promptTokens', 'outputTokens', 'hitTokens', 'idealHitTokens', 'recomputedTokens', 'offloadHitTokens', 'waitedS', 'latencyS', 'preemptions', 'rejected',
+      'callIndex', 'promptTokens', 'outputTokens', 'hitTokens', 'idealHitTokens', 'prefillTokens', 'recomputedTokens', 'offloadHitTokens', 'waitedS', 'latencyS', 'preemptions', 'rejected',
     ]);
     // The sample's main session has 48 calls; two copies make 96 requests, and the calls listed are the first copy's.
     assert.deepEqual([doc.scenario.requests, doc.scenario.calls.length, doc.scenario.sessions.length], [96, 48, 2]);
@@ -174,8 +175,8 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
     // A point the engine refuses (capacity below one block) is reported from its thread as it is in-process.
     const refused = ['--workload', GROWING, '--sweep', 'capacity=8,4096', '--threads', '2'];
     fails(1, /^agent-trace: capacityTokens must be at least one block \(16 tokens\), got 8$/m, ...refused);
-    fails(2, /--threads needs a whole number ≥ 1, not "0"/, '--workload', GROWING, '--sweep', 'replicas=1..8', '--threads', '0');
-    fails(2, /--threads needs a whole number ≥ 1, not "1\.5"/, '--workload', GROWING, '--sweep', 'replicas=1..8', '--threads', '1.5');
+    fails(2, /--threads needs a whole number from 1 to 256, not "0"/, '--workload', GROWING, '--sweep', 'replicas=1..8', '--threads', '0');
+    fails(2, /--threads needs a whole number from 1 to 256, not "1\.5"/, '--workload', GROWING, '--sweep', 'replicas=1..8', '--threads', '1.5');
     fails(2, /--threads needs --sweep/, '--workload', GROWING, '--threads', '2');
   });
 
@@ -228,7 +229,53 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
     fails(2, /--replicas applies to agent sessions; a block-hash trace is replayed open loop/, MOONCAKE, '--replicas', '2');
   });
 
+  it('--gpus 1 is one GPU, byte for byte; --gpus K --router R adds the fleet and each GPU', () => {
+    const args = ['--workload', GROWING, '--capacity-tokens', '2048', '--replicas', '6', '--stagger-s', '0.05', ...HAND_COSTS];
+    const one = run(...args, '--json');
+    assert.equal(run(...args, '--gpus', '1', '--json').stdout, one.stdout);
+    // Six 27-block contexts thrash one 128-block cache; on 2 GPUs behind session affinity each
+    // GPU keeps 3 (81 blocks): the hit rate goes up.
+    const doc = json(...args, '--gpus', '2', '--router', 'session-affinity');
+    assert.deepEqual(doc.input.params.fleet, { gpus: 2, router: 'session-affinity' });
+    assert.deepEqual([doc.scenario.gpus, doc.scenario.router], [2, 'session-affinity']);
+    assert.deepEqual(Object.keys(doc.scenario.perGpu[0]), [
+      'gpu', 'requests', 'sessions', 'promptTokens', 'admissionHitRate', 'idealHitRate', 'recomputedPrefillTokens', 'preemptions', 'prefillShare', 'steps', 'busyS', 'utilization', 'makespanS',
+    ]);
+    assert.deepEqual(doc.scenario.perGpu.map((g: { sessions: number }) => g.sessions), [3, 3]);
+    assert.equal(doc.scenario.perGpu.reduce((n: number, g: { requests: number }) => n + g.requests, 0), 36);
+    assert.ok(doc.scenario.admissionHitRate > JSON.parse(one.stdout).scenario.admissionHitRate);
+    // The chosen session's calls say where they ran: all on one GPU.
+    assert.equal(new Set(doc.scenario.calls.map((c: { gpu: number }) => c.gpu)).size, 1);
+    const text = run(...args, '--gpus', '2', '--router', 'session-affinity');
+    assert.match(text.stdout, /2 GPUs behind the session-affinity router/);
+    assert.match(text.stdout, /^per GPU \(session-affinity router\):$/m);
+    // A router with one GPU does nothing, and says so.
+    assert.match(run(...args, '--router', 'kv-aware').stderr, /note: --router kv-aware only matters with --gpus 2 or more/);
+  });
+
+  it('--sweep gpus=… answers the capacity planner: the fewest GPUs that keep the hit rate at the target', () => {
+    const args = ['--workload', GROWING, '--capacity-tokens', '2048', '--replicas', '16', '--stagger-s', '0.05', ...HAND_COSTS, '--router', 'session-affinity', '--sweep', 'gpus=1,8'];
+    const doc = json(...args, '--target-hit-rate', '0.75');
+    assert.deepEqual(Object.keys(doc), ['input', 'sweep', 'cliff', 'plan']);
+    assert.deepEqual(doc.input.sweep, { axis: 'gpus', values: [1, 8], hitRateDropThreshold: 0.1, targetHitRate: 0.75 });
+    // 4 copies' contexts (108 blocks) fit a GPU's 128 blocks, 5 do not (sweep.test.ts works it
+    // through). 1 falls short and 8 reaches it: the search runs 4 (reaches), 2 and 3 (short).
+    assert.equal(doc.plan.gpus, 4);
+    assert.deepEqual(doc.plan.tried.map((t: { gpus: number }) => t.gpus), [1, 2, 3, 4, 8]);
+    const text = run(...args, '--target-hit-rate', '0.75');
+    assert.match(text.stdout, /^To serve 16 sessions like this at ≥ 75% hit rate you need 4 GPUs with the session-affinity router/m);
+    // On worker threads the points and the planner's search give the same document.
+    assert.deepEqual(json(...args, '--target-hit-rate', '0.75', '--threads', '2'), doc);
+    fails(2, /--sweep and --gpus cannot go together: the sweep sets the number of GPUs/, ...args, '--gpus', '4');
+    fails(2, /--target-hit-rate needs --sweep gpus=LIST/, '--workload', GROWING, '--target-hit-rate', '0.9');
+  });
+
   it('bad input: exit 2 for the command line, exit 1 for what cannot be simulated, each named', () => {
+    fails(2, /--gpus needs a whole number from 1 to 1024, not "0"/, SAMPLE, '--gpus', '0');
+    fails(2, /--router must be one of round-robin, least-loaded, session-affinity, kv-aware, not "random"/, SAMPLE, '--router', 'random');
+    fails(2, /--target-hit-rate needs a hit rate above 0 and at most 1/, SAMPLE, '--sweep', 'gpus=1,2', '--target-hit-rate', '1.5');
+    fails(2, /--sweep gpus values must each be at most 1024, not "2048"/, SAMPLE, '--sweep', 'gpus=2048');
+    fails(1, /fleet\.gpus must be 1 with policy 'admission-cap'/, SAMPLE, '--gpus', '2', '--policy', 'admission-cap');
     fails(2, /^agent-trace: unknown option --frobnicate\nRun "agent-trace simulate --help" for usage\./, SAMPLE, '--frobnicate');
     fails(2, /--replicas needs a whole number > 0, not "0"/, SAMPLE, '--replicas', '0');
     fails(2, /--replicas needs a value/, SAMPLE, '--replicas');
@@ -245,5 +292,30 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
     fails(1, /sessions\[0\]\.calls\[0\] has 106595 tokens \(prompt \+ output\), longer than maxModelLenTokens 100000/, SAMPLE, '--max-model-len', '100000');
     fails(1, /no session "nope" in .*; sessions: ae4a77f8-aedd-4bc1-888f-c94edc91af04 \(main, 48 calls\)/, SAMPLE, '--session', 'nope');
     fails(1, /no such file/, join(fixtures, 'no-such-file.jsonl'));
+  });
+
+  it('every parameter is bounded and named: the inputs that hung, ran out of memory or printed Infinity are refused at once', () => {
+    fails(1, /^agent-trace: prefillUsPerToken must be a number from 0 to 1,000,000, got 1e\+308\n$/, SAMPLE, '--prefill-us-per-token', '1e308');
+    fails(2, /^agent-trace: --sweep replicas values must each be a whole number from 1 to 100,000, not "1e15"/, SAMPLE, '--sweep', 'replicas=1..1e15');
+    fails(2, /^agent-trace: --tool-wait-scale must be a number from 0 to 1000, not "1e308"/, SAMPLE, '--tool-wait-scale', '1e308');
+    fails(2, /^agent-trace: --capacity-tokens needs a number, not "1e400" \(too large to compute with\)/, SAMPLE, '--capacity-tokens', '1e400');
+    fails(2, /^agent-trace: --replicas must be a whole number from 1 to 100,000, not "100001"/, SAMPLE, '--replicas', '100001');
+    fails(1, /^agent-trace: capacityTokens must be a number from 1 to 268,435,456, got 1000000000000000\n$/, SAMPLE, '--capacity-tokens', '1e15');
+    fails(1, /^agent-trace: stepFixedMs must be a number from 0 to 1,000,000, got 10000000\n$/, SAMPLE, '--step-fixed-ms', '1e7');
+    fails(1, /^agent-trace: maxNumSeqs must be a whole number from 1 to 1,000,000, got 1e\+300\n$/, SAMPLE, '--max-num-seqs', '1e300');
+    fails(1, /^agent-trace: ttlPin.ttlS must be a number from 0 to 10,000,000, got 1e\+100\n$/, SAMPLE, '--policy', 'ttl-pin', '--ttl-s', '1e100');
+    fails(2, /^agent-trace: --sweep lists at most 64 values/, SAMPLE, '--sweep', `replicas=${Array.from({ length: 65 }, (_, i) => i + 1).join(',')}`);
+    fails(2, /^agent-trace: --stagger-s must be a number from 0 to 10,000,000, not "1e9"/, SAMPLE, '--stagger-s', '1e9');
+    fails(2, /--gpu-memory-gib needs a number > 0 and at most 100,000/, SAMPLE, '--gpu-memory-gib', '1e9', '--model', 'qwen3-32b');
+  });
+
+  it('--progress reports how far a run has got, on stderr, and leaves the results alone', () => {
+    const args = ['--workload', GROWING, '--capacity-tokens', '2048', '--replicas', '200', ...HAND_COSTS];
+    const quiet = run(...args, '--json');
+    const loud = run(...args, '--json', '--progress');
+    assert.equal(loud.code, 0, loud.stderr);
+    assert.equal(loud.stdout, quiet.stdout);
+    assert.match(loud.stderr, /^simulating: [\d,]+ of [\d,]+ calls done \(\d+%\)$/m);
+    assert.equal(quiet.stderr, '', 'not a terminal and no --progress: no progress lines');
   });
 });

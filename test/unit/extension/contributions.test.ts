@@ -7,6 +7,7 @@ import { DEFAULT_INTENT_MAPPING } from '../../../src/core/analysis/toolTaxonomy'
 import { GPU_PRESETS, MODEL_PRESETS } from '../../../src/core/sim/params';
 import { POLICY_IDS } from '../../../src/core/sim/policies';
 import { MIN_LOOP_ATTEMPTS, SETTING_DEFAULTS } from '../../../src/extension/settingDefaults';
+import { USER_PRICE_FIELDS } from '../../../src/core/cost/userPrices';
 import { AGENTS } from '../../../src/node/sessions/agentRegistry';
 import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../../../src/protocol/messages';
 import { repoRoot } from '../../support/helpers';
@@ -46,6 +47,13 @@ describe('package.json settings equal the code', () => {
       ...Object.keys(WHATIF_DEFAULTS).map((k) => `whatIf.${k}`),
     ].map((k) => `agentTrace.${k}`);
     assert.deepEqual(Object.keys(properties).sort(), read.sort());
+  });
+
+  it('agentTrace.prices entries have exactly the fields the price reader accepts, no others', () => {
+    const items = (setting('prices') as Property & { items: { properties: Record<string, unknown>; additionalProperties: boolean; required: string[] } }).items;
+    assert.deepEqual(Object.keys(items.properties), [...USER_PRICE_FIELDS]);
+    assert.equal(items.additionalProperties, false);
+    assert.deepEqual(items.required, ['model']);
   });
 
   it('the defaults of the extension\'s own settings', () => {

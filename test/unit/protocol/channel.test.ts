@@ -82,4 +82,18 @@ describe('Channel', () => {
     web.receive('not a message');
     assert.deepEqual(errors, ['web: response to unknown or expired request 999', 'web: ignored a message without a string "type"']);
   });
+
+  it('ignores a request whose id is not a plain whole number, and says so; an unknown method is answered and said', async () => {
+    const { host, errors } = pair();
+    const posted: unknown[] = [];
+    const lone: Channel<BNote, ANote, Record<never, never>, Requests> = new Channel((m) => posted.push(m), { onError: (e) => errors.push(`lone: ${e}`) });
+    lone.onRequest('sum/get', ({ a, b }) => a + b);
+    for (const id of ['1', 1.5, 2 ** 53 + 2, Number.NaN, {}]) lone.receive({ type: 'sum/get', id, params: { a: 1, b: 2 } });
+    lone.receive({ type: 'files/read', id: 4, params: { path: '/etc/passwd' } });
+    await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(posted, [{ type: 'response', inReplyTo: 4, err: 'no handler for files/read' }]);
+    assert.equal(errors.filter((e) => /ignored a request whose id is not a whole number/.test(e)).length, 5);
+    assert.ok(errors.some((e) => /no handler for request "files\/read"/.test(e)));
+    void host;
+  });
 });

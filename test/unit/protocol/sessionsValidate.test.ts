@@ -25,11 +25,20 @@ describe('messages from the Agent Sessions panels are checked before the host ac
       { type: 'source/revealLine', file: 0, line: 1 },
       { type: 'log/error', message: { toString: 'x' } },
       { type: '__proto__' },
+      { type: 'ready'.padEnd(65, ' ') },
+      { type: 'open', sessionId: Number.NaN },
+      { type: 'open', sessionId: Infinity },
     ]) {
       assert.equal(checkSessionsMessage(m).ok, false, JSON.stringify(m));
     }
     // Extra fields are dropped, never passed on.
     assert.deepEqual(checkSessionsMessage({ type: 'export', format: 'json', path: '/etc/passwd' }), { ok: true, value: { type: 'export', format: 'json' } });
-    assert.equal((checkSessionsMessage({ type: 'log/error', message: 'x'.repeat(100_000) }) as { value: { message: string } }).value.message.length, 64 * 1024);
+    // Longer than the inspector's log limit (validate.ts, 64 KiB): refused like the inspector's, not cut.
+    assert.equal(checkSessionsMessage({ type: 'log/error', message: 'x'.repeat(64 * 1024) }).ok, true);
+    assert.deepEqual(checkSessionsMessage({ type: 'log/error', message: 'x'.repeat(64 * 1024 + 1) }), { ok: false, error: 'log/error.message is longer than 65536 characters' });
+    // The reason names the field, never echoes a huge or hostile type whole.
+    const odd = checkSessionsMessage({ type: `\u202e${'y'.repeat(1000)}` });
+    assert.equal(odd.ok, false);
+    assert.ok(!odd.ok && odd.error.length < 120, !odd.ok ? odd.error : '');
   });
 });

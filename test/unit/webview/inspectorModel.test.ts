@@ -31,6 +31,8 @@ describe('inspector view-model on the spotter session', async () => {
     assert.deepEqual(headline, {
       llmCalls: '149',
       userTurns: '2',
+      // test/reference/claude_sessions.py: 3 local commands (/compact, its caveat and output), the compaction summary, 1 meta line.
+      otherInputs: '5 (3 local commands, 1 compaction summary, 1 injected context)',
       toolCalls: '162 (11 failed)',
       input: '11,746,257',
       cached: '11,560,832',
@@ -95,7 +97,7 @@ describe('inspector view-model on bad input', () => {
     const row = diagnosticRows(view.diagnostics).find((r) => r.icon === 'error')!;
     assert.equal(row.location, 'b.jsonl:2');
     assert.equal(row.line, 1);
-    assert.deepEqual(diagnosticRows([{ file: 'f', line: -1, severity: 'info', message: 'm' }])[0], { icon: 'info', location: 'f', message: 'm', file: 'f', line: 0 });
+    assert.deepEqual(diagnosticRows([{ file: 'f', fileIndex: 0, line: -1, severity: 'info', message: 'm' }])[0], { icon: 'info', location: 'f', message: 'm', file: 'f', fileIndex: 0, line: 0 });
   });
 
   it('a trace without sessions has no default session and no options', async () => {

@@ -191,6 +191,23 @@ export class RadixCache {
     return { node, length: pos };
   }
 
+  /** The length match would find, without refreshing or splitting anything (a router's look at the tree). */
+  matchLength(runs: readonly KeyRun[], limit: number): number {
+    const seq = new RunCursor(runs);
+    let node = this.root;
+    let pos = 0;
+    while (pos < limit) {
+      const s = seq.at(pos);
+      const child = s === undefined ? undefined : node.children.get(s.base + pos);
+      if (child === undefined) break;
+      const m = commonLength(child, seq, pos, Math.min(child.to, limit));
+      pos += m;
+      if (pos < child.to) break;
+      node = child;
+    }
+    return pos;
+  }
+
   /**
    * insert: puts the first `length` tokens of `runs` into the tree, refreshing the
    * path; the part not yet there becomes one new leaf. Returns the node ending at

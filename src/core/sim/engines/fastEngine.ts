@@ -1,4 +1,5 @@
-import type { CallRecord, EngineDebug, EngineOutcome, EngineTotals } from './engineTypes';
+import { PROGRESS_STEPS } from './engineTypes';
+import type { ArrivalSource, CallRecord, EngineDebug, EngineOutcome, EngineRun, EngineTotals } from './engineTypes';
 import { ExtentCache } from '../caches/extentCache';
 import type { Extent, HitPiece } from '../caches/extentCache';
 import type { EngineParams } from '../params';
@@ -17,7 +18,15 @@ import type { SimPlan } from '../simRequests';
 export function runFast(plan: SimPlan, p: EngineParams, debug: EngineDebug = {}): EngineOutcome {
   // engineTable.ts sends sglang-lru to the radix engine: this one models vLLM's block pool only.
   if (p.policy === 'sglang-lru') throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
-  return new FastRun(plan, p, debug).run();
+  const run = startFast(plan, p, new SessionReplay(plan, p), debug);
+  while (run.turn());
+  return run.outcome();
+}
+
+/** A fast-engine run fed by `source` and driven turn by turn (one GPU of a fleet). */
+export function startFast(plan: SimPlan, p: EngineParams, source: ArrivalSource, debug: EngineDebug = {}): EngineRun {
+  if (p.policy === 'sglang-lru') throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
+  return new FastRun(plan, p, debug, source);
 }
 
 interface Pin {
@@ -31,7 +40,7 @@ function elapsedNs(k: number, A: number, B: number): number {
   return k * A + (B * k * (k - 1)) / 2;
 }
 
-class FastRun {
+class FastRun implements EngineRun {
   private readonly bs: number;
   private readonly nb: number;
   private readonly cache: ExtentCache;
@@ -46,7 +55,6 @@ class FastRun {
   private readonly records: CallRecord[];
   private readonly waiting: number[] = [];
   private readonly running: number[] = [];
-  private readonly replay: SessionReplay;
   private readonly pins: Pin[] = [];
   private readonly pinTtl: number[];
   /** Scratch for tryStretch: running requests by the step (mod block size) of their next new block. */
@@ -68,6 +76,7 @@ class FastRun {
     private readonly plan: SimPlan,
     private readonly p: EngineParams,
     private readonly debug: EngineDebug,
+    private readonly replay: ArrivalSource,
   ) {
     this.bs = plan.blockSizeTokens;
     this.clock = new StepClock(stepCostsNs(p, this.bs));
@@ -84,30 +93,63 @@ class FastRun {
     this.cachedBlocks = new Array<number>(n).fill(0);
     this.heldBlocks = new Array<number>(n).fill(0);
     this.admitted = new Array<boolean>(n).fill(false);
-    this.replay = new SessionReplay(plan, p);
     this.records = this.replay.records;
     this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
   }
 
-  run(): EngineOutcome {
-    for (;;) {
-      this.replay.arrive(this.clock.now, this.queue);
-      this.expirePins();
-      if (this.replay.adaptive) this.replay.adaptCap(this.clock.now, this.cache.usedBlocks < 0.9 * this.nb);
-      if (this.running.length === 0 && this.waiting.length === 0) {
-        const next = this.replay.nextEventNs(this.nextPinExpiry());
-        if (next === null) break;
-        this.clock.now = Math.max(this.clock.now, next);
-        continue;
-      }
-      this.step();
-      if (this.debug.selfCheck) {
-        const broken = this.cache.brokenInvariant(this.tables);
-        if (broken) throw new Error(`fast engine invariant broken at step ${this.clock.steps}: ${broken}`);
-      }
+  turn(): boolean {
+    this.replay.arrive(this.clock.now, this.queue);
+    this.expirePins();
+    if (this.replay.adaptive) this.replay.adaptCap(this.clock.now, this.cache.usedBlocks < 0.9 * this.nb);
+    if (this.running.length === 0 && this.waiting.length === 0) {
+      const next = this.replay.nextEventNs(this.nextPinExpiry());
+      if (next === null) return false;
+      this.clock.now = Math.max(this.clock.now, next);
+      return true;
     }
+    this.step();
+    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.plan.requests.length);
+    if (this.debug.selfCheck) {
+      const broken = this.cache.brokenInvariant(this.tables);
+      if (broken) throw new Error(`fast engine invariant broken at step ${this.clock.steps}: ${broken}`);
+    }
+    return true;
+  }
+
+  outcome(): EngineOutcome {
     this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests);
     return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
+  }
+
+  get nowNs(): number {
+    return this.clock.now;
+  }
+
+  nextEventNs(): number | null {
+    if (this.running.length > 0 || this.waiting.length > 0) return this.clock.now;
+    const next = this.replay.nextEventNs(this.nextPinExpiry());
+    return next === null ? null : Math.max(this.clock.now, next);
+  }
+
+  loadTokens(): number {
+    let n = 0;
+    for (const r of this.running) n += this.numTokens[r]!;
+    for (const r of this.waiting) n += this.numTokens[r]!;
+    return n;
+  }
+
+  cachedPrefixTokens(r: number): number {
+    return this.cache.lookup(this.plan.requests[r]!.keys, Math.floor((this.numTokens[r]! - 1) / this.bs), this.routePieces) * this.bs;
+  }
+
+  /** Scratch for the router's lookups (the pool is not changed by them). */
+  private readonly routePieces: HitPiece[] = [];
+
+  fewestSamplesLeft(): number {
+    let n = Infinity;
+    for (const r of this.running) n = Math.min(n, this.plan.requests[r]!.outputTokens - this.generated[r]!);
+    for (const r of this.waiting) n = Math.min(n, this.plan.requests[r]!.outputTokens - this.generated[r]!);
+    return n;
   }
 
   /** An arrival joins the waiting queue (under ttl-pin, by its session's start). */
@@ -316,7 +358,7 @@ class FastRun {
       const c = this.numComputed[r]!;
       if (this.numTokens[r]! - c !== 1 || c < this.plan.requests[r]!.promptTokens) return false;
       finishIn = Math.min(finishIn, this.plan.requests[r]!.outputTokens - this.generated[r]!);
-      context0 += c + 1;
+      context0 += c;
       buckets[(this.bs - (c % this.bs)) % this.bs]! += 1;
     }
     // Keep the step in which a request finishes (or a prefill completes) out of the stretch.
@@ -412,6 +454,7 @@ class FastRun {
     if (D > 0) clock.decodeNs += decodePart + S * c.fixed;
     else clock.prefillNs += S * c.fixed;
     clock.prefillNs += S * prefillPerStep;
+    if (prefilling) this.records[last]!.prefillTokens += S * chunk;
     clock.now += elapsedNs(S, A, B);
     if (head >= 0 && this.records[head]!.preemptions === 0) {
       this.totals.vllmQueries += S * this.numTokens[head]!;
@@ -529,7 +572,7 @@ class FastRun {
         const req = this.plan.requests[r]!;
         if (this.p.policy === 'ttl-pin' && req.session >= 0 && !this.admitted[r]) this.releasePinOf(req.session);
         this.admitted[r] = true;
-        this.schedule(r, numNew, false);
+        this.schedule(r, numNew, this.isDecode(r));
         budget -= numNew;
       }
     }
@@ -548,8 +591,11 @@ class FastRun {
     for (let k = 0; k < n; k++) {
       if (this.schedDecode[k]) {
         decodes += 1;
-        decodeContext += this.numComputed[this.schedR[k]!]! + 1;
-      } else prefillTokens += this.schedNew[k]!;
+        decodeContext += this.numComputed[this.schedR[k]!]!;
+      } else {
+        prefillTokens += this.schedNew[k]!;
+        this.records[this.schedR[k]!]!.prefillTokens += this.schedNew[k]!;
+      }
     }
     this.clock.chargeStep(prefillTokens, decodeContext, decodes, transferBlocks);
     for (let k = 0; k < n; k++) {

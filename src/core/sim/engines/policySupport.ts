@@ -25,19 +25,17 @@ export function sessionStartOrder(plan: SimPlan): number[] {
   return plan.sessions.map((_, i) => i).sort((a, b) => plan.sessions[a]!.startS - plan.sessions[b]!.startS || a - b);
 }
 
-/** Blocks a request needs at its longest (prompt + output − 1 computed tokens): more than the cache means it is rejected. */
-export function peakBlocks(promptTokens: number, outputTokens: number, blockSize: number): number {
-  return Math.ceil((promptTokens + outputTokens - 1) / blockSize);
-}
-
 /**
- * Whether a call can never fit in a cache of `p.capacityTokens`, so it is rejected on
- * arrival. vLLM's pool is counted in whole blocks; SGLang's radix pool (sglang-lru) in
- * token slots, so there a call needs no more than its tokens.
+ * Whether a call can never be served by a cache of `p.capacityTokens`, so it is rejected
+ * on arrival. vLLM serves a request only if prompt + max_tokens ≤ max_model_len, and will
+ * not start with a max_model_len whose blocks exceed the cache (vllm/v1/core/kv_cache_utils.py
+ * check_enough_kv_cache_memory: ⌈max_model_len / block⌉ blocks must fit), so the longest
+ * call is the cache's whole blocks in tokens. SGLang's radix pool (sglang-lru) counts token
+ * slots: a call needs its prompt + output − 1 computed tokens.
  */
 export function tooLongForCache(p: Pick<EngineParams, 'policy' | 'capacityTokens'>, blockSizeTokens: number, promptTokens: number, outputTokens: number): boolean {
-  const unit = p.policy === 'sglang-lru' ? 1 : blockSizeTokens;
-  return peakBlocks(promptTokens, outputTokens, unit) > Math.floor(p.capacityTokens / unit);
+  if (p.policy === 'sglang-lru') return promptTokens + outputTokens - 1 > p.capacityTokens;
+  return promptTokens + outputTokens > Math.floor(p.capacityTokens / blockSizeTokens) * blockSizeTokens;
 }
 
 /** A scheduled request decodes (one new token, its prompt done) rather than prefills: the step cost charges the two differently. */
@@ -88,11 +86,22 @@ export function newCallRecord(r: SimRequest): CallRecord {
     finishedS: null,
     hitTokens: 0,
     idealHitTokens: 0,
+    prefillTokens: 0,
     recomputedTokens: 0,
     offloadHitTokens: 0,
     preemptions: 0,
     rejected: false,
   };
+}
+
+/**
+ * Once a run is over: each call's recomputed prefill, the prefill it computed beyond
+ * what an infinite cache would have left it (prompt − ideal hit), token-exact, with the
+ * re-prefill of generated tokens after a preemption. Never negative: a call computes at
+ * least its prompt minus its hit, and its hit is at most the ideal.
+ */
+export function settleRecomputed(records: CallRecord[]): void {
+  for (const rec of records) rec.recomputedTokens = rec.rejected ? 0 : rec.prefillTokens - (rec.promptTokens - rec.idealHitTokens);
 }
 
 /**
@@ -123,8 +132,9 @@ export class StepClock {
     this.now += c.fixed + prefillNs + decodeNs + transferNs;
   }
 
-  /** The run's totals once it is over: times in ms, the makespan from the records. */
+  /** The run's totals once it is over: times in ms, the makespan from the records; the calls' recomputed prefill. */
   fillTotals(totals: EngineTotals, records: CallRecord[], rejectedRequests: number): void {
+    settleRecomputed(records);
     totals.steps = this.steps;
     totals.prefillMs = this.prefillNs / 1e6;
     totals.decodeMs = this.decodeNs / 1e6;

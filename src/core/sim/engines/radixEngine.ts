@@ -1,4 +1,5 @@
-import type { CallRecord, EngineOutcome, EngineTotals } from './engineTypes';
+import { PROGRESS_STEPS } from './engineTypes';
+import type { ArrivalSource, CallRecord, EngineOutcome, EngineRun, EngineTotals } from './engineTypes';
 import type { EngineParams } from '../params';
 import { isDecoding, StepClock, stepCostsNs } from './policySupport';
 import { PrefixRecord, RadixCache } from '../caches/radixCache';
@@ -56,6 +57,8 @@ export interface RadixDebug {
   onStep?: (s: RadixStepState) => void;
   /** Recount the tree and every running request's private tokens after each step, and check used ≤ capacity. */
   selfCheck?: boolean;
+  /** Progress of a long run (see EngineDebug). */
+  progress?: (endedCalls: number, totalCalls: number) => void;
 }
 
 /**
@@ -65,7 +68,15 @@ export interface RadixDebug {
 export function runRadix(plan: SimPlan, p: EngineParams, debug: RadixDebug = {}): EngineOutcome {
   // An empty key list would read as "nothing cached, ever": refuse rather than answer wrong.
   if (!plan.tokenKeys) throw new Error('the sglang-lru engine needs a plan with token keys (planWorkload(…, withTokenKeys = true))');
-  return new RadixRun(plan, p, debug).run();
+  const run = startRadix(plan, p, new SessionReplay(plan, p), debug);
+  while (run.turn());
+  return run.outcome();
+}
+
+/** A radix-engine run fed by `source` and driven turn by turn (one GPU of a fleet). */
+export function startRadix(plan: SimPlan, p: EngineParams, source: ArrivalSource, debug: RadixDebug = {}): EngineRun {
+  if (!plan.tokenKeys) throw new Error('the sglang-lru engine needs a plan with token keys (planWorkload(…, withTokenKeys = true))');
+  return new RadixRun(plan, p, debug, source);
 }
 
 interface Scheduled {
@@ -74,7 +85,7 @@ interface Scheduled {
   decode: boolean;
 }
 
-class RadixRun {
+class RadixRun implements EngineRun {
   /** Whole tokens: SGLang's pool is counted in token slots. */
   private readonly capacity: number;
   private readonly tree = new RadixCache();
@@ -95,7 +106,6 @@ class RadixRun {
   private readonly records: CallRecord[];
   private readonly waiting: number[] = [];
   private readonly running: number[] = [];
-  private readonly replay: SessionReplay;
   private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
   private readonly clock: StepClock;
 
@@ -103,6 +113,7 @@ class RadixRun {
     private readonly plan: SimPlan,
     private readonly p: EngineParams,
     private readonly debug: RadixDebug,
+    private readonly replay: ArrivalSource,
   ) {
     this.capacity = Math.floor(p.capacityTokens);
     this.clock = new StepClock(stepCostsNs(p, plan.blockSizeTokens));
@@ -114,23 +125,53 @@ class RadixRun {
     this.protectedLen = new Array<number>(n).fill(0);
     this.lastNode = new Array<RadixNode | null>(n).fill(null);
     this.admitted = new Array<boolean>(n).fill(false);
-    this.replay = new SessionReplay(plan, p);
     this.records = this.replay.records;
   }
 
-  run(): EngineOutcome {
-    for (;;) {
-      this.replay.arrive(this.clock.now, this.queue);
-      if (this.running.length === 0 && this.waiting.length === 0) {
-        const next = this.replay.nextEventNs(null);
-        if (next === null) break;
-        this.clock.now = Math.max(this.clock.now, next);
-        continue;
-      }
-      this.step();
+  turn(): boolean {
+    this.replay.arrive(this.clock.now, this.queue);
+    if (this.running.length === 0 && this.waiting.length === 0) {
+      const next = this.replay.nextEventNs(null);
+      if (next === null) return false;
+      this.clock.now = Math.max(this.clock.now, next);
+      return true;
     }
+    this.step();
+    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.plan.requests.length);
+    return true;
+  }
+
+  outcome(): EngineOutcome {
     this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests);
     return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
+  }
+
+  get nowNs(): number {
+    return this.clock.now;
+  }
+
+  nextEventNs(): number | null {
+    if (this.running.length > 0 || this.waiting.length > 0) return this.clock.now;
+    const next = this.replay.nextEventNs(null);
+    return next === null ? null : Math.max(this.clock.now, next);
+  }
+
+  loadTokens(): number {
+    let n = 0;
+    for (const r of this.running) n += this.numTokens[r]!;
+    for (const r of this.waiting) n += this.numTokens[r]!;
+    return n;
+  }
+
+  cachedPrefixTokens(r: number): number {
+    return this.tree.matchLength(this.plan.requests[r]!.tokenKeys, this.numTokens[r]! - 1);
+  }
+
+  fewestSamplesLeft(): number {
+    let n = Infinity;
+    for (const r of this.running) n = Math.min(n, this.plan.requests[r]!.outputTokens - this.generated[r]!);
+    for (const r of this.waiting) n = Math.min(n, this.plan.requests[r]!.outputTokens - this.generated[r]!);
+    return n;
   }
 
   private readonly queue = (r: number): void => {
@@ -253,7 +294,7 @@ class RadixRun {
         this.privateTokens += numNew;
         this.recordAdmission(r, hit, ideal);
         this.admitted[r] = true;
-        scheduled.push({ r, numNew, decode: false });
+        scheduled.push({ r, numNew, decode: this.isDecode(r) });
         budget -= numNew;
       }
     }
@@ -268,7 +309,6 @@ class RadixRun {
 
   private recordAdmission(r: number, hit: number, ideal: number): void {
     const rec = this.records[r]!;
-    rec.recomputedTokens += Math.max(0, ideal - hit);
     if (!this.admitted[r]) {
       rec.admittedS = this.clock.now / 1e9;
       rec.hitTokens = hit;
@@ -284,8 +324,11 @@ class RadixRun {
     for (const s of scheduled) {
       if (s.decode) {
         decodes += 1;
-        decodeContext += this.numComputed[s.r]! + 1;
-      } else prefillTokens += s.numNew;
+        decodeContext += this.numComputed[s.r]!;
+      } else {
+        prefillTokens += s.numNew;
+        this.records[s.r]!.prefillTokens += s.numNew;
+      }
     }
     // No CPU tier: nothing is transferred.
     this.clock.chargeStep(prefillTokens, decodeContext, decodes, 0);

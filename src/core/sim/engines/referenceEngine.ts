@@ -1,4 +1,5 @@
-import type { CallRecord, EngineDebug, EngineOutcome, EngineTotals } from './engineTypes';
+import { PROGRESS_STEPS } from './engineTypes';
+import type { ArrivalSource, CallRecord, EngineDebug, EngineOutcome, EngineRun, EngineTotals, StepLogEntry } from './engineTypes';
 import type { EngineParams } from '../params';
 import { isDecoding, pinTtlBySession, StepClock, stepCostsNs, toNs } from './policySupport';
 import { SessionReplay } from './sessionReplay';
@@ -15,7 +16,15 @@ import type { SimPlan } from '../simRequests';
 export function runReference(plan: SimPlan, p: EngineParams, debug: EngineDebug = {}): EngineOutcome {
   // engineTable.ts sends sglang-lru to the radix engine: this one models vLLM's block pool only.
   if (p.policy === 'sglang-lru') throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
-  return new ReferenceRun(plan, p, debug).run();
+  const run = startReference(plan, p, new SessionReplay(plan, p), debug);
+  while (run.turn());
+  return run.outcome();
+}
+
+/** A reference-engine run fed by `source` and driven turn by turn (one GPU of a fleet). */
+export function startReference(plan: SimPlan, p: EngineParams, source: ArrivalSource, debug: EngineDebug = {}): EngineRun {
+  if (p.policy === 'sglang-lru') throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
+  return new ReferenceRun(plan, p, debug, source);
 }
 
 const NONE = Number.NaN;
@@ -26,7 +35,7 @@ interface Pin {
   expiresNs: number;
 }
 
-class ReferenceRun {
+class ReferenceRun implements EngineRun {
   private readonly bs: number;
   private readonly nb: number;
   // Block pool: ref counts, hash keys, and the free queue as a doubly linked list.
@@ -52,7 +61,6 @@ class ReferenceRun {
   private readonly records: CallRecord[];
   private waiting: number[] = [];
   private running: number[] = [];
-  private readonly replay: SessionReplay;
   private readonly pins: Pin[] = [];
   private readonly pinTtl: number[];
   private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
@@ -64,6 +72,7 @@ class ReferenceRun {
     private readonly plan: SimPlan,
     private readonly p: EngineParams,
     private readonly debug: EngineDebug,
+    private readonly replay: ArrivalSource,
   ) {
     this.bs = plan.blockSizeTokens;
     this.clock = new StepClock(stepCostsNs(p, this.bs));
@@ -88,29 +97,64 @@ class ReferenceRun {
     this.table = plan.requests.map(() => []);
     this.cachedBlocks = new Array<number>(n).fill(0);
     this.admitted = new Array<boolean>(n).fill(false);
-    this.replay = new SessionReplay(plan, p);
     this.records = this.replay.records;
     this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
   }
 
-  run(): EngineOutcome {
-    for (;;) {
-      this.replay.arrive(this.clock.now, this.queue);
-      this.expirePins();
-      if (this.replay.adaptive) this.replay.adaptCap(this.clock.now, this.usedBlocks() < 0.9 * this.nb);
-      if (this.running.length === 0 && this.waiting.length === 0) {
-        let pinExpiry: number | null = null;
-        for (const pin of this.pins) if (pinExpiry === null || pin.expiresNs < pinExpiry) pinExpiry = pin.expiresNs;
-        const next = this.replay.nextEventNs(pinExpiry);
-        if (next === null) break;
-        this.clock.now = Math.max(this.clock.now, next);
-        continue;
-      }
-      this.step();
-      if (this.debug.selfCheck) this.checkPool();
+  turn(): boolean {
+    this.replay.arrive(this.clock.now, this.queue);
+    this.expirePins();
+    if (this.replay.adaptive) this.replay.adaptCap(this.clock.now, this.usedBlocks() < 0.9 * this.nb);
+    if (this.running.length === 0 && this.waiting.length === 0) {
+      const next = this.replay.nextEventNs(this.nextPinExpiry());
+      if (next === null) return false;
+      this.clock.now = Math.max(this.clock.now, next);
+      return true;
     }
+    this.step();
+    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.plan.requests.length);
+    if (this.debug.selfCheck) this.checkPool();
+    return true;
+  }
+
+  outcome(): EngineOutcome {
     this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests);
     return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
+  }
+
+  get nowNs(): number {
+    return this.clock.now;
+  }
+
+  private nextPinExpiry(): number | null {
+    let t: number | null = null;
+    for (const pin of this.pins) if (t === null || pin.expiresNs < t) t = pin.expiresNs;
+    return t;
+  }
+
+  nextEventNs(): number | null {
+    if (this.running.length > 0 || this.waiting.length > 0) return this.clock.now;
+    const next = this.replay.nextEventNs(this.nextPinExpiry());
+    return next === null ? null : Math.max(this.clock.now, next);
+  }
+
+  loadTokens(): number {
+    let n = 0;
+    for (const r of this.running) n += this.numTokens[r]!;
+    for (const r of this.waiting) n += this.numTokens[r]!;
+    return n;
+  }
+
+  cachedPrefixTokens(r: number): number {
+    const max = Math.floor((this.numTokens[r]! - 1) / this.bs);
+    return visitKeys(this.plan.requests[r]!.keys, 0, max, (k) => this.cached.has(k)) * this.bs;
+  }
+
+  fewestSamplesLeft(): number {
+    let n = Infinity;
+    for (const r of this.running) n = Math.min(n, this.plan.requests[r]!.outputTokens - this.generated[r]!);
+    for (const r of this.waiting) n = Math.min(n, this.plan.requests[r]!.outputTokens - this.generated[r]!);
+    return n;
   }
 
   /**
@@ -326,7 +370,11 @@ class ReferenceRun {
 
   // ---- one engine step ----
 
+  /** The step being logged (debug.onStepLog), else null. */
+  private log: StepLogEntry | null = null;
+
   private step(): void {
+    if (this.debug.onStepLog) this.log = { step: this.clock.steps, t: this.clock.now / 1e9, sched: [], preempted: [], admitted: [], lookups: [] };
     let budget = this.p.maxNumBatchedTokens;
     const scheduled: Array<{ r: number; numNew: number; decode: boolean }> = [];
     let preempted = false;
@@ -341,6 +389,7 @@ class ReferenceRun {
         if (this.unpinOne()) continue;
         const victim = this.running.pop()!;
         this.preempt(victim);
+        this.log?.preempted.push(victim);
         preempted = true;
         if (victim === r) {
           selfPreempted = true;
@@ -364,6 +413,7 @@ class ReferenceRun {
           hits = found.hits;
           cpuBlocks = found.cpuBlocks;
           ideal = found.idealBlocks;
+          this.log?.lookups.push([r, hits.length * this.bs]);
           if (this.records[r]!.preemptions === 0) {
             this.totals.vllmQueries += this.numTokens[r]!;
             this.totals.vllmHits += hits.length * this.bs;
@@ -376,13 +426,14 @@ class ReferenceRun {
         if (!ok) break;
         this.waiting.shift();
         this.running.push(r);
+        this.log?.admitted.push(r);
         this.numComputed[r] = computedAfter;
         this.stepTransferBlocks += cpuBlocks;
         this.replay.recordBlockAdmission(r, !this.admitted[r], this.clock.now, this.bs, hits.length, cpuBlocks, ideal);
         const req = this.plan.requests[r]!;
         if (this.p.policy === 'ttl-pin' && req.session >= 0 && !this.admitted[r]) this.releasePinOf(req.session);
         this.admitted[r] = true;
-        scheduled.push({ r, numNew, decode: false });
+        scheduled.push({ r, numNew, decode: this.isDecode(r) });
         budget -= numNew;
       }
     }
@@ -401,8 +452,16 @@ class ReferenceRun {
     for (const s of scheduled) {
       if (s.decode) {
         decodes += 1;
-        decodeContext += this.numComputed[s.r]! + 1;
-      } else prefillTokens += s.numNew;
+        decodeContext += this.numComputed[s.r]!;
+      } else {
+        prefillTokens += s.numNew;
+        this.records[s.r]!.prefillTokens += s.numNew;
+      }
+    }
+    if (this.log) {
+      for (const s of scheduled) this.log.sched.push([s.r, s.numNew, s.decode ? 1 : 0]);
+      this.debug.onStepLog!(this.log);
+      this.log = null;
     }
     this.clock.chargeStep(prefillTokens, decodeContext, decodes, this.stepTransferBlocks);
     for (const { r, numNew } of scheduled) {

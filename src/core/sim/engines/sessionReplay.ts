@@ -1,5 +1,5 @@
 import { ArrivalHeap } from './arrivalHeap';
-import type { CallRecord } from './engineTypes';
+import type { ArrivalSource, CallRecord } from './engineTypes';
 import type { EngineParams } from '../params';
 import { newCallRecord, sessionStartOrder, toNs, tooLongForCache } from './policySupport';
 import type { SimPlan } from '../simRequests';
@@ -14,10 +14,12 @@ import type { SimPlan } from '../simRequests';
  * Owns the call records (engines fill in what happens in the cache) and the sessions'
  * end times, for one engine run. Times are whole nanoseconds (policySupport.ts).
  */
-export class SessionReplay {
+export class SessionReplay implements ArrivalSource {
   readonly records: CallRecord[];
   readonly sessionEndS: Array<number | null>;
   rejectedRequests = 0;
+  /** Calls that ended (finished or rejected) so far: the progress of a long run. */
+  ended = 0;
   /** Sessions allowed to be active at once: the admission cap, else unlimited. */
   private cap: number;
   private readonly future = new ArrivalHeap();
@@ -26,6 +28,12 @@ export class SessionReplay {
   private readonly pending: number[];
   private pendingHead = 0;
   private active = 0;
+  /**
+   * Since when the admission cap has had room for another session: a session arrives at
+   * its start time, or when the cap made room for it (a session ended, or the adaptive
+   * cap grew) if that came later.
+   */
+  private roomSinceNs = 0;
   private windowEnd: number;
   private windowHit = 0;
   private windowIdeal = 0;
@@ -61,8 +69,8 @@ export class SessionReplay {
 
   /**
    * Everything due by `now`: sessions whose start has come begin while the cap allows,
-   * then arrivals in (time, id) order; a call too long for the cache is rejected (its
-   * session goes on), the others are handed to `queue`.
+   * then arrivals in (time, id) order; a call too long for the cache is rejected when it
+   * arrives (its session goes on), the others are handed to `queue`.
    */
   arrive(now: number, queue: (r: number) => void): void {
     while (this.active < this.cap && this.pendingHead < this.pending.length) {
@@ -71,23 +79,29 @@ export class SessionReplay {
       if (startNs > now) break;
       this.pendingHead += 1;
       this.active += 1;
-      this.schedule(session.requests[0]!, Math.max(startNs, now));
+      // Due sessions arrive in time order, not when the engine next looks: a call that
+      // arrived during a step joins the queue ahead of later ones (as in vLLM, where
+      // requests are queued as they come).
+      this.schedule(session.requests[0]!, Math.max(startNs, this.roomSinceNs));
     }
     while (this.future.size > 0 && this.future.peekTime()! <= now) {
+      const at = this.future.peekTime()!;
       const r = this.future.pop();
       if (this.tooLong[r]) {
+        // Refused as it arrives (vLLM answers at once): the session's next call is due a tool wait later.
         this.rejections.pop(); // the same (time, id) order: it is that heap's first too
         const rec = this.records[r]!;
         rec.rejected = true;
-        rec.finishedS = now / 1e9;
+        rec.finishedS = at / 1e9;
         this.rejectedRequests += 1;
-        this.callEnded(r, now);
+        this.callEnded(r, at);
       } else queue(r);
     }
   }
 
   /** A call ended (finished or rejected) at `now`: its session's next call arrives after the tool wait, or the session ends. */
   callEnded(r: number, now: number): void {
+    this.ended += 1;
     const req = this.plan.requests[r]!;
     if (req.session < 0) return;
     const session = this.plan.sessions[req.session]!;
@@ -95,6 +109,7 @@ export class SessionReplay {
     else {
       this.sessionEndS[req.session] = now / 1e9;
       this.active -= 1;
+      if (this.active === this.cap - 1) this.roomSinceNs = now; // the cap was full: room from now
     }
   }
 
@@ -130,30 +145,12 @@ export class SessionReplay {
     return toNs(this.plan.sessions[this.pending[this.pendingHead]!]!.startS);
   }
 
-  /** Continuum's program-level FCFS (ttl-pin): a returning agent is not queued behind sessions that started later. */
   queueBySessionStart(waiting: number[], r: number): void {
-    const start = (x: number): number => (this.plan.requests[x]!.session >= 0 ? this.plan.sessions[this.plan.requests[x]!.session]!.startS : 0);
-    const s = start(r);
-    let i = waiting.length;
-    while (i > 0 && !this.records[waiting[i - 1]!]!.preemptions && start(waiting[i - 1]!) > s) i--;
-    waiting.splice(i, 0, r);
+    queueBySessionStart(this.plan, this.records, waiting, r);
   }
 
-  /**
-   * A call admitted by a block-pool engine: its recomputed and reloaded tokens, and on its
-   * first admission what it hit and would have hit (a re-admission after a preemption
-   * adds to the losses but does not count as the call's hit).
-   */
   recordBlockAdmission(r: number, firstAdmission: boolean, nowNs: number, blockSize: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): void {
-    const rec = this.records[r]!;
-    rec.recomputedTokens += Math.max(0, idealBlocks - hitBlocks - cpuBlocks) * blockSize;
-    rec.offloadHitTokens += cpuBlocks * blockSize;
-    if (firstAdmission) {
-      rec.admittedS = nowNs / 1e9;
-      rec.hitTokens = hitBlocks * blockSize;
-      rec.idealHitTokens = idealBlocks * blockSize;
-      this.countAdmission(rec.hitTokens, rec.idealHitTokens);
-    }
+    if (recordBlockAdmission(this.records[r]!, firstAdmission, nowNs, blockSize, hitBlocks, cpuBlocks, idealBlocks)) this.countAdmission(this.records[r]!.hitTokens, this.records[r]!.idealHitTokens);
   }
 
   /** A call's first admission, for the adaptive cap's hit rate. */
@@ -171,10 +168,36 @@ export class SessionReplay {
     const a = this.p.admissionCap;
     while (now >= this.windowEnd) {
       if (this.windowIdeal > 0 && this.windowHit < a.hitRateFloor * this.windowIdeal) this.cap = Math.max(1, Math.floor(this.cap * a.backoff));
-      else if (cacheUnderNinetyPercent) this.cap += 1;
+      else if (cacheUnderNinetyPercent) {
+        if (this.active === this.cap) this.roomSinceNs = now;
+        this.cap += 1;
+      }
       this.windowHit = 0;
       this.windowIdeal = 0;
       this.windowEnd += toNs(a.windowS);
     }
   }
+}
+
+/** Continuum's program-level FCFS (ttl-pin): a returning agent is not queued behind sessions that started later. */
+export function queueBySessionStart(plan: SimPlan, records: readonly CallRecord[], waiting: number[], r: number): void {
+  const start = (x: number): number => (plan.requests[x]!.session >= 0 ? plan.sessions[plan.requests[x]!.session]!.startS : 0);
+  const s = start(r);
+  let i = waiting.length;
+  while (i > 0 && !records[waiting[i - 1]!]!.preemptions && start(waiting[i - 1]!) > s) i--;
+  waiting.splice(i, 0, r);
+}
+
+/**
+ * A call admitted by a block-pool engine: its reloaded tokens, and on its first admission
+ * what it hit and would have hit (a re-admission after a preemption costs prefill, counted
+ * as it runs, but does not count as the call's hit). True on a first admission.
+ */
+export function recordBlockAdmission(rec: CallRecord, firstAdmission: boolean, nowNs: number, blockSize: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): boolean {
+  rec.offloadHitTokens += cpuBlocks * blockSize;
+  if (!firstAdmission) return false;
+  rec.admittedS = nowNs / 1e9;
+  rec.hitTokens = hitBlocks * blockSize;
+  rec.idealHitTokens = idealBlocks * blockSize;
+  return true;
 }

@@ -1,7 +1,7 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, contentText, count, firstLine, isObject, isoMs, nonNegative, obj, parseArguments, str } from '../json';
+import { arr, clip, contentText, count, emptyRecord, firstLine, isObject, isoMs, nonNegative, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
+import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult } from '../recordReader';
@@ -36,7 +36,7 @@ interface Context {
  * sessions of their own; references to other files are reported, not followed.
  */
 export function readAtifDocument(doc: JsonDocument): ReaderResult {
-  const ctx: Context = { doc, sessions: [], diagnostics: [], skipped: {}, embedded: new Map(), read: new Set() };
+  const ctx: Context = { doc, sessions: [], diagnostics: [], skipped: emptyRecord(), embedded: new Map(), read: new Set() };
   const root = obj(doc.value);
   if (!root || !arr(root['steps'])) {
     note(ctx, [], 'error', 'ATIF trajectory without a "steps" array; nothing to read.');
@@ -91,6 +91,9 @@ function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: s
   /** Time the next call's prompt was complete: a user step's time; unknown after tools ran (their results carry no time). */
   let inputReadyMs: number | null = null;
   let multiCallSteps = 0;
+  /** After a summarization step, the user steps that hand the summary over are the compaction's, not typed. */
+  let handoff = false;
+  const other = noOtherInputs();
 
   steps.forEach((raw, i) => {
     const path = [...base, 'steps', i];
@@ -101,6 +104,26 @@ function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: s
     }
     const source = str(raw['source']);
     const timeMs = isoMs(raw['timestamp']);
+    // A continuation trajectory starts with the context copied from the one before: no new calls or prompts.
+    if (raw['is_copied_context'] === true) {
+      if (source === 'user') other.injected += 1;
+      countSkipped(ctx.skipped, 'step:copied-context');
+      return;
+    }
+    if (source === 'system' && isSummarization(raw)) {
+      // Terminus-2 and other Harbor agents summarise the context into a hand-off when it is full:
+      // the cache starts again after it (a compaction).
+      session.compactions.push({ beforeCall: session.calls.length, trigger: null, preTokens: null, timeMs, source: ctx.doc.locate(path) });
+      handoff = true;
+      countSkipped(ctx.skipped, 'step:summarization');
+      collectChildren(raw, path, children);
+      return;
+    }
+    if (source === 'user' && handoff) {
+      other.compactionSummary += 1;
+      inputReadyMs = timeMs;
+      return;
+    }
     if (source === 'user') {
       const text = contentText(raw['message']) ?? '';
       session.turns.push({ index: session.turns.length, startMs: timeMs, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source: ctx.doc.locate(path) } satisfies UserTurn);
@@ -115,6 +138,7 @@ function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: s
       collectChildren(raw, path, children);
       return;
     }
+    handoff = false;
     const llmCalls = count(raw['llm_call_count']);
     const previous = session.calls[session.calls.length - 1];
     let call: LlmCall;
@@ -158,6 +182,7 @@ function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: s
     note(ctx, base, 'info', `${multiCallSteps} agent step(s) of session ${session.id} made several LLM calls (llm_call_count > 1); each is read as one call with the step's summed metrics.`);
   }
   session.model = mostUsedModel(session.calls) ?? defaultModel;
+  if (Object.values(other).some((n) => n > 0)) session.otherInputs = other;
   const finalMetrics = obj(t['final_metrics']);
   if (finalMetrics) {
     session.reportedTotals = totalsOf(finalMetrics);
@@ -165,6 +190,16 @@ function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: s
   }
   for (const child of children) readChild(ctx, session, child);
   return session;
+}
+
+/**
+ * A system step that records a context summarisation: it names a summarisation sub-trajectory
+ * (Harbor's `…-summarization-N-summary`) or says so ("Performed context summarization…").
+ */
+function isSummarization(step: JsonObject): boolean {
+  if (/\bcontext summari[sz]ation\b/i.test(contentText(step['message']) ?? '')) return true;
+  const results = arr(obj(step['observation'])?.['results']) ?? [];
+  return results.some((r) => (arr(obj(r)?.['subagent_trajectory_ref']) ?? []).some((ref) => /summari[sz]ation/i.test(`${str(obj(ref)?.['session_id']) ?? ''} ${str(obj(ref)?.['trajectory_path']) ?? ''}`)));
 }
 
 /** `final_metrics` as session totals; total_steps counts steps, not LLM calls, so llmCalls stays unknown. */

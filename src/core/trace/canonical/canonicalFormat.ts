@@ -4,7 +4,7 @@ import type { FormatId, LlmCall, Session, TraceModel } from '../model';
 export const CANONICAL_VERSION = 1;
 
 /** Record types of the canonical format, in the order a writer emits them per session. */
-export const CANONICAL_RECORD_TYPES = ['header', 'session', 'turn', 'compaction', 'llm_call', 'tool_call'] as const;
+export const CANONICAL_RECORD_TYPES = ['header', 'session', 'turn', 'compaction', 'event', 'llm_call', 'tool_call'] as const;
 
 /** Where a canonical file came from, written into its header. */
 export interface CanonicalSourceInfo {
@@ -40,7 +40,16 @@ function writeSession(session: Session, lines: string[]): void {
   };
   // Written only when the source reports totals, so files of other formats stay byte-identical.
   if (session.reportedTotals !== undefined) record['reportedTotals'] = session.reportedTotals;
+  if (session.otherInputs !== undefined) record['otherInputs'] = session.otherInputs;
   lines.push(JSON.stringify(record));
+  let nextEvent = 0;
+  const events = session.events ?? [];
+  const emitEventsBefore = (callIndex: number): void => {
+    while (nextEvent < events.length && events[nextEvent]!.beforeCall <= callIndex) {
+      const e = events[nextEvent++]!;
+      lines.push(JSON.stringify({ type: 'event', session: session.id, kind: e.kind, timeMs: e.timeMs, text: e.text }));
+    }
+  };
   let nextTurn = 0;
   let nextCompaction = 0;
   const emitCompactionsBefore = (callIndex: number): void => {
@@ -58,6 +67,7 @@ function writeSession(session: Session, lines: string[]): void {
   for (const call of session.calls) {
     emitTurnsUpTo(call.turn);
     emitCompactionsBefore(call.index);
+    emitEventsBefore(call.index);
     lines.push(JSON.stringify(callRecord(session.id, call)));
     for (const tool of call.toolCalls) {
       lines.push(
@@ -82,6 +92,7 @@ function writeSession(session: Session, lines: string[]): void {
   }
   emitTurnsUpTo(session.turns.length - 1);
   emitCompactionsBefore(Number.POSITIVE_INFINITY);
+  emitEventsBefore(Number.POSITIVE_INFINITY);
 }
 
 function callRecord(sessionId: string, call: LlmCall): Record<string, unknown> {
@@ -94,6 +105,9 @@ function callRecord(sessionId: string, call: LlmCall): Record<string, unknown> {
     endMs: call.endMs,
     tokens: call.tokens,
   };
+  // Pricing context, written only when the source gave it, so other formats' files stay byte-identical.
+  if (call.serviceTier != null) record['serviceTier'] = call.serviceTier;
+  if (call.inferenceGeo != null) record['inferenceGeo'] = call.inferenceGeo;
   if (call.server) record['server'] = call.server;
   if (call.blocks) record['blocks'] = call.blocks;
   return record;

@@ -1,7 +1,7 @@
-import { arr, clip, count, num, obj, str } from '../json';
+import { arr, clip, count, emptyRecord, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, unknownTokens } from '../model';
-import type { BlockHashes, CallTokens, Diagnostic, LlmCall, ReportedTotals, ServerTiming, Session, SourceRef, ToolCall } from '../model';
+import { mostUsedModel, noOtherInputs, OTHER_INPUT_KINDS, unknownTokens } from '../model';
+import type { BlockHashes, CallTokens, Diagnostic, LlmCall, OtherInputs, ReportedTotals, ServerTiming, Session, SourceRef, ToolCall } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { CANONICAL_VERSION } from './canonicalFormat';
@@ -23,7 +23,7 @@ interface SessionState {
 export class CanonicalReader implements RecordReader {
   private readonly sessions = new Map<string, SessionState>();
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
   private sawHeader = false;
 
   record({ value, source }: TraceRecord): void {
@@ -46,6 +46,9 @@ export class CanonicalReader implements RecordReader {
         return;
       case 'compaction':
         this.compaction(value, source);
+        return;
+      case 'event':
+        this.event(value, source);
         return;
       default:
         countSkipped(this.skipped, type === null ? '(no type)' : `unknown:${type}`);
@@ -93,6 +96,7 @@ export class CanonicalReader implements RecordReader {
       title: str(value['title']),
       // Only present when the record has it, so sessions without totals compare equal after a round trip.
       ...('reportedTotals' in value ? { reportedTotals: this.reportedTotals(value['reportedTotals'], source) } : {}),
+      ...(obj(value['otherInputs']) ? { otherInputs: this.otherInputs(obj(value['otherInputs'])!, source) } : {}),
     } as const;
     if (existing) {
       // The session was named before its record: keep what it already holds, take the metadata.
@@ -153,6 +157,13 @@ export class CanonicalReader implements RecordReader {
       toolCalls: [],
       source,
     };
+    // Optional pricing context: kept only when given, so a file without it reads as before.
+    for (const key of ['serviceTier', 'inferenceGeo'] as const) {
+      const raw = value[key];
+      if (raw === undefined || raw === null || raw === '') continue;
+      if (typeof raw === 'string') call[key] = raw;
+      else this.report(source, 'warning', `llm_call ${key} must be a string or null, not ${JSON.stringify(raw)}; ignored.`);
+    }
     calls.push(call);
     state.callsById.set(id, call);
   }
@@ -207,6 +218,32 @@ export class CanonicalReader implements RecordReader {
     });
   }
 
+  /** An `event` record: something between calls, such as a failed API request. */
+  private event(value: JsonObject, source: SourceRef): void {
+    const state = this.sessionOf(value, source);
+    if (!state) return;
+    const kind = str(value['kind']);
+    if (kind !== 'api-error') {
+      countSkipped(this.skipped, `event:${kind ?? '(no kind)'}`);
+      return;
+    }
+    const events = (state.session.events ??= []);
+    events.push({ kind, beforeCall: state.session.calls.length, timeMs: this.time(value, 'timeMs', source), text: clip(str(value['text']) ?? '', 300), source });
+  }
+
+  /** A session's `otherInputs`: whole counts ≥ 0 by kind; a bad or missing count reads as 0 with a warning. */
+  private otherInputs(value: JsonObject, source: SourceRef): OtherInputs {
+    const out = noOtherInputs();
+    for (const kind of OTHER_INPUT_KINDS) {
+      const raw = value[kind];
+      if (raw === undefined) continue;
+      const n = count(raw);
+      if (n === null) this.report(source, 'warning', `otherInputs.${kind} must be a whole number ≥ 0, not ${JSON.stringify(raw)}; read as 0.`);
+      else out[kind] = n;
+    }
+    return out;
+  }
+
   /** A session's `reportedTotals`: counts are whole numbers ≥ 0, cost a number ≥ 0; anything else is unknown. */
   private reportedTotals(value: unknown, source: SourceRef): ReportedTotals | null {
     const t = obj(value);
@@ -247,6 +284,8 @@ export class CanonicalReader implements RecordReader {
     const cacheWrite = field('cacheWrite');
     const output = field('output');
     const reasoningOutput = field('reasoningOutput');
+    const cacheWrite5m = 'cacheWrite5m' in t ? field('cacheWrite5m') : undefined;
+    const cacheWrite1h = 'cacheWrite1h' in t ? field('cacheWrite1h') : undefined;
     const impossible = (what: string): void => this.report(source, 'warning', `tokens: ${what}; the missing figure stays unknown.`);
     // input = cached + appended: any two give the third.
     if (input === null && cached !== null && appended !== null) input = cached + appended;
@@ -265,7 +304,14 @@ export class CanonicalReader implements RecordReader {
     if (reasoningOutput !== null && output !== null && reasoningOutput > output) {
       this.report(source, 'warning', `tokens.reasoningOutput (${reasoningOutput}) exceeds output (${output}); output includes reasoning.`);
     }
-    return { input, cached, appended, cacheWrite, output, reasoningOutput };
+    const tokens: CallTokens = { input, cached, appended, cacheWrite, output, reasoningOutput };
+    if (cacheWrite5m !== undefined) tokens.cacheWrite5m = cacheWrite5m;
+    if (cacheWrite1h !== undefined) tokens.cacheWrite1h = cacheWrite1h;
+    const splitSum = (cacheWrite5m ?? 0) + (cacheWrite1h ?? 0);
+    if (cacheWrite !== null && (cacheWrite5m != null || cacheWrite1h != null) && splitSum > cacheWrite) {
+      this.report(source, 'warning', `tokens.cacheWrite5m + cacheWrite1h (${splitSum}) exceed cacheWrite (${cacheWrite}); they split it.`);
+    }
+    return tokens;
   }
 
   /** A time in ms: a finite number ≥ 0, else unknown (with a warning when something else was given). */

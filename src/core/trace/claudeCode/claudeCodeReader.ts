@@ -1,7 +1,7 @@
-import { arr, clip, count, isObject, isoMs, obj, str } from '../json';
+import { arr, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
-import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
+import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
+import type { CallTokens, Compaction, Diagnostic, LlmCall, OtherInputs, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
 import { registerStateClass } from '../parserState';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
@@ -23,8 +23,26 @@ const IGNORED_TYPES = new Set([
   'attachment',
 ]);
 
-/** Text Claude Code writes into user lines itself (command output, interruptions): never prompts. */
-const NOT_TYPED_MARKERS = ['<local-command-stdout>', '<local-command-stderr>', '<local-command-caveat>', '[Request interrupted by user'];
+/**
+ * Text Claude Code writes into user lines itself, by the kind of input it is: never prompts
+ * a person typed. Tested on the start of the text (docs/design/formats.md §1; seen in 2.0–2.1 logs).
+ */
+const NOT_TYPED_MARKERS: ReadonlyArray<[string, keyof OtherInputs]> = [
+  ['<task-notification>', 'notification'],
+  ['<local-command-stdout>', 'localCommand'],
+  ['<local-command-stderr>', 'localCommand'],
+  ['<local-command-caveat>', 'localCommand'],
+  ['<bash-input>', 'localCommand'],
+  ['<bash-stdout>', 'localCommand'],
+  ['<bash-stderr>', 'localCommand'],
+  ['Stop hook feedback:', 'hookOutput'],
+  ['<user-prompt-submit-hook>', 'hookOutput'],
+  ['[Request interrupted by user', 'interruption'],
+];
+/** Tools whose call starts a sub-agent; its `input.prompt` is the sub-agent's first prompt. */
+const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
+/** Longest API error text kept per event. */
+const EVENT_TEXT_MAX = 300;
 
 interface PendingTurn extends UserTurn {
   /** A `/command` line: kept only if a call of this session answers it (see finish). */
@@ -47,6 +65,10 @@ class SessionBuilder {
   readonly contentChars = new Map<LlmCall, number>();
   /** Time of the last user or tool-result line: the start of the next call. */
   lastInputMs: number | null = null;
+  readonly otherInputs: OtherInputs = noOtherInputs();
+  readonly events: SessionEvent[] = [];
+  /** Inline sub-agents (1.0.x sidechains without agentId): the first prompt, to find the Task call that asked for it. */
+  firstPrompt: string | null = null;
 
   constructor(
     readonly id: string,
@@ -68,11 +90,18 @@ class SessionBuilder {
 export class ClaudeCodeReader implements RecordReader {
   private readonly sessions = new Map<string, SessionBuilder>();
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
   /** agentId → Task tool call that started it, from the parent's tool results. */
   private readonly agentParents = new Map<string, string>();
+  /** Sub-agent prompt → Task tool call ids that asked for it (inline sidechains have no agentId to link by). */
+  private readonly taskPrompts = new Map<string, string[]>();
+  /** Inline sidechain record uuid → key of the sub-agent session it belongs to. */
+  private readonly sidechainOfUuid = new Map<string, string>();
+  private inlineSidechains = 0;
   /** A title seen before any session record (old-style `summary` first lines). */
   private pendingTitle: string | null = null;
+  /** Calls whose lines disagree on usage, reported once each. */
+  private readonly conflictsNoted = new Set<LlmCall>();
 
   record({ value, source }: TraceRecord): void {
     const type = str(value['type']);
@@ -121,11 +150,13 @@ export class ClaudeCodeReader implements RecordReader {
     const agentId = str(value['agentId']);
     const sidechain = value['isSidechain'] === true;
     // Sub-agent logs carry the parent's sessionId plus their own agentId (docs/design/formats.md §1).
-    const key = agentId !== null && sidechain ? `${sessionId}/${agentId}` : sidechain ? `${sessionId}/sidechain` : sessionId;
+    // Older versions (1.0.x) write sub-agents inline, without agentId and several at once:
+    // each chain of parentUuid links from a root is one sub-agent.
+    const key = !sidechain ? sessionId : agentId !== null ? `${sessionId}/${agentId}` : this.inlineSidechainKey(sessionId, value);
     let builder = this.sessions.get(key);
     if (!builder) {
       if (sidechain) {
-        const id = agentId ?? `${sessionId}-sidechain`;
+        const id = agentId ?? `${sessionId}-sidechain-${this.inlineSidechains}`;
         const role = agentId?.startsWith('acompact') ? 'compaction' : 'subagent';
         builder = new SessionBuilder(id, sessionId, role, this.sessions.size);
       } else {
@@ -138,6 +169,19 @@ export class ClaudeCodeReader implements RecordReader {
     return builder;
   }
 
+  /** The key of the inline sub-agent a sidechain record without agentId belongs to: its parent's, or a new one at a root. */
+  private inlineSidechainKey(sessionId: string, value: JsonObject): string {
+    const parent = str(value['parentUuid']);
+    let key = parent !== null ? this.sidechainOfUuid.get(parent) : undefined;
+    if (key === undefined) {
+      this.inlineSidechains += 1;
+      key = `${sessionId}/sidechain-${this.inlineSidechains}`;
+    }
+    const uuid = str(value['uuid']);
+    if (uuid !== null) this.sidechainOfUuid.set(uuid, key);
+    return key;
+  }
+
   private assistant(value: JsonObject, source: SourceRef): void {
     const message = obj(value['message']);
     if (!message) {
@@ -145,9 +189,15 @@ export class ClaudeCodeReader implements RecordReader {
       return;
     }
     const model = str(message['model']);
-    // Claude Code writes local errors ("API Error…", interrupted requests) as assistant
-    // lines with model "<synthetic>": no request reached the model.
+    // Claude Code writes local errors ("API Error…", rate limits, interrupted requests) as
+    // assistant lines with model "<synthetic>": no request reached the model, so no call.
+    // The API errors among them are shown as events and diagnostics, never dropped.
     if (model === '<synthetic>') {
+      const text = contentOf(message['content']);
+      if (value['isApiErrorMessage'] === true || /^API Error/i.test(text)) {
+        const session = this.sessionFor(value, source);
+        if (session) this.apiError(session, clip(text.trim() || 'API error (no text)', EVENT_TEXT_MAX), isoMs(value['timestamp']), source, 'warning');
+      }
       countSkipped(this.skipped, 'assistant:<synthetic>');
       return;
     }
@@ -175,6 +225,11 @@ export class ClaudeCodeReader implements RecordReader {
         toolCalls: [],
         source,
       };
+      // What pricing needs beside the counts: written only when the log says, so other fields stay as they were.
+      const serviceTier = usage ? str(usage['service_tier']) : null;
+      const inferenceGeo = usage ? str(usage['inference_geo']) : null;
+      if (serviceTier) call.serviceTier = serviceTier;
+      if (inferenceGeo) call.inferenceGeo = inferenceGeo;
       if (!usage) this.warn(source, `call ${callId} has no usage: its tokens are unknown.`, 'info');
       session.calls.push(call);
       session.callsById.set(callId, call);
@@ -184,6 +239,7 @@ export class ClaudeCodeReader implements RecordReader {
       if (timeMs !== null) call.endMs = timeMs;
       const output = usage ? count(usage['output_tokens']) : null;
       if (output !== null && (call.tokens.output === null || output > call.tokens.output)) call.tokens.output = output;
+      if (usage) this.noteConflictingUsage(call, usageTokens(usage), source);
     }
     let chars = session.contentChars.get(call) ?? 0;
     for (const block of arr(message['content']) ?? []) {
@@ -195,10 +251,13 @@ export class ClaudeCodeReader implements RecordReader {
     for (const block of arr(message['content']) ?? []) {
       if (!isObject(block) || block['type'] !== 'tool_use') continue;
       const tool = this.toolUse(block, timeMs, source);
-      if (tool && !session.toolsById.has(tool.id)) {
-        call.toolCalls.push(tool);
-        session.toolsById.set(tool.id, tool);
-      }
+      if (!tool) continue;
+      // The lines of one response may repeat its tool_use blocks: the same call, once.
+      if (call.toolCalls.some((t) => t.id === tool.id)) continue;
+      // An id reused by another call is a second call, not the first again: keep both
+      // (parseTrace reports the reuse); a result naming the id pairs with the later one.
+      call.toolCalls.push(tool);
+      session.toolsById.set(tool.id, tool);
     }
   }
 
@@ -210,6 +269,8 @@ export class ClaudeCodeReader implements RecordReader {
       return null;
     }
     const input = obj(block['input']) ?? {};
+    const prompt = SUBAGENT_TOOLS.has(name) ? str(input['prompt']) : null;
+    if (prompt !== null) this.taskPrompts.set(prompt.trim(), [...(this.taskPrompts.get(prompt.trim()) ?? []), id]);
     return requestedToolCall({
       id,
       name,
@@ -247,11 +308,17 @@ export class ClaudeCodeReader implements RecordReader {
 
   private prompt(session: SessionBuilder, value: JsonObject, text: string, timeMs: number | null, source: SourceRef): void {
     if (timeMs !== null) session.lastInputMs = timeMs;
-    // Meta lines (skill bodies, caveats) and the compaction summary are written by
-    // Claude Code, not typed by the user (docs/design/formats.md §12.5, §12.6).
-    if (value['isMeta'] === true || value['isCompactSummary'] === true) return;
     const trimmed = text.trimStart();
-    if (NOT_TYPED_MARKERS.some((m) => trimmed.startsWith(m))) return;
+    if (session.role !== 'main' && session.firstPrompt === null) session.firstPrompt = trimmed.trim();
+    // The compaction summary, hook feedback, notifications and command output are written by
+    // Claude Code, not typed by the user (docs/design/formats.md §12.5, §12.6); so are meta lines (skill
+    // bodies, caveats). They are counted by kind instead of starting turns.
+    const kind: keyof OtherInputs | null =
+      value['isCompactSummary'] === true ? 'compactionSummary' : (NOT_TYPED_MARKERS.find(([m]) => trimmed.startsWith(m))?.[1] ?? (value['isMeta'] === true ? 'injected' : null));
+    if (kind !== null) {
+      session.otherInputs[kind] += 1;
+      return;
+    }
     const command = /<command-name>([^<]*)<\/command-name>/.exec(trimmed);
     const preview = command ? command[1]!.trim() : clip(trimmed.replace(/\s+/g, ' '), PREVIEW_MAX);
     session.turns.push({
@@ -268,8 +335,10 @@ export class ClaudeCodeReader implements RecordReader {
     const id = str(block['tool_use_id']);
     const tool = id === null ? undefined : session.toolsById.get(id);
     if (!tool) {
-      // The call can sit before a cut or in another file; nothing to pair it with.
-      countSkipped(this.skipped, 'tool_result:unpaired');
+      // The call can sit before a cut or in another file, or its line was unreadable. A
+      // failure still counts as a failed call, of a tool the log no longer names.
+      if (block['is_error'] === true && id !== null) this.orphanFailure(session, id, block, timeMs, source);
+      else countSkipped(this.skipped, 'tool_result:unpaired');
       return;
     }
     const text = resultText(block['content']);
@@ -288,6 +357,12 @@ export class ClaudeCodeReader implements RecordReader {
 
   private system(value: JsonObject, source: SourceRef): void {
     const subtype = str(value['subtype']) ?? '(none)';
+    if (subtype === 'api_error') {
+      const session = this.sessionFor(value, source);
+      if (session) this.apiError(session, retryText(value), isoMs(value['timestamp']), source, 'info');
+      countSkipped(this.skipped, `system:${subtype}`);
+      return;
+    }
     if (subtype !== 'compact_boundary') {
       countSkipped(this.skipped, `system:${subtype}`);
       return;
@@ -323,22 +398,56 @@ export class ClaudeCodeReader implements RecordReader {
     if (agentId !== null && parent !== null && !this.agentParents.has(agentId)) this.agentParents.set(agentId, parent);
   }
 
+  /** A failed API request: an event on the session's timeline and a diagnostic on its line. */
+  private apiError(session: SessionBuilder, text: string, timeMs: number | null, source: SourceRef, severity: Diagnostic['severity']): void {
+    session.events.push({ kind: 'api-error', beforeCall: session.calls.length, timeMs, text, source });
+    this.warn(source, `API request failed: ${text}`, severity);
+  }
+
+  /** A failed tool_result whose tool_use is not in the log: a failed call of an unknown tool, on the call before it. */
+  private orphanFailure(session: SessionBuilder, id: string, block: JsonObject, timeMs: number | null, source: SourceRef): void {
+    const call = session.calls[session.calls.length - 1];
+    if (!call) {
+      this.warn(source, `Failed tool result ${id} comes before any call of its session; it cannot be counted.`);
+      countSkipped(this.skipped, 'tool_result:unpaired');
+      return;
+    }
+    const text = resultText(block['content']);
+    const tool = requestedToolCall({ id, name: UNKNOWN_TOOL, targetFile: null, command: null, startMs: null, source });
+    tool.endMs = timeMs;
+    tool.resultSource = source;
+    tool.isError = true;
+    tool.resultChars = text.length;
+    tool.errorText = clip(stripErrorTags(text), ERROR_TEXT_MAX);
+    const exit = /^Exit code (\d+)/.exec(text);
+    if (exit) tool.exitCode = Number(exit[1]);
+    call.toolCalls.push(tool);
+    session.toolsById.set(id, tool);
+    this.warn(source, `Failed tool result ${id} has no readable tool_use line: counted as a failed call of an unknown tool.`);
+  }
+
   private build(b: SessionBuilder): Session {
     // A slash command that no call of this session answered was a local command
     // (/clear, /compact, /cost): not a turn of the conversation.
     const turns: UserTurn[] = [];
     const renumber = new Map<number, number>();
     for (const t of b.turns) {
-      if (t.isSlashCommand && !t.answered) continue;
+      if (t.isSlashCommand && !t.answered) {
+        b.otherInputs.localCommand += 1;
+        continue;
+      }
       renumber.set(t.index, turns.length);
       turns.push({ index: turns.length, startMs: t.startMs, preview: t.preview, source: t.source });
     }
     assignTurns(b, turns);
     this.noteUndercountedOutput(b);
+    const parentToolCallId = b.role === 'main' ? null : this.parentToolOf(b);
+    // A sub-agent belongs to the session whose Task call started it: sub-agents nest.
+    const parent = parentToolCallId === null ? undefined : [...this.sessions.values()].find((s) => s !== b && s.toolsById.has(parentToolCallId));
     return {
       id: b.id,
-      parentId: b.parentId,
-      parentToolCallId: b.role === 'main' ? null : (this.agentParents.get(b.id) ?? null),
+      parentId: parent?.id ?? b.parentId,
+      parentToolCallId,
       role: b.role,
       agent: { name: 'claude-code', version: b.agentVersion },
       model: mostUsedModel(b.calls),
@@ -347,7 +456,20 @@ export class ClaudeCodeReader implements RecordReader {
       calls: b.calls,
       turns,
       compactions: b.compactions,
+      otherInputs: b.otherInputs,
+      ...(b.events.length > 0 ? { events: b.events } : {}),
     };
+  }
+
+  /** The Task call that started a sub-agent: by its agentId, else (inline sub-agents) by its first prompt. */
+  private parentToolOf(b: SessionBuilder): string | null {
+    const byId = this.agentParents.get(b.id);
+    if (byId !== undefined) return byId;
+    if (b.firstPrompt === null) return null;
+    const asked = this.taskPrompts.get(b.firstPrompt);
+    if (!asked || asked.length === 0) return null;
+    // Parallel Task calls with the same prompt are paired in the order they were asked.
+    return asked.shift()!;
   }
 
   /**
@@ -369,6 +491,22 @@ export class ClaudeCodeReader implements RecordReader {
     });
   }
 
+  /**
+   * The lines of one response should repeat its input figures; when a later line gives
+   * different ones the first line's are kept (the call is counted once), and the
+   * difference is said once per call instead of being resolved silently.
+   */
+  private noteConflictingUsage(call: LlmCall, later: CallTokens, source: SourceRef): void {
+    if (this.conflictsNoted.has(call)) return;
+    const differs = (['cached', 'appended', 'cacheWrite'] as const).filter((k) => later[k] !== null && call.tokens[k] !== null && later[k] !== call.tokens[k]);
+    if (differs.length === 0) return;
+    this.conflictsNoted.add(call);
+    this.warn(
+      source,
+      `call ${clip(call.id, 80)} gives different usage here than on line ${call.source.line + 1} (${differs.map((k) => `${k} ${later[k]} vs ${call.tokens[k]}`).join(', ')}); the first line's input figures are used and the largest output.`,
+    );
+  }
+
   private warn(source: SourceRef, message: string, severity: Diagnostic['severity'] = 'warning'): void {
     this.diagnostics.push({ file: source.file, line: source.line, severity, message });
   }
@@ -383,7 +521,7 @@ function usageTokens(usage: JsonObject): CallTokens {
   const cached = 'cache_read_input_tokens' in usage ? count(usage['cache_read_input_tokens']) : null;
   const cacheWrite = 'cache_creation_input_tokens' in usage ? count(usage['cache_creation_input_tokens']) : null;
   const appended = fresh === null ? null : fresh + (cacheWrite ?? 0);
-  return {
+  const tokens: CallTokens = {
     input: appended === null || cached === null ? null : appended + cached,
     cached,
     appended,
@@ -391,6 +529,13 @@ function usageTokens(usage: JsonObject): CallTokens {
     output: count(usage['output_tokens']),
     reasoningOutput: null,
   };
+  // Writes split by TTL (newer logs only): 5-minute and 1-hour writes have their own prices.
+  const byTtl = obj(usage['cache_creation']);
+  if (byTtl) {
+    tokens.cacheWrite5m = count(byTtl['ephemeral_5m_input_tokens']);
+    tokens.cacheWrite1h = count(byTtl['ephemeral_1h_input_tokens']);
+  }
+  return tokens;
 }
 
 /** Gives each call the index of the last kept turn whose prompt came before it. */
@@ -404,6 +549,24 @@ function assignTurns(b: SessionBuilder, turns: UserTurn[]): void {
 
 function isBefore(a: SourceRef, b: SourceRef): boolean {
   return a.file < b.file || (a.file === b.file && a.offset < b.offset);
+}
+
+/** Name given to a failed call whose tool_use line could not be read. */
+export const UNKNOWN_TOOL = '(unknown tool)'; // toolTaxonomy's UNKNOWN_TOOL_NAME: never grouped into a retry loop // toolTaxonomy's UNKNOWN_TOOL_NAME: never grouped into a retry loop
+
+/** The text of an assistant message's content: a string, or its text blocks. */
+function contentOf(content: unknown): string {
+  return resultText(content);
+}
+
+/** A retried API request (`system/api_error`): the error and where the retries stand. */
+function retryText(value: JsonObject): string {
+  const error = obj(value['error']);
+  const detail = error ? (str(error['message']) ?? str(obj(error['error'])?.['message']) ?? (Object.keys(error).length > 0 ? JSON.stringify(error) : null)) : str(value['error']);
+  const attempt = count(value['retryAttempt']);
+  const max = count(value['maxRetries']);
+  const retry = attempt !== null ? `retry ${attempt}${max !== null ? ` of ${max}` : ''}` : 'retried';
+  return clip(`${detail ?? 'no error text'} (${retry})`, EVENT_TEXT_MAX);
 }
 
 /** The text of a tool_result's content: a string, or text blocks (images are skipped). */

@@ -1,14 +1,16 @@
-import { arr, clip, count, isObject, isoMs, obj, parseArguments, str } from '../json';
+import { arr, clip, count, emptyRecord, isObject, isoMs, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
+import { CODE_MODE_EXEC, CODE_MODE_WAIT, nestedItem, patchApplied, scriptActions, scriptOutcome } from './codeMode';
+import type { NestedItem } from './codeMode';
 import { failedPatchTarget, outputText, patchTarget, resolvePath, shellCommand, toolOutcome } from './toolOutput';
 
-/** Record types of a Codex rollout envelope (docs/design/formats.md §10). */
-export const ROLLOUT_TYPES: ReadonlySet<string> = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
+/** Record types of a Codex rollout envelope (docs/design/formats.md §10); `world_state` from 0.144 on. */
+export const ROLLOUT_TYPES: ReadonlySet<string> = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted', 'world_state']);
 const PREVIEW_MAX = 160;
 
 /**
@@ -25,6 +27,8 @@ const INJECTED_PREFIXES = [
   '<collaboration_mode>',
   '<user_shell_command>',
   '<turn_aborted>',
+  // 0.147 and later: plugins the user could install, sent as a user-role message (observed on 0.152).
+  '<recommended_plugins>',
 ];
 
 /** Usage fields compared between `last_token_usage` and the difference of the cumulative totals. */
@@ -72,7 +76,7 @@ interface PendingTurn extends UserTurn {
  */
 export class CodexReader implements RecordReader {
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
   private sessionId: string | null = null;
   private parentId: string | null = null;
   private agentVersion: string | null = null;
@@ -100,6 +104,19 @@ export class CodexReader implements RecordReader {
   /** A task_started not yet followed by a prompt. */
   private pendingTask: { source: SourceRef; timeMs: number | null } | null = null;
   private firstSource: SourceRef | null = null;
+  /** Code mode: the last `exec`/`wait` call, which the nested commands Codex reports belong to. */
+  private scriptTool: ToolCall | null = null;
+  /** Code mode: nested commands and file changes reported for each script call, until its result. */
+  private readonly nested = new Map<ToolCall, NestedItem[]>();
+  /** Code mode: the `exec` call a still-running cell belongs to, by cell id. */
+  private readonly cells = new Map<string, ToolCall>();
+  /** Exit codes `item_completed` reported for calls whose output is not seen yet, by call id. */
+  private readonly reportedExit = new Map<string, number>();
+  /**
+   * A search only `web_search_end` has reported so far: 0.128 writes it before the
+   * `web_search_call` item, which carries no id (observed), so the item is the same search.
+   */
+  private searchEnded: { tool: ToolCall; action: string } | null = null;
 
   record({ value, source }: TraceRecord): void {
     this.firstSource ??= source;
@@ -136,6 +153,10 @@ export class CodexReader implements RecordReader {
         return;
       case 'compacted':
         this.compaction(timeMs, source);
+        return;
+      case 'world_state':
+        // The environment the model is told about (cwd, sandbox, skills): not part of the conversation.
+        countSkipped(this.skipped, 'world_state');
         return;
     }
   }
@@ -205,8 +226,10 @@ export class CodexReader implements RecordReader {
         return;
       }
       case 'reasoning':
-      case 'web_search_call':
         this.modelItem(null, timeMs, source);
+        return;
+      case 'web_search_call':
+        this.modelItem(this.webSearch(p, timeMs, source), timeMs, source);
         return;
       case 'function_call':
       case 'custom_tool_call':
@@ -247,6 +270,26 @@ export class CodexReader implements RecordReader {
         this.endResponse();
         this.info(source, `The user interrupted the turn here (reason: ${str(p['reason']) ?? 'not given'}).`);
         return;
+      case 'web_search_end':
+        this.webSearchEnd(p, timeMs, source);
+        return;
+      case 'item_completed': {
+        const item = nestedItem(p);
+        const completed = obj(p['item']);
+        if (item) this.nestedItemDone(item);
+        else if (completed && str(completed['type']) === 'UserMessage') {
+          // 0.15x writes no user_message event: this is the UI's copy of the typed prompt (observed on 0.152).
+          this.prompt(itemText(completed), 'event', timeMs, source);
+        } else countSkipped(this.skipped, `event_msg:item_completed (${str(completed?.['type']) ?? 'no item'})`);
+        return;
+      }
+      case 'patch_apply_end': {
+        // 0.14x code mode reports each nested apply_patch here (`exec-…` ids); elsewhere the output says it all.
+        const item = patchApplied(p);
+        if (item && item.id !== null && !this.toolsById.has(item.id)) this.nestedItemDone(item);
+        else countSkipped(this.skipped, 'event_msg:patch_apply_end');
+        return;
+      }
       case 'context_compacted': {
         const last = this.compactions[this.compactions.length - 1];
         // The same compaction is also written as a `compacted` line by some versions.
@@ -413,7 +456,16 @@ export class CodexReader implements RecordReader {
     let name: string;
     let command: string | null = null;
     let patch: string | null = null;
-    if (type === 'custom_tool_call') {
+    if (type === 'custom_tool_call' && str(p['name']) === CODE_MODE_EXEC) {
+      // Code mode: a script whose nested tool calls are the commands and edits.
+      name = CODE_MODE_EXEC;
+      const actions = scriptActions(str(p['input']) ?? '');
+      command = actions.commands.length > 0 ? actions.commands.join(' && ') : null;
+      const file = actions.patchedFiles[0];
+      const tool = requestedToolCall({ id, name, targetFile: file === undefined ? null : resolvePath(file, cwd), command, startMs: timeMs, source });
+      this.scriptTool = tool;
+      return tool;
+    } else if (type === 'custom_tool_call') {
       // Freeform input: apply_patch's patch text.
       name = str(p['name']) ?? 'custom_tool';
       const input = str(p['input']);
@@ -427,6 +479,14 @@ export class CodexReader implements RecordReader {
       const args = parseArguments(raw);
       if (args === null && typeof raw === 'string' && raw.trim() !== '') this.info(source, `Arguments of ${name} (${id}) are not a JSON object; its command is unknown.`);
       command = shellCommand(args);
+      if (name === CODE_MODE_WAIT) {
+        // Waiting on a running script continues that script: same command, same files.
+        const cell = str(args?.['cell_id']) ?? (typeof args?.['cell_id'] === 'number' ? String(args['cell_id']) : null);
+        const script = cell === null ? undefined : this.cells.get(cell);
+        const tool = requestedToolCall({ id, name, targetFile: script?.targetFile ?? null, command: script?.command ?? null, startMs: timeMs, source });
+        this.scriptTool = tool;
+        return tool;
+      }
       if (name === 'apply_patch') patch = str(args?.['input']) ?? str(args?.['patch']) ?? (typeof raw === 'string' ? raw : null);
       // Older CLIs ran apply_patch through the shell with the patch in a heredoc.
       else if (command?.includes('*** Begin Patch')) patch = command;
@@ -456,7 +516,13 @@ export class CodexReader implements RecordReader {
       return;
     }
     const { text, success } = outputText(p['output']);
+    if ((tool.name === CODE_MODE_EXEC || tool.name === CODE_MODE_WAIT) && this.scriptResult(tool, text, timeMs, source)) return;
     const outcome = toolOutcome(text, success);
+    const reported = this.reportedExit.get(tool.id);
+    if (reported !== undefined && outcome.exitCode === null) {
+      outcome.exitCode = reported;
+      outcome.isError = reported !== 0;
+    }
     tool.endMs = timeMs;
     tool.resultSource = source;
     tool.resultChars = text.length;
@@ -470,6 +536,129 @@ export class CodexReader implements RecordReader {
       const failedFile = failedPatchTarget(text);
       if (failedFile !== null) tool.targetFile = resolvePath(failedFile, this.turnCwd ?? this.sessionCwd);
     }
+  }
+
+  /** A built-in web search the model ran: a tool call, complete when Codex says so. */
+  private webSearch(p: JsonObject, timeMs: number | null, source: SourceRef): ToolCall | null {
+    const ended = this.searchEnded;
+    this.searchEnded = null;
+    const ownId = str(p['id']) ?? str(p['call_id']);
+    if (ownId === null && ended && ended.action === JSON.stringify(p['action'] ?? null)) {
+      // The item of the search web_search_end already reported (0.128): one search, not two.
+      countSkipped(this.skipped, 'response_item:web_search_call (reported by web_search_end)');
+      if (str(p['status']) === 'failed') {
+        ended.tool.isError = true;
+        ended.tool.errorText = 'web search failed';
+      }
+      return null;
+    }
+    const id = ownId ?? `web_search@${source.line + 1}`;
+    const action = obj(p['action']);
+    const query = action ? (str(action['query']) ?? (arr(action['queries']) ?? []).filter((q): q is string => typeof q === 'string').join(' | ')) : null;
+    const tool = requestedToolCall({ id, name: 'web_search', targetFile: null, command: null, startMs: timeMs, source });
+    const status = str(p['status']);
+    if (status === 'completed' || status === 'failed') {
+      tool.isError = status === 'failed';
+      tool.endMs = timeMs;
+      tool.resultSource = source;
+      if (tool.isError) tool.errorText = clip(`web search failed${query ? `: ${query}` : ''}`, ERROR_TEXT_MAX);
+    }
+    return tool;
+  }
+
+  /**
+   * `web_search_end`: completes the search with that call id; inside a running code-mode
+   * script it is a search the script ran (`tools.web__run`, `exec-…` ids, observed on 0.144),
+   * part of that `exec` call; otherwise it is the first record of a built-in search.
+   */
+  private webSearchEnd(p: JsonObject, timeMs: number | null, source: SourceRef): void {
+    const id = str(p['call_id']);
+    const known = id === null ? undefined : this.toolsById.get(id);
+    if (known) {
+      known.endMs = timeMs ?? known.endMs;
+      known.resultSource ??= source;
+      known.isError ??= false;
+      if (known.startMs !== null && known.endMs !== null) known.durationMs = known.endMs - known.startMs;
+      return;
+    }
+    if (this.scriptTool && this.scriptTool.resultSource === null && (id === null || id.startsWith('exec-'))) {
+      countSkipped(this.skipped, 'event_msg:web_search_end (inside exec)');
+      return;
+    }
+    const tool = requestedToolCall({ id: id ?? `web_search@${source.line + 1}`, name: 'web_search', targetFile: null, command: null, startMs: timeMs, source });
+    tool.isError = false;
+    tool.endMs = timeMs;
+    tool.resultSource = source;
+    this.modelItem(tool, timeMs, source);
+    this.searchEnded = { tool, action: JSON.stringify(p['action'] ?? null) };
+  }
+
+  /**
+   * A nested command or file change Codex reports as done (`item_completed`): it belongs to
+   * the tool call with its id, or (code mode) to the script running it.
+   */
+  private nestedItemDone(item: NestedItem): void {
+    const own = item.id === null ? undefined : this.toolsById.get(item.id);
+    if (own && own.name !== CODE_MODE_EXEC && own.name !== CODE_MODE_WAIT) {
+      if (item.exitCode !== null) {
+        if (own.resultSource === null) this.reportedExit.set(own.id, item.exitCode);
+        else if (own.exitCode === null) {
+          own.exitCode = item.exitCode;
+          own.isError = item.exitCode !== 0;
+        }
+      }
+      return;
+    }
+    const script = this.scriptTool;
+    if (!script || script.resultSource !== null) {
+      countSkipped(this.skipped, `event_msg:item_completed (${item.kind}, no script)`);
+      return;
+    }
+    this.nested.set(script, [...(this.nested.get(script) ?? []), item]);
+    if (item.command !== null && script.command === null) script.command = item.command;
+    const file = item.files[0];
+    if (file !== undefined && script.targetFile === null) script.targetFile = resolvePath(file, this.turnCwd ?? this.sessionCwd);
+  }
+
+  /**
+   * The result of a code-mode script (`Script completed|failed|running…`): it failed when the
+   * script failed, when a nested command it reported exited non-zero, or when a nested
+   * command's printed result says so. False when the text is no script result.
+   */
+  private scriptResult(tool: ToolCall, text: string, timeMs: number | null, source: SourceRef): boolean {
+    const outcome = scriptOutcome(text);
+    if (!outcome) return false;
+    const nested = this.nested.get(tool) ?? [];
+    this.nested.delete(tool);
+    tool.endMs = timeMs;
+    tool.resultSource = source;
+    tool.resultChars = text.length;
+    tool.durationMs = outcome.durationMs ?? (timeMs !== null && tool.startMs !== null ? timeMs - tool.startMs : null);
+    if (outcome.status === 'running') {
+      // Still running: its end comes with the `wait` on this cell.
+      if (outcome.cellId !== null) this.cells.set(outcome.cellId, tool);
+      tool.isError = null;
+      return true;
+    }
+    const failedCommand = nested.find((n) => n.failed === true);
+    const failedCode = failedCommand?.exitCode ?? outcome.exitCodes.find((c) => c !== 0) ?? null;
+    const patchFailure = /apply_patch verification failed|Failed to find expected lines in/.test(outcome.body);
+    const failed = outcome.status === 'failed' || outcome.status === 'terminated' || failedCommand !== undefined || failedCode !== null || patchFailure;
+    tool.isError = failed;
+    const knownCodes = [...nested.map((n) => n.exitCode), ...outcome.exitCodes].filter((c): c is number => c !== null);
+    tool.exitCode = failedCode ?? (knownCodes.length > 0 ? 0 : null);
+    if (failedCommand?.command) tool.command = failedCommand.command;
+    if (failed) {
+      const what = failedCommand?.command
+        ? `\`${failedCommand.command}\` ${failedCommand.exitCode !== null ? `exited with code ${failedCommand.exitCode}` : 'failed'}`
+        : outcome.status === 'failed' || outcome.status === 'terminated'
+          ? `script ${outcome.status}`
+          : 'a nested command failed';
+      tool.errorText = clip(`${what}\n${outcome.body.trim()}`.trim(), ERROR_TEXT_MAX);
+      const failedFile = failedPatchTarget(outcome.body);
+      if (failedFile !== null) tool.targetFile = resolvePath(failedFile, this.turnCwd ?? this.sessionCwd);
+    }
+    return true;
   }
 
   private noteInput(timeMs: number | null): void {
@@ -487,7 +676,8 @@ export class CodexReader implements RecordReader {
 
 /**
  * Call tokens from a Codex usage object. `input_tokens` includes `cached_input_tokens`
- * (§12.3) and `output_tokens` includes reasoning; Codex has no cache-write figure.
+ * (§12.3) and `output_tokens` includes reasoning; only 0.145 and later say how many input
+ * tokens were written to the cache.
  */
 function usageTokens(usage: JsonObject): CallTokens {
   const input = count(usage['input_tokens']);
@@ -496,7 +686,8 @@ function usageTokens(usage: JsonObject): CallTokens {
     input,
     cached,
     appended: input !== null && cached !== null && cached <= input ? input - cached : null,
-    cacheWrite: null,
+    // 0.145 and later report cache writes, part of the input and not cached; 0 is a value.
+    cacheWrite: 'cache_write_input_tokens' in usage ? count(usage['cache_write_input_tokens']) : null,
     output: count(usage['output_tokens']),
     reasoningOutput: 'reasoning_output_tokens' in usage ? count(usage['reasoning_output_tokens']) : null,
   };
@@ -511,6 +702,15 @@ function difference(total: JsonObject, previous: JsonObject | null): JsonObject 
     out[f] = now === null || before === null || now < before ? null : now - before;
   }
   return out;
+}
+
+/** The text of an `item_completed` UserMessage: its `content` text parts, joined. */
+function itemText(item: JsonObject): string {
+  const parts: string[] = [];
+  for (const block of arr(item['content']) ?? []) {
+    if (isObject(block) && typeof block['text'] === 'string') parts.push(block['text']);
+  }
+  return parts.join('\n');
 }
 
 function sameText(a: string, b: string): boolean {

@@ -16,10 +16,11 @@ export interface ToolOutcome {
 const RUNNER_HEADER = /^(?:Exit code: |Chunk ID: |Wall time: |Process exited with code |Process running with session ID )/;
 /**
  * Plain-text results Codex writes when a tool could not run or was refused
- * (`apply_patch verification failed: …`, `write_stdin failed: …`, `exec command rejected by user`).
+ * (`apply_patch verification failed: …`, `write_stdin failed: …`, `exec command rejected by user`,
+ * `aborted by user after 77.1s`, `request_user_input is unavailable in Default mode`).
  * Only the first line is tested, so command output never matches.
  */
-const FAILURE_TEXT = /^[\w .\-/]{0,60}?\b(?:failed|error|rejected|timed out|denied|aborted)\b/i;
+const FAILURE_TEXT = /^[\w .\-/]{0,60}?\b(?:failed|error|rejected|timed out|denied|aborted|unavailable)\b/i;
 
 /** The text of a `*_call_output` payload: a string, `{content, success}`, or content items. */
 export function outputText(output: unknown): { text: string; success: boolean | null } {

@@ -1,5 +1,5 @@
 import type { FormatDefinition } from '../formatDefinition';
-import { isObject, str } from '../json';
+import { arr, isObject, obj, str } from '../json';
 import { isLegacyMessages, readMiniSweAgentDocument } from './miniSweAgentReader';
 
 /** mini-swe-agent trajectories (`<instance>.traj.json`, docs/design/formats.md §8). */
@@ -18,7 +18,14 @@ export const miniSweAgentFormat: FormatDefinition = {
     if (!isObject(v)) return false;
     const format = str(v['trajectory_format']);
     if (format !== null) return format.startsWith('mini-swe-agent');
-    return Array.isArray(v['messages']) && isObject(v['info']) && !('trajectory' in v) && !('schema_version' in v);
+    // Without the marker, confirm the structure: chat messages with a role, and mini-swe-agent's
+    // run info (an OpenCode export also has "info" + "messages", of another shape).
+    const info = obj(v['info']);
+    const messages = arr(v['messages']);
+    if (!info || !messages || 'trajectory' in v || 'schema_version' in v) return false;
+    const chat = messages.length > 0 && messages.slice(0, 5).every((m) => isObject(m) && typeof m['role'] === 'string');
+    return chat && ('model_stats' in info || 'mini_version' in info || 'exit_status' in info);
   },
+  documentConfidence: (v) => (isObject(v) && str(v['trajectory_format']) !== null ? 'certain' : 'likely'),
   readDocument: readMiniSweAgentDocument,
 };

@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, contentText, count, isObject, nonNegative, num, obj, str } from '../json';
+import { arr, clip, contentText, count, emptyRecord, isObject, nonNegative, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
@@ -34,7 +34,7 @@ interface PendingTool {
  */
 export function readMiniSweAgentDocument(doc: JsonDocument): ReaderResult {
   const diagnostics: Diagnostic[] = [];
-  const skipped: Record<string, number> = {};
+  const skipped: Record<string, number> = emptyRecord();
   const note = (path: JsonPath, severity: Diagnostic['severity'], message: string): void => {
     const at = doc.locate(path);
     diagnostics.push({ file: at.file, line: at.line, severity, message });

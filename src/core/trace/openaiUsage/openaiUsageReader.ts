@@ -1,4 +1,4 @@
-import { arr, count, firstArgument, isObject, num, obj, parseArguments, str } from '../json';
+import { arr, count, emptyRecord, firstArgument, isObject, num, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, Session, SourceRef, ToolCall } from '../model';
@@ -113,7 +113,7 @@ interface SessionState {
 export class OpenAiUsageReader implements RecordReader {
   private readonly sessions = new Map<string, SessionState>();
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
 
   record({ value, source }: TraceRecord): void {
     const found = findCompletion(value);
@@ -168,6 +168,9 @@ export class OpenAiUsageReader implements RecordReader {
       toolCalls: [],
       source,
     };
+    // OpenAI's flex tier bills at half price: kept for pricing, and only when the response says.
+    const serviceTier = str(completion['service_tier']);
+    if (serviceTier) call.serviceTier = serviceTier;
     call.toolCalls = this.toolCalls(completion, call, session, source);
     session.calls.push(call);
     session.callsById.set(preferred, call);

@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { clip, firstArgument, parseArguments } from '../json';
+import { clip, emptyRecord, firstArgument, parseArguments } from '../json';
 import { mostUsedModel } from '../model';
 import type { Diagnostic, LlmCall, Session, SourceRef, ToolCall } from '../model';
 import { countSkipped } from '../recordReader';
@@ -62,7 +62,7 @@ export class OtlpCollector {
   private readonly entries: Entry[] = [];
   private readonly seen = new Set<string>();
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
   private spanCount = 0;
   /** Spans whose input tokens had to be read as excluding the cache (reported once). */
   private readonly exclusive = new Set<Entry>();

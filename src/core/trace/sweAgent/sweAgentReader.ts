@@ -1,5 +1,5 @@
 import type { JsonDocument } from '../formatDefinition';
-import { arr, clip, contentText, count, firstLine, isObject, nonNegative, num, obj, parseArguments, str } from '../json';
+import { arr, clip, contentText, count, emptyRecord, firstLine, isObject, nonNegative, num, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { unknownTokens } from '../model';
 import type { Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
@@ -49,7 +49,7 @@ export function readSweAgentDocument(doc: JsonDocument): ReaderResult {
 
   const calls: LlmCall[] = [];
   let cwd: string | null = null;
-  const skipped: Record<string, number> = {};
+  const skipped: Record<string, number> = emptyRecord();
   steps.forEach((raw, i) => {
     if (!isObject(raw)) {
       note(['trajectory', i], 'warning', `trajectory step ${i} is not an object; skipped.`);
@@ -78,6 +78,20 @@ export function readSweAgentDocument(doc: JsonDocument): ReaderResult {
   });
 
   const reportedTotals = stats ? totalsOf(stats) : null;
+  // Demonstrations and replays write model_stats with every figure 0 although steps ran:
+  // nothing was recorded, which is not the same as zero tokens.
+  if (reportedTotals && reportedTotals.input === 0 && reportedTotals.output === 0 && (calls.length > 0 || (reportedTotals.llmCalls ?? 0) > 0)) {
+    const apiCalls = reportedTotals.llmCalls ?? 0;
+    note(
+      ['info', 'model_stats'],
+      'warning',
+      `model_stats reports 0 tokens sent and received for ${apiCalls > 0 ? `${apiCalls} API calls` : `${calls.length} steps`}: this run did not record its usage (a demonstration or a replay), so its tokens and cost are unknown, not 0.`,
+    );
+    reportedTotals.input = null;
+    reportedTotals.output = null;
+    if (reportedTotals.costUsd === 0) reportedTotals.costUsd = null;
+    if (apiCalls === 0) reportedTotals.llmCalls = null;
+  }
   if (reportedTotals?.llmCalls != null && reportedTotals.llmCalls !== calls.length) {
     note(
       ['info', 'model_stats', 'api_calls'],

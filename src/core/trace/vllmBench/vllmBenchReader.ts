@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, count, isObject, nonNegative, num, str } from '../json';
+import { arr, clip, count, emptyRecord, isObject, nonNegative, num, str } from '../json';
 import type { JsonObject } from '../json';
 import type { Diagnostic, LlmCall, ReportedTotals, Session, SourceRef } from '../model';
 import { countSkipped } from '../recordReader';
@@ -164,7 +164,7 @@ export function readBenchDocument(doc: JsonDocument): ReaderResult {
 export class VllmBenchRecordReader implements RecordReader {
   private readonly sessions: Session[] = [];
   private readonly diagnostics: Diagnostic[] = [];
-  private readonly skipped: Record<string, number> = {};
+  private readonly skipped: Record<string, number> = emptyRecord();
 
   record({ value, source }: TraceRecord): void {
     if (!isBenchResult(value)) {

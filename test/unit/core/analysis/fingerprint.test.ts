@@ -4,6 +4,7 @@ import { decodeMs, prefillMs, QWEN3_32B_H100 } from '../../../../src/core/analys
 import type { CostModel } from '../../../../src/core/analysis/costModel';
 import { compareToRange, DEFAULT_FINGERPRINT_OPTIONS, fingerprint, PUBLISHED_RANGES } from '../../../../src/core/analysis/fingerprint';
 import { DEFAULT_INTENT_MAPPING, toolIntent } from '../../../../src/core/analysis/toolTaxonomy';
+import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio } from '../../../../src/core/report/formatNumbers';
 import { ok, SessionBuilder } from '../../../support/sessionBuilder';
 
 /** Round numbers so the estimate can be checked by hand: 1 ms per prefill token, 10 ms per decode step. */
@@ -90,5 +91,15 @@ describe('workload fingerprint', () => {
     assert.equal(compareToRange(0.58, PUBLISHED_RANGES.cacheHitRate), 'below');
     assert.equal(compareToRange(600, PUBLISHED_RANGES.rawInputToOutput), 'above');
     assert.equal(compareToRange(null, PUBLISHED_RANGES.decodeShare), null);
+  });
+});
+
+describe('figures that are not numbers', () => {
+  it('NaN and ±Infinity have no place in a published range and print as unknown', () => {
+    for (const v of [Number.NaN, Infinity, -Infinity]) {
+      assert.equal(compareToRange(v, PUBLISHED_RANGES.cacheHitRate), null);
+      for (const f of [formatPercent, formatRatio, formatCount, formatCompact, formatDuration]) assert.equal(f(v), 'unknown');
+    }
+    assert.equal(compareToRange(0.9, PUBLISHED_RANGES.cacheHitRate), 'within');
   });
 });

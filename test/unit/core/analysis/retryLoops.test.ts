@@ -195,3 +195,29 @@ describe('retry loops on the real Codex rollout (shared sample)', () => {
     assert.equal(r.loops.filter((l) => l.family === 'file-edit').length, 0);
   });
 });
+
+describe('command targets: shell wrappers and script runners (commands as the M-Claude Windows session and Codex write them)', () => {
+  it('a wrapper is replaced by the script it runs: powershell -Command, pwsh -c, cmd /c, bash -lc, sh -c', () => {
+    assert.equal(normalizeCommand('powershell.exe -Command "whoami /priv"'), 'whoami /priv');
+    assert.equal(normalizeCommand('powershell.exe -Command "net localgroup administrators"'), 'net localgroup');
+    assert.equal(normalizeCommand('cmd.exe /c "whoami /groups"'), 'whoami /groups');
+    assert.equal(normalizeCommand('pwsh -NoProfile -c "Get-ChildItem -Path C:\\\\x"'), 'Get-ChildItem C:\\\\x');
+    assert.equal(normalizeCommand('bash -lc "cd /repo && npm run build"'), 'npm run build');
+    assert.equal(normalizeCommand("sh -c 'git pull origin main 2>&1'"), 'git pull');
+    // Codex writes the command as an argv array, joined without quotes.
+    assert.equal(normalizeCommand('/bin/zsh -lc gh pr create --title x'), 'gh pr');
+    assert.equal(normalizeCommand('C:\\\\Windows\\\\System32\\\\WindowsPowerShell\\\\v1.0\\\\powershell.exe -NoProfile -ExecutionPolicy Bypass -Command "git pull"'), 'git pull');
+  });
+
+  it('two different commands through one wrapper are two targets, so they never make a loop together', () => {
+    assert.notEqual(normalizeCommand('powershell.exe -Command "whoami /priv"'), normalizeCommand('powershell.exe -Command "whoami /groups"'));
+  });
+
+  it('a script runner keeps the script name: npm run build and npm run test differ, npm test stays itself', () => {
+    assert.equal(normalizeCommand('npm run build'), 'npm run build');
+    assert.equal(normalizeCommand('npm run test -- --watch=false'), 'npm run test');
+    assert.equal(normalizeCommand('npm test'), 'npm test');
+    assert.equal(normalizeCommand('uv run pytest tests/a.py'), 'uv run pytest');
+    assert.notEqual(normalizeCommand('pnpm run lint'), normalizeCommand('pnpm run typecheck'));
+  });
+});

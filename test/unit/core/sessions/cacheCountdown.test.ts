@@ -25,8 +25,11 @@ describe('the prompt-cache countdown', () => {
     });
     assert.deepEqual(sessionCacheTtl(withWrites(null, 500), 5 * 60_000), { ttlMs: ONE_HOUR_MS, basis: 'log-1h' });
     assert.deepEqual(sessionCacheTtl(withWrites(200, 0), 7 * 60_000), { ttlMs: FIVE_MINUTES_MS, basis: 'log-5m' });
+    // The log itself: every cache write of M-Claude's log is a 5-minute one (60 lines say ephemeral_1h_input_tokens 0, grep).
+    assert.deepEqual(sessionCacheTtl(session, 7 * 60_000), { ttlMs: FIVE_MINUTES_MS, basis: 'log-5m' });
     // A log without the split: the setting decides.
-    assert.deepEqual(sessionCacheTtl(session, 7 * 60_000), { ttlMs: 7 * 60_000, basis: 'setting' });
+    const noSplit: Session = { ...session, calls: session.calls.map((c) => ({ ...c, tokens: { ...c.tokens, cacheWrite5m: null, cacheWrite1h: null } })) };
+    assert.deepEqual(sessionCacheTtl(noSplit, 7 * 60_000), { ttlMs: 7 * 60_000, basis: 'setting' });
     assert.deepEqual(sessionCacheTtl({ ...session, agent: { name: 'codex', version: null } }, 7 * 60_000), { ttlMs: FIVE_MINUTES_MS, basis: 'openai-minimum' });
   });
 });

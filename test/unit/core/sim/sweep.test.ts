@@ -46,8 +46,8 @@ describe('sweeps and the cliff', () => {
   });
 
   it('a sweep that looks healthy but rejects calls says so', () => {
-    // At 400 tokens (25 blocks) the last call (416 prompt + 16 output: 431 tokens computed at its longest = 27 blocks)
-    // cannot fit; the fifth (384 + 16 → 399 tokens = 25 blocks) just does. One of six calls is rejected.
+    // At 400 tokens (25 whole blocks) the last call (416 prompt + 16 output = 432 tokens) is longer than the
+    // cache; the fifth (384 + 16 = 400) just fits. One of six calls is rejected.
     const sweep = runSweep(FAST, workload, { params }, 'capacity', [8192, 400]);
     assert.deepEqual(sweep.points.map((p) => p.result.rejectedRequests), [0, 1]);
     assert.match(sweep.cliff.summary, /At 400 tokens of KV capacity and below, 1 of 6 calls do not fit in the cache and are rejected/);
@@ -57,6 +57,25 @@ describe('sweeps and the cliff', () => {
     const a = runSweep(FAST, workload, { params }, 'replicas', [2, 6]);
     const b = runSweep(REFERENCE, workload, { params }, 'replicas', [2, 6]);
     assert.deepEqual(a, b);
+  });
+
+  it('over GPUs: the planner finds the fewest GPUs that keep the hit rate at the target', () => {
+    // 16 copies, 50 ms apart, behind session affinity: each copy's first call ends before the next
+    // starts, so idle GPUs take turns and the copies spread evenly. A copy keeps 27 blocks while
+    // its tool runs; the 128-block cache of a GPU holds 4 of them (108 blocks) but not 5 or 6
+    // (135, 162): 4 GPUs (4 copies each) is the fewest that keeps every context. The sweep lists
+    // 1, 8 and 16; the search runs 4, 2 and 3 between 1 and 8.
+    const base = { params: { ...params, fleet: { gpus: 1, router: 'session-affinity' as const } }, replicas: { replicas: 16, staggerS: 0.05, staggerMode: 'fixed' as const, seed: 1, toolWaitScale: 1 } };
+    const sweep = runSweep(FAST, workload, base, 'gpus', [1, 8, 16], { hitRateDropThreshold: 0.1, targetHitRate: 0.75 });
+    assert.deepEqual(sweep.points.map((p) => p.value), [16, 8, 1]);
+    assert.equal(sweep.plan!.gpus, 4);
+    assert.deepEqual(sweep.plan!.tried.map((t) => t.gpus), [1, 2, 3, 4, 8, 16]);
+    // The same answer by running every count from 1 up (no search).
+    const scan = Array.from({ length: 16 }, (_, i) => i + 1).find((gpus) => runSweep(FAST, workload, base, 'gpus', [gpus]).points[0]!.result.admissionHitRate! >= 0.75);
+    assert.equal(scan, 4);
+    assert.match(sweep.plan!.summary, /^To serve 16 sessions like this at ≥ 75% hit rate you need 4 GPUs with the session-affinity router/);
+    // On one GPU the point is the single-GPU scenario itself.
+    assert.deepEqual(sweep.points[2]!.result, runSweep(FAST, workload, { ...base, params }, 'replicas', [16]).points[0]!.result);
   });
 
   it('bad sweep values are refused by name', () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { FORMATS } from '../../../../src/core/trace/formats';
 import type { FormatId } from '../../../../src/core/trace/model';
-import { fixtures, needsShared, parseFile, sharedTrace } from '../../../support/helpers';
+import { fixtures, LOCAL_ONLY, localSample, needsShared, parseFile, parseText, sharedTrace } from '../../../support/helpers';
 
 // Detection across formats: every sample is recognised as its own format and no
 // reader claims another's files. Expected formats are what each file is (see
@@ -36,6 +36,39 @@ const BUNDLED: Array<[string, FormatId]> = [
   ['vllm-bench/openai-infqps-concurrency2-Qwen3-8B-20260315-101500.json', 'vllm-bench'],
   ['vllm-bench/pretty-printed.json', 'vllm-bench'],
   ['vllm-bench/legacy-benchmark_serving.json', 'vllm-bench'],
+  ['claude-code/m-claude/3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl', 'claude-code'],
+  ['claude-code/m-claude/abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl', 'claude-code'],
+  ['claude-code/m-claude/agent-abc3cb6.jsonl', 'claude-code'],
+  ['claude-code/m-claude/0a8fc187-681a-4c42-9538-ba0f628ee289.jsonl', 'claude-code'],
+  ['claude-code/m-claude/554b9fa6-f719-40e8-ba70-beee69bd60b5.jsonl', 'claude-code'],
+  ['claude-code/claude-code-viewer/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl', 'claude-code'],
+  ['claude-code/claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl', 'claude-code'],
+  ['swe-agent/demo-replay-marshmallow-1867.traj', 'swe-agent'],
+  ['swe-agent/demo-ctf-networking_1.traj', 'swe-agent'],
+  ['atif/harbor/hello-world-context-summarization.trajectory.json', 'atif'],
+  ['atif/harbor/hello-world-context-summarization-linear-history.trajectory.json', 'atif'],
+  ['atif/harbor/hello-world-context-summarization-linear-history.trajectory.cont-1.json', 'atif'],
+  ['aiperf/non_uniform_requests.profile_export.jsonl', 'aiperf'],
+  ['openhands/multi_swe_bench-output.head2.jsonl', 'openhands'],
+  ['openhands/basic_gui_mode.json', 'openhands'],
+  ['gemini-cli/harbor-rfc-gemini-cli-trajectory.json', 'gemini-cli'],
+  ['codex/edgerunner-code-mode-0.144.1.head558.jsonl', 'codex'],
+];
+
+/**
+ * Formats whose only real samples found have no licence that lets the project copy them:
+ * tested on samples read from $AGENT_TRACE_LOCAL_SAMPLES (test/fixtures/README.md says where
+ * each comes from) and skipped, with that reason, where the folder is absent.
+ */
+const LOCAL: Array<[string, FormatId]> = [
+  ['opencode/italo-luz+pfm-categorization.json', 'opencode'],
+  ['opencode/w12z+Cap.json', 'opencode'],
+  ['cline/haram-333-fineye-ui_messages.json', 'cline'],
+  ['cline/Jeehunter-mcp-vscode-server-ui_messages.json', 'cline'],
+  ['opencode/iesta+TUIPTV.json', 'opencode'],
+  ['opencode/pai535Huang+matugen-theme-sync.json', 'opencode'],
+  ['codex/inspi-writer001+gildore-arena-codex-session.jsonl', 'codex'],
+  ['codex/mesayanroy+Valdyum-Labs-codex-session.jsonl', 'codex'],
 ];
 
 const SHARED: Array<[string, FormatId]> = [
@@ -49,10 +82,19 @@ const SHARED: Array<[string, FormatId]> = [
 ];
 
 describe('format detection on every sample', () => {
-  it('every registered format has at least one bundled sample here', () => {
-    const covered = new Set(BUNDLED.map(([, f]) => f));
+  it('every registered format has at least one real sample here, bundled or (licence permitting none) local', () => {
+    const covered = new Set([...BUNDLED, ...LOCAL].map(([, f]) => f));
     assert.deepEqual(FORMATS.map((f) => f.id).filter((id) => !covered.has(id)), []);
   });
+
+  for (const [rel, expected] of LOCAL) {
+    const path = localSample(rel);
+    it(`local sample ${rel} → ${expected}`, { skip: path === null && LOCAL_ONLY }, async () => {
+      const r = await parseFile(path!);
+      assert.equal(r.problem, null, r.problem?.message);
+      assert.equal(r.model.format, expected, r.detection.evidence);
+    });
+  }
 
   for (const [rel, expected] of BUNDLED) {
     it(`test/fixtures/${rel} → ${expected}`, async () => {
@@ -70,4 +112,27 @@ describe('format detection on every sample', () => {
       assert.equal(r.model.format, expected, r.detection.evidence);
     });
   }
+});
+
+describe('a weak match does not win, and an empty reading says why', () => {
+  it('a JSON Lines file where only a few records look like a format is not read as that format', async () => {
+    // 2 Claude-looking records among 8 log lines: 25% of the sample, below the half a format needs.
+    const lines = [
+      ...Array.from({ length: 6 }, (_, i) => JSON.stringify({ level: 'info', msg: `started worker ${i}`, port: 8000 + i })),
+      JSON.stringify({ sessionId: 's', uuid: 'u1', type: 'user' }),
+      JSON.stringify({ sessionId: 's', uuid: 'u2', type: 'user' }),
+    ];
+    const r = await parseText(lines.join('\n'), 'mixed.jsonl');
+    assert.equal(r.model.format, null);
+    assert.equal(r.detection.confidence, 'weak');
+    assert.match(r.problem!.message, /only 2 of the first 8 records look like Claude Code session log/);
+    assert.match(r.problem!.message, /--format claude-code/);
+  });
+
+  it('a file read as a format but holding nothing gets a warning instead of a silent empty analysis', async () => {
+    // A Codex rollout header and nothing after it: the reader reads a session with no call or prompt.
+    const r = await parseText(JSON.stringify({ timestamp: '2026-01-01T00:00:00Z', type: 'session_meta', payload: { id: 'x', cli_version: '0.150.0' } }), 'rollout.jsonl');
+    assert.equal(r.model.format, 'codex');
+    assert.ok(r.model.diagnostics.some((d) => d.severity === 'warning' && /holds 1 session but no LLM call or prompt/.test(d.message)));
+  });
 });

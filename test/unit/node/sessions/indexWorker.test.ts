@@ -17,7 +17,7 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 
 function config(home: string, dbPath: string): IndexWorkerConfig {
   const r = fakeHomeRoots(home);
-  return { dbPath, roots: [{ agentId: 'claude-code', root: r.claudeCode }, { agentId: 'codex', root: r.codex }], analysis: {}, maxFileBytes: 2 ** 31, stateVersion: 'test' };
+  return { dbPath, roots: [{ agentId: 'claude-code', root: r.claudeCode }, { agentId: 'codex', root: r.codex }], analysis: {}, prices: [], maxFileBytes: 2 ** 31, stateVersion: 'test' };
 }
 
 function waitForEvent(events: IndexEvent[], match: (e: IndexEvent) => boolean, timeoutMs = 10_000): Promise<IndexEvent> {

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { SessionRow } from '../../../../src/core/sessions/sessionQuery';
-import { resolveRoots } from '../../../../src/node/sessions/agentRegistry';
+import { agentRoots, resolveRoots } from '../../../../src/node/sessions/agentRegistry';
 import { ftsQuery, SCHEMA_VERSION, SessionIndex } from '../../../../src/node/sessions/sessionIndex';
 import { SessionIndexer } from '../../../../src/node/sessions/sessionIndexer';
 import { openDatabase } from '../../../../src/node/sessions/sqlite';
-import { createFakeHome, FAKE_HOME_SESSIONS, fakeHomeRoots } from '../../../support/fakeHome.mjs';
+import { addOtherAgents, createFakeHome, FAKE_HOME_SESSIONS, fakeHomeRoots } from '../../../support/fakeHome.mjs';
 
 // The index over a fake home of real sessions (test/support/fakeHome.mjs). Expected figures are
 // the ones the reader tests check against test/reference/*.py and hand counts: the spotter
@@ -26,9 +26,10 @@ function scratch(): string {
   return d;
 }
 
-function setup(home = createFakeHome(join(scratch(), 'home'))): { home: string; roots: ReturnType<typeof resolveRoots>; dbPath: string } {
+function setup(home = createFakeHome(join(scratch(), 'home'))): { home: string; roots: ReturnType<typeof agentRoots>; dbPath: string } {
   if (!temp.includes(home)) temp.push(home);
-  return { home, roots: resolveRoots(fakeHomeRoots(home), {}), dbPath: join(scratch(), 'index.sqlite') };
+  // Every agent's folder inside the fake home: nothing of this machine's own sessions is read.
+  return { home, roots: agentRoots(resolveRoots(fakeHomeRoots(home), { env: {}, home, workspaceFolders: [home] })), dbPath: join(scratch(), 'index.sqlite') };
 }
 
 function byKey(rows: SessionRow[], key: string): SessionRow {
@@ -228,5 +229,34 @@ describe('SessionIndex over a fake home of real sessions', () => {
     const again = SessionIndex.open(dbPath);
     assert.equal(again.notice?.kind, 'corrupt');
     again.index.close();
+  });
+});
+
+describe('SessionIndex over the other agents whose folders are known', () => {
+  // Real samples placed where each agent keeps them (test/support/fakeHome.mjs addOtherAgents).
+  // Figures are the reader tests' hand counts: the Gemini CLI chat 1 call and 1 user turn
+  // (geminiCliReader.test.ts), the OpenHands session 4 calls, 1 turn, 4 tool calls with none
+  // failed (openhandsReader.test.ts), the AIPerf run 8 conversations of 20 requests (aiperfReader.test.ts).
+  it('indexes a Gemini CLI chat, an OpenHands events folder (assembled as one trajectory) and an AIPerf run', async () => {
+    const home = createFakeHome(join(scratch(), 'home'));
+    const placed = addOtherAgents(home);
+    const { roots, dbPath } = setup(home);
+    const { index } = SessionIndex.open(dbPath);
+    const result = await new SessionIndexer(index).sync(roots);
+    assert.equal(result.files, 4 + 3);
+    const rows = index.rows();
+    const of = (agentId: string): SessionRow[] => rows.filter((r) => r.agentId === agentId);
+    const gemini = of('gemini-cli');
+    assert.deepEqual(gemini.map((r) => [r.path, r.calls, r.userTurns]), [[placed.gemini, 1, 1]]);
+    const openHands = of('openhands');
+    assert.deepEqual(openHands.map((r) => [r.path, r.calls, r.userTurns, r.failedToolCalls]), [[placed.openHands, 4, 1, 0]]);
+    const aiperf = of('aiperf');
+    assert.equal(aiperf.length, 8);
+    assert.equal(aiperf.reduce((n, r) => n + r.calls, 0), 20);
+    assert.ok(aiperf.every((r) => r.path === placed.aiperf));
+    // A second sync reads nothing: no file changed (the events folder included).
+    const again = await new SessionIndexer(index).sync(roots);
+    assert.equal(again.counts.unchanged, 7, JSON.stringify(again.counts));
+    index.close();
   });
 });

@@ -54,7 +54,10 @@ function loop(over: Partial<LoopView> = {}): LoopView {
     firstError: 'boom',
     wastedTokens: 100,
     carryForwardTokens: 50,
+    wastedUsd: null,
+    carriedForwardUsd: null,
     file: 't.jsonl',
+    fileIndex: 0,
     firstLine: 10,
     lastLine: 30,
     attemptLines: [10, 20, 30],
@@ -63,7 +66,7 @@ function loop(over: Partial<LoopView> = {}): LoopView {
 }
 
 function call(index: number, over: Partial<CallRow> = {}): CallRow {
-  return { index, id: `c${index}`, model: 'm', turn: 0, startMs: null, endMs: null, input: 100, cached: 80, appended: 20, cacheWrite: 5, output: 10, tools: [], miss: null, loops: [], ...over };
+  return { index, id: `c${index}`, model: 'm', turn: 0, startMs: null, endMs: null, input: 100, cached: 80, appended: 20, cacheWrite: 5, output: 10, tools: [], miss: null, loops: [], cacheWrite1h: null, cost: null, ...over };
 }
 
 const noMisses: Record<MissCause, number> = { 'first-call': 0, 'subagent-start': 0, compaction: 0, 'idle-gap': 0, 'prefix-change': 0, unexplained: 0 };
@@ -102,7 +105,8 @@ const summary = {
 } as SessionSummary;
 
 function analysis(over: Partial<AnalysisView> = {}): AnalysisView {
-  return { fingerprint: fingerprint(), loops: [], loopSentence: null, callsInLoops: 0, missCauses: noMisses, collateralFailures: 0, ...over };
+  const idealCache = { steps: 0, skipped: 0, points: [], optimalHitRate: null, realHitRate: null, realAmplification: null, effectiveTtlMs: null };
+  return { fingerprint: fingerprint(), loops: [], loopSentence: null, callsInLoops: 0, missCauses: noMisses, collateralFailures: 0, idealCache, ...over };
 }
 
 function figures(s: SessionSummary, a: AnalysisView): Record<string, { value: string; range?: string | null }> {

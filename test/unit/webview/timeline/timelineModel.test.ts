@@ -20,11 +20,11 @@ import {
 import { parseFile, SPOTTER } from '../../../support/helpers';
 
 function call(index: number, over: Partial<CallRow> = {}): CallRow {
-  return { index, id: `c${index}`, model: 'm', turn: 0, startMs: null, endMs: null, input: 100, cached: 80, appended: 20, cacheWrite: 5, output: 10, tools: [], miss: null, loops: [], ...over };
+  return { index, id: `c${index}`, model: 'm', turn: 0, startMs: null, endMs: null, input: 100, cached: 80, appended: 20, cacheWrite: 5, output: 10, tools: [], miss: null, loops: [], cacheWrite1h: null, cost: null, ...over };
 }
 
 function session(calls: CallRow[], over: Partial<SessionView> = {}): SessionView {
-  return { summary: {} as SessionView['summary'], calls, compactions: [], subagents: [], analysis: {} as SessionView['analysis'], ...over };
+  return { summary: {} as SessionView['summary'], calls, compactions: [], events: [], subagents: [], analysis: {} as SessionView['analysis'], cost: null, ...over };
 }
 
 describe('timeline model on the spotter session (149 calls, compaction before call 138, sub-agent from call 4)', async () => {
@@ -143,7 +143,7 @@ describe('tooltip and announcement text', () => {
   });
 
   it('announces a loop attempt and a cache miss after the figures', () => {
-    const loops = [{ tool: 'Bash', target: 'npm test', targetKind: 'command' as const, attempts: 3, attemptCalls: [0, 2, 3], firstCall: 0, lastCall: 3, callsSpanned: 4, escaped: false, escapeCall: null, firstError: null, wastedTokens: null, carryForwardTokens: null, file: 'f', firstLine: 0, lastLine: 9, attemptLines: [0, 4, 9] }];
+    const loops = [{ tool: 'Bash', target: 'npm test', targetKind: 'command' as const, attempts: 3, attemptCalls: [0, 2, 3], firstCall: 0, lastCall: 3, callsSpanned: 4, escaped: false, escapeCall: null, firstError: null, wastedTokens: null, carryForwardTokens: null, wastedUsd: null, carriedForwardUsd: null, file: 'f', fileIndex: 0, firstLine: 0, lastLine: 9, attemptLines: [0, 4, 9] }];
     const c2 = call(2, { loops: [0], miss: { cause: 'unexplained', detail: 'no reason in the trace', lostTokens: 900 } });
     assert.equal(
       selectionAnnouncement(c2, 4, loops),
@@ -193,5 +193,22 @@ describe('small helpers', () => {
   it('shortens UUID session ids to their first block and leaves others whole', () => {
     assert.equal(shortSessionId('ae4a77f8-aedd-4bc1-888f-c94edc91af04'), 'ae4a77f8');
     assert.equal(shortSessionId('acompact-946d2b'), 'acompact-946d2b');
+  });
+});
+
+describe('API errors on the timeline (M-Claude 2.1.6 Windows session, the rate-limit message at line 514)', async () => {
+  const { join } = await import('node:path');
+  const { fixtures } = await import('../../../support/helpers');
+  const view = buildTraceView(await parseFile(join(fixtures, 'claude-code/m-claude/3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl')), 'w.jsonl');
+
+  it('marks the failed request between the calls it fell between, with its text', () => {
+    const marks = timelineMarkers(view.sessions[0]!).filter((m) => m.kind === 'api-error');
+    assert.equal(marks.length, 1);
+    assert.match(marks[0]!.description, /^API error before call \d+: You're out of extra usage/);
+  });
+
+  it('retries of one request are one mark with their count (15 retries and the final message before any call)', async () => {
+    const limited = buildTraceView(await parseFile(join(fixtures, 'claude-code/m-claude/0a8fc187-681a-4c42-9538-ba0f628ee289.jsonl')), 'r.jsonl');
+    assert.deepEqual(limited.sessions[0]!.events.map((e) => [e.beforeCall, e.count]), [[0, 16]]);
   });
 });

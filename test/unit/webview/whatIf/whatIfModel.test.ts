@@ -215,9 +215,25 @@ describe('Copy as CLI', () => {
     assert.deepEqual(block, ['m.jsonl', '--format', 'mooncake', '--gpu', 'h200', '--model', 'qwen3-32b', '--policy', 'vllm-lru', '--json']);
   });
 
+  it('writes a fleet as --gpus K --router R, and nothing for one GPU', () => {
+    const s = { ...defaultScenario(), gpus: 4, router: 'session-affinity' as const };
+    assert.deepEqual(cliArgs(s, resolved(s), input).slice(-7), ['--policy', 'vllm-lru', '--gpus', '4', '--router', 'session-affinity', '--json']);
+    assert.deepEqual(resolved(s).params.fleet, { gpus: 4, router: 'session-affinity' });
+    assert.match(resolved(s).gpuText, /^4 H200s behind the Session affinity router$/);
+    const one = { ...s, gpus: 1 };
+    assert.equal(resolved(one).params.fleet, undefined);
+    assert.ok(!cliArgs(one, resolved(one), input).includes('--gpus'));
+    // An admission cap is a one-GPU policy: refused at the GPUs field, and left out of a fleet's comparison.
+    const capped = resolveScenario({ ...s, policy: 'admission-cap' });
+    assert.ok(!capped.ok && /admission cap runs on one GPU/.test(capped.errors.gpus ?? ''));
+    assert.deepEqual(readScenario({ gpus: 8, router: 'kv-aware' }).router, 'kv-aware');
+    assert.equal(readScenario({ gpus: 8, router: 'random' }).router, defaultScenario().router);
+    assert.equal(readScenario({ gpus: 999 }).gpus, 1, 'beyond the control: the default');
+  });
+
   it('uses only the flags of the agent-trace simulate contract', () => {
-    const contract = new Set(['--session', '--replicas', '--stagger-s', '--stagger', '--seed', '--tool-wait-scale', '--capacity-tokens', '--gpu', '--model', '--gpu-memory-gib', '--policy', '--ttl-s', '--max-ttl-s', '--admission-cap', '--initial-cap', '--hit-rate-floor', '--backoff', '--window-s', '--offload-tokens', '--offload-gbps', '--block-size', '--max-batched-tokens', '--max-num-seqs', '--max-model-len', '--free-order', '--step-fixed-ms', '--prefill-us-per-token', '--kv-read-ns-per-token', '--decode-us-per-seq', '--kv-bytes-per-token', '--sweep', '--cliff-threshold', '--json', '--format']);
-    const scenarios: Scenario[] = [defaultScenario(), { ...defaultScenario(), capacityTyped: true, policy: 'admission-cap', staggerMode: 'random' }, { ...defaultScenario(), gpu: 'custom', policy: 'cpu-offload' }, { ...defaultScenario(), model: 'custom', policy: 'ttl-pin' }];
+    const contract = new Set(['--gpus', '--router', '--session', '--replicas', '--stagger-s', '--stagger', '--seed', '--tool-wait-scale', '--capacity-tokens', '--gpu', '--model', '--gpu-memory-gib', '--policy', '--ttl-s', '--max-ttl-s', '--admission-cap', '--initial-cap', '--hit-rate-floor', '--backoff', '--window-s', '--offload-tokens', '--offload-gbps', '--block-size', '--max-batched-tokens', '--max-num-seqs', '--max-model-len', '--free-order', '--step-fixed-ms', '--prefill-us-per-token', '--kv-read-ns-per-token', '--decode-us-per-seq', '--kv-bytes-per-token', '--sweep', '--cliff-threshold', '--json', '--format']);
+    const scenarios: Scenario[] = [defaultScenario(), { ...defaultScenario(), capacityTyped: true, policy: 'admission-cap', staggerMode: 'random' }, { ...defaultScenario(), gpu: 'custom', policy: 'cpu-offload' }, { ...defaultScenario(), model: 'custom', policy: 'ttl-pin', gpus: 3 }];
     for (const s of scenarios) for (const a of cliArgs(s, resolved(s), input, { axis: 'replicas', values: [1] })) if (a.startsWith('--')) assert.ok(contract.has(a), `${a} is not a flag of agent-trace simulate`);
   });
 
@@ -263,6 +279,7 @@ describe('what-if results as figures, sentence, bars and table', () => {
     admissionHitRate: 0.41,
     idealHitRate: 0.98,
     vllmMetricHitRate: 0.4,
+    prefillTokens: 420_000,
     recomputedPrefillTokens: 400_000,
     offloadHitTokens: 0,
     preemptions: 0,
@@ -303,7 +320,7 @@ describe('what-if results as figures, sentence, bars and table', () => {
   });
 
   it('splits each call into hit, reloaded, recomputed, appended and output, beside the traced call', () => {
-    const call = (over: Partial<ScenarioCall>): ScenarioCall => ({ callIndex: 0, promptTokens: 1000, outputTokens: 50, hitTokens: 600, idealHitTokens: 900, recomputedTokens: 300, offloadHitTokens: 0, waitedS: 0, latencyS: 1, preemptions: 0, rejected: false, ...over });
+    const call = (over: Partial<ScenarioCall>): ScenarioCall => ({ callIndex: 0, promptTokens: 1000, outputTokens: 50, hitTokens: 600, idealHitTokens: 900, prefillTokens: 400, recomputedTokens: 300, offloadHitTokens: 0, waitedS: 0, latencyS: 1, preemptions: 0, rejected: false, ...over });
     assert.deepEqual(splitCall(call({})), { hit: 600, reloaded: 0, recomputed: 300, appended: 100, output: 50 });
     assert.deepEqual(splitCall(call({ rejected: true })), { hit: 0, reloaded: 0, recomputed: 0, appended: 0, output: 0 });
     const row = (index: number, cached: number): CallRow => ({ index, cached, appended: 100, output: 50, input: cached + 100 } as unknown as CallRow);

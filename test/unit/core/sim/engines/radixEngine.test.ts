@@ -177,8 +177,9 @@ describe('radix engine: SGLang RadixCache rules, worked by hand', () => {
     // is unlocked. B (30 + 21 sampled = 51 tokens) stays blocked while A runs (A's decode tokens
     // use the free room and B's own prefix cannot be evicted for it). A ends at step 30 (30 ms).
     // At step 31 B hits its 30 prompt tokens (the least recent leaf, A's [30,59), makes room) and
-    // recomputes the 20 decode tokens it had computed; it samples its 22nd token at once and
-    // finishes 8 decode steps later, at 39 ms.
+    // prefills the other 21: the 20 decode tokens it had computed and its last sampled one; it
+    // samples its 22nd token at once and finishes 8 decode steps later, at 39 ms. It prefilled
+    // 30 + 21 tokens where an infinite cache leaves 30: 21 recomputed.
     const [[a], [b]] = run(
       [
         { startS: 0, calls: [call(30, 0, 30)] },
@@ -189,7 +190,8 @@ describe('radix engine: SGLang RadixCache rules, worked by hand', () => {
     assert.equal(a!.preemptions, 0);
     assert.equal(b!.preemptions, 1);
     assert.equal(b!.hitTokens, 0); // recorded at its first admission
-    assert.equal(b!.recomputedTokens, 20);
+    assert.equal(b!.prefillTokens, 51);
+    assert.equal(b!.recomputedTokens, 21);
     assert.ok(near(a!.finishedS, 0.03), `A finished at ${a!.finishedS}`);
     assert.ok(near(b!.finishedS, 0.039), `B finished at ${b!.finishedS}`);
   });

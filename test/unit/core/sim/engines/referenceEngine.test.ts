@@ -77,7 +77,9 @@ describe('reference engine: vLLM prefix-cache rules, worked by hand', () => {
     // Both reach 48 computed tokens (3 blocks each, 0 free) at step 20 and need a 4th: A, first in
     // the running list, preempts B (the last). B's 3 hashed blocks go to the tail; A pops B's
     // deepest. When B resumes (49 tokens: 30 + 19 sampled) it finds 2 blocks: 32 tokens, and
-    // recomputes 16 that had been computed before.
+    // prefills the other 17: the 16 of its lost block and its last sampled token (never computed,
+    // but now prefilled instead of decoded). It prefilled 30 + 17 = 47 tokens where an infinite
+    // cache leaves 30 (nothing was cached when it first came): 17 recomputed.
     const [[a], [b]] = run(
       [
         { startS: 0, calls: [call(30, 0, 20)] },
@@ -87,7 +89,8 @@ describe('reference engine: vLLM prefix-cache rules, worked by hand', () => {
     ) as [CallRecord[], CallRecord[]];
     assert.equal(a!.preemptions, 0);
     assert.equal(b!.preemptions, 1);
-    assert.equal(b!.recomputedTokens, 16);
+    assert.equal(b!.prefillTokens, 47);
+    assert.equal(b!.recomputedTokens, 17);
     assert.equal(b!.hitTokens, 0);
     // A finishes at the end of step 20.
     assert.ok(Math.abs(a!.finishedS! - 0.02) < 1e-12);

@@ -207,3 +207,31 @@ describe('ATIF pitfalls', () => {
     assert.notEqual(r.model.format, 'atif');
   });
 });
+
+// Harbor's own golden trajectories of Terminus-2 summarising its context (harbor-framework/harbor
+// tests/golden/terminus_2, Apache-2.0, produced by Harbor's code against its scripted test model).
+// Counted by hand from the files: steps 2–4 and 7–10 are agent steps with metrics; step 5 is the
+// system step "Performed context summarization and handoff to continue task." naming the
+// summarization-1 summary, questions and answers sub-trajectories; step 6 is the user step that
+// hands the answers over.
+describe('ATIF context summarisation (Terminus-2) is a compaction', () => {
+  it('the summarisation step marks a compaction before the 4th call; the hand-over is no typed prompt', async () => {
+    const parsed = await parseFile(join(fixtures, 'atif/harbor/hello-world-context-summarization.trajectory.json'));
+    const s = parsed.model.sessions[0]!;
+    assert.equal(s.calls.length, 7);
+    assert.deepEqual(s.compactions.map((c) => [c.beforeCall, c.source.line > 0]), [[3, true]]);
+    assert.equal(s.turns.length, 1);
+    assert.equal(s.otherInputs?.compactionSummary, 1);
+    assert.equal(summarizeSession(s).compactions, 1);
+  });
+
+  it('a continuation file starts with the copied context (is_copied_context): no calls or prompts from it', async () => {
+    const parsed = await parseFile(join(fixtures, 'atif/harbor/hello-world-context-summarization-linear-history.trajectory.cont-1.json'));
+    const s = parsed.model.sessions[0]!;
+    // 8 steps: 4 copied (user, user, agent, user), then 4 agent steps with metrics.
+    assert.equal(s.calls.length, 4);
+    assert.equal(s.turns.length, 0);
+    assert.equal(s.otherInputs?.injected, 3);
+    await assertRoundTrip(parsed);
+  });
+});

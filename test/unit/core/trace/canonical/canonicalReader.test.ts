@@ -171,6 +171,26 @@ describe('round trip: Claude Code fixture → writeCanonical → canonical reade
     });
   }
 
+  it('carries the pricing fields: the TTL split of cache writes, the service tier and the inference region', async () => {
+    const original = await parseFile(join(CLAUDE_DIR, 'user-rejections.jsonl'));
+    const text = writeCanonical(original.model, 'canonical.test.ts');
+    const call = text.split('\n').map((l) => (l ? (JSON.parse(l) as Record<string, unknown>) : null)).find((r) => r?.['type'] === 'llm_call')!;
+    assert.deepEqual(call['tokens'], { input: 25353, cached: 11515, appended: 13838, cacheWrite: 13835, output: 13, reasoningOutput: null, cacheWrite5m: 0, cacheWrite1h: 13835 });
+    assert.deepEqual([call['serviceTier'], call['inferenceGeo']], ['standard', 'not_available']);
+  });
+
+  it('warns about a split larger than the writes, and a tier that is not a string', async () => {
+    const lines = [
+      '{"type":"session","id":"s"}',
+      '{"type":"llm_call","session":"s","id":"c","tokens":{"input":100,"cached":0,"appended":100,"cacheWrite":50,"cacheWrite5m":40,"cacheWrite1h":20},"serviceTier":7}',
+    ];
+    const parsed = await parseText(lines.join('\n'), 'x.trace.jsonl');
+    assert.deepEqual(parsed.model.diagnostics.filter((d) => d.severity === 'warning').map((d) => d.message), [
+      'tokens.cacheWrite5m + cacheWrite1h (60) exceed cacheWrite (50); they split it.',
+      'llm_call serviceTier must be a string or null, not 7; ignored.',
+    ]);
+  });
+
   it('writes a header that names the source', async () => {
     const original = await parseFile(join(CLAUDE_DIR, 'user-rejections.jsonl'));
     const first = JSON.parse(writeCanonical(original.model, 'gen 1.0').split('\n')[0]!) as unknown;
@@ -227,6 +247,8 @@ describe('hand-written fixture (canonical/hand-written-minimal.trace.jsonl)', as
       title: 'Fix the failing date test',
       llmCalls: 3,
       userTurns: 2,
+      otherInputs: null,
+      apiErrors: 0,
       tokens: { input: 2700, cached: 1024, appended: 1676, cacheWrite: 1150, output: 199 },
       tokensSource: 'calls',
       callsWithTokens: 2,
@@ -253,6 +275,8 @@ describe('hand-written fixture (canonical/hand-written-minimal.trace.jsonl)', as
       title: null,
       llmCalls: 1,
       userTurns: 0,
+      otherInputs: null,
+      apiErrors: 0,
       tokens: { input: 600, cached: 0, appended: 600, cacheWrite: null, output: 45 },
       tokensSource: 'calls',
       callsWithTokens: 1,

@@ -180,6 +180,35 @@ describe('Claude Code reader: user rejections and interruptions', async () => {
     ]);
     assert.deepEqual(main.turns.map((t) => t.preview), ['mix phx.server doesnt seem to start']);
   });
+
+  it('keeps what pricing needs: its writes are 1-hour writes (line 5: ephemeral_1h_input_tokens 13,835), tier standard', () => {
+    const c = main.calls[0]!;
+    assert.deepEqual([c.tokens.cacheWrite, c.tokens.cacheWrite5m, c.tokens.cacheWrite1h], [13835, 0, 13835]);
+    assert.deepEqual([c.serviceTier, c.inferenceGeo], ['standard', 'not_available']);
+  });
+});
+
+describe('Claude Code reader: pricing fields on the spotter session', async () => {
+  const parsed = await parseFile(SPOTTER);
+  const main = parsed.model.sessions.find((s) => s.role === 'main')!;
+
+  it('line 8: 8,165 tokens written for 5 minutes, none for 1 hour; standard tier, global inference', () => {
+    const c = main.calls[0]!;
+    assert.deepEqual([c.tokens.cacheWrite5m, c.tokens.cacheWrite1h], [8165, 0]);
+    assert.deepEqual([c.serviceTier, c.inferenceGeo], ['standard', 'global']);
+  });
+
+  it('every call splits its writes, and the split adds up to cache_creation_input_tokens', () => {
+    for (const c of main.calls) assert.equal((c.tokens.cacheWrite5m ?? NaN) + (c.tokens.cacheWrite1h ?? NaN), c.tokens.cacheWrite, c.id);
+  });
+
+  it('a log without the split or tier leaves the fields out (not 0)', async () => {
+    const line = { type: 'assistant', sessionId: 's', uuid: 'u', timestamp: '2026-01-01T00:00:00.000Z', message: { id: 'm', model: 'claude-sonnet-4-5', usage: { input_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 10, output_tokens: 3, inference_geo: '' } } };
+    const c = (await parseText(JSON.stringify(line) + '\n')).model.sessions[0]!.calls[0]!;
+    assert.equal('cacheWrite5m' in c.tokens, false);
+    assert.equal('serviceTier' in c, false);
+    assert.equal('inferenceGeo' in c, false);
+  });
 });
 
 describe('Claude Code reader: edge cases from docs/design/formats.md §12', () => {

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { findRetryLoops } from '../../../../../src/core/analysis/retryLoops';
 import { summarizeSession } from '../../../../../src/core/analysis/sessionSummary';
+import { toolIntent, toolTarget } from '../../../../../src/core/analysis/toolTaxonomy';
 import { codexFormat } from '../../../../../src/core/trace/codex/definition';
 import { parseTrace } from '../../../../../src/core/trace/parseTrace';
 import type { Session, ToolCall } from '../../../../../src/core/trace/model';
-import { chunked, fixtures, needsShared, parseFile, parseText, sharedTrace } from '../../../../support/helpers';
+import { chunked, fixtures, LOCAL_ONLY, localSample, needsShared, parseFile, parseText, sharedTrace } from '../../../../support/helpers';
 import { assertRoundTrip } from '../../../../support/roundTrip';
 
 // Expected figures: call counts and token totals come from test/reference/codex_deltas.py, which
@@ -17,6 +19,11 @@ import { assertRoundTrip } from '../../../../support/roundTrip';
 const RTCHESS = sharedTrace('codex/rtchess-exported-session.jsonl');
 /** Codex CLI 0.114.0, TraceLab's published excerpt (Apache-2.0 / CC BY 4.0, see test/fixtures/README.md). */
 const TRACELAB = join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl');
+/** Codex CLI 0.144.1 in code mode, AkashJana18/edgerunner (Apache-2.0), first 558 lines (see test/fixtures/README.md). */
+const EDGERUNNER = join(fixtures, 'codex/edgerunner-code-mode-0.144.1.head558.jsonl');
+/** Real rollouts found without a licence (test/fixtures/README.md): read only from $AGENT_TRACE_LOCAL_SAMPLES. */
+const GILDORE = localSample('codex/inspi-writer001+gildore-arena-codex-session.jsonl');
+const VALDYUM = localSample('codex/mesayanroy+Valdyum-Labs-codex-session.jsonl');
 
 const ms = (iso: string): number => Date.parse(iso);
 const line = (t: { source: { line: number } }): number => t.source.line + 1;
@@ -244,6 +251,233 @@ describe('Codex reader on the TraceLab excerpt (0.114.0)', async () => {
   });
 });
 
+describe('Codex reader on a real code-mode rollout (0.144.1, edgerunner)', async () => {
+  // Expected figures: test/reference/codex_code_mode.py (tool calls, failures, cells, prompts) and
+  // test/reference/codex_deltas.py (calls and tokens), both run on this file; the rest read off the
+  // lines named in the comments.
+  const parsed = await parseFile(EDGERUNNER);
+  const main = parsed.model.sessions[0]!;
+  const all = tools(main);
+  const byLine = (n: number): ToolCall => all.find((t) => line(t) === n)!;
+  const root = '/Users/akash/Desktop/new/';
+
+  it('detects the rollout, certain, and reads session_meta', () => {
+    assert.equal(parsed.problem, null);
+    assert.equal(parsed.model.format, 'codex');
+    assert.deepEqual([main.id, main.agent, main.cwd, main.model], ['019f4ce9-5831-7e71-ab0a-24a9d7358aab', { name: 'codex', version: '0.144.1' }, '/Users/akash/Desktop/new', 'gpt-5.6-sol']);
+    // world_state (lines 7, 503) is a 0.144 record type: counted, not unknown.
+    assert.equal(parsed.model.skippedRecords['world_state'], 2);
+    assert.equal(parsed.model.skippedRecords['unknown:world_state'], undefined);
+  });
+
+  it('reads 110 calls with the totals of the delta method', () => {
+    assert.equal(main.calls.length, 110);
+    const s = summarizeSession(main);
+    assert.deepEqual(s.tokens, { input: 18901212, cached: 17963520, appended: 937692, cacheWrite: null, output: 73136 });
+    assert.equal(main.calls.reduce((n, c) => n + c.tokens.reasoningOutput!, 0), 13562);
+    // Line 16: the first report {22727, 11008, 299, 101}; the exec on line 14 is its only tool.
+    assert.deepEqual(main.calls[0]!.tokens, { input: 22727, cached: 11008, appended: 11719, cacheWrite: null, output: 299, reasoningOutput: 101 });
+    assert.deepEqual(main.calls[0]!.toolCalls.map(line), [14]);
+  });
+
+  it('reads every tool of code mode: 94 exec scripts, 11 waits, 4 request_user_input', () => {
+    const byName = new Map<string, number>();
+    for (const t of all) byName.set(t.name, (byName.get(t.name) ?? 0) + 1);
+    assert.deepEqual([...byName].sort(), [['exec', 94], ['request_user_input', 4], ['wait', 11]]);
+    // Every call has its output in this cut (the reference finds none without one).
+    assert.equal(all.filter((t) => t.resultSource === null).length, 0);
+  });
+
+  it('an exec script is the command it runs; a wait continues its cell with the same command', () => {
+    // Line 14: tools.exec_command({"cmd":"pwd && printf …"}); line 15: "Script running with cell ID 1";
+    // line 18: wait {"cell_id":"1"}, answered "Script completed / Wall time 0.0 seconds" on line 19.
+    const exec = byLine(14);
+    assert.match(exec.command!, /^pwd && printf '\\n-- files --\\n' && rg --files -g 'AGENTS\.md'/);
+    assert.deepEqual([exec.isError, exec.resultSource!.line + 1, exec.durationMs], [null, 15, 10100]);
+    const wait = byLine(18);
+    assert.deepEqual([wait.command, wait.isError, wait.resultSource!.line + 1, wait.durationMs], [exec.command, false, 19, 0]);
+    // Classed by what the script runs: line 22 reads (`sed -n '1,260p' …/SKILL.md`), line 192 builds (`cargo check --workspace`).
+    assert.deepEqual([toolIntent(byLine(22)), byLine(22).command], ['explore', "sed -n '1,260p' /Users/akash/.codex/skills/find-next-crypto-idea/SKILL.md"]);
+    assert.deepEqual([toolIntent(byLine(192)), byLine(192).command], ['execute', 'cargo check --workspace']);
+    // The reference pairs all 11 waits with the exec that left their cell running.
+    for (const [waitLine, execLine] of [[18, 14], [132, 128], [188, 184], [196, 192], [238, 234], [304, 300], [312, 308], [377, 373], [406, 402], [456, 452], [468, 464]] as const) {
+      assert.equal(byLine(waitLine).command, byLine(execLine).command, `wait on line ${waitLine}`);
+    }
+  });
+
+  it('finds the 7 failures the reference finds, 5 of them apply_patch failures inside exec', () => {
+    const failed = all.filter((t) => t.isError === true);
+    assert.deepEqual(
+      failed.map((t) => [line(t), t.resultSource!.line + 1, t.name]),
+      [
+        [140, 141, 'request_user_input'],
+        [160, 161, 'exec'],
+        [202, 203, 'exec'],
+        [264, 265, 'exec'],
+        [282, 283, 'exec'],
+        [495, 496, 'exec'],
+        [551, 552, 'exec'],
+      ],
+    );
+    // The files: the path "Failed to find expected lines in <path>:" names (lines 203, 265, 283, 552),
+    // or, for line 161's "invalid hunk", the first file of the script's patch literal
+    // (`const patch = "*** Begin Patch\n*** Update File: Cargo.toml…"; tools.apply_patch(patch)`).
+    assert.deepEqual(
+      [160, 202, 264, 282, 551].map((n) => byLine(n).targetFile),
+      [`${root}Cargo.toml`, `${root}crates/edgerunner-core/src/replay.rs`, `${root}crates/edgerunner-adapters/src/pascal.rs`, `${root}crates/edgerunner-core/src/engine.rs`, `${root}crates/edgerunner-service/src/server.rs`],
+    );
+    assert.match(byLine(202).errorText!, /^script failed\nScript error:\napply_patch verification failed: Failed to find expected lines in \/Users\/akash\/Desktop\/new\/crates\/edgerunner-core\/src\/replay\.rs:/);
+    assert.deepEqual(toolTarget(byLine(202)), { family: 'file-edit', kind: 'file', key: `${root}crates/edgerunner-core/src/replay.rs` });
+    // Line 496: the user stopped the script (turn_aborted on line 499): a failure, never a retry attempt.
+    assert.equal(byLine(495).errorText, 'aborted by user after 77.1s');
+    assert.equal(byLine(495).command, 'node scripts/visual-check.mjs');
+    // Line 141: Codex refused the tool in Default mode.
+    assert.equal(byLine(140).errorText, 'request_user_input is unavailable in Default mode');
+    assert.deepEqual(findRetryLoops(main).loops, []);
+  });
+
+  it('a web search or a patch a script ran is part of that exec call, not a call of its own', () => {
+    // 13 web_search_end (exec-… ids, lines 31–548) and 21 patch_apply_end events, all inside running scripts.
+    assert.equal(parsed.model.skippedRecords['event_msg:web_search_end (inside exec)'], 13);
+    assert.equal(all.filter((t) => t.name === 'web_search').length, 0);
+    assert.equal(parsed.model.skippedRecords['event_msg:patch_apply_end'], undefined);
+    assert.equal(parsed.model.skippedRecords['event_msg:item_completed (file-change, no script)'], undefined);
+    // Line 490 adds web/scripts/visual-check.mjs (its patch_apply_end on line 491 lists it).
+    assert.equal(byLine(490).targetFile, `${root}web/scripts/visual-check.mjs`);
+  });
+
+  it('counts three typed prompts and notes the interruption', () => {
+    // Each prompt is the user item one line before its user_message event (the reference's 10, 124, 506).
+    assert.deepEqual(main.turns.map(line), [9, 123, 505]);
+    assert.match(main.turns[0]!.preview, /^https:\/\/superteam\.fun\/earn\/listing\/trading-tools-and-agents for this hackathon i want/);
+    assert.deepEqual(main.turns.slice(1).map((t) => t.preview), ['Implement the plan.', 'focus on the backend frontend i will handle']);
+    assert.deepEqual(parsed.model.diagnostics.map((d) => [d.line + 1, d.severity]), [[499, 'info']]);
+  });
+
+  it('round-trips through the canonical format', async () => {
+    await assertRoundTrip(parsed);
+  });
+});
+
+describe('Codex reader on a 0.144.5 code-mode rollout (gildore-arena, local only)', { skip: GILDORE === null && LOCAL_ONLY }, async () => {
+  // Figures: test/reference/codex_code_mode.py and codex_deltas.py on the file.
+  const parsed = GILDORE === null ? null : await parseFile(GILDORE);
+  const main = (): Session => parsed!.model.sessions[0]!;
+
+  it('reads the calls, the exec scripts and the search one of them ran', () => {
+    assert.deepEqual(main().agent, { name: 'codex', version: '0.144.5' });
+    // 9 usage reports, and one response (lines 68–71) the file ends before its report.
+    assert.equal(main().calls.length, 10);
+    assert.deepEqual(summarizeSession(main()).tokens, { input: 418442, cached: 362752, appended: 55690, cacheWrite: null, output: 3434 });
+    assert.deepEqual(tools(main()).map((t) => t.name).sort(), ['exec', 'exec', 'exec', 'exec', 'exec', 'exec', 'exec', 'request_user_input']);
+    assert.equal(parsed!.model.skippedRecords['event_msg:web_search_end (inside exec)'], 1);
+    assert.equal(tools(main()).filter((t) => t.isError === true).length, 0);
+    assert.deepEqual(main().turns.map((t) => line(t) + 1), [10, 55, 67]); // the user_message lines; each turn starts at its item one line before
+  });
+});
+
+describe('Codex reader on a 0.128 rollout with built-in web searches (Valdyum-Labs, local only)', { skip: VALDYUM === null && LOCAL_ONLY }, async () => {
+  // Figures: test/reference/codex_code_mode.py and codex_deltas.py on the file.
+  const parsed = VALDYUM === null ? null : await parseFile(VALDYUM);
+  const main = (): Session => parsed!.model.sessions[0]!;
+
+  it('web_search_end and the id-less web_search_call after it are one search', () => {
+    // Lines 43/44 and 46/47: the event (id ws_…) comes first, the item after it has no id.
+    const searches = tools(main()).filter((t) => t.name === 'web_search');
+    assert.deepEqual(searches.map((t) => [line(t), t.isError]), [[43, false], [46, false]]);
+    assert.equal(parsed!.model.skippedRecords['response_item:web_search_call (reported by web_search_end)'], 2);
+    assert.equal(tools(main()).length, 37); // 35 shell_command + 2 searches
+  });
+
+  it('finds the 8 failures: six exit codes 1 and two Windows sandbox errors', () => {
+    assert.equal(main().calls.length, 6);
+    assert.deepEqual(summarizeSession(main()).tokens, { input: 291563, cached: 229120, appended: 62443, cacheWrite: null, output: 6247 });
+    const failed = tools(main()).filter((t) => t.isError === true);
+    assert.deepEqual(failed.map((t) => [line(t), t.resultSource!.line + 1, t.exitCode]), [
+      [13, 19, 1],
+      [14, 22, null],
+      [15, 24, 1],
+      [16, 25, null],
+      [29, 38, 1],
+      [80, 97, 1],
+      [85, 102, 1],
+      [107, 115, 1],
+    ]);
+    assert.match(failed[1]!.errorText!, /^execution error: Io\(Custom \{ kind: Other, error: "windows sandbox: CreateProcessWithLogonW failed: 1056/);
+  });
+});
+
+describe('Codex reader: 0.15x code-mode shapes (built from the records of a real 0.152 rollout, see docs/design/formats.md §2)', () => {
+  // The shapes below are those of tenequm/pond's 0.152.0 rollout fixture (Apache-2.0), read through
+  // the code index; the file itself could not be fetched, so these records are written here in its
+  // shape (ids and texts shortened), not copied.
+  const at = (s: number): string => `2026-09-01T18:51:${String(s).padStart(2, '0')}.000Z`;
+  let ordinal = 0;
+  const rec = (s: number, type: string, payload: object): string => JSON.stringify({ timestamp: at(s), ordinal: ordinal++, type, payload });
+  const usage = (s: number, total: number[], last: number[]): string => {
+    const u = ([i, c, o, r]: number[]) => ({ input_tokens: i, cached_input_tokens: c, cache_write_input_tokens: 0, output_tokens: o, reasoning_output_tokens: r, total_tokens: i! + o! });
+    return rec(s, 'event_msg', { type: 'token_count', info: { total_token_usage: u(total), last_token_usage: u(last), model_context_window: 258400 } });
+  };
+  const exec = (s: number, id: string, input: string): string => rec(s, 'response_item', { type: 'custom_tool_call', status: 'completed', call_id: id, name: 'exec', input });
+  const out = (s: number, id: string, head: string, ...items: string[]): string =>
+    rec(s, 'response_item', { type: 'custom_tool_call_output', call_id: id, output: [{ type: 'input_text', text: `${head}\nWall time 0.1 seconds\nOutput:\n` }, ...items.map((text) => ({ type: 'input_text', text }))] });
+  const command = (s: number, cmd: string, exit: number): string =>
+    rec(s, 'event_msg', { type: 'item_completed', item: { type: 'CommandExecution', id: `exec-${s}`, command: ['/bin/zsh', '-lc', cmd], status: exit === 0 ? 'completed' : 'failed', exit_code: exit } });
+  const printed = (exit: number): string => JSON.stringify({ chunk_id: 'c', wall_time_seconds: 0.0000037, exit_code: exit, original_token_count: 0, output: '' });
+  const prompt = 'Run `echo a`, `false`, `echo b` in one exec script.';
+  const lines = (): string[] => {
+    ordinal = 0;
+    return [
+      rec(0, 'session_meta', { id: 's152', cwd: '/tmp/repo', originator: 'codex_exec', cli_version: '0.152.0', history_mode: 'paginated' }),
+      rec(0, 'event_msg', { type: 'task_started', turn_id: 't1' }),
+      rec(1, 'response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<recommended_plugins>\n- GitHub (github@openai-curated-remote)\n</recommended_plugins>' }, { type: 'input_text', text: '<environment_context>\n  <cwd>/tmp/repo</cwd>\n</environment_context>' }] }),
+      rec(1, 'world_state', { full: true, state: {} }),
+      rec(1, 'turn_context', { turn_id: 't1', cwd: '/tmp/repo', model: 'gpt-5.6-sol' }),
+      rec(1, 'response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] }),
+      rec(1, 'event_msg', { type: 'item_completed', item: { type: 'UserMessage', id: 'u1', content: [{ type: 'text', text: prompt, text_elements: [] }] } }),
+      exec(2, 'c1', 'const r1 = await tools.exec_command({cmd:"echo a","workdir":"/tmp/repo"});\ntext(r1);\nconst r2 = await tools.exec_command({cmd:"false","workdir":"/tmp/repo"});\ntext(r2);\nconst r3 = await tools.exec_command({cmd:"echo b","workdir":"/tmp/repo"});\ntext(r3);\n'),
+      command(3, 'echo a', 0),
+      command(4, 'false', 1),
+      command(5, 'echo b', 0),
+      out(6, 'c1', 'Script completed', printed(0), printed(1), printed(0)),
+      usage(6, [15237, 14080, 161, 15], [15237, 14080, 161, 15]),
+      exec(7, 'c2', 'const r = await tools.exec_command({cmd:"cat missing.txt"});\ntext(r);\n'),
+      command(8, 'cat missing.txt', 1),
+      out(9, 'c2', 'Script completed with cell ID 2', printed(1)),
+      exec(10, 'c3', 'const patch = "*** Begin Patch\\n*** Update File: /tmp/repo/notes.md\\n@@\\n hello\\n+second line\\n*** End Patch";\ntext(await tools.apply_patch(patch));\n'),
+      rec(11, 'event_msg', { type: 'item_completed', item: { type: 'FileChange', id: 'exec-11', changes: { '/tmp/repo/notes.md': { type: 'update' } }, status: 'completed' } }),
+      out(12, 'c3', 'Script completed', '{}'),
+      exec(13, 'c4', 'await tools.exec_command({cmd:"sleep 600"});'),
+      out(14, 'c4', 'Script terminated with cell ID 4'),
+      usage(14, [30458, 28160, 220, 15], [15221, 14080, 59, 0]),
+    ];
+  };
+  const read = async () => (await parseText(lines().join('\n') + '\n', 'rollout.jsonl')).model;
+
+  it('a nested command that exits non-zero fails its exec call, named by the command inside the shell argv', async () => {
+    const [first, second, patch, terminated] = tools((await read()).sessions[0]!);
+    assert.deepEqual([first!.isError, first!.exitCode, first!.command], [true, 1, 'false']);
+    assert.match(first!.errorText!, /^`false` exited with code 1\n/);
+    assert.deepEqual([second!.isError, second!.exitCode, second!.command], [true, 1, 'cat missing.txt']);
+    assert.deepEqual([patch!.isError, patch!.targetFile], [false, '/tmp/repo/notes.md']);
+    assert.deepEqual([terminated!.isError, terminated!.command], [true, 'sleep 600']);
+    assert.match(terminated!.errorText!, /^script terminated/);
+  });
+
+  it('cache_write_input_tokens: 0 is a value', async () => {
+    const calls = (await read()).sessions[0]!.calls;
+    assert.deepEqual(calls.map((c) => c.tokens.cacheWrite), [0, 0]);
+    assert.deepEqual(calls[0]!.tokens, { input: 15237, cached: 14080, appended: 1157, cacheWrite: 0, output: 161, reasoningOutput: 15 });
+  });
+
+  it('with no user_message events, the UserMessage item marks the typed prompt; plugin lists are not prompts', async () => {
+    const model = await read();
+    assert.deepEqual(model.sessions[0]!.turns.map((t) => [t.preview, t.source.line + 1]), [[prompt, 6]]);
+    assert.equal(model.skippedRecords['response_item:message (injected context)'], 1);
+    assert.equal(model.skippedRecords['world_state'], 1);
+  });
+});
+
 describe('Codex reader: edge cases from docs/design/formats.md §12', () => {
   const at = (s: number): string => `2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
   const rec = (s: number, type: string, payload: object): string => JSON.stringify({ timestamp: at(s), type, payload });
@@ -332,6 +566,25 @@ describe('Codex reader: edge cases from docs/design/formats.md §12', () => {
     assert.equal(model.sessions[0]!.id, 'codex-session');
     assert.equal(model.sessions[0]!.calls.length, 1);
     assert.ok(model.diagnostics.some((d) => d.severity === 'warning' && /No session_meta/.test(d.message)));
+  });
+
+  it('a web_search_end and the id-less web_search_call written after it are one search (0.128)', async () => {
+    const action = { type: 'search', query: 'vllm prefix caching', queries: ['vllm prefix caching'] };
+    const model = await read(
+      meta(),
+      user(1, 'go'),
+      rec(2, 'event_msg', { type: 'web_search_end', call_id: 'ws_1', query: 'vllm prefix caching', action }),
+      rec(2, 'response_item', { type: 'web_search_call', status: 'completed', action }),
+      rec(3, 'event_msg', { type: 'web_search_end', call_id: 'ws_2', query: 'other', action: { type: 'search', query: 'other' } }),
+      rec(3, 'response_item', { type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'a different one' } }),
+      usage(4, [10, 0, 2, 0]),
+    );
+    // The second item's action differs from the event before it: two searches there.
+    assert.deepEqual(tools(model.sessions[0]!).map((t) => [t.name, t.id, t.source.line + 1]), [
+      ['web_search', 'ws_1', 3],
+      ['web_search', 'ws_2', 5],
+      ['web_search', 'web_search@6', 6],
+    ]);
   });
 
   it('detection: rollout envelopes vote for Codex; `codex exec --json` lines and Claude lines do not', () => {

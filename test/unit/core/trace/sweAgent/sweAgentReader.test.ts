@@ -255,3 +255,26 @@ describe('SWE-agent pitfalls', () => {
     assert.notEqual(r.model.format, 'swe-agent');
   });
 });
+
+// SWE-agent's own demonstrations (trajectories/demonstrations in SWE-agent/SWE-agent, MIT):
+// model_stats all 0 while steps ran. Read off the files: the marshmallow replay has
+// {instance_cost 0, tokens_sent 0, tokens_received 0, api_calls 11} and 11 steps; the CTF
+// demonstration has every figure 0, api_calls 0 included, and 4 steps.
+describe('SWE-agent demonstrations and replays: all-zero model_stats are "not recorded", not 0 tokens', () => {
+  it('a replay with api_calls 11: tokens and cost unknown, the 11 API calls kept, and a warning that says why', async () => {
+    const parsed = await parseFile(join(fixtures, 'swe-agent/demo-replay-marshmallow-1867.traj'));
+    const s = parsed.model.sessions[0]!;
+    assert.deepEqual(s.reportedTotals, { input: null, output: null, cached: null, costUsd: null, llmCalls: 11 });
+    const x = summarizeSession(s);
+    assert.equal(x.tokens.input, null);
+    assert.equal(x.tokensSource, 'none');
+    assert.ok(parsed.model.diagnostics.some((d) => d.severity === 'warning' && /did not record its usage/.test(d.message)));
+  });
+
+  it('a demonstration with api_calls 0 over 4 steps: the 0 calls are not recorded either', async () => {
+    const parsed = await parseFile(join(fixtures, 'swe-agent/demo-ctf-networking_1.traj'));
+    const s = parsed.model.sessions[0]!;
+    assert.equal(s.calls.length, 4);
+    assert.deepEqual(s.reportedTotals, { input: null, output: null, cached: null, costUsd: null, llmCalls: null });
+  });
+});

@@ -1,0 +1,339 @@
+import { readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import type { Redactor, RedactionSummary } from '../core/redact/redactor';
+import { buildReplayExport, REPLAY_BLOCK_TOKENS, REPLAY_TARGETS, replayJsonLines, ReplayError } from '../core/replay/replayExport';
+import type { ReplayExport, ReplayOptions, ReplayTarget } from '../core/replay/replayExport';
+import { formatPercent } from '../core/report/formatNumbers';
+import { compareReplay, predictReplay } from '../core/replay/compareReplay';
+import type { ReplayComparison } from '../core/replay/compareReplay';
+import { renderComparison } from '../core/replay/compareText';
+import { whatIfParams } from '../core/share/whatIfDocument';
+import { runFast } from '../core/sim/engines/fastEngine';
+import { ParamError } from '../core/sim/params';
+import type { EngineParams } from '../core/sim/params';
+import { FORMATS } from '../core/trace/formats';
+import type { FormatId } from '../core/trace/model';
+import { parseTrace } from '../core/trace/parseTrace';
+import type { ParsedTrace } from '../core/trace/parseTrace';
+import { buildReportTrace } from '../core/share/reportDocument';
+import type { ReportDocument, ReportTrace } from '../core/share/reportDocument';
+import { createPriceBook } from '../core/cost/priceBook';
+import { parseWhatIfDocument, WhatIfDocumentError } from '../core/share/whatIfDocument';
+import type { WhatIfDocument } from '../core/share/whatIfDocument';
+import { readReportAssets, redactReport, reportHtml } from '../node/htmlReport';
+import { redactTraceFiles } from '../node/redactFiles';
+import { createRedactor } from '../node/secretlintDetector';
+import { readTraceFiles } from '../node/traceFiles';
+import { UsageError } from './usageError';
+
+/**
+ * The commands that take a trace out of the machine: `redact`, `export` (and the
+ * redaction step of `convert` and `report`). Everything they write passes through the
+ * redactor unless `--no-redact` is given; what was redacted is printed as kinds and
+ * counts, never values.
+ */
+
+export const SHARE_USAGE = `  agent-trace report FILE... -o REPORT.html [--session ID]... [--whatif W.json] [--format ID] [--no-redact]
+  agent-trace redact FILE -o OUT [--format ID]
+  agent-trace compare FILE RESULTS [--to aiperf|mooncake|bailian] [--replicas N] [--stagger-s S] [--session ID]... [--whatif W.json] [--json]
+  agent-trace export FILE --to mooncake|aiperf|bailian -o OUT.jsonl [--replicas N] [--stagger-s S] [--session ID]... [--format ID] [--no-redact]`;
+
+/** Flags shared by the share commands, parsed strictly. */
+export interface ShareArgs {
+  files: string[];
+  out: string | null;
+  format: FormatId | null;
+  noRedact: boolean;
+  to: ReplayTarget | null;
+  replicas: number;
+  staggerS: number;
+  sessions: string[];
+  whatIf: string | null;
+  json: boolean;
+}
+
+function wholeAtLeastOne(flag: string, v: string | undefined): number {
+  const n = Number(v);
+  if (v === undefined || !Number.isInteger(n) || n < 1) throw new UsageError(`${flag} needs a whole number ≥ 1, not "${v ?? ''}"`);
+  return n;
+}
+
+function atLeastZero(flag: string, v: string | undefined): number {
+  const n = Number(v);
+  if (v === undefined || v.trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`${flag} needs a number ≥ 0, not "${v ?? ''}"`);
+  return n;
+}
+
+/** Parses the flags `allowed` names (plus FILE arguments); anything else is a usage error naming it. */
+export function parseShareArgs(command: string, argv: readonly string[], allowed: readonly string[]): ShareArgs {
+  const a: ShareArgs = { files: [], out: null, format: null, noRedact: false, to: null, replicas: 1, staggerS: 0, sessions: [], whatIf: null, json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if (!flag.startsWith('-') || flag === '-') {
+      a.files.push(flag);
+      continue;
+    }
+    if (!allowed.includes(flag === '--out' ? '-o' : flag)) throw new UsageError(`${command}: unknown option ${flag}`);
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new UsageError(`${command}: ${flag} needs a value`);
+      return v;
+    };
+    if (flag === '-o' || flag === '--out') a.out = value();
+    else if (flag === '--format') {
+      const f = value();
+      const known = FORMATS.find((s) => s.id === f);
+      if (!known) throw new UsageError(`unknown --format "${f}"; one of: ${FORMATS.map((s) => s.id).join(', ')}`);
+      a.format = known.id;
+    } else if (flag === '--no-redact') a.noRedact = true;
+    else if (flag === '--json') a.json = true;
+    else if (flag === '--to') {
+      const t = value();
+      if (!(REPLAY_TARGETS as readonly string[]).includes(t)) throw new UsageError(`--to must be one of ${REPLAY_TARGETS.join(', ')}, not "${t}"`);
+      a.to = t as ReplayTarget;
+    } else if (flag === '--replicas') a.replicas = wholeAtLeastOne(flag, argv[++i]);
+    else if (flag === '--stagger-s') a.staggerS = atLeastZero(flag, argv[++i]);
+    else if (flag === '--session') a.sessions.push(value());
+    else if (flag === '--whatif') a.whatIf = value();
+  }
+  return a;
+}
+
+/** The redaction summary in one line for stderr: kinds and counts, never values. */
+export function redactionLine(summary: RedactionSummary): string {
+  const kinds = Object.entries(summary.byKind).map(([kind, c]) => `${kind} ${c.occurrences}${c.distinct !== c.occurrences ? ` (${c.distinct} distinct)` : ''}`);
+  return summary.occurrences === 0
+    ? `redaction: nothing found to remove (${summary.detectors})`
+    : `redaction: removed ${summary.occurrences} value${summary.occurrences === 1 ? '' : 's'}: ${kinds.join(', ')} (${summary.detectors}); --no-redact keeps them`;
+}
+
+/** Fails unless `out` is a different file from every input: redacting in place would read what it is overwriting. */
+async function refuseOverwrite(inputs: readonly string[], out: string): Promise<void> {
+  const target = await realpath(out).catch(() => resolve(out));
+  for (const input of inputs) {
+    if ((await realpath(input).catch(() => resolve(input))) === target) throw new UsageError(`-o ${out} is the input file: write the copy somewhere else`);
+  }
+}
+
+async function parseFile(path: string, format: FormatId | null): Promise<ParsedTrace> {
+  return parseTrace(await readTraceFiles(path), format ? { format } : {});
+}
+
+/** Per-call figures of a parse, for checking that a redacted copy reads the same. */
+function callFigures(p: ParsedTrace): string {
+  return JSON.stringify(p.model.sessions.map((s) => [s.id.length, s.calls.map((c) => [c.tokens, c.startMs, c.endMs, c.server, c.blocks])]));
+}
+
+/** `agent-trace redact FILE -o OUT`: a redacted copy in the trace's own format (sub-agent logs included). */
+export async function runRedact(argv: readonly string[]): Promise<number> {
+  const a = parseShareArgs('redact', argv, ['-o', '--format']);
+  if (a.files.length !== 1) throw new UsageError('redact needs one FILE');
+  if (!a.out) throw new UsageError('redact needs -o OUT');
+  const file = a.files[0]!;
+  await refuseOverwrite([file], a.out);
+  const before = await parseFile(file, a.format);
+  if (before.problem) {
+    process.stderr.write(`${file}: ${before.problem.message}\n`);
+    return 1;
+  }
+  const redactor = createRedactor();
+  const written = await redactTraceFiles(file, a.out, redactor);
+  // The copy must read as the same trace: same format, same calls, every token figure.
+  const after = await parseFile(a.out, a.format);
+  const calls = before.model.sessions.reduce((n, s) => n + s.calls.length, 0);
+  if (after.model.format !== before.model.format || callFigures(after) !== callFigures(before)) {
+    process.stderr.write(`${a.out}: the redacted copy does not read as the original (${after.model.format ?? 'unreadable'}); please report this with the kinds below.\n${redactionLine(redactor.summary())}\n`);
+    return 1;
+  }
+  process.stderr.write(`${written.join(', ')}: ${before.model.format} trace, ${before.model.sessions.length} sessions, ${calls} LLM calls, every token figure unchanged\n${redactionLine(redactor.summary())}\n`);
+  return 0;
+}
+
+/** Redacts JSON Lines text (an export, a converted trace) unless redaction is off; prints the summary. */
+export async function redactJsonLinesText(text: string, redactor: Redactor | null): Promise<string> {
+  if (!redactor) return text;
+  const lines = text.split('\n');
+  return (await redactor.redactJsonTexts(lines)).join('\n');
+}
+
+/** One line on the ideal prefix-cache hit rate of an export, read back by our own reader of that format. */
+async function readBackLine(e: ReplayExport, text: string): Promise<string> {
+  if (e.target === 'aiperf') return `${e.records.filter((r) => 'timestamp' in r).length} AIPerf sessions, ${e.records.length} turns`;
+  const parsed = await parseTrace([{ key: `export.${e.target}.jsonl`, bytes: new TextEncoder().encode(text) }], { format: e.target });
+  let input = 0;
+  let cached = 0;
+  for (const s of parsed.model.sessions) {
+    for (const c of s.calls) {
+      input += c.tokens.input ?? 0;
+      cached += c.tokens.cached ?? 0;
+    }
+  }
+  const how = e.target === 'bailian' ? 'each request against its parent' : 'an infinite prefix cache over the whole file';
+  return `read back as ${e.target}: ideal prefix-cache hit rate ${formatPercent(input > 0 ? cached / input : null)} (${how}, ${e.blockSizeTokens}-token blocks)`;
+}
+
+/** `agent-trace export FILE --to …`: the sessions as a block-hash trace for AIPerf, Mooncake or vllm bench. */
+export async function runExport(argv: readonly string[]): Promise<number> {
+  const a = parseShareArgs('export', argv, ['-o', '--format', '--no-redact', '--to', '--replicas', '--stagger-s', '--session']);
+  if (a.files.length !== 1) throw new UsageError('export needs one FILE');
+  if (!a.to) throw new UsageError(`export needs --to (${REPLAY_TARGETS.join(', ')})`);
+  if (!a.out) throw new UsageError('export needs -o OUT.jsonl');
+  const file = a.files[0]!;
+  await refuseOverwrite([file], a.out);
+  const parsed = await parseFile(file, a.format);
+  if (parsed.problem) {
+    process.stderr.write(`${file}: ${parsed.problem.message}\n`);
+    return 1;
+  }
+  const options: ReplayOptions = { replicas: a.replicas, staggerS: a.staggerS, sessions: a.sessions.length > 0 ? a.sessions : null };
+  let e: ReplayExport;
+  try {
+    e = buildReplayExport(parsed.model, a.to, options);
+  } catch (err) {
+    if (err instanceof ReplayError) {
+      process.stderr.write(`${file}: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const redactor = a.noRedact ? null : createRedactor();
+  const text = await redactJsonLinesText(replayJsonLines(e), redactor);
+  await writeFile(a.out, text);
+  const lines = [
+    `${a.out}: ${e.records.length} ${a.to} rows from ${e.sessions.length} session${e.sessions.length === 1 ? '' : 's'} × ${a.replicas} replica${a.replicas === 1 ? '' : 's'}` +
+      `${a.replicas > 1 ? `, ${a.staggerS} s apart` : ''} (${REPLAY_BLOCK_TOKENS[a.to]}-token blocks)`,
+    await readBackLine(e, text),
+    ...e.notes.map((n) => `note: ${n}`),
+    redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)',
+    `compare with a replay's results: agent-trace compare ${quote(file)} RESULTS --to ${a.to}${a.replicas > 1 ? ` --replicas ${a.replicas} --stagger-s ${a.staggerS}` : ''}${a.sessions.map((s) => ` --session ${quote(s)}`).join('')}`,
+  ];
+  process.stderr.write(lines.join('\n') + '\n');
+  return 0;
+}
+
+/** A shell word: quoted when it holds anything but safe characters. */
+export function quote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Reads a what-if document (the panel's Export JSON): a clear message naming the bad field. */
+async function readWhatIf(path: string): Promise<WhatIfDocument> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`--whatif ${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  try {
+    return parseWhatIfDocument(value);
+  } catch (e) {
+    if (e instanceof WhatIfDocumentError) throw new UsageError(`--whatif ${path} is not a what-if export (the panel's Export JSON): ${e.message}`);
+    throw e;
+  }
+}
+
+/** The package root (dist/ and media/): the CLI runs as dist/cli.js. */
+function packageRoot(): string {
+  return resolve(__dirname, '..');
+}
+
+/** `agent-trace report FILE... -o REPORT.html`: one self-contained HTML file with the inspector's views of every trace. */
+export async function runReport(argv: readonly string[], generator: string): Promise<number> {
+  const a = parseShareArgs('report', argv, ['-o', '--format', '--no-redact', '--session', '--whatif']);
+  if (a.files.length === 0) throw new UsageError('report needs at least one FILE');
+  if (!a.out) throw new UsageError('report needs -o REPORT.html');
+  await refuseOverwrite(a.files, a.out);
+  const whatIf = a.whatIf ? await readWhatIf(a.whatIf) : null;
+  // Prices of the CLI's analyze: @pydantic/genai-prices and the project's dated supplement.
+  const prices = createPriceBook();
+  const traces: ReportTrace[] = [];
+  for (const file of a.files) {
+    const parsed = await parseFile(file, a.format);
+    if (parsed.problem) {
+      process.stderr.write(`${file}: ${parsed.problem.message}\n`);
+      return 1;
+    }
+    // The what-if belongs to the trace it was run on (its file), or to the only trace.
+    const own = whatIf && (a.files.length === 1 || (whatIf.input.file !== null && resolve(whatIf.input.file) === resolve(file))) ? whatIf : null;
+    // --session picks sessions in whichever trace has them.
+    const sessions = a.sessions.filter((s) => parsed.model.sessions.some((x) => x.id === s || x.id.startsWith(s)));
+    if (a.sessions.length > 0 && sessions.length === 0) continue;
+    traces.push(buildReportTrace(parsed, basename(file), { sessions, whatIf: own, prices, formatChosen: a.format !== null }));
+  }
+  const missing = a.sessions.filter((s) => !traces.some((t) => t.view.sessions.some((x) => x.summary.id === s || x.summary.id.startsWith(s))));
+  if (missing.length > 0) throw new UsageError(`--session ${missing.join(', ')}: no such session in ${a.files.join(', ')}`);
+  if (whatIf && !traces.some((t) => t.whatIf)) process.stderr.write(`note: --whatif ${a.whatIf} was run on ${whatIf.input.file ?? 'another trace'} (session ${whatIf.input.session ?? '?'}), which this report does not hold: it is left out\n`);
+  const doc: ReportDocument = {
+    schema: 1,
+    title: traces.length === 1 ? `Agent trace report: ${traces[0]!.view.fileName}` : `Agent trace report: ${traces.length} traces`,
+    generatedAt: new Date().toISOString(),
+    generator,
+    traces,
+    redaction: null,
+  };
+  const redactor = a.noRedact ? null : createRedactor();
+  const html = reportHtml(await redactReport(doc, redactor), await readReportAssets(packageRoot()));
+  await writeFile(a.out, html);
+  const sessions = traces.reduce((n, t) => n + t.view.sessions.length, 0);
+  const calls = traces.reduce((n, t) => n + t.view.sessions.reduce((m, s) => m + s.calls.length, 0), 0);
+  const size = (await stat(a.out)).size;
+  process.stderr.write(
+    `${a.out}: ${traces.length} trace${traces.length === 1 ? '' : 's'}, ${sessions} sessions, ${calls} LLM calls${traces.some((t) => t.whatIf) ? ', the what-if scenario' : ''}, ${(size / 1024).toFixed(0)} KB; opens offline in any browser\n` +
+      `${redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)'}\n`,
+  );
+  return 0;
+}
+
+/** `agent-trace compare FILE RESULTS`: a replay's measured results beside the trace and the simulator's prediction. */
+export async function runCompare(argv: readonly string[]): Promise<number> {
+  const a = parseShareArgs('compare', argv, ['--format', '--no-redact', '--to', '--replicas', '--stagger-s', '--session', '--whatif', '--json']);
+  if (a.files.length !== 2) throw new UsageError('compare needs the trace FILE and the RESULTS file (AIPerf profile_export.jsonl or a vllm bench result)');
+  const [file, resultsFile] = a.files as [string, string];
+  const given = new Set(argv);
+  let whatIfRaw: { input?: { params?: unknown; replicas?: { replicas?: unknown; staggerS?: unknown } } } | null = null;
+  if (a.whatIf) {
+    await readWhatIf(a.whatIf); // refuses what is not a what-if export, naming the field
+    whatIfRaw = JSON.parse(await readFile(a.whatIf, 'utf8'));
+  }
+  // Replicas and stagger: the command line's, else the what-if's (the scenario replayed), else 1 and 0.
+  const replicas = given.has('--replicas') ? a.replicas : typeof whatIfRaw?.input?.replicas?.replicas === 'number' ? whatIfRaw.input.replicas.replicas : 1;
+  const staggerS = given.has('--stagger-s') ? a.staggerS : typeof whatIfRaw?.input?.replicas?.staggerS === 'number' ? whatIfRaw.input.replicas.staggerS : 0;
+  const parsed = await parseFile(file, a.format);
+  if (parsed.problem) {
+    process.stderr.write(`${file}: ${parsed.problem.message}\n`);
+    return 1;
+  }
+  const results = await parseFile(resultsFile, null);
+  if (results.problem || (results.model.format !== 'aiperf' && results.model.format !== 'vllm-bench')) {
+    process.stderr.write(`${resultsFile}: ${results.problem?.message ?? `read as ${results.model.format}, not as AIPerf's profile_export.jsonl or a vllm bench result`}\n`);
+    return 1;
+  }
+  const target = a.to ?? (results.model.format === 'aiperf' ? 'aiperf' : 'mooncake');
+  let params: EngineParams;
+  try {
+    params = whatIfParams(whatIfRaw?.input?.params);
+  } catch (e) {
+    if (e instanceof ParamError) throw new UsageError(`--whatif ${a.whatIf}: ${e.message}`);
+    throw e;
+  }
+  let comparison: ReplayComparison;
+  try {
+    const e = buildReplayExport(parsed.model, target, { replicas, staggerS, sessions: a.sessions.length > 0 ? a.sessions : null });
+    // The session ids as the exported file has them: redacted the same way, unless the export was made with --no-redact.
+    const text = await redactJsonLinesText(replayJsonLines(e), a.noRedact ? null : createRedactor());
+    const ids = text.split('\n').filter((l) => l.length > 0).map((l) => {
+      const v = JSON.parse(l) as { session_id?: unknown };
+      return typeof v.session_id === 'string' ? v.session_id : null;
+    });
+    comparison = compareReplay(parsed.model, e, ids, results.model, predictReplay(parsed.model, e, params, runFast, replicas, staggerS));
+  } catch (err) {
+    if (err instanceof ReplayError || err instanceof ParamError) {
+      process.stderr.write(`${file}: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const input = { file, results: resultsFile, resultsFormat: results.model.format, target, replicas, staggerS, sessions: a.sessions, whatIf: a.whatIf, params };
+  process.stdout.write(a.json ? JSON.stringify({ input, ...comparison }, null, 2) + '\n' : `compare: ${basename(resultsFile)} (${results.model.format}) against ${basename(file)} exported --to ${target}, ${replicas} replica${replicas === 1 ? '' : 's'}${replicas > 1 ? ` ${staggerS} s apart` : ''}\n${renderComparison(comparison)}`);
+  return comparison.matched === 0 ? 1 : 0;
+}

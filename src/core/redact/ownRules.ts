@@ -1,0 +1,169 @@
+import type { Finding } from './finding';
+
+/**
+ * Our own detection rules, for what secretlint's recommended preset does not cover
+ * (docs/redaction.md): e-mail addresses, authorization headers, `.env`-style
+ * assignments, the user name in home-folder paths, and three provider keys taken from
+ * gitleaks' rule set (MIT, © 2019 Zachary Rice; config/gitleaks.toml at
+ * 09242ce9c8a60d9b051fc2d166f9e849b88c7ac0), rewritten for JavaScript's engine.
+ *
+ * Trace text is hostile, and JavaScript's regex engine backtracks: every pattern here is
+ * anchored with a look-behind or bounded so that no input makes it super-linear, and a
+ * unit test runs each through the recheck ReDoS checker.
+ */
+export interface OwnRule {
+  kind: string;
+  /** Global, and sticky-free; group `group` (0: the whole match) is what gets redacted. */
+  pattern: RegExp;
+  group: number;
+  /** Characters of the match after the group (0: the group ends the match). */
+  after?: number;
+  /** Redacted text that passes `accept` is redacted; the rest is left (placeholders, references). */
+  accept?: (value: string) => boolean;
+  /** The part of the group to redact (its start kept), or null to leave it: for judging in code what a regex should not. */
+  refine?: (value: string) => string | null;
+}
+
+/** Values of an assignment or header that are placeholders or references, not secrets. */
+const PLACEHOLDER = /^(?:\$|%|<|\{|\[|\*{3}|x{4}|X{4}|\.{3}|your[_-]|changeme$|redacted|none$|null$|undefined$|true$|false$)/i;
+/** A dotted reference (`process.env.API_TOKEN`, `settings.auth.token`): code, not a value. */
+const DOTTED_REFERENCE = /^[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){1,8}$/;
+/** Names that are home folders of a machine, not of a person: left as they are. */
+const MACHINE_USERS = new Set(['USER', 'user', 'runner', 'ubuntu', 'root', 'admin', 'vscode', 'node', 'app', 'Shared', 'Public', 'Default', 'runneradmin']);
+/** Words that make a name secret wherever they appear in it (`AWS_SECRET_ACCESS_KEY`, `db_password`, `SECRETKEY`). */
+const SECRET_WORD = /secret|passw(?:or)?d|passphrase|credential/i;
+/** Name parts that make it secret on their own (`GITHUB_TOKEN`, `_authToken`, `APIKEY`); `tokenizer` or `max_tokens` are not. */
+const SECRET_PARTS = new Set(['token', 'apikey', 'authkey', 'accesstoken', 'sessiontoken', 'authtoken']);
+/** What may come before `key` in a secret's name (`api_key`, `accessKey`, `PRIVATE_KEY`); `primary_key` or `sort_key` are not. */
+const KEY_QUALIFIERS = new Set(['api', 'access', 'secret', 'private', 'client', 'signing', 'encryption', 'master', 'license', 'service', 'account', 'subscription', 'auth', 'app', 'admin', 'deploy', 'webhook']);
+
+/** Whether an assignment's name says its value is secret, judged on the name's parts (snake, kebab, dotted or camel case). */
+export function isSecretName(name: string): boolean {
+  if (SECRET_WORD.test(name)) return true;
+  const parts = name
+    .split(/[_.-]+|(?<=[a-z0-9])(?=[A-Z])/)
+    .filter((p) => p.length > 0)
+    .map((p) => p.toLowerCase());
+  return parts.some(
+    (p, i) =>
+      SECRET_PARTS.has(p) ||
+      (p === 'key' && i > 0 && KEY_QUALIFIERS.has(parts[i - 1]!)) ||
+      // `PWD` alone is the shell's working folder; `DB_PWD` is a password.
+      (p === 'pwd' && parts.length > 1),
+  );
+}
+
+/** An e-mail domain: dotted labels and a top-level domain of letters (checked on the short captured text). */
+const EMAIL_DOMAIN = /^(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}$/;
+
+/** A URL without a user or password in it (`mongodb://localhost:27017/db`): an address, not a secret. */
+const URL_WITHOUT_CREDENTIALS = /^[A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/[^@\s]*$/;
+
+export const OWN_RULES: readonly OwnRule[] = [
+  {
+    // scheme://user:PASSWORD@host: secretlint's basicauth rule skips what looks like a
+    // placeholder (`YOUR_PASSWORD`); a shared trace should lose those too.
+    kind: 'url-password',
+    pattern: /:\/\/[^\s/:@]{1,64}:([^\s/@]{1,128})@/g,
+    group: 1,
+    after: 1,
+  },
+  {
+    // The look-behind keeps this linear: without it, a long run of word characters is
+    // re-scanned from every start (a 1.9 MB Codex trace took 51 s). The domain is one
+    // character class matched greedily to its end (nothing to backtrack into); whether it
+    // is a real domain is judged in code (`refine`).
+    kind: 'email',
+    pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]+/g,
+    group: 0,
+    refine: (v) => {
+      // `git@github.com` is an SSH user, not a person.
+      if (v.startsWith('git@')) return null;
+      const trimmed = v.replace(/[.-]+$/, '');
+      const domain = trimmed.slice(trimmed.indexOf('@') + 1);
+      return EMAIL_DOMAIN.test(domain) ? trimmed : null;
+    },
+  },
+  {
+    kind: 'bearer-token',
+    pattern: /(?<![A-Za-z0-9_])[Bb]earer[ \t]{1,8}([A-Za-z0-9._~+/-]{12,}=*)/g,
+    group: 1,
+  },
+  {
+    // `Authorization: Basic …`, `"authorization": "token …"` (GitHub), with or without a scheme.
+    kind: 'authorization-header',
+    pattern: /(?<![A-Za-z0-9_-])(?:[Pp]roxy-)?[Aa]uthorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?(?:(?:Basic|Token|token|Digest)[ \t]{1,8})?([A-Za-z0-9._~+/-]{8,}=*)/g,
+    group: 1,
+    accept: (v) => !PLACEHOLDER.test(v) && !/^(?:Bearer|bearer)$/.test(v),
+  },
+  {
+    // NAME=value, NAME: value, "name": "value" where NAME says it is secret. The name is
+    // matched as a bounded identifier and checked in code, so no run of letters can be
+    // split between name and keyword in many ways (recheck found that quadratic).
+    kind: 'env-assignment',
+    pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})["']?[ \t]{0,8}(?:=|:)[ \t]{0,8}["']?([^\s"'`$<>{}()[\],;]{8,})/g,
+    group: 2,
+  },
+  {
+    // /Users/NAME, /home/NAME, C:\Users\NAME (one or two backslashes: JSON-escaped text).
+    kind: 'home-user',
+    pattern: /(?:\/Users\/|\/home\/|(?<![A-Za-z])[A-Za-z]:\\{1,2}Users\\{1,2})([A-Za-z0-9._-]{1,64})/g,
+    group: 1,
+    accept: (v) => !MACHINE_USERS.has(v),
+  },
+  {
+    // Claude Code's project folders: ~/.claude/projects/-home-NAME-project.
+    kind: 'home-user',
+    pattern: /(?<![A-Za-z0-9])-(?:Users|home)-([A-Za-z0-9._]{1,64})-/g,
+    group: 1,
+    after: 1,
+    accept: (v) => !MACHINE_USERS.has(v),
+  },
+  {
+    // gitleaks `gcp-api-key`: \b(AIza[\w-]{35})(?:[\x60'"\s;]|\\[nr]|$)
+    kind: 'gcp-api-key',
+    pattern: /(?<![A-Za-z0-9_-])AIza[\w-]{35}(?![\w-])/g,
+    group: 0,
+  },
+  {
+    // gitleaks `jwt`: \b(ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9\/\\_-]{17,}\.(?:[a-zA-Z0-9\/\\_-]{10,}={0,2})?)
+    kind: 'jwt',
+    // Each run is taken whole (a look-ahead capture and its back-reference: JavaScript's
+    // atomic group), so a long run without the dot after it fails once, not once per length.
+    pattern: /\bey(?=([A-Za-z0-9]{17,}))\1\.ey(?=([A-Za-z0-9/_-]{17,}))\2\.(?:[A-Za-z0-9/_-]{10,}={0,2})?/g,
+    group: 0,
+  },
+  {
+    // gitleaks `anthropic-admin-api-key`: sk-ant-admin01-[a-zA-Z0-9_\-]{93}AA
+    kind: 'anthropic',
+    pattern: /(?<![A-Za-z0-9_-])sk-ant-admin01-[A-Za-z0-9_-]{93}AA(?![A-Za-z0-9_-])/g,
+    group: 0,
+  },
+];
+
+/** The env-assignment rule's extra conditions: a secret-sounding name and a value that is not a placeholder or a reference. */
+function envAssignmentFinding(match: RegExpExecArray): boolean {
+  const name = match[1] ?? '';
+  const value = match[2] ?? '';
+  return isSecretName(name) && !PLACEHOLDER.test(value) && !DOTTED_REFERENCE.test(value) && !URL_WITHOUT_CREDENTIALS.test(value) && !/^\d+(?:\.\d+)?$/.test(value);
+}
+
+/** Runs every own rule over `text`. */
+export function ownFindings(text: string): Finding[] {
+  const found: Finding[] = [];
+  for (const rule of OWN_RULES) {
+    rule.pattern.lastIndex = 0;
+    for (let m = rule.pattern.exec(text); m !== null; m = rule.pattern.exec(text)) {
+      const value = m[rule.group];
+      if (value === undefined || value.length === 0) continue;
+      if (rule.kind === 'env-assignment' ? !envAssignmentFinding(m) : rule.accept && !rule.accept(value)) continue;
+      const start = m.index + m[0].length - (rule.after ?? 0) - value.length;
+      const kept = rule.refine ? rule.refine(value) : value;
+      if (kept === null || kept.length === 0) continue;
+      found.push({ kind: rule.kind, start, end: start + kept.length });
+    }
+  }
+  // `user:PASSWORD@host` also reads as an e-mail address from the password on: it is the URL's password.
+  const passwords = new Set(found.filter((f) => f.kind === 'url-password').map((f) => f.start));
+  return passwords.size === 0 ? found : found.filter((f) => f.kind !== 'email' || !passwords.has(f.start));
+}

@@ -1,0 +1,221 @@
+import type { Finding, SecretDetector } from './finding';
+import { decodeLiteral, encodeLiteral, forEachStringLiteral } from './jsonStrings';
+import { ownFindings } from './ownRules';
+
+/**
+ * What was redacted, by kind: never a value. `occurrences` counts every replaced
+ * place, `distinct` the different values behind them.
+ */
+export interface RedactionSummary {
+  occurrences: number;
+  byKind: Record<string, { occurrences: number; distinct: number }>;
+  /** JSON strings (or plain texts) that changed. */
+  stringsChanged: number;
+  /** Which detectors ran, for the reader of the summary ("secretlint preset-recommend 13.0.4 + own rules"). */
+  detectors: string;
+}
+
+/** Strings shorter than this cannot hold anything a rule finds (the shortest, `/home/ab`, has 8 characters). */
+const MIN_SCANNED_LENGTH = 8;
+/** A decoded string that is a number written as text (OTLP's int64 values): never a secret, and its figure must stay. */
+const NUMBER_TEXT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+/** Joins the strings of a batch: no rule matches across an empty line, and a finding that does is cut at its string's end. */
+const SEPARATOR = '\n\n';
+/** Characters of decoded text per detector run: large enough to amortise the rules' set-up, small enough to bound memory. */
+const BATCH_CHARS = 1 << 20;
+
+/** What `placeholder` writes for a kind other than home-user. */
+const PLACEHOLDER_TEXT = /\[REDACTED:[a-z0-9-]{1,40}#\d{1,9}\]/g;
+
+/** A string holding a JSON object or array with escapes of its own (what a rule would misread). */
+function isNestedJson(value: string): boolean {
+  const first = value.charCodeAt(0);
+  if ((first !== 0x7b && first !== 0x5b) || value.indexOf('\\') === -1) return false;
+  try {
+    JSON.parse(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The text a kind's findings are replaced by. No quote or backslash, so JSON nested inside a string stays valid. */
+function placeholder(kind: string, n: number): string {
+  return kind === 'home-user' ? (n === 1 ? 'USER' : `USER${n}`) : `[REDACTED:${kind}#${n}]`;
+}
+
+interface PendingString {
+  /** Index of the text in the batch's list, and where the literal is in it. */
+  text: number;
+  start: number;
+  end: number;
+  /** Decoded value; for a literal that is not valid JSON, its raw inner text. */
+  value: string;
+  decoded: boolean;
+  /** The literal has its closing quote (a line cut inside a string has not). */
+  closed: boolean;
+  /** Already changed (JSON nested in it was redacted): written back even if the batch finds nothing more. */
+  rewritten: boolean;
+  /** Where the value starts in the joined batch. */
+  at: number;
+}
+
+/**
+ * Redacts secrets in JSON texts (a JSONL line, a whole JSON document) string literal by
+ * string literal: each literal is decoded, scanned, and re-encoded only if something was
+ * found, so everything outside strings (every number, the structure) stays byte for byte
+ * and a reader sees the same records. Decoding first matters: a secret followed by `\n`
+ * in the raw text would read as glued to the letter `n`, and rules anchored on word
+ * boundaries would miss it.
+ *
+ * The same value is always replaced by the same placeholder (`[REDACTED:aws#2]`), so
+ * two ids that were equal stay equal and two that differed stay different.
+ * One redactor per export: its summary counts everything it redacted.
+ */
+export class Redactor {
+  private readonly detectors: SecretDetector[];
+  private readonly numbering = new Map<string, Map<string, number>>();
+  private readonly counts = new Map<string, number>();
+  private changed = 0;
+
+  constructor(
+    extra: readonly SecretDetector[],
+    private readonly detectorNames: string,
+  ) {
+    this.detectors = [...extra, { detect: ownFindings }];
+  }
+
+  /** Redacts each text (JSON lines, or whole JSON documents); same order, same count. */
+  async redactJsonTexts(texts: readonly string[]): Promise<string[]> {
+    const out = texts.slice();
+    let batch: PendingString[] = [];
+    let chars = 0;
+    const flush = async (): Promise<void> => {
+      if (batch.length > 0) await this.redactBatch(batch, out);
+      batch = [];
+      chars = 0;
+    };
+    for (let t = 0; t < texts.length; t++) {
+      const text = texts[t]!;
+      const spans: Array<[number, number]> = [];
+      forEachStringLiteral(text, (start, end) => {
+        if (end - start >= MIN_SCANNED_LENGTH + 2) spans.push([start, end]);
+      });
+      for (const [start, end] of spans) {
+        const raw = text.slice(start, end);
+        const decoded = decodeLiteral(raw);
+        const closed = raw.length >= 2 && raw.endsWith('"');
+        // A literal that is not valid JSON (a cut or hand-broken line) is still scanned, raw.
+        let value = decoded ?? raw.slice(1, closed ? -1 : undefined);
+        if (value.length < MIN_SCANNED_LENGTH || NUMBER_TEXT.test(value)) continue;
+        let rewritten = false;
+        if (decoded !== null && isNestedJson(decoded)) {
+          // JSON inside a string (tool arguments): its own escapes would hide secrets from the rules, so redact it as JSON.
+          const [inner] = await this.redactJsonTexts([decoded]);
+          rewritten = inner !== decoded;
+          value = inner!;
+        }
+        chars += value.length + SEPARATOR.length;
+        batch.push({ text: t, start, end, value, decoded: decoded !== null, closed, rewritten, at: chars - value.length - SEPARATOR.length });
+      }
+      if (chars >= BATCH_CHARS) await flush();
+    }
+    await flush();
+    return out;
+  }
+
+  /** Redacts one plain text (not JSON): a file name, a message. */
+  async redactPlainText(text: string): Promise<string> {
+    if (text.length < MIN_SCANNED_LENGTH) return text;
+    const findings = await this.detect(text);
+    return findings.length === 0 ? text : this.apply(text, findings);
+  }
+
+  summary(): RedactionSummary {
+    const byKind: RedactionSummary['byKind'] = {};
+    let occurrences = 0;
+    for (const [kind, n] of [...this.counts].sort(([a], [b]) => a.localeCompare(b))) {
+      byKind[kind] = { occurrences: n, distinct: this.numbering.get(kind)?.size ?? 0 };
+      occurrences += n;
+    }
+    return { occurrences, byKind, stringsChanged: this.changed, detectors: this.detectorNames };
+  }
+
+  private async detect(text: string): Promise<Finding[]> {
+    const all: Finding[] = [];
+    for (const d of this.detectors) for (const f of await d.detect(text)) if (f.end > f.start) all.push(f);
+    return all;
+  }
+
+  private async redactBatch(batch: PendingString[], out: string[]): Promise<void> {
+    const joined = batch.map((b) => b.value).join(SEPARATOR);
+    const findings = await this.detect(joined);
+    // Each finding belongs to the string it starts in (binary search over the starts), cut at that string's end.
+    const perString = new Map<number, Finding[]>();
+    for (const f of findings) {
+      let lo = 0;
+      let hi = batch.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (batch[mid]!.at <= f.start) lo = mid;
+        else hi = mid - 1;
+      }
+      const s = batch[lo]!;
+      const start = f.start - s.at;
+      if (start >= s.value.length) continue; // in a separator
+      const list = perString.get(lo) ?? [];
+      list.push({ kind: f.kind, start, end: Math.min(f.end - s.at, s.value.length) });
+      perString.set(lo, list);
+    }
+    batch.forEach((s, i) => {
+      if (s.rewritten && !perString.has(i)) perString.set(i, []);
+    });
+    // Rewrite each text from its last literal to its first, so earlier offsets stay valid.
+    const indexes = [...perString.keys()].sort((a, b) => b - a);
+    for (const i of indexes) {
+      const s = batch[i]!;
+      const found = perString.get(i)!;
+      const redacted = found.length > 0 ? this.apply(s.value, found) : s.value;
+      if (redacted === s.value && !s.rewritten) continue;
+      // Raw text goes back raw: the placeholders hold no quote or backslash.
+      const literal = s.decoded ? encodeLiteral(redacted) : `"${redacted}${s.closed ? '"' : ''}`;
+      const text = out[s.text]!;
+      out[s.text] = text.slice(0, s.start) + literal + text.slice(s.end);
+    }
+  }
+
+  /** Replaces the findings in `value`; overlapping findings merge, the earliest (then longest) naming the kind. */
+  private apply(value: string, all: Finding[]): string {
+    // A placeholder written by an earlier pass (JSON nested in a string) is not a secret to number again.
+    const placed: Array<[number, number]> = [];
+    for (const m of value.matchAll(PLACEHOLDER_TEXT)) placed.push([m.index, m.index + m[0].length]);
+    const findings = placed.length === 0 ? all : all.filter((f) => !placed.some(([s, e]) => f.start >= s && f.end <= e));
+    if (findings.length === 0) return value;
+    findings.sort((a, b) => a.start - b.start || b.end - a.end);
+    let out = '';
+    let pos = 0;
+    let i = 0;
+    while (i < findings.length) {
+      const first = findings[i]!;
+      let end = first.end;
+      let j = i + 1;
+      while (j < findings.length && findings[j]!.start < end) end = Math.max(end, findings[j++]!.end);
+      const start = Math.max(first.start, pos);
+      const secret = value.slice(first.start, end);
+      out += value.slice(pos, start) + placeholder(first.kind, this.number(first.kind, secret));
+      this.counts.set(first.kind, (this.counts.get(first.kind) ?? 0) + 1);
+      pos = end;
+      i = j;
+    }
+    this.changed += 1;
+    return out + value.slice(pos);
+  }
+
+  private number(kind: string, secret: string): number {
+    let values = this.numbering.get(kind);
+    if (!values) this.numbering.set(kind, (values = new Map()));
+    let n = values.get(secret);
+    if (n === undefined) values.set(secret, (n = values.size + 1));
+    return n;
+  }
+}

@@ -1,0 +1,253 @@
+import { arr, isObject, num, obj, parseArguments, str } from '../json';
+import type { JsonObject } from '../json';
+import { patchTarget } from './toolOutput';
+
+/**
+ * Codex "code mode" (CLI 0.14x and later): the model runs every tool through one freeform
+ * `exec` tool whose input is JavaScript (`await tools.exec_command({cmd: "npm test"})`,
+ * `await tools.apply_patch("*** Begin Patch…")`), plus `wait` for a script still running
+ * and `request_user_input`. The script's own result starts with `Script completed`,
+ * `Script failed` or `Script running with cell ID N` (0.144–0.152; later versions add
+ * `with cell ID N` to every status and write `Script terminated`), then `Wall time …` and
+ * `Output:` (openai/codex `codex-rs/code-mode`; docs/design/formats.md §2). Nested commands
+ * are also written as `event_msg/item_completed` items (0.15x: `CommandExecution` with argv
+ * and `exit_code`, `FileChange`) or `patch_apply_end` events (0.14x), with `exec-…` ids.
+ */
+
+/** The freeform tool that runs a code-mode script, and the one that waits for it. */
+export const CODE_MODE_EXEC = 'exec';
+export const CODE_MODE_WAIT = 'wait';
+
+/** What a script asks its nested tools to do, as far as its source text shows. */
+export interface ScriptActions {
+  /** `cmd` / `command` of each `tools.exec_command(...)` / `tools.shell(...)` call, in order. */
+  commands: string[];
+  /** The first file each `tools.apply_patch(...)` changes. */
+  patchedFiles: string[];
+}
+
+/** Nested tools that run a shell command. */
+const SHELL_NESTED = /^(?:exec_command|shell|shell_command|local_shell)$/;
+
+/**
+ * Reads the nested tool calls of a script from its source. Only literal arguments are
+ * understood (a command built at run time stays unknown); that is what models write.
+ */
+export function scriptActions(source: string): ScriptActions {
+  const commands: string[] = [];
+  const patchedFiles: string[] = [];
+  const call = /tools\s*\.\s*([A-Za-z_$][\w$]*)\s*\(/g;
+  for (const m of source.matchAll(call)) {
+    const name = m[1]!;
+    const at = m.index! + m[0].length;
+    const arg = leadingLiteral(source, at) ?? declaredLiteral(source, at);
+    if (SHELL_NESTED.test(name)) {
+      const args = arg === null ? null : typeof arg === 'string' ? { cmd: arg } : arg;
+      const cmd = args ? (str(args['cmd']) ?? str(args['command']) ?? joined(args['command'])) : null;
+      if (cmd !== null) commands.push(cmd);
+    } else if (name === 'apply_patch') {
+      // A patch built at run time (`patch.replace(…)`) still starts from a patch literal in the script.
+      const patch = typeof arg === 'string' ? arg : arg ? (str(arg['input']) ?? str(arg['patch'])) : firstPatchLiteral(source);
+      const target = patch === null ? null : patchTarget(patch);
+      if (target !== null) patchedFiles.push(target);
+    }
+  }
+  return { commands, patchedFiles };
+}
+
+/**
+ * The literal a variable passed at `at` was declared with: models write
+ * `const patch = "*** Begin Patch…"; await tools.apply_patch(patch)` (observed on 0.144 and 0.152).
+ */
+function declaredLiteral(source: string, at: number): JsonObject | string | null {
+  const name = /^\s*([A-Za-z_$][\w$]*)\s*[,)]/.exec(source.slice(at))?.[1];
+  if (name === undefined) return null;
+  const declaration = new RegExp(`\\b(?:const|let|var)\\s+${name.replace(/\$/g, '\\$')}\\s*=\\s*`).exec(source);
+  return declaration ? leadingLiteral(source, declaration.index + declaration[0].length) : null;
+}
+
+/** The first string literal of a script that holds a patch (`*** Begin Patch`). */
+function firstPatchLiteral(source: string): string | null {
+  for (const m of source.matchAll(/["'`]/g)) {
+    if (!source.slice(m.index! + 1, m.index! + 40).startsWith('*** Begin Patch')) continue;
+    const literal = leadingLiteral(source, m.index!);
+    if (typeof literal === 'string') return literal;
+  }
+  return null;
+}
+
+function joined(value: unknown): string | null {
+  const parts = arr(value);
+  return parts && parts.length > 0 && parts.every((p) => typeof p === 'string') ? parts.join(' ') : null;
+}
+
+/**
+ * The literal argument that starts at `at`: a string (double, single or back-quoted) or an
+ * object literal whose keys may be unquoted (`{cmd: "ls", "workdir": "/x"}`); null otherwise.
+ */
+function leadingLiteral(source: string, at: number): JsonObject | string | null {
+  let i = at;
+  while (i < source.length && /\s/.test(source[i]!)) i++;
+  const open = source[i];
+  if (open === '"' || open === "'" || open === '`') {
+    const end = closingQuote(source, i);
+    return end < 0 ? null : unescapeJs(source.slice(i + 1, end), open);
+  }
+  if (open !== '{') return null;
+  const end = closingBrace(source, i);
+  if (end < 0) return null;
+  const text = source.slice(i, end + 1);
+  return parseArguments(text) ?? parseArguments(toJson(text));
+}
+
+function closingQuote(source: string, start: number): number {
+  const quote = source[start];
+  for (let i = start + 1; i < source.length; i++) {
+    if (source[i] === '\\') i++;
+    else if (source[i] === quote) return i;
+  }
+  return -1;
+}
+
+function closingBrace(source: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === '"' || c === "'" || c === '`') {
+      i = closingQuote(source, i);
+      if (i < 0) return -1;
+    } else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+function unescapeJs(body: string, quote: string): string {
+  return body.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/gs, (_, e: string) => {
+    if (e[0] === 'u' || e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
+    return e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e === quote || e === '\\' ? e : e;
+  });
+}
+
+/** A JavaScript object literal with unquoted keys and single-quoted strings as JSON (best effort). */
+function toJson(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"' || c === "'" || c === '`') {
+      const end = closingQuote(text, i);
+      if (end < 0) return text;
+      out += JSON.stringify(unescapeJs(text.slice(i + 1, end), c));
+      i = end;
+    } else if (/[A-Za-z_$]/.test(c) && /[{,]\s*$/.test(out)) {
+      let j = i;
+      while (j < text.length && /[\w$]/.test(text[j]!)) j++;
+      const word = text.slice(i, j);
+      out += /^\s*:/.test(text.slice(j)) ? JSON.stringify(word) : word;
+      i = j - 1;
+    } else out += c;
+  }
+  return out.replace(/,\s*([}\]])/g, '$1');
+}
+
+/** How a code-mode script ended, from the header of its result. */
+export interface ScriptOutcome {
+  /** `terminated`: the runtime stopped the script (interrupted, or over its time limit). */
+  status: 'completed' | 'failed' | 'terminated' | 'running';
+  /** The cell a running script can be waited on with. */
+  cellId: string | null;
+  /** `Wall time` of the script, ms. */
+  durationMs: number | null;
+  /** Exit codes of the nested commands whose results the script printed as JSON (`{exit_code, output}`). */
+  exitCodes: number[];
+  /** The text after `Output:`. */
+  body: string;
+}
+
+/**
+ * Reads a code-mode result (`Script completed|failed|terminated [with cell ID N]`, or
+ * `Script running with cell ID N [after explicit yield]`, then `Wall time … / Output:`);
+ * null when the text is not one.
+ */
+export function scriptOutcome(text: string): ScriptOutcome | null {
+  const head = /^Script (completed|failed|terminated|running)(?: with cell ID (\S+))?(?: after explicit yield)?\s*$/.exec(text.split('\n', 1)[0] ?? '');
+  if (!head) return null;
+  const status = head[1] as ScriptOutcome['status'];
+  const wall = /^Wall time:? (\d+(?:\.\d+)?) seconds?\s*$/m.exec(text);
+  const split = text.indexOf('\nOutput:');
+  const body = split >= 0 ? text.slice(split + '\nOutput:'.length).replace(/^\n/, '') : '';
+  const exitCodes: number[] = [];
+  for (const line of body.split('\n')) {
+    const t = line.trim();
+    if (!t.startsWith('{') || !t.includes('exit_code')) continue;
+    const value = parseArguments(t);
+    const code = value ? num(value['exit_code']) : null;
+    if (code !== null && Number.isInteger(code)) exitCodes.push(code);
+  }
+  for (const m of body.matchAll(/^Process exited with code (-?\d+)\s*$/gm)) exitCodes.push(Number(m[1]));
+  return { status, cellId: head[2] ?? null, durationMs: wall ? Math.round(Number(wall[1]) * 1000) : null, exitCodes, body };
+}
+
+/** A nested command or file change Codex reported with `event_msg/item_completed`. */
+export interface NestedItem {
+  kind: 'command' | 'file-change';
+  id: string | null;
+  command: string | null;
+  files: string[];
+  exitCode: number | null;
+  failed: boolean | null;
+}
+
+/** Reads an `item_completed` payload's item when it is a command execution or a file change. */
+export function nestedItem(payload: JsonObject): NestedItem | null {
+  const item = obj(payload['item']);
+  if (!item) return null;
+  const type = (str(item['type']) ?? '').toLowerCase();
+  const status = (str(item['status']) ?? '').toLowerCase();
+  const failed = status === 'failed' || status === 'declined' ? true : status === 'completed' ? false : null;
+  if (type === 'commandexecution') {
+    const exitCode = num(item['exit_code'] ?? item['exitCode']);
+    const raw = item['command'];
+    const command = str(raw) !== null ? commandText(str(raw)!) : argvText(raw);
+    const code = exitCode !== null && Number.isInteger(exitCode) ? exitCode : null;
+    return { kind: 'command', id: str(item['id']) ?? str(item['call_id']), command, files: [], exitCode: code, failed: code !== null ? code !== 0 : failed };
+  }
+  if (type === 'filechange') {
+    const changes = obj(item['changes']);
+    const files = changes ? Object.keys(changes) : (arr(item['changes']) ?? []).filter(isObject).map((c) => str(c['path'])).filter((p): p is string => p !== null);
+    return { kind: 'file-change', id: str(item['id']), command: null, files, exitCode: null, failed };
+  }
+  return null;
+}
+
+/**
+ * A `patch_apply_end` event (0.14x code mode writes one for each nested `apply_patch`, with an
+ * `exec-…` call id): the files it changed and whether it succeeded. Null when it is not one.
+ */
+export function patchApplied(payload: JsonObject): NestedItem | null {
+  const changes = obj(payload['changes']);
+  const success = payload['success'];
+  if (!changes && typeof success !== 'boolean') return null;
+  return { kind: 'file-change', id: str(payload['call_id']), command: null, files: changes ? Object.keys(changes) : [], exitCode: null, failed: typeof success === 'boolean' ? !success : null };
+}
+
+/** A command logged as a JSON array string (`["/bin/zsh","-lc","npm test"]`) as one line. */
+function commandText(raw: string): string {
+  if (!raw.startsWith('[')) return raw;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return argvText(parsed) ?? raw;
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * An argv as the command a person typed: Codex runs every nested command through the user's
+ * shell (`["/bin/zsh","-lc","cat missing.txt"]`, observed on 0.152), so the script is the command.
+ */
+function argvText(value: unknown): string | null {
+  const parts = arr(value);
+  if (parts && parts.length === 3 && parts.every((p) => typeof p === 'string') && /(?:^|[\\/])(?:ba|z|da|k)?sh$/.test(parts[0] as string) && /^-[a-z]*c$/.test(parts[1] as string)) return parts[2] as string;
+  return joined(value);
+}

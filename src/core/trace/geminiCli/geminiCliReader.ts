@@ -1,0 +1,228 @@
+import type { JsonDocument, JsonPath } from '../formatDefinition';
+import { arr, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
+import type { JsonObject } from '../json';
+import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
+import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
+import { countSkipped } from '../recordReader';
+import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
+import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
+
+const PREVIEW_MAX = 160;
+const EVENT_TEXT_MAX = 300;
+/** Message types Gemini CLI records in a chat (packages/core chatRecordingService). */
+const MESSAGE_TYPES = new Set(['user', 'gemini', 'info', 'error', 'warning']);
+/** What Gemini CLI writes in a tool call's status when the user refused or stopped it. */
+const CANCELLED = 'cancelled';
+
+/** A chat session document: `{sessionId, projectHash, startTime, messages: [...]}`. */
+export function isGeminiChat(v: unknown): v is JsonObject {
+  if (!isObject(v) || typeof v['sessionId'] !== 'string' || typeof v['projectHash'] !== 'string') return false;
+  const messages = arr(v['messages']);
+  return messages !== null && messages.slice(0, 5).every(isGeminiMessage);
+}
+
+/** One recorded message: an id, a time and a known type. */
+export function isGeminiMessage(v: unknown): v is JsonObject {
+  return isObject(v) && typeof v['id'] === 'string' && typeof v['timestamp'] === 'string' && MESSAGE_TYPES.has(str(v['type']) ?? '');
+}
+
+/** The same test as isGeminiMessage, without narrowing the record's type away in the other branches. */
+function isGeminiRecordMessage(r: JsonObject): boolean {
+  return isGeminiMessage(r);
+}
+
+/** A record of the JSON Lines chat files newer CLIs write: the session header, a message, or a `$set` update. */
+export function isGeminiRecord(r: JsonObject): boolean {
+  if (isGeminiMessage(r)) return true;
+  if (typeof r['sessionId'] === 'string' && typeof r['projectHash'] === 'string') return true;
+  const set = obj(r['$set']);
+  return set !== null && Object.keys(r).length === 1 && ('lastUpdated' in set || 'messages' in set || 'summary' in set);
+}
+
+/** A message's text: a string, or the text parts of a part list. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return (arr(content) ?? [])
+    .map((p) => (isObject(p) ? (str(p['text']) ?? '') : ''))
+    .filter((t) => t !== '')
+    .join('\n');
+}
+
+/**
+ * Gemini usage metadata as recorded: `input` (promptTokenCount) includes `cached`
+ * (cachedContentTokenCount); `tool` (toolUsePromptTokenCount) is further prompt read from
+ * tool results; `output` (candidatesTokenCount) excludes `thoughts` (thoughtsTokenCount).
+ */
+function tokensOf(t: JsonObject | null): CallTokens {
+  if (!t) return unknownTokens();
+  const prompt = count(t['input']);
+  const tool = count(t['tool']) ?? 0;
+  const input = prompt === null ? null : prompt + tool;
+  const cached = 'cached' in t ? count(t['cached']) : null;
+  const candidates = count(t['output']);
+  const thoughts = count(t['thoughts']);
+  return {
+    input,
+    cached,
+    appended: input !== null && cached !== null && cached <= input ? input - cached : null,
+    cacheWrite: null,
+    output: candidates === null ? null : candidates + (thoughts ?? 0),
+    reasoningOutput: thoughts,
+  };
+}
+
+/** The file a Gemini CLI tool acts on (read_file, write_file, replace, read_many_files…). */
+function targetOf(args: JsonObject): string | null {
+  return str(args['file_path']) ?? str(args['absolute_path']) ?? str(args['path']) ?? null;
+}
+
+/** A failed or cancelled tool call's text: the function response's error, else what was shown. */
+function toolErrorText(tc: JsonObject): string {
+  for (const r of arr(tc['result']) ?? []) {
+    const response = obj(obj(obj(r)?.['functionResponse'])?.['response']);
+    const error = response ? (str(response['error']) ?? str(response['output'])) : null;
+    if (error) return error;
+  }
+  return textOf(tc['resultDisplay']) || str(tc['status']) || 'failed';
+}
+
+/** Messages in order, a re-written message (same id) replacing the earlier copy in place. */
+interface Collected {
+  message: JsonObject;
+  source: SourceRef;
+}
+
+/**
+ * Builds one session from Gemini CLI chat messages (`~/.gemini/tmp/<project>/chats/`).
+ * Each `gemini` message with `tokens` is one model response, one LLM call; its
+ * `toolCalls` (with `status` and `result`) are the tool calls; `user` messages are the
+ * typed prompts; `error` messages about the API are API errors; an `info` about
+ * compressing the chat history is a compaction.
+ */
+function buildSession(header: JsonObject, messages: readonly Collected[], diagnostics: Diagnostic[], skipped: Record<string, number>): Session {
+  const calls: LlmCall[] = [];
+  const turns: UserTurn[] = [];
+  const compactions: Compaction[] = [];
+  const events: SessionEvent[] = [];
+  let lastInputMs: number | null = null;
+  for (const { message: m, source } of messages) {
+    const type = str(m['type']);
+    const timeMs = isoMs(m['timestamp']);
+    const text = textOf(m['content']);
+    if (type === 'user') {
+      turns.push({ index: turns.length, startMs: timeMs, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source });
+      lastInputMs = timeMs;
+      continue;
+    }
+    if (type === 'gemini') {
+      const tools: ToolCall[] = [];
+      for (const tc of arr(m['toolCalls']) ?? []) {
+        if (!isObject(tc)) continue;
+        const name = str(tc['name']);
+        if (name === null) continue;
+        const args = obj(tc['args']) ?? {};
+        const tool = requestedToolCall({ id: str(tc['id']) ?? `${str(m['id'])}/${tools.length}`, name, targetFile: targetOf(args), command: str(args['command']), startMs: isoMs(tc['timestamp']) ?? timeMs, source });
+        const status = str(tc['status']);
+        if (status === 'success' || status === 'error' || status === CANCELLED) {
+          tool.isError = status !== 'success';
+          tool.resultSource = source;
+          if (tool.isError) tool.errorText = clip(status === CANCELLED ? `cancelled: the user rejected or stopped the call. ${toolErrorText(tc)}` : toolErrorText(tc), ERROR_TEXT_MAX);
+        }
+        tools.push(tool);
+      }
+      calls.push({
+        id: str(m['id']) ?? `message-${calls.length + 1}`,
+        index: calls.length,
+        turn: turns.length > 0 ? turns.length - 1 : null,
+        model: str(m['model']),
+        startMs: lastInputMs,
+        endMs: timeMs,
+        tokens: tokensOf(obj(m['tokens'])),
+        server: null,
+        blocks: null,
+        toolCalls: tools,
+        source,
+      });
+      lastInputMs = timeMs;
+      continue;
+    }
+    if (type === 'error' && /api|quota|rate limit|429|503|overloaded|resource exhausted/i.test(text)) {
+      const clipped = clip(text.trim(), EVENT_TEXT_MAX);
+      events.push({ kind: 'api-error', beforeCall: calls.length, timeMs, text: clipped, source });
+      diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `API request failed: ${clipped}` });
+      continue;
+    }
+    if (type === 'info' && /compress/i.test(text)) {
+      compactions.push({ beforeCall: calls.length, trigger: null, preTokens: null, timeMs, source });
+      continue;
+    }
+    countSkipped(skipped, `message:${type ?? '(no type)'}`);
+  }
+  const session: Session = {
+    id: str(header['sessionId']) ?? 'gemini-session',
+    parentId: null,
+    parentToolCallId: null,
+    role: 'main',
+    agent: { name: 'gemini-cli', version: null },
+    model: mostUsedModel(calls),
+    cwd: null,
+    title: str(header['summary']),
+    calls,
+    turns,
+    compactions,
+  };
+  if (events.length > 0) session.events = events;
+  return session;
+}
+
+/** A chat session saved as one JSON document (Gemini CLI up to 0.3x). */
+export function readGeminiDocument(doc: JsonDocument): ReaderResult {
+  const diagnostics: Diagnostic[] = [];
+  const skipped: Record<string, number> = emptyRecord();
+  const v = doc.value as JsonObject;
+  const messages = (arr(v['messages']) ?? []).flatMap((m, i): Collected[] => (isGeminiMessage(m) ? [{ message: m, source: doc.locate(['messages', i] as JsonPath) }] : []));
+  return { sessions: [buildSession(v, dedupe(messages), diagnostics, skipped)], diagnostics, skippedRecords: skipped };
+}
+
+/** The last copy of each message id, at the place of its first copy. */
+function dedupe(messages: readonly Collected[]): Collected[] {
+  const at = new Map<string, number>();
+  const out: Collected[] = [];
+  for (const c of messages) {
+    const id = str(c.message['id']);
+    const i = id === null ? undefined : at.get(id);
+    if (i === undefined) {
+      if (id !== null) at.set(id, out.length);
+      out.push(c);
+    } else out[i] = c;
+  }
+  return out;
+}
+
+/**
+ * A chat session written as JSON Lines (newer Gemini CLI): a header record, then each
+ * message as it is recorded; a message recorded again (when its tool calls finish) replaces
+ * the earlier copy, and `$set` records update the header.
+ */
+export class GeminiRecordReader implements RecordReader {
+  private header: JsonObject = {};
+  private readonly messages: Collected[] = [];
+  private readonly diagnostics: Diagnostic[] = [];
+  private readonly skipped: Record<string, number> = emptyRecord();
+
+  record({ value, source }: TraceRecord): void {
+    const set = obj(value['$set']);
+    if (isGeminiRecordMessage(value)) this.messages.push({ message: value, source });
+    else if (set) this.header = { ...this.header, ...set };
+    else if (typeof value['sessionId'] === 'string') {
+      this.header = { ...this.header, ...value };
+      // A whole-session record in JSON Lines (one JSON chat per line) carries its own messages.
+      for (const m of arr(value['messages']) ?? []) if (isGeminiMessage(m)) this.messages.push({ message: m, source });
+    } else countSkipped(this.skipped, '(not a Gemini CLI record)');
+  }
+
+  finish(): ReaderResult {
+    if (this.messages.length === 0 && Object.keys(this.header).length === 0) return { sessions: [], diagnostics: this.diagnostics, skippedRecords: this.skipped };
+    return { sessions: [buildSession(this.header, dedupe(this.messages), this.diagnostics, this.skipped)], diagnostics: this.diagnostics, skippedRecords: this.skipped };
+  }
+}

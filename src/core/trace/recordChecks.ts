@@ -1,0 +1,137 @@
+/**
+ * Checks every parsed record (and whole document) gets before a format reader sees it,
+ * so no reader has to defend itself against the two kinds of hostile JSON that broke
+ * them: values nested thousands of levels deep (any recursive walk, `JSON.stringify`
+ * and `postMessage` included, overflows the stack on them) and token counts that are
+ * not counts ("0x10", -5, 1e308, 2^64), which turned sums into ∞ and ratios into NaN.
+ *
+ * Both walks are iterative (an explicit stack), so they are safe on any input.
+ */
+
+/** The largest whole number a double holds exactly; a larger "count" has lost digits. */
+export const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+
+/** Keys whose value is a token count or a list of them (input_tokens, promptTokens, input_lens, input_length…). */
+const COUNT_KEY = /(tokens|_lens|_length)$/i;
+/** Objects whose plain fields are all token counts (the canonical `tokens`). */
+const COUNT_OBJECT_KEY = /^tokens$/i;
+/** A count written as a string: decimal digits only (OTLP writes int64 values that way). */
+const DECIMAL_COUNT = /^\s*\d+\s*$/;
+
+/** True when `value` is a usable token count (or a decimal string of one). */
+export function isCountLike(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 && value <= MAX_COUNT;
+  if (typeof value === 'string') return DECIMAL_COUNT.test(value) && Number(value) <= MAX_COUNT;
+  return false;
+}
+
+/** A bad count found by `checkRecord`: where it was (the keys and indexes down to it) and what it held. */
+export interface BadCount {
+  path: Array<string | number>;
+  /** What the count is called: its key (with its parent's), or an OTLP attribute's name. */
+  name: string;
+  raw: unknown;
+}
+
+/** What `checkRecord` found. */
+export interface RecordCheck {
+  /** The value nests deeper than the limit; nothing else was checked. */
+  tooDeep: boolean;
+  /** Token counts that were not counts; each was replaced with null in the value. */
+  badCounts: BadCount[];
+}
+
+interface Node {
+  value: unknown;
+  depth: number;
+  parent: Node | null;
+  key: string | number;
+  /** Every plain field of this value is a count (it sits under `tokens` or `usage`). */
+  countsInside: boolean;
+}
+
+/** "usage.input_tokens": the key and the nearest named parent. */
+function nameOf(node: Node, key: string | null): string {
+  const names: string[] = key === null ? [] : [key];
+  for (let n: Node | null = node; n && n.parent && names.length < 2; n = n.parent) if (typeof n.key === 'string') names.unshift(n.key);
+  return names.join('.');
+}
+
+function pathOf(node: Node): Array<string | number> {
+  const path: Array<string | number> = [];
+  for (let n: Node | null = node; n && n.parent; n = n.parent) path.push(n.key);
+  return path.reverse();
+}
+
+/**
+ * Walks a parsed value once: says whether it nests deeper than `maxDepth`, and
+ * replaces every token count that is not a whole number from 0 to 2^53 − 1 (a hex or
+ * binary string, a negative number, 1e308, 2^64, a number that overflowed to Infinity)
+ * with null, so every reader reads it as unknown. The caller reports what it returns.
+ */
+export function checkRecord(root: unknown, maxDepth: number): RecordCheck {
+  const badCounts: BadCount[] = [];
+  const stack: Node[] = [{ value: root, depth: 0, parent: null, key: '', countsInside: false }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const v = node.value;
+    if (typeof v !== 'object' || v === null) continue;
+    const depth = node.depth + 1;
+    if (depth > maxDepth) return { tooDeep: true, badCounts: [] };
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i];
+        if (node.countsInside && item !== null && typeof item !== 'object') {
+          if (!isCountLike(item)) {
+            badCounts.push({ path: [...pathOf(node), i], name: nameOf(node, null), raw: item });
+            v[i] = null;
+          }
+        } else if (typeof item === 'object' && item !== null) stack.push({ value: item, depth, parent: node, key: i, countsInside: false });
+      }
+      continue;
+    }
+    const record = v as Record<string, unknown>;
+    // An OTLP attribute: {"key": "gen_ai.usage.input_tokens", "value": {"intValue": "…"}}.
+    const attributeKey = typeof record['key'] === 'string' && COUNT_KEY.test(record['key']) ? record['key'] : null;
+    for (const key of Object.keys(record)) {
+      const item = record[key];
+      const isCount = node.countsInside || COUNT_KEY.test(key);
+      if (item === null || item === undefined) continue;
+      if (typeof item !== 'object') {
+        if (isCount && typeof item !== 'boolean' && !isCountLike(item)) {
+          badCounts.push({ path: [...pathOf(node), key], name: nameOf(node, key), raw: item });
+          record[key] = null;
+        }
+        continue;
+      }
+      const countsInside = Array.isArray(item) ? COUNT_KEY.test(key) : COUNT_OBJECT_KEY.test(key);
+      stack.push({ value: item, depth, parent: node, key, countsInside });
+    }
+    if (attributeKey !== null) {
+      const value = record['value'];
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        const typed = value as Record<string, unknown>;
+        for (const k of ['intValue', 'doubleValue', 'stringValue']) {
+          const raw = typed[k];
+          if (raw !== undefined && raw !== null && !isCountLike(raw)) {
+            badCounts.push({ path: [...pathOf(node), 'value', k], name: attributeKey, raw });
+            typed[k] = null;
+          }
+        }
+      }
+    }
+  }
+  return { tooDeep: false, badCounts };
+}
+
+/** A bad count's value for a message: short, and quoted when it was a string. */
+export function describeBadCount(raw: unknown): string {
+  if (typeof raw === 'string') return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 39)}…` : raw);
+  if (typeof raw === 'number') return Number.isFinite(raw) ? String(raw) : raw > 0 ? 'a number too large for JSON (Infinity)' : String(raw);
+  return JSON.stringify(raw) ?? String(raw);
+}
+
+/** The diagnostic message for one bad count. */
+export function badCountMessage(bad: BadCount): string {
+  return `${bad.name || 'A token count'} is not a whole token count from 0 to 2^53 (${describeBadCount(bad.raw)}); read as unknown.`;
+}

@@ -1,0 +1,109 @@
+import * as vscode from 'vscode';
+import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import type { PriceBook } from '../core/cost/costTypes';
+import { buildReportTrace } from '../core/share/reportDocument';
+import type { ReportDocument } from '../core/share/reportDocument';
+import { parseWhatIfDocument } from '../core/share/whatIfDocument';
+import type { WhatIfDocument } from '../core/share/whatIfDocument';
+import type { ParsedTrace } from '../core/trace/parseTrace';
+import { readReportAssets, redactReport, reportHtml } from '../node/htmlReport';
+import { createRedactor } from '../node/secretlintDetector';
+import type { InspectorProvider } from './inspectorProvider';
+import { writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+
+/** What the command needs from the extension around it. */
+export interface ReportCommandContext {
+  extensionUri: vscode.Uri;
+  provider: InspectorProvider;
+  log: vscode.LogOutputChannel;
+  analysisOptions(): Partial<AnalysisOptions>;
+  /** The price book the inspector uses (the registry's). */
+  prices(): PriceBook;
+  parsedFor(uri: vscode.Uri): Promise<ParsedTrace>;
+  version: string;
+}
+
+/** Choices a caller (a test, another extension) can give instead of the dialogs. */
+export interface ReportChoices {
+  /** Where to write; skips the save dialog. */
+  target: vscode.Uri;
+  /** Session ids to keep (with their sub-agents); all when absent. */
+  sessions?: string[];
+}
+
+export function isReportChoices(value: unknown): value is ReportChoices {
+  const v = value as Partial<ReportChoices> | null;
+  return typeof v === 'object' && v !== null && v.target instanceof vscode.Uri && (v.sessions === undefined || (Array.isArray(v.sessions) && v.sessions.every((s) => typeof s === 'string')));
+}
+
+/** A quick pick shows `$(name)` as an icon: trace text must not, so the sequence is broken with a zero-width space. */
+function plain(text: string): string {
+  return text.replace(/\$\(/g, '$\u200b(');
+}
+
+/** The what-if panel's last run on this trace, checked field by field; null when none ran or the answer is not one. */
+async function panelWhatIf(ctx: ReportCommandContext, uri: vscode.Uri): Promise<WhatIfDocument | null> {
+  const raw = await ctx.provider.whatIfDocument(uri);
+  if (raw === null || raw === undefined) return null;
+  try {
+    return parseWhatIfDocument(raw);
+  } catch (e) {
+    ctx.log.warn(`Export HTML Report: the what-if panel's results were left out: ${e instanceof Error ? e.message : String(e)}`);
+    return null;
+  }
+}
+
+/**
+ * Agent Trace: Export HTML Report. Writes the trace shown (its sub-agent tree, or the
+ * sessions the user picks) with the what-if panel's last scenario and sweep as one
+ * self-contained, redacted HTML file, the same the CLI's `agent-trace report` writes.
+ * Returns where it wrote, or undefined when the user cancelled.
+ */
+export async function exportHtmlReport(ctx: ReportCommandContext, uri: vscode.Uri | undefined, choices: ReportChoices | null): Promise<vscode.Uri | undefined> {
+  if (!uri) {
+    void vscode.window.showErrorMessage('Open a trace in the Agent Trace Inspector (or as text) first, then export its report.');
+    return undefined;
+  }
+  let parsed: ParsedTrace;
+  try {
+    parsed = await ctx.parsedFor(uri);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`${basename(uri.path)}: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+  if (parsed.problem) {
+    void vscode.window.showErrorMessage(`${basename(uri.path)}: ${parsed.problem.message}`);
+    return undefined;
+  }
+  let sessions = choices?.sessions ?? [];
+  const withCalls = parsed.model.sessions.filter((s) => s.calls.length > 0);
+  if (!choices && withCalls.length > 1) {
+    const items = withCalls.map((s) => ({ label: plain(`${s.role === 'main' ? '' : '↳ '}${s.id}`), description: `${s.calls.length} calls · ${s.role}`, picked: true, id: s.id }));
+    const picked = await vscode.window.showQuickPick(items, { canPickMany: true, title: 'Sessions in the report', placeHolder: 'Every session is in; untick the ones to leave out' });
+    if (!picked || picked.length === 0) return undefined;
+    if (picked.length < items.length) sessions = picked.map((p) => p.id);
+  }
+  const base = basename(uri.path).replace(/\.(jsonl|json|traj)$/i, '');
+  const target =
+    choices?.target ??
+    (await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(uri, '..', `${base}.report.html`), filters: { HTML: ['html'] }, saveLabel: 'Export Report', title: 'Export the trace as a standalone HTML report' }));
+  if (!target) return undefined;
+  try {
+    const trace = buildReportTrace(parsed, basename(uri.path), { sessions, analysis: ctx.analysisOptions(), whatIf: await panelWhatIf(ctx, uri), prices: ctx.prices() });
+    const doc: ReportDocument = { schema: 1, title: `Agent trace report: ${basename(uri.path)}`, generatedAt: new Date().toISOString(), generator: `Agent Trace Inspector ${ctx.version}`, traces: [trace], redaction: null };
+    const redactor = createRedactor();
+    const html = reportHtml(await redactReport(doc, redactor), await readReportAssets(ctx.extensionUri.fsPath));
+    if (target.scheme === 'file') await writeFile(target.fsPath, html);
+    else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(html));
+    const summary = redactor.summary();
+    const removed = summary.occurrences === 0 ? 'nothing to redact' : `redacted ${summary.occurrences} value${summary.occurrences === 1 ? '' : 's'} (${Object.keys(summary.byKind).join(', ')})`;
+    void vscode.window.showInformationMessage(`Report saved to ${basename(target.path)}: ${trace.view.sessions.length} sessions, ${Math.round(html.length / 1024)} KB, ${removed}${trace.whatIf ? ', with the what-if scenario' : ''}.`);
+    return target;
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    ctx.log.error(`Export HTML Report on ${uri.toString(true)}: ${message}`);
+    void vscode.window.showErrorMessage(`Could not export the report: ${message}`);
+    return undefined;
+  }
+}

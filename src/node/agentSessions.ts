@@ -1,0 +1,227 @@
+import type { Dirent } from 'node:fs';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { isSubagentLogName } from '../core/trace/claudeCode/companions';
+
+/** Agents whose local sessions Analyze Agent Session lists. */
+export type LocalAgent = 'Claude Code' | 'Codex' | 'Gemini CLI' | 'OpenCode' | 'OpenHands' | 'Cline' | 'Roo Code' | 'AIPerf';
+
+/** Where each agent keeps its sessions on this machine, as absolute folders (`~` already expanded). */
+export interface SessionRoots {
+  claudeCode: string;
+  codex: string;
+  geminiCli: string;
+  /** OpenCode's data folder (`~/.local/share/opencode`): `storage/` (before 1.2) and `opencode.db`. */
+  openCode: string;
+  /** OpenHands' file store (`~/.openhands`): `sessions/<id>/events/<n>.json`. */
+  openHands: string;
+  /** Cline's task folder (`…/globalStorage/saoudrizwan.claude-dev/tasks`). */
+  cline: string;
+  /** Roo Code's task folder (`…/globalStorage/rooveterinaryinc.roo-cline/tasks`). */
+  rooCode: string;
+  /** Folders holding AIPerf runs (`artifacts/`). */
+  aiperf: readonly string[];
+}
+
+/**
+ * A session found on this machine. Most are one file; an OpenHands session is a folder of
+ * event files and an OpenCode (before 1.2) session is spread over its storage: those are
+ * written as one trace file when opened (see assembleSession).
+ */
+export interface LocalSession {
+  /** The file to open, or the folder / session file the session is assembled from. */
+  path: string;
+  agent: LocalAgent;
+  mtimeMs: number;
+  sizeBytes: number;
+  /** The project when the location tells it (Claude Code's folder name); null until the log is read. */
+  project: string | null;
+  /** How the session becomes one trace file. */
+  assemble: null | { kind: 'openhands-events' } | { kind: 'opencode-storage'; storage: string; sessionId: string };
+}
+
+/** What discovery found: the sessions, and notes on sessions it cannot list (shown as such, never dropped silently). */
+export interface Discovery {
+  sessions: LocalSession[];
+  notes: string[];
+}
+
+/** How deep the Codex walk goes (`sessions/YYYY/MM/DD/rollout-*.jsonl` is 3 folders down). */
+const CODEX_MAX_DEPTH = 5;
+
+async function entries(dir: string): Promise<Dirent[]> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch {
+    return []; // a missing root is normal: that agent is not installed
+  }
+}
+
+async function withStat(path: string, agent: LocalAgent, project: string | null, assemble: LocalSession['assemble'] = null): Promise<LocalSession | null> {
+  try {
+    const s = await stat(path);
+    return { path, agent, mtimeMs: s.mtimeMs, sizeBytes: s.size, project, assemble };
+  } catch {
+    return null;
+  }
+}
+
+function present(list: ReadonlyArray<LocalSession | null>): LocalSession[] {
+  return list.filter((s): s is LocalSession => s !== null);
+}
+
+/**
+ * Claude Code names a project folder after its path with separators turned into
+ * dashes (`-home-me-app`, `C--Users-me`). Dashes in names make it ambiguous, so this is
+ * only shown until the log's own `cwd` is read.
+ */
+export function decodeClaudeProject(folder: string): string {
+  const drive = /^([A-Za-z])--(.*)$/.exec(folder);
+  if (drive) return `${drive[1]}:\\${drive[2]!.replace(/-/g, '\\')}`;
+  return folder.replace(/-/g, '/');
+}
+
+/** Claude Code: `<root>/<project>/<session>.jsonl` (sub-agent logs, beside it or below it, are read with it). */
+export async function claudeSessions(root: string): Promise<LocalSession[]> {
+  const found: Array<Promise<LocalSession | null>> = [];
+  for (const project of await entries(root)) {
+    if (!project.isDirectory()) continue;
+    for (const file of await entries(join(root, project.name))) {
+      if (file.isFile() && /\.jsonl$/i.test(file.name) && !isSubagentLogName(file.name)) found.push(withStat(join(root, project.name, file.name), 'Claude Code', decodeClaudeProject(project.name)));
+    }
+  }
+  return present(await Promise.all(found));
+}
+
+/** Codex: `<root>/**\/rollout-*.jsonl`. */
+export async function codexSessions(root: string, depth = 0): Promise<LocalSession[]> {
+  const out: LocalSession[] = [];
+  for (const e of await entries(root)) {
+    const path = join(root, e.name);
+    if (e.isDirectory() && depth < CODEX_MAX_DEPTH) out.push(...(await codexSessions(path, depth + 1)));
+    else if (e.isFile() && /^rollout-.*\.jsonl$/i.test(e.name)) out.push(...present([await withStat(path, 'Codex', null)]));
+  }
+  return out;
+}
+
+/** Gemini CLI: `<root>/<project hash or name>/chats/session-*.json` (and `.jsonl` in newer versions). */
+export async function geminiSessions(root: string): Promise<LocalSession[]> {
+  const found: Array<Promise<LocalSession | null>> = [];
+  for (const project of await entries(root)) {
+    if (!project.isDirectory()) continue;
+    const chats = join(root, project.name, 'chats');
+    for (const file of await entries(chats)) {
+      if (file.isFile() && /^session-.*\.jsonl?$/i.test(file.name)) found.push(withStat(join(chats, file.name), 'Gemini CLI', null));
+    }
+  }
+  return present(await Promise.all(found));
+}
+
+/** Cline and Roo Code: `<tasks>/<task id>/ui_messages.json`. */
+export async function taskSessions(root: string, agent: 'Cline' | 'Roo Code'): Promise<LocalSession[]> {
+  const found: Array<Promise<LocalSession | null>> = [];
+  for (const task of await entries(root)) {
+    if (task.isDirectory()) found.push(withStat(join(root, task.name, 'ui_messages.json'), agent, null));
+  }
+  return present(await Promise.all(found));
+}
+
+/** AIPerf: `<folder>/profile_export.jsonl` and `<folder>/<run>/profile_export.jsonl`. */
+export async function aiperfRuns(folders: readonly string[]): Promise<LocalSession[]> {
+  const found: Array<Promise<LocalSession | null>> = [];
+  for (const folder of folders) {
+    found.push(withStat(join(folder, 'profile_export.jsonl'), 'AIPerf', basename(folder)));
+    for (const run of await entries(folder)) {
+      if (run.isDirectory()) found.push(withStat(join(folder, run.name, 'profile_export.jsonl'), 'AIPerf', run.name));
+    }
+  }
+  return present(await Promise.all(found));
+}
+
+/** OpenHands (V0 file store): `<root>/sessions/<id>/events/<n>.json`, one event per file. */
+export async function openHandsSessions(root: string): Promise<LocalSession[]> {
+  const out: LocalSession[] = [];
+  for (const s of await entries(join(root, 'sessions'))) {
+    if (!s.isDirectory()) continue;
+    const events = join(root, 'sessions', s.name, 'events');
+    const files = (await entries(events)).filter((e) => e.isFile() && /^\d+\.json$/.test(e.name));
+    if (files.length === 0) continue;
+    // The newest event file says when the session last changed.
+    const last = files.reduce((a, b) => (Number(a.name.slice(0, -5)) > Number(b.name.slice(0, -5)) ? a : b));
+    const st = await withStat(join(events, last.name), 'OpenHands', null, { kind: 'openhands-events' });
+    if (st) out.push({ ...st, path: events });
+  }
+  return out;
+}
+
+/** OpenCode before 1.2: `<root>/storage/session/<project>/<ses_…>.json` (older: `storage/session/info/`). */
+export async function openCodeSessions(root: string, notes: string[]): Promise<LocalSession[]> {
+  const storage = join(root, 'storage');
+  const found: Array<Promise<LocalSession | null>> = [];
+  for (const project of await entries(join(storage, 'session'))) {
+    if (!project.isDirectory()) continue;
+    for (const file of await entries(join(storage, 'session', project.name))) {
+      const m = /^(ses_[^.]+)\.json$/.exec(file.name);
+      if (file.isFile() && m) found.push(withStat(join(storage, 'session', project.name, file.name), 'OpenCode', null, { kind: 'opencode-storage', storage, sessionId: m[1]! }));
+    }
+  }
+  const sessions = present(await Promise.all(found));
+  if (await withStat(join(root, 'opencode.db'), 'OpenCode', null)) {
+    notes.push(`OpenCode 1.2 and later keep sessions in ${join(root, 'opencode.db')} (SQLite), which is not read here: run \`opencode export <session id> > session.json\` and open that file.`);
+  }
+  return sessions;
+}
+
+async function readJson(path: string): Promise<unknown> {
+  return JSON.parse(await readFile(path, 'utf8')) as unknown;
+}
+
+/** JSON files of a folder, in the order of their names (OpenCode ids and OpenHands event numbers sort by time). */
+async function jsonFiles(dir: string, numeric = false): Promise<string[]> {
+  const names = (await entries(dir)).filter((e) => e.isFile() && e.name.endsWith('.json')).map((e) => e.name);
+  return numeric ? names.sort((a, b) => Number(a.slice(0, -5)) - Number(b.slice(0, -5))) : names.sort();
+}
+
+/**
+ * The text of one trace file for a session spread over several files: an OpenHands events
+ * folder becomes the JSON array of its events (a saved trajectory); an OpenCode session in
+ * its storage becomes `opencode export`'s `{info, messages: [{info, parts}]}`. Null for a
+ * session that already is one file.
+ */
+export async function assembleSession(session: LocalSession): Promise<string | null> {
+  const how = session.assemble;
+  if (how === null) return null;
+  if (how.kind === 'openhands-events') {
+    const events = [];
+    for (const name of await jsonFiles(session.path, true)) events.push(await readJson(join(session.path, name)));
+    return JSON.stringify(events, null, 1);
+  }
+  const info = await readJson(session.path);
+  const messages = [];
+  const messageDir = join(how.storage, 'message', how.sessionId);
+  for (const name of await jsonFiles(messageDir)) {
+    const message = await readJson(join(messageDir, name));
+    const id = typeof message === 'object' && message !== null ? (message as { id?: unknown }).id : undefined;
+    const parts = [];
+    if (typeof id === 'string') {
+      const partDir = join(how.storage, 'part', id);
+      for (const p of await jsonFiles(partDir)) parts.push(await readJson(join(partDir, p)));
+    }
+    messages.push({ info: message, parts });
+  }
+  return JSON.stringify({ info, messages }, null, 1);
+}
+
+/**
+ * The file to open for a session: itself, or (assembled sessions) a file written into
+ * `outDir`, named after the agent and session so that reopening it replaces the old copy.
+ */
+export async function sessionFile(session: LocalSession, outDir: string): Promise<string> {
+  const text = await assembleSession(session);
+  if (text === null) return session.path;
+  await mkdir(outDir, { recursive: true });
+  const id = session.assemble?.kind === 'opencode-storage' ? session.assemble.sessionId : basename(join(session.path, '..'));
+  const out = join(outDir, `${session.agent === 'OpenCode' ? 'opencode' : 'openhands'}-${id.replace(/[^\w.-]/g, '_')}.json`);
+  await writeFile(out, text);
+  return out;
+}

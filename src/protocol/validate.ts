@@ -1,0 +1,136 @@
+import { FORMATS } from '../core/trace/formats';
+import type { FormatId } from '../core/trace/model';
+import type { CallRef, WebviewNotification, WebviewRequests } from './messages';
+
+/**
+ * The webview renders hostile trace text, so the host treats every message from it as
+ * untrusted too: each one is checked here for shape, type and range before any handler
+ * sees it, and anything else is refused with a reason (logged and answered by the host).
+ * Pure, so unit tests can throw every crafted message at it.
+ */
+
+/** A checked message, or why it was refused. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** Longest id (session, tool call) a message may carry. */
+export const MAX_ID_CHARS = 4096;
+/** Largest call index, line and file index a message may name. */
+export const MAX_CALL_INDEX = 100_000_000;
+export const MAX_LINE = 2 ** 31 - 1;
+export const MAX_FILE_INDEX = 1_000_000;
+/** Longest clipboard text (a simulate command line) and what-if export. */
+export const MAX_CLIPBOARD_CHARS = 16 * 1024;
+export const MAX_EXPORT_CHARS = 64 * 2 ** 20;
+export const MAX_EXPORT_NAME_CHARS = 255;
+/** Longest error text the webview may ask the host to log (it is clipped further in the log). */
+export const MAX_LOG_CHARS = 64 * 1024;
+
+class Refused extends Error {}
+
+export function refuse(message: string): never {
+  throw new Refused(message);
+}
+
+/** Runs a check built from the helpers here: a refusal becomes `{ ok: false, error }`, anything else is a bug and throws. */
+export function checkWith<T>(check: () => T): Checked<T> {
+  try {
+    return { ok: true, value: check() };
+  } catch (e) {
+    if (e instanceof Refused) return { ok: false, error: e.message };
+    throw e;
+  }
+}
+
+export function record(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse(`${what} is not an object`);
+  return value as Record<string, unknown>;
+}
+
+export function string(value: unknown, what: string, max: number): string {
+  if (typeof value !== 'string') refuse(`${what} is not a string`);
+  if (value.length > max) refuse(`${what} is longer than ${max} characters`);
+  return value;
+}
+
+export function integer(value: unknown, what: string, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) refuse(`${what} is not a whole number from 0 to ${max}`);
+  return value;
+}
+
+function callRef(value: unknown, what: string): CallRef {
+  const r = record(value, what);
+  return { sessionId: string(r['sessionId'], `${what}.sessionId`, MAX_ID_CHARS), callIndex: integer(r['callIndex'], `${what}.callIndex`, MAX_CALL_INDEX) };
+}
+
+const FORMAT_IDS: ReadonlySet<string> = new Set(FORMATS.map((f) => f.id));
+
+/** A command line the panel may put on the clipboard: the simulate command it shows, one line, no control characters. */
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const COMMAND_LINE = /^agent-trace simulate [^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/;
+
+/** Checks a notification from the webview; unknown types, missing fields, wrong types and values out of range are refused. */
+export function checkWebviewNotification(data: unknown): Checked<WebviewNotification> {
+  try {
+    const m = record(data, 'the message');
+    const type = string(m['type'], 'type', 64);
+    switch (type) {
+      case 'ready':
+        return { ok: true, value: { type } };
+      case 'source/reveal': {
+        const toolId = m['toolId'] === null || m['toolId'] === undefined ? null : string(m['toolId'], 'toolId', MAX_ID_CHARS);
+        return { ok: true, value: { type, ref: callRef(m['ref'], 'ref'), toolId } };
+      }
+      case 'source/revealLine':
+        return { ok: true, value: { type, file: integer(m['file'], 'file (the index of one of the trace\'s files)', MAX_FILE_INDEX), line: integer(m['line'], 'line', MAX_LINE) } };
+      case 'format/choose': {
+        const format = m['format'];
+        if (format !== null && (typeof format !== 'string' || !FORMAT_IDS.has(format))) refuse('format is not a known format id or null');
+        return { ok: true, value: { type, format: format as FormatId | null } };
+      }
+      case 'clipboard/write': {
+        const text = string(m['text'], 'text', MAX_CLIPBOARD_CHARS);
+        if (!COMMAND_LINE.test(text)) refuse('text is not an agent-trace simulate command on one line');
+        return { ok: true, value: { type, text } };
+      }
+      case 'whatif/export': {
+        const fileName = string(m['fileName'], 'fileName', MAX_EXPORT_NAME_CHARS);
+        const json = string(m['json'], 'json', MAX_EXPORT_CHARS);
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(json);
+        } catch {
+          refuse('json is not valid JSON');
+        }
+        record(parsed, 'the exported JSON');
+        return { ok: true, value: { type, fileName, json } };
+      }
+      case 'log/error':
+        return { ok: true, value: { type, message: string(m['message'], 'message', MAX_LOG_CHARS) } };
+      default:
+        return refuse(`unknown message type ${JSON.stringify(type.slice(0, 64))}`);
+    }
+  } catch (e) {
+    if (e instanceof Refused) return { ok: false, error: e.message };
+    throw e;
+  }
+}
+
+type Params<M extends keyof WebviewRequests> = WebviewRequests[M]['params'];
+
+/** Checks the params of a request from the webview. */
+export function checkRequestParams<M extends keyof WebviewRequests>(method: M, params: unknown): Checked<Params<M>> {
+  try {
+    const p = record(params, 'params');
+    switch (method) {
+      case 'call/details':
+        return { ok: true, value: callRef(p, 'params') as Params<M> };
+      case 'whatif/workload':
+        return { ok: true, value: { sessionId: string(p['sessionId'], 'params.sessionId', MAX_ID_CHARS) } as Params<M> };
+      default:
+        return refuse(`unknown request ${JSON.stringify(String(method).slice(0, 64))}`);
+    }
+  } catch (e) {
+    if (e instanceof Refused) return { ok: false, error: e.message };
+    throw e;
+  }
+}

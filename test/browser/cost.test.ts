@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { createPriceBook } from '../../src/core/cost/priceBook';
+import { buildTraceView } from '../../src/core/view/traceView';
+import type { TraceView } from '../../src/core/view/traceView';
+import { fixtures, parseFile, SPOTTER } from '../support/helpers';
+import { assertClean, barPoint, inspectorSuite, results } from '../support/inspectorHarness';
+import type { InspectorPage } from '../support/inspectorHarness';
+
+// Cost in the inspector, in real Chromium. The expected dollars are the hand-worked ones of
+// test/unit/core/cost/handWorkedPricing.test.ts (the seven-call priced session: $0.32811775,
+// one call without a price) and handWorkedTtl.test.ts (the gapped timeline: $0.069025 as
+// logged, $0.0632 with 1-hour caching, 3 calls re-writing after gaps over 5 minutes).
+
+const PRICED = join(fixtures, 'canonical/priced-session.trace.jsonl');
+const TIMELINE = join(fixtures, 'canonical/ttl-timeline.trace.jsonl');
+
+async function view(path: string, priced = true): Promise<TraceView> {
+  return buildTraceView(await parseFile(path), path.split('/').pop()!, false, {}, priced ? createPriceBook() : null);
+}
+
+async function tooltipOf(p: InspectorPage, index: number): Promise<string> {
+  const at = await barPoint(p, index, { down: 0.95 });
+  await p.page.mouse.move(at.x, at.y);
+  await p.page.waitForSelector(`.chart-wrap[data-tooltip-call="${index}"]`);
+  return (await p.page.getAttribute('.chart-wrap', 'data-tooltip'))!.replace(/\s+/g, ' ');
+}
+
+describe('cost in the inspector (Chromium)', () => {
+  const suite = inspectorSuite(['dist/webview.js', 'media/inspector.css']);
+
+  it('the summary gives the total, each kind and each model; the unknown model stays unknown', async () => {
+    const p = await suite.open({ trace: await view(PRICED) });
+    assert.equal(await p.figure('costTotal'), '$0.328 + 1 unpriced');
+    assert.equal(await p.figure('costCacheRead'), '$0.056');
+    assert.equal(await p.figure('costCacheWrite5m'), '$0.117');
+    assert.equal(await p.figure('costCacheWrite1h'), '$0.138');
+    assert.equal(await p.figure('costOutput'), '$0.017');
+    assert.equal(await p.figure('costModel0'), '$0.278');
+    const glm = p.page.locator('.figure', { has: p.page.locator('dt', { hasText: 'glm-4.6' }) });
+    assert.equal((await glm.locator('dd').textContent())?.trim(), 'unknown');
+    // The diagnostic naming the model is listed with the file's others.
+    assert.match((await p.page.textContent('.diagnostics')) ?? '', /Cost unknown for 1 call: no price for model "glm-4\.6"/);
+    await assertClean(p);
+  });
+
+  it('the tooltip says what the call cost; the cost view draws dollars and says so', async () => {
+    const p = await suite.open({ trace: await view(PRICED) });
+    // Call 1: 3×5 + 17,842×0.5 + 8,165×6.25 + 209×25 µ$ = $0.065 (uncached $0.000015, read $0.0089, write $0.051, output $0.0052).
+    assert.match(await tooltipOf(p, 0), /Cost: \$0\.065 \(uncached \$0\.000015, read \$0\.0089, write 5 min \$0\.051, output \$0\.0052\)/);
+    assert.match(await tooltipOf(p, 5), /Cost: unknown \(no price for model "glm-4\.6"\)/);
+    assert.equal(await p.page.getAttribute('.chart-wrap', 'data-bar-view'), 'tokens');
+    await p.page.click('#bar-view-picker');
+    await p.page.locator('#bar-view-picker li.option', { hasText: 'Cost ($)' }).click();
+    await p.page.waitForSelector('.chart-wrap[data-bar-view="cost"]');
+    assert.equal(await p.page.getAttribute('.legend', 'data-bar-view'), 'cost');
+    // The glm-4.6 call has no price: marked unknown, not drawn as $0.
+    assert.equal(await p.page.getAttribute('.chart-wrap', 'data-unpriced-calls'), '5');
+    assert.match((await p.page.textContent('.legend')) ?? '', /cache read \$.*appended \$ \(writes \+ uncached\).*output \$/);
+    assert.equal((await p.state() as { barView?: string }).barView, 'cost');
+    await p.page.locator('.timeline').screenshot({ path: join(results, 'cost-bars.png') });
+    await assertClean(p);
+  });
+
+  it('without prices the cost view is not offered', async () => {
+    const p = await suite.open({ trace: await view(PRICED, false) });
+    assert.equal(await p.page.isVisible('.bar-view-control'), false);
+    assert.equal(await p.page.locator('[data-figure="costTotal"]').count(), 0);
+    await assertClean(p);
+  });
+
+  it('the TTL what-if: the sentence, 5 minutes as logged, 1 hour, and a TTL the user types', async () => {
+    const p = await suite.open({ trace: await view(TIMELINE) });
+    assert.equal(
+      (await p.page.textContent('[data-ttl-sentence]'))?.trim(),
+      'With 1-hour caching this session would have cost $0.063 (−8%); 3 calls re-wrote the cache after a gap longer than 5 min.',
+    );
+    const cells = async (key: string) =>
+      p.page.$$eval(`[data-ttl-row="${key}"] td`, (tds) => tds.map((td) => (td.textContent ?? '').trim()));
+    const five = await cells('5m');
+    assert.deepEqual([five[1], five[2]], ['$0.069', 'as logged']);
+    assert.match(five[3]!, /^3 calls: 345$/);
+    const hour = await cells('1h');
+    assert.deepEqual([hour[1], hour[2]], ['$0.063', '−8%']);
+    // The default extra TTL, 30 minutes at the 1-hour price: the 40- and 90-minute gaps still
+    // expire. 20,500 + 3,500 + 3,600 + (13,000×2 + 500) + 28,500 + 3,400 = 86,000 µ$, +25%.
+    const thirty = await cells('custom');
+    assert.deepEqual([thirty[1], thirty[2]], ['$0.086', '+25%']);
+    // 90 seconds: call 2's 2-minute gap now outlasts it too: $0.080525, +17%, four calls.
+    await p.page.fill('#cost-ttl-minutes input', '1.5');
+    await p.page.waitForFunction(() => document.querySelector('[data-ttl-row="custom"] th')?.textContent?.startsWith('1 min 30 s'));
+    const custom = await cells('custom');
+    assert.deepEqual([custom[0], custom[1], custom[2]], ['5-minute write price', '$0.081', '+17%']);
+    assert.match(custom[3]!, /^4 calls: 2345$/);
+    assert.deepEqual((await p.state() as { costTtl?: unknown }).costTtl, { minutes: 1.5, writeMultiple: null });
+    // A value the replay cannot use is refused at the field; the last row stays.
+    await p.page.fill('#cost-ttl-minutes input', 'abc');
+    await p.page.waitForSelector('[data-field-error="ttl"]:not([hidden])');
+    assert.equal((await p.page.textContent('[data-field-error="ttl"]'))?.trim(), 'Type a number of minutes.');
+    assert.deepEqual((await cells('custom')).slice(1, 3), ['$0.081', '+17%']);
+    // An expired call's number selects it on the timeline.
+    await p.page.locator('[data-ttl-row="5m"] button[data-call="3"]').click();
+    await p.page.waitForSelector('.chart-wrap[data-selected-call="3"]');
+    await p.page.locator('.cost.panel').screenshot({ path: join(results, 'cost-ttl.png') });
+    await assertClean(p);
+  });
+
+  it('beside TraceLab’s figures, computed their way', async () => {
+    const p = await suite.open({ trace: await view(TIMELINE) });
+    const row = await p.page.$$eval('[data-ideal-row="1 min"] td', (tds) => tds.map((td) => (td.textContent ?? '').trim()));
+    // 14,100 / 64,500 = 21.9% against their 85.4%; (4,000 + 46,400) / 4,000 = 12.6× against 18.9×.
+    assert.deepEqual(row, ['21.9%', '85.4%', '12.6×', '18.9×']);
+    const five = await p.page.$$eval('[data-ideal-row="5 min"] td', (tds) => tds.map((td) => (td.textContent ?? '').trim()));
+    assert.deepEqual(five, ['37.5%', '≈94.0%', '10.1×', '7.4×']);
+    assert.match((await p.page.textContent('[data-ideal-summary]')) ?? '', /served 37\.2% of its prompts \(93\.8% with no TTL\).*10\.1× the genuinely new tokens.*2 min idle TTL/);
+    await assertClean(p);
+  });
+
+  it('the retry-loop table prices its loops', async () => {
+    const trace = await view(SPOTTER);
+    const loop = trace.sessions[0]!.analysis.loops[0]!;
+    const p = await suite.open({ trace });
+    // The main thread with its Task sub-agent and compaction agent: $2.9056013 by test/reference/cost_reference.mjs.
+    assert.equal(await p.figure('costWholeTrace'), '$2.91');
+    const wasted = (await p.page.textContent('[data-loop="0"] [data-col="wastedUsd"]'))?.trim();
+    assert.match(wasted!, /^\$0\.0\d\d$/);
+    assert.ok(loop.wastedUsd! > 0 && loop.carriedForwardUsd! > 0);
+    assert.match((await p.page.textContent('[data-loop="0"] [data-col="carriedForwardUsd"]'))!.trim(), /^\$0\.0\d\d$/);
+    await assertClean(p);
+  });
+});

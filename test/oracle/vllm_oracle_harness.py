@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Runs a workload through the vLLM prefix-cache oracle and prints what the
+simulator reports, so the two can be compared figure by figure.
+
+The oracle (vLLM's own KV-cache code driven by a hand-written mirror of vLLM v1's
+FCFS scheduler) is NOT part of this repository: its folder is given with
+--oracle-dir. This script only imports it, replays the workload the way the
+simulator does (N staggered copies of the workload's sessions, the shared prefix
+as the first tokens of every copy), and observes it:
+
+* the ideal hit is measured where vLLM looks the cache up (at a request's first
+  admission, docs/design/simulator.md §1.4), next to the oracle's own (at arrival);
+* --steps FILE writes one JSON line per engine step (what was scheduled,
+  preempted and admitted), the same shape as the simulator's step log, so
+  test/oracle/stepDiff.ts can find the first step where the two part;
+* --mirror-as-is leaves the oracle's scheduler mirror exactly as shipped.
+
+Input: one JSON object on stdin
+  {"workload": <workload JSON as `simulate --emit-workload` writes>,
+   "replicas": N, "staggerS": S, "params": <EngineParams subset>}
+Output: one JSON object on stdout.
+Python 3.10+, no packages.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import io
+import json
+import os
+import sys
+
+
+def load_oracle(oracle_dir: str):
+    path = os.path.join(oracle_dir, "oracle.py")
+    if not os.path.isfile(path):
+        raise SystemExit(f"no oracle.py in {oracle_dir}")
+    spec = importlib.util.spec_from_file_location("vllm_oracle", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["vllm_oracle"] = mod
+    with contextlib.redirect_stdout(io.StringIO()):
+        spec.loader.exec_module(mod)
+    return mod
+
+
+def oracle_trace(workload: dict, replicas: int, stagger_s: float) -> dict:
+    """N copies of every workload session, copy r starting r * stagger later (the
+    simulator's fixed stagger); outputs of 0 tokens become 1 (vLLM samples one)."""
+    sessions = []
+    for r in range(replicas):
+        for s in workload["sessions"]:
+            sessions.append({
+                "id": f"{s['id']}#{r + 1}",
+                "start_s": float(s.get("startS", 0)) + r * stagger_s,
+                "calls": [{"prompt_tokens": c["promptTokens"],
+                           "prefix_tokens": c["prefixTokens"],
+                           "output_tokens": max(1, c["outputTokens"]),
+                           "tool_wait_s": c["toolWaitS"]} for c in s["calls"]],
+            })
+    return {"shared_prefix_tokens": workload["sharedPrefixTokens"], "sessions": sessions}
+
+
+def oracle_block_trace(workload: dict) -> dict:
+    """A block-hash workload (Mooncake, Bailian) as one-call sessions at their arrival
+    times. Equal hash ids become equal token blocks (as the oracle's own --hash-trace
+    does), so vLLM's hash chain makes block j shared exactly when every hash up to j is;
+    prompt tokens past the hashed blocks are fresh."""
+    bs = workload["blockSizeTokens"]
+    fresh = [2 * 10**12]
+    sessions = []
+    for q in workload["requests"]:
+        n = q["promptTokens"]
+        toks = []
+        for h in q["hashes"][: n // bs]:
+            toks.extend(range(10**12 + int(h) * bs, 10**12 + int(h) * bs + bs))
+        rest = n - len(toks)
+        toks.extend(range(fresh[0], fresh[0] + rest))
+        fresh[0] += rest
+        sessions.append({"id": q["id"], "start_s": float(q["arrivalS"]),
+                         "calls": [{"tokens": toks, "output_tokens": max(1, q["outputTokens"])}]})
+    return {"shared_prefix_tokens": 0, "sessions": sessions}
+
+
+def engine_args(p: dict, block_size: int, capacity: int, free_order: str):
+    return argparse.Namespace(
+        block_size=block_size, kv_heads=8, head_dim=128,
+        num_blocks=capacity // block_size + 1,  # + vLLM's reserved null block
+        max_model_len=p.get("maxModelLenTokens", 1_000_000),
+        no_prefix_caching=False, pin_ttl_s=0.0, per_call=False,
+        max_num_batched_tokens=p.get("maxNumBatchedTokens", 8192),
+        max_num_seqs=p.get("maxNumSeqs", 1024),
+        step_fixed_ms=p.get("stepFixedMs", 23.0),
+        prefill_us_per_token=p.get("prefillUsPerToken", 133.0),
+        kv_read_ns_per_token=p.get("kvReadNsPerToken", 92.0),
+        decode_us_per_seq=p.get("decodeUsPerSeq", 0.0),
+        free_order=free_order)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--oracle-dir", required=True)
+    ap.add_argument("--steps", help="write the per-step schedule here (JSON lines)")
+    ap.add_argument("--per-call", action="store_true", help="list every call")
+    ap.add_argument("--mirror-as-is", action="store_true",
+                    help="do not correct the oracle's scheduler mirror (see CORRECTIONS)")
+    cli = ap.parse_args()
+    job = json.load(sys.stdin)
+    p = job.get("params", {})
+    bs = int(p.get("blockSizeTokens", 16))
+    capacity = int(p.get("capacityTokens", 255_008))
+    # The simulator says "current" for what the oracle calls "split" (vLLM after PR #42656).
+    free_order = {"current": "split", "legacy": "legacy"}[p.get("freeOrder", "current")]
+
+    o = load_oracle(cli.oracle_dir)
+    o.EVER_CACHED.clear()
+    o.install_free_order(free_order)
+    w = job["workload"]
+    if "requests" in w:
+        bs = int(w["blockSizeTokens"])  # a block-hash trace keeps its own block size
+        trace = oracle_block_trace(w)
+    else:
+        trace = oracle_trace(w, int(job.get("replicas", 1)), float(job.get("staggerS", 0)))
+    eng = o.Engine(engine_args(p, bs, capacity, free_order), o.build_calls(trace))
+    if not cli.mirror_as_is:
+        apply_corrections(o, eng)
+    observe(o, eng, cli.steps)
+    eng.run()
+    out = eng.report()
+    calls = [c for s in eng.sessions for c in s["calls"] if c.req is not None]
+    prompt = sum(len(c.prompt) for c in calls)
+    ideal_adm = sum(eng.seen[(c.sess, c.idx)]["ideal_at_admission"] for c in calls)
+    out["ideal_at_admission_hit_tokens"] = ideal_adm
+    out["ideal_at_admission_hit_rate"] = ideal_adm / prompt if prompt else 0.0
+    out["recomputed_prefill_tokens_at_admission_ideal"] = out["prefill_tokens_computed"] - (prompt - ideal_adm)
+    out["t_prefill_s"] = eng.st["t_prefill"]
+    out["t_decode_s"] = eng.st["t_decode"]
+    out["t_fixed_s"] = eng.st["t_fixed"]
+    out["decode_context_tokens"] = eng.st["decode_ctx"]
+    out["decode_steps"] = eng.st["decode_steps"]
+    out["corrections"] = [] if cli.mirror_as_is else CORRECTIONS
+    if cli.per_call:
+        out["per_call"] = [{
+            "session": eng.sessions[c.sess]["id"], "call": c.idx, "prompt": len(c.prompt),
+            "admit_hit": c.admit_hit, "ideal_hit_at_arrival": c.ideal_hit,
+            "ideal_hit_at_admission": eng.seen[(c.sess, c.idx)]["ideal_at_admission"],
+            "prefill_computed": eng.seen[(c.sess, c.idx)]["prefill_computed"],
+            "preemptions": c.req.num_preemptions, "first_sched_s": c.first_sched, "finish_s": c.finish}
+            for c in calls]
+    if cli.steps:
+        eng.step_log.close()
+    json.dump(out, sys.stdout)
+    print()
+
+
+# Where the oracle's hand-written scheduler mirror departs from vLLM's scheduler.py,
+# the harness corrects it (each entry: what, and vLLM's lines). Empty while none is known.
+CORRECTIONS: list[str] = []
+
+
+def apply_corrections(o, eng) -> None:
+    """Corrections of the oracle's scheduler mirror (none of vLLM's own files is touched)."""
+
+
+def observe(o, eng, steps_path) -> None:
+    """Instruments the engine without changing a decision: the ideal at the moment of
+    each lookup, prefill per call, decode context, and (optionally) a step log."""
+    # Call has __slots__: what the harness learns per call lives here, by (session, call).
+    eng.seen = {(c.sess, c.idx): {"ideal_at_admission": 0, "prefill_computed": 0, "lookup_mark": 0}
+                for s in eng.sessions for c in s["calls"]}
+    eng.st["decode_ctx"] = 0
+    eng.st["decode_steps"] = 0
+    eng.step_log = open(steps_path, "w") if steps_path else None
+    lookups: list = []
+    preempted: list = []
+    # When each block hash first entered the cache (vLLM's own insert, observed): the ideal
+    # of a lookup is the run of leading blocks cached before it, computed only for the
+    # lookup that admits a request (a blocked head is looked up again every step).
+    first_cached: dict = {}
+    real_insert = o._bp.BlockHashToBlockMap.insert
+
+    def insert(self, key, block):
+        if key not in first_cached:
+            first_cached[key] = len(first_cached)
+        real_insert(self, key, block)
+
+    o._bp.BlockHashToBlockMap.insert = insert
+    real_lookup = eng.kvm.get_computed_blocks
+
+    def get_computed_blocks(req):
+        blocks, hit = real_lookup(req)
+        c = eng.calls_by_rid[req.request_id]
+        eng.seen[(c.sess, c.idx)]["lookup_mark"] = len(first_cached)
+        lookups.append((req.request_id, hit))
+        return blocks, hit
+
+    def ideal_at(req, mark) -> int:
+        n = 0
+        for h in req.block_hashes[: (req.num_tokens - 1) // eng.bs]:
+            seq = first_cached.get(o.kcu.make_block_hash_with_group_id(h, 0))
+            if seq is None or seq >= mark:
+                break
+            n += 1
+        return n * eng.bs
+
+    eng.kvm.get_computed_blocks = get_computed_blocks
+    real_preempt = eng._preempt_last
+
+    def preempt_last():
+        v = real_preempt()
+        preempted.append(v.request_id)
+        return v
+
+    eng._preempt_last = preempt_last
+    real_schedule = eng.schedule_step
+
+    def schedule_step():
+        lookups.clear()
+        preempted.clear()
+        waiting_before = {r.request_id for r in eng.waiting}
+        sched = real_schedule()
+        admitted = []
+        for r, n in sched:
+            if r.request_id in waiting_before:
+                c = eng.calls_by_rid[r.request_id]
+                if r.num_preemptions == 0:
+                    seen = eng.seen[(c.sess, c.idx)]
+                    seen["ideal_at_admission"] = ideal_at(r, seen["lookup_mark"])
+                admitted.append(r.request_id)
+        eng._last = (list(lookups), list(preempted), admitted)
+        return sched
+
+    eng.schedule_step = schedule_step
+    real_execute = eng.execute
+
+    def execute(sched):
+        t0 = eng.now
+        entries = []
+        for r, n in sched:
+            is_decode = (n == 1 and r.num_output_tokens > 0
+                         and r.num_computed_tokens == r.num_tokens - 1)
+            if is_decode:
+                eng.st["decode_ctx"] += r.num_computed_tokens
+            else:
+                c = eng.calls_by_rid[r.request_id]
+                eng.seen[(c.sess, c.idx)]["prefill_computed"] += n
+            entries.append([r.request_id, n, 1 if is_decode else 0])
+        if any(e[2] for e in entries):
+            eng.st["decode_steps"] += 1
+        real_execute(sched)
+        if eng.step_log:
+            lookups_, preempted_, admitted = eng._last
+            eng.step_log.write(json.dumps({
+                "step": eng.st["steps"] - 1, "t": t0, "sched": entries,
+                "preempted": preempted_, "admitted": admitted,
+                "lookups": [[rid, hit] for rid, hit in lookups_]}) + "\n")
+
+    eng.execute = execute
+
+
+if __name__ == "__main__":
+    main()

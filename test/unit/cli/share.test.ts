@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { ensureBuilt, repoRoot, SPOTTER } from '../../support/helpers';
+
+const cli = join(repoRoot, 'dist/cli.js');
+const SAMPLE = join(repoRoot, 'samples/claude-code-sessions.trace.jsonl');
+
+function run(...args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('agent-trace report, redact, export, compare (the built dist/cli.js)', () => {
+  let dir: string;
+  before(() => {
+    ensureBuilt(cli);
+    ensureBuilt(join(repoRoot, 'dist/report.js'));
+    dir = mkdtempSync(join(tmpdir(), 'share-cli-'));
+  });
+
+  it('report writes one HTML file with the CSP, the data block and the redaction summary', () => {
+    const out = join(dir, 'r.html');
+    const r = run('report', SPOTTER, '-o', out);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /r\.html: 1 trace, 3 sessions, 153 LLM calls, \d+ KB; opens offline/);
+    assert.match(r.stderr, /^redaction: /m);
+    const html = readFileSync(out, 'utf8');
+    assert.match(html, /content="default-src &#39;none&#39;; script-src &#39;sha256-|content="default-src 'none'; script-src 'sha256-/);
+    assert.match(html, /<script type="application\/json" id="report-data">\{"schema":1/);
+  });
+
+  it('report --no-redact says so, and an unknown session is a usage error', () => {
+    const r = run('report', SPOTTER, '-o', join(dir, 'r2.html'), '--no-redact');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /redaction: off \(--no-redact\)/);
+    const bad = run('report', SPOTTER, '-o', join(dir, 'r3.html'), '--session', 'nope');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--session nope: no such session/);
+  });
+
+  it('redact refuses to overwrite its input and writes a copy that reads the same', () => {
+    assert.equal(run('redact', SPOTTER, '-o', SPOTTER).code, 2);
+    const line = JSON.parse(readFileSync(SPOTTER, 'utf8').split('\n')[0]!) as Record<string, unknown>;
+    // A real first line of the Claude log with a user's home folder and a key in it.
+    const planted = join(dir, 'planted.jsonl');
+    writeFileSync(planted, [JSON.stringify({ ...line, cwd: '/home/jdoe/project', note: 'export OPENAI_API_KEY=abcdEFGH12345678' }), ...readFileSync(SPOTTER, 'utf8').split('\n').slice(1)].join('\n'));
+    const out = join(dir, 'planted.redacted.jsonl');
+    const r = run('redact', planted, '-o', out);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /every token figure unchanged/);
+    assert.match(r.stderr, /removed 2 values: env-assignment 1, home-user 1/);
+    const text = readFileSync(out, 'utf8');
+    assert.ok(!text.includes('jdoe') && !text.includes('abcdEFGH12345678'));
+  });
+
+  it('export --to each target reports its rows and, for Mooncake and Bailian, the ideal hit rate read back', () => {
+    for (const to of ['mooncake', 'bailian', 'aiperf']) {
+      const out = join(dir, `x.${to}.jsonl`);
+      const r = run('export', SAMPLE, '--to', to, '-o', out, '--replicas', '2', '--stagger-s', '5');
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, new RegExp(`x\\.${to}\\.jsonl: 180 ${to} rows from 3 sessions × 2 replicas, 5 s apart`));
+      if (to !== 'aiperf') assert.match(r.stderr, /read back as \w+: ideal prefix-cache hit rate \d+\.\d%/);
+    }
+    assert.equal(run('export', SAMPLE, '--to', 'sglang', '-o', join(dir, 'y.jsonl')).code, 2);
+    assert.equal(run('export', SAMPLE, '--to', 'aiperf', '-o', join(dir, 'y.jsonl'), '--replicas', '0').code, 2);
+  });
+
+  it('compare joins relabelled real AIPerf records to the export and prints measured beside simulated', () => {
+    const out = join(dir, 'c.aiperf.jsonl');
+    assert.equal(run('export', SAMPLE, '--to', 'aiperf', '-o', out, '--session', 'e5821007').code, 0);
+    const id = (JSON.parse(readFileSync(out, 'utf8').split('\n')[0]!) as { session_id: string }).session_id;
+    const raw = readFileSync(join(repoRoot, 'test/fixtures/aiperf/qwen_concurrency1.profile_export.jsonl'), 'utf8').trim().split('\n');
+    const results = join(dir, 'profile_export.jsonl');
+    writeFileSync(results, raw.map((l, i) => { const r = JSON.parse(l); r.metadata.conversation_id = id; r.metadata.turn_index = i; return JSON.stringify(r); }).join('\n'));
+    const r = run('compare', SAMPLE, results, '--session', 'e5821007', '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.equal(doc.matched, 10);
+    assert.equal(doc.join, 'conversation-turn');
+    assert.ok(doc.predicted.hitRate > 0);
+    const text = run('compare', SAMPLE, results, '--session', 'e5821007');
+    assert.match(text.stdout, /joined 10 of 41 exported requests/);
+    assert.match(text.stdout, /TTFT mean +\d+ ms/);
+  });
+});

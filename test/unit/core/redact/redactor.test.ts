@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { forEachStringLiteral } from '../../../../src/core/redact/jsonStrings';
+import { Redactor } from '../../../../src/core/redact/redactor';
+
+/** Our own rules only (secretlint's preset is tested through the CLI's redactor in test/unit/node). */
+const ownOnly = (): Redactor => new Redactor([], 'own rules');
+
+describe('string literals of JSON text', () => {
+  it('are found with escaped quotes and backslashes, and a literal cut at the end runs to the end', () => {
+    const text = '{"a":"x\\"y","b\\\\":"z\\\\","c":"open';
+    const found: string[] = [];
+    forEachStringLiteral(text, (s, e) => found.push(text.slice(s, e)));
+    assert.deepEqual(found, ['"a"', '"x\\"y"', '"b\\\\"', '"z\\\\"', '"c"', '"open']);
+  });
+});
+
+describe('Redactor', () => {
+  it('changes only inside strings: numbers, keys and spacing stay byte for byte', async () => {
+    const line = '{"usage": {"input_tokens": 12345678901234567890, "cached": 1.5e3},  "cwd": "/home/marco/app", "n": "123456789012"}';
+    const [out] = await ownOnly().redactJsonTexts([line]);
+    assert.equal(out, '{"usage": {"input_tokens": 12345678901234567890, "cached": 1.5e3},  "cwd": "/home/USER/app", "n": "123456789012"}');
+  });
+
+  it('sees through escapes: a secret before \\n is found, and JSON inside a string is redacted as JSON', async () => {
+    const text = JSON.stringify({ out: 'export GITHUB_TOKEN=abcdefgh12345678\nnext', args: JSON.stringify({ cmd: 'curl -u x https://bob:hunter2hunter2@example.com/\nls' }) });
+    const [out] = await ownOnly().redactJsonTexts([text]);
+    const value = JSON.parse(out!) as { out: string; args: string };
+    assert.equal(value.out, 'export GITHUB_TOKEN=[REDACTED:env-assignment#1]\nnext');
+    assert.equal(JSON.parse(value.args).cmd, 'curl -u x https://bob:[REDACTED:url-password#1]@example.com/\nls');
+  });
+
+  it('gives the same value the same placeholder and different values different ones, and counts without values', async () => {
+    const r = ownOnly();
+    const out = await r.redactJsonTexts(['{"a":"mail ann@example.org"}', '{"b":"again ann@example.org and bob@example.org"}']);
+    assert.deepEqual(out, ['{"a":"mail [REDACTED:email#1]"}', '{"b":"again [REDACTED:email#1] and [REDACTED:email#2]"}']);
+    assert.deepEqual(r.summary().byKind, { email: { occurrences: 3, distinct: 2 } });
+    assert.ok(!JSON.stringify(r.summary()).includes('example.org'));
+  });
+
+  it('still redacts a line that is not valid JSON, leaving its broken part as it was', async () => {
+    const [out] = await ownOnly().redactJsonTexts(['{"a": "ls /Users/jdoe/x\u0001", "b": 1']);
+    assert.equal(out, '{"a": "ls /Users/USER/x\u0001", "b": 1');
+  });
+
+  it('merges overlapping findings into one placeholder', async () => {
+    const r = new Redactor([{ detect: (t) => (t.includes('XYZ') ? [{ kind: 'a', start: t.indexOf('XYZ'), end: t.indexOf('XYZ') + 2 }, { kind: 'b', start: t.indexOf('XYZ') + 1, end: t.indexOf('XYZ') + 3 }] : []) }], 'test');
+    const [out] = await r.redactJsonTexts(['{"k":"before XYZ after"}']);
+    assert.equal(out, '{"k":"before [REDACTED:a#1] after"}');
+  });
+});

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { summarizeSession } from '../../../../../src/core/analysis/sessionSummary';
+import { findRetryLoops } from '../../../../../src/core/analysis/retryLoops';
+import { LOCAL_ONLY, localSample, parseFile } from '../../../../support/helpers';
+import { assertRoundTrip } from '../../../../support/roundTrip';
+
+// Two real `opencode export` files found in public repositories that state no licence, so they
+// are read from $AGENT_TRACE_LOCAL_SAMPLES and never copied (origins in test/fixtures/README.md):
+// italo-luz/pfm-categorization opencode-session.json (OpenCode 1.17.18, Claude) and w12z/Cap
+// opencode-session.json (1.15.6, GPT and GLM). Expected figures from
+// test/reference/opencode_export.py run on each file.
+const ITALO = localSample('opencode/italo-luz+pfm-categorization.json');
+const CAP = localSample('opencode/w12z+Cap.json');
+/** Two more exports without a licence: iesta/TUIPTV (OpenCode 1.14.46) and pai535Huang/matugen-theme-sync (1.18.13). */
+const TUIPTV = localSample('opencode/iesta+TUIPTV.json');
+const MATUGEN = localSample('opencode/pai535Huang+matugen-theme-sync.json');
+
+describe('OpenCode export (1.17.18): {info, messages} is OpenCode, not mini-swe-agent', { skip: ITALO === null && LOCAL_ONLY }, async () => {
+  const parsed = ITALO === null ? null : await parseFile(ITALO);
+
+  it('is detected by its structure and read: 21 calls, 5 typed prompts, 25 tool calls', () => {
+    // Before: "the document's top-level keys match mini-swe-agent trajectory", 0 calls, exit 0, no warning.
+    assert.equal(parsed!.model.format, 'opencode');
+    const s = summarizeSession(parsed!.model.sessions[0]!);
+    assert.deepEqual([s.llmCalls, s.userTurns, s.toolCalls, s.failedToolCalls], [21, 5, 25, 0]);
+  });
+
+  it('counts cache reads and writes apart from the fresh input: Σinput 2,059,786, Σcached 1,555,785, Σoutput 71,366', () => {
+    const s = summarizeSession(parsed!.model.sessions[0]!);
+    assert.deepEqual([s.tokens.input, s.tokens.cached, s.tokens.output, s.tokens.cacheWrite], [2059786, 1555785, 71366, 503963]);
+  });
+
+  it('round-trips through the canonical format', async () => {
+    await assertRoundTrip(parsed!);
+  });
+});
+
+describe('OpenCode export (1.15.6): failed commands, a failed patch, aborted responses', { skip: CAP === null && LOCAL_ONLY }, async () => {
+  const parsed = CAP === null ? null : await parseFile(CAP);
+  const session = (): ReturnType<typeof summarizeSession> => summarizeSession(parsed!.model.sessions[0]!);
+
+  it('112 step calls, 25 typed prompts, 144 tool calls of which 14 failed (13 non-zero exits, 1 edit and 1 patch error minus the one still running)', () => {
+    assert.deepEqual([session().llmCalls, session().userTurns, session().toolCalls, session().failedToolCalls], [112, 25, 144, 14]);
+  });
+
+  it('reasoning is part of the output: Σoutput 106,677 = 44,793 output + 61,884 reasoning', () => {
+    assert.deepEqual([session().tokens.input, session().tokens.cached, session().tokens.output], [11588600, 10523392, 106677]);
+  });
+
+  it('a response the user aborted is an interruption, not an API error', () => {
+    assert.equal(session().otherInputs!.interruption, 3);
+    assert.equal(session().apiErrors, 0);
+  });
+
+  it('the failed apply_patch names the file it could not patch', () => {
+    const patch = parsed!.model.sessions[0]!.calls.flatMap((c) => c.toolCalls).find((t) => t.name === 'apply_patch' && t.isError === true)!;
+    assert.match(patch.errorText!, /Failed to find expected lines/);
+    assert.match(patch.targetFile!, /^C:\\/);
+  });
+
+  it('finds the retry loop over the same ssh command', () => {
+    assert.deepEqual(findRetryLoops(parsed!.model.sessions[0]!).loops.map((l) => [l.tool, l.attempts.length]), [['bash', 3]]);
+  });
+});
+
+describe('OpenCode exports of 1.14.46 and 1.18.13 (local only): the figures opencode_export.py counts', { skip: (TUIPTV === null || MATUGEN === null) && LOCAL_ONLY }, async () => {
+  const tuiptv = TUIPTV === null ? null : await parseFile(TUIPTV);
+  const matugen = MATUGEN === null ? null : await parseFile(MATUGEN);
+
+  it('1.14.46 (deepseek-v4-flash-free): 90 calls, 15 typed prompts, 119 tools of which 6 failed; no cache writes', () => {
+    assert.equal(tuiptv!.model.format, 'opencode');
+    const s = summarizeSession(tuiptv!.model.sessions[0]!);
+    assert.deepEqual([s.llmCalls, s.userTurns, s.toolCalls, s.failedToolCalls], [90, 15, 119, 6]);
+    assert.deepEqual([s.tokens.input, s.tokens.cached, s.tokens.output, s.tokens.cacheWrite], [7060266, 6844032, 69242, 0]);
+  });
+
+  it('1.18.13 (gpt-5.6-sol): 17 calls, 4 typed prompts, 27 tools of which 2 failed', () => {
+    assert.equal(matugen!.model.format, 'opencode');
+    const s = summarizeSession(matugen!.model.sessions[0]!);
+    assert.deepEqual([s.llmCalls, s.userTurns, s.toolCalls, s.failedToolCalls], [17, 4, 27, 2]);
+    assert.deepEqual([s.tokens.input, s.tokens.cached, s.tokens.output], [425428, 345600, 8087]);
+  });
+});

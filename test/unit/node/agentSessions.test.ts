@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { summarizeSession } from '../../../src/core/analysis/sessionSummary';
+import { parseTrace } from '../../../src/core/trace/parseTrace';
+import { assembleSession } from '../../../src/node/agentSessions';
+import { listLocalSessions } from '../../../src/node/sessions/agentRegistry';
+import type { SessionRoots } from '../../../src/node/agentSessions';
+import { fixtures, LOCAL_ONLY, localSample, parseFile } from '../../support/helpers';
+
+// A fake home laid out the way each agent keeps its sessions, filled with the real samples
+// of test/fixtures (and, for OpenCode, a local-only export split into OpenCode's storage).
+const home = mkdtempSync(join(tmpdir(), 'agent-sessions-'));
+after(() => rmSync(home, { recursive: true, force: true }));
+
+function place(from: string, to: string, when: string): string {
+  mkdirSync(join(to, '..'), { recursive: true });
+  copyFileSync(from, to);
+  const t = new Date(when);
+  utimesSync(to, t, t);
+  return to;
+}
+
+const roots: SessionRoots = {
+  claudeCode: join(home, '.claude/projects'),
+  codex: join(home, '.codex/sessions'),
+  geminiCli: join(home, '.gemini/tmp'),
+  openCode: join(home, '.local/share/opencode'),
+  openHands: join(home, '.openhands'),
+  cline: join(home, 'Code/User/globalStorage/saoudrizwan.claude-dev/tasks'),
+  rooCode: join(home, 'Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks'),
+  aiperf: [join(home, 'bench/artifacts')],
+};
+
+const claude = place(join(fixtures, 'claude-code/m-claude/abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl'), join(roots.claudeCode, 'C--Users-Mischa/abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl'), '2026-01-10T04:00:00Z');
+// A 2.0.x sibling sub-agent log: read with its session, never listed as one.
+place(join(fixtures, 'claude-code/m-claude/agent-abc3cb6.jsonl'), join(roots.claudeCode, 'C--Users-Mischa/agent-abc3cb6.jsonl'), '2026-01-10T04:01:00Z');
+const gemini = place(join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json'), join(roots.geminiCli, 'f53b52ad/chats/session-2025-10-10T06-59-cdd63974.json'), '2025-10-10T07:00:00Z');
+const aiperf = place(join(fixtures, 'aiperf/non_uniform_requests.profile_export.jsonl'), join(home, 'bench/artifacts/llama-run/profile_export.jsonl'), '2025-11-08T12:00:00Z');
+// OpenHands keeps one event per file: the saved trajectory's 18 events, one file each.
+const events = JSON.parse(readFileSync(join(fixtures, 'openhands/basic_gui_mode.json'), 'utf8')) as Array<{ id: number }>;
+const eventDir = join(roots.openHands, 'sessions/2f1c9e/events');
+mkdirSync(eventDir, { recursive: true });
+for (const e of events) writeFileSync(join(eventDir, `${e.id}.json`), JSON.stringify(e));
+utimesSync(join(eventDir, `${events.at(-1)!.id}.json`), new Date('2025-06-01T00:00:00Z'), new Date('2025-06-01T00:00:00Z'));
+mkdirSync(roots.openCode, { recursive: true });
+writeFileSync(join(roots.openCode, 'opencode.db'), '');
+
+describe('local session discovery for every agent', () => {
+  it('lists the sessions newest first, one row per session, sub-agent logs not as sessions of their own', async () => {
+    const { sessions } = await listLocalSessions(roots, 50);
+    assert.deepEqual(
+      sessions.map((s) => [s.agent, s.path]),
+      [
+        ['Claude Code', claude],
+        ['AIPerf', aiperf],
+        ['Gemini CLI', gemini],
+        ['OpenHands', eventDir],
+      ],
+    );
+  });
+
+  it('says that OpenCode 1.2+ sessions (opencode.db) are not listed, and how to open one', async () => {
+    const { notes } = await listLocalSessions(roots, 50);
+    assert.equal(notes.length, 1);
+    assert.match(notes[0]!, /opencode\.db .*opencode export/);
+  });
+
+  it('an OpenHands events folder opens as one trajectory with the figures of the saved one', async () => {
+    const { sessions } = await listLocalSessions(roots, 50);
+    const text = await assembleSession(sessions.find((s) => s.agent === 'OpenHands')!);
+    const assembled = await parseTrace([{ key: 'openhands.json', bytes: new TextEncoder().encode(text!) }]);
+    const saved = await parseFile(join(fixtures, 'openhands/basic_gui_mode.json'));
+    assert.equal(assembled.model.format, 'openhands');
+    assert.deepEqual(summarizeSession(assembled.model.sessions[0]!), summarizeSession(saved.model.sessions[0]!));
+  });
+});
+
+const EXPORT = localSample('opencode/w12z+Cap.json');
+
+describe('OpenCode before 1.2: a session in storage/ opens as its export', { skip: EXPORT === null && LOCAL_ONLY }, () => {
+  it('splitting a real export into OpenCode\'s storage layout and reading it back gives the export\'s figures', async () => {
+    const exported = JSON.parse(readFileSync(EXPORT!, 'utf8')) as { info: { id: string; projectID: string }; messages: Array<{ info: { id: string }; parts: Array<{ id: string }> }> };
+    const storage = join(home, 'oc/storage');
+    const info = join(storage, 'session', exported.info.projectID, `${exported.info.id}.json`);
+    mkdirSync(join(info, '..'), { recursive: true });
+    writeFileSync(info, JSON.stringify(exported.info));
+    for (const m of exported.messages) {
+      mkdirSync(join(storage, 'message', exported.info.id), { recursive: true });
+      writeFileSync(join(storage, 'message', exported.info.id, `${m.info.id}.json`), JSON.stringify(m.info));
+      mkdirSync(join(storage, 'part', m.info.id), { recursive: true });
+      for (const p of m.parts) writeFileSync(join(storage, 'part', m.info.id, `${p.id}.json`), JSON.stringify(p));
+    }
+    const { sessions } = await listLocalSessions({ ...roots, openCode: join(home, 'oc') }, 50);
+    const oc = sessions.find((s) => s.agent === 'OpenCode')!;
+    const parsed = await parseTrace([{ key: 'opencode.json', bytes: new TextEncoder().encode((await assembleSession(oc))!) }]);
+    const direct = await parseFile(EXPORT!);
+    assert.equal(parsed.model.format, 'opencode');
+    assert.deepEqual(summarizeSession(parsed.model.sessions[0]!), summarizeSession(direct.model.sessions[0]!));
+  });
+});

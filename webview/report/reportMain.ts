@@ -1,0 +1,26 @@
+import type { ReportDocument } from '../../src/core/share/reportDocument';
+import { el } from '../shared/dom';
+import { ReportPage } from './reportPage';
+
+/**
+ * Entry of the standalone HTML report. The data sits in the page as
+ * `<script type="application/json" id="report-data">` (never executed, `<` escaped),
+ * so it is read as text and parsed, never evaluated. A page that cannot read it says so.
+ */
+function start(): void {
+  const root = document.getElementById('report') ?? document.body;
+  // VS Code sets a theme class on <body>; a report follows the reader's colour scheme instead.
+  document.body.classList.add(matchMedia('(prefers-color-scheme: dark)').matches ? 'vscode-dark' : 'vscode-light');
+  try {
+    const text = document.getElementById('report-data')?.textContent ?? '';
+    const doc = JSON.parse(text) as ReportDocument;
+    if (doc?.schema !== 1 || !Array.isArray(doc.traces)) throw new Error('this report holds no data this page can read');
+    new ReportPage(root, doc);
+    document.body.dataset['ready'] = 'true';
+  } catch (e) {
+    root.replaceChildren(el('p', { className: 'error-banner', text: `This report cannot be shown: ${e instanceof Error ? e.message : String(e)}` }));
+    document.body.dataset['ready'] = 'error';
+  }
+}
+
+start();
