@@ -63,6 +63,11 @@ function priceBook(): PriceBook {
   return createPriceBook(user.entries.length > 0 ? { user, userLabel: 'agentTrace.prices' } : {});
 }
 
+/** The settings the figures depend on, as one string (a change recomputes every file's figures at the next sync). */
+function figuresBasis(): string {
+  return JSON.stringify([config?.analysis ?? {}, config?.prices ?? []]);
+}
+
 function roots(): AgentRoot[] {
   return (config?.roots ?? []).flatMap(({ agentId, root }) => {
     const agent = agentById(agentId);
@@ -73,7 +78,7 @@ function roots(): AgentRoot[] {
 function open(): string | null {
   const { index: opened, notice } = SessionIndex.open(config!.dbPath);
   index = opened;
-  indexer = new SessionIndexer(opened, { analysis: config!.analysis, prices: priceBook(), maxFileBytes: config!.maxFileBytes, stateVersion: config!.stateVersion });
+  indexer = new SessionIndexer(opened, { analysis: config!.analysis, prices: priceBook(), maxFileBytes: config!.maxFileBytes, stateVersion: config!.stateVersion, basis: figuresBasis() });
   return notice?.message ?? null;
 }
 
@@ -194,7 +199,7 @@ async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<u
         leaseTimer = setInterval(() => lease?.refresh(), 10_000);
         leaseTimer.unref();
       } else {
-        indexer!.setAnalysisOptions(config.analysis, priceBook());
+        indexer!.setAnalysisOptions(config.analysis, priceBook(), figuresBasis());
       }
       return { notice };
     }

@@ -262,6 +262,16 @@ export class SessionIndex {
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
   }
 
+  /** A value kept beside the tables (outside a transaction it is its own write). */
+  metaValue(key: string): string | null {
+    const v = this.db.get('SELECT value FROM meta WHERE key = ?', [key])?.['value'];
+    return typeof v === 'string' ? v : null;
+  }
+
+  setMetaValue(key: string, value: string): void {
+    this.db.run('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
   /** Bumped by every write: a reader that saw the same number has nothing new to read. */
   generation(): number {
     return Number(this.db.get("SELECT value FROM meta WHERE key = 'generation'")?.['value'] ?? 0);

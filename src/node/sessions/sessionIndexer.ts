@@ -37,8 +37,19 @@ export interface IndexerOptions {
   stateVersion: string;
   /** Files whose parse stays in memory, ready for the next append (the live ones). */
   maxLiveParses: number;
+  /**
+   * What the stored figures depend on besides the files (the analysis settings, the user's
+   * prices): when it differs from the one the index was written with, every file's figures
+   * are computed again (from its saved parse when there is one), so no figure of the old
+   * settings is shown as current.
+   */
+  basis: string;
   now: () => number;
 }
+
+/** The meta key of the settings the stored figures were computed with (IndexerOptions.basis). */
+const BASIS_KEY = 'figures-basis';
+const NO_SAVED_PARSE = 'no saved parse to resume';
 
 export const DEFAULT_INDEXER_OPTIONS: IndexerOptions = {
   analysis: {},
@@ -47,6 +58,7 @@ export const DEFAULT_INDEXER_OPTIONS: IndexerOptions = {
   keepStateWithinMs: 3 * 86_400_000,
   stateVersion: 'dev',
   maxLiveParses: 24,
+  basis: '',
   now: () => Date.now(),
 };
 
@@ -179,9 +191,10 @@ export class SessionIndexer {
   }
 
   /** Changes the analysis options (settings): rows are recomputed as files are read again. */
-  setAnalysisOptions(analysis: Partial<AnalysisOptions>, prices: PriceBook | null): void {
+  setAnalysisOptions(analysis: Partial<AnalysisOptions>, prices: PriceBook | null, basis: string): void {
     this.options.analysis = analysis;
     this.options.prices = prices;
+    this.options.basis = basis;
   }
 
   /** Drops every parse kept in memory. */
@@ -202,6 +215,8 @@ export class SessionIndexer {
     let bytesDone = 0;
     let pending: FileUpdate[] = [];
     let lastFlush = this.options.now();
+    // Figures of other settings are recomputed for every file, changed or not.
+    const recompute = this.index.metaValue(BASIS_KEY) !== this.options.basis;
     const flush = async (): Promise<void> => {
       if (pending.length === 0) return;
       const batch = pending;
@@ -217,16 +232,18 @@ export class SessionIndexer {
       const f = found[i]!;
       const prior = stored.get(f.path) ?? null;
       stored.delete(f.path);
-      const { outcome, update } = await this.readFile(f, prior, hooks.keepLive?.(f) ?? false);
+      const { outcome, update } = await this.readFile(f, prior, hooks.keepLive?.(f) ?? false, recompute);
       result.counts[outcome.kind] += 1;
       if ('bytesRead' in outcome) result.bytesRead += outcome.bytesRead;
-      if (outcome.kind === 'reread') result.rereads.push(`${f.path}: ${outcome.reason}`);
+      // Recomputing figures for new settings reads old files whole: nothing to tell the user about.
+      if (outcome.kind === 'reread' && !(recompute && outcome.reason === NO_SAVED_PARSE)) result.rereads.push(`${f.path}: ${outcome.reason}`);
       if (update) pending.push(update);
       bytesDone += f.sizeBytes;
       hooks.onProgress?.({ filesDone: i + 1, filesTotal: found.length, bytesDone, bytesTotal });
       if (pending.length >= BATCH_FILES || (pending.length > 0 && this.options.now() - lastFlush >= BATCH_MS)) await flush();
     }
     await flush();
+    if (!result.cancelled && recompute) await withBusyRetry(this.index.database, () => this.index.setMetaValue(BASIS_KEY, this.options.basis));
     if (!result.cancelled) {
       // What was not found any more: gone from disk (deleted), or outside the folders now looked in (forgotten).
       const gone = [...stored.values()].filter((s) => s.status !== 'deleted');
@@ -280,7 +297,7 @@ export class SessionIndexer {
   }
 
   /** Reads what changed in one file; the update to store, or none when nothing changed. */
-  private async readFile(f: FoundSession, prior: StoredFile | null, keepLive: boolean): Promise<{ outcome: FileOutcome; update: FileUpdate | null }> {
+  private async readFile(f: FoundSession, prior: StoredFile | null, keepLive: boolean, recompute = false): Promise<{ outcome: FileOutcome; update: FileUpdate | null }> {
     const agent = agentById(f.agentId);
     const companionKeys = agent ? await agent.companions(f.path) : [];
     const companions: CompanionState[] = [];
@@ -288,7 +305,7 @@ export class SessionIndexer {
       const s = await statFile(join(dirname(f.path), key));
       if (s) companions.push({ key, size: s.size, mtimeMs: s.mtimeMs });
     }
-    const unchanged = prior !== null && prior.status !== 'deleted' && prior.size === f.sizeBytes && prior.mtimeMs === f.mtimeMs && sameCompanions(prior.companions, companions);
+    const unchanged = !recompute && prior !== null && prior.status !== 'deleted' && prior.size === f.sizeBytes && prior.mtimeMs === f.mtimeMs && sameCompanions(prior.companions, companions);
     if (unchanged) return { outcome: { kind: 'unchanged' }, update: null };
     const now = this.options.now();
     const base: Omit<FileUpdate, 'status' | 'problem' | 'records' | 'state' | 'stateVersion' | 'headHash'> = {
@@ -330,7 +347,7 @@ export class SessionIndexer {
             reason = `${shrunk.key === mainKey ? 'it' : shrunk.key} shrank (truncated or replaced)`;
             parser = null;
           }
-        } else reason = 'no saved parse to resume';
+        } else reason = NO_SAVED_PARSE;
       }
     }
     if (reason !== null) parser = null;

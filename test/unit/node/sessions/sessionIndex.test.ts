@@ -7,6 +7,8 @@ import type { SessionRow } from '../../../../src/core/sessions/sessionQuery';
 import { agentRoots, resolveRoots } from '../../../../src/node/sessions/agentRegistry';
 import { ftsQuery, SCHEMA_VERSION, SessionIndex } from '../../../../src/node/sessions/sessionIndex';
 import { SessionIndexer } from '../../../../src/node/sessions/sessionIndexer';
+import { createPriceBook } from '../../../../src/core/cost/priceBook';
+import { readUserPrices } from '../../../../src/core/cost/userPrices';
 import { openDatabase } from '../../../../src/node/sessions/sqlite';
 import { addOtherAgents, createFakeHome, FAKE_HOME_SESSIONS, fakeHomeRoots } from '../../../support/fakeHome.mjs';
 
@@ -257,6 +259,28 @@ describe('SessionIndex over the other agents whose folders are known', () => {
     // A second sync reads nothing: no file changed (the events folder included).
     const again = await new SessionIndexer(index).sync(roots);
     assert.equal(again.counts.unchanged, 7, JSON.stringify(again.counts));
+    index.close();
+  });
+});
+
+describe('SessionIndex figures follow the settings', () => {
+  it('new prices or analysis settings recompute every file\'s figures at the next sync, files unchanged', async () => {
+    const { roots, dbPath } = setup();
+    const { index } = SessionIndex.open(dbPath);
+    await new SessionIndexer(index, { prices: createPriceBook(), basis: 'list prices' }).sync(roots);
+    const loopKey = 'e5821007-9ca0-4a36-afc0-94da583da0ea';
+    // $3.36867825 at list prices (test/reference/cost_reference.mjs); every call is claude-opus-4-5.
+    assert.ok(Math.abs(byKey(index.rows(), loopKey).costUsd! - 3.36867825) < 1e-6);
+    // Half the list price for claude-opus-4-5 (a user price entry, as agentTrace.prices takes it).
+    const half = readUserPrices([{ model: 'claude-opus-4-5*', multiplier: 0.5 }]);
+    assert.deepEqual(half.problems, []);
+    const again = await new SessionIndexer(index, { prices: createPriceBook({ user: half, userLabel: 'test' }), basis: 'half' }).sync(roots);
+    assert.equal(again.counts.unchanged, 0, 'every file\'s figures computed again');
+    assert.deepEqual(again.rereads, []);
+    assert.ok(Math.abs(byKey(index.rows(), loopKey).costUsd! - 3.36867825 / 2) < 1e-6, String(byKey(index.rows(), loopKey).costUsd));
+    // The same settings again: nothing to do.
+    const third = await new SessionIndexer(index, { prices: createPriceBook({ user: half, userLabel: 'test' }), basis: 'half' }).sync(roots);
+    assert.equal(third.counts.unchanged, 4);
     index.close();
   });
 });
