@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startLiveSession } from '../support/liveSession.mjs';
 import { launchBrowser, openWorkbench, runCommand, startCodeServer, webview } from '../support/vscodeE2e.mjs';
 import { createWorkspace, repoRoot } from '../support/workspace.mjs';
@@ -22,12 +22,6 @@ const LIVE_ID = '5e55e55e-0000-4000-8000-000000000003';
 async function shot(page: Page, name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<void> {
   await page.waitForTimeout(500);
   await page.screenshot({ path: path.join(shots, name), ...(clip ? { clip } : {}) });
-}
-
-async function figure(web: FrameLocator, name: string): Promise<string> {
-  const el = web.locator(`[data-figure="${name}"]`).first();
-  await el.waitFor({ timeout: 30_000 });
-  return (await el.textContent())?.trim() ?? '';
 }
 
 describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
