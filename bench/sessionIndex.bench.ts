@@ -230,7 +230,11 @@ async function main(): Promise<void> {
     const rowOf = async (): Promise<number> => (await client.request('rows', {})).rows.find((r) => r.key === liveId)!.calls;
     let callsNow = await rowOf();
     // Real assistant lines of the spotter session, each a new call (a fresh message id).
-    const lines = templates.spotter.split('\n').filter((l) => l.includes('"type":"assistant"') && l.includes('"usage"'));
+    const lines = templates.spotter.split('\n').filter((l) => {
+      if (!l.includes('"type":"assistant"')) return false;
+      const record = JSON.parse(l) as { type?: string; message?: { usage?: unknown } };
+      return record.type === 'assistant' && record.message?.usage !== undefined;
+    });
     const latencies: number[] = [];
     for (let k = 0; k < 10; k++) {
       const line = lines[k * 7]!.replaceAll(SPOTTER, liveId).replace(/"id":"msg_[^"]+"/, `"id":"msg_live_${k}"`);
@@ -238,6 +242,7 @@ async function main(): Promise<void> {
       const t = performance.now();
       appendFileSync(live, line + '\n');
       for (;;) {
+        if (performance.now() - t > 60_000) throw new Error(`append ${k} not reflected in 60 s; events: ${JSON.stringify(liveEvents).slice(0, 2000)}`);
         if (liveEvents.some((e) => e.event === 'changed')) {
           const n = await rowOf();
           if (n > callsNow) {

@@ -1,12 +1,15 @@
+import { findLibraryModel } from '../cost/genaiPrices';
+
 /**
- * The context window of a model, in tokens, for "context used" in the status bar.
- *
- * The seam to a maintained model table: until the price library (which lists each
- * model's `context_window`) is part of the core, no window is known here and the
- * status bar shows the tokens used instead of a share. One rule needs no table: a
- * call that used more tokens than a window proves the window is larger, so a
- * guess is never shown as more than 100%.
+ * The context window of a model, in tokens, for "context used" in the status bar: the
+ * `context_window` the price library (@pydantic/genai-prices, src/core/cost) lists for the
+ * model, null when it lists none. A call that used more tokens than that window proves the
+ * window is larger (a long-context beta, a newer model under an old name): then no window
+ * is claimed, so a share above 100% is never shown.
  */
-export function contextWindowFor(_model: string | null, _usedTokens: number | null): number | null {
-  return null;
+export function contextWindowFor(model: string | null, usedTokens: number | null): number | null {
+  if (!model) return null;
+  const window = findLibraryModel(model, null)?.model.context_window;
+  if (typeof window !== 'number' || window <= 0) return null;
+  return usedTokens !== null && usedTokens > window ? null : window;
 }

@@ -64,7 +64,8 @@ export class SessionIndexClient {
 
   async dispose(): Promise<void> {
     try {
-      if (!this.exited) await Promise.race([this.request('close', {}), new Promise((r) => setTimeout(r, 2000))]);
+      // The worker releases its writer lease on close; a loaded machine may take a few seconds to get there.
+      if (!this.exited) await Promise.race([this.request('close', {}), new Promise((r) => setTimeout(r, 10_000))]);
     } catch {
       // closing anyway
     }

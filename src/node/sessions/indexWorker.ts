@@ -55,6 +55,8 @@ interface HotFile {
 const hot = new Map<string, HotFile>();
 const pinned = new Set<string>();
 let pollTimer: ReturnType<typeof setInterval> | undefined;
+/** A close was asked for: nothing more is written. */
+let closing = false;
 /** Refreshes run one at a time, so two events on one file never read it twice at once. */
 let queue: Promise<void> = Promise.resolve();
 
@@ -137,7 +139,7 @@ function watchHot(found: Pick<FoundSession, 'path' | 'agentId' | 'projectHint'>)
 }
 
 async function refreshHot(paths: string[]): Promise<void> {
-  if (!indexer || !lease?.isHeld) return;
+  if (!indexer || !lease?.isHeld || closing) return;
   const outcomes: Array<{ path: string; kind: FileOutcome['kind']; reason: string | null }> = [];
   for (const path of paths) {
     const h = hot.get(path);
@@ -204,7 +206,7 @@ async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<u
       return { notice };
     }
     case 'sync': {
-      if (!lease!.tryAcquire()) return { readOnly: true };
+      if (closing || !lease!.tryAcquire()) return { readOnly: true };
       cancelled = false;
       let last = 0;
       const result = await guarded(() =>
@@ -268,6 +270,12 @@ port.on('message', (m: IndexRequest) => {
   if (m.method === 'cancel') {
     cancelled = true;
     return;
+  }
+  if (m.method === 'close') {
+    // Closing goes first: a running sync stops at its next file and queued refreshes are skipped,
+    // so the lease is released before the client stops waiting (another worker may want it).
+    closing = true;
+    cancelled = true;
   }
   const run = async (): Promise<void> => {
     try {
