@@ -9,7 +9,7 @@ import { FORMATS as SUPPORTED_FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { renderTextReport } from '../core/report/textReport';
-import { readTraceFiles } from '../node/traceFiles';
+import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { createRedactor } from '../node/secretlintDetector';
 import { analyzeFolder, isDirectory, runSessions } from './sessions';
 import { redactionLine, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
@@ -17,7 +17,7 @@ import { runSimulate } from './simulate';
 import { UsageError } from './usageError';
 import { printError, printJson, printText } from './output';
 import { version } from '../../package.json';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 
 /** The CLI's version is the package's: one number to bump. */
@@ -148,14 +148,16 @@ function parseArgs(argv: readonly string[]): Args {
 
 /** A user price file: unreadable JSON or a bad entry is a usage error naming the file and the entry. */
 async function readPriceFile(path: string): Promise<ReturnType<typeof readUserPrices>> {
-  let value: unknown;
+  // Streamed from a regular file only (a FIFO named here must not block the CLI), nesting bounded.
+  let read: Awaited<ReturnType<typeof readJsonFile>>;
   try {
-    value = JSON.parse(await readFile(path, 'utf8'));
+    read = await readJsonFile(path);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    throw new UsageError(`--prices ${path}: ${err.code === 'ENOENT' ? 'no such file' : `not JSON (${err.message})`}`);
+    throw new UsageError(`--prices ${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
   }
-  const prices = readUserPrices(value);
+  if ('error' in read) throw new UsageError(`--prices ${path}: ${read.error}`);
+  const prices = readUserPrices(read.value);
   if (prices.problems.length > 0) throw new UsageError(`--prices ${path}: ${prices.problems.join('; ')}`);
   return prices;
 }

@@ -1,4 +1,4 @@
-import { readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Redactor, RedactionSummary } from '../core/redact/redactor';
 import { buildReplayExport, REPLAY_BLOCK_TOKENS, REPLAY_TARGETS, replayJsonLines, ReplayError } from '../core/replay/replayExport';
@@ -6,10 +6,10 @@ import type { ReplayExport, ReplayOptions, ReplayTarget } from '../core/replay/r
 import { formatPercent } from '../core/report/formatNumbers';
 import { compareReplay, predictReplay } from '../core/replay/compareReplay';
 import type { ReplayComparison } from '../core/replay/compareReplay';
-import { renderComparison } from '../core/replay/compareText';
+import { renderComparison, resultsProblemText } from '../core/replay/compareText';
 import { whatIfParams } from '../core/share/whatIfDocument';
 import { runFast } from '../core/sim/engines/fastEngine';
-import { ParamError } from '../core/sim/params';
+import { describeBound, ParamError, REPLICA_BOUNDS, withinBound } from '../core/sim/params';
 import type { EngineParams } from '../core/sim/params';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
@@ -23,7 +23,8 @@ import type { WhatIfDocument } from '../core/share/whatIfDocument';
 import { readReportAssets, redactReport, reportHtml } from '../node/htmlReport';
 import { redactTraceFiles } from '../node/redactFiles';
 import { createRedactor } from '../node/secretlintDetector';
-import { readTraceFiles } from '../node/traceFiles';
+import { readJsonFile, readTraceFiles } from '../node/traceFiles';
+import { printError, printJson, printText } from './output';
 import { UsageError } from './usageError';
 
 /**
@@ -52,15 +53,14 @@ export interface ShareArgs {
   json: boolean;
 }
 
-function wholeAtLeastOne(flag: string, v: string | undefined): number {
-  const n = Number(v);
-  if (v === undefined || !Number.isInteger(n) || n < 1) throw new UsageError(`${flag} needs a whole number ≥ 1, not "${v ?? ''}"`);
-  return n;
-}
-
-function atLeastZero(flag: string, v: string | undefined): number {
-  const n = Number(v);
-  if (v === undefined || v.trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`${flag} needs a number ≥ 0, not "${v ?? ''}"`);
+/**
+ * A replica count or stagger from the command line, within the simulator's own bounds
+ * (REPLICA_BOUNDS): `--replicas 1e12` asked for a trillion copies of every session and
+ * never finished.
+ */
+function replicaFlag(flag: string, v: string | undefined, bound: (typeof REPLICA_BOUNDS)['replicas' | 'staggerS']): number {
+  const n = v === undefined || v.trim() === '' ? Number.NaN : Number(v);
+  if (!withinBound(n, bound)) throw new UsageError(`${flag} needs ${describeBound(bound)}, not "${v ?? ''}"`);
   return n;
 }
 
@@ -91,8 +91,8 @@ export function parseShareArgs(command: string, argv: readonly string[], allowed
       const t = value();
       if (!(REPLAY_TARGETS as readonly string[]).includes(t)) throw new UsageError(`--to must be one of ${REPLAY_TARGETS.join(', ')}, not "${t}"`);
       a.to = t as ReplayTarget;
-    } else if (flag === '--replicas') a.replicas = wholeAtLeastOne(flag, argv[++i]);
-    else if (flag === '--stagger-s') a.staggerS = atLeastZero(flag, argv[++i]);
+    } else if (flag === '--replicas') a.replicas = replicaFlag(flag, argv[++i], REPLICA_BOUNDS.replicas);
+    else if (flag === '--stagger-s') a.staggerS = replicaFlag(flag, argv[++i], REPLICA_BOUNDS.staggerS);
     else if (flag === '--session') a.sessions.push(value());
     else if (flag === '--whatif') a.whatIf = value();
   }
@@ -133,7 +133,7 @@ export async function runRedact(argv: readonly string[]): Promise<number> {
   await refuseOverwrite([file], a.out);
   const before = await parseFile(file, a.format);
   if (before.problem) {
-    process.stderr.write(`${file}: ${before.problem.message}\n`);
+    printError(`${file}: ${before.problem.message}`);
     return 1;
   }
   const redactor = createRedactor();
@@ -142,10 +142,10 @@ export async function runRedact(argv: readonly string[]): Promise<number> {
   const after = await parseFile(a.out, a.format);
   const calls = before.model.sessions.reduce((n, s) => n + s.calls.length, 0);
   if (after.model.format !== before.model.format || callFigures(after) !== callFigures(before)) {
-    process.stderr.write(`${a.out}: the redacted copy does not read as the original (${after.model.format ?? 'unreadable'}); please report this with the kinds below.\n${redactionLine(redactor.summary())}\n`);
+    printError(`${a.out}: the redacted copy does not read as the original (${after.model.format ?? 'unreadable'}); please report this with the kinds below.\n${redactionLine(redactor.summary())}`);
     return 1;
   }
-  process.stderr.write(`${written.join(', ')}: ${before.model.format} trace, ${before.model.sessions.length} sessions, ${calls} LLM calls, every token figure unchanged\n${redactionLine(redactor.summary())}\n`);
+  printError(`${written.join(', ')}: ${before.model.format} trace, ${before.model.sessions.length} sessions, ${calls} LLM calls, every token figure unchanged\n${redactionLine(redactor.summary())}`);
   return 0;
 }
 
@@ -182,7 +182,7 @@ export async function runExport(argv: readonly string[]): Promise<number> {
   await refuseOverwrite([file], a.out);
   const parsed = await parseFile(file, a.format);
   if (parsed.problem) {
-    process.stderr.write(`${file}: ${parsed.problem.message}\n`);
+    printError(`${file}: ${parsed.problem.message}`);
     return 1;
   }
   const options: ReplayOptions = { replicas: a.replicas, staggerS: a.staggerS, sessions: a.sessions.length > 0 ? a.sessions : null };
@@ -191,7 +191,7 @@ export async function runExport(argv: readonly string[]): Promise<number> {
     e = buildReplayExport(parsed.model, a.to, options);
   } catch (err) {
     if (err instanceof ReplayError) {
-      process.stderr.write(`${file}: ${err.message}\n`);
+      printError(`${file}: ${err.message}`);
       return 1;
     }
     throw err;
@@ -207,7 +207,7 @@ export async function runExport(argv: readonly string[]): Promise<number> {
     redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)',
     `compare with a replay's results: agent-trace compare ${quote(file)} RESULTS --to ${a.to}${a.replicas > 1 ? ` --replicas ${a.replicas} --stagger-s ${a.staggerS}` : ''}${a.sessions.map((s) => ` --session ${quote(s)}`).join('')}`,
   ];
-  process.stderr.write(lines.join('\n') + '\n');
+  printError(lines.join('\n'));
   return 0;
 }
 
@@ -216,16 +216,22 @@ export function quote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Reads a what-if document (the panel's Export JSON): a clear message naming the bad field. */
-async function readWhatIf(path: string): Promise<WhatIfDocument> {
-  let value: unknown;
+/**
+ * Reads a what-if document (the panel's Export JSON): a regular file only (a FIFO would
+ * wait forever), streamed with its nesting bounded, then checked field by field; a clear
+ * message naming the line or the bad field. Returns the checked document and the raw value.
+ */
+async function readWhatIf(path: string): Promise<{ doc: WhatIfDocument; raw: unknown }> {
+  let read: Awaited<ReturnType<typeof readJsonFile>>;
   try {
-    value = JSON.parse(await readFile(path, 'utf8'));
+    read = await readJsonFile(path);
   } catch (e) {
-    throw new UsageError(`--whatif ${path}: ${e instanceof Error ? e.message : String(e)}`);
+    const err = e as NodeJS.ErrnoException;
+    throw new UsageError(`--whatif ${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
   }
+  if ('error' in read) throw new UsageError(`--whatif ${path}: ${read.error}`);
   try {
-    return parseWhatIfDocument(value);
+    return { doc: parseWhatIfDocument(read.value), raw: read.value };
   } catch (e) {
     if (e instanceof WhatIfDocumentError) throw new UsageError(`--whatif ${path} is not a what-if export (the panel's Export JSON): ${e.message}`);
     throw e;
@@ -243,14 +249,14 @@ export async function runReport(argv: readonly string[], generator: string): Pro
   if (a.files.length === 0) throw new UsageError('report needs at least one FILE');
   if (!a.out) throw new UsageError('report needs -o REPORT.html');
   await refuseOverwrite(a.files, a.out);
-  const whatIf = a.whatIf ? await readWhatIf(a.whatIf) : null;
+  const whatIf = a.whatIf ? (await readWhatIf(a.whatIf)).doc : null;
   // Prices of the CLI's analyze: @pydantic/genai-prices and the project's dated supplement.
   const prices = createPriceBook();
   const traces: ReportTrace[] = [];
   for (const file of a.files) {
     const parsed = await parseFile(file, a.format);
     if (parsed.problem) {
-      process.stderr.write(`${file}: ${parsed.problem.message}\n`);
+      printError(`${file}: ${parsed.problem.message}`);
       return 1;
     }
     // The what-if belongs to the trace it was run on (its file), or to the only trace.
@@ -262,7 +268,7 @@ export async function runReport(argv: readonly string[], generator: string): Pro
   }
   const missing = a.sessions.filter((s) => !traces.some((t) => t.view.sessions.some((x) => x.summary.id === s || x.summary.id.startsWith(s))));
   if (missing.length > 0) throw new UsageError(`--session ${missing.join(', ')}: no such session in ${a.files.join(', ')}`);
-  if (whatIf && !traces.some((t) => t.whatIf)) process.stderr.write(`note: --whatif ${a.whatIf} was run on ${whatIf.input.file ?? 'another trace'} (session ${whatIf.input.session ?? '?'}), which this report does not hold: it is left out\n`);
+  if (whatIf && !traces.some((t) => t.whatIf)) printError(`note: --whatif ${a.whatIf} was run on ${whatIf.input.file ?? 'another trace'} (session ${whatIf.input.session ?? '?'}), which this report does not hold: it is left out`);
   const doc: ReportDocument = {
     schema: 1,
     title: traces.length === 1 ? `Agent trace report: ${traces[0]!.view.fileName}` : `Agent trace report: ${traces.length} traces`,
@@ -277,9 +283,9 @@ export async function runReport(argv: readonly string[], generator: string): Pro
   const sessions = traces.reduce((n, t) => n + t.view.sessions.length, 0);
   const calls = traces.reduce((n, t) => n + t.view.sessions.reduce((m, s) => m + s.calls.length, 0), 0);
   const size = (await stat(a.out)).size;
-  process.stderr.write(
+  printError(
     `${a.out}: ${traces.length} trace${traces.length === 1 ? '' : 's'}, ${sessions} sessions, ${calls} LLM calls${traces.some((t) => t.whatIf) ? ', the what-if scenario' : ''}, ${(size / 1024).toFixed(0)} KB; opens offline in any browser\n` +
-      `${redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)'}\n`,
+      `${redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)'}`,
   );
   return 0;
 }
@@ -290,28 +296,28 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
   if (a.files.length !== 2) throw new UsageError('compare needs the trace FILE and the RESULTS file (AIPerf profile_export.jsonl or a vllm bench result)');
   const [file, resultsFile] = a.files as [string, string];
   const given = new Set(argv);
-  let whatIfRaw: { input?: { params?: unknown; replicas?: { replicas?: unknown; staggerS?: unknown } } } | null = null;
-  if (a.whatIf) {
-    await readWhatIf(a.whatIf); // refuses what is not a what-if export, naming the field
-    whatIfRaw = JSON.parse(await readFile(a.whatIf, 'utf8'));
-  }
+  // Refuses what is not a what-if export, naming the field; its replicas are checked against the simulator's bounds.
+  const whatIf = a.whatIf ? await readWhatIf(a.whatIf) : null;
   // Replicas and stagger: the command line's, else the what-if's (the scenario replayed), else 1 and 0.
-  const replicas = given.has('--replicas') ? a.replicas : typeof whatIfRaw?.input?.replicas?.replicas === 'number' ? whatIfRaw.input.replicas.replicas : 1;
-  const staggerS = given.has('--stagger-s') ? a.staggerS : typeof whatIfRaw?.input?.replicas?.staggerS === 'number' ? whatIfRaw.input.replicas.staggerS : 0;
+  const replicas = given.has('--replicas') ? a.replicas : (whatIf?.doc.input.replicas?.replicas ?? 1);
+  const staggerS = given.has('--stagger-s') ? a.staggerS : (whatIf?.doc.input.replicas?.staggerS ?? 0);
   const parsed = await parseFile(file, a.format);
   if (parsed.problem) {
-    process.stderr.write(`${file}: ${parsed.problem.message}\n`);
+    printError(`${file}: ${parsed.problem.message}`);
     return 1;
   }
   const results = await parseFile(resultsFile, null);
   if (results.problem || (results.model.format !== 'aiperf' && results.model.format !== 'vllm-bench')) {
-    process.stderr.write(`${resultsFile}: ${results.problem?.message ?? `read as ${results.model.format}, not as AIPerf's profile_export.jsonl or a vllm bench result`}\n`);
+    printError(resultsProblemText(resultsFile, results));
     return 1;
   }
+  // Lines of the results that could not be read (broken, too deep, not text) are left out of the join: said, with their lines.
+  const unread = results.model.diagnostics.filter((d) => d.severity === 'error' && d.file === 0);
+  if (unread.length > 0) printError(`note: ${unread.length} line${unread.length === 1 ? '' : 's'} of ${resultsFile} left out: ${unread.slice(0, 3).map((d) => `line ${d.line + 1}: ${d.message}`).join('; ')}${unread.length > 3 ? '; …' : ''}`);
   const target = a.to ?? (results.model.format === 'aiperf' ? 'aiperf' : 'mooncake');
   let params: EngineParams;
   try {
-    params = whatIfParams(whatIfRaw?.input?.params);
+    params = whatIfParams((whatIf?.raw as { input?: { params?: unknown } } | undefined)?.input?.params);
   } catch (e) {
     if (e instanceof ParamError) throw new UsageError(`--whatif ${a.whatIf}: ${e.message}`);
     throw e;
@@ -328,12 +334,13 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
     comparison = compareReplay(parsed.model, e, ids, results.model, predictReplay(parsed.model, e, params, runFast, replicas, staggerS));
   } catch (err) {
     if (err instanceof ReplayError || err instanceof ParamError) {
-      process.stderr.write(`${file}: ${err.message}\n`);
+      printError(`${file}: ${err.message}`);
       return 1;
     }
     throw err;
   }
   const input = { file, results: resultsFile, resultsFormat: results.model.format, target, replicas, staggerS, sessions: a.sessions, whatIf: a.whatIf, params };
-  process.stdout.write(a.json ? JSON.stringify({ input, ...comparison }, null, 2) + '\n' : `compare: ${basename(resultsFile)} (${results.model.format}) against ${basename(file)} exported --to ${target}, ${replicas} replica${replicas === 1 ? '' : 's'}${replicas > 1 ? ` ${staggerS} s apart` : ''}\n${renderComparison(comparison)}`);
+  if (a.json) printJson({ input, ...comparison });
+  else printText(`compare: ${basename(resultsFile)} (${results.model.format}) against ${basename(file)} exported --to ${target}, ${replicas} replica${replicas === 1 ? '' : 's'}${replicas > 1 ? ` ${staggerS} s apart` : ''}\n${renderComparison(comparison)}`);
   return comparison.matched === 0 ? 1 : 0;
 }

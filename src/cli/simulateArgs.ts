@@ -399,3 +399,27 @@ export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
 export function replicaOptions(a: SimulateArgs): ReplicaOptions {
   return { ...DEFAULT_REPLICAS, ...a.replicas };
 }
+
+/** Flags the what-if panel's "Copy as CLI" never writes, and that act on other files: a pasted command must not carry them. */
+const NOT_FROM_THE_PANEL = ['--workload', '--emit-workload'] as const;
+
+/**
+ * Checks a simulate command the inspector page asks the host to put on the clipboard
+ * (after the words `agent-trace simulate`, split by shellWords): it must parse as this
+ * CLI parses it (so an absurd `--gpus`, `--router` or `--sweep gpus=…` is refused by
+ * name), replay the trace the panel shows and nothing else, and write no file. Returns
+ * why it is refused, or null.
+ */
+export function refuseCopiedCommand(words: readonly string[], tracePath: string): string | null {
+  let a: SimulateArgs;
+  try {
+    a = parseSimulateArgs(words);
+  } catch (e) {
+    if (e instanceof UsageError) return e.message;
+    throw e;
+  }
+  const extra = NOT_FROM_THE_PANEL.find((f) => a.given.includes(f));
+  if (extra) return `${extra} is not something the what-if panel writes`;
+  if (a.file !== tracePath) return 'the command replays another file than the trace this panel shows';
+  return null;
+}

@@ -1,12 +1,13 @@
 import * as vscode from 'vscode';
 import { compareReplay, predictReplay } from '../core/replay/compareReplay';
 import type { ReplayComparison } from '../core/replay/compareReplay';
-import { renderComparison } from '../core/replay/compareText';
+import { renderComparison, resultsProblemText } from '../core/replay/compareText';
 import { buildReplayExport, replayJsonLines } from '../core/replay/replayExport';
 import { parseWhatIfDocument, whatIfParams } from '../core/share/whatIfDocument';
 import { runFast } from '../core/sim/engines/fastEngine';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import { createRedactor } from '../node/secretlintDetector';
+import { uiText } from '../core/text/safeText';
 import type { InspectorProvider } from './inspectorProvider';
 import { loadTrace } from './traceLoader';
 import { maxFileBytes } from './settings';
@@ -49,7 +50,8 @@ export async function compareWithResults(ctx: CompareCommandContext, uri: vscode
     if (parsed.problem) throw new Error(parsed.problem.message);
     const measured = await loadTrace(results, maxFileBytes(), () => undefined);
     if (measured.problem || (measured.model.format !== 'aiperf' && measured.model.format !== 'vllm-bench')) {
-      throw new Error(`${basename(results.path)} is not AIPerf's profile_export.jsonl or a vllm bench result${measured.problem ? `: ${measured.problem.message}` : ''}`);
+      // The reader's reason and the first lines that failed, as the CLI says them (file:line: message).
+      throw new Error(resultsProblemText(basename(results.path), measured));
     }
     // The what-if panel's scenario, checked field by field (it comes from the webview).
     const raw = await ctx.provider.whatIfDocument(uri);
@@ -57,7 +59,7 @@ export async function compareWithResults(ctx: CompareCommandContext, uri: vscode
     try {
       doc = raw ? parseWhatIfDocument(raw) : null;
     } catch (e) {
-      ctx.log.warn(`Compare: the what-if panel's scenario was left out: ${e instanceof Error ? e.message : String(e)}`);
+      ctx.log.warn(`Compare: the what-if panel's scenario was left out: ${uiText(e instanceof Error ? e.message : String(e), { max: 1000 })}`);
     }
     const replicas = doc?.input.replicas?.replicas ?? 1;
     const staggerS = doc?.input.replicas?.staggerS ?? 0;
@@ -76,9 +78,10 @@ export async function compareWithResults(ctx: CompareCommandContext, uri: vscode
     await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
     return comparison;
   } catch (err) {
+    // The message can quote the trace or the results (a session id, a file name, keys): plain text only.
     const message = err instanceof Error ? err.message : String(err);
-    ctx.log.error(`Compare With Replay Results on ${uri.toString(true)}: ${message}`);
-    void vscode.window.showErrorMessage(`Could not compare: ${message}`);
+    ctx.log.error(`Compare With Replay Results on ${uiText(uri.toString(true), { max: 2000 })}: ${uiText(message, { max: 4000, multiline: true })}`);
+    void vscode.window.showErrorMessage(`Could not compare: ${uiText(message, { max: 300 })}`);
     return undefined;
   }
 }

@@ -8,6 +8,7 @@ import type { WhatIfDocument } from '../core/share/whatIfDocument';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import { readReportAssets, redactReport, reportHtml } from '../node/htmlReport';
 import { createRedactor } from '../node/secretlintDetector';
+import { uiText } from '../core/text/safeText';
 import type { InspectorProvider } from './inspectorProvider';
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -37,9 +38,23 @@ export function isReportChoices(value: unknown): value is ReportChoices {
   return typeof v === 'object' && v !== null && v.target instanceof vscode.Uri && (v.sessions === undefined || (Array.isArray(v.sessions) && v.sessions.every((s) => typeof s === 'string')));
 }
 
-/** A quick pick shows `$(name)` as an icon: trace text must not, so the sequence is broken with a zero-width space. */
-function plain(text: string): string {
-  return text.replace(/\$\(/g, '$\u200b(');
+/** A file's name for a notification: the trace author's choice (`[Repair](command:…).jsonl`), shown as plain text, clipped. */
+function nameOf(uri: vscode.Uri): string {
+  return uiText(basename(uri.path), { max: 120 });
+}
+
+/** Why something failed, for a notification: error text can quote the trace (a key, a session id), so plain text only. */
+function why(e: unknown, max = 300): string {
+  return uiText(e instanceof Error ? e.message : String(e), { max });
+}
+
+/**
+ * A session's row in the "Sessions in the report" quick pick. The id is trace text: a quick
+ * pick renders `$(icon)`, and bidi or control characters would make it read as another
+ * id, so it goes through uiText like every other string VS Code shows.
+ */
+export function sessionPickItem(s: { id: string; role: string; calls: readonly unknown[] }): { label: string; description: string; picked: boolean; id: string } {
+  return { label: `${s.role === 'main' ? '' : '↳ '}${uiText(s.id, { max: 120 })}`, description: `${s.calls.length} calls · ${uiText(s.role, { max: 40 })}`, picked: true, id: s.id };
 }
 
 /** The what-if panel's last run on this trace, checked field by field; null when none ran or the answer is not one. */
@@ -49,7 +64,7 @@ async function panelWhatIf(ctx: ReportCommandContext, uri: vscode.Uri): Promise<
   try {
     return parseWhatIfDocument(raw);
   } catch (e) {
-    ctx.log.warn(`Export HTML Report: the what-if panel's results were left out: ${e instanceof Error ? e.message : String(e)}`);
+    ctx.log.warn(`Export HTML Report: the what-if panel's results were left out: ${why(e, 1000)}`);
     return null;
   }
 }
@@ -69,17 +84,19 @@ export async function exportHtmlReport(ctx: ReportCommandContext, uri: vscode.Ur
   try {
     parsed = await ctx.parsedFor(uri);
   } catch (e) {
-    void vscode.window.showErrorMessage(`${basename(uri.path)}: ${e instanceof Error ? e.message : String(e)}`);
+    ctx.log.error(`Export HTML Report on ${uiText(uri.toString(true), { max: 2000 })}: ${why(e, 4000)}`);
+    void vscode.window.showErrorMessage(`Export HTML Report: ${nameOf(uri)}: ${why(e)}`);
     return undefined;
   }
   if (parsed.problem) {
-    void vscode.window.showErrorMessage(`${basename(uri.path)}: ${parsed.problem.message}`);
+    // The problem can quote the file's keys: trace text, shown as plain text only.
+    void vscode.window.showErrorMessage(`Export HTML Report: ${nameOf(uri)}: ${uiText(parsed.problem.message, { max: 300 })}`);
     return undefined;
   }
   let sessions = choices?.sessions ?? [];
   const withCalls = parsed.model.sessions.filter((s) => s.calls.length > 0);
   if (!choices && withCalls.length > 1) {
-    const items = withCalls.map((s) => ({ label: plain(`${s.role === 'main' ? '' : '↳ '}${s.id}`), description: `${s.calls.length} calls · ${s.role}`, picked: true, id: s.id }));
+    const items = withCalls.map(sessionPickItem);
     const picked = await vscode.window.showQuickPick(items, { canPickMany: true, title: 'Sessions in the report', placeHolder: 'Every session is in; untick the ones to leave out' });
     if (!picked || picked.length === 0) return undefined;
     if (picked.length < items.length) sessions = picked.map((p) => p.id);
@@ -98,12 +115,11 @@ export async function exportHtmlReport(ctx: ReportCommandContext, uri: vscode.Ur
     else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(html));
     const summary = redactor.summary();
     const removed = summary.occurrences === 0 ? 'nothing to redact' : `redacted ${summary.occurrences} value${summary.occurrences === 1 ? '' : 's'} (${Object.keys(summary.byKind).join(', ')})`;
-    void vscode.window.showInformationMessage(`Report saved to ${basename(target.path)}: ${trace.view.sessions.length} sessions, ${Math.round(html.length / 1024)} KB, ${removed}${trace.whatIf ? ', with the what-if scenario' : ''}.`);
+    void vscode.window.showInformationMessage(`Report saved to ${nameOf(target)}: ${trace.view.sessions.length} sessions, ${Math.round(html.length / 1024)} KB, ${removed}${trace.whatIf ? ', with the what-if scenario' : ''}.`);
     return target;
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    ctx.log.error(`Export HTML Report on ${uri.toString(true)}: ${message}`);
-    void vscode.window.showErrorMessage(`Could not export the report: ${message}`);
+    ctx.log.error(`Export HTML Report on ${uiText(uri.toString(true), { max: 2000 })}: ${why(e, 4000)}`);
+    void vscode.window.showErrorMessage(`Could not export the report: ${why(e)}`);
     return undefined;
   }
 }

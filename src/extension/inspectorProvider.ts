@@ -6,7 +6,8 @@ import type { TraceView } from '../core/view/traceView';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import { uiText } from '../core/text/safeText';
 import { Channel } from '../protocol/channel';
-import { checkRequestParams, checkWebviewNotification } from '../protocol/validate';
+import { checkRequestParams, checkWebviewNotification, shellWords } from '../protocol/validate';
+import { refuseCopiedCommand } from '../cli/simulateArgs';
 import type { CallRef, HostNotification, HostRequests, InspectorSettings, WebviewNotification, WebviewRequests } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { ANALYSIS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readWhatIfDefaults } from './settings';
@@ -318,11 +319,19 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       case 'format/choose':
         entry.document.reloadAs(m.format);
         return;
-      case 'clipboard/write':
+      case 'clipboard/write': {
+        // The page composed it: it goes on the clipboard only as the simulate command of this trace (a user pastes it into a shell).
+        const why = refuseCopiedCommand(shellWords(m.text)!.slice(2), entry.document.uri.fsPath);
+        if (why !== null) {
+          this.refused(entry, `clipboard/write: ${why}`);
+          return;
+        }
         await vscode.env.clipboard.writeText(m.text);
         return;
+      }
       case 'whatif/export':
-        await this.exportWhatIf(entry.document, m.fileName, m.json);
+        // The page's fileName was checked to be a plain `name.json`; the host still names the file itself, after its trace.
+        await this.exportWhatIf(entry.document, m.json);
         return;
       case 'log/error':
         this.log.error(`webview: ${uiText(m.message, { max: 4000, multiline: true })}`);
@@ -335,9 +344,9 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     }
   }
 
-  /** Asks where to save a what-if export (beside the trace by default) and writes it. */
-  private async exportWhatIf(document: TraceDocument, fileName: string, json: string): Promise<void> {
-    const safeName = basename(fileName).replace(/[^\w.@+-]+/g, '_') || 'whatif.json';
+  /** Asks where to save a what-if export (beside the trace, named after it, by default) and writes it. */
+  private async exportWhatIf(document: TraceDocument, json: string): Promise<void> {
+    const safeName = whatIfExportName(document.uri.path);
     const target = await vscode.window.showSaveDialog({
       defaultUri: vscode.Uri.joinPath(document.uri, '..', safeName),
       filters: { JSON: ['json'] },
@@ -369,6 +378,12 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
 function readSettings(): InspectorSettings {
   const config = vscode.workspace.getConfiguration('agentTrace');
   return { showCached: config.get<boolean>('timeline.showCached', SETTING_DEFAULTS['timeline.showCached']), whatIf: readWhatIfDefaults() };
+}
+
+/** The default name of a what-if export: the trace's own name (safe characters only) with .whatif.json. */
+export function whatIfExportName(tracePath: string): string {
+  const base = basename(tracePath).replace(/\.(jsonl|json|traj)$/i, '').replace(/[^\w.@+-]+/g, '_').replace(/^\.+/, '');
+  return `${base || 'trace'}.whatif.json`;
 }
 
 /** Opens a file as text beside the inspector with the line selected and centred. */

@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { readJsonFile } from './traceFiles';
 import { basename, join } from 'node:path';
 import { isSubagentLogName } from '../core/trace/claudeCode/companions';
 
@@ -172,8 +173,11 @@ export async function openCodeSessions(root: string, notes: string[]): Promise<L
   return sessions;
 }
 
+/** A JSON file of an agent's folder: a regular file only (a FIFO there must not block the picker), streamed, nesting bounded. */
 async function readJson(path: string): Promise<unknown> {
-  return JSON.parse(await readFile(path, 'utf8')) as unknown;
+  const read = await readJsonFile(path);
+  if ('error' in read) throw new Error(read.error);
+  return read.value;
 }
 
 /** JSON files of a folder, in the order of their names (OpenCode ids and OpenHands event numbers sort by time). */

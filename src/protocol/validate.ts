@@ -64,9 +64,42 @@ function callRef(value: unknown, what: string): CallRef {
 
 const FORMAT_IDS: ReadonlySet<string> = new Set(FORMATS.map((f) => f.id));
 
-/** A command line the panel may put on the clipboard: the simulate command it shows, one line, no control characters. */
+/**
+ * The name the panel proposes for a what-if export: a plain file name ending in .json. No
+ * folder part, no leading dot (a hidden file, `..`), no control or bidi characters. The
+ * host does not use it as given anyway: it names the file after its own trace (the page
+ * shows hostile text, so it must not choose where, or as what, a file is written).
+ */
+const EXPORT_NAME = /^[^./\\][^/\\]*\.json$/;
+
+/** A shell word as the panel writes one (shellWord): safe characters bare, anything else in single quotes (a quote as '\''). */
+const SHELL_WORD = /^(?:[\w@%+=:,./-]+|'[^']*'(?:\\''[^']*')*)/;
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
-const COMMAND_LINE = /^agent-trace simulate [^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/;
+const CONTROL_OR_BIDI = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * The words of a command line the panel wants on the clipboard, split as a POSIX shell
+ * would: only bare safe words and single-quoted words (the two forms the panel writes)
+ * separated by single spaces, so nothing in it can run anything else when pasted (no
+ * `;`, `|`, `$(…)`, backquotes, redirections, globs or escapes outside quotes). Null when
+ * it is not such a line.
+ */
+export function shellWords(text: string): string[] | null {
+  if (CONTROL_OR_BIDI.test(text)) return null;
+  const words: string[] = [];
+  let rest = text;
+  while (rest.length > 0) {
+    const m = SHELL_WORD.exec(rest);
+    if (!m) return null;
+    const raw = m[0];
+    words.push(raw.startsWith("'") ? raw.slice(1, -1).replace(/'\\''/g, "'") : raw);
+    rest = rest.slice(raw.length);
+    if (rest.length === 0) break;
+    if (!rest.startsWith(' ') || rest.startsWith('  ')) return null;
+    rest = rest.slice(1);
+  }
+  return words;
+}
 
 /** Checks a notification from the webview; unknown types, missing fields, wrong types and values out of range are refused. */
 export function checkWebviewNotification(data: unknown): Checked<WebviewNotification> {
@@ -89,11 +122,13 @@ export function checkWebviewNotification(data: unknown): Checked<WebviewNotifica
       }
       case 'clipboard/write': {
         const text = string(m['text'], 'text', MAX_CLIPBOARD_CHARS);
-        if (!COMMAND_LINE.test(text)) refuse('text is not an agent-trace simulate command on one line');
+        const words = shellWords(text);
+        if (!words || words[0] !== 'agent-trace' || words[1] !== 'simulate') refuse('text is not an agent-trace simulate command of plain or single-quoted words on one line');
         return { ok: true, value: { type, text } };
       }
       case 'whatif/export': {
         const fileName = string(m['fileName'], 'fileName', MAX_EXPORT_NAME_CHARS);
+        if (!EXPORT_NAME.test(fileName) || CONTROL_OR_BIDI.test(fileName)) refuse('fileName is not a plain file name ending in .json (no folder, no leading dot, no control characters)');
         const json = string(m['json'], 'json', MAX_EXPORT_CHARS);
         let parsed: unknown;
         try {

@@ -117,6 +117,18 @@ describe('cost in the inspector (Chromium)', () => {
     await assertClean(p);
   });
 
+  it('on a real session: the M-Claude log at its logged cost, and what 1-hour caching would have changed (the README picture)', async () => {
+    const trace = await view(join(fixtures, 'claude-code/edit-retry-loop.jsonl'));
+    const p = await suite.open({ trace });
+    // $3.36867825 by test/reference/cost_reference.mjs, the independent second pricing program.
+    const five = await p.page.$$eval('[data-ttl-row="5m"] td', (tds) => tds.map((td) => (td.textContent ?? '').trim()));
+    assert.deepEqual([five[1], five[2]], ['$3.37', 'as logged']);
+    // Its cache writes are all 5-minute writes, so the other provider TTL is the hour.
+    assert.match((await p.page.textContent('[data-ttl-sentence]')) ?? '', /^With 1-hour caching this session would have cost \$\d\.\d\d \(−\d+%\)/);
+    await p.page.locator('.cost.panel').screenshot({ path: join(results, 'cost-real-session.png') });
+    await assertClean(p);
+  });
+
   it('the retry-loop table prices its loops', async () => {
     const trace = await view(SPOTTER);
     const loop = trace.sessions[0]!.analysis.loops[0]!;

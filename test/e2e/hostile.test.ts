@@ -109,7 +109,7 @@ describe('Hostile traces in real VS Code: no link runs a command, no message ope
   it('the payload log as text: CodeLens shows the trace\'s $(icons) and links as text; clicking every lens and every Problems entry runs nothing hostile', async () => {
     await quickOpen(page, 'payloads.jsonl');
     await page.locator('.tabs-container .tab.active', { hasText: 'payloads.jsonl' }).waitFor();
-    const top = page.locator('.monaco-editor .codelens-decoration', { hasText: 'Agent Trace · 41 calls · cache hit 85.5% · 13 failed tool calls · 1 retry loop' });
+    const top = page.locator('.monaco-editor .codelens-decoration', { hasText: 'Agent Trace · 41 calls · cost unknown (41 calls unpriced) · cache hit 85.5% · 13 failed tool calls · 1 retry loop' });
     await top.waitFor({ timeout: 30_000 });
     // Go to the first failing Bash call (line 11 of the log, 12 with the added prompt): its lens names the poisoned tool.
     await page.keyboard.press('Control+G');
@@ -157,7 +157,12 @@ describe('Hostile traces in real VS Code: no link runs a command, no message ope
       { type: 'source/reveal', ref: { sessionId: 42, callIndex: 1e308 }, toolId: null },
       { type: 'format/choose', format: '../../etc/passwd' },
       { type: 'clipboard/write', text: 'rm -rf ~' },
+      // The simulate command, with a shell command after it; with an absurd fleet; on another file.
+      { type: 'clipboard/write', text: `agent-trace simulate ${path.join(workspace, 'claude-code-sessions.trace.jsonl')} --json; touch /tmp/agent-trace-pwned` },
+      { type: 'clipboard/write', text: `agent-trace simulate ${path.join(workspace, 'claude-code-sessions.trace.jsonl')} --gpus 1000000 --router kv-aware` },
+      { type: 'clipboard/write', text: 'agent-trace simulate /etc/passwd --emit-workload /tmp/agent-trace-pwned' },
       { type: 'whatif/export', fileName: '../../../etc/cron.d/x', json: 'not json' },
+      { type: 'whatif/export', fileName: '../../.bashrc.json', json: '{}' },
       { type: 'workbench/runCommand', command: 'workbench.action.files.newUntitledFile' },
       { type: '__proto__' },
       { notAType: true },
@@ -169,9 +174,9 @@ describe('Hostile traces in real VS Code: no link runs a command, no message ope
     const tabsBefore = await page.locator('.tabs-container .tab').count();
     await postFromWebview(crafted);
     // The host answers each one it refuses or cannot carry out, and the panel says so (the
-    // latest on top) while it keeps showing the trace: 18 of the 19; the 19th, call/details
+    // latest on top) while it keeps showing the trace: 22 of the 23; the 23rd, call/details
     // with a proper id, is a request, answered as a failed request instead.
-    await web().locator('.error-banner[data-host-errors="18"]').waitFor({ timeout: 20_000 });
+    await web().locator('.error-banner[data-host-errors="22"]').waitFor({ timeout: 20_000 });
     assert.match((await web().locator('.error-banner').textContent()) ?? '', /^The extension could not do that: /);
     assert.equal(await web().locator('[data-figure="llmCalls"]').first().textContent(), '48');
     await page.waitForTimeout(1000);

@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readdirSync, copyFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { TraceReport } from '../../src/core/report/traceReport';
 import type { SessionItem } from '../../src/extension/sessionPicker';
-import { PAYLOADS } from '../support/hostileCorpus';
+import { deepText, PAYLOADS } from '../support/hostileCorpus';
 import { assertInert } from './inert';
 
 // The hostile corpus in the real extension host (the workspace of test/support/workspace.mjs
@@ -83,7 +83,8 @@ suite('Hostile traces in the real extension host', () => {
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
     const titles = lenses.map((l) => l.command?.title ?? '');
-    assert.ok(titles.some((t) => /^\$\(pulse\) Agent Trace · 41 calls · cache hit 85\.5% · 13 failed tool calls · 1 retry loop$/.test(t)), titles.join(' | '));
+    // The payload log's model is a payload too, so no price is known for any of its 41 calls.
+    assert.ok(titles.some((t) => /^\$\(pulse\) Agent Trace · 41 calls · cost unknown \(41 calls unpriced\) · cache hit 85\.5% · 13 failed tool calls · 1 retry loop$/.test(t)), titles.join(' | '));
     const failed = titles.filter((t) => t.startsWith('$(error)'));
     assert.equal(failed.length, 13);
     // A failing "Bash $(check)…" call: the trace's icon is shown as text (broken by a zero-width space), the link too.
@@ -182,5 +183,30 @@ suite('Hostile traces in the real extension host', () => {
     } finally {
       await vscode.workspace.getConfiguration('agentTrace.sessionRoots').update('claudeCode', undefined, vscode.ConfigurationTarget.Workspace);
     }
+  });
+  test('Export HTML Report and Compare With Replay Results on hostile input: answered, nothing runs, no rejection left', async () => {
+    // The payload trace (session ids with command links and bidi): the report is written, its data block intact.
+    const payloads = file('hostile/payloads.trace.jsonl');
+    const target = file('hostile/payloads.report.html');
+    const written = (await vscode.commands.executeCommand('agentTrace.exportHtmlReport', payloads, { target })) as vscode.Uri | undefined;
+    assert.equal(written?.fsPath, target.fsPath);
+    const html = readFileSync(target.fsPath, 'utf8');
+    assert.equal(html.match(/<script\b/g)?.length, 2, 'the data block and the page: no script from the trace');
+    const data = JSON.parse(html.slice(html.indexOf('>', html.indexOf('id="report-data"')) + 1, html.indexOf('</script>', html.indexOf('id="report-data"')))) as { traces: Array<{ view: { sessions: Array<{ summary: { id: string } }> } }> };
+    assert.ok(data.traces[0]!.view.sessions.some((x) => x.summary.id === `main ${PAYLOADS.link}`), 'the session id kept as text');
+    // A file named like a command link that is no trace: refused (a notification in plain text), no command ran.
+    const linkName = file('hostile/[Click to repair this trace](command:workbench.action.files.newUntitledFile).jsonl');
+    assert.equal(await vscode.commands.executeCommand('agentTrace.exportHtmlReport', linkName, { target: file('hostile/never.html') }), undefined);
+    assert.ok(!existsSync(file('hostile/never.html').fsPath));
+    // Replay results that are broken, nested 100,000 deep, or a folder: each refused with a message, never thrown.
+    const broken = file('hostile/results-broken.jsonl');
+    writeFileSync(broken.fsPath, '{"metadata": {"x_request_id": "a"},\n');
+    const deep = file('hostile/results-deep.jsonl');
+    writeFileSync(deep.fsPath, `{"metadata": {"x_request_id": "a"}, "metrics": ${deepText(100_000)}}\n`);
+    for (const results of [broken, deep, file('hostile/companions'), file('hostile/no-such-results.jsonl')]) {
+      assert.equal(await vscode.commands.executeCommand('agentTrace.compareWithResults', payloads, { results }), undefined, results.path);
+    }
+    const untitled = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'untitled');
+    assert.equal(untitled.length, 0, 'no command from the files ran, and no comparison opened');
   });
 });

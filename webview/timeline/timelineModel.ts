@@ -130,8 +130,8 @@ export function timelineMarkers(session: SessionView): TimelineMarker[] {
     markers.push({
       kind: 'compaction',
       x: c.beforeCall - 0.5,
-      label: 'compaction',
-      description: `Compaction before call ${c.beforeCall + 1}${how ? ` (${how})` : ''}`,
+      label: c.rewind ? 'rewind' : 'compaction',
+      description: c.rewind ? `Rewind before call ${c.beforeCall + 1}: the conversation was cut back to an earlier message` : `Compaction before call ${c.beforeCall + 1}${how ? ` (${how})` : ''}`,
       callIndex: Math.min(c.beforeCall, Math.max(0, count - 1)),
       sessionId: null,
     });

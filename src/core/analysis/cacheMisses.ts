@@ -68,7 +68,7 @@ export function findCacheMisses(session: Session, options: MissOptions = DEFAULT
     let detail: string;
     if (compaction) {
       cause = 'compaction';
-      detail = `compaction (${compaction.trigger ?? 'unknown trigger'}) replaced the context just before this call`;
+      detail = compaction.rewind ? 'a rewind to an earlier message cut the context back just before this call' : `compaction (${compaction.trigger ?? 'unknown trigger'}) replaced the context just before this call`;
     } else if (gapMs !== null && gapMs > options.cacheTtlMs) {
       cause = 'idle-gap';
       detail = `idle ${minutes(gapMs)} since the previous call > cache TTL ${minutes(options.cacheTtlMs)}`;

@@ -1,3 +1,4 @@
+import type { ParsedTrace } from '../trace/parseTrace';
 import { formatCount, formatPercent } from '../report/formatNumbers';
 import type { ReplayComparison } from './compareReplay';
 
@@ -34,3 +35,14 @@ export function renderComparison(c: ReplayComparison): string {
   return lines.join('\n') + '\n';
 }
 
+/**
+ * Why a replay's results file cannot be compared, with its lines: the reader's reason
+ * (without the list of every supported format: only two fit here) and the first lines
+ * that failed, `file:line: message`.
+ */
+export function resultsProblemText(resultsFile: string, results: ParsedTrace): string {
+  const wanted = "not AIPerf's profile_export.jsonl or a vllm bench result";
+  const reason = results.problem ? results.problem.message.replace(/\s*Supported: [\s\S]*$/, '') : `read as ${results.model.format ?? 'no known format'}`;
+  const lines = results.model.diagnostics.filter((d) => d.file === 0 && d.severity === 'error').slice(0, 3).map((d) => `\n  ${resultsFile}:${d.line + 1}: ${d.message}`);
+  return `${resultsFile}: ${wanted} (${reason})${lines.join('')}`;
+}

@@ -1,5 +1,6 @@
 import { planWorkload } from '../sim/simRequests';
 import type { KeyRun, ReplicaOptions } from '../sim/simRequests';
+import { describeBound, REPLICA_BOUNDS, withinBound } from '../sim/params';
 import { workloadFromSession } from '../sim/workload';
 import type { AgentWorkload, WorkloadSession } from '../sim/workload';
 import type { LlmCall, Session, TraceModel } from '../trace/model';
@@ -153,8 +154,9 @@ function planRequests(model: TraceModel, options: ReplayOptions, notes: string[]
   if (model.sessions.some((s) => s.calls.some((c) => c.blocks !== null))) {
     throw new ReplayError('this trace is already a block-hash trace (its requests carry hash_ids): replay it as it is');
   }
-  if (!Number.isInteger(options.replicas) || options.replicas < 1) throw new ReplayError(`--replicas must be a whole number ≥ 1, got ${options.replicas}`);
-  if (!(options.staggerS >= 0) || !Number.isFinite(options.staggerS)) throw new ReplayError(`--stagger-s must be a number ≥ 0, got ${options.staggerS}`);
+  // The simulator's bounds: a trillion replicas never finished, whoever asked (the CLI, a what-if document).
+  if (!withinBound(options.replicas, REPLICA_BOUNDS.replicas)) throw new ReplayError(`--replicas must be ${describeBound(REPLICA_BOUNDS.replicas)}, got ${options.replicas}`);
+  if (!withinBound(options.staggerS, REPLICA_BOUNDS.staggerS)) throw new ReplayError(`--stagger-s must be ${describeBound(REPLICA_BOUNDS.staggerS)}, got ${options.staggerS}`);
   const sessions = chosenSessions(model, options.sessions);
   if (sessions.length === 0) throw new ReplayError('no session in this trace has calls with input and output token counts: nothing to replay');
   const kept = sessions.map((s) => s.calls.filter((c) => c.tokens.input !== null && c.tokens.output !== null));

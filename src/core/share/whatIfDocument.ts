@@ -1,4 +1,6 @@
-import { DEFAULT_PARAMS, validateParams } from '../sim/params';
+import { DEFAULT_PARAMS, describeBound, ParamError, REPLICA_BOUNDS, validateParams, withinBound } from '../sim/params';
+import { POLICY_NAMES } from '../sim/policies';
+import type { ParamBound } from '../sim/params';
 import type { EngineParams } from '../sim/params';
 import type { ScenarioCall, ScenarioGpu, ScenarioResult } from '../sim/scenario';
 import type { Cliff, SweepAxis } from '../sim/sweep';
@@ -70,6 +72,17 @@ function number(v: unknown, path: string): number {
   return v;
 }
 
+function bounded(v: unknown, path: string, bound: ParamBound): number {
+  if (!withinBound(v, bound)) fail(path, describeBound(bound));
+  return v;
+}
+
+/** A call's index in its session: a whole number. */
+function index(v: unknown, path: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 2 ** 31) fail(path, 'a whole number from 0 to 2^31');
+  return v;
+}
+
 function numberOrNull(v: unknown, path: string): number | null {
   return v === null || v === undefined ? null : number(v, path);
 }
@@ -127,7 +140,7 @@ function point(v: unknown, path: string): WhatIfPoint {
 function call(v: unknown, path: string): ScenarioCall {
   const o = object(v, path);
   return {
-    callIndex: number(o['callIndex'], `${path}.callIndex`),
+    callIndex: index(o['callIndex'], `${path}.callIndex`),
     promptTokens: number(o['promptTokens'], `${path}.promptTokens`),
     outputTokens: number(o['outputTokens'], `${path}.outputTokens`),
     hitTokens: number(o['hitTokens'], `${path}.hitTokens`),
@@ -195,11 +208,12 @@ export function parseWhatIfDocument(value: unknown): WhatIfDocument {
   let replicas: WhatIfDocument['input']['replicas'] = null;
   if (input['replicas'] !== null && input['replicas'] !== undefined) {
     const r = object(input['replicas'], 'input.replicas');
+    // Within the simulator's bounds: the host and the CLI replay this many copies (Compare With Replay Results).
     replicas = {
-      replicas: number(r['replicas'], 'input.replicas.replicas'),
-      staggerS: number(r['staggerS'], 'input.replicas.staggerS'),
+      replicas: bounded(r['replicas'], 'input.replicas.replicas', REPLICA_BOUNDS.replicas),
+      staggerS: bounded(r['staggerS'], 'input.replicas.staggerS', REPLICA_BOUNDS.staggerS),
       staggerMode: stringOrNull(r['staggerMode'], 'input.replicas.staggerMode', 20) ?? 'fixed',
-      toolWaitScale: number(r['toolWaitScale'] ?? 1, 'input.replicas.toolWaitScale'),
+      toolWaitScale: bounded(r['toolWaitScale'] ?? 1, 'input.replicas.toolWaitScale', REPLICA_BOUNDS.toolWaitScale),
     };
   }
   const sweepValue = o['sweep'];
@@ -240,7 +254,7 @@ export function parseWhatIfDocument(value: unknown): WhatIfDocument {
     },
     scenario: scenario(o['scenario'], 'scenario'),
     alone: o['alone'] === null || o['alone'] === undefined ? null : point(o['alone'], 'alone'),
-    callIndexes: array(o['callIndexes'] ?? [], 'callIndexes').map((x, i) => number(x, `callIndexes[${i}]`)),
+    callIndexes: array(o['callIndexes'] ?? [], 'callIndexes').map((x, i) => index(x, `callIndexes[${i}]`)),
     policies: array(o['policies'] ?? [], 'policies', 20).map((p, i) => {
       const x = object(p, `policies[${i}]`);
       return { policy: stringOrNull(x['policy'], `policies[${i}].policy`, 40) ?? '', result: x['result'] ? point(x['result'], `policies[${i}].result`) : null, error: stringOrNull(x['error'], `policies[${i}].error`, 2000) };
@@ -254,14 +268,23 @@ export function whatIfParams(raw: unknown): EngineParams {
   const p = JSON.parse(JSON.stringify(DEFAULT_PARAMS)) as Record<string, unknown>;
   if (typeof raw === 'object' && raw !== null) {
     for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+      // Own keys of the defaults only: `__proto__` or `constructor` from the document must not reach the prototype.
+      if (!Object.prototype.hasOwnProperty.call(p, key)) continue;
       const d = p[key];
-      if (!(key in p)) continue;
       if (typeof d === 'number' && typeof value === 'number' && Number.isFinite(value)) p[key] = value;
       else if (typeof d === 'string' && typeof value === 'string') p[key] = value;
-      else if (typeof d === 'object' && (value === null || typeof value === 'object')) p[key] = value;
+      else if (typeof d === 'object' && (value === null || (typeof value === 'object' && !Array.isArray(value)))) p[key] = value;
+    }
+    // The fleet is not among the defaults (one GPU has none): taken as its two fields, checked by validateParams.
+    const fleet = (raw as Record<string, unknown>)['fleet'];
+    if (typeof fleet === 'object' && fleet !== null && !Array.isArray(fleet)) {
+      const { gpus, router } = fleet as Record<string, unknown>;
+      if (typeof gpus !== 'number' || typeof router !== 'string') throw new ParamError('fleet must be { gpus: a number, router: a name }');
+      p['fleet'] = { gpus, router };
     }
   }
   const params = p as unknown as EngineParams;
+  if (!(POLICY_NAMES as readonly string[]).includes(params.policy)) throw new ParamError(`policy must be one of ${POLICY_NAMES.join(', ')}, got ${JSON.stringify(String(params.policy).slice(0, 40))}`);
   validateParams(params);
   return params;
 }

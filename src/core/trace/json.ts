@@ -52,6 +52,22 @@ export function arr(value: unknown): unknown[] | null {
   return Array.isArray(value) ? value : null;
 }
 
+/** Leading items of a document's list that detection looks at. */
+export const DETECT_SAMPLE = 20;
+
+/**
+ * True when the list's first items are mostly of a kind: at least one is, and at least as
+ * many are as are not. Detection by "the first five all are" lost a whole session to one
+ * hostile or broken message among them (a value nested thousands deep, a message of an
+ * unknown type); the format's other marks (its top-level keys) still have to match, and
+ * the reader skips what is not a message, with its line.
+ */
+export function mostlyOfKind(items: readonly unknown[], isKind: (v: unknown) => boolean): boolean {
+  const sample = items.slice(0, DETECT_SAMPLE);
+  const hits = sample.filter(isKind).length;
+  return hits > 0 && hits >= sample.length - hits;
+}
+
 /** ISO-8601 time to epoch milliseconds. */
 export function isoMs(value: unknown): number | null {
   if (typeof value !== 'string') return null;

@@ -140,6 +140,8 @@ export interface Compaction {
   trigger: 'manual' | 'auto' | null;
   /** Context size just before compaction, when the agent logs it. */
   preTokens: number | null;
+  /** The user rewound the conversation to an earlier message (Gemini CLI `/rewind`): the context was cut back, not summarised. */
+  rewind?: true;
   timeMs: number | null;
   source: SourceRef;
 }

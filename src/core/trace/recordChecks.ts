@@ -11,8 +11,8 @@
 /** The largest whole number a double holds exactly; a larger "count" has lost digits. */
 export const MAX_COUNT = Number.MAX_SAFE_INTEGER;
 
-/** Keys whose value is a token count or a list of them (input_tokens, promptTokens, input_lens, input_length…). */
-const COUNT_KEY = /(tokens|_lens|_length)$/i;
+/** Keys whose value is a token count or a list of them (input_tokens, promptTokens, input_lens, input_length, output_token_count…). */
+const COUNT_KEY = /(tokens|_lens|_length|_token_count)$/i;
 /** Objects whose plain fields are all token counts (the canonical `tokens`). */
 const COUNT_OBJECT_KEY = /^tokens$/i;
 /** A count written as a string: decimal digits only (OTLP writes int64 values that way). */
@@ -103,6 +103,15 @@ export function checkRecord(root: unknown, maxDepth: number): RecordCheck {
           record[key] = null;
         }
         continue;
+      }
+      // AIPerf writes each metric as {value, unit}: under a count's key (input_sequence_length) its value is a count.
+      if (!Array.isArray(item) && COUNT_KEY.test(key) && 'value' in item) {
+        const metric = item as Record<string, unknown>;
+        const raw = metric['value'];
+        if (raw !== null && typeof raw !== 'object' && !isCountLike(raw)) {
+          badCounts.push({ path: [...pathOf(node), key, 'value'], name: key, raw });
+          metric['value'] = null;
+        }
       }
       const countsInside = Array.isArray(item) ? COUNT_KEY.test(key) : COUNT_OBJECT_KEY.test(key);
       stack.push({ value: item, depth, parent: node, key, countsInside });

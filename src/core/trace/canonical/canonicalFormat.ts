@@ -55,7 +55,7 @@ function writeSession(session: Session, lines: string[]): void {
   const emitCompactionsBefore = (callIndex: number): void => {
     while (nextCompaction < session.compactions.length && session.compactions[nextCompaction]!.beforeCall <= callIndex) {
       const c = session.compactions[nextCompaction++]!;
-      lines.push(JSON.stringify({ type: 'compaction', session: session.id, trigger: c.trigger, preTokens: c.preTokens, timeMs: c.timeMs }));
+      lines.push(JSON.stringify({ type: 'compaction', session: session.id, trigger: c.trigger, preTokens: c.preTokens, timeMs: c.timeMs, ...(c.rewind ? { rewind: true } : {}) }));
     }
   };
   const emitTurnsUpTo = (turn: number | null): void => {

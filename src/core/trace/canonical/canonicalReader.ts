@@ -1,7 +1,7 @@
 import { arr, clip, count, emptyRecord, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, noOtherInputs, OTHER_INPUT_KINDS, unknownTokens } from '../model';
-import type { BlockHashes, CallTokens, Diagnostic, LlmCall, OtherInputs, ReportedTotals, ServerTiming, Session, SourceRef, ToolCall } from '../model';
+import type { BlockHashes, CallTokens, Compaction, Diagnostic, LlmCall, OtherInputs, ReportedTotals, ServerTiming, Session, SourceRef, ToolCall } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { CANONICAL_VERSION } from './canonicalFormat';
@@ -209,13 +209,15 @@ export class CanonicalReader implements RecordReader {
     const state = this.sessionOf(value, source);
     if (!state) return;
     const trigger = str(value['trigger']);
-    state.session.compactions.push({
+    const compaction: Compaction = {
       beforeCall: state.session.calls.length,
       trigger: trigger === 'manual' || trigger === 'auto' ? trigger : null,
       preTokens: count(value['preTokens']),
       timeMs: this.time(value, 'timeMs', source),
       source,
-    });
+    };
+    if (value['rewind'] === true) compaction.rewind = true;
+    state.session.compactions.push(compaction);
   }
 
   /** An `event` record: something between calls, such as a failed API request. */

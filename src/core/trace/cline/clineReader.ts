@@ -1,5 +1,5 @@
 import type { JsonDocument } from '../formatDefinition';
-import { arr, clip, count, emptyRecord, isObject, num, obj, parseArguments, str } from '../json';
+import { arr, mostlyOfKind, clip, count, emptyRecord, isObject, num, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
@@ -19,7 +19,7 @@ function isUiMessage(v: unknown): v is JsonObject {
 /** A task's `ui_messages.json`: an array of UI messages, one of them an API request. */
 export function isClineUiMessages(v: unknown): boolean {
   const messages = arr(v);
-  if (!messages || messages.length === 0 || !messages.slice(0, 5).every(isUiMessage)) return false;
+  if (!messages || messages.length === 0 || !mostlyOfKind(messages, isUiMessage)) return false;
   return messages.some((m) => isObject(m) && m['say'] === 'api_req_started');
 }
 
@@ -62,11 +62,12 @@ export function readClineUiMessages(doc: JsonDocument): ReaderResult {
   let lastTool: ToolCall | null = null;
   const messages = arr(doc.value) ?? [];
   messages.forEach((raw, i) => {
+    const source = doc.locate([i]);
     if (!isUiMessage(raw)) {
       countSkipped(skipped, '(not a UI message)');
+      diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `Element ${i} is not a Cline UI message (an object with ts and a say or ask type); skipped.` });
       return;
     }
-    const source = doc.locate([i]);
     const ts = num(raw['ts']);
     const kind = str(raw['say']) ?? str(raw['ask'])!;
     const text = str(raw['text']) ?? '';

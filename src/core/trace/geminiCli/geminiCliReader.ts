@@ -1,8 +1,8 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
+import { arr, mostlyOfKind, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
-import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
+import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
+import type { CallTokens, Compaction, Diagnostic, LlmCall, OtherInputs, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
@@ -18,7 +18,7 @@ const CANCELLED = 'cancelled';
 export function isGeminiChat(v: unknown): v is JsonObject {
   if (!isObject(v) || typeof v['sessionId'] !== 'string' || typeof v['projectHash'] !== 'string') return false;
   const messages = arr(v['messages']);
-  return messages !== null && messages.slice(0, 5).every(isGeminiMessage);
+  return messages !== null && mostlyOfKind(messages, isGeminiMessage);
 }
 
 /** One recorded message: an id, a time and a known type. */
@@ -31,10 +31,16 @@ function isGeminiRecordMessage(r: JsonObject): boolean {
   return isGeminiMessage(r);
 }
 
-/** A record of the JSON Lines chat files newer CLIs write: the session header, a message, or a `$set` update. */
+/** `{"$rewindTo": id}`: the user rewound the chat to just before that message (`/rewind`). */
+function rewindTargetOf(r: JsonObject): string | null {
+  return Object.keys(r).length === 1 ? str(r['$rewindTo']) : null;
+}
+
+/** A record of the JSON Lines chat files newer CLIs write: the session header, a message, a `$set` update or a rewind. */
 export function isGeminiRecord(r: JsonObject): boolean {
   if (isGeminiMessage(r)) return true;
   if (typeof r['sessionId'] === 'string' && typeof r['projectHash'] === 'string') return true;
+  if (rewindTargetOf(r) !== null) return true;
   const set = obj(r['$set']);
   return set !== null && Object.keys(r).length === 1 && ('lastUpdated' in set || 'messages' in set || 'summary' in set);
 }
@@ -86,31 +92,75 @@ function toolErrorText(tc: JsonObject): string {
   return textOf(tc['resultDisplay']) || str(tc['status']) || 'failed';
 }
 
-/** Messages in order, a re-written message (same id) replacing the earlier copy in place. */
-interface Collected {
-  message: JsonObject;
-  source: SourceRef;
+/**
+ * What a `user` message is. Gemini CLI records more than typed prompts under `user`: since it
+ * syncs the recorded chat with the model's history it writes the environment it sends first
+ * (`<session_context>`), hook context (`<hook_context>`) and each turn of tool results
+ * (`functionResponse` parts, no text); slash commands (`/…`) and help (`?`) can be recorded
+ * too. Its own test of a prompt worth resuming (`isIgnoredUserContent`,
+ * packages/core/src/utils/sessionUtils.ts) counts none of these; neither does this reader.
+ */
+function userMessageKind(content: unknown): keyof OtherInputs | 'prompt' | 'tool-results' {
+  const text = textOf(content).trim();
+  if (text === '') return (arr(content) ?? []).some((p) => isObject(p) && isObject(p['functionResponse'])) ? 'tool-results' : 'injected';
+  if (text.startsWith('<session_context>')) return 'injected';
+  if (text.startsWith('<hook_context>')) return 'hookOutput';
+  if (text.startsWith('/') || text.startsWith('?')) return 'localCommand';
+  return 'prompt';
 }
+
+/** Messages in order, a re-written message (same id) replacing the earlier copy in place; or a rewind. */
+type Collected = { message: JsonObject; source: SourceRef } | { rewindTo: string; source: SourceRef };
 
 /**
  * Builds one session from Gemini CLI chat messages (`~/.gemini/tmp/<project>/chats/`).
  * Each `gemini` message with `tokens` is one model response, one LLM call; its
  * `toolCalls` (with `status` and `result`) are the tool calls; `user` messages are the
- * typed prompts; `error` messages about the API are API errors; an `info` about
- * compressing the chat history is a compaction.
+ * typed prompts, except what the CLI writes there itself (userMessageKind); `error`
+ * messages about the API are API errors; an `info` about compressing the chat history is
+ * a compaction, and so is a rewind (`$rewindTo`).
  */
 function buildSession(header: JsonObject, messages: readonly Collected[], diagnostics: Diagnostic[], skipped: Record<string, number>): Session {
   const calls: LlmCall[] = [];
   const turns: UserTurn[] = [];
   const compactions: Compaction[] = [];
   const events: SessionEvent[] = [];
+  const other = noOtherInputs();
+  /** Ids of the messages the conversation holds at this point, in order, as Gemini CLI rebuilds it, and where each is. */
+  const inConversation: string[] = [];
+  const positionOf = new Map<string, number>();
   let lastInputMs: number | null = null;
-  for (const { message: m, source } of messages) {
+  for (const collected of messages) {
+    const { source } = collected;
+    if ('rewindTo' in collected) {
+      // The rewound messages leave the conversation the model is sent next, but they were
+      // sent and billed: their calls stay, and the cut is a manual compaction before the next call.
+      const at = positionOf.get(collected.rewindTo) ?? -1;
+      const removed = inConversation.splice(at === -1 ? 0 : at);
+      for (const gone of removed) positionOf.delete(gone);
+      const dropped = removed.length;
+      compactions.push({ beforeCall: calls.length, trigger: 'manual', preTokens: null, timeMs: lastInputMs, source, rewind: true });
+      diagnostics.push({
+        file: source.file,
+        line: source.line,
+        severity: 'info',
+        message: `The chat was rewound${at === -1 ? ' to a message no longer in it (the whole conversation)' : ''}: ${dropped} message(s) left the conversation; the calls among them stay counted, they were made.`,
+      });
+      continue;
+    }
+    const m = collected.message;
+    const id = str(m['id']);
+    if (id !== null && !positionOf.has(id)) {
+      positionOf.set(id, inConversation.length);
+      inConversation.push(id);
+    }
     const type = str(m['type']);
     const timeMs = isoMs(m['timestamp']);
     const text = textOf(m['content']);
     if (type === 'user') {
-      turns.push({ index: turns.length, startMs: timeMs, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source });
+      const kind = userMessageKind(m['content']);
+      if (kind === 'prompt') turns.push({ index: turns.length, startMs: timeMs, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source });
+      else if (kind !== 'tool-results') other[kind] += 1;
       lastInputMs = timeMs;
       continue;
     }
@@ -172,6 +222,7 @@ function buildSession(header: JsonObject, messages: readonly Collected[], diagno
     compactions,
   };
   if (events.length > 0) session.events = events;
+  if (Object.values(other).some((n) => n > 0)) session.otherInputs = other;
   return session;
 }
 
@@ -180,15 +231,24 @@ export function readGeminiDocument(doc: JsonDocument): ReaderResult {
   const diagnostics: Diagnostic[] = [];
   const skipped: Record<string, number> = emptyRecord();
   const v = doc.value as JsonObject;
-  const messages = (arr(v['messages']) ?? []).flatMap((m, i): Collected[] => (isGeminiMessage(m) ? [{ message: m, source: doc.locate(['messages', i] as JsonPath) }] : []));
+  const messages = (arr(v['messages']) ?? []).flatMap((m, i): Collected[] => {
+    const source = doc.locate(['messages', i] as JsonPath);
+    if (isGeminiMessage(m)) return [{ message: m, source }];
+    diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `messages[${i}] is not a Gemini CLI message (an object with an id, a timestamp and a known type); skipped.` });
+    return [];
+  });
   return { sessions: [buildSession(v, dedupe(messages), diagnostics, skipped)], diagnostics, skippedRecords: skipped };
 }
 
-/** The last copy of each message id, at the place of its first copy. */
+/** The last copy of each message id, at the place of its first copy; rewinds stay where they were written. */
 function dedupe(messages: readonly Collected[]): Collected[] {
   const at = new Map<string, number>();
   const out: Collected[] = [];
   for (const c of messages) {
+    if ('rewindTo' in c) {
+      out.push(c);
+      continue;
+    }
     const id = str(c.message['id']);
     const i = id === null ? undefined : at.get(id);
     if (i === undefined) {
@@ -212,7 +272,9 @@ export class GeminiRecordReader implements RecordReader {
 
   record({ value, source }: TraceRecord): void {
     const set = obj(value['$set']);
+    const rewindTo = rewindTargetOf(value);
     if (isGeminiRecordMessage(value)) this.messages.push({ message: value, source });
+    else if (rewindTo !== null) this.messages.push({ rewindTo, source });
     else if (set) this.header = { ...this.header, ...set };
     else if (typeof value['sessionId'] === 'string') {
       this.header = { ...this.header, ...value };

@@ -1,5 +1,5 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, count, firstLine, isObject, nonNegative, num, obj, str } from '../json';
+import { arr, mostlyOfKind, clip, count, firstLine, isObject, nonNegative, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, ReportedTotals, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
@@ -25,7 +25,7 @@ function isExportMessage(v: unknown): v is JsonObject {
 export function isOpenCodeExport(v: unknown): v is JsonObject {
   if (!isObject(v) || !isSessionInfo(v['info'])) return false;
   const messages = arr(v['messages']);
-  return messages !== null && messages.slice(0, 5).every(isExportMessage);
+  return messages !== null && mostlyOfKind(messages, isExportMessage);
 }
 
 /**
@@ -134,7 +134,11 @@ export function buildOpenCodeSession(info: JsonObject, messages: ReadonlyArray<{
       lastInputMs = created;
       continue;
     }
-    if (m['role'] !== 'assistant') continue;
+    if (m['role'] !== 'assistant') {
+      // Neither typed nor answered: said, so a message the reader does not know is never lost without a word.
+      diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `A message with role ${JSON.stringify(String(m['role']).slice(0, 40))} is neither a user nor an assistant message; skipped.` });
+      continue;
+    }
     const model = str(m['modelID']) ?? str(obj(m['model'])?.['modelID']) ?? null;
     const error = obj(m['error']);
     if (error && str(error['name']) === 'MessageAbortedError') {
@@ -204,7 +208,13 @@ function totalsOf(info: JsonObject): ReportedTotals | null {
 export function readOpenCodeExport(doc: JsonDocument): ReaderResult {
   const diagnostics: Diagnostic[] = [];
   const v = doc.value as JsonObject;
-  const messages = (arr(v['messages']) ?? []).flatMap((m, i) => (isExportMessage(m) ? [{ message: m as JsonObject, path: ['messages', i] as JsonPath }] : []));
+  const messages = (arr(v['messages']) ?? []).flatMap((m, i) => {
+    const path = ['messages', i] as JsonPath;
+    if (isExportMessage(m)) return [{ message: m as JsonObject, path }];
+    const source = doc.locate(path);
+    diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `messages[${i}] is not an OpenCode message ({info: {id, role}, parts: […]}); skipped.` });
+    return [];
+  });
   const session = buildOpenCodeSession(obj(v['info'])!, messages, doc.locate, diagnostics);
   return { sessions: [session], diagnostics, skippedRecords: {} };
 }

@@ -33,6 +33,14 @@ describe('cache-miss causes on hand-built sessions', () => {
     assert.deepEqual(countMissCauses(misses), { 'first-call': 1, 'subagent-start': 0, compaction: 1, 'idle-gap': 1, 'prefix-change': 1, unexplained: 1 });
   });
 
+  it('a miss after a rewind is put down to the rewind, in words that say so', () => {
+    const s = new SessionBuilder().call({ input: 1000, cached: 900 }, [], at(0)).compaction().call({ input: 600, cached: 0 }, [], at(1)).build();
+    s.compactions[0]!.rewind = true;
+    const miss = findCacheMisses(s)[0]!;
+    assert.equal(miss.cause, 'compaction');
+    assert.equal(miss.detail, 'a rewind to an earlier message cut the context back just before this call');
+  });
+
   it('the TTL is a setting: with 10 minutes the 9-minute gap no longer explains the miss', () => {
     const s = new SessionBuilder().call({ input: 1000, cached: 900 }, [], at(0)).call({ input: 1100, cached: 0 }, [], at(9)).build();
     assert.equal(findCacheMisses(s)[0]!.cause, 'idle-gap');

@@ -118,6 +118,11 @@ describe('timeline model with unknown figures', () => {
       ],
     );
   });
+
+  it('names a rewind as a rewind, not a compaction', () => {
+    const s = session([call(0), call(1)], { compactions: [{ beforeCall: 1, trigger: 'manual', preTokens: null, rewind: true }] });
+    assert.deepEqual(timelineMarkers(s).map((m) => [m.kind, m.label, m.description]), [['compaction', 'rewind', 'Rewind before call 2: the conversation was cut back to an earlier message']]);
+  });
 });
 
 describe('tooltip and announcement text', () => {
