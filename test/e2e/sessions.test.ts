@@ -109,9 +109,12 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
     const sidebar = page.locator('.part.sidebar');
     await sidebar.locator('.monaco-list-row', { hasText: /41 calls · hit 85\.5% · \$3\.37 · 13 failed/ }).last().click();
     await sidebar.locator('.monaco-list-row', { hasText: 'Work on bead spotter-4te' }).click({ modifiers: ['Control'] });
+    // A click opens the session; its editor may take the focus (and the keys): give it back to the workbench.
+    await sidebar.locator('.title').first().click();
     await runCommand(page, 'Agent Trace: Compare Sessions');
     const panel = webview(page, EXTENSION_ID);
-    await panel.locator('[data-compared="calls"]').waitFor({ timeout: 30_000 }).catch(async (e: unknown) => {
+    // The panel's page (chart.js and its data) can take a while on a loaded machine.
+    await panel.locator('[data-compared="calls"]').waitFor({ timeout: 90_000 }).catch(async (e: unknown) => {
       await shot(page, 'e2e-compare-failed.png');
       throw e;
     });
@@ -119,13 +122,16 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
     assert.deepEqual(cells.slice(1), ['41', '149', '+108 (+263%)']);
     assert.equal(await panel.locator('.compare-chart canvas').count(), 2);
     await shot(page, 'e2e-compare.png');
+    // Keys typed while the panel's page has focus stay in it: give the focus back to the workbench first.
+    await sidebar.locator('.title').first().click();
     await runCommand(page, 'View: Close All Editors');
     // The same two sessions, selected again, in one report.
     await sidebar.locator('.monaco-list-row', { hasText: /41 calls · hit 85\.5% · \$3\.37 · 13 failed/ }).last().click();
     await sidebar.locator('.monaco-list-row', { hasText: 'Work on bead spotter-4te' }).click({ modifiers: ['Control'] });
+    await sidebar.locator('.title').first().click();
     await runCommand(page, 'Agent Trace: Analyze Sessions Together');
     const report = webview(page, EXTENSION_ID);
-    await report.locator('[data-figure="sessions"]').waitFor({ timeout: 30_000 });
+    await report.locator('[data-figure="sessions"]').waitFor({ timeout: 90_000 });
     assert.equal(await report.locator('[data-figure="sessions"]').textContent(), '2');
     await shot(page, 'e2e-sessions-report.png');
   });

@@ -163,7 +163,8 @@ suite('Agent Sessions in the real extension host', () => {
     const live = startLiveSession(path.join(root(), 'claude/edit-retry-loop.jsonl'), file, 60);
     await vscode.commands.executeCommand('agentTrace.sessions.refresh');
     const first = await waitFor('the status bar on the live session', () => (api.sessions.statusBar.current?.path === file ? api.sessions.statusBar.text : null));
-    assert.match(first, /^\$\(pulse\) ctx [\d.]+k · hit \d+\.\d% · \$\d+\.\d\d · cache 4:\d\d$/);
+    // The last call of the first 60 lines used 40,509 tokens of Claude Opus 4.5's 200,000-token window: 20%.
+    assert.match(first, /^\$\(pulse\) ctx 20% · hit \d+\.\d% · \$\d+\.\d\d · cache 4:\d\d$/);
     const before = api.sessions.statusBar.current!.calls;
     live.append(live.total - live.written);
     await waitFor('the new calls', () => (api.sessions.statusBar.current?.calls ?? 0) > before, 15_000);
