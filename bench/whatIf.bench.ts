@@ -23,7 +23,7 @@ import { engineByName } from '../src/core/sim/engines/engineTable';
 import { runScenario } from '../src/core/sim/scenario';
 import { runSweep } from '../src/core/sim/sweep';
 import type { Workload } from '../src/core/sim/workload';
-import { buildWhatIfWorkload } from '../src/extension/whatIfWorkload';
+import { buildWhatIfWorkload } from '../src/core/sim/whatIfWorkload';
 import { parseFile, repoRoot, sharedTrace } from '../test/support/helpers';
 import { launchChromium } from '../test/support/inspectorHarness';
 import { POLICY_CHOICES } from '../src/core/sim/policies';

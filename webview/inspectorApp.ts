@@ -2,35 +2,49 @@ import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeCheckbox } from '@vscode-elements/elements/dist/vscode-checkbox/vscode-checkbox.js';
 import type { VscodeProgressBar } from '@vscode-elements/elements/dist/vscode-progress-bar/vscode-progress-bar.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
+import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import type { MissCause } from '../src/core/analysis/cacheMisses';
+import { formatCount } from '../src/core/report/formatNumbers';
 import { displayText } from '../src/core/text/safeText';
-import type { CallDetail, SessionView, TraceView } from '../src/core/view/traceView';
-import type { CallRef, HostNotification, InspectorSettings, WebviewNotification, WhatIfWorkload } from '../src/protocol/messages';
-import { fingerprintDigest, loopRows, nextLoopSort, nextMissCall, sortLoopRows } from './analysis/analysisModel';
+import type { SessionEntry, SessionPage } from '../src/core/view/sessionList';
+import { missCauseOf } from '../src/core/view/timelineColumns';
+import type { SessionBody, SessionIntro, TraceHeader } from '../src/core/view/traceService';
+import type { CallRow, SessionHead } from '../src/core/view/traceView';
+import { SESSION_PAGE_SIZE } from '../src/protocol/messages';
+import type { CallRef, HostNotification, InspectorSettings, WebviewNotification, WebviewRequests } from '../src/protocol/messages';
+import { fingerprintDigest, loopRows, nextLoopSort, sortLoopRows } from './analysis/analysisModel';
 import type { LoopRow, LoopSort, LoopSortKey } from './analysis/analysisModel';
 import { figureGroup, fingerprintContent, loopsContent, missSummary } from './analysis/analysisView';
 import { detailsPlaceholder, renderCallDetails } from './timeline/callDetailsView';
 import type { DetailsState } from './timeline/callDetailsView';
+import { CallsTables } from './timeline/callsTable';
 import { el, icon, linkButton, replaceChildren } from './shared/dom';
-import { defaultSessionId, diagnosticRows, findSession, mergeState, progressText, readPersistedState, sessionMetaText, sessionOptions, skippedSummary, summaryFigures, wholeTraceCost } from './inspectorModel';
+import { diagnosticRows, mergeState, progressText, readPersistedState, sessionMetaText, skippedSummary, summaryFigures, wholeTraceCost } from './inspectorModel';
+import { CostPanel } from './cost/costView';
 import type { PersistedState } from './inspectorModel';
 import { buildPalette, isHighContrast } from './shared/palette';
 import type { Palette } from './shared/palette';
-import { TimelineChart } from './timeline/timelineChart';
-import { buildTimeline, clampSelection, hasCosts, isNavigationKey, moveSelection, selectionAnnouncement } from './timeline/timelineModel';
-import type { BarView, TimelineMarker } from './timeline/timelineModel';
-import { CostPanel } from './cost/costView';
+import { RowCache } from './shared/rowCache';
+import type { VirtualTable } from './shared/virtualTable';
+import { TimelinePanel } from './timeline/timelinePanel';
+import { clampSelection, selectionAnnouncement } from './timeline/timelineModel';
+import type { BarView } from './timeline/timelineModel';
+import type { TracedCall } from './whatIf/whatIfModel';
 import { WhatIfView } from './whatIf/whatIfView';
+
+/** Params and result of a request to the host. */
+export type RequestParams<M extends keyof WebviewRequests> = WebviewRequests[M]['params'];
+export type RequestResult<M extends keyof WebviewRequests> = WebviewRequests[M]['result'];
 
 /** What the app needs from the page around it: the channel to the host and the webview state. */
 export interface InspectorHost {
   notify(message: WebviewNotification): void;
-  callDetails(ref: CallRef): Promise<CallDetail>;
-  /** The what-if workload of a session (`whatif/workload`). */
-  whatIfWorkload(sessionId: string): Promise<WhatIfWorkload>;
+  /** Asks the host (`timeoutMs` for answers that take long on big traces). */
+  request<M extends keyof WebviewRequests>(method: M, params: RequestParams<M>, options?: { timeoutMs?: number }): Promise<RequestResult<M>>;
   getState(): unknown;
   setState(state: unknown): void;
 }
@@ -51,11 +65,12 @@ export interface InspectorOptions {
 
 export const INSPECTOR_IN_VSCODE: InspectorOptions = { whatIf: true, formatChoice: true, sourceLinks: true };
 
-/** Keys that zoom the timeline: in around the selected call, out, and back to every call. */
-const ZOOM_KEYS: Record<string, number | 'reset'> = { '+': 2, '=': 2, '-': 0.5, _: 0.5, '0': 'reset' };
-
 /** Wait after the last selection change before fetching details, so holding an arrow key sends one request. */
 const DETAILS_DELAY_MS = 120;
+/** Call rows fetched at once; a session up to this size gets all its rows with its body. */
+const ROW_PAGE = 2000;
+/** A session's analyses can take a while on a million calls: wait for them this long. */
+const BODY_TIMEOUT_MS = 10 * 60_000;
 
 /** Reads the chart colours from the page's theme variables. */
 export function readPalette(): Palette {
@@ -63,14 +78,27 @@ export function readPalette(): Palette {
   return buildPalette((name) => style.getPropertyValue(name), isHighContrast(document.body.className));
 }
 
+/** The session on screen: its summary first, its analyses and timeline columns once they come. */
+interface ShownSession {
+  id: string;
+  intro: SessionIntro;
+  body: SessionBody | null;
+}
+
 /**
- * The inspector page. Owns the UI state (trace, session, selected call, show-cached) and
- * the DOM under `#app`; the host owns the trace and answers `call/details`. Rendering
- * never throws to the caller: failures are shown on the page and reported as `log/error`.
+ * The inspector page. Owns the UI state (the trace header, the session shown, the
+ * selected call, show-cached) and the DOM under `#app`; the host owns the trace and
+ * answers what the page asks (a session's summary, then its body, rows by page, search,
+ * details). Rendering never throws to the caller: failures are shown on the page and
+ * reported as `log/error`.
  */
 export class InspectorApp {
-  private trace: TraceView | null = null;
-  private sessionId: string | null = null;
+  private header: TraceHeader | null = null;
+  private sessions: SessionPage = { total: 0, offset: 0, entries: [] };
+  private session: ShownSession | null = null;
+  private sessionGeneration = 0;
+  /** Bumped when the trace is read again: the what-if panel and caches start over. */
+  private traceKey: object = {};
   private selected: number | null = null;
   private showCached = true;
   private barView: BarView = 'tokens';
@@ -79,19 +107,27 @@ export class InspectorApp {
   private loopSort: LoopSort | null = null;
   /** The loop whose row was last opened, marked in the table. */
   private activeLoop: number | null = null;
+  private loopsTable: VirtualTable | null = null;
   private palette: Palette;
-  private readonly chart: TimelineChart;
+  private rows: RowCache<CallRow> | null = null;
   private readonly details = new Map<string, DetailsState>();
   private detailsTimer: ReturnType<typeof setTimeout> | undefined;
+  private pendingAnnouncement: { call: number; prefix: string } | null = null;
+  private pickerQuery = '';
+  private pickerTimer: ReturnType<typeof setTimeout> | undefined;
 
   private readonly loading = el('div', { className: 'loading-block' });
   private readonly progressBar = document.createElement('vscode-progress-bar') as VscodeProgressBar;
   private readonly progressLabel = el('p', { className: 'muted', text: 'Loading trace…' });
+  private readonly cancelButton = linkButton('Cancel', () => this.safely('cancel', () => this.cancelLoad()), { data: { action: 'cancel-load' }, title: 'Stop reading this file' });
+  private readonly stopped = el('section', { className: 'load-stopped', attrs: { role: 'alert' } });
   private readonly errorBanner = el('div', { className: 'error-banner', attrs: { role: 'alert' } });
   private readonly fileName = el('h1', { className: 'file-name' });
   private readonly formatBadge = el('span', { className: 'badge' });
   private readonly evidence = el('p', { className: 'evidence muted' });
   private readonly picker = document.createElement('vscode-single-select') as VscodeSingleSelect;
+  private readonly pickerFind = document.createElement('vscode-textfield') as VscodeTextfield;
+  private readonly pickerNote = el('span', { className: 'picker-note muted' });
   private readonly formatPicker = document.createElement('vscode-single-select') as VscodeSingleSelect;
   private readonly limitations = el('div', { className: 'limitations', attrs: { role: 'note' } });
   private readonly showCachedBox = document.createElement('vscode-checkbox') as VscodeCheckbox;
@@ -99,27 +135,25 @@ export class InspectorApp {
   private readonly barViewControl = el('div', { className: 'bar-view-control' });
   private readonly controls = el('div', { className: 'controls' });
   private readonly sessionControls = el('div', { className: 'session-controls' });
-  private readonly header = el('header', { className: 'header' });
+  private readonly headerEl = el('header', { className: 'header' });
   private readonly problem = el('section', { className: 'problem', attrs: { role: 'alert' } });
   private readonly sessionBody = el('div', { className: 'session-body' });
   private readonly sessionMeta = el('p', { className: 'session-meta muted' });
   private readonly summary = el('section', { className: 'summary', attrs: { 'aria-label': 'Session summary' } });
   private readonly tokensNote = el('p', { className: 'tokens-note', attrs: { role: 'note' } });
   private readonly legend = el('div', { className: 'legend', attrs: { 'aria-hidden': 'true' } });
-  private readonly chartWrap = el('div', { className: 'chart-wrap', attrs: { tabindex: '0', role: 'application' } });
-  private readonly canvas = el('canvas', { attrs: { 'aria-hidden': 'true' } });
-  private readonly noCalls = el('p', { className: 'empty-note', text: 'This session has no LLM calls.' });
-  private readonly markers = el('ul', { className: 'markers', attrs: { 'aria-label': 'Timeline markers' } });
+  private readonly timelineWaiting = el('p', { className: 'muted timeline-waiting', attrs: { role: 'status' } });
   private readonly missLine = el('p', { className: 'miss-summary', data: { missCauses: '' } });
   private readonly fingerprint = el('details', { className: 'fingerprint' });
   private readonly fingerprintDigest = el('span', { className: 'fp-digest muted' });
   private readonly fingerprintBody = el('div', { className: 'fp-body' });
   private readonly loopsPane = el('section', { className: 'loops panel', attrs: { 'aria-label': 'Retry loops' } });
-  private readonly live = el('div', { className: 'visually-hidden', attrs: { 'aria-live': 'polite', 'aria-atomic': 'true' } });
+  private readonly live = el('div', { className: 'visually-hidden', attrs: { 'aria-live': 'polite', 'aria-atomic': 'true', role: 'status' } });
   private readonly detailsPane = el('section', { className: 'details panel', attrs: { 'aria-label': 'Selected call' } });
   private readonly diagnosticsPane = el('section', { className: 'diagnostics panel', attrs: { 'aria-label': 'Diagnostics' } });
+  private readonly timeline: TimelinePanel;
+  private readonly tables: CallsTables;
   private readonly whatIf: WhatIfView | null;
-  private readonly resetZoomButton: HTMLButtonElement;
   private readonly costPanel: CostPanel;
 
   constructor(
@@ -128,18 +162,33 @@ export class InspectorApp {
     private readonly options: InspectorOptions = INSPECTOR_IN_VSCODE,
   ) {
     this.palette = readPalette();
-    this.chartWrap.appendChild(this.canvas);
-    this.resetZoomButton = linkButton('Show every call', () => this.safely('reset the zoom', () => this.chart.resetZoom()), { title: 'Zoomed in: show the whole session again (0)' });
-    this.resetZoomButton.classList.add('reset-zoom');
-    this.resetZoomButton.hidden = true;
-    this.chart = new TimelineChart(this.chartWrap, this.canvas, this.palette, {
-      onPick: (i) => this.safely('select a call', () => this.pick(i)),
-      onZoom: (range) => this.safely('zoom', () => this.zoomed(range)),
+    this.buildLegend();
+    this.timeline = new TimelinePanel(
+      {
+        select: (call, options) => this.setSelected(call, options),
+        selected: () => this.selected,
+        openSession: (id, call) => this.safely('open a session', () => this.switchSession(id, call)),
+        callsUsingTool: (sessionId, tool) => this.host.request('calls/usingTool', { sessionId, tool }),
+        search: (query, sessionId) => this.host.request('calls/search', { query, sessionId }, { timeoutMs: BODY_TIMEOUT_MS }),
+        rowOf: (call) => this.rows?.get(call),
+        ensureRows: (first, last) => this.rows?.ensure(first, last),
+        announce: (text) => this.announce(text),
+        safely: (what, fn) => this.safely(what, fn),
+      },
+      this.palette,
+      this.legend,
+    );
+    this.tables = new CallsTables({
+      select: (call) => this.setSelected(call, {}),
+      rowOf: (call) => this.rows?.get(call),
+      ensureRows: (first, last) => this.rows?.ensure(first, last),
+      toolRows: (sessionId, from, count) => this.host.request('tools/rows', { sessionId, from, count }),
+      safely: (what, fn) => this.safely(what, fn),
     });
     this.whatIf = !options.whatIf ? null : new WhatIfView(
       {
-        workload: (sessionId) => this.host.whatIfWorkload(sessionId),
-        pickCall: (index, reveal) => this.safely('select a call', () => (reveal ? this.pick(index) : this.setSelected(index))),
+        workload: (sessionId) => this.host.request('whatif/workload', { sessionId }, { timeoutMs: BODY_TIMEOUT_MS }),
+        pickCall: (index, reveal) => this.safely('select a call', () => this.setSelected(index, { reveal })),
         notify: (message) => this.host.notify(message),
         getState: () => this.host.getState(),
         setState: (state) => this.host.setState(state),
@@ -149,7 +198,7 @@ export class InspectorApp {
       this.palette,
     );
     this.costPanel = new CostPanel({
-      pickCall: (index) => this.safely('select a call', () => this.setSelected(index)),
+      pickCall: (index) => this.safely('select a call', () => this.selectCallInView(index)),
       customChanged: (custom) => this.host.setState(mergeState(this.host.getState(), { costTtl: custom })),
     });
     this.buildSkeleton();
@@ -161,16 +210,19 @@ export class InspectorApp {
     this.safely(`handle ${message.type}`, () => {
       switch (message.type) {
         case 'init':
-          this.init(message.trace, message.settings, message.select);
+          this.init(message.header, message.sessions, message.intro, message.settings, message.select);
           break;
         case 'trace/didChange':
-          this.traceChanged(message.trace);
+          this.traceChanged(message.header, message.sessions);
           break;
         case 'call/select':
           this.selectRef(message.ref);
           break;
         case 'load/progress':
           this.showProgress(message.bytesRead, message.totalBytes);
+          break;
+        case 'load/stopped':
+          this.showStopped(message.reason, message.message, message.overSizeLimit);
           break;
         case 'host/error':
           this.showHostError(message.message);
@@ -189,6 +241,14 @@ export class InspectorApp {
     return this.whatIf?.currentDocument() ?? null;
   }
 
+  /** A request the host refused or could not carry out: said at the top of the panel, which keeps showing the trace. */
+  private showHostError(message: string): void {
+    replaceChildren(this.errorBanner, [icon('warning'), el('span', { text: `The extension could not do that: ${message}` })]);
+    this.errorBanner.hidden = false;
+    // How many answers of this kind came, for tests and for anyone inspecting the page.
+    this.errorBanner.dataset['hostErrors'] = String(Number(this.errorBanner.dataset['hostErrors'] ?? '0') + 1);
+  }
+
   /** Shows an error on the page and tells the host; used for failures outside `handle` too. */
   reportError(what: string, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
@@ -202,14 +262,6 @@ export class InspectorApp {
     }
   }
 
-  /** A request the host refused or could not carry out: said at the top of the panel, which keeps showing the trace. */
-  private showHostError(message: string): void {
-    replaceChildren(this.errorBanner, [icon('warning'), el('span', { text: `The extension could not do that: ${message}` })]);
-    this.errorBanner.hidden = false;
-    // How many answers of this kind came, for tests and for anyone inspecting the page.
-    this.errorBanner.dataset['hostErrors'] = String(Number(this.errorBanner.dataset['hostErrors'] ?? '0') + 1);
-  }
-
   private safely(what: string, fn: () => void): void {
     try {
       fn();
@@ -218,16 +270,32 @@ export class InspectorApp {
     }
   }
 
+  private announce(text: string): void {
+    // A change of text is what a polite live region reads; the same text twice needs a reset.
+    if (this.live.textContent === text) this.live.textContent = '';
+    this.live.textContent = text;
+  }
+
   private buildSkeleton(): void {
     this.progressBar.setAttribute('aria-label', 'Reading trace');
     this.progressBar.indeterminate = true;
-    this.loading.append(this.progressBar, this.progressLabel);
+    this.loading.append(this.progressBar, el('div', { className: 'progress-row' }, [this.progressLabel, this.cancelButton]));
     this.errorBanner.hidden = true;
     this.problem.hidden = true;
+    this.stopped.hidden = true;
 
     this.picker.setAttribute('aria-label', 'Session');
     this.picker.id = 'session-picker';
-    this.picker.addEventListener('change', () => this.safely('switch session', () => this.switchSession(this.picker.value)));
+    this.picker.addEventListener('change', () => this.safely('switch session', () => this.switchSession(this.picker.value, null)));
+    this.pickerFind.placeholder = 'Find a session';
+    this.pickerFind.setAttribute('aria-label', 'Find a session by id or title');
+    this.pickerFind.id = 'session-find';
+    this.pickerFind.addEventListener('input', () =>
+      this.safely('find a session', () => {
+        clearTimeout(this.pickerTimer);
+        this.pickerTimer = setTimeout(() => this.safely('find a session', () => void this.findSessions(this.pickerFind.value)), 250);
+      }),
+    );
     this.showCachedBox.label = 'Show cached';
     this.showCachedBox.addEventListener('change', () => this.safely('toggle cached', () => this.setShowCached(this.showCachedBox.checked)));
     this.formatPicker.setAttribute('aria-label', 'Format');
@@ -246,25 +314,11 @@ export class InspectorApp {
     }
     this.barViewPicker.addEventListener('change', () => this.safely('switch the bars', () => this.setBarView(this.barViewPicker.value === 'cost' ? 'cost' : 'tokens')));
     this.barViewControl.append(el('label', { className: 'control-label', text: 'Bars', attrs: { for: 'bar-view-picker' } }), this.barViewPicker);
-    this.sessionControls.append(
-      el('label', { className: 'control-label', text: 'Session', attrs: { for: 'session-picker' } }),
-      this.picker,
-      this.showCachedBox,
-      this.barViewControl,
-    );
+    this.barViewControl.hidden = true;
+    this.sessionControls.append(el('label', { className: 'control-label', text: 'Session', attrs: { for: 'session-picker' } }), this.picker, this.pickerFind, this.pickerNote, this.showCachedBox, this.barViewControl);
     this.controls.append(this.sessionControls);
     if (this.options.formatChoice) this.controls.append(el('div', { className: 'format-control' }, [el('label', { className: 'control-label', text: 'Format', attrs: { for: 'format-picker' } }), this.formatPicker]));
 
-    this.chartWrap.addEventListener('keydown', (e) => this.safely('keyboard', () => this.onChartKey(e)));
-    this.buildLegend();
-    const timeline = el('section', { className: 'timeline', attrs: { 'aria-label': 'Timeline' } }, [
-      el('div', { className: 'timeline-head' }, [el('h2', { text: 'Timeline' }), this.resetZoomButton, this.legend]),
-      this.chartWrap,
-      this.noCalls,
-      this.markers,
-      this.missLine,
-      this.live,
-    ]);
     const fingerprintHead = el('summary', { className: 'fp-summary' }, [icon('chevron-right', 'fp-chevron'), el('h2', { text: 'Workload fingerprint' }), this.fingerprintDigest]);
     this.fingerprint.append(fingerprintHead, this.fingerprintBody);
     this.fingerprint.addEventListener('toggle', () =>
@@ -274,24 +328,26 @@ export class InspectorApp {
         this.host.setState(mergeState(this.host.getState(), { fingerprintOpen: this.fingerprintOpen }));
       }),
     );
+    this.timeline.element.append(this.timelineWaiting, this.missLine, this.live);
     if (this.whatIf) this.whatIf.element.hidden = true;
-    this.sessionBody.append(this.sessionMeta, this.summary, this.tokensNote, this.fingerprint, timeline, this.costPanel.element, ...(this.whatIf ? [this.whatIf.element] : []), el('div', { className: 'lower' }, [this.loopsPane, this.detailsPane]));
+    this.costPanel.element.hidden = true;
+    this.sessionBody.append(
+      this.sessionMeta,
+      this.summary,
+      this.tokensNote,
+      this.fingerprint,
+      this.timeline.element,
+      this.costPanel.element,
+      ...(this.whatIf ? [this.whatIf.element] : []),
+      el('div', { className: 'lower' }, [this.loopsPane, this.detailsPane]),
+      this.tables.element,
+    );
 
-    this.header.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge]), this.evidence, this.limitations, this.controls);
-    this.header.hidden = true;
+    this.headerEl.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge]), this.evidence, this.limitations, this.controls);
+    this.headerEl.hidden = true;
     this.sessionBody.hidden = true;
     this.diagnosticsPane.hidden = true;
-    replaceChildren(this.root, [this.loading, this.errorBanner, this.header, this.problem, this.sessionBody, this.diagnosticsPane]);
-  }
-
-  /** The three bar colours mean the same split in both views; only the unit changes. */
-  private relabelLegend(view: BarView): void {
-    const labels: Record<string, string> = view === 'cost' ? { cached: 'cache read $', appended: 'appended $ (writes + uncached)', output: 'output $' } : { cached: 'cached', appended: 'appended', output: 'output' };
-    for (const [kind, text] of Object.entries(labels)) {
-      const label = this.legend.querySelector<HTMLElement>(`[data-legend="${kind}"] span:last-child`);
-      if (label) label.textContent = text;
-    }
-    this.legend.dataset['barView'] = view;
+    replaceChildren(this.root, [this.loading, this.stopped, this.errorBanner, this.headerEl, this.problem, this.sessionBody, this.diagnosticsPane]);
   }
 
   private buildLegend(): void {
@@ -300,6 +356,7 @@ export class InspectorApp {
       item('cached', 'cached'),
       item('appended', 'appended'),
       item('output', 'output'),
+      item('envelope', 'largest call of a column'),
       item('context', 'context size'),
       item('failed', 'failed tool'),
       item('compaction', 'compaction'),
@@ -309,50 +366,7 @@ export class InspectorApp {
     ]);
   }
 
-  private init(trace: TraceView, settings: InspectorSettings, select: CallRef | null): void {
-    const saved: PersistedState = readPersistedState(this.host.getState());
-    this.showCached = saved.showCached ?? settings.showCached;
-    this.barView = saved.barView ?? 'tokens';
-    this.costPanel.setCustom(saved.costTtl ?? null);
-    this.fingerprintOpen = saved.fingerprintOpen ?? false;
-    this.loopSort = saved.loopSort ?? null;
-    this.whatIf?.setDefaults(settings.whatIf, saved.whatIf);
-    this.whatIf?.setOpen(saved.whatIfOpen ?? false);
-    this.activeLoop = null;
-    this.details.clear();
-    this.trace = trace;
-    this.sessionId = defaultSessionId(trace, select?.sessionId ?? saved.sessionId ?? null);
-    const count = this.currentSession()?.calls.length ?? 0;
-    if (select && select.sessionId === this.sessionId) this.selected = clampSelection(select.callIndex, count);
-    else if (saved.sessionId === this.sessionId) this.selected = clampSelection(saved.callIndex ?? null, count);
-    else this.selected = null;
-    this.errorBanner.hidden = true;
-    this.renderTrace();
-    if (select) this.revealChart();
-  }
-
-  private traceChanged(trace: TraceView): void {
-    this.trace = trace;
-    this.details.clear();
-    // Loop indexes may point elsewhere in the new trace.
-    this.activeLoop = null;
-    this.sessionId = defaultSessionId(trace, this.sessionId);
-    this.selected = clampSelection(this.selected, this.currentSession()?.calls.length ?? 0);
-    this.renderTrace();
-  }
-
-  private selectRef(ref: CallRef): void {
-    if (!this.trace || !findSession(this.trace, ref.sessionId)) return;
-    if (ref.sessionId !== this.sessionId) {
-      this.sessionId = ref.sessionId;
-      this.selected = null;
-      this.activeLoop = null;
-      this.renderPicker();
-      this.renderSession();
-    }
-    this.setSelected(clampSelection(ref.callIndex, this.currentSession()?.calls.length ?? 0));
-    this.revealChart();
-  }
+  // ---- loading ----
 
   private showProgress(bytesRead: number, totalBytes: number | null): void {
     if (totalBytes !== null && totalBytes > 0) {
@@ -363,76 +377,141 @@ export class InspectorApp {
       this.progressBar.indeterminate = true;
     }
     this.progressLabel.textContent = progressText(bytesRead, totalBytes);
+    this.cancelButton.hidden = false;
+    this.stopped.hidden = true;
     this.loading.hidden = false;
     this.root.setAttribute('aria-busy', 'true');
   }
 
-  private currentSession(): SessionView | null {
-    return this.trace ? findSession(this.trace, this.sessionId) : null;
+  private cancelLoad(): void {
+    this.host.notify({ type: 'load/cancel' });
+    this.progressLabel.textContent = 'Cancelling…';
   }
 
-  private persist(): void {
-    this.host.setState(mergeState(this.host.getState(), { sessionId: this.sessionId ?? undefined, callIndex: this.selected, showCached: this.showCached, barView: this.barView }));
-  }
-
-  private renderTrace(): void {
-    const trace = this.trace;
-    if (!trace) return;
+  /** Reading stopped: says why, with a way to read again (above the size limit too). */
+  private showStopped(reason: 'cancelled' | 'failed', message: string, overSizeLimit: boolean): void {
     this.loading.hidden = true;
     this.root.setAttribute('aria-busy', 'false');
-    this.header.hidden = false;
-    this.fileName.textContent = displayText(trace.fileName);
-    this.fileName.title = trace.fileName;
-    this.formatBadge.textContent = trace.formatLabel ?? 'unknown format';
-    this.evidence.textContent = displayText(trace.formatChosen ? `Read as ${trace.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${trace.detection}`);
-    this.renderLimitations(trace);
-    this.renderProblem(trace);
-    this.renderPicker();
-    this.renderFormatPicker(trace);
-    this.showCachedBox.checked = this.showCached;
-    this.renderDiagnostics(trace);
-    this.renderSession();
-    this.persist();
+    const retry = (label: string, ignoreSizeLimit: boolean, action: string): HTMLButtonElement =>
+      linkButton(label, () => this.safely('read again', () => this.retry(ignoreSizeLimit)), { data: { action } });
+    const lines: HTMLElement[] = [el('p', { className: 'problem-message', text: message })];
+    if (overSizeLimit) {
+      lines.push(
+        el('p', {
+          className: 'muted',
+          text: 'The limit (agentTrace.maxFileSizeMB) guards the memory of VS Code’s extension host. The inspector reads in a worker that stops, with a message, if the trace needs more memory than it allows; the CLI (agent-trace analyze) reads any size.',
+        }),
+      );
+    }
+    lines.push(el('p', {}, [overSizeLimit ? retry('Open anyway', true, 'open-anyway') : retry(reason === 'cancelled' ? 'Read the file again' : 'Try again', false, 'retry-load')]));
+    replaceChildren(this.stopped, [icon(reason === 'cancelled' ? 'circle-slash' : 'error', 'problem-icon'), el('div', {}, [el('h2', { text: reason === 'cancelled' ? 'Reading was cancelled' : "This trace can't be shown" }), ...lines])]);
+    this.stopped.dataset['reason'] = reason;
+    this.stopped.hidden = false;
   }
 
-  private renderProblem(trace: TraceView): void {
+  private retry(ignoreSizeLimit: boolean): void {
+    this.stopped.hidden = true;
+    this.host.notify({ type: 'load/retry', ignoreSizeLimit });
+    this.showProgress(0, null);
+  }
+
+  // ---- trace ----
+
+  private init(header: TraceHeader, sessions: SessionPage, intro: SessionIntro | null, settings: InspectorSettings, select: CallRef | null): void {
+    const saved: PersistedState = readPersistedState(this.host.getState());
+    this.showCached = saved.showCached ?? settings.showCached;
+    this.barView = saved.barView ?? 'tokens';
+    this.costPanel.setCustom(saved.costTtl ?? null);
+    this.fingerprintOpen = saved.fingerprintOpen ?? false;
+    this.loopSort = saved.loopSort ?? null;
+    this.whatIf?.setDefaults(settings.whatIf, saved.whatIf);
+    this.whatIf?.setOpen(saved.whatIfOpen ?? false);
+    this.header = header;
+    this.sessions = sessions;
+    this.traceKey = {};
+    this.errorBanner.hidden = true;
+    this.renderHeader();
+    const wanted = select?.sessionId ?? saved.sessionId ?? null;
+    const id = wanted ?? header.defaultSessionId;
+    const call = select && select.sessionId === id ? select.callIndex : saved.sessionId === id ? (saved.callIndex ?? null) : null;
+    if (id === null) {
+      this.showSession(null);
+      return;
+    }
+    // The host sent the default session's summary; another one is asked for.
+    this.openSession(id, call, intro && intro.summary.id === id ? intro : null, select !== null);
+  }
+
+  private traceChanged(header: TraceHeader, sessions: SessionPage): void {
+    if (!this.header) {
+      // A reload answered a page that never got `init` (a cancelled or failed first read).
+      this.init(header, sessions, null, { showCached: this.showCached }, null);
+      return;
+    }
+    this.header = header;
+    this.sessions = sessions;
+    this.traceKey = {};
+    this.details.clear();
+    // Loop indexes may point elsewhere in the new trace.
+    this.activeLoop = null;
+    this.renderHeader();
+    const id = this.session?.id ?? header.defaultSessionId;
+    if (id === null) this.showSession(null);
+    else this.openSession(id, this.selected, null, false);
+  }
+
+  private renderHeader(): void {
+    const h = this.header!;
+    this.loading.hidden = true;
+    this.stopped.hidden = true;
+    this.headerEl.hidden = false;
+    this.fileName.textContent = displayText(h.fileName);
+    this.fileName.title = h.fileName;
+    this.formatBadge.textContent = h.formatLabel ?? 'unknown format';
+    this.evidence.textContent = displayText(h.formatChosen ? `Read as ${h.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${h.detection}`);
+    this.renderLimitations(h);
+    this.renderProblem(h);
+    this.renderFormatPicker(h);
+    this.showCachedBox.checked = this.showCached;
+    this.renderDiagnostics(h);
+    this.renderPicker();
+  }
+
+  private renderProblem(h: TraceHeader): void {
     let title: string | null = null;
     let text = '';
-    if (trace.problem) {
+    if (h.problem) {
       title = "This trace can't be shown";
-      text = trace.problem.message;
-    } else if (trace.sessions.length === 0) {
+      text = h.problem.message;
+    } else if (h.sessionCount === 0) {
       title = 'No sessions found';
-      text = trace.formatChosen
-        ? `Nothing in this file matched ${trace.formatLabel ?? 'the chosen format'}. Choose another format, or "Detect automatically".`
+      text = h.formatChosen
+        ? `Nothing in this file matched ${h.formatLabel ?? 'the chosen format'}. Choose another format, or "Detect automatically".`
         : 'The file was read, but it contains no agent session with LLM calls.';
     }
     this.problem.hidden = title === null;
-    this.problem.dataset['problem'] = trace.problem?.kind ?? (title ? 'no-sessions' : '');
+    this.problem.dataset['problem'] = h.problem?.kind ?? (title ? 'no-sessions' : '');
     replaceChildren(this.problem, title === null ? [] : [icon('error', 'problem-icon'), el('div', {}, [el('h2', { text: title }), el('p', { className: 'problem-message', text })])]);
   }
 
   /** Says what the format cannot give, so a missing figure reads as "not in this format", not as zero. */
-  private renderLimitations(trace: TraceView): void {
-    this.limitations.hidden = trace.limitations.length === 0;
+  private renderLimitations(h: TraceHeader): void {
+    this.limitations.hidden = h.limitations.length === 0;
     replaceChildren(
       this.limitations,
-      trace.limitations.length === 0
+      h.limitations.length === 0
         ? []
         : [
             icon('info', 'limitations-icon'),
-            el('div', {}, [
-              el('span', { className: 'limitations-title', text: `What ${trace.formatLabel ?? 'this format'} cannot give:` }),
-              el('ul', {}, trace.limitations.map((text) => el('li', { text }))),
-            ]),
+            el('div', {}, [el('span', { className: 'limitations-title', text: `What ${h.formatLabel ?? 'this format'} cannot give:` }), el('ul', {}, h.limitations.map((text) => el('li', { text })))]),
           ],
     );
   }
 
-  private renderFormatPicker(trace: TraceView): void {
-    const auto = trace.formatChosen ? 'Detect automatically' : `Detect automatically (${trace.formatLabel ?? 'no match'})`;
-    const options: Array<[string, string]> = [['', auto], ...trace.formatChoices.map((f): [string, string] => [f.id, f.label])];
-    const current = trace.formatChosen && trace.format ? trace.format : '';
+  private renderFormatPicker(h: TraceHeader): void {
+    const auto = h.formatChosen ? 'Detect automatically' : `Detect automatically (${h.formatLabel ?? 'no match'})`;
+    const options: Array<[string, string]> = [['', auto], ...h.formatChoices.map((f): [string, string] => [f.id, f.label])];
+    const current = h.formatChosen && h.format ? h.format : '';
     replaceChildren(
       this.formatPicker,
       options.map(([value, label]) => {
@@ -448,118 +527,267 @@ export class InspectorApp {
   }
 
   private chooseFormat(value: string): void {
-    if (!this.trace) return;
-    const current = this.trace.formatChosen && this.trace.format ? this.trace.format : '';
+    const h = this.header;
+    if (!h) return;
+    const current = h.formatChosen && h.format ? h.format : '';
     if (value === current) return;
-    const choice = this.trace.formatChoices.find((f) => f.id === value);
+    const choice = h.formatChoices.find((f) => f.id === value);
     this.formatPicker.dataset['value'] = value;
     this.host.notify({ type: 'format/choose', format: choice ? choice.id : null });
     this.progressLabel.textContent = choice ? `Reading again as ${choice.label}…` : 'Detecting the format again…';
     this.loading.hidden = false;
   }
 
+  // ---- sessions ----
+
+  /** The session picker: the page of sessions the host sent (all of them, unless there are thousands: then a query finds the rest). */
   private renderPicker(): void {
-    const trace = this.trace!;
-    const options = sessionOptions(trace);
-    this.sessionControls.hidden = options.length === 0;
+    const h = this.header!;
+    const entries: SessionEntry[] = [...this.sessions.entries];
+    const current = this.session?.id ?? null;
+    // The session shown is always in the list, found or not.
+    if (current !== null && !entries.some((e) => e.id === current) && this.session) entries.unshift({ id: current, label: `${this.session.intro.summary.role === 'main' ? 'main session' : 'sub-agent'} ${current}`, depth: 0 });
+    this.sessionControls.hidden = h.sessionCount === 0;
     replaceChildren(
       this.picker,
-      options.map((o) => {
+      entries.map((o) => {
         const option = document.createElement('vscode-option');
-        option.value = o.value;
+        option.value = o.id;
         option.textContent = displayText(o.label);
-        option.selected = o.value === this.sessionId;
+        option.selected = o.id === current;
         option.dataset['depth'] = String(o.depth);
         return option;
       }),
     );
-    if (this.sessionId !== null) this.picker.value = this.sessionId;
-    this.picker.dataset['value'] = this.sessionId ?? '';
+    if (current !== null) this.picker.value = current;
+    this.picker.dataset['value'] = current ?? '';
+    const many = h.sessionCount > SESSION_PAGE_SIZE;
+    this.pickerFind.hidden = !many;
+    this.pickerNote.hidden = !many && this.pickerQuery === '';
+    this.pickerNote.textContent =
+      this.pickerQuery !== ''
+        ? `${formatCount(this.sessions.total)} ${this.sessions.total === 1 ? 'session matches' : 'sessions match'}${this.sessions.total > this.sessions.entries.length ? `; the first ${formatCount(this.sessions.entries.length)} are listed` : ''}`
+        : many
+          ? `${formatCount(h.sessionCount)} sessions; the first ${formatCount(this.sessions.entries.length)} are listed, find the others by id or title`
+          : '';
   }
 
-  private switchSession(id: string): void {
-    if (!this.trace || id === this.sessionId || !findSession(this.trace, id)) return;
-    this.sessionId = id;
-    this.selected = null;
-    this.activeLoop = null;
-    this.picker.dataset['value'] = id;
-    this.renderSession();
+  private async findSessions(query: string): Promise<void> {
+    this.pickerQuery = query.trim();
+    const page = await this.host.request('sessions/list', { query: this.pickerQuery, offset: 0, limit: SESSION_PAGE_SIZE });
+    if (query.trim() !== this.pickerQuery) return;
+    this.sessions = page;
+    this.renderPicker();
+  }
+
+  private switchSession(id: string, call: number | null): void {
+    if (!this.header) return;
+    if (id === this.session?.id) {
+      if (call !== null) this.selectCallInView(call);
+      return;
+    }
+    this.openSession(id, call, null, true);
     this.persist();
+  }
+
+  /**
+   * Shows a session: its summary as soon as it is here (the host may have sent it), then
+   * its analyses and timeline columns, then the call to select. Answers for a session the
+   * user has since left are dropped.
+   */
+  private openSession(id: string, call: number | null, intro: SessionIntro | null, reveal: boolean): void {
+    const generation = ++this.sessionGeneration;
+    const same = this.session?.id === id;
+    if (!same) {
+      this.selected = null;
+      this.activeLoop = null;
+    }
+    this.details.clear();
+    this.rows = new RowCache(
+      (from, count) => this.host.request('calls/rows', { sessionId: id, from, count }),
+      ROW_PAGE,
+      () => this.safely('show call rows', () => this.rowsArrived()),
+      (e) => this.reportError('load call rows', e),
+    );
+    const withIntro = (it: SessionIntro): void => {
+      if (generation !== this.sessionGeneration) return;
+      // Keep the old body on screen until the new one comes for the same session (a reload): no flicker.
+      this.session = { id, intro: it, body: same && this.session ? this.session.body : null };
+      this.showSession(this.session);
+      this.host.request('session/body', { sessionId: id }, { timeoutMs: BODY_TIMEOUT_MS }).then(
+        (body) =>
+          this.safely('show the session', () => {
+            if (generation !== this.sessionGeneration) return;
+            this.session = { id, intro: it, body };
+            const n = body.columns.flags.length;
+            if (n <= ROW_PAGE) this.rows?.ensure(0, n - 1);
+            this.selected = clampSelection(call ?? this.selected, n);
+            this.showBody(this.session);
+            if (reveal && this.selected !== null) this.revealChart();
+          }),
+        (e: unknown) => {
+          if (generation !== this.sessionGeneration) return;
+          this.timelineWaiting.textContent = `Could not draw the timeline: ${e instanceof Error ? e.message : String(e)}`;
+          this.reportError('load the session', e);
+        },
+      );
+    };
+    if (intro) withIntro(intro);
+    else {
+      this.host.request('session/intro', { sessionId: id }).then(
+        (it) => this.safely('show the session', () => withIntro(it)),
+        (e: unknown) => {
+          if (generation !== this.sessionGeneration) return;
+          // A saved session that is no longer in the file: show the default one.
+          const fallback = this.header?.defaultSessionId ?? null;
+          if (fallback !== null && fallback !== id) this.openSession(fallback, null, null, false);
+          else this.reportError('load the session', e);
+        },
+      );
+    }
+  }
+
+  /** Paints what is known at once: the header's picker, the session's summary and meta; the timeline says it is coming. */
+  private showSession(s: ShownSession | null): void {
+    this.sessionBody.hidden = s === null;
+    this.renderPicker();
+    if (!s) {
+      this.timeline.setSession(null, this.showCached);
+      this.root.setAttribute('aria-busy', 'false');
+      this.persist();
+      return;
+    }
+    const summary = s.intro.summary;
+    this.sessionMeta.textContent = displayText(sessionMetaText(summary, (ms) => new Date(ms).toLocaleString()));
+    this.renderSummary(s.intro, s.body);
+    this.whatIf?.setContext(this.traceKey, { summary, traced: s.body ? tracedCalls(s.body) : [] });
+    if (!s.body) {
+      this.root.setAttribute('aria-busy', 'true');
+      this.timelineWaiting.hidden = summary.llmCalls === 0;
+      this.timelineWaiting.textContent = `Drawing the timeline of ${formatCount(summary.llmCalls)} calls…`;
+      this.fingerprint.hidden = true;
+      this.loopsPane.hidden = true;
+      this.tables.element.hidden = true;
+      this.detailsPane.hidden = true;
+      this.missLine.hidden = true;
+      this.costPanel.element.hidden = true;
+      if (summary.llmCalls === 0) this.timeline.setSession(null, this.showCached);
+      this.root.dataset['painted'] = 'summary';
+    } else {
+      this.showBody(s);
+    }
+  }
+
+  /** Paints the analyses, the timeline, the loops and the tables once the session's body is here. */
+  private showBody(s: ShownSession): void {
+    const body = s.body!;
+    const head = this.head(s);
+    this.timelineWaiting.hidden = true;
+    this.renderSummary(s.intro, body);
+    this.costPanel.render({ callCount: body.columns.flags.length, cost: s.intro.cost, idealCache: body.analysis.idealCache ?? null });
+    // The cost view is offered when the session was priced.
+    const costs = s.intro.cost !== null && body.columns.cost !== null;
+    this.barViewControl.hidden = !costs;
+    const view: BarView = costs ? this.barView : 'tokens';
+    this.barViewPicker.value = view;
+    this.barViewPicker.dataset['value'] = view;
+    this.relabelLegend(view);
+    this.timeline.setBarView(view);
+    this.renderFingerprint(head);
+    this.renderLoops(head);
+    replaceChildren(this.missLine, missSummary(head, (cause) => this.safely('select a cache miss', () => this.selectMiss(cause))));
+    this.missLine.hidden = this.missLine.childElementCount === 0;
+    const hasCalls = body.columns.flags.length > 0;
+    this.legend.hidden = !hasCalls;
+    this.legend.classList.toggle('cached-hidden', !this.showCached);
+    this.timeline.setSession(
+      { sessionId: s.id, columns: body.columns, loops: body.analysis.loops, compactions: s.intro.compactions, events: s.intro.events, subagents: s.intro.subagents, tools: body.tools },
+      this.showCached,
+    );
+    this.tables.setSession(s.id, body.columns, body.toolCallCount);
+    this.renderLegend(body);
+    this.whatIf?.setContext(this.traceKey, { summary: s.intro.summary, traced: tracedCalls(body) });
+    this.renderSelection(false);
+    this.root.setAttribute('aria-busy', 'false');
+    this.root.dataset['painted'] = 'timeline';
+    this.persist();
+  }
+
+  private head(s: ShownSession): SessionHead {
+    return { summary: s.intro.summary, compactions: s.intro.compactions, events: s.intro.events, subagents: s.intro.subagents, analysis: s.body!.analysis, cost: s.intro.cost };
+  }
+
+  /** The legend names only what this session's chart shows. */
+  private renderLegend(body: SessionBody): void {
+    const flags = body.columns.flags;
+    let failed = false;
+    let miss = false;
+    let compaction = false;
+    let subagent = false;
+    for (let i = 0; i < flags.length; i++) {
+      const f = flags[i]!;
+      failed ||= (f & 1) !== 0;
+      miss ||= (f & 2) !== 0;
+      subagent ||= (f & 8) !== 0;
+      compaction ||= (f & 16) !== 0;
+    }
+    const present: Record<string, boolean> = { failed, compaction, subagent, loop: body.analysis.loops.length > 0, miss };
+    for (const item of this.legend.querySelectorAll<HTMLElement>('[data-legend]')) item.hidden = present[item.dataset['legend'] ?? ''] === false;
+  }
+
+  private rowsArrived(): void {
+    this.timeline.rowsArrived();
+    this.tables.rowsArrived();
+    const session = this.session;
+    if (session?.body && this.selected !== null && this.rows?.get(this.selected)) {
+      const needs = this.detailsPane.dataset['waiting'] === String(this.selected);
+      if (needs) this.renderSelection(this.pendingAnnouncement?.call === this.selected);
+    }
   }
 
   private setShowCached(show: boolean): void {
     if (show === this.showCached) return;
     this.showCached = show;
-    this.renderSession();
+    this.legend.classList.toggle('cached-hidden', !show);
+    // The bars only: nothing is asked of the host again.
+    this.timeline.setShowCached(show);
     this.persist();
   }
 
   private setBarView(view: BarView): void {
     if (view === this.barView) return;
     this.barView = view;
-    this.renderSession();
+    this.relabelLegend(view);
+    // The bars only: nothing is asked of the host again.
+    this.timeline.setBarView(view);
+    this.barViewPicker.dataset['value'] = view;
     this.persist();
   }
 
-  private renderSession(): void {
-    const session = this.currentSession();
-    this.sessionBody.hidden = session === null;
-    if (this.trace) this.whatIf?.setContext(this.trace, session);
-    this.costPanel.render(session);
-    if (!session) {
-      this.chart.destroy();
-      return;
+  /** The three bar colours mean the same split in both views; only the unit changes (and the context line is tokens only). */
+  private relabelLegend(view: BarView): void {
+    const labels: Record<string, string> = view === 'cost' ? { cached: 'cache read $', appended: 'appended $ (writes + uncached)', output: 'output $' } : { cached: 'cached', appended: 'appended', output: 'output' };
+    for (const [kind, text] of Object.entries(labels)) {
+      const label = this.legend.querySelector<HTMLElement>(`[data-legend="${kind}"] span:last-child`);
+      if (label) label.textContent = text;
     }
-    this.sessionMeta.textContent = displayText(sessionMetaText(session.summary, (ms) => new Date(ms).toLocaleString()));
-    this.renderSummary(session);
-    this.renderFingerprint(session);
-    this.renderLoops(session);
-    replaceChildren(this.missLine, missSummary(session, (cause) => this.safely('select a cache miss', () => this.selectMiss(cause))));
-    this.missLine.hidden = this.missLine.childElementCount === 0;
-    const hasCalls = session.calls.length > 0;
-    this.chartWrap.hidden = !hasCalls;
-    this.noCalls.hidden = hasCalls;
-    this.legend.hidden = !hasCalls;
-    this.legend.classList.toggle('cached-hidden', !this.showCached);
-    this.chartWrap.setAttribute(
-      'aria-label',
-      `Timeline of ${session.calls.length} LLM calls. Left and Right arrows select a call, Home and End jump to the first or last, Page Up and Page Down move by 10, ` +
-        `plus and minus zoom in and out, 0 shows every call${this.options.sourceLinks ? ", Enter shows the call's source" : ''}.`,
-    );
-    // The cost view is offered when the host priced the session.
-    const costs = session !== null && hasCosts(session);
-    this.barViewControl.hidden = !costs;
-    const view: BarView = costs ? this.barView : 'tokens';
-    this.barViewPicker.value = view;
-    this.barViewPicker.dataset['value'] = view;
-    this.relabelLegend(view);
-    if (hasCalls) {
-      const model = buildTimeline(session, this.showCached, view);
-      this.chart.render(session.calls, model, this.showCached, this.selected);
-      this.renderMarkers(model.markers);
-      // The legend names only what this session's chart shows.
-      const present: Record<string, boolean> = {
-        failed: model.failedCalls.length > 0,
-        compaction: model.markers.some((m) => m.kind === 'compaction'),
-        subagent: model.markers.some((m) => m.kind === 'subagent'),
-        loop: model.bands.length > 0,
-        miss: model.missCalls.length > 0,
-      };
-      for (const item of this.legend.querySelectorAll<HTMLElement>('[data-legend]')) item.hidden = present[item.dataset['legend'] ?? ''] === false;
-    } else {
-      this.chart.destroy();
-      this.chartWrap.dataset['barCount'] = '0';
-      replaceChildren(this.markers, []);
-      this.markers.hidden = true;
-    }
-    this.renderSelection(false);
+    const context = this.legend.querySelector<HTMLElement>('[data-legend="context"]');
+    if (context) context.hidden = view === 'cost';
+    this.legend.dataset['barView'] = view;
   }
 
-  private renderSummary(session: SessionView): void {
-    const whole = this.trace ? wholeTraceCost(this.trace, session) : null;
-    replaceChildren(this.summary, summaryFigures(session.summary, session.analysis, session.cost, whole).map((g) => figureGroup(g, 'h2')));
+  private persist(): void {
+    this.host.setState(mergeState(this.host.getState(), { sessionId: this.session?.id ?? undefined, callIndex: this.selected, showCached: this.showCached, barView: this.barView }));
+  }
+
+  // ---- panels ----
+
+  private renderSummary(intro: SessionIntro, body: SessionBody | null): void {
+    const summary = intro.summary;
+    const whole = this.header ? wholeTraceCost(this.header, summary) : null;
+    replaceChildren(this.summary, summaryFigures(summary, body?.analysis, intro.cost, whole).map((g) => figureGroup(g, 'h2')));
     // Say why the bars are flat rather than letting empty bars read as zero tokens.
-    const source = session.summary.tokensSource;
+    const source = summary.tokensSource;
     const note =
       source === 'reported'
         ? 'Totals only: this trace reports token counts for the whole session, not per call, so the figures above are the session totals and the bars below have no height. Failed tool calls are still marked.'
@@ -572,7 +800,7 @@ export class InspectorApp {
   }
 
   /** The fingerprint panel; an older host that sends no analysis gets none. */
-  private renderFingerprint(session: SessionView): void {
+  private renderFingerprint(session: SessionHead): void {
     this.fingerprint.hidden = !session.analysis;
     if (!session.analysis) return;
     this.fingerprint.open = this.fingerprintOpen;
@@ -580,125 +808,125 @@ export class InspectorApp {
     replaceChildren(this.fingerprintBody, fingerprintContent(session));
   }
 
-  private renderLoops(session: SessionView): void {
-    this.loopsPane.hidden = !session.analysis || session.calls.length === 0;
+  private renderLoops(session: SessionHead): void {
+    this.loopsPane.hidden = !session.analysis || session.summary.llmCalls === 0;
+    this.loopsTable?.dispose();
+    this.loopsTable = null;
     if (this.loopsPane.hidden) return;
     const rows = sortLoopRows(loopRows(session.analysis.loops), this.loopSort);
-    replaceChildren(
-      this.loopsPane,
-      loopsContent(session, rows, this.loopSort, this.activeLoop, {
-        sort: (key) => this.safely('sort the loops', () => this.sortLoops(key)),
-        open: (row) => this.safely('open a loop', () => this.openLoop(row)),
-      }),
-    );
+    const { nodes, table } = loopsContent(session, rows, this.loopSort, this.activeLoop, {
+      sort: (key) => this.safely('sort the loops', () => this.sortLoops(key)),
+      open: (row) => this.safely('open a loop', () => this.openLoop(row)),
+    });
+    replaceChildren(this.loopsPane, nodes);
+    this.loopsTable = table;
+    table?.mount();
+    table?.setCount(rows.length);
   }
 
   private sortLoops(key: LoopSortKey): void {
     this.loopSort = nextLoopSort(this.loopSort, key);
     this.host.setState(mergeState(this.host.getState(), { loopSort: this.loopSort }));
-    const session = this.currentSession();
-    if (!session) return;
-    this.renderLoops(session);
+    const session = this.session;
+    if (!session?.body) return;
+    this.renderLoops(this.head(session));
     // Re-rendering replaced the header button: keep the keyboard focus on it.
     this.loopsPane.querySelector<HTMLButtonElement>(`button[data-sort="${key}"]`)?.focus();
   }
 
-  /** Selects the loop's first attempt on the timeline and opens its first line in the trace. */
+  /** Selects the loop's first attempt on the timeline (its calls in view) and opens its first line in the trace. */
   private openLoop(row: LoopRow): void {
     this.activeLoop = row.index;
-    const session = this.currentSession();
-    if (session) this.renderLoops(session);
+    const session = this.session;
+    if (session?.body) this.renderLoops(this.head(session));
     this.loopsPane.querySelector<HTMLButtonElement>(`tbody[data-loop="${row.index}"] [data-action="open-loop"]`)?.focus();
-    this.setSelected(clampSelection(row.firstCall, session?.calls.length ?? 0));
-    this.host.notify({ type: 'source/revealLine', file: row.fileIndex, line: row.line });
+    const loop = session?.body?.analysis.loops[row.index];
+    if (loop) this.timeline.showCalls(loop.firstCall, loop.lastCall);
+    this.setSelected(clampSelection(row.firstCall, session?.body?.columns.flags.length ?? 0), {});
+    if (this.options.sourceLinks) this.host.notify({ type: 'source/revealLine', file: row.fileIndex, line: row.line });
   }
 
   /** Selects the next call (after the selected one, wrapping) whose cache miss has this cause. */
   private selectMiss(cause: MissCause): void {
-    const session = this.currentSession();
-    if (!session) return;
-    const next = nextMissCall(session.calls, cause, this.selected);
-    if (next !== null) this.setSelected(next);
+    const body = this.session?.body;
+    if (!body) return;
+    const codes = body.columns.missCause;
+    const hits: number[] = [];
+    for (let i = 0; i < codes.length; i++) if (missCauseOf(codes[i]!) === cause) hits.push(i);
+    if (hits.length === 0) return;
+    const next = hits.find((i) => this.selected === null || i > this.selected) ?? hits[0]!;
+    this.timeline.focusCall(next);
+    this.setSelected(next, {});
   }
 
-  private renderMarkers(markers: TimelineMarker[]): void {
-    this.markers.hidden = markers.length === 0;
-    replaceChildren(
-      this.markers,
-      markers.map((m) =>
-        el('li', { className: `marker marker-${m.kind}`, data: { marker: m.kind, call: String(m.callIndex) } }, [
-          el('span', { className: `swatch swatch-${m.kind}`, attrs: { 'aria-hidden': 'true' } }),
-          linkButton(m.description, () => this.safely('open marker', () => (m.sessionId ? this.switchSessionFromMarker(m.sessionId) : this.setSelected(m.callIndex))), {
-            title: m.sessionId ? 'Open this sub-agent in the session picker' : 'Select the first call after the compaction',
-          }),
-        ]),
-      ),
-    );
-  }
+  // ---- selection ----
 
-  private switchSessionFromMarker(id: string): void {
-    this.switchSession(id);
-    this.renderPicker();
-  }
-
-  private onChartKey(e: KeyboardEvent): void {
-    const count = this.currentSession()?.calls.length ?? 0;
-    const zoom = ZOOM_KEYS[e.key];
-    if (zoom !== undefined && !e.ctrlKey && !e.metaKey && !e.altKey) {
-      e.preventDefault();
-      if (zoom === 'reset') this.chart.resetZoom();
-      else this.chart.zoomBy(zoom, this.selected);
+  private selectRef(ref: CallRef): void {
+    if (!this.header) return;
+    if (ref.sessionId !== this.session?.id) {
+      this.openSession(ref.sessionId, ref.callIndex, null, true);
       return;
     }
-    if (isNavigationKey(e.key)) {
-      e.preventDefault();
-      this.setSelected(moveSelection(this.selected, e.key, count));
-    } else if (e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      if (this.selected === null) this.setSelected(moveSelection(null, 'Home', count));
-      else this.reveal(this.selected);
-    }
+    this.selectCallInView(ref.callIndex);
+    this.revealChart();
   }
 
-  private pick(index: number): void {
-    this.setSelected(index);
-    this.reveal(index);
+  private selectCallInView(call: number): void {
+    const n = this.session?.body?.columns.flags.length ?? 0;
+    const index = clampSelection(call, n);
+    if (index === null) return;
+    this.timeline.focusCall(index);
+    this.setSelected(index, {});
   }
 
-  private zoomed(range: { first: number; last: number } | null): void {
-    this.resetZoomButton.hidden = range === null;
-    if (range) this.live.textContent = `Showing calls ${range.first + 1} to ${range.last + 1}.`;
+  /** Selects a call (the timeline, the keyboard, a table, a jump, a search hit); `reveal` opens its source line. */
+  private setSelected(index: number | null, options: { reveal?: boolean; prefix?: string }): void {
+    this.selected = index;
+    this.persist();
+    if (index !== null) this.pendingAnnouncement = { call: index, prefix: options.prefix ?? '' };
+    this.renderSelection(true);
+    if (options.reveal && index !== null) this.reveal(index);
   }
 
   private reveal(index: number): void {
-    if (this.sessionId === null || !this.options.sourceLinks) return;
-    this.host.notify({ type: 'source/reveal', ref: { sessionId: this.sessionId, callIndex: index }, toolId: null });
-  }
-
-  private setSelected(index: number | null): void {
-    this.selected = index;
-    this.persist();
-    this.renderSelection(true);
+    if (!this.session || !this.options.sourceLinks) return;
+    this.host.notify({ type: 'source/reveal', ref: { sessionId: this.session.id, callIndex: index }, toolId: null });
   }
 
   private revealChart(): void {
-    this.chartWrap.scrollIntoView({ block: 'nearest' });
+    this.timeline.chartWrap.scrollIntoView({ block: 'nearest' });
   }
 
   private renderSelection(announce: boolean): void {
-    const session = this.currentSession();
-    this.chart.select(this.selected);
+    const session = this.session;
+    const body = session?.body;
+    this.timeline.selectionChanged(this.selected);
+    this.tables.selectionChanged(this.selected);
     this.whatIf?.select(this.selected);
-    const call = session && this.selected !== null ? session.calls[this.selected] : undefined;
-    if (!session || !call) {
-      replaceChildren(this.detailsPane, [el('h2', { text: 'Call details' }), session && session.calls.length > 0 ? detailsPlaceholder() : null]);
-      this.detailsPane.hidden = !session || session.calls.length === 0;
+    const count = body?.columns.flags.length ?? 0;
+    if (!session || !body || this.selected === null || this.selected >= count) {
+      replaceChildren(this.detailsPane, [el('h2', { text: 'Call details' }), count > 0 ? detailsPlaceholder() : null]);
+      this.detailsPane.hidden = !body || count === 0;
+      delete this.detailsPane.dataset['waiting'];
       return;
     }
     this.detailsPane.hidden = false;
-    if (announce) this.live.textContent = selectionAnnouncement(call, session.calls.length, session.analysis?.loops ?? []);
+    const call = this.rows?.get(this.selected);
+    if (!call) {
+      // The row comes by page: the pane and the announcement follow when it lands.
+      this.detailsPane.dataset['waiting'] = String(this.selected);
+      replaceChildren(this.detailsPane, [el('h2', { text: 'Call details' }), el('p', { className: 'muted', text: `Loading call ${formatCount(this.selected + 1)}…`, attrs: { 'aria-busy': 'true' } })]);
+      this.rows?.ensure(this.selected, this.selected);
+      return;
+    }
+    delete this.detailsPane.dataset['waiting'];
+    const pending = this.pendingAnnouncement;
+    if (announce && pending && pending.call === call.index) {
+      this.announce(`${pending.prefix ? `${pending.prefix} ` : ''}${selectionAnnouncement(call, count, body.analysis.loops)}`);
+      this.pendingAnnouncement = null;
+    }
     this.showDetails();
-    this.scheduleDetails(session.summary.id, call.index);
+    this.scheduleDetails(session.id, call.index);
   }
 
   private detailsKey(sessionId: string, index: number): string {
@@ -706,17 +934,26 @@ export class InspectorApp {
   }
 
   private showDetails(override?: DetailsState): void {
-    const session = this.currentSession();
-    const call = session && this.selected !== null ? session.calls[this.selected] : undefined;
-    if (!session || !call) return;
-    const sessionId = session.summary.id;
+    const session = this.session;
+    const body = session?.body;
+    const call = body && this.selected !== null ? this.rows?.get(this.selected) : undefined;
+    if (!session || !body || !call) return;
+    const sessionId = session.id;
     const state = override ?? this.details.get(this.detailsKey(sessionId, call.index)) ?? { kind: 'loading' };
     replaceChildren(
       this.detailsPane,
-      renderCallDetails(call, session.calls.length, state, {
-        revealCall: () => this.reveal(call.index),
-        revealTool: (toolId) => this.host.notify({ type: 'source/reveal', ref: { sessionId, callIndex: call.index }, toolId }),
-      }, session.analysis?.loops ?? []),
+      renderCallDetails(
+        call,
+        body.columns.flags.length,
+        state,
+        {
+          revealCall: () => this.reveal(call.index),
+          revealTool: (toolId) => {
+            if (this.options.sourceLinks) this.host.notify({ type: 'source/reveal', ref: { sessionId, callIndex: call.index }, toolId });
+          },
+        },
+        body.analysis.loops,
+      ),
     );
   }
 
@@ -726,7 +963,7 @@ export class InspectorApp {
     clearTimeout(this.detailsTimer);
     this.detailsTimer = setTimeout(() => {
       this.details.set(key, { kind: 'loading' });
-      this.host.callDetails({ sessionId, callIndex: index }).then(
+      this.host.request('call/details', { sessionId, callIndex: index }).then(
         (detail) => this.detailsArrived(key, { kind: 'loaded', detail }),
         (error: unknown) => this.detailsArrived(key, { kind: 'error', message: error instanceof Error ? error.message : String(error) }),
       );
@@ -740,14 +977,14 @@ export class InspectorApp {
       // Errors are not cached, so selecting the call again retries.
       if (fixed.kind === 'error') this.details.delete(key);
       else this.details.set(key, fixed);
-      const session = this.currentSession();
-      if (session && this.selected !== null && key === this.detailsKey(session.summary.id, this.selected)) this.showDetails(fixed);
+      const session = this.session;
+      if (session && this.selected !== null && key === this.detailsKey(session.id, this.selected)) this.showDetails(fixed);
     });
   }
 
-  private renderDiagnostics(trace: TraceView): void {
-    const rows = diagnosticRows(trace.diagnostics);
-    const skipped = skippedSummary(trace.skippedRecords);
+  private renderDiagnostics(h: TraceHeader): void {
+    const rows = diagnosticRows(h.diagnostics);
+    const skipped = skippedSummary(h.skippedRecords);
     this.diagnosticsPane.hidden = false;
     const heading = el('h2', {}, [el('span', { text: 'Diagnostics' }), el('span', { className: 'count-badge', text: String(rows.length) })]);
     const list =
@@ -762,7 +999,9 @@ export class InspectorApp {
                 el('span', { className: 'location', text: r.location }),
                 el('span', { className: 'message', text: r.message }),
               ]);
-              b.addEventListener('click', () => this.host.notify({ type: 'source/revealLine', file: r.fileIndex, line: r.line }));
+              b.addEventListener('click', () => {
+                if (this.options.sourceLinks) this.host.notify({ type: 'source/revealLine', file: r.fileIndex, line: r.line });
+              });
               return el('li', {}, [b]);
             }),
           );
@@ -775,11 +1014,27 @@ export class InspectorApp {
         const next = readPalette();
         if (JSON.stringify(next) === JSON.stringify(this.palette)) return;
         this.palette = next;
-        this.chart.setPalette(next);
+        this.timeline.setPalette(next);
         this.whatIf?.setPalette(next);
       });
     // VS Code swaps the body class (and theme attributes) and rewrites the variables on <html> when the theme changes.
     new MutationObserver(update).observe(document.body, { attributes: true, attributeFilter: ['class', 'data-vscode-theme-kind', 'data-vscode-theme-id'] });
     new MutationObserver(update).observe(document.documentElement, { attributes: true, attributeFilter: ['style', 'class'] });
   }
+}
+
+/** The traced figures of a session's calls for the what-if bars, read from the timeline columns. */
+function tracedCalls(body: SessionBody): ArrayLike<TracedCall | undefined> {
+  const c = body.columns;
+  const value = (v: number): number | null => (Number.isNaN(v) ? null : v);
+  return new Proxy([] as (TracedCall | undefined)[], {
+    get(target, key) {
+      if (key === 'length') return c.flags.length;
+      if (typeof key === 'string' && /^\d+$/.test(key)) {
+        const i = Number(key);
+        return i < c.flags.length ? { cached: value(c.cached[i]!), appended: value(c.appended[i]!), output: value(c.output[i]!) } : undefined;
+      }
+      return Reflect.get(target, key) as unknown;
+    },
+  });
 }

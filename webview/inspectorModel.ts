@@ -1,80 +1,15 @@
 import type { SessionSummary } from '../src/core/analysis/sessionSummary';
 import type { CostSummary } from '../src/core/cost/costTypes';
-import type { AnalysisView, DiagnosticView, SessionCostView, SessionView, TraceView } from '../src/core/view/traceView';
+import type { AnalysisView, DiagnosticView, SessionCostView } from '../src/core/view/traceView';
 import { formatCount, formatDuration, formatUsd } from '../src/core/report/formatNumbers';
+import { shortSessionId } from '../src/core/view/sessionList';
 import { headlineGroups, readLoopSort } from './analysis/analysisModel';
 import type { LoopSort } from './analysis/analysisModel';
-import { shortSessionId } from './timeline/timelineModel';
 import type { Figure, FigureGroup } from './shared/figures';
 import { OTHER_INPUT_KINDS } from '../src/core/trace/model';
 import type { OtherInputs } from '../src/core/trace/model';
 import type { BarView } from './timeline/timelineModel';
 import type { CustomTtl } from './cost/costModel';
-
-/** One entry of the session picker. */
-export interface SessionOption {
-  value: string;
-  label: string;
-  /** 0 for a main session, 1 for its sub-agents. */
-  depth: number;
-}
-
-function callsText(n: number): string {
-  return `${formatCount(n)} ${n === 1 ? 'call' : 'calls'}`;
-}
-
-function optionLabel(s: SessionSummary, depth: number): string {
-  const kind = s.role === 'main' ? 'main session' : s.role === 'compaction' ? 'compaction agent' : 'sub-agent';
-  const title = s.title ? ` · ${s.title}` : '';
-  // The select collapses leading spaces, so a corner glyph shows the nesting.
-  return `${depth > 0 ? '└ ' : ''}${kind} ${shortSessionId(s.id)}${title} · ${callsText(s.llmCalls)}`;
-}
-
-/**
- * Picker entries: each main session followed by its sub-agents; sessions whose parent is
- * absent come last. Walked with an explicit stack and a children index: a trace can chain
- * 20,000 sub-agents, each the parent of the next, which recursion (a frame per level) and
- * a scan of every session per visit (quadratic) could not survive.
- */
-export function sessionOptions(trace: TraceView): SessionOption[] {
-  const sessions = trace.sessions.map((v) => v.summary);
-  const ids = new Set(sessions.map((s) => s.id));
-  const children = new Map<string, SessionSummary[]>();
-  for (const s of sessions) {
-    if (s.parentId === null || s.parentId === s.id) continue;
-    const list = children.get(s.parentId);
-    if (list) list.push(s);
-    else children.set(s.parentId, [s]);
-  }
-  const out: SessionOption[] = [];
-  const placed = new Set<string>();
-  const visit = (root: SessionSummary): void => {
-    const stack: Array<{ s: SessionSummary; depth: number }> = [{ s: root, depth: 0 }];
-    while (stack.length > 0) {
-      const { s, depth } = stack.pop()!;
-      if (placed.has(s.id)) continue;
-      placed.add(s.id);
-      out.push({ value: s.id, label: optionLabel(s, depth), depth });
-      const kids = children.get(s.id) ?? [];
-      // Pushed in reverse, so they come off the stack in model order (as the recursion listed them).
-      for (let i = kids.length - 1; i >= 0; i--) stack.push({ s: kids[i]!, depth: Math.min(depth + 1, 2) });
-    }
-  };
-  for (const s of sessions) if (s.parentId === null || !ids.has(s.parentId)) visit(s);
-  for (const s of sessions) visit(s);
-  return out;
-}
-
-/** The session to show: the preferred one if the trace has it, else the first main session, else the first. */
-export function defaultSessionId(trace: TraceView, preferred: string | null): string | null {
-  if (preferred !== null && trace.sessions.some((s) => s.summary.id === preferred)) return preferred;
-  return (trace.sessions.find((s) => s.summary.role === 'main') ?? trace.sessions[0])?.summary.id ?? null;
-}
-
-/** The session view with this id. */
-export function findSession(trace: TraceView, id: string | null): SessionView | null {
-  return trace.sessions.find((s) => s.summary.id === id) ?? null;
-}
 
 /** The summary strip of a session, formatted; unknown figures read "unknown", never 0. The ratios carry their published ranges. */
 export function summaryFigures(s: SessionSummary, analysis?: AnalysisView, cost?: SessionCostView | null, whole?: WholeTraceCost | null): FigureGroup[] {
@@ -136,9 +71,9 @@ export interface WholeTraceCost {
 }
 
 /** The whole trace's cost when the session is a main thread and the trace holds more sessions. */
-export function wholeTraceCost(trace: TraceView, session: SessionView): WholeTraceCost | null {
-  if (!trace.cost || trace.sessions.length < 2 || session.summary.role !== 'main') return null;
-  return { summary: trace.cost, sessions: trace.sessions.length };
+export function wholeTraceCost(trace: { cost: CostSummary | null; sessionCount: number }, summary: SessionSummary): WholeTraceCost | null {
+  if (!trace.cost || trace.sessionCount < 2 || summary.role !== 'main') return null;
+  return { summary: trace.cost, sessions: trace.sessionCount };
 }
 
 /** The session's cost: total and by kind, then by model. Unknown is "unknown", never $0. */

@@ -19,8 +19,7 @@ const channel = new Channel<WebviewNotification, HostNotification, WebviewReques
 const root = document.getElementById('app') ?? document.body.appendChild(document.createElement('main'));
 const app = new InspectorApp(root, {
   notify: (message) => channel.notify(message),
-  callDetails: (ref) => channel.request('call/details', ref),
-  whatIfWorkload: (sessionId) => channel.request('whatif/workload', { sessionId }),
+  request: (method, params, options) => channel.request(method, params as never, options) as never,
   getState: () => vscodeApi.getState(),
   setState: (state) => vscodeApi.setState(state),
 });

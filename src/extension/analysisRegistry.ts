@@ -4,8 +4,9 @@ import type { PriceBook } from '../core/cost/costTypes';
 import { parseTrace } from '../core/trace/parseTrace';
 import type { ParsedTrace, TraceFile } from '../core/trace/parseTrace';
 import { uiText } from '../core/text/safeText';
+import type { TraceProblems } from '../core/view/traceService';
 import { companionFiles, listCompanions } from '../node/traceFiles';
-import { fileProblem, traceDiagnostics } from './diagnostics';
+import { fileProblem, problemDiagnostics, traceDiagnostics } from './diagnostics';
 import type { TraceDiagnostics } from './diagnostics';
 import { ANALYSIS_SETTINGS, CODELENS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readAnalysisOptions, readPriceBook } from './settings';
 import { analyzeTrace, isTrace, tooLargeAnalysis } from './traceAnalysis';
@@ -48,7 +49,6 @@ interface CachedParse {
 /** What the inspector last read for one of its documents. */
 interface InspectorSource {
   uri: vscode.Uri;
-  result: ParsedTrace | LoadFailure;
   diagnostics: TraceDiagnostics;
 }
 
@@ -65,7 +65,7 @@ interface TextSource {
  * one owner of the Problems collection, fed from two sources:
  *
  * - a trace open as text in an editor tab (its buffer, parsed here), and
- * - a trace open in the inspector (its file on disk, parsed by TraceDocument).
+ * - a trace open in the inspector (its file on disk, parsed by TraceDocument's worker).
  *
  * Per file the text source wins (it is what the user sees and may be unsaved), else
  * the first inspector document showing it; so no problem is listed twice. A file's
@@ -77,8 +77,6 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
   private readonly parses = new Map<string, CachedParse>();
   private readonly textSources = new Map<string, TextSource>();
   private readonly inspectorSources = new Map<object, InspectorSource>();
-  /** The analysis of each parse read from disk (inspector, commands), for the options it was made with. */
-  private readonly parsedAnalyses = new WeakMap<ParsedTrace, { options: AnalysisOptions; prices: PriceBook; analysis: TraceAnalysis }>();
   private published = new Map<string, vscode.Uri>();
   /** Bumped when the analysis settings change: every cached parse is re-analysed. */
   private generation = 0;
@@ -171,19 +169,13 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     return result;
   }
 
-  /** Analyses a trace the inspector or a command read from disk, with the current settings (once per parse and settings). */
-  analyzeParsed(parsed: ParsedTrace): TraceAnalysis {
-    const cached = this.parsedAnalyses.get(parsed);
-    if (cached && cached.options === this.options && cached.prices === this.prices) return cached.analysis;
-    const analysis = analyzeTrace(parsed, this.options, this.prices);
-    this.parsedAnalyses.set(parsed, { options: this.options, prices: this.prices, analysis });
-    return analysis;
-  }
-
-  /** The inspector read (or re-read) one of its documents: publish its problems unless a text source covers them. */
-  inspectorLoaded(owner: object, uri: vscode.Uri, result: ParsedTrace | LoadFailure): void {
+  /**
+   * The inspector read (or re-read, or re-analysed) one of its documents: publish its
+   * problems (listed by its trace worker) unless a text source covers them.
+   */
+  inspectorLoaded(owner: object, uri: vscode.Uri, result: TraceProblems | LoadFailure): void {
     try {
-      this.inspectorSources.set(owner, { uri, result, diagnostics: this.inspectorDiagnostics(uri, result) });
+      this.inspectorSources.set(owner, { uri, diagnostics: isLoadFailure(result) ? fileProblem(uri, result.message) : problemDiagnostics(uri, result) });
     } catch (e) {
       this.log.error(`Could not list the problems of ${uiText(uri.toString(true), { max: 2000 })}: ${uiText(e instanceof Error ? e.message : String(e), { max: 4000 })}`);
     }
@@ -196,18 +188,11 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     this.render();
   }
 
-  private inspectorDiagnostics(uri: vscode.Uri, result: ParsedTrace | LoadFailure): TraceDiagnostics {
-    if (isLoadFailure(result)) return fileProblem(uri, result.message);
-    return traceDiagnostics(uri, result, this.analyzeParsed(result));
-  }
-
   private settingsChanged(): void {
     this.options = readAnalysisOptions();
     this.prices = this.readPrices();
     this.generation += 1;
-    for (const source of this.inspectorSources.values()) {
-      if (!isLoadFailure(source.result)) source.diagnostics = this.inspectorDiagnostics(source.uri, source.result);
-    }
+    // Inspector documents re-analyse in their workers and report back through inspectorLoaded.
     this.render();
     this.syncTextSources();
     this.changed.fire();

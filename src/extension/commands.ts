@@ -58,22 +58,44 @@ async function openInInspector(uri: vscode.Uri): Promise<void> {
   await vscode.commands.executeCommand('vscode.openWith', uri, viewTypeFor(uri));
 }
 
+/** The trace open as text in an editor tab, if it is: what the user sees, saved or not. */
+function shownAsText(uri: vscode.Uri): vscode.TextDocument | undefined {
+  const shown = vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString()));
+  return shown && isTraceCandidate(uri) ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) : undefined;
+}
+
 /**
- * The parse a command works on, shared where one exists: the registry's parse of a
- * trace open as text (what the user sees, saved or not), else the inspector's, else
- * the file read from disk.
+ * The report a command works on, from the parse that already exists where one does:
+ * the registry's parse of a trace open as text, else the inspector's worker (the trace
+ * is opened in the inspector first, so it is read once, off the host's event loop),
+ * else the file read here.
  */
-async function parsedFor(ctx: CommandContext, uri: vscode.Uri): Promise<ParsedTrace> {
-  const shownAsText = vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString()));
-  const text = shownAsText ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) : undefined;
-  if (text && isTraceCandidate(uri)) {
+async function reportFor(ctx: CommandContext, uri: vscode.Uri): Promise<TraceReport> {
+  const text = shownAsText(uri);
+  if (text) {
     const analysis = await ctx.registry.analyze(text);
-    if (analysis) return analysis.parsed;
+    if (analysis) return buildTraceReport(analysis.parsed, ctx.registry.analysisOptions, { book: ctx.registry.priceBook });
   }
+  await openInInspector(uri);
   const inspector = ctx.provider.documentFor(uri);
   if (inspector) {
-    const result = await inspector.result;
-    if (!isLoadFailure(result)) return result;
+    const report = await ctx.provider.report(inspector);
+    if (isLoadFailure(report)) throw new Error(report.message);
+    return report;
+  }
+  return buildTraceReport(await loadTrace(uri, maxFileBytes(), () => undefined), ctx.registry.analysisOptions, { book: ctx.registry.priceBook });
+}
+
+/**
+ * The parsed trace a command that needs the whole model works on (Export HTML Report,
+ * Compare): the registry's parse of a trace open as text, else the file read here. The
+ * inspector's model lives in its trace worker, so these commands read the file once more.
+ */
+async function parsedFor(ctx: CommandContext, uri: vscode.Uri): Promise<ParsedTrace> {
+  const text = shownAsText(uri);
+  if (text) {
+    const analysis = await ctx.registry.analyze(text);
+    if (analysis) return analysis.parsed;
   }
   return loadTrace(uri, maxFileBytes(), () => undefined);
 }
@@ -87,16 +109,15 @@ async function parsedFor(ctx: CommandContext, uri: vscode.Uri): Promise<ParsedTr
 async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined, hook: PickHook | null): Promise<TraceReport | undefined> {
   const uri = given ?? activeTraceUri(ctx.provider) ?? (await pickLocalSession(ctx.log, ctx.storageDir, ctx.registry.priceBook, hook));
   if (!uri) return undefined;
-  let parsed: ParsedTrace;
+  let report: TraceReport;
   try {
-    parsed = await parsedFor(ctx, uri);
+    report = await reportFor(ctx, uri);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     ctx.log.error(`Analyze Agent Session on ${uiText(uri.toString(true), { max: 2000 })}: ${uiText(message, { max: 4000 })}`);
     void vscode.window.showErrorMessage(`Analyze Agent Session: ${fileLabel(uri)}: ${uiText(message, { max: 300 })}`);
     return undefined;
   }
-  const report = buildTraceReport(parsed, ctx.registry.analysisOptions, { book: ctx.registry.priceBook });
   await openInInspector(uri);
   if (report.problem) {
     // The problem can quote the file's keys: trace text, shown as plain text only.

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { uiText } from '../core/text/safeText';
 import type { Severity } from '../core/trace/model';
 import type { ParsedTrace } from '../core/trace/parseTrace';
+import type { TraceProblems } from '../core/view/traceService';
 import { attemptMessage, loopMessage } from './traceAnalysis';
 import type { TraceAnalysis } from './traceAnalysis';
 import { traceFileUri } from './traceLoader';
@@ -50,9 +51,15 @@ export function fileProblem(uri: vscode.Uri, message: string, severity = vscode.
  */
 export function traceDiagnostics(traceUri: vscode.Uri, parsed: ParsedTrace, analysis: TraceAnalysis): TraceDiagnostics {
   const { model, problem } = parsed;
+  return problemDiagnostics(traceUri, { files: model.files, problem, diagnostics: model.diagnostics, loops: analysis.sessions.flatMap((s) => s.analysis.retry.loops) });
+}
+
+/** The Problems entries of a trace from its problems in plain data (what the inspector's worker sends). */
+export function problemDiagnostics(traceUri: vscode.Uri, problems: TraceProblems): TraceDiagnostics {
+  const { files, problem } = problems;
   const out: TraceDiagnostics = new Map();
   const listFor = (fileIndex: number): vscode.Diagnostic[] => {
-    const uri = traceFileUri(traceUri, model.files, fileIndex) ?? traceUri;
+    const uri = traceFileUri(traceUri, files, fileIndex) ?? traceUri;
     const key = uri.toString();
     let entry = out.get(key);
     if (!entry) {
@@ -61,30 +68,28 @@ export function traceDiagnostics(traceUri: vscode.Uri, parsed: ParsedTrace, anal
     }
     return entry.diagnostics;
   };
-  for (let i = 0; i < Math.max(1, model.files.length); i++) listFor(i);
+  for (let i = 0; i < Math.max(1, files.length); i++) listFor(i);
   if (problem) {
     const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), problemText(problem.message), vscode.DiagnosticSeverity.Error);
     d.source = 'Agent Trace';
     listFor(0).push(d);
   }
-  for (const d of model.diagnostics) {
+  for (const d of problems.diagnostics) {
     const diagnostic = new vscode.Diagnostic(lineRange(d.line), problemText(d.message), SEVERITY[d.severity]);
     diagnostic.source = 'Agent Trace';
     listFor(d.file).push(diagnostic);
   }
-  for (const { analysis: a } of analysis.sessions) {
-    for (const loop of a.retry.loops) {
-      const first = loop.attempts[0]!.source;
-      const warning = new vscode.Diagnostic(lineRange(first.line), problemText(loopMessage(loop)), vscode.DiagnosticSeverity.Warning);
-      warning.source = 'Agent Trace';
-      warning.code = 'retry-loop';
-      warning.relatedInformation = loop.attempts.slice(1).map((attempt, i) => {
-        const uri = traceFileUri(traceUri, model.files, attempt.source.file) ?? traceUri;
-        const at = new vscode.Position(attempt.source.line, 0);
-        return new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, at), problemText(attemptMessage(loop, i + 1)));
-      });
-      listFor(first.file).push(warning);
-    }
+  for (const loop of problems.loops) {
+    const first = loop.attempts[0]!.source;
+    const warning = new vscode.Diagnostic(lineRange(first.line), problemText(loopMessage(loop)), vscode.DiagnosticSeverity.Warning);
+    warning.source = 'Agent Trace';
+    warning.code = 'retry-loop';
+    warning.relatedInformation = loop.attempts.slice(1).map((attempt, i) => {
+      const uri = traceFileUri(traceUri, files, attempt.source.file) ?? traceUri;
+      const at = new vscode.Position(attempt.source.line, 0);
+      return new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, at), problemText(attemptMessage(loop, i + 1)));
+    });
+    listFor(first.file).push(warning);
   }
   return out;
 }

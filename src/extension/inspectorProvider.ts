@@ -1,22 +1,17 @@
 import * as vscode from 'vscode';
-import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
-import type { PriceBook } from '../core/cost/costTypes';
-import { buildCallDetail, buildTraceView, formatChoices } from '../core/view/traceView';
-import type { TraceView } from '../core/view/traceView';
-import type { ParsedTrace } from '../core/trace/parseTrace';
+import type { TraceReport } from '../core/report/traceReport';
 import { uiText } from '../core/text/safeText';
 import { Channel } from '../protocol/channel';
 import { checkRequestParams, checkWebviewNotification, shellWords } from '../protocol/validate';
 import { refuseCopiedCommand } from '../cli/simulateArgs';
 import type { CallRef, HostNotification, HostRequests, InspectorSettings, WebviewNotification, WebviewRequests } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
-import { ANALYSIS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readWhatIfDefaults } from './settings';
+import { ANALYSIS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readWhatIfDefaults, userPriceSetting } from './settings';
 import { SETTING_DEFAULTS } from './settingDefaults';
 import { isLoadFailure, TraceDocument } from './traceDocument';
-import type { LoadFailure } from './traceDocument';
+import type { LoadFailure, LoadResult } from './traceDocument';
 import { traceFileUri } from './traceLoader';
 import { buildWebviewHtml, createNonce } from './webviewHtml';
-import { buildWhatIfWorkload } from './whatIfWorkload';
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 
@@ -25,7 +20,7 @@ export const INSPECTOR_VIEW_TYPE = 'agentTrace.inspector';
 /** The same editor offered through "Open With…" for other trace files (*.jsonl); a second id because priority is per contribution. */
 export const INSPECTOR_ANY_VIEW_TYPE = 'agentTrace.inspectorAny';
 
-/** How long the report waits for a panel's what-if results: a hidden webview answers when shown again, or never. */
+/** How long the HTML report waits for a panel's what-if results before leaving them out. */
 const WHATIF_ANSWER_MS = 3000;
 
 type HostChannel = Channel<HostNotification, WebviewNotification, HostRequests, WebviewRequests>;
@@ -40,27 +35,6 @@ interface InspectorPanel {
   pendingSelect: CallRef | null;
 }
 
-/** Turns a load result into what the webview renders; a failed load still gets a view with its message. */
-export function toTraceView(uri: vscode.Uri, result: ParsedTrace | LoadFailure, formatChosen = false, options: Partial<AnalysisOptions> = {}, prices: PriceBook | null = null): TraceView {
-  const fileName = basename(uri.path);
-  if (!isLoadFailure(result)) return buildTraceView(result, fileName, formatChosen, options, prices);
-  return {
-    fileName,
-    format: null,
-    formatLabel: null,
-    detection: '',
-    detectionConfidence: null,
-    formatChosen,
-    formatChoices: formatChoices(),
-    limitations: [],
-    problem: { kind: 'unreadable', message: result.message },
-    cost: null,
-    sessions: [],
-    diagnostics: [],
-    skippedRecords: {},
-  };
-}
-
 /**
  * The Agent Trace Inspector editor: a read-only custom editor, so files of any size
  * are streamed from disk rather than loaded into a text model. Owns the set of open
@@ -73,22 +47,18 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   /** "Show in Timeline" before the panel exists: the call its first panel selects. */
   private readonly queuedSelects = new Map<string, CallRef>();
   private readonly configListener: vscode.Disposable;
-  /**
-   * The view built from each parse, for the options it was analysed with: every panel
-   * on a document and every `ready` (reloads, hidden webviews) share it, so a parse is
-   * analysed for the panels once per settings.
-   */
-  private readonly views = new WeakMap<ParsedTrace, { options: AnalysisOptions; prices: PriceBook; formatChosen: boolean; view: TraceView }>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly registry: TraceAnalysisRegistry,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    // The analyses follow the settings: open panels get the trace again, analysed anew.
+    // The analyses and costs follow the settings: each worker analyses or prices again (the file is not read again) and the panels ask anew.
     this.configListener = vscode.workspace.onDidChangeConfiguration((e) => {
       // The registry re-reads the settings in its own listener, which was registered first.
-      if (e.affectsConfiguration(ANALYSIS_SETTINGS) || e.affectsConfiguration(PRICE_SETTINGS)) void this.refreshPanels();
+      const analysis = e.affectsConfiguration(ANALYSIS_SETTINGS);
+      const prices = e.affectsConfiguration(PRICE_SETTINGS);
+      if (analysis || prices) void this.reanalyse(analysis, prices);
     });
   }
 
@@ -97,12 +67,17 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   }
 
   openCustomDocument(uri: vscode.Uri): TraceDocument {
-    const doc = new TraceDocument(uri, maxFileBytes, {
+    const doc = new TraceDocument(uri, {
+      workerScript: vscode.Uri.joinPath(this.extensionUri, 'dist', 'traceWorker.js').fsPath,
+      maxBytes: maxFileBytes,
+      analysisOptions: () => this.registry.analysisOptions,
+      userPrices: userPriceSetting,
       loaded: (d, result) => this.registry.inspectorLoaded(d, d.uri, result),
       disposed: (d) => {
         this.documents.delete(d);
         this.registry.inspectorClosed(d);
       },
+      log: this.log,
     });
     this.documents.add(doc);
     return doc;
@@ -130,31 +105,40 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     const subscriptions: vscode.Disposable[] = [
       webview.onDidReceiveMessage((m: unknown) => channel.receive(m)),
       document.onDidReload((r) => {
-        if (entry.ready) channel.notify({ type: 'trace/didChange', trace: this.view(document, r) });
+        if (entry.ready) this.sendResult(entry, r, false);
       }),
       document.onDidProgress((p) => {
         if (entry.ready) channel.notify({ type: 'load/progress', ...p });
       }),
     ];
     channel.onNotification((m: unknown) => this.handleNotification(entry, m));
-    // Requests: params checked before use; a failure is logged here and answered by the channel as `err`.
-    channel.onRequest('call/details', (raw) =>
-      this.answering('call/details', async () => {
-        const { sessionId, callIndex } = this.checkedParams('call/details', raw);
-        const result = await document.result;
-        const detail = isLoadFailure(result) ? null : buildCallDetail(result.model, sessionId, callIndex);
-        if (!detail) throw new Error(`No call ${callIndex + 1} in session ${uiText(sessionId, { max: 80 })}.`);
-        return detail;
-      }),
-    );
-    channel.onRequest('whatif/workload', (raw) =>
-      this.answering('whatif/workload', async () => {
-        const { sessionId } = this.checkedParams('whatif/workload', raw);
-        const result = await document.result;
-        if (isLoadFailure(result)) throw new Error(result.message);
-        return buildWhatIfWorkload(result.model, sessionId, document.uri.fsPath, document.formatOverride);
-      }),
-    );
+    // Every answer comes from the document's trace worker: the page gets what it draws. Params
+    // are checked before use (shape, type, range; ids only, never paths); a refusal or a
+    // failure is logged here and answered by the channel as `err`.
+    const answer = <M extends keyof WebviewRequests>(method: M, run: (params: WebviewRequests[M]['params']) => Promise<WebviewRequests[M]['result']>): void => {
+      channel.onRequest(method, ((raw: unknown) => this.answering(method, () => run(this.checkedParams(method, raw)))) as never);
+    };
+    answer('call/details', async ({ sessionId, callIndex }) => {
+      const detail = await document.request('callDetail', { sessionId, callIndex });
+      if (!detail) throw new Error(`No call ${callIndex + 1} in session ${uiText(sessionId, { max: 80 })}.`);
+      return detail;
+    });
+    answer('whatif/workload', ({ sessionId }) => document.request('whatIfWorkload', { sessionId, filePath: document.uri.fsPath, format: document.formatOverride }));
+    answer('session/intro', async ({ sessionId }) => {
+      const intro = await document.request('intro', { sessionId });
+      if (!intro) throw new Error(`No session ${uiText(sessionId, { max: 80 })} in this trace.`);
+      return intro;
+    });
+    answer('session/body', async ({ sessionId }) => {
+      const body = await document.request('body', { sessionId });
+      if (!body) throw new Error(`No session ${uiText(sessionId, { max: 80 })} in this trace.`);
+      return body;
+    });
+    answer('sessions/list', (p) => document.request('sessionList', p));
+    answer('calls/rows', (p) => document.request('callRows', p));
+    answer('tools/rows', (p) => document.request('toolRows', p));
+    answer('calls/search', (p) => document.request('search', p));
+    answer('calls/usingTool', (p) => document.request('callsUsingTool', p));
     panel.onDidDispose(() => {
       channel.dispose();
       for (const s of subscriptions) s.dispose();
@@ -200,7 +184,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         const answer = await Promise.race([p.channel.request('whatif/current', {}), new Promise<null>((resolve) => setTimeout(() => resolve(null), WHATIF_ANSWER_MS))]);
         if (answer !== null && answer !== undefined) return answer;
       } catch (e) {
-        this.log.warn(`what-if results for the report: ${e instanceof Error ? e.message : String(e)}`);
+        this.log.warn(`what-if results for the report: ${uiText(e instanceof Error ? e.message : String(e), { max: 1000 })}`);
       }
     }
     return null;
@@ -218,27 +202,40 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     return null;
   }
 
-  private view(document: TraceDocument, result: ParsedTrace | LoadFailure): TraceView {
-    const formatChosen = document.formatOverride !== null;
-    const options = this.registry.analysisOptions;
-    const prices = this.registry.priceBook;
-    if (isLoadFailure(result)) return toTraceView(document.uri, result, formatChosen, options);
-    const cached = this.views.get(result);
-    if (cached && cached.options === options && cached.prices === prices && cached.formatChosen === formatChosen) return cached.view;
-    const view = toTraceView(document.uri, result, formatChosen, options, prices);
-    this.views.set(result, { options, prices, formatChosen, view });
-    return view;
+  /** The CLI's report of an inspector document, from its worker (Analyze Agent Session). */
+  async report(document: TraceDocument): Promise<TraceReport | LoadFailure> {
+    const result = await document.result;
+    if (isLoadFailure(result)) return result;
+    return document.request('report', {});
   }
 
-  /** Sends every ready panel its trace analysed with the current settings. */
-  private async refreshPanels(): Promise<void> {
-    for (const p of this.panels) {
-      if (!p.ready) continue;
+  /** Every document analyses (or prices) again with the current settings; its panels then ask again for what they show. */
+  private async reanalyse(analysis: boolean, prices: boolean): Promise<void> {
+    for (const document of this.documents) {
       try {
-        p.channel.notify({ type: 'trace/didChange', trace: this.view(p.document, await p.document.result) });
+        if (prices) await document.reprice(userPriceSetting());
+        if (analysis || prices) await document.reanalyse(this.registry.analysisOptions);
+        for (const p of this.panels) if (p.document === document && p.ready) this.sendResult(p, await document.result, false);
       } catch (e) {
-        this.log.error(`Refreshing the inspector after a settings change: ${e instanceof Error ? e.message : String(e)}`);
+        this.log.error(`Refreshing the inspector after a settings change: ${uiText(e instanceof Error ? e.message : String(e), { max: 4000 })}`);
       }
+    }
+  }
+
+  /**
+   * Tells a panel how a load ended: `init` (first answer to `ready`) or `trace/didChange`
+   * (a reload or new settings) with the header and the first sessions, or `load/stopped`.
+   */
+  private sendResult(entry: InspectorPanel, result: LoadResult, first: boolean): void {
+    if (isLoadFailure(result)) {
+      entry.channel.notify({ type: 'load/stopped', reason: result.reason, message: result.message, canRetry: true, overSizeLimit: result.overSizeLimit });
+      return;
+    }
+    if (first) {
+      entry.channel.notify({ type: 'init', header: result.header, sessions: result.sessions, intro: result.intro, settings: readSettings(), select: entry.pendingSelect });
+      entry.pendingSelect = null;
+    } else {
+      entry.channel.notify({ type: 'trace/didChange', header: result.header, sessions: result.sessions });
     }
   }
 
@@ -298,19 +295,26 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       case 'ready': {
         // Hidden webviews drop messages and reloads re-run the page: answer every `ready`.
         entry.ready = true;
-        if (entry.document.progress.bytesRead > 0) entry.channel.notify({ type: 'load/progress', ...entry.document.progress });
-        const result = await entry.document.result;
-        entry.channel.notify({ type: 'init', trace: this.view(entry.document, result), settings: readSettings(), select: entry.pendingSelect });
-        entry.pendingSelect = null;
+        if (entry.document.isLoading) entry.channel.notify({ type: 'load/progress', ...entry.document.progress });
+        const load = entry.document.result;
+        const result = await load;
+        // A reload that started meanwhile answers through onDidReload.
+        if (load === entry.document.result) this.sendResult(entry, result, true);
         return;
       }
+      case 'load/cancel':
+        entry.document.cancel();
+        return;
+      case 'load/retry':
+        entry.document.retry(m.ignoreSizeLimit);
+        return;
       case 'source/reveal':
         await this.revealCall(entry.document, m.ref, m.toolId);
         return;
       case 'source/revealLine': {
         // By the index the host gave the file: only the loaded trace's own files open.
         const result = await entry.document.result;
-        const files = isLoadFailure(result) ? [basename(entry.document.uri.path)] : result.model.files;
+        const files = isLoadFailure(result) ? [basename(entry.document.uri.path)] : result.header.files;
         const uri = traceFileUri(entry.document.uri, files, m.file);
         if (!uri) throw new Error(`there is no file ${m.file} in this trace (it has ${files.length})`);
         await revealLine(uri, m.line);
@@ -366,11 +370,9 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   private async revealCall(document: TraceDocument, ref: CallRef, toolId: string | null): Promise<void> {
     const result = await document.result;
     if (isLoadFailure(result)) return;
-    const call = result.model.sessions.find((s) => s.id === ref.sessionId)?.calls[ref.callIndex];
-    if (!call) return;
-    const tool = toolId === null ? undefined : call.toolCalls.find((t) => t.id === toolId);
-    const source = tool ? (tool.resultSource ?? tool.source) : call.source;
-    const uri = traceFileUri(document.uri, result.model.files, source.file);
+    const source = await document.request('sourceOf', { sessionId: ref.sessionId, callIndex: ref.callIndex, toolId });
+    if (!source) return;
+    const uri = traceFileUri(document.uri, result.header.files, source.file);
     if (uri) await revealLine(uri, source.line);
   }
 }

@@ -49,13 +49,17 @@ export function readAnalysisOptions(): AnalysisOptions {
   };
 }
 
+/** `agentTrace.prices` as the user wrote it: the trace worker builds its price book from it, as readPriceBook does. */
+export function userPriceSetting(): unknown {
+  return vscode.workspace.getConfiguration('agentTrace').get<unknown>('prices', SETTING_DEFAULTS.prices);
+}
+
 /**
  * The price book from `agentTrace.prices` over the library's list prices. Entries that
  * cannot be read are left out and listed in `problems` (the registry shows them once).
  */
 export function readPriceBook(): { book: PriceBook; problems: string[] } {
-  const value = vscode.workspace.getConfiguration('agentTrace').get<unknown>('prices', SETTING_DEFAULTS.prices);
-  const user = readUserPrices(value ?? []);
+  const user = readUserPrices(userPriceSetting() ?? []);
   return { book: createPriceBook({ user, userLabel: 'agentTrace.prices' }), problems: user.problems };
 }
 

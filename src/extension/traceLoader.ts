@@ -4,6 +4,7 @@ import { parseTrace } from '../core/trace/parseTrace';
 import type { FormatId } from '../core/trace/model';
 import type { ByteChunks, ParsedTrace, TraceFile } from '../core/trace/parseTrace';
 import { companionFiles, listCompanions, regularFileChunks } from '../node/traceFiles';
+import type { WorkerFile } from '../node/traceWorkerProtocol';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 
@@ -65,6 +66,38 @@ export async function loadTrace(uri: vscode.Uri, maxBytes: number, onProgress: P
   return parseTrace(files, format ? { format, yieldControl: yieldToEventLoop } : { yieldControl: yieldToEventLoop });
 }
 
+/** The files of a trace as the trace worker reads them, the size of the main one, and the companions refused (said on the trace). */
+export interface WorkerFiles {
+  files: WorkerFile[];
+  totalBytes: number | null;
+  notes: string[];
+}
+
+/**
+ * Where the trace worker reads a trace from: local files by path (it streams them
+ * itself, regular files only), other schemes as bytes read here through `workspace.fs`.
+ * Sub-agent logs beside a Claude Code session come too, only the ones that are safe
+ * (listCompanions: regular files inside the session's folder; the others are named in
+ * `notes`). A file above `maxBytes` is refused with FileTooLargeError unless
+ * `ignoreLimit` (the panel's "Open anyway").
+ */
+export async function workerFilesFor(uri: vscode.Uri, maxBytes: number, ignoreLimit = false): Promise<WorkerFiles> {
+  if (uri.scheme === 'file') {
+    const path = uri.fsPath;
+    const size = (await stat(path)).size;
+    if (size > maxBytes && !ignoreLimit) throw new FileTooLargeError(tooLargeMessage(basename(path), size, maxBytes));
+    const listing = await listCompanions(path);
+    const files: WorkerFile[] = [{ key: basename(path), path, noFollow: false }];
+    for (const c of listing.files) files.push({ key: c.rel, path: c.path, noFollow: c.noFollow, ...(c.expect ? { expect: { ino: c.expect.ino, dev: c.expect.dev } } : {}) });
+    return { files, totalBytes: size, notes: listing.refused };
+  }
+  const bytes = await vscode.workspace.fs.readFile(uri);
+  if (bytes.length > maxBytes && !ignoreLimit) throw new FileTooLargeError(tooLargeMessage(basename(uri.path), bytes.length, maxBytes));
+  const files: WorkerFile[] = [{ key: basename(uri.path), bytes }];
+  for (const rel of await listRemoteCompanions(uri)) files.push({ key: rel, bytes: await vscode.workspace.fs.readFile(vscode.Uri.joinPath(uri, '..', rel)) });
+  return { files, totalBytes: bytes.length, notes: [] };
+}
+
 async function listRemoteCompanions(uri: vscode.Uri): Promise<string[]> {
   const folder = claudeSubagentFolder(basename(uri.path));
   if (folder === null) return [];
@@ -92,11 +125,4 @@ export function traceFileUri(traceUri: vscode.Uri, files: readonly string[], ind
   const parts = key.split('/');
   if (parts.some((p) => p === '' || p === '.' || p === '..' || p.includes('\\'))) return null;
   return vscode.Uri.joinPath(traceUri, '..', ...parts);
-}
-
-/** The URI of one of a trace's files, from its key (0 = the trace itself, else a relative path the host listed). */
-export function fileUri(traceUri: vscode.Uri, files: readonly string[], key: string): vscode.Uri {
-  if (key === files[0] || key === '') return traceUri;
-  const index = files.indexOf(key);
-  return (index >= 0 ? traceFileUri(traceUri, files, index) : null) ?? traceUri;
 }

@@ -30,7 +30,7 @@ function kindOf(s: Stats): string {
  * swapped in between listing and reading. `expect` is the file the listing saw: a
  * different one at open time is refused.
  */
-export function regularFileChunks(path: string, options: { noFollow?: boolean; expect?: Stats } = {}): AsyncIterable<Uint8Array> {
+export function regularFileChunks(path: string, options: { noFollow?: boolean; expect?: Pick<Stats, 'ino' | 'dev'>; start?: number } = {}): AsyncIterable<Uint8Array> {
   return {
     async *[Symbol.asyncIterator]() {
       // O_NONBLOCK and O_NOFOLLOW do not exist on Windows (which has no FIFOs in the file system).
@@ -51,7 +51,7 @@ export function regularFileChunks(path: string, options: { noFollow?: boolean; e
         }
         // The stream owns the handle from here and closes it at the end (or on an error). A small
         // file gets a small buffer: 20,000 one-line sub-agent logs must not allocate 20,000 × 256 KiB.
-        const stream = handle.createReadStream({ highWaterMark: Math.max(1024, Math.min(CHUNK_BYTES, s.size + 1)) });
+        const stream = handle.createReadStream({ highWaterMark: Math.max(1024, Math.min(CHUNK_BYTES, s.size + 1)), start: options.start ?? 0 });
         handle = null;
         for await (const chunk of stream) yield chunk as Uint8Array;
       } finally {

@@ -46,11 +46,11 @@ export class Channel<SendN extends { type: string }, RecvN extends { type: strin
     this.post(message);
   }
 
-  /** Sends a request and waits for its response. */
-  request<M extends keyof SendR & string>(method: M, params: Params<SendR, M>): Promise<Result<SendR, M>> {
+  /** Sends a request and waits for its response (`timeoutMs` overrides the channel's wait, for answers that take long on big traces). */
+  request<M extends keyof SendR & string>(method: M, params: Params<SendR, M>, options: { timeoutMs?: number } = {}): Promise<Result<SendR, M>> {
     const id = this.nextId++;
     return new Promise<Result<SendR, M>>((resolve, reject) => {
-      const timeoutMs = this.options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+      const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? REQUEST_TIMEOUT_MS;
       const timer = timers.setTimeout(() => {
         this.pending.delete(id);
         reject(new Error(`${method} got no answer within ${timeoutMs} ms`));

@@ -1,6 +1,8 @@
-import type { CallDetail, TraceView } from '../core/view/traceView';
+import type { CallDetail, CallRow } from '../core/view/traceView';
+import type { SessionPage } from '../core/view/sessionList';
+import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader } from '../core/view/traceService';
 import type { PolicyId } from '../core/sim/policies';
-import type { Workload } from '../core/sim/workload';
+import type { WhatIfWorkload } from '../core/sim/whatIfWorkload';
 import type { FormatId } from '../core/trace/model';
 
 /**
@@ -44,27 +46,35 @@ export interface InspectorSettings {
   whatIf?: WhatIfDefaults;
 }
 
-/** What the what-if simulator replays for a session, built by the host from the parsed trace. */
-export interface WhatIfWorkload {
-  workload: Workload;
-  /** What was left out or assumed while building it, for the user to read. */
-  notes: string[];
-  /** Absolute path of the trace file, for "Copy as CLI". */
-  filePath: string;
-  /** The session replayed (the CLI's --session); null for a block-hash trace, whose requests replay together. */
-  sessionId: string | null;
-  /** For an agent session: the index in the session's calls of each workload call (calls without token counts are left out). */
-  callIndexes: number[];
-  /** The format the user chose for the file (the CLI's --format); null when it was detected. */
-  format: FormatId | null;
-}
+export type { WhatIfWorkload } from '../core/sim/whatIfWorkload';
 
-/** Requests the webview sends and the host answers: method → params and result. */
+/** Picker entries sent with `init` at most; more are asked for with `sessions/list` (a query narrows them). */
+export const SESSION_PAGE_SIZE = 1000;
+
+/**
+ * Requests the webview sends and the host answers: method → params and result. The page
+ * asks for what it draws: a session's summary, then its analyses and timeline columns
+ * (typed arrays), rows by page, search hits; never the whole trace.
+ */
 export interface WebviewRequests {
   /** Tool calls, errors and source lines of one call, fetched when it is selected. */
   'call/details': { params: { sessionId: string; callIndex: number }; result: CallDetail };
   /** The what-if workload of a session (or of the whole trace, for block-hash traces), fetched when the what-if panel opens. */
   'whatif/workload': { params: { sessionId: string }; result: WhatIfWorkload };
+  /** A session's summary and marks (painted first). */
+  'session/intro': { params: { sessionId: string }; result: SessionIntro };
+  /** A session's analyses and timeline columns (painted after the summary). */
+  'session/body': { params: { sessionId: string }; result: SessionBody };
+  /** Picker entries matching a query, from an offset. */
+  'sessions/list': { params: { query: string; offset: number; limit: number }; result: SessionPage };
+  /** Rows of calls [from, from + count) of a session (tooltips, the selection, the calls table). */
+  'calls/rows': { params: { sessionId: string; from: number; count: number }; result: CallRow[] };
+  /** Rows of a session's tool calls [from, from + count) (the tool-calls table). */
+  'tools/rows': { params: { sessionId: string; from: number; count: number }; result: ToolCallRow[] };
+  /** Calls whose tools, files, commands, errors or prompt contain the query: in one session, or all (null). */
+  'calls/search': { params: { query: string; sessionId: string | null }; result: SearchResult };
+  /** The calls of a session that used one tool (the timeline's tool filter). */
+  'calls/usingTool': { params: { sessionId: string; tool: string }; result: Int32Array };
 }
 
 /** Requests the host sends and the webview answers. */
@@ -88,10 +98,17 @@ export type ResponseMessage =
 
 /** Notifications from the host. */
 export type HostNotification =
-  /** Answer to `ready`: the trace, the settings, and the call to select first (if any). Sent again after `ready` on every reload. */
-  | { type: 'init'; trace: TraceView; settings: InspectorSettings; select: CallRef | null }
-  /** The file changed on disk or in the editor; the webview keeps its selection where it can. */
-  | { type: 'trace/didChange'; trace: TraceView }
+  /**
+   * Answer to `ready`, once the file is read: what the trace is, the first page of its
+   * sessions, the session to show with its summary (the page paints it at once and then
+   * asks for its body), the settings, and the call to select first (if any). Sent again
+   * after `ready` on every reload of the page.
+   */
+  | { type: 'init'; header: TraceHeader; sessions: SessionPage; intro: SessionIntro | null; settings: InspectorSettings; select: CallRef | null }
+  /** The file was read again (it changed on disk, or another format was chosen) or the analysis settings changed; the page asks again for what it shows and keeps its selection where it can. */
+  | { type: 'trace/didChange'; header: TraceHeader; sessions: SessionPage }
+  /** Reading stopped before the end: cancelled by the user, or failed (the message says why and what to do). */
+  | { type: 'load/stopped'; reason: 'cancelled' | 'failed'; message: string; canRetry: boolean; overSizeLimit: boolean }
   /** Select and reveal a call (from a CodeLens or a command). */
   | { type: 'call/select'; ref: CallRef }
   /** Reading a large file: how far it got, so the panel shows progress instead of a blank view. */
@@ -103,6 +120,10 @@ export type HostNotification =
 export type WebviewNotification =
   /** The webview has loaded and listens; the host answers with `init`. Nothing is sent before it. */
   | { type: 'ready' }
+  /** Stop reading the file (the Cancel button under the progress bar). */
+  | { type: 'load/cancel' }
+  /** Read the file again after a stop; `ignoreSizeLimit` reads a file above `agentTrace.maxFileSizeMB` this once. */
+  | { type: 'load/retry'; ignoreSizeLimit: boolean }
   /** Show the source line of a call (or of one of its tool calls) in a text editor beside the inspector. */
   | { type: 'source/reveal'; ref: CallRef; toolId: string | null }
   /**

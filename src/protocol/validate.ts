@@ -1,5 +1,7 @@
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
+import { MAX_ROWS_PER_REQUEST } from '../core/view/traceService';
+import { SESSION_PAGE_SIZE } from './messages';
 import type { CallRef, WebviewNotification, WebviewRequests } from './messages';
 
 /**
@@ -22,6 +24,10 @@ export const MAX_FILE_INDEX = 1_000_000;
 export const MAX_CLIPBOARD_CHARS = 16 * 1024;
 export const MAX_EXPORT_CHARS = 64 * 2 ** 20;
 export const MAX_EXPORT_NAME_CHARS = 255;
+/** Longest search or session-find query. */
+export const MAX_QUERY_CHARS = 1000;
+/** Largest offset into the session list. */
+export const MAX_SESSION_OFFSET = 100_000_000;
 /** Longest error text the webview may ask the host to log (it is clipped further in the log). */
 export const MAX_LOG_CHARS = 64 * 1024;
 
@@ -55,6 +61,15 @@ export function string(value: unknown, what: string, max: number): string {
 export function integer(value: unknown, what: string, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) refuse(`${what} is not a whole number from 0 to ${max}`);
   return value;
+}
+
+function boolean(value: unknown, what: string): boolean {
+  if (typeof value !== 'boolean') refuse(`${what} is not true or false`);
+  return value;
+}
+
+function sessionId(p: Record<string, unknown>): string {
+  return string(p['sessionId'], 'params.sessionId', MAX_ID_CHARS);
 }
 
 function callRef(value: unknown, what: string): CallRef {
@@ -108,7 +123,10 @@ export function checkWebviewNotification(data: unknown): Checked<WebviewNotifica
     const type = string(m['type'], 'type', 64);
     switch (type) {
       case 'ready':
+      case 'load/cancel':
         return { ok: true, value: { type } };
+      case 'load/retry':
+        return { ok: true, value: { type, ignoreSizeLimit: boolean(m['ignoreSizeLimit'], 'ignoreSizeLimit') } };
       case 'source/reveal': {
         const toolId = m['toolId'] === null || m['toolId'] === undefined ? null : string(m['toolId'], 'toolId', MAX_ID_CHARS);
         return { ok: true, value: { type, ref: callRef(m['ref'], 'ref'), toolId } };
@@ -160,7 +178,26 @@ export function checkRequestParams<M extends keyof WebviewRequests>(method: M, p
       case 'call/details':
         return { ok: true, value: callRef(p, 'params') as Params<M> };
       case 'whatif/workload':
-        return { ok: true, value: { sessionId: string(p['sessionId'], 'params.sessionId', MAX_ID_CHARS) } as Params<M> };
+      case 'session/intro':
+      case 'session/body':
+        return { ok: true, value: { sessionId: sessionId(p) } as Params<M> };
+      case 'sessions/list':
+        return {
+          ok: true,
+          value: { query: string(p['query'], 'params.query', MAX_QUERY_CHARS), offset: integer(p['offset'], 'params.offset', MAX_SESSION_OFFSET), limit: integer(p['limit'], 'params.limit', SESSION_PAGE_SIZE) } as Params<M>,
+        };
+      case 'calls/rows':
+      case 'tools/rows':
+        return {
+          ok: true,
+          value: { sessionId: sessionId(p), from: integer(p['from'], 'params.from', MAX_CALL_INDEX), count: integer(p['count'], 'params.count', MAX_ROWS_PER_REQUEST) } as Params<M>,
+        };
+      case 'calls/search': {
+        const id = p['sessionId'] === null ? null : sessionId(p);
+        return { ok: true, value: { query: string(p['query'], 'params.query', MAX_QUERY_CHARS), sessionId: id } as Params<M> };
+      }
+      case 'calls/usingTool':
+        return { ok: true, value: { sessionId: sessionId(p), tool: string(p['tool'], 'params.tool', MAX_ID_CHARS) } as Params<M> };
       default:
         return refuse(`unknown request ${JSON.stringify(String(method).slice(0, 64))}`);
     }

@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { buildCallDetail, buildTraceView } from '../../src/core/view/traceView';
-import type { TraceView } from '../../src/core/view/traceView';
 import type { ParsedTrace } from '../../src/core/trace/parseTrace';
 import type { WebviewMessage } from '../../src/protocol/messages';
 import { EDIT_LOOP, parseFile, parseText, SPOTTER } from '../support/helpers';
@@ -110,24 +108,19 @@ function revealLine(m: WebviewMessage): m is Extract<WebviewMessage, { type: 'so
 describe('session analyses in the inspector (Chromium)', () => {
   const suite = inspectorSuite(['dist/webview.js']);
   let editParsed: ParsedTrace;
-  let edit: TraceView;
   let spotterParsed: ParsedTrace;
-  let spotter: TraceView;
-  let loops: TraceView;
+  let loopsParsed: ParsedTrace;
   const editLog = readClaudeLog(EDIT_LOOP);
   const spotterLog = readClaudeLog(SPOTTER);
 
   before(async () => {
     editParsed = await parseFile(EDIT_LOOP);
-    edit = buildTraceView(editParsed, 'edit-retry-loop.jsonl');
     spotterParsed = await parseFile(SPOTTER);
-    spotter = buildTraceView(spotterParsed, `${SPOTTER_ID}.jsonl`);
-    loops = buildTraceView(await parseText(threeLoopSession(), 'three-loops.jsonl'), 'three-loops.jsonl');
+    loopsParsed = await parseText(threeLoopSession(), 'three-loops.jsonl');
   });
 
-  function inspector(options: Partial<OpenOptions> & { parsed?: ParsedTrace } = {}): Promise<InspectorPage> {
-    const parsed = options.parsed ?? editParsed;
-    return suite.open({ trace: edit, details: (ref) => buildCallDetail(parsed.model, ref.sessionId, ref.callIndex), ...options });
+  function inspector(options: Partial<OpenOptions> = {}): Promise<InspectorPage> {
+    return suite.open({ trace: editParsed, fileName: 'edit-retry-loop.jsonl', ...options });
   }
 
   /** Hovers bar `index` and returns the tooltip's text as the chart painted it. */
@@ -186,7 +179,7 @@ describe('session analyses in the inspector (Chromium)', () => {
     await p.page.waitForSelector('.details .note-loop');
     assert.match((await p.page.textContent('.details .note-loop')) ?? '', /^Retry loop: Edit\/Write attempt 1 of 4/);
 
-    await p.send({ type: 'call/select', ref: { sessionId: edit.sessions[0]!.summary.id, callIndex: 0 } });
+    await p.send({ type: 'call/select', ref: { sessionId: editParsed.model.sessions[0]!.id, callIndex: 0 } });
     await p.page.waitForSelector('.chart-wrap[data-selected-call="0"]');
     since = p.posted.length;
     await p.page.focus('.loops-table [data-action="open-loop"]');
@@ -199,7 +192,7 @@ describe('session analyses in the inspector (Chromium)', () => {
   });
 
   it('edit-retry-loop.jsonl: misses are the first call and four idle gaps, marked under calls 0, 4, 22, 27, 40', async () => {
-    const p = await inspector({ select: { sessionId: edit.sessions[0]!.summary.id, callIndex: 4 } });
+    const p = await inspector({ select: { sessionId: editParsed.model.sessions[0]!.id, callIndex: 4 } });
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-miss-calls'), '0,4,22,27,40');
     assert.deepEqual(await p.page.locator('.miss-summary [data-miss-cause]').allTextContents(), ['1 first call', '4 idle gap > TTL']);
     assert.equal(await p.page.isVisible('.legend [data-legend="miss"]'), true);
@@ -235,7 +228,7 @@ describe('session analyses in the inspector (Chromium)', () => {
     const lines = [1209, 1343, 1366, 1389, 1419, 1447, 1463];
     const attemptCalls = lines.map((l) => spotterLog.callOfResultLine(l));
     assert.equal(spotterLog.calls, 149);
-    const p = await inspector({ trace: spotter, parsed: spotterParsed });
+    const p = await inspector({ trace: spotterParsed, fileName: `${SPOTTER_ID}.jsonl` });
     const row = p.page.locator('.loops-table tr.loop-row');
     assert.equal(await row.count(), 1);
     assert.equal((await row.locator('th.col-tool').textContent())?.trim(), 'Bash');
@@ -259,7 +252,7 @@ describe('session analyses in the inspector (Chromium)', () => {
   });
 
   it('spotter: figures with published ranges say where they fall, in words, with the source on hover', async () => {
-    const p = await inspector({ trace: spotter, parsed: spotterParsed });
+    const p = await inspector({ trace: spotterParsed, fileName: `${SPOTTER_ID}.jsonl` });
     const verdict = async (name: string): Promise<[string | null, string]> => [await p.page.getAttribute(`[data-range-for="${name}"]`, 'data-range'), ((await p.page.textContent(`[data-range-for="${name}"]`)) ?? '').trim()];
     // Independent reference (test/reference/claude_code_totals.py): hit 98.4 %, input/output 371×, mean append/output 196.94×.
     assert.equal(await p.figure('cacheHitRate'), '98.4%');
@@ -280,7 +273,7 @@ describe('session analyses in the inspector (Chromium)', () => {
   });
 
   it('spotter: the fingerprint opens from its summary (keyboard too), remembers that, and tables tools, quarters and the compaction', async () => {
-    const p = await inspector({ trace: spotter, parsed: spotterParsed });
+    const p = await inspector({ trace: spotterParsed, fileName: `${SPOTTER_ID}.jsonl` });
     // Closed at first so the timeline stays in view; the digest names the decode verdict.
     assert.equal(await p.page.getAttribute('.fingerprint', 'open'), null);
     assert.match((await p.page.textContent('.fp-digest')) ?? '', /^decode [\d.]+% of LLM time \((below|within|above) 91–98\.6%\), estimated · /);
@@ -303,16 +296,16 @@ describe('session analyses in the inspector (Chromium)', () => {
     for (const name of ['toolTime', 'llmTime', 'outputPerCallMean', 'outputPerCallMedian', 'appendToOutputP90']) assert.notEqual(await p.figure(name), '', name);
 
     // Reopening the page keeps it open.
-    const again = await inspector({ trace: spotter, parsed: spotterParsed, state: await p.state() });
+    const again = await inspector({ trace: spotterParsed, fileName: `${SPOTTER_ID}.jsonl`, state: await p.state() });
     assert.notEqual(await again.page.getAttribute('.fingerprint', 'open'), null);
     await assertClean(p);
     await assertClean(again);
   });
 
   it('three loops: the table sorts by clicking its headers (mouse and keyboard), with aria-sort, and remembers the order', async () => {
-    const session = loops.sessions[0]!;
+    const session = loopsParsed.model.sessions[0]!;
     assert.equal(session.calls.length, 15);
-    const p = await inspector({ trace: loops, details: () => null });
+    const p = await inspector({ trace: loopsParsed, fileName: 'three-loops.jsonl', details: () => null });
     const order = (): Promise<string[]> => p.page.locator('.loops-table tr.loop-row .col-tool').allTextContents();
     const targets = (): Promise<string[]> => p.page.locator('.loops-table tr.loop-row .col-target code').allTextContents();
     // Session order: npm test (calls 1–3), Edit a.ts (4–7, escaped at 8), pytest (9–13).
@@ -358,8 +351,8 @@ describe('session analyses in the inspector (Chromium)', () => {
   });
 
   it('a session without loops or misses says so briefly and shows neither legend entry', async () => {
-    const sub = spotter.sessions.find((s) => s.summary.id === 'aac57f5')!;
-    const p = await inspector({ trace: spotter, parsed: spotterParsed, state: { sessionId: sub.summary.id } });
+    const sub = spotterParsed.model.sessions.find((s) => s.id === 'aac57f5')!;
+    const p = await inspector({ trace: spotterParsed, fileName: `${SPOTTER_ID}.jsonl`, state: { sessionId: sub.id } });
     assert.equal(await p.page.textContent('[data-loop-sentence]'), 'No retry loops in this session.');
     assert.equal(await p.page.locator('.loops-table').count(), 0);
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-loop-bands'), '0');
@@ -369,7 +362,7 @@ describe('session analyses in the inspector (Chromium)', () => {
 
   it('screenshots: Dark Modern (fingerprint open, loop selected), Light Modern, High Contrast and a 600px panel', async () => {
     const state = { fingerprintOpen: true };
-    const select = { sessionId: edit.sessions[0]!.summary.id, callIndex: 4 };
+    const select = { sessionId: editParsed.model.sessions[0]!.id, callIndex: 4 };
     for (const [theme, file] of [
       ['dark', 'analysis-dark.png'],
       ['light', 'analysis-light.png'],
@@ -387,7 +380,7 @@ describe('session analyses in the inspector (Chromium)', () => {
     assert.ok(overflow <= 0, `no horizontal scrolling at 600px (overflow ${overflow}px)`);
     await narrow.page.screenshot({ path: join(results, 'analysis-narrow.png'), fullPage: true });
     await assertClean(narrow);
-    const spot = await inspector({ trace: spotter, parsed: spotterParsed, state, select: { sessionId: SPOTTER_ID, callIndex: 104 } });
+    const spot = await inspector({ trace: spotterParsed, fileName: `${SPOTTER_ID}.jsonl`, state, select: { sessionId: SPOTTER_ID, callIndex: 104 } });
     await spot.page.waitForSelector('.details .tools');
     await spot.page.screenshot({ path: join(results, 'analysis-spotter.png'), fullPage: true });
     await assertClean(spot);

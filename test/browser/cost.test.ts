@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createPriceBook } from '../../src/core/cost/priceBook';
-import { buildTraceView } from '../../src/core/view/traceView';
-import type { TraceView } from '../../src/core/view/traceView';
+import { TraceService } from '../../src/core/view/traceService';
 import { fixtures, parseFile, SPOTTER } from '../support/helpers';
 import { assertClean, barPoint, inspectorSuite, results } from '../support/inspectorHarness';
-import type { InspectorPage } from '../support/inspectorHarness';
+import type { InspectorPage, OpenOptions } from '../support/inspectorHarness';
 
 // Cost in the inspector, in real Chromium. The expected dollars are the hand-worked ones of
 // test/unit/core/cost/handWorkedPricing.test.ts (the seven-call priced session: $0.32811775,
@@ -16,8 +15,9 @@ import type { InspectorPage } from '../support/inspectorHarness';
 const PRICED = join(fixtures, 'canonical/priced-session.trace.jsonl');
 const TIMELINE = join(fixtures, 'canonical/ttl-timeline.trace.jsonl');
 
-async function view(path: string, priced = true): Promise<TraceView> {
-  return buildTraceView(await parseFile(path), path.split('/').pop()!, false, {}, priced ? createPriceBook() : null);
+/** The page of a trace served as the trace worker serves it, with the library's prices (or none). */
+async function view(path: string, priced = true): Promise<Pick<OpenOptions, 'trace' | 'fileName' | 'prices'>> {
+  return { trace: await parseFile(path), fileName: path.split('/').pop()!, prices: priced ? createPriceBook() : null };
 }
 
 async function tooltipOf(p: InspectorPage, index: number): Promise<string> {
@@ -31,7 +31,7 @@ describe('cost in the inspector (Chromium)', () => {
   const suite = inspectorSuite(['dist/webview.js', 'media/inspector.css']);
 
   it('the summary gives the total, each kind and each model; the unknown model stays unknown', async () => {
-    const p = await suite.open({ trace: await view(PRICED) });
+    const p = await suite.open(await view(PRICED));
     assert.equal(await p.figure('costTotal'), '$0.328 + 1 unpriced');
     assert.equal(await p.figure('costCacheRead'), '$0.056');
     assert.equal(await p.figure('costCacheWrite5m'), '$0.117');
@@ -46,7 +46,7 @@ describe('cost in the inspector (Chromium)', () => {
   });
 
   it('the tooltip says what the call cost; the cost view draws dollars and says so', async () => {
-    const p = await suite.open({ trace: await view(PRICED) });
+    const p = await suite.open(await view(PRICED));
     // Call 1: 3×5 + 17,842×0.5 + 8,165×6.25 + 209×25 µ$ = $0.065 (uncached $0.000015, read $0.0089, write $0.051, output $0.0052).
     assert.match(await tooltipOf(p, 0), /Cost: \$0\.065 \(uncached \$0\.000015, read \$0\.0089, write 5 min \$0\.051, output \$0\.0052\)/);
     assert.match(await tooltipOf(p, 5), /Cost: unknown \(no price for model "glm-4\.6"\)/);
@@ -55,8 +55,8 @@ describe('cost in the inspector (Chromium)', () => {
     await p.page.locator('#bar-view-picker li.option', { hasText: 'Cost ($)' }).click();
     await p.page.waitForSelector('.chart-wrap[data-bar-view="cost"]');
     assert.equal(await p.page.getAttribute('.legend', 'data-bar-view'), 'cost');
-    // The glm-4.6 call has no price: marked unknown, not drawn as $0.
-    assert.equal(await p.page.getAttribute('.chart-wrap', 'data-unpriced-calls'), '5');
+    // The glm-4.6 call (call 6) has no price: the one call marked unknown, not drawn as $0.
+    assert.equal(await p.page.getAttribute('.chart-wrap', 'data-unpriced-calls'), '1');
     assert.match((await p.page.textContent('.legend')) ?? '', /cache read \$.*appended \$ \(writes \+ uncached\).*output \$/);
     assert.equal((await p.state() as { barView?: string }).barView, 'cost');
     await p.page.locator('.timeline').screenshot({ path: join(results, 'cost-bars.png') });
@@ -64,14 +64,14 @@ describe('cost in the inspector (Chromium)', () => {
   });
 
   it('without prices the cost view is not offered', async () => {
-    const p = await suite.open({ trace: await view(PRICED, false) });
+    const p = await suite.open(await view(PRICED, false));
     assert.equal(await p.page.isVisible('.bar-view-control'), false);
     assert.equal(await p.page.locator('[data-figure="costTotal"]').count(), 0);
     await assertClean(p);
   });
 
   it('the TTL what-if: the sentence, 5 minutes as logged, 1 hour, and a TTL the user types', async () => {
-    const p = await suite.open({ trace: await view(TIMELINE) });
+    const p = await suite.open(await view(TIMELINE));
     assert.equal(
       (await p.page.textContent('[data-ttl-sentence]'))?.trim(),
       'With 1-hour caching this session would have cost $0.063 (−8%); 3 calls re-wrote the cache after a gap longer than 5 min.',
@@ -107,7 +107,7 @@ describe('cost in the inspector (Chromium)', () => {
   });
 
   it('beside TraceLab’s figures, computed their way', async () => {
-    const p = await suite.open({ trace: await view(TIMELINE) });
+    const p = await suite.open(await view(TIMELINE));
     const row = await p.page.$$eval('[data-ideal-row="1 min"] td', (tds) => tds.map((td) => (td.textContent ?? '').trim()));
     // 14,100 / 64,500 = 21.9% against their 85.4%; (4,000 + 46,400) / 4,000 = 12.6× against 18.9×.
     assert.deepEqual(row, ['21.9%', '85.4%', '12.6×', '18.9×']);
@@ -118,8 +118,7 @@ describe('cost in the inspector (Chromium)', () => {
   });
 
   it('on a real session: the M-Claude log at its logged cost, and what 1-hour caching would have changed (the README picture)', async () => {
-    const trace = await view(join(fixtures, 'claude-code/edit-retry-loop.jsonl'));
-    const p = await suite.open({ trace });
+    const p = await suite.open(await view(join(fixtures, 'claude-code/edit-retry-loop.jsonl')));
     // $3.36867825 by test/reference/cost_reference.mjs, the independent second pricing program.
     const five = await p.page.$$eval('[data-ttl-row="5m"] td', (tds) => tds.map((td) => (td.textContent ?? '').trim()));
     assert.deepEqual([five[1], five[2]], ['$3.37', 'as logged']);
@@ -130,9 +129,10 @@ describe('cost in the inspector (Chromium)', () => {
   });
 
   it('the retry-loop table prices its loops', async () => {
-    const trace = await view(SPOTTER);
-    const loop = trace.sessions[0]!.analysis.loops[0]!;
-    const p = await suite.open({ trace });
+    const options = await view(SPOTTER);
+    const service = new TraceService(options.trace, { fileName: options.fileName, formatChosen: false, analysis: {}, prices: options.prices ?? null });
+    const loop = service.body(service.header().defaultSessionId!)!.analysis.loops[0]!;
+    const p = await suite.open({ ...options, service });
     // The main thread with its Task sub-agent and compaction agent: $2.9056013 by test/reference/cost_reference.mjs.
     assert.equal(await p.figure('costWholeTrace'), '$2.91');
     const wasted = (await p.page.textContent('[data-loop="0"] [data-col="wastedUsd"]'))?.trim();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { buildCallDetail, buildTraceView } from '../../src/core/view/traceView';
-import type { TraceView } from '../../src/core/view/traceView';
+import { buildCallDetail } from '../../src/core/view/traceView';
+import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
 import { parseTrace } from '../../src/core/trace/parseTrace';
 import type { ParsedTrace } from '../../src/core/trace/parseTrace';
 import type { WebviewMessage } from '../../src/protocol/messages';
@@ -33,19 +33,18 @@ function reveal(m: WebviewMessage): m is Extract<WebviewMessage, { type: 'source
 describe('inspector webview in Chromium', () => {
   const suite = inspectorSuite(['dist/webview.js']);
   let parsed: ParsedTrace;
-  let spotter: TraceView;
 
   before(async () => {
     parsed = await parseFile(SPOTTER);
-    spotter = buildTraceView(parsed, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
   });
 
   function inspector(options: Partial<OpenOptions> = {}): Promise<InspectorPage> {
-    return suite.open({
-      trace: spotter,
-      details: (ref) => buildCallDetail(parsed.model, ref.sessionId, ref.callIndex),
-      ...options,
-    });
+    return suite.open({ trace: parsed, fileName: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl', ...options });
+  }
+
+  /** What the host sends after the file changed on disk: the header and the first sessions again. */
+  function didChange(p: InspectorPage): object {
+    return { type: 'trace/didChange', header: p.header, sessions: p.service.sessionList('', 0, SESSION_PAGE_SIZE) };
   }
 
   async function paintedPixels(p: InspectorPage): Promise<number> {
@@ -94,7 +93,7 @@ describe('inspector webview in Chromium', () => {
     // 11 failed tool calls fall in 11 distinct calls, each marked.
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-failed-calls'), '11');
     // Hover a failing call so the screenshot shows a tooltip.
-    const failingCall = spotter.sessions[0]!.calls.findIndex((c) => c.tools.some((t) => t.failed === true && t.name === 'Edit'));
+    const failingCall = parsed.model.sessions[0]!.calls.findIndex((c) => c.toolCalls.some((t) => t.isError === true && t.name === 'Edit'));
     const at = await barPoint(p, failingCall);
     await p.page.mouse.move(at.x, at.y);
     await p.page.screenshot({ path: join(results, 'webview-timeline.png'), fullPage: true });
@@ -120,7 +119,7 @@ describe('inspector webview in Chromium', () => {
   it('is keyboard driven: Tab reaches the chart, arrows select, Enter reveals, the selection is announced', async () => {
     const p = await inspector();
     let reached = false;
-    for (let i = 0; i < 20 && !reached; i++) {
+    for (let i = 0; i < 60 && !reached; i++) {
       await p.page.keyboard.press('Tab');
       reached = await p.page.evaluate(() => document.activeElement?.classList.contains('chart-wrap') ?? false);
     }
@@ -206,7 +205,7 @@ describe('inspector webview in Chromium', () => {
     const p = await inspector();
     await p.send({ type: 'call/select', ref: { sessionId: MAIN_ID, callIndex: 42 } });
     await p.page.waitForSelector('.chart-wrap[data-selected-call="42"]');
-    await p.send({ type: 'trace/didChange', trace: spotter });
+    await p.send(didChange(p));
     await p.page.waitForSelector('.chart-wrap[data-selected-call="42"]');
     assert.equal(await p.figure('llmCalls'), '149');
     await assertClean(p);
@@ -216,14 +215,14 @@ describe('inspector webview in Chromium', () => {
     const p = await inspector();
     await p.send({ type: 'load/progress', bytesRead: 5 * 1024 * 1024, totalBytes: 20 * 1024 * 1024 });
     assert.match((await p.page.textContent('.loading-block')) ?? '', /5\.0 MB of 20\.0 MB \(25%\)/);
-    await p.send({ type: 'trace/didChange', trace: spotter });
+    await p.send(didChange(p));
     await p.page.waitForSelector('.loading-block', { state: 'hidden' });
     await assertClean(p);
   });
 
   it('an empty file shows the problem prominently', async () => {
     const empty = await parseTrace([{ key: 'empty.jsonl', bytes: new Uint8Array() }]);
-    const p = await inspector({ trace: buildTraceView(empty, 'empty.jsonl') });
+    const p = await inspector({ trace: empty, fileName: 'empty.jsonl' });
     const problem = p.page.locator('.problem[role="alert"]');
     assert.ok(await problem.isVisible());
     assert.match((await problem.textContent()) ?? '', /empty/);
@@ -234,7 +233,7 @@ describe('inspector webview in Chromium', () => {
 
   it('says so when a session has no LLM calls, and keyboard keys on it do nothing harmful', async () => {
     const line = JSON.stringify({ sessionId: 's1', uuid: 'u', parentUuid: null, timestamp: '2026-01-01T00:00:00.000Z', type: 'user', message: { role: 'user', content: 'hello' } });
-    const p = await inspector({ trace: buildTraceView(await parseText(line + '\n', 'prompt-only.jsonl'), 'prompt-only.jsonl') });
+    const p = await inspector({ trace: await parseText(line + '\n', 'prompt-only.jsonl'), fileName: 'prompt-only.jsonl' });
     assert.ok(await p.page.locator('.empty-note', { hasText: 'This session has no LLM calls.' }).isVisible());
     assert.equal(await p.figure('llmCalls'), '0');
     assert.equal(await p.figure('userTurns'), '1');
@@ -244,8 +243,9 @@ describe('inspector webview in Chromium', () => {
 
   it('renders hostile trace text as text, never as markup', async () => {
     const hostile = '<img src=x onerror="window.__pwned=1">';
-    const trace: TraceView = { ...spotter, fileName: `${hostile}.jsonl`, diagnostics: [{ file: hostile, fileIndex: 0, line: 3, severity: 'error', message: `<script>window.__pwned=1</script>` }] };
-    const p = await inspector({ trace, details: (ref) => ({ ...buildCallDetail(parsed.model, ref.sessionId, ref.callIndex)!, turnPreview: hostile }), select: { sessionId: MAIN_ID, callIndex: 0 } });
+    const p = await inspector({
+      header: (h) => ({ ...h, fileName: `${hostile}.jsonl`, diagnostics: [{ file: hostile, fileIndex: 0, line: 3, severity: 'error', message: `<script>window.__pwned=1</script>` }] }),
+      details: (ref) => ({ ...buildCallDetail(parsed.model, ref.sessionId, ref.callIndex)!, turnPreview: hostile }), select: { sessionId: MAIN_ID, callIndex: 0 } });
     await p.page.waitForSelector('.details .prompt');
     assert.equal(await p.page.textContent('.file-name'), `${hostile}.jsonl`);
     assert.equal(await p.page.textContent('.details .prompt'), hostile);
@@ -256,8 +256,7 @@ describe('inspector webview in Chromium', () => {
   });
 
   it('shows bidi overrides and control characters in trace text as escapes, and says when the host refused a request', async () => {
-    const trace: TraceView = { ...spotter, fileName: `evil\u202egnp.exe.jsonl`, diagnostics: [{ file: 'x', fileIndex: 0, line: 2, severity: 'error', message: 'bell \u0007 and \u2066isolate\u2069' }] };
-    const p = await inspector({ trace });
+    const p = await inspector({ header: (h) => ({ ...h, fileName: `evil\u202egnp.exe.jsonl`, diagnostics: [{ file: 'x', fileIndex: 0, line: 2, severity: 'error', message: 'bell \u0007 and \u2066isolate\u2069' }] }) });
     assert.equal(await p.page.textContent('.file-name'), 'evil\\u202egnp.exe.jsonl');
     assert.match((await p.page.textContent('.diagnostic .message')) ?? '', /^bell \\x07 and \\u2066isolate\\u2069$/);
     // A diagnostic's line is revealed by the file's index, never by a path.
@@ -267,13 +266,13 @@ describe('inspector webview in Chromium', () => {
     await p.send({ type: 'host/error', message: 'refused a request from the panel: file is not a whole number' });
     await p.page.waitForSelector('.error-banner[data-host-errors="1"]');
     assert.equal(await p.page.textContent('.error-banner'), 'The extension could not do that: refused a request from the panel: file is not a whole number');
-    assert.equal(await p.figure('llmCalls'), String(spotter.sessions[0]!.summary.llmCalls), 'the trace stays on screen');
+    assert.equal(await p.figure('llmCalls'), '149', 'the trace stays on screen');
     await assertClean(p);
   });
 
   it('renders missing figures as "unknown", never 0', async () => {
     const noCache = await parseText(claudeLine('a', { input_tokens: 10, output_tokens: 5 }) + '\n', 'no-cache.jsonl');
-    const p = await inspector({ trace: buildTraceView(noCache, 'no-cache.jsonl') });
+    const p = await inspector({ trace: noCache, fileName: 'no-cache.jsonl' });
     for (const name of ['cached', 'input', 'cacheWrite', 'cacheHitRate', 'rawInputToOutput']) assert.equal(await p.figure(name), 'unknown', name);
     assert.equal(await p.figure('appended'), '10');
     assert.equal(await p.figure('output'), '5');
@@ -298,7 +297,7 @@ describe('inspector webview in Chromium', () => {
 
   it('a SWE-agent trajectory: totals only, said plainly, with failed tool calls still marked', async () => {
     const traj = await parseFile(join(repoRoot, 'test/fixtures/swe-agent/pydicom__pydicom-1458.traj'));
-    const p = await inspector({ trace: buildTraceView(traj, 'pydicom__pydicom-1458.traj') });
+    const p = await inspector({ trace: traj, fileName: 'pydicom__pydicom-1458.traj' });
     // info.model_stats of the file: 122,612 tokens sent, 1,369 received, 12 api calls; 4 failed steps (reader test).
     assert.equal(await p.figure('llmCalls'), '12');
     assert.equal(await p.figure('input'), '122,612');
@@ -313,7 +312,7 @@ describe('inspector webview in Chromium', () => {
   it('lists a malformed line with its 1-based line number and reveals it 0-based', async () => {
     const text = [claudeLine('a', { input_tokens: 1, cache_read_input_tokens: 2, output_tokens: 3 }, 0), '{"broken": ', claudeLine('b', { input_tokens: 1, cache_read_input_tokens: 2, output_tokens: 3 }, 2)].join('\n');
     const broken = await parseText(text, 'broken.jsonl');
-    const p = await inspector({ trace: buildTraceView(broken, 'broken.jsonl') });
+    const p = await inspector({ trace: broken, fileName: 'broken.jsonl' });
     const row = p.page.locator('.diagnostic').first();
     assert.match((await row.textContent()) ?? '', /broken\.jsonl:2.*not valid JSON/);
     const since = p.posted.length;
@@ -346,7 +345,7 @@ describe('inspector webview in Chromium', () => {
   });
 
   it('screenshots: Light Modern, High Contrast and a narrow panel', async () => {
-    const failingEdit = spotter.sessions[0]!.calls.findIndex((c) => c.tools.some((t) => t.failed === true && t.name === 'Edit'));
+    const failingEdit = parsed.model.sessions[0]!.calls.findIndex((c) => c.toolCalls.some((t) => t.isError === true && t.name === 'Edit'));
     const select = { sessionId: MAIN_ID, callIndex: failingEdit };
     const light = await inspector({ theme: 'light', select });
     await light.page.waitForSelector('.details .tools');

@@ -3,15 +3,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { buildCallDetail, buildTraceView } from '../../src/core/view/traceView';
-import type { TraceView } from '../../src/core/view/traceView';
 import { engineByName } from '../../src/core/sim/engines/engineTable';
 import type { EngineParams } from '../../src/core/sim/params';
 import { runScenario } from '../../src/core/sim/scenario';
 import type { ScenarioResult } from '../../src/core/sim/scenario';
 import { runSweep } from '../../src/core/sim/sweep';
 import type { ParsedTrace } from '../../src/core/trace/parseTrace';
-import { buildWhatIfWorkload } from '../../src/extension/whatIfWorkload';
+import { buildWhatIfWorkload } from '../../src/core/sim/whatIfWorkload';
 import type { WebviewMessage } from '../../src/protocol/messages';
 import { parseFile, repoRoot } from '../support/helpers';
 import { assertClean, barPoint, inspectorSuite, plotArea, results } from '../support/inspectorHarness';
@@ -61,19 +59,17 @@ function posted<T extends WebviewMessage['type']>(type: T): (m: WebviewMessage) 
 describe('what-if panel in Chromium', () => {
   const suite = inspectorSuite(['dist/whatIfWorker.js']);
   let sample: ParsedTrace;
-  let sampleView: TraceView;
 
   before(async () => {
     assert.ok(cliHasSimulate(), 'run `npm run build` first: dist/cli.js is missing or has no `simulate` command');
     sample = await parseFile(SAMPLE);
-    sampleView = buildTraceView(sample, 'claude-code-sessions.trace.jsonl');
   });
 
   /** The sample in the inspector, the what-if section open (or opened by a click). */
   async function whatIf(options: Partial<OpenOptions> = {}, click = false): Promise<InspectorPage> {
     const p = await suite.open({
-      trace: sampleView,
-      details: (ref) => buildCallDetail(sample.model, ref.sessionId, ref.callIndex),
+      trace: sample,
+      fileName: 'claude-code-sessions.trace.jsonl',
       whatIf: (id) => buildWhatIfWorkload(sample.model, id, SAMPLE, null),
       state: click ? null : { whatIfOpen: true },
       ...options,
@@ -410,7 +406,8 @@ describe('what-if panel in Chromium', () => {
   it('a block-hash trace (Mooncake) replays as recorded: no session controls, a capacity sweep, numbers equal to the CLI', async () => {
     const mooncake = await parseFile(MOONCAKE);
     const p = await whatIf({
-      trace: buildTraceView(mooncake, 'conversation_trace.head300.jsonl'),
+      trace: mooncake,
+      fileName: 'conversation_trace.head300.jsonl',
       details: () => null,
       whatIf: (id) => buildWhatIfWorkload(mooncake.model, id, MOONCAKE, null),
     });

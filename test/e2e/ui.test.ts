@@ -157,6 +157,117 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await screenshot(s.page, 'e2e-claude-open-with.png');
   });
 
+  it('navigates the timeline: zoom and pan by keyboard and mouse, jump to the next failure, search by error text selects the call, the brush follows', async () => {
+    // The spotter log, 149 calls. Counted from the raw log (by message id, main thread only):
+    // tool results with is_error fall in calls 22, 49, 74, 104, …; the one result whose text
+    // says "permission denied" (log line 916) answers a tool call of call 74.
+    await quickOpen(s.page, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
+    // VS Code may open it in the inspector at once (it remembers an earlier "Reopen With"): the
+    // tab is clicked first so the command palette's keys reach the workbench, not the webview.
+    await s.page.locator('.tabs-container .tab.active', { hasText: 'ae4a77f8' }).click();
+    await runCommand(s.page, 'View: Reopen Editor With...');
+    await s.page.locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'Agent Trace Inspector' }).first().click();
+    const web = s.web();
+    assert.equal(await figure(web, 'llmCalls'), '149');
+    const chart = web.locator('.chart-wrap');
+    await web.locator('.chart-wrap[data-plot-area]').waitFor({ timeout: 20_000 });
+    const view = async (): Promise<[number, number]> => (await chart.getAttribute('data-view'))!.split(',').map(Number) as [number, number];
+    const brush = async (): Promise<[number, number]> => (await web.locator('.overview-wrap').getAttribute('data-brush'))!.split(',').map(Number) as [number, number];
+    /** Waits until the view differs from `before`, and returns it. */
+    const viewChanged = async (before: [number, number]): Promise<[number, number]> => {
+      for (let i = 0; i < 50; i++) {
+        const v = await view();
+        if (v[0] !== before[0] || v[1] !== before[1]) return v;
+        await s.page.waitForTimeout(100);
+      }
+      throw new Error(`the view stayed at ${before.join('–')}`);
+    };
+    const all = await view();
+    assert.deepEqual(all, [0, 149]);
+    const fullBrush = await brush();
+
+    // Keyboard: + zooms in, Page Down pans a page right, 0 fits every call again.
+    await chart.focus();
+    await s.page.keyboard.press('+');
+    const zoomed = await viewChanged(all);
+    assert.ok(zoomed[1] - zoomed[0] < 149, `zoomed to ${zoomed.join('–')}`);
+    const zoomedBrush = await brush();
+    assert.ok(zoomedBrush[1] - zoomedBrush[0] < fullBrush[1] - fullBrush[0], 'the brush narrows with the zoom');
+    await chart.focus();
+    await s.page.keyboard.press('PageDown');
+    const paged = await viewChanged(zoomed);
+    assert.ok(paged[0] > zoomed[0], `paged from ${zoomed.join('–')} to ${paged.join('–')}`);
+    assert.ok((await brush())[0] > zoomedBrush[0], 'the brush moved right with the page');
+    await chart.focus();
+    await s.page.keyboard.press('0');
+    assert.deepEqual(await viewChanged(paged), [0, 149]);
+
+    // Mouse: the wheel zooms around the pointer, a drag pans.
+    const box = (await chart.locator('canvas').boundingBox())!;
+    await s.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await s.page.mouse.wheel(0, -400);
+    const wheeled = await viewChanged([0, 149]);
+    assert.ok(wheeled[1] - wheeled[0] < 149, `the wheel zoomed to ${wheeled.join('–')}`);
+    await s.page.mouse.down();
+    await s.page.mouse.move(box.x + box.width / 2 - 200, box.y + box.height / 2, { steps: 8 });
+    await s.page.mouse.up();
+    const dragged = await viewChanged(wheeled);
+    assert.ok(dragged[0] > wheeled[0], `dragging left moved the view right: ${wheeled.join('–')} → ${dragged.join('–')}`);
+    await screenshot(s.page, 'e2e-timeline-zoomed.png');
+
+    // Jump: F selects the next failure, from the start: call 22, then 49; the live region says so.
+    const live = web.locator('.timeline [aria-live="polite"]').first();
+    await live.evaluate((el) => {
+      const node = el as HTMLElement & { said?: string[] };
+      node.said = [];
+      new MutationObserver(() => node.said!.push(node.textContent ?? '')).observe(node, { childList: true, characterData: true, subtree: true });
+    });
+    await chart.focus();
+    await s.page.keyboard.press('0');
+    await chart.focus();
+    await s.page.keyboard.press('Home');
+    await web.locator('.chart-wrap[data-selected-call="0"]').waitFor();
+    await chart.focus();
+    await s.page.keyboard.press('f');
+    await web.locator('.chart-wrap[data-selected-call="22"]').waitFor({ timeout: 10_000 });
+    await chart.focus();
+    await s.page.keyboard.press('f');
+    await web.locator('.chart-wrap[data-selected-call="49"]').waitFor({ timeout: 10_000 });
+    // What the live region said (it says the view next, so its texts are recorded as they come).
+    const said = (): Promise<string[]> => live.evaluate((el) => (el as HTMLElement & { said?: string[] }).said ?? []);
+    for (let i = 0; i < 50 && !(await said()).some((t) => /Failed call 2 of 11\. Call 50 of 149/.test(t)); i++) await s.page.waitForTimeout(100);
+    assert.ok((await said()).some((t) => /Failed call 2 of 11\. Call 50 of 149/.test(t)), (await said()).join(' | '));
+
+    // Zoom in on the start, so call 75 is out of view.
+    await chart.focus();
+    await s.page.keyboard.press('Home');
+    for (let i = 0; i < 3; i++) {
+      await chart.focus();
+      await s.page.keyboard.press('+');
+    }
+    await s.page.waitForFunction(() => true);
+    const start = await view();
+    const startBrush = await brush();
+    // Search by error text: one call matches; opening it selects call 74 and brings it into view, the brush with it.
+    const field = web.locator('#call-search input');
+    await field.fill('permission denied');
+    await field.press('Enter');
+    await web.locator('.search-results[data-total="1"]').waitFor({ timeout: 15_000 });
+    assert.equal(await web.locator('.search-results [data-hit="0"]').getAttribute('data-call'), '74');
+    await web.locator('.search-results [data-hit="0"]').click();
+    await web.locator('.chart-wrap[data-selected-call="74"]').waitFor({ timeout: 10_000 });
+    assert.ok(start[1] < 74.5, `zoomed on the start first: ${start.join('–')}`);
+    const [lo, hi] = await viewChanged(start);
+    assert.ok(lo <= 74.5 && hi >= 74.5, `call 75 brought into view: ${lo}–${hi}`);
+    assert.ok((await brush())[0] > startBrush[0], 'the brush followed to the right');
+    const [areaLeft, areaRight] = (await web.locator('.overview-wrap').getAttribute('data-brush-area'))!.split(',').map(Number) as [number, number];
+    const [b0, b1] = await brush();
+    const x74 = areaLeft + ((74 + 0.5) / 149) * (areaRight - areaLeft);
+    assert.ok(b0 - 1 <= x74 && x74 <= b1 + 1, `the brush (${b0}–${b1}) covers call 75 at x=${x74.toFixed(0)}`);
+    await web.locator('.details h3', { hasText: 'Call 75 of 149' }).waitFor({ timeout: 10_000 });
+    await screenshot(s.page, 'e2e-timeline-search.png');
+  });
+
   it('reopens as text with "Show Trace Source" and goes back with "Open in Agent Trace Inspector"', async () => {
     await quickOpen(s.page, 'claude-code-sessions.trace.jsonl');
     assert.equal(await figure(s.web(), 'llmCalls'), '48');

@@ -8,9 +8,14 @@ import { extname, join, normalize, sep } from 'node:path';
 import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
-import type { CallDetail, TraceView } from '../../src/core/view/traceView';
+import type { PriceBook } from '../../src/core/cost/costTypes';
+import type { ParsedTrace } from '../../src/core/trace/parseTrace';
+import { TraceService } from '../../src/core/view/traceService';
+import type { TraceHeader } from '../../src/core/view/traceService';
+import type { CallDetail } from '../../src/core/view/traceView';
 import { buildWebviewHtml, createNonce } from '../../src/extension/webviewHtml';
-import type { CallRef, InspectorSettings, WebviewMessage, WhatIfWorkload } from '../../src/protocol/messages';
+import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
+import type { CallRef, InspectorSettings, WebviewMessage, WebviewRequests, WhatIfWorkload } from '../../src/protocol/messages';
 import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
 import { repoRoot } from './helpers';
 import { DARK_MODERN, HIGH_CONTRAST, LIGHT_MODERN, themeCss } from './themes';
@@ -98,8 +103,22 @@ export type WhatIfAnswer = (sessionId: string) => WhatIfWorkload | Error;
 
 /** What to open the page with. */
 export interface OpenOptions {
-  trace: TraceView;
+  /** The trace the fake host serves, answering as the extension's trace worker does (the same TraceService). */
+  trace: ParsedTrace;
+  /** The file's name in the header. */
+  fileName: string;
+  /** True when the format was chosen by the user. */
+  formatChosen?: boolean;
+  /** Changes the header before it is sent (hostile names, diagnostics). */
+  header?: (header: TraceHeader) => TraceHeader;
+  /** Overrides the service's `call/details` answers. */
   details?: DetailsAnswer;
+  /** How long to wait for the page to draw the first session (big traces in benchmarks take long). */
+  drawTimeoutMs?: number;
+  /** Prices the service figures costs with (the trace worker's book); none by default. */
+  prices?: PriceBook | null;
+  /** A service already made for `trace` (benchmarks reuse the analyses it holds). */
+  service?: TraceService;
   whatIf?: WhatIfAnswer;
   settings?: InspectorSettings;
   select?: CallRef | null;
@@ -125,6 +144,12 @@ export interface InspectorPage {
   waitForPosted(match: (m: WebviewMessage) => boolean, since?: number, timeoutMs?: number): Promise<WebviewMessage>;
   /** Sends a host message to the webview. */
   send(message: unknown): Promise<void>;
+  /** The fake host's service (what the page is answered from). */
+  service: TraceService;
+  /** The header as sent with `init`. */
+  header: TraceHeader;
+  /** Requests the page made, by method. */
+  requests: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -166,27 +191,57 @@ export async function openInspector(browser: Browser, origin: string, options: O
   const send = async (message: unknown): Promise<void> => {
     await page.evaluate((m) => window.postMessage(m, '*'), message);
   };
+  const service = options.service ?? new TraceService(options.trace, { fileName: options.fileName, formatChosen: options.formatChosen ?? false, analysis: {}, prices: options.prices ?? null });
+  const header = options.header ? options.header(service.header()) : service.header();
+  const requests = new Map<string, number>();
+  const answer = (id: number, result: unknown): Promise<void> => (result instanceof Error ? send({ type: 'response', inReplyTo: id, err: result.message }) : send({ type: 'response', inReplyTo: id, ok: result }));
+  /** What the extension answers, from the same service its trace worker holds. */
+  const serve = (method: keyof WebviewRequests, params: Record<string, unknown>): unknown => {
+    const sessionId = params['sessionId'] as string;
+    switch (method) {
+      case 'call/details': {
+        if (options.details) return options.details(params as unknown as CallRef);
+        return service.callDetail(sessionId, params['callIndex'] as number) ?? new Error(`No call ${(params['callIndex'] as number) + 1} in session ${sessionId}.`);
+      }
+      case 'whatif/workload':
+        return options.whatIf ? options.whatIf(sessionId) : new Error('no what-if workload in this test');
+      case 'session/intro':
+        return service.intro(sessionId) ?? new Error(`No session ${sessionId} in this trace.`);
+      case 'session/body':
+        return service.body(sessionId) ?? new Error(`No session ${sessionId} in this trace.`);
+      case 'sessions/list':
+        return service.sessionList(params['query'] as string, params['offset'] as number, params['limit'] as number);
+      case 'calls/rows':
+        return service.callRows(sessionId, params['from'] as number, params['count'] as number);
+      case 'tools/rows':
+        return service.toolRows(sessionId, params['from'] as number, params['count'] as number);
+      case 'calls/search':
+        return service.search(params['query'] as string, (params['sessionId'] as string | null) ?? null);
+      case 'calls/usingTool':
+        return service.callsUsingTool(sessionId, params['tool'] as string);
+    }
+    return new Error(`no handler for ${String(method)}`);
+  };
   await page.exposeFunction('__hostPost', (message: WebviewMessage) => {
     posted.push(message);
     if (message.type === 'ready') {
-      void send({ type: 'init', trace: options.trace, settings: options.settings ?? { showCached: true }, select: options.select ?? null });
-    } else if (message.type === 'call/details') {
-      const answer = options.details ? options.details(message.params) : new Error('no details in this test');
-      void send(answer instanceof Error ? { type: 'response', inReplyTo: message.id, err: answer.message } : { type: 'response', inReplyTo: message.id, ok: answer });
-    } else if (message.type === 'whatif/workload') {
-      let answer: WhatIfWorkload | Error;
+      const intro = header.defaultSessionId === null ? null : service.intro(header.defaultSessionId);
+      void send({ type: 'init', header, sessions: service.sessionList('', 0, SESSION_PAGE_SIZE), intro, settings: options.settings ?? { showCached: true }, select: options.select ?? null });
+    } else if ('id' in message && typeof message.id === 'number') {
+      requests.set(message.type, (requests.get(message.type) ?? 0) + 1);
+      let result: unknown;
       try {
-        answer = options.whatIf ? options.whatIf(message.params.sessionId) : new Error('no what-if workload in this test');
+        result = serve(message.type as keyof WebviewRequests, (message as { params: Record<string, unknown> }).params);
       } catch (e) {
-        answer = e instanceof Error ? e : new Error(String(e));
+        result = e instanceof Error ? e : new Error(String(e));
       }
-      void send(answer instanceof Error ? { type: 'response', inReplyTo: message.id, err: answer.message } : { type: 'response', inReplyTo: message.id, ok: answer });
+      void answer(message.id, result);
     }
   });
   // A string, not a function: tsx would wrap a function's inner closures in helpers that do not exist in the page.
   await page.addInitScript(HOST_STUB.replace('__INITIAL_STATE__', JSON.stringify(options.state ?? null)));
   await page.goto(`${origin}/?theme=${options.theme ?? 'dark'}`);
-  await page.waitForSelector('#app[aria-busy="false"]', { state: 'attached' });
+  await page.waitForSelector('#app[aria-busy="false"]', { state: 'attached', timeout: options.drawTimeoutMs ?? 30_000 });
 
   const waitForPosted = async (match: (m: WebviewMessage) => boolean, since = 0, timeoutMs = 5000): Promise<WebviewMessage> => {
     const deadline = Date.now() + timeoutMs;
@@ -207,6 +262,9 @@ export async function openInspector(browser: Browser, origin: string, options: O
     figure: async (name) => ((await page.textContent(`[data-figure="${name}"]`)) ?? '').trim(),
     waitForPosted,
     send,
+    service,
+    header,
+    requests,
     close: () => context.close(),
   };
 }
@@ -253,6 +311,11 @@ export async function assertClean(p: InspectorPage, cspMessage = 'no CSP violati
   assert.deepEqual(await p.cspViolations(), [], cspMessage);
   assert.deepEqual(p.pageErrors, [], 'no uncaught page errors');
   assert.deepEqual(p.posted.filter((m) => m.type === 'log/error'), [], 'no errors reported to the host');
+}
+
+/** Waits until the page has drawn its session's timeline (or said it has none). */
+export async function timelineDrawn(p: InspectorPage): Promise<void> {
+  await p.page.waitForSelector('#app[aria-busy="false"]', { state: 'attached' });
 }
 
 /** A chart's plot area as it reports it (`data-plot-area`: left, top, right, bottom within its canvas) and its bar count. */

@@ -1,8 +1,9 @@
 import type { MissCause } from '../../src/core/analysis/cacheMisses';
-import type { SessionView } from '../../src/core/view/traceView';
+import type { SessionHead } from '../../src/core/view/traceView';
 import { ariaSort, compactionRows, fingerprintGroups, LOOP_COLUMNS, loopHeadline, missCauseEntries, quarterColumns, toolRows } from './analysisModel';
 import type { LoopRow, LoopSort, LoopSortKey, QuarterColumn } from './analysisModel';
 import { el, icon, linkButton, table } from '../shared/dom';
+import { VirtualTable } from '../shared/virtualTable';
 import type { FigureGroup } from '../shared/figures';
 
 // The DOM of the session analyses. Every string goes through textContent (via `el`);
@@ -44,7 +45,7 @@ function cell(text: string, numeric = true, extra: Record<string, string> = {}):
 }
 
 /** The tools table: calls, failures and latency per tool; long lists fold behind a button. */
-function toolsBlock(session: SessionView): HTMLElement {
+function toolsBlock(session: SessionHead): HTMLElement {
   const rows = toolRows(session.analysis.fingerprint);
   const block = el('div', { className: 'fp-block fp-tools' }, [el('h4', { text: 'Tool calls by tool' })]);
   if (rows.length === 0) {
@@ -87,8 +88,8 @@ function quarterBar(q: QuarterColumn): HTMLElement {
 }
 
 /** Exploration vs execution per quarter of the session: one column per quarter, counts and a stacked bar. */
-function quartersBlock(session: SessionView): HTMLElement {
-  const cols = quarterColumns(session.analysis.fingerprint, session.calls.length);
+function quartersBlock(session: SessionHead): HTMLElement {
+  const cols = quarterColumns(session.analysis.fingerprint, session.summary.llmCalls);
   const row = (kind: 'explore' | 'execute' | 'other', label: string): HTMLTableRowElement =>
     el('tr', { data: { intent: kind } }, [el('th', { attrs: { scope: 'row' } }, [el('span', { className: `swatch swatch-${kind}`, attrs: { 'aria-hidden': 'true' } }), el('span', { text: label })]), ...cols.map((c) => cell(String(c[kind])))]);
   const head = el('tr', {}, [
@@ -107,7 +108,7 @@ function quartersBlock(session: SessionView): HTMLElement {
 }
 
 /** Each compaction and what it cost. */
-function compactionsBlock(session: SessionView): HTMLElement | null {
+function compactionsBlock(session: SessionHead): HTMLElement | null {
   const rows = compactionRows(session.analysis.fingerprint);
   if (rows.length === 0) return null;
   return el('div', { className: 'fp-block fp-compactions' }, [
@@ -122,7 +123,7 @@ function compactionsBlock(session: SessionView): HTMLElement | null {
 }
 
 /** The fingerprint panel's content for a session. */
-export function fingerprintContent(session: SessionView): HTMLElement[] {
+export function fingerprintContent(session: SessionHead): HTMLElement[] {
   return [
     el('div', { className: 'summary fingerprint-figures' }, fingerprintGroups(session.analysis).map((g) => figureGroup(g, 'h3'))),
     el('div', { className: 'fp-tables' }, [toolsBlock(session), quartersBlock(session), compactionsBlock(session)]),
@@ -130,7 +131,7 @@ export function fingerprintContent(session: SessionView): HTMLElement[] {
 }
 
 /** "Cache misses: 1 first call · 4 idle gap > TTL", each cause a button that selects its next call. */
-export function missSummary(session: SessionView, onCause: (cause: MissCause) => void): HTMLElement[] {
+export function missSummary(session: SessionHead, onCause: (cause: MissCause) => void): HTMLElement[] {
   const entries = missCauseEntries(session.analysis?.missCauses);
   if (entries.length === 0) return [];
   const out: HTMLElement[] = [el('span', { className: 'miss-title' }, [el('span', { className: 'swatch swatch-miss', attrs: { 'aria-hidden': 'true' } }), el('span', { text: 'Cache misses:' })])];
@@ -147,11 +148,11 @@ export interface LoopsActions {
   open(row: LoopRow): void;
 }
 
-/** The retry-loops panel: sentence, sortable table, each loop's first error. */
-export function loopsContent(session: SessionView, rows: LoopRow[], sort: LoopSort | null, active: number | null, actions: LoopsActions): HTMLElement[] {
+/** The retry-loops panel: sentence, sortable table (virtualised: only the loops in view are drawn), each loop's first error. */
+export function loopsContent(session: SessionHead, rows: LoopRow[], sort: LoopSort | null, active: number | null, actions: LoopsActions): { nodes: HTMLElement[]; table: VirtualTable | null } {
   const heading = el('h2', {}, [el('span', { text: 'Retry loops' }), el('span', { className: 'count-badge', text: String(rows.length) })]);
   const sentence = el('p', { className: 'loop-sentence', text: loopHeadline(session.analysis), data: { loopSentence: '' } });
-  if (rows.length === 0) return [heading, sentence];
+  if (rows.length === 0) return { nodes: [heading, sentence], table: null };
   const head = el(
     'tr',
     {},
@@ -165,7 +166,7 @@ export function loopsContent(session: SessionView, rows: LoopRow[], sort: LoopSo
       return el('th', { className: `col-${c.key}${c.numeric ? ' num' : ''}`, attrs: { scope: 'col', 'aria-sort': state } }, [b]);
     }),
   );
-  const bodies = rows.map((r) => {
+  const loopBody = (r: LoopRow): HTMLTableSectionElement => {
     const open = linkButton(r.tool, () => actions.open(r), { title: `Select call ${r.firstCall + 1}, the first attempt, and open ${r.file} at line ${r.line + 1}`, data: { action: 'open-loop' } });
     const main = el('tr', { className: `loop-row${r.escaped ? ' escaped' : ' gave-up'}`, data: { loop: String(r.index) } }, [
       el('th', { attrs: { scope: 'row' }, className: 'col-tool' }, [open]),
@@ -192,7 +193,7 @@ export function loopsContent(session: SessionView, rows: LoopRow[], sort: LoopSo
       ]),
     ]);
     return el('tbody', { className: 'loop', data: { loop: String(r.index) } }, [main, errorRow]);
-  });
-  const t = el('table', { className: 'data-table loops-table' }, [el('caption', { className: 'visually-hidden', text: 'Retry loops; column headers sort' }), el('thead', {}, [head]), ...bodies]);
-  return [heading, sentence, el('div', { className: 'table-wrap' }, [t])];
+  };
+  const table = new VirtualTable({ className: 'loops-table', caption: 'Retry loops; column headers sort', head, columns: LOOP_COLUMNS.length, estimateHeight: 64, kind: 'bodies', render: (i) => loopBody(rows[i]!) });
+  return { nodes: [heading, sentence, el('div', { className: 'table-wrap' }, [table.element])], table };
 }

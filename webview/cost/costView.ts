@@ -1,6 +1,6 @@
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
-import type { SessionView } from '../../src/core/view/traceView';
+import type { AnalysisView, SessionCostView } from '../../src/core/view/traceView';
 import { el, replaceChildren, table } from '../shared/dom';
 import { customReplay, DEFAULT_CUSTOM_TTL_MIN, idealRows, idealSummary, parseTtlMinutes, parseWriteMultiple, ttlBasisText, ttlRows } from './costModel';
 import type { CustomTtl, TtlRow } from './costModel';
@@ -11,6 +11,13 @@ export interface CostPanelHost {
   pickCall(index: number): void;
   /** The user changed the extra TTL: the app stores it with the webview state. */
   customChanged(custom: CustomTtl): void;
+}
+
+/** What the panel draws of a session: how many calls, its cost and TTL replays, its ideal-cache curve (with the analyses). */
+export interface CostPanelSession {
+  callCount: number;
+  cost: SessionCostView | null;
+  idealCache: AnalysisView['idealCache'] | null;
 }
 
 /** Expired calls listed by number; the rest are counted. */
@@ -28,7 +35,7 @@ export class CostPanel {
   private readonly write = document.createElement('vscode-textfield') as VscodeTextfield;
   private readonly fieldError = el('p', { className: 'field-error', attrs: { 'aria-live': 'polite' }, data: { fieldError: 'ttl' } });
   private readonly body = el('div', { className: 'cost-body' });
-  private session: SessionView | null = null;
+  private session: CostPanelSession | null = null;
   private custom: CustomTtl = { minutes: DEFAULT_CUSTOM_TTL_MIN, writeMultiple: null };
 
   constructor(private readonly host: CostPanelHost) {
@@ -54,9 +61,9 @@ export class CostPanel {
     this.write.value = this.custom.writeMultiple === null ? '' : String(this.custom.writeMultiple);
   }
 
-  render(session: SessionView | null): void {
+  render(session: CostPanelSession | null): void {
     this.session = session;
-    this.element.hidden = session === null || session.calls.length === 0;
+    this.element.hidden = session === null || session.callCount === 0;
     if (!session || this.element.hidden) return;
     replaceChildren(this.body, [...this.ttlPart(session), ...this.idealPart(session)]);
   }
@@ -76,7 +83,7 @@ export class CostPanel {
     this.render(this.session);
   }
 
-  private ttlPart(session: SessionView): HTMLElement[] {
+  private ttlPart(session: CostPanelSession): HTMLElement[] {
     const cost = session.cost;
     if (!cost) return [el('p', { className: 'muted', text: 'Prices were not loaded for this view.' })];
     const what = cost.ttl;
@@ -117,8 +124,8 @@ export class CostPanel {
     ]);
   }
 
-  private idealPart(session: SessionView): HTMLElement[] {
-    const curve = session.analysis?.idealCache;
+  private idealPart(session: CostPanelSession): HTMLElement[] {
+    const curve = session.idealCache;
     if (!curve) return [];
     const heading = el('h3', { text: 'Against TraceLab’s measurements' });
     if (curve.steps === 0) return [heading, el('p', { className: 'muted', text: 'No call has both a predecessor and a measurable idle gap, so the ideal-cache figures cannot be computed.' })];

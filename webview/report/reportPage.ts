@@ -1,9 +1,10 @@
-import type { ReportCost, ReportDocument, ReportTrace } from '../../src/core/share/reportDocument';
-import type { CallDetail } from '../../src/core/view/traceView';
+import type { ReportCost, ReportDocument } from '../../src/core/share/reportDocument';
+import { ViewTraceService } from '../../src/core/view/viewTraceService';
 import { formatCount, formatPercent } from '../../src/core/report/formatNumbers';
-import type { CallRef } from '../../src/protocol/messages';
+import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
+import type { WebviewRequests } from '../../src/protocol/messages';
 import { InspectorApp, readPalette } from '../inspectorApp';
-import type { InspectorHost } from '../inspectorApp';
+import type { InspectorHost, RequestParams, RequestResult } from '../inspectorApp';
 import { el, replaceChildren, table } from '../shared/dom';
 import { ReportWhatIf } from './reportWhatIf';
 
@@ -13,12 +14,29 @@ function usd(value: number | null): string {
   return value < 100 ? `$${value.toFixed(2)}` : `$${Math.round(value).toLocaleString('en-US')}`;
 }
 
-/** The call details a report carries, looked up as the inspector's host would answer `call/details`. */
-function detailsOf(trace: ReportTrace, ref: CallRef): CallDetail {
-  const i = trace.view.sessions.findIndex((s) => s.summary.id === ref.sessionId);
-  const detail = i < 0 ? undefined : trace.details[i]?.[ref.callIndex];
-  if (!detail) throw new Error(`no call ${ref.callIndex + 1} in session ${ref.sessionId}`);
-  return detail;
+/**
+ * The inspector's requests answered in the page, from the trace the report embeds: the
+ * page asks exactly what it asks its host in VS Code (a session's summary, its body, rows,
+ * search, details) and gets the same answers, without a host or a worker.
+ */
+function requestHandlers(service: ViewTraceService): { [M in keyof WebviewRequests]: (p: RequestParams<M>) => RequestResult<M> } {
+  const found = <T>(value: T | null, what: string): T => {
+    if (value === null) throw new Error(`no ${what} in this report`);
+    return value;
+  };
+  return {
+    'call/details': (p) => found(service.callDetail(p.sessionId, p.callIndex), `call ${p.callIndex + 1} of session ${p.sessionId}`),
+    'session/intro': (p) => found(service.intro(p.sessionId), `session ${p.sessionId}`),
+    'session/body': (p) => found(service.body(p.sessionId), `session ${p.sessionId}`),
+    'sessions/list': (p) => service.sessionList(p.query, p.offset, p.limit),
+    'calls/rows': (p) => service.callRows(p.sessionId, p.from, p.count),
+    'tools/rows': (p) => service.toolRows(p.sessionId, p.from, p.count),
+    'calls/search': (p) => service.search(p.query, p.sessionId),
+    'calls/usingTool': (p) => service.callsUsingTool(p.sessionId, p.tool),
+    'whatif/workload': () => {
+      throw new Error('a report runs no simulator');
+    },
+  };
 }
 
 /**
@@ -34,7 +52,7 @@ export class ReportPage {
   private readonly whatIf: ReportWhatIf;
   private readonly costPane = el('section', { className: 'report-cost panel', attrs: { 'aria-label': 'Cost' } });
   private readonly app: InspectorApp;
-  private current = 0;
+  private handlers: ReturnType<typeof requestHandlers> | null = null;
   private state: unknown = undefined;
 
   constructor(
@@ -44,8 +62,10 @@ export class ReportPage {
     this.whatIf = new ReportWhatIf(readPalette());
     const host: InspectorHost = {
       notify: () => {},
-      callDetails: async (ref) => detailsOf(this.doc.traces[this.current]!, ref),
-      whatIfWorkload: () => Promise.reject(new Error('a report runs no simulator')),
+      request: async (method, params) => {
+        if (!this.handlers) throw new Error('no trace is shown');
+        return (this.handlers[method] as (p: typeof params) => RequestResult<typeof method>)(params);
+      },
       getState: () => this.state,
       setState: (s) => {
         this.state = s;
@@ -98,9 +118,12 @@ export class ReportPage {
   private show(index: number): void {
     const trace = this.doc.traces[index];
     if (!trace) return;
-    this.current = index;
+    const service = new ViewTraceService(trace.view, trace.details);
+    this.handlers = requestHandlers(service);
     this.state = undefined;
-    this.app.handle({ type: 'init', trace: trace.view, settings: { showCached: true }, select: null });
+    const header = service.header();
+    const intro = header.defaultSessionId === null ? null : service.intro(header.defaultSessionId);
+    this.app.handle({ type: 'init', header, sessions: service.sessionList('', 0, SESSION_PAGE_SIZE), intro, settings: { showCached: true }, select: null });
     const session = trace.whatIf?.input.session ? (trace.view.sessions.find((s) => s.summary.id === trace.whatIf!.input.session) ?? null) : null;
     this.whatIf.render(trace.whatIf, session);
     this.renderCost(trace.cost);

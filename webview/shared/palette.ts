@@ -17,6 +17,8 @@ export interface Palette {
   grid: string;
   tooltipBackground: string;
   tooltipBorder: string;
+  /** The editor's background, which charts are drawn on (to blend their colours once, opaque, instead of on every frame). */
+  background: string;
   /** Bar outline; only high-contrast themes define --vscode-contrastBorder. */
   barBorder: string | null;
   fontFamily: string;
@@ -42,6 +44,7 @@ const FALLBACK: Record<string, string> = {
   '--vscode-editorWidget-border': '#454545',
   '--vscode-editorHoverWidget-background': '#202020',
   '--vscode-editorHoverWidget-border': '#454545',
+  '--vscode-editor-background': '#1f1f1f',
   '--vscode-font-family': 'system-ui, sans-serif',
 };
 
@@ -65,6 +68,7 @@ export function buildPalette(read: VariableReader, highContrast: boolean): Palet
     grid: v('--vscode-editorWidget-border', '--vscode-widget-border'),
     tooltipBackground: v('--vscode-editorHoverWidget-background', '--vscode-editorWidget-background'),
     tooltipBorder: v('--vscode-editorHoverWidget-border', '--vscode-editorWidget-border'),
+    background: v('--vscode-editor-background'),
     barBorder: highContrast && contrastBorder ? contrastBorder : null,
     fontFamily: v('--vscode-font-family'),
     highContrast,
@@ -98,6 +102,28 @@ export function withAlpha(color: string, alpha: number): string {
     return `rgba(${rgb[1]}, ${rgb[2]}, ${rgb[3]}, ${round(a * alpha)})`;
   }
   return c;
+}
+
+/** A colour's red, green, blue (0–255) and alpha (0–1), from the hex and rgb()/rgba() forms; null for other forms. */
+function channels(color: string): [number, number, number, number] | null {
+  const parsed = withAlpha(color, 1);
+  const m = /^rgba\((\d+(?:\.\d+)?), (\d+(?:\.\d+)?), (\d+(?:\.\d+)?), ([\d.]+)\)$/.exec(parsed);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] : null;
+}
+
+/**
+ * `color` at `alpha` over `background`, as one opaque colour: what a translucent fill
+ * looks like on the chart's background, painted without blending (a canvas fills
+ * opaque rectangles much faster). Falls back to the translucent colour when either
+ * colour is in a form this cannot read.
+ */
+export function mixOver(color: string, alpha: number, background: string): string {
+  const fg = channels(color);
+  const bg = channels(background);
+  if (!fg || !bg) return withAlpha(color, alpha);
+  const a = fg[3] * alpha;
+  const mix = (i: number): number => Math.round(fg[i]! * a + bg[i]! * (1 - a));
+  return `rgb(${mix(0)}, ${mix(1)}, ${mix(2)})`;
 }
 
 function round(n: number): number {

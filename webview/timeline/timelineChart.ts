@@ -1,145 +1,301 @@
-import { BarController, BarElement, CategoryScale, Chart, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
-import type { ChartConfiguration, ChartDataset, Plugin, TooltipItem } from 'chart.js';
-import annotationPlugin from 'chartjs-plugin-annotation';
-import type { AnnotationOptions } from 'chartjs-plugin-annotation';
-import zoomPlugin from 'chartjs-plugin-zoom';
-import type { CallRow } from '../../src/core/view/traceView';
-import { displayText } from '../../src/core/text/safeText';
-import { formatCompact, formatUsd } from '../../src/core/report/formatNumbers';
+import { Chart, LinearScale } from 'chart.js';
+import type { ChartArea, Plugin, Scale } from 'chart.js';
+import { formatCompact, formatCount, formatUsd } from '../../src/core/report/formatNumbers';
+import { CALL_FLAG } from '../../src/core/view/timelineColumns';
+import type { CallRow, LoopView } from '../../src/core/view/traceView';
 import { analysisTooltipLines } from '../analysis/analysisModel';
-import type { LoopBand } from '../analysis/analysisModel';
-import { barStep, createOrUpdate, fillSelectionColumn, mirrorTooltip, writePlotArea } from '../shared/chartParts';
+import { writePlotArea } from '../shared/chartParts';
 import type { Palette } from '../shared/palette';
-import { annotationLabelStyle, tooltipStyle, withAlpha } from '../shared/palette';
-import type { TimelineModel } from './timelineModel';
-import { tooltipLines, tooltipTitle } from './timelineModel';
+import { mixOver, withAlpha } from '../shared/palette';
+import { axisMaxima, binCalls, binOfSlot, callAt, runStats, slotCount, slotOf } from './bins';
+import type { Bins, TimelineData } from './bins';
+import { groupMarks, loopSlots, mergeLabels } from './marks';
+import type { TimelineMarker } from './marks';
+import { binLines, binTitle, tooltipLines, tooltipTitle } from './timelineModel';
+import type { BarView } from './timelineModel';
+import { clampWindow, fitAll, panBy, visibleSlots, zoomAround } from './viewWindow';
+import type { ViewWindow } from './viewWindow';
+import { capture, release } from '../shared/pointer';
 
-// Only what the timeline draws, so the bundle carries no unused controllers or scales.
-Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, Tooltip, annotationPlugin, zoomPlugin);
+// Only the scales: the bars, the context line and every mark are painted by this file's
+// plugin, one fillRect per bin, because chart.js bar elements cost tens of milliseconds
+// per update at a thousand bars while a frame has sixteen.
+Chart.register(LinearScale);
 
 /** What the timeline tells its owner. */
 export interface TimelineCallbacks {
-  /** A bar was clicked. */
-  onPick(index: number): void;
-  /** The visible calls changed (zoom, pan or reset): null when every call shows. */
-  onZoom?(range: { first: number; last: number } | null): void;
+  /** A single call's bar was clicked: select it and reveal its source. */
+  onPick(callIndex: number): void;
+  /** The window changed by mouse, wheel or touch. */
+  onWindow(w: ViewWindow): void;
+  /** The row of a call, if the page has it (single-call tooltips); asks for it otherwise. */
+  rowOf(callIndex: number): CallRow | undefined;
 }
-
-/** Fewest calls a zoom shows. */
-const MIN_ZOOM_CALLS = 4;
-
-type TimelineChartType = 'bar' | 'line';
-type Dataset = ChartDataset<TimelineChartType, (number | null)[]>;
 
 /** Room under the x axis for the cache-miss diamonds, between the axis line and the call numbers. */
 const MISS_LANE_PX = 12;
+/** Pixels per bin when calls outnumber pixels: a 2-px column keeps the mean and the envelope apart. */
+const BIN_PX = 2;
+/** Least distance between two failure triangles or miss diamonds; closer ones fold into one glyph with a count. */
+const MARK_GAP_PX = 16;
+/** A pointer that moves less than this between down and up clicked; more dragged. */
+const DRAG_PX = 4;
+
+/** Round steps for call-number ticks. */
+function tickStep(span: number, target: number): number {
+  const raw = Math.max(1, span / Math.max(1, target));
+  const power = Math.pow(10, Math.floor(Math.log10(raw)));
+  for (const m of [1, 2, 5, 10]) if (m * power >= raw) return m * power;
+  return 10 * power;
+}
 
 /**
- * The chart.js timeline of one session. Owns the Chart instance and the marks it draws
- * itself (selection column, failed-tool triangles, retry-loop bands, cache-miss
- * diamonds); the app owns the selection state and pushes it here. Test-visible facts go
- * on the wrapper as data attributes.
+ * The timeline of one session: chart.js lays out the axes; this class bins the calls
+ * the window shows and paints them, the context line, the loop bands, the markers and
+ * the selection, and turns wheel, drag and clicks into window changes and picks. Owns
+ * the Chart and the tooltip element; the owner keeps the window and the selection and
+ * pushes them here. Test-visible facts go on the wrapper as data attributes.
  */
 export class TimelineChart {
-  private chart: Chart<TimelineChartType, (number | null)[], string> | null = null;
-  private model: TimelineModel | null = null;
-  private calls: CallRow[] = [];
-  private selected: number | null = null;
+  private chart: Chart | null = null;
+  private data: TimelineData | null = null;
+  private loops: readonly LoopView[] = [];
+  private markers: readonly TimelineMarker[] = [];
   private showCached = true;
+  private window: ViewWindow = { lo: 0, hi: 1 };
+  private bins: Bins | null = null;
+  private selected: number | null = null;
+  private hoverX: number | null = null;
+  private frame = 0;
+  private drag: { x: number; window: ViewWindow; moved: boolean; pointer: number } | null = null;
+  private readonly tooltip: HTMLDivElement;
+  private hatchPattern: CanvasPattern | null = null;
+  private hatchKey = '';
+  /** Milliseconds the last render took (binning, layout and painting): the benchmark reads it. */
+  lastRenderMs = 0;
 
   constructor(
     private readonly wrapper: HTMLElement,
     private readonly canvas: HTMLCanvasElement,
     private palette: Palette,
     private readonly callbacks: TimelineCallbacks,
-  ) {}
-
-  /** Draws a session (or redraws it after a data or toggle change). */
-  render(calls: CallRow[], model: TimelineModel, showCached: boolean, selected: number | null): void {
-    this.calls = calls;
-    this.model = model;
-    this.showCached = showCached;
-    this.selected = selected;
-    this.applyDefaults();
-    this.chart = createOrUpdate(this.chart, this.canvas, () => this.config());
-    // New data or options show every call again.
-    this.zoomChanged();
-    this.wrapper.dataset['barCount'] = String(model.barCount);
-    this.wrapper.dataset['showCached'] = String(showCached);
-    this.wrapper.dataset['barView'] = model.view;
-    this.wrapper.dataset['failedCalls'] = String(model.failedCalls.length);
-    this.wrapper.dataset['loopBands'] = String(model.bands.length);
-    this.wrapper.dataset['loopBandSpans'] = model.bands.map((b) => `${b.x0 + 0.5}-${b.x1 - 0.5}`).join(' ');
-    this.wrapper.dataset['missCalls'] = model.missCalls.join(',');
-    this.wrapper.dataset['unpricedCalls'] = model.unpricedCalls.join(',');
-    this.writeSelection();
+  ) {
+    this.tooltip = document.createElement('div');
+    this.tooltip.className = 'timeline-tooltip';
+    this.tooltip.setAttribute('aria-hidden', 'true');
+    this.tooltip.hidden = true;
+    wrapper.appendChild(this.tooltip);
+    canvas.addEventListener('wheel', (e) => this.onWheel(e), { passive: false });
+    canvas.addEventListener('pointerdown', (e) => this.onPointerDown(e));
+    canvas.addEventListener('pointermove', (e) => this.onPointerMove(e));
+    canvas.addEventListener('pointerup', (e) => this.onPointerUp(e));
+    canvas.addEventListener('pointercancel', () => (this.drag = null));
+    canvas.addEventListener('pointerleave', () => {
+      this.hoverX = null;
+      this.hideTooltip();
+    });
   }
 
-  /** Moves the highlighted bar without rebuilding the chart. */
-  select(index: number | null): void {
-    this.selected = index;
+  /** A session (or a filter of it) to draw; the window is set separately. */
+  /** What the bars measure; the panel swaps the columns, the chart names the unit. */
+  barView: BarView = 'tokens';
+
+  setData(data: TimelineData, loops: readonly LoopView[], markers: readonly TimelineMarker[], showCached: boolean): void {
+    this.data = data;
+    this.loops = loops;
+    this.markers = markers;
+    this.showCached = showCached;
+    this.window = clampWindow(this.window, slotCount(data));
+    const flags = data.columns.flags;
+    let failed = 0;
+    const misses: number[] = [];
+    for (let i = 0; i < flags.length; i++) {
+      if (flags[i]! & CALL_FLAG.failed) failed += 1;
+      if (flags[i]! & CALL_FLAG.miss) misses.push(i);
+    }
+    this.wrapper.dataset['barCount'] = String(slotCount(data));
+    this.wrapper.dataset['showCached'] = String(showCached);
+    this.wrapper.dataset['failedCalls'] = String(failed);
+    this.wrapper.dataset['missCount'] = String(misses.length);
+    // The list only while it is short enough to read.
+    this.wrapper.dataset['missCalls'] = misses.length <= 5000 ? misses.join(',') : '';
+    this.wrapper.dataset['loopBands'] = String(loops.length);
+    this.wrapper.dataset['loopBandSpans'] = loops.map((l) => `${l.firstCall}-${l.lastCall}`).join(' ');
+    this.writeSelection();
+    this.render();
+  }
+
+  /** Shows a window (clamped) and repaints on the next frame. */
+  setWindow(w: ViewWindow): void {
+    this.window = this.data ? clampWindow(w, slotCount(this.data)) : w;
+    this.schedule();
+  }
+
+  get currentWindow(): ViewWindow {
+    return this.window;
+  }
+
+  /** Moves the highlighted call without re-binning. */
+  select(callIndex: number | null): void {
+    this.selected = callIndex;
     this.writeSelection();
     this.chart?.draw();
   }
 
-  /** New theme colours: re-reads everything colour-dependent and repaints. */
+  /** New theme colours: repaint. */
   setPalette(palette: Palette): void {
     this.palette = palette;
-    if (this.model) this.render(this.calls, this.model, this.showCached, this.selected);
-    else this.writePalette();
-  }
-
-  /**
-   * Zooms the x axis: `factor` > 1 shows fewer calls, < 1 more, centred on `around`
-   * (a call index; the middle of the view when null). Keyboard users' zoom; the mouse
-   * wheel with Ctrl, a drag across the plot and a pinch do the same.
-   */
-  zoomBy(factor: number, around: number | null): void {
-    const chart = this.chart;
-    const m = this.model;
-    if (!chart || !m || m.barCount < 2) return;
-    const { first, last } = this.visibleRange() ?? { first: 0, last: m.barCount - 1 };
-    const shown = last - first + 1;
-    const next = Math.max(Math.min(MIN_ZOOM_CALLS, m.barCount), Math.min(m.barCount, Math.round(shown / factor)));
-    const centre = around ?? (first + last) / 2;
-    let lo = Math.round(centre - (next - 1) / 2);
-    lo = Math.max(0, Math.min(m.barCount - next, lo));
-    if (next >= m.barCount) this.resetZoom();
-    else {
-      chart.zoomScale('x', { min: lo, max: lo + next - 1 }, 'none');
-      this.zoomChanged();
+    this.writePalette();
+    if (this.chart) {
+      this.chart.destroy();
+      this.chart = null;
     }
-  }
-
-  /** Shows every call again. */
-  resetZoom(): void {
-    if (!this.chart) return;
-    this.chart.resetZoom('none');
-    this.zoomChanged();
-  }
-
-  /** The calls on screen when zoomed in; null when every call shows. */
-  visibleRange(): { first: number; last: number } | null {
-    const chart = this.chart;
-    const m = this.model;
-    if (!chart || !m || !chart.isZoomedOrPanned()) return null;
-    const x = chart.scales['x']!;
-    const first = Math.max(0, Math.ceil(x.min));
-    const last = Math.min(m.barCount - 1, Math.floor(x.max));
-    return first === 0 && last === m.barCount - 1 ? null : { first, last };
-  }
-
-  private zoomChanged(): void {
-    const range = this.visibleRange();
-    this.wrapper.dataset['zoom'] = range ? `${range.first}-${range.last}` : '';
-    this.callbacks.onZoom?.(range);
+    this.render();
   }
 
   /** Releases the canvas (session without calls, or teardown). */
   destroy(): void {
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
     this.chart?.destroy();
     this.chart = null;
-    this.model = null;
+    this.data = null;
+    this.bins = null;
+    this.hideTooltip();
+  }
+
+  /** Plot width in CSS pixels (the overview strip lines up with it). */
+  plotArea(): ChartArea | null {
+    return this.chart?.chartArea ?? null;
+  }
+
+  /** Renders at the next animation frame, once however many changes come before it. */
+  schedule(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
+  }
+
+  /** Bins and paints now. */
+  render(): void {
+    const d = this.data;
+    if (!d) return;
+    const t0 = performance.now();
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    if (!this.chart) this.create();
+    const chart = this.chart!;
+    const area = chart.chartArea;
+    const width = area && area.right > area.left ? area.right - area.left : Math.max(100, this.canvas.clientWidth - 100);
+    const count = slotCount(d);
+    const span = this.window.hi - this.window.lo;
+    // One bar per call while each gets 2 px or more, else one bin per 2 px.
+    const maxBins = span <= width / BIN_PX ? Number.POSITIVE_INFINITY : Math.floor(width / BIN_PX);
+    this.bins = binCalls(d, this.window, maxBins, this.showCached);
+    const { bars, context } = axisMaxima(this.bins, this.showCached);
+    const scales = chart.options.scales!;
+    const x = scales['x']!;
+    x.min = this.window.lo;
+    x.max = this.window.hi;
+    scales['y']!.max = bars;
+    scales['y1']!.max = context;
+    const cost = this.barView === 'cost';
+    (scales['y'] as { title: { text: string } }).title.text = cost ? (this.showCached ? 'US dollars per call' : 'dollars of appended + output') : this.showCached ? 'tokens per call' : 'appended + output tokens';
+    (scales['y'] as { ticks: { precision: number | undefined } }).ticks.precision = cost ? undefined : 0;
+    this.wrapper.dataset['barView'] = this.barView;
+    (scales['x'] as { ticks: { padding: number } }).ticks.padding = this.wrapper.dataset['missCount'] !== '0' ? MISS_LANE_PX : 3;
+    chart.update('none');
+    const { first, end } = visibleSlots(this.window, count);
+    const w = this.wrapper.dataset;
+    w['view'] = `${this.window.lo.toFixed(3)},${this.window.hi.toFixed(3)}`;
+    w['viewCalls'] = end > first ? `${callAt(d, first) + 1}-${callAt(d, end - 1) + 1}` : '';
+    w['bins'] = String(this.bins.length);
+    w['callsPerBin'] = this.bins.single ? '1' : (span / Math.max(1, this.bins.length)).toFixed(1);
+    if (this.hoverX !== null) this.showTooltipAt(this.hoverX);
+    this.lastRenderMs = performance.now() - t0;
+    w['renderMs'] = this.lastRenderMs.toFixed(2);
+  }
+
+  private create(): void {
+    const p = this.palette;
+    Chart.defaults.font.family = p.fontFamily;
+    Chart.defaults.font.size = 11;
+    Chart.defaults.color = p.muted;
+    this.writePalette();
+    const grid = withAlpha(p.grid, p.highContrast ? 0.9 : 0.5);
+    const slotTicks = (scale: Scale): void => {
+      const d = this.data;
+      if (!d) return;
+      const min = scale.min;
+      const max = scale.max;
+      const span = max - min;
+      const step = tickStep(span, Math.max(2, Math.floor((scale.width || 600) / 70)));
+      const ticks: { value: number }[] = [];
+      const count = slotCount(d);
+      for (let slot = Math.ceil((min - 0.5) / step) * step; slot + 0.5 <= max && slot < count; slot += step) {
+        if (slot >= 0) ticks.push({ value: slot + 0.5 });
+      }
+      scale.ticks = ticks;
+    };
+    this.chart = new Chart(this.canvas, {
+      type: 'bar',
+      data: { datasets: [] },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        events: [],
+        layout: { padding: { top: 26, right: 4, left: 0, bottom: 0 } },
+        scales: {
+          x: {
+            type: 'linear',
+            min: 0,
+            max: 1,
+            offset: false,
+            grid: { display: false },
+            border: { color: grid },
+            afterBuildTicks: slotTicks,
+            ticks: {
+              color: p.muted,
+              maxRotation: 0,
+              autoSkip: false,
+              padding: 3,
+              callback: (v) => {
+                const d = this.data;
+                if (!d) return '';
+                const slot = Math.floor(Number(v));
+                return slot >= 0 && slot < slotCount(d) ? formatCount(callAt(d, slot) + 1) : '';
+              },
+            },
+            title: { display: true, text: 'LLM call', color: p.muted, padding: { top: 2, bottom: 0 } },
+          },
+          y: {
+            type: 'linear',
+            min: 0,
+            max: 1,
+            grid: { color: grid },
+            border: { display: false },
+            // Dollars of one call are fractions of a cent: no whole-number ticks in the cost view.
+            ticks: { color: p.muted, maxTicksLimit: 6, callback: (v) => (this.barView === 'cost' ? formatUsd(Number(v)) : formatCompact(Number(v))) },
+            title: { display: true, text: 'tokens per call', color: p.muted },
+          },
+          y1: {
+            type: 'linear',
+            position: 'right',
+            min: 0,
+            max: 1,
+            grid: { display: false },
+            border: { display: false },
+            ticks: { color: p.muted, maxTicksLimit: 6, precision: 0, callback: (v) => formatCompact(Number(v)) },
+            title: { display: true, text: 'context size', color: p.muted },
+          },
+        },
+        plugins: { legend: { display: false }, tooltip: { enabled: false } },
+      },
+      plugins: [this.painter()],
+    });
   }
 
   private writeSelection(): void {
@@ -151,341 +307,497 @@ export class TimelineChart {
     this.wrapper.dataset['palette'] = JSON.stringify({ cached: p.cached, appended: p.appended, output: p.output, context: p.context, failed: p.failed, loop: p.loop, miss: p.miss, barBorder: p.barBorder, highContrast: p.highContrast });
   }
 
-  private applyDefaults(): void {
-    Chart.defaults.font.family = this.palette.fontFamily;
-    Chart.defaults.font.size = 11;
-    Chart.defaults.color = this.palette.muted;
-    Chart.defaults.borderColor = withAlpha(this.palette.grid, 0.6);
-    this.writePalette();
+  // ---- input ----
+
+  /** The slot (fractional) under a canvas x position. */
+  private slotAtPixel(px: number): number | null {
+    const a = this.chart?.chartArea;
+    if (!a || a.right <= a.left) return null;
+    return this.window.lo + ((px - a.left) / (a.right - a.left)) * (this.window.hi - this.window.lo);
   }
 
-  private config(): ChartConfiguration<TimelineChartType, (number | null)[], string> {
-    const m = this.model!;
-    const p = this.palette;
-    // High contrast: outlined, solid segments; elsewhere cached is softened so the small appended/output slices stand out.
-    const bar = (label: string, data: (number | null)[], color: string, alpha: number, hidden = false): Dataset => ({
-      type: 'bar',
-      label,
-      data,
-      backgroundColor: p.highContrast ? color : withAlpha(color, alpha),
-      borderColor: p.barBorder ?? 'transparent',
-      borderWidth: p.barBorder ? 1 : 0,
-      stack: 'tokens',
-      yAxisID: 'y',
-      hidden,
-      barPercentage: 0.92,
-      categoryPercentage: 1,
-      // A session of three calls should not draw three slabs.
-      maxBarThickness: 56,
-      order: 2,
-    });
-    const cost = m.view === 'cost';
-    const datasets: Dataset[] = [
-      bar(cost ? 'Cache read $' : 'Cached', m.cached, p.cached, 0.55, !this.showCached),
-      bar(cost ? 'Appended $' : 'Appended', m.appended, p.appended, 0.95),
-      bar(cost ? 'Output $' : 'Output', m.output, p.output, 0.95),
-      {
-        type: 'line',
-        label: 'Context',
-        data: m.context,
-        borderColor: withAlpha(p.context, p.highContrast ? 1 : 0.85),
-        backgroundColor: p.context,
-        borderWidth: p.highContrast ? 2 : 1.5,
-        pointRadius: 0,
-        pointHoverRadius: 3,
-        tension: 0,
-        spanGaps: false,
-        yAxisID: 'y1',
-        order: 1,
-      },
-    ];
-    const grid = withAlpha(p.grid, p.highContrast ? 0.9 : 0.5);
+  private offsetX(e: MouseEvent): number {
+    const r = this.canvas.getBoundingClientRect();
+    return e.clientX - r.left;
+  }
+
+  private onWheel(e: WheelEvent): void {
+    if (!this.data) return;
+    const anchor = this.slotAtPixel(this.offsetX(e));
+    if (anchor === null) return;
+    e.preventDefault();
+    const count = slotCount(this.data);
+    const a = this.chart!.chartArea;
+    const slotsPerPx = (this.window.hi - this.window.lo) / Math.max(1, a.right - a.left);
+    let next: ViewWindow;
+    if (!e.ctrlKey && (Math.abs(e.deltaX) > Math.abs(e.deltaY) || e.shiftKey)) {
+      // A sideways swipe (or Shift + wheel) pans.
+      const dx = Math.abs(e.deltaX) > Math.abs(e.deltaY) ? e.deltaX : e.deltaY;
+      next = panBy(this.window, dx * slotsPerPx, count);
+    } else {
+      // The wheel and a pinch (Chromium sends it as a wheel with ctrlKey) zoom around the pointer.
+      const lines = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? 400 : 1;
+      const factor = Math.exp((-e.deltaY * lines * (e.ctrlKey ? 0.01 : 0.0015)));
+      next = zoomAround(this.window, factor, anchor, count);
+    }
+    this.window = next;
+    this.callbacks.onWindow(next);
+    this.schedule();
+  }
+
+  private onPointerDown(e: PointerEvent): void {
+    if (!this.data || e.button !== 0) return;
+    this.drag = { x: e.clientX, window: this.window, moved: false, pointer: e.pointerId };
+    capture(this.canvas, e.pointerId);
+  }
+
+  private onPointerMove(e: PointerEvent): void {
+    const x = this.offsetX(e);
+    if (this.drag && this.drag.pointer === e.pointerId && this.data) {
+      const dx = e.clientX - this.drag.x;
+      if (!this.drag.moved && Math.abs(dx) < DRAG_PX) return;
+      this.drag.moved = true;
+      this.canvas.style.cursor = 'grabbing';
+      this.hideTooltip();
+      const a = this.chart!.chartArea;
+      const w = this.drag.window;
+      const next = panBy(w, (-dx * (w.hi - w.lo)) / Math.max(1, a.right - a.left), slotCount(this.data));
+      this.window = next;
+      this.callbacks.onWindow(next);
+      this.schedule();
+      return;
+    }
+    this.hoverX = x;
+    this.showTooltipAt(x);
+  }
+
+  private onPointerUp(e: PointerEvent): void {
+    const drag = this.drag;
+    this.drag = null;
+    release(this.canvas, e.pointerId);
+    this.canvas.style.cursor = '';
+    if (!drag || drag.moved || !this.data || !this.bins) return;
+    const bin = this.binAtPixel(this.offsetX(e));
+    if (bin < 0) return;
+    const size = this.bins.size[bin]!;
+    const first = this.bins.first[bin]!;
+    if (size === 1) this.callbacks.onPick(callAt(this.data, first));
+    else {
+      const next = clampWindow({ lo: first, hi: first + size }, slotCount(this.data));
+      this.window = next;
+      this.callbacks.onWindow(next);
+      this.schedule();
+    }
+  }
+
+  private binAtPixel(px: number): number {
+    const a = this.chart?.chartArea;
+    if (!this.bins || !a || px < a.left || px > a.right) return -1;
+    const slot = Math.floor(this.slotAtPixel(px)!);
+    return binOfSlot(this.bins, slot);
+  }
+
+  // ---- tooltip ----
+
+  private showTooltipAt(px: number): void {
+    const d = this.data;
+    const bins = this.bins;
+    const bin = this.binAtPixel(px);
+    if (!d || !bins || bin < 0) {
+      this.hideTooltip();
+      return;
+    }
+    const first = bins.first[bin]!;
+    const size = bins.size[bin]!;
+    let title: string;
+    let lines: string[];
+    if (size === 1) {
+      const call = callAt(d, first);
+      const row = this.callbacks.rowOf(call);
+      if (row) {
+        title = tooltipTitle(row);
+        lines = [...tooltipLines(row), ...analysisTooltipLines(row, this.loops)];
+      } else {
+        const s = runStats(d, first, 1);
+        title = `Call ${formatCount(call + 1)}`;
+        lines = [`Input: ${formatCount(s.input.max)}`, `Cached: ${formatCount(s.cached.max)}`, `Appended: ${formatCount(s.appended.max)}`, `Output: ${formatCount(s.output.max)}`, 'Loading tools…'];
+      }
+      this.wrapper.dataset['tooltipCall'] = String(call);
+      delete this.wrapper.dataset['tooltipBin'];
+    } else {
+      const s = runStats(d, first, size);
+      title = binTitle(s);
+      lines = binLines(s, this.barView);
+      delete this.wrapper.dataset['tooltipCall'];
+      this.wrapper.dataset['tooltipBin'] = `${s.firstCall}-${s.lastCall}`;
+    }
+    const tip = this.tooltip;
+    tip.replaceChildren(
+      Object.assign(document.createElement('div'), { className: 'tt-title', textContent: title }),
+      ...lines.map((l) => Object.assign(document.createElement('div'), { textContent: l })),
+    );
+    tip.hidden = false;
+    this.wrapper.dataset['tooltip'] = [title, ...lines].join('\n');
+    // Beside the pointer, inside the wrapper.
+    const a = this.chart!.chartArea;
+    const wrapWidth = this.wrapper.clientWidth;
+    const tipWidth = tip.offsetWidth;
+    const left = px + 14 + tipWidth > wrapWidth ? px - 14 - tipWidth : px + 14;
+    tip.style.left = `${Math.max(0, left)}px`;
+    tip.style.top = `${a.top}px`;
+  }
+
+  private hideTooltip(): void {
+    this.tooltip.hidden = true;
+    delete this.wrapper.dataset['tooltip'];
+    delete this.wrapper.dataset['tooltipCall'];
+    delete this.wrapper.dataset['tooltipBin'];
+  }
+
+  /** Refreshes an open tooltip (a row it waited for arrived). */
+  refreshTooltip(): void {
+    if (this.hoverX !== null && !this.tooltip.hidden) this.showTooltipAt(this.hoverX);
+  }
+
+  // ---- painting ----
+
+  private painter(): Plugin<'bar'> {
     return {
-      type: 'bar',
-      data: { labels: m.labels, datasets },
-      options: {
-        responsive: true,
-        maintainAspectRatio: false,
-        animation: false,
-        interaction: { mode: 'index', intersect: false, axis: 'x' },
-        layout: { padding: { top: 26, right: 4, left: 0, bottom: 0 } },
-        onClick: (_event, elements) => {
-          const hit = elements[0];
-          if (hit) this.callbacks.onPick(hit.index);
-        },
-        onHover: (_event, elements) => {
-          this.canvas.style.cursor = elements.length > 0 ? 'pointer' : 'default';
-        },
-        scales: {
-          x: {
-            stacked: true,
-            grid: { display: false },
-            border: { color: grid },
-            // The gap between the axis line and the call numbers holds the cache-miss diamonds.
-            ticks: { color: p.muted, autoSkip: true, maxRotation: 0, autoSkipPadding: 12, padding: m.missCalls.length > 0 ? MISS_LANE_PX : 3 },
-            title: { display: true, text: 'LLM call', color: p.muted, padding: { top: 2, bottom: 0 } },
-          },
-          y: {
-            stacked: true,
-            beginAtZero: true,
-            max: m.axisMax ?? undefined,
-            grid: { color: grid },
-            border: { display: false },
-            ticks: cost
-              ? { color: p.muted, maxTicksLimit: 6, callback: (v) => formatUsd(Number(v)) }
-              : { color: p.muted, maxTicksLimit: 6, precision: 0, callback: (v) => formatCompact(Number(v)) },
-            title: { display: true, text: cost ? (this.showCached ? 'US dollars per call' : 'dollars of appended + output') : this.showCached ? 'tokens per call' : 'appended + output tokens', color: p.muted },
-          },
-          y1: {
-            position: 'right',
-            beginAtZero: true,
-            max: m.axisMax ?? undefined,
-            grid: { display: false },
-            border: { display: false },
-            ticks: { color: p.muted, maxTicksLimit: 6, precision: 0, callback: (v) => formatCompact(Number(v)) },
-            title: { display: true, text: 'context size', color: p.muted },
-          },
-        },
-        plugins: {
-          tooltip: {
-            enabled: true,
-            // One tooltip per call: the first item stands for the whole column.
-            filter: (_item: TooltipItem<TimelineChartType>, index: number) => index === 0,
-            ...tooltipStyle(p),
-            callbacks: {
-              // Canvas text follows bidi controls too: trace strings are shown with them escaped.
-              title: (items) => {
-                const call = this.calls[items[0]?.dataIndex ?? -1];
-                return call ? displayText(tooltipTitle(call)) : '';
-              },
-              label: (item) => {
-                const call = this.calls[item.dataIndex];
-                return call ? [...tooltipLines(call), ...analysisTooltipLines(call, m.loops)].map((line) => displayText(line)) : '';
-              },
-            },
-          },
-          annotation: { clip: false, annotations: this.annotations() },
-          zoom: {
-            limits: { x: { min: 'original', max: 'original', minRange: Math.min(MIN_ZOOM_CALLS, m.barCount) - 1 } },
-            // A plain wheel keeps scrolling the page; Ctrl + wheel, a drag across the plot or a pinch zoom in on calls.
-            zoom: {
-              mode: 'x',
-              wheel: { enabled: true, modifierKey: 'ctrl' },
-              pinch: { enabled: true },
-              drag: { enabled: true, threshold: 8, backgroundColor: withAlpha(p.selection, 0.15), borderColor: p.selection, borderWidth: 1 },
-              onZoomComplete: () => this.zoomChanged(),
-            },
-            // Shift + drag pans a zoomed view.
-            pan: { enabled: true, mode: 'x', modifierKey: 'shift', onPanComplete: () => this.zoomChanged() },
-          },
-        },
-      },
-      plugins: [this.marksPlugin()],
-    };
-  }
-
-  private annotations(): Record<string, AnnotationOptions> {
-    const p = this.palette;
-    const out: Record<string, AnnotationOptions> = {};
-    let lastLabelX = -Infinity;
-    let stagger = 0;
-    this.model!.markers.forEach((marker, i) => {
-      const color = marker.kind === 'compaction' ? p.compaction : marker.kind === 'api-error' ? p.failed : p.subagent;
-      // Labels of nearby markers would overlap; drop each close one a row lower.
-      stagger = marker.x - lastLabelX < 12 ? (stagger + 1) % 3 : 0;
-      lastLabelX = marker.x;
-      // A label centred on a line near either end of the plot would be cut off by the canvas edge.
-      const where = (marker.x + 0.5) / Math.max(1, this.model!.barCount);
-      const halfLabel = marker.label.length * 3 + 6;
-      const xAdjust = where < 0.05 ? halfLabel : where > 0.95 ? -halfLabel : 0;
-      out[`marker${i}`] = {
-        type: 'line',
-        scaleID: 'x',
-        value: marker.x,
-        borderColor: color,
-        borderWidth: p.highContrast ? 2 : 1.5,
-        borderDash: marker.kind === 'compaction' ? [5, 3] : marker.kind === 'api-error' ? [1, 2] : [2, 3],
-        drawTime: 'afterDatasetsDraw',
-        label: {
-          display: true,
-          content: marker.label,
-          position: 'start',
-          yAdjust: -22 + stagger * 16,
-          xAdjust,
-          ...annotationLabelStyle(p, color),
-        },
-      };
-    });
-    return out;
-  }
-
-  /** Draws the loop bands, selection column, failed-tool triangles and miss diamonds, and reports the plot area for tests and keyboard users. */
-  private marksPlugin(): Plugin<TimelineChartType> {
-    return {
-      id: 'callMarks',
+      id: 'timelinePainter',
       afterLayout: (chart) => writePlotArea(this.wrapper, chart.chartArea),
-      beforeDatasetsDraw: (chart) => {
-        const m = this.model;
-        if (!m) return;
-        const { ctx, chartArea: a, scales } = chart;
-        const x = scales['x']!;
-        const step = barStep(chart, m.barCount);
-        const pixels: string[] = [];
-        // Zoomed in, marks of calls off screen must not spill outside the plot.
-        ctx.save();
-        ctx.beginPath();
-        ctx.rect(a.left, 0, a.right - a.left, chart.height);
-        ctx.clip();
-        for (const band of m.bands) {
-          const [x0, x1] = this.bandPixels(chart, band, step);
-          if (x1 <= a.left || x0 >= a.right) continue;
-          this.drawBand(ctx, band, x0, x1, a.top, a.bottom);
-          pixels.push(`${Math.round(x0)}-${Math.round(x1)}`);
-        }
-        this.wrapper.dataset['loopBandPixels'] = pixels.join(' ');
-        if (this.selected !== null && this.selected < m.barCount) fillSelectionColumn(ctx, a, x.getPixelForValue(this.selected), step, this.palette);
-        ctx.restore();
-      },
-      afterDatasetsDraw: (chart) => {
-        const m = this.model;
-        if (!m) return;
-        const { ctx, chartArea: a, scales } = chart;
-        const x = scales['x']!;
-        const y = scales['y']!;
-        const step = barStep(chart, m.barCount);
-        const size = Math.max(this.palette.highContrast ? 7 : 5, Math.min(9, step * 0.9));
-        ctx.save();
-        ctx.beginPath();
-        ctx.rect(a.left - 1, 0, a.right - a.left + 2, chart.height);
-        ctx.clip();
-        ctx.fillStyle = this.palette.failed;
-        for (const i of m.failedCalls) {
-          const cx = x.getPixelForValue(i);
-          const top = Math.max(a.top + size + 2, y.getPixelForValue(m.stackTop[i] ?? 0));
-          // A small downward triangle just above the bar: visible however thin the bar is.
-          ctx.beginPath();
-          ctx.moveTo(cx, top - 2);
-          ctx.lineTo(cx - size / 2, top - 2 - size);
-          ctx.lineTo(cx + size / 2, top - 2 - size);
-          ctx.closePath();
-          ctx.fill();
-        }
-        // A diamond under the axis for each cache miss: another shape, another place than the failed-tool triangles.
-        const half = Math.max(3, Math.min(4.5, step * 0.45));
-        const cy = a.bottom + MISS_LANE_PX / 2 + 1;
-        ctx.fillStyle = this.palette.miss;
-        ctx.strokeStyle = this.palette.barBorder ?? this.palette.miss;
-        ctx.lineWidth = 1;
-        for (const i of m.missCalls) {
-          const cx = x.getPixelForValue(i);
-          ctx.beginPath();
-          ctx.moveTo(cx, cy - half);
-          ctx.lineTo(cx + half, cy);
-          ctx.lineTo(cx, cy + half);
-          ctx.lineTo(cx - half, cy);
-          ctx.closePath();
-          ctx.fill();
-          if (this.palette.barBorder) ctx.stroke();
-        }
-        // Cost view: an unpriced call's cost is unknown, so it gets a question mark, not an empty (zero) bar.
-        if (m.unpricedCalls.length > 0) {
-          ctx.fillStyle = this.palette.muted;
-          ctx.font = `bold 12px ${this.palette.fontFamily}`;
-          ctx.textAlign = 'center';
-          ctx.textBaseline = 'bottom';
-          for (const i of m.unpricedCalls) ctx.fillText('?', x.getPixelForValue(i), a.bottom - 2);
-        }
-        for (const band of m.bands) {
-          const [x0, x1] = this.bandPixels(chart, band, step);
-          if (x1 <= a.left || x0 >= a.right) continue;
-          this.drawBandLabel(ctx, band, x0, x1, a.top, a.right);
-        }
-        if (this.selected !== null && this.selected < m.barCount) {
-          // Outline the selected stack itself; the column behind it is already tinted.
-          const cx = x.getPixelForValue(this.selected);
-          const top = Math.min(a.bottom - 3, y.getPixelForValue(m.stackTop[this.selected] ?? 0)) - 1.5;
-          const width = Math.max(3, step - 1);
-          ctx.strokeStyle = this.palette.selection;
-          ctx.lineWidth = this.palette.highContrast ? 2 : 1.5;
-          ctx.strokeRect(cx - width / 2, top, width, a.bottom - top);
-        }
-        ctx.restore();
-      },
-      afterTooltipDraw: (_chart, { tooltip }) => {
-        if (mirrorTooltip(this.wrapper, tooltip)) this.wrapper.dataset['tooltipCall'] = String(tooltip.dataPoints[0]?.dataIndex ?? '');
-        else delete this.wrapper.dataset['tooltipCall'];
-      },
+      beforeDatasetsDraw: (chart) => this.paintBehind(chart),
+      afterDatasetsDraw: (chart) => this.paintFront(chart),
     };
   }
 
-  /** Left and right pixel edges of a band: the outer edges of its first and last bars. */
-  private bandPixels(chart: Chart, band: LoopBand, step: number): [number, number] {
-    const x = chart.scales['x']!;
-    const a = chart.chartArea;
-    const first = x.getPixelForValue(band.x0 + 0.5) - step / 2;
-    const last = x.getPixelForValue(band.x1 - 0.5) + step / 2;
-    return [Math.max(a.left, first), Math.min(a.right, last)];
+  private pixel(chart: Chart, slotEdge: number): number {
+    return chart.scales['x']!.getPixelForValue(slotEdge);
+  }
+
+  private paintBehind(chart: Chart): void {
+    const d = this.data;
+    const bins = this.bins;
+    if (!d || !bins) return;
+    const { ctx, chartArea: a } = chart;
+    const p = this.palette;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(a.left, a.top, a.right - a.left, a.bottom - a.top);
+    ctx.clip();
+    // Loop bands behind everything.
+    const bandPixels: string[] = [];
+    for (const loop of this.loops) {
+      const slots = loopSlots(d, loop);
+      if (!slots) continue;
+      const x0 = Math.max(a.left, this.pixel(chart, slots.first));
+      const x1 = Math.min(a.right, this.pixel(chart, slots.last + 1));
+      if (x1 <= a.left || x0 >= a.right) continue;
+      this.drawBand(ctx, loop.escaped, x0, x1, a.top, a.bottom);
+      bandPixels.push(`${Math.round(x0)}-${Math.round(x1)}`);
+    }
+    this.wrapper.dataset['loopBandPixels'] = bandPixels.join(' ');
+    // The selected call's column.
+    if (this.selected !== null) {
+      const slot = slotOf(d, this.selected);
+      if (slot < slotCount(d) && callAt(d, slot) === this.selected) {
+        const x0 = this.pixel(chart, slot);
+        const x1 = this.pixel(chart, slot + 1);
+        ctx.fillStyle = mixOver(p.selection, p.highContrast ? 0.35 : 0.22, p.background);
+        ctx.fillRect(x0, a.top, Math.max(2, x1 - x0), a.bottom - a.top);
+      }
+    }
+    // Bars: per bin, the envelope of its largest call (light), then its mean stack (solid).
+    const y = chart.scales['y']!;
+    const base = y.getPixelForValue(0);
+    // Opaque colours, blended over the background once: a canvas fills opaque rectangles without blending each pixel.
+    const colors = {
+      cached: p.highContrast ? p.cached : mixOver(p.cached, 0.55, p.background),
+      appended: p.highContrast ? p.appended : mixOver(p.appended, 0.95, p.background),
+      output: p.highContrast ? p.output : mixOver(p.output, 0.95, p.background),
+      envelope: mixOver(p.foreground, p.highContrast ? 0.35 : 0.16, p.background),
+    };
+    const n = bins.length;
+    const lefts = new Float64Array(n);
+    const widths = new Float64Array(n);
+    for (let b = 0; b < n; b++) {
+      const x0 = this.pixel(chart, bins.first[b]!);
+      const x1 = this.pixel(chart, bins.first[b]! + bins.size[b]!);
+      // Single calls get a small gap between bars; bins touch.
+      const w = bins.single ? Math.max(1, (x1 - x0) * 0.92) : Math.max(1, x1 - x0);
+      lefts[b] = bins.single ? x0 + (x1 - x0 - w) / 2 : x0;
+      widths[b] = Math.min(w, 56);
+      if (bins.single && w > 56) lefts[b] = (x0 + x1) / 2 - 28;
+    }
+    if (!bins.single) {
+      ctx.fillStyle = colors.envelope;
+      for (let b = 0; b < n; b++) {
+        const top = y.getPixelForValue(bins.stackMax[b]!);
+        ctx.fillRect(lefts[b]!, top, widths[b]!, base - top);
+      }
+    }
+    const heights = new Float64Array(n);
+    const segment = (values: Float64Array, color: string): void => {
+      ctx.fillStyle = color;
+      for (let b = 0; b < n; b++) {
+        const v = values[b]!;
+        if (!(v > 0)) continue;
+        const y0 = y.getPixelForValue(heights[b]!);
+        heights[b] = heights[b]! + v;
+        const y1 = y.getPixelForValue(heights[b]!);
+        ctx.fillRect(lefts[b]!, y1, widths[b]!, y0 - y1);
+      }
+    };
+    if (this.showCached) segment(bins.cached, colors.cached);
+    segment(bins.appended, colors.appended);
+    segment(bins.output, colors.output);
+    if (p.barBorder && bins.single) {
+      ctx.strokeStyle = p.barBorder;
+      ctx.lineWidth = 1;
+      for (let b = 0; b < n; b++) {
+        if (heights[b]! <= 0 || widths[b]! < 3) continue;
+        const top = y.getPixelForValue(heights[b]!);
+        ctx.strokeRect(lefts[b]! + 0.5, top + 0.5, widths[b]! - 1, base - top - 1);
+      }
+    }
+    ctx.restore();
+  }
+
+  private paintFront(chart: Chart): void {
+    const d = this.data;
+    const bins = this.bins;
+    if (!d || !bins) return;
+    const { ctx, chartArea: a } = chart;
+    const p = this.palette;
+    const y = chart.scales['y']!;
+    const y1 = chart.scales['y1']!;
+    const count = slotCount(d);
+    const { first, end } = visibleSlots(this.window, count);
+    const center = (slot: number): number => this.pixel(chart, slot + 0.5);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(a.left, 0, a.right - a.left, chart.height);
+    ctx.clip();
+    // The context line: each bin's largest prompt, broken where it is unknown.
+    ctx.strokeStyle = withAlpha(p.context, p.highContrast ? 1 : 0.85);
+    ctx.lineWidth = p.highContrast ? 2 : 1.5;
+    ctx.beginPath();
+    let drawing = false;
+    for (let b = 0; b < bins.length; b++) {
+      const v = bins.context[b]!;
+      if (Number.isNaN(v)) {
+        drawing = false;
+        continue;
+      }
+      const px = (this.pixel(chart, bins.first[b]!) + this.pixel(chart, bins.first[b]! + bins.size[b]!)) / 2;
+      const py = y1.getPixelForValue(v);
+      if (drawing) ctx.lineTo(px, py);
+      else ctx.moveTo(px, py);
+      drawing = true;
+    }
+    ctx.stroke();
+    // Failure triangles over the bars and miss diamonds under the axis: one glyph per group of nearby calls, with a count when it stands for more than one.
+    const failures = groupMarks(d, CALL_FLAG.failed, first, end, center, MARK_GAP_PX);
+    const size = p.highContrast ? 7 : 6;
+    ctx.font = `10px ${p.fontFamily}`;
+    ctx.textBaseline = 'bottom';
+    ctx.textAlign = 'center';
+    for (const g of failures) {
+      const bin = binOfSlot(bins, slotOf(d, g.callIndex));
+      const top = Math.max(a.top + size + 12, y.getPixelForValue(bin >= 0 ? bins.stackMax[bin]! : 0)) - 2;
+      ctx.fillStyle = p.failed;
+      ctx.beginPath();
+      ctx.moveTo(g.x, top);
+      ctx.lineTo(g.x - size / 2, top - size);
+      ctx.lineTo(g.x + size / 2, top - size);
+      ctx.closePath();
+      ctx.fill();
+      if (g.count > 1) {
+        ctx.fillStyle = p.foreground;
+        ctx.fillText(formatCompact(g.count), g.x, top - size - 1);
+      }
+    }
+    this.wrapper.dataset['failureGlyphs'] = String(failures.length);
+    const misses = groupMarks(d, CALL_FLAG.miss, first, end, center, MARK_GAP_PX);
+    const half = p.highContrast ? 4.5 : 4;
+    const cy = a.bottom + MISS_LANE_PX / 2 + 1;
+    ctx.strokeStyle = p.barBorder ?? p.miss;
+    ctx.lineWidth = 1;
+    for (const g of misses) {
+      ctx.fillStyle = p.miss;
+      ctx.beginPath();
+      ctx.moveTo(g.x, cy - half);
+      ctx.lineTo(g.x + half, cy);
+      ctx.lineTo(g.x, cy + half);
+      ctx.lineTo(g.x - half, cy);
+      ctx.closePath();
+      ctx.fill();
+      if (p.barBorder) ctx.stroke();
+      if (g.count > 1) {
+        ctx.fillStyle = p.foreground;
+        ctx.textAlign = 'left';
+        ctx.textBaseline = 'middle';
+        ctx.fillText(formatCompact(g.count), g.x + half + 1, cy);
+        ctx.textAlign = 'center';
+        ctx.textBaseline = 'bottom';
+      }
+    }
+    this.wrapper.dataset['missGlyphs'] = String(misses.length);
+    this.paintMarkers(chart);
+    this.paintBandLabels(chart);
+    // The selected call, outlined.
+    if (this.selected !== null) {
+      const slot = slotOf(d, this.selected);
+      const bin = slot < count && callAt(d, slot) === this.selected ? binOfSlot(bins, slot) : -1;
+      if (bin >= 0) {
+        const x0 = this.pixel(chart, slot);
+        const x1 = this.pixel(chart, slot + 1);
+        const top = Math.min(a.bottom - 3, y.getPixelForValue(bins.single ? bins.stackMax[bin]! : bins.stackMax[bin]!)) - 1.5;
+        const width = Math.max(3, x1 - x0 - 1);
+        ctx.strokeStyle = p.selection;
+        ctx.lineWidth = p.highContrast ? 2 : 1.5;
+        ctx.strokeRect((x0 + x1) / 2 - width / 2, top, width, a.bottom - top);
+      }
+    }
+    ctx.restore();
+  }
+
+  /** Compaction and sub-agent lines, with labels merged where they would overlap. */
+  private paintMarkers(chart: Chart): void {
+    const d = this.data!;
+    const { ctx, chartArea: a } = chart;
+    const p = this.palette;
+    const count = slotCount(d);
+    ctx.font = `10px ${p.fontFamily}`;
+    const items: { x: number; width: number; text: string; color: string }[] = [];
+    let lines = 0;
+    for (const m of this.markers) {
+      const slot = slotOf(d, m.callIndex);
+      if (slot >= count) continue;
+      // A compaction or an API error comes before its call, a sub-agent starts after its call's response.
+      const edge = m.kind !== 'subagent' ? slot : callAt(d, slot) === m.callIndex ? slot + 1 : slot;
+      const x = this.pixel(chart, edge);
+      if (x < a.left - 1 || x > a.right + 1) continue;
+      const color = m.kind === 'compaction' ? p.compaction : m.kind === 'api-error' ? p.failed : p.subagent;
+      ctx.strokeStyle = color;
+      ctx.lineWidth = p.highContrast ? 2 : 1.5;
+      ctx.setLineDash(m.kind === 'compaction' ? [5, 3] : m.kind === 'api-error' ? [1, 2] : [2, 3]);
+      ctx.beginPath();
+      ctx.moveTo(x, a.top - 4);
+      ctx.lineTo(x, a.bottom);
+      ctx.stroke();
+      lines += 1;
+      const width = ctx.measureText(m.label).width + 10;
+      items.push({ x: Math.min(a.right - width, Math.max(a.left, x - width / 2)), width, text: m.label, color });
+    }
+    ctx.setLineDash([]);
+    const placed = mergeLabels(items, 4, (text) => ctx.measureText(text).width + 10);
+    // Merged labels count the markers they stand for: "compaction +59".
+    let k = 0;
+    for (const label of placed) {
+      const color = items[k]!.color;
+      k += label.items;
+      const width = ctx.measureText(label.text).width + 10;
+      const lx = Math.min(a.right - width, Math.max(a.left, label.x));
+      ctx.fillStyle = p.tooltipBackground;
+      ctx.fillRect(lx, a.top - 22, width, 15);
+      ctx.strokeStyle = color;
+      ctx.lineWidth = 1;
+      ctx.strokeRect(lx + 0.5, a.top - 21.5, width - 1, 14);
+      ctx.fillStyle = p.foreground;
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'middle';
+      ctx.fillText(label.text, lx + 5, a.top - 14);
+    }
+    this.wrapper.dataset['markerLines'] = String(lines);
+    this.wrapper.dataset['markerLabels'] = placed.map((l) => l.text).join('|');
+  }
+
+  /** Loop band labels at their top left, left out where they would overlap the previous one. */
+  private paintBandLabels(chart: Chart): void {
+    const d = this.data!;
+    const { ctx, chartArea: a } = chart;
+    const p = this.palette;
+    ctx.font = `10px ${p.fontFamily}`;
+    let lastEnd = -Infinity;
+    const loops = [...this.loops].sort((l1, l2) => l1.firstCall - l2.firstCall);
+    for (const loop of loops) {
+      const slots = loopSlots(d, loop);
+      if (!slots) continue;
+      const x0 = Math.max(a.left, this.pixel(chart, slots.first));
+      const x1 = Math.min(a.right, this.pixel(chart, slots.last + 1));
+      if (x1 <= a.left || x0 >= a.right) continue;
+      const mark = loop.escaped ? '✓' : '✗';
+      const long = `${mark} ${loop.tool} ×${loop.attempts} ${loop.escaped ? 'escaped' : 'gave up'}`;
+      const short = `${mark} ×${loop.attempts}`;
+      const pad = 4;
+      const text = [long, short].find((t) => ctx.measureText(t).width + 2 * pad <= Math.max(x1 - x0, 0) + 40) ?? null;
+      if (!text) continue;
+      const w = ctx.measureText(text).width + 2 * pad;
+      const lx = Math.min(x0 + 2, a.right - w);
+      if (lx < lastEnd + 4) continue;
+      lastEnd = lx + w;
+      const ly = a.top + 3;
+      ctx.fillStyle = p.tooltipBackground;
+      ctx.fillRect(lx, ly, w, 14);
+      ctx.strokeStyle = p.loop;
+      ctx.lineWidth = 1;
+      ctx.setLineDash(loop.escaped ? [] : [3, 2]);
+      ctx.strokeRect(lx + 0.5, ly + 0.5, w - 1, 13);
+      ctx.setLineDash([]);
+      ctx.fillStyle = p.foreground;
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'middle';
+      ctx.fillText(text, lx + pad, ly + 7.5);
+    }
+  }
+
+  /** Diagonal hatching as a pattern (one fill per band instead of a line per stripe and a clip). */
+  private hatch(ctx: CanvasRenderingContext2D): CanvasPattern | null {
+    const p = this.palette;
+    const key = `${p.loop}|${p.background}|${p.highContrast}`;
+    if (this.hatchPattern && this.hatchKey === key) return this.hatchPattern;
+    const tile = document.createElement('canvas');
+    tile.width = 7;
+    tile.height = 7;
+    const t = tile.getContext('2d');
+    if (!t) return null;
+    // The band's own colour under opaque stripes: the pattern fill needs no blending.
+    t.fillStyle = mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background);
+    t.fillRect(0, 0, 7, 7);
+    t.strokeStyle = mixOver(p.loop, p.highContrast ? 0.55 : 0.3, p.background);
+    t.lineWidth = 1;
+    t.beginPath();
+    // One stripe per tile, drawn across its corners so tiles join into continuous diagonals.
+    t.moveTo(-1, 8);
+    t.lineTo(8, -1);
+    t.stroke();
+    this.hatchPattern = ctx.createPattern(tile, 'repeat');
+    this.hatchKey = key;
+    return this.hatchPattern;
   }
 
   /**
    * A retry loop's band behind the bars. Gave-up loops are hatched with dashed edges,
    * escaped ones plain with solid edges, so the two differ by more than colour.
    */
-  private drawBand(ctx: CanvasRenderingContext2D, band: LoopBand, x0: number, x1: number, top: number, bottom: number): void {
+  private drawBand(ctx: CanvasRenderingContext2D, escaped: boolean, x0: number, x1: number, top: number, bottom: number): void {
     const p = this.palette;
     const width = Math.max(2, x1 - x0);
-    ctx.save();
-    ctx.fillStyle = withAlpha(p.loop, p.highContrast ? 0.2 : 0.1);
+    // Gave up: the hatched tile (band colour and stripes, opaque); escaped: the band colour alone.
+    const pattern = escaped ? null : this.hatch(ctx);
+    ctx.fillStyle = pattern ?? mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background);
     ctx.fillRect(x0, top, width, bottom - top);
-    if (!band.escaped) {
-      ctx.beginPath();
-      ctx.rect(x0, top, width, bottom - top);
-      ctx.clip();
-      ctx.strokeStyle = withAlpha(p.loop, p.highContrast ? 0.55 : 0.3);
-      ctx.lineWidth = 1;
-      ctx.beginPath();
-      const h = bottom - top;
-      for (let sx = x0 - h; sx < x0 + width; sx += 7) {
-        ctx.moveTo(sx, bottom);
-        ctx.lineTo(sx + h, top);
-      }
-      ctx.stroke();
-    }
-    ctx.restore();
-    ctx.save();
     ctx.strokeStyle = withAlpha(p.loop, p.highContrast ? 1 : 0.8);
     ctx.lineWidth = p.highContrast ? 2 : 1;
-    ctx.setLineDash(band.escaped ? [] : [4, 3]);
+    ctx.setLineDash(escaped ? [] : [4, 3]);
     ctx.beginPath();
     ctx.moveTo(x0 + 0.5, top);
     ctx.lineTo(x0 + 0.5, bottom);
     ctx.moveTo(x1 - 0.5, top);
     ctx.lineTo(x1 - 0.5, bottom);
     ctx.stroke();
-    ctx.restore();
-  }
-
-  /** The band's label at its top left, on a tooltip-coloured box so it reads over bars; shortened or left out when the band is too narrow. */
-  private drawBandLabel(ctx: CanvasRenderingContext2D, band: LoopBand, x0: number, x1: number, top: number, right: number): void {
-    const p = this.palette;
-    ctx.save();
-    ctx.font = `10px ${p.fontFamily}`;
-    const pad = 4;
-    const text = [band.label, band.shortLabel].find((t) => ctx.measureText(t).width + 2 * pad <= Math.max(x1 - x0, 0) + 40) ?? null;
-    if (text) {
-      const w = ctx.measureText(text).width + 2 * pad;
-      const lx = Math.min(x0 + 2, right - w);
-      const ly = top + 3;
-      ctx.fillStyle = p.tooltipBackground;
-      ctx.fillRect(lx, ly, w, 14);
-      ctx.strokeStyle = p.loop;
-      ctx.lineWidth = 1;
-      ctx.setLineDash(band.escaped ? [] : [3, 2]);
-      ctx.strokeRect(lx + 0.5, ly + 0.5, w - 1, 13);
-      ctx.fillStyle = p.foreground;
-      ctx.textBaseline = 'middle';
-      ctx.fillText(text, lx + pad, ly + 7.5);
-    }
-    ctx.restore();
+    ctx.setLineDash([]);
   }
 }
+
+export { fitAll };

@@ -1,3 +1,4 @@
+import type { SessionSummary } from '../../src/core/analysis/sessionSummary';
 import type { CallRow } from '../../src/core/view/traceView';
 import { formatCompact, formatCount, formatPercent, formatRatio } from '../../src/core/report/formatNumbers';
 import { capacityFor, DEFAULT_PARAMS, GPU_MEMORY_UTILIZATION, GPU_PRESETS, MODEL_PRESETS, ParamError, RESERVED_GIB, validateParams } from '../../src/core/sim/params';
@@ -645,8 +646,17 @@ export function splitCall(c: ScenarioCall): { hit: number; reloaded: number; rec
   return { hit, reloaded, recomputed, appended, output: c.outputTokens };
 }
 
-/** Builds the bars from the traced calls (the timeline's rows) and the scenario's calls of the same session. */
-export function scenarioBars(traced: readonly CallRow[], calls: readonly ScenarioCall[], callIndexes: readonly number[]): ScenarioBarsModel {
+/** A call's traced figures, beside which the scenario bars draw the simulated ones. */
+export type TracedCall = Pick<CallRow, 'cached' | 'appended' | 'output'>;
+
+/** The session the what-if panel replays: its summary and, once the timeline has them, its calls' traced figures. */
+export interface WhatIfSession {
+  summary: SessionSummary;
+  traced: ArrayLike<TracedCall | undefined>;
+}
+
+/** Builds the bars from the traced calls (the timeline's figures) and the scenario's calls of the same session. */
+export function scenarioBars(traced: ArrayLike<TracedCall | undefined>, calls: readonly ScenarioCall[], callIndexes: readonly number[]): ScenarioBarsModel {
   const m: ScenarioBarsModel = {
     labels: [],
     callIndexes: [],

@@ -2,8 +2,8 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
 import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/vscode-button.js';
 import type { VscodeProgressBar } from '@vscode-elements/elements/dist/vscode-progress-bar/vscode-progress-bar.js';
+import type { WhatIfSession } from './whatIfModel';
 import type { WhatIfDocument } from '../../src/core/share/whatIfDocument';
-import type { SessionView, TraceView } from '../../src/core/view/traceView';
 import type { ScenarioResult } from '../../src/core/sim/scenario';
 import { POLICY_CHOICES } from '../../src/core/sim/policies';
 import type { PolicyId } from '../../src/core/sim/policies';
@@ -49,8 +49,8 @@ export class WhatIfView {
   readonly element = el('details', { className: 'whatif', attrs: { 'aria-label': 'What-if simulator' } });
   private defaults: WhatIfDefaults = BUILTIN_DEFAULTS;
   private open = false;
-  private trace: TraceView | null = null;
-  private session: SessionView | null = null;
+  private trace: object | null = null;
+  private session: WhatIfSession | null = null;
   private generation = 0;
   private workloadState: WorkloadState | null = null;
   private runner: WhatIfRunner | null = null;
@@ -105,7 +105,7 @@ export class WhatIfView {
   private readonly live = el('div', { className: 'visually-hidden', attrs: { 'aria-live': 'polite', 'aria-atomic': 'true' } });
   private readonly bars: ScenarioBarsChart;
   /** What the bars show now: a frame with the same result, session and workload leaves them be. */
-  private barsShown: { result: ScenarioResult; session: SessionView; data: WhatIfWorkload } | null = null;
+  private barsShown: { result: ScenarioResult; session: WhatIfSession; data: WhatIfWorkload } | null = null;
   private readonly cliff: CliffChart;
 
   constructor(
@@ -132,12 +132,12 @@ export class WhatIfView {
     this.element.open = open;
   }
 
-  /** The trace or the session changed: a new workload when the section is open. */
-  setContext(trace: TraceView, session: SessionView | null): void {
+  /** The trace (any object that changes when it is read again) or the session changed: a new workload when the section is open. */
+  setContext(trace: object, session: WhatIfSession | null): void {
     if (trace !== this.trace) this.generation += 1;
     this.trace = trace;
     this.session = session;
-    this.element.hidden = session === null || session.calls.length === 0;
+    this.element.hidden = session === null || session.summary.llmCalls === 0;
     this.refresh();
   }
 
@@ -261,7 +261,7 @@ export class WhatIfView {
   /** Fetches the workload when needed and runs the scenario. */
   private refresh(): void {
     this.form.show();
-    if (!this.open || !this.session || this.session.calls.length === 0) return;
+    if (!this.open || !this.session || this.session.summary.llmCalls === 0) return;
     const key = `${this.generation}\u0000${this.session.summary.id}`;
     if (this.workloadState?.key === key) {
       this.schedule();
@@ -491,7 +491,7 @@ export class WhatIfView {
     }
     const shown = this.barsShown;
     if (shown && shown.result === r && shown.session === session && shown.data === data) return;
-    const model = scenarioBars(session.calls, r.calls, data.callIndexes);
+    const model = scenarioBars(session.traced, r.calls, data.callIndexes);
     this.tracedLegend.textContent = model.labels.length > DENSE_CALLS ? 'as traced (lines)' : 'as traced (faint)';
     this.bars.render(model, r.calls, this.barOf(this.selectedCall));
     this.barsWrap.setAttribute(

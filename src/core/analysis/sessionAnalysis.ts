@@ -36,13 +36,13 @@ export function loopSentence(retry: RetryAnalysis, calls: number): string | null
   return `${shown}% of this session's calls were spent in ${n} retry loop${n === 1 ? '' : 's'}`;
 }
 
-/** Analyses one session with the same core the CLI, the extension and the webview use. */
-export function analyzeSession(session: Session, options: Partial<AnalysisOptions> = {}): SessionAnalysis {
+/** Analyses one session with the same core the CLI, the extension and the webview use; a summary already made for it is reused. */
+export function analyzeSession(session: Session, options: Partial<AnalysisOptions> = {}, summary: SessionSummary = summarizeSession(session)): SessionAnalysis {
   const o: AnalysisOptions = { ...DEFAULT_ANALYSIS_OPTIONS, ...options };
   const retry = findRetryLoops(session, o.minLoopAttempts);
   const misses = findCacheMisses(session, o);
   return {
-    summary: summarizeSession(session),
+    summary,
     fingerprint: fingerprint(session, o),
     retry,
     misses,

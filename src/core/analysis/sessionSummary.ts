@@ -1,5 +1,5 @@
 import type { LlmCall, OtherInputs, Session } from '../trace/model';
-import { mean, median, ratio, sum } from './stats';
+import { mean, median, ratio } from './stats';
 
 /** Token totals of a session; a total is null when no call reports that figure. */
 export interface TokenTotals {
@@ -47,13 +47,25 @@ export interface SessionSummary {
   endMs: number | null;
 }
 
+const TOTAL_KEYS = ['input', 'cached', 'appended', 'cacheWrite', 'output'] as const;
+
+/** Each figure summed over the calls that report it (null when none does), in one pass over the calls. */
+function totals(calls: readonly LlmCall[]): TokenTotals {
+  const sums = [0, 0, 0, 0, 0];
+  const seen = [false, false, false, false, false];
+  for (const c of calls) {
+    for (let k = 0; k < TOTAL_KEYS.length; k++) {
+      const v = c.tokens[TOTAL_KEYS[k]!];
+      if (v === null) continue;
+      sums[k]! += v;
+      seen[k] = true;
+    }
+  }
+  return { input: seen[0] ? sums[0]! : null, cached: seen[1] ? sums[1]! : null, appended: seen[2] ? sums[2]! : null, cacheWrite: seen[3] ? sums[3]! : null, output: seen[4] ? sums[4]! : null };
+}
+
 /** The counts every call has (the TTL split of cache writes is optional and summed elsewhere). */
 type CountKey = 'input' | 'cached' | 'appended' | 'cacheWrite' | 'output' | 'reasoningOutput';
-
-function total(calls: readonly LlmCall[], key: CountKey): number | null {
-  const known = calls.map((c) => c.tokens[key]).filter((v): v is number => v !== null);
-  return known.length === 0 ? null : sum(known);
-}
 
 /** Σa / Σb over the calls where both are known. */
 function pairedRatio(calls: readonly LlmCall[], a: CountKey, b: CountKey): number | null {
@@ -97,20 +109,16 @@ export function summarizeSession(session: Session): SessionSummary {
   let failed = 0;
   let startMs: number | null = null;
   let endMs: number | null = null;
+  let callsWithTokens = 0;
   for (const c of calls) {
     toolCalls += c.toolCalls.length;
-    failed += c.toolCalls.filter((t) => t.isError === true).length;
+    for (const t of c.toolCalls) if (t.isError === true) failed += 1;
+    if (c.tokens.input !== null && c.tokens.cached !== null && c.tokens.output !== null) callsWithTokens += 1;
     const s = c.startMs ?? c.endMs;
     if (s !== null && (startMs === null || s < startMs)) startMs = s;
     if (c.endMs !== null && (endMs === null || c.endMs > endMs)) endMs = c.endMs;
   }
-  const callTotals: TokenTotals = {
-    input: total(calls, 'input'),
-    cached: total(calls, 'cached'),
-    appended: total(calls, 'appended'),
-    cacheWrite: total(calls, 'cacheWrite'),
-    output: total(calls, 'output'),
-  };
+  const callTotals = totals(calls);
   const reported = Object.values(callTotals).every((v) => v === null) ? reportedTokenTotals(session) : null;
   const firstTurn = session.turns[0]?.startMs ?? null;
   if (firstTurn !== null && (startMs === null || firstTurn < startMs)) startMs = firstTurn;
@@ -128,7 +136,7 @@ export function summarizeSession(session: Session): SessionSummary {
     apiErrors: (session.events ?? []).filter((e) => e.kind === 'api-error').length,
     tokens: reported ?? callTotals,
     tokensSource: reported ? 'reported' : Object.values(callTotals).some((v) => v !== null) ? 'calls' : 'none',
-    callsWithTokens: calls.filter((c) => c.tokens.input !== null && c.tokens.cached !== null && c.tokens.output !== null).length,
+    callsWithTokens,
     // With totals only, the whole-session ratios still follow from them; per-call ones cannot.
     cacheHitRate: reported ? ratio(reported.cached, reported.input) : pairedRatio(calls, 'cached', 'input'),
     rawInputToOutput: reported ? ratio(reported.input, reported.output) : pairedRatio(calls, 'input', 'output'),

@@ -18,7 +18,8 @@ export function median(values: readonly number[]): number | null {
 /** Quantile by linear interpolation between closest ranks (the "R-7" rule spreadsheets use). */
 export function quantile(values: readonly number[], q: number): number | null {
   if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
+  // A typed array sorts numbers natively, several times faster than a comparator over a million values.
+  const sorted = Float64Array.from(values).sort();
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);

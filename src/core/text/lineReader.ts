@@ -138,37 +138,30 @@ export class LineReader {
     return this.lineNumber;
   }
 
+  /** True while the current line is past the long-line limit (its text is streaming to a consumer). */
+  get inLongLine(): boolean {
+    return this.long !== null;
+  }
+
   /**
-   * Continues a file read earlier from `offset` (the end of a complete line, see
-   * `completedBytes`), numbering lines from `line`: offsets and numbers stay those of
-   * the whole file.
+   * Continues a UTF-8 file read earlier, by another reader, from `offset` (the end of a
+   * complete line, see `completedBytes`), numbering lines from `line`: offsets and
+   * numbers stay those of the whole file. `sawNul` carries over what the earlier bytes
+   * showed.
    */
-  resumeAt(offset: number, line: number): void {
+  resumeAt(offset: number, line: number, sawNul: boolean): void {
     this.pending = [];
     this.pendingBytes = 0;
     this.bytesSeen = offset;
     this.lineStart = offset;
     this.lineNumber = line;
     this.atFileStart = offset === 0;
+    this.sawNul = sawNul;
   }
 
-  /** The unfinished last line as it stands, without consuming it (null when there is none). */
-  pendingLine(): SourceLine | null {
-    if (this.pendingBytes === 0) return null;
-    const bytes = new Uint8Array(this.pendingBytes);
-    let at = 0;
-    for (const part of this.pending) {
-      bytes.set(part, at);
-      at += part.length;
-    }
-    const length = bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
-    let text: string | null;
-    try {
-      text = this.decoder.decode(bytes.subarray(0, length));
-    } catch {
-      text = null;
-    }
-    return { line: this.lineNumber, offset: this.lineStart, byteLength: length, text };
+  /** Bytes of the current line not yet ended by a newline. */
+  get pendingByteCount(): number {
+    return this.pendingBytes;
   }
 
   /** Feeds the next chunk; returns the lines it completed. */

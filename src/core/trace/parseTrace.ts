@@ -4,12 +4,14 @@ import { clipText } from '../text/safeText';
 import { DETECTION_RECORDS, detectDocument, detectRecords } from './detectFormat';
 import type { Detection } from './detectFormat';
 import type { FormatDefinition, JsonDocument } from './formatDefinition';
-import { formatById, supportedFormatsText } from './formats';
+import { formatById, FORMATS, supportedFormatsText } from './formats';
 import { clip, isObject } from './json';
 import type { JsonObject } from './json';
 import { parseJsonDocument, streamedJsonDocument } from './jsonDocument';
 import { MAX_JSON_DEPTH, parseJsonStreaming, StreamingJsonParser } from './jsonStream';
 import type { StreamResult } from './jsonStream';
+import { portableState, registerSharedObject, registerStateClass, restorePortableState } from './parserState';
+import type { PortableState } from './parserState';
 import type { Diagnostic, FormatId, Session, ToolCall, TraceModel } from './model';
 import { badCountMessage, checkRecord } from './recordChecks';
 import type { ReaderResult, RecordReader, TraceRecord } from './recordReader';
@@ -126,10 +128,9 @@ interface LongValue {
 
 /**
  * Reads one trace. Owns the detection buffer, the chosen reader and the diagnostics
- * until `parseTrace` hands back the model. Exported for the incremental parse
- * (incrementalParse.ts), which feeds it lines as a file grows.
+ * until `parseTrace` hands back the model.
  */
-export class TraceParser {
+class TraceParser {
   readonly diagnostics: Diagnostic[] = [];
   private dropped = 0;
   private format: FormatDefinition | null;
@@ -169,6 +170,11 @@ export class TraceParser {
 
   get isDocument(): boolean {
     return this.doc !== null;
+  }
+
+  /** True once the opened file's kind is settled: a record format chosen, or a document being read. */
+  get decided(): boolean {
+    return this.reader !== null || this.doc !== null;
   }
 
   /** Nothing readable so far, though NUL bytes were seen: a binary file, not worth reading to its end. */
@@ -354,6 +360,37 @@ export class TraceParser {
     }
   }
 
+  /**
+   * The model of every record fed so far, with reading able to go on: what finishing
+   * changes (diagnostics it adds or drops, a format decided on fewer records than
+   * detection wants) is taken back afterwards, so a later snapshot decides and reports
+   * again on more. A document cannot be finished twice (its streaming parser ends), so
+   * use `isDocument` first: a document's snapshot is `finish`. `beforeFinish` runs
+   * first, inside the taking back (it may feed lines held for a tentative decision).
+   */
+  snapshot(keys: string[], beforeFinish?: () => void): ParsedTrace {
+    const diagnostics = [...this.diagnostics];
+    const dropped = this.dropped;
+    // Before the format is decided (fewer than DETECTION_RECORDS records), finishing decides
+    // it from what is here: for a snapshot that decision is tentative, so it is taken back.
+    const undecided = this.reader === null ? { format: this.format, detection: this.detection, buffered: [...this.buffered] } : null;
+    try {
+      beforeFinish?.();
+      return this.finish(keys);
+    } finally {
+      this.diagnostics.length = 0;
+      this.diagnostics.push(...diagnostics);
+      this.dropped = dropped;
+      if (undecided) {
+        this.reader = null;
+        this.format = undecided.format;
+        this.detection = undecided.detection;
+        this.buffered.length = 0;
+        this.buffered.push(...undecided.buffered);
+      }
+    }
+  }
+
   /** The result, once every file has been fed. */
   finish(keys: string[]): ParsedTrace {
     if (this.encoding.declared !== 'utf-8') {
@@ -457,10 +494,12 @@ export class TraceParser {
     for (const d of result.diagnostics) this.report(d);
     for (const d of reusedToolIds(result.sessions)) this.report(d);
     this.explainEmpty(result);
-    if (this.dropped > 0) this.diagnostics.push({ file: 0, line: -1, severity: 'info', message: `${this.dropped} more diagnostics were not kept.` });
-    this.diagnostics.sort((a, b) => a.file - b.file || a.line - b.line);
+    // A copy, sorted: the parser's own list stays in reading order for the next snapshot.
+    const diagnostics = [...this.diagnostics];
+    if (this.dropped > 0) diagnostics.push({ file: 0, line: -1, severity: 'info', message: `${this.dropped} more diagnostics were not kept.` });
+    diagnostics.sort((a, b) => a.file - b.file || a.line - b.line);
     return {
-      model: { format: this.format!.id, files: keys, sessions: result.sessions, diagnostics: this.diagnostics, skippedRecords: plainRecord(result.skippedRecords), limitations: [...this.format!.limitations] },
+      model: { format: this.format!.id, files: [...keys], sessions: result.sessions, diagnostics, skippedRecords: plainRecord(result.skippedRecords), limitations: [...this.format!.limitations] },
       detection: this.detection,
       problem: null,
     };
@@ -487,7 +526,7 @@ export class TraceParser {
     if (problem.kind === 'binary') this.diagnostics.length = 0; // per-line noise of a binary file says nothing
     const evidence = problem.kind === 'empty' ? 'the file is empty' : problem.kind === 'binary' ? 'the file is not text' : this.detection.evidence;
     return {
-      model: { format: null, files: keys, sessions: [], diagnostics: this.diagnostics, skippedRecords: {}, limitations: [] },
+      model: { format: null, files: [...keys], sessions: [], diagnostics: [...this.diagnostics], skippedRecords: {}, limitations: [] },
       detection: { format: this.detection.format, evidence, confidence: this.detection.confidence },
       problem,
     };
@@ -543,6 +582,245 @@ function reusedToolIds(sessions: readonly Session[]): Diagnostic[] {
   return out;
 }
 
+/** Where a file's read stopped: the end of its last complete line and that line's number. */
+export interface FileResumePoint {
+  key: string;
+  offset: number;
+  line: number;
+}
+
+/** Marks a saved TraceParse of this shape: a state saved by other code is not resumed. */
+const SAVED_PARSE_KIND = 'trace-parse/1';
+
+/**
+ * A TraceParse as plain data (a structured-clone serializer such as Node's `v8.serialize`
+ * stores it): the parser's state and, per file, where its read stopped. Bytes after a
+ * resume point were not read: a half-written last line is read again when it is whole.
+ */
+export interface SavedTraceParse {
+  kind: typeof SAVED_PARSE_KIND;
+  parser: PortableState;
+  longLineBytes: number | null;
+  companions: boolean | null;
+  files: Array<FileResumePoint & { sawNul: boolean; held: SourceLine[] }>;
+}
+
+/**
+ * A trace read incrementally: bytes are pushed per file as they arrive and `snapshot()`
+ * gives the model of everything read so far, as often as wanted, with the readers' state
+ * kept in between. So a growing file (an agent still writing its log) is followed by
+ * pushing only its new bytes, from `bytesRead(file)` on: the JSON of a line is parsed
+ * once, whenever it comes. File 0 is the opened file; others are companion files (Claude
+ * Code sub-agent logs), read only when the opened file is a Claude Code log. Records reach
+ * the reader in the order they are pushed. A JSON document (not JSON Lines) is read to its
+ * end by its first snapshot: later bytes are not read. Never throws on bad input.
+ *
+ * Only complete lines are read: a last line still being written stays hidden until its
+ * newline comes (or `endFile`). Companion lines that arrive before the opened file's
+ * format is decided are held, not guessed at: they are read once it is Claude Code, and
+ * a snapshot reads them on its tentative decision. `saveState()` gives the parse as
+ * plain data that `TraceParse.restore` resumes in another process (the session index
+ * keeps it per session file), from each file's resume point.
+ */
+export class TraceParse {
+  private parser: TraceParser;
+  private readonly keys: string[];
+  private readonly lines: LineReader[] = [];
+  private readonly longLineBytes: number | undefined;
+  /** Whether companion files are read: settled once the opened file's format is decided, or when asked. */
+  private companions: boolean | null = null;
+  /** Companion lines read before `companions` was settled, by file index. */
+  private held: SourceLine[][] = [];
+  /** The result once reading stopped: a binary file, or a document read to its end. */
+  private final: ParsedTrace | null = null;
+
+  constructor(keys: readonly string[], options: { format?: FormatId; longLineBytes?: number; heldDocumentChars?: number } = {}) {
+    const forced = options.format ? (formatById(options.format) ?? null) : null;
+    this.parser = new TraceParser(forced, options.heldDocumentChars);
+    this.keys = [...keys];
+    this.longLineBytes = options.longLineBytes;
+  }
+
+  /** Adds a file (a sub-agent log that appeared) and returns its index. */
+  addFile(key: string): number {
+    this.keys.push(key);
+    return this.keys.length - 1;
+  }
+
+  /** The files' keys, by index. */
+  get files(): readonly string[] {
+    return this.keys;
+  }
+
+  /** True once nothing more is read: the opened file is not text, or a document was read to its end. */
+  get stopped(): boolean {
+    return this.final !== null;
+  }
+
+  /** Bytes of file `index` pushed so far: where reading resumes. */
+  bytesRead(index: number): number {
+    return this.lines[index]?.byteCount ?? 0;
+  }
+
+  /** Bytes at the end of file `index` not yet ended by a newline (held until it comes, or `endFile`). */
+  pendingBytes(index: number): number {
+    return this.lines[index]?.pendingByteCount ?? 0;
+  }
+
+  /** Where each file's read stopped, counting complete lines only (what `saveState` keeps). */
+  resumePoints(): FileResumePoint[] {
+    return this.keys.map((key, i) => ({ key, offset: this.lines[i]?.completedBytes ?? 0, line: this.lines[i]?.completedLines ?? 0 }));
+  }
+
+  private reader(index: number): LineReader {
+    let lines = this.lines[index];
+    if (!lines) {
+      // Lines arrive through onLine, in file order with the starts of long lines.
+      const feed = (line: SourceLine): void => (index === 0 ? this.parser.mainLine(line) : this.companionLine(index, line));
+      lines = new LineReader({ longLineBytes: this.longLineBytes, onLongLine: (line, offset) => this.parser.longLine(index, line, offset), onLine: feed });
+      this.lines[index] = lines;
+    }
+    return lines;
+  }
+
+  private companionLine(index: number, line: SourceLine): void {
+    if (this.companions === null) this.settleOnceDecided();
+    if (this.companions === null) (this.held[index] ??= []).push(line);
+    else if (this.companions) this.parser.companionLine(index, line);
+  }
+
+  /** Once the opened file's format is decided, companions are settled and the lines held for it read or dropped. */
+  private settleOnceDecided(): void {
+    if (this.companions === null && this.parser.decided) this.settle();
+  }
+
+  private settle(): void {
+    this.companions = !this.parser.isDocument && this.parser.acceptsCompanions();
+    const held = this.held;
+    this.held = [];
+    if (this.companions) held.forEach((lines, index) => lines.forEach((line) => this.parser.companionLine(index, line)));
+  }
+
+  /**
+   * Whether companion files are read: only for a Claude Code log (its sub-agents). Asking
+   * decides the format from the opened file's records so far (ask once the opened file
+   * is read; pushing companions without asking holds their lines until it is decided).
+   */
+  acceptsCompanions(): boolean {
+    if (this.companions === null) {
+      this.parser.decideRecords();
+      this.settle();
+    }
+    return this.companions!;
+  }
+
+  /** Feeds the next bytes of file `index`; false when reading should stop (the opened file is not text). */
+  push(index: number, chunk: Uint8Array): boolean {
+    if (this.final) return false;
+    if (index > 0 && this.companions === false) return true;
+    const lines = this.reader(index);
+    lines.push(chunk);
+    if (index === 0) {
+      this.parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
+      if (this.parser.looksBinary(lines.byteCount, lines.containsNul)) {
+        this.final = this.parser.failed(this.keys, this.parser.binaryProblem());
+        return false;
+      }
+      this.settleOnceDecided();
+    }
+    return true;
+  }
+
+  /**
+   * File `index` has no more bytes for now: a last line without a newline is read as a
+   * line. (A live reader that expects more calls this only when the file is closed: a
+   * line still being written would otherwise be read half.)
+   */
+  endFile(index: number): void {
+    if (this.final || (index > 0 && this.companions === false)) return;
+    const lines = this.reader(index);
+    lines.end();
+    if (index === 0) {
+      this.parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
+      this.settleOnceDecided();
+    }
+  }
+
+  /** A companion file that could not be read (gone, a FIFO swapped in): said, and the rest is read. */
+  unreadable(index: number, error: unknown): void {
+    this.parser.report({ file: 0, line: -1, severity: 'warning', message: `${this.keys[index]} could not be read (${error instanceof Error ? error.message : String(error)}); the rest of the trace is read.` });
+  }
+
+  /** What the host noticed about the companions (ones it refused to read, and why), said on the opened file when companions are read. */
+  notes(notes: readonly string[]): void {
+    if (this.acceptsCompanions()) for (const note of notes) this.parser.report({ file: 0, line: -1, severity: 'warning', message: note });
+  }
+
+  /** The model of everything read so far; reading may go on after it (not after a document's). */
+  snapshot(): ParsedTrace {
+    if (this.final) return this.final;
+    if (this.parser.isDocument) {
+      this.final = this.parser.finish(this.keys);
+      return this.final;
+    }
+    if (this.companions !== null || this.held.length === 0) return this.parser.snapshot(this.keys);
+    // Companion lines wait for the format: read them on the snapshot's tentative decision, which it takes back.
+    return this.parser.snapshot(this.keys, () => {
+      this.parser.decideRecords();
+      if (!this.parser.isDocument && this.parser.acceptsCompanions()) this.held.forEach((lines, index) => lines.forEach((line) => this.parser.companionLine(index, line)));
+    });
+  }
+
+  /**
+   * The parse as plain data (see SavedTraceParse), or null when it cannot be kept that
+   * way: reading stopped, a document, a UTF-16 file (its offsets are of a re-encoding), a
+   * long line half read, or a reader holding something that is not data. A caller with
+   * no saved state reads the file again from the start, which is always right.
+   */
+  saveState(): SavedTraceParse | null {
+    if (this.final || this.parser.isDocument) return null;
+    if (this.lines.some((l) => l !== undefined && (l.encoding !== 'utf-8' || l.inLongLine))) return null;
+    const parser = portableState(this.parser);
+    if (parser === null) return null;
+    return {
+      kind: SAVED_PARSE_KIND,
+      parser,
+      longLineBytes: this.longLineBytes ?? null,
+      companions: this.companions,
+      files: this.resumePoints().map((p, i) => ({ ...p, sawNul: this.lines[i]?.containsNul ?? false, held: [...(this.held[i] ?? [])] })),
+    };
+  }
+
+  /** A parse saved by `saveState` (after a serializer's round trip), ready for the bytes after each resume point; null if this build cannot resume it. */
+  static restore(saved: SavedTraceParse): TraceParse | null {
+    if (saved?.kind !== SAVED_PARSE_KIND || !Array.isArray(saved.files)) return null;
+    const parser = restorePortableState<TraceParser>(saved.parser);
+    if (!(parser instanceof TraceParser)) return null;
+    const parse = new TraceParse(
+      saved.files.map((f) => f.key),
+      { longLineBytes: saved.longLineBytes ?? undefined },
+    );
+    parse.parser = parser;
+    parse.companions = saved.companions;
+    saved.files.forEach((f, i) => {
+      parse.reader(i).resumeAt(f.offset, f.line, f.sawNul);
+      if (f.held.length > 0) parse.held[i] = [...f.held];
+    });
+    return parse;
+  }
+}
+
+// A saved parse holds the parser, its record reader and the format definitions it points
+// at (shared, saved by name). Nested helper classes register where they are defined
+// (claudeCode/claudeCodeReader.ts).
+registerStateClass('trace-parser', TraceParser);
+for (const format of FORMATS) {
+  registerSharedObject(`format:${format.id}`, format);
+  const reader = format.createRecordReader?.();
+  const proto = reader ? (Object.getPrototypeOf(reader) as object | null) : null;
+  if (proto && proto !== Object.prototype) registerStateClass(`reader:${format.id}`, { prototype: proto });
+}
+
 /**
  * Reads a trace: the opened file first, then its companion files (Claude Code
  * sub-agent logs). Streams JSON Lines line by line, reads whole JSON documents with
@@ -551,35 +829,26 @@ function reusedToolIds(sessions: readonly Session[]): Diagnostic[] {
  * numbers and the rest of the file still loads.
  */
 export async function parseTrace(files: readonly TraceFile[], options: ParseOptions = {}): Promise<ParsedTrace> {
-  const forced = options.format ? (formatById(options.format) ?? null) : null;
-  const parser = new TraceParser(forced, options.heldDocumentChars);
-  const keys = files.map((f) => f.key);
+  const parse = new TraceParse(
+    files.map((f) => f.key),
+    { format: options.format, longLineBytes: options.longLineBytes, heldDocumentChars: options.heldDocumentChars },
+  );
   for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
-    if (fileIndex === 1) {
-      parser.decideRecords();
-      if (parser.isDocument || !parser.acceptsCompanions()) break;
-    }
-    const feed = (line: SourceLine): void => (fileIndex === 0 ? parser.mainLine(line) : parser.companionLine(fileIndex, line));
-    // Lines arrive through onLine, in file order with the starts of long lines.
-    const lines = new LineReader({ longLineBytes: options.longLineBytes, onLongLine: (line, offset) => parser.longLine(fileIndex, line, offset), onLine: feed });
+    // Companions of a file that is not a Claude Code log are not even opened.
+    if (fileIndex > 0 && !parse.acceptsCompanions()) break;
     try {
       for await (const chunk of chunksOf(files[fileIndex]!.bytes)) {
-        lines.push(chunk);
-        if (fileIndex === 0 && parser.looksBinary(lines.byteCount, lines.containsNul)) {
-          parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
-          return parser.failed(keys, parser.binaryProblem());
-        }
+        if (!parse.push(fileIndex, chunk)) return parse.snapshot();
         if (options.yieldControl) await options.yieldControl();
       }
     } catch (e) {
-      // The opened file must be readable; a companion that is not (gone, a FIFO swapped in) is said and left out.
+      // The opened file must be readable; a companion that is not is said and left out.
       if (fileIndex === 0) throw e;
-      parser.report({ file: 0, line: -1, severity: 'warning', message: `${files[fileIndex]!.key} could not be read (${e instanceof Error ? e.message : String(e)}); the rest of the trace is read.` });
+      parse.unreadable(fileIndex, e);
       continue;
     }
-    lines.end();
-    if (fileIndex === 0) parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
+    parse.endFile(fileIndex);
   }
-  if (parser.acceptsCompanions()) for (const note of files[0]?.notes ?? []) parser.report({ file: 0, line: -1, severity: 'warning', message: note });
-  return parser.finish(keys);
+  parse.notes(files[0]?.notes ?? []);
+  return parse.snapshot();
 }

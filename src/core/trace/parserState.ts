@@ -2,19 +2,14 @@
  * A parser's state is a graph of plain data (records, sessions, maps of tool calls) held
  * by a few class instances (the parser, a format's reader and its session builders) and
  * pointing at a few objects it never owns (format definitions, which carry functions).
- * Two things need a copy of it:
+ * A saved parse resumes in another process: the session index keeps each session
+ * file's state, so an append after a restart is read from where the last read stopped
+ * (TraceParse.saveState in parseTrace.ts).
  *
- * - a snapshot of a parse that goes on: `finish()` builds sessions from the reader's
- *   builders and may add notes, so it runs on a copy while the original keeps reading
- *   new bytes (live sessions, the session index);
- * - a saved parse that resumes in another process: the index keeps each session file's
- *   state, so an append after a restart is read from where the last read stopped.
- *
- * `copyState` copies in-process (same prototypes, shared objects kept by reference).
  * `portableState` / `restorePortableState` turn a state into plain data that a
  * structured-clone serializer (Node's `v8.serialize`) can store: class instances are
  * tagged with a registered name and shared objects replaced by their name.
- * Anything else (a function, an unregistered class) makes the state uncopyable: the
+ * Anything else (a function, an unregistered class) makes the state unsavable: the
  * callers then read the file again from the start, which is always correct.
  */
 
@@ -58,15 +53,13 @@ export interface PortableState {
   classes: Array<[object, string]>;
 }
 
-type Mode = 'live' | 'portable';
-
 /**
  * Copies a graph without recursion (sub-agent chains and long call lists must not
  * overflow the stack), keeping shared structure: an object referenced twice is copied
- * once. In `live` mode prototypes are kept and shared objects stay shared; in
- * `portable` mode class instances become plain objects listed in `classes`.
+ * once. Class instances become plain objects listed in `classes`; shared objects
+ * become references by name.
  */
-function copyGraph(root: unknown, mode: Mode): { root: unknown; classes: Array<[object, string]> } {
+function copyGraph(root: unknown): { root: unknown; classes: Array<[object, string]> } {
   const copies = new Map<object, unknown>();
   const classes: Array<[object, string]> = [];
   const work: Array<() => void> = [];
@@ -80,7 +73,7 @@ function copyGraph(root: unknown, mode: Mode): { root: unknown; classes: Array<[
     if (known !== undefined) return known;
     const shared = nameByShared.get(value);
     if (shared !== undefined) {
-      const ref = mode === 'live' ? value : ({ $sharedState: shared } satisfies SharedRef);
+      const ref = { $sharedState: shared } satisfies SharedRef;
       copies.set(value, ref);
       return ref;
     }
@@ -120,11 +113,8 @@ function copyGraph(root: unknown, mode: Mode): { root: unknown; classes: Array<[
     } else {
       const name = proto ? nameByPrototype.get(proto) : undefined;
       if (name === undefined) throw new UncopyableState(`an instance of ${(proto as { constructor?: { name?: string } } | null)?.constructor?.name ?? 'an unknown class'}`);
-      if (mode === 'live') copy = Object.create(proto) as Record<string, unknown>;
-      else {
-        copy = {};
-        classes.push([copy, name]);
-      }
+      copy = {};
+      classes.push([copy, name]);
     }
     copies.set(value, copy);
     work.push(() => {
@@ -137,20 +127,10 @@ function copyGraph(root: unknown, mode: Mode): { root: unknown; classes: Array<[
   return { root: result, classes };
 }
 
-/** An independent copy of a parser state in this process, or null when it holds something that is not data. */
-export function copyState<T>(state: T): T | null {
-  try {
-    return copyGraph(state, 'live').root as T;
-  } catch (e) {
-    if (e instanceof UncopyableState) return null;
-    throw e;
-  }
-}
-
 /** The state as plain data for a structured-clone serializer, or null when it cannot be saved. */
 export function portableState(state: unknown): PortableState | null {
   try {
-    return copyGraph(state, 'portable');
+    return copyGraph(state);
   } catch (e) {
     if (e instanceof UncopyableState) return null;
     throw e;

@@ -97,10 +97,9 @@ export interface EventMark {
   text: string;
 }
 
-/** Everything the timeline needs for one session, sent up front. */
-export interface SessionView {
+/** A session without its per-call rows: what the inspector sends (the rows go by page, the bars as columns). */
+export interface SessionHead {
   summary: SessionSummary;
-  calls: CallRow[];
   compactions: CompactionMark[];
   /** Failed API requests, grouped by the call they came before. */
   events: EventMark[];
@@ -108,6 +107,11 @@ export interface SessionView {
   analysis: AnalysisView;
   /** Null when the view was built without prices. */
   cost: SessionCostView | null;
+}
+
+/** Everything the timeline needs for one session, sent up front. */
+export interface SessionView extends SessionHead {
+  calls: CallRow[];
 }
 
 /** A retry loop as the timeline and the loops table show it (lines 0-based, files named). */
@@ -217,12 +221,12 @@ export interface CallDetail {
 }
 
 /** A session's misses and loop attempts keyed by call index, built once so each row is a lookup rather than a scan. */
-interface CallMarks {
+export interface CallMarks {
   missByCall: Map<number, CacheMiss>;
   loopsByCall: Map<number, number[]>;
 }
 
-function callMarks(analysis: SessionAnalysis): CallMarks {
+export function callMarks(analysis: SessionAnalysis): CallMarks {
   const missByCall = new Map<number, CacheMiss>();
   // The first miss of a call wins, as a search from the front would find it.
   for (const m of analysis.misses) if (!missByCall.has(m.callIndex)) missByCall.set(m.callIndex, m);
@@ -243,7 +247,7 @@ function callCostView(cost: SessionCost | null, index: number): CallCostView | n
   return c ? { usd: c.usd, byKind: c.byKind, priceId: c.priceId, unpriced: c.unpriced, notes: c.notes } : null;
 }
 
-function row(call: LlmCall, marks: CallMarks, cost: SessionCost | null): CallRow {
+export function row(call: LlmCall, marks: CallMarks, cost: SessionCost | null): CallRow {
   const miss = marks.missByCall.get(call.index);
   const loops = marks.loopsByCall.get(call.index) ?? [];
   return {
@@ -292,7 +296,7 @@ function loopView(model: TraceModel, loop: RetryLoop, dollars: { wastedUsd: numb
   };
 }
 
-function analysisView(model: TraceModel, session: Session, a: SessionAnalysis, cost: SessionCost | null): AnalysisView {
+export function analysisView(model: TraceModel, session: Session, a: SessionAnalysis, cost: SessionCost | null): AnalysisView {
   return {
     fingerprint: a.fingerprint,
     loops: a.retry.loops.map((l) => loopView(model, l, cost ? loopCost(l, session, cost) : { wastedUsd: null, carriedForwardUsd: null })),
@@ -304,7 +308,7 @@ function analysisView(model: TraceModel, session: Session, a: SessionAnalysis, c
   };
 }
 
-function sessionCostView(session: Session, cost: SessionCost): SessionCostView {
+export function sessionCostView(session: Session, cost: SessionCost): SessionCostView {
   const summary: CostSummary = {
     totalUsd: cost.totalUsd,
     byModel: cost.byModel,
@@ -318,7 +322,7 @@ function sessionCostView(session: Session, cost: SessionCost): SessionCostView {
 }
 
 /** Sessions by their parent's id, in model order, so each parent finds its sub-agents without scanning every session. */
-function childrenByParent(model: TraceModel): Map<string, Session[]> {
+export function childrenByParent(model: TraceModel): Map<string, Session[]> {
   const children = new Map<string, Session[]>();
   for (const s of model.sessions) {
     if (s.parentId === null) continue;
@@ -329,7 +333,7 @@ function childrenByParent(model: TraceModel): Map<string, Session[]> {
   return children;
 }
 
-function subagentLinks(children: Map<string, Session[]>, parent: Session): SubagentLink[] {
+export function subagentLinks(children: Map<string, Session[]>, parent: Session): SubagentLink[] {
   const callOfTool = new Map<string, number>();
   for (const c of parent.calls) for (const t of c.toolCalls) callOfTool.set(t.id, c.index);
   return (children.get(parent.id) ?? [])
@@ -386,7 +390,7 @@ export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChos
 }
 
 /** The session's events, one mark per place: 15 retries before one call are one mark of 15. */
-function eventMarks(s: Session): EventMark[] {
+export function eventMarks(s: Session): EventMark[] {
   const marks: EventMark[] = [];
   for (const e of s.events ?? []) {
     const last = marks[marks.length - 1];
@@ -396,7 +400,7 @@ function eventMarks(s: Session): EventMark[] {
   return marks;
 }
 
-function toolDetail(model: TraceModel, t: ToolCall): ToolDetail {
+export function toolDetail(model: TraceModel, t: ToolCall): ToolDetail {
   const where: SourceRef = t.resultSource ?? t.source;
   return {
     id: t.id,

@@ -38,7 +38,7 @@ export interface StoredFile {
   headHash: string | null;
   status: 'ok' | 'deleted' | 'problem';
   problem: string | null;
-  /** The saved parse (see IncrementalTraceParser.saveState), deflated; null when not kept. */
+  /** The saved parse (see TraceParse.saveState), deflated; null when not kept. */
   state: Uint8Array | null;
   stateVersion: string | null;
   lastGrowthMs: number | null;

@@ -7,9 +7,8 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { AnalysisOptions } from '../../core/analysis/sessionAnalysis';
 import type { PriceBook } from '../../core/cost/costTypes';
 import { indexRecords } from '../../core/sessions/sessionRecord';
-import { IncrementalTraceParser } from '../../core/trace/incrementalParse';
-import type { SavedParse } from '../../core/trace/incrementalParse';
-import type { ParsedTrace } from '../../core/trace/parseTrace';
+import { TraceParse } from '../../core/trace/parseTrace';
+import type { ParsedTrace, SavedTraceParse } from '../../core/trace/parseTrace';
 import { assembleSession } from '../agentSessions';
 import { agentById, agentLabel, discoverSessions } from './agentRegistry';
 import type { AgentRoot, FoundSession } from './agentRegistry';
@@ -98,7 +97,7 @@ const READ_CHUNK = 1 << 20;
 const HEAD_BYTES = 1024;
 
 interface LiveParse {
-  parser: IncrementalTraceParser;
+  parser: TraceParse;
   /** When its state was last saved to the index. */
   savedMs: number;
 }
@@ -131,12 +130,17 @@ async function headHash(path: string): Promise<string | null> {
   }
 }
 
-/** Pushes bytes [from, to) of a file into the parse, chunk by chunk. */
-async function pushRange(parser: IncrementalTraceParser, key: string, path: string, from: number, to: number): Promise<number> {
-  if (to <= from) {
-    parser.addFile(key);
-    return 0;
-  }
+/** The index of file `key` in the parse, added when it is new (a sub-agent log that appeared). */
+function fileIndex(parser: TraceParse, key: string): number {
+  const at = parser.files.indexOf(key);
+  return at >= 0 ? at : parser.addFile(key);
+}
+
+/** Pushes the bytes of a file after what the parse has of it, up to `to`, chunk by chunk. */
+async function pushRange(parser: TraceParse, key: string, path: string, to: number): Promise<number> {
+  const index = fileIndex(parser, key);
+  const from = parser.bytesRead(index);
+  if (to <= from) return 0;
   const handle = await open(path, 'r');
   let read = 0;
   try {
@@ -145,7 +149,7 @@ async function pushRange(parser: IncrementalTraceParser, key: string, path: stri
       const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, to - at), at);
       if (bytesRead === 0) break; // shrank while reading: the next sync sees it
       // The parser keeps only what it needs (it copies partial lines), so the buffer is reused.
-      parser.push(key, buffer.subarray(0, bytesRead));
+      parser.push(index, buffer.subarray(0, bytesRead));
       at += bytesRead;
       read += bytesRead;
     }
@@ -160,7 +164,7 @@ function sameCompanions(a: readonly CompanionState[], b: readonly CompanionState
 }
 
 /** Saves a parse as deflated structured-clone bytes; null when it cannot be saved. */
-export function packState(parser: IncrementalTraceParser): Uint8Array | null {
+export function packState(parser: TraceParse): Uint8Array | null {
   const saved = parser.saveState();
   if (saved === null) return null;
   try {
@@ -171,9 +175,9 @@ export function packState(parser: IncrementalTraceParser): Uint8Array | null {
 }
 
 /** The parse saved by packState, ready to resume; null when it cannot be (damaged, another build). */
-export function unpackState(bytes: Uint8Array): IncrementalTraceParser | null {
+export function unpackState(bytes: Uint8Array): TraceParse | null {
   try {
-    return IncrementalTraceParser.resume(deserialize(inflateRawSync(bytes)) as SavedParse);
+    return TraceParse.restore(deserialize(inflateRawSync(bytes)) as SavedTraceParse);
   } catch {
     return null;
   }
@@ -325,7 +329,7 @@ export class SessionIndexer {
     if (f.assemble) return this.readAssembled(f, prior, base);
     const head = await headHash(f.path);
     const mainKey = basename(f.path);
-    let parser: IncrementalTraceParser | null = null;
+    let parser: TraceParse | null = null;
     let reason: string | null = null;
     const shrankSince = (p: StoredFile): string | null => {
       if (f.sizeBytes < p.size) return 'it shrank (truncated or replaced)';
@@ -342,9 +346,9 @@ export class SessionIndexer {
         }
         if (parser) {
           const sizes = new Map([[mainKey, f.sizeBytes], ...companions.map((c) => [c.key, c.size] as const)]);
-          const shrunk = parser.resumePoints().find((p) => (sizes.get(p.key) ?? 0) < p.offset);
-          if (shrunk) {
-            reason = `${shrunk.key === mainKey ? 'it' : shrunk.key} shrank (truncated or replaced)`;
+          const shrunk = parser.files.find((key, i) => (sizes.get(key) ?? 0) < parser!.bytesRead(i));
+          if (shrunk !== undefined) {
+            reason = `${shrunk === mainKey ? 'it' : shrunk} shrank (truncated or replaced)`;
             parser = null;
           }
         } else reason = NO_SAVED_PARSE;
@@ -353,12 +357,12 @@ export class SessionIndexer {
     if (reason !== null) parser = null;
     if (!parser) {
       this.live.delete(f.path);
-      parser = new IncrementalTraceParser();
+      parser = new TraceParse([mainKey]);
     }
     let bytesRead = 0;
     try {
-      bytesRead += await pushRange(parser, mainKey, f.path, parser.offset(mainKey), f.sizeBytes);
-      for (const c of companions) bytesRead += await pushRange(parser, c.key, join(dirname(f.path), c.key), parser.offset(c.key), c.size);
+      bytesRead += await pushRange(parser, mainKey, f.path, f.sizeBytes);
+      for (const c of companions) bytesRead += await pushRange(parser, c.key, join(dirname(f.path), c.key), c.size);
     } catch (e) {
       const message = `${basename(f.path)} could not be read: ${e instanceof Error ? e.message : String(e)}`;
       this.live.delete(f.path);
@@ -368,20 +372,17 @@ export class SessionIndexer {
     let state: Uint8Array | null = null;
     let parsed: ParsedTrace;
     if (keepLive) {
-      const snapshot = parser.snapshot();
+      // A line still being written stays hidden until its newline comes.
+      parsed = parser.snapshot();
       const entry = this.live.get(f.path);
       // A live parse is saved now and then, not on every append: its state carries its own resume points.
       if (!entry || now - entry.savedMs > 30_000) state = packState(parser);
-      if (snapshot) {
-        parsed = snapshot;
-        this.remember(f.path, { parser, savedMs: state ? now : (entry?.savedMs ?? now) });
-      } else {
-        parsed = parser.finish();
-        this.live.delete(f.path);
-      }
+      this.remember(f.path, { parser, savedMs: state ? now : (entry?.savedMs ?? now) });
     } else {
+      // Saved before the files are ended: the state resumes at the last complete line, so a half-written one is read again whole.
       state = keepState ? packState(parser) : null;
-      parsed = parser.finish();
+      for (let i = 0; i < parser.files.length; i++) parser.endFile(i);
+      parsed = parser.snapshot();
       this.live.delete(f.path);
     }
     const problem = parsed.problem?.message ?? null;
@@ -412,9 +413,10 @@ export class SessionIndexer {
       return { outcome: { kind: 'problem', message }, update: { ...base, headHash: null, status: 'problem', problem: message, records: [], state: null, stateVersion: null } };
     }
     const bytes = new TextEncoder().encode(text ?? '');
-    const parser = new IncrementalTraceParser();
-    parser.push(`${f.agentId}-session.json`, bytes);
-    const parsed = parser.finish();
+    const parser = new TraceParse([`${f.agentId}-session.json`]);
+    parser.push(0, bytes);
+    parser.endFile(0);
+    const parsed = parser.snapshot();
     const problem = parsed.problem?.message ?? null;
     const outcome: FileOutcome = prior === null || prior.status === 'deleted' ? { kind: 'new', bytesRead: bytes.length } : { kind: 'reread', bytesRead: bytes.length, reason: 'a session kept in several files is read whole' };
     return { outcome, update: { ...base, headHash: null, status: problem ? 'problem' : 'ok', problem, records: indexRecords(parsed, this.options.analysis, this.options.prices), state: null, stateVersion: null } };

@@ -12,8 +12,8 @@ import { renderTextReport } from '../../../src/core/report/textReport';
 import { uiText } from '../../../src/core/text/safeText';
 import { MAX_MESSAGE_CHARS } from '../../../src/core/trace/parseTrace';
 import type { ParsedTrace } from '../../../src/core/trace/parseTrace';
+import { TraceService } from '../../../src/core/view/traceService';
 import { buildTraceView } from '../../../src/core/view/traceView';
-import { sessionOptions } from '../../../webview/inspectorModel';
 import {
   atifNested,
   claudeRecords,
@@ -136,10 +136,10 @@ describe('hostile corpus, large cases (made at test time)', () => {
     await timed(t, 'write', () => writeSubagentChain(path, 20_000));
     const p = await timed(t, 'parse', () => parseFile(path));
     assert.equal(p.model.sessions.length, 20_001);
-    const view = await timed(t, 'trace view', () => buildTraceView(p, 'chain.trace.jsonl'));
-    const options = await timed(t, 'session picker', () => sessionOptions(view));
-    assert.equal(options.length, 20_001);
-    assert.deepEqual(options.slice(0, 4).map((o) => [o.value, o.depth]), [['main', 0], ['sub-1', 1], ['sub-2', 2], ['sub-3', 2]]);
+    const service = new TraceService(p, { fileName: 'chain.trace.jsonl', formatChosen: false, analysis: {} });
+    const options = await timed(t, 'session picker', () => service.sessionList('', 0, 30_000));
+    assert.equal(options.total, 20_001);
+    assert.deepEqual(options.entries.slice(0, 4).map((o) => [o.id, o.depth]), [['main', 0], ['sub-1', 1], ['sub-2', 2], ['sub-3', 2]]);
     const r = await timed(t, 'CLI analyze --json', () => cliBounded(1024, 'analyze', path, '--json'));
     assert.equal(r.code, 0, r.stderr);
     assert.equal((JSON.parse(r.stdout) as { sessions: unknown[] }).sessions.length, 20_001);

@@ -23,6 +23,9 @@ describe('checkWebviewNotification', () => {
       { type: 'clipboard/write', text: "agent-trace simulate '/home/me/a b.jsonl' --replicas 16 --json" },
       { type: 'whatif/export', fileName: 'x.whatif.json', json: '{"a":1}' },
       { type: 'log/error', message: 'boom' },
+      { type: 'load/cancel' },
+      { type: 'load/retry', ignoreSizeLimit: true },
+      { type: 'load/retry', ignoreSizeLimit: false },
     ];
     for (const m of good) assert.deepEqual(checkWebviewNotification(m), { ok: true, value: m });
   });
@@ -50,6 +53,8 @@ describe('checkWebviewNotification', () => {
     assert.match(refused({ type: 'whatif/export', fileName: 'x.json', json: 'not json' }), /not valid JSON/);
     assert.match(refused({ type: 'whatif/export', fileName: 'x.json', json: '[1]' }), /not an object/);
     assert.match(refused({ type: 'log/error', message: 'x'.repeat(100_000) }), /longer than/);
+    assert.match(refused({ type: 'load/retry', ignoreSizeLimit: 'yes' }), /ignoreSizeLimit is not true or false/);
+    assert.match(refused({ type: 'load/retry' }), /ignoreSizeLimit/);
   });
 
   it('puts only the panel\'s own simulate command on the clipboard, on one line', () => {
@@ -107,5 +112,46 @@ describe('checkRequestParams', () => {
     }
     assert.equal(checkRequestParams('whatif/workload', { sessionId: 12 }).ok, false);
     assert.equal(checkRequestParams('files/read' as 'call/details', { path: '/etc/passwd' }).ok, false);
+  });
+});
+
+describe('checkRequestParams: what the page asks to draw (issue 15)', () => {
+  const ok = (method: Parameters<typeof checkRequestParams>[0], params: unknown): void => assert.deepEqual(checkRequestParams(method, params), { ok: true, value: params }, `${method} ${JSON.stringify(params)}`);
+  const no = (method: Parameters<typeof checkRequestParams>[0], params: unknown, why: RegExp): void => {
+    const r = checkRequestParams(method, params);
+    assert.equal(r.ok, false, `${method} ${JSON.stringify(params)}`);
+    if (!r.ok) assert.match(r.error, why);
+  };
+
+  it('lets the requests the page really sends through, unchanged', () => {
+    ok('session/intro', { sessionId: 'ae4a77f8' });
+    ok('session/body', { sessionId: 'ae4a77f8' });
+    ok('sessions/list', { query: 'sub-agent', offset: 0, limit: 1000 });
+    ok('calls/rows', { sessionId: 's', from: 8_000, count: 2000 });
+    ok('tools/rows', { sessionId: 's', from: 0, count: 40 });
+    ok('calls/search', { query: 'String to replace not found', sessionId: 's' });
+    ok('calls/search', { query: 'npm test', sessionId: null });
+    ok('calls/usingTool', { sessionId: 's', tool: 'Bash' });
+  });
+
+  it('refuses paths, wrong types, values out of range and missing fields', () => {
+    // Ids the host handed out, never paths: a path is just an unknown id (the service finds no session), but a non-string is refused here.
+    no('session/body', { sessionId: { path: '/etc/passwd' } }, /sessionId is not a string/);
+    no('session/intro', {}, /sessionId is not a string/);
+    no('session/body', { sessionId: 'x'.repeat(5000) }, /longer than 4096/);
+    no('sessions/list', { query: 'x', offset: -1, limit: 10 }, /offset/);
+    no('sessions/list', { query: 'x', offset: 0, limit: 1001 }, /limit is not a whole number from 0 to 1000/);
+    no('sessions/list', { query: 'x'.repeat(1001), offset: 0, limit: 10 }, /query is longer than 1000/);
+    no('calls/rows', { sessionId: 's', from: 0, count: 2001 }, /count is not a whole number from 0 to 2000/);
+    no('calls/rows', { sessionId: 's', from: 1e308, count: 10 }, /from/);
+    no('calls/rows', { sessionId: 's', from: 0.5, count: 10 }, /from/);
+    no('tools/rows', { sessionId: 's', from: '0', count: 10 }, /from/);
+    no('tools/rows', { sessionId: 's', from: 0, count: NaN }, /count/);
+    no('calls/search', { query: 42, sessionId: null }, /query is not a string/);
+    no('calls/search', { query: 'x', sessionId: 7 }, /sessionId is not a string/);
+    no('calls/search', { query: 'x'.repeat(100_000), sessionId: null }, /longer than 1000/);
+    no('calls/usingTool', { sessionId: 's', tool: ['Bash'] }, /tool is not a string/);
+    no('calls/usingTool', { sessionId: 's' }, /tool is not a string/);
+    for (const method of ['session/intro', 'calls/rows', 'calls/search'] as const) no(method, null, /params is not an object/);
   });
 });

@@ -3,13 +3,11 @@ import { describe, it } from 'node:test';
 import { buildTraceView } from '../../../src/core/view/traceView';
 import type { TraceView } from '../../../src/core/view/traceView';
 import {
-  defaultSessionId,
   diagnosticRows,
   mergeState,
   progressText,
   readPersistedState,
   sessionMetaText,
-  sessionOptions,
   skippedSummary,
   summaryFigures,
 } from '../../../webview/inspectorModel';
@@ -56,20 +54,6 @@ describe('inspector view-model on the spotter session', async () => {
     assert.equal(new Set(names).size, names.length);
   });
 
-  it('lists the main session, then its sub-agents labelled and indented', () => {
-    assert.deepEqual(sessionOptions(view), [
-      { value: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', label: 'main session ae4a77f8 · 149 calls', depth: 0 },
-      { value: 'aac57f5', label: '└ sub-agent aac57f5 · 3 calls', depth: 1 },
-      { value: 'acompact-946d2b', label: '└ compaction agent acompact-946d2b · 1 call', depth: 1 },
-    ]);
-  });
-
-  it('defaults to the first main session, or the preferred one when the trace has it', () => {
-    assert.equal(defaultSessionId(view, null), 'ae4a77f8-aedd-4bc1-888f-c94edc91af04');
-    assert.equal(defaultSessionId(view, 'aac57f5'), 'aac57f5');
-    assert.equal(defaultSessionId(view, 'gone'), 'ae4a77f8-aedd-4bc1-888f-c94edc91af04');
-  });
-
   it('summarises skipped records largest first', () => {
     assert.equal(skippedSummary(view.skippedRecords), 'Skipped 1,140 progress, 20 file-history-snapshot, 1 system:stop_hook_summary, 1 system:turn_duration');
     assert.equal(skippedSummary({ a: 5, b: 4, c: 3, d: 2, e: 1, f: 1 }, 2), 'Skipped 5 a, 4 b, 7 of 4 other types');
@@ -100,12 +84,6 @@ describe('inspector view-model on bad input', () => {
     assert.deepEqual(diagnosticRows([{ file: 'f', fileIndex: 0, line: -1, severity: 'info', message: 'm' }])[0], { icon: 'info', location: 'f', message: 'm', file: 'f', fileIndex: 0, line: 0 });
   });
 
-  it('a trace without sessions has no default session and no options', async () => {
-    const empty = buildTraceView(await parseText(''), 'empty.jsonl');
-    assert.equal(empty.problem?.kind, 'empty');
-    assert.equal(defaultSessionId(empty, null), null);
-    assert.deepEqual(sessionOptions(empty), []);
-  });
 });
 
 describe('progress and persisted state', () => {

@@ -130,10 +130,14 @@ export class ClaudeCodeReader implements RecordReader {
     }
   }
 
+  /** The sessions read so far. Repeatable: reading may go on after it (a live log), so nothing here changes the reader's state. */
   finish(): ReaderResult {
     const builders = [...this.sessions.values()].sort((a, b) => a.order - b.order);
-    const sessions = builders.map((b) => this.build(b));
-    return { sessions, diagnostics: this.diagnostics, skippedRecords: this.skipped };
+    const diagnostics = [...this.diagnostics];
+    // Parallel Task calls with the same prompt are handed out in order, from a copy.
+    const prompts = new Map([...this.taskPrompts].map(([k, v]) => [k, [...v]]));
+    const sessions = builders.map((b) => this.build(b, diagnostics, prompts));
+    return { sessions, diagnostics, skippedRecords: { ...this.skipped } };
   }
 
   private sessionFor(value: JsonObject, source: SourceRef): SessionBuilder | null {
@@ -426,22 +430,23 @@ export class ClaudeCodeReader implements RecordReader {
     this.warn(source, `Failed tool result ${id} has no readable tool_use line: counted as a failed call of an unknown tool.`);
   }
 
-  private build(b: SessionBuilder): Session {
+  private build(b: SessionBuilder, diagnostics: Diagnostic[], prompts: Map<string, string[]>): Session {
     // A slash command that no call of this session answered was a local command
     // (/clear, /compact, /cost): not a turn of the conversation.
     const turns: UserTurn[] = [];
     const renumber = new Map<number, number>();
+    const otherInputs = { ...b.otherInputs };
     for (const t of b.turns) {
       if (t.isSlashCommand && !t.answered) {
-        b.otherInputs.localCommand += 1;
+        otherInputs.localCommand += 1;
         continue;
       }
       renumber.set(t.index, turns.length);
       turns.push({ index: turns.length, startMs: t.startMs, preview: t.preview, source: t.source });
     }
     assignTurns(b, turns);
-    this.noteUndercountedOutput(b);
-    const parentToolCallId = b.role === 'main' ? null : this.parentToolOf(b);
+    this.noteUndercountedOutput(b, diagnostics);
+    const parentToolCallId = b.role === 'main' ? null : this.parentToolOf(b, prompts);
     // A sub-agent belongs to the session whose Task call started it: sub-agents nest.
     const parent = parentToolCallId === null ? undefined : [...this.sessions.values()].find((s) => s !== b && s.toolsById.has(parentToolCallId));
     return {
@@ -453,20 +458,20 @@ export class ClaudeCodeReader implements RecordReader {
       model: mostUsedModel(b.calls),
       cwd: b.cwd,
       title: b.title ?? (b.role === 'main' ? this.pendingTitle : null),
-      calls: b.calls,
+      calls: [...b.calls],
       turns,
-      compactions: b.compactions,
-      otherInputs: b.otherInputs,
-      ...(b.events.length > 0 ? { events: b.events } : {}),
+      compactions: [...b.compactions],
+      otherInputs,
+      ...(b.events.length > 0 ? { events: [...b.events] } : {}),
     };
   }
 
   /** The Task call that started a sub-agent: by its agentId, else (inline sub-agents) by its first prompt. */
-  private parentToolOf(b: SessionBuilder): string | null {
+  private parentToolOf(b: SessionBuilder, prompts: Map<string, string[]>): string | null {
     const byId = this.agentParents.get(b.id);
     if (byId !== undefined) return byId;
     if (b.firstPrompt === null) return null;
-    const asked = this.taskPrompts.get(b.firstPrompt);
+    const asked = prompts.get(b.firstPrompt);
     if (!asked || asked.length === 0) return null;
     // Parallel Task calls with the same prompt are paired in the order they were asked.
     return asked.shift()!;
@@ -477,11 +482,11 @@ export class ClaudeCodeReader implements RecordReader {
    * final count was never logged shows output_tokens of 0 or 1 even though it wrote
    * text or a tool call. Those outputs are undercounted; say so once per session.
    */
-  private noteUndercountedOutput(b: SessionBuilder): void {
+  private noteUndercountedOutput(b: SessionBuilder, diagnostics: Diagnostic[]): void {
     const suspects = b.calls.filter((c) => (c.tokens.output ?? 2) <= 1 && (b.contentChars.get(c) ?? 0) >= UNDERCOUNT_MIN_CHARS);
     const first = suspects[0];
     if (!first) return;
-    this.diagnostics.push({
+    diagnostics.push({
       file: first.source.file,
       line: first.source.line,
       severity: 'info',
@@ -583,5 +588,5 @@ function stripErrorTags(text: string): string {
   return text.replace(/<\/?tool_use_error>/g, '').trim();
 }
 
-// A live session's parse is copied and saved with its builders (see parserState.ts).
+// A session's parse is saved with its builders: the session index resumes it (TraceParse.saveState, parserState.ts).
 registerStateClass('claude-code/session-builder', SessionBuilder);

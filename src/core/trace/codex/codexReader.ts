@@ -161,41 +161,54 @@ export class CodexReader implements RecordReader {
     }
   }
 
+  /**
+   * The session read so far. Repeatable: reading may go on after it (a live rollout), so
+   * it changes none of the reader's state. A response still waiting for its usage report
+   * is counted with unknown tokens in this result only; if the report comes, the next
+   * result has it.
+   */
   finish(): ReaderResult {
-    this.endResponse();
+    const diagnostics = [...this.diagnostics];
+    const note = (severity: Diagnostic['severity'], source: SourceRef, message: string): void => void diagnostics.push({ file: source.file, line: source.line, severity, message });
+    const calls = [...this.calls];
+    let usageless = this.usagelessCalls;
+    let firstUsageless = this.firstUsageless;
+    const p = this.pending;
+    if (p) {
+      usageless += 1;
+      firstUsageless ??= p.source;
+      calls.push({ id: '', index: calls.length, turn: null, model: p.model, startMs: p.startMs, endMs: p.endMs, tokens: unknownTokens(), server: null, blocks: null, toolCalls: p.tools, source: p.source });
+    }
     if (this.usageMismatches > 0 && this.firstMismatch) {
-      this.info(
-        this.firstMismatch,
-        `${this.usageMismatches} usage reports give a last_token_usage that differs from the change in total_token_usage; the per-call figures (last_token_usage) are used.`,
-      );
+      note('info', this.firstMismatch, `${this.usageMismatches} usage reports give a last_token_usage that differs from the change in total_token_usage; the per-call figures (last_token_usage) are used.`);
     }
-    if (this.usagelessCalls > 0 && this.firstUsageless) {
-      this.info(this.firstUsageless, `${this.usagelessCalls} model responses have no usage report (interrupted, or the file ends first): their tokens are unknown.`);
+    if (usageless > 0 && firstUsageless) {
+      note('info', firstUsageless, `${usageless} model responses have no usage report (interrupted, or the file ends first): their tokens are unknown.`);
     }
-    if (this.sessionId === null && this.calls.length === 0 && this.turns.length === 0) {
-      return { sessions: [], diagnostics: this.diagnostics, skippedRecords: this.skipped };
+    if (this.sessionId === null && calls.length === 0 && this.turns.length === 0) {
+      return { sessions: [], diagnostics, skippedRecords: { ...this.skipped } };
     }
     if (this.sessionId === null && this.firstSource) {
-      this.warn(this.firstSource, 'No session_meta line: the session id, CLI version and cwd are unknown.');
+      note('warning', this.firstSource, 'No session_meta line: the session id, CLI version and cwd are unknown.');
     }
     const id = this.sessionId ?? 'codex-session';
-    this.calls.forEach((c, i) => (c.id = `${id}#${i + 1}`));
+    calls.forEach((c, i) => (c.id = `${id}#${i + 1}`));
     const turns = this.keptTurns();
-    assignTurns(this.calls, turns);
+    assignTurns(calls, turns);
     const session: Session = {
       id,
       parentId: this.parentId,
       parentToolCallId: null,
       role: this.parentId === null ? 'main' : 'subagent',
       agent: { name: 'codex', version: this.agentVersion },
-      model: mostUsedModel(this.calls) ?? this.model,
+      model: mostUsedModel(calls) ?? this.model,
       cwd: this.sessionCwd,
       title: null,
-      calls: this.calls,
+      calls,
       turns,
-      compactions: this.compactions,
+      compactions: [...this.compactions],
     };
-    return { sessions: [session], diagnostics: this.diagnostics, skippedRecords: this.skipped };
+    return { sessions: [session], diagnostics, skippedRecords: { ...this.skipped } };
   }
 
   private sessionMeta(p: JsonObject, source: SourceRef): void {

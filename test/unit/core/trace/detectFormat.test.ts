@@ -69,6 +69,7 @@ const LOCAL: Array<[string, FormatId]> = [
   ['opencode/pai535Huang+matugen-theme-sync.json', 'opencode'],
   ['codex/inspi-writer001+gildore-arena-codex-session.jsonl', 'codex'],
   ['codex/mesayanroy+Valdyum-Labs-codex-session.jsonl', 'codex'],
+  ['gemini-cli/yds233013+forensicds+p31-prospective-1.jsonl', 'gemini-cli'],
 ];
 
 const SHARED: Array<[string, FormatId]> = [

@@ -120,6 +120,33 @@ describe('SessionIndex over a fake home of real sessions', () => {
     fresh.close();
   });
 
+  it('a session kept live in memory reads each append from the last byte read, a half line held, and equals one built from scratch', async () => {
+    const { home, roots, dbPath } = setup();
+    const file = join(home, FAKE_HOME_SESSIONS.spotter.rel);
+    const full = readFileSync(file);
+    // Two cuts mid-line: each sync leaves a half line in the live parse's memory.
+    const first = Math.floor(full.length * 0.4);
+    const second = Math.floor(full.length * 0.7);
+    writeFileSync(file, full.subarray(0, first));
+    const { index } = SessionIndex.open(dbPath);
+    const indexer = new SessionIndexer(index);
+    const keepLive = (): boolean => true;
+    await indexer.sync(roots, { keepLive });
+    appendFileSync(file, full.subarray(first, second));
+    const middle = await indexer.sync(roots, { keepLive });
+    assert.equal(middle.counts.appended, 1);
+    assert.equal(middle.bytesRead, second - first, 'only the appended bytes are read: the half line is already in memory');
+    appendFileSync(file, full.subarray(second));
+    const last = await indexer.sync(roots, { keepLive });
+    assert.equal(last.bytesRead, full.length - second);
+    assert.equal(byKey(index.rows(), 'ae4a77f8-aedd-4bc1-888f-c94edc91af04').calls, 149);
+    const fresh = SessionIndex.open(join(scratch(), 'fresh.sqlite')).index;
+    await new SessionIndexer(fresh).sync(roots);
+    assert.deepEqual(contents(index), contents(fresh));
+    index.close();
+    fresh.close();
+  });
+
   it('resumes an append after a restart from the parse saved in the index', async () => {
     const { home, roots, dbPath } = setup();
     const file = join(home, FAKE_HOME_SESSIONS.editLoop.rel);

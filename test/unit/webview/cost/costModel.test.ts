@@ -5,7 +5,8 @@ import { createPriceBook } from '../../../../src/core/cost/priceBook';
 import { buildTraceView } from '../../../../src/core/view/traceView';
 import { customReplay, idealRows, idealSummary, parseTtlMinutes, parseWriteMultiple, ttlBasisText, ttlRows } from '../../../../webview/cost/costModel';
 import { costGroups } from '../../../../webview/inspectorModel';
-import { buildTimeline, costText, tooltipLines } from '../../../../webview/timeline/timelineModel';
+import { costText, tooltipLines } from '../../../../webview/timeline/timelineModel';
+import { TraceService } from '../../../../src/core/view/traceService';
 import { costWords, failureTitle } from '../../../../src/extension/traceAnalysis';
 import { findRetryLoops } from '../../../../src/core/analysis/retryLoops';
 import { fixtures, parseFile } from '../../../support/helpers';
@@ -88,19 +89,18 @@ describe('cost in the summary, tooltip and bars', () => {
     assert.ok(tooltipLines(s.calls[6]!).includes('Cache write: 13,835 (13,835 for 1 h)'));
   });
 
-  it('bars: the cost view stacks dollars in the same three colours; an unpriced call is marked, not zero', async () => {
-    const s = await session(PRICED);
-    const m = buildTimeline(s, true, 'cost');
-    assert.equal(m.view, 'cost');
+  it('bars: the cost columns stack dollars in the same three kinds; an unpriced call is NaN, not zero', async () => {
+    const parsed = await parseFile(PRICED);
+    const service = new TraceService(parsed, { fileName: 'x', formatChosen: false, analysis: {}, prices: createPriceBook() });
+    const id = parsed.model.sessions[0]!.id;
+    const cost = service.body(id)!.columns.cost!;
     // Call 1: read 8,921 µ$; appended = uncached 15 + written 51,031.25; output 5,225.
-    assert.ok(Math.abs(m.cached[0]! - 0.008921) < 1e-12 && Math.abs(m.appended[0]! - 0.05104625) < 1e-12 && Math.abs(m.output[0]! - 0.005225) < 1e-12);
-    assert.deepEqual([m.cached[5], m.appended[5], m.output[5]], [null, null, null]);
-    assert.deepEqual(m.unpricedCalls, [5]);
-    assert.equal(m.axisMax, null, 'dollars and the token context line do not share a scale');
-    assert.equal(buildTimeline(s, true, 'tokens').unpricedCalls.length, 0);
+    assert.ok(Math.abs(cost.cached[0]! - 0.008921) < 1e-12 && Math.abs(cost.appended[0]! - 0.05104625) < 1e-12 && Math.abs(cost.output[0]! - 0.005225) < 1e-12);
+    assert.ok([cost.cached[5], cost.appended[5], cost.output[5]].every((v) => Number.isNaN(v)));
     // Without prices there is no cost view to switch to.
-    const plain = buildTraceView(await parseFile(PRICED), 'x').sessions[0]!;
-    assert.equal(buildTimeline(plain, true, 'cost').view, 'tokens');
+    const plain = new TraceService(parsed, { fileName: 'x', formatChosen: false, analysis: {} });
+    assert.equal(plain.body(id)!.columns.cost, null);
+    assert.equal(plain.intro(id)!.cost, null);
   });
 });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildPalette, isHighContrast, withAlpha } from '../../../../webview/shared/palette';
+import { buildPalette, isHighContrast, mixOver, withAlpha } from '../../../../webview/shared/palette';
 
 describe('chart palette from theme variables', () => {
   it('uses the theme variables, falling back to Dark Modern for missing ones', () => {
@@ -39,5 +39,12 @@ describe('chart palette from theme variables', () => {
     assert.equal(withAlpha('rgba(1, 2, 3, 0.5)', 0.5), 'rgba(1, 2, 3, 0.25)');
     assert.equal(withAlpha('rgb(1 2 3 / 50%)', 1), 'rgba(1, 2, 3, 0.5)');
     assert.equal(withAlpha('red', 0.5), 'red');
+  });
+
+  it('blends a translucent colour over the background into one opaque colour', () => {
+    // 55 × 0.5 + 31 × 0.5 = 43, 148 × 0.5 + 31 × 0.5 = 89.5 → 90, 255 × 0.5 + 31 × 0.5 = 143.
+    assert.equal(mixOver('#3794ff', 0.5, '#1f1f1f'), 'rgb(43, 90, 143)');
+    assert.equal(mixOver('#3794ff', 1, '#ffffff'), 'rgb(55, 148, 255)');
+    assert.equal(mixOver('red', 0.5, '#000000'), 'red');
   });
 });

@@ -1,85 +1,72 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildTraceView } from '../../../../src/core/view/traceView';
-import type { CallRow, SessionView } from '../../../../src/core/view/traceView';
-import {
-  buildTimeline,
-  callHitRate,
-  callTimeText,
-  clampSelection,
-  formatClock,
-  isNavigationKey,
-  moveSelection,
-  niceCeiling,
-  selectionAnnouncement,
-  shortSessionId,
-  timelineMarkers,
-  tooltipLines,
-  tooltipTitle,
-} from '../../../../webview/timeline/timelineModel';
-import { parseFile, SPOTTER } from '../../../support/helpers';
+import { TraceService } from '../../../../src/core/view/traceService';
+import type { CallRow } from '../../../../src/core/view/traceView';
+import { axisMaxima, binCalls } from '../../../../webview/timeline/bins';
+import { jumpTargets, loopSlots, timelineMarkers } from '../../../../webview/timeline/marks';
+import { callHitRate, callTimeText, clampSelection, formatClock, isNavigationKey, moveSelection, niceCeiling, selectionAnnouncement, shortSessionId, tooltipLines, tooltipTitle } from '../../../../webview/timeline/timelineModel';
+import { fitAll } from '../../../../webview/timeline/viewWindow';
+import { parseFile, parseText, SPOTTER } from '../../../support/helpers';
 
 function call(index: number, over: Partial<CallRow> = {}): CallRow {
   return { index, id: `c${index}`, model: 'm', turn: 0, startMs: null, endMs: null, input: 100, cached: 80, appended: 20, cacheWrite: 5, output: 10, tools: [], miss: null, loops: [], cacheWrite1h: null, cost: null, ...over };
 }
 
-function session(calls: CallRow[], over: Partial<SessionView> = {}): SessionView {
-  return { summary: {} as SessionView['summary'], calls, compactions: [], events: [], subagents: [], analysis: {} as SessionView['analysis'], cost: null, ...over };
-}
+describe('timeline data of the spotter session (149 calls, compaction before call 138, sub-agent from call 4)', async () => {
+  const parsed = await parseFile(SPOTTER);
+  const service = new TraceService(parsed, { fileName: 'spotter.jsonl', formatChosen: false, analysis: {} });
+  const id = service.header().defaultSessionId!;
+  const intro = service.intro(id)!;
+  const body = service.body(id)!;
+  const data = { columns: body.columns, shown: null };
 
-describe('timeline model on the spotter session (149 calls, compaction before call 138, sub-agent from call 4)', async () => {
-  const view = buildTraceView(await parseFile(SPOTTER), 'spotter.jsonl');
-  const main = view.sessions[0]!;
-
-  it('one bar per main-thread call, labelled from 1; sub-agent calls are not mixed in', () => {
-    const m = buildTimeline(main, true);
-    assert.equal(m.barCount, 149);
-    assert.equal(m.labels[0], '1');
-    assert.equal(m.labels[148], '149');
-    assert.equal(m.cached.length, 149);
+  it('one column entry per main-thread call; sub-agent calls are not mixed in', () => {
+    assert.equal(body.columns.cached.length, 149);
     // Call 0 read by hand: cached 17,842, appended 8,168, output 209, input 26,010.
-    assert.deepEqual([m.cached[0], m.appended[0], m.output[0], m.context[0]], [17842, 8168, 209, 26010]);
+    const c = body.columns;
+    assert.deepEqual([c.cached[0], c.appended[0], c.output[0], c.input[0]], [17842, 8168, 209, 26010]);
   });
 
-  it('marks the compaction between calls 137 and 138 and the sub-agent after call 4', () => {
-    const markers = buildTimeline(main, true).markers;
+  it('marks the sub-agent after call 4 and the compaction before call 138', () => {
+    const markers = timelineMarkers(149, intro.compactions, intro.events, intro.subagents);
     assert.deepEqual(
-      markers.map((x) => [x.kind, x.x, x.label, x.callIndex, x.sessionId]),
+      markers.map((x) => [x.kind, x.label, x.callIndex, x.sessionId]),
       [
-        ['subagent', 4.5, 'sub-agent aac57f5', 4, 'aac57f5'],
-        ['compaction', 137.5, 'compaction', 138, null],
+        ['subagent', 'sub-agent aac57f5', 4, 'aac57f5'],
+        ['compaction', 'compaction', 138, null],
       ],
     );
     assert.equal(markers[1]!.description, 'Compaction before call 139 (manual, 142,431 tokens before)');
   });
 
-  it('flags the 11 calls with a failed tool', () => {
-    assert.equal(buildTimeline(main, true).failedCalls.length, 11);
-  });
-
-  it('bands the git commit loop over calls 104–135 and marks the misses at the model switch (5) and after the compaction (138)', () => {
+  it('flags the 11 calls with a failed tool and the misses at the model switch (5) and after the compaction (138)', () => {
+    assert.equal(jumpTargets('failure', data, []).length, 11);
+    assert.deepEqual(jumpTargets('miss', data, []), [5, 138]);
+    assert.deepEqual(jumpTargets('compaction', data, []), [138]);
     // Read from the file: the loop's results (lines 1209 … 1463) answer calls 105 and 136 (1-based), first and last.
-    const m = buildTimeline(main, true);
-    assert.deepEqual(m.bands.map((b) => [b.x0, b.x1, b.escaped, b.label]), [[103.5, 135.5, false, '✗ Bash ×7 gave up']]);
-    assert.deepEqual(m.missCalls, [5, 138]);
-    assert.equal(m.loops.length, 1);
+    assert.deepEqual(body.analysis.loops.map((l) => [l.firstCall, l.lastCall, l.escaped]), [[104, 135, false]]);
+    assert.deepEqual(loopSlots(data, body.analysis.loops[0]!), { first: 104, last: 135 });
   });
 
   it('shares a round maximum between both axes only while cached is shown', () => {
-    const shown = buildTimeline(main, true);
+    const shown = axisMaxima(binCalls(data, fitAll(149), 1000, true), true);
     // Call 137 is the tallest: 141,369 cached plus its appended and output, under 150k.
-    assert.equal(shown.axisMax, 150000);
-    assert.ok(Math.max(...shown.stackTop) <= 150000);
-    const hidden = buildTimeline(main, false);
-    assert.equal(hidden.axisMax, null);
-    assert.equal(hidden.stackTop[0], 8168 + 209);
+    assert.deepEqual(shown, { bars: 150000, context: 150000 });
+    const hidden = binCalls(data, fitAll(149), 1000, false);
+    assert.equal(hidden.stackMax[0], 8168 + 209);
   });
 });
 
-describe('timeline model with unknown figures', () => {
-  it('keeps null as null (a gap), never 0, and stacks only what is known', () => {
-    const m = buildTimeline(session([call(0, { input: null, cached: null, appended: 10, output: 5, cacheWrite: null })]), true);
-    assert.deepEqual([m.cached[0], m.context[0], m.stackTop[0]], [null, null, 15]);
+describe('timeline data with unknown figures', () => {
+  it('keeps unknown as NaN (a gap), never 0, and stacks only what is known', async () => {
+    const line = JSON.stringify({ sessionId: 's1', uuid: 'u', parentUuid: null, timestamp: '2026-01-01T00:00:00.000Z', type: 'assistant', message: { id: 'a', model: 'm', role: 'assistant', content: [], usage: { input_tokens: 10, output_tokens: 5 } } });
+    const service = new TraceService(await parseText(line + '\n'), { fileName: 'x.jsonl', formatChosen: false, analysis: {} });
+    const body = service.body('s1')!;
+    assert.ok(Number.isNaN(body.columns.cached[0]!));
+    assert.equal(body.columns.appended[0], 10);
+    const bins = binCalls({ columns: body.columns, shown: null }, fitAll(1), 10, true);
+    assert.equal(bins.stackMax[0], 15);
+    assert.ok(Number.isNaN(bins.context[0]!));
     assert.deepEqual(tooltipLines(call(0, { input: null, cached: null, cacheWrite: null })).slice(1, 7), [
       'Input: unknown',
       'Cached: unknown',
@@ -90,27 +77,18 @@ describe('timeline model with unknown figures', () => {
     ]);
   });
 
-  it('an empty session has no bars and no axis maximum', () => {
-    const m = buildTimeline(session([]), true);
-    assert.equal(m.barCount, 0);
-    assert.equal(m.axisMax, null);
-  });
-
-  it('a session without analysis (an older host) draws no bands', () => {
-    const m = buildTimeline(session([call(0)], { analysis: undefined as unknown as SessionView['analysis'] }), true);
-    assert.deepEqual([m.bands, m.missCalls, m.loops], [[], [], []]);
-  });
-
   it('skips sub-agents whose parent call is unknown and names compaction agents', () => {
-    const s = session([call(0), call(1)], {
-      subagents: [
+    const markers = timelineMarkers(
+      2,
+      [{ beforeCall: 2, trigger: null, preTokens: null }],
+      [],
+      [
         { sessionId: 'acompact-1', role: 'compaction', parentCallIndex: null, calls: 1 },
         { sessionId: 'x1', role: 'compaction', parentCallIndex: 0, calls: 1 },
       ],
-      compactions: [{ beforeCall: 2, trigger: null, preTokens: null }],
-    });
+    );
     assert.deepEqual(
-      timelineMarkers(s).map((m) => [m.label, m.description, m.callIndex]),
+      markers.map((m) => [m.label, m.description, m.callIndex]),
       [
         ['compaction agent x1', 'Compaction agent x1 started by call 1 (1 call)', 0],
         // A compaction after the last call selects the last call.
@@ -120,8 +98,8 @@ describe('timeline model with unknown figures', () => {
   });
 
   it('names a rewind as a rewind, not a compaction', () => {
-    const s = session([call(0), call(1)], { compactions: [{ beforeCall: 1, trigger: 'manual', preTokens: null, rewind: true }] });
-    assert.deepEqual(timelineMarkers(s).map((m) => [m.kind, m.label, m.description]), [['compaction', 'rewind', 'Rewind before call 2: the conversation was cut back to an earlier message']]);
+    const markers = timelineMarkers(2, [{ beforeCall: 1, trigger: 'manual', preTokens: null, rewind: true }], [], []);
+    assert.deepEqual(markers.map((m) => [m.kind, m.label, m.description]), [['compaction', 'rewind', 'Rewind before call 2: the conversation was cut back to an earlier message']]);
   });
 });
 
@@ -204,16 +182,17 @@ describe('small helpers', () => {
 describe('API errors on the timeline (M-Claude 2.1.6 Windows session, the rate-limit message at line 514)', async () => {
   const { join } = await import('node:path');
   const { fixtures } = await import('../../../support/helpers');
-  const view = buildTraceView(await parseFile(join(fixtures, 'claude-code/m-claude/3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl')), 'w.jsonl');
+  const service = new TraceService(await parseFile(join(fixtures, 'claude-code/m-claude/3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl')), { fileName: 'w.jsonl', formatChosen: false, analysis: {} });
+  const intro = service.intro(service.header().defaultSessionId!)!;
 
   it('marks the failed request between the calls it fell between, with its text', () => {
-    const marks = timelineMarkers(view.sessions[0]!).filter((m) => m.kind === 'api-error');
+    const marks = timelineMarkers(intro.summary.llmCalls, intro.compactions, intro.events, intro.subagents).filter((m) => m.kind === 'api-error');
     assert.equal(marks.length, 1);
     assert.match(marks[0]!.description, /^API error before call \d+: You're out of extra usage/);
   });
 
   it('retries of one request are one mark with their count (15 retries and the final message before any call)', async () => {
-    const limited = buildTraceView(await parseFile(join(fixtures, 'claude-code/m-claude/0a8fc187-681a-4c42-9538-ba0f628ee289.jsonl')), 'r.jsonl');
-    assert.deepEqual(limited.sessions[0]!.events.map((e) => [e.beforeCall, e.count]), [[0, 16]]);
+    const limited = new TraceService(await parseFile(join(fixtures, 'claude-code/m-claude/0a8fc187-681a-4c42-9538-ba0f628ee289.jsonl')), { fileName: 'r.jsonl', formatChosen: false, analysis: {} });
+    assert.deepEqual(limited.intro(limited.header().defaultSessionId!)!.events.map((e) => [e.beforeCall, e.count]), [[0, 16]]);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { summarizeSession } from '../../../../../src/core/analysis/sessionSummary';
-import { fixtures, parseFile } from '../../../../support/helpers';
+import { LOCAL_ONLY, fixtures, localSample, parseFile } from '../../../../support/helpers';
 import { assertRoundTrip } from '../../../../support/roundTrip';
 
 // A real Gemini CLI chat (gemini-2.0-flash in a Terminal-Bench container), kept by Harbor as
@@ -37,54 +37,55 @@ describe('Gemini CLI reader on a chat session file', async () => {
   });
 });
 
-// Hand-built (test/fixtures/README.md says why): no real chat with these records could be copied.
-// It follows what Gemini CLI's chatRecordingService writes today: the JSON Lines form, a message
-// written again once its tokens and tool results arrive, the chat synced with the model's history
-// (a `<session_context>` user message, tool results as user messages of `functionResponse` parts),
-// a recorded slash command, and `{"$rewindTo": id}` when the user rewinds. Counted by hand:
-// 3 typed prompts (u-prompt-1, u-prompt-2, u-prompt-3); 5 gemini messages with tokens (g-1 twice:
-// the later copy counts); Σinput (input + tool) 1000 + 1100 + 1200 + 1300 + 1250 = 5,850;
-// Σcached 0 + 800 + 1000 + 1100 + 1000 = 3,900; Σoutput (output + thoughts) 50 + 15 + 50 + 300 + 25 = 440;
-// 2 tool calls, read_file failed. The rewind to u-prompt-2 drops u-prompt-2 and g-4 (2 messages)
-// after the 4th call. test/reference/gemini_chat.py, which replays the file with Gemini CLI's own
-// rules, prints the same figures.
-const HISTORY_SYNC = join(fixtures, 'gemini-cli/hand-built-history-sync-rewind.jsonl');
+// A real Gemini CLI 0.59.0 session (gemini-3-flash-preview) kept by a Harbor run in
+// yds233013/forensicds, jobs/p31-prospective-1/p31-fill-rate-dispute__GyUgp7D/agent/gemini-cli.trajectory.jsonl
+// at commit ef328b5f5066e1120b24153894255a651e3c3f6d. The repository states no licence, so the file is
+// read from $AGENT_TRACE_LOCAL_SAMPLES and never copied (test/fixtures/README.md). Its 11 lines, counted
+// by hand and by test/reference/gemini_chat.py: a header; a `$set` checkpoint holding the
+// `<session_context>` message; the typed prompt; gemini message 9db71eb9 written twice (first with
+// tokens only, then again with its 6 tool calls: update_topic and 5 read_file, all `success`); a `user`
+// message of 6 `functionResponse` parts that the CLI writes itself (the same results, no text);
+// gemini message bd0c1a8c (no model, output 0); `$set` time updates. Tokens: input 10473 + 13514 = 23,987
+// (tool 0), cached 8125 + 8110 = 16,235, output (output + thoughts) 267 + 426 + 0 + 0 = 693.
+const FORENSICDS = localSample('gemini-cli/yds233013+forensicds+p31-prospective-1.jsonl');
 
-describe('Gemini CLI reader on a JSON Lines chat with history sync and a rewind (hand-built)', async () => {
-  const parsed = await parseFile(HISTORY_SYNC);
-  const s = parsed.model.sessions[0]!;
+describe('Gemini CLI 0.59.0 JSON Lines session from a Harbor run (yds233013/forensicds)', { skip: FORENSICDS === null && LOCAL_ONLY }, async () => {
+  const parsed = FORENSICDS === null ? null : await parseFile(FORENSICDS);
+  const s = parsed?.model.sessions[0];
 
-  it('reads every record as Gemini CLI: the rewind record too', () => {
-    assert.equal(parsed.model.format, 'gemini-cli');
-    assert.deepEqual({ ...parsed.model.skippedRecords }, {});
-    assert.equal(parsed.detection.confidence, 'certain');
+  it('reads every record as Gemini CLI: header, messages and $set updates', () => {
+    assert.equal(parsed!.model.format, 'gemini-cli');
+    assert.deepEqual({ ...parsed!.model.skippedRecords }, {});
+    assert.equal(s!.id, '091be5f4-e524-4296-9041-a38ccf1a8f2b');
   });
 
-  it('counts only typed prompts: not the session context, tool results or a slash command', () => {
-    // Before: 7 turns, the 4 records the CLI wrote itself among them.
-    assert.deepEqual(s.turns.map((t) => t.preview), ['Why does make fail?', 'Rewrite the Makefile', 'Only add the missing target']);
-    assert.equal(s.otherInputs?.injected, 1);
-    assert.equal(s.otherInputs?.localCommand, 1);
+  it('counts the one typed prompt, not the tool-result turn the CLI records as a user message', () => {
+    assert.deepEqual(s!.turns.map((t) => t.preview.slice(0, 57)), ['You are a demand-science analyst at Meridian Retail Group']);
+    // Both responses answer that prompt: the second follows the tool results, not a new prompt.
+    assert.deepEqual(s!.calls.map((c) => c.turn), [0, 0]);
   });
 
-  it('keeps every call, the rewound one included, with the last copy of each message', () => {
-    const sum = summarizeSession(s);
-    assert.deepEqual([sum.llmCalls, sum.tokens.input, sum.tokens.cached, sum.tokens.output], [5, 5850, 3900, 440]);
-    assert.deepEqual([sum.toolCalls, sum.failedToolCalls], [2, 1]);
-    assert.match(s.calls[0]!.toolCalls[0]!.errorText!, /Path is a directory/);
-    // g-5 answers the prompt typed after the rewind.
-    assert.equal(s.calls[4]!.turn, 2);
+  it('two calls with the tokens summed by hand, the re-written message counted once with its tool calls', () => {
+    const sum = summarizeSession(s!);
+    assert.deepEqual([sum.llmCalls, sum.tokens.input, sum.tokens.cached, sum.tokens.output], [2, 23987, 16235, 693]);
+    assert.deepEqual([sum.toolCalls, sum.failedToolCalls], [6, 0]);
+    // input − cached: 10473 − 8125 and 13514 − 8110; thoughts 426 on the first call only.
+    assert.deepEqual(s!.calls.map((c) => [c.tokens.appended, c.tokens.reasoningOutput]), [[2348, 426], [5404, 0]]);
+    assert.deepEqual(s!.calls[0]!.toolCalls.filter((t) => t.name === 'read_file').map((t) => t.targetFile), [
+      'docs/customer_supply_agreement.md',
+      'docs/supplier_report_methodology.md',
+      'docs/table_dictionary.md',
+      'docs/outputs/readout_contract.md',
+      'notes/correspondence.md',
+    ]);
   });
 
-  it('marks the rewind as a manual cut of the context before the next call, and says what left', () => {
-    assert.deepEqual(s.compactions.map((c) => [c.beforeCall, c.trigger, c.rewind]), [[4, 'manual', true]]);
-    const note = parsed.model.diagnostics.find((d) => /rewound/.test(d.message));
-    assert.ok(note, 'a diagnostic names the rewind');
-    assert.match(note.message, /2 message\(s\) left the conversation/);
-    assert.equal(note.line + 1, 13); // 0-based line of file line 13
+  it('times each call from the input before it: the prompt, then the tool results', () => {
+    // 08:44:47.792 → 08:44:52.118 and 08:44:52.143 → 08:44:56.307.
+    assert.deepEqual(s!.calls.map((c) => c.endMs! - c.startMs!), [4326, 4164]);
   });
 
   it('round-trips through the canonical format', async () => {
-    await assertRoundTrip(parsed);
+    await assertRoundTrip(parsed!);
   });
 });

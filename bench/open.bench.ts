@@ -1,0 +1,168 @@
+// How fast a big trace opens in real VS Code (code-server 1.100, the packaged .vsix,
+// driven by the system's Chromium), beside the CLI's `agent-trace analyze` on the same
+// file in the same run. For each file:
+//
+//   CLI        node dist/cli.js analyze FILE: wall time and peak RSS (/usr/bin/time)
+//   summary    from the click that opens the file to the session's figures on screen
+//   timeline   … to the timeline drawn (the page says `data-painted="timeline"`)
+//   host       the extension host's peak RSS while it opened the file (VmHWM from /proc:
+//              the kernel's own high-water mark, trace worker included), and before it
+//
+// Files (written by scripts/makeBigTraces.ts from real samples): Claude Code logs of
+// 10 MB, 100 MB and 1 GB (the spotter session repeated), the 1,000,000-call canonical
+// trace and a Bailian trace of 50,000 conversations. Each file gets a fresh code-server,
+// so one file's memory does not count against the next. Targets (issue 15): summary
+// ≤ 1.5× and timeline ≤ 2× the CLI's time; the host ≤ 1 GB.
+//
+// Run: npm run package && npm run bench:open [kinds…]   (claude-10mb claude-100mb claude-1gb canonical-1m bailian-50k)
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FrameLocator, Page } from 'playwright-core';
+import { bailian, canonical, claude } from '../scripts/makeBigTraces';
+import { launchBrowser, openWorkbench, startCodeServer, webview } from '../test/support/vscodeE2e.mjs';
+import { repoRoot } from '../test/support/helpers';
+
+const VSIX = join(repoRoot, 'dist/agent-trace-inspector.vsix');
+const CLI = join(repoRoot, 'dist/cli.js');
+const EXTENSION_ID = 'agent-trace.agent-trace-inspector';
+
+interface Case {
+  name: string;
+  write(path: string): Promise<unknown>;
+}
+
+const CASES: Case[] = [
+  { name: 'claude-10mb', write: (p) => claude({ mb: 10 }, p) },
+  { name: 'claude-100mb', write: (p) => claude({ mb: 100 }, p) },
+  { name: 'claude-1gb', write: (p) => claude({ mb: 1024 }, p) },
+  { name: 'canonical-1m', write: (p) => canonical(1_000_000, p) },
+  { name: 'bailian-50k', write: (p) => bailian(50_000, p) },
+];
+
+/** Every process id with its parent and command line. */
+function processes(): { pid: number; ppid: number; cmd: string }[] {
+  const out: { pid: number; ppid: number; cmd: string }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      out.push({ pid: Number(entry), ppid, cmd: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ') });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** The extension host started by the code-server with this user-data folder. */
+function extensionHostPid(dataDir: string): number | null {
+  const all = processes();
+  const server = all.filter((p) => p.cmd.includes(dataDir)).map((p) => p.pid);
+  const descends = (pid: number): boolean => {
+    const byPid = new Map(all.map((p) => [p.pid, p.ppid]));
+    for (let p = byPid.get(pid); p !== undefined && p > 1; p = byPid.get(p)) if (server.includes(p)) return true;
+    return false;
+  };
+  const host = all.find((p) => /extensionHost/.test(p.cmd) && descends(p.pid));
+  return host?.pid ?? null;
+}
+
+/** VmRSS and VmHWM (peak) of a process, MiB. */
+function memory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+function cli(path: string): { seconds: number; peakMiB: number; calls: number } {
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, CLI, 'analyze', path, '--json'], { encoding: 'utf8', maxBuffer: 2 ** 30 });
+  const last = r.stderr.trim().split('\n').pop() ?? '';
+  const [seconds, kb] = last.split(' ').map(Number) as [number, number];
+  const report = JSON.parse(r.stdout) as { sessions: { llmCalls: number }[] };
+  return { seconds, peakMiB: kb / 1024, calls: report.sessions.reduce((n, s) => n + s.llmCalls, 0) };
+}
+
+async function until(page: Page, check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+  const start = performance.now();
+  for (;;) {
+    if (await check().catch(() => false)) return performance.now();
+    if (performance.now() - start > timeoutMs) throw new Error('timed out');
+    await page.waitForTimeout(50);
+  }
+}
+
+async function openInVsCode(path: string, dir: string): Promise<{ summaryS: number; timelineS: number; hostBeforeMiB: number; hostPeakMiB: number; calls: string }> {
+  const cs = await startCodeServer({ vsix: [VSIX] });
+  const browser = await launchBrowser();
+  try {
+    const page = browser.page;
+    await openWorkbench(page, cs.url, dir, 'Agent Trace: Analyze Agent Session');
+    const host = extensionHostPid(join(cs.dir, 'data'));
+    if (host === null) throw new Error('no extension host process found');
+    const before = memory(host);
+    const name = path.split('/').pop()!;
+    let peak = before.rss;
+    const poll = setInterval(() => {
+      try {
+        peak = Math.max(peak, memory(host).rss);
+      } catch {
+        // the host ended
+      }
+    }, 50);
+    const web = (): FrameLocator => webview(page, EXTENSION_ID);
+    // Quick Open, typed first: the clock starts at the click that opens the file.
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(name);
+    const row = page.locator(`.quick-input-widget .monaco-list-row[aria-label^="${name}"]`).first();
+    await row.waitFor({ state: 'visible' });
+    const t0 = performance.now();
+    await row.click();
+    const tSummary = await until(page, async () => (await web().locator('[data-figure="llmCalls"]').count()) > 0 && (await web().locator('[data-figure="llmCalls"]').first().isVisible()), 30 * 60_000);
+    const tTimeline = await until(page, async () => (await web().locator('#app[data-painted="timeline"]').count()) > 0, 30 * 60_000);
+    clearInterval(poll);
+    const calls = (await web().locator('[data-figure="llmCalls"]').first().textContent()) ?? '';
+    const after = memory(host);
+    return { summaryS: (tSummary - t0) / 1000, timelineS: (tTimeline - t0) / 1000, hostBeforeMiB: before.rss, hostPeakMiB: Math.max(peak, after.peak), calls };
+  } finally {
+    await browser.close();
+    await cs.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(VSIX) || !existsSync(CLI)) execFileSync('npm', ['run', 'package'], { cwd: repoRoot, stdio: 'inherit' });
+  const wanted = process.argv.slice(2);
+  const cases = wanted.length > 0 ? CASES.filter((c) => wanted.includes(c.name)) : CASES;
+  const dir = mkdtempSync(join(tmpdir(), 'agent-trace-bench-open-'));
+  const rows: string[] = [];
+  try {
+    for (const c of cases) {
+      const path = join(dir, `${c.name}.trace.jsonl`);
+      await c.write(path);
+      const mb = statSync(path).size / 2 ** 20;
+      const base = cli(path);
+      const vs = await openInVsCode(path, dir);
+      const row =
+        `${c.name.padEnd(13)} ${mb.toFixed(0).padStart(5)} MB ${base.calls.toLocaleString('en-US').padStart(9)} calls | CLI ${base.seconds.toFixed(1)} s, ${base.peakMiB.toFixed(0)} MiB | ` +
+        `summary ${vs.summaryS.toFixed(1)} s (${(vs.summaryS / base.seconds).toFixed(2)}× CLI; target ≤ 1.5) | timeline ${vs.timelineS.toFixed(1)} s (${(vs.timelineS / base.seconds).toFixed(2)}× CLI; target ≤ 2) | ` +
+        `host ${vs.hostBeforeMiB.toFixed(0)} → peak ${vs.hostPeakMiB.toFixed(0)} MiB (target ≤ 1024)`;
+      rows.push(row);
+      console.log(row);
+      rmSync(path, { force: true });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`\nbench:open, code-server + Chromium, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores:`);
+  for (const r of rows) console.log(r);
+}
+
+void main().catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});

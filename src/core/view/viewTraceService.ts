@@ -1,0 +1,141 @@
+import type { SessionPage } from './sessionList';
+import { sessionLabel, sessionTreeOrder } from './sessionList';
+import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, ToolCount, TraceHeader } from './traceService';
+import { MAX_ROWS_PER_REQUEST, MAX_SEARCH_HITS, searchCalls, sessionPage, toolCallRow } from './traceService';
+import type { SearchableCall } from './traceService';
+import { timelineColumnsOfRows } from './timelineColumns';
+import type { CallDetail, CallRow, SessionView, TraceView } from './traceView';
+
+/**
+ * The inspector page's requests answered from a built view instead of a model: the
+ * standalone HTML report carries the trace as the view the inspector draws (summaries,
+ * call rows, analyses) and every call's details, and has no host and no worker. Same
+ * answers as TraceService on the trace the view was built from (test/unit/core/view
+ * checks them side by side); the page cannot tell the two apart.
+ */
+export class ViewTraceService {
+  private readonly byId = new Map<string, { view: SessionView; details: readonly CallDetail[] }>();
+  private order: ReturnType<typeof sessionTreeOrder> | null = null;
+
+  constructor(
+    private readonly view: TraceView,
+    /** `details[i][k]`: call k of `view.sessions[i]`. */
+    details: readonly (readonly CallDetail[])[],
+  ) {
+    view.sessions.forEach((s, i) => {
+      if (!this.byId.has(s.summary.id)) this.byId.set(s.summary.id, { view: s, details: details[i] ?? [] });
+    });
+  }
+
+  header(): TraceHeader {
+    const v = this.view;
+    const main = v.sessions.find((s) => s.summary.role === 'main') ?? v.sessions[0];
+    return {
+      fileName: v.fileName,
+      files: [v.fileName],
+      format: v.format,
+      formatLabel: v.formatLabel,
+      detection: v.detection,
+      detectionConfidence: v.detectionConfidence,
+      formatChosen: v.formatChosen,
+      formatChoices: v.formatChoices,
+      limitations: v.limitations,
+      problem: v.problem,
+      diagnostics: v.diagnostics,
+      skippedRecords: v.skippedRecords,
+      sessionCount: v.sessions.length,
+      callCount: v.sessions.reduce((n, s) => n + s.calls.length, 0),
+      defaultSessionId: main?.summary.id ?? null,
+      cost: v.cost,
+    };
+  }
+
+  sessionList(query: string, offset: number, limit: number): SessionPage {
+    const sessions = this.view.sessions.map((s) => s.summary);
+    this.order ??= sessionTreeOrder(sessions);
+    const entries = this.order.map(({ index, depth }) => {
+      const s = sessions[index]!;
+      return { id: s.id, label: sessionLabel(s, s.llmCalls, depth), depth };
+    });
+    return sessionPage(entries, query, offset, limit);
+  }
+
+  intro(id: string): SessionIntro | null {
+    const s = this.byId.get(id)?.view;
+    if (!s) return null;
+    return { summary: s.summary, compactions: s.compactions, events: s.events, subagents: s.subagents, cost: s.cost };
+  }
+
+  body(id: string): SessionBody | null {
+    const entry = this.byId.get(id);
+    if (!entry) return null;
+    const s = entry.view;
+    const tools = new Map<string, ToolCount>();
+    let toolCallCount = 0;
+    for (const d of entry.details) {
+      for (const t of d.tools) {
+        toolCallCount += 1;
+        let count = tools.get(t.name);
+        if (!count) {
+          count = { name: t.name, calls: 0, failed: 0 };
+          tools.set(t.name, count);
+        }
+        count.calls += 1;
+        if (t.failed === true) count.failed += 1;
+      }
+    }
+    return {
+      sessionId: id,
+      analysis: s.analysis,
+      columns: timelineColumnsOfRows(s.calls, s.analysis.loops, s.compactions, s.subagents),
+      tools: [...tools.values()].sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
+      toolCallCount,
+    };
+  }
+
+  callRows(id: string, from: number, count: number): CallRow[] {
+    const calls = this.byId.get(id)?.view.calls ?? [];
+    return calls.slice(Math.max(0, from), Math.min(calls.length, from + Math.min(count, MAX_ROWS_PER_REQUEST)));
+  }
+
+  toolRows(id: string, from: number, count: number): ToolCallRow[] {
+    const details = this.byId.get(id)?.details ?? [];
+    const out: ToolCallRow[] = [];
+    const end = from + Math.min(count, MAX_ROWS_PER_REQUEST);
+    let i = 0;
+    for (const d of details) {
+      for (const t of d.tools) {
+        if (i >= from && i < end) out.push(toolCallRow(i, d.index, t, t.failed));
+        i += 1;
+        if (i >= end) return out;
+      }
+    }
+    return out;
+  }
+
+  search(query: string, sessionId: string | null, limit = MAX_SEARCH_HITS): SearchResult {
+    const entries = sessionId === null ? this.view.sessions.map((s) => this.byId.get(s.summary.id)!) : [this.byId.get(sessionId)].filter((e) => e !== undefined);
+    return searchCalls(
+      entries.map(({ view, details }) => ({
+        id: view.summary.id,
+        calls: (function* (): Generator<SearchableCall> {
+          for (let k = 0; k < view.calls.length; k++) {
+            const detail = details[k];
+            yield { index: view.calls[k]!.index, turn: view.calls[k]!.turn, tools: detail?.tools ?? [], prompt: () => detail?.turnPreview ?? null };
+          }
+        })(),
+      })),
+      query,
+      limit,
+    );
+  }
+
+  callsUsingTool(id: string, tool: string): Int32Array {
+    const details = this.byId.get(id)?.details ?? [];
+    return Int32Array.from(details.filter((d) => d.tools.some((t) => t.name === tool)).map((d) => d.index));
+  }
+
+  callDetail(id: string, callIndex: number): CallDetail | null {
+    return this.byId.get(id)?.details[callIndex] ?? null;
+  }
+}

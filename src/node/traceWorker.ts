@@ -1,0 +1,212 @@
+// The trace worker: reads and parses one trace off the extension host's event loop, then
+// keeps the model and answers what the inspector asks about it (traceWorkerProtocol.ts).
+// The host starts one per open trace document and terminates it to cancel or to close.
+import { stat } from 'node:fs/promises';
+import { parentPort } from 'node:worker_threads';
+import type { TransferListItem } from 'node:worker_threads';
+import { createPriceBook } from '../core/cost/priceBook';
+import type { PriceBook } from '../core/cost/costTypes';
+import { readUserPrices } from '../core/cost/userPrices';
+import { TraceParse } from '../core/trace/parseTrace';
+import { TraceService } from '../core/view/traceService';
+import type { SessionBody } from '../core/view/traceService';
+import type { FromWorker, MoreRead, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerMethod } from './traceWorkerProtocol';
+import { SESSION_PAGE_SIZE } from '../protocol/messages';
+import { NotRegularFileError, regularFileChunks } from './traceFiles';
+import type { WorkerFile } from './traceWorkerProtocol';
+
+/** Read buffer per stream, as the CLI reads. */
+/** Progress is posted at most this often (bytes of the main file). */
+const PROGRESS_BYTES = 8 * 2 ** 20;
+
+const port = parentPort!;
+let service: TraceService | null = null;
+/** The open trace's incremental parse and where its files are, for `readMore`. */
+let reading: { parse: TraceParse; files: (WorkerFile | null)[]; params: OpenParams } | null = null;
+/** Whether the open trace was opened live (to be followed with readMore). */
+let openedLive = false;
+/** Requests that arrived while the file was still being read. */
+const waiting: Extract<ToWorker, { kind: 'request' }>[] = [];
+
+function post(message: FromWorker, transfer: TransferListItem[] = []): void {
+  port.postMessage(message, transfer);
+}
+
+/** The price book over the library's prices and the user's `agentTrace.prices` (as written; unreadable entries are left out, as the host says). */
+function priceBookOf(prices: unknown): PriceBook | null {
+  if (prices === null) return null;
+  return createPriceBook({ user: readUserPrices(prices ?? []), userLabel: 'agentTrace.prices' });
+}
+
+/**
+ * Pushes bytes [from, end of file) of file `index` into the parse; progress for the
+ * opened file. Only a regular file is read, the one the host listed (traceFiles).
+ */
+async function readInto(parse: TraceParse, index: number, file: Extract<WorkerFile, { path: string }>, from: number, totalBytes: number | null): Promise<void> {
+  let read = from;
+  let reported = from;
+  const chunks = regularFileChunks(file.path, { noFollow: file.noFollow ?? false, ...(file.expect ? { expect: file.expect } : {}), start: from });
+  for await (const chunk of chunks) {
+    read += chunk.length;
+    if (index === 0 && read - reported >= PROGRESS_BYTES) {
+      reported = read;
+      post({ kind: 'progress', bytesRead: read, totalBytes });
+    }
+    if (!parse.push(index, chunk)) return;
+  }
+  if (index === 0) post({ kind: 'progress', bytesRead: read, totalBytes });
+}
+
+/** What the host needs first about the parse as it stands (a new service on its snapshot). */
+function answerFor(parse: TraceParse, params: OpenParams, t0: number): OpenedTrace {
+  const previous = service;
+  service = new TraceService(parse.snapshot(), { fileName: params.fileName, formatChosen: params.format !== null, analysis: params.analysis, prices: priceBookOf(params.prices) });
+  if (previous) {
+    service.setAnalysisOptions(previous.analysisOptionsInUse);
+    service.setPrices(previous.pricesInUse);
+  }
+  const header = service.header();
+  return {
+    header,
+    sessions: service.sessionList('', 0, SESSION_PAGE_SIZE),
+    intro: header.defaultSessionId === null ? null : service.intro(header.defaultSessionId),
+    parseMs: performance.now() - t0,
+  };
+}
+
+async function open(params: OpenParams): Promise<void> {
+  const t0 = performance.now();
+  const parse = new TraceParse(
+    params.files.map((f) => f.key),
+    params.format ? { format: params.format } : {},
+  );
+  const files: (WorkerFile | null)[] = [...params.files];
+  for (let i = 0; i < params.files.length && !parse.stopped; i++) {
+    const f = params.files[i]!;
+    // Companions of a file that is not a Claude Code log are not even opened.
+    if (i > 0 && !parse.acceptsCompanions()) break;
+    try {
+      if ('bytes' in f) parse.push(i, f.bytes);
+      else await readInto(parse, i, f, 0, i === 0 ? params.totalBytes : null);
+    } catch (e) {
+      // The opened file must be readable; a companion that is not (gone, swapped for a link) is said and left out.
+      if (i === 0) throw e;
+      parse.unreadable(i, e);
+      files[i] = null;
+      continue;
+    }
+    // A live file keeps a half-written last line for the next read.
+    if (!params.live) parse.endFile(i);
+  }
+  parse.notes(params.notes ?? []);
+  // Only a live trace keeps its parse (the readers' state) for readMore; otherwise the model is all that stays.
+  reading = params.live ? { parse, files, params } : null;
+  openedLive = params.live ?? false;
+  post({ kind: 'opened', opened: answerFor(parse, params, t0) });
+}
+
+/** Live tail: the bytes each file gained since the last read, and new companion files. */
+async function readMore(newFiles: { key: string; path: string }[]): Promise<MoreRead> {
+  // A trace read once keeps no parse to resume: it is read again.
+  if (!reading) return { kind: 'reopen', reason: service && !openedLive ? 'not-live' : 'stopped' };
+  const { parse, files, params } = reading;
+  if (!params.live) return { kind: 'reopen', reason: 'not-live' };
+  if (parse.stopped) return { kind: 'reopen', reason: 'stopped' };
+  const t0 = performance.now();
+  for (const f of newFiles) files[parse.addFile(f.key)] = { key: f.key, path: f.path, noFollow: true };
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i];
+    if (!f || !('path' in f) || (i > 0 && !parse.acceptsCompanions())) continue;
+    const size = (await stat(f.path)).size;
+    const from = parse.bytesRead(i);
+    if (size < from) return { kind: 'reopen', reason: 'truncated' };
+    if (size > from) await readInto(parse, i, f, from, i === 0 ? size : null);
+  }
+  return { kind: 'read', opened: answerFor(parse, params, t0), bytesRead: files.map((_, i) => parse.bytesRead(i)) };
+}
+
+/** The typed arrays of an answer, moved to the host rather than copied. */
+function transferables(value: unknown): TransferListItem[] {
+  if (value instanceof Int32Array) return [value.buffer as ArrayBuffer];
+  const body = value as SessionBody | null;
+  if (body && typeof body === 'object' && 'columns' in body) {
+    const { cost, ...tokens } = body.columns;
+    return [...Object.values(tokens), ...(cost ? Object.values(cost) : [])].map((c: ArrayBufferView) => c.buffer as ArrayBuffer);
+  }
+  return [];
+}
+
+type Handler = { [M in WorkerMethod]: (s: TraceService, p: TraceWorkerMethods[M]['params']) => TraceWorkerMethods[M]['result'] };
+
+const handlers: Handler = {
+  header: (s) => s.header(),
+  sessionList: (s, p) => s.sessionList(p.query, p.offset, p.limit),
+  intro: (s, p) => s.intro(p.sessionId),
+  body: (s, p) => s.body(p.sessionId),
+  callRows: (s, p) => s.callRows(p.sessionId, p.from, p.count),
+  toolRows: (s, p) => s.toolRows(p.sessionId, p.from, p.count),
+  search: (s, p) => s.search(p.query, p.sessionId),
+  callsUsingTool: (s, p) => s.callsUsingTool(p.sessionId, p.tool),
+  callDetail: (s, p) => s.callDetail(p.sessionId, p.callIndex),
+  sourceOf: (s, p) => s.sourceOf(p.sessionId, p.callIndex, p.toolId),
+  whatIfWorkload: (s, p) => s.whatIfWorkload(p.sessionId, p.filePath, p.format),
+  report: (s) => s.report(),
+  problems: (s) => s.problems(),
+  setAnalysisOptions: (s, p) => {
+    s.setAnalysisOptions(p.analysis);
+    return null;
+  },
+  setPrices: (s, p) => {
+    s.setPrices(priceBookOf(p.prices));
+    return null;
+  },
+  // Answered asynchronously (it reads files); see `answer`.
+  readMore: () => {
+    throw new Error('readMore is asynchronous');
+  },
+};
+
+/** Requests are answered one at a time, in order: a `readMore` in flight holds the ones after it. */
+let busy: Promise<void> = Promise.resolve();
+
+function answer(m: Extract<ToWorker, { kind: 'request' }>): void {
+  if (!service) {
+    waiting.push(m);
+    return;
+  }
+  if (m.method === 'readMore') {
+    busy = busy.then(() =>
+      readMore((m.params as TraceWorkerMethods['readMore']['params']).newFiles ?? []).then(
+        (ok) => post({ kind: 'response', id: m.id, ok }),
+        (e: unknown) => post({ kind: 'response', id: m.id, err: e instanceof Error ? e.message : String(e) }),
+      ),
+    );
+    return;
+  }
+  void busy.then(() => answerNow(m));
+}
+
+function answerNow(m: Extract<ToWorker, { kind: 'request' }>): void {
+  if (!service) return;
+  try {
+    const handler = handlers[m.method] as (s: TraceService, p: unknown) => unknown;
+    if (!handler) throw new Error(`unknown method ${String(m.method)}`);
+    const ok = handler(service, m.params);
+    post({ kind: 'response', id: m.id, ok }, transferables(ok));
+  } catch (e) {
+    post({ kind: 'response', id: m.id, err: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+port.on('message', (m: ToWorker) => {
+  if (m.kind === 'open') {
+    open(m.params).then(
+      () => {
+        for (const w of waiting.splice(0)) answer(w);
+      },
+      (e: unknown) => post({ kind: 'openFailed', message: e instanceof Error ? e.message : String(e), code: (e as NodeJS.ErrnoException | null)?.code ?? null, notRegular: e instanceof NotRegularFileError }),
+    );
+    return;
+  }
+  answer(m);
+});

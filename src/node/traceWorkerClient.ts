@@ -1,0 +1,117 @@
+import { NotRegularFileError } from './traceFiles';
+import { Worker } from 'node:worker_threads';
+import type { TransferListItem } from 'node:worker_threads';
+import type { FromWorker, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerMethod } from './traceWorkerProtocol';
+
+/** Heap the worker may use before it is stopped (it shares the extension host's process, so this guards the host). */
+export const WORKER_HEAP_MB = 1536;
+
+/** Raised when reading was cancelled (the worker was stopped on purpose). */
+export class TraceCancelledError extends Error {}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * One trace worker, seen from the host: `open` reads the file in the worker (progress
+ * comes back as it goes), then `request` asks about it. `cancel` stops the worker at
+ * once, freeing its memory; every pending promise rejects. Owns the worker thread.
+ */
+export class TraceWorkerClient {
+  private readonly worker: Worker;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private opening: Pending | null = null;
+  private stopped: Error | null = null;
+  private onProgress: ((bytesRead: number, totalBytes: number | null) => void) | null = null;
+
+  constructor(workerScript: string, heapMb = WORKER_HEAP_MB) {
+    this.worker = new Worker(workerScript, { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+    this.worker.on('message', (m: FromWorker) => this.receive(m));
+    this.worker.on('error', (e: Error & { code?: string }) => {
+      const message = e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `the trace needs more than the ${heapMb} MB of memory the inspector allows itself` : e.message;
+      this.fail(new Error(message));
+    });
+    this.worker.on('exit', (code) => {
+      if (!this.stopped) this.fail(new Error(`the trace reader stopped (exit code ${code})`));
+    });
+  }
+
+  /** Reads the trace; resolves with what the page needs first, rejects with why it could not. */
+  open(params: OpenParams, onProgress: (bytesRead: number, totalBytes: number | null) => void): Promise<OpenedTrace> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    this.onProgress = onProgress;
+    // Bytes move to the worker rather than being copied; a view over a shared or pooled buffer is copied first.
+    const files = params.files.map((f) => ('bytes' in f && (f.bytes.byteOffset !== 0 || f.bytes.byteLength !== f.bytes.buffer.byteLength) ? { key: f.key, bytes: f.bytes.slice() } : f));
+    const transfer: TransferListItem[] = files.flatMap((f) => ('bytes' in f && f.bytes.buffer instanceof ArrayBuffer ? [f.bytes.buffer] : []));
+    return new Promise<OpenedTrace>((resolve, reject) => {
+      this.opening = { resolve: resolve as (v: unknown) => void, reject };
+      this.post({ kind: 'open', params: { ...params, files } }, transfer);
+    });
+  }
+
+  /** Asks the worker about the open trace. */
+  request<M extends WorkerMethod>(method: M, params: TraceWorkerMethods[M]['params']): Promise<TraceWorkerMethods[M]['result']> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.post({ kind: 'request', id, method, params });
+    });
+  }
+
+  /** Stops the worker now: reading ends, memory is freed, pending answers reject with `reason`. */
+  cancel(reason: Error = new TraceCancelledError('reading was cancelled')): void {
+    if (this.stopped) return;
+    this.fail(reason);
+    void this.worker.terminate();
+  }
+
+  dispose(): void {
+    this.cancel(new TraceCancelledError('the trace was closed'));
+  }
+
+  get isStopped(): boolean {
+    return this.stopped !== null;
+  }
+
+  private post(message: ToWorker, transfer: TransferListItem[] = []): void {
+    this.worker.postMessage(message, transfer);
+  }
+
+  private fail(error: Error): void {
+    if (this.stopped) return;
+    this.stopped = error;
+    this.opening?.reject(error);
+    this.opening = null;
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+    void this.worker.terminate();
+  }
+
+  private receive(m: FromWorker): void {
+    switch (m.kind) {
+      case 'progress':
+        this.onProgress?.(m.bytesRead, m.totalBytes);
+        return;
+      case 'opened':
+        this.opening?.resolve(m.opened);
+        this.opening = null;
+        return;
+      case 'openFailed':
+        this.opening?.reject(m.notRegular ? new NotRegularFileError(m.message) : Object.assign(new Error(m.message), m.code ? { code: m.code } : {}));
+        this.opening = null;
+        return;
+      case 'response': {
+        const p = this.pending.get(m.id);
+        if (!p) return;
+        this.pending.delete(m.id);
+        if ('err' in m) p.reject(new Error(m.err));
+        else p.resolve(m.ok);
+        return;
+      }
+    }
+  }
+}
