@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { startLiveSession } from '../support/liveSession.mjs';
 import { launchBrowser, openWorkbench, runCommand, startCodeServer, webview } from '../support/vscodeE2e.mjs';
 import { createWorkspace, repoRoot } from '../support/workspace.mjs';
@@ -20,8 +20,57 @@ const shots = path.join(repoRoot, 'test-results');
 const LIVE_ID = '5e55e55e-0000-4000-8000-000000000003';
 
 async function shot(page: Page, name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<void> {
-  await page.waitForTimeout(500);
+  // What is on screen is painted: fonts loaded, then two frames (not a fixed pause).
+  await page.evaluate(() => document.fonts.ready.then(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())))));
   await page.screenshot({ path: path.join(shots, name), ...(clip ? { clip } : {}) });
+}
+
+/**
+ * The M-Claude log's own row. The live session is a copy of that log: once it has all its
+ * lines its row shows the same figures and, two minutes after its last append, no longer
+ * "● live" either, so neither its text nor DOM order (a tree re-uses its rows out of order as
+ * it redraws) tells the two apart. Its place does: the row right under its day, 2026-01-01.
+ */
+async function mClaudeRow(page: Page): Promise<Locator> {
+  const rows = page.locator('.part.sidebar .monaco-list-row');
+  const day = Number(await rows.filter({ hasText: '2026-01-01' }).getAttribute('data-index'));
+  return rows.and(page.locator(`[data-index="${day + 1}"]`)).filter({ hasText: /41 calls · hit 85\.5% · \$3\.37 · 13 failed/ });
+}
+
+/**
+ * Selects the M-Claude log and the spotter session in the tree. A click opens the session in
+ * the inspector, whose page takes the keyboard focus when it has loaded: so it is waited for
+ * (its figures drawn) before anything else, the tree is then seen to hold both sessions, and
+ * the focus is given back to the workbench and seen there (keys sent into a webview never
+ * reach the command palette).
+ */
+async function selectTwoSessions(page: Page): Promise<void> {
+  const sidebar = page.locator('.part.sidebar');
+  await (await mClaudeRow(page)).click();
+  await webview(page, EXTENSION_ID).locator('[data-figure]').first().waitFor({ timeout: 60_000 });
+  await sidebar.locator('.monaco-list-row', { hasText: 'Work on bead spotter-4te' }).click({ modifiers: ['Control'] });
+  await page.waitForFunction(() => document.querySelectorAll('.part.sidebar .monaco-list-row[aria-selected="true"]').length === 2);
+  await sidebar.locator('.title').first().click();
+  await page.waitForFunction(() => document.activeElement !== null && document.activeElement.tagName !== 'IFRAME');
+}
+
+/**
+ * The page of the panel just opened, once it shows `kind` (its data-ready). Waits on states, in
+ * order, and says which one never came: the panel's tab active, its webview loaded, its page drawn.
+ */
+async function panelShowing(page: Page, title: string, kind: 'compare' | 'report'): Promise<FrameLocator> {
+  const stages: Array<[string, () => Promise<unknown>]> = [
+    [`the "${title}" tab is active`, () => page.locator('.editor-group-container .tab.active', { hasText: title }).waitFor({ timeout: 60_000 })],
+    ['its webview is loaded', () => page.locator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]:visible`).last().waitFor({ timeout: 60_000 })],
+    [`its page shows the ${kind}`, () => webview(page, EXTENSION_ID).locator(`#app[data-ready="${kind}"]`).waitFor({ timeout: 60_000 })],
+  ];
+  for (const [stage, wait] of stages) {
+    await wait().catch(async (e: unknown) => {
+      await shot(page, `e2e-${kind}-failed.png`);
+      throw new Error(`${stage}: never came (screenshot test-results/e2e-${kind}-failed.png). ${e instanceof Error ? e.message : String(e)}`);
+    });
+  }
+  return webview(page, EXTENSION_ID);
 }
 
 describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
@@ -107,17 +156,9 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
 
   it('compares two sessions side by side and shows several sessions at once', async () => {
     const sidebar = page.locator('.part.sidebar');
-    await sidebar.locator('.monaco-list-row', { hasText: /41 calls · hit 85\.5% · \$3\.37 · 13 failed/ }).last().click();
-    await sidebar.locator('.monaco-list-row', { hasText: 'Work on bead spotter-4te' }).click({ modifiers: ['Control'] });
-    // A click opens the session; its editor may take the focus (and the keys): give it back to the workbench.
-    await sidebar.locator('.title').first().click();
+    await selectTwoSessions(page);
     await runCommand(page, 'Agent Trace: Compare Sessions');
-    const panel = webview(page, EXTENSION_ID);
-    // The panel's page (chart.js and its data) can take a while on a loaded machine.
-    await panel.locator('[data-compared="calls"]').waitFor({ timeout: 90_000 }).catch(async (e: unknown) => {
-      await shot(page, 'e2e-compare-failed.png');
-      throw e;
-    });
+    const panel = await panelShowing(page, 'Compare sessions', 'compare');
     const cells = await panel.locator('[data-compared="calls"] td').allTextContents();
     assert.deepEqual(cells.slice(1), ['41', '149', '+108 (+263%)']);
     assert.equal(await panel.locator('.compare-chart canvas').count(), 2);
@@ -125,13 +166,11 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
     // Keys typed while the panel's page has focus stay in it: give the focus back to the workbench first.
     await sidebar.locator('.title').first().click();
     await runCommand(page, 'View: Close All Editors');
+    await page.locator('.editor-group-container .tab').first().waitFor({ state: 'detached' });
     // The same two sessions, selected again, in one report.
-    await sidebar.locator('.monaco-list-row', { hasText: /41 calls · hit 85\.5% · \$3\.37 · 13 failed/ }).last().click();
-    await sidebar.locator('.monaco-list-row', { hasText: 'Work on bead spotter-4te' }).click({ modifiers: ['Control'] });
-    await sidebar.locator('.title').first().click();
+    await selectTwoSessions(page);
     await runCommand(page, 'Agent Trace: Analyze Sessions Together');
-    const report = webview(page, EXTENSION_ID);
-    await report.locator('[data-figure="sessions"]').waitFor({ timeout: 90_000 });
+    const report = await panelShowing(page, '2 sessions', 'report');
     assert.equal(await report.locator('[data-figure="sessions"]').textContent(), '2');
     await shot(page, 'e2e-sessions-report.png');
   });
