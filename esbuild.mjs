@@ -49,6 +49,8 @@ const builds = [
   { ...common, entryPoints: ['src/node/sweepWorker.ts'], outfile: 'dist/sweepWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   // The session index's worker thread: started by the extension from beside itself (src/node/sessions/indexClient.ts).
   { ...common, entryPoints: ['src/node/sessions/indexWorker.ts'], outfile: 'dist/indexWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  // Its parse threads for a cold index: started by dist/indexWorker.js from beside itself (src/node/sessions/parsePool.ts).
+  { ...common, entryPoints: ['src/node/sessions/indexParseWorker.ts'], outfile: 'dist/indexParseWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   // The inspector's trace worker: reads and parses a trace off the extension host's event loop (src/node/traceWorkerClient.ts starts it from beside dist/extension.js).
   { ...common, entryPoints: ['src/node/traceWorker.ts'], outfile: 'dist/traceWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'chrome120' },

@@ -2,12 +2,10 @@ import { existsSync, statSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
-import type { PriceBook } from '../../core/cost/costTypes';
-import { createPriceBook } from '../../core/cost/priceBook';
-import { readUserPrices } from '../../core/cost/userPrices';
 import { agentById } from './agentRegistry';
 import type { AgentRoot, FoundSession } from './agentRegistry';
 import type { IndexEvent, IndexRequest, IndexWorkerConfig } from './indexProtocol';
+import { indexPriceBook, ParsePool, parseThreadsFor } from './parsePool';
 import { SessionIndex } from './sessionIndex';
 import { SessionIndexer } from './sessionIndexer';
 import type { FileOutcome } from './sessionIndexer';
@@ -60,10 +58,12 @@ let closing = false;
 /** Refreshes run one at a time, so two events on one file never read it twice at once. */
 let queue: Promise<void> = Promise.resolve();
 
-function priceBook(): PriceBook {
-  const user = readUserPrices(config?.prices ?? []);
-  return createPriceBook(user.entries.length > 0 ? { user, userLabel: 'agentTrace.prices' } : {});
+function priceBook(): ReturnType<typeof indexPriceBook> {
+  return indexPriceBook(config?.prices ?? []);
 }
+
+/** The parse threads' script: bundled beside this one (dist/indexParseWorker.js). */
+const PARSE_WORKER_SCRIPT = join(__dirname, 'indexParseWorker.js');
 
 /** The settings the figures depend on, as one string (a change recomputes every file's figures at the next sync). */
 function figuresBasis(): string {
@@ -209,8 +209,18 @@ async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<u
       if (closing || !lease!.tryAcquire()) return { readOnly: true };
       cancelled = false;
       let last = 0;
+      let pool: ParsePool | null = null;
       const result = await guarded(() =>
         indexer!.sync(roots(), {
+          // A cold index (or many new sessions) is parsed on parse threads; this thread writes.
+          freshReader: (newFiles) => {
+            const threads = parseThreadsFor(newFiles);
+            if (threads === 0 || !existsSync(PARSE_WORKER_SCRIPT)) return null;
+            void (pool as ParsePool | null)?.close(); // a sync run again after a damaged index was set aside
+            pool = new ParsePool(PARSE_WORKER_SCRIPT, threads, { analysis: config!.analysis, userPrices: config!.prices });
+            post({ event: 'log', level: 'info', message: `Reading ${newFiles.length} new session files on ${threads} parse threads.` });
+            return pool;
+          },
           isCancelled: () => cancelled,
           keepLive: (f) => Date.now() - f.mtimeMs < HOT_WINDOW_MS || pinned.has(f.path),
           onProgress: (p) => {
@@ -219,7 +229,7 @@ async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<u
             post({ event: 'progress', ...p });
           },
         }),
-      );
+      ).finally(() => (pool as ParsePool | null)?.close());
       updateHot(Date.now());
       if (!checked) {
         // Once per start, after the first sync (not before the first rows): the whole file's integrity.

@@ -59,7 +59,33 @@ export interface FileUpdate {
   state: Uint8Array | null | undefined;
   stateVersion: string | null;
   lastGrowthMs: number | null;
-  records: IndexedSession[];
+  records: StoredSession[];
+}
+
+/**
+ * A session as the index stores it: its values already in their stored form (JSON and
+ * search text), so a parse thread can make them and the writer only binds strings.
+ */
+export interface StoredSession {
+  key: string;
+  role: SessionRecord['role'];
+  cwd: string | null;
+  /** The row's figures (SessionRecord without its search text), as JSON. */
+  record: string;
+  /** The calls, packed (CALL_FIELDS order). */
+  calls: string;
+  /** Prompts, tool targets and errors as one search document ('' when none). */
+  search: string;
+}
+
+/** The stored form of a file's sessions (see StoredSession). */
+export function storedSessions(records: readonly IndexedSession[]): StoredSession[] {
+  return records.map(({ session: s, calls }) => {
+    const { searchText, ...record } = s;
+    // One document per session (rowid = session id): a search's words may come from its prompts, tool targets and errors alike.
+    const search = [searchText.prompts, searchText.tools, searchText.errors].filter((t) => t !== '').join('\n');
+    return { key: s.key, role: s.role, cwd: s.cwd ?? null, record: JSON.stringify(record), calls: packCalls(calls), search };
+  });
 }
 
 /** Why an index file was set aside when it was opened. */
@@ -315,8 +341,8 @@ export class SessionIndex {
 
   /** Stores a file as just read, its sessions and calls replacing the old ones (call inside begin/commit). */
   writeFile(u: FileUpdate, nowMs = Date.now()): void {
-    const main = u.records.find((r) => r.session.role === 'main') ?? u.records[0];
-    const project = main?.session.cwd ?? u.projectHint ?? dirname(u.path);
+    const main = u.records.find((r) => r.role === 'main') ?? u.records[0];
+    const project = main?.cwd ?? u.projectHint ?? dirname(u.path);
     const view: FileView = { path: u.path, agentId: u.agentId, project, mtimeMs: u.mtimeMs, status: u.status, problem: u.problem, lastGrowthMs: u.lastGrowthMs };
     const existing = this.db.get('SELECT id FROM files WHERE path = ?', [u.path]);
     const values = [u.agentId, u.size, u.mtimeMs, JSON.stringify(u.companions), u.headHash, u.status, u.lastGrowthMs, nowMs, JSON.stringify(view)];
@@ -334,15 +360,12 @@ export class SessionIndex {
     const insertCalls = this.db.prepare('INSERT OR REPLACE INTO session_calls VALUES (?, ?)');
     const insertSearch = this.db.prepare('INSERT INTO search (rowid, text) VALUES (?, ?)');
     try {
-      for (const { session: s, calls } of u.records) {
-        const { searchText, ...record } = s;
-        const sessionId = num(upsert.get([fileId, s.key, JSON.stringify(record)])?.['id'])!;
+      for (const s of u.records) {
+        const sessionId = num(upsert.get([fileId, s.key, s.record])?.['id'])!;
         kept.add(sessionId);
         this.db.run('DELETE FROM search WHERE rowid = ?', [sessionId]);
-        insertCalls.run([sessionId, packCalls(calls)]);
-        // One document per session (rowid = session id): a search's words may come from its prompts, tool targets and errors alike.
-        const searchable = [searchText.prompts, searchText.tools, searchText.errors].filter((t) => t !== '').join('\n');
-        if (searchable !== '') insertSearch.run([sessionId, searchable]);
+        insertCalls.run([sessionId, s.calls]);
+        if (s.search !== '') insertSearch.run([sessionId, s.search]);
       }
     } finally {
       upsert.finalize();

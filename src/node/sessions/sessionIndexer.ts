@@ -12,7 +12,8 @@ import type { ParsedTrace, SavedTraceParse } from '../../core/trace/parseTrace';
 import { assembleSession } from '../agentSessions';
 import { agentById, agentLabel, discoverSessions } from './agentRegistry';
 import type { AgentRoot, FoundSession } from './agentRegistry';
-import type { CompanionState, FileUpdate, SessionIndex, StoredFile } from './sessionIndex';
+import { storedSessions } from './sessionIndex';
+import type { CompanionState, FileUpdate, SessionIndex, StoredFile, StoredSession } from './sessionIndex';
 import { withBusyRetry } from './sqlite';
 
 /**
@@ -183,6 +184,56 @@ export function unpackState(bytes: Uint8Array): TraceParse | null {
   }
 }
 
+/** A file read whole from its start, off the writer's thread if need be: what to read. */
+export interface FreshJob {
+  /** The session file, read as file 0 under `mainKey`. */
+  path: string;
+  mainKey: string;
+  size: number;
+  /** Its companions (sub-agent logs), each up to the size seen when listed. */
+  companions: Array<{ key: string; path: string; size: number }>;
+  /** Save the parse (the file changed lately: an append may follow). */
+  keepState: boolean;
+}
+
+/** What reading a FreshJob gave: the stored figures, or why the file could not be read. */
+export type FreshResult = { bytesRead: number; problem: string | null; records: StoredSession[]; state: Uint8Array | null } | { readError: string };
+
+/** Reads FreshJobs: here, one at a time (inProcessReader), or on parse threads (ParsePool). */
+export interface FreshReader {
+  /** Jobs worth having in flight at once. */
+  readonly concurrency: number;
+  read(job: FreshJob): Promise<FreshResult>;
+}
+
+/**
+ * Reads a file from its start and computes its sessions' stored figures: the whole
+ * of a cold index's work but the writing, so it runs the same on any thread.
+ */
+export async function readFresh(job: FreshJob, analysis: Partial<AnalysisOptions>, prices: PriceBook | null): Promise<FreshResult> {
+  const parser = new TraceParse([job.mainKey]);
+  let bytesRead = 0;
+  try {
+    bytesRead += await pushRange(parser, job.mainKey, job.path, job.size);
+    for (const c of job.companions) bytesRead += await pushRange(parser, c.key, c.path, c.size);
+  } catch (e) {
+    return { readError: e instanceof Error ? e.message : String(e) };
+  }
+  // Saved before the files are ended: the state resumes at the last complete line, so a half-written one is read again whole.
+  const state = job.keepState ? packState(parser) : null;
+  for (let i = 0; i < parser.files.length; i++) parser.endFile(i);
+  const parsed = parser.snapshot();
+  return { bytesRead, problem: parsed.problem?.message ?? null, records: storedSessions(indexRecords(parsed, analysis, prices)), state };
+}
+
+/** Reads each job in this thread, one after another. */
+export function inProcessReader(options: Pick<IndexerOptions, 'analysis' | 'prices'>): FreshReader {
+  return { concurrency: 1, read: (job) => readFresh(job, options.analysis, options.prices) };
+}
+
+/** A file's read: done (nothing to read, or read here), or a fresh read to run and finish. */
+type FilePlan = { outcome: FileOutcome; update: FileUpdate | null } | { job: FreshJob; finish: (result: FreshResult) => { outcome: FileOutcome; update: FileUpdate | null } };
+
 export class SessionIndexer {
   private readonly options: IndexerOptions;
   private readonly live = new Map<string, LiveParse>();
@@ -211,7 +262,16 @@ export class SessionIndexer {
    * (newest first), vanished ones marked deleted. `isCancelled` is asked between files;
    * what was read until then stays in the index.
    */
-  async sync(roots: readonly AgentRoot[], hooks: { onProgress?: (p: SyncProgress) => void; isCancelled?: () => boolean; keepLive?: (found: FoundSession) => boolean } = {}): Promise<SyncResult> {
+  async sync(
+    roots: readonly AgentRoot[],
+    hooks: {
+      onProgress?: (p: SyncProgress) => void;
+      isCancelled?: () => boolean;
+      keepLive?: (found: FoundSession) => boolean;
+      /** The reader of files read whole, given the files new to the index (null: read them here). */
+      freshReader?: (newFiles: readonly FoundSession[]) => FreshReader | null;
+    } = {},
+  ): Promise<SyncResult> {
     const { sessions: found, notes } = await discoverSessions(roots);
     const stored = new Map(this.index.files().map((f) => [f.path, f]));
     const result: SyncResult = { files: found.length, counts: { unchanged: 0, new: 0, appended: 0, reread: 0, deleted: 0, problem: 0 }, bytesRead: 0, cancelled: false, rereads: [], notes };
@@ -228,6 +288,20 @@ export class SessionIndexer {
       await this.write(batch);
       lastFlush = this.options.now();
     };
+    // Files read whole go to the reader (parse threads, when the sync brings many); at most its concurrency in flight.
+    const reader = hooks.freshReader?.(found.filter((f) => !stored.has(f.path) || stored.get(f.path)!.status === 'deleted')) ?? inProcessReader(this.options);
+    const inFlight = new Set<Promise<void>>();
+    let filesDone = 0;
+    const record = (f: FoundSession, { outcome, update }: { outcome: FileOutcome; update: FileUpdate | null }): void => {
+      result.counts[outcome.kind] += 1;
+      if ('bytesRead' in outcome) result.bytesRead += outcome.bytesRead;
+      // Recomputing figures for new settings reads old files whole: nothing to tell the user about.
+      if (outcome.kind === 'reread' && !(recompute && outcome.reason === NO_SAVED_PARSE)) result.rereads.push(`${f.path}: ${outcome.reason}`);
+      if (update) pending.push(update);
+      bytesDone += f.sizeBytes;
+      filesDone += 1;
+      hooks.onProgress?.({ filesDone, filesTotal: found.length, bytesDone, bytesTotal });
+    };
     for (let i = 0; i < found.length; i++) {
       if (hooks.isCancelled?.()) {
         result.cancelled = true;
@@ -236,16 +310,20 @@ export class SessionIndexer {
       const f = found[i]!;
       const prior = stored.get(f.path) ?? null;
       stored.delete(f.path);
-      const { outcome, update } = await this.readFile(f, prior, hooks.keepLive?.(f) ?? false, recompute);
-      result.counts[outcome.kind] += 1;
-      if ('bytesRead' in outcome) result.bytesRead += outcome.bytesRead;
-      // Recomputing figures for new settings reads old files whole: nothing to tell the user about.
-      if (outcome.kind === 'reread' && !(recompute && outcome.reason === NO_SAVED_PARSE)) result.rereads.push(`${f.path}: ${outcome.reason}`);
-      if (update) pending.push(update);
-      bytesDone += f.sizeBytes;
-      hooks.onProgress?.({ filesDone: i + 1, filesTotal: found.length, bytesDone, bytesTotal });
+      const plan = await this.planFile(f, prior, hooks.keepLive?.(f) ?? false, recompute);
+      if ('job' in plan) {
+        const done = reader
+          .read(plan.job)
+          .catch((e: unknown): FreshResult => ({ readError: e instanceof Error ? e.message : String(e) }))
+          .then((r) => record(f, plan.finish(r)))
+          .finally(() => inFlight.delete(done));
+        inFlight.add(done);
+        while (inFlight.size >= reader.concurrency) await Promise.race(inFlight);
+      } else record(f, plan);
       if (pending.length >= BATCH_FILES || (pending.length > 0 && this.options.now() - lastFlush >= BATCH_MS)) await flush();
     }
+    // A cancelled sync still keeps the files already being read.
+    await Promise.all(inFlight);
     await flush();
     if (!result.cancelled && recompute) await withBusyRetry(this.index.database, () => this.index.setMetaValue(BASIS_KEY, this.options.basis));
     if (!result.cancelled) {
@@ -300,8 +378,17 @@ export class SessionIndexer {
     });
   }
 
-  /** Reads what changed in one file; the update to store, or none when nothing changed. */
-  private async readFile(f: FoundSession, prior: StoredFile | null, keepLive: boolean, recompute = false): Promise<{ outcome: FileOutcome; update: FileUpdate | null }> {
+  /** Reads what changed in one file, here; the update to store, or none when nothing changed. */
+  private async readFile(f: FoundSession, prior: StoredFile | null, keepLive: boolean): Promise<{ outcome: FileOutcome; update: FileUpdate | null }> {
+    const plan = await this.planFile(f, prior, keepLive, false);
+    return 'job' in plan ? plan.finish(await readFresh(plan.job, this.options.analysis, this.options.prices)) : plan;
+  }
+
+  /**
+   * What reading one file takes: nothing (unchanged), an append read here from the live
+   * or saved parse, or a read from the start (a FreshJob, which any thread can run).
+   */
+  private async planFile(f: FoundSession, prior: StoredFile | null, keepLive: boolean, recompute: boolean): Promise<FilePlan> {
     const agent = agentById(f.agentId);
     const companionKeys = agent ? await agent.companions(f.path) : [];
     const companions: CompanionState[] = [];
@@ -355,6 +442,25 @@ export class SessionIndexer {
       }
     }
     if (reason !== null) parser = null;
+    const outcomeOf = (bytesRead: number): FileOutcome => (prior === null || prior.status === 'deleted' ? { kind: 'new', bytesRead } : reason ? { kind: 'reread', bytesRead, reason } : { kind: 'appended', bytesRead });
+    const readError = (e: unknown): { outcome: FileOutcome; update: FileUpdate } => {
+      const message = `${basename(f.path)} could not be read: ${e instanceof Error ? e.message : String(e)}`;
+      this.live.delete(f.path);
+      return { outcome: { kind: 'problem', message }, update: { ...base, headHash: head, status: 'problem', problem: message, records: [], state: null, stateVersion: null } };
+    };
+    if (!parser && !keepLive) {
+      // Read from the start and not kept in memory: any thread may read it.
+      this.live.delete(f.path);
+      const job: FreshJob = { path: f.path, mainKey, size: f.sizeBytes, companions: companions.map((c) => ({ key: c.key, path: join(dirname(f.path), c.key), size: c.size })), keepState: now - f.mtimeMs < this.options.keepStateWithinMs };
+      return {
+        job,
+        finish: (r) => {
+          if ('readError' in r) return readError(r.readError);
+          const update: FileUpdate = { ...base, headHash: head, status: r.problem ? 'problem' : 'ok', problem: r.problem, records: r.records, state: r.state, stateVersion: this.options.stateVersion };
+          return { outcome: outcomeOf(r.bytesRead), update };
+        },
+      };
+    }
     if (!parser) {
       this.live.delete(f.path);
       parser = new TraceParse([mainKey]);
@@ -364,9 +470,7 @@ export class SessionIndexer {
       bytesRead += await pushRange(parser, mainKey, f.path, f.sizeBytes);
       for (const c of companions) bytesRead += await pushRange(parser, c.key, join(dirname(f.path), c.key), c.size);
     } catch (e) {
-      const message = `${basename(f.path)} could not be read: ${e instanceof Error ? e.message : String(e)}`;
-      this.live.delete(f.path);
-      return { outcome: { kind: 'problem', message }, update: { ...base, headHash: head, status: 'problem', problem: message, records: [], state: null, stateVersion: null } };
+      return readError(e);
     }
     const keepState = keepLive || now - f.mtimeMs < this.options.keepStateWithinMs;
     let state: Uint8Array | null = null;
@@ -386,18 +490,17 @@ export class SessionIndexer {
       this.live.delete(f.path);
     }
     const problem = parsed.problem?.message ?? null;
-    const outcome: FileOutcome = prior === null || prior.status === 'deleted' ? { kind: 'new', bytesRead } : reason ? { kind: 'reread', bytesRead, reason } : { kind: 'appended', bytesRead };
     const update: FileUpdate = {
       ...base,
       headHash: head,
       status: problem ? 'problem' : 'ok',
       problem,
-      records: indexRecords(parsed, this.options.analysis, this.options.prices),
+      records: storedSessions(indexRecords(parsed, this.options.analysis, this.options.prices)),
       // A live parse not saved this time keeps the saved one (it resumes from its own offsets).
       state: state ?? (keepLive && this.live.has(f.path) && !reason && prior !== null ? undefined : null),
       stateVersion: this.options.stateVersion,
     };
-    return { outcome, update };
+    return { outcome: outcomeOf(bytesRead), update };
   }
 
   /**
@@ -419,7 +522,7 @@ export class SessionIndexer {
     const parsed = parser.snapshot();
     const problem = parsed.problem?.message ?? null;
     const outcome: FileOutcome = prior === null || prior.status === 'deleted' ? { kind: 'new', bytesRead: bytes.length } : { kind: 'reread', bytesRead: bytes.length, reason: 'a session kept in several files is read whole' };
-    return { outcome, update: { ...base, headHash: null, status: problem ? 'problem' : 'ok', problem, records: indexRecords(parsed, this.options.analysis, this.options.prices), state: null, stateVersion: null } };
+    return { outcome, update: { ...base, headHash: null, status: problem ? 'problem' : 'ok', problem, records: storedSessions(indexRecords(parsed, this.options.analysis, this.options.prices)), state: null, stateVersion: null } };
   }
 
   private remember(path: string, entry: LiveParse): void {

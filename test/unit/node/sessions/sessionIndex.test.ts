@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
 import type { SessionRow } from '../../../../src/core/sessions/sessionQuery';
 import { agentRoots, resolveRoots } from '../../../../src/node/sessions/agentRegistry';
@@ -10,6 +11,8 @@ import { SessionIndexer } from '../../../../src/node/sessions/sessionIndexer';
 import { createPriceBook } from '../../../../src/core/cost/priceBook';
 import { readUserPrices } from '../../../../src/core/cost/userPrices';
 import { openDatabase } from '../../../../src/node/sessions/sqlite';
+import { indexPriceBook, ParsePool } from '../../../../src/node/sessions/parsePool';
+import { ensureBuilt, repoRoot } from '../../../support/helpers';
 import { addOtherAgents, createFakeHome, FAKE_HOME_SESSIONS, fakeHomeRoots } from '../../../support/fakeHome.mjs';
 
 // The index over a fake home of real sessions (test/support/fakeHome.mjs). Expected figures are
@@ -309,5 +312,51 @@ describe('SessionIndex figures follow the settings', () => {
     const third = await new SessionIndexer(index, { prices: createPriceBook({ user: half, userLabel: 'test' }), basis: 'half' }).sync(roots);
     assert.equal(third.counts.unchanged, 4);
     index.close();
+  });
+});
+
+describe('SessionIndex read on parse threads', () => {
+  // A cold index parses on parse threads (ParsePool, dist/indexParseWorker.js) while one thread
+  // writes. Each file is one deterministic read whichever thread runs it, so the index must be
+  // the one this thread alone builds: same rows, figures, calls, search hits and saved parses.
+  it('builds the same index as one thread, over every agent of the fake home, and saves the same parses', async () => {
+    const script = join(repoRoot, 'dist/indexParseWorker.js');
+    ensureBuilt(script);
+    const home = createFakeHome(join(scratch(), 'home'));
+    addOtherAgents(home);
+    const { roots } = setup(home);
+    const single = SessionIndex.open(join(scratch(), 'single.sqlite')).index;
+    const threaded = SessionIndex.open(join(scratch(), 'threaded.sqlite')).index;
+    // The list prices on both sides: the threads build theirs from the same settings.
+    const singleResult = await new SessionIndexer(single, { prices: indexPriceBook([]) }).sync(roots, { freshReader: () => null });
+    let pool: ParsePool | null = null;
+    const reads: string[] = [];
+    const threadedIndexer = new SessionIndexer(threaded, { prices: indexPriceBook([]) });
+    const threadedResult = await threadedIndexer.sync(roots, {
+      freshReader: () => {
+        pool = new ParsePool(script, 2, { analysis: {}, userPrices: [] });
+        const reader = pool;
+        return { concurrency: reader.concurrency, read: (job) => (reads.push(job.path), reader.read(job)) };
+      },
+    });
+    await (pool as ParsePool | null)?.close();
+    assert.deepEqual({ ...threadedResult, notes: undefined }, { ...singleResult, notes: undefined });
+    // The four Claude Code and Codex logs went to the threads (the assembled OpenHands session is read in this thread).
+    assert.ok(reads.length >= 4, `files read on the threads: ${reads.length}`);
+    assert.deepEqual(contents(threaded), contents(single));
+    // Independent figures (see the top of this file): the spotter session, 149 calls at 98.42%.
+    const spotter = byKey(threaded.rows(), 'ae4a77f8-aedd-4bc1-888f-c94edc91af04');
+    assert.equal(spotter.calls, 149);
+    assert.equal(Math.round(spotter.cacheHitRate! * 10_000) / 100, 98.42);
+    for (const word of ['spotter', 'Edit', 'error']) assert.deepEqual([...threaded.search(word)].length, [...single.search(word)].length, word);
+    // The fixtures' files are new (written now): their parses are saved, and equal (the same bytes once inflated).
+    for (const f of single.files()) {
+      const a = single.file(f.path)!;
+      const b = threaded.file(f.path)!;
+      assert.equal(b.state === null, a.state === null, f.path);
+      if (a.state) assert.deepEqual(inflateRawSync(b.state!), inflateRawSync(a.state));
+    }
+    single.close();
+    threaded.close();
   });
 });
