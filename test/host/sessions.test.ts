@@ -217,4 +217,28 @@ suite('Agent Sessions in the real extension host', () => {
     fs.rmSync(source, { force: true });
     await vscode.commands.executeCommand('agentTrace.sessions.refresh');
   });
+
+  test('a sync tells its listeners once when sessions changed, and not at all when nothing did', async () => {
+    const service = api.sessions.service;
+    // Settle first: the previous test's files are gone, their watchers closed.
+    await service.sync(false);
+    await service.sync(false);
+    let fired = 0;
+    const listener = service.onDidChange(() => (fired += 1));
+    try {
+      await service.sync(false);
+      assert.equal(fired, 0, 'nothing changed on disk: no event');
+      // A new session appears (a real log under a new session id).
+      const id = '5e55e55e-0000-4000-8000-000000000004';
+      const file = path.join(home(), '.claude/projects/-tmp-once/', `${id}.jsonl`);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, fs.readFileSync(path.join(root(), 'claude/edit-retry-loop.jsonl'), 'utf8').replaceAll('e5821007-9ca0-4a36-afc0-94da583da0ea', id));
+      await service.sync(false);
+      assert.equal(fired, 1, 'one sync that read a new session: one event');
+      assert.ok(service.current().some((r) => r.key === id), 'the new session is in the rows when the event fires');
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    } finally {
+      listener.dispose();
+    }
+  });
 });

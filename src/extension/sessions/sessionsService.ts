@@ -143,14 +143,15 @@ export class SessionsService implements vscode.Disposable {
     return this.rows;
   }
 
-  /** Reads the rows again if the index changed. */
-  async reload(): Promise<void> {
+  /** Reads the rows again if the index changed; true when they did (and onDidChange fired). */
+  async reload(): Promise<boolean> {
     const client = await this.start();
     const { generation, rows } = await client.request('rows', {});
-    if (generation === this.generation && this.ready) return;
+    if (generation === this.generation && this.ready) return false;
     this.generation = generation;
     this.rows = rows;
     this.changed.fire();
+    return true;
   }
 
   /**
@@ -170,8 +171,11 @@ export class SessionsService implements vscode.Disposable {
     const client = await this.start();
     // A warm index shows at once: its rows first, then what changed since.
     if (!this.ready && this.rows.length === 0) {
-      await this.reload();
-      if (this.rows.length > 0) {
+      // Ready before the rows are told about, so listeners see rows and "ready" in one event.
+      const { generation, rows } = await client.request('rows', {});
+      if (rows.length > 0) {
+        this.generation = generation;
+        this.rows = rows;
         this.ready = true;
         this.changed.fire();
       }
@@ -190,9 +194,12 @@ export class SessionsService implements vscode.Disposable {
         clearInterval(timer);
         cancel?.dispose();
       }
+      // One event per sync, and none when nothing changed: the rows when they did, else
+      // "ready" alone when this was the first sync (the view can say "no sessions").
+      const wasReady = this.ready;
       this.ready = true;
-      await this.reload();
-      this.changed.fire();
+      const fired = await this.reload();
+      if (!fired && !wasReady) this.changed.fire();
     };
     try {
       if (cold || interactive) {
