@@ -12,13 +12,18 @@ if (!port) throw new Error('indexParseWorker.ts runs as a worker thread');
 const data = workerData as ParseWorkerData;
 const prices = indexPriceBook(data.userPrices);
 
+/** One file at a time (the pool queues the next one here): one parse's memory, not two. */
+let queue: Promise<void> = Promise.resolve();
+
 port.on('message', (m: ParseWorkerRequest) => {
-  void readFresh(m.job, data.analysis, prices).then(
-    (result) => {
-      // The saved parse is moved, not copied: into a buffer of its own first (zlib's output may share one).
-      if ('state' in result && result.state) result.state = new Uint8Array(result.state);
-      port.postMessage({ id: m.id, result } satisfies ParseWorkerReply, 'state' in result && result.state ? [result.state.buffer as ArrayBuffer] : []);
-    },
-    (e: unknown) => port.postMessage({ id: m.id, result: { readError: e instanceof Error ? e.message : String(e) } } satisfies ParseWorkerReply),
+  queue = queue.then(() =>
+    readFresh(m.job, data.analysis, prices).then(
+      (result) => {
+        // The saved parse is moved, not copied: into a buffer of its own first (zlib's output may share one).
+        if ('state' in result && result.state) result.state = new Uint8Array(result.state);
+        port.postMessage({ id: m.id, result } satisfies ParseWorkerReply, 'state' in result && result.state ? [result.state.buffer as ArrayBuffer] : []);
+      },
+      (e: unknown) => port.postMessage({ id: m.id, result: { readError: e instanceof Error ? e.message : String(e) } } satisfies ParseWorkerReply),
+    ),
   );
 });

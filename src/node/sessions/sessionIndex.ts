@@ -200,6 +200,8 @@ export class SessionIndex {
     let db: Database | null = null;
     try {
       db = openDatabase(path);
+      // The checks as one read transaction: one file lock for all of them (see reading()).
+      db.exec('BEGIN');
       const version = num(db.get('PRAGMA user_version')?.['user_version']) ?? 0;
       const tables = num(db.get("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'")?.['n']) ?? 0;
       if (version !== SCHEMA_VERSION && (version !== 0 || tables > 0)) {
@@ -210,6 +212,7 @@ export class SessionIndex {
         // every start; damage deeper in is caught where a query meets it: see the worker.)
         for (const table of ['meta', 'files', 'file_states', 'sessions', 'session_calls', 'search']) db.get(`SELECT * FROM ${table} LIMIT 1`);
       }
+      if (db.inTransaction) db.exec('COMMIT');
     } catch (e) {
       // Locked by another window is not damage: let the caller retry.
       if (isBusy(e)) {
@@ -336,7 +339,7 @@ export class SessionIndex {
 
   /** Every file the index knows (without saved parses): for finding what changed or vanished. */
   files(): StoredFile[] {
-    return this.db.all('SELECT id, path, agent_id, size, mtime_ms, companions, head_hash, status, last_growth_ms FROM files').map((r) => this.storedFile(r));
+    return this.reading(() => this.db.all('SELECT id, path, agent_id, size, mtime_ms, companions, head_hash, status, last_growth_ms FROM files').map((r) => this.storedFile(r)));
   }
 
   /** Stores a file as just read, its sessions and calls replacing the old ones (call inside begin/commit). */
@@ -400,11 +403,28 @@ export class SessionIndex {
     this.db.run('DELETE FROM files WHERE id = ?', [fileId]);
   }
 
+  /**
+   * Runs reads as one read transaction: this VFS takes and drops its file lock (a
+   * directory made and removed) per transaction, so one lock for all of them, not
+   * one per statement, and one consistent view of the file.
+   */
+  private reading<T>(read: () => T): T {
+    if (this.db.inTransaction) return read();
+    this.db.exec('BEGIN');
+    try {
+      return read();
+    } finally {
+      if (this.db.inTransaction) this.db.exec('COMMIT');
+    }
+  }
+
   /** Every session the index knows, as rows for the views (the file's place and state joined in). */
   rows(nowMs = Date.now()): SessionRow[] {
-    const views = new Map<number, FileView>();
-    for (const r of this.db.all('SELECT id, view FROM files')) views.set(num(r['id'])!, JSON.parse(text(r['view'])!) as FileView);
-    return this.db.all('SELECT id, file_id, record FROM sessions').map((r) => this.sessionRow(r, views, nowMs));
+    return this.reading(() => {
+      const views = new Map<number, FileView>();
+      for (const r of this.db.all('SELECT id, view FROM files')) views.set(num(r['id'])!, JSON.parse(text(r['view'])!) as FileView);
+      return this.db.all('SELECT id, file_id, record FROM sessions').map((r) => this.sessionRow(r, views, nowMs));
+    });
   }
 
   /** The rows of some sessions, by id (missing ids are left out). */
