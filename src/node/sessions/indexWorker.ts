@@ -256,7 +256,7 @@ async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<u
       return guarded(() => [...index!.search(m.params.text)]);
     case 'refresh': {
       if (!lease!.tryAcquire()) return { kind: 'unchanged' };
-      const stored = index!.file(m.params.path);
+      const stored = index!.file(m.params.path, false);
       const agentId = stored?.agentId ?? config!.roots.find((r) => m.params.path.startsWith(r.root))?.agentId ?? 'claude-code';
       return guarded(() => indexer!.refresh({ path: m.params.path, agentId, projectHint: null }, true));
     }

@@ -352,7 +352,8 @@ export class SessionIndexer {
    * the last read stopped. Returns what happened.
    */
   async refresh(found: Pick<FoundSession, 'path' | 'agentId' | 'projectHint'> & Partial<Pick<FoundSession, 'assemble' | 'agent'>>, keepLive = true): Promise<FileOutcome> {
-    const prior = this.index.file(found.path);
+    // Without its saved parse: planFile reads that only when no parse is live in memory.
+    const prior = this.index.file(found.path, false);
     const s = await statFile(found.path);
     if (!s) {
       if (prior && prior.status !== 'deleted') {
