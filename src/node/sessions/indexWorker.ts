@@ -39,6 +39,8 @@ let indexer: SessionIndexer | null = null;
 let lease: WriterLease | null = null;
 let leaseTimer: ReturnType<typeof setInterval> | undefined;
 let cancelled = false;
+/** The running sync's parse threads, if it started any (a cancel drops their reads at once). */
+let syncPool: ParsePool | null = null;
 /** The whole-file integrity check ran since this worker started. */
 let checked = false;
 
@@ -218,6 +220,7 @@ async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<u
             if (threads === 0 || !existsSync(PARSE_WORKER_SCRIPT)) return null;
             void (pool as ParsePool | null)?.close(); // a sync run again after a damaged index was set aside
             pool = new ParsePool(PARSE_WORKER_SCRIPT, threads, { analysis: config!.analysis, userPrices: config!.prices });
+            syncPool = pool;
             post({ event: 'log', level: 'info', message: `Reading ${newFiles.length} new session files on ${threads} parse threads.` });
             return pool;
           },
@@ -229,7 +232,10 @@ async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<u
             post({ event: 'progress', ...p });
           },
         }),
-      ).finally(() => (pool as ParsePool | null)?.close());
+      ).finally(() => {
+        syncPool = null;
+        return (pool as ParsePool | null)?.close();
+      });
       updateHot(Date.now());
       if (!checked) {
         // Once per start, after the first sync (not before the first rows): the whole file's integrity.
@@ -279,6 +285,7 @@ async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<u
 port.on('message', (m: IndexRequest) => {
   if (m.method === 'cancel') {
     cancelled = true;
+    syncPool?.cancel();
     return;
   }
   if (m.method === 'close') {

@@ -1,9 +1,10 @@
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { AnalysisOptions } from '../../core/analysis/sessionAnalysis';
 import type { PriceBook } from '../../core/cost/costTypes';
 import { createPriceBook } from '../../core/cost/priceBook';
 import { readUserPrices } from '../../core/cost/userPrices';
+import { READ_CANCELLED } from './sessionIndexer';
 import type { FreshJob, FreshReader, FreshResult } from './sessionIndexer';
 
 /**
@@ -35,11 +36,27 @@ export function indexPriceBook(userPrices: unknown): PriceBook {
 const POOL_MIN_FILES = 4;
 const POOL_MIN_BYTES = 32 * 2 ** 20;
 
-/** Parse threads for a sync bringing these new files, or none when starting them would cost more than it saves. */
-export function parseThreadsFor(newFiles: ReadonlyArray<{ sizeBytes: number }>, cores = availableParallelism()): number {
+/**
+ * Parse threads for a sync bringing these new files: one per idle core (at most 4), or none
+ * when starting them would cost more than it saves (few or small files) or no core is
+ * idle. On this repository's shared 2-core machine at load average 15, two threads made a
+ * cold index 11–22% slower than one (each thread's own JIT warm-up and heap, and no idle
+ * core to run on), so a busy machine indexes in the index worker's own thread, as before.
+ * (Windows reports no load average: every core counts as idle.)
+ */
+export function parseThreadsFor(newFiles: ReadonlyArray<{ sizeBytes: number }>, cores = availableParallelism(), loadAverage = loadavg()[0] ?? 0): number {
   const bytes = newFiles.reduce((n, f) => n + f.sizeBytes, 0);
   if (newFiles.length < POOL_MIN_FILES || bytes < POOL_MIN_BYTES) return 0;
-  return Math.max(1, Math.min(4, cores, newFiles.length));
+  const idle = Math.round(cores - loadAverage);
+  if (idle < 1) return 0;
+  return Math.min(4, idle, newFiles.length);
+}
+
+export class ReadCancelled extends Error {
+  constructor() {
+    super('the sync was cancelled');
+    this.name = READ_CANCELLED;
+  }
 }
 
 export class ParsePool implements FreshReader {
@@ -90,6 +107,14 @@ export class ParsePool implements FreshReader {
       this.pending.set(id, { resolve, reject, worker });
       worker.postMessage({ id, job } satisfies ParseWorkerRequest);
     });
+  }
+
+  /** Drops every read in flight at once (a cancelled cold index stops now, not after the files being parsed). */
+  cancel(): void {
+    this.closed = true;
+    for (const p of this.pending.values()) p.reject(new ReadCancelled());
+    this.pending.clear();
+    for (const w of this.workers) void w.terminate();
   }
 
   async close(): Promise<void> {

@@ -199,6 +199,9 @@ export interface FreshJob {
 /** What reading a FreshJob gave: the stored figures, or why the file could not be read. */
 export type FreshResult = { bytesRead: number; problem: string | null; records: StoredSession[]; state: Uint8Array | null } | { readError: string };
 
+/** The name of the error a reader rejects a read with when it dropped it for a cancel. */
+export const READ_CANCELLED = 'ReadCancelled';
+
 /** Reads FreshJobs: here, one at a time (inProcessReader), or on parse threads (ParsePool). */
 export interface FreshReader {
   /** Jobs worth having in flight at once. */
@@ -292,6 +295,7 @@ export class SessionIndexer {
     const reader = hooks.freshReader?.(found.filter((f) => !stored.has(f.path) || stored.get(f.path)!.status === 'deleted')) ?? inProcessReader(this.options);
     const inFlight = new Set<Promise<void>>();
     let filesDone = 0;
+    let dropped = 0;
     const record = (f: FoundSession, { outcome, update }: { outcome: FileOutcome; update: FileUpdate | null }): void => {
       result.counts[outcome.kind] += 1;
       if ('bytesRead' in outcome) result.bytesRead += outcome.bytesRead;
@@ -314,16 +318,18 @@ export class SessionIndexer {
       if ('job' in plan) {
         const done = reader
           .read(plan.job)
-          .catch((e: unknown): FreshResult => ({ readError: e instanceof Error ? e.message : String(e) }))
-          .then((r) => record(f, plan.finish(r)))
+          .catch((e: unknown): FreshResult | null => (e instanceof Error && e.name === READ_CANCELLED ? null : { readError: e instanceof Error ? e.message : String(e) }))
+          // A read dropped by a cancel is not recorded: the file stays as it was, read at the next sync.
+          .then((r) => (r === null ? void (dropped += 1) : record(f, plan.finish(r))))
           .finally(() => inFlight.delete(done));
         inFlight.add(done);
         while (inFlight.size >= reader.concurrency) await Promise.race(inFlight);
       } else record(f, plan);
       if (pending.length >= BATCH_FILES || (pending.length > 0 && this.options.now() - lastFlush >= BATCH_MS)) await flush();
     }
-    // A cancelled sync still keeps the files already being read.
+    // A cancelled sync keeps the files read so far; the reads a reader dropped (ParsePool.cancel) are left for the next sync.
     await Promise.all(inFlight);
+    if (dropped > 0) result.cancelled = true;
     await flush();
     if (!result.cancelled && recompute) await withBusyRetry(this.index.database, () => this.index.setMetaValue(BASIS_KEY, this.options.basis));
     if (!result.cancelled) {

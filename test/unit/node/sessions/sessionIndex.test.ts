@@ -7,11 +7,11 @@ import { after, describe, it } from 'node:test';
 import type { SessionRow } from '../../../../src/core/sessions/sessionQuery';
 import { agentRoots, resolveRoots } from '../../../../src/node/sessions/agentRegistry';
 import { ftsQuery, SCHEMA_VERSION, SessionIndex } from '../../../../src/node/sessions/sessionIndex';
-import { SessionIndexer } from '../../../../src/node/sessions/sessionIndexer';
+import { READ_CANCELLED, SessionIndexer } from '../../../../src/node/sessions/sessionIndexer';
 import { createPriceBook } from '../../../../src/core/cost/priceBook';
 import { readUserPrices } from '../../../../src/core/cost/userPrices';
 import { openDatabase } from '../../../../src/node/sessions/sqlite';
-import { indexPriceBook, ParsePool } from '../../../../src/node/sessions/parsePool';
+import { indexPriceBook, ParsePool, parseThreadsFor } from '../../../../src/node/sessions/parsePool';
 import { ensureBuilt, repoRoot } from '../../../support/helpers';
 import { addOtherAgents, createFakeHome, FAKE_HOME_SESSIONS, fakeHomeRoots } from '../../../support/fakeHome.mjs';
 
@@ -358,5 +358,31 @@ describe('SessionIndex read on parse threads', () => {
     }
     single.close();
     threaded.close();
+  });
+});
+
+describe('parse threads for a sync', () => {
+  // Thresholds from src/node/sessions/parsePool.ts: at least 4 new files and 32 MB, one thread per idle core, at most 4.
+  const files = (n: number, mb: number): Array<{ sizeBytes: number }> => Array.from({ length: n }, () => ({ sizeBytes: mb * 2 ** 20 }));
+  it('starts none for a few small files or on a busy machine, one per idle core otherwise', () => {
+    assert.equal(parseThreadsFor(files(3, 100), 2, 0), 0, 'three files');
+    assert.equal(parseThreadsFor(files(100, 0.1), 2, 0), 0, '10 MB in all');
+    assert.equal(parseThreadsFor(files(100, 5), 2, 0.3), 2, 'a quiet 2-core machine');
+    assert.equal(parseThreadsFor(files(100, 5), 2, 1.2), 1, 'one core busy');
+    assert.equal(parseThreadsFor(files(100, 5), 2, 15), 0, 'every core busy');
+    assert.equal(parseThreadsFor(files(100, 5), 16, 0), 4, 'at most 4');
+  });
+
+  it('a cancel drops the reads in flight at once, as cancelled reads (the sync records nothing for them)', async () => {
+    const script = join(repoRoot, 'dist/indexParseWorker.js');
+    ensureBuilt(script);
+    const home = createFakeHome(join(scratch(), 'home'));
+    const path = join(home, FAKE_HOME_SESSIONS.spotter.rel);
+    const pool = new ParsePool(script, 1, { analysis: {}, userPrices: [] });
+    const reading = pool.read({ path, mainKey: 'main.jsonl', size: readFileSync(path).length, companions: [], keepState: false });
+    pool.cancel();
+    await assert.rejects(reading, (e: Error) => e.name === READ_CANCELLED);
+    await assert.rejects(pool.read({ path, mainKey: 'main.jsonl', size: 1, companions: [], keepState: false }), /closed/);
+    await pool.close();
   });
 });
