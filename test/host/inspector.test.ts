@@ -70,9 +70,11 @@ suite('Agent Trace Inspector in the real extension host', () => {
     // The contributions are written by hand, the registrations come from createCommands: they must not drift.
     const manifest = vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.packageJSON as { contributes: { commands: Array<{ command: string }> } };
     const contributed = manifest.contributes.commands.map((c) => c.command).sort();
-    const registered = (await vscode.commands.getCommands(true)).filter((id) => id.startsWith('agentTrace.')).sort();
+    // VS Code adds focus, visibility and location commands for the Agent Sessions view itself.
+    const viewCommands = new Set(['focus', 'removeView', 'resetViewLocation', 'toggleVisibility'].map((c) => `agentTrace.sessions.${c}`));
+    const registered = (await vscode.commands.getCommands(true)).filter((id) => id.startsWith('agentTrace.') && !viewCommands.has(id)).sort();
     assert.deepEqual(registered, contributed);
-    assert.deepEqual(contributed, ['agentTrace.analyzeSession', 'agentTrace.compareWithResults', 'agentTrace.exportHtmlReport', 'agentTrace.openInInspector', 'agentTrace.showInTimeline', 'agentTrace.showSource']);
+    assert.deepEqual(contributed.filter((c) => !c.startsWith('agentTrace.sessions.')), ['agentTrace.analyzeSession', 'agentTrace.compareWithResults', 'agentTrace.exportHtmlReport', 'agentTrace.openInInspector', 'agentTrace.showInTimeline', 'agentTrace.showSource']);
   });
 
   test('*.trace.jsonl opens in the inspector by default', async () => {
@@ -321,7 +323,7 @@ suite('Agent Trace Inspector in the real extension host', () => {
   test('collateral failures get a lens that says so', async () => {
     // user-rejections.jsonl: the user refused the Bash (line 8) and Glob (line 10) calls; the
     // refusals are the is_error results on lines 11 and 12.
-    const lenses = await codeLenses(file('sessions/claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl'));
+    const lenses = await codeLenses(file('home/.claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl'));
     for (const [line, tool] of [
       [11, 'Bash'],
       [12, 'Glob'],
@@ -347,17 +349,17 @@ suite('Agent Trace Inspector in the real extension host', () => {
         return items.find((i) => i.label === 'System32');
       },
     })) as TraceReport | undefined;
-    // The fake roots of test/support/workspace.mjs: a Codex rollout (2026-03-21), the M-Claude log
-    // (2026-01-02, cwd C:\Windows\System32), the user-rejections log (2026-01-01, cwd
-    // /home/marco/projects/spotter); the agent-*.jsonl beside it is a sub-agent log, not listed.
-    assert.deepEqual(rows.map((r) => r.label), ['project', 'System32', 'spotter', '$(folder-opened) Open a trace file…']);
+    // The fake home of test/support/fakeHome.mjs: a Codex rollout (2026-03-21), the spotter session
+    // (2026-02-12), the M-Claude log (2026-01-02, cwd C:\Windows\System32), the user-rejections log
+    // (2026-01-01, cwd /home/marco/projects/spotter); the agent-*.jsonl beside it is a sub-agent log, not listed.
+    assert.deepEqual(rows.map((r) => r.label), ['project', 'spotter-4te', 'System32', 'spotter', '$(folder-opened) Open a trace file…']);
     assert.match(rows[0]!.description ?? '', /^Codex · 2026-03-2\d \d\d:\d\d · \/workspace\/project$/);
-    assert.match(rows[1]!.description ?? '', /^Claude Code · 2026-01-0\d \d\d:\d\d · C:\\Windows\\System32$/);
+    assert.match(rows[2]!.description ?? '', /^Claude Code · 2026-01-0\d \d\d:\d\d · C:\\Windows\\System32$/);
     // Hand counts as in the CodeLens test: 41 calls, $3.37, 85.5%, 13 failed.
-    assert.match(rows[1]!.detail ?? '', /^41 calls · \$3\.37 · cache hit 85\.5% · 13 failed tool calls · e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/);
+    assert.match(rows[2]!.detail ?? '', /^41 calls · \$3\.37 · cache hit 85\.5% · 13 failed tool calls · e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/);
     // user-rejections.jsonl: one message id; cache_read 11,515 of 25,353 = 45.4%; the user rejected 2 tool calls;
     // priced by hand in test/unit/core/cost/handWorkedPricing.test.ts (call 7): $0.1444475.
-    assert.match(rows[2]!.detail ?? '', /^1 call · \$0\.144 · cache hit 45\.4% · 2 failed tool calls/);
+    assert.match(rows[3]!.detail ?? '', /^1 call · \$0\.144 · cache hit 45\.4% · 2 failed tool calls/);
     assert.ok(report, 'the command returns the report');
     assert.equal(report.format, 'claude-code');
     assert.equal(report.sessions[0]!.llmCalls, 41);
