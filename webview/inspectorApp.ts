@@ -22,7 +22,7 @@ import { figureGroup, fingerprintContent, loopsContent, missSummary } from './an
 import { detailsPlaceholder, renderCallDetails } from './timeline/callDetailsView';
 import type { DetailsState } from './timeline/callDetailsView';
 import { CallsTables } from './timeline/callsTable';
-import { el, icon, linkButton, replaceChildren } from './shared/dom';
+import { el, fillSelect, icon, linkButton, replaceChildren } from './shared/dom';
 import { diagnosticRows, mergeState, progressText, readPersistedState, sessionMetaText, skippedSummary, summaryFigures, wholeTraceCost } from './inspectorModel';
 import { CostPanel } from './cost/costView';
 import type { PersistedState } from './inspectorModel';
@@ -512,18 +512,7 @@ export class InspectorApp {
     const auto = h.formatChosen ? 'Detect automatically' : `Detect automatically (${h.formatLabel ?? 'no match'})`;
     const options: Array<[string, string]> = [['', auto], ...h.formatChoices.map((f): [string, string] => [f.id, f.label])];
     const current = h.formatChosen && h.format ? h.format : '';
-    replaceChildren(
-      this.formatPicker,
-      options.map(([value, label]) => {
-        const option = document.createElement('vscode-option');
-        option.value = value;
-        option.textContent = label;
-        option.selected = value === current;
-        return option;
-      }),
-    );
-    this.formatPicker.value = current;
-    this.formatPicker.dataset['value'] = current;
+    fillSelect(this.formatPicker, options, current);
   }
 
   private chooseFormat(value: string): void {

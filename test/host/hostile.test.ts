@@ -5,6 +5,7 @@ import type { TraceReport } from '../../src/core/report/traceReport';
 import type { SessionItem } from '../../src/extension/sessionPicker';
 import { deepText, PAYLOADS } from '../support/hostileCorpus';
 import { assertInert } from './inert';
+import { waitFor } from './waitFor';
 
 // The hostile corpus in the real extension host (the workspace of test/support/workspace.mjs
 // copies test/fixtures/hostile and adds what cannot be committed). Every string VS Code
@@ -15,15 +16,6 @@ import { assertInert } from './inert';
 const root = (): vscode.Uri => vscode.workspace.workspaceFolders![0]!.uri;
 const file = (rel: string): vscode.Uri => vscode.Uri.joinPath(root(), ...rel.split('/'));
 
-async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function setSetting(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('agentTrace').update(key, value, vscode.ConfigurationTarget.Workspace);

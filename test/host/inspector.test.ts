@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { TraceReport } from '../../src/core/report/traceReport';
 import type { SessionItem } from '../../src/extension/sessionPicker';
+import { waitFor } from './waitFor';
 
 // Runs inside the real extension host (code-server here, @vscode/test-electron elsewhere),
 // against the workspace made by test/support/workspace.mjs.
@@ -15,15 +16,6 @@ const CLAUDE = 'claude/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl';
 /** The M-Claude log (test/fixtures/claude-code/edit-retry-loop.jsonl): 41 calls, a 4-attempt Edit/Write loop. */
 const M_CLAUDE = 'claude/edit-retry-loop.jsonl';
 
-async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function waitForAsync(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

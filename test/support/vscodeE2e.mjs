@@ -1,3 +1,4 @@
+/* global document, HTMLIFrameElement -- page.evaluate bodies run in the page */
 // Functions to test a VS Code extension in real VS Code (code-server) driven by the system's Chromium (chromium.mjs).
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -89,10 +90,17 @@ export async function findCommand(page, label, timeout = 15_000) {
   const row = page.locator(`.quick-input-widget .monaco-list-row:is([aria-label="${label}"], [aria-label^="${label}, "])`);
   const deadline = Date.now() + timeout;
   for (;;) {
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible' });
-    await input.fill('>' + label);
-    try { await row.waitFor({ state: 'visible', timeout: 1000 }); return row; } catch (e) {
+    // A webview that finishes loading late (the inspector) may take the keyboard focus: F1 then
+    // goes into its iframe, or the palette closes as it opens. Focus is taken back to the
+    // workbench's own document and the whole attempt repeated until the row shows.
+    try {
+      await page.evaluate(() => { if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur(); });
+      await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 3000 });
+      await input.fill('>' + label, { timeout: 3000 });
+      await row.waitFor({ state: 'visible', timeout: 1000 });
+      return row;
+    } catch (e) {
       if (Date.now() > deadline) throw e;
       await page.keyboard.press('Escape');
     }

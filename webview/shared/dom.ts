@@ -63,3 +63,19 @@ export function table(className: string, caption: string, head: string[], rows: 
 export function replaceChildren(parent: Element, children: (Node | null)[]): void {
   parent.replaceChildren(...children.filter((c): c is Node => c !== null));
 }
+
+/** Fills a vscode-single-select with [value, label] options and selects `current` (mirrored in data-value for tests). */
+export function fillSelect(select: HTMLElement & { value: string }, options: ReadonlyArray<readonly [string, string]>, current: string): void {
+  replaceChildren(
+    select,
+    options.map(([value, label]) => {
+      const option = document.createElement('vscode-option');
+      option.value = value;
+      option.textContent = label;
+      option.selected = value === current;
+      return option;
+    }),
+  );
+  select.value = current;
+  select.dataset['value'] = current;
+}

@@ -11,7 +11,7 @@ import { CALL_FLAG } from '../../src/core/view/timelineColumns';
 import type { TimelineColumns } from '../../src/core/view/timelineColumns';
 import type { SearchHit, SearchResult, ToolCount } from '../../src/core/view/traceService';
 import type { CallRow, CompactionMark, EventMark, LoopView, SubagentLink } from '../../src/core/view/traceView';
-import { el, icon, linkButton, replaceChildren } from '../shared/dom';
+import { el, fillSelect, icon, linkButton, replaceChildren } from '../shared/dom';
 import type { Palette } from '../shared/palette';
 import { VirtualTable } from '../shared/virtualTable';
 import { callAt, isShown, slotCount, slotOf } from './bins';
@@ -334,18 +334,7 @@ export class TimelinePanel {
       ...s.subagents.map((a): [string, string] => [`subagent:${a.sessionId}`, `Sub-agent ${shortSessionId(a.sessionId)} (${formatCount(a.calls)} ${a.calls === 1 ? 'call' : 'calls'})`]),
     ];
     const current = filterValue(this.filter);
-    replaceChildren(
-      this.filterSelect,
-      options.map(([value, label]) => {
-        const option = document.createElement('vscode-option');
-        option.value = value;
-        option.textContent = label;
-        option.selected = value === current;
-        return option;
-      }),
-    );
-    this.filterSelect.value = current;
-    this.filterSelect.dataset['value'] = current;
+    fillSelect(this.filterSelect, options, current);
   }
 
   private chooseFilter(value: string): void {

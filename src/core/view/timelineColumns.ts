@@ -54,18 +54,23 @@ export interface CostColumns {
 
 const nan = (v: number | null): number => (v === null ? Number.NaN : v);
 
-/** Builds the columns of a session from its calls, its analysis (misses, loops) and its prices. */
-export function buildTimelineColumns(session: Session, analysis: SessionAnalysis, cost: SessionCost | null = null): TimelineColumns {
-  const n = session.calls.length;
-  const columns: TimelineColumns = {
+/** Columns of n calls, all zero, with dollar columns when the session is priced. */
+function emptyColumns(n: number, priced: boolean): TimelineColumns {
+  return {
     cached: new Float64Array(n),
     appended: new Float64Array(n),
     output: new Float64Array(n),
     input: new Float64Array(n),
     flags: new Uint8Array(n),
     missCause: new Uint8Array(n),
-    cost: cost ? { cached: new Float64Array(n), appended: new Float64Array(n), output: new Float64Array(n) } : null,
+    cost: priced ? { cached: new Float64Array(n), appended: new Float64Array(n), output: new Float64Array(n) } : null,
   };
+}
+
+/** Builds the columns of a session from its calls, its analysis (misses, loops) and its prices. */
+export function buildTimelineColumns(session: Session, analysis: SessionAnalysis, cost: SessionCost | null = null): TimelineColumns {
+  const n = session.calls.length;
+  const columns = emptyColumns(n, cost !== null);
   if (cost && columns.cost) {
     const c = columns.cost;
     for (let i = 0; i < n; i++) {
@@ -120,15 +125,7 @@ export function timelineColumnsOfRows(
 ): TimelineColumns {
   const n = rows.length;
   const priced = rows.some((r) => r.cost !== null);
-  const columns: TimelineColumns = {
-    cached: new Float64Array(n),
-    appended: new Float64Array(n),
-    output: new Float64Array(n),
-    input: new Float64Array(n),
-    flags: new Uint8Array(n),
-    missCause: new Uint8Array(n),
-    cost: priced ? { cached: new Float64Array(n), appended: new Float64Array(n), output: new Float64Array(n) } : null,
-  };
+  const columns = emptyColumns(n, priced);
   for (let i = 0; i < n; i++) {
     const r = rows[i]!;
     columns.cached[i] = nan(r.cached);

@@ -9,7 +9,7 @@ import type { TraceReport } from '../report/traceReport';
 import { buildWhatIfWorkload } from '../sim/whatIfWorkload';
 import { priceTrace } from '../cost/callCost';
 import type { TraceCost } from '../cost/callCost';
-import type { CostSummary, PriceBook } from '../cost/costTypes';
+import type { PriceBook } from '../cost/costTypes';
 import type { WhatIfWorkload } from '../sim/whatIfWorkload';
 import { formatById } from '../trace/formats';
 import type { Diagnostic, FormatId, Session, SourceRef, TraceModel } from '../trace/model';
@@ -19,7 +19,7 @@ import type { SessionEntry, SessionPage } from './sessionList';
 import { buildTimelineColumns, markSubagentStarts } from './timelineColumns';
 import type { TimelineColumns } from './timelineColumns';
 import { analysisView, callMarks, childrenByParent, eventMarks, formatChoices, row, sessionCostView, subagentLinks, toolDetail } from './traceView';
-import type { CallDetail, CallMarks, CallRow, CompactionMark, DiagnosticView, EventMark, FormatChoice, SessionCostView, SessionHead, SubagentLink } from './traceView';
+import type { CallDetail, CallMarks, CallRow, CompactionMark, EventMark, SessionCostView, SessionHead, SubagentLink, TraceView } from './traceView';
 
 // What the inspector page asks about a trace, answered from the parsed model where it
 // lives (the extension's parse worker, or a test in Node): the page gets what it draws
@@ -28,28 +28,15 @@ import type { CallDetail, CallMarks, CallRow, CompactionMark, DiagnosticView, Ev
 // webview boundary as is.
 
 /** What the page shows before any session: the file, its format and problems, and how many sessions there are. */
-export interface TraceHeader {
-  fileName: string;
+export interface TraceHeader
+  extends Pick<TraceView, 'fileName' | 'format' | 'formatLabel' | 'detection' | 'detectionConfidence' | 'formatChosen' | 'formatChoices' | 'limitations' | 'problem' | 'diagnostics' | 'skippedRecords' | 'cost'> {
   /** Keys of the trace's files: 0 is the opened file, others are companions (sub-agent logs) by relative path. */
   files: string[];
-  format: TraceModel['format'];
-  formatLabel: string | null;
-  detection: string;
-  /** How sure detection is (null when nothing matched or the user chose the format). */
-  detectionConfidence: 'certain' | 'likely' | 'weak' | null;
-  formatChosen: boolean;
-  formatChoices: FormatChoice[];
-  limitations: string[];
-  problem: FileProblem | null;
-  diagnostics: DiagnosticView[];
-  skippedRecords: Record<string, number>;
   sessionCount: number;
   /** LLM calls over every session. */
   callCount: number;
   /** The session shown first: the first main session, else the first. */
   defaultSessionId: string | null;
-  /** The whole trace's cost, sub-agents included; null without prices. */
-  cost: CostSummary | null;
 }
 
 /** The first part of a session, known as soon as the file is read: its summary and marks. */
@@ -68,6 +55,23 @@ export interface ToolCount {
   name: string;
   calls: number;
   failed: number;
+}
+
+/** Counts a session's tool calls by name, most called first: the timeline filter's tools and the number of tool calls. */
+export function countTools(calls: Iterable<{ name: string; failed: boolean }>): { tools: ToolCount[]; toolCallCount: number } {
+  const tools = new Map<string, ToolCount>();
+  let toolCallCount = 0;
+  for (const t of calls) {
+    toolCallCount += 1;
+    let entry = tools.get(t.name);
+    if (!entry) {
+      entry = { name: t.name, calls: 0, failed: 0 };
+      tools.set(t.name, entry);
+    }
+    entry.calls += 1;
+    if (t.failed) entry.failed += 1;
+  }
+  return { tools: [...tools.values()].sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)), toolCallCount };
 }
 
 /** The rest of a session, after its analysis: what the timeline, fingerprint and tables draw. */
@@ -400,25 +404,12 @@ export class TraceService {
       columns,
       this.subagents(session).map((s) => s.parentCallIndex),
     );
-    const tools = new Map<string, ToolCount>();
-    let toolCallCount = 0;
-    for (const c of session.calls) {
-      for (const t of c.toolCalls) {
-        toolCallCount += 1;
-        let entry = tools.get(t.name);
-        if (!entry) {
-          entry = { name: t.name, calls: 0, failed: 0 };
-          tools.set(t.name, entry);
-        }
-        entry.calls += 1;
-        if (t.isError === true) entry.failed += 1;
-      }
-    }
+    const { tools, toolCallCount } = countTools(session.calls.flatMap((c) => c.toolCalls.map((t) => ({ name: t.name, failed: t.isError === true }))));
     return {
       sessionId: id,
       analysis: analysisView(this.parsed.model, session, analysis, cost),
       columns,
-      tools: [...tools.values()].sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
+      tools,
       toolCallCount,
     };
   }

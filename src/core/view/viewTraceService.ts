@@ -1,6 +1,7 @@
 import type { SessionPage } from './sessionList';
 import { sessionLabel, sessionTreeOrder } from './sessionList';
-import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, ToolCount, TraceHeader } from './traceService';
+import { countTools } from './traceService';
+import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader } from './traceService';
 import { MAX_ROWS_PER_REQUEST, MAX_SEARCH_HITS, searchCalls, sessionPage, toolCallRow } from './traceService';
 import type { SearchableCall } from './traceService';
 import { timelineColumnsOfRows } from './timelineColumns';
@@ -70,25 +71,12 @@ export class ViewTraceService {
     const entry = this.byId.get(id);
     if (!entry) return null;
     const s = entry.view;
-    const tools = new Map<string, ToolCount>();
-    let toolCallCount = 0;
-    for (const d of entry.details) {
-      for (const t of d.tools) {
-        toolCallCount += 1;
-        let count = tools.get(t.name);
-        if (!count) {
-          count = { name: t.name, calls: 0, failed: 0 };
-          tools.set(t.name, count);
-        }
-        count.calls += 1;
-        if (t.failed === true) count.failed += 1;
-      }
-    }
+    const { tools, toolCallCount } = countTools(entry.details.flatMap((d) => d.tools.map((t) => ({ name: t.name, failed: t.failed === true }))));
     return {
       sessionId: id,
       analysis: s.analysis,
       columns: timelineColumnsOfRows(s.calls, s.analysis.loops, s.compactions, s.subagents),
-      tools: [...tools.values()].sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
+      tools,
       toolCallCount,
     };
   }
