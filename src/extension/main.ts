@@ -10,9 +10,10 @@ import { SessionsService } from './sessions/sessionsService';
 import { SessionsStatusBar } from './sessions/sessionsStatusBar';
 import { SESSIONS_VIEW_ID, SessionsTreeProvider } from './sessions/sessionsTree';
 
-/** What activate() hands back: the Agent Sessions parts, for the extension-host tests. */
+/** What activate() hands back: the Agent Sessions parts and the inspector, for the extension-host tests. */
 export interface AgentTraceApi {
   sessions: { service: SessionsService; tree: SessionsTreeProvider; panels: SessionsPanels; statusBar: SessionsStatusBar };
+  inspector: InspectorProvider;
 }
 
 /**
@@ -74,7 +75,7 @@ export function activate(context: vscode.ExtensionContext): AgentTraceApi {
   for (const [id, handler] of Object.entries(createSessionCommands({ service, tree, panels, statusBar, openInInspector }))) {
     context.subscriptions.push(vscode.commands.registerCommand(id, handler));
   }
-  return { sessions: { service, tree, panels, statusBar } };
+  return { sessions: { service, tree, panels, statusBar }, inspector: provider };
 }
 
 export function deactivate(): void {}

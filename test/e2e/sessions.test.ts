@@ -12,7 +12,8 @@ import { createWorkspace, repoRoot } from '../support/workspace.mjs';
 // fake home of real sessions, a live session (a real Claude Code log replayed now, see
 // test/support/liveSession.mjs) growing while the view and the status bar show it, and the
 // comparison panel. Screenshots go to test-results/ (the README's, in media/, come from here).
-// The inspector's own live append (new calls in an open inspector) is not part of this suite.
+// The inspector follows the live session too: its new calls appear in the open panel, read from the
+// bytes the file gained.
 
 const VSIX = path.join(repoRoot, 'dist/agent-trace-inspector.vsix');
 const EXTENSION_ID = 'agent-trace.agent-trace-inspector';
@@ -127,19 +128,34 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
     await page.mouse.move(300, 300);
   });
 
-  it('a live session grows while the view and the status bar show it: the new calls appear, "live" shown, the countdown starts again', async () => {
+  it('a live session grows while the inspector, the view and the status bar show it: the new calls appear in all three, "live" shown, the countdown starts again and runs', async () => {
     const sidebar = page.locator('.part.sidebar');
     const liveRow = sidebar.locator('.monaco-list-row', { hasText: '● live' }).first();
     await liveRow.waitFor({ timeout: 30_000 });
     const rowBefore = (await liveRow.textContent()) ?? '';
     const before = Number(/(\d+) calls/.exec(rowBefore)?.[1]);
     assert.ok(before > 0 && before < 41, `${before} calls in the first 60 lines: ${rowBefore}`);
+    // The live session open in the inspector (a click on its row): the same calls, and "live" (its last line is 20 s old).
+    await liveRow.click();
+    const inspector = webview(page, EXTENSION_ID);
+    await inspector.locator(`.chart-wrap[data-bar-count="${before}"]`).waitFor({ timeout: 60_000 });
+    assert.equal((await inspector.locator('[data-figure="llmCalls"]').textContent())?.trim(), String(before));
+    await inspector.locator('[data-live]:visible', { hasText: 'live' }).waitFor({ timeout: 10_000 });
+    // Keys must reach the workbench, not the inspector's page, from here on.
+    await sidebar.locator('.title').first().click();
+    await page.waitForFunction(() => document.activeElement !== null && document.activeElement.tagName !== 'IFRAME');
     const status = page.locator('.statusbar-item', { hasText: /cache \d+:\d\d/ }).first();
     const statusBefore = (await status.textContent())?.trim() ?? '';
     // The agent writes the rest of its session, now.
     live.append(live.total - live.written);
     // The M-Claude log has 41 calls in all at 85.5% (test/reference/claude_code_totals.py); the row keeps "live".
     await sidebar.locator('.monaco-list-row', { hasText: /41 calls · hit 85\.5%.*● live/ }).first().waitFor({ timeout: 30_000 });
+    // The inspector appended them: 41 bars, the summary's figures, and how many came.
+    await inspector.locator('.chart-wrap[data-bar-count="41"]').waitFor({ timeout: 30_000 });
+    assert.equal((await inspector.locator('[data-figure="llmCalls"]').textContent())?.trim(), '41');
+    assert.equal((await inspector.locator('[data-figure="cacheHitRate"]').textContent())?.trim(), '85.5%');
+    assert.equal(await inspector.locator('.live-text').getAttribute('data-added'), String(41 - before));
+    assert.equal(await inspector.locator('[data-reset]:visible').count(), 0, 'an append is not read as a rewrite');
     // The status bar's figures follow, and the last request is recent: the countdown starts again, with more time left than before.
     await page.locator('.statusbar-item', { hasText: /hit 85\.5% · \$\d+\.\d\d · cache \d+:\d\d/ }).waitFor({ timeout: 30_000 });
     const statusAfter = (await status.textContent())?.trim() ?? '';
@@ -149,9 +165,15 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
       return Number(m[1]) * 60 + Number(m[2]);
     };
     assert.ok(secondsLeft(statusAfter) > secondsLeft(statusBefore), `${statusBefore} → ${statusAfter}`);
-    // …and keeps running.
+    // …and keeps running: the next reading shows less time left.
     await page.waitForFunction((shown) => Array.from(document.querySelectorAll('.statusbar-item')).some((e) => /cache \d+:\d\d/.test(e.textContent ?? '') && e.textContent?.trim() !== shown), statusAfter, { timeout: 10_000 });
+    const statusLater = (await status.textContent())?.trim() ?? '';
+    assert.ok(secondsLeft(statusLater) < secondsLeft(statusAfter), `${statusAfter} → ${statusLater}`);
     await shot(page, 'e2e-live-session.png');
+    // The next step starts from no open editor.
+    await sidebar.locator('.title').first().click();
+    await runCommand(page, 'View: Close All Editors');
+    await page.locator('.editor-group-container .tab').first().waitFor({ state: 'detached' });
   });
 
   it('compares two sessions side by side and shows several sessions at once', async () => {

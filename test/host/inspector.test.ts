@@ -1,9 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { TraceReport } from '../../src/core/report/traceReport';
 import type { SessionItem } from '../../src/extension/sessionPicker';
+import type { AgentTraceApi } from '../../src/extension/main';
+import { isLoadFailure } from '../../src/extension/traceDocument';
 import { waitFor } from './waitFor';
 
 // Runs inside the real extension host (code-server here, @vscode/test-electron elsewhere),
@@ -151,6 +153,40 @@ suite('Agent Trace Inspector in the real extension host', () => {
       await setSetting('prices', undefined);
     }
     await waitForAsync('list prices again', async () => / · \$3\.37 · /.test(await summary()));
+  });
+
+  test('a growing log open in the inspector is read on from where it stopped: each update reads the appended bytes only, no second load; a truncation reads it again', async () => {
+    const api = (await vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.activate()) as AgentTraceApi;
+    // The M-Claude log (41 calls in all, test/reference/claude_code_totals.py) written in three parts, as a running agent writes it.
+    const lines = readFileSync(file(M_CLAUDE).fsPath, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => `${l}\n`);
+    const uri = file('claude/growing-live.jsonl');
+    writeFileSync(uri.fsPath, lines.slice(0, 40).join(''));
+    try {
+      await vscode.commands.executeCommand('vscode.openWith', uri, 'agentTrace.inspectorAny');
+      const doc = await waitFor('the inspector document', () => api.inspector.documentFor(uri));
+      const first = await doc.result;
+      assert.ok(!isLoadFailure(first) && first.header.callCount < 41, 'the first 40 lines hold part of the calls');
+      const appends = [lines.slice(40, 80).join(''), lines.slice(80).join('')];
+      for (const [k, text] of appends.entries()) {
+        appendFileSync(uri.fsPath, text);
+        await waitFor(`update ${k + 1}`, () => doc.growthBytes.length === k + 1);
+        // What was read is what was appended: the file is not read again.
+        assert.equal(doc.growthBytes[k], Buffer.byteLength(text));
+      }
+      assert.equal(doc.loads, 1, 'one load: the appends were read on, not reloaded');
+      const grown = await doc.result;
+      assert.ok(!isLoadFailure(grown));
+      assert.equal(grown.header.callCount, 41);
+      // Truncated: shorter than what was read, so it is read again from scratch (a second load).
+      writeFileSync(uri.fsPath, lines.slice(0, 40).join(''));
+      await waitFor('the re-read', () => doc.loads === 2);
+      const again = await doc.result;
+      assert.ok(!isLoadFailure(again));
+      assert.equal(again.header.callCount, first.header.callCount);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      rmSync(uri.fsPath, { force: true });
+    }
   });
 
   test('a malformed line shows in the Problems view with its line number, and the rest still loads', async () => {
