@@ -47,9 +47,15 @@ const builds = [
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' }, plugins: [...common.plugins, executable] },
   // The CLI's sweep threads: started by dist/cli.js from beside itself (src/node/parallelSweep.ts).
   { ...common, entryPoints: ['src/node/sweepWorker.ts'], outfile: 'dist/sweepWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  // The session index's worker thread: started by the extension from beside itself (src/node/sessions/indexClient.ts).
+  { ...common, entryPoints: ['src/node/sessions/indexWorker.ts'], outfile: 'dist/indexWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  // Its parse threads for a cold index: started by dist/indexWorker.js from beside itself (src/node/sessions/parsePool.ts).
+  { ...common, entryPoints: ['src/node/sessions/indexParseWorker.ts'], outfile: 'dist/indexParseWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   // The inspector's trace worker: reads and parses a trace off the extension host's event loop (src/node/traceWorkerClient.ts starts it from beside dist/extension.js).
   { ...common, entryPoints: ['src/node/traceWorker.ts'], outfile: 'dist/traceWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'chrome120' },
+  // The Agent Sessions panels (several sessions at once, two side by side).
+  { ...common, entryPoints: ['webview/sessions/main.ts'], outfile: 'dist/sessionsView.js', platform: 'browser', format: 'iife', target: 'chrome120' },
   // The standalone HTML report's page (agent-trace report): the inspector's views, inlined into one file, so always
   // minified and without a source map (an inline script has nowhere to point one).
   { ...common, entryPoints: ['webview/report/reportMain.ts'], outfile: 'dist/report.js', platform: 'browser', format: 'iife', target: 'chrome120', minify: true, sourcemap: false, legalComments: 'eof' },
@@ -65,6 +71,15 @@ async function copyCodicons() {
   await cp('node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/codicons/codicon.ttf');
 }
 
+/**
+ * node-sqlite3-wasm finds its WebAssembly module beside the script that loads it
+ * (`__dirname`): once bundled, that is dist/ (the extension, its index worker, the CLI).
+ */
+async function copySqliteWasm() {
+  await mkdir('dist', { recursive: true });
+  await cp('node_modules/node-sqlite3-wasm/dist/node-sqlite3-wasm.wasm', 'dist/node-sqlite3-wasm.wasm');
+}
+
 /** Extension-host tests run inside VS Code, which loads plain CommonJS: bundle them (mocha and vscode stay external). */
 if (tests) {
   const { readdirSync } = await import('node:fs');
@@ -73,6 +88,7 @@ if (tests) {
 }
 
 await copyCodicons();
+await copySqliteWasm();
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
   await Promise.all(contexts.map((c) => c.watch()));

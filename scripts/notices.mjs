@@ -5,7 +5,7 @@ import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const entries = ['src/extension/main.ts', 'src/node/traceWorker.ts', 'src/cli/main.ts', 'webview/main.ts', 'webview/report/reportMain.ts'];
+const entries = ['src/extension/main.ts', 'src/node/traceWorker.ts', 'src/cli/main.ts', 'src/node/sessions/indexWorker.ts', 'webview/main.ts', 'webview/sessions/main.ts', 'webview/report/reportMain.ts'];
 const packages = new Set(['@vscode/codicons']);
 for (const entry of entries) {
   const platform = entry.startsWith('webview') ? 'browser' : 'node';

@@ -14,8 +14,8 @@ import type { SessionEntry, SessionPage } from '../src/core/view/sessionList';
 import { missCauseOf } from '../src/core/view/timelineColumns';
 import type { SessionBody, SessionIntro, TraceHeader } from '../src/core/view/traceService';
 import type { CallRow, SessionHead } from '../src/core/view/traceView';
-import { SESSION_PAGE_SIZE } from '../src/protocol/messages';
-import type { CallRef, HostNotification, InspectorSettings, WebviewNotification, WebviewRequests } from '../src/protocol/messages';
+import { LIVE_WINDOW_MS, SESSION_PAGE_SIZE } from '../src/protocol/messages';
+import type { AppendedBytes, CallRef, HostNotification, InspectorSettings, LiveState, WebviewNotification, WebviewRequests } from '../src/protocol/messages';
 import { fingerprintDigest, loopRows, nextLoopSort, sortLoopRows } from './analysis/analysisModel';
 import type { LoopRow, LoopSort, LoopSortKey } from './analysis/analysisModel';
 import { figureGroup, fingerprintContent, loopsContent, missSummary } from './analysis/analysisView';
@@ -125,6 +125,15 @@ export class InspectorApp {
   private readonly errorBanner = el('div', { className: 'error-banner', attrs: { role: 'alert' } });
   private readonly fileName = el('h1', { className: 'file-name' });
   private readonly formatBadge = el('span', { className: 'badge' });
+  /** "● live" while the file grew recently (new calls are added as they are written). */
+  private readonly liveBadge = el('span', { className: 'badge live-badge', data: { live: '' } });
+  /** What the last append brought ("3 new calls at 12:03:04"). */
+  private readonly liveText = el('span', { className: 'live-text muted', attrs: { role: 'status' } });
+  /** Why the figures were dropped and read again (a truncated, replaced or deleted file). */
+  private readonly resetNote = el('p', { className: 'reset-note', attrs: { role: 'alert' } });
+  private liveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** While appended calls are painted: the section at the top of the view and where it was, kept there. */
+  private scrollAnchor: { element: HTMLElement; top: number } | null = null;
   private readonly evidence = el('p', { className: 'evidence muted' });
   private readonly picker = document.createElement('vscode-single-select') as VscodeSingleSelect;
   private readonly pickerFind = document.createElement('vscode-textfield') as VscodeTextfield;
@@ -217,9 +226,14 @@ export class InspectorApp {
       switch (message.type) {
         case 'init':
           this.init(message.header, message.sessions, message.intro, message.settings, message.select);
+          this.showLive(message.live);
           break;
         case 'trace/didChange':
-          this.traceChanged(message.header, message.sessions);
+          this.traceChanged(message.header, message.sessions, message.appended ?? null);
+          this.showLive(message.live);
+          break;
+        case 'trace/reset':
+          this.showReset(message.reason, message.message);
           break;
         case 'call/select':
           this.selectRef(message.ref);
@@ -349,11 +363,14 @@ export class InspectorApp {
       this.tables.element,
     );
 
-    this.headerEl.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge]), this.evidence, this.limitations, this.controls);
+    this.liveBadge.hidden = true;
+    this.liveText.hidden = true;
+    this.resetNote.hidden = true;
+    this.headerEl.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge, this.liveBadge, this.liveText]), this.evidence, this.limitations, this.controls);
     this.headerEl.hidden = true;
     this.sessionBody.hidden = true;
     this.diagnosticsPane.hidden = true;
-    replaceChildren(this.root, [this.loading, this.stopped, this.errorBanner, this.headerEl, this.problem, this.sessionBody, this.diagnosticsPane]);
+    replaceChildren(this.root, [this.loading, this.stopped, this.resetNote, this.errorBanner, this.headerEl, this.problem, this.sessionBody, this.diagnosticsPane]);
   }
 
   private buildLegend(): void {
@@ -398,6 +415,8 @@ export class InspectorApp {
   /** Reading stopped: says why, with a way to read again (above the size limit too). */
   private showStopped(reason: 'cancelled' | 'failed', message: string, overSizeLimit: boolean): void {
     this.loading.hidden = true;
+    // What was shown before is not what the file holds now (or not what was asked for): it goes.
+    this.hideFigures();
     this.root.setAttribute('aria-busy', 'false');
     const retry = (label: string, ignoreSizeLimit: boolean, action: string): HTMLButtonElement =>
       linkButton(label, () => this.safely('read again', () => this.retry(ignoreSizeLimit)), { data: { action } });
@@ -414,6 +433,47 @@ export class InspectorApp {
     replaceChildren(this.stopped, [icon(reason === 'cancelled' ? 'circle-slash' : 'error', 'problem-icon'), el('div', {}, [el('h2', { text: reason === 'cancelled' ? 'Reading was cancelled' : "This trace can't be shown" }), ...lines])]);
     this.stopped.dataset['reason'] = reason;
     this.stopped.hidden = false;
+  }
+
+  /** Hides every figure of the trace (header, session, diagnostics): shown again by the next read's answer. */
+  private hideFigures(): void {
+    this.headerEl.hidden = true;
+    this.problem.hidden = true;
+    this.sessionBody.hidden = true;
+    this.diagnosticsPane.hidden = true;
+    this.liveBadge.hidden = true;
+    clearTimeout(this.liveTimer);
+  }
+
+  /**
+   * The followed file was truncated, replaced or deleted: its figures are dropped at once
+   * (they are of a file that is no longer there) and the reason said; the host reads it
+   * again from scratch, or says it cannot.
+   */
+  private showReset(reason: 'truncated' | 'replaced' | 'deleted', message: string): void {
+    this.hideFigures();
+    this.resetNote.textContent = displayText(message);
+    this.resetNote.dataset['reset'] = reason;
+    this.resetNote.hidden = false;
+    this.progressLabel.textContent = reason === 'deleted' ? 'Looking for the file…' : 'Reading the file again from the start…';
+    this.progressBar.indeterminate = true;
+    this.cancelButton.hidden = true;
+    this.stopped.hidden = true;
+    this.loading.hidden = false;
+    this.root.setAttribute('aria-busy', 'true');
+    this.root.dataset['painted'] = 'reset';
+  }
+
+  /** The "live" badge: shown while the file grew within LIVE_WINDOW_MS, then hidden by a timer. */
+  private showLive(live: LiveState | undefined): void {
+    clearTimeout(this.liveTimer);
+    const ago = live?.grewMsAgo ?? null;
+    const left = ago === null ? 0 : LIVE_WINDOW_MS - ago;
+    this.liveBadge.hidden = left <= 0 || this.headerEl.hidden;
+    if (left <= 0) return;
+    this.liveBadge.textContent = '● live';
+    this.liveBadge.title = 'This file is being written: new calls are added as they arrive (only the new bytes are read). Your zoom, scroll and selection stay.';
+    this.liveTimer = setTimeout(() => this.safely('live badge', () => this.showLive({ grewMsAgo: LIVE_WINDOW_MS })), left);
   }
 
   private retry(ignoreSizeLimit: boolean): void {
@@ -449,22 +509,73 @@ export class InspectorApp {
     this.openSession(id, call, intro && intro.summary.id === id ? intro : null, select !== null);
   }
 
-  private traceChanged(header: TraceHeader, sessions: SessionPage): void {
+  /**
+   * The trace changed: read again, or (`appended`) grown by new calls. The page keeps its
+   * session and selection; on an append it also keeps its zoom window (the timeline
+   * follows the new end only when it showed the end), its scroll, its open loop and the
+   * details it fetched for calls before the last one.
+   */
+  private traceChanged(header: TraceHeader, sessions: SessionPage, appended: AppendedBytes | null): void {
     if (!this.header) {
       // A reload answered a page that never got `init` (a cancelled or failed first read).
       this.init(header, sessions, null, { showCached: this.showCached }, null);
       return;
     }
+    const callsBefore = this.header.callCount;
     this.header = header;
     this.sessions = sessions;
     this.traceKey = {};
-    this.details.clear();
-    // Loop indexes may point elsewhere in the new trace.
-    this.activeLoop = null;
+    const shownCalls = this.session?.body?.columns.flags.length ?? 0;
+    if (appended && this.session) {
+      // Only the last call of the session shown can have gained tool results from the new lines.
+      const keep = this.session.id;
+      for (const key of [...this.details.keys()]) {
+        const [sessionId, index] = key.split('\u0000');
+        if (sessionId !== keep || Number(index) >= shownCalls - 1) this.details.delete(key);
+      }
+      const added = header.callCount - callsBefore;
+      this.liveText.textContent = `${added > 0 ? `${formatCount(added)} new ${added === 1 ? 'call' : 'calls'}` : 'updated'} at ${new Date().toLocaleTimeString()}`;
+      this.liveText.dataset['added'] = String(added);
+      this.liveText.hidden = false;
+      this.resetNote.hidden = true;
+      this.holdScroll();
+    } else {
+      this.details.clear();
+      // Loop indexes may point elsewhere in the new trace.
+      this.activeLoop = null;
+    }
     this.renderHeader();
     const id = this.session?.id ?? header.defaultSessionId;
     if (id === null) this.showSession(null);
-    else this.openSession(id, this.selected, null, false);
+    else this.openSession(id, this.selected, null, false, appended !== null);
+  }
+
+  /**
+   * Keeps what the user looks at in place while appended calls are painted: the first
+   * section of the session still in view stays at the same height on screen, whatever
+   * grew or shrank above it (the browser's own scroll anchoring is off meanwhile, so the
+   * two do not both correct).
+   */
+  private holdScroll(): void {
+    for (const element of [this.headerEl, ...Array.from(this.sessionBody.children)] as HTMLElement[]) {
+      if (element.hidden) continue;
+      const rect = element.getBoundingClientRect();
+      if (rect.bottom <= 0) continue;
+      this.scrollAnchor = { element, top: rect.top };
+      document.documentElement.style.overflowAnchor = 'none';
+      return;
+    }
+  }
+
+  /** Puts the held section back where it was on screen; `done`: the appended calls are all painted. */
+  private restoreScroll(done: boolean): void {
+    const anchor = this.scrollAnchor;
+    if (!anchor) return;
+    const delta = anchor.element.getBoundingClientRect().top - anchor.top;
+    if (Math.abs(delta) >= 1) window.scrollBy(0, delta);
+    if (!done) return;
+    this.scrollAnchor = null;
+    document.documentElement.style.overflowAnchor = '';
   }
 
   private renderHeader(): void {
@@ -591,9 +702,10 @@ export class InspectorApp {
    * its analyses and timeline columns, then the call to select. Answers for a session the
    * user has since left are dropped.
    */
-  private openSession(id: string, call: number | null, intro: SessionIntro | null, reveal: boolean): void {
+  private openSession(id: string, call: number | null, intro: SessionIntro | null, reveal: boolean, keepView = false): void {
     const generation = ++this.sessionGeneration;
     const same = this.session?.id === id;
+    const follow = same && keepView;
     if (!same) {
       this.selected = null;
       this.activeLoop = null;
@@ -609,7 +721,7 @@ export class InspectorApp {
       if (generation !== this.sessionGeneration) return;
       // Keep the old body on screen until the new one comes for the same session (a reload): no flicker.
       this.session = { id, intro: it, body: same && this.session ? this.session.body : null };
-      this.showSession(this.session);
+      this.showSession(this.session, follow);
       this.host.request('session/body', { sessionId: id }, { timeoutMs: BODY_TIMEOUT_MS }).then(
         (body) =>
           this.safely('show the session', () => {
@@ -618,7 +730,8 @@ export class InspectorApp {
             const n = body.columns.flags.length;
             if (n <= ROW_PAGE) this.rows?.ensure(0, n - 1);
             this.selected = clampSelection(call ?? this.selected, n);
-            this.showBody(this.session);
+            this.showBody(this.session, follow);
+            if (follow) this.restoreScroll(true);
             if (reveal && this.selected !== null) this.revealChart();
           }),
         (e: unknown) => {
@@ -644,7 +757,7 @@ export class InspectorApp {
   }
 
   /** Paints what is known at once: the header's picker, the session's summary and meta; the timeline says it is coming. */
-  private showSession(s: ShownSession | null): void {
+  private showSession(s: ShownSession | null, keepView = false): void {
     this.sessionBody.hidden = s === null;
     this.renderPicker();
     if (!s) {
@@ -670,12 +783,16 @@ export class InspectorApp {
       if (summary.llmCalls === 0) this.timeline.setSession(null, this.showCached);
       this.root.dataset['painted'] = 'summary';
     } else {
-      this.showBody(s);
+      this.showBody(s, keepView);
     }
   }
 
-  /** Paints the analyses, the timeline, the loops and the tables once the session's body is here. */
-  private showBody(s: ShownSession): void {
+  /**
+   * Paints the analyses, the timeline, the loops and the tables once the session's body is
+   * here. `keepView` (new calls appended): the timeline's window and the tables' scroll
+   * stay where the user left them, even if the selected call is out of view.
+   */
+  private showBody(s: ShownSession, keepView = false): void {
     const body = s.body!;
     const head = this.head(s);
     this.timelineWaiting.hidden = true;
@@ -703,7 +820,8 @@ export class InspectorApp {
     this.tables.setSession(s.id, body.columns, body.toolCallCount);
     this.renderLegend(body);
     this.whatIf?.setContext(this.traceKey, { summary: s.intro.summary, traced: tracedCalls(body) });
-    this.renderSelection(false);
+    this.renderSelection(false, keepView);
+    if (keepView) this.restoreScroll(false);
     this.root.setAttribute('aria-busy', 'false');
     this.root.dataset['painted'] = 'timeline';
     this.persist();
@@ -737,7 +855,8 @@ export class InspectorApp {
     const session = this.session;
     if (session?.body && this.selected !== null && this.rows?.get(this.selected)) {
       const needs = this.detailsPane.dataset['waiting'] === String(this.selected);
-      if (needs) this.renderSelection(this.pendingAnnouncement?.call === this.selected);
+      // A row arriving never moves the view: the selection was brought into view when it was made.
+      if (needs) this.renderSelection(this.pendingAnnouncement?.call === this.selected, true);
     }
   }
 
@@ -900,11 +1019,11 @@ export class InspectorApp {
     this.timeline.chartWrap.scrollIntoView({ block: 'nearest' });
   }
 
-  private renderSelection(announce: boolean): void {
+  private renderSelection(announce: boolean, keepView = false): void {
     const session = this.session;
     const body = session?.body;
-    this.timeline.selectionChanged(this.selected);
-    this.tables.selectionChanged(this.selected);
+    this.timeline.selectionChanged(this.selected, !keepView);
+    this.tables.selectionChanged(this.selected, !keepView);
     this.whatIf?.select(this.selected);
     const count = body?.columns.flags.length ?? 0;
     if (!session || !body || this.selected === null || this.selected >= count) {

@@ -11,6 +11,7 @@ import { parseTrace } from '../core/trace/parseTrace';
 import { renderTextReport } from '../core/report/textReport';
 import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { createRedactor } from '../node/secretlintDetector';
+import { analyzeFolder, isDirectory, runSessions } from './sessions';
 import { redactionLine, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
 import { runSimulate } from './simulate';
 import { UsageError } from './usageError';
@@ -27,6 +28,8 @@ const USAGE = `agent-trace ${VERSION}: where an agent's tokens go, from its trac
 Usage:
   agent-trace analyze FILE [--json] [--format ID] [--min-loop-attempts N] [--cache-ttl-min M]
                      [--prices PRICES.json] [--what-if-ttl-min M [--what-if-ttl-write X]]
+  agent-trace analyze DIR [--json] [--min-loop-attempts N] [--cache-ttl-min M]
+  agent-trace sessions [--json] [--agent ID] [--since 7d] [--project P]
   agent-trace convert FILE -o OUT.trace.jsonl [--format ID] [--no-redact]
   agent-trace simulate (FILE | --workload W.json) [options] [--json]
 ${SHARE_USAGE}
@@ -40,8 +43,10 @@ raw input/output and appended/output ratios beside the published ranges for
 agent workloads, prefill vs decode share of LLM time, tool calls by tool,
 exploration vs execution by quarter, context growth and compactions, cache-miss
 causes and retry loops of failing tool calls. --json prints the stable contract
-described in the README. --min-loop-attempts (default 3) is the fewest failed
-attempts that make a retry loop; --cache-ttl-min (default 5) the provider's
+described in the README. Given a folder, analyze reads every session in it
+(*.jsonl, *.json, *.traj; sub-agent logs with their session) and prints their
+combined fingerprint and how the figures spread across them. --min-loop-attempts
+(default 3) is the fewest failed attempts that make a retry loop; --cache-ttl-min (default 5) the provider's
 cache TTL an idle gap must exceed to explain a cache miss.
 
 report writes one self-contained HTML file (no network, strict CSP) with the
@@ -78,6 +83,9 @@ service tier, 5-minute and 1-hour cache writes at their own rates) from
 --what-if-ttl-min M adds a TTL of M minutes, priced at the 5-minute write rate
 up to 5 min and the 1-hour rate above, or at X times the input price with
 --what-if-ttl-write X.
+
+sessions lists the agent sessions on this machine with their figures (the Agent
+Sessions view's); agent-trace sessions --help lists its options.
 
 simulate replays a traced agent session as N sessions sharing one GPU's vLLM
 prefix cache and reports the hit rate, recomputed prefill, preemptions, prefill
@@ -155,8 +163,9 @@ async function readPriceFile(path: string): Promise<ReturnType<typeof readUserPr
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  // simulate has its own options and help.
+  // simulate and sessions have their own options and help.
   if (argv[0] === 'simulate') return runSimulate(argv.slice(1));
+  if (argv[0] === 'sessions') return runSessions(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   if (argv[0] === 'redact' && !argv.includes('--help')) return runRedact(argv.slice(1));
   if (argv[0] === 'export' && !argv.includes('--help')) return runExport(argv.slice(1));
   if (argv[0] === 'compare' && !argv.includes('--help')) return runCompare(argv.slice(1));
@@ -172,6 +181,13 @@ async function main(argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv);
   if (args.command !== 'analyze' && args.command !== 'convert') throw new UsageError(`unknown command "${args.command ?? ''}"`);
   if (!args.file) throw new UsageError(`${args.command} needs a FILE`);
+  const options: Partial<AnalysisOptions> = {};
+  if (args.minLoopAttempts !== null) options.minLoopAttempts = args.minLoopAttempts;
+  if (args.cacheTtlMin !== null) options.cacheTtlMs = args.cacheTtlMin * 60_000;
+  if (args.command === 'analyze' && (await isDirectory(args.file))) {
+    if (args.format) throw new UsageError('--format applies to one file, not to a folder');
+    return analyzeFolder(args.file, options, args.json, (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+  }
   const files = await readTraceFiles(args.file);
   const parsed = await parseTrace(files, args.format ? { format: args.format } : {});
   if (args.command === 'convert') {
@@ -187,9 +203,6 @@ async function main(argv: readonly string[]): Promise<number> {
     printError(redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)');
     return 0;
   }
-  const options: Partial<AnalysisOptions> = {};
-  if (args.minLoopAttempts !== null) options.minLoopAttempts = args.minLoopAttempts;
-  if (args.cacheTtlMin !== null) options.cacheTtlMs = args.cacheTtlMin * 60_000;
   if (args.whatIfTtlWrite !== null && args.whatIfTtlMin === null) throw new UsageError('--what-if-ttl-write needs --what-if-ttl-min');
   const customTtl: TtlOption | null =
     args.whatIfTtlMin === null ? null : { ttlMs: args.whatIfTtlMin * 60_000, write: args.whatIfTtlWrite !== null ? { inputMultiple: args.whatIfTtlWrite } : defaultWritePrice(args.whatIfTtlMin * 60_000) };

@@ -4,7 +4,7 @@ import { uiText } from '../core/text/safeText';
 import { Channel } from '../protocol/channel';
 import { checkRequestParams, checkWebviewNotification, shellWords } from '../protocol/validate';
 import { refuseCopiedCommand } from '../cli/simulateArgs';
-import type { CallRef, HostNotification, HostRequests, InspectorSettings, WebviewNotification, WebviewRequests } from '../protocol/messages';
+import type { CallRef, HostNotification, HostRequests, InspectorSettings, LiveState, WebviewNotification, WebviewRequests } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { ANALYSIS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readWhatIfDefaults, userPriceSetting } from './settings';
 import { SETTING_DEFAULTS } from './settingDefaults';
@@ -106,6 +106,12 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       webview.onDidReceiveMessage((m: unknown) => channel.receive(m)),
       document.onDidReload((r) => {
         if (entry.ready) this.sendResult(entry, r, false);
+      }),
+      document.onDidGrow((g) => {
+        if (entry.ready) entry.channel.notify({ type: 'trace/didChange', header: g.opened.header, sessions: g.opened.sessions, appended: { newBytes: g.newBytes }, live: liveState(document) });
+      }),
+      document.onDidReset((r) => {
+        if (entry.ready) entry.channel.notify({ type: 'trace/reset', reason: r.reason, message: r.message });
       }),
       document.onDidProgress((p) => {
         if (entry.ready) channel.notify({ type: 'load/progress', ...p });
@@ -233,10 +239,10 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       return;
     }
     if (first) {
-      entry.channel.notify({ type: 'init', header: result.header, sessions: result.sessions, intro: result.intro, settings: readSettings(), select: entry.pendingSelect });
+      entry.channel.notify({ type: 'init', header: result.header, sessions: result.sessions, intro: result.intro, settings: readSettings(), select: entry.pendingSelect, live: liveState(entry.document) });
       entry.pendingSelect = null;
     } else {
-      entry.channel.notify({ type: 'trace/didChange', header: result.header, sessions: result.sessions });
+      entry.channel.notify({ type: 'trace/didChange', header: result.header, sessions: result.sessions, live: liveState(entry.document) });
     }
   }
 
@@ -376,6 +382,11 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     const uri = traceFileUri(document.uri, result.header.files, source.file);
     if (uri) await revealLine(uri, source.line);
   }
+}
+
+/** How long ago the document's file last grew, for the page's "live" badge. */
+function liveState(document: TraceDocument): LiveState {
+  return { grewMsAgo: document.lastGrowthMs === null ? null : Math.max(0, Date.now() - document.lastGrowthMs) };
 }
 
 function readSettings(): InspectorSettings {

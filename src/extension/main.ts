@@ -2,11 +2,25 @@ import * as vscode from 'vscode';
 import { uiText } from '../core/text/safeText';
 import { TRACE_DOCUMENT_SELECTOR, TraceAnalysisRegistry } from './analysisRegistry';
 import { TraceCodeLensProvider } from './codeLens';
-import { createCommands } from './commands';
+import { createCommands, viewTypeFor } from './commands';
 import { INSPECTOR_ANY_VIEW_TYPE, INSPECTOR_VIEW_TYPE, InspectorProvider } from './inspectorProvider';
+import { createSessionCommands } from './sessions/sessionCommands';
+import { SessionsPanels } from './sessions/sessionsPanels';
+import { SessionsService } from './sessions/sessionsService';
+import { SessionsStatusBar } from './sessions/sessionsStatusBar';
+import { SESSIONS_VIEW_ID, SessionsTreeProvider } from './sessions/sessionsTree';
 
-/** Entry point: registers the inspector editor, CodeLens, Problems and the commands. Everything else is in core. */
-export function activate(context: vscode.ExtensionContext): void {
+/** What activate() hands back: the Agent Sessions parts and the inspector, for the extension-host tests. */
+export interface AgentTraceApi {
+  sessions: { service: SessionsService; tree: SessionsTreeProvider; panels: SessionsPanels; statusBar: SessionsStatusBar };
+  inspector: InspectorProvider;
+}
+
+/**
+ * Entry point: registers the inspector editor, CodeLens, Problems, the Agent Sessions
+ * view and status bar item, and the commands. Everything else is in core.
+ */
+export function activate(context: vscode.ExtensionContext): AgentTraceApi {
   const log = vscode.window.createOutputChannel('Agent Trace Inspector', { log: true });
   // The registry parses each trace once per version and owns the one Problems collection.
   const registry = new TraceAnalysisRegistry(log);
@@ -36,6 +50,32 @@ export function activate(context: vscode.ExtensionContext): void {
     };
     context.subscriptions.push(vscode.commands.registerCommand(id, guarded));
   }
+
+  // Agent Sessions: the index worker starts when the view opens or the status bar needs it.
+  const service = new SessionsService(context, log);
+  const tree = new SessionsTreeProvider(service);
+  const view = vscode.window.createTreeView(SESSIONS_VIEW_ID, { treeDataProvider: tree, canSelectMany: true, showCollapseAll: true });
+  tree.view = view;
+  const openInInspector = async (path: string): Promise<void> => {
+    const uri = vscode.Uri.file(path);
+    await vscode.commands.executeCommand('vscode.openWith', uri, viewTypeFor(uri));
+  };
+  const panels = new SessionsPanels(context.extensionUri, service, log, (row) => openInInspector(row.path));
+  const statusBar = new SessionsStatusBar(service);
+  let viewUse: vscode.Disposable | null = null;
+  const followView = (): void => {
+    if (view.visible && !viewUse) viewUse = service.use();
+    if (!view.visible && viewUse) {
+      viewUse.dispose();
+      viewUse = null;
+    }
+  };
+  followView();
+  context.subscriptions.push(service, tree, view, panels, statusBar, view.onDidChangeVisibility(followView), { dispose: () => viewUse?.dispose() });
+  for (const [id, handler] of Object.entries(createSessionCommands({ service, tree, panels, statusBar, openInInspector }))) {
+    context.subscriptions.push(vscode.commands.registerCommand(id, handler));
+  }
+  return { sessions: { service, tree, panels, statusBar }, inspector: provider };
 }
 
 export function deactivate(): void {}

@@ -10,13 +10,15 @@ import { baseName, costWords } from './traceAnalysis';
 import { tooLargeMessage, yieldToEventLoop } from './traceLoader';
 import { companionFiles, listCompanions, regularFileChunks } from '../node/traceFiles';
 import { basename, join } from 'node:path';
-import { assembleSession, listLocalSessions, sessionFile } from '../node/agentSessions';
+import { assembleSession, sessionFile } from '../node/agentSessions';
 import type { LocalSession } from '../node/agentSessions';
+import { listLocalSessions } from '../node/sessions/agentRegistry';
 
 /** Sessions listed at most: the newest ones, so a years-old ~/.claude stays quick. */
 export const MAX_LISTED_SESSIONS = 50;
 
-export { decodeClaudeProject, listLocalSessions } from '../node/agentSessions';
+export { decodeClaudeProject } from '../node/agentSessions';
+export { listLocalSessions } from '../node/sessions/agentRegistry';
 export type { LocalSession } from '../node/agentSessions';
 
 /** A QuickPick row: a session, or the "open a file" fallback. */

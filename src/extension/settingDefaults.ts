@@ -19,6 +19,9 @@ export const SETTING_DEFAULTS = {
   'sessionRoots.aiperf': 'artifacts',
   /** No prices of one's own: the list prices apply. */
   prices: [],
+  'statusBar.enabled': true,
+  'statusBar.agents': [] as string[],
+  'statusBar.activeWithinMinutes': 60,
 } as const;
 
 /** The fewest attempts a retry loop can have (`agentTrace.analysis.minLoopAttempts`' minimum). */

@@ -10,9 +10,9 @@ import { GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
 import { POLICY_IDS } from '../core/sim/policies';
 import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../protocol/messages';
 import type { WhatIfDefaults } from '../protocol/messages';
+import { AGENTS, agentRoots, resolveRoots } from '../node/sessions/agentRegistry';
+import type { AgentRoot } from '../node/sessions/agentRegistry';
 import { MIN_LOOP_ATTEMPTS, SETTING_DEFAULTS } from './settingDefaults';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
 import type { SessionRoots } from '../node/agentSessions';
 
 /** Settings whose change re-runs the analyses (CodeLens, Problems, inspector). */
@@ -108,54 +108,48 @@ export function maxFileBytes(log?: vscode.LogOutputChannel): number {
   return DEFAULT_MAX_FILE_MB * 2 ** 20;
 }
 
-/** Expands a leading `~` to the home folder. */
-export function expandHome(path: string): string {
-  if (path === '~') return homedir();
-  if (path.startsWith('~/') || path.startsWith('~\\')) return join(homedir(), path.slice(2));
-  return path;
-}
-
 export type { SessionRoots } from '../node/agentSessions';
 
-/** Folder names VS Code gives the global storage of Cline and Roo Code, beside this extension's own. */
-const TASK_STORAGE = { cline: 'saoudrizwan.claude-dev', rooCode: 'rooveterinaryinc.roo-cline' } as const;
-
 /**
- * The session roots from the settings (`agentTrace.sessionRoots.*`), `~` expanded. Cline's
- * and Roo Code's tasks are in their extensions' global storage, a sibling of this
- * extension's (`globalStorageDir`), unless a setting names another folder; AIPerf runs are
- * looked for in the given folder, relative to each workspace folder unless absolute.
+ * Where each agent keeps its sessions (`agentTrace.sessionRoots.*`), `~` expanded, from
+ * the one registry every discovery uses (src/node/sessions/agentRegistry.ts): a setting
+ * changed from its default wins, else the folder the agent itself uses (its environment
+ * variable, then its default). Cline's and Roo Code's tasks are in their extensions'
+ * global storage, a sibling of this extension's (`globalStorageDir`); AIPerf runs are
+ * looked for relative to each workspace folder unless the setting is absolute.
  */
 export function sessionRoots(globalStorageDir: string): SessionRoots {
   const config = vscode.workspace.getConfiguration('agentTrace.sessionRoots');
-  const read = (key: keyof typeof SESSION_ROOT_KEYS): string => {
-    const value = config.get<string>(key);
-    const fallback: string = SETTING_DEFAULTS[SESSION_ROOT_KEYS[key]];
-    return expandHome(typeof value === 'string' && value.trim() !== '' ? value.trim() : fallback);
-  };
-  const tasks = (key: 'cline' | 'rooCode'): string => read(key) || join(dirname(globalStorageDir), TASK_STORAGE[key], 'tasks');
-  const aiperf = read('aiperf');
+  const configured: Record<string, string | undefined> = {};
+  for (const agent of AGENTS) {
+    const value = config.get<unknown>(agent.settingKey);
+    configured[agent.settingKey] = typeof value === 'string' ? value : undefined;
+  }
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  return resolveRoots(configured, { globalStorageDir, workspaceFolders: folders });
+}
+
+/** The same folders, one per agent (AIPerf: one per workspace folder), for the session index. */
+export function sessionAgentRoots(globalStorageDir: string): AgentRoot[] {
+  return agentRoots(sessionRoots(globalStorageDir));
+}
+
+/** The status bar item's settings (`agentTrace.statusBar.*`); unusable values fall back to the defaults. */
+export interface StatusBarSettings {
+  enabled: boolean;
+  /** Agent ids whose sessions it follows; empty: every agent. */
+  agents: string[];
+  /** A session counts as active this long after its last call. */
+  activeWithinMinutes: number;
+}
+
+export function statusBarSettings(): StatusBarSettings {
+  const config = vscode.workspace.getConfiguration('agentTrace.statusBar');
+  const enabled = config.get<unknown>('enabled');
   return {
-    claudeCode: read('claudeCode'),
-    codex: read('codex'),
-    geminiCli: read('geminiCli'),
-    openCode: read('openCode'),
-    openHands: read('openHands'),
-    cline: tasks('cline'),
-    rooCode: tasks('rooCode'),
-    aiperf: aiperf === '' ? [] : isAbsolute(aiperf) ? [aiperf] : folders.map((f) => join(f, aiperf)),
+    enabled: typeof enabled === 'boolean' ? enabled : SETTING_DEFAULTS['statusBar.enabled'],
+    agents: stringList(config.get('agents'), [...SETTING_DEFAULTS['statusBar.agents']]),
+    activeWithinMinutes: positive(config.get('activeWithinMinutes'), SETTING_DEFAULTS['statusBar.activeWithinMinutes']),
   };
 }
 
-/** Setting key of each root. */
-const SESSION_ROOT_KEYS = {
-  claudeCode: 'sessionRoots.claudeCode',
-  codex: 'sessionRoots.codex',
-  geminiCli: 'sessionRoots.geminiCli',
-  openCode: 'sessionRoots.openCode',
-  openHands: 'sessionRoots.openHands',
-  cline: 'sessionRoots.cline',
-  rooCode: 'sessionRoots.rooCode',
-  aiperf: 'sessionRoots.aiperf',
-} as const;

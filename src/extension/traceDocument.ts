@@ -5,8 +5,10 @@ import type { FormatId } from '../core/trace/model';
 import type { TraceProblems } from '../core/view/traceService';
 import { NotRegularFileError } from '../node/traceFiles';
 import { TraceCancelledError, TraceWorkerClient } from '../node/traceWorkerClient';
-import type { OpenedTrace, TraceWorkerMethods, WorkerMethod } from '../node/traceWorkerProtocol';
+import type { OpenedTrace, ReopenReason, TraceWorkerMethods, WorkerMethod } from '../node/traceWorkerProtocol';
+import { listCompanions } from '../node/traceFiles';
 import { FileTooLargeError, workerFilesFor } from './traceLoader';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 
 /** Reading progress of the current load. */
@@ -26,8 +28,26 @@ export interface LoadFailure {
 /** What a load ends with: the trace, open in its worker, or why not. */
 export type LoadResult = OpenedTrace | LoadFailure;
 
-/** Waits this long after the last change on disk before re-reading (agents append in bursts). */
-const RELOAD_DEBOUNCE_MS = 400;
+/** The trace grew: the new calls were read from the bytes the file gained (not the whole file again). */
+export interface TraceGrowth {
+  opened: OpenedTrace;
+  /** Bytes read from disk for this update (the bytes the files gained). */
+  newBytes: number;
+  /** Where reading stands in each file (the main file first). */
+  bytesRead: number[];
+}
+
+/** Why a followed file could not be read on from where its read stopped, said in the panel while it is read again (or closed). */
+export type TraceReset = { reason: Exclude<ReopenReason, 'not-live' | 'stopped'>; message: string };
+
+/** Waits this long after the last change on disk before reading (agents append in bursts). */
+const RELOAD_DEBOUNCE_MS = 300;
+/**
+ * A file written this recently when it is opened is followed from the start (its reader
+ * state kept for the bytes to come); an older one is read once, and followed from its
+ * first change on (that change reads it whole once more).
+ */
+export const FOLLOW_RECENT_MS = 10 * 60_000;
 /** Problems of a trace no panel is drawing yet are listed this long after it is read. */
 const PROBLEMS_DELAY_MS = 2000;
 /** Below this many calls listing the problems takes milliseconds: they are listed at once, not after the first timeline. */
@@ -62,8 +82,23 @@ export class TraceDocument implements vscode.CustomDocument {
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly didReload = new vscode.EventEmitter<LoadResult>();
   private readonly didProgress = new vscode.EventEmitter<LoadProgress>();
+  private readonly didGrow = new vscode.EventEmitter<TraceGrowth>();
+  private readonly didReset = new vscode.EventEmitter<TraceReset>();
   /** Fires with the new result after the file was read again (changed on disk, another format, a retry). */
   readonly onDidReload = this.didReload.event;
+  /** Fires when a followed file grew and its new bytes were read (only them): the trace as it now stands. */
+  readonly onDidGrow = this.didGrow.event;
+  /** Fires when a followed file was truncated, replaced or deleted: what it had shown is not current, it is read again from scratch. */
+  readonly onDidReset = this.didReset.event;
+  /** When the file last grew (host clock, ms), or was last written when it was opened; null when not known. */
+  lastGrowthMs: number | null = null;
+  /** Bytes read from disk by each update of a followed file, in order (for the tests and benchmarks: each is its append). */
+  readonly growthBytes: number[] = [];
+  /** Whether the trace is followed (its worker keeps the reader state to read only what the file gains). */
+  private follow = false;
+  /** An update in flight, and whether another change came meanwhile (it runs once the first ends). */
+  private updating: Promise<void> | null = null;
+  private changedAgain = false;
   /** Fires while a file is read. */
   readonly onDidProgress = this.didProgress.event;
   progress: LoadProgress = { bytesRead: 0, totalBytes: null };
@@ -102,6 +137,8 @@ export class TraceDocument implements vscode.CustomDocument {
     this.client = null;
     this.didReload.dispose();
     this.didProgress.dispose();
+    this.didGrow.dispose();
+    this.didReset.dispose();
     this.hooks.disposed(this);
   }
 
@@ -173,7 +210,14 @@ export class TraceDocument implements vscode.CustomDocument {
     try {
       const { files, totalBytes, notes } = await workerFilesFor(this.uri, this.hooks.maxBytes(), ignoreSizeLimit);
       this.progress = { bytesRead: 0, totalBytes };
-      const opening = { files, totalBytes, notes, format: this.formatOverride, fileName: basename(this.uri.path), analysis: this.hooks.analysisOptions(), prices: this.hooks.userPrices() };
+      if (this.uri.scheme === 'file' && !this.follow) {
+        // A file an agent is still writing is followed from the start.
+        const written = (await stat(this.uri.fsPath)).mtimeMs;
+        this.follow = Date.now() - written < FOLLOW_RECENT_MS;
+        this.lastGrowthMs = written;
+      }
+      const live = this.uri.scheme === 'file' && this.follow;
+      const opening = { files, totalBytes, notes, format: this.formatOverride, fileName: basename(this.uri.path), analysis: this.hooks.analysisOptions(), prices: this.hooks.userPrices(), live };
       result = await client.open(opening, (bytesRead, total) => {
         if (this.client !== client || this.disposed) return;
         this.progress = { bytesRead, totalBytes: total };
@@ -237,7 +281,87 @@ export class TraceDocument implements vscode.CustomDocument {
 
   private scheduleReload(): void {
     clearTimeout(this.reloadTimer);
-    this.reloadTimer = setTimeout(() => this.reload(false), RELOAD_DEBOUNCE_MS);
+    this.reloadTimer = setTimeout(() => this.changed(), RELOAD_DEBOUNCE_MS);
+  }
+
+  /** The file (or a sub-agent log) changed on disk: its new bytes are read, one update at a time. */
+  private changed(): void {
+    if (this.disposed) return;
+    if (this.updating) {
+      this.changedAgain = true;
+      return;
+    }
+    this.updating = this.update()
+      .catch((e: unknown) => this.hooks.log.error(`${basename(this.uri.path)}: following the file: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => {
+        this.updating = null;
+        if (this.changedAgain && !this.disposed) {
+          this.changedAgain = false;
+          this.changed();
+        }
+      });
+  }
+
+  /**
+   * Reads what the trace gained since the last read: only the new bytes when it is followed
+   * (readMore), the whole file otherwise (then it is followed from now on). A file that was
+   * truncated, replaced or deleted is said (onDidReset) and read again from scratch, which
+   * fails and says so when it is gone.
+   */
+  private async update(): Promise<void> {
+    const load = this.current;
+    const result = await load;
+    const client = this.client;
+    // A read under way reads to the end of the file as it is: once it ends, what came after it is read.
+    if (load !== this.current) return this.update();
+    if (isLoadFailure(result) || !client || !this.follow || this.uri.scheme !== 'file') {
+      // Read whole once more, and followed from now on (it is being written).
+      this.follow = this.uri.scheme === 'file';
+      this.lastGrowthMs = Date.now();
+      this.reload(false);
+      await this.current;
+      return;
+    }
+    let more;
+    try {
+      more = await client.request('readMore', { newFiles: await this.newCompanions(result.header.files) });
+    } catch (e) {
+      if (e instanceof TraceCancelledError || this.client !== client) return;
+      // The worker could not read on (a read error): read from scratch, which says what is wrong.
+      this.hooks.log.warn(`${basename(this.uri.path)}: ${e instanceof Error ? e.message : String(e)}; reading it again`);
+      this.reload(false);
+      await this.current;
+      return;
+    }
+    if (this.disposed || this.client !== client) return;
+    if (more.kind === 'reopen') {
+      if (more.reason === 'truncated' || more.reason === 'replaced' || more.reason === 'deleted') this.didReset.fire({ reason: more.reason, message: resetMessage(basename(this.uri.path), more.reason) });
+      this.hooks.log.info(`${basename(this.uri.path)}: ${more.reason}; read again from the start`);
+      this.reload(false);
+      await this.current;
+      return;
+    }
+    if (more.newBytes === 0 && more.opened.header.files.length === result.header.files.length) return;
+    this.current = Promise.resolve(more.opened);
+    this.lastGrowthMs = Date.now();
+    this.growthBytes.push(more.newBytes);
+    this.hooks.log.info(`${basename(this.uri.path)}: grew by ${more.newBytes} bytes, read in ${more.opened.parseMs.toFixed(0)} ms (${more.opened.header.callCount} calls)`);
+    this.didGrow.fire({ opened: more.opened, newBytes: more.newBytes, bytesRead: more.bytesRead });
+    // The Problems follow the new lines, once the writes pause.
+    this.problemsPublished = false;
+    this.problemsSoon(PROBLEMS_DELAY_MS);
+  }
+
+  /** Sub-agent logs that appeared beside a Claude Code session since it was read (safe ones only, as listed at open). */
+  private async newCompanions(known: readonly string[]): Promise<{ key: string; path: string }[]> {
+    if (claudeSubagentFolder(basename(this.uri.path)) === null) return [];
+    const have = new Set(known);
+    try {
+      return (await listCompanions(this.uri.fsPath)).files.filter((c) => !have.has(c.rel)).map((c) => ({ key: c.rel, path: c.path }));
+    } catch {
+      // The folder cannot be listed now: the logs already read are read on.
+      return [];
+    }
   }
 
   private reload(ignoreSizeLimit: boolean): void {
@@ -246,6 +370,18 @@ export class TraceDocument implements vscode.CustomDocument {
     void load.then((r) => {
       if (!this.disposed && this.current === load) this.didReload.fire(r);
     });
+  }
+}
+
+/** What the panel says when a followed file cannot be read on: what happened, and that its figures are being read again. */
+export function resetMessage(name: string, reason: TraceReset['reason']): string {
+  switch (reason) {
+    case 'truncated':
+      return `${name} was truncated (it is now shorter than what had been read): the figures shown were of the old content, so it is read again from the start.`;
+    case 'replaced':
+      return `${name} was replaced by another file (rotated or rewritten): the figures shown were of the old file, so the new one is read from the start.`;
+    case 'deleted':
+      return `${name} was deleted or renamed: its figures are no longer shown.`;
   }
 }
 

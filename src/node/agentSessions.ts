@@ -83,7 +83,7 @@ export function decodeClaudeProject(folder: string): string {
 }
 
 /** Claude Code: `<root>/<project>/<session>.jsonl` (sub-agent logs, beside it or below it, are read with it). */
-async function claudeSessions(root: string): Promise<LocalSession[]> {
+export async function claudeSessions(root: string): Promise<LocalSession[]> {
   const found: Array<Promise<LocalSession | null>> = [];
   for (const project of await entries(root)) {
     if (!project.isDirectory()) continue;
@@ -95,7 +95,7 @@ async function claudeSessions(root: string): Promise<LocalSession[]> {
 }
 
 /** Codex: `<root>/**\/rollout-*.jsonl`. */
-async function codexSessions(root: string, depth = 0): Promise<LocalSession[]> {
+export async function codexSessions(root: string, depth = 0): Promise<LocalSession[]> {
   const out: LocalSession[] = [];
   for (const e of await entries(root)) {
     const path = join(root, e.name);
@@ -106,7 +106,7 @@ async function codexSessions(root: string, depth = 0): Promise<LocalSession[]> {
 }
 
 /** Gemini CLI: `<root>/<project hash or name>/chats/session-*.json` (and `.jsonl` in newer versions). */
-async function geminiSessions(root: string): Promise<LocalSession[]> {
+export async function geminiSessions(root: string): Promise<LocalSession[]> {
   const found: Array<Promise<LocalSession | null>> = [];
   for (const project of await entries(root)) {
     if (!project.isDirectory()) continue;
@@ -119,7 +119,7 @@ async function geminiSessions(root: string): Promise<LocalSession[]> {
 }
 
 /** Cline and Roo Code: `<tasks>/<task id>/ui_messages.json`. */
-async function taskSessions(root: string, agent: 'Cline' | 'Roo Code'): Promise<LocalSession[]> {
+export async function taskSessions(root: string, agent: 'Cline' | 'Roo Code'): Promise<LocalSession[]> {
   const found: Array<Promise<LocalSession | null>> = [];
   for (const task of await entries(root)) {
     if (task.isDirectory()) found.push(withStat(join(root, task.name, 'ui_messages.json'), agent, null));
@@ -128,7 +128,7 @@ async function taskSessions(root: string, agent: 'Cline' | 'Roo Code'): Promise<
 }
 
 /** AIPerf: `<folder>/profile_export.jsonl` and `<folder>/<run>/profile_export.jsonl`. */
-async function aiperfRuns(folders: readonly string[]): Promise<LocalSession[]> {
+export async function aiperfRuns(folders: readonly string[]): Promise<LocalSession[]> {
   const found: Array<Promise<LocalSession | null>> = [];
   for (const folder of folders) {
     found.push(withStat(join(folder, 'profile_export.jsonl'), 'AIPerf', basename(folder)));
@@ -140,7 +140,7 @@ async function aiperfRuns(folders: readonly string[]): Promise<LocalSession[]> {
 }
 
 /** OpenHands (V0 file store): `<root>/sessions/<id>/events/<n>.json`, one event per file. */
-async function openHandsSessions(root: string): Promise<LocalSession[]> {
+export async function openHandsSessions(root: string): Promise<LocalSession[]> {
   const out: LocalSession[] = [];
   for (const s of await entries(join(root, 'sessions'))) {
     if (!s.isDirectory()) continue;
@@ -156,7 +156,7 @@ async function openHandsSessions(root: string): Promise<LocalSession[]> {
 }
 
 /** OpenCode before 1.2: `<root>/storage/session/<project>/<ses_…>.json` (older: `storage/session/info/`). */
-async function openCodeSessions(root: string, notes: string[]): Promise<LocalSession[]> {
+export async function openCodeSessions(root: string, notes: string[]): Promise<LocalSession[]> {
   const storage = join(root, 'storage');
   const found: Array<Promise<LocalSession | null>> = [];
   for (const project of await entries(join(storage, 'session'))) {
@@ -171,22 +171,6 @@ async function openCodeSessions(root: string, notes: string[]): Promise<LocalSes
     notes.push(`OpenCode 1.2 and later keep sessions in ${join(root, 'opencode.db')} (SQLite), which is not read here: run \`opencode export <session id> > session.json\` and open that file.`);
   }
   return sessions;
-}
-
-/** The local agent sessions under the roots, newest first (by modification time), with notes on those it cannot list. */
-export async function listLocalSessions(roots: SessionRoots, limit: number): Promise<Discovery> {
-  const notes: string[] = [];
-  const lists = await Promise.all([
-    claudeSessions(roots.claudeCode),
-    codexSessions(roots.codex),
-    geminiSessions(roots.geminiCli),
-    openCodeSessions(roots.openCode, notes),
-    openHandsSessions(roots.openHands),
-    taskSessions(roots.cline, 'Cline'),
-    taskSessions(roots.rooCode, 'Roo Code'),
-    aiperfRuns(roots.aiperf),
-  ]);
-  return { sessions: lists.flat().sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, limit), notes };
 }
 
 /** A JSON file of an agent's folder: a regular file only (a FIFO there must not block the picker), streamed, nesting bounded. */

@@ -1,7 +1,7 @@
 // The trace worker: reads and parses one trace off the extension host's event loop, then
 // keeps the model and answers what the inspector asks about it (traceWorkerProtocol.ts).
 // The host starts one per open trace document and terminates it to cancel or to close.
-import { stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import type { TransferListItem } from 'node:worker_threads';
 import { createPriceBook } from '../core/cost/priceBook';
@@ -40,9 +40,11 @@ function priceBookOf(prices: unknown): PriceBook | null {
 
 /**
  * Pushes bytes [from, end of file) of file `index` into the parse; progress for the
- * opened file. Only a regular file is read, the one the host listed (traceFiles).
+ * opened file. Only a regular file is read, the one the host listed (traceFiles), and
+ * for a live trace only the file seen when it was first read (`expect`: a file put in
+ * its place is not read on from the old one's offset). Answers the bytes it read.
  */
-async function readInto(parse: TraceParse, index: number, file: Extract<WorkerFile, { path: string }>, from: number, totalBytes: number | null): Promise<void> {
+async function readInto(parse: TraceParse, index: number, file: Extract<WorkerFile, { path: string }>, from: number, totalBytes: number | null): Promise<number> {
   let read = from;
   let reported = from;
   const chunks = regularFileChunks(file.path, { noFollow: file.noFollow ?? false, ...(file.expect ? { expect: file.expect } : {}), start: from });
@@ -52,9 +54,28 @@ async function readInto(parse: TraceParse, index: number, file: Extract<WorkerFi
       reported = read;
       post({ kind: 'progress', bytesRead: read, totalBytes });
     }
-    if (!parse.push(index, chunk)) return;
+    if (!parse.push(index, chunk)) break;
   }
   if (index === 0) post({ kind: 'progress', bytesRead: read, totalBytes });
+  return read - from;
+}
+
+/** The file as it is on disk now, by path: which file (inode) and its size; null when it is gone. */
+async function onDisk(file: Extract<WorkerFile, { path: string }>): Promise<{ ino: number; dev: number; size: number } | null> {
+  try {
+    const s = await (file.noFollow ? lstat(file.path) : stat(file.path));
+    return { ino: s.ino, dev: s.dev, size: s.size };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/** A file to follow, pinned to the file it is now (its inode), so a later read notices a replacement. */
+async function pinned(file: WorkerFile): Promise<WorkerFile> {
+  if (!('path' in file) || file.expect) return file;
+  const now = await onDisk(file);
+  return now ? { ...file, expect: { ino: now.ino, dev: now.dev } } : file;
 }
 
 /** What the host needs first about the parse as it stands (a new service on its snapshot). */
@@ -82,10 +103,12 @@ async function open(params: OpenParams): Promise<void> {
   );
   const files: (WorkerFile | null)[] = [...params.files];
   for (let i = 0; i < params.files.length && !parse.stopped; i++) {
-    const f = params.files[i]!;
+    let f = params.files[i]!;
     // Companions of a file that is not a Claude Code log are not even opened.
     if (i > 0 && !parse.acceptsCompanions()) break;
     try {
+      // A live trace is followed in the files read now: each is pinned to its inode before its first byte is read.
+      if (params.live) files[i] = f = await pinned(f);
       if ('bytes' in f) parse.push(i, f.bytes);
       else await readInto(parse, i, f, 0, i === 0 ? params.totalBytes : null);
     } catch (e) {
@@ -105,7 +128,11 @@ async function open(params: OpenParams): Promise<void> {
   post({ kind: 'opened', opened: answerFor(parse, params, t0) });
 }
 
-/** Live tail: the bytes each file gained since the last read, and new companion files. */
+/**
+ * Live tail: the bytes each file gained since the last read, and new companion files.
+ * The opened file gone, replaced (another inode at its path: a rotation) or shorter than
+ * what was read (truncated) cannot be read on: the answer says to read it from scratch.
+ */
 async function readMore(newFiles: { key: string; path: string }[]): Promise<MoreRead> {
   // A trace read once keeps no parse to resume: it is read again.
   if (!reading) return { kind: 'reopen', reason: service && !openedLive ? 'not-live' : 'stopped' };
@@ -113,16 +140,23 @@ async function readMore(newFiles: { key: string; path: string }[]): Promise<More
   if (!params.live) return { kind: 'reopen', reason: 'not-live' };
   if (parse.stopped) return { kind: 'reopen', reason: 'stopped' };
   const t0 = performance.now();
-  for (const f of newFiles) files[parse.addFile(f.key)] = { key: f.key, path: f.path, noFollow: true };
+  for (const f of newFiles) files[parse.addFile(f.key)] = await pinned({ key: f.key, path: f.path, noFollow: true });
+  let newBytes = 0;
   for (let i = 0; i < files.length; i++) {
     const f = files[i];
     if (!f || !('path' in f) || (i > 0 && !parse.acceptsCompanions())) continue;
-    const size = (await stat(f.path)).size;
+    const now = await onDisk(f);
     const from = parse.bytesRead(i);
-    if (size < from) return { kind: 'reopen', reason: 'truncated' };
-    if (size > from) await readInto(parse, i, f, from, i === 0 ? size : null);
+    if (i === 0) {
+      if (now === null) return { kind: 'reopen', reason: 'deleted' };
+      if (f.expect && (now.ino !== f.expect.ino || now.dev !== f.expect.dev)) return { kind: 'reopen', reason: 'replaced' };
+    }
+    // A companion that went or was replaced keeps what was read of it; one that shrank is a rewrite of the trace.
+    if (now === null || (f.expect && (now.ino !== f.expect.ino || now.dev !== f.expect.dev))) continue;
+    if (now.size < from) return { kind: 'reopen', reason: 'truncated' };
+    if (now.size > from) newBytes += await readInto(parse, i, f, from, i === 0 ? now.size : null);
   }
-  return { kind: 'read', opened: answerFor(parse, params, t0), bytesRead: files.map((_, i) => parse.bytesRead(i)) };
+  return { kind: 'read', opened: answerFor(parse, params, t0), bytesRead: files.map((_, i) => parse.bytesRead(i)), newBytes };
 }
 
 /** The typed arrays of an answer, moved to the host rather than copied. */

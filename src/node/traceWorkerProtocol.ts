@@ -37,10 +37,26 @@ export interface OpenParams {
   live?: boolean;
 }
 
-/** What `readMore` found: the trace with the new bytes, or why it must be opened again. */
+/** Why a live trace cannot be read on from where its read stopped, and must be read from scratch. */
+export type ReopenReason =
+  /** The opened file is shorter than what was read of it (or a companion is). */
+  | 'truncated'
+  /** Another file (another inode) is at the opened file's path now: it was rotated or rewritten. */
+  | 'replaced'
+  /** The opened file is gone. */
+  | 'deleted'
+  /** The trace was read once, not followed (no reader state was kept). */
+  | 'not-live'
+  /** Reading had stopped (not text, or a JSON document read to its end). */
+  | 'stopped';
+
+/**
+ * What `readMore` found: the trace with the new bytes (per file, where reading now
+ * stands; `newBytes`, what this call read from disk), or why it must be opened again.
+ */
 export type MoreRead =
-  | { kind: 'read'; opened: OpenedTrace; bytesRead: number[] }
-  | { kind: 'reopen'; reason: 'truncated' | 'not-live' | 'stopped' };
+  | { kind: 'read'; opened: OpenedTrace; bytesRead: number[]; newBytes: number }
+  | { kind: 'reopen'; reason: ReopenReason };
 
 /** What the host learns once the file is read: enough for the page to paint the header and the first summary. */
 export interface OpenedTrace {
@@ -73,8 +89,8 @@ export interface TraceWorkerMethods {
   /**
    * Live tail: reads only the bytes the trace's files gained since the last read (and any
    * new companion files, e.g. a sub-agent log that appeared), resuming the parse with its
-   * reader state kept, and answers the trace as it now stands. A file that shrank was
-   * truncated or replaced: the answer says to open it again.
+   * reader state kept, and answers the trace as it now stands. An opened file that shrank,
+   * was replaced by another at its path (rotation) or is gone: the answer says to open it again.
    */
   readMore: { params: { newFiles?: { key: string; path: string }[] }; result: MoreRead };
 }

@@ -107,9 +107,20 @@ export type HostNotification =
    * asks for its body), the settings, and the call to select first (if any). Sent again
    * after `ready` on every reload of the page.
    */
-  | { type: 'init'; header: TraceHeader; sessions: SessionPage; intro: SessionIntro | null; settings: InspectorSettings; select: CallRef | null }
-  /** The file was read again (it changed on disk, or another format was chosen) or the analysis settings changed; the page asks again for what it shows and keeps its selection where it can. */
-  | { type: 'trace/didChange'; header: TraceHeader; sessions: SessionPage }
+  | { type: 'init'; header: TraceHeader; sessions: SessionPage; intro: SessionIntro | null; settings: InspectorSettings; select: CallRef | null; live?: LiveState }
+  /**
+   * The file was read again (it changed on disk, or another format was chosen) or the
+   * analysis settings changed, or (`appended`) a followed file grew and only its new
+   * bytes were read: the page asks again for what it shows and keeps its session,
+   * selection, zoom window and scroll where it can.
+   */
+  | { type: 'trace/didChange'; header: TraceHeader; sessions: SessionPage; appended?: AppendedBytes; live?: LiveState }
+  /**
+   * A followed file was truncated, replaced (rotated) or deleted: what the page shows is
+   * no longer the file. The page hides its figures and says why; the host reads the file
+   * again from scratch (`trace/didChange`) or says it cannot (`load/stopped`).
+   */
+  | { type: 'trace/reset'; reason: 'truncated' | 'replaced' | 'deleted'; message: string }
   /** Reading stopped before the end: cancelled by the user, or failed (the message says why and what to do). */
   | { type: 'load/stopped'; reason: 'cancelled' | 'failed'; message: string; canRetry: boolean; overSizeLimit: boolean }
   /** Select and reveal a call (from a CodeLens or a command). */
@@ -143,6 +154,20 @@ export type WebviewNotification =
   | { type: 'whatif/export'; fileName: string; json: string }
   /** Something failed inside the webview; the host logs it. */
   | { type: 'log/error'; message: string };
+
+/** How long ago the trace's file last grew (or was written, when it was opened), by the host's clock: the page shows "live" while it is recent. */
+export interface LiveState {
+  /** Milliseconds since the file last grew; null when not known (not a local file). */
+  grewMsAgo: number | null;
+}
+
+/** What an append brought: the bytes read for it (the file's new bytes only). */
+export interface AppendedBytes {
+  newBytes: number;
+}
+
+/** The file is "live" while it grew this recently (the Agent Sessions view says "live" on the same terms). */
+export const LIVE_WINDOW_MS = 2 * 60_000;
 
 /** A call in a session. */
 export interface CallRef {

@@ -34,22 +34,32 @@ export const MAX_LOG_CHARS = 64 * 1024;
 
 class Refused extends Error {}
 
-function refuse(message: string): never {
+export function refuse(message: string): never {
   throw new Refused(message);
 }
 
-function record(value: unknown, what: string): Record<string, unknown> {
+/** Runs a check built from the helpers here: a refusal becomes `{ ok: false, error }`, anything else is a bug and throws. */
+export function checkWith<T>(check: () => T): Checked<T> {
+  try {
+    return { ok: true, value: check() };
+  } catch (e) {
+    if (e instanceof Refused) return { ok: false, error: e.message };
+    throw e;
+  }
+}
+
+export function record(value: unknown, what: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse(`${what} is not an object`);
   return value as Record<string, unknown>;
 }
 
-function string(value: unknown, what: string, max: number): string {
+export function string(value: unknown, what: string, max: number): string {
   if (typeof value !== 'string') refuse(`${what} is not a string`);
   if (value.length > max) refuse(`${what} is longer than ${max} characters`);
   return value;
 }
 
-function integer(value: unknown, what: string, max: number): number {
+export function integer(value: unknown, what: string, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) refuse(`${what} is not a whole number from 0 to ${max}`);
   return value;
 }

@@ -3,7 +3,8 @@ import { existsSync, readdirSync, copyFileSync, readFileSync, rmSync, writeFileS
 import * as vscode from 'vscode';
 import type { TraceReport } from '../../src/core/report/traceReport';
 import type { SessionItem } from '../../src/extension/sessionPicker';
-import { deepText, PAYLOADS, RAW_CONTROL } from '../support/hostileCorpus';
+import { deepText, PAYLOADS } from '../support/hostileCorpus';
+import { assertInert } from './inert';
 import { waitFor } from './waitFor';
 
 // The hostile corpus in the real extension host (the workspace of test/support/workspace.mjs
@@ -12,22 +13,8 @@ import { waitFor } from './waitFor';
 // links (base/common/linkedText.ts, used by notifications) and `$(icon)` (iconLabels.ts,
 // used by CodeLens, quick picks and the status bar); and no promise may be left rejected.
 
-const VSCODE_LINK = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/i;
-const VSCODE_ICON = /(?<!\\)\$\(([A-Za-z0-9-]+(?:~[A-Za-z]+)?)\)/g;
-/** The icons the extension writes itself, at the start of its own titles. */
-const OWN_ICONS = new Set(['pulse', 'error', 'circle-slash', 'warning', 'loading~spin', 'info', 'folder-opened']);
-
 const root = (): vscode.Uri => vscode.workspace.workspaceFolders![0]!.uri;
 const file = (rel: string): vscode.Uri => vscode.Uri.joinPath(root(), ...rel.split('/'));
-
-
-/** A string VS Code will render: no raw control or bidi character, no link it would run, no icon but the extension's own, clipped. */
-function assertInert(text: string, where: string, max = 1000): void {
-  assert.doesNotMatch(text, RAW_CONTROL, `${where}: a raw control or bidi character`);
-  assert.doesNotMatch(text, VSCODE_LINK, `${where}: a link VS Code would run`);
-  for (const m of text.matchAll(VSCODE_ICON)) assert.ok(OWN_ICONS.has(m[1]!) && m.index === 0, `${where}: the icon ${m[0]} comes from the trace`);
-  assert.ok(text.length <= max, `${where}: ${text.length} characters`);
-}
 
 async function setSetting(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('agentTrace').update(key, value, vscode.ConfigurationTarget.Workspace);

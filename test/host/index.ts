@@ -5,6 +5,7 @@ import Mocha from 'mocha';
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 30_000 });
   mocha.addFile(path.resolve(__dirname, 'inspector.test.js'));
+  mocha.addFile(path.resolve(__dirname, 'sessions.test.js'));
   mocha.addFile(path.resolve(__dirname, 'hostile.test.js'));
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {

@@ -1,9 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { TraceReport } from '../../src/core/report/traceReport';
 import type { SessionItem } from '../../src/extension/sessionPicker';
+import type { AgentTraceApi } from '../../src/extension/main';
+import { isLoadFailure } from '../../src/extension/traceDocument';
 import { waitFor } from './waitFor';
 
 // Runs inside the real extension host (code-server here, @vscode/test-electron elsewhere),
@@ -70,9 +72,11 @@ suite('Agent Trace Inspector in the real extension host', () => {
     // The contributions are written by hand, the registrations come from createCommands: they must not drift.
     const manifest = vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.packageJSON as { contributes: { commands: Array<{ command: string }> } };
     const contributed = manifest.contributes.commands.map((c) => c.command).sort();
-    const registered = (await vscode.commands.getCommands(true)).filter((id) => id.startsWith('agentTrace.')).sort();
+    // VS Code adds focus, visibility and location commands for the Agent Sessions view itself.
+    const viewCommands = new Set(['focus', 'removeView', 'resetViewLocation', 'toggleVisibility'].map((c) => `agentTrace.sessions.${c}`));
+    const registered = (await vscode.commands.getCommands(true)).filter((id) => id.startsWith('agentTrace.') && !viewCommands.has(id)).sort();
     assert.deepEqual(registered, contributed);
-    assert.deepEqual(contributed, ['agentTrace.analyzeSession', 'agentTrace.compareWithResults', 'agentTrace.exportHtmlReport', 'agentTrace.openInInspector', 'agentTrace.showInTimeline', 'agentTrace.showSource']);
+    assert.deepEqual(contributed.filter((c) => !c.startsWith('agentTrace.sessions.')), ['agentTrace.analyzeSession', 'agentTrace.compareWithResults', 'agentTrace.exportHtmlReport', 'agentTrace.openInInspector', 'agentTrace.showInTimeline', 'agentTrace.showSource']);
   });
 
   test('*.trace.jsonl opens in the inspector by default', async () => {
@@ -149,6 +153,40 @@ suite('Agent Trace Inspector in the real extension host', () => {
       await setSetting('prices', undefined);
     }
     await waitForAsync('list prices again', async () => / · \$3\.37 · /.test(await summary()));
+  });
+
+  test('a growing log open in the inspector is read on from where it stopped: each update reads the appended bytes only, no second load; a truncation reads it again', async () => {
+    const api = (await vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.activate()) as AgentTraceApi;
+    // The M-Claude log (41 calls in all, test/reference/claude_code_totals.py) written in three parts, as a running agent writes it.
+    const lines = readFileSync(file(M_CLAUDE).fsPath, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => `${l}\n`);
+    const uri = file('claude/growing-live.jsonl');
+    writeFileSync(uri.fsPath, lines.slice(0, 40).join(''));
+    try {
+      await vscode.commands.executeCommand('vscode.openWith', uri, 'agentTrace.inspectorAny');
+      const doc = await waitFor('the inspector document', () => api.inspector.documentFor(uri));
+      const first = await doc.result;
+      assert.ok(!isLoadFailure(first) && first.header.callCount < 41, 'the first 40 lines hold part of the calls');
+      const appends = [lines.slice(40, 80).join(''), lines.slice(80).join('')];
+      for (const [k, text] of appends.entries()) {
+        appendFileSync(uri.fsPath, text);
+        await waitFor(`update ${k + 1}`, () => doc.growthBytes.length === k + 1);
+        // What was read is what was appended: the file is not read again.
+        assert.equal(doc.growthBytes[k], Buffer.byteLength(text));
+      }
+      assert.equal(doc.loads, 1, 'one load: the appends were read on, not reloaded');
+      const grown = await doc.result;
+      assert.ok(!isLoadFailure(grown));
+      assert.equal(grown.header.callCount, 41);
+      // Truncated: shorter than what was read, so it is read again from scratch (a second load).
+      writeFileSync(uri.fsPath, lines.slice(0, 40).join(''));
+      await waitFor('the re-read', () => doc.loads === 2);
+      const again = await doc.result;
+      assert.ok(!isLoadFailure(again));
+      assert.equal(again.header.callCount, first.header.callCount);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      rmSync(uri.fsPath, { force: true });
+    }
   });
 
   test('a malformed line shows in the Problems view with its line number, and the rest still loads', async () => {
@@ -321,7 +359,7 @@ suite('Agent Trace Inspector in the real extension host', () => {
   test('collateral failures get a lens that says so', async () => {
     // user-rejections.jsonl: the user refused the Bash (line 8) and Glob (line 10) calls; the
     // refusals are the is_error results on lines 11 and 12.
-    const lenses = await codeLenses(file('sessions/claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl'));
+    const lenses = await codeLenses(file('home/.claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl'));
     for (const [line, tool] of [
       [11, 'Bash'],
       [12, 'Glob'],
@@ -347,17 +385,17 @@ suite('Agent Trace Inspector in the real extension host', () => {
         return items.find((i) => i.label === 'System32');
       },
     })) as TraceReport | undefined;
-    // The fake roots of test/support/workspace.mjs: a Codex rollout (2026-03-21), the M-Claude log
-    // (2026-01-02, cwd C:\Windows\System32), the user-rejections log (2026-01-01, cwd
-    // /home/marco/projects/spotter); the agent-*.jsonl beside it is a sub-agent log, not listed.
-    assert.deepEqual(rows.map((r) => r.label), ['project', 'System32', 'spotter', '$(folder-opened) Open a trace file…']);
+    // The fake home of test/support/fakeHome.mjs: a Codex rollout (2026-03-21), the spotter session
+    // (2026-02-12), the M-Claude log (2026-01-02, cwd C:\Windows\System32), the user-rejections log
+    // (2026-01-01, cwd /home/marco/projects/spotter); the agent-*.jsonl beside it is a sub-agent log, not listed.
+    assert.deepEqual(rows.map((r) => r.label), ['project', 'spotter-4te', 'System32', 'spotter', '$(folder-opened) Open a trace file…']);
     assert.match(rows[0]!.description ?? '', /^Codex · 2026-03-2\d \d\d:\d\d · \/workspace\/project$/);
-    assert.match(rows[1]!.description ?? '', /^Claude Code · 2026-01-0\d \d\d:\d\d · C:\\Windows\\System32$/);
+    assert.match(rows[2]!.description ?? '', /^Claude Code · 2026-01-0\d \d\d:\d\d · C:\\Windows\\System32$/);
     // Hand counts as in the CodeLens test: 41 calls, $3.37, 85.5%, 13 failed.
-    assert.match(rows[1]!.detail ?? '', /^41 calls · \$3\.37 · cache hit 85\.5% · 13 failed tool calls · e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/);
+    assert.match(rows[2]!.detail ?? '', /^41 calls · \$3\.37 · cache hit 85\.5% · 13 failed tool calls · e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/);
     // user-rejections.jsonl: one message id; cache_read 11,515 of 25,353 = 45.4%; the user rejected 2 tool calls;
     // priced by hand in test/unit/core/cost/handWorkedPricing.test.ts (call 7): $0.1444475.
-    assert.match(rows[2]!.detail ?? '', /^1 call · \$0\.144 · cache hit 45\.4% · 2 failed tool calls/);
+    assert.match(rows[3]!.detail ?? '', /^1 call · \$0\.144 · cache hit 45\.4% · 2 failed tool calls/);
     assert.ok(report, 'the command returns the report');
     assert.equal(report.format, 'claude-code');
     assert.equal(report.sessions[0]!.llmCalls, 41);

@@ -145,7 +145,9 @@ export interface InspectorPage {
   /** Sends a host message to the webview. */
   send(message: unknown): Promise<void>;
   /** The fake host's service (what the page is answered from). */
-  service: TraceService;
+  readonly service: TraceService;
+  /** Answers from now on from another service (the trace read again, or grown), as the trace worker does after a read. */
+  setService(service: TraceService): void;
   /** The header as sent with `init`. */
   header: TraceHeader;
   /** Requests the page made, by method. */
@@ -191,7 +193,7 @@ export async function openInspector(browser: Browser, origin: string, options: O
   const send = async (message: unknown): Promise<void> => {
     await page.evaluate((m) => window.postMessage(m, '*'), message);
   };
-  const service = options.service ?? new TraceService(options.trace, { fileName: options.fileName, formatChosen: options.formatChosen ?? false, analysis: {}, prices: options.prices ?? null });
+  let service = options.service ?? new TraceService(options.trace, { fileName: options.fileName, formatChosen: options.formatChosen ?? false, analysis: {}, prices: options.prices ?? null });
   const header = options.header ? options.header(service.header()) : service.header();
   const requests = new Map<string, number>();
   const answer = (id: number, result: unknown): Promise<void> => (result instanceof Error ? send({ type: 'response', inReplyTo: id, err: result.message }) : send({ type: 'response', inReplyTo: id, ok: result }));
@@ -264,7 +266,12 @@ export async function openInspector(browser: Browser, origin: string, options: O
     figure: async (name) => ((await page.textContent(`[data-figure="${name}"]`)) ?? '').trim(),
     waitForPosted,
     send,
-    service,
+    get service() {
+      return service;
+    },
+    setService(next: TraceService) {
+      service = next;
+    },
     header,
     requests,
     close: () => context.close(),

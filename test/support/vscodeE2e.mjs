@@ -109,13 +109,26 @@ export async function findCommand(page, label, timeout = 15_000) {
 export async function runCommand(page, label) { await (await findCommand(page, label)).click(); }
 
 // Quick Open (Ctrl+P) a file and click its own row: Enter would take the first fuzzy match,
-// which can be a recently opened file whose path happens to contain the same letters.
-export async function quickOpen(page, name) {
-  await page.keyboard.press('Control+P');
+// which can be a recently opened file whose path happens to contain the same letters. Like
+// findCommand, each attempt is repeated whole: a webview that finishes loading late may take
+// the keyboard focus (Ctrl+P then goes into its iframe) or close the picker as it opens.
+export async function quickOpen(page, name, timeout = 15_000) {
   const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill(name);
-  await page.locator(`.quick-input-widget .monaco-list-row[aria-label^="${name}"]`).first().click();
+  const row = page.locator(`.quick-input-widget .monaco-list-row[aria-label^="${name}"]`).first();
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    try {
+      await page.evaluate(() => { if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur(); });
+      await page.keyboard.press('Control+P');
+      await input.waitFor({ state: 'visible', timeout: 3000 });
+      await input.fill(name, { timeout: 3000 });
+      await row.click({ timeout: 3000 });
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await page.keyboard.press('Escape');
+    }
+  }
 }
 
 // The document inside the visible webview of an extension: outer <iframe class="webview ready"

@@ -1,5 +1,5 @@
 // A fresh workspace folder for the VS Code tests: the bundled sample, a real Claude Code
-// session with its sub-agent logs, the bad-input files, and a fake ~/.claude and ~/.codex
+// session with its sub-agent logs, the bad-input files, and a fake home with ~/.claude and ~/.codex
 // (the workspace settings point agentTrace.sessionRoots there, so no test ever lists the
 // sessions of the machine it runs on). Fresh per run, so editors restored from an earlier
 // run cannot interfere.
@@ -8,15 +8,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createFakeHome, fakeHomeRoots } from './fakeHome.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Modification times of the fake local sessions: the picker lists them newest first. */
-export const SESSION_TIMES = {
-  codex: new Date('2026-03-21T10:20:00Z'),
-  mClaude: new Date('2026-01-02T09:00:00Z'),
-  rejections: new Date('2026-01-01T09:00:00Z'),
-};
 
 function copy(from, to) {
   fs.mkdirSync(path.dirname(to), { recursive: true });
@@ -73,24 +68,15 @@ export function createWorkspace(dir = fs.mkdtempSync(path.join(os.tmpdir(), 'age
   copy(path.join(repoRoot, 'test/fixtures/swe-agent/pydicom__pydicom-1458.traj'), path.join(dir, 'formats/pydicom__pydicom-1458.traj'));
   copy(path.join(repoRoot, 'test/fixtures/mooncake/conversation_trace.head300.jsonl'), path.join(dir, 'formats/conversation_trace.head300.jsonl'));
 
-  // Fake session roots. Claude Code names a project folder after the session's cwd.
-  const projects = path.join(dir, 'sessions/claude/projects');
-  const mClaude = path.join(projects, 'C--Windows-System32/e5821007-9ca0-4a36-afc0-94da583da0ea.jsonl');
-  copy(path.join(claude, 'edit-retry-loop.jsonl'), mClaude);
-  const rejections = path.join(projects, '-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl');
-  copy(path.join(claude, 'user-rejections.jsonl'), rejections);
-  // An old-style sub-agent log beside the sessions: not a session of its own, never listed.
-  copy(path.join(claude, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl'), path.join(projects, '-home-marco-projects-spotter/agent-aac57f5.jsonl'));
-  const codex = path.join(dir, 'sessions/codex/2026/03/21/rollout-2026-03-21T10-05-38-01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73.jsonl');
-  copy(path.join(repoRoot, 'test/fixtures/codex/tracelab-agents-md-0.114.jsonl'), codex);
-  fs.utimesSync(codex, SESSION_TIMES.codex, SESSION_TIMES.codex);
-  fs.utimesSync(mClaude, SESSION_TIMES.mClaude, SESSION_TIMES.mClaude);
-  fs.utimesSync(rejections, SESSION_TIMES.rejections, SESSION_TIMES.rejections);
+  // A fake home with real sessions of Claude Code (one with sub-agents) and Codex where the
+  // agents keep them (test/support/fakeHome.mjs); the settings point the session roots there.
+  const home = createFakeHome(path.join(dir, 'home'));
+  const roots = fakeHomeRoots(home);
   addHostileFiles(dir);
   fs.mkdirSync(path.join(dir, '.vscode'), { recursive: true });
   fs.writeFileSync(
     path.join(dir, '.vscode/settings.json'),
-    JSON.stringify({ 'agentTrace.sessionRoots.claudeCode': projects, 'agentTrace.sessionRoots.codex': path.join(dir, 'sessions/codex') }, null, 1),
+    JSON.stringify(Object.fromEntries(Object.entries(roots).map(([agent, folder]) => [`agentTrace.sessionRoots.${agent}`, folder])), null, 1),
   );
   return dir;
 }

@@ -85,14 +85,18 @@ export class VirtualTable {
     this.draw();
   }
 
-  /** Sets how many items there are and redraws. */
-  setCount(count: number): void {
+  /**
+   * Sets how many items there are and redraws. `keepMeasures`: the items before are the
+   * same ones (more were appended), so their measured heights stay and the scroll does not
+   * move as they are measured again.
+   */
+  setCount(count: number, options: { keepMeasures?: boolean } = {}): void {
     this.count = count;
     for (const node of this.drawn.values()) node.remove();
     this.drawn.clear();
     this.table.setAttribute('aria-rowcount', String(count + 1));
     this.virtualizer.setOptions({ ...this.virtualizer.options, count });
-    this.virtualizer.measure();
+    if (!options.keepMeasures) this.virtualizer.measure();
     this.virtualizer._willUpdate();
     this.draw();
   }

@@ -45,7 +45,9 @@ export class CallsTables {
     this.element.addEventListener('toggle', () => host.safely('open the tables', () => this.render()));
   }
 
+  /** The session's calls; the same session again (new calls appended, a reload) keeps the table's scroll. */
   setSession(sessionId: string, columns: TimelineColumns, toolCallCount: number): void {
+    const same = sessionId === this.sessionId && this.table !== null;
     this.sessionId = sessionId;
     this.columns = columns;
     this.toolCount = toolCallCount;
@@ -53,7 +55,15 @@ export class CallsTables {
     const calls = columns.flags.length;
     this.element.hidden = calls === 0;
     this.count.textContent = `${formatCount(calls)} ${calls === 1 ? 'call' : 'calls'}, ${formatCount(toolCallCount)} tool ${toolCallCount === 1 ? 'call' : 'calls'}`;
-    this.render();
+    if (same) this.grow();
+    else this.render();
+  }
+
+  /** The same session with more calls (or new figures): the table stays, scrolled where it was, with its new length. */
+  private grow(): void {
+    if (!this.table || !this.columns) return;
+    this.renderTabs();
+    this.table.setCount(this.tab === 'calls' ? this.columns.flags.length : this.toolCount, { keepMeasures: true });
   }
 
   /** Rows of calls arrived (the tools column). */
@@ -61,9 +71,14 @@ export class CallsTables {
     if (this.tab === 'calls') this.table?.refresh();
   }
 
-  selectionChanged(callIndex: number | null): void {
+  /** The app selected a call: marked, and scrolled to unless `scroll` is false (new calls came: the table stays where it was). */
+  selectionChanged(callIndex: number | null, scroll = true): void {
     this.selected = callIndex;
     if (!this.element.open || !this.table || callIndex === null) return;
+    if (!scroll) {
+      this.table.refresh();
+      return;
+    }
     if (this.tab === 'calls') this.table.scrollTo(callIndex);
     else this.table.refresh();
   }
@@ -76,6 +91,16 @@ export class CallsTables {
       replaceChildren(this.tabs, []);
       return;
     }
+    this.renderTabs();
+    this.table = this.tab === 'calls' ? this.callsTable() : this.toolsTable();
+    replaceChildren(this.body, [this.table.element]);
+    this.table.mount();
+    this.table.setCount(this.tab === 'calls' ? this.columns.flags.length : this.toolCount);
+    if (this.tab === 'calls' && this.selected !== null) this.table.scrollTo(this.selected);
+  }
+
+  private renderTabs(): void {
+    if (!this.columns) return;
     const tab = (name: 'calls' | 'tools', label: string): HTMLButtonElement => {
       const b = el('button', { className: 'calls-tab', text: label, attrs: { type: 'button', role: 'tab', 'aria-selected': String(this.tab === name) }, data: { tab: name } });
       b.addEventListener('click', () =>
@@ -87,11 +112,6 @@ export class CallsTables {
       return b;
     };
     replaceChildren(this.tabs, [tab('calls', `Calls (${formatCount(this.columns.flags.length)})`), tab('tools', `Tool calls (${formatCount(this.toolCount)})`)]);
-    this.table = this.tab === 'calls' ? this.callsTable(this.columns) : this.toolsTable();
-    replaceChildren(this.body, [this.table.element]);
-    this.table.mount();
-    this.table.setCount(this.tab === 'calls' ? this.columns.flags.length : this.toolCount);
-    if (this.tab === 'calls' && this.selected !== null) this.table.scrollTo(this.selected);
   }
 
   private head(labels: string[], numericFrom: number): HTMLTableRowElement {
@@ -104,7 +124,7 @@ export class CallsTables {
     return b;
   }
 
-  private callsTable(c: TimelineColumns): VirtualTable {
+  private callsTable(): VirtualTable {
     return new VirtualTable({
       className: 'calls-table',
       caption: 'Every LLM call of the session; a call number selects it in the timeline',
@@ -114,6 +134,8 @@ export class CallsTables {
       kind: 'rows',
       onRange: (first, last) => this.host.ensureRows(first, last),
       render: (i) => {
+        // The columns at drawing time: new calls appended replace them, the table stays.
+        const c = this.columns!;
         const row = this.host.rowOf(i);
         const input = c.input[i]!;
         const cached = c.cached[i]!;

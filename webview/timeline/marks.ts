@@ -110,22 +110,40 @@ export interface MarkGroup {
   callIndex: number;
 }
 
-/**
- * Groups marked calls so no two glyphs are closer than `minGap` pixels: each group is one
- * glyph with a count. `pixelOf` gives a slot's centre. Linear in the marked slots shown.
- */
-export function groupMarks(d: TimelineData, flag: number, firstSlot: number, endSlot: number, pixelOf: (slot: number) => number, minGap: number): MarkGroup[] {
+/** The slots (ascending) whose call carries `flag`: found once per data, so each frame walks only the marked slots in view. */
+export function markedSlots(d: TimelineData, flag: number): Int32Array {
   const flags = d.columns.flags;
-  return groupCalls(d, (call) => (flags[call]! & flag) !== 0, firstSlot, endSlot, pixelOf, minGap);
+  const n = slotCount(d);
+  let k = 0;
+  for (let slot = 0; slot < n; slot++) if (flags[callAt(d, slot)]! & flag) k += 1;
+  const out = new Int32Array(k);
+  k = 0;
+  for (let slot = 0; slot < n; slot++) if (flags[callAt(d, slot)]! & flag) out[k++] = slot;
+  return out;
 }
 
-/** As groupMarks, for the calls `marked` says yes to (a mark that is not a flag: a call without a price). */
-export function groupCalls(d: TimelineData, marked: (call: number) => boolean, firstSlot: number, endSlot: number, pixelOf: (slot: number) => number, minGap: number): MarkGroup[] {
+/** The first index of a sorted list holding a value ≥ `value`. */
+export function lowerBound(sorted: ArrayLike<number>, value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Groups marked calls so no two glyphs are closer than `minGap` pixels: each group is one
+ * glyph with a count. `pixelOf` gives a slot's centre. `marked` is the data's marked slots
+ * (markedSlots), when the caller keeps them; linear in the marked slots shown.
+ */
+export function groupMarks(d: TimelineData, flag: number, firstSlot: number, endSlot: number, pixelOf: (slot: number) => number, minGap: number, marked: Int32Array = markedSlots(d, flag)): MarkGroup[] {
   const out: MarkGroup[] = [];
   let group: { x0: number; x1: number; count: number; callIndex: number } | null = null;
-  for (let slot = firstSlot; slot < endSlot; slot++) {
-    const call = callAt(d, slot);
-    if (!marked(call)) continue;
+  for (let k = lowerBound(marked, firstSlot); k < marked.length && marked[k]! < endSlot; k++) {
+    const slot = marked[k]!;
     const x = pixelOf(slot);
     if (group && x - group.x0 < minGap) {
       group.count += 1;
@@ -133,7 +151,7 @@ export function groupCalls(d: TimelineData, marked: (call: number) => boolean, f
       continue;
     }
     if (group) out.push({ x: (group.x0 + group.x1) / 2, count: group.count, callIndex: group.callIndex });
-    group = { x0: x, x1: x, count: 1, callIndex: call };
+    group = { x0: x, x1: x, count: 1, callIndex: callAt(d, slot) };
   }
   if (group) out.push({ x: (group.x0 + group.x1) / 2, count: group.count, callIndex: group.callIndex });
   return out;

@@ -9,7 +9,7 @@ import type { Palette } from '../shared/palette';
 import { mixOver, withAlpha } from '../shared/palette';
 import { axisMaxima, binCalls, binOfSlot, callAt, runStats, slotCount, slotOf } from './bins';
 import type { Bins, TimelineData } from './bins';
-import { groupMarks, loopSlots, mergeLabels } from './marks';
+import { groupMarks, loopSlots, lowerBound, markedSlots, mergeLabels } from './marks';
 import type { TimelineMarker } from './marks';
 import { binLines, binTitle, tooltipLines, tooltipTitle } from './timelineModel';
 import type { BarView } from './timelineModel';
@@ -41,6 +41,25 @@ const BIN_PX = 2;
 const MARK_GAP_PX = 16;
 /** A pointer that moves less than this between down and up clicked; more dragged. */
 const DRAG_PX = 4;
+/**
+ * Loop bands narrower than this are painted by pixel column: thousands of retry loops in a
+ * zoomed-out million-call session become a few hundred hatched runs instead of thousands
+ * of overlapping hatched rectangles (the canvas is rasterised in software, per frame).
+ */
+const NARROW_BAND_PX = 3;
+/** Marker lines of one kind closer than this are drawn once (a wall of lines reads as nothing): their labels still count them all. */
+const MARKER_LINE_GAP_PX = 4;
+/** The dash of each marker kind: on and off pixels. */
+const MARKER_DASH: Record<TimelineMarker['kind'], [number, number]> = { compaction: [5, 3], 'api-error': [1, 2], subagent: [2, 3] };
+/** Band pixel spans listed on the wrapper for tests, at most (a zoomed-out session has thousands). */
+const BAND_PIXELS_LISTED = 1000;
+
+/** A retry loop's band in slot order: the loop, its first and last slots. */
+interface Band {
+  loop: LoopView;
+  first: number;
+  last: number;
+}
 
 /** Round steps for call-number ticks. */
 function tickStep(span: number, target: number): number {
@@ -61,7 +80,6 @@ export class TimelineChart {
   private chart: Chart | null = null;
   private data: TimelineData | null = null;
   private loops: readonly LoopView[] = [];
-  private markers: readonly TimelineMarker[] = [];
   private showCached = true;
   private window: ViewWindow = { lo: 0, hi: 1 };
   private bins: Bins | null = null;
@@ -72,6 +90,20 @@ export class TimelineChart {
   private readonly tooltip: HTMLDivElement;
   private hatchPattern: CanvasPattern | null = null;
   private hatchKey = '';
+  // Found once per data (setData), so a frame visits only what is in view:
+  /** Loop bands by first slot, and the running maximum of their last slots (binary-searched for the first band in view). */
+  private bands: Band[] = [];
+  private bandReach = new Float64Array(0);
+  /** Markers by the slot edge their line is drawn at, and those edges. */
+  private placedMarkers: TimelineMarker[] = [];
+  private markerEdges = new Float64Array(0);
+  /** Slots of failed calls and of cache misses. */
+  private failedSlots: Int32Array = new Int32Array(0);
+  private missSlots: Int32Array = new Int32Array(0);
+  /** Label widths by text (the labels repeat; measureText per label per frame was a fifth of the render). */
+  private textWidths = new Map<string, number>();
+  private textFontFamily = '';
+  private dashPatterns = new Map<string, CanvasPattern | null>();
   /** Milliseconds the last render took (binning, layout and painting): the benchmark reads it. */
   lastRenderMs = 0;
 
@@ -104,7 +136,6 @@ export class TimelineChart {
   setData(data: TimelineData, loops: readonly LoopView[], markers: readonly TimelineMarker[], showCached: boolean): void {
     this.data = data;
     this.loops = loops;
-    this.markers = markers;
     this.showCached = showCached;
     this.window = clampWindow(this.window, slotCount(data));
     const flags = data.columns.flags;
@@ -122,8 +153,52 @@ export class TimelineChart {
     this.wrapper.dataset['missCalls'] = misses.length <= 5000 ? misses.join(',') : '';
     this.wrapper.dataset['loopBands'] = String(loops.length);
     this.wrapper.dataset['loopBandSpans'] = loops.map((l) => `${l.firstCall}-${l.lastCall}`).join(' ');
+    this.index(data, loops, markers);
     this.writeSelection();
     this.render();
+  }
+
+  /** Orders the loops, markers and marked calls by slot, once per data. */
+  private index(d: TimelineData, loops: readonly LoopView[], markers: readonly TimelineMarker[]): void {
+    const bands: Band[] = [];
+    for (const loop of loops) {
+      const slots = loopSlots(d, loop);
+      if (slots) bands.push({ loop, first: slots.first, last: slots.last });
+    }
+    bands.sort((b1, b2) => b1.first - b2.first || b1.loop.firstCall - b2.loop.firstCall);
+    this.bands = bands;
+    this.bandReach = new Float64Array(bands.length);
+    let reach = -Infinity;
+    bands.forEach((b, i) => (this.bandReach[i] = reach = Math.max(reach, b.last)));
+    const count = slotCount(d);
+    const placed: { marker: TimelineMarker; edge: number }[] = [];
+    for (const m of markers) {
+      const slot = slotOf(d, m.callIndex);
+      if (slot >= count) continue;
+      // A compaction or an API error comes before its call, a sub-agent starts after its call's response.
+      placed.push({ marker: m, edge: m.kind !== 'subagent' ? slot : callAt(d, slot) === m.callIndex ? slot + 1 : slot });
+    }
+    // Stable: markers at the same edge keep their order.
+    placed.sort((p1, p2) => p1.edge - p2.edge);
+    this.placedMarkers = placed.map((p) => p.marker);
+    this.markerEdges = Float64Array.from(placed, (p) => p.edge);
+    this.failedSlots = markedSlots(d, CALL_FLAG.failed);
+    this.missSlots = markedSlots(d, CALL_FLAG.miss);
+  }
+
+  /** The width of a label in the current font, measured once per text. */
+  private textWidth(ctx: CanvasRenderingContext2D, text: string): number {
+    // Every label is 10 px in the palette's font: a new font family measures anew.
+    if (this.palette.fontFamily !== this.textFontFamily) {
+      this.textFontFamily = this.palette.fontFamily;
+      this.textWidths.clear();
+    }
+    let w = this.textWidths.get(text);
+    if (w === undefined) {
+      w = ctx.measureText(text).width;
+      this.textWidths.set(text, w);
+    }
+    return w;
   }
 
   /** Shows a window (clamped) and repaints on the next frame. */
@@ -485,18 +560,35 @@ export class TimelineChart {
     ctx.beginPath();
     ctx.rect(a.left, a.top, a.right - a.left, a.bottom - a.top);
     ctx.clip();
-    // Loop bands behind everything.
+    // Loop bands behind everything: wide ones one by one, narrow ones as runs of pixel columns (gave up over escaped).
     const bandPixels: string[] = [];
-    for (const loop of this.loops) {
-      const slots = loopSlots(d, loop);
-      if (!slots) continue;
-      const x0 = Math.max(a.left, this.pixel(chart, slots.first));
-      const x1 = Math.min(a.right, this.pixel(chart, slots.last + 1));
+    let bandsInView = 0;
+    const columns = new Uint8Array(Math.ceil(a.right) + 1);
+    for (let i = lowerBound(this.bandReach, this.window.lo - 1); i < this.bands.length; i++) {
+      const band = this.bands[i]!;
+      if (band.first >= this.window.hi) break;
+      const x0 = Math.max(a.left, this.pixel(chart, band.first));
+      const x1 = Math.min(a.right, this.pixel(chart, band.last + 1));
       if (x1 <= a.left || x0 >= a.right) continue;
-      this.drawBand(ctx, loop.escaped, x0, x1, a.top, a.bottom);
-      bandPixels.push(`${Math.round(x0)}-${Math.round(x1)}`);
+      bandsInView += 1;
+      if (bandPixels.length < BAND_PIXELS_LISTED) bandPixels.push(`${Math.round(x0)}-${Math.round(x1)}`);
+      if (x1 - x0 >= NARROW_BAND_PX) {
+        this.drawBand(ctx, band.loop.escaped, x0, x1, a.top, a.bottom);
+        continue;
+      }
+      const state = band.loop.escaped ? 1 : 2;
+      const c1 = Math.min(columns.length, Math.max(Math.floor(x0) + 1, Math.ceil(x1)));
+      for (let c = Math.floor(x0); c < c1; c++) if (columns[c]! < state) columns[c] = state;
     }
-    this.wrapper.dataset['loopBandPixels'] = bandPixels.join(' ');
+    for (let c = 0; c < columns.length; ) {
+      const state = columns[c]!;
+      let e = c + 1;
+      while (e < columns.length && columns[e] === state) e++;
+      // Edges only on runs wide enough to show them: hundreds of dashed full-height strokes were most of a zoomed-out frame's raster.
+      if (state !== 0) this.drawBand(ctx, state === 1, c, e, a.top, a.bottom, e - c >= NARROW_BAND_PX * 2);
+      c = e;
+    }
+    this.wrapper.dataset['loopBandPixels'] = bandsInView <= BAND_PIXELS_LISTED ? bandPixels.join(' ') : '';
     // The selected call's column.
     if (this.selected !== null) {
       const slot = slotOf(d, this.selected);
@@ -597,7 +689,7 @@ export class TimelineChart {
     }
     ctx.stroke();
     // Failure triangles over the bars and miss diamonds under the axis: one glyph per group of nearby calls, with a count when it stands for more than one.
-    const failures = groupMarks(d, CALL_FLAG.failed, first, end, center, MARK_GAP_PX);
+    const failures = groupMarks(d, CALL_FLAG.failed, first, end, center, MARK_GAP_PX, this.failedSlots);
     const size = p.highContrast ? 7 : 6;
     ctx.font = `10px ${p.fontFamily}`;
     ctx.textBaseline = 'bottom';
@@ -618,7 +710,7 @@ export class TimelineChart {
       }
     }
     this.wrapper.dataset['failureGlyphs'] = String(failures.length);
-    const misses = groupMarks(d, CALL_FLAG.miss, first, end, center, MARK_GAP_PX);
+    const misses = groupMarks(d, CALL_FLAG.miss, first, end, center, MARK_GAP_PX, this.missSlots);
     const half = p.highContrast ? 4.5 : 4;
     const cy = a.bottom + MISS_LANE_PX / 2 + 1;
     ctx.strokeStyle = p.barBorder ?? p.miss;
@@ -666,42 +758,39 @@ export class TimelineChart {
     ctx.restore();
   }
 
-  /** Compaction and sub-agent lines, with labels merged where they would overlap. */
+  /** Compaction and sub-agent lines (one path per kind), with labels merged where they would overlap. */
   private paintMarkers(chart: Chart): void {
-    const d = this.data!;
     const { ctx, chartArea: a } = chart;
     const p = this.palette;
-    const count = slotCount(d);
     ctx.font = `10px ${p.fontFamily}`;
     const items: { x: number; width: number; text: string; color: string }[] = [];
-    let lines = 0;
-    for (const m of this.markers) {
-      const slot = slotOf(d, m.callIndex);
-      if (slot >= count) continue;
-      // A compaction or an API error comes before its call, a sub-agent starts after its call's response.
-      const edge = m.kind !== 'subagent' ? slot : callAt(d, slot) === m.callIndex ? slot + 1 : slot;
-      const x = this.pixel(chart, edge);
+    const lines = new Map<TimelineMarker['kind'], number>();
+    const lineWidth = p.highContrast ? 2 : 1.5;
+    let drawn = 0;
+    const markers = this.placedMarkers;
+    const edges = this.markerEdges;
+    for (let i = lowerBound(edges, this.window.lo - 1); i < edges.length && edges[i]! <= this.window.hi + 1; i++) {
+      const m = markers[i]!;
+      const x = this.pixel(chart, edges[i]!);
       if (x < a.left - 1 || x > a.right + 1) continue;
       const color = m.kind === 'compaction' ? p.compaction : m.kind === 'api-error' ? p.failed : p.subagent;
-      ctx.strokeStyle = color;
-      ctx.lineWidth = p.highContrast ? 2 : 1.5;
-      ctx.setLineDash(m.kind === 'compaction' ? [5, 3] : m.kind === 'api-error' ? [1, 2] : [2, 3]);
-      ctx.beginPath();
-      ctx.moveTo(x, a.top - 4);
-      ctx.lineTo(x, a.bottom);
-      ctx.stroke();
-      lines += 1;
-      const width = ctx.measureText(m.label).width + 10;
+      if (x - (lines.get(m.kind) ?? -Infinity) >= MARKER_LINE_GAP_PX) {
+        // A dashed line as one rectangle filled with the kind's dash tile: stroking hundreds of dashed paths cost tens of milliseconds of software raster per frame.
+        ctx.fillStyle = this.dashPattern(ctx, m.kind, color) ?? color;
+        ctx.fillRect(x - lineWidth / 2, a.top - 4, lineWidth, a.bottom - a.top + 4);
+        lines.set(m.kind, x);
+        drawn += 1;
+      }
+      const width = this.textWidth(ctx, m.label) + 10;
       items.push({ x: Math.min(a.right - width, Math.max(a.left, x - width / 2)), width, text: m.label, color });
     }
-    ctx.setLineDash([]);
-    const placed = mergeLabels(items, 4, (text) => ctx.measureText(text).width + 10);
+    const placed = mergeLabels(items, 4, (text) => this.textWidth(ctx, text) + 10);
     // Merged labels count the markers they stand for: "compaction +59".
     let k = 0;
     for (const label of placed) {
       const color = items[k]!.color;
       k += label.items;
-      const width = ctx.measureText(label.text).width + 10;
+      const width = this.textWidth(ctx, label.text) + 10;
       const lx = Math.min(a.right - width, Math.max(a.left, label.x));
       ctx.fillStyle = p.tooltipBackground;
       ctx.fillRect(lx, a.top - 22, width, 15);
@@ -713,31 +802,31 @@ export class TimelineChart {
       ctx.textBaseline = 'middle';
       ctx.fillText(label.text, lx + 5, a.top - 14);
     }
-    this.wrapper.dataset['markerLines'] = String(lines);
+    this.wrapper.dataset['markerLines'] = String(drawn);
     this.wrapper.dataset['markerLabels'] = placed.map((l) => l.text).join('|');
   }
 
   /** Loop band labels at their top left, left out where they would overlap the previous one. */
   private paintBandLabels(chart: Chart): void {
-    const d = this.data!;
     const { ctx, chartArea: a } = chart;
     const p = this.palette;
     ctx.font = `10px ${p.fontFamily}`;
     let lastEnd = -Infinity;
-    const loops = [...this.loops].sort((l1, l2) => l1.firstCall - l2.firstCall);
-    for (const loop of loops) {
-      const slots = loopSlots(d, loop);
-      if (!slots) continue;
-      const x0 = Math.max(a.left, this.pixel(chart, slots.first));
-      const x1 = Math.min(a.right, this.pixel(chart, slots.last + 1));
+    for (let i = lowerBound(this.bandReach, this.window.lo - 1); i < this.bands.length; i++) {
+      const { loop, first, last } = this.bands[i]!;
+      if (first >= this.window.hi) break;
+      const x0 = Math.max(a.left, this.pixel(chart, first));
+      const x1 = Math.min(a.right, this.pixel(chart, last + 1));
       if (x1 <= a.left || x0 >= a.right) continue;
+      // Its label would start under the previous one (lx ≤ x0 + 2): no room, whatever its text.
+      if (x0 + 2 < lastEnd + 4) continue;
       const mark = loop.escaped ? '✓' : '✗';
       const long = `${mark} ${loop.tool} ×${loop.attempts} ${loop.escaped ? 'escaped' : 'gave up'}`;
       const short = `${mark} ×${loop.attempts}`;
       const pad = 4;
-      const text = [long, short].find((t) => ctx.measureText(t).width + 2 * pad <= Math.max(x1 - x0, 0) + 40) ?? null;
+      const text = [long, short].find((t) => this.textWidth(ctx, t) + 2 * pad <= Math.max(x1 - x0, 0) + 40) ?? null;
       if (!text) continue;
-      const w = ctx.measureText(text).width + 2 * pad;
+      const w = this.textWidth(ctx, text) + 2 * pad;
       const lx = Math.min(x0 + 2, a.right - w);
       if (lx < lastEnd + 4) continue;
       lastEnd = lx + w;
@@ -754,6 +843,26 @@ export class TimelineChart {
       ctx.textBaseline = 'middle';
       ctx.fillText(text, lx + pad, ly + 7.5);
     }
+  }
+
+  /** A vertical dash of a marker kind as a repeating tile (one column of pixels, on then off), cached per kind and colour. */
+  private dashPattern(ctx: CanvasRenderingContext2D, kind: TimelineMarker['kind'], color: string): CanvasPattern | null {
+    const key = `${kind}|${color}`;
+    const cached = this.dashPatterns.get(key);
+    if (cached !== undefined) return cached;
+    const [on, off] = MARKER_DASH[kind];
+    const tile = document.createElement('canvas');
+    tile.width = 4;
+    tile.height = on + off;
+    const t = tile.getContext('2d');
+    let pattern: CanvasPattern | null = null;
+    if (t) {
+      t.fillStyle = color;
+      t.fillRect(0, 0, 4, on);
+      pattern = ctx.createPattern(tile, 'repeat');
+    }
+    this.dashPatterns.set(key, pattern);
+    return pattern;
   }
 
   /** Diagonal hatching as a pattern (one fill per band instead of a line per stripe and a clip). */
@@ -785,13 +894,14 @@ export class TimelineChart {
    * A retry loop's band behind the bars. Gave-up loops are hatched with dashed edges,
    * escaped ones plain with solid edges, so the two differ by more than colour.
    */
-  private drawBand(ctx: CanvasRenderingContext2D, escaped: boolean, x0: number, x1: number, top: number, bottom: number): void {
+  private drawBand(ctx: CanvasRenderingContext2D, escaped: boolean, x0: number, x1: number, top: number, bottom: number, edges = true): void {
     const p = this.palette;
     const width = Math.max(2, x1 - x0);
     // Gave up: the hatched tile (band colour and stripes, opaque); escaped: the band colour alone.
     const pattern = escaped ? null : this.hatch(ctx);
     ctx.fillStyle = pattern ?? mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background);
     ctx.fillRect(x0, top, width, bottom - top);
+    if (!edges) return;
     ctx.strokeStyle = withAlpha(p.loop, p.highContrast ? 1 : 0.8);
     ctx.lineWidth = p.highContrast ? 2 : 1;
     ctx.setLineDash(escaped ? [] : [4, 3]);

@@ -197,9 +197,19 @@ export class TimelinePanel {
     return this.data ? slotCount(this.data) : 0;
   }
 
-  /** A session to draw (null: none). The filter and the window stay when it is the same session (new settings, a reload). */
+  /**
+   * A session to draw (null: none). The filter and the window stay when it is the same
+   * session (new settings, a reload, new calls appended), with one exception: a window
+   * that showed the last call (all calls, or zoomed on the end) follows the new end, as a
+   * log viewer tails its file: "fit all" still shows all, a zoom on the end moves right by
+   * the calls added, its span kept.
+   */
   setSession(session: TimelineSession | null, showCached: boolean): void {
     const same = session !== null && this.session?.sessionId === session.sessionId;
+    const before = this.count;
+    // The last call (partly) in view: a zoom around it keeps a little room after it.
+    const atEnd = same && before > 0 && this.window.hi > before - 1;
+    const wasAll = same && showsAll(this.window, before);
     this.session = session;
     this.showCached = showCached;
     this.searchGeneration += 1;
@@ -225,7 +235,9 @@ export class TimelinePanel {
     }
     this.markers = timelineMarkers(calls, session.compactions, session.events, session.subagents);
     this.renderFilterOptions();
-    void this.applyFilter(this.filter, same ? this.window : null);
+    const kept = this.window;
+    const keep = !same ? null : wasAll ? (count: number) => fitAll(count) : atEnd ? (count: number) => ({ lo: kept.lo + count - before, hi: kept.hi + count - before }) : kept;
+    void this.applyFilter(this.filter, keep);
     this.renderMarkerList();
   }
 
@@ -274,10 +286,10 @@ export class TimelinePanel {
     this.chart.refreshTooltip();
   }
 
-  /** The app selected a call: highlight it and bring it into view. */
-  selectionChanged(callIndex: number | null): void {
+  /** The app selected a call: highlight it and (unless told not to: new calls came, the view stays) bring it into view. */
+  selectionChanged(callIndex: number | null, bringIntoView = true): void {
     this.chart.select(callIndex);
-    if (callIndex === null || !this.data) return;
+    if (callIndex === null || !this.data || !bringIntoView) return;
     if (!isShown(this.data, callIndex)) return;
     const slot = slotOf(this.data, callIndex);
     const next = ensureVisible(this.window, slot, this.count);
@@ -347,8 +359,8 @@ export class TimelinePanel {
     void this.applyFilter(f, null);
   }
 
-  /** Narrows the timeline to the calls a filter keeps (a fitted window unless one is given). */
-  private async applyFilter(f: Filter, keep: ViewWindow | null): Promise<void> {
+  /** Narrows the timeline to the calls a filter keeps (a fitted window unless one is given, or a window made for the slot count). */
+  private async applyFilter(f: Filter, keep: ViewWindow | ((count: number) => ViewWindow) | null): Promise<void> {
     const s = this.session;
     if (!s) return;
     const generation = ++this.filterGeneration;
@@ -374,7 +386,7 @@ export class TimelinePanel {
     this.filterNote.hidden = f.kind === 'all';
     this.filterNote.textContent = f.kind === 'all' ? '' : `Showing ${formatCount(count)} of ${formatCount(flags.length)} calls; the call numbers under the bars are the session's.`;
     this.chartWrap.dataset['filter'] = filterValue(f);
-    this.window = keep ? clampWindow(keep, count) : fitAll(count);
+    this.window = keep ? clampWindow(typeof keep === 'function' ? keep(count) : keep, count) : fitAll(count);
     this.chart.setData(this.data, s.loops, this.markers, this.showCached);
     this.overview.setData(this.data, this.showCached);
     this.setWindow(this.window, false);
@@ -411,6 +423,8 @@ export class TimelinePanel {
     const { first, end } = visibleSlots(this.window, count);
     const text = end <= first ? 'no calls' : showsAll(this.window, count) ? `All ${formatCount(count)} calls` : `Calls ${formatCount(callAt(d, first) + 1)}–${formatCount(callAt(d, end - 1) + 1)} · ${formatCount(end - first)} of ${formatCount(count)}`;
     this.viewText.textContent = text;
+    // The window in slots, for tests and for anyone inspecting the page.
+    this.chartWrap.dataset['window'] = `${this.window.lo.toFixed(3)},${this.window.hi.toFixed(3)}`;
     this.overviewCanvas.setAttribute('aria-controls', 'timeline-chart');
   }
 

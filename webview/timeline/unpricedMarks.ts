@@ -3,7 +3,8 @@ import type { CostColumns } from '../../src/core/view/timelineColumns';
 import type { Palette } from '../shared/palette';
 import { mixOver } from '../shared/palette';
 import type { TimelineData } from './bins';
-import { groupCalls } from './marks';
+import { callAt, slotCount } from './bins';
+import { groupMarks } from './marks';
 import type { MarkGroup } from './marks';
 
 // The cost view's calls without a price. Their dollars are unknown (NaN, never $0), so
@@ -22,11 +23,21 @@ export function countUnpriced(cost: CostColumns | null): number {
   return n;
 }
 
+/** Slots whose call has no dollars, per data (the bars' data changes with the view, the filter or the session). */
+const unpricedSlotsOf = new WeakMap<TimelineData, Int32Array>();
+
 /** The cost view's unpriced calls among slots [first, end), grouped so no two stubs are closer than `minGap` pixels. */
 export function unpricedGroups(d: TimelineData, first: number, end: number, pixelOf: (slot: number) => number, minGap: number): MarkGroup[] {
-  // In the cost view the bars' output column holds dollars: NaN is a call without a price.
-  const dollars = d.columns.output;
-  return groupCalls(d, (call) => Number.isNaN(dollars[call]!), first, end, pixelOf, minGap);
+  let slots = unpricedSlotsOf.get(d);
+  if (!slots) {
+    // In the cost view the bars' output column holds dollars: NaN is a call without a price.
+    const dollars = d.columns.output;
+    const found: number[] = [];
+    for (let slot = 0, n = slotCount(d); slot < n; slot++) if (Number.isNaN(dollars[callAt(d, slot)]!)) found.push(slot);
+    slots = Int32Array.from(found);
+    unpricedSlotsOf.set(d, slots);
+  }
+  return groupMarks(d, 0, first, end, pixelOf, minGap, slots);
 }
 
 /** A diagonal hatch in the muted colour, as a pattern (one fill per stub). */

@@ -170,21 +170,42 @@ export const DEFAULT_INTENT_MAPPING: IntentMapping = {
   readOnlyCommands: ['ls', 'cat', 'head', 'tail', 'less', 'grep', 'rg', 'ag', 'find', 'fd', 'tree', 'wc', 'pwd', 'which', 'file', 'stat', 'du', 'git status', 'git log', 'git diff', 'git show', 'git branch', 'sed -n', 'nl'],
 };
 
+/** A mapping's names lower-cased and its read-only commands split into words, once per mapping (toolIntent runs for every tool call). */
+interface PreparedMapping {
+  explore: Set<string>;
+  execute: Set<string>;
+  readOnlyCommands: string[][];
+}
+const prepared = new WeakMap<IntentMapping, PreparedMapping>();
+
+function prepare(mapping: IntentMapping): PreparedMapping {
+  let p = prepared.get(mapping);
+  if (!p) {
+    p = {
+      explore: new Set(mapping.explore.map((n) => n.toLowerCase())),
+      execute: new Set(mapping.execute.map((n) => n.toLowerCase())),
+      readOnlyCommands: mapping.readOnlyCommands.map((c) => c.split(/\s+/)),
+    };
+    prepared.set(mapping, p);
+  }
+  return p;
+}
+
 /** Classes one tool call. A shell call whose every segment is a read-only program is exploration. */
 export function toolIntent(tool: ToolCall, mapping: IntentMapping = DEFAULT_INTENT_MAPPING): ToolIntent {
   const name = tool.name;
   const lower = name.toLowerCase();
+  const p = prepare(mapping);
   if (tool.command && (SHELL_TOOLS.has(lower) || SCRIPT_TOOLS.has(lower))) {
     const segs = commandSegments(tool.command).filter((s) => s[0] !== 'cd');
-    const readOnly = segs.length > 0 && segs.every((s) => mapping.readOnlyCommands.some((c) => startsWithWords(s, c)));
+    const readOnly = segs.length > 0 && segs.every((s) => p.readOnlyCommands.some((words) => startsWithWords(s, words)));
     if (readOnly) return 'explore';
   }
-  if (mapping.explore.some((n) => n.toLowerCase() === lower)) return 'explore';
-  if (mapping.execute.some((n) => n.toLowerCase() === lower)) return 'execute';
+  if (p.explore.has(lower)) return 'explore';
+  if (p.execute.has(lower)) return 'execute';
   return 'other';
 }
 
-function startsWithWords(segment: string[], prefix: string): boolean {
-  const words = prefix.split(/\s+/);
+function startsWithWords(segment: string[], words: readonly string[]): boolean {
   return words.every((w, i) => segment[i] === w);
 }

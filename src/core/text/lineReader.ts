@@ -128,6 +128,37 @@ export class LineReader {
     return this.bytesSeen;
   }
 
+  /** Bytes up to the end of the last complete line: where a later read of the same file resumes. */
+  get completedBytes(): number {
+    return this.lineStart;
+  }
+
+  /** Complete lines emitted so far (the number of the next line). */
+  get completedLines(): number {
+    return this.lineNumber;
+  }
+
+  /** True while the current line is past the long-line limit (its text is streaming to a consumer). */
+  get inLongLine(): boolean {
+    return this.long !== null;
+  }
+
+  /**
+   * Continues a UTF-8 file read earlier, by another reader, from `offset` (the end of a
+   * complete line, see `completedBytes`), numbering lines from `line`: offsets and
+   * numbers stay those of the whole file. `sawNul` carries over what the earlier bytes
+   * showed.
+   */
+  resumeAt(offset: number, line: number, sawNul: boolean): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.bytesSeen = offset;
+    this.lineStart = offset;
+    this.lineNumber = line;
+    this.atFileStart = offset === 0;
+    this.sawNul = sawNul;
+  }
+
   /** Bytes of the current line not yet ended by a newline. */
   get pendingByteCount(): number {
     return this.pendingBytes;

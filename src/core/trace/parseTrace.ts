@@ -4,12 +4,14 @@ import { clipText } from '../text/safeText';
 import { DETECTION_RECORDS, detectDocument, detectRecords } from './detectFormat';
 import type { Detection } from './detectFormat';
 import type { FormatDefinition, JsonDocument } from './formatDefinition';
-import { formatById, supportedFormatsText } from './formats';
+import { formatById, FORMATS, supportedFormatsText } from './formats';
 import { clip, isObject } from './json';
 import type { JsonObject } from './json';
 import { parseJsonDocument, streamedJsonDocument } from './jsonDocument';
 import { MAX_JSON_DEPTH, parseJsonStreaming, StreamingJsonParser } from './jsonStream';
 import type { StreamResult } from './jsonStream';
+import { portableState, registerSharedObject, registerStateClass, restorePortableState } from './parserState';
+import type { PortableState } from './parserState';
 import type { Diagnostic, FormatId, Session, ToolCall, TraceModel } from './model';
 import { badCountMessage, checkRecord } from './recordChecks';
 import type { ReaderResult, RecordReader, TraceRecord } from './recordReader';
@@ -168,6 +170,11 @@ class TraceParser {
 
   get isDocument(): boolean {
     return this.doc !== null;
+  }
+
+  /** True once the opened file's kind is settled: a record format chosen, or a document being read. */
+  get decided(): boolean {
+    return this.reader !== null || this.doc !== null;
   }
 
   /** Nothing readable so far, though NUL bytes were seen: a binary file, not worth reading to its end. */
@@ -358,15 +365,17 @@ class TraceParser {
    * changes (diagnostics it adds or drops, a format decided on fewer records than
    * detection wants) is taken back afterwards, so a later snapshot decides and reports
    * again on more. A document cannot be finished twice (its streaming parser ends), so
-   * use `isDocument` first: a document's snapshot is `finish`.
+   * use `isDocument` first: a document's snapshot is `finish`. `beforeFinish` runs
+   * first, inside the taking back (it may feed lines held for a tentative decision).
    */
-  snapshot(keys: string[]): ParsedTrace {
+  snapshot(keys: string[], beforeFinish?: () => void): ParsedTrace {
     const diagnostics = [...this.diagnostics];
     const dropped = this.dropped;
     // Before the format is decided (fewer than DETECTION_RECORDS records), finishing decides
     // it from what is here: for a snapshot that decision is tentative, so it is taken back.
     const undecided = this.reader === null ? { format: this.format, detection: this.detection, buffered: [...this.buffered] } : null;
     try {
+      beforeFinish?.();
       return this.finish(keys);
     } finally {
       this.diagnostics.length = 0;
@@ -573,6 +582,29 @@ function reusedToolIds(sessions: readonly Session[]): Diagnostic[] {
   return out;
 }
 
+/** Where a file's read stopped: the end of its last complete line and that line's number. */
+export interface FileResumePoint {
+  key: string;
+  offset: number;
+  line: number;
+}
+
+/** Marks a saved TraceParse of this shape: a state saved by other code is not resumed. */
+const SAVED_PARSE_KIND = 'trace-parse/1';
+
+/**
+ * A TraceParse as plain data (a structured-clone serializer such as Node's `v8.serialize`
+ * stores it): the parser's state and, per file, where its read stopped. Bytes after a
+ * resume point were not read: a half-written last line is read again when it is whole.
+ */
+export interface SavedTraceParse {
+  kind: typeof SAVED_PARSE_KIND;
+  parser: PortableState;
+  longLineBytes: number | null;
+  companions: boolean | null;
+  files: Array<FileResumePoint & { sawNul: boolean; held: SourceLine[] }>;
+}
+
 /**
  * A trace read incrementally: bytes are pushed per file as they arrive and `snapshot()`
  * gives the model of everything read so far, as often as wanted, with the readers' state
@@ -582,14 +614,23 @@ function reusedToolIds(sessions: readonly Session[]): Diagnostic[] {
  * Code sub-agent logs), read only when the opened file is a Claude Code log. Records reach
  * the reader in the order they are pushed. A JSON document (not JSON Lines) is read to its
  * end by its first snapshot: later bytes are not read. Never throws on bad input.
+ *
+ * Only complete lines are read: a last line still being written stays hidden until its
+ * newline comes (or `endFile`). Companion lines that arrive before the opened file's
+ * format is decided are held, not guessed at: they are read once it is Claude Code, and
+ * a snapshot reads them on its tentative decision. `saveState()` gives the parse as
+ * plain data that `TraceParse.restore` resumes in another process (the session index
+ * keeps it per session file), from each file's resume point.
  */
 export class TraceParse {
-  private readonly parser: TraceParser;
+  private parser: TraceParser;
   private readonly keys: string[];
   private readonly lines: LineReader[] = [];
   private readonly longLineBytes: number | undefined;
-  /** Whether companion files are read: decided at the first companion byte, from the opened file's records. */
+  /** Whether companion files are read: settled once the opened file's format is decided, or when asked. */
   private companions: boolean | null = null;
+  /** Companion lines read before `companions` was settled, by file index. */
+  private held: SourceLine[][] = [];
   /** The result once reading stopped: a binary file, or a document read to its end. */
   private final: ParsedTrace | null = null;
 
@@ -626,37 +667,57 @@ export class TraceParse {
     return this.lines[index]?.pendingByteCount ?? 0;
   }
 
+  /** Where each file's read stopped, counting complete lines only (what `saveState` keeps). */
+  resumePoints(): FileResumePoint[] {
+    return this.keys.map((key, i) => ({ key, offset: this.lines[i]?.completedBytes ?? 0, line: this.lines[i]?.completedLines ?? 0 }));
+  }
+
   private reader(index: number): LineReader {
     let lines = this.lines[index];
     if (!lines) {
       // Lines arrive through onLine, in file order with the starts of long lines.
-      const feed = (line: SourceLine): void => (index === 0 ? this.parser.mainLine(line) : this.parser.companionLine(index, line));
+      const feed = (line: SourceLine): void => (index === 0 ? this.parser.mainLine(line) : this.companionLine(index, line));
       lines = new LineReader({ longLineBytes: this.longLineBytes, onLongLine: (line, offset) => this.parser.longLine(index, line, offset), onLine: feed });
       this.lines[index] = lines;
     }
     return lines;
   }
 
+  private companionLine(index: number, line: SourceLine): void {
+    if (this.companions === null) this.settleOnceDecided();
+    if (this.companions === null) (this.held[index] ??= []).push(line);
+    else if (this.companions) this.parser.companionLine(index, line);
+  }
+
+  /** Once the opened file's format is decided, companions are settled and the lines held for it read or dropped. */
+  private settleOnceDecided(): void {
+    if (this.companions === null && this.parser.decided) this.settle();
+  }
+
+  private settle(): void {
+    this.companions = !this.parser.isDocument && this.parser.acceptsCompanions();
+    const held = this.held;
+    this.held = [];
+    if (this.companions) held.forEach((lines, index) => lines.forEach((line) => this.parser.companionLine(index, line)));
+  }
+
   /**
    * Whether companion files are read: only for a Claude Code log (its sub-agents). Asking
-   * decides the format from the opened file's records so far.
+   * decides the format from the opened file's records so far (ask once the opened file
+   * is read; pushing companions without asking holds their lines until it is decided).
    */
   acceptsCompanions(): boolean {
     if (this.companions === null) {
       this.parser.decideRecords();
-      this.companions = !this.parser.isDocument && this.parser.acceptsCompanions();
+      this.settle();
     }
-    return this.companions;
-  }
-
-  private accepts(index: number): boolean {
-    return index === 0 || this.acceptsCompanions();
+    return this.companions!;
   }
 
   /** Feeds the next bytes of file `index`; false when reading should stop (the opened file is not text). */
   push(index: number, chunk: Uint8Array): boolean {
     if (this.final) return false;
-    if (!this.accepts(index)) return true;
+    if (index > 0 && this.companions === false) return true;
     const lines = this.reader(index);
     lines.push(chunk);
     if (index === 0) {
@@ -665,6 +726,7 @@ export class TraceParse {
         this.final = this.parser.failed(this.keys, this.parser.binaryProblem());
         return false;
       }
+      this.settleOnceDecided();
     }
     return true;
   }
@@ -675,10 +737,13 @@ export class TraceParse {
    * line still being written would otherwise be read half.)
    */
   endFile(index: number): void {
-    if (this.final || !this.accepts(index)) return;
+    if (this.final || (index > 0 && this.companions === false)) return;
     const lines = this.reader(index);
     lines.end();
-    if (index === 0) this.parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
+    if (index === 0) {
+      this.parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
+      this.settleOnceDecided();
+    }
   }
 
   /** A companion file that could not be read (gone, a FIFO swapped in): said, and the rest is read. */
@@ -698,8 +763,62 @@ export class TraceParse {
       this.final = this.parser.finish(this.keys);
       return this.final;
     }
-    return this.parser.snapshot(this.keys);
+    if (this.companions !== null || this.held.length === 0) return this.parser.snapshot(this.keys);
+    // Companion lines wait for the format: read them on the snapshot's tentative decision, which it takes back.
+    return this.parser.snapshot(this.keys, () => {
+      this.parser.decideRecords();
+      if (!this.parser.isDocument && this.parser.acceptsCompanions()) this.held.forEach((lines, index) => lines.forEach((line) => this.parser.companionLine(index, line)));
+    });
   }
+
+  /**
+   * The parse as plain data (see SavedTraceParse), or null when it cannot be kept that
+   * way: reading stopped, a document, a UTF-16 file (its offsets are of a re-encoding), a
+   * long line half read, or a reader holding something that is not data. A caller with
+   * no saved state reads the file again from the start, which is always right.
+   */
+  saveState(): SavedTraceParse | null {
+    if (this.final || this.parser.isDocument) return null;
+    if (this.lines.some((l) => l !== undefined && (l.encoding !== 'utf-8' || l.inLongLine))) return null;
+    const parser = portableState(this.parser);
+    if (parser === null) return null;
+    return {
+      kind: SAVED_PARSE_KIND,
+      parser,
+      longLineBytes: this.longLineBytes ?? null,
+      companions: this.companions,
+      files: this.resumePoints().map((p, i) => ({ ...p, sawNul: this.lines[i]?.containsNul ?? false, held: [...(this.held[i] ?? [])] })),
+    };
+  }
+
+  /** A parse saved by `saveState` (after a serializer's round trip), ready for the bytes after each resume point; null if this build cannot resume it. */
+  static restore(saved: SavedTraceParse): TraceParse | null {
+    if (saved?.kind !== SAVED_PARSE_KIND || !Array.isArray(saved.files)) return null;
+    const parser = restorePortableState<TraceParser>(saved.parser);
+    if (!(parser instanceof TraceParser)) return null;
+    const parse = new TraceParse(
+      saved.files.map((f) => f.key),
+      { longLineBytes: saved.longLineBytes ?? undefined },
+    );
+    parse.parser = parser;
+    parse.companions = saved.companions;
+    saved.files.forEach((f, i) => {
+      parse.reader(i).resumeAt(f.offset, f.line, f.sawNul);
+      if (f.held.length > 0) parse.held[i] = [...f.held];
+    });
+    return parse;
+  }
+}
+
+// A saved parse holds the parser, its record reader and the format definitions it points
+// at (shared, saved by name). Nested helper classes register where they are defined
+// (claudeCode/claudeCodeReader.ts).
+registerStateClass('trace-parser', TraceParser);
+for (const format of FORMATS) {
+  registerSharedObject(`format:${format.id}`, format);
+  const reader = format.createRecordReader?.();
+  const proto = reader ? (Object.getPrototypeOf(reader) as object | null) : null;
+  if (proto && proto !== Object.prototype) registerStateClass(`reader:${format.id}`, { prototype: proto });
 }
 
 /**

@@ -8,6 +8,7 @@ import { GPU_PRESETS, MODEL_PRESETS } from '../../../src/core/sim/params';
 import { POLICY_IDS } from '../../../src/core/sim/policies';
 import { MIN_LOOP_ATTEMPTS, SETTING_DEFAULTS } from '../../../src/extension/settingDefaults';
 import { USER_PRICE_FIELDS } from '../../../src/core/cost/userPrices';
+import { AGENTS } from '../../../src/node/sessions/agentRegistry';
 import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../../../src/protocol/messages';
 import { repoRoot } from '../../support/helpers';
 
@@ -59,6 +60,11 @@ describe('package.json settings equal the code', () => {
     for (const [key, value] of Object.entries(SETTING_DEFAULTS)) assert.deepEqual(setting(key).default, value, key);
   });
 
+  it('each agent of the registry has its folder setting, with the registry\'s default, and the status bar offers every agent', () => {
+    for (const agent of AGENTS) assert.equal(setting(`sessionRoots.${agent.settingKey}`).default, agent.defaultRoot, agent.id);
+    assert.deepEqual((setting('statusBar.agents') as { items?: { enum?: string[] } }).items?.enum, AGENTS.map((a) => a.id));
+  });
+
   it('analysis defaults and limits are the core analysis defaults', () => {
     assert.equal(setting('analysis.minLoopAttempts').default, DEFAULT_ANALYSIS_OPTIONS.minLoopAttempts);
     assert.equal(setting('analysis.minLoopAttempts').minimum, MIN_LOOP_ATTEMPTS);
@@ -94,7 +100,8 @@ describe('package.json commands and menus', () => {
   it('every command is in the Agent Trace category, and menus name only contributed commands', () => {
     const ids = new Set(manifest.contributes.commands.map((c) => c.command));
     for (const c of manifest.contributes.commands) {
-      assert.match(c.command, /^agentTrace\.[a-zA-Z]+$/);
+      // agentTrace.<command>, or agentTrace.sessions.<command> for the Agent Sessions view.
+      assert.match(c.command, /^agentTrace\.(sessions\.)?[a-zA-Z]+$/);
       assert.equal(c.category, 'Agent Trace', c.command);
     }
     for (const [menu, items] of Object.entries(manifest.contributes.menus)) for (const item of items) assert.ok(ids.has(item.command), `${menu}: ${item.command}`);

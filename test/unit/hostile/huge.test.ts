@@ -168,7 +168,7 @@ describe('hostile corpus, large cases (made at test time)', () => {
     assert.equal(r.code, 0, r.stderr);
   });
 
-  it('a file named "...jsonl" does not read the sub-agents of the folder above it; a FIFO or a folder given as the trace is refused at once', async () => {
+  it('a file named "...jsonl" does not read the sub-agents of the folder above it; a FIFO or a folder given as the trace is refused at once, a folder read as a folder of sessions', async () => {
     const outer = join(dir, 'dots');
     mkdirSync(join(outer, 'inner'), { recursive: true });
     mkdirSync(join(outer, 'subagents'));
@@ -182,9 +182,11 @@ describe('hostile corpus, large cases (made at test time)', () => {
     const r = spawnSync(process.execPath, [cli, 'analyze', fifo], { encoding: 'utf8', timeout: 20_000 });
     assert.equal(r.status, 1);
     assert.match(r.stderr, /^agent-trace: pipe\.jsonl is a named pipe \(FIFO\), not a regular file; not read\.\n$/);
-    const folder = spawnSync(process.execPath, [cli, 'analyze', join(outer, 'inner')], { encoding: 'utf8', timeout: 20_000 });
-    assert.equal(folder.status, 1);
-    assert.match(folder.stderr, /inner is a folder, not a regular file/);
+    // A folder is never read as one file: `analyze DIR` reads the sessions in it (here the one log, not the sub-agents above it).
+    const folder = spawnSync(process.execPath, [cli, 'analyze', join(outer, 'inner'), '--json'], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(folder.status, 0, folder.stderr);
+    assert.equal((JSON.parse(folder.stdout) as { sessions: number }).sessions, 1);
+    assert.doesNotMatch(folder.stdout, /ABOVE/);
   });
 
   it('a 600 MiB line (one OTLP document on one line): streamed, never one string, every span read', { skip: HUGE_SKIP }, async (t) => {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { summarizeSession } from '../../../src/core/analysis/sessionSummary';
 import { parseTrace } from '../../../src/core/trace/parseTrace';
-import { assembleSession, listLocalSessions } from '../../../src/node/agentSessions';
+import { assembleSession } from '../../../src/node/agentSessions';
+import { listLocalSessions } from '../../../src/node/sessions/agentRegistry';
 import type { SessionRoots } from '../../../src/node/agentSessions';
 import { fixtures, LOCAL_ONLY, localSample, parseFile } from '../../support/helpers';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -89,12 +89,64 @@ describe('trace worker', () => {
       assert.ok(early < 149);
       assert.equal(more.opened.header.callCount, 149);
       assert.deepEqual(more.bytesRead, [bytes.length]);
+      // What was read from disk is what was appended, not the file again.
+      assert.equal(more.newBytes, bytes.length - cut);
       // Nothing new: nothing read, the same trace.
       const again = await client.request('readMore', {});
       assert.equal(again.kind === 'read' && again.opened.header.callCount, 149);
+      assert.equal(again.kind === 'read' && again.newBytes, 0);
       // Rotated: the file is shorter than what was read.
       writeFileSync(path, bytes.subarray(0, 1000));
       assert.deepEqual(await client.request('readMore', {}), { kind: 'reopen', reason: 'truncated' });
+    } finally {
+      client.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('live tail of a growing log: each readMore reads the appended bytes only, whatever the size already read', async () => {
+    // The spotter log written line by line in five appends of growing size: each read costs its append, not the file.
+    const bytes = readFileSync(SPOTTER);
+    const dir = mkdtempSync(join(tmpdir(), 'agent-trace-live-'));
+    const path = join(dir, 'grow.jsonl');
+    const ends = [0.2, 0.4, 0.6, 0.8, 1].map((share) => (share === 1 ? bytes.length : bytes.indexOf(0x0a, Math.floor(bytes.length * share)) + 1));
+    writeFileSync(path, bytes.subarray(0, ends[0]));
+    const client = new TraceWorkerClient(WORKER);
+    try {
+      const opened = await client.open({ files: [{ key: 'grow.jsonl', path }], totalBytes: ends[0]!, format: null, fileName: 'grow.jsonl', analysis: {}, prices: null, live: true }, () => undefined);
+      let calls = opened.header.callCount;
+      for (let k = 1; k < ends.length; k++) {
+        appendFileSync(path, bytes.subarray(ends[k - 1], ends[k]));
+        const more = await client.request('readMore', {});
+        assert.equal(more.kind, 'read');
+        if (more.kind !== 'read') return;
+        assert.equal(more.newBytes, ends[k]! - ends[k - 1]!, `append ${k}: the bytes read are the bytes appended`);
+        assert.deepEqual(more.bytesRead, [ends[k]]);
+        assert.ok(more.opened.header.callCount >= calls, `append ${k}: calls only grow`);
+        calls = more.opened.header.callCount;
+      }
+      assert.equal(calls, 149);
+    } finally {
+      client.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('live tail: a file replaced at its path (rotation) or deleted is not read on from the old offset', async () => {
+    const bytes = readFileSync(SPOTTER);
+    const dir = mkdtempSync(join(tmpdir(), 'agent-trace-live-'));
+    const path = join(dir, 'rotate.jsonl');
+    const cut = bytes.indexOf(0x0a, 300_000) + 1;
+    writeFileSync(path, bytes.subarray(0, cut));
+    const client = new TraceWorkerClient(WORKER);
+    try {
+      await client.open({ files: [{ key: 'rotate.jsonl', path }], totalBytes: cut, format: null, fileName: 'rotate.jsonl', analysis: {}, prices: null, live: true }, () => undefined);
+      // A new, longer file moved into place: its size alone would look like an append.
+      writeFileSync(join(dir, 'next.jsonl'), bytes);
+      renameSync(join(dir, 'next.jsonl'), path);
+      assert.deepEqual(await client.request('readMore', {}), { kind: 'reopen', reason: 'replaced' });
+      unlinkSync(path);
+      assert.deepEqual(await client.request('readMore', {}), { kind: 'reopen', reason: 'deleted' });
     } finally {
       client.dispose();
       rmSync(dir, { recursive: true, force: true });

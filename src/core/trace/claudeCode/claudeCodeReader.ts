@@ -2,6 +2,7 @@ import { arr, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../jso
 import type { JsonObject } from '../json';
 import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, OtherInputs, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
+import { registerStateClass } from '../parserState';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 
@@ -586,3 +587,6 @@ function resultText(content: unknown): string {
 function stripErrorTags(text: string): string {
   return text.replace(/<\/?tool_use_error>/g, '').trim();
 }
+
+// A session's parse is saved with its builders: the session index resumes it (TraceParse.saveState, parserState.ts).
+registerStateClass('claude-code/session-builder', SessionBuilder);

@@ -1,0 +1,278 @@
+// The session index's speed targets (issue: "every agent session on this machine"), each
+// beside a baseline measured in the same run, since this machine's load varies:
+//
+//   cold index   1,000 sessions / 5 GB under a fake home, through the index worker the
+//                extension runs (dist/indexWorker.js): target ≤ 60 s, with progress and cancel.
+//                Baseline: parseTrace over the same files, one after another (what reading them
+//                costs with no index at all).
+//   warm open    a new worker on the warm index (a new window, or VS Code restarted): rows
+//                read and turned into the tree's items; target ≤ 1 s. Baseline: one stat per
+//                session file (the least any "what changed" check must do).
+//   live append  one line appended to the largest session (a live file the worker watches):
+//                until its row shows the new call; target ≤ 0.5 s. Baseline: parsing that
+//                whole file again (what an index without incremental reads would do).
+//
+// The corpus is real sessions copied under a fake home (test/fixtures: the spotter Claude
+// Code session with its sub-agents, the M-Claude log, the user-rejections log, the Codex 0.114
+// rollout). Longer sessions are a real session continued: its lines written again with fresh
+// message and tool ids and later timestamps, as a session that went on would write them.
+//
+// Run: npm run bench:sessions [-- --sessions 1000 --gb 5]   (--quick: 100 sessions, 0.5 GB)
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { groupSessions } from '../src/core/sessions/sessionQuery';
+import { sessionFigures, sessionLabel, sessionTooltip } from '../src/core/sessions/sessionText';
+import { parseTrace } from '../src/core/trace/parseTrace';
+import { SessionIndexClient } from '../src/node/sessions/indexClient';
+import type { IndexEvent, IndexWorkerConfig } from '../src/node/sessions/indexProtocol';
+import { readTraceFiles } from '../src/node/traceFiles';
+import { repoRoot } from '../test/support/helpers';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const option = (name: string, fallback: number): number => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const SESSIONS = option('--sessions', quick ? 100 : 1000);
+const TARGET_BYTES = option('--gb', quick ? 0.5 : 5) * 2 ** 30;
+
+const claude = join(repoRoot, 'test/fixtures/claude-code');
+const SPOTTER = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
+const templates = {
+  spotter: readFileSync(join(claude, `${SPOTTER}.jsonl`), 'utf8'),
+  editLoop: readFileSync(join(claude, 'edit-retry-loop.jsonl'), 'utf8'),
+  rejections: readFileSync(join(claude, 'user-rejections.jsonl'), 'utf8'),
+  codex: readFileSync(join(repoRoot, 'test/fixtures/codex/tracelab-agents-md-0.114.jsonl'), 'utf8'),
+};
+
+/** A deterministic generator (the corpus is the same in every run). */
+let seed = 7;
+const random = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+
+const uuid = (i: number): string => `b0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+/** The text of a session continued `times` times: each round with its own ids and timestamps `round` days later. */
+function continued(text: string, sessionId: string, newId: string, times: number): Generator<string> {
+  const base = text.replaceAll(sessionId, newId);
+  return (function* () {
+    for (let round = 0; round < times; round++) {
+      if (round === 0) {
+        yield base;
+        continue;
+      }
+      yield base
+        .replaceAll('"id":"msg_', `"id":"msg_r${round}_`)
+        .replaceAll('"requestId":"req_', `"requestId":"req_r${round}_`)
+        .replaceAll('toolu_', `toolu_r${round}_`)
+        .replace(/"timestamp":"(\d{4}-\d\d-\d\d)T/g, (_, day: string) => `"timestamp":"${new Date(Date.parse(day) + round * 3_600_000).toISOString().slice(0, 10)}T`);
+    }
+  })();
+}
+
+interface Generated {
+  home: string;
+  files: string[];
+  bytes: number;
+  largest: string;
+}
+
+function generate(): Generated {
+  const home = mkdtempSync(join(tmpdir(), 'agent-trace-bench-home-'));
+  const files: string[] = [];
+  let bytes = 0;
+  let largest = { path: '', size: 0 };
+  // Mixture: a few small sessions (the rejections log, Codex rollouts), the rest long Claude Code
+  // sessions of heavy-tailed length, scaled so the whole corpus comes to TARGET_BYTES.
+  const kinds = Array.from({ length: SESSIONS }, (_, i) => (i % 10 === 0 ? 'codex' : i % 10 === 1 ? 'rejections' : i % 10 < 5 ? 'editLoop' : 'spotter'));
+  const weights = kinds.map(() => Math.exp(1.1 * (random() + random() + random() - 1.5)));
+  const scalable = kinds.map((k, i) => (k === 'spotter' || k === 'editLoop' ? weights[i]! : 0));
+  const fixed = kinds.reduce((n, k) => n + (k === 'codex' ? templates.codex.length : k === 'rejections' ? templates.rejections.length : 0), 0);
+  const perWeight = (TARGET_BYTES - fixed) / scalable.reduce((a, b) => a + b, 0);
+  const now = Date.now();
+  for (let i = 0; i < SESSIONS; i++) {
+    const kind = kinds[i]!;
+    const id = uuid(i);
+    // Sessions spread over the last 60 days (the index keeps saved parses for the last 3).
+    const mtime = new Date(now - (i / SESSIONS) * 60 * 86_400_000);
+    let path: string;
+    if (kind === 'codex') {
+      const day = mtime.toISOString().slice(0, 10).split('-');
+      path = join(home, '.codex/sessions', day[0]!, day[1]!, day[2]!, `rollout-${mtime.toISOString().slice(0, 19).replace(/:/g, '-')}-${id}.jsonl`);
+      mkdirSync(join(path, '..'), { recursive: true });
+      writeFileSync(path, templates.codex.replaceAll('01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73', id));
+    } else {
+      const project = join(home, '.claude/projects', `-home-me-projects-app${i % 40}`);
+      mkdirSync(project, { recursive: true });
+      path = join(project, `${id}.jsonl`);
+      const [text, sid] = kind === 'spotter' ? [templates.spotter, SPOTTER] : kind === 'editLoop' ? [templates.editLoop, 'e5821007-9ca0-4a36-afc0-94da583da0ea'] : [templates.rejections, '55604662-cf2a-4331-851a-ec234028f8ca'];
+      const times = kind === 'rejections' ? 1 : Math.max(1, Math.round((weights[i]! * perWeight) / text.length));
+      writeFileSync(path, '');
+      for (const part of continued(text, sid, id, times)) appendFileSync(path, part);
+      if (kind === 'spotter') cpSync(join(claude, SPOTTER), join(project, id), { recursive: true });
+    }
+    utimesSync(path, mtime, mtime);
+    const size = statSync(path).size;
+    bytes += size;
+    if (size > largest.size && kind === 'spotter') largest = { path, size };
+    files.push(path);
+  }
+  return { home, files, bytes, largest: largest.path };
+}
+
+function config(home: string, dbPath: string): IndexWorkerConfig {
+  return {
+    dbPath,
+    roots: [
+      { agentId: 'claude-code', root: join(home, '.claude/projects') },
+      { agentId: 'codex', root: join(home, '.codex/sessions') },
+    ],
+    analysis: {},
+    prices: [],
+    maxFileBytes: 2 ** 33,
+    stateVersion: 'bench',
+  };
+}
+
+const MB = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
+const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+async function main(): Promise<void> {
+  const script = join(repoRoot, 'dist/indexWorker.js');
+  execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'ignore' });
+  console.log(`generating ${SESSIONS} sessions (${MB(TARGET_BYTES)}) under a fake home…`);
+  let t0 = performance.now();
+  const corpus = generate();
+  console.log(`  ${corpus.files.length} sessions, ${MB(corpus.bytes)} in ${s(performance.now() - t0)}; largest ${MB(statSync(corpus.largest).size)}`);
+  const work = mkdtempSync(join(tmpdir(), 'agent-trace-bench-index-'));
+  try {
+    // Baseline: every file parsed once, one after another.
+    t0 = performance.now();
+    let calls = 0;
+    for (const f of corpus.files) {
+      const parsed = await parseTrace(await readTraceFiles(f));
+      calls += parsed.model.sessions.reduce((n, x) => n + x.calls.length, 0);
+    }
+    const parseMs = performance.now() - t0;
+    console.log(`\nbaseline: parseTrace over every file: ${s(parseMs)} (${(corpus.bytes / 2 ** 20 / (parseMs / 1000)).toFixed(0)} MB/s, ${calls} LLM calls)`);
+
+    // Cancellation: a cold index stopped after 3 s keeps what it read.
+    {
+      const events: IndexEvent[] = [];
+      const client = new SessionIndexClient(script, (e) => events.push(e));
+      await client.request('configure', config(corpus.home, join(work, 'cancel.sqlite')));
+      const started = performance.now();
+      const running = client.request('sync', {});
+      await new Promise((r) => setTimeout(r, 3000));
+      const cancelAt = performance.now();
+      client.cancelSync();
+      const result = await running;
+      const stopped = performance.now();
+      const kept = (await client.request('rows', {})).rows.filter((r) => r.role === 'main').length;
+      await client.dispose();
+      if (result.readOnly) throw new Error('another process holds the lease');
+      console.log(`cancel:   asked after ${s(cancelAt - started)}, stopped ${(stopped - cancelAt).toFixed(0)} ms later; ${result.counts.new} files read, ${kept} sessions kept; ${events.filter((e) => e.event === 'progress').length} progress reports`);
+    }
+
+    // Cold index.
+    const dbPath = join(work, 'index.sqlite');
+    const events: IndexEvent[] = [];
+    let client = new SessionIndexClient(script, (e) => events.push(e));
+    await client.request('configure', config(corpus.home, dbPath));
+    t0 = performance.now();
+    const cold = await client.request('sync', {});
+    const coldMs = performance.now() - t0;
+    if (cold.readOnly) throw new Error('another process holds the lease');
+    const progress = events.filter((e) => e.event === 'progress').length;
+    console.log(`\ncold index: ${s(coldMs)} for ${cold.files} files, ${MB(cold.bytesRead)} (target ≤ 60 s); ${progress} progress reports`);
+    console.log(`  ratio cold index / baseline parse: ${(coldMs / parseMs).toFixed(2)}`);
+    console.log(`  index file: ${MB(statSync(dbPath).size)}`);
+    await client.dispose();
+
+    // Warm open: a new worker on the warm index, as a new window or a restart would.
+    t0 = performance.now();
+    for (const f of corpus.files) statSync(f);
+    const statMs = performance.now() - t0;
+    const opens: number[] = [];
+    const syncs: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      t0 = performance.now();
+      client = new SessionIndexClient(script, () => undefined);
+      await client.request('configure', config(corpus.home, dbPath));
+      const { rows } = await client.request('rows', {});
+      const groups = groupSessions(rows, 'newest');
+      let items = 0;
+      for (const r of rows) items += sessionLabel(r).length + sessionFigures(r).length + sessionTooltip(r).length > 0 ? 1 : 0;
+      opens.push(performance.now() - t0);
+      t0 = performance.now();
+      const again = await client.request('sync', {});
+      syncs.push(performance.now() - t0);
+      if (!again.readOnly && again.counts.unchanged !== corpus.files.length) throw new Error(`warm sync read ${JSON.stringify(again.counts)}`);
+      if (round === 0) console.log(`\nwarm open: ${rows.length} rows (${items} tree items, ${groups.length} projects)`);
+      await client.dispose();
+    }
+    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    console.log(`  rows shown: ${opens.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(opens).toFixed(0)} ms; target ≤ 1000 ms)`);
+    console.log(`  then the check that nothing changed: ${syncs.map((x) => x.toFixed(0)).join(', ')} ms`);
+    console.log(`  baseline: one stat per session file: ${statMs.toFixed(0)} ms; ratio rows shown / baseline ${(median(opens) / statMs).toFixed(1)}`);
+
+    // Live append: the largest session is being written; one line at a time.
+    const live = corpus.largest;
+    const now = new Date();
+    utimesSync(live, now, now);
+    const liveEvents: IndexEvent[] = [];
+    client = new SessionIndexClient(script, (e) => liveEvents.push(e));
+    await client.request('configure', config(corpus.home, dbPath));
+    await client.request('sync', {});
+    const liveId = uuid(corpus.files.indexOf(live));
+    const rowOf = async (): Promise<number> => (await client.request('rows', {})).rows.find((r) => r.key === liveId)!.calls;
+    let callsNow = await rowOf();
+    // Real assistant lines of the spotter session, each a new call (a fresh message id).
+    const lines = templates.spotter.split('\n').filter((l) => {
+      if (!l.includes('"type":"assistant"')) return false;
+      const record = JSON.parse(l) as { type?: string; message?: { usage?: unknown } };
+      return record.type === 'assistant' && record.message?.usage !== undefined;
+    });
+    const latencies: number[] = [];
+    for (let k = 0; k < 10; k++) {
+      const line = lines[k * 7]!.replaceAll(SPOTTER, liveId).replace(/"id":"msg_[^"]+"/, `"id":"msg_live_${k}"`);
+      liveEvents.length = 0;
+      const t = performance.now();
+      appendFileSync(live, line + '\n');
+      for (;;) {
+        if (performance.now() - t > 60_000) throw new Error(`append ${k} not reflected in 60 s; events: ${JSON.stringify(liveEvents).slice(0, 2000)}`);
+        if (liveEvents.some((e) => e.event === 'changed')) {
+          const n = await rowOf();
+          if (n > callsNow) {
+            callsNow = n;
+            break;
+          }
+        }
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      latencies.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await client.dispose();
+    t0 = performance.now();
+    const reparsed = await parseTrace(await readTraceFiles(live));
+    const reparseMs = performance.now() - t0;
+    latencies.sort((a, b) => a - b);
+    console.log(`\nlive append to a ${MB(statSync(live).size)} session (${reparsed.model.sessions[0]!.calls.length} calls): reflected in median ${median(latencies).toFixed(0)} ms, max ${latencies[latencies.length - 1]!.toFixed(0)} ms over 10 appends (target ≤ 500 ms)`);
+    console.log(`  baseline: parsing that file again: ${reparseMs.toFixed(0)} ms; ratio append / re-parse ${(median(latencies) / reparseMs).toFixed(2)}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    rmSync(corpus.home, { recursive: true, force: true });
+  }
+}
+
+void main().then(
+  // Exit once stdout is flushed (a pipe is written asynchronously; the unref'd workers end with the process).
+  () => process.stdout.write('', () => process.exit(0)),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,236 @@
+import * as vscode from 'vscode';
+import { uiText } from '../../core/text/safeText';
+import type { SessionRow } from '../../core/sessions/sessionQuery';
+import type { CallRecord } from '../../core/sessions/sessionRecord';
+import { SessionIndexClient } from '../../node/sessions/indexClient';
+import type { IndexEvent, IndexWorkerConfig } from '../../node/sessions/indexProtocol';
+import type { SyncProgress } from '../../node/sessions/sessionIndexer';
+import { maxFileBytes, readAnalysisOptions, sessionAgentRoots } from '../settings';
+import { join } from 'node:path';
+
+/** While anything shows sessions, the agents' folders are looked at again this often (new sessions, other windows' writes). */
+const RESCAN_MS = 30_000;
+
+/**
+ * The extension host's view of the session index: starts the index worker when first
+ * needed (the Agent Sessions view opens, the status bar starts), keeps the rows it last
+ * read, re-reads them when the worker says sessions changed, and runs syncs with a
+ * progress notification that can be cancelled. Trees, the status bar and the panels
+ * listen to `onDidChange`.
+ */
+export class SessionsService implements vscode.Disposable {
+  private client: SessionIndexClient | null = null;
+  private starting: Promise<SessionIndexClient> | null = null;
+  private rows: SessionRow[] = [];
+  private generation = -1;
+  private syncing: Promise<void> | null = null;
+  private rescan: ReturnType<typeof setInterval> | undefined;
+  private users = 0;
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly disposables: vscode.Disposable[] = [];
+  /** Fires after the rows changed (a sync, a live session that grew). */
+  readonly onDidChange = this.changed.event;
+  /** Set once the first sync finished: the view can tell "no sessions" from "not read yet". */
+  ready = false;
+  /** The last sync's progress, while one runs (the view shows it). */
+  progress: SyncProgress | null = null;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    /** The worker script; the tests and the benchmark run the same one. */
+    private readonly workerScript = join(context.extensionUri.fsPath, 'dist', 'indexWorker.js'),
+  ) {
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (['sessionRoots', 'analysis', 'maxFileSizeMB', 'prices'].some((k) => e.affectsConfiguration(`agentTrace.${k}`))) {
+          void this.reconfigure();
+        }
+      }),
+      vscode.window.onDidChangeWindowState((s) => {
+        if (s.focused && this.users > 0) void this.sync(false);
+      }),
+    );
+  }
+
+  dispose(): void {
+    clearInterval(this.rescan);
+    for (const d of this.disposables) d.dispose();
+    this.changed.dispose();
+    void this.client?.dispose();
+  }
+
+  /** Where the index lives: the extension's global storage (one per machine and VS Code flavour). */
+  get indexPath(): string {
+    return join(this.context.globalStorageUri.fsPath, 'sessions.sqlite');
+  }
+
+  private config(): IndexWorkerConfig {
+    return {
+      dbPath: this.indexPath,
+      roots: sessionAgentRoots(this.context.globalStorageUri.fsPath).map((r) => ({ agentId: r.agent.id, root: r.root })),
+      prices: vscode.workspace.getConfiguration('agentTrace').get<unknown>('prices') ?? [],
+      analysis: readAnalysisOptions(),
+      maxFileBytes: maxFileBytes(),
+      stateVersion: String((this.context.extension.packageJSON as { version?: unknown }).version ?? 'dev'),
+    };
+  }
+
+  private async start(): Promise<SessionIndexClient> {
+    if (this.client && !this.client.stopped) return this.client;
+    this.starting ??= (async () => {
+      const client = new SessionIndexClient(this.workerScript, (e) => this.onEvent(e));
+      const { notice } = await client.request('configure', this.config());
+      if (notice) this.notice(notice);
+      this.client = client;
+      return client;
+    })().finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
+  }
+
+  private async reconfigure(): Promise<void> {
+    if (!this.client) return;
+    await this.client.request('configure', this.config());
+    await this.sync(false);
+  }
+
+  private notice(message: string): void {
+    this.log.warn(message);
+    void vscode.window.showWarningMessage(`Agent Sessions: ${message}`);
+  }
+
+  private onEvent(e: IndexEvent): void {
+    switch (e.event) {
+      case 'progress':
+        this.progress = e;
+        return;
+      case 'changed':
+        for (const o of e.outcomes) {
+          if (o.kind === 'reread') this.log.info(`${o.path} was read again from the start: ${o.reason ?? ''}`);
+          if (o.kind === 'deleted') this.log.info(`${o.path} was deleted; its session stays listed with the figures last read.`);
+        }
+        void this.reload();
+        return;
+      case 'notice':
+        this.notice(e.message);
+        return;
+      case 'log':
+        this.log[e.level](e.message);
+        return;
+    }
+  }
+
+  /**
+   * Something shows sessions (the view, the status bar): keep them fresh while it does.
+   * Returns a disposable that says it stopped.
+   */
+  use(): vscode.Disposable {
+    this.users += 1;
+    if (this.users === 1) {
+      void this.sync(false);
+      this.rescan = setInterval(() => void this.sync(false), RESCAN_MS);
+    }
+    return new vscode.Disposable(() => {
+      this.users -= 1;
+      if (this.users === 0) clearInterval(this.rescan);
+    });
+  }
+
+  /** The rows as last read. */
+  current(): SessionRow[] {
+    return this.rows;
+  }
+
+  /** Reads the rows again if the index changed; true when they did (and onDidChange fired). */
+  async reload(): Promise<boolean> {
+    const client = await this.start();
+    const { generation, rows } = await client.request('rows', {});
+    if (generation === this.generation && this.ready) return false;
+    this.generation = generation;
+    this.rows = rows;
+    this.changed.fire();
+    return true;
+  }
+
+  /**
+   * Reads what changed in the agents' folders. The first index (or one asked for) shows
+   * a notification with how far it got and a Cancel button; later ones show in the
+   * status bar only. Another window indexing means this one only reads.
+   */
+  sync(interactive: boolean): Promise<void> {
+    this.syncing ??= this.runSync(interactive).finally(() => {
+      this.syncing = null;
+      this.progress = null;
+    });
+    return this.syncing;
+  }
+
+  private async runSync(interactive: boolean): Promise<void> {
+    const client = await this.start();
+    // A warm index shows at once: its rows first, then what changed since.
+    if (!this.ready && this.rows.length === 0) {
+      // Ready before the rows are told about, so listeners see rows and "ready" in one event.
+      const { generation, rows } = await client.request('rows', {});
+      if (rows.length > 0) {
+        this.generation = generation;
+        this.rows = rows;
+        this.ready = true;
+        this.changed.fire();
+      }
+    }
+    const cold = !this.ready && this.rows.length === 0;
+    const run = async (report: (p: SyncProgress) => void, token: vscode.CancellationToken | null): Promise<void> => {
+      const timer = setInterval(() => this.progress && report(this.progress), 250);
+      const cancel = token?.onCancellationRequested(() => client.cancelSync());
+      try {
+        const result = await client.request('sync', {});
+        if (!result.readOnly) {
+          for (const r of result.rereads) this.log.info(`Read again from the start: ${uiText(r, { max: 400 })}`);
+          if (result.cancelled) this.log.info('Indexing sessions was cancelled; what was read so far is kept.');
+        }
+      } finally {
+        clearInterval(timer);
+        cancel?.dispose();
+      }
+      // One event per sync, and none when nothing changed: the rows when they did, else
+      // "ready" alone when this was the first sync (the view can say "no sessions").
+      const wasReady = this.ready;
+      this.ready = true;
+      const fired = await this.reload();
+      if (!fired && !wasReady) this.changed.fire();
+    };
+    try {
+      if (cold || interactive) {
+        await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Indexing agent sessions', cancellable: true }, (progress, token) => {
+          let shown = 0;
+          return run((p) => {
+            const percent = p.bytesTotal > 0 ? (100 * p.bytesDone) / p.bytesTotal : 0;
+            progress.report({ increment: percent - shown, message: `${p.filesDone} of ${p.filesTotal} files (${(p.bytesDone / 2 ** 20).toFixed(0)} of ${(p.bytesTotal / 2 ** 20).toFixed(0)} MB)` });
+            shown = percent;
+          }, token);
+        });
+      } else {
+        await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Agent sessions' }, () => run(() => undefined, null));
+      }
+    } catch (e) {
+      this.log.error(`Indexing agent sessions: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      if (interactive) void vscode.window.showErrorMessage(`Agent Sessions: indexing failed (${e instanceof Error ? e.message : String(e)}); see the Agent Trace Inspector output.`);
+    }
+  }
+
+  async calls(sessionId: number): Promise<CallRecord[]> {
+    return (await this.start()).request('calls', { sessionId });
+  }
+
+  async search(text: string): Promise<Set<number>> {
+    return new Set(await (await this.start()).request('search', { text }));
+  }
+
+  /** Reads one file now and asks the worker to watch it closely (an inspector or the status bar shows it). */
+  async watch(paths: string[]): Promise<void> {
+    const client = await this.start();
+    await client.request('watch', { paths });
+  }
+}

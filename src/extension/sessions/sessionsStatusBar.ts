@@ -1,0 +1,161 @@
+import * as vscode from 'vscode';
+import { uiText } from '../../core/text/safeText';
+import { formatCompact, formatPercent } from '../../core/report/formatNumbers';
+import { cacheExpiresAt, countdownText, ttlExplanation } from '../../core/sessions/cacheCountdown';
+import { contextWindowFor } from '../../core/sessions/contextWindow';
+import { activeMs } from '../../core/sessions/sessionQuery';
+import type { SessionRow } from '../../core/sessions/sessionQuery';
+import { formatUsd, sessionLabel } from '../../core/sessions/sessionText';
+import { agentLabel } from '../../node/sessions/agentRegistry';
+import { statusBarSettings } from '../settings';
+import type { SessionsService } from './sessionsService';
+
+/** The command the item runs on click (opens the session). */
+export const STATUS_BAR_COMMAND = 'agentTrace.sessions.openStatusSession';
+
+/** What the item shows for one session at one moment: numbers and our own words only. */
+export interface StatusBarView {
+  text: string;
+  tooltip: string;
+  /** When the countdown ends (ms), null when unknown. */
+  expiresAtMs: number | null;
+}
+
+/** The item's text and tooltip for a session at `nowMs` (pure, for tests). */
+export function statusBarView(row: SessionRow, nowMs: number): StatusBarView {
+  const last = row.lastCall;
+  const context = last && last.input !== null ? last.input + (last.output ?? 0) : null;
+  const window = contextWindowFor(last?.model ?? row.model, context);
+  const expiresAtMs = last ? cacheExpiresAt(last, row.cacheTtlMs) : null;
+  const contextText = context === null ? 'ctx ?' : window ? `ctx ${Math.round((100 * context) / window)}%` : `ctx ${formatCompact(context)}`;
+  const text = `$(pulse) ${contextText} · hit ${formatPercent(row.cacheHitRate)} · ${formatUsd(row.costUsd)} · ${countdownText(expiresAtMs, nowMs)}`;
+  const lines = [
+    `${agentLabel(row.agentId)} session${row.live ? ' (live)' : ''}: ${sessionLabel(row, 120)}`,
+    uiText(row.project, { max: 200 }),
+    '',
+    context === null
+      ? 'Context: unknown (the last call has no token counts).'
+      : window
+        ? `Context: ${context.toLocaleString('en-US')} of the model's ${window.toLocaleString('en-US')}-token window used by the last call (${Math.round((100 * context) / window)}%).`
+        : `Context: ${context.toLocaleString('en-US')} tokens used by the last call (the model's window is not known).`,
+    `Cache hit rate so far: ${formatPercent(row.cacheHitRate)} (cached / input tokens over ${row.calls} calls).`,
+    `Cost so far: ${row.costUsd === null ? 'unknown' : formatUsd(row.costUsd)}${row.unpricedCalls > 0 ? ` (${row.unpricedCalls} calls not priced)` : ''}.`,
+    expiresAtMs === null
+      ? 'Prompt cache: the log has no request times.'
+      : `Prompt cache: ${countdownText(expiresAtMs, nowMs).replace('cache ', '')}${expiresAtMs > nowMs ? ' left' : ''} since the last request. ${ttlExplanation({ ttlMs: row.cacheTtlMs, basis: row.cacheTtlBasis })} A call after it expires pays to write the whole prompt again.`,
+    '',
+    'Click to open the session in the inspector.',
+  ];
+  return { text, tooltip: lines.join('\n'), expiresAtMs };
+}
+
+/** The session the item follows: the most recently active main session of the chosen agents, if active recently enough. */
+export function statusBarSession(rows: readonly SessionRow[], agents: readonly string[], activeWithinMs: number, nowMs: number): SessionRow | null {
+  let best: SessionRow | null = null;
+  for (const r of rows) {
+    if (r.role !== 'main' || r.fileStatus !== 'ok') continue;
+    if (agents.length > 0 && !agents.includes(r.agentId)) continue;
+    if (nowMs - activeMs(r) > activeWithinMs) continue;
+    if (!best || activeMs(r) > activeMs(best)) best = r;
+  }
+  return best;
+}
+
+/**
+ * A status bar item for the agent session active most recently: how full its context
+ * is, its cache hit rate, its cost so far and the time left before the provider's
+ * prompt cache expires ("cache 3:12", then "cache expired"). It follows live sessions
+ * as they grow; the countdown ticks each second while it runs. Settings choose the
+ * agents, how recent "active" is, or hide it.
+ */
+export class SessionsStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('agentTrace.session', vscode.StatusBarAlignment.Right, 90);
+  private session: SessionRow | null = null;
+  private ticker: ReturnType<typeof setInterval> | undefined;
+  private usage: vscode.Disposable | null = null;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly service: SessionsService) {
+    this.item.name = 'Agent Session';
+    this.item.command = STATUS_BAR_COMMAND;
+    this.disposables.push(
+      service.onDidChange(() => this.update()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('agentTrace.statusBar')) this.applySettings();
+      }),
+    );
+    this.applySettings();
+  }
+
+  dispose(): void {
+    clearInterval(this.ticker);
+    this.usage?.dispose();
+    for (const d of this.disposables) d.dispose();
+    this.item.dispose();
+  }
+
+  /** The session shown, if any (the click opens it). */
+  get current(): SessionRow | null {
+    return this.session;
+  }
+
+  /** The item's text as shown (tests read it). */
+  get text(): string | null {
+    return this.session ? this.item.text : null;
+  }
+
+  /** The item's tooltip as shown (tests read it). */
+  get tooltip(): string | null {
+    return this.session ? String(this.item.tooltip ?? '') : null;
+  }
+
+  private applySettings(): void {
+    if (statusBarSettings().enabled) {
+      this.usage ??= this.service.use();
+      this.update();
+    } else {
+      this.usage?.dispose();
+      this.usage = null;
+      this.session = null;
+      clearInterval(this.ticker);
+      this.item.hide();
+    }
+  }
+
+  private update(): void {
+    const settings = statusBarSettings();
+    if (!settings.enabled) return;
+    const previous = this.session;
+    this.session = statusBarSession(this.service.current(), settings.agents, settings.activeWithinMinutes * 60_000, Date.now());
+    if (this.session && this.session.path !== previous?.path) void this.service.watch([this.session.path]).catch(() => undefined);
+    this.render();
+  }
+
+  private render(): void {
+    clearInterval(this.ticker);
+    this.ticker = undefined;
+    if (!this.session) {
+      this.item.hide();
+      return;
+    }
+    const now = Date.now();
+    const view = statusBarView(this.session, now);
+    this.item.text = view.text;
+    // A plain string: VS Code shows it as text, so nothing from the trace can render as Markdown or a link.
+    this.item.tooltip = view.tooltip;
+    this.item.accessibilityInformation = { label: view.text.replace('$(pulse) ', 'Agent session: '), role: 'button' };
+    this.item.show();
+    if (view.expiresAtMs !== null && view.expiresAtMs > now) {
+      this.ticker = setInterval(() => {
+        if (!this.session) return;
+        const v = statusBarView(this.session, Date.now());
+        this.item.text = v.text;
+        this.item.tooltip = v.tooltip;
+        if (v.expiresAtMs === null || v.expiresAtMs <= Date.now()) {
+          clearInterval(this.ticker);
+          this.ticker = undefined;
+        }
+      }, 1000);
+    }
+  }
+}

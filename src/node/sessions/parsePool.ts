@@ -1,0 +1,124 @@
+import { availableParallelism, loadavg } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { AnalysisOptions } from '../../core/analysis/sessionAnalysis';
+import type { PriceBook } from '../../core/cost/costTypes';
+import { createPriceBook } from '../../core/cost/priceBook';
+import { readUserPrices } from '../../core/cost/userPrices';
+import { READ_CANCELLED } from './sessionIndexer';
+import type { FreshJob, FreshReader, FreshResult } from './sessionIndexer';
+
+/**
+ * Parse threads for a cold index: files read from their start (FreshJob) are parsed and
+ * their figures computed on worker threads (dist/indexParseWorker.js), while the index
+ * worker that started them stays the only writer of the SQLite file. Parsing is most of
+ * a cold index's cost (bench/sessionIndex.bench.ts), so a machine with two cores indexes
+ * about twice as fast. The figures are the same as one thread's: each file is one
+ * deterministic readFresh, whichever thread runs it (test/unit/node/sessions).
+ */
+
+/** What every parse thread is started with: the settings the figures depend on. */
+export interface ParseWorkerData {
+  analysis: Partial<AnalysisOptions>;
+  /** The user's own prices (`agentTrace.prices`, as set). */
+  userPrices: unknown;
+}
+
+export type ParseWorkerRequest = { id: number; job: FreshJob };
+export type ParseWorkerReply = { id: number; result: FreshResult };
+
+/** The price book the index computes costs with: the user's prices over the list prices. */
+export function indexPriceBook(userPrices: unknown): PriceBook {
+  const user = readUserPrices(userPrices ?? []);
+  return createPriceBook(user.entries.length > 0 ? { user, userLabel: 'agentTrace.prices' } : {});
+}
+
+/** New files worth starting threads for: fewer, or fewer bytes, are read sooner in the writer's thread than a thread starts (~100 ms). */
+const POOL_MIN_FILES = 4;
+const POOL_MIN_BYTES = 32 * 2 ** 20;
+
+/**
+ * Parse threads for a sync bringing these new files: one per idle core (at most 4), or none
+ * when starting them would cost more than it saves (few or small files) or no core is
+ * idle. On this repository's shared 2-core machine at load average 15, two threads made a
+ * cold index 11–22% slower than one (each thread's own JIT warm-up and heap, and no idle
+ * core to run on), so a busy machine indexes in the index worker's own thread, as before.
+ * (Windows reports no load average: every core counts as idle.)
+ */
+export function parseThreadsFor(newFiles: ReadonlyArray<{ sizeBytes: number }>, cores = availableParallelism(), loadAverage = loadavg()[0] ?? 0): number {
+  const bytes = newFiles.reduce((n, f) => n + f.sizeBytes, 0);
+  if (newFiles.length < POOL_MIN_FILES || bytes < POOL_MIN_BYTES) return 0;
+  const idle = Math.round(cores - loadAverage);
+  if (idle < 1) return 0;
+  return Math.min(4, idle, newFiles.length);
+}
+
+export class ReadCancelled extends Error {
+  constructor() {
+    super('the sync was cancelled');
+    this.name = READ_CANCELLED;
+  }
+}
+
+export class ParsePool implements FreshReader {
+  readonly concurrency: number;
+  private readonly workers: Worker[] = [];
+  private readonly pending = new Map<number, { resolve: (r: FreshResult) => void; reject: (e: Error) => void; worker: Worker }>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(script: string, threads: number, data: ParseWorkerData) {
+    // Two jobs queued per thread: a thread never waits on the writer to hand it the next file.
+    this.concurrency = threads * 2;
+    for (let t = 0; t < threads; t++) {
+      // As the index worker: a pathological log ends its thread, not the extension host.
+      const w = new Worker(script, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+      w.unref();
+      w.on('message', (reply: ParseWorkerReply) => {
+        const p = this.pending.get(reply.id);
+        if (!p) return;
+        this.pending.delete(reply.id);
+        p.resolve(reply.result);
+      });
+      const fail = (error: Error): void => {
+        for (const [id, p] of this.pending) {
+          if (p.worker !== w) continue;
+          this.pending.delete(id);
+          p.reject(error);
+        }
+      };
+      w.on('error', fail);
+      w.on('exit', (code) => fail(new Error(`a parse thread stopped (exit code ${code})`)));
+      this.workers.push(w);
+    }
+  }
+
+  /** The thread with the fewest jobs (each file's cost differs, so two queued per thread balance well). */
+  private leastBusy(): Worker {
+    const load = new Map(this.workers.map((w) => [w, 0]));
+    for (const p of this.pending.values()) load.set(p.worker, (load.get(p.worker) ?? 0) + 1);
+    return [...load].sort((a, b) => a[1] - b[1])[0]![0];
+  }
+
+  read(job: FreshJob): Promise<FreshResult> {
+    if (this.closed) return Promise.reject(new Error('the parse threads were closed'));
+    const worker = this.leastBusy();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, worker });
+      worker.postMessage({ id, job } satisfies ParseWorkerRequest);
+    });
+  }
+
+  /** Drops every read in flight at once (a cancelled cold index stops now, not after the files being parsed). */
+  cancel(): void {
+    this.closed = true;
+    for (const p of this.pending.values()) p.reject(new ReadCancelled());
+    this.pending.clear();
+    for (const w of this.workers) void w.terminate();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}

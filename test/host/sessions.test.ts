@@ -1,0 +1,244 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { SessionComparison } from '../../src/core/sessions/compareSessions';
+import type { ProjectGroup, SessionNode } from '../../src/core/sessions/sessionQuery';
+import type { SessionsReport } from '../../src/core/sessions/sessionsReport';
+import type { AgentTraceApi } from '../../src/extension/main';
+import type { SessionsTreeNode } from '../../src/extension/sessions/sessionsTree';
+import { payloadClaudeLog } from '../support/hostileCorpus';
+import { startLiveSession } from '../support/liveSession.mjs';
+import { assertInert } from './inert';
+
+// The Agent Sessions view, its commands and the status bar inside the real extension host,
+// over the fake home of test/support/fakeHome.mjs (real Claude Code and Codex sessions; the
+// workspace settings point agentTrace.sessionRoots at it). The figures are the reader tests'
+// independent ones: spotter 149 calls at 98.4% with 11 failed tool calls and 1 retry loop
+// (test/reference/claude_code_totals.py), M-Claude 41 calls at 85.5%, 13 failed, 1 loop, Codex
+// 9 calls at 83.0% (test/reference/codex_deltas.py).
+
+const root = (): string => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+const home = (): string => path.join(root(), 'home');
+
+async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+let api: AgentTraceApi;
+
+function sessionsOf(groups: ProjectGroup[]): SessionNode[] {
+  return groups.flatMap((g) => g.days.flatMap((d) => d.sessions));
+}
+
+function nodeFor(key: string): SessionsTreeNode {
+  const node = api.sessions.tree.nodeOf(api.sessions.service.current().find((r) => r.key === key)!.id);
+  assert.ok(node, `a tree node for ${key}`);
+  return node;
+}
+
+function item(node: SessionsTreeNode): vscode.TreeItem {
+  return api.sessions.tree.getTreeItem(node);
+}
+
+suite('Agent Sessions in the real extension host', () => {
+  suiteSetup(async () => {
+    api = (await vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.activate()) as AgentTraceApi;
+    await vscode.commands.executeCommand('agentTrace.sessions.focus');
+    await waitFor('the first index', () => api.sessions.service.ready && api.sessions.service.current().length >= 6);
+  });
+  teardown(async () => {
+    await vscode.commands.executeCommand('agentTrace.sessions.clearFilters');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('the tree: projects by latest activity, then days, sessions with their figures, sub-agents nested', () => {
+    const tree = api.sessions.tree;
+    const projects = tree.getChildren();
+    assert.deepEqual(
+      projects.map((p) => item(p).label),
+      ['project', 'spotter-4te', 'spotter', 'System32'],
+    );
+    const spotterProject = projects[1]!;
+    const days = tree.getChildren(spotterProject);
+    assert.equal(days.length, 1);
+    assert.match(String(item(days[0]!).label), /^2026-02-12 · /);
+    const [spotter] = tree.getChildren(days[0]);
+    const row = item(spotter!);
+    // The first prompt typed, clipped to 80 characters.
+    assert.match(String(row.label), /^Work on bead spotter-4te\. Run bd show spotter-4te/);
+    assert.ok(String(row.label).length <= 80);
+    assert.match(String(row.description), / · 149 calls · hit 98\.4% · \$\d\.\d\d · 11 failed · 1 loop$/);
+    assert.match(String(row.tooltip), /^Work on bead spotter-4te/);
+    assert.match(String(row.tooltip), /Tokens: input 11\.7M, cached 11\.6M, appended 185\.4k, output 31\.6k/);
+    assert.equal(row.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
+    const subs = tree.getChildren(spotter).map((n) => item(n));
+    // Sub-agents are titled by the prompt they were given.
+    const labels = subs.map((s) => String(s.label)).sort();
+    assert.match(labels[0]!, /^compaction agent: Your task is to create a detailed summary of the conversation/);
+    assert.match(labels[1]!, /^sub-agent: Search hex\.pm for the latest versions of these Elixir packages/);
+    assert.match(String(subs.find((s) => String(s.label).startsWith('sub-agent'))!.description), / · 3 calls · hit 58\.0% · /);
+    const loop = item(nodeFor('e5821007-9ca0-4a36-afc0-94da583da0ea'));
+    // $3.36867825 by test/reference/cost_reference.mjs (its own price matching over the raw log).
+    assert.match(String(loop.description), / · 41 calls · hit 85\.5% · \$3\.37 · 13 failed · 1 loop$/);
+    assert.equal(loop.command?.command, 'agentTrace.sessions.open');
+  });
+
+  test('filters by agent, retry loops, hit rate and text; the view says what it filters', async () => {
+    const keys = (groups: ProjectGroup[]): string[] => sessionsOf(groups).map((n) => n.row.key).sort();
+    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.filter', { agents: ['codex'] })) as ProjectGroup[]), ['01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73']);
+    assert.match(api.sessions.tree.view!.message ?? '', /^Filtered: agent codex$/);
+    assert.equal(api.sessions.tree.view!.description, '1 of 4');
+    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.filter', { hasRetryLoops: true })) as ProjectGroup[]), [
+      'ae4a77f8-aedd-4bc1-888f-c94edc91af04',
+      'e5821007-9ca0-4a36-afc0-94da583da0ea',
+    ]);
+    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.filter', { hitRateBelow: 0.85 })) as ProjectGroup[]), [
+      '01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73',
+      '55604662-cf2a-4331-851a-ec234028f8ca',
+    ]);
+    await vscode.commands.executeCommand('agentTrace.sessions.clearFilters');
+    // Text in an error of the M-Claude loop ("File has not been read yet").
+    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.search', 'not been read')) as ProjectGroup[]), ['e5821007-9ca0-4a36-afc0-94da583da0ea']);
+    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.sort', 'calls')) as ProjectGroup[]), ['e5821007-9ca0-4a36-afc0-94da583da0ea']);
+  });
+
+  test('compare two sessions: figures with deltas, calls aligned, in a panel', async () => {
+    const a = nodeFor('e5821007-9ca0-4a36-afc0-94da583da0ea');
+    const b = nodeFor('01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73');
+    const c = (await vscode.commands.executeCommand('agentTrace.sessions.compare', a, [a, b])) as SessionComparison;
+    const f = (id: string) => c.figures.find((x) => x.id === id)!;
+    assert.deepEqual([f('calls').a, f('calls').b, f('calls').delta], [41, 9, -32]);
+    assert.deepEqual([f('failedToolCalls').a, f('failedToolCalls').b, f('failedToolCalls').favours], [13, 2, 'b']);
+    assert.equal(f('cacheHitRate').favours, 'a');
+    // Costs by test/reference/cost_reference.mjs: M-Claude $3.36867825, the Codex rollout $0.0893795.
+    assert.ok(Math.abs(f('cost').a! - 3.36867825) < 1e-6 && Math.abs(f('cost').b! - 0.0893795) < 1e-6, JSON.stringify(f('cost')));
+    assert.equal(f('cost').favours, 'b');
+    assert.equal(c.calls.length, 41);
+    await waitFor('the compare panel', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === 'Compare sessions');
+  });
+
+  test('several sessions at once: a project\'s sessions in one report', async () => {
+    const projects = api.sessions.tree.getChildren();
+    const report = (await vscode.commands.executeCommand('agentTrace.sessions.report', projects[1], [projects[1]])) as SessionsReport;
+    // The spotter session with its sub-agent (3 calls) and compaction agent (1 call).
+    assert.deepEqual([report.sessions, report.threads, report.totals.calls], [1, 3, 153]);
+    assert.equal(report.totals.tokens.input, 11746257 + 50496 + 139534);
+    // $2.9056013 for the 153 calls by test/reference/cost_reference.mjs.
+    assert.ok(Math.abs(report.totals.costUsd! - 2.9056013) < 1e-6, String(report.totals.costUsd));
+    const all = (await vscode.commands.executeCommand('agentTrace.sessions.report', undefined, [])) as SessionsReport;
+    assert.deepEqual([all.sessions, all.totals.calls], [4, 204]);
+  });
+
+  test('trace text in a title shows as plain text: no icon, no link, no bidi reordering', async () => {
+    const source = fs.readFileSync(path.join(home(), '.claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl'), 'utf8');
+    // The real log with its first prompt replaced by a hostile one.
+    const hostile = '$(check) [Run me](command:workbench.action.terminal.sendSequence) \u202eevil';
+    const lines = source.split('\n').map((l) => (l.includes('"mix phx.server') ? l.replace(/"content":"mix phx\.server[^"]*"/, `"content":${JSON.stringify(hostile)}`) : l));
+    const file = path.join(home(), '.claude/projects/-tmp-hostile/0badc0de-0000-4000-8000-000000000001.jsonl');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, lines.join('\n').replace(/55604662-cf2a-4331-851a-ec234028f8ca/g, '0badc0de-0000-4000-8000-000000000001'));
+    await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+    const node = await waitFor('the hostile session', () => {
+      const row = api.sessions.service.current().find((r) => r.key === '0badc0de-0000-4000-8000-000000000001');
+      return row ? api.sessions.tree.nodeOf(row.id) : undefined;
+    });
+    const label = String(item(node).label);
+    assert.ok(!label.includes('$(') && !label.includes(']('), label);
+    assert.ok(label.includes('$\u200b(check)') && label.includes(']\u200b(command:'), label);
+    assert.ok(label.includes('\\u202eevil') && !label.includes('\u202e'), label);
+    assert.ok(!String(item(node).tooltip).includes('\u202e'));
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+  });
+
+  test('the status bar follows a live session: context, hit rate, cost, and the cache countdown', async () => {
+    const file = path.join(home(), '.claude/projects/-tmp-live-demo/5e55e55e-0000-4000-8000-000000000002.jsonl');
+    const live = startLiveSession(path.join(root(), 'claude/edit-retry-loop.jsonl'), file, 60);
+    await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+    const first = await waitFor('the status bar on the live session', () => (api.sessions.statusBar.current?.path === file ? api.sessions.statusBar.text : null));
+    // The last call of the first 60 lines used 40,509 tokens of Claude Opus 4.5's 200,000-token window: 20%.
+    assert.match(first, /^\$\(pulse\) ctx 20% · hit \d+\.\d% · \$\d+\.\d\d · cache 4:\d\d$/);
+    const before = api.sessions.statusBar.current!.calls;
+    live.append(live.total - live.written);
+    await waitFor('the new calls', () => (api.sessions.statusBar.current?.calls ?? 0) > before, 15_000);
+    assert.equal(api.sessions.statusBar.current!.calls, 41);
+    assert.equal(api.sessions.service.current().find((r) => r.path === file)?.live, true);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  });
+
+  test('the hostile corpus: every label, description and tooltip of the tree, the status bar and the panel titles stay inert', async () => {
+    // The M-Claude log with a payload in every field (test/support/hostileCorpus.ts: the cwd, the model, tool names,
+    // error text, the prompt, a 100,000-character title), replayed as a live session in a project folder named like a command link.
+    const source = path.join(root(), 'hostile-session.jsonl');
+    fs.writeFileSync(source, payloadClaudeLog());
+    const file = path.join(home(), '.claude/projects/-home-[Open](command:workbench.action.files.newUntitledFile)-$(check)/5e55e55e-0bad-4000-8000-000000000003.jsonl');
+    startLiveSession(source, file, 100_000);
+    await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+    const row = await waitFor('the hostile session', () => api.sessions.service.current().find((r) => r.path === file && r.role === 'main'));
+    assert.equal(row.calls, 41, 'the payloads leave the structure as it was');
+    const tree = api.sessions.tree;
+    let seen = 0;
+    const walk = (nodes: SessionsTreeNode[]): void => {
+      for (const n of nodes) {
+        const it = item(n);
+        const where = `tree item ${String(it.label).slice(0, 40)}`;
+        assertInert(String(it.label), `${where} label`, 200);
+        assertInert(String(it.description ?? ''), `${where} description`, 400);
+        assertInert(typeof it.tooltip === 'string' ? it.tooltip : (it.tooltip?.value ?? ''), `${where} tooltip`, 3000);
+        seen += 1;
+        walk(tree.getChildren(n));
+      }
+    };
+    walk(tree.getChildren());
+    assert.ok(seen >= 10, `${seen} tree items`);
+    assertInert(tree.view!.message ?? '', 'the view message');
+    // The status bar follows it (the most recently active session): its own $(pulse) first, nothing from the trace acts.
+    await waitFor('the status bar on the hostile session', () => api.sessions.statusBar.current?.path === file);
+    assertInert(api.sessions.statusBar.text!, 'status bar text', 120);
+    assertInert(api.sessions.statusBar.tooltip!, 'status bar tooltip', 3000);
+    // Its project's several-sessions panel and a comparison: the tab titles are plain too.
+    const project = tree.getChildren().find((p) => tree.getChildren(p).some((d) => tree.getChildren(d).some((s) => s.kind === 'session' && s.node.row.id === row.id)))!;
+    await vscode.commands.executeCommand('agentTrace.sessions.report', project, [project]);
+    const reportTab = await waitFor('the report panel', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label);
+    assertInert(reportTab, 'report tab title', 200);
+    assert.match(reportTab, /: 1 sessions$/);
+    const other = nodeFor('01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73');
+    const mine = tree.nodeOf(row.id)!;
+    const c = (await vscode.commands.executeCommand('agentTrace.sessions.compare', mine, [mine, other])) as SessionComparison;
+    assert.equal(c.calls.length, 41);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    fs.rmSync(source, { force: true });
+    await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+  });
+
+  test('a sync tells its listeners once when sessions changed, and not at all when nothing did', async () => {
+    const service = api.sessions.service;
+    // Settle first: the previous test's files are gone, their watchers closed.
+    await service.sync(false);
+    await service.sync(false);
+    let fired = 0;
+    const listener = service.onDidChange(() => (fired += 1));
+    try {
+      await service.sync(false);
+      assert.equal(fired, 0, 'nothing changed on disk: no event');
+      // A new session appears (a real log under a new session id).
+      const id = '5e55e55e-0000-4000-8000-000000000004';
+      const file = path.join(home(), '.claude/projects/-tmp-once/', `${id}.jsonl`);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, fs.readFileSync(path.join(root(), 'claude/edit-retry-loop.jsonl'), 'utf8').replaceAll('e5821007-9ca0-4a36-afc0-94da583da0ea', id));
+      await service.sync(false);
+      assert.equal(fired, 1, 'one sync that read a new session: one event');
+      assert.ok(service.current().some((r) => r.key === id), 'the new session is in the rows when the event fires');
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    } finally {
+      listener.dispose();
+    }
+  });
+});
