@@ -35,6 +35,7 @@ import { clampSelection, selectionAnnouncement } from './timeline/timelineModel'
 import type { BarView } from './timeline/timelineModel';
 import type { TracedCall } from './whatIf/whatIfModel';
 import { WhatIfView } from './whatIf/whatIfView';
+import { countUnpriced } from './timeline/unpricedMarks';
 
 /** Params and result of a request to the host. */
 export type RequestParams<M extends keyof WebviewRequests> = WebviewRequests[M]['params'];
@@ -209,6 +210,11 @@ export class InspectorApp {
     this.costPanel = new CostPanel({
       pickCall: (index) => this.safely('select a call', () => this.selectCallInView(index)),
       customChanged: (custom) => this.host.setState(mergeState(this.host.getState(), { costTtl: custom })),
+      replayCustom: (custom) => {
+        const id = this.session?.id;
+        return id === undefined ? Promise.resolve(null) : this.host.request('cost/customTtl', { sessionId: id, minutes: custom.minutes, writeMultiple: custom.writeMultiple });
+      },
+      failed: (e) => this.reportError('replay your cache TTL', e),
     });
     this.buildSkeleton();
     this.watchTheme();
@@ -380,6 +386,7 @@ export class InspectorApp {
       item('subagent', 'sub-agent'),
       item('loop', 'retry loop'),
       item('miss', 'cache miss'),
+      item('unpriced', 'no price for its model'),
     ]);
   }
 
@@ -838,7 +845,7 @@ export class InspectorApp {
       subagent ||= (f & 8) !== 0;
       compaction ||= (f & 16) !== 0;
     }
-    const present: Record<string, boolean> = { failed, compaction, subagent, loop: body.analysis.loops.length > 0, miss };
+    const present: Record<string, boolean> = { failed, compaction, subagent, loop: body.analysis.loops.length > 0, miss, unpriced: this.showsUnpriced(this.legend.dataset['barView'] === 'cost', body) };
     for (const item of this.legend.querySelectorAll<HTMLElement>('[data-legend]')) item.hidden = present[item.dataset['legend'] ?? ''] === false;
   }
 
@@ -872,6 +879,11 @@ export class InspectorApp {
     this.persist();
   }
 
+  /** The "?" mark is explained where it is drawn: in the cost view of a session with calls without a price. */
+  private showsUnpriced(costView: boolean, body: SessionBody | null): boolean {
+    return costView && body !== null && countUnpriced(body.columns.cost) > 0;
+  }
+
   /** The three bar colours mean the same split in both views; only the unit changes (and the context line is tokens only). */
   private relabelLegend(view: BarView): void {
     const labels: Record<string, string> = view === 'cost' ? { cached: 'cache read $', appended: 'appended $ (writes + uncached)', output: 'output $' } : { cached: 'cached', appended: 'appended', output: 'output' };
@@ -881,6 +893,8 @@ export class InspectorApp {
     }
     const context = this.legend.querySelector<HTMLElement>('[data-legend="context"]');
     if (context) context.hidden = view === 'cost';
+    const unpriced = this.legend.querySelector<HTMLElement>('[data-legend="unpriced"]');
+    if (unpriced) unpriced.hidden = !this.showsUnpriced(view === 'cost', this.session?.body ?? null);
     this.legend.dataset['barView'] = view;
   }
 

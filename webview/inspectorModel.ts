@@ -1,6 +1,6 @@
 import type { SessionSummary } from '../src/core/analysis/sessionSummary';
 import type { CostSummary } from '../src/core/cost/costTypes';
-import type { AnalysisView, DiagnosticView, SessionCostView } from '../src/core/view/traceView';
+import type { AnalysisView, DiagnosticView, SessionCostFigures } from '../src/core/view/traceView';
 import { formatCount, formatDuration, formatUsd } from '../src/core/report/formatNumbers';
 import { shortSessionId } from '../src/core/view/sessionList';
 import { headlineGroups, readLoopSort } from './analysis/analysisModel';
@@ -12,7 +12,7 @@ import type { BarView } from './timeline/timelineModel';
 import type { CustomTtl } from './cost/costModel';
 
 /** The summary strip of a session, formatted; unknown figures read "unknown", never 0. The ratios carry their published ranges. */
-export function summaryFigures(s: SessionSummary, analysis?: AnalysisView, cost?: SessionCostView | null, whole?: WholeTraceCost | null): FigureGroup[] {
+export function summaryFigures(s: SessionSummary, analysis?: AnalysisView, cost?: SessionCostFigures | null, whole?: WholeTraceCost | null): FigureGroup[] {
   const t = s.tokens;
   return [
     {
@@ -77,7 +77,7 @@ export function wholeTraceCost(trace: { cost: CostSummary | null; sessionCount: 
 }
 
 /** The session's cost: total and by kind, then by model. Unknown is "unknown", never $0. */
-export function costGroups(cost: SessionCostView, whole: WholeTraceCost | null = null): FigureGroup[] {
+export function costGroups(cost: SessionCostFigures, whole: WholeTraceCost | null = null): FigureGroup[] {
   const c = cost.summary;
   const k = c.byKind;
   const priced = c.pricedCalls > 0;

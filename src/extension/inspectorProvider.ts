@@ -145,6 +145,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     answer('tools/rows', (p) => document.request('toolRows', p));
     answer('calls/search', (p) => document.request('search', p));
     answer('calls/usingTool', (p) => document.request('callsUsingTool', p));
+    answer('cost/customTtl', ({ sessionId, minutes, writeMultiple }) => document.request('customTtl', { sessionId, custom: { minutes, writeMultiple } }));
     panel.onDidDispose(() => {
       channel.dispose();
       for (const s of subscriptions) s.dispose();

@@ -186,6 +186,7 @@ const handlers: Handler = {
   whatIfWorkload: (s, p) => s.whatIfWorkload(p.sessionId, p.filePath, p.format),
   report: (s) => s.report(),
   problems: (s) => s.problems(),
+  customTtl: (s, p) => s.customTtl(p.sessionId, p.custom),
   setAnalysisOptions: (s, p) => {
     s.setAnalysisOptions(p.analysis);
     return null;

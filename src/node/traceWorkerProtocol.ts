@@ -1,4 +1,5 @@
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import type { CustomTtl, TtlReplay } from '../core/cost/cacheTtlWhatIf';
 import type { TraceReport } from '../core/report/traceReport';
 import type { WhatIfWorkload } from '../core/sim/whatIfWorkload';
 import type { FormatId, SourceRef } from '../core/trace/model';
@@ -81,6 +82,7 @@ export interface TraceWorkerMethods {
   whatIfWorkload: { params: { sessionId: string; filePath: string; format: FormatId | null }; result: WhatIfWorkload };
   report: { params: Record<string, never>; result: TraceReport };
   problems: { params: Record<string, never>; result: TraceProblems };
+  customTtl: { params: { sessionId: string; custom: CustomTtl }; result: TtlReplay | null };
   setAnalysisOptions: { params: { analysis: Partial<AnalysisOptions> }; result: null };
   /** New `agentTrace.prices` (the user's entries, as written): costs are priced again when next asked for, the file is not read again. */
   setPrices: { params: { prices: unknown }; result: null };

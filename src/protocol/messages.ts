@@ -1,3 +1,4 @@
+import type { TtlReplay } from '../core/cost/cacheTtlWhatIf';
 import type { CallDetail, CallRow } from '../core/view/traceView';
 import type { SessionPage } from '../core/view/sessionList';
 import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader } from '../core/view/traceService';
@@ -75,6 +76,8 @@ export interface WebviewRequests {
   'calls/search': { params: { query: string; sessionId: string | null }; result: SearchResult };
   /** The calls of a session that used one tool (the timeline's tool filter). */
   'calls/usingTool': { params: { sessionId: string; tool: string }; result: Int32Array };
+  /** The session replayed under the cache TTL the user typed (the cost panel's own row); null without prices. */
+  'cost/customTtl': { params: { sessionId: string; minutes: number; writeMultiple: number | null }; result: TtlReplay | null };
 }
 
 /** Requests the host sends and the webview answers. */

@@ -1,3 +1,4 @@
+import { MAX_CUSTOM_TTL_MIN, MAX_WRITE_MULTIPLE } from '../core/cost/cacheTtlWhatIf';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { MAX_ROWS_PER_REQUEST } from '../core/view/traceService';
@@ -60,6 +61,12 @@ export function string(value: unknown, what: string, max: number): string {
 
 export function integer(value: unknown, what: string, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) refuse(`${what} is not a whole number from 0 to ${max}`);
+  return value;
+}
+
+/** A finite number in (min, max] (or [min, max] when `zeroOk`). */
+function number(value: unknown, what: string, min: number, max: number, zeroOk = false): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value > max || value < min || (!zeroOk && value === min)) refuse(`${what} is not a number ${zeroOk ? 'from' : 'above'} ${min}${zeroOk ? ' to' : ', at most'} ${max}`);
   return value;
 }
 
@@ -198,6 +205,15 @@ export function checkRequestParams<M extends keyof WebviewRequests>(method: M, p
       }
       case 'calls/usingTool':
         return { ok: true, value: { sessionId: sessionId(p), tool: string(p['tool'], 'params.tool', MAX_ID_CHARS) } as Params<M> };
+      case 'cost/customTtl':
+        return {
+          ok: true,
+          value: {
+            sessionId: sessionId(p),
+            minutes: number(p['minutes'], 'params.minutes', 0, MAX_CUSTOM_TTL_MIN),
+            writeMultiple: p['writeMultiple'] === null ? null : number(p['writeMultiple'], 'params.writeMultiple', 0, MAX_WRITE_MULTIPLE, true),
+          } as Params<M>,
+        };
       default:
         return refuse(`unknown request ${JSON.stringify(String(method).slice(0, 64))}`);
     }

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createPriceBook } from '../../src/core/cost/priceBook';
 import { TraceService } from '../../src/core/view/traceService';
 import { fixtures, parseFile, SPOTTER } from '../support/helpers';
-import { assertClean, barPoint, inspectorSuite, results } from '../support/inspectorHarness';
+import { assertClean, barPoint, inspectorSuite, plotArea, results } from '../support/inspectorHarness';
 import type { InspectorPage, OpenOptions } from '../support/inspectorHarness';
 
 // Cost in the inspector, in real Chromium. The expected dollars are the hand-worked ones of
@@ -18,6 +19,38 @@ const TIMELINE = join(fixtures, 'canonical/ttl-timeline.trace.jsonl');
 /** The page of a trace served as the trace worker serves it, with the library's prices (or none). */
 async function view(path: string, priced = true): Promise<Pick<OpenOptions, 'trace' | 'fileName' | 'prices'>> {
   return { trace: await parseFile(path), fileName: path.split('/').pop()!, prices: priced ? createPriceBook() : null };
+}
+
+/** Switches the bars to dollars. */
+async function costView(p: InspectorPage): Promise<void> {
+  await p.page.click('#bar-view-picker');
+  await p.page.locator('#bar-view-picker li.option', { hasText: 'Cost ($)' }).click();
+  await p.page.waitForSelector('.chart-wrap[data-bar-view="cost"]');
+}
+
+/**
+ * How much of the stub's box above the axis under call `index` is one colour: 1 when
+ * nothing is drawn there (an unpriced call without a mark is an empty gap), well under 1
+ * when the hatched "?" stub is.
+ */
+async function stubUniformity(p: InspectorPage, index: number): Promise<number> {
+  const a = await plotArea(p);
+  const x = a.left + ((index + 0.5) * (a.right - a.left)) / a.count;
+  return p.page.$eval(
+    '.chart-wrap canvas',
+    (canvas, { x, bottom }) => {
+      const c = canvas as HTMLCanvasElement;
+      const scale = c.width / c.clientWidth;
+      const data = c.getContext('2d')!.getImageData(Math.round((x - 3) * scale), Math.round((bottom - 12) * scale), Math.round(6 * scale), Math.round(9 * scale)).data;
+      const counts = new Map<string, number>();
+      for (let i = 0; i < data.length; i += 4) {
+        const key = `${data[i]},${data[i + 1]},${data[i + 2]}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      return Math.max(...counts.values()) / (data.length / 4);
+    },
+    { x, bottom: a.bottom },
+  );
 }
 
 async function tooltipOf(p: InspectorPage, index: number): Promise<string> {
@@ -63,6 +96,39 @@ describe('cost in the inspector (Chromium)', () => {
     await assertClean(p);
   });
 
+  it('the cost view marks the call without a price with a hatched "?" on the axis, says whose model in its tooltip, and counts it', async () => {
+    const p = await suite.open(await view(PRICED));
+    assert.equal(await p.page.getAttribute('.chart-wrap', 'data-unpriced-glyphs'), '0');
+    await costView(p);
+    // Call 6 (glm-4.6, see the fixture's README) is the one without a price; the six others are priced.
+    assert.equal(await p.page.getAttribute('.chart-wrap', 'data-unpriced-calls'), '1');
+    assert.equal(await p.page.getAttribute('.chart-wrap', 'data-unpriced-glyphs'), '1');
+    assert.ok((await stubUniformity(p, 5)) < 0.8, 'the stub is drawn under call 6');
+    assert.match(await tooltipOf(p, 5), /Cost: unknown \(no price for model "glm-4\.6"\)/);
+    // The legend explains the mark, in the cost view only; the summary counts the call apart from the dollars.
+    assert.equal(await p.page.isVisible('[data-legend="unpriced"]'), true);
+    assert.match((await p.page.textContent('[data-legend="unpriced"]')) ?? '', /no price/);
+    assert.equal(await p.figure('costTotal'), '$0.328 + 1 unpriced');
+    await p.page.locator('.timeline').screenshot({ path: join(results, 'cost-unpriced.png') });
+    await assertClean(p);
+  });
+
+  it('a real OpenHands run on a model the price list lacks: every call marked, none drawn as $0', async () => {
+    const path = join(fixtures, 'openhands/multi_swe_bench-output.head2.jsonl');
+    // The run's model, as its raw records name it: the price library has no price for it.
+    assert.match(readFileSync(path, 'utf8'), /"model":"meta-llama\/llama-4-maverick"/);
+    const p = await suite.open(await view(path));
+    const calls = Number((await p.figure('llmCalls')).replace(/,/g, ''));
+    assert.ok(calls > 1);
+    assert.match(await p.figure('costTotal'), new RegExp(` \\+ ${calls} unpriced$`));
+    await costView(p);
+    assert.equal(await p.page.getAttribute('.chart-wrap', 'data-unpriced-calls'), String(calls));
+    assert.ok(Number(await p.page.getAttribute('.chart-wrap', 'data-unpriced-glyphs')) >= 1);
+    assert.ok((await stubUniformity(p, 0)) < 0.8, 'the first call has its stub');
+    assert.match((await p.page.textContent('.diagnostics')) ?? '', /no price for model "meta-llama\/llama-4-maverick"/);
+    await assertClean(p);
+  });
+
   it('without prices the cost view is not offered', async () => {
     const p = await suite.open(await view(PRICED, false));
     assert.equal(await p.page.isVisible('.bar-view-control'), false);
@@ -85,6 +151,8 @@ describe('cost in the inspector (Chromium)', () => {
     assert.deepEqual([hour[1], hour[2]], ['$0.063', '−8%']);
     // The default extra TTL, 30 minutes at the 1-hour price: the 40- and 90-minute gaps still
     // expire. 20,500 + 3,500 + 3,600 + (13,000×2 + 500) + 28,500 + 3,400 = 86,000 µ$, +25%.
+    // The typed TTL's row is the worker's answer (cost/customTtl): it comes a moment after the others.
+    await p.page.waitForSelector('[data-ttl-row="custom"]');
     const thirty = await cells('custom');
     assert.deepEqual([thirty[1], thirty[2]], ['$0.086', '+25%']);
     // 90 seconds: call 2's 2-minute gap now outlasts it too: $0.080525, +17%, four calls.

@@ -43,13 +43,25 @@ async function paintedPixels(web: FrameLocator): Promise<number> {
   });
 }
 
+/** Every file named `name` under `dir`, at any depth. */
+function filesNamed(dir: string, name: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesNamed(path.join(dir, e.name), name) : e.name === name ? [path.join(dir, e.name)] : []));
+}
+
+/** How many times the extension read `fileName`, as its own log says (one "read in … s in the trace worker" line per read). */
+function readsLogged(dataDir: string, fileName: string): number {
+  const line = new RegExp(`\\[info\\] ${fileName.replace(/\./g, '\\.')}: read in [\\d.]+ s in the trace worker`, 'g');
+  return filesNamed(path.join(dataDir, 'logs'), 'Agent Trace Inspector.log').reduce((n, f) => n + (fs.readFileSync(f, 'utf8').match(line)?.length ?? 0), 0);
+}
+
 async function screenshot(page: Page, name: string): Promise<void> {
   await page.waitForTimeout(600); // notifications and chart animations settle
   await page.screenshot({ path: path.join(shots, name) });
 }
 
 describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () => {
-  let cs: { url: string; stop: () => Promise<void> };
+  let cs: { url: string; dir: string; stop: () => Promise<void> };
   let browser: { page: Page; close: () => Promise<void> };
   let workspace: string;
   let s: Session;
@@ -266,6 +278,43 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     assert.ok(b0 - 1 <= x74 && x74 <= b1 + 1, `the brush (${b0}–${b1}) covers call 75 at x=${x74.toFixed(0)}`);
     await web.locator('.details h3', { hasText: 'Call 75 of 149' }).waitFor({ timeout: 10_000 });
     await screenshot(s.page, 'e2e-timeline-search.png');
+  });
+
+  it('switching sessions and toggling Show cached do not read the file again; choosing a format does', async () => {
+    const name = 'claude-code-sessions.trace.jsonl';
+    const dataDir = path.join(cs.dir, 'data');
+    const before = readsLogged(dataDir, name);
+    await quickOpen(s.page, name);
+    const web = s.web();
+    assert.equal(await figure(web, 'llmCalls'), '48');
+    const reads = async (n: number): Promise<void> => {
+      for (let i = 0; i < 100 && readsLogged(dataDir, name) - before < n; i++) await s.page.waitForTimeout(100);
+      assert.equal(readsLogged(dataDir, name) - before, n);
+    };
+    await reads(1);
+    // The sample's three sessions: the spotter part (48 calls), its compaction agent, the M-Claude session (41 calls).
+    await web.locator('#session-picker').click();
+    await web.locator('#session-picker li.option', { hasText: 'e5821007' }).click();
+    await web.locator('[data-figure="llmCalls"]', { hasText: /^41$/ }).waitFor();
+    await web.locator('.chart-wrap canvas').first().waitFor();
+    await web.locator('#session-picker').click();
+    await web.locator('#session-picker li.option', { hasText: 'acompact' }).click();
+    await web.locator('[data-figure="llmCalls"]', { hasText: /^1$/ }).waitFor();
+    await web.locator('#session-picker').click();
+    await web.locator('#session-picker li.option', { hasText: 'e5821007' }).click();
+    await web.locator('[data-figure="llmCalls"]', { hasText: /^41$/ }).waitFor();
+    // Show cached off and on: the legend follows.
+    await web.locator('vscode-checkbox', { hasText: 'Show cached' }).click();
+    await web.locator('.timeline-head > .legend.cached-hidden').waitFor();
+    await web.locator('vscode-checkbox', { hasText: 'Show cached' }).click();
+    await web.locator('.timeline-head > .legend.cached-hidden').waitFor({ state: 'detached' });
+    // The log is written a moment after a read: give a read that should not have happened time to show.
+    await s.page.waitForTimeout(1500);
+    await reads(1);
+    // The counter can move: choosing a format reads the file again.
+    await web.locator('#format-picker').click();
+    await web.locator('#format-picker li.option', { hasText: 'Claude Code session log' }).click();
+    await reads(2);
   });
 
   it('reopens as text with "Show Trace Source" and goes back with "Open in Agent Trace Inspector"', async () => {

@@ -221,6 +221,8 @@ export async function openInspector(browser: Browser, origin: string, options: O
         return service.search(params['query'] as string, (params['sessionId'] as string | null) ?? null);
       case 'calls/usingTool':
         return service.callsUsingTool(sessionId, params['tool'] as string);
+      case 'cost/customTtl':
+        return service.customTtl(sessionId, { minutes: params['minutes'] as number, writeMultiple: params['writeMultiple'] as number | null });
     }
     return new Error(`no handler for ${String(method)}`);
   };

@@ -1,7 +1,10 @@
 import type { IdealTtlCurve } from '../../src/core/analysis/idealTtlCache';
 import { TRACELAB_PUBLISHED } from '../../src/core/analysis/idealTtlCache';
-import { defaultWritePrice, FIVE_MINUTES_MS, ONE_HOUR_MS, replayTtl } from '../../src/core/cost/cacheTtlWhatIf';
-import type { TtlCall, TtlReplay, TtlWhatIf } from '../../src/core/cost/cacheTtlWhatIf';
+import { FIVE_MINUTES_MS, MAX_CUSTOM_TTL_MIN, MAX_WRITE_MULTIPLE, ONE_HOUR_MS } from '../../src/core/cost/cacheTtlWhatIf';
+import type { TtlReplay, TtlWhatIf } from '../../src/core/cost/cacheTtlWhatIf';
+// The panel's own replay is the worker's (TraceService.customTtl); re-exported for the page and its tests.
+export { customReplay, MAX_CUSTOM_TTL_MIN } from '../../src/core/cost/cacheTtlWhatIf';
+export type { CustomTtl } from '../../src/core/cost/cacheTtlWhatIf';
 import { formatCount, formatPercent, formatRatio, formatSignedPercent, formatTtl, formatUsd } from '../../src/core/report/formatNumbers';
 
 // The cost panel's figures as strings, pure so unit tests read them without a page: the
@@ -10,13 +13,6 @@ import { formatCount, formatPercent, formatRatio, formatSignedPercent, formatTtl
 
 /** The TTL the panel offers first, and the bounds of what the user may type. */
 export const DEFAULT_CUSTOM_TTL_MIN = 30;
-export const MAX_CUSTOM_TTL_MIN = 7 * 24 * 60;
-
-/** The user's extra TTL: minutes, and the write price as a multiple of the input price (null: the provider TTL that covers it). */
-export interface CustomTtl {
-  minutes: number;
-  writeMultiple: number | null;
-}
 
 /** Reads a typed number of minutes, or says what is wrong with it. */
 export function parseTtlMinutes(text: string): number | string {
@@ -32,13 +28,8 @@ export function parseWriteMultiple(text: string): number | null | string {
   if (text.trim() === '') return null;
   const v = Number(text.trim());
   if (!Number.isFinite(v) || v < 0) return 'Type a multiple of the input price (1.25, 2), or leave it empty.';
+  if (v > MAX_WRITE_MULTIPLE) return `At most ${formatCount(MAX_WRITE_MULTIPLE)}× the input price.`;
   return v;
-}
-
-/** Replays the session under the user's TTL. */
-export function customReplay(calls: readonly TtlCall[], what: TtlWhatIf, custom: CustomTtl): TtlReplay {
-  const ttlMs = custom.minutes * 60_000;
-  return replayTtl(calls, { ttlMs, write: custom.writeMultiple === null ? defaultWritePrice(ttlMs) : { inputMultiple: custom.writeMultiple } }, { ttlMs: what.actualTtlMs });
 }
 
 /** One row of the TTL table. */

@@ -1,8 +1,9 @@
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
-import type { AnalysisView, SessionCostView } from '../../src/core/view/traceView';
+import type { TtlReplay } from '../../src/core/cost/cacheTtlWhatIf';
+import type { AnalysisView, SessionCostFigures } from '../../src/core/view/traceView';
 import { el, replaceChildren, table } from '../shared/dom';
-import { customReplay, DEFAULT_CUSTOM_TTL_MIN, idealRows, idealSummary, parseTtlMinutes, parseWriteMultiple, ttlBasisText, ttlRows } from './costModel';
+import { DEFAULT_CUSTOM_TTL_MIN, idealRows, idealSummary, parseTtlMinutes, parseWriteMultiple, ttlBasisText, ttlRows } from './costModel';
 import type { CustomTtl, TtlRow } from './costModel';
 
 /** What the cost panel asks of the page around it. */
@@ -11,12 +12,16 @@ export interface CostPanelHost {
   pickCall(index: number): void;
   /** The user changed the extra TTL: the app stores it with the webview state. */
   customChanged(custom: CustomTtl): void;
+  /** The shown session replayed under the user's TTL, by whoever holds its calls (the trace worker); null without prices. */
+  replayCustom(custom: CustomTtl): Promise<TtlReplay | null>;
+  /** A replay that could not be had, to be said. */
+  failed(e: unknown): void;
 }
 
 /** What the panel draws of a session: how many calls, its cost and TTL replays, its ideal-cache curve (with the analyses). */
 export interface CostPanelSession {
   callCount: number;
-  cost: SessionCostView | null;
+  cost: SessionCostFigures | null;
   idealCache: AnalysisView['idealCache'] | null;
 }
 
@@ -25,7 +30,7 @@ const CALLS_LISTED = 12;
 
 /**
  * The "Cost and cache TTL" panel: the session replayed under the provider's 5-minute and
- * 1-hour TTLs and one the user types (replayed here, from the rates the host sent), and
+ * 1-hour TTLs and one the user types (replayed by the trace worker, which holds the calls), and
  * the session in an ideal idle-TTL cache beside TraceLab's published figures. Trace text
  * never reaches it as HTML: every string goes in through textContent.
  */
@@ -37,6 +42,10 @@ export class CostPanel {
   private readonly body = el('div', { className: 'cost-body' });
   private session: CostPanelSession | null = null;
   private custom: CustomTtl = { minutes: DEFAULT_CUSTOM_TTL_MIN, writeMultiple: null };
+  /** The last replay of the user's TTL, for which session and TTL. */
+  private customRow: { session: CostPanelSession; custom: CustomTtl; replay: TtlReplay | null } | null = null;
+  /** Counts replays asked for: an answer to an older one is dropped. */
+  private asked = 0;
 
   constructor(private readonly host: CostPanelHost) {
     this.minutes.id = 'cost-ttl-minutes';
@@ -97,14 +106,31 @@ export class CostPanel {
     if (what.actualUsd === null) {
       return [el('p', { className: 'muted', data: { ttlSentence: '' }, text: 'The cache TTL what-if needs priced calls, and no call of this session has a price (see Diagnostics, or add one with the agentTrace.prices setting).' })];
     }
-    const custom = customReplay(cost.ttlCalls, what, this.custom);
-    const rows = ttlRows(what, custom).map((r) => this.ttlRow(r));
+    // The user's row comes from the worker (it holds the calls); until it answers, the provider's two rows show alone.
+    const known = this.customRow !== null && this.customRow.session === session && this.customRow.custom === this.custom;
+    if (!known) this.askReplay(session);
+    const rows = ttlRows(what, known ? this.customRow!.replay : null).map((r) => this.ttlRow(r));
     return [
       el('p', { className: 'ttl-sentence', text: what.sentence ?? '', data: { ttlSentence: '' } }),
       el('p', { className: 'muted', text: ttlBasisText(what) }),
       el('div', { className: 'table-wrap' }, [table('ttl-table', 'The session replayed under other cache TTLs', ['TTL', 'Write price', 'Cost', 'Against the log', 'Found the cache expired', 'Written again'], rows, 2)]),
       controls,
     ];
+  }
+
+  private askReplay(session: CostPanelSession): void {
+    const custom = this.custom;
+    const ask = ++this.asked;
+    this.host.replayCustom(custom).then(
+      (replay) => {
+        if (ask !== this.asked || this.session !== session || this.custom !== custom) return;
+        this.customRow = { session, custom, replay };
+        this.render(session);
+      },
+      (e: unknown) => {
+        if (ask === this.asked) this.host.failed(e);
+      },
+    );
   }
 
   private ttlRow(r: TtlRow): HTMLTableRowElement {

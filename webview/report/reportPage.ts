@@ -33,6 +33,7 @@ function requestHandlers(service: ViewTraceService): { [M in keyof WebviewReques
     'tools/rows': (p) => service.toolRows(p.sessionId, p.from, p.count),
     'calls/search': (p) => service.search(p.query, p.sessionId),
     'calls/usingTool': (p) => service.callsUsingTool(p.sessionId, p.tool),
+    'cost/customTtl': (p) => service.customTtl(p.sessionId, { minutes: p.minutes, writeMultiple: p.writeMultiple }),
     'whatif/workload': () => {
       throw new Error('a report runs no simulator');
     },

@@ -16,6 +16,7 @@ import type { BarView } from './timelineModel';
 import { clampWindow, fitAll, panBy, visibleSlots, zoomAround } from './viewWindow';
 import type { ViewWindow } from './viewWindow';
 import { capture, release } from '../shared/pointer';
+import { paintUnpriced, unpricedGroups } from './unpricedMarks';
 
 // Only the scales: the bars, the context line and every mark are painted by this file's
 // plugin, one fillRect per bin, because chart.js bar elements cost tens of milliseconds
@@ -734,6 +735,10 @@ export class TimelineChart {
       }
     }
     this.wrapper.dataset['missGlyphs'] = String(misses.length);
+    // The cost view's calls without a price: a "?" stub on the axis, not an empty gap that reads as $0.
+    const unpriced = this.barView === 'cost' ? unpricedGroups(d, first, end, center, MARK_GAP_PX) : [];
+    paintUnpriced(ctx, unpriced, y.getPixelForValue(0), p);
+    this.wrapper.dataset['unpricedGlyphs'] = String(unpriced.length);
     this.paintMarkers(chart);
     this.paintBandLabels(chart);
     // The selected call, outlined.

@@ -96,6 +96,9 @@ export function binLines(s: RunStats, view: BarView = 'tokens'): string[] {
     view === 'cost'
       ? [`Cache read: ${statsText(s.cached, view)}`, `Appended (writes + uncached): ${statsText(s.appended, view)}`, `Output: ${statsText(s.output, view)}`]
       : [`Input: ${statsText(s.input)}`, `Cached: ${statsText(s.cached)}`, `Appended: ${statsText(s.appended)}`, `Output: ${statsText(s.output)}`];
+  // In the cost view a call without a price has no dollars: the figures above leave it out, this says how many.
+  const unpriced = view === 'cost' ? s.calls - s.output.known : 0;
+  if (unpriced > 0) lines.push(`No price for ${formatCount(unpriced)} ${unpriced === 1 ? 'call' : 'calls'} (their model is not in the price list): left out of the dollars`);
   if (s.failed > 0) lines.push(`Failed tool calls in ${formatCount(s.failed)} ${s.failed === 1 ? 'call' : 'calls'}`);
   if (s.misses > 0) lines.push(`Cache misses: ${formatCount(s.misses)}`);
   if (s.loopAttempts > 0) lines.push(`Retry-loop attempts in ${formatCount(s.loopAttempts)} ${s.loopAttempts === 1 ? 'call' : 'calls'}`);

@@ -23,6 +23,7 @@ import { TimelineChart } from './timelineChart';
 import type { BarView } from './timelineModel';
 import { centerOn, clampWindow, ensureVisible, fitAll, pageBy, showsAll, visibleSlots, windowAround, zoomAround } from './viewWindow';
 import type { ViewWindow } from './viewWindow';
+import { countUnpriced } from './unpricedMarks';
 
 /** A session as the timeline draws it. */
 export interface TimelineSession {
@@ -261,10 +262,8 @@ export class TimelinePanel {
       delete this.chartWrap.dataset['unpricedCalls'];
       return columns;
     }
-    // A call without a price has no dollar bar (NaN, never $0): counted here, said in its tooltip.
-    let unpriced = 0;
-    for (let i = 0; i < columns.cost.output.length; i++) if (Number.isNaN(columns.cost.output[i]!)) unpriced += 1;
-    this.chartWrap.dataset['unpricedCalls'] = String(unpriced);
+    // A call without a price has no dollar bar (NaN, never $0): counted here, marked "?" by the chart, said in its tooltip.
+    this.chartWrap.dataset['unpricedCalls'] = String(countUnpriced(columns.cost));
     const noContext = new Float64Array(columns.input.length).fill(Number.NaN);
     return { ...columns, cached: columns.cost.cached, appended: columns.cost.appended, output: columns.cost.output, input: noContext };
   }

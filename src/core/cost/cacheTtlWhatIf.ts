@@ -201,6 +201,23 @@ export function replayTtl(calls: readonly TtlCall[], option: TtlOption, actual: 
   };
 }
 
+/** The longest TTL a user may replay (a week), in minutes. */
+export const MAX_CUSTOM_TTL_MIN = 7 * 24 * 60;
+/** The dearest write price a user may type, as a multiple of the input price. */
+export const MAX_WRITE_MULTIPLE = 1000;
+
+/** A TTL the user types: minutes, and the write price as a multiple of the input price (null: the provider TTL that covers it). */
+export interface CustomTtl {
+  minutes: number;
+  writeMultiple: number | null;
+}
+
+/** Replays the session under the user's TTL, against the TTL it ran with. */
+export function customReplay(calls: readonly TtlCall[], what: Pick<TtlWhatIf, 'actualTtlMs'>, custom: CustomTtl): TtlReplay {
+  const ttlMs = custom.minutes * 60_000;
+  return replayTtl(calls, { ttlMs, write: custom.writeMultiple === null ? defaultWritePrice(ttlMs) : { inputMultiple: custom.writeMultiple } }, { ttlMs: what.actualTtlMs });
+}
+
 /** The replays for 5 minutes, 1 hour and an optional custom TTL, with the sentence. */
 export function cacheTtlWhatIf(calls: readonly TtlCall[], custom: TtlOption | null = null): TtlWhatIf {
   const actual = observedTtl(calls);

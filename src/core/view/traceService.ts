@@ -18,8 +18,10 @@ import { sessionLabel, sessionTreeOrder } from './sessionList';
 import type { SessionEntry, SessionPage } from './sessionList';
 import { buildTimelineColumns, markSubagentStarts } from './timelineColumns';
 import type { TimelineColumns } from './timelineColumns';
-import { analysisView, callMarks, childrenByParent, eventMarks, formatChoices, row, sessionCostView, subagentLinks, toolDetail } from './traceView';
-import type { CallDetail, CallMarks, CallRow, CompactionMark, EventMark, SessionCostView, SessionHead, SubagentLink, TraceView } from './traceView';
+import { analysisView, callMarks, childrenByParent, costFigures, eventMarks, formatChoices, row, sessionCostView, subagentLinks, toolDetail } from './traceView';
+import type { CallDetail, CallMarks, CallRow, CompactionMark, EventMark, SessionCostFigures, SessionCostView, SessionHead, SubagentLink, TraceView } from './traceView';
+import { customReplay } from '../cost/cacheTtlWhatIf';
+import type { CustomTtl, TtlReplay } from '../cost/cacheTtlWhatIf';
 
 // What the inspector page asks about a trace, answered from the parsed model where it
 // lives (the extension's parse worker, or a test in Node): the page gets what it draws
@@ -46,8 +48,8 @@ export interface SessionIntro {
   /** Failed API requests, grouped by the call they came before. */
   events: EventMark[];
   subagents: SubagentLink[];
-  /** The session's cost and cache TTL what-if; null without prices. */
-  cost: SessionCostView | null;
+  /** The session's cost and cache TTL what-if (figures only: the page asks for a TTL the user types); null without prices. */
+  cost: SessionCostFigures | null;
 }
 
 /** A tool name of a session with how often it was called, for the timeline's filter. */
@@ -236,6 +238,8 @@ interface SessionCache {
   analysis?: SessionAnalysis;
   marks?: CallMarks;
   tools?: { call: number; tool: Session['calls'][number]['toolCalls'][number] }[];
+  /** The cost view with its replay input, for the current prices. */
+  cost?: SessionCostView;
 }
 
 /**
@@ -275,6 +279,7 @@ export class TraceService {
   setPrices(prices: PriceBook | null): void {
     this.prices = prices;
     this.priced = null;
+    for (const c of this.cache.values()) delete c.cost;
   }
 
   private traceCost(): TraceCost | null {
@@ -387,10 +392,26 @@ export class TraceService {
       events: eventMarks(session),
       subagents: this.subagents(session),
       cost: (() => {
-        const cost = this.sessionCost(session);
-        return cost ? sessionCostView(session, cost) : null;
+        const view = this.costView(session);
+        return view ? costFigures(view) : null;
       })(),
     };
+  }
+
+  private costView(session: Session): SessionCostView | null {
+    const c = this.entry(session.id);
+    if (c.cost) return c.cost;
+    const cost = this.sessionCost(session);
+    if (!cost) return null;
+    c.cost = sessionCostView(session, cost);
+    return c.cost;
+  }
+
+  /** The session replayed under a TTL the user typed (the cost panel's own row); null without prices. */
+  customTtl(id: string, custom: CustomTtl): TtlReplay | null {
+    const session = this.byId.get(id);
+    const view = session ? this.costView(session) : null;
+    return view ? customReplay(view.ttlCalls, view.ttl, custom) : null;
   }
 
   /** The analyses and the timeline columns of a session. */

@@ -69,6 +69,18 @@ export interface SessionCostView {
   ttlCalls: TtlCall[];
 }
 
+/**
+ * A session's cost as the inspector's summary and cost panel show it: the figures, without
+ * the per-call replay input (a million calls of it would be hundreds of MB in one
+ * message); a TTL the user types is replayed where the calls are (TraceService.customTtl).
+ */
+export type SessionCostFigures = Omit<SessionCostView, 'ttlCalls'>;
+
+/** The figures of a cost view, without its replay input. */
+export function costFigures(view: SessionCostView): SessionCostFigures {
+  return { summary: view.summary, reportedUsd: view.reportedUsd, notes: view.notes, ttl: view.ttl };
+}
+
 /** A sub-agent as the parent's timeline marks it. */
 export interface SubagentLink {
   sessionId: string;
@@ -106,11 +118,13 @@ export interface SessionHead {
   subagents: SubagentLink[];
   analysis: AnalysisView;
   /** Null when the view was built without prices. */
-  cost: SessionCostView | null;
+  cost: SessionCostFigures | null;
 }
 
 /** Everything the timeline needs for one session, sent up front. */
 export interface SessionView extends SessionHead {
+  /** With the replay input: a built view (the HTML report) replays a typed TTL itself. */
+  cost: SessionCostView | null;
   calls: CallRow[];
 }
 

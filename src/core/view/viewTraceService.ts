@@ -5,7 +5,10 @@ import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader 
 import { MAX_ROWS_PER_REQUEST, MAX_SEARCH_HITS, searchCalls, sessionPage, toolCallRow } from './traceService';
 import type { SearchableCall } from './traceService';
 import { timelineColumnsOfRows } from './timelineColumns';
+import { customReplay } from '../cost/cacheTtlWhatIf';
+import type { CustomTtl, TtlReplay } from '../cost/cacheTtlWhatIf';
 import type { CallDetail, CallRow, SessionView, TraceView } from './traceView';
+import { costFigures } from './traceView';
 
 /**
  * The inspector page's requests answered from a built view instead of a model: the
@@ -64,7 +67,13 @@ export class ViewTraceService {
   intro(id: string): SessionIntro | null {
     const s = this.byId.get(id)?.view;
     if (!s) return null;
-    return { summary: s.summary, compactions: s.compactions, events: s.events, subagents: s.subagents, cost: s.cost };
+    return { summary: s.summary, compactions: s.compactions, events: s.events, subagents: s.subagents, cost: s.cost ? costFigures(s.cost) : null };
+  }
+
+  /** The session replayed under a TTL the user typed, from the replay input the view keeps; null without prices. */
+  customTtl(id: string, custom: CustomTtl): TtlReplay | null {
+    const cost = this.byId.get(id)?.view.cost;
+    return cost ? customReplay(cost.ttlCalls, cost.ttl, custom) : null;
   }
 
   body(id: string): SessionBody | null {

@@ -132,6 +132,8 @@ describe('checkRequestParams: what the page asks to draw (issue 15)', () => {
     ok('calls/search', { query: 'String to replace not found', sessionId: 's' });
     ok('calls/search', { query: 'npm test', sessionId: null });
     ok('calls/usingTool', { sessionId: 's', tool: 'Bash' });
+    ok('cost/customTtl', { sessionId: 's', minutes: 1.5, writeMultiple: null });
+    ok('cost/customTtl', { sessionId: 's', minutes: 10_080, writeMultiple: 0 });
   });
 
   it('refuses paths, wrong types, values out of range and missing fields', () => {
@@ -152,6 +154,13 @@ describe('checkRequestParams: what the page asks to draw (issue 15)', () => {
     no('calls/search', { query: 'x'.repeat(100_000), sessionId: null }, /longer than 1000/);
     no('calls/usingTool', { sessionId: 's', tool: ['Bash'] }, /tool is not a string/);
     no('calls/usingTool', { sessionId: 's' }, /tool is not a string/);
+    // A typed TTL: more than 0 minutes and at most a week; a write price from 0 to 1,000× the input price, or null.
+    no('cost/customTtl', { sessionId: 's', minutes: 0, writeMultiple: null }, /minutes is not a number above 0/);
+    no('cost/customTtl', { sessionId: 's', minutes: 10_081, writeMultiple: null }, /minutes/);
+    no('cost/customTtl', { sessionId: 's', minutes: Infinity, writeMultiple: null }, /minutes/);
+    no('cost/customTtl', { sessionId: 's', minutes: '30', writeMultiple: null }, /minutes/);
+    no('cost/customTtl', { sessionId: 's', minutes: 30, writeMultiple: -1 }, /writeMultiple is not a number from 0 to 1000/);
+    no('cost/customTtl', { sessionId: 's', minutes: 30 }, /writeMultiple/);
     for (const method of ['session/intro', 'calls/rows', 'calls/search'] as const) no(method, null, /params is not an object/);
   });
 });

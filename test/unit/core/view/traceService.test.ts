@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { CALL_FLAG } from '../../../../src/core/view/timelineColumns';
 import { MAX_SEARCH_HITS, TraceService } from '../../../../src/core/view/traceService';
-import { EDIT_LOOP, parseFile, parseText, SPOTTER } from '../../../support/helpers';
+import { createPriceBook } from '../../../../src/core/cost/priceBook';
+import { EDIT_LOOP, fixtures, parseFile, parseText, SPOTTER } from '../../../support/helpers';
 
 // Expected figures come from reading the fixtures (by hand, or with the small raw-JSON
 // walk below, which does not use the reader), never from the service's own output.
@@ -151,5 +152,31 @@ describe('TraceService problems and bad input', () => {
     const r = service.search('boom', null);
     assert.equal(r.total, n);
     assert.equal(r.hits.length, MAX_SEARCH_HITS);
+  });
+});
+
+describe('TraceService: the cost panel gets figures, and a typed TTL is replayed in the worker', async () => {
+  // The gapped Haiku session of test/unit/core/cost/handWorkedTtl.test.ts: $0.069025 as
+  // logged; under a 2-hour TTL at 3× the input price no gap expires and it costs $0.053.
+  const parsed = await parseFile(`${fixtures}/canonical/ttl-timeline.trace.jsonl`);
+  const service = new TraceService(parsed, { fileName: 'ttl-timeline.trace.jsonl', formatChosen: false, analysis: {}, prices: createPriceBook() });
+  const id = parsed.model.sessions[0]!.id;
+
+  it('the intro carries no per-call replay input (it would be hundreds of MB at a million calls)', () => {
+    const cost = service.intro(id)!.cost!;
+    assert.equal('ttlCalls' in cost, false);
+    assert.equal(cost.ttl.pricedCalls, 6);
+  });
+
+  it('customTtl replays the typed TTL: 2 h at 3× the input price costs $0.053, no call finds the cache expired', () => {
+    const replay = service.customTtl(id, { minutes: 120, writeMultiple: 3 })!;
+    assert.equal(Math.round(replay.costUsd! * 1e6), 53_000);
+    assert.deepEqual(replay.expiredCalls, []);
+    assert.equal(service.customTtl('no such session', { minutes: 120, writeMultiple: 3 }), null);
+  });
+
+  it('without prices there is nothing to replay', () => {
+    const unpriced = new TraceService(parsed, { fileName: 'x', formatChosen: false, analysis: {} });
+    assert.equal(unpriced.customTtl(id, { minutes: 120, writeMultiple: 3 }), null);
   });
 });
