@@ -368,7 +368,9 @@ describe('parse threads for a sync', () => {
     assert.equal(parseThreadsFor(files(3, 100), 2, 0), 0, 'three files');
     assert.equal(parseThreadsFor(files(100, 0.1), 2, 0), 0, '10 MB in all');
     assert.equal(parseThreadsFor(files(100, 5), 2, 0.3), 2, 'a quiet 2-core machine');
-    assert.equal(parseThreadsFor(files(100, 5), 2, 1.2), 1, 'one core busy');
+    assert.equal(parseThreadsFor(files(100, 5), 2, 1.2), 2, 'below saturation: every core');
+    assert.equal(parseThreadsFor(files(100, 5), 2, 2), 0, 'saturated');
+    assert.equal(parseThreadsFor(files(100, 5), 1, 0), 0, 'one core: the index worker reads');
     assert.equal(parseThreadsFor(files(100, 5), 2, 15), 0, 'every core busy');
     assert.equal(parseThreadsFor(files(100, 5), 16, 0), 4, 'at most 4');
   });
