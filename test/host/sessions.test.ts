@@ -10,6 +10,7 @@ import type { SessionsTreeNode } from '../../src/extension/sessions/sessionsTree
 import { payloadClaudeLog } from '../support/hostileCorpus';
 import { startLiveSession } from '../support/liveSession.mjs';
 import { assertInert } from './inert';
+import { waitFor as pollFor } from './waitFor';
 
 // The Agent Sessions view, its commands and the status bar inside the real extension host,
 // over the fake home of test/support/fakeHome.mjs (real Claude Code and Codex sessions; the
@@ -21,15 +22,8 @@ import { assertInert } from './inert';
 const root = (): string => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
 const home = (): string => path.join(root(), 'home');
 
-async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** The shared poll, with the longer wait a first index of the fake home needs. */
+const waitFor = <T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> => pollFor(what, probe, timeoutMs);
 
 let api: AgentTraceApi;
 

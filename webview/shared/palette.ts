@@ -167,3 +167,21 @@ export function annotationLabelStyle(p: Palette, color: string): {
     padding: { x: 4, y: 2 },
   };
 }
+
+/** Diagonal stripes as a repeating pattern: a square tile of `size` px with one stripe across its corners, so tiles join into continuous diagonals (one fill per shape instead of a line per stripe and a clip). */
+export function diagonalHatch(ctx: CanvasRenderingContext2D, size: number, background: string, stripe: string): CanvasPattern | null {
+  const tile = document.createElement('canvas');
+  tile.width = size;
+  tile.height = size;
+  const t = tile.getContext('2d');
+  if (!t) return null;
+  t.fillStyle = background;
+  t.fillRect(0, 0, size, size);
+  t.strokeStyle = stripe;
+  t.lineWidth = 1;
+  t.beginPath();
+  t.moveTo(-1, size + 1);
+  t.lineTo(size + 1, -1);
+  t.stroke();
+  return ctx.createPattern(tile, 'repeat');
+}

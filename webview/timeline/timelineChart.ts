@@ -6,7 +6,7 @@ import type { CallRow, LoopView } from '../../src/core/view/traceView';
 import { analysisTooltipLines } from '../analysis/analysisModel';
 import { writePlotArea } from '../shared/chartParts';
 import type { Palette } from '../shared/palette';
-import { mixOver, withAlpha } from '../shared/palette';
+import { diagonalHatch, mixOver, withAlpha } from '../shared/palette';
 import { axisMaxima, binCalls, binOfSlot, callAt, runStats, slotCount, slotOf } from './bins';
 import type { Bins, TimelineData } from './bins';
 import { groupMarks, loopSlots, lowerBound, markedSlots, mergeLabels } from './marks';
@@ -870,22 +870,8 @@ export class TimelineChart {
     const p = this.palette;
     const key = `${p.loop}|${p.background}|${p.highContrast}`;
     if (this.hatchPattern && this.hatchKey === key) return this.hatchPattern;
-    const tile = document.createElement('canvas');
-    tile.width = 7;
-    tile.height = 7;
-    const t = tile.getContext('2d');
-    if (!t) return null;
     // The band's own colour under opaque stripes: the pattern fill needs no blending.
-    t.fillStyle = mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background);
-    t.fillRect(0, 0, 7, 7);
-    t.strokeStyle = mixOver(p.loop, p.highContrast ? 0.55 : 0.3, p.background);
-    t.lineWidth = 1;
-    t.beginPath();
-    // One stripe per tile, drawn across its corners so tiles join into continuous diagonals.
-    t.moveTo(-1, 8);
-    t.lineTo(8, -1);
-    t.stroke();
-    this.hatchPattern = ctx.createPattern(tile, 'repeat');
+    this.hatchPattern = diagonalHatch(ctx, 7, mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background), mixOver(p.loop, p.highContrast ? 0.55 : 0.3, p.background));
     this.hatchKey = key;
     return this.hatchPattern;
   }

@@ -1,7 +1,7 @@
 import { formatCompact } from '../../src/core/report/formatNumbers';
 import type { CostColumns } from '../../src/core/view/timelineColumns';
 import type { Palette } from '../shared/palette';
-import { mixOver } from '../shared/palette';
+import { diagonalHatch, mixOver } from '../shared/palette';
 import type { TimelineData } from './bins';
 import { callAt, slotCount } from './bins';
 import { groupMarks } from './marks';
@@ -42,20 +42,7 @@ export function unpricedGroups(d: TimelineData, first: number, end: number, pixe
 
 /** A diagonal hatch in the muted colour, as a pattern (one fill per stub). */
 function hatchOf(ctx: CanvasRenderingContext2D, p: Palette): CanvasPattern | string {
-  const tile = document.createElement('canvas');
-  tile.width = 5;
-  tile.height = 5;
-  const t = tile.getContext('2d');
-  if (!t) return mixOver(p.muted, 0.3, p.background);
-  t.fillStyle = p.background;
-  t.fillRect(0, 0, 5, 5);
-  t.strokeStyle = mixOver(p.muted, p.highContrast ? 0.9 : 0.6, p.background);
-  t.lineWidth = 1;
-  t.beginPath();
-  t.moveTo(-1, 6);
-  t.lineTo(6, -1);
-  t.stroke();
-  return ctx.createPattern(tile, 'repeat') ?? mixOver(p.muted, 0.3, p.background);
+  return diagonalHatch(ctx, 5, p.background, mixOver(p.muted, p.highContrast ? 0.9 : 0.6, p.background)) ?? mixOver(p.muted, 0.3, p.background);
 }
 
 /**

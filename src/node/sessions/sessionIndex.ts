@@ -4,6 +4,7 @@ import type { SessionRow } from '../../core/sessions/sessionQuery';
 import type { CallRecord, IndexedSession, SessionRecord } from '../../core/sessions/sessionRecord';
 import { isBusy, openDatabase } from './sqlite';
 import type { Database } from './sqlite';
+import { LIVE_WINDOW_MS } from '../../protocol/messages';
 
 /**
  * The persistent index of local agent sessions: one SQLite file (node-sqlite3-wasm) in
@@ -17,8 +18,6 @@ import type { Database } from './sqlite';
  */
 export const SCHEMA_VERSION = 2;
 
-/** A session counts as live while its file grew within this long. */
-export const LIVE_WINDOW_MS = 2 * 60_000;
 
 /** What the index remembers of one companion file (a sub-agent log). */
 export interface CompanionState {
