@@ -81,12 +81,11 @@ export function ttlCalls(session: Session, cost: SessionCost): TtlCall[] {
   let previous: LlmCall | null = null;
   return session.calls.map((call, i) => {
     const split = pricedTokens(call);
-    const callCost = cost.calls[i]!;
+    const rates = cost.calls.ratesOf(i);
     const tokens: PricedTokens = 'missing' in split ? { uncached: 0, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, output: 0 } : { ...split.tokens };
     // Automatic caching (OpenAI, DeepSeek): nothing is "written" in the log and writing has no price of its own, so
     // the whole prompt is cached for the next call. A log that only leaves the writes out (a provider with a write
     // price) keeps its uncached tokens uncached.
-    const rates = callCost.rates;
     const automaticCaching = call.tokens.cacheWrite === null && (rates === null || rates.cacheWrite5m === rates.input);
     if (automaticCaching) {
       tokens.cacheWrite5m += tokens.uncached;
@@ -103,8 +102,8 @@ export function ttlCalls(session: Session, cost: SessionCost): TtlCall[] {
       tokens,
       cacheable: tokens.cacheRead + tokens.cacheWrite5m + tokens.cacheWrite1h,
       automaticCaching,
-      rates: callCost.rates,
-      actualUsd: callCost.usd,
+      rates,
+      actualUsd: cost.calls.usdOf(i),
     };
   });
 }

@@ -257,7 +257,7 @@ export function callMarks(analysis: SessionAnalysis): CallMarks {
 }
 
 function callCostView(cost: SessionCost | null, index: number): CallCostView | null {
-  const c = cost?.calls[index];
+  const c = cost?.calls.at(index);
   return c ? { usd: c.usd, byKind: c.byKind, priceId: c.priceId, unpriced: c.unpriced, notes: c.notes } : null;
 }
 

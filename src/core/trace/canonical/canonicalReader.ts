@@ -6,6 +6,13 @@ import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { CANONICAL_VERSION } from './canonicalFormat';
 
+/**
+ * The tool calls of a call that has none: one array for all of them (a million calls
+ * without tools held a million empty arrays). Frozen, so a push on it fails loudly; the
+ * reader replaces it when a call's first tool call comes.
+ */
+const NO_TOOL_CALLS: ToolCall[] = Object.freeze([]) as unknown as ToolCall[];
+
 /** Owned by CanonicalReader: one session being filled, plus id lookups. */
 interface SessionState {
   session: Session;
@@ -25,6 +32,20 @@ export class CanonicalReader implements RecordReader {
   private readonly diagnostics: Diagnostic[] = [];
   private readonly skipped: Record<string, number> = emptyRecord();
   private sawHeader = false;
+  /**
+   * One copy of each model name, service tier, region, tool name, file, command and error
+   * text: a long session repeats them on every call, and JSON.parse makes a new string each
+   * time (a million calls held a million copies of one model name).
+   */
+  private readonly interned = new Map<string, string>();
+
+  private intern(value: string | null): string | null {
+    if (value === null) return null;
+    const known = this.interned.get(value);
+    if (known !== undefined) return known;
+    this.interned.set(value, value);
+    return value;
+  }
 
   record({ value, source }: TraceRecord): void {
     const type = str(value['type']);
@@ -148,20 +169,20 @@ export class CanonicalReader implements RecordReader {
       id,
       index: calls.length,
       turn: turns > 0 ? turns - 1 : null,
-      model: str(value['model']),
+      model: this.intern(str(value['model'])),
       startMs: this.time(value, 'startMs', source),
       endMs: this.time(value, 'endMs', source),
       tokens: this.tokens(value['tokens'], source),
       server: serverTiming(value['server']),
       blocks: this.blocks(value['blocks'], source),
-      toolCalls: [],
+      toolCalls: NO_TOOL_CALLS,
       source,
     };
     // Optional pricing context: kept only when given, so a file without it reads as before.
     for (const key of ['serviceTier', 'inferenceGeo'] as const) {
       const raw = value[key];
       if (raw === undefined || raw === null || raw === '') continue;
-      if (typeof raw === 'string') call[key] = raw;
+      if (typeof raw === 'string') call[key] = this.intern(raw)!;
       else this.report(source, 'warning', `llm_call ${key} must be a string or null, not ${JSON.stringify(raw)}; ignored.`);
     }
     calls.push(call);
@@ -188,21 +209,23 @@ export class CanonicalReader implements RecordReader {
     const isError = value['isError'];
     const tool: ToolCall = {
       id,
-      name,
-      targetFile: str(value['targetFile']),
-      command: str(value['command']),
+      name: this.intern(name)!,
+      targetFile: this.intern(str(value['targetFile'])),
+      command: this.intern(str(value['command'])),
       startMs: this.time(value, 'startMs', source),
       endMs: this.time(value, 'endMs', source),
       durationMs: this.time(value, 'durationMs', source),
       isError: typeof isError === 'boolean' ? isError : null,
-      errorText: str(value['errorText']),
+      errorText: this.intern(str(value['errorText'])),
       exitCode: typeof value['exitCode'] === 'number' && Number.isInteger(value['exitCode']) ? value['exitCode'] : null,
       resultChars: count(value['resultChars']),
       source,
       // One line holds both the call and its result.
       resultSource: typeof isError === 'boolean' ? source : null,
     };
-    call.toolCalls.push(tool);
+    // A call's empty list is replaced, never pushed onto: calls without tools may share one.
+    if (call.toolCalls.length === 0) call.toolCalls = [tool];
+    else call.toolCalls.push(tool);
   }
 
   private compaction(value: JsonObject, source: SourceRef): void {
