@@ -427,7 +427,12 @@ export class TraceService {
       columns,
       this.subagents(session).map((s) => s.parentCallIndex),
     );
-    const { tools, toolCallCount } = countTools(session.calls.flatMap((c) => c.toolCalls.map((t) => ({ name: t.name, failed: t.isError === true }))));
+    // Generated as counted: a million calls are not copied first.
+    const { tools, toolCallCount } = countTools(
+      (function* (): Generator<{ name: string; failed: boolean }> {
+        for (const c of session.calls) for (const t of c.toolCalls) yield { name: t.name, failed: t.isError === true };
+      })(),
+    );
     return {
       sessionId: id,
       analysis: analysisView(this.parsed.model, session, analysis, cost),
