@@ -153,30 +153,34 @@ export class CallCosts implements Iterable<CallCost> {
     COST_KINDS.forEach((k, j) => (this.kinds[base + j] = cost.byKind ? cost.byKind[k] : Number.NaN));
   }
 
+  private has(i: number): boolean {
+    return Number.isInteger(i) && i >= 0 && i < this.length;
+  }
+
   /** Dollars of call `i`, null when unpriced (or out of range). */
   usdOf(i: number): number | null {
-    const v = this.usd[i];
-    return v === undefined || Number.isNaN(v) ? null : v;
+    const v = this.has(i) ? this.usd[i]! : Number.NaN;
+    return Number.isNaN(v) ? null : v;
   }
 
   /** Dollars of call `i` for one kind, NaN when unpriced. */
   kindOf(i: number, kind: number): number {
-    return i >= 0 && i < this.length ? this.kinds[i * COST_KINDS.length + kind]! : Number.NaN;
+    return this.has(i) && kind >= 0 && kind < COST_KINDS.length ? this.kinds[i * COST_KINDS.length + kind]! : Number.NaN;
   }
 
   /** Rates of call `i` (null when unpriced or priced per GPU-hour). */
   ratesOf(i: number): CallRates | null {
-    return i >= 0 && i < this.length ? this.table[this.shared[i]!]!.rates : null;
+    return this.has(i) ? this.table[this.shared[i]!]!.rates : null;
   }
 
   /** Notes of call `i` (shared: do not change them). */
   notesOf(i: number): readonly string[] {
-    return i >= 0 && i < this.length ? this.table[this.shared[i]!]!.notes : [];
+    return this.has(i) ? this.table[this.shared[i]!]!.notes : [];
   }
 
   /** Call `i`'s cost as one object (a new one each time), undefined out of range. */
   at(i: number): CallCost | undefined {
-    if (!Number.isInteger(i) || i < 0 || i >= this.length) return undefined;
+    if (!this.has(i)) return undefined;
     const s = this.table[this.shared[i]!]!;
     const base = i * COST_KINDS.length;
     let byKind: CostByKind | null = null;
