@@ -18,9 +18,9 @@ import { sessionLabel, sessionTreeOrder } from './sessionList';
 import type { SessionEntry, SessionPage } from './sessionList';
 import { buildTimelineColumns, markSubagentStarts } from './timelineColumns';
 import type { TimelineColumns } from './timelineColumns';
-import { analysisView, callMarks, childrenByParent, costFigures, eventMarks, formatChoices, row, sessionCostView, subagentLinks, toolDetail } from './traceView';
+import { analysisView, callMarks, childrenByParent, eventMarks, formatChoices, row, sessionCostFigures, subagentLinks, toolDetail } from './traceView';
 import type { CallDetail, CallMarks, CallRow, CompactionMark, EventMark, SessionCostFigures, SessionHead, SubagentLink, TraceView } from './traceView';
-import { customReplay, ttlCalls } from '../cost/cacheTtlWhatIf';
+import { customReplay, ttlCallSource } from '../cost/cacheTtlWhatIf';
 import type { CustomTtl, TtlReplay } from '../cost/cacheTtlWhatIf';
 
 // What the inspector page asks about a trace, answered from the parsed model where it
@@ -403,7 +403,7 @@ export class TraceService {
     if (c.cost) return c.cost;
     const cost = this.sessionCost(session);
     if (!cost) return null;
-    c.cost = costFigures(sessionCostView(session, cost));
+    c.cost = sessionCostFigures(session, cost);
     return c.cost;
   }
 
@@ -413,7 +413,7 @@ export class TraceService {
     const cost = session ? this.sessionCost(session) : null;
     const figures = session ? this.costFigures(session) : null;
     if (!session || !cost || !figures) return null;
-    return customReplay(ttlCalls(session, cost), figures.ttl, custom);
+    return customReplay(ttlCallSource(session, cost), figures.ttl, custom);
   }
 
   /** The analyses and the timeline columns of a session. */
