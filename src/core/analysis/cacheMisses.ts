@@ -46,6 +46,10 @@ function minutes(ms: number): string {
 export function findCacheMisses(session: Session, options: MissOptions = DEFAULT_MISS_OPTIONS): CacheMiss[] {
   const misses: CacheMiss[] = [];
   const calls = session.calls;
+  // The first compaction before each call, by index: a lookup per miss, not a scan of every compaction.
+  const firstCompaction = new Map<number, Session['compactions'][number]>();
+  for (const c of session.compactions) if (!firstCompaction.has(c.beforeCall)) firstCompaction.set(c.beforeCall, c);
+  const compactionBefore = (i: number): Session['compactions'][number] | undefined => firstCompaction.get(i);
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i]!;
     const { cached, input } = call.tokens;
@@ -61,7 +65,7 @@ export function findCacheMisses(session: Session, options: MissOptions = DEFAULT
     const prevInput = prev.tokens.input;
     if (prevInput === null || prevInput === 0 || cached >= options.missRatio * prevInput) continue;
     const lost = prevInput - cached;
-    const compaction = session.compactions.find((c) => c.beforeCall === i);
+    const compaction = compactionBefore(i);
     const start = call.startMs ?? call.endMs;
     const gapMs = start !== null && prev.endMs !== null ? start - prev.endMs : null;
     let cause: MissCause;

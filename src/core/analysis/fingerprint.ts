@@ -1,7 +1,7 @@
 import type { Session } from '../trace/model';
 import { decodeMs, prefillMs, QWEN3_32B_H100 } from './costModel';
 import type { CostModel } from './costModel';
-import { mean, median, quantile, ratio, sum } from './stats';
+import { median, NumberSample, quantile, ratio } from './stats';
 import { DEFAULT_INTENT_MAPPING, toolIntent } from './toolTaxonomy';
 import type { IntentMapping } from './toolTaxonomy';
 
@@ -115,7 +115,8 @@ function toolStats(session: Session): Fingerprint['tools'] {
   const byName = new Map<string, { total: number; failed: number; latencies: number[] }>();
   let total = 0;
   let failed = 0;
-  const durations: number[] = [];
+  // Running sums in call order (as `sum` adds): a million calls build no array for them.
+  let toolTimeMs: number | null = null;
   for (const c of session.calls) {
     for (const t of c.toolCalls) {
       total += 1;
@@ -127,7 +128,7 @@ function toolStats(session: Session): Fingerprint['tools'] {
       }
       if (t.durationMs !== null) {
         s.latencies.push(t.durationMs);
-        durations.push(t.durationMs);
+        toolTimeMs = (toolTimeMs ?? 0) + t.durationMs;
       }
       byName.set(t.name, s);
     }
@@ -138,8 +139,9 @@ function toolStats(session: Session): Fingerprint['tools'] {
       .sort((a, b) => b[1].total - a[1].total || a[0].localeCompare(b[0]))
       .map(([name, s]) => [name, { total: s.total, failed: s.failed, failureRate: ratio(s.failed, s.total), latencyMsMedian: median(s.latencies), latencyMsP90: quantile(s.latencies, 0.9) }]),
   );
-  const llm = session.calls.filter((c) => c.startMs !== null && c.endMs !== null).map((c) => c.endMs! - c.startMs!);
-  return { total, failed, byTool, toolTimeMs: durations.length > 0 ? sum(durations) : null, llmTimeMs: llm.length > 0 ? sum(llm) : null };
+  let llmTimeMs: number | null = null;
+  for (const c of session.calls) if (c.startMs !== null && c.endMs !== null) llmTimeMs = (llmTimeMs ?? 0) + (c.endMs - c.startMs);
+  return { total, failed, byTool, toolTimeMs, llmTimeMs };
 }
 
 function intentByQuartile(session: Session, mapping: IntentMapping): Fingerprint['intentByQuartile'] {
@@ -154,19 +156,29 @@ function intentByQuartile(session: Session, mapping: IntentMapping): Fingerprint
 }
 
 function contextFigures(session: Session): Fingerprint['context'] {
-  const inputs = session.calls.map((c) => c.tokens.input);
-  const known = inputs.filter((v): v is number => v !== null);
   const boundaries = new Set(session.compactions.map((c) => c.beforeCall));
-  const growth: number[] = [];
-  for (let i = 1; i < inputs.length; i++) {
-    const a = inputs[i - 1];
-    const b = inputs[i];
-    // A compaction resets the context; that step is not growth.
-    if (a != null && b != null && !boundaries.has(i)) growth.push(b - a);
-  }
+  // Sums and counts in call order (what `mean` would add), not arrays of a million inputs and steps.
+  let knownSum = 0;
+  let known = 0;
   let max: number | null = null;
-  for (const v of known) max = max === null || v > max ? v : max;
-  return { meanTokens: mean(known), maxTokens: max, growthPerCall: mean(growth) };
+  let growthSum = 0;
+  let growth = 0;
+  let previous: number | null = null;
+  session.calls.forEach((c, i) => {
+    const b = c.tokens.input;
+    if (b !== null) {
+      knownSum += b;
+      known += 1;
+      if (max === null || b > max) max = b;
+    }
+    // A compaction resets the context; that step is not growth.
+    if (i > 0 && previous !== null && b !== null && !boundaries.has(i)) {
+      growthSum += b - previous;
+      growth += 1;
+    }
+    previous = b;
+  });
+  return { meanTokens: known === 0 ? null : knownSum / known, maxTokens: max, growthPerCall: growth === 0 ? null : growthSum / growth };
 }
 
 function compactionCosts(session: Session): CompactionCost[] {
@@ -186,16 +198,16 @@ function compactionCosts(session: Session): CompactionCost[] {
 
 /** Computes a session's fingerprint (the headline ratios are in SessionSummary). */
 export function fingerprint(session: Session, options: FingerprintOptions = DEFAULT_FINGERPRINT_OPTIONS): Fingerprint {
-  const perCall: number[] = [];
-  const outputs: number[] = [];
+  const perCall = new NumberSample(session.calls.length);
+  const outputs = new NumberSample(session.calls.length);
   for (const c of session.calls) {
     const { appended, output } = c.tokens;
-    if (output !== null) outputs.push(output);
-    if (appended !== null && output !== null && output > 0) perCall.push(appended / output);
+    if (output !== null) outputs.add(output);
+    if (appended !== null && output !== null && output > 0) perCall.add(appended / output);
   }
   return {
-    appendToOutputP90: quantile(perCall, 0.9),
-    outputPerCall: { mean: mean(outputs), median: median(outputs) },
+    appendToOutputP90: perCall.quantile(0.9),
+    outputPerCall: { mean: outputs.mean(), median: outputs.median() },
     prefillShare: prefillShare(session, options.costModel),
     tools: toolStats(session),
     intentByQuartile: intentByQuartile(session, options.intent),

@@ -81,9 +81,30 @@ export function errorTokens(tool: ToolCall): number | null {
  * later call until the next compaction, which replaces the context with a summary.
  */
 export function laterCallsReading(session: Session, callIndex: number): number {
-  let end = session.calls.length;
-  for (const c of session.compactions) if (c.beforeCall > callIndex && c.beforeCall < end) end = c.beforeCall;
+  const boundaries = compactionBoundaries(session);
+  // The first compaction after the call (boundaries are sorted): a binary search, as a
+  // million-call session has thousands of compactions and tens of thousands of failures.
+  let lo = 0;
+  let hi = boundaries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (boundaries[mid]! > callIndex) hi = mid;
+    else lo = mid + 1;
+  }
+  const next = lo < boundaries.length ? boundaries[lo]! : Infinity;
+  const end = Math.min(session.calls.length, next);
   return Math.max(0, end - callIndex - 1);
+}
+
+/** A session's compaction points (`beforeCall`), sorted; remade when its list of compactions is another or has grown (a followed file). */
+const boundariesOf = new WeakMap<Session, { compactions: Session['compactions']; count: number; sorted: Float64Array }>();
+
+function compactionBoundaries(session: Session): Float64Array {
+  const known = boundariesOf.get(session);
+  if (known && known.compactions === session.compactions && known.count === session.compactions.length) return known.sorted;
+  const sorted = Float64Array.from(session.compactions, (c) => c.beforeCall).sort();
+  boundariesOf.set(session, { compactions: session.compactions, count: session.compactions.length, sorted });
+  return sorted;
 }
 
 interface OpenRun {

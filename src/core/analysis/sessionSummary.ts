@@ -1,5 +1,5 @@
 import type { LlmCall, OtherInputs, Session } from '../trace/model';
-import { mean, median, ratio } from './stats';
+import { NumberSample, ratio } from './stats';
 
 /** Token totals of a session; a total is null when no call reports that figure. */
 export interface TokenTotals {
@@ -99,11 +99,11 @@ function reportedTokenTotals(session: Session): TokenTotals | null {
 /** Summarises one session. Pure: the CLI, the extension host and the webview agree by construction. */
 export function summarizeSession(session: Session): SessionSummary {
   const calls = session.calls;
-  const perCallAppendToOutput: number[] = [];
+  const perCallAppendToOutput = new NumberSample(calls.length);
   for (const c of calls) {
     const { appended, output } = c.tokens;
     // A call with no output has no ratio (it would be infinite), so it is left out.
-    if (appended !== null && output !== null && output > 0) perCallAppendToOutput.push(appended / output);
+    if (appended !== null && output !== null && output > 0) perCallAppendToOutput.add(appended / output);
   }
   let toolCalls = 0;
   let failed = 0;
@@ -141,8 +141,8 @@ export function summarizeSession(session: Session): SessionSummary {
     cacheHitRate: reported ? ratio(reported.cached, reported.input) : pairedRatio(calls, 'cached', 'input'),
     rawInputToOutput: reported ? ratio(reported.input, reported.output) : pairedRatio(calls, 'input', 'output'),
     appendToOutput: {
-      mean: mean(perCallAppendToOutput),
-      median: median(perCallAppendToOutput),
+      mean: perCallAppendToOutput.mean(),
+      median: perCallAppendToOutput.median(),
       aggregate: reported ? ratio(reported.appended, reported.output) : pairedRatio(calls, 'appended', 'output'),
     },
     toolCalls,
