@@ -136,6 +136,8 @@ interface Opened {
   calls: string;
   /** Click to the worker's start, the worker's read, the worker's answer to the summary on screen; null when the log did not say. */
   split: { beforeS: number; workerS: number; afterS: number } | null;
+  /** When the host's memory peaked (s after the click, from 50 ms samples), its peak before the summary showed and its RSS then. */
+  when: { peakS: number; peakBeforeSummaryMiB: number; atSummaryMiB: number };
 }
 
 async function openInVsCode(path: string, dir: string): Promise<Opened> {
@@ -151,9 +153,14 @@ async function openInVsCode(path: string, dir: string): Promise<Opened> {
     const before = memory(host);
     const name = path.split('/').pop()!;
     let peak = before.rss;
+    let peakAt = 0;
     const poll = setInterval(() => {
       try {
-        peak = Math.max(peak, memory(host).rss);
+        const rss = memory(host).rss;
+        if (rss > peak) {
+          peak = rss;
+          peakAt = performance.now();
+        }
       } catch {
         // the host ended
       }
@@ -170,6 +177,8 @@ async function openInVsCode(path: string, dir: string): Promise<Opened> {
     const clickedAtMs = Date.now();
     await row.click();
     const tSummary = await until(page, async () => (await web().locator('[data-figure="llmCalls"]').count()) > 0 && (await web().locator('[data-figure="llmCalls"]').first().isVisible()), 30 * 60_000);
+    const atSummary = memory(host).rss;
+    const peakBeforeSummary = peak;
     const tTimeline = await until(page, async () => (await web().locator('#app[data-painted="timeline"]').count()) > 0, 30 * 60_000);
     clearInterval(poll);
     const calls = (await web().locator('[data-figure="llmCalls"]').first().textContent()) ?? '';
@@ -179,7 +188,8 @@ async function openInVsCode(path: string, dir: string): Promise<Opened> {
     await page.waitForTimeout(1500);
     const read = workerRead(join(cs.dir, 'data'), name);
     const split = read === null ? null : { beforeS: (read.answeredAtMs - clickedAtMs) / 1000 - read.parseS, workerS: read.parseS, afterS: summaryS - (read.answeredAtMs - clickedAtMs) / 1000 };
-    return { summaryS, timelineS: (tTimeline - t0) / 1000, hostBeforeMiB: before.rss, hostPeakMiB: Math.max(peak, after.peak), calls, split };
+    const when = { peakS: (peakAt - t0) / 1000, peakBeforeSummaryMiB: peakBeforeSummary, atSummaryMiB: atSummary };
+    return { summaryS, timelineS: (tTimeline - t0) / 1000, hostBeforeMiB: before.rss, hostPeakMiB: Math.max(peak, after.peak), calls, split, when };
   } finally {
     await browser.close();
     await cs.stop();
@@ -203,7 +213,7 @@ async function main(): Promise<void> {
       const row =
         `${c.name.padEnd(13)} ${mb.toFixed(0).padStart(5)} MB ${base.calls.toLocaleString('en-US').padStart(9)} calls | CLI ${base.seconds.toFixed(1)} s, ${base.peakMiB.toFixed(0)} MiB | ` +
         `summary ${vs.summaryS.toFixed(1)} s (${(vs.summaryS / base.seconds).toFixed(2)}× CLI; target ≤ 1.5) | timeline ${vs.timelineS.toFixed(1)} s (${(vs.timelineS / base.seconds).toFixed(2)}× CLI; target ≤ 2) | ` +
-        `host ${vs.hostBeforeMiB.toFixed(0)} → peak ${vs.hostPeakMiB.toFixed(0)} MiB (target ≤ 1024) | ` +
+        `host ${vs.hostBeforeMiB.toFixed(0)} → peak ${vs.hostPeakMiB.toFixed(0)} MiB (target ≤ 1024) at ${vs.when.peakS.toFixed(1)} s; ${vs.when.peakBeforeSummaryMiB.toFixed(0)} MiB at most before the summary, ${vs.when.atSummaryMiB.toFixed(0)} at it | ` +
         (vs.split ? `summary = before ${vs.split.beforeS.toFixed(1)} + worker ${vs.split.workerS.toFixed(1)} + after ${vs.split.afterS.toFixed(1)} s | ` : '') +
         `load ${load} → ${loadavg()[0]!.toFixed(1)}`;
       rows.push(row);

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { uiText } from '../core/text/safeText';
 import type { Severity } from '../core/trace/model';
 import type { ParsedTrace } from '../core/trace/parseTrace';
+import { PROBLEM_LOOPS_MAX } from '../core/view/traceService';
 import type { TraceProblems } from '../core/view/traceService';
 import { attemptMessage, loopMessage } from './traceAnalysis';
 import type { TraceAnalysis } from './traceAnalysis';
@@ -51,8 +52,16 @@ export function fileProblem(uri: vscode.Uri, message: string, severity = vscode.
  */
 export function traceDiagnostics(traceUri: vscode.Uri, parsed: ParsedTrace, analysis: TraceAnalysis): TraceDiagnostics {
   const { model, problem } = parsed;
-  return problemDiagnostics(traceUri, { files: model.files, problem, diagnostics: model.diagnostics, loops: analysis.sessions.flatMap((s) => s.analysis.retry.loops) });
+  const loops = analysis.sessions.flatMap((s) => s.analysis.retry.loops);
+  return problemDiagnostics(traceUri, { files: model.files, problem, diagnostics: model.diagnostics, loops: loops.slice(0, PROBLEM_LOOPS_MAX), loopsLeftOut: Math.max(0, loops.length - PROBLEM_LOOPS_MAX) });
 }
+
+/**
+ * Later attempts of a retry loop listed as a problem's related locations; the rest are
+ * counted. A loop across a million-call trace had 18,000 attempts, and their locations
+ * cost the extension host ~130 MiB to build and send for one entry of the Problems view.
+ */
+export const RELATED_ATTEMPTS_MAX = 100;
 
 /** The Problems entries of a trace from its problems in plain data (what the inspector's worker sends). */
 export function problemDiagnostics(traceUri: vscode.Uri, problems: TraceProblems): TraceDiagnostics {
@@ -69,6 +78,15 @@ export function problemDiagnostics(traceUri: vscode.Uri, problems: TraceProblems
     return entry.diagnostics;
   };
   for (let i = 0; i < Math.max(1, files.length); i++) listFor(i);
+  const uris = new Map<number, vscode.Uri>();
+  const fileUri = (index: number): vscode.Uri => {
+    let uri = uris.get(index);
+    if (!uri) {
+      uri = traceFileUri(traceUri, files, index) ?? traceUri;
+      uris.set(index, uri);
+    }
+    return uri;
+  };
   if (problem) {
     const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), problemText(problem.message), vscode.DiagnosticSeverity.Error);
     d.source = 'Agent Trace';
@@ -84,12 +102,20 @@ export function problemDiagnostics(traceUri: vscode.Uri, problems: TraceProblems
     const warning = new vscode.Diagnostic(lineRange(first.line), problemText(loopMessage(loop)), vscode.DiagnosticSeverity.Warning);
     warning.source = 'Agent Trace';
     warning.code = 'retry-loop';
-    warning.relatedInformation = loop.attempts.slice(1).map((attempt, i) => {
-      const uri = traceFileUri(traceUri, files, attempt.source.file) ?? traceUri;
-      const at = new vscode.Position(attempt.source.line, 0);
-      return new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, at), problemText(attemptMessage(loop, i + 1)));
-    });
+    const later = loop.attempts.slice(1, 1 + RELATED_ATTEMPTS_MAX);
+    warning.relatedInformation = later.map((attempt, i) => new vscode.DiagnosticRelatedInformation(new vscode.Location(fileUri(attempt.source.file), new vscode.Position(attempt.source.line, 0)), problemText(attemptMessage(loop, i + 1))));
+    const more = loop.attempts.length - 1 - later.length;
+    if (more > 0) {
+      const next = loop.attempts[1 + later.length]!.source;
+      warning.relatedInformation.push(new vscode.DiagnosticRelatedInformation(new vscode.Location(fileUri(next.file), new vscode.Position(next.line, 0)), `${more.toLocaleString('en-US')} more attempts from here on: the inspector's Retry loops table lists every one`));
+    }
     listFor(first.file).push(warning);
+  }
+  if (problems.loopsLeftOut > 0) {
+    const n = problems.loopsLeftOut;
+    const note = new vscode.Diagnostic(lineRange(0), `${n.toLocaleString('en-US')} more retry loop${n === 1 ? ' is' : 's are'} not listed here (the Problems view shows 1,000 problems per file at most); the inspector's Retry loops table lists every one.`, vscode.DiagnosticSeverity.Information);
+    note.source = 'Agent Trace';
+    listFor(0).push(note);
   }
   return out;
 }

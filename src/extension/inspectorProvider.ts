@@ -22,6 +22,12 @@ export const INSPECTOR_ANY_VIEW_TYPE = 'agentTrace.inspectorAny';
 
 /** How long the HTML report waits for a panel's what-if results before leaving them out. */
 const WHATIF_ANSWER_MS = 3000;
+/**
+ * Typed arrays of an answer this big or bigger go to the page one message each, the next
+ * once the last was delivered (Channel's `partBytes`): a million calls' timeline columns
+ * are seven 8 MB arrays, which VS Code copied several times over at once when sent whole.
+ */
+const ANSWER_PART_BYTES = 2 ** 20;
 
 type HostChannel = Channel<HostNotification, WebviewNotification, HostRequests, WebviewRequests>;
 
@@ -97,7 +103,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       title: basename(document.uri.path),
     });
     // Messages the channel itself cannot read (no type, a bad request id) are logged and answered too.
-    const channel: HostChannel = new Channel((m) => void webview.postMessage(m), { onError: (m) => this.refused(entry, m) });
+    const channel: HostChannel = new Channel((m) => webview.postMessage(m), { onError: (m) => this.refused(entry, m), partBytes: ANSWER_PART_BYTES });
     const key = document.uri.toString();
     const entry: InspectorPanel = { document, panel, channel, ready: false, pendingSelect: this.queuedSelects.get(key) ?? null };
     this.queuedSelects.delete(key);

@@ -20,6 +20,77 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
   timer: unknown;
+  /** Typed arrays of the answer that came ahead of it (see `partBytes`). */
+  parts?: Map<number, ArrayBufferView>;
+}
+
+/** What stands for a typed array that travelled in its own `response/part` message. */
+interface PartRef {
+  $responsePart: number;
+}
+
+/** Most typed arrays one answer may send apart, and how deep its value is searched for them (both ways). */
+const MAX_PARTS = 64;
+const MAX_PART_DEPTH = 8;
+
+function isPartRef(value: unknown): value is PartRef {
+  return typeof value === 'object' && value !== null && Object.keys(value).length === 1 && Number.isSafeInteger((value as Partial<PartRef>).$responsePart);
+}
+
+/**
+ * The answer with each typed array of at least `minBytes` (searched in plain objects and
+ * arrays, not deeper than MAX_PART_DEPTH) replaced by a PartRef, and those arrays in
+ * order; the answer itself is not changed (objects on the way are copied).
+ */
+function splitParts(value: unknown, minBytes: number): { value: unknown; parts: ArrayBufferView[] } {
+  const parts: ArrayBufferView[] = [];
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v !== 'object' || v === null) return v;
+    if (ArrayBuffer.isView(v)) {
+      if (v.byteLength < minBytes || parts.length >= MAX_PARTS) return v;
+      parts.push(v);
+      return { $responsePart: parts.length - 1 } satisfies PartRef;
+    }
+    if (depth >= MAX_PART_DEPTH) return v;
+    if (Array.isArray(v)) {
+      let copy: unknown[] | null = null;
+      v.forEach((item, i) => {
+        const w = walk(item, depth + 1);
+        if (w !== item) (copy ??= [...v])[i] = w;
+      });
+      return copy ?? v;
+    }
+    if (Object.getPrototypeOf(v) !== Object.prototype) return v;
+    let copy: Record<string, unknown> | null = null;
+    for (const [k, item] of Object.entries(v)) {
+      const w = walk(item, depth + 1);
+      if (w !== item) (copy ??= { ...(v as Record<string, unknown>) })[k] = w;
+    }
+    return copy ?? v;
+  };
+  return { value: walk(value, 0), parts };
+}
+
+/** The answer with its PartRefs replaced by the typed arrays that came for them; null when one is missing. */
+function joinParts(value: unknown, parts: Map<number, ArrayBufferView>): { value: unknown } | null {
+  let missing = false;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v)) return v;
+    if (isPartRef(v)) {
+      const part = parts.get(v.$responsePart);
+      if (part === undefined) missing = true;
+      return part;
+    }
+    if (depth >= MAX_PART_DEPTH) return v;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) v[i] = walk(v[i], depth + 1);
+      return v;
+    }
+    for (const [k, item] of Object.entries(v)) (v as Record<string, unknown>)[k] = walk(item, depth + 1);
+    return v;
+  };
+  const joined = walk(value, 0);
+  return missing ? null : { value: joined };
 }
 
 /**
@@ -36,9 +107,17 @@ export class Channel<SendN extends { type: string }, RecvN extends { type: strin
   private readonly handlers = new Map<string, (params: unknown) => unknown>();
   private notificationHandler: ((message: RecvN) => void) | null = null;
 
+  /**
+   * `post` may return a promise of the message's delivery (the host's `webview.postMessage`
+   * does). With `partBytes`, an answer's typed arrays of that size or more are posted one
+   * by one ahead of it, each after the last was delivered, then the answer without them:
+   * VS Code serialises a webview message whole and holds several copies of it until it is
+   * delivered (a million calls' timeline columns, 58 MB, cost the extension host ~230 MiB
+   * at once), so a big answer costs a few copies of its largest array instead.
+   */
   constructor(
-    private readonly post: (message: unknown) => void,
-    private readonly options: { timeoutMs?: number; onError?: (message: string) => void } = {},
+    private readonly post: (message: unknown) => unknown,
+    private readonly options: { timeoutMs?: number; onError?: (message: string) => void; partBytes?: number } = {},
   ) {}
 
   /** Sends a notification; no answer is expected. */
@@ -81,6 +160,10 @@ export class Channel<SendN extends { type: string }, RecvN extends { type: strin
       this.settle(message);
       return;
     }
+    if (message.type === 'response/part') {
+      this.part(data as { inReplyTo?: unknown; index?: unknown; data?: unknown });
+      return;
+    }
     if (message.id !== undefined) {
       // A request: its id comes back in the answer, so it must be a plain whole number.
       if (typeof message.id !== 'number' || !Number.isSafeInteger(message.id)) {
@@ -111,8 +194,32 @@ export class Channel<SendN extends { type: string }, RecvN extends { type: strin
     }
     this.pending.delete(id);
     timers.clearTimeout(p.timer);
-    if ('err' in message) p.reject(new Error(String(message.err)));
-    else p.resolve(message.ok);
+    if ('err' in message) {
+      p.reject(new Error(String(message.err)));
+      return;
+    }
+    if (!p.parts) {
+      p.resolve(message.ok);
+      return;
+    }
+    const joined = joinParts(message.ok, p.parts);
+    if (joined) p.resolve(joined.value);
+    else p.reject(new Error('the answer came without all of its parts'));
+  }
+
+  /** A typed array sent ahead of the answer to a request of ours; kept until the answer comes. */
+  private part(message: { inReplyTo?: unknown; index?: unknown; data?: unknown }): void {
+    const p = typeof message.inReplyTo === 'number' ? this.pending.get(message.inReplyTo) : undefined;
+    if (!p) {
+      this.options.onError?.(`part of a response to unknown or expired request ${String(message.inReplyTo)}`);
+      return;
+    }
+    const index = message.index;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= MAX_PARTS || !ArrayBuffer.isView(message.data)) {
+      this.options.onError?.('ignored a malformed response part');
+      return;
+    }
+    (p.parts ??= new Map()).set(index, message.data);
   }
 
   private async answer(method: string, id: number, params: unknown): Promise<void> {
@@ -123,7 +230,15 @@ export class Channel<SendN extends { type: string }, RecvN extends { type: strin
       return;
     }
     try {
-      this.post({ type: 'response', inReplyTo: id, ok: await handler(params) });
+      const ok = await handler(params);
+      const minBytes = this.options.partBytes;
+      if (minBytes === undefined) {
+        this.post({ type: 'response', inReplyTo: id, ok });
+        return;
+      }
+      const split = splitParts(ok, minBytes);
+      for (const [index, data] of split.parts.entries()) await this.post({ type: 'response/part', inReplyTo: id, index, data });
+      this.post({ type: 'response', inReplyTo: id, ok: split.value });
     } catch (e) {
       this.post({ type: 'response', inReplyTo: id, err: e instanceof Error ? e.message : String(e) });
     }

@@ -127,9 +127,19 @@ export interface TraceProblems {
   files: string[];
   problem: FileProblem | null;
   diagnostics: Diagnostic[];
-  /** Every session's retry loops. */
+  /** Every session's retry loops, the first PROBLEM_LOOPS_MAX of them (in session order, each session's by first attempt). */
   loops: RetryLoop[];
+  /** Loops after those, left out: the Problems view shows 1,000 problems a file at most, the inspector lists them all. */
+  loopsLeftOut: number;
 }
+
+/**
+ * Most retry loops the Problems view is given. VS Code lists at most 1,000 problems per
+ * file and drops the rest; a million-call trace has thousands of loops, whose problems
+ * (each with its attempts as related locations) cost the extension host ~150 MiB to build
+ * and send, for problems it would not show.
+ */
+export const PROBLEM_LOOPS_MAX = 1000;
 
 /** What the service needs besides the parse. */
 export interface TraceServiceOptions {
@@ -548,11 +558,15 @@ export class TraceService {
   problems(): TraceProblems {
     const { model, problem } = this.parsed;
     const loops: RetryLoop[] = [];
+    let loopsLeftOut = 0;
     const minAttempts = this.analysisOptions.minLoopAttempts;
     for (const session of model.sessions) {
       const cached = this.cache.get(session.id)?.analysis;
-      loops.push(...(cached ? cached.retry.loops : findRetryLoops(session, minAttempts).loops));
+      const found = cached ? cached.retry.loops : findRetryLoops(session, minAttempts).loops;
+      const room = Math.max(0, PROBLEM_LOOPS_MAX - loops.length);
+      loops.push(...found.slice(0, room));
+      loopsLeftOut += Math.max(0, found.length - room);
     }
-    return { files: model.files, problem, diagnostics: model.diagnostics, loops };
+    return { files: model.files, problem, diagnostics: model.diagnostics, loops, loopsLeftOut };
   }
 }

@@ -6,6 +6,7 @@ type Requests = {
   'sum/get': { params: { a: number; b: number }; result: number };
   'fail/get': { params: null; result: string };
   'slow/get': { params: null; result: string };
+  'columns/get': { params: null; result: { label: string; big: Float64Array; small: Uint8Array; nested: { more: Float64Array[] } } };
 };
 type ANote = { type: 'ready' };
 type BNote = { type: 'init'; value: number };
@@ -95,5 +96,68 @@ describe('Channel', () => {
     assert.equal(errors.filter((e) => /ignored a request whose id is not a whole number/.test(e)).length, 5);
     assert.ok(errors.some((e) => /no handler for request "files\/read"/.test(e)));
     void host;
+  });
+
+  it('sends big typed arrays of an answer one message each, each after the last was delivered, then the answer', async () => {
+    const sent: { type: string; index?: number; deliveredBefore: number }[] = [];
+    let delivered = 0;
+    const errors: string[] = [];
+    // The host side posts like webview.postMessage: a promise settled once the page has the message.
+    const host: Channel<BNote, ANote, Record<never, never>, Requests> = new Channel(
+      (m) => {
+        const message = m as { type: string; index?: number };
+        sent.push({ type: message.type, ...(message.index !== undefined ? { index: message.index } : {}), deliveredBefore: delivered });
+        return new Promise<void>((resolve) =>
+          setTimeout(() => {
+            web.receive(structuredClone(m));
+            delivered += 1;
+            resolve();
+          }, 2),
+        );
+      },
+      { partBytes: 64, onError: (e) => errors.push(`host: ${e}`) },
+    );
+    const web: Channel<ANote, BNote, Requests, Record<never, never>> = new Channel((m) => queueMicrotask(() => host.receive(structuredClone(m))), { onError: (e) => errors.push(`web: ${e}`) });
+    const big = Float64Array.from({ length: 100 }, (_, i) => i * 1.5);
+    const other = Float64Array.from({ length: 10 }, (_, i) => -i);
+    const small = Uint8Array.of(1, 2, 3);
+    const answer = { label: 'columns', big, small, nested: { more: [other, big.subarray(0, 8)] } };
+    host.onRequest('columns/get', () => answer);
+    const got = await web.request('columns/get', null);
+    // 100 × 8 bytes and 10 × 8 bytes reach 64 bytes, as do the 8 values of the subarray; the 3-byte array does not.
+    assert.deepEqual(
+      sent.map((m) => [m.type, m.index ?? null]),
+      [
+        ['response/part', 0],
+        ['response/part', 1],
+        ['response/part', 2],
+        ['response', null],
+      ],
+    );
+    // Each message went out only after the one before it was delivered.
+    assert.deepEqual(
+      sent.map((m) => m.deliveredBefore),
+      [0, 1, 2, 3],
+    );
+    assert.deepEqual(got, answer);
+    assert.ok(got.big instanceof Float64Array && got.nested.more[0] instanceof Float64Array);
+    // The answer the handler made is left as it was.
+    assert.equal(answer.big, big);
+    assert.deepEqual(errors, []);
+  });
+
+  it('rejects an answer whose parts did not all come, and reports malformed or stray parts', async () => {
+    const errors: string[] = [];
+    const posted: unknown[] = [];
+    const web: Channel<ANote, BNote, Requests, Record<never, never>> = new Channel((m) => posted.push(m), { onError: (e) => errors.push(e) });
+    const pending = web.request('columns/get', null);
+    const id = (posted[0] as { id: number }).id;
+    web.receive({ type: 'response/part', inReplyTo: id, index: 'x', data: new Float64Array(2) });
+    web.receive({ type: 'response/part', inReplyTo: id, index: 0, data: [1, 2] });
+    web.receive({ type: 'response/part', inReplyTo: id + 7, index: 0, data: new Float64Array(2) });
+    web.receive({ type: 'response/part', inReplyTo: id, index: 0, data: new Float64Array(2) });
+    web.receive({ type: 'response', inReplyTo: id, ok: { label: 'x', big: { $responsePart: 0 }, small: { $responsePart: 1 }, nested: { more: [] } } });
+    await assert.rejects(pending, /without all of its parts/);
+    assert.deepEqual(errors, ['ignored a malformed response part', 'ignored a malformed response part', `part of a response to unknown or expired request ${id + 7}`]);
   });
 });

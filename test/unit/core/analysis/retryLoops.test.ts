@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findRetryLoops } from '../../../../src/core/analysis/retryLoops';
+import { findRetryLoops, laterCallsReading } from '../../../../src/core/analysis/retryLoops';
 import { loopSentence } from '../../../../src/core/analysis/sessionAnalysis';
 import { normalizeCommand } from '../../../../src/core/analysis/toolTaxonomy';
 import { EDIT_LOOP, needsShared, parseFile, sharedTrace, SPOTTER } from '../../../support/helpers';
@@ -106,6 +106,20 @@ describe('retry loops on hand-built sessions', () => {
     // c0 fails; a compaction comes before c2, so only c1 re-reads the error: 1 × 100.
     const s = new SessionBuilder().call({}, [failed('Edit', { targetFile: 'a.ts' })]).call({}).compaction().call({}).call({}).build();
     assert.deepEqual(findRetryLoops(s).failing.map((f) => [f.laterCalls, f.carryForwardTokens]), [[1, 100]]);
+  });
+
+  it('reads up to the first compaction after the call, whatever order compactions are listed in', () => {
+    // Calls 0..9; compactions before calls 3 and 7, listed out of order (a merged trace may).
+    const b = new SessionBuilder();
+    for (let i = 0; i < 10; i++) b.call({});
+    const s = b.build();
+    s.compactions.push({ beforeCall: 7, trigger: 'auto', preTokens: null, timeMs: null, source: s.calls[0]!.source }, { beforeCall: 3, trigger: 'auto', preTokens: null, timeMs: null, source: s.calls[0]!.source });
+    // Counted by hand: call 0 → calls 1, 2 (3 is after the first compaction); call 2 → none;
+    // call 3 → 4, 5, 6; call 6 → none; call 7 → 8, 9; call 9 → none.
+    assert.deepEqual([0, 2, 3, 6, 7, 9].map((i) => laterCallsReading(s, i)), [2, 0, 3, 0, 2, 0]);
+    // A compaction added later (a followed file grew) is seen.
+    s.compactions.push({ beforeCall: 9, trigger: 'auto', preTokens: null, timeMs: null, source: s.calls[0]!.source });
+    assert.equal(laterCallsReading(s, 7), 1);
   });
 
   it('unknown outcomes (no result yet) neither fail nor succeed', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { CALL_FLAG } from '../../../../src/core/view/timelineColumns';
-import { MAX_SEARCH_HITS, TraceService } from '../../../../src/core/view/traceService';
+import { MAX_SEARCH_HITS, PROBLEM_LOOPS_MAX, TraceService } from '../../../../src/core/view/traceService';
 import { createPriceBook } from '../../../../src/core/cost/priceBook';
 import { EDIT_LOOP, fixtures, parseFile, parseText, SPOTTER } from '../../../support/helpers';
 
@@ -131,6 +131,21 @@ describe('TraceService problems and bad input', () => {
     // The loop's attempts answer on lines 61, 65, 70 and 74 (1-based) of the file.
     assert.deepEqual(p.loops[0]!.attempts.map((a) => a.source.line + 1), [61, 65, 70, 74]);
     assert.equal(p.problem, null);
+  });
+
+  it('problems give the Problems view the first 1,000 retry loops and count the rest', async () => {
+    // The M-Claude log has one retry loop (above); 1,003 copies of its session have 1,003.
+    const parsed = await parseFile(EDIT_LOOP);
+    const session = parsed.model.sessions[0]!;
+    const sessions = Array.from({ length: 1003 }, (_, i) => ({ ...session, id: `copy-${i}` }));
+    const service = new TraceService({ ...parsed, model: { ...parsed.model, sessions } }, { fileName: 'copies.jsonl', formatChosen: false, analysis: {} });
+    const p = service.problems();
+    assert.equal(PROBLEM_LOOPS_MAX, 1000);
+    assert.equal(p.loops.length, 1000);
+    assert.equal(p.loopsLeftOut, 3);
+    assert.deepEqual(p.loops[999]!.attempts.map((a) => a.source.line + 1), [61, 65, 70, 74]);
+    // Fewer loops than that: all of them, none left out.
+    assert.equal(new TraceService(parsed, { fileName: 'edit-retry-loop.jsonl', formatChosen: false, analysis: {} }).problems().loopsLeftOut, 0);
   });
 
   it('an empty file has a problem, no sessions and no default session', async () => {
