@@ -119,6 +119,7 @@ export class PlotRaster {
     const start = Math.round(y0);
     const p = this.pixels;
     const [sr, sg, sb] = unpack(color);
+    const keep = 1 - alpha;
     for (let y = top; y < bottom; y++) {
       if (off > 0 && (y - start) % period >= on) continue;
       const row = y * this.width;
@@ -128,11 +129,12 @@ export class PlotRaster {
           continue;
         }
         const under = p[i]!;
-        const ua = LITTLE_ENDIAN ? under >>> 24 : under & 255;
-        if (ua === 255) {
-          // Over an opaque pixel (the usual case: bands and bars are opaque).
-          const [ur, ug, ub] = unpack(under);
-          p[i] = pack(Math.round(sr * alpha + ur * (1 - alpha)), Math.round(sg * alpha + ug * (1 - alpha)), Math.round(sb * alpha + ub * (1 - alpha)));
+        if (LITTLE_ENDIAN && under >>> 24 === 255) {
+          // Over an opaque pixel (the usual case: bands and bars are opaque), channel by channel.
+          const red = (sr * alpha + (under & 255) * keep + 0.5) | 0;
+          const green = (sg * alpha + ((under >>> 8) & 255) * keep + 0.5) | 0;
+          const blue = (sb * alpha + ((under >>> 16) & 255) * keep + 0.5) | 0;
+          p[i] = (0xff000000 | (blue << 16) | (green << 8) | red) >>> 0;
         } else p[i] = blendOver(under, sr, sg, sb, alpha);
       }
     }

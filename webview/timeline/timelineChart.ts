@@ -9,7 +9,7 @@ import type { Palette } from '../shared/palette';
 import { diagonalHatchTile, mixOver, withAlpha } from '../shared/palette';
 import { PlotRaster, pack, unpack } from './plotRaster';
 import type { Packed, Tile } from './plotRaster';
-import { axisMaxima, binCalls, binOfSlot, callAt, runStats, slotCount, slotOf } from './bins';
+import { axisMaxima, BinPyramid, binCalls, binOfSlot, callAt, runStats, slotCount, slotOf } from './bins';
 import type { Bins, TimelineData } from './bins';
 import { groupMarks, loopSlots, lowerBound, markedSlots, mergeLabels } from './marks';
 import type { TimelineMarker } from './marks';
@@ -53,6 +53,8 @@ const NARROW_BAND_PX = 3;
 const MARKER_LINE_GAP_PX = 4;
 /** The dash of each marker kind: on and off pixels. */
 const MARKER_DASH: Record<TimelineMarker['kind'], [number, number]> = { compaction: [5, 3], 'api-error': [1, 2], subagent: [2, 3] };
+/** Sessions (or filters) with more slots than this bin from a BinPyramid. */
+const PYRAMID_FROM_SLOTS = 8192;
 /** CSS pixels the marker lines reach above the plot (to the foot of their labels). */
 const MARKER_OVERHANG_PX = 4;
 /** Context-line points at least this far apart (CSS pixels) are stroked as a smooth path; closer ones go into the pixel buffer. */
@@ -96,6 +98,8 @@ export class TimelineChart {
   private showCached = true;
   private window: ViewWindow = { lo: 0, hi: 1 };
   private bins: Bins | null = null;
+  /** Block sums of the data, so binning a wide window costs O(bins), not O(calls in view); null for short sessions. */
+  private pyramid: BinPyramid | null = null;
   private selected: number | null = null;
   private hoverX: number | null = null;
   private frame = 0;
@@ -176,6 +180,8 @@ export class TimelineChart {
     this.wrapper.dataset['loopBands'] = String(loops.length);
     this.wrapper.dataset['loopBandSpans'] = loops.map((l) => `${l.firstCall}-${l.lastCall}`).join(' ');
     this.index(data, loops, markers);
+    // Short sessions bin call by call as fast as from blocks.
+    this.pyramid = slotCount(data) > PYRAMID_FROM_SLOTS ? new BinPyramid(data) : null;
     this.writeSelection();
     this.render();
   }
@@ -259,6 +265,7 @@ export class TimelineChart {
     this.chart = null;
     this.data = null;
     this.bins = null;
+    this.pyramid = null;
     this.hideTooltip();
   }
 
@@ -291,7 +298,7 @@ export class TimelineChart {
     const span = this.window.hi - this.window.lo;
     // One bar per call while each gets 2 px or more, else one bin per 2 px.
     const maxBins = span <= width / BIN_PX ? Number.POSITIVE_INFINITY : Math.floor(width / BIN_PX);
-    this.bins = binCalls(d, this.window, maxBins, this.showCached);
+    this.bins = binCalls(d, this.window, maxBins, this.showCached, this.pyramid);
     const { bars, context } = axisMaxima(this.bins, this.showCached);
     const scales = chart.options.scales!;
     const x = scales['x']!;
@@ -699,7 +706,6 @@ export class TimelineChart {
       lefts[b] = Math.round(left);
       rights[b] = Math.max(lefts[b]! + 1, Math.round(left + w));
     }
-    if (!bins.single) for (let b = 0; b < n; b++) r.fill(lefts[b]!, rights[b]!, yOf(bins.stackMax[b]!), base, colors.envelope);
     const heights = new Float64Array(n);
     const segment = (values: Float64Array, color: Packed): void => {
       for (let b = 0; b < n; b++) {
@@ -713,6 +719,8 @@ export class TimelineChart {
     if (this.showCached) segment(bins.cached, colors.cached);
     segment(bins.appended, colors.appended);
     segment(bins.output, colors.output);
+    // The envelope above the mean stack only: each pixel written once.
+    if (!bins.single) for (let b = 0; b < n; b++) r.fill(lefts[b]!, rights[b]!, yOf(bins.stackMax[b]!), yOf(heights[b]!), colors.envelope);
     if (p.barBorder && bins.single) {
       const border = this.packed(p.barBorder);
       for (let b = 0; b < n; b++) if (heights[b]! > 0 && rights[b]! - lefts[b]! >= 3 * dpr) r.outline(lefts[b]!, rights[b]!, yOf(heights[b]!), base, dpr, border);
