@@ -151,9 +151,11 @@ export class PlotRaster {
 
   /**
    * A polyline through (xs[i], ys[i]) (x ascending; NaN y breaks it), `width` pixels thick,
-   * in `color` at `alpha` over what is there. Each pixel column belongs to one segment,
-   * so no pixel is blended twice where segments meet: a column paints the y range its
-   * segment crosses in it, widened by the thickness.
+   * in `color` at `alpha` over what is there. Pixel column c spans x in [c, c + 1). Each
+   * column belongs to one segment (from its start point's column up to, not including, its
+   * end point's, which the next segment starts in; the last segment before a break or the
+   * end keeps its end column), so no pixel is blended twice where segments meet. A column
+   * paints the y range its segment crosses in it, widened by half the thickness each way.
    */
   polyline(xs: ArrayLike<number>, ys: ArrayLike<number>, count: number, width: number, color: Packed, alpha: number): void {
     const half = width / 2;
@@ -163,13 +165,13 @@ export class PlotRaster {
       const xb = xs[i + 1]!;
       const yb = ys[i + 1]!;
       if (Number.isNaN(ya) || Number.isNaN(yb)) continue;
-      const c0 = Math.max(0, Math.round(xa));
-      const c1 = Math.min(this.width, Math.max(Math.round(xb), c0 + 1));
+      const ends = i + 2 >= count || Number.isNaN(ys[i + 2]!);
+      const c0 = Math.max(0, Math.floor(xa));
+      const c1 = Math.min(this.width, Math.floor(xb) + (ends ? 1 : 0));
       const slope = xb > xa ? (yb - ya) / (xb - xa) : 0;
       for (let c = c0; c < c1; c++) {
-        // The segment's y over this column (its ends clamp to the segment's).
-        const left = Math.max(xa, c - 0.5);
-        const right = Math.min(xb, c + 0.5);
+        const left = Math.min(xb, Math.max(xa, c));
+        const right = Math.min(xb, Math.max(xa, c + 1));
         const y1 = ya + slope * (left - xa);
         const y2 = xb > xa ? ya + slope * (right - xa) : yb;
         const lo = Math.round(Math.min(y1, y2) - half);
