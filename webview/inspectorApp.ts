@@ -769,7 +769,7 @@ export class InspectorApp {
     const summary = s.intro.summary;
     this.sessionMeta.textContent = displayText(sessionMetaText(summary, (ms) => new Date(ms).toLocaleString()));
     this.renderSummary(s.intro, s.body);
-    this.whatIf?.setContext(this.traceKey, { summary, traced: s.body ? tracedCalls(s.body) : [] });
+    this.whatIf?.setContext(this.traceKey, { summary, traced: s.body ? tracedCalls(s.body) : [] }, keepView);
     if (!s.body) {
       this.root.setAttribute('aria-busy', 'true');
       this.timelineWaiting.hidden = summary.llmCalls === 0;
@@ -819,7 +819,7 @@ export class InspectorApp {
     );
     this.tables.setSession(s.id, body.columns, body.toolCallCount);
     this.renderLegend(body);
-    this.whatIf?.setContext(this.traceKey, { summary: s.intro.summary, traced: tracedCalls(body) });
+    this.whatIf?.setContext(this.traceKey, { summary: s.intro.summary, traced: tracedCalls(body) }, keepView);
     this.renderSelection(false, keepView);
     if (keepView) this.restoreScroll(false);
     this.root.setAttribute('aria-busy', 'false');

@@ -218,6 +218,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
 
   /** Every document analyses (or prices) again with the current settings; its panels then ask again for what they show. */
   private async reanalyse(analysis: boolean, prices: boolean): Promise<void> {
+    if (this.documents.size > 0) this.log.info(`${prices ? 'agentTrace.prices' : 'The analysis settings'} changed: ${this.documents.size} open trace${this.documents.size === 1 ? '' : 's'} ${prices ? 'priced' : 'analysed'} again`);
     for (const document of this.documents) {
       try {
         if (prices) await document.reprice(userPriceSetting());

@@ -1,17 +1,20 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { engineByName } from '../../src/core/sim/engines/engineTable';
 import type { EngineParams } from '../../src/core/sim/params';
 import { runScenario } from '../../src/core/sim/scenario';
 import type { ScenarioResult } from '../../src/core/sim/scenario';
 import { runSweep } from '../../src/core/sim/sweep';
+import { TraceParse } from '../../src/core/trace/parseTrace';
 import type { ParsedTrace } from '../../src/core/trace/parseTrace';
+import { TraceService } from '../../src/core/view/traceService';
+import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
 import { buildWhatIfWorkload } from '../../src/core/sim/whatIfWorkload';
 import type { WebviewMessage } from '../../src/protocol/messages';
-import { parseFile, repoRoot } from '../support/helpers';
+import { parseFile, repoRoot, SPOTTER } from '../support/helpers';
 import { assertClean, barPoint, inspectorSuite, plotArea, results } from '../support/inspectorHarness';
 import type { InspectorPage, OpenOptions } from '../support/inspectorHarness';
 
@@ -24,6 +27,8 @@ const FAST = engineByName('fast');
 
 const SAMPLE = join(repoRoot, 'samples/claude-code-sessions.trace.jsonl');
 const SAMPLE_MAIN = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
+/** The spotter log's main session (149 calls): the same session, whole. */
+const SPOTTER_MAIN = SAMPLE_MAIN;
 const MOONCAKE = join(repoRoot, 'test/fixtures/mooncake/conversation_trace.head300.jsonl');
 const CLI = join(repoRoot, 'dist/cli.js');
 
@@ -432,6 +437,49 @@ describe('what-if panel in Chromium', () => {
     await p.page.waitForSelector('.whatif-bars-chart[data-bar-count="41"]', { state: 'attached', timeout: 30_000 });
     await settled(p, 16);
     assert.match(await copyCommand(p), / --session e5821007-9ca0-4a36-afc0-94da583da0ea /);
+    await assertClean(p, CLEAN_CSP);
+  });
+
+  it('a live session that grows keeps its results on screen, marked as behind, then shows the grown session, equal to the CLI on the whole log', async () => {
+    // The spotter log (149 calls in its main session) read in three pieces as a running agent writes it, with the
+    // incremental parse the trace worker keeps; the page is told of each append as the host tells it.
+    const bytes = readFileSync(SPOTTER);
+    const cut = (share: number): number => bytes.indexOf(0x0a, Math.floor(bytes.length * share)) + 1;
+    const cuts = [cut(0.4), cut(0.7), bytes.length];
+    const parse = new TraceParse([basename(SPOTTER)]);
+    parse.push(0, bytes.subarray(0, cuts[0]));
+    const serviceOf = (): TraceService => new TraceService(parse.snapshot(), { fileName: basename(SPOTTER), formatChosen: false, analysis: {}, prices: null });
+    const p = await suite.open({
+      trace: parse.snapshot(),
+      fileName: basename(SPOTTER),
+      service: serviceOf(),
+      whatIf: (id) => buildWhatIfWorkload(parse.snapshot().model, id, SPOTTER, null),
+      state: { whatIfOpen: true },
+    });
+    await settled(p, 16);
+    await p.page.waitForSelector('.whatif-cliff-chart[data-sweep-status="done"]', { state: 'attached', timeout: 60_000 });
+    const early = Number(await p.page.getAttribute('.whatif-bars-chart', 'data-bar-count'));
+    assert.ok(early > 20 && early < 149, `${early} calls in the first 40% of the log`);
+    const before = await figures(p);
+    const seqBefore = Number(await p.page.getAttribute('.whatif', 'data-scenario-seq'));
+    const append = async (from: number, to: number): Promise<void> => {
+      parse.push(0, bytes.subarray(from, to));
+      const service = serviceOf();
+      p.setService(service);
+      await p.send({ type: 'trace/didChange', header: service.header(), sessions: service.sessionList('', 0, SESSION_PAGE_SIZE), appended: { newBytes: to - from }, live: { grewMsAgo: 0 } });
+    };
+    // Two appends close together: the second waits for the first one's runs (and the least time between runs).
+    await append(cuts[0]!, cuts[1]!);
+    await p.page.waitForSelector('.whatif[data-behind="true"]', { state: 'attached' });
+    // The earlier figures and curve stay on screen meanwhile: nothing is blanked while the grown session runs.
+    assert.deepEqual(Object.keys(await figures(p)).sort(), Object.keys(before).sort());
+    await append(cuts[1]!, cuts[2]!);
+    await p.page.waitForSelector('.whatif-bars-chart[data-bar-count="149"]', { state: 'attached', timeout: 60_000 });
+    await p.page.waitForSelector('.whatif:not([data-behind])[data-scenario-status="done"]', { state: 'attached', timeout: 60_000 });
+    assert.ok(Number(await p.page.getAttribute('.whatif', 'data-scenario-seq')) > seqBefore, 'the scenario ran again');
+    assert.notDeepEqual(await figures(p), before, 'the grown session has its own figures');
+    // The whole log, simulated by the CLI on the command the panel copies.
+    assert.match(await matchesCli(p), new RegExp(` --session ${SPOTTER_MAIN} `));
     await assertClean(p, CLEAN_CSP);
   });
 

@@ -118,6 +118,32 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await screenshot(s.page, 'e2e-sample-inspector.png');
   });
 
+  it('a price written into the workspace settings re-prices the open panel, and taking it out restores the list prices', async () => {
+    await quickOpen(s.page, 'claude-code-sessions.trace.jsonl');
+    const web = s.web();
+    assert.equal(await figure(web, 'costTotal'), '$0.996');
+    const settingsFile = path.join(workspace, '.vscode/settings.json');
+    const original = fs.readFileSync(settingsFile, 'utf8');
+    const costShown = async (expected: string): Promise<string> => {
+      let shown = '';
+      for (let i = 0; i < 200 && shown !== expected; i++) {
+        shown = (await web.locator('[data-figure="costTotal"]').first().textContent())?.trim() ?? '';
+        if (shown !== expected) await s.page.waitForTimeout(100);
+      }
+      return shown;
+    };
+    try {
+      // Written on disk as a user editing .vscode/settings.json would: VS Code reads the file again and tells the extension.
+      // (The workspace's file: code-server does not notice outside writes to its user settings file, not even for its own theme setting.)
+      fs.writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(original), 'agentTrace.prices': [{ model: 'claude-*', multiplier: 0.5 }] }, null, 1));
+      // Every call of the session is a Claude model: half of $0.9958422 is $0.4979211.
+      assert.equal(await costShown('$0.498'), '$0.498');
+    } finally {
+      fs.writeFileSync(settingsFile, original);
+    }
+    assert.equal(await costShown('$0.996'), '$0.996');
+  });
+
   it('"Export HTML Report" writes a standalone report of the open trace beside it', async () => {
     await quickOpen(s.page, 'claude-code-sessions.trace.jsonl');
     assert.equal(await figure(s.web(), 'llmCalls'), '48');

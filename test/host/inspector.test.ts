@@ -411,6 +411,7 @@ suite('Agent Trace Inspector in the real extension host', () => {
     const written = (await vscode.commands.executeCommand('agentTrace.exportHtmlReport', file(CLAUDE), { target, sessions: ['ae4a77f8-aedd-4bc1-888f-c94edc91af04'] })) as vscode.Uri;
     assert.equal(written.fsPath, target.fsPath);
     const html = readFileSync(target.fsPath, 'utf8');
+    rmSync(target.fsPath);
     const data = JSON.parse(html.slice(html.indexOf('id="report-data">') + 17, html.indexOf('</script>', html.indexOf('id="report-data">'))));
     // The main session and its two sub-agents (test/fixtures/claude-code/…/subagents).
     assert.deepEqual(data.traces[0].view.sessions.map((s: { summary: { llmCalls: number } }) => s.summary.llmCalls), [149, 3, 1]);
@@ -423,7 +424,12 @@ suite('Agent Trace Inspector in the real extension host', () => {
     const raw = readFileSync(`${__dirname}/../../test/fixtures/aiperf/qwen_concurrency1.profile_export.jsonl`, 'utf8').trim().split('\n');
     const results = vscode.Uri.file(`${tmpdir()}/agent-trace-host-profile-${Date.now()}.jsonl`);
     writeFileSync(results.fsPath, raw.map((l, i) => { const r = JSON.parse(l); r.metadata.conversation_id = 'e5821007-9ca0-4a36-afc0-94da583da0ea'; r.metadata.turn_index = i; return JSON.stringify(r); }).join('\n'));
-    const c = (await vscode.commands.executeCommand('agentTrace.compareWithResults', file(SAMPLE), { results })) as { matched: number; join: string; predicted: { hitRate: number } | null };
+    let c: { matched: number; join: string; predicted: { hitRate: number } | null };
+    try {
+      c = (await vscode.commands.executeCommand('agentTrace.compareWithResults', file(SAMPLE), { results })) as typeof c;
+    } finally {
+      rmSync(results.fsPath, { force: true });
+    }
     assert.equal(c.join, 'conversation-turn');
     assert.equal(c.matched, 10);
     assert.ok(c.predicted && c.predicted.hitRate > 0);

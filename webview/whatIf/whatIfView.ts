@@ -35,6 +35,11 @@ export interface WhatIfHost {
 
 /** Delay that coalesces a burst of control changes (a slider drag) into one run. */
 const RUN_DELAY_MS = 40;
+/**
+ * Least time between two runs for a session that is still growing: an agent appends every
+ * few seconds, and a run restarted at each append would never finish.
+ */
+export const LIVE_RERUN_MS = 10_000;
 
 /**
  * The what-if panel: a collapsible section under the timeline that replays the selected
@@ -58,6 +63,14 @@ export class WhatIfView {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private frame: number | null = null;
   private selectedCall: number | null = null;
+  /** The session grew (a live file) since the workload in hand: simulate it again once the runs in flight are done. */
+  private grown = false;
+  private grownTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastGrownRunMs = -Infinity;
+  /** Runs for the grown session are keyed apart from the earlier ones, which had fewer calls. */
+  private workloadVersion = 0;
+  /** The sweep drawn while the grown session's sweep runs (its curve stays until the new one is complete). */
+  private previousSweep: WhatIfRuns['sweep'] = null;
 
   private readonly digest = el('span', { className: 'fp-digest muted whatif-digest' });
   private readonly body = el('div', { className: 'whatif-body' });
@@ -132,13 +145,72 @@ export class WhatIfView {
     this.element.open = open;
   }
 
-  /** The trace (any object that changes when it is read again) or the session changed: a new workload when the section is open. */
-  setContext(trace: object, session: WhatIfSession | null): void {
-    if (trace !== this.trace) this.generation += 1;
+  /**
+   * The trace (any object that changes when it is read again) or the session changed: a new
+   * workload when the section is open. `grew`: the same session with calls appended (a live
+   * file): the results in hand stay on screen, marked as behind, and the grown session is
+   * simulated again when the runs in flight are done, at most every LIVE_RERUN_MS.
+   */
+  setContext(trace: object, session: WhatIfSession | null, grew = false): void {
+    const sameSession = session !== null && this.session?.summary.id === session.summary.id;
+    const held = grew && sameSession && this.workloadState?.status === 'ready';
+    if (trace !== this.trace && !held) this.generation += 1;
     this.trace = trace;
+    if (held && session.summary.llmCalls !== this.session!.summary.llmCalls) this.grown = true;
+    if (!held) this.cancelGrown();
     this.session = session;
     this.element.hidden = session === null || session.summary.llmCalls === 0;
     this.refresh();
+    if (this.grown) this.simulateGrown();
+  }
+
+  private cancelGrown(): void {
+    this.grown = false;
+    clearTimeout(this.grownTimer);
+    this.grownTimer = undefined;
+    this.previousSweep = null;
+  }
+
+  /** Fetches the grown session's workload and runs the scenario on it, once nothing is running and LIVE_RERUN_MS has passed. */
+  private simulateGrown(): void {
+    if (!this.grown || !this.open || !this.session || this.grownTimer !== undefined) return;
+    if (this.runs.scenario?.status === 'running' || this.runs.sweep?.status === 'running' || this.workloadState?.status !== 'ready') return;
+    const wait = this.lastGrownRunMs + LIVE_RERUN_MS - performance.now();
+    const calls = this.session.summary.llmCalls;
+    this.markBehind(`The session has grown to ${calls} calls since these results.`);
+    if (wait > 0) {
+      this.grownTimer = setTimeout(() => {
+        this.grownTimer = undefined;
+        this.safely('simulate the grown session', () => this.simulateGrown());
+      }, wait);
+      return;
+    }
+    this.grown = false;
+    this.lastGrownRunMs = performance.now();
+    const key = this.workloadState.key;
+    const id = this.session.summary.id;
+    this.markBehind(`The session has grown to ${calls} calls: simulating it again…`);
+    this.host.workload(id).then(
+      (data) =>
+        this.safely('simulate the grown session', () => {
+          if (this.workloadState?.key !== key || this.session?.summary.id !== id) return;
+          const sr = this.runs.scenario;
+          const old = this.workloadState.status === 'ready' ? this.workloadState.data : null;
+          if (sr?.result && old && this.session) this.previousResult = { result: sr.result, alone: sr.alone, scenario: sr.scenario, resolved: sr.resolved, data: old, session: this.session };
+          if (this.runs.sweep?.status === 'done') this.previousSweep = this.runs.sweep;
+          this.workloadVersion += 1;
+          this.workloadState = { key, status: 'ready', data };
+          this.runner?.setWorkload(data.workload);
+          this.runNow();
+        }),
+      (e: unknown) => this.safely('simulate the grown session', () => this.markBehind(`The grown session could not be read for the what-if: ${e instanceof Error ? e.message : String(e)}`)),
+    );
+  }
+
+  /** Says the results on screen are for fewer calls than the session now has (without hiding them). */
+  private markBehind(text: string): void {
+    this.element.dataset['behind'] = 'true';
+    this.status.textContent = text;
   }
 
   /** The inspector's selected call (timeline, keyboard, CodeLens): highlighted in the bars. */
@@ -181,8 +253,10 @@ export class WhatIfView {
         this.host.setState(mergeState(this.host.getState(), { whatIfOpen: this.open }));
         // The selects read their options only once visible (see setSelect).
         if (this.open) this.form.write();
-        if (this.open) this.refresh();
-        else {
+        if (this.open) {
+          this.refresh();
+          this.simulateGrown();
+        } else {
           this.runner?.cancel('scenario');
           this.runner?.cancel('compare');
           this.runner?.cancel('sweep');
@@ -337,24 +411,26 @@ export class WhatIfView {
     this.fitNote.hidden = plan.fitNote === null;
     this.fitNote.textContent = plan.fitNote ?? '';
     const scenario = this.form.scenario;
-    if (this.runs.scenario?.key !== plan.scenario.key) {
-      const seq = this.runner.runScenario({ spec: plan.scenario.spec, alone: plan.scenario.alone });
+    const scenarioPlan = { ...plan.scenario, key: `${this.workloadVersion}\u0000${plan.scenario.key}` };
+    const sweepPlan = { ...plan.sweep, key: `${this.workloadVersion}\u0000${plan.sweep.key}` };
+    if (this.runs.scenario?.key !== scenarioPlan.key) {
+      const seq = this.runner.runScenario({ spec: scenarioPlan.spec, alone: scenarioPlan.alone });
       this.runner.cancel('compare');
       const previous = this.runs.scenario;
-      this.runs.scenario = newScenarioRun(seq, plan.scenario, scenario, plan.resolved);
+      this.runs.scenario = newScenarioRun(seq, scenarioPlan, scenario, plan.resolved);
       // Keep the previous figures on screen, marked as updating, until the new ones arrive.
-      if (previous?.result) this.previousResult = { result: previous.result, alone: previous.alone, scenario: previous.scenario, resolved: previous.resolved };
+      if (previous?.result) this.previousResult = { result: previous.result, alone: previous.alone, scenario: previous.scenario, resolved: previous.resolved, data: this.previousResult?.data, session: this.previousResult?.session };
       this.results.classList.add('updating');
     }
-    if (this.runs.sweep?.key !== plan.sweep.key) {
-      const seq = this.runner.runSweep(plan.sweep.request);
-      this.runs.sweep = newSweepRun(seq, plan.sweep, scenario, plan.resolved);
+    if (this.runs.sweep?.key !== sweepPlan.key) {
+      const seq = this.runner.runSweep(sweepPlan.request);
+      this.runs.sweep = newSweepRun(seq, sweepPlan, scenario, plan.resolved);
     }
     this.renderAll();
   }
 
-  /** The last complete result, shown (marked as updating) while a new run is on its way. */
-  private previousResult: { result: ScenarioResult; alone: PointResult | null; scenario: Scenario; resolved: ResolvedScenario } | null = null;
+  /** The last complete result, shown (marked as updating) while a new run is on its way; with the workload and session it was run on when the session has grown since. */
+  private previousResult: { result: ScenarioResult; alone: PointResult | null; scenario: Scenario; resolved: ResolvedScenario; data?: WhatIfWorkload | undefined; session?: WhatIfSession | undefined } | null = null;
 
   private showScenarioError(message: string | null): void {
     this.scenarioError.hidden = message === null;
@@ -377,9 +453,12 @@ export class WhatIfView {
     if (effects.resultArrived) {
       this.results.classList.remove('updating');
       this.previousResult = null;
+      if (!this.grown && this.grownTimer === undefined) delete this.element.dataset['behind'];
     }
     if (effects.scenarioFailed) this.results.classList.remove('updating');
     if (effects.changed) this.renderSoon();
+    // Runs done: a session that grew meanwhile is simulated again.
+    if (this.grown && this.runs.scenario?.status !== 'running' && this.runs.sweep?.status !== 'running') this.simulateGrown();
   }
 
   // ---- rendering ----
@@ -410,7 +489,7 @@ export class WhatIfView {
     this.renderSweep();
   }
 
-  private shown(): { result: ScenarioResult; alone: PointResult | null; scenario: Scenario; resolved: ResolvedScenario } | null {
+  private shown(): { result: ScenarioResult; alone: PointResult | null; scenario: Scenario; resolved: ResolvedScenario; data?: WhatIfWorkload | undefined; session?: WhatIfSession | undefined } | null {
     const sr = this.runs.scenario;
     if (sr?.result) return { result: sr.result, alone: sr.alone, scenario: sr.scenario, resolved: sr.resolved };
     return this.previousResult;
@@ -426,7 +505,7 @@ export class WhatIfView {
       this.status.classList.add('error-text');
     } else {
       this.status.classList.remove('error-text');
-      if (!this.results.classList.contains('stale')) {
+      if (!this.results.classList.contains('stale') && this.element.dataset['behind'] !== 'true') {
         this.status.textContent = sr?.result ? `Simulated in ${Math.round(sr.ms ?? 0)} ms (fast engine, in a worker).` : 'Simulating…';
       }
     }
@@ -456,7 +535,7 @@ export class WhatIfView {
       ),
     );
     this.renderGpus(r);
-    this.renderBars(r, data, block);
+    this.renderBars(r, shown.data ?? data, block, shown.session ?? this.session);
     this.renderPolicies(shown.scenario.policy);
   }
 
@@ -481,8 +560,7 @@ export class WhatIfView {
     replaceChildren(this.gpuTable, [table('whatif-gpu-table', `${r.gpus} GPUs behind the ${r.router} router`, ['GPU', 'Calls', 'Sessions', 'Busy', 'Hit rate', 'Ideal', 'Recomputed'], body)]);
   }
 
-  private renderBars(r: ScenarioResult, data: WhatIfWorkload, block: boolean): void {
-    const session = this.session;
+  private renderBars(r: ScenarioResult, data: WhatIfWorkload, block: boolean, session: WhatIfSession | null): void {
     this.barsSection.hidden = block || !session || r.calls.length === 0;
     this.barsNote.hidden = !block;
     if (this.barsSection.hidden || !session) {
@@ -533,12 +611,15 @@ export class WhatIfView {
   }
 
   private renderSweep(): void {
-    const sw = this.runs.sweep;
+    const run = this.runs.sweep;
     const shown = this.shown();
     const w = this.cliffWrap.dataset;
-    if (!sw) return;
-    w['sweepStatus'] = sw.status;
-    w['sweepSeq'] = String(sw.seq);
+    if (!run) return;
+    w['sweepStatus'] = run.status;
+    w['sweepSeq'] = String(run.seq);
+    if (run.status !== 'running') this.previousSweep = null;
+    // A grown session's sweep draws over the earlier curve only once it is complete.
+    const sw = this.previousSweep ?? run;
     const current = shown ? { x: sw.axis === 'replicas' ? shown.result.replicas : shown.result.capacityTokens, result: pointOf(shown.result) } : null;
     const model = cliffChartModel(sw.axis, sw.scenario.policy, sw.main, sw.lines, sw.cliff, current);
     if (sw.main.length > 0 || current) this.cliff.render(model);
@@ -557,22 +638,22 @@ export class WhatIfView {
       'aria-label',
       `Hit rate and prefill share against ${sw.axis === 'replicas' ? 'the number of sessions' : 'the KV capacity'}. Left and Right arrows step through the points; Enter runs that point as the scenario.`,
     );
-    const running = sw.status === 'running';
+    const running = run.status === 'running';
     this.sweepProgress.hidden = !running;
     if (running) {
       this.sweepProgress.indeterminate = false;
-      this.sweepProgress.max = Math.max(1, sw.total);
-      this.sweepProgress.value = sw.done;
+      this.sweepProgress.max = Math.max(1, run.total);
+      this.sweepProgress.value = run.done;
     }
     this.cliffSummary.textContent = sw.cliff ? sw.cliff.summary : sw.status === 'error' ? '' : 'Looking for the cliff…';
     const lineErrors = [...sw.lineErrors].map(([p, e]) => `${POLICY_CHOICES.find((c) => c.id === p)?.short ?? p}: ${e}`);
     this.sweepStatus.textContent =
-      sw.status === 'error'
-        ? `The sweep failed: ${sw.error ?? 'unknown error'}`
+      run.status === 'error'
+        ? `The sweep failed: ${run.error ?? 'unknown error'}`
         : running
-          ? `Sweeping: ${sw.done} of ${sw.total} points${sw.cliff ? ' (the cliff is found; now the other policies)' : ''}…`
+          ? `Sweeping${sw !== run ? ' the grown session' : ''}: ${run.done} of ${run.total} points${run.cliff ? ' (the cliff is found; now the other policies)' : ''}…`
           : `Swept ${sw.run.length} points in ${((sw.ms ?? 0) / 1000).toFixed(1)} s${lineErrors.length > 0 ? `. Not drawn: ${lineErrors.join('; ')}` : ''}.`;
-    this.sweepStatus.classList.toggle('error-text', sw.status === 'error');
+    this.sweepStatus.classList.toggle('error-text', run.status === 'error');
     const skipped = skippedText(sw.axis, sw.skipped, sw.stoppedBy);
     this.skippedNote.hidden = skipped === null;
     this.skippedNote.textContent = skipped ?? '';
@@ -612,7 +693,8 @@ export class WhatIfView {
   }
 
   private onCliffKey(e: KeyboardEvent): void {
-    const sw = this.runs.sweep;
+    // The points on screen: the earlier curve while a grown session's sweep runs.
+    const sw = this.previousSweep ?? this.runs.sweep;
     if (!sw || sw.main.length === 0) return;
     const xs = [...sw.main].sort((a, b) => a.value - b.value);
     if (isNavigationKey(e.key)) {
