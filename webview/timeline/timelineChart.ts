@@ -737,7 +737,8 @@ export class TimelineChart {
         ys[b] = Number.isNaN(v) ? Number.NaN : y1.getPixelForValue(v) * dpr - oy;
       }
       const [lr, lg, lb, la] = unpack(this.packed(p.context));
-      r.polyline(xs, ys, n, (p.highContrast ? 2 : 1.5) * dpr, pack(lr, lg, lb, 255), (la / 255) * (p.highContrast ? 1 : 0.85));
+      // Half a pixel thicker than the stroked path: whole pixels without anti-aliasing read thinner.
+      r.polyline(xs, ys, n, (p.highContrast ? 2.5 : 2) * dpr, pack(lr, lg, lb, 255), (la / 255) * (p.highContrast ? 1 : 0.85));
     }
     this.markerLines(chart, dpr, ox, oy);
     this.blit(ctx, ox, oy);
