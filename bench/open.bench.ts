@@ -144,7 +144,9 @@ async function openInVsCode(path: string, dir: string): Promise<Opened> {
   try {
     const page = browser.page;
     await openWorkbench(page, cs.url, dir, 'Agent Trace: Analyze Agent Session');
-    const host = extensionHostPid(join(cs.dir, 'data'));
+    // The extension host may start a moment after the workbench shows (seen on a first start): look again for a while.
+    let host = extensionHostPid(join(cs.dir, 'data'));
+    for (const started = performance.now(); host === null && performance.now() - started < 60_000; host = extensionHostPid(join(cs.dir, 'data'))) await page.waitForTimeout(500);
     if (host === null) throw new Error('no extension host process found');
     const before = memory(host);
     const name = path.split('/').pop()!;

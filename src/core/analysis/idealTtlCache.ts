@@ -20,19 +20,20 @@ export const TRACELAB_PUBLISHED = {
   deployedAmplification: { merged: 5.3, claude: 8.1, codex: 3.9 },
 } as const;
 
-/** One covered step: a call with a predecessor, a known prompt and a measurable idle gap. */
-export interface IdleStep {
-  callIndex: number;
-  gapMs: number;
-  /** Whole prompt L. */
-  prompt: number;
-  /** Tokens never seen before: context growth minus the previous call's output, within [0, appended]. */
-  fresh: number;
+/**
+ * The covered steps (a call with a predecessor, a known prompt and a measurable idle gap),
+ * by column: a million steps as objects were ~100 MB for a moment, typed arrays are 16 MB.
+ */
+export interface IdleSteps {
+  count: number;
+  /** Idle gap before each step. */
+  gapMs: Float64Array;
   /** L − fresh: what an eviction-free cache would serve. */
-  cacheable: number;
-  /** What the real cache served (cached) and prefilled (appended). */
-  cached: number;
-  appended: number;
+  cacheable: Float64Array;
+  /** Sums over the steps: whole prompts L; fresh tokens (context growth minus the previous call's output, within [0, appended]); cacheable; what the real cache served (cached) and prefilled (appended). */
+  totals: { prompt: number; fresh: number; cacheable: number; cached: number; appended: number };
+  /** Calls left out (the first call, unknown tokens or gap). */
+  skipped: number;
 }
 
 /** The session at one idle TTL. */
@@ -63,9 +64,12 @@ export interface IdealTtlCurve {
 export const DEFAULT_IDEAL_TTLS: ReadonlyArray<{ ttlMs: number; label: string }> = TRACELAB_PUBLISHED.landmarks.map((l) => ({ ttlMs: l.ttlMs, label: l.label }));
 
 /** The covered steps of a session, as TraceLab pairs each step with its predecessor. */
-export function idleSteps(session: Session): { steps: IdleStep[]; skipped: number } {
-  const steps: IdleStep[] = [];
+export function idleSteps(session: Session): IdleSteps {
   const calls = session.calls;
+  const gapMs = new Float64Array(Math.max(0, calls.length - 1));
+  const cacheableOf = new Float64Array(gapMs.length);
+  const totals = { prompt: 0, fresh: 0, cacheable: 0, cached: 0, appended: 0 };
+  let count = 0;
   for (let i = 1; i < calls.length; i++) {
     const call = calls[i]!;
     const prev = calls[i - 1]!;
@@ -74,31 +78,27 @@ export function idleSteps(session: Session): { steps: IdleStep[]; skipped: numbe
     if (input === null || input === 0 || cached === null || appended === null || prev.tokens.input === null || start === null || prev.endMs === null || start < prev.endMs) continue;
     const growth = Math.max(0, input - prev.tokens.input);
     const fresh = Math.min(Math.max(growth - (prev.tokens.output ?? 0), 0), appended);
-    steps.push({ callIndex: i, gapMs: start - prev.endMs, prompt: input, fresh, cacheable: input - fresh, cached, appended });
+    gapMs[count] = start - prev.endMs;
+    cacheableOf[count] = input - fresh;
+    count += 1;
+    totals.prompt += input;
+    totals.fresh += fresh;
+    totals.cacheable += input - fresh;
+    totals.cached += cached;
+    totals.appended += appended;
   }
-  return { steps, skipped: calls.length - steps.length };
+  return { count, gapMs: gapMs.subarray(0, count), cacheable: cacheableOf.subarray(0, count), totals, skipped: calls.length - count };
 }
 
 export function idealTtlCurve(session: Session, ttls: ReadonlyArray<{ ttlMs: number; label: string }> = DEFAULT_IDEAL_TTLS): IdealTtlCurve {
-  const { steps, skipped } = idleSteps(session);
-  let prompt = 0;
-  let fresh = 0;
-  let cacheable = 0;
-  let cached = 0;
-  let appended = 0;
-  for (const s of steps) {
-    prompt += s.prompt;
-    fresh += s.fresh;
-    cacheable += s.cacheable;
-    cached += s.cached;
-    appended += s.appended;
-  }
+  const steps = idleSteps(session);
+  const { prompt, fresh, cacheable, cached, appended } = steps.totals;
   const at = (ttlMs: number): { hit: number; evicted: number } => {
     let hit = 0;
     let evicted = 0;
-    for (const s of steps) {
-      if (s.gapMs <= ttlMs) hit += s.cacheable;
-      else evicted += s.cacheable;
+    for (let i = 0; i < steps.count; i++) {
+      if (steps.gapMs[i]! <= ttlMs) hit += steps.cacheable[i]!;
+      else evicted += steps.cacheable[i]!;
     }
     return { hit, evicted };
   };
@@ -115,8 +115,8 @@ export function idealTtlCurve(session: Session, ttls: ReadonlyArray<{ ttlMs: num
   });
   const realHitRate = prompt === 0 ? null : cached / prompt;
   return {
-    steps: steps.length,
-    skipped,
+    steps: steps.count,
+    skipped: steps.skipped,
     points,
     optimalHitRate: prompt === 0 ? null : cacheable / prompt,
     realHitRate,
@@ -126,15 +126,19 @@ export function idealTtlCurve(session: Session, ttls: ReadonlyArray<{ ttlMs: num
 }
 
 /** Walks the steps by gap: the first gap at which the ideal hit rate reaches the real one. */
-function effectiveTtl(steps: readonly IdleStep[], prompt: number, real: number): number | null {
-  const byGap = [...steps].sort((a, b) => a.gapMs - b.gapMs);
+function effectiveTtl(steps: IdleSteps, prompt: number, real: number): number | null {
+  const { gapMs, cacheable } = steps;
+  const byGap = new Uint32Array(steps.count);
+  for (let i = 0; i < byGap.length; i++) byGap[i] = i;
+  byGap.sort((a, b) => gapMs[a]! - gapMs[b]!);
   let hit = 0;
   if (real <= 0) return 0;
   for (let i = 0; i < byGap.length; i++) {
-    hit += byGap[i]!.cacheable;
+    const gap = gapMs[byGap[i]!]!;
+    hit += cacheable[byGap[i]!]!;
     // Steps with the same gap are retained together.
-    if (i + 1 < byGap.length && byGap[i + 1]!.gapMs === byGap[i]!.gapMs) continue;
-    if (hit / prompt >= real) return byGap[i]!.gapMs;
+    if (i + 1 < byGap.length && gapMs[byGap[i + 1]!] === gap) continue;
+    if (hit / prompt >= real) return gap;
   }
   return null;
 }

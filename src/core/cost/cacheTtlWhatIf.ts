@@ -75,18 +75,36 @@ export interface TtlWhatIf {
 export const FIVE_MINUTES_MS = 5 * 60_000;
 export const ONE_HOUR_MS = 60 * 60_000;
 
-/** The calls of a session as the replay needs them. */
+/**
+ * The calls of a session as the replay needs them, made anew each time they are walked:
+ * a million of them at once were ~150 MB, walked one at a time they are a few bytes each
+ * for a moment. `length` is the number of calls.
+ */
+export interface TtlCallSource extends Iterable<TtlCall> {
+  readonly length: number;
+}
+
+/** The calls of a session as the replay needs them, walked as they are made (see TtlCallSource). */
+export function ttlCallSource(session: Session, cost: SessionCost): TtlCallSource {
+  return { length: session.calls.length, [Symbol.iterator]: () => ttlCallsOf(session, cost) };
+}
+
+/** The calls of a session as the replay needs them, as an array (a page that replays them again keeps them). */
 export function ttlCalls(session: Session, cost: SessionCost): TtlCall[] {
+  return [...ttlCallsOf(session, cost)];
+}
+
+function* ttlCallsOf(session: Session, cost: SessionCost): Generator<TtlCall> {
   const resets = new Set(session.compactions.map((c) => c.beforeCall));
   let previous: LlmCall | null = null;
-  return session.calls.map((call, i) => {
+  for (let i = 0; i < session.calls.length; i++) {
+    const call = session.calls[i]!;
     const split = pricedTokens(call);
-    const callCost = cost.calls[i]!;
+    const rates = cost.calls.ratesOf(i);
     const tokens: PricedTokens = 'missing' in split ? { uncached: 0, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, output: 0 } : { ...split.tokens };
     // Automatic caching (OpenAI, DeepSeek): nothing is "written" in the log and writing has no price of its own, so
     // the whole prompt is cached for the next call. A log that only leaves the writes out (a provider with a write
     // price) keeps its uncached tokens uncached.
-    const rates = callCost.rates;
     const automaticCaching = call.tokens.cacheWrite === null && (rates === null || rates.cacheWrite5m === rates.input);
     if (automaticCaching) {
       tokens.cacheWrite5m += tokens.uncached;
@@ -96,21 +114,21 @@ export function ttlCalls(session: Session, cost: SessionCost): TtlCall[] {
     const gapMs = previous !== null && start !== null && previous.endMs !== null && start >= previous.endMs ? start - previous.endMs : null;
     const reset = previous === null || resets.has(i) || (previous.model !== null && call.model !== null && previous.model !== call.model);
     previous = call;
-    return {
+    yield {
       index: call.index,
       gapMs,
       reset,
       tokens,
       cacheable: tokens.cacheRead + tokens.cacheWrite5m + tokens.cacheWrite1h,
       automaticCaching,
-      rates: callCost.rates,
-      actualUsd: callCost.usd,
+      rates,
+      actualUsd: cost.calls.usdOf(i),
     };
-  });
+  }
 }
 
 /** The TTL the log shows: 1 hour when most written tokens were 1-hour writes, else 5 minutes. */
-export function observedTtl(calls: readonly TtlCall[]): { ttlMs: number; basis: string } {
+export function observedTtl(calls: Iterable<TtlCall>): { ttlMs: number; basis: string } {
   let fiveMin = 0;
   let oneHour = 0;
   for (const c of calls) {
@@ -146,7 +164,7 @@ export function defaultWritePrice(ttlMs: number): TtlWritePrice {
  * previous call left cached, so a longer TTL can win it back. A call whose gap outlasts
  * the replayed TTL reads nothing and writes its whole cacheable prefix again.
  */
-export function replayTtl(calls: readonly TtlCall[], option: TtlOption, actual: { ttlMs: number } = observedTtl(calls)): TtlReplay {
+export function replayTtl(calls: Iterable<TtlCall>, option: TtlOption, actual: { ttlMs: number } = observedTtl(calls)): TtlReplay {
   let cost = 0;
   let actualUsd = 0;
   let rewriteTokens = 0;
@@ -213,13 +231,13 @@ export interface CustomTtl {
 }
 
 /** Replays the session under the user's TTL, against the TTL it ran with. */
-export function customReplay(calls: readonly TtlCall[], what: Pick<TtlWhatIf, 'actualTtlMs'>, custom: CustomTtl): TtlReplay {
+export function customReplay(calls: Iterable<TtlCall>, what: Pick<TtlWhatIf, 'actualTtlMs'>, custom: CustomTtl): TtlReplay {
   const ttlMs = custom.minutes * 60_000;
   return replayTtl(calls, { ttlMs, write: custom.writeMultiple === null ? defaultWritePrice(ttlMs) : { inputMultiple: custom.writeMultiple } }, { ttlMs: what.actualTtlMs });
 }
 
 /** The replays for 5 minutes, 1 hour and an optional custom TTL, with the sentence. */
-export function cacheTtlWhatIf(calls: readonly TtlCall[], custom: TtlOption | null = null): TtlWhatIf {
+export function cacheTtlWhatIf(calls: TtlCallSource, custom: TtlOption | null = null): TtlWhatIf {
   const actual = observedTtl(calls);
   const options: TtlOption[] = [
     { ttlMs: FIVE_MINUTES_MS, write: '5m' },
@@ -227,16 +245,22 @@ export function cacheTtlWhatIf(calls: readonly TtlCall[], custom: TtlOption | nu
   ];
   if (custom) options.push(custom);
   const replays = options.map((o) => replayTtl(calls, o, actual));
-  const priced = calls.filter((c) => c.actualUsd !== null);
-  const actualUsd = priced.length === 0 ? null : priced.reduce((s, c) => s + c.actualUsd!, 0);
+  let pricedCalls = 0;
+  let pricedUsd = 0;
+  for (const c of calls) {
+    if (c.actualUsd === null) continue;
+    pricedCalls += 1;
+    pricedUsd += c.actualUsd;
+  }
+  const actualUsd = pricedCalls === 0 ? null : pricedUsd;
   return {
     actualTtlMs: actual.ttlMs,
     actualTtlBasis: actual.basis,
     actualUsd,
-    pricedCalls: priced.length,
-    unpricedCalls: calls.length - priced.length,
+    pricedCalls,
+    unpricedCalls: calls.length - pricedCalls,
     replays,
-    sentence: ttlSentence(actual.ttlMs, replays[0]!, replays[1]!, calls.length - priced.length, actualUsd),
+    sentence: ttlSentence(actual.ttlMs, replays[0]!, replays[1]!, calls.length - pricedCalls, actualUsd),
   };
 }
 

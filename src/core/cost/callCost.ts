@@ -108,10 +108,101 @@ export interface UnpricedGroup {
   calls: number[];
 }
 
+/** What calls priced alike share: stored once per distinct value, not once per call. */
+type SharedCallCost = Pick<CallCost, 'rates' | 'priceId' | 'origin' | 'unpriced' | 'notes'>;
+
+/**
+ * A session's call costs, stored by column: dollars by kind in one Float64Array (NaN for
+ * an unpriced call), and per call an index into the distinct rates, price ids, reasons
+ * and notes, which a million calls of one model share. A CallCost object per call cost
+ * about 300 bytes (its byKind, boxed doubles, a notes array); this keeps 60.
+ * `at(i)` builds one call's CallCost when asked.
+ */
+export class CallCosts implements Iterable<CallCost> {
+  readonly length: number;
+  /** COST_KINDS.length dollars per call, NaN when the call is unpriced. */
+  private readonly kinds: Float64Array;
+  private readonly usd: Float64Array;
+  private readonly shared: Int32Array;
+  private readonly table: SharedCallCost[] = [];
+  private readonly tableIndex = new Map<string, number>();
+  private filled = 0;
+
+  constructor(length: number) {
+    this.length = length;
+    this.kinds = new Float64Array(length * COST_KINDS.length);
+    this.usd = new Float64Array(length);
+    this.shared = new Int32Array(length);
+  }
+
+  /** Stores the next call's cost (calls are pushed in order). */
+  push(cost: CallCost): void {
+    const i = this.filled++;
+    const r = cost.rates;
+    // By value: a price book may give equal rates as distinct objects.
+    const key = `${r ? `${r.input},${r.cacheRead},${r.cacheWrite5m},${r.cacheWrite1h},${r.output}` : '-'}\u0000${cost.priceId ?? '\u0001'}\u0000${cost.origin ?? '\u0001'}\u0000${cost.unpriced ?? '\u0001'}\u0000${cost.notes.join('\u0000')}`;
+    let at = this.tableIndex.get(key);
+    if (at === undefined) {
+      at = this.table.length;
+      this.table.push({ rates: cost.rates, priceId: cost.priceId, origin: cost.origin, unpriced: cost.unpriced, notes: cost.notes });
+      this.tableIndex.set(key, at);
+    }
+    this.shared[i] = at;
+    this.usd[i] = cost.usd ?? Number.NaN;
+    const base = i * COST_KINDS.length;
+    COST_KINDS.forEach((k, j) => (this.kinds[base + j] = cost.byKind ? cost.byKind[k] : Number.NaN));
+  }
+
+  private has(i: number): boolean {
+    return Number.isInteger(i) && i >= 0 && i < this.length;
+  }
+
+  /** Dollars of call `i`, null when unpriced (or out of range). */
+  usdOf(i: number): number | null {
+    const v = this.has(i) ? this.usd[i]! : Number.NaN;
+    return Number.isNaN(v) ? null : v;
+  }
+
+  /** Dollars of call `i` for one kind, NaN when unpriced. */
+  kindOf(i: number, kind: number): number {
+    return this.has(i) && kind >= 0 && kind < COST_KINDS.length ? this.kinds[i * COST_KINDS.length + kind]! : Number.NaN;
+  }
+
+  /** Rates of call `i` (null when unpriced or priced per GPU-hour). */
+  ratesOf(i: number): CallRates | null {
+    return this.has(i) ? this.table[this.shared[i]!]!.rates : null;
+  }
+
+  /** Notes of call `i` (shared: do not change them). */
+  notesOf(i: number): readonly string[] {
+    return this.has(i) ? this.table[this.shared[i]!]!.notes : [];
+  }
+
+  /** Call `i`'s cost as one object (a new one each time), undefined out of range. */
+  at(i: number): CallCost | undefined {
+    if (!this.has(i)) return undefined;
+    const s = this.table[this.shared[i]!]!;
+    const base = i * COST_KINDS.length;
+    let byKind: CostByKind | null = null;
+    if (!Number.isNaN(this.kinds[base]!)) {
+      byKind = zeroByKind();
+      COST_KINDS.forEach((k, j) => (byKind![k] = this.kinds[base + j]!));
+    }
+    return { usd: this.usdOf(i), byKind, rates: s.rates, priceId: s.priceId, origin: s.origin, unpriced: s.unpriced, notes: [...s.notes] };
+  }
+
+  *[Symbol.iterator](): Iterator<CallCost> {
+    for (let i = 0; i < this.length; i++) yield this.at(i)!;
+  }
+}
+
+/** The index of each kind in CallCosts' columns. */
+export const COST_KIND_INDEX: Readonly<Record<keyof CostByKind, number>> = Object.fromEntries(COST_KINDS.map((k, j) => [k, j])) as Record<keyof CostByKind, number>;
+
 /** A session priced call by call. */
 export interface SessionCost extends CostSummary {
   /** One per call, in call order. */
-  calls: CallCost[];
+  calls: CallCosts;
   unpriced: UnpricedGroup[];
   /** The cost the agent itself reported for the session (SWE-agent, ATIF), beside ours. */
   reportedUsd: number | null;
@@ -120,57 +211,81 @@ export interface SessionCost extends CostSummary {
 }
 
 /** Sums priced calls; `totalUsd` is null only when there were calls and none was priced. */
-export function summarizeCosts(calls: ReadonlyArray<{ model: string | null; cost: CallCost }>, priceSource: string): CostSummary {
-  const byKind = zeroByKind();
-  const byModel: CostSummary['byModel'] = {};
-  let total = 0;
-  let priced = 0;
-  for (const { model, cost } of calls) {
-    const key = model ?? 'unknown model';
-    const m = (byModel[key] ??= { usd: null, calls: 0, unpricedCalls: 0 });
-    m.calls += 1;
-    if (cost.usd === null || cost.byKind === null) {
-      m.unpricedCalls += 1;
-      continue;
-    }
-    priced += 1;
-    total += cost.usd;
-    m.usd = (m.usd ?? 0) + cost.usd;
-    for (const k of COST_KINDS) byKind[k] += cost.byKind[k];
+export function summarizeCosts(calls: Iterable<{ model: string | null; cost: CallCost }>, priceSource: string): CostSummary {
+  const summary = newCostTotals();
+  for (const { model, cost } of calls) addCost(summary, model, cost.usd, cost.byKind ? (k) => cost.byKind![COST_KINDS[k]!] : null);
+  return finishCostTotals(summary, priceSource);
+}
+
+interface CostTotals {
+  byKind: CostByKind;
+  byModel: CostSummary['byModel'];
+  total: number;
+  priced: number;
+  calls: number;
+}
+
+function newCostTotals(): CostTotals {
+  return { byKind: zeroByKind(), byModel: {}, total: 0, priced: 0, calls: 0 };
+}
+
+function addCost(t: CostTotals, model: string | null, usd: number | null, kind: ((k: number) => number) | null): void {
+  t.calls += 1;
+  const key = model ?? 'unknown model';
+  const m = (t.byModel[key] ??= { usd: null, calls: 0, unpricedCalls: 0 });
+  m.calls += 1;
+  if (usd === null || kind === null) {
+    m.unpricedCalls += 1;
+    return;
   }
+  t.priced += 1;
+  t.total += usd;
+  m.usd = (m.usd ?? 0) + usd;
+  COST_KINDS.forEach((k, j) => (t.byKind[k] += kind(j)));
+}
+
+/** Adds the priced calls of sessions to totals, straight from their columns. */
+function addSessionCosts(t: CostTotals, session: Session, costs: CallCosts): void {
+  for (let i = 0; i < costs.length; i++) {
+    const usd = costs.usdOf(i);
+    addCost(t, session.calls[i]!.model, usd, usd === null ? null : (k) => costs.kindOf(i, k));
+  }
+}
+
+function finishCostTotals(t: CostTotals, priceSource: string): CostSummary {
+  const { byKind, byModel, total, priced, calls } = t;
   return {
-    totalUsd: priced === 0 && calls.length > 0 ? null : total,
+    totalUsd: priced === 0 && calls > 0 ? null : total,
     byModel,
     byKind,
     pricedCalls: priced,
-    unpricedCalls: calls.length - priced,
+    unpricedCalls: calls - priced,
     priceSource,
   };
 }
 
-function countedNotes(costs: readonly CallCost[]): string[] {
+function countedNotes(costs: CallCosts): string[] {
   const counts = new Map<string, number>();
-  for (const c of costs) for (const n of c.notes) counts.set(n, (counts.get(n) ?? 0) + 1);
+  for (let i = 0; i < costs.length; i++) for (const n of costs.notesOf(i)) counts.set(n, (counts.get(n) ?? 0) + 1);
   return [...counts].map(([note, n]) => `${n} call${n === 1 ? '' : 's'}: ${note}`);
 }
 
 export function priceSession(session: Session, format: FormatId | null, book: PriceBook): SessionCost {
   const context = pricingContext(format, session);
   const groups = new Map<string, UnpricedGroup>();
-  const calls = session.calls.map((call) => {
+  const calls = new CallCosts(session.calls.length);
+  for (const call of session.calls) {
     const { cost, unknownKey } = priceCall(call, book, context);
     if (unknownKey !== null) {
       const g = groups.get(unknownKey) ?? { key: unknownKey, reason: cost.unpriced ?? '', calls: [] };
       g.calls.push(call.index);
       groups.set(unknownKey, g);
     }
-    return cost;
-  });
-  const summary = summarizeCosts(
-    session.calls.map((c, i) => ({ model: c.model, cost: calls[i]! })),
-    book.source,
-  );
-  return { ...summary, calls, unpriced: [...groups.values()], reportedUsd: session.reportedTotals?.costUsd ?? null, notes: countedNotes(calls) };
+    calls.push(cost);
+  }
+  const totals = newCostTotals();
+  addSessionCosts(totals, session, calls);
+  return { ...finishCostTotals(totals, book.source), calls, unpriced: [...groups.values()], reportedUsd: session.reportedTotals?.costUsd ?? null, notes: countedNotes(calls) };
 }
 
 /** Every session priced, the whole trace's total (sub-agents included), and diagnostics for what could not be priced. */
@@ -182,8 +297,9 @@ export interface TraceCost {
 
 export function priceTrace(model: TraceModel, book: PriceBook): TraceCost {
   const sessions = model.sessions.map((s) => priceSession(s, model.format, book));
-  const all = model.sessions.flatMap((s, i) => s.calls.map((c, j) => ({ model: c.model, cost: sessions[i]!.calls[j]! })));
-  return { sessions, total: summarizeCosts(all, book.source), diagnostics: costDiagnostics(model, sessions) };
+  const totals = newCostTotals();
+  model.sessions.forEach((s, i) => addSessionCosts(totals, s, sessions[i]!.calls));
+  return { sessions, total: finishCostTotals(totals, book.source), diagnostics: costDiagnostics(model, sessions) };
 }
 
 /** One diagnostic per reason a call could not be priced (naming the model), at its first call, and one per shared assumption. */
@@ -197,14 +313,14 @@ function costDiagnostics(model: TraceModel, sessions: readonly SessionCost[]): D
       if (d) d.calls += g.calls.length;
       else byKey.set(g.key, { reason: g.reason, calls: g.calls.length, first: session.calls[g.calls[0]!]! });
     }
-    cost.calls.forEach((c, j) => {
-      for (const n of c.notes) {
+    for (let j = 0; j < cost.calls.length; j++) {
+      for (const n of cost.calls.notesOf(j)) {
         if (n !== NOTE_NO_SPLIT && n !== NOTE_NO_CACHED) continue;
         const d = notes.get(n);
         if (d) d.calls += 1;
         else notes.set(n, { calls: 1, first: session.calls[j]! });
       }
-    });
+    }
   });
   const out: Diagnostic[] = [];
   for (const { reason, calls, first } of byKey.values()) {

@@ -3,7 +3,7 @@ import type { FailingToolCall, RetryLoop } from '../analysis/retryLoops';
 import type { Session, ToolCall } from '../trace/model';
 import { pricedTokens } from './callCost';
 import type { SessionCost } from './callCost';
-import type { CallCost } from './costTypes';
+import type { CallRates } from './costTypes';
 
 /**
  * Retry loops and failing tool calls in dollars: the same tokens the loop analysis counts
@@ -14,8 +14,7 @@ import type { CallCost } from './costTypes';
  */
 
 /** $/token the call paid for its appended tokens (uncached and cache writes together), or null when unpriced. */
-export function appendRate(session: Session, cost: CallCost, callIndex: number): number | null {
-  const rates = cost.rates;
+export function appendRate(session: Session, rates: CallRates | null, callIndex: number): number | null {
   if (!rates) return null;
   const split = pricedTokens(session.calls[callIndex]!);
   if ('missing' in split) return null;
@@ -31,8 +30,8 @@ function carryUsd(session: Session, cost: SessionCost, callIndex: number, tokens
   const later = laterCallsReading(session, callIndex);
   let usd = 0;
   for (let j = callIndex + 1; j <= callIndex + later; j++) {
-    const c = cost.calls[j]!;
-    const rate = j === callIndex + 1 ? appendRate(session, c, j) : (c.rates?.cacheRead ?? null);
+    const rates = cost.calls.ratesOf(j);
+    const rate = j === callIndex + 1 ? appendRate(session, rates, j) : (rates?.cacheRead ?? null);
     if (rate === null) return null;
     usd += tokens * rate;
   }
@@ -56,7 +55,7 @@ export function loopCost(loop: RetryLoop, session: Session, cost: SessionCost): 
   const counted = new Set<number>();
   for (const a of loop.attempts) {
     const call = session.calls[a.callIndex]!;
-    const rates = cost.calls[a.callIndex]!.rates;
+    const rates = cost.calls.ratesOf(a.callIndex);
     if (!counted.has(a.callIndex) && call.tokens.output !== null) {
       counted.add(a.callIndex);
       wasted = wasted === null || rates === null ? null : wasted + call.tokens.output * rates.output;
@@ -66,7 +65,7 @@ export function loopCost(loop: RetryLoop, session: Session, cost: SessionCost): 
     if (tokens === null) continue;
     const next = session.calls[a.callIndex + 1];
     if (next) {
-      const rate = appendRate(session, cost.calls[next.index]!, next.index);
+      const rate = appendRate(session, cost.calls.ratesOf(next.index), next.index);
       wasted = wasted === null || rate === null ? null : wasted + tokens * rate;
     }
     const carry = carryUsd(session, cost, a.callIndex, tokens);

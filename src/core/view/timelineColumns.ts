@@ -1,6 +1,7 @@
 import { MISS_CAUSES } from '../analysis/cacheMisses';
 import type { MissCause } from '../analysis/cacheMisses';
 import type { SessionAnalysis } from '../analysis/sessionAnalysis';
+import { COST_KIND_INDEX } from '../cost/callCost';
 import type { SessionCost } from '../cost/callCost';
 import type { Session } from '../trace/model';
 import type { CallRow, CompactionMark, LoopView, SubagentLink } from './traceView';
@@ -73,11 +74,12 @@ export function buildTimelineColumns(session: Session, analysis: SessionAnalysis
   const columns = emptyColumns(n, cost !== null);
   if (cost && columns.cost) {
     const c = columns.cost;
+    const kind = (i: number, k: keyof typeof COST_KIND_INDEX): number => cost.calls.kindOf(i, COST_KIND_INDEX[k]);
     for (let i = 0; i < n; i++) {
-      const k = cost.calls[i]?.byKind;
-      c.cached[i] = k ? k.cacheRead : Number.NaN;
-      c.appended[i] = k ? k.input + k.cacheWrite5m + k.cacheWrite1h + k.gpuTime : Number.NaN;
-      c.output[i] = k ? k.output : Number.NaN;
+      // NaN (unpriced) stays NaN through the sum.
+      c.cached[i] = kind(i, 'cacheRead');
+      c.appended[i] = kind(i, 'input') + kind(i, 'cacheWrite5m') + kind(i, 'cacheWrite1h') + kind(i, 'gpuTime');
+      c.output[i] = kind(i, 'output');
     }
   }
   for (let i = 0; i < n; i++) {

@@ -18,9 +18,9 @@ import { sessionLabel, sessionTreeOrder } from './sessionList';
 import type { SessionEntry, SessionPage } from './sessionList';
 import { buildTimelineColumns, markSubagentStarts } from './timelineColumns';
 import type { TimelineColumns } from './timelineColumns';
-import { analysisView, callMarks, childrenByParent, costFigures, eventMarks, formatChoices, row, sessionCostView, subagentLinks, toolDetail } from './traceView';
-import type { CallDetail, CallMarks, CallRow, CompactionMark, EventMark, SessionCostFigures, SessionCostView, SessionHead, SubagentLink, TraceView } from './traceView';
-import { customReplay } from '../cost/cacheTtlWhatIf';
+import { analysisView, callMarks, childrenByParent, eventMarks, formatChoices, row, sessionCostFigures, subagentLinks, toolDetail } from './traceView';
+import type { CallDetail, CallMarks, CallRow, CompactionMark, EventMark, SessionCostFigures, SessionHead, SubagentLink, TraceView } from './traceView';
+import { customReplay, ttlCallSource } from '../cost/cacheTtlWhatIf';
 import type { CustomTtl, TtlReplay } from '../cost/cacheTtlWhatIf';
 
 // What the inspector page asks about a trace, answered from the parsed model where it
@@ -238,8 +238,11 @@ interface SessionCache {
   analysis?: SessionAnalysis;
   marks?: CallMarks;
   tools?: { call: number; tool: Session['calls'][number]['toolCalls'][number] }[];
-  /** The cost view with its replay input, for the current prices. */
-  cost?: SessionCostView;
+  /**
+   * The cost figures for the current prices. The per-call replay input they come from is
+   * not kept (at a million calls it is ~150 MB): a typed TTL builds it again.
+   */
+  cost?: SessionCostFigures;
 }
 
 /**
@@ -391,27 +394,26 @@ export class TraceService {
       compactions: session.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens, ...(c.rewind ? { rewind: true as const } : {}) })),
       events: eventMarks(session),
       subagents: this.subagents(session),
-      cost: (() => {
-        const view = this.costView(session);
-        return view ? costFigures(view) : null;
-      })(),
+      cost: this.costFigures(session),
     };
   }
 
-  private costView(session: Session): SessionCostView | null {
+  private costFigures(session: Session): SessionCostFigures | null {
     const c = this.entry(session.id);
     if (c.cost) return c.cost;
     const cost = this.sessionCost(session);
     if (!cost) return null;
-    c.cost = sessionCostView(session, cost);
+    c.cost = sessionCostFigures(session, cost);
     return c.cost;
   }
 
   /** The session replayed under a TTL the user typed (the cost panel's own row); null without prices. */
   customTtl(id: string, custom: CustomTtl): TtlReplay | null {
     const session = this.byId.get(id);
-    const view = session ? this.costView(session) : null;
-    return view ? customReplay(view.ttlCalls, view.ttl, custom) : null;
+    const cost = session ? this.sessionCost(session) : null;
+    const figures = session ? this.costFigures(session) : null;
+    if (!session || !cost || !figures) return null;
+    return customReplay(ttlCallSource(session, cost), figures.ttl, custom);
   }
 
   /** The analyses and the timeline columns of a session. */
@@ -425,7 +427,12 @@ export class TraceService {
       columns,
       this.subagents(session).map((s) => s.parentCallIndex),
     );
-    const { tools, toolCallCount } = countTools(session.calls.flatMap((c) => c.toolCalls.map((t) => ({ name: t.name, failed: t.isError === true }))));
+    // Generated as counted: a million calls are not copied first.
+    const { tools, toolCallCount } = countTools(
+      (function* (): Generator<{ name: string; failed: boolean }> {
+        for (const c of session.calls) for (const t of c.toolCalls) yield { name: t.name, failed: t.isError === true };
+      })(),
+    );
     return {
       sessionId: id,
       analysis: analysisView(this.parsed.model, session, analysis, cost),

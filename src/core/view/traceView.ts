@@ -11,7 +11,7 @@ import { idealTtlCurve } from '../analysis/idealTtlCache';
 import type { IdealTtlCurve } from '../analysis/idealTtlCache';
 import { priceTrace } from '../cost/callCost';
 import type { SessionCost } from '../cost/callCost';
-import { cacheTtlWhatIf, ttlCalls } from '../cost/cacheTtlWhatIf';
+import { cacheTtlWhatIf, ttlCallSource, ttlCalls } from '../cost/cacheTtlWhatIf';
 import type { TtlCall, TtlWhatIf } from '../cost/cacheTtlWhatIf';
 import type { CostByKind, CostSummary, PriceBook } from '../cost/costTypes';
 import { loopCost } from '../cost/loopCost';
@@ -257,7 +257,7 @@ export function callMarks(analysis: SessionAnalysis): CallMarks {
 }
 
 function callCostView(cost: SessionCost | null, index: number): CallCostView | null {
-  const c = cost?.calls[index];
+  const c = cost?.calls.at(index);
   return c ? { usd: c.usd, byKind: c.byKind, priceId: c.priceId, unpriced: c.unpriced, notes: c.notes } : null;
 }
 
@@ -323,6 +323,16 @@ export function analysisView(model: TraceModel, session: Session, a: SessionAnal
 }
 
 export function sessionCostView(session: Session, cost: SessionCost): SessionCostView {
+  const replay = ttlCalls(session, cost);
+  return { ...costSummaryOf(cost), ttl: cacheTtlWhatIf(replay), ttlCalls: replay };
+}
+
+/** A session's cost figures, its replay input walked as it is made and not kept (a million calls of it were ~150 MB). */
+export function sessionCostFigures(session: Session, cost: SessionCost): SessionCostFigures {
+  return { ...costSummaryOf(cost), ttl: cacheTtlWhatIf(ttlCallSource(session, cost)) };
+}
+
+function costSummaryOf(cost: SessionCost): Omit<SessionCostFigures, 'ttl'> {
   const summary: CostSummary = {
     totalUsd: cost.totalUsd,
     byModel: cost.byModel,
@@ -331,8 +341,7 @@ export function sessionCostView(session: Session, cost: SessionCost): SessionCos
     unpricedCalls: cost.unpricedCalls,
     priceSource: cost.priceSource,
   };
-  const replay = ttlCalls(session, cost);
-  return { summary, reportedUsd: cost.reportedUsd, notes: cost.notes, ttl: cacheTtlWhatIf(replay), ttlCalls: replay };
+  return { summary, reportedUsd: cost.reportedUsd, notes: cost.notes };
 }
 
 /** Sessions by their parent's id, in model order, so each parent finds its sub-agents without scanning every session. */

@@ -6,6 +6,13 @@ import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { CANONICAL_VERSION } from './canonicalFormat';
 
+/**
+ * The tool calls of a call that has none: one array for all of them (a million calls
+ * without tools held a million empty arrays). Frozen, so a push on it fails loudly; the
+ * reader replaces it when a call's first tool call comes.
+ */
+const NO_TOOL_CALLS: ToolCall[] = Object.freeze([]) as unknown as ToolCall[];
+
 /** Owned by CanonicalReader: one session being filled, plus id lookups. */
 interface SessionState {
   session: Session;
@@ -25,6 +32,20 @@ export class CanonicalReader implements RecordReader {
   private readonly diagnostics: Diagnostic[] = [];
   private readonly skipped: Record<string, number> = emptyRecord();
   private sawHeader = false;
+  /**
+   * One copy of each model name, service tier, region, tool name, file, command and error
+   * text: a long session repeats them on every call, and JSON.parse makes a new string each
+   * time (a million calls held a million copies of one model name).
+   */
+  private readonly interned = new Map<string, string>();
+
+  private intern(value: string | null): string | null {
+    if (value === null) return null;
+    const known = this.interned.get(value);
+    if (known !== undefined) return known;
+    this.interned.set(value, value);
+    return value;
+  }
 
   record({ value, source }: TraceRecord): void {
     const type = str(value['type']);
@@ -144,26 +165,27 @@ export class CanonicalReader implements RecordReader {
     }
     const calls = state.session.calls;
     const turns = state.session.turns.length;
-    const call: LlmCall = {
+    const fields = {
       id,
       index: calls.length,
       turn: turns > 0 ? turns - 1 : null,
-      model: str(value['model']),
+      model: this.intern(str(value['model'])),
       startMs: this.time(value, 'startMs', source),
       endMs: this.time(value, 'endMs', source),
       tokens: this.tokens(value['tokens'], source),
       server: serverTiming(value['server']),
       blocks: this.blocks(value['blocks'], source),
-      toolCalls: [],
+      toolCalls: NO_TOOL_CALLS,
       source,
     };
     // Optional pricing context: kept only when given, so a file without it reads as before.
-    for (const key of ['serviceTier', 'inferenceGeo'] as const) {
-      const raw = value[key];
-      if (raw === undefined || raw === null || raw === '') continue;
-      if (typeof raw === 'string') call[key] = raw;
-      else this.report(source, 'warning', `llm_call ${key} must be a string or null, not ${JSON.stringify(raw)}; ignored.`);
-    }
+    const pricing = { serviceTier: this.pricingWord(value, 'serviceTier', source), inferenceGeo: this.pricingWord(value, 'inferenceGeo', source) };
+    // Both given (the writer's usual case): one literal with every field, as in tokens().
+    const call: LlmCall =
+      pricing.serviceTier !== null && pricing.inferenceGeo !== null
+        ? { id, index: fields.index, turn: fields.turn, model: fields.model, startMs: fields.startMs, endMs: fields.endMs, tokens: fields.tokens, server: fields.server, blocks: fields.blocks, toolCalls: fields.toolCalls, source, serviceTier: pricing.serviceTier, inferenceGeo: pricing.inferenceGeo }
+        : fields;
+    if (call === fields) for (const key of ['serviceTier', 'inferenceGeo'] as const) if (pricing[key] !== null) call[key] = pricing[key];
     calls.push(call);
     state.callsById.set(id, call);
   }
@@ -188,21 +210,23 @@ export class CanonicalReader implements RecordReader {
     const isError = value['isError'];
     const tool: ToolCall = {
       id,
-      name,
-      targetFile: str(value['targetFile']),
-      command: str(value['command']),
+      name: this.intern(name)!,
+      targetFile: this.intern(str(value['targetFile'])),
+      command: this.intern(str(value['command'])),
       startMs: this.time(value, 'startMs', source),
       endMs: this.time(value, 'endMs', source),
       durationMs: this.time(value, 'durationMs', source),
       isError: typeof isError === 'boolean' ? isError : null,
-      errorText: str(value['errorText']),
+      errorText: this.intern(str(value['errorText'])),
       exitCode: typeof value['exitCode'] === 'number' && Number.isInteger(value['exitCode']) ? value['exitCode'] : null,
       resultChars: count(value['resultChars']),
       source,
       // One line holds both the call and its result.
       resultSource: typeof isError === 'boolean' ? source : null,
     };
-    call.toolCalls.push(tool);
+    // A call's empty list is replaced, never pushed onto: calls without tools may share one.
+    if (call.toolCalls.length === 0) call.toolCalls = [tool];
+    else call.toolCalls.push(tool);
   }
 
   private compaction(value: JsonObject, source: SourceRef): void {
@@ -306,9 +330,14 @@ export class CanonicalReader implements RecordReader {
     if (reasoningOutput !== null && output !== null && reasoningOutput > output) {
       this.report(source, 'warning', `tokens.reasoningOutput (${reasoningOutput}) exceeds output (${output}); output includes reasoning.`);
     }
-    const tokens: CallTokens = { input, cached, appended, cacheWrite, output, reasoningOutput };
-    if (cacheWrite5m !== undefined) tokens.cacheWrite5m = cacheWrite5m;
-    if (cacheWrite1h !== undefined) tokens.cacheWrite1h = cacheWrite1h;
+    // With both splits given (as the writer writes them), one literal holds every field in the object itself: fields
+    // added after a literal go to a separate property array, ~40 bytes more per call.
+    const tokens: CallTokens =
+      cacheWrite5m !== undefined && cacheWrite1h !== undefined
+        ? { input, cached, appended, cacheWrite, output, reasoningOutput, cacheWrite5m, cacheWrite1h }
+        : { input, cached, appended, cacheWrite, output, reasoningOutput };
+    if (cacheWrite5m !== undefined && cacheWrite1h === undefined) tokens.cacheWrite5m = cacheWrite5m;
+    if (cacheWrite1h !== undefined && cacheWrite5m === undefined) tokens.cacheWrite1h = cacheWrite1h;
     const splitSum = (cacheWrite5m ?? 0) + (cacheWrite1h ?? 0);
     if (cacheWrite !== null && (cacheWrite5m != null || cacheWrite1h != null) && splitSum > cacheWrite) {
       this.report(source, 'warning', `tokens.cacheWrite5m + cacheWrite1h (${splitSum}) exceed cacheWrite (${cacheWrite}); they split it.`);
@@ -317,6 +346,15 @@ export class CanonicalReader implements RecordReader {
   }
 
   /** A time in ms: a finite number ≥ 0, else unknown (with a warning when something else was given). */
+  /** An llm_call's service tier or region: a non-empty string, else null (a non-string is reported). */
+  private pricingWord(value: JsonObject, key: 'serviceTier' | 'inferenceGeo', source: SourceRef): string | null {
+    const raw = value[key];
+    if (raw === undefined || raw === null || raw === '') return null;
+    if (typeof raw === 'string') return this.intern(raw);
+    this.report(source, 'warning', `llm_call ${key} must be a string or null, not ${JSON.stringify(raw)}; ignored.`);
+    return null;
+  }
+
   private time(value: JsonObject, key: string, source: SourceRef): number | null {
     const raw = value[key];
     if (raw === undefined || raw === null) return null;

@@ -46,7 +46,7 @@ async function priced(prices?: unknown) {
 describe('pricing a session call by call (hand-worked)', () => {
   it('prices each call as on paper, and the glm-4.6 call as unknown', async () => {
     const { cost } = await priced();
-    const calls = cost.sessions[0]!.calls;
+    const calls = [...cost.sessions[0]!.calls];
     const expected = [65192.25, 22777.25, 20980.25, 24881.25, 49839.25, null, 144447.5];
     calls.forEach((c, i) => {
       if (expected[i] === null) assert.equal(c.usd, null, `call ${i + 1}`);
@@ -87,8 +87,8 @@ describe('pricing a session call by call (hand-worked)', () => {
   it('a user price prices the unknown model: 7×0.6 + 39,413×0.11 + 136×0.6 (a write at the input rate) + 157×2.2 = 4,766.63 µ$', async () => {
     const { cost } = await priced({ prices: [{ model: 'glm-4.6', input: 0.6, cacheRead: 0.11, output: 2.2 }] });
     const s = cost.sessions[0]!;
-    close(s.calls[5]!.usd, 4766.63 * µ, 'glm-4.6 call');
-    assert.equal(s.calls[5]!.origin, 'user');
+    close(s.calls.at(5)!.usd, 4766.63 * µ, 'glm-4.6 call');
+    assert.equal(s.calls.at(5)!.origin, 'user');
     assert.equal(s.unpricedCalls, 0);
     close(s.totalUsd, (328117.75 + 4766.63) * µ, 'total');
     assert.match(s.priceSource, /\+ user prices \(test\)$/);
@@ -103,8 +103,8 @@ describe('pricing a session call by call (hand-worked)', () => {
       ],
     });
     const s = cost.sessions[0]!;
-    close(s.calls[0]!.usd, 65192.25 * 0.8 * µ, 'call 1 at 80%');
-    close(s.calls[5]!.usd, (2.686 / 3600) * 1.8, 'call 6 by GPU time');
+    close(s.calls.at(0)!.usd, 65192.25 * 0.8 * µ, 'call 1 at 80%');
+    close(s.calls.at(5)!.usd, (2.686 / 3600) * 1.8, 'call 6 by GPU time');
     close(s.byKind.gpuTime, (2.686 / 3600) * 1.8, 'GPU time');
     close(s.totalUsd, 328117.75 * 0.8 * µ + (2.686 / 3600) * 1.8, 'total');
   });
@@ -146,11 +146,11 @@ describe('per-request tiers, price history, service tiers and regions (hand-work
       { model: 'claude-sonnet-4-5-20250929', startMs: FEB_12, tokens: tokens(10, 240_000, 9_990, 1_000) },
     ]);
     const s = priceTrace(model, createPriceBook()).sessions[0]!;
-    close(s.calls[0]!.usd, 94492.5 * µ, '150k call');
-    close(s.calls[1]!.usd, 241485 * µ, '250k call');
+    close(s.calls.at(0)!.usd, 94492.5 * µ, '150k call');
+    close(s.calls.at(1)!.usd, 241485 * µ, '250k call');
     close(s.totalUsd, 335977.5 * µ, 'total');
     assert.notEqual(Math.round(s.totalUsd! * 1e6), 422970);
-    assert.deepEqual(s.calls[1]!.notes, ['long-context tier (input over 200,000 tokens)']);
+    assert.deepEqual(s.calls.at(1)!.notes, ['long-context tier (input over 200,000 tokens)']);
   });
 
   it('prices a call as of its date: Opus 4.6 dropped its long-context tier on 2026-03-13', () => {
@@ -162,8 +162,8 @@ describe('per-request tiers, price history, service tiers and regions (hand-work
       { model: 'claude-opus-4-6', startMs: APR_1, tokens: tokens(0, 240_000, 10_000, 1_000) },
     ]);
     const s = priceTrace(model, createPriceBook()).sessions[0]!;
-    close(s.calls[0]!.usd, 402500 * µ, '12 February');
-    close(s.calls[1]!.usd, 207500 * µ, '1 April');
+    close(s.calls.at(0)!.usd, 402500 * µ, '12 February');
+    close(s.calls.at(1)!.usd, 207500 * µ, '1 April');
   });
 
   it('batch halves the price, US-only inference adds 10%, priority has no public price', () => {
@@ -175,24 +175,24 @@ describe('per-request tiers, price history, service tiers and regions (hand-work
     ]);
     const cost = priceTrace(model, createPriceBook());
     const s = cost.sessions[0]!;
-    close(s.calls[0]!.usd, 24919.625 * µ, 'batch');
-    assert.deepEqual(s.calls[0]!.notes, ['service tier batch ×0.5']);
-    assert.equal(s.calls[0]!.origin, 'supplement');
-    close(s.calls[1]!.usd, 71711.475 * µ, 'US-only');
-    assert.equal(s.calls[2]!.usd, null);
+    close(s.calls.at(0)!.usd, 24919.625 * µ, 'batch');
+    assert.deepEqual(s.calls.at(0)!.notes, ['service tier batch ×0.5']);
+    assert.equal(s.calls.at(0)!.origin, 'supplement');
+    close(s.calls.at(1)!.usd, 71711.475 * µ, 'US-only');
+    assert.equal(s.calls.at(2)!.usd, null);
     assert.match(cost.diagnostics[0]!.message, /service tier "priority" has no public anthropic price \(model "claude-opus-4-6"\)/);
     // A user price for the priority tier prices it.
     const withMine = priceTrace(model, createPriceBook({ user: readUserPrices([{ model: 'claude-opus-4-6', serviceTier: 'priority', input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, cacheWrite1h: 10, output: 25 }]) }));
-    close(withMine.sessions[0]!.calls[2]!.usd, 65192.25 * µ, 'priority at a user price');
+    close(withMine.sessions[0]!.calls.at(2)!.usd, 65192.25 * µ, 'priority at a user price');
     // …and only that tier: the US call keeps its list price.
-    close(withMine.sessions[0]!.calls[1]!.usd, 71711.475 * µ, 'US-only unchanged');
+    close(withMine.sessions[0]!.calls.at(1)!.usd, 71711.475 * µ, 'US-only unchanged');
   });
 
   it('a missing count is unknown, never 0; a self-hosted serving trace needs a user price', () => {
     const model = trace([{ model: 'claude-haiku-4-5-20251001', tokens: { input: null, cached: null, appended: null, cacheWrite: null, output: 5, reasoningOutput: null } }]);
     const s = priceTrace(model, createPriceBook()).sessions[0]!;
     assert.equal(s.totalUsd, null);
-    assert.equal(s.calls[0]!.unpriced, 'its prompt token count is unknown');
+    assert.equal(s.calls.at(0)!.unpriced, 'its prompt token count is unknown');
     const served = { ...trace([{ model: 'gpt-4o-mini', tokens: tokens(100, 0, 0, 10) }]), format: 'vllm-bench' as const };
     const c = priceTrace(served, createPriceBook());
     assert.equal(c.total.totalUsd, null);

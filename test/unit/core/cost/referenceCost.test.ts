@@ -79,9 +79,9 @@ describe('the agent’s own bill', () => {
     const doc = JSON.parse(readFileSync(MINI_SWE, 'utf8')) as { info: { model_stats: { instance_cost: number } }; messages: Array<{ role: string; extra?: { cost?: number } }> };
     const theirs = doc.messages.filter((m) => m.role === 'assistant' && m.extra?.cost !== undefined).map((m) => m.extra!.cost!);
     assert.equal(theirs.length, cost.calls.length);
-    cost.calls.forEach((c, i) => near(c.usd!, theirs[i]!, `call ${i + 1}`));
+    [...cost.calls].forEach((c, i) => near(c.usd!, theirs[i]!, `call ${i + 1}`));
     near(cost.totalUsd!, doc.info.model_stats.instance_cost, 'instance cost');
-    assert.equal(cost.calls[0]!.priceId, 'deepseek/deepseek-v3.x');
+    assert.equal(cost.calls.at(0)!.priceId, 'deepseek/deepseek-v3.x');
   });
 });
 
@@ -101,7 +101,7 @@ describe('rates × tokens give the library’s own total for every real call', (
           const input = t.uncached + t.cacheRead + t.cacheWrite5m + t.cacheWrite1h;
           const usage = { input_tokens: input, cache_read_tokens: t.cacheRead, cache_write_tokens: t.cacheWrite5m + t.cacheWrite1h, cache_write_1h_tokens: t.cacheWrite1h, output_tokens: t.output };
           const library = libraryTotal(priced, new Date(call.startMs ?? call.endMs!), usage);
-          near(cost.sessions[i]!.calls[j]!.usd!, library, `${session.id} call ${j + 1}`);
+          near(cost.sessions[i]!.calls.at(j)!.usd!, library, `${session.id} call ${j + 1}`);
           checked += 1;
         });
       });

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { COST_KIND_INDEX, priceCall, priceTrace, pricingContext } from '../../../../src/core/cost/callCost';
+import { COST_KINDS } from '../../../../src/core/cost/costTypes';
+import { createPriceBook } from '../../../../src/core/cost/priceBook';
+import { readUserPrices } from '../../../../src/core/cost/userPrices';
+import { EDIT_LOOP, fixtures, parseFile, REJECTIONS, SPOTTER } from '../../../support/helpers';
+
+// A session's call costs are kept by column (CallCosts: dollars by kind in one typed array,
+// the rates, price ids and notes stored once per distinct value). Here every call of real
+// sessions is priced again on its own with priceCall, one CallCost object per call as the
+// costs were kept before, and the columns must give back exactly that, with the session's
+// totals equal to the sum of those per-call figures added here in call order.
+
+const SAMPLES = [SPOTTER, EDIT_LOOP, REJECTIONS, join(fixtures, 'canonical/priced-session.trace.jsonl')];
+
+describe('CallCosts: the columns give back what pricing each call alone gives (real samples)', () => {
+  for (const path of SAMPLES) {
+    it(path.split('/').pop()!, async () => {
+      const { model } = await parseFile(path);
+      // With a discount on one model family too, so calls carry notes and rates that differ from the list's.
+      const book = createPriceBook({ user: readUserPrices([{ model: 'claude-haiku-*', multiplier: 0.5 }]), userLabel: 'test' });
+      const cost = priceTrace(model, book);
+      let calls = 0;
+      model.sessions.forEach((session, s) => {
+        const columns = cost.sessions[s]!.calls;
+        assert.equal(columns.length, session.calls.length);
+        const context = pricingContext(model.format, session);
+        let sum = 0;
+        let priced = 0;
+        session.calls.forEach((call, i) => {
+          const alone = priceCall(call, book, context).cost;
+          assert.deepEqual(columns.at(i), alone, `${session.id} call ${i + 1}`);
+          assert.equal(columns.usdOf(i), alone.usd);
+          assert.deepEqual(columns.ratesOf(i), alone.rates);
+          assert.deepEqual([...columns.notesOf(i)], alone.notes);
+          COST_KINDS.forEach((k) => {
+            const v = columns.kindOf(i, COST_KIND_INDEX[k]);
+            if (alone.byKind === null) assert.ok(Number.isNaN(v), `${k} of an unpriced call is NaN`);
+            else assert.equal(v, alone.byKind[k]);
+          });
+          if (alone.usd !== null) {
+            sum += alone.usd;
+            priced += 1;
+          }
+        });
+        const summary = cost.sessions[s]!;
+        assert.equal(summary.pricedCalls, priced);
+        if (priced > 0) assert.ok(Math.abs(summary.totalUsd! - sum) <= 1e-12 * Math.max(1, sum), `${session.id} total ${summary.totalUsd} ≠ ${sum}`);
+        assert.equal([...columns].length, session.calls.length);
+        calls += session.calls.length;
+      });
+      assert.ok(calls > 0);
+    });
+  }
+
+  it('out of range there is no call: at() is undefined, usdOf() null, kindOf() NaN, ratesOf() null', async () => {
+    const { model } = await parseFile(SPOTTER);
+    const columns = priceTrace(model, createPriceBook()).sessions[0]!.calls;
+    for (const i of [-1, columns.length, 1.5]) {
+      assert.equal(columns.at(i), undefined);
+      assert.equal(columns.usdOf(i), null);
+      assert.equal(columns.ratesOf(i), null);
+    }
+    assert.ok(Number.isNaN(columns.kindOf(columns.length, 0)));
+  });
+
+  it('a copy of the notes is handed out: changing it does not change the call’s notes', async () => {
+    const { model } = await parseFile(join(fixtures, 'canonical/priced-session.trace.jsonl'));
+    // A discount notes itself on every call it applies to ("your multiplier ×0.8").
+    const book = createPriceBook({ user: readUserPrices([{ model: 'claude-*', multiplier: 0.8 }]), userLabel: 'test' });
+    const columns = priceTrace(model, book).sessions[0]!.calls;
+    const i = [...columns].findIndex((c) => c.notes.length > 0);
+    assert.ok(i >= 0, 'the fixture has a call with a note');
+    const before = [...columns.notesOf(i)];
+    columns.at(i)!.notes.push('changed');
+    assert.deepEqual([...columns.notesOf(i)], before);
+  });
+});
