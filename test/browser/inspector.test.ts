@@ -7,7 +7,7 @@ import { parseTrace } from '../../src/core/trace/parseTrace';
 import type { ParsedTrace } from '../../src/core/trace/parseTrace';
 import type { WebviewMessage } from '../../src/protocol/messages';
 import { parseFile, parseText, repoRoot, SPOTTER } from '../support/helpers';
-import { assertClean, barPoint, inspectorSuite, results, THEMES } from '../support/inspectorHarness';
+import { assertClean, barPoint, inspectorSuite, plotArea, results, THEMES } from '../support/inspectorHarness';
 import type { InspectorPage, OpenOptions } from '../support/inspectorHarness';
 
 // Expected figures are independent of the code under test: totals and ratios come from
@@ -179,6 +179,56 @@ describe('inspector webview in Chromium', () => {
     const options = await p.page.locator('#session-picker vscode-option').allTextContents();
     assert.deepEqual(options, ['main session ae4a77f8 · 149 calls', '└ sub-agent aac57f5 · 3 calls', '└ compaction agent acompact-946d2b · 1 call']);
     assert.equal(((await p.state()) as { sessionId: string }).sessionId, 'aac57f5');
+    await assertClean(p);
+  });
+
+  it('paints each bar as tall as its tokens and its parts in proportion (the plot is one pixel buffer)', async () => {
+    // Cached tokens hidden: each bar is appended (bottom) + output (top). Heights are read off
+    // the canvas in the bar's middle column, from the plot's bottom up to the first unpainted
+    // pixel; the context line (it crosses bars) covers up to 3 px of a part, or adds them on top.
+    const p = await inspector({ state: { sessionId: MAIN_ID, showCached: false } });
+    await p.page.waitForSelector('.chart-wrap[data-show-cached="false"][data-plot-area]');
+    const a = await plotArea(p);
+    const calls = parsed.model.sessions[0]!.calls;
+    const stack = (i: number): number => (calls[i]!.tokens.appended ?? 0) + (calls[i]!.tokens.output ?? 0);
+    const tallest = calls.reduce((best, _, i) => (stack(i) > stack(best) ? i : best), 0);
+    // The second tallest (call 139 after the compaction: 23,815 appended + 298 output, against call 6's 39,416 + 114).
+    const other = calls.reduce((best, _, i) => (i !== tallest && (best < 0 || stack(i) > stack(best)) ? i : best), -1);
+    assert.deepEqual([tallest, other], [5, 138]);
+    const column = (i: number): Promise<{ height: number; bottomColour: number; bottomRun: number }> =>
+      p.page.evaluate(
+        ({ x, top, bottom }) => {
+          const c = document.querySelector('.chart-wrap canvas') as HTMLCanvasElement;
+          const d = new Uint32Array(c.getContext('2d')!.getImageData(Math.floor(x), 0, 1, c.height).data.buffer);
+          let y = Math.ceil(bottom) - 1;
+          const bottomColour = d[y]!;
+          let bottomRun = 0;
+          while (y >= top && d[y] === bottomColour) {
+            bottomRun += 1;
+            y--;
+          }
+          let height = bottomRun;
+          while (y >= top && d[y]! >>> 24 !== 0) {
+            // The context line crosses bars: count the bottom colour above it too.
+            if (d[y] === bottomColour) bottomRun += 1;
+            height += 1;
+            y--;
+          }
+          return { height, bottomColour, bottomRun };
+        },
+        // 2 px right of the middle: the context line's points are the bars' middles, and it drops steeply at call 139.
+        { x: a.left + ((i + 0.5) * (a.right - a.left)) / a.count + 2, top: a.top, bottom: a.bottom },
+      );
+    const big = await column(tallest);
+    const small = await column(other);
+    // The tallest bar reaches at least half the plot (the axis maximum is the next round number above it).
+    assert.ok(big.height > (a.bottom - a.top) / 2, `tallest bar ${big.height} px`);
+    const expectedSmall = (big.height * stack(other)) / stack(tallest);
+    assert.ok(Math.abs(small.height - expectedSmall) <= 4, `call ${other + 1}: ${small.height} px, expected ${expectedSmall.toFixed(1)}`);
+    // Its bottom part is the appended tokens, in the appended colour of every bar.
+    const expectedAppended = (big.height * (calls[other]!.tokens.appended ?? 0)) / stack(tallest);
+    assert.ok(Math.abs(small.bottomRun - expectedAppended) <= 4, `appended ${small.bottomRun} px, expected ${expectedAppended.toFixed(1)}`);
+    assert.equal(small.bottomColour, big.bottomColour);
     await assertClean(p);
   });
 

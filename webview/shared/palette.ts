@@ -170,6 +170,12 @@ export function annotationLabelStyle(p: Palette, color: string): {
 
 /** Diagonal stripes as a repeating pattern: a square tile of `size` px with one stripe across its corners, so tiles join into continuous diagonals (one fill per shape instead of a line per stripe and a clip). */
 export function diagonalHatch(ctx: CanvasRenderingContext2D, size: number, background: string, stripe: string): CanvasPattern | null {
+  const tile = diagonalHatchTile(size, background, stripe);
+  return tile ? ctx.createPattern(tile, 'repeat') : null;
+}
+
+/** The tile diagonalHatch repeats: `size` pixels square, the stripe corner to corner (the timeline reads its pixels). */
+export function diagonalHatchTile(size: number, background: string, stripe: string): HTMLCanvasElement | null {
   const tile = document.createElement('canvas');
   tile.width = size;
   tile.height = size;
@@ -183,5 +189,5 @@ export function diagonalHatch(ctx: CanvasRenderingContext2D, size: number, backg
   t.moveTo(-1, size + 1);
   t.lineTo(size + 1, -1);
   t.stroke();
-  return ctx.createPattern(tile, 'repeat');
+  return tile;
 }

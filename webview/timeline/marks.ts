@@ -141,19 +141,22 @@ export function lowerBound(sorted: ArrayLike<number>, value: number): number {
  */
 export function groupMarks(d: TimelineData, flag: number, firstSlot: number, endSlot: number, pixelOf: (slot: number) => number, minGap: number, marked: Int32Array = markedSlots(d, flag)): MarkGroup[] {
   const out: MarkGroup[] = [];
-  let group: { x0: number; x1: number; count: number; callIndex: number } | null = null;
-  for (let k = lowerBound(marked, firstSlot); k < marked.length && marked[k]! < endSlot; k++) {
-    const slot = marked[k]!;
-    const x = pixelOf(slot);
-    if (group && x - group.x0 < minGap) {
-      group.count += 1;
-      group.x1 = x;
-      continue;
+  const end = lowerBound(marked, endSlot);
+  for (let k = lowerBound(marked, firstSlot); k < end; ) {
+    const x0 = pixelOf(marked[k]!);
+    // The group is every following mark less than minGap right of its first (pixels grow with
+    // slots): found by binary search, so a zoomed-out window of a million calls costs per
+    // glyph drawn, not per marked call.
+    let lo = k + 1;
+    let hi = end;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (pixelOf(marked[mid]!) - x0 < minGap) lo = mid + 1;
+      else hi = mid;
     }
-    if (group) out.push({ x: (group.x0 + group.x1) / 2, count: group.count, callIndex: group.callIndex });
-    group = { x0: x, x1: x, count: 1, callIndex: callAt(d, slot) };
+    out.push({ x: (x0 + pixelOf(marked[lo - 1]!)) / 2, count: lo - k, callIndex: callAt(d, marked[k]!) });
+    k = lo;
   }
-  if (group) out.push({ x: (group.x0 + group.x1) / 2, count: group.count, callIndex: group.callIndex });
   return out;
 }
 

@@ -6,8 +6,10 @@ import type { CallRow, LoopView } from '../../src/core/view/traceView';
 import { analysisTooltipLines } from '../analysis/analysisModel';
 import { writePlotArea } from '../shared/chartParts';
 import type { Palette } from '../shared/palette';
-import { diagonalHatch, mixOver, withAlpha } from '../shared/palette';
-import { axisMaxima, binCalls, binOfSlot, callAt, runStats, slotCount, slotOf } from './bins';
+import { diagonalHatchTile, mixOver, withAlpha } from '../shared/palette';
+import { PlotRaster, pack, unpack } from './plotRaster';
+import type { Packed, Tile } from './plotRaster';
+import { axisMaxima, BinPyramid, binCalls, binOfSlot, callAt, runStats, slotCount, slotOf } from './bins';
 import type { Bins, TimelineData } from './bins';
 import { groupMarks, loopSlots, lowerBound, markedSlots, mergeLabels } from './marks';
 import type { TimelineMarker } from './marks';
@@ -51,6 +53,19 @@ const NARROW_BAND_PX = 3;
 const MARKER_LINE_GAP_PX = 4;
 /** The dash of each marker kind: on and off pixels. */
 const MARKER_DASH: Record<TimelineMarker['kind'], [number, number]> = { compaction: [5, 3], 'api-error': [1, 2], subagent: [2, 3] };
+/** Sessions (or filters) with more slots than this bin from a BinPyramid. */
+const PYRAMID_FROM_SLOTS = 8192;
+/** CSS pixels the marker lines reach above the plot (to the foot of their labels). */
+const MARKER_OVERHANG_PX = 4;
+/** Context-line points at least this far apart (CSS pixels) are stroked as a smooth path; closer ones go into the pixel buffer. */
+const LINE_VECTOR_GAP_PX = 6;
+/** A marker's label, placed before overlapping ones merge. */
+interface MarkerLabel {
+  x: number;
+  width: number;
+  text: string;
+  color: string;
+}
 /** Band pixel spans listed on the wrapper for tests, at most (a zoomed-out session has thousands). */
 const BAND_PIXELS_LISTED = 1000;
 
@@ -83,13 +98,25 @@ export class TimelineChart {
   private showCached = true;
   private window: ViewWindow = { lo: 0, hi: 1 };
   private bins: Bins | null = null;
+  /** Block sums of the data, so binning a wide window costs O(bins), not O(calls in view); null for short sessions. */
+  private pyramid: BinPyramid | null = null;
   private selected: number | null = null;
   private hoverX: number | null = null;
   private frame = 0;
   private drag: { x: number; window: ViewWindow; moved: boolean; pointer: number } | null = null;
   private readonly tooltip: HTMLDivElement;
-  private hatchPattern: CanvasPattern | null = null;
+  private hatchPixels: Tile | null = null;
   private hatchKey = '';
+  /** The plot's pixels (bands, bars, dense context line, marker lines), drawn in one call per frame. */
+  private readonly raster = new PlotRaster();
+  private rasterImage: ImageData | null = null;
+  private rasterLayer: HTMLCanvasElement | null = null;
+  private packedColors = new Map<string, Packed>();
+  private colorProbe: CanvasRenderingContext2D | null | undefined;
+  /** Whether this frame's context line went into the buffer (dense) or is stroked by paintFront. */
+  private lineRastered = false;
+  /** This frame's marker labels in x order, found with their lines. */
+  private markerLabels: MarkerLabel[] = [];
   // Found once per data (setData), so a frame visits only what is in view:
   /** Loop bands by first slot, and the running maximum of their last slots (binary-searched for the first band in view). */
   private bands: Band[] = [];
@@ -103,7 +130,6 @@ export class TimelineChart {
   /** Label widths by text (the labels repeat; measureText per label per frame was a fifth of the render). */
   private textWidths = new Map<string, number>();
   private textFontFamily = '';
-  private dashPatterns = new Map<string, CanvasPattern | null>();
   /** Milliseconds the last render took (binning, layout and painting): the benchmark reads it. */
   lastRenderMs = 0;
 
@@ -154,6 +180,8 @@ export class TimelineChart {
     this.wrapper.dataset['loopBands'] = String(loops.length);
     this.wrapper.dataset['loopBandSpans'] = loops.map((l) => `${l.firstCall}-${l.lastCall}`).join(' ');
     this.index(data, loops, markers);
+    // Short sessions bin call by call as fast as from blocks.
+    this.pyramid = slotCount(data) > PYRAMID_FROM_SLOTS ? new BinPyramid(data) : null;
     this.writeSelection();
     this.render();
   }
@@ -237,6 +265,7 @@ export class TimelineChart {
     this.chart = null;
     this.data = null;
     this.bins = null;
+    this.pyramid = null;
     this.hideTooltip();
   }
 
@@ -269,7 +298,7 @@ export class TimelineChart {
     const span = this.window.hi - this.window.lo;
     // One bar per call while each gets 2 px or more, else one bin per 2 px.
     const maxBins = span <= width / BIN_PX ? Number.POSITIVE_INFINITY : Math.floor(width / BIN_PX);
-    this.bins = binCalls(d, this.window, maxBins, this.showCached);
+    this.bins = binCalls(d, this.window, maxBins, this.showCached, this.pyramid);
     const { bars, context } = axisMaxima(this.bins, this.showCached);
     const scales = chart.options.scales!;
     const x = scales['x']!;
@@ -550,42 +579,100 @@ export class TimelineChart {
     return chart.scales['x']!.getPixelForValue(slotEdge);
   }
 
+  /** A CSS colour as a packed pixel, through a one-pixel canvas (any colour syntax the theme uses); cached. */
+  private packed(color: string): Packed {
+    let c = this.packedColors.get(color);
+    if (c !== undefined) return c;
+    const probe = (this.colorProbe ??= document.createElement('canvas').getContext('2d', { willReadFrequently: true }));
+    if (!probe) return pack(0, 0, 0, 255);
+    probe.clearRect(0, 0, 1, 1);
+    probe.fillStyle = color;
+    probe.fillRect(0, 0, 1, 1);
+    const [r, g, b, a] = probe.getImageData(0, 0, 1, 1).data;
+    c = pack(r!, g!, b!, a!);
+    this.packedColors.set(color, c);
+    return c;
+  }
+
+  /** The hatching of gave-up loops as pixels (the same tile the pattern fill used), per palette. */
+  private hatchTile(): Tile | null {
+    const p = this.palette;
+    const key = `${p.loop}|${p.background}|${p.highContrast}`;
+    if (this.hatchPixels && this.hatchKey === key) return this.hatchPixels;
+    const tile = diagonalHatchTile(7, mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background), mixOver(p.loop, p.highContrast ? 0.55 : 0.3, p.background));
+    const t = tile?.getContext('2d', { willReadFrequently: true });
+    this.hatchPixels = tile && t ? { width: tile.width, height: tile.height, pixels: new Uint32Array(t.getImageData(0, 0, tile.width, tile.height).data.buffer.slice(0)) } : null;
+    this.hatchKey = key;
+    return this.hatchPixels;
+  }
+
+  /**
+   * Everything in the plot that grows with the window's calls, loops and markers, written
+   * into one pixel buffer (plotRaster.ts says why) and drawn in one call: the loop bands
+   * (wide ones one by one, narrow ones as runs of pixel columns, gave up over escaped), the
+   * selected call's column, the bars (per bin, the envelope of its largest call, then its
+   * mean stack), the context line where it is dense, and the marker lines.
+   */
   private paintBehind(chart: Chart): void {
     const d = this.data;
     const bins = this.bins;
     if (!d || !bins) return;
     const { ctx, chartArea: a } = chart;
     const p = this.palette;
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(a.left, a.top, a.right - a.left, a.bottom - a.top);
-    ctx.clip();
-    // Loop bands behind everything: wide ones one by one, narrow ones as runs of pixel columns (gave up over escaped).
+    const dpr = chart.currentDevicePixelRatio || 1;
+    // The buffer covers the plot's whole device pixels; x and y below are in them, from its top left.
+    // The marker lines start a little above the plot, so the buffer does too; `top` is the plot's top row.
+    const ox = Math.round(a.left * dpr);
+    const oy = Math.round((a.top - MARKER_OVERHANG_PX) * dpr);
+    const r = this.raster;
+    r.reset(Math.round(a.right * dpr) - ox, Math.round(a.bottom * dpr) - oy, ox, oy);
+    if (r.width === 0 || r.height === 0) return;
+    const top = Math.round(a.top * dpr) - oy;
+    const xOf = (slotEdge: number): number => this.pixel(chart, slotEdge) * dpr - ox;
+    const y = chart.scales['y']!;
+    const yOf = (v: number): number => Math.round(y.getPixelForValue(v) * dpr) - oy;
+    const bottom = r.height;
+    // Loop bands.
     const bandPixels: string[] = [];
     let bandsInView = 0;
-    const columns = new Uint8Array(Math.ceil(a.right) + 1);
+    const columns = new Uint8Array(r.width + 1);
+    const hatch = this.hatchTile();
+    const escapedFill = this.packed(mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background));
+    const edge = { color: this.packed(p.loop), alpha: p.highContrast ? 1 : 0.8, width: Math.max(1, Math.round((p.highContrast ? 2 : 1) * dpr)) };
+    const band = (escaped: boolean, x0: number, x1: number, edges: boolean): void => {
+      const left = Math.round(x0);
+      const right = Math.max(left + Math.round(2 * dpr), Math.round(x1));
+      if (escaped || !hatch) r.fill(left, right, top, bottom, escapedFill);
+      else r.fillTile(left, right, top, bottom, hatch);
+      if (!edges) return;
+      // Gave up: dashed edges (4 on, 3 off); escaped: solid.
+      const [on, off] = escaped ? [1, 0] : [Math.round(4 * dpr), Math.round(3 * dpr)];
+      r.vertical(left, left + edge.width, top, bottom, edge.color, edge.alpha, on, off);
+      r.vertical(right - edge.width, right, top, bottom, edge.color, edge.alpha, on, off);
+    };
     for (let i = lowerBound(this.bandReach, this.window.lo - 1); i < this.bands.length; i++) {
-      const band = this.bands[i]!;
-      if (band.first >= this.window.hi) break;
-      const x0 = Math.max(a.left, this.pixel(chart, band.first));
-      const x1 = Math.min(a.right, this.pixel(chart, band.last + 1));
+      const b = this.bands[i]!;
+      if (b.first >= this.window.hi) break;
+      const x0 = Math.max(a.left, this.pixel(chart, b.first));
+      const x1 = Math.min(a.right, this.pixel(chart, b.last + 1));
       if (x1 <= a.left || x0 >= a.right) continue;
       bandsInView += 1;
       if (bandPixels.length < BAND_PIXELS_LISTED) bandPixels.push(`${Math.round(x0)}-${Math.round(x1)}`);
       if (x1 - x0 >= NARROW_BAND_PX) {
-        this.drawBand(ctx, band.loop.escaped, x0, x1, a.top, a.bottom);
+        band(b.loop.escaped, x0 * dpr - ox, x1 * dpr - ox, true);
         continue;
       }
-      const state = band.loop.escaped ? 1 : 2;
-      const c1 = Math.min(columns.length, Math.max(Math.floor(x0) + 1, Math.ceil(x1)));
-      for (let c = Math.floor(x0); c < c1; c++) if (columns[c]! < state) columns[c] = state;
+      const state = b.loop.escaped ? 1 : 2;
+      const c0 = Math.max(0, Math.floor(x0 * dpr - ox));
+      const c1 = Math.min(r.width, Math.max(c0 + 1, Math.ceil(x1 * dpr - ox)));
+      for (let c = c0; c < c1; c++) if (columns[c]! < state) columns[c] = state;
     }
-    for (let c = 0; c < columns.length; ) {
+    for (let c = 0; c < r.width; ) {
       const state = columns[c]!;
       let e = c + 1;
-      while (e < columns.length && columns[e] === state) e++;
-      // Edges only on runs wide enough to show them: hundreds of dashed full-height strokes were most of a zoomed-out frame's raster.
-      if (state !== 0) this.drawBand(ctx, state === 1, c, e, a.top, a.bottom, e - c >= NARROW_BAND_PX * 2);
+      while (e < r.width && columns[e] === state) e++;
+      // Edges only on runs wide enough to show them.
+      if (state !== 0) band(state === 1, c, e, e - c >= NARROW_BAND_PX * 2 * dpr);
       c = e;
     }
     this.wrapper.dataset['loopBandPixels'] = bandsInView <= BAND_PIXELS_LISTED ? bandPixels.join(' ') : '';
@@ -593,66 +680,121 @@ export class TimelineChart {
     if (this.selected !== null) {
       const slot = slotOf(d, this.selected);
       if (slot < slotCount(d) && callAt(d, slot) === this.selected) {
-        const x0 = this.pixel(chart, slot);
-        const x1 = this.pixel(chart, slot + 1);
-        ctx.fillStyle = mixOver(p.selection, p.highContrast ? 0.35 : 0.22, p.background);
-        ctx.fillRect(x0, a.top, Math.max(2, x1 - x0), a.bottom - a.top);
+        const x0 = xOf(slot);
+        const x1 = xOf(slot + 1);
+        r.fill(x0, x0 + Math.max(2 * dpr, x1 - x0), top, bottom, this.packed(mixOver(p.selection, p.highContrast ? 0.35 : 0.22, p.background)));
       }
     }
-    // Bars: per bin, the envelope of its largest call (light), then its mean stack (solid).
-    const y = chart.scales['y']!;
-    const base = y.getPixelForValue(0);
-    // Opaque colours, blended over the background once: a canvas fills opaque rectangles without blending each pixel.
+    // Bars, in opaque colours blended over the background once.
     const colors = {
-      cached: p.highContrast ? p.cached : mixOver(p.cached, 0.55, p.background),
-      appended: p.highContrast ? p.appended : mixOver(p.appended, 0.95, p.background),
-      output: p.highContrast ? p.output : mixOver(p.output, 0.95, p.background),
-      envelope: mixOver(p.foreground, p.highContrast ? 0.35 : 0.16, p.background),
+      cached: this.packed(p.highContrast ? p.cached : mixOver(p.cached, 0.55, p.background)),
+      appended: this.packed(p.highContrast ? p.appended : mixOver(p.appended, 0.95, p.background)),
+      output: this.packed(p.highContrast ? p.output : mixOver(p.output, 0.95, p.background)),
+      envelope: this.packed(mixOver(p.foreground, p.highContrast ? 0.35 : 0.16, p.background)),
     };
+    const base = yOf(0);
     const n = bins.length;
-    const lefts = new Float64Array(n);
-    const widths = new Float64Array(n);
+    const lefts = new Int32Array(n);
+    const rights = new Int32Array(n);
     for (let b = 0; b < n; b++) {
-      const x0 = this.pixel(chart, bins.first[b]!);
-      const x1 = this.pixel(chart, bins.first[b]! + bins.size[b]!);
-      // Single calls get a small gap between bars; bins touch.
-      const w = bins.single ? Math.max(1, (x1 - x0) * 0.92) : Math.max(1, x1 - x0);
-      lefts[b] = bins.single ? x0 + (x1 - x0 - w) / 2 : x0;
-      widths[b] = Math.min(w, 56);
-      if (bins.single && w > 56) lefts[b] = (x0 + x1) / 2 - 28;
-    }
-    if (!bins.single) {
-      ctx.fillStyle = colors.envelope;
-      for (let b = 0; b < n; b++) {
-        const top = y.getPixelForValue(bins.stackMax[b]!);
-        ctx.fillRect(lefts[b]!, top, widths[b]!, base - top);
-      }
+      const x0 = xOf(bins.first[b]!);
+      const x1 = xOf(bins.first[b]! + bins.size[b]!);
+      // Single calls get a small gap between bars (and at most 56 px); bins touch.
+      let w = bins.single ? Math.max(dpr, (x1 - x0) * 0.92) : Math.max(dpr, x1 - x0);
+      w = Math.min(w, 56 * dpr);
+      const left = bins.single ? (x0 + x1) / 2 - w / 2 : x0;
+      lefts[b] = Math.round(left);
+      rights[b] = Math.max(lefts[b]! + 1, Math.round(left + w));
     }
     const heights = new Float64Array(n);
-    const segment = (values: Float64Array, color: string): void => {
-      ctx.fillStyle = color;
+    const segment = (values: Float64Array, color: Packed): void => {
       for (let b = 0; b < n; b++) {
         const v = values[b]!;
         if (!(v > 0)) continue;
-        const y0 = y.getPixelForValue(heights[b]!);
+        const y0 = yOf(heights[b]!);
         heights[b] = heights[b]! + v;
-        const y1 = y.getPixelForValue(heights[b]!);
-        ctx.fillRect(lefts[b]!, y1, widths[b]!, y0 - y1);
+        r.fill(lefts[b]!, rights[b]!, yOf(heights[b]!), y0, color);
       }
     };
     if (this.showCached) segment(bins.cached, colors.cached);
     segment(bins.appended, colors.appended);
     segment(bins.output, colors.output);
+    // The envelope above the mean stack only: each pixel written once.
+    if (!bins.single) for (let b = 0; b < n; b++) r.fill(lefts[b]!, rights[b]!, yOf(bins.stackMax[b]!), yOf(heights[b]!), colors.envelope);
     if (p.barBorder && bins.single) {
-      ctx.strokeStyle = p.barBorder;
-      ctx.lineWidth = 1;
-      for (let b = 0; b < n; b++) {
-        if (heights[b]! <= 0 || widths[b]! < 3) continue;
-        const top = y.getPixelForValue(heights[b]!);
-        ctx.strokeRect(lefts[b]! + 0.5, top + 0.5, widths[b]! - 1, base - top - 1);
-      }
+      const border = this.packed(p.barBorder);
+      for (let b = 0; b < n; b++) if (heights[b]! > 0 && rights[b]! - lefts[b]! >= 3 * dpr) r.outline(lefts[b]!, rights[b]!, yOf(heights[b]!), base, dpr, border);
     }
+    // The context line where its points are closer than a few pixels (sparser, paintFront strokes it smooth).
+    this.lineRastered = n * LINE_VECTOR_GAP_PX > a.right - a.left;
+    if (this.lineRastered) {
+      const y1 = chart.scales['y1']!;
+      const xs = new Float64Array(n);
+      const ys = new Float64Array(n);
+      for (let b = 0; b < n; b++) {
+        const v = bins.context[b]!;
+        xs[b] = (xOf(bins.first[b]!) + xOf(bins.first[b]! + bins.size[b]!)) / 2;
+        ys[b] = Number.isNaN(v) ? Number.NaN : y1.getPixelForValue(v) * dpr - oy;
+      }
+      const [lr, lg, lb, la] = unpack(this.packed(p.context));
+      // Half a pixel thicker than the stroked path: whole pixels without anti-aliasing read thinner.
+      r.polyline(xs, ys, n, (p.highContrast ? 2.5 : 2) * dpr, pack(lr, lg, lb, 255), (la / 255) * (p.highContrast ? 1 : 0.85));
+    }
+    this.markerLines(chart, dpr, ox, oy);
+    this.blit(ctx, ox, oy);
+  }
+
+  /** Puts the buffer on its layer canvas and draws that over the plot, one device pixel per pixel. */
+  private blit(ctx: CanvasRenderingContext2D, ox: number, oy: number): void {
+    const r = this.raster;
+    if (!this.rasterImage || this.rasterImage.width !== r.width || this.rasterImage.height !== r.height || this.rasterImage.data.buffer !== r.pixels.buffer) {
+      this.rasterImage = new ImageData(new Uint8ClampedArray(r.pixels.buffer), r.width, r.height);
+    }
+    const layer = (this.rasterLayer ??= document.createElement('canvas'));
+    if (layer.width !== r.width || layer.height !== r.height) {
+      layer.width = r.width;
+      layer.height = r.height;
+    }
+    layer.getContext('2d')!.putImageData(this.rasterImage, 0, 0);
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(layer, ox, oy);
     ctx.restore();
+  }
+
+  /**
+   * The compaction, API-error and sub-agent lines in view, into the buffer (one per kind
+   * within a few pixels: a wall of lines reads as nothing), and their labels for paintFront
+   * to merge and draw.
+   */
+  private markerLines(chart: Chart, dpr: number, ox: number, oy: number): void {
+    const { ctx, chartArea: a } = chart;
+    const p = this.palette;
+    ctx.font = `10px ${p.fontFamily}`;
+    const items: MarkerLabel[] = [];
+    const lines = new Map<TimelineMarker['kind'], number>();
+    const lineWidth = Math.max(1, Math.round((p.highContrast ? 2 : 1.5) * dpr));
+    const bottom = Math.round(a.bottom * dpr) - oy;
+    let drawn = 0;
+    const markers = this.placedMarkers;
+    const edges = this.markerEdges;
+    for (let i = lowerBound(edges, this.window.lo - 1); i < edges.length && edges[i]! <= this.window.hi + 1; i++) {
+      const m = markers[i]!;
+      const x = this.pixel(chart, edges[i]!);
+      if (x < a.left - 1 || x > a.right + 1) continue;
+      const color = m.kind === 'compaction' ? p.compaction : m.kind === 'api-error' ? p.failed : p.subagent;
+      if (x - (lines.get(m.kind) ?? -Infinity) >= MARKER_LINE_GAP_PX) {
+        const [on, off] = MARKER_DASH[m.kind];
+        const left = Math.round(x * dpr - ox - lineWidth / 2);
+        this.raster.vertical(left, left + lineWidth, 0, bottom, this.packed(color), 1, Math.round(on * dpr), Math.round(off * dpr));
+        lines.set(m.kind, x);
+        drawn += 1;
+      }
+      const width = this.textWidth(ctx, m.label) + 10;
+      items.push({ x: Math.min(a.right - width, Math.max(a.left, x - width / 2)), width, text: m.label, color });
+    }
+    this.markerLabels = items;
+    this.wrapper.dataset['markerLines'] = String(drawn);
   }
 
   private paintFront(chart: Chart): void {
@@ -675,7 +817,7 @@ export class TimelineChart {
     ctx.lineWidth = p.highContrast ? 2 : 1.5;
     ctx.beginPath();
     let drawing = false;
-    for (let b = 0; b < bins.length; b++) {
+    for (let b = 0; b < (this.lineRastered ? 0 : bins.length); b++) {
       const v = bins.context[b]!;
       if (Number.isNaN(v)) {
         drawing = false;
@@ -739,7 +881,7 @@ export class TimelineChart {
     const unpriced = this.barView === 'cost' ? unpricedGroups(d, first, end, center, MARK_GAP_PX) : [];
     paintUnpriced(ctx, unpriced, y.getPixelForValue(0), p);
     this.wrapper.dataset['unpricedGlyphs'] = String(unpriced.length);
-    this.paintMarkers(chart);
+    this.paintMarkerLabels(chart);
     this.paintBandLabels(chart);
     // The selected call, outlined.
     if (this.selected !== null) {
@@ -758,32 +900,12 @@ export class TimelineChart {
     ctx.restore();
   }
 
-  /** Compaction and sub-agent lines (one path per kind), with labels merged where they would overlap. */
-  private paintMarkers(chart: Chart): void {
+  /** The marker labels markerLines found, merged where they would overlap. */
+  private paintMarkerLabels(chart: Chart): void {
     const { ctx, chartArea: a } = chart;
     const p = this.palette;
     ctx.font = `10px ${p.fontFamily}`;
-    const items: { x: number; width: number; text: string; color: string }[] = [];
-    const lines = new Map<TimelineMarker['kind'], number>();
-    const lineWidth = p.highContrast ? 2 : 1.5;
-    let drawn = 0;
-    const markers = this.placedMarkers;
-    const edges = this.markerEdges;
-    for (let i = lowerBound(edges, this.window.lo - 1); i < edges.length && edges[i]! <= this.window.hi + 1; i++) {
-      const m = markers[i]!;
-      const x = this.pixel(chart, edges[i]!);
-      if (x < a.left - 1 || x > a.right + 1) continue;
-      const color = m.kind === 'compaction' ? p.compaction : m.kind === 'api-error' ? p.failed : p.subagent;
-      if (x - (lines.get(m.kind) ?? -Infinity) >= MARKER_LINE_GAP_PX) {
-        // A dashed line as one rectangle filled with the kind's dash tile: stroking hundreds of dashed paths cost tens of milliseconds of software raster per frame.
-        ctx.fillStyle = this.dashPattern(ctx, m.kind, color) ?? color;
-        ctx.fillRect(x - lineWidth / 2, a.top - 4, lineWidth, a.bottom - a.top + 4);
-        lines.set(m.kind, x);
-        drawn += 1;
-      }
-      const width = this.textWidth(ctx, m.label) + 10;
-      items.push({ x: Math.min(a.right - width, Math.max(a.left, x - width / 2)), width, text: m.label, color });
-    }
+    const items = this.markerLabels;
     const placed = mergeLabels(items, 4, (text) => this.textWidth(ctx, text) + 10);
     // Merged labels count the markers they stand for: "compaction +59".
     let k = 0;
@@ -802,7 +924,6 @@ export class TimelineChart {
       ctx.textBaseline = 'middle';
       ctx.fillText(label.text, lx + 5, a.top - 14);
     }
-    this.wrapper.dataset['markerLines'] = String(drawn);
     this.wrapper.dataset['markerLabels'] = placed.map((l) => l.text).join('|');
   }
 
@@ -843,61 +964,6 @@ export class TimelineChart {
       ctx.textBaseline = 'middle';
       ctx.fillText(text, lx + pad, ly + 7.5);
     }
-  }
-
-  /** A vertical dash of a marker kind as a repeating tile (one column of pixels, on then off), cached per kind and colour. */
-  private dashPattern(ctx: CanvasRenderingContext2D, kind: TimelineMarker['kind'], color: string): CanvasPattern | null {
-    const key = `${kind}|${color}`;
-    const cached = this.dashPatterns.get(key);
-    if (cached !== undefined) return cached;
-    const [on, off] = MARKER_DASH[kind];
-    const tile = document.createElement('canvas');
-    tile.width = 4;
-    tile.height = on + off;
-    const t = tile.getContext('2d');
-    let pattern: CanvasPattern | null = null;
-    if (t) {
-      t.fillStyle = color;
-      t.fillRect(0, 0, 4, on);
-      pattern = ctx.createPattern(tile, 'repeat');
-    }
-    this.dashPatterns.set(key, pattern);
-    return pattern;
-  }
-
-  /** Diagonal hatching as a pattern (one fill per band instead of a line per stripe and a clip). */
-  private hatch(ctx: CanvasRenderingContext2D): CanvasPattern | null {
-    const p = this.palette;
-    const key = `${p.loop}|${p.background}|${p.highContrast}`;
-    if (this.hatchPattern && this.hatchKey === key) return this.hatchPattern;
-    // The band's own colour under opaque stripes: the pattern fill needs no blending.
-    this.hatchPattern = diagonalHatch(ctx, 7, mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background), mixOver(p.loop, p.highContrast ? 0.55 : 0.3, p.background));
-    this.hatchKey = key;
-    return this.hatchPattern;
-  }
-
-  /**
-   * A retry loop's band behind the bars. Gave-up loops are hatched with dashed edges,
-   * escaped ones plain with solid edges, so the two differ by more than colour.
-   */
-  private drawBand(ctx: CanvasRenderingContext2D, escaped: boolean, x0: number, x1: number, top: number, bottom: number, edges = true): void {
-    const p = this.palette;
-    const width = Math.max(2, x1 - x0);
-    // Gave up: the hatched tile (band colour and stripes, opaque); escaped: the band colour alone.
-    const pattern = escaped ? null : this.hatch(ctx);
-    ctx.fillStyle = pattern ?? mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background);
-    ctx.fillRect(x0, top, width, bottom - top);
-    if (!edges) return;
-    ctx.strokeStyle = withAlpha(p.loop, p.highContrast ? 1 : 0.8);
-    ctx.lineWidth = p.highContrast ? 2 : 1;
-    ctx.setLineDash(escaped ? [] : [4, 3]);
-    ctx.beginPath();
-    ctx.moveTo(x0 + 0.5, top);
-    ctx.lineTo(x0 + 0.5, bottom);
-    ctx.moveTo(x1 - 0.5, top);
-    ctx.lineTo(x1 - 0.5, bottom);
-    ctx.stroke();
-    ctx.setLineDash([]);
   }
 }
 

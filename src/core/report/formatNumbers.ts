@@ -8,10 +8,13 @@ function unknown(value: number | null): value is null {
   return value === null || !Number.isFinite(value);
 }
 
+/** One formatter for every count: `toLocaleString` sets up a new one per call, which was most of the timeline's axis labelling per frame. */
+const COUNT_FORMAT = new Intl.NumberFormat('en-US');
+
 /** Whole tokens with thousands separators: 1,234,567. */
 export function formatCount(value: number | null): string {
   if (unknown(value)) return UNKNOWN;
-  return Math.round(value).toLocaleString('en-US');
+  return COUNT_FORMAT.format(Math.round(value));
 }
 
 /** Compact token count for axes and labels: 950, 12.3k, 1.24M. */
