@@ -6,6 +6,9 @@ import type { TraceReport } from '../../src/core/report/traceReport';
 import type { SessionItem } from '../../src/extension/sessionPicker';
 import type { AgentTraceApi } from '../../src/extension/main';
 import { isLoadFailure } from '../../src/extension/traceDocument';
+import { writeCanonical } from '../../src/core/trace/canonical/canonicalFormat';
+import { parseTrace } from '../../src/core/trace/parseTrace';
+import { readTraceFiles } from '../../src/node/traceFiles';
 import { waitFor } from './waitFor';
 
 // Runs inside the real extension host (code-server here, @vscode/test-electron elsewhere),
@@ -276,6 +279,33 @@ suite('Agent Trace Inspector in the real extension host', () => {
       [65, 70, 74].map((line) => [uri.toString(), line]),
     );
     assert.equal(vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error).length, 0);
+  });
+
+  test('Problems: a retry loop of 160 attempts lists its first 100 later attempts and counts the other 59', async () => {
+    // The M-Claude loop's four failing calls (lines 61, 65, 70, 74), written 40 times over as
+    // one canonical trace: one loop of 4 × 40 = 160 attempts on the same file, 159 later ones.
+    const parsed = await parseTrace(await readTraceFiles(file(M_CLAUDE).fsPath));
+    const session = parsed.model.sessions.find((s) => s.role === 'main')!;
+    const loopCalls = session.calls.filter((c) => c.toolCalls.some((t) => t.isError === true && t.targetFile?.endsWith('sync_raw_logs.py')));
+    assert.equal(loopCalls.length, 4);
+    const calls = Array.from({ length: 40 }, (_, copy) => loopCalls.map((c) => ({ ...c, id: `${c.id}_${copy}`, turn: null, toolCalls: c.toolCalls.filter((t) => t.isError === true).map((t) => ({ ...t, id: `${t.id}_${copy}` })) }))).flat().map((c, index) => ({ ...c, index }));
+    const uri = file('claude/long-loop.trace.jsonl');
+    writeFileSync(uri.fsPath, writeCanonical({ ...parsed.model, format: 'claude-code', files: ['long-loop.trace.jsonl'], sessions: [{ ...session, calls, turns: [], compactions: [] }] }, 'host test'));
+    try {
+      await showText(uri);
+      const [warning] = await waitFor('the retry-loop warning', () => {
+        const w = warnings(uri);
+        return w.length > 0 ? w : null;
+      });
+      assert.match(warning!.message, /^Retry loop: 160 failed /);
+      const related = warning!.relatedInformation ?? [];
+      assert.equal(related.length, 101);
+      assert.match(related[99]!.message, /^101st attempt/);
+      assert.match(related[100]!.message, /^59 more attempts from here on/);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      rmSync(uri.fsPath, { force: true });
+    }
   });
 
   test('text view and inspector on one file list its problems once; they go when the last view closes', async () => {
