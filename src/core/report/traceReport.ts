@@ -32,7 +32,7 @@ export interface ReportRetryLoop {
   carriedForwardUsd: number | null;
 }
 
-/** What calls cost (README, "Cost"). Unpriced calls are counted, never added as $0. */
+/** What calls cost (docs/guide/cost.md). Unpriced calls are counted, never added as $0. */
 export interface ReportCost {
   /** Σ over priced calls; null when there were calls and none could be priced. */
   totalUsd: number | null;
@@ -51,7 +51,7 @@ export interface ReportSessionCost extends ReportCost {
   notes: string[];
 }
 
-/** The provider's cache TTL, what-if (README, "Cost"). */
+/** The provider's cache TTL, what-if (docs/guide/cost.md). */
 export interface ReportCacheTtl {
   ranWithTtlMin: number;
   basis: string;
@@ -83,7 +83,7 @@ export interface ReportIdealCache {
   published: { source: string; deployedAmplification: { merged: number; claude: number; codex: number } };
 }
 
-/** One session in the `agent-trace analyze --json` contract (README, "JSON output"). */
+/** One session in the `agent-trace analyze --json` contract (docs/reference/json-output.md). */
 export interface ReportSession {
   id: string;
   parentId: string | null;

@@ -174,13 +174,13 @@ describe('what-if fields refuse bad input with a message', () => {
 });
 
 describe('Copy as CLI', () => {
-  const input = { filePath: '/work/samples/claude-code-sessions.trace.jsonl', sessionId: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', format: null };
+  const input = { filePath: '/home/USER/project/samples/claude-code-sessions.trace.jsonl', sessionId: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', format: null };
 
   it('writes presets as --gpu/--model and the replica flags', () => {
     const s = defaultScenario();
     assert.equal(
       cliCommand(s, resolved(s), input),
-      'agent-trace simulate /work/samples/claude-code-sessions.trace.jsonl --session ae4a77f8-aedd-4bc1-888f-c94edc91af04 --replicas 16 --stagger-s 10 --tool-wait-scale 1 --gpu h200 --model qwen3-32b --policy vllm-lru --json',
+      'agent-trace simulate /home/USER/project/samples/claude-code-sessions.trace.jsonl --session ae4a77f8-aedd-4bc1-888f-c94edc91af04 --replicas 16 --stagger-s 10 --tool-wait-scale 1 --gpu h200 --model qwen3-32b --policy vllm-lru --json',
     );
     const custom = { ...s, gpu: 'custom', gpuMemoryGiB: 96, staggerMode: 'random' as const, seed: 7 };
     assert.deepEqual(cliArgs(custom, resolved(custom), input).slice(3), ['--replicas', '16', '--stagger-s', '10', '--stagger', 'random', '--seed', '7', '--tool-wait-scale', '1', '--gpu', 'h100', '--model', 'qwen3-32b', '--gpu-memory-gib', '96', '--policy', 'vllm-lru', '--json']);
