@@ -96,6 +96,12 @@ export interface ToolCall {
   source: SourceRef;
   /** The line with the result, when seen. */
   resultSource: SourceRef | null;
+  /**
+   * The user refused to let the call run (answered no to a permission prompt, rejected
+   * it): set with `isError` true, so a denial counts as failed and is also said apart.
+   * Absent for every other call (docs/design/formats.md §12.19).
+   */
+  deniedByUser?: true;
 }
 
 /** One request to the model and its response. */
@@ -260,6 +266,17 @@ export function requestedToolCall(asked: Pick<ToolCall, 'id' | 'name' | 'targetF
     source: asked.source,
     resultSource: null,
   };
+}
+
+/**
+ * Marks a call the user denied: failed (a denied call did not do its work), with the
+ * agent's own words as its error, and `deniedByUser` so it is counted apart. One rule
+ * for every agent (docs/design/formats.md §12.19).
+ */
+export function markDenied(tool: ToolCall, text: string): void {
+  tool.isError = true;
+  tool.errorText = text;
+  tool.deniedByUser = true;
 }
 
 /** No other inputs counted yet. */

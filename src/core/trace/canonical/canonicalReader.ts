@@ -224,6 +224,8 @@ export class CanonicalReader implements RecordReader {
       // One line holds both the call and its result.
       resultSource: typeof isError === 'boolean' ? source : null,
     };
+    // A denial is a failure: the flag counts only on a failed call.
+    if (value['deniedByUser'] === true && tool.isError === true) tool.deniedByUser = true;
     // A call's empty list is replaced, never pushed onto: calls without tools may share one.
     if (call.toolCalls.length === 0) call.toolCalls = [tool];
     else call.toolCalls.push(tool);
