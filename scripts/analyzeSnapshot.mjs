@@ -8,6 +8,8 @@
 //   node scripts/analyzeSnapshot.mjs --out /tmp/after       (with the new build)
 //   node scripts/analyzeSnapshot.mjs --compare /tmp/before /tmp/after
 //
+// `--cli PATH` runs another build's CLI (another checkout's dist/cli.js) for the snapshot.
+//
 // Samples: test/fixtures/** and samples/** (trace-like files only), $AGENT_TRACE_SHARED_TRACES
 // (or ../shared/traces beside the checkout) and $AGENT_TRACE_LOCAL_SAMPLES when set.
 import { execFileSync } from 'node:child_process';
@@ -48,12 +50,12 @@ function samples() {
   return out;
 }
 
-function snapshot(outDir) {
+function snapshot(outDir, cli) {
   mkdirSync(outDir, { recursive: true });
   for (const { key, file } of samples()) {
     let text;
     try {
-      text = execFileSync(process.execPath, [join(root, 'dist/cli.js'), 'analyze', '--json', file], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+      text = execFileSync(process.execPath, [cli, 'analyze', '--json', file], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (e) {
       text = e.stdout || JSON.stringify({ failed: String(e.message).slice(0, 500) });
     }
@@ -75,7 +77,13 @@ function diff(a, b, path = '', out = []) {
 
 function short(v) {
   const s = v === undefined ? '(absent)' : JSON.stringify(v);
-  return s.length > 160 ? `${s.slice(0, 157)}…` : s;
+  return s.length > 260 ? `${s.slice(0, 257)}…` : s;
+}
+
+function withoutDiagnostics(report) {
+  if (report === null || typeof report !== 'object') return report;
+  const { diagnostics: _, ...rest } = report;
+  return rest;
 }
 
 function compare(before, after) {
@@ -84,7 +92,13 @@ function compare(before, after) {
   for (const name of [...names].sort()) {
     const a = existsSync(join(before, name)) ? JSON.parse(readFileSync(join(before, name), 'utf8')) : undefined;
     const b = existsSync(join(after, name)) ? JSON.parse(readFileSync(join(after, name), 'utf8')) : undefined;
-    const lines = diff(a, b);
+    // Diagnostics are compared as sets (one added shifts every index after it): added and removed ones are listed.
+    const lines = diff(withoutDiagnostics(a), withoutDiagnostics(b));
+    const said = (d) => `line ${d.line ?? '-'} ${d.severity}: ${d.message}`;
+    const had = new Set((a?.diagnostics ?? []).map(said));
+    const has = new Set((b?.diagnostics ?? []).map(said));
+    for (const d of has) if (!had.has(d)) lines.push(`diagnostic added: ${short(d)}`);
+    for (const d of had) if (!has.has(d)) lines.push(`diagnostic removed: ${short(d)}`);
     if (lines.length === 0) continue;
     changed += 1;
     console.log(`## ${name.replace(/\.json$/, '').replace(/__/g, '/')}`);
@@ -94,9 +108,11 @@ function compare(before, after) {
 }
 
 const args = process.argv.slice(2);
-if (args[0] === '--out' && args[1]) snapshot(resolve(args[1]));
+const cliAt = args.indexOf('--cli');
+const cli = cliAt >= 0 && args[cliAt + 1] ? resolve(args[cliAt + 1]) : join(root, 'dist/cli.js');
+if (args[0] === '--out' && args[1]) snapshot(resolve(args[1]), cli);
 else if (args[0] === '--compare' && args[1] && args[2]) compare(resolve(args[1]), resolve(args[2]));
 else {
-  console.error('usage: analyzeSnapshot.mjs --out DIR | --compare BEFORE AFTER');
+  console.error('usage: analyzeSnapshot.mjs --out DIR [--cli PATH] | --compare BEFORE AFTER');
   process.exit(2);
 }

@@ -113,12 +113,13 @@ function reportedTokenTotals(session: Session): TokenTotals | null {
 
 /**
  * What the session totals the trace reports count beyond its calls: the excess of each
- * reported figure over the calls' sum. Only where both are known and some figure exceeds
+ * reported figure over the calls' sum, for totals that sum every request of the session
+ * (`coversEveryCall`). Only where both are known and some figure exceeds
  * (a total below the calls' sum is not spread back; it would be a rounding or a cut file).
  */
 function unattributedOf(session: Session, calls: TokenTotals): UnattributedTokens | null {
   const r = session.reportedTotals;
-  if (!r) return null;
+  if (!r?.coversEveryCall) return null;
   const excess = (reported: number | null, summed: number | null): number | null => (reported === null || summed === null ? null : Math.max(0, reported - summed));
   const out: UnattributedTokens = { input: excess(r.input, calls.input), cached: excess(r.cached, calls.cached), output: excess(r.output, calls.output) };
   return (out.input ?? 0) > 0 || (out.cached ?? 0) > 0 || (out.output ?? 0) > 0 ? out : null;

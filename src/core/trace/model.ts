@@ -196,6 +196,13 @@ export interface ReportedTotals {
   costUsd: number | null;
   /** LLM requests the agent counted (may exceed `calls.length` when retries are not logged). */
   llmCalls: number | null;
+  /**
+   * The totals are the agent's running sum over every request of the session (OpenCode
+   * `info.tokens`), so what they count beyond the calls' sums is carried by no call in the
+   * trace: shown as unattributed tokens. Absent for totals of another scope (ATIF
+   * `final_metrics` may count copied steps and sub-agents; SWE-agent has totals only).
+   */
+  coversEveryCall?: true;
 }
 
 /** One agent conversation: the main thread or a sub-agent. */

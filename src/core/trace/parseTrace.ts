@@ -224,8 +224,15 @@ class TraceParser {
     const atStart = this.atDocumentStart();
     const value = this.parseLine(0, line, atStart);
     if (value === undefined) {
-      if (atStart && opensDocument(line.text, false)) this.startDocument(line);
-      else if (atStart && (this.leadingText?.lines.length ?? 0) < LEADING_TEXT_LINES_MAX) {
+      const leadRoom = atStart && (this.leadingText?.lines.length ?? 0) < LEADING_TEXT_LINES_MAX;
+      if (atStart && opensDocument(line.text, false)) {
+        this.startDocument(line);
+        // "[plugin] loaded 5 tools" opens no document: its first line already fails. Text, then.
+        if (!this.doc!.parser.failed || !leadRoom) return;
+        this.doc = null;
+        this.parseLine(0, line, false);
+      }
+      if (leadRoom) {
         this.leadingText ??= { lines: [], first: clipText(line.text.trim(), 80) };
         this.leadingText.lines.push(line.line);
       }

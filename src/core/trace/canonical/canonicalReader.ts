@@ -292,7 +292,9 @@ export class CanonicalReader implements RecordReader {
       costUsd = typeof rawCost === 'number' && Number.isFinite(rawCost) && rawCost >= 0 ? rawCost : null;
       if (costUsd === null) this.report(source, 'warning', `reportedTotals.costUsd must be a number ≥ 0, not ${JSON.stringify(rawCost)}; read as unknown.`);
     }
-    return { input: field('input'), output: field('output'), cached: field('cached'), costUsd, llmCalls: field('llmCalls') };
+    const totals: ReportedTotals = { input: field('input'), output: field('output'), cached: field('cached'), costUsd, llmCalls: field('llmCalls') };
+    if (t['coversEveryCall'] === true) totals.coversEveryCall = true;
+    return totals;
   }
 
   private tokens(value: unknown, source: SourceRef): CallTokens {

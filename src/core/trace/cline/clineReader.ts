@@ -50,7 +50,7 @@ const RESULT_BLOCK = /\[([A-Za-z_]+)(?: for '((?:[^'\n]|'(?!\] Result:))*)')?\] 
  * user content of each request there), as the tool's name, its quoted argument and whether the
  * user denied it.
  */
-function resultsInRequest(request: string): Array<{ tool: string; arg: string | null; denied: boolean }> {
+export function resultsInRequest(request: string): Array<{ tool: string; arg: string | null; denied: boolean }> {
   const out: Array<{ tool: string; arg: string | null; denied: boolean }> = [];
   for (const m of request.matchAll(RESULT_BLOCK)) {
     const after = request.slice(m.index + m[0].length, m.index + m[0].length + TOOL_DENIED.length);

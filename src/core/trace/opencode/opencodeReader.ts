@@ -235,7 +235,7 @@ function totalsOf(info: JsonObject): ReportedTotals | null {
   const t = obj(info['tokens']);
   if (!t) return null;
   const tokens = tokensOf(t);
-  return { input: tokens.input, output: tokens.output, cached: tokens.cached, costUsd: nonNegative(info['cost']), llmCalls: null };
+  return { input: tokens.input, output: tokens.output, cached: tokens.cached, costUsd: nonNegative(info['cost']), llmCalls: null, coversEveryCall: true };
 }
 
 /** `opencode export <session>` JSON. */
