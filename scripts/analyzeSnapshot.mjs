@@ -82,7 +82,8 @@ function short(v) {
 
 function withoutDiagnostics(report) {
   if (report === null || typeof report !== 'object') return report;
-  const { diagnostics: _, ...rest } = report;
+  const rest = { ...report };
+  delete rest.diagnostics;
   return rest;
 }
 

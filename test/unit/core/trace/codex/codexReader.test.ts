@@ -424,8 +424,10 @@ describe('Codex reader on a 0.125 rollout copied while its last turn ran (rave-e
   });
 
   it('the three that ended with exit code 0 succeeded; the call with neither output nor end has no outcome', () => {
-    const ended = tools(main()).filter((t) => t.resultSource !== null && t.resultSource.line + 1 >= 626);
-    assert.deepEqual(ended.map((t) => [t.resultSource!.line + 1, t.isError, t.exitCode]).sort((a, b) => a[0]! - b[0]!), [
+    const ended = tools(main())
+      .filter((t) => t.resultSource !== null && t.resultSource.line + 1 >= 626)
+      .sort((a, b) => a.resultSource!.line - b.resultSource!.line);
+    assert.deepEqual(ended.map((t) => [t.resultSource!.line + 1, t.isError, t.exitCode]), [
       [626, false, 0],
       [627, false, 0],
       [628, true, 1],
