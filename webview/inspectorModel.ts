@@ -22,7 +22,7 @@ export function summaryFigures(s: SessionSummary, analysis?: AnalysisView, cost?
         { name: 'userTurns', label: 'User turns', value: formatCount(s.userTurns), hint: 'Prompts typed by the user' },
         ...otherInputsFigure(s),
         ...(s.apiErrors > 0 ? [{ name: 'apiErrors', label: 'API errors', value: formatCount(s.apiErrors), hint: 'Requests that failed (rate limits, overload) and were retried or given up; marked on the timeline and listed under Diagnostics' }] : []),
-        { name: 'toolCalls', label: 'Tool calls', value: s.failedToolCalls > 0 ? `${formatCount(s.toolCalls)} (${formatCount(s.failedToolCalls)} failed)` : formatCount(s.toolCalls), hint: 'Tool calls the model made, and how many failed' },
+        { name: 'toolCalls', label: 'Tool calls', value: toolCallsValue(s), hint: 'Tool calls the model made, how many failed, and how many of those the user denied (a permission prompt answered no)' },
       ],
     },
     {
@@ -33,10 +33,32 @@ export function summaryFigures(s: SessionSummary, analysis?: AnalysisView, cost?
         { name: 'appended', label: 'Appended', value: formatCount(t.appended), hint: 'Σ prompt tokens that needed prefill' },
         { name: 'output', label: 'Output', value: formatCount(t.output), hint: 'Σ generated tokens' },
         { name: 'cacheWrite', label: 'Cache write', value: formatCount(t.cacheWrite), hint: 'Σ tokens written to the provider cache' },
+        ...unattributedFigure(s),
       ],
     },
     ...(cost ? costGroups(cost, whole ?? null) : []),
     ...headlineGroups(s, analysis),
+  ];
+}
+
+/** "120 (7 failed, 2 denied)": the denied are among the failed, said only when there are any. */
+function toolCallsValue(s: SessionSummary): string {
+  if (s.failedToolCalls === 0) return formatCount(s.toolCalls);
+  const denied = s.deniedToolCalls > 0 ? `, ${formatCount(s.deniedToolCalls)} denied` : '';
+  return `${formatCount(s.toolCalls)} (${formatCount(s.failedToolCalls)} failed${denied})`;
+}
+
+/** Tokens the agent's own session totals count beyond the calls (OpenCode), when there are any: never spread over the calls. */
+function unattributedFigure(s: SessionSummary): Figure[] {
+  const u = s.unattributedTokens;
+  if (!u) return [];
+  return [
+    {
+      name: 'unattributed',
+      label: 'Unattributed',
+      value: `${formatCount(u.input)} in, ${formatCount(u.output)} out`,
+      hint: `The agent's own session totals count these tokens beyond the sum over its calls (${formatCount(u.cached)} of the input cached); no call in the trace carries them, so they are in no other figure`,
+    },
   ];
 }
 

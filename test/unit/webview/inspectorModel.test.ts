@@ -12,13 +12,29 @@ import {
   summaryFigures,
 } from '../../../webview/inspectorModel';
 import { fingerprintGroups } from '../../../webview/analysis/analysisModel';
-import { parseFile, parseText, SPOTTER } from '../../support/helpers';
+import { parseFile, parseText, REJECTIONS, SPOTTER } from '../../support/helpers';
 
 /** The summary strip and the fingerprint's figures together, by `data-figure` name. */
 function figureMap(view: TraceView, index = 0): Record<string, string> {
   const s = view.sessions[index]!;
   return Object.fromEntries([...summaryFigures(s.summary, s.analysis), ...fingerprintGroups(s.analysis)].flatMap((g) => g.figures.map((f) => [f.name, f.value])));
 }
+
+describe('inspector view-model: tool calls the user denied', async () => {
+  // marot/spotter's short session: two tool uses, both rejected at their permission prompts
+  // (test/reference/tool_denials.py: "claude-code denied 2").
+  const view = buildTraceView(await parseFile(REJECTIONS), 'short.jsonl');
+
+  it('says how many of the failed the user denied', () => {
+    assert.equal(figureMap(view)['toolCalls'], '2 (2 failed, 2 denied)');
+  });
+
+  it('a session with failures and no denial reads as before', async () => {
+    const spotter = buildTraceView(await parseFile(SPOTTER), 'spotter.jsonl');
+    assert.equal(figureMap(spotter)['toolCalls'], '162 (11 failed)');
+    assert.equal(figureMap(spotter)['unattributed'], undefined);
+  });
+});
 
 describe('inspector view-model on the spotter session', async () => {
   const view = buildTraceView(await parseFile(SPOTTER), 'spotter.jsonl');
