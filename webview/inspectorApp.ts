@@ -23,7 +23,7 @@ import { detailsPlaceholder, renderCallDetails } from './timeline/callDetailsVie
 import type { DetailsState } from './timeline/callDetailsView';
 import { CallsTables } from './timeline/callsTable';
 import { el, fillSelect, icon, linkButton, replaceChildren } from './shared/dom';
-import { diagnosticRows, mergeState, progressText, readPersistedState, sessionMetaText, skippedSummary, summaryFigures, wholeTraceCost } from './inspectorModel';
+import { diagnosticRows, keyFigures, mergeState, progressText, readPersistedState, sessionMetaText, skippedSummary, summaryFigures, wholeTraceCost } from './inspectorModel';
 import { CostPanel } from './cost/costView';
 import type { PersistedState } from './inspectorModel';
 import { buildPalette, isHighContrast } from './shared/palette';
@@ -124,7 +124,7 @@ export class InspectorApp {
   private readonly stopped = el('section', { className: 'load-stopped', attrs: { role: 'alert' } });
   private readonly errorBanner = el('div', { className: 'error-banner', attrs: { role: 'alert' } });
   private readonly fileName = el('h1', { className: 'file-name' });
-  private readonly formatBadge = el('span', { className: 'badge' });
+  private readonly formatBadge = el('span', { className: 'badge', attrs: { 'aria-describedby': 'format-evidence' } });
   /** "● live" while the file grew recently (new calls are added as they are written). */
   private readonly liveBadge = el('span', { className: 'badge live-badge', data: { live: '' } });
   /** What the last append brought ("3 new calls at 12:03:04"). */
@@ -134,7 +134,7 @@ export class InspectorApp {
   private liveTimer: ReturnType<typeof setTimeout> | undefined;
   /** While appended calls are painted: the section at the top of the view and where it was, kept there. */
   private scrollAnchor: { element: HTMLElement; top: number } | null = null;
-  private readonly evidence = el('p', { className: 'evidence muted' });
+  private readonly evidence = el('p', { className: 'evidence muted', attrs: { id: 'format-evidence' } });
   private readonly picker = document.createElement('vscode-single-select') as VscodeSingleSelect;
   private readonly pickerFind = document.createElement('vscode-textfield') as VscodeTextfield;
   private readonly pickerNote = el('span', { className: 'picker-note muted' });
@@ -150,6 +150,10 @@ export class InspectorApp {
   private readonly sessionBody = el('div', { className: 'session-body' });
   private readonly sessionMeta = el('p', { className: 'session-meta muted' });
   private readonly summary = el('section', { className: 'summary', attrs: { 'aria-label': 'Session summary' } });
+  /** Cost, cache hit rate and failed tool calls: on the first screen, above the timeline. */
+  private readonly keyFiguresEl = el('dl', { className: 'key-figures', attrs: { 'aria-label': 'Key figures of the session' } });
+  /** The first Tab stop: straight to the timeline, past the pickers and the toolbar. */
+  private readonly skipLink = el('button', { className: 'skip-link', text: 'Skip to the timeline', attrs: { type: 'button' } });
   private readonly tokensNote = el('p', { className: 'tokens-note', attrs: { role: 'note' } });
   private readonly legend = el('div', { className: 'legend', attrs: { 'aria-hidden': 'true' } });
   private readonly timelineWaiting = el('p', { className: 'muted timeline-waiting', attrs: { role: 'status' } });
@@ -304,11 +308,12 @@ export class InspectorApp {
     this.problem.hidden = true;
     this.stopped.hidden = true;
 
-    this.picker.setAttribute('aria-label', 'Session');
+    // The combobox inside the select's shadow root takes its accessible name from `label`, not from the host's aria-label.
+    this.picker.label = 'Session';
     this.picker.id = 'session-picker';
     this.picker.addEventListener('change', () => this.safely('switch session', () => this.switchSession(this.picker.value, null)));
     this.pickerFind.placeholder = 'Find a session';
-    this.pickerFind.setAttribute('aria-label', 'Find a session by id or title');
+    this.pickerFind.label = 'Find a session by id or title';
     this.pickerFind.id = 'session-find';
     this.pickerFind.addEventListener('input', () =>
       this.safely('find a session', () => {
@@ -318,10 +323,10 @@ export class InspectorApp {
     );
     this.showCachedBox.label = 'Show cached';
     this.showCachedBox.addEventListener('change', () => this.safely('toggle cached', () => this.setShowCached(this.showCachedBox.checked)));
-    this.formatPicker.setAttribute('aria-label', 'Format');
+    this.formatPicker.label = 'Format';
     this.formatPicker.id = 'format-picker';
     this.formatPicker.addEventListener('change', () => this.safely('choose a format', () => this.chooseFormat(this.formatPicker.value)));
-    this.barViewPicker.setAttribute('aria-label', 'Bars show');
+    this.barViewPicker.label = 'Bars show';
     this.barViewPicker.id = 'bar-view-picker';
     for (const [value, label] of [
       ['tokens', 'Tokens'],
@@ -351,15 +356,18 @@ export class InspectorApp {
     this.timeline.element.append(this.timelineWaiting, this.missLine, this.live);
     if (this.whatIf) this.whatIf.element.hidden = true;
     this.costPanel.element.hidden = true;
+    // The first screen: what the session cost, how its cache did, what failed, and the timeline; the call picked on it
+    // right under it. The full figures and the analyses follow.
     this.sessionBody.append(
       this.sessionMeta,
-      this.summary,
+      this.keyFiguresEl,
       this.tokensNote,
-      this.fingerprint,
       this.timeline.element,
+      el('div', { className: 'lower' }, [this.detailsPane, this.loopsPane]),
+      this.summary,
+      this.fingerprint,
       this.costPanel.element,
       ...(this.whatIf ? [this.whatIf.element] : []),
-      el('div', { className: 'lower' }, [this.loopsPane, this.detailsPane]),
       this.tables.element,
     );
 
@@ -370,7 +378,14 @@ export class InspectorApp {
     this.headerEl.hidden = true;
     this.sessionBody.hidden = true;
     this.diagnosticsPane.hidden = true;
-    replaceChildren(this.root, [this.loading, this.stopped, this.resetNote, this.errorBanner, this.headerEl, this.problem, this.sessionBody, this.diagnosticsPane]);
+    this.skipLink.addEventListener('click', () =>
+      this.safely('skip to the timeline', () => {
+        this.timeline.chartWrap.scrollIntoView({ block: 'nearest' });
+        this.timeline.chartWrap.focus();
+      }),
+    );
+    this.skipLink.hidden = true;
+    replaceChildren(this.root, [this.skipLink, this.loading, this.stopped, this.resetNote, this.errorBanner, this.headerEl, this.problem, this.sessionBody, this.diagnosticsPane]);
   }
 
   private buildLegend(): void {
@@ -586,7 +601,12 @@ export class InspectorApp {
     this.fileName.textContent = displayText(h.fileName);
     this.fileName.title = h.fileName;
     this.formatBadge.textContent = h.formatLabel ?? 'unknown format';
-    this.evidence.textContent = displayText(h.formatChosen ? `Read as ${h.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${h.detection}`);
+    const evidence = displayText(h.formatChosen ? `Read as ${h.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${h.detection}`);
+    this.evidence.textContent = evidence;
+    // How the format was detected is a detail (the badge's tooltip; screen readers read it as the badge's description);
+    // a format the user chose is said on the page, so a wrong choice shows.
+    this.evidence.classList.toggle('visually-hidden', !h.formatChosen);
+    this.formatBadge.title = evidence;
     this.renderLimitations(h);
     this.renderProblem(h);
     this.renderFormatPicker(h);
@@ -771,6 +791,7 @@ export class InspectorApp {
     this.renderSummary(s.intro, s.body);
     this.whatIf?.setContext(this.traceKey, { summary, traced: s.body ? tracedCalls(s.body) : [] }, keepView);
     if (!s.body) {
+      this.skipLink.hidden = true;
       this.root.setAttribute('aria-busy', 'true');
       this.timelineWaiting.hidden = summary.llmCalls === 0;
       this.timelineWaiting.textContent = `Drawing the timeline of ${formatCount(summary.llmCalls)} calls…`;
@@ -812,6 +833,7 @@ export class InspectorApp {
     this.missLine.hidden = this.missLine.childElementCount === 0;
     const hasCalls = body.columns.flags.length > 0;
     this.legend.hidden = !hasCalls;
+    this.skipLink.hidden = !hasCalls;
     this.legend.classList.toggle('cached-hidden', !this.showCached);
     this.timeline.setSession(
       { sessionId: s.id, columns: body.columns, loops: body.analysis.loops, compactions: s.intro.compactions, events: s.intro.events, subagents: s.intro.subagents, tools: body.tools },
@@ -908,13 +930,17 @@ export class InspectorApp {
     const summary = intro.summary;
     const whole = this.header ? wholeTraceCost(this.header, summary) : null;
     replaceChildren(this.summary, summaryFigures(summary, body?.analysis, intro.cost, whole).map((g) => figureGroup(g, 'h2')));
+    replaceChildren(
+      this.keyFiguresEl,
+      keyFigures(summary, intro.cost).map((f) => el('div', { className: 'key-figure', title: f.hint }, [el('dt', { text: f.label }), el('dd', { text: f.value, className: f.value === 'unknown' ? 'unknown' : '', data: { keyFigure: f.name } })])),
+    );
     // Say why the bars are flat rather than letting empty bars read as zero tokens.
     const source = summary.tokensSource;
     const note =
       source === 'reported'
-        ? 'Totals only: this trace reports token counts for the whole session, not per call, so the figures above are the session totals and the bars below have no height. Failed tool calls are still marked.'
+        ? 'Totals only: this trace reports token counts for the whole session, not per call, so the figures are the session totals and the timeline\u2019s bars have no height. Failed tool calls are still marked.'
         : source === 'none'
-          ? 'No token counts: this trace does not report tokens, so the bars below have no height. Failed tool calls are still marked.'
+          ? 'No token counts: this trace does not report tokens, so the timeline\u2019s bars have no height. Failed tool calls are still marked.'
           : null;
     this.tokensNote.hidden = note === null;
     this.tokensNote.textContent = displayText(note ?? '');

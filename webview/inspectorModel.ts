@@ -1,7 +1,7 @@
 import type { SessionSummary } from '../src/core/analysis/sessionSummary';
 import type { CostSummary } from '../src/core/cost/costTypes';
 import type { AnalysisView, DiagnosticView, SessionCostFigures } from '../src/core/view/traceView';
-import { formatCount, formatDuration, formatUsd } from '../src/core/report/formatNumbers';
+import { formatCount, formatDuration, formatPercent, formatUsd } from '../src/core/report/formatNumbers';
 import { shortSessionId } from '../src/core/view/sessionList';
 import { headlineGroups, readLoopSort } from './analysis/analysisModel';
 import type { LoopSort } from './analysis/analysisModel';
@@ -37,6 +37,36 @@ export function summaryFigures(s: SessionSummary, analysis?: AnalysisView, cost?
     },
     ...(cost ? costGroups(cost, whole ?? null) : []),
     ...headlineGroups(s, analysis),
+  ];
+}
+
+/** One of the three figures a user looks for first, above the timeline. */
+export interface KeyFigure {
+  /** Stable `data-key-figure` key. */
+  name: 'cost' | 'cacheHitRate' | 'failedToolCalls';
+  label: string;
+  value: string;
+  /** What it counts, for the hover. */
+  hint: string;
+}
+
+/**
+ * The session's cost, cache hit rate and failed tool calls: what a user looks for first,
+ * on the first screen beside the timeline (the full strip follows it). Unknown is
+ * "unknown", never 0; a session without prices says so rather than $0.
+ */
+export function keyFigures(s: SessionSummary, cost: SessionCostFigures | null | undefined): KeyFigure[] {
+  const c = cost?.summary ?? null;
+  const costValue = !c ? 'no prices' : `${formatUsd(c.totalUsd)}${c.unpricedCalls > 0 ? ` + ${formatCount(c.unpricedCalls)} unpriced` : ''}`;
+  return [
+    { name: 'cost', label: 'Cost', value: costValue, hint: c ? 'This session at its models\u2019 prices (the Cost figures below split it by kind and model)' : 'No price was found for this session\u2019s models (agentTrace.prices adds your own)' },
+    { name: 'cacheHitRate', label: 'Cache hit rate', value: formatPercent(s.cacheHitRate), hint: 'Σ cached / Σ input tokens: the share of prompt tokens served from the prefix cache' },
+    {
+      name: 'failedToolCalls',
+      label: 'Failed tool calls',
+      value: s.toolCalls === 0 ? '0' : `${formatCount(s.failedToolCalls)} of ${formatCount(s.toolCalls)}`,
+      hint: 'Tool calls whose result was an error (marked ▼ on the timeline; F jumps to the next)',
+    },
   ];
 }
 

@@ -84,6 +84,7 @@ function toolItem(t: ToolDetail, actions: DetailsActions): HTMLElement {
       el('span', { className: 'spacer' }),
       linkButton('Show source', () => actions.revealTool(t.id), { title: `Open ${t.file}:${t.line + 1}`, data: { action: 'reveal-tool' } }),
     ]),
-    t.errorText !== null ? el('pre', { className: 'tool-error', text: t.errorText }) : null,
+    // Focusable: a long error scrolls, and the keyboard must reach it.
+    t.errorText !== null ? el('pre', { className: 'tool-error', text: t.errorText, attrs: { tabindex: '0', 'aria-label': `Error of ${t.name}` } }) : null,
   ]);
 }

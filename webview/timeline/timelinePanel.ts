@@ -76,7 +76,7 @@ function filterValue(f: Filter): string {
  */
 export class TimelinePanel {
   readonly element: HTMLElement;
-  readonly chartWrap = el('div', { className: 'chart-wrap', attrs: { tabindex: '0', role: 'application' } });
+  readonly chartWrap = el('div', { className: 'chart-wrap', attrs: { id: 'timeline-chart', tabindex: '0', role: 'application' } });
   private readonly canvas = el('canvas', { attrs: { 'aria-hidden': 'true' } });
   private readonly overviewWrap = el('div', { className: 'overview-wrap' });
   private readonly overviewCanvas = el('canvas', { className: 'overview', attrs: { tabindex: '0', role: 'scrollbar', 'aria-orientation': 'horizontal', 'aria-label': 'Overview of the whole session; the highlighted part is in view' } });
@@ -116,7 +116,8 @@ export class TimelinePanel {
   ) {
     this.chartWrap.appendChild(this.canvas);
     this.chart = new TimelineChart(this.chartWrap, this.canvas, palette, {
-      onPick: (call) => host.safely('select a call', () => host.select(call, { reveal: true })),
+      // A click selects (the details pane shows the call); its source opens on Enter or "Show source".
+      onPick: (call) => host.safely('select a call', () => host.select(call, {})),
       onWindow: (w) => host.safely('move the timeline', () => this.windowMoved(w, false)),
       rowOf: (call) => {
         const row = host.rowOf(call);
@@ -173,7 +174,7 @@ export class TimelinePanel {
       this.jumpButtons.set(`next-${kind}`, next);
       jumps.append(el('span', { className: `jump jump-${kind}`, data: { jump: kind } }, [prev, el('span', { className: 'jump-label', text: one }), next]));
     }
-    this.filterSelect.setAttribute('aria-label', 'Show');
+    this.filterSelect.label = 'Show';
     this.filterSelect.id = 'timeline-filter';
     this.filterSelect.addEventListener('change', () => this.host.safely('filter the timeline', () => this.chooseFilter(this.filterSelect.value)));
     const filter = el('div', { className: 'tool-group filter' }, [el('label', { className: 'control-label', text: 'Show', attrs: { for: 'timeline-filter' } }), this.filterSelect]);
@@ -182,7 +183,7 @@ export class TimelinePanel {
 
   private buildSearch(): void {
     this.searchField.placeholder = 'Search calls: tool, file, command, error or prompt text';
-    this.searchField.setAttribute('aria-label', 'Search calls by tool, file, command, error or prompt text');
+    this.searchField.label = 'Search calls by tool, file, command, error or prompt text';
     this.searchField.type = 'search';
     this.searchField.id = 'call-search';
     this.searchField.addEventListener('input', () => this.host.safely('search', () => this.scheduleSearch()));

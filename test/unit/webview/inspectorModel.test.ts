@@ -4,6 +4,7 @@ import { buildTraceView } from '../../../src/core/view/traceView';
 import type { TraceView } from '../../../src/core/view/traceView';
 import {
   diagnosticRows,
+  keyFigures,
   mergeState,
   progressText,
   readPersistedState,
@@ -22,6 +23,21 @@ function figureMap(view: TraceView, index = 0): Record<string, string> {
 
 describe('inspector view-model on the spotter session', async () => {
   const view = buildTraceView(await parseFile(SPOTTER), 'spotter.jsonl');
+
+  it('puts the cost, the cache hit rate and the failed tool calls first, without prices saying so', () => {
+    const s = view.sessions[0]!;
+    // test/reference/claude_code_totals.py: 11,560,832 of 11,746,257 prompt tokens cached; 11 of the 162 tool results are errors (counted by hand from the log's is_error).
+    assert.deepEqual(
+      keyFigures(s.summary, null).map((f) => [f.name, f.value]),
+      [
+        ['cost', 'no prices'],
+        ['cacheHitRate', '98.4%'],
+        ['failedToolCalls', '11 of 162'],
+      ],
+    );
+    const priced = { summary: { totalUsd: 1.5, unpricedCalls: 2 } } as unknown as Parameters<typeof keyFigures>[1];
+    assert.equal(keyFigures(s.summary, priced)[0]!.value, '$1.50 + 2 unpriced');
+  });
 
   it('summary figures match the independent Python totals', () => {
     const all = figureMap(view);
