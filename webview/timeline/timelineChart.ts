@@ -27,12 +27,14 @@ Chart.register(LinearScale);
 
 /** What the timeline tells its owner. */
 export interface TimelineCallbacks {
-  /** A single call's bar was clicked: select it and reveal its source. */
+  /** A single call's bar was clicked: select it. */
   onPick(callIndex: number): void;
   /** The window changed by mouse, wheel or touch. */
   onWindow(w: ViewWindow): void;
   /** The row of a call, if the page has it (single-call tooltips); asks for it otherwise. */
   rowOf(callIndex: number): CallRow | undefined;
+  /** chart.js laid the plot out (its area may have moved: a resize, wider axis labels). */
+  onLayout?(): void;
 }
 
 /** Room under the x axis for the cache-miss diamonds, between the axis line and the call numbers. */
@@ -569,7 +571,10 @@ export class TimelineChart {
   private painter(): Plugin<'bar'> {
     return {
       id: 'timelinePainter',
-      afterLayout: (chart) => writePlotArea(this.wrapper, chart.chartArea),
+      afterLayout: (chart) => {
+        writePlotArea(this.wrapper, chart.chartArea);
+        this.callbacks.onLayout?.();
+      },
       beforeDatasetsDraw: (chart) => this.paintBehind(chart),
       afterDatasetsDraw: (chart) => this.paintFront(chart),
     };

@@ -124,6 +124,8 @@ export class TimelinePanel {
         if (!row) host.ensureRows(call, call);
         return row;
       },
+      // The plot's area moves with its axes' labels and with every resize chart.js handles: the strip follows it.
+      onLayout: () => host.safely('align the overview', () => this.alignStrip()),
     });
     this.overviewWrap.appendChild(this.overviewCanvas);
     this.overview = new OverviewStrip(this.overviewWrap, this.overviewCanvas, palette, { onWindow: (w) => host.safely('move the brush', () => this.windowMoved(w, true)) });
@@ -445,12 +447,17 @@ export class TimelinePanel {
   }
 
   private align(): void {
+    this.alignStrip();
+    this.overview.setWindow(this.window);
+  }
+
+  /** Lines the overview strip up with the plot (it redraws only when that moved it). */
+  private alignStrip(): void {
     const a = this.chart.plotArea();
-    if (!a) return;
+    if (!a || this.overviewWrap.hidden) return;
     const chartBox = this.canvas.getBoundingClientRect();
     const stripBox = this.overviewCanvas.getBoundingClientRect();
     this.overview.align(chartBox.left - stripBox.left + a.left, a.right - a.left);
-    this.overview.setWindow(this.window);
   }
 
   // ---- jumps ----
