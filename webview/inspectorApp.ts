@@ -25,7 +25,7 @@ import { CallsTables } from './timeline/callsTable';
 import { el, fillSelect, icon, linkButton, replaceChildren } from './shared/dom';
 import { diagnosticRows, keyFigures, mergeState, progressText, readPersistedState, sessionMetaText, skippedSummary, summaryFigures, wholeTraceCost } from './inspectorModel';
 import { CostPanel } from './cost/costView';
-import type { PersistedState } from './inspectorModel';
+import type { PersistedState, TimelineViewState } from './inspectorModel';
 import { buildPalette, isHighContrast } from './shared/palette';
 import type { Palette } from './shared/palette';
 import { RowCache } from './shared/rowCache';
@@ -72,6 +72,8 @@ const DETAILS_DELAY_MS = 120;
 const ROW_PAGE = 2000;
 /** A session's analyses can take a while on a million calls: wait for them this long. */
 const BODY_TIMEOUT_MS = 10 * 60_000;
+/** Wait after the last zoom, pan or scroll before storing the view (a wheel zoom changes it every frame). */
+const VIEW_STATE_DELAY_MS = 200;
 
 /** Reads the chart colours from the page's theme variables. */
 export function readPalette(): Palette {
@@ -116,6 +118,9 @@ export class InspectorApp {
   private pendingAnnouncement: { call: number; prefix: string } | null = null;
   private pickerQuery = '';
   private pickerTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The view stored before the page was rebuilt (zoom, filter, scroll), put back when its session is drawn again. */
+  private restoreView: { view: TimelineViewState | null; scrollY: number | null; asked: boolean } | null = null;
+  private viewTimer: ReturnType<typeof setTimeout> | undefined;
 
   private readonly loading = el('div', { className: 'loading-block' });
   private readonly progressBar = document.createElement('vscode-progress-bar') as VscodeProgressBar;
@@ -188,6 +193,7 @@ export class InspectorApp {
         ensureRows: (first, last) => this.rows?.ensure(first, last),
         announce: (text) => this.announce(text),
         safely: (what, fn) => this.safely(what, fn),
+        viewChanged: () => this.persistViewSoon(),
       },
       this.palette,
       this.legend,
@@ -222,6 +228,8 @@ export class InspectorApp {
     });
     this.buildSkeleton();
     this.watchTheme();
+    // The scroll is view state too: VS Code rebuilds a hidden inspector when its tab comes back.
+    window.addEventListener('scroll', () => this.persistViewSoon(), { passive: true });
   }
 
   /** Handles one notification from the host. */
@@ -506,6 +514,7 @@ export class InspectorApp {
     this.costPanel.setCustom(saved.costTtl ?? null);
     this.fingerprintOpen = saved.fingerprintOpen ?? false;
     this.loopSort = saved.loopSort ?? null;
+    this.restoreView = { view: saved.view ?? null, scrollY: select === null ? (saved.scrollY ?? null) : null, asked: select !== null };
     this.whatIf?.setDefaults(settings.whatIf, saved.whatIf);
     this.whatIf?.setOpen(saved.whatIfOpen ?? false);
     this.header = header;
@@ -781,6 +790,7 @@ export class InspectorApp {
     this.sessionBody.hidden = s === null;
     this.renderPicker();
     if (!s) {
+      this.restoreView = null;
       this.timeline.setSession(null, this.showCached);
       this.root.setAttribute('aria-busy', 'false');
       this.persist();
@@ -835,14 +845,24 @@ export class InspectorApp {
     this.legend.hidden = !hasCalls;
     this.skipLink.hidden = !hasCalls;
     this.legend.classList.toggle('cached-hidden', !this.showCached);
+    // A rebuilt page puts back the zoom and filter it had on this session (the call asked for, if any, is brought into view after).
+    const restore = this.restoreView;
+    this.restoreView = null;
+    const stored = restore?.view && restore.view.sessionId === s.id ? restore.view : null;
     this.timeline.setSession(
       { sessionId: s.id, columns: body.columns, loops: body.analysis.loops, compactions: s.intro.compactions, events: s.intro.events, subagents: s.intro.subagents, tools: body.tools },
       this.showCached,
+      stored,
     );
+    if (restore?.scrollY) {
+      const y = restore.scrollY;
+      requestAnimationFrame(() => window.scrollTo(0, y));
+    }
     this.tables.setSession(s.id, body.columns, body.toolCallCount);
     this.renderLegend(body);
     this.whatIf?.setContext(this.traceKey, { summary: s.intro.summary, traced: tracedCalls(body) }, keepView);
-    this.renderSelection(false, keepView);
+    // The stored selection is shown where the stored window has it; a call the host asked for is brought into view.
+    this.renderSelection(false, keepView || (stored !== null && !restore!.asked));
     if (keepView) this.restoreScroll(false);
     this.root.setAttribute('aria-busy', 'false');
     this.root.dataset['painted'] = 'timeline';
@@ -918,6 +938,26 @@ export class InspectorApp {
     const unpriced = this.legend.querySelector<HTMLElement>('[data-legend="unpriced"]');
     if (unpriced) unpriced.hidden = !this.showsUnpriced(view === 'cost', this.session?.body ?? null);
     this.legend.dataset['barView'] = view;
+  }
+
+  /**
+   * Keeps the timeline's window and filter and the page's scroll in the webview state, a
+   * moment after they stop changing (a wheel zoom changes them every frame): merged per key,
+   * beside the selection and the panels' choices.
+   */
+  private persistViewSoon(): void {
+    // Nothing to keep before the stored view was put back: the first paint would overwrite it.
+    if (this.restoreView) return;
+    clearTimeout(this.viewTimer);
+    this.viewTimer = setTimeout(
+      () =>
+        this.safely('keep the view', () => {
+          const id = this.session?.id;
+          const view = this.timeline.viewState();
+          this.host.setState(mergeState(this.host.getState(), { ...(id !== undefined && view ? { view: { sessionId: id, ...view } } : {}), scrollY: Math.round(window.scrollY) }));
+        }),
+      VIEW_STATE_DELAY_MS,
+    );
   }
 
   private persist(): void {

@@ -245,6 +245,28 @@ export interface PersistedState {
   barView?: BarView;
   /** The extra cache TTL the cost panel replays. */
   costTtl?: CustomTtl;
+  /** The timeline's zoom window and filter, for the session they were on: the view comes back as it was after a rebuild. */
+  view?: TimelineViewState;
+  /** How far the page was scrolled (CSS pixels). */
+  scrollY?: number;
+}
+
+/** Which calls the timeline showed: its filter (`all`, `failed`, `tool:Bash`…) and its window in slots, on one session. */
+export interface TimelineViewState {
+  sessionId: string;
+  filter: string;
+  lo: number;
+  hi: number;
+}
+
+/** A stored view state, or null when it is not one (an older build, a hand-edited state). */
+export function readViewState(raw: unknown): TimelineViewState | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const v = raw as Record<string, unknown>;
+  const { sessionId, filter, lo, hi } = v;
+  if (typeof sessionId !== 'string' || typeof filter !== 'string' || typeof lo !== 'number' || typeof hi !== 'number') return null;
+  if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi <= lo) return null;
+  return { sessionId, filter, lo, hi };
 }
 
 /** Reads persisted state defensively: it may come from an older build. */
@@ -263,6 +285,9 @@ export function readPersistedState(raw: unknown): PersistedState {
   if (typeof ttl === 'object' && ttl !== null && typeof ttl['minutes'] === 'number' && ttl['minutes'] > 0 && (ttl['writeMultiple'] === null || (typeof ttl['writeMultiple'] === 'number' && ttl['writeMultiple'] >= 0))) {
     out.costTtl = { minutes: ttl['minutes'], writeMultiple: ttl['writeMultiple'] as number | null };
   }
+  const view = readViewState(r['view']);
+  if (view) out.view = view;
+  if (typeof r['scrollY'] === 'number' && Number.isFinite(r['scrollY']) && r['scrollY'] >= 0) out.scrollY = r['scrollY'];
   if (r['loopSort'] === null) out.loopSort = null;
   else if (readLoopSort(r['loopSort'])) out.loopSort = readLoopSort(r['loopSort']);
   return out;

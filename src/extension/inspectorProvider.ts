@@ -123,6 +123,14 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         if (entry.ready) channel.notify({ type: 'load/progress', ...p });
       }),
     ];
+    // A hidden inspector's page is gone (no retainContextWhenHidden: see docs/design/architecture.md): messages to it
+    // are dropped until it is rebuilt and says `ready` again. Until then a selection waits for it (Show in Timeline
+    // from a CodeLens while the inspector is a background tab), and the page's own state brings back its view.
+    subscriptions.push(
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) entry.ready = false;
+      }),
+    );
     channel.onNotification((m: unknown) => this.handleNotification(entry, m));
     // Every answer comes from the document's trace worker: the page gets what it draws. Params
     // are checked before use (shape, type, range; ids only, never paths); a refusal or a

@@ -57,4 +57,41 @@ describe('the inspector page in a new user\'s first minutes', () => {
     await p.page.screenshot({ path: join(results, 'first-minutes-overview-narrowed.png') });
     await assertClean(p);
   });
+
+  it('a rebuilt page (its tab hidden and shown again) comes back with its zoom, filter, selection and scroll; a call the host asks for wins', async () => {
+    const p = await suite.open({ trace: parsed, fileName: 'spotter.jsonl', viewport: { width: 1400, height: 700 } });
+    await p.page.waitForSelector('.chart-wrap[data-plot-area]');
+    // Failed calls only, zoomed twice around the last one, selected; the page scrolled down a little.
+    await p.page.click('#timeline-filter');
+    await p.page.click('#timeline-filter li.option:has-text("Calls with failed tools")');
+    await p.page.waitForSelector('.chart-wrap[data-filter="failed"]');
+    await p.page.focus('.chart-wrap');
+    await p.page.keyboard.press('End');
+    await p.page.keyboard.press('+');
+    await p.page.keyboard.press('+');
+    await p.page.evaluate(() => window.scrollTo(0, 260));
+    const view = (await p.page.getAttribute('.chart-wrap', 'data-view'))!;
+    const selected = (await p.page.getAttribute('.chart-wrap', 'data-selected-call'))!;
+    assert.notEqual(view.split(',')[0], '0.000', 'zoomed in');
+    // The state settles a moment after the last change.
+    await p.page.waitForFunction(() => ((window as unknown as { __hostState: () => { scrollY?: number } }).__hostState()?.scrollY ?? 0) > 0);
+    const state = await p.state();
+    const stored = (state as { view: { sessionId: string; filter: string; lo: number; hi: number } }).view;
+    assert.deepEqual([stored.sessionId, stored.filter, `${stored.lo.toFixed(3)},${stored.hi.toFixed(3)}`], ['ae4a77f8-aedd-4bc1-888f-c94edc91af04', 'failed', view]);
+
+    // VS Code rebuilds the page from nothing but this state.
+    const again = await suite.open({ trace: parsed, fileName: 'spotter.jsonl', viewport: { width: 1400, height: 700 }, state });
+    await again.page.waitForSelector(`.chart-wrap[data-view="${view}"]`);
+    assert.equal(await again.page.getAttribute('.chart-wrap', 'data-filter'), 'failed');
+    assert.equal(await again.page.getAttribute('.chart-wrap', 'data-selected-call'), selected);
+    await again.page.waitForFunction(() => Math.round(window.scrollY) === 260);
+    await again.page.waitForSelector(`.details h3:has-text("Call ${Number(selected) + 1} of 149")`);
+    await assertClean(again);
+
+    // Show in Timeline while the tab was hidden: the host sends the call with the rebuilt page's init, and it wins over the stored one.
+    const asked = await suite.open({ trace: parsed, fileName: 'spotter.jsonl', viewport: { width: 1400, height: 700 }, state, select: { sessionId: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', callIndex: 20 } });
+    await asked.page.waitForSelector('.chart-wrap[data-selected-call="20"]');
+    await asked.page.waitForSelector('.details h3:has-text("Call 21 of 149")');
+    await assertClean(asked);
+  });
 });

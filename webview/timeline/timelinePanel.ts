@@ -49,6 +49,15 @@ export interface TimelineHost {
   ensureRows(first: number, last: number): void;
   announce(text: string): void;
   safely(what: string, fn: () => void): void;
+  /** The window or the filter changed (the app keeps them in the webview state). */
+  viewChanged?(): void;
+}
+
+/** The timeline's view to put back on a session: its filter's value and its window, in slots. */
+export interface TimelineRestore {
+  filter: string;
+  lo: number;
+  hi: number;
 }
 
 /** A filter of the timeline. */
@@ -67,6 +76,12 @@ const FIELD_WORDS: Record<SearchHit['field'], string> = { tool: 'tool', file: 'f
 
 function filterValue(f: Filter): string {
   return f.kind === 'tool' ? `tool:${f.tool}` : f.kind;
+}
+
+/** The filter a stored value names (unknown values show all calls). */
+function filterOf(value: string): Filter {
+  if (value.startsWith('tool:')) return { kind: 'tool', tool: value.slice(5) };
+  return value === 'failed' || value === 'misses' || value === 'loops' ? { kind: value } : { kind: 'all' };
 }
 
 /**
@@ -207,7 +222,7 @@ export class TimelinePanel {
    * log viewer tails its file: "fit all" still shows all, a zoom on the end moves right by
    * the calls added, its span kept.
    */
-  setSession(session: TimelineSession | null, showCached: boolean): void {
+  setSession(session: TimelineSession | null, showCached: boolean, restore: TimelineRestore | null = null): void {
     const same = session !== null && this.session?.sessionId === session.sessionId;
     const before = this.count;
     // The last call (partly) in view: a zoom around it keeps a little room after it.
@@ -239,7 +254,12 @@ export class TimelinePanel {
     this.markers = timelineMarkers(calls, session.compactions, session.events, session.subagents);
     this.renderFilterOptions();
     const kept = this.window;
-    const keep = !same ? null : wasAll ? (count: number) => fitAll(count) : atEnd ? (count: number) => ({ lo: kept.lo + count - before, hi: kept.hi + count - before }) : kept;
+    let keep: ViewWindow | ((count: number) => ViewWindow) | null = !same ? null : wasAll ? (count: number) => fitAll(count) : atEnd ? (count: number) => ({ lo: kept.lo + count - before, hi: kept.hi + count - before }) : kept;
+    if (!same && restore) {
+      // The page was rebuilt (its tab hidden and shown again): the filter and the zoom come back as they were.
+      this.filter = filterOf(restore.filter);
+      keep = { lo: restore.lo, hi: restore.hi };
+    }
     void this.applyFilter(this.filter, keep);
     this.renderMarkerList();
   }
@@ -358,8 +378,7 @@ export class TimelinePanel {
       this.host.openSession(value.slice('subagent:'.length), null);
       return;
     }
-    const f: Filter = value.startsWith('tool:') ? { kind: 'tool', tool: value.slice(5) } : value === 'failed' || value === 'misses' || value === 'loops' ? { kind: value } : { kind: 'all' };
-    void this.applyFilter(f, null);
+    void this.applyFilter(filterOf(value), null);
   }
 
   /** Narrows the timeline to the calls a filter keeps (a fitted window unless one is given, or a window made for the slot count). */
@@ -409,6 +428,7 @@ export class TimelinePanel {
     if (fromOverview) this.chart.setWindow(w);
     this.overview.setWindow(w);
     this.writeView();
+    this.host.viewChanged?.();
   }
 
   private setWindow(w: ViewWindow, announce: boolean): void {
@@ -416,7 +436,14 @@ export class TimelinePanel {
     this.chart.setWindow(this.window);
     this.overview.setWindow(this.window);
     this.writeView();
+    this.host.viewChanged?.();
     if (announce) this.announceView();
+  }
+
+  /** What the timeline shows now (its filter and window), to keep across a rebuild of the page; null without calls. */
+  viewState(): TimelineRestore | null {
+    if (!this.data || !this.session) return null;
+    return { filter: filterValue(this.filter), lo: this.window.lo, hi: this.window.hi };
   }
 
   private writeView(): void {

@@ -118,6 +118,17 @@ describe('progress and persisted state', () => {
     assert.deepEqual(readPersistedState({ loopSort: null }), { loopSort: null });
   });
 
+  it('reads the timeline view and the scroll back only when they are well formed', () => {
+    const view = { sessionId: 's', filter: 'tool:Bash', lo: 10.5, hi: 40 };
+    assert.deepEqual(readPersistedState({ view, scrollY: 420 }), { view, scrollY: 420 });
+    for (const bad of [{ ...view, lo: -1 }, { ...view, hi: 10 }, { ...view, lo: Number.NaN }, { ...view, filter: 3 }, { ...view, sessionId: null }, 'view']) {
+      assert.deepEqual(readPersistedState({ view: bad }), {}, JSON.stringify(bad));
+    }
+    assert.deepEqual(readPersistedState({ scrollY: -5 }), {});
+    // Merged per key: a view change keeps the what-if choices and the selection stored beside it.
+    assert.deepEqual(mergeState({ whatIf: { n: 4 }, callIndex: 7 }, { view }), { whatIf: { n: 4 }, callIndex: 7, view });
+  });
+
   it('merges per key and keeps keys it does not own', () => {
     assert.deepEqual(mergeState({ zoom: 2, sessionId: 'a' }, { sessionId: 'b' }), { zoom: 2, sessionId: 'b' });
     assert.deepEqual(mergeState(null, { showCached: true }), { showCached: true });
