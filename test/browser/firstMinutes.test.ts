@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { ParsedTrace } from '../../src/core/trace/parseTrace';
-import { parseFile, SPOTTER } from '../support/helpers';
+import { createPriceBook } from '../../src/core/cost/priceBook';
+import { fixtures, parseFile, SPOTTER } from '../support/helpers';
 import { assertClean, inspectorSuite, plotArea, results } from '../support/inspectorHarness';
 import type { InspectorPage } from '../support/inspectorHarness';
 
@@ -55,6 +56,22 @@ describe('the inspector page in a new user\'s first minutes', () => {
     });
     await stripFollows(p, 'the timeline narrowed by 300 px in a page of the same width');
     await p.page.screenshot({ path: join(results, 'first-minutes-overview-narrowed.png') });
+    await assertClean(p);
+  });
+
+  it('the cost view has no "context size" axis (its line is tokens, not drawn there); the tokens view keeps it', async () => {
+    const priced = join(fixtures, 'canonical/priced-session.trace.jsonl');
+    const p = await suite.open({ trace: await parseFile(priced), fileName: 'priced-session.trace.jsonl', prices: createPriceBook() });
+    await p.page.waitForSelector('.chart-wrap[data-context-axis="shown"]');
+    await p.page.click('#bar-view-picker');
+    await p.page.locator('#bar-view-picker li.option', { hasText: 'Cost ($)' }).click();
+    await p.page.waitForSelector('.chart-wrap[data-bar-view="cost"][data-context-axis="hidden"]');
+    // The plot takes the room the axis had: its right edge moves right.
+    const costRight = (await plotArea(p)).right;
+    await p.page.click('#bar-view-picker');
+    await p.page.locator('#bar-view-picker li.option', { hasText: 'Tokens' }).click();
+    await p.page.waitForSelector('.chart-wrap[data-bar-view="tokens"][data-context-axis="shown"]');
+    assert.ok((await plotArea(p)).right < costRight, 'the tokens view gives room back to its context axis');
     await assertClean(p);
   });
 

@@ -44,7 +44,7 @@ export function renderCallDetails(call: CallRow, count: number, state: DetailsSt
       const loop = loops[i];
       return loop ? [el('li', { className: 'call-note note-loop', data: { loop: String(i) } }, [icon('sync', 'loop-icon'), el('span', { text: loopAttemptText(loop, call.index) })])] : [];
     }),
-    call.miss ? el('li', { className: 'call-note note-miss', data: { miss: call.miss.cause } }, [el('span', { className: 'swatch swatch-miss', attrs: { 'aria-hidden': 'true' } }), el('span', { text: missText(call.miss) })]) : null,
+    call.miss ? el('li', { className: 'call-note note-miss', data: { miss: call.miss.cause } }, [el('span', { className: 'swatch swatch-miss', attrs: { 'aria-hidden': 'true' } }), el('span', { text: missText(call.miss, call.appended) })]) : null,
   ].filter((n): n is HTMLLIElement => n !== null);
   if (notes.length > 0) out.push(el('ul', { className: 'call-notes' }, notes));
   if (state.kind === 'loading') {

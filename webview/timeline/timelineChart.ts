@@ -309,6 +309,12 @@ export class TimelineChart {
     scales['y']!.max = bars;
     scales['y1']!.max = context;
     const cost = this.barView === 'cost';
+    // The right axis is the context line's: in the cost view (the line is tokens, not drawn) or with no context size
+    // known it would read "context size" over labels of 0.
+    let contextKnown = false;
+    for (let i = 0; i < this.bins.length && !contextKnown; i++) contextKnown = this.bins.context[i]! > 0;
+    scales['y1']!.display = !cost && contextKnown;
+    this.wrapper.dataset['contextAxis'] = !cost && contextKnown ? 'shown' : 'hidden';
     (scales['y'] as { title: { text: string } }).title.text = cost ? (this.showCached ? 'US dollars per call' : 'dollars of appended + output') : this.showCached ? 'tokens per call' : 'appended + output tokens';
     (scales['y'] as { ticks: { precision: number | undefined } }).ticks.precision = cost ? undefined : 0;
     this.wrapper.dataset['barView'] = this.barView;
