@@ -21,6 +21,8 @@ import type { LoopRow, LoopSort, LoopSortKey } from './analysis/analysisModel';
 import { figureGroup, fingerprintContent, loopsContent, missSummary } from './analysis/analysisView';
 import { detailsPlaceholder, renderCallDetails } from './timeline/callDetailsView';
 import type { DetailsState } from './timeline/callDetailsView';
+import { moreChars, TRANSCRIPT_CHARS } from './timeline/transcriptModel';
+import type { TranscriptState } from './timeline/transcriptModel';
 import { CallsTables } from './timeline/callsTable';
 import { el, fillSelect, icon, linkButton, replaceChildren } from './shared/dom';
 import { diagnosticRows, keyFigures, mergeState, progressText, readPersistedState, sessionMetaText, skippedSummary, summaryFigures, wholeTraceCost } from './inspectorModel';
@@ -62,9 +64,11 @@ export interface InspectorOptions {
   formatChoice: boolean;
   /** Clicking a call opens its line in an editor. */
   sourceLinks: boolean;
+  /** A call's transcript, read again from the trace by the host (a report embeds no trace text beyond its figures). */
+  transcript?: boolean;
 }
 
-export const INSPECTOR_IN_VSCODE: InspectorOptions = { whatIf: true, formatChoice: true, sourceLinks: true };
+export const INSPECTOR_IN_VSCODE: InspectorOptions = { whatIf: true, formatChoice: true, sourceLinks: true, transcript: true };
 
 /** Wait after the last selection change before fetching details, so holding an arrow key sends one request. */
 const DETAILS_DELAY_MS = 120;
@@ -114,6 +118,9 @@ export class InspectorApp {
   private palette: Palette;
   private rows: RowCache<CallRow> | null = null;
   private readonly details = new Map<string, DetailsState>();
+  /** Transcripts read, by call; the pane shows them while `transcriptOpen`. */
+  private readonly transcripts = new Map<string, TranscriptState>();
+  private transcriptOpen = false;
   private detailsTimer: ReturnType<typeof setTimeout> | undefined;
   private pendingAnnouncement: { call: number; prefix: string } | null = null;
   private pickerQuery = '';
@@ -513,6 +520,7 @@ export class InspectorApp {
     this.barView = saved.barView ?? 'tokens';
     this.costPanel.setCustom(saved.costTtl ?? null);
     this.fingerprintOpen = saved.fingerprintOpen ?? false;
+    this.transcriptOpen = saved.transcriptOpen ?? false;
     this.loopSort = saved.loopSort ?? null;
     this.restoreView = { view: saved.view ?? null, scrollY: select === null ? (saved.scrollY ?? null) : null, asked: select !== null };
     this.whatIf?.setDefaults(settings.whatIf, saved.whatIf);
@@ -557,6 +565,7 @@ export class InspectorApp {
         const [sessionId, index] = key.split('\u0000');
         if (sessionId !== keep || Number(index) >= shownCalls - 1) this.details.delete(key);
       }
+      this.transcripts.clear();
       const added = header.callCount - callsBefore;
       this.liveText.textContent = `${added > 0 ? `${formatCount(added)} new ${added === 1 ? 'call' : 'calls'}` : 'updated'} at ${new Date().toLocaleTimeString()}`;
       this.liveText.dataset['added'] = String(added);
@@ -565,6 +574,7 @@ export class InspectorApp {
       this.holdScroll();
     } else {
       this.details.clear();
+      this.transcripts.clear();
       // Loop indexes may point elsewhere in the new trace.
       this.activeLoop = null;
     }
@@ -740,6 +750,7 @@ export class InspectorApp {
       this.activeLoop = null;
     }
     this.details.clear();
+    this.transcripts.clear();
     this.rows = new RowCache(
       (from, count) => this.host.request('calls/rows', { sessionId: id, from, count }),
       ROW_PAGE,
@@ -1139,17 +1150,66 @@ export class InspectorApp {
           revealTool: (toolId) => {
             if (this.options.sourceLinks) this.host.notify({ type: 'source/reveal', ref: { sessionId, callIndex: call.index }, toolId });
           },
+          toggleTranscript: (open) => this.safely('show the transcript', () => this.toggleTranscript(open)),
+          moreTranscript: () => this.safely('show more of the transcript', () => this.loadTranscript(sessionId, call.index, true)),
         },
         body.analysis.loops,
+        !this.options.transcript ? null : !this.transcriptOpen ? { kind: 'closed' } : (this.transcripts.get(this.detailsKey(sessionId, call.index)) ?? { kind: 'loading', maxChars: TRANSCRIPT_CHARS }),
       ),
     );
   }
 
+  private toggleTranscript(open: boolean): void {
+    this.transcriptOpen = open;
+    this.host.setState(mergeState(this.host.getState(), { transcriptOpen: open }));
+    const session = this.session;
+    this.showDetails();
+    if (open && session && this.selected !== null) this.loadTranscript(session.id, this.selected, false);
+    this.detailsPane.querySelector<HTMLButtonElement>('[data-action="toggle-transcript"]')?.focus();
+  }
+
+  /** Asks the host for a call's transcript (`more`: each text eight times longer than shown). */
+  private loadTranscript(sessionId: string, index: number, more: boolean): void {
+    const key = this.detailsKey(sessionId, index);
+    const had = this.transcripts.get(key);
+    if (!more && had && had.kind !== 'error') return;
+    const maxChars = more && had?.kind === 'loaded' ? moreChars(had.transcript.maxChars) : TRANSCRIPT_CHARS;
+    if (!more) this.transcripts.set(key, { kind: 'loading', maxChars });
+    this.host.request('call/transcript', { sessionId, callIndex: index, maxChars }).then(
+      (transcript) => this.transcriptArrived(key, { kind: 'loaded', transcript }),
+      (error: unknown) => this.transcriptArrived(key, { kind: 'error', message: error instanceof Error ? error.message : String(error) }),
+    );
+  }
+
+  private transcriptArrived(key: string, state: TranscriptState): void {
+    this.safely('show the transcript', () => {
+      // Errors are not kept, so showing the call again retries.
+      if (state.kind === 'error') this.transcripts.delete(key);
+      else this.transcripts.set(key, state);
+      const session = this.session;
+      if (!session || this.selected === null || key !== this.detailsKey(session.id, this.selected)) return;
+      // Redrawing the pane keeps the reader where they were: the focus goes back to what had it.
+      const focusedAction = (document.activeElement as HTMLElement | null)?.dataset?.['action'];
+      this.showDetails();
+      if (state.kind === 'error') this.detailsPane.querySelector<HTMLElement>('.transcript')?.replaceChildren(...this.transcriptErrorNodes(state.message));
+      if (focusedAction) this.detailsPane.querySelector<HTMLElement>(`[data-action="${focusedAction}"]`)?.focus();
+    });
+  }
+
+  /** The pane's transcript section after a failed read (the state itself is not kept). */
+  private transcriptErrorNodes(message: string): HTMLElement[] {
+    return [el('h4', { text: 'Transcript' }), el('p', { className: 'inline-error', attrs: { role: 'alert' } }, [icon('error'), el('span', { text: `Could not read the transcript: ${message}` })])];
+  }
+
   private scheduleDetails(sessionId: string, index: number): void {
     const key = this.detailsKey(sessionId, index);
-    if (this.details.get(key)?.kind === 'loaded') return;
+    if (this.details.get(key)?.kind === 'loaded') {
+      if (this.transcriptOpen && this.options.transcript) this.loadTranscript(sessionId, index, false);
+      return;
+    }
     clearTimeout(this.detailsTimer);
     this.detailsTimer = setTimeout(() => {
+      if (this.transcriptOpen && this.options.transcript) this.loadTranscript(sessionId, index, false);
       this.details.set(key, { kind: 'loading' });
       this.host.request('call/details', { sessionId, callIndex: index }).then(
         (detail) => this.detailsArrived(key, { kind: 'loaded', detail }),

@@ -249,6 +249,8 @@ export interface PersistedState {
   view?: TimelineViewState;
   /** How far the page was scrolled (CSS pixels). */
   scrollY?: number;
+  /** Whether the call details show the call's transcript. */
+  transcriptOpen?: boolean;
 }
 
 /** Which calls the timeline showed: its filter (`all`, `failed`, `tool:Bash`…) and its window in slots, on one session. */
@@ -278,6 +280,7 @@ export function readPersistedState(raw: unknown): PersistedState {
   if (r['callIndex'] === null || (typeof r['callIndex'] === 'number' && Number.isInteger(r['callIndex']) && r['callIndex'] >= 0)) out.callIndex = r['callIndex'];
   if (typeof r['showCached'] === 'boolean') out.showCached = r['showCached'];
   if (typeof r['fingerprintOpen'] === 'boolean') out.fingerprintOpen = r['fingerprintOpen'];
+  if (typeof r['transcriptOpen'] === 'boolean') out.transcriptOpen = r['transcriptOpen'];
   if (typeof r['whatIfOpen'] === 'boolean') out.whatIfOpen = r['whatIfOpen'];
   if (typeof r['whatIf'] === 'object' && r['whatIf'] !== null) out.whatIf = r['whatIf'];
   if (r['barView'] === 'tokens' || r['barView'] === 'cost') out.barView = r['barView'];

@@ -143,6 +143,12 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       if (!detail) throw new Error(`No call ${callIndex + 1} in session ${uiText(sessionId, { max: 80 })}.`);
       return detail;
     });
+    answer('call/transcript', async ({ sessionId, callIndex, maxChars }) => {
+      // The worker reads the call's records again from the trace's own files (by index, never a path from the page), bounded.
+      const transcript = await document.request('callTranscript', { sessionId, callIndex, maxChars });
+      if (!transcript) throw new Error(`No call ${callIndex + 1} in session ${uiText(sessionId, { max: 80 })}.`);
+      return transcript;
+    });
     answer('whatif/workload', ({ sessionId }) => document.request('whatIfWorkload', { sessionId, filePath: document.uri.fsPath, format: document.formatOverride }));
     answer('session/intro', async ({ sessionId }) => {
       const intro = await document.request('intro', { sessionId });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { ParsedTrace } from '../../src/core/trace/parseTrace';
 import { createPriceBook } from '../../src/core/cost/priceBook';
+import { listCompanions } from '../../src/node/traceFiles';
 import { fixtures, parseFile, SPOTTER } from '../support/helpers';
 import { assertClean, inspectorSuite, plotArea, results } from '../support/inspectorHarness';
 import type { InspectorPage } from '../support/inspectorHarness';
@@ -72,6 +73,38 @@ describe('the inspector page in a new user\'s first minutes', () => {
     await p.page.locator('#bar-view-picker li.option', { hasText: 'Tokens' }).click();
     await p.page.waitForSelector('.chart-wrap[data-bar-view="tokens"][data-context-axis="shown"]');
     assert.ok((await plotArea(p)).right < costRight, 'the tokens view gives room back to its context axis');
+    await assertClean(p);
+  });
+
+  it("a call's transcript in its details: read on demand, text only, clipped with Show more", async () => {
+    const listing = await listCompanions(SPOTTER);
+    const files = [{ key: 'spotter.jsonl', path: SPOTTER }, ...listing.files.map((c) => ({ key: c.rel, path: c.path }))];
+    const p = await suite.open({ trace: parsed, fileName: 'spotter.jsonl', files });
+    await p.page.waitForSelector('.chart-wrap[data-plot-area]');
+    await p.page.focus('.chart-wrap');
+    await p.page.keyboard.press('Home');
+    await p.page.waitForSelector('.details [data-transcript="closed"]');
+    assert.equal(p.requests.get('call/transcript') ?? 0, 0, 'nothing read before it is asked for');
+    await p.page.click('.details [data-action="toggle-transcript"]');
+    await p.page.waitForSelector('.details [data-transcript="loaded"] .transcript-entry');
+    // Call 1 of the spotter log (test/reference/claude_transcript.py): the typed prompt, two Bash calls, their two results.
+    const kinds = await p.page.$$eval('.transcript-entry', (els) => els.map((e) => (e as HTMLElement).dataset['entry']));
+    assert.deepEqual(kinds, ['prompt', 'thinking', 'tool-call', 'tool-call', 'tool-result', 'tool-result']);
+    assert.match((await p.page.textContent('.entry-prompt .entry-text')) ?? '', /^Work on bead spotter-4te\. Run bd show spotter-4te/);
+    // The first result (the issue's description) is longer than 2,000 characters: clipped, with Show more.
+    const more = p.page.locator('[data-action="transcript-more"]').first();
+    assert.match((await more.textContent()) ?? '', /^Show more \(2,000 of [\d,]+ characters shown\)$/);
+    const before = ((await p.page.locator('.entry-tool-result .entry-text').first().textContent()) ?? '').length;
+    await more.click();
+    await p.page.waitForFunction((n) => (document.querySelector('.entry-tool-result .entry-text')?.textContent ?? '').length > n, before);
+    assert.match((await p.page.locator('.entry-tool-result .entry-text').first().textContent()) ?? '', /spotter-4te\.6: Add OTEL regression tests/);
+    // Open, it follows the selection: the next call's transcript is read when it is selected.
+    await p.page.focus('.chart-wrap');
+    await p.page.keyboard.press('ArrowRight');
+    await p.page.waitForSelector('.details h3:has-text("Call 2 of 149")');
+    await p.page.waitForSelector('.details [data-transcript="loaded"] .entry-tool-call');
+    assert.deepEqual(((await p.state()) as { transcriptOpen?: boolean }).transcriptOpen, true);
+    await p.page.locator('.details').screenshot({ path: join(results, 'first-minutes-transcript.png') });
     await assertClean(p);
   });
 
