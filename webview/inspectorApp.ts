@@ -127,6 +127,8 @@ export class InspectorApp {
   private pickerTimer: ReturnType<typeof setTimeout> | undefined;
   /** The view stored before the page was rebuilt (zoom, filter, scroll), put back when its session is drawn again. */
   private restoreView: { view: TimelineViewState | null; scrollY: number | null; asked: boolean } | null = null;
+  /** A call the host asked for before the page had its trace (Show in Timeline while the tab was rebuilt). */
+  private earlySelect: CallRef | null = null;
   private viewTimer: ReturnType<typeof setTimeout> | undefined;
 
   private readonly loading = el('div', { className: 'loading-block' });
@@ -514,7 +516,9 @@ export class InspectorApp {
 
   // ---- trace ----
 
-  private init(header: TraceHeader, sessions: SessionPage, intro: SessionIntro | null, settings: InspectorSettings, select: CallRef | null): void {
+  private init(header: TraceHeader, sessions: SessionPage, intro: SessionIntro | null, settings: InspectorSettings, asked: CallRef | null): void {
+    const select = asked ?? this.earlySelect;
+    this.earlySelect = null;
     const saved: PersistedState = readPersistedState(this.host.getState());
     this.showCached = saved.showCached ?? settings.showCached;
     this.barView = saved.barView ?? 'tokens';
@@ -1061,7 +1065,11 @@ export class InspectorApp {
   // ---- selection ----
 
   private selectRef(ref: CallRef): void {
-    if (!this.header) return;
+    if (!this.header) {
+      // The page is being built (its tab came back): the call is selected once the trace is shown.
+      this.earlySelect = ref;
+      return;
+    }
     if (ref.sessionId !== this.session?.id) {
       this.openSession(ref.sessionId, ref.callIndex, null, true);
       return;

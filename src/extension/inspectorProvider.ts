@@ -183,8 +183,10 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       if (p.document.uri.toString() !== uri.toString()) continue;
       if (options.reveal && !found) p.panel.reveal(p.panel.viewColumn);
       found = true;
-      if (p.ready) p.channel.notify({ type: 'call/select', ref });
-      else p.pendingSelect = ref;
+      // Sent in any case: a live page selects it at once, and VS Code delivers it to a page it is rebuilding (which
+      // keeps it until its trace is shown). A page not known to be live also gets it with its next `init`.
+      p.channel.notify({ type: 'call/select', ref });
+      if (!p.ready) p.pendingSelect = ref;
     }
     return found;
   }
