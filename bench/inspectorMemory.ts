@@ -5,7 +5,8 @@
 // retained webview keeps all of it, per open inspector tab, for as long as the tab is
 // open in the background; VS Code's own renderer process for the webview comes on top.
 //
-// Printed: the JS heap in use (CDP Performance.getMetrics, after a collection) and the
+// Printed: the JS heap in use and the array buffers and DOM outside it (CDP
+// Runtime.getHeapUsage, after a collection) and the
 // resident memory of the page's renderer process (/proc), with the load average.
 // Run: npm run build && npx tsx bench/inspectorMemory.ts [calls…]   (default 100000 1000000)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -48,12 +49,13 @@ async function main(): Promise<void> {
       await p.page.waitForSelector('.chart-wrap[data-plot-area]', { timeout: 10 * 60_000 });
       const cdp = await p.page.context().newCDPSession(p.page);
       await cdp.send('HeapProfiler.collectGarbage');
-      await cdp.send('Performance.enable');
-      const { metrics } = await cdp.send('Performance.getMetrics');
-      const heap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
+      // The JS heap, and the typed arrays' backing stores (the timeline's columns) outside it.
+      const usage = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number; backingStorageSize?: number; embedderHeapUsedSize?: number };
+      const heap = usage.usedSize;
+      const outside = (usage.backingStorageSize ?? 0) + (usage.embedderHeapUsedSize ?? 0);
       const { processInfo } = (await (await browser.newBrowserCDPSession()).send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
       const renderers = processInfo.filter((x) => x.type === 'renderer').map((x) => rssMb(x.id) ?? 0);
-      console.log(`${what}: JS heap ${(heap / MB).toFixed(1)} MiB; renderer processes' RSS ${renderers.map((r) => r.toFixed(0)).join(' + ')} MiB (load ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+      console.log(`${what}: JS heap ${(heap / MB).toFixed(1)} MiB, array buffers and DOM ${(outside / MB).toFixed(1)} MiB; renderer processes' RSS ${renderers.map((r) => r.toFixed(0)).join(' + ')} MiB (load ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
       await p.close();
     }
   } finally {
