@@ -106,8 +106,16 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
     // The badge is shown while the file grew in the last 2 minutes; hidden or not, its rule gives it its colour.
     const badge = web().locator('.live-badge');
     await badge.waitFor({ state: 'attached', timeout: 20_000 });
-    const badgeStyle = await badge.evaluate((e) => ({ background: getComputedStyle(e).backgroundColor, radius: getComputedStyle(e).borderRadius }));
-    assert.notEqual(badgeStyle.background, 'rgba(0, 0, 0, 0)', 'the live badge has its colour (its rule came after the unclosed one)');
+    // Its own rule (after the one that was left open) paints it the theme's "passed" green; without it, the plain badge grey.
+    const badgeStyle = await badge.evaluate((e) => {
+      const probe = document.createElement('span');
+      probe.style.background = 'var(--vscode-testing-iconPassed, var(--vscode-charts-green, var(--vscode-badge-background)))';
+      document.body.appendChild(probe);
+      const want = getComputedStyle(probe).backgroundColor;
+      probe.remove();
+      return { background: getComputedStyle(e).backgroundColor, want };
+    });
+    assert.equal(badgeStyle.background, badgeStyle.want, 'the live badge has its own colour (its rule came after the unclosed one)');
     await screenshot(page, 'e2e-first-screen.png');
 
     const target = path.join(workspace, 'claude-code-sessions.trace.report.html');
