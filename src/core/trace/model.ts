@@ -26,7 +26,8 @@ export type FormatId =
   | 'opencode'
   | 'openhands'
   | 'cline'
-  | 'aiperf';
+  | 'aiperf'
+  | 'weka';
 
 /** Where a record came from: file index into `TraceModel.files`, 0-based line and byte offset. */
 export interface SourceRef {
