@@ -383,8 +383,11 @@ export class OtlpCollector {
   }
 
   private noGenAi(): void {
+    const logs = this.skipped['resourceLogs'] ?? 0;
     const message =
-      this.spanCount === 0
+      this.spanCount === 0 && logs > 0
+        ? 'The OTLP file contains log records but no spans, and none of the records is an agent event this reader knows (Claude Code\'s claude_code.*, Codex\'s codex.*), so there are no LLM calls to show.'
+        : this.spanCount === 0
         ? 'The OTLP file contains no spans, so there are no LLM calls to show.'
         : `No GenAI spans found: ${this.spanCount} span${this.spanCount === 1 ? ' was' : 's were'} read, none with gen_ai.* attributes ` +
           '(gen_ai.operation.name, gen_ai.usage.input_tokens, vLLM gen_ai.latency.*), so the trace has no LLM calls to show.';
