@@ -27,7 +27,8 @@ export type FormatId =
   | 'openhands'
   | 'cline'
   | 'aiperf'
-  | 'weka';
+  | 'weka'
+  | 'vscode-copilot';
 
 /** Where a record came from: file index into `TraceModel.files`, 0-based line and byte offset. */
 export interface SourceRef {

@@ -155,7 +155,7 @@ export class AgentEventCollector {
         const prompt = text(a.get('prompt'));
         const length = count(a.get('prompt_length'));
         const logged = prompt !== null && prompt !== '[REDACTED]';
-        turns.push({ index: turns.length, startMs: e.timeMs, preview: logged ? prompt.slice(0, 200) : `(prompt not logged${length !== null ? `: ${length} characters` : ''})`, source: e.source });
+        turns.push({ index: turns.length, startMs: e.timeMs, preview: logged ? clip(prompt.replace(/\s+/g, ' '), 160) : `(prompt not logged${length !== null ? `: ${length} characters` : ''})`, source: e.source });
       } else if (e.name === CLAUDE.tool || e.name === CODEX.tool) {
         pendingTools.push({ tool: this.tool(e, duration, ids), startMs: e.timeMs !== null && duration !== null ? e.timeMs - duration : e.timeMs });
       }
@@ -183,7 +183,7 @@ export class AgentEventCollector {
       calls,
       turns,
       compactions: [],
-      events,
+      ...(events.length > 0 ? { events } : {}),
     };
   }
 

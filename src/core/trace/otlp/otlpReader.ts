@@ -243,7 +243,7 @@ export class OtlpCollector {
     const turns: UserTurn[] = [];
     const prompt = d.agentSpan ? userPrompt(d.agentSpan.span) : null;
     if (prompt !== null) {
-      turns.push({ index: 0, startMs: nanosToMs(d.agentSpan!.span.startNs), preview: prompt.slice(0, 200), source: d.agentSpan!.source });
+      turns.push({ index: 0, startMs: nanosToMs(d.agentSpan!.span.startNs), preview: clip(prompt.replace(/\s+/g, ' '), 160), source: d.agentSpan!.source });
       for (const c of calls) c.turn = 0;
     }
     const conversation = (agentAttrs && attrString(agentAttrs, GEN_AI.conversationId)) ?? (firstClient && attrString(firstClient.span.attributes, GEN_AI.conversationId));
