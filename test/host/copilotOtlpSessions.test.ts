@@ -24,7 +24,10 @@ suite('VS Code Copilot Chat and OpenTelemetry sessions in the real extension hos
   const saved: Record<string, unknown> = {};
   const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('agentTrace.sessionRoots');
 
-  suiteSetup(async () => {
+  suiteSetup(async function () {
+    // The first index of a fresh worker, and a second read after the settings change: more than
+    // mocha's 30 s on a loaded machine.
+    this.timeout(120_000);
     api = (await vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.activate()) as AgentTraceApi;
     const home = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, 'home-copilot');
     const fixtures = path.join(__dirname, '../../test/fixtures');
