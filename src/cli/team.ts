@@ -8,6 +8,7 @@ import { NAMED_QUERIES, namedQuery, QUERY_VARIABLES } from '../core/team/namedQu
 import { buildTeamRows, partitionValue } from '../core/team/teamRows';
 import type { TeamIdentity } from '../core/team/teamRows';
 import { TEAM_SCHEMA_VERSION, TEAM_TABLES } from '../core/team/teamSchema';
+import type { TeamColumnType } from '../core/team/teamSchema';
 import { terminalJson, terminalText } from '../core/text/safeText';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
@@ -165,9 +166,17 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
       write(`${source.path}: not read (${parsed.problem?.message ?? 'no session in it'})\n`);
       continue;
     }
-    const rows = buildTeamRows(parsed, { book, identity, analysis: options });
-    if (redactor) await redactTeamRows(rows, redactor);
-    const written = await writeTeamParquet(a.out, rows, machine, shortHash(resolve(source.path), a.salt), generator);
+    let written;
+    try {
+      const rows = buildTeamRows(parsed, { book, identity, analysis: options });
+      if (redactor) await redactTeamRows(rows, redactor);
+      written = await writeTeamParquet(a.out, rows, machine, shortHash(resolve(source.path), a.salt), generator);
+    } catch (e) {
+      // One trace that cannot be written (a figure out of its column's range) does not stop the others.
+      totals.skipped += 1;
+      write(`${source.path}: not written (${e instanceof Error ? e.message : String(e)})\n`);
+      continue;
+    }
     totals.traces += 1;
     totals.files += written.files.length;
     totals.bytes += written.bytes;
@@ -199,13 +208,20 @@ function isRemote(dir: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(dir) && !/^file:\/\//i.test(dir);
 }
 
-/** The statements that define the three views over an export folder; tables absent from a local folder are left out. */
+const DUCKDB_TYPES: Readonly<Record<TeamColumnType, string>> = { STRING: 'VARCHAR', INT32: 'INTEGER', INT64: 'BIGINT', DOUBLE: 'DOUBLE', BOOLEAN: 'BOOLEAN', TIMESTAMP: 'TIMESTAMP' };
+
+/**
+ * The statements that define the three views over an export folder. A table a local folder
+ * lacks (an export without a single tool call) is an empty view of the same columns, so
+ * every named query runs on every export.
+ */
 export function viewStatements(dir: string): string[] {
   const base = dir.replace(/\/+$/, '');
-  return TEAM_TABLES.filter((t) => isRemote(dir) || existsSync(join(dir, t.name))).map(
-    (t) =>
-      `CREATE OR REPLACE VIEW ${t.name} AS SELECT * FROM read_parquet(${sqlString(`${base}/${t.name}/**/*.parquet`)}, hive_partitioning = true, union_by_name = true, ` +
-      `hive_types = {'agent': VARCHAR, 'date': DATE, 'machine': VARCHAR})`,
+  return TEAM_TABLES.map((t) =>
+    isRemote(dir) || existsSync(join(dir, t.name))
+      ? `CREATE OR REPLACE VIEW ${t.name} AS SELECT * FROM read_parquet(${sqlString(`${base}/${t.name}/**/*.parquet`)}, hive_partitioning = true, union_by_name = true, ` +
+        `hive_types = {'agent': VARCHAR, 'date': DATE, 'machine': VARCHAR})`
+      : `CREATE OR REPLACE VIEW ${t.name} AS SELECT ${t.columns.map((c) => `NULL::${DUCKDB_TYPES[c.type]} AS "${c.name}"`).join(', ')}, NULL::VARCHAR AS agent, NULL::DATE AS date, NULL::VARCHAR AS machine WHERE false`,
   );
 }
 

@@ -114,7 +114,7 @@ export const TOOL_CALLS_TABLE: TeamTable = {
     num('duration_ms'),
     flag('is_error'),
     flag('denied_by_user'),
-    { name: 'exit_code', type: 'INT32' },
+    int('exit_code'),
     text('error_text'),
     int('result_chars'),
     { name: 'retry_loop_id', type: 'INT32' },
