@@ -30,7 +30,7 @@ import { UsageError } from './usageError';
  */
 
 export const TEAM_USAGE = `  agent-trace export --to parquet -o DIR [FILE|FOLDER]... [--plain-names] [--user NAME] [--machine NAME] [--salt TEXT] [--format ID] [--no-redact]
-  agent-trace query DIR "SQL" [--json] [--set NAME=VALUE]...
+  agent-trace query DIR "SQL" [--json] [--set NAME=VALUE]... [--init SQL]...
   agent-trace query DIR --named NAME [--json] [--set NAME=VALUE]...   (--list: the named queries)`;
 
 const EXPORT_HELP = `Usage: agent-trace export --to parquet -o DIR [FILE|FOLDER]... [options]
@@ -56,9 +56,11 @@ const QUERY_HELP = `Usage: agent-trace query DIR "SQL" [--json] [--set NAME=VALU
 
 Runs DuckDB SQL over an export folder (agent-trace export --to parquet): the views calls,
 tool_calls and sessions read DIR's Parquet files, partition columns agent, date, machine
-included. DIR may be a local folder, s3://bucket/prefix or https://… (DuckDB's httpfs
-extension, downloaded by DuckDB on first use). Output: an aligned table, or --json (an
-array of objects). --set defines a SQL variable read with getvariable('NAME').
+included. DIR may be a local folder or an object store prefix (s3://bucket/prefix, gs://,
+r2://: DuckDB's httpfs extension, downloaded by DuckDB on first use); --init runs a
+statement first, e.g. --init "CREATE SECRET (TYPE s3, PROVIDER credential_chain)".
+Output: an aligned table, or --json (an array of objects). --set defines a SQL variable
+read with getvariable('NAME').
 
 Named queries:
 ${NAMED_QUERIES.map((q) => `  ${q.name.padEnd(22)} ${q.description}`).join('\n')}
@@ -147,7 +149,8 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
   const a = parseTeamExportArgs(argv);
   if (!a.out) throw new UsageError('export --to parquet needs -o DIR (the folder the tables go into)', 'agent-trace export --to parquet --help');
   const identity: TeamIdentity = a.plainNames ? { userHash: null, userName: a.user } : { userHash: shortHash(a.user, a.salt), userName: null };
-  const machine = partitionValue(a.plainNames ? a.machine : shortHash(a.machine, a.salt));
+  // A hashed machine starts with a letter: engines that infer partition types (Spark) would read 16 hex digits like 1234e567… as a number.
+  const machine = partitionValue(a.plainNames ? a.machine : `h${shortHash(a.machine, a.salt)}`);
   const redactor = a.noRedact ? null : createRedactor();
   const book = createPriceBook();
   const sources = await exportSources(a, write);
@@ -257,10 +260,11 @@ interface QueryArgs {
   json: boolean;
   list: boolean;
   set: Array<[string, string]>;
+  init: string[];
 }
 
 function parseQueryArgs(argv: readonly string[]): QueryArgs {
-  const a: QueryArgs = { dir: null, sql: null, named: null, json: false, list: false, set: [] };
+  const a: QueryArgs = { dir: null, sql: null, named: null, json: false, list: false, set: [], init: [] };
   const help = 'agent-trace query --help';
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -275,6 +279,10 @@ function parseQueryArgs(argv: readonly string[]): QueryArgs {
       const m = /^([A-Za-z_]\w*)=(.*)$/.exec(spec);
       if (!m) throw new UsageError(`--set needs NAME=VALUE, not "${spec}"`, help);
       a.set.push([m[1]!, m[2]!]);
+    } else if (flag === '--init') {
+      const statement = argv[++i];
+      if (!statement) throw new UsageError('--init needs a SQL statement (e.g. CREATE SECRET for s3://)', help);
+      a.init.push(statement);
     } else if (flag.startsWith('--')) throw new UsageError(`query: unknown option ${flag}`, help);
     else if (a.dir === null) a.dir = flag;
     else if (a.sql === null) a.sql = flag;
@@ -293,12 +301,13 @@ async function loadDuckDb(): Promise<typeof DuckDb> {
 }
 
 /** Runs SQL over an export folder: column names and plain rows. */
-export async function queryFolder(dir: string, sql: string, variables: ReadonlyArray<[string, string]> = []): Promise<{ columns: string[]; rows: Array<Array<string | number | boolean | null>> }> {
+export async function queryFolder(dir: string, sql: string, variables: ReadonlyArray<[string, string]> = [], init: readonly string[] = []): Promise<{ columns: string[]; rows: Array<Array<string | number | boolean | null>> }> {
   const { DuckDBInstance } = await loadDuckDb();
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
-    for (const statement of viewStatements(dir)) await connection.run(statement);
+    // --init first: a remote folder's credentials (CREATE SECRET) must exist before the views read its listing.
+    for (const statement of [...init, ...viewStatements(dir)]) await connection.run(statement);
     const vars = new Map<string, string>(Object.entries(QUERY_VARIABLES).map(([k, v]) => [k, String(v)]));
     for (const [k, v] of variables) vars.set(k, v);
     for (const [k, v] of vars) await connection.run(`SET VARIABLE ${k} = ${sqlValue(v)}`);
@@ -328,7 +337,7 @@ export async function runQuery(argv: readonly string[], write: (t: string) => vo
   if (!isRemote(a.dir) && !(await isDirectory(a.dir))) throw new UsageError(`query: no such folder: ${a.dir}`, 'agent-trace query --help');
   let result;
   try {
-    result = await queryFolder(a.dir, sql, a.set);
+    result = await queryFolder(a.dir, sql, a.set, a.init);
   } catch (e) {
     writeErr(terminalText(`agent-trace query: ${e instanceof Error ? e.message : String(e)}\n`));
     return 1;

@@ -75,7 +75,7 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
     const hashed = join(dir, 'hashed');
     assert.equal(run('export', '--to', 'parquet', '-o', hashed, '--user', 'jdoe', '--machine', 'jdoe-laptop', SPOTTER).code, 0);
     const files = (t: string) => (readdirSync(join(hashed, t), { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet')).map((f) => f.split(/[\\/]/).slice(0, 3).join('/'));
-    for (const t of TEAM_TABLES) assert.ok(files(t.name).every((f) => /^agent=claude-code\/date=\d{4}-\d{2}-\d{2}\/machine=[0-9a-f]{16}$/.test(f)), files(t.name).join(', '));
+    for (const t of TEAM_TABLES) assert.ok(files(t.name).every((f) => /^agent=claude-code\/date=\d{4}-\d{2}-\d{2}\/machine=h[0-9a-f]{16}$/.test(f)), files(t.name).join(', '));
     const who = await rows(hashed, 'SELECT DISTINCT "user.hash" AS h, "user.name" AS n, machine FROM calls');
     assert.equal(who.length, 1);
     assert.match(String(who[0]!.h), /^[0-9a-f]{16}$/);
