@@ -9,6 +9,7 @@ import { buildTeamRows, partitionValue } from '../core/team/teamRows';
 import type { TeamIdentity } from '../core/team/teamRows';
 import { TEAM_SCHEMA_VERSION, TEAM_TABLES } from '../core/team/teamSchema';
 import type { TeamColumnType } from '../core/team/teamSchema';
+import { plainText } from '../core/sessions/sessionText';
 import { terminalJson, terminalText } from '../core/text/safeText';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
@@ -141,7 +142,9 @@ async function exportSources(a: TeamExportArgs, note: (t: string) => void): Prom
 }
 
 /** `agent-trace export --to parquet -o DIR [FILE|FOLDER]...`: exit status. */
-export async function runTeamExport(argv: readonly string[], generator: string, write: (t: string) => void, options: Partial<AnalysisOptions> = {}): Promise<number> {
+export async function runTeamExport(argv: readonly string[], generator: string, writeRaw: (t: string) => void, options: Partial<AnalysisOptions> = {}): Promise<number> {
+  // Paths, problems and notes come from the traces: control and bidi characters print as visible escapes.
+  const write = (t: string): void => writeRaw(terminalText(t));
   if (argv.includes('--help') || argv.includes('-h')) {
     write(EXPORT_HELP);
     return 0;
@@ -161,12 +164,12 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
       parsed = await source.parse();
     } catch (e) {
       totals.skipped += 1;
-      write(`${source.path}: not read (${e instanceof Error ? e.message : String(e)})\n`);
+      write(`${plainText(source.path, 300)}: not read (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`);
       continue;
     }
     if (parsed.problem || parsed.model.sessions.length === 0) {
       totals.skipped += 1;
-      write(`${source.path}: not read (${parsed.problem?.message ?? 'no session in it'})\n`);
+      write(`${plainText(source.path, 300)}: not read (${plainText(parsed.problem?.message ?? 'no session in it', 200)})\n`);
       continue;
     }
     let written;
@@ -177,7 +180,7 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
     } catch (e) {
       // One trace that cannot be written (a figure out of its column's range) does not stop the others.
       totals.skipped += 1;
-      write(`${source.path}: not written (${e instanceof Error ? e.message : String(e)})\n`);
+      write(`${plainText(source.path, 300)}: not written (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`);
       continue;
     }
     totals.traces += 1;

@@ -198,6 +198,18 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
     assert.ok(sessionsChecked >= 19, `only ${sessionsChecked} sessions checked`);
   });
 
+  it('a folder of hostile files: the readable traces are exported, each other file is named with its reason, no escape sequence reaches the terminal', async () => {
+    const out = join(dir, 'hostile');
+    const r = run('export', '--to', 'parquet', '-o', out, join(fixtures, 'hostile'));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /hostile\/binary\.jsonl: not read \(This file is not text/);
+    assert.match(r.stderr, /hostile\/whitespace-only\.jsonl: not read \(This file is empty/);
+    assert.match(r.stderr, /from \d+ traces in \d+ Parquet files .*; 5 not read/);
+    for (const c of ['\u001b', '\u0007', '\u202e']) assert.ok(!r.stderr.includes(c), `U+${c.codePointAt(0)!.toString(16)} reached stderr`);
+    const [n] = await rows(out, 'SELECT count(*) AS n FROM sessions');
+    assert.ok(Number(n!.n) > 0);
+  });
+
   it('every named query runs on an export; query prints a table, --json an array, and a bad query exits 1 with DuckDB\'s message', () => {
     const out = join(dir, 'named');
     assert.equal(run('export', '--to', 'parquet', '-o', out, SPOTTER, join(fixtures, 'claude-code/m-claude'), join(fixtures, 'codex')).code, 0);
