@@ -1,7 +1,8 @@
 import type * as DuckDb from '@duckdb/node-api';
 import { existsSync } from 'node:fs';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { createPriceBook } from '../core/cost/priceBook';
 import { NAMED_QUERIES, namedQuery, QUERY_VARIABLES } from '../core/team/namedQueries';
@@ -19,7 +20,7 @@ import { assembleSession } from '../node/agentSessions';
 import { agentRoots, discoverSessions, resolveRoots } from '../node/sessions/agentRegistry';
 import { createRedactor } from '../node/secretlintDetector';
 import { redactTeamRows, shortHash, writeTeamParquet } from '../node/team/parquetWrite';
-import { readTraceFiles } from '../node/traceFiles';
+import { listCompanions, readTraceFiles } from '../node/traceFiles';
 import { isDirectory, traceFilesIn } from './sessions';
 import { redactionLine } from './share';
 import { UsageError } from './usageError';
@@ -30,7 +31,7 @@ import { UsageError } from './usageError';
  * over such a folder. DuckDB is a native module: loaded only by `query`, never bundled.
  */
 
-export const TEAM_USAGE = `  agent-trace export --to parquet -o DIR [FILE|FOLDER]... [--plain-names] [--user NAME] [--machine NAME] [--salt TEXT] [--format ID] [--no-redact]
+export const TEAM_USAGE = `  agent-trace export --to parquet -o DIR [FILE|FOLDER]... [--plain-names] [--user NAME] [--machine NAME] [--salt TEXT] [--full] [--format ID] [--no-redact]
   agent-trace query DIR "SQL" [--json] [--set NAME=VALUE]... [--init SQL]...
   agent-trace query DIR --named NAME [--json] [--set NAME=VALUE]...   (--list: the named queries)`;
 
@@ -39,13 +40,16 @@ const EXPORT_HELP = `Usage: agent-trace export --to parquet -o DIR [FILE|FOLDER]
 Writes LLM calls, tool calls and sessions as Parquet tables (schema version ${TEAM_SCHEMA_VERSION},
 docs/reference/parquet.md) under DIR/calls, DIR/tool_calls and DIR/sessions, Hive-partitioned
 agent=…/date=…/machine=…. Without FILE or FOLDER: every agent session on this machine
-(the folders \`agent-trace sessions\` reads). Exporting a trace again replaces its files.
+(the folders \`agent-trace sessions\` reads). A trace whose files did not change since the
+last export into DIR is not written again; one that grew is written whole again, replacing
+its files.
 
   --plain-names     write the user and machine names as they are (default: a hash of each)
   --user NAME       the user name to record (default: this account's, ${safeUser()})
   --machine NAME    the machine name to record (default: this host's)
   --salt TEXT       salt the hashes (or AGENT_TRACE_TEAM_SALT): without one, a name can be
                     found again by hashing candidate names
+  --full            write every trace again, changed or not
   --format ID       read FILE as this format
   --no-redact       keep secrets: by default ids, paths, commands and error texts pass
                     through the same redaction as every export
@@ -84,10 +88,46 @@ interface TeamExportArgs {
   salt: string;
   format: FormatId | null;
   noRedact: boolean;
+  full: boolean;
+}
+
+/** The export folder's record of what it holds: per source trace (by its key), its stamp and files. */
+interface ExportManifest {
+  /** A hash of everything that shapes the rows (schema, version, identity, salt, redaction): another value rewrites all. */
+  settings: string;
+  sources: Record<string, { stamp: string; files: string[] }>;
+}
+
+/** Beside the tables; the leading underscore keeps Spark and Hive from reading it as data. */
+const MANIFEST = '_agent_trace_export.json';
+
+function emptyManifest(settings: string): ExportManifest {
+  return { settings, sources: {} };
+}
+
+async function readManifest(dir: string, settings: string): Promise<ExportManifest> {
+  try {
+    const value = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as Partial<ExportManifest>;
+    if (value.settings === settings && value.sources && typeof value.sources === 'object') return { settings, sources: value.sources };
+  } catch {
+    // No manifest, or an unreadable one: export everything.
+  }
+  return emptyManifest(settings);
+}
+
+async function writeManifest(dir: string, manifest: ExportManifest): Promise<void> {
+  const path = join(dir, MANIFEST);
+  await writeFile(`${path}.tmp`, JSON.stringify(manifest));
+  await rename(`${path}.tmp`, path);
+}
+
+async function allExist(paths: readonly string[]): Promise<boolean> {
+  for (const p of paths) if (!existsSync(p)) return false;
+  return true;
 }
 
 function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
-  const a: TeamExportArgs = { out: null, sources: [], plainNames: false, user: safeUser(), machine: hostname(), salt: process.env['AGENT_TRACE_TEAM_SALT'] ?? '', format: null, noRedact: false };
+  const a: TeamExportArgs = { out: null, sources: [], plainNames: false, user: safeUser(), machine: hostname(), salt: process.env['AGENT_TRACE_TEAM_SALT'] ?? '', format: null, noRedact: false, full: false };
   const help = 'agent-trace export --to parquet --help';
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -104,6 +144,7 @@ function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
     else if (flag === '--machine') a.machine = value();
     else if (flag === '--salt') a.salt = value();
     else if (flag === '--no-redact') a.noRedact = true;
+    else if (flag === '--full') a.full = true;
     else if (flag === '--format') {
       const f = value();
       const known = FORMATS.find((s) => s.id === f);
@@ -119,11 +160,25 @@ function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
 interface ExportSource {
   path: string;
   parse(): Promise<ParsedTrace>;
+  /** Sizes and times of every file the trace is read from: equal stamps, same trace. */
+  stamp(): Promise<string>;
+}
+
+/** The size and modification time of each file, in order; a missing file stamps as missing. */
+async function statStamp(paths: readonly string[]): Promise<string> {
+  const parts: string[] = [];
+  for (const p of paths) parts.push(await stat(p).then((s) => `${s.size}:${s.mtimeMs}`, () => 'missing'));
+  return parts.join(',');
 }
 
 async function exportSources(a: TeamExportArgs, note: (t: string) => void): Promise<ExportSource[]> {
   const byFormat = a.format ? { format: a.format } : {};
-  const ofFile = (path: string): ExportSource => ({ path, parse: async () => parseTrace(await readTraceFiles(path), byFormat) });
+  const ofFile = (path: string): ExportSource => ({
+    path,
+    parse: async () => parseTrace(await readTraceFiles(path), byFormat),
+    // A session's sub-agent logs can grow while its own file does not.
+    stamp: async () => statStamp([path, ...(await listCompanions(path)).files.map((c) => c.path)]),
+  });
   if (a.sources.length > 0) {
     const out: ExportSource[] = [];
     for (const s of a.sources) {
@@ -136,7 +191,11 @@ async function exportSources(a: TeamExportArgs, note: (t: string) => void): Prom
   for (const n of notes) note(`note: ${n}`);
   return sessions.map((found) =>
     found.assemble
-      ? { path: found.path, parse: async () => parseTrace([{ key: `${found.agentId}-session.json`, bytes: new TextEncoder().encode((await assembleSession(found)) ?? '') }]) }
+      ? {
+          path: found.path,
+          parse: async () => parseTrace([{ key: `${found.agentId}-session.json`, bytes: new TextEncoder().encode((await assembleSession(found)) ?? '') }]),
+          stamp: async () => `${found.sizeBytes}:${found.mtimeMs}`,
+        }
       : ofFile(found.path),
   );
 }
@@ -157,8 +216,18 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
   const redactor = a.noRedact ? null : createRedactor();
   const book = createPriceBook();
   const sources = await exportSources(a, write);
-  const totals = { traces: 0, files: 0, bytes: 0, calls: 0, tool_calls: 0, sessions: 0, skipped: 0 };
+  const totals = { traces: 0, files: 0, bytes: 0, calls: 0, tool_calls: 0, sessions: 0, skipped: 0, unchanged: 0 };
+  // What the folder already holds: a trace whose files did not change since, exported the same way, is not written again.
+  const settings = shortHash(JSON.stringify([TEAM_SCHEMA_VERSION, generator, identity, machine, a.salt, a.noRedact, a.format, options]));
+  const manifest = a.full ? emptyManifest(settings) : await readManifest(a.out, settings);
   for (const source of sources) {
+    const key = shortHash(resolve(source.path), a.salt);
+    const stamp = await source.stamp();
+    const before = manifest.sources[key];
+    if (before && before.stamp === stamp && (await allExist(before.files.map((f) => join(a.out!, f))))) {
+      totals.unchanged += 1;
+      continue;
+    }
     let parsed: ParsedTrace;
     try {
       parsed = await source.parse();
@@ -176,13 +245,18 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
     try {
       const rows = buildTeamRows(parsed, { book, identity, analysis: options });
       if (redactor) await redactTeamRows(rows, redactor);
-      written = await writeTeamParquet(a.out, rows, machine, shortHash(resolve(source.path), a.salt), generator);
+      written = await writeTeamParquet(a.out, rows, machine, key, generator);
     } catch (e) {
       // One trace that cannot be written (a figure out of its column's range) does not stop the others.
       totals.skipped += 1;
       write(`${plainText(source.path, 300)}: not written (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`);
       continue;
     }
+    // Files of the trace's last export it did not write again (a partition it left) are removed.
+    const now = written.files.map((f) => relative(a.out!, f).split(sep).join('/'));
+    for (const old of before?.files ?? []) if (!now.includes(old)) await rm(join(a.out, old), { force: true });
+    manifest.sources[key] = { stamp, files: now };
+    await writeManifest(a.out, manifest);
     totals.traces += 1;
     totals.files += written.files.length;
     totals.bytes += written.bytes;
@@ -190,13 +264,14 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
   }
   const lines = [
     `${a.out}: ${totals.sessions} sessions, ${totals.calls} LLM calls, ${totals.tool_calls} tool calls from ${totals.traces} trace${totals.traces === 1 ? '' : 's'}` +
-      ` in ${totals.files} Parquet files (${(totals.bytes / 1024).toFixed(0)} KB, schema version ${TEAM_SCHEMA_VERSION})${totals.skipped > 0 ? `; ${totals.skipped} not read` : ''}`,
+      ` in ${totals.files} Parquet files (${(totals.bytes / 1024).toFixed(0)} KB, schema version ${TEAM_SCHEMA_VERSION})` +
+      `${totals.unchanged > 0 ? `; ${totals.unchanged} unchanged since the last export, not written again (--full rewrites them)` : ''}${totals.skipped > 0 ? `; ${totals.skipped} not read` : ''}`,
     a.plainNames ? `user and machine written as they are: ${a.user}, ${machine}` : `user and machine hashed${a.salt ? ' with the salt' : ' (no salt: --salt or AGENT_TRACE_TEAM_SALT makes them unguessable)'}: user.hash ${identity.userHash}, machine=${machine}`,
     redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)',
     `query it: agent-trace query ${a.out} --named cost-by-user-day`,
   ];
   write(lines.join('\n') + '\n');
-  return totals.traces > 0 || sources.length === 0 ? 0 : 1;
+  return totals.traces > 0 || totals.unchanged > 0 || sources.length === 0 ? 0 : 1;
 }
 
 /** A SQL string literal. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -196,6 +196,29 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
       }
     }
     assert.ok(sessionsChecked >= 19, `only ${sessionsChecked} sessions checked`);
+  });
+
+  it('incremental: a second export writes only the traces that changed, and a trace that changed leaves no stale partition behind', async () => {
+    const src = join(dir, 'incremental-src');
+    const out = join(dir, 'incremental');
+    const codex = join(src, 'tracelab-agents-md-0.114.jsonl');
+    mkdirSync(src);
+    copyFileSync(EDIT_LOOP, join(src, 'edit-retry-loop.jsonl'));
+    copyFileSync(join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl'), codex);
+    const first = run('export', '--to', 'parquet', '-o', out, src);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /from 2 traces in/);
+    const again = run('export', '--to', 'parquet', '-o', out, src);
+    assert.match(again.stderr, /: 0 sessions, 0 LLM calls, 0 tool calls from 0 traces in 0 Parquet files .*; 2 unchanged since the last export/);
+    // The Codex rollout cut to its first lines (its session meta, no call): rewritten, its calls and tool calls files gone.
+    writeFileSync(codex, readFileSync(codex, 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
+    const third = run('export', '--to', 'parquet', '-o', out, src);
+    assert.match(third.stderr, /from 1 trace in .*; 1 unchanged since the last export/);
+    const expected = (JSON.parse(run('analyze', codex, '--json').stdout) as { sessions: Array<{ llmCalls: number }> }).sessions.reduce((n, x) => n + x.llmCalls, 0)
+      + (JSON.parse(run('analyze', EDIT_LOOP, '--json').stdout) as { sessions: Array<{ llmCalls: number }> }).sessions.reduce((n, x) => n + x.llmCalls, 0);
+    const [c] = await rows(out, `SELECT count(*) AS n, count(*) FILTER (WHERE source_format = 'codex') AS codex FROM calls`);
+    assert.deepEqual(c, { n: expected, codex: 0 });
+    assert.match(run('export', '--to', 'parquet', '-o', out, '--full', src).stderr, /from 2 traces in/);
   });
 
   it('a folder of hostile files: the readable traces are exported, each other file is named with its reason, no escape sequence reaches the terminal', async () => {
