@@ -130,6 +130,8 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
     });
     assert.equal(badgeStyle.background, badgeStyle.want, 'the live badge has its own colour (its rule came after the unclosed one)');
     await screenshot(page, 'e2e-first-screen.png');
+    // The first index of a small home is quick: its progress is the Agent Sessions view's, not a toast over this screen.
+    assert.equal(await page.locator('.notifications-toasts .notification-toast:visible', { hasText: 'Indexing agent sessions' }).count(), 0, 'no indexing toast on the first screen');
 
     const target = path.join(workspace, 'claude-code-sessions.trace.report.html');
     fs.rmSync(target, { force: true });
@@ -140,9 +142,12 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
     for (let i = 0; i < 300 && !fs.existsSync(target); i++) await page.waitForTimeout(100);
     assert.ok(fs.existsSync(target), 'the report was written');
 
-    // The report as a reader opens it: from disk, in the browser, in both colour schemes.
+    // The report as a reader opens it: from disk, in the browser, in both colour schemes. In a browser
+    // context of its own: a page opened beside the workbench's in its context left the next webview
+    // code-server built blank (seen: the inspector reopened after this test showed no page at all).
+    const readerContext = await page.context().browser()!.newContext();
     for (const scheme of ['light', 'dark'] as const) {
-      const reader = await page.context().newPage();
+      const reader = await readerContext.newPage();
       try {
         await reader.emulateMedia({ colorScheme: scheme });
         await reader.goto(`file://${target}`);
@@ -158,6 +163,7 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
         await reader.close();
       }
     }
+    await readerContext.close();
   });
 
   it('leaving the inspector tab and coming back keeps its zoom, selection and scroll; Show in Timeline from a CodeLens reaches it in a background tab', async () => {
