@@ -87,6 +87,8 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         this.registry.inspectorClosed(d);
       },
       log: this.log,
+      // The bundled sample: the install writes it with the time of the install, which is not an agent writing it.
+      shipped: (u) => u.scheme === this.extensionUri.scheme && u.path.startsWith(`${this.extensionUri.path.replace(/\/$/, '')}/`),
     });
     this.documents.add(doc);
     return doc;

@@ -260,7 +260,8 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     // The what-if, for the walkthrough's picture.
     await web().locator('.whatif-summary').click();
     await web().locator('.whatif[data-scenario-status="done"]').waitFor({ state: 'attached', timeout: 90_000 });
-    await web().locator('.whatif').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+    // Its results (what the cache would serve, how long turns wait): the picture the step's text describes.
+    await web().locator('.whatif-results').evaluate((e) => e.scrollIntoView({ block: 'start' }));
     await shot(page, 'walkthrough-what-if.png', { x: 0, y: 0, width: 1400, height: 900 });
     await focusWorkbench(page);
     // Offered in the workspace, not beside the sample in the extension's folder (gone at the next update).
@@ -275,6 +276,8 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     const saved = toast('Report saved to claude-code-sessions.trace.report.html');
     await saved.waitFor({ timeout: 30_000 });
     assert.deepEqual((await saved.locator('.monaco-button').allTextContents()).map((b) => b.trim()), ['Open', 'Reveal']);
+    // No hover over the tab in the picture.
+    await page.mouse.move(700, 500);
     await shot(page, 'e2e-first-report-saved.png');
     await shot(page, 'walkthrough-report.png');
     await saved.locator('.monaco-button', { hasText: 'Reveal' }).click();
@@ -295,7 +298,10 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     await image.waitFor({ timeout: 20_000 });
     await page.waitForFunction(() => Array.from(document.querySelectorAll('.gettingStartedContainer .getting-started-media img')).some((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0), null, { timeout: 20_000 });
     await shot(page, 'e2e-first-walkthrough.png');
-    await guide.locator(':is(a, button, .monaco-button)', { hasText: 'Open Sample Trace' }).first().click();
+    // The step's own button (the page keeps hidden copies of other slides' content).
+    const openSample = guide.locator(':is(a, button, .monaco-button):visible', { hasText: 'Open Sample Trace' }).first();
+    await openSample.scrollIntoViewIfNeeded();
+    await openSample.click();
     // From the extension's own folder: the sample ships in the .vsix.
     await inspectorShown('walkthrough');
     assert.equal((await web().locator('[data-figure="llmCalls"]').first().textContent())?.trim(), '48');

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { PeriodGroup, ProjectGroup } from '../../src/core/sessions/sessionQuery';
 import type { AgentTraceApi } from '../../src/extension/main';
@@ -106,7 +107,11 @@ suite('The first minutes: host side', () => {
     await waitFor('the warning back', () => loops().length === 1);
   });
 
-  test('Open Sample Trace opens the sample from the extension\'s own folder in the inspector', async () => {
+  test('Open Sample Trace opens the sample from the extension\'s own folder in the inspector, not "live" however new its file', async () => {
+    // Installing the extension writes the sample with the time of the install: as if an agent had just written it.
+    const sample = vscode.Uri.joinPath(vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.extensionUri, 'samples', 'claude-code-sessions.trace.jsonl');
+    const now = new Date();
+    fs.utimesSync(sample.fsPath, now, now);
     const uri = (await vscode.commands.executeCommand('agentTrace.openSample')) as vscode.Uri;
     assert.ok(uri.fsPath.startsWith(vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.extensionUri.fsPath), uri.fsPath);
     const input = await waitFor('the inspector', () => {
@@ -120,6 +125,7 @@ suite('The first minutes: host side', () => {
     // Two main sessions in a file with a name of its own: the heading keeps the file's name.
     assert.equal(result.header.title, null);
     assert.equal(result.header.sessionCount, 3);
+    assert.equal(doc.lastGrowthMs, null, 'no "live" badge on the shipped sample');
   });
 
   test('a file named by its UUID is headed (and, from VS Code 1.106, tabbed) by its session\'s title', async () => {
