@@ -298,8 +298,8 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     await image.waitFor({ timeout: 20_000 });
     await page.waitForFunction(() => Array.from(document.querySelectorAll('.gettingStartedContainer .getting-started-media img')).some((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0), null, { timeout: 20_000 });
     await shot(page, 'e2e-first-walkthrough.png');
-    // The step's own button (the page keeps hidden copies of other slides' content).
-    const openSample = guide.locator(':is(a, button, .monaco-button):visible', { hasText: 'Open Sample Trace' }).first();
+    // The link's button, not the step (itself a button that contains the link's text) nor hidden copies of other slides.
+    const openSample = guide.locator(':is(.monaco-button, .button-link):visible', { hasText: 'Open Sample Trace' }).first();
     await openSample.scrollIntoViewIfNeeded();
     await openSample.click();
     // From the extension's own folder: the sample ships in the .vsix.
