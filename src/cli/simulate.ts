@@ -230,7 +230,7 @@ function callSizes(w: Workload): Array<{ prompt: number; output: number }> {
 function checkFits(w: Workload, p: EngineParams, capacityTokens: number, hardware: string | null, notes: string[]): void {
   if (!(Math.floor(capacityTokens / p.blockSizeTokens) > 0)) return; // validateParams names the capacity
   const sizes = callSizes(w);
-  const judged = { policy: p.policy, capacityTokens };
+  const judged = { ...p, capacityTokens };
   const tooLong = sizes.filter((c) => tooLongForCache(judged, p.blockSizeTokens, c.prompt, c.output)).length;
   if (tooLong === 0) return;
   const cache = `${formatCount(capacityTokens)} tokens${hardware ? ` (${hardware})` : ''}`;
