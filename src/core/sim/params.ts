@@ -228,6 +228,8 @@ export function validateParams(p: EngineParams): void {
   if (p.policy === 'sglang-lru') {
     // SGLang caps running requests at half the pool (kv_cache_configurator); a pool of one page admits none.
     need(Math.floor(p.capacityTokens / p.sglangPageSizeTokens) >= 2, 'capacityTokens', `at least two ${p.sglangPageSizeTokens}-token pages with policy 'sglang-lru'`, p.capacityTokens);
+    // A prefill chunk is cut to whole pages (schedule_policy.py add_one_req, l.1145): a budget under a page admits nothing.
+    need(p.maxNumBatchedTokens >= p.sglangPageSizeTokens, 'maxNumBatchedTokens', `at least one ${p.sglangPageSizeTokens}-token page with policy 'sglang-lru'`, p.maxNumBatchedTokens);
   }
   for (const name of ['stepFixedMs', 'prefillUsPerToken', 'kvReadNsPerToken', 'decodeUsPerSeq'] as const) {
     need(Number.isFinite(p[name]) && p[name] >= 0, name, 'a number ≥ 0', p[name]);

@@ -96,21 +96,23 @@ function commonLength(node: RadixNode, seq: RunCursor, pos: number, end: number)
 /**
  * Everything ever inserted, as a never-evicting tree would keep it, for the ideal hit.
  * It leans on the plan's key scheme being a hash chain (simRequests.ts): a key at a
- * position implies the whole prefix before it, and every sequence holding a run's
- * base holds it from the same first position. So "inserted up to t" per base is the
- * whole record, and a query is one pass over the runs, where a second tree would be
- * split at every chunk boundary of every admission and grow thousands of nodes deep.
+ * position implies the whole prefix before it, and a run (its base and first position)
+ * stands for the same keys wherever it appears. So "inserted up to t" per run is the
+ * whole record, and the longest inserted prefix is found run by run. A run is named by
+ * its base and its first position together: in a block-hash plan two blocks at different
+ * positions can share a base (block j with key k has base (k − 1 − j) × block size).
  */
 export class PrefixRecord {
-  /** Per run base, the end of the furthest inserted position with that base. */
-  private readonly upTo = new Map<number, number>();
+  /** Per run (base and first position), the end of the furthest inserted position. */
+  private readonly upTo = new Map<string, number>();
 
   /** Records that the first `length` tokens of `runs` were inserted. */
   insert(runs: readonly KeyRun[], length: number): void {
     for (const r of runs) {
       if (r.from >= length) break;
       const end = Math.min(r.to, length);
-      if ((this.upTo.get(r.base) ?? -1) < end) this.upTo.set(r.base, end);
+      const key = `${r.base}:${r.from}`;
+      if ((this.upTo.get(key) ?? -1) < end) this.upTo.set(key, end);
     }
   }
 
@@ -120,7 +122,7 @@ export class PrefixRecord {
     for (const r of runs) {
       if (r.from !== t || t >= limit) break;
       const end = Math.min(r.to, limit);
-      const got = this.upTo.get(r.base) ?? -1;
+      const got = this.upTo.get(`${r.base}:${r.from}`) ?? -1;
       if (got < end) return Math.max(t, got);
       t = end;
     }

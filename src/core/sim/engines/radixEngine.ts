@@ -199,6 +199,8 @@ class RadixRun implements EngineRun {
   };
   private readonly clock: StepClock;
   private stepEvicted = 0;
+  /** Requests refused because they could never be scheduled (see turn). */
+  private refused = 0;
   private stepRetracted: number[] = [];
 
   constructor(
@@ -264,6 +266,12 @@ class RadixRun implements EngineRun {
     if (batch !== null) {
       this.idleStreak = 0;
       this.runBatch(batch);
+    } else if (this.running.reqs.length === 0 && this.chunked === NONE && this.waiting.length > 0 && this.neverFits(this.waiting[0]!)) {
+      // Nothing runs and the head of the queue does not fit the whole pool: SGLang would keep it
+      // (and, FCFS, everything behind it) waiting for ever. The engine refuses it instead.
+      // (Its NO_TOKEN left batch_is_full set, which only a shrinking running batch clears.)
+      this.refuse(this.waiting.shift()!);
+      this.running.batchIsFull = false;
     } else {
       this.ratio.current = this.ratio.init;
       this.idleStreak += 1;
@@ -281,7 +289,7 @@ class RadixRun implements EngineRun {
   }
 
   outcome(): EngineOutcome {
-    this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests);
+    this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests + this.refused);
     return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
   }
 
@@ -329,6 +337,28 @@ class RadixRun implements EngineRun {
     this.maxNew[r] = Math.max(0, Math.min(req.outputTokens, this.maxReqLen - req.promptTokens - 1, this.maxTotal - pagedInput - this.ps - 1));
     this.waiting.push(r);
   };
+
+  /**
+   * Whether add_one_req refuses `r` even with the whole pool free or evictable: with its own
+   * prefix locked the budget is the pool less that prefix, and it needs its uncached tokens,
+   * its remaining outputs (at most 4096) and a page, so fill + outputs + page ≥ pool. Only a
+   * pool smaller than the request's pages plus one does this (init_req_max_new_tokens then
+   * clips its output to nothing).
+   */
+  private neverFits(r: number): boolean {
+    const fill = this.plan.requests[r]!.promptTokens + this.outputs[r]!;
+    const rest = Math.min(Math.max(this.maxNew[r]! - this.outputs[r]!, 0), SGLANG.clipMaxNewTokens);
+    return fill + rest + this.ps >= this.maxTotal;
+  }
+
+  /** Ends a request that can never be scheduled as refused; its session goes on. */
+  private refuse(r: number): void {
+    const rec = this.records[r]!;
+    rec.rejected = true;
+    rec.finishedS = this.clock.now / 1e9;
+    this.refused += 1;
+    this.replay.callEnded(r, this.clock.now);
+  }
 
   // ---- the pool (mem_cache/allocator, mem_cache/common.py) ----
 
