@@ -183,6 +183,7 @@ function buildParams(a: SimulateArgs, traceBlockSize: number | null, notes: stri
   if (o.maxNumBatchedTokens !== undefined) p.maxNumBatchedTokens = o.maxNumBatchedTokens;
   if (o.maxNumSeqs !== undefined) p.maxNumSeqs = o.maxNumSeqs;
   if (o.maxModelLenTokens !== undefined) p.maxModelLenTokens = o.maxModelLenTokens;
+  if (o.sglangPageSizeTokens !== undefined) p.sglangPageSizeTokens = o.sglangPageSizeTokens;
   if (o.freeOrder !== undefined) p.freeOrder = o.freeOrder;
   if (o.stepFixedMs !== undefined) p.stepFixedMs = o.stepFixedMs;
   if (o.prefillUsPerToken !== undefined) p.prefillUsPerToken = o.prefillUsPerToken;
@@ -241,7 +242,7 @@ function checkFits(w: Workload, p: EngineParams, capacityTokens: number, hardwar
         'Give a larger cache: a GPU with more memory, a smaller model, or --capacity-tokens.',
     );
   }
-  notes.push(`${tooLong} of ${sizes.length} ${w.kind === 'requests' ? 'requests' : 'calls'} need more than the whole KV cache of ${cache}: they are rejected (vLLM cannot schedule a request longer than its cache).`);
+  notes.push(`${tooLong} of ${sizes.length} ${w.kind === 'requests' ? 'requests' : 'calls'} need more than the whole KV cache of ${cache}: they are rejected (${p.policy === 'sglang-lru' ? 'SGLang refuses a prompt within 6 tokens of its KV pool' : 'vLLM cannot schedule a request longer than its cache'}).`);
 }
 
 /** JSON with every innermost object and number array on one line: one call or one hash list per line. */
