@@ -53,7 +53,7 @@ export interface SimulateInput {
   gpu: string | null;
   model: string | null;
   gpuMemoryGiB: number | null;
-  params: EngineParams;
+  params: Omit<EngineParams, 'sglangPageSizeTokens'> & { sglangPageSizeTokens?: number };
   /** Null for block-hash requests, which replay as recorded. */
   replicas: ReplicaOptions | null;
   sweep: { axis: SweepAxis; values: number[]; hitRateDropThreshold: number; targetHitRate?: number } | null;
@@ -144,6 +144,14 @@ async function loadWorkloadJson(a: SimulateArgs, path: string): Promise<LoadedWo
   const chosen = a.session === null ? sessions[0]! : pickById(sessions, (s) => s.id, a.session, path, (s) => `${s.id} (${s.calls.length} calls)`);
   const calls = sessions.reduce((n, s) => n + s.calls.length, 0);
   return { workload, format: null, session: chosen.id, notes: [], source: `workload ${path}, ${sessions.length} session${sessions.length === 1 ? '' : 's'}, ${calls} calls` };
+}
+
+/** The parameters as --json prints them: SGLang's page size only under the policy that reads it (the other policies' output stays as it was). */
+function paramsForJson(p: EngineParams): SimulateInput['params'] {
+  if (p.policy === 'sglang-lru') return p;
+  const rest: SimulateInput['params'] = { ...p };
+  delete rest.sglangPageSizeTokens;
+  return rest;
 }
 
 /** The engine parameters: defaults, then the GPU and model presets, then every flag given. */
@@ -295,7 +303,7 @@ async function simulate(a: SimulateArgs): Promise<number> {
     gpu: a.model ? (a.gpu?.id ?? (a.gpuMemoryGiB === null ? null : 'custom')) : null,
     model: a.model?.id ?? null,
     gpuMemoryGiB: a.model ? (a.gpuMemoryGiB ?? a.gpu!.memoryGiB) : null,
-    params,
+    params: paramsForJson(params),
     replicas,
     sweep: a.sweep ? { ...a.sweep, hitRateDropThreshold: cliffThreshold, ...(a.sweep.axis === 'gpus' ? { targetHitRate: a.targetHitRate ?? DEFAULT_TARGET_HIT_RATE } : {}) } : null,
   };
