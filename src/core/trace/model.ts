@@ -26,7 +26,9 @@ export type FormatId =
   | 'opencode'
   | 'openhands'
   | 'cline'
-  | 'aiperf';
+  | 'aiperf'
+  | 'weka'
+  | 'vscode-copilot';
 
 /** Where a record came from: file index into `TraceModel.files`, 0-based line and byte offset. */
 export interface SourceRef {
