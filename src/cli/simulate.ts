@@ -53,7 +53,7 @@ export interface SimulateInput {
   gpu: string | null;
   model: string | null;
   gpuMemoryGiB: number | null;
-  params: EngineParams;
+  params: Omit<EngineParams, 'sglangPageSizeTokens'> & { sglangPageSizeTokens?: number };
   /** Null for block-hash requests, which replay as recorded. */
   replicas: ReplicaOptions | null;
   sweep: { axis: SweepAxis; values: number[]; hitRateDropThreshold: number; targetHitRate?: number } | null;
@@ -146,6 +146,14 @@ async function loadWorkloadJson(a: SimulateArgs, path: string): Promise<LoadedWo
   return { workload, format: null, session: chosen.id, notes: [], source: `workload ${path}, ${sessions.length} session${sessions.length === 1 ? '' : 's'}, ${calls} calls` };
 }
 
+/** The parameters as --json prints them: SGLang's page size only under the policy that reads it (the other policies' output stays as it was). */
+function paramsForJson(p: EngineParams): SimulateInput['params'] {
+  if (p.policy === 'sglang-lru') return p;
+  const rest: SimulateInput['params'] = { ...p };
+  delete rest.sglangPageSizeTokens;
+  return rest;
+}
+
 /** The engine parameters: defaults, then the GPU and model presets, then every flag given. */
 function buildParams(a: SimulateArgs, traceBlockSize: number | null, notes: string[]): { params: EngineParams; hardware: string | null } {
   const o = a.overrides;
@@ -183,6 +191,7 @@ function buildParams(a: SimulateArgs, traceBlockSize: number | null, notes: stri
   if (o.maxNumBatchedTokens !== undefined) p.maxNumBatchedTokens = o.maxNumBatchedTokens;
   if (o.maxNumSeqs !== undefined) p.maxNumSeqs = o.maxNumSeqs;
   if (o.maxModelLenTokens !== undefined) p.maxModelLenTokens = o.maxModelLenTokens;
+  if (o.sglangPageSizeTokens !== undefined) p.sglangPageSizeTokens = o.sglangPageSizeTokens;
   if (o.freeOrder !== undefined) p.freeOrder = o.freeOrder;
   if (o.stepFixedMs !== undefined) p.stepFixedMs = o.stepFixedMs;
   if (o.prefillUsPerToken !== undefined) p.prefillUsPerToken = o.prefillUsPerToken;
@@ -230,7 +239,7 @@ function callSizes(w: Workload): Array<{ prompt: number; output: number }> {
 function checkFits(w: Workload, p: EngineParams, capacityTokens: number, hardware: string | null, notes: string[]): void {
   if (!(Math.floor(capacityTokens / p.blockSizeTokens) > 0)) return; // validateParams names the capacity
   const sizes = callSizes(w);
-  const judged = { policy: p.policy, capacityTokens };
+  const judged = { ...p, capacityTokens };
   const tooLong = sizes.filter((c) => tooLongForCache(judged, p.blockSizeTokens, c.prompt, c.output)).length;
   if (tooLong === 0) return;
   const cache = `${formatCount(capacityTokens)} tokens${hardware ? ` (${hardware})` : ''}`;
@@ -241,7 +250,7 @@ function checkFits(w: Workload, p: EngineParams, capacityTokens: number, hardwar
         'Give a larger cache: a GPU with more memory, a smaller model, or --capacity-tokens.',
     );
   }
-  notes.push(`${tooLong} of ${sizes.length} ${w.kind === 'requests' ? 'requests' : 'calls'} need more than the whole KV cache of ${cache}: they are rejected (vLLM cannot schedule a request longer than its cache).`);
+  notes.push(`${tooLong} of ${sizes.length} ${w.kind === 'requests' ? 'requests' : 'calls'} need more than the whole KV cache of ${cache}: they are rejected (${p.policy === 'sglang-lru' ? 'SGLang refuses a prompt within 6 tokens of its KV pool' : 'vLLM cannot schedule a request longer than its cache'}).`);
 }
 
 /** JSON with every innermost object and number array on one line: one call or one hash list per line. */
@@ -294,7 +303,7 @@ async function simulate(a: SimulateArgs): Promise<number> {
     gpu: a.model ? (a.gpu?.id ?? (a.gpuMemoryGiB === null ? null : 'custom')) : null,
     model: a.model?.id ?? null,
     gpuMemoryGiB: a.model ? (a.gpuMemoryGiB ?? a.gpu!.memoryGiB) : null,
-    params,
+    params: paramsForJson(params),
     replicas,
     sweep: a.sweep ? { ...a.sweep, hitRateDropThreshold: cliffThreshold, ...(a.sweep.axis === 'gpus' ? { targetHitRate: a.targetHitRate ?? DEFAULT_TARGET_HIT_RATE } : {}) } : null,
   };

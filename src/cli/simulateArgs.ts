@@ -28,6 +28,7 @@ export interface ParamOverrides {
   maxNumBatchedTokens?: number;
   maxNumSeqs?: number;
   maxModelLenTokens?: number;
+  sglangPageSizeTokens?: number;
   freeOrder?: FreeOrder;
   stepFixedMs?: number;
   prefillUsPerToken?: number;
@@ -131,6 +132,7 @@ Engine:
   --max-batched-tokens N      token budget of one step (default ${d.maxNumBatchedTokens})
   --max-num-seqs N            running requests at most (default ${d.maxNumSeqs})
   --max-model-len N           longest prompt + output of a call (default ${d.maxModelLenTokens})
+  --sglang-page-size N        sglang-lru: SGLang's KV page size in tokens (default ${d.sglangPageSizeTokens})
   --free-order current|legacy how a finished request's blocks return to the free queue (default ${d.freeOrder})
   --step-fixed-ms X           fixed cost of a step, ms (default ${d.stepFixedMs})
   --prefill-us-per-token X    cost per prefilled token, us (default ${d.prefillUsPerToken})
@@ -291,6 +293,7 @@ const FLAGS = new Map<string, Apply>([
   ['--max-batched-tokens', (a, v, f) => void (a.overrides.maxNumBatchedTokens = num(f, v))],
   ['--max-num-seqs', (a, v, f) => void (a.overrides.maxNumSeqs = num(f, v))],
   ['--max-model-len', (a, v, f) => void (a.overrides.maxModelLenTokens = num(f, v))],
+  ['--sglang-page-size', (a, v, f) => void (a.overrides.sglangPageSizeTokens = num(f, v))],
   ['--free-order', (a, v, f) => void (a.overrides.freeOrder = choice(f, v, ['current', 'legacy'] as const))],
   ['--step-fixed-ms', (a, v, f) => void (a.overrides.stepFixedMs = num(f, v))],
   ['--prefill-us-per-token', (a, v, f) => void (a.overrides.prefillUsPerToken = num(f, v))],

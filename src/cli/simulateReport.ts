@@ -73,7 +73,7 @@ function serverLine(c: ReportContext, swept: SweepAxis | null): string {
   const fleet = swept === 'gpus' ? `, GPUs swept behind the ${p.fleet!.router} router (each with this cache)` : p.fleet ? `, ${p.fleet.gpus} GPUs behind the ${p.fleet.router} router (each with this cache)` : '';
   const offload = p.offload ? `, CPU tier ${formatCount(p.offload.capacityTokens)} tokens at ${p.offload.bandwidthGBps} GB/s` : '';
   // SGLang's radix tree caches single tokens; the block size only matters to vLLM's block pool.
-  const unit = p.policy === 'sglang-lru' ? 'token-level radix tree' : `${p.blockSizeTokens}-token blocks`;
+  const unit = p.policy === 'sglang-lru' ? (p.sglangPageSizeTokens === 1 ? 'token-level radix tree' : `radix tree of ${p.sglangPageSizeTokens}-token pages`) : `${p.blockSizeTokens}-token blocks`;
   return `${policyText(p)}, KV cache ${capacity}${c.hardware ? ` (${c.hardware})` : ''}, ${unit}${offload}${fleet}, ${c.engine} engine`;
 }
 
@@ -109,9 +109,11 @@ export function plainSentence(c: ReportContext, r: ScenarioResult): string {
 function figures(r: ScenarioResult, withOffload: boolean): string[] {
   const rows: Array<[string, string]> = [
     ['admission hit rate', `${formatPercent(r.admissionHitRate)}   ideal ${formatPercent(r.idealHitRate)} (an infinite cache)`],
-    ["vLLM's metric", `${formatPercent(r.vllmMetricHitRate)}   prefix_cache_hits / prefix_cache_queries`],
+    r.sglangMetricHitRate !== undefined
+      ? ["SGLang's metric", `${formatPercent(r.sglangMetricHitRate)}   #cached-token / (#cached-token + #new-token)`]
+      : ["vLLM's metric", `${formatPercent(r.vllmMetricHitRate)}   prefix_cache_hits / prefix_cache_queries`],
     ['recomputed prefill', plural(r.recomputedPrefillTokens, 'token')],
-    ['preemptions', formatCount(r.preemptions)],
+    [r.sglangMetricHitRate !== undefined ? 'retractions' : 'preemptions', formatCount(r.preemptions)],
     ['prefill share', `${formatPercent(r.prefillShare)} of LLM time`],
     ['makespan', `${seconds(r.makespanS)}, ${plural(r.steps, 'step')}`],
     ['slowdown', r.slowdown.mean === null ? `${UNKNOWN} (no sessions)` : `mean ${formatRatio(r.slowdown.mean)}, max ${formatRatio(r.slowdown.max)} (each session vs alone)`],

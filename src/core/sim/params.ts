@@ -42,8 +42,10 @@ export interface EngineParams {
   capacityTokens: number;
   maxNumBatchedTokens: number;
   maxNumSeqs: number;
-  /** Longest prompt + output a request may have (vLLM's max_model_len). */
+  /** Longest prompt + output a request may have (vLLM's max_model_len, SGLang's context length). */
   maxModelLenTokens: number;
+  /** SGLang's KV page size in tokens (sglang-lru only; SGLang's default is 1: docs/design/simulator.md §2). */
+  sglangPageSizeTokens: number;
   freeOrder: FreeOrder;
   stepFixedMs: number;
   prefillUsPerToken: number;
@@ -118,6 +120,7 @@ export const DEFAULT_PARAMS: EngineParams = {
   maxNumBatchedTokens: 8192,
   maxNumSeqs: 1024,
   maxModelLenTokens: 1_000_000,
+  sglangPageSizeTokens: 1,
   freeOrder: 'current',
   stepFixedMs: 23,
   prefillUsPerToken: 133,
@@ -154,6 +157,7 @@ export const PARAM_BOUNDS = {
   maxNumBatchedTokens: { min: 1, max: 10_000_000, integer: true },
   maxNumSeqs: { min: 1, max: 1_000_000, integer: true },
   maxModelLenTokens: { min: 1, max: 1_000_000_000, integer: true },
+  sglangPageSizeTokens: { min: 1, max: 4096, integer: true },
   stepFixedMs: { min: 0, max: 1_000_000 },
   prefillUsPerToken: { min: 0, max: 1_000_000 },
   kvReadNsPerToken: { min: 0, max: 1_000_000 },
@@ -220,6 +224,13 @@ export function validateParams(p: EngineParams): void {
   bounded('maxNumSeqs', 'maxNumSeqs', p.maxNumSeqs);
   need(whole(p.maxModelLenTokens), 'maxModelLenTokens', 'a whole number > 0', p.maxModelLenTokens);
   bounded('maxModelLenTokens', 'maxModelLenTokens', p.maxModelLenTokens);
+  bounded('sglangPageSizeTokens', 'sglangPageSizeTokens', p.sglangPageSizeTokens);
+  if (p.policy === 'sglang-lru') {
+    // SGLang caps running requests at half the pool (kv_cache_configurator); a pool of one page admits none.
+    need(Math.floor(p.capacityTokens / p.sglangPageSizeTokens) >= 2, 'capacityTokens', `at least two ${p.sglangPageSizeTokens}-token pages with policy 'sglang-lru'`, p.capacityTokens);
+    // A prefill chunk is cut to whole pages (schedule_policy.py add_one_req, l.1145): a budget under a page admits nothing.
+    need(p.maxNumBatchedTokens >= p.sglangPageSizeTokens, 'maxNumBatchedTokens', `at least one ${p.sglangPageSizeTokens}-token page with policy 'sglang-lru'`, p.maxNumBatchedTokens);
+  }
   for (const name of ['stepFixedMs', 'prefillUsPerToken', 'kvReadNsPerToken', 'decodeUsPerSeq'] as const) {
     need(Number.isFinite(p[name]) && p[name] >= 0, name, 'a number ≥ 0', p[name]);
     bounded(name, name, p[name]);

@@ -73,6 +73,10 @@ export interface ScenarioResult {
   idealHitRate: number | null;
   /** vLLM's prefix_cache_hits / prefix_cache_queries (every lookup of a not-preempted request). */
   vllmMetricHitRate: number | null;
+  /** sglang-lru only: SGLang's logged hit rate, #cached-token / (#cached-token + #new-token) over prefill batches (docs/design/simulator.md §2.3). */
+  sglangMetricHitRate?: number | null;
+  /** sglang-lru only: tokens evicted from the radix tree. */
+  evictedTokens?: number;
   /** Prefill tokens computed by all calls (rejected calls compute nothing). */
   prefillTokens: number;
   /** prefillTokens − Σ (prompt − ideal hit): the extra prefill eviction and preemption caused, token-exact. */
@@ -200,6 +204,7 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
     admissionHitRate: ratio(sum(done.map((r) => r.hitTokens)), prompt),
     idealHitRate: ratio(sum(done.map((r) => r.idealHitTokens)), prompt),
     vllmMetricHitRate: ratio(t.vllmHits, t.vllmQueries),
+    ...(p.policy === 'sglang-lru' ? { sglangMetricHitRate: ratio(t.sglangCachedTokens ?? 0, (t.sglangCachedTokens ?? 0) + (t.sglangNewTokens ?? 0)), evictedTokens: t.evictedTokens ?? 0 } : {}),
     prefillTokens: sum(done.map((r) => r.prefillTokens)),
     recomputedPrefillTokens: sum(done.map((r) => r.recomputedTokens)),
     offloadHitTokens: sum(done.map((r) => r.offloadHitTokens)),

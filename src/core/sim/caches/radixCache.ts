@@ -1,9 +1,9 @@
 import type { KeyRun } from '../simRequests';
 
 /**
- * SGLang's RadixCache at page size 1 (docs/design/simulator.md §2;
- * sgl-project/sglang@006b0e3d:python/sglang/srt/mem_cache/radix_cache.py), over the
- * simulator's token key runs instead of token ids.
+ * SGLang's RadixCache (docs/design/simulator.md §2; sgl-project/sglang@8905cbd4:
+ * python/sglang/srt/mem_cache/radix_cache.py), over the simulator's token key runs
+ * instead of token ids, at any page size.
  *
  * A node is an edge label: the tokens at positions [from, to) of every sequence that
  * passes through it (its depth fixes the positions, so two sequences share a node
@@ -12,9 +12,16 @@ import type { KeyRun } from '../simRequests';
  * eviction frees whole nodes, so cutting nodes at run boundaries would evict in
  * smaller pieces than SGLang does.
  *
- * Access times are a logical clock, one tick per match or insert call: SGLang stamps
- * time.monotonic() once per call on every node of the path, so the order of the stamps
- * is the order of the calls, and the simulated clock would tie within one step.
+ * Pages: with page size P every key is cut to whole pages (RadixKey.page_aligned,
+ * radix_cache.py l.136) and matches are rounded down to pages (RadixKey.match, l.162), so
+ * every node holds whole pages. A child is filed under its first page (child_key, l.198);
+ * with the plan's keys a token's key stands for the whole prefix up to it (simRequests.ts),
+ * so the key of a page's last token identifies the page.
+ *
+ * Access times are a logical clock: SGLang stamps one time.monotonic() per match or insert
+ * call on every node of the path (l.651, l.717), and a node created by a split or an insert
+ * gets its own, later time (TreeNode.__init__, l.227). Only the order of the stamps matters
+ * (LRU compares them), so one tick per call and one per new node keeps SGLang's order.
  */
 
 /** One node of the tree: the tokens at positions [from, to) below its parent. */
@@ -25,9 +32,9 @@ export interface RadixNode {
   to: number;
   /** The keys of those tokens: position t has key base + t in the run holding t. */
   runs: KeyRun[];
-  /** Children by the key of their first token. */
+  /** Children by the key of their first page's last token. */
   readonly children: Map<number, RadixNode>;
-  /** Logical time of the last match or insert through this node. */
+  /** Logical time of the last match or insert through this node (or of its creation). */
   lastAccess: number;
   /** How many locked paths (running requests) go through this node. */
   lockRef: number;
@@ -62,8 +69,10 @@ function sliceRuns(runs: readonly KeyRun[], a: number, b: number): KeyRun[] {
   return out;
 }
 
-function firstKey(n: RadixNode): number {
-  return n.runs[0]!.base + n.from;
+/** The key of position t in a node's runs. */
+function keyIn(runs: readonly KeyRun[], t: number): number {
+  for (const r of runs) if (r.from <= t && t < r.to) return r.base + t;
+  throw new Error(`no key at position ${t}`);
 }
 
 /**
@@ -85,23 +94,25 @@ function commonLength(node: RadixNode, seq: RunCursor, pos: number, end: number)
 }
 
 /**
- * Everything ever inserted, as an infinite cache would keep it, for the ideal hit.
+ * Everything ever inserted, as a never-evicting tree would keep it, for the ideal hit.
  * It leans on the plan's key scheme being a hash chain (simRequests.ts): a key at a
- * position implies the whole prefix before it, and every sequence holding a run's
- * base holds it from the same first position. So "inserted up to t" per base is the
- * whole record, and a query is one pass over the runs, where a second tree would be
- * split at every chunk boundary of every admission and grow thousands of nodes deep.
+ * position implies the whole prefix before it, and a run (its base and first position)
+ * stands for the same keys wherever it appears. So "inserted up to t" per run is the
+ * whole record, and the longest inserted prefix is found run by run. A run is named by
+ * its base and its first position together: in a block-hash plan two blocks at different
+ * positions can share a base (block j with key k has base (k − 1 − j) × block size).
  */
 export class PrefixRecord {
-  /** Per run base, the end of the furthest inserted position with that base. */
-  private readonly upTo = new Map<number, number>();
+  /** Per run (base and first position), the end of the furthest inserted position. */
+  private readonly upTo = new Map<string, number>();
 
-  /** Records that the first `length` tokens of `runs` were computed and cached. */
+  /** Records that the first `length` tokens of `runs` were inserted. */
   insert(runs: readonly KeyRun[], length: number): void {
     for (const r of runs) {
       if (r.from >= length) break;
       const end = Math.min(r.to, length);
-      if ((this.upTo.get(r.base) ?? -1) < end) this.upTo.set(r.base, end);
+      const key = `${r.base}:${r.from}`;
+      if ((this.upTo.get(key) ?? -1) < end) this.upTo.set(key, end);
     }
   }
 
@@ -111,7 +122,7 @@ export class PrefixRecord {
     for (const r of runs) {
       if (r.from !== t || t >= limit) break;
       const end = Math.min(r.to, limit);
-      const got = this.upTo.get(r.base) ?? -1;
+      const got = this.upTo.get(`${r.base}:${r.from}`) ?? -1;
       if (got < end) return Math.max(t, got);
       t = end;
     }
@@ -136,71 +147,60 @@ export class RadixCache {
   /**
    * Eviction candidates, a min-heap by (lastAccess, id) with lazy deletion: an entry
    * counts only while its node is alive, a leaf, unlocked and still has that stamp.
-   * SGLang keeps a set of evictable leaves and heapifies it on each evict call; popping
-   * the valid minimum here picks the same node.
+   * SGLang heapifies its set of evictable leaves on each evict call (l.571); popping the
+   * valid minimum here picks the same node (stamps of two leaves never tie: a stamp is
+   * shared only along one path).
    */
   private readonly heapAt: number[] = [];
   private readonly heapNode: RadixNode[] = [];
 
-  constructor() {
+  constructor(readonly pageSize = 1) {
+    if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError(`page size must be a whole number ≥ 1, got ${pageSize}`);
     this.root = { id: 0, parent: null, from: 0, to: 0, runs: [], children: new Map(), lastAccess: 0, lockRef: 0, alive: true };
   }
 
-  /** Tokens held by the tree. */
+  /** Tokens held by the tree (whole pages). */
   get size(): number {
     return this.tokens;
   }
 
-  /** Tokens in nodes some running request has locked. */
+  /** Tokens in nodes some running request has locked (protected_size). */
   get lockedTokens(): number {
     return this.locked;
   }
 
-  /** Tokens eviction could free: every unlocked node, since locks cover whole root paths. */
+  /** Tokens eviction could free (evictable_size): every unlocked node, since locks cover whole root paths. */
   get evictableTokens(): number {
     return this.tokens - this.locked;
   }
 
+  /** `n` rounded down to whole pages. */
+  aligned(n: number): number {
+    return n - (n % this.pageSize);
+  }
+
   /**
-   * match_prefix: the longest cached prefix of `runs` within the first `limit` tokens.
-   * Refreshes every node on the path (and the root) with one new stamp, and splits the
-   * node the match ends inside, so the returned node ends exactly at the matched length.
-   * insert starts with the same walk.
+   * match_prefix (l.355): the longest cached prefix of `runs` within the first `limit`
+   * tokens, in whole pages. Refreshes every node on the path with one new stamp and
+   * splits the node the match ends inside, so the returned node ends exactly at the
+   * matched length. A key shorter than a page touches nothing.
    */
   match(runs: readonly KeyRun[], limit: number): RadixMatch {
-    const stamp = ++this.clock;
-    this.root.lastAccess = stamp;
-    const seq = new RunCursor(runs);
-    let node = this.root;
-    let pos = 0;
-    while (pos < limit) {
-      const s = seq.at(pos);
-      const child = s === undefined ? undefined : node.children.get(s.base + pos);
-      if (child === undefined) break;
-      this.touch(child, stamp);
-      const m = commonLength(child, seq, pos, Math.min(child.to, limit));
-      if (pos + m < child.to) {
-        // The rest of the key differs from the child (or ends): after the split it hangs below the new node.
-        node = this.split(child, pos + m);
-        pos += m;
-        break;
-      }
-      node = child;
-      pos = child.to;
-    }
-    return { node, length: pos };
+    const end = this.aligned(limit);
+    if (end <= 0) return { node: this.root, length: 0 };
+    return this.walk(runs, end, ++this.clock);
   }
 
   /** The length match would find, without refreshing or splitting anything (a router's look at the tree). */
   matchLength(runs: readonly KeyRun[], limit: number): number {
+    const end = this.aligned(limit);
     const seq = new RunCursor(runs);
     let node = this.root;
     let pos = 0;
-    while (pos < limit) {
-      const s = seq.at(pos);
-      const child = s === undefined ? undefined : node.children.get(s.base + pos);
+    while (pos < end) {
+      const child = node.children.get(this.pageKey(seq, pos));
       if (child === undefined) break;
-      const m = commonLength(child, seq, pos, Math.min(child.to, limit));
+      const m = this.aligned(commonLength(child, seq, pos, Math.min(child.to, end)));
       pos += m;
       if (pos < child.to) break;
       node = child;
@@ -209,26 +209,29 @@ export class RadixCache {
   }
 
   /**
-   * insert: puts the first `length` tokens of `runs` into the tree, refreshing the
-   * path; the part not yet there becomes one new leaf. Returns the node ending at
-   * `length` and how many tokens were added (the rest were already cached: the
-   * caller's own copies of them are duplicates and go back to the free pool).
+   * insert (l.415): puts the first `length` tokens of `runs` (a whole number of pages) into
+   * the tree, refreshing the path; the part not yet there becomes one new leaf. Returns
+   * the node ending at `length` and the prefix that was already there (the caller's own
+   * copies of it are duplicates and go back to the free pool).
    */
-  insert(runs: readonly KeyRun[], length: number): { node: RadixNode; added: number } {
-    const { node, length: pos } = this.match(runs, length);
-    if (pos >= length) return { node, added: 0 };
+  insert(runs: readonly KeyRun[], length: number): { node: RadixNode; prefixLength: number } {
+    if (length % this.pageSize !== 0) throw new Error(`insert of ${length} tokens: not whole ${this.pageSize}-token pages`);
+    const stamp = ++this.clock;
+    if (length === 0) return { node: this.root, prefixLength: 0 };
+    const { node, length: pos } = this.walk(runs, length, stamp);
+    if (pos >= length) return { node, prefixLength: pos };
     const leafRuns = sliceRuns(runs, pos, length);
     if (leafRuns.length === 0 || leafRuns[0]!.from !== pos || leafRuns[leafRuns.length - 1]!.to !== length) throw new Error(`key runs do not cover positions ${pos}–${length}`);
-    // A new node's time is its creation, just after the call's stamp (TreeNode() in SGLang).
+    // A new node's time is its creation, after the call's stamp (TreeNode() in _insert_helper, l.747).
     const leaf: RadixNode = { id: this.nextId++, parent: node, from: pos, to: length, runs: leafRuns, children: new Map(), lastAccess: ++this.clock, lockRef: 0, alive: true };
-    node.children.set(firstKey(leaf), leaf);
+    node.children.set(this.firstKey(leaf), leaf);
     this.tokens += length - pos;
     this.live += 1;
     this.pushCandidate(leaf);
-    return { node: leaf, added: length - pos };
+    return { node: leaf, prefixLength: pos };
   }
 
-  /** inc_lock_ref: protects the path root → node from eviction. */
+  /** inc_lock_ref (l.594): protects the path root → node from eviction. */
   lock(node: RadixNode): void {
     for (let n: RadixNode | null = node; n !== null && n !== this.root; n = n.parent) {
       if (n.lockRef === 0) this.locked += n.to - n.from;
@@ -236,7 +239,7 @@ export class RadixCache {
     }
   }
 
-  /** dec_lock_ref: an unlocked leaf becomes an eviction candidate again. */
+  /** dec_lock_ref (l.609): an unlocked leaf becomes an eviction candidate again. */
   unlock(node: RadixNode): void {
     for (let n: RadixNode | null = node; n !== null && n !== this.root; n = n.parent) {
       n.lockRef -= 1;
@@ -248,16 +251,9 @@ export class RadixCache {
     }
   }
 
-  /** Tokens on the path root → node that no one has locked (what locking it would take out of the evictable pool). */
-  unlockedOnPath(node: RadixNode): number {
-    let n = 0;
-    for (let x: RadixNode | null = node; x !== null && x !== this.root; x = x.parent) if (x.lockRef === 0) n += x.to - x.from;
-    return n;
-  }
-
   /**
-   * evict: removes unlocked leaves, least recently accessed first, each whole (so it
-   * may free more than asked), until `tokens` are freed or nothing is evictable. A
+   * evict (l.565): removes unlocked leaves, least recently accessed first, each whole (so
+   * it may free more than asked), until `tokens` are freed or nothing is evictable. A
    * parent left without children becomes a candidate with its own access time.
    * Returns the tokens freed.
    */
@@ -267,7 +263,7 @@ export class RadixCache {
       const x = this.popCandidate();
       if (x === undefined) break;
       const parent = x.parent!;
-      parent.children.delete(firstKey(x));
+      parent.children.delete(this.firstKey(x));
       x.alive = false;
       x.parent = null;
       const len = x.to - x.from;
@@ -290,7 +286,8 @@ export class RadixCache {
       for (const [key, c] of n.children) {
         if (!c.alive || c.parent !== n) throw new Error(`node ${c.id}: dead or wrongly linked`);
         if (c.from !== n.to || c.to <= c.from) throw new Error(`node ${c.id}: covers ${c.from}–${c.to} below a parent ending at ${n.to}`);
-        if (firstKey(c) !== key) throw new Error(`node ${c.id}: filed under key ${key}, first key ${firstKey(c)}`);
+        if ((c.to - c.from) % this.pageSize !== 0) throw new Error(`node ${c.id}: ${c.to - c.from} tokens, not whole pages`);
+        if (this.firstKey(c) !== key) throw new Error(`node ${c.id}: filed under key ${key}, first page key ${this.firstKey(c)}`);
         let t = c.from;
         for (const r of c.runs) {
           if (r.from !== t || r.to <= r.from) throw new Error(`node ${c.id}: runs not contiguous at ${t}`);
@@ -311,12 +308,45 @@ export class RadixCache {
 
   // ---- internals ----
 
+  /** The key a child starting at `pos` is filed under: its first page's last token (child_key). */
+  private pageKey(seq: RunCursor, pos: number): number {
+    const s = seq.at(pos + this.pageSize - 1);
+    return s === undefined ? Number.NaN : s.base + pos + this.pageSize - 1;
+  }
+
+  private firstKey(n: RadixNode): number {
+    return keyIn(n.runs, n.from + this.pageSize - 1);
+  }
+
+  /** _match_prefix_helper / the walk of _insert_helper: stamps the path, splits where the match ends inside a node. */
+  private walk(runs: readonly KeyRun[], end: number, stamp: number): RadixMatch {
+    this.root.lastAccess = stamp;
+    const seq = new RunCursor(runs);
+    let node = this.root;
+    let pos = 0;
+    while (pos < end) {
+      const child = node.children.get(this.pageKey(seq, pos));
+      if (child === undefined) break;
+      this.touch(child, stamp);
+      const m = this.aligned(commonLength(child, seq, pos, Math.min(child.to, end)));
+      if (pos + m < child.to) {
+        // The rest of the key differs from the child (or ends): after the split it hangs below the new node.
+        node = this.split(child, pos + m);
+        pos += m;
+        break;
+      }
+      node = child;
+      pos = child.to;
+    }
+    return { node, length: pos };
+  }
+
   private touch(n: RadixNode, stamp: number): void {
     n.lastAccess = stamp;
     if (n.children.size === 0 && n.lockRef === 0) this.pushCandidate(n);
   }
 
-  /** _split_node: the first `at − from` tokens of `child` become a new parent node. */
+  /** _split_node (l.676): the first `at − from` tokens of `child` become a new parent node, created now. */
   private split(child: RadixNode, at: number): RadixNode {
     const parent = child.parent!;
     const top: RadixNode = {
@@ -326,16 +356,15 @@ export class RadixCache {
       to: at,
       runs: sliceRuns(child.runs, child.from, at),
       children: new Map(),
-      // SGLang stamps the new node at its creation, within the same call.
-      lastAccess: child.lastAccess,
+      lastAccess: ++this.clock,
       lockRef: child.lockRef,
       alive: true,
     };
-    parent.children.set(firstKey(top), top);
+    parent.children.set(this.firstKey(top), top);
     child.from = at;
     child.runs = sliceRuns(child.runs, at, child.to);
     child.parent = top;
-    top.children.set(firstKey(child), child);
+    top.children.set(this.firstKey(child), child);
     this.live += 1;
     return top;
   }

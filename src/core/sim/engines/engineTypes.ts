@@ -46,6 +46,11 @@ export interface EngineTotals {
   /** Time spent moving KV to and from the CPU tier. */
   transferMs: number;
   makespanS: number;
+  /** sglang-lru: SGLang's own cache-hit counters, #cached-token and #new-token summed over prefill batches (PrefillAdder.log_hit_tokens / log_input_tokens). */
+  sglangCachedTokens?: number;
+  sglangNewTokens?: number;
+  /** sglang-lru: tokens evicted from the radix tree (RadixCache.evict). */
+  evictedTokens?: number;
 }
 
 /** A finished engine run: one record per request, totals, and when each session ended. */

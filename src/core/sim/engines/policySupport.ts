@@ -25,16 +25,25 @@ export function sessionStartOrder(plan: SimPlan): number[] {
   return plan.sessions.map((_, i) => i).sort((a, b) => plan.sessions[a]!.startS - plan.sessions[b]!.startS || a - b);
 }
 
+/** SGLang's limits for a pool of `capacityTokens` at its page size (tp_worker.py get_worker_info; docs/design/simulator.md §2). */
+export function sglangLimits(p: Pick<EngineParams, 'capacityTokens' | 'sglangPageSizeTokens' | 'maxModelLenTokens'>): { maxTotalTokens: number; maxReqLen: number; maxReqInputLen: number } {
+  const ps = p.sglangPageSizeTokens;
+  const maxTotalTokens = Math.floor(Math.floor(p.capacityTokens) / ps) * ps;
+  const maxReqLen = Math.min(p.maxModelLenTokens - 1, maxTotalTokens - 1);
+  return { maxTotalTokens, maxReqLen, maxReqInputLen: maxReqLen - 5 };
+}
+
 /**
  * Whether a call can never be served by a cache of `p.capacityTokens`, so it is rejected
  * on arrival. vLLM serves a request only if prompt + max_tokens ≤ max_model_len, and will
  * not start with a max_model_len whose blocks exceed the cache (vllm/v1/core/kv_cache_utils.py
  * check_enough_kv_cache_memory: ⌈max_model_len / block⌉ blocks must fit), so the longest
- * call is the cache's whole blocks in tokens. SGLang's radix pool (sglang-lru) counts token
- * slots: a call needs its prompt + output − 1 computed tokens.
+ * call is the cache's whole blocks in tokens. SGLang (sglang-lru) refuses a prompt of
+ * max_req_input_len tokens or more (managers/utils.py validate_input_length), and clips a
+ * longer output to what the pool can hold instead of refusing it.
  */
-export function tooLongForCache(p: Pick<EngineParams, 'policy' | 'capacityTokens'>, blockSizeTokens: number, promptTokens: number, outputTokens: number): boolean {
-  if (p.policy === 'sglang-lru') return promptTokens + outputTokens - 1 > p.capacityTokens;
+export function tooLongForCache(p: Pick<EngineParams, 'policy' | 'capacityTokens' | 'sglangPageSizeTokens' | 'maxModelLenTokens'>, blockSizeTokens: number, promptTokens: number, outputTokens: number): boolean {
+  if (p.policy === 'sglang-lru') return promptTokens >= sglangLimits(p).maxReqInputLen;
   return promptTokens + outputTokens > Math.floor(p.capacityTokens / blockSizeTokens) * blockSizeTokens;
 }
 

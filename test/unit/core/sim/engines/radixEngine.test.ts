@@ -72,8 +72,8 @@ describe('radix engine: SGLang RadixCache rules, worked by hand', () => {
 
   it('LRU leaf eviction: the older unlocked leaf goes first, whole, even when that frees more than needed', () => {
     // 100 tokens. s0 (40 tokens) finishes at 1 ms: leaf A [0,40). s1 (40 tokens) at 10 ms: leaf B,
-    // newer. s2 (30 tokens) at 20 ms finds 100 − 80 = 20 free: the shortfall is 10, and the oldest
-    // leaf, A, goes whole (40 tokens; trimming 10 would have left s0 30). s1's second call (0.5 s
+    // newer. s2 (30 tokens) at 20 ms finds 100 − 80 = 20 free, so SGLang evicts 30 (its size), and
+    // the oldest leaf, A, goes whole (40 tokens; trimming 30 would have left s0 10). s1's second call (0.5 s
     // later, its 40 tokens + its sampled token) still hits B's 40; s0's, at 1 s, hits nothing.
     const steps: RadixStepState[] = [];
     const [[, s0Next], [, s1Next], [s2]] = run(
@@ -97,14 +97,17 @@ describe('radix engine: SGLang RadixCache rules, worked by hand', () => {
     assert.deepEqual([admit.treeTokens, admit.privateTokens], [40, 30]);
   });
 
-  it('a locked path is never evicted: an older node of a running request stays, a newer unlocked leaf goes', () => {
-    // 100 tokens. A (40-token prompt, 30 outputs) prefills in step 1; its 40 tokens go into the tree,
-    // locked while it runs, and are not touched again: the oldest node. B (20 tokens) arrives during
-    // step 2, runs in step 3 and leaves an unlocked leaf. C (40 tokens) arrives during step 5; at
-    // step 6 (t = 5 ms) the tree holds A 40 + B 20 and A holds 5 private decode tokens: 35 free,
-    // shortfall 5. The only candidate is B's leaf (A's is locked), so B goes, and C starts at once.
-    // A's next call (its 69 computed tokens + the sampled one) still hits all 69; B's hits nothing.
-    const [[, aNext], [, bNext], [c]] = run(
+  it('admission reserves the running requests’ future outputs; then eviction frees whole leaves, oldest first, and stops at the request’s size', () => {
+    // 100 tokens. A (40-token prompt, 30 outputs) is admitted at once: 40 + 30 + a page (1) = 71 <
+    // 100 (PrefillAdder.add_one_req). B (20 tokens, 1 output) arrives during step 2: A holds 41
+    // tokens and reserves its 28 outputs still to come × new_token_ratio ≈ 0.7 (≈ 19.6), so 100 −
+    // 41 − 19.6 ≈ 39 > 20 + 1 + 1 and B runs in step 3 (t = 2 ms), leaving an unlocked 20-token
+    // leaf. C (40 tokens, 1 output) arrives during step 5: 100 − A's 43 − 26 × ≈ 0.7 ≈ 39 (B's
+    // leaf counts as free) < 42, so C waits until A ends at 31 ms (a block pool would have let it in).
+    // A's end leaves [0,40) with a [40,69) leaf; 11 tokens are free, C needs 40, so SGLang evicts
+    // 40 (not the 29 missing): B's leaf (20, the oldest) then A's [40,69) (29). A's next call hits
+    // the 40 tokens of [0,40) only; B's next call hits nothing.
+    const [[a, aNext], [, bNext], [c]] = run(
       [
         { startS: 0, calls: [call(40, 0, 30, 0.5), call(70, 70, 1)] },
         { startS: 0.0015, calls: [call(20, 0, 1, 1), call(21, 21, 1)] },
@@ -112,100 +115,89 @@ describe('radix engine: SGLang RadixCache rules, worked by hand', () => {
       ],
       { capacityTokens: 100 },
     ) as [CallRecord[], CallRecord[], CallRecord[]];
-    assert.ok(near(c!.admittedS, 0.005), `C admitted at ${c!.admittedS}`);
+    assert.ok(near(a!.finishedS, 0.031), `A finished at ${a!.finishedS}`);
+    assert.ok(near(c!.admittedS, 0.031), `C admitted at ${c!.admittedS}`);
     assert.equal(bNext!.hitTokens, 0);
     assert.equal(bNext!.idealHitTokens, 20);
-    assert.equal(aNext!.hitTokens, 69);
+    assert.equal(aNext!.hitTokens, 40);
+    assert.equal(aNext!.idealHitTokens, 69);
   });
 
-  it('a match refreshes its path even when the request cannot be admitted yet', () => {
-    // 100 tokens. s0's call 0 leaves A [0,30) at 1 ms; s1's leaves B [0,30) at 2.5 ms (newer). R
-    // (35-token prompt, 10 outputs) runs from 2.5 ms, its prompt locked: 5 tokens free. s0's call 1
-    // (H: 80 tokens, hits A's 30, needs 50) arrives at 6.5 ms and stays blocked (free 1 + B's 30 <
-    // 50), but every step's match_prefix refreshes A. At 8.5 ms R's decode needs a token and none is
-    // free: the least recently used leaf is now B, not A. When R ends (12.5 ms) H gets in with its
-    // 30-token hit; B's next call hits nothing.
-    const [[, h], [, bNext]] = run(
-      [
-        { startS: 0, calls: [call(30, 0, 1, 0.0055), call(80, 31, 1)] },
-        { startS: 0.0015, calls: [call(30, 0, 1, 1), call(31, 31, 1)] },
-        { startS: 0.0025, calls: [call(35, 0, 10)] },
-      ],
-      { capacityTokens: 100 },
-    ) as [CallRecord[], CallRecord[], CallRecord[]];
-    assert.ok(near(h!.admittedS, 0.0125), `H admitted at ${h!.admittedS}`);
-    assert.equal(h!.hitTokens, 30);
-    assert.equal(bNext!.hitTokens, 0);
-    assert.equal(bNext!.idealHitTokens, 30);
-  });
-
-  it("a session's prefix survives a short tool wait and is lost in a long one", () => {
+  it('a short allocation evicts the whole request’s size, not the shortfall: a prefix survives only when nothing is missing', () => {
     // 128 tokens. Call 0 (64 tokens) leaves node [0,64). After 50 ms call 1 (prefix 65: call 0's 64
-    // tokens and its sampled token) hits 64 and adds leaf [64,80). During the 5 s wait s1 arrives with
-    // 100 tokens: 48 free, shortfall 52; the leaf [64,80) goes (16), then its parent [0,64), now an
-    // unlocked leaf (64). Call 2 hits nothing of its ideal 80. (vLLM, block by block from the tail,
-    // kept the first block: 16 tokens; referenceEngine.test.ts.)
-    const long = run(
-      [
-        { startS: 0, calls: [call(64, 0, 1, 0.05), call(80, 65, 1, 5), call(96, 81, 1)] },
-        { startS: 1, calls: [call(100, 0, 1)] },
-      ],
-      { capacityTokens: 128 },
-    );
-    const [second, third] = [long[0]![1]!, long[0]![2]!];
-    assert.equal(second.hitTokens, 64);
-    assert.equal(third.hitTokens, 0);
-    assert.equal(third.idealHitTokens, 80);
-    assert.equal(third.recomputedTokens, 80);
-    // With a 60-token s1 the shortfall is 12: the 16-token leaf alone covers it, and call 2 keeps 64.
-    const short = run(
-      [
-        { startS: 0, calls: [call(64, 0, 1, 0.05), call(80, 65, 1, 5), call(96, 81, 1)] },
-        { startS: 1, calls: [call(60, 0, 1)] },
-      ],
-      { capacityTokens: 128 },
-    );
-    assert.equal(short[0]![2]!.hitTokens, 64);
-    assert.equal(short[0]![2]!.recomputedTokens, 16);
+    // tokens and its sampled token) hits 64 and adds leaf [64,80): 48 tokens free. During the 5 s
+    // tool wait s1 arrives. With 48 tokens it fits in the free room and nothing is evicted: call 2
+    // hits all 80. With 49 tokens one token is missing, and SGLang evicts 49
+    // (mem_cache/common.py evict_from_tree_cache): the leaf [64,80) (16), then its parent [0,64),
+    // now an unlocked leaf (64). Call 2 hits nothing of its ideal 80 (evicting the shortfall would
+    // have kept 64).
+    const runWith = (s1: number): CallRecord[][] =>
+      run(
+        [
+          { startS: 0, calls: [call(64, 0, 1, 0.05), call(80, 65, 1, 5), call(96, 81, 1)] },
+          { startS: 1, calls: [call(s1, 0, 1)] },
+        ],
+        { capacityTokens: 128 },
+      );
+    const fits = runWith(48);
+    assert.equal(fits[0]![1]!.hitTokens, 64);
+    assert.equal(fits[0]![2]!.hitTokens, 80);
+    const short = runWith(49);
+    assert.equal(short[0]![2]!.hitTokens, 0);
+    assert.equal(short[0]![2]!.idealHitTokens, 80);
+    assert.equal(short[0]![2]!.recomputedTokens, 80);
   });
 
-  it('preemption of the last running request, and its recompute', () => {
-    // 100 tokens; A and B each: 30-token prompt, 30 outputs (peak 59). Both prefill in step 1 and
-    // their prompts go into the tree, locked (60). After step k each holds k − 1 private decode
-    // tokens, so after step 21 all 100 are used. At step 22 A needs one token: nothing is evictable,
-    // so B (the last) is preempted: its 20 private tokens are freed, never inserted, and its [0,30)
-    // is unlocked. B (30 + 21 sampled = 51 tokens) stays blocked while A runs (A's decode tokens
-    // use the free room and B's own prefix cannot be evicted for it). A ends at step 30 (30 ms).
-    // At step 31 B hits its 30 prompt tokens (the least recent leaf, A's [30,59), makes room) and
-    // prefills the other 21: the 20 decode tokens it had computed and its last sampled one; it
-    // samples its 22nd token at once and finishes 8 decode steps later, at 39 ms. It prefilled
-    // 30 + 21 tokens where an infinite cache leaves 30: 21 recomputed.
+  it('a decode that finds no room retracts the request with the fewest outputs, which re-prefills what it had', () => {
+    // 200 tokens; A and B each: 10-token prompt, 100 outputs. A is admitted at 0 (10 + 100 + 1 =
+    // 111 < 200). B arrives during step 2 and is admitted in step 3 (t = 2 ms): A holds 11 tokens
+    // and its 98 outputs still to come count at new_token_ratio ≈ 0.7, so 200 − 11 − ≈ 69 ≈ 120 >
+    // 111, though both need 220 in the end. At step 93 (t = 92 ms) A holds 10 + 90 and B 10 + 89
+    // tokens: the next decode needs 2, 1 is free and nothing is evictable (both paths locked), so
+    // retract_decode takes B (90 outputs to A's 91),
+    // frees its KV without inserting it and queues it again. A ends at 101 ms; B comes back with
+    // its prompt (in the tree since its prefill) hit and re-prefills the other 90 tokens (its
+    // 89 decode tokens and its last sampled one), evicting A's 99-token leaf to make room for
+    // them; 10 more outputs end it at 111 ms.
     const [[a], [b]] = run(
       [
-        { startS: 0, calls: [call(30, 0, 30)] },
-        { startS: 0, calls: [call(30, 0, 30)] },
+        { startS: 0, calls: [call(10, 0, 100)] },
+        { startS: 0.0015, calls: [call(10, 0, 100)] },
       ],
-      { capacityTokens: 100 },
+      { capacityTokens: 200 },
     ) as [CallRecord[], CallRecord[]];
     assert.equal(a!.preemptions, 0);
     assert.equal(b!.preemptions, 1);
     assert.equal(b!.hitTokens, 0); // recorded at its first admission
-    assert.equal(b!.prefillTokens, 51);
-    assert.equal(b!.recomputedTokens, 21);
-    assert.ok(near(a!.finishedS, 0.03), `A finished at ${a!.finishedS}`);
-    assert.ok(near(b!.finishedS, 0.039), `B finished at ${b!.finishedS}`);
+    assert.equal(b!.prefillTokens, 100);
+    assert.ok(near(a!.finishedS, 0.101), `A finished at ${a!.finishedS}`);
+    assert.ok(near(b!.finishedS, 0.111), `B finished at ${b!.finishedS}`);
   });
 
-  it('a request longer than the cache is rejected, to the token, and its session goes on', () => {
-    // 128 tokens: at its longest a request holds prompt + output − 1 computed tokens.
-    const [[fits]] = run([{ startS: 0, calls: [call(120, 0, 9)] }], { capacityTokens: 128 }) as [CallRecord[]];
+  it('a prompt too long for the pool is refused (max_req_input_len), a long output is clipped, and the session goes on', () => {
+    // 128 tokens: max_req_len = 127 and prompts of max_req_len − 5 = 122 tokens or more are refused
+    // (managers/utils.py validate_input_length). A 121-token prompt is served, its 10 outputs clipped
+    // to 128 − 121 − 1 (a page) − 1 = 5 (init_req_max_new_tokens): it ends after 5 steps.
+    const [[fits]] = run([{ startS: 0, calls: [call(121, 0, 10)] }], { capacityTokens: 128 }) as [CallRecord[]];
     assert.equal(fits!.rejected, false);
-    const [[big, small]] = run([{ startS: 0, calls: [call(120, 0, 10), call(32, 0, 1)] }], { capacityTokens: 128 }) as [CallRecord[]];
+    assert.ok(near(fits!.finishedS, 0.005), `finished at ${fits!.finishedS}`);
+    const [[big, small]] = run([{ startS: 0, calls: [call(122, 0, 1), call(32, 0, 1)] }], { capacityTokens: 128 }) as [CallRecord[]];
     assert.equal(big!.rejected, true);
     assert.equal(small!.rejected, false);
     assert.equal(small!.finishedS, 0.001);
   });
 
+  it('pages: hits are whole pages, and a page-16 pool evicts and allocates pages', () => {
+    // The first test's 40-token shared prefix at page size 16: the match rounds down to pages
+    // (RadixKey.match), so the second session hits 32 tokens, as vLLM's 16-token blocks do.
+    const sessions = [
+      { startS: 0, calls: [call(100, 0, 1)] },
+      { startS: 1, calls: [call(100, 0, 1)] },
+    ];
+    const [, [paged]] = run(sessions, { capacityTokens: 4096, sglangPageSizeTokens: 16 }, 40) as [CallRecord[], CallRecord[]];
+    assert.equal(paged!.hitTokens, 32);
+    assert.equal(paged!.idealHitTokens, 32);
+  });
   it('chunks enter the tree at the end of their step: requests admitted together do not share', () => {
     // Two sessions with a 64-token shared prefix arrive together and are admitted in step 1. vLLM
     // keys the first one's blocks when it schedules them, so the second hits 64; in the radix tree
@@ -262,12 +254,15 @@ const paramsArb: fc.Arbitrary<EngineParams> = fc
     stepMs: fc.double({ min: 0.5, max: 30, noNaN: true }),
     prefillUs: fc.double({ min: 0, max: 200, noNaN: true }),
     kvNs: fc.double({ min: 0, max: 200, noNaN: true }),
+    pageSize: fc.constantFrom(1, 16),
   })
   .map((x) => ({
     ...DEFAULT_PARAMS,
     policy: 'sglang-lru' as const,
-    capacityTokens: x.capacity,
-    maxNumBatchedTokens: x.budget,
+    // SGLang needs two pages at least.
+    capacityTokens: Math.max(x.capacity, 2 * x.pageSize),
+    sglangPageSizeTokens: x.pageSize,
+    maxNumBatchedTokens: Math.max(x.budget, x.pageSize),
     maxNumSeqs: x.seqs,
     stepFixedMs: x.stepMs,
     prefillUsPerToken: x.prefillUs,
@@ -282,7 +277,12 @@ function checkedRun(plan: ReturnType<typeof planWorkload>, p: EngineParams): Eng
   for (const r of o.records) {
     assert.ok(r.finishedS !== null, `request ${r.request} never finished`);
     if (r.rejected) {
-      assert.ok(r.promptTokens + r.outputTokens - 1 > p.capacityTokens);
+      // validate_input_length: prompts of max_req_input_len (the pool − 6) tokens or more; or a
+      // prompt whose pages and one more fill the pool (its output clipped to nothing, it never fits).
+      const ps = p.sglangPageSizeTokens;
+      const pool = Math.floor(p.capacityTokens / ps) * ps;
+      const tooLong = r.promptTokens >= Math.min(p.maxModelLenTokens - 1, pool - 1) - 5;
+      assert.ok(tooLong || Math.ceil(r.promptTokens / ps) * ps + ps >= pool, `request ${r.request} (${r.promptTokens} tokens) refused`);
       continue;
     }
     assert.ok(r.hitTokens <= r.idealHitTokens, `request ${r.request}: hit ${r.hitTokens} > ideal ${r.idealHitTokens}`);
@@ -324,15 +324,24 @@ describe('radix engine on random workloads (property tests)', () => {
     );
   });
 
-  it(`without prefix sharing and with room for everything, the times are vLLM's (${RUNS} cases)`, () => {
-    // Nothing is ever hit and nothing evicted or preempted, so both engines schedule the same
-    // chunks in the same steps, and the same integer-ns step cost gives the same clock.
+  it(`without prefix sharing and with room for everything, nothing is hit, evicted or retracted (${RUNS} cases)`, () => {
+    // Every token is fresh and the pool holds every call at once: each call prefills its whole
+    // prompt, SGLang's counters see no cached token, and the tree never has to give anything back.
     fc.assert(
       fc.property(agentWorkloadArb(false), paramsArb, (w, p) => {
+        const plan = planWorkload(w, 16);
         const roomy = { ...p, capacityTokens: 1 << 20 };
-        const radix = runRadix(planWorkload(w, 16), roomy);
-        const vllm = runReference(planWorkload(w, 16), { ...roomy, policy: 'vllm-lru' });
-        assert.deepEqual(radix, vllm);
+        const o = runRadix(plan, roomy, { selfCheck: true });
+        for (const r of o.records) {
+          assert.equal(r.rejected, false);
+          assert.equal(r.hitTokens, 0);
+          assert.equal(r.prefillTokens, r.promptTokens);
+        }
+        assert.equal(o.totals.preemptions, 0);
+        assert.equal(o.totals.evictedTokens, 0);
+        assert.equal(o.totals.sglangCachedTokens, 0);
+        // #new-token counts each admitted chunk rounded up to pages.
+        assert.ok(o.totals.sglangNewTokens! >= o.records.reduce((a, r) => a + r.promptTokens, 0));
       }),
       { numRuns: RUNS, seed: Number(process.env['PROPERTY_SEED'] ?? 1201) },
     );

@@ -1,0 +1,132 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EngineOutcome } from '../../src/core/sim/engines/engineTypes';
+import type { RadixDebug, RadixStepLog } from '../../src/core/sim/engines/radixEngine';
+import { runRadix } from '../../src/core/sim/engines/radixEngine';
+import { DEFAULT_REPLICAS, planWorkload } from '../../src/core/sim/simRequests';
+import type { SimPlan } from '../../src/core/sim/simRequests';
+import { workloadToJson } from '../../src/core/sim/workload';
+import { besideCheckout } from '../support/helpers';
+import type { OracleJob } from './oracleRun';
+
+/**
+ * Running the SGLang radix-cache oracle next to the sglang-lru engine. The oracle (SGLang's
+ * own RadixCache, allocators and PrefillAdder driven by a mirror of its scheduler loop,
+ * Python 3 without packages) is not part of this repository: it is looked for in
+ * $SGLANG_ORACLE_DIR, else in a `shared/sglang-oracle` folder beside the checkout (for a
+ * git worktree, beside its main checkout too). When it is absent the suite skips, saying why.
+ */
+
+const HARNESS = join(__dirname, 'sglang_oracle_harness.py');
+
+/** The oracle's folder ($SGLANG_ORACLE_DIR, else `shared/sglang-oracle` beside the checkout), or why it cannot run. */
+export function findSglangOracle(): { dir: string } | { missing: string } {
+  // Set, the variable is the only place looked at (SGLANG_ORACLE_DIR=none shows what a clone without the oracle runs).
+  const fromEnv = process.env['SGLANG_ORACLE_DIR'];
+  const candidates = fromEnv ? [fromEnv] : besideCheckout('shared/sglang-oracle');
+  const dir = candidates.find((d) => existsSync(join(d, 'oracle.py')));
+  if (!dir) return { missing: `the SGLang oracle is not beside the repository (looked in ${candidates.join(', ')}; set SGLANG_ORACLE_DIR to the folder holding oracle.py)` };
+  if (spawnSync('python3', ['-c', 'import sys; sys.exit(sys.version_info < (3, 10))']).status !== 0) return { missing: 'python3 (3.10 or later) is not installed: the SGLang oracle is Python' };
+  return { dir };
+}
+
+/** One call as the oracle reports it (with the harness's prefill count). */
+export interface SglangOracleCall {
+  session: string;
+  call: number;
+  prompt: number;
+  output: number;
+  admit_hit: number;
+  ideal_hit: number;
+  sglang_cached_tokens: number;
+  retractions: number;
+  prefill_computed: number;
+  first_sched_s: number;
+  finish_s: number | null;
+}
+
+/** The oracle's report, with the harness's own figures. */
+export interface SglangOracleReport {
+  calls: number;
+  page_size: number;
+  capacity_tokens: number;
+  prompt_tokens: number;
+  admission_hit_tokens: number;
+  admission_hit_rate: number;
+  ideal_infinite_cache_hit_tokens: number;
+  ideal_hit_rate: number;
+  sglang_metric_cached_tokens: number;
+  sglang_metric_new_tokens: number;
+  sglang_metric_hit_rate: number;
+  evicted_tokens: number;
+  evict_calls: number;
+  prefill_tokens_computed: number;
+  recomputed_prefill_tokens: number;
+  decode_tokens: number;
+  retractions: number;
+  clipped_output_calls: number;
+  rejected_calls_too_long: number;
+  aborted_calls_oom: number;
+  engine_steps: number;
+  prefill_steps: number;
+  decode_steps: number;
+  makespan_s: number;
+  t_prefill_s: number;
+  t_decode_s: number;
+  t_fixed_s: number;
+  decode_context_tokens: number;
+  tree_evictable_tokens_at_end: number;
+  tree_protected_tokens_at_end: number;
+  pool_free_tokens_at_end: number;
+  crash?: string;
+  per_call?: SglangOracleCall[];
+}
+
+/** Runs the oracle on a job; `steps` writes its step log there (JSON lines). */
+export function runSglangOracle(oracleDir: string, job: OracleJob, options: { steps?: string } = {}): Promise<SglangOracleReport> {
+  const args = [HARNESS, '--oracle-dir', oracleDir];
+  if (options.steps) args.push('--steps', options.steps);
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('python3', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`SGLang oracle harness exited with ${code}: ${err.slice(-2000)}`));
+      else resolvePromise(JSON.parse(out) as SglangOracleReport);
+    });
+    const w = job.workload;
+    const workload = w.kind === 'sessions' ? workloadToJson(w) : { blockSizeTokens: w.blockSizeTokens, requests: w.requests };
+    child.stdin.end(JSON.stringify({ workload, replicas: job.replicas, staggerS: job.staggerS, params: job.params }));
+  });
+}
+
+/** The simulator's plan for a job, with token keys: the same N copies, the same fixed stagger. */
+export function planRadixJob(job: OracleJob): SimPlan {
+  const bs = job.workload.kind === 'requests' ? job.workload.blockSizeTokens : job.params.blockSizeTokens;
+  return planWorkload(job.workload, bs, { ...DEFAULT_REPLICAS, replicas: job.replicas, staggerS: job.staggerS }, true);
+}
+
+/** A request as the oracle names it: "session-call", sessions numbered copy by copy; a block-hash request is a one-call session. */
+export function radixRequestId(plan: SimPlan, request: number): string {
+  const r = plan.requests[request]!;
+  return r.session < 0 ? `${r.callIndex}-0` : `${r.session}-${r.callIndex}`;
+}
+
+/** The engine's run of a job, with its per-call cached tokens and (optionally) its step log. */
+export function runRadixJob(job: OracleJob, debug: RadixDebug = {}): { outcome: EngineOutcome; cachedTokens: number[]; plan: SimPlan } {
+  const plan = planRadixJob(job);
+  const cachedTokens = new Array<number>(plan.requests.length).fill(0);
+  const outcome = runRadix(plan, job.params, { ...debug, cachedTokens });
+  return { outcome, cachedTokens, plan };
+}
+
+/** The engine's step log of a job. */
+export function radixSteps(job: OracleJob): { steps: RadixStepLog[]; plan: SimPlan } {
+  const steps: RadixStepLog[] = [];
+  const { plan } = runRadixJob(job, { onRadixStep: (e) => steps.push(e) });
+  return { steps, plan };
+}
