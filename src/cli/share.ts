@@ -1,4 +1,4 @@
-import { realpath, stat, writeFile } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Redactor, RedactionSummary } from '../core/redact/redactor';
 import { buildReplayExport, REPLAY_BLOCK_TOKENS, REPLAY_TARGETS, replayJsonLines, ReplayError } from '../core/replay/replayExport';
@@ -25,6 +25,7 @@ import { redactTraceFiles } from '../node/redactFiles';
 import { createRedactor } from '../node/secretlintDetector';
 import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { printError, printJson, printText } from './output';
+import { outputFile } from './outputFile';
 import { UsageError } from './usageError';
 
 /**
@@ -180,6 +181,7 @@ export async function runExport(argv: readonly string[]): Promise<number> {
   if (!a.out) throw new UsageError('export needs -o OUT.jsonl');
   const file = a.files[0]!;
   await refuseOverwrite([file], a.out);
+  await outputFile(a.out);
   const parsed = await parseFile(file, a.format);
   if (parsed.problem) {
     printError(`${file}: ${parsed.problem.message}`);
@@ -198,7 +200,7 @@ export async function runExport(argv: readonly string[]): Promise<number> {
   }
   const redactor = a.noRedact ? null : createRedactor();
   const text = await redactJsonLinesText(replayJsonLines(e), redactor);
-  await writeFile(a.out, text);
+  await outputFile(a.out, text);
   const lines = [
     `${a.out}: ${e.records.length} ${a.to} rows from ${e.sessions.length} session${e.sessions.length === 1 ? '' : 's'} × ${a.replicas} replica${a.replicas === 1 ? '' : 's'}` +
       `${a.replicas > 1 ? `, ${a.staggerS} s apart` : ''} (${REPLAY_BLOCK_TOKENS[a.to]}-token blocks)`,
@@ -224,7 +226,7 @@ export function quote(word: string): string {
 async function readWhatIf(path: string): Promise<{ doc: WhatIfDocument; raw: unknown }> {
   let read: Awaited<ReturnType<typeof readJsonFile>>;
   try {
-    read = await readJsonFile(path);
+    read = await readJsonFile(path, 'a what-if export');
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     throw new UsageError(`--whatif ${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
@@ -249,6 +251,7 @@ export async function runReport(argv: readonly string[], generator: string): Pro
   if (a.files.length === 0) throw new UsageError('report needs at least one FILE');
   if (!a.out) throw new UsageError('report needs -o REPORT.html');
   await refuseOverwrite(a.files, a.out);
+  await outputFile(a.out);
   const whatIf = a.whatIf ? (await readWhatIf(a.whatIf)).doc : null;
   // Prices of the CLI's analyze: @pydantic/genai-prices and the project's dated supplement.
   const prices = createPriceBook();
@@ -279,7 +282,7 @@ export async function runReport(argv: readonly string[], generator: string): Pro
   };
   const redactor = a.noRedact ? null : createRedactor();
   const html = reportHtml(await redactReport(doc, redactor), await readReportAssets(packageRoot()));
-  await writeFile(a.out, html);
+  await outputFile(a.out, html);
   const sessions = traces.reduce((n, t) => n + t.view.sessions.length, 0);
   const calls = traces.reduce((n, t) => n + t.view.sessions.reduce((m, s) => m + s.calls.length, 0), 0);
   const size = (await stat(a.out)).size;

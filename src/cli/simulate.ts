@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatCount } from '../core/report/formatNumbers';
 import { engineByName } from '../core/sim/engines/engineTable';
@@ -18,6 +17,7 @@ import type { FormatId, Session } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { autoThreads, runSweepOnThreads } from '../node/parallelSweep';
 import { readJsonFile, readTraceFiles } from '../node/traceFiles';
+import { outputFile } from './outputFile';
 import { parseSimulateArgs, replicaOptions, SIMULATE_HELP, SIMULATE_USAGE } from './simulateArgs';
 import type { SimulateArgs } from './simulateArgs';
 import { renderScenario, renderSweep } from './simulateReport';
@@ -256,6 +256,8 @@ function countCalls(w: Workload): number {
 }
 
 async function simulate(a: SimulateArgs): Promise<number> {
+  // A folder, a FIFO or a device is refused before anything is read (as the input readers refuse them).
+  if (a.emitWorkload !== null) await outputFile(a.emitWorkload, undefined, '--emit-workload', SIMULATE_HELP);
   const loaded = a.file !== null ? await loadTrace(a, a.file) : await loadWorkloadJson(a, a.workload!);
   const { workload } = loaded;
   if (workload.kind === 'requests') {
@@ -273,7 +275,7 @@ async function simulate(a: SimulateArgs): Promise<number> {
 
   if (a.emitWorkload !== null) {
     const json = workload.kind === 'sessions' ? workloadToJson(workload) : blockWorkloadToJson(workload);
-    await writeFile(a.emitWorkload, compactJson(json) + '\n');
+    await outputFile(a.emitWorkload, compactJson(json) + '\n', '--emit-workload', SIMULATE_HELP);
     const what = workload.kind === 'sessions' ? `${workload.sessions.length} session${workload.sessions.length === 1 ? '' : 's'}, ${countCalls(workload)} calls` : `${workload.requests.length} requests`;
     printError(`${a.emitWorkload}: workload of ${what} (from ${loaded.source})`);
     if (!simulating) return 0;

@@ -189,7 +189,7 @@ export async function openCodeSessions(root: string, notes: string[], unlisted?:
 
 /** A JSON file of an agent's folder: a regular file only (a FIFO there must not block the picker), streamed, nesting bounded. */
 async function readJson(path: string): Promise<unknown> {
-  const read = await readJsonFile(path);
+  const read = await readJsonFile(path, "an agent's session file");
   if ('error' in read) throw new Error(read.error);
   return read.value;
 }
