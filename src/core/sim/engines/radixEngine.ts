@@ -5,7 +5,7 @@ import { isDecoding, StepClock, stepCostsNs } from './policySupport';
 import { PrefixRecord, RadixCache } from '../caches/radixCache';
 import type { RadixNode } from '../caches/radixCache';
 import { SessionReplay } from './sessionReplay';
-import type { SimPlan } from '../simRequests';
+import type { SimPlan, SimRequest } from '../simRequests';
 
 /*
  * The sglang-lru engine: SGLang's RadixAttention cache (docs/design/simulator.md §2) under
@@ -117,6 +117,7 @@ class RadixRun implements EngineRun {
   ) {
     this.capacity = Math.floor(p.capacityTokens);
     this.clock = new StepClock(stepCostsNs(p, plan.blockSizeTokens));
+    // Per request, for the plan's requests so far (a fleet GPU's plan grows as calls are routed to it: see grow).
     const n = plan.requests.length;
     this.numComputed = new Array<number>(n).fill(0);
     this.numTokens = plan.requests.map((r) => r.promptTokens);
@@ -128,6 +129,19 @@ class RadixRun implements EngineRun {
     this.records = this.replay.records;
   }
 
+  /** Makes room for request r of a plan that grew since the run started (a fleet GPU's: one entry per call routed to it). */
+  private grow(r: number): void {
+    for (let i = this.numTokens.length; i <= r; i++) {
+      this.numComputed.push(0);
+      this.numTokens.push(this.plan.requests[i]!.promptTokens);
+      this.generated.push(0);
+      this.fillLen.push(0);
+      this.protectedLen.push(0);
+      this.lastNode.push(null);
+      this.admitted.push(false);
+    }
+  }
+
   turn(): boolean {
     this.replay.arrive(this.clock.now, this.queue);
     if (this.running.length === 0 && this.waiting.length === 0) {
@@ -137,7 +151,7 @@ class RadixRun implements EngineRun {
       return true;
     }
     this.step();
-    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.plan.requests.length);
+    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.replay.totalCalls);
     return true;
   }
 
@@ -163,8 +177,8 @@ class RadixRun implements EngineRun {
     return n;
   }
 
-  cachedPrefixTokens(r: number): number {
-    return this.tree.matchLength(this.plan.requests[r]!.tokenKeys, this.numTokens[r]! - 1);
+  cachedPrefixTokens(request: SimRequest): number {
+    return this.tree.matchLength(request.tokenKeys, request.promptTokens - 1);
   }
 
   fewestSamplesLeft(): number {
@@ -175,6 +189,7 @@ class RadixRun implements EngineRun {
   }
 
   private readonly queue = (r: number): void => {
+    if (r >= this.numTokens.length) this.grow(r);
     this.waiting.push(r);
   };
 
