@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { formatCount } from '../core/report/formatNumbers';
 import { engineByName } from '../core/sim/engines/engineTable';
 import type { EngineName } from '../core/sim/engines/engineTypes';
@@ -8,7 +9,8 @@ import { tooLongForCache } from '../core/sim/engines/policySupport';
 import { runScenario } from '../core/sim/scenario';
 import type { ScenarioResult } from '../core/sim/scenario';
 import type { ReplicaOptions } from '../core/sim/simRequests';
-import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE } from '../core/sim/sweep';
+import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE, sweepScenarios } from '../core/sim/sweep';
+import { checkRunFits } from '../core/sim/memoryEstimate';
 import { DEFAULT_ROUTER } from '../core/sim/fleet/routers';
 import type { Cliff, GpuPlan, SweepAxis } from '../core/sim/sweep';
 import { parseWorkloadJson, workloadFromBlockTrace, workloadFromSession, workloadToJson, WorkloadError } from '../core/sim/workload';
@@ -305,7 +307,10 @@ async function simulate(a: SimulateArgs): Promise<number> {
 
   if (a.sweep) {
     const showProgress = process.stderr.isTTY === true || a.progress;
-    const threads = a.threads ?? autoThreads(workload, options, a.sweep.axis, a.sweep.values);
+    // Every point must fit by itself (each runs on one thread); threads run at once only as many as fit side by side.
+    const budget = heapBudgetBytes();
+    const largest = Math.max(...sweepScenarios(options, a.sweep.axis, a.sweep.values).map((point) => checkRunFits(a.engine, workload, point.options, budget).bytes));
+    const threads = Math.max(1, Math.min(a.threads ?? autoThreads(workload, options, a.sweep.axis, a.sweep.values), Math.floor(budget / largest)));
     const cliffOptions = { hitRateDropThreshold: cliffThreshold, ...(a.targetHitRate !== null ? { targetHitRate: a.targetHitRate } : {}) };
     const sweep = await runSweepOnThreads(a.engine, workload, options, a.sweep.axis, a.sweep.values, cliffOptions, {
       threads,
@@ -320,6 +325,7 @@ async function simulate(a: SimulateArgs): Promise<number> {
     } else printText(renderSweep(context, sweep));
     return 0;
   }
+  checkRunFits(a.engine, workload, options, heapBudgetBytes());
   const progress = progressPrinter(a.progress);
   progress.start(countCalls(workload) * (replicas?.replicas ?? 1));
   const scenario = runScenario(engine, workload, { ...options, progress: progress.report });
@@ -329,6 +335,12 @@ async function simulate(a: SimulateArgs): Promise<number> {
     printJson(doc);
   } else printText(renderScenario(context, scenario));
   return 0;
+}
+
+/** Heap this process may still fill (V8's limit, less what is in use and a margin for the report). */
+function heapBudgetBytes(): number {
+  const heap = getHeapStatistics();
+  return Math.max(0, heap.heap_size_limit * 0.9 - heap.used_heap_size);
 }
 
 /** Simulated calls from which a run announces itself before it starts (planning alone takes seconds). */
