@@ -159,7 +159,7 @@ export function webview(page, extensionId) {
 
 // Run a mocha (or any) suite in code-server's Node extension host, like @vscode/test-electron:
 // `extensionTestsPath` exports run(): Promise<void>. Returns the exit code (0 = passed).
-export async function runExtensionTests({ url, extensionDevelopmentPath, extensionTestsPath, folder, timeout = 300_000 }) {
+export async function runExtensionTests({ url, extensionDevelopmentPath, extensionTestsPath, folder, timeout = Number(process.env.AGENT_TRACE_HOST_TIMEOUT_MS) || 600_000 }) {
   const authority = new URL(url).host;                       // the remote authority is host:port
   const remote = (p) => `vscode-remote://${authority}${path.resolve(p)}`;
   const payload = JSON.stringify([['extensionDevelopmentPath', remote(extensionDevelopmentPath)],
