@@ -10,6 +10,7 @@ import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { renderTextReport } from '../core/report/textReport';
 import { readJsonFile, readTraceFiles } from '../node/traceFiles';
+import { outputFile } from './outputFile';
 import { createRedactor } from '../node/secretlintDetector';
 import { analyzeFolder, isDirectory, runSessions } from './sessions';
 import { redactionLine, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
@@ -18,7 +19,6 @@ import { runQuery, runTeamExport, TEAM_USAGE } from './team';
 import { UsageError } from './usageError';
 import { printError, printJson, printText } from './output';
 import { version } from '../../package.json';
-import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 
 /** The CLI's version is the package's: one number to bump. */
@@ -158,7 +158,7 @@ async function readPriceFile(path: string): Promise<ReturnType<typeof readUserPr
   // Streamed from a regular file only (a FIFO named here must not block the CLI), nesting bounded.
   let read: Awaited<ReturnType<typeof readJsonFile>>;
   try {
-    read = await readJsonFile(path);
+    read = await readJsonFile(path, 'a price list');
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     throw new UsageError(`--prices ${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
@@ -198,6 +198,8 @@ async function main(argv: readonly string[]): Promise<number> {
     if (args.format) throw new UsageError('--format applies to one file, not to a folder');
     return analyzeFolder(args.file, options, args.json, (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   }
+  // An -o that is a folder, a FIFO or a device is refused before the trace is read.
+  if (args.command === 'convert' && args.out) await outputFile(args.out);
   const files = await readTraceFiles(args.file);
   const parsed = await parseTrace(files, args.format ? { format: args.format } : {});
   if (args.command === 'convert') {
@@ -207,7 +209,7 @@ async function main(argv: readonly string[]): Promise<number> {
       return 1;
     }
     const redactor = args.noRedact ? null : createRedactor();
-    await writeFile(args.out, await redactJsonLinesText(writeCanonical(parsed.model, `agent-trace ${VERSION}`), redactor));
+    await outputFile(args.out, await redactJsonLinesText(writeCanonical(parsed.model, `agent-trace ${VERSION}`), redactor));
     const calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
     printError(`${args.out}: ${parsed.model.sessions.length} sessions, ${calls} LLM calls (from ${parsed.model.format})`);
     printError(redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)');

@@ -14,7 +14,7 @@ import { parseTrace } from '../core/trace/parseTrace';
 import { AGENTS, agentById, agentRoots, resolveRoots } from '../node/sessions/agentRegistry';
 import { createPriceBook } from '../core/cost/priceBook';
 import { SessionIndex } from '../node/sessions/sessionIndex';
-import { SessionIndexer } from '../node/sessions/sessionIndexer';
+import { SessionIndexer, unreadNote } from '../node/sessions/sessionIndexer';
 import { readTraceFiles } from '../node/traceFiles';
 import { terminalJson, terminalText } from '../core/text/safeText';
 import { UsageError } from './usageError';
@@ -152,6 +152,10 @@ export async function runSessions(argv: readonly string[], write: (text: string)
       },
     });
     for (const r of result.rereads) err(`agent-trace: read again from the start: ${plainText(r, 300)}\n`);
+    for (const n of result.notes) err(`agent-trace: note: ${plainText(n, 400)}\n`);
+    // Once a run, with the count: folders it could not list and files it could not read are never skipped silently.
+    const unread = unreadNote(result);
+    if (unread) err(`agent-trace: ${plainText(unread, 2000)}\n`);
     const rows = index.rows(now);
     // A main session passes the filter for itself; its sub-agents are listed with it.
     const mains = rows.filter((r) => r.role === 'main' || !rows.some((p) => p.fileId === r.fileId && p.key === r.parentKey));

@@ -1,4 +1,4 @@
-import { mkdir, realpath, stat, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Redactor, RedactionSummary } from '../core/redact/redactor';
 import { buildReplayExport, REPLAY_BLOCK_TOKENS, REPLAY_TARGETS, replayJsonLines, ReplayError } from '../core/replay/replayExport';
@@ -27,6 +27,7 @@ import { redactTraceFiles } from '../node/redactFiles';
 import { createRedactor } from '../node/secretlintDetector';
 import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { printError, printJson, printText } from './output';
+import { outputFile } from './outputFile';
 import { UsageError } from './usageError';
 
 /**
@@ -188,6 +189,8 @@ export async function runExport(argv: readonly string[]): Promise<number> {
   if (a.to === 'weka' && (argv.includes('--replicas') || argv.includes('--stagger-s'))) {
     throw new UsageError('--replicas and --stagger-s apply to mooncake, aiperf and bailian: a Weka trace is replayed at any concurrency by AIPerf or kv-cache-tester itself');
   }
+  // A Weka export may go into a folder (-o DIR/); its files are refused as they are written (writeWeka).
+  if (a.to !== 'weka') await outputFile(a.out);
   const parsed = await parseFile(file, a.format);
   if (parsed.problem) {
     printError(`${file}: ${parsed.problem.message}`);
@@ -207,7 +210,7 @@ export async function runExport(argv: readonly string[]): Promise<number> {
   }
   const redactor = a.noRedact ? null : createRedactor();
   const text = await redactJsonLinesText(replayJsonLines(e), redactor);
-  await writeFile(a.out, text);
+  await outputFile(a.out, text);
   const lines = [
     `${a.out}: ${e.records.length} ${a.to} rows from ${e.sessions.length} session${e.sessions.length === 1 ? '' : 's'} × ${a.replicas} replica${a.replicas === 1 ? '' : 's'}` +
       `${a.replicas > 1 ? `, ${a.staggerS} s apart` : ''} (${REPLAY_BLOCK_TOKENS[a.to]}-token blocks)`,
@@ -245,7 +248,7 @@ async function writeWeka(file: string, out: string, parsed: ParsedTrace, session
   for (const trace of e.traces) {
     const path = toFolder ? join(out, `${trace.id.replace(/[^\w.-]/g, '_')}.json`) : out;
     const text = await redactJsonLinesText(wekaJson(trace), redactor);
-    await writeFile(path, text);
+    await outputFile(path, text);
     written.push(path);
     // Read back with our own reader: the hit rate a replay's ideal cache would see.
     const back = await parseTrace([{ key: basename(path), bytes: new TextEncoder().encode(text) }], { format: 'weka' });
@@ -279,7 +282,7 @@ export function quote(word: string): string {
 async function readWhatIf(path: string): Promise<{ doc: WhatIfDocument; raw: unknown }> {
   let read: Awaited<ReturnType<typeof readJsonFile>>;
   try {
-    read = await readJsonFile(path);
+    read = await readJsonFile(path, 'a what-if export');
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     throw new UsageError(`--whatif ${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
@@ -304,6 +307,7 @@ export async function runReport(argv: readonly string[], generator: string): Pro
   if (a.files.length === 0) throw new UsageError('report needs at least one FILE');
   if (!a.out) throw new UsageError('report needs -o REPORT.html');
   await refuseOverwrite(a.files, a.out);
+  await outputFile(a.out);
   const whatIf = a.whatIf ? (await readWhatIf(a.whatIf)).doc : null;
   // Prices of the CLI's analyze: @pydantic/genai-prices and the project's dated supplement.
   const prices = createPriceBook();
@@ -334,7 +338,7 @@ export async function runReport(argv: readonly string[], generator: string): Pro
   };
   const redactor = a.noRedact ? null : createRedactor();
   const html = reportHtml(await redactReport(doc, redactor), await readReportAssets(packageRoot()));
-  await writeFile(a.out, html);
+  await outputFile(a.out, html);
   const sessions = traces.reduce((n, t) => n + t.view.sessions.length, 0);
   const calls = traces.reduce((n, t) => n + t.view.sessions.reduce((m, s) => m + s.calls.length, 0), 0);
   const size = (await stat(a.out)).size;

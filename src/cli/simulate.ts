@@ -1,5 +1,5 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { formatCount } from '../core/report/formatNumbers';
 import { engineByName } from '../core/sim/engines/engineTable';
 import type { EngineName } from '../core/sim/engines/engineTypes';
@@ -9,7 +9,8 @@ import { tooLongForCache } from '../core/sim/engines/policySupport';
 import { runScenario } from '../core/sim/scenario';
 import type { ScenarioResult } from '../core/sim/scenario';
 import type { ReplicaOptions } from '../core/sim/simRequests';
-import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE } from '../core/sim/sweep';
+import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE, sweepScenarios } from '../core/sim/sweep';
+import { checkRunFits } from '../core/sim/memoryEstimate';
 import { DEFAULT_ROUTER } from '../core/sim/fleet/routers';
 import type { Cliff, GpuPlan, SweepAxis } from '../core/sim/sweep';
 import { parseWorkloadJson, workloadFromBlockTrace, workloadFromSession, workloadToJson, WorkloadError } from '../core/sim/workload';
@@ -18,6 +19,7 @@ import type { FormatId, Session } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { autoThreads, runSweepOnThreads } from '../node/parallelSweep';
 import { readJsonFile, readTraceFiles } from '../node/traceFiles';
+import { outputFile } from './outputFile';
 import { parseSimulateArgs, replicaOptions, SIMULATE_HELP, SIMULATE_USAGE } from './simulateArgs';
 import type { SimulateArgs } from './simulateArgs';
 import { renderScenario, renderSweep } from './simulateReport';
@@ -265,6 +267,8 @@ function countCalls(w: Workload): number {
 }
 
 async function simulate(a: SimulateArgs): Promise<number> {
+  // A folder, a FIFO or a device is refused before anything is read (as the input readers refuse them).
+  if (a.emitWorkload !== null) await outputFile(a.emitWorkload, undefined, '--emit-workload', SIMULATE_HELP);
   const loaded = a.file !== null ? await loadTrace(a, a.file) : await loadWorkloadJson(a, a.workload!);
   const { workload } = loaded;
   if (workload.kind === 'requests') {
@@ -282,7 +286,7 @@ async function simulate(a: SimulateArgs): Promise<number> {
 
   if (a.emitWorkload !== null) {
     const json = workload.kind === 'sessions' ? workloadToJson(workload) : blockWorkloadToJson(workload);
-    await writeFile(a.emitWorkload, compactJson(json) + '\n');
+    await outputFile(a.emitWorkload, compactJson(json) + '\n', '--emit-workload', SIMULATE_HELP);
     const what = workload.kind === 'sessions' ? `${workload.sessions.length} session${workload.sessions.length === 1 ? '' : 's'}, ${countCalls(workload)} calls` : `${workload.requests.length} requests`;
     printError(`${a.emitWorkload}: workload of ${what} (from ${loaded.source})`);
     if (!simulating) return 0;
@@ -312,7 +316,10 @@ async function simulate(a: SimulateArgs): Promise<number> {
 
   if (a.sweep) {
     const showProgress = process.stderr.isTTY === true || a.progress;
-    const threads = a.threads ?? autoThreads(workload, options, a.sweep.axis, a.sweep.values);
+    // Every point must fit by itself (each runs on one thread); threads run at once only as many as fit side by side.
+    const budget = heapBudgetBytes();
+    const largest = Math.max(...sweepScenarios(options, a.sweep.axis, a.sweep.values).map((point) => checkRunFits(a.engine, workload, point.options, budget).bytes));
+    const threads = Math.max(1, Math.min(a.threads ?? autoThreads(workload, options, a.sweep.axis, a.sweep.values), Math.floor(budget / largest)));
     const cliffOptions = { hitRateDropThreshold: cliffThreshold, ...(a.targetHitRate !== null ? { targetHitRate: a.targetHitRate } : {}) };
     const sweep = await runSweepOnThreads(a.engine, workload, options, a.sweep.axis, a.sweep.values, cliffOptions, {
       threads,
@@ -327,6 +334,7 @@ async function simulate(a: SimulateArgs): Promise<number> {
     } else printText(renderSweep(context, sweep));
     return 0;
   }
+  checkRunFits(a.engine, workload, options, heapBudgetBytes());
   const progress = progressPrinter(a.progress);
   progress.start(countCalls(workload) * (replicas?.replicas ?? 1));
   const scenario = runScenario(engine, workload, { ...options, progress: progress.report });
@@ -336,6 +344,12 @@ async function simulate(a: SimulateArgs): Promise<number> {
     printJson(doc);
   } else printText(renderScenario(context, scenario));
   return 0;
+}
+
+/** Heap this process may still fill (V8's limit, less what is in use and a margin for the report). */
+function heapBudgetBytes(): number {
+  const heap = getHeapStatistics();
+  return Math.max(0, heap.heap_size_limit * 0.9 - heap.used_heap_size);
 }
 
 /** Simulated calls from which a run announces itself before it starts (planning alone takes seconds). */

@@ -55,19 +55,32 @@ export interface Discovery {
 /** How deep the Codex walk goes (`sessions/YYYY/MM/DD/rollout-*.jsonl` is 3 folders down). */
 const CODEX_MAX_DEPTH = 5;
 
-async function entries(dir: string): Promise<Dirent[]> {
+/**
+ * Folders and files discovery could not look at (permission denied, a loop of links):
+ * the callers say how many, once, instead of skipping them silently. A missing folder is
+ * not one of them (that agent is not installed, or the file went between list and look).
+ */
+export type Unlisted = string[];
+
+function missing(e: unknown): boolean {
+  return (e as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+async function entries(dir: string, unlisted?: Unlisted): Promise<Dirent[]> {
   try {
     return await readdir(dir, { withFileTypes: true });
-  } catch {
-    return []; // a missing root is normal: that agent is not installed
+  } catch (e) {
+    if (!missing(e)) unlisted?.push(dir);
+    return [];
   }
 }
 
-async function withStat(path: string, agent: LocalAgent, project: string | null, assemble: LocalSession['assemble'] = null): Promise<LocalSession | null> {
+async function withStat(path: string, agent: LocalAgent, project: string | null, assemble: LocalSession['assemble'] = null, unlisted?: Unlisted): Promise<LocalSession | null> {
   try {
     const s = await stat(path);
     return { path, agent, mtimeMs: s.mtimeMs, sizeBytes: s.size, project, assemble };
-  } catch {
+  } catch (e) {
+    if (!missing(e)) unlisted?.push(path);
     return null;
   }
 }
@@ -88,24 +101,25 @@ export function decodeClaudeProject(folder: string): string {
 }
 
 /** Claude Code: `<root>/<project>/<session>.jsonl` (sub-agent logs, beside it or below it, are read with it). */
-export async function claudeSessions(root: string): Promise<LocalSession[]> {
+export async function claudeSessions(root: string, unlisted?: Unlisted): Promise<LocalSession[]> {
   const found: Array<Promise<LocalSession | null>> = [];
-  for (const project of await entries(root)) {
+  for (const project of await entries(root, unlisted)) {
     if (!project.isDirectory()) continue;
-    for (const file of await entries(join(root, project.name))) {
-      if (file.isFile() && /\.jsonl$/i.test(file.name) && !isSubagentLogName(file.name)) found.push(withStat(join(root, project.name, file.name), 'Claude Code', decodeClaudeProject(project.name)));
+    for (const file of await entries(join(root, project.name), unlisted)) {
+      if (file.isFile() && /\.jsonl$/i.test(file.name) && !isSubagentLogName(file.name)) found.push(withStat(join(root, project.name, file.name), 'Claude Code', decodeClaudeProject(project.name), null, unlisted));
     }
   }
   return present(await Promise.all(found));
 }
 
 /** Codex: `<root>/**\/rollout-*.jsonl`. */
-export async function codexSessions(root: string, depth = 0): Promise<LocalSession[]> {
+export async function codexSessions(root: string, unlisted?: Unlisted, depth = 0): Promise<LocalSession[]> {
   const out: LocalSession[] = [];
-  for (const e of await entries(root)) {
+  for (const e of await entries(root, unlisted)) {
     const path = join(root, e.name);
-    if (e.isDirectory() && depth < CODEX_MAX_DEPTH) out.push(...(await codexSessions(path, depth + 1)));
-    else if (e.isFile() && /^rollout-.*\.jsonl$/i.test(e.name)) out.push(...present([await withStat(path, 'Codex', null)]));
+    if (e.isDirectory() && depth < CODEX_MAX_DEPTH) out.push(...(await codexSessions(path, unlisted, depth + 1)));
+    // `s`: a name may hold a newline (`.` alone stops at one, and the file was skipped without a word).
+    else if (e.isFile() && /^rollout-.*\.jsonl$/is.test(e.name)) out.push(...present([await withStat(path, 'Codex', null, null, unlisted)]));
   }
   return out;
 }
@@ -160,36 +174,36 @@ async function geminiProject(root: string, folder: string, registry: ReadonlyMap
 }
 
 /** Gemini CLI: `<root>/<project hash or short id>/chats/session-*.json` (and `.jsonl` in newer versions), with the project each folder belongs to. */
-export async function geminiSessions(root: string): Promise<LocalSession[]> {
+export async function geminiSessions(root: string, unlisted?: Unlisted): Promise<LocalSession[]> {
   const found: Array<Promise<LocalSession | null>> = [];
   const registry = await geminiRegistry(root);
-  for (const project of await entries(root)) {
+  for (const project of await entries(root, unlisted)) {
     if (!project.isDirectory()) continue;
     const chats = join(root, project.name, 'chats');
-    const files = (await entries(chats)).filter((file) => file.isFile() && /^session-.*\.jsonl?$/i.test(file.name));
+    const files = (await entries(chats, unlisted)).filter((file) => file.isFile() && /^session-.*\.jsonl?$/is.test(file.name));
     if (files.length === 0) continue;
     const name = await geminiProject(root, project.name, registry);
-    for (const file of files) found.push(withStat(join(chats, file.name), 'Gemini CLI', name));
+    for (const file of files) found.push(withStat(join(chats, file.name), 'Gemini CLI', name, null, unlisted));
   }
   return present(await Promise.all(found));
 }
 
 /** Cline and Roo Code: `<tasks>/<task id>/ui_messages.json`. */
-export async function taskSessions(root: string, agent: 'Cline' | 'Roo Code'): Promise<LocalSession[]> {
+export async function taskSessions(root: string, agent: 'Cline' | 'Roo Code', unlisted?: Unlisted): Promise<LocalSession[]> {
   const found: Array<Promise<LocalSession | null>> = [];
-  for (const task of await entries(root)) {
-    if (task.isDirectory()) found.push(withStat(join(root, task.name, 'ui_messages.json'), agent, null));
+  for (const task of await entries(root, unlisted)) {
+    if (task.isDirectory()) found.push(withStat(join(root, task.name, 'ui_messages.json'), agent, null, null, unlisted));
   }
   return present(await Promise.all(found));
 }
 
 /** AIPerf: `<folder>/profile_export.jsonl` and `<folder>/<run>/profile_export.jsonl`. */
-export async function aiperfRuns(folders: readonly string[]): Promise<LocalSession[]> {
+export async function aiperfRuns(folders: readonly string[], unlisted?: Unlisted): Promise<LocalSession[]> {
   const found: Array<Promise<LocalSession | null>> = [];
   for (const folder of folders) {
-    found.push(withStat(join(folder, 'profile_export.jsonl'), 'AIPerf', basename(folder)));
-    for (const run of await entries(folder)) {
-      if (run.isDirectory()) found.push(withStat(join(folder, run.name, 'profile_export.jsonl'), 'AIPerf', run.name));
+    found.push(withStat(join(folder, 'profile_export.jsonl'), 'AIPerf', basename(folder), null, unlisted));
+    for (const run of await entries(folder, unlisted)) {
+      if (run.isDirectory()) found.push(withStat(join(folder, run.name, 'profile_export.jsonl'), 'AIPerf', run.name, null, unlisted));
     }
   }
   return present(await Promise.all(found));
@@ -228,10 +242,10 @@ export async function vscodeWorkspaceName(storage: string): Promise<string | nul
  * with the workspace folder's name from `<hash>/workspace.json`, and the sessions of windows
  * without a folder in `<User>/globalStorage/emptyWindowChatSessions/`.
  */
-export async function vscodeChatSessions(user: string): Promise<LocalSession[]> {
+export async function vscodeChatSessions(user: string, unlisted?: Unlisted): Promise<LocalSession[]> {
   const found: Array<Promise<LocalSession | null>> = [];
   const storage = join(user, 'workspaceStorage');
-  for (const ws of await entries(storage)) {
+  for (const ws of await entries(storage, unlisted)) {
     if (!ws.isDirectory()) continue;
     const chats = join(storage, ws.name, 'chatSessions');
     if ((await entries(chats)).length === 0) continue;
@@ -242,36 +256,36 @@ export async function vscodeChatSessions(user: string): Promise<LocalSession[]> 
 }
 
 /** OTLP/JSON files of a folder (`*.json`, `*.jsonl`; the Copilot CLI's file exporter, a collector's file exporter). */
-export async function otlpFiles(root: string): Promise<LocalSession[]> {
-  const found = (await entries(root)).filter((f) => f.isFile() && /\.jsonl?$/i.test(f.name)).map((f) => withStat(join(root, f.name), 'OpenTelemetry', null));
+export async function otlpFiles(root: string, unlisted?: Unlisted): Promise<LocalSession[]> {
+  const found = (await entries(root, unlisted)).filter((f) => f.isFile() && /\.jsonl?$/i.test(f.name)).map((f) => withStat(join(root, f.name), 'OpenTelemetry', null, null, unlisted));
   return present(await Promise.all(found));
 }
 
 /** OpenHands (V0 file store): `<root>/sessions/<id>/events/<n>.json`, one event per file. */
-export async function openHandsSessions(root: string): Promise<LocalSession[]> {
+export async function openHandsSessions(root: string, unlisted?: Unlisted): Promise<LocalSession[]> {
   const out: LocalSession[] = [];
-  for (const s of await entries(join(root, 'sessions'))) {
+  for (const s of await entries(join(root, 'sessions'), unlisted)) {
     if (!s.isDirectory()) continue;
     const events = join(root, 'sessions', s.name, 'events');
-    const files = (await entries(events)).filter((e) => e.isFile() && /^\d+\.json$/.test(e.name));
+    const files = (await entries(events, unlisted)).filter((e) => e.isFile() && /^\d+\.json$/.test(e.name));
     if (files.length === 0) continue;
     // The newest event file says when the session last changed.
     const last = files.reduce((a, b) => (Number(a.name.slice(0, -5)) > Number(b.name.slice(0, -5)) ? a : b));
-    const st = await withStat(join(events, last.name), 'OpenHands', null, { kind: 'openhands-events' });
+    const st = await withStat(join(events, last.name), 'OpenHands', null, { kind: 'openhands-events' }, unlisted);
     if (st) out.push({ ...st, path: events });
   }
   return out;
 }
 
 /** OpenCode before 1.2: `<root>/storage/session/<project>/<ses_…>.json` (older: `storage/session/info/`). */
-export async function openCodeSessions(root: string, notes: string[]): Promise<LocalSession[]> {
+export async function openCodeSessions(root: string, notes: string[], unlisted?: Unlisted): Promise<LocalSession[]> {
   const storage = join(root, 'storage');
   const found: Array<Promise<LocalSession | null>> = [];
-  for (const project of await entries(join(storage, 'session'))) {
+  for (const project of await entries(join(storage, 'session'), unlisted)) {
     if (!project.isDirectory()) continue;
-    for (const file of await entries(join(storage, 'session', project.name))) {
+    for (const file of await entries(join(storage, 'session', project.name), unlisted)) {
       const m = /^(ses_[^.]+)\.json$/.exec(file.name);
-      if (file.isFile() && m) found.push(withStat(join(storage, 'session', project.name, file.name), 'OpenCode', null, { kind: 'opencode-storage', storage, sessionId: m[1]! }));
+      if (file.isFile() && m) found.push(withStat(join(storage, 'session', project.name, file.name), 'OpenCode', null, { kind: 'opencode-storage', storage, sessionId: m[1]! }, unlisted));
     }
   }
   const sessions = present(await Promise.all(found));
@@ -283,7 +297,7 @@ export async function openCodeSessions(root: string, notes: string[]): Promise<L
 
 /** A JSON file of an agent's folder: a regular file only (a FIFO there must not block the picker), streamed, nesting bounded. */
 async function readJson(path: string): Promise<unknown> {
-  const read = await readJsonFile(path);
+  const read = await readJsonFile(path, "an agent's session file");
   if ('error' in read) throw new Error(read.error);
   return read.value;
 }

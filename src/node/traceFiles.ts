@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { claudeSessionIdOf, claudeSubagentFolder, isSubagentLogName, SIBLING_HEAD_BYTES, siblingAgentSessionId, SUBAGENT_FOLDER_DEPTH } from '../core/trace/claudeCode/companions';
 import { MAX_JSON_DEPTH, StreamingJsonParser } from '../core/trace/jsonStream';
@@ -209,11 +210,12 @@ export async function readTraceFiles(path: string): Promise<TraceFile[]> {
 }
 
 /**
- * A whole JSON file (a workload), streamed through the incremental parser: a regular
- * file only, of any size (no 512 M-character string is ever built), its nesting
- * bounded. Returns the value, or why it could not be read with the line (1-based).
+ * A whole JSON file (a workload, a price list, a what-if export), streamed through the
+ * incremental parser: a regular file only, of any size (no 512 M-character string is
+ * ever built), its nesting bounded. Returns the value, or why it could not be read with
+ * the line (1-based). `what` names the kind of file in messages ("a price list").
  */
-export async function readJsonFile(path: string): Promise<{ value: unknown } | { error: string }> {
+export async function readJsonFile(path: string, what = 'a workload'): Promise<{ value: unknown } | { error: string }> {
   const parser = new StreamingJsonParser(MAX_JSON_DEPTH);
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let line = 0;
@@ -245,7 +247,53 @@ export async function readJsonFile(path: string): Promise<{ value: unknown } | {
   }
   const result = parser.end();
   if (result.error) return { error: `not valid JSON at line ${result.error.at.line + 1}: ${result.error.message}` };
-  if (result.prunedCount > 0) return { error: `nests deeper than ${MAX_JSON_DEPTH} levels at line ${result.pruned[0]!.line + 1}; a workload never does` };
+  if (result.prunedCount > 0) return { error: `nests deeper than ${MAX_JSON_DEPTH} levels at line ${result.pruned[0]!.line + 1}; ${what} never does` };
   if (result.value === undefined) return { error: 'empty: no JSON value in it' };
   return { value: result.value };
+}
+
+/** Why an output path was refused: it exists and is not a regular file (a folder, a FIFO, a device). */
+export class NotWritableTargetError extends Error {}
+
+/**
+ * Refuses an output path that exists and is not a regular file, before any work is done:
+ * writing to a FIFO waits for a reader forever, to a folder fails with a raw EISDIR, to a
+ * device does something else than writing a file. A missing path is fine (it is created).
+ */
+export async function checkOutputTarget(path: string): Promise<void> {
+  let s: Stats;
+  try {
+    s = await stat(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw e;
+  }
+  if (!s.isFile()) throw new NotWritableTargetError(`${path} is ${kindOf(s)}, not a regular file: nothing is written there`);
+}
+
+/**
+ * Writes `text` to a regular file, created if missing, refusing what checkOutputTarget
+ * refuses. The file is opened without blocking (a FIFO swapped in after the check fails
+ * at once instead of waiting for a reader) and checked again once open, before anything
+ * is written or truncated.
+ */
+export async function writeRegularFile(path: string, text: string): Promise<void> {
+  await checkOutputTarget(path);
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_WRONLY | constants.O_CREAT | (constants.O_NONBLOCK ?? 0), 0o666);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') throw new NotWritableTargetError(`${path} is a folder, not a regular file: nothing is written there`);
+    if (code === 'ENXIO') throw new NotWritableTargetError(`${path} is a named pipe (FIFO), not a regular file: nothing is written there`);
+    throw e;
+  }
+  try {
+    const s = await handle.stat();
+    if (!s.isFile()) throw new NotWritableTargetError(`${path} is ${kindOf(s)}, not a regular file: nothing is written there`);
+    await handle.truncate(0);
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,7 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readdirSync, copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TraceReport } from '../../src/core/report/traceReport';
+import type { AgentTraceApi } from '../../src/extension/main';
 import type { SessionItem } from '../../src/extension/sessionPicker';
 import { deepText, PAYLOADS } from '../support/hostileCorpus';
 import { assertInert } from './inert';
@@ -199,5 +201,41 @@ suite('Hostile traces in the real extension host', () => {
     }
     const untitled = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'untitled');
     assert.equal(untitled.length, 0, 'no command from the files ran, and no comparison opened');
+  });
+
+  test('Agent Sessions: a file of no known format is said once in the view, a rollout named with a newline is listed', async () => {
+    const api = (await vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.activate()) as AgentTraceApi;
+    await vscode.commands.executeCommand('agentTrace.sessions.focus');
+    const service = api.sessions.service;
+    await waitFor('the first index', () => service.ready, 60_000);
+    const home = path.join(root().fsPath, 'home');
+    // 3,000 records of 1 KB no format claims (detection once took minutes on such a file, and the view stayed empty).
+    const junk = path.join(home, '.claude/projects/-tmp-junk/33333333-0000-4000-8000-000000000003.jsonl');
+    mkdirSync(path.dirname(junk), { recursive: true });
+    writeFileSync(junk, `{"a":"${'x'.repeat(1000)}"}\n`.repeat(3000));
+    const codexDir = path.join(home, '.codex/sessions/2026/03/21');
+    const original = readdirSync(codexDir).find((n) => n.startsWith('rollout-'))!;
+    const rollout = path.join(home, '.codex/sessions/2026/03/22/rollout-2026-03-22T10-00-00-new\nline.jsonl');
+    mkdirSync(path.dirname(rollout), { recursive: true });
+    copyFileSync(path.join(codexDir, original), rollout);
+    try {
+      await service.sync(false);
+      assert.ok(service.current().some((r) => r.path === rollout), 'the rollout whose name holds a newline is listed');
+      assert.ok(service.unread, 'what was not read is kept for the view');
+      assert.equal(service.unread.count, 1);
+      assert.ok(service.unread.note.includes(junk), service.unread.note);
+      const message = api.sessions.tree.view?.message ?? '';
+      assert.equal(message, "1 entry under the agents' folders could not be read: see Output ▸ Agent Trace Inspector.");
+      assertInert(message, 'the view message', 200);
+      // A rescan that finds the same says nothing new; the note stays.
+      await service.sync(false);
+      assert.equal(service.unread?.count, 1);
+    } finally {
+      rmSync(path.dirname(junk), { recursive: true, force: true });
+      rmSync(path.dirname(rollout), { recursive: true, force: true });
+      await service.sync(false);
+    }
+    assert.equal(service.unread, null, 'gone once the file is');
+    assert.equal(api.sessions.tree.view?.message, undefined);
   });
 });

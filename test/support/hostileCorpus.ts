@@ -209,6 +209,8 @@ export function smallCases(): HostileFile[] {
   const binary = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]), Buffer.alloc(200, 0), Buffer.from([0x0a, 0xff, 0x00, 0x7b, 0x7d, 0x0a])]);
   const duplicateKeys = lines[u[0]! - 1]!.replace('"input_tokens":', '"input_tokens":99999,"input_tokens":');
   const deepRecord = `{"type":"assistant","sessionId":"e5821007-9ca0-4a36-afc0-94da583da0ea","message":{"id":"msg_deep","model":"m","usage":{"input_tokens":1,"output_tokens":1},"content":[{"type":"tool_use","id":"toolu_deep","name":"Bash","input":{"command":"x","deep":${deepText(5000)}}}]}}`;
+  // A log a broken writer interleaved with its own lines: each real record is followed by three that no format knows.
+  const fewValid = lines.slice(0, 40).flatMap((l, i) => [l, ...[0, 1, 2].map((k) => JSON.stringify({ level: 'warn', msg: `writer ${i}.${k}: buffer flushed late`, pid: 4242 }))]);
   const unknownKeys = jsonl(
     [1, 2, 3].map((i) => ({ [COMMAND_LINK]: i, [TERMINAL_LINK]: i, [PAYLOADS.codicon]: i, [PAYLOADS.bidi]: i, [PAYLOADS.ansi]: i, [PAYLOADS.html]: i })),
   );
@@ -235,6 +237,7 @@ export function smallCases(): HostileFile[] {
     { name: 'deep-5000.json', bytes: utf8(`{"trajectory": [{"action": "ls", "observation": "x", "deep": ${deepText(5000)}}], "info": {"model_stats": {"api_calls": 1}}}\n`) },
     { name: 'deep-5000.workload.json', bytes: utf8(`{"sharedPrefixTokens": 0, "sessions": [{"id": "s", "calls": [{"promptTokens": 10, "outputTokens": 1, "toolWaitS": 0, "deep": ${deepText(5000)}}]}]}\n`) },
     { name: 'unknown-keys.jsonl', bytes: utf8(unknownKeys) },
+    { name: 'few-valid-records.jsonl', bytes: utf8(fewValid.join('\n') + '\n') },
     { name: 'payloads.jsonl', bytes: utf8(payloadClaudeLog()) },
     { name: 'payloads.trace.jsonl', bytes: utf8(payloadCanonicalTrace()) },
   ];

@@ -4,7 +4,7 @@ import type { CallRates, PriceBook, PriceQuery, PriceQuote } from './costTypes';
 import { customModel, findLibraryModel, GENAI_PRICES_VERSION, libraryRates } from './genaiPrices';
 import type { PricedModel } from './genaiPrices';
 import supplement from './price-supplement.json';
-import { patternMatches } from './userPrices';
+import { UserPriceIndex } from './userPrices';
 import type { UserPriceEntry, UserPrices } from './userPrices';
 
 /**
@@ -82,6 +82,7 @@ function lookup(table: MultiplierTable, provider: string, value: string | null, 
 
 export function createPriceBook(options: PriceBookOptions = {}): PriceBook {
   const user = options.user?.entries ?? [];
+  const userIndex = new UserPriceIndex(user);
   const todayMs = options.todayMs ?? Date.now();
   // One priced model per user token entry, made once so its rates are cached for this book only.
   const userModels = new Map<UserPriceEntry, PricedModel>();
@@ -103,9 +104,8 @@ export function createPriceBook(options: PriceBookOptions = {}): PriceBook {
     const dated = q.timeMs !== null && q.timeMs >= EARLIEST_CALENDAR_MS;
     const when = new Date(dated ? q.timeMs! : todayMs);
     const notes = dated ? [] : [`the call's date is unknown: priced as of ${when.toISOString().slice(0, 10)}`];
-    const applies = (e: UserPriceEntry): boolean =>
-      patternMatches(e.model, q.model!) && (e.serviceTier === null || e.serviceTier === q.serviceTier) && (e.sinceMs === null || !dated || q.timeMs! >= e.sinceMs);
-    const mine = user.find(applies);
+    const fits = (e: UserPriceEntry): boolean => (e.serviceTier === null || e.serviceTier === q.serviceTier) && (e.sinceMs === null || !dated || q.timeMs! >= e.sinceMs);
+    const mine = userIndex.first(q.model, fits);
     if (mine?.kind === 'tokens') {
       return { kind: 'tokens', rates: libraryRates(userModel(mine), when, q.inputTokens).rates, origin: 'user', priceId: `user: ${mine.model}`, notes };
     }

@@ -104,8 +104,61 @@ function readEntry(raw: unknown, at: string, problems: string[]): UserPriceEntry
   return problems.length > before ? null : entry;
 }
 
+/** A model pattern as a regular expression over the lowercased name (`*` any run of characters). */
+function patternRegex(pattern: string): RegExp {
+  const escaped = pattern.toLowerCase().split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('.*')}$`);
+}
+
 /** True when a user entry's model pattern names this model (case-insensitive, `*` any run). */
 export function patternMatches(pattern: string, model: string): boolean {
-  const escaped = pattern.toLowerCase().split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`).test(model.toLowerCase());
+  return patternRegex(pattern).test(model.toLowerCase());
+}
+
+/**
+ * User entries ready for lookup: `first` gives the first entry (in the list's order) whose
+ * pattern names a model and that `fits` the call, trying only the entries that name it.
+ * Exact names are looked up in a map and patterns compiled once; the entries that name a
+ * model are found once per model. Trying every entry for every call, its pattern compiled
+ * each time, made a list of 300,000 entries take 88 s on a 90-call trace.
+ */
+export class UserPriceIndex {
+  private readonly exact = new Map<string, number[]>();
+  private readonly patterns: Array<{ at: number; regex: RegExp }> = [];
+  private readonly naming = new Map<string, number[]>();
+
+  constructor(readonly entries: readonly UserPriceEntry[]) {
+    entries.forEach((e, at) => {
+      const name = e.model.toLowerCase();
+      if (name.includes('*')) this.patterns.push({ at, regex: patternRegex(name) });
+      else {
+        const list = this.exact.get(name);
+        if (list) list.push(at);
+        else this.exact.set(name, [at]);
+      }
+    });
+  }
+
+  /** Indexes of the entries whose pattern names `model`, in list order. */
+  private entriesNaming(model: string): number[] {
+    const name = model.toLowerCase();
+    let found = this.naming.get(name);
+    if (!found) {
+      const exact = this.exact.get(name) ?? [];
+      const patterned = this.patterns.filter((p) => p.regex.test(name)).map((p) => p.at);
+      // Both lists are in list order: merge them.
+      found = [];
+      let i = 0;
+      let j = 0;
+      while (i < exact.length || j < patterned.length) found.push(j >= patterned.length || (i < exact.length && exact[i]! < patterned[j]!) ? exact[i++]! : patterned[j++]!);
+      this.naming.set(name, found);
+    }
+    return found;
+  }
+
+  /** The first entry that names `model` and `fits` (its tier and date), or undefined. */
+  first(model: string, fits: (e: UserPriceEntry) => boolean): UserPriceEntry | undefined {
+    for (const at of this.entriesNaming(model)) if (fits(this.entries[at]!)) return this.entries[at];
+    return undefined;
+  }
 }

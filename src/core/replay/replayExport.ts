@@ -240,9 +240,35 @@ function hashIdsOf(request: PlannedRequest, blockSize: number, ids: BlockIds): n
   return out;
 }
 
-/** The session id AIPerf replays a request under: the traced id, its replica, and its part after a context reset. */
-function aiperfSessionId(request: ReplayRequest, part: number, replicas: number): string {
-  return `${request.traceSessionId}${replicas > 1 ? `#r${request.replica + 1}` : ''}${part > 1 ? `~${part}` : ''}`;
+/**
+ * A traced session id as the head of AIPerf session ids: `%`, `#` and `~` percent-encoded,
+ * so the `#r…` and `~…` added after it are never read as part of it (a continuation of
+ * `B` is `B~2`; a traced session named `B~2` is `B%7E2`).
+ */
+export function aiperfIdHead(traceSessionId: string): string {
+  return traceSessionId.replace(/[%#~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * The head of each key space's AIPerf ids: its traced id encoded, and when two traced
+ * sessions share an id, `%%2`, `%%3`, … after the second and later (encoding never writes
+ * `%%`). So ids are unique by construction: head, replica and part each read back apart.
+ */
+function aiperfHeads(planned: readonly PlannedRequest[]): Map<number, string> {
+  const heads = new Map<number, string>();
+  const seen = new Map<string, number>();
+  for (const p of planned) {
+    if (heads.has(p.space)) continue;
+    const n = (seen.get(p.traceSessionId) ?? 0) + 1;
+    seen.set(p.traceSessionId, n);
+    heads.set(p.space, `${aiperfIdHead(p.traceSessionId)}${n > 1 ? `%%${n}` : ''}`);
+  }
+  return heads;
+}
+
+/** The session id AIPerf replays a request under: its session's head, its replica, and its part after a context reset. */
+function aiperfSessionId(head: string, request: ReplayRequest, part: number, replicas: number): string {
+  return `${head}${replicas > 1 ? `#r${request.replica + 1}` : ''}${part > 1 ? `~${part}` : ''}`;
 }
 
 /**
@@ -262,14 +288,16 @@ export function buildReplayExport(model: TraceModel, target: ReplayTarget, optio
   if (target === 'aiperf') {
     // Grouped by session (AIPerf replays a session's rows in file order), sessions by start.
     const order = [...planned].sort((a, b) => a.order - b.order);
+    const heads = aiperfHeads(order);
     requests = [];
     let part = 0;
     let turn = 0;
     let sessionId = '';
     let previous: ReplayRequest | null = null;
+    let previousSpace = -1;
     for (const p of order) {
       const rest = requestFields(p);
-      const continues = previous !== null && previous.traceSessionId === p.traceSessionId && previous.replica === p.replica;
+      const continues = previous !== null && previousSpace === p.space && previous.replica === p.replica;
       const kept = previous ? previous.promptTokens + previous.outputTokens : 0;
       const delta = p.promptTokens - kept;
       // A new turn in AIPerf = history + the live reply + a new user message: only a context that kept everything and grew fits.
@@ -282,13 +310,14 @@ export function buildReplayExport(model: TraceModel, target: ReplayTarget, optio
       } else {
         part = continues ? part + 1 : 1;
         turn = 0;
-        sessionId = aiperfSessionId(request, part, options.replicas);
+        sessionId = aiperfSessionId(heads.get(p.space)!, request, part, options.replicas);
         records.push({ session_id: sessionId, input_length: p.promptTokens, output_length: p.outputTokens, hash_ids: request.hashIds, timestamp: round3(p.arrivalMs) });
       }
       recordRequest.push(requests.length);
       recordSession.push({ sessionId, turn });
       requests.push(request);
       previous = request;
+      previousSpace = p.space;
     }
     const parts = records.filter((r) => 'timestamp' in r).length;
     const resets = parts - sessions.length * options.replicas;
@@ -305,7 +334,8 @@ export function buildReplayExport(model: TraceModel, target: ReplayTarget, optio
         records.push({ timestamp: Math.round(r.arrivalMs), input_length: r.promptTokens, output_length: r.outputTokens, hash_ids: r.hashIds });
         return;
       }
-      const key = `${r.traceSessionId}\u0000${r.replica}`;
+      // A conversation is a key space (a traced session) in one replica: two traced sessions that share an id stay apart.
+      const key = `${order[i]!.space}\u0000${r.replica}`;
       const parent = chatIds.get(key);
       chatIds.set(key, i);
       records.push({ chat_id: i, parent_chat_id: parent ?? -1, timestamp: round3(r.arrivalMs / 1000), input_length: r.promptTokens, output_length: r.outputTokens, type: 'text', turn: 0, hash_ids: r.hashIds });

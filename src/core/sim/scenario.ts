@@ -221,8 +221,14 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
 
 /** Each GPU of a fleet: what the router sent it and what its cache made of it. */
 function gpuResults(records: readonly CallRecord[], fleet: FleetOutcome, makespanS: number): ScenarioGpu[] {
+  // Each GPU's records in one pass (a filter per GPU made 1,024 GPUs read every record 1,024 times).
+  const byGpu: CallRecord[][] = fleet.gpus.map(() => []);
+  for (const r of records) {
+    const g = fleet.gpuOf[r.request]!;
+    if (g >= 0) byGpu[g]!.push(r);
+  }
   return fleet.gpus.map((t, g) => {
-    const mine = records.filter((r) => fleet.gpuOf[r.request] === g);
+    const mine = byGpu[g]!;
     const prompt = sum(mine.map((r) => r.promptTokens));
     const busyS = (t.prefillMs + t.decodeMs + t.transferMs) / 1000;
     return {

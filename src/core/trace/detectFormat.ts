@@ -19,6 +19,12 @@ export interface Detection {
   evidence: string;
   /** How sure the detection is; null when nothing matched or the user chose the format. */
   confidence: DetectionConfidence | null;
+  /**
+   * A weak match (`format` null, confidence `weak`): the format the few records point at.
+   * The file is read as it on trial, its other records skipped and said, and kept only
+   * when that gives calls or prompts (parseTrace.ts); `evidence` says so for that case.
+   */
+  candidate?: { format: FormatId; evidence: string };
 }
 
 /** Share of the sampled records that must match for a format to claim a JSON Lines file. */
@@ -53,11 +59,13 @@ export function detectRecords(records: readonly JsonObject[], formats: readonly 
   if (best === null) return { format: null, evidence: `none of the first ${sample.length} records matched a known format (${describeKeys(sample)})`, confidence: null };
   const share = bestVotes / sample.length;
   if (share < MIN_RECORD_SHARE) {
-    // A weak match must not win: a few look-alike lines do not make a file of that format.
+    // A weak match does not claim the file by itself: a few look-alike lines do not make a file of
+    // that format. It names a candidate, read on trial (parseTrace.ts keeps it only if it gives calls).
     return {
       format: null,
       evidence: `only ${bestVotes} of the first ${sample.length} records look like ${best.label}, too few to read the file as one (${describeKeys(sample)}); choose the format (--format ${best.id}) to read it anyway`,
       confidence: 'weak',
+      candidate: { format: best.id, evidence: `only ${bestVotes} of the first ${sample.length} records look like ${best.label}` },
     };
   }
   return { format: best.id, evidence: `${bestVotes} of the first ${sample.length} records look like ${best.label}`, confidence: share >= CERTAIN_RECORD_SHARE ? 'certain' : 'likely' };

@@ -124,6 +124,16 @@ interface DocumentState {
   sawRecordLikeLine: boolean;
 }
 
+/**
+ * A file read on a weak match (detection's candidate): records that do not look like the
+ * format are skipped, kept here to be said if the reading is kept.
+ */
+interface WeakReading {
+  /** The skipped records' lines and keys, at most MAX_DIAGNOSTICS of them. */
+  skipped: Array<{ line: number; keys: string }>;
+  skippedCount: number;
+}
+
 /** A line too long to decode whole, parsed as it streams in. */
 interface LongValue {
   parser: StreamingJsonParser;
@@ -153,6 +163,13 @@ class TraceParser {
   private deepFirst: { line: SourceLine; result: StreamResult } | null = null;
   private mainRecords = 0;
   private mainNonBlank = 0;
+  /**
+   * Detection saw its whole sample and no format claims it: the file is not read further
+   * (later records cannot change a decision made on the first DETECTION_RECORDS).
+   */
+  undetectable = false;
+  /** Set while the file is read on a weak match (see WeakReading). */
+  private weak: WeakReading | null = null;
   /** Lines of text before anything JSON (0-based numbers, and the first one's text), skipped if a document follows them. */
   private leadingText: { lines: number[]; first: string } | null = null;
   /** Lines of the main file that were not text (invalid UTF-8, NUL bytes). */
@@ -191,6 +208,7 @@ class TraceParser {
 
   /** A line of `file` outgrew the line limit: where its text goes as it streams in. */
   longLine(file: number, line: number, offset: number): LinePieceConsumer | null {
+    if (this.undetectable) return null;
     if (file === 0 && this.doc) {
       const parser = this.doc.parser;
       this.doc.held = null; // a line this long cannot be kept, so the document is only streamed
@@ -206,6 +224,7 @@ class TraceParser {
 
   /** A line of the opened file (index 0). */
   mainLine(line: SourceLine): void {
+    if (this.undetectable) return;
     if (this.doc) {
       this.documentLine(this.doc, line);
       return;
@@ -251,11 +270,25 @@ class TraceParser {
     if (checked === null) return;
     this.mainRecords += 1;
     const record: TraceRecord = { value: checked, line, source: { file: 0, line: line.line, offset: line.offset } };
-    if (this.reader) this.reader.record(record);
+    if (this.reader) this.feedMain(record);
     else {
       this.buffered.push(record);
       if (this.buffered.length >= DETECTION_RECORDS) this.decideRecords();
     }
+  }
+
+  /** A record of the opened file to its reader; on a weak match, one that does not look like the format is skipped and noted. */
+  private feedMain(record: TraceRecord): void {
+    const weak = this.weak;
+    const format = this.format!;
+    if (weak && !(format.matchesRecord?.(record.value) || format.decidesRecord?.(record.value))) {
+      weak.skippedCount += 1;
+      if (weak.skipped.length < MAX_DIAGNOSTICS) {
+        weak.skipped.push({ line: record.source.line, keys: Object.keys(record.value).slice(0, 4).map((k) => JSON.stringify(clip(k, 40))).join(', ') });
+      }
+      return;
+    }
+    this.reader!.record(record);
   }
 
   /** A line of a companion file (Claude Code sub-agent logs). */
@@ -276,6 +309,7 @@ class TraceParser {
 
   /** A line that was streamed through its own parser has ended: read its value like any line's. */
   private longLineEnded(file: number, line: SourceLine): void {
+    if (this.undetectable) return;
     const long = this.longValue;
     this.longValue = null;
     if (file === 0) this.mainNonBlank += 1;
@@ -394,18 +428,25 @@ class TraceParser {
     }
   }
 
-  /** Chooses the format from the buffered records and replays them into its reader. */
+  /**
+   * Chooses the format from the buffered records and replays them into its reader. Runs
+   * once per parse on a full sample: when no format claims it, the file is undetectable
+   * and the buffer stops growing (running detection again on every later record made a
+   * file of unrecognised records quadratic). A weak match is read on trial.
+   */
   decideRecords(): void {
-    if (this.reader || this.doc) return;
+    if (this.reader || this.doc || this.undetectable) return;
     if (!this.format) {
       this.detection = detectRecords(this.buffered.map((r) => r.value));
-      this.format = this.detection.format ? (formatById(this.detection.format) ?? null) : null;
+      const id = this.detection.format ?? this.detection.candidate?.format ?? null;
+      this.format = id ? (formatById(id) ?? null) : null;
+      if (this.detection.format === null && this.format) this.weak = { skipped: [], skippedCount: 0 };
     }
     if (this.format?.createRecordReader) {
       this.reader = this.format.createRecordReader();
-      for (const r of this.buffered) this.reader.record(r);
+      for (const r of this.buffered) this.feedMain(r);
       this.buffered.length = 0;
-    }
+    } else if (this.buffered.length >= DETECTION_RECORDS) this.undetectable = true;
   }
 
   /**
@@ -421,7 +462,7 @@ class TraceParser {
     const dropped = this.dropped;
     // Before the format is decided (fewer than DETECTION_RECORDS records), finishing decides
     // it from what is here: for a snapshot that decision is tentative, so it is taken back.
-    const undecided = this.reader === null ? { format: this.format, detection: this.detection, buffered: [...this.buffered] } : null;
+    const undecided = this.reader === null ? { format: this.format, detection: this.detection, buffered: [...this.buffered], weak: this.weak } : null;
     try {
       beforeFinish?.();
       return this.finish(keys);
@@ -433,6 +474,7 @@ class TraceParser {
         this.reader = null;
         this.format = undecided.format;
         this.detection = undecided.detection;
+        this.weak = undecided.weak;
         this.buffered.length = 0;
         this.buffered.push(...undecided.buffered);
       }
@@ -541,6 +583,25 @@ class TraceParser {
   }
 
   private success(keys: string[], result: ReaderResult): ParsedTrace {
+    const weak = this.weak;
+    let detection = this.detection;
+    if (weak) {
+      // Read on a weak match: kept only when the records that look like the format give calls or prompts.
+      const label = this.format!.label;
+      const gives = result.sessions.some((s) => s.calls.length > 0 || s.turns.length > 0 || s.reportedTotals);
+      if (!gives) return this.failed(keys, { kind: 'unknown-format', message: `Not a trace format Agent Trace Inspector knows: ${this.detection.evidence}. Supported: ${supportedFormatsText()}.` });
+      for (const s of weak.skipped) this.report({ file: 0, line: s.line, severity: 'warning', message: `Record does not look like a ${label} record (keys ${s.keys}); skipped.` });
+      const more = weak.skippedCount - weak.skipped.length;
+      this.report({
+        file: 0,
+        line: -1,
+        severity: 'warning',
+        message:
+          `Read as ${label} though ${this.detection.candidate!.evidence}: the records that do are read, the ${weak.skippedCount} that do not are skipped` +
+          `${more > 0 ? ` (${more} of them not listed)` : ''}. If this is another format, choose it (--format).`,
+      });
+      detection = { format: this.format!.id, evidence: `${this.detection.candidate!.evidence}; read as one, the ${weak.skippedCount} other records skipped`, confidence: 'weak' };
+    }
     for (const d of result.diagnostics) this.report(d);
     for (const d of reusedToolIds(result.sessions)) this.report(d);
     this.explainEmpty(result);
@@ -550,7 +611,7 @@ class TraceParser {
     diagnostics.sort((a, b) => a.file - b.file || a.line - b.line);
     return {
       model: { format: this.format!.id, files: [...keys], sessions: result.sessions, diagnostics, skippedRecords: plainRecord(result.skippedRecords), limitations: [...this.format!.limitations] },
-      detection: this.detection,
+      detection,
       problem: null,
     };
   }
@@ -702,7 +763,7 @@ export class TraceParse {
     return this.keys;
   }
 
-  /** True once nothing more is read: the opened file is not text, or a document was read to its end. */
+  /** True once nothing more is read: the opened file is not text or of no known format, or a document was read to its end. */
   get stopped(): boolean {
     return this.final !== null;
   }
@@ -774,6 +835,11 @@ export class TraceParse {
       this.parser.encoding = { declared: lines.encoding, utf16WithoutBom: lines.looksLikeUtf16WithoutBom };
       if (this.parser.looksBinary(lines.byteCount, lines.containsNul)) {
         this.final = this.parser.failed(this.keys, this.parser.binaryProblem());
+        return false;
+      }
+      // Detection has decided that no format claims the file: nothing after its sample is read.
+      if (this.parser.undetectable) {
+        this.final = this.parser.finish(this.keys);
         return false;
       }
       this.settleOnceDecided();

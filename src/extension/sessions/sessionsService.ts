@@ -4,6 +4,7 @@ import type { SessionRow } from '../../core/sessions/sessionQuery';
 import type { CallRecord } from '../../core/sessions/sessionRecord';
 import { SessionIndexClient } from '../../node/sessions/indexClient';
 import type { IndexEvent, IndexWorkerConfig } from '../../node/sessions/indexProtocol';
+import { unreadNote } from '../../node/sessions/sessionIndexer';
 import type { SyncProgress } from '../../node/sessions/sessionIndexer';
 import { maxFileBytes, readAnalysisOptions, sessionAgentRoots } from '../settings';
 import { join } from 'node:path';
@@ -31,6 +32,8 @@ export class SessionsService implements vscode.Disposable {
   private syncing: Promise<void> | null = null;
   private rescan: ReturnType<typeof setInterval> | undefined;
   private users = 0;
+  /** Discovery notes already logged (each once per window). */
+  private readonly saidNotes = new Set<string>();
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly disposables: vscode.Disposable[] = [];
   /** Fires after the rows changed (a sync, a live session that grew). */
@@ -39,6 +42,8 @@ export class SessionsService implements vscode.Disposable {
   ready = false;
   /** The last sync's progress, while one runs (the view shows it). */
   progress: SyncProgress | null = null;
+  /** What the last sync could not read (folders, files), said once in the log and shown by the view; null when nothing. */
+  unread: { count: number; note: string } | null = null;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -110,6 +115,10 @@ export class SessionsService implements vscode.Disposable {
     switch (e.event) {
       case 'progress':
         this.progress = e;
+        return;
+      case 'written':
+        // A first index shows each batch of sessions as it is written, not after its last file.
+        if (!this.ready) void this.reload().catch(() => undefined);
         return;
       case 'changed':
         for (const o of e.outcomes) {
@@ -186,6 +195,7 @@ export class SessionsService implements vscode.Disposable {
       }
     }
     const cold = !this.ready && this.rows.length === 0;
+    let unreadChanged = false;
     const run = async (report: (p: SyncProgress) => void, token: vscode.CancellationToken | null): Promise<void> => {
       const timer = setInterval(() => this.progress && report(this.progress), 250);
       const cancel = token?.onCancellationRequested(() => client.cancelSync());
@@ -194,6 +204,18 @@ export class SessionsService implements vscode.Disposable {
         if (!result.readOnly) {
           for (const r of result.rereads) this.log.info(`Read again from the start: ${uiText(r, { max: 400 })}`);
           if (result.cancelled) this.log.info('Indexing sessions was cancelled; what was read so far is kept.');
+          for (const n of result.notes) {
+            if (this.saidNotes.has(n)) continue;
+            this.saidNotes.add(n);
+            this.log.info(uiText(n, { max: 400 }));
+          }
+          // Said once: a rescan every 30 s that finds the same entries says nothing new.
+          const note = unreadNote(result);
+          if (note !== (this.unread?.note ?? null)) {
+            if (note !== null) this.log.warn(uiText(note, { max: 2000 }));
+            this.unread = note === null ? null : { count: result.unlisted.length + result.unread.length, note };
+            unreadChanged = true;
+          }
         }
       } finally {
         clearInterval(timer);
@@ -204,7 +226,8 @@ export class SessionsService implements vscode.Disposable {
       const wasReady = this.ready;
       this.ready = true;
       const fired = await this.reload();
-      if (!fired && !wasReady) this.changed.fire();
+      // What could not be read changed (the view's message says it): that is a change too.
+      if (!fired && (!wasReady || unreadChanged)) this.changed.fire();
     };
     try {
       if (cold || interactive) {

@@ -156,7 +156,14 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
     void vscode.commands.executeCommand('setContext', 'agentTrace.sessions.groupBy', this.grouping);
     if (this.view) {
       this.view.description = this.service.ready ? (isFiltering(this.filter) ? `${shown} of ${total}` : `${total}`) : undefined;
-      this.view.message = isFiltering(this.filter) ? `Filtered: ${uiText(describeFilter(this.filter).join(' · '), { max: 300 })}` : this.service.ready ? undefined : 'Reading agent sessions…';
+      const unread = this.service.unread;
+      this.view.message = isFiltering(this.filter)
+        ? `Filtered: ${uiText(describeFilter(this.filter).join(' · '), { max: 300 })}`
+        : !this.service.ready
+          ? 'Reading agent sessions…'
+          : unread
+            ? `${unread.count} ${unread.count === 1 ? 'entry' : 'entries'} under the agents' folders could not be read: see Output ▸ Agent Trace Inspector.`
+            : undefined;
     }
     this.scheduleLiveExpiry(rows, now);
     this.didChange.fire(undefined);

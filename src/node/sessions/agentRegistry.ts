@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { aiperfRuns, claudeSessions, codexSessions, geminiSessions, openCodeSessions, openHandsSessions, otlpFiles, taskSessions, vscodeChatSessions } from '../agentSessions';
-import type { Discovery, LocalAgent, LocalSession, SessionRoots } from '../agentSessions';
+import type { Discovery, LocalAgent, LocalSession, SessionRoots, Unlisted } from '../agentSessions';
 import { listCompanions } from '../traceFiles';
 
 /**
@@ -34,8 +34,11 @@ export interface AgentDefinition {
   defaultRoot: string;
   /** The folder the agent itself uses when the setting is left at its default (its environment variables, its own storage). */
   defaultFolder(context: RootContext): string;
-  /** The sessions under one folder (a missing folder has none); `notes` gets what exists but cannot be listed. */
-  discover(root: string, notes: string[]): Promise<LocalSession[]>;
+  /**
+   * The sessions under one folder (a missing folder has none); `notes` gets what exists but
+   * cannot be listed, `unlisted` the folders and files it could not look at.
+   */
+  discover(root: string, notes: string[], unlisted: Unlisted): Promise<LocalSession[]>;
   /** Files read with a session file (sub-agent logs), relative to its folder. */
   companions(path: string): Promise<string[]>;
 }
@@ -85,7 +88,7 @@ export const AGENTS: readonly AgentDefinition[] = [
     defaultRoot: '~/.claude/projects',
     // Claude Code keeps its data under $CLAUDE_CONFIG_DIR when set.
     defaultFolder: (c) => (c.env['CLAUDE_CONFIG_DIR'] ? join(c.env['CLAUDE_CONFIG_DIR'], 'projects') : expandHome('~/.claude/projects', c.home)),
-    discover: (root) => claudeSessions(root),
+    discover: (root, _notes, unlisted) => claudeSessions(root, unlisted),
     // Sub-agent logs: `<session>/subagents/agent-*.jsonl`, or 2.0.x siblings `agent-*.jsonl`.
     // Only what the safe listing accepts (regular files, links that stay inside the folder), as the inspector reads them.
     companions: async (path) => (await listCompanions(path)).files.map((f) => f.rel),
@@ -97,27 +100,27 @@ export const AGENTS: readonly AgentDefinition[] = [
     defaultRoot: '~/.codex/sessions',
     // The Codex CLI keeps its data under $CODEX_HOME when set.
     defaultFolder: (c) => (c.env['CODEX_HOME'] ? join(c.env['CODEX_HOME'], 'sessions') : expandHome('~/.codex/sessions', c.home)),
-    discover: (root) => codexSessions(root),
+    discover: (root, _notes, unlisted) => codexSessions(root, unlisted),
     companions: noCompanions,
   },
-  { id: 'gemini-cli', label: 'Gemini CLI', settingKey: 'geminiCli', defaultRoot: '~/.gemini/tmp', defaultFolder: fromHome('~/.gemini/tmp'), discover: (root) => geminiSessions(root), companions: noCompanions },
+  { id: 'gemini-cli', label: 'Gemini CLI', settingKey: 'geminiCli', defaultRoot: '~/.gemini/tmp', defaultFolder: fromHome('~/.gemini/tmp'), discover: (root, _notes, unlisted) => geminiSessions(root, unlisted), companions: noCompanions },
   {
     id: 'opencode',
     label: 'OpenCode',
     settingKey: 'openCode',
     defaultRoot: '~/.local/share/opencode',
     defaultFolder: (c) => (c.env['XDG_DATA_HOME'] ? join(c.env['XDG_DATA_HOME'], 'opencode') : expandHome('~/.local/share/opencode', c.home)),
-    discover: (root, notes) => openCodeSessions(root, notes),
+    discover: (root, notes, unlisted) => openCodeSessions(root, notes, unlisted),
     companions: noCompanions,
   },
-  { id: 'openhands', label: 'OpenHands', settingKey: 'openHands', defaultRoot: '~/.openhands', defaultFolder: fromHome('~/.openhands'), discover: (root) => openHandsSessions(root), companions: noCompanions },
+  { id: 'openhands', label: 'OpenHands', settingKey: 'openHands', defaultRoot: '~/.openhands', defaultFolder: fromHome('~/.openhands'), discover: (root, _notes, unlisted) => openHandsSessions(root, unlisted), companions: noCompanions },
   {
     id: 'cline',
     label: 'Cline',
     settingKey: 'cline',
     defaultRoot: '',
     defaultFolder: (c) => join(vscodeGlobalStorage(c, 'saoudrizwan.claude-dev'), 'tasks'),
-    discover: (root) => taskSessions(root, 'Cline'),
+    discover: (root, _notes, unlisted) => taskSessions(root, 'Cline', unlisted),
     companions: noCompanions,
   },
   {
@@ -126,10 +129,10 @@ export const AGENTS: readonly AgentDefinition[] = [
     settingKey: 'rooCode',
     defaultRoot: '',
     defaultFolder: (c) => join(vscodeGlobalStorage(c, 'rooveterinaryinc.roo-cline'), 'tasks'),
-    discover: (root) => taskSessions(root, 'Roo Code'),
+    discover: (root, _notes, unlisted) => taskSessions(root, 'Roo Code', unlisted),
     companions: noCompanions,
   },
-  { id: 'aiperf', label: 'AIPerf', settingKey: 'aiperf', defaultRoot: 'artifacts', defaultFolder: () => 'artifacts', discover: (root) => aiperfRuns([root]), companions: noCompanions },
+  { id: 'aiperf', label: 'AIPerf', settingKey: 'aiperf', defaultRoot: 'artifacts', defaultFolder: () => 'artifacts', discover: (root, _notes, unlisted) => aiperfRuns([root], unlisted), companions: noCompanions },
   {
     id: 'vscode-copilot',
     label: 'VS Code Copilot',
@@ -137,10 +140,10 @@ export const AGENTS: readonly AgentDefinition[] = [
     defaultRoot: '',
     // The user folder of the VS Code this extension runs in (Insiders, VSCodium and code-server keep their own).
     defaultFolder: vscodeUserFolder,
-    discover: (root) => vscodeChatSessions(root),
+    discover: (root, _notes, unlisted) => vscodeChatSessions(root, unlisted),
     companions: noCompanions,
   },
-  { id: 'opentelemetry', label: 'OpenTelemetry', settingKey: 'openTelemetry', defaultRoot: '~/.copilot/otel', defaultFolder: fromHome('~/.copilot/otel'), discover: (root) => otlpFiles(root), companions: noCompanions },
+  { id: 'opentelemetry', label: 'OpenTelemetry', settingKey: 'openTelemetry', defaultRoot: '~/.copilot/otel', defaultFolder: fromHome('~/.copilot/otel'), discover: (root, _notes, unlisted) => otlpFiles(root, unlisted), companions: noCompanions },
 ];
 
 export function agentById(id: string): AgentDefinition | undefined {
@@ -182,16 +185,20 @@ export function agentRoots(roots: SessionRoots): AgentRoot[] {
   });
 }
 
-/** Every session under the folders, newest first, and notes on sessions that exist but cannot be listed. */
-export async function discoverSessions(roots: readonly AgentRoot[]): Promise<{ sessions: FoundSession[]; notes: string[] }> {
+/**
+ * Every session under the folders, newest first, notes on sessions that exist but cannot be
+ * listed, and the folders and files that could not be looked at (sorted, each once).
+ */
+export async function discoverSessions(roots: readonly AgentRoot[]): Promise<{ sessions: FoundSession[]; notes: string[]; unlisted: string[] }> {
   const notes: string[] = [];
+  const unlisted: Unlisted = [];
   const lists = await Promise.all(
     roots.map(async ({ agent, root }) =>
-      (await agent.discover(root, notes)).map((s): FoundSession => ({ ...s, agentId: agentByLabel(s.agent).id, projectHint: s.project })),
+      (await agent.discover(root, notes, unlisted)).map((s): FoundSession => ({ ...s, agentId: agentByLabel(s.agent).id, projectHint: s.project })),
     ),
   );
   const sessions = lists.flat().sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
-  return { sessions, notes: [...new Set(notes)] };
+  return { sessions, notes: [...new Set(notes)], unlisted: [...new Set(unlisted)].sort() };
 }
 
 /** The local agent sessions (Analyze Agent Session's picker): the newest `limit`, with the notes. */

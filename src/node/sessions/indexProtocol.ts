@@ -46,6 +46,8 @@ export type IndexReply = { id: number; ok: unknown } | { id: number; err: string
 
 export type IndexEvent =
   | ({ event: 'progress' } & SyncProgress)
+  /** A sync wrote a batch of files to the index (a first index shows its rows as they come). */
+  | { event: 'written' }
   /** Sessions changed on disk and were read again (live files). */
   | { event: 'changed'; generation: number; paths: string[]; outcomes: Array<{ path: string; kind: FileOutcome['kind']; reason: string | null }> }
   /** Something the user should hear about: an index rebuilt, a file re-read from the start. */

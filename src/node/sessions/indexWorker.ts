@@ -225,6 +225,7 @@ async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<u
             return pool;
           },
           isCancelled: () => cancelled,
+          onWritten: () => post({ event: 'written' }),
           keepLive: (f) => Date.now() - f.mtimeMs < HOT_WINDOW_MS || pinned.has(f.path),
           onProgress: (p) => {
             if (Date.now() - last < 100 && p.filesDone < p.filesTotal) return;

@@ -347,6 +347,15 @@ export class SessionIndex {
     return this.reading(() => this.db.all('SELECT id, path, agent_id, size, mtime_ms, companions, head_hash, status, last_growth_ms FROM files').map((r) => this.storedFile(r)));
   }
 
+  /** The files that could not be read as a session, with why, by path. */
+  problemFiles(): Array<{ path: string; problem: string }> {
+    return this.reading(() =>
+      this.db
+        .all("SELECT path, view FROM files WHERE status = 'problem' ORDER BY path")
+        .map((r) => ({ path: text(r['path'])!, problem: (JSON.parse(text(r['view']) ?? '{}') as FileView).problem ?? 'not read' })),
+    );
+  }
+
   /** Stores a file as just read, its sessions and calls replacing the old ones (call inside begin/commit). */
   writeFile(u: FileUpdate, nowMs = Date.now()): void {
     const main = u.records.find((r) => r.role === 'main') ?? u.records[0];

@@ -103,6 +103,30 @@ export interface SyncResult {
   rereads: string[];
   /** Sessions that exist but cannot be listed (OpenCode's database), in words. */
   notes: string[];
+  /** Folders and files under the agents' folders that could not be looked at (permission denied, a loop of links). */
+  unlisted: string[];
+  /** Session files in the index that could not be read as a session (unreadable, not a trace), and why: every one, not only this sync's. */
+  unread: Array<{ path: string; problem: string }>;
+}
+
+/**
+ * What a sync left out, in one sentence with the count and the first few paths (the CLI
+ * prints it once a run, the extension logs it when it changes); null when nothing was.
+ */
+export function unreadNote(result: Pick<SyncResult, 'unlisted' | 'unread'>, examples = 3): string | null {
+  const n = result.unlisted.length + result.unread.length;
+  if (n === 0) return null;
+  const parts: string[] = [];
+  if (result.unlisted.length > 0) {
+    const k = result.unlisted.length;
+    parts.push(`${k} folder${k === 1 ? '' : 's'} or file${k === 1 ? '' : 's'} could not be looked at (${result.unlisted.slice(0, examples).join(', ')}${k > examples ? ', …' : ''})`);
+  }
+  if (result.unread.length > 0) {
+    const k = result.unread.length;
+    const shown = result.unread.slice(0, examples).map((u) => `${u.path}: ${u.problem.length > 120 ? `${u.problem.slice(0, 119)}…` : u.problem}`);
+    parts.push(`${k} session file${k === 1 ? '' : 's'} could not be read (${shown.join('; ')}${k > examples ? '; …' : ''})`);
+  }
+  return `${n} ${n === 1 ? 'entry' : 'entries'} under the agents' folders ${n === 1 ? 'was' : 'were'} not read: ${parts.join('; ')}.`;
 }
 
 /** Commit after this many files or this long, whichever first (each commit costs an fsync). */
@@ -166,9 +190,11 @@ async function pushRange(parser: TraceParse, key: string, path: string, to: numb
       const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, to - at), at);
       if (bytesRead === 0) break; // shrank while reading: the next sync sees it
       // The parser keeps only what it needs (it copies partial lines), so the buffer is reused.
-      parser.push(index, buffer.subarray(0, bytesRead));
+      const more = parser.push(index, buffer.subarray(0, bytesRead));
       at += bytesRead;
       read += bytesRead;
+      // Reading stopped (not text, no known format): the rest of the file is not read.
+      if (!more) break;
     }
   } finally {
     await handle.close();
@@ -287,13 +313,17 @@ export class SessionIndexer {
       onProgress?: (p: SyncProgress) => void;
       isCancelled?: () => boolean;
       keepLive?: (found: FoundSession) => boolean;
+      /** A batch of files was written to the index (a cold index shows its sessions as they come). */
+      onWritten?: () => void;
       /** The reader of files read whole, given the files new to the index (null: read them here). */
       freshReader?: (newFiles: readonly FoundSession[]) => FreshReader | null;
     } = {},
   ): Promise<SyncResult> {
-    const { sessions: found, notes } = await discoverSessions(roots);
+    const { sessions: discovered, notes, unlisted } = await discoverSessions(roots);
     const stored = new Map(this.index.files().map((f) => [f.path, f]));
-    const result: SyncResult = { files: found.length, counts: { unchanged: 0, new: 0, appended: 0, reread: 0, deleted: 0, problem: 0 }, bytesRead: 0, cancelled: false, rereads: [], notes };
+    // Files that were a problem last time go last: one unreadable file never holds up the others.
+    const found = [...discovered.filter((f) => stored.get(f.path)?.status !== 'problem'), ...discovered.filter((f) => stored.get(f.path)?.status === 'problem')];
+    const result: SyncResult = { files: found.length, counts: { unchanged: 0, new: 0, appended: 0, reread: 0, deleted: 0, problem: 0 }, bytesRead: 0, cancelled: false, rereads: [], notes, unlisted, unread: [] };
     const bytesTotal = found.reduce((n, f) => n + f.sizeBytes, 0);
     let bytesDone = 0;
     let pending: FileUpdate[] = [];
@@ -306,6 +336,7 @@ export class SessionIndexer {
       pending = [];
       await this.write(batch);
       lastFlush = this.options.now();
+      hooks.onWritten?.();
     };
     // Files read whole go to the reader (parse threads, when the sync brings many); at most its concurrency in flight.
     const reader = hooks.freshReader?.(found.filter((f) => !stored.has(f.path) || stored.get(f.path)!.status === 'deleted')) ?? inProcessReader(this.options);
@@ -366,6 +397,7 @@ export class SessionIndexer {
         });
       }
     }
+    result.unread = this.index.problemFiles();
     return result;
   }
 

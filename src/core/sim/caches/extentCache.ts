@@ -22,7 +22,7 @@ export interface Extent {
   /** Insert order of block `from` into the hash map; block j's is seq0 + (j − from). */
   seq0: number;
   ref: number;
-  /** Requests (or pins, as negative ids) whose tables hold this extent. */
+  /** Requests whose tables hold this extent (a finished request whose table a ttl-pin keeps stands for the pin). */
   holders: number[];
   inQueue: boolean;
   prev: Extent | null;

@@ -1,5 +1,5 @@
 import type { EngineParams } from '../params';
-import type { SimPlan } from '../simRequests';
+import type { SimPlan, SimRequest } from '../simRequests';
 
 /** What happened to one request (one agent call). */
 export interface CallRecord {
@@ -103,11 +103,15 @@ export type Engine = (plan: SimPlan, params: EngineParams, debug?: EngineDebug) 
 /**
  * Where an engine's requests come from and where their ends go: one GPU running a whole
  * replay by itself (SessionReplay), or one GPU of a fleet fed by a router (fleet.ts).
- * Times are whole nanoseconds.
+ * Times are whole nanoseconds. Request ids are the engine's plan's: the whole plan's for
+ * one GPU; on a GPU of a fleet, a plan of the requests routed to it, numbered as they
+ * come, so a GPU keeps state only for its own calls (fleet.ts).
  */
 export interface ArrivalSource {
-  /** Every request's record (shared by all GPUs of a fleet; each fills those it runs). */
+  /** Every request's record, by the engine's request id (a fleet's records are shared: each GPU's plan points at the ones it runs). */
   readonly records: CallRecord[];
+  /** Calls of the whole run (a fleet: every GPU's), for progress. */
+  readonly totalCalls: number;
   readonly sessionEndS: Array<number | null>;
   readonly rejectedRequests: number;
   /** Calls that ended (finished or rejected) so far, over the whole run (a fleet: every GPU). */
@@ -127,6 +131,8 @@ export interface ArrivalSource {
   recordBlockAdmission(r: number, firstAdmission: boolean, nowNs: number, blockSize: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): void;
   /** Queues `r` by its session's start (ttl-pin's program-level FCFS). */
   queueBySessionStart(waiting: number[], r: number): void;
+  /** ttl-pin: how long a session's KV stays pinned after one of its calls ends, in seconds (computed once per run). */
+  pinTtlS(session: number): number;
 }
 
 /**
@@ -140,8 +146,8 @@ export interface EngineRun {
   nextEventNs(): number | null;
   /** Tokens (prompt and generated so far) of its running and waiting requests: its load. */
   loadTokens(): number;
-  /** Prompt tokens of request r it would serve from its GPU cache if it looked r up now; changes nothing. */
-  cachedPrefixTokens(r: number): number;
+  /** Prompt tokens of a request not yet sent to it that it would serve from its GPU cache if it looked it up now; changes nothing. */
+  cachedPrefixTokens(request: SimRequest): number;
   /** The fewest tokens any of its running or waiting requests still has to sample before it ends (Infinity: none); a step samples at most one per request. */
   fewestSamplesLeft(): number;
   /** Its clock, in nanoseconds. */

@@ -3,9 +3,9 @@ import type { ArrivalSource, CallRecord, EngineDebug, EngineOutcome, EngineRun, 
 import { ExtentCache } from '../caches/extentCache';
 import type { Extent, HitPiece } from '../caches/extentCache';
 import type { EngineParams } from '../params';
-import { isDecoding, pinTtlBySession, StepClock, stepCostsNs, toNs } from './policySupport';
+import { isDecoding, StepClock, stepCostsNs, toNs } from './policySupport';
 import { SessionReplay } from './sessionReplay';
-import type { SimPlan } from '../simRequests';
+import type { SimPlan, SimRequest } from '../simRequests';
 
 /**
  * The fast engine: the same vLLM v1 scheduler as the reference engine, with the block
@@ -44,8 +44,8 @@ class FastRun implements EngineRun {
   private readonly bs: number;
   private readonly nb: number;
   private readonly cache: ExtentCache;
+  /** Each request's block table; a finished request's stays while its session's pin holds it. */
   private readonly tables: Extent[][];
-  private readonly nRequests: number;
   private readonly numComputed: number[];
   private readonly numTokens: number[];
   private readonly generated: number[];
@@ -56,7 +56,6 @@ class FastRun implements EngineRun {
   private readonly waiting: number[] = [];
   private readonly running: number[] = [];
   private readonly pins: Pin[] = [];
-  private readonly pinTtl: number[];
   /** Scratch for tryStretch: running requests by the step (mod block size) of their next new block. */
   private readonly buckets: Int32Array;
   /** Scratch for one step: what is scheduled (request, new tokens, decoding?), reused to spare the collector. */
@@ -83,10 +82,9 @@ class FastRun implements EngineRun {
     this.nb = Math.floor(p.capacityTokens / this.bs);
     this.buckets = new Int32Array(plan.blockSizeTokens);
     this.cache = new ExtentCache(this.nb, p.freeOrder, p.offload ? Math.floor(p.offload.capacityTokens / this.bs) : 0);
+    // Per request, for the plan's requests so far (a fleet GPU's plan grows as calls are routed to it: see grow).
     const n = plan.requests.length;
-    this.nRequests = n;
-    // Tables of requests, then one per session for its pin.
-    this.tables = Array.from({ length: n + plan.sessions.length }, () => []);
+    this.tables = Array.from({ length: n }, () => []);
     this.numComputed = new Array<number>(n).fill(0);
     this.numTokens = plan.requests.map((r) => r.promptTokens);
     this.generated = new Array<number>(n).fill(0);
@@ -94,7 +92,19 @@ class FastRun implements EngineRun {
     this.heldBlocks = new Array<number>(n).fill(0);
     this.admitted = new Array<boolean>(n).fill(false);
     this.records = this.replay.records;
-    this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
+  }
+
+  /** Makes room for request r of a plan that grew since the run started (a fleet GPU's: one entry per call routed to it). */
+  private grow(r: number): void {
+    for (let i = this.numTokens.length; i <= r; i++) {
+      this.tables.push([]);
+      this.numComputed.push(0);
+      this.numTokens.push(this.plan.requests[i]!.promptTokens);
+      this.generated.push(0);
+      this.cachedBlocks.push(0);
+      this.heldBlocks.push(0);
+      this.admitted.push(false);
+    }
   }
 
   turn(): boolean {
@@ -108,7 +118,7 @@ class FastRun implements EngineRun {
       return true;
     }
     this.step();
-    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.plan.requests.length);
+    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.replay.totalCalls);
     if (this.debug.selfCheck) {
       const broken = this.cache.brokenInvariant(this.tables);
       if (broken) throw new Error(`fast engine invariant broken at step ${this.clock.steps}: ${broken}`);
@@ -138,8 +148,8 @@ class FastRun implements EngineRun {
     return n;
   }
 
-  cachedPrefixTokens(r: number): number {
-    return this.cache.lookup(this.plan.requests[r]!.keys, Math.floor((this.numTokens[r]! - 1) / this.bs), this.routePieces) * this.bs;
+  cachedPrefixTokens(request: SimRequest): number {
+    return this.cache.lookup(request.keys, Math.floor((request.promptTokens - 1) / this.bs), this.routePieces) * this.bs;
   }
 
   /** Scratch for the router's lookups (the pool is not changed by them). */
@@ -154,6 +164,7 @@ class FastRun implements EngineRun {
 
   /** An arrival joins the waiting queue (under ttl-pin, by its session's start). */
   private readonly queue = (r: number): void => {
+    if (r >= this.numTokens.length) this.grow(r);
     if (this.p.policy === 'ttl-pin' && this.plan.requests[r]!.session >= 0) this.replay.queueBySessionStart(this.waiting, r);
     else this.waiting.push(r);
   };
@@ -224,10 +235,6 @@ class FastRun implements EngineRun {
 
   // ---- pins ----
 
-  private pinOwner(session: number): number {
-    return this.nRequests + session;
-  }
-
   private releasePin(i: number): void {
     this.mutations++;
     this.cache.release(this.pins[i]!.owner, this.tables);
@@ -254,15 +261,14 @@ class FastRun implements EngineRun {
     if (i >= 0) this.releasePin(i);
   }
 
-  /** Moves a finished request's table to its session's pin: the blocks stay referenced. */
+  /**
+   * Pins a finished request's blocks for its session: its table stays referenced, owned by
+   * the pin (the request never runs again, so its id names the pin; a session has one pin
+   * at a time, released before its next call runs).
+   */
   private pin(r: number, session: number, expiresNs: number): void {
-    const owner = this.pinOwner(session);
-    const table = this.tables[r]!;
-    for (const e of table) e.holders[e.holders.indexOf(r)] = owner;
-    this.tables[owner] = table;
-    this.tables[r] = [];
     this.heldBlocks[r] = 0;
-    this.pins.push({ session, owner, expiresNs });
+    this.pins.push({ session, owner: r, expiresNs });
   }
 
   // ---- stretches of identical steps ----
@@ -616,8 +622,8 @@ class FastRun implements EngineRun {
     const req = this.plan.requests[r]!;
     const session = req.session;
     const hasNext = session >= 0 && req.callIndex + 1 < this.plan.sessions[session]!.requests.length;
-    const ttl = session >= 0 ? this.pinTtl[session]! : 0;
-    if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pin(r, session, this.clock.now + toNs(ttl));
+    const ttl = this.p.policy === 'ttl-pin' && hasNext ? this.replay.pinTtlS(session) : 0;
+    if (ttl > 0) this.pin(r, session, this.clock.now + toNs(ttl));
     else this.releaseRequest(r);
     this.replay.callEnded(r, this.clock.now);
   }

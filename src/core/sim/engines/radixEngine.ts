@@ -5,7 +5,7 @@ import { sglangLimits, StepClock, stepCostsNs } from './policySupport';
 import { PrefixRecord, RadixCache } from '../caches/radixCache';
 import type { RadixNode } from '../caches/radixCache';
 import { SessionReplay } from './sessionReplay';
-import type { SimPlan } from '../simRequests';
+import type { SimPlan, SimRequest } from '../simRequests';
 
 /*
  * The sglang-lru engine: SGLang's scheduler and RadixCache, rule for rule
@@ -167,11 +167,11 @@ class RadixRun implements EngineRun {
   private readonly allocated: number[];
   private readonly committed: number[];
   private readonly ownPages: number[];
-  private readonly hasSlot: Uint8Array;
+  private hasSlot: Uint8Array;
   private readonly inflight: number[];
-  private readonly stain: Uint8Array;
-  private readonly retracted: Uint8Array;
-  private readonly finished: Uint8Array;
+  private stain: Uint8Array;
+  private retracted: Uint8Array;
+  private finished: Uint8Array;
   private readonly cached: number[];
   private readonly alreadyComputed: number[];
 
@@ -219,6 +219,7 @@ class RadixRun implements EngineRun {
     this.chunkSize = p.maxNumBatchedTokens;
     this.tree = new RadixCache(this.ps);
     this.clock = new StepClock(stepCostsNs(p, plan.blockSizeTokens));
+    // Per request, for the plan's requests so far (a fleet GPU's plan grows as calls are routed to it: see grow).
     const n = plan.requests.length;
     const zeros = (): number[] => new Array<number>(n).fill(0);
     this.maxNew = zeros();
@@ -284,7 +285,7 @@ class RadixRun implements EngineRun {
       }
     }
     this.lastBatch = batch;
-    if (this.debug.progress && batch !== null && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.plan.requests.length);
+    if (this.debug.progress && batch !== null && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.replay.totalCalls);
     return true;
   }
 
@@ -311,9 +312,31 @@ class RadixRun implements EngineRun {
     return n;
   }
 
-  cachedPrefixTokens(r: number): number {
-    const req = this.plan.requests[r]!;
-    return this.tree.matchLength(req.tokenKeys, req.promptTokens - 1);
+  cachedPrefixTokens(request: SimRequest): number {
+    return this.tree.matchLength(request.tokenKeys, request.promptTokens - 1);
+  }
+
+  /** Makes room for request r of a plan that grew since the run started (a fleet GPU's: one entry per call routed to it). */
+  private grow(r: number): void {
+    const from = this.maxNew.length;
+    if (r < from) return;
+    for (let i = from; i <= r; i++) {
+      for (const a of [this.maxNew, this.outputs, this.fillLen, this.prefixLen, this.protectedLen, this.extStart, this.extEnd, this.committed, this.ownPages, this.inflight, this.cached, this.alreadyComputed]) a.push(0);
+      this.lastNode.push(null);
+      this.allocated.push(NONE);
+    }
+    if (r >= this.hasSlot.length) {
+      const size = Math.max(r + 1, 2 * this.hasSlot.length);
+      const widen = (a: Uint8Array): Uint8Array => {
+        const b = new Uint8Array(size);
+        b.set(a);
+        return b;
+      };
+      this.hasSlot = widen(this.hasSlot);
+      this.stain = widen(this.stain);
+      this.retracted = widen(this.retracted);
+      this.finished = widen(this.finished);
+    }
   }
 
   fewestSamplesLeft(): number {
@@ -332,6 +355,7 @@ class RadixRun implements EngineRun {
 
   /** A request arrives (Scheduler.handle_generate_request): its max_new_tokens clipped to what the pool can ever hold (init_req_max_new_tokens, scheduler.py l.1885). */
   private readonly queue = (r: number): void => {
+    if (r >= this.maxNew.length) this.grow(r);
     const req = this.plan.requests[r]!;
     const pagedInput = Math.ceil(req.promptTokens / this.ps) * this.ps;
     this.maxNew[r] = Math.max(0, Math.min(req.outputTokens, this.maxReqLen - req.promptTokens - 1, this.maxTotal - pagedInput - this.ps - 1));

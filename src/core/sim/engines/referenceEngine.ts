@@ -1,10 +1,10 @@
 import { PROGRESS_STEPS } from './engineTypes';
 import type { ArrivalSource, CallRecord, EngineDebug, EngineOutcome, EngineRun, EngineTotals, StepLogEntry } from './engineTypes';
 import type { EngineParams } from '../params';
-import { isDecoding, pinTtlBySession, StepClock, stepCostsNs, toNs } from './policySupport';
+import { isDecoding, StepClock, stepCostsNs, toNs } from './policySupport';
 import { SessionReplay } from './sessionReplay';
 import { visitKeys } from '../simRequests';
-import type { SimPlan } from '../simRequests';
+import type { SimPlan, SimRequest } from '../simRequests';
 
 /**
  * The reference engine: vLLM v1's prefix cache and FCFS scheduler followed step by
@@ -62,7 +62,6 @@ class ReferenceRun implements EngineRun {
   private waiting: number[] = [];
   private running: number[] = [];
   private readonly pins: Pin[] = [];
-  private readonly pinTtl: number[];
   private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
   private readonly clock: StepClock;
   /** Blocks moved to or from the CPU tier in this step: their transfer time is one product, the same in both engines. */
@@ -90,6 +89,7 @@ class ReferenceRun implements EngineRun {
     // The free queue starts ordered by block id (docs/design/simulator.md §1.5).
     for (let b = 0; b < this.nb; b++) this.pushTail(b);
     this.cpuCapacity = p.offload ? Math.floor(p.offload.capacityTokens / this.bs) : 0;
+    // Per request, for the plan's requests so far (a fleet GPU's plan grows as calls are routed to it: see grow).
     const n = plan.requests.length;
     this.numComputed = new Array<number>(n).fill(0);
     this.numTokens = plan.requests.map((r) => r.promptTokens);
@@ -98,7 +98,18 @@ class ReferenceRun implements EngineRun {
     this.cachedBlocks = new Array<number>(n).fill(0);
     this.admitted = new Array<boolean>(n).fill(false);
     this.records = this.replay.records;
-    this.pinTtl = p.policy === 'ttl-pin' ? pinTtlBySession(plan, p) : plan.sessions.map(() => 0);
+  }
+
+  /** Makes room for request r of a plan that grew since the run started (a fleet GPU's: one entry per call routed to it). */
+  private grow(r: number): void {
+    for (let i = this.numTokens.length; i <= r; i++) {
+      this.numComputed.push(0);
+      this.numTokens.push(this.plan.requests[i]!.promptTokens);
+      this.generated.push(0);
+      this.table.push([]);
+      this.cachedBlocks.push(0);
+      this.admitted.push(false);
+    }
   }
 
   turn(): boolean {
@@ -112,7 +123,7 @@ class ReferenceRun implements EngineRun {
       return true;
     }
     this.step();
-    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.plan.requests.length);
+    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.replay.totalCalls);
     if (this.debug.selfCheck) this.checkPool();
     return true;
   }
@@ -145,9 +156,9 @@ class ReferenceRun implements EngineRun {
     return n;
   }
 
-  cachedPrefixTokens(r: number): number {
-    const max = Math.floor((this.numTokens[r]! - 1) / this.bs);
-    return visitKeys(this.plan.requests[r]!.keys, 0, max, (k) => this.cached.has(k)) * this.bs;
+  cachedPrefixTokens(request: SimRequest): number {
+    const max = Math.floor((request.promptTokens - 1) / this.bs);
+    return visitKeys(request.keys, 0, max, (k) => this.cached.has(k)) * this.bs;
   }
 
   fewestSamplesLeft(): number {
@@ -197,6 +208,7 @@ class ReferenceRun implements EngineRun {
 
   /** An arrival joins the waiting queue (under ttl-pin, by its session's start). */
   private readonly queue = (r: number): void => {
+    if (r >= this.numTokens.length) this.grow(r);
     if (this.p.policy === 'ttl-pin' && this.plan.requests[r]!.session >= 0) this.replay.queueBySessionStart(this.waiting, r);
     else this.waiting.push(r);
   };
@@ -481,8 +493,8 @@ class ReferenceRun implements EngineRun {
     const req = this.plan.requests[r]!;
     const session = req.session;
     const hasNext = session >= 0 && req.callIndex + 1 < this.plan.sessions[session]!.requests.length;
-    const ttl = session >= 0 ? this.pinTtl[session]! : 0;
-    if (this.p.policy === 'ttl-pin' && hasNext && ttl > 0) this.pins.push({ session, blocks: this.table[r]!, expiresNs: this.clock.now + toNs(ttl) });
+    const ttl = this.p.policy === 'ttl-pin' && hasNext ? this.replay.pinTtlS(session) : 0;
+    if (ttl > 0) this.pins.push({ session, blocks: this.table[r]!, expiresNs: this.clock.now + toNs(ttl) });
     else this.release(this.table[r]!);
     this.table[r] = [];
     this.replay.callEnded(r, this.clock.now);

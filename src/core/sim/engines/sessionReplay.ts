@@ -1,7 +1,7 @@
 import { ArrivalHeap } from './arrivalHeap';
 import type { ArrivalSource, CallRecord } from './engineTypes';
 import type { EngineParams } from '../params';
-import { newCallRecord, sessionStartOrder, toNs, tooLongForCache } from './policySupport';
+import { newCallRecord, pinTtlBySession, sessionStartOrder, toNs, tooLongForCache } from './policySupport';
 import type { SimPlan } from '../simRequests';
 
 /**
@@ -17,6 +17,7 @@ import type { SimPlan } from '../simRequests';
 export class SessionReplay implements ArrivalSource {
   readonly records: CallRecord[];
   readonly sessionEndS: Array<number | null>;
+  readonly totalCalls: number;
   rejectedRequests = 0;
   /** Calls that ended (finished or rejected) so far: the progress of a long run. */
   ended = 0;
@@ -41,6 +42,8 @@ export class SessionReplay implements ArrivalSource {
 
   /** `tooLong[r]` is 1 when request r can never fit in the engine's cache (it is rejected on arrival). */
   private readonly tooLong: Uint8Array;
+  /** ttl-pin's pin time per session, made when first asked. */
+  private pinTtl: number[] | null = null;
 
   constructor(
     private readonly plan: SimPlan,
@@ -48,6 +51,7 @@ export class SessionReplay implements ArrivalSource {
   ) {
     this.tooLong = Uint8Array.from(plan.requests, (r) => (tooLongForCache(p, plan.blockSizeTokens, r.promptTokens, r.outputTokens) ? 1 : 0));
     this.records = plan.requests.map(newCallRecord);
+    this.totalCalls = plan.requests.length;
     this.sessionEndS = plan.sessions.map(() => null);
     this.adaptive = p.policy === 'admission-cap' && p.admissionCap.cap === 'adaptive';
     this.cap = p.policy === 'admission-cap' ? (p.admissionCap.cap === 'adaptive' ? p.admissionCap.initialCap : p.admissionCap.cap) : Number.POSITIVE_INFINITY;
@@ -147,6 +151,11 @@ export class SessionReplay implements ArrivalSource {
 
   queueBySessionStart(waiting: number[], r: number): void {
     queueBySessionStart(this.plan, this.records, waiting, r);
+  }
+
+  pinTtlS(session: number): number {
+    this.pinTtl ??= pinTtlBySession(this.plan, this.p);
+    return this.pinTtl[session]!;
   }
 
   recordBlockAdmission(r: number, firstAdmission: boolean, nowNs: number, blockSize: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): void {

@@ -1,6 +1,6 @@
 import { ArrivalHeap } from '../engines/arrivalHeap';
 import type { ArrivalSource, CallRecord, EngineDebug, EngineOutcome, EngineRun, EngineStarter, EngineTotals, FleetOutcome } from '../engines/engineTypes';
-import { newCallRecord, settleRecomputed, toNs, tooLongForCache } from '../engines/policySupport';
+import { newCallRecord, pinTtlBySession, settleRecomputed, toNs, tooLongForCache } from '../engines/policySupport';
 import { queueBySessionStart, recordBlockAdmission } from '../engines/sessionReplay';
 import type { EngineParams } from '../params';
 import type { SimPlan } from '../simRequests';
@@ -21,9 +21,19 @@ import type { FleetParams, FleetView } from './routers';
  * arrive: the next known arrival, or the earliest moment another GPU could end a call
  * (its clock plus a fixed step cost per token its closest-to-done request still has to
  * sample), since an ended call sends the session's next call to the router.
+ *
+ * Memory: each GPU keeps state only for the calls sent to it. Its engine runs on a plan of
+ * those calls alone (`GpuFeed.plan`), numbered as they are sent, so what the engines keep
+ * per request grows with the calls each GPU ran, not with every call of the run times the
+ * GPUs: 1,024 GPUs × 2,000 replicas of a 48-call session once took 4.2 GB and overflowed
+ * the heap, most of it per-request arrays each GPU held for all 96,000 calls.
  */
 
-/** One GPU's feed: the calls the router sent it, and where its ends go. */
+/**
+ * One GPU's feed: the calls the router sent it, and where their ends go. Its engine sees
+ * only them, numbered in the order sent (`plan.requests[l]` is the l-th call sent here);
+ * sends come in (time, global id) order, so equal arrival times keep their order.
+ */
 class GpuFeed implements ArrivalSource {
   readonly rejectedRequests = 0;
   readonly adaptive = false;
@@ -33,27 +43,43 @@ class GpuFeed implements ArrivalSource {
   /** Prompt tokens and the fewest outputs of the calls sent but not yet queued (the engine does not see them yet). */
   pendingTokens = 0;
   private readonly pendingOutputs: number[] = [];
+  /** The engine's plan: the calls sent here, in order, and the run's sessions. */
+  readonly plan: SimPlan;
+  /** The records of the calls sent here (the fleet's own objects), by local id. */
+  readonly records: CallRecord[] = [];
+  /** The fleet's id of each local call. */
+  private readonly globalOf: number[] = [];
 
   constructor(
     private readonly fleet: FleetRun,
-    readonly records: CallRecord[],
     readonly sessionEndS: Array<number | null>,
-  ) {}
+  ) {
+    const whole = fleet.plan;
+    this.plan = { requests: [], sessions: whole.sessions, blockSizeTokens: whole.blockSizeTokens, tokenKeys: whole.tokenKeys };
+  }
+
+  get totalCalls(): number {
+    return this.fleet.plan.requests.length;
+  }
 
   send(at: number, r: number): void {
-    this.future.push(at, r);
     const req = this.fleet.plan.requests[r]!;
+    const local = this.plan.requests.length;
+    this.plan.requests.push(req);
+    this.records.push(this.fleet.records[r]!);
+    this.globalOf.push(r);
+    this.future.push(at, local);
     this.pendingTokens += req.promptTokens;
     this.pendingOutputs.push(req.outputTokens);
   }
 
   arrive(now: number, queue: (r: number) => void): void {
     while (this.future.size > 0 && this.future.peekTime()! <= now) {
-      const r = this.future.pop();
-      const req = this.fleet.plan.requests[r]!;
+      const l = this.future.pop();
+      const req = this.plan.requests[l]!;
       this.pendingTokens -= req.promptTokens;
       this.pendingOutputs.splice(this.pendingOutputs.indexOf(req.outputTokens), 1);
-      queue(r);
+      queue(l);
     }
   }
 
@@ -79,16 +105,20 @@ class GpuFeed implements ArrivalSource {
     return this.fleet.ended;
   }
 
-  callEnded(r: number, now: number): void {
-    this.fleet.callEnded(r, now);
+  callEnded(l: number, now: number): void {
+    this.fleet.callEnded(this.globalOf[l]!, now);
   }
 
-  recordBlockAdmission(r: number, firstAdmission: boolean, nowNs: number, blockSize: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): void {
-    recordBlockAdmission(this.records[r]!, firstAdmission, nowNs, blockSize, hitBlocks, cpuBlocks, idealBlocks);
+  recordBlockAdmission(l: number, firstAdmission: boolean, nowNs: number, blockSize: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): void {
+    recordBlockAdmission(this.records[l]!, firstAdmission, nowNs, blockSize, hitBlocks, cpuBlocks, idealBlocks);
   }
 
-  queueBySessionStart(waiting: number[], r: number): void {
-    queueBySessionStart(this.fleet.plan, this.records, waiting, r);
+  queueBySessionStart(waiting: number[], l: number): void {
+    queueBySessionStart(this.plan, this.records, waiting, l);
+  }
+
+  pinTtlS(session: number): number {
+    return this.fleet.pinTtlS(session);
   }
 }
 
@@ -106,10 +136,12 @@ class FleetRun implements FleetView {
   /** Calls that ended (finished or rejected) on any GPU: the progress of a long run. */
   ended = 0;
   private readonly routed: number[];
+  /** ttl-pin's pin time per session, made once for every GPU when first asked. */
+  private pinTtl: number[] | null = null;
 
   constructor(
     readonly plan: SimPlan,
-    p: EngineParams,
+    private readonly p: EngineParams,
     fleet: FleetParams,
     start: EngineStarter,
     debug: EngineDebug,
@@ -120,8 +152,8 @@ class FleetRun implements FleetView {
     this.tooLong = Uint8Array.from(plan.requests, (r) => (tooLongForCache(p, plan.blockSizeTokens, r.promptTokens, r.outputTokens) ? 1 : 0));
     this.fixedNs = Math.round(p.stepFixedMs * 1e6);
     this.router = new Router(fleet.router);
-    this.feeds = Array.from({ length: fleet.gpus }, () => new GpuFeed(this, this.records, this.sessionEndS));
-    this.runs = this.feeds.map((feed) => start(plan, p, feed, debug));
+    this.feeds = Array.from({ length: fleet.gpus }, () => new GpuFeed(this, this.sessionEndS));
+    this.runs = this.feeds.map((feed) => start(feed.plan, p, feed, debug));
     this.routed = this.feeds.map(() => 0);
     // Sessions start at their start times (a fleet has no admission cap); open-loop requests at their own.
     for (const s of plan.sessions) this.schedule(s.requests[0]!, toNs(s.startS));
@@ -141,7 +173,12 @@ class FleetRun implements FleetView {
   }
 
   cachedPrefixTokens(gpu: number, r: number): number {
-    return this.runs[gpu]!.cachedPrefixTokens(r);
+    return this.runs[gpu]!.cachedPrefixTokens(this.plan.requests[r]!);
+  }
+
+  pinTtlS(session: number): number {
+    this.pinTtl ??= pinTtlBySession(this.plan, this.p);
+    return this.pinTtl[session]!;
   }
 
   private schedule(r: number, at: number): void {
@@ -208,9 +245,9 @@ class FleetRun implements FleetView {
       this.feeds[g]!.horizonNs = horizon;
       this.runs[g]!.turn();
     }
-    const perGpu = this.runs.map((run, g) => {
+    // Each GPU's totals; its makespan is its last call's end (its records are the calls sent to it).
+    const perGpu = this.runs.map((run) => {
       const totals = { ...run.outcome().totals };
-      totals.makespanS = this.records.reduce((m, rec, r) => (this.gpuOf[r] === g ? Math.max(m, rec.finishedS ?? 0) : m), 0);
       totals.rejectedRequests = 0;
       return totals;
     });

@@ -6,7 +6,8 @@
  * files and pass them to parseTrace after the main file.
  */
 export function claudeSubagentFolder(fileName: string): string | null {
-  const match = /^(.+)\.jsonl$/i.exec(fileName);
+  // `s`: a file name may hold any character but a slash, a newline too.
+  const match = /^(.+)\.jsonl$/is.exec(fileName);
   // "...jsonl" would name "../subagents": a folder outside the session's own.
   if (!match || /^\.+$/.test(match[1]!) || /[\\/]/.test(match[1]!)) return null;
   return `${match[1]}/subagents`;
@@ -14,7 +15,7 @@ export function claudeSubagentFolder(fileName: string): string | null {
 
 /** True for the names of sub-agent logs in that folder, and of the 2.0.x sibling logs beside the session. */
 export function isSubagentLogName(name: string): boolean {
-  return /^agent-.+\.jsonl$/i.test(name);
+  return /^agent-.+\.jsonl$/is.test(name);
 }
 
 /** Folders below `subagents/` a host looks into (2.1.x workflow agents sit in `subagents/workflows/<run>/`). */
@@ -44,6 +45,6 @@ export function siblingAgentSessionId(head: string): string | null {
 
 /** The session id of a Claude Code session file name (`<id>.jsonl`), or null for other names. */
 export function claudeSessionIdOf(fileName: string): string | null {
-  const match = /^(.+)\.jsonl$/i.exec(fileName);
+  const match = /^(.+)\.jsonl$/is.exec(fileName);
   return match && !isSubagentLogName(fileName) ? match[1]! : null;
 }
