@@ -37,13 +37,29 @@ const SECRET_PARTS = new Set(['token', 'apikey', 'authkey', 'accesstoken', 'sess
 /** What may come before `key` in a secret's name (`api_key`, `accessKey`, `PRIVATE_KEY`); `primary_key` or `sort_key` are not. */
 const KEY_QUALIFIERS = new Set(['api', 'access', 'secret', 'private', 'client', 'signing', 'encryption', 'master', 'license', 'service', 'account', 'subscription', 'auth', 'app', 'admin', 'deploy', 'webhook']);
 
+/**
+ * Last name parts that make a name describe a secret rather than hold one: where it is
+ * (`private_key_path`, `TOKEN_FILE`, `token_url`), what it is called (`secret_name`), its
+ * id, type or size (`token_type`, `secret_length`). gitleaks' generic rule allows the same
+ * family (`secret[_.-]?(?:length|name|size)`, `key[_.-]?(?:file|id|name|…)`).
+ */
+const DESCRIBING_PARTS = new Set([
+  'name', 'names', 'path', 'paths', 'file', 'files', 'filename', 'dir', 'folder', 'location', 'url', 'uri', 'urls', 'endpoint', 'host',
+  'id', 'ids', 'arn', 'ref', 'type', 'types', 'kind', 'length', 'len', 'size', 'count', 'version', 'label', 'format', 'field', 'mode',
+  'provider', 'backend', 'store', 'manager', 'header', 'prefix', 'suffix', 'env', 'var', 'variable', 'enabled', 'required', 'expiry',
+  'expires', 'expiration', 'ttl', 'timeout', 'algorithm', 'alg', 'scope', 'scopes', 'policy', 'rotation', 'description', 'hint',
+]);
+
 /** Whether an assignment's name says its value is secret, judged on the name's parts (snake, kebab, dotted or camel case). */
 export function isSecretName(name: string): boolean {
-  if (SECRET_WORD.test(name)) return true;
   const parts = name
     .split(/[_.-]+|(?<=[a-z0-9])(?=[A-Z])/)
     .filter((p) => p.length > 0)
     .map((p) => p.toLowerCase());
+  if (parts.length === 0) return false;
+  // `secret_name`, `private_key_path`, `public_key`, `publicToken`: about a secret, or not one.
+  if (parts.length > 1 && (DESCRIBING_PARTS.has(parts[parts.length - 1]!) || parts[0] === 'public')) return false;
+  if (SECRET_WORD.test(name)) return true;
   return parts.some(
     (p, i) =>
       SECRET_PARTS.has(p) ||
@@ -101,8 +117,11 @@ export const OWN_RULES: readonly OwnRule[] = [
     // matched as a bounded identifier and checked in code, so no run of letters can be
     // split between name and keyword in many ways (recheck found that quadratic).
     kind: 'env-assignment',
-    pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})["']?[ \t]{0,8}(?:=|:)[ \t]{0,8}["']?([^\s"'`$<>{}()[\],;]{8,})/g,
-    group: 2,
+    // The value is not in the pattern: it is read in code (envAssignment), only after the
+    // name passed, so a rejected name (`"cmd": "SENTRY_TOKEN=…"`) consumes nothing and an
+    // assignment inside its value is still found.
+    pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})["']?[ \t]{0,8}(?:=|:)[ \t]{0,8}["']?/g,
+    group: 0,
   },
   {
     // /Users/NAME, /home/NAME, C:\Users\NAME (one or two backslashes: JSON-escaped text).
@@ -141,11 +160,26 @@ export const OWN_RULES: readonly OwnRule[] = [
   },
 ];
 
-/** The env-assignment rule's extra conditions: a secret-sounding name and a value that is not a placeholder or a reference. */
-function envAssignmentFinding(match: RegExpExecArray): boolean {
-  const name = match[1] ?? '';
-  const value = match[2] ?? '';
-  return isSecretName(name) && !PLACEHOLDER.test(value) && !DOTTED_REFERENCE.test(value) && !URL_WITHOUT_CREDENTIALS.test(value) && !/^\d+(?:\.\d+)?$/.test(value);
+/** A value that is a file path (`~/.ssh/id_ed25519`, `/run/secrets/db`, `./certs/key.pem`): where a secret is, not the secret. */
+const PATH_VALUE = /^(?:~|\.{1,2})?\/(?:[\w.@%+~-]{1,255}\/?){1,40}$/;
+/** Characters of an assignment's value: it stops at whitespace, quotes, `$` (a reference follows), brackets and separators. */
+const VALUE_CHAR = /[^\s"'`$<>{}()[\],;]/;
+/** How far a value is read before it is judged (the judgement needs only its start); an accepted one is then read to its end. */
+const VALUE_LOOK = 1024;
+/** Fewest characters of a value worth redacting. */
+const MIN_VALUE = 8;
+
+/** The env-assignment rule: the value after a secret-sounding name, unless it is a placeholder, a reference, a path, a URL without credentials or a number. */
+function envAssignment(text: string, match: RegExpExecArray): [number, number] | null {
+  if (!isSecretName(match[1] ?? '')) return null;
+  const start = match.index + match[0].length;
+  let end = start;
+  while (end < text.length && end - start < VALUE_LOOK && VALUE_CHAR.test(text[end]!)) end++;
+  if (end - start < MIN_VALUE) return null;
+  const value = text.slice(start, end);
+  if (PLACEHOLDER.test(value) || DOTTED_REFERENCE.test(value) || URL_WITHOUT_CREDENTIALS.test(value) || /^\d+(?:\.\d+)?$/.test(value) || PATH_VALUE.test(value)) return null;
+  while (end < text.length && VALUE_CHAR.test(text[end]!)) end++;
+  return [start, end];
 }
 
 /** Runs every own rule over `text`. */
@@ -154,9 +188,17 @@ export function ownFindings(text: string): Finding[] {
   for (const rule of OWN_RULES) {
     rule.pattern.lastIndex = 0;
     for (let m = rule.pattern.exec(text); m !== null; m = rule.pattern.exec(text)) {
+      if (rule.kind === 'env-assignment') {
+        const span = envAssignment(text, m);
+        if (span !== null) {
+          found.push({ kind: rule.kind, start: span[0], end: span[1] });
+          rule.pattern.lastIndex = span[1];
+        }
+        continue;
+      }
       const value = m[rule.group];
       if (value === undefined || value.length === 0) continue;
-      if (rule.kind === 'env-assignment' ? !envAssignmentFinding(m) : rule.accept && !rule.accept(value)) continue;
+      if (rule.accept && !rule.accept(value)) continue;
       const start = m.index + m[0].length - (rule.after ?? 0) - value.length;
       const kept = rule.refine ? rule.refine(value) : value;
       if (kept === null || kept.length === 0) continue;
