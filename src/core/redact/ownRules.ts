@@ -25,9 +25,13 @@ export interface OwnRule {
 }
 
 /** Values of an assignment or header that are placeholders or references, not secrets. */
-const PLACEHOLDER = /^(?:\$|%|<|\{|\[|\*{3}|x{4}|X{4}|\.{3}|your[_-]|changeme$|redacted|none$|null$|undefined$|true$|false$)/i;
+const PLACEHOLDER = /^(?:\$|%|<|\{|\[|\*{3}|x{4}|X{4}|\.{3}|your[_-]|change[_-]?me|replace[_-]|placeholder|dummy|example|redacted|none$|null$|undefined$|true$|false$)/i;
 /** A dotted reference (`process.env.API_TOKEN`, `settings.auth.token`): code, not a value. */
-const DOTTED_REFERENCE = /^[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){1,8}$/;
+const DOTTED_REFERENCE = /^[A-Za-z_$][\w$]{0,80}(?:(?:\.|::)[A-Za-z_$][\w$]{0,80}){1,8}$/;
+/** An unquoted value that is a constant's or a variable's name (`tokenMint: SUBSCRIPTION_TOKEN_MINT`, `apiToken`): code. */
+const CODE_NAME = /^(?:[A-Z]{2,}[A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]{2,}\d*(?:[A-Z][a-z]{2,}\d*)+)$/;
+/** A date (`11/15/2025`, `2024-10-08`): a value, but never a secret. */
+const DATE = /^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}/;
 /** Names that are home folders of a machine, not of a person: left as they are. */
 const MACHINE_USERS = new Set(['USER', 'user', 'runner', 'ubuntu', 'root', 'admin', 'vscode', 'node', 'app', 'Shared', 'Public', 'Default', 'runneradmin']);
 /** Words that make a name secret wherever they appear in it (`AWS_SECRET_ACCESS_KEY`, `db_password`, `SECRETKEY`). */
@@ -83,6 +87,8 @@ export const OWN_RULES: readonly OwnRule[] = [
     pattern: /:\/\/[^\s/:@]{1,64}:([^\s/@]{1,128})@/g,
     group: 1,
     after: 1,
+    // `https://oauth2:${GITLAB_TOKEN}@host`: a shell reference, not the token.
+    accept: (v) => !/^\$\{?[A-Za-z_]\w*\}?$/.test(v),
   },
   {
     // The look-behind keeps this linear: without it, a long run of word characters is
@@ -169,16 +175,33 @@ const VALUE_LOOK = 1024;
 /** Fewest characters of a value worth redacting. */
 const MIN_VALUE = 8;
 
-/** The env-assignment rule: the value after a secret-sounding name, unless it is a placeholder, a reference, a path, a URL without credentials or a number. */
+/** Where a value stops: a character no value holds, or an escape written out in the text (`\n` in a JSON-escaped diff). */
+function valueEnd(text: string, start: number, limit: number, query: boolean): number {
+  let end = start;
+  while (end < limit && VALUE_CHAR.test(text[end]!) && !(query && text[end] === '&') && !(text[end] === '\\' && /[nrt"\\]/.test(text[end + 1] ?? ''))) end++;
+  return end;
+}
+
+/**
+ * The env-assignment rule: the value after a secret-sounding name, unless it is a
+ * placeholder, a reference, a path, a URL without credentials, a number or a date, or an
+ * unquoted code name after `:` or a spaced `=` (`tokenMint: TOKEN_MINT`; in `.env` style,
+ * `DB_PASSWORD=correcthorsebattery`, a bare word is the value).
+ */
 function envAssignment(text: string, match: RegExpExecArray): [number, number] | null {
   if (!isSecretName(match[1] ?? '')) return null;
   const start = match.index + match[0].length;
-  let end = start;
-  while (end < text.length && end - start < VALUE_LOOK && VALUE_CHAR.test(text[end]!)) end++;
+  // In a URL query (`?passwd=…&ot=0`), `&` ends the value.
+  const query = match.index > 0 && (text[match.index - 1] === '?' || text[match.index - 1] === '&');
+  let end = valueEnd(text, start, Math.min(text.length, start + VALUE_LOOK), query);
   if (end - start < MIN_VALUE) return null;
   const value = text.slice(start, end);
-  if (PLACEHOLDER.test(value) || DOTTED_REFERENCE.test(value) || URL_WITHOUT_CREDENTIALS.test(value) || /^\d+(?:\.\d+)?$/.test(value) || PATH_VALUE.test(value)) return null;
-  while (end < text.length && VALUE_CHAR.test(text[end]!)) end++;
+  if (value.startsWith(':') || value.startsWith('\\')) return null;
+  if (PLACEHOLDER.test(value) || DOTTED_REFERENCE.test(value) || URL_WITHOUT_CREDENTIALS.test(value) || /^\d+(?:\.\d+)?$/.test(value) || PATH_VALUE.test(value) || DATE.test(value)) return null;
+  const quoted = /["']$/.test(match[0]);
+  const envStyle = /[A-Za-z0-9_.-]["']?=$/.test(match[0]);
+  if (!quoted && !envStyle && CODE_NAME.test(value)) return null;
+  end = valueEnd(text, end, text.length, query);
   return [start, end];
 }
 
