@@ -145,6 +145,13 @@ export const OWN_RULES: readonly OwnRule[] = [
     accept: (v) => !MACHINE_USERS.has(v),
   },
   {
+    // Discord webhooks (`https://discord.com/api/webhooks/<id>/<token>`): the token is the
+    // secret; gitleaks has no rule for them, and a URL's path parts are otherwise ids.
+    kind: 'discord-webhook',
+    pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{17,20}\/([\w-]{60,80})(?![\w-])/g,
+    group: 1,
+  },
+  {
     // gitleaks `gcp-api-key`: \b(AIza[\w-]{35})(?:[\x60'"\s;]|\\[nr]|$)
     kind: 'gcp-api-key',
     pattern: /(?<![A-Za-z0-9_-])AIza[\w-]{35}(?![\w-])/g,

@@ -187,9 +187,12 @@ export class Redactor {
       }
     }
     if (depth < MAX_DECODE_DEPTH) {
+      // First in the list: where a rule also took the blob itself, the placeholder says base64.
+      const blobs: Finding[] = [];
       for (const blob of decodedBlobs(text)) {
-        if ((await this.detect(blob.text, depth + 1)).length > 0) all.push({ kind: 'base64', start: blob.start, end: blob.end });
+        if ((await this.detect(blob.text, depth + 1)).length > 0) blobs.push({ kind: 'base64', start: blob.start, end: blob.end });
       }
+      if (blobs.length > 0) return [...blobs, ...all];
     }
     return all;
   }
