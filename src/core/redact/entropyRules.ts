@@ -186,6 +186,13 @@ function inUrl(text: string, start: number): boolean {
   return word.includes('://');
 }
 
+/**
+ * The regexes of this module that scan text of any length, for the ReDoS check
+ * (test/unit/core/redact/linear.test.ts); the others run on a token (at most a few
+ * thousand characters, anchored) or on the 40 characters before one.
+ */
+export const ENTROPY_PATTERNS: readonly RegExp[] = [TOKEN];
+
 /** Random-looking tokens: after a keyword on the same line, or bare. */
 export function entropyFindings(text: string): Finding[] {
   const found: Finding[] = [];

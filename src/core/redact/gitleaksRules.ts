@@ -47,6 +47,8 @@ interface RuleData {
 export const GITLEAKS_SOURCE: { repository: string; commit: string } = rulesData.source;
 
 const WINDOW_BEFORE = 96;
+/** Fewer characters than this per keyword on average, and a semi-generic rule scans the whole text once instead. */
+const DENSE = 64;
 const WINDOW_AFTER = 1024;
 /** How far a window may grow when a match touches its edge (no gitleaks secret is longer than a private key, handled elsewhere). */
 const WINDOW_MAX = 64 * 1024;
@@ -171,6 +173,15 @@ export function gitleaksRuleIds(): string[] {
 }
 
 const IDENTIFIER_CHAR = /[\w.-]/;
+/**
+ * What must follow a semi-generic rule's keyword for its regex to have a chance: the rest
+ * of the identifier, spacing and quotes, an assignment operator, more quotes or operator
+ * characters, and a value character (gitleaks' template, loosened so that it accepts
+ * everything the template does). Checked with V8 (sticky, bounded: a few hundred steps at
+ * most) before re2js is asked, so that a text full of keywords without values
+ * (`key key key`) costs little.
+ */
+export const SEMI_GENERIC_NEXT = /[\s\w.'"-]{0,43}(?:=|>|:|\|\||\?=|,)[\x60'"\s=:>]{0,6}[^\s'"\x60;=:>]/y;
 
 /** The line of `text` around [start, end), for allowlists whose target is the line. */
 function lineAround(text: string, start: number, end: number): string {
@@ -221,10 +232,25 @@ function accept(rule: Rule, text: string, secretStart: number, secretEnd: number
 
 /** Semi-generic rules: the regex without its identifier prefix, anchored at each keyword. */
 function scanAnchored(rule: Rule, text: string, starts: number[], found: Finding[]): void {
+  // Keywords closer than every DENSE characters on average (a hostile text, `key=key=…`):
+  // one unanchored pass over the whole text costs less than a run at each of them.
+  if (starts.length * DENSE > text.length) {
+    const m = rule.regex.matcher(text);
+    while (m.find()) {
+      if (m.end() === m.start()) continue;
+      const [s, e] = rule.secretSpan(m, 0);
+      let matchStart = m.start();
+      while (matchStart > 0 && m.start() - matchStart < 50 && IDENTIFIER_CHAR.test(text[matchStart - 1]!)) matchStart--;
+      accept(rule, text, s, e, matchStart, m.end(), found);
+    }
+    return;
+  }
   let coveredTo = -1;
   for (const start of starts) {
-    // A keyword inside a secret already found by this rule starts nothing new.
+    // A keyword inside this rule's last match starts nothing new: gitleaks' matches do not overlap either.
     if (start < coveredTo) continue;
+    SEMI_GENERIC_NEXT.lastIndex = start + 1;
+    if (!SEMI_GENERIC_NEXT.test(text)) continue;
     let size = WINDOW_AFTER;
     for (;;) {
       const end = Math.min(text.length, start + size);
@@ -238,9 +264,8 @@ function scanAnchored(rule: Rule, text: string, starts: number[], found: Finding
       // gitleaks' match starts where its lazy `[\w.-]{0,50}?` could first reach the keyword.
       let matchStart = start;
       while (matchStart > 0 && start - matchStart < 50 && IDENTIFIER_CHAR.test(text[matchStart - 1]!)) matchStart--;
-      const before = found.length;
       accept(rule, text, s, e, matchStart, start + m.end(), found);
-      if (found.length > before) coveredTo = e;
+      coveredTo = start + m.end();
       break;
     }
   }

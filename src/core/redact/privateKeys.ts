@@ -20,12 +20,15 @@ const MAX_BODY = 32 * 1024;
 /** A body must have a run of base64 this long (a PEM line is 64 characters, an OpenSSH one 70): text between markers in code or docs has not. */
 const MIN_BASE64_RUN = 40;
 
-/** BEGIN markers: the label between BEGIN and PRIVATE KEY is bounded, so each marker costs at most that many steps. */
-const BEGIN = /-----BEGIN[ A-Z0-9_-]{0,60}PRIVATE KEY(?: BLOCK)?-----|---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|PuTTY-User-Key-File-\d: /gi;
+/** BEGIN markers: the label between BEGIN and PRIVATE KEY is a few words, each ended by its space (one way to read it). */
+const BEGIN = /-----BEGIN (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----|---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|PuTTY-User-Key-File-\d: /gi;
 /** A line of a key body once its line-number prefix is stripped: base64, a header (`Proc-Type:`, `DEK-Info:`, `Comment:`, PuTTY's), or blank. */
 const BODY_LINE = /^(?:[A-Za-z0-9+/=]{1,200}|[A-Za-z][A-Za-z0-9-]{0,40}: ?[^\n]{0,400}|)$/;
 /** A line-number prefix: Claude Code's Read (`  12→`) or `cat -n` (`  12\t`). */
 const LINE_NUMBER = /^[ \t]{0,12}\d{1,9}(?:→|\t)/;
+
+/** The V8 regexes of this module, for the ReDoS check (test/unit/core/redact/linear.test.ts). */
+export const PRIVATE_KEY_PATTERNS: readonly RegExp[] = [BEGIN, BODY_LINE, LINE_NUMBER];
 
 /** Length of the longest run of base64 characters in text[from, to). */
 function longestBase64Run(text: string, from: number, to: number): number {

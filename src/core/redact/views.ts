@@ -151,6 +151,9 @@ function decodeBase64(blob: string): string | null {
   return out;
 }
 
+/** The V8 regexes of this module, for the ReDoS check (test/unit/core/redact/linear.test.ts). */
+export const VIEW_PATTERNS: readonly RegExp[] = [BREAK, BLOB];
+
 /** Base64 blobs in `text` that decode to text (UTF-8), in order. */
 export function decodedBlobs(text: string): DecodedBlob[] {
   const out: DecodedBlob[] = [];
