@@ -54,6 +54,14 @@ const WINDOW_AFTER = 1024;
 const WINDOW_MAX = 64 * 1024;
 /** The lazy identifier prefix of gitleaks' semi-generic rules, in its two spellings. */
 const SEMI_GENERIC_PREFIXES = ['(?i)[\\w.-]{0,50}?(?:', '[\\w.-]{0,50}?(?i:'];
+/**
+ * gitleaks' usual end of a secret (a quote, a space, `;`, an escaped newline or the end)
+ * and ours: in a trace a key also ends a path part, a URL query value or a bracketed
+ * argument (`/…/dop_v1_…/config`, `?token=…&page=2`, `(…)`), where gitleaks' files
+ * rarely put one. Applied to every rule that uses gitleaks' suffix.
+ */
+const SECRET_END = "(?:[\\x60'\"\\s;]|\\\\[nr]|$)";
+const SECRET_END_IN_TRACES = "(?:[\\x60'\"\\s;/&?#,)\\]}|]|\\\\[nr]|$)";
 /** Rules we run elsewhere, better: private keys (src/core/redact/privateKeys.ts reads them through line-number prefixes and escaped newlines, and has no 64 KB limit). */
 const REPLACED_RULES = new Set(['private-key']);
 
@@ -104,7 +112,8 @@ class Rule {
     const prefix = SEMI_GENERIC_PREFIXES.find((p) => data.regex.startsWith(p));
     this.semiGeneric = prefix !== undefined;
     // `(?i)[\w.-]{0,50}?(?:ids)rest` → `(?i)(?:ids)rest`; `[\w.-]{0,50}?(?i:ids)rest` → `(?i:ids)rest`.
-    this.pattern = prefix === undefined ? data.regex : prefix.startsWith('(?i)') ? `(?i)(?:${data.regex.slice(prefix.length)}` : `(?i:${data.regex.slice(prefix.length)}`;
+    const regex = data.regex.split(SECRET_END).join(SECRET_END_IN_TRACES);
+    this.pattern = prefix === undefined ? regex : prefix.startsWith('(?i)') ? `(?i)(?:${regex.slice(prefix.length)}` : `(?i:${regex.slice(prefix.length)}`;
     this.secretGroup = data.secretGroup ?? 0;
     this.entropy = data.entropy ?? 0;
     this.allowlists = (data.allowlists ?? []).map((a) => new Allowlist(a));
