@@ -1,4 +1,4 @@
-// The README's screenshot of a long session's timeline: the real spotter session (149
+// The inspector guide's screenshot of a long session's timeline: the real spotter session (149
 // calls) written 61 times as one Claude Code log (scripts/makeBigTraces.ts: the same
 // session id, fresh message and tool ids per copy), so one main session of 9,089 calls,
 // about 107 MB, like the 111 MB log of issue 15. Drawn by the built page (dist/webview.js)

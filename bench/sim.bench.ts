@@ -7,7 +7,7 @@
 // found by sharedTrace in test/support/helpers.ts, 315 calls, else the bundled 149-call
 // Claude Code session), extended to 800 calls by replaying its calls again (same
 // prompts, tool waits and prefix growth pattern).
-// Target (README, "Speed"): a 32-point sweep of 64 replicas of an 800-call session in under 1 s.
+// Target (docs/performance.md, "The simulator"): a 32-point sweep of 64 replicas of an 800-call session in under 1 s.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';

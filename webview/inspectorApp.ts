@@ -21,11 +21,13 @@ import type { LoopRow, LoopSort, LoopSortKey } from './analysis/analysisModel';
 import { figureGroup, fingerprintContent, loopsContent, missSummary } from './analysis/analysisView';
 import { detailsPlaceholder, renderCallDetails } from './timeline/callDetailsView';
 import type { DetailsState } from './timeline/callDetailsView';
+import { moreChars, TRANSCRIPT_CHARS } from './timeline/transcriptModel';
+import type { TranscriptState } from './timeline/transcriptModel';
 import { CallsTables } from './timeline/callsTable';
 import { el, fillSelect, icon, linkButton, replaceChildren } from './shared/dom';
-import { diagnosticRows, mergeState, progressText, readPersistedState, sessionMetaText, skippedSummary, summaryFigures, wholeTraceCost } from './inspectorModel';
+import { diagnosticRows, keyFigures, mergeState, progressText, readPersistedState, sessionMetaText, skippedSummary, summaryFigures, wholeTraceCost } from './inspectorModel';
 import { CostPanel } from './cost/costView';
-import type { PersistedState } from './inspectorModel';
+import type { PersistedState, TimelineViewState } from './inspectorModel';
 import { buildPalette, isHighContrast } from './shared/palette';
 import type { Palette } from './shared/palette';
 import { RowCache } from './shared/rowCache';
@@ -62,9 +64,11 @@ export interface InspectorOptions {
   formatChoice: boolean;
   /** Clicking a call opens its line in an editor. */
   sourceLinks: boolean;
+  /** A call's transcript, read again from the trace by the host (a report embeds no trace text beyond its figures). */
+  transcript?: boolean;
 }
 
-export const INSPECTOR_IN_VSCODE: InspectorOptions = { whatIf: true, formatChoice: true, sourceLinks: true };
+export const INSPECTOR_IN_VSCODE: InspectorOptions = { whatIf: true, formatChoice: true, sourceLinks: true, transcript: true };
 
 /** Wait after the last selection change before fetching details, so holding an arrow key sends one request. */
 const DETAILS_DELAY_MS = 120;
@@ -72,6 +76,8 @@ const DETAILS_DELAY_MS = 120;
 const ROW_PAGE = 2000;
 /** A session's analyses can take a while on a million calls: wait for them this long. */
 const BODY_TIMEOUT_MS = 10 * 60_000;
+/** Wait after the last zoom, pan or scroll before storing the view (a wheel zoom changes it every frame). */
+const VIEW_STATE_DELAY_MS = 200;
 
 /** Reads the chart colours from the page's theme variables. */
 export function readPalette(): Palette {
@@ -112,10 +118,18 @@ export class InspectorApp {
   private palette: Palette;
   private rows: RowCache<CallRow> | null = null;
   private readonly details = new Map<string, DetailsState>();
+  /** Transcripts read, by call; the pane shows them while `transcriptOpen`. */
+  private readonly transcripts = new Map<string, TranscriptState>();
+  private transcriptOpen = false;
   private detailsTimer: ReturnType<typeof setTimeout> | undefined;
   private pendingAnnouncement: { call: number; prefix: string } | null = null;
   private pickerQuery = '';
   private pickerTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The view stored before the page was rebuilt (zoom, filter, scroll), put back when its session is drawn again. */
+  private restoreView: { view: TimelineViewState | null; scrollY: number | null; asked: boolean } | null = null;
+  /** A call the host asked for before the page had its trace (Show in Timeline while the tab was rebuilt). */
+  private earlySelect: CallRef | null = null;
+  private viewTimer: ReturnType<typeof setTimeout> | undefined;
 
   private readonly loading = el('div', { className: 'loading-block' });
   private readonly progressBar = document.createElement('vscode-progress-bar') as VscodeProgressBar;
@@ -124,7 +138,7 @@ export class InspectorApp {
   private readonly stopped = el('section', { className: 'load-stopped', attrs: { role: 'alert' } });
   private readonly errorBanner = el('div', { className: 'error-banner', attrs: { role: 'alert' } });
   private readonly fileName = el('h1', { className: 'file-name' });
-  private readonly formatBadge = el('span', { className: 'badge' });
+  private readonly formatBadge = el('span', { className: 'badge', attrs: { 'aria-describedby': 'format-evidence' } });
   /** "● live" while the file grew recently (new calls are added as they are written). */
   private readonly liveBadge = el('span', { className: 'badge live-badge', data: { live: '' } });
   /** What the last append brought ("3 new calls at 12:03:04"). */
@@ -134,7 +148,7 @@ export class InspectorApp {
   private liveTimer: ReturnType<typeof setTimeout> | undefined;
   /** While appended calls are painted: the section at the top of the view and where it was, kept there. */
   private scrollAnchor: { element: HTMLElement; top: number } | null = null;
-  private readonly evidence = el('p', { className: 'evidence muted' });
+  private readonly evidence = el('p', { className: 'evidence muted', attrs: { id: 'format-evidence' } });
   private readonly picker = document.createElement('vscode-single-select') as VscodeSingleSelect;
   private readonly pickerFind = document.createElement('vscode-textfield') as VscodeTextfield;
   private readonly pickerNote = el('span', { className: 'picker-note muted' });
@@ -150,6 +164,10 @@ export class InspectorApp {
   private readonly sessionBody = el('div', { className: 'session-body' });
   private readonly sessionMeta = el('p', { className: 'session-meta muted' });
   private readonly summary = el('section', { className: 'summary', attrs: { 'aria-label': 'Session summary' } });
+  /** Cost, cache hit rate and failed tool calls: on the first screen, above the timeline. */
+  private readonly keyFiguresEl = el('dl', { className: 'key-figures', attrs: { 'aria-label': 'Key figures of the session' } });
+  /** The first Tab stop: straight to the timeline, past the pickers and the toolbar. */
+  private readonly skipLink = el('button', { className: 'skip-link', text: 'Skip to the timeline', attrs: { type: 'button' } });
   private readonly tokensNote = el('p', { className: 'tokens-note', attrs: { role: 'note' } });
   private readonly legend = el('div', { className: 'legend', attrs: { 'aria-hidden': 'true' } });
   private readonly timelineWaiting = el('p', { className: 'muted timeline-waiting', attrs: { role: 'status' } });
@@ -184,6 +202,7 @@ export class InspectorApp {
         ensureRows: (first, last) => this.rows?.ensure(first, last),
         announce: (text) => this.announce(text),
         safely: (what, fn) => this.safely(what, fn),
+        viewChanged: () => this.persistViewSoon(),
       },
       this.palette,
       this.legend,
@@ -218,6 +237,8 @@ export class InspectorApp {
     });
     this.buildSkeleton();
     this.watchTheme();
+    // The scroll is view state too: VS Code rebuilds a hidden inspector when its tab comes back.
+    window.addEventListener('scroll', () => this.persistViewSoon(), { passive: true });
   }
 
   /** Handles one notification from the host. */
@@ -304,11 +325,12 @@ export class InspectorApp {
     this.problem.hidden = true;
     this.stopped.hidden = true;
 
-    this.picker.setAttribute('aria-label', 'Session');
+    // The combobox inside the select's shadow root takes its accessible name from `label`, not from the host's aria-label.
+    this.picker.label = 'Session';
     this.picker.id = 'session-picker';
     this.picker.addEventListener('change', () => this.safely('switch session', () => this.switchSession(this.picker.value, null)));
     this.pickerFind.placeholder = 'Find a session';
-    this.pickerFind.setAttribute('aria-label', 'Find a session by id or title');
+    this.pickerFind.label = 'Find a session by id or title';
     this.pickerFind.id = 'session-find';
     this.pickerFind.addEventListener('input', () =>
       this.safely('find a session', () => {
@@ -318,10 +340,10 @@ export class InspectorApp {
     );
     this.showCachedBox.label = 'Show cached';
     this.showCachedBox.addEventListener('change', () => this.safely('toggle cached', () => this.setShowCached(this.showCachedBox.checked)));
-    this.formatPicker.setAttribute('aria-label', 'Format');
+    this.formatPicker.label = 'Format';
     this.formatPicker.id = 'format-picker';
     this.formatPicker.addEventListener('change', () => this.safely('choose a format', () => this.chooseFormat(this.formatPicker.value)));
-    this.barViewPicker.setAttribute('aria-label', 'Bars show');
+    this.barViewPicker.label = 'Bars show';
     this.barViewPicker.id = 'bar-view-picker';
     for (const [value, label] of [
       ['tokens', 'Tokens'],
@@ -351,15 +373,18 @@ export class InspectorApp {
     this.timeline.element.append(this.timelineWaiting, this.missLine, this.live);
     if (this.whatIf) this.whatIf.element.hidden = true;
     this.costPanel.element.hidden = true;
+    // The first screen: what the session cost, how its cache did, what failed, and the timeline; the call picked on it
+    // right under it. The full figures and the analyses follow.
     this.sessionBody.append(
       this.sessionMeta,
-      this.summary,
+      this.keyFiguresEl,
       this.tokensNote,
-      this.fingerprint,
       this.timeline.element,
+      el('div', { className: 'lower' }, [this.detailsPane, this.loopsPane]),
+      this.summary,
+      this.fingerprint,
       this.costPanel.element,
       ...(this.whatIf ? [this.whatIf.element] : []),
-      el('div', { className: 'lower' }, [this.loopsPane, this.detailsPane]),
       this.tables.element,
     );
 
@@ -370,7 +395,14 @@ export class InspectorApp {
     this.headerEl.hidden = true;
     this.sessionBody.hidden = true;
     this.diagnosticsPane.hidden = true;
-    replaceChildren(this.root, [this.loading, this.stopped, this.resetNote, this.errorBanner, this.headerEl, this.problem, this.sessionBody, this.diagnosticsPane]);
+    this.skipLink.addEventListener('click', () =>
+      this.safely('skip to the timeline', () => {
+        this.timeline.chartWrap.scrollIntoView({ block: 'nearest' });
+        this.timeline.chartWrap.focus();
+      }),
+    );
+    this.skipLink.hidden = true;
+    replaceChildren(this.root, [this.skipLink, this.loading, this.stopped, this.resetNote, this.errorBanner, this.headerEl, this.problem, this.sessionBody, this.diagnosticsPane]);
   }
 
   private buildLegend(): void {
@@ -484,13 +516,17 @@ export class InspectorApp {
 
   // ---- trace ----
 
-  private init(header: TraceHeader, sessions: SessionPage, intro: SessionIntro | null, settings: InspectorSettings, select: CallRef | null): void {
+  private init(header: TraceHeader, sessions: SessionPage, intro: SessionIntro | null, settings: InspectorSettings, asked: CallRef | null): void {
+    const select = asked ?? this.earlySelect;
+    this.earlySelect = null;
     const saved: PersistedState = readPersistedState(this.host.getState());
     this.showCached = saved.showCached ?? settings.showCached;
     this.barView = saved.barView ?? 'tokens';
     this.costPanel.setCustom(saved.costTtl ?? null);
     this.fingerprintOpen = saved.fingerprintOpen ?? false;
+    this.transcriptOpen = saved.transcriptOpen ?? false;
     this.loopSort = saved.loopSort ?? null;
+    this.restoreView = { view: saved.view ?? null, scrollY: select === null ? (saved.scrollY ?? null) : null, asked: select !== null };
     this.whatIf?.setDefaults(settings.whatIf, saved.whatIf);
     this.whatIf?.setOpen(saved.whatIfOpen ?? false);
     this.header = header;
@@ -533,6 +569,7 @@ export class InspectorApp {
         const [sessionId, index] = key.split('\u0000');
         if (sessionId !== keep || Number(index) >= shownCalls - 1) this.details.delete(key);
       }
+      this.transcripts.clear();
       const added = header.callCount - callsBefore;
       this.liveText.textContent = `${added > 0 ? `${formatCount(added)} new ${added === 1 ? 'call' : 'calls'}` : 'updated'} at ${new Date().toLocaleTimeString()}`;
       this.liveText.dataset['added'] = String(added);
@@ -541,6 +578,7 @@ export class InspectorApp {
       this.holdScroll();
     } else {
       this.details.clear();
+      this.transcripts.clear();
       // Loop indexes may point elsewhere in the new trace.
       this.activeLoop = null;
     }
@@ -586,7 +624,12 @@ export class InspectorApp {
     this.fileName.textContent = displayText(h.fileName);
     this.fileName.title = h.fileName;
     this.formatBadge.textContent = h.formatLabel ?? 'unknown format';
-    this.evidence.textContent = displayText(h.formatChosen ? `Read as ${h.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${h.detection}`);
+    const evidence = displayText(h.formatChosen ? `Read as ${h.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${h.detection}`);
+    this.evidence.textContent = evidence;
+    // How the format was detected is a detail (the badge's tooltip; screen readers read it as the badge's description);
+    // a format the user chose is said on the page, so a wrong choice shows.
+    this.evidence.classList.toggle('visually-hidden', !h.formatChosen);
+    this.formatBadge.title = evidence;
     this.renderLimitations(h);
     this.renderProblem(h);
     this.renderFormatPicker(h);
@@ -711,6 +754,7 @@ export class InspectorApp {
       this.activeLoop = null;
     }
     this.details.clear();
+    this.transcripts.clear();
     this.rows = new RowCache(
       (from, count) => this.host.request('calls/rows', { sessionId: id, from, count }),
       ROW_PAGE,
@@ -761,6 +805,7 @@ export class InspectorApp {
     this.sessionBody.hidden = s === null;
     this.renderPicker();
     if (!s) {
+      this.restoreView = null;
       this.timeline.setSession(null, this.showCached);
       this.root.setAttribute('aria-busy', 'false');
       this.persist();
@@ -771,6 +816,7 @@ export class InspectorApp {
     this.renderSummary(s.intro, s.body);
     this.whatIf?.setContext(this.traceKey, { summary, traced: s.body ? tracedCalls(s.body) : [] }, keepView);
     if (!s.body) {
+      this.skipLink.hidden = true;
       this.root.setAttribute('aria-busy', 'true');
       this.timelineWaiting.hidden = summary.llmCalls === 0;
       this.timelineWaiting.textContent = `Drawing the timeline of ${formatCount(summary.llmCalls)} calls…`;
@@ -812,15 +858,26 @@ export class InspectorApp {
     this.missLine.hidden = this.missLine.childElementCount === 0;
     const hasCalls = body.columns.flags.length > 0;
     this.legend.hidden = !hasCalls;
+    this.skipLink.hidden = !hasCalls;
     this.legend.classList.toggle('cached-hidden', !this.showCached);
+    // A rebuilt page puts back the zoom and filter it had on this session (the call asked for, if any, is brought into view after).
+    const restore = this.restoreView;
+    this.restoreView = null;
+    const stored = restore?.view && restore.view.sessionId === s.id ? restore.view : null;
     this.timeline.setSession(
       { sessionId: s.id, columns: body.columns, loops: body.analysis.loops, compactions: s.intro.compactions, events: s.intro.events, subagents: s.intro.subagents, tools: body.tools },
       this.showCached,
+      stored,
     );
+    if (restore?.scrollY) {
+      const y = restore.scrollY;
+      requestAnimationFrame(() => window.scrollTo(0, y));
+    }
     this.tables.setSession(s.id, body.columns, body.toolCallCount);
     this.renderLegend(body);
     this.whatIf?.setContext(this.traceKey, { summary: s.intro.summary, traced: tracedCalls(body) }, keepView);
-    this.renderSelection(false, keepView);
+    // The stored selection is shown where the stored window has it; a call the host asked for is brought into view.
+    this.renderSelection(false, keepView || (stored !== null && !restore!.asked));
     if (keepView) this.restoreScroll(false);
     this.root.setAttribute('aria-busy', 'false');
     this.root.dataset['painted'] = 'timeline';
@@ -898,6 +955,26 @@ export class InspectorApp {
     this.legend.dataset['barView'] = view;
   }
 
+  /**
+   * Keeps the timeline's window and filter and the page's scroll in the webview state, a
+   * moment after they stop changing (a wheel zoom changes them every frame): merged per key,
+   * beside the selection and the panels' choices.
+   */
+  private persistViewSoon(): void {
+    // Nothing to keep before the stored view was put back: the first paint would overwrite it.
+    if (this.restoreView) return;
+    clearTimeout(this.viewTimer);
+    this.viewTimer = setTimeout(
+      () =>
+        this.safely('keep the view', () => {
+          const id = this.session?.id;
+          const view = this.timeline.viewState();
+          this.host.setState(mergeState(this.host.getState(), { ...(id !== undefined && view ? { view: { sessionId: id, ...view } } : {}), scrollY: Math.round(window.scrollY) }));
+        }),
+      VIEW_STATE_DELAY_MS,
+    );
+  }
+
   private persist(): void {
     this.host.setState(mergeState(this.host.getState(), { sessionId: this.session?.id ?? undefined, callIndex: this.selected, showCached: this.showCached, barView: this.barView }));
   }
@@ -908,13 +985,17 @@ export class InspectorApp {
     const summary = intro.summary;
     const whole = this.header ? wholeTraceCost(this.header, summary) : null;
     replaceChildren(this.summary, summaryFigures(summary, body?.analysis, intro.cost, whole).map((g) => figureGroup(g, 'h2')));
+    replaceChildren(
+      this.keyFiguresEl,
+      keyFigures(summary, intro.cost).map((f) => el('div', { className: 'key-figure', title: f.hint }, [el('dt', { text: f.label }), el('dd', { text: f.value, className: f.value === 'unknown' ? 'unknown' : '', data: { keyFigure: f.name } })])),
+    );
     // Say why the bars are flat rather than letting empty bars read as zero tokens.
     const source = summary.tokensSource;
     const note =
       source === 'reported'
-        ? 'Totals only: this trace reports token counts for the whole session, not per call, so the figures above are the session totals and the bars below have no height. Failed tool calls are still marked.'
+        ? 'Totals only: this trace reports token counts for the whole session, not per call, so the figures are the session totals and the timeline\u2019s bars have no height. Failed tool calls are still marked.'
         : source === 'none'
-          ? 'No token counts: this trace does not report tokens, so the bars below have no height. Failed tool calls are still marked.'
+          ? 'No token counts: this trace does not report tokens, so the timeline\u2019s bars have no height. Failed tool calls are still marked.'
           : null;
     this.tokensNote.hidden = note === null;
     this.tokensNote.textContent = displayText(note ?? '');
@@ -984,7 +1065,11 @@ export class InspectorApp {
   // ---- selection ----
 
   private selectRef(ref: CallRef): void {
-    if (!this.header) return;
+    if (!this.header) {
+      // The page is being built (its tab came back): the call is selected once the trace is shown.
+      this.earlySelect = ref;
+      return;
+    }
     if (ref.sessionId !== this.session?.id) {
       this.openSession(ref.sessionId, ref.callIndex, null, true);
       return;
@@ -1073,17 +1158,66 @@ export class InspectorApp {
           revealTool: (toolId) => {
             if (this.options.sourceLinks) this.host.notify({ type: 'source/reveal', ref: { sessionId, callIndex: call.index }, toolId });
           },
+          toggleTranscript: (open) => this.safely('show the transcript', () => this.toggleTranscript(open)),
+          moreTranscript: () => this.safely('show more of the transcript', () => this.loadTranscript(sessionId, call.index, true)),
         },
         body.analysis.loops,
+        !this.options.transcript ? null : !this.transcriptOpen ? { kind: 'closed' } : (this.transcripts.get(this.detailsKey(sessionId, call.index)) ?? { kind: 'loading', maxChars: TRANSCRIPT_CHARS }),
       ),
     );
   }
 
+  private toggleTranscript(open: boolean): void {
+    this.transcriptOpen = open;
+    this.host.setState(mergeState(this.host.getState(), { transcriptOpen: open }));
+    const session = this.session;
+    this.showDetails();
+    if (open && session && this.selected !== null) this.loadTranscript(session.id, this.selected, false);
+    this.detailsPane.querySelector<HTMLButtonElement>('[data-action="toggle-transcript"]')?.focus();
+  }
+
+  /** Asks the host for a call's transcript (`more`: each text eight times longer than shown). */
+  private loadTranscript(sessionId: string, index: number, more: boolean): void {
+    const key = this.detailsKey(sessionId, index);
+    const had = this.transcripts.get(key);
+    if (!more && had && had.kind !== 'error') return;
+    const maxChars = more && had?.kind === 'loaded' ? moreChars(had.transcript.maxChars) : TRANSCRIPT_CHARS;
+    if (!more) this.transcripts.set(key, { kind: 'loading', maxChars });
+    this.host.request('call/transcript', { sessionId, callIndex: index, maxChars }).then(
+      (transcript) => this.transcriptArrived(key, { kind: 'loaded', transcript }),
+      (error: unknown) => this.transcriptArrived(key, { kind: 'error', message: error instanceof Error ? error.message : String(error) }),
+    );
+  }
+
+  private transcriptArrived(key: string, state: TranscriptState): void {
+    this.safely('show the transcript', () => {
+      // Errors are not kept, so showing the call again retries.
+      if (state.kind === 'error') this.transcripts.delete(key);
+      else this.transcripts.set(key, state);
+      const session = this.session;
+      if (!session || this.selected === null || key !== this.detailsKey(session.id, this.selected)) return;
+      // Redrawing the pane keeps the reader where they were: the focus goes back to what had it.
+      const focusedAction = (document.activeElement as HTMLElement | null)?.dataset?.['action'];
+      this.showDetails();
+      if (state.kind === 'error') this.detailsPane.querySelector<HTMLElement>('.transcript')?.replaceChildren(...this.transcriptErrorNodes(state.message));
+      if (focusedAction) this.detailsPane.querySelector<HTMLElement>(`[data-action="${focusedAction}"]`)?.focus();
+    });
+  }
+
+  /** The pane's transcript section after a failed read (the state itself is not kept). */
+  private transcriptErrorNodes(message: string): HTMLElement[] {
+    return [el('h4', { text: 'Transcript' }), el('p', { className: 'inline-error', attrs: { role: 'alert' } }, [icon('error'), el('span', { text: `Could not read the transcript: ${message}` })])];
+  }
+
   private scheduleDetails(sessionId: string, index: number): void {
     const key = this.detailsKey(sessionId, index);
-    if (this.details.get(key)?.kind === 'loaded') return;
+    if (this.details.get(key)?.kind === 'loaded') {
+      if (this.transcriptOpen && this.options.transcript) this.loadTranscript(sessionId, index, false);
+      return;
+    }
     clearTimeout(this.detailsTimer);
     this.detailsTimer = setTimeout(() => {
+      if (this.transcriptOpen && this.options.transcript) this.loadTranscript(sessionId, index, false);
       this.details.set(key, { kind: 'loading' });
       this.host.request('call/details', { sessionId, callIndex: index }).then(
         (detail) => this.detailsArrived(key, { kind: 'loaded', detail }),

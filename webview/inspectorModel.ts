@@ -1,7 +1,7 @@
 import type { SessionSummary } from '../src/core/analysis/sessionSummary';
 import type { CostSummary } from '../src/core/cost/costTypes';
 import type { AnalysisView, DiagnosticView, SessionCostFigures } from '../src/core/view/traceView';
-import { formatCount, formatDuration, formatUsd } from '../src/core/report/formatNumbers';
+import { formatCount, formatDuration, formatPercent, formatUsd } from '../src/core/report/formatNumbers';
 import { shortSessionId } from '../src/core/view/sessionList';
 import { headlineGroups, readLoopSort } from './analysis/analysisModel';
 import type { LoopSort } from './analysis/analysisModel';
@@ -22,7 +22,7 @@ export function summaryFigures(s: SessionSummary, analysis?: AnalysisView, cost?
         { name: 'userTurns', label: 'User turns', value: formatCount(s.userTurns), hint: 'Prompts typed by the user' },
         ...otherInputsFigure(s),
         ...(s.apiErrors > 0 ? [{ name: 'apiErrors', label: 'API errors', value: formatCount(s.apiErrors), hint: 'Requests that failed (rate limits, overload) and were retried or given up; marked on the timeline and listed under Diagnostics' }] : []),
-        { name: 'toolCalls', label: 'Tool calls', value: s.failedToolCalls > 0 ? `${formatCount(s.toolCalls)} (${formatCount(s.failedToolCalls)} failed)` : formatCount(s.toolCalls), hint: 'Tool calls the model made, and how many failed' },
+        { name: 'toolCalls', label: 'Tool calls', value: toolCallsValue(s), hint: 'Tool calls the model made, how many failed, and how many of those the user denied (a permission prompt answered no)' },
       ],
     },
     {
@@ -33,10 +33,62 @@ export function summaryFigures(s: SessionSummary, analysis?: AnalysisView, cost?
         { name: 'appended', label: 'Appended', value: formatCount(t.appended), hint: 'Σ prompt tokens that needed prefill' },
         { name: 'output', label: 'Output', value: formatCount(t.output), hint: 'Σ generated tokens' },
         { name: 'cacheWrite', label: 'Cache write', value: formatCount(t.cacheWrite), hint: 'Σ tokens written to the provider cache' },
+        ...unattributedFigure(s),
       ],
     },
     ...(cost ? costGroups(cost, whole ?? null) : []),
     ...headlineGroups(s, analysis),
+  ];
+}
+
+/** "120 (7 failed, 2 denied)": the denied are among the failed, said only when there are any. */
+function toolCallsValue(s: SessionSummary): string {
+  if (s.failedToolCalls === 0) return formatCount(s.toolCalls);
+  const denied = s.deniedToolCalls > 0 ? `, ${formatCount(s.deniedToolCalls)} denied` : '';
+  return `${formatCount(s.toolCalls)} (${formatCount(s.failedToolCalls)} failed${denied})`;
+}
+
+/** Tokens the agent's own session totals count beyond the calls (OpenCode), when there are any: never spread over the calls. */
+function unattributedFigure(s: SessionSummary): Figure[] {
+  const u = s.unattributedTokens;
+  if (!u) return [];
+  return [
+    {
+      name: 'unattributed',
+      label: 'Unattributed',
+      value: `${formatCount(u.input)} in, ${formatCount(u.output)} out`,
+      hint: `The agent's own session totals count these tokens beyond the sum over its calls (${formatCount(u.cached)} of the input cached); no call in the trace carries them, so they are in no other figure`,
+    },
+  ];
+}
+
+/** One of the three figures a user looks for first, above the timeline. */
+export interface KeyFigure {
+  /** Stable `data-key-figure` key. */
+  name: 'cost' | 'cacheHitRate' | 'failedToolCalls';
+  label: string;
+  value: string;
+  /** What it counts, for the hover. */
+  hint: string;
+}
+
+/**
+ * The session's cost, cache hit rate and failed tool calls: what a user looks for first,
+ * on the first screen beside the timeline (the full strip follows it). Unknown is
+ * "unknown", never 0; a session without prices says so rather than $0.
+ */
+export function keyFigures(s: SessionSummary, cost: SessionCostFigures | null | undefined): KeyFigure[] {
+  const c = cost?.summary ?? null;
+  const costValue = !c ? 'no prices' : `${formatUsd(c.totalUsd)}${c.unpricedCalls > 0 ? ` + ${formatCount(c.unpricedCalls)} unpriced` : ''}`;
+  return [
+    { name: 'cost', label: 'Cost', value: costValue, hint: c ? 'This session at its models\u2019 prices (the Cost figures below split it by kind and model)' : 'No price was found for this session\u2019s models (agentTrace.prices adds your own)' },
+    { name: 'cacheHitRate', label: 'Cache hit rate', value: formatPercent(s.cacheHitRate), hint: 'Σ cached / Σ input tokens: the share of prompt tokens served from the prefix cache' },
+    {
+      name: 'failedToolCalls',
+      label: 'Failed tool calls',
+      value: s.toolCalls === 0 ? '0' : `${formatCount(s.failedToolCalls)} of ${formatCount(s.toolCalls)}`,
+      hint: 'Tool calls whose result was an error (marked ▼ on the timeline; F jumps to the next)',
+    },
   ];
 }
 
@@ -215,6 +267,30 @@ export interface PersistedState {
   barView?: BarView;
   /** The extra cache TTL the cost panel replays. */
   costTtl?: CustomTtl;
+  /** The timeline's zoom window and filter, for the session they were on: the view comes back as it was after a rebuild. */
+  view?: TimelineViewState;
+  /** How far the page was scrolled (CSS pixels). */
+  scrollY?: number;
+  /** Whether the call details show the call's transcript. */
+  transcriptOpen?: boolean;
+}
+
+/** Which calls the timeline showed: its filter (`all`, `failed`, `tool:Bash`…) and its window in slots, on one session. */
+export interface TimelineViewState {
+  sessionId: string;
+  filter: string;
+  lo: number;
+  hi: number;
+}
+
+/** A stored view state, or null when it is not one (an older build, a hand-edited state). */
+export function readViewState(raw: unknown): TimelineViewState | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const v = raw as Record<string, unknown>;
+  const { sessionId, filter, lo, hi } = v;
+  if (typeof sessionId !== 'string' || typeof filter !== 'string' || typeof lo !== 'number' || typeof hi !== 'number') return null;
+  if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi <= lo) return null;
+  return { sessionId, filter, lo, hi };
 }
 
 /** Reads persisted state defensively: it may come from an older build. */
@@ -226,6 +302,7 @@ export function readPersistedState(raw: unknown): PersistedState {
   if (r['callIndex'] === null || (typeof r['callIndex'] === 'number' && Number.isInteger(r['callIndex']) && r['callIndex'] >= 0)) out.callIndex = r['callIndex'];
   if (typeof r['showCached'] === 'boolean') out.showCached = r['showCached'];
   if (typeof r['fingerprintOpen'] === 'boolean') out.fingerprintOpen = r['fingerprintOpen'];
+  if (typeof r['transcriptOpen'] === 'boolean') out.transcriptOpen = r['transcriptOpen'];
   if (typeof r['whatIfOpen'] === 'boolean') out.whatIfOpen = r['whatIfOpen'];
   if (typeof r['whatIf'] === 'object' && r['whatIf'] !== null) out.whatIf = r['whatIf'];
   if (r['barView'] === 'tokens' || r['barView'] === 'cost') out.barView = r['barView'];
@@ -233,6 +310,9 @@ export function readPersistedState(raw: unknown): PersistedState {
   if (typeof ttl === 'object' && ttl !== null && typeof ttl['minutes'] === 'number' && ttl['minutes'] > 0 && (ttl['writeMultiple'] === null || (typeof ttl['writeMultiple'] === 'number' && ttl['writeMultiple'] >= 0))) {
     out.costTtl = { minutes: ttl['minutes'], writeMultiple: ttl['writeMultiple'] as number | null };
   }
+  const view = readViewState(r['view']);
+  if (view) out.view = view;
+  if (typeof r['scrollY'] === 'number' && Number.isFinite(r['scrollY']) && r['scrollY'] >= 0) out.scrollY = r['scrollY'];
   if (r['loopSort'] === null) out.loopSort = null;
   else if (readLoopSort(r['loopSort'])) out.loopSort = readLoopSort(r['loopSort']);
   return out;

@@ -43,7 +43,7 @@ raw input/output and appended/output ratios beside the published ranges for
 agent workloads, prefill vs decode share of LLM time, tool calls by tool,
 exploration vs execution by quarter, context growth and compactions, cache-miss
 causes and retry loops of failing tool calls. --json prints the stable contract
-described in the README. Given a folder, analyze reads every session in it
+of docs/reference/json-output.md. Given a folder, analyze reads every session in it
 (*.jsonl, *.json, *.traj; sub-agent logs with their session) and prints their
 combined fingerprint and how the figures spread across them. --min-loop-attempts
 (default 3) is the fewest failed attempts that make a retry loop; --cache-ttl-min (default 5) the provider's
@@ -78,8 +78,8 @@ GPU, model and policy.
 Cost: every call is priced on its own (its date, its long-context tier, its
 service tier, 5-minute and 1-hour cache writes at their own rates) from
 @pydantic/genai-prices and a small dated supplement; a model without a price is
-"unknown", never $0. --prices PRICES.json adds or overrides prices (README,
-"Cost"). The cache TTL what-if replays each session under 5 minutes and 1 hour;
+"unknown", never $0. --prices PRICES.json adds or overrides prices
+(docs/guide/cost.md). The cache TTL what-if replays each session under 5 minutes and 1 hour;
 --what-if-ttl-min M adds a TTL of M minutes, priced at the 5-minute write rate
 up to 5 min and the 1-hour rate above, or at X times the input price with
 --what-if-ttl-write X.
@@ -134,7 +134,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '--cache-ttl-min') args.cacheTtlMin = positiveNumber(a, argv[++i], false);
     else if (a === '--prices') {
       const file = argv[++i];
-      if (file === undefined || file.startsWith('--')) throw new UsageError('--prices needs a FILE (JSON, see the README, "Cost")');
+      if (file === undefined || file.startsWith('--')) throw new UsageError('--prices needs a FILE (JSON, see docs/guide/cost.md)');
       args.prices = file;
     } else if (a === '--what-if-ttl-min') args.whatIfTtlMin = positiveNumber(a, argv[++i], false);
     else if (a === '--what-if-ttl-write') args.whatIfTtlWrite = positiveNumber(a, argv[++i], false);

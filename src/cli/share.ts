@@ -1,8 +1,10 @@
-import { realpath, stat, writeFile } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { mkdir, realpath, stat, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import type { Redactor, RedactionSummary } from '../core/redact/redactor';
 import { buildReplayExport, REPLAY_BLOCK_TOKENS, REPLAY_TARGETS, replayJsonLines, ReplayError } from '../core/replay/replayExport';
 import type { ReplayExport, ReplayOptions, ReplayTarget } from '../core/replay/replayExport';
+import { buildWekaExport, WEKA_BLOCK_TOKENS, wekaJson } from '../core/replay/wekaExport';
+import type { WekaExport } from '../core/replay/wekaExport';
 import { formatPercent } from '../core/report/formatNumbers';
 import { compareReplay, predictReplay } from '../core/replay/compareReplay';
 import type { ReplayComparison } from '../core/replay/compareReplay';
@@ -37,7 +39,8 @@ import { UsageError } from './usageError';
 export const SHARE_USAGE = `  agent-trace report FILE... -o REPORT.html [--session ID]... [--whatif W.json] [--format ID] [--no-redact]
   agent-trace redact FILE -o OUT [--format ID]
   agent-trace compare FILE RESULTS [--to aiperf|mooncake|bailian] [--replicas N] [--stagger-s S] [--session ID]... [--whatif W.json] [--json]
-  agent-trace export FILE --to mooncake|aiperf|bailian -o OUT.jsonl [--replicas N] [--stagger-s S] [--session ID]... [--format ID] [--no-redact]`;
+  agent-trace export FILE --to mooncake|aiperf|bailian -o OUT.jsonl [--replicas N] [--stagger-s S] [--session ID]... [--format ID] [--no-redact]
+  agent-trace export FILE --to weka -o OUT.json|DIR/ [--session ID]... [--format ID] [--no-redact]`;
 
 /** Flags shared by the share commands, parsed strictly. */
 export interface ShareArgs {
@@ -45,7 +48,8 @@ export interface ShareArgs {
   out: string | null;
   format: FormatId | null;
   noRedact: boolean;
-  to: ReplayTarget | null;
+  /** A block-hash target, or `weka` (the kv-cache-tester agentic trace: documents, not rows). */
+  to: ReplayTarget | 'weka' | null;
   replicas: number;
   staggerS: number;
   sessions: string[];
@@ -89,8 +93,9 @@ export function parseShareArgs(command: string, argv: readonly string[], allowed
     else if (flag === '--json') a.json = true;
     else if (flag === '--to') {
       const t = value();
-      if (!(REPLAY_TARGETS as readonly string[]).includes(t)) throw new UsageError(`--to must be one of ${REPLAY_TARGETS.join(', ')}, not "${t}"`);
-      a.to = t as ReplayTarget;
+      const targets = command === 'export' ? [...REPLAY_TARGETS, 'weka'] : REPLAY_TARGETS;
+      if (!(targets as readonly string[]).includes(t)) throw new UsageError(`--to must be one of ${targets.join(', ')}, not "${t}"`);
+      a.to = t as ReplayTarget | 'weka';
     } else if (flag === '--replicas') a.replicas = replicaFlag(flag, argv[++i], REPLICA_BOUNDS.replicas);
     else if (flag === '--stagger-s') a.staggerS = replicaFlag(flag, argv[++i], REPLICA_BOUNDS.staggerS);
     else if (flag === '--session') a.sessions.push(value());
@@ -176,15 +181,19 @@ async function readBackLine(e: ReplayExport, text: string): Promise<string> {
 export async function runExport(argv: readonly string[]): Promise<number> {
   const a = parseShareArgs('export', argv, ['-o', '--format', '--no-redact', '--to', '--replicas', '--stagger-s', '--session']);
   if (a.files.length !== 1) throw new UsageError('export needs one FILE');
-  if (!a.to) throw new UsageError(`export needs --to (${REPLAY_TARGETS.join(', ')})`);
-  if (!a.out) throw new UsageError('export needs -o OUT.jsonl');
+  if (!a.to) throw new UsageError(`export needs --to (${[...REPLAY_TARGETS, 'weka'].join(', ')})`);
+  if (!a.out) throw new UsageError(a.to === 'weka' ? 'export --to weka needs -o OUT.json (or -o DIR/ for several sessions)' : 'export needs -o OUT.jsonl');
   const file = a.files[0]!;
   await refuseOverwrite([file], a.out);
+  if (a.to === 'weka' && (argv.includes('--replicas') || argv.includes('--stagger-s'))) {
+    throw new UsageError('--replicas and --stagger-s apply to mooncake, aiperf and bailian: a Weka trace is replayed at any concurrency by AIPerf or kv-cache-tester itself');
+  }
   const parsed = await parseFile(file, a.format);
   if (parsed.problem) {
     printError(`${file}: ${parsed.problem.message}`);
     return 1;
   }
+  if (a.to === 'weka') return writeWeka(file, a.out, parsed, a.sessions, a.noRedact);
   const options: ReplayOptions = { replicas: a.replicas, staggerS: a.staggerS, sessions: a.sessions.length > 0 ? a.sessions : null };
   let e: ReplayExport;
   try {
@@ -206,6 +215,52 @@ export async function runExport(argv: readonly string[]): Promise<number> {
     ...e.notes.map((n) => `note: ${n}`),
     redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)',
     `compare with a replay's results: agent-trace compare ${quote(file)} RESULTS --to ${a.to}${a.replicas > 1 ? ` --replicas ${a.replicas} --stagger-s ${a.staggerS}` : ''}${a.sessions.map((s) => ` --session ${quote(s)}`).join('')}`,
+  ];
+  printError(lines.join('\n'));
+  return 0;
+}
+
+/** `export --to weka`: one document per top-level session, into a file (one session) or a folder (`-o DIR/`, or an existing folder). */
+async function writeWeka(file: string, out: string, parsed: ParsedTrace, sessions: string[], noRedact: boolean): Promise<number> {
+  let e: WekaExport;
+  try {
+    e = buildWekaExport(parsed.model, sessions.length > 0 ? sessions : null);
+  } catch (err) {
+    if (err instanceof ReplayError) {
+      printError(`${file}: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+  const toFolder = /[\\/]$/.test(out) || (await stat(out).then((s) => s.isDirectory()).catch(() => false));
+  if (!toFolder && e.traces.length > 1) {
+    printError(`${file}: ${e.traces.length} top-level sessions make ${e.traces.length} Weka traces (${e.traces.map((t) => t.id).join(', ')}): write them into a folder (-o DIR/) or choose one with --session`);
+    return 1;
+  }
+  const redactor = noRedact ? null : createRedactor();
+  const written: string[] = [];
+  let input = 0;
+  let cached = 0;
+  if (toFolder) await mkdir(out, { recursive: true });
+  for (const trace of e.traces) {
+    const path = toFolder ? join(out, `${trace.id.replace(/[^\w.-]/g, '_')}.json`) : out;
+    const text = await redactJsonLinesText(wekaJson(trace), redactor);
+    await writeFile(path, text);
+    written.push(path);
+    // Read back with our own reader: the hit rate a replay's ideal cache would see.
+    const back = await parseTrace([{ key: basename(path), bytes: new TextEncoder().encode(text) }], { format: 'weka' });
+    for (const s of back.model.sessions) for (const c of s.calls) {
+      input += c.tokens.input ?? 0;
+      cached += c.tokens.cached ?? 0;
+    }
+  }
+  const subagents = e.traces.reduce((n, t) => n + t.totals.subagent_count, 0);
+  const lines = [
+    `${written.length === 1 ? written[0] : `${out}: ${written.length} files`}: ${e.traces.length} Weka trace${e.traces.length === 1 ? '' : 's'}, ${e.requests.length} requests, ${subagents} sub-agent${subagents === 1 ? '' : 's'} (${WEKA_BLOCK_TOKENS}-token blocks, full blocks only)`,
+    `read back as weka: ideal prefix-cache hit rate ${formatPercent(input > 0 ? cached / input : null)} (an infinite prefix cache over each file, ${WEKA_BLOCK_TOKENS}-token blocks)`,
+    ...e.notes.map((n) => `note: ${n}`),
+    redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)',
+    `replay with AIPerf: aiperf profile --url URL --model MODEL --endpoint-type chat --streaming --custom-dataset-type weka_trace --input-file ${quote(toFolder ? out : written[0]!)} --fixed-schedule`,
   ];
   printError(lines.join('\n'));
   return 0;
@@ -314,7 +369,7 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
   // Lines of the results that could not be read (broken, too deep, not text) are left out of the join: said, with their lines.
   const unread = results.model.diagnostics.filter((d) => d.severity === 'error' && d.file === 0);
   if (unread.length > 0) printError(`note: ${unread.length} line${unread.length === 1 ? '' : 's'} of ${resultsFile} left out: ${unread.slice(0, 3).map((d) => `line ${d.line + 1}: ${d.message}`).join('; ')}${unread.length > 3 ? '; …' : ''}`);
-  const target = a.to ?? (results.model.format === 'aiperf' ? 'aiperf' : 'mooncake');
+  const target = (a.to as ReplayTarget | null) ?? (results.model.format === 'aiperf' ? 'aiperf' : 'mooncake');
   let params: EngineParams;
   try {
     params = whatIfParams((whatIf?.raw as { input?: { params?: unknown } } | undefined)?.input?.params);

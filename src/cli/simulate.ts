@@ -28,7 +28,7 @@ import { UsageError } from './usageError';
 /**
  * `agent-trace simulate`: reads a trace or a workload JSON, turns it into a workload,
  * builds the engine parameters from defaults, presets and flags, runs one scenario or
- * a sweep, and prints the report or the JSON contract (README, "What-if simulation").
+ * a sweep, and prints the report or the JSON contract (docs/guide/simulate.md, docs/reference/json-output.md).
  */
 
 /** Input that cannot be simulated (unreadable, no such session, nothing to replay): exit status 1. */

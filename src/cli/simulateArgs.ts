@@ -98,7 +98,7 @@ requests open loop at their recorded arrival times. One engine step takes
 
 Input:
   FILE                        a trace in any format agent-trace reads (--format ID overrides detection)
-  --workload W.json           a workload JSON (shape in the README) instead of a trace
+  --workload W.json           a workload JSON (shape in docs/guide/simulate.md) instead of a trace
   --session ID                the traced session to replay (a unique prefix is enough);
                               with --workload, the session whose calls are listed
 Replicas:
@@ -160,7 +160,7 @@ Sweep:
   --threads N                 sweep points run at once on worker threads (default: one per core
                               when the sweep simulates 100,000 calls or more, else 1); same results
 Output:
-  --json                      print the stable JSON contract described in the README
+  --json                      print the stable JSON contract (docs/reference/json-output.md)
   --emit-workload OUT.json    write the workload JSON and stop (and simulate too with --json or --sweep)
   --progress                  show progress on stderr even when it is not a terminal (it is
                               shown on a terminal once a run takes longer than a second)

@@ -123,6 +123,14 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         if (entry.ready) channel.notify({ type: 'load/progress', ...p });
       }),
     ];
+    // A hidden inspector's page is gone (no retainContextWhenHidden: see docs/design/architecture.md): messages to it
+    // are dropped until it is rebuilt and says `ready` again. Until then a selection waits for it (Show in Timeline
+    // from a CodeLens while the inspector is a background tab), and the page's own state brings back its view.
+    subscriptions.push(
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) entry.ready = false;
+      }),
+    );
     channel.onNotification((m: unknown) => this.handleNotification(entry, m));
     // Every answer comes from the document's trace worker: the page gets what it draws. Params
     // are checked before use (shape, type, range; ids only, never paths); a refusal or a
@@ -134,6 +142,12 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       const detail = await document.request('callDetail', { sessionId, callIndex });
       if (!detail) throw new Error(`No call ${callIndex + 1} in session ${uiText(sessionId, { max: 80 })}.`);
       return detail;
+    });
+    answer('call/transcript', async ({ sessionId, callIndex, maxChars }) => {
+      // The worker reads the call's records again from the trace's own files (by index, never a path from the page), bounded.
+      const transcript = await document.request('callTranscript', { sessionId, callIndex, maxChars });
+      if (!transcript) throw new Error(`No call ${callIndex + 1} in session ${uiText(sessionId, { max: 80 })}.`);
+      return transcript;
     });
     answer('whatif/workload', ({ sessionId }) => document.request('whatIfWorkload', { sessionId, filePath: document.uri.fsPath, format: document.formatOverride }));
     answer('session/intro', async ({ sessionId }) => {
@@ -169,8 +183,10 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       if (p.document.uri.toString() !== uri.toString()) continue;
       if (options.reveal && !found) p.panel.reveal(p.panel.viewColumn);
       found = true;
-      if (p.ready) p.channel.notify({ type: 'call/select', ref });
-      else p.pendingSelect = ref;
+      // Sent in any case: a live page selects it at once, and VS Code delivers it to a page it is rebuilding (which
+      // keeps it until its trace is shown). A page not known to be live also gets it with its next `init`.
+      p.channel.notify({ type: 'call/select', ref });
+      if (!p.ready) p.pendingSelect = ref;
     }
     return found;
   }

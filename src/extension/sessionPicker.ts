@@ -145,7 +145,7 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir:
     const items = sessions.map(itemFor);
     // Sessions discovery knows of but cannot list (OpenCode's database) are said, not dropped.
     const noteItems: SessionItem[] = notes.map((n) => ({ label: '$(info) Not listed', detail: n, session: null, alwaysShow: true }));
-    const looked = [roots.claudeCode, roots.codex, roots.geminiCli, roots.openCode, roots.openHands, roots.cline, roots.rooCode, ...roots.aiperf].join(', ');
+    const looked = [roots.claudeCode, roots.codex, roots.geminiCli, roots.openCode, roots.openHands, roots.cline, roots.rooCode, ...roots.aiperf, roots.vscodeCopilot, roots.openTelemetry].join(', ');
     const none: SessionItem = { label: '$(info) No local sessions found', detail: `Looked in ${looked} (agentTrace.sessionRoots)`, session: null, alwaysShow: true };
     const tail = [...noteItems, OPEN_FILE_ITEM];
     qp.items = sessions.length > 0 ? [...items, ...tail] : [none, ...tail];

@@ -17,6 +17,9 @@ export const SETTING_DEFAULTS = {
   'sessionRoots.cline': '',
   'sessionRoots.rooCode': '',
   'sessionRoots.aiperf': 'artifacts',
+  // Empty: the user folder of the VS Code this extension runs in.
+  'sessionRoots.vscodeCopilot': '',
+  'sessionRoots.openTelemetry': '~/.copilot/otel',
   /** No prices of one's own: the list prices apply. */
   prices: [],
   'statusBar.enabled': true,

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { isSubagentLogName } from '../core/trace/claudeCode/companions';
 
 /** Agents whose local sessions Analyze Agent Session lists. */
-export type LocalAgent = 'Claude Code' | 'Codex' | 'Gemini CLI' | 'OpenCode' | 'OpenHands' | 'Cline' | 'Roo Code' | 'AIPerf';
+export type LocalAgent = 'Claude Code' | 'Codex' | 'Gemini CLI' | 'OpenCode' | 'OpenHands' | 'Cline' | 'Roo Code' | 'AIPerf' | 'VS Code Copilot' | 'OpenTelemetry';
 
 /** Where each agent keeps its sessions on this machine, as absolute folders (`~` already expanded). */
 export interface SessionRoots {
@@ -22,6 +22,10 @@ export interface SessionRoots {
   rooCode: string;
   /** Folders holding AIPerf runs (`artifacts/`). */
   aiperf: readonly string[];
+  /** VS Code's user folder (`…/Code/User`): chat sessions under `workspaceStorage/<hash>/chatSessions/` and `globalStorage/emptyWindowChatSessions/`. */
+  vscodeCopilot: string;
+  /** A folder of OTLP/JSON files (`*.json`, `*.jsonl`): the Copilot CLI's file exporter writes to `~/.copilot/otel`. */
+  openTelemetry: string;
 }
 
 /**
@@ -136,6 +140,58 @@ export async function aiperfRuns(folders: readonly string[]): Promise<LocalSessi
       if (run.isDirectory()) found.push(withStat(join(folder, run.name, 'profile_export.jsonl'), 'AIPerf', run.name));
     }
   }
+  return present(await Promise.all(found));
+}
+
+/** Chat session files of one folder (`<id>.json`, or the newer operation log `<id>.jsonl`). */
+async function chatSessionFiles(dir: string, project: string | null): Promise<Array<Promise<LocalSession | null>>> {
+  return (await entries(dir)).filter((f) => f.isFile() && /\.jsonl?$/i.test(f.name)).map((f) => withStat(join(dir, f.name), 'VS Code Copilot', project));
+}
+
+/**
+ * The folder a VS Code workspace storage belongs to: `<hash>/workspace.json` names it
+ * (`{"folder": "file:///…"}`, or `{"workspace": "file:///….code-workspace"}`); its last path
+ * segment, URI-decoded. Null when the file is missing or names something else.
+ */
+export async function vscodeWorkspaceName(storage: string): Promise<string | null> {
+  let value: unknown;
+  try {
+    value = await readJson(join(storage, 'workspace.json'));
+  } catch {
+    return null;
+  }
+  const uri = typeof value === 'object' && value !== null ? ((value as { folder?: unknown; workspace?: unknown }).folder ?? (value as { workspace?: unknown }).workspace) : null;
+  if (typeof uri !== 'string') return null;
+  const path = uri.replace(/^[a-z][\w+.-]*:\/\/[^/]*/i, '').replace(/[\\/]+$/, '');
+  const last = path.split(/[\\/]/).pop() ?? '';
+  try {
+    return decodeURIComponent(last).replace(/\.code-workspace$/, '') || null;
+  } catch {
+    return last || null;
+  }
+}
+
+/**
+ * VS Code's chat sessions (Copilot Chat, agent mode): `<User>/workspaceStorage/<hash>/chatSessions/*`
+ * with the workspace folder's name from `<hash>/workspace.json`, and the sessions of windows
+ * without a folder in `<User>/globalStorage/emptyWindowChatSessions/`.
+ */
+export async function vscodeChatSessions(user: string): Promise<LocalSession[]> {
+  const found: Array<Promise<LocalSession | null>> = [];
+  const storage = join(user, 'workspaceStorage');
+  for (const ws of await entries(storage)) {
+    if (!ws.isDirectory()) continue;
+    const chats = join(storage, ws.name, 'chatSessions');
+    if ((await entries(chats)).length === 0) continue;
+    found.push(...(await chatSessionFiles(chats, await vscodeWorkspaceName(join(storage, ws.name)))));
+  }
+  found.push(...(await chatSessionFiles(join(user, 'globalStorage', 'emptyWindowChatSessions'), null)));
+  return present(await Promise.all(found));
+}
+
+/** OTLP/JSON files of a folder (`*.json`, `*.jsonl`; the Copilot CLI's file exporter, a collector's file exporter). */
+export async function otlpFiles(root: string): Promise<LocalSession[]> {
+  const found = (await entries(root)).filter((f) => f.isFile() && /\.jsonl?$/i.test(f.name)).map((f) => withStat(join(root, f.name), 'OpenTelemetry', null));
   return present(await Promise.all(found));
 }
 

@@ -10,6 +10,7 @@ import { readUserPrices } from '../core/cost/userPrices';
 import { TraceParse } from '../core/trace/parseTrace';
 import { TraceService } from '../core/view/traceService';
 import type { SessionBody } from '../core/view/traceService';
+import { callTranscript } from './transcriptRead';
 import type { FromWorker, MoreRead, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerMethod } from './traceWorkerProtocol';
 import { SESSION_PAGE_SIZE } from '../protocol/messages';
 import { NotRegularFileError, regularFileChunks } from './traceFiles';
@@ -23,6 +24,8 @@ const port = parentPort!;
 let service: TraceService | null = null;
 /** The open trace's incremental parse and where its files are, for `readMore`. */
 let reading: { parse: TraceParse; files: (WorkerFile | null)[]; params: OpenParams } | null = null;
+/** The open trace's files by index (a transcript reads its records again from them, and from nothing else). */
+let traceFiles: (WorkerFile | null)[] = [];
 /** Whether the open trace was opened live (to be followed with readMore). */
 let openedLive = false;
 /** Requests that arrived while the file was still being read. */
@@ -124,6 +127,7 @@ async function open(params: OpenParams): Promise<void> {
   parse.notes(params.notes ?? []);
   // Only a live trace keeps its parse (the readers' state) for readMore; otherwise the model is all that stays.
   reading = params.live ? { parse, files, params } : null;
+  traceFiles = files;
   openedLive = params.live ?? false;
   post({ kind: 'opened', opened: answerFor(parse, params, t0) });
 }
@@ -141,6 +145,7 @@ async function readMore(newFiles: { key: string; path: string }[]): Promise<More
   if (parse.stopped) return { kind: 'reopen', reason: 'stopped' };
   const t0 = performance.now();
   for (const f of newFiles) files[parse.addFile(f.key)] = await pinned({ key: f.key, path: f.path, noFollow: true });
+  traceFiles = files;
   let newBytes = 0;
   for (let i = 0; i < files.length; i++) {
     const f = files[i];
@@ -183,6 +188,10 @@ const handlers: Handler = {
   callsUsingTool: (s, p) => s.callsUsingTool(p.sessionId, p.tool),
   callDetail: (s, p) => s.callDetail(p.sessionId, p.callIndex),
   sourceOf: (s, p) => s.sourceOf(p.sessionId, p.callIndex, p.toolId),
+  // Answered asynchronously (it reads files); see `answer`.
+  callTranscript: () => {
+    throw new Error('callTranscript is asynchronous');
+  },
   whatIfWorkload: (s, p) => s.whatIfWorkload(p.sessionId, p.filePath, p.format),
   report: (s) => s.report(),
   problems: (s) => s.problems(),
@@ -218,8 +227,19 @@ function answer(m: Extract<ToWorker, { kind: 'request' }>): void {
     );
     return;
   }
+  if (m.method === 'callTranscript') {
+    const p = m.params as TraceWorkerMethods['callTranscript']['params'];
+    void busy.then(() =>
+      callTranscript(service!, traceFiles, p).then(
+        (ok) => post({ kind: 'response', id: m.id, ok }),
+        (e: unknown) => post({ kind: 'response', id: m.id, err: e instanceof Error ? e.message : String(e) }),
+      ),
+    );
+    return;
+  }
   void busy.then(() => answerNow(m));
 }
+
 
 function answerNow(m: Extract<ToWorker, { kind: 'request' }>): void {
   if (!service) return;

@@ -5,6 +5,7 @@ import type { WhatIfWorkload } from '../core/sim/whatIfWorkload';
 import type { FormatId, SourceRef } from '../core/trace/model';
 import type { SessionPage } from '../core/view/sessionList';
 import type { CallDetail, CallRow } from '../core/view/traceView';
+import type { CallTranscript } from '../core/view/transcript';
 import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader, TraceProblems } from '../core/view/traceService';
 
 // The messages between the extension host and the trace worker (traceWorker.ts): the
@@ -79,6 +80,8 @@ export interface TraceWorkerMethods {
   callsUsingTool: { params: { sessionId: string; tool: string }; result: Int32Array };
   callDetail: { params: { sessionId: string; callIndex: number }; result: CallDetail | null };
   sourceOf: { params: { sessionId: string; callIndex: number; toolId: string | null }; result: SourceRef | null };
+  /** A call's transcript, its records read again from the trace's own files (each text clipped to `maxChars`); null: no such call. */
+  callTranscript: { params: { sessionId: string; callIndex: number; maxChars: number }; result: CallTranscript | null };
   whatIfWorkload: { params: { sessionId: string; filePath: string; format: FormatId | null }; result: WhatIfWorkload };
   report: { params: Record<string, never>; result: TraceReport };
   problems: { params: Record<string, never>; result: TraceProblems };

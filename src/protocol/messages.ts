@@ -1,5 +1,6 @@
 import type { TtlReplay } from '../core/cost/cacheTtlWhatIf';
 import type { CallDetail, CallRow } from '../core/view/traceView';
+import type { CallTranscript } from '../core/view/transcript';
 import type { SessionPage } from '../core/view/sessionList';
 import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader } from '../core/view/traceService';
 import type { PolicyId } from '../core/sim/policies';
@@ -60,6 +61,12 @@ export const SESSION_PAGE_SIZE = 1000;
 export interface WebviewRequests {
   /** Tool calls, errors and source lines of one call, fetched when it is selected. */
   'call/details': { params: { sessionId: string; callIndex: number }; result: CallDetail };
+  /**
+   * A call's transcript (its prompt, answer, tool inputs and outputs), read again from the
+   * trace's own files when the page shows it; each text clipped to `maxChars` (at most
+   * TRANSCRIPT_MAX_CHARS), asked again with more for "Show more".
+   */
+  'call/transcript': { params: { sessionId: string; callIndex: number; maxChars: number }; result: CallTranscript };
   /** The what-if workload of a session (or of the whole trace, for block-hash traces), fetched when the what-if panel opens. */
   'whatif/workload': { params: { sessionId: string }; result: WhatIfWorkload };
   /** A session's summary and marks (painted first). */

@@ -4,6 +4,7 @@ import type { FormatId } from '../core/trace/model';
 import { MAX_ROWS_PER_REQUEST } from '../core/view/traceService';
 import { SESSION_PAGE_SIZE } from './messages';
 import type { CallRef, WebviewNotification, WebviewRequests } from './messages';
+import { TRANSCRIPT_MAX_CHARS } from '../core/view/transcript';
 
 /**
  * The webview renders hostile trace text, so the host treats every message from it as
@@ -184,6 +185,12 @@ export function checkRequestParams<M extends keyof WebviewRequests>(method: M, p
     switch (method) {
       case 'call/details':
         return { ok: true, value: callRef(p, 'params') as Params<M> };
+      case 'call/transcript': {
+        const ref = callRef(p, 'params');
+        const maxChars = integer(p['maxChars'], 'params.maxChars', TRANSCRIPT_MAX_CHARS);
+        if (maxChars === 0) refuse('params.maxChars is 0');
+        return { ok: true, value: { ...ref, maxChars } as Params<M> };
+      }
       case 'whatif/workload':
       case 'session/intro':
       case 'session/body':

@@ -185,7 +185,7 @@ describe('cost in the inspector (Chromium)', () => {
     await assertClean(p);
   });
 
-  it('on a real session: the M-Claude log at its logged cost, and what 1-hour caching would have changed (the README picture)', async () => {
+  it('on a real session: the M-Claude log at its logged cost, and what 1-hour caching would have changed (the picture in the cost guide)', async () => {
     const p = await suite.open(await view(join(fixtures, 'claude-code/edit-retry-loop.jsonl')));
     // $3.36867825 by test/reference/cost_reference.mjs, the independent second pricing program.
     const five = await p.page.$$eval('[data-ttl-row="5m"] td', (tds) => tds.map((td) => (td.textContent ?? '').trim()));

@@ -10,6 +10,14 @@ import { parseFile, parseText, repoRoot, SPOTTER } from '../support/helpers';
 import { assertClean, barPoint, inspectorSuite, plotArea, results, THEMES } from '../support/inspectorHarness';
 import type { InspectorPage, OpenOptions } from '../support/inspectorHarness';
 
+/** The stored state without the view (zoom window, scroll), which is kept a moment after it settles (test/browser/firstMinutes.test.ts). */
+function withoutView(state: unknown): Record<string, unknown> {
+  const copy = { ...(state as Record<string, unknown>) };
+  delete copy['view'];
+  delete copy['scrollY'];
+  return copy;
+}
+
 // Expected figures are independent of the code under test: totals and ratios come from
 // test/reference/claude_code_totals.py, counts from reading the fixture by hand (see
 // test/unit/core/trace/claudeCode/claudeCodeReader.test.ts).
@@ -100,19 +108,37 @@ describe('inspector webview in Chromium', () => {
     await assertClean(p);
   });
 
-  it('clicking a bar selects that call, posts source/reveal and loads its details', async () => {
+  it('clicking a bar selects that call and loads its details, without opening the source; "Show source" opens it', async () => {
     const p = await inspector();
     const since = p.posted.length;
     const at = await barPoint(p, 100);
     await p.page.mouse.click(at.x, at.y);
+    await p.page.waitForSelector('.chart-wrap[data-selected-call="100"]');
+    await p.page.waitForSelector('.details .tools, .details h4');
+    assert.match((await p.page.textContent('.details h3')) ?? '', /Call 101 of 149/);
+    // The details loaded through the channel; the source was not asked for (it would open a text editor beside the inspector).
+    await p.waitForPosted((m) => m.type === 'call/details', since);
+    assert.deepEqual(p.posted.slice(since).filter(reveal), [], 'a plain click opens no source');
+    const state = withoutView(await p.state());
+    assert.deepEqual(state, { sessionId: MAIN_ID, callIndex: 100, showCached: true, barView: 'tokens' });
+    await p.page.click('.details [data-action="reveal-call"]');
     const m = await p.waitForPosted(reveal, since);
     assert.ok(reveal(m));
     assert.deepEqual(m.ref, { sessionId: MAIN_ID, callIndex: 100 });
     assert.equal(m.toolId, null);
-    assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), '100');
-    await p.page.waitForSelector('.details .tools, .details h4');
-    assert.match((await p.page.textContent('.details h3')) ?? '', /Call 101 of 149/);
-    assert.deepEqual(await p.state(), { sessionId: MAIN_ID, callIndex: 100, showCached: true, barView: 'tokens' });
+    await assertClean(p);
+  });
+
+  it('the first Tab stop skips to the timeline: one Tab and Enter put the focus on the chart', async () => {
+    const p = await inspector();
+    await p.page.keyboard.press('Tab');
+    assert.equal(await p.page.evaluate(() => document.activeElement?.textContent), 'Skip to the timeline');
+    assert.ok(await p.page.isVisible('.skip-link'), 'the skip link shows while it has the focus');
+    await p.page.keyboard.press('Enter');
+    assert.equal(await p.page.evaluate(() => document.activeElement?.id), 'timeline-chart');
+    await p.page.keyboard.press('Tab');
+    await p.page.keyboard.press('Shift+Tab');
+    assert.equal(await p.page.evaluate(() => document.activeElement?.id), 'timeline-chart');
     await assertClean(p);
   });
 

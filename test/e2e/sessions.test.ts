@@ -11,7 +11,7 @@ import { createWorkspace, repoRoot } from '../support/workspace.mjs';
 // Agent Sessions in real VS Code (code-server + Chromium), the packaged extension: the view over a
 // fake home of real sessions, a live session (a real Claude Code log replayed now, see
 // test/support/liveSession.mjs) growing while the view and the status bar show it, and the
-// comparison panel. Screenshots go to test-results/ (the README's, in media/, come from here).
+// comparison panel. Screenshots go to test-results/ (the guides', in media/, come from here).
 // The inspector follows the live session too: its new calls appear in the open panel, read from the
 // bytes the file gained.
 

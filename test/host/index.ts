@@ -7,6 +7,7 @@ export function run(): Promise<void> {
   mocha.addFile(path.resolve(__dirname, 'inspector.test.js'));
   mocha.addFile(path.resolve(__dirname, 'sessions.test.js'));
   mocha.addFile(path.resolve(__dirname, 'hostile.test.js'));
+  mocha.addFile(path.resolve(__dirname, 'copilotOtlpSessions.test.js'));
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
       const s = runner.stats!;

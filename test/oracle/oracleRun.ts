@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { StepLogEntry } from '../../src/core/sim/engines/engineTypes';
 import type { EngineParams } from '../../src/core/sim/params';
 import { runReference } from '../../src/core/sim/engines/referenceEngine';
@@ -8,21 +8,23 @@ import { DEFAULT_REPLICAS, planWorkload } from '../../src/core/sim/simRequests';
 import type { SimPlan } from '../../src/core/sim/simRequests';
 import type { Workload } from '../../src/core/sim/workload';
 import { workloadToJson } from '../../src/core/sim/workload';
+import { besideCheckout } from '../support/helpers';
 
 /**
  * Running the vLLM prefix-cache oracle next to the simulator. The oracle (vLLM's own
  * KV-cache files and a mirror of its scheduler, Python 3 without packages) is not part
  * of this repository: it is looked for in $VLLM_ORACLE_DIR, else in a `shared/vllm-oracle`
- * folder beside the repository's own folder. When it is absent the suite skips, saying why.
+ * folder beside the checkout (for a git worktree, beside its main checkout too). When it is
+ * absent the suite skips, saying why.
  */
 
 const HARNESS = join(__dirname, 'vllm_oracle_harness.py');
 
-/** The oracle's folder ($VLLM_ORACLE_DIR, else `shared/vllm-oracle` beside the repository or under /work), or why it cannot run. */
+/** The oracle's folder ($VLLM_ORACLE_DIR, else `shared/vllm-oracle` beside the checkout), or why it cannot run. */
 export function findOracle(): { dir: string } | { missing: string } {
   // Set, the variable is the only place looked at (VLLM_ORACLE_DIR=none shows what a clone without the oracle runs).
   const fromEnv = process.env['VLLM_ORACLE_DIR'];
-  const candidates = fromEnv ? [fromEnv] : [resolve(__dirname, '..', '..', '..', 'shared', 'vllm-oracle'), '/work/shared/vllm-oracle'];
+  const candidates = fromEnv ? [fromEnv] : besideCheckout('shared/vllm-oracle');
   const dir = candidates.find((d) => existsSync(join(d, 'oracle.py')));
   if (!dir) return { missing: `the vLLM oracle is not beside the repository (looked in ${candidates.join(', ')}; set VLLM_ORACLE_DIR to the folder holding oracle.py)` };
   if (spawnSync('python3', ['-c', 'import sys; sys.exit(sys.version_info < (3, 10))']).status !== 0) return { missing: 'python3 (3.10 or later) is not installed: the vLLM oracle is Python' };

@@ -2,8 +2,15 @@
 """Independent reference for the Gemini CLI reader: replays a chat file the way Gemini CLI's
 loadConversationRecord does (JSON document or JSON Lines; the last copy of a message id wins at
 the place of its first copy; `$set` only updates metadata here; `$rewindTo` marks a cut) and
-counts typed prompts with the CLI's own rule (isIgnoredUserContent: empty text, `/`, `?`,
-`<session_context>`, `<hook_context>` are not prompts), LLM calls (gemini messages), Σinput
+counts typed prompts: a user message with text, minus what the CLI writes as the user by
+itself (its own rule, isIgnoredUserContent: `/`, `?`, `<session_context>`, `<hook_context>`;
+and the texts its code sends (google-gemini/gemini-cli at 5411f113, issue 25): the IDE
+context ("Here is the user's editor context…", "Here is a summary of changes in the user's
+editor context…"), the workspace listing ("- **Workspace Directories:**"), the plan-mode
+notices ("User has manually exited Plan Mode.", "Plan approved. Switching to "), loop recovery
+("System: Potential loop detected."), the next-speaker nudge ("Please continue." exactly), `!`
+shell results ("I ran the following shell command:") and background completions ("Background
+execution update:")), counted apart as `other`; LLM calls (gemini messages), Σinput
 (input + tool), Σcached, Σoutput (output + thoughts), tool calls, failed ones (status error or
 cancelled) and rewinds with the number of messages each drops. Run:
   python3 test/reference/gemini_chat.py FILE"""
@@ -37,7 +44,11 @@ for r in records(sys.argv[1]):
             order.append(('message', m['id']))
         latest[m['id']] = m
 
-prompts = calls = tools = failed = 0
+CLI_WRITTEN = ('<session_context>', '<hook_context>', "Here is the user's editor context",
+               "Here is a summary of changes in the user's editor context", '- **Workspace Directories:**',
+               'User has manually exited Plan Mode.', 'Plan approved. Switching to ', 'System: Potential loop detected.',
+               'I ran the following shell command:', 'Background execution update:', '/', '?')
+prompts = calls = tools = failed = other = 0
 tok_in = tok_cached = tok_out = 0
 alive = []
 for kind, key in order:
@@ -50,7 +61,9 @@ for kind, key in order:
     alive.append(key)
     if m['type'] == 'user':
         t = text_of(m.get('content')).strip()
-        if t and not t.startswith(('/', '?', '<session_context>', '<hook_context>')):
+        if t and (t.startswith(CLI_WRITTEN) or t == 'Please continue.'):
+            other += 1
+        elif t:
             prompts += 1
     elif m['type'] == 'gemini':
         calls += 1
@@ -62,5 +75,5 @@ for kind, key in order:
             tools += 1
             failed += tc.get('status') in ('error', 'cancelled')
 
-print(f'prompts {prompts} calls {calls} input {tok_in} cached {tok_cached} output {tok_out} tools {tools} failed {failed}')
+print(f'prompts {prompts} other {other} calls {calls} input {tok_in} cached {tok_cached} output {tok_out} tools {tools} failed {failed}')
 print('rewinds (before call, messages dropped):', rewinds)

@@ -4,8 +4,11 @@ instance, the LLM calls (distinct tool_call_metadata.model_response.id of agent 
 their Σprompt / Σcompletion tokens (model_response.usage, else metrics.token_usages by
 response_id), the tool calls (distinct tool_call_id per response), and the failed ones: an
 observation for the action (`cause`) that is `error`, has exit_code != 0, or starts with
-"ERROR:"; plus `error` observations that answer no action (a rejected call). Run:
-  python3 test/reference/openhands_events.py output.jsonl"""
+"ERROR:"; plus `error` observations that answer no action (a rejected call). An agent
+`message` action with no model response id is a reply in text: a call of its own, tokens
+unknown (issue 25; counted in the calls, not in the token sums). A saved trajectory (a JSON
+array of events) is read as one instance. Run:
+  python3 test/reference/openhands_events.py output.jsonl | trajectory.json"""
 import json, sys
 
 def instance(inst):
@@ -13,6 +16,10 @@ def instance(inst):
     calls, tools, action_tool = {}, set(), {}
     failed = 0
     for e in inst['history']:
+        rid = ((e.get('tool_call_metadata') or {}).get('model_response') or {}).get('id')
+        if e.get('source') == 'agent' and e.get('action') == 'message' and not rid and not e.get('llm_metrics'):
+            calls[('reply', e['id'])] = (0, 0)  # a reply in text: a call, usage unknown
+            continue
         if e.get('source') == 'agent' and 'action' in e and e.get('tool_call_metadata'):
             t = e['tool_call_metadata']
             mr = t.get('model_response') or {}
@@ -35,6 +42,11 @@ def instance(inst):
                 failed += 1
     return len(calls), sum(c[0] for c in calls.values()), sum(c[1] for c in calls.values()), len(tools), failed
 
-for line in open(sys.argv[1], encoding='utf-8'):
-    inst = json.loads(line)
-    print(inst.get('instance_id'), *instance(inst))
+text = open(sys.argv[1], encoding='utf-8').read()
+if text.lstrip().startswith('['):
+    print('trajectory', *instance({'history': json.loads(text)}))
+else:
+    for line in text.splitlines():
+        if line.strip():
+            inst = json.loads(line)
+            print(inst.get('instance_id'), *instance(inst))

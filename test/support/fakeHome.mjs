@@ -65,7 +65,33 @@ export function fakeHomeRoots(home) {
     cline: path.join(home, 'globalStorage/saoudrizwan.claude-dev/tasks'),
     rooCode: path.join(home, 'globalStorage/rooveterinaryinc.roo-cline/tasks'),
     aiperf: path.join(home, 'artifacts'),
+    // Empty unless addCopilotAndOtlp fills them: never the VS Code or home folder of the machine the tests run on.
+    vscodeCopilot: path.join(home, '.config/Code/User'),
+    openTelemetry: path.join(home, '.copilot/otel'),
   };
+}
+
+/**
+ * Adds VS Code's own agent and an OpenTelemetry file where they are kept: a real Copilot Chat
+ * session (exported from VS Code and committed by its author to oocx/tfplan2md) in a
+ * workspace's chat store, `<User>/workspaceStorage/<hash>/chatSessions/<id>.json`, with the
+ * `workspace.json` that names the folder; and VS Code's Agent Debug Logs export of a Copilot
+ * Chat session (built from the extension's source: test/fixtures/otlp/build_agent_fixtures.py)
+ * in the OpenTelemetry folder. Returns the two paths.
+ */
+export function addCopilotAndOtlp(home) {
+  const fixtures = path.join(repoRoot, 'test/fixtures');
+  const storage = path.join(home, '.config/Code/User/workspaceStorage/9f2c41d7e0b3a5c6f1e2d3c4b5a69788');
+  const chat = path.join(storage, 'chatSessions/badbd1d2-1f0b-4626-a215-56ee404562fe.json');
+  fs.mkdirSync(path.dirname(chat), { recursive: true });
+  fs.copyFileSync(path.join(fixtures, 'vscode-copilot/tfplan2md-043-task-planner.chat.json'), chat);
+  fs.writeFileSync(path.join(storage, 'workspace.json'), JSON.stringify({ folder: 'file:///home/oocx/src/tfplan2md' }));
+  fs.utimesSync(chat, new Date('2026-01-19T23:10:00Z'), new Date('2026-01-19T23:10:00Z'));
+  const otlp = path.join(home, '.copilot/otel/copilot-chat-debug-log.json');
+  fs.mkdirSync(path.dirname(otlp), { recursive: true });
+  fs.copyFileSync(path.join(fixtures, 'otlp/copilot-chat-debug-log.json'), otlp);
+  fs.utimesSync(otlp, new Date('2026-12-01T00:02:00Z'), new Date('2026-12-01T00:02:00Z'));
+  return { chat, otlp };
 }
 
 /**

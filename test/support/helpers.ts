@@ -34,6 +34,22 @@ export function chunked(path: string, size: number): TraceFile {
 }
 
 /**
+ * Where a folder kept beside the repository would be (`relative` to the checkout's parent
+ * folder): beside this checkout, and for a git worktree beside its main checkout too. Never
+ * an absolute path of one machine's layout.
+ */
+export function besideCheckout(relative: string): string[] {
+  const candidates = [join(repoRoot, '..', relative)];
+  // A linked worktree's .git is a file "gitdir: <main>/.git/worktrees/<name>".
+  const dotGit = join(repoRoot, '.git');
+  if (existsSync(dotGit) && statSync(dotGit).isFile()) {
+    const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+    if (gitdir) candidates.push(join(resolve(repoRoot, gitdir), '../../../..', relative));
+  }
+  return candidates;
+}
+
+/**
  * The team's shared sample traces: $AGENT_TRACE_SHARED_TRACES when set (any missing folder,
  * e.g. `none`, runs the tests as a clone without them would), else `shared/traces` beside
  * the checkout (for a git worktree, beside its main checkout too). Null when absent: the
@@ -42,14 +58,7 @@ export function chunked(path: string, size: number): TraceFile {
 export const sharedTracesDir: string | null = (() => {
   const fromEnv = process.env['AGENT_TRACE_SHARED_TRACES'];
   if (fromEnv !== undefined) return existsSync(fromEnv) ? fromEnv : null;
-  const candidates = [join(repoRoot, '../shared/traces')];
-  // A linked worktree's .git is a file "gitdir: <main>/.git/worktrees/<name>".
-  const dotGit = join(repoRoot, '.git');
-  if (existsSync(dotGit) && statSync(dotGit).isFile()) {
-    const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-    if (gitdir) candidates.push(join(resolve(repoRoot, gitdir), '../../../../shared/traces'));
-  }
-  return candidates.find((dir) => existsSync(dir)) ?? null;
+  return besideCheckout('shared/traces').find((dir) => existsSync(dir)) ?? null;
 })();
 
 /** A test's `skip` option when it reads shared traces: why it cannot run (and how to let it), or false. */

@@ -17,6 +17,8 @@ import { buildWebviewHtml, createNonce } from '../../src/extension/webviewHtml';
 import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
 import type { CallRef, InspectorSettings, WebviewMessage, WebviewRequests, WhatIfWorkload } from '../../src/protocol/messages';
 import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
+import { callTranscript } from '../../src/node/transcriptRead';
+import type { WorkerFile } from '../../src/node/traceWorkerProtocol';
 import { repoRoot } from './helpers';
 import { DARK_MODERN, HIGH_CONTRAST, LIGHT_MODERN, themeCss } from './themes';
 import type { TestTheme } from './themes';
@@ -113,6 +115,8 @@ export interface OpenOptions {
   header?: (header: TraceHeader) => TraceHeader;
   /** Overrides the service's `call/details` answers. */
   details?: DetailsAnswer;
+  /** The trace's files on disk, by index, for `call/transcript` (the worker reads the call's records again from them). */
+  files?: WorkerFile[];
   /** How long to wait for the page to draw the first session (big traces in benchmarks take long). */
   drawTimeoutMs?: number;
   /** Prices the service figures costs with (the trace worker's book); none by default. */
@@ -223,10 +227,12 @@ export async function openInspector(browser: Browser, origin: string, options: O
         return service.callsUsingTool(sessionId, params['tool'] as string);
       case 'cost/customTtl':
         return service.customTtl(sessionId, { minutes: params['minutes'] as number, writeMultiple: params['writeMultiple'] as number | null });
+      case 'call/transcript':
+        return callTranscript(service, options.files ?? [], { sessionId, callIndex: params['callIndex'] as number, maxChars: params['maxChars'] as number }).then((t) => t ?? new Error(`No call ${(params['callIndex'] as number) + 1} in session ${sessionId}.`));
     }
     return new Error(`no handler for ${String(method)}`);
   };
-  await page.exposeFunction('__hostPost', (message: WebviewMessage) => {
+  await page.exposeFunction('__hostPost', async (message: WebviewMessage) => {
     posted.push(message);
     if (message.type === 'ready') {
       const intro = header.defaultSessionId === null ? null : service.intro(header.defaultSessionId);
@@ -235,7 +241,7 @@ export async function openInspector(browser: Browser, origin: string, options: O
       requests.set(message.type, (requests.get(message.type) ?? 0) + 1);
       let result: unknown;
       try {
-        result = serve(message.type as keyof WebviewRequests, (message as { params: Record<string, unknown> }).params);
+        result = await serve(message.type as keyof WebviewRequests, (message as { params: Record<string, unknown> }).params);
       } catch (e) {
         result = e instanceof Error ? e : new Error(String(e));
       }

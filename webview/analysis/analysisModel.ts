@@ -259,9 +259,15 @@ export function missCauseEntries(counts: Partial<Record<MissCause, number>> | un
   });
 }
 
-/** The whole miss sentence: "Cache miss: idle gap — idle 24 min 25 s … > cache TTL 5 min 00 s; 20k tokens re-prefilled". */
-export function missText(miss: NonNullable<CallRow['miss']>): string {
-  const lost = miss.lostTokens !== null ? `; ${formatCompact(miss.lostTokens)} tokens re-prefilled` : '';
+/**
+ * The whole miss sentence: "Cache miss: idle gap — idle 24 min 25 s … > cache TTL 5 min 00 s; 20k tokens re-prefilled".
+ * After an idle gap (or an unexplained miss) the tokens of the previous prompt the cache lost are prefilled again.
+ * After a compaction they are not: the summary replaced them, and what the call prefilled is its own appended
+ * tokens (`appended`), the CLI's "re-prefilled" figure of the compaction.
+ */
+export function missText(miss: NonNullable<CallRow['miss']>, appended: number | null = null): string {
+  const reprefilled = miss.cause === 'compaction' ? appended : miss.lostTokens;
+  const lost = reprefilled !== null ? `; ${formatCompact(reprefilled)} tokens re-prefilled` : '';
   return `Cache miss: ${MISS_CAUSE_SHORT[miss.cause] ?? miss.cause} — ${miss.detail}${lost}`;
 }
 
@@ -292,7 +298,7 @@ export function analysisTooltipLines(call: CallRow, loops: readonly LoopView[]):
     if (!loop) continue;
     out.push(...wrapText(loopAttemptText(loop, call.index), TOOLTIP_WIDTH));
   }
-  if (call.miss) out.push(...wrapText(missText(call.miss), TOOLTIP_WIDTH));
+  if (call.miss) out.push(...wrapText(missText(call.miss, call.appended), TOOLTIP_WIDTH));
   return out;
 }
 

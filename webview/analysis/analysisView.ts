@@ -189,7 +189,7 @@ export function loopsContent(session: SessionHead, rows: LoopRow[], sort: LoopSo
     const errorRow = el('tr', { className: 'loop-error-row' }, [
       el('td', { attrs: { colspan: String(LOOP_COLUMNS.length) } }, [
         el('div', { className: 'loop-where muted', text: `${r.span} · ${r.lines} of ${r.file}` }),
-        r.firstError !== null ? el('pre', { className: 'tool-error loop-error', text: r.firstError, data: { firstError: '' } }) : el('p', { className: 'muted', text: 'The first attempt left no error text.' }),
+        r.firstError !== null ? el('pre', { className: 'tool-error loop-error', text: r.firstError, data: { firstError: '' }, attrs: { tabindex: '0', 'aria-label': 'First error of the loop' } }) : el('p', { className: 'muted', text: 'The first attempt left no error text.' }),
       ]),
     ]);
     return el('tbody', { className: 'loop', data: { loop: String(r.index) } }, [main, errorRow]);

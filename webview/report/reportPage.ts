@@ -37,6 +37,9 @@ function requestHandlers(service: ViewTraceService): { [M in keyof WebviewReques
     'whatif/workload': () => {
       throw new Error('a report runs no simulator');
     },
+    'call/transcript': () => {
+      throw new Error('a report holds no transcripts (the trace\u2019s text stays out of it)');
+    },
   };
 }
 

@@ -43,6 +43,10 @@ export class OverviewStrip {
     canvas.addEventListener('pointermove', (e) => this.onPointerMove(e));
     canvas.addEventListener('pointerup', (e) => this.endDrag(e));
     canvas.addEventListener('pointercancel', (e) => this.endDrag(e));
+    // Its own box: a split, the sidebar, a narrower editor change the strip's width, and its canvas must follow.
+    new ResizeObserver(() => {
+      if (this.canvas.width !== Math.round(this.canvas.clientWidth * (window.devicePixelRatio || 1))) this.draw();
+    }).observe(canvas);
   }
 
   setData(data: TimelineData, showCached: boolean): void {

@@ -27,12 +27,14 @@ Chart.register(LinearScale);
 
 /** What the timeline tells its owner. */
 export interface TimelineCallbacks {
-  /** A single call's bar was clicked: select it and reveal its source. */
+  /** A single call's bar was clicked: select it. */
   onPick(callIndex: number): void;
   /** The window changed by mouse, wheel or touch. */
   onWindow(w: ViewWindow): void;
   /** The row of a call, if the page has it (single-call tooltips); asks for it otherwise. */
   rowOf(callIndex: number): CallRow | undefined;
+  /** chart.js laid the plot out (its area may have moved: a resize, wider axis labels). */
+  onLayout?(): void;
 }
 
 /** Room under the x axis for the cache-miss diamonds, between the axis line and the call numbers. */
@@ -307,6 +309,12 @@ export class TimelineChart {
     scales['y']!.max = bars;
     scales['y1']!.max = context;
     const cost = this.barView === 'cost';
+    // The right axis is the context line's: in the cost view (the line is tokens, not drawn) or with no context size
+    // known it would read "context size" over labels of 0.
+    let contextKnown = false;
+    for (let i = 0; i < this.bins.length && !contextKnown; i++) contextKnown = this.bins.context[i]! > 0;
+    scales['y1']!.display = !cost && contextKnown;
+    this.wrapper.dataset['contextAxis'] = !cost && contextKnown ? 'shown' : 'hidden';
     (scales['y'] as { title: { text: string } }).title.text = cost ? (this.showCached ? 'US dollars per call' : 'dollars of appended + output') : this.showCached ? 'tokens per call' : 'appended + output tokens';
     (scales['y'] as { ticks: { precision: number | undefined } }).ticks.precision = cost ? undefined : 0;
     this.wrapper.dataset['barView'] = this.barView;
@@ -569,7 +577,10 @@ export class TimelineChart {
   private painter(): Plugin<'bar'> {
     return {
       id: 'timelinePainter',
-      afterLayout: (chart) => writePlotArea(this.wrapper, chart.chartArea),
+      afterLayout: (chart) => {
+        writePlotArea(this.wrapper, chart.chartArea);
+        this.callbacks.onLayout?.();
+      },
       beforeDatasetsDraw: (chart) => this.paintBehind(chart),
       afterDatasetsDraw: (chart) => this.paintFront(chart),
     };

@@ -112,7 +112,7 @@ export function selectionAnnouncement(call: CallRow, count: number, loops: reado
   const tools = call.tools.length === 0 ? 'no tools' : `${call.tools.length} ${call.tools.length === 1 ? 'tool' : 'tools'}${failed > 0 ? `, ${failed} failed` : ''}`;
   const extra = [
     ...(call.loops ?? []).flatMap((i) => (loops[i] ? [`${loopAttemptText(loops[i], call.index)}.`] : [])),
-    ...(call.miss ? [`${missText(call.miss)}.`] : []),
+    ...(call.miss ? [`${missText(call.miss, call.appended)}.`] : []),
   ];
   return (
     `Call ${call.index + 1} of ${count}: input ${formatCount(call.input)}, cached ${formatCount(call.cached)}, ` +

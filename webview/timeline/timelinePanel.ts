@@ -49,6 +49,15 @@ export interface TimelineHost {
   ensureRows(first: number, last: number): void;
   announce(text: string): void;
   safely(what: string, fn: () => void): void;
+  /** The window or the filter changed (the app keeps them in the webview state). */
+  viewChanged?(): void;
+}
+
+/** The timeline's view to put back on a session: its filter's value and its window, in slots. */
+export interface TimelineRestore {
+  filter: string;
+  lo: number;
+  hi: number;
 }
 
 /** A filter of the timeline. */
@@ -69,6 +78,12 @@ function filterValue(f: Filter): string {
   return f.kind === 'tool' ? `tool:${f.tool}` : f.kind;
 }
 
+/** The filter a stored value names (unknown values show all calls). */
+function filterOf(value: string): Filter {
+  if (value.startsWith('tool:')) return { kind: 'tool', tool: value.slice(5) };
+  return value === 'failed' || value === 'misses' || value === 'loops' ? { kind: value } : { kind: 'all' };
+}
+
 /**
  * The timeline section: toolbar (zoom, fit, jumps, filter), search with its results,
  * the chart, the overview strip with its brush, and the marker list. Owns the window
@@ -76,7 +91,7 @@ function filterValue(f: Filter): string {
  */
 export class TimelinePanel {
   readonly element: HTMLElement;
-  readonly chartWrap = el('div', { className: 'chart-wrap', attrs: { tabindex: '0', role: 'application' } });
+  readonly chartWrap = el('div', { className: 'chart-wrap', attrs: { id: 'timeline-chart', tabindex: '0', role: 'application' } });
   private readonly canvas = el('canvas', { attrs: { 'aria-hidden': 'true' } });
   private readonly overviewWrap = el('div', { className: 'overview-wrap' });
   private readonly overviewCanvas = el('canvas', { className: 'overview', attrs: { tabindex: '0', role: 'scrollbar', 'aria-orientation': 'horizontal', 'aria-label': 'Overview of the whole session; the highlighted part is in view' } });
@@ -116,13 +131,16 @@ export class TimelinePanel {
   ) {
     this.chartWrap.appendChild(this.canvas);
     this.chart = new TimelineChart(this.chartWrap, this.canvas, palette, {
-      onPick: (call) => host.safely('select a call', () => host.select(call, { reveal: true })),
+      // A click selects (the details pane shows the call); its source opens on Enter or "Show source".
+      onPick: (call) => host.safely('select a call', () => host.select(call, {})),
       onWindow: (w) => host.safely('move the timeline', () => this.windowMoved(w, false)),
       rowOf: (call) => {
         const row = host.rowOf(call);
         if (!row) host.ensureRows(call, call);
         return row;
       },
+      // The plot's area moves with its axes' labels and with every resize chart.js handles: the strip follows it.
+      onLayout: () => host.safely('align the overview', () => this.alignStrip()),
     });
     this.overviewWrap.appendChild(this.overviewCanvas);
     this.overview = new OverviewStrip(this.overviewWrap, this.overviewCanvas, palette, { onWindow: (w) => host.safely('move the brush', () => this.windowMoved(w, true)) });
@@ -173,7 +191,7 @@ export class TimelinePanel {
       this.jumpButtons.set(`next-${kind}`, next);
       jumps.append(el('span', { className: `jump jump-${kind}`, data: { jump: kind } }, [prev, el('span', { className: 'jump-label', text: one }), next]));
     }
-    this.filterSelect.setAttribute('aria-label', 'Show');
+    this.filterSelect.label = 'Show';
     this.filterSelect.id = 'timeline-filter';
     this.filterSelect.addEventListener('change', () => this.host.safely('filter the timeline', () => this.chooseFilter(this.filterSelect.value)));
     const filter = el('div', { className: 'tool-group filter' }, [el('label', { className: 'control-label', text: 'Show', attrs: { for: 'timeline-filter' } }), this.filterSelect]);
@@ -182,7 +200,7 @@ export class TimelinePanel {
 
   private buildSearch(): void {
     this.searchField.placeholder = 'Search calls: tool, file, command, error or prompt text';
-    this.searchField.setAttribute('aria-label', 'Search calls by tool, file, command, error or prompt text');
+    this.searchField.label = 'Search calls by tool, file, command, error or prompt text';
     this.searchField.type = 'search';
     this.searchField.id = 'call-search';
     this.searchField.addEventListener('input', () => this.host.safely('search', () => this.scheduleSearch()));
@@ -204,7 +222,7 @@ export class TimelinePanel {
    * log viewer tails its file: "fit all" still shows all, a zoom on the end moves right by
    * the calls added, its span kept.
    */
-  setSession(session: TimelineSession | null, showCached: boolean): void {
+  setSession(session: TimelineSession | null, showCached: boolean, restore: TimelineRestore | null = null): void {
     const same = session !== null && this.session?.sessionId === session.sessionId;
     const before = this.count;
     // The last call (partly) in view: a zoom around it keeps a little room after it.
@@ -236,7 +254,12 @@ export class TimelinePanel {
     this.markers = timelineMarkers(calls, session.compactions, session.events, session.subagents);
     this.renderFilterOptions();
     const kept = this.window;
-    const keep = !same ? null : wasAll ? (count: number) => fitAll(count) : atEnd ? (count: number) => ({ lo: kept.lo + count - before, hi: kept.hi + count - before }) : kept;
+    let keep: ViewWindow | ((count: number) => ViewWindow) | null = !same ? null : wasAll ? (count: number) => fitAll(count) : atEnd ? (count: number) => ({ lo: kept.lo + count - before, hi: kept.hi + count - before }) : kept;
+    if (!same && restore) {
+      // The page was rebuilt (its tab hidden and shown again): the filter and the zoom come back as they were.
+      this.filter = filterOf(restore.filter);
+      keep = { lo: restore.lo, hi: restore.hi };
+    }
     void this.applyFilter(this.filter, keep);
     this.renderMarkerList();
   }
@@ -355,8 +378,7 @@ export class TimelinePanel {
       this.host.openSession(value.slice('subagent:'.length), null);
       return;
     }
-    const f: Filter = value.startsWith('tool:') ? { kind: 'tool', tool: value.slice(5) } : value === 'failed' || value === 'misses' || value === 'loops' ? { kind: value } : { kind: 'all' };
-    void this.applyFilter(f, null);
+    void this.applyFilter(filterOf(value), null);
   }
 
   /** Narrows the timeline to the calls a filter keeps (a fitted window unless one is given, or a window made for the slot count). */
@@ -406,6 +428,7 @@ export class TimelinePanel {
     if (fromOverview) this.chart.setWindow(w);
     this.overview.setWindow(w);
     this.writeView();
+    this.host.viewChanged?.();
   }
 
   private setWindow(w: ViewWindow, announce: boolean): void {
@@ -413,7 +436,14 @@ export class TimelinePanel {
     this.chart.setWindow(this.window);
     this.overview.setWindow(this.window);
     this.writeView();
+    this.host.viewChanged?.();
     if (announce) this.announceView();
+  }
+
+  /** What the timeline shows now (its filter and window), to keep across a rebuild of the page; null without calls. */
+  viewState(): TimelineRestore | null {
+    if (!this.data || !this.session) return null;
+    return { filter: filterValue(this.filter), lo: this.window.lo, hi: this.window.hi };
   }
 
   private writeView(): void {
@@ -444,12 +474,17 @@ export class TimelinePanel {
   }
 
   private align(): void {
+    this.alignStrip();
+    this.overview.setWindow(this.window);
+  }
+
+  /** Lines the overview strip up with the plot (it redraws only when that moved it). */
+  private alignStrip(): void {
     const a = this.chart.plotArea();
-    if (!a) return;
+    if (!a || this.overviewWrap.hidden) return;
     const chartBox = this.canvas.getBoundingClientRect();
     const stripBox = this.overviewCanvas.getBoundingClientRect();
     this.overview.align(chartBox.left - stripBox.left + a.left, a.right - a.left);
-    this.overview.setWindow(this.window);
   }
 
   // ---- jumps ----

@@ -11,7 +11,7 @@ import { DEFAULT_ROUTER, ROUTER_NAMES } from '../../src/core/sim/fleet/routers';
 import type { RouterName } from '../../src/core/sim/fleet/routers';
 import { DEFAULT_REPLICAS } from '../../src/core/sim/simRequests';
 import type { ReplicaOptions } from '../../src/core/sim/simRequests';
-import { DEFAULT_CLIFF } from '../../src/core/sim/sweep';
+import { DEFAULT_CLIFF, peakSessionTokens } from '../../src/core/sim/sweep';
 import type { Cliff, SweepAxis } from '../../src/core/sim/sweep';
 import type { Workload } from '../../src/core/sim/workload';
 import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../../src/protocol/messages';
@@ -476,6 +476,35 @@ export const REPLICA_SWEEP: readonly number[] = [1, 2, 3, 4, 6, 8, 12, 16, 24, 3
 export const POINTS_AFTER_CLIFF = 2;
 /** A sweep stops starting new points after this long, and says which it skipped. */
 export const SWEEP_BUDGET_MS = 20_000;
+
+/**
+ * Why the two sweeps suggest different admission caps for the same cache, said under the
+ * cliff's summary. The sweep against N measures its cap: sessions started as set, on this
+ * cache, the last N before the cliff. The sweep against KV capacity cannot run more
+ * sessions than the scenario's, so its cap is an estimate from sizes
+ * (docs/design/simulator.md §5): how many sessions at their peak context fit at once in
+ * the smallest capacity before the cliff. Staggered sessions are seldom all at their peak
+ * together, so the measured cap is usually the larger. Null without a cap to explain.
+ */
+export function capNote(axis: SweepAxis, cliff: Cliff | null, workload: Workload | null, capacityTokens: number, replicas: ReplicaOptions | null): string | null {
+  if (!cliff || cliff.suggestedAdmissionCap === null || workload === null || workload.kind !== 'sessions') return null;
+  const cap = cliff.suggestedAdmissionCap;
+  const sessions = (n: number): string => `${formatCount(n)} session${n === 1 ? '' : 's'}`;
+  if (axis === 'replicas') {
+    const started = replicas ? `, started ${formatCount(replicas.staggerS)} s apart,` : '';
+    return (
+      `This cap is measured on this cache (${formatCompact(capacityTokens)} tokens of KV capacity): ${sessions(cap)}${started} ran before the cliff. ` +
+      'The sweep against KV capacity gives an estimate from sizes instead (sessions all at their peak context at once), which is more cautious.'
+    );
+  }
+  if (axis !== 'capacity' || cliff.lastGood === null) return null;
+  const peak = peakSessionTokens(workload);
+  return (
+    `This cap is an estimate from sizes, not a run: ${formatCompact(cliff.lastGood)} tokens (the smallest capacity before the cliff) hold ${sessions(cap)} at their peak context ` +
+    `(${formatCompact(peak)} tokens each) at once. The sweep against N measures the cap on this cache (${formatCompact(capacityTokens)} tokens) with the sessions started as set; ` +
+    'they are seldom all at their peak together, so it usually admits more.'
+  );
+}
 
 /** Capacities of a capacity sweep, largest first: from 4× the current capacity down to 1/16, in whole blocks. */
 export function capacitySweep(capacityTokens: number, blockSizeTokens = 16): number[] {

@@ -14,7 +14,7 @@ import type { Palette } from '../shared/palette';
 import { isNavigationKey, moveSelection } from '../timeline/timelineModel';
 import { ScenarioForm } from './scenarioForm';
 import { CliffChart, DENSE_CALLS, ScenarioBarsChart } from './whatIfCharts';
-import { BUILTIN_DEFAULTS, cliCommand, cliffChartModel, cliffPointText, gpuRows, headlineFigures, pointOf, policyRows, readScenario, scenarioBars, scenarioSentence, skippedText } from './whatIfModel';
+import { BUILTIN_DEFAULTS, capNote, cliCommand, cliffChartModel, cliffPointText, gpuRows, headlineFigures, pointOf, policyRows, readScenario, scenarioBars, scenarioSentence, skippedText } from './whatIfModel';
 import type { PointResult, ResolvedScenario, Scenario } from './whatIfModel';
 import { WhatIfRunner } from './whatIfRunner';
 import { newScenarioRun, newSweepRun, planRuns, reduceLaneFailure, reduceWorkerMessage } from './whatIfRuns';
@@ -109,6 +109,8 @@ export class WhatIfView {
   private readonly sweepProgress = document.createElement('vscode-progress-bar') as VscodeProgressBar;
   private readonly sweepStatus = el('p', { className: 'muted whatif-sweep-status', attrs: { 'aria-live': 'polite' } });
   private readonly cliffSummary = el('p', { className: 'whatif-cliff-summary', data: { cliffSummary: '' } });
+  /** Why this sweep's admission cap differs from the other sweep's. */
+  private readonly capNote = el('p', { className: 'whatif-cap-note muted', data: { capNote: '' } });
   private readonly cliffLegend = el('div', { className: 'legend whatif-cliff-legend', attrs: { 'aria-hidden': 'true' } });
   private readonly skippedNote = el('p', { className: 'muted field-note', data: { sweepSkipped: '' } });
   private readonly copySweepButton = document.createElement('vscode-button') as VscodeButton;
@@ -313,7 +315,7 @@ export class WhatIfView {
       el('h3', { text: 'The cliff: hit rate and prefill share' }),
       el('div', { className: 'whatif-field inline' }, [el('label', { className: 'control-label', text: 'Sweep', attrs: { for: 'whatif-axis' } }), this.form.axisSelect]),
     ]);
-    const cliffSection = el('section', { className: 'whatif-cliff', attrs: { 'aria-label': 'The cliff' } }, [cliffHead, this.cliffLegend, this.sweepProgress, this.cliffWrap, this.cliffSummary, this.sweepStatus, this.skippedNote, this.copySweepButton]);
+    const cliffSection = el('section', { className: 'whatif-cliff', attrs: { 'aria-label': 'The cliff' } }, [cliffHead, this.cliffLegend, this.sweepProgress, this.cliffWrap, this.cliffSummary, this.capNote, this.sweepStatus, this.skippedNote, this.copySweepButton]);
     const policies = el('section', { className: 'whatif-policy-section', attrs: { 'aria-label': 'Policy comparison' } }, [el('h3', { text: 'The same scenario under every policy' }), this.policyTable]);
     this.fitNote.hidden = true;
     this.gpuSection.append(el('h3', { text: 'Each GPU: its load and hit rate' }), this.gpuTable);
@@ -646,6 +648,10 @@ export class WhatIfView {
       this.sweepProgress.value = run.done;
     }
     this.cliffSummary.textContent = sw.cliff ? sw.cliff.summary : sw.status === 'error' ? '' : 'Looking for the cliff…';
+    const workload = this.workloadState?.status === 'ready' ? this.workloadState.data.workload : null;
+    const note = capNote(sw.axis, sw.cliff, workload, sw.resolved.params.capacityTokens, sw.resolved.replicas);
+    this.capNote.hidden = note === null;
+    this.capNote.textContent = note ?? '';
     const lineErrors = [...sw.lineErrors].map(([p, e]) => `${POLICY_CHOICES.find((c) => c.id === p)?.short ?? p}: ${e}`);
     this.sweepStatus.textContent =
       run.status === 'error'

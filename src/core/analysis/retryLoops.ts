@@ -120,7 +120,7 @@ function firstLine(text: string | null): string {
 }
 
 /**
- * Finds retry loops (README, "How the analyses decide"): a run of failed calls of the same kind (file edits,
+ * Finds retry loops (docs/guide/inspector.md, "How the analyses decide"): a run of failed calls of the same kind (file edits,
  * shell commands, or one tool) on the same target (file; command with flags and
  * quoted text set aside) with no success on that target in between, of at least
  * `minAttempts` attempts. Collateral failures are listed but never count as attempts.

@@ -42,9 +42,24 @@ export interface SessionSummary {
   appendToOutput: { mean: number | null; median: number | null; aggregate: number | null };
   toolCalls: number;
   failedToolCalls: number;
+  /** Tool calls the user denied (a permission prompt answered no); each is also among the failed. */
+  deniedToolCalls: number;
+  /**
+   * Tokens the trace's own session totals count beyond the sum over its calls (OpenCode's
+   * `info.tokens` above its messages'): counted by the agent, carried by no call. Null when
+   * the trace reports no totals, or they do not exceed the calls' sums.
+   */
+  unattributedTokens: UnattributedTokens | null;
   compactions: number;
   startMs: number | null;
   endMs: number | null;
+}
+
+/** Reported session totals minus the sums over the calls, each ≥ 0 (null when unknown). */
+export interface UnattributedTokens {
+  input: number | null;
+  cached: number | null;
+  output: number | null;
 }
 
 const TOTAL_KEYS = ['input', 'cached', 'appended', 'cacheWrite', 'output'] as const;
@@ -96,6 +111,20 @@ function reportedTokenTotals(session: Session): TokenTotals | null {
   };
 }
 
+/**
+ * What the session totals the trace reports count beyond its calls: the excess of each
+ * reported figure over the calls' sum, for totals that sum every request of the session
+ * (`coversEveryCall`). Only where both are known and some figure exceeds
+ * (a total below the calls' sum is not spread back; it would be a rounding or a cut file).
+ */
+function unattributedOf(session: Session, calls: TokenTotals): UnattributedTokens | null {
+  const r = session.reportedTotals;
+  if (!r?.coversEveryCall) return null;
+  const excess = (reported: number | null, summed: number | null): number | null => (reported === null || summed === null ? null : Math.max(0, reported - summed));
+  const out: UnattributedTokens = { input: excess(r.input, calls.input), cached: excess(r.cached, calls.cached), output: excess(r.output, calls.output) };
+  return (out.input ?? 0) > 0 || (out.cached ?? 0) > 0 || (out.output ?? 0) > 0 ? out : null;
+}
+
 /** Summarises one session. Pure: the CLI, the extension host and the webview agree by construction. */
 export function summarizeSession(session: Session): SessionSummary {
   const calls = session.calls;
@@ -107,12 +136,16 @@ export function summarizeSession(session: Session): SessionSummary {
   }
   let toolCalls = 0;
   let failed = 0;
+  let denied = 0;
   let startMs: number | null = null;
   let endMs: number | null = null;
   let callsWithTokens = 0;
   for (const c of calls) {
     toolCalls += c.toolCalls.length;
-    for (const t of c.toolCalls) if (t.isError === true) failed += 1;
+    for (const t of c.toolCalls) {
+      if (t.isError === true) failed += 1;
+      if (t.deniedByUser === true) denied += 1;
+    }
     if (c.tokens.input !== null && c.tokens.cached !== null && c.tokens.output !== null) callsWithTokens += 1;
     const s = c.startMs ?? c.endMs;
     if (s !== null && (startMs === null || s < startMs)) startMs = s;
@@ -147,6 +180,8 @@ export function summarizeSession(session: Session): SessionSummary {
     },
     toolCalls,
     failedToolCalls: failed,
+    deniedToolCalls: denied,
+    unattributedTokens: reported ? null : unattributedOf(session, callTotals),
     compactions: session.compactions.length,
     startMs,
     endMs,

@@ -24,8 +24,9 @@ const NOTE_NO_CACHED = 'no cached-token count: every prompt token priced as unca
 
 /** What the format implies about who served the calls. */
 export function pricingContext(format: FormatId | null, session: Session): { providerHint: string | null; selfHosted: boolean } {
-  // Serving traces record one's own server: list prices of an API do not apply to them.
-  if (format === 'vllm-bench' || format === 'mooncake' || format === 'bailian') return { providerHint: null, selfHosted: true };
+  // Serving traces record one's own server: list prices of an API do not apply to them. A Weka
+  // trace is a replay input: its cached tokens are an ideal cache's, not a bill's.
+  if (format === 'vllm-bench' || format === 'mooncake' || format === 'bailian' || format === 'weka') return { providerHint: null, selfHosted: true };
   const agent = session.agent?.name ?? '';
   if (format === 'claude-code' || /claude/i.test(agent)) return { providerHint: 'anthropic', selfHosted: false };
   if (format === 'codex' || /codex/i.test(agent)) return { providerHint: 'openai', selfHosted: false };

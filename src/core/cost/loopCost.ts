@@ -7,7 +7,7 @@ import type { CallRates } from './costTypes';
 
 /**
  * Retry loops and failing tool calls in dollars: the same tokens the loop analysis counts
- * (README, "How the analyses decide"), each priced at the rate of the call that pays for
+ * (docs/guide/inspector.md, "How the analyses decide"), each priced at the rate of the call that pays for
  * it. An attempt's output at its own call's output rate; an error text at the rate the next
  * call paid to prefill it (its appended tokens' blended rate: uncached or written to the
  * cache), then at each later call's cache-read rate while it stays in the context.

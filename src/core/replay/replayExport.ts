@@ -113,7 +113,7 @@ function callTime(c: LlmCall): number | null {
 }
 
 /** The key of the token at position `t` of a request's token runs. */
-function tokenKeyAt(runs: readonly KeyRun[], t: number, hint: { run: number }): number {
+export function tokenKeyAt(runs: readonly KeyRun[], t: number, hint: { run: number }): number {
   while (hint.run < runs.length && runs[hint.run]!.to <= t) hint.run++;
   const r = runs[hint.run];
   if (!r || r.from > t) throw new Error(`no token key at ${t}`);
@@ -121,9 +121,11 @@ function tokenKeyAt(runs: readonly KeyRun[], t: number, hint: { run: number }): 
 }
 
 /** Numbers block ids in first-use order: per key space, full blocks and partial last blocks in separate tables. */
-class BlockIds {
+export class BlockIds {
   private readonly tables = new Map<number, { full: Map<number, number>; partial: Map<number, number> }>();
-  private next = 0;
+
+  /** `first`: the first id handed out (0 for Mooncake's remapped hashes; Weka traces count from 1). */
+  constructor(private next = 0) {}
 
   /** The id of a block named by its last token's key. */
   id(space: number, key: number, isFull: boolean): number {
@@ -141,7 +143,8 @@ class BlockIds {
   }
 }
 
-interface PlannedRequest extends Omit<ReplayRequest, 'hashIds'> {
+/** A request before its block ids: its token keys and where it belongs. */
+export interface PlannedRequest extends Omit<ReplayRequest, 'hashIds'> {
   keys: KeyRun[];
   /** Key space: one per traced session (each is planned alone, so their keys overlap). */
   space: number;
@@ -150,7 +153,7 @@ interface PlannedRequest extends Omit<ReplayRequest, 'hashIds'> {
 }
 
 /** Plans every request: content keys, arrival times, prefixes and waits. */
-function planRequests(model: TraceModel, options: ReplayOptions, notes: string[]): { planned: PlannedRequest[]; sessions: string[] } {
+export function planRequests(model: TraceModel, options: ReplayOptions, notes: string[]): { planned: PlannedRequest[]; sessions: string[] } {
   if (model.sessions.some((s) => s.calls.some((c) => c.blocks !== null))) {
     throw new ReplayError('this trace is already a block-hash trace (its requests carry hash_ids): replay it as it is');
   }
@@ -213,7 +216,7 @@ function planRequests(model: TraceModel, options: ReplayOptions, notes: string[]
 }
 
 /** What an export tells about a planned request (its keys and plan bookkeeping stay behind). */
-function requestFields(p: PlannedRequest): Omit<ReplayRequest, 'hashIds'> {
+export function requestFields(p: PlannedRequest): Omit<ReplayRequest, 'hashIds'> {
   return {
     traceSessionId: p.traceSessionId,
     callIndex: p.callIndex,

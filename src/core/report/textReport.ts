@@ -44,6 +44,13 @@ function sessionLines(s: ReportSession): string[] {
     `  tokens${source}  input ${formatCount(t.input)}  cached ${formatCount(t.cached)}  appended ${formatCount(t.appended)}  ` +
       `output ${formatCount(t.output)}  cache write ${formatCount(t.cacheWrite)}`,
   );
+  const u = s.unattributedTokens;
+  if (u) {
+    out.push(
+      `  unattributed tokens  input ${formatCount(u.input)}  cached ${formatCount(u.cached)}  output ${formatCount(u.output)}` +
+        ' (the agent\'s own session totals count these beyond the sum over its calls; no call carries them)',
+    );
+  }
   out.push(`  cache hit rate (Σcached/Σinput)     ${formatPercent(s.cacheHitRate)}${range(s.cacheHitRate, PUBLISHED_RANGES.cacheHitRate, pct)}`);
   out.push(`  raw input / output (Σ/Σ)            ${formatRatio(s.rawInputToOutput)}${range(s.rawInputToOutput, PUBLISHED_RANGES.rawInputToOutput, times)}`);
   const a = s.appendToOutput;
@@ -136,7 +143,8 @@ function idealLines(c: ReportIdealCache): string[] {
 function toolLines(s: ReportSession): string[] {
   const tc = s.toolCalls;
   if (tc.total === 0) return ['  tool calls 0'];
-  const out = [`  tool calls ${tc.total}, failed ${tc.failed} (${formatPercent(tc.failed / tc.total)}); tool time ${formatDuration(tc.toolTimeMs)}, LLM time ${formatDuration(tc.llmTimeMs)}`];
+  const denied = tc.denied > 0 ? `, ${tc.denied} of them denied by the user` : '';
+  const out = [`  tool calls ${tc.total}, failed ${tc.failed} (${formatPercent(tc.failed / tc.total)})${denied}; tool time ${formatDuration(tc.toolTimeMs)}, LLM time ${formatDuration(tc.llmTimeMs)}`];
   for (const [name, t] of Object.entries(tc.byTool)) {
     out.push(`    ${short(name).padEnd(14)} ${String(t.total).padStart(5)} calls  ${String(t.failed).padStart(4)} failed  median ${formatDuration(t.latencyMsMedian)}, p90 ${formatDuration(t.latencyMsP90)}`);
   }

@@ -12,7 +12,7 @@ import { idealTtlCurve, TRACELAB_PUBLISHED } from '../analysis/idealTtlCache';
 import type { IdealTtlCurve } from '../analysis/idealTtlCache';
 import { analyzeSession } from '../analysis/sessionAnalysis';
 import type { AnalysisOptions } from '../analysis/sessionAnalysis';
-import type { TokenTotals } from '../analysis/sessionSummary';
+import type { TokenTotals, UnattributedTokens } from '../analysis/sessionSummary';
 
 /** A retry loop in the contract: 1-based lines. */
 export interface ReportRetryLoop {
@@ -32,7 +32,7 @@ export interface ReportRetryLoop {
   carriedForwardUsd: number | null;
 }
 
-/** What calls cost (README, "Cost"). Unpriced calls are counted, never added as $0. */
+/** What calls cost (docs/guide/cost.md). Unpriced calls are counted, never added as $0. */
 export interface ReportCost {
   /** Σ over priced calls; null when there were calls and none could be priced. */
   totalUsd: number | null;
@@ -51,7 +51,7 @@ export interface ReportSessionCost extends ReportCost {
   notes: string[];
 }
 
-/** The provider's cache TTL, what-if (README, "Cost"). */
+/** The provider's cache TTL, what-if (docs/guide/cost.md). */
 export interface ReportCacheTtl {
   ranWithTtlMin: number;
   basis: string;
@@ -83,7 +83,7 @@ export interface ReportIdealCache {
   published: { source: string; deployedAmplification: { merged: number; claude: number; codex: number } };
 }
 
-/** One session in the `agent-trace analyze --json` contract (README, "JSON output"). */
+/** One session in the `agent-trace analyze --json` contract (docs/reference/json-output.md). */
 export interface ReportSession {
   id: string;
   parentId: string | null;
@@ -100,6 +100,8 @@ export interface ReportSession {
   tokens: TokenTotals;
   /** "calls": summed over calls; "reported": the trace's own session totals (no per-call figures); "none". */
   tokensSource: 'calls' | 'reported' | 'none';
+  /** Tokens the trace's session totals count beyond its calls (input, cached, output); null when none. */
+  unattributedTokens: UnattributedTokens | null;
   cacheHitRate: number | null;
   rawInputToOutput: number | null;
   appendToOutput: { mean: number | null; median: number | null; p90: number | null; aggregate: number | null };
@@ -107,6 +109,8 @@ export interface ReportSession {
   toolCalls: {
     total: number;
     failed: number;
+    /** Calls the user denied (a permission prompt answered no); each is also among the failed. */
+    denied: number;
     byTool: Record<string, { total: number; failed: number; failureRate: number | null; latencyMsMedian: number | null; latencyMsP90: number | null }>;
     toolTimeMs: number | null;
     llmTimeMs: number | null;
@@ -234,11 +238,12 @@ export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisO
         apiErrors: s.apiErrors,
         tokens: s.tokens,
         tokensSource: s.tokensSource,
+        unattributedTokens: s.unattributedTokens,
         cacheHitRate: s.cacheHitRate,
         rawInputToOutput: s.rawInputToOutput,
         appendToOutput: { mean: s.appendToOutput.mean, median: s.appendToOutput.median, p90: f.appendToOutputP90, aggregate: s.appendToOutput.aggregate },
         outputPerCall: f.outputPerCall,
-        toolCalls: f.tools,
+        toolCalls: { total: f.tools.total, failed: f.tools.failed, denied: s.deniedToolCalls, byTool: f.tools.byTool, toolTimeMs: f.tools.toolTimeMs, llmTimeMs: f.tools.llmTimeMs },
         retryLoops: a.retry.loops.map((l) => {
           const first = l.attempts[0]!.source;
           return {

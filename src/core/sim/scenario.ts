@@ -59,7 +59,7 @@ export interface ScenarioSession {
   slowdown: number | null;
 }
 
-/** A scenario's outputs (README, "Outputs"), named as the CLI's JSON prints them. */
+/** A scenario's outputs (docs/reference/json-output.md, "Outputs"), named as the CLI's JSON prints them. */
 export interface ScenarioResult {
   replicas: number;
   capacityTokens: number;

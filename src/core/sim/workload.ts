@@ -60,7 +60,7 @@ function isWhole(n: unknown): n is number {
 }
 
 /**
- * Turns one traced session into a workload (README, "Inputs: how a trace becomes a workload"). Per call: prompt =
+ * Turns one traced session into a workload (docs/guide/simulate.md, "Inputs: how a trace becomes a workload"). Per call: prompt =
  * input tokens; prefix = the part of the previous prompt + output that this prompt
  * still starts with (all of it while the context only grows; after a compaction or a
  * shrink, what the provider found cached); output; tool wait = next start − this end.

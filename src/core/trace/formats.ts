@@ -16,12 +16,14 @@ import { atifFormat } from './atif/definition';
 import { miniSweAgentFormat } from './miniSweAgent/definition';
 import { sweAgentFormat } from './sweAgent/definition';
 import { vllmBenchFormat } from './vllmBench/definition';
+import { wekaFormat } from './weka/definition';
+import { vscodeCopilotFormat } from './vscodeCopilot/definition';
 
 /**
  * Every format this build reads, in detection order: on a tie in votes the earlier
  * one wins, so more specific formats come before more general ones.
  */
-export const FORMATS: readonly FormatDefinition[] = [canonicalFormat, claudeCodeFormat, codexFormat, traceLabFormat, bailianFormat, mooncakeFormat, otlpFormat, atifFormat, sweAgentFormat, miniSweAgentFormat, openHandsFormat, geminiCliFormat, openCodeFormat, clineFormat, vllmBenchFormat, aiperfFormat, openAiUsageFormat];
+export const FORMATS: readonly FormatDefinition[] = [canonicalFormat, claudeCodeFormat, codexFormat, traceLabFormat, bailianFormat, mooncakeFormat, wekaFormat, otlpFormat, atifFormat, sweAgentFormat, miniSweAgentFormat, openHandsFormat, vscodeCopilotFormat, geminiCliFormat, openCodeFormat, clineFormat, vllmBenchFormat, aiperfFormat, openAiUsageFormat];
 
 /** The definition of a format id, or undefined for an id this build does not read. */
 export function formatById(id: string): FormatDefinition | undefined {

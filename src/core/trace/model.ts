@@ -26,7 +26,9 @@ export type FormatId =
   | 'opencode'
   | 'openhands'
   | 'cline'
-  | 'aiperf';
+  | 'aiperf'
+  | 'weka'
+  | 'vscode-copilot';
 
 /** Where a record came from: file index into `TraceModel.files`, 0-based line and byte offset. */
 export interface SourceRef {
@@ -96,6 +98,12 @@ export interface ToolCall {
   source: SourceRef;
   /** The line with the result, when seen. */
   resultSource: SourceRef | null;
+  /**
+   * The user refused to let the call run (answered no to a permission prompt, rejected
+   * it): set with `isError` true, so a denial counts as failed and is also said apart.
+   * Absent for every other call (docs/design/formats.md §12.19).
+   */
+  deniedByUser?: true;
 }
 
 /** One request to the model and its response. */
@@ -190,6 +198,13 @@ export interface ReportedTotals {
   costUsd: number | null;
   /** LLM requests the agent counted (may exceed `calls.length` when retries are not logged). */
   llmCalls: number | null;
+  /**
+   * The totals are the agent's running sum over every request of the session (OpenCode
+   * `info.tokens`), so what they count beyond the calls' sums is carried by no call in the
+   * trace: shown as unattributed tokens. Absent for totals of another scope (ATIF
+   * `final_metrics` may count copied steps and sub-agents; SWE-agent has totals only).
+   */
+  coversEveryCall?: true;
 }
 
 /** One agent conversation: the main thread or a sub-agent. */
@@ -260,6 +275,17 @@ export function requestedToolCall(asked: Pick<ToolCall, 'id' | 'name' | 'targetF
     source: asked.source,
     resultSource: null,
   };
+}
+
+/**
+ * Marks a call the user denied: failed (a denied call did not do its work), with the
+ * agent's own words as its error, and `deniedByUser` so it is counted apart. One rule
+ * for every agent (docs/design/formats.md §12.19).
+ */
+export function markDenied(tool: ToolCall, text: string): void {
+  tool.isError = true;
+  tool.errorText = text;
+  tool.deniedByUser = true;
 }
 
 /** No other inputs counted yet. */

@@ -66,6 +66,11 @@ const SLICE_BYTES = 1 << 20;
  * is only streamed.
  */
 export const HELD_DOCUMENT_CHARS = 64 * 2 ** 20;
+/**
+ * Lines of text a file may start with before its JSON document (a command's progress line
+ * captured with its output: `opencode export` writes `Exporting session: ses_…` first).
+ */
+const LEADING_TEXT_LINES_MAX = 5;
 /** Read this much of a file with NUL bytes and no record, and it is called binary without reading the rest. */
 const BINARY_VERDICT_BYTES = 1 << 20;
 
@@ -148,6 +153,8 @@ class TraceParser {
   private deepFirst: { line: SourceLine; result: StreamResult } | null = null;
   private mainRecords = 0;
   private mainNonBlank = 0;
+  /** Lines of text before anything JSON (0-based numbers, and the first one's text), skipped if a document follows them. */
+  private leadingText: { lines: number[]; first: string } | null = null;
   /** Lines of the main file that were not text (invalid UTF-8, NUL bytes). */
   private mainNotText = 0;
   /** What the main file's LineReader learned about its encoding. */
@@ -214,13 +221,25 @@ class TraceParser {
     }
     if (line.text.trim() === '') return;
     this.mainNonBlank += 1;
-    const value = this.parseLine(0, line, this.mainNonBlank === 1);
+    const atStart = this.atDocumentStart();
+    const value = this.parseLine(0, line, atStart);
     if (value === undefined) {
-      if (this.mainNonBlank === 1 && !this.replayed && opensDocument(line.text, false)) this.startDocument(line);
+      const leadRoom = atStart && (this.leadingText?.lines.length ?? 0) < LEADING_TEXT_LINES_MAX;
+      if (atStart && opensDocument(line.text, false)) {
+        this.startDocument(line);
+        // "[plugin] loaded 5 tools" opens no document: its first line already fails. Text, then.
+        if (!this.doc!.parser.failed || !leadRoom) return;
+        this.doc = null;
+        this.parseLine(0, line, false);
+      }
+      if (leadRoom) {
+        this.leadingText ??= { lines: [], first: clipText(line.text.trim(), 80) };
+        this.leadingText.lines.push(line.line);
+      }
       return;
     }
     // A whole JSON array on the first line is a minified document (Cline's ui_messages.json), not a bad record.
-    if (this.mainNonBlank === 1 && !this.replayed && Array.isArray(value)) {
+    if (atStart && Array.isArray(value)) {
       this.startDocument(line);
       return;
     }
@@ -267,7 +286,7 @@ class TraceParser {
       return;
     }
     // The first line of a document that goes on over more lines: read on as a document.
-    if (file === 0 && this.mainNonBlank === 1 && !this.replayed && !long.parser.failed && long.parser.inContainer) {
+    if (file === 0 && this.atDocumentStart() && !long.parser.failed && long.parser.inContainer) {
       this.doc = { parser: long.parser, held: null, heldChars: 0, sawRecordLikeLine: false };
       long.parser.write('\n');
       return;
@@ -282,12 +301,41 @@ class TraceParser {
       if (file === 0 && this.mainRecords === 0 && this.mainNonBlank === 1) this.deepFirst = { line, result };
       return;
     }
-    if (file === 0 && this.mainNonBlank === 1 && !this.replayed && Array.isArray(result.value)) this.arrayFirst = { line, value: result.value };
+    if (file === 0 && this.atDocumentStart() && Array.isArray(result.value)) this.arrayFirst = { line, value: result.value };
     else if (file === 0) this.mainValue(line, result.value);
     else {
       const checked = this.checkValue(file, line, result.value);
       if (checked && this.reader) this.reader.record({ value: checked, line, source: { file, line: line.line, offset: line.offset } });
     }
+  }
+
+  /**
+   * The current main-file line (already counted) is the first that could start a document:
+   * only lines of leading text came before it, and nothing was replayed.
+   */
+  private atDocumentStart(): boolean {
+    return !this.replayed && this.mainRecords === 0 && this.mainNonBlank === 1 + (this.leadingText?.lines.length ?? 0);
+  }
+
+  /**
+   * A document followed leading lines of text: their "not valid JSON" errors become one
+   * warning that says they were skipped and the document after them was read.
+   */
+  private skipLeadingText(): void {
+    const lead = this.leadingText;
+    if (!lead) return;
+    const skipped = new Set(lead.lines);
+    const kept = this.diagnostics.filter((d) => !(d.file === 0 && skipped.has(d.line) && d.message.startsWith('Line is not valid JSON')));
+    this.diagnostics.length = 0;
+    this.diagnostics.push(...kept);
+    const n = lead.lines.length;
+    const where = n === 1 ? `Line ${lead.lines[0]! + 1} is` : `Lines ${lead.lines[0]! + 1}–${lead.lines[n - 1]! + 1} are`;
+    this.report({
+      file: 0,
+      line: lead.lines[0]!,
+      severity: 'warning',
+      message: `${where} text, not JSON (${n === 1 ? '' : 'the first: '}${JSON.stringify(lead.first)}), before the JSON document: skipped, and the document after ${n === 1 ? 'it' : 'them'} was read.`,
+    });
   }
 
   /** JSON.parse one line: the value, or undefined (not JSON; reported unless it may open a document). */
@@ -410,6 +458,7 @@ class TraceParser {
         for (const line of lines) this.mainLine(line);
       } else {
         this.doc = null;
+        this.skipLeadingText();
         const small = doc.held !== null && result.prunedCount === 0;
         const parsed = !small
           ? streamedJsonDocument(doc.parser, result, 0)
@@ -435,6 +484,7 @@ class TraceParser {
     const array = this.arrayFirst;
     if (!this.reader && this.buffered.length === 0 && array) {
       const at = array.line;
+      this.skipLeadingText();
       return this.finishDocument(keys, { doc: { value: array.value, file: 0, locate: () => ({ file: 0, line: at.line, offset: at.offset }) }, diagnostics: [] });
     }
     // One JSON object on one line can be a whole document (a vllm bench result).

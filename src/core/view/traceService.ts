@@ -22,6 +22,8 @@ import { analysisView, callMarks, childrenByParent, eventMarks, formatChoices, r
 import type { CallDetail, CallMarks, CallRow, CompactionMark, EventMark, SessionCostFigures, SessionHead, SubagentLink, TraceView } from './traceView';
 import { customReplay, ttlCallSource } from '../cost/cacheTtlWhatIf';
 import type { CustomTtl, TtlReplay } from '../cost/cacheTtlWhatIf';
+import { transcriptPlan } from './transcript';
+import type { TranscriptPlan } from './transcript';
 
 // What the inspector page asks about a trace, answered from the parsed model where it
 // lives (the extension's parse worker, or a test in Node): the page gets what it draws
@@ -533,6 +535,12 @@ export class TraceService {
   }
 
   /** Where a call (or one of its tool calls, by id) was read: the line to reveal. */
+  /** Where a call's records are, to read its transcript again (null: no such call). */
+  transcriptPlan(id: string, callIndex: number): TranscriptPlan | null {
+    const session = this.byId.get(id);
+    return session ? transcriptPlan(session, callIndex) : null;
+  }
+
   sourceOf(id: string, callIndex: number, toolId: string | null): SourceRef | null {
     const call = this.byId.get(id)?.calls[callIndex];
     if (!call) return null;

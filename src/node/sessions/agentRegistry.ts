@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { aiperfRuns, claudeSessions, codexSessions, geminiSessions, openCodeSessions, openHandsSessions, taskSessions } from '../agentSessions';
+import { aiperfRuns, claudeSessions, codexSessions, geminiSessions, openCodeSessions, openHandsSessions, otlpFiles, taskSessions, vscodeChatSessions } from '../agentSessions';
 import type { Discovery, LocalAgent, LocalSession, SessionRoots } from '../agentSessions';
 import { listCompanions } from '../traceFiles';
 
@@ -57,17 +57,21 @@ export function expandHome(path: string, home = homedir()): string {
   return path;
 }
 
+/** VS Code's user folder (`…/Code/User`): the extension's storage's grandparent, else the platform's default for the CLI. */
+function vscodeUserFolder(context: RootContext): string {
+  if (context.globalStorageDir) return dirname(dirname(context.globalStorageDir));
+  const { env, home } = context;
+  return process.platform === 'win32'
+    ? join(env['APPDATA'] ?? join(home, 'AppData/Roaming'), 'Code/User')
+    : process.platform === 'darwin'
+      ? join(home, 'Library/Application Support/Code/User')
+      : join(env['XDG_CONFIG_HOME'] ?? join(home, '.config'), 'Code/User');
+}
+
 /** VS Code's global storage of another extension, for the CLI (the extension knows its own storage's parent). */
 function vscodeGlobalStorage(context: RootContext, extensionId: string): string {
   if (context.globalStorageDir) return join(dirname(context.globalStorageDir), extensionId);
-  const { env, home } = context;
-  const user =
-    process.platform === 'win32'
-      ? join(env['APPDATA'] ?? join(home, 'AppData/Roaming'), 'Code/User')
-      : process.platform === 'darwin'
-        ? join(home, 'Library/Application Support/Code/User')
-        : join(env['XDG_CONFIG_HOME'] ?? join(home, '.config'), 'Code/User');
-  return join(user, 'globalStorage', extensionId);
+  return join(vscodeUserFolder(context), 'globalStorage', extensionId);
 }
 
 const noCompanions = (): Promise<string[]> => Promise.resolve([]);
@@ -126,6 +130,17 @@ export const AGENTS: readonly AgentDefinition[] = [
     companions: noCompanions,
   },
   { id: 'aiperf', label: 'AIPerf', settingKey: 'aiperf', defaultRoot: 'artifacts', defaultFolder: () => 'artifacts', discover: (root) => aiperfRuns([root]), companions: noCompanions },
+  {
+    id: 'vscode-copilot',
+    label: 'VS Code Copilot',
+    settingKey: 'vscodeCopilot',
+    defaultRoot: '',
+    // The user folder of the VS Code this extension runs in (Insiders, VSCodium and code-server keep their own).
+    defaultFolder: vscodeUserFolder,
+    discover: (root) => vscodeChatSessions(root),
+    companions: noCompanions,
+  },
+  { id: 'opentelemetry', label: 'OpenTelemetry', settingKey: 'openTelemetry', defaultRoot: '~/.copilot/otel', defaultFolder: fromHome('~/.copilot/otel'), discover: (root) => otlpFiles(root), companions: noCompanions },
 ];
 
 export function agentById(id: string): AgentDefinition | undefined {

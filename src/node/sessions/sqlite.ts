@@ -5,7 +5,7 @@ import type { Database as DatabaseType } from 'node-sqlite3-wasm';
  * node-sqlite3-wasm, loaded when first needed: its 1.3 MB WebAssembly module compiles
  * synchronously (~70 ms), which the extension's activation should not pay.
  *
- * Why this binding (README "Agent Sessions"): SQLite compiled to WebAssembly with a
+ * Why this binding (docs/sessions.md): SQLite compiled to WebAssembly with a
  * file system layer over Node's `fs`, so the same bundle runs in VS Code's extension
  * host on Linux, macOS and Windows with nothing to build or download; it writes pages
  * in place (not a whole-file export) and has FTS5. Its limits shape the index

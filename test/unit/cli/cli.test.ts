@@ -36,15 +36,17 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
     assert.equal(report.format, 'claude-code');
     const main = report.sessions[0];
     assert.deepEqual(Object.keys(main), [
-      'id', 'parentId', 'role', 'agent', 'model', 'llmCalls', 'userTurns', 'otherInputs', 'apiErrors', 'tokens', 'tokensSource', 'cacheHitRate', 'rawInputToOutput', 'appendToOutput',
+      'id', 'parentId', 'role', 'agent', 'model', 'llmCalls', 'userTurns', 'otherInputs', 'apiErrors', 'tokens', 'tokensSource', 'unattributedTokens', 'cacheHitRate', 'rawInputToOutput', 'appendToOutput',
       'outputPerCall', 'toolCalls', 'retryLoops', 'retryLoopSummary', 'missCauses', 'prefillShare', 'intentByQuartile', 'context', 'compactions',
       'cost', 'cacheTtl', 'idealCache',
     ]);
     assert.deepEqual(Object.keys(main.tokens), ['input', 'cached', 'appended', 'cacheWrite', 'output']);
     assert.deepEqual(Object.keys(main.appendToOutput), ['mean', 'median', 'p90', 'aggregate']);
     // The tool-call and retry-loop fields, with figures from test/reference/claude_retry_loops.py and hand counts.
-    assert.deepEqual(Object.keys(main.toolCalls), ['total', 'failed', 'byTool', 'toolTimeMs', 'llmTimeMs']);
-    assert.deepEqual([main.toolCalls.total, main.toolCalls.failed, main.toolCalls.byTool.Edit.total, main.toolCalls.byTool.Edit.failed], [162, 11, 45, 2]);
+    assert.deepEqual(Object.keys(main.toolCalls), ['total', 'failed', 'denied', 'byTool', 'toolTimeMs', 'llmTimeMs']);
+    assert.deepEqual([main.toolCalls.total, main.toolCalls.failed, main.toolCalls.denied, main.toolCalls.byTool.Edit.total, main.toolCalls.byTool.Edit.failed], [162, 11, 0, 45, 2]);
+    // spotter reports no session totals of its own: nothing is unattributed.
+    assert.equal(main.unattributedTokens, null);
     assert.deepEqual(main.retryLoops, [
       {
         tool: 'Bash', target: 'git add && git commit', attempts: 7, callsSpanned: 32, escaped: false, file: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl',

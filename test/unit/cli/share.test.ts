@@ -96,6 +96,24 @@ describe('agent-trace report, redact, export, compare (the built dist/cli.js)', 
     assert.equal(run('export', SAMPLE, '--to', 'aiperf', '-o', join(dir, 'y.jsonl'), '--replicas', '0').code, 2);
   });
 
+  it('export --to weka writes one document per top-level session, prints the read-back hit rate and the AIPerf command', () => {
+    const one = join(dir, 'spotter.weka.json');
+    const r = run('export', SPOTTER, '--to', 'weka', '-o', one);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /spotter\.weka\.json: 1 Weka trace, \d+ requests, 2 sub-agents \(64-token blocks, full blocks only\)/);
+    assert.match(r.stderr, /read back as weka: ideal prefix-cache hit rate \d+\.\d%/);
+    assert.match(r.stderr, /aiperf profile --url URL --model MODEL --endpoint-type chat --streaming --custom-dataset-type weka_trace --input-file \S+spotter\.weka\.json --fixed-schedule/);
+    assert.equal((JSON.parse(readFileSync(one, 'utf8')) as { hash_id_scope: string }).hash_id_scope, 'local');
+    // Two top-level sessions: a folder, or a usage message naming them.
+    const refused = run('export', SAMPLE, '--to', 'weka', '-o', join(dir, 'two.json'));
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /2 top-level sessions make 2 Weka traces \(ae4a77f8-aedd-4bc1-888f-c94edc91af04, e5821007-9ca0-4a36-afc0-94da583da0ea\)/);
+    const folder = run('export', SAMPLE, '--to', 'weka', '-o', join(dir, 'weka') + '/');
+    assert.equal(folder.code, 0, folder.stderr);
+    assert.match(folder.stderr, /weka\/: 2 files: 2 Weka traces/);
+    assert.equal(run('export', SPOTTER, '--to', 'weka', '-o', join(dir, 'r.json'), '--replicas', '2').code, 2);
+  });
+
   it('compare joins relabelled real AIPerf records to the export and prints measured beside simulated', () => {
     const out = join(dir, 'c.aiperf.jsonl');
     assert.equal(run('export', SAMPLE, '--to', 'aiperf', '-o', out, '--session', 'e5821007').code, 0);

@@ -32,6 +32,8 @@ const roots: SessionRoots = {
   cline: join(home, 'Code/User/globalStorage/saoudrizwan.claude-dev/tasks'),
   rooCode: join(home, 'Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks'),
   aiperf: [join(home, 'bench/artifacts')],
+  vscodeCopilot: join(home, '.config/Code/User'),
+  openTelemetry: join(home, '.copilot/otel'),
 };
 
 const claude = place(join(fixtures, 'claude-code/m-claude/abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl'), join(roots.claudeCode, 'C--Users-Mischa/abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl'), '2026-01-10T04:00:00Z');
@@ -45,6 +47,13 @@ const eventDir = join(roots.openHands, 'sessions/2f1c9e/events');
 mkdirSync(eventDir, { recursive: true });
 for (const e of events) writeFileSync(join(eventDir, `${e.id}.json`), JSON.stringify(e));
 utimesSync(join(eventDir, `${events.at(-1)!.id}.json`), new Date('2025-06-01T00:00:00Z'), new Date('2025-06-01T00:00:00Z'));
+// VS Code's chat store: a workspace's session (named by its workspace.json, a URI with an escaped space) and a window without a folder.
+const chat = place(join(fixtures, 'vscode-copilot/tfplan2md-043-task-planner.chat.json'), join(roots.vscodeCopilot, 'workspaceStorage/9f2c41d7e0b3a5c6/chatSessions/badbd1d2-1f0b-4626-a215-56ee404562fe.json'), '2026-01-19T23:00:00Z');
+writeFileSync(join(roots.vscodeCopilot, 'workspaceStorage/9f2c41d7e0b3a5c6/workspace.json'), JSON.stringify({ folder: 'file:///home/oocx/src/tf%20plan2md' }));
+const emptyWindow = place(join(fixtures, 'vscode-copilot/copilot-usage.chatSessions.jsonl'), join(roots.vscodeCopilot, 'globalStorage/emptyWindowChatSessions/3c9d2e41-7a0b-4c55-9e12-6f8a0b1c2d3e.jsonl'), '2025-12-01T00:00:00Z');
+// A workspace storage without chat sessions lists nothing.
+mkdirSync(join(roots.vscodeCopilot, 'workspaceStorage/0000/chatSessions'), { recursive: true });
+const otlp = place(join(fixtures, 'otlp/claude-code-events.jsonl'), join(roots.openTelemetry, 'claude-code.jsonl'), '2025-11-30T00:00:00Z');
 mkdirSync(roots.openCode, { recursive: true });
 writeFileSync(join(roots.openCode, 'opencode.db'), '');
 
@@ -54,12 +63,20 @@ describe('local session discovery for every agent', () => {
     assert.deepEqual(
       sessions.map((s) => [s.agent, s.path]),
       [
+        ['VS Code Copilot', chat],
         ['Claude Code', claude],
+        ['VS Code Copilot', emptyWindow],
+        ['OpenTelemetry', otlp],
         ['AIPerf', aiperf],
         ['Gemini CLI', gemini],
         ['OpenHands', eventDir],
       ],
     );
+  });
+
+  it('a VS Code chat session is named by its workspace folder (workspace.json); a window without a folder has none', async () => {
+    const { sessions } = await listLocalSessions(roots, 50);
+    assert.deepEqual(sessions.filter((s) => s.agent === 'VS Code Copilot').map((s) => s.project), ['tf plan2md', null]);
   });
 
   it('says that OpenCode 1.2+ sessions (opencode.db) are not listed, and how to open one', async () => {

@@ -4,6 +4,7 @@ import { buildTraceView } from '../../../src/core/view/traceView';
 import type { TraceView } from '../../../src/core/view/traceView';
 import {
   diagnosticRows,
+  keyFigures,
   mergeState,
   progressText,
   readPersistedState,
@@ -12,7 +13,7 @@ import {
   summaryFigures,
 } from '../../../webview/inspectorModel';
 import { fingerprintGroups } from '../../../webview/analysis/analysisModel';
-import { parseFile, parseText, SPOTTER } from '../../support/helpers';
+import { parseFile, parseText, REJECTIONS, SPOTTER } from '../../support/helpers';
 
 /** The summary strip and the fingerprint's figures together, by `data-figure` name. */
 function figureMap(view: TraceView, index = 0): Record<string, string> {
@@ -20,8 +21,39 @@ function figureMap(view: TraceView, index = 0): Record<string, string> {
   return Object.fromEntries([...summaryFigures(s.summary, s.analysis), ...fingerprintGroups(s.analysis)].flatMap((g) => g.figures.map((f) => [f.name, f.value])));
 }
 
+describe('inspector view-model: tool calls the user denied', async () => {
+  // marot/spotter's short session: two tool uses, both rejected at their permission prompts
+  // (test/reference/tool_denials.py: "claude-code denied 2").
+  const view = buildTraceView(await parseFile(REJECTIONS), 'short.jsonl');
+
+  it('says how many of the failed the user denied', () => {
+    assert.equal(figureMap(view)['toolCalls'], '2 (2 failed, 2 denied)');
+  });
+
+  it('a session with failures and no denial reads as before', async () => {
+    const spotter = buildTraceView(await parseFile(SPOTTER), 'spotter.jsonl');
+    assert.equal(figureMap(spotter)['toolCalls'], '162 (11 failed)');
+    assert.equal(figureMap(spotter)['unattributed'], undefined);
+  });
+});
+
 describe('inspector view-model on the spotter session', async () => {
   const view = buildTraceView(await parseFile(SPOTTER), 'spotter.jsonl');
+
+  it('puts the cost, the cache hit rate and the failed tool calls first, without prices saying so', () => {
+    const s = view.sessions[0]!;
+    // test/reference/claude_code_totals.py: 11,560,832 of 11,746,257 prompt tokens cached; 11 of the 162 tool results are errors (counted by hand from the log's is_error).
+    assert.deepEqual(
+      keyFigures(s.summary, null).map((f) => [f.name, f.value]),
+      [
+        ['cost', 'no prices'],
+        ['cacheHitRate', '98.4%'],
+        ['failedToolCalls', '11 of 162'],
+      ],
+    );
+    const priced = { summary: { totalUsd: 1.5, unpricedCalls: 2 } } as unknown as Parameters<typeof keyFigures>[1];
+    assert.equal(keyFigures(s.summary, priced)[0]!.value, '$1.50 + 2 unpriced');
+  });
 
   it('summary figures match the independent Python totals', () => {
     const all = figureMap(view);
@@ -100,6 +132,17 @@ describe('progress and persisted state', () => {
     assert.deepEqual(readPersistedState({ fingerprintOpen: false, loopSort: { key: 'attempts', direction: 'descending' } }), { fingerprintOpen: false, loopSort: { key: 'attempts', direction: 'descending' } });
     assert.deepEqual(readPersistedState({ fingerprintOpen: 'no', loopSort: { key: 'x', direction: 'descending' } }), {});
     assert.deepEqual(readPersistedState({ loopSort: null }), { loopSort: null });
+  });
+
+  it('reads the timeline view and the scroll back only when they are well formed', () => {
+    const view = { sessionId: 's', filter: 'tool:Bash', lo: 10.5, hi: 40 };
+    assert.deepEqual(readPersistedState({ view, scrollY: 420 }), { view, scrollY: 420 });
+    for (const bad of [{ ...view, lo: -1 }, { ...view, hi: 10 }, { ...view, lo: Number.NaN }, { ...view, filter: 3 }, { ...view, sessionId: null }, 'view']) {
+      assert.deepEqual(readPersistedState({ view: bad }), {}, JSON.stringify(bad));
+    }
+    assert.deepEqual(readPersistedState({ scrollY: -5 }), {});
+    // Merged per key: a view change keeps the what-if choices and the selection stored beside it.
+    assert.deepEqual(mergeState({ whatIf: { n: 4 }, callIndex: 7 }, { view }), { whatIf: { n: 4 }, callIndex: 7, view });
   });
 
   it('merges per key and keeps keys it does not own', () => {

@@ -86,6 +86,8 @@ function writeSession(session: Session, lines: string[]): void {
           errorText: tool.errorText,
           exitCode: tool.exitCode,
           resultChars: tool.resultChars,
+          // Written only for a denied call, so other files stay byte-identical.
+          ...(tool.deniedByUser ? { deniedByUser: true } : {}),
         }),
       );
     }

@@ -224,6 +224,8 @@ export class CanonicalReader implements RecordReader {
       // One line holds both the call and its result.
       resultSource: typeof isError === 'boolean' ? source : null,
     };
+    // A denial is a failure: the flag counts only on a failed call.
+    if (value['deniedByUser'] === true && tool.isError === true) tool.deniedByUser = true;
     // A call's empty list is replaced, never pushed onto: calls without tools may share one.
     if (call.toolCalls.length === 0) call.toolCalls = [tool];
     else call.toolCalls.push(tool);
@@ -290,7 +292,9 @@ export class CanonicalReader implements RecordReader {
       costUsd = typeof rawCost === 'number' && Number.isFinite(rawCost) && rawCost >= 0 ? rawCost : null;
       if (costUsd === null) this.report(source, 'warning', `reportedTotals.costUsd must be a number ≥ 0, not ${JSON.stringify(rawCost)}; read as unknown.`);
     }
-    return { input: field('input'), output: field('output'), cached: field('cached'), costUsd, llmCalls: field('llmCalls') };
+    const totals: ReportedTotals = { input: field('input'), output: field('output'), cached: field('cached'), costUsd, llmCalls: field('llmCalls') };
+    if (t['coversEveryCall'] === true) totals.coversEveryCall = true;
+    return totals;
   }
 
   private tokens(value: unknown, source: SourceRef): CallTokens {

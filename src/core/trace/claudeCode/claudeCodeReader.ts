@@ -1,6 +1,6 @@
 import { arr, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
+import { markDenied, mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, OtherInputs, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
 import { registerStateClass } from '../parserState';
 import { countSkipped } from '../recordReader';
@@ -39,6 +39,12 @@ const NOT_TYPED_MARKERS: ReadonlyArray<[string, keyof OtherInputs]> = [
   ['<user-prompt-submit-hook>', 'hookOutput'],
   ['[Request interrupted by user', 'interruption'],
 ];
+/**
+ * How Claude Code answers a tool use the user refused: "…proceed with this tool use. The tool
+ * use was rejected…" (a permission prompt answered no) or "…take this action right now…" (the
+ * prompt dismissed). Observed on 2.0.64–2.1.39 (docs/design/formats.md §12.19).
+ */
+const USER_DENIAL_PREFIX = "The user doesn't want to ";
 /** Tools whose call starts a sub-agent; its `input.prompt` is the sub-agent's first prompt. */
 const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
 /** Longest API error text kept per event. */
@@ -93,6 +99,8 @@ export class ClaudeCodeReader implements RecordReader {
   private readonly skipped: Record<string, number> = emptyRecord();
   /** agentId → Task tool call that started it, from the parent's tool results. */
   private readonly agentParents = new Map<string, string>();
+  /** agentId → the Task result that names it (2.0.x, 2.1.x `toolUseResult.agentId`): its transcript should be beside the session. */
+  private readonly namedAgents = new Map<string, { toolId: string; source: SourceRef }>();
   /** Sub-agent prompt → Task tool call ids that asked for it (inline sidechains have no agentId to link by). */
   private readonly taskPrompts = new Map<string, string[]>();
   /** Inline sidechain record uuid → key of the sub-agent session it belongs to. */
@@ -137,6 +145,7 @@ export class ClaudeCodeReader implements RecordReader {
     // Parallel Task calls with the same prompt are handed out in order, from a copy.
     const prompts = new Map([...this.taskPrompts].map(([k, v]) => [k, [...v]]));
     const sessions = builders.map((b) => this.build(b, diagnostics, prompts));
+    this.noteMissingSubagents(diagnostics);
     return { sessions, diagnostics, skippedRecords: { ...this.skipped } };
   }
 
@@ -354,9 +363,13 @@ export class ClaudeCodeReader implements RecordReader {
     const exit = /^Exit code (\d+)/.exec(text);
     if (exit) tool.exitCode = Number(exit[1]);
     if (tool.isError) tool.errorText = clip(stripErrorTags(text), ERROR_TEXT_MAX);
+    if (tool.isError && text.trimStart().startsWith(USER_DENIAL_PREFIX)) markDenied(tool, tool.errorText!);
     const result = obj(value['toolUseResult']);
     const agentId = result ? str(result['agentId']) : null;
-    if (agentId !== null) this.agentParents.set(agentId, tool.id);
+    if (agentId !== null) {
+      this.agentParents.set(agentId, tool.id);
+      if (!this.namedAgents.has(agentId)) this.namedAgents.set(agentId, { toolId: tool.id, source });
+    }
   }
 
   private system(value: JsonObject, source: SourceRef): void {
@@ -423,6 +436,7 @@ export class ClaudeCodeReader implements RecordReader {
     tool.isError = true;
     tool.resultChars = text.length;
     tool.errorText = clip(stripErrorTags(text), ERROR_TEXT_MAX);
+    if (text.trimStart().startsWith(USER_DENIAL_PREFIX)) markDenied(tool, tool.errorText);
     const exit = /^Exit code (\d+)/.exec(text);
     if (exit) tool.exitCode = Number(exit[1]);
     call.toolCalls.push(tool);
@@ -464,6 +478,26 @@ export class ClaudeCodeReader implements RecordReader {
       otherInputs,
       ...(b.events.length > 0 ? { events: [...b.events] } : {}),
     };
+  }
+
+  /**
+   * A Task result names the sub-agent it ran (`toolUseResult.agentId`), whose transcript
+   * Claude Code writes beside the session (2.1.x `<session>/subagents/agent-<id>.jsonl`, 2.0.x
+   * a sibling `agent-<id>.jsonl`, §1). When no file of that agent was read, its calls are
+   * missing from the analysis: said once per missing sub-agent, on the Task result's line.
+   */
+  private noteMissingSubagents(diagnostics: Diagnostic[]): void {
+    const present = new Set([...this.sessions.values()].map((b) => b.id));
+    for (const [agentId, { toolId, source }] of this.namedAgents) {
+      if (present.has(agentId)) continue;
+      const name = clip(agentId, 80);
+      diagnostics.push({
+        file: source.file,
+        line: source.line,
+        severity: 'warning',
+        message: `Task call ${clip(toolId, 80)} ran sub-agent ${name}, whose transcript is not beside the session (no subagents/agent-${name}.jsonl, no sibling agent-${name}.jsonl): its calls and tokens are not in this analysis.`,
+      });
+    }
   }
 
   /** The Task call that started a sub-agent: by its agentId, else (inline sub-agents) by its first prompt. */

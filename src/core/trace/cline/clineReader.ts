@@ -1,7 +1,7 @@
 import type { JsonDocument } from '../formatDefinition';
 import { arr, mostlyOfKind, clip, count, emptyRecord, isObject, num, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
+import { markDenied, mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult } from '../recordReader';
@@ -34,6 +34,29 @@ function tokensOf(info: JsonObject | null): CallTokens {
   const write = 'cacheWrites' in info ? count(info['cacheWrites']) : null;
   const appended = fresh === null ? null : fresh + (write ?? 0);
   return { input: appended === null || read === null ? null : appended + read, cached: read, appended, cacheWrite: write, output: count(info['tokensOut']), reasoningOutput: null };
+}
+
+/**
+ * What Cline and Roo Code send the model for a tool call the user refused (`formatResponse.toolDenied`,
+ * and `toolDeniedWithFeedback` which goes on "and provided the following feedback"):
+ * cline/cline `src/core/prompts/responses.ts`, RooCodeInc/Roo-Code `src/core/prompts/responses.ts`.
+ */
+const TOOL_DENIED = 'The user denied this operation';
+/** One tool result in a request's text: `[write_to_file for 'src/a.ts'] Result:` and what follows, up to the next. */
+const RESULT_BLOCK = /\[([A-Za-z_]+)(?: for '((?:[^'\n]|'(?!\] Result:))*)')?\] Result:\s*/g;
+
+/**
+ * The tool results a request sends back (`api_req_started`'s `request` text: Cline writes the
+ * user content of each request there), as the tool's name, its quoted argument and whether the
+ * user denied it.
+ */
+export function resultsInRequest(request: string): Array<{ tool: string; arg: string | null; denied: boolean }> {
+  const out: Array<{ tool: string; arg: string | null; denied: boolean }> = [];
+  for (const m of request.matchAll(RESULT_BLOCK)) {
+    const after = request.slice(m.index + m[0].length, m.index + m[0].length + TOOL_DENIED.length);
+    out.push({ tool: m[1]!, arg: m[2] ?? null, denied: after === TOOL_DENIED });
+  }
+  return out;
 }
 
 /** Tools Cline shows by what they do to a file; the name is the UI's (`readFile`, `editedExistingFile`…). */
@@ -94,6 +117,9 @@ export function readClineUiMessages(doc: JsonDocument): ReaderResult {
         return;
       case 'api_req_started': {
         const info = parseArguments(text);
+        // The results this request sends back answer the previous request's tools: a denial fails its tool.
+        const request = info ? str(info['request']) : null;
+        if (request !== null && current) markDenials(current, resultsInRequest(request), diagnostics, source);
         const model = str(obj(raw['modelInfo'])?.['modelId']);
         calls.push({ id: `request-${calls.length + 1}`, index: calls.length, turn: turns.length > 0 ? turns.length - 1 : null, model, startMs: ts, endMs: null, tokens: tokensOf(info), server: null, blocks: null, toolCalls: [], source });
         lastTool = null;
@@ -166,6 +192,22 @@ export function readClineUiMessages(doc: JsonDocument): ReaderResult {
   };
   if (events.length > 0) session.events = events;
   return { sessions: [session], diagnostics, skippedRecords: skipped };
+}
+
+/**
+ * Marks the tools of `call` that the next request says the user denied. A result names its
+ * tool's argument (`[write_to_file for 'src/a.ts']`, `[execute_command for 'npm test']`): the
+ * tool shown with that path or command is the one; a call with one tool has no doubt.
+ */
+function markDenials(call: LlmCall, results: ReadonlyArray<{ tool: string; arg: string | null; denied: boolean }>, diagnostics: Diagnostic[], source: SourceRef): void {
+  for (const r of results) {
+    if (!r.denied) continue;
+    const open = call.toolCalls.filter((t) => t.deniedByUser !== true);
+    const byArg = r.arg === null ? undefined : open.find((t) => t.targetFile === r.arg || t.command === r.arg);
+    const tool = byArg ?? (call.toolCalls.length === 1 ? open[0] : undefined);
+    if (tool) markDenied(tool, clip(`${TOOL_DENIED}.`, ERROR_TEXT_MAX));
+    else diagnostics.push({ file: source.file, line: source.line, severity: 'info', message: `The user denied a ${r.tool} call of the previous request, but no tool shown for it matches${r.arg === null ? '' : ` "${clip(r.arg, 80)}"`}; it is not counted.` });
+  }
 }
 
 function fail(tool: ToolCall, text: string | null): void {

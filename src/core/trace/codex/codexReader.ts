@@ -113,6 +113,11 @@ export class CodexReader implements RecordReader {
   /** Exit codes `item_completed` reported for calls whose output is not seen yet, by call id. */
   private readonly reportedExit = new Map<string, number>();
   /**
+   * What `exec_command_end` said of a command, by call id: read only when the file ends before
+   * the call's own output (a rollout copied while the turn ran), which otherwise decides.
+   */
+  private readonly commandEnds = new Map<string, CommandEnd>();
+  /**
    * A search only `web_search_end` has reported so far: 0.128 writes it before the
    * `web_search_call` item, which carries no id (observed), so the item is the same search.
    */
@@ -179,6 +184,10 @@ export class CodexReader implements RecordReader {
       firstUsageless ??= p.source;
       calls.push({ id: '', index: calls.length, turn: null, model: p.model, startMs: p.startMs, endMs: p.endMs, tokens: unknownTokens(), server: null, blocks: null, toolCalls: p.tools, source: p.source });
     }
+    const ended = this.endedWithoutOutput(calls);
+    if (ended.count > 0 && ended.first) {
+      note('info', ended.first, `${ended.count} command${ended.count === 1 ? ' has' : 's have'} no output record (the file ends first): ${ended.count === 1 ? 'its' : 'their'} outcome is read from exec_command_end.`);
+    }
     if (this.usageMismatches > 0 && this.firstMismatch) {
       note('info', this.firstMismatch, `${this.usageMismatches} usage reports give a last_token_usage that differs from the change in total_token_usage; the per-call figures (last_token_usage) are used.`);
     }
@@ -209,6 +218,28 @@ export class CodexReader implements RecordReader {
       compactions: [...this.compactions],
     };
     return { sessions: [session], diagnostics, skippedRecords: { ...this.skipped } };
+  }
+
+  /**
+   * Commands whose output never came but whose `exec_command_end` did: settled from it, on
+   * copies (the output may still come when reading goes on). Replaces those calls in `calls`.
+   */
+  private endedWithoutOutput(calls: LlmCall[]): { count: number; first: SourceRef | null } {
+    let count = 0;
+    let first: SourceRef | null = null;
+    if (this.commandEnds.size === 0) return { count, first };
+    calls.forEach((c, i) => {
+      if (!c.toolCalls.some((t) => t.resultSource === null && this.commandEnds.has(t.id))) return;
+      const toolCalls = c.toolCalls.map((t) => {
+        const end = t.resultSource === null ? this.commandEnds.get(t.id) : undefined;
+        if (!end) return t;
+        count += 1;
+        first ??= end.source;
+        return settledByEnd(t, end);
+      });
+      calls[i] = { ...c, toolCalls };
+    });
+    return { count, first };
   }
 
   private sessionMeta(p: JsonObject, source: SourceRef): void {
@@ -294,6 +325,13 @@ export class CodexReader implements RecordReader {
           // 0.15x writes no user_message event: this is the UI's copy of the typed prompt (observed on 0.152).
           this.prompt(itemText(completed), 'event', timeMs, source);
         } else countSkipped(this.skipped, `event_msg:item_completed (${str(completed?.['type']) ?? 'no item'})`);
+        return;
+      }
+      case 'exec_command_end': {
+        const id = str(p['call_id']);
+        const tool = id === null ? undefined : this.toolsById.get(id);
+        if (tool && tool.resultSource === null) this.commandEnds.set(tool.id, commandEnd(p, timeMs, source));
+        countSkipped(this.skipped, 'event_msg:exec_command_end');
         return;
       }
       case 'patch_apply_end': {
@@ -685,6 +723,47 @@ export class CodexReader implements RecordReader {
   private warn(source: SourceRef, message: string): void {
     this.diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message });
   }
+}
+
+/** A command's end as `exec_command_end` reports it (0.12x and later; observed on 0.125). */
+interface CommandEnd {
+  exitCode: number | null;
+  failed: boolean;
+  output: string;
+  durationMs: number | null;
+  timeMs: number | null;
+  source: SourceRef;
+}
+
+function commandEnd(p: JsonObject, timeMs: number | null, source: SourceRef): CommandEnd {
+  const exit = count(p['exit_code']);
+  const duration = obj(p['duration']);
+  const secs = duration ? count(duration['secs']) : null;
+  const nanos = duration ? count(duration['nanos']) : null;
+  const output = str(p['aggregated_output']) ?? str(p['formatted_output']) ?? [str(p['stdout']), str(p['stderr'])].filter((t) => t).join('\n');
+  return {
+    exitCode: exit,
+    failed: (exit !== null && exit !== 0) || str(p['status']) === 'failed',
+    output,
+    durationMs: secs === null ? null : Math.round(secs * 1000 + (nanos ?? 0) / 1e6),
+    timeMs,
+    source,
+  };
+}
+
+/** A copy of a command call settled by its `exec_command_end`. */
+function settledByEnd(tool: ToolCall, end: CommandEnd): ToolCall {
+  const settled: ToolCall = {
+    ...tool,
+    endMs: end.timeMs,
+    durationMs: end.durationMs ?? (end.timeMs !== null && tool.startMs !== null ? end.timeMs - tool.startMs : null),
+    isError: end.failed,
+    exitCode: end.exitCode,
+    resultChars: end.output.length,
+    resultSource: end.source,
+  };
+  if (end.failed) settled.errorText = clip((end.output.trim() || `exited with code ${end.exitCode ?? '?'}`).trim(), ERROR_TEXT_MAX);
+  return settled;
 }
 
 /**

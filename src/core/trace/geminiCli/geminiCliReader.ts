@@ -1,7 +1,7 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
 import { arr, mostlyOfKind, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
+import { markDenied, mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, OtherInputs, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
@@ -13,6 +13,13 @@ const EVENT_TEXT_MAX = 300;
 const MESSAGE_TYPES = new Set(['user', 'gemini', 'info', 'error', 'warning']);
 /** What Gemini CLI writes in a tool call's status when the user refused or stopped it. */
 const CANCELLED = 'cancelled';
+/**
+ * The reason of a cancelled call the user refused at its confirmation prompt, as the CLI sends
+ * it to the model (`[Operation Cancelled] Reason: User denied execution.`): google-gemini/gemini-cli
+ * `packages/core/src/scheduler/scheduler.ts`, `state-manager.ts`. Calls cancelled otherwise (Esc
+ * while running, the rest of a refused batch) are stopped, not denied.
+ */
+const USER_DENIED = 'User denied execution';
 
 /** A chat session document: `{sessionId, projectHash, startTime, messages: [...]}`. */
 export function isGeminiChat(v: unknown): v is JsonObject {
@@ -93,18 +100,42 @@ function toolErrorText(tc: JsonObject): string {
 }
 
 /**
+ * Texts Gemini CLI sends the model as the user by itself, each recorded as a `user` message
+ * (`GeminiChat.sendMessageStream` and `addHistory` record every user-role content they are
+ * given: packages/core/src/core/geminiChat.ts), by the kind of input they are. Tested on the
+ * start of the trimmed text; every source is listed in docs/design/formats.md §13.
+ */
+const CLI_WRITTEN: ReadonlyArray<[prefix: string, kind: keyof OtherInputs]> = [
+  ['<session_context>', 'injected'],
+  ['<hook_context>', 'hookOutput'],
+  ["Here is the user's editor context", 'injected'],
+  ["Here is a summary of changes in the user's editor context", 'injected'],
+  ['- **Workspace Directories:**', 'injected'],
+  ['User has manually exited Plan Mode.', 'injected'],
+  ['Plan approved. Switching to ', 'injected'],
+  ['System: Potential loop detected.', 'injected'],
+  ['I ran the following shell command:', 'localCommand'],
+  ['Background execution update:', 'notification'],
+];
+/** The next-speaker check's nudge (packages/core/src/core/client.ts): the whole text, never a prefix of a typed prompt. */
+const CONTINUATION = 'Please continue.';
+
+/**
  * What a `user` message is. Gemini CLI records more than typed prompts under `user`: since it
- * syncs the recorded chat with the model's history it writes the environment it sends first
- * (`<session_context>`), hook context (`<hook_context>`) and each turn of tool results
- * (`functionResponse` parts, no text); slash commands (`/…`) and help (`?`) can be recorded
- * too. Its own test of a prompt worth resuming (`isIgnoredUserContent`,
- * packages/core/src/utils/sessionUtils.ts) counts none of these; neither does this reader.
+ * syncs the recorded chat with the model's history it writes what it sends the model itself
+ * (CLI_WRITTEN: the environment, hook and editor context, plan-mode notices, loop recovery,
+ * `!` shell results, background completions, the continuation nudge) and each turn of tool
+ * results (`functionResponse` parts, no text); slash commands (`/…`) and help (`?`) can be
+ * recorded too. Its own test of a prompt worth resuming (`isIgnoredUserContent`,
+ * packages/core/src/utils/sessionUtils.ts) skips part of these; this reader counts none of
+ * them as typed.
  */
 function userMessageKind(content: unknown): keyof OtherInputs | 'prompt' | 'tool-results' {
   const text = textOf(content).trim();
   if (text === '') return (arr(content) ?? []).some((p) => isObject(p) && isObject(p['functionResponse'])) ? 'tool-results' : 'injected';
-  if (text.startsWith('<session_context>')) return 'injected';
-  if (text.startsWith('<hook_context>')) return 'hookOutput';
+  const written = CLI_WRITTEN.find(([prefix]) => text.startsWith(prefix));
+  if (written) return written[1];
+  if (text === CONTINUATION) return 'injected';
   if (text.startsWith('/') || text.startsWith('?')) return 'localCommand';
   return 'prompt';
 }
@@ -177,6 +208,7 @@ function buildSession(header: JsonObject, messages: readonly Collected[], diagno
           tool.isError = status !== 'success';
           tool.resultSource = source;
           if (tool.isError) tool.errorText = clip(status === CANCELLED ? `cancelled: the user rejected or stopped the call. ${toolErrorText(tc)}` : toolErrorText(tc), ERROR_TEXT_MAX);
+          if (status === CANCELLED && toolErrorText(tc).includes(USER_DENIED)) markDenied(tool, tool.errorText!);
         }
         tools.push(tool);
       }

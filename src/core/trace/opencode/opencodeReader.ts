@@ -1,7 +1,7 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
 import { arr, mostlyOfKind, clip, count, firstLine, isObject, nonNegative, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
+import { markDenied, mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, ReportedTotals, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
 import type { ReaderResult } from '../recordReader';
 import { failedPatchTarget, patchTarget } from '../codex/toolOutput';
@@ -52,6 +52,12 @@ function tokensOf(t: JsonObject | null): CallTokens {
   };
 }
 
+/**
+ * How OpenCode ends a tool call the user refused at its permission prompt (`PermissionNext.RejectedError`,
+ * and `CorrectedError` which adds the user's feedback): sst/opencode `packages/opencode/src/permission/`.
+ */
+const PERMISSION_REJECTED = 'The user rejected permission to use';
+
 /** Milliseconds since the epoch, as OpenCode writes them. */
 function msOf(v: unknown): number | null {
   return nonNegative(v);
@@ -88,6 +94,7 @@ function toolOf(part: JsonObject, source: SourceRef): ToolCall | null {
   if (tool.isError) {
     const text = (str(state['error']) ?? output).trim();
     tool.errorText = clip(text || `exited with code ${exitCode}`, ERROR_TEXT_MAX);
+    if (status === 'error' && text.startsWith(PERMISSION_REJECTED)) markDenied(tool, tool.errorText);
     // The file a failed patch names is the one that failed.
     tool.targetFile = failedPatchTarget(text) ?? tool.targetFile;
   }
@@ -190,10 +197,37 @@ export function buildOpenCodeSession(info: JsonObject, messages: ReadonlyArray<{
     compactions,
   };
   const totals = totalsOf(info);
-  if (totals) session.reportedTotals = totals;
+  if (totals) {
+    session.reportedTotals = totals;
+    noteUnattributed(totals, calls, locate(['info']), diagnostics);
+  }
   if (Object.values(other).some((n) => n > 0)) session.otherInputs = other;
   if (events.length > 0) session.events = events;
   return session;
+}
+
+/**
+ * OpenCode adds every request's usage to the session's own `tokens` as it goes; the export's
+ * messages carry their own. When the session's totals exceed the sum over the messages, the
+ * difference was counted for the session but is carried by no message of the export: the
+ * summary shows it as unattributed tokens (sessionSummary.ts), and this says so once.
+ */
+function noteUnattributed(totals: ReportedTotals, calls: readonly LlmCall[], at: SourceRef, diagnostics: Diagnostic[]): void {
+  const sum = (pick: (t: CallTokens) => number | null): number => calls.reduce((n, c) => n + (pick(c.tokens) ?? 0), 0);
+  const parts: string[] = [];
+  const excess = (label: string, reported: number | null, summed: number): void => {
+    if (reported !== null && reported > summed) parts.push(`${(reported - summed).toLocaleString('en-US')} ${label}`);
+  };
+  excess('input', totals.input, sum((t) => t.input));
+  excess('cached', totals.cached, sum((t) => t.cached));
+  excess('output', totals.output, sum((t) => t.output));
+  if (parts.length === 0) return;
+  diagnostics.push({
+    file: at.file,
+    line: at.line,
+    severity: 'info',
+    message: `The session's own totals (info.tokens) exceed the sum over its messages by ${parts.join(', ')} tokens: counted by OpenCode for this session, carried by no message in the export. They are shown as unattributed tokens, not spread over the calls.`,
+  });
 }
 
 /** The session totals newer OpenCode keeps on the session itself (`tokens`, `cost`). */
@@ -201,7 +235,7 @@ function totalsOf(info: JsonObject): ReportedTotals | null {
   const t = obj(info['tokens']);
   if (!t) return null;
   const tokens = tokensOf(t);
-  return { input: tokens.input, output: tokens.output, cached: tokens.cached, costUsd: nonNegative(info['cost']), llmCalls: null };
+  return { input: tokens.input, output: tokens.output, cached: tokens.cached, costUsd: nonNegative(info['cost']), llmCalls: null, coversEveryCall: true };
 }
 
 /** `opencode export <session>` JSON. */

@@ -42,6 +42,7 @@ type Locate = (path: JsonPath) => SourceRef;
  * - One LLM call per model response: agent actions carry `tool_call_metadata.model_response`
  *   (its `id` and `usage`); parallel tool calls of one response share it. Without it, a
  *   change in the accumulated `llm_metrics` marks a new call and the difference is its usage.
+ *   An agent `message` with neither is a reply in text: a call whose tokens are unknown.
  * - Tokens: `prompt_tokens` includes `prompt_tokens_details.cached_tokens` (litellm); an
  *   evaluation's `metrics.token_usages` fill in by `response_id`.
  * - Tool calls are the actions the model asked for (`tool_call_id`, `function_name`); their
@@ -102,7 +103,7 @@ class SessionBuilder {
       return;
     }
     const meta = obj(e['tool_call_metadata']);
-    const call = this.callFor(meta, timeMs, source);
+    const call = action === 'message' && !hasResponseId(meta) ? this.replyCall(e, timeMs, source) : this.callFor(meta, timeMs, source);
     if (!call) {
       countSkipped(this.skipped, `agent action:${action} (no model response)`);
       return;
@@ -147,6 +148,21 @@ class SessionBuilder {
       return this.newCall(`call-${this.calls.length + 1}`, null, timeMs, delta, source);
     }
     return this.calls[this.calls.length - 1] ?? null;
+  }
+
+  /**
+   * An agent `message` without a model response id: the model answered in text and asked for
+   * no tool, so no action carries the response's metadata and usage. It is a call of its own,
+   * with the rise in accumulated usage as its tokens when the event carries one, else unknown
+   * tokens. Only an event whose accumulated usage did not rise (no new response) stays with
+   * the last call.
+   */
+  private replyCall(e: JsonObject, timeMs: number | null, source: SourceRef): LlmCall | null {
+    const delta = this.pendingDelta;
+    this.pendingDelta = null;
+    if (delta) return this.newCall(`call-${this.calls.length + 1}`, null, timeMs, delta, source);
+    if (obj(obj(e['llm_metrics'])?.['accumulated_token_usage'])) return this.calls[this.calls.length - 1] ?? null;
+    return this.newCall(`reply-${str(e['id']) ?? num(e['id']) ?? this.calls.length + 1}`, null, timeMs, unknownTokens(), source);
   }
 
   private newCall(id: string, model: string | null, timeMs: number | null, tokens: CallTokens, source: SourceRef): LlmCall {
@@ -247,6 +263,11 @@ class SessionBuilder {
     if (Object.values(this.other).some((n) => n > 0)) session.otherInputs = this.other;
     return session;
   }
+}
+
+/** True when tool-call metadata names the model response it came from. */
+function hasResponseId(meta: JsonObject | null): boolean {
+  return meta !== null && str(obj(meta['model_response'])?.['id']) !== null;
 }
 
 function settle(tool: ToolCall, failed: boolean, exitCode: number | null, text: string, timeMs: number | null, source: SourceRef): void {

@@ -30,6 +30,8 @@ export const GEN_AI = {
    */
   cacheReadTokens: ['gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens', 'gen_ai.usage.input_tokens.cached', 'gen_ai.usage.cached_tokens'],
   cacheWriteTokens: ['gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_creation_input_tokens'],
+  /** Reasoning share of the output: the semconv name, VS Code Copilot Chat's own, Codex's. */
+  reasoningTokens: ['gen_ai.usage.reasoning.output_tokens', 'gen_ai.usage.reasoning_tokens', 'codex.usage.reasoning_output_tokens'],
 } as const;
 
 /** vLLM request-span latencies, float seconds. */
@@ -132,6 +134,7 @@ export function spanTokens(attrs: Attributes): SpanTokens {
   const output = read(GEN_AI.outputTokens);
   const cached = read(GEN_AI.cacheReadTokens);
   const cacheWrite = read(GEN_AI.cacheWriteTokens);
+  const reasoning = read(GEN_AI.reasoningTokens);
   let input = given;
   let appended: number | null = null;
   let exclusiveInput = false;
@@ -143,7 +146,7 @@ export function spanTokens(attrs: Attributes): SpanTokens {
       input = appended + cached;
     }
   }
-  return { tokens: { input, cached, appended, cacheWrite, output, reasoningOutput: null }, exclusiveInput, badKeys };
+  return { tokens: { input, cached, appended, cacheWrite, output, reasoningOutput: reasoning }, exclusiveInput, badKeys };
 }
 
 /** Float seconds to ms, rounded to the microsecond so 0.1 s reads 100, not 100.00000000000001. */

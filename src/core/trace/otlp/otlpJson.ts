@@ -229,3 +229,48 @@ function readSpan(value: unknown, resource: Attributes, path: SpanPath): OtlpSpa
     path,
   };
 }
+
+/** One OTLP log record (opentelemetry-proto `logs.proto`, JSON mapping): an event of an agent's telemetry. */
+export interface OtlpLogRecord {
+  /** The event's name: the record's `eventName` (OTLP 1.5+), else its `event.name` attribute, else a string body. */
+  names: string[];
+  /** Exact nanoseconds since the epoch: `timeUnixNano`, else `observedTimeUnixNano`. */
+  timeNs: bigint | null;
+  attributes: Attributes;
+  resource: Attributes;
+  body: AttrValue;
+  path: SpanPath;
+}
+
+/** True when the value is a `LogsData` (`{"resourceLogs": [...]}`). */
+export function isLogsData(value: unknown): value is JsonObject {
+  return isObject(value) && Array.isArray(value['resourceLogs']);
+}
+
+/** True when the value is one `ResourceLogs`. */
+export function isResourceLogs(value: unknown): value is JsonObject {
+  return isObject(value) && Array.isArray(value['scopeLogs']);
+}
+
+/** Every log record of a `LogsData` or a single `ResourceLogs` value, with its path from `base`. */
+export function readLogRecords(value: unknown, base: SpanPath): OtlpLogRecord[] {
+  const out: OtlpLogRecord[] = [];
+  const one = (rl: unknown, path: SpanPath): void => {
+    const r = obj(rl);
+    if (!r) return;
+    const resource = attributes(obj(r['resource'])?.['attributes']);
+    (arr(r['scopeLogs']) ?? []).forEach((scope, j) => {
+      (arr(obj(scope)?.['logRecords']) ?? []).forEach((record, k) => {
+        const l = obj(record);
+        if (!l) return;
+        const attrs = attributes(l['attributes']);
+        const body = anyValue(l['body']);
+        const names = [str(l['eventName']), typeof attrs.get('event.name') === 'string' ? (attrs.get('event.name') as string) : null, typeof body === 'string' ? body : null].filter((n): n is string => n !== null && n !== '');
+        out.push({ names, timeNs: parseNanos(l['timeUnixNano']) ?? parseNanos(l['observedTimeUnixNano']), attributes: attrs, resource, body, path: [...path, 'scopeLogs', j, 'logRecords', k] });
+      });
+    });
+  };
+  if (isLogsData(value)) arr(value['resourceLogs'])!.forEach((rl, i) => one(rl, [...base, 'resourceLogs', i]));
+  else if (isResourceLogs(value)) one(value, base);
+  return out;
+}

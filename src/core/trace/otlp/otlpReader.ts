@@ -1,13 +1,14 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
 import { clip, emptyRecord, firstArgument, parseArguments } from '../json';
 import { mostUsedModel } from '../model';
-import type { Diagnostic, LlmCall, Session, SourceRef, ToolCall } from '../model';
+import type { Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
 import { attrString, classifySpan, GEN_AI, serverTiming, spanModel, spanTokens } from './genAi';
 import type { SpanRole, SpanTokens } from './genAi';
-import { compareNanos, isResourceSpans, isTracesData, nanosToMs, readSpans } from './otlpJson';
+import { AgentEventCollector } from './agentEvents';
+import { compareNanos, isLogsData, isResourceLogs, isResourceSpans, isTracesData, nanosToMs, readLogRecords, readSpans } from './otlpJson';
 import type { OtlpSpan, SpanPath, SpanProblem } from './otlpJson';
 
 /** Parent chains longer than this are treated as broken (a cycle in a malformed file). */
@@ -64,6 +65,8 @@ export class OtlpCollector {
   private readonly diagnostics: Diagnostic[] = [];
   private readonly skipped: Record<string, number> = emptyRecord();
   private spanCount = 0;
+  /** Root agent sessions and the conversation they belong to (`gen_ai.conversation.id`). */
+  private readonly conversationOf = new Map<Session, string>();
   /** Spans whose input tokens had to be read as excluding the cache (reported once). */
   private readonly exclusive = new Set<Entry>();
 
@@ -84,9 +87,18 @@ export class OtlpCollector {
     for (const p of problems) this.report(locate(p.path), 'warning', p.message);
   }
 
-  /** Counts a value that is not OTLP traces (a `resourceLogs` line of the same exporter). */
+  /** Counts a value that is neither OTLP traces nor logs (a `resourceMetrics` line of the same exporter). */
   skip(kind: string): void {
     countSkipped(this.skipped, kind);
+  }
+
+  private readonly events = new AgentEventCollector(this.skipped);
+
+  /** Adds the log records of one LogsData / ResourceLogs value: agents' own events (Claude Code, Codex); a value with none of them is counted as skipped. */
+  addLogs(value: unknown, base: SpanPath, locate: (path: SpanPath) => SourceRef): void {
+    let taken = 0;
+    for (const record of readLogRecords(value, base)) if (this.events.add(record, locate(record.path))) taken++;
+    if (taken === 0) countSkipped(this.skipped, 'resourceLogs');
   }
 
   finish(): ReaderResult {
@@ -101,10 +113,23 @@ export class OtlpCollector {
     const drafts: SessionDraft[] = [];
     const pools = new Map<string, SessionDraft>();
     for (const [traceId, byId] of traces) this.traceSessions(traceId, byId, drafts, pools);
-    if (!this.entries.some((e) => e.role === 'llm' || e.role === 'server' || e.role === 'tool' || e.role === 'agent')) this.noGenAi();
+    if (!this.entries.some((e) => e.role === 'llm' || e.role === 'server' || e.role === 'tool' || e.role === 'agent') && this.events.size === 0) this.noGenAi();
     drafts.sort((a, b) => compareNanos(a.anchorNs, b.anchorNs) || a.order - b.order);
-    const sessions = drafts.filter((d) => d.agentSpan !== null || d.members.length > 0).map((d) => this.build(d));
+    const sessions = this.mergeConversations(drafts.filter((d) => d.agentSpan !== null || d.members.length > 0).map((d) => this.build(d)));
     this.noteExclusiveInput();
+    if (this.events.size > 0) {
+      const fromEvents = this.events.finish();
+      this.diagnostics.push(...fromEvents.diagnostics);
+      const spanIds = new Set(sessions.filter((s) => s.calls.length > 0).map((s) => s.id));
+      for (const s of fromEvents.sessions) {
+        if (spanIds.has(s.id)) {
+          // The same requests as spans and as events: counted once, from the spans.
+          this.diagnostics.push({ file: 0, line: -1, severity: 'info', message: `session ${s.id} is in this file both as spans and as log events: its calls are read from the spans; the ${s.calls.length} api_request events are not counted again.` });
+          continue;
+        }
+        sessions.push(s);
+      }
+    }
     return { sessions, diagnostics: this.diagnostics, skippedRecords: this.skipped };
   }
 
@@ -215,7 +240,14 @@ export class OtlpCollector {
     const firstClient = members.find((m) => m.role === 'llm');
     const resource = d.agentSpan?.span.resource ?? firstClient?.span.resource;
     const agentName = (agentAttrs && attrString(agentAttrs, GEN_AI.agentName)) ?? (resource && attrString(resource, 'service.name'));
-    return {
+    const turns: UserTurn[] = [];
+    const prompt = d.agentSpan ? userPrompt(d.agentSpan.span) : null;
+    if (prompt !== null) {
+      turns.push({ index: 0, startMs: nanosToMs(d.agentSpan!.span.startNs), preview: clip(prompt.replace(/\s+/g, ' '), 160), source: d.agentSpan!.source });
+      for (const c of calls) c.turn = 0;
+    }
+    const conversation = (agentAttrs && attrString(agentAttrs, GEN_AI.conversationId)) ?? (firstClient && attrString(firstClient.span.attributes, GEN_AI.conversationId));
+    const session: Session = {
       id: d.id,
       parentId: d.parent?.id ?? null,
       parentToolCallId: d.parentToolCallId,
@@ -225,9 +257,47 @@ export class OtlpCollector {
       cwd: null,
       title: null,
       calls,
-      turns: [],
+      turns,
       compactions: [],
     };
+    if (conversation && !d.parent && d.agentSpan) this.conversationOf.set(session, conversation);
+    return session;
+  }
+
+  /** Root agent runs of one `gen_ai.conversation.id` (one trace per user request, as VS Code's Copilot Chat writes them): one session, a turn each. */
+  private mergeConversations(sessions: Session[]): Session[] {
+    const groups = new Map<string, Session[]>();
+    for (const s of sessions) {
+      const c = this.conversationOf.get(s);
+      if (c === undefined) continue;
+      const list = groups.get(c) ?? [];
+      list.push(s);
+      groups.set(c, list);
+    }
+    const dropped = new Set<Session>();
+    const renamed = new Map<string, string>();
+    for (const [conversation, list] of groups) {
+      if (list.length < 2) continue;
+      const [head, ...rest] = list as [Session, ...Session[]];
+      for (const s of list) renamed.set(s.id, conversation);
+      const ids = new Set(head.calls.map((c) => c.id));
+      for (const s of rest) {
+        const turnBase = head.turns.length;
+        for (const t of s.turns) head.turns.push({ ...t, index: head.turns.length });
+        for (const c of s.calls) {
+          let id = c.id;
+          for (let n = 2; ids.has(id); n++) id = `${c.id}#${n}`;
+          ids.add(id);
+          head.calls.push({ ...c, id, index: head.calls.length, turn: c.turn === null ? null : c.turn + turnBase });
+        }
+        dropped.add(s);
+      }
+      head.id = conversation;
+      head.model = mostUsedModel(head.calls);
+    }
+    const kept = sessions.filter((s) => !dropped.has(s));
+    for (const s of kept) if (s.parentId !== null && renamed.has(s.parentId)) s.parentId = renamed.get(s.parentId)!;
+    return kept;
   }
 
   private call(m: Entry, index: number, ids: Set<string>): LlmCall {
@@ -313,8 +383,11 @@ export class OtlpCollector {
   }
 
   private noGenAi(): void {
+    const logs = this.skipped['resourceLogs'] ?? 0;
     const message =
-      this.spanCount === 0
+      this.spanCount === 0 && logs > 0
+        ? 'The OTLP file contains log records but no spans, and none of the records is an agent event this reader knows (Claude Code\'s claude_code.*, Codex\'s codex.*), so there are no LLM calls to show.'
+        : this.spanCount === 0
         ? 'The OTLP file contains no spans, so there are no LLM calls to show.'
         : `No GenAI spans found: ${this.spanCount} span${this.spanCount === 1 ? ' was' : 's were'} read, none with gen_ai.* attributes ` +
           '(gen_ai.operation.name, gen_ai.usage.input_tokens, vLLM gen_ai.latency.*), so the trace has no LLM calls to show.';
@@ -369,6 +442,37 @@ function uniqueId(preferred: string, spanId: string, ids: Set<string>): string {
   return id;
 }
 
+/**
+ * The prompt that started an agent run, when the span records it: a `user_message` event's
+ * `content` (VS Code's Copilot Chat), else the user part of `gen_ai.input.messages` (the
+ * semantic conventions' opt-in content, a JSON string of `[{role, parts: [{type, content}]}]`).
+ */
+function userPrompt(s: OtlpSpan): string | null {
+  for (const ev of s.events) {
+    if (ev.name !== 'user_message') continue;
+    const content = attrString(ev.attributes, 'content');
+    if (content) return content;
+  }
+  const raw = s.attributes.get('gen_ai.input.messages');
+  const messages = typeof raw === 'string' ? parseJsonArray(raw) : Array.isArray(raw) ? raw : null;
+  for (const m of messages ?? []) {
+    if (typeof m !== 'object' || m === null || Array.isArray(m) || (m as Record<string, unknown>)['role'] !== 'user') continue;
+    const parts = (m as Record<string, unknown>)['parts'];
+    const texts = Array.isArray(parts) ? parts.map((p) => (typeof p === 'object' && p !== null ? (p as Record<string, unknown>)['content'] : null)).filter((t): t is string => typeof t === 'string') : [];
+    if (texts.length > 0) return texts.join('\n');
+  }
+  return null;
+}
+
+function parseJsonArray(text: string): unknown[] | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Why a failed span failed: its status message, else its exception event, else `error.type`. */
 function errorText(s: OtlpSpan): string | null {
   if (s.statusMessage) return s.statusMessage;
@@ -385,13 +489,14 @@ function clipOrNull(text: string | null): string | null {
   return text === null ? null : clip(text, ERROR_TEXT_MAX);
 }
 
-/** A record reader: each JSON Lines record (or a whole document fed as one) is a TracesData or ResourceSpans. */
+/** A record reader: each JSON Lines record (or a whole document fed as one) is a TracesData / ResourceSpans or a LogsData / ResourceLogs. */
 export class OtlpRecordReader implements RecordReader {
   private readonly collector = new OtlpCollector();
 
   record({ value, source }: TraceRecord): void {
     if (isTracesData(value) || isResourceSpans(value)) this.collector.add(value, [], () => source);
-    else this.collector.skip(['resourceLogs', 'resourceMetrics'].find((k) => k in value) ?? '(not OTLP traces)');
+    else if (isLogsData(value) || isResourceLogs(value)) this.collector.addLogs(value, [], () => source);
+    else this.collector.skip(['resourceMetrics'].find((k) => k in value) ?? '(not OTLP traces)');
   }
 
   finish(): ReaderResult {
@@ -406,6 +511,7 @@ export function readOtlpDocument(doc: JsonDocument): ReaderResult {
   const parts = Array.isArray(doc.value) ? doc.value.map((v, i) => [v, [i]] as const) : [[doc.value, []] as const];
   for (const [value, base] of parts) {
     if (isTracesData(value) || isResourceSpans(value)) collector.add(value, [...base], locate);
+    else if (isLogsData(value) || isResourceLogs(value)) collector.addLogs(value, [...base], locate);
     else collector.skip('(not OTLP traces)');
   }
   return collector.finish();

@@ -19,7 +19,7 @@ import { parseFile, repoRoot, SPOTTER } from '../../../support/helpers';
 
 const SAMPLE = join(repoRoot, 'samples/claude-code-sessions.trace.jsonl');
 
-/** What the trace says a call kept of the previous call's prompt + output (the README's "Inputs" rule, restated). */
+/** What the trace says a call kept of the previous call's prompt + output (docs/guide/simulate.md's "Inputs" rule, restated). */
 function keptTokens(previous: LlmCall, call: LlmCall, compactedBetween: boolean): number {
   const before = previous.tokens.input! + previous.tokens.output!;
   const prompt = call.tokens.input!;

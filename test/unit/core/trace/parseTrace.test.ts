@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { detectFormat } from '../../../../src/core/trace/detectFormat';
@@ -167,5 +168,54 @@ describe('parseTrace: the streaming paths read what the fast paths read', () => 
       streamed.model.sessions[0]!.calls.map((c) => c.source.line),
       held.model.sessions[0]!.calls.map((c) => c.source.line),
     );
+  });
+});
+
+// Issue 25: a command's progress text captured before its JSON (`opencode export` writes
+// "Exporting session: ses_…" to stderr first). The document after such lines is read and the lines
+// are said to be skipped; JSON Lines with a bad first line stay JSON Lines. Real committed samples,
+// with the lines put in front in memory.
+describe('parseTrace: a JSON document after leading lines of text', () => {
+  const withLead = (lead: string, path: string): Uint8Array => Buffer.concat([Buffer.from(lead), readFileSync(path)]);
+  const GEMINI = join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json');
+  const OPENHANDS = join(fixtures, 'openhands/basic_gui_mode.json');
+
+  it('reads a pretty-printed document after one line, which it says was skipped', async () => {
+    const plain = await parseFile(GEMINI);
+    const parsed = await parseTrace([{ key: 'chat.json', bytes: withLead('Exporting session: latest\n', GEMINI) }]);
+    assert.equal(parsed.problem, null);
+    assert.equal(parsed.model.format, 'gemini-cli');
+    assert.deepEqual(parsed.model.sessions.map((s) => [s.id, s.calls.length, s.turns.length]), plain.model.sessions.map((s) => [s.id, s.calls.length, s.turns.length]));
+    assert.deepEqual(
+      parsed.model.diagnostics.map((d) => [d.line, d.severity]),
+      [[0, 'warning']],
+    );
+    assert.match(parsed.model.diagnostics[0]!.message, /^Line 1 is text, not JSON \("Exporting session: latest"\).*skipped, and the document after it was read\.$/);
+  });
+
+  it('up to five lines, blank lines between them allowed; their sources stay the file\'s own lines', async () => {
+    const lead = 'Exporting session: latest\n\n[plugin] loaded 5 tools\nExporting session...\n';
+    const parsed = await parseTrace([{ key: 'events.json', bytes: withLead(lead, OPENHANDS) }]);
+    const plain = await parseFile(OPENHANDS);
+    assert.equal(parsed.problem, null);
+    assert.equal(parsed.model.format, 'openhands');
+    assert.deepEqual(parsed.model.sessions[0]!.calls.map((c) => c.source.line), plain.model.sessions[0]!.calls.map((c) => c.source.line + 4));
+    const lead0 = parsed.model.diagnostics.filter((d) => d.line < 4);
+    assert.deepEqual(lead0.map((d) => [d.line, d.severity]), [[0, 'warning']]);
+    assert.match(lead0[0]!.message, /^Lines 1–4 are text, not JSON \(the first: "Exporting session: latest"\)/);
+  });
+
+  it('a sixth line of text is too many: the file is not taken for a document', async () => {
+    const lead = 'a\nb\nc\nd\ne\nf\n';
+    const parsed = await parseTrace([{ key: 'chat.json', bytes: withLead(lead, GEMINI) }]);
+    assert.notEqual(parsed.problem, null);
+  });
+
+  it('JSON Lines whose first line is text are still JSON Lines: that line stays an error, every record is read', async () => {
+    const plain = await parseFile(REJECTIONS);
+    const parsed = await parseTrace([{ key: 'log.jsonl', bytes: withLead('Exporting session: latest\n', REJECTIONS) }]);
+    assert.equal(parsed.model.format, 'claude-code');
+    assert.equal(parsed.model.sessions[0]!.calls.length, plain.model.sessions[0]!.calls.length);
+    assert.deepEqual(parsed.model.diagnostics.filter((d) => d.line === 0).map((d) => d.severity), ['error']);
   });
 });

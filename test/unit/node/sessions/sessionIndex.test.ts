@@ -267,8 +267,8 @@ describe('SessionIndex over a fake home of real sessions', () => {
 describe('SessionIndex over the other agents whose folders are known', () => {
   // Real samples placed where each agent keeps them (test/support/fakeHome.mjs addOtherAgents).
   // Figures are the reader tests' hand counts: the Gemini CLI chat 1 call and 1 user turn
-  // (geminiCliReader.test.ts), the OpenHands session 4 calls, 1 turn, 4 tool calls with none
-  // failed (openhandsReader.test.ts), the AIPerf run 8 conversations of 20 requests (aiperfReader.test.ts).
+  // (geminiCliReader.test.ts), the OpenHands session 5 calls (4 with tool calls and the closing
+  // reply in text), 1 turn, 4 tool calls with none failed (openhandsReader.test.ts), the AIPerf run 8 conversations of 20 requests (aiperfReader.test.ts).
   it('indexes a Gemini CLI chat, an OpenHands events folder (assembled as one trajectory) and an AIPerf run', async () => {
     const home = createFakeHome(join(scratch(), 'home'));
     const placed = addOtherAgents(home);
@@ -281,7 +281,7 @@ describe('SessionIndex over the other agents whose folders are known', () => {
     const gemini = of('gemini-cli');
     assert.deepEqual(gemini.map((r) => [r.path, r.calls, r.userTurns]), [[placed.gemini, 1, 1]]);
     const openHands = of('openhands');
-    assert.deepEqual(openHands.map((r) => [r.path, r.calls, r.userTurns, r.failedToolCalls]), [[placed.openHands, 4, 1, 0]]);
+    assert.deepEqual(openHands.map((r) => [r.path, r.calls, r.userTurns, r.failedToolCalls]), [[placed.openHands, 5, 1, 0]]);
     const aiperf = of('aiperf');
     assert.equal(aiperf.length, 8);
     assert.equal(aiperf.reduce((n, r) => n + r.calls, 0), 20);

@@ -33,7 +33,8 @@ import {
   toolRows,
   wrapText,
 } from '../../../../webview/analysis/analysisModel';
-import { EDIT_LOOP, parseFile } from '../../../support/helpers';
+import { selectionAnnouncement } from '../../../../webview/timeline/timelineModel';
+import { EDIT_LOOP, parseFile, SPOTTER } from '../../../support/helpers';
 
 // Expected values are written by hand from the inputs below (or, for the fixture, read
 // from the file: the loop's results are on lines 61, 65, 70 and 74, made by calls 15,
@@ -252,6 +253,20 @@ describe('cache-miss causes', () => {
     const miss = { cause: 'idle-gap' as const, detail: 'idle 24 min 25 s since the previous call > cache TTL 5 min 00 s', lostTokens: 47_200 };
     assert.equal(missText(miss), 'Cache miss: idle gap — idle 24 min 25 s since the previous call > cache TTL 5 min 00 s; 47.2k tokens re-prefilled');
     assert.equal(missText({ cause: 'first-call', detail: 'first call of the session', lostTokens: null }), 'Cache miss: first call — first call of the session');
+  });
+
+  it('a compaction\'s miss says what the call prefilled, as the CLI does, not the context the summary replaced', async () => {
+    // The spotter log (counted from the raw lines): the /compact boundary is line 1481; call 139's usage (line 1492) is
+    // input 3 + cache_creation 23,812 = 23,815 prefilled, 21,448 read; call 138's prompt was 141,787 tokens, so 120,339
+    // of them were dropped by the compaction, never prefilled again. The CLI's line: "re-prefilled 23.8k".
+    const view = buildTraceView(await parseFile(SPOTTER), 'spotter.jsonl');
+    const rows = view.sessions[0]!.calls;
+    const call = rows[138]!;
+    assert.equal(call.miss?.cause, 'compaction');
+    assert.equal(call.miss?.lostTokens, 120_339);
+    assert.equal(call.appended, 23_815);
+    assert.match(missText(call.miss!, call.appended), /; 23\.8k tokens re-prefilled$/);
+    assert.match(selectionAnnouncement(call, 149), /Cache miss: compaction — compaction \(manual\) replaced the context just before this call; 23\.8k tokens re-prefilled\.$/);
   });
 
   it('selects the next call with a cause, wrapping around', () => {

@@ -9,6 +9,7 @@ import { runSweep } from '../../../../src/core/sim/sweep';
 import type { AgentWorkload } from '../../../../src/core/sim/workload';
 import {
   capacitySweep,
+  capNote,
   cliArgs,
   cliCommand,
   cliffChartModel,
@@ -28,6 +29,10 @@ import {
   splitCall,
 } from '../../../../webview/whatIf/whatIfModel';
 import type { ResolvedScenario, Scenario } from '../../../../webview/whatIf/whatIfModel';
+import { sweepValues } from '../../../../webview/whatIf/whatIfModel';
+import { workloadFromSession } from '../../../../src/core/sim/workload';
+import { join } from 'node:path';
+import { parseFile, repoRoot } from '../../../support/helpers';
 
 const FAST = engineByName('fast');
 
@@ -174,13 +179,13 @@ describe('what-if fields refuse bad input with a message', () => {
 });
 
 describe('Copy as CLI', () => {
-  const input = { filePath: '/work/samples/claude-code-sessions.trace.jsonl', sessionId: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', format: null };
+  const input = { filePath: '/home/USER/project/samples/claude-code-sessions.trace.jsonl', sessionId: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', format: null };
 
   it('writes presets as --gpu/--model and the replica flags', () => {
     const s = defaultScenario();
     assert.equal(
       cliCommand(s, resolved(s), input),
-      'agent-trace simulate /work/samples/claude-code-sessions.trace.jsonl --session ae4a77f8-aedd-4bc1-888f-c94edc91af04 --replicas 16 --stagger-s 10 --tool-wait-scale 1 --gpu h200 --model qwen3-32b --policy vllm-lru --json',
+      'agent-trace simulate /home/USER/project/samples/claude-code-sessions.trace.jsonl --session ae4a77f8-aedd-4bc1-888f-c94edc91af04 --replicas 16 --stagger-s 10 --tool-wait-scale 1 --gpu h200 --model qwen3-32b --policy vllm-lru --json',
     );
     const custom = { ...s, gpu: 'custom', gpuMemoryGiB: 96, staggerMode: 'random' as const, seed: 7 };
     assert.deepEqual(cliArgs(custom, resolved(custom), input).slice(3), ['--replicas', '16', '--stagger-s', '10', '--stagger', 'random', '--seed', '7', '--tool-wait-scale', '1', '--gpu', 'h100', '--model', 'qwen3-32b', '--gpu-memory-gib', '96', '--policy', 'vllm-lru', '--json']);
@@ -352,5 +357,32 @@ describe('what-if results as figures, sentence, bars and table', () => {
   it('digests the scenario for the collapsed section', () => {
     assert.equal(scenarioDigest(defaultScenario(), false), '16 sessions · H200 · Qwen3-32B · vLLM LRU');
     assert.equal(scenarioDigest({ ...defaultScenario(), gpu: 'custom', gpuMemoryGiB: 96, capacityTyped: true, capacityTokens: 64_000, policy: 'cpu-offload' }, true), 'the whole trace · 96 GiB GPU · Qwen3-32B · 64k tokens · CPU offload');
+  });
+});
+
+describe('why the two sweeps suggest different admission caps', () => {
+  it('says the N sweep measured its cap on this cache and the capacity sweep estimated its cap from sizes, with the numbers of each', async () => {
+    // The bundled sample's main session (the last 48 calls of the spotter log) on the default H200 with Qwen3-32B (255,008 tokens), 16 sessions 10 s apart.
+    const parsed = await parseFile(join(repoRoot, 'samples/claude-code-sessions.trace.jsonl'));
+    const { workload } = workloadFromSession(parsed.model.sessions[0]!);
+    const replicas = { replicas: 16, staggerS: 10, staggerMode: 'fixed' as const, seed: 1, toolWaitScale: 1 };
+    const base = { params: DEFAULT_PARAMS, replicas };
+    const byN = runSweep(FAST, workload, base, 'replicas', sweepValues('replicas', DEFAULT_PARAMS.capacityTokens));
+    const bySize = runSweep(FAST, workload, base, 'capacity', sweepValues('capacity', DEFAULT_PARAMS.capacityTokens));
+    // The two caps the panel used to state side by side, unexplained: the last N before the cliff, and how many peak working sets fit.
+    assert.equal(byN.cliff.suggestedAdmissionCap, byN.cliff.lastGood);
+    assert.equal(bySize.cliff.lastGood, 382_512, 'the smallest capacity before the cliff: 1.5 × 255,008, in whole 16-token blocks');
+    // The session's peak: call 138 of the spotter log, 141,787 prompt tokens + 1 output (read from its usage line).
+    // ⌊382,512 / 141,788⌋ = 2 sessions.
+    assert.equal(bySize.cliff.suggestedAdmissionCap, 2);
+    assert.ok(byN.cliff.suggestedAdmissionCap! > 2, `the measured cap (${byN.cliff.suggestedAdmissionCap}) admits more than the estimate`);
+    const n = capNote('replicas', byN.cliff, workload, DEFAULT_PARAMS.capacityTokens, replicas)!;
+    assert.match(n, new RegExp(`^This cap is measured on this cache \\(255k tokens of KV capacity\\): ${byN.cliff.suggestedAdmissionCap} sessions, started 10 s apart, ran before the cliff\\.`));
+    assert.match(n, /estimate from sizes/);
+    const size = capNote('capacity', bySize.cliff, workload, DEFAULT_PARAMS.capacityTokens, replicas)!;
+    assert.match(size, /^This cap is an estimate from sizes, not a run: 382\.5k tokens \(the smallest capacity before the cliff\) hold 2 sessions at their peak context \(141\.8k tokens each\) at once\. The sweep against N measures the cap on this cache \(255k tokens\)/);
+    // Nothing to explain without a cap.
+    assert.equal(capNote('capacity', { ...bySize.cliff, suggestedAdmissionCap: null }, workload, DEFAULT_PARAMS.capacityTokens, replicas), null);
+    assert.equal(capNote('replicas', null, workload, DEFAULT_PARAMS.capacityTokens, replicas), null);
   });
 });

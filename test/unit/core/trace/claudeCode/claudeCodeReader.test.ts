@@ -172,12 +172,14 @@ describe('Claude Code reader: user rejections and interruptions', async () => {
   const parsed = await parseFile(REJECTIONS);
   const main = parsed.model.sessions[0]!;
 
-  it('one call with two rejected tool uses; the interruption note is not a prompt', () => {
+  it('one call with two rejected tool uses, each failed and denied by the user; the interruption note is not a prompt', () => {
+    // test/reference/tool_denials.py: "claude-code denied 2".
     assert.equal(main.calls.length, 1);
-    assert.deepEqual(main.calls[0]!.toolCalls.map((t) => [t.name, t.isError]), [
-      ['Bash', true],
-      ['Glob', true],
+    assert.deepEqual(main.calls[0]!.toolCalls.map((t) => [t.name, t.isError, t.deniedByUser === true]), [
+      ['Bash', true, true],
+      ['Glob', true, true],
     ]);
+    assert.equal(summarizeSession(main).deniedToolCalls, 2);
     assert.deepEqual(main.turns.map((t) => t.preview), ['mix phx.server doesnt seem to start']);
   });
 

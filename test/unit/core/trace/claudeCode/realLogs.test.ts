@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { findRetryLoops } from '../../../../../src/core/analysis/retryLoops';
 import { findCacheMisses } from '../../../../../src/core/analysis/cacheMisses';
 import { summarizeSession } from '../../../../../src/core/analysis/sessionSummary';
 import type { Session } from '../../../../../src/core/trace/model';
+import { parseTrace } from '../../../../../src/core/trace/parseTrace';
 import { fixtures, parseFile } from '../../../../support/helpers';
 import { assertRoundTrip } from '../../../../support/roundTrip';
 
@@ -44,6 +46,14 @@ describe('typed prompts on a Windows session (2.1.6): notifications, local comma
   it('keeps every figure the reference recounts: 91 calls, Σinput 9,865,177, Σcached 8,966,317, Σoutput 79,910, 290 tools, 59 failed', () => {
     const s = summarizeSession(main);
     assert.deepEqual([s.llmCalls, s.tokens.input, s.tokens.cached, s.tokens.output, s.toolCalls, s.failedToolCalls], [91, 9865177, 8966317, 79910, 290, 59]);
+  });
+
+  it('counts the 5 tool uses the user refused (lines 600, 749–752) as denied, each also failed', () => {
+    // test/reference/tool_denials.py: "claude-code denied 5 on lines [600, 749, 750, 751, 752]".
+    const denied = main.calls.flatMap((c) => c.toolCalls).filter((t) => t.deniedByUser === true);
+    assert.deepEqual(denied.map((t) => t.resultSource!.line + 1), [600, 749, 750, 751, 752]);
+    assert.ok(denied.every((t) => t.isError === true && t.errorText!.startsWith("The user doesn't want to ")));
+    assert.equal(summarizeSession(main).deniedToolCalls, 5);
   });
 
   it('shows the rate-limit message ("out of extra usage", line 514) as an API error event and a warning', () => {
@@ -95,6 +105,16 @@ describe('flat sibling sub-agents (2.0.72): agent-<id>.jsonl beside the session,
     assert.equal(byId(parsed.model.sessions, 'a5c3259').parentToolCallId, null);
   });
 
+  it('its Task result names an agent whose sibling file is there: no missing sub-agent is said', () => {
+    assert.ok(parsed.model.diagnostics.every((d) => !/whose transcript is not beside the session/.test(d.message)));
+  });
+
+  it('read alone, without its sibling files, the same session says the Explore agent\'s transcript is missing (line 11)', async () => {
+    const alone = await parseTrace([{ key: 'abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl', bytes: readFileSync(SIBLINGS) }]);
+    const missing = alone.model.diagnostics.filter((d) => /whose transcript is not beside the session/.test(d.message));
+    assert.deepEqual(missing.map((d) => [d.line + 1, /sub-agent (\w+)/.exec(d.message)![1]]), [[11, 'abc3cb6']]);
+  });
+
   it('a sub-agent\'s first call is a sub-agent start, never an unexplained miss in the parent', () => {
     const explore = byId(parsed.model.sessions, 'abc3cb6');
     assert.deepEqual(findCacheMisses(explore).map((m) => [m.callIndex, m.cause]), [[0, 'subagent-start']]);
@@ -126,6 +146,20 @@ describe('failed results whose tool_use line is unreadable (2.1.9, lines cut by 
     const unknown = main.calls.flatMap((c) => c.toolCalls).filter((t) => t.name === '(unknown tool)');
     assert.equal(unknown.length, 18);
     assert.ok(unknown.every((t) => t.isError === true));
+  });
+
+  it('says which sub-agents its Task results name but whose transcripts are not beside the session: af8391d (line 27) and a6acba3 (line 29)', () => {
+    // test/reference/claude_missing_subagents.py: "line 27 agent af8391d MISSING", "line 29 agent a6acba3 MISSING"
+    // (two more Task results sit on lines the owner's export cut, so they name nothing readable).
+    const missing = parsed.model.diagnostics.filter((d) => /whose transcript is not beside the session/.test(d.message));
+    assert.deepEqual(
+      missing.map((d) => [d.line + 1, d.severity, /sub-agent (\w+)/.exec(d.message)![1]]),
+      [
+        [27, 'warning', 'af8391d'],
+        [29, 'warning', 'a6acba3'],
+      ],
+    );
+    assert.equal(parsed.model.sessions.length, 1);
   });
 
   it('never groups failures of unnamed tools into a retry loop', () => {

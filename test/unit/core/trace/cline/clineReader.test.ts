@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { summarizeSession } from '../../../../../src/core/analysis/sessionSummary';
+import { resultsInRequest } from '../../../../../src/core/trace/cline/clineReader';
 import { LOCAL_ONLY, localSample, parseFile } from '../../../../support/helpers';
 import { assertRoundTrip } from '../../../../support/roundTrip';
 
@@ -45,4 +47,26 @@ describe('Cline task saved as one JSON line (Jeehunter/mcp-vscode-server): a min
     assert.ok(tools.filter((t) => t.name.includes('/')).some((t) => t.isError === true));
     assert.ok(tools.filter((t) => t.name === 'execute_command').every((t) => t.isError === null));
   });
+});
+
+// Tool calls the user denied (issue 25). Cline writes the user content of each request into its
+// `api_req_started` (`request`): the previous request's tool results, each "[tool for 'arg'] Result:",
+// and "The user denied this operation." where the user refused the tool (cline/cline
+// src/core/prompts/responses.ts, toolDenied). No public task with a denial was found; these real
+// tasks hold none, and the reference (test/reference/tool_denials.py) agrees on every result they hold.
+describe('Cline tool results and denials on real tasks (local only)', async () => {
+  for (const [name, path, results] of [
+    ['haram-333/fineye', FINEYE, 28],
+    ['Jeehunter/mcp-vscode-server', MCP, 58],
+  ] as const) {
+    it(`${name}: the ${results} tool results the requests send back are read, none denied`, { skip: path === null && LOCAL_ONLY }, async () => {
+      const parsed = await parseFile(path!);
+      const doc = JSON.parse(readFileSync(path!, 'utf8')) as Array<{ say?: string; text?: string }>;
+      const requests = doc.filter((m) => m.say === 'api_req_started').map((m) => (JSON.parse(m.text ?? '{}') as { request?: string }).request ?? '');
+      const found = requests.flatMap((r) => resultsInRequest(r));
+      assert.equal(found.length, results);
+      assert.equal(found.filter((r) => r.denied).length, 0);
+      assert.equal(summarizeSession(parsed.model.sessions[0]!).deniedToolCalls, 0);
+    });
+  }
 });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { findRetryLoops } from '../../../../../src/core/analysis/retryLoops';
 import { summarizeSession } from '../../../../../src/core/analysis/sessionSummary';
 import { toolIntent, toolTarget } from '../../../../../src/core/analysis/toolTaxonomy';
 import { codexFormat } from '../../../../../src/core/trace/codex/definition';
-import { parseTrace } from '../../../../../src/core/trace/parseTrace';
+import { parseTrace, TraceParse } from '../../../../../src/core/trace/parseTrace';
 import type { Session, ToolCall } from '../../../../../src/core/trace/model';
 import { chunked, fixtures, LOCAL_ONLY, localSample, needsShared, parseFile, parseText, sharedTrace } from '../../../../support/helpers';
 import { assertRoundTrip } from '../../../../support/roundTrip';
@@ -24,6 +25,7 @@ const EDGERUNNER = join(fixtures, 'codex/edgerunner-code-mode-0.144.1.head558.js
 /** Real rollouts found without a licence (test/fixtures/README.md): read only from $AGENT_TRACE_LOCAL_SAMPLES. */
 const GILDORE = localSample('codex/inspi-writer001+gildore-arena-codex-session.jsonl');
 const VALDYUM = localSample('codex/mesayanroy+Valdyum-Labs-codex-session.jsonl');
+const RAVE_ERA = localSample('codex/Krosss0001+rave-era-project-codex-session.jsonl');
 
 const ms = (iso: string): number => Date.parse(iso);
 const line = (t: { source: { line: number } }): number => t.source.line + 1;
@@ -404,6 +406,46 @@ describe('Codex reader on a 0.128 rollout with built-in web searches (Valdyum-La
       [107, 115, 1],
     ]);
     assert.match(failed[1]!.errorText!, /^execution error: Io\(Custom \{ kind: Other, error: "windows sandbox: CreateProcessWithLogonW failed: 1056/);
+  });
+});
+
+describe('Codex reader on a 0.125 rollout copied while its last turn ran (rave-era-project, local only)', { skip: RAVE_ERA === null && LOCAL_ONLY }, async () => {
+  // The file ends with four exec_command_end events (lines 626-629) and no function_call_output
+  // after them; one of those commands (`git log --oneline -20`, line 628) exited 1.
+  // Figures: test/reference/codex_exec_end.py on the file ("failed_by_output 7 failed_by_end 1").
+  const parsed = RAVE_ERA === null ? null : await parseFile(RAVE_ERA);
+  const main = (): Session => parsed!.model.sessions[0]!;
+
+  it('a command whose failure only exec_command_end reports is failed: 8 failed calls, not 7', () => {
+    assert.equal(summarizeSession(main()).failedToolCalls, 8);
+    const gitLog = tools(main()).filter((t) => t.command?.includes('git log --oneline -20')).at(-1)!;
+    assert.deepEqual([gitLog.isError, gitLog.exitCode, gitLog.resultSource!.line + 1], [true, 1, 628]);
+    assert.match(gitLog.errorText!, /^fatal: your current branch 'master' does not have any commits yet/);
+  });
+
+  it('the three that ended with exit code 0 succeeded; the call with neither output nor end has no outcome', () => {
+    const ended = tools(main())
+      .filter((t) => t.resultSource !== null && t.resultSource.line + 1 >= 626)
+      .sort((a, b) => a.resultSource!.line - b.resultSource!.line);
+    assert.deepEqual(ended.map((t) => [t.resultSource!.line + 1, t.isError, t.exitCode]), [
+      [626, false, 0],
+      [627, false, 0],
+      [628, true, 1],
+      [629, false, 0],
+    ]);
+    assert.equal(tools(main()).filter((t) => t.isError === null).length, 1);
+    assert.ok(parsed!.model.diagnostics.some((d) => d.line === 626 && /4 commands have no output record \(the file ends first\)/.test(d.message)));
+  });
+
+  it('the outcome is settled on copies: a live read snapshots the same file twice and gets the same answer', () => {
+    // A rollout still being written is read incrementally; each snapshot must leave the reader's calls untouched.
+    const parse = new TraceParse([RAVE_ERA!]);
+    parse.push(0, readFileSync(RAVE_ERA!));
+    parse.endFile(0);
+    const first = parse.snapshot().model.sessions[0]!;
+    const second = parse.snapshot().model.sessions[0]!;
+    assert.equal(summarizeSession(first).failedToolCalls, 8);
+    assert.equal(summarizeSession(second).failedToolCalls, 8);
   });
 });
 

@@ -89,3 +89,49 @@ describe('Gemini CLI 0.59.0 JSON Lines session from a Harbor run (yds233013/fore
     await assertRoundTrip(parsed!);
   });
 });
+
+// A real Gemini CLI chat document (gemini_session.json, 214 messages, June 2026) committed to
+// bhanu7410/personal_finance at 2a9f6c37d5feb22f8144ebf24882b9e1bc4372f7. No licence: read from
+// $AGENT_TRACE_LOCAL_SAMPLES, never copied (test/fixtures/README.md). The user switched out of plan
+// mode four times, and the CLI recorded each switch as a `user` message ("User has manually exited
+// Plan Mode. Switching to Default mode …", useGeminiStream.ts); one shell call was refused at its
+// confirmation prompt ("[Operation Cancelled] Reason: User denied execution."). Figures from
+// test/reference/gemini_chat.py ("prompts 20 other 5 calls 93 input 5105051 cached 3317672
+// output 61008 tools 113 failed 11") and test/reference/tool_denials.py ("gemini-cli denied 1").
+const PLAN_MODE = localSample('gemini-cli/bhanu7410+personal_finance-gemini_session.json');
+
+describe('Gemini CLI chat with plan-mode switches (bhanu7410/personal_finance, local only)', { skip: PLAN_MODE === null && LOCAL_ONLY }, async () => {
+  const parsed = PLAN_MODE === null ? null : await parseFile(PLAN_MODE);
+  const s = parsed?.model.sessions[0];
+
+  it('the plan-mode notices the CLI writes as the user are other inputs, not typed prompts: 20 turns, not 24', () => {
+    assert.equal(s!.turns.length, 20);
+    assert.ok(s!.turns.every((t) => !t.preview.startsWith('User has manually exited Plan Mode')));
+    // The <session_context> message and the four notices.
+    assert.deepEqual(s!.otherInputs, { notification: 0, localCommand: 0, hookOutput: 0, compactionSummary: 0, interruption: 0, injected: 5 });
+  });
+
+  it('keeps every call and token the reference sums', () => {
+    const x = summarizeSession(s!);
+    assert.deepEqual([x.llmCalls, x.tokens.input, x.tokens.cached, x.tokens.output, x.toolCalls, x.failedToolCalls], [93, 5105051, 3317672, 61008, 113, 11]);
+  });
+
+  it('the call refused at its confirmation prompt is denied by the user, and failed; the other cancelled ones are not denied', () => {
+    const tools = s!.calls.flatMap((c) => c.toolCalls);
+    const cancelled = tools.filter((t) => t.errorText?.startsWith('cancelled:'));
+    const denied = tools.filter((t) => t.deniedByUser === true);
+    // Two calls were cancelled: a run_shell_command refused at its prompt, and a replace stopped ("Operation cancelled").
+    assert.deepEqual(cancelled.map((t) => [t.name, t.deniedByUser === true]), [
+      ['run_shell_command', true],
+      ['replace', false],
+    ]);
+    assert.equal(denied.length, 1);
+    assert.equal(denied[0]!.isError, true);
+    assert.match(denied[0]!.errorText!, /User denied execution/);
+    assert.equal(summarizeSession(s!).deniedToolCalls, 1);
+  });
+
+  it('round-trips through the canonical format, the denial included', async () => {
+    await assertRoundTrip(parsed!);
+  });
+});

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { describe, it } from 'node:test';
 import { summarizeSession } from '../../../../../src/core/analysis/sessionSummary';
 import { findRetryLoops } from '../../../../../src/core/analysis/retryLoops';
-import { LOCAL_ONLY, localSample, parseFile } from '../../../../support/helpers';
+import { parseTrace } from '../../../../../src/core/trace/parseTrace';
+import type { ParsedTrace } from '../../../../../src/core/trace/parseTrace';
+import { LOCAL_ONLY, localSample, parseFile, parseText } from '../../../../support/helpers';
 import { assertRoundTrip } from '../../../../support/roundTrip';
 
 // Two real `opencode export` files found in public repositories that state no licence, so they
@@ -80,5 +84,86 @@ describe('OpenCode exports of 1.14.46 and 1.18.13 (local only): the figures open
     const s = summarizeSession(matugen!.model.sessions[0]!);
     assert.deepEqual([s.llmCalls, s.userTurns, s.toolCalls, s.failedToolCalls], [17, 4, 27, 2]);
     assert.deepEqual([s.tokens.input, s.tokens.cached, s.tokens.output], [425428, 345600, 8087]);
+  });
+});
+
+// Issue 25: `opencode export <id>` writes "Exporting session: <id>" to stderr before the JSON on
+// stdout (anomalyco/opencode packages/opencode/src/cli/cmd/export.ts, `process.stderr.write`), so
+// a user who captures both (`> session.json 2>&1`) saves that line first. No public export saved
+// that way was found: these tests put the line OpenCode prints for each real export's own session
+// id in front of its unchanged bytes, in memory, as such a capture holds them.
+describe('OpenCode export captured with its progress line (local only)', { skip: (ITALO === null || MATUGEN === null) && LOCAL_ONLY }, async () => {
+  const captured = async (path: string): Promise<ParsedTrace> => {
+    const bytes = readFileSync(path);
+    const id = (JSON.parse(bytes.toString('utf8')) as { info: { id: string } }).info.id;
+    const line = new TextEncoder().encode(`Exporting session: ${id}\n`);
+    return parseTrace([{ key: basename(path), bytes: Buffer.concat([line, bytes]) }]);
+  };
+
+  it('is read after the line, with the figures opencode_export.py counts on the export itself', async () => {
+    // italo-luz: "calls 21 input 2059786 cached 1555785 output 71366 tools 25 failed 0 typed 5".
+    const parsed = await captured(ITALO!);
+    assert.equal(parsed.problem, null);
+    assert.equal(parsed.model.format, 'opencode');
+    const s = summarizeSession(parsed.model.sessions[0]!);
+    assert.deepEqual([s.llmCalls, s.tokens.input, s.tokens.cached, s.tokens.output, s.toolCalls, s.userTurns], [21, 2059786, 1555785, 71366, 25, 5]);
+  });
+
+  it('says the line was skipped, once, and reports no line as bad JSON', async () => {
+    const parsed = await captured(MATUGEN!);
+    assert.equal(parsed.problem, null);
+    const s = summarizeSession(parsed.model.sessions[0]!);
+    assert.deepEqual([s.llmCalls, s.userTurns, s.toolCalls], [17, 4, 27]);
+    const first = parsed.model.diagnostics.filter((d) => d.line === 0);
+    assert.equal(first.length, 1);
+    assert.equal(first[0]!.severity, 'warning');
+    assert.match(first[0]!.message, /^Line 1 is text, not JSON \("Exporting session: ses_01fef0af4ffeU094uhehXXAP63"\), before the JSON document: skipped/);
+    assert.ok(parsed.model.diagnostics.every((d) => d.severity !== 'error'));
+  });
+
+  it('every source line is the file\'s own: the document starts on line 2', async () => {
+    const parsed = await captured(MATUGEN!);
+    // The export's first message opens on line 2 + (its line in the export − 1).
+    const plain = await parseFile(MATUGEN!);
+    assert.deepEqual(
+      parsed.model.sessions[0]!.calls.map((c) => c.source.line),
+      plain.model.sessions[0]!.calls.map((c) => c.source.line + 1),
+    );
+  });
+});
+
+// Issue 25: OpenCode keeps the session's running totals in `info.tokens`; where they exceed the sum
+// over the export's messages, the difference is tokens no message carries. No public export with
+// such a gap was found; this test removes the last assistant message of a real export in memory (as
+// a revert removes messages whose usage the session already counted) and checks the difference
+// against test/reference/opencode_export.py italo-luz+pfm-categorization.json --drop-last-assistant:
+// "calls 20 … unattributed input 152957 cached 151719 output 17457".
+describe('OpenCode session totals above the sum over its messages (local only)', { skip: ITALO === null && LOCAL_ONLY }, async () => {
+  const doc = ITALO === null ? null : (JSON.parse(readFileSync(ITALO, 'utf8')) as { messages: Array<{ info: { role: string } }> });
+  const lastAssistant = doc === null ? -1 : doc.messages.map((m) => m.info.role).lastIndexOf('assistant');
+  if (doc) doc.messages.splice(lastAssistant, 1);
+  const parsed = doc === null ? null : await parseText(JSON.stringify(doc, null, 2), 'italo-luz-without-last-reply.json');
+
+  it('shows the difference as unattributed tokens, not spread over the calls', () => {
+    const s = summarizeSession(parsed!.model.sessions[0]!);
+    assert.equal(s.llmCalls, 20);
+    assert.deepEqual(s.unattributedTokens, { input: 152957, cached: 151719, output: 17457 });
+    assert.equal(s.tokensSource, 'calls');
+  });
+
+  it('says so once, on the session info', () => {
+    const notes = parsed!.model.diagnostics.filter((d) => /exceed the sum over its messages/.test(d.message));
+    assert.equal(notes.length, 1);
+    assert.match(notes[0]!.message, /by 152,957 input, 151,719 cached, 17,457 output tokens/);
+  });
+
+  it('the export as published has none: its totals equal its messages\' sums', async () => {
+    const whole = await parseFile(ITALO!);
+    assert.equal(summarizeSession(whole.model.sessions[0]!).unattributedTokens, null);
+    assert.ok(whole.model.diagnostics.every((d) => !/exceed the sum over its messages/.test(d.message)));
+  });
+
+  it('round-trips through the canonical format with the totals\' scope', async () => {
+    await assertRoundTrip(parsed!);
   });
 });
