@@ -36,9 +36,10 @@ const KEYWORD_REACH = 40;
 /**
  * Id forms of agent traces and their providers: a known prefix before the random part
  * (Anthropic's `toolu_…`, `msg_…`, `req_…`; OpenAI's `call_…`, `resp_…`, `chatcmpl-…`;
- * Claude Code's `agent_msg_…`; OpenRouter's `gen-1746001974-…`).
+ * Claude Code's `agent_msg_…`; OpenRouter's `gen-1746001974-…`; Amazon Bedrock's `tooluse_…`,
+ * which VS Code Copilot Chat records as `tooluse_…__vscode-<n>`).
  */
-const ID_PREFIX = /^(?:toolu|srvtoolu|msg|agent_msg|req|call|fc|rs|resp|run|thread|asst|file|batch|chatcmpl|cmpl|evt|span|trace|sess|session|org|proj|ws|item|step|conv|turn|ctc|img|upload|ftjob|modr|gen-\d+)[_-]/;
+const ID_PREFIX = /^(?:toolu|tooluse|srvtoolu|msg|agent_msg|req|call|fc|rs|resp|run|thread|asst|file|batch|chatcmpl|cmpl|evt|span|trace|sess|session|org|proj|ws|item|step|conv|turn|ctc|img|upload|ftjob|modr|gen-\d+)[_-]/;
 /** Hex (hashes, UUIDs, commit and trace ids): random, but in a trace almost always an identifier. */
 const HEX = /^(?:0x)?[0-9a-fA-F-]+$/;
 const UUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/;

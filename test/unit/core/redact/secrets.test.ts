@@ -159,7 +159,7 @@ describe('entropy rules', () => {
   });
 
   it('leave names, ids, hashes and public keys', () => {
-    for (const token of ['Win32_OperatingSystem', 'PlaywrightDownload', 'tmpclaude-8f62-cwd', 'toolu_01REq16BWafxpmPTLWV6wncF', 'gen-1746001974-alxKxkQSJ8j9QsfNTvnX', 'dccb368a-ae08-48db-9563-9415e327bb90', '2KW2XRd9kwqet15Aha2oK3tYvd3nWbTFH1MBiRAv1BE1', '8D357AFBEA94CD48BC1982CCBDDE13F749C6CF8A']) {
+    for (const token of ['Win32_OperatingSystem', 'PlaywrightDownload', 'tmpclaude-8f62-cwd', 'toolu_01REq16BWafxpmPTLWV6wncF', 'tooluse_FDLQkx1JRHyCEk7CSwChVA__vscode-1767369314705', 'gen-1746001974-alxKxkQSJ8j9QsfNTvnX', 'dccb368a-ae08-48db-9563-9415e327bb90', '2KW2XRd9kwqet15Aha2oK3tYvd3nWbTFH1MBiRAv1BE1', '8D357AFBEA94CD48BC1982CCBDDE13F749C6CF8A']) {
       assert.equal(looksRandom(token), false, token);
     }
     assert.deepEqual(found(entropyFindings, '**Public Key:** `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGjZ0BxASfhkkjW9BNzyUgxqlWueK0KVOMLpa71KcygP`'), []);
