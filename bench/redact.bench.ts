@@ -24,8 +24,13 @@
 // a false positive. And every real sample trace of test/fixtures redacted whole: what was
 // found, by kind.
 //
-// Run: npm run bench:redact [-- --kinds]   (--kinds prints recall for every kind)
+// Private keys: EC, PKCS#8 and RSA keys made for the run, in every form a trace shows a file.
+//
+// Run: npm run bench:redact [-- --kinds] [-- --misses]   (--kinds prints recall for every
+// kind, --misses every secret missed)
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { forEachStringLiteral } from '../src/core/redact/jsonStrings';
 import { Redactor } from '../src/core/redact/redactor';
@@ -34,6 +39,7 @@ import { createRedactor } from '../src/node/secretlintDetector';
 const root = resolve(__dirname, '../..');
 const fixtures = join(root, 'test/fixtures');
 const showKinds = process.argv.includes('--kinds');
+const showMisses = process.argv.includes('--misses');
 
 export interface RecallCase {
   kind: string;
@@ -110,9 +116,23 @@ interface Tally {
   total: number;
 }
 
+/**
+ * What a bare secret looks like, judged from its characters alone: hex, a UUID, digits or
+ * a value under 16 characters cannot be told from the hashes, ids and counts a trace is full
+ * of without a name or a prefix before it; the rest has a form of its own.
+ */
+function shape(secret: string): 'hex, UUID or number' | 'under 16 characters' | 'distinctive' {
+  if (/^[0-9a-fA-F-]+$/.test(secret) || /^[0-9]+$/.test(secret)) return 'hex, UUID or number';
+  if (secret.length < 16) return 'under 16 characters';
+  return 'distinctive';
+}
+const SHAPES = ['distinctive', 'hex, UUID or number', 'under 16 characters'] as const;
+const BARE: readonly Context[] = ['path', 'url-query', 'prose', 'neutral-name'];
+
 async function recall(name: string, cases: RecallCase[], redactor: () => Redactor): Promise<void> {
   const byContext = new Map<Context, Tally>();
   const byKind = new Map<string, Map<Context, Tally>>();
+  const byShape = new Map<string, Tally>();
   for (const context of CONTEXTS) {
     const r = redactor();
     const placements = cases.map((c) => placed(c, context));
@@ -123,12 +143,20 @@ async function recall(name: string, cases: RecallCase[], redactor: () => Redacto
       const caught = !placements[i]!.gone.some((g) => leaks(text, g));
       tally.total++;
       if (caught) tally.caught++;
+      else if (showMisses) console.log(`  missed in ${context}: ${c.kind} ${c.secret}`);
       let kind = byKind.get(c.kind);
       if (!kind) byKind.set(c.kind, (kind = new Map()));
       const t = kind.get(context) ?? { caught: 0, total: 0 };
       t.total++;
       if (caught) t.caught++;
       kind.set(context, t);
+      if (BARE.includes(context)) {
+        const key = `${context}\u0000${shape(c.secret)}`;
+        const st = byShape.get(key) ?? { caught: 0, total: 0 };
+        st.total++;
+        if (caught) st.caught++;
+        byShape.set(key, st);
+      }
     });
     byContext.set(context, tally);
   }
@@ -138,6 +166,10 @@ async function recall(name: string, cases: RecallCase[], redactor: () => Redacto
   for (const context of CONTEXTS) {
     const t = byContext.get(context)!;
     console.log(`| ${context} | ${t.caught}/${t.total} | ${pct(t)} |`);
+  }
+  console.log(`\nBare contexts by the secret's shape (caught/total):\n\n| context | ${SHAPES.join(' | ')} |\n|---|${SHAPES.map(() => '---:').join('|')}|`);
+  for (const context of BARE) {
+    console.log(`| ${context} | ${SHAPES.map((sh) => { const t = byShape.get(`${context}\u0000${sh}`); return t ? `${t.caught}/${t.total} (${pct(t)})` : '–'; }).join(' | ')} |`);
   }
   const never = [...byKind].filter(([, m]) => [...m.values()].every((t) => t.caught === 0)).map(([k]) => k);
   const partial = [...byKind].filter(([, m]) => [...m.values()].some((t) => t.caught < t.total));
@@ -172,6 +204,44 @@ function secretlintCases(): RecallCase[] {
     }
   }
   return out;
+}
+
+/**
+ * Private keys made for the run (EC in SEC1 and PKCS#8, encrypted PKCS#8, RSA) in every form
+ * a trace shows a file: caught when no body line (24 characters of one) is left.
+ */
+async function privateKeys(): Promise<void> {
+  const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const keys: Array<[string, string]> = [
+    ['EC PRIVATE KEY (SEC1)', ec.export({ type: 'sec1', format: 'pem' }).toString()],
+    ['PRIVATE KEY (PKCS#8, EC)', ec.export({ type: 'pkcs8', format: 'pem' }).toString()],
+    ['ENCRYPTED PRIVATE KEY (PKCS#8, EC)', ec.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'bench' }).toString()],
+    ['RSA PRIVATE KEY (PKCS#1)', rsa.export({ type: 'pkcs1', format: 'pem' }).toString()],
+  ];
+  const numbered = (ls: string[], sep: string): string => ls.map((l, i) => `${String(i + 1).padStart(6)}${sep}${l}`).join('\n');
+  const forms: Array<[string, (pem: string) => string]> = [
+    ['cat', (pem) => toolResult(pem)],
+    ['read-tool', (pem) => toolResult(numbered(pem.trimEnd().split('\n'), '→'))],
+    ['cat -n', (pem) => toolResult(numbered(pem.trimEnd().split('\n'), '\t'))],
+    ['escaped in a file', (pem) => toolResult(`{"private_key": "${pem.trimEnd().split('\n').join('\\n')}\\n"}`)],
+    ['tool-arg', (pem) => JSON.stringify({ type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: JSON.stringify({ cmd: `cat > key.pem <<'EOF'\n${pem}EOF` }), call_id: 'call_bench' } })],
+    ['cut before END', (pem) => toolResult(numbered(pem.trimEnd().split('\n').slice(0, -1), '→'))],
+    ['base64', (pem) => toolResult(`echo ${Buffer.from(pem).toString('base64')} | base64 -d > key.pem`)],
+  ];
+  console.log(`\n### Private keys made for the run, in every form (body lines left / body lines)\n`);
+  console.log(`| key | ${forms.map(([f]) => f).join(' | ')} |\n|---|${forms.map(() => '---:').join('|')}|`);
+  for (const [label, pem] of keys) {
+    const body = pem.trimEnd().split('\n').filter((l) => !l.startsWith('-----') && !l.includes(':') && l.length >= 24);
+    const cells: string[] = [];
+    for (const [form, make] of forms) {
+      const [out] = await createRedactor().redactJsonTexts([make(pem)]);
+      const text = form === 'base64' ? out! : decodedText(out!);
+      const left = form === 'base64' ? (leaks(text, Buffer.from(pem).toString('base64'), 24) ? body.length : 0) : body.filter((b) => text.includes(b.slice(0, 24))).length;
+      cells.push(`${left}/${body.length}`);
+    }
+    console.log(`| ${label} | ${cells.join(' | ')} |`);
+  }
 }
 
 /** Benign strings: each is a tool result; any change is a false positive. */
@@ -224,13 +294,15 @@ async function samples(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`redaction bench (${createRedactor().summary().detectors})`);
+  console.log(`redaction bench (${createRedactor().summary().detectors}); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   await recall("gitleaks' rule test cases", gitleaksCases(), createRedactor);
   await recall("secretlint's preset test vectors", secretlintCases(), createRedactor);
   // The same vectors without secretlint's preset: only rules that were not written against them.
   await recall("secretlint's preset test vectors, without secretlint (gitleaks' rules, our own, entropy)", secretlintCases(), () => new Redactor([], 'core'));
+  await privateKeys();
   await precision();
   await samples();
+  console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }
 
 void main();
