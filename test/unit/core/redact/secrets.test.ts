@@ -142,6 +142,38 @@ describe("gitleaks' rule set", () => {
   });
 });
 
+describe('provider tokens that gitleaks reads only after its keyword', () => {
+  // Made-up values in each provider's documented form; bare, in a sentence, with no name before them.
+  const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const hex = (n: number, seed = 13): string => [...base64Line(seed, n)].map((c) => '0123456789abcdef'[B64.indexOf(c) % 16]).join('');
+  const alnum = (n: number, seed = 15): string => base64Line(seed, n * 2).replace(/[^A-Za-z0-9]/g, '').slice(0, n);
+  const tokens = [
+    `key-${hex(32)}`,
+    `pubkey-${hex(32)}`,
+    `${hex(32)}-us18`,
+    `NRJS-${hex(19)}`,
+    `NRII-${hex(32)}`,
+    `access-production-${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`,
+    `squ_${alnum(40)}`,
+    `test_pub_${hex(31)}`,
+    `live_${hex(35)}`,
+    `pat${alnum(14)}.${hex(64)}`,
+    `1308742762612587|${alnum(27)}`,
+    `${'A'.repeat(22)}${alnum(90)}`,
+  ];
+  for (const token of tokens) {
+    it(`takes ${token.slice(0, 12)}…`, () => {
+      const text = `the value ${token} was accepted`;
+      assert.deepEqual(found(ownFindings, text).filter((f) => f.startsWith('provider-token')), [`provider-token:${token}`]);
+    });
+  }
+  it('leaves a hash, a UUID and a hex run with a longer suffix', () => {
+    for (const text of [`commit ${hex(40)}`, `id ${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`, `${hex(32)}-usage`, `monkey-${hex(32)}`]) {
+      assert.deepEqual(found(ownFindings, text).filter((f) => f.startsWith('provider-token')), [], text);
+    }
+  });
+});
+
 describe('Discord webhooks', () => {
   it('lose their token', () => {
     const token = base64Line(5, 68).replace(/[+/]/g, '_');
