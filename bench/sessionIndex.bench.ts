@@ -204,7 +204,8 @@ async function main(): Promise<void> {
       const { rows } = await client.request('rows', {});
       const groups = groupSessions(rows, 'newest');
       let items = 0;
-      for (const r of rows) items += sessionLabel(r).length + sessionFigures(r).length + sessionTooltip(r).length > 0 ? 1 : 0;
+      const now = Date.now();
+      for (const r of rows) items += sessionLabel(r).length + sessionFigures(r, { nowMs: now }).length + sessionTooltip(r, { nowMs: now }).length > 0 ? 1 : 0;
       opens.push(performance.now() - t0);
       t0 = performance.now();
       const again = await client.request('sync', {});

@@ -137,7 +137,11 @@ export class InspectorApp {
   private readonly cancelButton = linkButton('Cancel', () => this.safely('cancel', () => this.cancelLoad()), { data: { action: 'cancel-load' }, title: 'Stop reading this file' });
   private readonly stopped = el('section', { className: 'load-stopped', attrs: { role: 'alert' } });
   private readonly errorBanner = el('div', { className: 'error-banner', attrs: { role: 'alert' } });
-  private readonly fileName = el('h1', { className: 'file-name' });
+  /** The trace's file name; beside the title when the trace has one (the heading never shows only a file's UUID when a title exists). */
+  private readonly fileName = el('span', { className: 'file-name' });
+  /** The default session's title (the agent's own, else the first prompt typed), from the host. */
+  private readonly traceTitle = el('span', { className: 'trace-title' });
+  private readonly heading = el('h1', { className: 'trace-heading' }, [this.traceTitle, this.fileName]);
   private readonly formatBadge = el('span', { className: 'badge', attrs: { 'aria-describedby': 'format-evidence' } });
   /** "● live" while the file grew recently (new calls are added as they are written). */
   private readonly liveBadge = el('span', { className: 'badge live-badge', data: { live: '' } });
@@ -391,7 +395,7 @@ export class InspectorApp {
     this.liveBadge.hidden = true;
     this.liveText.hidden = true;
     this.resetNote.hidden = true;
-    this.headerEl.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.fileName, this.formatBadge, this.liveBadge, this.liveText]), this.evidence, this.limitations, this.controls);
+    this.headerEl.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.heading, this.formatBadge, this.liveBadge, this.liveText]), this.evidence, this.limitations, this.controls);
     this.headerEl.hidden = true;
     this.sessionBody.hidden = true;
     this.diagnosticsPane.hidden = true;
@@ -623,6 +627,10 @@ export class InspectorApp {
     this.headerEl.hidden = false;
     this.fileName.textContent = displayText(h.fileName);
     this.fileName.title = h.fileName;
+    this.traceTitle.textContent = h.title ? displayText(h.title) : '';
+    this.traceTitle.title = h.title ?? '';
+    this.traceTitle.hidden = !h.title;
+    this.heading.classList.toggle('has-title', Boolean(h.title));
     this.formatBadge.textContent = h.formatLabel ?? 'unknown format';
     const evidence = displayText(h.formatChosen ? `Read as ${h.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${h.detection}`);
     this.evidence.textContent = evidence;

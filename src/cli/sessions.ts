@@ -244,7 +244,7 @@ export async function analyzeFolder(dir: string, options: Partial<AnalysisOption
     const records = indexRecords(parsed, options, prices);
     const main = records.find((r) => r.session.role === 'main') ?? records[0];
     for (const { session } of records) {
-      rows.push({ ...session, id: id++, fileId, path, agentId: parsed.model.format ?? 'unknown', project: main?.session.cwd ?? dir, fileMtimeMs: s.mtimeMs, live: false, fileStatus: 'ok', problem: null });
+      rows.push({ ...session, id: id++, fileId, path, agentId: parsed.model.format ?? 'unknown', project: main?.session.cwd ?? dir, fileMtimeMs: s.mtimeMs, lastWriteMs: s.mtimeMs, live: false, fileStatus: 'ok', problem: null });
     }
   }
   const report = buildSessionsReport(rows);

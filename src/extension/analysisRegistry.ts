@@ -6,9 +6,9 @@ import type { ParsedTrace, TraceFile } from '../core/trace/parseTrace';
 import { uiText } from '../core/text/safeText';
 import type { TraceProblems } from '../core/view/traceService';
 import { companionFiles, listCompanions } from '../node/traceFiles';
-import { fileProblem, problemDiagnostics, traceDiagnostics } from './diagnostics';
+import { fileProblem, problemDiagnostics, traceDiagnostics, withoutRetryLoops } from './diagnostics';
 import type { TraceDiagnostics } from './diagnostics';
-import { ANALYSIS_SETTINGS, CODELENS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readAnalysisOptions, readPriceBook } from './settings';
+import { ANALYSIS_SETTINGS, CODELENS_SETTINGS, maxFileBytes, PRICE_SETTINGS, problemsShowRetryLoops, readAnalysisOptions, readPriceBook } from './settings';
 import { analyzeTrace, isTrace, tooLargeAnalysis } from './traceAnalysis';
 import type { TraceAnalysis } from './traceAnalysis';
 import { isLoadFailure } from './traceDocument';
@@ -114,6 +114,8 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
         // The size limit decides whether a document is read at all: it re-reads like the analysis settings.
         if (e.affectsConfiguration(ANALYSIS_SETTINGS) || e.affectsConfiguration(PRICE_SETTINGS) || e.affectsConfiguration('agentTrace.maxFileSizeMB')) this.settingsChanged();
         else if (e.affectsConfiguration(CODELENS_SETTINGS)) this.changed.fire();
+        // Shown or not, the loops are already listed: publishing again is enough.
+        if (e.affectsConfiguration('agentTrace.problems.retryLoops')) this.render();
       }),
     ];
     this.syncTextSources();
@@ -271,7 +273,8 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     }
     for (const source of this.textSources.values()) for (const [key, entry] of source.diagnostics) next.set(key, entry);
     for (const [key, uri] of this.published) if (!next.has(key)) this.collection.delete(uri);
-    for (const entry of next.values()) this.collection.set(entry.uri, entry.diagnostics);
+    const loops = problemsShowRetryLoops();
+    for (const entry of next.values()) this.collection.set(entry.uri, loops ? entry.diagnostics : withoutRetryLoops(entry.diagnostics));
     this.published = new Map([...next].map(([key, entry]) => [key, entry.uri]));
   }
 }

@@ -4,7 +4,7 @@ import { failingCarryUsd } from '../core/cost/loopCost';
 import type { CallRef } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { codeLensEnabled } from './settings';
-import { failureTitle, failureTooltip, summaryTitle } from './traceAnalysis';
+import { failureTitle, failureTooltip, summaryTitle, summaryTooltip } from './traceAnalysis';
 
 /** The command behind "Show in Timeline": opens the inspector on a trace and selects a call. */
 export const SHOW_IN_TIMELINE = 'agentTrace.showInTimeline';
@@ -36,7 +36,7 @@ export class TraceCodeLensProvider implements vscode.CodeLensProvider {
       if (analysis.tooLarge) return [new vscode.CodeLens(top, { title: `$(warning) Agent Trace · ${uiText(analysis.tooLarge, { max: 200 })}`, command: '' })];
       if (analysis.sessions.length === 0) return [];
       const lenses = [
-        new vscode.CodeLens(top, { title: summaryTitle(analysis), command: 'agentTrace.analyzeSession', arguments: [uri], tooltip: 'Analyze this agent session' }),
+        new vscode.CodeLens(top, { title: summaryTitle(analysis), command: 'agentTrace.analyzeSession', arguments: [uri], tooltip: summaryTooltip(analysis) }),
         new vscode.CodeLens(top, { title: 'Open Inspector', command: 'agentTrace.openInInspector', arguments: [uri], tooltip: 'Open this trace in the Agent Trace Inspector' }),
       ];
       const lastLine = Math.max(0, document.lineCount - 1);

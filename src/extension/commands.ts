@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { buildTraceReport } from '../core/report/traceReport';
 import type { TraceReport } from '../core/report/traceReport';
-import { formatPercent } from '../core/report/formatNumbers';
+import { analyzeNotice } from '../core/report/traceScopes';
 import { uiText } from '../core/text/safeText';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import type { CallRef } from '../protocol/messages';
@@ -10,7 +10,6 @@ import { compareWithResults, isCompareChoices } from './compareCommand';
 import { exportHtmlReport, isReportChoices } from './htmlReportCommand';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { SHOW_IN_TIMELINE } from './codeLens';
-import { costWords } from './traceAnalysis';
 import { INSPECTOR_ANY_VIEW_TYPE, INSPECTOR_VIEW_TYPE } from './inspectorProvider';
 import type { InspectorProvider } from './inspectorProvider';
 import { isPickHook, pickLocalSession } from './sessionPicker';
@@ -31,6 +30,9 @@ export interface CommandContext {
   /** This extension's global storage folder: Cline's and Roo Code's tasks are in its siblings; assembled sessions are written below it. */
   storageDir: string;
 }
+
+/** The bundled sample, relative to the extension's folder. */
+export const SAMPLE_PATH = ['samples', 'claude-code-sessions.trace.jsonl'] as const;
 
 /** The inspector view type that fits a file: the default editor for *.trace.jsonl, the "Open With" one otherwise. */
 export function viewTypeFor(uri: vscode.Uri): string {
@@ -124,19 +126,8 @@ async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined
     void vscode.window.showErrorMessage(`Analyze Agent Session: ${fileLabel(uri)}: ${uiText(report.problem, { max: 300 })}`);
     return report;
   }
-  const main = report.sessions.find((s) => s.role === 'main') ?? report.sessions[0];
-  // Over every session, as the report counts them (the same quantities as the summaries' failedToolCalls and retry loops).
-  const failed = report.sessions.reduce((n, s) => n + s.toolCalls.failed, 0);
-  const loops = report.sessions.reduce((n, s) => n + s.retryLoops.length, 0);
-  if (main) {
-    // The whole trace's cost (sub-agents included) and the main session's TTL sentence: numbers and fixed words only, never trace text.
-    const cost = report.cost ? `, cost ${costWords(report.cost.totalUsd, report.cost.unpricedCalls)}` : '';
-    const ttl = main.cacheTtl?.sentence ? ` ${uiText(main.cacheTtl.sentence, { max: 300 })}` : '';
-    void vscode.window.showInformationMessage(
-      `${fileLabel(uri)}: ${main.llmCalls} LLM calls, ${main.userTurns} user turns, cache hit rate ${formatPercent(main.cacheHitRate)}${cost}, ` +
-        `${failed} failed tool calls, ${loops} retry loop${loops === 1 ? '' : 's'}, ${report.diagnostics.filter((d) => d.severity === 'error').length} errors.${ttl}`,
-    );
-  }
+  // One scope per sentence, each named: the whole trace, then the session the inspector opens on (core/report/traceScopes.ts).
+  void vscode.window.showInformationMessage(analyzeNotice(fileLabel(uri), report).text);
   return report;
 }
 
@@ -184,6 +175,18 @@ async function showSource(target: vscode.Uri): Promise<void> {
 export function createCommands(ctx: CommandContext): Record<string, (...args: unknown[]) => unknown> {
   return {
     'agentTrace.analyzeSession': (arg?: unknown) => analyzeSession(ctx, arg instanceof vscode.Uri ? arg : undefined, isPickHook(arg) ? arg : null),
+    // The bundled sample (samples/ ships in the .vsix): the walkthrough's and the empty Agent Sessions view's first step.
+    'agentTrace.openSample': async () => {
+      const sample = vscode.Uri.joinPath(ctx.extensionUri, ...SAMPLE_PATH);
+      try {
+        await vscode.workspace.fs.stat(sample);
+      } catch {
+        void vscode.window.showErrorMessage(`Open Sample Trace: the sample is missing from this installation (${SAMPLE_PATH.join('/')}); reinstall the extension.`);
+        return undefined;
+      }
+      await openInInspector(sample);
+      return sample;
+    },
     'agentTrace.openInInspector': async (uri?: unknown) => {
       const target = uri instanceof vscode.Uri ? uri : activeTraceUri(ctx.provider);
       if (target) await openInInspector(target);
@@ -205,7 +208,7 @@ export function createCommands(ctx: CommandContext): Record<string, (...args: un
           prices: () => ctx.registry.priceBook,
           parsedFor: (u) => parsedFor(ctx, u),
         },
-        uri instanceof vscode.Uri ? uri : activeTraceUri(ctx.provider),
+        uri instanceof vscode.Uri ? uri : (activeTraceUri(ctx.provider) ?? ctx.provider.recentDocument()?.uri),
         isReportChoices(choices) ? choices : null,
       ),
     // (uri, { results }) skips the open dialog.

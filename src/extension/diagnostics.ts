@@ -8,6 +8,14 @@ import { attemptMessage, loopMessage } from './traceAnalysis';
 import type { TraceAnalysis } from './traceAnalysis';
 import { traceFileUri } from './traceLoader';
 
+/** The code of every retry-loop entry (its warning, and the note on loops left out): `agentTrace.problems.retryLoops` hides them. */
+export const RETRY_LOOP_CODE = 'retry-loop';
+
+/** Without the retry-loop entries (the setting is off); read errors always stay. */
+export function withoutRetryLoops(diagnostics: readonly vscode.Diagnostic[]): vscode.Diagnostic[] {
+  return diagnostics.filter((d) => d.code !== RETRY_LOOP_CODE);
+}
+
 /** Problems of one file: its URI and its diagnostics. */
 export interface FileDiagnostics {
   uri: vscode.Uri;
@@ -101,7 +109,7 @@ export function problemDiagnostics(traceUri: vscode.Uri, problems: TraceProblems
     const first = loop.attempts[0]!.source;
     const warning = new vscode.Diagnostic(lineRange(first.line), problemText(loopMessage(loop)), vscode.DiagnosticSeverity.Warning);
     warning.source = 'Agent Trace';
-    warning.code = 'retry-loop';
+    warning.code = RETRY_LOOP_CODE;
     const later = loop.attempts.slice(1, 1 + RELATED_ATTEMPTS_MAX);
     warning.relatedInformation = later.map((attempt, i) => new vscode.DiagnosticRelatedInformation(new vscode.Location(fileUri(attempt.source.file), new vscode.Position(attempt.source.line, 0)), problemText(attemptMessage(loop, i + 1))));
     const more = loop.attempts.length - 1 - later.length;
@@ -115,6 +123,7 @@ export function problemDiagnostics(traceUri: vscode.Uri, problems: TraceProblems
     const n = problems.loopsLeftOut;
     const note = new vscode.Diagnostic(lineRange(0), `${n.toLocaleString('en-US')} more retry loop${n === 1 ? ' is' : 's are'} not listed here (the Problems view shows 1,000 problems per file at most); the inspector's Retry loops table lists every one.`, vscode.DiagnosticSeverity.Information);
     note.source = 'Agent Trace';
+    note.code = RETRY_LOOP_CODE;
     listFor(0).push(note);
   }
   return out;

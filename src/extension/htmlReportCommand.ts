@@ -10,6 +10,7 @@ import { readReportAssets, redactReport, reportHtml } from '../node/htmlReport';
 import { createRedactor } from '../node/secretlintDetector';
 import { uiText } from '../core/text/safeText';
 import type { InspectorProvider } from './inspectorProvider';
+import { announceSaved } from './savedFile';
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 
@@ -36,6 +37,12 @@ export interface ReportChoices {
 export function isReportChoices(value: unknown): value is ReportChoices {
   const v = value as Partial<ReportChoices> | null;
   return typeof v === 'object' && v !== null && v.target instanceof vscode.Uri && (v.sessions === undefined || (Array.isArray(v.sessions) && v.sessions.every((s) => typeof s === 'string')));
+}
+
+/** True when `uri` is inside `folder` (same scheme and authority, a path below it). */
+function isUnder(uri: vscode.Uri, folder: vscode.Uri): boolean {
+  const base = folder.path.endsWith('/') ? folder.path : `${folder.path}/`;
+  return uri.scheme === folder.scheme && uri.authority === folder.authority && uri.path.startsWith(base);
 }
 
 /** A file's name for a notification: the trace author's choice (`[Repair](command:…).jsonl`), shown as plain text, clipped. */
@@ -102,9 +109,11 @@ export async function exportHtmlReport(ctx: ReportCommandContext, uri: vscode.Ur
     if (picked.length < items.length) sessions = picked.map((p) => p.id);
   }
   const base = basename(uri.path).replace(/\.(jsonl|json|traj)$/i, '');
+  // Beside the trace, unless the trace is this extension's own sample (its folder goes with the next update): then the workspace.
+  const folder = isUnder(uri, ctx.extensionUri) ? (vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.joinPath(uri, '..')) : vscode.Uri.joinPath(uri, '..');
   const target =
     choices?.target ??
-    (await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(uri, '..', `${base}.report.html`), filters: { HTML: ['html'] }, saveLabel: 'Export Report', title: 'Export the trace as a standalone HTML report' }));
+    (await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(folder, `${base}.report.html`), filters: { HTML: ['html'] }, saveLabel: 'Export Report', title: 'Export the trace as a standalone HTML report' }));
   if (!target) return undefined;
   try {
     const trace = buildReportTrace(parsed, basename(uri.path), { sessions, analysis: ctx.analysisOptions(), whatIf: await panelWhatIf(ctx, uri), prices: ctx.prices() });
@@ -115,7 +124,7 @@ export async function exportHtmlReport(ctx: ReportCommandContext, uri: vscode.Ur
     else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(html));
     const summary = redactor.summary();
     const removed = summary.occurrences === 0 ? 'nothing to redact' : `redacted ${summary.occurrences} value${summary.occurrences === 1 ? '' : 's'} (${Object.keys(summary.byKind).join(', ')})`;
-    void vscode.window.showInformationMessage(`Report saved to ${nameOf(target)}: ${trace.view.sessions.length} sessions, ${Math.round(html.length / 1024)} KB, ${removed}${trace.whatIf ? ', with the what-if scenario' : ''}.`);
+    announceSaved(`Report saved to ${nameOf(target)}: ${trace.view.sessions.length} sessions, ${Math.round(html.length / 1024)} KB, ${removed}${trace.whatIf ? ', with the what-if scenario' : ''}.`, target, ctx.log);
     return target;
   } catch (e) {
     ctx.log.error(`Export HTML Report on ${uiText(uri.toString(true), { max: 2000 })}: ${why(e, 4000)}`);

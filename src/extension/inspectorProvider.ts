@@ -1,3 +1,4 @@
+import { tabTitle } from '../core/sessions/sessionTitle';
 import * as vscode from 'vscode';
 import type { TraceReport } from '../core/report/traceReport';
 import { uiText } from '../core/text/safeText';
@@ -49,6 +50,8 @@ interface InspectorPanel {
  */
 export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<TraceDocument>, vscode.Disposable {
   private readonly panels = new Set<InspectorPanel>();
+  /** The panel focused last (null when it closed). */
+  private lastActive: InspectorPanel | null = null;
   private readonly documents = new Set<TraceDocument>();
   /** "Show in Timeline" before the panel exists: the call its first panel selects. */
   private readonly queuedSelects = new Map<string, CallRef>();
@@ -84,6 +87,8 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         this.registry.inspectorClosed(d);
       },
       log: this.log,
+      // The bundled sample: the install writes it with the time of the install, which is not an agent writing it.
+      shipped: (u) => u.scheme === this.extensionUri.scheme && u.path.startsWith(`${this.extensionUri.path.replace(/\/$/, '')}/`),
     });
     this.documents.add(doc);
     return doc;
@@ -166,10 +171,16 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     answer('calls/search', (p) => document.request('search', p));
     answer('calls/usingTool', (p) => document.request('callsUsingTool', p));
     answer('cost/customTtl', ({ sessionId, minutes, writeMultiple }) => document.request('customTtl', { sessionId, custom: { minutes, writeMultiple } }));
+    this.lastActive = entry;
+    const viewState = panel.onDidChangeViewState((e) => {
+      if (e.webviewPanel.active) this.lastActive = entry;
+    });
     panel.onDidDispose(() => {
       channel.dispose();
+      viewState.dispose();
       for (const s of subscriptions) s.dispose();
       this.panels.delete(entry);
+      if (this.lastActive === entry) this.lastActive = null;
     });
   }
 
@@ -225,6 +236,14 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     return null;
   }
 
+  /**
+   * The document of the inspector last focused, still open: what a command run from
+   * elsewhere (the walkthrough's "Export a report" link) means by "the trace".
+   */
+  recentDocument(): TraceDocument | null {
+    return this.activeDocument() ?? this.lastActive?.document ?? null;
+  }
+
   /** An open inspector document on `uri`, if any. */
   documentFor(uri: vscode.Uri): TraceDocument | null {
     for (const d of this.documents) if (d.uri.toString() === uri.toString()) return d;
@@ -261,6 +280,9 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       entry.channel.notify({ type: 'load/stopped', reason: result.reason, message: result.message, canRetry: true, overSizeLimit: result.overSizeLimit });
       return;
     }
+    // A file named by its UUID gets its session's title on the tab (VS Code 1.106 and later show a custom editor's title; earlier ones keep the file name).
+    const named = tabTitle(result.header.fileName, result.header.title);
+    if (named !== null) entry.panel.title = uiText(named, { max: 60 });
     if (first) {
       entry.channel.notify({ type: 'init', header: result.header, sessions: result.sessions, intro: result.intro, settings: readSettings(), select: entry.pendingSelect, live: liveState(entry.document) });
       entry.pendingSelect = null;

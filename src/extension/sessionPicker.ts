@@ -7,6 +7,7 @@ import { parseTrace } from '../core/trace/parseTrace';
 import type { TraceFile } from '../core/trace/parseTrace';
 import { maxFileBytes, sessionRoots } from './settings';
 import { baseName, costWords } from './traceAnalysis';
+import { scopeFigures } from '../core/report/traceScopes';
 import { tooLargeMessage, yieldToEventLoop } from './traceLoader';
 import { companionFiles, listCompanions, regularFileChunks } from '../node/traceFiles';
 import { basename, join } from 'node:path';
@@ -36,8 +37,11 @@ export function isPickHook(value: unknown): value is PickHook {
   return typeof value === 'object' && value !== null && typeof (value as { pick?: unknown }).pick === 'function';
 }
 
-/** What a row shows once the log is read. */
+/** What a row shows once the log is read: the whole file's figures (its sessions, sub-agents included). */
 export interface SessionStats {
+  /** Sessions in the file (main threads, sub-agents and compaction agents) and how many are sub-agents. */
+  sessions: number;
+  subAgents: number;
   calls: number;
   cacheHitRate: number | null;
   failedToolCalls: number;
@@ -47,7 +51,7 @@ export interface SessionStats {
   unpricedCalls: number;
 }
 
-/** Reads one session log (the main file only: quick) and sums its main sessions. */
+/** Reads one session log with its sub-agent logs and sums every session in it. */
 export async function readSessionStats(session: LocalSession, prices: PriceBook): Promise<SessionStats | string> {
   const max = maxFileBytes();
   if (session.sizeBytes > max) return tooLargeMessage(basename(session.path), session.sizeBytes, max);
@@ -61,28 +65,27 @@ export async function readSessionStats(session: LocalSession, prices: PriceBook)
   }
   const parsed = await parseTrace(files, { yieldControl: yieldToEventLoop });
   if (parsed.problem) return parsed.problem.message;
-  let calls = 0;
-  let cached = 0;
-  let input = 0;
-  let known = false;
-  let failed = 0;
-  let cwd: string | null = null;
-  // The whole trace's cost, sub-agents included; the other figures are the main thread's.
+  // One scope, the whole file (sub-agents included), as its cost and the inspector's session picker count it.
   const cost = priceTrace(parsed.model, prices).total;
-  for (const s of parsed.model.sessions) {
-    if (s.role !== 'main') continue;
-    cwd ??= s.cwd;
-    calls += s.calls.length;
-    for (const c of s.calls) {
-      if (c.tokens.cached !== null && c.tokens.input !== null) {
-        cached += c.tokens.cached;
-        input += c.tokens.input;
-        known = true;
+  const whole = scopeFigures(
+    parsed.model.sessions.map((s) => {
+      let cached = 0;
+      let input = 0;
+      let known = false;
+      let failed = 0;
+      for (const c of s.calls) {
+        if (c.tokens.cached !== null && c.tokens.input !== null) {
+          cached += c.tokens.cached;
+          input += c.tokens.input;
+          known = true;
+        }
+        failed += c.toolCalls.filter((t) => t.isError === true).length;
       }
-      failed += c.toolCalls.filter((t) => t.isError === true).length;
-    }
-  }
-  return { calls, cacheHitRate: known && input > 0 ? cached / input : null, failedToolCalls: failed, cwd, costUsd: cost.totalUsd, unpricedCalls: cost.unpricedCalls };
+      return { role: s.role, llmCalls: s.calls.length, userTurns: s.turns.length, cached: known ? cached : null, input: known ? input : null, failedToolCalls: failed, retryLoops: 0 };
+    }),
+  );
+  const cwd = parsed.model.sessions.find((s) => s.role === 'main' && s.cwd !== null)?.cwd ?? null;
+  return { sessions: whole.sessions, subAgents: whole.subAgents, calls: whole.llmCalls, cacheHitRate: whole.cacheHitRate, failedToolCalls: whole.failedToolCalls, cwd, costUsd: cost.totalUsd, unpricedCalls: cost.unpricedCalls };
 }
 
 /** "2026-02-12 14:05" in local time. */
@@ -109,7 +112,7 @@ function describe(item: SessionItem, session: LocalSession, stats: SessionStats 
   if (stats === null) item.detail = '$(loading~spin) reading…';
   else if (typeof stats === 'string') item.detail = `$(warning) ${uiText(stats, { max: 300 })}`;
   else {
-    const calls = `${stats.calls} call${stats.calls === 1 ? '' : 's'}`;
+    const calls = `${stats.calls} call${stats.calls === 1 ? '' : 's'}${stats.sessions > 1 ? ` in ${stats.sessions} sessions (${stats.subAgents} sub-agent${stats.subAgents === 1 ? '' : 's'})` : ''}`;
     const failed = `${stats.failedToolCalls} failed tool call${stats.failedToolCalls === 1 ? '' : 's'}`;
     item.detail = `${calls} · ${costWords(stats.costUsd, stats.unpricedCalls)} · cache hit ${formatPercent(stats.cacheHitRate)} · ${failed} · ${file}`;
   }

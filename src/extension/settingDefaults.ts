@@ -25,6 +25,10 @@ export const SETTING_DEFAULTS = {
   'statusBar.enabled': true,
   'statusBar.agents': [] as string[],
   'statusBar.activeWithinMinutes': 60,
+  /** The Agent Sessions view's grouping: by project then day, or flat by recency ('recency'). */
+  'sessions.groupBy': 'project' as 'project' | 'recency',
+  /** Retry loops as warnings in the Problems view. */
+  'problems.retryLoops': true,
 } as const;
 
 /** The fewest attempts a retry loop can have (`agentTrace.analysis.minLoopAttempts`' minimum). */

@@ -8,6 +8,8 @@ import type { PriceBook } from '../core/cost/costTypes';
 import { readUserPrices } from '../core/cost/userPrices';
 import { GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
 import { POLICY_IDS } from '../core/sim/policies';
+import { GROUPINGS } from '../core/sessions/sessionQuery';
+import type { SessionGrouping } from '../core/sessions/sessionQuery';
 import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../protocol/messages';
 import type { WhatIfDefaults } from '../protocol/messages';
 import { AGENTS, agentRoots, resolveRoots } from '../node/sessions/agentRegistry';
@@ -80,6 +82,18 @@ export function readWhatIfDefaults(): WhatIfDefaults {
     toolWaitScale: within(config.get('toolWaitScale'), WHATIF_MIN_TOOL_WAIT_SCALE, WHATIF_MAX_TOOL_WAIT_SCALE, d.toolWaitScale),
     policy: oneOf(config.get('policy'), POLICY_IDS, d.policy),
   };
+}
+
+/** `agentTrace.sessions.groupBy`: by project then day (the default), or flat by recency. */
+export function sessionsGrouping(): SessionGrouping {
+  const value = vscode.workspace.getConfiguration('agentTrace').get<unknown>('sessions.groupBy');
+  return GROUPINGS.find((g) => g === value) ?? SETTING_DEFAULTS['sessions.groupBy'];
+}
+
+/** `agentTrace.problems.retryLoops`: list retry loops in the Problems view (read errors are listed whatever it says). */
+export function problemsShowRetryLoops(): boolean {
+  const value = vscode.workspace.getConfiguration('agentTrace').get<unknown>('problems.retryLoops');
+  return typeof value === 'boolean' ? value : SETTING_DEFAULTS['problems.retryLoops'];
 }
 
 /** `agentTrace.codeLens.enabled`. */

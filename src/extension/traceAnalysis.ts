@@ -6,6 +6,8 @@ import { priceTrace } from '../core/cost/callCost';
 import type { SessionCost, TraceCost } from '../core/cost/callCost';
 import type { PriceBook } from '../core/cost/costTypes';
 import { formatPercent, formatUsd } from '../core/report/formatNumbers';
+import { costWords, scopeFigures, sessionsWords } from '../core/report/traceScopes';
+import type { ScopeSession } from '../core/report/traceScopes';
 import type { Session } from '../core/trace/model';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 
@@ -165,47 +167,34 @@ export function attemptMessage(loop: RetryLoop, index: number): string {
   return `${ordinal(index + 1)} attempt: ${clip(a.toolName, 100)} in call ${a.callIndex + 1}`;
 }
 
-/** The main sessions: the ones a user thinks of as "the session" (all of them when none is marked main). */
-function mainSessions(a: TraceAnalysis): AnalyzedSession[] {
-  const main = a.sessions.filter((s) => s.session.role === 'main');
-  return main.length > 0 ? main : a.sessions;
+/** A session of the analysis as a part of the whole trace's scope. */
+function scopeSession({ session, analysis }: AnalyzedSession): ScopeSession {
+  const s = analysis.summary;
+  return { role: session.role, llmCalls: s.llmCalls, userTurns: s.userTurns, cached: s.tokens.cached, input: s.tokens.input, failedToolCalls: s.failedToolCalls, retryLoops: analysis.retry.loops.length };
 }
 
-/** The top lens: "Agent Trace · 149 calls · cache hit 98.4% · 11 failed tool calls · 1 retry loop". */
+/**
+ * The top lens, over the whole file (every session in it, sub-agents included, as the
+ * inspector's session picker lists them and as its cost counts): "Agent Trace · 41 calls ·
+ * $3.37 · cache hit 85.5% · 13 failed tool calls · 1 retry loop", and with several sessions
+ * "Agent Trace · 3 sessions (2 main, 1 sub-agent) · 90 calls · $5.13 · …".
+ */
 export function summaryTitle(a: TraceAnalysis): string {
-  const main = mainSessions(a);
-  let calls = 0;
-  let cached = 0;
-  let input = 0;
-  let known = false;
-  let failed = 0;
-  let loops = 0;
-  for (const { analysis } of main) {
-    const s = analysis.summary;
-    calls += s.llmCalls;
-    failed += s.failedToolCalls;
-    loops += analysis.retry.loops.length;
-    if (s.tokens.cached !== null && s.tokens.input !== null) {
-      cached += s.tokens.cached;
-      input += s.tokens.input;
-      known = true;
-    }
-  }
+  const whole = scopeFigures(a.sessions.map(scopeSession));
   const parts = ['$(pulse) Agent Trace'];
-  if (main.length > 1) parts.push(plural(main.length, 'session'));
-  // One session: the inspector's own figure; several: token-weighted over them.
-  const hitRate = main.length === 1 ? main[0]!.analysis.summary.cacheHitRate : known && input > 0 ? cached / input : null;
-  parts.push(plural(calls, 'call'));
-  // The whole trace's dollars (sub-agents included): what the session cost.
+  if (whole.sessions > 1) parts.push(sessionsWords(whole));
+  parts.push(plural(whole.llmCalls, 'call'));
   if (a.cost) parts.push(costWords(a.cost.total.totalUsd, a.cost.total.unpricedCalls));
-  parts.push(`cache hit ${formatPercent(hitRate)}`, plural(failed, 'failed tool call'), plural(loops, 'retry loop'));
-  const others = a.sessions.length - main.length;
-  if (others > 0) parts.push(plural(others, 'sub-agent'));
+  parts.push(`cache hit ${formatPercent(whole.cacheHitRate)}`, plural(whole.failedToolCalls, 'failed tool call'), plural(whole.retryLoops, 'retry loop'));
   return parts.join(' · ');
 }
 
-/** "$2.91", "$2.91 + 3 calls unpriced", "cost unknown (3 calls unpriced)": numbers only, no trace text. */
-export function costWords(totalUsd: number | null, unpriced: number): string {
-  if (totalUsd === null) return unpriced > 0 ? `cost unknown (${plural(unpriced, 'call')} unpriced)` : 'cost unknown';
-  return unpriced > 0 ? `${formatUsd(totalUsd)} + ${plural(unpriced, 'call')} unpriced` : formatUsd(totalUsd);
+/** The top lens's hover: which sessions its figures are over. */
+export function summaryTooltip(a: TraceAnalysis): string {
+  const whole = scopeFigures(a.sessions.map(scopeSession));
+  return whole.sessions > 1
+    ? `Over the whole file: ${sessionsWords(whole)}, as the inspector's session picker lists them. Click to analyse it.`
+    : 'Analyze this agent session';
 }
+
+export { costWords } from '../core/report/traceScopes';

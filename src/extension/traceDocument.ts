@@ -65,6 +65,8 @@ export interface TraceDocumentHooks {
   loaded(doc: TraceDocument, result: TraceProblems | LoadFailure): void;
   disposed(doc: TraceDocument): void;
   log: vscode.LogOutputChannel;
+  /** True for a file that ships with the extension (never live, however recently it was installed). */
+  shipped?(uri: vscode.Uri): boolean;
 }
 
 /**
@@ -210,7 +212,7 @@ export class TraceDocument implements vscode.CustomDocument {
     try {
       const { files, totalBytes, notes } = await workerFilesFor(this.uri, this.hooks.maxBytes(), ignoreSizeLimit);
       this.progress = { bytesRead: 0, totalBytes };
-      if (this.uri.scheme === 'file' && !this.follow) {
+      if (this.uri.scheme === 'file' && !this.follow && !this.hooks.shipped?.(this.uri)) {
         // A file an agent is still writing is followed from the start.
         const written = (await stat(this.uri.fsPath)).mtimeMs;
         this.follow = Date.now() - written < FOLLOW_RECENT_MS;

@@ -1,7 +1,8 @@
 import type { Dirent } from 'node:fs';
-import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { readJsonFile } from './traceFiles';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { isSubagentLogName } from '../core/trace/claudeCode/companions';
 
 /** Agents whose local sessions Analyze Agent Session lists. */
@@ -109,15 +110,66 @@ export async function codexSessions(root: string, depth = 0): Promise<LocalSessi
   return out;
 }
 
-/** Gemini CLI: `<root>/<project hash or name>/chats/session-*.json` (and `.jsonl` in newer versions). */
+/** A small text file's content (Gemini CLI's project markers); null when it is missing, not a regular file, or larger than `max` bytes. */
+async function smallText(path: string, max: number): Promise<string | null> {
+  try {
+    const s = await stat(path);
+    if (!s.isFile() || s.size > max) return null;
+    return await readFile(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** The largest Gemini CLI project registry read (a map of paths to short names). */
+const GEMINI_REGISTRY_MAX = 4 * 2 ** 20;
+
+/**
+ * Gemini CLI's project registry, `~/.gemini/projects.json` (`{"projects": {"<project
+ * path>": "<short id>"}}`, beside `tmp/`): each project's folder under `tmp/` by its short
+ * id, and by the SHA-256 of its path (the folder name of versions before the registry,
+ * which Gemini CLI moves to the short id when it next runs there). Empty when absent.
+ */
+async function geminiRegistry(root: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const text = await smallText(join(dirname(root), 'projects.json'), GEMINI_REGISTRY_MAX);
+  if (text === null) return out;
+  try {
+    const projects = (JSON.parse(text) as { projects?: unknown }).projects;
+    if (typeof projects !== 'object' || projects === null) return out;
+    for (const [path, id] of Object.entries(projects)) {
+      if (typeof id === 'string' && id !== '') out.set(id, path);
+      out.set(createHash('sha256').update(path).digest('hex'), path);
+    }
+  } catch {
+    // Not the registry Gemini CLI writes: the folders name their projects themselves.
+  }
+  return out;
+}
+
+/**
+ * The project a Gemini CLI folder under `tmp/` belongs to: the path in its `.project_root`
+ * marker (Gemini CLI writes one into each project's folder), else the registry's entry for
+ * it, else the folder itself (its name is the project's short name, or the SHA-256 of the
+ * project's path, which cannot be undone: shown as such). Never `chats`.
+ */
+async function geminiProject(root: string, folder: string, registry: ReadonlyMap<string, string>): Promise<string> {
+  const marker = (await smallText(join(root, folder, '.project_root'), 4096))?.trim();
+  if (marker) return marker;
+  return registry.get(folder) ?? join(root, folder);
+}
+
+/** Gemini CLI: `<root>/<project hash or short id>/chats/session-*.json` (and `.jsonl` in newer versions), with the project each folder belongs to. */
 export async function geminiSessions(root: string): Promise<LocalSession[]> {
   const found: Array<Promise<LocalSession | null>> = [];
+  const registry = await geminiRegistry(root);
   for (const project of await entries(root)) {
     if (!project.isDirectory()) continue;
     const chats = join(root, project.name, 'chats');
-    for (const file of await entries(chats)) {
-      if (file.isFile() && /^session-.*\.jsonl?$/i.test(file.name)) found.push(withStat(join(chats, file.name), 'Gemini CLI', null));
-    }
+    const files = (await entries(chats)).filter((file) => file.isFile() && /^session-.*\.jsonl?$/i.test(file.name));
+    if (files.length === 0) continue;
+    const name = await geminiProject(root, project.name, registry);
+    for (const file of files) found.push(withStat(join(chats, file.name), 'Gemini CLI', name));
   }
   return present(await Promise.all(found));
 }

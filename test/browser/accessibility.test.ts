@@ -75,7 +75,7 @@ describe('accessibility (axe-core) of the four pages in three themes', () => {
       indexRecords(parsed).forEach(({ session, calls: c }, i) => {
         const id = fileId * 10 + i;
         calls.set(id, c);
-        rows.push({ ...session, id, fileId, path, agentId: parsed.model.format!, project: '/p/demo', fileMtimeMs: 0, live: false, fileStatus: 'ok' as const, problem: null });
+        rows.push({ ...session, id, fileId, path, agentId: parsed.model.format!, project: '/p/demo', fileMtimeMs: 0, lastWriteMs: 0, live: false, fileStatus: 'ok' as const, problem: null });
       });
     }
   });

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
-import { findCommand, launchBrowser, openWorkbench, quickOpen, runCommand, startCodeServer, webview } from '../support/vscodeE2e.mjs';
+import { findCommand, launchBrowser, openWorkbench, quickOpen, runCommand, runCommandForPicker, startCodeServer, webview } from '../support/vscodeE2e.mjs';
 import { createWorkspace, removeWorkspace, repoRoot } from '../support/workspace.mjs';
 
 // What broke on the inspector page in a new user's first minutes, in a real VS Code
@@ -49,6 +49,19 @@ async function stripFollows(page: Page, web: FrameLocator, what: string): Promis
     last = await strip(web);
   }
   assert.fail(`${what}: the overview strip is drawn ${last.pixels} px wide for ${last.css} px shown, its brush area ${last.area.join('–')} against the plot's ${last.plot.join('–')}`);
+}
+
+/** Waits for the inspector's chart; on a timeout says what the workbench and the webview showed instead (and keeps a screenshot). */
+async function chartShown(page: Page, web: FrameLocator, what: string): Promise<void> {
+  try {
+    await web.locator('.chart-wrap[data-plot-area]').waitFor({ timeout: 30_000 });
+  } catch (e) {
+    await page.screenshot({ path: path.join(shots, `e2e-no-chart-${what}.png`) }).catch(() => undefined);
+    const frames = await page.locator('iframe.webview').evaluateAll((fs) => fs.map((f) => `${(f as HTMLIFrameElement).className} visible=${(f as HTMLElement).offsetParent !== null || getComputedStyle(f).visibility !== 'hidden'}`)).catch(() => []);
+    const shown = await web.locator('body').innerText({ timeout: 2000 }).catch((err: unknown) => `(no webview body: ${String(err).slice(0, 200)})`);
+    const tabs = await page.locator('.tabs-container .tab').allInnerTexts().catch(() => []);
+    assert.fail(`${what}: no chart after 30 s (${String(e).split('\n')[0]}). Tabs: ${JSON.stringify(tabs)}. Webview frames: ${JSON.stringify(frames)}. The webview shows: ${shown.slice(0, 600)}`);
+  }
 }
 
 /** The report's computed styles (a string: tsx would wrap a function's inner closures in helpers the page lacks). */
@@ -117,20 +130,24 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
     });
     assert.equal(badgeStyle.background, badgeStyle.want, 'the live badge has its own colour (its rule came after the unclosed one)');
     await screenshot(page, 'e2e-first-screen.png');
+    // The first index of a small home is quick: its progress is the Agent Sessions view's, not a toast over this screen.
+    assert.equal(await page.locator('.notifications-toasts .notification-toast:visible', { hasText: 'Indexing agent sessions' }).count(), 0, 'no indexing toast on the first screen');
 
     const target = path.join(workspace, 'claude-code-sessions.trace.report.html');
     fs.rmSync(target, { force: true });
-    await runCommand(page, 'Agent Trace: Export HTML Report');
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04' }).first().waitFor({ timeout: 20_000 });
+    await runCommandForPicker(page, 'Agent Trace: Export HTML Report', page.locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04' }).first());
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => /report\.html$/.test((document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value ?? ''), null, { timeout: 20_000 });
     await page.keyboard.press('Enter');
     for (let i = 0; i < 300 && !fs.existsSync(target); i++) await page.waitForTimeout(100);
     assert.ok(fs.existsSync(target), 'the report was written');
 
-    // The report as a reader opens it: from disk, in the browser, in both colour schemes.
+    // The report as a reader opens it: from disk, in the browser, in both colour schemes. In a browser
+    // context of its own: a page opened beside the workbench's in its context left the next webview
+    // code-server built blank (seen: the inspector reopened after this test showed no page at all).
+    const readerContext = await page.context().browser()!.newContext();
     for (const scheme of ['light', 'dark'] as const) {
-      const reader = await page.context().newPage();
+      const reader = await readerContext.newPage();
       try {
         await reader.emulateMedia({ colorScheme: scheme });
         await reader.goto(`file://${target}`);
@@ -146,11 +163,12 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
         await reader.close();
       }
     }
+    await readerContext.close();
   });
 
   it('leaving the inspector tab and coming back keeps its zoom, selection and scroll; Show in Timeline from a CodeLens reaches it in a background tab', async () => {
     await quickOpen(page, SAMPLE);
-    await web().locator('.chart-wrap[data-plot-area]').waitFor({ timeout: 30_000 });
+    await chartShown(page, web(), 'tab-state');
     const chart = web().locator('.chart-wrap');
     await chart.focus();
     await page.keyboard.press('End');
@@ -215,7 +233,7 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
 
   it('the overview strip follows a layout change: the sidebar closed and opened, the editor split', async () => {
     await quickOpen(page, SAMPLE);
-    await web().locator('.chart-wrap[data-plot-area]').waitFor({ timeout: 30_000 });
+    await chartShown(page, web(), 'overview-resize');
     const first = await stripFollows(page, web(), 'opened');
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await runCommand(page, 'View: Toggle Primary Side Bar Visibility');

@@ -35,7 +35,7 @@ async function shot(page: Page, name: string, clip?: { x: number; y: number; wid
 async function mClaudeRow(page: Page): Promise<Locator> {
   const rows = page.locator('.part.sidebar .monaco-list-row');
   const day = Number(await rows.filter({ hasText: '2026-01-01' }).getAttribute('data-index'));
-  return rows.and(page.locator(`[data-index="${day + 1}"]`)).filter({ hasText: /41 calls · hit 85\.5% · \$3\.37 · 13 failed/ });
+  return rows.and(page.locator(`[data-index="${day + 1}"]`)).filter({ hasText: /\$3\.37 · 41 calls · hit 85\.5% · 13 failed/ });
 }
 
 /**
@@ -49,7 +49,7 @@ async function selectTwoSessions(page: Page): Promise<void> {
   const sidebar = page.locator('.part.sidebar');
   await (await mClaudeRow(page)).click();
   await webview(page, EXTENSION_ID).locator('[data-figure]').first().waitFor({ timeout: 60_000 });
-  await sidebar.locator('.monaco-list-row', { hasText: 'Work on bead spotter-4te' }).click({ modifiers: ['Control'] });
+  await sidebar.locator('.monaco-list-row', { hasText: 'Work on bead spotte' }).click({ modifiers: ['Control'] });
   await page.waitForFunction(() => document.querySelectorAll('.part.sidebar .monaco-list-row[aria-selected="true"]').length === 2);
   await sidebar.locator('.title').first().click();
   await page.waitForFunction(() => document.activeElement !== null && document.activeElement.tagName !== 'IFRAME');
@@ -109,7 +109,7 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
     const sidebar = page.locator('.part.sidebar');
     // The live session's project is the most recent; the spotter session and the M-Claude log are there too.
     await sidebar.locator('.monaco-list-row', { hasText: 'live-demo' }).first().waitFor({ timeout: 60_000 });
-    await sidebar.locator('.monaco-list-row', { hasText: 'Work on bead spotter-4te' }).waitFor();
+    await sidebar.locator('.monaco-list-row', { hasText: 'Work on bead spotte' }).waitFor();
     const loopRow = sidebar.locator('.monaco-list-row', { hasText: '41 calls · hit 85.5%' });
     await loopRow.waitFor();
     assert.match((await loopRow.textContent()) ?? '', /13 failed · 1 loop/);

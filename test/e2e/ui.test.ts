@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
-import { launchBrowser, openWorkbench, quickOpen, runCommand, startCodeServer, webview } from '../support/vscodeE2e.mjs';
+import { launchBrowser, openWorkbench, quickOpen, runCommand, runCommandForPicker, startCodeServer, webview } from '../support/vscodeE2e.mjs';
 import { createWorkspace, removeWorkspace, repoRoot } from '../support/workspace.mjs';
 
 // The packaged extension in a real VS Code (code-server 1.100) driven by Debian's Chromium:
@@ -34,13 +34,19 @@ async function figure(web: FrameLocator, name: string): Promise<string> {
   return (await el.textContent())?.trim() ?? '';
 }
 
-async function paintedPixels(web: FrameLocator): Promise<number> {
-  return web.locator('canvas').first().evaluate((c: HTMLCanvasElement) => {
-    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 3; i < d.length; i += 4) if (d[i]) n++;
-    return n;
-  });
+async function paintedPixels(web: FrameLocator, atLeast = 1000): Promise<number> {
+  // The chart paints on an animation frame after its figures are shown: wait a little for it.
+  let n = 0;
+  for (let i = 0; i < 50 && n <= atLeast; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 100));
+    n = await web.locator('canvas').first().evaluate((c: HTMLCanvasElement) => {
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let painted = 0;
+      for (let j = 3; j < d.length; j += 4) if (d[j]) painted++;
+      return painted;
+    });
+  }
+  return n;
 }
 
 /** Every file named `name` under `dir`, at any depth. */
@@ -149,10 +155,9 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     assert.equal(await figure(s.web(), 'llmCalls'), '48');
     const target = path.join(workspace, 'claude-code-sessions.trace.report.html');
     fs.rmSync(target, { force: true });
-    await runCommand(s.page, 'Agent Trace: Export HTML Report');
     // The sample holds 3 sessions: every one is ticked; accept.
-    const sessions = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04' });
-    await sessions.first().waitFor({ timeout: 20_000 });
+    const sessions = s.page.locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04' });
+    await runCommandForPicker(s.page, 'Agent Trace: Export HTML Report', sessions.first());
     await s.page.keyboard.press('Enter');
     // code-server's save dialog is a quick input holding the default path, beside the trace: accept it.
     const input = s.page.locator('.quick-input-widget .quick-input-box input');

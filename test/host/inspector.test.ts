@@ -79,7 +79,7 @@ suite('Agent Trace Inspector in the real extension host', () => {
     const viewCommands = new Set(['focus', 'removeView', 'resetViewLocation', 'toggleVisibility'].map((c) => `agentTrace.sessions.${c}`));
     const registered = (await vscode.commands.getCommands(true)).filter((id) => id.startsWith('agentTrace.') && !viewCommands.has(id)).sort();
     assert.deepEqual(registered, contributed);
-    assert.deepEqual(contributed.filter((c) => !c.startsWith('agentTrace.sessions.')), ['agentTrace.analyzeSession', 'agentTrace.compareWithResults', 'agentTrace.exportHtmlReport', 'agentTrace.openInInspector', 'agentTrace.showInTimeline', 'agentTrace.showSource']);
+    assert.deepEqual(contributed.filter((c) => !c.startsWith('agentTrace.sessions.')), ['agentTrace.analyzeSession', 'agentTrace.compareWithResults', 'agentTrace.exportHtmlReport', 'agentTrace.openInInspector', 'agentTrace.openSample', 'agentTrace.showInTimeline', 'agentTrace.showSource']);
   });
 
   test('*.trace.jsonl opens in the inspector by default', async () => {

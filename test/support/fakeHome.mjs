@@ -109,7 +109,10 @@ export function addOtherAgents(home) {
     fs.utimesSync(to, new Date(when), new Date(when));
     return to;
   };
-  const gemini = place(path.join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json'), '.gemini/tmp/f53b52ad/chats/session-2025-10-10T06-59-cdd63974.json', '2025-10-10T07:00:00Z');
+  // Under the folder Gemini CLI names by the SHA-256 of the project's path (the chat's own projectHash,
+  // sha256("/app")), with the registry newer versions keep beside tmp/ mapping that path to its short name.
+  const gemini = place(path.join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json'), '.gemini/tmp/f53b52ad6d21cceb72dfa78fb67614fe14f110c58e68412b01508d6a485501c3/chats/session-2025-10-10T06-59-cdd63974.json', '2025-10-10T07:00:00Z');
+  fs.writeFileSync(path.join(home, '.gemini/projects.json'), JSON.stringify({ projects: { '/app': 'app' } }));
   const aiperf = place(path.join(fixtures, 'aiperf/non_uniform_requests.profile_export.jsonl'), 'artifacts/llama-run/profile_export.jsonl', '2025-11-08T12:00:00Z');
   const events = JSON.parse(fs.readFileSync(path.join(fixtures, 'openhands/basic_gui_mode.json'), 'utf8'));
   const eventDir = path.join(home, '.openhands/sessions/2f1c9e/events');

@@ -108,6 +108,23 @@ export async function findCommand(page, label, timeout = 15_000) {
 }
 export async function runCommand(page, label) { await (await findCommand(page, label)).click(); }
 
+// Run a command that opens a picker and wait until `row` (a locator inside the quick input)
+// is visible. A webview finishing its load can take the focus and close the picker as it opens
+// (leaving its rows in the page, hidden), so the command is run again until the row is shown.
+export async function runCommandForPicker(page, label, row, timeout = 30_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    try {
+      await runCommand(page, label);
+      await row.waitFor({ state: 'visible', timeout: 5000 });
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
 // Quick Open (Ctrl+P) a file and click its own row: Enter would take the first fuzzy match,
 // which can be a recently opened file whose path happens to contain the same letters. Like
 // findCommand, each attempt is repeated whole: a webview that finishes loading late may take
@@ -142,7 +159,7 @@ export function webview(page, extensionId) {
 
 // Run a mocha (or any) suite in code-server's Node extension host, like @vscode/test-electron:
 // `extensionTestsPath` exports run(): Promise<void>. Returns the exit code (0 = passed).
-export async function runExtensionTests({ url, extensionDevelopmentPath, extensionTestsPath, folder, timeout = 300_000 }) {
+export async function runExtensionTests({ url, extensionDevelopmentPath, extensionTestsPath, folder, timeout = Number(process.env.AGENT_TRACE_HOST_TIMEOUT_MS) || 600_000 }) {
   const authority = new URL(url).host;                       // the remote authority is host:port
   const remote = (p) => `vscode-remote://${authority}${path.resolve(p)}`;
   const payload = JSON.stringify([['extensionDevelopmentPath', remote(extensionDevelopmentPath)],

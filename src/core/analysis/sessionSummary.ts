@@ -1,3 +1,4 @@
+import { sessionTitle } from '../sessions/sessionTitle';
 import type { LlmCall, OtherInputs, Session } from '../trace/model';
 import { NumberSample, ratio } from './stats';
 
@@ -18,7 +19,10 @@ export interface SessionSummary {
   agent: string | null;
   agentVersion: string | null;
   model: string | null;
+  /** The title the trace gives, whole (trace text). */
   title: string | null;
+  /** What to call the session: the agent's own title when it is a name, else the first prompt typed (sessionTitle.ts), clipped; trace text. */
+  displayTitle: string | null;
   llmCalls: number;
   /** Prompts a person typed. */
   userTurns: number;
@@ -163,6 +167,7 @@ export function summarizeSession(session: Session): SessionSummary {
     agentVersion: session.agent?.version ?? null,
     model: session.model,
     title: session.title,
+    displayTitle: sessionTitle(session),
     llmCalls: calls.length,
     userTurns: session.turns.length,
     otherInputs: session.otherInputs ? { ...session.otherInputs } : null,

@@ -17,12 +17,37 @@ export interface SessionRow extends SessionRecord {
   project: string;
   /** When the file last changed (ms since the epoch). */
   fileMtimeMs: number;
-  /** The file grew within the last minutes: the agent is (probably) still running. */
+  /** When the session's files were last written (the file's or a sub-agent log's modification time), for `isLive`. */
+  lastWriteMs: number;
+  /** The file grew within LIVE_WINDOW_MS of when the rows were read (views ask `isLive` with their own clock). */
   live: boolean;
   /** `deleted` when the file is gone (its figures are the last ones read), `problem` when it could not be read. */
   fileStatus: 'ok' | 'deleted' | 'problem';
   /** Why the file could not be read. */
   problem: string | null;
+}
+
+/** A session is "live" while its files were written this recently (the inspector's live badge uses the same window). */
+export const LIVE_WINDOW_MS = 2 * 60_000;
+
+/**
+ * True while the session's files were last written less than LIVE_WINDOW_MS before
+ * `nowMs`. Asked at the moment a view draws, so a row stops saying "live" when the
+ * window passes, whether or not anything was read since.
+ */
+export function isLive(row: Pick<SessionRow, 'fileStatus' | 'lastWriteMs'>, nowMs: number): boolean {
+  return row.fileStatus === 'ok' && nowMs - row.lastWriteMs < LIVE_WINDOW_MS;
+}
+
+/** When the first of these live rows stops being live (ms), null when none is live at `nowMs`. */
+export function nextLiveExpiry(rows: Iterable<Pick<SessionRow, 'fileStatus' | 'lastWriteMs'>>, nowMs: number): number | null {
+  let next: number | null = null;
+  for (const r of rows) {
+    if (!isLive(r, nowMs)) continue;
+    const end = r.lastWriteMs + LIVE_WINDOW_MS;
+    if (next === null || end < next) next = end;
+  }
+  return next;
 }
 
 /** Narrows the list (every field optional; all given must hold). */
@@ -72,8 +97,12 @@ export function durationMs(row: SessionRow): number | null {
   return row.startMs !== null && row.endMs !== null ? Math.max(0, row.endMs - row.startMs) : null;
 }
 
-/** True when the row passes every criterion of the filter but the text (answered by the index). */
-export function matchesFilter(row: SessionRow, filter: SessionFilter): boolean {
+/**
+ * True when the row passes every criterion of the filter but the text (answered by the
+ * index). `threadUsd` is what "cost" means for the row: a main session with its
+ * sub-agents (`threadCosts`), as the tree shows it; the row's own cost when not given.
+ */
+export function matchesFilter(row: SessionRow, filter: SessionFilter, threadUsd: number | null = row.costUsd): boolean {
   if (filter.agents && filter.agents.length > 0 && !filter.agents.includes(row.agentId)) return false;
   if (filter.projects && filter.projects.length > 0) {
     const project = row.project.toLowerCase();
@@ -82,7 +111,7 @@ export function matchesFilter(row: SessionRow, filter: SessionFilter): boolean {
   if (filter.sinceMs !== undefined && activeMs(row) < filter.sinceMs) return false;
   if (filter.untilMs !== undefined && startedMs(row) >= filter.untilMs) return false;
   if (filter.hasRetryLoops && row.retryLoops === 0) return false;
-  if (filter.costAboveUsd !== undefined && (row.costUsd === null || row.costUsd <= filter.costAboveUsd)) return false;
+  if (filter.costAboveUsd !== undefined && (threadUsd === null || threadUsd <= filter.costAboveUsd)) return false;
   if (filter.hitRateBelow !== undefined && (row.cacheHitRate === null || row.cacheHitRate >= filter.hitRateBelow)) return false;
   return true;
 }
@@ -116,12 +145,15 @@ function byNumber(get: (r: SessionRow) => number | null, descending: boolean): (
   };
 }
 
-/** The comparator of a sort key; ties fall back to newest first. */
-export function compareRows(sort: SessionSort): (a: SessionRow, b: SessionRow) => number {
+/**
+ * The comparator of a sort key; ties fall back to newest first. `costOf` is the cost the
+ * rows are sorted by (the tree: each session with its sub-agents); the row's own by default.
+ */
+export function compareRows(sort: SessionSort, costOf: (r: SessionRow) => number | null = (r) => r.costUsd): (a: SessionRow, b: SessionRow) => number {
   const primary: (a: SessionRow, b: SessionRow) => number = {
     newest: byNumber(activeMs, true),
     oldest: byNumber(startedMs, false),
-    cost: byNumber((r) => r.costUsd, true),
+    cost: byNumber(costOf, true),
     calls: byNumber((r) => r.calls, true),
     hitRate: byNumber((r) => r.cacheHitRate, false),
     duration: byNumber(durationMs, true),
@@ -136,6 +168,20 @@ export function compareRows(sort: SessionSort): (a: SessionRow, b: SessionRow) =
 export interface SessionNode {
   row: SessionRow;
   children: SessionNode[];
+  /** What it cost with every sub-agent nested under it. */
+  cost: ThreadCost;
+}
+
+/** A session's cost together with the sub-agents nested under it (at any depth). */
+export interface ThreadCost {
+  /** Σ of its own priced calls and its sub-agents'; null when none of them is priced. */
+  usd: number | null;
+  /** Its own calls only (the row's `costUsd`). */
+  ownUsd: number | null;
+  /** Calls without a price, its own and its sub-agents'. */
+  unpricedCalls: number;
+  /** Sub-agents and compaction agents nested under it, at any depth. */
+  subAgents: number;
 }
 
 /** The sessions of one local day. */
@@ -167,7 +213,7 @@ export function localDay(ms: number): string {
 export function nestSessions(rows: readonly SessionRow[]): SessionNode[] {
   const nodes = new Map<string, SessionNode>();
   const keyOf = (r: { fileId: number; key: string }): string => `${r.fileId}\u0000${r.key}`;
-  for (const row of rows) nodes.set(keyOf(row), { row, children: [] });
+  for (const row of rows) nodes.set(keyOf(row), { row, children: [], cost: { usd: row.costUsd, ownUsd: row.costUsd, unpricedCalls: row.unpricedCalls, subAgents: 0 } });
   const roots: SessionNode[] = [];
   for (const row of rows) {
     const node = nodes.get(keyOf(row))!;
@@ -175,7 +221,36 @@ export function nestSessions(rows: readonly SessionRow[]): SessionNode[] {
     if (parent && parent !== node) parent.children.push(node);
     else roots.push(node);
   }
+  // Children before parents, without recursion: a chain of 20,000 sub-agents is one pass, no deep stack.
+  // A parent cycle never reaches a root, so its nodes are never visited and keep their own figures.
+  const order: SessionNode[] = [];
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    order.push(n);
+    for (const c of n.children) stack.push(c);
+  }
+  for (let i = order.length - 1; i >= 0; i--) {
+    const n = order[i]!;
+    for (const c of n.children) {
+      if (c.cost.usd !== null) n.cost.usd = (n.cost.usd ?? 0) + c.cost.usd;
+      n.cost.unpricedCalls += c.cost.unpricedCalls;
+      n.cost.subAgents += 1 + c.cost.subAgents;
+    }
+  }
   return roots;
+}
+
+/** Each row's cost with its sub-agents (`SessionNode.cost`), by row id. */
+export function threadCosts(rows: readonly SessionRow[]): Map<number, ThreadCost> {
+  const out = new Map<number, ThreadCost>();
+  const stack = nestSessions(rows);
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    out.set(n.row.id, n.cost);
+    for (const c of n.children) stack.push(c);
+  }
+  return out;
 }
 
 /**
@@ -183,18 +258,14 @@ export function nestSessions(rows: readonly SessionRow[]): SessionNode[] {
  * (latest first), each day's sessions in `sort` order with their sub-agents nested.
  */
 export function groupSessions(rows: readonly SessionRow[], sort: SessionSort): ProjectGroup[] {
-  const compare = compareRows(sort);
   const roots = nestSessions(rows);
+  const compare = compareRows(sort, threadUsd(roots));
   const byProject = new Map<string, SessionNode[]>();
   for (const node of roots) {
     const list = byProject.get(node.row.project) ?? [];
     list.push(node);
     byProject.set(node.row.project, list);
   }
-  const sortTree = (list: SessionNode[]): void => {
-    list.sort((a, b) => compare(a.row, b.row));
-    for (const n of list) sortTree(n.children);
-  };
   const groups: ProjectGroup[] = [];
   for (const [project, nodes] of byProject) {
     const byDay = new Map<string, SessionNode[]>();
@@ -205,12 +276,86 @@ export function groupSessions(rows: readonly SessionRow[], sort: SessionSort): P
       byDay.set(day, list);
     }
     const days = [...byDay.entries()].sort((a, b) => (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0)).map(([day, sessions]) => {
-      sortTree(sessions);
+      sortTree(sessions, compare);
       return { day, sessions };
     });
     groups.push({ project, latestMs: Math.max(...nodes.map((n) => activeMs(n.row))), sessionCount: nodes.length, days });
   }
   return groups.sort((a, b) => b.latestMs - a.latestMs || (a.project < b.project ? -1 : 1));
+}
+
+/** The cost a sort by cost uses: each session with its sub-agents, as the tree shows it. */
+function threadUsd(roots: readonly SessionNode[]): (r: SessionRow) => number | null {
+  const costs = new Map<number, number | null>();
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    costs.set(n.row.id, n.cost.usd);
+    for (const c of n.children) stack.push(c);
+  }
+  return (r) => (costs.has(r.id) ? costs.get(r.id)! : r.costUsd);
+}
+
+/** Sorts sessions and, level by level, their sub-agents (iteratively: nesting can be deep). */
+function sortTree(list: SessionNode[], compare: (a: SessionRow, b: SessionRow) => number): void {
+  const stack = [list];
+  while (stack.length > 0) {
+    const l = stack.pop()!;
+    l.sort((a, b) => compare(a.row, b.row));
+    for (const n of l) if (n.children.length > 0) stack.push(n.children);
+  }
+}
+
+/** How the Agent Sessions view groups sessions: by project then day, or flat by how recently they were active. */
+export const GROUPINGS = ['project', 'recency'] as const;
+export type SessionGrouping = (typeof GROUPINGS)[number];
+
+/** The flat grouping's periods, most recent first. */
+export const PERIODS = ['today', 'yesterday', 'week', 'older'] as const;
+export type Period = (typeof PERIODS)[number];
+
+/** What each period is called in the view. */
+export const PERIOD_LABELS: Record<Period, string> = { today: 'Today', yesterday: 'Yesterday', week: 'This week', older: 'Older' };
+
+/** The sessions last active in one period (local days). */
+export interface PeriodGroup {
+  period: Period;
+  sessions: SessionNode[];
+}
+
+/**
+ * The period of a time, in local days before `nowMs`'s: today, yesterday, the five days
+ * before (this week: the last seven days), or older. Times after now count as today.
+ */
+export function periodOf(ms: number, nowMs: number): Period {
+  const day = (t: number): number => {
+    const d = new Date(t);
+    return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) / 86_400_000;
+  };
+  const back = day(nowMs) - day(ms);
+  return back <= 0 ? 'today' : back === 1 ? 'yesterday' : back < 7 ? 'week' : 'older';
+}
+
+/**
+ * The flat grouping of the Agent Sessions view: today, yesterday, this week, older (by
+ * when each session was last active), each period's sessions in `sort` order with their
+ * sub-agents nested; empty periods are left out.
+ */
+export function groupByPeriod(rows: readonly SessionRow[], sort: SessionSort, nowMs: number): PeriodGroup[] {
+  const roots = nestSessions(rows);
+  const compare = compareRows(sort, threadUsd(roots));
+  const byPeriod = new Map<Period, SessionNode[]>();
+  for (const n of roots) {
+    const p = periodOf(activeMs(n.row), nowMs);
+    const list = byPeriod.get(p) ?? [];
+    list.push(n);
+    byPeriod.set(p, list);
+  }
+  return PERIODS.filter((p) => byPeriod.has(p)).map((period) => {
+    const sessions = byPeriod.get(period)!;
+    sortTree(sessions, compare);
+    return { period, sessions };
+  });
 }
 
 /**

@@ -9,6 +9,7 @@ import { sessionCacheTtl } from './cacheCountdown';
 import type { TtlBasis } from './cacheCountdown';
 import type { PriceBook } from '../cost/costTypes';
 import { sessionCost } from './sessionCost';
+import { sessionTitle } from './sessionTitle';
 
 /**
  * What the session index keeps of one session (a main thread or a sub-agent): the
@@ -25,7 +26,7 @@ export interface SessionRecord {
   agent: string | null;
   model: string | null;
   cwd: string | null;
-  /** The agent's own title, else the first prompt typed; trace text (show it as plain text only). */
+  /** The agent's own title when it is a name, else the first prompt typed (sessionTitle.ts); trace text (show it as plain text only). */
   title: string | null;
   startMs: number | null;
   endMs: number | null;
@@ -139,7 +140,7 @@ export function indexRecords(parsed: ParsedTrace, options: Partial<AnalysisOptio
       agent: session.agent?.name ?? parsed.model.format,
       model: session.model,
       cwd: session.cwd,
-      title: session.title ?? session.turns[0]?.preview ?? null,
+      title: sessionTitle(session),
       startMs: s.startMs,
       endMs: s.endMs,
       calls: s.llmCalls,

@@ -1,3 +1,4 @@
+import { traceTitle } from '../sessions/sessionTitle';
 import { analyzeSession } from '../analysis/sessionAnalysis';
 import type { AnalysisOptions, SessionAnalysis } from '../analysis/sessionAnalysis';
 import { summarizeSession } from '../analysis/sessionSummary';
@@ -41,6 +42,8 @@ export interface TraceHeader
   callCount: number;
   /** The session shown first: the first main session, else the first. */
   defaultSessionId: string | null;
+  /** What to call the trace beside its file name: its one main session's title (or its first's, for a file named by an id), null when none or when the file's name says more (traceTitle); trace text. */
+  title: string | null;
 }
 
 /** The first part of a session, known as soon as the file is read: its summary and marks. */
@@ -333,6 +336,7 @@ export class TraceService {
     const { model } = this.parsed;
     let callCount = 0;
     for (const s of model.sessions) callCount += s.calls.length;
+    const first = model.sessions.find((s) => s.role === 'main') ?? model.sessions[0];
     return {
       fileName: this.options.fileName,
       files: model.files,
@@ -348,7 +352,8 @@ export class TraceService {
       skippedRecords: model.skippedRecords,
       sessionCount: model.sessions.length,
       callCount,
-      defaultSessionId: (model.sessions.find((s) => s.role === 'main') ?? model.sessions[0])?.id ?? null,
+      defaultSessionId: first?.id ?? null,
+      title: traceTitle(this.options.fileName, model.sessions, first),
       cost: this.traceCost()?.total ?? null,
     };
   }

@@ -1,3 +1,4 @@
+import { traceTitle } from '../sessions/sessionTitle';
 import type { SessionPage } from './sessionList';
 import { sessionLabel, sessionTreeOrder } from './sessionList';
 import { countTools } from './traceService';
@@ -50,6 +51,8 @@ export class ViewTraceService {
       sessionCount: v.sessions.length,
       callCount: v.sessions.reduce((n, s) => n + s.calls.length, 0),
       defaultSessionId: main?.summary.id ?? null,
+      // The summary's display title is sessionTitle's already: the same rule as the host's.
+      title: traceTitle(v.fileName, v.sessions.map((s) => s.summary), main ? { id: main.summary.id, title: main.summary.displayTitle, turns: [] } : undefined),
       cost: v.cost,
     };
   }

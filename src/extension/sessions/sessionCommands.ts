@@ -1,16 +1,19 @@
 import * as vscode from 'vscode';
 import { uiText } from '../../core/text/safeText';
-import { describeFilter, SORT_KEYS, SORT_LABELS } from '../../core/sessions/sessionQuery';
-import type { SessionFilter, SessionRow, SessionSort } from '../../core/sessions/sessionQuery';
+import { describeFilter, GROUPINGS, PERIOD_LABELS, SORT_KEYS, SORT_LABELS } from '../../core/sessions/sessionQuery';
+import type { SessionFilter, SessionGrouping, SessionRow, SessionSort } from '../../core/sessions/sessionQuery';
 import type { SessionComparison } from '../../core/sessions/compareSessions';
 import type { SessionsReport } from '../../core/sessions/sessionsReport';
-import { lastSegment, sessionLabel } from '../../core/sessions/sessionText';
+import { projectLabel, sessionLabel } from '../../core/sessions/sessionText';
 import { AGENTS } from '../../node/sessions/agentRegistry';
 import type { SessionsPanels } from './sessionsPanels';
 import type { SessionsService } from './sessionsService';
 import type { SessionsStatusBar } from './sessionsStatusBar';
 import { STATUS_BAR_COMMAND } from './sessionsStatusBar';
 import type { SessionsTreeNode, SessionsTreeProvider } from './sessionsTree';
+
+/** The groupings as the "Group Sessions" choice names them. */
+const GROUPING_LABELS: Record<SessionGrouping, string> = { project: 'By project, then day', recency: 'By recency: today, yesterday, this week, older' };
 
 /** What the Agent Sessions commands work with. */
 export interface SessionCommandContext {
@@ -24,7 +27,7 @@ export interface SessionCommandContext {
 
 function isNode(value: unknown): value is SessionsTreeNode {
   const v = value as { kind?: unknown } | null;
-  return typeof v === 'object' && v !== null && (v.kind === 'project' || v.kind === 'day' || v.kind === 'session');
+  return typeof v === 'object' && v !== null && (v.kind === 'project' || v.kind === 'day' || v.kind === 'period' || v.kind === 'session');
 }
 
 /** The nodes a command acts on: the clicked one and the selection it belongs to (VS Code passes both), else the tree's selection. */
@@ -40,10 +43,18 @@ function sessionOf(node: SessionsTreeNode | undefined): SessionRow | null {
   return node?.kind === 'session' ? node.node.row : null;
 }
 
-/** A plain, checked filter from a command argument (tests and keybindings may pass one). */
+/** The fields a filter argument may have: an object with any other (a tree node) is not a filter. */
+const FILTER_KEYS: ReadonlySet<string> = new Set(['agents', 'projects', 'sinceMs', 'untilMs', 'hasRetryLoops', 'costAboveUsd', 'hitRateBelow', 'text']);
+
+/**
+ * A plain, checked filter from a command argument (tests and keybindings may pass one;
+ * `{}` clears). Anything else is not one: VS Code passes the focused tree node to a title
+ * bar button, and that node must open the dialog, not clear the filter and the search.
+ */
 function filterFrom(value: unknown): SessionFilter | null {
-  if (typeof value !== 'object' || value === null) return null;
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || isNode(value)) return null;
   const v = value as Record<string, unknown>;
+  if (!Object.keys(v).every((k) => FILTER_KEYS.has(k))) return null;
   const strings = (x: unknown): string[] | undefined => (Array.isArray(x) && x.every((s) => typeof s === 'string') ? (x as string[]) : undefined);
   const number = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
   const f: SessionFilter = {};
@@ -106,7 +117,7 @@ async function editFilter(ctx: SessionCommandContext): Promise<void> {
     case 'project': {
       const projects = [...new Set(ctx.service.current().filter((r) => r.role === 'main').map((r) => r.project))].sort();
       const picked = await vscode.window.showQuickPick(
-        projects.map((p) => ({ label: uiText(lastSegment(p), { max: 60 }), description: uiText(p, { max: 120 }), project: p, picked: f.projects?.includes(p) ?? false })),
+        projects.map((p) => ({ label: projectLabel(p, 60), description: uiText(p, { max: 120 }), project: p, picked: f.projects?.includes(p) ?? false })),
         { canPickMany: true, title: 'Sessions of these projects (none: all)', matchOnDescription: true },
       );
       if (!picked) return;
@@ -190,6 +201,21 @@ export function createSessionCommands(ctx: SessionCommandContext): Record<string
       return ctx.tree.currentGroups();
     },
     'agentTrace.sessions.clearFilters': () => ctx.tree.setFilter({}),
+    // ('project' | 'recency') skips the choice; the setting keeps it for the next windows.
+    'agentTrace.sessions.groupBy': async (arg?: unknown) => {
+      let grouping: SessionGrouping | undefined = GROUPINGS.find((g) => g === arg);
+      if (!grouping) {
+        const picked = await vscode.window.showQuickPick(
+          GROUPINGS.map((g) => ({ label: GROUPING_LABELS[g], grouping: g, description: g === ctx.tree.currentGrouping ? 'current' : undefined })),
+          { title: 'Group Agent Sessions' },
+        );
+        grouping = picked?.grouping;
+      }
+      if (!grouping) return ctx.tree.currentGrouping;
+      await ctx.tree.setGrouping(grouping);
+      await vscode.workspace.getConfiguration('agentTrace').update('sessions.groupBy', grouping, vscode.ConfigurationTarget.Global);
+      return ctx.tree.currentGrouping;
+    },
     'agentTrace.sessions.open': (node?: unknown) => open(sessionOf(targets(ctx, node, undefined)[0])),
     'agentTrace.sessions.revealFile': async (node?: unknown) => {
       const row = sessionOf(targets(ctx, node, undefined)[0]);
@@ -212,8 +238,8 @@ export function createSessionCommands(ctx: SessionCommandContext): Record<string
         return undefined;
       }
       const mains = rows.filter((r) => r.role === 'main').length;
-      const only = nodes.length === 1 && nodes[0]!.kind === 'project' ? lastSegment(nodes[0]!.group.project) : null;
-      const title = only ? `${only}: ${mains} sessions` : `${mains} session${mains === 1 ? '' : 's'}`;
+      const only = nodes.length === 1 && nodes[0]!.kind === 'project' ? projectLabel(nodes[0]!.group.project, 60) : nodes.length === 1 && nodes[0]!.kind === 'period' ? PERIOD_LABELS[nodes[0]!.group.period] : null;
+      const title = `${only ? `${only}: ` : ''}${mains} session${mains === 1 ? '' : 's'}`;
       return ctx.panels.openReport(title, rows.map((r) => r.id));
     },
     'agentTrace.sessions.compare': async (node?: unknown, selected?: unknown): Promise<SessionComparison | undefined> => {
@@ -229,7 +255,7 @@ export function createSessionCommands(ctx: SessionCommandContext): Record<string
       if (!b) {
         const others = ctx.tree.visibleRows().filter((r) => r.id !== a.id && r.role === 'main');
         const picked = await vscode.window.showQuickPick(
-          others.map((r) => ({ label: sessionLabel(r, 80), description: `${uiText(lastSegment(r.project), { max: 40 })} · ${r.calls} calls`, row: r })),
+          others.map((r) => ({ label: sessionLabel(r, 80), description: `${projectLabel(r.project, 40)} · ${r.calls} calls`, row: r })),
           { title: `Compare with… (A: ${sessionLabel(a, 60)})`, matchOnDescription: true },
         );
         if (!picked) return undefined;

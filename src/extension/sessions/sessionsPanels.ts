@@ -8,6 +8,7 @@ import type { SessionsReport } from '../../core/sessions/sessionsReport';
 import type { SessionsHostMessage, SessionsPanelContent } from '../../protocol/sessionsMessages';
 import { checkSessionsMessage } from '../../protocol/sessionsValidate';
 import { createNonce } from '../webviewHtml';
+import { announceSaved } from '../savedFile';
 import type { SessionsService } from './sessionsService';
 import { writeFile } from 'node:fs/promises';
 
@@ -194,6 +195,6 @@ export class SessionsPanels implements vscode.Disposable {
     if (!target) return;
     if (target.scheme === 'file') await writeFile(target.fsPath, text);
     else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
-    void vscode.window.showInformationMessage(`Saved ${target.path.split('/').pop() ?? 'the export'}.`);
+    announceSaved(`Saved ${uiText(target.path.split('/').pop() ?? 'the export', { max: 120 })}.`, target, this.log);
   }
 }

@@ -8,6 +8,11 @@ import type { SyncProgress } from '../../node/sessions/sessionIndexer';
 import { maxFileBytes, readAnalysisOptions, sessionAgentRoots } from '../settings';
 import { join } from 'node:path';
 
+/** The Agent Sessions view (package.json `contributes.views`). */
+const SESSIONS_VIEW_ID = 'agentTrace.sessions';
+/** A first index still running after this long gets a notification with Cancel. */
+const NOTIFY_AFTER_MS = 2000;
+
 /** While anything shows sessions, the agents' folders are looked at again this often (new sessions, other windows' writes). */
 const RESCAN_MS = 30_000;
 
@@ -203,14 +208,34 @@ export class SessionsService implements vscode.Disposable {
     };
     try {
       if (cold || interactive) {
-        await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Indexing agent sessions', cancellable: true }, (progress, token) => {
-          let shown = 0;
-          return run((p) => {
-            const percent = p.bytesTotal > 0 ? (100 * p.bytesDone) / p.bytesTotal : 0;
-            progress.report({ increment: percent - shown, message: `${p.filesDone} of ${p.filesTotal} files (${(p.bytesDone / 2 ** 20).toFixed(0)} of ${(p.bytesTotal / 2 ** 20).toFixed(0)} MB)` });
-            shown = percent;
-          }, token);
-        });
+        // The view's own progress bar at once; a notification (with Cancel) only when the index
+        // takes a while, or when the user asked for it: a new user's four files were done in a
+        // second, and the toast over their first screen said nothing they needed.
+        const cancel = new vscode.CancellationTokenSource();
+        let reportTo: ((p: SyncProgress) => void) | null = null;
+        const syncing = run((p) => reportTo?.(p), cancel.token);
+        let settled = false;
+        void syncing.then(() => (settled = true), () => (settled = true));
+        void vscode.window.withProgress({ location: { viewId: SESSIONS_VIEW_ID } }, () => syncing.catch(() => undefined));
+        if (!interactive) await Promise.race([syncing, new Promise((r) => setTimeout(r, NOTIFY_AFTER_MS))]);
+        if (!settled) {
+          await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Indexing agent sessions', cancellable: true }, (progress, token) => {
+            let shown = 0;
+            token.onCancellationRequested(() => cancel.cancel());
+            reportTo = (p) => {
+              const percent = p.bytesTotal > 0 ? (100 * p.bytesDone) / p.bytesTotal : 0;
+              progress.report({ increment: percent - shown, message: `${p.filesDone} of ${p.filesTotal} files (${(p.bytesDone / 2 ** 20).toFixed(0)} of ${(p.bytesTotal / 2 ** 20).toFixed(0)} MB)` });
+              shown = percent;
+            };
+            if (this.progress) reportTo(this.progress);
+            return syncing;
+          });
+        }
+        try {
+          await syncing;
+        } finally {
+          cancel.dispose();
+        }
       } else {
         await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Agent sessions' }, () => run(() => undefined, null));
       }

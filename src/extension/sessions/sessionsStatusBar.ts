@@ -3,7 +3,7 @@ import { uiText } from '../../core/text/safeText';
 import { formatCompact, formatPercent } from '../../core/report/formatNumbers';
 import { cacheExpiresAt, countdownText, ttlExplanation } from '../../core/sessions/cacheCountdown';
 import { contextWindowFor } from '../../core/sessions/contextWindow';
-import { activeMs } from '../../core/sessions/sessionQuery';
+import { activeMs, isLive } from '../../core/sessions/sessionQuery';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
 import { formatUsd, sessionLabel } from '../../core/sessions/sessionText';
 import { agentLabel } from '../../node/sessions/agentRegistry';
@@ -30,7 +30,7 @@ export function statusBarView(row: SessionRow, nowMs: number): StatusBarView {
   const contextText = context === null ? 'ctx ?' : window ? `ctx ${Math.round((100 * context) / window)}%` : `ctx ${formatCompact(context)}`;
   const text = `$(pulse) ${contextText} · hit ${formatPercent(row.cacheHitRate)} · ${formatUsd(row.costUsd)} · ${countdownText(expiresAtMs, nowMs)}`;
   const lines = [
-    `${agentLabel(row.agentId)} session${row.live ? ' (live)' : ''}: ${sessionLabel(row, 120)}`,
+    `${agentLabel(row.agentId)} session${isLive(row, nowMs) ? ' (live)' : ''}: ${sessionLabel(row, 120)}`,
     uiText(row.project, { max: 200 }),
     '',
     context === null

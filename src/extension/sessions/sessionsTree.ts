@@ -1,20 +1,25 @@
 import * as vscode from 'vscode';
 import { uiText } from '../../core/text/safeText';
 import { formatPercent } from '../../core/report/formatNumbers';
-import { describeFilter, groupSessions, isFiltering, matchesFilter } from '../../core/sessions/sessionQuery';
-import type { DayGroup, ProjectGroup, SessionFilter, SessionNode, SessionRow, SessionSort } from '../../core/sessions/sessionQuery';
-import { formatUsd, lastSegment, sessionFigures, sessionLabel, sessionTooltip } from '../../core/sessions/sessionText';
+import { describeFilter, groupByPeriod, groupSessions, isFiltering, isLive, matchesFilter, nextLiveExpiry, PERIOD_LABELS, threadCosts } from '../../core/sessions/sessionQuery';
+import type { DayGroup, PeriodGroup, ProjectGroup, SessionFilter, SessionGrouping, SessionNode, SessionRow, SessionSort } from '../../core/sessions/sessionQuery';
+import { formatUsd, projectLabel, sessionFigures, sessionLabel, sessionTooltip, threadCostText, TREE_LABEL_MAX } from '../../core/sessions/sessionText';
+import { sessionsGrouping } from '../settings';
 import { agentLabel } from '../../node/sessions/agentRegistry';
 import type { SessionsService } from './sessionsService';
 
 /** The Agent Sessions view's id (package.json `views`). */
 export const SESSIONS_VIEW_ID = 'agentTrace.sessions';
 
-/** A row of the tree: a project, a day of a project, or a session (sub-agents are sessions under theirs). */
+/** A row of the tree: a project, a day of a project, a period (the flat grouping), or a session (sub-agents are sessions under theirs). */
 export type SessionsTreeNode =
   | { kind: 'project'; group: ProjectGroup }
   | { kind: 'day'; project: string; group: DayGroup }
+  | { kind: 'period'; group: PeriodGroup }
   | { kind: 'session'; node: SessionNode };
+
+/** The tree's top level: projects (then days), or periods ("today", "yesterday", …). */
+type Groups = { grouping: 'project'; projects: ProjectGroup[] } | { grouping: 'recency'; periods: PeriodGroup[] };
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
@@ -28,9 +33,10 @@ function dayLabel(day: string): string {
   return `${day} · ${name}`;
 }
 
-function sumCost(rows: readonly SessionRow[]): number | null {
+/** A group's cost: Σ over its sessions, each with its sub-agents (so it equals the sum of the rows it shows). */
+function sumCost(nodes: readonly SessionNode[]): number | null {
   let total: number | null = null;
-  for (const r of rows) if (r.costUsd !== null) total = (total ?? 0) + r.costUsd;
+  for (const n of nodes) if (n.cost.usd !== null) total = (total ?? 0) + n.cost.usd;
   return total;
 }
 
@@ -47,26 +53,39 @@ function flatten(nodes: readonly SessionNode[]): SessionRow[] {
 
 /**
  * The Agent Sessions tree: projects (latest activity first), each by day, each day's
- * sessions in the chosen order with their sub-agents nested. Every label, description
- * and tooltip is plain text: titles and paths come from traces (sessionText.ts).
+ * sessions in the chosen order with their sub-agents nested; or, grouped by recency
+ * (`agentTrace.sessions.groupBy`), today, yesterday, this week and older. Every label,
+ * description and tooltip is plain text: titles and paths come from traces (sessionText.ts).
  */
 export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTreeNode>, vscode.Disposable {
   private readonly didChange = new vscode.EventEmitter<SessionsTreeNode | undefined>();
   readonly onDidChangeTreeData = this.didChange.event;
   private filter: SessionFilter = {};
   private sort: SessionSort = 'newest';
+  private grouping: SessionGrouping = sessionsGrouping();
   /** Ids the text search found (null: no text search). */
   private textMatches: Set<number> | null = null;
-  private groups: ProjectGroup[] = [];
-  private readonly listener: vscode.Disposable;
+  private groups: Groups = { grouping: 'project', projects: [] };
+  private readonly listeners: vscode.Disposable[];
+  /** Redraws the rows when the first "live" one stops being live (nothing on disk changes then). */
+  private liveTimer: ReturnType<typeof setTimeout> | undefined;
   view: vscode.TreeView<SessionsTreeNode> | null = null;
 
   constructor(private readonly service: SessionsService) {
-    this.listener = service.onDidChange(() => void this.rebuild());
+    this.listeners = [
+      service.onDidChange(() => void this.rebuild()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('agentTrace.sessions.groupBy')) {
+          this.grouping = sessionsGrouping();
+          void this.rebuild();
+        }
+      }),
+    ];
   }
 
   dispose(): void {
-    this.listener.dispose();
+    clearTimeout(this.liveTimer);
+    for (const l of this.listeners) l.dispose();
     this.didChange.dispose();
   }
 
@@ -78,6 +97,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
     return this.sort;
   }
 
+  get currentGrouping(): SessionGrouping {
+    return this.grouping;
+  }
+
   async setFilter(filter: SessionFilter): Promise<void> {
     this.filter = filter;
     this.textMatches = filter.text ? await this.service.search(filter.text) : null;
@@ -86,6 +109,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
 
   async setSort(sort: SessionSort): Promise<void> {
     this.sort = sort;
+    await this.rebuild();
+  }
+
+  /** Groups by project then day, or by recency, for this window (the setting keeps the choice). */
+  async setGrouping(grouping: SessionGrouping): Promise<void> {
+    this.grouping = grouping;
     await this.rebuild();
   }
 
@@ -102,10 +131,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
       }
       return t;
     };
+    // A session's cost is its own and its sub-agents', as its row shows it.
+    const costs = this.filter.costAboveUsd !== undefined ? threadCosts(rows) : null;
     // The figures filter a session by its own; the text search finds it by any of its threads (a sub-agent's error counts).
     const found = new Set<SessionRow>();
     if (this.textMatches !== null) for (const r of rows) if (this.textMatches.has(r.id)) found.add(top(r));
-    const kept = (t: SessionRow): boolean => matchesFilter(t, this.filter) && (this.textMatches === null || found.has(t));
+    const kept = (t: SessionRow): boolean => matchesFilter(t, this.filter, costs?.get(t.id)?.usd ?? t.costUsd) && (this.textMatches === null || found.has(t));
     const tops = new Map<SessionRow, boolean>();
     return rows.filter((r) => {
       const t = top(r);
@@ -117,26 +148,42 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
   private async rebuild(): Promise<void> {
     if (this.filter.text && this.textMatches === null) this.textMatches = await this.service.search(this.filter.text);
     const rows = this.visibleRows();
-    this.groups = groupSessions(rows, this.sort);
+    const now = Date.now();
+    this.groups = this.grouping === 'recency' ? { grouping: 'recency', periods: groupByPeriod(rows, this.sort, now) } : { grouping: 'project', projects: groupSessions(rows, this.sort) };
     const total = this.service.current().filter((r) => r.role === 'main').length;
     const shown = rows.filter((r) => r.role === 'main').length;
     void vscode.commands.executeCommand('setContext', 'agentTrace.sessions.filtered', isFiltering(this.filter));
+    void vscode.commands.executeCommand('setContext', 'agentTrace.sessions.groupBy', this.grouping);
     if (this.view) {
       this.view.description = this.service.ready ? (isFiltering(this.filter) ? `${shown} of ${total}` : `${total}`) : undefined;
       this.view.message = isFiltering(this.filter) ? `Filtered: ${uiText(describeFilter(this.filter).join(' · '), { max: 300 })}` : this.service.ready ? undefined : 'Reading agent sessions…';
     }
+    this.scheduleLiveExpiry(rows, now);
     this.didChange.fire(undefined);
   }
 
-  /** The groups as the tree shows them (tests read them). */
+  /** "● live" goes when its window passes: the rows are drawn again then, read or not. */
+  private scheduleLiveExpiry(rows: readonly SessionRow[], now: number): void {
+    clearTimeout(this.liveTimer);
+    const next = nextLiveExpiry(rows, now);
+    if (next === null) return;
+    this.liveTimer = setTimeout(() => this.didChange.fire(undefined), Math.max(0, next - now) + 250);
+  }
+
+  /** The project groups as the tree shows them (empty when grouped by recency; tests read them). */
   currentGroups(): ProjectGroup[] {
-    return this.groups;
+    return this.groups.grouping === 'project' ? this.groups.projects : [];
+  }
+
+  /** The period groups when grouped by recency (else empty). */
+  currentPeriods(): PeriodGroup[] {
+    return this.groups.grouping === 'recency' ? this.groups.periods : [];
   }
 
   getChildren(element?: SessionsTreeNode): SessionsTreeNode[] {
-    if (!element) return this.groups.map((group) => ({ kind: 'project', group }));
+    if (!element) return this.groups.grouping === 'recency' ? this.groups.periods.map((group) => ({ kind: 'period', group })) : this.groups.projects.map((group) => ({ kind: 'project', group }));
     if (element.kind === 'project') return element.group.days.map((group) => ({ kind: 'day', project: element.group.project, group }));
-    if (element.kind === 'day') return element.group.sessions.map((node) => ({ kind: 'session', node }));
+    if (element.kind === 'day' || element.kind === 'period') return element.group.sessions.map((node) => ({ kind: 'session', node }));
     return element.node.children.map((node) => ({ kind: 'session', node }));
   }
 
@@ -144,7 +191,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
     switch (element.kind) {
       case 'project': {
         const g = element.group;
-        const item = new vscode.TreeItem(uiText(lastSegment(g.project), { max: 80 }), vscode.TreeItemCollapsibleState.Expanded);
+        const item = new vscode.TreeItem(projectLabel(g.project), vscode.TreeItemCollapsibleState.Expanded);
         item.id = `project:${g.project}`;
         item.description = `${g.sessionCount} session${g.sessionCount === 1 ? '' : 's'} · ${uiText(g.project, { max: 120 })}`;
         item.tooltip = uiText(g.project, { max: 400 });
@@ -152,32 +199,38 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
         item.contextValue = 'agentTrace.project';
         return item;
       }
-      case 'day': {
+      case 'day':
+      case 'period': {
         const g = element.group;
-        const rows = flatten(g.sessions);
         const mains = g.sessions.length;
-        const item = new vscode.TreeItem(dayLabel(g.day), vscode.TreeItemCollapsibleState.Expanded);
-        item.id = `day:${element.project}\u0000${g.day}`;
-        const cost = sumCost(rows);
+        const label = element.kind === 'day' ? dayLabel(element.group.day) : PERIOD_LABELS[element.group.period];
+        const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = element.kind === 'day' ? `day:${element.project}\u0000${element.group.day}` : `period:${element.group.period}`;
+        const cost = sumCost(g.sessions);
         item.description = `${mains} session${mains === 1 ? '' : 's'}${cost === null ? '' : ` · ${formatUsd(cost)}`}`;
-        item.iconPath = new vscode.ThemeIcon('calendar');
-        item.contextValue = 'agentTrace.day';
+        item.tooltip = `${item.description}: each session with its sub-agents${element.kind === 'period' ? `; by when each was last active` : ''}`;
+        item.iconPath = new vscode.ThemeIcon(element.kind === 'day' ? 'calendar' : 'history');
+        item.contextValue = element.kind === 'day' ? 'agentTrace.day' : 'agentTrace.period';
         return item;
       }
       case 'session': {
-        const row = element.node.row;
-        const item = new vscode.TreeItem(sessionLabel(row), element.node.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const { row, cost } = element.node;
+        const now = Date.now();
+        const context = { cost, nowMs: now, flat: this.groups.grouping === 'recency' };
+        const live = isLive(row, now);
+        // Short, so VS Code's default 300 px sidebar still shows the figures beside it; the tooltip has the whole title.
+        const item = new vscode.TreeItem(sessionLabel(row, TREE_LABEL_MAX), element.node.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = `session:${row.id}`;
-        item.description = sessionFigures(row);
-        item.tooltip = sessionTooltip(row);
-        item.iconPath = row.live
+        item.description = sessionFigures(row, context);
+        item.tooltip = sessionTooltip(row, context);
+        item.iconPath = live
           ? new vscode.ThemeIcon('pulse', new vscode.ThemeColor('charts.green'))
           : row.fileStatus !== 'ok'
             ? new vscode.ThemeIcon('warning')
             : new vscode.ThemeIcon(row.role === 'main' ? 'comment-discussion' : 'type-hierarchy-sub');
         item.contextValue = row.fileStatus === 'deleted' ? 'agentTrace.session.deleted' : 'agentTrace.session';
         item.accessibilityInformation = {
-          label: `${sessionLabel(row)}, ${agentLabel(row.agentId)}, ${row.calls} calls, cache hit ${formatPercent(row.cacheHitRate)}, ${formatUsd(row.costUsd)}, ${row.failedToolCalls} failed tool calls, ${row.retryLoops} retry loops${row.live ? ', live' : ''}`,
+          label: `${sessionLabel(row, 200)}, ${agentLabel(row.agentId)}, ${threadCostText(row, cost)}, ${row.calls} calls, cache hit ${formatPercent(row.cacheHitRate)}, ${row.failedToolCalls} failed tool calls, ${row.retryLoops} retry loops${live ? ', live' : ''}`,
         };
         if (row.fileStatus !== 'deleted') item.command = { command: 'agentTrace.sessions.open', title: 'Open in Agent Trace Inspector', arguments: [element] };
         return item;
@@ -185,35 +238,36 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
     }
   }
 
+  /** The top-level nodes and, for each, the session lists under it (a project's days, or a period's own list). */
+  private sessionLists(): Array<{ parent: SessionsTreeNode; sessions: SessionNode[] }> {
+    if (this.groups.grouping === 'recency') return this.groups.periods.map((group) => ({ parent: { kind: 'period', group }, sessions: group.sessions }));
+    return this.groups.projects.flatMap((p) => p.days.map((group) => ({ parent: { kind: 'day', project: p.project, group } as SessionsTreeNode, sessions: group.sessions })));
+  }
+
   getParent(element: SessionsTreeNode): SessionsTreeNode | undefined {
-    if (element.kind === 'project') return undefined;
+    if (element.kind === 'project' || element.kind === 'period') return undefined;
     if (element.kind === 'day') {
-      const group = this.groups.find((g) => g.project === element.project);
+      const group = this.currentGroups().find((g) => g.project === element.project);
       return group ? { kind: 'project', group } : undefined;
     }
     const row = element.node.row;
-    for (const p of this.groups) {
-      for (const d of p.days) {
-        const find = (nodes: SessionNode[], parent: SessionsTreeNode): SessionsTreeNode | undefined => {
-          for (const n of nodes) {
-            if (n.row.id === row.id) return parent;
-            const deeper = find(n.children, { kind: 'session', node: n });
-            if (deeper) return deeper;
-          }
-          return undefined;
-        };
-        const found = find(d.sessions, { kind: 'day', project: p.project, group: d });
-        if (found) return found;
+    for (const { parent, sessions } of this.sessionLists()) {
+      // Depth first without recursion: sub-agents nest as deep as the agent nested them.
+      const stack: Array<{ node: SessionNode; parent: SessionsTreeNode }> = sessions.map((node) => ({ node, parent }));
+      while (stack.length > 0) {
+        const { node, parent: p } = stack.pop()!;
+        if (node.row.id === row.id) return p;
+        for (const c of node.children) stack.push({ node: c, parent: { kind: 'session', node } });
       }
     }
     return undefined;
   }
 
-  /** The session rows under tree nodes (a project or day: all its sessions; a session: it and its sub-agents). */
+  /** The session rows under tree nodes (a project, day or period: all its sessions; a session: it and its sub-agents). */
   rowsUnder(nodes: readonly SessionsTreeNode[]): SessionRow[] {
     const out = new Map<number, SessionRow>();
     for (const n of nodes) {
-      const sessions = n.kind === 'project' ? n.group.days.flatMap((d) => d.sessions) : n.kind === 'day' ? n.group.sessions : [n.node];
+      const sessions = n.kind === 'project' ? n.group.days.flatMap((d) => d.sessions) : n.kind === 'day' || n.kind === 'period' ? n.group.sessions : [n.node];
       for (const r of flatten(sessions)) out.set(r.id, r);
     }
     return [...out.values()];
@@ -221,14 +275,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
 
   /** The tree node of a session row (for reveal). */
   nodeOf(rowId: number): SessionsTreeNode | undefined {
-    for (const p of this.groups) {
-      for (const d of p.days) {
-        const stack = [...d.sessions];
-        while (stack.length > 0) {
-          const n = stack.pop()!;
-          if (n.row.id === rowId) return { kind: 'session', node: n };
-          stack.push(...n.children);
-        }
+    for (const { sessions } of this.sessionLists()) {
+      const stack = [...sessions];
+      while (stack.length > 0) {
+        const n = stack.pop()!;
+        if (n.row.id === rowId) return { kind: 'session', node: n };
+        stack.push(...n.children);
       }
     }
     return undefined;

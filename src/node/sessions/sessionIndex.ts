@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isLive } from '../../core/sessions/sessionQuery';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
 import type { CallRecord, IndexedSession, SessionRecord } from '../../core/sessions/sessionRecord';
 import { isBusy, openDatabase } from './sqlite';
 import type { Database } from './sqlite';
-import { LIVE_WINDOW_MS } from '../../protocol/messages';
 
 /**
  * The persistent index of local agent sessions: one SQLite file (node-sqlite3-wasm) in
@@ -16,7 +16,7 @@ import { LIVE_WINDOW_MS } from '../../protocol/messages';
  * `SCHEMA_VERSION` changes whenever the tables or the meaning of a figure change: an
  * index of another version is set aside and rebuilt, never read.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 
 /** What the index remembers of one companion file (a sub-agent log). */
@@ -442,6 +442,8 @@ export class SessionIndex {
     const fileId = num(r['file_id'])!;
     const view = views.get(fileId)!;
     const record = JSON.parse(text(r['record'])!) as Omit<SessionRecord, 'searchText'>;
+    // The last write: the file's own, or a sub-agent log's that grew later (lastGrowthMs is that log's modification time).
+    const lastWriteMs = Math.max(view.lastGrowthMs ?? -Infinity, view.mtimeMs);
     return {
       ...record,
       searchText: { prompts: '', tools: '', errors: '' },
@@ -451,8 +453,8 @@ export class SessionIndex {
       agentId: view.agentId,
       project: view.project,
       fileMtimeMs: view.mtimeMs,
-      // Growing now: it grew since the last read, or it was written in the last minutes when first read.
-      live: view.status === 'ok' && nowMs - Math.max(view.lastGrowthMs ?? -Infinity, view.mtimeMs) < LIVE_WINDOW_MS,
+      lastWriteMs,
+      live: isLive({ fileStatus: view.status, lastWriteMs }, nowMs),
       fileStatus: view.status,
       problem: view.problem,
     };

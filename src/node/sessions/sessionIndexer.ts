@@ -47,6 +47,22 @@ export interface IndexerOptions {
   now: () => number;
 }
 
+/**
+ * When a file (or one of its sub-agent logs) that grew since the last read was written:
+ * the latest modification time among those that grew, not the moment this read noticed
+ * (a view hidden for ten minutes would otherwise call a session finished eight minutes
+ * ago "live"). Clipped to now for a clock ahead of ours; null or the earlier value when
+ * nothing grew.
+ */
+export function grewAt(f: { sizeBytes: number; mtimeMs: number }, companions: readonly CompanionState[], prior: { size: number; companions: readonly CompanionState[]; lastGrowthMs: number | null }, nowMs: number): number | null {
+  let at: number | null = null;
+  if (f.sizeBytes > prior.size) at = f.mtimeMs;
+  for (const c of companions) {
+    if (c.size > (prior.companions.find((p) => p.key === c.key)?.size ?? 0)) at = Math.max(at ?? -Infinity, c.mtimeMs);
+  }
+  return at === null ? prior.lastGrowthMs : Math.min(at, nowMs);
+}
+
 /** The meta key of the settings the stored figures were computed with (IndexerOptions.basis). */
 const BASIS_KEY = 'figures-basis';
 const NO_SAVED_PARSE = 'no saved parse to resume';
@@ -413,7 +429,7 @@ export class SessionIndexer {
       size: f.sizeBytes,
       mtimeMs: f.mtimeMs,
       companions,
-      lastGrowthMs: prior && (f.sizeBytes > prior.size || companions.some((c) => c.size > (prior.companions.find((p) => p.key === c.key)?.size ?? 0))) ? now : prior?.lastGrowthMs ?? null,
+      lastGrowthMs: prior ? grewAt(f, companions, prior, now) : null,
     };
     if (f.sizeBytes > this.options.maxFileBytes) {
       const message = `${basename(f.path)} is ${(f.sizeBytes / 2 ** 20).toFixed(0)} MB, above the ${(this.options.maxFileBytes / 2 ** 20).toFixed(0)} MB limit (agentTrace.maxFileSizeMB): not read.`;

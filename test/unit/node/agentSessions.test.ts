@@ -118,3 +118,30 @@ describe('OpenCode before 1.2: a session in storage/ opens as its export', { ski
     assert.deepEqual(summarizeSession(parsed.model.sessions[0]!), summarizeSession(direct.model.sessions[0]!));
   });
 });
+
+describe('Gemini CLI sessions name their project, never "chats"', () => {
+  // Gemini CLI keeps a project's chats in ~/.gemini/tmp/<folder>/chats/. Its folder is a short id with a
+  // `.project_root` marker holding the project's path (packages/core/src/config/projectRegistry.ts), or, in
+  // versions before that registry, the SHA-256 of the project's path (storage.ts getFilePathHash), which
+  // ~/.gemini/projects.json maps back ({"projects": {"<path>": "<short id>"}}). Hashes by sha256sum:
+  //   printf %s /srv/api | sha256sum       → 5afe96de…2001541
+  //   printf %s /home/me/web | sha256sum   → 366eb473…ba39b0190
+  const gemini = mkdtempSync(join(tmpdir(), 'gemini-home-'));
+  after(() => rmSync(gemini, { recursive: true, force: true }));
+  const tmp = join(gemini, '.gemini/tmp');
+  const chat = join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json');
+  const put = (folder: string): string => place(chat, join(tmp, folder, 'chats/session-2025-10-10T06-59-cdd63974.json'), '2025-10-10T07:00:00Z');
+  const slug = put('app');
+  writeFileSync(join(tmp, 'app/.project_root'), '/app\n');
+  const legacy = put('5afe96def09814c69f4ae7bd26fc666fc2fad00d4da9981fbc3aad4fc2001541');
+  const unknown = put('366eb473e5b2900b97409860f721b6ae740d5eb5555146a5553b4f5ba39b0190');
+  writeFileSync(join(gemini, '.gemini/projects.json'), JSON.stringify({ projects: { '/app': 'app', '/srv/api': 'api' } }));
+
+  it('the marker, then the registry (by the hash of each path), else the folder itself', async () => {
+    const { sessions } = await listLocalSessions({ ...roots, claudeCode: '', codex: '', openCode: '', openHands: '', cline: '', rooCode: '', aiperf: [], geminiCli: tmp }, 50);
+    const project = new Map(sessions.map((s) => [s.path, s.project]));
+    assert.equal(project.get(slug), '/app');
+    assert.equal(project.get(legacy), '/srv/api');
+    assert.equal(project.get(unknown), join(tmp, '366eb473e5b2900b97409860f721b6ae740d5eb5555146a5553b4f5ba39b0190'));
+  });
+});

@@ -1,4 +1,4 @@
-import { arr, clip, count, emptyRecord, isObject, isoMs, obj, parseArguments, str } from '../json';
+import { arr, clip, count, emptyRecord, firstLine, isObject, isoMs, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
@@ -81,6 +81,8 @@ export class CodexReader implements RecordReader {
   private parentId: string | null = null;
   private agentVersion: string | null = null;
   private sessionCwd: string | null = null;
+  /** The thread's name (`event_msg/thread_name_updated`), null until one is set. */
+  private threadName: string | null = null;
   /** cwd and model of the latest turn_context: what the next request runs with. */
   private turnCwd: string | null = null;
   private model: string | null = null;
@@ -212,7 +214,7 @@ export class CodexReader implements RecordReader {
       agent: { name: 'codex', version: this.agentVersion },
       model: mostUsedModel(calls) ?? this.model,
       cwd: this.sessionCwd,
-      title: null,
+      title: this.threadName,
       calls,
       turns,
       compactions: [...this.compactions],
@@ -339,6 +341,13 @@ export class CodexReader implements RecordReader {
         const item = patchApplied(p);
         if (item && item.id !== null && !this.toolsById.has(item.id)) this.nestedItemDone(item);
         else countSkipped(this.skipped, 'event_msg:patch_apply_end');
+        return;
+      }
+      case 'thread_name_updated': {
+        // The thread's name as the user set it (/rename) or Codex gave it: the session's own title; the last one wins.
+        const name = str(p['thread_name']);
+        if (name !== null && name.trim() !== '') this.threadName = firstLine(name, PREVIEW_MAX);
+        else countSkipped(this.skipped, 'event_msg:thread_name_updated (no name)');
         return;
       }
       case 'context_compacted': {

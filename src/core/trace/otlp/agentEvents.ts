@@ -40,6 +40,12 @@ const CODEX = {
   prompt: 'codex.user_prompt',
 } as const;
 const KNOWN = new Set<string>([...Object.values(CLAUDE), ...Object.values(CODEX)]);
+/**
+ * What an agent writes in a prompt's place when prompts are not logged: Codex "[REDACTED]"
+ * (codex-rs `user_prompt`), Claude Code "<REDACTED>" (in `prompt` and `prompt_text`, as a real
+ * 2.1.294 capture shows). Either is no prompt: the turn says its length instead.
+ */
+const PROMPT_PLACEHOLDERS = new Set(['[REDACTED]', '<REDACTED>']);
 
 type Agent = 'claude-code' | 'codex';
 
@@ -154,7 +160,7 @@ export class AgentEventCollector {
       } else if (e.name === CLAUDE.prompt || e.name === CODEX.prompt) {
         const prompt = text(a.get('prompt'));
         const length = count(a.get('prompt_length'));
-        const logged = prompt !== null && prompt !== '[REDACTED]';
+        const logged = prompt !== null && !PROMPT_PLACEHOLDERS.has(prompt);
         turns.push({ index: turns.length, startMs: e.timeMs, preview: logged ? clip(prompt.replace(/\s+/g, ' '), 160) : `(prompt not logged${length !== null ? `: ${length} characters` : ''})`, source: e.source });
       } else if (e.name === CLAUDE.tool || e.name === CODEX.tool) {
         pendingTools.push({ tool: this.tool(e, duration, ids), startMs: e.timeMs !== null && duration !== null ? e.timeMs - duration : e.timeMs });

@@ -9,7 +9,7 @@ import { attrString, classifySpan, GEN_AI, serverTiming, spanModel, spanTokens }
 import type { SpanRole, SpanTokens } from './genAi';
 import { AgentEventCollector } from './agentEvents';
 import { compareNanos, isLogsData, isResourceLogs, isResourceSpans, isTracesData, nanosToMs, readLogRecords, readSpans } from './otlpJson';
-import type { OtlpSpan, SpanPath, SpanProblem } from './otlpJson';
+import type { OtlpLogRecord, OtlpSpan, SpanPath, SpanProblem } from './otlpJson';
 
 /** Parent chains longer than this are treated as broken (a cycle in a malformed file). */
 const MAX_DEPTH = 10_000;
@@ -94,11 +94,21 @@ export class OtlpCollector {
 
   private readonly events = new AgentEventCollector(this.skipped);
 
-  /** Adds the log records of one LogsData / ResourceLogs value: agents' own events (Claude Code, Codex); a value with none of them is counted as skipped. */
+  /**
+   * Adds the log records of one LogsData / ResourceLogs value: agents' own events (Claude Code,
+   * Codex). A value with none of them is counted as skipped whole; beside events that are read,
+   * every other record is counted by its event name (`event:claude_code.hook_registered`), so
+   * what the agents write and this reader leaves out is still said.
+   */
   addLogs(value: unknown, base: SpanPath, locate: (path: SpanPath) => SourceRef): void {
     let taken = 0;
-    for (const record of readLogRecords(value, base)) if (this.events.add(record, locate(record.path))) taken++;
+    const others: string[] = [];
+    for (const record of readLogRecords(value, base)) {
+      if (this.events.add(record, locate(record.path))) taken++;
+      else others.push(eventNameOf(record));
+    }
     if (taken === 0) countSkipped(this.skipped, 'resourceLogs');
+    else for (const name of others) countSkipped(this.skipped, `event:${name}`);
   }
 
   finish(): ReaderResult {
@@ -408,6 +418,15 @@ export class OtlpCollector {
   private report(source: SourceRef, severity: Diagnostic['severity'], message: string): void {
     this.diagnostics.push({ file: source.file, line: source.line, severity, message });
   }
+}
+
+/**
+ * A log record's event name for the skipped counts: of its `eventName`, `event.name` and body,
+ * the longest without a space. Claude Code writes `hook_registered` beside the body
+ * `claude_code.hook_registered`; Codex's `eventName` is a source location with a space in it.
+ */
+function eventNameOf(record: OtlpLogRecord): string {
+  return record.names.filter((n) => !/\s/.test(n)).sort((a, b) => b.length - a.length)[0] ?? 'unnamed';
 }
 
 function draft(id: string, parent: SessionDraft | null, agentSpan: Entry | null, order: number, anchorNs: bigint | null): SessionDraft {

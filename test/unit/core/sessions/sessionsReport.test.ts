@@ -27,7 +27,7 @@ async function rowsOf(path: string, fileId: number, project: string, firstId: nu
   const parsed = await parseFile(path);
   return indexRecords(parsed).map(({ session, calls: c }, i) => {
     calls.set(firstId + i, c);
-    return { ...session, id: firstId + i, fileId, path, agentId: parsed.model.format!, project, fileMtimeMs: 0, live: false, fileStatus: 'ok' as const, problem: null };
+    return { ...session, id: firstId + i, fileId, path, agentId: parsed.model.format!, project, fileMtimeMs: 0, lastWriteMs: 0, live: false, fileStatus: 'ok' as const, problem: null };
   });
 }
 

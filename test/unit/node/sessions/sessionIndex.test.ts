@@ -219,6 +219,23 @@ describe('SessionIndex over a fake home of real sessions', () => {
     index.close();
   });
 
+  it('a file that grew while no one looked is live by when it was written, not by when the growth was seen', async () => {
+    const { home, roots, dbPath } = setup();
+    const { index } = SessionIndex.open(dbPath);
+    const now = Date.parse('2026-03-21T10:30:00Z');
+    const indexer = new SessionIndexer(index, { now: () => now });
+    await indexer.sync(roots);
+    // The agent wrote its last line five minutes ago; this sync is the first to see it (a view that was hidden).
+    const file = join(home, FAKE_HOME_SESSIONS.codex.rel);
+    appendFileSync(file, '\n');
+    utimesSync(file, new Date(now - 5 * 60_000), new Date(now - 5 * 60_000));
+    await indexer.sync(roots);
+    const row = byKey(index.rows(now), '01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73');
+    assert.equal(row.lastWriteMs, now - 5 * 60_000);
+    assert.equal(row.live, false, 'written 5 minutes ago: past the 2-minute window');
+    index.close();
+  });
+
   it('rebuilds an index of another schema version, with a message, never reading it', async () => {
     const { roots, dbPath } = setup();
     const old = openDatabase(dbPath);
@@ -280,6 +297,8 @@ describe('SessionIndex over the other agents whose folders are known', () => {
     const of = (agentId: string): SessionRow[] => rows.filter((r) => r.agentId === agentId);
     const gemini = of('gemini-cli');
     assert.deepEqual(gemini.map((r) => [r.path, r.calls, r.userTurns]), [[placed.gemini, 1, 1]]);
+    // Its project is the path Gemini CLI's registry gives its folder (the SHA-256 of "/app"), not the `chats` folder.
+    assert.equal(gemini[0]!.project, '/app');
     const openHands = of('openhands');
     assert.deepEqual(openHands.map((r) => [r.path, r.calls, r.userTurns, r.failedToolCalls]), [[placed.openHands, 5, 1, 0]]);
     const aiperf = of('aiperf');

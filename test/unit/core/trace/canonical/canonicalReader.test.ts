@@ -245,6 +245,8 @@ describe('hand-written fixture (canonical/hand-written-minimal.trace.jsonl)', as
       agentVersion: '0.3.0',
       model: 'model-a',
       title: 'Fix the failing date test',
+      // The file's own title (its session record), a name: the one to show.
+      displayTitle: 'Fix the failing date test',
       llmCalls: 3,
       userTurns: 2,
       otherInputs: null,
@@ -275,6 +277,8 @@ describe('hand-written fixture (canonical/hand-written-minimal.trace.jsonl)', as
       agentVersion: '0.3.0',
       model: 'model-small',
       title: null,
+      // No title and no turn of its own: nothing to call it by but what it is (the views say "sub-agent sub-1").
+      displayTitle: null,
       llmCalls: 1,
       userTurns: 0,
       otherInputs: null,

@@ -9,16 +9,28 @@ import { fixtures, parseFile, parseText, repoRoot } from '../../../../support/he
 import { assertRoundTrip } from '../../../../support/roundTrip';
 
 // Agents' own OpenTelemetry output. logs.json is OpenTelemetry's official OTLP/JSON logs
-// example (real, unchanged). No public sample of VS Code's Agent Debug Logs export, Claude
-// Code's or Codex's telemetry was found, so those fixtures are built from the producers'
-// source and documentation by test/fixtures/otlp/build_agent_fixtures.py (it cites them);
-// every figure below is worked out by hand from that script's numbers.
+// example (real, unchanged). No public sample of VS Code's Agent Debug Logs export was found,
+// and the real Claude Code and Codex captures found (one request each) may not be copied
+// here: they are tested from local samples in agentTelemetryReal.test.ts. The fixtures below
+// are built from the producers' source and documentation, and from what those captures show,
+// by test/fixtures/otlp/build_agent_fixtures.py (it cites them), for what the captures lack
+// (several calls, tools, failures, API errors, sub-agents); every figure below is worked out
+// by hand from that script's numbers.
 
 const LOGS = join(fixtures, 'otlp/logs.json');
 const COPILOT = join(fixtures, 'otlp/copilot-chat-debug-log.json');
 const CLAUDE = join(fixtures, 'otlp/claude-code-events.jsonl');
 const CODEX = join(fixtures, 'otlp/codex-events.jsonl');
 const T0 = Date.UTC(2026, 11, 1);
+
+function python(): boolean {
+  try {
+    execFileSync('python3', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function tokens(s: Session): [number | null, number | null, number | null, number | null] {
   const t = summarizeSession(s).tokens;
@@ -81,7 +93,7 @@ describe('Claude Code telemetry events (claude_code.*)', async () => {
   const r = await parseFile(CLAUDE);
   const s = r.model.sessions[0]!;
 
-  it('one session per session.id, four api_request calls, two prompts, one API error', () => {
+  it('one session per session.id, four api_request calls, two prompts (the first not logged: "<REDACTED>"), one API error', () => {
     assert.equal(r.model.format, 'otlp');
     assert.equal(r.model.sessions.length, 1);
     assert.equal(s.id, '0b7e2c1a-9f3d-4e5b-8a6c-1d2e3f4a5b6c');
@@ -89,6 +101,17 @@ describe('Claude Code telemetry events (claude_code.*)', async () => {
     assert.equal(s.calls.length, 4);
     assert.deepEqual(s.turns.map((t) => t.preview), ['(prompt not logged: 41 characters)', 'run it again']);
     assert.deepEqual(s.events!.map((e) => [e.kind, e.beforeCall, e.text]), [['api-error', 2, '529 Overloaded']]);
+  });
+
+  it('an event it does not read (hook_registered) is counted by its name, not dropped unsaid', () => {
+    assert.deepEqual(r.model.skippedRecords, { 'event:claude_code.hook_registered': 1 });
+  });
+
+  it('test/reference/otlp_agent_events.py counts the same calls, tokens and turns', { skip: !python() && 'python3 not installed' }, () => {
+    const out = JSON.parse(execFileSync('python3', [join(repoRoot, 'test/reference/otlp_agent_events.py'), CLAUDE], { encoding: 'utf8' })) as Record<string, Record<string, unknown>>;
+    const ref = out[s.id]!;
+    assert.deepEqual([ref['calls'], ref['input'], ref['cached'], ref['cacheWrite'], ref['output'], ref['turns'], ref['promptsLogged']], [4, ...tokens(s).slice(0, 3), tokens(s)[3], 2, 1]);
+    assert.deepEqual(ref['callTimes'], s.calls.map((c) => [c.startMs, c.endMs]));
   });
 
   it('Anthropic counts: input = input_tokens + cache reads + cache writes; appended = input_tokens + cache writes', () => {
@@ -173,13 +196,7 @@ describe('agent telemetry: the same calls as spans and as log events are counted
 
 describe('OTLP fixtures against the OTLP protobuf JSON mapping', () => {
   it('every OTLP fixture, real and built, keeps opentelemetry-proto\'s field names and value kinds (otlp_json_check.py)', () => {
-    let python = true;
-    try {
-      execFileSync('python3', ['--version'], { stdio: 'ignore' });
-    } catch {
-      python = false;
-    }
-    if (!python) return;
+    if (!python()) return;
     const files = ['trace.json', 'logs.json', 'agent-vllm.json', 'agent-vllm.jsonl', 'vllm-only.jsonl', 'legacy-instrumentation-library.json', 'copilot-chat-debug-log.json', 'claude-code-events.jsonl', 'codex-events.jsonl'].map((f) => join(fixtures, 'otlp', f));
     const out = execFileSync('python3', [join(repoRoot, 'test/reference/otlp_json_check.py'), ...files], { encoding: 'utf8' });
     assert.equal(out.trim(), 'ok');
