@@ -44,7 +44,8 @@ const executable = {
 
 const builds = [
   { ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' }, plugins: [...common.plugins, executable] },
+  // DuckDB (agent-trace query) is a native module with per-platform binaries: required at run time from node_modules, never bundled.
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', external: ['@duckdb/node-api'], banner: { js: '#!/usr/bin/env node' }, plugins: [...common.plugins, executable] },
   // The CLI's sweep threads: started by dist/cli.js from beside itself (src/node/parallelSweep.ts).
   { ...common, entryPoints: ['src/node/sweepWorker.ts'], outfile: 'dist/sweepWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   // The session index's worker thread: started by the extension from beside itself (src/node/sessions/indexClient.ts).

@@ -14,6 +14,7 @@ import { createRedactor } from '../node/secretlintDetector';
 import { analyzeFolder, isDirectory, runSessions } from './sessions';
 import { redactionLine, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
 import { runSimulate } from './simulate';
+import { runQuery, runTeamExport, TEAM_USAGE } from './team';
 import { UsageError } from './usageError';
 import { printError, printJson, printText } from './output';
 import { version } from '../../package.json';
@@ -33,6 +34,7 @@ Usage:
   agent-trace convert FILE -o OUT.trace.jsonl [--format ID] [--no-redact]
   agent-trace simulate (FILE | --workload W.json) [options] [--json]
 ${SHARE_USAGE}
+${TEAM_USAGE}
   agent-trace --help | --version
 
 Formats (detected automatically; --format overrides):
@@ -83,6 +85,11 @@ service tier, 5-minute and 1-hour cache writes at their own rates) from
 --what-if-ttl-min M adds a TTL of M minutes, priced at the 5-minute write rate
 up to 5 min and the 1-hour rate above, or at X times the input price with
 --what-if-ttl-write X.
+
+export --to parquet writes this machine's sessions (or the traces named) as
+Parquet tables of calls, tool calls and sessions for a team's engines (DuckDB,
+ClickHouse, Spark, Trino); query runs DuckDB SQL over such a folder, or one of
+the named team queries (agent-trace query --list). docs/guide/team.md.
 
 sessions lists the agent sessions on this machine with their figures (the Agent
 Sessions view's); agent-trace sessions --help lists its options.
@@ -167,6 +174,9 @@ async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'simulate') return runSimulate(argv.slice(1));
   if (argv[0] === 'sessions') return runSessions(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   if (argv[0] === 'redact' && !argv.includes('--help')) return runRedact(argv.slice(1));
+  // The team tables have their own options (and --help); the replay exports share theirs.
+  if (argv[0] === 'export' && argv[argv.indexOf('--to') + 1] === 'parquet') return runTeamExport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
+  if (argv[0] === 'query') return runQuery(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   if (argv[0] === 'export' && !argv.includes('--help')) return runExport(argv.slice(1));
   if (argv[0] === 'compare' && !argv.includes('--help')) return runCompare(argv.slice(1));
   if (argv[0] === 'report' && !argv.includes('--help')) return runReport(argv.slice(1), `agent-trace ${VERSION}`);

@@ -190,7 +190,7 @@ export async function runSessions(argv: readonly string[], write: (text: string)
 }
 
 /** Files of a folder that may be traces: *.jsonl, *.json, *.traj (sub-agent logs go with their session). */
-async function traceFilesIn(dir: string, depth = 0): Promise<string[]> {
+export async function traceFilesIn(dir: string, depth = 0): Promise<string[]> {
   const out: string[] = [];
   let entries;
   try {

@@ -1,0 +1,426 @@
+import type * as DuckDb from '@duckdb/node-api';
+import { existsSync } from 'node:fs';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { hostname, userInfo } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
+import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import { createPriceBook } from '../core/cost/priceBook';
+import { NAMED_QUERIES, namedQuery, QUERY_VARIABLES } from '../core/team/namedQueries';
+import { buildTeamRows, partitionValue } from '../core/team/teamRows';
+import type { TeamIdentity } from '../core/team/teamRows';
+import { TEAM_SCHEMA_VERSION, TEAM_TABLES } from '../core/team/teamSchema';
+import type { TeamColumnType } from '../core/team/teamSchema';
+import { plainText } from '../core/sessions/sessionText';
+import { terminalJson, terminalText } from '../core/text/safeText';
+import { FORMATS } from '../core/trace/formats';
+import type { FormatId } from '../core/trace/model';
+import { parseTrace } from '../core/trace/parseTrace';
+import type { ParsedTrace } from '../core/trace/parseTrace';
+import { assembleSession } from '../node/agentSessions';
+import { agentRoots, discoverSessions, resolveRoots } from '../node/sessions/agentRegistry';
+import { createRedactor } from '../node/secretlintDetector';
+import { redactTeamRows, shortHash, writeTeamParquet } from '../node/team/parquetWrite';
+import { listCompanions, readTraceFiles } from '../node/traceFiles';
+import { isDirectory, traceFilesIn } from './sessions';
+import { redactionLine } from './share';
+import { UsageError } from './usageError';
+
+/**
+ * The team path (docs/guide/team.md): `export --to parquet` writes this machine's sessions
+ * (or the traces named) as Parquet tables another engine reads, and `query` runs DuckDB SQL
+ * over such a folder. DuckDB is a native module: loaded only by `query`, never bundled.
+ */
+
+export const TEAM_USAGE = `  agent-trace export --to parquet -o DIR [FILE|FOLDER]... [--plain-names] [--user NAME] [--machine NAME] [--salt TEXT] [--full] [--format ID] [--no-redact]
+  agent-trace query DIR "SQL" [--json] [--set NAME=VALUE]... [--init SQL]...
+  agent-trace query DIR --named NAME [--json] [--set NAME=VALUE]...   (--list: the named queries)`;
+
+const EXPORT_HELP = `Usage: agent-trace export --to parquet -o DIR [FILE|FOLDER]... [options]
+
+Writes LLM calls, tool calls and sessions as Parquet tables (schema version ${TEAM_SCHEMA_VERSION},
+docs/reference/parquet.md) under DIR/calls, DIR/tool_calls and DIR/sessions, Hive-partitioned
+agent=…/date=…/machine=…. Without FILE or FOLDER: every agent session on this machine
+(the folders \`agent-trace sessions\` reads). A trace whose files did not change since the
+last export into DIR is not written again; one that grew is written whole again, replacing
+its files.
+
+  --plain-names     write the user and machine names as they are (default: a hash of each)
+  --user NAME       the user name to record (default: this account's, ${safeUser()})
+  --machine NAME    the machine name to record (default: this host's)
+  --salt TEXT       salt the hashes (or AGENT_TRACE_TEAM_SALT): without one, a name can be
+                    found again by hashing candidate names
+  --full            write every trace again, changed or not
+  --format ID       read FILE as this format
+  --no-redact       keep secrets: by default ids, paths, commands and error texts pass
+                    through the same redaction as every export
+`;
+
+const QUERY_HELP = `Usage: agent-trace query DIR "SQL" [--json] [--set NAME=VALUE]...
+       agent-trace query DIR --named NAME [--json] [--set NAME=VALUE]...
+       agent-trace query --list
+
+Runs DuckDB SQL over an export folder (agent-trace export --to parquet): the views calls,
+tool_calls and sessions read DIR's Parquet files, partition columns agent, date, machine
+included. DIR may be a local folder or an object store prefix (s3://bucket/prefix, gs://,
+r2://: DuckDB's httpfs extension, downloaded by DuckDB on first use); --init runs a
+statement first, e.g. --init "CREATE SECRET (TYPE s3, PROVIDER credential_chain)".
+Output: an aligned table, or --json (an array of objects). --set defines a SQL variable
+read with getvariable('NAME').
+
+Named queries:
+${NAMED_QUERIES.map((q) => `  ${q.name.padEnd(22)} ${q.description}`).join('\n')}
+`;
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+interface TeamExportArgs {
+  out: string | null;
+  sources: string[];
+  plainNames: boolean;
+  user: string;
+  machine: string;
+  salt: string;
+  format: FormatId | null;
+  noRedact: boolean;
+  full: boolean;
+}
+
+/** The export folder's record of what it holds: per source trace (by its key), its stamp and files. */
+interface ExportManifest {
+  /** A hash of everything that shapes the rows (schema, version, identity, salt, redaction): another value rewrites all. */
+  settings: string;
+  sources: Record<string, { stamp: string; files: string[] }>;
+}
+
+/** Beside the tables; the leading underscore keeps Spark and Hive from reading it as data. */
+const MANIFEST = '_agent_trace_export.json';
+
+function emptyManifest(settings: string): ExportManifest {
+  return { settings, sources: {} };
+}
+
+async function readManifest(dir: string, settings: string): Promise<ExportManifest> {
+  try {
+    const value = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as Partial<ExportManifest>;
+    if (value.settings === settings && value.sources && typeof value.sources === 'object') return { settings, sources: value.sources };
+  } catch {
+    // No manifest, or an unreadable one: export everything.
+  }
+  return emptyManifest(settings);
+}
+
+async function writeManifest(dir: string, manifest: ExportManifest): Promise<void> {
+  const path = join(dir, MANIFEST);
+  await writeFile(`${path}.tmp`, JSON.stringify(manifest));
+  await rename(`${path}.tmp`, path);
+}
+
+async function allExist(paths: readonly string[]): Promise<boolean> {
+  for (const p of paths) if (!existsSync(p)) return false;
+  return true;
+}
+
+function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
+  const a: TeamExportArgs = { out: null, sources: [], plainNames: false, user: safeUser(), machine: hostname(), salt: process.env['AGENT_TRACE_TEAM_SALT'] ?? '', format: null, noRedact: false, full: false };
+  const help = 'agent-trace export --to parquet --help';
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined || v === '') throw new UsageError(`export: ${flag} needs a value`, help);
+      return v;
+    };
+    if (flag === '--to') {
+      if (value() !== 'parquet') throw new UsageError('export: --to parquet expected', help);
+    } else if (flag === '-o' || flag === '--out') a.out = value();
+    else if (flag === '--plain-names') a.plainNames = true;
+    else if (flag === '--user') a.user = value();
+    else if (flag === '--machine') a.machine = value();
+    else if (flag === '--salt') a.salt = value();
+    else if (flag === '--no-redact') a.noRedact = true;
+    else if (flag === '--full') a.full = true;
+    else if (flag === '--format') {
+      const f = value();
+      const known = FORMATS.find((s) => s.id === f);
+      if (!known) throw new UsageError(`unknown --format "${f}"; one of: ${FORMATS.map((s) => s.id).join(', ')}`, help);
+      a.format = known.id;
+    } else if (flag.startsWith('-') && flag !== '-') throw new UsageError(`export --to parquet: unknown option ${flag}`, help);
+    else a.sources.push(flag);
+  }
+  return a;
+}
+
+/** A trace to export: where it came from (its hash names the files) and how to parse it. */
+interface ExportSource {
+  path: string;
+  parse(): Promise<ParsedTrace>;
+  /** Sizes and times of every file the trace is read from: equal stamps, same trace. */
+  stamp(): Promise<string>;
+}
+
+/** The size and modification time of each file, in order; a missing file stamps as missing. */
+async function statStamp(paths: readonly string[]): Promise<string> {
+  const parts: string[] = [];
+  for (const p of paths) parts.push(await stat(p).then((s) => `${s.size}:${s.mtimeMs}`, () => 'missing'));
+  return parts.join(',');
+}
+
+async function exportSources(a: TeamExportArgs, note: (t: string) => void): Promise<ExportSource[]> {
+  const byFormat = a.format ? { format: a.format } : {};
+  const ofFile = (path: string): ExportSource => ({
+    path,
+    parse: async () => parseTrace(await readTraceFiles(path), byFormat),
+    // A session's sub-agent logs can grow while its own file does not.
+    stamp: async () => statStamp([path, ...(await listCompanions(path)).files.map((c) => c.path)]),
+  });
+  if (a.sources.length > 0) {
+    const out: ExportSource[] = [];
+    for (const s of a.sources) {
+      if (await isDirectory(s)) out.push(...(await traceFilesIn(s)).map(ofFile));
+      else out.push(ofFile(s));
+    }
+    return out;
+  }
+  const { sessions, notes } = await discoverSessions(agentRoots(resolveRoots({})));
+  for (const n of notes) note(`note: ${n}`);
+  return sessions.map((found) =>
+    found.assemble
+      ? {
+          path: found.path,
+          parse: async () => parseTrace([{ key: `${found.agentId}-session.json`, bytes: new TextEncoder().encode((await assembleSession(found)) ?? '') }]),
+          stamp: async () => `${found.sizeBytes}:${found.mtimeMs}`,
+        }
+      : ofFile(found.path),
+  );
+}
+
+/** `agent-trace export --to parquet -o DIR [FILE|FOLDER]...`: exit status. */
+export async function runTeamExport(argv: readonly string[], generator: string, writeRaw: (t: string) => void, options: Partial<AnalysisOptions> = {}): Promise<number> {
+  // Paths, problems and notes come from the traces: control and bidi characters print as visible escapes.
+  const write = (t: string): void => writeRaw(terminalText(t));
+  if (argv.includes('--help') || argv.includes('-h')) {
+    write(EXPORT_HELP);
+    return 0;
+  }
+  const a = parseTeamExportArgs(argv);
+  if (!a.out) throw new UsageError('export --to parquet needs -o DIR (the folder the tables go into)', 'agent-trace export --to parquet --help');
+  const identity: TeamIdentity = a.plainNames ? { userHash: null, userName: a.user } : { userHash: shortHash(a.user, a.salt), userName: null };
+  // A hashed machine starts with a letter: engines that infer partition types (Spark) would read 16 hex digits like 1234e567… as a number.
+  const machine = partitionValue(a.plainNames ? a.machine : `h${shortHash(a.machine, a.salt)}`);
+  const redactor = a.noRedact ? null : createRedactor();
+  const book = createPriceBook();
+  const sources = await exportSources(a, write);
+  const totals = { traces: 0, files: 0, bytes: 0, calls: 0, tool_calls: 0, sessions: 0, skipped: 0, unchanged: 0 };
+  // What the folder already holds: a trace whose files did not change since, exported the same way, is not written again.
+  const settings = shortHash(JSON.stringify([TEAM_SCHEMA_VERSION, generator, identity, machine, a.salt, a.noRedact, a.format, options]));
+  const manifest = a.full ? emptyManifest(settings) : await readManifest(a.out, settings);
+  for (const source of sources) {
+    const key = shortHash(resolve(source.path), a.salt);
+    const stamp = await source.stamp();
+    const before = manifest.sources[key];
+    if (before && before.stamp === stamp && (await allExist(before.files.map((f) => join(a.out!, f))))) {
+      totals.unchanged += 1;
+      continue;
+    }
+    let parsed: ParsedTrace;
+    try {
+      parsed = await source.parse();
+    } catch (e) {
+      totals.skipped += 1;
+      write(`${plainText(source.path, 300)}: not read (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`);
+      continue;
+    }
+    if (parsed.problem || parsed.model.sessions.length === 0) {
+      totals.skipped += 1;
+      write(`${plainText(source.path, 300)}: not read (${plainText(parsed.problem?.message ?? 'no session in it', 200)})\n`);
+      continue;
+    }
+    let written;
+    try {
+      const rows = buildTeamRows(parsed, { book, identity, analysis: options });
+      if (redactor) await redactTeamRows(rows, redactor);
+      written = await writeTeamParquet(a.out, rows, machine, key, generator);
+    } catch (e) {
+      // One trace that cannot be written (a figure out of its column's range) does not stop the others.
+      totals.skipped += 1;
+      write(`${plainText(source.path, 300)}: not written (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`);
+      continue;
+    }
+    // Files of the trace's last export it did not write again (a partition it left) are removed.
+    const now = written.files.map((f) => relative(a.out!, f).split(sep).join('/'));
+    for (const old of before?.files ?? []) if (!now.includes(old)) await rm(join(a.out, old), { force: true });
+    manifest.sources[key] = { stamp, files: now };
+    await writeManifest(a.out, manifest);
+    totals.traces += 1;
+    totals.files += written.files.length;
+    totals.bytes += written.bytes;
+    for (const t of TEAM_TABLES) totals[t.name] += written.rows[t.name];
+  }
+  const lines = [
+    `${a.out}: ${totals.sessions} sessions, ${totals.calls} LLM calls, ${totals.tool_calls} tool calls from ${totals.traces} trace${totals.traces === 1 ? '' : 's'}` +
+      ` in ${totals.files} Parquet files (${(totals.bytes / 1024).toFixed(0)} KB, schema version ${TEAM_SCHEMA_VERSION})` +
+      `${totals.unchanged > 0 ? `; ${totals.unchanged} unchanged since the last export, not written again (--full rewrites them)` : ''}${totals.skipped > 0 ? `; ${totals.skipped} not read` : ''}`,
+    a.plainNames ? `user and machine written as they are: ${a.user}, ${machine}` : `user and machine hashed${a.salt ? ' with the salt' : ' (no salt: --salt or AGENT_TRACE_TEAM_SALT makes them unguessable)'}: user.hash ${identity.userHash}, machine=${machine}`,
+    redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)',
+    `query it: agent-trace query ${a.out} --named cost-by-user-day`,
+  ];
+  write(lines.join('\n') + '\n');
+  return totals.traces > 0 || totals.unchanged > 0 || sources.length === 0 ? 0 : 1;
+}
+
+/** A SQL string literal. */
+function sqlString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** A value for `SET VARIABLE`: a number as a number, anything else as text. */
+function sqlValue(text: string): string {
+  return /^-?\d+(\.\d+)?$/.test(text) ? text : sqlString(text);
+}
+
+/** Whether DIR is read by DuckDB's httpfs (s3://, https://, gs://…) rather than from this disk. */
+function isRemote(dir: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(dir) && !/^file:\/\//i.test(dir);
+}
+
+const DUCKDB_TYPES: Readonly<Record<TeamColumnType, string>> = { STRING: 'VARCHAR', INT32: 'INTEGER', INT64: 'BIGINT', DOUBLE: 'DOUBLE', BOOLEAN: 'BOOLEAN', TIMESTAMP: 'TIMESTAMP' };
+
+/**
+ * The statements that define the three views over an export folder. A table a local folder
+ * lacks (an export without a single tool call) is an empty view of the same columns, so
+ * every named query runs on every export.
+ */
+export function viewStatements(dir: string): string[] {
+  const base = dir.replace(/\/+$/, '');
+  return TEAM_TABLES.map((t) =>
+    isRemote(dir) || existsSync(join(dir, t.name))
+      ? `CREATE OR REPLACE VIEW ${t.name} AS SELECT * FROM read_parquet(${sqlString(`${base}/${t.name}/**/*.parquet`)}, hive_partitioning = true, union_by_name = true, ` +
+        `hive_types = {'agent': VARCHAR, 'date': DATE, 'machine': VARCHAR})`
+      : `CREATE OR REPLACE VIEW ${t.name} AS SELECT ${t.columns.map((c) => `NULL::${DUCKDB_TYPES[c.type]} AS "${c.name}"`).join(', ')}, NULL::VARCHAR AS agent, NULL::DATE AS date, NULL::VARCHAR AS machine WHERE false`,
+  );
+}
+
+/** A DuckDB value as JSON: integers as numbers while exact, dates and times as text. */
+function plainValue(v: unknown): string | number | boolean | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'bigint') return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v.toString();
+  const o = v as { toDouble?: () => number; toString(): string };
+  if (typeof o.toDouble === 'function') return o.toDouble();
+  return o.toString();
+}
+
+function cellText(v: string | number | boolean | null): string {
+  if (v === null) return '';
+  if (typeof v === 'number' && !Number.isInteger(v)) return String(Number(v.toPrecision(6)));
+  return String(v);
+}
+
+/** Rows as an aligned table: numbers to the right. */
+export function renderTable(columns: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | boolean | null>>): string {
+  const texts = rows.map((r) => r.map((v) => cellText(v).replace(/\s+/g, ' ').slice(0, 80)));
+  const widths = columns.map((c, j) => Math.max(c.length, ...texts.map((r) => r[j]!.length)));
+  const numeric = columns.map((_, j) => rows.length > 0 && rows.every((r) => r[j] === null || typeof r[j] === 'number'));
+  const line = (cells: readonly string[]) => cells.map((c, j) => (numeric[j] ? c.padStart(widths[j]!) : c.padEnd(widths[j]!))).join('  ').trimEnd();
+  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...texts.map(line)].join('\n') + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
+}
+
+interface QueryArgs {
+  dir: string | null;
+  sql: string | null;
+  named: string | null;
+  json: boolean;
+  list: boolean;
+  set: Array<[string, string]>;
+  init: string[];
+}
+
+function parseQueryArgs(argv: readonly string[]): QueryArgs {
+  const a: QueryArgs = { dir: null, sql: null, named: null, json: false, list: false, set: [], init: [] };
+  const help = 'agent-trace query --help';
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if (flag === '--json') a.json = true;
+    else if (flag === '--list') a.list = true;
+    else if (flag === '--named') {
+      const name = argv[++i];
+      if (!name || !namedQuery(name)) throw new UsageError(`--named needs one of: ${NAMED_QUERIES.map((q) => q.name).join(', ')}${name ? `, not "${name}"` : ''}`, help);
+      a.named = name;
+    } else if (flag === '--set') {
+      const spec = argv[++i] ?? '';
+      const m = /^([A-Za-z_]\w*)=(.*)$/.exec(spec);
+      if (!m) throw new UsageError(`--set needs NAME=VALUE, not "${spec}"`, help);
+      a.set.push([m[1]!, m[2]!]);
+    } else if (flag === '--init') {
+      const statement = argv[++i];
+      if (!statement) throw new UsageError('--init needs a SQL statement (e.g. CREATE SECRET for s3://)', help);
+      a.init.push(statement);
+    } else if (flag.startsWith('--')) throw new UsageError(`query: unknown option ${flag}`, help);
+    else if (a.dir === null) a.dir = flag;
+    else if (a.sql === null) a.sql = flag;
+    else throw new UsageError(`query: unexpected argument ${flag} (quote the SQL as one argument)`, help);
+  }
+  return a;
+}
+
+/** DuckDB's Node package, loaded on first use: a native module the CLI carries and the extension does not. */
+async function loadDuckDb(): Promise<typeof DuckDb> {
+  try {
+    return await import('@duckdb/node-api');
+  } catch (e) {
+    throw new Error(`agent-trace query needs DuckDB's Node package (@duckdb/node-api), which could not be loaded on this platform: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** Runs SQL over an export folder: column names and plain rows. */
+export async function queryFolder(dir: string, sql: string, variables: ReadonlyArray<[string, string]> = [], init: readonly string[] = []): Promise<{ columns: string[]; rows: Array<Array<string | number | boolean | null>> }> {
+  const { DuckDBInstance } = await loadDuckDb();
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    // --init first: a remote folder's credentials (CREATE SECRET) must exist before the views read its listing.
+    for (const statement of [...init, ...viewStatements(dir)]) await connection.run(statement);
+    const vars = new Map<string, string>(Object.entries(QUERY_VARIABLES).map(([k, v]) => [k, String(v)]));
+    for (const [k, v] of variables) vars.set(k, v);
+    for (const [k, v] of vars) await connection.run(`SET VARIABLE ${k} = ${sqlValue(v)}`);
+    const reader = await connection.runAndReadAll(sql);
+    return { columns: reader.columnNames(), rows: reader.getRows().map((r) => r.map(plainValue)) };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** `agent-trace query DIR "SQL" | --named NAME`: exit status. */
+export async function runQuery(argv: readonly string[], write: (t: string) => void, writeErr: (t: string) => void): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    write(QUERY_HELP);
+    return 0;
+  }
+  const a = parseQueryArgs(argv);
+  if (a.list) {
+    write(NAMED_QUERIES.map((q) => `${q.name}\n  ${q.description}\n\n${q.sql.replace(/^/gm, '    ')}\n`).join('\n'));
+    return 0;
+  }
+  if (!a.dir) throw new UsageError('query needs DIR (an agent-trace export --to parquet folder)', 'agent-trace query --help');
+  if (a.named && a.sql) throw new UsageError('query takes SQL or --named NAME, not both', 'agent-trace query --help');
+  const sql = a.named ? namedQuery(a.named)!.sql : a.sql;
+  if (!sql) throw new UsageError('query needs "SQL" or --named NAME (--list shows them)', 'agent-trace query --help');
+  if (!isRemote(a.dir) && !(await isDirectory(a.dir))) throw new UsageError(`query: no such folder: ${a.dir}`, 'agent-trace query --help');
+  let result;
+  try {
+    result = await queryFolder(a.dir, sql, a.set, a.init);
+  } catch (e) {
+    writeErr(terminalText(`agent-trace query: ${e instanceof Error ? e.message : String(e)}\n`));
+    return 1;
+  }
+  if (a.json) write(terminalJson(JSON.stringify(result.rows.map((r) => Object.fromEntries(result.columns.map((c, j) => [c, r[j]]))), null, 2)) + '\n');
+  else write(terminalText(renderTable(result.columns, result.rows)));
+  return 0;
+}

@@ -1,0 +1,273 @@
+import { analyzeSession } from '../analysis/sessionAnalysis';
+import type { AnalysisOptions } from '../analysis/sessionAnalysis';
+import { cacheTtlWhatIf, ttlCalls } from '../cost/cacheTtlWhatIf';
+import { COST_KIND_INDEX, pricingContext, priceTrace } from '../cost/callCost';
+import type { CallCosts, SessionCost } from '../cost/callCost';
+import type { PriceBook } from '../cost/costTypes';
+import { loopCost } from '../cost/loopCost';
+import type { ParsedTrace } from '../trace/parseTrace';
+import type { CallTokens, Session } from '../trace/model';
+import type { TeamCell } from './teamSchema';
+
+/**
+ * A parsed trace as rows of the team tables (teamSchema.ts): the same analysis and prices
+ * as `analyze --json`, so a sum over the rows is the figure analyze prints. Identity (user,
+ * machine) is given by the caller, already hashed or not; redaction happens after, on the
+ * columns marked `fromTrace`.
+ */
+
+/** A row with the Hive partition it belongs to (the machine is the export's, not the row's). */
+export interface TeamRow {
+  agent: string;
+  /** UTC day `YYYY-MM-DD`, or null when the row has no time. */
+  date: string | null;
+  cells: Record<string, TeamCell>;
+}
+
+/** The rows of one trace, per table. */
+export interface TeamRows {
+  calls: TeamRow[];
+  tool_calls: TeamRow[];
+  sessions: TeamRow[];
+}
+
+/** Who ran the sessions, as the export writes it. */
+export interface TeamIdentity {
+  /** A hash of the user name (null when names are written plainly). */
+  userHash: string | null;
+  /** The user name itself (null when hashed). */
+  userName: string | null;
+}
+
+/** How the rows are built. */
+export interface TeamRowOptions {
+  book: PriceBook;
+  analysis?: Partial<AnalysisOptions>;
+  identity: TeamIdentity;
+}
+
+/** A partition value safe as a folder name on every system: lower case, `[a-z0-9._-]`, never empty. */
+export function partitionValue(value: string | null): string {
+  const v = (value ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|-+$/g, '')
+    .slice(0, 64);
+  return v.length > 0 ? v : 'unknown';
+}
+
+/** The UTC day of a time, `YYYY-MM-DD`; null without a time. */
+export function utcDay(ms: number | null): string | null {
+  return ms === null || !Number.isFinite(ms) ? null : new Date(ms).toISOString().slice(0, 10);
+}
+
+function tokenCells(t: CallTokens): Record<string, TeamCell> {
+  return {
+    'gen_ai.usage.input_tokens': t.input,
+    'gen_ai.usage.output_tokens': t.output,
+    'gen_ai.usage.cache_read.input_tokens': t.cached,
+    'gen_ai.usage.cache_creation.input_tokens': t.cacheWrite,
+    cache_creation_5m_input_tokens: t.cacheWrite5m ?? null,
+    cache_creation_1h_input_tokens: t.cacheWrite1h ?? null,
+    appended_input_tokens: t.appended,
+    reasoning_output_tokens: t.reasoningOutput,
+  };
+}
+
+/** Dollars of one call by kind; every kind null when the call is unpriced. */
+function callCostCells(costs: CallCosts, i: number): Record<string, TeamCell> {
+  const usd = costs.usdOf(i);
+  const kind = (k: keyof typeof COST_KIND_INDEX): number | null => (usd === null ? null : costs.kindOf(i, COST_KIND_INDEX[k]));
+  return {
+    cost_usd: usd,
+    cost_input_usd: kind('input'),
+    cost_cache_read_usd: kind('cacheRead'),
+    cost_cache_write_5m_usd: kind('cacheWrite5m'),
+    cost_cache_write_1h_usd: kind('cacheWrite1h'),
+    cost_output_usd: kind('output'),
+    cost_gpu_time_usd: kind('gpuTime'),
+  };
+}
+
+function sessionCostCells(cost: SessionCost): Record<string, TeamCell> {
+  const nothing = cost.pricedCalls === 0;
+  const k = cost.byKind;
+  return {
+    cost_usd: cost.totalUsd,
+    cost_input_usd: nothing ? null : k.input,
+    cost_cache_read_usd: nothing ? null : k.cacheRead,
+    cost_cache_write_5m_usd: nothing ? null : k.cacheWrite5m,
+    cost_cache_write_1h_usd: nothing ? null : k.cacheWrite1h,
+    cost_output_usd: nothing ? null : k.output,
+    cost_gpu_time_usd: nothing ? null : k.gpuTime,
+    priced_calls: cost.pricedCalls,
+    unpriced_calls: cost.unpricedCalls,
+    reported_cost_usd: cost.reportedUsd,
+  };
+}
+
+function identityCells(id: TeamIdentity): Record<string, TeamCell> {
+  return { 'user.hash': id.userHash, 'user.name': id.userName };
+}
+
+/** Σ of values, null when any is null (a loop with an unpriced call has no dollar figure). */
+function sumOrNull(values: ReadonlyArray<number | null>): number | null {
+  let s = 0;
+  for (const v of values) {
+    if (v === null) return null;
+    s += v;
+  }
+  return s;
+}
+
+function sessionStart(session: Session): number | null {
+  for (const c of session.calls) if (c.startMs !== null) return c.startMs;
+  return session.turns.find((t) => t.startMs !== null)?.startMs ?? null;
+}
+
+function sessionEnd(session: Session): number | null {
+  let end: number | null = null;
+  for (const c of session.calls) {
+    const t = c.endMs ?? c.startMs;
+    if (t !== null && (end === null || t > end)) end = t;
+  }
+  return end;
+}
+
+/** Builds the rows of every session of a parsed trace. */
+export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): TeamRows {
+  const { model } = parsed;
+  const priced = priceTrace(model, options.book);
+  const out: TeamRows = { calls: [], tool_calls: [], sessions: [] };
+  const who = identityCells(options.identity);
+  model.sessions.forEach((session, si) => {
+    const a = analyzeSession(session, options.analysis ?? {});
+    const cost = priced.sessions[si]!;
+    const agentName = session.agent?.name ?? model.format;
+    const agent = partitionValue(agentName);
+    const provider = pricingContext(model.format, session).providerHint;
+    // Which loop (1-based, analyze --json order) each failed attempt belongs to.
+    const loopOf = new Map<string, number>();
+    a.retry.loops.forEach((l, li) => {
+      for (const at of l.attempts) loopOf.set(`${at.callIndex}\u0000${at.toolId}`, li + 1);
+    });
+    const conversation = session.id;
+    session.calls.forEach((call, ci) => {
+      const day = utcDay(call.startMs);
+      let failed = 0;
+      let loop: number | null = null;
+      for (const t of call.toolCalls) {
+        if (t.isError === true) failed += 1;
+        const l = loopOf.get(`${ci}\u0000${t.id}`) ?? null;
+        if (l !== null && loop === null) loop = l;
+        const start = t.startMs;
+        out.tool_calls.push({
+          agent,
+          date: utcDay(start) ?? day,
+          cells: {
+            'gen_ai.conversation.id': conversation,
+            call_index: ci,
+            'gen_ai.tool.call.id': t.id,
+            'gen_ai.tool.name': t.name,
+            target_file: t.targetFile,
+            command: t.command,
+            start_time: start,
+            end_time: t.endMs,
+            duration_ms: t.durationMs,
+            is_error: t.isError,
+            denied_by_user: t.deniedByUser === true,
+            exit_code: t.exitCode,
+            error_text: t.errorText === null ? null : t.errorText.slice(0, 500),
+            result_chars: t.resultChars,
+            retry_loop_id: l,
+            ...who,
+          },
+        });
+      }
+      const s = call.server;
+      out.calls.push({
+        agent,
+        date: day,
+        cells: {
+          'gen_ai.conversation.id': conversation,
+          'gen_ai.agent.name': agentName,
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': provider,
+          'gen_ai.request.model': call.model,
+          'gen_ai.response.id': call.id,
+          call_index: ci,
+          turn: call.turn,
+          start_time: call.startMs,
+          end_time: call.endMs,
+          duration_ms: call.startMs !== null && call.endMs !== null ? call.endMs - call.startMs : null,
+          ...tokenCells(call.tokens),
+          ...callCostCells(cost.calls, ci),
+          price_id: cost.calls.at(ci)?.priceId ?? null,
+          unpriced_reason: cost.calls.at(ci)?.unpriced ?? null,
+          service_tier: call.serviceTier ?? null,
+          server_queue_ms: s?.queueMs ?? null,
+          server_ttft_ms: s?.ttftMs ?? null,
+          server_prefill_ms: s?.prefillMs ?? null,
+          server_decode_ms: s?.decodeMs ?? null,
+          tool_calls: call.toolCalls.length,
+          failed_tool_calls: failed,
+          retry_loop_id: loop,
+          source_format: model.format,
+          ...who,
+        },
+      });
+    });
+    const sm = a.summary;
+    const ttl = cacheTtlWhatIf(ttlCalls(session, cost), null);
+    const replay = (min: number) => ttl.replays.find((r) => r.ttlMs === min * 60_000) ?? null;
+    const loopCosts = a.retry.loops.map((l) => loopCost(l, session, cost));
+    const start = sessionStart(session);
+    out.sessions.push({
+      agent,
+      date: utcDay(start),
+      cells: {
+        'gen_ai.conversation.id': conversation,
+        parent_conversation_id: session.parentId,
+        session_role: session.role,
+        'gen_ai.agent.name': agentName,
+        'gen_ai.agent.version': session.agent?.version ?? null,
+        'gen_ai.request.model': sm.model,
+        project: session.cwd,
+        start_time: start,
+        end_time: sessionEnd(session),
+        llm_calls: sm.llmCalls,
+        user_turns: sm.userTurns,
+        api_errors: sm.apiErrors,
+        'gen_ai.usage.input_tokens': sm.tokens.input,
+        'gen_ai.usage.output_tokens': sm.tokens.output,
+        'gen_ai.usage.cache_read.input_tokens': sm.tokens.cached,
+        'gen_ai.usage.cache_creation.input_tokens': sm.tokens.cacheWrite,
+        appended_input_tokens: sm.tokens.appended,
+        tokens_source: sm.tokensSource,
+        cache_hit_rate: sm.cacheHitRate,
+        ...sessionCostCells(cost),
+        tool_calls: a.fingerprint.tools.total,
+        failed_tool_calls: a.fingerprint.tools.failed,
+        denied_tool_calls: sm.deniedToolCalls,
+        retry_loops: a.retry.loops.length,
+        calls_in_retry_loops: a.retry.callsInLoops,
+        retry_loop_wasted_tokens: sumOrNull(a.retry.loops.map((l) => l.wastedTokens)),
+        retry_loop_wasted_usd: sumOrNull(loopCosts.map((c) => c.wastedUsd)),
+        compactions: a.fingerprint.compactions.length,
+        cache_misses_first_call: a.missCauses['first-call'],
+        cache_misses_subagent_start: a.missCauses['subagent-start'],
+        cache_misses_compaction: a.missCauses.compaction,
+        cache_misses_idle_gap: a.missCauses['idle-gap'],
+        cache_misses_prefix_change: a.missCauses['prefix-change'],
+        cache_misses_unexplained: a.missCauses.unexplained,
+        cache_ttl_ran_min: ttl.actualTtlMs / 60_000,
+        cache_ttl_5m_cost_usd: replay(5)?.costUsd ?? null,
+        cache_ttl_1h_cost_usd: replay(60)?.costUsd ?? null,
+        cache_ttl_expired_calls_5m: replay(5)?.expiredCalls.length ?? null,
+        source_format: model.format,
+        ...who,
+      },
+    });
+  });
+  return out;
+}

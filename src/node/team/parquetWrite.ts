@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parquetWriteBuffer } from 'hyparquet-writer';
+import type { ColumnSource } from 'hyparquet-writer';
+import type { Redactor } from '../../core/redact/redactor';
+import { TEAM_SCHEMA_KEY, TEAM_SCHEMA_VERSION, TEAM_TABLES } from '../../core/team/teamSchema';
+import type { TeamCell, TeamColumn, TeamTable } from '../../core/team/teamSchema';
+import type { TeamRow, TeamRows } from '../../core/team/teamRows';
+
+/**
+ * Writes the team tables as Parquet (docs/reference/parquet.md) with hyparquet-writer:
+ * pure JavaScript, one small dependency, no native binary, so the same code could run in
+ * the extension host. One file per source trace and partition, named by a hash of the
+ * source's path: exporting a trace again replaces its files instead of adding copies.
+ */
+
+/** Hive's name for a partition whose value is null (DuckDB, Spark and Trino read it as NULL). */
+export const NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
+
+/** A short, stable hash: 16 hex digits of SHA-256 over the salt and the text. */
+export function shortHash(text: string, salt = ''): string {
+  return createHash('sha256').update(salt).update('\u0000').update(text).digest('hex').slice(0, 16);
+}
+
+/** Redacts every `fromTrace` text cell of the rows in place, in one batch per table (the redactor numbers equal values alike). */
+export async function redactTeamRows(rows: TeamRows, redactor: Redactor): Promise<void> {
+  for (const table of TEAM_TABLES) {
+    const names = table.columns.filter((c) => c.fromTrace).map((c) => c.name);
+    const cells: Array<{ row: TeamRow; name: string }> = [];
+    for (const row of rows[table.name]) {
+      for (const name of names) if (typeof row.cells[name] === 'string') cells.push({ row, name });
+    }
+    const redacted = await redactor.redactJsonTexts(cells.map((c) => JSON.stringify(c.row.cells[c.name])));
+    cells.forEach((c, i) => (c.row.cells[c.name] = JSON.parse(redacted[i]!) as string));
+  }
+}
+
+function columnData(column: TeamColumn, rows: readonly TeamRow[]): ColumnSource {
+  const values = rows.map((r) => r.cells[column.name] ?? null);
+  const convert = (v: TeamCell): unknown => {
+    if (v === null) return null;
+    if (column.type === 'INT64') return BigInt(Math.round(v as number));
+    if (column.type === 'INT32') return Math.round(v as number);
+    if (column.type === 'TIMESTAMP') return new Date(v as number);
+    return v;
+  };
+  return { name: column.name, type: column.type, nullable: true, data: values.map(convert) as ColumnSource['data'] };
+}
+
+/** One table's rows as a Parquet file's bytes. */
+export function tableParquet(table: TeamTable, rows: readonly TeamRow[], generator: string): Uint8Array {
+  const buffer = parquetWriteBuffer({
+    columnData: table.columns.map((c) => columnData(c, rows)),
+    kvMetadata: [
+      { key: TEAM_SCHEMA_KEY, value: String(TEAM_SCHEMA_VERSION) },
+      { key: 'agent_trace.table', value: table.name },
+    ],
+    createdBy: generator,
+  });
+  return new Uint8Array(buffer);
+}
+
+/** What one export wrote. */
+export interface WrittenFiles {
+  files: string[];
+  rows: Record<TeamTable['name'], number>;
+  bytes: number;
+}
+
+/**
+ * Writes the rows of one source trace under `dir`: `<table>/agent=…/date=…/machine=…/part-<source>.parquet`.
+ * Each file is written beside its place and renamed into it, so a reader never sees half a file.
+ */
+export async function writeTeamParquet(dir: string, rows: TeamRows, machine: string, sourceKey: string, generator: string): Promise<WrittenFiles> {
+  const written: WrittenFiles = { files: [], rows: { calls: 0, tool_calls: 0, sessions: 0 }, bytes: 0 };
+  for (const table of TEAM_TABLES) {
+    const groups = new Map<string, TeamRow[]>();
+    for (const row of rows[table.name]) {
+      const key = `agent=${row.agent}/date=${row.date ?? NULL_PARTITION}/machine=${machine}`;
+      const list = groups.get(key);
+      if (list) list.push(row);
+      else groups.set(key, [row]);
+    }
+    for (const [key, list] of groups) {
+      const folder = join(dir, table.name, ...key.split('/'));
+      await mkdir(folder, { recursive: true });
+      const path = join(folder, `part-${sourceKey}.parquet`);
+      const bytes = tableParquet(table, list, generator);
+      await writeFile(`${path}.tmp`, bytes);
+      await rename(`${path}.tmp`, path);
+      written.files.push(path);
+      written.rows[table.name] += list.length;
+      written.bytes += bytes.length;
+    }
+  }
+  return written;
+}
