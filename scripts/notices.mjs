@@ -24,5 +24,18 @@ for (const name of [...packages].sort()) {
   parts.push(`## ${name} ${pkg.version} (${pkg.license ?? 'see below'})`, '');
   if (licenceFile) parts.push('```', fs.readFileSync(path.join(dir, licenceFile), 'utf8').trim(), '```', '');
 }
+// Data vendored into the repository (not npm packages): bundled as it is, so its licence goes here too.
+const VENDORED = [
+  {
+    name: 'gitleaks rule set',
+    what: 'src/core/redact/gitleaks/rules.json, from config/gitleaks.toml of https://github.com/gitleaks/gitleaks',
+    version: JSON.parse(fs.readFileSync('src/core/redact/gitleaks/rules.json', 'utf8')).source.commit,
+    licence: 'MIT',
+    file: 'src/core/redact/gitleaks/LICENSE-gitleaks-MIT.txt',
+  },
+];
+for (const v of VENDORED) {
+  parts.push(`## ${v.name} ${v.version.slice(0, 12)} (${v.licence})`, '', `${v.what}.`, '', '```', fs.readFileSync(v.file, 'utf8').trim(), '```', '');
+}
 fs.writeFileSync('THIRD-PARTY-NOTICES.md', parts.join('\n'));
 console.log(`THIRD-PARTY-NOTICES.md: ${[...packages].sort().join(', ')}`);

@@ -1,6 +1,7 @@
 import { rules as presetRules } from '@secretlint/secretlint-rule-preset-recommend';
 import type { SecretLintRuleContext, SecretLintRuleReportHandler, SecretLintSourceCode } from '@secretlint/types';
 import type { Finding, SecretDetector } from '../core/redact/finding';
+import { GITLEAKS_SOURCE } from '../core/redact/gitleaksRules';
 import { Redactor } from '../core/redact/redactor';
 
 /** The preset version pinned in package.json; its test vectors are test/fixtures/secretlint-vectors. */
@@ -84,7 +85,7 @@ function sourceOf(content: string): SecretLintSourceCode {
   };
 }
 
-/** A redactor with secretlint's preset and our own rules: what every export uses unless --no-redact. */
+/** A redactor with secretlint's preset, gitleaks' rule set and our own rules: what every export uses unless --no-redact. */
 export function createRedactor(): Redactor {
-  return new Redactor([createSecretlintDetector()], `${SECRETLINT_PRESET} + own rules`);
+  return new Redactor([createSecretlintDetector()], `${SECRETLINT_PRESET} + gitleaks rules ${GITLEAKS_SOURCE.commit.slice(0, 7)} + own rules`);
 }

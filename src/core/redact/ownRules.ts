@@ -25,9 +25,13 @@ export interface OwnRule {
 }
 
 /** Values of an assignment or header that are placeholders or references, not secrets. */
-const PLACEHOLDER = /^(?:\$|%|<|\{|\[|\*{3}|x{4}|X{4}|\.{3}|your[_-]|changeme$|redacted|none$|null$|undefined$|true$|false$)/i;
+const PLACEHOLDER = /^(?:\$|%|<|\{|\[|\*{3}|x{4}|X{4}|\.{3}|your[_-]|change[_-]?me|replace[_-]|placeholder|dummy|example|redacted|none$|null$|undefined$|true$|false$)/i;
 /** A dotted reference (`process.env.API_TOKEN`, `settings.auth.token`): code, not a value. */
-const DOTTED_REFERENCE = /^[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){1,8}$/;
+const DOTTED_REFERENCE = /^[A-Za-z_$][\w$]{0,80}(?:(?:\.|::)[A-Za-z_$][\w$]{0,80}){1,8}$/;
+/** An unquoted value that is a constant's or a variable's name (`tokenMint: SUBSCRIPTION_TOKEN_MINT`, `apiToken`): code. */
+const CODE_NAME = /^(?:[A-Z]{2,}[A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]{2,}\d*(?:[A-Z][a-z]{2,}\d*)+)$/;
+/** A date (`11/15/2025`, `2024-10-08`): a value, but never a secret. */
+const DATE = /^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}/;
 /** Names that are home folders of a machine, not of a person: left as they are. */
 const MACHINE_USERS = new Set(['USER', 'user', 'runner', 'ubuntu', 'root', 'admin', 'vscode', 'node', 'app', 'Shared', 'Public', 'Default', 'runneradmin']);
 /** Words that make a name secret wherever they appear in it (`AWS_SECRET_ACCESS_KEY`, `db_password`, `SECRETKEY`). */
@@ -37,13 +41,29 @@ const SECRET_PARTS = new Set(['token', 'apikey', 'authkey', 'accesstoken', 'sess
 /** What may come before `key` in a secret's name (`api_key`, `accessKey`, `PRIVATE_KEY`); `primary_key` or `sort_key` are not. */
 const KEY_QUALIFIERS = new Set(['api', 'access', 'secret', 'private', 'client', 'signing', 'encryption', 'master', 'license', 'service', 'account', 'subscription', 'auth', 'app', 'admin', 'deploy', 'webhook']);
 
+/**
+ * Last name parts that make a name describe a secret rather than hold one: where it is
+ * (`private_key_path`, `TOKEN_FILE`, `token_url`), what it is called (`secret_name`), its
+ * id, type or size (`token_type`, `secret_length`). gitleaks' generic rule allows the same
+ * family (`secret[_.-]?(?:length|name|size)`, `key[_.-]?(?:file|id|name|…)`).
+ */
+const DESCRIBING_PARTS = new Set([
+  'name', 'names', 'path', 'paths', 'file', 'files', 'filename', 'dir', 'folder', 'location', 'url', 'uri', 'urls', 'endpoint', 'host',
+  'id', 'ids', 'arn', 'ref', 'type', 'types', 'kind', 'length', 'len', 'size', 'count', 'version', 'label', 'format', 'field', 'mode',
+  'provider', 'backend', 'store', 'manager', 'header', 'prefix', 'suffix', 'env', 'var', 'variable', 'enabled', 'required', 'expiry',
+  'expires', 'expiration', 'ttl', 'timeout', 'algorithm', 'alg', 'scope', 'scopes', 'policy', 'rotation', 'description', 'hint',
+]);
+
 /** Whether an assignment's name says its value is secret, judged on the name's parts (snake, kebab, dotted or camel case). */
 export function isSecretName(name: string): boolean {
-  if (SECRET_WORD.test(name)) return true;
   const parts = name
     .split(/[_.-]+|(?<=[a-z0-9])(?=[A-Z])/)
     .filter((p) => p.length > 0)
     .map((p) => p.toLowerCase());
+  if (parts.length === 0) return false;
+  // `secret_name`, `private_key_path`, `public_key`, `publicToken`: about a secret, or not one.
+  if (parts.length > 1 && (DESCRIBING_PARTS.has(parts[parts.length - 1]!) || parts[0] === 'public')) return false;
+  if (SECRET_WORD.test(name)) return true;
   return parts.some(
     (p, i) =>
       SECRET_PARTS.has(p) ||
@@ -67,6 +87,8 @@ export const OWN_RULES: readonly OwnRule[] = [
     pattern: /:\/\/[^\s/:@]{1,64}:([^\s/@]{1,128})@/g,
     group: 1,
     after: 1,
+    // `https://oauth2:${GITLAB_TOKEN}@host`: a shell reference, not the token.
+    accept: (v) => !/^\$\{?[A-Za-z_]\w*\}?$/.test(v),
   },
   {
     // The look-behind keeps this linear: without it, a long run of word characters is
@@ -101,8 +123,11 @@ export const OWN_RULES: readonly OwnRule[] = [
     // matched as a bounded identifier and checked in code, so no run of letters can be
     // split between name and keyword in many ways (recheck found that quadratic).
     kind: 'env-assignment',
-    pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})["']?[ \t]{0,8}(?:=|:)[ \t]{0,8}["']?([^\s"'`$<>{}()[\],;]{8,})/g,
-    group: 2,
+    // The value is not in the pattern: it is read in code (envAssignment), only after the
+    // name passed, so a rejected name (`"cmd": "SENTRY_TOKEN=…"`) consumes nothing and an
+    // assignment inside its value is still found.
+    pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})["']?[ \t]{0,8}(?:=|:)[ \t]{0,8}["']?/g,
+    group: 0,
   },
   {
     // /Users/NAME, /home/NAME, C:\Users\NAME (one or two backslashes: JSON-escaped text).
@@ -120,6 +145,13 @@ export const OWN_RULES: readonly OwnRule[] = [
     accept: (v) => !MACHINE_USERS.has(v),
   },
   {
+    // Discord webhooks (`https://discord.com/api/webhooks/<id>/<token>`): the token is the
+    // secret; gitleaks has no rule for them, and a URL's path parts are otherwise ids.
+    kind: 'discord-webhook',
+    pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{17,20}\/([\w-]{60,80})(?![\w-])/g,
+    group: 1,
+  },
+  {
     // gitleaks `gcp-api-key`: \b(AIza[\w-]{35})(?:[\x60'"\s;]|\\[nr]|$)
     kind: 'gcp-api-key',
     pattern: /(?<![A-Za-z0-9_-])AIza[\w-]{35}(?![\w-])/g,
@@ -134,6 +166,18 @@ export const OWN_RULES: readonly OwnRule[] = [
     group: 0,
   },
   {
+    // Provider tokens whose own form is distinctive, but which gitleaks reads only after its
+    // keyword (the provider's name): bare in a path, a URL or a sentence they were missed.
+    // Mailgun `key-`/`pubkey-` + 32 hex, Mailchimp 32 hex + `-us<n>`, New Relic `NRJS-`/`NRII-`,
+    // Plaid `access-<env>-<uuid>`, SonarQube `squ_`/`sqp_`/`sqa_`, Lob `live_`/`test_`(`pub_`) +
+    // hex, Airtable `pat<14>.<64 hex>`, Bedrock short-lived `bedrock-api-key-`, Facebook app
+    // tokens `<app id>|<secret>`, Twitter app bearer tokens (`A` × 22 then the token).
+    kind: 'provider-token',
+    pattern:
+      /(?<![A-Za-z0-9_-])(?:(?:pub)?key-[a-f0-9]{32}|[a-f0-9]{32}-us\d{1,2}|NRJS-[a-f0-9]{19}|NRII-[a-z0-9-]{32}|access-(?:sandbox|development|production)-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}|sq[upa]_[A-Za-z0-9]{40}|(?:live|test)_(?:pub_[a-f0-9]{31}|[a-f0-9]{35})|pat[A-Za-z0-9]{14}\.[a-f0-9]{64}|bedrock-api-key-[A-Za-z0-9+/]{24,200}={0,2}|\d{15,16}\|[A-Za-z0-9_-]{27}|A{22}[A-Za-z0-9%]{60,160})(?![A-Za-z0-9_-])/g,
+    group: 0,
+  },
+  {
     // gitleaks `anthropic-admin-api-key`: sk-ant-admin01-[a-zA-Z0-9_\-]{93}AA
     kind: 'anthropic',
     pattern: /(?<![A-Za-z0-9_-])sk-ant-admin01-[A-Za-z0-9_-]{93}AA(?![A-Za-z0-9_-])/g,
@@ -141,11 +185,43 @@ export const OWN_RULES: readonly OwnRule[] = [
   },
 ];
 
-/** The env-assignment rule's extra conditions: a secret-sounding name and a value that is not a placeholder or a reference. */
-function envAssignmentFinding(match: RegExpExecArray): boolean {
-  const name = match[1] ?? '';
-  const value = match[2] ?? '';
-  return isSecretName(name) && !PLACEHOLDER.test(value) && !DOTTED_REFERENCE.test(value) && !URL_WITHOUT_CREDENTIALS.test(value) && !/^\d+(?:\.\d+)?$/.test(value);
+/** A value that is a file path (`~/.ssh/id_ed25519`, `/run/secrets/db`, `./certs/key.pem`): where a secret is, not the secret. */
+const PATH_VALUE = /^(?:~|\.{1,2})?\/(?:[\w.@%+~-]{1,255}\/?){1,40}$/;
+/** Characters of an assignment's value: it stops at whitespace, quotes, `$` (a reference follows), brackets and separators. */
+const VALUE_CHAR = /[^\s"'`$<>{}()[\],;]/;
+/** How far a value is read before it is judged (the judgement needs only its start); an accepted one is then read to its end. */
+const VALUE_LOOK = 1024;
+/** Fewest characters of a value worth redacting. */
+const MIN_VALUE = 8;
+
+/** Where a value stops: a character no value holds, or an escape written out in the text (`\n` in a JSON-escaped diff). */
+function valueEnd(text: string, start: number, limit: number, query: boolean): number {
+  let end = start;
+  while (end < limit && VALUE_CHAR.test(text[end]!) && !(query && text[end] === '&') && !(text[end] === '\\' && /[nrt"\\]/.test(text[end + 1] ?? ''))) end++;
+  return end;
+}
+
+/**
+ * The env-assignment rule: the value after a secret-sounding name, unless it is a
+ * placeholder, a reference, a path, a URL without credentials, a number or a date, or an
+ * unquoted code name after `:` or a spaced `=` (`tokenMint: TOKEN_MINT`; in `.env` style,
+ * `DB_PASSWORD=correcthorsebattery`, a bare word is the value).
+ */
+function envAssignment(text: string, match: RegExpExecArray): [number, number] | null {
+  if (!isSecretName(match[1] ?? '')) return null;
+  const start = match.index + match[0].length;
+  // In a URL query (`?passwd=…&ot=0`), `&` ends the value.
+  const query = match.index > 0 && (text[match.index - 1] === '?' || text[match.index - 1] === '&');
+  let end = valueEnd(text, start, Math.min(text.length, start + VALUE_LOOK), query);
+  if (end - start < MIN_VALUE) return null;
+  const value = text.slice(start, end);
+  if (value.startsWith(':') || value.startsWith('\\')) return null;
+  if (PLACEHOLDER.test(value) || DOTTED_REFERENCE.test(value) || URL_WITHOUT_CREDENTIALS.test(value) || /^\d+(?:\.\d+)?$/.test(value) || PATH_VALUE.test(value) || DATE.test(value)) return null;
+  const quoted = /["']$/.test(match[0]);
+  const envStyle = /[A-Za-z0-9_.-]["']?=$/.test(match[0]);
+  if (!quoted && !envStyle && CODE_NAME.test(value)) return null;
+  end = valueEnd(text, end, text.length, query);
+  return [start, end];
 }
 
 /** Runs every own rule over `text`. */
@@ -154,9 +230,17 @@ export function ownFindings(text: string): Finding[] {
   for (const rule of OWN_RULES) {
     rule.pattern.lastIndex = 0;
     for (let m = rule.pattern.exec(text); m !== null; m = rule.pattern.exec(text)) {
+      if (rule.kind === 'env-assignment') {
+        const span = envAssignment(text, m);
+        if (span !== null) {
+          found.push({ kind: rule.kind, start: span[0], end: span[1] });
+          rule.pattern.lastIndex = span[1];
+        }
+        continue;
+      }
       const value = m[rule.group];
       if (value === undefined || value.length === 0) continue;
-      if (rule.kind === 'env-assignment' ? !envAssignmentFinding(m) : rule.accept && !rule.accept(value)) continue;
+      if (rule.accept && !rule.accept(value)) continue;
       const start = m.index + m[0].length - (rule.after ?? 0) - value.length;
       const kept = rule.refine ? rule.refine(value) : value;
       if (kept === null || kept.length === 0) continue;

@@ -1,6 +1,10 @@
 import type { Finding, SecretDetector } from './finding';
 import { decodeLiteral, encodeLiteral, forEachStringLiteral } from './jsonStrings';
+import { entropyFindings } from './entropyRules';
+import { gitleaksFindings } from './gitleaksRules';
 import { ownFindings } from './ownRules';
+import { privateKeyFindings } from './privateKeys';
+import { decodedBlobs, joinedPieces, lastRunStart, originalOffset, originalSpan } from './views';
 
 /**
  * What was redacted, by kind: never a value. `occurrences` counts every replaced
@@ -23,6 +27,20 @@ const NUMBER_TEXT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const SEPARATOR = '\n\n';
 /** Characters of decoded text per detector run: large enough to amortise the rules' set-up, small enough to bound memory. */
 const BATCH_CHARS = 1 << 20;
+
+/** How many base64 layers are decoded inside one another (a base64 `.env` inside a base64 Kubernetes secret is two). */
+const MAX_DECODE_DEPTH = 2;
+/** Our own detectors, run in every runtime (src/core): rules, gitleaks' rule set, private keys, entropy. */
+const CORE_DETECTORS: SecretDetector[] = [{ detect: ownFindings }, { detect: gitleaksFindings }, { detect: privateKeyFindings }, { detect: entropyFindings }];
+/**
+ * The detectors run on values put back together across line breaks: those that need a
+ * prefix or a keyword. Joining lines makes long runs of ordinary text (two hashes on two
+ * lines), so the entropy rule, which needs neither, does not run there.
+ */
+const JOINED_DETECTORS: SecretDetector[] = [{ detect: ownFindings }, { detect: gitleaksFindings }];
+
+/** What follows a line break inside a value it continues: key characters with a digit, no `=` before its padding (not `BACKUP=true`, not a word). */
+const CONTINUATION = /^(?=[^\n]*\d)[A-Za-z0-9+/_-]+={0,2}$/;
 
 /** What `placeholder` writes for a kind other than home-user. */
 const PLACEHOLDER_TEXT = /\[REDACTED:[a-z0-9-]{1,40}#\d{1,9}\]/g;
@@ -74,6 +92,7 @@ interface PendingString {
  */
 export class Redactor {
   private readonly detectors: SecretDetector[];
+  private readonly joinedDetectors: SecretDetector[];
   private readonly numbering = new Map<string, Map<string, number>>();
   private readonly counts = new Map<string, number>();
   private changed = 0;
@@ -82,7 +101,8 @@ export class Redactor {
     extra: readonly SecretDetector[],
     private readonly detectorNames: string,
   ) {
-    this.detectors = [...extra, { detect: ownFindings }];
+    this.detectors = [...extra, ...CORE_DETECTORS];
+    this.joinedDetectors = [...extra, ...JOINED_DETECTORS];
   }
 
   /** Redacts each text (JSON lines, or whole JSON documents); same order, same count. */
@@ -141,9 +161,39 @@ export class Redactor {
     return { occurrences, byKind, stringsChanged: this.changed, detectors: this.detectorNames };
   }
 
-  private async detect(text: string): Promise<Finding[]> {
+  /**
+   * Every finding in `text`: the detectors on the text itself, then on its other views
+   * (src/core/redact/views.ts): values split across lines put back together, and base64
+   * blobs decoded (a blob hiding a secret is redacted whole, as kind `base64`).
+   */
+  private async detect(text: string, depth = 0): Promise<Finding[]> {
     const all: Finding[] = [];
     for (const d of this.detectors) for (const f of await d.detect(text)) if (f.end > f.start) all.push(f);
+    const direct = all.length;
+    for (const piece of joinedPieces(text)) {
+      for (const d of this.joinedDetectors) {
+        for (const f of await d.detect(piece.text)) {
+          if (f.end <= f.start) continue;
+          const [start, end] = originalSpan(piece, f.start, f.end);
+          // Only a finding that crosses a break is new; it is taken when the text alone showed
+          // nothing there, or when what follows the break reads as more of the value (a wrapped
+          // key) rather than the next line's own text (`TOKEN=…` then a line `next`).
+          const tailStart = originalOffset(piece, f.end - 1) - (f.end - 1 - lastRunStart(piece, f.end - 1));
+          if (tailStart <= start) continue;
+          const seen = all.slice(0, direct).some((g) => g.start < tailStart && g.end > start);
+          if (seen && !CONTINUATION.test(text.slice(tailStart, end))) continue;
+          all.push({ kind: f.kind, start, end });
+        }
+      }
+    }
+    if (depth < MAX_DECODE_DEPTH) {
+      // First in the list: where a rule also took the blob itself, the placeholder says base64.
+      const blobs: Finding[] = [];
+      for (const blob of decodedBlobs(text)) {
+        if ((await this.detect(blob.text, depth + 1)).length > 0) blobs.push({ kind: 'base64', start: blob.start, end: blob.end });
+      }
+      if (blobs.length > 0) return [...blobs, ...all];
+    }
     return all;
   }
 

@@ -57,6 +57,33 @@ describe('agent-trace report, redact, export, compare (the built dist/cli.js)', 
     assert.ok(!text.includes('jdoe') && !text.includes('abcdEFGH12345678'));
   });
 
+  it('redact, report and convert remove a private key shown by the Read tool (line-numbered), EC included', () => {
+    // A real tool result of the Claude log, its content replaced by what Read prints for an EC key
+    // file, marked failed so that the report shows its text too.
+    const body = ['MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oTQmyxS+RDgkoAoGCCqGSM49', 'AwEHoUQDQgAEXw0yBq9bFGe6j5t5XcX3QJ0S5bWqB4wK3g1m8u2fJdF0sT8pQ9uV', 'r1Lh6Yc2oN4aE7kM3zW9xDqPs5TbJ8gHf0vR2iU1yA=='];
+    const content = ['-----BEGIN EC PRIVATE KEY-----', ...body, '-----END EC PRIVATE KEY-----', ''].map((l, i) => `${String(i + 1).padStart(6)}→${l}`).join('\n');
+    const lines = readFileSync(SPOTTER, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('"type":"tool_result"') && l.includes('"content":"'));
+    const record = JSON.parse(lines[at]!) as { message: { content: Array<{ type: string; content?: unknown }> } };
+    for (const part of record.message.content) if (part.type === 'tool_result') Object.assign(part, { content, is_error: true });
+    lines[at] = JSON.stringify(record);
+    const planted = join(dir, 'key.jsonl');
+    writeFileSync(planted, lines.join('\n'));
+    const outs = { redact: join(dir, 'key.redacted.jsonl'), report: join(dir, 'key.html'), convert: join(dir, 'key.trace.jsonl') };
+    for (const [command, out] of Object.entries(outs)) {
+      // Control: without redaction the key is carried into the output (so the check below can fail).
+      if (command !== 'redact') {
+        assert.equal(run(command, planted, '-o', out, '--no-redact').code, 0);
+        assert.ok(readFileSync(out, 'utf8').includes(body[0]!.slice(0, 24)), `${command} --no-redact carries the key`);
+      }
+      const r = run(command, planted, '-o', out);
+      assert.equal(r.code, 0, `${command}: ${r.stderr}`);
+      assert.match(r.stderr, /private-key 1/, `${command}: ${r.stderr}`);
+      const text = readFileSync(out, 'utf8');
+      for (const b of body) assert.ok(!text.includes(b.slice(0, 24)), `${command} leaves ${b.slice(0, 24)}`);
+    }
+  });
+
   it('export --to each target reports its rows and, for Mooncake and Bailian, the ideal hit rate read back', () => {
     for (const to of ['mooncake', 'bailian', 'aiperf']) {
       const out = join(dir, `x.${to}.jsonl`);

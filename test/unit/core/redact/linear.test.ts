@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { checkSync } from 'recheck';
+import { ENTROPY_PATTERNS } from '../../../../src/core/redact/entropyRules';
+import { SEMI_GENERIC_NEXT } from '../../../../src/core/redact/gitleaksRules';
+import { PRIVATE_KEY_PATTERNS } from '../../../../src/core/redact/privateKeys';
+import { Redactor } from '../../../../src/core/redact/redactor';
+import { VIEW_PATTERNS } from '../../../../src/core/redact/views';
+
+// Redaction runs over hostile trace text. gitleaks' regexes run in re2js (linear by
+// construction); every regex that runs in V8 must be free of super-linear backtracking
+// (recheck, as for the own rules in ownRules.test.ts), and texts built to make a naive
+// scanner quadratic (long runs, a keyword every few characters, markers without ends)
+// must go through the whole redactor. Each case is 256 KiB; a quadratic pass over it would
+// take hours, so the test's timeout is the check; what each cost is printed as a diagnostic.
+
+const N = 1 << 18;
+const HOSTILE: Record<string, string> = {
+  'one run of a word character': 'a'.repeat(N),
+  'one run of base64 that decodes to text': 'QUFB'.repeat(N / 4),
+  'a keyword and an operator every 4 characters (key=key=…)': 'key='.repeat(N / 4),
+  'a secret name and a placeholder value, repeated (TOKEN=xxxxTOKEN=…)': 'TOKEN=xxxx'.repeat(N / 10),
+  'BEGIN PRIVATE KEY lines without an END': '-----BEGIN PRIVATE KEY-----\n'.repeat(N / 28),
+  'a BEGIN line and then only \\n escapes': '-----BEGIN EC PRIVATE KEY-----' + '\\n'.repeat(N / 2),
+  'short wrapped lines (a join at every break)': 'aaaaaaaa\n'.repeat(N / 9),
+  'a provider prefix repeated (ghp_ghp_…)': 'ghp_'.repeat(N / 4),
+  'an identifier keyword followed by a long dotted run': ('twitch_token ' + 'x.'.repeat(20)).repeat(N / 53),
+  'e-mail and URL-password fragments': 'a@://a:'.repeat(N / 7),
+  'JWT-like runs without the second dot': 'eyAAAAAAAAAAAAAAAAAAA.'.repeat(N / 22),
+  'letters and digits alternating (random-looking, no separator)': 'a1'.repeat(N / 2),
+};
+
+describe('redaction on hostile text', () => {
+  for (const [name, text] of Object.entries(HOSTILE)) {
+    it(name, { timeout: 180_000 }, async (t) => {
+      const started = performance.now();
+      const [out] = await new Redactor([], 'core').redactJsonTexts([JSON.stringify({ t: text })]);
+      t.diagnostic(`${(text.length / 1024).toFixed(0)} KiB in ${(performance.now() - started).toFixed(0)} ms`);
+      assert.equal(typeof (JSON.parse(out!) as { t: string }).t, 'string');
+    });
+  }
+
+  it('every V8 regex of the detectors is free of super-linear backtracking (recheck)', () => {
+    const deterministic = { randomSeed: 1, timeout: null, attackTimeout: null, incubationTimeout: null, recallTimeout: null, maxAttackStringSize: 30_000 };
+    // recheck's own step limits remain; its time limits are off so the verdict does not depend on the load.
+    for (const re of [...PRIVATE_KEY_PATTERNS, ...ENTROPY_PATTERNS, ...VIEW_PATTERNS, SEMI_GENERIC_NEXT]) {
+      // A sticky regex only ever matches where it is put: checked as anchored.
+      const source = re.sticky ? `^(?:${re.source})` : re.source;
+      const result = checkSync(source, re.flags.replace(/[gy]/g, ''), deterministic);
+      assert.equal(result.status, 'safe', `/${re.source}/: ${result.status === 'vulnerable' ? `attack ${result.attack.pattern}` : result.status}`);
+    }
+  });
+});
