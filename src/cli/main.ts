@@ -16,7 +16,7 @@ import { analyzeFolder, isDirectory, runSessions } from './sessions';
 import { redactionLine, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
 import { runSimulate } from './simulate';
 import { runQuery, runTeamExport, TEAM_USAGE } from './team';
-import { UsageError } from './usageError';
+import { UsageError } from '../core/text/usageError';
 import { printError, printJson, printText } from './output';
 import { version } from '../../package.json';
 import { basename } from 'node:path';

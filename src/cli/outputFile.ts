@@ -1,5 +1,5 @@
 import { checkOutputTarget, NotWritableTargetError, writeRegularFile } from '../node/traceFiles';
-import { UsageError } from './usageError';
+import { UsageError } from '../core/text/usageError';
 
 /**
  * An output file of the CLI (`-o`, `--emit-workload`): without `text`, checks it before any

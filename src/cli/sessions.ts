@@ -17,7 +17,7 @@ import { SessionIndex } from '../node/sessions/sessionIndex';
 import { SessionIndexer, unreadNote } from '../node/sessions/sessionIndexer';
 import { readTraceFiles } from '../node/traceFiles';
 import { terminalJson, terminalText } from '../core/text/safeText';
-import { UsageError } from './usageError';
+import { UsageError } from '../core/text/usageError';
 
 export const SESSIONS_USAGE = `Usage: agent-trace sessions [--json] [--agent ID] [--since WHEN] [--project TEXT] [options]
 

@@ -28,7 +28,7 @@ import { createRedactor } from '../node/secretlintDetector';
 import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { printError, printJson, printText } from './output';
 import { outputFile } from './outputFile';
-import { UsageError } from './usageError';
+import { UsageError } from '../core/text/usageError';
 
 /**
  * The commands that take a trace out of the machine: `redact`, `export` (and the

@@ -20,12 +20,12 @@ import { parseTrace } from '../core/trace/parseTrace';
 import { autoThreads, runSweepOnThreads } from '../node/parallelSweep';
 import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { outputFile } from './outputFile';
-import { parseSimulateArgs, replicaOptions, SIMULATE_HELP, SIMULATE_USAGE } from './simulateArgs';
-import type { SimulateArgs } from './simulateArgs';
+import { parseSimulateArgs, replicaOptions, SIMULATE_HELP, SIMULATE_USAGE } from '../core/sim/commandLine';
+import type { SimulateArgs } from '../core/sim/commandLine';
 import { renderScenario, renderSweep } from './simulateReport';
 import type { ReportContext } from './simulateReport';
 import { printError, printJson, printText } from './output';
-import { UsageError } from './usageError';
+import { UsageError } from '../core/text/usageError';
 
 /**
  * `agent-trace simulate`: reads a trace or a workload JSON, turns it into a workload,

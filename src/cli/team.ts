@@ -23,7 +23,7 @@ import { redactTeamRows, shortHash, writeTeamParquet } from '../node/team/parque
 import { listCompanions, readTraceFiles } from '../node/traceFiles';
 import { isDirectory, traceFilesIn } from './sessions';
 import { redactionLine } from './share';
-import { UsageError } from './usageError';
+import { UsageError } from '../core/text/usageError';
 
 /**
  * The team path (docs/guide/team.md): `export --to parquet` writes this machine's sessions

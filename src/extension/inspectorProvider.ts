@@ -4,7 +4,7 @@ import type { TraceReport } from '../core/report/traceReport';
 import { uiText } from '../core/text/safeText';
 import { Channel } from '../protocol/channel';
 import { checkRequestParams, checkWebviewNotification, shellWords } from '../protocol/validate';
-import { refuseCopiedCommand } from '../cli/simulateArgs';
+import { refuseCopiedCommand } from '../core/sim/commandLine';
 import type { CallRef, HostNotification, HostRequests, InspectorSettings, LiveState, WebviewNotification, WebviewRequests } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { ANALYSIS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readWhatIfDefaults, userPriceSetting } from './settings';

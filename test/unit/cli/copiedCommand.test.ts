@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { refuseCopiedCommand } from '../../../src/cli/simulateArgs';
+import { refuseCopiedCommand } from '../../../src/core/sim/commandLine';
 import { shellWords } from '../../../src/protocol/validate';
 
 // "Copy as CLI" in the what-if panel: the page composes the command, the host puts it on the

@@ -1,18 +1,18 @@
-import type { EngineName } from '../core/sim/engines/engineTypes';
-import { DEFAULT_PARAMS, describeBound, GPU_PRESETS, MODEL_PRESETS, PARAM_BOUNDS, REPLICA_BOUNDS, withinBound } from '../core/sim/params';
-import type { FreeOrder, GpuPreset, ModelPreset, ParamBound } from '../core/sim/params';
-import { POLICY_NAMES } from '../core/sim/policies';
-import type { PolicyName } from '../core/sim/policies';
-import { DEFAULT_REPLICAS } from '../core/sim/simRequests';
-import type { ReplicaOptions } from '../core/sim/simRequests';
-import type { SweepAxis } from '../core/sim/sweep';
-import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE, MAX_SWEEP_POINTS } from '../core/sim/sweep';
-import { DEFAULT_ROUTER, MAX_GPUS, ROUTER_NAMES } from '../core/sim/fleet/routers';
-import type { RouterName } from '../core/sim/fleet/routers';
-import { FORMATS } from '../core/trace/formats';
-import type { FormatId } from '../core/trace/model';
-import { formatCount } from '../core/report/formatNumbers';
-import { UsageError } from './usageError';
+import type { EngineName } from './engines/engineTypes';
+import { DEFAULT_PARAMS, describeBound, GPU_PRESETS, MODEL_PRESETS, PARAM_BOUNDS, REPLICA_BOUNDS, withinBound } from './params';
+import type { FreeOrder, GpuPreset, ModelPreset, ParamBound } from './params';
+import { POLICY_NAMES } from './policies';
+import type { PolicyName } from './policies';
+import { DEFAULT_REPLICAS } from './simRequests';
+import type { ReplicaOptions } from './simRequests';
+import type { SweepAxis } from './sweep';
+import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE, MAX_SWEEP_POINTS } from './sweep';
+import { DEFAULT_ROUTER, MAX_GPUS, ROUTER_NAMES } from './fleet/routers';
+import type { RouterName } from './fleet/routers';
+import { FORMATS } from '../trace/formats';
+import type { FormatId } from '../trace/model';
+import { formatCount } from '../report/formatNumbers';
+import { UsageError } from '../text/usageError';
 
 /**
  * The command line of `agent-trace simulate`: a table of flags, parsed strictly and
