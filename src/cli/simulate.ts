@@ -3,7 +3,7 @@ import { getHeapStatistics } from 'node:v8';
 import { formatCount } from '../core/report/formatNumbers';
 import { engineByName } from '../core/sim/engines/engineTable';
 import type { EngineName } from '../core/sim/engines/engineTypes';
-import { capacityFor, DEFAULT_PARAMS, GPU_MEMORY_UTILIZATION, GPU_PRESETS, ParamError, RESERVED_GIB, validateParams } from '../core/sim/params';
+import { capacityFor, DEFAULT_PARAMS, GPU_MEMORY_UTILIZATION, GPU_PRESETS, ParamError, paramsAsPrinted, RESERVED_GIB, validateParams } from '../core/sim/params';
 import type { EngineParams } from '../core/sim/params';
 import { tooLongForCache } from '../core/sim/engines/policySupport';
 import { runScenario } from '../core/sim/scenario';
@@ -146,14 +146,6 @@ async function loadWorkloadJson(a: SimulateArgs, path: string): Promise<LoadedWo
   const chosen = a.session === null ? sessions[0]! : pickById(sessions, (s) => s.id, a.session, path, (s) => `${s.id} (${s.calls.length} calls)`);
   const calls = sessions.reduce((n, s) => n + s.calls.length, 0);
   return { workload, format: null, session: chosen.id, notes: [], source: `workload ${path}, ${sessions.length} session${sessions.length === 1 ? '' : 's'}, ${calls} calls` };
-}
-
-/** The parameters as --json prints them: SGLang's page size only under the policy that reads it (the other policies' output stays as it was). */
-function paramsForJson(p: EngineParams): SimulateInput['params'] {
-  if (p.policy === 'sglang-lru') return p;
-  const rest: SimulateInput['params'] = { ...p };
-  delete rest.sglangPageSizeTokens;
-  return rest;
 }
 
 /** The engine parameters: defaults, then the GPU and model presets, then every flag given. */
@@ -307,7 +299,7 @@ async function simulate(a: SimulateArgs): Promise<number> {
     gpu: a.model ? (a.gpu?.id ?? (a.gpuMemoryGiB === null ? null : 'custom')) : null,
     model: a.model?.id ?? null,
     gpuMemoryGiB: a.model ? (a.gpuMemoryGiB ?? a.gpu!.memoryGiB) : null,
-    params: paramsForJson(params),
+    params: paramsAsPrinted(params),
     replicas,
     sweep: a.sweep ? { ...a.sweep, hitRateDropThreshold: cliffThreshold, ...(a.sweep.axis === 'gpus' ? { targetHitRate: a.targetHitRate ?? DEFAULT_TARGET_HIT_RATE } : {}) } : null,
   };

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { engineByName } from '../../src/core/sim/engines/engineTable';
+import { DEFAULT_PARAMS } from '../../src/core/sim/params';
 import type { EngineParams } from '../../src/core/sim/params';
 import { runScenario } from '../../src/core/sim/scenario';
 import type { ScenarioResult } from '../../src/core/sim/scenario';
@@ -283,7 +284,9 @@ describe('what-if panel in Chromium', () => {
     const since = p.posted.length;
     await p.page.click('#whatif-export');
     const m = (await p.waitForPosted(posted('whatif/export'), since)) as Extract<WebviewMessage, { type: 'whatif/export' }>;
-    return (JSON.parse(m.json) as { input: { params: EngineParams } }).input.params;
+    // The export leaves out SGLang's page size under every other policy (as simulate --json does): the engine's default.
+    const params = (JSON.parse(m.json) as { input: { params: Omit<EngineParams, 'sglangPageSizeTokens'> & { sglangPageSizeTokens?: number } } }).input.params;
+    return { sglangPageSizeTokens: DEFAULT_PARAMS.sglangPageSizeTokens, ...params };
   }
 
   it('refuses bad input at the field with a message, keeps the last results, and recovers', async () => {

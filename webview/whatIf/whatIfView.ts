@@ -6,6 +6,7 @@ import type { WhatIfSession } from './whatIfModel';
 import type { WhatIfDocument } from '../../src/core/share/whatIfDocument';
 import type { ScenarioResult } from '../../src/core/sim/scenario';
 import { POLICY_CHOICES } from '../../src/core/sim/policies';
+import { paramsAsPrinted } from '../../src/core/sim/params';
 import type { PolicyId } from '../../src/core/sim/policies';
 import type { WebviewNotification, WhatIfDefaults, WhatIfWorkload } from '../../src/protocol/messages';
 import { el, icon, replaceChildren, table } from '../shared/dom';
@@ -783,7 +784,7 @@ export class WhatIfView {
         model: shown.scenario.model,
         gpuMemoryGiB: shown.scenario.gpu === 'custom' ? shown.scenario.gpuMemoryGiB : null,
         capacityTyped: shown.scenario.capacityTyped,
-        params: p,
+        params: paramsAsPrinted(p),
         replicas: shown.resolved.replicas,
       },
       scenario: shown.result,

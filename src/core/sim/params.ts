@@ -279,3 +279,15 @@ export function validateReplicas(r: { replicas: number; staggerS: number; seed: 
     if (!withinBound(r[name], b)) throw new ParamError(`${name} must be ${describeBound(b)}, got ${shownValue(r[name])}`);
   }
 }
+
+/**
+ * The parameters as `simulate --json` and the what-if panel's export print them: SGLang's
+ * page size only under the policy that reads it, so the other policies' documents stay as
+ * they were before it existed.
+ */
+export function paramsAsPrinted(p: EngineParams): Omit<EngineParams, 'sglangPageSizeTokens'> & { sglangPageSizeTokens?: number } {
+  if (p.policy === 'sglang-lru') return p;
+  const rest: Omit<EngineParams, 'sglangPageSizeTokens'> & { sglangPageSizeTokens?: number } = { ...p };
+  delete rest.sglangPageSizeTokens;
+  return rest;
+}
