@@ -52,18 +52,19 @@ describe('VS Code Copilot Chat and OpenTelemetry sessions in real VS Code (code-
     const sidebar = page.locator('.part.sidebar');
     // The chat: its first prompt, 8 calls (test/reference/vscode_chat.py), under the folder workspace.json names.
     await sidebar.locator('.monaco-list-row', { hasText: 'tfplan2md' }).first().waitFor({ timeout: 90_000 });
-    const chat = sidebar.locator('.monaco-list-row', { hasText: 'Follow instructions in [tp.prompt.md]' });
+    // Row labels are clipped to leave the figures room: the whole title is in the row's accessible name.
+    const chat = sidebar.locator('.monaco-list-row[aria-label^="Follow instructions in [tp.prompt.md]"]');
     await chat.waitFor({ timeout: 60_000 });
     assert.match((await chat.textContent()) ?? '', / · 8 calls · /);
     // The Agent Debug Logs export: two requests of one conversation, 4 calls (hand count in agentTelemetry.test.ts).
-    const otlp = sidebar.locator('.monaco-list-row', { hasText: 'Add a --verbose flag to the CLI' });
+    const otlp = sidebar.locator('.monaco-list-row[aria-label^="Add a --verbose flag to the CLI"]');
     await otlp.waitFor({ timeout: 60_000 });
     assert.match((await otlp.textContent()) ?? '', / · 4 calls · hit 90\.4% · /);
     await shot(page, 'e2e-copilot-otlp-sessions.png');
   });
 
   it('a click opens the chat in the inspector: its calls and turns drawn', async () => {
-    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'Follow instructions in [tp.prompt.md]' }).click();
+    await page.locator('.part.sidebar .monaco-list-row[aria-label^="Follow instructions in [tp.prompt.md]"]').click();
     const inspector = webview(page, EXTENSION_ID);
     await inspector.locator('.chart-wrap[data-bar-count="8"]').waitFor({ timeout: 90_000 });
     assert.equal((await inspector.locator('[data-figure="llmCalls"]').textContent())?.trim(), '8');
@@ -72,7 +73,7 @@ describe('VS Code Copilot Chat and OpenTelemetry sessions in real VS Code (code-
 
   it('and the OpenTelemetry file: the conversation\'s 4 calls', async () => {
     await page.locator('.part.sidebar .title').first().click();
-    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'Add a --verbose flag to the CLI' }).click();
+    await page.locator('.part.sidebar .monaco-list-row[aria-label^="Add a --verbose flag to the CLI"]').click();
     const inspector = webview(page, EXTENSION_ID);
     await inspector.locator('.chart-wrap[data-bar-count="4"]').waitFor({ timeout: 90_000 });
     assert.equal((await inspector.locator('[data-figure="llmCalls"]').textContent())?.trim(), '4');

@@ -239,7 +239,8 @@ export class SessionsService implements vscode.Disposable {
         const syncing = run((p) => reportTo?.(p), cancel.token);
         let settled = false;
         void syncing.then(() => (settled = true), () => (settled = true));
-        void vscode.window.withProgress({ location: { viewId: SESSIONS_VIEW_ID } }, () => syncing.catch(() => undefined));
+        // The view's bar is a courtesy: if VS Code cannot show it (the view gone), the index goes on.
+        Promise.resolve(vscode.window.withProgress({ location: { viewId: SESSIONS_VIEW_ID } }, () => syncing.catch(() => undefined))).catch((e: unknown) => this.log.debug(`Agent Sessions progress: ${e instanceof Error ? e.message : String(e)}`));
         if (!interactive) await Promise.race([syncing, new Promise((r) => setTimeout(r, NOTIFY_AFTER_MS))]);
         if (!settled) {
           await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Indexing agent sessions', cancellable: true }, (progress, token) => {
