@@ -20,15 +20,23 @@ import { besideCheckout } from '../support/helpers';
 
 const HARNESS = join(__dirname, 'vllm_oracle_harness.py');
 
-/** The oracle's folder ($VLLM_ORACLE_DIR, else `shared/vllm-oracle` beside the checkout), or why it cannot run. */
-export function findOracle(): { dir: string } | { missing: string } {
-  // Set, the variable is the only place looked at (VLLM_ORACLE_DIR=none shows what a clone without the oracle runs).
-  const fromEnv = process.env['VLLM_ORACLE_DIR'];
-  const candidates = fromEnv ? [fromEnv] : besideCheckout('shared/vllm-oracle');
+/**
+ * An engine's oracle folder ($<ENV>, else `shared/<folder>` beside the checkout), or why it
+ * cannot run. Set, the variable is the only place looked at (<ENV>=none shows what a clone
+ * without the oracle runs).
+ */
+export function findEngineOracle(engine: string, envVar: string, folder: string): { dir: string } | { missing: string } {
+  const fromEnv = process.env[envVar];
+  const candidates = fromEnv ? [fromEnv] : besideCheckout(`shared/${folder}`);
   const dir = candidates.find((d) => existsSync(join(d, 'oracle.py')));
-  if (!dir) return { missing: `the vLLM oracle is not beside the repository (looked in ${candidates.join(', ')}; set VLLM_ORACLE_DIR to the folder holding oracle.py)` };
-  if (spawnSync('python3', ['-c', 'import sys; sys.exit(sys.version_info < (3, 10))']).status !== 0) return { missing: 'python3 (3.10 or later) is not installed: the vLLM oracle is Python' };
+  if (!dir) return { missing: `the ${engine} oracle is not beside the repository (looked in ${candidates.join(', ')}; set ${envVar} to the folder holding oracle.py)` };
+  if (spawnSync('python3', ['-c', 'import sys; sys.exit(sys.version_info < (3, 10))']).status !== 0) return { missing: `python3 (3.10 or later) is not installed: the ${engine} oracle is Python` };
   return { dir };
+}
+
+/** vLLM's oracle folder, or why it cannot run. */
+export function findOracle(): { dir: string } | { missing: string } {
+  return findEngineOracle('vLLM', 'VLLM_ORACLE_DIR', 'vllm-oracle');
 }
 
 /** The oracle's report, with the harness's own figures (ideal at admission, time parts). */

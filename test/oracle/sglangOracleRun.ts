@@ -1,5 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { EngineOutcome } from '../../src/core/sim/engines/engineTypes';
 import type { RadixDebug, RadixStepLog } from '../../src/core/sim/engines/radixEngine';
@@ -7,8 +6,8 @@ import { runRadix } from '../../src/core/sim/engines/radixEngine';
 import { DEFAULT_REPLICAS, planWorkload } from '../../src/core/sim/simRequests';
 import type { SimPlan } from '../../src/core/sim/simRequests';
 import { workloadToJson } from '../../src/core/sim/workload';
-import { besideCheckout } from '../support/helpers';
 import type { OracleJob } from './oracleRun';
+import { findEngineOracle } from './oracleRun';
 
 /**
  * Running the SGLang radix-cache oracle next to the sglang-lru engine. The oracle (SGLang's
@@ -20,15 +19,9 @@ import type { OracleJob } from './oracleRun';
 
 const HARNESS = join(__dirname, 'sglang_oracle_harness.py');
 
-/** The oracle's folder ($SGLANG_ORACLE_DIR, else `shared/sglang-oracle` beside the checkout), or why it cannot run. */
+/** SGLang's oracle folder ($SGLANG_ORACLE_DIR, else `shared/sglang-oracle` beside the checkout), or why it cannot run. */
 export function findSglangOracle(): { dir: string } | { missing: string } {
-  // Set, the variable is the only place looked at (SGLANG_ORACLE_DIR=none shows what a clone without the oracle runs).
-  const fromEnv = process.env['SGLANG_ORACLE_DIR'];
-  const candidates = fromEnv ? [fromEnv] : besideCheckout('shared/sglang-oracle');
-  const dir = candidates.find((d) => existsSync(join(d, 'oracle.py')));
-  if (!dir) return { missing: `the SGLang oracle is not beside the repository (looked in ${candidates.join(', ')}; set SGLANG_ORACLE_DIR to the folder holding oracle.py)` };
-  if (spawnSync('python3', ['-c', 'import sys; sys.exit(sys.version_info < (3, 10))']).status !== 0) return { missing: 'python3 (3.10 or later) is not installed: the SGLang oracle is Python' };
-  return { dir };
+  return findEngineOracle('SGLang', 'SGLANG_ORACLE_DIR', 'sglang-oracle');
 }
 
 /** One call as the oracle reports it (with the harness's prefill count). */
