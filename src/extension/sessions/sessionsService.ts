@@ -30,6 +30,8 @@ export class SessionsService implements vscode.Disposable {
   private rows: SessionRow[] = [];
   private generation = -1;
   private syncing: Promise<void> | null = null;
+  /** One more sync after the running one: asked for while it ran, it may have missed what changed since it began. */
+  private followUp: Promise<void> | null = null;
   private rescan: ReturnType<typeof setInterval> | undefined;
   private users = 0;
   /** Discovery notes already logged (each once per window). */
@@ -174,7 +176,18 @@ export class SessionsService implements vscode.Disposable {
    * status bar only. Another window indexing means this one only reads.
    */
   sync(interactive: boolean): Promise<void> {
-    this.syncing ??= this.runSync(interactive).finally(() => {
+    if (this.syncing) {
+      // The running sync may have listed the folders before the caller's change: run once more
+      // after it (callers that ask meanwhile share that one), rather than answer with its result.
+      this.followUp ??= this.syncing
+        .catch(() => undefined)
+        .then(() => {
+          this.followUp = null;
+          return this.sync(interactive);
+        });
+      return this.followUp;
+    }
+    this.syncing = this.runSync(interactive).finally(() => {
       this.syncing = null;
       this.progress = null;
     });
