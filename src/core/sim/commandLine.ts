@@ -464,7 +464,6 @@ export function refuseCopiedCommand(words: readonly string[], tracePath: string)
   }
   const extra = a.given.find((f) => !WHAT_IF_FLAGS.includes(f));
   if (extra) return `${extra} is not something the what-if panel writes`;
-  if (a.sweep?.axis === 'gpus') return '--sweep gpus is not something the what-if panel writes';
   if (a.file !== tracePath) return 'the command replays another file than the trace this panel shows';
   return null;
 }
