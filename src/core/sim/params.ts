@@ -4,9 +4,9 @@
  */
 
 import { describeBound, PARAM_BOUNDS, REPLICA_BOUNDS, withinBound } from './bounds';
-import type { ParamBound } from './bounds';
-import { DEFAULT_POLICY_SETTINGS } from './policies';
-import type { PolicySettings } from './policies';
+import type { BoundedParam, ParamBound } from './bounds';
+import { DEFAULT_POLICY_SETTINGS, POLICY_CHOICES } from './policies';
+import type { PolicyChoice, PolicySettings } from './policies';
 import { MAX_GPUS, ROUTER_NAMES } from './fleet/routers';
 import type { FleetParams } from './fleet/routers';
 
@@ -131,7 +131,7 @@ export function validateParams(p: EngineParams): void {
   const need = (ok: boolean, name: string, want: string, got: unknown): void => {
     if (!ok) throw new ParamError(`${name} must be ${want}, got ${shownValue(got)}`);
   };
-  const bounded = (name: keyof typeof PARAM_BOUNDS, label: string, value: unknown): void => need(withinBound(value, PARAM_BOUNDS[name]), label, describeBound(PARAM_BOUNDS[name]), value);
+  const bounded = (name: BoundedParam, label: string, value: unknown): void => need(withinBound(value, PARAM_BOUNDS[name]), label, describeBound(PARAM_BOUNDS[name]), value);
   const whole = (n: number): boolean => Number.isInteger(n) && n > 0;
   need(whole(p.blockSizeTokens), 'blockSizeTokens', 'a whole number > 0', p.blockSizeTokens);
   bounded('blockSizeTokens', 'blockSizeTokens', p.blockSizeTokens);
@@ -156,24 +156,8 @@ export function validateParams(p: EngineParams): void {
   }
   need(p.stepFixedMs + p.prefillUsPerToken + p.kvReadNsPerToken + p.decodeUsPerSeq > 0, 'stepFixedMs', 'such that a step takes some time (all step costs are 0)', p.stepFixedMs);
   bounded('kvBytesPerToken', 'kvBytesPerToken', p.kvBytesPerToken);
-  if (p.policy === 'ttl-pin') {
-    const t = p.ttlPin.ttlS;
-    need(t === 'auto' || (Number.isFinite(t) && t >= 0), 'ttlPin.ttlS', "a number ≥ 0 or 'auto'", t);
-    if (t !== 'auto') bounded('ttlS', 'ttlPin.ttlS', t);
-    need(Number.isFinite(p.ttlPin.maxTtlS) && p.ttlPin.maxTtlS >= 0, 'ttlPin.maxTtlS', 'a number ≥ 0', p.ttlPin.maxTtlS);
-    bounded('maxTtlS', 'ttlPin.maxTtlS', p.ttlPin.maxTtlS);
-  }
-  if (p.policy === 'admission-cap') {
-    const a = p.admissionCap;
-    need(a.cap === 'adaptive' || whole(a.cap), 'admissionCap.cap', "a whole number > 0 or 'adaptive'", a.cap);
-    if (a.cap !== 'adaptive') bounded('cap', 'admissionCap.cap', a.cap);
-    need(whole(a.initialCap), 'admissionCap.initialCap', 'a whole number > 0', a.initialCap);
-    bounded('initialCap', 'admissionCap.initialCap', a.initialCap);
-    need(a.hitRateFloor > 0 && a.hitRateFloor <= 1, 'admissionCap.hitRateFloor', 'in (0, 1]', a.hitRateFloor);
-    need(a.backoff > 0 && a.backoff < 1, 'admissionCap.backoff', 'in (0, 1)', a.backoff);
-    need(a.windowS > 0, 'admissionCap.windowS', 'a number > 0', a.windowS);
-    bounded('windowS', 'admissionCap.windowS', a.windowS);
-  }
+  // The policy's own parameters, checked as its declaration says (policies.ts).
+  for (const choice of POLICY_CHOICES as readonly PolicyChoice[]) if (!choice.offload && choice.policy === p.policy) choice.check(p, { need, bounded });
   if (p.fleet) {
     need(Number.isInteger(p.fleet.gpus) && p.fleet.gpus >= 1 && p.fleet.gpus <= MAX_GPUS, 'fleet.gpus', `a whole number from 1 to ${MAX_GPUS}`, p.fleet.gpus);
     need((ROUTER_NAMES as readonly string[]).includes(p.fleet.router), 'fleet.router', `one of ${ROUTER_NAMES.join(', ')}`, p.fleet.router);

@@ -1,4 +1,4 @@
-import type { ParamBound } from './bounds';
+import type { BoundedParam, ParamBound } from './bounds';
 import { PARAM_BOUNDS } from './bounds';
 
 /**
@@ -117,16 +117,27 @@ export interface PolicyChoice {
   params: readonly PolicyParam[];
   /** Sets its parameters given in `v` (the rest keep their defaults). */
   apply: (s: PolicySettings, v: Partial<PolicyValues>) => void;
+  /** Refuses its impossible parameters by name when it runs (validateParams calls it). */
+  check: (s: PolicySettings, c: PolicyChecks) => void;
   /** How the text report names it with its parameters. */
   describe: (s: PolicySettings) => string;
 }
+
+/** What a policy's check is given: `need` refuses a value unless `ok`, `bounded` one outside its bound (bounds.ts). */
+export interface PolicyChecks {
+  need: (ok: boolean, name: string, want: string, got: unknown) => void;
+  bounded: (name: BoundedParam, label: string, value: unknown) => void;
+}
+
+const whole = (n: unknown): boolean => typeof n === 'number' && Number.isInteger(n) && n > 0;
+const noCheck = (): void => {};
 
 const adaptive = (v: PolicyValues): boolean => v.admissionCap === 'adaptive';
 
 /** The panel's choices, in the order of its comparison table (and of the setting's enum). */
 export const POLICY_CHOICES = [
-  { id: 'vllm-lru', policy: 'vllm-lru', offload: false, label: 'vLLM LRU', short: 'vLLM LRU', hint: "vLLM v1's prefix cache: freed blocks go to an LRU queue and are reused until evicted.", params: [], apply: () => {}, describe: (s) => s.policy },
-  { id: 'sglang-lru', policy: 'sglang-lru', offload: false, label: 'SGLang LRU', short: 'SGLang LRU', hint: "SGLang's radix cache: token-level prefixes, least recently used leaves evicted first.", params: [], apply: () => {}, describe: (s) => s.policy },
+  { id: 'vllm-lru', policy: 'vllm-lru', offload: false, label: 'vLLM LRU', short: 'vLLM LRU', hint: "vLLM v1's prefix cache: freed blocks go to an LRU queue and are reused until evicted.", params: [], apply: () => {}, check: noCheck, describe: (s) => s.policy },
+  { id: 'sglang-lru', policy: 'sglang-lru', offload: false, label: 'SGLang LRU', short: 'SGLang LRU', hint: "SGLang's radix cache: token-level prefixes, least recently used leaves evicted first.", params: [], apply: () => {}, check: noCheck, describe: (s) => s.policy },
   {
     id: 'ttl-pin',
     policy: 'ttl-pin',
@@ -141,6 +152,13 @@ export const POLICY_CHOICES = [
     apply: (s, v) => {
       if (v.ttlS !== undefined) s.ttlPin.ttlS = v.ttlS;
       if (v.maxTtlS !== undefined) s.ttlPin.maxTtlS = v.maxTtlS;
+    },
+    check: (s, { need, bounded }) => {
+      const t = s.ttlPin.ttlS;
+      need(t === 'auto' || (Number.isFinite(t) && t >= 0), 'ttlPin.ttlS', "a number ≥ 0 or 'auto'", t);
+      if (t !== 'auto') bounded('ttlS', 'ttlPin.ttlS', t);
+      need(Number.isFinite(s.ttlPin.maxTtlS) && s.ttlPin.maxTtlS >= 0, 'ttlPin.maxTtlS', 'a number ≥ 0', s.ttlPin.maxTtlS);
+      bounded('maxTtlS', 'ttlPin.maxTtlS', s.ttlPin.maxTtlS);
     },
     describe: (s) => `ttl-pin (pin ${s.ttlPin.ttlS === 'auto' ? `auto, at most ${s.ttlPin.maxTtlS} s` : `${s.ttlPin.ttlS} s`})`,
   },
@@ -165,6 +183,17 @@ export const POLICY_CHOICES = [
       if (v.backoff !== undefined) s.admissionCap.backoff = v.backoff;
       if (v.windowS !== undefined) s.admissionCap.windowS = v.windowS;
     },
+    check: (s, { need, bounded }) => {
+      const a = s.admissionCap;
+      need(a.cap === 'adaptive' || whole(a.cap), 'admissionCap.cap', "a whole number > 0 or 'adaptive'", a.cap);
+      if (a.cap !== 'adaptive') bounded('cap', 'admissionCap.cap', a.cap);
+      need(whole(a.initialCap), 'admissionCap.initialCap', 'a whole number > 0', a.initialCap);
+      bounded('initialCap', 'admissionCap.initialCap', a.initialCap);
+      need(a.hitRateFloor > 0 && a.hitRateFloor <= 1, 'admissionCap.hitRateFloor', 'in (0, 1]', a.hitRateFloor);
+      need(a.backoff > 0 && a.backoff < 1, 'admissionCap.backoff', 'in (0, 1)', a.backoff);
+      need(a.windowS > 0, 'admissionCap.windowS', 'a number > 0', a.windowS);
+      bounded('windowS', 'admissionCap.windowS', a.windowS);
+    },
     describe: (s) => {
       const a = s.admissionCap;
       return a.cap === 'adaptive' ? `admission-cap (adaptive from ${a.initialCap}, floor ${a.hitRateFloor} of ideal, backoff ${a.backoff}, window ${a.windowS} s)` : `admission-cap (${a.cap} sessions)`;
@@ -185,6 +214,8 @@ export const POLICY_CHOICES = [
     apply: (s, v) => {
       if (v.offloadTokens !== undefined && v.offloadGbps !== undefined) s.offload = { capacityTokens: v.offloadTokens, bandwidthGBps: v.offloadGbps };
     },
+    // The CPU tier is checked with the engine's parameters (validateParams: it needs the block size and KV bytes).
+    check: noCheck,
     describe: (s) => s.policy,
   },
 ] as const satisfies readonly PolicyChoice[];
