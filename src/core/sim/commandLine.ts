@@ -382,8 +382,9 @@ export type SimulateCommand = Omit<SimulateArgs, 'given'>;
 
 /** A command that gives nothing yet (every default), to fill in and write. */
 export function emptyCommand(): SimulateCommand {
-  const { given: _given, ...rest } = blankArgs();
-  return rest;
+  const command: Partial<SimulateArgs> = blankArgs();
+  delete command.given;
+  return command as SimulateCommand;
 }
 
 /**
