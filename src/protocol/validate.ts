@@ -5,6 +5,8 @@ import { MAX_ROWS_PER_REQUEST } from '../core/view/traceService';
 import { SESSION_PAGE_SIZE } from './messages';
 import type { CallRef, WebviewNotification, WebviewRequests } from './messages';
 import { TRANSCRIPT_MAX_CHARS } from '../core/view/transcript';
+import type { TraceQueryName, TraceQueryNullMeansMissing, TraceQueryParams, TraceQueryResult } from '../core/view/traceQueries';
+import { uiText } from '../core/text/safeText';
 
 /**
  * The webview renders hostile trace text, so the host treats every message from it as
@@ -178,54 +180,72 @@ export function checkWebviewNotification(data: unknown): Checked<WebviewNotifica
 
 type Params<M extends keyof WebviewRequests> = WebviewRequests[M]['params'];
 
+/**
+ * How the host takes one trace query from the page: its params, checked; and, for a query
+ * of one session or call, what its null answer (not there) tells the page.
+ */
+type TraceQueryCheck<M extends TraceQueryName> = { params(p: Record<string, unknown>): TraceQueryParams<M> } & (M extends TraceQueryNullMeansMissing ? { missing(p: TraceQueryParams<M>): string } : unknown);
+
+function rowsParams(p: Record<string, unknown>): { sessionId: string; from: number; count: number } {
+  return { sessionId: sessionId(p), from: integer(p['from'], 'params.from', MAX_CALL_INDEX), count: integer(p['count'], 'params.count', MAX_ROWS_PER_REQUEST) };
+}
+
+const noSession = ({ sessionId }: { sessionId: string }): string => `No session ${uiText(sessionId, { max: 80 })} in this trace.`;
+/** What the page is told when a call it names is not there (a detail, a transcript). */
+export const noCall = ({ sessionId, callIndex }: CallRef): string => `No call ${callIndex + 1} in session ${uiText(sessionId, { max: 80 })}.`;
+
+/** Every trace query the page may ask, by name: a method added to TraceQueries is refused until it has its checks here (the compiler asks). */
+export const TRACE_QUERY_CHECKS: { [M in TraceQueryName]: TraceQueryCheck<M> } = {
+  sessionList: {
+    params: (p) => ({ query: string(p['query'], 'params.query', MAX_QUERY_CHARS), offset: integer(p['offset'], 'params.offset', MAX_SESSION_OFFSET), limit: integer(p['limit'], 'params.limit', SESSION_PAGE_SIZE) }),
+  },
+  sessionIntro: { params: (p) => ({ sessionId: sessionId(p) }), missing: noSession },
+  sessionBody: { params: (p) => ({ sessionId: sessionId(p) }), missing: noSession },
+  callRows: { params: rowsParams },
+  toolRows: { params: rowsParams },
+  search: { params: (p) => ({ query: string(p['query'], 'params.query', MAX_QUERY_CHARS), sessionId: p['sessionId'] === null ? null : sessionId(p) }) },
+  callsUsingTool: { params: (p) => ({ sessionId: sessionId(p), tool: string(p['tool'], 'params.tool', MAX_ID_CHARS) }) },
+  callDetail: { params: (p) => callRef(p, 'params'), missing: noCall },
+  customTtl: {
+    params: (p) => ({
+      sessionId: sessionId(p),
+      minutes: number(p['minutes'], 'params.minutes', 0, MAX_CUSTOM_TTL_MIN),
+      writeMultiple: p['writeMultiple'] === null ? null : number(p['writeMultiple'], 'params.writeMultiple', 0, MAX_WRITE_MULTIPLE, true),
+    }),
+  },
+};
+
+/** The names of the trace queries, for the loops that forward every one of them. */
+export const TRACE_QUERY_NAMES = Object.keys(TRACE_QUERY_CHECKS) as TraceQueryName[];
+
+/** True when `method` names a trace query (own keys only: `constructor`, `__proto__` are not). */
+export function isTraceQuery(method: string): method is TraceQueryName {
+  return Object.hasOwn(TRACE_QUERY_CHECKS, method);
+}
+
+/** A trace query's answer as the page gets it: a null that means "not there" becomes an error saying so. */
+export function queryAnswer<M extends TraceQueryName>(method: M, params: TraceQueryParams<M>, result: TraceQueryResult<M>): WebviewRequests[M]['result'] {
+  const check = TRACE_QUERY_CHECKS[method] as { missing?: (p: TraceQueryParams<M>) => string };
+  if (result === null && check.missing) throw new Error(check.missing(params));
+  return result as WebviewRequests[M]['result'];
+}
+
 /** Checks the params of a request from the webview. */
 export function checkRequestParams<M extends keyof WebviewRequests>(method: M, params: unknown): Checked<Params<M>> {
-  try {
+  return checkWith(() => {
     const p = record(params, 'params');
+    if (isTraceQuery(method)) return (TRACE_QUERY_CHECKS[method].params as (p: Record<string, unknown>) => Params<M>)(p);
     switch (method) {
-      case 'call/details':
-        return { ok: true, value: callRef(p, 'params') as Params<M> };
-      case 'call/transcript': {
+      case 'callTranscript': {
         const ref = callRef(p, 'params');
         const maxChars = integer(p['maxChars'], 'params.maxChars', TRANSCRIPT_MAX_CHARS);
         if (maxChars === 0) refuse('params.maxChars is 0');
-        return { ok: true, value: { ...ref, maxChars } as Params<M> };
+        return { ...ref, maxChars } as Params<M>;
       }
-      case 'whatif/workload':
-      case 'session/intro':
-      case 'session/body':
-        return { ok: true, value: { sessionId: sessionId(p) } as Params<M> };
-      case 'sessions/list':
-        return {
-          ok: true,
-          value: { query: string(p['query'], 'params.query', MAX_QUERY_CHARS), offset: integer(p['offset'], 'params.offset', MAX_SESSION_OFFSET), limit: integer(p['limit'], 'params.limit', SESSION_PAGE_SIZE) } as Params<M>,
-        };
-      case 'calls/rows':
-      case 'tools/rows':
-        return {
-          ok: true,
-          value: { sessionId: sessionId(p), from: integer(p['from'], 'params.from', MAX_CALL_INDEX), count: integer(p['count'], 'params.count', MAX_ROWS_PER_REQUEST) } as Params<M>,
-        };
-      case 'calls/search': {
-        const id = p['sessionId'] === null ? null : sessionId(p);
-        return { ok: true, value: { query: string(p['query'], 'params.query', MAX_QUERY_CHARS), sessionId: id } as Params<M> };
-      }
-      case 'calls/usingTool':
-        return { ok: true, value: { sessionId: sessionId(p), tool: string(p['tool'], 'params.tool', MAX_ID_CHARS) } as Params<M> };
-      case 'cost/customTtl':
-        return {
-          ok: true,
-          value: {
-            sessionId: sessionId(p),
-            minutes: number(p['minutes'], 'params.minutes', 0, MAX_CUSTOM_TTL_MIN),
-            writeMultiple: p['writeMultiple'] === null ? null : number(p['writeMultiple'], 'params.writeMultiple', 0, MAX_WRITE_MULTIPLE, true),
-          } as Params<M>,
-        };
+      case 'whatIfWorkload':
+        return { sessionId: sessionId(p) } as Params<M>;
       default:
         return refuse(`unknown request ${JSON.stringify(String(method).slice(0, 64))}`);
     }
-  } catch (e) {
-    if (e instanceof Refused) return { ok: false, error: e.message };
-    throw e;
-  }
+  });
 }
