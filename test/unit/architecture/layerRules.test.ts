@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
-// The extension host and the CLI are two front ends of one core. `npm run lint` runs
+// The extension host and the CLI are two front ends of one core; src/protocol, every
+// message between two runtimes, is built on the core alone. `npm run lint` runs
 // dependency-cruiser with the repository's own rules; these tests run the same rules on
 // a small tree that breaks them (and one that keeps them), so a rule that stopped biting
 // (a typo in a path, a rule dropped in a merge) fails here.
