@@ -14,7 +14,7 @@ import { callTranscript } from './transcriptRead';
 import type { FromWorker, MoreRead, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerOwnMethod } from '../protocol/traceWorkerProtocol';
 import { askQuery } from '../core/view/traceQueries';
 import type { TraceQueryParams } from '../core/view/traceQueries';
-import { isTraceQuery } from '../protocol/validate';
+import { isTraceQuery } from '../protocol/traceQueryChecks';
 import { respond } from '../protocol/workerRpc';
 import { SESSION_PAGE_SIZE } from '../protocol/messages';
 import { NotRegularFileError, regularFileChunks } from './traceFiles';

@@ -54,7 +54,7 @@ export const SESSION_PAGE_SIZE = 1000;
 
 /**
  * The trace queries (TraceQueries, src/core/view/traceQueries.ts) as requests of the page,
- * each by its method's name: the host checks the params (validate.ts) and forwards any of
+ * each by its method's name: the host checks the params (traceQueryChecks.ts) and forwards any of
  * them to the trace worker. A query whose null means "no such session or call" is answered
  * with an error saying so instead.
  */

@@ -1,12 +1,13 @@
-import { MAX_CUSTOM_TTL_MIN, MAX_WRITE_MULTIPLE } from '../core/cost/cacheTtlWhatIf';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
-import { MAX_ROWS_PER_REQUEST } from '../core/view/traceService';
-import { SESSION_PAGE_SIZE } from './messages';
-import type { CallRef, WebviewNotification, WebviewRequests } from './messages';
+import { boolean, callRef, checkWith, integer, MAX_CLIPBOARD_CHARS, MAX_EXPORT_CHARS, MAX_EXPORT_NAME_CHARS, MAX_FILE_INDEX, MAX_ID_CHARS, MAX_LINE, MAX_LOG_CHARS, record, refuse, Refused, sessionId, string } from './checks';
+import type { Checked } from './checks';
+import type { WebviewNotification, WebviewRequests } from './messages';
 import { TRANSCRIPT_MAX_CHARS } from '../core/view/transcript';
-import type { TraceQueryName, TraceQueryNullMeansMissing, TraceQueryParams, TraceQueryResult } from '../core/view/traceQueries';
-import { uiText } from '../core/text/safeText';
+import { isTraceQuery, TRACE_QUERY_CHECKS } from './traceQueryChecks';
+
+export { checkWith, integer, MAX_CALL_INDEX, MAX_CLIPBOARD_CHARS, MAX_EXPORT_CHARS, MAX_EXPORT_NAME_CHARS, MAX_FILE_INDEX, MAX_ID_CHARS, MAX_LINE, MAX_LOG_CHARS, MAX_QUERY_CHARS, MAX_SESSION_OFFSET, record, refuse, string } from './checks';
+export type { Checked } from './checks';
 
 /**
  * The webview renders hostile trace text, so the host treats every message from it as
@@ -14,78 +15,6 @@ import { uiText } from '../core/text/safeText';
  * sees it, and anything else is refused with a reason (logged and answered by the host).
  * Pure, so unit tests can throw every crafted message at it.
  */
-
-/** A checked message, or why it was refused. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
-
-/** Longest id (session, tool call) a message may carry. */
-export const MAX_ID_CHARS = 4096;
-/** Largest call index, line and file index a message may name. */
-export const MAX_CALL_INDEX = 100_000_000;
-export const MAX_LINE = 2 ** 31 - 1;
-export const MAX_FILE_INDEX = 1_000_000;
-/** Longest clipboard text (a simulate command line) and what-if export. */
-export const MAX_CLIPBOARD_CHARS = 16 * 1024;
-export const MAX_EXPORT_CHARS = 64 * 2 ** 20;
-export const MAX_EXPORT_NAME_CHARS = 255;
-/** Longest search or session-find query. */
-export const MAX_QUERY_CHARS = 1000;
-/** Largest offset into the session list. */
-export const MAX_SESSION_OFFSET = 100_000_000;
-/** Longest error text the webview may ask the host to log (it is clipped further in the log). */
-export const MAX_LOG_CHARS = 64 * 1024;
-
-class Refused extends Error {}
-
-export function refuse(message: string): never {
-  throw new Refused(message);
-}
-
-/** Runs a check built from the helpers here: a refusal becomes `{ ok: false, error }`, anything else is a bug and throws. */
-export function checkWith<T>(check: () => T): Checked<T> {
-  try {
-    return { ok: true, value: check() };
-  } catch (e) {
-    if (e instanceof Refused) return { ok: false, error: e.message };
-    throw e;
-  }
-}
-
-export function record(value: unknown, what: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse(`${what} is not an object`);
-  return value as Record<string, unknown>;
-}
-
-export function string(value: unknown, what: string, max: number): string {
-  if (typeof value !== 'string') refuse(`${what} is not a string`);
-  if (value.length > max) refuse(`${what} is longer than ${max} characters`);
-  return value;
-}
-
-export function integer(value: unknown, what: string, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) refuse(`${what} is not a whole number from 0 to ${max}`);
-  return value;
-}
-
-/** A finite number in (min, max] (or [min, max] when `zeroOk`). */
-function number(value: unknown, what: string, min: number, max: number, zeroOk = false): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value > max || value < min || (!zeroOk && value === min)) refuse(`${what} is not a number ${zeroOk ? 'from' : 'above'} ${min}${zeroOk ? ' to' : ', at most'} ${max}`);
-  return value;
-}
-
-function boolean(value: unknown, what: string): boolean {
-  if (typeof value !== 'boolean') refuse(`${what} is not true or false`);
-  return value;
-}
-
-function sessionId(p: Record<string, unknown>): string {
-  return string(p['sessionId'], 'params.sessionId', MAX_ID_CHARS);
-}
-
-function callRef(value: unknown, what: string): CallRef {
-  const r = record(value, what);
-  return { sessionId: string(r['sessionId'], `${what}.sessionId`, MAX_ID_CHARS), callIndex: integer(r['callIndex'], `${what}.callIndex`, MAX_CALL_INDEX) };
-}
 
 const FORMAT_IDS: ReadonlySet<string> = new Set(FORMATS.map((f) => f.id));
 
@@ -179,56 +108,6 @@ export function checkWebviewNotification(data: unknown): Checked<WebviewNotifica
 }
 
 type Params<M extends keyof WebviewRequests> = WebviewRequests[M]['params'];
-
-/**
- * How the host takes one trace query from the page: its params, checked; and, for a query
- * of one session or call, what its null answer (not there) tells the page.
- */
-type TraceQueryCheck<M extends TraceQueryName> = { params(p: Record<string, unknown>): TraceQueryParams<M> } & (M extends TraceQueryNullMeansMissing ? { missing(p: TraceQueryParams<M>): string } : unknown);
-
-function rowsParams(p: Record<string, unknown>): { sessionId: string; from: number; count: number } {
-  return { sessionId: sessionId(p), from: integer(p['from'], 'params.from', MAX_CALL_INDEX), count: integer(p['count'], 'params.count', MAX_ROWS_PER_REQUEST) };
-}
-
-const noSession = ({ sessionId }: { sessionId: string }): string => `No session ${uiText(sessionId, { max: 80 })} in this trace.`;
-/** What the page is told when a call it names is not there (a detail, a transcript). */
-export const noCall = ({ sessionId, callIndex }: CallRef): string => `No call ${callIndex + 1} in session ${uiText(sessionId, { max: 80 })}.`;
-
-/** Every trace query the page may ask, by name: a method added to TraceQueries is refused until it has its checks here (the compiler asks). */
-export const TRACE_QUERY_CHECKS: { [M in TraceQueryName]: TraceQueryCheck<M> } = {
-  sessionList: {
-    params: (p) => ({ query: string(p['query'], 'params.query', MAX_QUERY_CHARS), offset: integer(p['offset'], 'params.offset', MAX_SESSION_OFFSET), limit: integer(p['limit'], 'params.limit', SESSION_PAGE_SIZE) }),
-  },
-  sessionIntro: { params: (p) => ({ sessionId: sessionId(p) }), missing: noSession },
-  sessionBody: { params: (p) => ({ sessionId: sessionId(p) }), missing: noSession },
-  callRows: { params: rowsParams },
-  toolRows: { params: rowsParams },
-  search: { params: (p) => ({ query: string(p['query'], 'params.query', MAX_QUERY_CHARS), sessionId: p['sessionId'] === null ? null : sessionId(p) }) },
-  callsUsingTool: { params: (p) => ({ sessionId: sessionId(p), tool: string(p['tool'], 'params.tool', MAX_ID_CHARS) }) },
-  callDetail: { params: (p) => callRef(p, 'params'), missing: noCall },
-  customTtl: {
-    params: (p) => ({
-      sessionId: sessionId(p),
-      minutes: number(p['minutes'], 'params.minutes', 0, MAX_CUSTOM_TTL_MIN),
-      writeMultiple: p['writeMultiple'] === null ? null : number(p['writeMultiple'], 'params.writeMultiple', 0, MAX_WRITE_MULTIPLE, true),
-    }),
-  },
-};
-
-/** The names of the trace queries, for the loops that forward every one of them. */
-export const TRACE_QUERY_NAMES = Object.keys(TRACE_QUERY_CHECKS) as TraceQueryName[];
-
-/** True when `method` names a trace query (own keys only: `constructor`, `__proto__` are not). */
-export function isTraceQuery(method: string): method is TraceQueryName {
-  return Object.hasOwn(TRACE_QUERY_CHECKS, method);
-}
-
-/** A trace query's answer as the page gets it: a null that means "not there" becomes an error saying so. */
-export function queryAnswer<M extends TraceQueryName>(method: M, params: TraceQueryParams<M>, result: TraceQueryResult<M>): WebviewRequests[M]['result'] {
-  const check = TRACE_QUERY_CHECKS[method] as { missing?: (p: TraceQueryParams<M>) => string };
-  if (result === null && check.missing) throw new Error(check.missing(params));
-  return result as WebviewRequests[M]['result'];
-}
 
 /** Checks the params of a request from the webview. */
 export function checkRequestParams<M extends keyof WebviewRequests>(method: M, params: unknown): Checked<Params<M>> {

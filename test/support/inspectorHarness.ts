@@ -12,7 +12,7 @@ import type { PriceBook } from '../../src/core/cost/costTypes';
 import type { ParsedTrace } from '../../src/core/trace/parseTrace';
 import { TraceService } from '../../src/core/view/traceService';
 import { askQuery } from '../../src/core/view/traceQueries';
-import { isTraceQuery, noCall, queryAnswer } from '../../src/protocol/validate';
+import { isTraceQuery, noCall, queryAnswer } from '../../src/protocol/traceQueryChecks';
 import type { TraceHeader } from '../../src/core/view/traceService';
 import type { CallDetail } from '../../src/core/view/traceView';
 import { buildWebviewHtml, createNonce } from '../../src/extension/webviewHtml';

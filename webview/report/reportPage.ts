@@ -2,7 +2,7 @@ import type { ReportCost, ReportDocument } from '../../src/core/share/reportDocu
 import { ViewTraceService } from '../../src/core/view/viewTraceService';
 import { askQuery } from '../../src/core/view/traceQueries';
 import type { TraceQueryParams } from '../../src/core/view/traceQueries';
-import { isTraceQuery, queryAnswer } from '../../src/protocol/validate';
+import { isTraceQuery, queryAnswer } from '../../src/protocol/traceQueryChecks';
 import { formatCount, formatPercent } from '../../src/core/report/formatNumbers';
 import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
 import type { WebviewRequests } from '../../src/protocol/messages';

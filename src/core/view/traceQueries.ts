@@ -43,7 +43,7 @@ export type TraceQueryParams<M extends TraceQueryName> = Parameters<TraceQueries
 export type TraceQueryResult<M extends TraceQueryName> = ReturnType<TraceQueries[M]>;
 /**
  * The queries whose null answer means the session or call asked for is not there: the
- * page is answered with an error saying so (src/protocol/validate.ts words it), never null.
+ * page is answered with an error saying so (src/protocol/traceQueryChecks.ts words it), never null.
  */
 export type TraceQueryNullMeansMissing = 'sessionIntro' | 'sessionBody' | 'callDetail';
 

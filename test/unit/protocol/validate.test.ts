@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkRequestParams, checkWebviewNotification, isTraceQuery, queryAnswer, shellWords, TRACE_QUERY_NAMES } from '../../../src/protocol/validate';
+import { checkRequestParams, checkWebviewNotification, shellWords } from '../../../src/protocol/validate';
+import { isTraceQuery, queryAnswer, TRACE_QUERY_NAMES } from '../../../src/protocol/traceQueryChecks';
 
 // Crafted messages, as a page showing hostile text could send them: each refused with a
 // reason, and nothing but well-formed, in-range messages getting through.
