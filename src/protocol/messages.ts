@@ -49,7 +49,7 @@ export interface InspectorSettings {
 
 export type { WhatIfWorkload } from '../core/sim/whatIfWorkload';
 
-/** Picker entries sent with `init` at most; more are asked for with `sessions/list` (a query narrows them). */
+/** Picker entries sent with `init` at most; more are asked for with `sessionList` (a query narrows them). */
 export const SESSION_PAGE_SIZE = 1000;
 
 /**
