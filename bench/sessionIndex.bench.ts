@@ -26,7 +26,7 @@ import { groupSessions } from '../src/core/sessions/sessionQuery';
 import { sessionFigures, sessionLabel, sessionTooltip } from '../src/core/sessions/sessionText';
 import { parseTrace } from '../src/core/trace/parseTrace';
 import { SessionIndexClient } from '../src/node/sessions/indexClient';
-import type { IndexEvent, IndexWorkerConfig } from '../src/node/sessions/indexProtocol';
+import type { IndexEvent, IndexWorkerConfig } from '../src/protocol/indexWorkerProtocol';
 import { readTraceFiles } from '../src/node/traceFiles';
 import { repoRoot } from '../test/support/helpers';
 

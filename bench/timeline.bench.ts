@@ -187,7 +187,7 @@ async function main(): Promise<void> {
       const parsed = await parseTrace(await readTraceFiles(path));
       const service = new TraceService(parsed, { fileName: `canonical-${n}.trace.jsonl`, formatChosen: false, analysis: {} });
       // Analysed once here, so the page's first draw measures the page, not the analysis.
-      service.body(service.header().defaultSessionId!);
+      service.sessionBody({ sessionId: service.header().defaultSessionId! });
       const t0 = performance.now();
       const p = await openInspector(browser, server.origin, { trace: parsed, service, fileName: `canonical-${n}.trace.jsonl`, viewport: { width: 1400, height: 900 }, drawTimeoutMs: 20 * 60_000 });
       const drawMs = performance.now() - t0;

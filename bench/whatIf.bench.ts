@@ -30,7 +30,10 @@ import { launchChromium } from '../test/support/inspectorHarness';
 import { POLICY_CHOICES } from '../src/core/sim/policies';
 import { defaultScenario, POINTS_AFTER_CLIFF, resolveScenario, REPLICA_SWEEP } from '../webview/whatIf/whatIfModel';
 import type { PolicyId } from '../src/core/sim/policies';
-import type { PolicySpec, ToWorker } from '../webview/whatIf/whatIfWorkerProtocol';
+import type { CompareJob, PolicySpec, ScenarioJob, SweepJob } from '../src/protocol/whatIfWorkerProtocol';
+
+/** A job as the panel's runner asks it (its method is its type). */
+type Job = ScenarioJob | CompareJob | SweepJob;
 
 const FAST = engineByName('fast');
 
@@ -64,15 +67,18 @@ window.whatIfJob = async (workload, job, until, limitMs, fresh) => {
     return await new Promise((resolve, reject) => {
       const timer = setTimeout(() => resolve({ seen, timedOut: true }), limitMs);
       worker.onerror = (e) => { clearTimeout(timer); reject(new Error(e.message)); };
-      worker.postMessage({ type: 'load', workloadId: 1, workload });
+      // WorkerRpc's requests (src/protocol/workerRpc.ts): the job's answer says it is done, as the panel's runner reads it.
+      worker.postMessage({ kind: 'request', id: 1, method: 'load', params: { workloadId: 1, workload } });
       const t0 = performance.now();
       worker.onmessage = (e) => {
-        const m = e.data;
+        const d = e.data;
+        if (d.kind === 'response' && d.id !== 2) return;
+        const m = d.kind !== 'response' ? d : 'err' in d ? { type: 'error', message: d.err } : { type: 'done', ms: d.ok.ms };
         seen.push({ type: m.type, at: performance.now() - t0, ms: m.ms, policy: m.policy, line: m.line, value: m.value, run: m.run, message: m.message, error: m.error });
         if (m.type === 'error') { clearTimeout(timer); reject(new Error(m.message)); }
         if (m.type === until) { clearTimeout(timer); resolve({ seen, timedOut: false }); }
       };
-      worker.postMessage(job);
+      worker.postMessage({ kind: 'request', id: 2, method: job.type, params: job });
     });
   } finally {
     if (fresh) worker.terminate();
@@ -89,7 +95,7 @@ interface Seen {
   run?: number[];
 }
 
-async function job(page: Page, workload: Workload, message: ToWorker, until: string, limitMs = 600_000, fresh = false): Promise<{ seen: Seen[]; timedOut: boolean }> {
+async function job(page: Page, workload: Workload, message: Job, until: string, limitMs = 600_000, fresh = false): Promise<{ seen: Seen[]; timedOut: boolean }> {
   const r = await page.evaluate<{ seen: Seen[]; timedOut: boolean }>(`window.whatIfJob(${JSON.stringify(workload)}, ${JSON.stringify(message)}, ${JSON.stringify(until)}, ${limitMs}, ${fresh})`);
   // A job cut off by the limit may still be running: the next one needs a worker of its own.
   if (r.timedOut) await page.evaluate('window.warmWorker && window.warmWorker.terminate(); window.warmWorker = null;');
@@ -114,7 +120,7 @@ async function benchTrace(page: Page, name: string, file: string): Promise<void>
   console.log(`\n${name}: ${calls} calls; scenario: ${spec.replicas!.replicas} sessions ${spec.replicas!.staggerS} s apart, Qwen3-32B on one H200, vLLM LRU`);
 
   // The scenario: page-side time to its result, the workload sent anew each time (nothing cached).
-  const scenarioJob: ToWorker = { type: 'scenario', seq: 1, workloadId: 1, spec, alone: true };
+  const scenarioJob: Job = { type: 'scenario', seq: 1, workloadId: 1, spec, alone: true };
   const worker: number[] = [];
   const inWorker: number[] = [];
   const cold: number[] = [];
@@ -135,7 +141,7 @@ async function benchTrace(page: Page, name: string, file: string): Promise<void>
   console.log(`${''.padEnd(44)} (the engine in the worker: ${median(inWorker).toFixed(0)} ms; in a fresh worker, cold JIT: ${median(cold).toFixed(0)} ms)`);
 
   // The cliff sweep: post → cliff (the main line complete), fresh worker each time.
-  const sweepJob: ToWorker = { type: 'sweep', seq: 2, workloadId: 1, axis: 'replicas', values: [...REPLICA_SWEEP], base: spec, threshold: 0.1, pointsAfterCliff: POINTS_AFTER_CLIFF, budgetMs: 20_000, lines: [] };
+  const sweepJob: Job = { type: 'sweep', seq: 2, workloadId: 1, axis: 'replicas', values: [...REPLICA_SWEEP], base: spec, threshold: 0.1, pointsAfterCliff: POINTS_AFTER_CLIFF, budgetMs: 20_000, lines: [] };
   const sweeps: number[] = [];
   let run: number[] = [];
   for (let i = 0; i < RUNS; i++) {

@@ -200,8 +200,8 @@ export class InspectorApp {
         select: (call, options) => this.setSelected(call, options),
         selected: () => this.selected,
         openSession: (id, call) => this.safely('open a session', () => this.switchSession(id, call)),
-        callsUsingTool: (sessionId, tool) => this.host.request('calls/usingTool', { sessionId, tool }),
-        search: (query, sessionId) => this.host.request('calls/search', { query, sessionId }, { timeoutMs: BODY_TIMEOUT_MS }),
+        callsUsingTool: (sessionId, tool) => this.host.request('callsUsingTool', { sessionId, tool }),
+        search: (query, sessionId) => this.host.request('search', { query, sessionId }, { timeoutMs: BODY_TIMEOUT_MS }),
         rowOf: (call) => this.rows?.get(call),
         ensureRows: (first, last) => this.rows?.ensure(first, last),
         announce: (text) => this.announce(text),
@@ -215,12 +215,12 @@ export class InspectorApp {
       select: (call) => this.setSelected(call, {}),
       rowOf: (call) => this.rows?.get(call),
       ensureRows: (first, last) => this.rows?.ensure(first, last),
-      toolRows: (sessionId, from, count) => this.host.request('tools/rows', { sessionId, from, count }),
+      toolRows: (sessionId, from, count) => this.host.request('toolRows', { sessionId, from, count }),
       safely: (what, fn) => this.safely(what, fn),
     });
     this.whatIf = !options.whatIf ? null : new WhatIfView(
       {
-        workload: (sessionId) => this.host.request('whatif/workload', { sessionId }, { timeoutMs: BODY_TIMEOUT_MS }),
+        workload: (sessionId) => this.host.request('whatIfWorkload', { sessionId }, { timeoutMs: BODY_TIMEOUT_MS }),
         pickCall: (index, reveal) => this.safely('select a call', () => this.setSelected(index, { reveal })),
         notify: (message) => this.host.notify(message),
         getState: () => this.host.getState(),
@@ -235,7 +235,7 @@ export class InspectorApp {
       customChanged: (custom) => this.host.setState(mergeState(this.host.getState(), { costTtl: custom })),
       replayCustom: (custom) => {
         const id = this.session?.id;
-        return id === undefined ? Promise.resolve(null) : this.host.request('cost/customTtl', { sessionId: id, minutes: custom.minutes, writeMultiple: custom.writeMultiple });
+        return id === undefined ? Promise.resolve(null) : this.host.request('customTtl', { sessionId: id, minutes: custom.minutes, writeMultiple: custom.writeMultiple });
       },
       failed: (e) => this.reportError('replay your cache TTL', e),
     });
@@ -732,7 +732,7 @@ export class InspectorApp {
 
   private async findSessions(query: string): Promise<void> {
     this.pickerQuery = query.trim();
-    const page = await this.host.request('sessions/list', { query: this.pickerQuery, offset: 0, limit: SESSION_PAGE_SIZE });
+    const page = await this.host.request('sessionList', { query: this.pickerQuery, offset: 0, limit: SESSION_PAGE_SIZE });
     if (query.trim() !== this.pickerQuery) return;
     this.sessions = page;
     this.renderPicker();
@@ -764,7 +764,7 @@ export class InspectorApp {
     this.details.clear();
     this.transcripts.clear();
     this.rows = new RowCache(
-      (from, count) => this.host.request('calls/rows', { sessionId: id, from, count }),
+      (from, count) => this.host.request('callRows', { sessionId: id, from, count }),
       ROW_PAGE,
       () => this.safely('show call rows', () => this.rowsArrived()),
       (e) => this.reportError('load call rows', e),
@@ -774,7 +774,7 @@ export class InspectorApp {
       // Keep the old body on screen until the new one comes for the same session (a reload): no flicker.
       this.session = { id, intro: it, body: same && this.session ? this.session.body : null };
       this.showSession(this.session, follow);
-      this.host.request('session/body', { sessionId: id }, { timeoutMs: BODY_TIMEOUT_MS }).then(
+      this.host.request('sessionBody', { sessionId: id }, { timeoutMs: BODY_TIMEOUT_MS }).then(
         (body) =>
           this.safely('show the session', () => {
             if (generation !== this.sessionGeneration) return;
@@ -795,7 +795,7 @@ export class InspectorApp {
     };
     if (intro) withIntro(intro);
     else {
-      this.host.request('session/intro', { sessionId: id }).then(
+      this.host.request('sessionIntro', { sessionId: id }).then(
         (it) => this.safely('show the session', () => withIntro(it)),
         (e: unknown) => {
           if (generation !== this.sessionGeneration) return;
@@ -1191,7 +1191,7 @@ export class InspectorApp {
     if (!more && had && had.kind !== 'error') return;
     const maxChars = more && had?.kind === 'loaded' ? moreChars(had.transcript.maxChars) : TRANSCRIPT_CHARS;
     if (!more) this.transcripts.set(key, { kind: 'loading', maxChars });
-    this.host.request('call/transcript', { sessionId, callIndex: index, maxChars }).then(
+    this.host.request('callTranscript', { sessionId, callIndex: index, maxChars }).then(
       (transcript) => this.transcriptArrived(key, { kind: 'loaded', transcript }),
       (error: unknown) => this.transcriptArrived(key, { kind: 'error', message: error instanceof Error ? error.message : String(error) }),
     );
@@ -1227,7 +1227,7 @@ export class InspectorApp {
     this.detailsTimer = setTimeout(() => {
       if (this.transcriptOpen && this.options.transcript) this.loadTranscript(sessionId, index, false);
       this.details.set(key, { kind: 'loading' });
-      this.host.request('call/details', { sessionId, callIndex: index }).then(
+      this.host.request('callDetail', { sessionId, callIndex: index }).then(
         (detail) => this.detailsArrived(key, { kind: 'loaded', detail }),
         (error: unknown) => this.detailsArrived(key, { kind: 'error', message: error instanceof Error ? error.message : String(error) }),
       );

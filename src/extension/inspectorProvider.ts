@@ -1,9 +1,11 @@
 import { tabTitle } from '../core/sessions/sessionTitle';
 import * as vscode from 'vscode';
 import type { TraceReport } from '../core/report/traceReport';
+import type { TraceQueryName, TraceQueryResult } from '../core/view/traceQueries';
 import { uiText } from '../core/text/safeText';
 import { Channel } from '../protocol/channel';
 import { checkRequestParams, checkWebviewNotification, shellWords } from '../protocol/validate';
+import { noCall, queryAnswer, TRACE_QUERY_NAMES } from '../protocol/traceQueryChecks';
 import { refuseCopiedCommand } from '../core/sim/commandLine';
 import type { CallRef, HostNotification, HostRequests, InspectorSettings, LiveState, WebviewNotification, WebviewRequests } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
@@ -143,34 +145,16 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     const answer = <M extends keyof WebviewRequests>(method: M, run: (params: WebviewRequests[M]['params']) => Promise<WebviewRequests[M]['result']>): void => {
       channel.onRequest(method, ((raw: unknown) => this.answering(method, () => run(this.checkedParams(method, raw)))) as never);
     };
-    answer('call/details', async ({ sessionId, callIndex }) => {
-      const detail = await document.request('callDetail', { sessionId, callIndex });
-      if (!detail) throw new Error(`No call ${callIndex + 1} in session ${uiText(sessionId, { max: 80 })}.`);
-      return detail;
-    });
-    answer('call/transcript', async ({ sessionId, callIndex, maxChars }) => {
+    // Every trace query goes to the worker by its own name, as checked.
+    const forward = <M extends TraceQueryName>(method: M): void => answer(method, async (params) => queryAnswer(method, params, (await document.request(method, params)) as TraceQueryResult<M>));
+    for (const method of TRACE_QUERY_NAMES) forward(method);
+    answer('callTranscript', async ({ sessionId, callIndex, maxChars }) => {
       // The worker reads the call's records again from the trace's own files (by index, never a path from the page), bounded.
       const transcript = await document.request('callTranscript', { sessionId, callIndex, maxChars });
-      if (!transcript) throw new Error(`No call ${callIndex + 1} in session ${uiText(sessionId, { max: 80 })}.`);
+      if (!transcript) throw new Error(noCall({ sessionId, callIndex }));
       return transcript;
     });
-    answer('whatif/workload', ({ sessionId }) => document.request('whatIfWorkload', { sessionId, filePath: document.uri.fsPath, format: document.formatOverride }));
-    answer('session/intro', async ({ sessionId }) => {
-      const intro = await document.request('intro', { sessionId });
-      if (!intro) throw new Error(`No session ${uiText(sessionId, { max: 80 })} in this trace.`);
-      return intro;
-    });
-    answer('session/body', async ({ sessionId }) => {
-      const body = await document.request('body', { sessionId });
-      if (!body) throw new Error(`No session ${uiText(sessionId, { max: 80 })} in this trace.`);
-      return body;
-    });
-    answer('sessions/list', (p) => document.request('sessionList', p));
-    answer('calls/rows', (p) => document.request('callRows', p));
-    answer('tools/rows', (p) => document.request('toolRows', p));
-    answer('calls/search', (p) => document.request('search', p));
-    answer('calls/usingTool', (p) => document.request('callsUsingTool', p));
-    answer('cost/customTtl', ({ sessionId, minutes, writeMultiple }) => document.request('customTtl', { sessionId, custom: { minutes, writeMultiple } }));
+    answer('whatIfWorkload', ({ sessionId }) => document.request('whatIfWorkload', { sessionId, filePath: document.uri.fsPath, format: document.formatOverride }));
     this.lastActive = entry;
     const viewState = panel.onDidChangeViewState((e) => {
       if (e.webviewPanel.active) this.lastActive = entry;

@@ -5,7 +5,7 @@ import type { FormatId } from '../core/trace/model';
 import type { TraceProblems } from '../core/view/traceService';
 import { NotRegularFileError } from '../node/traceFiles';
 import { TraceCancelledError, TraceWorkerClient } from '../node/traceWorkerClient';
-import type { OpenedTrace, ReopenReason, TraceWorkerMethods, WorkerMethod } from '../node/traceWorkerProtocol';
+import type { OpenedTrace, ReopenReason, TraceWorkerMethods, WorkerMethod } from '../protocol/traceWorkerProtocol';
 import { listCompanions } from '../node/traceFiles';
 import { FileTooLargeError, workerFilesFor } from './traceLoader';
 import { stat } from 'node:fs/promises';
@@ -150,7 +150,7 @@ export class TraceDocument implements vscode.CustomDocument {
     if (isLoadFailure(result) || !this.client) throw new Error(isLoadFailure(result) ? result.message : 'the trace is not open');
     const answer = this.client.request(method, params);
     // The first session a panel draws goes before the Problems (the worker answers in order, and both analyse).
-    if (method === 'body') void answer.finally(() => this.problemsSoon(0));
+    if (method === 'sessionBody') void answer.finally(() => this.problemsSoon(0));
     return answer;
   }
 

@@ -4,7 +4,7 @@ import { parseTrace } from '../core/trace/parseTrace';
 import type { FormatId } from '../core/trace/model';
 import type { ByteChunks, ParsedTrace, TraceFile } from '../core/trace/parseTrace';
 import { companionFiles, listCompanions, regularFileChunks } from '../node/traceFiles';
-import type { WorkerFile } from '../node/traceWorkerProtocol';
+import type { WorkerFile } from '../protocol/traceWorkerProtocol';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 

@@ -8,16 +8,9 @@ import { runScenario } from '../core/sim/scenario';
 import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE, findCliff, planGpus, runSweep, sweepScenarios } from '../core/sim/sweep';
 import type { CliffOptions, SweepAxis, SweepPoint, SweepResult } from '../core/sim/sweep';
 import type { Workload } from '../core/sim/workload';
-
-/** What every worker of one sweep is started with. */
-export interface SweepWorkerData {
-  engine: EngineName;
-  workload: Workload;
-  scenarios: Array<{ value: number; options: ScenarioOptions }>;
-}
-
-/** Worker → sweep: one point's result, or the error that point raised. */
-export type SweepWorkerReply = { index: number; result: ScenarioResult } | { index: number; error: { paramError: boolean; message: string } };
+import { SWEEP_PARAM_ERROR } from '../protocol/sweepWorkerProtocol';
+import type { SweepWorkerData, SweepWorkerMethods, SweepWorkerReply, SweepWorkerRequest } from '../protocol/sweepWorkerProtocol';
+import { RpcError, WorkerRpc } from '../protocol/workerRpc';
 
 export interface ThreadedSweepOptions {
   /** Points run at once; 1 runs them in this thread, one after another. */
@@ -82,28 +75,35 @@ export async function runSweepOnThreads(
     await new Promise<void>((resolve, reject) => {
       let next = 0;
       let done = 0;
-      const give = (w: Worker): void => {
-        if (next < order.length) w.postMessage(order[next++]);
+      const give = (rpc: WorkerRpc<SweepWorkerMethods>): void => {
+        if (next >= order.length) return;
+        const index = order[next++]!;
+        rpc.request('point', { index }).then(
+          (result) => {
+            results[index] = result;
+            done++;
+            options.onPoint?.(done, scenarios.length);
+            if (done === scenarios.length) resolve();
+            else give(rpc);
+          },
+          (e: Error) => reject(e instanceof RpcError && e.code === SWEEP_PARAM_ERROR ? new ParamError(e.message) : e),
+        );
       };
       for (let t = 0; t < threads; t++) {
         const w = new Worker(options.workerScript, { workerData: data });
         workers.push(w);
-        w.on('message', (reply: SweepWorkerReply) => {
-          if ('error' in reply) {
-            reject(reply.error.paramError ? new ParamError(reply.error.message) : new Error(reply.error.message));
-            return;
-          }
-          results[reply.index] = reply.result;
-          done++;
-          options.onPoint?.(done, scenarios.length);
-          if (done === scenarios.length) resolve();
-          else give(w);
+        const rpc = new WorkerRpc<SweepWorkerMethods>((request: SweepWorkerRequest) => w.postMessage(request));
+        w.on('message', (reply: SweepWorkerReply) => rpc.receive(reply));
+        w.on('error', (e) => {
+          rpc.stop(e);
+          reject(e);
         });
-        w.on('error', reject);
         w.on('exit', (code) => {
-          if (done < scenarios.length) reject(new Error(`a sweep worker stopped (exit code ${code}) with ${scenarios.length - done} points left`));
+          const error = new Error(`a sweep worker stopped (exit code ${code}) with ${scenarios.length - done} points left`);
+          rpc.stop(error);
+          if (done < scenarios.length) reject(error);
         });
-        give(w);
+        give(rpc);
       }
     });
   } finally {

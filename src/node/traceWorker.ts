@@ -1,5 +1,5 @@
 // The trace worker: reads and parses one trace off the extension host's event loop, then
-// keeps the model and answers what the inspector asks about it (traceWorkerProtocol.ts).
+// keeps the model and answers what the inspector asks about it (src/protocol/traceWorkerProtocol.ts).
 // The host starts one per open trace document and terminates it to cancel or to close.
 import { lstat, stat } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
@@ -11,10 +11,14 @@ import { TraceParse } from '../core/trace/parseTrace';
 import { TraceService } from '../core/view/traceService';
 import type { SessionBody } from '../core/view/traceService';
 import { callTranscript } from './transcriptRead';
-import type { FromWorker, MoreRead, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerMethod } from './traceWorkerProtocol';
+import type { FromWorker, MoreRead, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerOwnMethod } from '../protocol/traceWorkerProtocol';
+import { askQuery } from '../core/view/traceQueries';
+import type { TraceQueryParams } from '../core/view/traceQueries';
+import { isTraceQuery } from '../protocol/traceQueryChecks';
+import { respond } from '../protocol/workerRpc';
 import { SESSION_PAGE_SIZE } from '../protocol/messages';
 import { NotRegularFileError, regularFileChunks } from './traceFiles';
-import type { WorkerFile } from './traceWorkerProtocol';
+import type { WorkerFile } from '../protocol/traceWorkerProtocol';
 
 /** Read buffer per stream, as the CLI reads. */
 /** Progress is posted at most this often (bytes of the main file). */
@@ -28,11 +32,12 @@ let reading: { parse: TraceParse; files: (WorkerFile | null)[]; params: OpenPara
 let traceFiles: (WorkerFile | null)[] = [];
 /** Whether the open trace was opened live (to be followed with readMore). */
 let openedLive = false;
+type Request = Extract<ToWorker, { kind: 'request' }>;
 /** Requests that arrived while the file was still being read. */
-const waiting: Extract<ToWorker, { kind: 'request' }>[] = [];
+const waiting: Request[] = [];
 
-function post(message: FromWorker, transfer: TransferListItem[] = []): void {
-  port.postMessage(message, transfer);
+function post(message: FromWorker, transfer: readonly unknown[] = []): void {
+  port.postMessage(message, transfer as TransferListItem[]);
 }
 
 /** The price book over the library's prices and the user's `agentTrace.prices` (as written; unreadable entries are left out, as the host says). */
@@ -92,8 +97,8 @@ function answerFor(parse: TraceParse, params: OpenParams, t0: number): OpenedTra
   const header = service.header();
   return {
     header,
-    sessions: service.sessionList('', 0, SESSION_PAGE_SIZE),
-    intro: header.defaultSessionId === null ? null : service.intro(header.defaultSessionId),
+    sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }),
+    intro: header.defaultSessionId === null ? null : service.sessionIntro({ sessionId: header.defaultSessionId }),
     parseMs: performance.now() - t0,
   };
 }
@@ -175,18 +180,11 @@ function transferables(value: unknown): TransferListItem[] {
   return [];
 }
 
-type Handler = { [M in WorkerMethod]: (s: TraceService, p: TraceWorkerMethods[M]['params']) => TraceWorkerMethods[M]['result'] };
+type OwnHandlers = { [M in WorkerOwnMethod]: (s: TraceService, p: TraceWorkerMethods[M]['params']) => TraceWorkerMethods[M]['result'] };
 
-const handlers: Handler = {
+/** What the host asks besides the trace queries (those go to the service by their names: askQuery). */
+const ownHandlers: OwnHandlers = {
   header: (s) => s.header(),
-  sessionList: (s, p) => s.sessionList(p.query, p.offset, p.limit),
-  intro: (s, p) => s.intro(p.sessionId),
-  body: (s, p) => s.body(p.sessionId),
-  callRows: (s, p) => s.callRows(p.sessionId, p.from, p.count),
-  toolRows: (s, p) => s.toolRows(p.sessionId, p.from, p.count),
-  search: (s, p) => s.search(p.query, p.sessionId),
-  callsUsingTool: (s, p) => s.callsUsingTool(p.sessionId, p.tool),
-  callDetail: (s, p) => s.callDetail(p.sessionId, p.callIndex),
   sourceOf: (s, p) => s.sourceOf(p.sessionId, p.callIndex, p.toolId),
   // Answered asynchronously (it reads files); see `answer`.
   callTranscript: () => {
@@ -195,7 +193,6 @@ const handlers: Handler = {
   whatIfWorkload: (s, p) => s.whatIfWorkload(p.sessionId, p.filePath, p.format),
   report: (s) => s.report(),
   problems: (s) => s.problems(),
-  customTtl: (s, p) => s.customTtl(p.sessionId, p.custom),
   setAnalysisOptions: (s, p) => {
     s.setAnalysisOptions(p.analysis);
     return null;
@@ -213,44 +210,37 @@ const handlers: Handler = {
 /** Requests are answered one at a time, in order: a `readMore` in flight holds the ones after it. */
 let busy: Promise<void> = Promise.resolve();
 
-function answer(m: Extract<ToWorker, { kind: 'request' }>): void {
+function answer(m: Request): void {
   if (!service) {
     waiting.push(m);
     return;
   }
   if (m.method === 'readMore') {
-    busy = busy.then(() =>
-      readMore((m.params as TraceWorkerMethods['readMore']['params']).newFiles ?? []).then(
-        (ok) => post({ kind: 'response', id: m.id, ok }),
-        (e: unknown) => post({ kind: 'response', id: m.id, err: e instanceof Error ? e.message : String(e) }),
-      ),
-    );
+    const p = m.params as TraceWorkerMethods['readMore']['params'];
+    busy = busy.then(() => respond(post, m.id, () => readMore(p.newFiles ?? [])));
     return;
   }
   if (m.method === 'callTranscript') {
     const p = m.params as TraceWorkerMethods['callTranscript']['params'];
-    void busy.then(() =>
-      callTranscript(service!, traceFiles, p).then(
-        (ok) => post({ kind: 'response', id: m.id, ok }),
-        (e: unknown) => post({ kind: 'response', id: m.id, err: e instanceof Error ? e.message : String(e) }),
-      ),
-    );
+    void busy.then(() => respond(post, m.id, () => callTranscript(service!, traceFiles, p)));
     return;
   }
   void busy.then(() => answerNow(m));
 }
 
-
-function answerNow(m: Extract<ToWorker, { kind: 'request' }>): void {
-  if (!service) return;
-  try {
-    const handler = handlers[m.method] as (s: TraceService, p: unknown) => unknown;
-    if (!handler) throw new Error(`unknown method ${String(m.method)}`);
-    const ok = handler(service, m.params);
-    post({ kind: 'response', id: m.id, ok }, transferables(ok));
-  } catch (e) {
-    post({ kind: 'response', id: m.id, err: e instanceof Error ? e.message : String(e) });
-  }
+function answerNow(m: Request): void {
+  const s = service;
+  if (!s) return;
+  respond(
+    post,
+    m.id,
+    () => {
+      if (isTraceQuery(m.method)) return askQuery(s, m.method, m.params as TraceQueryParams<typeof m.method>);
+      if (!Object.hasOwn(ownHandlers, m.method)) throw new Error(`unknown method ${String(m.method)}`);
+      return (ownHandlers[m.method as WorkerOwnMethod] as (s: TraceService, p: unknown) => unknown)(s, m.params);
+    },
+    { transfer: transferables },
+  );
 }
 
 port.on('message', (m: ToWorker) => {

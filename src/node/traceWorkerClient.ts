@@ -1,7 +1,8 @@
 import { NotRegularFileError } from './traceFiles';
 import { Worker } from 'node:worker_threads';
 import type { TransferListItem } from 'node:worker_threads';
-import type { FromWorker, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerMethod } from './traceWorkerProtocol';
+import type { FromWorker, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerMethod } from '../protocol/traceWorkerProtocol';
+import { WorkerRpc } from '../protocol/workerRpc';
 
 /**
  * Heap the worker may use before it is stopped (it shares the extension host's process, so
@@ -26,14 +27,14 @@ interface Pending {
  */
 export class TraceWorkerClient {
   private readonly worker: Worker;
-  private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
+  private readonly rpc: WorkerRpc<TraceWorkerMethods>;
   private opening: Pending | null = null;
   private stopped: Error | null = null;
   private onProgress: ((bytesRead: number, totalBytes: number | null) => void) | null = null;
 
   constructor(workerScript: string, heapMb = WORKER_HEAP_MB) {
     this.worker = new Worker(workerScript, { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+    this.rpc = new WorkerRpc((request) => this.post(request));
     this.worker.on('message', (m: FromWorker) => this.receive(m));
     this.worker.on('error', (e: Error & { code?: string }) => {
       const message = e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `the trace needs more than the ${heapMb} MB of memory the inspector allows itself` : e.message;
@@ -60,11 +61,7 @@ export class TraceWorkerClient {
   /** Asks the worker about the open trace. */
   request<M extends WorkerMethod>(method: M, params: TraceWorkerMethods[M]['params']): Promise<TraceWorkerMethods[M]['result']> {
     if (this.stopped) return Promise.reject(this.stopped);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.post({ kind: 'request', id, method, params });
-    });
+    return this.rpc.request(method, params);
   }
 
   /** Stops the worker now: reading ends, memory is freed, pending answers reject with `reason`. */
@@ -91,12 +88,12 @@ export class TraceWorkerClient {
     this.stopped = error;
     this.opening?.reject(error);
     this.opening = null;
-    for (const p of this.pending.values()) p.reject(error);
-    this.pending.clear();
+    this.rpc.stop(error);
     void this.worker.terminate();
   }
 
   private receive(m: FromWorker): void {
+    if (this.rpc.receive(m)) return;
     switch (m.kind) {
       case 'progress':
         this.onProgress?.(m.bytesRead, m.totalBytes);
@@ -109,14 +106,6 @@ export class TraceWorkerClient {
         this.opening?.reject(m.notRegular ? new NotRegularFileError(m.message) : Object.assign(new Error(m.message), m.code ? { code: m.code } : {}));
         this.opening = null;
         return;
-      case 'response': {
-        const p = this.pending.get(m.id);
-        if (!p) return;
-        this.pending.delete(m.id);
-        if ('err' in m) p.reject(new Error(m.err));
-        else p.resolve(m.ok);
-        return;
-      }
     }
   }
 }

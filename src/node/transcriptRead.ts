@@ -2,7 +2,7 @@ import type { TraceService } from '../core/view/traceService';
 import { ONE_LINE, transcriptEntries } from '../core/view/transcript';
 import type { CallTranscript, TranscriptPlan, TranscriptRecord } from '../core/view/transcript';
 import { regularFileChunks } from './traceFiles';
-import type { WorkerFile } from './traceWorkerProtocol';
+import type { WorkerFile } from '../protocol/traceWorkerProtocol';
 
 /** Bytes read for one range of a call's records at most: a longer record is said, not read whole. */
 export const TRANSCRIPT_RANGE_BYTES = 4 * 2 ** 20;

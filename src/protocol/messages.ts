@@ -1,16 +1,15 @@
-import type { TtlReplay } from '../core/cost/cacheTtlWhatIf';
-import type { CallDetail, CallRow } from '../core/view/traceView';
 import type { CallTranscript } from '../core/view/transcript';
 import type { SessionPage } from '../core/view/sessionList';
-import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader } from '../core/view/traceService';
+import type { SessionIntro, TraceHeader, TraceQueryName, TraceQueryNullMeansMissing, TraceQueryParams, TraceQueryResult } from '../core/view/traceQueries';
 import type { PolicyId } from '../core/sim/policies';
 import type { WhatIfWorkload } from '../core/sim/whatIfWorkload';
 import type { FormatId } from '../core/trace/model';
 
 /**
  * The one protocol between the extension host and the inspector webview. Type
- * strings are `noun/verb` paths. Notifications flow both ways; requests (webview →
- * host) carry an `id` and are answered by a `response` with `inReplyTo`.
+ * strings of notifications are `noun/verb` paths; a request is named by the method that
+ * answers it (TraceQueries). Notifications flow both ways; requests (webview → host) carry
+ * an `id` and are answered by a `response` with `inReplyTo`.
  */
 
 /** Concurrent sessions the what-if panel (and `agentTrace.whatIf.replicas`) allows: 1 to this. */
@@ -50,41 +49,35 @@ export interface InspectorSettings {
 
 export type { WhatIfWorkload } from '../core/sim/whatIfWorkload';
 
-/** Picker entries sent with `init` at most; more are asked for with `sessions/list` (a query narrows them). */
+/** Picker entries sent with `init` at most; more are asked for with `sessionList` (a query narrows them). */
 export const SESSION_PAGE_SIZE = 1000;
+
+/**
+ * The trace queries (TraceQueries, src/core/view/traceQueries.ts) as requests of the page,
+ * each by its method's name: the host checks the params (traceQueryChecks.ts) and forwards any of
+ * them to the trace worker. A query whose null means "no such session or call" is answered
+ * with an error saying so instead.
+ */
+export type TraceQueryRequests = {
+  [M in TraceQueryName]: { params: TraceQueryParams<M>; result: M extends TraceQueryNullMeansMissing ? NonNullable<TraceQueryResult<M>> : TraceQueryResult<M> };
+};
 
 /**
  * Requests the webview sends and the host answers: method → params and result. The page
  * asks for what it draws: a session's summary, then its analyses and timeline columns
- * (typed arrays), rows by page, search hits; never the whole trace.
+ * (typed arrays), rows by page, search hits; never the whole trace. Besides the trace
+ * queries, two the host answers with more than the model: a transcript (read again from
+ * the trace's files) and the what-if workload (which names the file).
  */
-export interface WebviewRequests {
-  /** Tool calls, errors and source lines of one call, fetched when it is selected. */
-  'call/details': { params: { sessionId: string; callIndex: number }; result: CallDetail };
+export interface WebviewRequests extends TraceQueryRequests {
   /**
    * A call's transcript (its prompt, answer, tool inputs and outputs), read again from the
    * trace's own files when the page shows it; each text clipped to `maxChars` (at most
    * TRANSCRIPT_MAX_CHARS), asked again with more for "Show more".
    */
-  'call/transcript': { params: { sessionId: string; callIndex: number; maxChars: number }; result: CallTranscript };
+  callTranscript: { params: { sessionId: string; callIndex: number; maxChars: number }; result: CallTranscript };
   /** The what-if workload of a session (or of the whole trace, for block-hash traces), fetched when the what-if panel opens. */
-  'whatif/workload': { params: { sessionId: string }; result: WhatIfWorkload };
-  /** A session's summary and marks (painted first). */
-  'session/intro': { params: { sessionId: string }; result: SessionIntro };
-  /** A session's analyses and timeline columns (painted after the summary). */
-  'session/body': { params: { sessionId: string }; result: SessionBody };
-  /** Picker entries matching a query, from an offset. */
-  'sessions/list': { params: { query: string; offset: number; limit: number }; result: SessionPage };
-  /** Rows of calls [from, from + count) of a session (tooltips, the selection, the calls table). */
-  'calls/rows': { params: { sessionId: string; from: number; count: number }; result: CallRow[] };
-  /** Rows of a session's tool calls [from, from + count) (the tool-calls table). */
-  'tools/rows': { params: { sessionId: string; from: number; count: number }; result: ToolCallRow[] };
-  /** Calls whose tools, files, commands, errors or prompt contain the query: in one session, or all (null). */
-  'calls/search': { params: { query: string; sessionId: string | null }; result: SearchResult };
-  /** The calls of a session that used one tool (the timeline's tool filter). */
-  'calls/usingTool': { params: { sessionId: string; tool: string }; result: Int32Array };
-  /** The session replayed under the cache TTL the user typed (the cost panel's own row); null without prices. */
-  'cost/customTtl': { params: { sessionId: string; minutes: number; writeMultiple: number | null }; result: TtlReplay | null };
+  whatIfWorkload: { params: { sessionId: string }; result: WhatIfWorkload };
 }
 
 /** Requests the host sends and the webview answers. */

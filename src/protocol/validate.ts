@@ -1,10 +1,13 @@
-import { MAX_CUSTOM_TTL_MIN, MAX_WRITE_MULTIPLE } from '../core/cost/cacheTtlWhatIf';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
-import { MAX_ROWS_PER_REQUEST } from '../core/view/traceService';
-import { SESSION_PAGE_SIZE } from './messages';
-import type { CallRef, WebviewNotification, WebviewRequests } from './messages';
+import { boolean, callRef, checkWith, integer, MAX_CLIPBOARD_CHARS, MAX_EXPORT_CHARS, MAX_EXPORT_NAME_CHARS, MAX_FILE_INDEX, MAX_ID_CHARS, MAX_LINE, MAX_LOG_CHARS, record, refuse, Refused, sessionId, string } from './checks';
+import type { Checked } from './checks';
+import type { WebviewNotification, WebviewRequests } from './messages';
 import { TRANSCRIPT_MAX_CHARS } from '../core/view/transcript';
+import { isTraceQuery, TRACE_QUERY_CHECKS } from './traceQueryChecks';
+
+export { checkWith, integer, MAX_CALL_INDEX, MAX_CLIPBOARD_CHARS, MAX_EXPORT_CHARS, MAX_EXPORT_NAME_CHARS, MAX_FILE_INDEX, MAX_ID_CHARS, MAX_LINE, MAX_LOG_CHARS, MAX_QUERY_CHARS, MAX_SESSION_OFFSET, record, refuse, string } from './checks';
+export type { Checked } from './checks';
 
 /**
  * The webview renders hostile trace text, so the host treats every message from it as
@@ -12,78 +15,6 @@ import { TRANSCRIPT_MAX_CHARS } from '../core/view/transcript';
  * sees it, and anything else is refused with a reason (logged and answered by the host).
  * Pure, so unit tests can throw every crafted message at it.
  */
-
-/** A checked message, or why it was refused. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
-
-/** Longest id (session, tool call) a message may carry. */
-export const MAX_ID_CHARS = 4096;
-/** Largest call index, line and file index a message may name. */
-export const MAX_CALL_INDEX = 100_000_000;
-export const MAX_LINE = 2 ** 31 - 1;
-export const MAX_FILE_INDEX = 1_000_000;
-/** Longest clipboard text (a simulate command line) and what-if export. */
-export const MAX_CLIPBOARD_CHARS = 16 * 1024;
-export const MAX_EXPORT_CHARS = 64 * 2 ** 20;
-export const MAX_EXPORT_NAME_CHARS = 255;
-/** Longest search or session-find query. */
-export const MAX_QUERY_CHARS = 1000;
-/** Largest offset into the session list. */
-export const MAX_SESSION_OFFSET = 100_000_000;
-/** Longest error text the webview may ask the host to log (it is clipped further in the log). */
-export const MAX_LOG_CHARS = 64 * 1024;
-
-class Refused extends Error {}
-
-export function refuse(message: string): never {
-  throw new Refused(message);
-}
-
-/** Runs a check built from the helpers here: a refusal becomes `{ ok: false, error }`, anything else is a bug and throws. */
-export function checkWith<T>(check: () => T): Checked<T> {
-  try {
-    return { ok: true, value: check() };
-  } catch (e) {
-    if (e instanceof Refused) return { ok: false, error: e.message };
-    throw e;
-  }
-}
-
-export function record(value: unknown, what: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse(`${what} is not an object`);
-  return value as Record<string, unknown>;
-}
-
-export function string(value: unknown, what: string, max: number): string {
-  if (typeof value !== 'string') refuse(`${what} is not a string`);
-  if (value.length > max) refuse(`${what} is longer than ${max} characters`);
-  return value;
-}
-
-export function integer(value: unknown, what: string, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) refuse(`${what} is not a whole number from 0 to ${max}`);
-  return value;
-}
-
-/** A finite number in (min, max] (or [min, max] when `zeroOk`). */
-function number(value: unknown, what: string, min: number, max: number, zeroOk = false): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value > max || value < min || (!zeroOk && value === min)) refuse(`${what} is not a number ${zeroOk ? 'from' : 'above'} ${min}${zeroOk ? ' to' : ', at most'} ${max}`);
-  return value;
-}
-
-function boolean(value: unknown, what: string): boolean {
-  if (typeof value !== 'boolean') refuse(`${what} is not true or false`);
-  return value;
-}
-
-function sessionId(p: Record<string, unknown>): string {
-  return string(p['sessionId'], 'params.sessionId', MAX_ID_CHARS);
-}
-
-function callRef(value: unknown, what: string): CallRef {
-  const r = record(value, what);
-  return { sessionId: string(r['sessionId'], `${what}.sessionId`, MAX_ID_CHARS), callIndex: integer(r['callIndex'], `${what}.callIndex`, MAX_CALL_INDEX) };
-}
 
 const FORMAT_IDS: ReadonlySet<string> = new Set(FORMATS.map((f) => f.id));
 
@@ -180,52 +111,20 @@ type Params<M extends keyof WebviewRequests> = WebviewRequests[M]['params'];
 
 /** Checks the params of a request from the webview. */
 export function checkRequestParams<M extends keyof WebviewRequests>(method: M, params: unknown): Checked<Params<M>> {
-  try {
+  return checkWith(() => {
     const p = record(params, 'params');
+    if (isTraceQuery(method)) return (TRACE_QUERY_CHECKS[method].params as (p: Record<string, unknown>) => Params<M>)(p);
     switch (method) {
-      case 'call/details':
-        return { ok: true, value: callRef(p, 'params') as Params<M> };
-      case 'call/transcript': {
+      case 'callTranscript': {
         const ref = callRef(p, 'params');
         const maxChars = integer(p['maxChars'], 'params.maxChars', TRANSCRIPT_MAX_CHARS);
         if (maxChars === 0) refuse('params.maxChars is 0');
-        return { ok: true, value: { ...ref, maxChars } as Params<M> };
+        return { ...ref, maxChars } as Params<M>;
       }
-      case 'whatif/workload':
-      case 'session/intro':
-      case 'session/body':
-        return { ok: true, value: { sessionId: sessionId(p) } as Params<M> };
-      case 'sessions/list':
-        return {
-          ok: true,
-          value: { query: string(p['query'], 'params.query', MAX_QUERY_CHARS), offset: integer(p['offset'], 'params.offset', MAX_SESSION_OFFSET), limit: integer(p['limit'], 'params.limit', SESSION_PAGE_SIZE) } as Params<M>,
-        };
-      case 'calls/rows':
-      case 'tools/rows':
-        return {
-          ok: true,
-          value: { sessionId: sessionId(p), from: integer(p['from'], 'params.from', MAX_CALL_INDEX), count: integer(p['count'], 'params.count', MAX_ROWS_PER_REQUEST) } as Params<M>,
-        };
-      case 'calls/search': {
-        const id = p['sessionId'] === null ? null : sessionId(p);
-        return { ok: true, value: { query: string(p['query'], 'params.query', MAX_QUERY_CHARS), sessionId: id } as Params<M> };
-      }
-      case 'calls/usingTool':
-        return { ok: true, value: { sessionId: sessionId(p), tool: string(p['tool'], 'params.tool', MAX_ID_CHARS) } as Params<M> };
-      case 'cost/customTtl':
-        return {
-          ok: true,
-          value: {
-            sessionId: sessionId(p),
-            minutes: number(p['minutes'], 'params.minutes', 0, MAX_CUSTOM_TTL_MIN),
-            writeMultiple: p['writeMultiple'] === null ? null : number(p['writeMultiple'], 'params.writeMultiple', 0, MAX_WRITE_MULTIPLE, true),
-          } as Params<M>,
-        };
+      case 'whatIfWorkload':
+        return { sessionId: sessionId(p) } as Params<M>;
       default:
         return refuse(`unknown request ${JSON.stringify(String(method).slice(0, 64))}`);
     }
-  } catch (e) {
-    if (e instanceof Refused) return { ok: false, error: e.message };
-    throw e;
-  }
+  });
 }

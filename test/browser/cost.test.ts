@@ -199,7 +199,7 @@ describe('cost in the inspector (Chromium)', () => {
   it('the retry-loop table prices its loops', async () => {
     const options = await view(SPOTTER);
     const service = new TraceService(options.trace, { fileName: options.fileName, formatChosen: false, analysis: {}, prices: options.prices ?? null });
-    const loop = service.body(service.header().defaultSessionId!)!.analysis.loops[0]!;
+    const loop = service.sessionBody({ sessionId: service.header().defaultSessionId! })!.analysis.loops[0]!;
     const p = await suite.open({ ...options, service });
     // The main thread with its Task sub-agent and compaction agent: $2.9056013 by test/reference/cost_reference.mjs.
     assert.equal(await p.figure('costWholeTrace'), '$2.91');

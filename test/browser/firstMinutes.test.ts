@@ -84,7 +84,7 @@ describe('the inspector page in a new user\'s first minutes', () => {
     await p.page.focus('.chart-wrap');
     await p.page.keyboard.press('Home');
     await p.page.waitForSelector('.details [data-transcript="closed"]');
-    assert.equal(p.requests.get('call/transcript') ?? 0, 0, 'nothing read before it is asked for');
+    assert.equal(p.requests.get('callTranscript') ?? 0, 0, 'nothing read before it is asked for');
     await p.page.click('.details [data-action="toggle-transcript"]');
     await p.page.waitForSelector('.details [data-transcript="loaded"] .transcript-entry');
     // Call 1 of the spotter log (test/reference/claude_transcript.py): the typed prompt, two Bash calls, their two results.

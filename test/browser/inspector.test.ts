@@ -52,7 +52,7 @@ describe('inspector webview in Chromium', () => {
 
   /** What the host sends after the file changed on disk: the header and the first sessions again. */
   function didChange(p: InspectorPage): object {
-    return { type: 'trace/didChange', header: p.header, sessions: p.service.sessionList('', 0, SESSION_PAGE_SIZE) };
+    return { type: 'trace/didChange', header: p.header, sessions: p.service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }) };
   }
 
   async function paintedPixels(p: InspectorPage): Promise<number> {
@@ -117,7 +117,7 @@ describe('inspector webview in Chromium', () => {
     await p.page.waitForSelector('.details .tools, .details h4');
     assert.match((await p.page.textContent('.details h3')) ?? '', /Call 101 of 149/);
     // The details loaded through the channel; the source was not asked for (it would open a text editor beside the inspector).
-    await p.waitForPosted((m) => m.type === 'call/details', since);
+    await p.waitForPosted((m) => m.type === 'callDetail', since);
     assert.deepEqual(p.posted.slice(since).filter(reveal), [], 'a plain click opens no source');
     const state = withoutView(await p.state());
     assert.deepEqual(state, { sessionId: MAIN_ID, callIndex: 100, showCached: true, barView: 'tokens' });

@@ -40,7 +40,7 @@ async function append(p: InspectorPage, parse: TraceParse, bytes: Buffer, from: 
   parse.push(0, bytes.subarray(from, to));
   const service = serviceOf(parse);
   p.setService(service);
-  await p.send({ type: 'trace/didChange', header: service.header(), sessions: service.sessionList('', 0, SESSION_PAGE_SIZE), appended: { newBytes: to - from }, live: { grewMsAgo: 0 } });
+  await p.send({ type: 'trace/didChange', header: service.header(), sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }), appended: { newBytes: to - from }, live: { grewMsAgo: 0 } });
   return service;
 }
 
@@ -89,7 +89,7 @@ describe('inspector webview following a growing file (Chromium)', () => {
     await p.page.evaluate(() => window.scrollTo(0, 400));
     const pageScroll = await p.page.evaluate(() => window.scrollY);
     assert.ok(pageScroll > 0 && tableScroll > 0, `scrolled: page ${pageScroll}, table ${tableScroll}`);
-    const rowsAsked = p.requests.get('calls/rows') ?? 0;
+    const rowsAsked = p.requests.get('callRows') ?? 0;
     // What is at the top of the view: the first section of the session still on screen. The figures above it may
     // change height with the new calls, so the page's scroll offset may change; what the user looks at must not move.
     const topSection = await p.page.evaluate(() => Array.from(document.querySelectorAll('.session-body > *')).findIndex((e) => e.getBoundingClientRect().bottom > 0));
@@ -115,7 +115,7 @@ describe('inspector webview following a growing file (Chromium)', () => {
     assert.equal(await table.evaluate((e) => e.scrollTop), tableScroll);
     const state = withoutView(await p.state());
     assert.deepEqual(state, { sessionId: MAIN_ID, callIndex: picked, showCached: true, barView: 'tokens' });
-    assert.ok((p.requests.get('calls/rows') ?? 0) >= rowsAsked);
+    assert.ok((p.requests.get('callRows') ?? 0) >= rowsAsked);
     await assertClean(p);
   });
 
@@ -166,7 +166,7 @@ describe('inspector webview following a growing file (Chromium)', () => {
     again.push(0, bytes.subarray(0, cutAt(bytes, 0.3)));
     const service = serviceOf(again);
     p.setService(service);
-    await p.send({ type: 'trace/didChange', header: service.header(), sessions: service.sessionList('', 0, SESSION_PAGE_SIZE), live: { grewMsAgo: 0 } });
+    await p.send({ type: 'trace/didChange', header: service.header(), sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }), live: { grewMsAgo: 0 } });
     await p.page.waitForFunction(() => document.querySelector('[data-figure="llmCalls"]')?.checkVisibility() === true);
     const calls = Number(await p.figure('llmCalls'));
     assert.ok(calls < 149 && calls === service.header().callCount, `${calls} calls after the re-read`);

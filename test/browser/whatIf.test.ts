@@ -135,8 +135,8 @@ describe('what-if panel in Chromium', () => {
 
   it('opens on a click, asks the host for the workload, and shows what agent-trace simulate prints', async () => {
     const p = await whatIf({}, true);
-    const request = await p.waitForPosted(posted('whatif/workload'));
-    assert.deepEqual((request as Extract<WebviewMessage, { type: 'whatif/workload' }>).params, { sessionId: SAMPLE_MAIN });
+    const request = await p.waitForPosted(posted('whatIfWorkload'));
+    assert.deepEqual((request as Extract<WebviewMessage, { type: 'whatIfWorkload' }>).params, { sessionId: SAMPLE_MAIN });
     await settled(p, 16);
     // The default scenario of the settings: 16 sessions, 10 s apart, Qwen3-32B on one H200, vLLM LRU; the selects show it.
     assert.equal((await p.page.textContent('#whatif-gpu .select-face .text'))?.trim(), 'H200 141 GB');
@@ -444,7 +444,7 @@ describe('what-if panel in Chromium', () => {
     const since = p.posted.length;
     await p.page.click('#session-picker');
     await p.page.locator('#session-picker li.option', { hasText: 'e5821007' }).click();
-    const request = (await p.waitForPosted(posted('whatif/workload'), since)) as Extract<WebviewMessage, { type: 'whatif/workload' }>;
+    const request = (await p.waitForPosted(posted('whatIfWorkload'), since)) as Extract<WebviewMessage, { type: 'whatIfWorkload' }>;
     assert.equal(request.params.sessionId, 'e5821007-9ca0-4a36-afc0-94da583da0ea');
     await p.page.waitForSelector('.whatif-bars-chart[data-bar-count="41"]', { state: 'attached', timeout: 30_000 });
     await settled(p, 16);
@@ -478,7 +478,7 @@ describe('what-if panel in Chromium', () => {
       parse.push(0, bytes.subarray(from, to));
       const service = serviceOf();
       p.setService(service);
-      await p.send({ type: 'trace/didChange', header: service.header(), sessions: service.sessionList('', 0, SESSION_PAGE_SIZE), appended: { newBytes: to - from }, live: { grewMsAgo: 0 } });
+      await p.send({ type: 'trace/didChange', header: service.header(), sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }), appended: { newBytes: to - from }, live: { grewMsAgo: 0 } });
     };
     // Two appends close together: the second waits for the first one's runs (and the least time between runs).
     await append(cuts[0]!, cuts[1]!);

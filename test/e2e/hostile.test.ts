@@ -166,23 +166,23 @@ describe('Hostile traces in real VS Code: no link runs a command, no message ope
       { type: 'workbench/runCommand', command: 'workbench.action.files.newUntitledFile' },
       { type: '__proto__' },
       { notAType: true },
-      { type: 'call/details', id: 1.5, params: { sessionId: 's', callIndex: 0 } },
-      { type: 'call/details', id: 7, params: { sessionId: 5, callIndex: -1 } },
+      { type: 'callDetail', id: 1.5, params: { sessionId: 's', callIndex: 0 } },
+      { type: 'callDetail', id: 7, params: { sessionId: 5, callIndex: -1 } },
       { type: 'files/read', id: 8, params: { path: '/etc/passwd' } },
       { type: 'log/error', message: 'x'.repeat(200_000) },
       { type: 'load/retry', ignoreSizeLimit: 'yes' },
       // The page's own requests with crafted params: refused by the host (answered as failed requests), no file read.
-      { type: 'session/body', id: 9, params: { sessionId: { path: '/etc/passwd' } } },
-      { type: 'calls/rows', id: 10, params: { sessionId: 's', from: 0, count: 1e9 } },
-      { type: 'tools/rows', id: 11, params: { sessionId: '../../etc/passwd', from: -1, count: 10 } },
-      { type: 'calls/search', id: 12, params: { query: { $regex: '.*' }, sessionId: null } },
-      { type: 'sessions/list', id: 13, params: { query: '', offset: 0, limit: 1e9 } },
-      { type: 'calls/usingTool', id: 14, params: { sessionId: 's', tool: ['Bash'] } },
+      { type: 'sessionBody', id: 9, params: { sessionId: { path: '/etc/passwd' } } },
+      { type: 'callRows', id: 10, params: { sessionId: 's', from: 0, count: 1e9 } },
+      { type: 'toolRows', id: 11, params: { sessionId: '../../etc/passwd', from: -1, count: 10 } },
+      { type: 'search', id: 12, params: { query: { $regex: '.*' }, sessionId: null } },
+      { type: 'sessionList', id: 13, params: { query: '', offset: 0, limit: 1e9 } },
+      { type: 'callsUsingTool', id: 14, params: { sessionId: 's', tool: ['Bash'] } },
     ];
     const tabsBefore = await page.locator('.tabs-container .tab').count();
     await postFromWebview(crafted);
     // The host answers each one it refuses or cannot carry out, and the panel says so (the
-    // latest on top) while it keeps showing the trace: 23 of the 30; call/details with a
+    // latest on top) while it keeps showing the trace: 23 of the 30; callDetail with a
     // proper id and the six crafted page requests are requests, answered as failed requests instead.
     await web().locator('.error-banner[data-host-errors="23"]').waitFor({ timeout: 20_000 });
     assert.match((await web().locator('.error-banner').textContent()) ?? '', /^The extension could not do that: /);

@@ -11,6 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import type { PriceBook } from '../../src/core/cost/costTypes';
 import type { ParsedTrace } from '../../src/core/trace/parseTrace';
 import { TraceService } from '../../src/core/view/traceService';
+import { askQuery } from '../../src/core/view/traceQueries';
+import { isTraceQuery, noCall, queryAnswer } from '../../src/protocol/traceQueryChecks';
 import type { TraceHeader } from '../../src/core/view/traceService';
 import type { CallDetail } from '../../src/core/view/traceView';
 import { buildWebviewHtml, createNonce } from '../../src/extension/webviewHtml';
@@ -18,7 +20,7 @@ import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
 import type { CallRef, InspectorSettings, WebviewMessage, WebviewRequests, WhatIfWorkload } from '../../src/protocol/messages';
 import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
 import { callTranscript } from '../../src/node/transcriptRead';
-import type { WorkerFile } from '../../src/node/traceWorkerProtocol';
+import type { WorkerFile } from '../../src/protocol/traceWorkerProtocol';
 import { repoRoot } from './helpers';
 import { DARK_MODERN, HIGH_CONTRAST, LIGHT_MODERN, themeCss } from './themes';
 import type { TestTheme } from './themes';
@@ -201,42 +203,31 @@ export async function openInspector(browser: Browser, origin: string, options: O
   const header = options.header ? options.header(service.header()) : service.header();
   const requests = new Map<string, number>();
   const answer = (id: number, result: unknown): Promise<void> => (result instanceof Error ? send({ type: 'response', inReplyTo: id, err: result.message }) : send({ type: 'response', inReplyTo: id, ok: result }));
-  /** What the extension answers, from the same service its trace worker holds. */
+  /** What the extension answers, from the same service its trace worker holds: any trace query by its name, as the host forwards it. */
   const serve = (method: keyof WebviewRequests, params: Record<string, unknown>): unknown => {
     const sessionId = params['sessionId'] as string;
+    const callIndex = params['callIndex'] as number;
     switch (method) {
-      case 'call/details': {
+      case 'callDetail':
         if (options.details) return options.details(params as unknown as CallRef);
-        return service.callDetail(sessionId, params['callIndex'] as number) ?? new Error(`No call ${(params['callIndex'] as number) + 1} in session ${sessionId}.`);
-      }
-      case 'whatif/workload':
+        break;
+      case 'whatIfWorkload':
         return options.whatIf ? options.whatIf(sessionId) : new Error('no what-if workload in this test');
-      case 'session/intro':
-        return service.intro(sessionId) ?? new Error(`No session ${sessionId} in this trace.`);
-      case 'session/body':
-        return service.body(sessionId) ?? new Error(`No session ${sessionId} in this trace.`);
-      case 'sessions/list':
-        return service.sessionList(params['query'] as string, params['offset'] as number, params['limit'] as number);
-      case 'calls/rows':
-        return service.callRows(sessionId, params['from'] as number, params['count'] as number);
-      case 'tools/rows':
-        return service.toolRows(sessionId, params['from'] as number, params['count'] as number);
-      case 'calls/search':
-        return service.search(params['query'] as string, (params['sessionId'] as string | null) ?? null);
-      case 'calls/usingTool':
-        return service.callsUsingTool(sessionId, params['tool'] as string);
-      case 'cost/customTtl':
-        return service.customTtl(sessionId, { minutes: params['minutes'] as number, writeMultiple: params['writeMultiple'] as number | null });
-      case 'call/transcript':
-        return callTranscript(service, options.files ?? [], { sessionId, callIndex: params['callIndex'] as number, maxChars: params['maxChars'] as number }).then((t) => t ?? new Error(`No call ${(params['callIndex'] as number) + 1} in session ${sessionId}.`));
+      case 'callTranscript':
+        return callTranscript(service, options.files ?? [], { sessionId, callIndex, maxChars: params['maxChars'] as number }).then((t) => t ?? new Error(noCall({ sessionId, callIndex })));
     }
-    return new Error(`no handler for ${String(method)}`);
+    if (!isTraceQuery(method)) return new Error(`no handler for ${String(method)}`);
+    try {
+      return queryAnswer(method, params as never, askQuery(service, method, params as never));
+    } catch (e) {
+      return e as Error;
+    }
   };
   await page.exposeFunction('__hostPost', async (message: WebviewMessage) => {
     posted.push(message);
     if (message.type === 'ready') {
-      const intro = header.defaultSessionId === null ? null : service.intro(header.defaultSessionId);
-      void send({ type: 'init', header, sessions: service.sessionList('', 0, SESSION_PAGE_SIZE), intro, settings: options.settings ?? { showCached: true }, select: options.select ?? null });
+      const intro = header.defaultSessionId === null ? null : service.sessionIntro({ sessionId: header.defaultSessionId });
+      void send({ type: 'init', header, sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }), intro, settings: options.settings ?? { showCached: true }, select: options.select ?? null });
     } else if ('id' in message && typeof message.id === 'number') {
       requests.set(message.type, (requests.get(message.type) ?? 0) + 1);
       let result: unknown;

@@ -1,5 +1,8 @@
 import type { ReportCost, ReportDocument } from '../../src/core/share/reportDocument';
 import { ViewTraceService } from '../../src/core/view/viewTraceService';
+import { askQuery } from '../../src/core/view/traceQueries';
+import type { TraceQueryParams } from '../../src/core/view/traceQueries';
+import { isTraceQuery, queryAnswer } from '../../src/protocol/traceQueryChecks';
 import { formatCount, formatPercent } from '../../src/core/report/formatNumbers';
 import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
 import type { WebviewRequests } from '../../src/protocol/messages';
@@ -16,31 +19,14 @@ function usd(value: number | null): string {
 
 /**
  * The inspector's requests answered in the page, from the trace the report embeds: the
- * page asks exactly what it asks its host in VS Code (a session's summary, its body, rows,
- * search, details) and gets the same answers, without a host or a worker.
+ * page asks exactly what it asks its host in VS Code (any trace query: a session's summary,
+ * its body, rows, search, details) and gets the same answers, without a host or a worker.
  */
-function requestHandlers(service: ViewTraceService): { [M in keyof WebviewRequests]: (p: RequestParams<M>) => RequestResult<M> } {
-  const found = <T>(value: T | null, what: string): T => {
-    if (value === null) throw new Error(`no ${what} in this report`);
-    return value;
-  };
-  return {
-    'call/details': (p) => found(service.callDetail(p.sessionId, p.callIndex), `call ${p.callIndex + 1} of session ${p.sessionId}`),
-    'session/intro': (p) => found(service.intro(p.sessionId), `session ${p.sessionId}`),
-    'session/body': (p) => found(service.body(p.sessionId), `session ${p.sessionId}`),
-    'sessions/list': (p) => service.sessionList(p.query, p.offset, p.limit),
-    'calls/rows': (p) => service.callRows(p.sessionId, p.from, p.count),
-    'tools/rows': (p) => service.toolRows(p.sessionId, p.from, p.count),
-    'calls/search': (p) => service.search(p.query, p.sessionId),
-    'calls/usingTool': (p) => service.callsUsingTool(p.sessionId, p.tool),
-    'cost/customTtl': (p) => service.customTtl(p.sessionId, { minutes: p.minutes, writeMultiple: p.writeMultiple }),
-    'whatif/workload': () => {
-      throw new Error('a report runs no simulator');
-    },
-    'call/transcript': () => {
-      throw new Error('a report holds no transcripts (the trace\u2019s text stays out of it)');
-    },
-  };
+function answerInPage<M extends keyof WebviewRequests>(service: ViewTraceService, method: M, params: RequestParams<M>): RequestResult<M> {
+  if (method === 'whatIfWorkload') throw new Error('a report runs no simulator');
+  if (method === 'callTranscript') throw new Error('a report holds no transcripts (the trace\u2019s text stays out of it)');
+  if (!isTraceQuery(method)) throw new Error(`no handler for ${method}`);
+  return queryAnswer(method, params as TraceQueryParams<typeof method>, askQuery(service, method, params as TraceQueryParams<typeof method>)) as RequestResult<M>;
 }
 
 /**
@@ -56,7 +42,7 @@ export class ReportPage {
   private readonly whatIf: ReportWhatIf;
   private readonly costPane = el('section', { className: 'report-cost panel', attrs: { 'aria-label': 'Cost' } });
   private readonly app: InspectorApp;
-  private handlers: ReturnType<typeof requestHandlers> | null = null;
+  private service: ViewTraceService | null = null;
   private state: unknown = undefined;
 
   constructor(
@@ -67,8 +53,8 @@ export class ReportPage {
     const host: InspectorHost = {
       notify: () => {},
       request: async (method, params) => {
-        if (!this.handlers) throw new Error('no trace is shown');
-        return (this.handlers[method] as (p: typeof params) => RequestResult<typeof method>)(params);
+        if (!this.service) throw new Error('no trace is shown');
+        return answerInPage(this.service, method, params);
       },
       getState: () => this.state,
       setState: (s) => {
@@ -123,11 +109,11 @@ export class ReportPage {
     const trace = this.doc.traces[index];
     if (!trace) return;
     const service = new ViewTraceService(trace.view, trace.details);
-    this.handlers = requestHandlers(service);
+    this.service = service;
     this.state = undefined;
     const header = service.header();
-    const intro = header.defaultSessionId === null ? null : service.intro(header.defaultSessionId);
-    this.app.handle({ type: 'init', header, sessions: service.sessionList('', 0, SESSION_PAGE_SIZE), intro, settings: { showCached: true }, select: null });
+    const intro = header.defaultSessionId === null ? null : service.sessionIntro({ sessionId: header.defaultSessionId });
+    this.app.handle({ type: 'init', header, sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }), intro, settings: { showCached: true }, select: null });
     const session = trace.whatIf?.input.session ? (trace.view.sessions.find((s) => s.summary.id === trace.whatIf!.input.session) ?? null) : null;
     this.whatIf.render(trace.whatIf, session);
     this.renderCost(trace.cost);

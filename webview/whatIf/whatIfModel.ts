@@ -20,6 +20,7 @@ import type { Cliff, SweepAxis } from '../../src/core/sim/sweep';
 import type { Workload } from '../../src/core/sim/workload';
 import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../../src/protocol/messages';
 import type { WhatIfDefaults } from '../../src/protocol/messages';
+import type { PointResult } from '../../src/protocol/whatIfWorkerProtocol';
 
 // The what-if panel's view-model: the scenario the controls describe, its checks, the
 // engine parameters and replica options it maps to (exactly as `agent-trace simulate`
@@ -481,9 +482,6 @@ export function capacitySweep(capacityTokens: number, blockSizeTokens = 16): num
 export function sweepValues(axis: SweepAxis, capacityTokens: number, blockSizeTokens = 16): number[] {
   return axis === 'replicas' ? [...REPLICA_SWEEP] : capacitySweep(capacityTokens, blockSizeTokens);
 }
-
-/** One point's figures: a scenario result without its per-call and per-session lists. */
-export type PointResult = Omit<ScenarioResult, 'calls' | 'sessions'>;
 
 /** A scenario result as a sweep point keeps it. */
 export function pointOf(r: ScenarioResult): PointResult {

@@ -1,5 +1,6 @@
 import type { Workload } from '../../src/core/sim/workload';
-import type { CompareJob, FromWorker, LaneName, ScenarioJob, SweepJob, ToWorker } from './whatIfWorkerProtocol';
+import type { CompareJob, FromWorker, LaneName, ScenarioJob, SweepJob, ToWorker, WhatIfWorkerMethods, WorkerPost } from '../../src/protocol/whatIfWorkerProtocol';
+import { RpcError, WorkerRpc } from '../../src/protocol/workerRpc';
 
 /** A job without the ids the runner gives it. */
 export type ScenarioRequest = Omit<ScenarioJob, 'type' | 'seq' | 'workloadId'>;
@@ -13,10 +14,19 @@ export interface RunnerCallbacks {
   failed(lane: LaneName, seq: number, error: string): void;
 }
 
+/** A worker and its requests. */
+interface LaneWorker {
+  worker: Worker;
+  rpc: WorkerRpc<WhatIfWorkerMethods>;
+}
+
+/** A job as the runner posts it. */
+type Job = ScenarioJob | CompareJob | SweepJob;
+
 /** One worker and the job it is busy with. */
 interface Lane {
   name: LaneName;
-  worker: Promise<Worker> | null;
+  worker: Promise<LaneWorker> | null;
   /** The seq it is working on, or null when idle. */
   busy: number | null;
   /** The seq the page wants; older messages are dropped. */
@@ -87,7 +97,7 @@ export class WhatIfRunner {
     void this.script?.then((url) => URL.revokeObjectURL(url)).catch(() => undefined);
   }
 
-  private start(lane: Lane, make: (seq: number, workloadId: number) => ToWorker): number {
+  private start(lane: Lane, make: (seq: number, workloadId: number) => Job): number {
     const seq = ++this.seq;
     lane.current = seq;
     // Busy with a stale job: an engine run cannot be interrupted, so the worker goes.
@@ -96,13 +106,21 @@ export class WhatIfRunner {
     const workloadId = this.workloadId;
     const workload = this.workload;
     this.workerOf(lane).then(
-      (worker) => {
+      ({ rpc }) => {
         if (lane.current !== seq || this.disposed) return;
+        // A worker that stopped rejects these too: the lane's failure was said (workerOf), so that is not said again.
         if (lane.loadedWorkload !== workloadId && workload) {
-          worker.postMessage({ type: 'load', workloadId, workload } satisfies ToWorker);
+          rpc.request('load', { workloadId, workload }).catch(() => undefined);
           lane.loadedWorkload = workloadId;
         }
-        worker.postMessage(make(seq, workloadId));
+        const job = make(seq, workloadId);
+        // The answer comes after every partial result the job posted: the job is over.
+        rpc.request(job.type, job as never).then(
+          ({ ms }) => this.receive(lane, { type: 'done', seq, job: lane.name, ms }),
+          (e: unknown) => {
+            if (e instanceof RpcError) this.receive(lane, { type: 'error', seq, job: lane.name, message: e.message });
+          },
+        );
       },
       (e: unknown) => {
         lane.busy = null;
@@ -118,27 +136,35 @@ export class WhatIfRunner {
     lane.worker = null;
     lane.busy = null;
     lane.loadedWorkload = -1;
-    void w?.then((worker) => worker.terminate()).catch(() => undefined);
+    void w
+      ?.then(({ worker, rpc }) => {
+        rpc.stop(new Error('the job was superseded'));
+        worker.terminate();
+      })
+      .catch(() => undefined);
   }
 
-  private workerOf(lane: Lane): Promise<Worker> {
+  private workerOf(lane: Lane): Promise<LaneWorker> {
     if (!lane.worker) {
       lane.worker = this.blobUrl().then((url) => {
         const worker = new Worker(url, { name: `what-if ${lane.name}` });
-        worker.onmessage = (e: MessageEvent<FromWorker>) => this.receive(lane, worker, e.data);
+        const rpc = new WorkerRpc<WhatIfWorkerMethods>((request: ToWorker) => worker.postMessage(request));
+        worker.onmessage = (e: MessageEvent<WorkerPost>) => {
+          if (!rpc.receive(e.data)) this.receive(lane, e.data as FromWorker);
+        };
         worker.onerror = (e: ErrorEvent) => {
           e.preventDefault();
           const seq = lane.busy;
           this.kill(lane);
           if (seq !== null && seq === lane.current) this.callbacks.failed(lane.name, seq, `the simulator stopped: ${e.message || 'script error'}`);
         };
-        return worker;
+        return { worker, rpc };
       });
     }
     return lane.worker;
   }
 
-  private receive(lane: Lane, _worker: Worker, m: FromWorker): void {
+  private receive(lane: Lane, m: FromWorker): void {
     if ((m.type === 'done' || m.type === 'error') && lane.busy === m.seq) lane.busy = null;
     if (m.seq !== lane.current) return;
     this.callbacks.message(m);

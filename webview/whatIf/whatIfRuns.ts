@@ -6,9 +6,9 @@ import { DEFAULT_CLIFF } from '../../src/core/sim/sweep';
 import type { Cliff } from '../../src/core/sim/sweep';
 import type { WhatIfWorkload } from '../../src/protocol/messages';
 import { fieldLabel, fitCheck, pointOf, POINTS_AFTER_CLIFF, resolveScenario, SWEEP_BUDGET_MS, sweepValues } from './whatIfModel';
-import type { NumericField, PointResult, ResolvedScenario, Scenario } from './whatIfModel';
+import type { NumericField, ResolvedScenario, Scenario } from './whatIfModel';
 import type { SweepRequest } from './whatIfRunner';
-import type { FromWorker, LaneName, PolicySpec } from './whatIfWorkerProtocol';
+import type { FromWorker, LaneName, PointResult, PolicySpec } from '../../src/protocol/whatIfWorkerProtocol';
 
 // The what-if panel's state and the two pure functions that move it (GitLens keeps a
 // webview's state, the actions that change it and the events that arrive apart in the

@@ -7,7 +7,7 @@ import { findCliff, pastCliff } from '../../src/core/sim/sweep';
 import type { SweepPoint } from '../../src/core/sim/sweep';
 import type { Workload } from '../../src/core/sim/workload';
 import { pointOf } from './whatIfModel';
-import type { CompareJob, FromWorker, ScenarioJob, SweepJob } from './whatIfWorkerProtocol';
+import type { CompareJob, PartialResult, ScenarioJob, SweepJob } from '../../src/protocol/whatIfWorkerProtocol';
 
 // The what-if worker's work, without the worker: pure, so it runs (and is tested) in
 // Node too. The cliff of the points run comes from the core's findCliff, the one
@@ -61,7 +61,7 @@ export class WhatIfSim {
   constructor(
     private readonly workload: Workload,
     private readonly engine: MemoEngine,
-    private readonly post: (m: FromWorker) => void,
+    private readonly post: (m: PartialResult) => void,
     private readonly now: () => number = () => performance.now(),
   ) {}
 

@@ -16,11 +16,11 @@ import { isNavigationKey, moveSelection } from '../timeline/timelineModel';
 import { ScenarioForm } from './scenarioForm';
 import { CliffChart, DENSE_CALLS, ScenarioBarsChart } from './whatIfCharts';
 import { BUILTIN_DEFAULTS, capNote, cliCommand, cliffChartModel, cliffPointText, gpuRows, headlineFigures, pointOf, policyRows, readScenario, scenarioBars, scenarioSentence, skippedText } from './whatIfModel';
-import type { PointResult, ResolvedScenario, Scenario } from './whatIfModel';
+import type { ResolvedScenario, Scenario } from './whatIfModel';
 import { WhatIfRunner } from './whatIfRunner';
 import { newScenarioRun, newSweepRun, planRuns, reduceLaneFailure, reduceWorkerMessage } from './whatIfRuns';
 import type { RunEffects, WhatIfRuns, WorkloadState } from './whatIfRuns';
-import type { FromWorker, LaneName } from './whatIfWorkerProtocol';
+import type { FromWorker, LaneName, PointResult } from '../../src/protocol/whatIfWorkerProtocol';
 
 /** What the panel needs from the inspector around it. */
 export interface WhatIfHost {

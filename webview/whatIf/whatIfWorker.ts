@@ -1,6 +1,7 @@
 import { enginesByPolicy, FAST_ENGINES } from '../../src/core/sim/engines/engineTable';
 import { MemoEngine, WhatIfSim } from './whatIfSim';
-import type { FromWorker, ToWorker } from './whatIfWorkerProtocol';
+import type { JobDone, ToWorker, WorkerPost } from '../../src/protocol/whatIfWorkerProtocol';
+import { respond } from '../../src/protocol/workerRpc';
 
 /**
  * The what-if simulator's Web Worker: runs the pure sim core (the fast engine, as
@@ -11,31 +12,32 @@ import type { FromWorker, ToWorker } from './whatIfWorkerProtocol';
  */
 
 interface WorkerScope {
-  postMessage(message: FromWorker): void;
+  postMessage(message: WorkerPost): void;
   onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
 }
 
 const scope = self as unknown as WorkerScope;
-const post = (m: FromWorker): void => scope.postMessage(m);
+const post = (m: WorkerPost): void => scope.postMessage(m);
 
 let workloadId = -1;
 let sim: WhatIfSim | null = null;
 
-scope.onmessage = (event) => {
-  const m = event.data;
-  if (m.type === 'load') {
-    workloadId = m.workloadId;
-    sim = new WhatIfSim(m.workload, new MemoEngine(enginesByPolicy(FAST_ENGINES)), post);
-    return;
+/** Runs one request: a workload to keep, or a job whose partial results are posted as they come; its answer says it is over. */
+function run(m: ToWorker): JobDone | null {
+  if (m.method === 'load') {
+    workloadId = m.params.workloadId;
+    sim = new WhatIfSim(m.params.workload, new MemoEngine(enginesByPolicy(FAST_ENGINES)), post);
+    return null;
   }
   const t0 = performance.now();
-  try {
-    if (m.workloadId !== workloadId || !sim) throw new Error('the simulator has not received this workload');
-    if (m.type === 'scenario') sim.scenario(m);
-    else if (m.type === 'compare') sim.compare(m);
-    else sim.sweep(m);
-    post({ type: 'done', seq: m.seq, job: m.type, ms: performance.now() - t0 });
-  } catch (e) {
-    post({ type: 'error', seq: m.seq, job: m.type, message: e instanceof Error ? e.message : String(e) });
-  }
+  if (m.params.workloadId !== workloadId || !sim) throw new Error('the simulator has not received this workload');
+  if (m.method === 'scenario') sim.scenario(m.params);
+  else if (m.method === 'compare') sim.compare(m.params);
+  else sim.sweep(m.params);
+  return { ms: performance.now() - t0 };
+}
+
+scope.onmessage = (event) => {
+  const m = event.data;
+  respond(post, m.id, () => run(m));
 };

@@ -18,7 +18,7 @@ export interface WhatIfWorkload {
 }
 
 /**
- * The answer to `whatif/workload`: what the simulator replays for a session, built the
+ * The answer to `whatIfWorkload`: what the simulator replays for a session, built the
  * way `agent-trace simulate` builds it, so the panel and the CLI replay the same thing.
  * A trace whose calls carry block hashes (Mooncake, Bailian) is a request log: its
  * requests replay together, whichever session is selected. Pure (no vscode), so the

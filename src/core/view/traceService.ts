@@ -18,12 +18,12 @@ import type { FileProblem, ParsedTrace } from '../trace/parseTrace';
 import { sessionLabel, sessionTreeOrder } from './sessionList';
 import type { SessionEntry, SessionPage } from './sessionList';
 import { buildTimelineColumns, markSubagentStarts } from './timelineColumns';
-import type { TimelineColumns } from './timelineColumns';
 import { analysisView, callMarks, childrenByParent, eventMarks, formatChoices, row, sessionCostFigures, subagentLinks, toolDetail } from './traceView';
-import type { CallDetail, CallMarks, CallRow, CompactionMark, EventMark, SessionCostFigures, SessionHead, SubagentLink, TraceView } from './traceView';
+import type { CallDetail, CallMarks, CallRow, SessionCostFigures, SubagentLink } from './traceView';
 import { customReplay, ttlCallSource } from '../cost/cacheTtlWhatIf';
 import type { CustomTtl, TtlReplay } from '../cost/cacheTtlWhatIf';
 import { transcriptPlan } from './transcript';
+import type { SearchField, SearchHit, SearchResult, SessionBody, SessionIntro, ToolCallRow, ToolCount, TraceHeader, TraceQueries, TraceQueryParams } from './traceQueries';
 import type { TranscriptPlan } from './transcript';
 
 // What the inspector page asks about a trace, answered from the parsed model where it
@@ -32,37 +32,7 @@ import type { TranscriptPlan } from './transcript';
 // whole model. Every answer is plain data or typed arrays, so it crosses a thread or a
 // webview boundary as is.
 
-/** What the page shows before any session: the file, its format and problems, and how many sessions there are. */
-export interface TraceHeader
-  extends Pick<TraceView, 'fileName' | 'format' | 'formatLabel' | 'detection' | 'detectionConfidence' | 'formatChosen' | 'formatChoices' | 'limitations' | 'problem' | 'diagnostics' | 'skippedRecords' | 'cost'> {
-  /** Keys of the trace's files: 0 is the opened file, others are companions (sub-agent logs) by relative path. */
-  files: string[];
-  sessionCount: number;
-  /** LLM calls over every session. */
-  callCount: number;
-  /** The session shown first: the first main session, else the first. */
-  defaultSessionId: string | null;
-  /** What to call the trace beside its file name: its one main session's title (or its first's, for a file named by an id), null when none or when the file's name says more (traceTitle); trace text. */
-  title: string | null;
-}
-
-/** The first part of a session, known as soon as the file is read: its summary and marks. */
-export interface SessionIntro {
-  summary: SessionSummary;
-  compactions: CompactionMark[];
-  /** Failed API requests, grouped by the call they came before. */
-  events: EventMark[];
-  subagents: SubagentLink[];
-  /** The session's cost and cache TTL what-if (figures only: the page asks for a TTL the user types); null without prices. */
-  cost: SessionCostFigures | null;
-}
-
-/** A tool name of a session with how often it was called, for the timeline's filter. */
-export interface ToolCount {
-  name: string;
-  calls: number;
-  failed: number;
-}
+export type { SearchField, SearchHit, SearchResult, SessionBody, SessionIntro, ToolCallRow, ToolCount, TraceHeader } from './traceQueries';
 
 /** Counts a session's tool calls by name, most called first: the timeline filter's tools and the number of tool calls. */
 export function countTools(calls: Iterable<{ name: string; failed: boolean }>): { tools: ToolCount[]; toolCallCount: number } {
@@ -79,52 +49,6 @@ export function countTools(calls: Iterable<{ name: string; failed: boolean }>): 
     if (t.failed) entry.failed += 1;
   }
   return { tools: [...tools.values()].sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)), toolCallCount };
-}
-
-/** The rest of a session, after its analysis: what the timeline, fingerprint and tables draw. */
-export interface SessionBody {
-  sessionId: string;
-  analysis: SessionHead['analysis'];
-  columns: TimelineColumns;
-  tools: ToolCount[];
-  /** Tool calls in the session (rows of the tool-calls table). */
-  toolCallCount: number;
-}
-
-/** A tool call as the tool-calls table lists it. */
-export interface ToolCallRow {
-  /** Position in the session's tool calls. */
-  index: number;
-  callIndex: number;
-  id: string;
-  name: string;
-  /** The file or command it worked on. */
-  target: string | null;
-  failed: boolean | null;
-  exitCode: number | null;
-  durationMs: number | null;
-  /** First line of the error, clipped. */
-  error: string | null;
-}
-
-/** Where a search hit matched. */
-export type SearchField = 'tool' | 'file' | 'command' | 'error' | 'prompt';
-
-/** One call a search found. */
-export interface SearchHit {
-  sessionId: string;
-  callIndex: number;
-  field: SearchField;
-  /** The matching text around the match, on one line and clipped. */
-  text: string;
-}
-
-/** The calls a search found, in session and call order, at most `limit` of them. */
-export interface SearchResult {
-  query: string;
-  /** Every matching call, not only the hits listed. */
-  total: number;
-  hits: SearchHit[];
 }
 
 /** What the Problems view lists for a trace, in plain data (the extension words and places it). */
@@ -265,7 +189,7 @@ interface SessionCache {
  * demand (sessions by id, the picker order, analyses per session for the current
  * options); changing the options drops the analyses, never the parse.
  */
-export class TraceService {
+export class TraceService implements TraceQueries {
   private readonly byId = new Map<string, Session>();
   private children: Map<string, Session[]> | null = null;
   private order: SessionEntry[] | null = null;
@@ -359,7 +283,7 @@ export class TraceService {
   }
 
   /** Picker entries matching `query` (id, title or label, any case), in tree order, from `offset`. */
-  sessionList(query: string, offset: number, limit: number): SessionPage {
+  sessionList({ query, offset, limit }: TraceQueryParams<'sessionList'>): SessionPage {
     if (!this.order) {
       const sessions = this.parsed.model.sessions;
       this.order = sessionTreeOrder(sessions).map(({ index, depth }) => {
@@ -403,8 +327,8 @@ export class TraceService {
   }
 
   /** The summary and marks of a session: cheap, so the page paints them before the analyses. */
-  intro(id: string): SessionIntro | null {
-    const session = this.byId.get(id);
+  sessionIntro({ sessionId }: TraceQueryParams<'sessionIntro'>): SessionIntro | null {
+    const session = this.byId.get(sessionId);
     if (!session) return null;
     return {
       summary: this.summary(session),
@@ -425,8 +349,9 @@ export class TraceService {
   }
 
   /** The session replayed under a TTL the user typed (the cost panel's own row); null without prices. */
-  customTtl(id: string, custom: CustomTtl): TtlReplay | null {
-    const session = this.byId.get(id);
+  customTtl({ sessionId, minutes, writeMultiple }: TraceQueryParams<'customTtl'>): TtlReplay | null {
+    const custom: CustomTtl = { minutes, writeMultiple };
+    const session = this.byId.get(sessionId);
     const cost = session ? this.sessionCost(session) : null;
     const figures = session ? this.costFigures(session) : null;
     if (!session || !cost || !figures) return null;
@@ -434,8 +359,8 @@ export class TraceService {
   }
 
   /** The analyses and the timeline columns of a session. */
-  body(id: string): SessionBody | null {
-    const session = this.byId.get(id);
+  sessionBody({ sessionId }: TraceQueryParams<'sessionBody'>): SessionBody | null {
+    const session = this.byId.get(sessionId);
     if (!session) return null;
     const analysis = this.analysis(session);
     const cost = this.sessionCost(session);
@@ -451,7 +376,7 @@ export class TraceService {
       })(),
     );
     return {
-      sessionId: id,
+      sessionId,
       analysis: analysisView(this.parsed.model, session, analysis, cost),
       columns,
       tools,
@@ -460,8 +385,8 @@ export class TraceService {
   }
 
   /** Rows of calls [from, from + count) of a session, for tooltips, the selection and the calls table. */
-  callRows(id: string, from: number, count: number): CallRow[] {
-    const session = this.byId.get(id);
+  callRows({ sessionId, from, count }: TraceQueryParams<'callRows'>): CallRow[] {
+    const session = this.byId.get(sessionId);
     if (!session) return [];
     const marks = this.marks(session);
     const cost = this.sessionCost(session);
@@ -481,8 +406,8 @@ export class TraceService {
   }
 
   /** Rows of tool calls [from, from + count) of a session, in call order. */
-  toolRows(id: string, from: number, count: number): ToolCallRow[] {
-    const session = this.byId.get(id);
+  toolRows({ sessionId, from, count }: TraceQueryParams<'toolRows'>): ToolCallRow[] {
+    const session = this.byId.get(sessionId);
     if (!session) return [];
     const list = this.toolList(session);
     const end = Math.min(list.length, from + Math.min(count, MAX_ROWS_PER_REQUEST));
@@ -495,8 +420,8 @@ export class TraceService {
   }
 
   /** The calls of a session that used tool `name` (for the timeline's tool filter). */
-  callsUsingTool(id: string, name: string): Int32Array {
-    const session = this.byId.get(id);
+  callsUsingTool({ sessionId, tool: name }: TraceQueryParams<'callsUsingTool'>): Int32Array {
+    const session = this.byId.get(sessionId);
     if (!session) return new Int32Array(0);
     const out: number[] = [];
     for (const c of session.calls) if (c.toolCalls.some((t) => t.name === name)) out.push(c.index);
@@ -508,7 +433,7 @@ export class TraceService {
    * characters, on the turn's first call) contain `query`, ignoring case: in one session,
    * or in all of them when `sessionId` is null. One hit per call, its first matching field.
    */
-  search(query: string, sessionId: string | null, limit = MAX_SEARCH_HITS): SearchResult {
+  search({ query, sessionId }: TraceQueryParams<'search'>, limit = MAX_SEARCH_HITS): SearchResult {
     const sessions = sessionId === null ? this.parsed.model.sessions : [this.byId.get(sessionId)].filter((s): s is Session => s !== undefined);
     return searchCalls(
       sessions.map((session) => ({
@@ -524,7 +449,7 @@ export class TraceService {
   }
 
   /** Details of one call, or null when the session or call does not exist. */
-  callDetail(id: string, callIndex: number): CallDetail | null {
+  callDetail({ sessionId: id, callIndex }: TraceQueryParams<'callDetail'>): CallDetail | null {
     const session = this.byId.get(id);
     const call = session?.calls[callIndex];
     if (!session || !call) return null;

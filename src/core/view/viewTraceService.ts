@@ -2,12 +2,12 @@ import { traceTitle } from '../sessions/sessionTitle';
 import type { SessionPage } from './sessionList';
 import { sessionLabel, sessionTreeOrder } from './sessionList';
 import { countTools } from './traceService';
-import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader } from './traceService';
 import { MAX_ROWS_PER_REQUEST, MAX_SEARCH_HITS, searchCalls, sessionPage, toolCallRow } from './traceService';
 import type { SearchableCall } from './traceService';
+import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader, TraceQueries, TraceQueryParams } from './traceQueries';
 import { timelineColumnsOfRows } from './timelineColumns';
 import { customReplay } from '../cost/cacheTtlWhatIf';
-import type { CustomTtl, TtlReplay } from '../cost/cacheTtlWhatIf';
+import type { TtlReplay } from '../cost/cacheTtlWhatIf';
 import type { CallDetail, CallRow, SessionView, TraceView } from './traceView';
 import { costFigures } from './traceView';
 
@@ -18,7 +18,7 @@ import { costFigures } from './traceView';
  * answers as TraceService on the trace the view was built from (test/unit/core/view
  * checks them side by side); the page cannot tell the two apart.
  */
-export class ViewTraceService {
+export class ViewTraceService implements TraceQueries {
   private readonly byId = new Map<string, { view: SessionView; details: readonly CallDetail[] }>();
   private order: ReturnType<typeof sessionTreeOrder> | null = null;
 
@@ -57,7 +57,7 @@ export class ViewTraceService {
     };
   }
 
-  sessionList(query: string, offset: number, limit: number): SessionPage {
+  sessionList({ query, offset, limit }: TraceQueryParams<'sessionList'>): SessionPage {
     const sessions = this.view.sessions.map((s) => s.summary);
     this.order ??= sessionTreeOrder(sessions);
     const entries = this.order.map(({ index, depth }) => {
@@ -67,25 +67,25 @@ export class ViewTraceService {
     return sessionPage(entries, query, offset, limit);
   }
 
-  intro(id: string): SessionIntro | null {
-    const s = this.byId.get(id)?.view;
+  sessionIntro({ sessionId }: TraceQueryParams<'sessionIntro'>): SessionIntro | null {
+    const s = this.byId.get(sessionId)?.view;
     if (!s) return null;
     return { summary: s.summary, compactions: s.compactions, events: s.events, subagents: s.subagents, cost: s.cost ? costFigures(s.cost) : null };
   }
 
   /** The session replayed under a TTL the user typed, from the replay input the view keeps; null without prices. */
-  customTtl(id: string, custom: CustomTtl): TtlReplay | null {
-    const cost = this.byId.get(id)?.view.cost;
-    return cost ? customReplay(cost.ttlCalls, cost.ttl, custom) : null;
+  customTtl({ sessionId, minutes, writeMultiple }: TraceQueryParams<'customTtl'>): TtlReplay | null {
+    const cost = this.byId.get(sessionId)?.view.cost;
+    return cost ? customReplay(cost.ttlCalls, cost.ttl, { minutes, writeMultiple }) : null;
   }
 
-  body(id: string): SessionBody | null {
-    const entry = this.byId.get(id);
+  sessionBody({ sessionId }: TraceQueryParams<'sessionBody'>): SessionBody | null {
+    const entry = this.byId.get(sessionId);
     if (!entry) return null;
     const s = entry.view;
     const { tools, toolCallCount } = countTools(entry.details.flatMap((d) => d.tools.map((t) => ({ name: t.name, failed: t.failed === true }))));
     return {
-      sessionId: id,
+      sessionId,
       analysis: s.analysis,
       columns: timelineColumnsOfRows(s.calls, s.analysis.loops, s.compactions, s.subagents),
       tools,
@@ -93,13 +93,13 @@ export class ViewTraceService {
     };
   }
 
-  callRows(id: string, from: number, count: number): CallRow[] {
-    const calls = this.byId.get(id)?.view.calls ?? [];
+  callRows({ sessionId, from, count }: TraceQueryParams<'callRows'>): CallRow[] {
+    const calls = this.byId.get(sessionId)?.view.calls ?? [];
     return calls.slice(Math.max(0, from), Math.min(calls.length, from + Math.min(count, MAX_ROWS_PER_REQUEST)));
   }
 
-  toolRows(id: string, from: number, count: number): ToolCallRow[] {
-    const details = this.byId.get(id)?.details ?? [];
+  toolRows({ sessionId, from, count }: TraceQueryParams<'toolRows'>): ToolCallRow[] {
+    const details = this.byId.get(sessionId)?.details ?? [];
     const out: ToolCallRow[] = [];
     const end = from + Math.min(count, MAX_ROWS_PER_REQUEST);
     let i = 0;
@@ -113,7 +113,7 @@ export class ViewTraceService {
     return out;
   }
 
-  search(query: string, sessionId: string | null, limit = MAX_SEARCH_HITS): SearchResult {
+  search({ query, sessionId }: TraceQueryParams<'search'>, limit = MAX_SEARCH_HITS): SearchResult {
     const entries = sessionId === null ? this.view.sessions.map((s) => this.byId.get(s.summary.id)!) : [this.byId.get(sessionId)].filter((e) => e !== undefined);
     return searchCalls(
       entries.map(({ view, details }) => ({
@@ -130,12 +130,12 @@ export class ViewTraceService {
     );
   }
 
-  callsUsingTool(id: string, tool: string): Int32Array {
-    const details = this.byId.get(id)?.details ?? [];
+  callsUsingTool({ sessionId, tool }: TraceQueryParams<'callsUsingTool'>): Int32Array {
+    const details = this.byId.get(sessionId)?.details ?? [];
     return Int32Array.from(details.filter((d) => d.tools.some((t) => t.name === tool)).map((d) => d.index));
   }
 
-  callDetail(id: string, callIndex: number): CallDetail | null {
-    return this.byId.get(id)?.details[callIndex] ?? null;
+  callDetail({ sessionId, callIndex }: TraceQueryParams<'callDetail'>): CallDetail | null {
+    return this.byId.get(sessionId)?.details[callIndex] ?? null;
   }
 }

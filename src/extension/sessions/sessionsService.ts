@@ -3,9 +3,9 @@ import { uiText } from '../../core/text/safeText';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
 import type { CallRecord } from '../../core/sessions/sessionRecord';
 import { SessionIndexClient } from '../../node/sessions/indexClient';
-import type { IndexEvent, IndexWorkerConfig } from '../../node/sessions/indexProtocol';
+import type { IndexEvent, IndexWorkerConfig } from '../../protocol/indexWorkerProtocol';
+import type { SyncProgress } from '../../protocol/indexWorkerProtocol';
 import { unreadNote } from '../../node/sessions/sessionIndexer';
-import type { SyncProgress } from '../../node/sessions/sessionIndexer';
 import { maxFileBytes, readAnalysisOptions, sessionAgentRoots } from '../settings';
 import { join } from 'node:path';
 

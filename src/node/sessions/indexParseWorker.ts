@@ -2,6 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ParseWorkerData, ParseWorkerReply, ParseWorkerRequest } from './parsePool';
 import { indexPriceBook } from './parsePool';
 import { readFresh } from './sessionIndexer';
+import type { FreshResult } from './sessionIndexer';
+import { respond } from '../../protocol/workerRpc';
 
 /**
  * A parse thread of the session index (see ParsePool): reads session files from their
@@ -16,14 +18,21 @@ const prices = indexPriceBook(data.userPrices);
 let queue: Promise<void> = Promise.resolve();
 
 port.on('message', (m: ParseWorkerRequest) => {
+  const post = (reply: ParseWorkerReply, transfer: readonly unknown[]): void => port.postMessage(reply, transfer as ArrayBuffer[]);
   queue = queue.then(() =>
-    readFresh(m.job, data.analysis, prices).then(
-      (result) => {
-        // The saved parse is moved, not copied: into a buffer of its own first (zlib's output may share one).
-        if ('state' in result && result.state) result.state = new Uint8Array(result.state);
-        port.postMessage({ id: m.id, result } satisfies ParseWorkerReply, 'state' in result && result.state ? [result.state.buffer as ArrayBuffer] : []);
-      },
-      (e: unknown) => port.postMessage({ id: m.id, result: { readError: e instanceof Error ? e.message : String(e) } } satisfies ParseWorkerReply),
+    respond(
+      post,
+      m.id,
+      () =>
+        readFresh(m.params, data.analysis, prices).then(
+          (result): FreshResult => {
+            // The saved parse is moved, not copied: into a buffer of its own first (zlib's output may share one).
+            if ('state' in result && result.state) result.state = new Uint8Array(result.state);
+            return result;
+          },
+          (e: unknown): FreshResult => ({ readError: e instanceof Error ? e.message : String(e) }),
+        ),
+      { transfer: (result) => { const r = result as FreshResult; return 'state' in r && r.state ? [r.state.buffer as ArrayBuffer] : []; } },
     ),
   );
 });

@@ -4,11 +4,13 @@ import { basename, dirname, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { agentById } from './agentRegistry';
 import type { AgentRoot, FoundSession } from './agentRegistry';
-import type { IndexEvent, IndexRequest, IndexWorkerConfig } from './indexProtocol';
+import type { IndexEvent, IndexRequest, IndexWorkerConfig } from '../../protocol/indexWorkerProtocol';
+import { respond } from '../../protocol/workerRpc';
+import type { RpcResponse } from '../../protocol/workerRpc';
 import { indexPriceBook, ParsePool, parseThreadsFor } from './parsePool';
 import { SessionIndex } from './sessionIndex';
 import { SessionIndexer } from './sessionIndexer';
-import type { FileOutcome } from './sessionIndexer';
+import type { FileOutcome } from '../../protocol/indexWorkerProtocol';
 import { isCorrupt } from './sqlite';
 import { WriterLease } from './writerLease';
 
@@ -29,7 +31,7 @@ const DEBOUNCE_MS = 30;
 const port = parentPort;
 if (!port) throw new Error('indexWorker.ts runs as a worker thread');
 
-function post(message: IndexEvent | { id: number; ok: unknown } | { id: number; err: string }): void {
+function post(message: IndexEvent | RpcResponse): void {
   port!.postMessage(message);
 }
 
@@ -188,7 +190,7 @@ function updateHot(nowMs: number): void {
   }
 }
 
-async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<unknown> {
+async function handle(m: Exclude<IndexRequest, { kind: 'cancel' }>): Promise<unknown> {
   switch (m.method) {
     case 'configure': {
       const reopen = config?.dbPath !== m.params.dbPath;
@@ -284,7 +286,7 @@ async function handle(m: Exclude<IndexRequest, { method: 'cancel' }>): Promise<u
 }
 
 port.on('message', (m: IndexRequest) => {
-  if (m.method === 'cancel') {
+  if (m.kind === 'cancel') {
     cancelled = true;
     syncPool?.cancel();
     return;
@@ -295,13 +297,7 @@ port.on('message', (m: IndexRequest) => {
     closing = true;
     cancelled = true;
   }
-  const run = async (): Promise<void> => {
-    try {
-      post({ id: m.id, ok: await handle(m) });
-    } catch (e) {
-      post({ id: m.id, err: e instanceof Error ? e.message : String(e) });
-    }
-  };
+  const run = async (): Promise<void> => respond(post, m.id, () => handle(m));
   // Writes go one at a time, in order, with the file refreshes. Reads answer at once, also
   // during a long sync: its writes are whole synchronous transactions between two awaits,
   // so a read never sees half of one.

@@ -6,6 +6,8 @@ import { createPriceBook } from '../../core/cost/priceBook';
 import { readUserPrices } from '../../core/cost/userPrices';
 import { READ_CANCELLED } from './sessionIndexer';
 import type { FreshJob, FreshReader, FreshResult } from './sessionIndexer';
+import { WorkerRpc } from '../../protocol/workerRpc';
+import type { RpcRequest, RpcResponse } from '../../protocol/workerRpc';
 
 /**
  * Parse threads for a cold index: files read from their start (FreshJob) are parsed and
@@ -23,8 +25,14 @@ export interface ParseWorkerData {
   userPrices: unknown;
 }
 
-export type ParseWorkerRequest = { id: number; job: FreshJob };
-export type ParseWorkerReply = { id: number; result: FreshResult };
+/** What a parse thread answers (WorkerRpc): one file read from its start. Its types are the index's own (src/node/sessions), so the protocol stays here. */
+export interface ParseWorkerMethods {
+  read: { params: FreshJob; result: FreshResult };
+}
+/** Pool → thread. */
+export type ParseWorkerRequest = RpcRequest<ParseWorkerMethods>;
+/** Thread → pool. */
+export type ParseWorkerReply = RpcResponse;
 
 /** The price book the index computes costs with: the user's prices over the list prices. */
 export function indexPriceBook(userPrices: unknown): PriceBook {
@@ -61,11 +69,16 @@ export class ReadCancelled extends Error {
   }
 }
 
+/** One parse thread and the reads it has in flight. */
+interface ParseThread {
+  worker: Worker;
+  rpc: WorkerRpc<ParseWorkerMethods>;
+  inFlight: number;
+}
+
 export class ParsePool implements FreshReader {
   readonly concurrency: number;
-  private readonly workers: Worker[] = [];
-  private readonly pending = new Map<number, { resolve: (r: FreshResult) => void; reject: (e: Error) => void; worker: Worker }>();
-  private nextId = 1;
+  private readonly workers: ParseThread[] = [];
   private closed = false;
 
   constructor(script: string, threads: number, data: ParseWorkerData) {
@@ -75,52 +88,42 @@ export class ParsePool implements FreshReader {
       // As the index worker: a pathological log ends its thread, not the extension host.
       const w = new Worker(script, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
       w.unref();
-      w.on('message', (reply: ParseWorkerReply) => {
-        const p = this.pending.get(reply.id);
-        if (!p) return;
-        this.pending.delete(reply.id);
-        p.resolve(reply.result);
-      });
-      const fail = (error: Error): void => {
-        for (const [id, p] of this.pending) {
-          if (p.worker !== w) continue;
-          this.pending.delete(id);
-          p.reject(error);
-        }
-      };
-      w.on('error', fail);
-      w.on('exit', (code) => fail(new Error(`a parse thread stopped (exit code ${code})`)));
-      this.workers.push(w);
+      const rpc = new WorkerRpc<ParseWorkerMethods>((request: ParseWorkerRequest) => w.postMessage(request));
+      w.on('message', (reply: ParseWorkerReply) => rpc.receive(reply));
+      w.on('error', (e) => rpc.stop(e));
+      w.on('exit', (code) => rpc.stop(new Error(`a parse thread stopped (exit code ${code})`)));
+      this.workers.push({ worker: w, rpc, inFlight: 0 });
     }
   }
 
   /** The thread with the fewest jobs (each file's cost differs, so two queued per thread balance well). */
-  private leastBusy(): Worker {
-    const load = new Map(this.workers.map((w) => [w, 0]));
-    for (const p of this.pending.values()) load.set(p.worker, (load.get(p.worker) ?? 0) + 1);
-    return [...load].sort((a, b) => a[1] - b[1])[0]![0];
+  private leastBusy(): ParseThread {
+    return [...this.workers].sort((a, b) => a.inFlight - b.inFlight)[0]!;
   }
 
   read(job: FreshJob): Promise<FreshResult> {
     if (this.closed) return Promise.reject(new Error('the parse threads were closed'));
-    const worker = this.leastBusy();
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, worker });
-      worker.postMessage({ id, job } satisfies ParseWorkerRequest);
-    });
+    const thread = this.leastBusy();
+    thread.inFlight += 1;
+    const done = (): void => {
+      thread.inFlight -= 1;
+    };
+    const answer = thread.rpc.request('read', job);
+    answer.then(done, done);
+    return answer;
   }
 
   /** Drops every read in flight at once (a cancelled cold index stops now, not after the files being parsed). */
   cancel(): void {
     this.closed = true;
-    for (const p of this.pending.values()) p.reject(new ReadCancelled());
-    this.pending.clear();
-    for (const w of this.workers) void w.terminate();
+    for (const { worker, rpc } of this.workers) {
+      rpc.stop(new ReadCancelled());
+      void worker.terminate();
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
   }
 }

@@ -15,6 +15,7 @@ import type { AgentRoot, FoundSession } from './agentRegistry';
 import { storedSessions } from './sessionIndex';
 import type { CompanionState, FileUpdate, SessionIndex, StoredFile, StoredSession } from './sessionIndex';
 import { withBusyRetry } from './sqlite';
+import type { FileOutcome, SyncProgress, SyncResult } from '../../protocol/indexWorkerProtocol';
 
 /**
  * Keeps the session index in step with the session files on disk. A file is read only
@@ -77,37 +78,6 @@ export const DEFAULT_INDEXER_OPTIONS: IndexerOptions = {
   basis: '',
   now: () => Date.now(),
 };
-
-/** What reading one file did. */
-export type FileOutcome =
-  | { kind: 'unchanged' }
-  | { kind: 'new' | 'appended'; bytesRead: number }
-  /** Read again from the start: why (truncated, rotated, no saved parse to resume). */
-  | { kind: 'reread'; bytesRead: number; reason: string }
-  | { kind: 'deleted' }
-  | { kind: 'problem'; message: string };
-
-export interface SyncProgress {
-  filesDone: number;
-  filesTotal: number;
-  bytesDone: number;
-  bytesTotal: number;
-}
-
-export interface SyncResult {
-  files: number;
-  counts: Record<FileOutcome['kind'], number>;
-  bytesRead: number;
-  cancelled: boolean;
-  /** Files read again from the start and why ("x.jsonl: it shrank"), for the log. */
-  rereads: string[];
-  /** Sessions that exist but cannot be listed (OpenCode's database), in words. */
-  notes: string[];
-  /** Folders and files under the agents' folders that could not be looked at (permission denied, a loop of links). */
-  unlisted: string[];
-  /** Session files in the index that could not be read as a session (unreadable, not a trace), and why: every one, not only this sync's. */
-  unread: Array<{ path: string; problem: string }>;
-}
 
 /**
  * What a sync left out, in one sentence with the count and the first few paths (the CLI

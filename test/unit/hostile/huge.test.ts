@@ -137,7 +137,7 @@ describe('hostile corpus, large cases (made at test time)', () => {
     const p = await timed(t, 'parse', () => parseFile(path));
     assert.equal(p.model.sessions.length, 20_001);
     const service = new TraceService(p, { fileName: 'chain.trace.jsonl', formatChosen: false, analysis: {} });
-    const options = await timed(t, 'session picker', () => service.sessionList('', 0, 30_000));
+    const options = await timed(t, 'session picker', () => service.sessionList({ query: '', offset: 0, limit: 30_000 }));
     assert.equal(options.total, 20_001);
     assert.deepEqual(options.entries.slice(0, 4).map((o) => [o.id, o.depth]), [['main', 0], ['sub-1', 1], ['sub-2', 2], ['sub-3', 2]]);
     const r = await timed(t, 'CLI analyze --json', () => cliBounded(1024, 'analyze', path, '--json'));

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { CALL_FLAG } from '../../../src/core/view/timelineColumns';
 import { TraceCancelledError, TraceWorkerClient } from '../../../src/node/traceWorkerClient';
-import type { OpenParams } from '../../../src/node/traceWorkerProtocol';
+import type { OpenParams } from '../../../src/protocol/traceWorkerProtocol';
 import { listCompanions } from '../../../src/node/traceFiles';
 import { ensureBuilt, repoRoot, SPOTTER } from '../../support/helpers';
 
@@ -31,7 +31,7 @@ describe('trace worker', () => {
       assert.deepEqual([opened.header.sessionCount, opened.header.callCount], [3, 153]);
       assert.equal(opened.intro?.summary.llmCalls, 149);
       assert.equal(progress[progress.length - 1], statSync(SPOTTER).size, 'the last progress is the whole file');
-      const body = (await client.request('body', { sessionId: opened.header.defaultSessionId! }))!;
+      const body = (await client.request('sessionBody', { sessionId: opened.header.defaultSessionId! }))!;
       // Typed arrays arrive as typed arrays (moved, not copied into plain arrays).
       assert.ok(body.columns.cached instanceof Float64Array && body.columns.flags instanceof Uint8Array);
       assert.equal(body.columns.flags.filter((f) => (f & CALL_FLAG.failed) !== 0).length, 11);

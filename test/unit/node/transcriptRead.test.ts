@@ -8,7 +8,7 @@ import { TraceService } from '../../../src/core/view/traceService';
 import { TRANSCRIPT_CHARS } from '../../../src/core/view/transcript';
 import type { CallTranscript } from '../../../src/core/view/transcript';
 import { listCompanions } from '../../../src/node/traceFiles';
-import type { WorkerFile } from '../../../src/node/traceWorkerProtocol';
+import type { WorkerFile } from '../../../src/protocol/traceWorkerProtocol';
 import { callTranscript, TRANSCRIPT_RANGE_BYTES } from '../../../src/node/transcriptRead';
 import { parseFile, parseText, repoRoot, SPOTTER } from '../../support/helpers';
 

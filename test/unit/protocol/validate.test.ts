@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkRequestParams, checkWebviewNotification, shellWords } from '../../../src/protocol/validate';
+import { isTraceQuery, queryAnswer, TRACE_QUERY_NAMES } from '../../../src/protocol/traceQueryChecks';
 
 // Crafted messages, as a page showing hostile text could send them: each refused with a
 // reason, and nothing but well-formed, in-range messages getting through.
@@ -104,14 +105,14 @@ describe('checkWebviewNotification', () => {
 });
 
 describe('checkRequestParams', () => {
-  it('checks call/details and whatif/workload params, refuses the rest', () => {
-    assert.deepEqual(checkRequestParams('call/details', { sessionId: 's', callIndex: 2 }), { ok: true, value: { sessionId: 's', callIndex: 2 } });
-    assert.deepEqual(checkRequestParams('whatif/workload', { sessionId: 's' }), { ok: true, value: { sessionId: 's' } });
+  it('checks callDetail and whatIfWorkload params, refuses the rest', () => {
+    assert.deepEqual(checkRequestParams('callDetail', { sessionId: 's', callIndex: 2 }), { ok: true, value: { sessionId: 's', callIndex: 2 } });
+    assert.deepEqual(checkRequestParams('whatIfWorkload', { sessionId: 's' }), { ok: true, value: { sessionId: 's' } });
     for (const bad of [{ sessionId: 's', callIndex: -1 }, { sessionId: 's', callIndex: '2' }, { sessionId: 's' }, null, { sessionId: 's', callIndex: 1e308 }]) {
-      assert.equal(checkRequestParams('call/details', bad).ok, false, JSON.stringify(bad));
+      assert.equal(checkRequestParams('callDetail', bad).ok, false, JSON.stringify(bad));
     }
-    assert.equal(checkRequestParams('whatif/workload', { sessionId: 12 }).ok, false);
-    assert.equal(checkRequestParams('files/read' as 'call/details', { path: '/etc/passwd' }).ok, false);
+    assert.equal(checkRequestParams('whatIfWorkload', { sessionId: 12 }).ok, false);
+    assert.equal(checkRequestParams('files/read' as 'callDetail', { path: '/etc/passwd' }).ok, false);
   });
 });
 
@@ -124,43 +125,65 @@ describe('checkRequestParams: what the page asks to draw (issue 15)', () => {
   };
 
   it('lets the requests the page really sends through, unchanged', () => {
-    ok('session/intro', { sessionId: 'ae4a77f8' });
-    ok('session/body', { sessionId: 'ae4a77f8' });
-    ok('sessions/list', { query: 'sub-agent', offset: 0, limit: 1000 });
-    ok('calls/rows', { sessionId: 's', from: 8_000, count: 2000 });
-    ok('tools/rows', { sessionId: 's', from: 0, count: 40 });
-    ok('calls/search', { query: 'String to replace not found', sessionId: 's' });
-    ok('calls/search', { query: 'npm test', sessionId: null });
-    ok('calls/usingTool', { sessionId: 's', tool: 'Bash' });
-    ok('cost/customTtl', { sessionId: 's', minutes: 1.5, writeMultiple: null });
-    ok('cost/customTtl', { sessionId: 's', minutes: 10_080, writeMultiple: 0 });
+    ok('sessionIntro', { sessionId: 'ae4a77f8' });
+    ok('sessionBody', { sessionId: 'ae4a77f8' });
+    ok('sessionList', { query: 'sub-agent', offset: 0, limit: 1000 });
+    ok('callRows', { sessionId: 's', from: 8_000, count: 2000 });
+    ok('toolRows', { sessionId: 's', from: 0, count: 40 });
+    ok('search', { query: 'String to replace not found', sessionId: 's' });
+    ok('search', { query: 'npm test', sessionId: null });
+    ok('callsUsingTool', { sessionId: 's', tool: 'Bash' });
+    ok('customTtl', { sessionId: 's', minutes: 1.5, writeMultiple: null });
+    ok('customTtl', { sessionId: 's', minutes: 10_080, writeMultiple: 0 });
   });
 
   it('refuses paths, wrong types, values out of range and missing fields', () => {
     // Ids the host handed out, never paths: a path is just an unknown id (the service finds no session), but a non-string is refused here.
-    no('session/body', { sessionId: { path: '/etc/passwd' } }, /sessionId is not a string/);
-    no('session/intro', {}, /sessionId is not a string/);
-    no('session/body', { sessionId: 'x'.repeat(5000) }, /longer than 4096/);
-    no('sessions/list', { query: 'x', offset: -1, limit: 10 }, /offset/);
-    no('sessions/list', { query: 'x', offset: 0, limit: 1001 }, /limit is not a whole number from 0 to 1000/);
-    no('sessions/list', { query: 'x'.repeat(1001), offset: 0, limit: 10 }, /query is longer than 1000/);
-    no('calls/rows', { sessionId: 's', from: 0, count: 2001 }, /count is not a whole number from 0 to 2000/);
-    no('calls/rows', { sessionId: 's', from: 1e308, count: 10 }, /from/);
-    no('calls/rows', { sessionId: 's', from: 0.5, count: 10 }, /from/);
-    no('tools/rows', { sessionId: 's', from: '0', count: 10 }, /from/);
-    no('tools/rows', { sessionId: 's', from: 0, count: NaN }, /count/);
-    no('calls/search', { query: 42, sessionId: null }, /query is not a string/);
-    no('calls/search', { query: 'x', sessionId: 7 }, /sessionId is not a string/);
-    no('calls/search', { query: 'x'.repeat(100_000), sessionId: null }, /longer than 1000/);
-    no('calls/usingTool', { sessionId: 's', tool: ['Bash'] }, /tool is not a string/);
-    no('calls/usingTool', { sessionId: 's' }, /tool is not a string/);
+    no('sessionBody', { sessionId: { path: '/etc/passwd' } }, /sessionId is not a string/);
+    no('sessionIntro', {}, /sessionId is not a string/);
+    no('sessionBody', { sessionId: 'x'.repeat(5000) }, /longer than 4096/);
+    no('sessionList', { query: 'x', offset: -1, limit: 10 }, /offset/);
+    no('sessionList', { query: 'x', offset: 0, limit: 1001 }, /limit is not a whole number from 0 to 1000/);
+    no('sessionList', { query: 'x'.repeat(1001), offset: 0, limit: 10 }, /query is longer than 1000/);
+    no('callRows', { sessionId: 's', from: 0, count: 2001 }, /count is not a whole number from 0 to 2000/);
+    no('callRows', { sessionId: 's', from: 1e308, count: 10 }, /from/);
+    no('callRows', { sessionId: 's', from: 0.5, count: 10 }, /from/);
+    no('toolRows', { sessionId: 's', from: '0', count: 10 }, /from/);
+    no('toolRows', { sessionId: 's', from: 0, count: NaN }, /count/);
+    no('search', { query: 42, sessionId: null }, /query is not a string/);
+    no('search', { query: 'x', sessionId: 7 }, /sessionId is not a string/);
+    no('search', { query: 'x'.repeat(100_000), sessionId: null }, /longer than 1000/);
+    no('callsUsingTool', { sessionId: 's', tool: ['Bash'] }, /tool is not a string/);
+    no('callsUsingTool', { sessionId: 's' }, /tool is not a string/);
     // A typed TTL: more than 0 minutes and at most a week; a write price from 0 to 1,000× the input price, or null.
-    no('cost/customTtl', { sessionId: 's', minutes: 0, writeMultiple: null }, /minutes is not a number above 0/);
-    no('cost/customTtl', { sessionId: 's', minutes: 10_081, writeMultiple: null }, /minutes/);
-    no('cost/customTtl', { sessionId: 's', minutes: Infinity, writeMultiple: null }, /minutes/);
-    no('cost/customTtl', { sessionId: 's', minutes: '30', writeMultiple: null }, /minutes/);
-    no('cost/customTtl', { sessionId: 's', minutes: 30, writeMultiple: -1 }, /writeMultiple is not a number from 0 to 1000/);
-    no('cost/customTtl', { sessionId: 's', minutes: 30 }, /writeMultiple/);
-    for (const method of ['session/intro', 'calls/rows', 'calls/search'] as const) no(method, null, /params is not an object/);
+    no('customTtl', { sessionId: 's', minutes: 0, writeMultiple: null }, /minutes is not a number above 0/);
+    no('customTtl', { sessionId: 's', minutes: 10_081, writeMultiple: null }, /minutes/);
+    no('customTtl', { sessionId: 's', minutes: Infinity, writeMultiple: null }, /minutes/);
+    no('customTtl', { sessionId: 's', minutes: '30', writeMultiple: null }, /minutes/);
+    no('customTtl', { sessionId: 's', minutes: 30, writeMultiple: -1 }, /writeMultiple is not a number from 0 to 1000/);
+    no('customTtl', { sessionId: 's', minutes: 30 }, /writeMultiple/);
+    for (const method of ['sessionIntro', 'callRows', 'search'] as const) no(method, null, /params is not an object/);
+  });
+});
+
+describe('the trace queries on the wire (TraceQueries, one name each)', () => {
+  it('knows every query by its own name only: inherited names and the old noun/verb names are not queries', () => {
+    assert.deepEqual([...TRACE_QUERY_NAMES].sort(), ['callDetail', 'callRows', 'callsUsingTool', 'customTtl', 'search', 'sessionBody', 'sessionIntro', 'sessionList', 'toolRows']);
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'calls/rows', 'session/intro', 'callTranscript', 'whatIfWorkload', 'header', 'report']) {
+      assert.equal(isTraceQuery(name), false, name);
+    }
+    assert.equal(checkRequestParams('constructor' as 'callRows', { sessionId: 's', from: 0, count: 1 }).ok, false);
+  });
+
+  it('turns a null that means "not there" into an error naming what is missing, and passes a null that is an answer', () => {
+    assert.throws(() => queryAnswer('sessionIntro', { sessionId: 'gone' }, null), /^Error: No session gone in this trace\.$/);
+    assert.throws(() => queryAnswer('sessionBody', { sessionId: 'gone' }, null), /^Error: No session gone in this trace\.$/);
+    assert.throws(() => queryAnswer('callDetail', { sessionId: 's', callIndex: 6 }, null), /^Error: No call 7 in session s\.$/);
+    // Hostile ids are made safe for the page's error line (uiText), as the host always did.
+    assert.throws(() => queryAnswer('callDetail', { sessionId: 'a\u202eb', callIndex: 0 }, null), (e: Error) => !e.message.includes('\u202e'));
+    // No prices: the cost panel's TTL row is null, an answer the page draws.
+    assert.equal(queryAnswer('customTtl', { sessionId: 's', minutes: 60, writeMultiple: null }, null), null);
+    const rows = [{ index: 0 }] as unknown as ReturnType<typeof queryAnswer<'callRows'>>;
+    assert.equal(queryAnswer('callRows', { sessionId: 's', from: 0, count: 1 }, rows), rows);
   });
 });

@@ -44,7 +44,7 @@ describe('TraceService on the spotter session (what the inspector page is answer
   });
 
   it('the picker lists the main session, then its sub-agents labelled and indented; a query narrows it', () => {
-    assert.deepEqual(service.sessionList('', 0, 10), {
+    assert.deepEqual(service.sessionList({ query: '', offset: 0, limit: 10 }), {
       total: 3,
       offset: 0,
       entries: [
@@ -53,12 +53,12 @@ describe('TraceService on the spotter session (what the inspector page is answer
         { id: 'acompact-946d2b', label: '└ compaction agent acompact-946d2b · 1 call', depth: 1 },
       ],
     });
-    assert.deepEqual(service.sessionList('COMPACT', 0, 10).entries.map((e) => e.id), ['acompact-946d2b']);
-    assert.deepEqual(service.sessionList('', 1, 1), { total: 3, offset: 1, entries: [{ id: 'aac57f5', label: '└ sub-agent aac57f5 · 3 calls', depth: 1 }] });
+    assert.deepEqual(service.sessionList({ query: 'COMPACT', offset: 0, limit: 10 }).entries.map((e) => e.id), ['acompact-946d2b']);
+    assert.deepEqual(service.sessionList({ query: '', offset: 1, limit: 1 }), { total: 3, offset: 1, entries: [{ id: 'aac57f5', label: '└ sub-agent aac57f5 · 3 calls', depth: 1 }] });
   });
 
   it('the body carries one column entry per call with the failed, miss, loop, sub-agent and compaction marks', () => {
-    const body = service.body(MAIN)!;
+    const body = service.sessionBody({ sessionId: MAIN })!;
     const flags = body.columns.flags;
     assert.equal(flags.length, 149);
     const count = (flag: number): number => flags.filter((f) => (f & flag) !== 0).length;
@@ -71,54 +71,54 @@ describe('TraceService on the spotter session (what the inspector page is answer
   });
 
   it('rows come by page and tool-call rows in call order', () => {
-    const rows = service.callRows(MAIN, 100, 5);
+    const rows = service.callRows({ sessionId: MAIN, from: 100, count: 5 });
     assert.deepEqual(rows.map((r) => r.index), [100, 101, 102, 103, 104]);
-    assert.deepEqual(service.callRows(MAIN, 147, 10).map((r) => r.index), [147, 148]);
-    const tools = service.toolRows(MAIN, 0, 1000);
+    assert.deepEqual(service.callRows({ sessionId: MAIN, from: 147, count: 10 }).map((r) => r.index), [147, 148]);
+    const tools = service.toolRows({ sessionId: MAIN, from: 0, count: 1000 });
     assert.equal(tools.length, 162);
     assert.ok(tools.every((t, i) => i === 0 || t.callIndex >= tools[i - 1]!.callIndex));
     assert.equal(tools.filter((t) => t.failed === true).length, 11);
-    assert.deepEqual(service.callRows('no such session', 0, 5), []);
+    assert.deepEqual(service.callRows({ sessionId: 'no such session', from: 0, count: 5 }), []);
   });
 
   it('search finds calls by error text, in one session or all, and says where it matched', () => {
     // Two Edit calls failed with "String to replace not found" (the raw log, walked without the reader).
     const expected = callsWithError(SPOTTER, 'String to replace not found');
     assert.equal(expected.size, 2);
-    const r = service.search('string to REPLACE not found', MAIN);
+    const r = service.search({ query: 'string to REPLACE not found', sessionId: MAIN });
     assert.equal(r.total, 2);
     assert.deepEqual(new Set(r.hits.map((h) => callIds[h.callIndex])), expected);
     assert.ok(r.hits.every((h) => h.field === 'error' && /String to replace not found/.test(h.text)));
-    const permission = service.search('permission denied', null);
+    const permission = service.search({ query: 'permission denied', sessionId: null });
     assert.deepEqual(new Set(permission.hits.map((h) => callIds[h.callIndex])), callsWithError(SPOTTER, 'permission denied'));
-    assert.deepEqual(service.search('   ', MAIN), { query: '   ', total: 0, hits: [] });
+    assert.deepEqual(service.search({ query: '   ', sessionId: MAIN }), { query: '   ', total: 0, hits: [] });
   });
 
   it('search matches tool names, files, commands and prompts too', () => {
-    const bash = service.search('bash', MAIN);
+    const bash = service.search({ query: 'bash', sessionId: MAIN });
     assert.ok(bash.total > 0 && bash.hits.every((h) => h.field === 'tool'));
     // The first user prompt starts "Work on bead spotter-4te" (line 2 of the log): its turn's first call.
-    const prompt = service.search('work on bead', MAIN);
+    const prompt = service.search({ query: 'work on bead', sessionId: MAIN });
     assert.ok(prompt.hits.some((h) => h.field === 'prompt'));
-    assert.equal(service.search('git commit', MAIN).hits[0]!.field, 'command');
+    assert.equal(service.search({ query: 'git commit', sessionId: MAIN }).hits[0]!.field, 'command');
   });
 
   it('lists the calls that used one tool, and details and sources by call', () => {
-    const edits = service.callsUsingTool(MAIN, 'Edit');
+    const edits = service.callsUsingTool({ sessionId: MAIN, tool: 'Edit' });
     const byModel = parsed.model.sessions[0]!.calls.filter((c) => c.toolCalls.some((t) => t.name === 'Edit')).map((c) => c.index);
     assert.deepEqual([...edits], byModel);
-    assert.equal(service.callDetail(MAIN, 200), null);
-    assert.equal(service.callDetail(MAIN, 0)!.index, 0);
+    assert.equal(service.callDetail({ sessionId: MAIN, callIndex: 200 }), null);
+    assert.equal(service.callDetail({ sessionId: MAIN, callIndex: 0 })!.index, 0);
     assert.deepEqual(service.sourceOf(MAIN, 0, null), parsed.model.sessions[0]!.calls[0]!.source);
   });
 
   it('new analysis settings redo the analyses, not the parse', () => {
-    const before = service.body(MAIN)!.analysis.loops.length;
+    const before = service.sessionBody({ sessionId: MAIN })!.analysis.loops.length;
     service.setAnalysisOptions({ minLoopAttempts: 8 });
-    assert.equal(service.body(MAIN)!.analysis.loops.length, 0);
+    assert.equal(service.sessionBody({ sessionId: MAIN })!.analysis.loops.length, 0);
     assert.equal(service.problems().loops.length, 0);
     service.setAnalysisOptions({});
-    assert.equal(service.body(MAIN)!.analysis.loops.length, before);
+    assert.equal(service.sessionBody({ sessionId: MAIN })!.analysis.loops.length, before);
     assert.equal(service.parsed, parsed);
   });
 });
@@ -153,8 +153,8 @@ describe('TraceService problems and bad input', () => {
     const h = service.header();
     assert.equal(h.problem?.kind, 'empty');
     assert.deepEqual([h.sessionCount, h.defaultSessionId], [0, null]);
-    assert.equal(service.intro('x'), null);
-    assert.equal(service.body('x'), null);
+    assert.equal(service.sessionIntro({ sessionId: 'x' }), null);
+    assert.equal(service.sessionBody({ sessionId: 'x' }), null);
     assert.equal(service.problems().problem?.kind, 'empty');
   });
 
@@ -164,7 +164,7 @@ describe('TraceService problems and bad input', () => {
     const n = MAX_SEARCH_HITS + 5;
     const text = [JSON.stringify({ type: 'header', format: 'agent-trace', version: 1 }), JSON.stringify({ type: 'session', id: 's', role: 'main' }), ...Array.from({ length: n }, (_, i) => `${line(i)}\n${tool(i)}`)].join('\n');
     const service = new TraceService(await parseText(text, 'many.trace.jsonl'), { fileName: 'many.trace.jsonl', formatChosen: false, analysis: {} });
-    const r = service.search('boom', null);
+    const r = service.search({ query: 'boom', sessionId: null });
     assert.equal(r.total, n);
     assert.equal(r.hits.length, MAX_SEARCH_HITS);
   });
@@ -178,20 +178,20 @@ describe('TraceService: the cost panel gets figures, and a typed TTL is replayed
   const id = parsed.model.sessions[0]!.id;
 
   it('the intro carries no per-call replay input (it would be hundreds of MB at a million calls)', () => {
-    const cost = service.intro(id)!.cost!;
+    const cost = service.sessionIntro({ sessionId: id })!.cost!;
     assert.equal('ttlCalls' in cost, false);
     assert.equal(cost.ttl.pricedCalls, 6);
   });
 
   it('customTtl replays the typed TTL: 2 h at 3× the input price costs $0.053, no call finds the cache expired', () => {
-    const replay = service.customTtl(id, { minutes: 120, writeMultiple: 3 })!;
+    const replay = service.customTtl({ sessionId: id, minutes: 120, writeMultiple: 3 })!;
     assert.equal(Math.round(replay.costUsd! * 1e6), 53_000);
     assert.deepEqual(replay.expiredCalls, []);
-    assert.equal(service.customTtl('no such session', { minutes: 120, writeMultiple: 3 }), null);
+    assert.equal(service.customTtl({ sessionId: 'no such session', minutes: 120, writeMultiple: 3 }), null);
   });
 
   it('without prices there is nothing to replay', () => {
     const unpriced = new TraceService(parsed, { fileName: 'x', formatChosen: false, analysis: {} });
-    assert.equal(unpriced.customTtl(id, { minutes: 120, writeMultiple: 3 }), null);
+    assert.equal(unpriced.customTtl({ sessionId: id, minutes: 120, writeMultiple: 3 }), null);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SessionIndexClient } from '../../../../src/node/sessions/indexClient';
-import type { IndexEvent, IndexWorkerConfig } from '../../../../src/node/sessions/indexProtocol';
+import type { IndexEvent, IndexWorkerConfig } from '../../../../src/protocol/indexWorkerProtocol';
 import { createFakeHome, FAKE_HOME_SESSIONS, fakeHomeRoots } from '../../../support/fakeHome.mjs';
 import { ensureBuilt, repoRoot } from '../../../support/helpers';
 

@@ -93,14 +93,14 @@ describe('cost in the summary, tooltip and bars', () => {
     const parsed = await parseFile(PRICED);
     const service = new TraceService(parsed, { fileName: 'x', formatChosen: false, analysis: {}, prices: createPriceBook() });
     const id = parsed.model.sessions[0]!.id;
-    const cost = service.body(id)!.columns.cost!;
+    const cost = service.sessionBody({ sessionId: id })!.columns.cost!;
     // Call 1: read 8,921 µ$; appended = uncached 15 + written 51,031.25; output 5,225.
     assert.ok(Math.abs(cost.cached[0]! - 0.008921) < 1e-12 && Math.abs(cost.appended[0]! - 0.05104625) < 1e-12 && Math.abs(cost.output[0]! - 0.005225) < 1e-12);
     assert.ok([cost.cached[5], cost.appended[5], cost.output[5]].every((v) => Number.isNaN(v)));
     // Without prices there is no cost view to switch to.
     const plain = new TraceService(parsed, { fileName: 'x', formatChosen: false, analysis: {} });
-    assert.equal(plain.body(id)!.columns.cost, null);
-    assert.equal(plain.intro(id)!.cost, null);
+    assert.equal(plain.sessionBody({ sessionId: id })!.columns.cost, null);
+    assert.equal(plain.sessionIntro({ sessionId: id })!.cost, null);
   });
 });
 

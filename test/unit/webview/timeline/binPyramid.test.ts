@@ -47,7 +47,7 @@ describe('bin pyramid', () => {
 
   before(async () => {
     const service = new TraceService(await parseFile(SPOTTER), { fileName: 'spotter.jsonl', formatChosen: false, analysis: {} });
-    original = service.body(MAIN)!.columns;
+    original = service.sessionBody({ sessionId: MAIN })!.columns;
     columns = repeated(original, 137);
   });
 

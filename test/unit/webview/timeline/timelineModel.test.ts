@@ -16,8 +16,8 @@ describe('timeline data of the spotter session (149 calls, compaction before cal
   const parsed = await parseFile(SPOTTER);
   const service = new TraceService(parsed, { fileName: 'spotter.jsonl', formatChosen: false, analysis: {} });
   const id = service.header().defaultSessionId!;
-  const intro = service.intro(id)!;
-  const body = service.body(id)!;
+  const intro = service.sessionIntro({ sessionId: id })!;
+  const body = service.sessionBody({ sessionId: id })!;
   const data = { columns: body.columns, shown: null };
 
   it('one column entry per main-thread call; sub-agent calls are not mixed in', () => {
@@ -61,7 +61,7 @@ describe('timeline data with unknown figures', () => {
   it('keeps unknown as NaN (a gap), never 0, and stacks only what is known', async () => {
     const line = JSON.stringify({ sessionId: 's1', uuid: 'u', parentUuid: null, timestamp: '2026-01-01T00:00:00.000Z', type: 'assistant', message: { id: 'a', model: 'm', role: 'assistant', content: [], usage: { input_tokens: 10, output_tokens: 5 } } });
     const service = new TraceService(await parseText(line + '\n'), { fileName: 'x.jsonl', formatChosen: false, analysis: {} });
-    const body = service.body('s1')!;
+    const body = service.sessionBody({ sessionId: 's1' })!;
     assert.ok(Number.isNaN(body.columns.cached[0]!));
     assert.equal(body.columns.appended[0], 10);
     const bins = binCalls({ columns: body.columns, shown: null }, fitAll(1), 10, true);
@@ -183,7 +183,7 @@ describe('API errors on the timeline (M-Claude 2.1.6 Windows session, the rate-l
   const { join } = await import('node:path');
   const { fixtures } = await import('../../../support/helpers');
   const service = new TraceService(await parseFile(join(fixtures, 'claude-code/m-claude/3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl')), { fileName: 'w.jsonl', formatChosen: false, analysis: {} });
-  const intro = service.intro(service.header().defaultSessionId!)!;
+  const intro = service.sessionIntro({ sessionId: service.header().defaultSessionId! })!;
 
   it('marks the failed request between the calls it fell between, with its text', () => {
     const marks = timelineMarkers(intro.summary.llmCalls, intro.compactions, intro.events, intro.subagents).filter((m) => m.kind === 'api-error');
@@ -193,6 +193,6 @@ describe('API errors on the timeline (M-Claude 2.1.6 Windows session, the rate-l
 
   it('retries of one request are one mark with their count (15 retries and the final message before any call)', async () => {
     const limited = new TraceService(await parseFile(join(fixtures, 'claude-code/m-claude/0a8fc187-681a-4c42-9538-ba0f628ee289.jsonl')), { fileName: 'r.jsonl', formatChosen: false, analysis: {} });
-    assert.deepEqual(limited.intro(limited.header().defaultSessionId!)!.events.map((e) => [e.beforeCall, e.count]), [[0, 16]]);
+    assert.deepEqual(limited.sessionIntro({ sessionId: limited.header().defaultSessionId! })!.events.map((e) => [e.beforeCall, e.count]), [[0, 16]]);
   });
 });

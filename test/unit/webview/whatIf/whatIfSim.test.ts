@@ -8,7 +8,7 @@ import { runSweep } from '../../../../src/core/sim/sweep';
 import type { AgentWorkload } from '../../../../src/core/sim/workload';
 import { pointOf, REPLICA_SWEEP } from '../../../../webview/whatIf/whatIfModel';
 import { MemoEngine, WhatIfSim } from '../../../../webview/whatIf/whatIfSim';
-import type { FromWorker, SweepJob } from '../../../../webview/whatIf/whatIfWorkerProtocol';
+import type { FromWorker, SweepJob } from '../../../../src/protocol/whatIfWorkerProtocol';
 
 const FAST = engineByName('fast');
 

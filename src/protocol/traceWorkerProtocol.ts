@@ -1,14 +1,14 @@
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
-import type { CustomTtl, TtlReplay } from '../core/cost/cacheTtlWhatIf';
 import type { TraceReport } from '../core/report/traceReport';
 import type { WhatIfWorkload } from '../core/sim/whatIfWorkload';
 import type { FormatId, SourceRef } from '../core/trace/model';
 import type { SessionPage } from '../core/view/sessionList';
-import type { CallDetail, CallRow } from '../core/view/traceView';
 import type { CallTranscript } from '../core/view/transcript';
-import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader, TraceProblems } from '../core/view/traceService';
+import type { SessionIntro, TraceHeader, TraceQueryName, TraceQueryParams, TraceQueryResult } from '../core/view/traceQueries';
+import type { TraceProblems } from '../core/view/traceService';
+import type { RpcRequest, RpcResponse } from './workerRpc';
 
-// The messages between the extension host and the trace worker (traceWorker.ts): the
+// The messages between the extension host and the trace worker (src/node/traceWorker.ts): the
 // worker reads and parses the file off the host's event loop, keeps the model, and
 // answers what the inspector asks about it.
 
@@ -68,24 +68,22 @@ export interface OpenedTrace {
   parseMs: number;
 }
 
-/** What the worker answers after a trace is open: method → params and result. */
-export interface TraceWorkerMethods {
+/**
+ * What the worker answers after a trace is open: method → params and result. Every trace
+ * query (TraceQueries) by its own name, answered by the worker's TraceService as asked;
+ * then what only the host asks.
+ */
+export type TraceWorkerMethods = { [M in TraceQueryName]: { params: TraceQueryParams<M>; result: TraceQueryResult<M> } } & TraceWorkerOwnMethods;
+
+/** What the host asks the worker besides the trace queries. */
+export interface TraceWorkerOwnMethods {
   header: { params: Record<string, never>; result: TraceHeader };
-  sessionList: { params: { query: string; offset: number; limit: number }; result: SessionPage };
-  intro: { params: { sessionId: string }; result: SessionIntro | null };
-  body: { params: { sessionId: string }; result: SessionBody | null };
-  callRows: { params: { sessionId: string; from: number; count: number }; result: CallRow[] };
-  toolRows: { params: { sessionId: string; from: number; count: number }; result: ToolCallRow[] };
-  search: { params: { query: string; sessionId: string | null }; result: SearchResult };
-  callsUsingTool: { params: { sessionId: string; tool: string }; result: Int32Array };
-  callDetail: { params: { sessionId: string; callIndex: number }; result: CallDetail | null };
   sourceOf: { params: { sessionId: string; callIndex: number; toolId: string | null }; result: SourceRef | null };
   /** A call's transcript, its records read again from the trace's own files (each text clipped to `maxChars`); null: no such call. */
   callTranscript: { params: { sessionId: string; callIndex: number; maxChars: number }; result: CallTranscript | null };
   whatIfWorkload: { params: { sessionId: string; filePath: string; format: FormatId | null }; result: WhatIfWorkload };
   report: { params: Record<string, never>; result: TraceReport };
   problems: { params: Record<string, never>; result: TraceProblems };
-  customTtl: { params: { sessionId: string; custom: CustomTtl }; result: TtlReplay | null };
   setAnalysisOptions: { params: { analysis: Partial<AnalysisOptions> }; result: null };
   /** New `agentTrace.prices` (the user's entries, as written): costs are priced again when next asked for, the file is not read again. */
   setPrices: { params: { prices: unknown }; result: null };
@@ -99,14 +97,15 @@ export interface TraceWorkerMethods {
 }
 
 export type WorkerMethod = keyof TraceWorkerMethods;
+/** A method only the host asks (not a trace query). */
+export type WorkerOwnMethod = keyof TraceWorkerOwnMethods;
 
-/** Host → worker. */
-export type ToWorker = { kind: 'open'; params: OpenParams } | { kind: 'request'; id: number; method: WorkerMethod; params: unknown };
+/** Host → worker: read the trace, then requests (WorkerRpc). */
+export type ToWorker = { kind: 'open'; params: OpenParams } | RpcRequest<TraceWorkerMethods>;
 
-/** Worker → host. */
+/** Worker → host: how reading goes and how it ended, then answers (WorkerRpc). */
 export type FromWorker =
   | { kind: 'progress'; bytesRead: number; totalBytes: number | null }
   | { kind: 'opened'; opened: OpenedTrace }
   | { kind: 'openFailed'; message: string; code: string | null; notRegular: boolean }
-  | { kind: 'response'; id: number; ok: unknown }
-  | { kind: 'response'; id: number; err: string };
+  | RpcResponse;

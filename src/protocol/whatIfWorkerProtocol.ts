@@ -1,12 +1,15 @@
-import type { ScenarioOptions, ScenarioResult } from '../../src/core/sim/scenario';
-import type { Cliff, SweepAxis } from '../../src/core/sim/sweep';
-import type { Workload } from '../../src/core/sim/workload';
-import type { PolicyId } from '../../src/core/sim/policies';
-import type { PointResult } from './whatIfModel';
+import type { ScenarioOptions, ScenarioResult } from '../core/sim/scenario';
+import type { Cliff, SweepAxis } from '../core/sim/sweep';
+import type { Workload } from '../core/sim/workload';
+import type { PolicyId } from '../core/sim/policies';
+import type { RpcRequest, RpcResponse } from './workerRpc';
 
-// Messages between the page and the what-if worker. Every run carries the sequence
-// number the page gave it; the page ignores anything from an older run (and terminates
-// a worker busy with one), so a stale result can never show.
+// Messages between the inspector's page and the what-if worker (webview/whatIf/whatIfWorker.ts).
+// Every run carries the sequence number the page gave it; the page ignores anything from an
+// older run (and terminates a worker busy with one), so a stale result can never show.
+
+/** One point's figures: a scenario result without its per-call and per-session lists. */
+export type PointResult = Omit<ScenarioResult, 'calls' | 'sessions'>;
 
 /** The same scenario under another policy (the comparison table and the chart's lines). */
 export interface PolicySpec {
@@ -51,10 +54,33 @@ export interface SweepJob {
   lines: PolicySpec[];
 }
 
-/** Page → worker. */
-export type ToWorker = { type: 'load'; workloadId: number; workload: Workload } | ScenarioJob | CompareJob | SweepJob;
+/** What the what-if worker answers (WorkerRpc): a job answers once it is over, after every partial result it posted. */
+export interface WhatIfWorkerMethods {
+  /** The workload the next jobs run on (a new one resets the simulator's caches). */
+  load: { params: { workloadId: number; workload: Workload }; result: null };
+  scenario: { params: ScenarioJob; result: JobDone };
+  compare: { params: CompareJob; result: JobDone };
+  sweep: { params: SweepJob; result: JobDone };
+}
 
-/** Worker → page. `ms` is the worker's own time for that piece of work. */
+/** A job is over: the worker's own time for all of it. */
+export interface JobDone {
+  ms: number;
+}
+
+/** Page → worker. */
+export type ToWorker = RpcRequest<WhatIfWorkerMethods>;
+
+/** Worker → page: a job's partial results (PartialResult), then its answer. */
+export type WorkerPost = PartialResult | RpcResponse;
+
+/** A job's result as it comes, before the job's answer. */
+export type PartialResult = Exclude<FromWorker, { type: 'done' | 'error' }>;
+
+/**
+ * What the panel is told about its jobs, in order (WhatIfRunner turns a job's answer into
+ * `done` or `error`). `ms` is the worker's own time for that piece of work.
+ */
 export type FromWorker =
   /** The scenario's result, first of all. */
   | { type: 'scenario/result'; seq: number; result: ScenarioResult; ms: number }

@@ -1,13 +1,45 @@
-import type { AnalysisOptions } from '../../core/analysis/sessionAnalysis';
-import type { SessionRow } from '../../core/sessions/sessionQuery';
-import type { CallRecord } from '../../core/sessions/sessionRecord';
-import type { FileOutcome, SyncProgress, SyncResult } from './sessionIndexer';
+import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import type { SessionRow } from '../core/sessions/sessionQuery';
+import type { CallRecord } from '../core/sessions/sessionRecord';
+import type { RpcRequest, RpcResponse } from './workerRpc';
 
 /**
- * Messages between the extension host and the index worker (a worker thread that
- * owns the index file, the indexer and the watchers of live session files, so reading
- * gigabytes of logs never blocks the extension host's event loop).
+ * Messages between the extension host (SessionIndexClient, src/node/sessions/indexClient.ts)
+ * and the index worker (src/node/sessions/indexWorker.ts: a worker thread that owns the
+ * index file, the indexer and the watchers of live session files, so reading gigabytes of
+ * logs never blocks the extension host's event loop).
  */
+
+/** What reading one file did. */
+export type FileOutcome =
+  | { kind: 'unchanged' }
+  | { kind: 'new' | 'appended'; bytesRead: number }
+  /** Read again from the start: why (truncated, rotated, no saved parse to resume). */
+  | { kind: 'reread'; bytesRead: number; reason: string }
+  | { kind: 'deleted' }
+  | { kind: 'problem'; message: string };
+
+export interface SyncProgress {
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+}
+
+export interface SyncResult {
+  files: number;
+  counts: Record<FileOutcome['kind'], number>;
+  bytesRead: number;
+  cancelled: boolean;
+  /** Files read again from the start and why ("x.jsonl: it shrank"), for the log. */
+  rereads: string[];
+  /** Sessions that exist but cannot be listed (OpenCode's database), in words. */
+  notes: string[];
+  /** Folders and files under the agents' folders that could not be looked at (permission denied, a loop of links). */
+  unlisted: string[];
+  /** Session files in the index that could not be read as a session (unreadable, not a trace), and why: every one, not only this sync's. */
+  unread: Array<{ path: string; problem: string }>;
+}
 
 export interface IndexWorkerConfig {
   /** The index file (in the extension's global storage). */
@@ -40,9 +72,8 @@ export interface IndexMethods {
 
 export type IndexMethod = keyof IndexMethods;
 
-export type IndexRequest = { [M in IndexMethod]: { id: number; method: M; params: IndexMethods[M]['params'] } }[IndexMethod] | { method: 'cancel' };
-
-export type IndexReply = { id: number; ok: unknown } | { id: number; err: string };
+/** Host → worker: a request (WorkerRpc), or stop the running sync after its current file. */
+export type IndexRequest = RpcRequest<IndexMethods> | { kind: 'cancel' };
 
 export type IndexEvent =
   | ({ event: 'progress' } & SyncProgress)
@@ -54,4 +85,5 @@ export type IndexEvent =
   | { event: 'notice'; message: string }
   | { event: 'log'; level: 'info' | 'warn' | 'error'; message: string };
 
-export type WorkerMessage = IndexReply | IndexEvent;
+/** Worker → host: an answer (WorkerRpc) or an event. */
+export type WorkerMessage = RpcResponse | IndexEvent;
