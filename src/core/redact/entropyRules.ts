@@ -117,7 +117,7 @@ function switchRate(s: string): number {
 }
 
 /** The entropy a random token of this length over this many symbols reaches, less a margin: shorter tokens repeat fewer characters. */
-function entropyFloor(length: number, alphabet: number): number {
+export function entropyFloor(length: number, alphabet: number): number {
   // The expected number of distinct symbols among `length` draws from `alphabet`, as bits.
   const distinct = alphabet * (1 - Math.pow(1 - 1 / alphabet, length));
   return Math.log2(distinct) - 0.6;

@@ -1,5 +1,5 @@
 import { shannonEntropy } from './entropy';
-import { hasIdPrefix, looksRandom, wordiness } from './entropyRules';
+import { entropyFloor, hasIdPrefix, wordiness } from './entropyRules';
 import type { Finding } from './finding';
 
 /**
@@ -17,10 +17,23 @@ import type { Finding } from './finding';
  */
 
 /** The kinds strict mode adds; the redactor drops them inside values of id-named keys. */
-export const STRICT_KINDS: ReadonlySet<string> = new Set(['strict-uuid', 'strict-hex', 'strict-number', 'strict-short']);
+export const STRICT_KINDS: ReadonlySet<string> = new Set(['strict-uuid', 'strict-hex', 'strict-number', 'strict-short', 'strict-credential']);
 
-/** A UUID (any version): fixed lengths, so the scan cannot backtrack. */
-const UUID = /(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])/g;
+/**
+ * Groups of hex joined by `-` or `:`: UUIDs, Mailgun's signing keys (`<32 hex>-<8>-<8>`),
+ * Sidekiq's `<8 hex>:<8 hex>` credentials. Taken when one group has 8 digits or more and
+ * they add up to 16 (IPv6 addresses and MACs have shorter groups; dates are digits of 2 and 4).
+ */
+const HEX_GROUPS = /(?<![0-9A-Za-z])[0-9a-fA-F]{4,}(?:[-:][0-9a-fA-F]{4,})+(?![0-9A-Za-z])/g;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/**
+ * A `user:password` pair standing alone (`curl -u` arguments, a line of a credentials
+ * file): a name, a colon, a value of 8 to 64 characters, between spaces, quotes, brackets
+ * or path and query separators. Bounded both sides, so it cannot backtrack far.
+ */
+const PAIR = /(?<![^\s'"`(=/,[{])([A-Za-z0-9._+-]{2,32}):([^\s:'"`/?&#<>()[\]{},;]{8,64})(?=$|[\s'"`/?&#<>()[\]{},;])/g;
+/** Names before a colon that start a scheme, a digest or a namespace, not a user (`sha256:…`, `https:…`, `arn:…`). */
+const NOT_A_USER = /^(?:sha\d*|md5|blake2[bs]?|https?|ftp|ssh|git|file|mailto|data|urn|arn|std|npm|docker|image|node|python|localhost)$/i;
 /** A run of letters and digits: greedy over one class with a look-behind, so each run is matched once. */
 const RUN = /(?<![0-9A-Za-z])[0-9A-Za-z]{11,}/g;
 const HEX = /^[0-9a-fA-F]+$/;
@@ -30,9 +43,8 @@ const HEX_MIN = 16;
 /** Shortest and longest random token taken here (the entropy rules take 16 and up). */
 const SHORT_MIN = 11;
 const SHORT_MAX = 15;
-/** detect-secrets' threshold for hex (bits per character); numbers get their own, digits allowing at most log2(10). */
-const HEX_ENTROPY = 3.0;
-const NUMBER_ENTROPY = 2.5;
+/** Class changes per character a short random run has at least (random text of two classes: about one in two; `turn5search25`, a citation mark, 0.33). */
+const SHORT_SWITCHES = 0.4;
 /** A key that names an id, a hash or a signature: `id`, `uuid`, `parentUuid`, `tool_use_id`, `sessionId`, `commit_sha`. */
 const ID_KEY = /(?:^|[_\-.]|[a-z0-9](?=[A-Z]))(?:ids?|uuid|guid|hash|sha\d*|digest|etag|signature|checksum|commit|nonce)$/i;
 
@@ -67,24 +79,76 @@ function agentId(text: string, start: number): boolean {
   return hasIdPrefix(text.slice(from, start));
 }
 
+/**
+ * Whether a run of 11 to 15 letters and digits is random: digits in two places or more
+ * among the letters, the character class changing often (a name with a version, `utf8mb4`,
+ * `gpt4o`, changes once or twice), and the entropy a random run of its length reaches.
+ * Too short for the letter-pair test of the longer tokens: a random 14-character run often
+ * holds a few common English pairs.
+ */
+function looksShortRandom(run: string): boolean {
+  if (run.length < SHORT_MIN || run.length > SHORT_MAX) return false;
+  const digitRuns = run.match(/[0-9]+/g)?.length ?? 0;
+  const letters = run.replace(/[0-9]/g, '').length;
+  if (digitRuns < 2 || letters < 4 || switchRate(run) < SHORT_SWITCHES) return false;
+  return shannonEntropy(run) >= Math.log2(run.length) - 0.6;
+}
+
+/**
+ * Whether the value of a `user:password` pair is a password: a digit or both cases, and
+ * either a symbol passwords use (`!@#$%^&*~+=`) or 12 characters or more whose class
+ * changes often and whose entropy is a random string's. A CSS class (`hover:bg-gray-100`),
+ * an image tag (`rust:1.95-bookworm`), a namespaced id (`codex:<uuid>`) or a registry path
+ * (`HKLM:\SOFTWARE…`) has neither.
+ */
+function looksLikePassword(value: string): boolean {
+  // A shell default (`${NAME:-value}`), hex or a UUID (a digest, a namespaced id), a version or a time.
+  if (value.includes('\\') || /^[-+=?]/.test(value) || /^[0-9a-fA-F-]+$/.test(value) || /^[0-9.]+$/.test(value)) return false;
+  const digit = /[0-9]/.test(value);
+  if (!digit && !(/[a-z]/.test(value) && /[A-Z]/.test(value))) return false;
+  if (/[!@#$%^&*~+=]/.test(value)) return true;
+  return value.length >= 12 && switchRate(value) >= 0.3 && shannonEntropy(value) >= entropyFloor(value.length, 36);
+}
+
+/** Class changes between lower case, upper case and digits, per character. */
+function switchRate(s: string): number {
+  let switches = 0;
+  const cls = (c: number): number => (c <= 57 ? 0 : c <= 90 ? 1 : 2);
+  for (let i = 1; i < s.length; i++) if (cls(s.charCodeAt(i)) !== cls(s.charCodeAt(i - 1))) switches++;
+  return switches / (s.length - 1);
+}
+
+/**
+ * Whether hex or digits reach the entropy a random string of their length over their
+ * alphabet reaches (less a margin: the bare entropy rule's floor, entropyRules.ts): a
+ * pattern (`cafebabedeadbeef`, `1111222233334444`) does not.
+ */
+function randomEnough(s: string, alphabet: number): boolean {
+  return shannonEntropy(s) >= entropyFloor(s.length, alphabet);
+}
+
 /** Whether a JSON key names an id, a hash or a signature (its value is the trace's structure, not a secret). */
 export function isIdKey(key: string): boolean {
   return key.length <= 64 && ID_KEY.test(key);
 }
 
 /** The regexes of this module that scan text of any length, for the ReDoS check (test/unit/core/redact/linear.test.ts). */
-export const STRICT_PATTERNS: readonly RegExp[] = [UUID, RUN];
+export const STRICT_PATTERNS: readonly RegExp[] = [HEX_GROUPS, RUN, PAIR];
 
 /** Hex and UUID-shaped values, long numbers and short random tokens, wherever they stand. */
 export function strictFindings(text: string): Finding[] {
   const found: Finding[] = [];
   const uuids: Array<[number, number]> = [];
-  UUID.lastIndex = 0;
-  for (let m = UUID.exec(text); m !== null; m = UUID.exec(text)) {
-    // The nil UUID and the all-ones one are placeholders, not values.
-    if (/^[0-]+$|^[fF-]+$/.test(m[0]) || agentId(text, m.index)) continue;
-    found.push({ kind: 'strict-uuid', start: m.index, end: m.index + m[0].length });
+  HEX_GROUPS.lastIndex = 0;
+  for (let m = HEX_GROUPS.exec(text); m !== null; m = HEX_GROUPS.exec(text)) {
+    const groups = m[0].split(/[-:]/);
+    const digits = groups.join('');
+    if (digits.length < HEX_MIN || !groups.some((g) => g.length >= 8)) continue;
     uuids.push([m.index, m.index + m[0].length]);
+    const uuid = UUID.test(m[0]);
+    // The nil UUID and the all-ones one are placeholders; hex of low entropy is a pattern (`cafebabe:deadbeef`), not a key.
+    if (/^[0-]+$|^[fF-]+$/.test(m[0]) || agentId(text, m.index) || (!uuid && !randomEnough(digits, 16))) continue;
+    found.push({ kind: uuid ? 'strict-uuid' : 'strict-hex', start: m.index, end: m.index + m[0].length });
   }
   RUN.lastIndex = 0;
   let u = 0;
@@ -98,11 +162,15 @@ export function strictFindings(text: string): Finding[] {
     if (HEX.test(run)) {
       if (agentId(text, start)) continue;
       const digits = DIGITS.test(run);
-      if (run.length < HEX_MIN || shannonEntropy(run) <= (digits ? NUMBER_ENTROPY : HEX_ENTROPY)) continue;
+      if (run.length < HEX_MIN || !randomEnough(run, digits ? 10 : 16)) continue;
       found.push({ kind: digits ? 'strict-number' : 'strict-hex', start, end });
-    } else if (run.length <= SHORT_MAX && looksRandom(run, SHORT_MIN) && !inBlob(text, start, end)) {
+    } else if (run.length <= SHORT_MAX && looksShortRandom(run) && !inBlob(text, start, end)) {
       found.push({ kind: 'strict-short', start, end });
     }
+  }
+  PAIR.lastIndex = 0;
+  for (let m = PAIR.exec(text); m !== null; m = PAIR.exec(text)) {
+    if (!NOT_A_USER.test(m[1]!) && !/^[0-9]+$/.test(m[1]!) && looksLikePassword(m[2]!)) found.push({ kind: 'strict-credential', start: m.index, end: m.index + m[0].length });
   }
   return found;
 }
