@@ -160,7 +160,8 @@ export function strictFindings(text: string): Finding[] {
     // `0x` before hex is the number's prefix (`0x` + 64 hex is an Ethereum private key).
     const run = /^0x/i.test(m[0]) && HEX.test(m[0].slice(2)) ? m[0].slice(2) : m[0];
     if (HEX.test(run)) {
-      if (agentId(text, start)) continue;
+      // GPG key ids and fingerprints (upper-case hex of 16 or 40 digits) are public, as the entropy rules leave them.
+      if (agentId(text, start) || /^(?:[0-9A-F]{16}|[0-9A-F]{40})$/.test(run)) continue;
       const digits = DIGITS.test(run);
       if (run.length < HEX_MIN || !randomEnough(run, digits ? 10 : 16)) continue;
       found.push({ kind: digits ? 'strict-number' : 'strict-hex', start, end });
