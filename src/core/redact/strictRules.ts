@@ -46,7 +46,7 @@ const SHORT_MAX = 15;
 /** Class changes per character a short random run has at least (random text of two classes: about one in two; `turn5search25`, a citation mark, 0.33). */
 const SHORT_SWITCHES = 0.4;
 /** A key that names an id, a hash or a signature: `id`, `uuid`, `parentUuid`, `tool_use_id`, `sessionId`, `commit_sha`. */
-const ID_KEY = /(?:^|[_\-.]|[a-z0-9](?=[A-Z]))(?:ids?|uuid|guid|hash|sha\d*|digest|etag|signature|checksum|commit|nonce)$/i;
+const ID_KEY = /(?:^|[_\-.])(?:ids?|uuid|guid|hash|sha\d*|digest|etag|signature|checksum|commit|nonce)$|[a-z0-9](?:Ids?|ID|Uuid|UUID|Guid|Hash|Sha\d*|Digest|Etag|Signature|Checksum|Commit|Nonce)$/;
 
 /** A character of a base64 or URL-safe blob (a signature, a Fernet token), separators included. */
 const BLOB_CHAR = /[0-9A-Za-z+/_=-]/;
@@ -129,7 +129,7 @@ function randomEnough(s: string, alphabet: number): boolean {
 
 /** Whether a JSON key names an id, a hash or a signature (its value is the trace's structure, not a secret). */
 export function isIdKey(key: string): boolean {
-  return key.length <= 64 && ID_KEY.test(key);
+  return key.length <= 64 && (ID_KEY.test(key) || ID_KEY.test(key.toLowerCase()) && /^[a-z0-9_.-]+$/.test(key));
 }
 
 /** The regexes of this module that scan text of any length, for the ReDoS check (test/unit/core/redact/linear.test.ts). */
@@ -161,8 +161,8 @@ export function strictFindings(text: string): Finding[] {
     const run = /^0x/i.test(m[0]) && HEX.test(m[0].slice(2)) ? m[0].slice(2) : m[0];
     if (HEX.test(run)) {
       // GPG key ids and fingerprints (upper-case hex of 16 or 40 digits) are public, as the entropy rules leave them.
-      if (agentId(text, start) || /^(?:[0-9A-F]{16}|[0-9A-F]{40})$/.test(run)) continue;
       const digits = DIGITS.test(run);
+      if (agentId(text, start) || (!digits && /^(?:[0-9A-F]{16}|[0-9A-F]{40})$/.test(run))) continue;
       if (run.length < HEX_MIN || !randomEnough(run, digits ? 10 : 16)) continue;
       found.push({ kind: digits ? 'strict-number' : 'strict-hex', start, end });
     } else if (run.length <= SHORT_MAX && looksShortRandom(run) && !inBlob(text, start, end)) {
