@@ -47,6 +47,8 @@ export type RedactionMode = 'default' | 'strict';
 export interface RedactorOptions {
   /** `strict` adds strictRules.ts: every bare hex, UUID, long number and short random token outside the trace's own id fields. */
   mode?: RedactionMode;
+  /** Told each value replaced, with its kind: for the bench's list of what strict mode takes in the real samples; exports never set it. */
+  onRedacted?: (kind: string, value: string) => void;
 }
 
 /** What follows a line break inside a value it continues: key characters with a digit, no `=` before its padding (not `BACKUP=true`, not a word). */
@@ -108,6 +110,7 @@ export class Redactor {
   private readonly numbering = new Map<string, Map<string, number>>();
   private readonly counts = new Map<string, number>();
   private changed = 0;
+  private readonly onRedacted: ((kind: string, value: string) => void) | undefined;
 
   /** The redaction mode this redactor runs in. */
   readonly mode: RedactionMode;
@@ -118,6 +121,7 @@ export class Redactor {
     options: RedactorOptions = {},
   ) {
     this.mode = options.mode ?? 'default';
+    this.onRedacted = options.onRedacted;
     this.detectors = [...extra, ...CORE_DETECTORS, ...(this.mode === 'strict' ? [{ detect: strictFindings }] : [])];
     this.joinedDetectors = [...extra, ...JOINED_DETECTORS];
   }
@@ -201,7 +205,8 @@ export class Redactor {
           // key) rather than the next line's own text (`TOKEN=…` then a line `next`).
           const tailStart = originalOffset(piece, f.end - 1) - (f.end - 1 - lastRunStart(piece, f.end - 1));
           if (tailStart <= start) continue;
-          const seen = all.slice(0, direct).some((g) => g.start < tailStart && g.end > start);
+          // Strict mode's shapes are not a reading of the value (half a wrapped key can be hex on its own).
+          const seen = all.slice(0, direct).some((g) => g.start < tailStart && g.end > start && !STRICT_KINDS.has(g.kind));
           if (seen && !CONTINUATION.test(text.slice(tailStart, end))) continue;
           all.push({ kind: f.kind, start, end });
         }
@@ -274,6 +279,7 @@ export class Redactor {
       while (j < findings.length && findings[j]!.start < end) end = Math.max(end, findings[j++]!.end);
       const start = Math.max(first.start, pos);
       const secret = value.slice(first.start, end);
+      this.onRedacted?.(first.kind, secret);
       out += value.slice(pos, start) + placeholder(first.kind, this.number(first.kind, secret));
       this.counts.set(first.kind, (this.counts.get(first.kind) ?? 0) + 1);
       pos = end;
