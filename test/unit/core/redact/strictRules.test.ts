@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { gitleaksFindings } from '../../../../src/core/redact/gitleaksRules';
 import { ownFindings } from '../../../../src/core/redact/ownRules';
 import { Redactor } from '../../../../src/core/redact/redactor';
 import { isIdKey, strictFindings } from '../../../../src/core/redact/strictRules';
+import { fixtures } from '../../../support/helpers';
 
 // Secrets are gitleaks' rule test cases (test/fixtures/gitleaks-cases, MIT); benign strings
 // are what the real sample traces of test/fixtures hold (the bench lists where). Each
@@ -95,5 +98,15 @@ describe('bare secrets default redaction now takes', () => {
     assert.deepEqual(found(ownFindings, 'the value 14261:An3iew14w2kavurx3stojppnwan5tbcovog was accepted').filter(([k]) => k === 'provider-token'), [['provider-token', '14261:An3iew14w2kavurx3stojppnwan5tbcovog']]);
     // gitleaks' own false positive: a bot id one digit too long.
     assert.deepEqual(found(ownFindings, 'the value 81353442440693903:A85tlrji59s4z31nm77yyd5fwf20o9uxlab was accepted').filter(([k]) => k === 'provider-token'), []);
+  });
+});
+
+describe('the gitleaks test corpus (test/fixtures/gitleaks-cases)', () => {
+  it('holds only true positives: every Telegram secret is a token gitleaks\' rule reads (bot id of 5 to 16 digits), none of its false positives', () => {
+    const { cases } = JSON.parse(readFileSync(join(fixtures, 'gitleaks-cases/cases.json'), 'utf8')) as { cases: Array<{ rule: string; secret: string; line?: string }> };
+    const telegram = cases.filter((c) => c.rule === 'telegram-bot-api-token');
+    assert.ok(telegram.length > 0);
+    // gitleaks' fps for this rule: a 4-digit and a 17-digit bot id, XSD lines, `telegram_api_token = "…"` lines with text glued on.
+    for (const c of telegram) assert.match(c.secret, /^[0-9]{5,16}:A[a-z0-9_-]{34}$/i, c.secret);
   });
 });
