@@ -19,6 +19,9 @@
 // secretlint's preset, which was written against them (gitleaks' rules, our own rules and
 // the entropy rules were not: the figure for a corpus the rules were not tuned on).
 //
+// Every measurement runs twice: default redaction, and strict mode (--redact strict), which
+// also takes bare hex, UUIDs, long numbers, short random tokens and user:password pairs.
+//
 // Precision: the benign strings (test/fixtures/redaction-benign: secret-looking lines of the
 // real sample traces, and gitleaks' own false-positive cases) as a tool result; any change is
 // a false positive. And every real sample trace of test/fixtures redacted whole: what was
@@ -26,20 +29,22 @@
 //
 // Private keys: EC, PKCS#8 and RSA keys made for the run, in every form a trace shows a file.
 //
-// Run: npm run bench:redact [-- --kinds] [-- --misses]   (--kinds prints recall for every
-// kind, --misses every secret missed)
+// Run: npm run bench:redact [-- --kinds] [-- --misses] [-- --list-strict]   (--kinds prints
+// recall for every kind, --misses every secret missed, --list-strict every value of the real
+// samples that strict mode's own kinds take)
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { forEachStringLiteral } from '../src/core/redact/jsonStrings';
-import { Redactor } from '../src/core/redact/redactor';
+import { Redactor, type RedactionMode } from '../src/core/redact/redactor';
 import { createRedactor } from '../src/node/secretlintDetector';
 
 const root = resolve(__dirname, '../..');
 const fixtures = join(root, 'test/fixtures');
 const showKinds = process.argv.includes('--kinds');
 const showMisses = process.argv.includes('--misses');
+const listStrict = process.argv.includes('--list-strict');
 
 export interface RecallCase {
   kind: string;
@@ -129,6 +134,9 @@ function shape(secret: string): 'hex, UUID or number' | 'under 16 characters' | 
 const SHAPES = ['distinctive', 'hex, UUID or number', 'under 16 characters'] as const;
 const BARE: readonly Context[] = ['path', 'url-query', 'prose', 'neutral-name'];
 
+/** Recall per context of each run, for the summary table at the end. */
+const summary = new Map<string, Map<Context, Tally>>();
+
 async function recall(name: string, cases: RecallCase[], redactor: () => Redactor): Promise<void> {
   const byContext = new Map<Context, Tally>();
   const byKind = new Map<string, Map<Context, Tally>>();
@@ -160,6 +168,7 @@ async function recall(name: string, cases: RecallCase[], redactor: () => Redacto
     });
     byContext.set(context, tally);
   }
+  summary.set(name, byContext);
   const pct = (t: Tally | undefined): string => (t && t.total > 0 ? `${((100 * t.caught) / t.total).toFixed(1)}%` : '–');
   console.log(`\n### ${name}: ${cases.length} secrets of ${byKind.size} kinds\n`);
   console.log(`| context | caught | recall |\n|---|---:|---:|`);
@@ -245,14 +254,14 @@ async function privateKeys(): Promise<void> {
 }
 
 /** Benign strings: each is a tool result; any change is a false positive. */
-async function precision(): Promise<void> {
+async function precision(mode: RedactionMode): Promise<void> {
   const dir = join(fixtures, 'redaction-benign');
   const sets = readdirSync(dir).filter((f) => f.endsWith('.txt')).sort();
-  console.log(`\n### Precision: benign strings (test/fixtures/redaction-benign)\n\n| set | strings | redacted |\n|---|---:|---:|`);
+  console.log(`\n### Precision (${mode}): benign strings (test/fixtures/redaction-benign)\n\n| set | strings | redacted |\n|---|---:|---:|`);
   const wrong: string[] = [];
   for (const set of sets) {
     const strings = readFileSync(join(dir, set), 'utf8').split('\n').filter((l) => l.length > 0 && !l.startsWith('#'));
-    const r = createRedactor();
+    const r = createRedactor(mode);
     const out = await r.redactJsonTexts(strings.map((s) => toolResult(s)));
     let changed = 0;
     strings.forEach((s, i) => {
@@ -267,7 +276,7 @@ async function precision(): Promise<void> {
 }
 
 /** Every real sample trace in test/fixtures (hostile and hand-made ones aside), redacted whole: findings by kind. */
-async function samples(): Promise<void> {
+async function samples(mode: RedactionMode): Promise<void> {
   const skip = new Set(['hostile', 'bad-input', 'gitleaks-cases', 'secretlint-vectors', 'redaction-benign', 'workloads', 'canonical']);
   const files: string[] = [];
   const walk = (d: string): void => {
@@ -279,7 +288,13 @@ async function samples(): Promise<void> {
     }
   };
   walk(fixtures);
-  const r = createRedactor();
+  // What strict mode's own kinds took, value by value (the real samples hold no secret of those shapes: each is a false positive).
+  const strictTaken = new Map<string, Set<string>>();
+  const r = createRedactor(mode, (kind, value) => {
+    if (!kind.startsWith('strict-')) return;
+    const set = strictTaken.get(kind) ?? new Set<string>();
+    strictTaken.set(kind, set.add(value));
+  });
   let mb = 0;
   const t = performance.now();
   for (const f of files) {
@@ -288,20 +303,36 @@ async function samples(): Promise<void> {
     await r.redactJsonTexts(text.split('\n'));
   }
   const s = r.summary();
-  console.log(`\n### Real sample traces: ${files.length} files, ${mb.toFixed(1)} MB (${((performance.now() - t) / 1000).toFixed(1)} s)\n`);
+  console.log(`\n### Real sample traces (${mode}): ${files.length} files, ${mb.toFixed(1)} MB (${((performance.now() - t) / 1000).toFixed(1)} s)\n`);
   console.log(`| kind | occurrences | distinct values |\n|---|---:|---:|`);
   for (const [kind, v] of Object.entries(s.byKind)) console.log(`| ${kind} | ${v.occurrences} | ${v.distinct} |`);
+  if (strictTaken.size > 0) {
+    const distinct = [...strictTaken.values()].reduce((n, v) => n + v.size, 0);
+    console.log(`\nstrict mode's own kinds took ${distinct} distinct values of the real samples, none a secret${listStrict ? ':' : ' (--list-strict lists them)'}`);
+    if (listStrict) for (const [kind, values] of strictTaken) for (const v of values) console.log(`  ${kind}: ${v}`);
+  }
 }
 
 async function main(): Promise<void> {
   console.log(`redaction bench (${createRedactor().summary().detectors}); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  await recall("gitleaks' rule test cases", gitleaksCases(), createRedactor);
-  await recall("secretlint's preset test vectors", secretlintCases(), createRedactor);
-  // The same vectors without secretlint's preset: only rules that were not written against them.
-  await recall("secretlint's preset test vectors, without secretlint (gitleaks' rules, our own, entropy)", secretlintCases(), () => new Redactor([], 'core'));
+  const runs: Array<[string, RecallCase[], () => Redactor]> = [];
+  for (const mode of ['default', 'strict'] as const) {
+    runs.push([`gitleaks' rule test cases, ${mode}`, gitleaksCases(), () => createRedactor(mode)]);
+    runs.push([`secretlint's preset test vectors, ${mode}`, secretlintCases(), () => createRedactor(mode)]);
+    // The same vectors without secretlint's preset: only rules that were not written against them.
+    runs.push([`secretlint's preset test vectors without secretlint, ${mode}`, secretlintCases(), () => new Redactor([], 'core', { mode })]);
+  }
+  for (const [name, cases, redactor] of runs) await recall(name, cases, redactor);
+  const names = [...summary.keys()];
+  console.log(`\n### Recall per context, every run\n\n| context | ${names.join(' | ')} |\n|---|${names.map(() => '---:').join('|')}|`);
+  for (const context of CONTEXTS) {
+    console.log(`| ${context} | ${names.map((n) => { const t = summary.get(n)!.get(context)!; return `${((100 * t.caught) / t.total).toFixed(1)}%`; }).join(' | ')} |`);
+  }
   await privateKeys();
-  await precision();
-  await samples();
+  for (const mode of ['default', 'strict'] as const) {
+    await precision(mode);
+    await samples(mode);
+  }
   console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }
 

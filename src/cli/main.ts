@@ -1,4 +1,5 @@
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import type { RedactionMode } from '../core/redact/redactor';
 import { buildTraceReport } from '../core/report/traceReport';
 import { defaultWritePrice } from '../core/cost/cacheTtlWhatIf';
 import type { TtlOption } from '../core/cost/cacheTtlWhatIf';
@@ -13,7 +14,7 @@ import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { outputFile } from './outputFile';
 import { createRedactor } from '../node/secretlintDetector';
 import { analyzeFolder, isDirectory, runSessions } from './sessions';
-import { redactionLine, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
+import { redactionLine, redactionModeFlag, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
 import { runSimulate } from './simulate';
 import { runQuery, runTeamExport, TEAM_USAGE } from './team';
 import { UsageError } from '../core/text/usageError';
@@ -31,7 +32,7 @@ Usage:
                      [--prices PRICES.json] [--what-if-ttl-min M [--what-if-ttl-write X]]
   agent-trace analyze DIR [--json] [--min-loop-attempts N] [--cache-ttl-min M]
   agent-trace sessions [--json] [--agent ID] [--since 7d] [--project P]
-  agent-trace convert FILE -o OUT.trace.jsonl [--format ID] [--no-redact]
+  agent-trace convert FILE -o OUT.trace.jsonl [--format ID] [--redact strict] [--no-redact]
   agent-trace simulate (FILE | --workload W.json) [options] [--json]
 ${SHARE_USAGE}
 ${TEAM_USAGE}
@@ -62,7 +63,9 @@ secrets removed: API keys and tokens (secretlint's recommended rules), private
 keys, passwords in URLs, authorization headers, .env-style assignments, e-mail
 addresses and the user name in home-folder paths. Every token figure stays.
 convert and export redact what they write the same way unless --no-redact; each
-prints what it removed as kinds and counts, never values.
+prints what it removed as kinds and counts, never values. --redact strict also
+removes bare hex, UUIDs, long numbers, short random tokens and user:password
+pairs (keys with no prefix or name, and every commit hash and id in free text).
 
 export writes the sessions (and their sub-agents) as a block-hash trace to replay
 on a serving engine: mooncake (512-token hash_ids, open loop), aiperf (AIPerf's
@@ -112,6 +115,7 @@ interface Args {
   minLoopAttempts: number | null;
   cacheTtlMin: number | null;
   noRedact: boolean;
+  redact: RedactionMode;
   prices: string | null;
   whatIfTtlMin: number | null;
   whatIfTtlWrite: number | null;
@@ -126,11 +130,12 @@ function positiveNumber(flag: string, value: string | undefined, integer: boolea
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { command: null, file: null, json: false, out: null, format: null, minLoopAttempts: null, cacheTtlMin: null, prices: null, whatIfTtlMin: null, whatIfTtlWrite: null, noRedact: false };
+  const args: Args = { command: null, file: null, json: false, out: null, format: null, minLoopAttempts: null, cacheTtlMin: null, prices: null, whatIfTtlMin: null, whatIfTtlWrite: null, noRedact: false, redact: 'default' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--json') args.json = true;
     else if (a === '--no-redact') args.noRedact = true;
+    else if (a === '--redact') args.redact = redactionModeFlag(argv[++i] ?? '');
     else if (a === '-o' || a === '--out') args.out = argv[++i] ?? null;
     else if (a === '--format') {
       const f = argv[++i];
@@ -208,7 +213,7 @@ async function main(argv: readonly string[]): Promise<number> {
       printError(`${args.file}: ${parsed.problem.message}`);
       return 1;
     }
-    const redactor = args.noRedact ? null : createRedactor();
+    const redactor = args.noRedact ? null : createRedactor(args.redact);
     await outputFile(args.out, await redactJsonLinesText(writeCanonical(parsed.model, `agent-trace ${VERSION}`), redactor));
     const calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
     printError(`${args.out}: ${parsed.model.sessions.length} sessions, ${calls} LLM calls (from ${parsed.model.format})`);

@@ -1,6 +1,6 @@
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import type { Redactor, RedactionSummary } from '../core/redact/redactor';
+import type { RedactionMode, Redactor, RedactionSummary } from '../core/redact/redactor';
 import { buildReplayExport, REPLAY_BLOCK_TOKENS, REPLAY_TARGETS, replayJsonLines, ReplayError } from '../core/replay/replayExport';
 import type { ReplayExport, ReplayOptions, ReplayTarget } from '../core/replay/replayExport';
 import { buildWekaExport, WEKA_BLOCK_TOKENS, wekaJson } from '../core/replay/wekaExport';
@@ -37,11 +37,11 @@ import { UsageError } from '../core/text/usageError';
  * counts, never values.
  */
 
-export const SHARE_USAGE = `  agent-trace report FILE... -o REPORT.html [--session ID]... [--whatif W.json] [--format ID] [--no-redact]
-  agent-trace redact FILE -o OUT [--format ID]
-  agent-trace compare FILE RESULTS [--to aiperf|mooncake|bailian] [--replicas N] [--stagger-s S] [--session ID]... [--whatif W.json] [--json]
-  agent-trace export FILE --to mooncake|aiperf|bailian -o OUT.jsonl [--replicas N] [--stagger-s S] [--session ID]... [--format ID] [--no-redact]
-  agent-trace export FILE --to weka -o OUT.json|DIR/ [--session ID]... [--format ID] [--no-redact]`;
+export const SHARE_USAGE = `  agent-trace report FILE... -o REPORT.html [--session ID]... [--whatif W.json] [--format ID] [--redact strict] [--no-redact]
+  agent-trace redact FILE -o OUT [--format ID] [--redact strict]
+  agent-trace compare FILE RESULTS [--to aiperf|mooncake|bailian] [--replicas N] [--stagger-s S] [--session ID]... [--whatif W.json] [--json] [--redact strict]
+  agent-trace export FILE --to mooncake|aiperf|bailian -o OUT.jsonl [--replicas N] [--stagger-s S] [--session ID]... [--format ID] [--redact strict] [--no-redact]
+  agent-trace export FILE --to weka -o OUT.json|DIR/ [--session ID]... [--format ID] [--redact strict] [--no-redact]`;
 
 /** Flags shared by the share commands, parsed strictly. */
 export interface ShareArgs {
@@ -49,6 +49,8 @@ export interface ShareArgs {
   out: string | null;
   format: FormatId | null;
   noRedact: boolean;
+  /** `--redact strict`: also take bare hex, UUIDs, long numbers, short random tokens and user:password pairs. */
+  redact: RedactionMode;
   /** A block-hash target, or `weka` (the kv-cache-tester agentic trace: documents, not rows). */
   to: ReplayTarget | 'weka' | null;
   replicas: number;
@@ -71,7 +73,7 @@ function replicaFlag(flag: string, v: string | undefined, bound: (typeof REPLICA
 
 /** Parses the flags `allowed` names (plus FILE arguments); anything else is a usage error naming it. */
 export function parseShareArgs(command: string, argv: readonly string[], allowed: readonly string[]): ShareArgs {
-  const a: ShareArgs = { files: [], out: null, format: null, noRedact: false, to: null, replicas: 1, staggerS: 0, sessions: [], whatIf: null, json: false };
+  const a: ShareArgs = { files: [], out: null, format: null, noRedact: false, redact: 'default', to: null, replicas: 1, staggerS: 0, sessions: [], whatIf: null, json: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     if (!flag.startsWith('-') || flag === '-') {
@@ -91,6 +93,7 @@ export function parseShareArgs(command: string, argv: readonly string[], allowed
       if (!known) throw new UsageError(`unknown --format "${f}"; one of: ${FORMATS.map((s) => s.id).join(', ')}`);
       a.format = known.id;
     } else if (flag === '--no-redact') a.noRedact = true;
+    else if (flag === '--redact') a.redact = redactionModeFlag(value());
     else if (flag === '--json') a.json = true;
     else if (flag === '--to') {
       const t = value();
@@ -103,6 +106,12 @@ export function parseShareArgs(command: string, argv: readonly string[], allowed
     else if (flag === '--whatif') a.whatIf = value();
   }
   return a;
+}
+
+/** `--redact MODE`: `default` or `strict` (docs/redaction.md, "Strict mode"). */
+export function redactionModeFlag(v: string): RedactionMode {
+  if (v !== 'default' && v !== 'strict') throw new UsageError(`--redact must be default or strict, not "${v}" (--no-redact turns redaction off)`);
+  return v;
 }
 
 /** The redaction summary in one line for stderr: kinds and counts, never values. */
@@ -132,7 +141,7 @@ function callFigures(p: ParsedTrace): string {
 
 /** `agent-trace redact FILE -o OUT`: a redacted copy in the trace's own format (sub-agent logs included). */
 export async function runRedact(argv: readonly string[]): Promise<number> {
-  const a = parseShareArgs('redact', argv, ['-o', '--format']);
+  const a = parseShareArgs('redact', argv, ['-o', '--format', '--redact']);
   if (a.files.length !== 1) throw new UsageError('redact needs one FILE');
   if (!a.out) throw new UsageError('redact needs -o OUT');
   const file = a.files[0]!;
@@ -142,7 +151,7 @@ export async function runRedact(argv: readonly string[]): Promise<number> {
     printError(`${file}: ${before.problem.message}`);
     return 1;
   }
-  const redactor = createRedactor();
+  const redactor = createRedactor(a.redact);
   const written = await redactTraceFiles(file, a.out, redactor);
   // The copy must read as the same trace: same format, same calls, every token figure.
   const after = await parseFile(a.out, a.format);
@@ -180,7 +189,7 @@ async function readBackLine(e: ReplayExport, text: string): Promise<string> {
 
 /** `agent-trace export FILE --to …`: the sessions as a block-hash trace for AIPerf, Mooncake or vllm bench. */
 export async function runExport(argv: readonly string[]): Promise<number> {
-  const a = parseShareArgs('export', argv, ['-o', '--format', '--no-redact', '--to', '--replicas', '--stagger-s', '--session']);
+  const a = parseShareArgs('export', argv, ['-o', '--format', '--no-redact', '--redact', '--to', '--replicas', '--stagger-s', '--session']);
   if (a.files.length !== 1) throw new UsageError('export needs one FILE');
   if (!a.to) throw new UsageError(`export needs --to (${[...REPLAY_TARGETS, 'weka'].join(', ')})`);
   if (!a.out) throw new UsageError(a.to === 'weka' ? 'export --to weka needs -o OUT.json (or -o DIR/ for several sessions)' : 'export needs -o OUT.jsonl');
@@ -196,7 +205,7 @@ export async function runExport(argv: readonly string[]): Promise<number> {
     printError(`${file}: ${parsed.problem.message}`);
     return 1;
   }
-  if (a.to === 'weka') return writeWeka(file, a.out, parsed, a.sessions, a.noRedact);
+  if (a.to === 'weka') return writeWeka(file, a.out, parsed, a.sessions, a.noRedact ? null : a.redact);
   const options: ReplayOptions = { replicas: a.replicas, staggerS: a.staggerS, sessions: a.sessions.length > 0 ? a.sessions : null };
   let e: ReplayExport;
   try {
@@ -208,7 +217,7 @@ export async function runExport(argv: readonly string[]): Promise<number> {
     }
     throw err;
   }
-  const redactor = a.noRedact ? null : createRedactor();
+  const redactor = a.noRedact ? null : createRedactor(a.redact);
   const text = await redactJsonLinesText(replayJsonLines(e), redactor);
   await outputFile(a.out, text);
   const lines = [
@@ -224,7 +233,7 @@ export async function runExport(argv: readonly string[]): Promise<number> {
 }
 
 /** `export --to weka`: one document per top-level session, into a file (one session) or a folder (`-o DIR/`, or an existing folder). */
-async function writeWeka(file: string, out: string, parsed: ParsedTrace, sessions: string[], noRedact: boolean): Promise<number> {
+async function writeWeka(file: string, out: string, parsed: ParsedTrace, sessions: string[], redaction: RedactionMode | null): Promise<number> {
   let e: WekaExport;
   try {
     e = buildWekaExport(parsed.model, sessions.length > 0 ? sessions : null);
@@ -240,7 +249,7 @@ async function writeWeka(file: string, out: string, parsed: ParsedTrace, session
     printError(`${file}: ${e.traces.length} top-level sessions make ${e.traces.length} Weka traces (${e.traces.map((t) => t.id).join(', ')}): write them into a folder (-o DIR/) or choose one with --session`);
     return 1;
   }
-  const redactor = noRedact ? null : createRedactor();
+  const redactor = redaction === null ? null : createRedactor(redaction);
   const written: string[] = [];
   let input = 0;
   let cached = 0;
@@ -303,7 +312,7 @@ function packageRoot(): string {
 
 /** `agent-trace report FILE... -o REPORT.html`: one self-contained HTML file with the inspector's views of every trace. */
 export async function runReport(argv: readonly string[], generator: string): Promise<number> {
-  const a = parseShareArgs('report', argv, ['-o', '--format', '--no-redact', '--session', '--whatif']);
+  const a = parseShareArgs('report', argv, ['-o', '--format', '--no-redact', '--redact', '--session', '--whatif']);
   if (a.files.length === 0) throw new UsageError('report needs at least one FILE');
   if (!a.out) throw new UsageError('report needs -o REPORT.html');
   await refuseOverwrite(a.files, a.out);
@@ -336,7 +345,7 @@ export async function runReport(argv: readonly string[], generator: string): Pro
     traces,
     redaction: null,
   };
-  const redactor = a.noRedact ? null : createRedactor();
+  const redactor = a.noRedact ? null : createRedactor(a.redact);
   const html = reportHtml(await redactReport(doc, redactor), await readReportAssets(packageRoot()));
   await outputFile(a.out, html);
   const sessions = traces.reduce((n, t) => n + t.view.sessions.length, 0);
@@ -351,7 +360,7 @@ export async function runReport(argv: readonly string[], generator: string): Pro
 
 /** `agent-trace compare FILE RESULTS`: a replay's measured results beside the trace and the simulator's prediction. */
 export async function runCompare(argv: readonly string[]): Promise<number> {
-  const a = parseShareArgs('compare', argv, ['--format', '--no-redact', '--to', '--replicas', '--stagger-s', '--session', '--whatif', '--json']);
+  const a = parseShareArgs('compare', argv, ['--format', '--no-redact', '--redact', '--to', '--replicas', '--stagger-s', '--session', '--whatif', '--json']);
   if (a.files.length !== 2) throw new UsageError('compare needs the trace FILE and the RESULTS file (AIPerf profile_export.jsonl or a vllm bench result)');
   const [file, resultsFile] = a.files as [string, string];
   const given = new Set(argv);
@@ -385,7 +394,7 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
   try {
     const e = buildReplayExport(parsed.model, target, { replicas, staggerS, sessions: a.sessions.length > 0 ? a.sessions : null });
     // The session ids as the exported file has them: redacted the same way, unless the export was made with --no-redact.
-    const text = await redactJsonLinesText(replayJsonLines(e), a.noRedact ? null : createRedactor());
+    const text = await redactJsonLinesText(replayJsonLines(e), a.noRedact ? null : createRedactor(a.redact));
     const ids = text.split('\n').filter((l) => l.length > 0).map((l) => {
       const v = JSON.parse(l) as { session_id?: unknown };
       return typeof v.session_id === 'string' ? v.session_id : null;

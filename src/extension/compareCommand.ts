@@ -10,7 +10,7 @@ import { createRedactor } from '../node/secretlintDetector';
 import { uiText } from '../core/text/safeText';
 import type { InspectorProvider } from './inspectorProvider';
 import { loadTrace } from './traceLoader';
-import { maxFileBytes } from './settings';
+import { maxFileBytes, redactionMode } from './settings';
 import { basename } from 'node:path';
 
 export interface CompareCommandContext {
@@ -67,7 +67,7 @@ export async function compareWithResults(ctx: CompareCommandContext, uri: vscode
     const target = measured.model.format === 'aiperf' ? 'aiperf' : 'mooncake';
     const sessions = doc?.input.session ? [doc.input.session] : null;
     const e = buildReplayExport(parsed.model, target, { replicas, staggerS, sessions });
-    const text = (await createRedactor().redactJsonTexts(replayJsonLines(e).split('\n'))).filter((l) => l.length > 0);
+    const text = (await createRedactor(redactionMode()).redactJsonTexts(replayJsonLines(e).split('\n'))).filter((l) => l.length > 0);
     const ids = text.map((l) => {
       const v = JSON.parse(l) as { session_id?: unknown };
       return typeof v.session_id === 'string' ? v.session_id : null;

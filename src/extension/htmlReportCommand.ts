@@ -8,6 +8,7 @@ import type { WhatIfDocument } from '../core/share/whatIfDocument';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import { readReportAssets, redactReport, reportHtml } from '../node/htmlReport';
 import { createRedactor } from '../node/secretlintDetector';
+import { redactionMode } from './settings';
 import { uiText } from '../core/text/safeText';
 import type { InspectorProvider } from './inspectorProvider';
 import { announceSaved } from './savedFile';
@@ -118,7 +119,7 @@ export async function exportHtmlReport(ctx: ReportCommandContext, uri: vscode.Ur
   try {
     const trace = buildReportTrace(parsed, basename(uri.path), { sessions, analysis: ctx.analysisOptions(), whatIf: await panelWhatIf(ctx, uri), prices: ctx.prices() });
     const doc: ReportDocument = { schema: 1, title: `Agent trace report: ${basename(uri.path)}`, generatedAt: new Date().toISOString(), generator: `Agent Trace Inspector ${ctx.version}`, traces: [trace], redaction: null };
-    const redactor = createRedactor();
+    const redactor = createRedactor(redactionMode());
     const html = reportHtml(await redactReport(doc, redactor), await readReportAssets(ctx.extensionUri.fsPath));
     if (target.scheme === 'file') await writeFile(target.fsPath, html);
     else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(html));

@@ -29,6 +29,8 @@ export const SETTING_DEFAULTS = {
   'sessions.groupBy': 'project' as 'project' | 'recency',
   /** Retry loops as warnings in the Problems view. */
   'problems.retryLoops': true,
+  /** What the exports redact: `strict` also takes bare hex, UUIDs, numbers and short tokens (docs/redaction.md). */
+  redaction: 'default' as 'default' | 'strict',
 } as const;
 
 /** The fewest attempts a retry loop can have (`agentTrace.analysis.minLoopAttempts`' minimum). */

@@ -16,6 +16,7 @@ import { AGENTS, agentRoots, resolveRoots } from '../node/sessions/agentRegistry
 import type { AgentRoot } from '../node/sessions/agentRegistry';
 import { MIN_LOOP_ATTEMPTS, SETTING_DEFAULTS } from './settingDefaults';
 import type { SessionRoots } from '../node/agentSessions';
+import type { RedactionMode } from '../core/redact/redactor';
 
 /** Settings whose change re-runs the analyses (CodeLens, Problems, inspector). */
 export const ANALYSIS_SETTINGS = 'agentTrace.analysis';
@@ -88,6 +89,12 @@ export function readWhatIfDefaults(): WhatIfDefaults {
 export function sessionsGrouping(): SessionGrouping {
   const value = vscode.workspace.getConfiguration('agentTrace').get<unknown>('sessions.groupBy');
   return GROUPINGS.find((g) => g === value) ?? SETTING_DEFAULTS['sessions.groupBy'];
+}
+
+/** `agentTrace.redaction`: how much the exports redact (`default`, or `strict`: bare hex, UUIDs, numbers and short tokens too). */
+export function redactionMode(): RedactionMode {
+  const value = vscode.workspace.getConfiguration('agentTrace').get<unknown>('redaction');
+  return value === 'strict' ? 'strict' : SETTING_DEFAULTS.redaction;
 }
 
 /** `agentTrace.problems.retryLoops`: list retry loops in the Problems view (read errors are listed whatever it says). */

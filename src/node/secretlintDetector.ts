@@ -2,7 +2,7 @@ import { rules as presetRules } from '@secretlint/secretlint-rule-preset-recomme
 import type { SecretLintRuleContext, SecretLintRuleReportHandler, SecretLintSourceCode } from '@secretlint/types';
 import type { Finding, SecretDetector } from '../core/redact/finding';
 import { GITLEAKS_SOURCE } from '../core/redact/gitleaksRules';
-import { Redactor } from '../core/redact/redactor';
+import { Redactor, type RedactionMode, type RedactorOptions } from '../core/redact/redactor';
 
 /** The preset version pinned in package.json; its test vectors are test/fixtures/secretlint-vectors. */
 export const SECRETLINT_PRESET = 'secretlint preset-recommend 13.0.4';
@@ -85,7 +85,12 @@ function sourceOf(content: string): SecretLintSourceCode {
   };
 }
 
-/** A redactor with secretlint's preset, gitleaks' rule set and our own rules: what every export uses unless --no-redact. */
-export function createRedactor(): Redactor {
-  return new Redactor([createSecretlintDetector()], `${SECRETLINT_PRESET} + gitleaks rules ${GITLEAKS_SOURCE.commit.slice(0, 7)} + own rules`);
+/**
+ * A redactor with secretlint's preset, gitleaks' rule set and our own rules: what every
+ * export uses unless --no-redact; `strict` (--redact strict) also takes bare hex, UUIDs,
+ * long numbers and short random tokens.
+ */
+export function createRedactor(mode: RedactionMode = 'default', onRedacted?: RedactorOptions['onRedacted']): Redactor {
+  const names = `${SECRETLINT_PRESET} + gitleaks rules ${GITLEAKS_SOURCE.commit.slice(0, 7)} + own rules${mode === 'strict' ? ' + strict (bare hex, UUIDs, numbers, short tokens)' : ''}`;
+  return new Redactor([createSecretlintDetector()], names, { mode, onRedacted });
 }

@@ -40,6 +40,10 @@ const KEYWORD_REACH = 40;
  * which VS Code Copilot Chat records as `tooluse_…__vscode-<n>`).
  */
 const ID_PREFIX = /^(?:toolu|tooluse|srvtoolu|msg|agent_msg|req|call|fc|rs|resp|run|thread|asst|file|batch|chatcmpl|cmpl|evt|span|trace|sess|session|org|proj|ws|item|step|conv|turn|ctc|img|upload|ftjob|modr|gen-\d+)[_-]/;
+/** Whether a token starts with an id prefix of agent traces (`toolu_`, `msg_`, `call_`, …). */
+export function hasIdPrefix(token: string): boolean {
+  return ID_PREFIX.test(token);
+}
 /** Hex (hashes, UUIDs, commit and trace ids): random, but in a trace almost always an identifier. */
 const HEX = /^(?:0x)?[0-9a-fA-F-]+$/;
 const UUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/;
@@ -113,7 +117,7 @@ function switchRate(s: string): number {
 }
 
 /** The entropy a random token of this length over this many symbols reaches, less a margin: shorter tokens repeat fewer characters. */
-function entropyFloor(length: number, alphabet: number): number {
+export function entropyFloor(length: number, alphabet: number): number {
   // The expected number of distinct symbols among `length` draws from `alphabet`, as bits.
   const distinct = alphabet * (1 - Math.pow(1 - 1 / alphabet, length));
   return Math.log2(distinct) - 0.6;
@@ -135,13 +139,16 @@ function alphabetOf(s: string): number {
   return (lower ? 26 : 0) + (upper ? 26 : 0) + (digit ? 10 : 0) + (other ? 4 : 0);
 }
 
-/** Whether a token with no keyword before it is random enough to be a key. */
-export function looksRandom(token: string): boolean {
-  if (token.length < BARE_MIN || token.length > BARE_MAX) return false;
+/**
+ * Whether a token with no keyword before it is random enough to be a key. `min` is the
+ * shortest token judged (strict redaction judges shorter ones: strictRules.ts).
+ */
+export function looksRandom(token: string, min = BARE_MIN): boolean {
+  if (token.length < min || token.length > BARE_MAX) return false;
   if (ID_PREFIX.test(token) || DIGEST_PREFIX.test(token) || FERNET.test(token) || SSH_PUBLIC.test(token) || UUID.test(token)) return false;
   // Judged on its letters and digits, separators (`_`, `-`, `=`, `+`, `/`) taken out.
   const run = alnumOf(token);
-  if (run.length < BARE_MIN || HEX.test(run) || BASE58.test(run)) return false;
+  if (run.length < min || HEX.test(run) || BASE58.test(run)) return false;
   let digits = 0;
   let letters = 0;
   for (let i = 0; i < run.length; i++) {
@@ -153,7 +160,7 @@ export function looksRandom(token: string): boolean {
   if (letters < 4 || digits < 1) return false;
   let stretch = '';
   for (const part of token.split(/[^A-Za-z0-9]+/)) if (part.length > stretch.length) stretch = part;
-  if (stretch.length < MIN_STRETCH || HEX.test(stretch) || wordiness(token) >= MAX_WORDINESS || isSequence(run)) return false;
+  if (stretch.length < Math.min(MIN_STRETCH, min) || HEX.test(stretch) || wordiness(token) >= MAX_WORDINESS || isSequence(run)) return false;
   // Upper case and digits, short: a serial or a model number (`HFS001TEJ9X115N`).
   if (/^[A-Z0-9]+$/.test(stretch) && stretch.length < 20) return false;
   return shannonEntropy(run) >= entropyFloor(run.length, alphabetOf(run));

@@ -62,6 +62,15 @@ const SEMI_GENERIC_PREFIXES = ['(?i)[\\w.-]{0,50}?(?:', '[\\w.-]{0,50}?(?i:'];
  */
 const SECRET_END = "(?:[\\x60'\"\\s;]|\\\\[nr]|$)";
 const SECRET_END_IN_TRACES = "(?:[\\x60'\"\\s;/&?#,)\\]}|]|\\\\[nr]|$)";
+/**
+ * The same widening for the one rule with boundaries of its own (azure-ad-client-secret,
+ * whose secret has no prefix): in a trace its secret also starts after `/`, `?` or `&`
+ * and ends before `/`, `&`, `?` or `#` (a path part, a URL query value).
+ */
+const BOUNDED_START = "(?:^|[\\\\'\"\\x60\\s>=:(,)])";
+const BOUNDED_START_IN_TRACES = "(?:^|[\\\\'\"\\x60\\s>=:(,)/?&])";
+const BOUNDED_END = "(?:$|[\\\\'\"\\x60\\s<),])";
+const BOUNDED_END_IN_TRACES = "(?:$|[\\\\'\"\\x60\\s<),/&?#])";
 /** Rules we run elsewhere, better: private keys (src/core/redact/privateKeys.ts reads them through line-number prefixes and escaped newlines, and has no 64 KB limit). */
 const REPLACED_RULES = new Set(['private-key']);
 
@@ -112,7 +121,7 @@ class Rule {
     const prefix = SEMI_GENERIC_PREFIXES.find((p) => data.regex.startsWith(p));
     this.semiGeneric = prefix !== undefined;
     // `(?i)[\w.-]{0,50}?(?:ids)rest` → `(?i)(?:ids)rest`; `[\w.-]{0,50}?(?i:ids)rest` → `(?i:ids)rest`.
-    const regex = data.regex.split(SECRET_END).join(SECRET_END_IN_TRACES);
+    const regex = data.regex.split(SECRET_END).join(SECRET_END_IN_TRACES).split(BOUNDED_START).join(BOUNDED_START_IN_TRACES).split(BOUNDED_END).join(BOUNDED_END_IN_TRACES);
     this.pattern = prefix === undefined ? regex : prefix.startsWith('(?i)') ? `(?i)(?:${regex.slice(prefix.length)}` : `(?i:${regex.slice(prefix.length)}`;
     this.secretGroup = data.secretGroup ?? 0;
     this.entropy = data.entropy ?? 0;

@@ -171,10 +171,11 @@ export const OWN_RULES: readonly OwnRule[] = [
     // Mailgun `key-`/`pubkey-` + 32 hex, Mailchimp 32 hex + `-us<n>`, New Relic `NRJS-`/`NRII-`,
     // Plaid `access-<env>-<uuid>`, SonarQube `squ_`/`sqp_`/`sqa_`, Lob `live_`/`test_`(`pub_`) +
     // hex, Airtable `pat<14>.<64 hex>`, Bedrock short-lived `bedrock-api-key-`, Facebook app
-    // tokens `<app id>|<secret>`, Twitter app bearer tokens (`A` × 22 then the token).
+    // tokens `<app id>|<secret>`, Twitter app bearer tokens (`A` × 22 then the token), Telegram
+    // bot tokens (`<bot id>:A` + 34, https://core.telegram.org/bots/api#authorizing-your-bot).
     kind: 'provider-token',
     pattern:
-      /(?<![A-Za-z0-9_-])(?:(?:pub)?key-[a-f0-9]{32}|[a-f0-9]{32}-us\d{1,2}|NRJS-[a-f0-9]{19}|NRII-[a-z0-9-]{32}|access-(?:sandbox|development|production)-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}|sq[upa]_[A-Za-z0-9]{40}|(?:live|test)_(?:pub_[a-f0-9]{31}|[a-f0-9]{35})|pat[A-Za-z0-9]{14}\.[a-f0-9]{64}|bedrock-api-key-[A-Za-z0-9+/]{24,200}={0,2}|\d{15,16}\|[A-Za-z0-9_-]{27}|A{22}[A-Za-z0-9%]{60,160})(?![A-Za-z0-9_-])/g,
+      /(?<![A-Za-z0-9_-])(?:(?:pub)?key-[a-f0-9]{32}|[a-f0-9]{32}-us\d{1,2}|NRJS-[a-f0-9]{19}|NRII-[a-z0-9-]{32}|access-(?:sandbox|development|production)-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}|sq[upa]_[A-Za-z0-9]{40}|(?:live|test)_(?:pub_[a-f0-9]{31}|[a-f0-9]{35})|pat[A-Za-z0-9]{14}\.[a-f0-9]{64}|bedrock-api-key-[A-Za-z0-9+/]{24,200}={0,2}|\d{15,16}\|[A-Za-z0-9_-]{27}|A{22}[A-Za-z0-9%]{60,160}|\d{5,16}:A[A-Za-z0-9_-]{34})(?![A-Za-z0-9_-])/g,
     group: 0,
   },
   {

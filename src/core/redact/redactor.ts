@@ -4,6 +4,7 @@ import { entropyFindings } from './entropyRules';
 import { gitleaksFindings } from './gitleaksRules';
 import { ownFindings } from './ownRules';
 import { privateKeyFindings } from './privateKeys';
+import { isIdKey, STRICT_KINDS, strictFindings } from './strictRules';
 import { decodedBlobs, joinedPieces, lastRunStart, originalOffset, originalSpan } from './views';
 
 /**
@@ -38,6 +39,17 @@ const CORE_DETECTORS: SecretDetector[] = [{ detect: ownFindings }, { detect: git
  * lines), so the entropy rule, which needs neither, does not run there.
  */
 const JOINED_DETECTORS: SecretDetector[] = [{ detect: ownFindings }, { detect: gitleaksFindings }];
+
+/** How much redaction takes: `default` leaves bare hex, UUIDs, numbers and short tokens (ids, in a trace); `strict` takes them too. */
+export type RedactionMode = 'default' | 'strict';
+
+/** Options of a redactor. */
+export interface RedactorOptions {
+  /** `strict` adds strictRules.ts: every bare hex, UUID, long number and short random token outside the trace's own id fields. */
+  mode?: RedactionMode;
+  /** Told each value replaced, with its kind: for the bench's list of what strict mode takes in the real samples; exports never set it. */
+  onRedacted?: (kind: string, value: string) => void;
+}
 
 /** What follows a line break inside a value it continues: key characters with a digit, no `=` before its padding (not `BACKUP=true`, not a word). */
 const CONTINUATION = /^(?=[^\n]*\d)[A-Za-z0-9+/_-]+={0,2}$/;
@@ -76,6 +88,8 @@ interface PendingString {
   rewritten: boolean;
   /** Where the value starts in the joined batch. */
   at: number;
+  /** The value of a JSON key that names an id (`"uuid": "…"`): strict mode's kinds are not taken in it. */
+  idValue: boolean;
 }
 
 /**
@@ -96,12 +110,19 @@ export class Redactor {
   private readonly numbering = new Map<string, Map<string, number>>();
   private readonly counts = new Map<string, number>();
   private changed = 0;
+  private readonly onRedacted: ((kind: string, value: string) => void) | undefined;
+
+  /** The redaction mode this redactor runs in. */
+  readonly mode: RedactionMode;
 
   constructor(
     extra: readonly SecretDetector[],
     private readonly detectorNames: string,
+    options: RedactorOptions = {},
   ) {
-    this.detectors = [...extra, ...CORE_DETECTORS];
+    this.mode = options.mode ?? 'default';
+    this.onRedacted = options.onRedacted;
+    this.detectors = [...extra, ...CORE_DETECTORS, ...(this.mode === 'strict' ? [{ detect: strictFindings }] : [])];
     this.joinedDetectors = [...extra, ...JOINED_DETECTORS];
   }
 
@@ -117,11 +138,15 @@ export class Redactor {
     };
     for (let t = 0; t < texts.length; t++) {
       const text = texts[t]!;
-      const spans: Array<[number, number]> = [];
+      const spans: Array<[number, number, boolean]> = [];
+      let previous: [number, number] | null = null;
       forEachStringLiteral(text, (start, end) => {
-        if (end - start >= MIN_SCANNED_LENGTH + 2) spans.push([start, end]);
+        // A value right after a key (`"key": "value"`) whose key names an id: only strict mode asks.
+        const idValue = this.mode === 'strict' && previous !== null && start - previous[1] <= 16 && /^\s*:\s*$/.test(text.slice(previous[1], start)) && isIdKey(text.slice(previous[0] + 1, previous[1] - 1));
+        if (end - start >= MIN_SCANNED_LENGTH + 2) spans.push([start, end, idValue]);
+        previous = [start, end];
       });
-      for (const [start, end] of spans) {
+      for (const [start, end, idValue] of spans) {
         const raw = text.slice(start, end);
         const decoded = decodeLiteral(raw);
         const closed = raw.length >= 2 && raw.endsWith('"');
@@ -136,7 +161,7 @@ export class Redactor {
           value = inner!;
         }
         chars += value.length + SEPARATOR.length;
-        batch.push({ text: t, start, end, value, decoded: decoded !== null, closed, rewritten, at: chars - value.length - SEPARATOR.length });
+        batch.push({ text: t, start, end, value, decoded: decoded !== null, closed, rewritten, at: chars - value.length - SEPARATOR.length, idValue });
       }
       if (chars >= BATCH_CHARS) await flush();
     }
@@ -180,7 +205,8 @@ export class Redactor {
           // key) rather than the next line's own text (`TOKEN=…` then a line `next`).
           const tailStart = originalOffset(piece, f.end - 1) - (f.end - 1 - lastRunStart(piece, f.end - 1));
           if (tailStart <= start) continue;
-          const seen = all.slice(0, direct).some((g) => g.start < tailStart && g.end > start);
+          // Strict mode's shapes are not a reading of the value (half a wrapped key can be hex on its own).
+          const seen = all.slice(0, direct).some((g) => g.start < tailStart && g.end > start && !STRICT_KINDS.has(g.kind));
           if (seen && !CONTINUATION.test(text.slice(tailStart, end))) continue;
           all.push({ kind: f.kind, start, end });
         }
@@ -213,6 +239,7 @@ export class Redactor {
       const s = batch[lo]!;
       const start = f.start - s.at;
       if (start >= s.value.length) continue; // in a separator
+      if (s.idValue && STRICT_KINDS.has(f.kind)) continue; // the trace's own ids: its structure, not a secret
       const list = perString.get(lo) ?? [];
       list.push({ kind: f.kind, start, end: Math.min(f.end - s.at, s.value.length) });
       perString.set(lo, list);
@@ -252,6 +279,7 @@ export class Redactor {
       while (j < findings.length && findings[j]!.start < end) end = Math.max(end, findings[j++]!.end);
       const start = Math.max(first.start, pos);
       const secret = value.slice(first.start, end);
+      this.onRedacted?.(first.kind, secret);
       out += value.slice(pos, start) + placeholder(first.kind, this.number(first.kind, secret));
       this.counts.set(first.kind, (this.counts.get(first.kind) ?? 0) + 1);
       pos = end;

@@ -57,6 +57,25 @@ describe('agent-trace report, redact, export, compare (the built dist/cli.js)', 
     assert.ok(!text.includes('jdoe') && !text.includes('abcdEFGH12345678'));
   });
 
+  it('redact --redact strict also takes a bare UUID-shaped key (gitleaks\' Heroku case) that default redaction leaves; a bad mode is a usage error', () => {
+    const lines = readFileSync(SPOTTER, 'utf8').split('\n');
+    const first = JSON.parse(lines[0]!) as Record<string, unknown>;
+    const planted = join(dir, 'bare-uuid.jsonl');
+    writeFileSync(planted, [JSON.stringify({ ...first, note: 'set the key to fc568dc3-95e5-4bfc-1e4a-f119d9825df0 and retry' }), ...lines.slice(1)].join('\n'));
+    const plain = run('redact', planted, '-o', join(dir, 'bare-uuid.default.jsonl'));
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.ok(readFileSync(join(dir, 'bare-uuid.default.jsonl'), 'utf8').includes('fc568dc3-95e5-4bfc-1e4a-f119d9825df0'));
+    const strict = run('redact', planted, '-o', join(dir, 'bare-uuid.strict.jsonl'), '--redact', 'strict');
+    assert.equal(strict.code, 0, strict.stderr);
+    assert.match(strict.stderr, /every token figure unchanged/);
+    assert.match(strict.stderr, /strict-uuid \d+/);
+    assert.match(strict.stderr, /\+ strict \(/);
+    assert.ok(!readFileSync(join(dir, 'bare-uuid.strict.jsonl'), 'utf8').includes('fc568dc3-95e5-4bfc-1e4a-f119d9825df0'));
+    const bad = run('redact', planted, '-o', join(dir, 'bare-uuid.bad.jsonl'), '--redact', 'paranoid');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--redact must be default or strict, not "paranoid"/);
+  });
+
   it('redact, report and convert remove a private key shown by the Read tool (line-numbered), EC included', () => {
     // A real tool result of the Claude log, its content replaced by what Read prints for an EC key
     // file, marked failed so that the report shows its text too.

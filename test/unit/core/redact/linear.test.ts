@@ -5,6 +5,7 @@ import { ENTROPY_PATTERNS } from '../../../../src/core/redact/entropyRules';
 import { SEMI_GENERIC_NEXT } from '../../../../src/core/redact/gitleaksRules';
 import { PRIVATE_KEY_PATTERNS } from '../../../../src/core/redact/privateKeys';
 import { Redactor } from '../../../../src/core/redact/redactor';
+import { STRICT_PATTERNS } from '../../../../src/core/redact/strictRules';
 import { VIEW_PATTERNS } from '../../../../src/core/redact/views';
 
 // Redaction runs over hostile trace text. gitleaks' regexes run in re2js (linear by
@@ -29,6 +30,14 @@ const HOSTILE: Record<string, string> = {
   'JWT-like runs without the second dot': 'eyAAAAAAAAAAAAAAAAAAA.'.repeat(N / 22),
   'letters and digits alternating (random-looking, no separator)': 'a1'.repeat(N / 2),
 };
+/** Texts built against strict mode's scans (strictRules.ts), redacted in strict mode on top of the ones above. */
+const HOSTILE_STRICT: Record<string, string> = {
+  ...HOSTILE,
+  'hex groups of four joined by dashes, never eight (abcd-abcd-…)': 'abcd-'.repeat(N / 5),
+  'a name and a colon repeated (user:user:…)': 'ab1:'.repeat(N / 4),
+  'user:password pairs with a password-like value, back to back': ' dev:P@ss1word'.repeat(N / 14),
+  'short random runs joined by + (a blob read run by run)': 'Ab1cD2eF3gH4+'.repeat(N / 13),
+};
 
 describe('redaction on hostile text', () => {
   for (const [name, text] of Object.entries(HOSTILE)) {
@@ -39,11 +48,19 @@ describe('redaction on hostile text', () => {
       assert.equal(typeof (JSON.parse(out!) as { t: string }).t, 'string');
     });
   }
+  for (const [name, text] of Object.entries(HOSTILE_STRICT)) {
+    it(`strict mode: ${name}`, { timeout: 180_000 }, async (t) => {
+      const started = performance.now();
+      const [out] = await new Redactor([], 'core', { mode: 'strict' }).redactJsonTexts([JSON.stringify({ t: text })]);
+      t.diagnostic(`${(text.length / 1024).toFixed(0)} KiB in ${(performance.now() - started).toFixed(0)} ms`);
+      assert.equal(typeof (JSON.parse(out!) as { t: string }).t, 'string');
+    });
+  }
 
   it('every V8 regex of the detectors is free of super-linear backtracking (recheck)', () => {
     const deterministic = { randomSeed: 1, timeout: null, attackTimeout: null, incubationTimeout: null, recallTimeout: null, maxAttackStringSize: 30_000 };
     // recheck's own step limits remain; its time limits are off so the verdict does not depend on the load.
-    for (const re of [...PRIVATE_KEY_PATTERNS, ...ENTROPY_PATTERNS, ...VIEW_PATTERNS, SEMI_GENERIC_NEXT]) {
+    for (const re of [...PRIVATE_KEY_PATTERNS, ...ENTROPY_PATTERNS, ...STRICT_PATTERNS, ...VIEW_PATTERNS, SEMI_GENERIC_NEXT]) {
       // A sticky regex only ever matches where it is put: checked as anchored.
       const source = re.sticky ? `^(?:${re.source})` : re.source;
       const result = checkSync(source, re.flags.replace(/[gy]/g, ''), deterministic);
