@@ -3,8 +3,9 @@ import { ViewTraceService } from '../../src/core/view/viewTraceService';
 import { formatCount, formatPercent } from '../../src/core/report/formatNumbers';
 import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
 import type { WebviewRequests } from '../../src/protocol/messages';
-import { InspectorApp, readPalette } from '../inspectorApp';
-import type { InspectorHost, RequestParams, RequestResult } from '../inspectorApp';
+import { InspectorApp } from '../inspector/inspectorApp';
+import { readPalette } from '../inspector/inspectorHost';
+import type { InspectorHost, RequestParams, RequestResult } from '../inspector/inspectorHost';
 import { el, replaceChildren, table } from '../shared/dom';
 import { ReportWhatIf } from './reportWhatIf';
 
