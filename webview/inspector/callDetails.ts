@@ -2,6 +2,7 @@ import { formatCount } from '../../src/core/report/formatNumbers';
 import type { SessionBody } from '../../src/core/view/traceService';
 import type { CallRow } from '../../src/core/view/traceView';
 import { el, icon, replaceChildren } from '../shared/dom';
+import type { RowCache } from '../shared/rowCache';
 import { detailsPlaceholder, renderCallDetails } from '../timeline/callDetailsView';
 import type { DetailsState } from '../timeline/callDetailsView';
 import { moreChars, TRANSCRIPT_CHARS } from '../timeline/transcriptModel';
@@ -69,8 +70,29 @@ export class CallDetails {
     this.transcripts.clear();
   }
 
+  /**
+   * Shows the selected call of a session (none: a placeholder), or says its row is coming
+   * and asks `rows` for it (the page calls again when it lands). Returns the call shown.
+   */
+  showSelection(sessionId: string | null, body: SessionBody | null, selected: number | null, rows: RowCache<CallRow> | null): CallRow | null {
+    const count = body?.columns.flags.length ?? 0;
+    if (sessionId === null || !body || selected === null || selected >= count) {
+      this.showNone(body ? count : null);
+      return null;
+    }
+    const call = rows?.get(selected);
+    if (!call) {
+      // The row comes by page: the pane (and the page's announcement) follow when it lands.
+      this.showWaiting(selected);
+      rows?.ensure(selected, selected);
+      return null;
+    }
+    this.show(sessionId, call, body);
+    return call;
+  }
+
   /** No call selected: a placeholder when the session has calls, nothing without a body. */
-  showNone(count: number | null): void {
+  private showNone(count: number | null): void {
     this.shown = null;
     replaceChildren(this.element, [el('h2', { text: 'Call details' }), count !== null && count > 0 ? detailsPlaceholder() : null]);
     this.element.hidden = count === null || count === 0;
@@ -78,7 +100,7 @@ export class CallDetails {
   }
 
   /** The selected call's row is still coming by page. */
-  showWaiting(index: number): void {
+  private showWaiting(index: number): void {
     this.shown = null;
     this.element.hidden = false;
     this.element.dataset['waiting'] = String(index);
@@ -92,7 +114,7 @@ export class CallDetails {
   }
 
   /** Shows a call, and fetches its details (and its transcript, when open) unless they are here. */
-  show(sessionId: string, call: CallRow, body: SessionBody): void {
+  private show(sessionId: string, call: CallRow, body: SessionBody): void {
     this.element.hidden = false;
     delete this.element.dataset['waiting'];
     this.shown = { sessionId, call, body };

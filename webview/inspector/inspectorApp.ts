@@ -6,26 +6,22 @@ import { TraceHeaderView } from './header';
 import { SessionSummaryView } from './sessionSummary';
 import type { SessionPage } from '../../src/core/view/sessionList';
 import type { SessionBody, SessionIntro, TraceHeader } from '../../src/core/view/traceService';
-import type { CallRow } from '../../src/core/view/traceView';
 import type { AppendedBytes, CallRef, HostNotification, InspectorSettings } from '../../src/protocol/messages';
 import { el, replaceChildren } from '../shared/dom';
 import type { Palette } from '../shared/palette';
-import { RowCache } from '../shared/rowCache';
 import { clampSelection, selectionAnnouncement } from '../timeline/timelineModel';
 import { TimelineSection } from '../timeline/timelineSection';
 import { CallDetails } from './callDetails';
-import { BODY_TIMEOUT_MS, INSPECTOR_IN_VSCODE, readPalette, watchTheme } from './inspectorHost';
+import { INSPECTOR_IN_VSCODE, readPalette, watchTheme } from './inspectorHost';
 import type { InspectorHost, InspectorOptions } from './inspectorHost';
 import { mergeState, readPersistedState } from './inspectorModel';
 import type { PersistedState, TimelineViewState } from './inspectorModel';
 import type { InspectorPanel, PanelContext, PanelSession, PanelSlot } from './panel';
 import { PANELS } from './panels';
 import { ScrollAnchor } from './scrollAnchor';
+import { SessionLoader } from './sessionLoader';
 import { SessionPicker } from './sessionPicker';
 import { ViewStore } from './viewStore';
-
-/** Call rows fetched at once; a session up to this size gets all its rows with its body. */
-const ROW_PAGE = 2000;
 
 /** The session on screen: its summary first, its analyses and timeline columns once they come. */
 interface ShownSession {
@@ -46,18 +42,16 @@ interface ShownSession {
 export class InspectorApp {
   private header: TraceHeader | null = null;
   private session: ShownSession | null = null;
-  private sessionGeneration = 0;
   /** Bumped when the trace is read again or grows: the panels' caches start over. */
   private traceKey: object = {};
   private selected: number | null = null;
   private palette: Palette;
-  private rows: RowCache<CallRow> | null = null;
   private pendingAnnouncement: { call: number; prefix: string } | null = null;
   /** A call the host asked for before the page had its trace (Show in Timeline while the tab was rebuilt). */
   private earlySelect: CallRef | null = null;
   private readonly scrollAnchor = new ScrollAnchor();
   private readonly viewStore: ViewStore;
-
+  private readonly loader: SessionLoader;
   private readonly load: LoadState;
   private readonly picker: SessionPicker;
   private readonly traceHeader: TraceHeaderView;
@@ -85,6 +79,7 @@ export class InspectorApp {
     });
     this.picker = new SessionPicker({ host, switchSession: (id) => this.switchSession(id, null), safely });
     this.traceHeader = new TraceHeaderView({ host, options, safely, readingAgain: (text) => this.load.readingAgain(text) }, this.picker.element);
+    this.loader = new SessionLoader(host, safely, () => this.rowsArrived(), (what, e) => this.reportError(what, e));
     this.details = new CallDetails({ host, options, reveal: (index) => this.reveal(index), safely });
     const context = this.panelContext();
     this.timeline = new TimelineSection(context);
@@ -134,11 +129,7 @@ export class InspectorApp {
 
   /** The panels' part of the HTML report (the what-if panel's last scenario and sweep); null when none has one. */
   whatIfDocument(): unknown {
-    for (const panel of this.panels) {
-      const document = panel.reportDocument?.() ?? null;
-      if (document !== null) return document;
-    }
-    return null;
+    return this.panels.map((panel) => panel.reportDocument?.() ?? null).find((document) => document !== null) ?? null;
   }
 
   /** Shows an error on the page and tells the host; used for failures outside `handle` too. */
@@ -179,8 +170,8 @@ export class InspectorApp {
       showCalls: (first, last) => this.timeline.showCalls(first, last),
       openSession: (id, call) => this.switchSession(id, call),
       sessionId: () => this.session?.id ?? null,
-      rowOf: (call) => this.rows?.get(call),
-      ensureRows: (first, last) => this.rows?.ensure(first, last),
+      rowOf: (call) => this.loader.rows?.get(call),
+      ensureRows: (first, last) => this.loader.rows?.ensure(first, last),
       announce: (text) => this.announce(text),
       safely: (what, fn) => this.safely(what, fn),
       reportError: (what, error) => this.reportError(what, error),
@@ -217,8 +208,6 @@ export class InspectorApp {
     this.traceHeader.hide();
     this.sessionBody.hidden = true;
   }
-
-  // ---- trace ----
 
   private init(header: TraceHeader, sessions: SessionPage, intro: SessionIntro | null, settings: InspectorSettings, asked: CallRef | null): void {
     const select = asked ?? this.earlySelect;
@@ -286,8 +275,6 @@ export class InspectorApp {
     return this.session ? { id: this.session.id, role: this.session.intro.summary.role } : null;
   }
 
-  // ---- sessions ----
-
   private switchSession(id: string, call: number | null): void {
     if (!this.header) return;
     if (id === this.session?.id) {
@@ -304,54 +291,34 @@ export class InspectorApp {
    * user has since left are dropped.
    */
   private openSession(id: string, call: number | null, intro: SessionIntro | null, reveal: boolean, keepView = false): void {
-    const generation = ++this.sessionGeneration;
     const same = this.session?.id === id;
     const follow = same && keepView;
     if (!same) this.selected = null;
     this.details.clear();
-    this.rows = new RowCache(
-      (from, count) => this.host.request('calls/rows', { sessionId: id, from, count }),
-      ROW_PAGE,
-      () => this.safely('show call rows', () => this.rowsArrived()),
-      (e) => this.reportError('load call rows', e),
-    );
-    const withIntro = (it: SessionIntro): void => {
-      if (generation !== this.sessionGeneration) return;
-      // Keep the old body on screen until the new one comes for the same session (a reload): no flicker.
-      this.session = { id, intro: it, body: same && this.session ? this.session.body : null };
-      this.showSession(this.session, follow);
-      this.host.request('session/body', { sessionId: id }, { timeoutMs: BODY_TIMEOUT_MS }).then(
-        (body) =>
-          this.safely('show the session', () => {
-            if (generation !== this.sessionGeneration) return;
-            this.session = { id, intro: it, body };
-            const n = body.columns.flags.length;
-            if (n <= ROW_PAGE) this.rows?.ensure(0, n - 1);
-            this.selected = clampSelection(call ?? this.selected, n);
-            this.showBody(this.session, follow);
-            if (follow) this.scrollAnchor.restore(true);
-            if (reveal && this.selected !== null) this.revealChart();
-          }),
-        (e: unknown) => {
-          if (generation !== this.sessionGeneration) return;
-          this.timeline.showFailure(e instanceof Error ? e.message : String(e));
-          this.reportError('load the session', e);
-        },
-      );
-    };
-    if (intro) withIntro(intro);
-    else {
-      this.host.request('session/intro', { sessionId: id }).then(
-        (it) => this.safely('show the session', () => withIntro(it)),
-        (e: unknown) => {
-          if (generation !== this.sessionGeneration) return;
-          // A saved session that is no longer in the file: show the default one.
-          const fallback = this.header?.defaultSessionId ?? null;
-          if (fallback !== null && fallback !== id) this.openSession(fallback, null, null, false);
-          else this.reportError('load the session', e);
-        },
-      );
-    }
+    this.loader.open(id, intro, {
+      intro: (it) => {
+        // Keep the old body on screen until the new one comes for the same session (a reload): no flicker.
+        this.session = { id, intro: it, body: same && this.session ? this.session.body : null };
+        this.showSession(this.session, follow);
+      },
+      body: (it, body) => {
+        this.session = { id, intro: it, body };
+        this.selected = clampSelection(call ?? this.selected, body.columns.flags.length);
+        this.showBody(this.session, follow);
+        if (follow) this.scrollAnchor.restore(true);
+        if (reveal && this.selected !== null) this.revealChart();
+      },
+      introFailed: (e) => {
+        // A saved session that is no longer in the file: show the default one.
+        const fallback = this.header?.defaultSessionId ?? null;
+        if (fallback !== null && fallback !== id) this.openSession(fallback, null, null, false);
+        else this.reportError('load the session', e);
+      },
+      bodyFailed: (e) => {
+        this.timeline.showFailure(e instanceof Error ? e.message : String(e));
+        this.reportError('load the session', e);
+      },
+    });
   }
 
   /** What the panels are told of a session. */
@@ -406,13 +373,11 @@ export class InspectorApp {
 
   private rowsArrived(): void {
     for (const panel of this.panels) panel.rowsArrived?.();
-    if (this.session?.body && this.selected !== null && this.rows?.get(this.selected)) {
+    if (this.session?.body && this.selected !== null && this.loader.rows?.get(this.selected)) {
       // A row arriving never moves the view: the selection was brought into view when it was made.
       if (this.details.waitingFor() === this.selected) this.renderSelection(this.pendingAnnouncement?.call === this.selected, true);
     }
   }
-
-  // ---- selection ----
 
   private selectRef(ref: CallRef): void {
     if (!this.header) {
@@ -455,26 +420,13 @@ export class InspectorApp {
 
   private renderSelection(announce: boolean, keepView = false): void {
     for (const panel of this.panels) panel.selectionChanged?.(this.selected, !keepView);
-    const session = this.session;
-    const body = session?.body;
-    const count = body?.columns.flags.length ?? 0;
-    if (!session || !body || this.selected === null || this.selected >= count) {
-      this.details.showNone(body ? count : null);
-      return;
-    }
-    const call = this.rows?.get(this.selected);
-    if (!call) {
-      // The row comes by page: the pane and the announcement follow when it lands.
-      this.details.showWaiting(this.selected);
-      this.rows?.ensure(this.selected, this.selected);
-      return;
-    }
+    const body = this.session?.body ?? null;
+    const call = this.details.showSelection(this.session?.id ?? null, body, this.selected, this.loader.rows);
     const pending = this.pendingAnnouncement;
-    if (announce && pending && pending.call === call.index) {
-      this.announce(`${pending.prefix ? `${pending.prefix} ` : ''}${selectionAnnouncement(call, count, body.analysis.loops)}`);
+    if (call && body && announce && pending && pending.call === call.index) {
+      this.announce(`${pending.prefix ? `${pending.prefix} ` : ''}${selectionAnnouncement(call, body.columns.flags.length, body.analysis.loops)}`);
       this.pendingAnnouncement = null;
     }
-    this.details.show(session.id, call, body);
   }
 
   /** Stores the session, the selected call and what each panel keeps. */
