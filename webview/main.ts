@@ -1,6 +1,6 @@
 import { Channel } from '../src/protocol/channel';
 import type { HostNotification, HostRequests, WebviewNotification, WebviewRequests } from '../src/protocol/messages';
-import { InspectorApp } from './inspectorApp';
+import { InspectorApp } from './inspector/inspectorApp';
 
 /** The object VS Code injects into webviews; callable once per page. */
 interface VsCodeApi {

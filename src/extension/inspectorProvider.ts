@@ -104,7 +104,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       cspSource: webview.cspSource,
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js')).toString(),
       workerUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'whatIfWorker.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'inspector.css')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.css')).toString(),
       codiconsUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'codicons', 'codicon.css')).toString(),
       nonce: createNonce(),
       title: basename(document.uri.path),

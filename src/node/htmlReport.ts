@@ -25,14 +25,11 @@ export interface ReportAssets {
   style: string;
 }
 
-/** Reads the assets from the package root (the folder holding dist/ and media/). */
+/** Reads the assets from the package root (the folder holding dist/). */
 export async function readReportAssets(packageRoot: string): Promise<ReportAssets> {
-  const [script, inspectorCss, reportCss] = await Promise.all([
-    readFile(join(packageRoot, 'dist', 'report.js'), 'utf8'),
-    readFile(join(packageRoot, 'media', 'inspector.css'), 'utf8'),
-    readFile(join(packageRoot, 'media', 'report.css'), 'utf8'),
-  ]);
-  return { script, style: `${inspectorCss}\n${reportCss}` };
+  // dist/report.css is the report page's stylesheet as esbuild bundled it: the inspector's parts and panels, then the report's own.
+  const [script, style] = await Promise.all([readFile(join(packageRoot, 'dist', 'report.js'), 'utf8'), readFile(join(packageRoot, 'dist', 'report.css'), 'utf8')]);
+  return { script, style };
 }
 
 /** JSON safe inside a `<script>` element (Lighthouse's report generator does the same). */

@@ -61,7 +61,7 @@ async function tooltipOf(p: InspectorPage, index: number): Promise<string> {
 }
 
 describe('cost in the inspector (Chromium)', () => {
-  const suite = inspectorSuite(['dist/webview.js', 'media/inspector.css']);
+  const suite = inspectorSuite(['dist/webview.js', 'dist/webview.css']);
 
   it('the summary gives the total, each kind and each model; the unknown model stays unknown', async () => {
     const p = await suite.open(await view(PRICED));

@@ -54,7 +54,7 @@ export async function startPageServer(): Promise<{ origin: string; close(): Prom
           cspSource: origin,
           scriptUri: `${origin}/dist/webview.js`,
           workerUri: `${origin}/dist/whatIfWorker.js`,
-          styleUri: `${origin}/media/inspector.css`,
+          styleUri: `${origin}/dist/webview.css`,
           codiconsUri: `${origin}/dist/codicons/codicon.css`,
           nonce: createNonce(),
           title: 'Agent Trace Inspector',

@@ -31,7 +31,7 @@ export async function openSessionsPage(browser: Browser, content: SessionsPanelC
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" id="vscode-codicon-stylesheet" href="${origin}/dist/codicons/codicon.css">
-<link rel="stylesheet" href="${origin}/media/inspector.css">
+<link rel="stylesheet" href="${origin}/dist/webview.css">
 <link rel="stylesheet" href="${origin}/theme.css">
 <title>Agent Sessions</title>
 </head>

@@ -2,9 +2,12 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import type { TtlReplay } from '../../src/core/cost/cacheTtlWhatIf';
 import type { AnalysisView, SessionCostFigures } from '../../src/core/view/traceView';
+import type { InspectorPanel, PanelContext, PanelSection, PanelSession } from '../inspector/panel';
+import type { PersistedState } from '../inspector/inspectorModel';
 import { el, replaceChildren, table } from '../shared/dom';
 import { DEFAULT_CUSTOM_TTL_MIN, idealRows, idealSummary, parseTtlMinutes, parseWriteMultiple, ttlBasisText, ttlRows } from './costModel';
 import type { CustomTtl, TtlRow } from './costModel';
+import './cost.css';
 
 /** What the cost panel asks of the page around it. */
 export interface CostPanelHost {
@@ -34,8 +37,9 @@ const CALLS_LISTED = 12;
  * the session in an ideal idle-TTL cache beside TraceLab's published figures. Trace text
  * never reaches it as HTML: every string goes in through textContent.
  */
-export class CostPanel {
+export class CostPanel implements InspectorPanel {
   readonly element = el('section', { className: 'cost panel', attrs: { 'aria-label': 'Cost and cache TTL' } });
+  readonly sections: readonly PanelSection[] = [{ slot: 'below', element: this.element }];
   private readonly minutes = document.createElement('vscode-textfield') as VscodeTextfield;
   private readonly write = document.createElement('vscode-textfield') as VscodeTextfield;
   private readonly fieldError = el('p', { className: 'field-error', attrs: { 'aria-live': 'polite' }, data: { fieldError: 'ttl' } });
@@ -61,6 +65,18 @@ export class CostPanel {
     this.fieldError.hidden = true;
     for (const f of [this.minutes, this.write]) f.addEventListener('input', () => this.readFields());
     this.element.append(el('h2', { text: 'Cost and the provider’s cache TTL' }), this.body);
+    this.element.hidden = true;
+  }
+
+  restore(saved: PersistedState): void {
+    this.setCustom(saved.costTtl ?? null);
+  }
+
+  /** Drawn with the session's body (its analyses hold the ideal cache); hidden while it comes. */
+  showSession(s: PanelSession | null): void {
+    if (!s) return;
+    if (!s.body) this.element.hidden = true;
+    else this.render({ callCount: s.body.columns.flags.length, cost: s.intro.cost, idealCache: s.body.analysis.idealCache ?? null });
   }
 
   /** The TTL the user chose before (from the webview state). */
@@ -176,4 +192,17 @@ export class CostPanel {
       el('p', { className: 'ideal-summary', text: idealSummary(curve), data: { idealSummary: '' } }),
     ];
   }
+}
+
+/** The cost panel of the inspector page, wired to it. */
+export function costPanel(page: PanelContext): InspectorPanel {
+  return new CostPanel({
+    pickCall: (index) => page.safely('select a call', () => page.focusCall(index)),
+    customChanged: (custom) => page.saveState({ costTtl: custom }),
+    replayCustom: (custom) => {
+      const id = page.sessionId();
+      return id === null ? Promise.resolve(null) : page.host.request('customTtl', { sessionId: id, minutes: custom.minutes, writeMultiple: custom.writeMultiple });
+    },
+    failed: (e) => page.reportError('replay your cache TTL', e),
+  });
 }

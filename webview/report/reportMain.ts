@@ -1,6 +1,8 @@
 import type { ReportDocument } from '../../src/core/share/reportDocument';
 import { el } from '../shared/dom';
 import { ReportPage } from './reportPage';
+// After the inspector's stylesheets (reportPage's imports): the report's own rules win.
+import './report.css';
 
 /**
  * Entry of the standalone HTML report. The data sits in the page as

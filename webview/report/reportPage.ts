@@ -6,8 +6,9 @@ import { isTraceQuery, queryAnswer } from '../../src/protocol/traceQueryChecks';
 import { formatCount, formatPercent } from '../../src/core/report/formatNumbers';
 import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
 import type { WebviewRequests } from '../../src/protocol/messages';
-import { InspectorApp, readPalette } from '../inspectorApp';
-import type { InspectorHost, RequestParams, RequestResult } from '../inspectorApp';
+import { InspectorApp } from '../inspector/inspectorApp';
+import { readPalette } from '../inspector/inspectorHost';
+import type { InspectorHost, RequestParams, RequestResult } from '../inspector/inspectorHost';
 import { el, replaceChildren, table } from '../shared/dom';
 import { ReportWhatIf } from './reportWhatIf';
 

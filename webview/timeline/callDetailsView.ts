@@ -2,7 +2,7 @@ import type { CallDetail, CallRow, LoopView, ToolDetail } from '../../src/core/v
 import { formatCount, formatPercent } from '../../src/core/report/formatNumbers';
 import { loopAttemptText, missText } from '../analysis/analysisModel';
 import { el, icon, linkButton } from '../shared/dom';
-import { toolDurationText } from '../inspectorModel';
+import { toolDurationText } from '../inspector/inspectorModel';
 import { callHitRate, callTimeText } from './timelineModel';
 import { displayText } from '../../src/core/text/safeText';
 import { TRANSCRIPT_MAX_CHARS } from '../../src/core/view/transcript';

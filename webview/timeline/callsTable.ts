@@ -3,6 +3,7 @@ import { CALL_FLAG } from '../../src/core/view/timelineColumns';
 import type { TimelineColumns } from '../../src/core/view/timelineColumns';
 import type { ToolCallRow } from '../../src/core/view/traceService';
 import type { CallRow } from '../../src/core/view/traceView';
+import type { InspectorPanel, PanelContext, PanelSection, PanelSession } from '../inspector/panel';
 import { el, icon, replaceChildren } from '../shared/dom';
 import { RowCache } from '../shared/rowCache';
 import { VirtualTable } from '../shared/virtualTable';
@@ -27,8 +28,9 @@ const num = (v: number): string => (Number.isNaN(v) ? 'unknown' : formatCount(v)
  * in view are in the DOM, fetched from the host by page), in a section closed until the
  * user opens it. A click or Enter on a row selects its call in the timeline.
  */
-export class CallsTables {
+export class CallsTables implements InspectorPanel {
   readonly element = el('details', { className: 'calls-panel' });
+  readonly sections: readonly PanelSection[] = [{ slot: 'below', element: this.element }];
   private readonly count = el('span', { className: 'fp-digest muted' });
   private readonly tabs = el('div', { className: 'calls-tabs', attrs: { role: 'tablist', 'aria-label': 'Table' } });
   private readonly body = el('div', { className: 'calls-body' });
@@ -43,6 +45,13 @@ export class CallsTables {
   constructor(private readonly host: CallsTableHost) {
     this.element.append(el('summary', { className: 'fp-summary' }, [icon('chevron-right', 'fp-chevron'), el('h2', { text: 'All calls and tool calls' }), this.count]), this.tabs, this.body);
     this.element.addEventListener('toggle', () => host.safely('open the tables', () => this.render()));
+  }
+
+  /** Shown with the session's body (its columns); hidden while it comes. */
+  showSession(s: PanelSession | null): void {
+    if (!s) return;
+    if (!s.body) this.element.hidden = true;
+    else this.setSession(s.id, s.body.columns, s.body.toolCallCount);
   }
 
   /** The session's calls; the same session again (new calls appended, a reload) keeps the table's scroll. */
@@ -183,4 +192,15 @@ export class CallsTables {
       },
     });
   }
+}
+
+/** The tables of every call and tool call, under the inspector page's analyses. */
+export function callsTablesPanel(page: PanelContext): InspectorPanel {
+  return new CallsTables({
+    select: (call) => page.select(call),
+    rowOf: (call) => page.rowOf(call),
+    ensureRows: (first, last) => page.ensureRows(first, last),
+    toolRows: (sessionId, from, count) => page.host.request('toolRows', { sessionId, from, count }),
+    safely: (what, fn) => page.safely(what, fn),
+  });
 }

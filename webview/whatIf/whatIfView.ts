@@ -10,13 +10,19 @@ import { paramsAsPrinted } from '../../src/core/sim/params';
 import type { PolicyId } from '../../src/core/sim/policies';
 import type { WebviewNotification, WhatIfDefaults, WhatIfWorkload } from '../../src/protocol/messages';
 import { el, icon, replaceChildren, table } from '../shared/dom';
-import { mergeState } from '../inspectorModel';
+import { mergeState } from '../inspector/inspectorModel';
+import type { PersistedState } from '../inspector/inspectorModel';
+import type { InspectorPanel, PanelContext, PanelSection, PanelSession } from '../inspector/panel';
+import { BODY_TIMEOUT_MS } from '../inspector/inspectorHost';
+import type { SessionBody } from '../../src/core/view/traceService';
+import type { InspectorSettings } from '../../src/protocol/messages';
 import type { Palette } from '../shared/palette';
 import { isNavigationKey, moveSelection } from '../timeline/timelineModel';
 import { ScenarioForm } from './scenarioForm';
 import { CliffChart, DENSE_CALLS, ScenarioBarsChart } from './whatIfCharts';
 import { BUILTIN_DEFAULTS, capNote, cliCommand, cliffChartModel, cliffPointText, gpuRows, headlineFigures, pointOf, policyRows, readScenario, scenarioBars, scenarioSentence, skippedText } from './whatIfModel';
-import type { ResolvedScenario, Scenario } from './whatIfModel';
+import type { ResolvedScenario, Scenario, TracedCall } from './whatIfModel';
+import './whatIf.css';
 import { WhatIfRunner } from './whatIfRunner';
 import { newScenarioRun, newSweepRun, planRuns, reduceLaneFailure, reduceWorkerMessage } from './whatIfRuns';
 import type { RunEffects, WhatIfRuns, WorkloadState } from './whatIfRuns';
@@ -51,8 +57,9 @@ export const LIVE_RERUN_MS = 10_000;
  * the host sent, the latest run of each worker lane and the results' DOM; the workers own
  * the simulation (see WhatIfRunner), the inspector owns the call selection.
  */
-export class WhatIfView {
+export class WhatIfView implements InspectorPanel {
   readonly element = el('details', { className: 'whatif', attrs: { 'aria-label': 'What-if simulator' } });
+  readonly sections: readonly PanelSection[] = [{ slot: 'below', element: this.element }];
   private defaults: WhatIfDefaults = BUILTIN_DEFAULTS;
   private open = false;
   private trace: object | null = null;
@@ -134,6 +141,23 @@ export class WhatIfView {
     this.bars = new ScenarioBarsChart(this.barsWrap, this.barsCanvas, palette, (bar) => this.safely('select a call', () => this.pickBar(bar, true)));
     this.cliff = new CliffChart(this.cliffWrap, this.cliffCanvas, palette, (value) => this.safely('pick a sweep point', () => this.pickPoint(value)));
     this.build();
+  }
+
+  restore(saved: PersistedState, settings: InspectorSettings): void {
+    this.setDefaults(settings.whatIf, saved.whatIf);
+    this.setOpen(saved.whatIfOpen ?? false);
+  }
+
+  showSession(s: PanelSession | null): void {
+    if (s) this.setContext(s.trace, { summary: s.intro.summary, traced: s.body ? tracedCalls(s.body) : [] }, s.keepView);
+  }
+
+  selectionChanged(callIndex: number | null): void {
+    this.select(callIndex);
+  }
+
+  reportDocument(): WhatIfDocument | null {
+    return this.currentDocument();
   }
 
   /** The settings' defaults (with `init`); a file's saved scenario wins over them. */
@@ -812,4 +836,39 @@ export class WhatIfView {
     this.host.notify({ type: 'whatif/export', fileName: `${base}.whatif.json`, json: JSON.stringify(doc, null, 2) + '\n' });
     this.live.textContent = 'Exporting the scenario as JSON.';
   }
+}
+
+/** The traced figures of a session's calls for the what-if bars, read from the timeline columns. */
+function tracedCalls(body: SessionBody): ArrayLike<TracedCall | undefined> {
+  const c = body.columns;
+  const value = (v: number): number | null => (Number.isNaN(v) ? null : v);
+  return new Proxy([] as (TracedCall | undefined)[], {
+    get(target, key) {
+      if (key === 'length') return c.flags.length;
+      if (typeof key === 'string' && /^\d+$/.test(key)) {
+        const i = Number(key);
+        return i < c.flags.length ? { cached: value(c.cached[i]!), appended: value(c.appended[i]!), output: value(c.output[i]!) } : undefined;
+      }
+      return Reflect.get(target, key) as unknown;
+    },
+  });
+}
+
+/** The what-if panel of the inspector page (none where the page runs no simulator: the HTML report). */
+export function whatIfPanel(page: PanelContext): InspectorPanel | null {
+  if (!page.options.whatIf) return null;
+  const view = new WhatIfView(
+    {
+      workload: (sessionId) => page.host.request('whatIfWorkload', { sessionId }, { timeoutMs: BODY_TIMEOUT_MS }),
+      pickCall: (index, reveal) => page.safely('select a call', () => page.select(index, { reveal })),
+      notify: (message) => page.host.notify(message),
+      getState: () => page.host.getState(),
+      setState: (state) => page.host.setState(state),
+      reportError: (what, error) => page.reportError(what, error),
+    },
+    page.workerUri,
+    page.palette,
+  );
+  view.element.hidden = true;
+  return view;
 }

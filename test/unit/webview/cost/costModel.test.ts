@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { createPriceBook } from '../../../../src/core/cost/priceBook';
 import { buildTraceView } from '../../../../src/core/view/traceView';
 import { customReplay, idealRows, idealSummary, parseTtlMinutes, parseWriteMultiple, ttlBasisText, ttlRows } from '../../../../webview/cost/costModel';
-import { costGroups } from '../../../../webview/inspectorModel';
+import { costGroups } from '../../../../webview/inspector/inspectorModel';
 import { costText, tooltipLines } from '../../../../webview/timeline/timelineModel';
 import { TraceService } from '../../../../src/core/view/traceService';
 import { costWords, failureTitle } from '../../../../src/extension/traceAnalysis';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildTraceView } from '../../../src/core/view/traceView';
-import type { TraceView } from '../../../src/core/view/traceView';
+import { buildTraceView } from '../../../../src/core/view/traceView';
+import type { TraceView } from '../../../../src/core/view/traceView';
 import {
   diagnosticRows,
   keyFigures,
@@ -11,9 +11,9 @@ import {
   sessionMetaText,
   skippedSummary,
   summaryFigures,
-} from '../../../webview/inspectorModel';
-import { fingerprintGroups } from '../../../webview/analysis/analysisModel';
-import { parseFile, parseText, REJECTIONS, SPOTTER } from '../../support/helpers';
+} from '../../../../webview/inspector/inspectorModel';
+import { fingerprintGroups } from '../../../../webview/analysis/analysisModel';
+import { parseFile, parseText, REJECTIONS, SPOTTER } from '../../../support/helpers';
 
 /** The summary strip and the fingerprint's figures together, by `data-figure` name. */
 function figureMap(view: TraceView, index = 0): Record<string, string> {

@@ -1,15 +1,15 @@
-import type { SessionSummary } from '../src/core/analysis/sessionSummary';
-import type { CostSummary } from '../src/core/cost/costTypes';
-import type { AnalysisView, DiagnosticView, SessionCostFigures } from '../src/core/view/traceView';
-import { formatCount, formatDuration, formatPercent, formatUsd } from '../src/core/report/formatNumbers';
-import { shortSessionId } from '../src/core/view/sessionList';
-import { headlineGroups, readLoopSort } from './analysis/analysisModel';
-import type { LoopSort } from './analysis/analysisModel';
-import type { Figure, FigureGroup } from './shared/figures';
-import { OTHER_INPUT_KINDS } from '../src/core/trace/model';
-import type { OtherInputs } from '../src/core/trace/model';
-import type { BarView } from './timeline/timelineModel';
-import type { CustomTtl } from './cost/costModel';
+import type { SessionSummary } from '../../src/core/analysis/sessionSummary';
+import type { CostSummary } from '../../src/core/cost/costTypes';
+import type { AnalysisView, DiagnosticView, SessionCostFigures } from '../../src/core/view/traceView';
+import { formatCount, formatDuration, formatPercent, formatUsd } from '../../src/core/report/formatNumbers';
+import { shortSessionId } from '../../src/core/view/sessionList';
+import { headlineGroups, readLoopSort } from '../analysis/analysisModel';
+import type { LoopSort } from '../analysis/analysisModel';
+import type { Figure, FigureGroup } from '../shared/figures';
+import { OTHER_INPUT_KINDS } from '../../src/core/trace/model';
+import type { OtherInputs } from '../../src/core/trace/model';
+import type { BarView } from '../timeline/timelineModel';
+import type { CustomTtl } from '../cost/costModel';
 
 /** The summary strip of a session, formatted; unknown figures read "unknown", never 0. The ratios carry their published ranges. */
 export function summaryFigures(s: SessionSummary, analysis?: AnalysisView, cost?: SessionCostFigures | null, whole?: WholeTraceCost | null): FigureGroup[] {
