@@ -12,6 +12,8 @@
 //   --mb N          size of each generated log (default 111; 777 is the issue's big case)
 //   --formats LIST  claude,codex (default both): Claude Code and Codex logs made of real records
 //   --runs N        measurements of each kind, alternated (default 1); the median is shown
+//   --before FILE   also measures analyze with another build of this benchmark (bundled from
+//                   an older checkout: dist/bench/parseTrace.bench.js there), in the same run
 //   --profile       also prints where analyze's time goes, stage by stage, and the hottest
 //                   functions of a V8 CPU profile of one analyze run
 //   N               (a bare number) N copies of the Claude Code sample, as before
@@ -37,6 +39,8 @@ import { parseTrace } from '../src/core/trace/parseTrace';
 import { checkRecord } from '../src/core/trace/recordChecks';
 import { readTraceFiles, regularFileChunks } from '../src/node/traceFiles';
 import { claude, codex } from '../scripts/makeBigTraces';
+
+type Kind = 'baseline' | 'parse' | 'analyze' | 'before';
 
 interface Measure {
   count: number;
@@ -137,8 +141,8 @@ async function stages(path: string): Promise<void> {
   console.log(JSON.stringify({ rows }));
 }
 
-function child(which: string, path: string, extra: string[] = []): Measure {
-  const out = spawnSync(process.execPath, ['--expose-gc', ...extra, __filename, which, path], { encoding: 'utf8', maxBuffer: 64 * MB });
+function child(which: string, path: string, extra: string[] = [], script = __filename): Measure {
+  const out = spawnSync(process.execPath, ['--expose-gc', ...extra, script, which, path], { encoding: 'utf8', maxBuffer: 64 * MB });
   if (out.status !== 0) throw new Error(out.stderr);
   return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as Measure;
 }
@@ -185,6 +189,7 @@ async function main(args: string[]): Promise<void> {
   const runs = Number(option(args, '--runs') ?? 1);
   const formats = (option(args, '--formats') ?? (copies !== null ? 'claude' : 'claude,codex')).split(',');
   const profile = args.includes('--profile');
+  const before = option(args, '--before');
   const dir = mkdtempSync(join(tmpdir(), 'agent-trace-bench-'));
   console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; load average at start ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   try {
@@ -195,19 +200,20 @@ async function main(args: string[]): Promise<void> {
       else if (format === 'codex') await codex(size, path);
       else throw new Error(`unknown format ${format} (claude, codex)`);
       const fileMb = statSync(path).size / MB;
-      const all: Record<'baseline' | 'parse' | 'analyze', Measure[]> = { baseline: [], parse: [], analyze: [] };
+      const all: Record<Kind, Measure[]> = { baseline: [], parse: [], analyze: [], before: [] };
+      const kinds: Kind[] = before ? ['baseline', 'parse', 'analyze', 'before'] : ['baseline', 'parse', 'analyze'];
       const loads: string[] = [];
       for (let r = 0; r < runs; r++) {
-        for (const which of ['baseline', 'parse', 'analyze'] as const) {
+        for (const which of kinds) {
           loads.push(load());
-          all[which].push(child(which, path));
+          all[which].push(which === 'before' ? child('analyze', path, [], before!) : child(which, path));
         }
       }
       const m = (which: keyof typeof all, k: 'ms' | 'peakMB'): number => median(all[which].map((x) => x[k]));
       const base = m('baseline', 'ms');
       console.log(`\n${format}: ${fileMb.toFixed(0)} MB, ${all.baseline[0]!.count} lines, ${all.analyze[0]!.count} LLM calls; load average during the runs ${loads.join(', ')}`);
-      for (const which of ['baseline', 'parse', 'analyze'] as const) {
-        const label = { baseline: 'baseline (read + split + JSON.parse)', parse: 'parseTrace (full model)', analyze: 'analyze --json (every feature on)' }[which];
+      for (const which of kinds) {
+        const label = { baseline: 'baseline (read + split + JSON.parse)', parse: 'parseTrace (full model)', analyze: 'analyze --json (every feature on)', before: 'analyze --json, the --before build' }[which];
         const ratio = which === 'baseline' ? '' : `  ${(m(which, 'ms') / base).toFixed(2)}× the baseline`;
         console.log(`  ${label.padEnd(38)} ${m(which, 'ms').toFixed(0).padStart(6)} ms  ${(fileMb / (m(which, 'ms') / 1000)).toFixed(0).padStart(4)} MB/s  peak RSS ${m(which, 'peakMB').toFixed(0).padStart(5)} MiB${ratio}`);
       }

@@ -4,6 +4,7 @@
 //
 //   npm run build && node scripts/compareOutputs.mjs --save /tmp/before     (on the old build)
 //   npm run build && node scripts/compareOutputs.mjs --against /tmp/before  (on the new one)
+//   … --cli PATH    runs another build of the CLI instead of dist/cli.js
 //
 // For each file of samples/, test/fixtures/ and the shared traces (AGENT_TRACE_SHARED_TRACES,
 // when set to a folder): `analyze --json`, the text report, `convert` and `simulate --json`
@@ -14,14 +15,16 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
-const cli = join(root, 'dist/cli.js');
-const [mode, dir] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const cliAt = argv.indexOf('--cli');
+const cli = cliAt >= 0 ? argv.splice(cliAt, 2)[1] : join(root, 'dist/cli.js');
+const [mode, dir] = argv;
 if ((mode !== '--save' && mode !== '--against') || !dir) {
   console.error('usage: node scripts/compareOutputs.mjs --save DIR | --against DIR');
   process.exit(2);
 }
 if (!existsSync(cli)) {
-  console.error('dist/cli.js is missing: run npm run build first');
+  console.error(`${cli} is missing: run npm run build first`);
   process.exit(2);
 }
 
