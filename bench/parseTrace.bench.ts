@@ -244,4 +244,5 @@ async function main(args: string[]): Promise<void> {
 const [mode, arg] = process.argv.slice(2);
 if (mode === 'baseline' || mode === 'parse' || mode === 'analyze') void measure(mode, arg!);
 else if (mode === 'stages') void stages(arg!);
+else if (mode === '--help') console.log('usage: npm run bench [-- [--mb N] [--formats claude,codex] [--runs N] [--before BUNDLE] [--profile] | N]');
 else void main(process.argv.slice(2));

@@ -5,6 +5,7 @@
 //   npm run build && node scripts/compareOutputs.mjs --save /tmp/before     (on the old build)
 //   npm run build && node scripts/compareOutputs.mjs --against /tmp/before  (on the new one)
 //   … --cli PATH    runs another build of the CLI instead of dist/cli.js
+//   … --kinds LIST  only these outputs (analyze.json,analyze.txt,convert.jsonl,simulate.json)
 //
 // For each file of samples/, test/fixtures/ and the shared traces (AGENT_TRACE_SHARED_TRACES,
 // when set to a folder): `analyze --json`, the text report, `convert` and `simulate --json`
@@ -18,6 +19,8 @@ const root = join(import.meta.dirname, '..');
 const argv = process.argv.slice(2);
 const cliAt = argv.indexOf('--cli');
 const cli = cliAt >= 0 ? argv.splice(cliAt, 2)[1] : join(root, 'dist/cli.js');
+const kindsAt = argv.indexOf('--kinds');
+const kinds = kindsAt >= 0 ? argv.splice(kindsAt, 2)[1].split(',') : null;
 const [mode, dir] = argv;
 if ((mode !== '--save' && mode !== '--against') || !dir) {
   console.error('usage: node scripts/compareOutputs.mjs --save DIR | --against DIR');
@@ -68,6 +71,7 @@ try {
       'simulate.json': () => run(['simulate', '--json', trace]),
     };
     for (const [kind, make] of Object.entries(cases)) {
+      if (kinds && !kinds.includes(kind)) continue;
       const text = make().replaceAll(scratch, '<scratch>');
       const file = join(dir, `${name.replaceAll('/', '__')}.${kind}`);
       compared += 1;
