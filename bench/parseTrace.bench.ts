@@ -18,7 +18,7 @@
 //                   functions of a V8 CPU profile of one analyze run
 //   N               (a bare number) N copies of the Claude Code sample, as before
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findCacheMisses, countMissCauses } from '../src/core/analysis/cacheMisses';
