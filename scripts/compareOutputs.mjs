@@ -6,6 +6,7 @@
 //   npm run build && node scripts/compareOutputs.mjs --against /tmp/before  (on the new one)
 //   … --cli PATH    runs another build of the CLI instead of dist/cli.js
 //   … --kinds LIST  only these outputs (analyze.json,analyze.txt,convert.jsonl,simulate.json)
+//   … --saved-only  with --against: compare only the outputs DIR holds (a save cut short)
 //
 // For each file of samples/, test/fixtures/ and the shared traces (AGENT_TRACE_SHARED_TRACES,
 // when set to a folder): `analyze --json`, the text report, `convert` and `simulate --json`
@@ -19,6 +20,8 @@ const root = join(import.meta.dirname, '..');
 const argv = process.argv.slice(2);
 const cliAt = argv.indexOf('--cli');
 const cli = cliAt >= 0 ? argv.splice(cliAt, 2)[1] : join(root, 'dist/cli.js');
+const savedOnlyAt = argv.indexOf('--saved-only');
+const savedOnly = savedOnlyAt >= 0 && argv.splice(savedOnlyAt, 1).length > 0;
 const kindsAt = argv.indexOf('--kinds');
 const kinds = kindsAt >= 0 ? argv.splice(kindsAt, 2)[1].split(',') : null;
 const [mode, dir] = argv;
@@ -72,6 +75,7 @@ try {
     };
     for (const [kind, make] of Object.entries(cases)) {
       if (kinds && !kinds.includes(kind)) continue;
+      if (savedOnly && !existsSync(join(dir, `${name.replaceAll('/', '__')}.${kind}`))) continue;
       const text = make().replaceAll(scratch, '<scratch>');
       const file = join(dir, `${name.replaceAll('/', '__')}.${kind}`);
       compared += 1;
