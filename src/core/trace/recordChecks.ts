@@ -63,15 +63,19 @@ function pathOf(node: Node): Array<string | number> {
   return path.reverse();
 }
 
-/** Answers of COUNT_KEY by key: a log repeats a few dozen keys millions of times. Bounded, since keys are trace data. */
+/**
+ * Answers of COUNT_KEY by key: a log repeats a few dozen keys millions of times. Bounded
+ * in count and in key length, since keys are trace data (a 10 MiB key is not kept).
+ */
 const countKeyMemo = new Map<string, boolean>();
 const COUNT_KEY_MEMO_MAX = 4096;
+const COUNT_KEY_MEMO_KEY_CHARS = 64;
 
 function isCountKey(key: string): boolean {
   const known = countKeyMemo.get(key);
   if (known !== undefined) return known;
   const answer = COUNT_KEY.test(key);
-  if (countKeyMemo.size < COUNT_KEY_MEMO_MAX) countKeyMemo.set(key, answer);
+  if (countKeyMemo.size < COUNT_KEY_MEMO_MAX && key.length <= COUNT_KEY_MEMO_KEY_CHARS) countKeyMemo.set(key, answer);
   return answer;
 }
 
