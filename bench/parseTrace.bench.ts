@@ -1,77 +1,248 @@
-// Throughput and memory of the streaming trace reader against a baseline measured in the
-// same run (this machine is noisy, so only ratios are meaningful):
-//   baseline  = read the whole file, split into lines, JSON.parse every line (no model)
-//   streaming = parseTrace over a 256 KB-chunk file stream, building the full model
-// Each measurement runs in its own child process, so peak RSS is not hidden by memory
-// the other one already took from the OS.
-// Run: npm run bench [-- copies]   (default 60 copies ≈ 100 MB; bundled by scripts/runBench.mjs like the other benchmarks)
+// Time and memory of `agent-trace analyze` (every feature on: cost, the cache-TTL what-if,
+// loops, misses, the ideal cache) and of the streaming reader alone, against a baseline
+// measured in the same run (this machine is noisy, so only ratios are meaningful):
+//   baseline  = read the file, split it into lines, JSON.parse every line (no model)
+//   parse     = parseTrace over the file streamed in 256 KB chunks, building the full model
+//   analyze   = what `agent-trace analyze --json` does: read, parse, price, analyse, print
+//               (the JSON written to a sink, not a terminal)
+// Each measurement runs in its own child process, so one's peak memory does not hide the
+// other's; peak RSS is the child's own maximum resident set (getrusage), start included.
+//
+// Run: npm run bench [-- options]   (bundled by scripts/runBench.mjs like the other benchmarks)
+//   --mb N          size of each generated log (default 111; 777 is the issue's big case)
+//   --formats LIST  claude,codex (default both): Claude Code and Codex logs made of real records
+//   --runs N        measurements of each kind, alternated (default 1); the median is shown
+//   --before FILE   also measures analyze with another build of this benchmark (bundled from
+//                   an older checkout: dist/bench/parseTrace.bench.js there), in the same run
+//   --profile       also prints where analyze's time goes, stage by stage, and the hottest
+//                   functions of a V8 CPU profile of one analyze run
+//   N               (a bare number) N copies of the Claude Code sample, as before
 import { spawnSync } from 'node:child_process';
-import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findCacheMisses, countMissCauses } from '../src/core/analysis/cacheMisses';
+import { fingerprint } from '../src/core/analysis/fingerprint';
+import { idealTtlCurve } from '../src/core/analysis/idealTtlCache';
+import { findRetryLoops } from '../src/core/analysis/retryLoops';
+import { DEFAULT_ANALYSIS_OPTIONS } from '../src/core/analysis/sessionAnalysis';
+import { summarizeSession } from '../src/core/analysis/sessionSummary';
+import { cacheTtlWhatIf, ttlCalls } from '../src/core/cost/cacheTtlWhatIf';
+import { priceTrace } from '../src/core/cost/callCost';
+import { loopCost } from '../src/core/cost/loopCost';
+import { createPriceBook } from '../src/core/cost/priceBook';
+import { buildTraceReport } from '../src/core/report/traceReport';
+import { terminalJson } from '../src/core/text/safeText';
+import { LineReader } from '../src/core/text/lineReader';
+import { MAX_JSON_DEPTH } from '../src/core/trace/jsonStream';
 import { parseTrace } from '../src/core/trace/parseTrace';
-import { repoRoot } from '../test/support/helpers';
+import { checkRecord } from '../src/core/trace/recordChecks';
+import { readTraceFiles, regularFileChunks } from '../src/node/traceFiles';
+import { claude, codex } from '../scripts/makeBigTraces';
 
-const [mode, arg] = process.argv.slice(2);
+type Kind = 'baseline' | 'parse' | 'analyze' | 'before';
 
-function makeFile(copies: number): string {
-  const source = readFileSync(join(repoRoot, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'), 'utf8');
-  const dir = mkdtempSync(join(tmpdir(), 'agent-trace-bench-'));
-  const big = join(dir, 'big.jsonl');
-  // Distinct message ids per copy, so every copy's calls count (as in one long session).
-  writeFileSync(big, Array.from({ length: copies }, (_, i) => source.replaceAll('"id":"msg_', `"id":"msg_${i}_`)).join(''));
-  return big;
+interface Measure {
+  count: number;
+  ms: number;
+  peakMB: number;
 }
 
-function peakDuring<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; peakMB: number }> {
-  global.gc?.();
-  const base = process.memoryUsage().rss;
-  let peak = base;
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
-  const t0 = performance.now();
-  return fn().then((value) => {
-    const ms = performance.now() - t0;
-    clearInterval(timer);
-    peak = Math.max(peak, process.memoryUsage().rss);
-    return { value, ms, peakMB: (peak - base) / 2 ** 20 };
-  });
+const MB = 2 ** 20;
+
+function load(): string {
+  return loadavg()[0]!.toFixed(1);
+}
+
+/** The plain loop: the file's bytes, decoded and split at newlines in pieces of at most 64 MiB (a string cannot hold 777 MB), each line JSON.parsed. */
+function plainLoop(path: string): number {
+  const bytes = readFileSync(path);
+  let n = 0;
+  for (let at = 0; at < bytes.length; ) {
+    let end = Math.min(bytes.length, at + 64 * MB);
+    if (end < bytes.length) end = bytes.lastIndexOf(0x0a, end) + 1 || bytes.length;
+    for (const line of bytes.toString('utf8', at, end).split('\n')) if (line && JSON.parse(line)) n += 1;
+    at = end;
+  }
+  return n;
+}
+
+/** What `agent-trace analyze --json FILE` does (src/cli/main.ts), its output written to a sink. */
+async function analyze(path: string): Promise<number> {
+  const parsed = await parseTrace(await readTraceFiles(path));
+  const report = buildTraceReport(parsed, {}, { book: createPriceBook({}), customTtl: null });
+  const text = terminalJson(JSON.stringify(report, null, 2)) + '\n';
+  return parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0) + (text.length > 0 ? 0 : 1);
+}
+
+async function parseOnly(path: string): Promise<number> {
+  const parsed = await parseTrace(await readTraceFiles(path));
+  return parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
 }
 
 /** One measurement in this process; prints a JSON line for the parent. */
-async function measure(which: string, big: string): Promise<void> {
-  const r =
-    which === 'baseline'
-      ? await peakDuring(async () => {
-          let n = 0;
-          for (const line of readFileSync(big, 'utf8').split('\n')) if (line && JSON.parse(line)) n += 1;
-          return n;
-        })
-      : await peakDuring(async () => {
-          const parsed = await parseTrace([{ key: 'big.jsonl', bytes: createReadStream(big, { highWaterMark: 256 * 1024 }) }]);
-          return parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
-        });
-  console.log(JSON.stringify({ count: r.value, ms: r.ms, peakMB: r.peakMB }));
+async function measure(which: string, path: string): Promise<void> {
+  global.gc?.();
+  const t0 = performance.now();
+  const count = which === 'baseline' ? plainLoop(path) : which === 'parse' ? await parseOnly(path) : await analyze(path);
+  const ms = performance.now() - t0;
+  console.log(JSON.stringify({ count, ms, peakMB: process.resourceUsage().maxRSS / 1024 }));
 }
 
-function child(which: string, big: string): { count: number; ms: number; peakMB: number } {
-  const out = spawnSync(process.execPath, ['--expose-gc', __filename, which, big], { encoding: 'utf8' });
+/** Lines of the file, through the same stream and LineReader the reader uses; `each` sees every decoded line. */
+async function eachLine(path: string, each: ((text: string) => void) | null): Promise<number> {
+  let n = 0;
+  const reader = new LineReader({
+    onLine: (line) => {
+      n += 1;
+      if (each && line.text !== null && line.text.trim() !== '') each(line.text);
+    },
+  });
+  for await (const chunk of regularFileChunks(path)) reader.push(chunk);
+  reader.end();
+  return n;
+}
+
+/**
+ * Where analyze's time goes. The reading stages are cumulative passes over the same file
+ * (each adds one step to the one before), so their differences are each step's cost; the
+ * analysis stages run the report's own functions one at a time on the parsed model.
+ */
+async function stages(path: string): Promise<void> {
+  const rows: Array<[string, number]> = [];
+  const time = async <T>(name: string, fn: () => T | Promise<T>): Promise<T> => {
+    global.gc?.();
+    const t0 = performance.now();
+    const value = await fn();
+    rows.push([name, performance.now() - t0]);
+    return value;
+  };
+  await time('read: the file streamed in 256 KB chunks', async () => {
+    let bytes = 0;
+    for await (const chunk of regularFileChunks(path)) bytes += chunk.length;
+    return bytes;
+  });
+  await time('+ split and decode lines (LineReader)', () => eachLine(path, null));
+  await time('+ JSON.parse each line', () => eachLine(path, (t) => JSON.parse(t)));
+  await time('+ the record checks (depth, counts)', () => eachLine(path, (t) => checkRecord(JSON.parse(t), MAX_JSON_DEPTH)));
+  const model = (await time('parseTrace: all of the above + the format reader', async () => parseTrace(await readTraceFiles(path)))).model;
+  const book = createPriceBook({});
+  const priced = await time('price every call', () => priceTrace(model, book));
+  const o = DEFAULT_ANALYSIS_OPTIONS;
+  await time('summary', () => model.sessions.map((s) => summarizeSession(s)));
+  const loops = await time('retry loops', () => model.sessions.map((s) => findRetryLoops(s, o.minLoopAttempts)));
+  await time('cache misses', () => model.sessions.map((s) => countMissCauses(findCacheMisses(s, o))));
+  await time('fingerprint', () => model.sessions.map((s) => fingerprint(s, o)));
+  await time('loop costs', () => model.sessions.map((s, i) => loops[i]!.loops.map((l) => loopCost(l, s, priced.sessions[i]!))));
+  await time('cache-TTL what-if', () => model.sessions.map((s, i) => cacheTtlWhatIf(ttlCalls(s, priced.sessions[i]!), null)));
+  await time('ideal cache curve', () => model.sessions.map((s) => idealTtlCurve(s)));
+  const report = await time('buildTraceReport (all the analysis above, once)', () => buildTraceReport({ model, detection: { format: model.format, evidence: '', confidence: null }, problem: null }, {}, { book, customTtl: null }));
+  await time('JSON output (stringify, terminal-safe)', () => terminalJson(JSON.stringify(report, null, 2)).length);
+  console.log(JSON.stringify({ rows }));
+}
+
+function child(which: string, path: string, extra: string[] = [], script = __filename): Measure {
+  const out = spawnSync(process.execPath, ['--expose-gc', ...extra, script, which, path], { encoding: 'utf8', maxBuffer: 64 * MB });
   if (out.status !== 0) throw new Error(out.stderr);
-  return JSON.parse(out.stdout.trim().split('\n').at(-1)!);
+  return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as Measure;
 }
 
-function main(copies: number): void {
-  const big = makeFile(copies);
-  const mb = readFileSync(big).length / 2 ** 20;
-  const baseline = child('baseline', big);
-  const streaming = child('streaming', big);
-  console.log(`file: ${mb.toFixed(0)} MB, ${baseline.count} lines, ${streaming.count} LLM calls`);
-  console.log(`baseline  (readFileSync + split + JSON.parse): ${baseline.ms.toFixed(0)} ms, ${(mb / (baseline.ms / 1000)).toFixed(0)} MB/s, +${baseline.peakMB.toFixed(0)} MB RSS`);
-  console.log(`streaming (parseTrace, full model):            ${streaming.ms.toFixed(0)} ms, ${(mb / (streaming.ms / 1000)).toFixed(0)} MB/s, +${streaming.peakMB.toFixed(0)} MB RSS`);
-  console.log(`ratio time streaming/baseline:   ${(streaming.ms / baseline.ms).toFixed(2)}  (target ≤ 1.5)`);
-  console.log(`ratio memory streaming/baseline: ${(streaming.peakMB / Math.max(1, baseline.peakMB)).toFixed(2)}  (target ≤ 0.5)`);
-  rmSync(join(big, '..'), { recursive: true, force: true });
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
-// The parent runs with [copies]; each child with its mode and the file.
-if (mode === 'baseline' || mode === 'streaming') void measure(mode, arg!);
-else main(Number(mode ?? 60));
+/** The hottest functions (self time) of a V8 CPU profile, grouped by function and file. */
+function hottest(profileDir: string, top: number): string[] {
+  const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) return ['(no profile written)'];
+  const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as {
+    nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const n = byId.get(id)!;
+    const dt = profile.timeDeltas[i] ?? 0;
+    total += dt;
+    const where = n.callFrame.url ? `${n.callFrame.url.split('/').at(-1)}:${n.callFrame.lineNumber + 1}` : '';
+    const key = `${n.callFrame.functionName || '(anonymous)'} ${where}`.trim();
+    self.set(key, (self.get(key) ?? 0) + dt);
+  });
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([k, us]) => `  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+}
+
+function option(args: string[], name: string): string | null {
+  const i = args.indexOf(name);
+  return i >= 0 ? (args[i + 1] ?? null) : null;
+}
+
+async function main(args: string[]): Promise<void> {
+  const copies = args[0] !== undefined && /^\d+$/.test(args[0]) ? Number(args[0]) : null;
+  const mb = Number(option(args, '--mb') ?? 111);
+  const runs = Number(option(args, '--runs') ?? 1);
+  const formats = (option(args, '--formats') ?? (copies !== null ? 'claude' : 'claude,codex')).split(',');
+  const profile = args.includes('--profile');
+  const before = option(args, '--before');
+  const dir = mkdtempSync(join(tmpdir(), 'agent-trace-bench-'));
+  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; load average at start ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  try {
+    for (const format of formats) {
+      const path = join(dir, `${format}.jsonl`);
+      const size = copies !== null ? { copies } : { mb };
+      if (format === 'claude') await claude(size, path);
+      else if (format === 'codex') await codex(size, path);
+      else throw new Error(`unknown format ${format} (claude, codex)`);
+      const fileMb = statSync(path).size / MB;
+      const all: Record<Kind, Measure[]> = { baseline: [], parse: [], analyze: [], before: [] };
+      const kinds: Kind[] = before ? ['baseline', 'parse', 'analyze', 'before'] : ['baseline', 'parse', 'analyze'];
+      const loads: string[] = [];
+      for (let r = 0; r < runs; r++) {
+        for (const which of kinds) {
+          loads.push(load());
+          all[which].push(which === 'before' ? child('analyze', path, [], before!) : child(which, path));
+        }
+      }
+      const m = (which: keyof typeof all, k: 'ms' | 'peakMB'): number => median(all[which].map((x) => x[k]));
+      const base = m('baseline', 'ms');
+      console.log(`\n${format}: ${fileMb.toFixed(0)} MB, ${all.baseline[0]!.count} lines, ${all.analyze[0]!.count} LLM calls; load average during the runs ${loads.join(', ')}`);
+      for (const which of kinds) {
+        const label = { baseline: 'baseline (read + split + JSON.parse)', parse: 'parseTrace (full model)', analyze: 'analyze --json (every feature on)', before: 'analyze --json, the --before build' }[which];
+        const ratio = which === 'baseline' ? '' : `  ${(m(which, 'ms') / base).toFixed(2)}× the baseline`;
+        console.log(`  ${label.padEnd(38)} ${m(which, 'ms').toFixed(0).padStart(6)} ms  ${(fileMb / (m(which, 'ms') / 1000)).toFixed(0).padStart(4)} MB/s  peak RSS ${m(which, 'peakMB').toFixed(0).padStart(5)} MiB${ratio}`);
+      }
+      if (profile) {
+        const out = spawnSync(process.execPath, ['--expose-gc', __filename, 'stages', path], { encoding: 'utf8', maxBuffer: 64 * MB });
+        if (out.status !== 0) throw new Error(out.stderr);
+        const { rows } = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { rows: Array<[string, number]> };
+        console.log(`  stages (one process, load average ${load()}; reading stages are cumulative, Δ is the step's own cost):`);
+        let prev = 0;
+        rows.forEach(([name, ms], i) => {
+          const delta = i > 0 && i < 4 ? `  Δ ${(ms - prev).toFixed(0)} ms` : '';
+          console.log(`    ${name.padEnd(52)} ${ms.toFixed(0).padStart(6)} ms  ${(ms / base).toFixed(2)}× baseline${delta}`);
+          prev = ms;
+        });
+        const profDir = join(dir, `prof-${format}`);
+        child('analyze', path, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
+        console.log(`  hottest functions of one analyze run (self time, V8 CPU profile):`);
+        for (const line of hottest(profDir, 20)) console.log(line);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`\nload average at end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+}
+
+// The parent runs with its options; each child with its mode and the file.
+const [mode, arg] = process.argv.slice(2);
+if (mode === 'baseline' || mode === 'parse' || mode === 'analyze') void measure(mode, arg!);
+else if (mode === 'stages') void stages(arg!);
+else if (mode === '--help') console.log('usage: npm run bench [-- [--mb N] [--formats claude,codex] [--runs N] [--before BUNDLE] [--profile] | N]');
+else void main(process.argv.slice(2));

@@ -6,6 +6,10 @@
 //                           (1.8 MB, 149 calls, one /compact) repeated, each copy's message
 //                           and tool-use ids made distinct so every copy's calls count, as
 //                           in one very long session (61 copies = 111 MB, 9,089 calls)
+//   codex     --mb N | --copies N
+//                           a Codex rollout of about N MB: the real edgerunner session (1.4 MB,
+//                           558 lines) repeated as one long session (its session_meta once,
+//                           each copy's tool-call ids made distinct)
 //   canonical --calls N     one canonical session of N calls: the spotter session's real
 //                           calls (tokens, failed tools with their errors, compactions)
 //                           repeated in order
@@ -27,6 +31,7 @@ import { readTraceFiles } from '../src/node/traceFiles';
 // The repository: beside this script (scripts/), or two up when bundled into dist/bench/.
 const root = [join(__dirname, '..'), join(__dirname, '../..')].find((d) => existsSync(join(d, 'test/fixtures'))) ?? join(__dirname, '..');
 const SPOTTER = join(root, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
+const CODEX = join(root, 'test/fixtures/codex/edgerunner-code-mode-0.144.1.head558.jsonl');
 const BAILIAN = join(root, 'test/fixtures/bailian/qwen_traceA_lite.rows01-14.jsonl');
 
 /** Writes with back-pressure, so a 1 GB file never sits in memory. */
@@ -50,6 +55,25 @@ export async function claude(size: { mb: number } | { copies: number }, path: st
   for (let i = 0; i < copies; i++) await write(out, spotterCopy(source, i));
   await close(out);
   return `${path}: ${copies} copies of the spotter session (${copies * 149} calls expected)`;
+}
+
+/** Copy `i` of the Codex rollout: the session_meta line only in the first copy, tool-call ids made distinct. */
+export function codexCopy(source: string, i: number): string {
+  if (i === 0) return source;
+  return source
+    .split('\n')
+    .filter((l) => !l.includes('"type":"session_meta"'))
+    .join('\n')
+    .replaceAll('"call_id":"call_', `"call_id":"call_${i}_`);
+}
+
+export async function codex(size: { mb: number } | { copies: number }, path: string): Promise<string> {
+  const source = readFileSync(CODEX, 'utf8');
+  const copies = 'copies' in size ? size.copies : Math.max(1, Math.round((size.mb * 2 ** 20) / Buffer.byteLength(source)));
+  const out = createWriteStream(path);
+  for (let i = 0; i < copies; i++) await write(out, codexCopy(source, i));
+  await close(out);
+  return `${path}: ${copies} copies of the edgerunner Codex session, one session`;
 }
 
 async function spotterMain(): Promise<Session> {
@@ -147,10 +171,12 @@ async function main(args: string[]): Promise<void> {
     if (!Number.isFinite(n) || n <= 0) throw new Error(`${kind} needs ${name} N (a number > 0)`);
     return n;
   };
-  if (!out) throw new Error('usage: makeBigTraces.ts claude --mb N | canonical --calls N | bailian --conversations N | chain --depth N  --out FILE');
+  if (!out) throw new Error('usage: makeBigTraces.ts claude --mb N | codex --mb N | canonical --calls N | bailian --conversations N | chain --depth N  --out FILE');
   const said =
     kind === 'claude'
       ? await claude(option(args, '--copies') !== null ? { copies: Math.round(number('--copies')) } : { mb: number('--mb') }, out)
+      : kind === 'codex'
+        ? await codex(option(args, '--copies') !== null ? { copies: Math.round(number('--copies')) } : { mb: number('--mb') }, out)
       : kind === 'canonical'
         ? await canonical(Math.round(number('--calls')), out)
         : kind === 'bailian'

@@ -113,6 +113,21 @@ export interface UnpricedGroup {
 type SharedCallCost = Pick<CallCost, 'rates' | 'priceId' | 'origin' | 'unpriced' | 'notes'>;
 
 /**
+ * The stored entry holds the same values as `cost`: where this says yes, CallCosts' key
+ * (the values as text) is the same too (=== differs from the text only on NaN, which
+ * this refuses, and on 0 and −0, which the text does not tell apart either).
+ */
+function sameShared(s: SharedCallCost, cost: CallCost): boolean {
+  const a = s.rates;
+  const b = cost.rates;
+  if (a !== b && (a === null || b === null || a.input !== b.input || a.cacheRead !== b.cacheRead || a.cacheWrite5m !== b.cacheWrite5m || a.cacheWrite1h !== b.cacheWrite1h || a.output !== b.output)) return false;
+  if (a !== null && a === b && (Number.isNaN(a.input) || Number.isNaN(a.cacheRead) || Number.isNaN(a.cacheWrite5m) || (a.cacheWrite1h !== null && Number.isNaN(a.cacheWrite1h)) || Number.isNaN(a.output))) return false;
+  if (s.priceId !== cost.priceId || s.origin !== cost.origin || s.unpriced !== cost.unpriced || s.notes.length !== cost.notes.length) return false;
+  for (let k = 0; k < s.notes.length; k++) if (s.notes[k] !== cost.notes[k]) return false;
+  return true;
+}
+
+/**
  * A session's call costs, stored by column: dollars by kind in one Float64Array (NaN for
  * an unpriced call), and per call an index into the distinct rates, price ids, reasons
  * and notes, which a million calls of one model share. A CallCost object per call cost
@@ -128,6 +143,8 @@ export class CallCosts implements Iterable<CallCost> {
   private readonly table: SharedCallCost[] = [];
   private readonly tableIndex = new Map<string, number>();
   private filled = 0;
+  /** The table entry of the last call whose key was built. */
+  private last = -1;
 
   constructor(length: number) {
     this.length = length;
@@ -139,19 +156,25 @@ export class CallCosts implements Iterable<CallCost> {
   /** Stores the next call's cost (calls are pushed in order). */
   push(cost: CallCost): void {
     const i = this.filled++;
-    const r = cost.rates;
-    // By value: a price book may give equal rates as distinct objects.
-    const key = `${r ? `${r.input},${r.cacheRead},${r.cacheWrite5m},${r.cacheWrite1h},${r.output}` : '-'}\u0000${cost.priceId ?? '\u0001'}\u0000${cost.origin ?? '\u0001'}\u0000${cost.unpriced ?? '\u0001'}\u0000${cost.notes.join('\u0000')}`;
-    let at = this.tableIndex.get(key);
+    // Calls in a row are mostly priced alike: the previous call's entry, when equal, saves building the key.
+    let at = this.last >= 0 && sameShared(this.table[this.last]!, cost) ? this.last : undefined;
     if (at === undefined) {
-      at = this.table.length;
-      this.table.push({ rates: cost.rates, priceId: cost.priceId, origin: cost.origin, unpriced: cost.unpriced, notes: cost.notes });
-      this.tableIndex.set(key, at);
+      const r = cost.rates;
+      // By value: a price book may give equal rates as distinct objects.
+      const key = `${r ? `${r.input},${r.cacheRead},${r.cacheWrite5m},${r.cacheWrite1h},${r.output}` : '-'}\u0000${cost.priceId ?? '\u0001'}\u0000${cost.origin ?? '\u0001'}\u0000${cost.unpriced ?? '\u0001'}\u0000${cost.notes.join('\u0000')}`;
+      at = this.tableIndex.get(key);
+      if (at === undefined) {
+        at = this.table.length;
+        this.table.push({ rates: cost.rates, priceId: cost.priceId, origin: cost.origin, unpriced: cost.unpriced, notes: cost.notes });
+        this.tableIndex.set(key, at);
+      }
+      this.last = at;
     }
     this.shared[i] = at;
     this.usd[i] = cost.usd ?? Number.NaN;
     const base = i * COST_KINDS.length;
-    COST_KINDS.forEach((k, j) => (this.kinds[base + j] = cost.byKind ? cost.byKind[k] : Number.NaN));
+    const byKind = cost.byKind;
+    for (let j = 0; j < COST_KINDS.length; j++) this.kinds[base + j] = byKind ? byKind[COST_KINDS[j]!] : Number.NaN;
   }
 
   private has(i: number): boolean {

@@ -64,12 +64,103 @@ function pathOf(node: Node): Array<string | number> {
 }
 
 /**
- * Walks a parsed value once: says whether it nests deeper than `maxDepth`, and
- * replaces every token count that is not a whole number from 0 to 2^53 − 1 (a hex or
- * binary string, a negative number, 1e308, 2^64, a number that overflowed to Infinity)
- * with null, so every reader reads it as unknown. The caller reports what it returns.
+ * Answers of COUNT_KEY by key: a log repeats a few dozen keys millions of times. Bounded
+ * in count and in key length, since keys are trace data (a 10 MiB key is not kept).
+ */
+const countKeyMemo = new Map<string, boolean>();
+const COUNT_KEY_MEMO_MAX = 4096;
+const COUNT_KEY_MEMO_KEY_CHARS = 64;
+
+function isCountKey(key: string): boolean {
+  const known = countKeyMemo.get(key);
+  if (known !== undefined) return known;
+  const answer = COUNT_KEY.test(key);
+  if (countKeyMemo.size < COUNT_KEY_MEMO_MAX && key.length <= COUNT_KEY_MEMO_KEY_CHARS) countKeyMemo.set(key, answer);
+  return answer;
+}
+
+/**
+ * The same walk as `checkRecordFully`, without changing anything or building a node per value:
+ * 'deep', 'bad' (some count is not a count: `checkRecordFully` then finds, reports and replaces
+ * them) or 'fine', which nearly every record is. Its decisions are `checkRecordFully`'s, rule for
+ * rule; the two parallel stacks hold each value, its depth and whether its plain fields
+ * are counts (bit 0 of `flags`).
+ */
+function quickCheck(root: unknown, maxDepth: number): 'deep' | 'bad' | 'fine' {
+  if (typeof root !== 'object' || root === null) return 'fine';
+  const values: object[] = [root];
+  const flags: number[] = [0];
+  while (values.length > 0) {
+    const v = values.pop()!;
+    const f = flags.pop()!;
+    const depth = (f >> 1) + 1;
+    if (depth > maxDepth) return 'deep';
+    const countsInside = (f & 1) === 1;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i];
+        if (countsInside && item !== null && typeof item !== 'object') {
+          if (!isCountLike(item)) return 'bad';
+        } else if (typeof item === 'object' && item !== null) {
+          values.push(item);
+          flags.push(depth << 1);
+        }
+      }
+      continue;
+    }
+    const record = v as Record<string, unknown>;
+    const attributeKey = record['key'];
+    if (typeof attributeKey === 'string' && COUNT_KEY.test(attributeKey)) {
+      const value = record['value'];
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        const typed = value as Record<string, unknown>;
+        for (const k of ['intValue', 'doubleValue', 'stringValue']) {
+          const raw = typed[k];
+          if (raw !== undefined && raw !== null && !isCountLike(raw)) return 'bad';
+        }
+      }
+    }
+    for (const key in record) {
+      if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
+      const item = record[key];
+      if (item === null || item === undefined) continue;
+      if (typeof item !== 'object') {
+        if (typeof item !== 'boolean' && (countsInside || isCountKey(key)) && !isCountLike(item)) return 'bad';
+        continue;
+      }
+      if (Array.isArray(item)) {
+        values.push(item);
+        flags.push((depth << 1) | (isCountKey(key) ? 1 : 0));
+        continue;
+      }
+      if (isCountKey(key) && 'value' in item) {
+        const raw = (item as Record<string, unknown>)['value'];
+        if (raw !== null && typeof raw !== 'object' && !isCountLike(raw)) return 'bad';
+      }
+      values.push(item);
+      flags.push((depth << 1) | (COUNT_OBJECT_KEY.test(key) ? 1 : 0));
+    }
+  }
+  return 'fine';
+}
+
+/**
+ * Walks a parsed value: says whether it nests deeper than `maxDepth`, and replaces every
+ * token count that is not a whole number from 0 to 2^53 − 1 (a hex or binary string, a
+ * negative number, 1e308, 2^64, a number that overflowed to Infinity) with null, so
+ * every reader reads it as unknown. The caller reports what it returns. Runs on every
+ * record, so a quick walk that changes nothing decides first, and the full walk (paths,
+ * names, replacing) runs only on a record with a bad count.
  */
 export function checkRecord(root: unknown, maxDepth: number): RecordCheck {
+  const quick = quickCheck(root, maxDepth);
+  if (quick === 'fine') return { tooDeep: false, badCounts: [] };
+  if (quick === 'deep') return { tooDeep: true, badCounts: [] };
+  return checkRecordFully(root, maxDepth);
+}
+
+/** The walk that finds, names and replaces bad counts (see checkRecord); exported so a test holds the quick walk to it. */
+export function checkRecordFully(root: unknown, maxDepth: number): RecordCheck {
   const badCounts: BadCount[] = [];
   const stack: Node[] = [{ value: root, depth: 0, parent: null, key: '', countsInside: false }];
   while (stack.length > 0) {
