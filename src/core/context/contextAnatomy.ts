@@ -152,18 +152,24 @@ function calibrate(session: Session, rawCounts: number[][], compactAt: ReadonlyS
     const raw = rawCounts[k]!.reduce((x, y) => x + y, 0);
     if (logged > 0 && raw > 0) rows.push({ raw, pieces: rawCounts[k]!.length, logged });
   }
-  let factor = median(rows.map((r) => r.logged / r.raw)) ?? 1;
-  let perPiece = 0;
+  const errorOf = (c: { factor: number; perPiece: number }): number | null => median(rows.map((r) => Math.abs(r.raw * c.factor + r.pieces * c.perPiece - r.logged) / r.logged));
+  // The fit, the median ratio or none, whichever matches the log best: a fit on few or noisy calls can do worse than either.
+  const candidates = [{ factor: 1, perPiece: 0 }, { factor: median(rows.map((r) => r.logged / r.raw)) ?? 1, perPiece: 0 }];
   const fit = fitRelative(rows);
-  if (fit !== null) ({ factor, perPiece } = fit);
-  const estimate = (r: { raw: number; pieces: number }): number => r.raw * factor + r.pieces * perPiece;
+  if (fit !== null) candidates.push(fit);
+  let best = candidates[0]!;
+  let bestError = errorOf(best);
+  for (const c of candidates.slice(1)) {
+    const e = errorOf(c);
+    if (e !== null && bestError !== null && e < bestError) [best, bestError] = [c, e];
+  }
   return {
     tokenizer,
-    factor,
-    perPiece,
+    factor: best.factor,
+    perPiece: best.perPiece,
     comparedCalls: rows.length,
-    medianAbsErrorRaw: median(rows.map((r) => Math.abs(r.raw - r.logged) / r.logged)),
-    medianAbsError: median(rows.map((r) => Math.abs(estimate(r) - r.logged) / r.logged)),
+    medianAbsErrorRaw: errorOf({ factor: 1, perPiece: 0 }),
+    medianAbsError: bestError,
     medianInputError: null,
   };
 }
