@@ -76,7 +76,9 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
   const counter = options.tokenizer(session.model);
   const { before, fromText } = piecesBeforeCalls(session, options.content);
   const notes: string[] = [];
-  const compactAt = new Set(session.compactions.filter((c) => !c.rewind).map((c) => c.beforeCall));
+  const kept = session.compactions.filter((c) => !c.rewind);
+  const compactAt = new Set(kept.map((c) => c.beforeCall));
+  const compactionLine = new Map(kept.map((c) => [c.beforeCall, c.source] as const));
   const rawCounts: number[][] = before.map((list) => list.map((p) => (p.charsOnly !== undefined ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text))));
   const calibration = calibrate(session, rawCounts, compactAt, fromText ? counter.name : `${counter.name}; sizes only`);
   const scaled = (raw: number): number => Math.round(raw * calibration.factor + calibration.perPiece);
@@ -108,13 +110,22 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
   for (let k = 0; k < session.calls.length; k++) {
     const call = session.calls[k]!;
     const compacted = compactAt.has(k) && k > 0;
+    const boundary = compacted ? compactionLine.get(k) : undefined;
     if (compacted) live = base ? [base] : [];
     let growth = 0;
     before[k]!.forEach((p, j) => {
+      // What was appended before the compaction left the context with it.
+      if (boundary !== undefined && isBefore(p, boundary)) return;
       const tokens = scaled(rawCounts[k]![j]!);
       growth += tokens;
       live.push(newPart(p, tokens, p.charsOnly !== undefined, k));
     });
+    if (compacted && call.tokens.input !== null) {
+      // After a compaction the agent re-attaches what it chose (recent files, plans) without logging it: the rest of the first input.
+      const seen = live.reduce((a, p) => a + p.tokens, 0);
+      const restored = Math.round(call.tokens.input - seen);
+      if (restored > 0) live.push(newPart({ kind: 'restored', tool: null, mcpServer: null, targetFile: null, command: null }, restored, true, k));
+    }
     for (const part of live) part.lastCall = k;
     const byKind = zeroKinds();
     let estimatedInput = 0;

@@ -15,7 +15,8 @@ export type PartKind =
   | 'subagentResult'
   | 'assistantText'
   | 'thinking'
-  | 'compactionSummary';
+  | 'compactionSummary'
+  | 'restored';
 
 /** Every part kind, in the order they are shown. */
 export const PART_KINDS: readonly PartKind[] = [
@@ -30,6 +31,7 @@ export const PART_KINDS: readonly PartKind[] = [
   'assistantText',
   'thinking',
   'compactionSummary',
+  'restored',
 ];
 
 /** What a part kind is, in words for tables. */
@@ -45,6 +47,7 @@ export const PART_KIND_LABELS: Readonly<Record<PartKind, string>> = {
   assistantText: 'assistant text carried forward',
   thinking: 'thinking carried forward',
   compactionSummary: 'compaction summaries',
+  restored: 'restored after a compaction (not logged)',
 };
 
 /**
