@@ -3,12 +3,13 @@ import { ClaudeCodeContentCollector } from '../core/context/claudeCodeContent';
 import { contextAnatomy } from '../core/context/contextAnatomy';
 import { contextJson } from '../core/context/contextJson';
 import { contextReport, contextReportText } from '../core/context/contextReport';
+import { BudgetedCounter, estimatedTextNote } from '../core/context/tokenCounter';
 import { createPriceBook } from '../core/cost/priceBook';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { UsageError } from '../core/text/usageError';
-import { tokenCounterFor } from '../node/contextTokenizer';
+import { O200K, tokenCounterFor } from '../node/contextTokenizer';
 import { readTraceFiles } from '../node/traceFiles';
 import { printError, printJson, printText } from './output';
 
@@ -50,7 +51,8 @@ export async function runContext(argv: readonly string[]): Promise<number> {
     else throw new UsageError(`unexpected argument ${a}`, 'agent-trace context --help');
   }
   if (file === null) throw new UsageError('context needs a FILE', 'agent-trace context --help');
-  const collector = new ClaudeCodeContentCollector();
+  const counter = new BudgetedCounter(O200K);
+  const collector = new ClaudeCodeContentCollector(counter);
   const files = await readTraceFiles(file);
   const parsed = await parseTrace(files, { ...(format ? { format } : {}), recordTap: (r) => collector.record(r) });
   if (parsed.problem) {
@@ -58,7 +60,8 @@ export async function runContext(argv: readonly string[]): Promise<number> {
     return 1;
   }
   const content = parsed.model.format === 'claude-code' ? collector.result() : null;
-  const anatomy = contextAnatomy(parsed.model, { content, tokenizer: tokenCounterFor, prices: createPriceBook() });
+  const notes = counter.estimatedChars > 0 ? [estimatedTextNote(counter.estimatedChars)] : [];
+  const anatomy = contextAnatomy(parsed.model, { content, tokenizer: tokenCounterFor, prices: createPriceBook(), notes });
   const report = contextReport(anatomy, top);
   if (json) printJson(contextJson(basename(file), anatomy, report));
   else printText(contextReportText(basename(file), anatomy, report));

@@ -3,6 +3,7 @@ import type { JsonObject } from '../trace/json';
 import type { TraceRecord } from '../trace/recordReader';
 import { mcpServerOf } from './contextParts';
 import type { ContentPiece, PartKind } from './contextParts';
+import type { TokenCounter } from './tokenCounter';
 
 /** Tools whose result is a sub-agent's answer (Claude Code's Task, later Agent). */
 const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
@@ -51,6 +52,9 @@ export class ClaudeCodeContentCollector implements ContentCollector {
   private readonly sidechainOf = new Map<string, string>();
   private inline = 0;
 
+  /** With a counter, each piece is counted as it comes and its text let go (a 1 GB log's text does not stay in memory). */
+  constructor(private readonly counter: TokenCounter | null = null) {}
+
   record({ value, source }: TraceRecord): void {
     const type = str(value['type']);
     if (type !== 'user' && type !== 'assistant') return;
@@ -86,6 +90,10 @@ export class ClaudeCodeContentCollector implements ContentCollector {
   }
 
   private push(key: string, piece: ContentPiece): void {
+    if (this.counter !== null) {
+      piece.tokens = this.counter.count(piece.text);
+      piece.text = '';
+    }
     let list = this.pieces.get(key);
     if (!list) this.pieces.set(key, (list = []));
     list.push(piece);

@@ -14,12 +14,15 @@ export interface AnatomyOptions {
   tokenizer: TokenCounterFor;
   /** Prices; null leaves dollars null. */
   prices: PriceBook | null;
+  /** Notes about the whole trace from the caller (how much text was counted by length only). */
+  notes?: string[];
 }
 
 /** The anatomy of every session of a trace, in the model's order. */
 export interface TraceAnatomy {
   format: FormatId | null;
   sessions: SessionAnatomy[];
+  notes: string[];
 }
 
 /**
@@ -32,7 +35,7 @@ export interface TraceAnatomy {
  * cached prefix says (docs/guide/context.md).
  */
 export function contextAnatomy(model: TraceModel, options: AnatomyOptions): TraceAnatomy {
-  return { format: model.format, sessions: model.sessions.map((s) => sessionAnatomy(s, model.format, options)) };
+  return { format: model.format, sessions: model.sessions.map((s) => sessionAnatomy(s, model.format, options)), notes: options.notes ?? [] };
 }
 
 /** The pieces each call appended, by call index (index k: between call k−1 and call k). */
@@ -79,7 +82,7 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
   const kept = session.compactions.filter((c) => !c.rewind);
   const compactAt = new Set(kept.map((c) => c.beforeCall));
   const compactionLine = new Map(kept.map((c) => [c.beforeCall, c.source] as const));
-  const rawCounts: number[][] = before.map((list) => list.map((p) => (p.charsOnly !== undefined ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text))));
+  const rawCounts: number[][] = before.map((list) => list.map((p) => p.tokens ?? (p.charsOnly !== undefined ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text))));
   const calibration = calibrate(session, rawCounts, compactAt, fromText ? counter.name : `${counter.name}; sizes only`);
   const scaled = (raw: number): number => Math.round(raw * calibration.factor + calibration.perPiece);
 
@@ -104,14 +107,17 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
   const base = first ? newPart({ kind: 'system', tool: null, mcpServer: null, targetFile: null, command: null }, baseTokens, true, 0) : null;
 
   const context = pricingContext(format, session);
-  let live: ContextPart[] = base ? [base] : [];
+  let live = new Segment(base);
   const calls: CallAnatomy[] = [];
   let prevInput: number | null = null;
   for (let k = 0; k < session.calls.length; k++) {
     const call = session.calls[k]!;
     const compacted = compactAt.has(k) && k > 0;
     const boundary = compacted ? compactionLine.get(k) : undefined;
-    if (compacted) live = base ? [base] : [];
+    if (compacted) {
+      live.finish(k - 1);
+      live = new Segment(base);
+    }
     let growth = 0;
     before[k]!.forEach((p, j) => {
       // What was appended before the compaction left the context with it.
@@ -122,23 +128,16 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
     });
     if (compacted && call.tokens.input !== null) {
       // After a compaction the agent re-attaches what it chose (recent files, plans) without logging it: the rest of the first input.
-      const seen = live.reduce((a, p) => a + p.tokens, 0);
-      const restored = Math.round(call.tokens.input - seen);
+      const restored = Math.round(call.tokens.input - live.total);
       if (restored > 0) live.push(newPart({ kind: 'restored', tool: null, mcpServer: null, targetFile: null, command: null }, restored, true, k));
-    }
-    for (const part of live) part.lastCall = k;
-    const byKind = zeroKinds();
-    let estimatedInput = 0;
-    for (const part of live) {
-      byKind[part.kind] += part.tokens;
-      estimatedInput += part.tokens;
     }
     const loggedInput = call.tokens.input;
     const loggedGrowth = !compacted && k > 0 && prevInput !== null && loggedInput !== null ? loggedInput - prevInput : null;
     prevInput = loggedInput;
-    const inputUsd = options.prices ? chargeParts(live, call, estimatedInput, options.prices, context) : null;
-    calls.push({ index: k, byKind, estimatedInput, loggedInput, loggedGrowth, estimatedGrowth: growth, inputUsd });
+    const inputUsd = options.prices ? chargeCall(live, call, options.prices, context) : null;
+    calls.push({ index: k, byKind: { ...live.byKind }, estimatedInput: live.total, loggedInput, loggedGrowth, estimatedGrowth: growth, inputUsd });
   }
+  if (session.calls.length > 0) live.finish(session.calls.length - 1);
   const errors = calls.filter((c) => c.loggedInput !== null && c.loggedInput > 0).map((c) => Math.abs(c.estimatedInput - c.loggedInput!) / c.loggedInput!);
   calibration.medianInputError = median(errors);
   return { sessionId: session.id, role: session.role, model: session.model, content: fromText ? 'text' : 'sizes', calls, parts, calibration, notes };
@@ -210,41 +209,112 @@ function fitRelative(rows: ReadonlyArray<{ raw: number; pieces: number; logged: 
 }
 
 /**
+ * The parts alive between two compactions, in context order, with what every call charged
+ * them. A call's cached prefix covers a run of whole parts, then splits one, then the rest was
+ * written: the whole runs are added as ranges (difference arrays, summed when the segment
+ * ends), the split part directly, so a call costs O(log parts), not O(parts): a long session
+ * without compaction stays linear.
+ */
+class Segment {
+  readonly parts: ContextPart[] = [];
+  /** starts[j]: tokens before part j; starts[n] = total. */
+  private readonly starts: number[] = [0];
+  readonly byKind = zeroKinds();
+  total = 0;
+  /** Range sums over part indices (length n + 1): $ per token read, $ per token written, calls that mostly wrote it, priced calls that carried it. */
+  private readonly readRate: number[] = [0];
+  private readonly writeRate: number[] = [0];
+  private readonly writes: number[] = [0];
+  private readonly priced: number[] = [0];
+
+  constructor(base: ContextPart | null) {
+    if (base) this.push(base);
+  }
+
+  push(part: ContextPart): void {
+    this.parts.push(part);
+    this.total += part.tokens;
+    this.starts.push(this.total);
+    this.byKind[part.kind] += part.tokens;
+    this.readRate.push(0);
+    this.writeRate.push(0);
+    this.writes.push(0);
+    this.priced.push(0);
+  }
+
+  /** Charges one call: its parts scaled to `input` tokens, the first `cached` read at `readRate`, the rest at `writeRate`. */
+  charge(input: number, cached: number, readRate: number, writeRate: number): void {
+    const n = this.parts.length;
+    if (n === 0) return;
+    const scale = input / this.total;
+    rangeAdd(this.priced, 0, n, 1);
+    // Whole parts inside the cached prefix: the largest i with starts[i] × scale ≤ cached.
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! * scale <= cached) lo = mid;
+      else hi = mid - 1;
+    }
+    rangeAdd(this.readRate, 0, lo, scale * readRate);
+    if (lo < n) {
+      const part = this.parts[lo]!;
+      const tokens = part.tokens * scale;
+      const read = Math.max(0, Math.min(tokens, cached - this.starts[lo]! * scale));
+      const written = tokens - read;
+      part.cacheReadUsd += read * readRate;
+      part.writeUsd += written * writeRate;
+      part.usd = (part.usd ?? 0) + read * readRate + written * writeRate;
+      if (written > tokens / 2 && tokens > 0) part.writes += 1;
+      rangeAdd(this.writeRate, lo + 1, n, scale * writeRate);
+      rangeAdd(this.writes, lo + 1, n, 1);
+    }
+  }
+
+  /** The segment ends after call `lastCall`: every part left the context then; its ranges are summed into the parts. */
+  finish(lastCall: number): void {
+    let read = 0;
+    let write = 0;
+    let writes = 0;
+    let priced = 0;
+    this.parts.forEach((part, j) => {
+      read += this.readRate[j]!;
+      write += this.writeRate[j]!;
+      writes += this.writes[j]!;
+      priced += this.priced[j]!;
+      part.lastCall = lastCall;
+      if (priced <= 0) return;
+      const r = part.tokens * read;
+      const w = part.tokens * write;
+      part.cacheReadUsd += r;
+      part.writeUsd += w;
+      part.usd = (part.usd ?? 0) + r + w;
+      if (part.tokens > 0) part.writes += writes;
+    });
+  }
+}
+
+function rangeAdd(diff: number[], from: number, to: number, value: number): void {
+  if (from >= to) return;
+  diff[from]! += value;
+  diff[to]! -= value;
+}
+
+/**
  * Charges a call's input dollars to the parts it carried. The parts are scaled to the logged
  * input (so they sum to the bill); in context order, the first `cached` tokens were cache
  * reads at the read rate, the rest written (or sent uncached) at the call's own write rate.
  */
-function chargeParts(
-  live: readonly ContextPart[],
-  call: Session['calls'][number],
-  estimatedInput: number,
-  prices: PriceBook,
-  context: { providerHint: string | null; selfHosted: boolean },
-): number | null {
+function chargeCall(live: Segment, call: Session['calls'][number], prices: PriceBook, context: { providerHint: string | null; selfHosted: boolean }): number | null {
   const input = call.tokens.input;
-  if (input === null || input <= 0 || estimatedInput <= 0) return null;
+  if (input === null || input <= 0 || live.total <= 0) return null;
   const { cost } = priceCall(call, prices, context);
   if (cost.usd === null || cost.byKind === null) return null;
   const byKind = cost.byKind;
   const readUsd = byKind.cacheRead;
   const writeUsd = byKind.input + byKind.cacheWrite5m + byKind.cacheWrite1h;
   const cached = Math.min(call.tokens.cached ?? 0, input);
-  const readRate = cached > 0 ? readUsd / cached : 0;
-  const writeRate = input - cached > 0 ? writeUsd / (input - cached) : 0;
-  const scale = input / estimatedInput;
-  let at = 0;
-  for (const part of live) {
-    const tokens = part.tokens * scale;
-    const read = Math.max(0, Math.min(tokens, cached - at));
-    const written = tokens - read;
-    at += tokens;
-    const r = read * readRate;
-    const w = written * writeRate;
-    part.cacheReadUsd += r;
-    part.writeUsd += w;
-    part.usd = (part.usd ?? 0) + r + w;
-    if (written > tokens / 2 && tokens > 0) part.writes += 1;
-  }
+  live.charge(input, cached, cached > 0 ? readUsd / cached : 0, input - cached > 0 ? writeUsd / (input - cached) : 0);
   return readUsd + writeUsd;
 }
 

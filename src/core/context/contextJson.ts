@@ -11,6 +11,7 @@ export function contextJson(file: string, anatomy: TraceAnatomy, report: Context
     contextVersion: CONTEXT_JSON_VERSION,
     file,
     format: anatomy.format,
+    notes: anatomy.notes,
     sessions: anatomy.sessions.map((s) => ({
       id: s.sessionId,
       role: s.role,

@@ -70,6 +70,8 @@ export interface ContentPiece {
   command: string | null;
   /** The log keeps only a size for this piece (characters), not its text: counted as an estimate. */
   charsOnly?: number;
+  /** Tokens counted while collecting (the text is then not kept: `text` is empty). */
+  tokens?: number;
 }
 
 /** A piece of the context once counted, alive from `firstCall` to `lastCall` (inclusive). */

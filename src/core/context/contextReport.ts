@@ -188,9 +188,19 @@ function suggestions(sessions: readonly SessionAnatomy[], contributors: readonly
       });
     }
   }
+  const fileReads = new Map<string, ContextPart[]>();
+  for (const s of sessions) {
+    for (const p of s.parts) {
+      const { key } = groupOf(p);
+      if (!key.startsWith('file:')) continue;
+      const list = fileReads.get(key);
+      if (list) list.push(p);
+      else fileReads.set(key, [p]);
+    }
+  }
   for (const c of contributors) {
     if (!c.key.startsWith('file:') || c.count < 2 || c.usd === null) continue;
-    const reads = sessions.flatMap((s) => s.parts.filter((p) => groupOf(p).key === c.key));
+    const reads = fileReads.get(c.key) ?? [];
     reads.sort((a, b) => (b.usd ?? 0) - (a.usd ?? 0));
     const again = reads.slice(1).reduce((a, p) => a + (p.usd ?? 0), 0);
     if (again <= 0) continue;
@@ -261,7 +271,7 @@ export function contextReportText(file: string, anatomy: TraceAnatomy, report: C
       lines.push(`    how: ${s.how}`);
     }
   }
-  const notes = [...new Set(anatomy.sessions.flatMap((s) => s.notes))];
+  const notes = [...new Set([...anatomy.notes, ...anatomy.sessions.flatMap((s) => s.notes)])];
   if (notes.length > 0) {
     lines.push('');
     lines.push('Notes');
