@@ -9,7 +9,6 @@ import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { UsageError } from '../core/text/usageError';
-import { O200K, tokenCounterFor } from '../node/contextTokenizer';
 import { readTraceFiles } from '../node/traceFiles';
 import { printError, printJson, printText } from './output';
 
@@ -51,6 +50,8 @@ export async function runContext(argv: readonly string[]): Promise<number> {
     else throw new UsageError(`unexpected argument ${a}`, 'agent-trace context --help');
   }
   if (file === null) throw new UsageError('context needs a FILE', 'agent-trace context --help');
+  // Loaded here, not at start: building the ranks takes seconds, which no other command should pay.
+  const { O200K, tokenCounterFor } = await import('../node/contextTokenizer');
   const counter = new BudgetedCounter(O200K);
   const collector = new ClaudeCodeContentCollector(counter);
   const files = await readTraceFiles(file);
