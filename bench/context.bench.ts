@@ -2,7 +2,8 @@
 // 1. Accuracy: per session of every real sample at hand, the median |error| of the tokenizer's
 //    count of what each call appended against the logged input growth, raw and calibrated,
 //    then the median over sessions by model family (goal ≤ 5% for Claude and OpenAI models).
-// 2. Cost: parseTrace alone vs parseTrace with the content tap and the anatomy, on copies of
+// 2. Cost: what `analyze` does (read, analyses, costs) without and with the content tap, the
+//    anatomy and its report, on copies of
 //    the spotter log (default 60 ≈ 100 MB; 600 ≈ 1 GB), each in its own child process; the
 //    ratio (goal ≤ 1.3×) is what counts, this machine being noisy.
 // Run: node scripts/runBench.mjs context [copies]   (CONTEXT_BENCH_COST_ONLY=1 skips the accuracy table)
@@ -15,6 +16,8 @@ import { contextAnatomy } from '../src/core/context/contextAnatomy';
 import { BudgetedCounter, median } from '../src/core/context/tokenCounter';
 import { createPriceBook } from '../src/core/cost/priceBook';
 import { parseTrace } from '../src/core/trace/parseTrace';
+import { buildTraceReport } from '../src/core/report/traceReport';
+import { contextReport } from '../src/core/context/contextReport';
 import { O200K, tokenCounterFor } from '../src/node/contextTokenizer';
 import { listCompanions } from '../src/node/traceFiles';
 import { localSample, repoRoot, sharedTracesDir } from '../test/support/helpers';
@@ -90,17 +93,22 @@ function makeFile(copies: number): string {
   return big;
 }
 
+/** `analyze` without the anatomy (read, analyses, costs), or with it (the content tap, the anatomy, its report). */
 async function measure(which: string, big: string): Promise<void> {
   const t0 = performance.now();
   const stream = createReadStream(big, { highWaterMark: 256 * 1024 });
+  const book = createPriceBook();
   let calls = 0;
   if (which === 'without') {
     const parsed = await parseTrace([{ key: 'big.jsonl', bytes: stream }]);
+    buildTraceReport(parsed, {}, { book, customTtl: null });
     calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
   } else {
     const collector = new ClaudeCodeContentCollector(new BudgetedCounter(O200K));
     const parsed = await parseTrace([{ key: 'big.jsonl', bytes: stream }], { recordTap: (r) => collector.record(r) });
-    const anatomy = contextAnatomy(parsed.model, { content: collector.result(), tokenizer: tokenCounterFor, prices: createPriceBook() });
+    buildTraceReport(parsed, {}, { book, customTtl: null });
+    const anatomy = contextAnatomy(parsed.model, { content: collector.result(), tokenizer: tokenCounterFor, prices: book });
+    contextReport(anatomy);
     calls = anatomy.sessions.reduce((n, s) => n + s.calls.length, 0);
   }
   console.log(JSON.stringify({ calls, ms: performance.now() - t0 }));
@@ -118,7 +126,7 @@ async function main(copies: number): Promise<void> {
   const mb = statSync(big).size / 2 ** 20;
   const without = child('without', big);
   const withAnatomy = child('with', big);
-  console.log(`\ncost on ${mb.toFixed(0)} MB (${without.calls} calls): parseTrace ${without.ms.toFixed(0)} ms, with the anatomy ${withAnatomy.ms.toFixed(0)} ms`);
+  console.log(`\ncost on ${mb.toFixed(0)} MB (${without.calls} calls): analyze (read, analyses, costs) ${without.ms.toFixed(0)} ms, with the anatomy ${withAnatomy.ms.toFixed(0)} ms`);
   console.log(`ratio with/without: ${(withAnatomy.ms / without.ms).toFixed(2)}  (goal ≤ 1.3)`);
   rmSync(join(big, '..'), { recursive: true, force: true });
 }
