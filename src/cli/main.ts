@@ -16,6 +16,7 @@ import { createRedactor } from '../node/secretlintDetector';
 import { analyzeFolder, isDirectory, runSessions } from './sessions';
 import { redactionLine, redactionModeFlag, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
 import { runSimulate } from './simulate';
+import { runContext } from './context';
 import { runQuery, runTeamExport, TEAM_USAGE } from './team';
 import { UsageError } from '../core/text/usageError';
 import { printError, printJson, printText } from './output';
@@ -32,6 +33,7 @@ Usage:
                      [--prices PRICES.json] [--what-if-ttl-min M [--what-if-ttl-write X]]
   agent-trace analyze DIR [--json] [--min-loop-attempts N] [--cache-ttl-min M]
   agent-trace sessions [--json] [--agent ID] [--since 7d] [--project P]
+  agent-trace context FILE [--json] [--top N]
   agent-trace convert FILE -o OUT.trace.jsonl [--format ID] [--redact strict] [--no-redact]
   agent-trace simulate (FILE | --workload W.json) [options] [--json]
 ${SHARE_USAGE}
@@ -93,6 +95,10 @@ export --to parquet writes this machine's sessions (or the traces named) as
 Parquet tables of calls, tool calls and sessions for a team's engines (DuckDB,
 ClickHouse, Spark, Trino); query runs DuckDB SQL over such a folder, or one of
 the named team queries (agent-trace query --list). docs/guide/team.md.
+
+context prints what fills each call's input, by source, with its tokens and what
+each part cost over every call that carried it, the largest contributors and
+priced suggestions; agent-trace context --help.
 
 sessions lists the agent sessions on this machine with their figures (the Agent
 Sessions view's); agent-trace sessions --help lists its options.
@@ -177,6 +183,7 @@ async function readPriceFile(path: string): Promise<ReturnType<typeof readUserPr
 async function main(argv: readonly string[]): Promise<number> {
   // simulate and sessions have their own options and help.
   if (argv[0] === 'simulate') return runSimulate(argv.slice(1));
+  if (argv[0] === 'context') return runContext(argv.slice(1));
   if (argv[0] === 'sessions') return runSessions(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   if (argv[0] === 'redact' && !argv.includes('--help')) return runRedact(argv.slice(1));
   // The team tables have their own options (and --help); the replay exports share theirs.

@@ -39,6 +39,8 @@ export interface ParseOptions {
   longLineBytes?: number;
   /** A document's lines are kept while under this many characters (default HELD_DOCUMENT_CHARS; tests set it to 0 to stream every document). */
   heldDocumentChars?: number;
+  /** Also hands every record the format's reader gets to this function, after the reader (the context anatomy's content pass). A parse with a tap cannot be saved. */
+  recordTap?: (record: TraceRecord) => void;
 }
 
 /** Why a file could not be read at all, in words for the user. */
@@ -180,10 +182,24 @@ class TraceParser {
   constructor(
     forced: FormatDefinition | null,
     private readonly heldDocumentChars = HELD_DOCUMENT_CHARS,
+    private readonly recordTap: ((record: TraceRecord) => void) | null = null,
   ) {
     this.format = forced;
     this.detection = forced ? { format: forced.id, evidence: 'chosen by the user', confidence: null } : { format: null, evidence: 'nothing read yet', confidence: null };
-    if (forced?.createRecordReader) this.reader = forced.createRecordReader();
+    if (forced?.createRecordReader) this.reader = this.tapped(forced.createRecordReader());
+  }
+
+  /** The reader, or one that also feeds the tap: wrapped where it is made, so the record loops stay as they are. */
+  private tapped(reader: RecordReader): RecordReader {
+    const tap = this.recordTap;
+    if (tap === null) return reader;
+    return {
+      record: (record) => {
+        reader.record(record);
+        tap(record);
+      },
+      finish: () => reader.finish(),
+    };
   }
 
   report(d: Diagnostic): void {
@@ -443,7 +459,7 @@ class TraceParser {
       if (this.detection.format === null && this.format) this.weak = { skipped: [], skippedCount: 0 };
     }
     if (this.format?.createRecordReader) {
-      this.reader = this.format.createRecordReader();
+      this.reader = this.tapped(this.format.createRecordReader());
       for (const r of this.buffered) this.feedMain(r);
       this.buffered.length = 0;
     } else if (this.buffered.length >= DETECTION_RECORDS) this.undetectable = true;
@@ -573,7 +589,7 @@ class TraceParser {
       return this.failed(keys, { kind: 'unknown-format', message: `Not a trace format Agent Trace Inspector knows: ${this.detection.evidence}. Supported: ${supportedFormatsText()}.` });
     }
     if (format.readDocument) return this.success(keys, format.readDocument(doc));
-    const reader = format.createRecordReader!();
+    const reader = this.tapped(format.createRecordReader!());
     const elements = Array.isArray(doc.value) ? doc.value.map((v, i) => [v, [i]] as const) : [[doc.value, []] as const];
     for (const [value, path] of elements) {
       const source = doc.locate(path);
@@ -745,9 +761,9 @@ export class TraceParse {
   /** The result once reading stopped: a binary file, or a document read to its end. */
   private final: ParsedTrace | null = null;
 
-  constructor(keys: readonly string[], options: { format?: FormatId; longLineBytes?: number; heldDocumentChars?: number } = {}) {
+  constructor(keys: readonly string[], options: { format?: FormatId; longLineBytes?: number; heldDocumentChars?: number; recordTap?: (record: TraceRecord) => void } = {}) {
     const forced = options.format ? (formatById(options.format) ?? null) : null;
-    this.parser = new TraceParser(forced, options.heldDocumentChars);
+    this.parser = new TraceParser(forced, options.heldDocumentChars, options.recordTap ?? null);
     this.keys = [...keys];
     this.longLineBytes = options.longLineBytes;
   }
@@ -947,7 +963,7 @@ for (const format of FORMATS) {
 export async function parseTrace(files: readonly TraceFile[], options: ParseOptions = {}): Promise<ParsedTrace> {
   const parse = new TraceParse(
     files.map((f) => f.key),
-    { format: options.format, longLineBytes: options.longLineBytes, heldDocumentChars: options.heldDocumentChars },
+    { format: options.format, longLineBytes: options.longLineBytes, heldDocumentChars: options.heldDocumentChars, recordTap: options.recordTap },
   );
   for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
     // Companions of a file that is not a Claude Code log are not even opened.

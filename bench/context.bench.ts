@@ -1,0 +1,135 @@
+// The context anatomy, two figures (docs/performance.md#context-anatomy):
+// 1. Accuracy: per session of every real sample at hand, the median |error| of the tokenizer's
+//    count of what each call appended against the logged input growth, raw and calibrated,
+//    then the median over sessions by model family (goal ≤ 5% for Claude and OpenAI models).
+// 2. Cost: what `analyze` does (read, analyses, costs) without and with the content tap, the
+//    anatomy and its report, on copies of
+//    the spotter log (default 60 ≈ 100 MB; 600 ≈ 1 GB), each in its own child process; the
+//    ratio (goal ≤ 1.3×) is what counts, this machine being noisy.
+// Run: node scripts/runBench.mjs context [copies]   (CONTEXT_BENCH_COST_ONLY=1 skips the accuracy table)
+import { spawnSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClaudeCodeContentCollector } from '../src/core/context/claudeCodeContent';
+import { contextAnatomy } from '../src/core/context/contextAnatomy';
+import { BudgetedCounter, median } from '../src/core/context/tokenCounter';
+import { createPriceBook } from '../src/core/cost/priceBook';
+import { parseTrace } from '../src/core/trace/parseTrace';
+import { buildTraceReport } from '../src/core/report/traceReport';
+import { contextReport } from '../src/core/context/contextReport';
+import { O200K, tokenCounterFor } from '../src/node/contextTokenizer';
+import { listCompanions } from '../src/node/traceFiles';
+import { localSample, repoRoot, sharedTracesDir } from '../test/support/helpers';
+
+const [mode, arg] = process.argv.slice(2);
+
+/** Real samples: the committed fixtures of the agent formats, the shared traces and local samples when present. */
+function samples(): string[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    if (!existsSync(dir)) return;
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) {
+        if (name !== 'subagents') walk(p);
+      } else if (/\.(jsonl|json)$/.test(name) && !name.startsWith('agent-') && !name.startsWith('LICENSE')) found.push(p);
+    }
+  };
+  for (const f of ['claude-code', 'codex', 'gemini-cli']) walk(join(repoRoot, 'test/fixtures', f));
+  if (sharedTracesDir) for (const f of ['claude-code', 'codex']) walk(join(sharedTracesDir, f));
+  const opencode = localSample('opencode');
+  if (opencode) walk(opencode);
+  return found;
+}
+
+function family(model: string | null): string {
+  const m = (model ?? '').toLowerCase();
+  if (m.includes('claude')) return 'Claude';
+  if (/gpt|codex|^o\d/.test(m)) return 'OpenAI';
+  if (m.includes('gemini')) return 'Gemini';
+  return 'other';
+}
+
+async function accuracy(): Promise<void> {
+  const byFamily = new Map<string, { raw: number[]; cal: number[] }>();
+  console.log('sample                                              session   model                       content  calls  raw    calibrated  input');
+  for (const path of samples()) {
+    const listing = await listCompanions(path);
+    const files = [{ key: path, bytes: readFileSync(path) }, ...listing.files.map((c) => ({ key: c.rel, bytes: readFileSync(c.path) }))];
+    const collector = new ClaudeCodeContentCollector(O200K);
+    const parsed = await parseTrace(files, { recordTap: (r) => collector.record(r) });
+    if (parsed.problem) continue;
+    const anatomy = contextAnatomy(parsed.model, { content: parsed.model.format === 'claude-code' ? collector.result() : null, tokenizer: tokenCounterFor, prices: null });
+    for (const s of anatomy.sessions) {
+      const c = s.calibration;
+      if (c.comparedCalls < 3) continue;
+      const fam = family(s.model);
+      const f = byFamily.get(fam) ?? { raw: [], cal: [] };
+      f.raw.push(c.medianAbsErrorRaw!);
+      f.cal.push(c.medianAbsError!);
+      byFamily.set(fam, f);
+      const name = path.replace(repoRoot + '/', '').replace(sharedTracesDir ?? '\0', 'shared').slice(-50);
+      console.log(
+        `${name.padEnd(51)} ${s.sessionId.slice(0, 8).padEnd(9)} ${(s.model ?? '?').slice(0, 27).padEnd(27)} ${s.content.padEnd(8)} ${String(c.comparedCalls).padStart(5)}  ${pct(c.medianAbsErrorRaw)}  ${pct(c.medianAbsError)}      ${pct(c.medianInputError)}`,
+      );
+    }
+  }
+  console.log('\nmedian over sessions of the median |error| of appended tokens (goal ≤ 5% for Claude and OpenAI):');
+  for (const [fam, f] of byFamily) console.log(`  ${fam.padEnd(8)} ${String(f.cal.length).padStart(3)} sessions  raw ${pct(median(f.raw))}  calibrated ${pct(median(f.cal))}`);
+}
+
+function pct(x: number | null): string {
+  return x === null ? '  n/a ' : `${(x * 100).toFixed(1).padStart(5)}%`;
+}
+
+function makeFile(copies: number): string {
+  const source = readFileSync(join(repoRoot, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'), 'utf8');
+  const dir = mkdtempSync(join(tmpdir(), 'agent-trace-bench-'));
+  const big = join(dir, 'big.jsonl');
+  // Distinct message ids per copy, so every copy's calls count (as in one long session); written copy by copy.
+  writeFileSync(big, '');
+  for (let i = 0; i < copies; i++) writeFileSync(big, source.replaceAll('"id":"msg_', `"id":"msg_${i}_`), { flag: 'a' });
+  return big;
+}
+
+/** `analyze` without the anatomy (read, analyses, costs), or with it (the content tap, the anatomy, its report). */
+async function measure(which: string, big: string): Promise<void> {
+  const t0 = performance.now();
+  const stream = createReadStream(big, { highWaterMark: 256 * 1024 });
+  const book = createPriceBook();
+  let calls = 0;
+  if (which === 'without') {
+    const parsed = await parseTrace([{ key: 'big.jsonl', bytes: stream }]);
+    buildTraceReport(parsed, {}, { book, customTtl: null });
+    calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
+  } else {
+    const collector = new ClaudeCodeContentCollector(new BudgetedCounter(O200K));
+    const parsed = await parseTrace([{ key: 'big.jsonl', bytes: stream }], { recordTap: (r) => collector.record(r) });
+    buildTraceReport(parsed, {}, { book, customTtl: null });
+    const anatomy = contextAnatomy(parsed.model, { content: collector.result(), tokenizer: tokenCounterFor, prices: book });
+    contextReport(anatomy);
+    calls = anatomy.sessions.reduce((n, s) => n + s.calls.length, 0);
+  }
+  console.log(JSON.stringify({ calls, ms: performance.now() - t0 }));
+}
+
+function child(which: string, big: string): { calls: number; ms: number } {
+  const out = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', __filename, which, big], { encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(out.stderr);
+  return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { calls: number; ms: number };
+}
+
+async function main(copies: number): Promise<void> {
+  if (process.env.CONTEXT_BENCH_COST_ONLY !== '1') await accuracy();
+  const big = makeFile(copies);
+  const mb = statSync(big).size / 2 ** 20;
+  const without = child('without', big);
+  const withAnatomy = child('with', big);
+  console.log(`\ncost on ${mb.toFixed(0)} MB (${without.calls} calls): analyze (read, analyses, costs) ${without.ms.toFixed(0)} ms, with the anatomy ${withAnatomy.ms.toFixed(0)} ms`);
+  console.log(`ratio with/without: ${(withAnatomy.ms / without.ms).toFixed(2)}  (goal ≤ 1.3)`);
+  rmSync(join(big, '..'), { recursive: true, force: true });
+}
+
+if (mode === 'without' || mode === 'with') void measure(mode, arg!);
+else void main(Number(mode ?? 60));

@@ -1,0 +1,322 @@
+import { priceCall, pricingContext } from '../cost/callCost';
+import type { PriceBook } from '../cost/costTypes';
+import type { FormatId, Session, TraceModel } from '../trace/model';
+import type { CollectedContent } from './claudeCodeContent';
+import { PART_KINDS, mcpServerOf, zeroKinds } from './contextParts';
+import type { CallAnatomy, Calibration, ContentPiece, ContextPart, PartKind, SessionAnatomy } from './contextParts';
+import { CHARS_PER_TOKEN_ESTIMATE, median } from './tokenCounter';
+import type { TokenCounterFor } from './tokenCounter';
+
+/** What the anatomy needs besides the model. */
+export interface AnatomyOptions {
+  /** Text the log carries, when a collector ran beside the reader (Claude Code); null = sizes only. */
+  content: CollectedContent | null;
+  tokenizer: TokenCounterFor;
+  /** Prices; null leaves dollars null. */
+  prices: PriceBook | null;
+  /** Notes about the whole trace from the caller (how much text was counted by length only). */
+  notes?: string[];
+}
+
+/** The anatomy of every session of a trace, in the model's order. */
+export interface TraceAnatomy {
+  format: FormatId | null;
+  sessions: SessionAnatomy[];
+  notes: string[];
+}
+
+/**
+ * Builds the context anatomy of a trace: a pass over the calls the reader produced (the
+ * readers are untouched). Per session: the pieces each call appended, counted with the
+ * model family's tokenizer, scaled by the session's calibration factor (logged input growth ÷
+ * counted growth); the part nobody logs (system prompt, tool definitions, memory files) is
+ * the first call's logged input minus what is visible, marked as an estimate; each part's
+ * dollars are its share of every call that carried it, read or written as the call's logged
+ * cached prefix says (docs/guide/context.md).
+ */
+export function contextAnatomy(model: TraceModel, options: AnatomyOptions): TraceAnatomy {
+  return { format: model.format, sessions: model.sessions.map((s) => sessionAnatomy(s, model.format, options)), notes: options.notes ?? [] };
+}
+
+/** The pieces each call appended, by call index (index k: between call k−1 and call k). */
+function piecesBeforeCalls(session: Session, content: CollectedContent | null): { before: ContentPiece[][]; fromText: boolean } {
+  const before: ContentPiece[][] = session.calls.map(() => []);
+  const first = session.calls[0];
+  const key = first && content ? content.callLines.get(`${first.source.file}:${first.source.line}`) : undefined;
+  const pieces = key !== undefined ? content!.pieces.get(key) : undefined;
+  if (pieces && session.calls.length > 0) {
+    let k = 0;
+    for (const p of pieces) {
+      while (k < session.calls.length && !isBefore(p, session.calls[k]!.source)) k++;
+      // Pieces after the last call (its own answer, a final result) reach no call's input.
+      if (k < session.calls.length) before[k]!.push(p);
+    }
+    return { before, fromText: true };
+  }
+  // Sizes only: each call's tool results and its own output enter the next call's input.
+  for (let k = 0; k + 1 < session.calls.length; k++) {
+    const call = session.calls[k]!;
+    const next = before[k + 1]!;
+    const out = call.tokens.output;
+    if (out !== null && out > 0) next.push(sizedPiece('assistantText', call.source, null, out * CHARS_PER_TOKEN_ESTIMATE));
+    for (const t of call.toolCalls) {
+      if (t.resultChars === null) continue;
+      next.push({ ...sizedPiece('toolResult', call.source, t.name, t.resultChars), targetFile: t.targetFile, command: t.command });
+    }
+  }
+  return { before, fromText: false };
+}
+
+function isBefore(p: ContentPiece, at: { file: number; line: number }): boolean {
+  return p.file < at.file || (p.file === at.file && p.line < at.line);
+}
+
+function sizedPiece(kind: PartKind, at: { file: number; line: number }, tool: string | null, chars: number): ContentPiece {
+  return { kind, file: at.file, line: at.line, text: '', tool, mcpServer: mcpServerOf(tool), targetFile: null, command: null, charsOnly: chars };
+}
+
+function sessionAnatomy(session: Session, format: FormatId | null, options: AnatomyOptions): SessionAnatomy {
+  const counter = options.tokenizer(session.model);
+  const { before, fromText } = piecesBeforeCalls(session, options.content);
+  const notes: string[] = [];
+  const kept = session.compactions.filter((c) => !c.rewind);
+  const compactAt = new Set(kept.map((c) => c.beforeCall));
+  const compactionLine = new Map(kept.map((c) => [c.beforeCall, c.source] as const));
+  const rawCounts: number[][] = before.map((list) => list.map((p) => p.tokens ?? (p.charsOnly !== undefined ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text))));
+  const calibration = calibrate(session, rawCounts, compactAt, fromText ? counter.name : `${counter.name}; sizes only`);
+  const scaled = (raw: number): number => Math.round(raw * calibration.factor + calibration.perPiece);
+
+  const parts: ContextPart[] = [];
+  const newPart = (p: Pick<ContextPart, 'kind' | 'tool' | 'mcpServer' | 'targetFile' | 'command'>, tokens: number, estimated: boolean, call: number): ContextPart => {
+    const part: ContextPart = { id: parts.length, ...p, tokens, estimated, firstCall: call, lastCall: call, usd: null, cacheReadUsd: 0, writeUsd: 0, writes: 0 };
+    parts.push(part);
+    return part;
+  };
+
+  // The base nobody logs: the first call's input minus what it visibly holds.
+  const first = session.calls[0];
+  const visibleAtFirst = rawCounts[0] ? rawCounts[0].reduce((a, b) => a + scaled(b), 0) : 0;
+  const firstInput = first?.tokens.input ?? null;
+  let baseTokens = 0;
+  if (first && firstInput !== null) {
+    baseTokens = Math.max(0, Math.round(firstInput - visibleAtFirst));
+    if (firstInput < visibleAtFirst) notes.push('the first call logged less input than its visible text counts: the unseen base is taken as 0');
+  } else if (first) notes.push("the first call's input is not logged: the system prompt and tool definitions cannot be estimated");
+  notes.push('system prompt, tool definitions (MCP servers\' schemas included) and memory files are not in the log: estimated together as the first call\'s logged input minus the visible text');
+  if (!fromText) notes.push('the log keeps only sizes here: tool results counted as characters ÷ 4 and earlier output as its logged output tokens');
+  const base = first ? newPart({ kind: 'system', tool: null, mcpServer: null, targetFile: null, command: null }, baseTokens, true, 0) : null;
+
+  const context = pricingContext(format, session);
+  let live = new Segment(base);
+  const calls: CallAnatomy[] = [];
+  let prevInput: number | null = null;
+  for (let k = 0; k < session.calls.length; k++) {
+    const call = session.calls[k]!;
+    const compacted = compactAt.has(k) && k > 0;
+    const boundary = compacted ? compactionLine.get(k) : undefined;
+    if (compacted) {
+      live.finish(k - 1);
+      live = new Segment(base);
+    }
+    let growth = 0;
+    before[k]!.forEach((p, j) => {
+      // What was appended before the compaction left the context with it.
+      if (boundary !== undefined && isBefore(p, boundary)) return;
+      const tokens = scaled(rawCounts[k]![j]!);
+      growth += tokens;
+      live.push(newPart(p, tokens, p.charsOnly !== undefined, k));
+    });
+    if (compacted && call.tokens.input !== null) {
+      // After a compaction the agent re-attaches what it chose (recent files, plans) without logging it: the rest of the first input.
+      const restored = Math.round(call.tokens.input - live.total);
+      if (restored > 0) live.push(newPart({ kind: 'restored', tool: null, mcpServer: null, targetFile: null, command: null }, restored, true, k));
+    }
+    const loggedInput = call.tokens.input;
+    const loggedGrowth = !compacted && k > 0 && prevInput !== null && loggedInput !== null ? loggedInput - prevInput : null;
+    prevInput = loggedInput;
+    const inputUsd = options.prices ? chargeCall(live, call, options.prices, context) : null;
+    calls.push({ index: k, byKind: { ...live.byKind }, estimatedInput: live.total, loggedInput, loggedGrowth, estimatedGrowth: growth, inputUsd });
+  }
+  if (session.calls.length > 0) live.finish(session.calls.length - 1);
+  const errors = calls.filter((c) => c.loggedInput !== null && c.loggedInput > 0).map((c) => Math.abs(c.estimatedInput - c.loggedInput!) / c.loggedInput!);
+  calibration.medianInputError = median(errors);
+  return { sessionId: session.id, role: session.role, model: session.model, content: fromText ? 'text' : 'sizes', calls, parts, calibration, notes };
+}
+
+/**
+ * The session's calibration: each piece counts `factor × tokenizer tokens + perPiece`, fitted
+ * so that what each call appended sums to what the log says it appended (its input growth),
+ * over calls where both are positive and no compaction lies between. The fit is least squares
+ * on relative error (every call weighs the same, large or small); `perPiece` stands for the
+ * few tokens of framing each message or tool block carries (role, ids, tags), which the log
+ * does not show. Without two comparable calls the factor is the median ratio, or 1.
+ */
+function calibrate(session: Session, rawCounts: number[][], compactAt: ReadonlySet<number>, tokenizer: string): Calibration {
+  const rows: Array<{ raw: number; pieces: number; logged: number }> = [];
+  for (let k = 1; k < session.calls.length; k++) {
+    if (compactAt.has(k)) continue;
+    const a = session.calls[k - 1]!.tokens.input;
+    const b = session.calls[k]!.tokens.input;
+    if (a === null || b === null) continue;
+    const logged = b - a;
+    const raw = rawCounts[k]!.reduce((x, y) => x + y, 0);
+    if (logged > 0 && raw > 0) rows.push({ raw, pieces: rawCounts[k]!.length, logged });
+  }
+  const errorOf = (c: { factor: number; perPiece: number }): number | null => median(rows.map((r) => Math.abs(r.raw * c.factor + r.pieces * c.perPiece - r.logged) / r.logged));
+  // The fit, the median ratio or none, whichever matches the log best: a fit on few or noisy calls can do worse than either.
+  const candidates = [{ factor: 1, perPiece: 0 }, { factor: median(rows.map((r) => r.logged / r.raw)) ?? 1, perPiece: 0 }];
+  const fit = fitRelative(rows);
+  if (fit !== null) candidates.push(fit);
+  let best = candidates[0]!;
+  let bestError = errorOf(best);
+  for (const c of candidates.slice(1)) {
+    const e = errorOf(c);
+    if (e !== null && bestError !== null && e < bestError) [best, bestError] = [c, e];
+  }
+  return {
+    tokenizer,
+    factor: best.factor,
+    perPiece: best.perPiece,
+    comparedCalls: rows.length,
+    medianAbsErrorRaw: errorOf({ factor: 1, perPiece: 0 }),
+    medianAbsError: bestError,
+    medianInputError: null,
+  };
+}
+
+/** Least squares of logged ≈ a·raw + b·pieces with weights 1/logged² (relative error); null when degenerate or either term would be negative. */
+function fitRelative(rows: ReadonlyArray<{ raw: number; pieces: number; logged: number }>): { factor: number; perPiece: number } | null {
+  if (rows.length < 3) return null;
+  let sxx = 0;
+  let sxy = 0;
+  let syy = 0;
+  let sxz = 0;
+  let syz = 0;
+  for (const { raw: x, pieces: y, logged: z } of rows) {
+    const w = 1 / (z * z);
+    sxx += w * x * x;
+    sxy += w * x * y;
+    syy += w * y * y;
+    sxz += w * x * z;
+    syz += w * y * z;
+  }
+  const det = sxx * syy - sxy * sxy;
+  if (!(Math.abs(det) > 1e-12 * sxx * syy)) return null;
+  const factor = (sxz * syy - syz * sxy) / det;
+  const perPiece = (sxx * syz - sxy * sxz) / det;
+  if (!(factor > 0) || !(perPiece >= 0)) return null;
+  return { factor, perPiece };
+}
+
+/**
+ * The parts alive between two compactions, in context order, with what every call charged
+ * them. A call's cached prefix covers a run of whole parts, then splits one, then the rest was
+ * written: the whole runs are added as ranges (difference arrays, summed when the segment
+ * ends), the split part directly, so a call costs O(log parts), not O(parts): a long session
+ * without compaction stays linear.
+ */
+class Segment {
+  readonly parts: ContextPart[] = [];
+  /** starts[j]: tokens before part j; starts[n] = total. */
+  private readonly starts: number[] = [0];
+  readonly byKind = zeroKinds();
+  total = 0;
+  /** Range sums over part indices (length n + 1): $ per token read, $ per token written, calls that mostly wrote it, priced calls that carried it. */
+  private readonly readRate: number[] = [0];
+  private readonly writeRate: number[] = [0];
+  private readonly writes: number[] = [0];
+  private readonly priced: number[] = [0];
+
+  constructor(base: ContextPart | null) {
+    if (base) this.push(base);
+  }
+
+  push(part: ContextPart): void {
+    this.parts.push(part);
+    this.total += part.tokens;
+    this.starts.push(this.total);
+    this.byKind[part.kind] += part.tokens;
+    this.readRate.push(0);
+    this.writeRate.push(0);
+    this.writes.push(0);
+    this.priced.push(0);
+  }
+
+  /** Charges one call: its parts scaled to `input` tokens, the first `cached` read at `readRate`, the rest at `writeRate`. */
+  charge(input: number, cached: number, readRate: number, writeRate: number): void {
+    const n = this.parts.length;
+    if (n === 0) return;
+    const scale = input / this.total;
+    rangeAdd(this.priced, 0, n, 1);
+    // Whole parts inside the cached prefix: the largest i with starts[i] × scale ≤ cached.
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! * scale <= cached) lo = mid;
+      else hi = mid - 1;
+    }
+    rangeAdd(this.readRate, 0, lo, scale * readRate);
+    if (lo < n) {
+      const part = this.parts[lo]!;
+      const tokens = part.tokens * scale;
+      const read = Math.max(0, Math.min(tokens, cached - this.starts[lo]! * scale));
+      const written = tokens - read;
+      part.cacheReadUsd += read * readRate;
+      part.writeUsd += written * writeRate;
+      part.usd = (part.usd ?? 0) + read * readRate + written * writeRate;
+      if (written > tokens / 2 && tokens > 0) part.writes += 1;
+      rangeAdd(this.writeRate, lo + 1, n, scale * writeRate);
+      rangeAdd(this.writes, lo + 1, n, 1);
+    }
+  }
+
+  /** The segment ends after call `lastCall`: every part left the context then; its ranges are summed into the parts. */
+  finish(lastCall: number): void {
+    let read = 0;
+    let write = 0;
+    let writes = 0;
+    let priced = 0;
+    this.parts.forEach((part, j) => {
+      read += this.readRate[j]!;
+      write += this.writeRate[j]!;
+      writes += this.writes[j]!;
+      priced += this.priced[j]!;
+      part.lastCall = lastCall;
+      if (priced <= 0) return;
+      const r = part.tokens * read;
+      const w = part.tokens * write;
+      part.cacheReadUsd += r;
+      part.writeUsd += w;
+      part.usd = (part.usd ?? 0) + r + w;
+      if (part.tokens > 0) part.writes += writes;
+    });
+  }
+}
+
+function rangeAdd(diff: number[], from: number, to: number, value: number): void {
+  if (from >= to) return;
+  diff[from]! += value;
+  diff[to]! -= value;
+}
+
+/**
+ * Charges a call's input dollars to the parts it carried. The parts are scaled to the logged
+ * input (so they sum to the bill); in context order, the first `cached` tokens were cache
+ * reads at the read rate, the rest written (or sent uncached) at the call's own write rate.
+ */
+function chargeCall(live: Segment, call: Session['calls'][number], prices: PriceBook, context: { providerHint: string | null; selfHosted: boolean }): number | null {
+  const input = call.tokens.input;
+  if (input === null || input <= 0 || live.total <= 0) return null;
+  const { cost } = priceCall(call, prices, context);
+  if (cost.usd === null || cost.byKind === null) return null;
+  const byKind = cost.byKind;
+  const readUsd = byKind.cacheRead;
+  const writeUsd = byKind.input + byKind.cacheWrite5m + byKind.cacheWrite1h;
+  const cached = Math.min(call.tokens.cached ?? 0, input);
+  live.charge(input, cached, cached > 0 ? readUsd / cached : 0, input - cached > 0 ? writeUsd / (input - cached) : 0);
+  return readUsd + writeUsd;
+}
+
+/** Kinds in the order shown, re-exported for the views. */
+export { PART_KINDS };

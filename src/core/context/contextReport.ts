@@ -1,0 +1,293 @@
+import { PART_KINDS, PART_KIND_LABELS } from './contextParts';
+import type { ContextPart, PartKind, SessionAnatomy } from './contextParts';
+import type { TraceAnatomy } from './contextAnatomy';
+import { median } from './tokenCounter';
+
+/** Tools that read a file into the context, across agents (Claude Code, Gemini CLI, OpenCode, Codex's viewers). */
+const READ_TOOLS = /^(read|read_file|readfile|view|read_many_files|notebookread)$/i;
+/** A tool result this large, carried this long, is worth a sentence. */
+const BIG_RESULT_TOKENS = 10_000;
+const BIG_RESULT_MIN_CALLS = 5;
+/** What a trimmed output would keep (the last lines, as `tail` does). */
+const TRIMMED_TOKENS = 1_000;
+
+/** A group of parts that came from one place: a file, a command, a tool, an MCP server, a kind. */
+export interface Contributor {
+  /** Stable key, e.g. `file:src/big.ts`, `command:npm test`, `tool:Grep`, `kind:system`. */
+  key: string;
+  /** What it is, in words: "`src/big.ts` read". */
+  label: string;
+  kind: PartKind;
+  /** How many parts (reads, outputs, messages) it holds. */
+  count: number;
+  /** Σ tokens of its parts. */
+  tokens: number;
+  /** Calls that carried at least one of its parts (over every session). */
+  calls: number;
+  /** Dollars of its parts over every call that carried them; null when nothing was priced. */
+  usd: number | null;
+  /** Some of its tokens are estimates (not counted from logged text). */
+  estimated: boolean;
+}
+
+/** A priced suggestion: a sentence with its figure, and how the figure was computed. */
+export interface Suggestion {
+  text: string;
+  /** The dollars the sentence is about. */
+  usd: number;
+  how: string;
+}
+
+/** A total by one grouping (tool, MCP server, file). */
+export interface GroupTotal {
+  name: string;
+  tokens: number;
+  usd: number | null;
+  parts: number;
+}
+
+/** What `agent-trace context` reports over a whole trace. */
+export interface ContextReport {
+  calls: number;
+  /** Input-side dollars of every priced call; the parts' dollars sum to it. */
+  inputUsd: number | null;
+  cacheReadUsd: number;
+  writeUsd: number;
+  byKind: Record<PartKind, { tokens: number; usd: number | null }>;
+  byTool: GroupTotal[];
+  byMcpServer: GroupTotal[];
+  byFile: GroupTotal[];
+  contributors: Contributor[];
+  suggestions: Suggestion[];
+  /** Medians over sessions' calls of the tokenizer's error against the logged growth (null when none could be compared). */
+  medianGrowthError: number | null;
+  medianGrowthErrorRaw: number | null;
+  medianInputError: number | null;
+}
+
+/** The group a part belongs to, and its words. */
+function groupOf(part: ContextPart): { key: string; label: string } {
+  if (part.kind === 'toolResult' && part.targetFile !== null && part.tool !== null && READ_TOOLS.test(part.tool)) return { key: `file:${part.targetFile}`, label: `\`${part.targetFile}\` read` };
+  if (part.kind === 'toolResult' && part.command !== null) return { key: `command:${part.command}`, label: `output of \`${oneLine(part.command)}\`` };
+  if (part.kind === 'toolResult' && part.mcpServer !== null) return { key: `mcp:${part.mcpServer}:${part.tool}`, label: `MCP \`${part.mcpServer}\` results of \`${part.tool}\`` };
+  if (part.kind === 'toolResult' || part.kind === 'subagentResult' || part.kind === 'toolUse') {
+    const what = part.kind === 'toolUse' ? 'calls written to' : part.kind === 'subagentResult' ? 'sub-agent answers from' : 'results of';
+    return { key: `${part.kind}:${part.tool ?? '?'}`, label: `${what} \`${part.tool ?? 'unknown tool'}\`` };
+  }
+  return { key: `kind:${part.kind}`, label: PART_KIND_LABELS[part.kind] };
+}
+
+function oneLine(text: string): string {
+  const line = text.split('\n', 1)[0]!;
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
+/** Counts the calls covered by a set of [first, last] ranges. */
+function coveredCalls(ranges: Array<[number, number]>): number {
+  ranges.sort((a, b) => a[0] - b[0]);
+  let n = 0;
+  let end = -1;
+  for (const [a, b] of ranges) {
+    if (b <= end) continue;
+    n += b - Math.max(a, end + 1) + 1;
+    end = b;
+  }
+  return n;
+}
+
+/** The report: totals by kind, tool, MCP server and file, the largest contributors and priced suggestions. */
+export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport {
+  const byKind = {} as ContextReport['byKind'];
+  for (const k of PART_KINDS) byKind[k] = { tokens: 0, usd: null };
+  const groups = new Map<string, { c: Contributor; ranges: Map<number, Array<[number, number]>> }>();
+  const tools = new Map<string, GroupTotal>();
+  const servers = new Map<string, GroupTotal>();
+  const files = new Map<string, GroupTotal>();
+  let calls = 0;
+  let inputUsd: number | null = null;
+  let cacheReadUsd = 0;
+  let writeUsd = 0;
+  anatomy.sessions.forEach((s, si) => {
+    calls += s.calls.length;
+    for (const c of s.calls) if (c.inputUsd !== null) inputUsd = (inputUsd ?? 0) + c.inputUsd;
+    for (const p of s.parts) {
+      const k = byKind[p.kind];
+      k.tokens += p.tokens;
+      if (p.usd !== null) k.usd = (k.usd ?? 0) + p.usd;
+      cacheReadUsd += p.cacheReadUsd;
+      writeUsd += p.writeUsd;
+      if (p.tool !== null) addTotal(tools, p.tool, p);
+      if (p.mcpServer !== null) addTotal(servers, p.mcpServer, p);
+      if (p.targetFile !== null && p.kind === 'toolResult') addTotal(files, p.targetFile, p);
+      const { key, label } = groupOf(p);
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { c: { key, label, kind: p.kind, count: 0, tokens: 0, calls: 0, usd: null, estimated: false }, ranges: new Map() }));
+      g.c.count += 1;
+      g.c.tokens += p.tokens;
+      if (p.usd !== null) g.c.usd = (g.c.usd ?? 0) + p.usd;
+      if (p.estimated) g.c.estimated = true;
+      let r = g.ranges.get(si);
+      if (!r) g.ranges.set(si, (r = []));
+      r.push([p.firstCall, p.lastCall]);
+    }
+  });
+  const contributors = [...groups.values()].map(({ c, ranges }) => {
+    for (const r of ranges.values()) c.calls += coveredCalls(r);
+    return c;
+  });
+  contributors.sort((a, b) => (b.usd ?? 0) - (a.usd ?? 0) || b.tokens - a.tokens);
+  const sessionsCompared = anatomy.sessions.filter((s) => s.calibration.comparedCalls > 0);
+  return {
+    calls,
+    inputUsd,
+    cacheReadUsd,
+    writeUsd,
+    byKind,
+    byTool: sortTotals(tools),
+    byMcpServer: sortTotals(servers),
+    byFile: sortTotals(files),
+    contributors: contributors.slice(0, limit),
+    suggestions: suggestions(anatomy.sessions, contributors, inputUsd),
+    medianGrowthError: median(sessionsCompared.map((s) => s.calibration.medianAbsError!)),
+    medianGrowthErrorRaw: median(sessionsCompared.map((s) => s.calibration.medianAbsErrorRaw!)),
+    medianInputError: median(anatomy.sessions.flatMap((s) => (s.calibration.medianInputError === null ? [] : [s.calibration.medianInputError]))),
+  };
+}
+
+function addTotal(map: Map<string, GroupTotal>, name: string, p: ContextPart): void {
+  let t = map.get(name);
+  if (!t) map.set(name, (t = { name, tokens: 0, usd: null, parts: 0 }));
+  t.tokens += p.tokens;
+  t.parts += 1;
+  if (p.usd !== null) t.usd = (t.usd ?? 0) + p.usd;
+}
+
+function sortTotals(map: Map<string, GroupTotal>): GroupTotal[] {
+  return [...map.values()].sort((a, b) => (b.usd ?? 0) - (a.usd ?? 0) || b.tokens - a.tokens);
+}
+
+/**
+ * Suggestions, each from a figure of this trace: large outputs carried for many calls (what
+ * keeping their last 1,000 tokens would have saved, pro rata of their dollars), files read more
+ * than once (the dollars of the re-reads), and the unlogged base carried by every call.
+ */
+function suggestions(sessions: readonly SessionAnatomy[], contributors: readonly Contributor[], inputUsd: number | null): Suggestion[] {
+  const out: Suggestion[] = [];
+  for (const s of sessions) {
+    for (const p of s.parts) {
+      if (p.kind !== 'toolResult' || p.tokens < BIG_RESULT_TOKENS || p.usd === null) continue;
+      const carried = p.lastCall - p.firstCall + 1;
+      if (carried < BIG_RESULT_MIN_CALLS) continue;
+      const kept = p.tokens - TRIMMED_TOKENS;
+      const saved = (p.usd * kept) / p.tokens;
+      const what = p.command !== null ? `the output of \`${oneLine(p.command)}\`` : p.targetFile !== null ? `the ${p.tool ?? 'tool'} result for \`${p.targetFile}\`` : `a \`${p.tool ?? 'tool'}\` result`;
+      out.push({
+        text: `${cap(what)} (${k(p.tokens)} tokens) was carried for ${carried} calls (${usd(p.usd)}); keeping only its last ${k(TRIMMED_TOKENS)} tokens (as \`| tail\` would) would have kept ~${k(kept)} out and saved ~${usd(saved)}`,
+        usd: saved,
+        how: `its dollars over calls ${p.firstCall + 1}–${p.lastCall + 1} × ${k(kept)} ÷ ${k(p.tokens)} tokens (same reads and writes, pro rata)`,
+      });
+    }
+  }
+  const fileReads = new Map<string, ContextPart[]>();
+  for (const s of sessions) {
+    for (const p of s.parts) {
+      const { key } = groupOf(p);
+      if (!key.startsWith('file:')) continue;
+      const list = fileReads.get(key);
+      if (list) list.push(p);
+      else fileReads.set(key, [p]);
+    }
+  }
+  for (const c of contributors) {
+    if (!c.key.startsWith('file:') || c.count < 2 || c.usd === null) continue;
+    const reads = fileReads.get(c.key) ?? [];
+    reads.sort((a, b) => (b.usd ?? 0) - (a.usd ?? 0));
+    const again = reads.slice(1).reduce((a, p) => a + (p.usd ?? 0), 0);
+    if (again <= 0) continue;
+    out.push({
+      text: `${c.label} ${c.count} times: ${k(c.tokens)} tokens in context for ${c.calls} calls, ${usd(c.usd)}; the ${c.count - 1} reads after the costliest one carried ${usd(again)}`,
+      usd: again,
+      how: 'Σ dollars of every read of the file except the costliest; saved only where the file had not changed between reads (the log does not say)',
+    });
+  }
+  const base = contributors.find((c) => c.key === 'kind:system');
+  if (base && base.usd !== null && inputUsd !== null && inputUsd > 0) {
+    const perCall = median(sessions.flatMap((s) => s.parts.filter((p) => p.kind === 'system').map((p) => p.tokens))) ?? 0;
+    out.push({
+      text: `System prompt, tool definitions (MCP servers' schemas included) and memory files: ~${k(perCall)} tokens in every call, ${usd(base.usd)} (${Math.round((100 * base.usd) / inputUsd)}% of the input dollars); every MCP server or memory file left out takes its share off every call`,
+      usd: base.usd,
+      how: "estimated: the first call's logged input minus its visible text, per session; its dollars are its share of each call's cache reads and writes",
+    });
+  }
+  return out.sort((a, b) => b.usd - a.usd).slice(0, 8);
+}
+
+function cap(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Tokens in thousands for sentences: 38k, 1.2k, 950. */
+export function k(tokens: number): string {
+  if (tokens < 1000) return String(Math.round(tokens));
+  return tokens < 10_000 ? `${(tokens / 1000).toFixed(1)}k` : `${Math.round(tokens / 1000)}k`;
+}
+
+/** Dollars for sentences: $1.92, $0.0042. */
+export function usd(value: number): string {
+  return value >= 0.01 || value === 0 ? `$${value.toFixed(2)}` : `$${value.toPrecision(2)}`;
+}
+
+/** The report as text for the terminal. */
+export function contextReportText(file: string, anatomy: TraceAnatomy, report: ContextReport): string {
+  const lines: string[] = [];
+  const tokenizers = [...new Set(anatomy.sessions.map((s) => s.calibration.tokenizer))].join(', ');
+  lines.push(`Context anatomy of ${file} (${anatomy.format ?? 'unknown format'}): ${anatomy.sessions.length} session${anatomy.sessions.length === 1 ? '' : 's'}, ${report.calls} calls`);
+  lines.push(`Tokenizer: ${tokenizers}, calibrated per session against the logged input growth`);
+  lines.push(`  median |error| of what each call appended: ${pct(report.medianGrowthError)} after calibration (${pct(report.medianGrowthErrorRaw)} raw); of each call's whole input: ${pct(report.medianInputError)}`);
+  lines.push(report.inputUsd === null ? 'Input dollars: no call could be priced' : `Input dollars: ${usd(report.inputUsd)} (cache reads ${usd(report.cacheReadUsd)}, writes and uncached ${usd(report.writeUsd)}); output is not part of the context`);
+  lines.push('');
+  lines.push('By part kind');
+  for (const kind of PART_KINDS) {
+    const v = report.byKind[kind];
+    if (v.tokens === 0) continue;
+    lines.push(`  ${PART_KIND_LABELS[kind].padEnd(54)} ${k(v.tokens).padStart(7)} tokens  ${(v.usd === null ? '—' : usd(v.usd)).padStart(9)}`);
+  }
+  if (report.byMcpServer.length > 0) {
+    lines.push('');
+    lines.push('By MCP server (results; their tool schemas are in the estimated system part)');
+    for (const t of report.byMcpServer.slice(0, 10)) lines.push(`  ${t.name.padEnd(54)} ${k(t.tokens).padStart(7)} tokens  ${(t.usd === null ? '—' : usd(t.usd)).padStart(9)}`);
+  }
+  lines.push('');
+  lines.push('Largest contributors');
+  for (const c of report.contributors) {
+    const times = c.count > 1 ? ` ${c.count} times` : '';
+    lines.push(`  ${c.label}${times}: ${k(c.tokens)} tokens in context for ${c.calls} call${c.calls === 1 ? '' : 's'}, ${c.usd === null ? 'unpriced' : usd(c.usd)}${c.estimated ? ' (estimated)' : ''}`);
+  }
+  if (report.suggestions.length > 0) {
+    lines.push('');
+    lines.push('Suggestions');
+    for (const s of report.suggestions) {
+      lines.push(`  - ${s.text}`);
+      lines.push(`    how: ${s.how}`);
+    }
+  }
+  const notes = [...new Set([...anatomy.notes, ...anatomy.sessions.flatMap((s) => s.notes)])];
+  if (notes.length > 0) {
+    lines.push('');
+    lines.push('Notes');
+    for (const n of notes) lines.push(`  - ${n}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function pct(value: number | null): string {
+  return value === null ? 'n/a' : `${(value * 100).toFixed(1)}%`;
+}
+
+/** Tokens by kind of one call, for the JSON. */
+export function kindsOf(byKind: Record<PartKind, number>): Partial<Record<PartKind, number>> {
+  const out: Partial<Record<PartKind, number>> = {};
+  for (const kind of PART_KINDS) if (byKind[kind] > 0) out[kind] = byKind[kind];
+  return out;
+}
+

@@ -1,0 +1,71 @@
+/**
+ * How the anatomy counts tokens. The core stays free of the tokenizer library (its ranks
+ * are megabytes): the CLI and the host inject one (src/node/contextTokenizer.ts), and the
+ * core falls back to a character estimate it marks as such.
+ */
+
+/** Counts the tokens of a text for one model family. */
+export interface TokenCounter {
+  /** Its name in reports, e.g. "o200k_base (gpt-tokenizer)". */
+  readonly name: string;
+  count(text: string): number;
+}
+
+/** Chooses a counter for a model id (null = unknown model). */
+export type TokenCounterFor = (model: string | null) => TokenCounter;
+
+/** Characters per token of the fallback estimate: the usual rule of thumb for English and code. */
+export const CHARS_PER_TOKEN_ESTIMATE = 4;
+
+/** The fallback: characters ÷ 4, rounded up. Calibration against the log corrects its scale. */
+export const CHAR_ESTIMATE: TokenCounter = {
+  name: 'characters ÷ 4 (estimate)',
+  count: (text) => Math.ceil(text.length / CHARS_PER_TOKEN_ESTIMATE),
+};
+
+/** Characters counted exactly per trace before the budgeted counter estimates (2 MiB of text: about a second). */
+export const EXACT_CHARS_BUDGET = 2 * 2 ** 20;
+
+/**
+ * A counter that counts exactly until `budgetChars` characters were counted, then estimates
+ * each text from its length at the tokens-per-character ratio measured so far: tokenizing a
+ * 1 GB log would cost many times its reading (docs/guide/context.md#cost-of-the-anatomy).
+ * `estimatedChars` says how much was estimated, for the notes.
+ */
+export class BudgetedCounter implements TokenCounter {
+  readonly name: string;
+  private exactChars = 0;
+  private exactTokens = 0;
+  estimatedChars = 0;
+
+  constructor(
+    private readonly inner: TokenCounter,
+    private readonly budgetChars = EXACT_CHARS_BUDGET,
+  ) {
+    this.name = inner.name;
+  }
+
+  count(text: string): number {
+    if (this.exactChars < this.budgetChars || this.exactChars === 0) {
+      const n = this.inner.count(text);
+      this.exactChars += text.length;
+      this.exactTokens += n;
+      return n;
+    }
+    this.estimatedChars += text.length;
+    return Math.round((text.length * this.exactTokens) / this.exactChars);
+  }
+}
+
+/** The median of numbers (null for none); sorts a copy. */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** The note for text counted by its length past the exact budget. */
+export function estimatedTextNote(chars: number): string {
+  return `past the first ${Math.round(EXACT_CHARS_BUDGET / 2 ** 20)} MiB of text, ${(chars / 2 ** 20).toFixed(1)} MiB were counted from their length at the tokens per character measured on the first`;
+}
