@@ -15,6 +15,7 @@ import { createRedactor } from '../node/secretlintDetector';
 import { analyzeFolder, isDirectory, runSessions } from './sessions';
 import { redactionLine, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
 import { runSimulate } from './simulate';
+import { runWindows } from './windows';
 import { runQuery, runTeamExport, TEAM_USAGE } from './team';
 import { UsageError } from '../core/text/usageError';
 import { printError, printJson, printText } from './output';
@@ -31,6 +32,7 @@ Usage:
                      [--prices PRICES.json] [--what-if-ttl-min M [--what-if-ttl-write X]]
   agent-trace analyze DIR [--json] [--min-loop-attempts N] [--cache-ttl-min M]
   agent-trace sessions [--json] [--agent ID] [--since 7d] [--project P]
+  agent-trace windows [FILE...] [--json] [--limit-5h L] [--limit-week L]
   agent-trace convert FILE -o OUT.trace.jsonl [--format ID] [--no-redact]
   agent-trace simulate (FILE | --workload W.json) [options] [--json]
 ${SHARE_USAGE}
@@ -93,6 +95,10 @@ the named team queries (agent-trace query --list). docs/guide/team.md.
 
 sessions lists the agent sessions on this machine with their figures (the Agent
 Sessions view's); agent-trace sessions --help lists its options.
+
+windows rebuilds Claude's and Codex's 5-hour and weekly plan windows from the
+calls' times: used, burn rate, time to a limit you set, each session's share
+(agent-trace windows --help; docs/guide/windows.md).
 
 simulate replays a traced agent session as N sessions sharing one GPU's vLLM
 prefix cache and reports the hit rate, recomputed prefill, preemptions, prefill
@@ -173,6 +179,7 @@ async function main(argv: readonly string[]): Promise<number> {
   // simulate and sessions have their own options and help.
   if (argv[0] === 'simulate') return runSimulate(argv.slice(1));
   if (argv[0] === 'sessions') return runSessions(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+  if (argv[0] === 'windows') return runWindows(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   if (argv[0] === 'redact' && !argv.includes('--help')) return runRedact(argv.slice(1));
   // The team tables have their own options (and --help); the replay exports share theirs.
   if (argv[0] === 'export' && argv[argv.indexOf('--to') + 1] === 'parquet') return runTeamExport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
