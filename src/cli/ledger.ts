@@ -7,7 +7,7 @@ import { plainText } from '../core/sessions/sessionText';
 import { parseTrace } from '../core/trace/parseTrace';
 import type { TraceModel } from '../core/trace/model';
 import { readTraceFiles } from '../node/traceFiles';
-import { parseSessionsArgs, syncLocalSessions } from './sessions';
+import { isDirectory, parseSessionsArgs, syncLocalSessions, traceFilesIn } from './sessions';
 import type { SessionsArgs } from './sessions';
 
 /**
@@ -33,6 +33,13 @@ export async function readLedger(files: readonly string[], args: SessionsArgs, b
     const mains = rows.filter((r) => r.fileStatus === 'ok' && (r.role === 'main' || !rows.some((p) => p.fileId === r.fileId && p.key === r.parentKey)));
     paths = [...new Set(mains.filter((r) => matchesFilter(r, args.filter)).map((r) => r.path))];
   }
+  // A folder stands for the traces in it, as for analyze DIR.
+  const expanded: string[] = [];
+  for (const p of paths) {
+    if (await isDirectory(p)) expanded.push(...(await traceFilesIn(p)));
+    else expanded.push(p);
+  }
+  paths = expanded;
   const traces: LedgerTrace[] = [];
   let unread = 0;
   for (const path of paths) {
