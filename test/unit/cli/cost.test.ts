@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { before, describe, it } from 'node:test';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { ensureBuilt, fixtures, repoRoot } from '../../support/helpers';
 
 // `agent-trace cost` and `--budget`. Dollars from test/reference/cost_reference.mjs (its own
@@ -47,5 +49,93 @@ describe('agent-trace cost --budget', () => {
     assert.equal(run('analyze', spotter, '--budget', '3', '--json').code, 0);
     assert.equal(run('analyze', spotter, '--budget', '-1').code, 2);
     assert.equal(run('cost', spotter, '--budget', 'x').code, 2);
+  });
+});
+
+describe('agent-trace cost --by', () => {
+  before(() => ensureBuilt(cli));
+
+  it('day and agent: the reference dollars of each file land on its day and its agent', () => {
+    const day = JSON.parse(run('cost', spotter, codex, '--by', 'day', '--json').stdout) as { by: { groups: Array<{ key: string; usd: number; calls: number }> } };
+    assert.deepEqual(day.by.groups.map((g) => [g.key, g.calls]), [['2026-02-12', 153], ['2026-03-21', 9]]);
+    assert.ok(Math.abs(day.by.groups[0]!.usd - 2.9056013) < 1e-6);
+    const agent = JSON.parse(run('cost', spotter, codex, '--by', 'agent', '--json').stdout) as { by: { groups: Array<{ key: string; usd: number; share: number }> } };
+    assert.deepEqual(agent.by.groups.map((g) => g.key), ['claude-code', 'codex']);
+    assert.ok(Math.abs(agent.by.groups[1]!.usd - 0.0893795) < 1e-6);
+    assert.ok(Math.abs(agent.by.groups[0]!.share - 2.9056013 / (2.9056013 + 0.0893795)) < 1e-6);
+    const text = run('cost', spotter, codex, '--by', 'model');
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^cost by model\n/);
+    assert.equal(run('cost', spotter, '--by', 'week').code, 2);
+  });
+
+  describe('commit and branch, on a real git history made from the session’s own edits', () => {
+    // The spotter session ran in /home/USER/projects/spotter-worktrees/spotter-4te from
+    // 2026-02-12 14:11:57 UTC to about 14:52 and wrote (among others) lib/spotter/telemetry/otel.ex
+    // and .dialyzerignore. The history, by committer time (UTC):
+    //   E 13:00 main     adds otel.ex and README.md      before the session: no
+    //   A 14:30 main     changes otel.ex                 during it, an edited file: yes
+    //   C 14:40 main     changes README.md               during it, but no file it edited: no
+    //   B 15:20 feature  adds .dialyzerignore, README    within the hour after it, an edited file: yes
+    //   D 17:00 feature  changes otel.ex                 more than an hour after it: no
+    // So A and B share the session's $2.9056013 (with its sub-agents): $1.45280065 each;
+    // by branch, main (A) and feature (B) $1.45280065 each. With --grace-min 10, B is out and A has it all.
+    const repo = mkdtempSync(join(tmpdir(), 'agent-trace-cost-git-'));
+    const git = (date: string | null, ...args: string[]): void => {
+      const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}) };
+      const r = spawnSync('git', ['-C', repo, ...args], { encoding: 'utf8', env });
+      assert.equal(r.status, 0, r.stderr);
+    };
+    const put = (file: string, text: string): void => {
+      mkdirSync(dirname(join(repo, file)), { recursive: true });
+      writeFileSync(join(repo, file), text);
+    };
+    const commit = (date: string, message: string, files: Record<string, string>): void => {
+      for (const [f, t] of Object.entries(files)) put(f, t);
+      git(null, 'add', '-A');
+      git(date, 'commit', '-q', '-m', message);
+    };
+    const shas: Record<string, string> = {};
+    const head = (name: string): void => {
+      shas[name] = spawnSync('git', ['-C', repo, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+    };
+    before(() => {
+      git(null, 'init', '-q', '-b', 'main');
+      commit('2026-02-12T13:00:00Z', 'E before', { 'lib/spotter/telemetry/otel.ex': 'v0\n', 'README.md': 'r0\n' });
+      commit('2026-02-12T14:30:00Z', 'A otel', { 'lib/spotter/telemetry/otel.ex': 'v1\n' });
+      head('A');
+      commit('2026-02-12T14:40:00Z', 'C readme', { 'README.md': 'r1\n' });
+      git(null, 'checkout', '-q', '-b', 'feature');
+      commit('2026-02-12T15:20:00Z', 'B dialyzer', { '.dialyzerignore': 'x\n', 'README.md': 'r2\n' });
+      head('B');
+      commit('2026-02-12T17:00:00Z', 'D late', { 'lib/spotter/telemetry/otel.ex': 'v2\n' });
+    });
+    after(() => rmSync(repo, { recursive: true, force: true }));
+
+    it('--by commit joins A and B and shares the cost equally', () => {
+      const r = run('cost', spotter, '--by', 'commit', '--repo', repo, '--json');
+      assert.equal(r.code, 0, r.stderr);
+      const out = JSON.parse(r.stdout) as { by: { commits: Array<{ sha: string; subject: string; branch: string; usd: number }>; unjoined: { sessions: number } } };
+      assert.deepEqual(out.by.commits.map((c) => [c.sha, c.subject, c.branch]), [[shas['A'], 'A otel', 'main'], [shas['B'], 'B dialyzer', 'feature']]);
+      for (const c of out.by.commits) assert.ok(Math.abs(c.usd - 2.9056013 / 2) < 1e-6, String(c.usd));
+      assert.equal(out.by.unjoined.sessions, 0);
+      const text = run('cost', spotter, '--by', 'commit', '--repo', repo);
+      assert.match(text.stdout, /^cost by commit \(sessions joined to the commits made during them or within 60 min after/);
+      assert.match(text.stdout, /\$1\.45 {2}[0-9a-f]{10} {2}2026-02-12 14:30 {2}main {2}A otel {2}\(1 session\)/);
+    });
+
+    it('--by branch sums the commits of each branch; a shorter grace leaves B out', () => {
+      const out = JSON.parse(run('cost', spotter, '--by', 'branch', '--repo', repo, '--json').stdout) as { by: { branches: Array<{ branch: string; usd: number; commits: number }> } };
+      assert.deepEqual(out.by.branches.map((b) => [b.branch, b.commits]).sort(), [['feature', 1], ['main', 1]]);
+      const short = JSON.parse(run('cost', spotter, '--by', 'commit', '--repo', repo, '--grace-min', '10', '--json').stdout) as { by: { commits: Array<{ subject: string; usd: number }> } };
+      assert.deepEqual(short.by.commits.map((c) => c.subject), ['A otel']);
+      assert.ok(Math.abs(short.by.commits[0]!.usd - 2.9056013) < 1e-6);
+    });
+
+    it('a session whose folder is no repository here is said and left unjoined', () => {
+      const r = run('cost', spotter, '--by', 'commit', '--json');
+      assert.match(r.stderr, /1 session not in a git repository here/);
+      assert.equal((JSON.parse(r.stdout) as { by: { unjoined: { sessions: number } } }).by.unjoined.sessions, 1);
+    });
   });
 });
