@@ -2,6 +2,10 @@ import { basename } from 'node:path';
 import { COMMIT_GRACE_MS, costBy, editedFiles, joinCommits } from '../core/cost/costGroups';
 import type { CommitCost, CostGroup, GitCommit, ThreadSpan } from '../core/cost/costGroups';
 import { createPriceBook } from '../core/cost/priceBook';
+import { repriceOn } from '../core/cost/repriceModel';
+import type { Repriced } from '../core/cost/repriceModel';
+import { addTtlSavings, emptyTtlSavings, ttlSavingsSentence } from '../core/cost/ttlSavings';
+import { parseSince } from '../core/sessions/sessionQuery';
 import { localDay } from '../core/sessions/sessionQuery';
 import { localDateTime } from '../core/sessions/sessionText';
 import { commitsBetween, repositoryOf } from '../node/gitLog';
@@ -27,6 +31,10 @@ the same).
                     each session to the commits of its git repository (git log, no network)
                     made during it or within --grace-min after its last call that touch a
                     file it edited; a session's cost is shared equally by its commits
+  --as-model M      each trace re-priced as if model M had served its calls (M's prices
+                    and cache rules on the same token counts; its tokenizer would differ)
+  --ttl-savings     the provider cache TTL what-if summed over the traces: what 1-hour
+                    caching would have saved (local sessions: the last 30 days unless --since)
   --repo DIR        the repository to join with (default: each session's own folder's)
   --grace-min N     minutes after a session in which its commits count (default 60)
   --json            every figure as JSON (docs/reference/json-output.md)
@@ -79,12 +87,24 @@ export async function runCost(argv: readonly string[], write: (text: string) => 
   let by: GroupKey | null = null;
   let repo: string | null = null;
   let graceMs = COMMIT_GRACE_MS;
+  let asModel: string | null = null;
+  let ttlSavings = false;
   const { args, files } = parseLedgerArgs(argv, now, HELP, (a, i) => {
     if (a[i] === '--by') {
       const k = a[i + 1];
       if (!GROUP_KEYS.includes(k as GroupKey)) throw new UsageError(`--by is one of ${GROUP_KEYS.join(', ')}, not "${k ?? ''}"`, HELP);
       by = k as GroupKey;
       return i + 1;
+    }
+    if (a[i] === '--as-model') {
+      const m = a[i + 1];
+      if (m === undefined || m.startsWith('--') || m.trim() === '') throw new UsageError('--as-model needs a model name (claude-sonnet-4-5, gpt-5, …)', HELP);
+      asModel = m;
+      return i + 1;
+    }
+    if (a[i] === '--ttl-savings') {
+      ttlSavings = true;
+      return i;
     }
     if (a[i] === '--repo') {
       const d = a[i + 1];
@@ -106,7 +126,10 @@ export async function runCost(argv: readonly string[], write: (text: string) => 
     }
     return null;
   });
-  const { traces, unread, looked } = await readLedger(files, args, createPriceBook(), now, err);
+  const defaultSince = ttlSavings && files.length === 0 && args.filter.sinceMs === undefined;
+  if (defaultSince) args.filter.sinceMs = parseSince('30d', now)!;
+  const book = createPriceBook();
+  const { traces, unread, looked } = await readLedger(files, args, book, now, err);
   if (traces.length === 0) {
     err(`agent-trace: no trace read${unread > 0 ? '' : ` (looked in ${plainText(looked, 400)})`}\n`);
     return 1;
@@ -116,10 +139,30 @@ export async function runCost(argv: readonly string[], write: (text: string) => 
   const unpriced = totals.reduce((s, t) => s + t.unpricedCalls, 0);
   const calls = totals.reduce((s, t) => s + t.calls, 0);
   const grouped = by === null ? null : await groupCost(by, traces, repo, graceMs, err);
+  const repriced: Array<Repriced | null> = traces.map((t) => (asModel === null ? null : repriceOn(t.model, t.cost, book, asModel)));
+  let savings: (ReturnType<typeof emptyTtlSavings> & { period: string; sentence: string }) | null = null;
+  if (ttlSavings) {
+    const sum = emptyTtlSavings();
+    for (const t of traces) addTtlSavings(sum, t.model, t.cost);
+    const period = files.length > 0 ? (sum.sessions === 1 ? 'over this session' : `over these ${sum.sessions} sessions`) : args.filter.sinceMs !== undefined ? `over the ${sum.sessions} sessions since ${localDateTime(args.filter.sinceMs)}` : `over ${sum.sessions} sessions`;
+    savings = { ...sum, period, sentence: ttlSavingsSentence(sum, period) };
+  }
   if (args.json) {
-    write(terminalJson(JSON.stringify({ budgetUsd: budget, totalUsd: totals.every((t) => t.usd === null) ? null : all, calls, unpricedCalls: unpriced, unreadFiles: unread, traces: totals, ...(grouped ? { by: grouped.json } : {}) }, null, 2)) + '\n');
-  } else if (grouped) {
-    out(grouped.text);
+    const traceRows = totals.map((t, i) => (asModel === null ? t : { ...t, asModel: repriced[i] }));
+    write(terminalJson(JSON.stringify({ budgetUsd: budget, totalUsd: totals.every((t) => t.usd === null) ? null : all, calls, unpricedCalls: unpriced, unreadFiles: unread, traces: traceRows, ...(grouped ? { by: grouped.json } : {}), ...(savings ? { ttlSavings: savings } : {}) }, null, 2)) + '\n');
+  } else if (grouped || asModel !== null || savings) {
+    const parts: string[] = [];
+    if (grouped) parts.push(grouped.text.trimEnd());
+    if (asModel !== null) traces.forEach((t, i) => parts.push(`${plainText(basename(t.file), 90)}: ${plainText(repriced[i]!.sentence, 600)}`));
+    if (savings) {
+      parts.push(
+        [
+          savings.sentence,
+          `  as logged ${formatUsd(savings.loggedUsd)}, with 5-minute caching ${formatUsd(savings.fiveMinuteUsd)}, with 1-hour caching ${formatUsd(savings.oneHourUsd)} (each call priced on its own; docs/guide/cost.md)`,
+        ].join('\n'),
+      );
+    }
+    out(parts.join('\n\n') + '\n');
   } else {
     const lines = totals.map((t) => `${(t.usd === null ? 'unknown' : formatUsd(t.usd)).padStart(9)}  ${formatCount(t.calls).padStart(6)} calls${t.unpricedCalls > 0 ? ` (${t.unpricedCalls} not priced)` : ''}  ${plainText(basename(t.file), 90)}`);
     lines.push(`${formatUsd(all).padStart(9)}  ${formatCount(calls).padStart(6)} calls in ${totals.length} trace${totals.length === 1 ? '' : 's'}${unpriced > 0 ? `, ${unpriced} not priced (left out, never $0)` : ''}${budget !== null ? `; budget ${formatUsd(budget)} a trace` : ''}`);

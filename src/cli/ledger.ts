@@ -1,4 +1,5 @@
 import { priceTrace } from '../core/cost/callCost';
+import type { TraceCost } from '../core/cost/callCost';
 import { ledgerOf } from '../core/cost/callLedger';
 import type { LedgerCall } from '../core/cost/callLedger';
 import type { PriceBook } from '../core/cost/costTypes';
@@ -19,6 +20,7 @@ import type { SessionsArgs } from './sessions';
 export interface LedgerTrace {
   file: string;
   model: TraceModel;
+  cost: TraceCost;
   calls: LedgerCall[];
 }
 
@@ -50,7 +52,8 @@ export async function readLedger(files: readonly string[], args: SessionsArgs, b
         err(`agent-trace: ${plainText(path, 200)}: not read (${plainText(parsed.problem.message, 200)})\n`);
         continue;
       }
-      traces.push({ file: path, model: parsed.model, calls: ledgerOf(parsed.model, priceTrace(parsed.model, book), path) });
+      const cost = priceTrace(parsed.model, book);
+      traces.push({ file: path, model: parsed.model, cost, calls: ledgerOf(parsed.model, cost, path) });
     } catch (e) {
       unread += 1;
       err(`agent-trace: ${plainText(path, 200)}: ${e instanceof Error ? e.message : String(e)}\n`);

@@ -139,3 +139,32 @@ describe('agent-trace cost --by', () => {
     });
   });
 });
+
+describe('agent-trace cost --as-model and --ttl-savings', () => {
+  before(() => ensureBuilt(cli));
+  // The hand-built timeline (handWorkedTtl.test.ts, repriceModel.test.ts): 69,025 µ$ as logged on
+  // Claude Haiku 4.5; 207,075 µ$ on Claude Sonnet 4.5 (three times every rate); 63,200 µ$ with
+  // 1-hour caching, so 5,825 µ$ saved; calls 2, 3 and 4 re-wrote the cache after gaps over 5 min.
+  const timeline = join(fixtures, 'canonical/ttl-timeline.trace.jsonl');
+
+  it('says what the session would have cost on another model, and that the tokenizer would differ', () => {
+    const r = run('cost', timeline, '--as-model', 'claude-sonnet-4-5');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /ttl-timeline\.trace\.jsonl: On claude-sonnet-4-5 this session would have cost \$0\.207, \+200% against \$0\.069 as logged\. The token counts are the logged model’s: a different tokenizer/);
+    const json = JSON.parse(run('cost', timeline, '--as-model', 'claude-sonnet-4-5', '--json').stdout) as { traces: Array<{ asModel: { usd: number; loggedUsd: number; deltaShare: number; calls: number } }> };
+    const m = json.traces[0]!.asModel;
+    assert.ok(Math.abs(m.usd - 0.207075) < 1e-12 && Math.abs(m.loggedUsd - 0.069025) < 1e-12);
+    assert.ok(Math.abs(m.deltaShare - 2) < 1e-12);
+  });
+
+  it('sums the 1-hour what-if over the sessions', () => {
+    const r = run('cost', timeline, '--ttl-savings');
+    assert.match(r.stdout, /^1-hour caching would have saved \$0\.0058 over this session; 3 calls re-wrote the cache after a gap longer than 5 min\./);
+    const json = JSON.parse(run('cost', timeline, join(fixtures, 'claude-code/edit-retry-loop.jsonl'), '--ttl-savings', '--json').stdout) as { ttlSavings: { sessions: number; loggedUsd: number; oneHourUsd: number; oneHourSavingUsd: number; rewritesAfter5m: number } };
+    // The M-Claude session adds its own what-if (docs/guide/cost.md's screenshot: $3.37 as logged, $2.43 with
+    // 1-hour caching, 4 calls re-wrote the cache), so the sums are 2 sessions and 3 + 4 = 7 re-writes.
+    assert.equal(json.ttlSavings.sessions, 2);
+    assert.equal(json.ttlSavings.rewritesAfter5m, 7);
+    assert.ok(Math.abs(json.ttlSavings.loggedUsd - (0.069025 + 3.36867825)) < 1e-6);
+  });
+});
