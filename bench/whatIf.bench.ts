@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { engineByName } from '../src/core/sim/engines/engineTable';
 import { runScenario } from '../src/core/sim/scenario';
+import type { ScenarioOptions } from '../src/core/sim/scenario';
 import { runSweep } from '../src/core/sim/sweep';
 import type { Workload } from '../src/core/sim/workload';
 import { buildWhatIfWorkload } from '../src/core/sim/whatIfWorkload';
@@ -29,7 +30,7 @@ import { launchChromium } from '../test/support/inspectorHarness';
 import { POLICY_CHOICES } from '../src/core/sim/policies';
 import { defaultScenario, POINTS_AFTER_CLIFF, resolveScenario, REPLICA_SWEEP } from '../webview/whatIf/whatIfModel';
 import type { PolicyId } from '../src/core/sim/policies';
-import type { PolicySpec, ScenarioSpec, ToWorker } from '../webview/whatIf/whatIfWorkerProtocol';
+import type { PolicySpec, ToWorker } from '../webview/whatIf/whatIfWorkerProtocol';
 
 const FAST = engineByName('fast');
 
@@ -107,7 +108,7 @@ async function benchTrace(page: Page, name: string, file: string): Promise<void>
   const scenario = defaultScenario();
   const r = resolveScenario(scenario);
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
-  const spec: ScenarioSpec = { params: r.scenario.params, replicas: r.scenario.replicas, session: sessionId };
+  const spec: ScenarioOptions = { params: r.scenario.params, replicas: r.scenario.replicas, session: sessionId };
   const options = { params: spec.params, replicas: spec.replicas!, session: sessionId! };
   const calls = workload.kind === 'sessions' ? workload.sessions[0]!.calls.length : 0;
   console.log(`\n${name}: ${calls} calls; scenario: ${spec.replicas!.replicas} sessions ${spec.replicas!.staggerS} s apart, Qwen3-32B on one H200, vLLM LRU`);

@@ -3,7 +3,10 @@ import { getHeapStatistics } from 'node:v8';
 import { formatCount } from '../core/report/formatNumbers';
 import { engineByName } from '../core/sim/engines/engineTable';
 import type { EngineName } from '../core/sim/engines/engineTypes';
-import { capacityFor, DEFAULT_PARAMS, GPU_MEMORY_UTILIZATION, GPU_PRESETS, ParamError, paramsAsPrinted, RESERVED_GIB, validateParams } from '../core/sim/params';
+import { ParamError, paramsAsPrinted, validateParams } from '../core/sim/params';
+import { paramsFor } from '../core/sim/paramsFor';
+import { POLICY_CHOICES } from '../core/sim/policies';
+import type { PolicyChoice } from '../core/sim/policies';
 import type { EngineParams } from '../core/sim/params';
 import { tooLongForCache } from '../core/sim/engines/policySupport';
 import { runScenario } from '../core/sim/scenario';
@@ -148,69 +151,22 @@ async function loadWorkloadJson(a: SimulateArgs, path: string): Promise<LoadedWo
   return { workload, format: null, session: chosen.id, notes: [], source: `workload ${path}, ${sessions.length} session${sessions.length === 1 ? '' : 's'}, ${calls} calls` };
 }
 
-/** The engine parameters: defaults, then the GPU and model presets, then every flag given. */
+/** The engine parameters of the command line (paramsFor), and the notes on flags given that do nothing. */
 function buildParams(a: SimulateArgs, traceBlockSize: number | null, notes: string[]): { params: EngineParams; hardware: string | null } {
-  const o = a.overrides;
-  const p: EngineParams = structuredClone(DEFAULT_PARAMS);
-  if (o.blockSizeTokens !== undefined) p.blockSizeTokens = o.blockSizeTokens;
-  if (traceBlockSize !== null) {
-    if (o.blockSizeTokens !== undefined && o.blockSizeTokens !== traceBlockSize) {
-      notes.push(`--block-size ${o.blockSizeTokens} is not used: the block hashes are per ${traceBlockSize}-token block.`);
-    }
-    p.blockSizeTokens = traceBlockSize;
+  if (traceBlockSize !== null && a.blockSizeTokens !== undefined && a.blockSizeTokens !== traceBlockSize) {
+    notes.push(`--block-size ${a.blockSizeTokens} is not used: the block hashes are per ${traceBlockSize}-token block.`);
   }
-  let hardware: string | null = null;
-  if (a.model) {
-    const base = a.gpu ?? GPU_PRESETS.find((g) => g.id === 'h100')!;
-    const gpu = a.gpuMemoryGiB === null ? base : { ...base, memoryGiB: a.gpuMemoryGiB, label: `${a.gpuMemoryGiB} GiB GPU` };
-    const capacity = capacityFor(gpu, a.model, p.blockSizeTokens);
-    if (capacity === null) {
-      const usable = gpu.memoryGiB * GPU_MEMORY_UTILIZATION;
-      throw new ParamError(
-        `${a.model.label} does not fit on ${a.gpuMemoryGiB === null ? `an ${gpu.label}` : `a ${gpu.label}`}: ${GPU_MEMORY_UTILIZATION} × ${gpu.memoryGiB} GiB = ${usable.toFixed(1)} GiB usable, ` +
-          `not more than its weights (${a.model.weightsGiB} GiB) + ${RESERVED_GIB} GiB reserve, so no KV cache is left`,
-      );
-    }
-    p.capacityTokens = capacity;
-    p.kvBytesPerToken = a.model.kvBytesPerToken;
-    p.prefillUsPerToken = a.model.prefillUsPerToken;
-    const timing = a.model.timing[base.id];
-    if (timing) {
-      p.stepFixedMs = timing.stepFixedMs;
-      p.kvReadNsPerToken = timing.kvReadNsPerToken;
-    }
-    hardware = `one ${gpu.label} with ${a.model.label}`;
-  }
-  if (a.capacityTokens !== null) p.capacityTokens = a.capacityTokens;
-  if (o.maxNumBatchedTokens !== undefined) p.maxNumBatchedTokens = o.maxNumBatchedTokens;
-  if (o.maxNumSeqs !== undefined) p.maxNumSeqs = o.maxNumSeqs;
-  if (o.maxModelLenTokens !== undefined) p.maxModelLenTokens = o.maxModelLenTokens;
-  if (o.sglangPageSizeTokens !== undefined) p.sglangPageSizeTokens = o.sglangPageSizeTokens;
-  if (o.freeOrder !== undefined) p.freeOrder = o.freeOrder;
-  if (o.stepFixedMs !== undefined) p.stepFixedMs = o.stepFixedMs;
-  if (o.prefillUsPerToken !== undefined) p.prefillUsPerToken = o.prefillUsPerToken;
-  if (o.kvReadNsPerToken !== undefined) p.kvReadNsPerToken = o.kvReadNsPerToken;
-  if (o.decodeUsPerSeq !== undefined) p.decodeUsPerSeq = o.decodeUsPerSeq;
-  if (o.kvBytesPerToken !== undefined) p.kvBytesPerToken = o.kvBytesPerToken;
-  if (o.policy !== undefined) p.policy = o.policy;
-  if (o.ttlS !== undefined) p.ttlPin.ttlS = o.ttlS;
-  if (o.maxTtlS !== undefined) p.ttlPin.maxTtlS = o.maxTtlS;
-  if (o.cap !== undefined) p.admissionCap.cap = o.cap;
-  if (o.initialCap !== undefined) p.admissionCap.initialCap = o.initialCap;
-  if (o.hitRateFloor !== undefined) p.admissionCap.hitRateFloor = o.hitRateFloor;
-  if (o.backoff !== undefined) p.admissionCap.backoff = o.backoff;
-  if (o.windowS !== undefined) p.admissionCap.windowS = o.windowS;
-  if (o.offloadTokens !== undefined && o.offloadGbps !== undefined) p.offload = { capacityTokens: o.offloadTokens, bandwidthGBps: o.offloadGbps };
-  // A fleet only when there is one: one GPU is one GPU, exactly as without --gpus.
-  const router = a.router ?? DEFAULT_ROUTER;
-  if (a.sweep?.axis === 'gpus') p.fleet = { gpus: 1, router };
-  else if (a.gpus !== null && a.gpus > 1) p.fleet = { gpus: a.gpus, router };
-  else if (a.router !== null) notes.push(`--router ${a.router} only matters with --gpus 2 or more (or --sweep gpus=…): one GPU has nothing to route.`);
+  const { params: p, hardware } = paramsFor(a, traceBlockSize);
+  // A sweep over GPUs starts from one GPU behind the router.
+  if (a.sweep?.axis === 'gpus') p.fleet = { gpus: 1, router: a.router ?? DEFAULT_ROUTER };
+  else if (a.router !== null && !(a.gpus !== null && a.gpus > 1)) notes.push(`--router ${a.router} only matters with --gpus 2 or more (or --sweep gpus=…): one GPU has nothing to route.`);
   // Policy settings are kept (and printed in --json) whatever the policy, but only one policy reads them.
-  const ttlFlags = ['--ttl-s', '--max-ttl-s'].filter((f) => a.given.includes(f));
-  if (ttlFlags.length > 0 && p.policy !== 'ttl-pin') notes.push(`${ttlFlags.join(' and ')} only matter${ttlFlags.length === 1 ? 's' : ''} with --policy ttl-pin.`);
-  const capFlags = ['--admission-cap', '--initial-cap', '--hit-rate-floor', '--backoff', '--window-s'].filter((f) => a.given.includes(f));
-  if (capFlags.length > 0 && p.policy !== 'admission-cap') notes.push(`${capFlags.join(', ')} only matter${capFlags.length === 1 ? 's' : ''} with --policy admission-cap.`);
+  for (const choice of POLICY_CHOICES as readonly PolicyChoice[]) {
+    if (choice.offload || choice.policy === p.policy) continue;
+    const flags = choice.params.map((x) => x.flag).filter((f) => a.given.includes(f));
+    // Two flags read "A and B", more "A, B, C" (the wording these notes always had).
+    if (flags.length > 0) notes.push(`${flags.join(choice.params.length === 2 ? ' and ' : ', ')} only matter${flags.length === 1 ? 's' : ''} with --policy ${choice.policy}.`);
+  }
   return { params: p, hardware };
 }
 

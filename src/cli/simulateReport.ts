@@ -1,5 +1,6 @@
 import type { EngineName } from '../core/sim/engines/engineTypes';
 import type { EngineParams } from '../core/sim/params';
+import { describePolicy } from '../core/sim/policies';
 import type { ScenarioCall, ScenarioResult } from '../core/sim/scenario';
 import type { ReplicaOptions } from '../core/sim/simRequests';
 import type { SweepAxis, SweepResult } from '../core/sim/sweep';
@@ -58,14 +59,6 @@ function replayLine(c: ReportContext, swept: SweepAxis | null): string {
   return `closed loop, ${copies}, ${start}, tool waits ×${r.toolWaitScale}`;
 }
 
-function policyText(p: EngineParams): string {
-  if (p.policy === 'ttl-pin') return `ttl-pin (pin ${p.ttlPin.ttlS === 'auto' ? `auto, at most ${p.ttlPin.maxTtlS} s` : `${p.ttlPin.ttlS} s`})`;
-  if (p.policy === 'admission-cap') {
-    const a = p.admissionCap;
-    return a.cap === 'adaptive' ? `admission-cap (adaptive from ${a.initialCap}, floor ${a.hitRateFloor} of ideal, backoff ${a.backoff}, window ${a.windowS} s)` : `admission-cap (${a.cap} sessions)`;
-  }
-  return p.policy;
-}
 
 function serverLine(c: ReportContext, swept: SweepAxis | null): string {
   const p = c.params;
@@ -74,7 +67,7 @@ function serverLine(c: ReportContext, swept: SweepAxis | null): string {
   const offload = p.offload ? `, CPU tier ${formatCount(p.offload.capacityTokens)} tokens at ${p.offload.bandwidthGBps} GB/s` : '';
   // SGLang's radix tree caches single tokens; the block size only matters to vLLM's block pool.
   const unit = p.policy === 'sglang-lru' ? (p.sglangPageSizeTokens === 1 ? 'token-level radix tree' : `radix tree of ${p.sglangPageSizeTokens}-token pages`) : `${p.blockSizeTokens}-token blocks`;
-  return `${policyText(p)}, KV cache ${capacity}${c.hardware ? ` (${c.hardware})` : ''}, ${unit}${offload}${fleet}, ${c.engine} engine`;
+  return `${describePolicy(p)}, KV cache ${capacity}${c.hardware ? ` (${c.hardware})` : ''}, ${unit}${offload}${fleet}, ${c.engine} engine`;
 }
 
 function stepLine(p: EngineParams): string {

@@ -7,7 +7,8 @@ import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-s
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import { formatCount } from '../../src/core/report/formatNumbers';
 import { GPU_PRESETS, MODEL_PRESETS } from '../../src/core/sim/params';
-import { POLICY_CHOICES } from '../../src/core/sim/policies';
+import { POLICY_CHOICES, POLICY_PARAMS, usedPolicyValues } from '../../src/core/sim/policies';
+import type { PolicyParam } from '../../src/core/sim/policies';
 import { el, replaceChildren } from '../shared/dom';
 import { derivedCapacity, fieldText, kvBytesText, MAX_REPLICAS, parseField, readScenario, ROUTER_CHOICES, scenarioDigest, TOOL_WAIT_STOPS, withField } from './whatIfModel';
 import type { NumericField, Scenario } from './whatIfModel';
@@ -25,6 +26,13 @@ export interface ScenarioFormHost {
   blockTrace(): boolean;
   /** Runs an event handler, reporting what it throws instead of losing it. */
   safely(what: string, fn: () => void): void;
+}
+
+/** What the form says beside a policy's field: its unit, and the word it also takes ("s or auto"). */
+function fieldUnit(p: PolicyParam): string | undefined {
+  const unit = p.formUnit ?? p.unit;
+  if (p.word === undefined) return unit;
+  return unit === undefined ? `or ${p.word}` : `${unit} or ${p.word}`;
 }
 
 /** A numeric control: its text box, its slider (if any) and the message under it. */
@@ -167,17 +175,8 @@ export class ScenarioForm {
       this.policyNote,
       this.policyParams,
     ]);
-    this.policyParams.append(
-      this.field('ttlS', 'Pin time', { unit: 's or auto' }).wrap,
-      this.field('maxTtlS', 'Longest auto pin', { unit: 's' }).wrap,
-      this.field('admissionCap', 'Cap (sessions)', { unit: 'or adaptive' }).wrap,
-      this.field('initialCap', 'Starting cap').wrap,
-      this.field('hitRateFloor', 'Hit-rate floor', { unit: '× ideal' }).wrap,
-      this.field('backoff', 'Backoff', { unit: '×' }).wrap,
-      this.field('windowS', 'Window', { unit: 's' }).wrap,
-      this.field('offloadTokens', 'CPU tier size', { unit: 'tokens' }).wrap,
-      this.field('offloadGbps', 'CPU tier bandwidth', { unit: 'GB/s' }).wrap,
-    );
+    // Each policy's fields, from its declaration (policies.ts).
+    this.policyParams.append(...POLICY_PARAMS.map((p) => this.field(p.key, p.formLabel ?? p.label, { unit: fieldUnit(p) }).wrap));
     this.buildAxisSelect();
     return [hardware, this.sessionsGroup, policy];
   }
@@ -301,12 +300,9 @@ export class ScenarioForm {
     visible('customKvBytesPerToken', s.model === 'custom');
     visible('customWeightsGiB', s.model === 'custom');
     visible('seed', s.staggerMode === 'random');
-    visible('ttlS', s.policy === 'ttl-pin');
-    visible('maxTtlS', s.policy === 'ttl-pin');
-    visible('admissionCap', s.policy === 'admission-cap');
-    for (const f of ['initialCap', 'hitRateFloor', 'backoff', 'windowS'] as const) visible(f, s.policy === 'admission-cap' && s.admissionCap === 'adaptive');
-    visible('offloadTokens', s.policy === 'cpu-offload');
-    visible('offloadGbps', s.policy === 'cpu-offload');
+    // A policy's fields show when it is chosen and they do something (adaptive's only with an adaptive cap).
+    const used = usedPolicyValues(s.policy, s);
+    for (const p of POLICY_PARAMS) visible(p.key, p.key in used);
     this.sessionsGroup.hidden = block;
     const capacity = this.fields.get('capacityTokens')!;
     capacity.input.disabled = !s.capacityTyped;

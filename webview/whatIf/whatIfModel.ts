@@ -1,10 +1,14 @@
 import type { SessionSummary } from '../../src/core/analysis/sessionSummary';
 import type { CallRow } from '../../src/core/view/traceView';
 import { formatCompact, formatCount, formatPercent, formatRatio } from '../../src/core/report/formatNumbers';
-import { capacityFor, DEFAULT_PARAMS, GPU_MEMORY_UTILIZATION, GPU_PRESETS, MODEL_PRESETS, ParamError, RESERVED_GIB, validateParams } from '../../src/core/sim/params';
+import { capacityFor, DEFAULT_PARAMS, GPU_PRESETS, MODEL_PRESETS, PARAM_BOUNDS, ParamError, validateParams } from '../../src/core/sim/params';
 import type { EngineParams, GpuPreset, ModelPreset } from '../../src/core/sim/params';
-import { POLICY_CHOICES, policyChoice } from '../../src/core/sim/policies';
-import type { PolicyId } from '../../src/core/sim/policies';
+import { defaultPolicyValues, POLICY_CHOICES, POLICY_PARAMS, policyChoice, usedPolicyValues } from '../../src/core/sim/policies';
+import type { PolicyId, PolicyParamKey, PolicyValues } from '../../src/core/sim/policies';
+import { doesNotFitText, DoesNotFitError, paramsFor } from '../../src/core/sim/paramsFor';
+import type { ScenarioSpec } from '../../src/core/sim/paramsFor';
+import { emptyCommand, writeSimulateArgs } from '../../src/core/sim/commandLine';
+import type { FormatId } from '../../src/core/trace/model';
 import { tooLongForCache } from '../../src/core/sim/engines/policySupport';
 import type { ScenarioCall, ScenarioGpu, ScenarioResult } from '../../src/core/sim/scenario';
 import { DEFAULT_ROUTER, ROUTER_NAMES } from '../../src/core/sim/fleet/routers';
@@ -38,11 +42,8 @@ export const ROUTER_CHOICES: ReadonlyArray<{ id: RouterName; label: string; hint
   { id: 'session-affinity', label: 'Session affinity', hint: "A session stays on its first call's GPU." },
   { id: 'kv-aware', label: 'KV-aware (Dynamo-like)', hint: 'The fewest tokens to prefill there plus its load: back to the GPU holding the prefix, unless it is loaded.' },
 ];
-/** A CPU tier when none was chosen yet: 2M tokens (~500 GB of Qwen3-32B KV) over PCIe at an achieved 25 GB/s (docs/design/simulator.md §3.6). */
-export const DEFAULT_OFFLOAD = { capacityTokens: 2_000_000, bandwidthGBps: 25 };
-
-/** Every choice of the panel, as it is saved per file (UI intent, never results). */
-export interface Scenario {
+/** Every choice of the panel, as it is saved per file (UI intent, never results); each policy's own values are declared in policies.ts. */
+export interface Scenario extends PolicyValues {
   /** A GPU preset id, or 'custom' for a GPU of `gpuMemoryGiB` with an H100's step costs. */
   gpu: string;
   gpuMemoryGiB: number;
@@ -59,15 +60,6 @@ export interface Scenario {
   seed: number;
   toolWaitScale: number;
   policy: PolicyId;
-  ttlS: number | 'auto';
-  maxTtlS: number;
-  admissionCap: number | 'adaptive';
-  initialCap: number;
-  hitRateFloor: number;
-  backoff: number;
-  windowS: number;
-  offloadTokens: number;
-  offloadGbps: number;
   /** What the cliff chart sweeps. */
   sweepAxis: SweepAxis;
   /** GPUs behind the router (1: one GPU, as without a fleet). */
@@ -96,15 +88,7 @@ export function defaultScenario(d: WhatIfDefaults = BUILTIN_DEFAULTS): Scenario 
     seed: DEFAULT_REPLICAS.seed,
     toolWaitScale: d.toolWaitScale >= MIN_TOOL_WAIT_SCALE && d.toolWaitScale <= MAX_TOOL_WAIT_SCALE ? d.toolWaitScale : 1,
     policy: POLICY_CHOICES.some((c) => c.id === d.policy) ? d.policy : 'vllm-lru',
-    ttlS: p.ttlPin.ttlS,
-    maxTtlS: p.ttlPin.maxTtlS,
-    admissionCap: p.admissionCap.cap,
-    initialCap: p.admissionCap.initialCap,
-    hitRateFloor: p.admissionCap.hitRateFloor,
-    backoff: p.admissionCap.backoff,
-    windowS: p.admissionCap.windowS,
-    offloadTokens: DEFAULT_OFFLOAD.capacityTokens,
-    offloadGbps: DEFAULT_OFFLOAD.bandwidthGBps,
+    ...defaultPolicyValues(p),
     sweepAxis: 'replicas',
     gpus: 1,
     router: DEFAULT_ROUTER,
@@ -127,16 +111,8 @@ export type NumericField =
   | 'staggerS'
   | 'seed'
   | 'toolWaitScale'
-  | 'ttlS'
-  | 'maxTtlS'
-  | 'admissionCap'
-  | 'initialCap'
-  | 'hitRateFloor'
-  | 'backoff'
-  | 'windowS'
-  | 'offloadTokens'
-  | 'offloadGbps'
-  | 'gpus';
+  | 'gpus'
+  | PolicyParamKey;
 
 /** How a field's text is read. */
 interface FieldRule {
@@ -153,7 +129,7 @@ interface FieldRule {
 }
 
 const FIELD_RULES: Record<NumericField, FieldRule> = {
-  gpuMemoryGiB: { label: 'GPU memory', whole: false, min: 0, minOpen: true, unit: 'GiB' },
+  gpuMemoryGiB: { label: 'GPU memory', whole: false, min: 0, minOpen: true, max: PARAM_BOUNDS.gpuMemoryGiB.max, unit: 'GiB' },
   customKvBytesPerToken: { label: 'KV bytes per token', whole: true, min: 1 },
   customWeightsGiB: { label: 'Weights', whole: false, min: 0, unit: 'GiB' },
   capacityTokens: { label: 'KV capacity', whole: true, min: 16, unit: 'tokens' },
@@ -161,16 +137,11 @@ const FIELD_RULES: Record<NumericField, FieldRule> = {
   staggerS: { label: 'Start stagger', whole: false, min: 0, unit: 's' },
   seed: { label: 'Seed', whole: true, min: 0 },
   toolWaitScale: { label: 'Tool-wait scale', whole: false, min: MIN_TOOL_WAIT_SCALE, max: MAX_TOOL_WAIT_SCALE },
-  ttlS: { label: 'Pin time', whole: false, min: 0, word: 'auto', unit: 's' },
-  maxTtlS: { label: 'Longest auto pin', whole: false, min: 0, unit: 's' },
-  admissionCap: { label: 'Cap', whole: true, min: 1, word: 'adaptive' },
-  initialCap: { label: 'Starting cap', whole: true, min: 1 },
-  hitRateFloor: { label: 'Hit-rate floor', whole: false, min: 0, minOpen: true, max: 1 },
-  backoff: { label: 'Backoff', whole: false, min: 0, minOpen: true, max: 1, maxOpen: true },
-  windowS: { label: 'Window', whole: false, min: 0, minOpen: true, unit: 's' },
-  offloadTokens: { label: 'CPU tier size', whole: true, min: 16, unit: 'tokens' },
-  offloadGbps: { label: 'CPU tier bandwidth', whole: false, min: 0, minOpen: true, unit: 'GB/s' },
   gpus: { label: 'GPUs', whole: true, min: 1, max: MAX_PANEL_GPUS },
+  // Each policy's fields read its declaration: label, unit, the word it takes, the engine's bounds.
+  ...(Object.fromEntries(
+    POLICY_PARAMS.map((p) => [p.key, { label: p.label, whole: p.whole ?? p.bound.integer ?? false, min: p.bound.min, minOpen: p.bound.minExclusive, max: p.bound.max, maxOpen: p.bound.maxExclusive, word: p.word, unit: p.unit }]),
+  ) as Record<PolicyParamKey, FieldRule>),
 };
 
 /** A field's label, for messages and aria labels. */
@@ -303,24 +274,29 @@ export function kvBytesText(bytes: number): string {
   return `${formatCount(bytes)} B`;
 }
 
-/** Why a model does not fit on a GPU, as the CLI says it. */
-function doesNotFit(model: ModelPreset, gpu: GpuPreset, custom: boolean): string {
-  const usable = gpu.memoryGiB * GPU_MEMORY_UTILIZATION;
-  return (
-    `${model.label} does not fit on ${custom ? `a ${gpu.label}` : `an ${gpu.label}`}: ${GPU_MEMORY_UTILIZATION} × ${gpu.memoryGiB} GiB = ${usable.toFixed(1)} GiB usable, ` +
-    `not more than its weights (${model.weightsGiB} GiB) + ${RESERVED_GIB} GiB reserve. Choose more memory, a smaller model, or type the capacity.`
-  );
+/** Why a model does not fit on a GPU, as the CLI says it, and what to do about it here. */
+function doesNotFit(e: DoesNotFitError): string {
+  return `${doesNotFitText(e.model, e.gpu, e.customMemory)}. Choose more memory, a smaller model, or type the capacity.`;
 }
 
-/** Engine policy and its parameters for a policy choice; the others keep the engine's defaults (as the CLI leaves them). */
-function applyPolicy(p: EngineParams, s: Scenario, id: PolicyId): void {
-  const choice = policyChoice(id);
-  p.policy = choice.policy;
-  if (choice.policy === 'ttl-pin') p.ttlPin = { ttlS: s.ttlS, maxTtlS: s.maxTtlS };
-  if (choice.policy === 'admission-cap') {
-    p.admissionCap = s.admissionCap === 'adaptive' ? { cap: 'adaptive', initialCap: s.initialCap, hitRateFloor: s.hitRateFloor, backoff: s.backoff, windowS: s.windowS } : { ...p.admissionCap, cap: s.admissionCap };
-  }
-  if (choice.offload) p.offload = { capacityTokens: s.offloadTokens, bandwidthGBps: s.offloadGbps };
+/**
+ * The spec of a scenario (what `paramsFor` reads and `cliArgs` writes): the GPU and the
+ * model (a custom GPU is an H100's speed with its memory; a custom model its KV size and
+ * weights), a typed capacity, the chosen policy with the values it uses, the fleet.
+ */
+export function scenarioSpec(s: Scenario, policy: PolicyId = s.policy): ScenarioSpec {
+  const { base } = gpuOf(s);
+  const choice = policyChoice(policy);
+  return {
+    gpu: base,
+    model: modelOf(s).model,
+    gpuMemoryGiB: s.gpu === 'custom' ? s.gpuMemoryGiB : null,
+    capacityTokens: s.capacityTyped ? s.capacityTokens : null,
+    policy: choice.policy,
+    policyValues: usedPolicyValues(policy, s),
+    gpus: s.gpus > 1 ? s.gpus : null,
+    router: s.gpus > 1 ? s.router : null,
+  };
 }
 
 /**
@@ -333,28 +309,23 @@ function applyPolicy(p: EngineParams, s: Scenario, id: PolicyId): void {
  */
 export function resolveScenario(s: Scenario, options: { blockSizeTokens?: number; blockTrace?: boolean; policy?: PolicyId } = {}): ResolveResult {
   const errors: Partial<Record<NumericField | 'gpu' | 'model' | 'scenario', string>> = {};
-  const p: EngineParams = structuredClone(DEFAULT_PARAMS);
-  p.blockSizeTokens = options.blockSizeTokens ?? DEFAULT_PARAMS.blockSizeTokens;
-  const { base, gpu, custom: customGpu } = gpuOf(s);
+  const { base, custom: customGpu } = gpuOf(s);
   const { model, custom: customModel } = modelOf(s);
-  const derived = capacityFor(gpu, model, p.blockSizeTokens);
-  if (!s.capacityTyped && derived === null) errors[customGpu ? 'gpuMemoryGiB' : 'model'] = doesNotFit(model, gpu, customGpu);
-  else if (!s.capacityTyped && derived !== null && derived < p.blockSizeTokens) errors[customGpu ? 'gpuMemoryGiB' : 'model'] = `${model.label} leaves less than one block of KV cache on this GPU.`;
-  p.capacityTokens = s.capacityTyped ? s.capacityTokens : (derived ?? 0);
-  p.kvBytesPerToken = model.kvBytesPerToken;
-  p.prefillUsPerToken = model.prefillUsPerToken;
-  const timing = model.timing[base.id];
-  if (timing) {
-    p.stepFixedMs = timing.stepFixedMs;
-    p.kvReadNsPerToken = timing.kvReadNsPerToken;
+  const spec = scenarioSpec(s, options.policy ?? s.policy);
+  const blockSizeTokens = options.blockSizeTokens ?? DEFAULT_PARAMS.blockSizeTokens;
+  let resolved: ReturnType<typeof paramsFor>;
+  try {
+    resolved = paramsFor(spec, blockSizeTokens);
+  } catch (e) {
+    if (!(e instanceof DoesNotFitError)) throw e;
+    return { ok: false, errors: { [customGpu ? 'gpuMemoryGiB' : 'model']: doesNotFit(e) } };
   }
-  applyPolicy(p, s, options.policy ?? s.policy);
-  // A fleet only with more than one GPU: one GPU runs exactly as without the control (as the CLI's --gpus 1).
-  if (s.gpus > 1) {
-    if (p.policy === 'admission-cap') errors.gpus = 'An admission cap runs on one GPU: choose 1 GPU, or another policy.';
-    else p.fleet = { gpus: s.gpus, router: s.router };
-  }
-  if (s.capacityTyped && s.capacityTokens < p.blockSizeTokens) errors.capacityTokens = `KV capacity must be at least one block (${p.blockSizeTokens} tokens).`;
+  const p = resolved.params;
+  const derived = resolved.derivedCapacityTokens;
+  if (!s.capacityTyped && derived !== null && derived < blockSizeTokens) errors[customGpu ? 'gpuMemoryGiB' : 'model'] = `${model.label} leaves less than one block of KV cache on this GPU.`;
+  // An admission cap holds sessions back on one GPU: said at the GPUs field.
+  if (p.fleet && p.policy === 'admission-cap') errors.gpus = 'An admission cap runs on one GPU: choose 1 GPU, or another policy.';
+  if (s.capacityTyped && s.capacityTokens < blockSizeTokens) errors.capacityTokens = `KV capacity must be at least one block (${blockSizeTokens} tokens).`;
   if (Object.keys(errors).length === 0) {
     try {
       validateParams(p);
@@ -428,39 +399,32 @@ export function shellWord(word: string): string {
  * replaces the swept flag.
  */
 export function cliArgs(s: Scenario, r: ResolvedScenario, input: CommandInput, sweep: { axis: SweepAxis; values: readonly number[]; threshold?: number } | null = null): string[] {
-  const a: string[] = [input.filePath];
-  if (input.format) a.push('--format', input.format);
-  if (input.sessionId !== null) a.push('--session', input.sessionId);
+  const c = emptyCommand();
+  c.file = input.filePath;
+  c.format = input.format as FormatId | null;
+  c.session = input.sessionId;
   if (r.replicas) {
-    if (sweep?.axis !== 'replicas') a.push('--replicas', num(r.replicas.replicas));
-    a.push('--stagger-s', num(r.replicas.staggerS));
-    if (r.replicas.staggerMode === 'random') a.push('--stagger', 'random', '--seed', num(r.replicas.seed));
-    a.push('--tool-wait-scale', num(r.replicas.toolWaitScale));
+    if (sweep?.axis !== 'replicas') c.replicas.replicas = r.replicas.replicas;
+    c.replicas.staggerS = r.replicas.staggerS;
+    if (r.replicas.staggerMode === 'random') Object.assign(c.replicas, { staggerMode: 'random', seed: r.replicas.seed });
+    c.replicas.toolWaitScale = r.replicas.toolWaitScale;
   }
   const p = r.params;
-  const presetModel = MODEL_PRESETS.some((m) => m.id === s.model);
-  if (presetModel && !s.capacityTyped && sweep?.axis !== 'capacity') {
-    a.push('--gpu', gpuOf(s).base.id, '--model', s.model);
-    if (s.gpu === 'custom') a.push('--gpu-memory-gib', num(s.gpuMemoryGiB));
+  const spec = scenarioSpec(s);
+  if (MODEL_PRESETS.some((m) => m.id === s.model) && !s.capacityTyped && sweep?.axis !== 'capacity') {
+    Object.assign(c, { gpu: spec.gpu, model: spec.model, gpuMemoryGiB: spec.gpuMemoryGiB });
   } else {
-    if (sweep?.axis !== 'capacity') a.push('--capacity-tokens', num(p.capacityTokens));
-    a.push('--step-fixed-ms', num(p.stepFixedMs), '--prefill-us-per-token', num(p.prefillUsPerToken), '--kv-read-ns-per-token', num(p.kvReadNsPerToken), '--kv-bytes-per-token', num(p.kvBytesPerToken));
+    // No preset the CLI knows (or the capacity is the sweep's): the capacity and every cost the panel used.
+    if (sweep?.axis !== 'capacity') c.capacityTokens = p.capacityTokens;
+    Object.assign(c, { stepFixedMs: p.stepFixedMs, prefillUsPerToken: p.prefillUsPerToken, kvReadNsPerToken: p.kvReadNsPerToken, kvBytesPerToken: p.kvBytesPerToken });
   }
-  a.push('--policy', p.policy);
-  if (p.policy === 'ttl-pin') a.push('--ttl-s', p.ttlPin.ttlS === 'auto' ? 'auto' : num(p.ttlPin.ttlS), '--max-ttl-s', num(p.ttlPin.maxTtlS));
-  if (p.policy === 'admission-cap') {
-    const c = p.admissionCap;
-    if (c.cap === 'adaptive') a.push('--admission-cap', 'adaptive', '--initial-cap', num(c.initialCap), '--hit-rate-floor', num(c.hitRateFloor), '--backoff', num(c.backoff), '--window-s', num(c.windowS));
-    else a.push('--admission-cap', num(c.cap));
-  }
-  if (p.offload) a.push('--offload-tokens', num(p.offload.capacityTokens), '--offload-gbps', num(p.offload.bandwidthGBps));
-  if (p.fleet) a.push('--gpus', num(p.fleet.gpus), '--router', p.fleet.router);
+  Object.assign(c, { policy: spec.policy, policyValues: spec.policyValues, gpus: spec.gpus, router: spec.router });
   if (sweep) {
-    a.push('--sweep', `${sweep.axis}=${sweep.values.map(num).join(',')}`);
-    if (sweep.threshold !== undefined && sweep.threshold !== DEFAULT_CLIFF.hitRateDropThreshold) a.push('--cliff-threshold', num(sweep.threshold));
+    c.sweep = { axis: sweep.axis, values: [...sweep.values] };
+    if (sweep.threshold !== undefined && sweep.threshold !== DEFAULT_CLIFF.hitRateDropThreshold) c.cliffThreshold = sweep.threshold;
   }
-  a.push('--json');
-  return a;
+  c.json = true;
+  return writeSimulateArgs(c);
 }
 
 /** The whole command line, ready to paste into a shell. */

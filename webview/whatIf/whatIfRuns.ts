@@ -1,14 +1,14 @@
 import { formatCount } from '../../src/core/report/formatNumbers';
 import { POLICY_CHOICES } from '../../src/core/sim/policies';
 import type { PolicyId } from '../../src/core/sim/policies';
-import type { ScenarioResult } from '../../src/core/sim/scenario';
+import type { ScenarioOptions, ScenarioResult } from '../../src/core/sim/scenario';
 import { DEFAULT_CLIFF } from '../../src/core/sim/sweep';
 import type { Cliff } from '../../src/core/sim/sweep';
 import type { WhatIfWorkload } from '../../src/protocol/messages';
 import { fieldLabel, fitCheck, pointOf, POINTS_AFTER_CLIFF, resolveScenario, SWEEP_BUDGET_MS, sweepValues } from './whatIfModel';
 import type { NumericField, PointResult, ResolvedScenario, Scenario } from './whatIfModel';
 import type { SweepRequest } from './whatIfRunner';
-import type { FromWorker, LaneName, PolicySpec, ScenarioSpec } from './whatIfWorkerProtocol';
+import type { FromWorker, LaneName, PolicySpec } from './whatIfWorkerProtocol';
 
 // The what-if panel's state and the two pure functions that move it (GitLens keeps a
 // webview's state, the actions that change it and the events that arrive apart in the
@@ -27,7 +27,7 @@ export interface ScenarioRun {
   others: PolicySpec[];
   compareStatus: 'running' | 'done' | 'error';
   key: string;
-  spec: ScenarioSpec;
+  spec: ScenarioOptions;
   result: ScenarioResult | null;
   alone: PointResult | null;
   policies: Map<PolicyId, { result: PointResult } | { error: string }>;
@@ -71,7 +71,7 @@ export interface WhatIfRuns {
 /** The scenario job a plan needs; `key` is equal for plans that would give the same results. */
 export interface ScenarioPlan {
   key: string;
-  spec: ScenarioSpec;
+  spec: ScenarioOptions;
   /** The same scenario under the other policies (the comparison). */
   others: PolicySpec[];
   /** Also run it alone (N = 1), for the sentence's "from". */
@@ -129,7 +129,7 @@ export function planRuns(scenario: Scenario, data: WhatIfWorkload, invalid: Read
   // As the CLI notes it: calls longer than the whole cache are rejected, and left out of the hit rates.
   const fitNote =
     fit.tooLong === 0 ? null : `${fit.tooLong} of ${fit.total} ${blockTrace ? 'requests' : 'calls'} need more than the whole KV cache of ${formatCount(rs.params.capacityTokens)} tokens: they are rejected (vLLM cannot schedule a request longer than its cache) and left out of the hit rates.`;
-  const spec: ScenarioSpec = { params: rs.params, replicas: rs.replicas, session: data.sessionId };
+  const spec: ScenarioOptions = { params: rs.params, replicas: rs.replicas, session: data.sessionId };
   const unavailable: ScenarioPlan['unavailable'] = [];
   const others = POLICY_CHOICES.filter((c) => c.id !== scenario.policy).flatMap((c) => {
     const r = resolveScenario(scenario, { ...options, policy: c.id });
@@ -138,7 +138,7 @@ export function planRuns(scenario: Scenario, data: WhatIfWorkload, invalid: Read
   });
   const axis = blockTrace ? 'capacity' : scenario.sweepAxis;
   const values = sweepValues(axis, rs.params.capacityTokens, rs.params.blockSizeTokens);
-  const norm = (s: ScenarioSpec): ScenarioSpec => (axis === 'replicas' ? { ...s, replicas: s.replicas ? { ...s.replicas, replicas: 1 } : null } : { ...s, params: { ...s.params, capacityTokens: 0 } });
+  const norm = (s: ScenarioOptions): ScenarioOptions => (axis === 'replicas' ? { ...s, replicas: s.replicas ? { ...s.replicas, replicas: 1 } : null } : { ...s, params: { ...s.params, capacityTokens: 0 } });
   return {
     kind: 'run',
     resolved: rs,

@@ -7,7 +7,7 @@ import { findCliff, pastCliff } from '../../src/core/sim/sweep';
 import type { SweepPoint } from '../../src/core/sim/sweep';
 import type { Workload } from '../../src/core/sim/workload';
 import { pointOf } from './whatIfModel';
-import type { CompareJob, FromWorker, ScenarioJob, ScenarioSpec, SweepJob } from './whatIfWorkerProtocol';
+import type { CompareJob, FromWorker, ScenarioJob, SweepJob } from './whatIfWorkerProtocol';
 
 // The what-if worker's work, without the worker: pure, so it runs (and is tested) in
 // Node too. The cliff of the points run comes from the core's findCliff, the one
@@ -65,12 +65,12 @@ export class WhatIfSim {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  private options(spec: ScenarioSpec): ScenarioOptions {
+  private options(spec: ScenarioOptions): ScenarioOptions {
     return { params: spec.params, ...(spec.replicas ? { replicas: spec.replicas } : {}), ...(spec.session !== null ? { session: spec.session } : {}) };
   }
 
   /** One scenario and the time it took. */
-  private run(spec: ScenarioSpec): { result: ScenarioResult; ms: number } {
+  private run(spec: ScenarioOptions): { result: ScenarioResult; ms: number } {
     const t0 = this.now();
     const result = runScenario(this.engine.run, this.workload, this.options(spec), this.alone);
     return { result, ms: this.now() - t0 };
@@ -96,7 +96,7 @@ export class WhatIfSim {
     }
   }
 
-  private at(job: SweepJob, spec: ScenarioSpec, value: number): ScenarioSpec {
+  private at(job: SweepJob, spec: ScenarioOptions, value: number): ScenarioOptions {
     if (job.axis === 'capacity') return { ...spec, params: { ...spec.params, capacityTokens: value } };
     return { ...spec, replicas: spec.replicas ? { ...spec.replicas, replicas: value } : null };
   }

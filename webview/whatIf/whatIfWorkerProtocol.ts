@@ -1,6 +1,4 @@
-import type { EngineParams } from '../../src/core/sim/params';
-import type { ScenarioResult } from '../../src/core/sim/scenario';
-import type { ReplicaOptions } from '../../src/core/sim/simRequests';
+import type { ScenarioOptions, ScenarioResult } from '../../src/core/sim/scenario';
 import type { Cliff, SweepAxis } from '../../src/core/sim/sweep';
 import type { Workload } from '../../src/core/sim/workload';
 import type { PolicyId } from '../../src/core/sim/policies';
@@ -10,19 +8,10 @@ import type { PointResult } from './whatIfModel';
 // number the page gave it; the page ignores anything from an older run (and terminates
 // a worker busy with one), so a stale result can never show.
 
-/** One scenario as runScenario takes it. */
-export interface ScenarioSpec {
-  params: EngineParams;
-  /** Null for a block-hash workload (replayed as recorded). */
-  replicas: ReplicaOptions | null;
-  /** The workload session whose calls are reported; null for block-hash workloads. */
-  session: string | null;
-}
-
 /** The same scenario under another policy (the comparison table and the chart's lines). */
 export interface PolicySpec {
   policy: PolicyId;
-  spec: ScenarioSpec;
+  spec: ScenarioOptions;
 }
 
 /** Runs one scenario, then (optionally) the same alone (N = 1). */
@@ -30,7 +19,7 @@ export interface ScenarioJob {
   type: 'scenario';
   seq: number;
   workloadId: number;
-  spec: ScenarioSpec;
+  spec: ScenarioOptions;
   alone: boolean;
 }
 
@@ -55,7 +44,7 @@ export interface SweepJob {
   workloadId: number;
   axis: SweepAxis;
   values: number[];
-  base: ScenarioSpec;
+  base: ScenarioOptions;
   threshold: number;
   pointsAfterCliff: number;
   budgetMs: number;

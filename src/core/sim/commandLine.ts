@@ -1,14 +1,16 @@
 import type { EngineName } from './engines/engineTypes';
-import { DEFAULT_PARAMS, describeBound, GPU_PRESETS, MODEL_PRESETS, PARAM_BOUNDS, REPLICA_BOUNDS, withinBound } from './params';
-import type { FreeOrder, GpuPreset, ModelPreset, ParamBound } from './params';
-import { POLICY_NAMES } from './policies';
-import type { PolicyName } from './policies';
+import { describeBound, PARAM_BOUNDS, REPLICA_BOUNDS, withinBound } from './bounds';
+import type { ParamBound } from './bounds';
+import { DEFAULT_PARAMS, GPU_PRESETS, MODEL_PRESETS } from './params';
+import { POLICY_NAMES, POLICY_PARAMS } from './policies';
+import type { PolicyParam, PolicyValues } from './policies';
+import { emptySpec } from './paramsFor';
+import type { ScenarioSpec } from './paramsFor';
 import { DEFAULT_REPLICAS } from './simRequests';
 import type { ReplicaOptions } from './simRequests';
 import type { SweepAxis } from './sweep';
 import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE, MAX_SWEEP_POINTS } from './sweep';
 import { DEFAULT_ROUTER, MAX_GPUS, ROUTER_NAMES } from './fleet/routers';
-import type { RouterName } from './fleet/routers';
 import { FORMATS } from '../trace/formats';
 import type { FormatId } from '../trace/model';
 import { formatCount } from '../report/formatNumbers';
@@ -22,33 +24,8 @@ import { UsageError } from '../text/usageError';
  * name the parameter.
  */
 
-/** Engine parameters given on the command line, applied over the defaults and presets. */
-export interface ParamOverrides {
-  blockSizeTokens?: number;
-  maxNumBatchedTokens?: number;
-  maxNumSeqs?: number;
-  maxModelLenTokens?: number;
-  sglangPageSizeTokens?: number;
-  freeOrder?: FreeOrder;
-  stepFixedMs?: number;
-  prefillUsPerToken?: number;
-  kvReadNsPerToken?: number;
-  decodeUsPerSeq?: number;
-  kvBytesPerToken?: number;
-  policy?: PolicyName;
-  ttlS?: number | 'auto';
-  maxTtlS?: number;
-  cap?: number | 'adaptive';
-  initialCap?: number;
-  hitRateFloor?: number;
-  backoff?: number;
-  windowS?: number;
-  offloadTokens?: number;
-  offloadGbps?: number;
-}
-
-/** A parsed `simulate` command line. */
-export interface SimulateArgs {
+/** A parsed `simulate` command line: the scenario's spec (paramsFor reads it), its input, replay, sweep and output. */
+export interface SimulateArgs extends ScenarioSpec {
   file: string | null;
   workload: string | null;
   format: FormatId | null;
@@ -58,18 +35,10 @@ export interface SimulateArgs {
   engine: EngineName;
   /** Replica options given on the command line (the rest take DEFAULT_REPLICAS). */
   replicas: Partial<ReplicaOptions>;
-  capacityTokens: number | null;
-  gpu: GpuPreset | null;
-  model: ModelPreset | null;
-  gpuMemoryGiB: number | null;
-  overrides: ParamOverrides;
   sweep: { axis: SweepAxis; values: number[] } | null;
   cliffThreshold: number | null;
   /** Sweep points run at once (null: one per core, for sweeps big enough to gain). */
   threads: number | null;
-  /** GPUs behind the router (null: one GPU). */
-  gpus: number | null;
-  router: RouterName | null;
   /** The capacity planner's hit-rate target (a sweep over GPUs). */
   targetHitRate: number | null;
   /** Show progress on stderr even when it is not a terminal. */
@@ -81,6 +50,12 @@ export interface SimulateArgs {
 export const SIMULATE_HELP = 'agent-trace simulate --help';
 
 const d = DEFAULT_PARAMS;
+
+/** A flag's lines in the help: the flag and its value in a column of 28, the text beside it. */
+function helpLines(p: PolicyParam): string {
+  const [first, ...rest] = p.help(d);
+  return [`  ${`${p.flag} ${p.metavar}`.padEnd(28)}${first}`, ...rest.map((line) => `${' '.repeat(30)}${line}`)].join('\n');
+}
 
 export const SIMULATE_USAGE = `agent-trace simulate: what N agent sessions like this one do to a vLLM prefix cache.
 
@@ -117,16 +92,7 @@ ${MODEL_PRESETS.map((m) => `                                ${m.id.padEnd(18)} $
   --gpu-memory-gib G          a GPU with G GiB (with --model; step costs of --gpu, default h100)
 Policy:
   --policy P                  ${POLICY_NAMES.join(', ')} (default ${d.policy})
-  --ttl-s X|auto              ttl-pin: seconds to keep a session's KV after a call
-                              (default ${d.ttlPin.ttlS}: the 90th percentile of its tool waits)
-  --max-ttl-s X               ttl-pin: cap on the auto pin time (default ${d.ttlPin.maxTtlS})
-  --admission-cap N|adaptive  admission-cap: sessions active at once (default ${d.admissionCap.cap})
-  --initial-cap N             adaptive: the starting cap (default ${d.admissionCap.initialCap})
-  --hit-rate-floor X          adaptive: cut the cap when the hit rate falls below X x ideal (default ${d.admissionCap.hitRateFloor})
-  --backoff X                 adaptive: multiply the cap by X when cutting it (default ${d.admissionCap.backoff})
-  --window-s X                adaptive: control interval in simulated seconds (default ${d.admissionCap.windowS})
-  --offload-tokens C          a CPU tier holding C tokens of evicted KV (needs --offload-gbps)
-  --offload-gbps B            the CPU tier's transfer bandwidth in GB/s
+${POLICY_PARAMS.map(helpLines).join('\n')}
 Engine:
   --block-size N              tokens per KV block (default ${d.blockSizeTokens}; a block-hash trace keeps its own)
   --max-batched-tokens N      token budget of one step (default ${d.maxNumBatchedTokens})
@@ -258,6 +224,11 @@ export function parseSweep(v: string): { axis: SweepAxis; values: number[] } {
 
 type Apply = (a: SimulateArgs, v: string, flag: string) => void;
 
+/** Sets a policy value read from a flag (its word, or a number: the engine's checks judge its range). */
+function setPolicyValue(values: Partial<PolicyValues>, key: keyof PolicyValues, value: number | string): void {
+  (values as Record<string, number | string>)[key] = value;
+}
+
 /** Every flag that takes a value, with how it sets the arguments. */
 const FLAGS = new Map<string, Apply>([
   ['--workload', (a, v) => void (a.workload = v)],
@@ -275,31 +246,24 @@ const FLAGS = new Map<string, Apply>([
     '--gpu-memory-gib',
     (a, v, f) => {
       const n = num(f, v);
-      if (!(n > 0 && n <= 100_000)) throw new UsageError(`${f} needs a number > 0 and at most 100,000 (GiB), not "${v}"`, SIMULATE_HELP);
+      if (!withinBound(n, PARAM_BOUNDS.gpuMemoryGiB)) throw new UsageError(`${f} needs a number > 0 and at most 100,000 (GiB), not "${v}"`, SIMULATE_HELP);
       a.gpuMemoryGiB = n;
     },
   ],
-  ['--policy', (a, v, f) => void (a.overrides.policy = choice(f, v, POLICY_NAMES))],
-  ['--ttl-s', (a, v, f) => void (a.overrides.ttlS = v === 'auto' ? 'auto' : num(f, v))],
-  ['--max-ttl-s', (a, v, f) => void (a.overrides.maxTtlS = num(f, v))],
-  ['--admission-cap', (a, v, f) => void (a.overrides.cap = v === 'adaptive' ? 'adaptive' : num(f, v))],
-  ['--initial-cap', (a, v, f) => void (a.overrides.initialCap = num(f, v))],
-  ['--hit-rate-floor', (a, v, f) => void (a.overrides.hitRateFloor = num(f, v))],
-  ['--backoff', (a, v, f) => void (a.overrides.backoff = num(f, v))],
-  ['--window-s', (a, v, f) => void (a.overrides.windowS = num(f, v))],
-  ['--offload-tokens', (a, v, f) => void (a.overrides.offloadTokens = num(f, v))],
-  ['--offload-gbps', (a, v, f) => void (a.overrides.offloadGbps = num(f, v))],
-  ['--block-size', (a, v, f) => void (a.overrides.blockSizeTokens = num(f, v))],
-  ['--max-batched-tokens', (a, v, f) => void (a.overrides.maxNumBatchedTokens = num(f, v))],
-  ['--max-num-seqs', (a, v, f) => void (a.overrides.maxNumSeqs = num(f, v))],
-  ['--max-model-len', (a, v, f) => void (a.overrides.maxModelLenTokens = num(f, v))],
-  ['--sglang-page-size', (a, v, f) => void (a.overrides.sglangPageSizeTokens = num(f, v))],
-  ['--free-order', (a, v, f) => void (a.overrides.freeOrder = choice(f, v, ['current', 'legacy'] as const))],
-  ['--step-fixed-ms', (a, v, f) => void (a.overrides.stepFixedMs = num(f, v))],
-  ['--prefill-us-per-token', (a, v, f) => void (a.overrides.prefillUsPerToken = num(f, v))],
-  ['--kv-read-ns-per-token', (a, v, f) => void (a.overrides.kvReadNsPerToken = num(f, v))],
-  ['--decode-us-per-seq', (a, v, f) => void (a.overrides.decodeUsPerSeq = num(f, v))],
-  ['--kv-bytes-per-token', (a, v, f) => void (a.overrides.kvBytesPerToken = num(f, v))],
+  ['--policy', (a, v, f) => void (a.policy = choice(f, v, POLICY_NAMES))],
+  // Each policy's own flags, from its declaration (policies.ts): a number, or the word it takes.
+  ...POLICY_PARAMS.map((p): [string, Apply] => [p.flag, (a, v, f) => void setPolicyValue(a.policyValues, p.key, p.word !== undefined && v === p.word ? v : num(f, v))]),
+  ['--block-size', (a, v, f) => void (a.blockSizeTokens = num(f, v))],
+  ['--max-batched-tokens', (a, v, f) => void (a.maxNumBatchedTokens = num(f, v))],
+  ['--max-num-seqs', (a, v, f) => void (a.maxNumSeqs = num(f, v))],
+  ['--max-model-len', (a, v, f) => void (a.maxModelLenTokens = num(f, v))],
+  ['--sglang-page-size', (a, v, f) => void (a.sglangPageSizeTokens = num(f, v))],
+  ['--free-order', (a, v, f) => void (a.freeOrder = choice(f, v, ['current', 'legacy'] as const))],
+  ['--step-fixed-ms', (a, v, f) => void (a.stepFixedMs = num(f, v))],
+  ['--prefill-us-per-token', (a, v, f) => void (a.prefillUsPerToken = num(f, v))],
+  ['--kv-read-ns-per-token', (a, v, f) => void (a.kvReadNsPerToken = num(f, v))],
+  ['--decode-us-per-seq', (a, v, f) => void (a.decodeUsPerSeq = num(f, v))],
+  ['--kv-bytes-per-token', (a, v, f) => void (a.kvBytesPerToken = num(f, v))],
   ['--engine', (a, v, f) => void (a.engine = choice(f, v, ['fast', 'reference'] as const))],
   ['--sweep', (a, v) => void (a.sweep = parseSweep(v))],
   [
@@ -346,12 +310,17 @@ function conflict(a: SimulateArgs, one: string, others: readonly string[], why: 
   if (a.given.includes(one) && clash) throw new UsageError(`${one} and ${clash} cannot go together: ${why}`, SIMULATE_HELP);
 }
 
+/** A command line that gives nothing: every default. */
+function blankArgs(): SimulateArgs {
+  return {
+    file: null, workload: null, format: null, session: null, json: false, emitWorkload: null, engine: 'fast', replicas: {},
+    ...emptySpec(), sweep: null, cliffThreshold: null, threads: null, targetHitRate: null, progress: false, given: [],
+  };
+}
+
 /** Parses `simulate`'s arguments (after the word "simulate"); throws a UsageError naming the flag. */
 export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
-  const a: SimulateArgs = {
-    file: null, workload: null, format: null, session: null, json: false, emitWorkload: null, engine: 'fast', replicas: {},
-    capacityTokens: null, gpu: null, model: null, gpuMemoryGiB: null, overrides: {}, sweep: null, cliffThreshold: null, threads: null, gpus: null, router: null, targetHitRate: null, progress: false, given: [],
-  };
+  const a = blankArgs();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('-') || arg === '-') {
@@ -386,7 +355,7 @@ export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
   if (a.gpu && !a.model) throw new UsageError('--gpu needs --model: the KV capacity depends on both', SIMULATE_HELP);
   if (a.gpuMemoryGiB !== null && !a.model) throw new UsageError('--gpu-memory-gib needs --model: the KV capacity depends on the weights and KV size', SIMULATE_HELP);
   if (a.model && !a.gpu && a.gpuMemoryGiB === null) throw new UsageError('--model needs --gpu or --gpu-memory-gib: the KV capacity depends on the GPU memory', SIMULATE_HELP);
-  if ((a.overrides.offloadTokens === undefined) !== (a.overrides.offloadGbps === undefined)) {
+  if ((a.policyValues.offloadTokens === undefined) !== (a.policyValues.offloadGbps === undefined)) {
     throw new UsageError('--offload-tokens and --offload-gbps go together: a CPU tier needs a size and a bandwidth (PCIe Gen5 achieves ~25–50 GB/s)', SIMULATE_HELP);
   }
   if (a.sweep?.axis === 'replicas') conflict(a, '--sweep', ['--replicas'], 'the sweep sets the replica count');
@@ -403,15 +372,88 @@ export function replicaOptions(a: SimulateArgs): ReplicaOptions {
   return { ...DEFAULT_REPLICAS, ...a.replicas };
 }
 
-/** Flags the what-if panel's "Copy as CLI" never writes, and that act on other files: a pasted command must not carry them. */
-const NOT_FROM_THE_PANEL = ['--workload', '--emit-workload'] as const;
+/** A number as the parser reads it back exactly (JavaScript's shortest round-trip form). */
+function numText(n: number): string {
+  return String(n);
+}
+
+/** A command line as `writeSimulateArgs` takes it: a parsed one without the record of what was given. */
+export type SimulateCommand = Omit<SimulateArgs, 'given'>;
+
+/** A command that gives nothing yet (every default), to fill in and write. */
+export function emptyCommand(): SimulateCommand {
+  const command: Partial<SimulateArgs> = blankArgs();
+  delete command.given;
+  return command as SimulateCommand;
+}
+
+/**
+ * Writes a command line that `parseSimulateArgs` reads back as `c` (after the word
+ * "simulate"): every value that differs from the parser's default, in the order the
+ * what-if panel's "Copy as CLI" has always written them. The one writer of this grammar:
+ * the panel builds a `SimulateCommand` from its scenario and calls it.
+ */
+export function writeSimulateArgs(c: SimulateCommand): string[] {
+  const w: string[] = [];
+  const put = (flag: string, value: string | number | null | undefined): void => {
+    if (value !== null && value !== undefined) w.push(flag, typeof value === 'number' ? numText(value) : value);
+  };
+  if (c.file !== null) w.push(c.file);
+  put('--workload', c.workload);
+  put('--format', c.format);
+  put('--session', c.session);
+  put('--replicas', c.replicas.replicas);
+  put('--stagger-s', c.replicas.staggerS);
+  put('--stagger', c.replicas.staggerMode);
+  put('--seed', c.replicas.seed);
+  put('--tool-wait-scale', c.replicas.toolWaitScale);
+  put('--gpu', c.gpu?.id);
+  put('--model', c.model?.id);
+  put('--gpu-memory-gib', c.gpuMemoryGiB);
+  put('--capacity-tokens', c.capacityTokens);
+  put('--step-fixed-ms', c.stepFixedMs);
+  put('--prefill-us-per-token', c.prefillUsPerToken);
+  put('--kv-read-ns-per-token', c.kvReadNsPerToken);
+  put('--kv-bytes-per-token', c.kvBytesPerToken);
+  put('--policy', c.policy);
+  for (const p of POLICY_PARAMS) put(p.flag, c.policyValues[p.key]);
+  put('--gpus', c.gpus);
+  put('--router', c.router);
+  put('--block-size', c.blockSizeTokens);
+  put('--max-batched-tokens', c.maxNumBatchedTokens);
+  put('--max-num-seqs', c.maxNumSeqs);
+  put('--max-model-len', c.maxModelLenTokens);
+  put('--sglang-page-size', c.sglangPageSizeTokens);
+  put('--free-order', c.freeOrder);
+  put('--decode-us-per-seq', c.decodeUsPerSeq);
+  if (c.engine !== 'fast') put('--engine', c.engine);
+  if (c.sweep) put('--sweep', `${c.sweep.axis}=${c.sweep.values.map(numText).join(',')}`);
+  put('--cliff-threshold', c.cliffThreshold);
+  put('--target-hit-rate', c.targetHitRate);
+  put('--threads', c.threads);
+  put('--emit-workload', c.emitWorkload);
+  if (c.progress) w.push('--progress');
+  if (c.json) w.push('--json');
+  return w;
+}
+
+/**
+ * The flags the what-if panel can express: what its "Copy as CLI" writes. Any other flag
+ * in a command the page asks to copy did not come from the panel.
+ */
+export const WHAT_IF_FLAGS: readonly string[] = [
+  '--format', '--session', '--replicas', '--stagger-s', '--stagger', '--seed', '--tool-wait-scale', '--gpu', '--model', '--gpu-memory-gib', '--capacity-tokens',
+  '--step-fixed-ms', '--prefill-us-per-token', '--kv-read-ns-per-token', '--kv-bytes-per-token', '--policy', ...POLICY_PARAMS.map((p) => p.flag), '--gpus', '--router',
+  '--sweep', '--cliff-threshold', '--json',
+];
 
 /**
  * Checks a simulate command the inspector page asks the host to put on the clipboard
  * (after the words `agent-trace simulate`, split by shellWords): it must parse as this
  * CLI parses it (so an absurd `--gpus`, `--router` or `--sweep gpus=…` is refused by
- * name), replay the trace the panel shows and nothing else, and write no file. Returns
- * why it is refused, or null.
+ * name), use only flags the panel can express (one it cannot, such as `--emit-workload`,
+ * which writes a file, or `--engine`, is refused by name rather than silently dropped),
+ * and replay the trace the panel shows and nothing else. Returns why it is refused, or null.
  */
 export function refuseCopiedCommand(words: readonly string[], tracePath: string): string | null {
   let a: SimulateArgs;
@@ -421,7 +463,7 @@ export function refuseCopiedCommand(words: readonly string[], tracePath: string)
     if (e instanceof UsageError) return e.message;
     throw e;
   }
-  const extra = NOT_FROM_THE_PANEL.find((f) => a.given.includes(f));
+  const extra = a.given.find((f) => !WHAT_IF_FLAGS.includes(f));
   if (extra) return `${extra} is not something the what-if panel writes`;
   if (a.file !== tracePath) return 'the command replays another file than the trace this panel shows';
   return null;

@@ -3,41 +3,22 @@
  * values into errors naming the parameter (docs/design/simulator.md §1.1, §4, §5).
  */
 
-import type { PolicyName } from './policies';
+import { describeBound, PARAM_BOUNDS, REPLICA_BOUNDS, withinBound } from './bounds';
+import type { BoundedParam, ParamBound } from './bounds';
+import { DEFAULT_POLICY_SETTINGS, POLICY_CHOICES } from './policies';
+import type { PolicyChoice, PolicySettings } from './policies';
 import { MAX_GPUS, ROUTER_NAMES } from './fleet/routers';
 import type { FleetParams } from './fleet/routers';
+
+export { describeBound, PARAM_BOUNDS, REPLICA_BOUNDS, withinBound } from './bounds';
+export type { ParamBound } from './bounds';
+export type { AdmissionCapParams, OffloadParams, TtlPinParams } from './policies';
 
 /** How a finished request's blocks go back to the free queue (docs/design/simulator.md §1.6). */
 export type FreeOrder = 'current' | 'legacy';
 
-/** Continuum-like pinning: keep a session's KV on the GPU while its tool runs (docs/design/simulator.md §3.1). */
-export interface TtlPinParams {
-  /** Pin time in seconds, or 'auto': the 90th percentile of the session's own tool waits, if below `maxTtlS`. */
-  ttlS: number | 'auto';
-  maxTtlS: number;
-}
-
-/** CONCUR-like agent-level admission control (docs/design/simulator.md §3.2). */
-export interface AdmissionCapParams {
-  /** At most this many sessions active at once; 'adaptive' starts at `initialCap` and adjusts on hit rate. */
-  cap: number | 'adaptive';
-  initialCap: number;
-  /** Adaptive: cut the cap when the window's hit rate falls below this share of the ideal. */
-  hitRateFloor: number;
-  /** Adaptive: multiplicative decrease. */
-  backoff: number;
-  /** Adaptive: control interval in simulated seconds. */
-  windowS: number;
-}
-
-/** An optional CPU tier: evicted blocks are saved there, and a hit reloads them instead of recomputing (docs/design/simulator.md §3.6). */
-export interface OffloadParams {
-  capacityTokens: number;
-  bandwidthGBps: number;
-}
-
-/** Everything the engine needs besides the workload. */
-export interface EngineParams {
+/** Everything the engine needs besides the workload: the policy and its parameters (policies.ts), and these. */
+export interface EngineParams extends PolicySettings {
   blockSizeTokens: number;
   capacityTokens: number;
   maxNumBatchedTokens: number;
@@ -53,10 +34,6 @@ export interface EngineParams {
   decodeUsPerSeq: number;
   /** KV bytes per token, for the offload tier's transfer time. */
   kvBytesPerToken: number;
-  policy: PolicyName;
-  ttlPin: TtlPinParams;
-  admissionCap: AdmissionCapParams;
-  offload: OffloadParams | null;
   /**
    * K GPUs behind a router, each with these parameters and its own cache; absent for one
    * GPU (a fleet of one is one GPU, exactly).
@@ -127,80 +104,22 @@ export const DEFAULT_PARAMS: EngineParams = {
   kvReadNsPerToken: 92,
   decodeUsPerSeq: 0,
   kvBytesPerToken: 262_144,
-  policy: 'vllm-lru',
-  ttlPin: { ttlS: 'auto', maxTtlS: 30 },
-  admissionCap: { cap: 'adaptive', initialCap: 8, hitRateFloor: 0.8, backoff: 0.5, windowS: 30 },
-  offload: null,
+  ...copyPolicySettings(DEFAULT_POLICY_SETTINGS),
 };
+
+function copyPolicySettings(s: PolicySettings): PolicySettings {
+  return { policy: s.policy, ttlPin: { ...s.ttlPin }, admissionCap: { ...s.admissionCap }, offload: s.offload && { ...s.offload } };
+}
+
+/** A copy of parameters that shares no nested object with them (the core has no structuredClone). */
+export function copyParams(p: EngineParams): EngineParams {
+  const copy: EngineParams = { ...p, ...copyPolicySettings(p) };
+  if (p.fleet) copy.fleet = { ...p.fleet };
+  return copy;
+}
 
 /** A parameter that cannot work, named. */
 export class ParamError extends Error {}
-
-/** The range a numeric parameter may take: far wider than any real GPU or model, narrow enough that nothing overflows, hangs or exhausts memory. */
-export interface ParamBound {
-  min: number;
-  max: number;
-  /** The minimum itself is not allowed (a rate, a bandwidth). */
-  minExclusive?: boolean;
-  integer?: boolean;
-}
-
-/**
- * Every numeric parameter's bounds. The maxima are a thousandfold past real hardware
- * (an H200 holds ~255k tokens of Qwen3-32B KV; a step takes milliseconds), so any value
- * outside them is a typo or an attack: 1e308 µs per token made the clock infinite and
- * the run never end, a 1e15-token cache asked for more memory than exists.
- */
-export const PARAM_BOUNDS = {
-  blockSizeTokens: { min: 1, max: 4096, integer: true },
-  capacityTokens: { min: 1, max: 2 ** 28 },
-  maxNumBatchedTokens: { min: 1, max: 10_000_000, integer: true },
-  maxNumSeqs: { min: 1, max: 1_000_000, integer: true },
-  maxModelLenTokens: { min: 1, max: 1_000_000_000, integer: true },
-  sglangPageSizeTokens: { min: 1, max: 4096, integer: true },
-  stepFixedMs: { min: 0, max: 1_000_000 },
-  prefillUsPerToken: { min: 0, max: 1_000_000 },
-  kvReadNsPerToken: { min: 0, max: 1_000_000 },
-  decodeUsPerSeq: { min: 0, max: 1_000_000 },
-  kvBytesPerToken: { min: 0, max: 1_000_000_000 },
-  ttlS: { min: 0, max: 10_000_000 },
-  maxTtlS: { min: 0, max: 10_000_000 },
-  cap: { min: 1, max: 1_000_000, integer: true },
-  initialCap: { min: 1, max: 1_000_000, integer: true },
-  windowS: { min: 0, max: 10_000_000, minExclusive: true },
-  offloadTokens: { min: 1, max: 2 ** 30 },
-  offloadGbps: { min: 0, max: 1_000_000, minExclusive: true },
-} as const satisfies Record<string, ParamBound>;
-
-/** Bounds of the replay options (agent sessions only). */
-export const REPLICA_BOUNDS = {
-  replicas: { min: 1, max: 100_000, integer: true },
-  staggerS: { min: 0, max: 10_000_000 },
-  seed: { min: 0, max: 2 ** 32 - 1, integer: true },
-  toolWaitScale: { min: 0, max: 1000 },
-} as const satisfies Record<string, ParamBound>;
-
-/** "1,000,000": a bound for messages. */
-function boundText(n: number): string {
-  return Number.isInteger(n) && Math.abs(n) >= 10_000 ? n.toLocaleString('en-US') : String(n);
-}
-
-/** What a bound asks for, in words: "a whole number from 1 to 4,096". */
-export function describeBound(b: ParamBound): string {
-  const kind = b.integer ? 'a whole number' : 'a number';
-  return b.minExclusive ? `${kind} above ${boundText(b.min)} and at most ${boundText(b.max)}` : `${kind} from ${boundText(b.min)} to ${boundText(b.max)}`;
-}
-
-/** True when `value` is a finite number within the bound. */
-export function withinBound(value: unknown, b: ParamBound): value is number {
-  return (
-    typeof value === 'number' &&
-    Number.isFinite(value) &&
-    (b.minExclusive ? value > b.min : value >= b.min) &&
-    value <= b.max &&
-    (!b.integer || Number.isInteger(value))
-  );
-}
 
 /** A value for a message: numbers as written (Infinity and NaN too, where JSON would say null), the rest as JSON. */
 export function shownValue(v: unknown): string {
@@ -212,7 +131,7 @@ export function validateParams(p: EngineParams): void {
   const need = (ok: boolean, name: string, want: string, got: unknown): void => {
     if (!ok) throw new ParamError(`${name} must be ${want}, got ${shownValue(got)}`);
   };
-  const bounded = (name: keyof typeof PARAM_BOUNDS, label: string, value: unknown): void => need(withinBound(value, PARAM_BOUNDS[name]), label, describeBound(PARAM_BOUNDS[name]), value);
+  const bounded = (name: BoundedParam, label: string, value: unknown): void => need(withinBound(value, PARAM_BOUNDS[name]), label, describeBound(PARAM_BOUNDS[name]), value);
   const whole = (n: number): boolean => Number.isInteger(n) && n > 0;
   need(whole(p.blockSizeTokens), 'blockSizeTokens', 'a whole number > 0', p.blockSizeTokens);
   bounded('blockSizeTokens', 'blockSizeTokens', p.blockSizeTokens);
@@ -237,24 +156,8 @@ export function validateParams(p: EngineParams): void {
   }
   need(p.stepFixedMs + p.prefillUsPerToken + p.kvReadNsPerToken + p.decodeUsPerSeq > 0, 'stepFixedMs', 'such that a step takes some time (all step costs are 0)', p.stepFixedMs);
   bounded('kvBytesPerToken', 'kvBytesPerToken', p.kvBytesPerToken);
-  if (p.policy === 'ttl-pin') {
-    const t = p.ttlPin.ttlS;
-    need(t === 'auto' || (Number.isFinite(t) && t >= 0), 'ttlPin.ttlS', "a number ≥ 0 or 'auto'", t);
-    if (t !== 'auto') bounded('ttlS', 'ttlPin.ttlS', t);
-    need(Number.isFinite(p.ttlPin.maxTtlS) && p.ttlPin.maxTtlS >= 0, 'ttlPin.maxTtlS', 'a number ≥ 0', p.ttlPin.maxTtlS);
-    bounded('maxTtlS', 'ttlPin.maxTtlS', p.ttlPin.maxTtlS);
-  }
-  if (p.policy === 'admission-cap') {
-    const a = p.admissionCap;
-    need(a.cap === 'adaptive' || whole(a.cap), 'admissionCap.cap', "a whole number > 0 or 'adaptive'", a.cap);
-    if (a.cap !== 'adaptive') bounded('cap', 'admissionCap.cap', a.cap);
-    need(whole(a.initialCap), 'admissionCap.initialCap', 'a whole number > 0', a.initialCap);
-    bounded('initialCap', 'admissionCap.initialCap', a.initialCap);
-    need(a.hitRateFloor > 0 && a.hitRateFloor <= 1, 'admissionCap.hitRateFloor', 'in (0, 1]', a.hitRateFloor);
-    need(a.backoff > 0 && a.backoff < 1, 'admissionCap.backoff', 'in (0, 1)', a.backoff);
-    need(a.windowS > 0, 'admissionCap.windowS', 'a number > 0', a.windowS);
-    bounded('windowS', 'admissionCap.windowS', a.windowS);
-  }
+  // The policy's own parameters, checked as its declaration says (policies.ts).
+  for (const choice of POLICY_CHOICES as readonly PolicyChoice[]) if (!choice.offload && choice.policy === p.policy) choice.check(p, { need, bounded });
   if (p.fleet) {
     need(Number.isInteger(p.fleet.gpus) && p.fleet.gpus >= 1 && p.fleet.gpus <= MAX_GPUS, 'fleet.gpus', `a whole number from 1 to ${MAX_GPUS}`, p.fleet.gpus);
     need((ROUTER_NAMES as readonly string[]).includes(p.fleet.router), 'fleet.router', `one of ${ROUTER_NAMES.join(', ')}`, p.fleet.router);

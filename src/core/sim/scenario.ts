@@ -97,12 +97,13 @@ export interface ScenarioResult {
   perGpu?: ScenarioGpu[];
 }
 
-/** How to run a scenario. */
+/** How to run a scenario: its parameters, replicas and the session to report (what the what-if worker is sent, too). */
 export interface ScenarioOptions {
   params: EngineParams;
-  replicas?: ReplicaOptions;
-  /** Which session's calls to report, by workload session id; default the first. */
-  session?: string;
+  /** Absent or null: DEFAULT_REPLICAS (a block-hash workload replays as recorded). */
+  replicas?: ReplicaOptions | null;
+  /** Which session's calls to report, by workload session id; absent or null: the first. */
+  session?: string | null;
   /** Told now and then how many calls of the run have ended (long runs show progress). */
   progress?: (endedCalls: number, totalCalls: number) => void;
 }
@@ -170,7 +171,7 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
   });
   const slowdowns = sessions.map((s) => s.slowdown).filter((v): v is number => v !== null);
 
-  const chosen = options.session === undefined ? 0 : plan.sessions.findIndex((s) => s.replica === 0 && workload.kind === 'sessions' && workload.sessions[s.source]!.id === options.session);
+  const chosen = options.session == null ? 0 : plan.sessions.findIndex((s) => s.replica === 0 && workload.kind === 'sessions' && workload.sessions[s.source]!.id === options.session);
   if (chosen < 0) throw new ParamError(`session "${options.session}" is not in the workload`);
   const calls: ScenarioCall[] =
     plan.sessions.length > 0

@@ -3,11 +3,12 @@ import { describe, it } from 'node:test';
 import { engineByName } from '../../../../src/core/sim/engines/engineTable';
 import { DEFAULT_PARAMS } from '../../../../src/core/sim/params';
 import { runScenario } from '../../../../src/core/sim/scenario';
+import type { ScenarioOptions } from '../../../../src/core/sim/scenario';
 import { runSweep } from '../../../../src/core/sim/sweep';
 import type { AgentWorkload } from '../../../../src/core/sim/workload';
 import { pointOf, REPLICA_SWEEP } from '../../../../webview/whatIf/whatIfModel';
 import { MemoEngine, WhatIfSim } from '../../../../webview/whatIf/whatIfSim';
-import type { FromWorker, ScenarioSpec, SweepJob } from '../../../../webview/whatIf/whatIfWorkerProtocol';
+import type { FromWorker, SweepJob } from '../../../../webview/whatIf/whatIfWorkerProtocol';
 
 const FAST = engineByName('fast');
 
@@ -18,7 +19,7 @@ const FAST = engineByName('fast');
 const calls = Array.from({ length: 6 }, (_, k) => ({ promptTokens: 256 + 32 * k, prefixTokens: k === 0 ? 0 : 256 + 32 * k - 16, outputTokens: 16, toolWaitS: 0.5 }));
 const workload: AgentWorkload = { kind: 'sessions', sharedPrefixTokens: 0, sessions: [{ id: 'agent', startS: 0, calls }] };
 const params = { ...DEFAULT_PARAMS, capacityTokens: 2048, stepFixedMs: 1, prefillUsPerToken: 10, kvReadNsPerToken: 10 };
-const base: ScenarioSpec = { params, replicas: { replicas: 1, staggerS: 0, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 }, session: 'agent' };
+const base: ScenarioOptions = { params, replicas: { replicas: 1, staggerS: 0, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 }, session: 'agent' };
 
 function sweepJob(over: Partial<SweepJob> = {}): SweepJob {
   return { type: 'sweep', seq: 7, workloadId: 1, axis: 'replicas', values: [...REPLICA_SWEEP], base, threshold: 0.1, pointsAfterCliff: 2, budgetMs: 60_000, lines: [], ...over };
@@ -71,8 +72,8 @@ describe('what-if worker jobs', () => {
 
   it('runs the other policies at the points run, and reports an engine that refuses its parameters', () => {
     const { posted, post } = collect();
-    const ttl: ScenarioSpec = { ...base, params: { ...params, policy: 'ttl-pin' } };
-    const broken: ScenarioSpec = { ...base, params: { ...params, policy: 'admission-cap', admissionCap: { ...params.admissionCap, backoff: 2 } } };
+    const ttl: ScenarioOptions = { ...base, params: { ...params, policy: 'ttl-pin' } };
+    const broken: ScenarioOptions = { ...base, params: { ...params, policy: 'admission-cap', admissionCap: { ...params.admissionCap, backoff: 2 } } };
     new WhatIfSim(workload, new MemoEngine(FAST), post).sweep(sweepJob({ lines: [{ policy: 'ttl-pin', spec: ttl }, { policy: 'admission-cap', spec: broken }] }));
     const end = posted.find((m): m is Extract<FromWorker, { type: 'sweep/cliff' }> => m.type === 'sweep/cliff')!;
     const ttlPoints = posted.filter((m) => m.type === 'sweep/point' && m.line === 'ttl-pin').map((m) => (m as { value: number }).value);
@@ -85,7 +86,7 @@ describe('what-if worker jobs', () => {
     const { posted, post } = collect();
     const memo = new MemoEngine(FAST);
     const sim = new WhatIfSim(workload, memo, post);
-    const spec: ScenarioSpec = { ...base, replicas: { ...base.replicas!, replicas: 8 } };
+    const spec: ScenarioOptions = { ...base, replicas: { ...base.replicas!, replicas: 8 } };
     sim.scenario({ type: 'scenario', seq: 1, workloadId: 1, spec, alone: true });
     assert.deepEqual(posted.map((m) => m.type), ['scenario/result', 'scenario/alone']);
     const result = posted[0]?.type === 'scenario/result' ? posted[0].result : null;
@@ -103,7 +104,7 @@ describe('what-if worker jobs', () => {
   it('the memo forgets everything once it holds more call records than its limit', () => {
     const memo = new MemoEngine(FAST, 20);
     const sim = new WhatIfSim(workload, memo, () => undefined);
-    const spec = (n: number): ScenarioSpec => ({ ...base, replicas: { ...base.replicas!, replicas: n } });
+    const spec = (n: number): ScenarioOptions => ({ ...base, replicas: { ...base.replicas!, replicas: n } });
     sim.scenario({ type: 'scenario', seq: 1, workloadId: 1, spec: spec(2), alone: false });
     const afterFirst = memo.runs;
     sim.scenario({ type: 'scenario', seq: 2, workloadId: 1, spec: spec(2), alone: false });
