@@ -17,6 +17,8 @@ import { analyzeFolder, isDirectory, runSessions } from './sessions';
 import { redactionLine, redactionModeFlag, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
 import { runSimulate } from './simulate';
 import { runContext } from './context';
+import { runWindows } from './windows';
+import { budgetExit, runCost } from './cost';
 import { runQuery, runTeamExport, TEAM_USAGE } from './team';
 import { UsageError } from '../core/text/usageError';
 import { printError, printJson, printText } from './output';
@@ -31,9 +33,12 @@ const USAGE = `agent-trace ${VERSION}: where an agent's tokens go, from its trac
 Usage:
   agent-trace analyze FILE [--json] [--format ID] [--min-loop-attempts N] [--cache-ttl-min M]
                      [--prices PRICES.json] [--what-if-ttl-min M [--what-if-ttl-write X]]
+                     [--budget USD]
   agent-trace analyze DIR [--json] [--min-loop-attempts N] [--cache-ttl-min M]
   agent-trace sessions [--json] [--agent ID] [--since 7d] [--project P]
   agent-trace context FILE [--json] [--top N]
+  agent-trace cost [FILE...] [--json] [--budget USD]
+  agent-trace windows [FILE...] [--json] [--limit-5h L] [--limit-week L]
   agent-trace convert FILE -o OUT.trace.jsonl [--format ID] [--redact strict] [--no-redact]
   agent-trace simulate (FILE | --workload W.json) [options] [--json]
 ${SHARE_USAGE}
@@ -103,13 +108,20 @@ priced suggestions; agent-trace context --help.
 sessions lists the agent sessions on this machine with their figures (the Agent
 Sessions view's); agent-trace sessions --help lists its options.
 
+windows rebuilds Claude's and Codex's 5-hour and weekly plan windows from the
+calls' times: used, burn rate, time to a limit you set, each session's share
+(agent-trace windows --help; docs/guide/windows.md).
+
 simulate replays a traced agent session as N sessions sharing one GPU's vLLM
 prefix cache and reports the hit rate, recomputed prefill, preemptions, prefill
 share and slowdown, or sweeps N or the cache size to find the cliff. Its options:
 agent-trace simulate --help.
 
+--budget USD (analyze, cost) makes a trace that cost more than USD exit with 3,
+saying by how much: for CI.
+
 Exit status: 0 ok, 1 the file could not be read as a trace (simulate: or the
-parameters cannot work), 2 usage error.
+parameters cannot work), 2 usage error, 3 over the --budget.
 `;
 
 interface Args {
@@ -125,6 +137,7 @@ interface Args {
   prices: string | null;
   whatIfTtlMin: number | null;
   whatIfTtlWrite: number | null;
+  budget: number | null;
 }
 
 function positiveNumber(flag: string, value: string | undefined, integer: boolean): number {
@@ -136,7 +149,7 @@ function positiveNumber(flag: string, value: string | undefined, integer: boolea
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { command: null, file: null, json: false, out: null, format: null, minLoopAttempts: null, cacheTtlMin: null, prices: null, whatIfTtlMin: null, whatIfTtlWrite: null, noRedact: false, redact: 'default' };
+  const args: Args = { command: null, file: null, json: false, out: null, format: null, minLoopAttempts: null, cacheTtlMin: null, prices: null, whatIfTtlMin: null, whatIfTtlWrite: null, budget: null, noRedact: false, redact: 'default' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--json') args.json = true;
@@ -156,6 +169,7 @@ function parseArgs(argv: readonly string[]): Args {
       args.prices = file;
     } else if (a === '--what-if-ttl-min') args.whatIfTtlMin = positiveNumber(a, argv[++i], false);
     else if (a === '--what-if-ttl-write') args.whatIfTtlWrite = positiveNumber(a, argv[++i], false);
+    else if (a === '--budget') args.budget = positiveNumber(a, argv[++i], false);
     else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
     else if (args.command === null) args.command = a;
     else if (args.file === null) args.file = a;
@@ -185,6 +199,8 @@ async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'simulate') return runSimulate(argv.slice(1));
   if (argv[0] === 'context') return runContext(argv.slice(1));
   if (argv[0] === 'sessions') return runSessions(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+  if (argv[0] === 'cost') return runCost(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+  if (argv[0] === 'windows') return runWindows(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   if (argv[0] === 'redact' && !argv.includes('--help')) return runRedact(argv.slice(1));
   // The team tables have their own options (and --help); the replay exports share theirs.
   if (argv[0] === 'export' && argv[argv.indexOf('--to') + 1] === 'parquet') return runTeamExport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
@@ -206,7 +222,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const options: Partial<AnalysisOptions> = {};
   if (args.minLoopAttempts !== null) options.minLoopAttempts = args.minLoopAttempts;
   if (args.cacheTtlMin !== null) options.cacheTtlMs = args.cacheTtlMin * 60_000;
+  if (args.budget !== null && args.command !== 'analyze') throw new UsageError('--budget applies to analyze and cost');
   if (args.command === 'analyze' && (await isDirectory(args.file))) {
+    if (args.budget !== null) throw new UsageError('--budget applies to one trace; for a folder: agent-trace cost DIR/*.jsonl --budget USD');
     if (args.format) throw new UsageError('--format applies to one file, not to a folder');
     return analyzeFolder(args.file, options, args.json, (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   }
@@ -234,7 +252,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const report = buildTraceReport(parsed, options, { book, customTtl });
   if (args.json) printJson(report);
   else printText(renderTextReport(basename(args.file), report));
-  return parsed.problem ? 1 : 0;
+  if (parsed.problem) return 1;
+  return args.budget === null ? 0 : budgetExit(args.file, report.cost?.totalUsd ?? null, args.budget);
 }
 
 main(process.argv.slice(2)).then(

@@ -45,42 +45,49 @@ export function defaultIndexPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(cache, 'agent-trace', 'sessions.sqlite');
 }
 
-interface SessionsArgs {
+/** The options of `agent-trace sessions`. */
+export interface SessionsArgs {
   json: boolean;
   filter: SessionFilter;
   roots: Record<string, string>;
   index: string | null;
 }
 
-function parseSessionsArgs(argv: readonly string[], nowMs: number): SessionsArgs {
+/**
+ * The options of `sessions` (and of the commands that read the same local sessions); `extra`
+ * takes the command's own flags: it returns the index of the last argument it used, or null.
+ */
+export function parseSessionsArgs(argv: readonly string[], nowMs: number, extra: ((argv: readonly string[], i: number) => number | null) | null = null, help = 'agent-trace sessions --help'): SessionsArgs {
   const args: SessionsArgs = { json: false, filter: {}, roots: {}, index: defaultIndexPath() };
   const value = (i: number, flag: string): string => {
     const v = argv[i];
-    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`, 'agent-trace sessions --help');
+    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`, help);
     return v;
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--json') args.json = true;
+    const used = extra ? extra(argv, i) : null;
+    if (used !== null) i = used;
+    else if (a === '--json') args.json = true;
     else if (a === '--agent') {
       const id = value(++i, a);
-      if (!agentById(id)) throw new UsageError(`unknown --agent "${id}"; one of: ${AGENTS.map((x) => x.id).join(', ')}`, 'agent-trace sessions --help');
+      if (!agentById(id)) throw new UsageError(`unknown --agent "${id}"; one of: ${AGENTS.map((x) => x.id).join(', ')}`, help);
       args.filter.agents = [...(args.filter.agents ?? []), id];
     } else if (a === '--since') {
       const text = value(++i, a);
       const since = parseSince(text, nowMs);
-      if (since === null) throw new UsageError(`--since needs a duration (30m, 12h, 7d, 2w) or a date (2026-03-01), not "${text}"`, 'agent-trace sessions --help');
+      if (since === null) throw new UsageError(`--since needs a duration (30m, 12h, 7d, 2w) or a date (2026-03-01), not "${text}"`, help);
       args.filter.sinceMs = since;
     } else if (a === '--project') args.filter.projects = [...(args.filter.projects ?? []), value(++i, a)];
     else if (a === '--root') {
       const spec = value(++i, a);
       const eq = spec.indexOf('=');
       const agent = eq > 0 ? agentById(spec.slice(0, eq)) : undefined;
-      if (!agent || eq === spec.length - 1) throw new UsageError(`--root needs ID=DIR with ID one of ${AGENTS.map((x) => x.id).join(', ')}, not "${spec}"`, 'agent-trace sessions --help');
+      if (!agent || eq === spec.length - 1) throw new UsageError(`--root needs ID=DIR with ID one of ${AGENTS.map((x) => x.id).join(', ')}, not "${spec}"`, help);
       args.roots[agent.settingKey] = spec.slice(eq + 1);
     } else if (a === '--index') args.index = value(++i, a);
     else if (a === '--no-index') args.index = null;
-    else throw new UsageError(`unknown option ${a}`, 'agent-trace sessions --help');
+    else throw new UsageError(`unknown option ${a}`, help);
   }
   return args;
 }
@@ -136,27 +143,8 @@ export async function runSessions(argv: readonly string[], write: (text: string)
   }
   const now = Date.now();
   const args = parseSessionsArgs(argv, now);
-  const { index, notice } = SessionIndex.open(args.index ?? ':memory:');
+  const { index, rows, roots } = await syncLocalSessions(args.roots, args.index, now, err);
   try {
-    if (notice) err(`agent-trace: ${notice.message}\n`);
-    const roots = agentRoots(resolveRoots(args.roots));
-    const indexer = new SessionIndexer(index, { stateVersion: 'cli', prices: createPriceBook() });
-    let lastReport = Date.now();
-    const result = await indexer.sync(roots, {
-      onProgress: (p) => {
-        // Only a long first run says how far it got (on stderr, so --json stays clean).
-        if (Date.now() - lastReport > 2000 && p.filesDone < p.filesTotal) {
-          lastReport = Date.now();
-          err(`reading sessions: ${p.filesDone} of ${p.filesTotal} files, ${(p.bytesDone / 2 ** 20).toFixed(0)} of ${(p.bytesTotal / 2 ** 20).toFixed(0)} MB\n`);
-        }
-      },
-    });
-    for (const r of result.rereads) err(`agent-trace: read again from the start: ${plainText(r, 300)}\n`);
-    for (const n of result.notes) err(`agent-trace: note: ${plainText(n, 400)}\n`);
-    // Once a run, with the count: folders it could not list and files it could not read are never skipped silently.
-    const unread = unreadNote(result);
-    if (unread) err(`agent-trace: ${plainText(unread, 2000)}\n`);
-    const rows = index.rows(now);
     // A main session passes the filter for itself; its sub-agents are listed with it.
     const mains = rows.filter((r) => r.role === 'main' || !rows.some((p) => p.fileId === r.fileId && p.key === r.parentKey));
     const kept = new Set(mains.filter((r) => matchesFilter(r, args.filter)).map((r) => r.fileId));
@@ -190,6 +178,39 @@ export async function runSessions(argv: readonly string[], write: (text: string)
     return 0;
   } finally {
     index.close();
+  }
+}
+
+/**
+ * Brings the session index up to date with this machine's agent folders (the ones `roots`
+ * names instead of the defaults) and returns its rows; notes and unread files go to `err`.
+ * The caller closes the index.
+ */
+export async function syncLocalSessions(rootOverrides: Record<string, string>, indexPath: string | null, now: number, err: (text: string) => void): Promise<{ index: SessionIndex; rows: SessionRow[]; roots: ReturnType<typeof agentRoots> }> {
+  const { index, notice } = SessionIndex.open(indexPath ?? ':memory:');
+  try {
+    if (notice) err(`agent-trace: ${notice.message}\n`);
+    const roots = agentRoots(resolveRoots(rootOverrides));
+    const indexer = new SessionIndexer(index, { stateVersion: 'cli', prices: createPriceBook() });
+    let lastReport = Date.now();
+    const result = await indexer.sync(roots, {
+      onProgress: (p) => {
+        // Only a long first run says how far it got (on stderr, so --json stays clean).
+        if (Date.now() - lastReport > 2000 && p.filesDone < p.filesTotal) {
+          lastReport = Date.now();
+          err(`reading sessions: ${p.filesDone} of ${p.filesTotal} files, ${(p.bytesDone / 2 ** 20).toFixed(0)} of ${(p.bytesTotal / 2 ** 20).toFixed(0)} MB\n`);
+        }
+      },
+    });
+    for (const r of result.rereads) err(`agent-trace: read again from the start: ${plainText(r, 300)}\n`);
+    for (const n of result.notes) err(`agent-trace: note: ${plainText(n, 400)}\n`);
+    // Once a run, with the count: folders it could not list and files it could not read are never skipped silently.
+    const unread = unreadNote(result);
+    if (unread) err(`agent-trace: ${plainText(unread, 2000)}\n`);
+    return { index, rows: index.rows(now), roots };
+  } catch (e) {
+    index.close();
+    throw e;
   }
 }
 

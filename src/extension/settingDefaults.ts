@@ -25,6 +25,9 @@ export const SETTING_DEFAULTS = {
   'statusBar.enabled': true,
   'statusBar.agents': [] as string[],
   'statusBar.activeWithinMinutes': 60,
+  /** No budgets: nothing is watched until the user sets one (docs/guide/windows.md). */
+  'budget.perSessionUsd': null as number | null,
+  'budget.perDayUsd': null as number | null,
   /** The Agent Sessions view's grouping: by project then day, or flat by recency ('recency'). */
   'sessions.groupBy': 'project' as 'project' | 'recency',
   /** Retry loops as warnings in the Problems view. */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { Budgets } from '../core/sessions/budgetWatch';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../core/analysis/sessionAnalysis';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { DEFAULT_INTENT_MAPPING } from '../core/analysis/toolTaxonomy';
@@ -174,3 +175,10 @@ export function statusBarSettings(): StatusBarSettings {
   };
 }
 
+
+/** The budgets of `agentTrace.budget.*`; unset, zero, negative or malformed values mean no budget. */
+export function budgetSettings(): Budgets {
+  const config = vscode.workspace.getConfiguration('agentTrace.budget');
+  const usd = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : null);
+  return { perSessionUsd: usd(config.get('perSessionUsd')), perDayUsd: usd(config.get('perDayUsd')) };
+}

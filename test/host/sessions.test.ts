@@ -173,6 +173,34 @@ suite('Agent Sessions in the real extension host', () => {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 
+  test('a live session crossing its budget turns the status bar red and raises one notification', async () => {
+    // The M-Claude log again: its first 60 lines are 15 calls, well under $2; the whole log costs
+    // $3.36867825 (test/reference/cost_reference.mjs), so appending the rest crosses a $2 budget once:
+    // over by $1.36867825, 68%.
+    const config = vscode.workspace.getConfiguration('agentTrace.budget');
+    await config.update('perSessionUsd', 2, vscode.ConfigurationTarget.Global);
+    try {
+      const file = path.join(home(), '.claude/projects/-tmp-budget-demo/5e55e55e-0000-4000-8000-000000000003.jsonl');
+      const live = startLiveSession(path.join(root(), 'claude/edit-retry-loop.jsonl'), file, 60);
+      await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+      await waitFor('the status bar on the live session', () => api.sessions.statusBar.current?.path === file);
+      const noticesBefore = api.sessions.statusBar.budgetNotices.length;
+      assert.equal(api.sessions.statusBar.budgetState, 'ok');
+      live.append(live.total - live.written);
+      await waitFor('the budget crossed', () => api.sessions.statusBar.budgetState === 'over', 15_000);
+      assert.equal(api.sessions.statusBar.current!.calls, 41);
+      // Read again (a refresh, a later change): still one notification.
+      await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+      await new Promise((r) => setTimeout(r, 1500));
+      const notices = api.sessions.statusBar.budgetNotices.slice(noticesBefore);
+      assert.deepEqual(notices, ['Agent Trace: this session cost $3.37 against a budget of $2.00: over by $1.37 (68%).']);
+      assert.match(api.sessions.statusBar.tooltip!, /Session budget: \$3\.37 of \$2\.00 \(with sub-agents\)\./);
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    } finally {
+      await config.update('perSessionUsd', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('the hostile corpus: every label, description and tooltip of the tree, the status bar and the panel titles stay inert', async () => {
     // The M-Claude log with a payload in every field (test/support/hostileCorpus.ts: the cwd, the model, tool names,
     // error text, the prompt, a 100,000-character title), replayed as a live session in a project folder named like a command link.

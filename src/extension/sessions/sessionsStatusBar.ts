@@ -3,11 +3,13 @@ import { uiText } from '../../core/text/safeText';
 import { formatCompact, formatPercent } from '../../core/report/formatNumbers';
 import { cacheExpiresAt, countdownText, ttlExplanation } from '../../core/sessions/cacheCountdown';
 import { contextWindowFor } from '../../core/sessions/contextWindow';
-import { activeMs, isLive } from '../../core/sessions/sessionQuery';
+import { BudgetWatch } from '../../core/sessions/budgetWatch';
+import type { BudgetState } from '../../core/sessions/budgetWatch';
+import { activeMs, isLive, localDay, threadCosts } from '../../core/sessions/sessionQuery';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
 import { formatUsd, sessionLabel } from '../../core/sessions/sessionText';
 import { agentLabel } from '../../node/sessions/agentRegistry';
-import { statusBarSettings } from '../settings';
+import { budgetSettings, statusBarSettings } from '../settings';
 import type { SessionsService } from './sessionsService';
 
 /** The command the item runs on click (opens the session). */
@@ -61,6 +63,18 @@ export function statusBarSession(rows: readonly SessionRow[], agents: readonly s
   return best;
 }
 
+/** The session's cost with its sub-agents and the cost of today's sessions (each whole, by local day of its last activity), for the budgets. */
+export function budgetFigures(rows: readonly SessionRow[], session: SessionRow | null, nowMs: number): { session: { key: string; usd: number | null } | null; day: { key: string; usd: number | null } } {
+  const today = localDay(nowMs);
+  let dayUsd: number | null = null;
+  for (const r of rows) {
+    if (r.fileStatus !== 'ok' || r.costUsd === null || localDay(activeMs(r)) !== today) continue;
+    dayUsd = (dayUsd ?? 0) + r.costUsd;
+  }
+  const thread = session ? (threadCosts(rows).get(session.id)?.usd ?? session.costUsd) : null;
+  return { session: session ? { key: `${session.path}\u0000${session.key}`, usd: thread } : null, day: { key: today, usd: dayUsd } };
+}
+
 /**
  * A status bar item for the agent session active most recently: how full its context
  * is, its cache hit rate, its cost so far and the time left before the provider's
@@ -74,6 +88,10 @@ export class SessionsStatusBar implements vscode.Disposable {
   private ticker: ReturnType<typeof setInterval> | undefined;
   private usage: vscode.Disposable | null = null;
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly budgets = new BudgetWatch();
+  private budget: { state: BudgetState; lines: string[] } = { state: 'ok', lines: [] };
+  /** Budget notifications raised, in order (tests read them). */
+  readonly budgetNotices: string[] = [];
 
   constructor(private readonly service: SessionsService) {
     this.item.name = 'Agent Session';
@@ -82,6 +100,7 @@ export class SessionsStatusBar implements vscode.Disposable {
       service.onDidChange(() => this.update()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('agentTrace.statusBar')) this.applySettings();
+        else if (e.affectsConfiguration('agentTrace.budget')) this.update();
       }),
     );
     this.applySettings();
@@ -109,6 +128,11 @@ export class SessionsStatusBar implements vscode.Disposable {
     return this.session ? String(this.item.tooltip ?? '') : null;
   }
 
+  /** `ok`, `near` (80% of a budget) or `over`: the item's colour (tests read it). */
+  get budgetState(): BudgetState {
+    return this.budget.state;
+  }
+
   private applySettings(): void {
     if (statusBarSettings().enabled) {
       this.usage ??= this.service.use();
@@ -128,7 +152,30 @@ export class SessionsStatusBar implements vscode.Disposable {
     const previous = this.session;
     this.session = statusBarSession(this.service.current(), settings.agents, settings.activeWithinMinutes * 60_000, Date.now());
     if (this.session && this.session.path !== previous?.path) void this.service.watch([this.session.path]).catch(() => undefined);
+    this.checkBudgets();
     this.render();
+  }
+
+  /** The colour follows the budgets; a crossing seen while watching is told once (BudgetWatch). */
+  private checkBudgets(): void {
+    const budgets = budgetSettings();
+    if (budgets.perSessionUsd === null && budgets.perDayUsd === null) {
+      this.budget = { state: 'ok', lines: [] };
+      return;
+    }
+    const rows = this.service.current();
+    const figures = budgetFigures(rows, this.session, Date.now());
+    const { state, crossings } = this.budgets.update(budgets, figures);
+    const lines: string[] = [];
+    if (budgets.perSessionUsd !== null && figures.session) lines.push(`Session budget: ${formatUsd(figures.session.usd)} of ${formatUsd(budgets.perSessionUsd)} (with sub-agents).`);
+    if (budgets.perDayUsd !== null) lines.push(`Day budget: ${formatUsd(figures.day.usd)} of ${formatUsd(budgets.perDayUsd)} (sessions active today).`);
+    this.budget = { state, lines };
+    for (const c of crossings) {
+      // Our own words and numbers only; still through uiText, as everything shown in VS Code's UI.
+      const text = uiText(c.message, { max: 300 });
+      this.budgetNotices.push(text);
+      void vscode.window.showWarningMessage(text);
+    }
   }
 
   private render(): void {
@@ -142,7 +189,8 @@ export class SessionsStatusBar implements vscode.Disposable {
     const view = statusBarView(this.session, now);
     this.item.text = view.text;
     // A plain string: VS Code shows it as text, so nothing from the trace can render as Markdown or a link.
-    this.item.tooltip = view.tooltip;
+    this.item.tooltip = this.budget.lines.length > 0 ? `${view.tooltip}\n\n${this.budget.lines.join('\n')}` : view.tooltip;
+    this.item.backgroundColor = this.budget.state === 'over' ? new vscode.ThemeColor('statusBarItem.errorBackground') : this.budget.state === 'near' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.accessibilityInformation = { label: view.text.replace('$(pulse) ', 'Agent session: '), role: 'button' };
     this.item.show();
     if (view.expiresAtMs !== null && view.expiresAtMs > now) {
@@ -150,7 +198,7 @@ export class SessionsStatusBar implements vscode.Disposable {
         if (!this.session) return;
         const v = statusBarView(this.session, Date.now());
         this.item.text = v.text;
-        this.item.tooltip = v.tooltip;
+        this.item.tooltip = this.budget.lines.length > 0 ? `${v.tooltip}\n\n${this.budget.lines.join('\n')}` : v.tooltip;
         if (v.expiresAtMs === null || v.expiresAtMs <= Date.now()) {
           clearInterval(this.ticker);
           this.ticker = undefined;
