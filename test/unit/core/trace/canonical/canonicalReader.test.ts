@@ -134,15 +134,17 @@ describe('schema/agent-trace-v1.schema.json', () => {
 describe('round trip: Claude Code fixture → writeCanonical → canonical reader', () => {
   const files = readdirSync(CLAUDE_DIR).filter((n) => n.endsWith('.jsonl')).sort();
 
-  it('finds the three Claude Code fixtures', () => {
-    assert.deepEqual(files, ['ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl', 'edit-retry-loop.jsonl', 'user-rejections.jsonl']);
+  it('finds the four Claude Code fixtures', () => {
+    assert.deepEqual(files, ['ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl', 'context-excerpt.jsonl', 'edit-retry-loop.jsonl', 'user-rejections.jsonl']);
   });
 
   // Session and call counts from test/fixtures/README.md: the spotter log has a Task
   // sub-agent and a compaction agent beside its 149-call main thread; the edit loop has
-  // 41 calls; the rejections log has one call.
+  // 41 calls; the rejections log has one call; the context excerpt has six message ids
+  // (three before its /compact boundary, three after) and no sidechain line.
   const expectedShape: Record<string, { sessions: number; mainCalls: number }> = {
     'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl': { sessions: 3, mainCalls: 149 },
+    'context-excerpt.jsonl': { sessions: 1, mainCalls: 6 },
     'edit-retry-loop.jsonl': { sessions: 1, mainCalls: 41 },
     'user-rejections.jsonl': { sessions: 1, mainCalls: 1 },
   };
