@@ -83,6 +83,18 @@ export function runOracle(oracleDir: string, job: OracleJob, options: { steps?: 
   if (options.steps) args.push('--steps', options.steps);
   if (options.perCall) args.push('--per-call');
   if (options.mirrorAsIs) args.push('--mirror-as-is');
+  return runPythonJson<OracleReport>(args, 'oracle', { ...oracleInput(job), params: { ...job.params, blockSizeTokens: planBlockSize(job) } });
+}
+
+/** A job as both engines' harnesses read it on stdin (the caller sets `params`). */
+export function oracleInput(job: OracleJob): { workload: unknown; replicas: number; staggerS: number; params: EngineParams } {
+  const w = job.workload;
+  const workload = w.kind === 'sessions' ? workloadToJson(w) : { blockSizeTokens: w.blockSizeTokens, requests: w.requests };
+  return { workload, replicas: job.replicas, staggerS: job.staggerS, params: job.params };
+}
+
+/** Runs a Python harness with `input` as JSON on stdin and reads its JSON report from stdout. */
+export function runPythonJson<T>(args: string[], name: string, input: unknown): Promise<T> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn('python3', args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
@@ -91,12 +103,10 @@ export function runOracle(oracleDir: string, job: OracleJob, options: { steps?: 
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`oracle exited with ${code}: ${err.slice(-2000)}`));
-      else resolvePromise(JSON.parse(out) as OracleReport);
+      if (code !== 0) reject(new Error(`${name} exited with ${code}: ${err.slice(-2000)}`));
+      else resolvePromise(JSON.parse(out) as T);
     });
-    const w = job.workload;
-    const workload = w.kind === 'sessions' ? workloadToJson(w) : { blockSizeTokens: w.blockSizeTokens, requests: w.requests };
-    child.stdin.end(JSON.stringify({ workload, replicas: job.replicas, staggerS: job.staggerS, params: { ...job.params, blockSizeTokens: planBlockSize(job) } }));
+    child.stdin.end(JSON.stringify(input));
   });
 }
 

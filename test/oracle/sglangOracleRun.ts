@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { EngineOutcome } from '../../src/core/sim/engines/engineTypes';
 import type { RadixDebug, RadixStepLog } from '../../src/core/sim/engines/radixEngine';
 import { runRadix } from '../../src/core/sim/engines/radixEngine';
 import { DEFAULT_REPLICAS, planWorkload } from '../../src/core/sim/simRequests';
 import type { SimPlan } from '../../src/core/sim/simRequests';
-import { workloadToJson } from '../../src/core/sim/workload';
 import type { OracleJob } from './oracleRun';
-import { findEngineOracle } from './oracleRun';
+import { findEngineOracle, oracleInput, runPythonJson } from './oracleRun';
 
 /**
  * Running the SGLang radix-cache oracle next to the sglang-lru engine. The oracle (SGLang's
@@ -80,21 +78,7 @@ export interface SglangOracleReport {
 export function runSglangOracle(oracleDir: string, job: OracleJob, options: { steps?: string } = {}): Promise<SglangOracleReport> {
   const args = [HARNESS, '--oracle-dir', oracleDir];
   if (options.steps) args.push('--steps', options.steps);
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('python3', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`SGLang oracle harness exited with ${code}: ${err.slice(-2000)}`));
-      else resolvePromise(JSON.parse(out) as SglangOracleReport);
-    });
-    const w = job.workload;
-    const workload = w.kind === 'sessions' ? workloadToJson(w) : { blockSizeTokens: w.blockSizeTokens, requests: w.requests };
-    child.stdin.end(JSON.stringify({ workload, replicas: job.replicas, staggerS: job.staggerS, params: job.params }));
-  });
+  return runPythonJson<SglangOracleReport>(args, 'SGLang oracle harness', oracleInput(job));
 }
 
 /** The simulator's plan for a job, with token keys: the same N copies, the same fixed stagger. */

@@ -6,8 +6,7 @@ import { shortSessionId } from '../../src/core/view/sessionList';
 import { headlineGroups, readLoopSort } from '../analysis/analysisModel';
 import type { LoopSort } from '../analysis/analysisModel';
 import type { Figure, FigureGroup } from '../shared/figures';
-import { OTHER_INPUT_KINDS } from '../../src/core/trace/model';
-import type { OtherInputs } from '../../src/core/trace/model';
+import { OTHER_INPUT_KINDS, OTHER_INPUT_LABELS } from '../../src/core/trace/model';
 import type { BarView } from '../timeline/timelineModel';
 import type { CustomTtl } from '../cost/costModel';
 
@@ -91,16 +90,6 @@ export function keyFigures(s: SessionSummary, cost: SessionCostFigures | null | 
     },
   ];
 }
-
-/** Singular and plural names of each kind of input no person typed. */
-const OTHER_INPUT_LABELS: Record<keyof OtherInputs, [string, string]> = {
-  notification: ['notification', 'notifications'],
-  localCommand: ['local command', 'local commands'],
-  hookOutput: ['hook output', 'hook outputs'],
-  compactionSummary: ['compaction summary', 'compaction summaries'],
-  interruption: ['interruption', 'interruptions'],
-  injected: ['injected context', 'injected contexts'],
-};
 
 /** "12 (9 notifications, 3 local commands)": user-role records that no person typed, when the format tells them apart and there are any. */
 function otherInputsFigure(s: SessionSummary): Figure[] {

@@ -2,8 +2,7 @@ import { compareToRange, PUBLISHED_RANGES } from '../analysis/fingerprint';
 import type { PublishedRange } from '../analysis/fingerprint';
 import type { ReportCacheTtl, ReportCost, ReportIdealCache, ReportSession, TraceReport } from './traceReport';
 import { clipText } from '../text/safeText';
-import { OTHER_INPUT_KINDS } from '../trace/model';
-import type { OtherInputs } from '../trace/model';
+import { OTHER_INPUT_KINDS, OTHER_INPUT_LABELS } from '../trace/model';
 import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio, formatSignedPercent, formatTtl, formatUsd } from './formatNumbers';
 
 const MISS_LABELS: Record<string, string> = {
@@ -71,15 +70,6 @@ function sessionLines(s: ReportSession): string[] {
   if (s.idealCache.steps > 0) out.push(...idealLines(s.idealCache));
   return out;
 }
-
-const OTHER_INPUT_LABELS: Record<keyof OtherInputs, [string, string]> = {
-  notification: ['notification', 'notifications'],
-  localCommand: ['local command', 'local commands'],
-  hookOutput: ['hook output', 'hook outputs'],
-  compactionSummary: ['compaction summary', 'compaction summaries'],
-  interruption: ['interruption', 'interruptions'],
-  injected: ['injected context', 'injected contexts'],
-};
 
 /** "12 notifications, 3 local commands", or '' when there are none. */
 function otherInputsText(s: ReportSession): string {

@@ -171,6 +171,15 @@ export interface OtherInputs {
 
 /** Kinds of `OtherInputs`, in the order they are shown. */
 export const OTHER_INPUT_KINDS: ReadonlyArray<keyof OtherInputs> = ['notification', 'localCommand', 'hookOutput', 'compactionSummary', 'interruption', 'injected'];
+/** Singular and plural names of each kind of input no person typed (the text report and the inspector). */
+export const OTHER_INPUT_LABELS: Record<keyof OtherInputs, [string, string]> = {
+  notification: ['notification', 'notifications'],
+  localCommand: ['local command', 'local commands'],
+  hookOutput: ['hook output', 'hook outputs'],
+  compactionSummary: ['compaction summary', 'compaction summaries'],
+  interruption: ['interruption', 'interruptions'],
+  injected: ['injected context', 'injected contexts'],
+};
 
 /** Something that happened between calls and is neither a call nor a turn: a failed API request. */
 export interface SessionEvent {
