@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
-import { formatCount, formatPercent, formatRatio } from '../core/report/formatNumbers';
+import { formatCount, formatPercent, formatRatio } from '../core/text/formatNumbers';
 import { compareRows, durationMs, localDay, matchesFilter, parseSince } from '../core/sessions/sessionQuery';
 import type { SessionFilter, SessionRow } from '../core/sessions/sessionQuery';
 import { indexRecords } from '../core/sessions/sessionRecord';

@@ -2,7 +2,7 @@ import { BarController, BarElement, CategoryScale, Chart, LinearScale, LineContr
 import type { ChartDataset } from 'chart.js';
 import annotationPlugin from 'chartjs-plugin-annotation';
 import type { AnnotationOptions } from 'chartjs-plugin-annotation';
-import { formatCompact, formatPercent } from '../../src/core/report/formatNumbers';
+import { formatCompact, formatPercent } from '../../src/core/text/formatNumbers';
 import type { SessionComparison } from '../../src/core/sessions/compareSessions';
 import type { SessionsReport } from '../../src/core/sessions/sessionsReport';
 import { Channel } from '../../src/protocol/channel';
