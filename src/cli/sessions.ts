@@ -9,7 +9,7 @@ import { indexRecords } from '../core/sessions/sessionRecord';
 import { formatUsd, lastSegment, localTime, plainText, shortDuration } from '../core/sessions/sessionText';
 import { buildSessionsReport, reportJson } from '../core/sessions/sessionsReport';
 import type { Distribution, SessionsReport } from '../core/sessions/sessionsReport';
-import { isSubagentLogName } from '../core/trace/claudeCode/companions';
+import { isCompanionName } from '../core/trace/formats';
 import { parseTrace } from '../core/trace/parseTrace';
 import { AGENTS, agentById, agentRoots, resolveRoots } from '../node/sessions/agentRegistry';
 import { createPriceBook } from '../core/cost/priceBook';
@@ -227,7 +227,7 @@ export async function traceFilesIn(dir: string, depth = 0): Promise<string[]> {
     const path = join(dir, e.name);
     if (e.isDirectory()) {
       if (depth < 8 && !['subagents', '.git', 'node_modules'].includes(e.name)) out.push(...(await traceFilesIn(path, depth + 1)));
-    } else if (e.isFile() && /\.(jsonl|json|traj)$/i.test(e.name) && !isSubagentLogName(e.name)) out.push(path);
+    } else if (e.isFile() && /\.(jsonl|json|traj)$/i.test(e.name) && !isCompanionName(e.name)) out.push(path);
   }
   return out;
 }
