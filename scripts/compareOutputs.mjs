@@ -16,6 +16,8 @@
 //                               fleet, sweep and refusal it has, the commands' --help, and
 //                               `analyze` / `convert` of the simulator's inputs (about 210)
 //   --saved-only   with --against: compare only the outputs DIR holds (a save cut short)
+//   --resume       with --save: make only the outputs DIR does not hold yet (a save cut short)
+//   --jobs N       run N commands at a time (default 1; the outputs do not depend on it)
 //
 // Samples: every file under samples/ and test/fixtures/ (hostile cases, workloads and all:
 // a refusal is an output too) but licences and notes, then the shared traces
@@ -24,7 +26,7 @@
 // Where a JSON output differs, its differing values are listed (path: before → after; its
 // diagnostics compared as a set, so one added does not shift every other). Exits 1 when an
 // output differs, 2 on a usage error.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -33,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TRACE_KINDS = ['analyze.json', 'analyze.txt', 'convert.jsonl', 'simulate.json'];
 const KINDS = [...TRACE_KINDS, 'commands'];
-const USAGE = 'usage: node scripts/compareOutputs.mjs --save DIR | --against DIR [--saved-only] | --compare BEFORE AFTER   [--cli PATH] [--kinds LIST]';
+const USAGE = 'usage: node scripts/compareOutputs.mjs --save DIR [--resume] | --against DIR [--saved-only] | --compare BEFORE AFTER   [--cli PATH] [--kinds LIST] [--jobs N]';
 
 // ---------------------------------------------------------------- the command lines
 
@@ -151,25 +153,33 @@ function samples() {
 
 // ---------------------------------------------------------------- running the CLI
 
+/** Runs the CLI in `cwd` and resolves with its exit status, stdout and stderr as one text. */
 function run(cli, args) {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, NO_COLOR: '1' } });
-  return `exit ${r.status}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd: root, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (status) => resolve(`exit ${status}\n--- stdout\n${Buffer.concat(out).toString('utf8')}\n--- stderr\n${Buffer.concat(err).toString('utf8')}`));
+  });
 }
 
 /**
- * Every output this run makes, one at a time: [file name, () => text]. `keep(name)` says
- * which to make (all, or, with --saved-only, those the saved folder holds).
+ * Every output this run makes, one at a time: [file name, (scratch) => Promise of its text].
+ * `scratch` is a folder of the job's own, named `<scratch>` in the text.
  */
-function* outputs(cli, kinds, scratch) {
+function* outputs(cli, kinds) {
   if (kinds.some((k) => TRACE_KINDS.includes(k))) {
     for (const { file, name } of samples()) {
-      const out = join(scratch, 'out.trace.jsonl');
       const cases = {
         'analyze.json': () => run(cli, ['analyze', '--json', file]),
         'analyze.txt': () => run(cli, ['analyze', file]),
-        'convert.jsonl': () => {
+        'convert.jsonl': async (scratch) => {
+          const out = join(scratch, 'out.trace.jsonl');
           rmSync(out, { force: true });
-          const said = run(cli, ['convert', file, '-o', out]);
+          const said = await run(cli, ['convert', file, '-o', out]);
           return `${said}\n--- file\n${existsSync(out) ? readFileSync(out, 'utf8') : '(none)'}`;
         },
         'simulate.json': () => run(cli, ['simulate', '--json', file]),
@@ -178,7 +188,7 @@ function* outputs(cli, kinds, scratch) {
     }
   }
   if (kinds.includes('commands')) {
-    for (const [i, argv] of commandLines().entries()) yield [commandName(argv, i), () => `$ agent-trace ${argv.join(' ')}\n${run(cli, argv)}`];
+    for (const [i, argv] of commandLines().entries()) yield [commandName(argv, i), async () => `$ agent-trace ${argv.join(' ')}\n${await run(cli, argv)}`];
   }
 }
 
@@ -263,11 +273,13 @@ function option(flag, takesValue) {
 }
 const cli = resolve(option('--cli', true) || join(root, 'dist/cli.js'));
 const savedOnly = option('--saved-only', false) === true;
+const resume = option('--resume', false) === true;
+const jobs = Number(option('--jobs', true) ?? '1');
 const kindsOption = option('--kinds', true);
 const kinds = kindsOption ? kindsOption.split(',') : KINDS;
 const [mode, dir, other] = argv;
 const unknownKind = kinds.find((k) => !KINDS.includes(k));
-if (unknownKind !== undefined || !['--save', '--against', '--compare'].includes(mode) || !dir || (mode === '--compare') !== (other !== undefined) || (savedOnly && mode !== '--against')) {
+if (unknownKind !== undefined || !['--save', '--against', '--compare'].includes(mode) || !dir || (mode === '--compare') !== (other !== undefined) || (savedOnly && mode !== '--against') || (resume && mode !== '--save') || !Number.isInteger(jobs) || jobs < 1) {
   console.error(unknownKind !== undefined ? `unknown kind ${unknownKind}: the kinds are ${KINDS.join(', ')}` : USAGE);
   process.exit(2);
 }
@@ -282,11 +294,16 @@ if (mode === '--save') mkdirSync(folder, { recursive: true });
 const scratch = mkdtempSync(join(tmpdir(), 'agent-trace-compare-'));
 let compared = 0;
 let differ = 0;
-try {
-  for (const [name, make] of outputs(cli, kinds, scratch)) {
+const queue = outputs(cli, kinds);
+/** One worker: takes the next output, makes it in its own scratch folder, saves or compares it. Results are reported as they come. */
+async function worker(index) {
+  const own = join(scratch, `job${index}`);
+  mkdirSync(own);
+  for (let next = queue.next(); !next.done; next = queue.next()) {
+    const [name, make] = next.value;
     const file = join(folder, name);
-    if (savedOnly && !existsSync(file)) continue;
-    const text = make().replaceAll(scratch, '<scratch>');
+    if ((savedOnly || resume) && existsSync(file) === resume) continue;
+    const text = (await make(own)).replaceAll(own, '<scratch>');
     compared += 1;
     if (mode === '--save') writeFileSync(file, text);
     else {
@@ -297,6 +314,9 @@ try {
       }
     }
   }
+}
+try {
+  await Promise.all(Array.from({ length: jobs }, (_, i) => worker(i)));
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
