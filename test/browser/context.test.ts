@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ClaudeCodeContentCollector } from '../../src/core/context/claudeCodeContent';
+import { CHAR_ESTIMATE } from '../../src/core/context/tokenCounter';
+import { createPriceBook } from '../../src/core/cost/priceBook';
+import { TraceService } from '../../src/core/view/traceService';
+import { fixtures, parseFile, repoRoot, SPOTTER } from '../support/helpers';
+import { assertClean, inspectorSuite, results } from '../support/inspectorHarness';
+import type { InspectorPage } from '../support/inspectorHarness';
+
+// The context panel in real Chromium, on the hand-worked Claude Code excerpt
+// (test/fixtures/claude-code/context-excerpt.jsonl: six calls of a real session around a
+// /compact, the fifth made to miss the cache). The service counts text as ceil(length / 4)
+// (CHAR_ESTIMATE), so the expected stacks are those of the independent Python program
+// test/reference/context_anatomy.py, which reads the raw log on its own; call 1 is checked by
+// hand as well: its logged input 3 + 17,842 + 8,165 = 26,010 is the unlogged base plus the
+// typed prompt, and nothing else.
+
+const EXCERPT = join(fixtures, 'claude-code/context-excerpt.jsonl');
+
+interface Reference {
+  calls: Array<{ loggedInput: number; byKind: Record<string, number> }>;
+}
+
+function python(): Reference | null {
+  try {
+    return JSON.parse(execFileSync('python3', [join(repoRoot, 'test/reference/context_anatomy.py'), EXCERPT], { encoding: 'utf8' })) as Reference;
+  } catch {
+    return null;
+  }
+}
+
+/** The excerpt served as the trace worker serves it once it collected the log's text (a character count instead of the tokenizer). */
+async function excerptService(): Promise<TraceService> {
+  const collector = new ClaudeCodeContentCollector();
+  const trace = await parseFile(EXCERPT, { recordTap: (r) => collector.record(r) });
+  return new TraceService(trace, { fileName: 'context-excerpt.jsonl', formatChosen: false, analysis: {}, prices: createPriceBook(), context: { content: collector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] } });
+}
+
+/** The drawn stacks: for each bar, each kind's segment height in tokens (from its pixels and the y axis), and whether the segments touch. */
+async function drawnStacks(p: InspectorPage): Promise<Array<Record<string, number>>> {
+  await p.page.waitForSelector('#context-chart[data-stacks]');
+  const [px0, pxTop, top] = ((await p.page.getAttribute('#context-chart', 'data-y-scale')) ?? '').split(',').map(Number) as [number, number, number];
+  const perPixel = top / (px0 - pxTop);
+  const stacks = ((await p.page.getAttribute('#context-chart', 'data-stacks')) ?? '').split('|');
+  return stacks.map((bar) => {
+    const out: Record<string, number> = {};
+    // chart.js lifts the lowest bar off the zero line by half its grid line (so the axis stays visible).
+    let below = px0;
+    let slack = 1;
+    for (const segment of bar.split(' ')) {
+      const [kind, y, base] = segment.split(':') as [string, string, string];
+      // Stacked: each segment starts where the one under it ends.
+      assert.ok(Math.abs(Number(base) - below) <= slack, `${kind} sits on the segment below it (${base} vs ${below})`);
+      slack = 0.01;
+      below = Number(y);
+      out[kind] = (Number(base) - Number(y)) * perPixel;
+    }
+    return out;
+  });
+}
+
+describe('the context panel (Chromium)', () => {
+  const suite = inspectorSuite(['dist/webview.js', 'dist/webview.css']);
+
+  it('stacks each call of a real session by source, the heights the independent count gives', async (t) => {
+    const reference = python();
+    if (!reference) {
+      t.skip('python3 is not available: the reference counts cannot be made');
+      return;
+    }
+    const service = await excerptService();
+    const p = await suite.open({ trace: service.parsed, service, fileName: 'context-excerpt.jsonl', viewport: { width: 1400, height: 1100 } });
+    const stacks = await drawnStacks(p);
+    assert.equal(stacks.length, 6, 'one bar per call');
+    assert.equal(await p.page.getAttribute('#context-chart', 'data-binned'), 'false');
+    // Tolerance: a pixel of the y axis in tokens (the axis tops out near 50k over ~200 px).
+    const [px0, pxTop, top] = ((await p.page.getAttribute('#context-chart', 'data-y-scale')) ?? '').split(',').map(Number) as [number, number, number];
+    const pixel = top / (px0 - pxTop);
+    reference.calls.forEach((call, i) => {
+      const drawn = stacks[i]!;
+      assert.deepEqual(Object.keys(drawn).sort(), Object.keys(call.byKind).filter((k) => call.byKind[k]! > 0).sort(), `call ${i + 1}'s kinds`);
+      for (const [kind, tokens] of Object.entries(call.byKind)) assert.ok(Math.abs(drawn[kind]! - tokens) < pixel, `call ${i + 1} ${kind}: drawn ${drawn[kind]}, counted ${tokens}`);
+    });
+    // By hand: call 1 is the base and the typed prompt, 26,010 tokens together; call 4 (after the /compact) holds no tool result.
+    const first = stacks[0]!;
+    assert.deepEqual(Object.keys(first).sort(), ['system', 'userText']);
+    assert.ok(Math.abs(first['system']! + first['userText']! - 26_010) < pixel);
+    assert.equal(stacks[3]!['toolResult'], undefined);
+    // The estimates are said: the base and what the compaction restored.
+    assert.match((await p.page.textContent('.context-estimates')) ?? '', /Estimated, not counted from logged text: system prompt and tools, restored after compaction/);
+    assert.match((await p.page.textContent('.context-legend')) ?? '', /system prompt and tools \(est\.\)/);
+    await assertClean(p);
+  });
+
+  it('shares the timeline’s selection and window, and shows the selected call’s anatomy', async (t) => {
+    const reference = python();
+    if (!reference) {
+      t.skip('python3 is not available: the reference counts cannot be made');
+      return;
+    }
+    const service = await excerptService();
+    const p = await suite.open({ trace: service.parsed, service, fileName: 'context-excerpt.jsonl', viewport: { width: 1400, height: 1100 } });
+    await p.page.waitForSelector('#context-chart[data-stacks]');
+    // Click call 5's bar: the page selects it (the timeline's selection), its anatomy shows beside the details.
+    const area = ((await p.page.getAttribute('#context-chart', 'data-plot-area')) ?? '').split(',').map(Number) as [number, number, number, number];
+    const box = (await p.page.locator('#context-chart canvas').boundingBox())!;
+    const x = box.x + area[0] + ((4 + 0.5) * (area[2] - area[0])) / 6;
+    await p.page.mouse.click(x, box.y + area[3] - 10);
+    await p.page.waitForSelector('#context-chart[data-selected="4"]');
+    assert.equal((await p.state() as { callIndex?: number }).callIndex, 4, 'the page’s selection is call 5');
+    const rows = await p.page.$$eval('.context-call-table tbody tr', (trs) => trs.map((tr) => [(tr as HTMLElement).dataset['kind'], Number((tr as HTMLElement).dataset['tokens'])]));
+    assert.deepEqual(Object.fromEntries(rows), reference.calls[4]!.byKind);
+    // Call 5 logged 46,012 tokens of input; the parts, counted, come to 45,939 (the reference's sum).
+    assert.match((await p.page.textContent('[data-figure="context-call-total"]')) ?? '', /parts 45,939 tokens · logged input 46,012 \(−0\.2%\)/);
+    // The contributors name the base as an estimate, and the suggestions say how their figure was made.
+    assert.match((await p.page.textContent('.context-contributors-table')) ?? '', /system prompt and tool definitions \(not logged\) \(estimated\)/);
+    await p.page.locator('.context-composition').screenshot({ path: join(results, 'context-composition.png') });
+    await p.page.locator('.lower').screenshot({ path: join(results, 'context-call-anatomy.png') });
+    await p.page.locator('.context-contributors').screenshot({ path: join(results, 'context-contributors.png') });
+    await assertClean(p);
+  });
+
+  it('zooms and pans with the timeline, both ways, on the whole real session', async () => {
+    const collector = new ClaudeCodeContentCollector();
+    const trace = await parseFile(SPOTTER, { recordTap: (r) => collector.record(r) });
+    const service = new TraceService(trace, { fileName: 'spotter.jsonl', formatChosen: false, analysis: {}, prices: createPriceBook(), context: { content: collector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] } });
+    const p = await suite.open({ trace, service, fileName: 'spotter.jsonl', viewport: { width: 1400, height: 1100 } });
+    const calls = service.sessionBody({ sessionId: service.header().defaultSessionId! })!.columns.flags.length;
+    await p.page.waitForSelector(`#context-chart[data-calls="0,${calls}"]`);
+    const windowOf = async (): Promise<[number, number]> => ((await p.page.getAttribute('.chart-wrap', 'data-window')) ?? '').split(',').map(Number) as [number, number];
+    const chartCalls = async (): Promise<string> => (await p.page.getAttribute('#context-chart', 'data-calls')) ?? '';
+    // The timeline zooms in (its + key): the composition shows the same calls.
+    await p.page.focus('#timeline-chart');
+    await p.page.keyboard.press('+');
+    await p.page.waitForFunction((all) => document.querySelector<HTMLElement>('#context-chart')?.dataset['calls'] !== all, `0,${calls}`);
+    let w = await windowOf();
+    assert.ok(w[1] - w[0] < calls, 'the timeline zoomed in');
+    assert.equal(await chartCalls(), `${Math.floor(w[0])},${Math.ceil(w[1])}`);
+    // The wheel over the composition zooms in further: the timeline follows it.
+    const box = (await p.page.locator('#context-chart canvas').boundingBox())!;
+    await p.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const before = w[1] - w[0];
+    await p.page.mouse.wheel(0, -400);
+    await p.page.waitForFunction((span) => {
+      const [lo, hi] = (document.querySelector<HTMLElement>('.chart-wrap')?.dataset['window'] ?? '0,0').split(',').map(Number);
+      return hi! - lo! < span - 1;
+    }, before);
+    w = await windowOf();
+    assert.equal(await chartCalls(), `${Math.floor(w[0])},${Math.ceil(w[1])}`);
+    // A drag on the composition pans both to later calls.
+    await p.page.mouse.move(box.x + box.width * 0.7, box.y + box.height / 2);
+    await p.page.mouse.down();
+    await p.page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2, { steps: 5 });
+    await p.page.mouse.up();
+    const panned = await windowOf();
+    assert.ok(panned[0] > w[0], `panned right: ${w.join(',')} → ${panned.join(',')}`);
+    assert.equal(await chartCalls(), `${Math.floor(panned[0])},${Math.ceil(panned[1])}`);
+    await assertClean(p);
+  });
+});
