@@ -6,8 +6,14 @@ import { ClaudeCodeContentCollector } from '../../src/core/context/claudeCodeCon
 import { CHAR_ESTIMATE } from '../../src/core/context/tokenCounter';
 import { createPriceBook } from '../../src/core/cost/priceBook';
 import { TraceService } from '../../src/core/view/traceService';
-import { fixtures, parseFile, repoRoot, SPOTTER } from '../support/helpers';
-import { assertClean, inspectorSuite, results } from '../support/inspectorHarness';
+import { fixtures, parseFile, parseText, repoRoot, SPOTTER } from '../support/helpers';
+import { assertClean, inspectorSuite, launchChromium, results } from '../support/inspectorHarness';
+import { buildReportTrace } from '../../src/core/share/reportDocument';
+import type { ReportDocument } from '../../src/core/share/reportDocument';
+import { readReportAssets, redactReport, reportHtml } from '../../src/node/htmlReport';
+import { createRedactor } from '../../src/node/secretlintDetector';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { InspectorPage } from '../support/inspectorHarness';
 
 // The context panel in real Chromium, on the hand-worked Claude Code excerpt
@@ -159,5 +165,78 @@ describe('the context panel (Chromium)', () => {
     assert.ok(panned[0] > w[0], `panned right: ${w.join(',')} → ${panned.join(',')}`);
     assert.equal(await chartCalls(), `${Math.floor(panned[0])},${Math.ceil(panned[1])}`);
     await assertClean(p);
+  });
+
+  it('is in the HTML report: the same stacks from the embedded anatomy, its commands redacted as everywhere in the report', async (t) => {
+    const reference = python();
+    if (!reference) {
+      t.skip('python3 is not available: the reference counts cannot be made');
+      return;
+    }
+    // A GitHub token in a command: redaction must reach the context panel's labels too.
+    const token = `ghp_${'A1b2C3d4E5'.repeat(3)}xYz789`;
+    const base = { sessionId: 's1', timestamp: '2026-01-01T00:00:00.000Z' };
+    const usage = (input: number): object => ({ input_tokens: 10, cache_read_input_tokens: input - 10, cache_creation_input_tokens: 0, output_tokens: 5 });
+    const secretLog = [
+      { ...base, uuid: 'u0', parentUuid: null, type: 'user', message: { role: 'user', content: 'list the repos' } },
+      { ...base, uuid: 'u1', parentUuid: 'u0', type: 'assistant', message: { id: 'm1', model: 'claude-sonnet-4-5', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: `GH_TOKEN=${token} gh repo list` } }], usage: usage(1000) } },
+      { ...base, uuid: 'u2', parentUuid: 'u1', type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'repo-a\nrepo-b' }] } },
+      { ...base, uuid: 'u3', parentUuid: 'u2', type: 'assistant', message: { id: 'm2', model: 'claude-sonnet-4-5', role: 'assistant', content: [{ type: 'text', text: 'Two repos.' }], usage: usage(1100) } },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n');
+    const collector = new ClaudeCodeContentCollector();
+    const excerpt = await parseFile(EXCERPT, { recordTap: (r) => collector.record(r) });
+    const secretCollector = new ClaudeCodeContentCollector();
+    const secret = await parseText(secretLog, 'secret.jsonl', { recordTap: (r) => secretCollector.record(r) });
+    const prices = createPriceBook();
+    const doc: ReportDocument = {
+      schema: 1,
+      title: 'Context report test',
+      generatedAt: '2026-12-02T00:00:00.000Z',
+      generator: 'agent-trace test',
+      traces: [
+        buildReportTrace(excerpt, 'context-excerpt.jsonl', { prices, context: { content: collector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] } }),
+        buildReportTrace(secret, 'secret.jsonl', { prices, context: { content: secretCollector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] } }),
+      ],
+      redaction: null,
+    };
+    const dir = mkdtempSync(join(tmpdir(), 'context-report-'));
+    const file = join(dir, 'report.html');
+    writeFileSync(file, reportHtml(await redactReport(doc, createRedactor()), await readReportAssets(repoRoot)));
+    const html = readFileSync(file, 'utf8');
+    assert.ok(!html.includes(token), 'the token is nowhere in the report');
+    const browser = await launchChromium();
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 1400, height: 1100 }, deviceScaleFactor: 1 })).newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text());
+      });
+      await page.goto(`file://${file}`);
+      await page.waitForSelector('#context-chart[data-stacks]');
+      const [px0, pxTop, top] = ((await page.getAttribute('#context-chart', 'data-y-scale')) ?? '').split(',').map(Number) as [number, number, number];
+      const pixel = top / (px0 - pxTop);
+      const bars = ((await page.getAttribute('#context-chart', 'data-stacks')) ?? '').split('|');
+      assert.equal(bars.length, 6);
+      // Call 6 stacked to its total by the independent count (all its kinds together).
+      const heights = bars[5]!.split(' ').map((seg) => {
+        const [, y, b] = seg.split(':');
+        return Number(b) - Number(y);
+      });
+      const total = Object.values(reference.calls[5]!.byKind).reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs(heights.reduce((a, b) => a + b, 0) * pixel - total) < 2 * pixel, `call 6 stacks to ${total}`);
+      // The second trace: its command is in the contributors, redacted.
+      await page.selectOption('#report-trace', '1');
+      await page.waitForSelector('#context-chart[data-calls="0,2"]');
+      const contributors = (await page.textContent('.context-contributors-table')) ?? '';
+      // The label is the command's first 59 characters: the redaction marker stands where the token was.
+      assert.match(contributors, /output of `GH_TOKEN=\[REDACTED:github#1\] gh repo l…`/);
+      assert.ok(!contributors.includes(token));
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+    }
   });
 });
