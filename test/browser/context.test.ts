@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ClaudeCodeContentCollector } from '../../src/core/context/claudeCodeContent';
 import { CHAR_ESTIMATE } from '../../src/core/context/tokenCounter';
+import { O200K } from '../../src/node/contextTokenizer';
 import { createPriceBook } from '../../src/core/cost/priceBook';
 import { TraceService } from '../../src/core/view/traceService';
 import { fixtures, parseFile, parseText, repoRoot, SPOTTER } from '../support/helpers';
@@ -132,10 +133,12 @@ describe('the context panel (Chromium)', () => {
   it('zooms and pans with the timeline, both ways, on the whole real session', async () => {
     const collector = new ClaudeCodeContentCollector();
     const trace = await parseFile(SPOTTER, { recordTap: (r) => collector.record(r) });
-    const service = new TraceService(trace, { fileName: 'spotter.jsonl', formatChosen: false, analysis: {}, prices: createPriceBook(), context: { content: collector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] } });
+    // Counted with the tokenizer the extension uses (this test measures no count), for the README's screenshot.
+    const service = new TraceService(trace, { fileName: 'spotter.jsonl', formatChosen: false, analysis: {}, prices: createPriceBook(), context: { content: collector.result(), tokenizer: () => O200K, notes: [] } });
     const p = await suite.open({ trace, service, fileName: 'spotter.jsonl', viewport: { width: 1400, height: 1100 } });
     const calls = service.sessionBody({ sessionId: service.header().defaultSessionId! })!.columns.flags.length;
     await p.page.waitForSelector(`#context-chart[data-calls="0,${calls}"]`);
+    await p.page.locator('.context-composition').screenshot({ path: join(results, 'context-composition-spotter.png') });
     const windowOf = async (): Promise<[number, number]> => ((await p.page.getAttribute('.chart-wrap', 'data-window')) ?? '').split(',').map(Number) as [number, number];
     const chartCalls = async (): Promise<string> => (await p.page.getAttribute('#context-chart', 'data-calls')) ?? '';
     // The timeline zooms in (its + key): the composition shows the same calls.
