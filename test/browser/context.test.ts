@@ -121,7 +121,7 @@ describe('the context panel (Chromium)', () => {
     const rows = await p.page.$$eval('.context-call-table tbody tr', (trs) => trs.map((tr) => [(tr as HTMLElement).dataset['kind'], Number((tr as HTMLElement).dataset['tokens'])]));
     assert.deepEqual(Object.fromEntries(rows), reference.calls[4]!.byKind);
     // Call 5 logged 46,012 tokens of input; the parts, counted, come to 45,939 (the reference's sum).
-    assert.match((await p.page.textContent('[data-figure="context-call-total"]')) ?? '', /parts 45,939 tokens · logged input 46,012 \(−0\.2%\)/);
+    assert.match((await p.page.textContent('[data-context-figure="call-total"]')) ?? '', /parts 45,939 tokens · logged input 46,012 \(−0\.2%\)/);
     // The contributors name the base as an estimate, and the suggestions say how their figure was made.
     assert.match((await p.page.textContent('.context-contributors-table')) ?? '', /system prompt and tool definitions \(not logged\) \(estimated\)/);
     await p.page.locator('.context-composition').screenshot({ path: join(results, 'context-composition.png') });

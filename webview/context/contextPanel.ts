@@ -183,7 +183,7 @@ export class ContextPanel implements InspectorPanel {
     );
     replaceChildren(this.anatomy, [
       el('h3', { text: `Call ${formatCount(view.call + 1)}: what its input holds` }),
-      el('p', { className: 'muted', text: `${inputComparison(view)}${view.inputUsd !== null ? ` · input ${usdShort(view.inputUsd)}` : ''}`, data: { figure: 'context-call-total' } }),
+      el('p', { className: 'muted', text: `${inputComparison(view)}${view.inputUsd !== null ? ` · input ${usdShort(view.inputUsd)}` : ''}`, data: { contextFigure: 'call-total' } }),
       table('context-call-table', `Call ${view.call + 1}'s input by source`, ['Source', 'Tokens', 'Share'], rows),
       appended.length > 0 ? el('h4', { text: 'Largest parts it appended' }) : null,
       appended.length > 0 ? el('ul', { className: 'context-appended' }, appended) : null,
@@ -204,7 +204,7 @@ export class ContextPanel implements InspectorPanel {
     const totals = ctx.totalUsd === null ? 'No call of this session could be priced.' : `Input dollars ${usdShort(ctx.totalUsd)}: cache reads ${usdShort(ctx.cacheReadUsd)}, writes and uncached ${usdShort(ctx.writeUsd)}. A part’s dollars are its first write, every later cache read and every re-write until a compaction ends it.`;
     replaceChildren(this.contributors, [
       el('h2', { text: 'What fills the context, and what it costs' }),
-      el('p', { className: 'muted', text: totals, data: { figure: 'context-total-usd' } }),
+      el('p', { className: 'muted', text: totals, data: { contextFigure: 'total-usd' } }),
       el('h3', { text: 'Largest contributors' }),
       table('context-contributors-table', 'Largest contributors to the context', ['Source', 'Tokens', 'Calls carrying it', 'Dollars'], rows),
       el('h3', { text: 'Suggestions' }),
