@@ -126,6 +126,15 @@ function firstLine(text: string | null): string {
  * `minAttempts` attempts. Collateral failures are listed but never count as attempts.
  */
 export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis {
+  return retryAnalysis(session, minAttempts, true);
+}
+
+/** The retry loops alone and the calls in them (`failing` left empty): what the report needs, without a record per failed call. */
+export function findRetryLoopsOnly(session: Session, minAttempts = 3): RetryAnalysis {
+  return retryAnalysis(session, minAttempts, false);
+}
+
+function retryAnalysis(session: Session, minAttempts: number, listFailing: boolean): RetryAnalysis {
   const open = new Map<string, OpenRun>();
   const loops: RetryLoop[] = [];
   const failing: FailingToolCall[] = [];
@@ -145,6 +154,8 @@ export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis
   for (const call of session.calls) {
     for (const tool of call.toolCalls) {
       if (tool.isError === null) continue;
+      // A success only closes a run on its target: with no run open there is none to find.
+      if (tool.isError === false && open.size === 0) continue;
       const target = toolTarget(tool);
       const key = `${target.family}\u0000${target.key}`;
       if (tool.isError === false) {
@@ -152,6 +163,7 @@ export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis
         continue;
       }
       const collateral = isCollateralFailure(tool);
+      if (collateral && !listFailing) continue;
       const later = laterCallsReading(session, call.index);
       const tokens = errorTokens(tool);
       let run = open.get(key);
@@ -162,6 +174,7 @@ export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis
         }
         run.attempts.push({ call, tool, tokens, later });
       }
+      if (!listFailing) continue;
       if (!collateral && run) runOf.set(failing.length, run);
       failing.push({
         callIndex: call.index,

@@ -268,12 +268,35 @@ function addCost(t: CostTotals, model: string | null, usd: number | null, kind: 
   COST_KINDS.forEach((k, j) => (t.byKind[k] += kind(j)));
 }
 
-/** Adds the priced calls of sessions to totals, straight from their columns. */
-function addSessionCosts(t: CostTotals, session: Session, costs: CallCosts): void {
+/**
+ * Adds a session's priced calls to totals, straight from their columns (no closure or
+ * object per call); `also`, when given, gets the same additions in the same order (the
+ * whole trace's totals, summed in the one pass over the session's calls).
+ */
+function addSessionCosts(t: CostTotals, session: Session, costs: CallCosts, also: CostTotals | null = null): void {
   for (let i = 0; i < costs.length; i++) {
+    const model = session.calls[i]!.model;
     const usd = costs.usdOf(i);
-    addCost(t, session.calls[i]!.model, usd, usd === null ? null : (k) => costs.kindOf(i, k));
+    addColumns(t, model, usd, costs, i);
+    if (also) addColumns(also, model, usd, costs, i);
   }
+}
+
+/** addCost for call `i` of a CallCosts, reading its kinds from the columns. */
+function addColumns(t: CostTotals, model: string | null, usd: number | null, costs: CallCosts, i: number): void {
+  t.calls += 1;
+  const key = model ?? 'unknown model';
+  const m = (t.byModel[key] ??= { usd: null, calls: 0, unpricedCalls: 0 });
+  m.calls += 1;
+  if (usd === null) {
+    m.unpricedCalls += 1;
+    return;
+  }
+  t.priced += 1;
+  t.total += usd;
+  m.usd = (m.usd ?? 0) + usd;
+  const byKind = t.byKind;
+  for (let j = 0; j < COST_KINDS.length; j++) byKind[COST_KINDS[j]!] += costs.kindOf(i, j);
 }
 
 function finishCostTotals(t: CostTotals, priceSource: string): CostSummary {
@@ -295,6 +318,11 @@ function countedNotes(costs: CallCosts): string[] {
 }
 
 export function priceSession(session: Session, format: FormatId | null, book: PriceBook): SessionCost {
+  return pricedSession(session, format, book, null);
+}
+
+/** priceSession, adding its calls to `traceTotals` too (in the same pass, so in the same order as a pass of their own). */
+function pricedSession(session: Session, format: FormatId | null, book: PriceBook, traceTotals: CostTotals | null): SessionCost {
   const context = pricingContext(format, session);
   const groups = new Map<string, UnpricedGroup>();
   const calls = new CallCosts(session.calls.length);
@@ -308,7 +336,7 @@ export function priceSession(session: Session, format: FormatId | null, book: Pr
     calls.push(cost);
   }
   const totals = newCostTotals();
-  addSessionCosts(totals, session, calls);
+  addSessionCosts(totals, session, calls, traceTotals);
   return { ...finishCostTotals(totals, book.source), calls, unpriced: [...groups.values()], reportedUsd: session.reportedTotals?.costUsd ?? null, notes: countedNotes(calls) };
 }
 
@@ -320,9 +348,9 @@ export interface TraceCost {
 }
 
 export function priceTrace(model: TraceModel, book: PriceBook): TraceCost {
-  const sessions = model.sessions.map((s) => priceSession(s, model.format, book));
+  // The trace's totals add every session's calls in session order, as a pass over each priced session would.
   const totals = newCostTotals();
-  model.sessions.forEach((s, i) => addSessionCosts(totals, s, sessions[i]!.calls));
+  const sessions = model.sessions.map((s) => pricedSession(s, model.format, book, totals));
   return { sessions, total: finishCostTotals(totals, book.source), diagnostics: costDiagnostics(model, sessions) };
 }
 

@@ -72,6 +72,9 @@ const COUNT_KEY_MEMO_MAX = 4096;
 const COUNT_KEY_MEMO_KEY_CHARS = 64;
 
 function isCountKey(key: string): boolean {
+  // COUNT_KEY's endings all end in s, h or t (either case): any other key is answered without the memo.
+  const last = key.charCodeAt(key.length - 1) | 0x20;
+  if (last !== 0x73 && last !== 0x68 && last !== 0x74) return false;
   const known = countKeyMemo.get(key);
   if (known !== undefined) return known;
   const answer = COUNT_KEY.test(key);

@@ -254,13 +254,18 @@ export class ClaudeCodeReader implements RecordReader {
       if (output !== null && (call.tokens.output === null || output > call.tokens.output)) call.tokens.output = output;
       if (usage) this.noteConflictingUsage(call, usageTokens(usage), source);
     }
+    // Only whether a call reached UNDERCOUNT_MIN_CHARS matters (finish): counting stops there,
+    // so most tool inputs are never serialised just to be measured.
     let chars = session.contentChars.get(call) ?? 0;
-    for (const block of arr(message['content']) ?? []) {
-      if (!isObject(block)) continue;
-      if (block['type'] === 'text') chars += str(block['text'])?.length ?? 0;
-      if (block['type'] === 'tool_use') chars += JSON.stringify(block['input'] ?? null).length;
+    if (chars < UNDERCOUNT_MIN_CHARS) {
+      for (const block of arr(message['content']) ?? []) {
+        if (!isObject(block)) continue;
+        if (block['type'] === 'text') chars += str(block['text'])?.length ?? 0;
+        if (block['type'] === 'tool_use') chars += JSON.stringify(block['input'] ?? null).length;
+        if (chars >= UNDERCOUNT_MIN_CHARS) break;
+      }
+      session.contentChars.set(call, chars);
     }
-    session.contentChars.set(call, chars);
     for (const block of arr(message['content']) ?? []) {
       if (!isObject(block) || block['type'] !== 'tool_use') continue;
       const tool = this.toolUse(block, timeMs, source);

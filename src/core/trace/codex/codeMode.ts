@@ -100,13 +100,19 @@ function leadingLiteral(source: string, at: number): JsonObject | string | null 
   return parseArguments(text) ?? parseArguments(toJson(text));
 }
 
+/** The quote that closes the literal opened at `start` (a backslash escapes the character after it), or -1. */
 function closingQuote(source: string, start: number): number {
-  const quote = source[start];
-  for (let i = start + 1; i < source.length; i++) {
-    if (source[i] === '\\') i++;
-    else if (source[i] === quote) return i;
+  const quote = source[start]!;
+  // Jumps from backslash to backslash (a patch literal is long): the next quote is searched again only once passed.
+  let q = source.indexOf(quote, start + 1);
+  let b = source.indexOf('\\', start + 1);
+  for (;;) {
+    if (q === -1) return -1;
+    if (b === -1 || q < b) return q;
+    const i = b + 2;
+    b = source.indexOf('\\', i);
+    if (q < i) q = source.indexOf(quote, i);
   }
-  return -1;
 }
 
 function closingBrace(source: string, start: number): number {
@@ -123,6 +129,7 @@ function closingBrace(source: string, start: number): number {
 }
 
 function unescapeJs(body: string, quote: string): string {
+  if (!body.includes('\\')) return body;
   return body.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/gs, (_, e: string) => {
     if (e[0] === 'u' || e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
     return e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e === quote || e === '\\' ? e : e;
@@ -177,14 +184,15 @@ export function scriptOutcome(text: string): ScriptOutcome | null {
   const split = text.indexOf('\nOutput:');
   const body = split >= 0 ? text.slice(split + '\nOutput:'.length).replace(/^\n/, '') : '';
   const exitCodes: number[] = [];
-  for (const line of body.split('\n')) {
+  // Both searches below need their words in the body: most bodies have neither, and are not split.
+  if (body.includes('exit_code')) for (const line of body.split('\n')) {
     const t = line.trim();
     if (!t.startsWith('{') || !t.includes('exit_code')) continue;
     const value = parseArguments(t);
     const code = value ? num(value['exit_code']) : null;
     if (code !== null && Number.isInteger(code)) exitCodes.push(code);
   }
-  for (const m of body.matchAll(/^Process exited with code (-?\d+)\s*$/gm)) exitCodes.push(Number(m[1]));
+  if (body.includes('Process exited with code ')) for (const m of body.matchAll(/^Process exited with code (-?\d+)\s*$/gm)) exitCodes.push(Number(m[1]));
   return { status, cellId: head[2] ?? null, durationMs: wall ? Math.round(Number(wall[1]) * 1000) : null, exitCodes, body };
 }
 
