@@ -1,6 +1,6 @@
 import { clip } from '../trace/json';
 import type { LlmCall, Session, SourceRef, ToolCall } from '../trace/model';
-import { isCollateralFailure, toolTarget } from './toolTaxonomy';
+import { isCollateralFailure, isShellTarget, toolTarget } from './toolTaxonomy';
 import type { ToolTarget } from './toolTaxonomy';
 
 /** Characters per token for estimating the size of error text (the usual rule of thumb for English and code). */
@@ -142,10 +142,13 @@ function retryAnalysis(session: Session, minAttempts: number, listFailing: boole
   const runOf = new Map<number, OpenRun>();
   const loopOfRun = new Map<OpenRun, number>();
 
+  /** Open runs on shell commands: while there are none, a successful command need not be normalised to find its run. */
+  let openShell = 0;
   const close = (key: string, escapeCall: number | null): void => {
     const run = open.get(key);
     if (!run) return;
     open.delete(key);
+    if (run.target.family === 'shell') openShell -= 1;
     if (run.attempts.length < minAttempts) return;
     loopOfRun.set(run, loops.length);
     loops.push(buildLoop(run, escapeCall));
@@ -155,7 +158,7 @@ function retryAnalysis(session: Session, minAttempts: number, listFailing: boole
     for (const tool of call.toolCalls) {
       if (tool.isError === null) continue;
       // A success only closes a run on its target: with no run open there is none to find.
-      if (tool.isError === false && open.size === 0) continue;
+      if (tool.isError === false && (open.size === 0 || (openShell === 0 && isShellTarget(tool)))) continue;
       const target = toolTarget(tool);
       const key = `${target.family}\u0000${target.key}`;
       if (tool.isError === false) {
@@ -171,6 +174,7 @@ function retryAnalysis(session: Session, minAttempts: number, listFailing: boole
         if (!run) {
           run = { target, attempts: [] };
           open.set(key, run);
+          if (target.family === 'shell') openShell += 1;
         }
         run.attempts.push({ call, tool, tokens, later });
       }
