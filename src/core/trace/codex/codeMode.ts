@@ -91,7 +91,7 @@ function leadingLiteral(source: string, at: number): JsonObject | string | null 
   const open = source[i];
   if (open === '"' || open === "'" || open === '`') {
     const end = closingQuote(source, i);
-    return end < 0 ? null : unescapeJs(source.slice(i + 1, end), open);
+    return end < 0 ? null : unescapeJs(source.slice(i + 1, end));
   }
   if (open !== '{') return null;
   const end = closingBrace(source, i);
@@ -128,12 +128,37 @@ function closingBrace(source: string, start: number): number {
   return -1;
 }
 
-function unescapeJs(body: string, quote: string): string {
-  if (!body.includes('\\')) return body;
-  return body.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/gs, (_, e: string) => {
-    if (e[0] === 'u' || e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
-    return e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e === quote || e === '\\' ? e : e;
-  });
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+const HEX2 = /^[0-9a-fA-F]{2}$/;
+
+/**
+ * A string literal's body with its escapes read: `\uXXXX`, `\xXX`, `\n`, `\t`, `\r`, and any
+ * other escaped character as itself (`\u` or `\x` without their hex digits read as U+0000, as
+ * the first version did). One pass from backslash to backslash: a patch literal holds thousands.
+ */
+export function unescapeJs(body: string): string {
+  let i = body.indexOf('\\');
+  if (i === -1) return body;
+  let out = '';
+  let from = 0;
+  // A backslash that ends the body escapes nothing and stays.
+  while (i !== -1 && i + 1 < body.length) {
+    out += body.slice(from, i);
+    const e = body[i + 1]!;
+    let length = 2;
+    let text: string;
+    if (e === 'u' && HEX4.test(body.slice(i + 2, i + 6))) {
+      text = String.fromCharCode(parseInt(body.slice(i + 2, i + 6), 16));
+      length = 6;
+    } else if (e === 'x' && HEX2.test(body.slice(i + 2, i + 4))) {
+      text = String.fromCharCode(parseInt(body.slice(i + 2, i + 4), 16));
+      length = 4;
+    } else text = e === 'u' || e === 'x' ? '\u0000' : e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e;
+    out += text;
+    from = i + length;
+    i = body.indexOf('\\', from);
+  }
+  return out + body.slice(from);
 }
 
 /** A JavaScript object literal with unquoted keys and single-quoted strings as JSON (best effort). */
@@ -144,7 +169,7 @@ function toJson(text: string): string {
     if (c === '"' || c === "'" || c === '`') {
       const end = closingQuote(text, i);
       if (end < 0) return text;
-      out += JSON.stringify(unescapeJs(text.slice(i + 1, end), c));
+      out += JSON.stringify(unescapeJs(text.slice(i + 1, end)));
       i = end;
     } else if (/[A-Za-z_$]/.test(c) && /[{,]\s*$/.test(out)) {
       let j = i;
