@@ -202,6 +202,34 @@ export class CallCosts implements Iterable<CallCost> {
     return this.has(i) ? this.table[this.shared[i]!]!.notes : [];
   }
 
+  /**
+   * Each note with how many calls carry it and the first that does, in the order a walk over
+   * the calls would first meet them: one pass over the per-call entry indexes, not one over
+   * every call's notes.
+   */
+  noteTally(): Map<string, { calls: number; first: number }> {
+    const count = new Int32Array(this.table.length);
+    const first = new Int32Array(this.table.length).fill(-1);
+    const order: number[] = [];
+    for (let i = 0; i < this.length; i++) {
+      const e = this.shared[i]!;
+      if (first[e] === -1) {
+        first[e] = i;
+        order.push(e);
+      }
+      count[e] += 1;
+    }
+    const tally = new Map<string, { calls: number; first: number }>();
+    for (const e of order) {
+      for (const note of this.table[e]!.notes) {
+        const known = tally.get(note);
+        if (known) known.calls += count[e]!;
+        else tally.set(note, { calls: count[e]!, first: first[e]! });
+      }
+    }
+    return tally;
+  }
+
   /** Call `i`'s cost as one object (a new one each time), undefined out of range. */
   at(i: number): CallCost | undefined {
     if (!this.has(i)) return undefined;
@@ -312,9 +340,7 @@ function finishCostTotals(t: CostTotals, priceSource: string): CostSummary {
 }
 
 function countedNotes(costs: CallCosts): string[] {
-  const counts = new Map<string, number>();
-  for (let i = 0; i < costs.length; i++) for (const n of costs.notesOf(i)) counts.set(n, (counts.get(n) ?? 0) + 1);
-  return [...counts].map(([note, n]) => `${n} call${n === 1 ? '' : 's'}: ${note}`);
+  return [...costs.noteTally()].map(([note, { calls: n }]) => `${n} call${n === 1 ? '' : 's'}: ${note}`);
 }
 
 export function priceSession(session: Session, format: FormatId | null, book: PriceBook): SessionCost {
@@ -365,13 +391,11 @@ function costDiagnostics(model: TraceModel, sessions: readonly SessionCost[]): D
       if (d) d.calls += g.calls.length;
       else byKey.set(g.key, { reason: g.reason, calls: g.calls.length, first: session.calls[g.calls[0]!]! });
     }
-    for (let j = 0; j < cost.calls.length; j++) {
-      for (const n of cost.calls.notesOf(j)) {
-        if (n !== NOTE_NO_SPLIT && n !== NOTE_NO_CACHED) continue;
-        const d = notes.get(n);
-        if (d) d.calls += 1;
-        else notes.set(n, { calls: 1, first: session.calls[j]! });
-      }
+    for (const [n, tally] of cost.calls.noteTally()) {
+      if (n !== NOTE_NO_SPLIT && n !== NOTE_NO_CACHED) continue;
+      const d = notes.get(n);
+      if (d) d.calls += tally.calls;
+      else notes.set(n, { calls: tally.calls, first: session.calls[tally.first]! });
     }
   });
   const out: Diagnostic[] = [];

@@ -69,7 +69,7 @@ function declaredLiteral(source: string, at: number): JsonObject | string | null
 /** The first string literal of a script that holds a patch (`*** Begin Patch`). */
 function firstPatchLiteral(source: string): string | null {
   for (const m of source.matchAll(/["'`]/g)) {
-    if (!source.slice(m.index! + 1, m.index! + 40).startsWith('*** Begin Patch')) continue;
+    if (!source.startsWith('*** Begin Patch', m.index! + 1)) continue;
     const literal = leadingLiteral(source, m.index!);
     if (typeof literal === 'string') return literal;
   }
