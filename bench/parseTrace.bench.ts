@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { findCacheMisses, countMissCauses } from '../src/core/analysis/cacheMisses';
 import { fingerprint } from '../src/core/analysis/fingerprint';
 import { idealTtlCurve } from '../src/core/analysis/idealTtlCache';
-import { findRetryLoops } from '../src/core/analysis/retryLoops';
+import { findRetryLoopsOnly } from '../src/core/analysis/retryLoops';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../src/core/analysis/sessionAnalysis';
 import { summarizeSession } from '../src/core/analysis/sessionSummary';
 import { cacheTtlWhatIf, ttlCalls } from '../src/core/cost/cacheTtlWhatIf';
@@ -130,7 +130,7 @@ async function stages(path: string): Promise<void> {
   const priced = await time('price every call', () => priceTrace(model, book));
   const o = DEFAULT_ANALYSIS_OPTIONS;
   await time('summary', () => model.sessions.map((s) => summarizeSession(s)));
-  const loops = await time('retry loops', () => model.sessions.map((s) => findRetryLoops(s, o.minLoopAttempts)));
+  const loops = await time('retry loops (the loops alone, as the report asks)', () => model.sessions.map((s) => findRetryLoopsOnly(s, o.minLoopAttempts)));
   await time('cache misses', () => model.sessions.map((s) => countMissCauses(findCacheMisses(s, o))));
   await time('fingerprint', () => model.sessions.map((s) => fingerprint(s, o)));
   await time('loop costs', () => model.sessions.map((s, i) => loops[i]!.loops.map((l) => loopCost(l, s, priced.sessions[i]!))));

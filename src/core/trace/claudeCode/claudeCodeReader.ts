@@ -114,7 +114,7 @@ export class ClaudeCodeReader implements RecordReader {
   /** Calls whose lines disagree on usage, reported once each. */
   private readonly conflictsNoted = new Set<LlmCall>();
   /**
-   * One copy of each model name, service tier, region, tool name and file: every call repeats
+   * One copy of each model name, service tier, region, tool name, file and command: calls repeat
    * them, and JSON.parse makes a new string each time. Bounded (the values are trace data).
    */
   private readonly interned = new Map<string, string>();
@@ -309,7 +309,7 @@ export class ClaudeCodeReader implements RecordReader {
       id,
       name: this.intern(name)!,
       targetFile: this.intern(str(input['file_path']) ?? str(input['notebook_path']) ?? null),
-      command: str(input['command']),
+      command: this.intern(str(input['command'])),
       startMs: timeMs,
       source,
     });
