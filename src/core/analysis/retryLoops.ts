@@ -142,6 +142,14 @@ function retryAnalysis(session: Session, minAttempts: number, listFailing: boole
   const runOf = new Map<number, OpenRun>();
   const loopOfRun = new Map<OpenRun, number>();
 
+  // A shell call's target depends on its command alone: a command run again is not normalised again.
+  const shellTargets = new Map<string, ToolTarget>();
+  const targetOf = (tool: ToolCall): ToolTarget => {
+    if (!isShellTarget(tool)) return toolTarget(tool);
+    let target = shellTargets.get(tool.command!);
+    if (target === undefined) shellTargets.set(tool.command!, (target = toolTarget(tool)));
+    return target;
+  };
   /** Open runs on shell commands: while there are none, a successful command need not be normalised to find its run. */
   let openShell = 0;
   const close = (key: string, escapeCall: number | null): void => {
@@ -159,7 +167,7 @@ function retryAnalysis(session: Session, minAttempts: number, listFailing: boole
       if (tool.isError === null) continue;
       // A success only closes a run on its target: with no run open there is none to find.
       if (tool.isError === false && (open.size === 0 || (openShell === 0 && isShellTarget(tool)))) continue;
-      const target = toolTarget(tool);
+      const target = targetOf(tool);
       const key = `${target.family}\u0000${target.key}`;
       if (tool.isError === false) {
         close(key, call.index);
