@@ -217,7 +217,7 @@ export class CallCosts implements Iterable<CallCost> {
         first[e] = i;
         order.push(e);
       }
-      count[e] += 1;
+      count[e] = count[e]! + 1;
     }
     const tally = new Map<string, { calls: number; first: number }>();
     for (const e of order) {
