@@ -295,7 +295,6 @@ async function samples(mode: RedactionMode): Promise<void> {
   // Values taken, by kind (distinct over all files), and what the shape rules took and default mode left as ids.
   const taken = new Map<string, Map<string, number>>();
   const shapeTaken = new Map<string, Map<string, string>>();
-  const left = new Map<string, Set<string>>();
   let mb = 0;
   const t = performance.now();
   for (const f of files) {
@@ -309,7 +308,7 @@ async function samples(mode: RedactionMode): Promise<void> {
         shapeTaken.set(kind, set.set(value, rel));
       },
       onLeftAsId: (reason, _kind, value) => {
-        left.set(reason, (left.get(reason) ?? new Set()).add(value));
+        if (!leftByDefault.has(value)) leftByDefault.set(value, reason);
       },
     });
     const text = readFileSync(f, 'utf8');
@@ -323,8 +322,26 @@ async function samples(mode: RedactionMode): Promise<void> {
   const distinct = [...shapeTaken.values()].reduce((n, v) => n + v.size, 0);
   console.log(`\nthe shape rules (kinds strict-*) took ${distinct} distinct values of the real samples, none a secret${listStrict ? ':' : ' (--list-strict lists them)'}`);
   if (listStrict) for (const [kind, values] of shapeTaken) for (const [v, file] of values) console.log(`  ${kind}: ${v}  (${file})`);
-  if (mode === 'default') console.log(`shape findings left as ids, by reason (distinct values): ${[...left].map(([reason, vs]) => `${reason} ${vs.size}`).join(', ')}`);
+  if (mode === 'strict') {
+    // What strict mode takes and default leaves, by the context that explained each value as an id.
+    const table = new Map<string, Map<string, number>>();
+    for (const [kind, values] of shapeTaken) {
+      for (const v of values.keys()) {
+        const why = leftByDefault.get(v) ?? 'taken by default too';
+        const row = table.get(why) ?? new Map<string, number>();
+        table.set(why, row.set(kind, (row.get(kind) ?? 0) + 1));
+      }
+    }
+    const kinds = [...shapeTaken.keys()].sort();
+    console.log(`\nThe values strict mode takes, by what made default mode leave them (distinct values):\n\n| why default leaves it | ${kinds.join(' | ')} | all |\n|---|${kinds.map(() => '---:').join('|')}|---:|`);
+    for (const [why, row] of [...table].sort(([, a], [, b]) => [...b.values()].reduce((x, y) => x + y, 0) - [...a.values()].reduce((x, y) => x + y, 0))) {
+      console.log(`| ${why} | ${kinds.map((k) => row.get(k) ?? 0).join(' | ')} | ${[...row.values()].reduce((x, y) => x + y, 0)} |`);
+    }
+  }
 }
+
+/** Each value of an id's shape default redaction left in the real samples, and why (the first reason seen). */
+const leftByDefault = new Map<string, string>();
 
 async function main(): Promise<void> {
   console.log(`redaction bench (${createRedactor().summary().detectors}); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);

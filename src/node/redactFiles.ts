@@ -55,14 +55,15 @@ export async function learnTraceIds(paths: readonly string[], redactor: Redactor
  * line works for a pretty-printed JSON document too: a JSON string cannot hold a raw
  * line break, so every string literal sits on one line. Line ends (`\n` or `\r\n`) and a
  * missing final newline are kept, so the copy differs only inside redacted strings.
+ * `idsLearned`: the caller ran learnTraceIds over the whole trace, so batches need not learn again.
  */
-export async function redactJsonFile(inPath: string, outPath: string, redactor: Redactor): Promise<{ lines: number }> {
+export async function redactJsonFile(inPath: string, outPath: string, redactor: Redactor, idsLearned = false): Promise<{ lines: number }> {
   await mkdir(dirname(outPath), { recursive: true });
   const out = await open(outPath, 'w');
   let lines = 0;
   try {
     for await (const batch of lineBatches(inPath)) {
-      const redacted = await redactor.redactJsonTexts(batch.lines);
+      const redacted = await redactor.redactJsonTexts(batch.lines, { idsLearned });
       await out.write(redacted.join('\n') + (batch.unterminated ? '' : '\n'));
       lines += batch.lines.length;
     }
@@ -83,12 +84,12 @@ export async function redactTraceFiles(inPath: string, outPath: string, redactor
   const companions = (await listCompanions(inPath)).files;
   // The trace and its sub-agents are one conversation: an id one declares is an id in the others.
   await learnTraceIds([inPath, ...companions.map((c) => c.path)], redactor);
-  await redactJsonFile(inPath, outPath, redactor);
+  await redactJsonFile(inPath, outPath, redactor, true);
   const outFolder = claudeSubagentFolder(basename(outPath));
   if (companions.length > 0 && outFolder === null) throw new Error(`${basename(outPath)}: the trace has sub-agent logs, so the copy must be a .jsonl file (they go to <name>/subagents/ beside it)`);
   for (const c of companions) {
     const target = join(dirname(outPath), outFolder!, basename(c.rel));
-    await redactJsonFile(c.path, target, redactor);
+    await redactJsonFile(c.path, target, redactor, true);
     written.push(target);
   }
   return written;

@@ -27,8 +27,8 @@ const MAX_ID_LENGTH = 256;
 const ID_PIECE = /(?<![0-9A-Za-z])(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{16,}|[0-9]{16,})(?![0-9A-Za-z])/g;
 /** An OTLP attribute (`{"key": "session.id", "value": {"stringValue": "…"}}`): the literal holding the value is the third after the name (`"value"`, `"stringValue"`, the value), on the same line or not (pretty-printed files are read line by line). */
 const ATTRIBUTE_LITERALS = 3;
-/** A raw literal that may hold a value of an id's shape (8 hex digits in a row, or 11 letters and digits). */
-const MAY_HOLD_SHAPE = /[0-9a-fA-F]{8}|[0-9A-Za-z]{11}/;
+/** A text that may hold hex of 16 digits, a UUID or a number of 16 digits: 8 hex digits in a row (a cheap test first: most texts have none). */
+const MAY_HOLD_ID = /[0-9a-fA-F]{8}/;
 
 /**
  * The ids a trace declares in its own structure, collected in a first pass over its JSON
@@ -36,7 +36,8 @@ const MAY_HOLD_SHAPE = /[0-9a-fA-F]{8}|[0-9A-Za-z]{11}/;
  * MAX_DECLARED_IDS values of at most MAX_ID_LENGTH characters.
  */
 export class TraceIds {
-  private readonly ids = new Set<string>();
+  /** Each id, with how the trace declared it (`id field`, `file name`, or the context it was seen in: `git`, `braced GUID`…). */
+  private readonly ids = new Map<string, string>();
   /** Literals left until an OTLP attribute's value, after a `"key"` that names an id (kept across texts). */
   private attributeLiterals = 0;
 
@@ -47,21 +48,29 @@ export class TraceIds {
 
   /** Whether `value` (or, for hex groups joined by `:`, each group) was declared. */
   has(value: string): boolean {
-    if (this.ids.has(value) || this.ids.has(value.toLowerCase())) return true;
+    return this.how(value) !== null;
+  }
+
+  /** How `value` was declared (`id field`, `file name`, `git`…), or null. */
+  how(value: string): string | null {
+    const own = this.ids.get(value) ?? this.ids.get(value.toLowerCase());
+    if (own !== undefined) return own;
     const parts = value.split(':');
-    return parts.length > 1 && parts.every((p) => this.ids.has(p) || this.ids.has(p.toLowerCase()));
+    if (parts.length < 2) return null;
+    const each = parts.map((p) => this.ids.get(p) ?? this.ids.get(p.toLowerCase()));
+    return each.every((h) => h !== undefined) ? each[0]! : null;
   }
 
   /** Remembers a declared id and the id-shaped pieces inside it. */
-  add(value: string): void {
-    if (value.length === 0 || value.length > MAX_ID_LENGTH || this.ids.size >= MAX_DECLARED_IDS) return;
-    this.ids.add(value);
-    for (const m of value.matchAll(ID_PIECE)) if (m[0] !== value && this.ids.size < MAX_DECLARED_IDS) this.ids.add(m[0]);
+  add(value: string, how = 'id field'): void {
+    if (value.length === 0 || value.length > MAX_ID_LENGTH || this.ids.size >= MAX_DECLARED_IDS || this.ids.has(value)) return;
+    this.ids.set(value, how);
+    for (const m of value.matchAll(ID_PIECE)) if (m[0] !== value && this.ids.size < MAX_DECLARED_IDS && !this.ids.has(m[0])) this.ids.set(m[0], how);
   }
 
   /** The ids in a trace's file name (`ae4a77f8-….jsonl`, `agent-aac57f5.jsonl`). */
   learnFileName(name: string): void {
-    for (const m of name.matchAll(ID_PIECE)) this.add(m[0]);
+    for (const m of name.matchAll(ID_PIECE)) this.add(m[0], 'file name of the trace');
   }
 
   /**
@@ -86,16 +95,19 @@ export class TraceIds {
       const afterKey = prev !== null && start - prev[1] <= 16 && /^\s*:\s*$/.test(text.slice(prev[1], start));
       if (afterKey) {
         const key = text.slice(prev[0] + 1, prev[1] - 1);
+        // Most values need no decoding: they name no id and hold nothing of an id's shape.
+        const nested = raw.startsWith('"{') || raw.startsWith('"[');
+        if (!nested && !attribute && key !== 'key' && !MAY_HOLD_ID.test(raw) && !isIdKey(key)) return;
         const value = decode(raw);
         if (value === null) return;
-        if (isIdKey(key) || (attribute && /Value$/.test(key))) this.add(value);
+        if (isIdKey(key) || (attribute && /Value$/.test(key))) this.add(value, attribute && !isIdKey(key) ? 'OTLP id attribute' : 'id field');
         // OTLP's attribute: the id's name is the value of `key`, the id the `…Value` after it.
         if (key === 'key' && isIdKey(value)) this.attributeLiterals = ATTRIBUTE_LITERALS;
         if (depth < 2 && value.length > 2 && (value[0] === '{' || value[0] === '[') && value.includes('"')) this.learnJson(value, depth + 1);
         else this.learnInContext(value);
         return;
       }
-      if (raw.length > 16 && MAY_HOLD_SHAPE.test(raw)) this.learnInContext(decode(raw) ?? raw);
+      if (raw.length > 16 && MAY_HOLD_ID.test(raw)) this.learnInContext(decode(raw) ?? raw);
       // A number under an id key (`"id": 1234567890123456789`): after the key's colon.
       const key = text.slice(start + 1, end - 1);
       if (isIdKey(key)) {
@@ -108,8 +120,12 @@ export class TraceIds {
 
   /** The values of an id's shape in `text` that stand in an id's context. */
   private learnInContext(text: string): void {
-    if (text.length <= 16 || !MAY_HOLD_SHAPE.test(text)) return;
-    for (const f of strictFindings(text)) if (idContextAt(text, f.start, f.end, f.kind) !== null) this.add(text.slice(f.start, f.end));
+    if (text.length <= 16 || !MAY_HOLD_ID.test(text)) return;
+    for (const f of strictFindings(text)) {
+      if (f.kind === 'strict-short' || f.kind === 'strict-credential') continue;
+      const why = idContextAt(text, f.start, f.end, f.kind);
+      if (why !== null) this.add(text.slice(f.start, f.end), why);
+    }
   }
 }
 
@@ -129,6 +145,8 @@ const GIT_BEFORE = /(?:\bcommit:?\s+|\bMerge:\s+(?:[0-9a-f]{7,40}\s+)?|\bgit\s+(
 const GIT_AFTER = /^(?:\.\.\.?[0-9a-f]{7,40}|\])/;
 /** A file name's extension after the value (`<uuid>.jsonl`), or Claude Code's versioned backup (`<hash>@v2`). */
 const FILE_AFTER = /^(?:\.[A-Za-z][A-Za-z0-9]{0,9}\b|@v\d+)/;
+/** A name glued to the value by `-`, `_` or `.` (the name's characters up to 48 back). */
+const NAME_BEFORE = /([0-9A-Za-z@+._-]{1,48}[0-9A-Za-z])[_.-]+$/;
 /** A web address up to the value: the value is one of its path parts (not its query). */
 const URL_PATH_BEFORE = /\bhttps?:\/\/[^\s?#"'`<>]*\/$/;
 /** A time word before a number (`"created_time_ns": `, `startTimeUnixNano=`, `ts `). */
@@ -174,8 +192,12 @@ export function idContextAt(text: string, start: number, end: number, kind: stri
   if (named && (isIdKey(named[1]!) || isIdKey(named[1]!.toLowerCase()))) return 'named id';
   if (GIT_BEFORE.test(before) || GIT_AFTER.test(after)) return 'git';
   if (FILE_AFTER.test(after)) return 'file name';
+  // W3C trace context (`traceparent: 00-<trace id>-<parent id>-01`): a trace id and a span id.
+  if (/(?<![0-9A-Za-z])[0-9a-f]{2}-$/.test(before) && /^-[0-9a-f]{2}(?![0-9A-Za-z])/.test(after) && /^[0-9a-f]{32}-[0-9a-f]{16}$/.test(value)) return 'trace context';
   // A suffix of a longer name: a build hash (`edgerunner_core-c39b92f3645816ae`), a store path's, a model number's.
-  if (/[0-9A-Za-z][_.-]+$/.test(before) && kind !== 'strict-credential') return 'name suffix';
+  // The name must hold 5 letters or more: a short token prefix (`xoxa-`, `sk-`) says secret, not name.
+  const name = NAME_BEFORE.exec(before);
+  if (name && kind !== 'strict-credential' && (name[1]!.match(/[A-Za-z]/g)?.length ?? 0) >= 5) return 'name suffix';
   if (URL_PATH_BEFORE.test(before)) return 'web address path';
   if (before.endsWith('{') && after.startsWith('}')) return 'braced GUID';
   if (kind === 'strict-uuid' && timeBasedUuid(value)) return 'time-based UUID';

@@ -156,9 +156,13 @@ export class Redactor {
     this.ids.learnFileName(name);
   }
 
-  /** Redacts each text (JSON lines, or whole JSON documents); same order, same count. */
-  async redactJsonTexts(texts: readonly string[]): Promise<string[]> {
-    this.learnIds(texts);
+  /**
+   * Redacts each text (JSON lines, or whole JSON documents); same order, same count. The
+   * texts' ids are learnt first, unless the caller did it over the whole trace already
+   * (`idsLearned`: a streamed file's first pass).
+   */
+  async redactJsonTexts(texts: readonly string[], options: { idsLearned?: boolean } = {}): Promise<string[]> {
+    if (!options.idsLearned) this.learnIds(texts);
     return this.redactTexts(texts);
   }
 
@@ -166,7 +170,7 @@ export class Redactor {
   private unexplainedShapes(text: string): Finding[] {
     return strictFindings(text).filter((f) => {
       const value = text.slice(f.start, f.end);
-      const reason = this.ids.has(value) ? 'declared' : idContextAt(text, f.start, f.end, f.kind);
+      const reason = this.ids.how(value) ?? idContextAt(text, f.start, f.end, f.kind);
       if (reason !== null) this.onLeftAsId?.(reason, f.kind, value);
       return reason === null;
     });
