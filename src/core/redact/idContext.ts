@@ -205,3 +205,10 @@ export function idContextAt(text: string, start: number, end: number, kind: stri
   if (kind === 'strict-hex' && value.replace(/[-:]/g, '').length > MAX_KEY_HEX) return 'data';
   return null;
 }
+
+/**
+ * The regexes of this module that scan text of any length, for the ReDoS check
+ * (test/unit/core/redact/linear.test.ts). The others read a window around one value
+ * (REACH characters before it, 16 after), so their cost per value is bounded.
+ */
+export const ID_CONTEXT_PATTERNS: readonly RegExp[] = [ID_PIECE, MAY_HOLD_ID];
