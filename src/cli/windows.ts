@@ -1,9 +1,10 @@
 import { basename } from 'node:path';
 import { createPriceBook } from '../core/cost/priceBook';
 import { parseLimit, planFamily, planWindows } from '../core/cost/planWindows';
-import type { LimitStatus, PlanFamily, PlanWindow, PlanWindows, WindowCall, WindowKind, WindowLimit, WindowOptions } from '../core/cost/planWindows';
+import type { PlanFamily, PlanWindow, PlanWindows, WindowCall, WindowKind, WindowLimit, WindowOptions } from '../core/cost/planWindows';
 import { formatCompact, formatCount, formatPercent, formatUsd } from '../core/report/formatNumbers';
 import { parseSince } from '../core/sessions/sessionQuery';
+import { limitNowText, limitText, PLAN_LABELS, WINDOW_KIND_LABELS } from '../core/sessions/sessionWindows';
 import { localDateTime, localTime, plainText, shortDuration } from '../core/sessions/sessionText';
 import { terminalJson, terminalText } from '../core/text/safeText';
 import { UsageError } from '../core/text/usageError';
@@ -125,16 +126,8 @@ interface Leftovers {
   unread: number;
 }
 
-const PLAN_LABEL: Record<PlanFamily, string> = { claude: 'Claude (Claude Code)', codex: 'Codex' };
-const KIND_LABEL: Record<WindowKind, string> = { '5h': '5-hour', weekly: 'weekly' };
-
-function limitText(l: LimitStatus, active: boolean): string {
-  const cap = l.unit === 'usd' ? formatUsd(l.limit) : `${formatCompact(l.limit)} tokens`;
-  let when = '';
-  if (l.timeToLimitMs === 0) when = ' · limit reached';
-  else if (active && l.timeToLimitMs !== null) when = l.reachedBeforeReset ? ` · limit in ~${shortDuration(l.timeToLimitMs)}` : ' · limit not reached before the reset at this rate';
-  return `of ${cap}: ${formatPercent(l.share)}${when}`;
-}
+const PLAN_LABEL = PLAN_LABELS;
+const KIND_LABEL = WINDOW_KIND_LABELS;
 
 function windowLines(win: PlanWindow, now: number, fileOf: ReadonlyMap<string, string>): string[] {
   const span = win.kind === '5h' ? `${localDateTime(win.startMs)} – ${localTime(win.endMs)}` : `${localDateTime(win.startMs)} – ${localDateTime(win.endMs)}`;
@@ -160,7 +153,7 @@ export function renderWindows(plans: readonly PlanWindows[], options: WindowOpti
     const active = p.windows.filter((x) => x.active && x.limits.length > 0);
     for (const a of active) {
       const l = a.limits[0]!;
-      lines.push(`  now: ${KIND_LABEL[a.kind]} window ${formatPercent(l.share)}${l.timeToLimitMs === 0 ? ' · limit reached' : l.reachedBeforeReset && l.timeToLimitMs !== null ? ` · limit in ~${shortDuration(l.timeToLimitMs)}` : ''}`);
+      lines.push(`  now: ${KIND_LABEL[a.kind]} window ${limitNowText(l)}`);
     }
     lines.push('');
   }

@@ -8,11 +8,12 @@ import { createSessionCommands } from './sessions/sessionCommands';
 import { SessionsPanels } from './sessions/sessionsPanels';
 import { SessionsService } from './sessions/sessionsService';
 import { SessionsStatusBar } from './sessions/sessionsStatusBar';
+import { PlanWindowsModel, PlanWindowsTree, WINDOWS_VIEW_ID } from './sessions/planWindowsView';
 import { SESSIONS_VIEW_ID, SessionsTreeProvider } from './sessions/sessionsTree';
 
 /** What activate() hands back: the Agent Sessions parts and the inspector, for the extension-host tests. */
 export interface AgentTraceApi {
-  sessions: { service: SessionsService; tree: SessionsTreeProvider; panels: SessionsPanels; statusBar: SessionsStatusBar };
+  sessions: { service: SessionsService; tree: SessionsTreeProvider; panels: SessionsPanels; statusBar: SessionsStatusBar; windows: PlanWindowsModel; windowsTree: PlanWindowsTree };
   inspector: InspectorProvider;
 }
 
@@ -61,21 +62,26 @@ export function activate(context: vscode.ExtensionContext): AgentTraceApi {
     await vscode.commands.executeCommand('vscode.openWith', uri, viewTypeFor(uri));
   };
   const panels = new SessionsPanels(context.extensionUri, service, log, (row) => openInInspector(row.path));
-  const statusBar = new SessionsStatusBar(service);
+  const windows = new PlanWindowsModel(service);
+  const windowsTree = new PlanWindowsTree(windows);
+  const windowsView = vscode.window.createTreeView(WINDOWS_VIEW_ID, { treeDataProvider: windowsTree });
+  const statusBar = new SessionsStatusBar(service, windows);
   let viewUse: vscode.Disposable | null = null;
   const followView = (): void => {
-    if (view.visible && !viewUse) viewUse = service.use();
-    if (!view.visible && viewUse) {
+    // Either view open needs the index (the windows count the calls it keeps).
+    const visible = view.visible || windowsView.visible;
+    if (visible && !viewUse) viewUse = service.use();
+    if (!visible && viewUse) {
       viewUse.dispose();
       viewUse = null;
     }
   };
   followView();
-  context.subscriptions.push(service, tree, view, panels, statusBar, view.onDidChangeVisibility(followView), { dispose: () => viewUse?.dispose() });
+  context.subscriptions.push(service, tree, view, windows, windowsTree, windowsView, panels, statusBar, view.onDidChangeVisibility(followView), windowsView.onDidChangeVisibility(followView), { dispose: () => viewUse?.dispose() });
   for (const [id, handler] of Object.entries(createSessionCommands({ service, tree, panels, statusBar, openInInspector }))) {
     context.subscriptions.push(vscode.commands.registerCommand(id, handler));
   }
-  return { sessions: { service, tree, panels, statusBar }, inspector: provider };
+  return { sessions: { service, tree, panels, statusBar, windows, windowsTree }, inspector: provider };
 }
 
 export function deactivate(): void {}

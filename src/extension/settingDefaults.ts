@@ -28,6 +28,13 @@ export const SETTING_DEFAULTS = {
   /** No budgets: nothing is watched until the user sets one (docs/guide/windows.md). */
   'budget.perSessionUsd': null as number | null,
   'budget.perDayUsd': null as number | null,
+  /** No plan limits: the plans publish none (docs/guide/windows.md); the windows show what they used. */
+  'windows.claude.limit5h': '',
+  'windows.claude.limitWeekly': '',
+  'windows.claude.weeklyResetAt': '',
+  'windows.codex.limit5h': '',
+  'windows.codex.limitWeekly': '',
+  'windows.codex.weeklyResetAt': '',
   /** The Agent Sessions view's grouping: by project then day, or flat by recency ('recency'). */
   'sessions.groupBy': 'project' as 'project' | 'recency',
   /** Retry loops as warnings in the Problems view. */

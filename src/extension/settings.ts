@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { Budgets } from '../core/sessions/budgetWatch';
+import type { PlanFamily, WindowOptions } from '../core/cost/planWindows';
+import { limitSetting } from '../core/sessions/sessionWindows';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../core/analysis/sessionAnalysis';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import { DEFAULT_INTENT_MAPPING } from '../core/analysis/toolTaxonomy';
@@ -175,6 +177,33 @@ export function statusBarSettings(): StatusBarSettings {
   };
 }
 
+
+/**
+ * The plan windows' options of one plan from `agentTrace.windows.<plan>.*`: its limits and
+ * weekly reset. A malformed value counts as unset and is named in `problems` (the view says so).
+ */
+export function windowSettings(family: PlanFamily): { options: WindowOptions; problems: string[] } {
+  const config = vscode.workspace.getConfiguration(`agentTrace.windows.${family}`);
+  const text = (key: string): string => {
+    const v = config.get<unknown>(key);
+    return typeof v === 'string' ? v : '';
+  };
+  const problems: string[] = [];
+  const limits: WindowOptions['limits'] = {};
+  for (const [kind, key] of [['5h', 'limit5h'], ['weekly', 'limitWeekly']] as const) {
+    const { limit, problem } = limitSetting(text(key));
+    if (problem) problems.push(`agentTrace.windows.${family}.${key}: ${problem}`);
+    else if (limit) limits[kind] = limit;
+  }
+  const anchorMs: WindowOptions['anchorMs'] = {};
+  const reset = text('weeklyResetAt').trim();
+  if (reset !== '') {
+    const t = Date.parse(reset);
+    if (Number.isFinite(t)) anchorMs.weekly = t;
+    else problems.push(`agentTrace.windows.${family}.weeklyResetAt: "${reset}" is not a date and time (2026-12-07T08:00Z)`);
+  }
+  return { options: { align: 'call', anchorMs, limits }, problems };
+}
 
 /** The budgets of `agentTrace.budget.*`; unset, zero, negative or malformed values mean no budget. */
 export function budgetSettings(): Budgets {

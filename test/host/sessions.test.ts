@@ -201,6 +201,50 @@ suite('Agent Sessions in the real extension host', () => {
     }
   });
 
+  test("a live session's plan windows: the Plan Windows view and the status bar count its calls against the limit set", async () => {
+    // The whole M-Claude log replayed now: 41 calls, 2,069,302 input tokens (cached included) and 24,363 output
+    // (test/reference/claude_code_totals.py), $3.36867825 (test/reference/cost_reference.mjs); against a $40 limit, 8.4%.
+    const config = vscode.workspace.getConfiguration('agentTrace.windows.claude');
+    await config.update('limit5h', '$40', vscode.ConfigurationTarget.Global);
+    const file = path.join(home(), '.claude/projects/-tmp-windows-demo/5e55e55e-0000-4000-8000-000000000004.jsonl');
+    try {
+      startLiveSession(path.join(root(), 'claude/edit-retry-loop.jsonl'), file, 100_000);
+      await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+      await waitFor('the status bar on the live session', () => api.sessions.statusBar.current?.path === file);
+      const key = api.sessions.statusBar.current!.key;
+      const share = await waitFor('the session in an open 5-hour window', () =>
+        api.sessions.windows.plans.find((p) => p.family === 'claude')?.windows.find((w) => w.kind === '5h' && w.active)?.sessions.find((s) => s.session === key),
+      );
+      assert.equal(share.calls, 41);
+      assert.equal(share.tokens, 2_069_302 + 24_363);
+      assert.ok(Math.abs(share.usd! - 3.36867825) < 1e-9, String(share.usd));
+      // Alone in its window (the fake home's other sessions are months old), so the window is this session's: 8.4% of $40.
+      const open = api.sessions.windows.plans.find((p) => p.family === 'claude')!.windows.find((w) => w.kind === '5h' && w.active)!;
+      assert.equal(open.sessions.length, 1);
+      await waitFor('the share in the status bar', () => api.sessions.statusBar.text?.endsWith(' · 5h 8.4%'));
+      assert.match(api.sessions.statusBar.tooltip!, /Claude \(Claude Code\), 5-hour window .* \(open, resets in \d+ h \d\d min\)\nUsed: 2\.09M tokens, \$3\.37 at list price in 41 calls\./);
+      assert.match(api.sessions.statusBar.tooltip!, /Limit of \$40\.00: 8\.4%/);
+      // The view: the plan, its open windows first, the session under the 5-hour one.
+      const tree = api.sessions.windowsTree;
+      const plans = tree.getChildren();
+      const claude = plans.find((n) => n.kind === 'plan' && n.plan.family === 'claude')!;
+      assert.match(String(tree.getTreeItem(claude).description), /^5h 8\.4% · week 2\.09M tokens · resets in /);
+      const first = tree.getChildren(claude)[0]!;
+      assert.equal(first.kind === 'window' ? first.window.kind : first.kind, '5h');
+      assert.match(String(tree.getTreeItem(first).description), /^2\.09M tokens · \$3\.37 · 41 calls · 8\.4% · resets in \d+ h \d\d min$/);
+      const sessions = tree.getChildren(first);
+      assert.equal(sessions.length, 1);
+      assert.equal(String(tree.getTreeItem(sessions[0]!).description), '100.0% of tokens · $3.37 · 41 calls');
+      // A limit it cannot read is said in the view, not thrown.
+      await config.update('limit5h', '40 bananas', vscode.ConfigurationTarget.Global);
+      await waitFor('the problem shown', () => tree.getChildren().find((n) => n.kind === 'problem'));
+      assert.equal(tree.getTreeItem(tree.getChildren()[0]!).label, 'agentTrace.windows.claude.limit5h: "40 bananas" is neither tokens (2M, 500k) nor dollars ($40)');
+    } finally {
+      await config.update('limit5h', undefined, vscode.ConfigurationTarget.Global);
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
+  });
+
   test('the hostile corpus: every label, description and tooltip of the tree, the status bar and the panel titles stay inert', async () => {
     // The M-Claude log with a payload in every field (test/support/hostileCorpus.ts: the cwd, the model, tool names,
     // error text, the prompt, a 100,000-character title), replayed as a live session in a project folder named like a command link.
@@ -227,6 +271,24 @@ suite('Agent Sessions in the real extension host', () => {
     walk(tree.getChildren());
     assert.ok(seen >= 10, `${seen} tree items`);
     assertInert(tree.view!.message ?? '', 'the view message');
+    // The Plan Windows view names the session under its window: plain too.
+    const windows = api.sessions.windowsTree;
+    const key = row.key;
+    await waitFor('the hostile session in a plan window', () => api.sessions.windows.rowsByKey.get(key));
+    let windowItems = 0;
+    const walkWindows = (nodes: ReturnType<typeof windows.getChildren>): void => {
+      for (const n of nodes) {
+        const it = windows.getTreeItem(n);
+        const where = `plan windows item ${String(it.label).slice(0, 40)}`;
+        assertInert(String(it.label), `${where} label`, 200);
+        assertInert(String(it.description ?? ''), `${where} description`, 400);
+        assertInert(typeof it.tooltip === 'string' ? it.tooltip : (it.tooltip?.value ?? ''), `${where} tooltip`, 3000);
+        windowItems += 1;
+        walkWindows(windows.getChildren(n));
+      }
+    };
+    walkWindows(windows.getChildren());
+    assert.ok(windowItems >= 4, `${windowItems} plan windows items: the plan, its two windows, the session`);
     // The status bar follows it (the most recently active session): its own $(pulse) first, nothing from the trace acts.
     await waitFor('the status bar on the hostile session', () => api.sessions.statusBar.current?.path === file);
     assertInert(api.sessions.statusBar.text!, 'status bar text', 120);

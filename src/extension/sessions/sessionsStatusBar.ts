@@ -11,6 +11,8 @@ import { formatUsd, sessionLabel } from '../../core/sessions/sessionText';
 import { agentLabel } from '../../node/sessions/agentRegistry';
 import { budgetSettings, statusBarSettings } from '../settings';
 import type { SessionsService } from './sessionsService';
+import { statusWindows } from './planWindowsView';
+import type { PlanWindowsModel } from './planWindowsView';
 
 /** The command the item runs on click (opens the session). */
 export const STATUS_BAR_COMMAND = 'agentTrace.sessions.openStatusSession';
@@ -93,11 +95,15 @@ export class SessionsStatusBar implements vscode.Disposable {
   /** Budget notifications raised, in order (tests read them). */
   readonly budgetNotices: string[] = [];
 
-  constructor(private readonly service: SessionsService) {
+  constructor(
+    private readonly service: SessionsService,
+    private readonly windows: PlanWindowsModel | null = null,
+  ) {
     this.item.name = 'Agent Session';
     this.item.command = STATUS_BAR_COMMAND;
     this.disposables.push(
       service.onDidChange(() => this.update()),
+      ...(windows ? [windows.onDidChange(() => this.render())] : []),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('agentTrace.statusBar')) this.applySettings();
         else if (e.affectsConfiguration('agentTrace.budget')) this.update();
@@ -178,6 +184,20 @@ export class SessionsStatusBar implements vscode.Disposable {
     }
   }
 
+  /** The session's view, then its plan's open windows (a limit's share joins the text) and the budgets in the tooltip. */
+  private compose(session: SessionRow, now: number): StatusBarView {
+    const view = statusBarView(session, now);
+    let { text, tooltip } = view;
+    const plan = this.windows?.planOf(session.agentId) ?? null;
+    if (plan) {
+      const w = statusWindows(plan, now);
+      if (w.text) text = `${text} · ${w.text}`;
+      if (w.lines.length > 0) tooltip = `${tooltip}\n\n${w.lines.join('\n')}`;
+    }
+    if (this.budget.lines.length > 0) tooltip = `${tooltip}\n\n${this.budget.lines.join('\n')}`;
+    return { text, tooltip, expiresAtMs: view.expiresAtMs };
+  }
+
   private render(): void {
     clearInterval(this.ticker);
     this.ticker = undefined;
@@ -186,19 +206,19 @@ export class SessionsStatusBar implements vscode.Disposable {
       return;
     }
     const now = Date.now();
-    const view = statusBarView(this.session, now);
+    const view = this.compose(this.session, now);
     this.item.text = view.text;
     // A plain string: VS Code shows it as text, so nothing from the trace can render as Markdown or a link.
-    this.item.tooltip = this.budget.lines.length > 0 ? `${view.tooltip}\n\n${this.budget.lines.join('\n')}` : view.tooltip;
+    this.item.tooltip = view.tooltip;
     this.item.backgroundColor = this.budget.state === 'over' ? new vscode.ThemeColor('statusBarItem.errorBackground') : this.budget.state === 'near' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.accessibilityInformation = { label: view.text.replace('$(pulse) ', 'Agent session: '), role: 'button' };
     this.item.show();
     if (view.expiresAtMs !== null && view.expiresAtMs > now) {
       this.ticker = setInterval(() => {
         if (!this.session) return;
-        const v = statusBarView(this.session, Date.now());
+        const v = this.compose(this.session, Date.now());
         this.item.text = v.text;
-        this.item.tooltip = this.budget.lines.length > 0 ? `${v.tooltip}\n\n${this.budget.lines.join('\n')}` : v.tooltip;
+        this.item.tooltip = v.tooltip;
         if (v.expiresAtMs === null || v.expiresAtMs <= Date.now()) {
           clearInterval(this.ticker);
           this.ticker = undefined;

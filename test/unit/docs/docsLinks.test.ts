@@ -88,7 +88,7 @@ describe('the README landing page', () => {
 });
 
 describe('the settings reference', () => {
-  const documented = new Set([...readFileSync(join(repoRoot, 'docs/reference/settings.md'), 'utf8').matchAll(/^\| `(agentTrace\.[A-Za-z.]+)` \|/gm)].map((m) => m[1]!));
+  const documented = new Set([...readFileSync(join(repoRoot, 'docs/reference/settings.md'), 'utf8').matchAll(/^\| `(agentTrace\.[A-Za-z0-9.]+)` \|/gm)].map((m) => m[1]!));
   const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, unknown> } | Array<{ properties: Record<string, unknown> }> } };
   const sections = Array.isArray(manifest.contributes.configuration) ? manifest.contributes.configuration : [manifest.contributes.configuration];
   const contributed = new Set(sections.flatMap((s) => Object.keys(s.properties)));
