@@ -100,7 +100,9 @@ up to 5 min and the 1-hour rate above, or at X times the input price with
 export --to parquet writes this machine's sessions (or the traces named) as
 Parquet tables of calls, tool calls and sessions for a team's engines (DuckDB,
 ClickHouse, Spark, Trino); query runs DuckDB SQL over such a folder, or one of
-the named team queries (agent-trace query --list). docs/guide/team.md.
+the named team queries (agent-trace query --list). export --to otlp writes the
+same sessions as OpenTelemetry GenAI spans (OTLP/JSON) to a file or POSTs them to
+an OTLP/HTTP endpoint (Langfuse, Phoenix, a collector). docs/guide/team.md.
 
 context prints what fills each call's input, by source, with its tokens and what
 each part cost over every call that carried it, the largest contributors and
@@ -204,7 +206,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'windows') return runWindows(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   if (argv[0] === 'redact' && !argv.includes('--help')) return runRedact(argv.slice(1));
   // The team tables have their own options (and --help); the replay exports share theirs.
-  if (argv[0] === 'export' && argv[argv.indexOf('--to') + 1] === 'parquet') return runTeamExport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
+  if (argv[0] === 'export' && ['parquet', 'otlp'].includes(argv[argv.indexOf('--to') + 1] ?? '')) return runTeamExport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
   if (argv[0] === 'query') return runQuery(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   if (argv[0] === 'export' && !argv.includes('--help')) return runExport(argv.slice(1));
   if (argv[0] === 'compare' && !argv.includes('--help')) return runCompare(argv.slice(1));

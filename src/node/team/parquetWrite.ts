@@ -24,6 +24,11 @@ export function shortHash(text: string, salt = ''): string {
   return createHash('sha256').update(salt).update('\u0000').update(text).digest('hex').slice(0, 16);
 }
 
+/** `digits` hex digits of SHA-256 over the text: the OTLP export's trace and span ids. */
+export function longHash(text: string, digits: number): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, digits);
+}
+
 /** Redacts every `fromTrace` text cell of the rows in place, in one batch per table (the redactor numbers equal values alike). */
 export async function redactTeamRows(rows: TeamRows, redactor: Redactor): Promise<void> {
   // The id columns (conversation, response, tool-call ids) hold the traces' own ids: declared
