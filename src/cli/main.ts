@@ -70,9 +70,10 @@ secrets removed: API keys and tokens (secretlint's recommended rules), private
 keys, passwords in URLs, authorization headers, .env-style assignments, e-mail
 addresses and the user name in home-folder paths. Every token figure stays.
 convert and export redact what they write the same way unless --no-redact; each
-prints what it removed as kinds and counts, never values. --redact strict also
-removes bare hex, UUIDs, long numbers, short random tokens and user:password
-pairs (keys with no prefix or name, and every commit hash and id in free text).
+prints what it removed as kinds and counts, never values. Bare hex, UUIDs, long
+numbers, short random tokens and user:password pairs (keys with no prefix or
+name) are removed unless the trace explains them as ids (its id fields and file
+names, commit hashes in git output...); --redact strict removes those ids too.
 
 export writes the sessions (and their sub-agents) as a block-hash trace to replay
 on a serving engine: mooncake (512-token hash_ids, open loop), aiperf (AIPerf's
