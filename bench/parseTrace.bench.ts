@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { findCacheMisses, countMissCauses } from '../src/core/analysis/cacheMisses';
 import { fingerprint } from '../src/core/analysis/fingerprint';
 import { idealTtlCurve } from '../src/core/analysis/idealTtlCache';
-import { findRetryLoops } from '../src/core/analysis/retryLoops';
+import { findRetryLoopsOnly } from '../src/core/analysis/retryLoops';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../src/core/analysis/sessionAnalysis';
 import { summarizeSession } from '../src/core/analysis/sessionSummary';
 import { cacheTtlWhatIf, ttlCalls } from '../src/core/cost/cacheTtlWhatIf';
@@ -45,6 +45,8 @@ type Kind = 'baseline' | 'parse' | 'analyze' | 'before';
 interface Measure {
   count: number;
   ms: number;
+  /** CPU time of the process (every thread, user and system) over the same span: less moved by other processes than the wall clock. */
+  cpuMs: number;
   peakMB: number;
 }
 
@@ -83,10 +85,12 @@ async function parseOnly(path: string): Promise<number> {
 /** One measurement in this process; prints a JSON line for the parent. */
 async function measure(which: string, path: string): Promise<void> {
   global.gc?.();
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const count = which === 'baseline' ? plainLoop(path) : which === 'parse' ? await parseOnly(path) : await analyze(path);
   const ms = performance.now() - t0;
-  console.log(JSON.stringify({ count, ms, peakMB: process.resourceUsage().maxRSS / 1024 }));
+  const cpu = process.cpuUsage(c0);
+  console.log(JSON.stringify({ count, ms, cpuMs: (cpu.user + cpu.system) / 1000, peakMB: process.resourceUsage().maxRSS / 1024 }));
 }
 
 /** Lines of the file, through the same stream and LineReader the reader uses; `each` sees every decoded line. */
@@ -130,7 +134,7 @@ async function stages(path: string): Promise<void> {
   const priced = await time('price every call', () => priceTrace(model, book));
   const o = DEFAULT_ANALYSIS_OPTIONS;
   await time('summary', () => model.sessions.map((s) => summarizeSession(s)));
-  const loops = await time('retry loops', () => model.sessions.map((s) => findRetryLoops(s, o.minLoopAttempts)));
+  const loops = await time('retry loops (the loops alone, as the report asks)', () => model.sessions.map((s) => findRetryLoopsOnly(s, o.minLoopAttempts)));
   await time('cache misses', () => model.sessions.map((s) => countMissCauses(findCacheMisses(s, o))));
   await time('fingerprint', () => model.sessions.map((s) => fingerprint(s, o)));
   await time('loop costs', () => model.sessions.map((s, i) => loops[i]!.loops.map((l) => loopCost(l, s, priced.sessions[i]!))));
@@ -209,13 +213,13 @@ async function main(args: string[]): Promise<void> {
           all[which].push(which === 'before' ? child('analyze', path, [], before!) : child(which, path));
         }
       }
-      const m = (which: keyof typeof all, k: 'ms' | 'peakMB'): number => median(all[which].map((x) => x[k]));
+      const m = (which: keyof typeof all, k: 'ms' | 'cpuMs' | 'peakMB'): number => median(all[which].map((x) => x[k] ?? Number.NaN));
       const base = m('baseline', 'ms');
       console.log(`\n${format}: ${fileMb.toFixed(0)} MB, ${all.baseline[0]!.count} lines, ${all.analyze[0]!.count} LLM calls; load average during the runs ${loads.join(', ')}`);
       for (const which of kinds) {
         const label = { baseline: 'baseline (read + split + JSON.parse)', parse: 'parseTrace (full model)', analyze: 'analyze --json (every feature on)', before: 'analyze --json, the --before build' }[which];
-        const ratio = which === 'baseline' ? '' : `  ${(m(which, 'ms') / base).toFixed(2)}× the baseline`;
-        console.log(`  ${label.padEnd(38)} ${m(which, 'ms').toFixed(0).padStart(6)} ms  ${(fileMb / (m(which, 'ms') / 1000)).toFixed(0).padStart(4)} MB/s  peak RSS ${m(which, 'peakMB').toFixed(0).padStart(5)} MiB${ratio}`);
+        const ratio = which === 'baseline' ? '' : `  ${(m(which, 'ms') / base).toFixed(2)}× the baseline (CPU ${(m(which, 'cpuMs') / m('baseline', 'cpuMs')).toFixed(2)}×)`;
+        console.log(`  ${label.padEnd(38)} ${m(which, 'ms').toFixed(0).padStart(6)} ms  ${(fileMb / (m(which, 'ms') / 1000)).toFixed(0).padStart(4)} MB/s  CPU ${m(which, 'cpuMs').toFixed(0).padStart(6)} ms  peak RSS ${m(which, 'peakMB').toFixed(0).padStart(5)} MiB${ratio}`);
       }
       if (profile) {
         const out = spawnSync(process.execPath, ['--expose-gc', __filename, 'stages', path], { encoding: 'utf8', maxBuffer: 64 * MB });

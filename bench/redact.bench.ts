@@ -35,7 +35,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { forEachStringLiteral } from '../src/core/redact/jsonStrings';
 import { Redactor, type RedactionMode } from '../src/core/redact/redactor';
 import { createRedactor } from '../src/node/secretlintDetector';
@@ -275,7 +275,11 @@ async function precision(mode: RedactionMode): Promise<void> {
   for (const w of wrong) console.log(`  false positive: ${w}`);
 }
 
-/** Every real sample trace in test/fixtures (hostile and hand-made ones aside), redacted whole: findings by kind. */
+/**
+ * Every real sample trace in test/fixtures (hostile and hand-made ones aside), each redacted
+ * whole by a redactor of its own (as one export redacts one trace: the ids it declares are
+ * its own and its file name's): findings by kind, and every value of an id's shape taken.
+ */
 async function samples(mode: RedactionMode): Promise<void> {
   const skip = new Set(['hostile', 'bad-input', 'gitleaks-cases', 'secretlint-vectors', 'redaction-benign', 'workloads', 'canonical']);
   const files: string[] = [];
@@ -288,30 +292,56 @@ async function samples(mode: RedactionMode): Promise<void> {
     }
   };
   walk(fixtures);
-  // What strict mode's own kinds took, value by value (the real samples hold no secret of those shapes: each is a false positive).
-  const strictTaken = new Map<string, Set<string>>();
-  const r = createRedactor(mode, (kind, value) => {
-    if (!kind.startsWith('strict-')) return;
-    const set = strictTaken.get(kind) ?? new Set<string>();
-    strictTaken.set(kind, set.add(value));
-  });
+  // Values taken, by kind (distinct over all files), and what the shape rules took and default mode left as ids.
+  const taken = new Map<string, Map<string, number>>();
+  const shapeTaken = new Map<string, Map<string, string>>();
   let mb = 0;
   const t = performance.now();
   for (const f of files) {
+    const rel = f.slice(fixtures.length + 1);
+    const r = createRedactor(mode, {
+      onRedacted: (kind, value) => {
+        const k = taken.get(kind) ?? new Map<string, number>();
+        taken.set(kind, k.set(value, (k.get(value) ?? 0) + 1));
+        if (!kind.startsWith('strict-')) return;
+        const set = shapeTaken.get(kind) ?? new Map<string, string>();
+        shapeTaken.set(kind, set.set(value, rel));
+      },
+      onLeftAsId: (reason, _kind, value) => {
+        if (!leftByDefault.has(value)) leftByDefault.set(value, reason);
+      },
+    });
     const text = readFileSync(f, 'utf8');
     mb += text.length / 2 ** 20;
+    r.learnFileName(basename(f));
     await r.redactJsonTexts(text.split('\n'));
   }
-  const s = r.summary();
   console.log(`\n### Real sample traces (${mode}): ${files.length} files, ${mb.toFixed(1)} MB (${((performance.now() - t) / 1000).toFixed(1)} s)\n`);
   console.log(`| kind | occurrences | distinct values |\n|---|---:|---:|`);
-  for (const [kind, v] of Object.entries(s.byKind)) console.log(`| ${kind} | ${v.occurrences} | ${v.distinct} |`);
-  if (strictTaken.size > 0) {
-    const distinct = [...strictTaken.values()].reduce((n, v) => n + v.size, 0);
-    console.log(`\nstrict mode's own kinds took ${distinct} distinct values of the real samples, none a secret${listStrict ? ':' : ' (--list-strict lists them)'}`);
-    if (listStrict) for (const [kind, values] of strictTaken) for (const v of values) console.log(`  ${kind}: ${v}`);
+  for (const [kind, values] of [...taken].sort(([a], [b]) => a.localeCompare(b))) console.log(`| ${kind} | ${[...values.values()].reduce((n, v) => n + v, 0)} | ${values.size} |`);
+  const distinct = [...shapeTaken.values()].reduce((n, v) => n + v.size, 0);
+  console.log(`\nthe shape rules (kinds strict-*) took ${distinct} distinct values of the real samples, none a secret${listStrict ? ':' : ' (--list-strict lists them)'}`);
+  if (listStrict) for (const [kind, values] of shapeTaken) for (const [v, file] of values) console.log(`  ${kind}: ${v}  (${file})`);
+  if (mode === 'strict') {
+    // What strict mode takes and default leaves, by the context that explained each value as an id.
+    const table = new Map<string, Map<string, number>>();
+    for (const [kind, values] of shapeTaken) {
+      for (const v of values.keys()) {
+        const why = leftByDefault.get(v) ?? 'taken by default too';
+        const row = table.get(why) ?? new Map<string, number>();
+        table.set(why, row.set(kind, (row.get(kind) ?? 0) + 1));
+      }
+    }
+    const kinds = [...shapeTaken.keys()].sort();
+    console.log(`\nThe values strict mode takes, by what made default mode leave them (distinct values):\n\n| why default leaves it | ${kinds.join(' | ')} | all |\n|---|${kinds.map(() => '---:').join('|')}|---:|`);
+    for (const [why, row] of [...table].sort(([, a], [, b]) => [...b.values()].reduce((x, y) => x + y, 0) - [...a.values()].reduce((x, y) => x + y, 0))) {
+      console.log(`| ${why} | ${kinds.map((k) => row.get(k) ?? 0).join(' | ')} | ${[...row.values()].reduce((x, y) => x + y, 0)} |`);
+    }
   }
 }
+
+/** Each value of an id's shape default redaction left in the real samples, and why (the first reason seen). */
+const leftByDefault = new Map<string, string>();
 
 async function main(): Promise<void> {
   console.log(`redaction bench (${createRedactor().summary().detectors}); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);

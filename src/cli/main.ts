@@ -70,9 +70,10 @@ secrets removed: API keys and tokens (secretlint's recommended rules), private
 keys, passwords in URLs, authorization headers, .env-style assignments, e-mail
 addresses and the user name in home-folder paths. Every token figure stays.
 convert and export redact what they write the same way unless --no-redact; each
-prints what it removed as kinds and counts, never values. --redact strict also
-removes bare hex, UUIDs, long numbers, short random tokens and user:password
-pairs (keys with no prefix or name, and every commit hash and id in free text).
+prints what it removed as kinds and counts, never values. Bare hex, UUIDs, long
+numbers, short random tokens and user:password pairs (keys with no prefix or
+name) are removed unless the trace explains them as ids (its id fields and file
+names, commit hashes in git output...); --redact strict removes those ids too.
 
 export writes the sessions (and their sub-agents) as a block-hash trace to replay
 on a serving engine: mooncake (512-token hash_ids, open loop), aiperf (AIPerf's
@@ -99,7 +100,9 @@ up to 5 min and the 1-hour rate above, or at X times the input price with
 export --to parquet writes this machine's sessions (or the traces named) as
 Parquet tables of calls, tool calls and sessions for a team's engines (DuckDB,
 ClickHouse, Spark, Trino); query runs DuckDB SQL over such a folder, or one of
-the named team queries (agent-trace query --list). docs/guide/team.md.
+the named team queries (agent-trace query --list). export --to otlp writes the
+same sessions as OpenTelemetry GenAI spans (OTLP/JSON) to a file or POSTs them to
+an OTLP/HTTP endpoint (Langfuse, Phoenix, a collector). docs/guide/team.md.
 
 context prints what fills each call's input, by source, with its tokens and what
 each part cost over every call that carried it, the largest contributors and
@@ -203,7 +206,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'windows') return runWindows(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   if (argv[0] === 'redact' && !argv.includes('--help')) return runRedact(argv.slice(1));
   // The team tables have their own options (and --help); the replay exports share theirs.
-  if (argv[0] === 'export' && argv[argv.indexOf('--to') + 1] === 'parquet') return runTeamExport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
+  if (argv[0] === 'export' && ['parquet', 'otlp'].includes(argv[argv.indexOf('--to') + 1] ?? '')) return runTeamExport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
   if (argv[0] === 'query') return runQuery(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
   if (argv[0] === 'export' && !argv.includes('--help')) return runExport(argv.slice(1));
   if (argv[0] === 'compare' && !argv.includes('--help')) return runCompare(argv.slice(1));

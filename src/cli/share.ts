@@ -16,6 +16,7 @@ import type { EngineParams } from '../core/sim/params';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
+import { parseWithContext } from '../node/contextCollect';
 import type { ParsedTrace } from '../core/trace/parseTrace';
 import { buildReportTrace } from '../core/share/reportDocument';
 import type { ReportDocument, ReportTrace } from '../core/share/reportDocument';
@@ -322,7 +323,8 @@ export async function runReport(argv: readonly string[], generator: string): Pro
   const prices = createPriceBook();
   const traces: ReportTrace[] = [];
   for (const file of a.files) {
-    const parsed = await parseFile(file, a.format);
+    // With the text the context panel counts (src/node/contextCollect.ts).
+    const { parsed, context } = await parseWithContext(await readTraceFiles(file), a.format);
     if (parsed.problem) {
       printError(`${file}: ${parsed.problem.message}`);
       return 1;
@@ -332,7 +334,7 @@ export async function runReport(argv: readonly string[], generator: string): Pro
     // --session picks sessions in whichever trace has them.
     const sessions = a.sessions.filter((s) => parsed.model.sessions.some((x) => x.id === s || x.id.startsWith(s)));
     if (a.sessions.length > 0 && sessions.length === 0) continue;
-    traces.push(buildReportTrace(parsed, basename(file), { sessions, whatIf: own, prices, formatChosen: a.format !== null }));
+    traces.push(buildReportTrace(parsed, basename(file), { sessions, whatIf: own, prices, formatChosen: a.format !== null, context }));
   }
   const missing = a.sessions.filter((s) => !traces.some((t) => t.view.sessions.some((x) => x.summary.id === s || x.summary.id.startsWith(s))));
   if (missing.length > 0) throw new UsageError(`--session ${missing.join(', ')}: no such session in ${a.files.join(', ')}`);

@@ -8,7 +8,7 @@ import { createPriceBook } from '../core/cost/priceBook';
 import { NAMED_QUERIES, namedQuery, QUERY_VARIABLES } from '../core/team/namedQueries';
 import { buildTeamRows, partitionValue } from '../core/team/teamRows';
 import type { TeamIdentity } from '../core/team/teamRows';
-import { TEAM_SCHEMA_VERSION, TEAM_TABLES } from '../core/team/teamSchema';
+import { OTLP_OWN_PREFIX, TEAM_SCHEMA_VERSION, TEAM_TABLES } from '../core/team/teamSchema';
 import type { TeamColumnType } from '../core/team/teamSchema';
 import { plainText } from '../core/sessions/sessionText';
 import { terminalJson, terminalText } from '../core/text/safeText';
@@ -19,7 +19,10 @@ import type { ParsedTrace } from '../core/trace/parseTrace';
 import { assembleSession } from '../node/agentSessions';
 import { agentRoots, discoverSessions, resolveRoots } from '../node/sessions/agentRegistry';
 import { createRedactor } from '../node/secretlintDetector';
-import { redactTeamRows, shortHash, writeTeamParquet } from '../node/team/parquetWrite';
+import { longHash, redactTeamRows, shortHash, writeTeamParquet } from '../node/team/parquetWrite';
+import { postOtlp } from '../node/team/otlpPost';
+import { batchRequests, stringAttr, teamRowsToOtlp } from '../core/team/otlpSpans';
+import type { OtlpResourceSpans } from '../core/team/otlpSpans';
 import { listCompanions, readTraceFiles } from '../node/traceFiles';
 import { isDirectory, traceFilesIn } from './sessions';
 import { redactionLine } from './share';
@@ -32,6 +35,7 @@ import { UsageError } from '../core/text/usageError';
  */
 
 export const TEAM_USAGE = `  agent-trace export --to parquet -o DIR [FILE|FOLDER]... [--plain-names] [--user NAME] [--machine NAME] [--salt TEXT] [--full] [--format ID] [--no-redact]
+  agent-trace export --to otlp (-o FILE | --endpoint URL [--header K=V]...) [FILE|FOLDER]... [--max-request-bytes N] [same identity options]
   agent-trace query DIR "SQL" [--json] [--set NAME=VALUE]... [--init SQL]...
   agent-trace query DIR --named NAME [--json] [--set NAME=VALUE]...   (--list: the named queries)`;
 
@@ -53,6 +57,26 @@ its files.
   --format ID       read FILE as this format
   --no-redact       keep secrets: by default ids, paths, commands and error texts pass
                     through the same redaction as every export
+`;
+
+const OTLP_HELP = `Usage: agent-trace export --to otlp -o FILE [FILE|FOLDER]... [options]
+       agent-trace export --to otlp --endpoint URL [--header K=V]... [FILE|FOLDER]... [options]
+
+Writes the sessions as OpenTelemetry GenAI spans in OTLP/JSON (docs/reference/otlp.md): an
+invoke_agent span per session (sub-agents under the tool call that started them), a chat
+span per LLM call, an execute_tool span per tool call. -o FILE writes one
+ExportTraceServiceRequest per line (the collector's file exporter's form; agent-trace reads
+it back); --endpoint POSTs each of those lines to URL's /v1/traces (appended unless URL ends
+with it) as Content-Type: application/json. Without FILE or FOLDER: every agent session on
+this machine. Ids derive from the sessions' and calls' ids: exporting again gives the same
+spans, so a backend that keeps span ids does not count them twice.
+
+  -o FILE               write the OTLP/JSON to FILE
+  --endpoint URL        POST to an OTLP/HTTP receiver (http://localhost:4318, Langfuse's
+                        https://cloud.langfuse.com/api/public/otel, Phoenix's http://localhost:6006)
+  --header K=V          a request header, e.g. --header "Authorization=Basic …" (repeatable)
+  --max-request-bytes N the largest request body (default 4000000): larger exports go in batches
+  --plain-names, --user, --machine, --salt, --format, --no-redact: as for --to parquet
 `;
 
 const QUERY_HELP = `Usage: agent-trace query DIR "SQL" [--json] [--set NAME=VALUE]...
@@ -80,7 +104,11 @@ function safeUser(): string {
 }
 
 interface TeamExportArgs {
+  to: 'parquet' | 'otlp';
   out: string | null;
+  endpoint: string | null;
+  headers: Array<[string, string]>;
+  maxRequestBytes: number;
   sources: string[];
   plainNames: boolean;
   user: string;
@@ -127,8 +155,10 @@ async function allExist(paths: readonly string[]): Promise<boolean> {
 }
 
 function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
-  const a: TeamExportArgs = { out: null, sources: [], plainNames: false, user: safeUser(), machine: hostname(), salt: process.env['AGENT_TRACE_TEAM_SALT'] ?? '', format: null, noRedact: false, full: false };
-  const help = 'agent-trace export --to parquet --help';
+  const a: TeamExportArgs = { to: 'parquet', out: null, endpoint: null, headers: [], maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES, sources: [], plainNames: false, user: safeUser(), machine: hostname(), salt: process.env['AGENT_TRACE_TEAM_SALT'] ?? '', format: null, noRedact: false, full: false };
+  const to = argv[argv.indexOf('--to') + 1];
+  if (to === 'otlp') a.to = 'otlp';
+  const help = `agent-trace export --to ${a.to} --help`;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const value = (): string => {
@@ -137,20 +167,32 @@ function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
       return v;
     };
     if (flag === '--to') {
-      if (value() !== 'parquet') throw new UsageError('export: --to parquet expected', help);
+      const v = value();
+      if (v !== 'parquet' && v !== 'otlp') throw new UsageError('export: --to parquet or --to otlp expected', help);
     } else if (flag === '-o' || flag === '--out') a.out = value();
+    else if (a.to === 'otlp' && flag === '--endpoint') a.endpoint = value();
+    else if (a.to === 'otlp' && flag === '--header') {
+      const spec = value();
+      const m = /^([^=:\s]+)\s*[=:]\s*(.*)$/.exec(spec);
+      if (!m) throw new UsageError(`--header needs NAME=VALUE, not "${spec}"`, help);
+      a.headers.push([m[1]!, m[2]!]);
+    } else if (a.to === 'otlp' && flag === '--max-request-bytes') {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 10_000) throw new UsageError('--max-request-bytes needs a whole number of bytes, at least 10000', help);
+      a.maxRequestBytes = n;
+    }
     else if (flag === '--plain-names') a.plainNames = true;
     else if (flag === '--user') a.user = value();
     else if (flag === '--machine') a.machine = value();
     else if (flag === '--salt') a.salt = value();
     else if (flag === '--no-redact') a.noRedact = true;
-    else if (flag === '--full') a.full = true;
+    else if (flag === '--full' && a.to === 'parquet') a.full = true;
     else if (flag === '--format') {
       const f = value();
       const known = FORMATS.find((s) => s.id === f);
       if (!known) throw new UsageError(`unknown --format "${f}"; one of: ${FORMATS.map((s) => s.id).join(', ')}`, help);
       a.format = known.id;
-    } else if (flag.startsWith('-') && flag !== '-') throw new UsageError(`export --to parquet: unknown option ${flag}`, help);
+    } else if (flag.startsWith('-') && flag !== '-') throw new UsageError(`export --to ${a.to}: unknown option ${flag}`, help);
     else a.sources.push(flag);
   }
   return a;
@@ -205,14 +247,13 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
   // Paths, problems and notes come from the traces: control and bidi characters print as visible escapes.
   const write = (t: string): void => writeRaw(terminalText(t));
   if (argv.includes('--help') || argv.includes('-h')) {
-    write(EXPORT_HELP);
+    write(argv[argv.indexOf('--to') + 1] === 'otlp' ? OTLP_HELP : EXPORT_HELP);
     return 0;
   }
   const a = parseTeamExportArgs(argv);
+  if (a.to === 'otlp') return runOtlpExport(a, generator, write, options);
   if (!a.out) throw new UsageError('export --to parquet needs -o DIR (the folder the tables go into)', 'agent-trace export --to parquet --help');
-  const identity: TeamIdentity = a.plainNames ? { userHash: null, userName: a.user } : { userHash: shortHash(a.user, a.salt), userName: null };
-  // A hashed machine starts with a letter: engines that infer partition types (Spark) would read 16 hex digits like 1234e567… as a number.
-  const machine = partitionValue(a.plainNames ? a.machine : `h${shortHash(a.machine, a.salt)}`);
+  const { identity, machine } = exportIdentity(a);
   const redactor = a.noRedact ? null : createRedactor();
   const book = createPriceBook();
   const sources = await exportSources(a, write);
@@ -272,6 +313,84 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
   ];
   write(lines.join('\n') + '\n');
   return totals.traces > 0 || totals.unchanged > 0 || sources.length === 0 ? 0 : 1;
+}
+
+/** OTLP receivers limit a request's size (the collector's default is 20 MiB); 4 MB stays well under the common limits. */
+const DEFAULT_MAX_REQUEST_BYTES = 4_000_000;
+
+/** Who ran the sessions and where, as both exports write them. */
+function exportIdentity(a: TeamExportArgs): { identity: TeamIdentity; machine: string } {
+  const identity: TeamIdentity = a.plainNames ? { userHash: null, userName: a.user } : { userHash: shortHash(a.user, a.salt), userName: null };
+  // A hashed machine starts with a letter: engines that infer partition types (Spark) would read 16 hex digits like 1234e567… as a number.
+  const machine = partitionValue(a.plainNames ? a.machine : `h${shortHash(a.machine, a.salt)}`);
+  return { identity, machine };
+}
+
+/** `agent-trace export --to otlp`: the sessions as GenAI spans, to a file and/or an OTLP/HTTP endpoint. */
+async function runOtlpExport(a: TeamExportArgs, generator: string, write: (t: string) => void, options: Partial<AnalysisOptions>): Promise<number> {
+  const help = 'agent-trace export --to otlp --help';
+  if (!a.out && !a.endpoint) throw new UsageError('export --to otlp needs -o FILE or --endpoint URL', help);
+  if (a.endpoint !== null && !/^https?:\/\//i.test(a.endpoint)) throw new UsageError(`--endpoint needs an http:// or https:// URL, not "${a.endpoint}"`, help);
+  const { identity, machine } = exportIdentity(a);
+  const redactor = a.noRedact ? null : createRedactor();
+  const book = createPriceBook();
+  const sources = await exportSources(a, write);
+  const resources: OtlpResourceSpans[] = [];
+  const totals = { traces: 0, sessions: 0, calls: 0, tools: 0, skipped: 0 };
+  const identityAttrs = [
+    ...(identity.userHash !== null ? [stringAttr('user.hash', identity.userHash)] : []),
+    ...(identity.userName !== null ? [stringAttr('user.name', identity.userName)] : []),
+    stringAttr(`${OTLP_OWN_PREFIX}machine`, machine),
+  ];
+  const [scopeName, scopeVersion] = generator.split(' ');
+  // Sources in a stable order: the same traces export the same bytes.
+  for (const source of [...sources].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0))) {
+    let parsed: ParsedTrace;
+    try {
+      parsed = await source.parse();
+    } catch (e) {
+      totals.skipped += 1;
+      write(`${plainText(source.path, 300)}: not read (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`);
+      continue;
+    }
+    if (parsed.problem || parsed.model.sessions.length === 0) {
+      totals.skipped += 1;
+      write(`${plainText(source.path, 300)}: not read (${plainText(parsed.problem?.message ?? 'no session in it', 200)})\n`);
+      continue;
+    }
+    const rows = buildTeamRows(parsed, { book, identity, analysis: options });
+    if (redactor) await redactTeamRows(rows, redactor);
+    resources.push(...teamRowsToOtlp(rows, { hexHash: longHash, sourceKey: shortHash(resolve(source.path), a.salt), identity: identityAttrs, scope: { name: scopeName ?? 'agent-trace', version: scopeVersion ?? '' } }));
+    totals.traces += 1;
+    totals.sessions += rows.sessions.length;
+    totals.calls += rows.calls.length;
+    totals.tools += rows.tool_calls.length;
+  }
+  const requests = batchRequests(resources, a.maxRequestBytes);
+  const bodies = requests.map((r) => JSON.stringify(r));
+  const spans = totals.sessions + totals.calls + totals.tools;
+  const what = `${totals.sessions} sessions, ${totals.calls} LLM calls, ${totals.tools} tool calls from ${totals.traces} trace${totals.traces === 1 ? '' : 's'} as ${spans} spans in ${resources.length} OTLP trace${resources.length === 1 ? '' : 's'}`;
+  const lines: string[] = [];
+  if (a.out) {
+    const text = bodies.join('\n') + (bodies.length > 0 ? '\n' : '');
+    await writeFile(`${a.out}.tmp`, text);
+    await rename(`${a.out}.tmp`, a.out);
+    lines.push(`${a.out}: ${what}, ${bodies.length} request${bodies.length === 1 ? '' : 's'} (${(Buffer.byteLength(text) / 1024).toFixed(0)} KB)${totals.skipped > 0 ? `; ${totals.skipped} not read` : ''}`);
+  }
+  let status = totals.traces > 0 || sources.length === 0 ? 0 : 1;
+  if (a.endpoint) {
+    const sent = await postOtlp(a.endpoint, bodies, a.headers);
+    if (sent.error) {
+      write(`agent-trace export --to otlp: ${sent.error}\n`);
+      status = 1;
+    } else lines.push(`${sent.url}: ${what}, sent in ${bodies.length} request${bodies.length === 1 ? '' : 's'}${sent.rejectedSpans > 0 ? `; the receiver rejected ${sent.rejectedSpans} spans${sent.message ? ` (${sent.message})` : ''}` : ''}`);
+  }
+  lines.push(
+    a.plainNames ? `user and machine written as they are: ${a.user}, ${machine}` : `user and machine hashed${a.salt ? ' with the salt' : ' (no salt: --salt or AGENT_TRACE_TEAM_SALT makes them unguessable)'}: user.hash ${identity.userHash}, machine ${machine}`,
+    redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)',
+  );
+  write(lines.join('\n') + '\n');
+  return status;
 }
 
 /** A SQL string literal. */

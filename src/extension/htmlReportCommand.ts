@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import type { SessionContext } from '../core/context/contextView';
 import type { PriceBook } from '../core/cost/costTypes';
 import { buildReportTrace } from '../core/share/reportDocument';
 import type { ReportDocument } from '../core/share/reportDocument';
@@ -25,6 +26,25 @@ export interface ReportCommandContext {
   prices(): PriceBook;
   parsedFor(uri: vscode.Uri): Promise<ParsedTrace>;
   version: string;
+}
+
+/**
+ * The context anatomy of the report's sessions, from the trace worker of the inspector the
+ * trace is open in (it collected the log's text and holds the tokenizer, which the extension
+ * host does not load); undefined when the trace is not open there or the worker cannot say:
+ * the report then says it was made without it.
+ */
+async function inspectorContext(ctx: ReportCommandContext, uri: vscode.Uri, sessionIds: readonly string[]): Promise<(SessionContext | null)[] | undefined> {
+  const document = ctx.provider.documentFor(uri);
+  if (!document) return undefined;
+  try {
+    const out: (SessionContext | null)[] = [];
+    for (const sessionId of sessionIds) out.push(await document.request('sessionContext', { sessionId }));
+    return out;
+  } catch (e) {
+    ctx.log.warn(`Export HTML Report: the context anatomy could not be had from the inspector: ${why(e, 400)}`);
+    return undefined;
+  }
 }
 
 /** Choices a caller (a test, another extension) can give instead of the dialogs. */
@@ -118,6 +138,8 @@ export async function exportHtmlReport(ctx: ReportCommandContext, uri: vscode.Ur
   if (!target) return undefined;
   try {
     const trace = buildReportTrace(parsed, basename(uri.path), { sessions, analysis: ctx.analysisOptions(), whatIf: await panelWhatIf(ctx, uri), prices: ctx.prices() });
+    const context = await inspectorContext(ctx, uri, trace.view.sessions.map((s) => s.summary.id));
+    if (context) trace.context = context;
     const doc: ReportDocument = { schema: 1, title: `Agent trace report: ${basename(uri.path)}`, generatedAt: new Date().toISOString(), generator: `Agent Trace Inspector ${ctx.version}`, traces: [trace], redaction: null };
     const redactor = createRedactor(redactionMode());
     const html = reportHtml(await redactReport(doc, redactor), await readReportAssets(ctx.extensionUri.fsPath));

@@ -39,7 +39,7 @@ export const SETTING_DEFAULTS = {
   'sessions.groupBy': 'project' as 'project' | 'recency',
   /** Retry loops as warnings in the Problems view. */
   'problems.retryLoops': true,
-  /** What the exports redact: `strict` also takes bare hex, UUIDs, numbers and short tokens (docs/redaction.md). */
+  /** What the exports redact: `strict` also takes the bare hex, UUIDs, numbers and short tokens the trace explains as ids (docs/redaction.md). */
   redaction: 'default' as 'default' | 'strict',
 } as const;
 

@@ -94,7 +94,7 @@ export function sessionsGrouping(): SessionGrouping {
   return GROUPINGS.find((g) => g === value) ?? SETTING_DEFAULTS['sessions.groupBy'];
 }
 
-/** `agentTrace.redaction`: how much the exports redact (`default`, or `strict`: bare hex, UUIDs, numbers and short tokens too). */
+/** `agentTrace.redaction`: how much the exports redact (`default`, or `strict`: the bare hex, UUIDs, numbers and short tokens the trace explains as ids too). */
 export function redactionMode(): RedactionMode {
   const value = vscode.workspace.getConfiguration('agentTrace').get<unknown>('redaction');
   return value === 'strict' ? 'strict' : SETTING_DEFAULTS.redaction;

@@ -87,10 +87,10 @@ function sourceOf(content: string): SecretLintSourceCode {
 
 /**
  * A redactor with secretlint's preset, gitleaks' rule set and our own rules: what every
- * export uses unless --no-redact; `strict` (--redact strict) also takes bare hex, UUIDs,
- * long numbers and short random tokens.
+ * export uses unless --no-redact. Both take bare hex, UUIDs, long numbers and short random
+ * tokens; default leaves those the trace explains as ids, `strict` (--redact strict) takes them too.
  */
-export function createRedactor(mode: RedactionMode = 'default', onRedacted?: RedactorOptions['onRedacted']): Redactor {
-  const names = `${SECRETLINT_PRESET} + gitleaks rules ${GITLEAKS_SOURCE.commit.slice(0, 7)} + own rules${mode === 'strict' ? ' + strict (bare hex, UUIDs, numbers, short tokens)' : ''}`;
-  return new Redactor([createSecretlintDetector()], names, { mode, onRedacted });
+export function createRedactor(mode: RedactionMode = 'default', hooks: Pick<RedactorOptions, 'onRedacted' | 'onLeftAsId'> = {}): Redactor {
+  const names = `${SECRETLINT_PRESET} + gitleaks rules ${GITLEAKS_SOURCE.commit.slice(0, 7)} + own rules + bare hex, UUIDs, numbers, short tokens${mode === 'strict' ? ', ids included (strict)' : ' the trace does not explain as ids'}`;
+  return new Redactor([createSecretlintDetector()], names, { mode, ...hooks });
 }

@@ -9,6 +9,8 @@ import type { PriceBook } from '../core/cost/costTypes';
 import { readUserPrices } from '../core/cost/userPrices';
 import { TraceParse } from '../core/trace/parseTrace';
 import { TraceService } from '../core/view/traceService';
+import { ClaudeCodeContentCollector } from '../core/context/claudeCodeContent';
+import { BudgetedCounter, estimatedTextNote } from '../core/context/tokenCounter';
 import type { SessionBody } from '../core/view/traceService';
 import { callTranscript } from './transcriptRead';
 import type { FromWorker, MoreRead, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerOwnMethod } from '../protocol/traceWorkerProtocol';
@@ -207,6 +209,54 @@ const ownHandlers: OwnHandlers = {
   },
 };
 
+/** The context anatomy's source being collected, and for which service (a read again makes a new one). */
+let contextLoad: { service: TraceService; done: Promise<void> } | null = null;
+
+/**
+ * Gives the service what its context anatomy is built from, once, when the page first asks:
+ * the tokenizer (its ranks take seconds to load, so never at open) and, for a Claude Code log,
+ * the text of every message, collected by reading the trace's own files again beside a parse
+ * (the open parse keeps no text). Bytes past what the service's parse read are not read.
+ */
+function ensureContext(s: TraceService): Promise<void> {
+  if (s.hasContextSource) return Promise.resolve();
+  if (contextLoad?.service === s) return contextLoad.done;
+  const done = (async (): Promise<void> => {
+    const { O200K, tokenCounterFor } = await import('./contextTokenizer');
+    const counter = new BudgetedCounter(O200K);
+    const model = s.model;
+    let content = null;
+    if (model.format === 'claude-code') {
+      const collector = new ClaudeCodeContentCollector(counter);
+      const parse = new TraceParse(model.files, { format: model.format, recordTap: (r) => collector.record(r) });
+      const files = traceFiles;
+      for (let i = 0; i < files.length && i < model.files.length; i++) {
+        const f = files[i];
+        if (!f) continue;
+        const limit = reading ? reading.parse.bytesRead(i) : Number.POSITIVE_INFINITY;
+        if ('bytes' in f) parse.push(i, f.bytes.subarray(0, Math.min(f.bytes.length, limit)));
+        else {
+          let read = 0;
+          for await (const chunk of regularFileChunks(f.path, { noFollow: f.noFollow ?? false, ...(f.expect ? { expect: f.expect } : {}), start: 0 })) {
+            const piece = read + chunk.length > limit ? chunk.subarray(0, Math.max(0, limit - read)) : chunk;
+            read += piece.length;
+            if (!parse.push(i, piece) || read >= limit) break;
+          }
+        }
+        parse.endFile(i);
+      }
+      content = collector.result();
+    }
+    if (service === s) s.setContextSource({ content, tokenizer: tokenCounterFor, notes: counter.estimatedChars > 0 ? [estimatedTextNote(counter.estimatedChars)] : [] });
+  })();
+  contextLoad = { service: s, done };
+  // A failed read is said to the page (the request's error) and tried again on the next ask.
+  done.catch(() => {
+    if (contextLoad?.done === done) contextLoad = null;
+  });
+  return done;
+}
+
 /** Requests are answered one at a time, in order: a `readMore` in flight holds the ones after it. */
 let busy: Promise<void> = Promise.resolve();
 
@@ -218,6 +268,11 @@ function answer(m: Request): void {
   if (m.method === 'readMore') {
     const p = m.params as TraceWorkerMethods['readMore']['params'];
     busy = busy.then(() => respond(post, m.id, () => readMore(p.newFiles ?? [])));
+    return;
+  }
+  if (m.method === 'sessionContext') {
+    // Collected once, off the host and the page; other requests are answered between its chunks.
+    void busy.then(() => respond(post, m.id, () => ensureContext(service!).then(() => askQuery(service!, 'sessionContext', m.params as TraceQueryParams<'sessionContext'>))));
     return;
   }
   if (m.method === 'callTranscript') {

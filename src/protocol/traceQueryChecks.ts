@@ -37,6 +37,7 @@ export const TRACE_QUERY_CHECKS: { [M in TraceQueryName]: TraceQueryCheck<M> } =
   search: { params: (p) => ({ query: string(p['query'], 'params.query', MAX_QUERY_CHARS), sessionId: p['sessionId'] === null ? null : sessionId(p) }) },
   callsUsingTool: { params: (p) => ({ sessionId: sessionId(p), tool: string(p['tool'], 'params.tool', MAX_ID_CHARS) }) },
   callDetail: { params: (p) => callRef(p, 'params'), missing: noCall },
+  sessionContext: { params: (p) => ({ sessionId: sessionId(p) }), missing: noSession },
   customTtl: {
     params: (p) => ({
       sessionId: sessionId(p),

@@ -168,6 +168,8 @@ export class InspectorApp {
       selected: () => this.selected,
       focusCall: (call) => this.selectCallInView(call),
       showCalls: (first, last) => this.timeline.showCalls(first, last),
+      callWindow: () => this.timeline.callWindow(),
+      setCallWindow: (w) => this.timeline.setCallWindow(w),
       openSession: (id, call) => this.switchSession(id, call),
       sessionId: () => this.session?.id ?? null,
       rowOf: (call) => this.loader.rows?.get(call),
@@ -177,7 +179,12 @@ export class InspectorApp {
       reportError: (what, error) => this.reportError(what, error),
       persist: () => this.persist(),
       saveState: (patch) => this.host.setState(mergeState(this.host.getState(), patch)),
-      viewChanged: () => this.viewStore.changed(),
+      viewChanged: () => {
+        this.viewStore.changed();
+        // The timeline's window may have moved: the charts over calls follow it.
+        const w = this.timeline.callWindow();
+        for (const panel of this.panels) panel.viewMoved?.(w);
+      },
     };
   }
 

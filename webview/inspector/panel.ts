@@ -3,6 +3,7 @@ import type { CallRow, SessionHead } from '../../src/core/view/traceView';
 import type { InspectorSettings } from '../../src/protocol/messages';
 import type { Palette } from '../shared/palette';
 import type { TimelineRestore } from '../timeline/timelinePanel';
+import type { ViewWindow } from '../timeline/viewWindow';
 import type { InspectorHost, InspectorOptions } from './inspectorHost';
 import type { PersistedState } from './inspectorModel';
 
@@ -58,6 +59,8 @@ export interface InspectorPanel {
   showSession(session: PanelSession | null): void;
   /** The trace was read again from the start (`appended` false) or grew: indexes into the old one may point elsewhere. */
   traceChanged?(appended: boolean): void;
+  /** The timeline's window moved (zoom, pan, a jump): the calls in view, over call numbers (null: none). */
+  viewMoved?(window: ViewWindow | null): void;
   /** The selected call changed (null: none); `bringIntoView`: scroll or pan to it. */
   selectionChanged?(callIndex: number | null, bringIntoView: boolean): void;
   /** Call rows asked for through the context arrived. */
@@ -85,6 +88,10 @@ export interface PanelContext {
   focusCall(callIndex: number): void;
   /** Shows these calls in the timeline's window. */
   showCalls(first: number, last: number): void;
+  /** The calls in the timeline's window, over call numbers (null: none): a chart over calls shares its zoom. */
+  callWindow(): ViewWindow | null;
+  /** Moves the timeline's window to these calls (a chart over calls was zoomed or panned); every panel hears `viewMoved`. */
+  setCallWindow(window: ViewWindow): void;
   /** Shows another session, selecting a call there. */
   openSession(sessionId: string, callIndex: number | null): void;
   /** The session shown (null: none). */

@@ -1,4 +1,5 @@
 import { analysisPanel } from '../analysis/analysisPanel';
+import { contextPanel } from '../context/contextPanel';
 import { costPanel } from '../cost/costView';
 import { callsTablesPanel } from '../timeline/callsTable';
 import { whatIfPanel } from '../whatIf/whatIfView';
@@ -12,6 +13,7 @@ import type { PanelFactory } from './panel';
 export const PANELS: readonly PanelFactory[] = [
   analysisPanel,
   costPanel,
+  contextPanel,
   whatIfPanel,
   callsTablesPanel,
 ];

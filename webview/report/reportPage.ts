@@ -109,7 +109,7 @@ export class ReportPage {
   private show(index: number): void {
     const trace = this.doc.traces[index];
     if (!trace) return;
-    const service = new ViewTraceService(trace.view, trace.details);
+    const service = new ViewTraceService(trace.view, trace.details, trace.context ?? []);
     this.service = service;
     this.state = undefined;
     const header = service.header();

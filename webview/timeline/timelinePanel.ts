@@ -440,6 +440,30 @@ export class TimelinePanel {
     if (announce) this.announceView();
   }
 
+  /**
+   * The calls in view as a window over call numbers (fractions kept without a filter, so a
+   * chart over calls can follow the zoom exactly); null without calls.
+   */
+  callWindow(): ViewWindow | null {
+    const d = this.data;
+    const count = this.count;
+    if (!d || count === 0) return null;
+    if (!d.shown) return { lo: this.window.lo, hi: this.window.hi };
+    const { first, end } = visibleSlots(this.window, count);
+    return end <= first ? null : { lo: callAt(d, first), hi: callAt(d, end - 1) + 1 };
+  }
+
+  /** Shows the calls of a window over call numbers (a chart over calls zoomed or panned): the timeline moves with it. */
+  setCallWindow(w: ViewWindow): void {
+    const d = this.data;
+    if (!d || this.count === 0) return;
+    if (!d.shown) {
+      this.setWindow(w, false);
+      return;
+    }
+    this.setWindow({ lo: slotOf(d, Math.floor(w.lo)), hi: slotOf(d, Math.ceil(w.hi)) }, false);
+  }
+
   /** What the timeline shows now (its filter and window), to keep across a rebuild of the page; null without calls. */
   viewState(): TimelineRestore | null {
     if (!this.data || !this.session) return null;

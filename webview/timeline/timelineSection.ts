@@ -15,6 +15,7 @@ import type { BarView } from './timelineModel';
 import { TimelinePanel } from './timelinePanel';
 import type { TimelineRestore } from './timelinePanel';
 import { countUnpriced } from './unpricedMarks';
+import type { ViewWindow } from './viewWindow';
 import './timeline.css';
 
 /**
@@ -156,6 +157,16 @@ export class TimelineSection implements InspectorPanel {
   /** Shows these calls in the window. */
   showCalls(first: number, last: number): void {
     this.timeline.showCalls(first, last);
+  }
+
+  /** The calls in view, as a window over call numbers (null: none). */
+  callWindow(): ViewWindow | null {
+    return this.timeline.callWindow();
+  }
+
+  /** Moves the timeline to a window over call numbers. */
+  setCallWindow(w: ViewWindow): void {
+    this.timeline.setCallWindow(w);
   }
 
   /** The window and filter to store (null: no session). */

@@ -3,7 +3,7 @@ import { decodeMs, prefillMs, QWEN3_32B_H100 } from './costModel';
 import type { CostModel } from './costModel';
 import { median, NumberSample, quantile, ratio } from './stats';
 import { DEFAULT_INTENT_MAPPING, toolIntent } from './toolTaxonomy';
-import type { IntentMapping } from './toolTaxonomy';
+import type { IntentMapping, ToolIntent } from './toolTaxonomy';
 
 /** A published range for agent workloads and where it comes from. */
 export interface PublishedRange {
@@ -147,10 +147,18 @@ function toolStats(session: Session): Fingerprint['tools'] {
 function intentByQuartile(session: Session, mapping: IntentMapping): Fingerprint['intentByQuartile'] {
   const n = session.calls.length;
   const quarters = [0, 1, 2, 3].map(() => ({ explore: 0, execute: 0, other: 0 }));
+  // A tool's intent depends on its name and command alone: a call repeated is not classed again.
+  const known = new Map<string, Map<string | null, ToolIntent>>();
   session.calls.forEach((c, i) => {
     // Quarter q holds calls [q·n/4, (q+1)·n/4): the same split for any n.
     const q = Math.min(3, Math.floor((i * 4) / Math.max(1, n)));
-    for (const t of c.toolCalls) quarters[q]![toolIntent(t, mapping)] += 1;
+    for (const t of c.toolCalls) {
+      let byCommand = known.get(t.name);
+      if (byCommand === undefined) known.set(t.name, (byCommand = new Map()));
+      let intent = byCommand.get(t.command);
+      if (intent === undefined) byCommand.set(t.command, (intent = toolIntent(t, mapping)));
+      quarters[q]![intent] += 1;
+    }
   });
   return quarters;
 }

@@ -1,6 +1,6 @@
 import { clip } from '../trace/json';
 import type { LlmCall, Session, SourceRef, ToolCall } from '../trace/model';
-import { isCollateralFailure, toolTarget } from './toolTaxonomy';
+import { isCollateralFailure, isShellTarget, toolTarget } from './toolTaxonomy';
 import type { ToolTarget } from './toolTaxonomy';
 
 /** Characters per token for estimating the size of error text (the usual rule of thumb for English and code). */
@@ -126,6 +126,15 @@ function firstLine(text: string | null): string {
  * `minAttempts` attempts. Collateral failures are listed but never count as attempts.
  */
 export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis {
+  return retryAnalysis(session, minAttempts, true);
+}
+
+/** The retry loops alone and the calls in them (`failing` left empty): what the report needs, without a record per failed call. */
+export function findRetryLoopsOnly(session: Session, minAttempts = 3): RetryAnalysis {
+  return retryAnalysis(session, minAttempts, false);
+}
+
+function retryAnalysis(session: Session, minAttempts: number, listFailing: boolean): RetryAnalysis {
   const open = new Map<string, OpenRun>();
   const loops: RetryLoop[] = [];
   const failing: FailingToolCall[] = [];
@@ -133,10 +142,21 @@ export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis
   const runOf = new Map<number, OpenRun>();
   const loopOfRun = new Map<OpenRun, number>();
 
+  // A shell call's target depends on its command alone: a command run again is not normalised again.
+  const shellTargets = new Map<string, ToolTarget>();
+  const targetOf = (tool: ToolCall): ToolTarget => {
+    if (!isShellTarget(tool)) return toolTarget(tool);
+    let target = shellTargets.get(tool.command!);
+    if (target === undefined) shellTargets.set(tool.command!, (target = toolTarget(tool)));
+    return target;
+  };
+  /** Open runs on shell commands: while there are none, a successful command need not be normalised to find its run. */
+  let openShell = 0;
   const close = (key: string, escapeCall: number | null): void => {
     const run = open.get(key);
     if (!run) return;
     open.delete(key);
+    if (run.target.family === 'shell') openShell -= 1;
     if (run.attempts.length < minAttempts) return;
     loopOfRun.set(run, loops.length);
     loops.push(buildLoop(run, escapeCall));
@@ -145,13 +165,16 @@ export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis
   for (const call of session.calls) {
     for (const tool of call.toolCalls) {
       if (tool.isError === null) continue;
-      const target = toolTarget(tool);
+      // A success only closes a run on its target: with no run open there is none to find.
+      if (tool.isError === false && (open.size === 0 || (openShell === 0 && isShellTarget(tool)))) continue;
+      const target = targetOf(tool);
       const key = `${target.family}\u0000${target.key}`;
       if (tool.isError === false) {
         close(key, call.index);
         continue;
       }
       const collateral = isCollateralFailure(tool);
+      if (collateral && !listFailing) continue;
       const later = laterCallsReading(session, call.index);
       const tokens = errorTokens(tool);
       let run = open.get(key);
@@ -159,9 +182,11 @@ export function findRetryLoops(session: Session, minAttempts = 3): RetryAnalysis
         if (!run) {
           run = { target, attempts: [] };
           open.set(key, run);
+          if (target.family === 'shell') openShell += 1;
         }
         run.attempts.push({ call, tool, tokens, later });
       }
+      if (!listFailing) continue;
       if (!collateral && run) runOf.set(failing.length, run);
       failing.push({
         callIndex: call.index,

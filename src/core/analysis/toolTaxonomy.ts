@@ -33,13 +33,22 @@ export const UNKNOWN_TOOL_NAME = '(unknown tool)';
 export function toolTarget(tool: ToolCall): ToolTarget {
   // Nothing says two failures of unnamed tools were attempts at the same thing: each is its own target.
   if (tool.name === UNKNOWN_TOOL_NAME) return { family: 'other', kind: 'tool', key: `${UNKNOWN_TOOL_NAME} ${tool.id}` };
-  const name = tool.name.toLowerCase();
-  if ((FILE_EDIT_TOOLS.has(name) || SCRIPT_TOOLS.has(name)) && tool.targetFile) return { family: 'file-edit', kind: 'file', key: tool.targetFile };
-  if (SHELL_TOOLS.has(name) || (tool.command !== null && !tool.targetFile)) {
-    if (tool.command) return { family: 'shell', kind: 'command', key: normalizeCommand(tool.command) };
-  }
+  if (isFileEditTarget(tool)) return { family: 'file-edit', kind: 'file', key: tool.targetFile! };
+  if (isShellTarget(tool)) return { family: 'shell', kind: 'command', key: normalizeCommand(tool.command!) };
   if (tool.targetFile) return { family: 'other', kind: 'file', key: `${tool.name} ${tool.targetFile}` };
   return { family: 'other', kind: 'tool', key: tool.name };
+}
+
+function isFileEditTarget(tool: ToolCall): boolean {
+  if (tool.name === UNKNOWN_TOOL_NAME || !tool.targetFile) return false;
+  const name = tool.name.toLowerCase();
+  return FILE_EDIT_TOOLS.has(name) || SCRIPT_TOOLS.has(name);
+}
+
+/** True when `toolTarget` puts the call in the shell family (without normalising its command, the costly part). */
+export function isShellTarget(tool: ToolCall): boolean {
+  if (tool.name === UNKNOWN_TOOL_NAME || !tool.command || isFileEditTarget(tool)) return false;
+  return SHELL_TOOLS.has(tool.name.toLowerCase()) || !tool.targetFile;
 }
 
 /** Splits a shell command into its `&&`, `||`, `;` and `|` segments, keeping quoted text whole. */

@@ -65,6 +65,11 @@ export interface ContextReport {
   medianInputError: number | null;
 }
 
+/** A part in words, as its group is named: "`src/big.ts` read", "output of `npm test`", a kind's words. */
+export function partLabel(part: ContextPart): string {
+  return groupOf(part).label;
+}
+
 /** The group a part belongs to, and its words. */
 function groupOf(part: ContextPart): { key: string; label: string } {
   if (part.kind === 'toolResult' && part.targetFile !== null && part.tool !== null && READ_TOOLS.test(part.tool)) return { key: `file:${part.targetFile}`, label: `\`${part.targetFile}\` read` };

@@ -202,6 +202,34 @@ export class CallCosts implements Iterable<CallCost> {
     return this.has(i) ? this.table[this.shared[i]!]!.notes : [];
   }
 
+  /**
+   * Each note with how many calls carry it and the first that does, in the order a walk over
+   * the calls would first meet them: one pass over the per-call entry indexes, not one over
+   * every call's notes.
+   */
+  noteTally(): Map<string, { calls: number; first: number }> {
+    const count = new Int32Array(this.table.length);
+    const first = new Int32Array(this.table.length).fill(-1);
+    const order: number[] = [];
+    for (let i = 0; i < this.length; i++) {
+      const e = this.shared[i]!;
+      if (first[e] === -1) {
+        first[e] = i;
+        order.push(e);
+      }
+      count[e] = count[e]! + 1;
+    }
+    const tally = new Map<string, { calls: number; first: number }>();
+    for (const e of order) {
+      for (const note of this.table[e]!.notes) {
+        const known = tally.get(note);
+        if (known) known.calls += count[e]!;
+        else tally.set(note, { calls: count[e]!, first: first[e]! });
+      }
+    }
+    return tally;
+  }
+
   /** Call `i`'s cost as one object (a new one each time), undefined out of range. */
   at(i: number): CallCost | undefined {
     if (!this.has(i)) return undefined;
@@ -268,12 +296,35 @@ function addCost(t: CostTotals, model: string | null, usd: number | null, kind: 
   COST_KINDS.forEach((k, j) => (t.byKind[k] += kind(j)));
 }
 
-/** Adds the priced calls of sessions to totals, straight from their columns. */
-function addSessionCosts(t: CostTotals, session: Session, costs: CallCosts): void {
+/**
+ * Adds a session's priced calls to totals, straight from their columns (no closure or
+ * object per call); `also`, when given, gets the same additions in the same order (the
+ * whole trace's totals, summed in the one pass over the session's calls).
+ */
+function addSessionCosts(t: CostTotals, session: Session, costs: CallCosts, also: CostTotals | null = null): void {
   for (let i = 0; i < costs.length; i++) {
+    const model = session.calls[i]!.model;
     const usd = costs.usdOf(i);
-    addCost(t, session.calls[i]!.model, usd, usd === null ? null : (k) => costs.kindOf(i, k));
+    addColumns(t, model, usd, costs, i);
+    if (also) addColumns(also, model, usd, costs, i);
   }
+}
+
+/** addCost for call `i` of a CallCosts, reading its kinds from the columns. */
+function addColumns(t: CostTotals, model: string | null, usd: number | null, costs: CallCosts, i: number): void {
+  t.calls += 1;
+  const key = model ?? 'unknown model';
+  const m = (t.byModel[key] ??= { usd: null, calls: 0, unpricedCalls: 0 });
+  m.calls += 1;
+  if (usd === null) {
+    m.unpricedCalls += 1;
+    return;
+  }
+  t.priced += 1;
+  t.total += usd;
+  m.usd = (m.usd ?? 0) + usd;
+  const byKind = t.byKind;
+  for (let j = 0; j < COST_KINDS.length; j++) byKind[COST_KINDS[j]!] += costs.kindOf(i, j);
 }
 
 function finishCostTotals(t: CostTotals, priceSource: string): CostSummary {
@@ -289,12 +340,15 @@ function finishCostTotals(t: CostTotals, priceSource: string): CostSummary {
 }
 
 function countedNotes(costs: CallCosts): string[] {
-  const counts = new Map<string, number>();
-  for (let i = 0; i < costs.length; i++) for (const n of costs.notesOf(i)) counts.set(n, (counts.get(n) ?? 0) + 1);
-  return [...counts].map(([note, n]) => `${n} call${n === 1 ? '' : 's'}: ${note}`);
+  return [...costs.noteTally()].map(([note, { calls: n }]) => `${n} call${n === 1 ? '' : 's'}: ${note}`);
 }
 
 export function priceSession(session: Session, format: FormatId | null, book: PriceBook): SessionCost {
+  return pricedSession(session, format, book, null);
+}
+
+/** priceSession, adding its calls to `traceTotals` too (in the same pass, so in the same order as a pass of their own). */
+function pricedSession(session: Session, format: FormatId | null, book: PriceBook, traceTotals: CostTotals | null): SessionCost {
   const context = pricingContext(format, session);
   const groups = new Map<string, UnpricedGroup>();
   const calls = new CallCosts(session.calls.length);
@@ -308,7 +362,7 @@ export function priceSession(session: Session, format: FormatId | null, book: Pr
     calls.push(cost);
   }
   const totals = newCostTotals();
-  addSessionCosts(totals, session, calls);
+  addSessionCosts(totals, session, calls, traceTotals);
   return { ...finishCostTotals(totals, book.source), calls, unpriced: [...groups.values()], reportedUsd: session.reportedTotals?.costUsd ?? null, notes: countedNotes(calls) };
 }
 
@@ -320,9 +374,9 @@ export interface TraceCost {
 }
 
 export function priceTrace(model: TraceModel, book: PriceBook): TraceCost {
-  const sessions = model.sessions.map((s) => priceSession(s, model.format, book));
+  // The trace's totals add every session's calls in session order, as a pass over each priced session would.
   const totals = newCostTotals();
-  model.sessions.forEach((s, i) => addSessionCosts(totals, s, sessions[i]!.calls));
+  const sessions = model.sessions.map((s) => pricedSession(s, model.format, book, totals));
   return { sessions, total: finishCostTotals(totals, book.source), diagnostics: costDiagnostics(model, sessions) };
 }
 
@@ -337,13 +391,11 @@ function costDiagnostics(model: TraceModel, sessions: readonly SessionCost[]): D
       if (d) d.calls += g.calls.length;
       else byKey.set(g.key, { reason: g.reason, calls: g.calls.length, first: session.calls[g.calls[0]!]! });
     }
-    for (let j = 0; j < cost.calls.length; j++) {
-      for (const n of cost.calls.notesOf(j)) {
-        if (n !== NOTE_NO_SPLIT && n !== NOTE_NO_CACHED) continue;
-        const d = notes.get(n);
-        if (d) d.calls += 1;
-        else notes.set(n, { calls: 1, first: session.calls[j]! });
-      }
+    for (const [n, tally] of cost.calls.noteTally()) {
+      if (n !== NOTE_NO_SPLIT && n !== NOTE_NO_CACHED) continue;
+      const d = notes.get(n);
+      if (d) d.calls += tally.calls;
+      else notes.set(n, { calls: tally.calls, first: session.calls[tally.first]! });
     }
   });
   const out: Diagnostic[] = [];

@@ -4,6 +4,7 @@ import { entropyFindings } from './entropyRules';
 import { gitleaksFindings } from './gitleaksRules';
 import { ownFindings } from './ownRules';
 import { privateKeyFindings } from './privateKeys';
+import { idContextAt, TraceIds } from './idContext';
 import { isIdKey, STRICT_KINDS, strictFindings } from './strictRules';
 import { decodedBlobs, joinedPieces, lastRunStart, originalOffset, originalSpan } from './views';
 
@@ -40,15 +41,23 @@ const CORE_DETECTORS: SecretDetector[] = [{ detect: ownFindings }, { detect: git
  */
 const JOINED_DETECTORS: SecretDetector[] = [{ detect: ownFindings }, { detect: gitleaksFindings }];
 
-/** How much redaction takes: `default` leaves bare hex, UUIDs, numbers and short tokens (ids, in a trace); `strict` takes them too. */
+/**
+ * How much redaction takes. Both take bare hex, UUIDs, long numbers, short random tokens and
+ * `user:password` pairs (strictRules.ts) outside the trace's own id fields; `default` leaves
+ * those the trace explains as ids (idContext.ts: declared in its structure or file names, or
+ * in an id's context: a commit hash in git's output, a session UUID as a file name…);
+ * `strict` takes them too.
+ */
 export type RedactionMode = 'default' | 'strict';
 
 /** Options of a redactor. */
 export interface RedactorOptions {
-  /** `strict` adds strictRules.ts: every bare hex, UUID, long number and short random token outside the trace's own id fields. */
+  /** `strict` takes every bare hex, UUID, long number and short random token outside the trace's own id fields, ids the trace explains included. */
   mode?: RedactionMode;
   /** Told each value replaced, with its kind: for the bench's list of what strict mode takes in the real samples; exports never set it. */
   onRedacted?: (kind: string, value: string) => void;
+  /** Told each value of an id's shape that default mode leaves, and why (`declared`, `git`, `file name`…): for the bench; exports never set it. */
+  onLeftAsId?: (reason: string, kind: string, value: string) => void;
 }
 
 /** What follows a line break inside a value it continues: key characters with a digit, no `=` before its padding (not `BACKUP=true`, not a word). */
@@ -111,6 +120,9 @@ export class Redactor {
   private readonly counts = new Map<string, number>();
   private changed = 0;
   private readonly onRedacted: ((kind: string, value: string) => void) | undefined;
+  private readonly onLeftAsId: RedactorOptions['onLeftAsId'];
+  /** The ids the trace declares (first pass: learnIds, learnFileName; every redactJsonTexts call learns from its texts too). */
+  private readonly ids = new TraceIds();
 
   /** The redaction mode this redactor runs in. */
   readonly mode: RedactionMode;
@@ -122,12 +134,49 @@ export class Redactor {
   ) {
     this.mode = options.mode ?? 'default';
     this.onRedacted = options.onRedacted;
-    this.detectors = [...extra, ...CORE_DETECTORS, ...(this.mode === 'strict' ? [{ detect: strictFindings }] : [])];
+    this.onLeftAsId = options.onLeftAsId;
+    this.detectors = [...extra, ...CORE_DETECTORS, { detect: this.mode === 'strict' ? strictFindings : (text: string) => this.unexplainedShapes(text) }];
     this.joinedDetectors = [...extra, ...JOINED_DETECTORS];
   }
 
-  /** Redacts each text (JSON lines, or whole JSON documents); same order, same count. */
-  async redactJsonTexts(texts: readonly string[]): Promise<string[]> {
+  /**
+   * The first pass: remembers the ids these JSON texts declare (values of id-named keys,
+   * OTLP id attributes), so that default mode leaves them wherever they appear. A streamed
+   * export calls it over the whole trace before redacting it; redactJsonTexts also calls it
+   * on its own texts.
+   */
+  learnIds(texts: readonly string[]): void {
+    // Strict mode leaves no id but the trace's own id fields, which it reads on the spot.
+    if (this.mode === 'strict') return;
+    for (const t of texts) this.ids.learnJson(t);
+  }
+
+  /** Remembers the ids in a trace file's name (`<session uuid>.jsonl`, `agent-<id>.jsonl`). */
+  learnFileName(name: string): void {
+    this.ids.learnFileName(name);
+  }
+
+  /**
+   * Redacts each text (JSON lines, or whole JSON documents); same order, same count. The
+   * texts' ids are learnt first, unless the caller did it over the whole trace already
+   * (`idsLearned`: a streamed file's first pass).
+   */
+  async redactJsonTexts(texts: readonly string[], options: { idsLearned?: boolean } = {}): Promise<string[]> {
+    if (!options.idsLearned) this.learnIds(texts);
+    return this.redactTexts(texts);
+  }
+
+  /** Strict mode's shapes that nothing in the trace explains as an id: what default mode takes of them. */
+  private unexplainedShapes(text: string): Finding[] {
+    return strictFindings(text).filter((f) => {
+      const value = text.slice(f.start, f.end);
+      const reason = this.ids.how(value) ?? idContextAt(text, f.start, f.end, f.kind);
+      if (reason !== null) this.onLeftAsId?.(reason, f.kind, value);
+      return reason === null;
+    });
+  }
+
+  private async redactTexts(texts: readonly string[]): Promise<string[]> {
     const out = texts.slice();
     let batch: PendingString[] = [];
     let chars = 0;
@@ -141,8 +190,8 @@ export class Redactor {
       const spans: Array<[number, number, boolean]> = [];
       let previous: [number, number] | null = null;
       forEachStringLiteral(text, (start, end) => {
-        // A value right after a key (`"key": "value"`) whose key names an id: only strict mode asks.
-        const idValue = this.mode === 'strict' && previous !== null && start - previous[1] <= 16 && /^\s*:\s*$/.test(text.slice(previous[1], start)) && isIdKey(text.slice(previous[0] + 1, previous[1] - 1));
+        // A value right after a key (`"key": "value"`) whose key names an id: the trace's structure, never a shape finding.
+        const idValue = previous !== null && start - previous[1] <= 16 && /^\s*:\s*$/.test(text.slice(previous[1], start)) && isIdKey(text.slice(previous[0] + 1, previous[1] - 1));
         if (end - start >= MIN_SCANNED_LENGTH + 2) spans.push([start, end, idValue]);
         previous = [start, end];
       });
@@ -156,7 +205,7 @@ export class Redactor {
         let rewritten = false;
         if (decoded !== null && isNestedJson(decoded)) {
           // JSON inside a string (tool arguments): its own escapes would hide secrets from the rules, so redact it as JSON.
-          const [inner] = await this.redactJsonTexts([decoded]);
+          const [inner] = await this.redactTexts([decoded]);
           rewritten = inner !== decoded;
           value = inner!;
         }

@@ -171,6 +171,8 @@ export function strictFindings(text: string): Finding[] {
   }
   PAIR.lastIndex = 0;
   for (let m = PAIR.exec(text); m !== null; m = PAIR.exec(text)) {
+    // `scheme://user:password@host` is the URL rule's (ownRules.ts): it takes the password and keeps the host.
+    if (text.startsWith('://', m.index - 3)) continue;
     if (!NOT_A_USER.test(m[1]!) && !/^[0-9]+$/.test(m[1]!) && looksLikePassword(m[2]!)) found.push({ kind: 'strict-credential', start: m.index, end: m.index + m[0].length });
   }
   return found;

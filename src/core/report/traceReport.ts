@@ -10,8 +10,12 @@ import type { MissCause } from '../analysis/cacheMisses';
 import type { CompactionCost } from '../analysis/fingerprint';
 import { idealTtlCurve, TRACELAB_PUBLISHED } from '../analysis/idealTtlCache';
 import type { IdealTtlCurve } from '../analysis/idealTtlCache';
-import { analyzeSession } from '../analysis/sessionAnalysis';
+import { countMissCauses, findCacheMisses } from '../analysis/cacheMisses';
+import { fingerprint } from '../analysis/fingerprint';
+import { findRetryLoopsOnly } from '../analysis/retryLoops';
+import { DEFAULT_ANALYSIS_OPTIONS, loopSentence } from '../analysis/sessionAnalysis';
 import type { AnalysisOptions } from '../analysis/sessionAnalysis';
+import { summarizeSession } from '../analysis/sessionSummary';
 import type { TokenTotals, UnattributedTokens } from '../analysis/sessionSummary';
 
 /** A retry loop in the contract: 1-based lines. */
@@ -214,6 +218,7 @@ export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisO
   const { model } = parsed;
   const priced = pricing ? priceTrace(model, pricing.book) : null;
   const diagnostics = [...model.diagnostics, ...(priced?.diagnostics ?? [])];
+  const o: AnalysisOptions = { ...DEFAULT_ANALYSIS_OPTIONS, ...options };
   return {
     format: model.format,
     detection: parsed.detection.evidence,
@@ -222,10 +227,11 @@ export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisO
     problem: parsed.problem?.message ?? null,
     cost: priced ? reportCost(priced.total) : null,
     sessions: model.sessions.map((session, sessionIndex) => {
-      const a = analyzeSession(session, options);
+      // analyzeSession's analyses, but the retry loops without a record per failed call (the report lists loops only).
+      const retry = findRetryLoopsOnly(session, o.minLoopAttempts);
       const cost = priced?.sessions[sessionIndex] ?? null;
-      const s = a.summary;
-      const f = a.fingerprint;
+      const s = summarizeSession(session);
+      const f = fingerprint(session, o);
       return {
         id: s.id,
         parentId: s.parentId,
@@ -244,7 +250,7 @@ export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisO
         appendToOutput: { mean: s.appendToOutput.mean, median: s.appendToOutput.median, p90: f.appendToOutputP90, aggregate: s.appendToOutput.aggregate },
         outputPerCall: f.outputPerCall,
         toolCalls: { total: f.tools.total, failed: f.tools.failed, denied: s.deniedToolCalls, byTool: f.tools.byTool, toolTimeMs: f.tools.toolTimeMs, llmTimeMs: f.tools.llmTimeMs },
-        retryLoops: a.retry.loops.map((l) => {
+        retryLoops: retry.loops.map((l) => {
           const first = l.attempts[0]!.source;
           return {
             tool: l.tool,
@@ -261,8 +267,8 @@ export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisO
             ...(cost ? loopCost(l, session, cost) : { wastedUsd: null, carriedForwardUsd: null }),
           };
         }),
-        retryLoopSummary: a.loopSentence,
-        missCauses: a.missCauses,
+        retryLoopSummary: loopSentence(retry, session.calls.length),
+        missCauses: countMissCauses(findCacheMisses(session, o)),
         prefillShare: f.prefillShare,
         intentByQuartile: f.intentByQuartile,
         context: f.context,

@@ -1,4 +1,7 @@
 import type { AnalysisOptions } from '../analysis/sessionAnalysis';
+import { contextAnatomy } from '../context/contextAnatomy';
+import { sessionContextView } from '../context/contextView';
+import type { ContextSource, SessionContext } from '../context/contextView';
 import type { PriceBook } from '../cost/costTypes';
 import { buildTraceReport } from '../report/traceReport';
 import type { RedactionSummary } from '../redact/redactor';
@@ -41,6 +44,8 @@ export interface ReportTrace {
   details: CallDetail[][];
   whatIf: WhatIfDocument | null;
   cost: ReportCost | null;
+  /** `context[i]`: the context anatomy of `view.sessions[i]` (the inspector's context panel); absent when the report was made without it. */
+  context?: (SessionContext | null)[];
 }
 
 /** The sessions a report keeps: the chosen ones (id or unique prefix) and their sub-agents; all when none is chosen. */
@@ -71,7 +76,15 @@ export function keepSessions(view: TraceView, wanted: readonly string[]): TraceV
 export function buildReportTrace(
   parsed: ParsedTrace,
   fileName: string,
-  options: { sessions?: readonly string[]; analysis?: Partial<AnalysisOptions>; whatIf?: WhatIfDocument | null; prices?: PriceBook | null; formatChosen?: boolean } = {},
+  options: {
+    sessions?: readonly string[];
+    analysis?: Partial<AnalysisOptions>;
+    whatIf?: WhatIfDocument | null;
+    prices?: PriceBook | null;
+    formatChosen?: boolean;
+    /** What the context anatomy is built from (the collected text and the tokenizer); none: the report has no context panel. */
+    context?: ContextSource | null;
+  } = {},
 ): ReportTrace {
   const prices = options.prices ?? null;
   // With prices, every session's view carries its calls' costs (the inspector's cost panel draws them).
@@ -81,5 +94,13 @@ export function buildReportTrace(
   const whatIf = options.whatIf && (options.whatIf.input.session === null || view.sessions.some((s) => s.summary.id === options.whatIf!.input.session)) ? options.whatIf : null;
   // The trace's total is for every session: left out when the report keeps only some.
   const cost = prices && (options.sessions ?? []).length === 0 ? buildTraceReport(parsed, options.analysis ?? {}, { book: prices }).cost : null;
-  return { view, details, whatIf, cost };
+  const source = options.context ?? null;
+  if (!source) return { view, details, whatIf, cost };
+  const anatomy = contextAnatomy(parsed.model, { content: source.content, tokenizer: source.tokenizer, prices, notes: source.notes });
+  const index = new Map<string, number>();
+  parsed.model.sessions.forEach((s, i) => {
+    if (!index.has(s.id)) index.set(s.id, i);
+  });
+  const context = view.sessions.map((s) => sessionContextView(anatomy, index.get(s.summary.id) ?? -1));
+  return { view, details, whatIf, cost, context };
 }

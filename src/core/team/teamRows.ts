@@ -21,6 +21,8 @@ export interface TeamRow {
   agent: string;
   /** UTC day `YYYY-MM-DD`, or null when the row has no time. */
   date: string | null;
+  /** The session's position in its trace (the OTLP export links calls and sub-agents by it; not a column). */
+  session: number;
   cells: Record<string, TeamCell>;
 }
 
@@ -164,6 +166,7 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
         out.tool_calls.push({
           agent,
           date: utcDay(start) ?? day,
+          session: si,
           cells: {
             'gen_ai.conversation.id': conversation,
             call_index: ci,
@@ -188,6 +191,7 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
       out.calls.push({
         agent,
         date: day,
+        session: si,
         cells: {
           'gen_ai.conversation.id': conversation,
           'gen_ai.agent.name': agentName,
@@ -214,6 +218,7 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
           retry_loop_id: loop,
           source_format: model.format,
           ...who,
+          inference_geo: call.inferenceGeo ?? null,
         },
       });
     });
@@ -225,6 +230,7 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
     out.sessions.push({
       agent,
       date: utcDay(start),
+      session: si,
       cells: {
         'gen_ai.conversation.id': conversation,
         parent_conversation_id: session.parentId,
@@ -266,6 +272,7 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
         cache_ttl_expired_calls_5m: replay(5)?.expiredCalls.length ?? null,
         source_format: model.format,
         ...who,
+        parent_tool_call_id: session.parentToolCallId,
       },
     });
   });

@@ -23,6 +23,11 @@ export interface TeamColumn {
   type: TeamColumnType;
   /** Text from the trace (ids, paths, commands, errors): passes through the redactor. */
   fromTrace?: true;
+  /**
+   * Its attribute name in the OTLP export when the conventions name it otherwise
+   * (`exit_code` is `process.exit.code`); without it, see `otlpAttributeName`.
+   */
+  otlp?: string;
 }
 
 /** A table: its folder name under the export folder and its columns, in file order. */
@@ -96,6 +101,8 @@ export const CALLS_TABLE: TeamTable = {
     { name: 'retry_loop_id', type: 'INT32' },
     ours('source_format'),
     ...IDENTITY,
+    // Added after version 1's first columns: new columns only ever go at the end.
+    text('inference_geo'),
   ],
 };
 
@@ -114,7 +121,7 @@ export const TOOL_CALLS_TABLE: TeamTable = {
     num('duration_ms'),
     flag('is_error'),
     flag('denied_by_user'),
-    int('exit_code'),
+    { name: 'exit_code', type: 'INT64', otlp: 'process.exit.code' },
     text('error_text'),
     int('result_chars'),
     { name: 'retry_loop_id', type: 'INT32' },
@@ -166,8 +173,22 @@ export const SESSIONS_TABLE: TeamTable = {
     { name: 'cache_ttl_expired_calls_5m', type: 'INT32' },
     ours('source_format'),
     ...IDENTITY,
+    text('parent_tool_call_id'),
   ],
 };
 
 /** Every table, in the order the export writes them. */
 export const TEAM_TABLES: readonly TeamTable[] = [CALLS_TABLE, TOOL_CALLS_TABLE, SESSIONS_TABLE];
+
+/** The namespace of our own OTLP attributes: what the GenAI conventions lack. */
+export const OTLP_OWN_PREFIX = 'agent_trace.';
+
+/**
+ * A column's attribute name in the OTLP export: its `otlp` name, else the column's own name
+ * when it is a convention's (`gen_ai.*`, `user.*`), else ours under `agent_trace.`. One table
+ * of names for both exports: the Parquet column and the span attribute never drift apart.
+ */
+export function otlpAttributeName(column: TeamColumn): string {
+  if (column.otlp) return column.otlp;
+  return column.name.startsWith('gen_ai.') || column.name.startsWith('user.') ? column.name : `${OTLP_OWN_PREFIX}${column.name}`;
+}

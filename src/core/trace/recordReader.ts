@@ -33,6 +33,7 @@ export function countSkipped(skipped: Record<string, number>, type: string): voi
   // The type comes from the trace: a 10 MiB "type" is counted under its first characters.
   const key = type.length > 120 ? `${type.slice(0, 119)}…` : type;
   // An own property whatever the key: on an ordinary object "__proto__" would set the prototype instead.
-  const n = Object.prototype.hasOwnProperty.call(skipped, key) ? skipped[key]! : 0;
-  Object.defineProperty(skipped, key, { value: n + 1, writable: true, enumerable: true, configurable: true });
+  // Once the key is an own data property, assigning sets that property (own properties come before the prototype's setter).
+  if (Object.prototype.hasOwnProperty.call(skipped, key)) skipped[key] = skipped[key]! + 1;
+  else Object.defineProperty(skipped, key, { value: 1, writable: true, enumerable: true, configurable: true });
 }

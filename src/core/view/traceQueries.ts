@@ -1,3 +1,4 @@
+import type { SessionContext } from '../context/contextView';
 import type { TtlReplay } from '../cost/cacheTtlWhatIf';
 import type { SessionSummary } from '../analysis/sessionSummary';
 import type { SessionPage } from './sessionList';
@@ -33,6 +34,8 @@ export interface TraceQueries {
   callDetail(p: { sessionId: string; callIndex: number }): CallDetail | null;
   /** The session replayed under the cache TTL the user typed (the cost panel's own row); null without prices. */
   customTtl(p: { sessionId: string; minutes: number; writeMultiple: number | null }): TtlReplay | null;
+  /** What fills each call's input, by source, and what each part cost (the context panel); null: no such session. */
+  sessionContext(p: { sessionId: string }): SessionContext | null;
 }
 
 /** The name of a trace query (and of its request on every wire). */
@@ -45,7 +48,7 @@ export type TraceQueryResult<M extends TraceQueryName> = ReturnType<TraceQueries
  * The queries whose null answer means the session or call asked for is not there: the
  * page is answered with an error saying so (src/protocol/traceQueryChecks.ts words it), never null.
  */
-export type TraceQueryNullMeansMissing = 'sessionIntro' | 'sessionBody' | 'callDetail';
+export type TraceQueryNullMeansMissing = 'sessionIntro' | 'sessionBody' | 'callDetail' | 'sessionContext';
 
 /** What the page shows before any session: the file, its format and problems, and how many sessions there are. */
 export interface TraceHeader

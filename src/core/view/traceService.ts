@@ -1,4 +1,9 @@
 import { traceTitle } from '../sessions/sessionTitle';
+import { contextAnatomy } from '../context/contextAnatomy';
+import type { TraceAnatomy } from '../context/contextAnatomy';
+import { sessionContextView } from '../context/contextView';
+import type { ContextSource, SessionContext } from '../context/contextView';
+import { CHAR_ESTIMATE } from '../context/tokenCounter';
 import { analyzeSession } from '../analysis/sessionAnalysis';
 import type { AnalysisOptions, SessionAnalysis } from '../analysis/sessionAnalysis';
 import { summarizeSession } from '../analysis/sessionSummary';
@@ -78,6 +83,8 @@ export interface TraceServiceOptions {
   analysis: Partial<AnalysisOptions>;
   /** The price book costs are figured with (the library's and the user's prices); null: no costs. */
   prices?: PriceBook | null;
+  /** What the context anatomy is built from (the trace worker collects it when the page first asks); none: sizes only, characters ÷ 4. */
+  context?: ContextSource | null;
 }
 
 /** Rows a page may ask for at once. */
@@ -199,6 +206,9 @@ export class TraceService implements TraceQueries {
   /** Every session priced (once per price book), by model order. */
   private priced: TraceCost | null = null;
   private readonly indexOf = new Map<Session, number>();
+  private contextSource: ContextSource | null;
+  /** The context anatomy of every session, for the current prices (built when first asked). */
+  private anatomy: TraceAnatomy | null = null;
 
   constructor(
     readonly parsed: ParsedTrace,
@@ -210,6 +220,18 @@ export class TraceService implements TraceQueries {
     });
     this.analysisOptions = options.analysis;
     this.prices = options.prices ?? null;
+    this.contextSource = options.context ?? null;
+  }
+
+  /** True once the context anatomy has its source (the text the trace worker collected). */
+  get hasContextSource(): boolean {
+    return this.contextSource !== null;
+  }
+
+  /** What the context anatomy is built from: the anatomy is built again when next asked. */
+  setContextSource(source: ContextSource | null): void {
+    this.contextSource = source;
+    this.anatomy = null;
   }
 
   /** The price book in use. */
@@ -221,6 +243,7 @@ export class TraceService implements TraceQueries {
   setPrices(prices: PriceBook | null): void {
     this.prices = prices;
     this.priced = null;
+    this.anatomy = null;
     for (const c of this.cache.values()) delete c.cost;
   }
 
@@ -356,6 +379,20 @@ export class TraceService implements TraceQueries {
     const figures = session ? this.costFigures(session) : null;
     if (!session || !cost || !figures) return null;
     return customReplay(ttlCallSource(session, cost), figures.ttl, custom);
+  }
+
+  /** A session's context anatomy: what fills each call's input and what each part cost. */
+  sessionContext({ sessionId }: TraceQueryParams<'sessionContext'>): SessionContext | null {
+    const session = this.byId.get(sessionId);
+    if (!session) return null;
+    const source = this.contextSource;
+    this.anatomy ??= contextAnatomy(this.parsed.model, {
+      content: source?.content ?? null,
+      tokenizer: source?.tokenizer ?? (() => CHAR_ESTIMATE),
+      prices: this.prices,
+      notes: source ? source.notes : ['no tokenizer was loaded: text counted as characters ÷ 4'],
+    });
+    return sessionContextView(this.anatomy, this.indexOf.get(session) ?? -1);
   }
 
   /** The analyses and the timeline columns of a session. */

@@ -1,4 +1,6 @@
 import { traceTitle } from '../sessions/sessionTitle';
+import { emptySessionContext } from '../context/contextView';
+import type { SessionContext } from '../context/contextView';
 import type { SessionPage } from './sessionList';
 import { sessionLabel, sessionTreeOrder } from './sessionList';
 import { countTools } from './traceService';
@@ -19,17 +21,26 @@ import { costFigures } from './traceView';
  * checks them side by side); the page cannot tell the two apart.
  */
 export class ViewTraceService implements TraceQueries {
-  private readonly byId = new Map<string, { view: SessionView; details: readonly CallDetail[] }>();
+  private readonly byId = new Map<string, { view: SessionView; details: readonly CallDetail[]; context: SessionContext | null }>();
   private order: ReturnType<typeof sessionTreeOrder> | null = null;
 
   constructor(
     private readonly view: TraceView,
     /** `details[i][k]`: call k of `view.sessions[i]`. */
     details: readonly (readonly CallDetail[])[],
+    /** `context[i]`: the context anatomy of `view.sessions[i]` (a report made before it has none). */
+    context: readonly (SessionContext | null)[] = [],
   ) {
     view.sessions.forEach((s, i) => {
-      if (!this.byId.has(s.summary.id)) this.byId.set(s.summary.id, { view: s, details: details[i] ?? [] });
+      if (!this.byId.has(s.summary.id)) this.byId.set(s.summary.id, { view: s, details: details[i] ?? [], context: context[i] ?? null });
     });
+  }
+
+  /** The session's context anatomy as the report embedded it. */
+  sessionContext({ sessionId }: TraceQueryParams<'sessionContext'>): SessionContext | null {
+    const entry = this.byId.get(sessionId);
+    if (!entry) return null;
+    return entry.context ?? emptySessionContext(sessionId, 'This report was made without the context anatomy.');
   }
 
   header(): TraceHeader {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
 import type { Redactor } from '../../core/redact/redactor';
+import { isIdKey } from '../../core/redact/strictRules';
 import { TEAM_SCHEMA_KEY, TEAM_SCHEMA_VERSION, TEAM_TABLES } from '../../core/team/teamSchema';
 import type { TeamCell, TeamColumn, TeamTable } from '../../core/team/teamSchema';
 import type { TeamRow, TeamRows } from '../../core/team/teamRows';
@@ -23,8 +24,19 @@ export function shortHash(text: string, salt = ''): string {
   return createHash('sha256').update(salt).update('\u0000').update(text).digest('hex').slice(0, 16);
 }
 
+/** `digits` hex digits of SHA-256 over the text: the OTLP export's trace and span ids. */
+export function longHash(text: string, digits: number): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, digits);
+}
+
 /** Redacts every `fromTrace` text cell of the rows in place, in one batch per table (the redactor numbers equal values alike). */
 export async function redactTeamRows(rows: TeamRows, redactor: Redactor): Promise<void> {
+  // The id columns (conversation, response, tool-call ids) hold the traces' own ids: declared
+  // first, as a trace's id fields are, so default redaction leaves them in every column.
+  for (const table of TEAM_TABLES) {
+    const ids = table.columns.filter((c) => c.fromTrace && isIdKey(c.name)).map((c) => c.name);
+    redactor.learnIds(rows[table.name].flatMap((row) => ids.filter((n) => typeof row.cells[n] === 'string').map((n) => JSON.stringify({ [n]: row.cells[n] }))));
+  }
   for (const table of TEAM_TABLES) {
     const names = table.columns.filter((c) => c.fromTrace).map((c) => c.name);
     const cells: Array<{ row: TeamRow; name: string }> = [];

@@ -57,20 +57,29 @@ describe('agent-trace report, redact, export, compare (the built dist/cli.js)', 
     assert.ok(!text.includes('jdoe') && !text.includes('abcdEFGH12345678'));
   });
 
-  it('redact --redact strict also takes a bare UUID-shaped key (gitleaks\' Heroku case) that default redaction leaves; a bad mode is a usage error', () => {
+  it('redact takes a bare UUID-shaped key (gitleaks\' Heroku case) and leaves a commit hash after `commit`; --redact strict takes both; a bad mode is a usage error', () => {
     const lines = readFileSync(SPOTTER, 'utf8').split('\n');
     const first = JSON.parse(lines[0]!) as Record<string, unknown>;
     const planted = join(dir, 'bare-uuid.jsonl');
-    writeFileSync(planted, [JSON.stringify({ ...first, note: 'set the key to fc568dc3-95e5-4bfc-1e4a-f119d9825df0 and retry' }), ...lines.slice(1)].join('\n'));
+    // The key stands bare in a sentence: nothing in the trace declares it or says id. The hash follows `commit `: git's log form.
+    const commit = '7a23400eab5017830cb5bc748a35610891e2469e';
+    writeFileSync(planted, [JSON.stringify({ ...first, note: `set the key to fc568dc3-95e5-4bfc-1e4a-f119d9825df0 and retry after commit ${commit}` }), ...lines.slice(1)].join('\n'));
     const plain = run('redact', planted, '-o', join(dir, 'bare-uuid.default.jsonl'));
     assert.equal(plain.code, 0, plain.stderr);
-    assert.ok(readFileSync(join(dir, 'bare-uuid.default.jsonl'), 'utf8').includes('fc568dc3-95e5-4bfc-1e4a-f119d9825df0'));
+    const plainText = readFileSync(join(dir, 'bare-uuid.default.jsonl'), 'utf8');
+    assert.ok(!plainText.includes('fc568dc3-95e5-4bfc-1e4a-f119d9825df0'));
+    assert.ok(plainText.includes(`after commit ${commit}`));
+    // The whole real session besides: nothing else of an id's shape is taken.
+    assert.match(plain.stderr, /removed 1 value: strict-uuid 1 \(/);
+    assert.match(plain.stderr, /the trace does not explain as ids\)/);
     const strict = run('redact', planted, '-o', join(dir, 'bare-uuid.strict.jsonl'), '--redact', 'strict');
     assert.equal(strict.code, 0, strict.stderr);
     assert.match(strict.stderr, /every token figure unchanged/);
     assert.match(strict.stderr, /strict-uuid \d+/);
-    assert.match(strict.stderr, /\+ strict \(/);
-    assert.ok(!readFileSync(join(dir, 'bare-uuid.strict.jsonl'), 'utf8').includes('fc568dc3-95e5-4bfc-1e4a-f119d9825df0'));
+    assert.match(strict.stderr, /ids included \(strict\)/);
+    const strictText = readFileSync(join(dir, 'bare-uuid.strict.jsonl'), 'utf8');
+    assert.ok(!strictText.includes('fc568dc3-95e5-4bfc-1e4a-f119d9825df0'));
+    assert.ok(!strictText.includes(commit));
     const bad = run('redact', planted, '-o', join(dir, 'bare-uuid.bad.jsonl'), '--redact', 'paranoid');
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--redact must be default or strict, not "paranoid"/);

@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { queryFolder } from '../../../src/cli/team';
 import { TEAM_TABLES } from '../../../src/core/team/teamSchema';
 import { NAMED_QUERIES } from '../../../src/core/team/namedQueries';
-import { EDIT_LOOP, ensureBuilt, fixtures, REJECTIONS, repoRoot, SPOTTER } from '../../support/helpers';
+import { EDIT_LOOP, ensureBuilt, fixtures, repoRoot, SPOTTER } from '../../support/helpers';
+import { TEAM_SAMPLES } from '../../support/teamSamples';
 
 const cli = join(repoRoot, 'dist/cli.js');
 
@@ -16,27 +17,7 @@ function run(...args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/**
- * Real samples of each kind of trace: Claude Code with sub-agents, loops and denials, the
- * canonical sample, Codex, Gemini CLI, OpenHands, OpenTelemetry (spans and Claude Code's
- * events), VS Code Copilot Chat, SWE-agent (session totals only), AIPerf (no prices).
- */
-const SAMPLES = [
-  join(repoRoot, 'samples/claude-code-sessions.trace.jsonl'),
-  SPOTTER,
-  EDIT_LOOP,
-  REJECTIONS,
-  join(fixtures, 'claude-code/m-claude/0a8fc187-681a-4c42-9538-ba0f628ee289.jsonl'),
-  join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl'),
-  join(fixtures, 'codex/edgerunner-code-mode-0.144.1.head558.jsonl'),
-  join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json'),
-  join(fixtures, 'openhands/basic_gui_mode.json'),
-  join(fixtures, 'otlp/claude-code-events.jsonl'),
-  join(fixtures, 'otlp/agent-vllm.json'),
-  join(fixtures, 'vscode-copilot/copilot-usage.chatSessions.jsonl'),
-  join(fixtures, 'swe-agent/6e44b9__sweagenttestrepo-1c2844.traj'),
-  join(fixtures, 'aiperf/qwen_concurrency1.profile_export.jsonl'),
-];
+const SAMPLES = TEAM_SAMPLES;
 
 type Row = Record<string, string | number | boolean | null>;
 

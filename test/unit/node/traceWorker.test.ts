@@ -6,7 +6,10 @@ import { before, describe, it } from 'node:test';
 import { CALL_FLAG } from '../../../src/core/view/timelineColumns';
 import { TraceCancelledError, TraceWorkerClient } from '../../../src/node/traceWorkerClient';
 import type { OpenParams } from '../../../src/protocol/traceWorkerProtocol';
-import { listCompanions } from '../../../src/node/traceFiles';
+import { listCompanions, readTraceFiles } from '../../../src/node/traceFiles';
+import { parseWithContext } from '../../../src/node/contextCollect';
+import { createPriceBook } from '../../../src/core/cost/priceBook';
+import { TraceService } from '../../../src/core/view/traceService';
 import { ensureBuilt, repoRoot, SPOTTER } from '../../support/helpers';
 
 // The trace worker as the extension starts it (dist/traceWorker.js, a real worker thread):
@@ -40,6 +43,27 @@ describe('trace worker', () => {
       const edits = await client.request('callsUsingTool', { sessionId: opened.header.defaultSessionId!, tool: 'Edit' });
       assert.ok(edits instanceof Int32Array && edits.length > 0);
       await assert.rejects(client.request('nope' as 'header', {}), /unknown method/);
+    } finally {
+      client.dispose();
+    }
+  });
+
+  it('counts the context anatomy off the caller\'s thread: the same as a parse that collected the text as it read', async () => {
+    const client = new TraceWorkerClient(WORKER);
+    try {
+      const params = await spotterParams();
+      const opened = await client.open({ ...params, prices: [] }, () => undefined);
+      const id = opened.header.defaultSessionId!;
+      // The worker reads the files again beside a parse to collect the messages' text (its open parse keeps none).
+      const fromWorker = await client.request('sessionContext', { sessionId: id });
+      const { parsed, context } = await parseWithContext(await readTraceFiles(SPOTTER), null);
+      const direct = new TraceService(parsed, { fileName: basename(SPOTTER), formatChosen: false, analysis: {}, prices: createPriceBook(), context }).sessionContext({ sessionId: id });
+      assert.equal(fromWorker?.content, 'text');
+      assert.equal(fromWorker?.calibration.tokenizer, 'o200k_base (gpt-tokenizer)');
+      assert.equal(fromWorker?.loggedInput.length, 149);
+      assert.deepEqual(fromWorker, direct);
+      // Null: the host turns it into "No session … in this trace." for the page (queryAnswer).
+      assert.equal(await client.request('sessionContext', { sessionId: 'no-such-session' }), null);
     } finally {
       client.dispose();
     }

@@ -135,6 +135,7 @@ describe('checkRequestParams: what the page asks to draw (issue 15)', () => {
     ok('callsUsingTool', { sessionId: 's', tool: 'Bash' });
     ok('customTtl', { sessionId: 's', minutes: 1.5, writeMultiple: null });
     ok('customTtl', { sessionId: 's', minutes: 10_080, writeMultiple: 0 });
+    ok('sessionContext', { sessionId: 'ae4a77f8' });
   });
 
   it('refuses paths, wrong types, values out of range and missing fields', () => {
@@ -162,13 +163,15 @@ describe('checkRequestParams: what the page asks to draw (issue 15)', () => {
     no('customTtl', { sessionId: 's', minutes: '30', writeMultiple: null }, /minutes/);
     no('customTtl', { sessionId: 's', minutes: 30, writeMultiple: -1 }, /writeMultiple is not a number from 0 to 1000/);
     no('customTtl', { sessionId: 's', minutes: 30 }, /writeMultiple/);
+    no('sessionContext', { sessionId: ['s'] }, /sessionId is not a string/);
+    no('sessionContext', { sessionId: 'x'.repeat(5000) }, /longer than 4096/);
     for (const method of ['sessionIntro', 'callRows', 'search'] as const) no(method, null, /params is not an object/);
   });
 });
 
 describe('the trace queries on the wire (TraceQueries, one name each)', () => {
   it('knows every query by its own name only: inherited names and the old noun/verb names are not queries', () => {
-    assert.deepEqual([...TRACE_QUERY_NAMES].sort(), ['callDetail', 'callRows', 'callsUsingTool', 'customTtl', 'search', 'sessionBody', 'sessionIntro', 'sessionList', 'toolRows']);
+    assert.deepEqual([...TRACE_QUERY_NAMES].sort(), ['callDetail', 'callRows', 'callsUsingTool', 'customTtl', 'search', 'sessionBody', 'sessionContext', 'sessionIntro', 'sessionList', 'toolRows']);
     for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'calls/rows', 'session/intro', 'callTranscript', 'whatIfWorkload', 'header', 'report']) {
       assert.equal(isTraceQuery(name), false, name);
     }
@@ -179,6 +182,7 @@ describe('the trace queries on the wire (TraceQueries, one name each)', () => {
     assert.throws(() => queryAnswer('sessionIntro', { sessionId: 'gone' }, null), /^Error: No session gone in this trace\.$/);
     assert.throws(() => queryAnswer('sessionBody', { sessionId: 'gone' }, null), /^Error: No session gone in this trace\.$/);
     assert.throws(() => queryAnswer('callDetail', { sessionId: 's', callIndex: 6 }, null), /^Error: No call 7 in session s\.$/);
+    assert.throws(() => queryAnswer('sessionContext', { sessionId: 'gone' }, null), /^Error: No session gone in this trace\.$/);
     // Hostile ids are made safe for the page's error line (uiText), as the host always did.
     assert.throws(() => queryAnswer('callDetail', { sessionId: 'a\u202eb', callIndex: 0 }, null), (e: Error) => !e.message.includes('\u202e'));
     // No prices: the cost panel's TTL row is null, an answer the page draws.

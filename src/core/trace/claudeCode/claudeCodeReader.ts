@@ -49,6 +49,9 @@ const USER_DENIAL_PREFIX = "The user doesn't want to ";
 const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
 /** Longest API error text kept per event. */
 const EVENT_TEXT_MAX = 300;
+/** Strings kept once per reader (see `intern`): at most this many, each at most this long. */
+const INTERN_MAX_VALUES = 4096;
+const INTERN_MAX_CHARS = 512;
 
 interface PendingTurn extends UserTurn {
   /** A `/command` line: kept only if a call of this session answers it (see finish). */
@@ -110,6 +113,19 @@ export class ClaudeCodeReader implements RecordReader {
   private pendingTitle: string | null = null;
   /** Calls whose lines disagree on usage, reported once each. */
   private readonly conflictsNoted = new Set<LlmCall>();
+  /**
+   * One copy of each model name, service tier, region, tool name, file and command: calls repeat
+   * them, and JSON.parse makes a new string each time. Bounded (the values are trace data).
+   */
+  private readonly interned = new Map<string, string>();
+
+  private intern(value: string | null): string | null {
+    if (value === null || value.length > INTERN_MAX_CHARS) return value;
+    const known = this.interned.get(value);
+    if (known !== undefined) return known;
+    if (this.interned.size < INTERN_MAX_VALUES) this.interned.set(value, value);
+    return value;
+  }
 
   record({ value, source }: TraceRecord): void {
     const type = str(value['type']);
@@ -201,7 +217,7 @@ export class ClaudeCodeReader implements RecordReader {
       this.warn(source, 'assistant record without "message"; skipped.');
       return;
     }
-    const model = str(message['model']);
+    const model = this.intern(str(message['model']));
     // Claude Code writes local errors ("API Error…", rate limits, interrupted requests) as
     // assistant lines with model "<synthetic>": no request reached the model, so no call.
     // The API errors among them are shown as events and diagnostics, never dropped.
@@ -239,8 +255,8 @@ export class ClaudeCodeReader implements RecordReader {
         source,
       };
       // What pricing needs beside the counts: written only when the log says, so other fields stay as they were.
-      const serviceTier = usage ? str(usage['service_tier']) : null;
-      const inferenceGeo = usage ? str(usage['inference_geo']) : null;
+      const serviceTier = usage ? this.intern(str(usage['service_tier'])) : null;
+      const inferenceGeo = usage ? this.intern(str(usage['inference_geo'])) : null;
       if (serviceTier) call.serviceTier = serviceTier;
       if (inferenceGeo) call.inferenceGeo = inferenceGeo;
       if (!usage) this.warn(source, `call ${callId} has no usage: its tokens are unknown.`, 'info');
@@ -254,13 +270,18 @@ export class ClaudeCodeReader implements RecordReader {
       if (output !== null && (call.tokens.output === null || output > call.tokens.output)) call.tokens.output = output;
       if (usage) this.noteConflictingUsage(call, usageTokens(usage), source);
     }
+    // Only whether a call reached UNDERCOUNT_MIN_CHARS matters (finish): counting stops there,
+    // so most tool inputs are never serialised just to be measured.
     let chars = session.contentChars.get(call) ?? 0;
-    for (const block of arr(message['content']) ?? []) {
-      if (!isObject(block)) continue;
-      if (block['type'] === 'text') chars += str(block['text'])?.length ?? 0;
-      if (block['type'] === 'tool_use') chars += JSON.stringify(block['input'] ?? null).length;
+    if (chars < UNDERCOUNT_MIN_CHARS) {
+      for (const block of arr(message['content']) ?? []) {
+        if (!isObject(block)) continue;
+        if (block['type'] === 'text') chars += str(block['text'])?.length ?? 0;
+        if (block['type'] === 'tool_use') chars += JSON.stringify(block['input'] ?? null).length;
+        if (chars >= UNDERCOUNT_MIN_CHARS) break;
+      }
+      session.contentChars.set(call, chars);
     }
-    session.contentChars.set(call, chars);
     for (const block of arr(message['content']) ?? []) {
       if (!isObject(block) || block['type'] !== 'tool_use') continue;
       const tool = this.toolUse(block, timeMs, source);
@@ -286,9 +307,9 @@ export class ClaudeCodeReader implements RecordReader {
     if (prompt !== null) this.taskPrompts.set(prompt.trim(), [...(this.taskPrompts.get(prompt.trim()) ?? []), id]);
     return requestedToolCall({
       id,
-      name,
-      targetFile: str(input['file_path']) ?? str(input['notebook_path']) ?? null,
-      command: str(input['command']),
+      name: this.intern(name)!,
+      targetFile: this.intern(str(input['file_path']) ?? str(input['notebook_path']) ?? null),
+      command: this.intern(str(input['command'])),
       startMs: timeMs,
       source,
     });

@@ -69,7 +69,7 @@ function declaredLiteral(source: string, at: number): JsonObject | string | null
 /** The first string literal of a script that holds a patch (`*** Begin Patch`). */
 function firstPatchLiteral(source: string): string | null {
   for (const m of source.matchAll(/["'`]/g)) {
-    if (!source.slice(m.index! + 1, m.index! + 40).startsWith('*** Begin Patch')) continue;
+    if (!source.startsWith('*** Begin Patch', m.index! + 1)) continue;
     const literal = leadingLiteral(source, m.index!);
     if (typeof literal === 'string') return literal;
   }
@@ -91,7 +91,7 @@ function leadingLiteral(source: string, at: number): JsonObject | string | null 
   const open = source[i];
   if (open === '"' || open === "'" || open === '`') {
     const end = closingQuote(source, i);
-    return end < 0 ? null : unescapeJs(source.slice(i + 1, end), open);
+    return end < 0 ? null : unescapeJs(source.slice(i + 1, end));
   }
   if (open !== '{') return null;
   const end = closingBrace(source, i);
@@ -100,13 +100,19 @@ function leadingLiteral(source: string, at: number): JsonObject | string | null 
   return parseArguments(text) ?? parseArguments(toJson(text));
 }
 
+/** The quote that closes the literal opened at `start` (a backslash escapes the character after it), or -1. */
 function closingQuote(source: string, start: number): number {
-  const quote = source[start];
-  for (let i = start + 1; i < source.length; i++) {
-    if (source[i] === '\\') i++;
-    else if (source[i] === quote) return i;
+  const quote = source[start]!;
+  // Jumps from backslash to backslash (a patch literal is long): the next quote is searched again only once passed.
+  let q = source.indexOf(quote, start + 1);
+  let b = source.indexOf('\\', start + 1);
+  for (;;) {
+    if (q === -1) return -1;
+    if (b === -1 || q < b) return q;
+    const i = b + 2;
+    b = source.indexOf('\\', i);
+    if (q < i) q = source.indexOf(quote, i);
   }
-  return -1;
 }
 
 function closingBrace(source: string, start: number): number {
@@ -122,11 +128,37 @@ function closingBrace(source: string, start: number): number {
   return -1;
 }
 
-function unescapeJs(body: string, quote: string): string {
-  return body.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/gs, (_, e: string) => {
-    if (e[0] === 'u' || e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
-    return e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e === quote || e === '\\' ? e : e;
-  });
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+const HEX2 = /^[0-9a-fA-F]{2}$/;
+
+/**
+ * A string literal's body with its escapes read: `\uXXXX`, `\xXX`, `\n`, `\t`, `\r`, and any
+ * other escaped character as itself (`\u` or `\x` without their hex digits read as U+0000, as
+ * the first version did). One pass from backslash to backslash: a patch literal holds thousands.
+ */
+export function unescapeJs(body: string): string {
+  let i = body.indexOf('\\');
+  if (i === -1) return body;
+  let out = '';
+  let from = 0;
+  // A backslash that ends the body escapes nothing and stays.
+  while (i !== -1 && i + 1 < body.length) {
+    out += body.slice(from, i);
+    const e = body[i + 1]!;
+    let length = 2;
+    let text: string;
+    if (e === 'u' && HEX4.test(body.slice(i + 2, i + 6))) {
+      text = String.fromCharCode(parseInt(body.slice(i + 2, i + 6), 16));
+      length = 6;
+    } else if (e === 'x' && HEX2.test(body.slice(i + 2, i + 4))) {
+      text = String.fromCharCode(parseInt(body.slice(i + 2, i + 4), 16));
+      length = 4;
+    } else text = e === 'u' || e === 'x' ? '\u0000' : e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e;
+    out += text;
+    from = i + length;
+    i = body.indexOf('\\', from);
+  }
+  return out + body.slice(from);
 }
 
 /** A JavaScript object literal with unquoted keys and single-quoted strings as JSON (best effort). */
@@ -137,7 +169,7 @@ function toJson(text: string): string {
     if (c === '"' || c === "'" || c === '`') {
       const end = closingQuote(text, i);
       if (end < 0) return text;
-      out += JSON.stringify(unescapeJs(text.slice(i + 1, end), c));
+      out += JSON.stringify(unescapeJs(text.slice(i + 1, end)));
       i = end;
     } else if (/[A-Za-z_$]/.test(c) && /[{,]\s*$/.test(out)) {
       let j = i;
@@ -177,14 +209,15 @@ export function scriptOutcome(text: string): ScriptOutcome | null {
   const split = text.indexOf('\nOutput:');
   const body = split >= 0 ? text.slice(split + '\nOutput:'.length).replace(/^\n/, '') : '';
   const exitCodes: number[] = [];
-  for (const line of body.split('\n')) {
+  // Both searches below need their words in the body: most bodies have neither, and are not split.
+  if (body.includes('exit_code')) for (const line of body.split('\n')) {
     const t = line.trim();
     if (!t.startsWith('{') || !t.includes('exit_code')) continue;
     const value = parseArguments(t);
     const code = value ? num(value['exit_code']) : null;
     if (code !== null && Number.isInteger(code)) exitCodes.push(code);
   }
-  for (const m of body.matchAll(/^Process exited with code (-?\d+)\s*$/gm)) exitCodes.push(Number(m[1]));
+  if (body.includes('Process exited with code ')) for (const m of body.matchAll(/^Process exited with code (-?\d+)\s*$/gm)) exitCodes.push(Number(m[1]));
   return { status, cellId: head[2] ?? null, durationMs: wall ? Math.round(Number(wall[1]) * 1000) : null, exitCodes, body };
 }
 

@@ -702,7 +702,7 @@ export class CodexReader implements RecordReader {
     }
     const failedCommand = nested.find((n) => n.failed === true);
     const failedCode = failedCommand?.exitCode ?? outcome.exitCodes.find((c) => c !== 0) ?? null;
-    const patchFailure = /apply_patch verification failed|Failed to find expected lines in/.test(outcome.body);
+    const patchFailure = outcome.body.includes('apply_patch verification failed') || outcome.body.includes('Failed to find expected lines in');
     const failed = outcome.status === 'failed' || outcome.status === 'terminated' || failedCommand !== undefined || failedCode !== null || patchFailure;
     tool.isError = failed;
     const knownCodes = [...nested.map((n) => n.exitCode), ...outcome.exitCodes].filter((c): c is number => c !== null);

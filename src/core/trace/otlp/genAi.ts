@@ -30,6 +30,15 @@ export const GEN_AI = {
    */
   cacheReadTokens: ['gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens', 'gen_ai.usage.input_tokens.cached', 'gen_ai.usage.cached_tokens'],
   cacheWriteTokens: ['gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_creation_input_tokens'],
+  /**
+   * The cache writes kept 5 minutes and 1 hour (Anthropic's split, priced apart), which the
+   * conventions lack: agent-trace's own export writes them (docs/reference/otlp.md).
+   */
+  cacheWrite5mTokens: ['agent_trace.cache_creation_5m_input_tokens'],
+  cacheWrite1hTokens: ['agent_trace.cache_creation_1h_input_tokens'],
+  /** The provider's service tier and inference region (they change the price): agent-trace's export. */
+  serviceTier: 'agent_trace.service_tier',
+  inferenceGeo: 'agent_trace.inference_geo',
   /** Reasoning share of the output: the semconv name, VS Code Copilot Chat's own, Codex's. */
   reasoningTokens: ['gen_ai.usage.reasoning.output_tokens', 'gen_ai.usage.reasoning_tokens', 'codex.usage.reasoning_output_tokens'],
 } as const;
@@ -135,6 +144,8 @@ export function spanTokens(attrs: Attributes): SpanTokens {
   const cached = read(GEN_AI.cacheReadTokens);
   const cacheWrite = read(GEN_AI.cacheWriteTokens);
   const reasoning = read(GEN_AI.reasoningTokens);
+  const write5m = read(GEN_AI.cacheWrite5mTokens);
+  const write1h = read(GEN_AI.cacheWrite1hTokens);
   let input = given;
   let appended: number | null = null;
   let exclusiveInput = false;
@@ -146,7 +157,8 @@ export function spanTokens(attrs: Attributes): SpanTokens {
       input = appended + cached;
     }
   }
-  return { tokens: { input, cached, appended, cacheWrite, output, reasoningOutput: reasoning }, exclusiveInput, badKeys };
+  const split = write5m !== null || write1h !== null ? { cacheWrite5m: write5m, cacheWrite1h: write1h } : {};
+  return { tokens: { input, cached, appended, cacheWrite, ...split, output, reasoningOutput: reasoning }, exclusiveInput, badKeys };
 }
 
 /** Float seconds to ms, rounded to the microsecond so 0.1 s reads 100, not 100.00000000000001. */

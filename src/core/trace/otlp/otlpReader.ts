@@ -67,6 +67,8 @@ export class OtlpCollector {
   private spanCount = 0;
   /** Root agent sessions and the conversation they belong to (`gen_ai.conversation.id`). */
   private readonly conversationOf = new Map<Session, string>();
+  /** Sub-agents whose agent span names a conversation of their own (not their parent's). */
+  private readonly ownConversation = new Map<Session, string>();
   /** Spans whose input tokens had to be read as excluding the cache (reported once). */
   private readonly exclusive = new Set<Entry>();
 
@@ -271,6 +273,8 @@ export class OtlpCollector {
       compactions: [],
     };
     if (conversation && !d.parent && d.agentSpan) this.conversationOf.set(session, conversation);
+    const parentConversation = d.parent?.agentSpan ? attrString(d.parent.agentSpan.span.attributes, GEN_AI.conversationId) : null;
+    if (conversation && d.parent && agentAttrs && attrString(agentAttrs, GEN_AI.conversationId) === conversation && conversation !== parentConversation) this.ownConversation.set(session, conversation);
     return session;
   }
 
@@ -306,6 +310,15 @@ export class OtlpCollector {
       head.model = mostUsedModel(head.calls);
     }
     const kept = sessions.filter((s) => !dropped.has(s));
+    // One run of a conversation (or a sub-agent with its own) is named by it too, unless another session has that id.
+    const taken = new Set(kept.map((s) => s.id));
+    for (const s of kept) {
+      const c = this.conversationOf.get(s) ?? this.ownConversation.get(s);
+      if (c === undefined || s.id === c || taken.has(c)) continue;
+      taken.add(c);
+      renamed.set(s.id, c);
+      s.id = c;
+    }
     for (const s of kept) if (s.parentId !== null && renamed.has(s.parentId)) s.parentId = renamed.get(s.parentId)!;
     return kept;
   }
@@ -344,6 +357,8 @@ export class OtlpCollector {
       blocks: null,
       toolCalls: [],
       source: m.source,
+      ...optionalText('serviceTier', attrString(a, GEN_AI.serviceTier)),
+      ...optionalText('inferenceGeo', attrString(a, GEN_AI.inferenceGeo)),
     };
   }
 
@@ -502,6 +517,11 @@ function errorText(s: OtlpSpan): string | null {
     if (message || type) return type && message ? `${type}: ${message}` : (message ?? type);
   }
   return attrString(s.attributes, 'error.type');
+}
+
+/** `{key: value}` when the span gives the value, else nothing (the call's field stays absent, as other readers leave it). */
+function optionalText<K extends string>(key: K, value: string | null): Partial<Record<K, string>> {
+  return value === null ? {} : ({ [key]: value } as Record<K, string>);
 }
 
 function clipOrNull(text: string | null): string | null {

@@ -45,6 +45,16 @@ describe('CallCosts: the columns give back what pricing each call alone gives (r
             priced += 1;
           }
         });
+        // The notes tallied from the entries equal a count over each call's own notes, in the order first met.
+        const tally = new Map<string, { calls: number; first: number }>();
+        session.calls.forEach((call, i) => {
+          for (const note of priceCall(call, book, context).cost.notes) {
+            const t = tally.get(note);
+            if (t) t.calls += 1;
+            else tally.set(note, { calls: 1, first: i });
+          }
+        });
+        assert.deepEqual([...columns.noteTally()], [...tally]);
         const summary = cost.sessions[s]!;
         assert.equal(summary.pricedCalls, priced);
         if (priced > 0) assert.ok(Math.abs(summary.totalUsd! - sum) <= 1e-12 * Math.max(1, sum), `${session.id} total ${summary.totalUsd} ≠ ${sum}`);

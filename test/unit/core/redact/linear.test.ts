@@ -5,6 +5,7 @@ import { ENTROPY_PATTERNS } from '../../../../src/core/redact/entropyRules';
 import { SEMI_GENERIC_NEXT } from '../../../../src/core/redact/gitleaksRules';
 import { PRIVATE_KEY_PATTERNS } from '../../../../src/core/redact/privateKeys';
 import { Redactor } from '../../../../src/core/redact/redactor';
+import { ID_CONTEXT_PATTERNS } from '../../../../src/core/redact/idContext';
 import { STRICT_PATTERNS } from '../../../../src/core/redact/strictRules';
 import { VIEW_PATTERNS } from '../../../../src/core/redact/views';
 
@@ -39,7 +40,30 @@ const HOSTILE_STRICT: Record<string, string> = {
   'short random runs joined by + (a blob read run by run)': 'Ab1cD2eF3gH4+'.repeat(N / 13),
 };
 
+/**
+ * Texts built against the id contexts (idContext.ts), which read a window around every value
+ * of an id's shape: long names and brackets before each, braces, git's forms, timestamps;
+ * redacted by default (which runs strict mode's scans too, then reads each value's context).
+ */
+const UUID = '832d2129-a846-4e27-99f4-7004b6ad53ef';
+const HOSTILE_DEFAULT: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(HOSTILE_STRICT).filter(([name]) => !(name in HOSTILE))),
+  'a UUID after every 90 letters (the longest name before each)': ('a'.repeat(90) + ' ' + UUID + ' ').repeat(N / 128),
+  'a bracket and a long word before every hex value (git\'s `[branch <h>]` read back)': ('[' + 'b'.repeat(80) + ' 0123456789abcdef0123 ').repeat(N / 103),
+  'brackets and words alternating before every number': ('[a'.repeat(40) + ' 1783709313394819000 ').repeat(N / 101),
+  'UUIDs back to back in braces, colons and dots': `{${UUID}}:${UUID}..`.repeat(N / 78),
+  'a time word and a number, repeated (time_ns=time_ns=…)': 'time_ns=1783709313394819000,'.repeat(N / 28),
+};
+
 describe('redaction on hostile text', () => {
+  for (const [name, text] of Object.entries(HOSTILE_DEFAULT)) {
+    it(`default mode: ${name}`, { timeout: 180_000 }, async (t) => {
+      const started = performance.now();
+      const [out] = await new Redactor([], 'core').redactJsonTexts([JSON.stringify({ t: text })]);
+      t.diagnostic(`${(text.length / 1024).toFixed(0)} KiB in ${(performance.now() - started).toFixed(0)} ms`);
+      assert.equal(typeof (JSON.parse(out!) as { t: string }).t, 'string');
+    });
+  }
   for (const [name, text] of Object.entries(HOSTILE)) {
     it(name, { timeout: 180_000 }, async (t) => {
       const started = performance.now();
@@ -60,7 +84,7 @@ describe('redaction on hostile text', () => {
   it('every V8 regex of the detectors is free of super-linear backtracking (recheck)', () => {
     const deterministic = { randomSeed: 1, timeout: null, attackTimeout: null, incubationTimeout: null, recallTimeout: null, maxAttackStringSize: 30_000 };
     // recheck's own step limits remain; its time limits are off so the verdict does not depend on the load.
-    for (const re of [...PRIVATE_KEY_PATTERNS, ...ENTROPY_PATTERNS, ...STRICT_PATTERNS, ...VIEW_PATTERNS, SEMI_GENERIC_NEXT]) {
+    for (const re of [...PRIVATE_KEY_PATTERNS, ...ENTROPY_PATTERNS, ...STRICT_PATTERNS, ...ID_CONTEXT_PATTERNS, ...VIEW_PATTERNS, SEMI_GENERIC_NEXT]) {
       // A sticky regex only ever matches where it is put: checked as anchored.
       const source = re.sticky ? `^(?:${re.source})` : re.source;
       const result = checkSync(source, re.flags.replace(/[gy]/g, ''), deterministic);

@@ -412,6 +412,33 @@ describe('OTLP reader: pitfalls and edge cases', () => {
     ]);
   });
 
+  it('a run whose invoke_agent names a conversation is the session of that id (a sub-agent with its own too, one sharing its parent\'s is not); the 1-hour write split and service tier are read', async () => {
+    const T2 = 'c2000000000000000000000000000001';
+    const r = await parseText(
+      tracesLine('agent', [
+        span(T2, '8000000000000001', null, 'invoke_agent', 0, 9, [['gen_ai.operation.name', 'invoke_agent'], ['gen_ai.conversation.id', 'session-main']]),
+        span(T2, '8000000000000002', '8000000000000001', 'chat', 1, 2, [
+          ['gen_ai.operation.name', 'chat'], ['gen_ai.request.model', 'claude-opus-4-6'], ['gen_ai.usage.input_tokens', 1000], ['gen_ai.usage.cache_read.input_tokens', 600],
+          ['gen_ai.usage.cache_creation.input_tokens', 300], ['agent_trace.cache_creation_5m_input_tokens', 100], ['agent_trace.cache_creation_1h_input_tokens', 200],
+          ['gen_ai.usage.output_tokens', 50], ['agent_trace.service_tier', 'priority'],
+        ]),
+        span(T2, '8000000000000003', '8000000000000001', 'invoke_agent', 3, 5, [['gen_ai.operation.name', 'invoke_agent'], ['gen_ai.conversation.id', 'session-sub']]),
+        span(T2, '8000000000000004', '8000000000000003', 'chat', 3, 4, [['gen_ai.operation.name', 'chat'], ['gen_ai.usage.input_tokens', 10]]),
+        span(T2, '8000000000000005', '8000000000000001', 'invoke_agent', 6, 8, [['gen_ai.operation.name', 'invoke_agent'], ['gen_ai.conversation.id', 'session-main']]),
+        span(T2, '8000000000000006', '8000000000000005', 'chat', 6, 7, [['gen_ai.operation.name', 'chat'], ['gen_ai.usage.input_tokens', 20]]),
+      ]) + '\n',
+    );
+    assert.deepEqual(r.model.sessions.map((s) => [s.id, s.parentId]), [
+      ['session-main', null],
+      ['session-sub', 'session-main'],
+      [`${T2}/8000000000000005`, 'session-main'],
+    ]);
+    const call = r.model.sessions[0]!.calls[0]!;
+    // 1,000 in, 600 read, 300 written (100 for 5 minutes, 200 for an hour): appended 400.
+    assert.deepEqual(call.tokens, { input: 1000, cached: 600, appended: 400, cacheWrite: 300, cacheWrite5m: 100, cacheWrite1h: 200, output: 50, reasoningOutput: null });
+    assert.equal(call.serviceTier, 'priority');
+  });
+
   it('span kind and status written as enum names; a tool before any call is skipped with a note', async () => {
     const tool = span(T, '7000000000000002', '7000000000000001', 'execute_tool', 0.5, 0.6, [['gen_ai.operation.name', 'execute_tool'], ['gen_ai.tool.name', 'early']]);
     const failed = { ...span(T, '7000000000000004', '7000000000000001', 'execute_tool', 3, 4, [['gen_ai.operation.name', 'execute_tool'], ['gen_ai.tool.name', 'late']]), kind: 'SPAN_KIND_INTERNAL', status: { code: 'STATUS_CODE_ERROR', message: 'boom' } };
