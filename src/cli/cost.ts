@@ -9,7 +9,7 @@ import { parseSince } from '../core/sessions/sessionQuery';
 import { localDay } from '../core/sessions/sessionQuery';
 import { localDateTime } from '../core/sessions/sessionText';
 import { commitsBetween, repositoryOf } from '../node/gitLog';
-import { formatCount, formatUsd } from '../core/report/formatNumbers';
+import { formatCount, formatUsd } from '../core/text/formatNumbers';
 import { overBudgetText } from '../core/sessions/budgetWatch';
 import { plainText } from '../core/sessions/sessionText';
 import { terminalJson, terminalText } from '../core/text/safeText';

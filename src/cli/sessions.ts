@@ -2,14 +2,14 @@ import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
-import { formatCount, formatPercent, formatRatio } from '../core/report/formatNumbers';
+import { formatCount, formatPercent, formatRatio } from '../core/text/formatNumbers';
 import { compareRows, durationMs, localDay, matchesFilter, parseSince } from '../core/sessions/sessionQuery';
 import type { SessionFilter, SessionRow } from '../core/sessions/sessionQuery';
 import { indexRecords } from '../core/sessions/sessionRecord';
 import { formatUsd, lastSegment, localTime, plainText, shortDuration } from '../core/sessions/sessionText';
 import { buildSessionsReport, reportJson } from '../core/sessions/sessionsReport';
 import type { Distribution, SessionsReport } from '../core/sessions/sessionsReport';
-import { isSubagentLogName } from '../core/trace/claudeCode/companions';
+import { isCompanionName } from '../core/trace/formats';
 import { parseTrace } from '../core/trace/parseTrace';
 import { AGENTS, agentById, agentRoots, resolveRoots } from '../node/sessions/agentRegistry';
 import { createPriceBook } from '../core/cost/priceBook';
@@ -227,7 +227,7 @@ export async function traceFilesIn(dir: string, depth = 0): Promise<string[]> {
     const path = join(dir, e.name);
     if (e.isDirectory()) {
       if (depth < 8 && !['subagents', '.git', 'node_modules'].includes(e.name)) out.push(...(await traceFilesIn(path, depth + 1)));
-    } else if (e.isFile() && /\.(jsonl|json|traj)$/i.test(e.name) && !isSubagentLogName(e.name)) out.push(path);
+    } else if (e.isFile() && /\.(jsonl|json|traj)$/i.test(e.name) && !isCompanionName(e.name)) out.push(path);
   }
   return out;
 }

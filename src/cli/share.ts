@@ -5,7 +5,7 @@ import { buildReplayExport, REPLAY_BLOCK_TOKENS, REPLAY_TARGETS, replayJsonLines
 import type { ReplayExport, ReplayOptions, ReplayTarget } from '../core/replay/replayExport';
 import { buildWekaExport, WEKA_BLOCK_TOKENS, wekaJson } from '../core/replay/wekaExport';
 import type { WekaExport } from '../core/replay/wekaExport';
-import { formatPercent } from '../core/report/formatNumbers';
+import { formatPercent } from '../core/text/formatNumbers';
 import { compareReplay, predictReplay } from '../core/replay/compareReplay';
 import type { ReplayComparison } from '../core/replay/compareReplay';
 import { renderComparison, resultsProblemText } from '../core/replay/compareText';

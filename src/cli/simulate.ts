@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
-import { formatCount } from '../core/report/formatNumbers';
+import { formatCount } from '../core/text/formatNumbers';
 import { engineByName } from '../core/sim/engines/engineTable';
 import type { EngineName } from '../core/sim/engines/engineTypes';
 import { ParamError, paramsAsPrinted, validateParams } from '../core/sim/params';

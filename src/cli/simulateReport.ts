@@ -5,7 +5,7 @@ import type { ScenarioCall, ScenarioResult } from '../core/sim/scenario';
 import type { ReplicaOptions } from '../core/sim/simRequests';
 import type { SweepAxis, SweepResult } from '../core/sim/sweep';
 import type { Workload } from '../core/sim/workload';
-import { formatCount, formatDuration, formatPercent, formatRatio, UNKNOWN } from '../core/report/formatNumbers';
+import { formatCount, formatDuration, formatPercent, formatRatio, UNKNOWN } from '../core/text/formatNumbers';
 
 /** What the text report says about the input besides the results. */
 export interface ReportContext {

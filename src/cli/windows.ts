@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { createPriceBook } from '../core/cost/priceBook';
 import { parseLimit, planFamily, planWindows } from '../core/cost/planWindows';
 import type { PlanFamily, PlanWindow, PlanWindows, WindowCall, WindowKind, WindowLimit, WindowOptions } from '../core/cost/planWindows';
-import { formatCompact, formatCount, formatPercent, formatUsd } from '../core/report/formatNumbers';
+import { formatCompact, formatCount, formatPercent, formatUsd } from '../core/text/formatNumbers';
 import { parseSince } from '../core/sessions/sessionQuery';
 import { limitNowText, limitText, PLAN_LABELS, WINDOW_KIND_LABELS } from '../core/sessions/sessionWindows';
 import { localDateTime, localTime, plainText, shortDuration } from '../core/sessions/sessionText';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { uiText } from '../core/text/safeText';
+import { registerGuardedCommands } from './commandGuard';
 import { TRACE_DOCUMENT_SELECTOR, TraceAnalysisRegistry } from './analysisRegistry';
 import { TraceCodeLensProvider } from './codeLens';
 import { createCommands, viewTypeFor } from './commands';
@@ -38,19 +38,8 @@ export function activate(context: vscode.ExtensionContext): AgentTraceApi {
     vscode.languages.registerCodeLensProvider(TRACE_DOCUMENT_SELECTOR, new TraceCodeLensProvider(registry, log)),
   );
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '');
-  for (const [id, handler] of Object.entries(createCommands({ provider, registry, log, storageDir: context.globalStorageUri.fsPath, extensionUri: context.extensionUri, version }))) {
-    // A command's failure is logged and said, never left as an unhandled rejection.
-    const guarded = async (...args: unknown[]): Promise<unknown> => {
-      try {
-        return await handler(...args);
-      } catch (e) {
-        log.error(`${id}: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`);
-        void vscode.window.showErrorMessage(`Agent Trace: the command failed: ${uiText(e instanceof Error ? e.message : String(e), { max: 300 })}`);
-        return undefined;
-      }
-    };
-    context.subscriptions.push(vscode.commands.registerCommand(id, guarded));
-  }
+  // A command's failure is logged and said, never left as an unhandled rejection.
+  context.subscriptions.push(...registerGuardedCommands(createCommands({ provider, registry, log, storageDir: context.globalStorageUri.fsPath, extensionUri: context.extensionUri, version }), log));
 
   // Agent Sessions: the index worker starts when the view opens or the status bar needs it.
   const service = new SessionsService(context, log);
@@ -78,9 +67,7 @@ export function activate(context: vscode.ExtensionContext): AgentTraceApi {
   };
   followView();
   context.subscriptions.push(service, tree, view, windows, windowsTree, windowsView, panels, statusBar, view.onDidChangeVisibility(followView), windowsView.onDidChangeVisibility(followView), { dispose: () => viewUse?.dispose() });
-  for (const [id, handler] of Object.entries(createSessionCommands({ service, tree, panels, statusBar, openInInspector }))) {
-    context.subscriptions.push(vscode.commands.registerCommand(id, handler));
-  }
+  context.subscriptions.push(...registerGuardedCommands(createSessionCommands({ service, tree, panels, statusBar, openInInspector }), log));
   return { sessions: { service, tree, panels, statusBar, windows, windowsTree }, inspector: provider };
 }
 

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { priceTrace } from '../core/cost/callCost';
 import type { PriceBook } from '../core/cost/costTypes';
-import { formatPercent } from '../core/report/formatNumbers';
+import { formatPercent } from '../core/text/formatNumbers';
 import { uiText } from '../core/text/safeText';
 import { parseTrace } from '../core/trace/parseTrace';
 import type { TraceFile } from '../core/trace/parseTrace';

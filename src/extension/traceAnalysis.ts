@@ -5,7 +5,7 @@ import { uiText } from '../core/text/safeText';
 import { priceTrace } from '../core/cost/callCost';
 import type { SessionCost, TraceCost } from '../core/cost/callCost';
 import type { PriceBook } from '../core/cost/costTypes';
-import { formatPercent, formatUsd } from '../core/report/formatNumbers';
+import { formatPercent, formatUsd } from '../core/text/formatNumbers';
 import { costWords, scopeFigures, sessionsWords } from '../core/report/traceScopes';
 import type { ScopeSession } from '../core/report/traceScopes';
 import type { Session } from '../core/trace/model';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
-import { claudeSubagentFolder } from '../core/trace/claudeCode/companions';
+import { COMPANION_LAYOUTS, companionFolderOf } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import type { TraceProblems } from '../core/view/traceService';
 import { NotRegularFileError } from '../node/traceFiles';
@@ -269,8 +269,10 @@ export class TraceDocument implements vscode.CustomDocument {
     const folder = vscode.Uri.joinPath(this.uri, '..');
     const name = basename(this.uri.path);
     const patterns = [name];
-    const subagents = claudeSubagentFolder(name);
-    if (subagents) patterns.push(`${subagents}/*.jsonl`);
+    for (const layout of COMPANION_LAYOUTS) {
+      const companions = layout.folderOf(name);
+      if (companions !== null) patterns.push(`${companions}/${layout.nameGlob}`);
+    }
     for (const pattern of patterns) {
       const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, pattern));
       w.onDidChange(() => this.scheduleReload());
@@ -354,9 +356,9 @@ export class TraceDocument implements vscode.CustomDocument {
     this.problemsSoon(PROBLEMS_DELAY_MS);
   }
 
-  /** Sub-agent logs that appeared beside a Claude Code session since it was read (safe ones only, as listed at open). */
+  /** Companions (sub-agent logs) that appeared beside the trace since it was read (safe ones only, as listed at open). */
   private async newCompanions(known: readonly string[]): Promise<{ key: string; path: string }[]> {
-    if (claudeSubagentFolder(basename(this.uri.path)) === null) return [];
+    if (companionFolderOf(basename(this.uri.path)) === null) return [];
     const have = new Set(known);
     try {
       return (await listCompanions(this.uri.fsPath)).files.filter((c) => !have.has(c.rel)).map((c) => ({ key: c.rel, path: c.path }));

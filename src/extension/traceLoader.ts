@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { claudeSubagentFolder, isSubagentLogName } from '../core/trace/claudeCode/companions';
+import { COMPANION_LAYOUTS } from '../core/trace/formats';
 import { parseTrace } from '../core/trace/parseTrace';
 import type { FormatId } from '../core/trace/model';
 import type { ByteChunks, ParsedTrace, TraceFile } from '../core/trace/parseTrace';
@@ -98,18 +98,25 @@ export async function workerFilesFor(uri: vscode.Uri, maxBytes: number, ignoreLi
   return { files, totalBytes: bytes.length, notes: [] };
 }
 
+/** Companions of a trace on another file system (no links or FIFOs to fear there): each layout's folder, its files only. */
 async function listRemoteCompanions(uri: vscode.Uri): Promise<string[]> {
-  const folder = claudeSubagentFolder(basename(uri.path));
-  if (folder === null) return [];
-  try {
-    const entries = await vscode.workspace.fs.readDirectory(vscode.Uri.joinPath(uri, '..', folder));
-    return entries
-      .filter(([name, type]) => type === vscode.FileType.File && isSubagentLogName(name))
-      .map(([name]) => `${folder}/${name}`)
-      .sort();
-  } catch {
-    return [];
+  const found: string[] = [];
+  for (const layout of COMPANION_LAYOUTS) {
+    const folder = layout.folderOf(basename(uri.path));
+    if (folder === null) continue;
+    try {
+      const entries = await vscode.workspace.fs.readDirectory(vscode.Uri.joinPath(uri, '..', folder));
+      found.push(
+        ...entries
+          .filter(([name, type]) => type === vscode.FileType.File && layout.isCompanionName(name))
+          .map(([name]) => `${folder}/${name}`)
+          .sort(),
+      );
+    } catch {
+      // No such folder: a trace without companions.
+    }
   }
+  return found;
 }
 
 /**

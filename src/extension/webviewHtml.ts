@@ -1,4 +1,4 @@
-/** What the inspector page needs from the host: URIs already converted with `asWebviewUri`. */
+/** What a page needs from the host: URIs already converted with `asWebviewUri`. */
 export interface WebviewPageResources {
   /** `webview.cspSource`: the only origin scripts, styles, fonts and images may come from. */
   cspSource: string;
@@ -10,6 +10,9 @@ export interface WebviewPageResources {
   nonce: string;
   title: string;
 }
+
+/** What the Agent Sessions panels' page needs: the inspector's resources less the worker (it runs none). */
+export type SessionsPageResources = Omit<WebviewPageResources, 'workerUri'>;
 
 /** A fresh random nonce for the page's one script tag. */
 export function createNonce(): string {
@@ -38,16 +41,31 @@ function escapeAttribute(text: string): string {
  * allows eval or inline script.
  */
 export function buildWebviewHtml(r: WebviewPageResources): string {
+  return pageHtml(r, { workerUri: r.workerUri, mainClass: null, loading: 'Loading trace…' });
+}
+
+/**
+ * The Agent Sessions panels' HTML (several sessions at once, two compared): the
+ * inspector's page and CSP without the worker, so no `connect-src` and no `worker-src`.
+ * Trace text (titles, paths) arrives by postMessage and is drawn with textContent.
+ */
+export function buildSessionsPageHtml(r: SessionsPageResources): string {
+  return pageHtml(r, { workerUri: null, mainClass: 'sessions-page', loading: 'Loading sessions…' });
+}
+
+/** One page skeleton and one CSP for every webview of the extension; a page without a worker gets no connections. */
+function pageHtml(r: SessionsPageResources, page: { workerUri: string | null; mainClass: string | null; loading: string }): string {
   const csp = [
     "default-src 'none'",
     `script-src 'nonce-${r.nonce}'`,
     `style-src ${r.cspSource}`,
     `font-src ${r.cspSource}`,
     `img-src ${r.cspSource} data:`,
-    // The what-if worker: its bundle is fetched from the extension and run from a blob: URL (see above).
-    `connect-src ${r.cspSource}`,
-    'worker-src blob:',
+    // The what-if worker: its bundle is fetched from the extension and run from a blob: URL (see buildWebviewHtml).
+    ...(page.workerUri !== null ? [`connect-src ${r.cspSource}`, 'worker-src blob:'] : []),
   ].join('; ');
+  const mainClass = page.mainClass !== null ? ` class="${escapeAttribute(page.mainClass)}"` : '';
+  const worker = page.workerUri !== null ? ` data-worker-uri="${escapeAttribute(page.workerUri)}"` : '';
   return /* html */ `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -59,7 +77,7 @@ export function buildWebviewHtml(r: WebviewPageResources): string {
 <title>${escapeAttribute(r.title)}</title>
 </head>
 <body>
-<main id="app" aria-busy="true" data-worker-uri="${escapeAttribute(r.workerUri)}"><p class="loading">Loading trace…</p></main>
+<main id="app"${mainClass} aria-busy="true"${worker}><p class="loading">${page.loading}</p></main>
 <script nonce="${r.nonce}" src="${escapeAttribute(r.scriptUri)}"></script>
 </body>
 </html>`;

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { claudeSubagentFolder } from '../core/trace/claudeCode/companions';
+import { companionFolderOf } from '../core/trace/formats';
 import type { Redactor } from '../core/redact/redactor';
 import { listCompanions } from './traceFiles';
 
@@ -85,7 +85,7 @@ export async function redactTraceFiles(inPath: string, outPath: string, redactor
   // The trace and its sub-agents are one conversation: an id one declares is an id in the others.
   await learnTraceIds([inPath, ...companions.map((c) => c.path)], redactor);
   await redactJsonFile(inPath, outPath, redactor, true);
-  const outFolder = claudeSubagentFolder(basename(outPath));
+  const outFolder = companionFolderOf(basename(outPath));
   if (companions.length > 0 && outFolder === null) throw new Error(`${basename(outPath)}: the trace has sub-agent logs, so the copy must be a .jsonl file (they go to <name>/subagents/ beside it)`);
   for (const c of companions) {
     const target = join(dirname(outPath), outFolder!, basename(c.rel));

@@ -3,7 +3,8 @@ import type { Dirent, Stats } from 'node:fs';
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
-import { claudeSessionIdOf, claudeSubagentFolder, isSubagentLogName, SIBLING_HEAD_BYTES, siblingAgentSessionId, SUBAGENT_FOLDER_DEPTH } from '../core/trace/claudeCode/companions';
+import type { CompanionLayout } from '../core/trace/formatDefinition';
+import { COMPANION_LAYOUTS } from '../core/trace/formats';
 import { MAX_JSON_DEPTH, StreamingJsonParser } from '../core/trace/jsonStream';
 import type { TraceFile } from '../core/trace/parseTrace';
 
@@ -147,44 +148,58 @@ export async function listSafeCompanions(root: string, folder: string, accept: (
 }
 
 /**
- * The sub-agent logs of a Claude Code session file that are safe to read, sorted by
- * name: `<session>/subagents/**\/agent-*.jsonl` (2.1.x; at most SUBAGENT_FOLDER_DEPTH
- * folders down, real folders only) and the 2.0.x `agent-*.jsonl` files beside it whose
- * first lines carry this session's id. None when the file is not named like a session.
+ * The companion files of a trace file that are safe to read, by every format's companion
+ * layout (its definition's `companions`: Claude Code's sub-agent logs, for one), listed
+ * before the file's format is known. Per layout: the files in its folder and up to
+ * `folderDepth` real folders below it, sorted by path, then those beside the file whose
+ * first bytes name it as their owner. None for a file no layout names.
  * Each folder is listed by listSafeCompanions, so the same rules hold everywhere.
+ * `layouts` is the registry's unless a test gives others.
  */
-export async function listCompanions(path: string): Promise<CompanionListing> {
+export async function listCompanions(path: string, layouts: readonly CompanionLayout[] = COMPANION_LAYOUTS): Promise<CompanionListing> {
+  const listing: CompanionListing = { files: [], refused: [], folders: [] };
+  for (const layout of layouts) {
+    const found = await listLayoutCompanions(path, layout);
+    listing.files.push(...found.files);
+    listing.refused.push(...found.refused);
+  }
+  return listing;
+}
+
+async function listLayoutCompanions(path: string, layout: CompanionLayout): Promise<CompanionListing> {
   const name = basename(path);
-  const folder = claudeSubagentFolder(name);
-  const sessionId = claudeSessionIdOf(name);
+  const folder = layout.folderOf(name);
+  const ownerId = layout.beside ? layout.beside.idOf(name) : '';
   const none: CompanionListing = { files: [], refused: [], folders: [] };
-  if (folder === null || sessionId === null) return none;
+  if (folder === null || ownerId === null) return none;
   const root = dirname(path);
   const nested: CompanionListing = { files: [], refused: [], folders: [] };
   const walk = async (rel: string, depth: number): Promise<void> => {
-    const here = await listSafeCompanions(root, rel, isSubagentLogName);
+    const here = await listSafeCompanions(root, rel, layout.isCompanionName);
     nested.files.push(...here.files);
     nested.refused.push(...here.refused);
-    if (depth < SUBAGENT_FOLDER_DEPTH) for (const sub of here.folders) await walk(sub, depth + 1);
+    if (depth < layout.folderDepth) for (const sub of here.folders) await walk(sub, depth + 1);
   };
   await walk(folder, 0);
   nested.files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  const beside = await listSafeCompanions(root, '.', isSubagentLogName);
+  if (!layout.beside) return { files: nested.files, refused: nested.refused, folders: [] };
+  const { headBytes, ownerIn } = layout.beside;
+  const beside = await listSafeCompanions(root, '.', layout.isCompanionName);
   const siblings: SafeCompanion[] = [];
-  for (const c of beside.files) if ((await headSessionId(c)) === sessionId) siblings.push(c);
-  // A sibling log that cannot be read (a folder, a FIFO, a link out) may be this session's: it is said too.
+  for (const c of beside.files) if ((await headOwner(c, headBytes, ownerIn)) === ownerId) siblings.push(c);
+  // A sibling log that cannot be read (a folder, a FIFO, a link out) may be this file's: it is said too.
   return { files: [...nested.files, ...siblings], refused: [...nested.refused, ...beside.refused], folders: [] };
 }
 
-/** The sessionId named by the first lines of a sibling sub-agent log, or null when unreadable; opened like any companion, without blocking. */
-async function headSessionId(c: SafeCompanion): Promise<string | null> {
+/** The owner named by the first `headBytes` bytes of a companion beside the file, or null when unreadable; opened like any companion, without blocking. */
+async function headOwner(c: SafeCompanion, headBytes: number, ownerIn: (head: string) => string | null): Promise<string | null> {
   let handle;
   try {
     handle = await open(c.path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (c.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0));
     if (!(await handle.stat()).isFile()) return null;
-    const buffer = Buffer.alloc(SIBLING_HEAD_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SIBLING_HEAD_BYTES, 0);
-    return siblingAgentSessionId(buffer.subarray(0, bytesRead).toString('utf8'));
+    const buffer = Buffer.alloc(headBytes);
+    const { bytesRead } = await handle.read(buffer, 0, headBytes, 0);
+    return ownerIn(buffer.subarray(0, bytesRead).toString('utf8'));
   } catch {
     return null;
   } finally {
@@ -199,10 +214,10 @@ export function companionFiles(listing: CompanionListing): TraceFile[] {
 
 /**
  * The files of a trace on local disk: the file itself, streamed (refused if it is not a
- * regular file), then any Claude Code sub-agent logs beside it that are safe to read,
- * sorted by name so runs are repeatable. Companion files are only read if the main file
- * turns out to be a Claude Code log (parseTrace decides); the ones refused are said on
- * the main file.
+ * regular file), then its companions that are safe to read (listCompanions: Claude Code
+ * sub-agent logs, for one), sorted by name so runs are repeatable. Companion files are only
+ * read if the main file turns out to be of a format with companions (parseTrace decides);
+ * the ones refused are said on the main file.
  */
 export async function readTraceFiles(path: string): Promise<TraceFile[]> {
   const listing = await listCompanions(path);

@@ -114,7 +114,7 @@ async function open(params: OpenParams): Promise<void> {
   const files: (WorkerFile | null)[] = [...params.files];
   for (let i = 0; i < params.files.length && !parse.stopped; i++) {
     let f = params.files[i]!;
-    // Companions of a file that is not a Claude Code log are not even opened.
+    // Companions of a file whose format has none (only Claude Code's has) are not even opened.
     if (i > 0 && !parse.acceptsCompanions()) break;
     try {
       // A live trace is followed in the files read now: each is pinned to its inode before its first byte is read.

@@ -133,6 +133,48 @@ suite('Agent Sessions in the real extension host', () => {
     assert.deepEqual([all.sessions, all.totals.calls], [4, 204]);
   });
 
+  test('a panel\'s page that posts crafted messages: each is refused and logged, none acted on; the page\'s own open still works', async () => {
+    const projects = api.sessions.tree.getChildren();
+    await vscode.commands.executeCommand('agentTrace.sessions.report', projects[1], [projects[1]]);
+    await waitFor('the report panel', () => /: 1 session$/.test(vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? ''));
+    const panels = api.sessions.panels;
+    const tabs = (): string[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
+    const tabsBefore = tabs();
+    const refusedBefore = panels.refusals.length;
+    // A real session of the index that this panel does not show (the M-Claude loop is in another project).
+    const outside = api.sessions.service.current().find((r) => r.key === 'e5821007-9ca0-4a36-afc0-94da583da0ea')!;
+    const crafted: unknown[] = [
+      { type: 'open', sessionId: outside.id },
+      { type: 'open', sessionId: String(outside.id) },
+      { type: 'open', path: outside.path },
+      { type: 'open', sessionId: -1 },
+      { type: 'open', sessionId: 2 ** 60 },
+      { type: 'export', format: '../../../etc/passwd' },
+      { type: 'source/revealLine', file: 0, line: 1 },
+      { type: 'workbench/runCommand', command: 'workbench.action.files.newUntitledFile' },
+      { type: '__proto__' },
+      { notAType: true },
+      null,
+      // A request: the page may send none, so nothing answers it but a refusal.
+      { type: 'open', id: 3, params: { sessionId: outside.id } },
+      { type: 'log/error', message: 'x'.repeat(200_000) },
+    ];
+    for (const m of crafted) panels.receiveFromNewestPage(m);
+    const refusals = await waitFor('every crafted message refused', () => (panels.refusals.length - refusedBefore >= crafted.length ? panels.refusals.slice(refusedBefore) : null), 10_000);
+    assert.equal(refusals.length, crafted.length, refusals.join('\n'));
+    assert.equal(refusals[0], `open.sessionId ${outside.id} is not a session this panel shows`);
+    assert.ok(refusals.some((r) => /^no handler for request "open"$/.test(r)), refusals.join('\n'));
+    assert.ok(refusals.some((r) => /^ignored a message without a string "type"$/.test(r)), refusals.join('\n'));
+    // Nothing was acted on: no inspector on the outside session, no untitled editor, no save dialog left waiting.
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.deepEqual(tabs(), tabsBefore);
+    // The same path with a message the host accepts does open a session: one this panel shows.
+    const own = api.sessions.tree.rowsUnder([projects[1]!]).find((r) => r.role === 'main')!;
+    panels.receiveFromNewestPage({ type: 'open', sessionId: own.id });
+    await waitFor('the panel\'s own session in the inspector', () => tabs().includes(path.basename(own.path)));
+    assert.equal(panels.refusals.length - refusedBefore, crafted.length);
+  });
+
   test('trace text in a title shows as plain text: no icon, no link, no bidi reordering', async () => {
     const source = fs.readFileSync(path.join(home(), '.claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl'), 'utf8');
     // The real log with its first prompt replaced by a hostile one.

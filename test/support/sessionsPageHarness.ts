@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import type { SessionsPanelContent } from '../../src/protocol/sessionsMessages';
+import { buildSessionsPageHtml, createNonce } from '../../src/extension/webviewHtml';
+import type { SessionsHostNotification, SessionsPanelContent } from '../../src/protocol/sessionsMessages';
 import { repoRoot } from './helpers';
 import { THEMES } from './inspectorHarness';
 import type { ThemeName } from './inspectorHarness';
@@ -12,34 +13,33 @@ import { themeCss } from './themes';
 /**
  * The Agent Sessions panels' page (dist/sessionsView.js: several sessions at once, or two
  * compared) served with a fake host that answers `ready` with the content given. The page
- * is the one `sessionsPanelHtml` (src/extension/sessions/sessionsPanels.ts) writes, whose
- * module imports `vscode` and so cannot load here: the same elements, stylesheets and
- * strict CSP, the theme set as VS Code sets it (class on <body>, variables on <html>).
+ * is the one the panels get (`buildSessionsPageHtml`, src/extension/webviewHtml.ts): the
+ * same elements, stylesheets and strict CSP, the theme set as VS Code sets it (class on
+ * <body>, variables on <html>). `send` posts a message to the page as the host would.
  */
-export async function openSessionsPage(browser: Browser, content: SessionsPanelContent, theme: ThemeName): Promise<{ page: Page; posted: unknown[]; close(): Promise<void> }> {
+export async function openSessionsPage(
+  browser: Browser,
+  content: SessionsPanelContent,
+  theme: ThemeName,
+): Promise<{ page: Page; posted: unknown[]; send(message: SessionsHostNotification): Promise<void>; cspViolations(): Promise<string[]>; close(): Promise<void> }> {
   let origin = '';
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', origin);
       if (url.pathname === '/') {
-        const csp = ["default-src 'none'", "script-src 'nonce-test'", `style-src ${origin}`, `font-src ${origin}`, `img-src ${origin} data:`].join('; ');
+        const html = buildSessionsPageHtml({
+          cspSource: origin,
+          scriptUri: `${origin}/dist/sessionsView.js`,
+          styleUri: `${origin}/dist/webview.css`,
+          codiconsUri: `${origin}/dist/codicons/codicon.css`,
+          nonce: createNonce(),
+          title: 'Agent Sessions',
+        })
+          // VS Code sets the theme before the page's script runs: class on <body>, variables on <html>.
+          .replace('<body>', `<body class="${THEMES[theme].bodyClass}">`)
+          .replace('</head>', `<link rel="stylesheet" href="${origin}/theme.css">\n</head>`);
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" id="vscode-codicon-stylesheet" href="${origin}/dist/codicons/codicon.css">
-<link rel="stylesheet" href="${origin}/dist/webview.css">
-<link rel="stylesheet" href="${origin}/theme.css">
-<title>Agent Sessions</title>
-</head>
-<body class="${THEMES[theme].bodyClass}">
-<main id="app" class="sessions-page" aria-busy="true"><p class="loading">Loading sessions…</p></main>
-<script nonce="test" src="${origin}/dist/sessionsView.js"></script>
-</body>
-</html>`);
+        res.end(html);
         return;
       }
       if (url.pathname === '/theme.css') {
@@ -70,12 +70,19 @@ export async function openSessionsPage(browser: Browser, content: SessionsPanelC
     posted.push(message);
     if (message?.type === 'ready') void page.evaluate((m) => window.postMessage(m, '*'), { type: 'show', content });
   });
+  await page.addInitScript(
+    "window.__cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));",
+  );
   await page.addInitScript('window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__hostPost(JSON.parse(JSON.stringify(m))), getState: () => undefined, setState: (s) => s });');
   await page.goto(`${origin}/`);
   await page.waitForSelector(`#app[data-ready="${content.kind}"]`);
   return {
     page,
     posted,
+    cspViolations: () => page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations.slice()),
+    send: async (message) => {
+      await page.evaluate((m) => window.postMessage(m, '*'), message as unknown);
+    },
     close: async () => {
       await context.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));

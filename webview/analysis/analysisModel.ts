@@ -4,7 +4,7 @@ import { compareToRange, PUBLISHED_RANGES } from '../../src/core/analysis/finger
 import type { Fingerprint, PublishedRange, RangePosition } from '../../src/core/analysis/fingerprint';
 import type { SessionSummary } from '../../src/core/analysis/sessionSummary';
 import type { AnalysisView, CallRow, LoopView } from '../../src/core/view/traceView';
-import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio, formatUsd } from '../../src/core/report/formatNumbers';
+import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio, formatUsd } from '../../src/core/text/formatNumbers';
 import type { FigureGroup, RangeNote } from '../shared/figures';
 
 // View-models of the session analyses (fingerprint, retry loops, cache misses): plain data

@@ -2,7 +2,7 @@ import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip }
 import type { ChartConfiguration, Plugin } from 'chart.js';
 import type { PartKind } from '../../src/core/context/contextParts';
 import type { SessionContext } from '../../src/core/context/contextView';
-import { formatCompact, formatCount } from '../../src/core/report/formatNumbers';
+import { formatCompact, formatCount } from '../../src/core/text/formatNumbers';
 import { barStep, createOrUpdate, fillSelectionColumn, mirrorTooltip, writePlotArea } from '../shared/chartParts';
 import type { Palette } from '../shared/palette';
 import { tooltipStyle, withAlpha } from '../shared/palette';

@@ -1,6 +1,6 @@
 import type { PartKind } from '../../src/core/context/contextParts';
 import type { AppendedPart, SessionContext } from '../../src/core/context/contextView';
-import { formatCount, formatPercent } from '../../src/core/report/formatNumbers';
+import { formatCount, formatPercent } from '../../src/core/text/formatNumbers';
 
 // The context panel's view model: the composition chart's bars over a window of calls, a
 // call's anatomy as rows, the calibration in words. Pure, so it is tested in Node.

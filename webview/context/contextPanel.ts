@@ -1,5 +1,5 @@
 import type { SessionContext } from '../../src/core/context/contextView';
-import { formatCount, formatPercent } from '../../src/core/report/formatNumbers';
+import { formatCount, formatPercent } from '../../src/core/text/formatNumbers';
 import { BODY_TIMEOUT_MS } from '../inspector/inspectorHost';
 import type { InspectorPanel, PanelContext, PanelSection, PanelSession } from '../inspector/panel';
 import { el, replaceChildren, table } from '../shared/dom';

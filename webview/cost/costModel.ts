@@ -5,7 +5,7 @@ import type { TtlReplay, TtlWhatIf } from '../../src/core/cost/cacheTtlWhatIf';
 // The panel's own replay is the worker's (TraceService.customTtl); re-exported for the page and its tests.
 export { customReplay, MAX_CUSTOM_TTL_MIN } from '../../src/core/cost/cacheTtlWhatIf';
 export type { CustomTtl } from '../../src/core/cost/cacheTtlWhatIf';
-import { formatCount, formatPercent, formatRatio, formatSignedPercent, formatTtl, formatUsd } from '../../src/core/report/formatNumbers';
+import { formatCount, formatPercent, formatRatio, formatSignedPercent, formatTtl, formatUsd } from '../../src/core/text/formatNumbers';
 
 // The cost panel's figures as strings, pure so unit tests read them without a page: the
 // session's cache TTL replays (5 minutes, 1 hour, a TTL the user types) and the session in

@@ -1,4 +1,4 @@
-import { formatCount } from '../../src/core/report/formatNumbers';
+import { formatCount } from '../../src/core/text/formatNumbers';
 import type { SessionBody } from '../../src/core/view/traceService';
 import type { CallRow } from '../../src/core/view/traceView';
 import { el, icon, replaceChildren } from '../shared/dom';

@@ -1,7 +1,7 @@
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
-import { formatCount } from '../../src/core/report/formatNumbers';
+import { formatCount } from '../../src/core/text/formatNumbers';
 import { displayText } from '../../src/core/text/safeText';
 import type { TraceHeader } from '../../src/core/view/traceService';
 import { LIVE_WINDOW_MS } from '../../src/protocol/messages';

@@ -1,7 +1,7 @@
 import type { SessionSummary } from '../../src/core/analysis/sessionSummary';
 import type { CostSummary } from '../../src/core/cost/costTypes';
 import type { AnalysisView, DiagnosticView, SessionCostFigures } from '../../src/core/view/traceView';
-import { formatCount, formatDuration, formatPercent, formatUsd } from '../../src/core/report/formatNumbers';
+import { formatCount, formatDuration, formatPercent, formatUsd } from '../../src/core/text/formatNumbers';
 import { shortSessionId } from '../../src/core/view/sessionList';
 import { headlineGroups, readLoopSort } from '../analysis/analysisModel';
 import type { LoopSort } from '../analysis/analysisModel';

@@ -3,7 +3,7 @@ import { ViewTraceService } from '../../src/core/view/viewTraceService';
 import { askQuery } from '../../src/core/view/traceQueries';
 import type { TraceQueryParams } from '../../src/core/view/traceQueries';
 import { isTraceQuery, queryAnswer } from '../../src/protocol/traceQueryChecks';
-import { formatCount, formatPercent } from '../../src/core/report/formatNumbers';
+import { formatCount, formatPercent } from '../../src/core/text/formatNumbers';
 import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
 import type { WebviewRequests } from '../../src/protocol/messages';
 import { InspectorApp } from '../inspector/inspectorApp';

@@ -1,6 +1,6 @@
 import type { WhatIfDocument, WhatIfPoint } from '../../src/core/share/whatIfDocument';
 import type { SessionView } from '../../src/core/view/traceView';
-import { formatCount } from '../../src/core/report/formatNumbers';
+import { formatCount } from '../../src/core/text/formatNumbers';
 import { POLICY_CHOICES } from '../../src/core/sim/policies';
 import type { PolicyId as WhatIfPolicyId } from '../../src/core/sim/policies';
 import { el, replaceChildren, table } from '../shared/dom';

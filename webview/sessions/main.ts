@@ -2,10 +2,11 @@ import { BarController, BarElement, CategoryScale, Chart, LinearScale, LineContr
 import type { ChartDataset } from 'chart.js';
 import annotationPlugin from 'chartjs-plugin-annotation';
 import type { AnnotationOptions } from 'chartjs-plugin-annotation';
-import { formatCompact, formatPercent } from '../../src/core/report/formatNumbers';
+import { formatCompact, formatPercent } from '../../src/core/text/formatNumbers';
 import type { SessionComparison } from '../../src/core/sessions/compareSessions';
 import type { SessionsReport } from '../../src/core/sessions/sessionsReport';
-import type { SessionsHostMessage, SessionsPanelContent, SessionsWebviewMessage } from '../../src/protocol/sessionsMessages';
+import { Channel } from '../../src/protocol/channel';
+import type { SessionsHostNotification, SessionsHostRequests, SessionsPanelContent, SessionsWebviewNotification, SessionsWebviewRequests } from '../../src/protocol/sessionsMessages';
 import { el, icon, linkButton, replaceChildren, table } from '../shared/dom';
 import type { FigureGroup } from '../shared/figures';
 import { buildPalette, isHighContrast, tooltipStyle, withAlpha } from '../shared/palette';
@@ -22,10 +23,25 @@ interface VsCodeApi {
 }
 declare const acquireVsCodeApi: () => VsCodeApi;
 const vscodeApi = acquireVsCodeApi();
-const post = (m: SessionsWebviewMessage): void => vscodeApi.postMessage(m);
+// The page's end of the protocol, as the inspector's: what it cannot read is said to the host, never thrown.
+const channel = new Channel<SessionsWebviewNotification, SessionsHostNotification, SessionsWebviewRequests, SessionsHostRequests>((m) => vscodeApi.postMessage(m), {
+  onError: (message) => vscodeApi.postMessage({ type: 'log/error', message: `channel: ${message}` } satisfies SessionsWebviewNotification),
+});
+const post = (m: SessionsWebviewNotification): void => channel.notify(m);
 
 const root = document.getElementById('app') ?? document.body.appendChild(document.createElement('main'));
 const charts: Chart[] = [];
+/** What the host could not do (or refused), said at the top of the panel, which keeps showing its content. */
+const errorBanner = el('div', { className: 'error-banner', attrs: { role: 'alert' } });
+errorBanner.hidden = true;
+
+function showHostError(message: string): void {
+  replaceChildren(errorBanner, [icon('warning'), el('span', { text: `The extension could not do that: ${message}` })]);
+  errorBanner.hidden = false;
+  // How many answers of this kind came, for tests and for anyone inspecting the page (as the inspector counts them).
+  errorBanner.dataset['hostErrors'] = String(Number(errorBanner.dataset['hostErrors'] ?? '0') + 1);
+  if (!errorBanner.isConnected) root.prepend(errorBanner);
+}
 
 function palette(): Palette {
   const style = getComputedStyle(document.body);
@@ -261,15 +277,20 @@ function show(content: SessionsPanelContent): void {
   root.setAttribute('aria-busy', 'false');
   if (content.kind === 'report') showReport(content.title, content.report);
   else showCompare(content.comparison);
+  // The content is drawn anew; an error said before stays said above it.
+  if (!errorBanner.hidden) root.prepend(errorBanner);
   root.dataset['ready'] = content.kind;
 }
 
-window.addEventListener('message', (event: MessageEvent<SessionsHostMessage>) => {
+channel.onNotification((message) => {
   try {
-    if (event.data?.type === 'show') show(event.data.content);
+    if (message.type === 'show') show(message.content);
+    else if (message.type === 'host/error') showHostError(message.message);
   } catch (e) {
     post({ type: 'log/error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
   }
 });
+window.addEventListener('message', (event: MessageEvent<unknown>) => channel.receive(event.data));
 window.addEventListener('error', (e) => post({ type: 'log/error', message: String(e.message) }));
+// Only now is anyone listening; the host answers with `show`.
 post({ type: 'ready' });

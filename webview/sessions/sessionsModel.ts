@@ -1,5 +1,5 @@
 import { compareToRange } from '../../src/core/analysis/fingerprint';
-import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio } from '../../src/core/report/formatNumbers';
+import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio } from '../../src/core/text/formatNumbers';
 import type { AlignedCall, ComparedFigure } from '../../src/core/sessions/compareSessions';
 import type { Distribution, SessionsReport } from '../../src/core/sessions/sessionsReport';
 import type { Figure, FigureGroup } from '../shared/figures';

@@ -1,5 +1,5 @@
 import type { CallDetail, CallRow, LoopView, ToolDetail } from '../../src/core/view/traceView';
-import { formatCount, formatPercent } from '../../src/core/report/formatNumbers';
+import { formatCount, formatPercent } from '../../src/core/text/formatNumbers';
 import { loopAttemptText, missText } from '../analysis/analysisModel';
 import { el, icon, linkButton } from '../shared/dom';
 import { toolDurationText } from '../inspector/inspectorModel';

@@ -1,4 +1,4 @@
-import { formatCount, formatDuration, formatPercent } from '../../src/core/report/formatNumbers';
+import { formatCount, formatDuration, formatPercent } from '../../src/core/text/formatNumbers';
 import { CALL_FLAG } from '../../src/core/view/timelineColumns';
 import type { TimelineColumns } from '../../src/core/view/timelineColumns';
 import type { ToolCallRow } from '../../src/core/view/traceService';

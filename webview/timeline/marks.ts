@@ -1,4 +1,4 @@
-import { formatCount } from '../../src/core/report/formatNumbers';
+import { formatCount } from '../../src/core/text/formatNumbers';
 import { shortSessionId } from '../../src/core/view/sessionList';
 import { CALL_FLAG } from '../../src/core/view/timelineColumns';
 import type { CompactionMark, EventMark, LoopView, SubagentLink } from '../../src/core/view/traceView';

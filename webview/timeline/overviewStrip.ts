@@ -1,4 +1,4 @@
-import { formatCount } from '../../src/core/report/formatNumbers';
+import { formatCount } from '../../src/core/text/formatNumbers';
 import type { Palette } from '../shared/palette';
 import { withAlpha } from '../shared/palette';
 import { binCalls, callAt, slotCount } from './bins';

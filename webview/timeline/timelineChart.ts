@@ -1,6 +1,6 @@
 import { Chart, LinearScale } from 'chart.js';
 import type { ChartArea, Plugin, Scale } from 'chart.js';
-import { formatCompact, formatCount, formatUsd } from '../../src/core/report/formatNumbers';
+import { formatCompact, formatCount, formatUsd } from '../../src/core/text/formatNumbers';
 import { CALL_FLAG } from '../../src/core/view/timelineColumns';
 import type { CallRow, LoopView } from '../../src/core/view/traceView';
 import { analysisTooltipLines } from '../analysis/analysisModel';

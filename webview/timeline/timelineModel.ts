@@ -1,5 +1,5 @@
 import type { CallRow, LoopView } from '../../src/core/view/traceView';
-import { formatCount, formatDuration, formatPercent, formatUsd } from '../../src/core/report/formatNumbers';
+import { formatCount, formatDuration, formatPercent, formatUsd } from '../../src/core/text/formatNumbers';
 import { loopAttemptText, missText } from '../analysis/analysisModel';
 import type { FigureStats, RunStats } from './bins';
 

@@ -5,7 +5,7 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeCheckbox } from '@vscode-elements/elements/dist/vscode-checkbox/vscode-checkbox.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
-import { formatCount } from '../../src/core/report/formatNumbers';
+import { formatCount } from '../../src/core/text/formatNumbers';
 import { shortSessionId } from '../../src/core/view/sessionList';
 import { CALL_FLAG } from '../../src/core/view/timelineColumns';
 import type { TimelineColumns } from '../../src/core/view/timelineColumns';

@@ -3,7 +3,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import type { VscodeCheckbox } from '@vscode-elements/elements/dist/vscode-checkbox/vscode-checkbox.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
-import { formatCount } from '../../src/core/report/formatNumbers';
+import { formatCount } from '../../src/core/text/formatNumbers';
 import type { SessionBody } from '../../src/core/view/traceService';
 import type { InspectorSettings } from '../../src/protocol/messages';
 import { BODY_TIMEOUT_MS } from '../inspector/inspectorHost';

@@ -1,4 +1,4 @@
-import { formatCount } from '../../src/core/report/formatNumbers';
+import { formatCount } from '../../src/core/text/formatNumbers';
 import { TRANSCRIPT_CHARS, TRANSCRIPT_MAX_CHARS } from '../../src/core/view/transcript';
 import type { CallTranscript, TranscriptEntry, TranscriptKind } from '../../src/core/view/transcript';
 

@@ -1,4 +1,4 @@
-import { formatCompact } from '../../src/core/report/formatNumbers';
+import { formatCompact } from '../../src/core/text/formatNumbers';
 import type { CostColumns } from '../../src/core/view/timelineColumns';
 import type { Palette } from '../shared/palette';
 import { diagonalHatch, mixOver } from '../shared/palette';

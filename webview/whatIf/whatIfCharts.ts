@@ -2,7 +2,7 @@ import { BarController, BarElement, CategoryScale, Chart, LinearScale, LineContr
 import type { ChartConfiguration, ChartDataset, Plugin, Scale } from 'chart.js';
 import annotationPlugin from 'chartjs-plugin-annotation';
 import type { AnnotationOptions } from 'chartjs-plugin-annotation';
-import { formatCompact, formatCount, formatPercent } from '../../src/core/report/formatNumbers';
+import { formatCompact, formatCount, formatPercent } from '../../src/core/text/formatNumbers';
 import type { ScenarioCall } from '../../src/core/sim/scenario';
 import type { PolicyId } from '../../src/core/sim/policies';
 import { barStep, createOrUpdate, fillSelectionColumn, mirrorTooltip, writePlotArea } from '../shared/chartParts';

@@ -1,6 +1,6 @@
 import type { SessionSummary } from '../../src/core/analysis/sessionSummary';
 import type { CallRow } from '../../src/core/view/traceView';
-import { formatCompact, formatCount, formatPercent, formatRatio } from '../../src/core/report/formatNumbers';
+import { formatCompact, formatCount, formatPercent, formatRatio } from '../../src/core/text/formatNumbers';
 import { capacityFor, DEFAULT_PARAMS, GPU_PRESETS, MODEL_PRESETS, PARAM_BOUNDS, ParamError, validateParams } from '../../src/core/sim/params';
 import type { EngineParams, GpuPreset, ModelPreset } from '../../src/core/sim/params';
 import { defaultPolicyValues, POLICY_CHOICES, POLICY_PARAMS, policyChoice, usedPolicyValues } from '../../src/core/sim/policies';

@@ -1,4 +1,4 @@
-import { formatCount } from '../../src/core/report/formatNumbers';
+import { formatCount } from '../../src/core/text/formatNumbers';
 import { POLICY_CHOICES } from '../../src/core/sim/policies';
 import type { PolicyId } from '../../src/core/sim/policies';
 import type { ScenarioOptions, ScenarioResult } from '../../src/core/sim/scenario';

@@ -1,4 +1,4 @@
-import { formatSignedPercent, formatUsd } from '../report/formatNumbers';
+import { formatSignedPercent, formatUsd } from '../text/formatNumbers';
 import type { LlmCall, Session } from '../trace/model';
 import { pricedTokens } from './callCost';
 import type { PricedTokens, SessionCost } from './callCost';

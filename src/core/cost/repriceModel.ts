@@ -1,4 +1,4 @@
-import { formatSignedPercent, formatUsd } from '../report/formatNumbers';
+import { formatSignedPercent, formatUsd } from '../text/formatNumbers';
 import type { TraceModel } from '../trace/model';
 import { priceCall } from './callCost';
 import type { TraceCost } from './callCost';

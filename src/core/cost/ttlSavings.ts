@@ -1,4 +1,4 @@
-import { formatUsd } from '../report/formatNumbers';
+import { formatUsd } from '../text/formatNumbers';
 import type { TraceModel } from '../trace/model';
 import type { TraceCost } from './callCost';
 import { cacheTtlWhatIf, ONE_HOUR_MS, ttlCallSource } from './cacheTtlWhatIf';

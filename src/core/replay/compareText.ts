@@ -1,5 +1,5 @@
 import type { ParsedTrace } from '../trace/parseTrace';
-import { formatCount, formatPercent } from '../report/formatNumbers';
+import { formatCount, formatPercent } from '../text/formatNumbers';
 import type { ReplayComparison } from './compareReplay';
 
 function ms(value: number | null): string {

@@ -3,7 +3,7 @@ import type { PublishedRange } from '../analysis/fingerprint';
 import type { ReportCacheTtl, ReportCost, ReportIdealCache, ReportSession, TraceReport } from './traceReport';
 import { clipText } from '../text/safeText';
 import { OTHER_INPUT_KINDS, OTHER_INPUT_LABELS } from '../trace/model';
-import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio, formatSignedPercent, formatTtl, formatUsd } from './formatNumbers';
+import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio, formatSignedPercent, formatTtl, formatUsd } from '../text/formatNumbers';
 
 const MISS_LABELS: Record<string, string> = {
   'first-call': 'first call',

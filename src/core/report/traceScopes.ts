@@ -1,6 +1,6 @@
 import { shortSessionId } from '../view/sessionList';
 import { uiText } from '../text/safeText';
-import { formatPercent, formatUsd } from './formatNumbers';
+import { formatPercent, formatUsd } from '../text/formatNumbers';
 import type { TraceReport } from './traceReport';
 
 /**

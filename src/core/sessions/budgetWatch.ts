@@ -1,4 +1,4 @@
-import { formatUsd } from '../report/formatNumbers';
+import { formatUsd } from '../text/formatNumbers';
 
 /**
  * Budgets in dollars for a session (with its sub-agents) and for a day, watched as live

@@ -1,4 +1,4 @@
-import { formatCompact, formatPercent } from '../report/formatNumbers';
+import { formatCompact, formatPercent } from '../text/formatNumbers';
 import { uiText } from '../text/safeText';
 import { durationMs, isLive, localDay } from './sessionQuery';
 import type { SessionRow, ThreadCost } from './sessionQuery';

@@ -1,6 +1,6 @@
 import { parseLimit, planFamily, planWindows } from '../cost/planWindows';
 import type { LimitStatus, PlanFamily, PlanWindow, PlanWindows, WindowCall, WindowKind, WindowLimit, WindowOptions } from '../cost/planWindows';
-import { formatCompact, formatPercent, formatUsd } from '../report/formatNumbers';
+import { formatCompact, formatPercent, formatUsd } from '../text/formatNumbers';
 import { activeMs } from './sessionQuery';
 import type { SessionRow } from './sessionQuery';
 import type { CallRecord } from './sessionRecord';

@@ -13,7 +13,7 @@ import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE, MAX_SWEEP_POINTS } from './swee
 import { DEFAULT_ROUTER, MAX_GPUS, ROUTER_NAMES } from './fleet/routers';
 import { FORMATS } from '../trace/formats';
 import type { FormatId } from '../trace/model';
-import { formatCount } from '../report/formatNumbers';
+import { formatCount } from '../text/formatNumbers';
 import { UsageError } from '../text/usageError';
 
 /**

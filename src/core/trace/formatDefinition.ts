@@ -15,6 +15,32 @@ export interface JsonDocument {
 }
 
 /**
+ * Where a format keeps the companion files of a trace (sub-agent logs written apart from
+ * the opened file), as pure rules: the hosts (src/node/traceFiles.ts, the extension's
+ * remote reads and file watchers, redacted copies) list the folders and read the files,
+ * and parseTrace reads companions only when the opened file is of a format that has them.
+ */
+export interface CompanionLayout {
+  /**
+   * The folder holding the companions of a file named `fileName`, relative to its folder
+   * (where a redacted copy by that name puts them too); null when a file so named has none.
+   */
+  folderOf(fileName: string): string | null;
+  /** How many folders below that one are searched as well (real folders only, never links). */
+  folderDepth: number;
+  /** True for a companion's file name, in that folder and beside the opened file. */
+  isCompanionName(name: string): boolean;
+  /** A glob covering every companion's name in that folder, for file watchers (which take globs). */
+  nameGlob: string;
+  /**
+   * Companions that may also lie beside the opened file, among other traces' (told apart by
+   * their first `headBytes` bytes): `ownerIn(head)` must equal `idOf(fileName)`. A file
+   * whose name gives no id (null) has no companions at all, in the folder or beside it.
+   */
+  beside?: { headBytes: number; idOf(fileName: string): string | null; ownerIn(head: string): string | null };
+}
+
+/**
  * Everything the rest of the program knows about one trace format. Each format's
  * module exports one of these; `formats.ts` lists them in detection order.
  */
@@ -45,4 +71,6 @@ export interface FormatDefinition {
   createRecordReader?(): RecordReader;
   /** Reader for a whole document. */
   readDocument?(doc: JsonDocument): ReaderResult;
+  /** Where its traces keep companion files (sub-agent logs), for a format that writes them apart (JSON Lines formats only). */
+  companions?: CompanionLayout;
 }

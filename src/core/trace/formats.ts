@@ -4,7 +4,7 @@ import { canonicalFormat } from './canonical/definition';
 import { claudeCodeFormat } from './claudeCode/definition';
 import { clineFormat } from './cline/definition';
 import { codexFormat } from './codex/definition';
-import type { FormatDefinition } from './formatDefinition';
+import type { CompanionLayout, FormatDefinition } from './formatDefinition';
 import { geminiCliFormat } from './geminiCli/definition';
 import { openCodeFormat } from './opencode/definition';
 import { openHandsFormat } from './openhands/definition';
@@ -28,6 +28,27 @@ export const FORMATS: readonly FormatDefinition[] = [canonicalFormat, claudeCode
 /** The definition of a format id, or undefined for an id this build does not read. */
 export function formatById(id: string): FormatDefinition | undefined {
   return FORMATS.find((f) => f.id === id);
+}
+
+/**
+ * The companion layouts of every format that has one, in detection order: a host lists
+ * each one's companions of an opened file before its format is known (parseTrace then
+ * reads them only if the file turns out to be of a format with companions).
+ */
+export const COMPANION_LAYOUTS: readonly CompanionLayout[] = FORMATS.flatMap((f) => (f.companions ? [f.companions] : []));
+
+/** The folder where a file named `fileName` keeps its companions (and a redacted copy by that name puts them), by the first layout that has one; null when none does. */
+export function companionFolderOf(fileName: string): string | null {
+  for (const layout of COMPANION_LAYOUTS) {
+    const folder = layout.folderOf(fileName);
+    if (folder !== null) return folder;
+  }
+  return null;
+}
+
+/** True for a file named like some format's companion (a sub-agent log): not a trace of its own. */
+export function isCompanionName(name: string): boolean {
+  return COMPANION_LAYOUTS.some((layout) => layout.isCompanionName(name));
 }
 
 /** One line per format, for "unknown format" messages and --help. */

@@ -659,9 +659,9 @@ class TraceParser {
     };
   }
 
-  /** Companion files only make sense for formats that read records (Claude Code sub-agent logs). */
+  /** Companion files are read for a format whose definition says where they are (Claude Code's sub-agent logs). */
   acceptsCompanions(): boolean {
-    return this.format?.id === 'claude-code';
+    return this.format?.companions !== undefined;
   }
 }
 

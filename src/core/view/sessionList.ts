@@ -1,4 +1,4 @@
-import { formatCount } from '../report/formatNumbers';
+import { formatCount } from '../text/formatNumbers';
 import type { Session } from '../trace/model';
 
 /** One entry of the session picker. */

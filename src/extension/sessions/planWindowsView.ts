@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { planFamily } from '../../core/cost/planWindows';
 import type { PlanFamily, PlanWindow, PlanWindows, WindowShare } from '../../core/cost/planWindows';
-import { formatCompact, formatCount, formatPercent, formatUsd } from '../../core/report/formatNumbers';
+import { formatCompact, formatCount, formatPercent, formatUsd } from '../../core/text/formatNumbers';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
 import type { CallRecord } from '../../core/sessions/sessionRecord';
 import { localDateTime, localTime, plainText, sessionLabel, shortDuration, TREE_LABEL_MAX } from '../../core/sessions/sessionText';

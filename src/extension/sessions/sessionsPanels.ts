@@ -5,9 +5,10 @@ import type { SessionComparison } from '../../core/sessions/compareSessions';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
 import { buildSessionsReport, reportCsv, reportJson } from '../../core/sessions/sessionsReport';
 import type { SessionsReport } from '../../core/sessions/sessionsReport';
-import type { SessionsHostMessage, SessionsPanelContent } from '../../protocol/sessionsMessages';
-import { checkSessionsMessage } from '../../protocol/sessionsValidate';
-import { createNonce } from '../webviewHtml';
+import { Channel } from '../../protocol/channel';
+import type { SessionsHostNotification, SessionsHostRequests, SessionsPanelContent, SessionsWebviewNotification, SessionsWebviewRequests } from '../../protocol/sessionsMessages';
+import { checkSessionsNotification } from '../../protocol/sessionsValidate';
+import { buildSessionsPageHtml, createNonce } from '../webviewHtml';
 import { announceSaved } from '../savedFile';
 import type { SessionsService } from './sessionsService';
 import { writeFile } from 'node:fs/promises';
@@ -15,39 +16,15 @@ import { writeFile } from 'node:fs/promises';
 /** The panels' webview type (for tests and `when` clauses). */
 export const SESSIONS_PANEL_VIEW_TYPE = 'agentTrace.sessionsPanel';
 
-function escapeAttribute(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/**
- * The page of a sessions panel: the same strict CSP as the inspector (nothing by
- * default, one nonce script, styles and fonts from the extension only), no worker, no
- * connections. Trace data arrives by postMessage and is drawn with textContent.
- */
-export function sessionsPanelHtml(r: { cspSource: string; scriptUri: string; styleUri: string; codiconsUri: string; nonce: string; title: string }): string {
-  const csp = ["default-src 'none'", `script-src 'nonce-${r.nonce}'`, `style-src ${r.cspSource}`, `font-src ${r.cspSource}`, `img-src ${r.cspSource} data:`].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" id="vscode-codicon-stylesheet" href="${escapeAttribute(r.codiconsUri)}">
-<link rel="stylesheet" href="${escapeAttribute(r.styleUri)}">
-<title>${escapeAttribute(r.title)}</title>
-</head>
-<body>
-<main id="app" class="sessions-page" aria-busy="true"><p class="loading">Loading sessions…</p></main>
-<script nonce="${r.nonce}" src="${escapeAttribute(r.scriptUri)}"></script>
-</body>
-</html>`;
-}
-
 /** What one open panel shows: the sessions it was opened on (by id), recomputed when they change. */
 type PanelSubject = { kind: 'report'; title: string; ids: number[] } | { kind: 'compare'; a: number; b: number };
 
+/** The host's end of a panel's page: it sends `show` and `host/error`, and takes the page's notifications (checked). */
+type SessionsHostChannel = Channel<SessionsHostNotification, SessionsWebviewNotification, SessionsHostRequests, SessionsWebviewRequests>;
+
 interface OpenPanel {
   panel: vscode.WebviewPanel;
+  channel: SessionsHostChannel;
   subject: PanelSubject;
   content: SessionsPanelContent | null;
   /** Rows of the sessions shown, by id: `open` may only name these. */
@@ -61,6 +38,8 @@ interface OpenPanel {
 export class SessionsPanels implements vscode.Disposable {
   private readonly panels = new Set<OpenPanel>();
   private readonly listener: vscode.Disposable;
+  /** Why each message the pages sent was refused, in order (the output channel says the same); tests read it. */
+  readonly refusals: string[] = [];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -97,13 +76,24 @@ export class SessionsPanels implements vscode.Disposable {
     return [...this.panels].map((p) => p.content).filter((c): c is SessionsPanelContent => c !== null);
   }
 
+  /**
+   * Hands `data` to the newest panel's channel exactly as its page's postMessage would
+   * (VS Code gives the host a page's message as it is, and `onDidReceiveMessage` passes it
+   * here). Tests use it to prove a crafted message is refused and logged, and not acted on.
+   */
+  receiveFromNewestPage(data: unknown): void {
+    const newest = [...this.panels].pop();
+    if (!newest) throw new Error('no Agent Sessions panel is open');
+    newest.channel.receive(data);
+  }
+
   private create(title: string, subject: PanelSubject): OpenPanel {
     const panel = vscode.window.createWebviewPanel(SESSIONS_PANEL_VIEW_TYPE, uiText(title, { max: 80 }), vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
     });
     const webview = panel.webview;
-    webview.html = sessionsPanelHtml({
+    webview.html = buildSessionsPageHtml({
       cspSource: webview.cspSource,
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'sessionsView.js')).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.css')).toString(),
@@ -111,11 +101,15 @@ export class SessionsPanels implements vscode.Disposable {
       nonce: createNonce(),
       title: uiText(title, { max: 80 }),
     });
-    const entry: OpenPanel = { panel, subject, content: null, rows: new Map() };
+    // What the channel itself cannot read (no type, a request: the page may send none) is refused like a bad notification.
+    const channel: SessionsHostChannel = new Channel((m) => webview.postMessage(m), { onError: (why) => this.refused(entry, why) });
+    const entry: OpenPanel = { panel, channel, subject, content: null, rows: new Map() };
     this.panels.add(entry);
-    const sub = webview.onDidReceiveMessage((m: unknown) => void this.onMessage(entry, m));
+    channel.onNotification((m: unknown) => this.handleNotification(entry, m));
+    const sub = webview.onDidReceiveMessage((m: unknown) => channel.receive(m));
     panel.onDidDispose(() => {
       sub.dispose();
+      channel.dispose();
       this.panels.delete(entry);
     });
     return entry;
@@ -142,41 +136,66 @@ export class SessionsPanels implements vscode.Disposable {
   }
 
   private post(p: OpenPanel): void {
-    // A refresh may finish after its panel closed: never post to a disposed webview (its promise would reject unhandled).
-    if (!p.content || !this.panels.has(p)) return;
-    p.panel.webview.postMessage({ type: 'show', content: p.content } satisfies SessionsHostMessage).then(undefined, () => undefined);
+    if (p.content) this.notify(p, { type: 'show', content: p.content });
   }
 
-  private async onMessage(p: OpenPanel, data: unknown): Promise<void> {
-    const checked = checkSessionsMessage(data);
+  private notify(p: OpenPanel, message: SessionsHostNotification): void {
+    // A refresh may finish after its panel closed: never post to a disposed webview (its promise would reject unhandled).
+    if (!this.panels.has(p)) return;
+    try {
+      p.channel.notify(message);
+    } catch {
+      // The panel went between the check and the post: there is nobody to tell.
+    }
+  }
+
+  /**
+   * Every notification of the page is checked (the page draws trace text, so its messages
+   * are untrusted too), then handled. A refusal or a failure is logged to the output
+   * channel and said to the page with `host/error`; nothing is left as an unhandled rejection.
+   */
+  private handleNotification(p: OpenPanel, data: unknown): void {
+    const checked = checkSessionsNotification(data);
     if (!checked.ok) {
-      this.log.warn(`Agent Sessions panel: refused a message (${checked.error}).`);
+      this.refused(p, checked.error);
       return;
     }
     const m = checked.value;
-    try {
-      switch (m.type) {
-        case 'ready':
-          this.post(p);
-          return;
-        case 'open': {
-          const row = p.rows.get(m.sessionId);
-          if (!row) {
-            this.log.warn(`Agent Sessions panel: refused to open session ${m.sessionId}, which this panel does not show.`);
-            return;
-          }
-          await this.openSession(row);
+    this.onMessage(p, m).catch((e: unknown) => {
+      const message = e instanceof Error ? e.message : String(e);
+      this.log.error(`Agent Sessions panel (${m.type}): ${uiText(message, { max: 4000 })}`);
+      this.notify(p, { type: 'host/error', message: uiText(message, { max: 500 }) });
+    });
+  }
+
+  /** A message refused (or unreadable): logged, kept for the tests, and the page told why. */
+  private refused(p: OpenPanel, why: string): void {
+    const reason = uiText(why, { max: 500 });
+    this.refusals.push(reason);
+    this.log.warn(`Agent Sessions panel: refused a message (${reason}).`);
+    this.notify(p, { type: 'host/error', message: `refused a request from the panel: ${reason}` });
+  }
+
+  private async onMessage(p: OpenPanel, m: SessionsWebviewNotification): Promise<void> {
+    switch (m.type) {
+      case 'ready':
+        this.post(p);
+        return;
+      case 'open': {
+        const row = p.rows.get(m.sessionId);
+        if (!row) {
+          this.refused(p, `open.sessionId ${m.sessionId} is not a session this panel shows`);
           return;
         }
-        case 'export':
-          await this.export(p, m.format);
-          return;
-        case 'log/error':
-          this.log.error(`Agent Sessions panel: ${uiText(m.message, { max: 2000 })}`);
-          return;
+        await this.openSession(row);
+        return;
       }
-    } catch (e) {
-      this.log.error(`Agent Sessions panel (${m.type}): ${e instanceof Error ? e.message : String(e)}`);
+      case 'export':
+        await this.export(p, m.format);
+        return;
+      case 'log/error':
+        this.log.error(`Agent Sessions panel: ${uiText(m.message, { max: 2000 })}`);
+        return;
     }
   }
 

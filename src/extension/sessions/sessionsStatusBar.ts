@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { uiText } from '../../core/text/safeText';
-import { formatCompact, formatPercent } from '../../core/report/formatNumbers';
+import { formatCompact, formatPercent } from '../../core/text/formatNumbers';
 import { cacheExpiresAt, countdownText, ttlExplanation } from '../../core/sessions/cacheCountdown';
 import { contextWindowFor } from '../../core/sessions/contextWindow';
 import { BudgetWatch } from '../../core/sessions/budgetWatch';

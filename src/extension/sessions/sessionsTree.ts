@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { uiText } from '../../core/text/safeText';
-import { formatPercent } from '../../core/report/formatNumbers';
+import { formatPercent } from '../../core/text/formatNumbers';
 import { describeFilter, groupByPeriod, groupSessions, isFiltering, isLive, matchesFilter, nextLiveExpiry, PERIOD_LABELS, threadCosts } from '../../core/sessions/sessionQuery';
 import type { DayGroup, PeriodGroup, ProjectGroup, SessionFilter, SessionGrouping, SessionNode, SessionRow, SessionSort } from '../../core/sessions/sessionQuery';
 import { formatUsd, projectLabel, sessionFigures, sessionLabel, sessionTooltip, threadCostText, TREE_LABEL_MAX } from '../../core/sessions/sessionText';

@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { claudeSubagentFolder } from '../../../src/core/trace/claudeCode/companions';
+import { claudeCodeFormat } from '../../../src/core/trace/claudeCode/definition';
+import type { CompanionLayout } from '../../../src/core/trace/formatDefinition';
+import { COMPANION_LAYOUTS, FORMATS } from '../../../src/core/trace/formats';
 import { listCompanions, listSafeCompanions, readJsonFile, regularFileChunks } from '../../../src/node/traceFiles';
 import { deepText } from '../../support/hostileCorpus';
 
@@ -52,6 +55,41 @@ describe('companion files and regular files', () => {
     const listing = await listCompanions(join(root, 's.jsonl'));
     assert.deepEqual(listing.files.map((f) => f.rel), ['s/subagents/workflows/run1/agent-w.jsonl', 'agent-mine.jsonl']);
     assert.deepEqual(listing.refused.sort(), ['agent-fifo.jsonl is a named pipe (FIFO), not a file; not read.', "agent-out.jsonl is a link to a file outside the trace's folder; not read."]);
+  });
+
+  it('companions come from the format definitions: Claude Code is the one format with a layout, and a made-up layout is listed by the same rules with no other code', async () => {
+    // The registry: only Claude Code's definition says where companions are, so only its files have any.
+    assert.deepEqual(
+      FORMATS.filter((f) => f.companions).map((f) => f.id),
+      ['claude-code'],
+    );
+    assert.deepEqual(COMPANION_LAYOUTS, [claudeCodeFormat.companions]);
+    // A format whose runs keep their parts in `<name>.parts/` (and one folder below), none beside.
+    const parts: CompanionLayout = {
+      folderOf: (name) => {
+        const stem = /^(.+)\.run\.jsonl$/.exec(name)?.[1];
+        return stem === undefined ? null : `${stem}.parts`;
+      },
+      folderDepth: 1,
+      isCompanionName: (name) => /\.part\.jsonl$/.test(name),
+      nameGlob: '*.part.jsonl',
+    };
+    const root = join(dir, 'made-up');
+    mkdirSync(join(root, 'r.parts/deeper/deepest'), { recursive: true });
+    writeFileSync(join(root, 'r.run.jsonl'), '{}\n');
+    writeFileSync(join(root, 'r.parts/b.part.jsonl'), '{}\n');
+    writeFileSync(join(root, 'r.parts/a.part.jsonl'), '{}\n');
+    writeFileSync(join(root, 'r.parts/notes.jsonl'), '{}\n');
+    writeFileSync(join(root, 'r.parts/deeper/c.part.jsonl'), '{}\n');
+    writeFileSync(join(root, 'r.parts/deeper/deepest/too-deep.part.jsonl'), '{}\n');
+    writeFileSync(join(root, 'beside.part.jsonl'), '{}\n');
+    execFileSync('mkfifo', [join(root, 'r.parts/fifo.part.jsonl')]);
+    const listing = await listCompanions(join(root, 'r.run.jsonl'), [parts]);
+    assert.deepEqual(listing.files.map((f) => f.rel), ['r.parts/a.part.jsonl', 'r.parts/b.part.jsonl', 'r.parts/deeper/c.part.jsonl']);
+    assert.deepEqual(listing.refused, ['r.parts/fifo.part.jsonl is a named pipe (FIFO), not a file; not read.']);
+    // The registry's layouts know nothing of these files, and a file the layout does not name has none.
+    assert.deepEqual((await listCompanions(join(root, 'r.run.jsonl'))).files, []);
+    assert.deepEqual((await listCompanions(join(root, 'other.jsonl'), [parts])).files, []);
   });
 
   it('refuses a companion folder that is itself a link out of the trace folder', async () => {

@@ -4,7 +4,7 @@ import { decodeMs, prefillMs, QWEN3_32B_H100 } from '../../../../src/core/analys
 import type { CostModel } from '../../../../src/core/analysis/costModel';
 import { compareToRange, DEFAULT_FINGERPRINT_OPTIONS, fingerprint, PUBLISHED_RANGES } from '../../../../src/core/analysis/fingerprint';
 import { DEFAULT_INTENT_MAPPING, toolIntent } from '../../../../src/core/analysis/toolTaxonomy';
-import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio } from '../../../../src/core/report/formatNumbers';
+import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio } from '../../../../src/core/text/formatNumbers';
 import { ok, SessionBuilder } from '../../../support/sessionBuilder';
 
 /** Round numbers so the estimate can be checked by hand: 1 ms per prefill token, 10 ms per decode step. */
