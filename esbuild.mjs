@@ -43,26 +43,104 @@ const executable = {
 };
 
 const builds = [
-  { ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
+  {
+    ...common,
+    entryPoints: ['src/extension/main.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+  },
   // DuckDB (agent-trace query) is a native module with per-platform binaries: required at run time from node_modules, never bundled.
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', external: ['@duckdb/node-api'], banner: { js: '#!/usr/bin/env node' }, plugins: [...common.plugins, executable] },
+  {
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['@duckdb/node-api'],
+    banner: { js: '#!/usr/bin/env node' },
+    plugins: [...common.plugins, executable],
+  },
   // The CLI's sweep threads: started by dist/cli.js from beside itself (src/node/parallelSweep.ts).
-  { ...common, entryPoints: ['src/node/sweepWorker.ts'], outfile: 'dist/sweepWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  {
+    ...common,
+    entryPoints: ['src/node/sweepWorker.ts'],
+    outfile: 'dist/sweepWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
   // The session index's worker thread: started by the extension from beside itself (src/node/sessions/indexClient.ts).
-  { ...common, entryPoints: ['src/node/sessions/indexWorker.ts'], outfile: 'dist/indexWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  {
+    ...common,
+    entryPoints: ['src/node/sessions/indexWorker.ts'],
+    outfile: 'dist/indexWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
   // Its parse threads for a cold index: started by dist/indexWorker.js from beside itself (src/node/sessions/parsePool.ts).
-  { ...common, entryPoints: ['src/node/sessions/indexParseWorker.ts'], outfile: 'dist/indexParseWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  {
+    ...common,
+    entryPoints: ['src/node/sessions/indexParseWorker.ts'],
+    outfile: 'dist/indexParseWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
   // The inspector's trace worker: reads and parses a trace off the extension host's event loop (src/node/traceWorkerClient.ts starts it from beside dist/extension.js).
-  { ...common, entryPoints: ['src/node/traceWorker.ts'], outfile: 'dist/traceWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
-  { ...common, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', target: 'chrome120' },
+  {
+    ...common,
+    entryPoints: ['src/node/traceWorker.ts'],
+    outfile: 'dist/traceWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  {
+    ...common,
+    entryPoints: ['webview/main.ts'],
+    outfile: 'dist/webview.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+  },
   // The Agent Sessions panels (several sessions at once, two side by side).
-  { ...common, entryPoints: ['webview/sessions/main.ts'], outfile: 'dist/sessionsView.js', platform: 'browser', format: 'iife', target: 'chrome120' },
+  {
+    ...common,
+    entryPoints: ['webview/sessions/main.ts'],
+    outfile: 'dist/sessionsView.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+  },
   // The standalone HTML report's page (agent-trace report): the inspector's views, inlined into one file, so always
   // minified and without a source map (an inline script has nowhere to point one).
-  { ...common, entryPoints: ['webview/report/reportMain.ts'], outfile: 'dist/report.js', platform: 'browser', format: 'iife', target: 'chrome120', minify: true, sourcemap: false, legalComments: 'eof' },
+  {
+    ...common,
+    entryPoints: ['webview/report/reportMain.ts'],
+    outfile: 'dist/report.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+    minify: true,
+    sourcemap: false,
+    legalComments: 'eof',
+  },
   // The what-if simulator's Web Worker: the pure sim core, no DOM (the page starts it from a blob: URL).
   // No source map: a blob: worker cannot resolve the relative sourceMappingURL anyway.
-  { ...common, entryPoints: ['webview/whatIf/whatIfWorker.ts'], outfile: 'dist/whatIfWorker.js', platform: 'browser', format: 'iife', target: 'chrome120', sourcemap: false },
+  {
+    ...common,
+    entryPoints: ['webview/whatIf/whatIfWorker.ts'],
+    outfile: 'dist/whatIfWorker.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+    sourcemap: false,
+  },
 ];
 
 /** Codicons for @vscode-elements: served from the extension's own folder (no CDN; CSP allows only cspSource). */
@@ -84,8 +162,18 @@ async function copySqliteWasm() {
 /** Extension-host tests run inside VS Code, which loads plain CommonJS: bundle them (mocha and vscode stay external). */
 if (tests) {
   const { readdirSync } = await import('node:fs');
-  const entryPoints = readdirSync('test/host').filter((f) => f.endsWith('.ts')).map((f) => `test/host/${f}`);
-  builds.push({ ...common, entryPoints, outdir: 'dist/test', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'mocha'] });
+  const entryPoints = readdirSync('test/host')
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `test/host/${f}`);
+  builds.push({
+    ...common,
+    entryPoints,
+    outdir: 'dist/test',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode', 'mocha'],
+  });
 }
 
 await copyCodicons();

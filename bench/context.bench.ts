@@ -8,7 +8,16 @@
 //    ratio (goal ≤ 1.3×) is what counts, this machine being noisy.
 // Run: node scripts/runBench.mjs context [copies]   (CONTEXT_BENCH_COST_ONLY=1 skips the accuracy table)
 import { spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClaudeCodeContentCollector } from '../src/core/context/claudeCodeContent';
@@ -33,7 +42,8 @@ function samples(): string[] {
       const p = join(dir, name);
       if (statSync(p).isDirectory()) {
         if (name !== 'subagents') walk(p);
-      } else if (/\.(jsonl|json)$/.test(name) && !name.startsWith('agent-') && !name.startsWith('LICENSE')) found.push(p);
+      } else if (/\.(jsonl|json)$/.test(name) && !name.startsWith('agent-') && !name.startsWith('LICENSE'))
+        found.push(p);
     }
   };
   for (const f of ['claude-code', 'codex', 'gemini-cli']) walk(join(repoRoot, 'test/fixtures', f));
@@ -53,14 +63,23 @@ function family(model: string | null): string {
 
 async function accuracy(): Promise<void> {
   const byFamily = new Map<string, { raw: number[]; cal: number[] }>();
-  console.log('sample                                              session   model                       content  calls  raw    calibrated  input');
+  console.log(
+    'sample                                              session   model                       content  calls  raw    calibrated  input',
+  );
   for (const path of samples()) {
     const listing = await listCompanions(path);
-    const files = [{ key: path, bytes: readFileSync(path) }, ...listing.files.map((c) => ({ key: c.rel, bytes: readFileSync(c.path) }))];
+    const files = [
+      { key: path, bytes: readFileSync(path) },
+      ...listing.files.map((c) => ({ key: c.rel, bytes: readFileSync(c.path) })),
+    ];
     const collector = new ClaudeCodeContentCollector(O200K);
     const parsed = await parseTrace(files, { recordTap: (r) => collector.record(r) });
     if (parsed.problem) continue;
-    const anatomy = contextAnatomy(parsed.model, { content: parsed.model.format === 'claude-code' ? collector.result() : null, tokenizer: tokenCounterFor, prices: null });
+    const anatomy = contextAnatomy(parsed.model, {
+      content: parsed.model.format === 'claude-code' ? collector.result() : null,
+      tokenizer: tokenCounterFor,
+      prices: null,
+    });
     for (const s of anatomy.sessions) {
       const c = s.calibration;
       if (c.comparedCalls < 3) continue;
@@ -69,14 +88,20 @@ async function accuracy(): Promise<void> {
       f.raw.push(c.medianAbsErrorRaw!);
       f.cal.push(c.medianAbsError!);
       byFamily.set(fam, f);
-      const name = path.replace(repoRoot + '/', '').replace(sharedTracesDir ?? '\0', 'shared').slice(-50);
+      const name = path
+        .replace(repoRoot + '/', '')
+        .replace(sharedTracesDir ?? '\0', 'shared')
+        .slice(-50);
       console.log(
         `${name.padEnd(51)} ${s.sessionId.slice(0, 8).padEnd(9)} ${(s.model ?? '?').slice(0, 27).padEnd(27)} ${s.content.padEnd(8)} ${String(c.comparedCalls).padStart(5)}  ${pct(c.medianAbsErrorRaw)}  ${pct(c.medianAbsError)}      ${pct(c.medianInputError)}`,
       );
     }
   }
   console.log('\nmedian over sessions of the median |error| of appended tokens (goal ≤ 5% for Claude and OpenAI):');
-  for (const [fam, f] of byFamily) console.log(`  ${fam.padEnd(8)} ${String(f.cal.length).padStart(3)} sessions  raw ${pct(median(f.raw))}  calibrated ${pct(median(f.cal))}`);
+  for (const [fam, f] of byFamily)
+    console.log(
+      `  ${fam.padEnd(8)} ${String(f.cal.length).padStart(3)} sessions  raw ${pct(median(f.raw))}  calibrated ${pct(median(f.cal))}`,
+    );
 }
 
 function pct(x: number | null): string {
@@ -84,12 +109,16 @@ function pct(x: number | null): string {
 }
 
 function makeFile(copies: number): string {
-  const source = readFileSync(join(repoRoot, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'), 'utf8');
+  const source = readFileSync(
+    join(repoRoot, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'),
+    'utf8',
+  );
   const dir = mkdtempSync(join(tmpdir(), 'agent-trace-bench-'));
   const big = join(dir, 'big.jsonl');
   // Distinct message ids per copy, so every copy's calls count (as in one long session); written copy by copy.
   writeFileSync(big, '');
-  for (let i = 0; i < copies; i++) writeFileSync(big, source.replaceAll('"id":"msg_', `"id":"msg_${i}_`), { flag: 'a' });
+  for (let i = 0; i < copies; i++)
+    writeFileSync(big, source.replaceAll('"id":"msg_', `"id":"msg_${i}_`), { flag: 'a' });
   return big;
 }
 
@@ -107,7 +136,11 @@ async function measure(which: string, big: string): Promise<void> {
     const collector = new ClaudeCodeContentCollector(new BudgetedCounter(O200K));
     const parsed = await parseTrace([{ key: 'big.jsonl', bytes: stream }], { recordTap: (r) => collector.record(r) });
     buildTraceReport(parsed, {}, { book, customTtl: null });
-    const anatomy = contextAnatomy(parsed.model, { content: collector.result(), tokenizer: tokenCounterFor, prices: book });
+    const anatomy = contextAnatomy(parsed.model, {
+      content: collector.result(),
+      tokenizer: tokenCounterFor,
+      prices: book,
+    });
     contextReport(anatomy);
     calls = anatomy.sessions.reduce((n, s) => n + s.calls.length, 0);
   }
@@ -115,7 +148,9 @@ async function measure(which: string, big: string): Promise<void> {
 }
 
 function child(which: string, big: string): { calls: number; ms: number } {
-  const out = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', __filename, which, big], { encoding: 'utf8' });
+  const out = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', __filename, which, big], {
+    encoding: 'utf8',
+  });
   if (out.status !== 0) throw new Error(out.stderr);
   return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { calls: number; ms: number };
 }
@@ -126,7 +161,9 @@ async function main(copies: number): Promise<void> {
   const mb = statSync(big).size / 2 ** 20;
   const without = child('without', big);
   const withAnatomy = child('with', big);
-  console.log(`\ncost on ${mb.toFixed(0)} MB (${without.calls} calls): analyze (read, analyses, costs) ${without.ms.toFixed(0)} ms, with the anatomy ${withAnatomy.ms.toFixed(0)} ms`);
+  console.log(
+    `\ncost on ${mb.toFixed(0)} MB (${without.calls} calls): analyze (read, analyses, costs) ${without.ms.toFixed(0)} ms, with the anatomy ${withAnatomy.ms.toFixed(0)} ms`,
+  );
   console.log(`ratio with/without: ${(withAnatomy.ms / without.ms).toFixed(2)}  (goal ≤ 1.3)`);
   rmSync(join(big, '..'), { recursive: true, force: true });
 }

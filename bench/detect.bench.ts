@@ -61,7 +61,9 @@ async function readerMs(path: string): Promise<{ ms: number; what: string }> {
   const t0 = performance.now();
   const parsed = await parseTrace([{ key: 'f.jsonl', bytes: createReadStream(path, { highWaterMark: 256 * 1024 }) }]);
   const ms = performance.now() - t0;
-  const what = parsed.problem ? parsed.problem.kind : `${parsed.model.format} (${parsed.detection.confidence}), ${parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0)} calls`;
+  const what = parsed.problem
+    ? parsed.problem.kind
+    : `${parsed.model.format} (${parsed.detection.confidence}), ${parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0)} calls`;
   return { ms, what };
 }
 
@@ -78,7 +80,11 @@ async function best(runs: number, fn: () => Promise<number> | number): Promise<n
 async function main(sizes: number[]): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-trace-detect-bench-'));
   try {
-    console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    console.log(
+      `load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
     console.log('kind       lines      reader µs/line  ×10k   baseline µs/line  reader/baseline  read as');
     for (const kind of KINDS) {
       // Warm the JIT on the smallest file first, so the first size is not charged for it.
@@ -105,12 +111,21 @@ async function main(sizes: number[]): Promise<void> {
         rmSync(path, { force: true });
       }
     }
-    console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-    console.log('×10k: time per line against the 10k file of the same kind (linear: within 2×; objects falls, its reading stops after the sample).');
+    console.log(
+      `load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
+    console.log(
+      '×10k: time per line against the 10k file of the same kind (linear: within 2×; objects falls, its reading stops after the sample).',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => Number.isInteger(n) && n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => Number.isInteger(n) && n > 0);
 void main(sizes.length > 0 ? sizes : [10_000, 100_000, 1_000_000]);

@@ -58,14 +58,20 @@ function row(label: string, r: ScenarioResult, ms: number, base: { r: ScenarioRe
 }
 
 async function main(): Promise<void> {
-  const path = [sharedTrace('codex/rtchess-exported-session.jsonl'), SPOTTER].find((p): p is string => p !== null && existsSync(p))!;
+  const path = [sharedTrace('codex/rtchess-exported-session.jsonl'), SPOTTER].find(
+    (p): p is string => p !== null && existsSync(p),
+  )!;
   const parsed = await parseTrace(await readTraceFiles(path));
   const session = parsed.model.sessions.find((s) => s.role === 'main')!;
   const workload = workloadFromSession(session).workload;
   const replicas = { ...DEFAULT_REPLICAS, replicas: REPLICAS, staggerS: 10 };
   const engine = engineByName('fast');
-  console.log(`${path.split('/').pop()}: ${workload.sessions[0]!.calls.length} calls × ${REPLICAS} copies 10 s apart, Qwen3-32B on H200 (${params.capacityTokens} tokens of KV per GPU)`);
-  console.log(`${'run'.padEnd(26)}  ${'hit'.padStart(7)}  ${'ideal'.padStart(7)}  ${'prefill'.padStart(8)}  ${'preem'.padStart(6)}  ${'makespan'.padStart(10)}  ${'slow'.padStart(7)}  ${'wall'.padStart(8)}`);
+  console.log(
+    `${path.split('/').pop()}: ${workload.sessions[0]!.calls.length} calls × ${REPLICAS} copies 10 s apart, Qwen3-32B on H200 (${params.capacityTokens} tokens of KV per GPU)`,
+  );
+  console.log(
+    `${'run'.padEnd(26)}  ${'hit'.padStart(7)}  ${'ideal'.padStart(7)}  ${'prefill'.padStart(8)}  ${'preem'.padStart(6)}  ${'makespan'.padStart(10)}  ${'slow'.padStart(7)}  ${'wall'.padStart(8)}`,
+  );
   const t0 = performance.now();
   const one = runScenario(engine, workload, { params, replicas });
   const base = { r: one, ms: performance.now() - t0 };
@@ -76,8 +82,17 @@ async function main(): Promise<void> {
     console.log(row(`${GPUS} GPUs, ${router}`, r, performance.now() - t, base));
   }
   const t = performance.now();
-  const sweep = runSweep(engine, workload, { params: { ...params, fleet: { gpus: 1, router: 'kv-aware' } }, replicas }, 'gpus', quick ? [1, 4] : [1, 8, 16], { hitRateDropThreshold: 0.1 });
-  console.log(`planner (kv-aware, ${sweep.plan!.tried.length} GPU counts run, ${fixed((performance.now() - t) / 1000, 1)} s): ${sweep.plan!.summary}`);
+  const sweep = runSweep(
+    engine,
+    workload,
+    { params: { ...params, fleet: { gpus: 1, router: 'kv-aware' } }, replicas },
+    'gpus',
+    quick ? [1, 4] : [1, 8, 16],
+    { hitRateDropThreshold: 0.1 },
+  );
+  console.log(
+    `planner (kv-aware, ${sweep.plan!.tried.length} GPU counts run, ${fixed((performance.now() - t) / 1000, 1)} s): ${sweep.plan!.summary}`,
+  );
 }
 
 void main();

@@ -23,7 +23,9 @@ const MB = 2 ** 20;
 /** Resident memory of a process, in MiB (Linux /proc). */
 function rssMb(pid: number): number | null {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:'));
     return line ? Number(line.split(/\s+/)[1]) / 1024 : null;
   } catch {
     return null;
@@ -31,12 +33,17 @@ function rssMb(pid: number): number | null {
 }
 
 async function main(): Promise<void> {
-  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  const sizes = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((n) => n > 0);
   const dir = mkdtempSync(join(tmpdir(), 'inspector-memory-'));
   const server = await startPageServer();
   const browser = await launchChromium();
   try {
-    const cases: Array<[string, string]> = [['the bundled sample (3 sessions, 90 calls)', join(__dirname, '../samples/claude-code-sessions.trace.jsonl')]];
+    const cases: Array<[string, string]> = [
+      ['the bundled sample (3 sessions, 90 calls)', join(__dirname, '../samples/claude-code-sessions.trace.jsonl')],
+    ];
     for (const n of sizes.length > 0 ? sizes : [100_000, 1_000_000]) {
       const path = join(dir, `canonical-${n}.trace.jsonl`);
       await canonical(n, path);
@@ -44,18 +51,38 @@ async function main(): Promise<void> {
     }
     for (const [what, path] of cases) {
       const parsed = await parseTrace(await readTraceFiles(path));
-      const service = new TraceService(parsed, { fileName: 'trace.jsonl', formatChosen: false, analysis: {}, prices: null });
-      const p = await openInspector(browser, server.origin, { trace: parsed, fileName: 'trace.jsonl', service, drawTimeoutMs: 10 * 60_000 });
+      const service = new TraceService(parsed, {
+        fileName: 'trace.jsonl',
+        formatChosen: false,
+        analysis: {},
+        prices: null,
+      });
+      const p = await openInspector(browser, server.origin, {
+        trace: parsed,
+        fileName: 'trace.jsonl',
+        service,
+        drawTimeoutMs: 10 * 60_000,
+      });
       await p.page.waitForSelector('.chart-wrap[data-plot-area]', { timeout: 10 * 60_000 });
       const cdp = await p.page.context().newCDPSession(p.page);
       await cdp.send('HeapProfiler.collectGarbage');
       // The JS heap, and the typed arrays' backing stores (the timeline's columns) outside it.
-      const usage = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number; backingStorageSize?: number; embedderHeapUsedSize?: number };
+      const usage = (await cdp.send('Runtime.getHeapUsage')) as {
+        usedSize: number;
+        backingStorageSize?: number;
+        embedderHeapUsedSize?: number;
+      };
       const heap = usage.usedSize;
       const outside = (usage.backingStorageSize ?? 0) + (usage.embedderHeapUsedSize ?? 0);
-      const { processInfo } = (await (await browser.newBrowserCDPSession()).send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
+      const { processInfo } = (await (await browser.newBrowserCDPSession()).send('SystemInfo.getProcessInfo')) as {
+        processInfo: { type: string; id: number }[];
+      };
       const renderers = processInfo.filter((x) => x.type === 'renderer').map((x) => rssMb(x.id) ?? 0);
-      console.log(`${what}: JS heap ${(heap / MB).toFixed(1)} MiB, array buffers and DOM ${(outside / MB).toFixed(1)} MiB; renderer processes' RSS ${renderers.map((r) => r.toFixed(0)).join(' + ')} MiB (load ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+      console.log(
+        `${what}: JS heap ${(heap / MB).toFixed(1)} MiB, array buffers and DOM ${(outside / MB).toFixed(1)} MiB; renderer processes' RSS ${renderers.map((r) => r.toFixed(0)).join(' + ')} MiB (load ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')})`,
+      );
       await p.close();
     }
   } finally {

@@ -87,7 +87,10 @@ function memory(pid: number): { rss: number; peak: number } {
 }
 
 function cli(path: string): { seconds: number; peakMiB: number; calls: number } {
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, CLI, 'analyze', path, '--json'], { encoding: 'utf8', maxBuffer: 2 ** 30 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, CLI, 'analyze', path, '--json'], {
+    encoding: 'utf8',
+    maxBuffer: 2 ** 30,
+  });
   const last = r.stderr.trim().split('\n').pop() ?? '';
   const [seconds, kb] = last.split(' ').map(Number) as [number, number];
   const report = JSON.parse(r.stdout) as { sessions: { llmCalls: number }[] };
@@ -112,7 +115,9 @@ function findFiles(dir: string, name: string): string[] {
 function workerRead(dataDir: string, fileName: string): { answeredAtMs: number; parseS: number } | null {
   for (const log of findFiles(join(dataDir, 'logs'), 'Agent Trace Inspector.log')) {
     for (const line of readFileSync(log, 'utf8').split('\n')) {
-      const m = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3}) \[info\] (.*): read in ([\d.]+) s in the trace worker/.exec(line);
+      const m = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3}) \[info\] (.*): read in ([\d.]+) s in the trace worker/.exec(
+        line,
+      );
       if (m && m[3] === fileName) return { answeredAtMs: new Date(`${m[1]}T${m[2]}`).getTime(), parseS: Number(m[4]) };
     }
   }
@@ -148,7 +153,12 @@ async function openInVsCode(path: string, dir: string): Promise<Opened> {
     await openWorkbench(page, cs.url, dir, 'Agent Trace: Analyze Agent Session');
     // The extension host may start a moment after the workbench shows (seen on a first start): look again for a while.
     let host = extensionHostPid(join(cs.dir, 'data'));
-    for (const started = performance.now(); host === null && performance.now() - started < 60_000; host = extensionHostPid(join(cs.dir, 'data'))) await page.waitForTimeout(500);
+    for (
+      const started = performance.now();
+      host === null && performance.now() - started < 60_000;
+      host = extensionHostPid(join(cs.dir, 'data'))
+    )
+      await page.waitForTimeout(500);
     if (host === null) throw new Error('no extension host process found');
     const before = memory(host);
     const name = path.split('/').pop()!;
@@ -176,10 +186,20 @@ async function openInVsCode(path: string, dir: string): Promise<Opened> {
     const t0 = performance.now();
     const clickedAtMs = Date.now();
     await row.click();
-    const tSummary = await until(page, async () => (await web().locator('[data-figure="llmCalls"]').count()) > 0 && (await web().locator('[data-figure="llmCalls"]').first().isVisible()), 30 * 60_000);
+    const tSummary = await until(
+      page,
+      async () =>
+        (await web().locator('[data-figure="llmCalls"]').count()) > 0 &&
+        (await web().locator('[data-figure="llmCalls"]').first().isVisible()),
+      30 * 60_000,
+    );
     const atSummary = memory(host).rss;
     const peakBeforeSummary = peak;
-    const tTimeline = await until(page, async () => (await web().locator('#app[data-painted="timeline"]').count()) > 0, 30 * 60_000);
+    const tTimeline = await until(
+      page,
+      async () => (await web().locator('#app[data-painted="timeline"]').count()) > 0,
+      30 * 60_000,
+    );
     clearInterval(poll);
     const calls = (await web().locator('[data-figure="llmCalls"]').first().textContent()) ?? '';
     const after = memory(host);
@@ -187,9 +207,24 @@ async function openInVsCode(path: string, dir: string): Promise<Opened> {
     // The log is written by the extension host a moment later at most.
     await page.waitForTimeout(1500);
     const read = workerRead(join(cs.dir, 'data'), name);
-    const split = read === null ? null : { beforeS: (read.answeredAtMs - clickedAtMs) / 1000 - read.parseS, workerS: read.parseS, afterS: summaryS - (read.answeredAtMs - clickedAtMs) / 1000 };
+    const split =
+      read === null
+        ? null
+        : {
+            beforeS: (read.answeredAtMs - clickedAtMs) / 1000 - read.parseS,
+            workerS: read.parseS,
+            afterS: summaryS - (read.answeredAtMs - clickedAtMs) / 1000,
+          };
     const when = { peakS: (peakAt - t0) / 1000, peakBeforeSummaryMiB: peakBeforeSummary, atSummaryMiB: atSummary };
-    return { summaryS, timelineS: (tTimeline - t0) / 1000, hostBeforeMiB: before.rss, hostPeakMiB: Math.max(peak, after.peak), calls, split, when };
+    return {
+      summaryS,
+      timelineS: (tTimeline - t0) / 1000,
+      hostBeforeMiB: before.rss,
+      hostPeakMiB: Math.max(peak, after.peak),
+      calls,
+      split,
+      when,
+    };
   } finally {
     await browser.close();
     await cs.stop();
@@ -197,7 +232,8 @@ async function openInVsCode(path: string, dir: string): Promise<Opened> {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(VSIX) || !existsSync(CLI)) execFileSync('npm', ['run', 'package'], { cwd: repoRoot, stdio: 'inherit' });
+  if (!existsSync(VSIX) || !existsSync(CLI))
+    execFileSync('npm', ['run', 'package'], { cwd: repoRoot, stdio: 'inherit' });
   const wanted = process.argv.slice(2);
   const cases = wanted.length > 0 ? CASES.filter((c) => wanted.includes(c.name)) : CASES;
   const dir = mkdtempSync(join(tmpdir(), 'agent-trace-bench-open-'));
@@ -214,7 +250,9 @@ async function main(): Promise<void> {
         `${c.name.padEnd(13)} ${mb.toFixed(0).padStart(5)} MB ${base.calls.toLocaleString('en-US').padStart(9)} calls | CLI ${base.seconds.toFixed(1)} s, ${base.peakMiB.toFixed(0)} MiB | ` +
         `summary ${vs.summaryS.toFixed(1)} s (${(vs.summaryS / base.seconds).toFixed(2)}× CLI; target ≤ 1.5) | timeline ${vs.timelineS.toFixed(1)} s (${(vs.timelineS / base.seconds).toFixed(2)}× CLI; target ≤ 2) | ` +
         `host ${vs.hostBeforeMiB.toFixed(0)} → peak ${vs.hostPeakMiB.toFixed(0)} MiB (target ≤ 1024) at ${vs.when.peakS.toFixed(1)} s; ${vs.when.peakBeforeSummaryMiB.toFixed(0)} MiB at most before the summary, ${vs.when.atSummaryMiB.toFixed(0)} at it | ` +
-        (vs.split ? `summary = before ${vs.split.beforeS.toFixed(1)} + worker ${vs.split.workerS.toFixed(1)} + after ${vs.split.afterS.toFixed(1)} s | ` : '') +
+        (vs.split
+          ? `summary = before ${vs.split.beforeS.toFixed(1)} + worker ${vs.split.workerS.toFixed(1)} + after ${vs.split.afterS.toFixed(1)} s | `
+          : '') +
         `load ${load} → ${loadavg()[0]!.toFixed(1)}`;
       rows.push(row);
       console.log(row);
@@ -223,7 +261,11 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\nbench:open, code-server + Chromium, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores:`);
+  console.log(
+    `\nbench:open, code-server + Chromium, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${availableParallelism()} cores:`,
+  );
   for (const r of rows) console.log(r);
 }
 

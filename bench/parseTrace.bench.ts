@@ -87,10 +87,13 @@ async function measure(which: string, path: string): Promise<void> {
   global.gc?.();
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const count = which === 'baseline' ? plainLoop(path) : which === 'parse' ? await parseOnly(path) : await analyze(path);
+  const count =
+    which === 'baseline' ? plainLoop(path) : which === 'parse' ? await parseOnly(path) : await analyze(path);
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
-  console.log(JSON.stringify({ count, ms, cpuMs: (cpu.user + cpu.system) / 1000, peakMB: process.resourceUsage().maxRSS / 1024 }));
+  console.log(
+    JSON.stringify({ count, ms, cpuMs: (cpu.user + cpu.system) / 1000, peakMB: process.resourceUsage().maxRSS / 1024 }),
+  );
 }
 
 /** Lines of the file, through the same stream and LineReader the reader uses; `each` sees every decoded line. */
@@ -128,25 +131,44 @@ async function stages(path: string): Promise<void> {
   });
   await time('+ split and decode lines (LineReader)', () => eachLine(path, null));
   await time('+ JSON.parse each line', () => eachLine(path, (t) => JSON.parse(t)));
-  await time('+ the record checks (depth, counts)', () => eachLine(path, (t) => checkRecord(JSON.parse(t), MAX_JSON_DEPTH)));
-  const model = (await time('parseTrace: all of the above + the format reader', async () => parseTrace(await readTraceFiles(path)))).model;
+  await time('+ the record checks (depth, counts)', () =>
+    eachLine(path, (t) => checkRecord(JSON.parse(t), MAX_JSON_DEPTH)),
+  );
+  const model = (
+    await time('parseTrace: all of the above + the format reader', async () => parseTrace(await readTraceFiles(path)))
+  ).model;
   const book = createPriceBook({});
   const priced = await time('price every call', () => priceTrace(model, book));
   const o = DEFAULT_ANALYSIS_OPTIONS;
   await time('summary', () => model.sessions.map((s) => summarizeSession(s)));
-  const loops = await time('retry loops (the loops alone, as the report asks)', () => model.sessions.map((s) => findRetryLoopsOnly(s, o.minLoopAttempts)));
+  const loops = await time('retry loops (the loops alone, as the report asks)', () =>
+    model.sessions.map((s) => findRetryLoopsOnly(s, o.minLoopAttempts)),
+  );
   await time('cache misses', () => model.sessions.map((s) => countMissCauses(findCacheMisses(s, o))));
   await time('fingerprint', () => model.sessions.map((s) => fingerprint(s, o)));
-  await time('loop costs', () => model.sessions.map((s, i) => loops[i]!.loops.map((l) => loopCost(l, s, priced.sessions[i]!))));
-  await time('cache-TTL what-if', () => model.sessions.map((s, i) => cacheTtlWhatIf(ttlCalls(s, priced.sessions[i]!), null)));
+  await time('loop costs', () =>
+    model.sessions.map((s, i) => loops[i]!.loops.map((l) => loopCost(l, s, priced.sessions[i]!))),
+  );
+  await time('cache-TTL what-if', () =>
+    model.sessions.map((s, i) => cacheTtlWhatIf(ttlCalls(s, priced.sessions[i]!), null)),
+  );
   await time('ideal cache curve', () => model.sessions.map((s) => idealTtlCurve(s)));
-  const report = await time('buildTraceReport (all the analysis above, once)', () => buildTraceReport({ model, detection: { format: model.format, evidence: '', confidence: null }, problem: null }, {}, { book, customTtl: null }));
+  const report = await time('buildTraceReport (all the analysis above, once)', () =>
+    buildTraceReport(
+      { model, detection: { format: model.format, evidence: '', confidence: null }, problem: null },
+      {},
+      { book, customTtl: null },
+    ),
+  );
   await time('JSON output (stringify, terminal-safe)', () => terminalJson(JSON.stringify(report, null, 2)).length);
   console.log(JSON.stringify({ rows }));
 }
 
 function child(which: string, path: string, extra: string[] = [], script = __filename): Measure {
-  const out = spawnSync(process.execPath, ['--expose-gc', ...extra, script, which, path], { encoding: 'utf8', maxBuffer: 64 * MB });
+  const out = spawnSync(process.execPath, ['--expose-gc', ...extra, script, which, path], {
+    encoding: 'utf8',
+    maxBuffer: 64 * MB,
+  });
   if (out.status !== 0) throw new Error(out.stderr);
   return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as Measure;
 }
@@ -179,7 +201,9 @@ function hottest(profileDir: string, top: number): string[] {
   return [...self.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .map(([k, us]) => `  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+    .map(
+      ([k, us]) => `  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`,
+    );
 }
 
 function option(args: string[], name: string): string | null {
@@ -195,7 +219,11 @@ async function main(args: string[]): Promise<void> {
   const profile = args.includes('--profile');
   const before = option(args, '--before');
   const dir = mkdtempSync(join(tmpdir(), 'agent-trace-bench-'));
-  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; load average at start ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; load average at start ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   try {
     for (const format of formats) {
       const path = join(dir, `${format}.jsonl`);
@@ -213,23 +241,43 @@ async function main(args: string[]): Promise<void> {
           all[which].push(which === 'before' ? child('analyze', path, [], before!) : child(which, path));
         }
       }
-      const m = (which: keyof typeof all, k: 'ms' | 'cpuMs' | 'peakMB'): number => median(all[which].map((x) => x[k] ?? Number.NaN));
+      const m = (which: keyof typeof all, k: 'ms' | 'cpuMs' | 'peakMB'): number =>
+        median(all[which].map((x) => x[k] ?? Number.NaN));
       const base = m('baseline', 'ms');
-      console.log(`\n${format}: ${fileMb.toFixed(0)} MB, ${all.baseline[0]!.count} lines, ${all.analyze[0]!.count} LLM calls; load average during the runs ${loads.join(', ')}`);
+      console.log(
+        `\n${format}: ${fileMb.toFixed(0)} MB, ${all.baseline[0]!.count} lines, ${all.analyze[0]!.count} LLM calls; load average during the runs ${loads.join(', ')}`,
+      );
       for (const which of kinds) {
-        const label = { baseline: 'baseline (read + split + JSON.parse)', parse: 'parseTrace (full model)', analyze: 'analyze --json (every feature on)', before: 'analyze --json, the --before build' }[which];
-        const ratio = which === 'baseline' ? '' : `  ${(m(which, 'ms') / base).toFixed(2)}× the baseline (CPU ${(m(which, 'cpuMs') / m('baseline', 'cpuMs')).toFixed(2)}×)`;
-        console.log(`  ${label.padEnd(38)} ${m(which, 'ms').toFixed(0).padStart(6)} ms  ${(fileMb / (m(which, 'ms') / 1000)).toFixed(0).padStart(4)} MB/s  CPU ${m(which, 'cpuMs').toFixed(0).padStart(6)} ms  peak RSS ${m(which, 'peakMB').toFixed(0).padStart(5)} MiB${ratio}`);
+        const label = {
+          baseline: 'baseline (read + split + JSON.parse)',
+          parse: 'parseTrace (full model)',
+          analyze: 'analyze --json (every feature on)',
+          before: 'analyze --json, the --before build',
+        }[which];
+        const ratio =
+          which === 'baseline'
+            ? ''
+            : `  ${(m(which, 'ms') / base).toFixed(2)}× the baseline (CPU ${(m(which, 'cpuMs') / m('baseline', 'cpuMs')).toFixed(2)}×)`;
+        console.log(
+          `  ${label.padEnd(38)} ${m(which, 'ms').toFixed(0).padStart(6)} ms  ${(fileMb / (m(which, 'ms') / 1000)).toFixed(0).padStart(4)} MB/s  CPU ${m(which, 'cpuMs').toFixed(0).padStart(6)} ms  peak RSS ${m(which, 'peakMB').toFixed(0).padStart(5)} MiB${ratio}`,
+        );
       }
       if (profile) {
-        const out = spawnSync(process.execPath, ['--expose-gc', __filename, 'stages', path], { encoding: 'utf8', maxBuffer: 64 * MB });
+        const out = spawnSync(process.execPath, ['--expose-gc', __filename, 'stages', path], {
+          encoding: 'utf8',
+          maxBuffer: 64 * MB,
+        });
         if (out.status !== 0) throw new Error(out.stderr);
         const { rows } = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { rows: Array<[string, number]> };
-        console.log(`  stages (one process, load average ${load()}; reading stages are cumulative, Δ is the step's own cost):`);
+        console.log(
+          `  stages (one process, load average ${load()}; reading stages are cumulative, Δ is the step's own cost):`,
+        );
         let prev = 0;
         rows.forEach(([name, ms], i) => {
           const delta = i > 0 && i < 4 ? `  Δ ${(ms - prev).toFixed(0)} ms` : '';
-          console.log(`    ${name.padEnd(52)} ${ms.toFixed(0).padStart(6)} ms  ${(ms / base).toFixed(2)}× baseline${delta}`);
+          console.log(
+            `    ${name.padEnd(52)} ${ms.toFixed(0).padStart(6)} ms  ${(ms / base).toFixed(2)}× baseline${delta}`,
+          );
           prev = ms;
         });
         const profDir = join(dir, `prof-${format}`);
@@ -241,12 +289,19 @@ async function main(args: string[]): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\nload average at end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `\nload average at end ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 }
 
 // The parent runs with its options; each child with its mode and the file.
 const [mode, arg] = process.argv.slice(2);
 if (mode === 'baseline' || mode === 'parse' || mode === 'analyze') void measure(mode, arg!);
 else if (mode === 'stages') void stages(arg!);
-else if (mode === '--help') console.log('usage: npm run bench [-- [--mb N] [--formats claude,codex] [--runs N] [--before BUNDLE] [--profile] | N]');
+else if (mode === '--help')
+  console.log(
+    'usage: npm run bench [-- [--mb N] [--formats claude,codex] [--runs N] [--before BUNDLE] [--profile] | N]',
+  );
 else void main(process.argv.slice(2));

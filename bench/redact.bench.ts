@@ -53,12 +53,26 @@ export interface RecallCase {
   line: string;
 }
 
-const CONTEXTS = ['plain', 'tool-arg', 'read-tool', 'path', 'url-query', 'prose', 'neutral-name', 'base64', 'split'] as const;
+const CONTEXTS = [
+  'plain',
+  'tool-arg',
+  'read-tool',
+  'path',
+  'url-query',
+  'prose',
+  'neutral-name',
+  'base64',
+  'split',
+] as const;
 type Context = (typeof CONTEXTS)[number];
 
 /** A Claude Code user line carrying a tool result with `text`. */
 function toolResult(text: string): string {
-  return JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01Bench', content: text }] }, uuid: 'b0000000-0000-4000-8000-000000000001' });
+  return JSON.stringify({
+    type: 'user',
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01Bench', content: text }] },
+    uuid: 'b0000000-0000-4000-8000-000000000001',
+  });
 }
 
 /** The trace line of a case in a context, and what must be gone from its redaction. */
@@ -69,10 +83,19 @@ function placed(c: RecallCase, context: Context): { line: string; gone: string[]
       return { line: toolResult(c.line), gone: [s] };
     case 'tool-arg': {
       const args = JSON.stringify({ command: `${c.line} ./deploy.sh`, workdir: '/repo' });
-      return { line: JSON.stringify({ type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: args, call_id: 'call_bench' } }), gone: [s] };
+      return {
+        line: JSON.stringify({
+          type: 'response_item',
+          payload: { type: 'function_call', name: 'shell', arguments: args, call_id: 'call_bench' },
+        }),
+        gone: [s],
+      };
     }
     case 'read-tool':
-      return { line: toolResult(`     1→# settings\n     2→${c.line.split('\n').join('\n     3→')}\n     4→DEBUG=false\n`), gone: [s] };
+      return {
+        line: toolResult(`     1→# settings\n     2→${c.line.split('\n').join('\n     3→')}\n     4→DEBUG=false\n`),
+        gone: [s],
+      };
     case 'path':
       return { line: toolResult(`cat /srv/app/releases/${s}/config.yml`), gone: [s] };
     case 'url-query':
@@ -87,7 +110,9 @@ function placed(c: RecallCase, context: Context): { line: string; gone: string[]
     }
     case 'split': {
       const at = Math.floor(s.length / 2);
-      const line = c.line.includes(s) ? c.line.replace(s, `${s.slice(0, at)}\n${s.slice(at)}`) : `${s.slice(0, at)}\n${s.slice(at)}`;
+      const line = c.line.includes(s)
+        ? c.line.replace(s, `${s.slice(0, at)}\n${s.slice(at)}`)
+        : `${s.slice(0, at)}\n${s.slice(at)}`;
       return { line: toolResult(line), gone: [s.slice(0, at), s.slice(at)] };
     }
   }
@@ -169,16 +194,24 @@ async function recall(name: string, cases: RecallCase[], redactor: () => Redacto
     byContext.set(context, tally);
   }
   summary.set(name, byContext);
-  const pct = (t: Tally | undefined): string => (t && t.total > 0 ? `${((100 * t.caught) / t.total).toFixed(1)}%` : '–');
+  const pct = (t: Tally | undefined): string =>
+    t && t.total > 0 ? `${((100 * t.caught) / t.total).toFixed(1)}%` : '–';
   console.log(`\n### ${name}: ${cases.length} secrets of ${byKind.size} kinds\n`);
   console.log(`| context | caught | recall |\n|---|---:|---:|`);
   for (const context of CONTEXTS) {
     const t = byContext.get(context)!;
     console.log(`| ${context} | ${t.caught}/${t.total} | ${pct(t)} |`);
   }
-  console.log(`\nBare contexts by the secret's shape (caught/total):\n\n| context | ${SHAPES.join(' | ')} |\n|---|${SHAPES.map(() => '---:').join('|')}|`);
+  console.log(
+    `\nBare contexts by the secret's shape (caught/total):\n\n| context | ${SHAPES.join(' | ')} |\n|---|${SHAPES.map(() => '---:').join('|')}|`,
+  );
   for (const context of BARE) {
-    console.log(`| ${context} | ${SHAPES.map((sh) => { const t = byShape.get(`${context}\u0000${sh}`); return t ? `${t.caught}/${t.total} (${pct(t)})` : '–'; }).join(' | ')} |`);
+    console.log(
+      `| ${context} | ${SHAPES.map((sh) => {
+        const t = byShape.get(`${context}\u0000${sh}`);
+        return t ? `${t.caught}/${t.total} (${pct(t)})` : '–';
+      }).join(' | ')} |`,
+    );
   }
   const never = [...byKind].filter(([, m]) => [...m.values()].every((t) => t.caught === 0)).map(([k]) => k);
   const partial = [...byKind].filter(([, m]) => [...m.values()].some((t) => t.caught < t.total));
@@ -195,13 +228,21 @@ async function recall(name: string, cases: RecallCase[], redactor: () => Redacto
 
 /** gitleaks' rule test cases: a literal line keeps its own context; a sampled secret gets gitleaks' own `<ID>_TOKEN=<secret>` form. */
 function gitleaksCases(): RecallCase[] {
-  const data = JSON.parse(readFileSync(join(fixtures, 'gitleaks-cases/cases.json'), 'utf8')) as { cases: Array<{ rule: string; identifier?: string; line?: string; secret: string }> };
-  return data.cases.map((c) => ({ kind: c.rule, secret: c.secret, line: c.line ?? `${(c.identifier ?? c.rule).toUpperCase()}_TOKEN=${c.secret}` }));
+  const data = JSON.parse(readFileSync(join(fixtures, 'gitleaks-cases/cases.json'), 'utf8')) as {
+    cases: Array<{ rule: string; identifier?: string; line?: string; secret: string }>;
+  };
+  return data.cases.map((c) => ({
+    kind: c.rule,
+    secret: c.secret,
+    line: c.line ?? `${(c.identifier ?? c.rule).toUpperCase()}_TOKEN=${c.secret}`,
+  }));
 }
 
 /** secretlint's preset vectors: each expected secret, its line the vector's input line holding it. */
 function secretlintCases(): RecallCase[] {
-  const data = JSON.parse(readFileSync(join(fixtures, 'secretlint-vectors/vectors.json'), 'utf8')) as { cases: Array<{ rule: string; input: string; secrets: Array<{ ruleId: string; text: string }> }> };
+  const data = JSON.parse(readFileSync(join(fixtures, 'secretlint-vectors/vectors.json'), 'utf8')) as {
+    cases: Array<{ rule: string; input: string; secrets: Array<{ ruleId: string; text: string }> }>;
+  };
   const out: RecallCase[] = [];
   for (const c of data.cases) {
     for (const s of c.secrets) {
@@ -225,28 +266,52 @@ async function privateKeys(): Promise<void> {
   const keys: Array<[string, string]> = [
     ['EC PRIVATE KEY (SEC1)', ec.export({ type: 'sec1', format: 'pem' }).toString()],
     ['PRIVATE KEY (PKCS#8, EC)', ec.export({ type: 'pkcs8', format: 'pem' }).toString()],
-    ['ENCRYPTED PRIVATE KEY (PKCS#8, EC)', ec.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'bench' }).toString()],
+    [
+      'ENCRYPTED PRIVATE KEY (PKCS#8, EC)',
+      ec.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'bench' }).toString(),
+    ],
     ['RSA PRIVATE KEY (PKCS#1)', rsa.export({ type: 'pkcs1', format: 'pem' }).toString()],
   ];
-  const numbered = (ls: string[], sep: string): string => ls.map((l, i) => `${String(i + 1).padStart(6)}${sep}${l}`).join('\n');
+  const numbered = (ls: string[], sep: string): string =>
+    ls.map((l, i) => `${String(i + 1).padStart(6)}${sep}${l}`).join('\n');
   const forms: Array<[string, (pem: string) => string]> = [
     ['cat', (pem) => toolResult(pem)],
     ['read-tool', (pem) => toolResult(numbered(pem.trimEnd().split('\n'), '→'))],
     ['cat -n', (pem) => toolResult(numbered(pem.trimEnd().split('\n'), '\t'))],
     ['escaped in a file', (pem) => toolResult(`{"private_key": "${pem.trimEnd().split('\n').join('\\n')}\\n"}`)],
-    ['tool-arg', (pem) => JSON.stringify({ type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: JSON.stringify({ cmd: `cat > key.pem <<'EOF'\n${pem}EOF` }), call_id: 'call_bench' } })],
+    [
+      'tool-arg',
+      (pem) =>
+        JSON.stringify({
+          type: 'response_item',
+          payload: {
+            type: 'function_call',
+            name: 'shell',
+            arguments: JSON.stringify({ cmd: `cat > key.pem <<'EOF'\n${pem}EOF` }),
+            call_id: 'call_bench',
+          },
+        }),
+    ],
     ['cut before END', (pem) => toolResult(numbered(pem.trimEnd().split('\n').slice(0, -1), '→'))],
     ['base64', (pem) => toolResult(`echo ${Buffer.from(pem).toString('base64')} | base64 -d > key.pem`)],
   ];
   console.log(`\n### Private keys made for the run, in every form (body lines left / body lines)\n`);
   console.log(`| key | ${forms.map(([f]) => f).join(' | ')} |\n|---|${forms.map(() => '---:').join('|')}|`);
   for (const [label, pem] of keys) {
-    const body = pem.trimEnd().split('\n').filter((l) => !l.startsWith('-----') && !l.includes(':') && l.length >= 24);
+    const body = pem
+      .trimEnd()
+      .split('\n')
+      .filter((l) => !l.startsWith('-----') && !l.includes(':') && l.length >= 24);
     const cells: string[] = [];
     for (const [form, make] of forms) {
       const [out] = await createRedactor().redactJsonTexts([make(pem)]);
       const text = form === 'base64' ? out! : decodedText(out!);
-      const left = form === 'base64' ? (leaks(text, Buffer.from(pem).toString('base64'), 24) ? body.length : 0) : body.filter((b) => text.includes(b.slice(0, 24))).length;
+      const left =
+        form === 'base64'
+          ? leaks(text, Buffer.from(pem).toString('base64'), 24)
+            ? body.length
+            : 0
+          : body.filter((b) => text.includes(b.slice(0, 24))).length;
       cells.push(`${left}/${body.length}`);
     }
     console.log(`| ${label} | ${cells.join(' | ')} |`);
@@ -256,18 +321,26 @@ async function privateKeys(): Promise<void> {
 /** Benign strings: each is a tool result; any change is a false positive. */
 async function precision(mode: RedactionMode): Promise<void> {
   const dir = join(fixtures, 'redaction-benign');
-  const sets = readdirSync(dir).filter((f) => f.endsWith('.txt')).sort();
-  console.log(`\n### Precision (${mode}): benign strings (test/fixtures/redaction-benign)\n\n| set | strings | redacted |\n|---|---:|---:|`);
+  const sets = readdirSync(dir)
+    .filter((f) => f.endsWith('.txt'))
+    .sort();
+  console.log(
+    `\n### Precision (${mode}): benign strings (test/fixtures/redaction-benign)\n\n| set | strings | redacted |\n|---|---:|---:|`,
+  );
   const wrong: string[] = [];
   for (const set of sets) {
-    const strings = readFileSync(join(dir, set), 'utf8').split('\n').filter((l) => l.length > 0 && !l.startsWith('#'));
+    const strings = readFileSync(join(dir, set), 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0 && !l.startsWith('#'));
     const r = createRedactor(mode);
     const out = await r.redactJsonTexts(strings.map((s) => toolResult(s)));
     let changed = 0;
     strings.forEach((s, i) => {
       if (out[i] !== toolResult(s)) {
         changed++;
-        wrong.push(`${set}: ${s}  →  ${(JSON.parse(out[i]!) as { message: { content: Array<{ content: string }> } }).message.content[0]!.content}`);
+        wrong.push(
+          `${set}: ${s}  →  ${(JSON.parse(out[i]!) as { message: { content: Array<{ content: string }> } }).message.content[0]!.content}`,
+        );
       }
     });
     console.log(`| ${set.replace(/\.txt$/, '')} | ${strings.length} | ${changed} |`);
@@ -281,7 +354,15 @@ async function precision(mode: RedactionMode): Promise<void> {
  * its own and its file name's): findings by kind, and every value of an id's shape taken.
  */
 async function samples(mode: RedactionMode): Promise<void> {
-  const skip = new Set(['hostile', 'bad-input', 'gitleaks-cases', 'secretlint-vectors', 'redaction-benign', 'workloads', 'canonical']);
+  const skip = new Set([
+    'hostile',
+    'bad-input',
+    'gitleaks-cases',
+    'secretlint-vectors',
+    'redaction-benign',
+    'workloads',
+    'canonical',
+  ]);
   const files: string[] = [];
   const walk = (d: string): void => {
     for (const e of readdirSync(d)) {
@@ -316,12 +397,18 @@ async function samples(mode: RedactionMode): Promise<void> {
     r.learnFileName(basename(f));
     await r.redactJsonTexts(text.split('\n'));
   }
-  console.log(`\n### Real sample traces (${mode}): ${files.length} files, ${mb.toFixed(1)} MB (${((performance.now() - t) / 1000).toFixed(1)} s)\n`);
+  console.log(
+    `\n### Real sample traces (${mode}): ${files.length} files, ${mb.toFixed(1)} MB (${((performance.now() - t) / 1000).toFixed(1)} s)\n`,
+  );
   console.log(`| kind | occurrences | distinct values |\n|---|---:|---:|`);
-  for (const [kind, values] of [...taken].sort(([a], [b]) => a.localeCompare(b))) console.log(`| ${kind} | ${[...values.values()].reduce((n, v) => n + v, 0)} | ${values.size} |`);
+  for (const [kind, values] of [...taken].sort(([a], [b]) => a.localeCompare(b)))
+    console.log(`| ${kind} | ${[...values.values()].reduce((n, v) => n + v, 0)} | ${values.size} |`);
   const distinct = [...shapeTaken.values()].reduce((n, v) => n + v.size, 0);
-  console.log(`\nthe shape rules (kinds strict-*) took ${distinct} distinct values of the real samples, none a secret${listStrict ? ':' : ' (--list-strict lists them)'}`);
-  if (listStrict) for (const [kind, values] of shapeTaken) for (const [v, file] of values) console.log(`  ${kind}: ${v}  (${file})`);
+  console.log(
+    `\nthe shape rules (kinds strict-*) took ${distinct} distinct values of the real samples, none a secret${listStrict ? ':' : ' (--list-strict lists them)'}`,
+  );
+  if (listStrict)
+    for (const [kind, values] of shapeTaken) for (const [v, file] of values) console.log(`  ${kind}: ${v}  (${file})`);
   if (mode === 'strict') {
     // What strict mode takes and default leaves, by the context that explained each value as an id.
     const table = new Map<string, Map<string, number>>();
@@ -333,9 +420,15 @@ async function samples(mode: RedactionMode): Promise<void> {
       }
     }
     const kinds = [...shapeTaken.keys()].sort();
-    console.log(`\nThe values strict mode takes, by what made default mode leave them (distinct values):\n\n| why default leaves it | ${kinds.join(' | ')} | all |\n|---|${kinds.map(() => '---:').join('|')}|---:|`);
-    for (const [why, row] of [...table].sort(([, a], [, b]) => [...b.values()].reduce((x, y) => x + y, 0) - [...a.values()].reduce((x, y) => x + y, 0))) {
-      console.log(`| ${why} | ${kinds.map((k) => row.get(k) ?? 0).join(' | ')} | ${[...row.values()].reduce((x, y) => x + y, 0)} |`);
+    console.log(
+      `\nThe values strict mode takes, by what made default mode leave them (distinct values):\n\n| why default leaves it | ${kinds.join(' | ')} | all |\n|---|${kinds.map(() => '---:').join('|')}|---:|`,
+    );
+    for (const [why, row] of [...table].sort(
+      ([, a], [, b]) => [...b.values()].reduce((x, y) => x + y, 0) - [...a.values()].reduce((x, y) => x + y, 0),
+    )) {
+      console.log(
+        `| ${why} | ${kinds.map((k) => row.get(k) ?? 0).join(' | ')} | ${[...row.values()].reduce((x, y) => x + y, 0)} |`,
+      );
     }
   }
 }
@@ -344,26 +437,47 @@ async function samples(mode: RedactionMode): Promise<void> {
 const leftByDefault = new Map<string, string>();
 
 async function main(): Promise<void> {
-  console.log(`redaction bench (${createRedactor().summary().detectors}); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `redaction bench (${createRedactor().summary().detectors}); load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const runs: Array<[string, RecallCase[], () => Redactor]> = [];
   for (const mode of ['default', 'strict'] as const) {
     runs.push([`gitleaks' rule test cases, ${mode}`, gitleaksCases(), () => createRedactor(mode)]);
     runs.push([`secretlint's preset test vectors, ${mode}`, secretlintCases(), () => createRedactor(mode)]);
     // The same vectors without secretlint's preset: only rules that were not written against them.
-    runs.push([`secretlint's preset test vectors without secretlint, ${mode}`, secretlintCases(), () => new Redactor([], 'core', { mode })]);
+    runs.push([
+      `secretlint's preset test vectors without secretlint, ${mode}`,
+      secretlintCases(),
+      () => new Redactor([], 'core', { mode }),
+    ]);
   }
   for (const [name, cases, redactor] of runs) await recall(name, cases, redactor);
   const names = [...summary.keys()];
-  console.log(`\n### Recall per context, every run\n\n| context | ${names.join(' | ')} |\n|---|${names.map(() => '---:').join('|')}|`);
+  console.log(
+    `\n### Recall per context, every run\n\n| context | ${names.join(' | ')} |\n|---|${names.map(() => '---:').join('|')}|`,
+  );
   for (const context of CONTEXTS) {
-    console.log(`| ${context} | ${names.map((n) => { const t = summary.get(n)!.get(context)!; return `${((100 * t.caught) / t.total).toFixed(1)}%`; }).join(' | ')} |`);
+    console.log(
+      `| ${context} | ${names
+        .map((n) => {
+          const t = summary.get(n)!.get(context)!;
+          return `${((100 * t.caught) / t.total).toFixed(1)}%`;
+        })
+        .join(' | ')} |`,
+    );
   }
   await privateKeys();
   for (const mode of ['default', 'strict'] as const) {
     await precision(mode);
     await samples(mode);
   }
-  console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `\nload average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 void main();

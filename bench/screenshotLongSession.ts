@@ -22,7 +22,13 @@ async function main(): Promise<void> {
   try {
     await claude({ copies: 61 }, path);
     const parsed = await parseTrace(await readTraceFiles(path));
-    const p = await openInspector(browser, server.origin, { trace: parsed, fileName: 'long-session.jsonl (the spotter session ×61)', theme: 'dark', viewport: { width: 1400, height: 1000 }, drawTimeoutMs: 10 * 60_000 });
+    const p = await openInspector(browser, server.origin, {
+      trace: parsed,
+      fileName: 'long-session.jsonl (the spotter session ×61)',
+      theme: 'dark',
+      viewport: { width: 1400, height: 1000 },
+      drawTimeoutMs: 10 * 60_000,
+    });
     await p.page.locator('.chart-wrap').scrollIntoViewIfNeeded();
     await p.page.waitForSelector('.chart-wrap[data-plot-area]');
     await p.page.locator('.timeline').screenshot({ path: out });

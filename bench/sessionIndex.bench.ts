@@ -19,7 +19,17 @@
 //
 // Run: npm run bench:sessions [-- --sessions 1000 --gb 5]   (--quick: 100 sessions, 0.5 GB)
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { groupSessions } from '../src/core/sessions/sessionQuery';
@@ -50,7 +60,7 @@ const templates = {
 
 /** A deterministic generator (the corpus is the same in every run). */
 let seed = 7;
-const random = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const random = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 
 const uuid = (i: number): string => `b0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 
@@ -67,7 +77,11 @@ function continued(text: string, sessionId: string, newId: string, times: number
         .replaceAll('"id":"msg_', `"id":"msg_r${round}_`)
         .replaceAll('"requestId":"req_', `"requestId":"req_r${round}_`)
         .replaceAll('toolu_', `toolu_r${round}_`)
-        .replace(/"timestamp":"(\d{4}-\d\d-\d\d)T/g, (_, day: string) => `"timestamp":"${new Date(Date.parse(day) + round * 3_600_000).toISOString().slice(0, 10)}T`);
+        .replace(
+          /"timestamp":"(\d{4}-\d\d-\d\d)T/g,
+          (_, day: string) =>
+            `"timestamp":"${new Date(Date.parse(day) + round * 3_600_000).toISOString().slice(0, 10)}T`,
+        );
     }
   })();
 }
@@ -86,10 +100,15 @@ function generate(): Generated {
   let largest = { path: '', size: 0 };
   // Mixture: a few small sessions (the rejections log, Codex rollouts), the rest long Claude Code
   // sessions of heavy-tailed length, scaled so the whole corpus comes to TARGET_BYTES.
-  const kinds = Array.from({ length: SESSIONS }, (_, i) => (i % 10 === 0 ? 'codex' : i % 10 === 1 ? 'rejections' : i % 10 < 5 ? 'editLoop' : 'spotter'));
+  const kinds = Array.from({ length: SESSIONS }, (_, i) =>
+    i % 10 === 0 ? 'codex' : i % 10 === 1 ? 'rejections' : i % 10 < 5 ? 'editLoop' : 'spotter',
+  );
   const weights = kinds.map(() => Math.exp(1.1 * (random() + random() + random() - 1.5)));
   const scalable = kinds.map((k, i) => (k === 'spotter' || k === 'editLoop' ? weights[i]! : 0));
-  const fixed = kinds.reduce((n, k) => n + (k === 'codex' ? templates.codex.length : k === 'rejections' ? templates.rejections.length : 0), 0);
+  const fixed = kinds.reduce(
+    (n, k) => n + (k === 'codex' ? templates.codex.length : k === 'rejections' ? templates.rejections.length : 0),
+    0,
+  );
   const perWeight = (TARGET_BYTES - fixed) / scalable.reduce((a, b) => a + b, 0);
   const now = Date.now();
   for (let i = 0; i < SESSIONS; i++) {
@@ -100,14 +119,26 @@ function generate(): Generated {
     let path: string;
     if (kind === 'codex') {
       const day = mtime.toISOString().slice(0, 10).split('-');
-      path = join(home, '.codex/sessions', day[0]!, day[1]!, day[2]!, `rollout-${mtime.toISOString().slice(0, 19).replace(/:/g, '-')}-${id}.jsonl`);
+      path = join(
+        home,
+        '.codex/sessions',
+        day[0]!,
+        day[1]!,
+        day[2]!,
+        `rollout-${mtime.toISOString().slice(0, 19).replace(/:/g, '-')}-${id}.jsonl`,
+      );
       mkdirSync(join(path, '..'), { recursive: true });
       writeFileSync(path, templates.codex.replaceAll('01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73', id));
     } else {
       const project = join(home, '.claude/projects', `-home-me-projects-app${i % 40}`);
       mkdirSync(project, { recursive: true });
       path = join(project, `${id}.jsonl`);
-      const [text, sid] = kind === 'spotter' ? [templates.spotter, SPOTTER] : kind === 'editLoop' ? [templates.editLoop, 'e5821007-9ca0-4a36-afc0-94da583da0ea'] : [templates.rejections, '55604662-cf2a-4331-851a-ec234028f8ca'];
+      const [text, sid] =
+        kind === 'spotter'
+          ? [templates.spotter, SPOTTER]
+          : kind === 'editLoop'
+            ? [templates.editLoop, 'e5821007-9ca0-4a36-afc0-94da583da0ea']
+            : [templates.rejections, '55604662-cf2a-4331-851a-ec234028f8ca'];
       const times = kind === 'rejections' ? 1 : Math.max(1, Math.round((weights[i]! * perWeight) / text.length));
       writeFileSync(path, '');
       for (const part of continued(text, sid, id, times)) appendFileSync(path, part);
@@ -145,7 +176,9 @@ async function main(): Promise<void> {
   console.log(`generating ${SESSIONS} sessions (${MB(TARGET_BYTES)}) under a fake home…`);
   let t0 = performance.now();
   const corpus = generate();
-  console.log(`  ${corpus.files.length} sessions, ${MB(corpus.bytes)} in ${s(performance.now() - t0)}; largest ${MB(statSync(corpus.largest).size)}`);
+  console.log(
+    `  ${corpus.files.length} sessions, ${MB(corpus.bytes)} in ${s(performance.now() - t0)}; largest ${MB(statSync(corpus.largest).size)}`,
+  );
   const work = mkdtempSync(join(tmpdir(), 'agent-trace-bench-index-'));
   try {
     // Baseline: every file parsed once, one after another.
@@ -156,7 +189,9 @@ async function main(): Promise<void> {
       calls += parsed.model.sessions.reduce((n, x) => n + x.calls.length, 0);
     }
     const parseMs = performance.now() - t0;
-    console.log(`\nbaseline: parseTrace over every file: ${s(parseMs)} (${(corpus.bytes / 2 ** 20 / (parseMs / 1000)).toFixed(0)} MB/s, ${calls} LLM calls)`);
+    console.log(
+      `\nbaseline: parseTrace over every file: ${s(parseMs)} (${(corpus.bytes / 2 ** 20 / (parseMs / 1000)).toFixed(0)} MB/s, ${calls} LLM calls)`,
+    );
 
     // Cancellation: a cold index stopped after 3 s keeps what it read.
     {
@@ -173,7 +208,9 @@ async function main(): Promise<void> {
       const kept = (await client.request('rows', {})).rows.filter((r) => r.role === 'main').length;
       await client.dispose();
       if (result.readOnly) throw new Error('another process holds the lease');
-      console.log(`cancel:   asked after ${s(cancelAt - started)}, stopped ${(stopped - cancelAt).toFixed(0)} ms later; ${result.counts.new} files read, ${kept} sessions kept; ${events.filter((e) => e.event === 'progress').length} progress reports`);
+      console.log(
+        `cancel:   asked after ${s(cancelAt - started)}, stopped ${(stopped - cancelAt).toFixed(0)} ms later; ${result.counts.new} files read, ${kept} sessions kept; ${events.filter((e) => e.event === 'progress').length} progress reports`,
+      );
     }
 
     // Cold index.
@@ -186,7 +223,9 @@ async function main(): Promise<void> {
     const coldMs = performance.now() - t0;
     if (cold.readOnly) throw new Error('another process holds the lease');
     const progress = events.filter((e) => e.event === 'progress').length;
-    console.log(`\ncold index: ${s(coldMs)} for ${cold.files} files, ${MB(cold.bytesRead)} (target ≤ 60 s); ${progress} progress reports`);
+    console.log(
+      `\ncold index: ${s(coldMs)} for ${cold.files} files, ${MB(cold.bytesRead)} (target ≤ 60 s); ${progress} progress reports`,
+    );
     console.log(`  ratio cold index / baseline parse: ${(coldMs / parseMs).toFixed(2)}`);
     console.log(`  index file: ${MB(statSync(dbPath).size)}`);
     await client.dispose();
@@ -205,19 +244,29 @@ async function main(): Promise<void> {
       const groups = groupSessions(rows, 'newest');
       let items = 0;
       const now = Date.now();
-      for (const r of rows) items += sessionLabel(r).length + sessionFigures(r, { nowMs: now }).length + sessionTooltip(r, { nowMs: now }).length > 0 ? 1 : 0;
+      for (const r of rows)
+        items +=
+          sessionLabel(r).length + sessionFigures(r, { nowMs: now }).length + sessionTooltip(r, { nowMs: now }).length >
+          0
+            ? 1
+            : 0;
       opens.push(performance.now() - t0);
       t0 = performance.now();
       const again = await client.request('sync', {});
       syncs.push(performance.now() - t0);
-      if (!again.readOnly && again.counts.unchanged !== corpus.files.length) throw new Error(`warm sync read ${JSON.stringify(again.counts)}`);
+      if (!again.readOnly && again.counts.unchanged !== corpus.files.length)
+        throw new Error(`warm sync read ${JSON.stringify(again.counts)}`);
       if (round === 0) console.log(`\nwarm open: ${rows.length} rows (${items} tree items, ${groups.length} projects)`);
       await client.dispose();
     }
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    console.log(`  rows shown: ${opens.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(opens).toFixed(0)} ms; target ≤ 1000 ms)`);
+    console.log(
+      `  rows shown: ${opens.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(opens).toFixed(0)} ms; target ≤ 1000 ms)`,
+    );
     console.log(`  then the check that nothing changed: ${syncs.map((x) => x.toFixed(0)).join(', ')} ms`);
-    console.log(`  baseline: one stat per session file: ${statMs.toFixed(0)} ms; ratio rows shown / baseline ${(median(opens) / statMs).toFixed(1)}`);
+    console.log(
+      `  baseline: one stat per session file: ${statMs.toFixed(0)} ms; ratio rows shown / baseline ${(median(opens) / statMs).toFixed(1)}`,
+    );
 
     // Live append: the largest session is being written; one line at a time.
     const live = corpus.largest;
@@ -228,7 +277,8 @@ async function main(): Promise<void> {
     await client.request('configure', config(corpus.home, dbPath));
     await client.request('sync', {});
     const liveId = uuid(corpus.files.indexOf(live));
-    const rowOf = async (): Promise<number> => (await client.request('rows', {})).rows.find((r) => r.key === liveId)!.calls;
+    const rowOf = async (): Promise<number> =>
+      (await client.request('rows', {})).rows.find((r) => r.key === liveId)!.calls;
     let callsNow = await rowOf();
     // Real assistant lines of the spotter session, each a new call (a fresh message id).
     const lines = templates.spotter.split('\n').filter((l) => {
@@ -243,7 +293,8 @@ async function main(): Promise<void> {
       const t = performance.now();
       appendFileSync(live, line + '\n');
       for (;;) {
-        if (performance.now() - t > 60_000) throw new Error(`append ${k} not reflected in 60 s; events: ${JSON.stringify(liveEvents).slice(0, 2000)}`);
+        if (performance.now() - t > 60_000)
+          throw new Error(`append ${k} not reflected in 60 s; events: ${JSON.stringify(liveEvents).slice(0, 2000)}`);
         if (liveEvents.some((e) => e.event === 'changed')) {
           const n = await rowOf();
           if (n > callsNow) {
@@ -261,8 +312,12 @@ async function main(): Promise<void> {
     const reparsed = await parseTrace(await readTraceFiles(live));
     const reparseMs = performance.now() - t0;
     latencies.sort((a, b) => a - b);
-    console.log(`\nlive append to a ${MB(statSync(live).size)} session (${reparsed.model.sessions[0]!.calls.length} calls): reflected in median ${median(latencies).toFixed(0)} ms, max ${latencies[latencies.length - 1]!.toFixed(0)} ms over 10 appends (target ≤ 500 ms)`);
-    console.log(`  baseline: parsing that file again: ${reparseMs.toFixed(0)} ms; ratio append / re-parse ${(median(latencies) / reparseMs).toFixed(2)}`);
+    console.log(
+      `\nlive append to a ${MB(statSync(live).size)} session (${reparsed.model.sessions[0]!.calls.length} calls): reflected in median ${median(latencies).toFixed(0)} ms, max ${latencies[latencies.length - 1]!.toFixed(0)} ms over 10 appends (target ≤ 500 ms)`,
+    );
+    console.log(
+      `  baseline: parsing that file again: ${reparseMs.toFixed(0)} ms; ratio append / re-parse ${(median(latencies) / reparseMs).toFixed(2)}`,
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
     rmSync(corpus.home, { recursive: true, force: true });

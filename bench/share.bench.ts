@@ -23,7 +23,10 @@ const copies = Number(process.argv[2] ?? 7);
 const source = readFileSync(join(root, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'), 'utf8');
 const dir = mkdtempSync(join(tmpdir(), 'agent-trace-share-'));
 const big = join(dir, 'long-session.jsonl');
-writeFileSync(big, Array.from({ length: copies }, (_, i) => source.replaceAll('"id":"msg_', `"id":"msg_${i}_`)).join(''));
+writeFileSync(
+  big,
+  Array.from({ length: copies }, (_, i) => source.replaceAll('"id":"msg_', `"id":"msg_${i}_`)).join(''),
+);
 const mb = statSync(big).size / 2 ** 20;
 
 async function main(): Promise<void> {
@@ -33,17 +36,32 @@ async function main(): Promise<void> {
   const calls = parsed.model.sessions[0]!.calls.length;
   t = performance.now();
   const redactor = createRedactor();
-  const doc = await redactReport({ schema: 1, title: 'bench', generatedAt: new Date().toISOString(), generator: 'bench', traces: [buildReportTrace(parsed, 'long-session.jsonl')], redaction: null }, redactor);
+  const doc = await redactReport(
+    {
+      schema: 1,
+      title: 'bench',
+      generatedAt: new Date().toISOString(),
+      generator: 'bench',
+      traces: [buildReportTrace(parsed, 'long-session.jsonl')],
+      redaction: null,
+    },
+    redactor,
+  );
   const html = reportHtml(doc, await readReportAssets(root));
   const reportMs = performance.now() - t;
   const assets = await readReportAssets(root);
   const bytes = Buffer.byteLength(html);
-  console.log(`report: ${calls} calls in the main session (${parsed.model.sessions.length} sessions), ${(bytes / 1024).toFixed(0)} KB (${(gzipSync(html).length / 1024).toFixed(0)} KB gzipped); page code ${(assets.script.length / 1024).toFixed(0)} KB, styles ${(assets.style.length / 1024).toFixed(0)} KB, data ${((bytes - assets.script.length - assets.style.length) / 1024).toFixed(0)} KB`);
-  console.log(`report: built in ${reportMs.toFixed(0)} ms = ${(reportMs / parseMs).toFixed(2)}× the ${parseMs.toFixed(0)} ms it took to parse the ${mb.toFixed(1)} MB trace`);
+  console.log(
+    `report: ${calls} calls in the main session (${parsed.model.sessions.length} sessions), ${(bytes / 1024).toFixed(0)} KB (${(gzipSync(html).length / 1024).toFixed(0)} KB gzipped); page code ${(assets.script.length / 1024).toFixed(0)} KB, styles ${(assets.style.length / 1024).toFixed(0)} KB, data ${((bytes - assets.script.length - assets.style.length) / 1024).toFixed(0)} KB`,
+  );
+  console.log(
+    `report: built in ${reportMs.toFixed(0)} ms = ${(reportMs / parseMs).toFixed(2)}× the ${parseMs.toFixed(0)} ms it took to parse the ${mb.toFixed(1)} MB trace`,
+  );
 
   t = performance.now();
   let n = 0;
-  for (const line of readFileSync(big, 'utf8').split('\n')) if (line) n += Object.keys(JSON.parse(line) as object).length > 0 ? 1 : 0;
+  for (const line of readFileSync(big, 'utf8').split('\n'))
+    if (line) n += Object.keys(JSON.parse(line) as object).length > 0 ? 1 : 0;
   const baseMs = performance.now() - t;
   t = performance.now();
   await learnTraceIds([big], createRedactor());
@@ -51,8 +69,12 @@ async function main(): Promise<void> {
   t = performance.now();
   await redactTraceFiles(big, join(dir, 'redacted.jsonl'), createRedactor());
   const redactMs = performance.now() - t;
-  console.log(`redaction: ${(mb / (redactMs / 1000)).toFixed(1)} MB/s (${redactMs.toFixed(0)} ms for ${mb.toFixed(1)} MB, ${n} lines) = ${(redactMs / baseMs).toFixed(1)}× read + split + JSON.parse (${baseMs.toFixed(0)} ms)`);
-  console.log(`redaction's first pass (the trace's ids), included above: ${learnMs.toFixed(0)} ms = ${(learnMs / baseMs).toFixed(1)}× read + split + JSON.parse`);
+  console.log(
+    `redaction: ${(mb / (redactMs / 1000)).toFixed(1)} MB/s (${redactMs.toFixed(0)} ms for ${mb.toFixed(1)} MB, ${n} lines) = ${(redactMs / baseMs).toFixed(1)}× read + split + JSON.parse (${baseMs.toFixed(0)} ms)`,
+  );
+  console.log(
+    `redaction's first pass (the trace's ids), included above: ${learnMs.toFixed(0)} ms = ${(learnMs / baseMs).toFixed(1)}× read + split + JSON.parse`,
+  );
 }
 
 void main();

@@ -161,7 +161,8 @@ interface TraceEvent {
 /** `--profile`: time per step of each traced task, per process and thread, top by total (nested events overlap). */
 function printTrace(trace: { traceEvents: TraceEvent[] }, steps: number): void {
   const threads = new Map<string, string>();
-  for (const e of trace.traceEvents) if (e.ph === 'M' && e.name === 'thread_name') threads.set(`${e.pid}:${e.tid}`, e.args?.name ?? '');
+  for (const e of trace.traceEvents)
+    if (e.ph === 'M' && e.name === 'thread_name') threads.set(`${e.pid}:${e.tid}`, e.args?.name ?? '');
   const sums = new Map<string, { wall: number; cpu: number }>();
   for (const e of trace.traceEvents) {
     if (e.ph !== 'X' || !e.dur) continue;
@@ -172,7 +173,8 @@ function printTrace(trace: { traceEvents: TraceEvent[] }, steps: number): void {
     sums.set(key, sum);
   }
   console.log('  wall ms/step, CPU ms/step, thread and task:');
-  for (const [name, t] of [...sums].sort((a, b) => b[1].wall - a[1].wall).slice(0, 30)) console.log(`  ${(t.wall / steps).toFixed(2).padStart(7)} ${(t.cpu / steps).toFixed(2).padStart(7)}  ${name}`);
+  for (const [name, t] of [...sums].sort((a, b) => b[1].wall - a[1].wall).slice(0, 30))
+    console.log(`  ${(t.wall / steps).toFixed(2).padStart(7)} ${(t.cpu / steps).toFixed(2).padStart(7)}  ${name}`);
 }
 
 async function main(): Promise<void> {
@@ -185,11 +187,21 @@ async function main(): Promise<void> {
       const path = join(dir, `canonical-${n}.trace.jsonl`);
       await canonical(n, path);
       const parsed = await parseTrace(await readTraceFiles(path));
-      const service = new TraceService(parsed, { fileName: `canonical-${n}.trace.jsonl`, formatChosen: false, analysis: {} });
+      const service = new TraceService(parsed, {
+        fileName: `canonical-${n}.trace.jsonl`,
+        formatChosen: false,
+        analysis: {},
+      });
       // Analysed once here, so the page's first draw measures the page, not the analysis.
       service.sessionBody({ sessionId: service.header().defaultSessionId! });
       const t0 = performance.now();
-      const p = await openInspector(browser, server.origin, { trace: parsed, service, fileName: `canonical-${n}.trace.jsonl`, viewport: { width: 1400, height: 900 }, drawTimeoutMs: 20 * 60_000 });
+      const p = await openInspector(browser, server.origin, {
+        trace: parsed,
+        service,
+        fileName: `canonical-${n}.trace.jsonl`,
+        viewport: { width: 1400, height: 900 },
+        drawTimeoutMs: 20 * 60_000,
+      });
       const drawMs = performance.now() - t0;
       await p.page.evaluate(PAGE_SCRIPT);
       const cdp = PROFILE ? await p.page.context().newCDPSession(p.page) : null;
@@ -198,7 +210,10 @@ async function main(): Promise<void> {
         await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
         await cdp.send('Profiler.start');
       }
-      if (PROFILE) await browser.startTracing(p.page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink', 'cc', 'gpu', 'viz'] });
+      if (PROFILE)
+        await browser.startTracing(p.page, {
+          categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink', 'cc', 'gpu', 'viz'],
+        });
       const cpu0 = childCpuMs();
       const r = (await p.page.evaluate('window.benchTimeline()')) as {
         idle: { median: number; p95: number };
@@ -211,7 +226,11 @@ async function main(): Promise<void> {
       };
       // The run also holds 40 idle frames, which cost next to nothing.
       const cpuPerStep = (childCpuMs() - cpu0) / r.steps;
-      if (PROFILE) printTrace(JSON.parse((await browser.stopTracing()).toString('utf8')) as { traceEvents: TraceEvent[] }, r.steps);
+      if (PROFILE)
+        printTrace(
+          JSON.parse((await browser.stopTracing()).toString('utf8')) as { traceEvents: TraceEvent[] },
+          r.steps,
+        );
       if (cdp) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile, r.steps);
       const heap = (await p.page.evaluate('performance.memory ? performance.memory.usedJSHeapSize : 0')) as number;
       if (p.pageErrors.length > 0) throw new Error(`page errors: ${p.pageErrors.join('; ')}`);
@@ -229,7 +248,11 @@ async function main(): Promise<void> {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\nbench:timeline, Chromium, 1400×900 page, 80 zoom/pan steps per session; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores:`);
+  console.log(
+    `\nbench:timeline, Chromium, 1400×900 page, 80 zoom/pan steps per session; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${availableParallelism()} cores:`,
+  );
   for (const r of rows) console.log(r);
 }
 

@@ -95,8 +95,17 @@ interface Seen {
   run?: number[];
 }
 
-async function job(page: Page, workload: Workload, message: Job, until: string, limitMs = 600_000, fresh = false): Promise<{ seen: Seen[]; timedOut: boolean }> {
-  const r = await page.evaluate<{ seen: Seen[]; timedOut: boolean }>(`window.whatIfJob(${JSON.stringify(workload)}, ${JSON.stringify(message)}, ${JSON.stringify(until)}, ${limitMs}, ${fresh})`);
+async function job(
+  page: Page,
+  workload: Workload,
+  message: Job,
+  until: string,
+  limitMs = 600_000,
+  fresh = false,
+): Promise<{ seen: Seen[]; timedOut: boolean }> {
+  const r = await page.evaluate<{ seen: Seen[]; timedOut: boolean }>(
+    `window.whatIfJob(${JSON.stringify(workload)}, ${JSON.stringify(message)}, ${JSON.stringify(until)}, ${limitMs}, ${fresh})`,
+  );
   // A job cut off by the limit may still be running: the next one needs a worker of its own.
   if (r.timedOut) await page.evaluate('window.warmWorker && window.warmWorker.terminate(); window.warmWorker = null;');
   return r;
@@ -117,7 +126,9 @@ async function benchTrace(page: Page, name: string, file: string): Promise<void>
   const spec: ScenarioOptions = { params: r.scenario.params, replicas: r.scenario.replicas, session: sessionId };
   const options = { params: spec.params, replicas: spec.replicas!, session: sessionId! };
   const calls = workload.kind === 'sessions' ? workload.sessions[0]!.calls.length : 0;
-  console.log(`\n${name}: ${calls} calls; scenario: ${spec.replicas!.replicas} sessions ${spec.replicas!.staggerS} s apart, Qwen3-32B on one H200, vLLM LRU`);
+  console.log(
+    `\n${name}: ${calls} calls; scenario: ${spec.replicas!.replicas} sessions ${spec.replicas!.staggerS} s apart, Qwen3-32B on one H200, vLLM LRU`,
+  );
 
   // The scenario: page-side time to its result, the workload sent anew each time (nothing cached).
   const scenarioJob: Job = { type: 'scenario', seq: 1, workloadId: 1, spec, alone: true };
@@ -129,7 +140,11 @@ async function benchTrace(page: Page, name: string, file: string): Promise<void>
     const { seen } = await job(page, workload, scenarioJob, 'done');
     worker.push(seen.find((m) => m.type === 'scenario/result')!.at);
     inWorker.push(seen.find((m) => m.type === 'scenario/result')!.ms!);
-    cold.push((await job(page, workload, scenarioJob, 'scenario/result', 600_000, true)).seen.find((m) => m.type === 'scenario/result')!.at);
+    cold.push(
+      (await job(page, workload, scenarioJob, 'scenario/result', 600_000, true)).seen.find(
+        (m) => m.type === 'scenario/result',
+      )!.at,
+    );
   }
   const node: number[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -138,10 +153,23 @@ async function benchTrace(page: Page, name: string, file: string): Promise<void>
     node.push(performance.now() - t0);
   }
   console.log(line('scenario (post → result)', median(worker), median(node), SCENARIO_TARGET_MS));
-  console.log(`${''.padEnd(44)} (the engine in the worker: ${median(inWorker).toFixed(0)} ms; in a fresh worker, cold JIT: ${median(cold).toFixed(0)} ms)`);
+  console.log(
+    `${''.padEnd(44)} (the engine in the worker: ${median(inWorker).toFixed(0)} ms; in a fresh worker, cold JIT: ${median(cold).toFixed(0)} ms)`,
+  );
 
   // The cliff sweep: post → cliff (the main line complete), fresh worker each time.
-  const sweepJob: Job = { type: 'sweep', seq: 2, workloadId: 1, axis: 'replicas', values: [...REPLICA_SWEEP], base: spec, threshold: 0.1, pointsAfterCliff: POINTS_AFTER_CLIFF, budgetMs: 20_000, lines: [] };
+  const sweepJob: Job = {
+    type: 'sweep',
+    seq: 2,
+    workloadId: 1,
+    axis: 'replicas',
+    values: [...REPLICA_SWEEP],
+    base: spec,
+    threshold: 0.1,
+    pointsAfterCliff: POINTS_AFTER_CLIFF,
+    budgetMs: 20_000,
+    lines: [],
+  };
   const sweeps: number[] = [];
   let run: number[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -157,7 +185,14 @@ async function benchTrace(page: Page, name: string, file: string): Promise<void>
     nodeSweep.push(performance.now() - t0);
   }
   const skipped = REPLICA_SWEEP.filter((v) => !run.includes(v));
-  console.log(line(`cliff sweep (N = ${run[0]}…${run[run.length - 1]}, ${run.length} points)`, median(sweeps), median(nodeSweep), SWEEP_TARGET_MS));
+  console.log(
+    line(
+      `cliff sweep (N = ${run[0]}…${run[run.length - 1]}, ${run.length} points)`,
+      median(sweeps),
+      median(nodeSweep),
+      SWEEP_TARGET_MS,
+    ),
+  );
   console.log(`${''.padEnd(44)} (skipped past the cliff: ${skipped.length > 0 ? skipped.join(', ') : 'none'})`);
 
   // Informational: the other policies, as the table and the chart's lines run them (once each).
@@ -165,7 +200,13 @@ async function benchTrace(page: Page, name: string, file: string): Promise<void>
     const x = resolveScenario(scenario, { policy: c.id });
     return x.ok ? [{ policy: c.id, spec: { ...spec, params: x.scenario.params } }] : [];
   });
-  const compare = await job(page, workload, { type: 'compare', seq: 3, workloadId: 1, policies: others }, 'done', COMPARE_LIMIT_MS);
+  const compare = await job(
+    page,
+    workload,
+    { type: 'compare', seq: 3, workloadId: 1, policies: others },
+    'done',
+    COMPARE_LIMIT_MS,
+  );
   const rows = others.map((o) => {
     const m = compare.seen.find((s) => s.type === 'scenario/policy' && s.policy === o.policy);
     return `${o.policy} ${m ? `${(m.ms ?? 0).toFixed(0)} ms${m.type === 'scenario/policy' && (m as { error?: string }).error ? ' (error)' : ''}` : `> ${COMPARE_LIMIT_MS / 1000} s (not finished)`}`;
@@ -173,7 +214,9 @@ async function benchTrace(page: Page, name: string, file: string): Promise<void>
   console.log(`policy table at N = ${spec.replicas!.replicas} (one run each): ${rows.join(', ')}`);
   const withLines = await job(page, workload, { ...sweepJob, seq: 4, lines: others }, 'done', COMPARE_LIMIT_MS);
   const last = withLines.seen[withLines.seen.length - 1];
-  console.log(`sweep with every policy's line (one run): ${withLines.timedOut ? `not finished after ${COMPARE_LIMIT_MS / 1000} s` : `${((last?.at ?? 0) / 1000).toFixed(1)} s`} (progress posted after each of ${withLines.seen.filter((m) => m.type === 'sweep/point').length} points)`);
+  console.log(
+    `sweep with every policy's line (one run): ${withLines.timedOut ? `not finished after ${COMPARE_LIMIT_MS / 1000} s` : `${((last?.at ?? 0) / 1000).toFixed(1)} s`} (progress posted after each of ${withLines.seen.filter((m) => m.type === 'sweep/point').length} points)`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -186,7 +229,10 @@ async function main(): Promise<void> {
       return;
     }
     // The webview's CSP for workers: fetched from the page's origin, started from blob:.
-    res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; connect-src 'self'; worker-src blob:" });
+    res.writeHead(200, {
+      'content-type': 'text/html',
+      'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; connect-src 'self'; worker-src blob:",
+    });
     res.end(`<!DOCTYPE html><html><body><script>${PAGE_SCRIPT}</script></body></html>`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -195,11 +241,21 @@ async function main(): Promise<void> {
     const page = await browser.newPage();
     page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
     await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    console.log(`What-if simulator in ${browser.version()} (headless), median of ${RUNS} runs; baseline: the fast engine in Node ${process.version}, this process`);
-    await benchTrace(page, 'bundled sample (samples/claude-code-sessions.trace.jsonl, main session)', join(repoRoot, 'samples/claude-code-sessions.trace.jsonl'));
+    console.log(
+      `What-if simulator in ${browser.version()} (headless), median of ${RUNS} runs; baseline: the fast engine in Node ${process.version}, this process`,
+    );
+    await benchTrace(
+      page,
+      'bundled sample (samples/claude-code-sessions.trace.jsonl, main session)',
+      join(repoRoot, 'samples/claude-code-sessions.trace.jsonl'),
+    );
     const longest = sharedTrace('codex/rtchess-exported-session.jsonl');
-    if (longest) await benchTrace(page, 'longest real sample (shared traces: codex/rtchess-exported-session.jsonl)', longest);
-    else console.log('\nlongest real sample: skipped (shared traces: codex/rtchess-exported-session.jsonl is not on this machine)');
+    if (longest)
+      await benchTrace(page, 'longest real sample (shared traces: codex/rtchess-exported-session.jsonl)', longest);
+    else
+      console.log(
+        '\nlongest real sample: skipped (shared traces: codex/rtchess-exported-session.jsonl is not on this machine)',
+      );
   } finally {
     await browser.close();
     server.close();

@@ -27,7 +27,16 @@
 // diagnostics compared as a set, so one added does not shift every other). Exits 1 when an
 // output differs, 2 on a usage error.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,13 +44,21 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TRACE_KINDS = ['analyze.json', 'analyze.txt', 'convert.jsonl', 'simulate.json'];
 const KINDS = [...TRACE_KINDS, 'commands'];
-const USAGE = 'usage: node scripts/compareOutputs.mjs --save DIR [--resume] | --against DIR [--saved-only] | --compare BEFORE AFTER   [--cli PATH] [--kinds LIST] [--jobs N]';
+const USAGE =
+  'usage: node scripts/compareOutputs.mjs --save DIR [--resume] | --against DIR [--saved-only] | --compare BEFORE AFTER   [--cli PATH] [--kinds LIST] [--jobs N]';
 
 // ---------------------------------------------------------------- the command lines
 
 /** Agent traces and workloads (closed loop) and a block-hash trace (open loop), all committed. */
-const AGENT = ['test/fixtures/claude-code/edit-retry-loop.jsonl', 'test/fixtures/codex/tracelab-agents-md-0.114.jsonl', 'samples/claude-code-sessions.trace.jsonl'];
-const WORKLOADS = ['test/fixtures/workloads/growing-session.workload.json', 'test/fixtures/workloads/two-sessions-small-cache.workload.json'];
+const AGENT = [
+  'test/fixtures/claude-code/edit-retry-loop.jsonl',
+  'test/fixtures/codex/tracelab-agents-md-0.114.jsonl',
+  'samples/claude-code-sessions.trace.jsonl',
+];
+const WORKLOADS = [
+  'test/fixtures/workloads/growing-session.workload.json',
+  'test/fixtures/workloads/two-sessions-small-cache.workload.json',
+];
 const BLOCKS = 'test/fixtures/mooncake/conversation_trace.head300.jsonl';
 
 /** Every scenario shape the command line can say, once per agent input. */
@@ -55,14 +72,51 @@ const VARIANTS = [
   ['--policy', 'ttl-pin', '--ttl-s', '5', '--max-ttl-s', '20', '--replicas', '8'],
   ['--policy', 'admission-cap', '--replicas', '8'],
   ['--policy', 'admission-cap', '--admission-cap', '3', '--replicas', '8'],
-  ['--policy', 'admission-cap', '--initial-cap', '4', '--hit-rate-floor', '0.7', '--backoff', '0.6', '--window-s', '10', '--replicas', '8'],
+  [
+    '--policy',
+    'admission-cap',
+    '--initial-cap',
+    '4',
+    '--hit-rate-floor',
+    '0.7',
+    '--backoff',
+    '0.6',
+    '--window-s',
+    '10',
+    '--replicas',
+    '8',
+  ],
   ['--offload-tokens', '100000', '--offload-gbps', '25', '--replicas', '8', '--capacity-tokens', '20000'],
   ['--gpu', 'h200', '--model', 'llama-3.1-8b', '--replicas', '4'],
   ['--gpu', 'h100', '--model', 'qwen3-32b', '--replicas', '4'],
   ['--gpu-memory-gib', '96', '--model', 'qwen3-30b-a3b'],
   ['--gpu', 'h100', '--gpu-memory-gib', '96', '--model', 'llama-3.1-70b-fp8'],
-  ['--capacity-tokens', '30000', '--step-fixed-ms', '10', '--prefill-us-per-token', '50', '--kv-read-ns-per-token', '40', '--kv-bytes-per-token', '131072', '--decode-us-per-seq', '3'],
-  ['--block-size', '32', '--max-batched-tokens', '4096', '--max-num-seqs', '16', '--max-model-len', '200000', '--free-order', 'legacy'],
+  [
+    '--capacity-tokens',
+    '30000',
+    '--step-fixed-ms',
+    '10',
+    '--prefill-us-per-token',
+    '50',
+    '--kv-read-ns-per-token',
+    '40',
+    '--kv-bytes-per-token',
+    '131072',
+    '--decode-us-per-seq',
+    '3',
+  ],
+  [
+    '--block-size',
+    '32',
+    '--max-batched-tokens',
+    '4096',
+    '--max-num-seqs',
+    '16',
+    '--max-model-len',
+    '200000',
+    '--free-order',
+    'legacy',
+  ],
   ['--gpus', '4', '--router', 'kv-aware', '--replicas', '12'],
   ['--gpus', '3', '--router', 'session-affinity', '--replicas', '6', '--policy', 'ttl-pin'],
   ['--router', 'round-robin'],
@@ -95,12 +149,17 @@ const REFUSALS = [
 
 /** The fixed command lines, each run from the repository's root. */
 function commandLines() {
-  const list = [['simulate', '--help'], ['analyze', '--help'], ['convert', '--help']];
+  const list = [
+    ['simulate', '--help'],
+    ['analyze', '--help'],
+    ['convert', '--help'],
+  ];
   for (const file of AGENT) {
     list.push(['analyze', file], ['analyze', file, '--json'], ['convert', file]);
     for (const v of VARIANTS) list.push(['simulate', file, ...v], ['simulate', file, ...v, '--json']);
   }
-  for (const w of WORKLOADS) for (const v of VARIANTS.slice(0, 12)) list.push(['simulate', '--workload', w, ...v, '--json']);
+  for (const w of WORKLOADS)
+    for (const v of VARIANTS.slice(0, 12)) list.push(['simulate', '--workload', w, ...v, '--json']);
   for (const v of REFUSALS) list.push(['simulate', AGENT[0], ...v]);
   list.push(
     ['simulate', BLOCKS],
@@ -116,7 +175,10 @@ function commandLines() {
 
 /** The saved file's name of a command line: its place in the list and its words. */
 function commandName(argv, i) {
-  return `commands__${String(i).padStart(3, '0')}-${argv.join('_').replace(/[^\w.=-]+/g, '_').slice(0, 120)}.txt`;
+  return `commands__${String(i).padStart(3, '0')}-${argv
+    .join('_')
+    .replace(/[^\w.=-]+/g, '_')
+    .slice(0, 120)}.txt`;
 }
 
 // ---------------------------------------------------------------- the samples
@@ -146,7 +208,8 @@ function samples() {
   const out = [];
   for (const [prefix, folder, base] of groups) {
     if (!folder || folder === 'none') continue;
-    for (const file of filesUnder(folder)) if (statSync(file).size <= 64 * 2 ** 20) out.push({ file, name: prefix + relative(base, file) });
+    for (const file of filesUnder(folder))
+      if (statSync(file).size <= 64 * 2 ** 20) out.push({ file, name: prefix + relative(base, file) });
   }
   return out;
 }
@@ -156,13 +219,21 @@ function samples() {
 /** Runs the CLI in `cwd` and resolves with its exit status, stdout and stderr as one text. */
 function run(cli, args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd: root, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, ...args], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out = [];
     const err = [];
     child.stdout.on('data', (c) => out.push(c));
     child.stderr.on('data', (c) => err.push(c));
     child.on('error', reject);
-    child.on('close', (status) => resolve(`exit ${status}\n--- stdout\n${Buffer.concat(out).toString('utf8')}\n--- stderr\n${Buffer.concat(err).toString('utf8')}`));
+    child.on('close', (status) =>
+      resolve(
+        `exit ${status}\n--- stdout\n${Buffer.concat(out).toString('utf8')}\n--- stderr\n${Buffer.concat(err).toString('utf8')}`,
+      ),
+    );
   });
 }
 
@@ -184,11 +255,13 @@ function* outputs(cli, kinds) {
         },
         'simulate.json': () => run(cli, ['simulate', '--json', file]),
       };
-      for (const kind of TRACE_KINDS) if (kinds.includes(kind)) yield [`${name.replaceAll('/', '__')}.${kind}`, cases[kind]];
+      for (const kind of TRACE_KINDS)
+        if (kinds.includes(kind)) yield [`${name.replaceAll('/', '__')}.${kind}`, cases[kind]];
     }
   }
   if (kinds.includes('commands')) {
-    for (const [i, argv] of commandLines().entries()) yield [commandName(argv, i), async () => `$ agent-trace ${argv.join(' ')}\n${await run(cli, argv)}`];
+    for (const [i, argv] of commandLines().entries())
+      yield [commandName(argv, i), async () => `$ agent-trace ${argv.join(' ')}\n${await run(cli, argv)}`];
   }
 }
 
@@ -216,7 +289,8 @@ function leafDiff(a, b, path = '', out = []) {
     if (JSON.stringify(a) !== JSON.stringify(b)) out.push(`${path || '.'}: ${short(a)} → ${short(b)}`);
     return out;
   }
-  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) leafDiff(a[k], b[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`, out);
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)]))
+    leafDiff(a[k], b[k], Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`, out);
   return out;
 }
 
@@ -226,7 +300,8 @@ function explain(before, after) {
   if (after === null) return ['only before'];
   const a = stdoutJson(before);
   const b = stdoutJson(after);
-  if (a === undefined || b === undefined || typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return ['the text differs'];
+  if (a === undefined || b === undefined || typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return ['the text differs'];
   const without = (r) => {
     const rest = { ...r };
     delete rest.diagnostics;
@@ -248,7 +323,10 @@ function report(name, before, after) {
 }
 
 function compareFolders(before, after, kinds) {
-  const wanted = (name) => kinds.some((k) => (k === 'commands' ? name.startsWith('commands__') : !name.startsWith('commands__') && name.endsWith(`.${k}`)));
+  const wanted = (name) =>
+    kinds.some((k) =>
+      k === 'commands' ? name.startsWith('commands__') : !name.startsWith('commands__') && name.endsWith(`.${k}`),
+    );
   const names = [...new Set([...readdirSync(before), ...readdirSync(after)])].filter(wanted).sort();
   let differ = 0;
   for (const name of names) {
@@ -258,7 +336,9 @@ function compareFolders(before, after, kinds) {
     differ += 1;
     report(name, x, y);
   }
-  console.log(`${names.length - differ} of ${names.length} outputs byte-identical${differ ? `, ${differ} differ` : ''}`);
+  console.log(
+    `${names.length - differ} of ${names.length} outputs byte-identical${differ ? `, ${differ} differ` : ''}`,
+  );
   return differ;
 }
 
@@ -279,7 +359,16 @@ const kindsOption = option('--kinds', true);
 const kinds = kindsOption ? kindsOption.split(',') : KINDS;
 const [mode, dir, other] = argv;
 const unknownKind = kinds.find((k) => !KINDS.includes(k));
-if (unknownKind !== undefined || !['--save', '--against', '--compare'].includes(mode) || !dir || (mode === '--compare') !== (other !== undefined) || (savedOnly && mode !== '--against') || (resume && mode !== '--save') || !Number.isInteger(jobs) || jobs < 1) {
+if (
+  unknownKind !== undefined ||
+  !['--save', '--against', '--compare'].includes(mode) ||
+  !dir ||
+  (mode === '--compare') !== (other !== undefined) ||
+  (savedOnly && mode !== '--against') ||
+  (resume && mode !== '--save') ||
+  !Number.isInteger(jobs) ||
+  jobs < 1
+) {
   console.error(unknownKind !== undefined ? `unknown kind ${unknownKind}: the kinds are ${KINDS.join(', ')}` : USAGE);
   process.exit(2);
 }
@@ -320,5 +409,9 @@ try {
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
-console.log(mode === '--save' ? `saved ${compared} outputs to ${folder}` : `${compared - differ} of ${compared} outputs byte-identical${differ ? `, ${differ} differ` : ''}`);
+console.log(
+  mode === '--save'
+    ? `saved ${compared} outputs to ${folder}`
+    : `${compared - differ} of ${compared} outputs byte-identical${differ ? `, ${differ} differ` : ''}`,
+);
 process.exit(differ ? 1 : 0);

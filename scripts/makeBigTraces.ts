@@ -29,7 +29,9 @@ import { parseTrace } from '../src/core/trace/parseTrace';
 import { readTraceFiles } from '../src/node/traceFiles';
 
 // The repository: beside this script (scripts/), or two up when bundled into dist/bench/.
-const root = [join(__dirname, '..'), join(__dirname, '../..')].find((d) => existsSync(join(d, 'test/fixtures'))) ?? join(__dirname, '..');
+const root =
+  [join(__dirname, '..'), join(__dirname, '../..')].find((d) => existsSync(join(d, 'test/fixtures'))) ??
+  join(__dirname, '..');
 const SPOTTER = join(root, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
 const CODEX = join(root, 'test/fixtures/codex/edgerunner-code-mode-0.144.1.head558.jsonl');
 const BAILIAN = join(root, 'test/fixtures/bailian/qwen_traceA_lite.rows01-14.jsonl');
@@ -50,7 +52,8 @@ export function spotterCopy(source: string, i: number): string {
 
 export async function claude(size: { mb: number } | { copies: number }, path: string): Promise<string> {
   const source = readFileSync(SPOTTER, 'utf8');
-  const copies = 'copies' in size ? size.copies : Math.max(1, Math.round((size.mb * 2 ** 20) / Buffer.byteLength(source)));
+  const copies =
+    'copies' in size ? size.copies : Math.max(1, Math.round((size.mb * 2 ** 20) / Buffer.byteLength(source)));
   const out = createWriteStream(path);
   for (let i = 0; i < copies; i++) await write(out, spotterCopy(source, i));
   await close(out);
@@ -69,7 +72,8 @@ export function codexCopy(source: string, i: number): string {
 
 export async function codex(size: { mb: number } | { copies: number }, path: string): Promise<string> {
   const source = readFileSync(CODEX, 'utf8');
-  const copies = 'copies' in size ? size.copies : Math.max(1, Math.round((size.mb * 2 ** 20) / Buffer.byteLength(source)));
+  const copies =
+    'copies' in size ? size.copies : Math.max(1, Math.round((size.mb * 2 ** 20) / Buffer.byteLength(source)));
   const out = createWriteStream(path);
   for (let i = 0; i < copies; i++) await write(out, codexCopy(source, i));
   await close(out);
@@ -86,7 +90,17 @@ export async function canonical(calls: number, path: string): Promise<string> {
   const n = base.calls.length;
   const out = createWriteStream(path);
   // Header and session record from the writer itself; then calls stream out copy by copy.
-  const header = writeCanonical({ format: 'claude-code', files: ['spotter.jsonl'], sessions: [{ ...base, calls: [], turns: [], compactions: [] }], diagnostics: [], skippedRecords: {}, limitations: [] }, 'agent-trace (scripts/makeBigTraces.ts)');
+  const header = writeCanonical(
+    {
+      format: 'claude-code',
+      files: ['spotter.jsonl'],
+      sessions: [{ ...base, calls: [], turns: [], compactions: [] }],
+      diagnostics: [],
+      skippedRecords: {},
+      limitations: [],
+    },
+    'agent-trace (scripts/makeBigTraces.ts)',
+  );
   await write(out, header);
   for (let copy = 0; copy * n < calls; copy++) {
     const count = Math.min(n, calls - copy * n);
@@ -100,12 +114,24 @@ export async function canonical(calls: number, path: string): Promise<string> {
         startMs: c.startMs === null ? null : c.startMs + shiftMs,
         endMs: c.endMs === null ? null : c.endMs + shiftMs,
         // Only the failed tool calls (with their real error text): a lean file, as a serving log of a million calls is, that still has failures and retry loops.
-        toolCalls: c.toolCalls.filter((t) => t.isError === true).map((t) => ({ ...t, id: `${t.id}_${copy}`, startMs: t.startMs === null ? null : t.startMs + shiftMs, endMs: t.endMs === null ? null : t.endMs + shiftMs })),
+        toolCalls: c.toolCalls
+          .filter((t) => t.isError === true)
+          .map((t) => ({
+            ...t,
+            id: `${t.id}_${copy}`,
+            startMs: t.startMs === null ? null : t.startMs + shiftMs,
+            endMs: t.endMs === null ? null : t.endMs + shiftMs,
+          })),
       })),
       turns: [],
-      compactions: base.compactions.filter((c) => c.beforeCall < count).map((c) => ({ ...c, timeMs: c.timeMs === null ? null : c.timeMs + shiftMs })),
+      compactions: base.compactions
+        .filter((c) => c.beforeCall < count)
+        .map((c) => ({ ...c, timeMs: c.timeMs === null ? null : c.timeMs + shiftMs })),
     };
-    const text = writeCanonical({ format: 'claude-code', files: [], sessions: [slice], diagnostics: [], skippedRecords: {}, limitations: [] }, '');
+    const text = writeCanonical(
+      { format: 'claude-code', files: [], sessions: [slice], diagnostics: [], skippedRecords: {}, limitations: [] },
+      '',
+    );
     // Drop this copy's header and session record: its calls continue the one session.
     const body = text.split('\n').slice(2).join('\n');
     await write(out, body);
@@ -115,7 +141,10 @@ export async function canonical(calls: number, path: string): Promise<string> {
 }
 
 export async function bailian(conversations: number, path: string): Promise<string> {
-  const rows = readFileSync(BAILIAN, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const rows = readFileSync(BAILIAN, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const perCopy = rows.filter((r) => r['parent_chat_id'] === -1).length;
   const maxId = Math.max(...rows.map((r) => Number(r['chat_id'])));
   const span = Math.max(...rows.map((r) => Number(r['timestamp'])));
@@ -126,8 +155,18 @@ export async function bailian(conversations: number, path: string): Promise<stri
     for (const r of rows) {
       const parent = Number(r['parent_chat_id']);
       // Same key order and separators as the real file (Python's json.dumps defaults).
-      const copy = { ...r, chat_id: Number(r['chat_id']) + i * (maxId + 1), parent_chat_id: parent === -1 ? -1 : parent + i * (maxId + 1), timestamp: Math.round((Number(r['timestamp']) + i * span) * 1000) / 1000 };
-      lines.push(JSON.stringify(copy).replace(/,"/g, ', "').replace(/":/g, '": ').replace(/,(?=\d|-)/g, ', '));
+      const copy = {
+        ...r,
+        chat_id: Number(r['chat_id']) + i * (maxId + 1),
+        parent_chat_id: parent === -1 ? -1 : parent + i * (maxId + 1),
+        timestamp: Math.round((Number(r['timestamp']) + i * span) * 1000) / 1000,
+      };
+      lines.push(
+        JSON.stringify(copy)
+          .replace(/,"/g, ', "')
+          .replace(/":/g, '": ')
+          .replace(/,(?=\d|-)/g, ', '),
+      );
     }
     await write(out, lines.join('\n') + '\n');
   }
@@ -146,12 +185,27 @@ export async function chain(depth: number, path: string): Promise<string> {
       parentId: i === 0 ? null : `chain-${i - 1}`,
       parentToolCallId: null,
       role: i === 0 ? 'main' : 'subagent',
-      calls: [{ ...call, id: `${call.id}_${i}`, index: 0, turn: null, toolCalls: call.toolCalls.map((t) => ({ ...t, id: `${t.id}_${i}` })) }],
+      calls: [
+        {
+          ...call,
+          id: `${call.id}_${i}`,
+          index: 0,
+          turn: null,
+          toolCalls: call.toolCalls.map((t) => ({ ...t, id: `${t.id}_${i}` })),
+        },
+      ],
       turns: [],
       compactions: [],
     });
   }
-  const model: TraceModel = { format: 'claude-code', files: ['spotter.jsonl'], sessions, diagnostics: [], skippedRecords: {}, limitations: [] };
+  const model: TraceModel = {
+    format: 'claude-code',
+    files: ['spotter.jsonl'],
+    sessions,
+    diagnostics: [],
+    skippedRecords: {},
+    limitations: [],
+  };
   const out = createWriteStream(path);
   await write(out, writeCanonical(model, 'agent-trace (scripts/makeBigTraces.ts)'));
   await close(out);
@@ -171,19 +225,28 @@ async function main(args: string[]): Promise<void> {
     if (!Number.isFinite(n) || n <= 0) throw new Error(`${kind} needs ${name} N (a number > 0)`);
     return n;
   };
-  if (!out) throw new Error('usage: makeBigTraces.ts claude --mb N | codex --mb N | canonical --calls N | bailian --conversations N | chain --depth N  --out FILE');
+  if (!out)
+    throw new Error(
+      'usage: makeBigTraces.ts claude --mb N | codex --mb N | canonical --calls N | bailian --conversations N | chain --depth N  --out FILE',
+    );
   const said =
     kind === 'claude'
-      ? await claude(option(args, '--copies') !== null ? { copies: Math.round(number('--copies')) } : { mb: number('--mb') }, out)
+      ? await claude(
+          option(args, '--copies') !== null ? { copies: Math.round(number('--copies')) } : { mb: number('--mb') },
+          out,
+        )
       : kind === 'codex'
-        ? await codex(option(args, '--copies') !== null ? { copies: Math.round(number('--copies')) } : { mb: number('--mb') }, out)
-      : kind === 'canonical'
-        ? await canonical(Math.round(number('--calls')), out)
-        : kind === 'bailian'
-          ? await bailian(Math.round(number('--conversations')), out)
-          : kind === 'chain'
-            ? await chain(Math.round(number('--depth')), out)
-            : null;
+        ? await codex(
+            option(args, '--copies') !== null ? { copies: Math.round(number('--copies')) } : { mb: number('--mb') },
+            out,
+          )
+        : kind === 'canonical'
+          ? await canonical(Math.round(number('--calls')), out)
+          : kind === 'bailian'
+            ? await bailian(Math.round(number('--conversations')), out)
+            : kind === 'chain'
+              ? await chain(Math.round(number('--depth')), out)
+              : null;
   if (said === null) throw new Error(`unknown kind ${kind ?? ''}`);
   console.log(said);
 }

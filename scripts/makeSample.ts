@@ -22,7 +22,9 @@ function window(session: Session, from: number): Session {
     ...session,
     calls: calls.map((c) => ({ ...c, turn: c.turn === null ? null : c.turn - firstTurn })),
     turns: session.turns.slice(firstTurn).map((t, i) => ({ ...t, index: i })),
-    compactions: session.compactions.filter((c) => c.beforeCall >= from).map((c) => ({ ...c, beforeCall: c.beforeCall - from })),
+    compactions: session.compactions
+      .filter((c) => c.beforeCall >= from)
+      .map((c) => ({ ...c, beforeCall: c.beforeCall - from })),
   };
 }
 

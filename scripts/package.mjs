@@ -32,14 +32,21 @@ export function repositoryUrl(manifest) {
  */
 export function packageOptions(manifest) {
   const rewrite = repositoryUrl(manifest) !== null;
-  return { packagePath: VSIX_PATH, dependencies: false, rewriteRelativeLinks: rewrite, allowMissingRepository: !rewrite };
+  return {
+    packagePath: VSIX_PATH,
+    dependencies: false,
+    rewriteRelativeLinks: rewrite,
+    allowMissingRepository: !rewrite,
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const manifest = JSON.parse(readFileSync('package.json', 'utf8'));
   const options = packageOptions(manifest);
   if (!options.rewriteRelativeLinks) {
-    console.log('package: no `repository` in package.json, so the README keeps its relative links (docs/ ships in the .vsix).');
+    console.log(
+      'package: no `repository` in package.json, so the README keeps its relative links (docs/ ships in the .vsix).',
+    );
   }
   // No top-level await: the unit tests load this module's functions from CommonJS.
   createVSIX(options).catch((e) => {

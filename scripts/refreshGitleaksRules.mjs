@@ -55,10 +55,17 @@ for (const r of config.rules) {
   rules.push(rule);
 }
 const data = {
-  source: { repository: 'https://github.com/gitleaks/gitleaks', file: 'config/gitleaks.toml', commit, licence: 'MIT, Copyright (c) 2019 Zachary Rice' },
+  source: {
+    repository: 'https://github.com/gitleaks/gitleaks',
+    file: 'config/gitleaks.toml',
+    commit,
+    licence: 'MIT, Copyright (c) 2019 Zachary Rice',
+  },
   allowlist: allowlist(config.allowlist ?? {}),
   rules,
 };
 const out = new URL('../src/core/redact/gitleaks/rules.json', import.meta.url);
 writeFileSync(out, JSON.stringify(data, null, 1) + '\n');
-console.log(`${rules.length} rules written to src/core/redact/gitleaks/rules.json (left out, file-path rules: ${skipped.join(', ') || 'none'})`);
+console.log(
+  `${rules.length} rules written to src/core/redact/gitleaks/rules.json (left out, file-path rules: ${skipped.join(', ') || 'none'})`,
+);

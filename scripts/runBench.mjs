@@ -10,9 +10,20 @@ if (!name) {
   process.exit(2);
 }
 const outfile = path.join('dist/bench', `${name}.bench.js`);
-const node = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', mainFields: ['module', 'main'], logLevel: 'warning' };
+const node = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  mainFields: ['module', 'main'],
+  logLevel: 'warning',
+};
 await esbuild.build({ ...node, entryPoints: [`bench/${name}.bench.ts`], outfile, external: ['playwright-core'] });
 // Sweeps on worker threads start this from beside the benchmark.
-await esbuild.build({ ...node, entryPoints: ['src/node/sweepWorker.ts'], outfile: path.join('dist/bench', 'sweepWorker.js') });
+await esbuild.build({
+  ...node,
+  entryPoints: ['src/node/sweepWorker.ts'],
+  outfile: path.join('dist/bench', 'sweepWorker.js'),
+});
 const r = spawnSync(process.execPath, ['--expose-gc', outfile, ...args], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

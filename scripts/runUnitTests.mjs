@@ -9,11 +9,14 @@ import { join } from 'node:path';
 function find(path) {
   if (!statSync(path).isDirectory()) return [path];
   return readdirSync(path, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? find(join(path, e.name)) : e.name.endsWith('.test.ts') ? [join(path, e.name)] : []);
+    e.isDirectory() ? find(join(path, e.name)) : e.name.endsWith('.test.ts') ? [join(path, e.name)] : [],
+  );
 }
 
 const dirs = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const files = (dirs.length ? dirs : ['test/unit']).flatMap(find).sort();
 const extra = process.argv.slice(2).filter((a) => a.startsWith('--'));
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...extra, ...files], { stdio: 'inherit' });
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...extra, ...files], {
+  stdio: 'inherit',
+});
 process.exit(r.status ?? 1);

@@ -8,7 +8,11 @@ const stages = [
   { name: 'lint', cmd: ['npm', 'run', '--silent', 'lint'] },
   { name: 'package', cmd: ['npm', 'run', '--silent', 'package'] },
   { name: 'unit', cmd: ['node', 'scripts/runUnitTests.mjs', 'test/unit'], counts: 'node' },
-  { name: 'engines against the vLLM oracle (Python)', cmd: ['node', 'scripts/runUnitTests.mjs', 'test/oracle'], counts: 'node' },
+  {
+    name: 'engines against the vLLM oracle (Python)',
+    cmd: ['node', 'scripts/runUnitTests.mjs', 'test/oracle'],
+    counts: 'node',
+  },
   { name: 'browser (Chromium)', cmd: ['node', 'scripts/runUnitTests.mjs', 'test/browser'], counts: 'node' },
   { name: 'extension host (VS Code)', cmd: ['node', 'scripts/runHostTests.mjs'], counts: 'mocha' },
   { name: 'UI end-to-end (VS Code + Chromium)', cmd: ['node', 'scripts/runUnitTests.mjs', 'test/e2e'], counts: 'node' },

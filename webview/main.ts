@@ -12,9 +12,13 @@ interface VsCodeApi {
 declare const acquireVsCodeApi: () => VsCodeApi;
 
 const vscodeApi = acquireVsCodeApi();
-const channel = new Channel<WebviewNotification, HostNotification, WebviewRequests, HostRequests>((m) => vscodeApi.postMessage(m), {
-  onError: (message) => vscodeApi.postMessage({ type: 'log/error', message: `channel: ${message}` } satisfies WebviewNotification),
-});
+const channel = new Channel<WebviewNotification, HostNotification, WebviewRequests, HostRequests>(
+  (m) => vscodeApi.postMessage(m),
+  {
+    onError: (message) =>
+      vscodeApi.postMessage({ type: 'log/error', message: `channel: ${message}` } satisfies WebviewNotification),
+  },
+);
 
 const root = document.getElementById('app') ?? document.body.appendChild(document.createElement('main'));
 const app = new InspectorApp(root, {

@@ -39,11 +39,16 @@ export async function runContext(argv: readonly string[]): Promise<number> {
     else if (a === '--format') {
       const f = argv[++i];
       const known = FORMATS.find((s) => s.id === f);
-      if (!known) throw new UsageError(`unknown --format "${f ?? ''}"; one of: ${FORMATS.map((s) => s.id).join(', ')}`, 'agent-trace context --help');
+      if (!known)
+        throw new UsageError(
+          `unknown --format "${f ?? ''}"; one of: ${FORMATS.map((s) => s.id).join(', ')}`,
+          'agent-trace context --help',
+        );
       format = known.id;
     } else if (a === '--top') {
       const n = Number(argv[++i]);
-      if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--top needs a whole number > 0, not "${argv[i] ?? ''}"`, 'agent-trace context --help');
+      if (!Number.isInteger(n) || n <= 0)
+        throw new UsageError(`--top needs a whole number > 0, not "${argv[i] ?? ''}"`, 'agent-trace context --help');
       top = n;
     } else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`, 'agent-trace context --help');
     else if (file === null) file = a;
@@ -62,7 +67,12 @@ export async function runContext(argv: readonly string[]): Promise<number> {
   }
   const content = parsed.model.format === 'claude-code' ? collector.result() : null;
   const notes = counter.estimatedChars > 0 ? [estimatedTextNote(counter.estimatedChars)] : [];
-  const anatomy = contextAnatomy(parsed.model, { content, tokenizer: tokenCounterFor, prices: createPriceBook(), notes });
+  const anatomy = contextAnatomy(parsed.model, {
+    content,
+    tokenizer: tokenCounterFor,
+    prices: createPriceBook(),
+    notes,
+  });
   const report = contextReport(anatomy, top);
   if (json) printJson(contextJson(basename(file), anatomy, report));
   else printText(contextReportText(basename(file), anatomy, report));

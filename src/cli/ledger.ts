@@ -25,14 +25,24 @@ export interface LedgerTrace {
 }
 
 /** The files given, or the local sessions that pass `args.filter`; unreadable ones are reported on `err` and left out. */
-export async function readLedger(files: readonly string[], args: SessionsArgs, book: PriceBook, now: number, err: (text: string) => void): Promise<{ traces: LedgerTrace[]; unread: number; looked: string }> {
+export async function readLedger(
+  files: readonly string[],
+  args: SessionsArgs,
+  book: PriceBook,
+  now: number,
+  err: (text: string) => void,
+): Promise<{ traces: LedgerTrace[]; unread: number; looked: string }> {
   let paths: string[] = [...files];
   let looked = files.join(', ');
   if (paths.length === 0) {
     const { index, rows, roots } = await syncLocalSessions(args.roots, args.index, now, err);
     index.close();
     looked = roots.map((r) => `${r.agent.id} ${r.root}`).join(', ');
-    const mains = rows.filter((r) => r.fileStatus === 'ok' && (r.role === 'main' || !rows.some((p) => p.fileId === r.fileId && p.key === r.parentKey)));
+    const mains = rows.filter(
+      (r) =>
+        r.fileStatus === 'ok' &&
+        (r.role === 'main' || !rows.some((p) => p.fileId === r.fileId && p.key === r.parentKey)),
+    );
     paths = [...new Set(mains.filter((r) => matchesFilter(r, args.filter)).map((r) => r.path))];
   }
   // A folder stands for the traces in it, as for analyze DIR.
@@ -63,7 +73,12 @@ export async function readLedger(files: readonly string[], args: SessionsArgs, b
 }
 
 /** `sessions`' options plus the command's own; positional arguments are files. */
-export function parseLedgerArgs(argv: readonly string[], now: number, help: string, own: (argv: readonly string[], i: number) => number | null): { args: SessionsArgs; files: string[] } {
+export function parseLedgerArgs(
+  argv: readonly string[],
+  now: number,
+  help: string,
+  own: (argv: readonly string[], i: number) => number | null,
+): { args: SessionsArgs; files: string[] } {
   const files: string[] = [];
   const args = parseSessionsArgs(
     argv,

@@ -14,7 +14,16 @@ import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { outputFile } from './outputFile';
 import { createRedactor } from '../node/secretlintDetector';
 import { analyzeFolder, isDirectory, runSessions } from './sessions';
-import { redactionLine, redactionModeFlag, redactJsonLinesText, runCompare, runExport, runRedact, runReport, SHARE_USAGE } from './share';
+import {
+  redactionLine,
+  redactionModeFlag,
+  redactJsonLinesText,
+  runCompare,
+  runExport,
+  runRedact,
+  runReport,
+  SHARE_USAGE,
+} from './share';
 import { runSimulate } from './simulate';
 import { runContext } from './context';
 import { runWindows } from './windows';
@@ -152,7 +161,21 @@ function positiveNumber(flag: string, value: string | undefined, integer: boolea
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { command: null, file: null, json: false, out: null, format: null, minLoopAttempts: null, cacheTtlMin: null, prices: null, whatIfTtlMin: null, whatIfTtlWrite: null, budget: null, noRedact: false, redact: 'default' };
+  const args: Args = {
+    command: null,
+    file: null,
+    json: false,
+    out: null,
+    format: null,
+    minLoopAttempts: null,
+    cacheTtlMin: null,
+    prices: null,
+    whatIfTtlMin: null,
+    whatIfTtlWrite: null,
+    budget: null,
+    noRedact: false,
+    redact: 'default',
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--json') args.json = true;
@@ -162,13 +185,15 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '--format') {
       const f = argv[++i];
       const known = SUPPORTED_FORMATS.find((s) => s.id === f);
-      if (!known) throw new UsageError(`unknown --format "${f ?? ''}"; one of: ${SUPPORTED_FORMATS.map((s) => s.id).join(', ')}`);
+      if (!known)
+        throw new UsageError(`unknown --format "${f ?? ''}"; one of: ${SUPPORTED_FORMATS.map((s) => s.id).join(', ')}`);
       args.format = known.id;
     } else if (a === '--min-loop-attempts') args.minLoopAttempts = positiveNumber(a, argv[++i], true);
     else if (a === '--cache-ttl-min') args.cacheTtlMin = positiveNumber(a, argv[++i], false);
     else if (a === '--prices') {
       const file = argv[++i];
-      if (file === undefined || file.startsWith('--')) throw new UsageError('--prices needs a FILE (JSON, see docs/guide/cost.md)');
+      if (file === undefined || file.startsWith('--'))
+        throw new UsageError('--prices needs a FILE (JSON, see docs/guide/cost.md)');
       args.prices = file;
     } else if (a === '--what-if-ttl-min') args.whatIfTtlMin = positiveNumber(a, argv[++i], false);
     else if (a === '--what-if-ttl-write') args.whatIfTtlWrite = positiveNumber(a, argv[++i], false);
@@ -201,13 +226,34 @@ async function main(argv: readonly string[]): Promise<number> {
   // simulate and sessions have their own options and help.
   if (argv[0] === 'simulate') return runSimulate(argv.slice(1));
   if (argv[0] === 'context') return runContext(argv.slice(1));
-  if (argv[0] === 'sessions') return runSessions(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
-  if (argv[0] === 'cost') return runCost(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
-  if (argv[0] === 'windows') return runWindows(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+  if (argv[0] === 'sessions')
+    return runSessions(
+      argv.slice(1),
+      (t) => process.stdout.write(t),
+      (t) => process.stderr.write(t),
+    );
+  if (argv[0] === 'cost')
+    return runCost(
+      argv.slice(1),
+      (t) => process.stdout.write(t),
+      (t) => process.stderr.write(t),
+    );
+  if (argv[0] === 'windows')
+    return runWindows(
+      argv.slice(1),
+      (t) => process.stdout.write(t),
+      (t) => process.stderr.write(t),
+    );
   if (argv[0] === 'redact' && !argv.includes('--help')) return runRedact(argv.slice(1));
   // The team tables have their own options (and --help); the replay exports share theirs.
-  if (argv[0] === 'export' && ['parquet', 'otlp'].includes(argv[argv.indexOf('--to') + 1] ?? '')) return runTeamExport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
-  if (argv[0] === 'query') return runQuery(argv.slice(1), (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+  if (argv[0] === 'export' && ['parquet', 'otlp'].includes(argv[argv.indexOf('--to') + 1] ?? ''))
+    return runTeamExport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
+  if (argv[0] === 'query')
+    return runQuery(
+      argv.slice(1),
+      (t) => process.stdout.write(t),
+      (t) => process.stderr.write(t),
+    );
   if (argv[0] === 'export' && !argv.includes('--help')) return runExport(argv.slice(1));
   if (argv[0] === 'compare' && !argv.includes('--help')) return runCompare(argv.slice(1));
   if (argv[0] === 'report' && !argv.includes('--help')) return runReport(argv.slice(1), `agent-trace ${VERSION}`);
@@ -220,16 +266,24 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const args = parseArgs(argv);
-  if (args.command !== 'analyze' && args.command !== 'convert') throw new UsageError(`unknown command "${args.command ?? ''}"`);
+  if (args.command !== 'analyze' && args.command !== 'convert')
+    throw new UsageError(`unknown command "${args.command ?? ''}"`);
   if (!args.file) throw new UsageError(`${args.command} needs a FILE`);
   const options: Partial<AnalysisOptions> = {};
   if (args.minLoopAttempts !== null) options.minLoopAttempts = args.minLoopAttempts;
   if (args.cacheTtlMin !== null) options.cacheTtlMs = args.cacheTtlMin * 60_000;
   if (args.budget !== null && args.command !== 'analyze') throw new UsageError('--budget applies to analyze and cost');
   if (args.command === 'analyze' && (await isDirectory(args.file))) {
-    if (args.budget !== null) throw new UsageError('--budget applies to one trace; for a folder: agent-trace cost DIR/*.jsonl --budget USD');
+    if (args.budget !== null)
+      throw new UsageError('--budget applies to one trace; for a folder: agent-trace cost DIR/*.jsonl --budget USD');
     if (args.format) throw new UsageError('--format applies to one file, not to a folder');
-    return analyzeFolder(args.file, options, args.json, (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+    return analyzeFolder(
+      args.file,
+      options,
+      args.json,
+      (t) => process.stdout.write(t),
+      (t) => process.stderr.write(t),
+    );
   }
   // An -o that is a folder, a FIFO or a device is refused before the trace is read.
   if (args.command === 'convert' && args.out) await outputFile(args.out);
@@ -242,16 +296,32 @@ async function main(argv: readonly string[]): Promise<number> {
       return 1;
     }
     const redactor = args.noRedact ? null : createRedactor(args.redact);
-    await outputFile(args.out, await redactJsonLinesText(writeCanonical(parsed.model, `agent-trace ${VERSION}`), redactor));
+    await outputFile(
+      args.out,
+      await redactJsonLinesText(writeCanonical(parsed.model, `agent-trace ${VERSION}`), redactor),
+    );
     const calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
-    printError(`${args.out}: ${parsed.model.sessions.length} sessions, ${calls} LLM calls (from ${parsed.model.format})`);
+    printError(
+      `${args.out}: ${parsed.model.sessions.length} sessions, ${calls} LLM calls (from ${parsed.model.format})`,
+    );
     printError(redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)');
     return 0;
   }
-  if (args.whatIfTtlWrite !== null && args.whatIfTtlMin === null) throw new UsageError('--what-if-ttl-write needs --what-if-ttl-min');
+  if (args.whatIfTtlWrite !== null && args.whatIfTtlMin === null)
+    throw new UsageError('--what-if-ttl-write needs --what-if-ttl-min');
   const customTtl: TtlOption | null =
-    args.whatIfTtlMin === null ? null : { ttlMs: args.whatIfTtlMin * 60_000, write: args.whatIfTtlWrite !== null ? { inputMultiple: args.whatIfTtlWrite } : defaultWritePrice(args.whatIfTtlMin * 60_000) };
-  const book = createPriceBook(args.prices ? { user: await readPriceFile(args.prices), userLabel: basename(args.prices) } : {});
+    args.whatIfTtlMin === null
+      ? null
+      : {
+          ttlMs: args.whatIfTtlMin * 60_000,
+          write:
+            args.whatIfTtlWrite !== null
+              ? { inputMultiple: args.whatIfTtlWrite }
+              : defaultWritePrice(args.whatIfTtlMin * 60_000),
+        };
+  const book = createPriceBook(
+    args.prices ? { user: await readPriceFile(args.prices), userLabel: basename(args.prices) } : {},
+  );
   const report = buildTraceReport(parsed, options, { book, customTtl });
   if (args.json) printJson(report);
   else printText(renderTextReport(basename(args.file), report));

@@ -31,7 +31,9 @@ under their session.
   --since WHEN      only sessions active since WHEN: 30m, 12h, 7d, 2w, or a date 2026-03-01
   --project TEXT    only projects whose path contains TEXT (case-insensitive); repeatable
   --root ID=DIR     look for agent ID's sessions in DIR (default: the folder the agent
-                    itself uses, e.g. ${AGENTS.slice(0, 2).map((a) => `${a.id} ${a.defaultRoot}`).join(', ')})
+                    itself uses, e.g. ${AGENTS.slice(0, 2)
+                      .map((a) => `${a.id} ${a.defaultRoot}`)
+                      .join(', ')})
   --index FILE      the index to keep (default: ${defaultIndexPath().replace(homedir(), '~')})
   --no-index        read every file, keep nothing
 
@@ -40,7 +42,8 @@ The index makes later runs read only what changed. Exit status: 0 ok, 2 usage er
 
 /** Where the CLI keeps its own session index (the extension keeps its own in VS Code's storage). */
 export function defaultIndexPath(env: NodeJS.ProcessEnv = process.env): string {
-  if (process.platform === 'win32' && env['LOCALAPPDATA']) return join(env['LOCALAPPDATA'], 'agent-trace', 'sessions.sqlite');
+  if (process.platform === 'win32' && env['LOCALAPPDATA'])
+    return join(env['LOCALAPPDATA'], 'agent-trace', 'sessions.sqlite');
   const cache = env['XDG_CACHE_HOME'] || join(homedir(), process.platform === 'darwin' ? 'Library/Caches' : '.cache');
   return join(cache, 'agent-trace', 'sessions.sqlite');
 }
@@ -57,7 +60,12 @@ export interface SessionsArgs {
  * The options of `sessions` (and of the commands that read the same local sessions); `extra`
  * takes the command's own flags: it returns the index of the last argument it used, or null.
  */
-export function parseSessionsArgs(argv: readonly string[], nowMs: number, extra: ((argv: readonly string[], i: number) => number | null) | null = null, help = 'agent-trace sessions --help'): SessionsArgs {
+export function parseSessionsArgs(
+  argv: readonly string[],
+  nowMs: number,
+  extra: ((argv: readonly string[], i: number) => number | null) | null = null,
+  help = 'agent-trace sessions --help',
+): SessionsArgs {
   const args: SessionsArgs = { json: false, filter: {}, roots: {}, index: defaultIndexPath() };
   const value = (i: number, flag: string): string => {
     const v = argv[i];
@@ -71,19 +79,25 @@ export function parseSessionsArgs(argv: readonly string[], nowMs: number, extra:
     else if (a === '--json') args.json = true;
     else if (a === '--agent') {
       const id = value(++i, a);
-      if (!agentById(id)) throw new UsageError(`unknown --agent "${id}"; one of: ${AGENTS.map((x) => x.id).join(', ')}`, help);
+      if (!agentById(id))
+        throw new UsageError(`unknown --agent "${id}"; one of: ${AGENTS.map((x) => x.id).join(', ')}`, help);
       args.filter.agents = [...(args.filter.agents ?? []), id];
     } else if (a === '--since') {
       const text = value(++i, a);
       const since = parseSince(text, nowMs);
-      if (since === null) throw new UsageError(`--since needs a duration (30m, 12h, 7d, 2w) or a date (2026-03-01), not "${text}"`, help);
+      if (since === null)
+        throw new UsageError(`--since needs a duration (30m, 12h, 7d, 2w) or a date (2026-03-01), not "${text}"`, help);
       args.filter.sinceMs = since;
     } else if (a === '--project') args.filter.projects = [...(args.filter.projects ?? []), value(++i, a)];
     else if (a === '--root') {
       const spec = value(++i, a);
       const eq = spec.indexOf('=');
       const agent = eq > 0 ? agentById(spec.slice(0, eq)) : undefined;
-      if (!agent || eq === spec.length - 1) throw new UsageError(`--root needs ID=DIR with ID one of ${AGENTS.map((x) => x.id).join(', ')}, not "${spec}"`, help);
+      if (!agent || eq === spec.length - 1)
+        throw new UsageError(
+          `--root needs ID=DIR with ID one of ${AGENTS.map((x) => x.id).join(', ')}, not "${spec}"`,
+          help,
+        );
       args.roots[agent.settingKey] = spec.slice(eq + 1);
     } else if (a === '--index') args.index = value(++i, a);
     else if (a === '--no-index') args.index = null;
@@ -124,8 +138,19 @@ function sessionJson(r: SessionRow): Record<string, unknown> {
 
 function sessionLine(r: SessionRow, depth: number): string {
   const when = r.startMs === null ? '????-??-?? ??:??' : `${localDay(r.startMs)} ${localTime(r.startMs)}`;
-  const title = plainText(r.role === 'main' ? (r.title ?? lastSegment(r.path)) : `${r.role === 'compaction' ? 'compaction agent' : 'sub-agent'} ${r.key}`, 70);
-  const flags = [r.live ? 'live' : '', r.fileStatus === 'deleted' ? 'deleted' : '', r.fileStatus === 'problem' ? 'unreadable' : ''].filter((x) => x).join(' ');
+  const title = plainText(
+    r.role === 'main'
+      ? (r.title ?? lastSegment(r.path))
+      : `${r.role === 'compaction' ? 'compaction agent' : 'sub-agent'} ${r.key}`,
+    70,
+  );
+  const flags = [
+    r.live ? 'live' : '',
+    r.fileStatus === 'deleted' ? 'deleted' : '',
+    r.fileStatus === 'problem' ? 'unreadable' : '',
+  ]
+    .filter((x) => x)
+    .join(' ');
   return (
     `${'  '.repeat(depth)}${when}  ${r.agentId.padEnd(11)} ${shortDuration(durationMs(r)).padStart(9)} ${String(r.calls).padStart(5)} calls  hit ${formatPercent(r.cacheHitRate).padStart(6)}  ` +
     `${formatUsd(r.costUsd).padStart(8)}  ${String(r.failedToolCalls).padStart(3)} failed  ${String(r.retryLoops).padStart(2)} loops  ${flags ? `[${flags}] ` : ''}${title}`
@@ -133,7 +158,11 @@ function sessionLine(r: SessionRow, depth: number): string {
 }
 
 /** `agent-trace sessions`: exit status. */
-export async function runSessions(argv: readonly string[], write: (text: string) => void, writeErr: (text: string) => void): Promise<number> {
+export async function runSessions(
+  argv: readonly string[],
+  write: (text: string) => void,
+  writeErr: (text: string) => void,
+): Promise<number> {
   // Titles, paths and problems come from the logs: control and bidi characters print as visible escapes.
   const out = (text: string): void => write(terminalText(text));
   const err = (text: string): void => writeErr(terminalText(text));
@@ -146,19 +175,36 @@ export async function runSessions(argv: readonly string[], write: (text: string)
   const { index, rows, roots } = await syncLocalSessions(args.roots, args.index, now, err);
   try {
     // A main session passes the filter for itself; its sub-agents are listed with it.
-    const mains = rows.filter((r) => r.role === 'main' || !rows.some((p) => p.fileId === r.fileId && p.key === r.parentKey));
+    const mains = rows.filter(
+      (r) => r.role === 'main' || !rows.some((p) => p.fileId === r.fileId && p.key === r.parentKey),
+    );
     const kept = new Set(mains.filter((r) => matchesFilter(r, args.filter)).map((r) => r.fileId));
     const shown = rows.filter((r) => kept.has(r.fileId)).sort(compareRows('newest'));
     if (args.json) {
-      write(terminalJson(JSON.stringify({ index: args.index, roots: roots.map((r) => ({ agent: r.agent.id, root: r.root })), sessions: shown.map(sessionJson) }, null, 2)) + '\n');
+      write(
+        terminalJson(
+          JSON.stringify(
+            {
+              index: args.index,
+              roots: roots.map((r) => ({ agent: r.agent.id, root: r.root })),
+              sessions: shown.map(sessionJson),
+            },
+            null,
+            2,
+          ),
+        ) + '\n',
+      );
       return 0;
     }
     if (shown.length === 0) {
-      out(`No sessions found${args.filter.agents || args.filter.sinceMs !== undefined || args.filter.projects ? ' that match' : ''}. Looked in: ${roots.map((r) => `${r.agent.id} ${r.root}`).join(', ')}.\n`);
+      out(
+        `No sessions found${args.filter.agents || args.filter.sinceMs !== undefined || args.filter.projects ? ' that match' : ''}. Looked in: ${roots.map((r) => `${r.agent.id} ${r.root}`).join(', ')}.\n`,
+      );
       return 0;
     }
     const lines: string[] = [];
-    const byParent = (r: SessionRow): SessionRow[] => shown.filter((c) => c.fileId === r.fileId && c.parentKey === r.key);
+    const byParent = (r: SessionRow): SessionRow[] =>
+      shown.filter((c) => c.fileId === r.fileId && c.parentKey === r.key);
     const printed = new Set<SessionRow>();
     const print = (r: SessionRow, depth: number): void => {
       if (printed.has(r)) return;
@@ -167,14 +213,18 @@ export async function runSessions(argv: readonly string[], write: (text: string)
       for (const c of byParent(r)) print(c, depth + 1);
     };
     let project: string | null = null;
-    for (const r of shown.filter((x) => x.role === 'main' || !shown.some((p) => p.fileId === x.fileId && p.key === x.parentKey))) {
+    for (const r of shown.filter(
+      (x) => x.role === 'main' || !shown.some((p) => p.fileId === x.fileId && p.key === x.parentKey),
+    )) {
       if (r.project !== project) {
         project = r.project;
         lines.push('', plainText(project, 200));
       }
       print(r, 1);
     }
-    out(`${shown.filter((r) => r.role === 'main').length} sessions (${shown.length} with sub-agents), newest first\n${lines.join('\n')}\n`);
+    out(
+      `${shown.filter((r) => r.role === 'main').length} sessions (${shown.length} with sub-agents), newest first\n${lines.join('\n')}\n`,
+    );
     return 0;
   } finally {
     index.close();
@@ -186,7 +236,12 @@ export async function runSessions(argv: readonly string[], write: (text: string)
  * names instead of the defaults) and returns its rows; notes and unread files go to `err`.
  * The caller closes the index.
  */
-export async function syncLocalSessions(rootOverrides: Record<string, string>, indexPath: string | null, now: number, err: (text: string) => void): Promise<{ index: SessionIndex; rows: SessionRow[]; roots: ReturnType<typeof agentRoots> }> {
+export async function syncLocalSessions(
+  rootOverrides: Record<string, string>,
+  indexPath: string | null,
+  now: number,
+  err: (text: string) => void,
+): Promise<{ index: SessionIndex; rows: SessionRow[]; roots: ReturnType<typeof agentRoots> }> {
   const { index, notice } = SessionIndex.open(indexPath ?? ':memory:');
   try {
     if (notice) err(`agent-trace: ${notice.message}\n`);
@@ -198,7 +253,9 @@ export async function syncLocalSessions(rootOverrides: Record<string, string>, i
         // Only a long first run says how far it got (on stderr, so --json stays clean).
         if (Date.now() - lastReport > 2000 && p.filesDone < p.filesTotal) {
           lastReport = Date.now();
-          err(`reading sessions: ${p.filesDone} of ${p.filesTotal} files, ${(p.bytesDone / 2 ** 20).toFixed(0)} of ${(p.bytesTotal / 2 ** 20).toFixed(0)} MB\n`);
+          err(
+            `reading sessions: ${p.filesDone} of ${p.filesTotal} files, ${(p.bytesDone / 2 ** 20).toFixed(0)} of ${(p.bytesTotal / 2 ** 20).toFixed(0)} MB\n`,
+          );
         }
       },
     });
@@ -226,7 +283,8 @@ export async function traceFilesIn(dir: string, depth = 0): Promise<string[]> {
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const path = join(dir, e.name);
     if (e.isDirectory()) {
-      if (depth < 8 && !['subagents', '.git', 'node_modules'].includes(e.name)) out.push(...(await traceFilesIn(path, depth + 1)));
+      if (depth < 8 && !['subagents', '.git', 'node_modules'].includes(e.name))
+        out.push(...(await traceFilesIn(path, depth + 1)));
     } else if (e.isFile() && /\.(jsonl|json|traj)$/i.test(e.name) && !isCompanionName(e.name)) out.push(path);
   }
   return out;
@@ -242,7 +300,13 @@ export async function isDirectory(path: string): Promise<boolean> {
 }
 
 /** `agent-trace analyze DIR`: every session in the folder as one report (the several-sessions view). */
-export async function analyzeFolder(dir: string, options: Partial<AnalysisOptions>, json: boolean, write: (text: string) => void, writeErr: (text: string) => void): Promise<number> {
+export async function analyzeFolder(
+  dir: string,
+  options: Partial<AnalysisOptions>,
+  json: boolean,
+  write: (text: string) => void,
+  writeErr: (text: string) => void,
+): Promise<number> {
   const out = (text: string): void => write(terminalText(text));
   const err = (text: string): void => writeErr(terminalText(text));
   const files = await traceFilesIn(dir);
@@ -262,19 +326,35 @@ export async function analyzeFolder(dir: string, options: Partial<AnalysisOption
     }
     if (parsed.problem) {
       unreadable += 1;
-      err(`agent-trace: ${plainText(relative(dir, path), 200)}: not read (${plainText(parsed.problem.message, 200)})\n`);
+      err(
+        `agent-trace: ${plainText(relative(dir, path), 200)}: not read (${plainText(parsed.problem.message, 200)})\n`,
+      );
       continue;
     }
     const s = await stat(path);
     const records = indexRecords(parsed, options, prices);
     const main = records.find((r) => r.session.role === 'main') ?? records[0];
     for (const { session } of records) {
-      rows.push({ ...session, id: id++, fileId, path, agentId: parsed.model.format ?? 'unknown', project: main?.session.cwd ?? dir, fileMtimeMs: s.mtimeMs, lastWriteMs: s.mtimeMs, live: false, fileStatus: 'ok', problem: null });
+      rows.push({
+        ...session,
+        id: id++,
+        fileId,
+        path,
+        agentId: parsed.model.format ?? 'unknown',
+        project: main?.session.cwd ?? dir,
+        fileMtimeMs: s.mtimeMs,
+        lastWriteMs: s.mtimeMs,
+        live: false,
+        fileStatus: 'ok',
+        problem: null,
+      });
     }
   }
   const report = buildSessionsReport(rows);
   if (report.sessions === 0 && !json) {
-    err(`agent-trace: no agent session found in ${plainText(dir, 200)} (looked at ${files.length} *.jsonl, *.json and *.traj files).\n`);
+    err(
+      `agent-trace: no agent session found in ${plainText(dir, 200)} (looked at ${files.length} *.jsonl, *.json and *.traj files).\n`,
+    );
     return 1;
   }
   if (json) write(terminalJson(reportJson(report)));
@@ -284,7 +364,9 @@ export async function analyzeFolder(dir: string, options: Partial<AnalysisOption
 
 function distributionLine(label: string, d: Distribution, format: (v: number | null) => string): string {
   const spread = d.count === 0 ? 'unknown' : [d.min, d.p25, d.median, d.p75, d.max].map(format).join(' / ');
-  const range = d.range ? `   published ${format(d.range.low)}–${format(d.range.high)}: ${d.range.below} below, ${d.range.within} within, ${d.range.above} above` : '';
+  const range = d.range
+    ? `   published ${format(d.range.low)}–${format(d.range.high)}: ${d.range.below} below, ${d.range.within} within, ${d.range.above} above`
+    : '';
   return `  ${label.padEnd(22)} ${spread}${range}`;
 }
 

@@ -1,7 +1,13 @@
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { RedactionMode, Redactor, RedactionSummary } from '../core/redact/redactor';
-import { buildReplayExport, REPLAY_BLOCK_TOKENS, REPLAY_TARGETS, replayJsonLines, ReplayError } from '../core/replay/replayExport';
+import {
+  buildReplayExport,
+  REPLAY_BLOCK_TOKENS,
+  REPLAY_TARGETS,
+  replayJsonLines,
+  ReplayError,
+} from '../core/replay/replayExport';
 import type { ReplayExport, ReplayOptions, ReplayTarget } from '../core/replay/replayExport';
 import { buildWekaExport, WEKA_BLOCK_TOKENS, wekaJson } from '../core/replay/wekaExport';
 import type { WekaExport } from '../core/replay/wekaExport';
@@ -66,7 +72,11 @@ export interface ShareArgs {
  * (REPLICA_BOUNDS): `--replicas 1e12` asked for a trillion copies of every session and
  * never finished.
  */
-function replicaFlag(flag: string, v: string | undefined, bound: (typeof REPLICA_BOUNDS)['replicas' | 'staggerS']): number {
+function replicaFlag(
+  flag: string,
+  v: string | undefined,
+  bound: (typeof REPLICA_BOUNDS)['replicas' | 'staggerS'],
+): number {
   const n = v === undefined || v.trim() === '' ? Number.NaN : Number(v);
   if (!withinBound(n, bound)) throw new UsageError(`${flag} needs ${describeBound(bound)}, not "${v ?? ''}"`);
   return n;
@@ -74,7 +84,19 @@ function replicaFlag(flag: string, v: string | undefined, bound: (typeof REPLICA
 
 /** Parses the flags `allowed` names (plus FILE arguments); anything else is a usage error naming it. */
 export function parseShareArgs(command: string, argv: readonly string[], allowed: readonly string[]): ShareArgs {
-  const a: ShareArgs = { files: [], out: null, format: null, noRedact: false, redact: 'default', to: null, replicas: 1, staggerS: 0, sessions: [], whatIf: null, json: false };
+  const a: ShareArgs = {
+    files: [],
+    out: null,
+    format: null,
+    noRedact: false,
+    redact: 'default',
+    to: null,
+    replicas: 1,
+    staggerS: 0,
+    sessions: [],
+    whatIf: null,
+    json: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     if (!flag.startsWith('-') || flag === '-') {
@@ -99,7 +121,8 @@ export function parseShareArgs(command: string, argv: readonly string[], allowed
     else if (flag === '--to') {
       const t = value();
       const targets = command === 'export' ? [...REPLAY_TARGETS, 'weka'] : REPLAY_TARGETS;
-      if (!(targets as readonly string[]).includes(t)) throw new UsageError(`--to must be one of ${targets.join(', ')}, not "${t}"`);
+      if (!(targets as readonly string[]).includes(t))
+        throw new UsageError(`--to must be one of ${targets.join(', ')}, not "${t}"`);
       a.to = t as ReplayTarget | 'weka';
     } else if (flag === '--replicas') a.replicas = replicaFlag(flag, argv[++i], REPLICA_BOUNDS.replicas);
     else if (flag === '--stagger-s') a.staggerS = replicaFlag(flag, argv[++i], REPLICA_BOUNDS.staggerS);
@@ -111,13 +134,16 @@ export function parseShareArgs(command: string, argv: readonly string[], allowed
 
 /** `--redact MODE`: `default` or `strict` (docs/redaction.md, "Strict mode"). */
 export function redactionModeFlag(v: string): RedactionMode {
-  if (v !== 'default' && v !== 'strict') throw new UsageError(`--redact must be default or strict, not "${v}" (--no-redact turns redaction off)`);
+  if (v !== 'default' && v !== 'strict')
+    throw new UsageError(`--redact must be default or strict, not "${v}" (--no-redact turns redaction off)`);
   return v;
 }
 
 /** The redaction summary in one line for stderr: kinds and counts, never values. */
 export function redactionLine(summary: RedactionSummary): string {
-  const kinds = Object.entries(summary.byKind).map(([kind, c]) => `${kind} ${c.occurrences}${c.distinct !== c.occurrences ? ` (${c.distinct} distinct)` : ''}`);
+  const kinds = Object.entries(summary.byKind).map(
+    ([kind, c]) => `${kind} ${c.occurrences}${c.distinct !== c.occurrences ? ` (${c.distinct} distinct)` : ''}`,
+  );
   return summary.occurrences === 0
     ? `redaction: nothing found to remove (${summary.detectors})`
     : `redaction: removed ${summary.occurrences} value${summary.occurrences === 1 ? '' : 's'}: ${kinds.join(', ')} (${summary.detectors}); --no-redact keeps them`;
@@ -127,7 +153,8 @@ export function redactionLine(summary: RedactionSummary): string {
 async function refuseOverwrite(inputs: readonly string[], out: string): Promise<void> {
   const target = await realpath(out).catch(() => resolve(out));
   for (const input of inputs) {
-    if ((await realpath(input).catch(() => resolve(input))) === target) throw new UsageError(`-o ${out} is the input file: write the copy somewhere else`);
+    if ((await realpath(input).catch(() => resolve(input))) === target)
+      throw new UsageError(`-o ${out} is the input file: write the copy somewhere else`);
   }
 }
 
@@ -137,7 +164,9 @@ async function parseFile(path: string, format: FormatId | null): Promise<ParsedT
 
 /** Per-call figures of a parse, for checking that a redacted copy reads the same. */
 function callFigures(p: ParsedTrace): string {
-  return JSON.stringify(p.model.sessions.map((s) => [s.id.length, s.calls.map((c) => [c.tokens, c.startMs, c.endMs, c.server, c.blocks])]));
+  return JSON.stringify(
+    p.model.sessions.map((s) => [s.id.length, s.calls.map((c) => [c.tokens, c.startMs, c.endMs, c.server, c.blocks])]),
+  );
 }
 
 /** `agent-trace redact FILE -o OUT`: a redacted copy in the trace's own format (sub-agent logs included). */
@@ -158,10 +187,14 @@ export async function runRedact(argv: readonly string[]): Promise<number> {
   const after = await parseFile(a.out, a.format);
   const calls = before.model.sessions.reduce((n, s) => n + s.calls.length, 0);
   if (after.model.format !== before.model.format || callFigures(after) !== callFigures(before)) {
-    printError(`${a.out}: the redacted copy does not read as the original (${after.model.format ?? 'unreadable'}); please report this with the kinds below.\n${redactionLine(redactor.summary())}`);
+    printError(
+      `${a.out}: the redacted copy does not read as the original (${after.model.format ?? 'unreadable'}); please report this with the kinds below.\n${redactionLine(redactor.summary())}`,
+    );
     return 1;
   }
-  printError(`${written.join(', ')}: ${before.model.format} trace, ${before.model.sessions.length} sessions, ${calls} LLM calls, every token figure unchanged\n${redactionLine(redactor.summary())}`);
+  printError(
+    `${written.join(', ')}: ${before.model.format} trace, ${before.model.sessions.length} sessions, ${calls} LLM calls, every token figure unchanged\n${redactionLine(redactor.summary())}`,
+  );
   return 0;
 }
 
@@ -174,8 +207,11 @@ export async function redactJsonLinesText(text: string, redactor: Redactor | nul
 
 /** One line on the ideal prefix-cache hit rate of an export, read back by our own reader of that format. */
 async function readBackLine(e: ReplayExport, text: string): Promise<string> {
-  if (e.target === 'aiperf') return `${e.records.filter((r) => 'timestamp' in r).length} AIPerf sessions, ${e.records.length} turns`;
-  const parsed = await parseTrace([{ key: `export.${e.target}.jsonl`, bytes: new TextEncoder().encode(text) }], { format: e.target });
+  if (e.target === 'aiperf')
+    return `${e.records.filter((r) => 'timestamp' in r).length} AIPerf sessions, ${e.records.length} turns`;
+  const parsed = await parseTrace([{ key: `export.${e.target}.jsonl`, bytes: new TextEncoder().encode(text) }], {
+    format: e.target,
+  });
   let input = 0;
   let cached = 0;
   for (const s of parsed.model.sessions) {
@@ -184,20 +220,37 @@ async function readBackLine(e: ReplayExport, text: string): Promise<string> {
       cached += c.tokens.cached ?? 0;
     }
   }
-  const how = e.target === 'bailian' ? 'each request against its parent' : 'an infinite prefix cache over the whole file';
+  const how =
+    e.target === 'bailian' ? 'each request against its parent' : 'an infinite prefix cache over the whole file';
   return `read back as ${e.target}: ideal prefix-cache hit rate ${formatPercent(input > 0 ? cached / input : null)} (${how}, ${e.blockSizeTokens}-token blocks)`;
 }
 
 /** `agent-trace export FILE --to …`: the sessions as a block-hash trace for AIPerf, Mooncake or vllm bench. */
 export async function runExport(argv: readonly string[]): Promise<number> {
-  const a = parseShareArgs('export', argv, ['-o', '--format', '--no-redact', '--redact', '--to', '--replicas', '--stagger-s', '--session']);
+  const a = parseShareArgs('export', argv, [
+    '-o',
+    '--format',
+    '--no-redact',
+    '--redact',
+    '--to',
+    '--replicas',
+    '--stagger-s',
+    '--session',
+  ]);
   if (a.files.length !== 1) throw new UsageError('export needs one FILE');
   if (!a.to) throw new UsageError(`export needs --to (${[...REPLAY_TARGETS, 'weka'].join(', ')})`);
-  if (!a.out) throw new UsageError(a.to === 'weka' ? 'export --to weka needs -o OUT.json (or -o DIR/ for several sessions)' : 'export needs -o OUT.jsonl');
+  if (!a.out)
+    throw new UsageError(
+      a.to === 'weka'
+        ? 'export --to weka needs -o OUT.json (or -o DIR/ for several sessions)'
+        : 'export needs -o OUT.jsonl',
+    );
   const file = a.files[0]!;
   await refuseOverwrite([file], a.out);
   if (a.to === 'weka' && (argv.includes('--replicas') || argv.includes('--stagger-s'))) {
-    throw new UsageError('--replicas and --stagger-s apply to mooncake, aiperf and bailian: a Weka trace is replayed at any concurrency by AIPerf or kv-cache-tester itself');
+    throw new UsageError(
+      '--replicas and --stagger-s apply to mooncake, aiperf and bailian: a Weka trace is replayed at any concurrency by AIPerf or kv-cache-tester itself',
+    );
   }
   // A Weka export may go into a folder (-o DIR/); its files are refused as they are written (writeWeka).
   if (a.to !== 'weka') await outputFile(a.out);
@@ -207,7 +260,11 @@ export async function runExport(argv: readonly string[]): Promise<number> {
     return 1;
   }
   if (a.to === 'weka') return writeWeka(file, a.out, parsed, a.sessions, a.noRedact ? null : a.redact);
-  const options: ReplayOptions = { replicas: a.replicas, staggerS: a.staggerS, sessions: a.sessions.length > 0 ? a.sessions : null };
+  const options: ReplayOptions = {
+    replicas: a.replicas,
+    staggerS: a.staggerS,
+    sessions: a.sessions.length > 0 ? a.sessions : null,
+  };
   let e: ReplayExport;
   try {
     e = buildReplayExport(parsed.model, a.to, options);
@@ -234,7 +291,13 @@ export async function runExport(argv: readonly string[]): Promise<number> {
 }
 
 /** `export --to weka`: one document per top-level session, into a file (one session) or a folder (`-o DIR/`, or an existing folder). */
-async function writeWeka(file: string, out: string, parsed: ParsedTrace, sessions: string[], redaction: RedactionMode | null): Promise<number> {
+async function writeWeka(
+  file: string,
+  out: string,
+  parsed: ParsedTrace,
+  sessions: string[],
+  redaction: RedactionMode | null,
+): Promise<number> {
   let e: WekaExport;
   try {
     e = buildWekaExport(parsed.model, sessions.length > 0 ? sessions : null);
@@ -245,9 +308,15 @@ async function writeWeka(file: string, out: string, parsed: ParsedTrace, session
     }
     throw err;
   }
-  const toFolder = /[\\/]$/.test(out) || (await stat(out).then((s) => s.isDirectory()).catch(() => false));
+  const toFolder =
+    /[\\/]$/.test(out) ||
+    (await stat(out)
+      .then((s) => s.isDirectory())
+      .catch(() => false));
   if (!toFolder && e.traces.length > 1) {
-    printError(`${file}: ${e.traces.length} top-level sessions make ${e.traces.length} Weka traces (${e.traces.map((t) => t.id).join(', ')}): write them into a folder (-o DIR/) or choose one with --session`);
+    printError(
+      `${file}: ${e.traces.length} top-level sessions make ${e.traces.length} Weka traces (${e.traces.map((t) => t.id).join(', ')}): write them into a folder (-o DIR/) or choose one with --session`,
+    );
     return 1;
   }
   const redactor = redaction === null ? null : createRedactor(redaction);
@@ -262,10 +331,11 @@ async function writeWeka(file: string, out: string, parsed: ParsedTrace, session
     written.push(path);
     // Read back with our own reader: the hit rate a replay's ideal cache would see.
     const back = await parseTrace([{ key: basename(path), bytes: new TextEncoder().encode(text) }], { format: 'weka' });
-    for (const s of back.model.sessions) for (const c of s.calls) {
-      input += c.tokens.input ?? 0;
-      cached += c.tokens.cached ?? 0;
-    }
+    for (const s of back.model.sessions)
+      for (const c of s.calls) {
+        input += c.tokens.input ?? 0;
+        cached += c.tokens.cached ?? 0;
+      }
   }
   const subagents = e.traces.reduce((n, t) => n + t.totals.subagent_count, 0);
   const lines = [
@@ -301,7 +371,8 @@ async function readWhatIf(path: string): Promise<{ doc: WhatIfDocument; raw: unk
   try {
     return { doc: parseWhatIfDocument(read.value), raw: read.value };
   } catch (e) {
-    if (e instanceof WhatIfDocumentError) throw new UsageError(`--whatif ${path} is not a what-if export (the panel's Export JSON): ${e.message}`);
+    if (e instanceof WhatIfDocumentError)
+      throw new UsageError(`--whatif ${path} is not a what-if export (the panel's Export JSON): ${e.message}`);
     throw e;
   }
 }
@@ -330,18 +401,38 @@ export async function runReport(argv: readonly string[], generator: string): Pro
       return 1;
     }
     // The what-if belongs to the trace it was run on (its file), or to the only trace.
-    const own = whatIf && (a.files.length === 1 || (whatIf.input.file !== null && resolve(whatIf.input.file) === resolve(file))) ? whatIf : null;
+    const own =
+      whatIf && (a.files.length === 1 || (whatIf.input.file !== null && resolve(whatIf.input.file) === resolve(file)))
+        ? whatIf
+        : null;
     // --session picks sessions in whichever trace has them.
     const sessions = a.sessions.filter((s) => parsed.model.sessions.some((x) => x.id === s || x.id.startsWith(s)));
     if (a.sessions.length > 0 && sessions.length === 0) continue;
-    traces.push(buildReportTrace(parsed, basename(file), { sessions, whatIf: own, prices, formatChosen: a.format !== null, context }));
+    traces.push(
+      buildReportTrace(parsed, basename(file), {
+        sessions,
+        whatIf: own,
+        prices,
+        formatChosen: a.format !== null,
+        context,
+      }),
+    );
   }
-  const missing = a.sessions.filter((s) => !traces.some((t) => t.view.sessions.some((x) => x.summary.id === s || x.summary.id.startsWith(s))));
-  if (missing.length > 0) throw new UsageError(`--session ${missing.join(', ')}: no such session in ${a.files.join(', ')}`);
-  if (whatIf && !traces.some((t) => t.whatIf)) printError(`note: --whatif ${a.whatIf} was run on ${whatIf.input.file ?? 'another trace'} (session ${whatIf.input.session ?? '?'}), which this report does not hold: it is left out`);
+  const missing = a.sessions.filter(
+    (s) => !traces.some((t) => t.view.sessions.some((x) => x.summary.id === s || x.summary.id.startsWith(s))),
+  );
+  if (missing.length > 0)
+    throw new UsageError(`--session ${missing.join(', ')}: no such session in ${a.files.join(', ')}`);
+  if (whatIf && !traces.some((t) => t.whatIf))
+    printError(
+      `note: --whatif ${a.whatIf} was run on ${whatIf.input.file ?? 'another trace'} (session ${whatIf.input.session ?? '?'}), which this report does not hold: it is left out`,
+    );
   const doc: ReportDocument = {
     schema: 1,
-    title: traces.length === 1 ? `Agent trace report: ${traces[0]!.view.fileName}` : `Agent trace report: ${traces.length} traces`,
+    title:
+      traces.length === 1
+        ? `Agent trace report: ${traces[0]!.view.fileName}`
+        : `Agent trace report: ${traces.length} traces`,
     generatedAt: new Date().toISOString(),
     generator,
     traces,
@@ -362,8 +453,21 @@ export async function runReport(argv: readonly string[], generator: string): Pro
 
 /** `agent-trace compare FILE RESULTS`: a replay's measured results beside the trace and the simulator's prediction. */
 export async function runCompare(argv: readonly string[]): Promise<number> {
-  const a = parseShareArgs('compare', argv, ['--format', '--no-redact', '--redact', '--to', '--replicas', '--stagger-s', '--session', '--whatif', '--json']);
-  if (a.files.length !== 2) throw new UsageError('compare needs the trace FILE and the RESULTS file (AIPerf profile_export.jsonl or a vllm bench result)');
+  const a = parseShareArgs('compare', argv, [
+    '--format',
+    '--no-redact',
+    '--redact',
+    '--to',
+    '--replicas',
+    '--stagger-s',
+    '--session',
+    '--whatif',
+    '--json',
+  ]);
+  if (a.files.length !== 2)
+    throw new UsageError(
+      'compare needs the trace FILE and the RESULTS file (AIPerf profile_export.jsonl or a vllm bench result)',
+    );
   const [file, resultsFile] = a.files as [string, string];
   const given = new Set(argv);
   // Refuses what is not a what-if export, naming the field; its replicas are checked against the simulator's bounds.
@@ -383,7 +487,13 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
   }
   // Lines of the results that could not be read (broken, too deep, not text) are left out of the join: said, with their lines.
   const unread = results.model.diagnostics.filter((d) => d.severity === 'error' && d.file === 0);
-  if (unread.length > 0) printError(`note: ${unread.length} line${unread.length === 1 ? '' : 's'} of ${resultsFile} left out: ${unread.slice(0, 3).map((d) => `line ${d.line + 1}: ${d.message}`).join('; ')}${unread.length > 3 ? '; …' : ''}`);
+  if (unread.length > 0)
+    printError(
+      `note: ${unread.length} line${unread.length === 1 ? '' : 's'} of ${resultsFile} left out: ${unread
+        .slice(0, 3)
+        .map((d) => `line ${d.line + 1}: ${d.message}`)
+        .join('; ')}${unread.length > 3 ? '; …' : ''}`,
+    );
   const target = (a.to as ReplayTarget | null) ?? (results.model.format === 'aiperf' ? 'aiperf' : 'mooncake');
   let params: EngineParams;
   try {
@@ -394,14 +504,27 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
   }
   let comparison: ReplayComparison;
   try {
-    const e = buildReplayExport(parsed.model, target, { replicas, staggerS, sessions: a.sessions.length > 0 ? a.sessions : null });
+    const e = buildReplayExport(parsed.model, target, {
+      replicas,
+      staggerS,
+      sessions: a.sessions.length > 0 ? a.sessions : null,
+    });
     // The session ids as the exported file has them: redacted the same way, unless the export was made with --no-redact.
     const text = await redactJsonLinesText(replayJsonLines(e), a.noRedact ? null : createRedactor(a.redact));
-    const ids = text.split('\n').filter((l) => l.length > 0).map((l) => {
-      const v = JSON.parse(l) as { session_id?: unknown };
-      return typeof v.session_id === 'string' ? v.session_id : null;
-    });
-    comparison = compareReplay(parsed.model, e, ids, results.model, predictReplay(parsed.model, e, params, runFast, replicas, staggerS));
+    const ids = text
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => {
+        const v = JSON.parse(l) as { session_id?: unknown };
+        return typeof v.session_id === 'string' ? v.session_id : null;
+      });
+    comparison = compareReplay(
+      parsed.model,
+      e,
+      ids,
+      results.model,
+      predictReplay(parsed.model, e, params, runFast, replicas, staggerS),
+    );
   } catch (err) {
     if (err instanceof ReplayError || err instanceof ParamError) {
       printError(`${file}: ${err.message}`);
@@ -409,8 +532,21 @@ export async function runCompare(argv: readonly string[]): Promise<number> {
     }
     throw err;
   }
-  const input = { file, results: resultsFile, resultsFormat: results.model.format, target, replicas, staggerS, sessions: a.sessions, whatIf: a.whatIf, params };
+  const input = {
+    file,
+    results: resultsFile,
+    resultsFormat: results.model.format,
+    target,
+    replicas,
+    staggerS,
+    sessions: a.sessions,
+    whatIf: a.whatIf,
+    params,
+  };
   if (a.json) printJson({ input, ...comparison });
-  else printText(`compare: ${basename(resultsFile)} (${results.model.format}) against ${basename(file)} exported --to ${target}, ${replicas} replica${replicas === 1 ? '' : 's'}${replicas > 1 ? ` ${staggerS} s apart` : ''}\n${renderComparison(comparison)}`);
+  else
+    printText(
+      `compare: ${basename(resultsFile)} (${results.model.format}) against ${basename(file)} exported --to ${target}, ${replicas} replica${replicas === 1 ? '' : 's'}${replicas > 1 ? ` ${staggerS} s apart` : ''}\n${renderComparison(comparison)}`,
+    );
   return comparison.matched === 0 ? 1 : 0;
 }

@@ -16,7 +16,13 @@ import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE, sweepScenarios } from '../core/
 import { checkRunFits } from '../core/sim/memoryEstimate';
 import { DEFAULT_ROUTER } from '../core/sim/fleet/routers';
 import type { Cliff, GpuPlan, SweepAxis } from '../core/sim/sweep';
-import { parseWorkloadJson, workloadFromBlockTrace, workloadFromSession, workloadToJson, WorkloadError } from '../core/sim/workload';
+import {
+  parseWorkloadJson,
+  workloadFromBlockTrace,
+  workloadFromSession,
+  workloadToJson,
+  WorkloadError,
+} from '../core/sim/workload';
 import type { BlockWorkload, Workload } from '../core/sim/workload';
 import type { FormatId, Session } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
@@ -88,7 +94,8 @@ interface LoadedWorkload {
   source: string;
 }
 
-const CLOSED_LOOP = 'closed loop: each call arrives when the previous call of its session has finished and its tool wait has passed';
+const CLOSED_LOOP =
+  'closed loop: each call arrives when the previous call of its session has finished and its tool wait has passed';
 const OPEN_LOOP = 'open loop: requests arrive at their recorded times, whatever the server does';
 
 function usableCalls(s: Session): number {
@@ -96,7 +103,13 @@ function usableCalls(s: Session): number {
 }
 
 /** An item by exact id, else by a unique id prefix; a message listing the choices otherwise. */
-function pickById<T>(items: readonly T[], idOf: (t: T) => string, wanted: string, where: string, describe: (t: T) => string): T {
+function pickById<T>(
+  items: readonly T[],
+  idOf: (t: T) => string,
+  wanted: string,
+  where: string,
+  describe: (t: T) => string,
+): T {
   const exact = items.find((t) => idOf(t) === wanted);
   if (exact) return exact;
   const prefixed = items.filter((t) => idOf(t).startsWith(wanted));
@@ -114,21 +127,43 @@ async function loadTrace(a: SimulateArgs, file: string): Promise<LoadedWorkload>
   // A trace whose calls carry block hashes (Mooncake, Bailian) is a request log, not agent sessions.
   if (model.sessions.some((s) => s.calls.some((c) => c.blocks !== null))) {
     const { workload, notes } = workloadFromBlockTrace(model);
-    if (!workload || workload.requests.length === 0) throw new InputError(`${file}: no request has block hashes, a prompt length and an arrival time: nothing to replay`);
-    return { workload, format, session: null, notes, source: `${format} trace, ${workload.requests.length} requests with ${workload.blockSizeTokens}-token block hashes` };
+    if (!workload || workload.requests.length === 0)
+      throw new InputError(
+        `${file}: no request has block hashes, a prompt length and an arrival time: nothing to replay`,
+      );
+    return {
+      workload,
+      format,
+      session: null,
+      notes,
+      source: `${format} trace, ${workload.requests.length} requests with ${workload.blockSizeTokens}-token block hashes`,
+    };
   }
-  const describe = (s: Session): string => `${s.id} (${s.role}, ${usableCalls(s)} call${usableCalls(s) === 1 ? '' : 's'})`;
+  const describe = (s: Session): string =>
+    `${s.id} (${s.role}, ${usableCalls(s)} call${usableCalls(s) === 1 ? '' : 's'})`;
   let session: Session | undefined;
   if (a.session !== null) {
     session = pickById(model.sessions, (s) => s.id, a.session, file, describe);
-    if (usableCalls(session) === 0) throw new InputError(`session ${session.id} has no call with input and output token counts: nothing to simulate`);
+    if (usableCalls(session) === 0)
+      throw new InputError(`session ${session.id} has no call with input and output token counts: nothing to simulate`);
   } else {
-    session = model.sessions.find((s) => s.role === 'main' && usableCalls(s) > 0) ?? model.sessions.find((s) => usableCalls(s) > 0);
-    if (!session) throw new InputError(`${file}: no session has calls with input and output token counts (${format} gives ${model.limitations.join(' ') || 'none'}): nothing to simulate`);
+    session =
+      model.sessions.find((s) => s.role === 'main' && usableCalls(s) > 0) ??
+      model.sessions.find((s) => usableCalls(s) > 0);
+    if (!session)
+      throw new InputError(
+        `${file}: no session has calls with input and output token counts (${format} gives ${model.limitations.join(' ') || 'none'}): nothing to simulate`,
+      );
   }
   const { workload, notes } = workloadFromSession(session);
   const calls = workload.sessions[0]!.calls.length;
-  return { workload, format, session: session.id, notes, source: `${format} trace, ${session.role} session ${session.id} (${calls} call${calls === 1 ? '' : 's'})` };
+  return {
+    workload,
+    format,
+    session: session.id,
+    notes,
+    source: `${format} trace, ${session.role} session ${session.id} (${calls} call${calls === 1 ? '' : 's'})`,
+  };
 }
 
 async function loadWorkloadJson(a: SimulateArgs, path: string): Promise<LoadedWorkload> {
@@ -143,42 +178,86 @@ async function loadWorkloadJson(a: SimulateArgs, path: string): Promise<LoadedWo
     throw e;
   }
   if (workload.kind === 'requests') {
-    return { workload, format: null, session: null, notes: [], source: `workload ${path}, ${workload.requests.length} requests with ${workload.blockSizeTokens}-token block hashes` };
+    return {
+      workload,
+      format: null,
+      session: null,
+      notes: [],
+      source: `workload ${path}, ${workload.requests.length} requests with ${workload.blockSizeTokens}-token block hashes`,
+    };
   }
   const sessions = workload.sessions;
-  const chosen = a.session === null ? sessions[0]! : pickById(sessions, (s) => s.id, a.session, path, (s) => `${s.id} (${s.calls.length} calls)`);
+  const chosen =
+    a.session === null
+      ? sessions[0]!
+      : pickById(
+          sessions,
+          (s) => s.id,
+          a.session,
+          path,
+          (s) => `${s.id} (${s.calls.length} calls)`,
+        );
   const calls = sessions.reduce((n, s) => n + s.calls.length, 0);
-  return { workload, format: null, session: chosen.id, notes: [], source: `workload ${path}, ${sessions.length} session${sessions.length === 1 ? '' : 's'}, ${calls} calls` };
+  return {
+    workload,
+    format: null,
+    session: chosen.id,
+    notes: [],
+    source: `workload ${path}, ${sessions.length} session${sessions.length === 1 ? '' : 's'}, ${calls} calls`,
+  };
 }
 
 /** The engine parameters of the command line (paramsFor), and the notes on flags given that do nothing. */
-function buildParams(a: SimulateArgs, traceBlockSize: number | null, notes: string[]): { params: EngineParams; hardware: string | null } {
+function buildParams(
+  a: SimulateArgs,
+  traceBlockSize: number | null,
+  notes: string[],
+): { params: EngineParams; hardware: string | null } {
   if (traceBlockSize !== null && a.blockSizeTokens !== undefined && a.blockSizeTokens !== traceBlockSize) {
-    notes.push(`--block-size ${a.blockSizeTokens} is not used: the block hashes are per ${traceBlockSize}-token block.`);
+    notes.push(
+      `--block-size ${a.blockSizeTokens} is not used: the block hashes are per ${traceBlockSize}-token block.`,
+    );
   }
   const { params: p, hardware } = paramsFor(a, traceBlockSize);
   // A sweep over GPUs starts from one GPU behind the router.
   if (a.sweep?.axis === 'gpus') p.fleet = { gpus: 1, router: a.router ?? DEFAULT_ROUTER };
-  else if (a.router !== null && !(a.gpus !== null && a.gpus > 1)) notes.push(`--router ${a.router} only matters with --gpus 2 or more (or --sweep gpus=…): one GPU has nothing to route.`);
+  else if (a.router !== null && !(a.gpus !== null && a.gpus > 1))
+    notes.push(
+      `--router ${a.router} only matters with --gpus 2 or more (or --sweep gpus=…): one GPU has nothing to route.`,
+    );
   // Policy settings are kept (and printed in --json) whatever the policy, but only one policy reads them.
   for (const choice of POLICY_CHOICES as readonly PolicyChoice[]) {
     if (choice.offload || choice.policy === p.policy) continue;
     const flags = choice.params.map((x) => x.flag).filter((f) => a.given.includes(f));
     // Two flags read "A and B", more "A, B, C" (the wording these notes always had).
-    if (flags.length > 0) notes.push(`${flags.join(choice.params.length === 2 ? ' and ' : ', ')} only matter${flags.length === 1 ? 's' : ''} with --policy ${choice.policy}.`);
+    if (flags.length > 0)
+      notes.push(
+        `${flags.join(choice.params.length === 2 ? ' and ' : ', ')} only matter${flags.length === 1 ? 's' : ''} with --policy ${choice.policy}.`,
+      );
   }
   return { params: p, hardware };
 }
 
 /** The documented JSON of a block-hash workload (what parseWorkloadJson reads back). */
 function blockWorkloadToJson(w: BlockWorkload): object {
-  return { blockSizeTokens: w.blockSizeTokens, requests: w.requests.map((r) => ({ id: r.id, arrivalS: r.arrivalS, promptTokens: r.promptTokens, outputTokens: r.outputTokens, hashes: r.hashes })) };
+  return {
+    blockSizeTokens: w.blockSizeTokens,
+    requests: w.requests.map((r) => ({
+      id: r.id,
+      arrivalS: r.arrivalS,
+      promptTokens: r.promptTokens,
+      outputTokens: r.outputTokens,
+      hashes: r.hashes,
+    })),
+  };
 }
 
 /** Prompt and output tokens of every call (vLLM samples at least one output token). */
 function callSizes(w: Workload): Array<{ prompt: number; output: number }> {
   const size = (prompt: number, output: number) => ({ prompt, output: Math.max(1, output) });
-  return w.kind === 'requests' ? w.requests.map((r) => size(r.promptTokens, r.outputTokens)) : w.sessions.flatMap((s) => s.calls.map((c) => size(c.promptTokens, c.outputTokens)));
+  return w.kind === 'requests'
+    ? w.requests.map((r) => size(r.promptTokens, r.outputTokens))
+    : w.sessions.flatMap((s) => s.calls.map((c) => size(c.promptTokens, c.outputTokens)));
 }
 
 /**
@@ -186,7 +265,13 @@ function callSizes(w: Workload): Array<{ prompt: number; output: number }> {
  * it): when no call fits, say so instead of reporting an empty run; when some do
  * not, note how many.
  */
-function checkFits(w: Workload, p: EngineParams, capacityTokens: number, hardware: string | null, notes: string[]): void {
+function checkFits(
+  w: Workload,
+  p: EngineParams,
+  capacityTokens: number,
+  hardware: string | null,
+  notes: string[],
+): void {
   if (!(Math.floor(capacityTokens / p.blockSizeTokens) > 0)) return; // validateParams names the capacity
   const sizes = callSizes(w);
   const judged = { ...p, capacityTokens };
@@ -200,14 +285,19 @@ function checkFits(w: Workload, p: EngineParams, capacityTokens: number, hardwar
         'Give a larger cache: a GPU with more memory, a smaller model, or --capacity-tokens.',
     );
   }
-  notes.push(`${tooLong} of ${sizes.length} ${w.kind === 'requests' ? 'requests' : 'calls'} need more than the whole KV cache of ${cache}: they are rejected (${p.policy === 'sglang-lru' ? 'SGLang refuses a prompt within 6 tokens of its KV pool' : 'vLLM cannot schedule a request longer than its cache'}).`);
+  notes.push(
+    `${tooLong} of ${sizes.length} ${w.kind === 'requests' ? 'requests' : 'calls'} need more than the whole KV cache of ${cache}: they are rejected (${p.policy === 'sglang-lru' ? 'SGLang refuses a prompt within 6 tokens of its KV pool' : 'vLLM cannot schedule a request longer than its cache'}).`,
+  );
 }
 
 /** JSON with every innermost object and number array on one line: one call or one hash list per line. */
 export function compactJson(value: unknown): string {
   return JSON.stringify(value, null, 2)
     .replace(/\[\n\s+([-\d.e+,\s]*?)\n\s*\]/g, (_m, body: string) => `[${body.split(/,\n\s*/).join(', ')}]`)
-    .replace(/\{\n\s+((?:[^{}[\]]|\[[^[\]\n]*\])*?)\n\s*\}/g, (_m, body: string) => `{ ${body.split(/,\n\s*/).join(', ')} }`);
+    .replace(
+      /\{\n\s+((?:[^{}[\]]|\[[^[\]\n]*\])*?)\n\s*\}/g,
+      (_m, body: string) => `{ ${body.split(/,\n\s*/).join(', ')} }`,
+    );
 }
 
 function countCalls(w: Workload): number {
@@ -220,22 +310,42 @@ async function simulate(a: SimulateArgs): Promise<number> {
   const loaded = a.file !== null ? await loadTrace(a, a.file) : await loadWorkloadJson(a, a.workload!);
   const { workload } = loaded;
   if (workload.kind === 'requests') {
-    const agentOnly = ['--replicas', '--stagger-s', '--stagger', '--seed', '--tool-wait-scale', '--session'].find((f) => a.given.includes(f));
-    if (agentOnly) throw new UsageError(`${agentOnly} applies to agent sessions; a block-hash trace is replayed open loop, request by request, as recorded`, SIMULATE_HELP);
-    if (a.sweep?.axis === 'replicas') throw new UsageError('--sweep replicas applies to agent sessions; sweep capacity for a block-hash trace', SIMULATE_HELP);
+    const agentOnly = ['--replicas', '--stagger-s', '--stagger', '--seed', '--tool-wait-scale', '--session'].find((f) =>
+      a.given.includes(f),
+    );
+    if (agentOnly)
+      throw new UsageError(
+        `${agentOnly} applies to agent sessions; a block-hash trace is replayed open loop, request by request, as recorded`,
+        SIMULATE_HELP,
+      );
+    if (a.sweep?.axis === 'replicas')
+      throw new UsageError(
+        '--sweep replicas applies to agent sessions; sweep capacity for a block-hash trace',
+        SIMULATE_HELP,
+      );
   }
   const notes = [...loaded.notes];
   const { params, hardware } = buildParams(a, workload.kind === 'requests' ? workload.blockSizeTokens : null, notes);
   const simulating = a.emitWorkload === null || a.json || a.sweep !== null;
   if (simulating) validateParams(params);
   // Judge the fit where it is known: the one capacity, or the largest of a capacity sweep.
-  if (simulating) checkFits(workload, params, a.sweep?.axis === 'capacity' ? Math.max(...a.sweep.values) : params.capacityTokens, a.sweep?.axis === 'capacity' ? null : hardware, notes);
+  if (simulating)
+    checkFits(
+      workload,
+      params,
+      a.sweep?.axis === 'capacity' ? Math.max(...a.sweep.values) : params.capacityTokens,
+      a.sweep?.axis === 'capacity' ? null : hardware,
+      notes,
+    );
   for (const n of notes) printError(`note: ${n}`);
 
   if (a.emitWorkload !== null) {
     const json = workload.kind === 'sessions' ? workloadToJson(workload) : blockWorkloadToJson(workload);
     await outputFile(a.emitWorkload, compactJson(json) + '\n', '--emit-workload', SIMULATE_HELP);
-    const what = workload.kind === 'sessions' ? `${workload.sessions.length} session${workload.sessions.length === 1 ? '' : 's'}, ${countCalls(workload)} calls` : `${workload.requests.length} requests`;
+    const what =
+      workload.kind === 'sessions'
+        ? `${workload.sessions.length} session${workload.sessions.length === 1 ? '' : 's'}, ${countCalls(workload)} calls`
+        : `${workload.requests.length} requests`;
     printError(`${a.emitWorkload}: workload of ${what} (from ${loaded.source})`);
     if (!simulating) return 0;
   }
@@ -257,18 +367,46 @@ async function simulate(a: SimulateArgs): Promise<number> {
     gpuMemoryGiB: a.model ? (a.gpuMemoryGiB ?? a.gpu!.memoryGiB) : null,
     params: paramsAsPrinted(params),
     replicas,
-    sweep: a.sweep ? { ...a.sweep, hitRateDropThreshold: cliffThreshold, ...(a.sweep.axis === 'gpus' ? { targetHitRate: a.targetHitRate ?? DEFAULT_TARGET_HIT_RATE } : {}) } : null,
+    sweep: a.sweep
+      ? {
+          ...a.sweep,
+          hitRateDropThreshold: cliffThreshold,
+          ...(a.sweep.axis === 'gpus' ? { targetHitRate: a.targetHitRate ?? DEFAULT_TARGET_HIT_RATE } : {}),
+        }
+      : null,
   };
-  const options = { params, ...(replicas ? { replicas } : {}), ...(loaded.session !== null && workload.kind === 'sessions' ? { session: loaded.session } : {}) };
-  const context: ReportContext = { source: loaded.source, hardware, engine: a.engine, params, replicas, workload, session: loaded.session };
+  const options = {
+    params,
+    ...(replicas ? { replicas } : {}),
+    ...(loaded.session !== null && workload.kind === 'sessions' ? { session: loaded.session } : {}),
+  };
+  const context: ReportContext = {
+    source: loaded.source,
+    hardware,
+    engine: a.engine,
+    params,
+    replicas,
+    workload,
+    session: loaded.session,
+  };
 
   if (a.sweep) {
     const showProgress = process.stderr.isTTY === true || a.progress;
     // Every point must fit by itself (each runs on one thread); threads run at once only as many as fit side by side.
     const budget = heapBudgetBytes();
-    const largest = Math.max(...sweepScenarios(options, a.sweep.axis, a.sweep.values).map((point) => checkRunFits(a.engine, workload, point.options, budget).bytes));
-    const threads = Math.max(1, Math.min(a.threads ?? autoThreads(workload, options, a.sweep.axis, a.sweep.values), Math.floor(budget / largest)));
-    const cliffOptions = { hitRateDropThreshold: cliffThreshold, ...(a.targetHitRate !== null ? { targetHitRate: a.targetHitRate } : {}) };
+    const largest = Math.max(
+      ...sweepScenarios(options, a.sweep.axis, a.sweep.values).map(
+        (point) => checkRunFits(a.engine, workload, point.options, budget).bytes,
+      ),
+    );
+    const threads = Math.max(
+      1,
+      Math.min(a.threads ?? autoThreads(workload, options, a.sweep.axis, a.sweep.values), Math.floor(budget / largest)),
+    );
+    const cliffOptions = {
+      hitRateDropThreshold: cliffThreshold,
+      ...(a.targetHitRate !== null ? { targetHitRate: a.targetHitRate } : {}),
+    };
     const sweep = await runSweepOnThreads(a.engine, workload, options, a.sweep.axis, a.sweep.values, cliffOptions, {
       threads,
       workerScript: join(__dirname, 'sweepWorker.js'),
@@ -277,7 +415,12 @@ async function simulate(a: SimulateArgs): Promise<number> {
       },
     });
     if (a.json) {
-      const doc: SweepDocument = { input, sweep: sweep.points.map(({ value, result: { calls: _calls, ...rest } }) => ({ value, ...rest })), cliff: sweep.cliff, ...(sweep.plan ? { plan: sweep.plan } : {}) };
+      const doc: SweepDocument = {
+        input,
+        sweep: sweep.points.map(({ value, result: { calls: _calls, ...rest } }) => ({ value, ...rest })),
+        cliff: sweep.cliff,
+        ...(sweep.plan ? { plan: sweep.plan } : {}),
+      };
       printJson(doc);
     } else printText(renderSweep(context, sweep));
     return 0;
@@ -308,7 +451,11 @@ const LARGE_RUN_CALLS = 500_000;
  * second (so quick runs print nothing), every quarter second after; with --progress,
  * a line a second wherever stderr goes (for logs).
  */
-function progressPrinter(forced: boolean): { start: (calls: number) => void; report: (ended: number, total: number) => void; done: () => void } {
+function progressPrinter(forced: boolean): {
+  start: (calls: number) => void;
+  report: (ended: number, total: number) => void;
+  done: () => void;
+} {
   const tty = process.stderr.isTTY === true;
   const started = Date.now();
   let last = 0;
@@ -316,7 +463,8 @@ function progressPrinter(forced: boolean): { start: (calls: number) => void; rep
   return {
     /** A run this large takes a while before its first step: say so at once. */
     start: (calls) => {
-      if ((tty || forced) && calls >= LARGE_RUN_CALLS) process.stderr.write(`simulating ${formatCount(calls)} calls: this can take minutes; progress follows.\n`);
+      if ((tty || forced) && calls >= LARGE_RUN_CALLS)
+        process.stderr.write(`simulating ${formatCount(calls)} calls: this can take minutes; progress follows.\n`);
     },
     report: (ended, total) => {
       const now = Date.now();

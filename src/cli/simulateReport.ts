@@ -40,33 +40,63 @@ function plural(n: number, one: string, many = `${one}s`): string {
 function table(header: string[], rows: string[][], indent = '  '): string[] {
   const full = rows.filter((r) => r.length > 1);
   const widths = header.map((h, i) => Math.max(h.length, ...full.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string => indent + cells.map((c, i) => c.padStart(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    indent +
+    cells
+      .map((c, i) => c.padStart(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map((r) => (r.length === 1 ? indent + r[0]! : line(r)))];
 }
 
 function replayLine(c: ReportContext, swept: SweepAxis | null): string {
   const r = c.replicas;
-  if (c.workload.kind === 'requests' || r === null) return `open loop, ${plural(c.workload.kind === 'requests' ? c.workload.requests.length : 0, 'request')} at their recorded arrival times`;
+  if (c.workload.kind === 'requests' || r === null)
+    return `open loop, ${plural(c.workload.kind === 'requests' ? c.workload.requests.length : 0, 'request')} at their recorded arrival times`;
   const sessions = c.workload.sessions.length;
   if (swept === 'replicas') {
-    const start = r.staggerS > 0 ? (r.staggerMode === 'fixed' ? `, one every ${seconds(r.staggerS)}` : `, random gaps of mean ${seconds(r.staggerS)} (seed ${r.seed})`) : ', started together';
+    const start =
+      r.staggerS > 0
+        ? r.staggerMode === 'fixed'
+          ? `, one every ${seconds(r.staggerS)}`
+          : `, random gaps of mean ${seconds(r.staggerS)} (seed ${r.seed})`
+        : ', started together';
     return `closed loop, copies of ${plural(sessions, 'session')} (swept)${start}, tool waits ×${r.toolWaitScale}`;
   }
-  if (r.replicas === 1) return `closed loop, ${sessions === 1 ? 'the session alone' : plural(sessions, 'session')}, tool waits ×${r.toolWaitScale}`;
-  const copies = sessions === 1 ? plural(r.replicas, 'copy', 'copies') : `${plural(r.replicas, 'replica')} of ${plural(sessions, 'session')}`;
+  if (r.replicas === 1)
+    return `closed loop, ${sessions === 1 ? 'the session alone' : plural(sessions, 'session')}, tool waits ×${r.toolWaitScale}`;
+  const copies =
+    sessions === 1
+      ? plural(r.replicas, 'copy', 'copies')
+      : `${plural(r.replicas, 'replica')} of ${plural(sessions, 'session')}`;
   let start = 'started together';
-  if (r.staggerS > 0) start = r.staggerMode === 'fixed' ? `one every ${seconds(r.staggerS)}` : `random gaps of mean ${seconds(r.staggerS)} (seed ${r.seed})`;
+  if (r.staggerS > 0)
+    start =
+      r.staggerMode === 'fixed'
+        ? `one every ${seconds(r.staggerS)}`
+        : `random gaps of mean ${seconds(r.staggerS)} (seed ${r.seed})`;
   return `closed loop, ${copies}, ${start}, tool waits ×${r.toolWaitScale}`;
 }
-
 
 function serverLine(c: ReportContext, swept: SweepAxis | null): string {
   const p = c.params;
   const capacity = swept === 'capacity' ? 'swept' : `${formatCount(p.capacityTokens)} tokens`;
-  const fleet = swept === 'gpus' ? `, GPUs swept behind the ${p.fleet!.router} router (each with this cache)` : p.fleet ? `, ${p.fleet.gpus} GPUs behind the ${p.fleet.router} router (each with this cache)` : '';
-  const offload = p.offload ? `, CPU tier ${formatCount(p.offload.capacityTokens)} tokens at ${p.offload.bandwidthGBps} GB/s` : '';
+  const fleet =
+    swept === 'gpus'
+      ? `, GPUs swept behind the ${p.fleet!.router} router (each with this cache)`
+      : p.fleet
+        ? `, ${p.fleet.gpus} GPUs behind the ${p.fleet.router} router (each with this cache)`
+        : '';
+  const offload = p.offload
+    ? `, CPU tier ${formatCount(p.offload.capacityTokens)} tokens at ${p.offload.bandwidthGBps} GB/s`
+    : '';
   // SGLang's radix tree caches single tokens; the block size only matters to vLLM's block pool.
-  const unit = p.policy === 'sglang-lru' ? (p.sglangPageSizeTokens === 1 ? 'token-level radix tree' : `radix tree of ${p.sglangPageSizeTokens}-token pages`) : `${p.blockSizeTokens}-token blocks`;
+  const unit =
+    p.policy === 'sglang-lru'
+      ? p.sglangPageSizeTokens === 1
+        ? 'token-level radix tree'
+        : `radix tree of ${p.sglangPageSizeTokens}-token pages`
+      : `${p.blockSizeTokens}-token blocks`;
   return `${describePolicy(p)}, KV cache ${capacity}${c.hardware ? ` (${c.hardware})` : ''}, ${unit}${offload}${fleet}, ${c.engine} engine`;
 }
 
@@ -76,24 +106,42 @@ function stepLine(p: EngineParams): string {
 }
 
 function header(c: ReportContext, swept: SweepAxis | null = null): string[] {
-  return [`simulate: ${c.source}`, `  replay     ${replayLine(c, swept)}`, `  server     ${serverLine(c, swept)}`, `  step time  ${stepLine(c.params)}`, ''];
+  return [
+    `simulate: ${c.source}`,
+    `  replay     ${replayLine(c, swept)}`,
+    `  server     ${serverLine(c, swept)}`,
+    `  step time  ${stepLine(c.params)}`,
+    '',
+  ];
 }
 
 /** The one plain sentence under the figures, e.g. "24 sessions like this on one H200 … : hit rate falls from 97% to 41% …". */
 export function plainSentence(c: ReportContext, r: ScenarioResult): string {
   let who: string;
   if (c.workload.kind === 'requests') who = 'This trace replayed';
-  else if (c.workload.sessions.length === 1) who = r.replicas === 1 ? 'This session alone' : `${formatCount(r.replicas)} sessions like this`;
-  else who = r.replicas === 1 ? `This ${c.workload.sessions.length}-session workload` : `${formatCount(r.replicas)} copies of this ${c.workload.sessions.length}-session workload`;
+  else if (c.workload.sessions.length === 1)
+    who = r.replicas === 1 ? 'This session alone' : `${formatCount(r.replicas)} sessions like this`;
+  else
+    who =
+      r.replicas === 1
+        ? `This ${c.workload.sessions.length}-session workload`
+        : `${formatCount(r.replicas)} copies of this ${c.workload.sessions.length}-session workload`;
   let where = c.hardware ? `on ${c.hardware}` : `on a ${formatCount(r.capacityTokens)}-token KV cache`;
-  if (r.gpus !== undefined) where = `on ${r.gpus} GPUs behind the ${r.router} router (${c.hardware ? c.hardware.replace(/^one /, 'each ') : `each a ${formatCount(r.capacityTokens)}-token KV cache`})`;
+  if (r.gpus !== undefined)
+    where = `on ${r.gpus} GPUs behind the ${r.router} router (${c.hardware ? c.hardware.replace(/^one /, 'each ') : `each a ${formatCount(r.capacityTokens)}-token KV cache`})`;
   const adm = r.admissionHitRate;
   const ideal = r.idealHitRate;
   const falls = adm !== null && ideal !== null && Math.round(ideal * 100) > Math.round(adm * 100);
-  const hit = adm === null ? 'the hit rate is unknown' : falls ? `hit rate falls from ${pct0(ideal!)} to ${pct0(adm)}` : `hit rate stays at ${pct0(adm)} (as with an infinite cache)`;
+  const hit =
+    adm === null
+      ? 'the hit rate is unknown'
+      : falls
+        ? `hit rate falls from ${pct0(ideal!)} to ${pct0(adm)}`
+        : `hit rate stays at ${pct0(adm)} (as with an infinite cache)`;
   const parts = [hit];
   if (r.prefillShare !== null) parts.push(`prefill ${falls ? 'becomes' : 'is'} ${pct0(r.prefillShare)} of LLM time`);
-  if (r.slowdown.mean !== null && r.slowdown.mean >= 1.05) parts.push(`sessions take ${formatRatio(r.slowdown.mean)} as long as alone`);
+  if (r.slowdown.mean !== null && r.slowdown.mean >= 1.05)
+    parts.push(`sessions take ${formatRatio(r.slowdown.mean)} as long as alone`);
   const last = parts.pop()!;
   const rejected = r.rejectedRequests > 0 ? `; ${plural(r.rejectedRequests, 'request')} never fit in the cache` : '';
   return `${who} ${where}: ${parts.length > 0 ? `${parts.join(', ')} and ${last}` : last}${rejected}.`;
@@ -101,7 +149,10 @@ export function plainSentence(c: ReportContext, r: ScenarioResult): string {
 
 function figures(r: ScenarioResult, withOffload: boolean): string[] {
   const rows: Array<[string, string]> = [
-    ['admission hit rate', `${formatPercent(r.admissionHitRate)}   ideal ${formatPercent(r.idealHitRate)} (an infinite cache)`],
+    [
+      'admission hit rate',
+      `${formatPercent(r.admissionHitRate)}   ideal ${formatPercent(r.idealHitRate)} (an infinite cache)`,
+    ],
     r.sglangMetricHitRate !== undefined
       ? ["SGLang's metric", `${formatPercent(r.sglangMetricHitRate)}   #cached-token / (#cached-token + #new-token)`]
       : ["vLLM's metric", `${formatPercent(r.vllmMetricHitRate)}   prefix_cache_hits / prefix_cache_queries`],
@@ -109,10 +160,16 @@ function figures(r: ScenarioResult, withOffload: boolean): string[] {
     [r.sglangMetricHitRate !== undefined ? 'retractions' : 'preemptions', formatCount(r.preemptions)],
     ['prefill share', `${formatPercent(r.prefillShare)} of LLM time`],
     ['makespan', `${seconds(r.makespanS)}, ${plural(r.steps, 'step')}`],
-    ['slowdown', r.slowdown.mean === null ? `${UNKNOWN} (no sessions)` : `mean ${formatRatio(r.slowdown.mean)}, max ${formatRatio(r.slowdown.max)} (each session vs alone)`],
+    [
+      'slowdown',
+      r.slowdown.mean === null
+        ? `${UNKNOWN} (no sessions)`
+        : `mean ${formatRatio(r.slowdown.mean)}, max ${formatRatio(r.slowdown.max)} (each session vs alone)`,
+    ],
   ];
   if (withOffload) rows.push(['reloaded from CPU', plural(r.offloadHitTokens, 'token')]);
-  if (r.rejectedRequests > 0) rows.push(['rejected requests', `${formatCount(r.rejectedRequests)} (longer than the whole cache)`]);
+  if (r.rejectedRequests > 0)
+    rows.push(['rejected requests', `${formatCount(r.rejectedRequests)} (longer than the whole cache)`]);
   return rows.map(([k, v]) => `  ${k.padEnd(20)} ${v}`);
 }
 
@@ -130,7 +187,8 @@ export function callsToShow(calls: readonly ScenarioCall[]): { shown: number[]; 
     .sort((a, b) => b.bad - a.bad || a.i - b.i)
     .slice(0, 10);
   for (const w of worst) keep.add(w.i);
-  const why = worst.length > 0 ? `the first and last 5 and the ${worst.length} that lost the most cache` : 'the first and last 5';
+  const why =
+    worst.length > 0 ? `the first and last 5 and the ${worst.length} that lost the most cache` : 'the first and last 5';
   return { shown: [...keep].sort((a, b) => a - b), why };
 }
 
@@ -156,7 +214,13 @@ function callTable(c: ReportContext, calls: readonly ScenarioCall[], replicas: n
   }
   const copy = replicas > 1 ? ' (its first copy)' : '';
   const onFleet = calls.some((k) => k.gpu !== undefined);
-  const lines = [`calls of session ${c.session}${copy}:`, ...table(['call', 'prompt', 'hit', 'ideal hit', 'recomputed', 'waited', 'preemptions', ...(onFleet ? ['GPU'] : [])], rows)];
+  const lines = [
+    `calls of session ${c.session}${copy}:`,
+    ...table(
+      ['call', 'prompt', 'hit', 'ideal hit', 'recomputed', 'waited', 'preemptions', ...(onFleet ? ['GPU'] : [])],
+      rows,
+    ),
+  ];
   if (why) lines.push(`  ${shown.length} of ${calls.length} calls shown: ${why}; --json lists every call.`);
   return lines;
 }
@@ -176,7 +240,24 @@ function gpuTable(r: ScenarioResult): string[] {
     formatPercent(g.prefillShare),
     formatPercent(g.utilization),
   ]);
-  return [`per GPU (${r.router} router):`, ...table(['GPU', 'calls', 'sessions', 'prompt tokens', 'hit rate', 'ideal', 'recomputed', 'preemptions', 'prefill share', 'busy'], rows)];
+  return [
+    `per GPU (${r.router} router):`,
+    ...table(
+      [
+        'GPU',
+        'calls',
+        'sessions',
+        'prompt tokens',
+        'hit rate',
+        'ideal',
+        'recomputed',
+        'preemptions',
+        'prefill share',
+        'busy',
+      ],
+      rows,
+    ),
+  ];
 }
 
 /** The text report of one scenario. */
@@ -209,13 +290,31 @@ export function renderSweep(c: ReportContext, s: SweepResult): string {
   const lines = [
     ...header(c, s.axis),
     `sweep over ${axis}:`,
-    ...table([axis, 'hit rate', 'ideal', "vLLM's metric", 'recomputed', 'preemptions', 'prefill share', 'makespan', 'slowdown mean / max', ...(anyRejected ? ['rejected'] : []), ''], rows),
+    ...table(
+      [
+        axis,
+        'hit rate',
+        'ideal',
+        "vLLM's metric",
+        'recomputed',
+        'preemptions',
+        'prefill share',
+        'makespan',
+        'slowdown mean / max',
+        ...(anyRejected ? ['rejected'] : []),
+        '',
+      ],
+      rows,
+    ),
     '',
     s.cliff.summary,
   ];
   if (s.plan) {
     const extra = s.plan.tried.filter((t) => !s.points.some((p) => p.value === t.gpus));
-    if (extra.length > 0) lines.push(`searched between the listed counts: ${extra.map((t) => `${t.gpus} GPUs ${formatPercent(t.admissionHitRate)}`).join(', ')}`);
+    if (extra.length > 0)
+      lines.push(
+        `searched between the listed counts: ${extra.map((t) => `${t.gpus} GPUs ${formatPercent(t.admissionHitRate)}`).join(', ')}`,
+      );
     lines.push(s.plan.summary);
   }
   return lines.join('\n') + '\n';

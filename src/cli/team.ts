@@ -136,7 +136,8 @@ function emptyManifest(settings: string): ExportManifest {
 async function readManifest(dir: string, settings: string): Promise<ExportManifest> {
   try {
     const value = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as Partial<ExportManifest>;
-    if (value.settings === settings && value.sources && typeof value.sources === 'object') return { settings, sources: value.sources };
+    if (value.settings === settings && value.sources && typeof value.sources === 'object')
+      return { settings, sources: value.sources };
   } catch {
     // No manifest, or an unreadable one: export everything.
   }
@@ -155,7 +156,21 @@ async function allExist(paths: readonly string[]): Promise<boolean> {
 }
 
 function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
-  const a: TeamExportArgs = { to: 'parquet', out: null, endpoint: null, headers: [], maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES, sources: [], plainNames: false, user: safeUser(), machine: hostname(), salt: process.env['AGENT_TRACE_TEAM_SALT'] ?? '', format: null, noRedact: false, full: false };
+  const a: TeamExportArgs = {
+    to: 'parquet',
+    out: null,
+    endpoint: null,
+    headers: [],
+    maxRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+    sources: [],
+    plainNames: false,
+    user: safeUser(),
+    machine: hostname(),
+    salt: process.env['AGENT_TRACE_TEAM_SALT'] ?? '',
+    format: null,
+    noRedact: false,
+    full: false,
+  };
   const to = argv[argv.indexOf('--to') + 1];
   if (to === 'otlp') a.to = 'otlp';
   const help = `agent-trace export --to ${a.to} --help`;
@@ -178,10 +193,10 @@ function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
       a.headers.push([m[1]!, m[2]!]);
     } else if (a.to === 'otlp' && flag === '--max-request-bytes') {
       const n = Number(value());
-      if (!Number.isInteger(n) || n < 10_000) throw new UsageError('--max-request-bytes needs a whole number of bytes, at least 10000', help);
+      if (!Number.isInteger(n) || n < 10_000)
+        throw new UsageError('--max-request-bytes needs a whole number of bytes, at least 10000', help);
       a.maxRequestBytes = n;
-    }
-    else if (flag === '--plain-names') a.plainNames = true;
+    } else if (flag === '--plain-names') a.plainNames = true;
     else if (flag === '--user') a.user = value();
     else if (flag === '--machine') a.machine = value();
     else if (flag === '--salt') a.salt = value();
@@ -192,7 +207,8 @@ function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
       const known = FORMATS.find((s) => s.id === f);
       if (!known) throw new UsageError(`unknown --format "${f}"; one of: ${FORMATS.map((s) => s.id).join(', ')}`, help);
       a.format = known.id;
-    } else if (flag.startsWith('-') && flag !== '-') throw new UsageError(`export --to ${a.to}: unknown option ${flag}`, help);
+    } else if (flag.startsWith('-') && flag !== '-')
+      throw new UsageError(`export --to ${a.to}: unknown option ${flag}`, help);
     else a.sources.push(flag);
   }
   return a;
@@ -209,7 +225,13 @@ interface ExportSource {
 /** The size and modification time of each file, in order; a missing file stamps as missing. */
 async function statStamp(paths: readonly string[]): Promise<string> {
   const parts: string[] = [];
-  for (const p of paths) parts.push(await stat(p).then((s) => `${s.size}:${s.mtimeMs}`, () => 'missing'));
+  for (const p of paths)
+    parts.push(
+      await stat(p).then(
+        (s) => `${s.size}:${s.mtimeMs}`,
+        () => 'missing',
+      ),
+    );
   return parts.join(',');
 }
 
@@ -235,7 +257,13 @@ async function exportSources(a: TeamExportArgs, note: (t: string) => void): Prom
     found.assemble
       ? {
           path: found.path,
-          parse: async () => parseTrace([{ key: `${found.agentId}-session.json`, bytes: new TextEncoder().encode((await assembleSession(found)) ?? '') }]),
+          parse: async () =>
+            parseTrace([
+              {
+                key: `${found.agentId}-session.json`,
+                bytes: new TextEncoder().encode((await assembleSession(found)) ?? ''),
+              },
+            ]),
           stamp: async () => `${found.sizeBytes}:${found.mtimeMs}`,
         }
       : ofFile(found.path),
@@ -243,7 +271,12 @@ async function exportSources(a: TeamExportArgs, note: (t: string) => void): Prom
 }
 
 /** `agent-trace export --to parquet -o DIR [FILE|FOLDER]...`: exit status. */
-export async function runTeamExport(argv: readonly string[], generator: string, writeRaw: (t: string) => void, options: Partial<AnalysisOptions> = {}): Promise<number> {
+export async function runTeamExport(
+  argv: readonly string[],
+  generator: string,
+  writeRaw: (t: string) => void,
+  options: Partial<AnalysisOptions> = {},
+): Promise<number> {
   // Paths, problems and notes come from the traces: control and bidi characters print as visible escapes.
   const write = (t: string): void => writeRaw(terminalText(t));
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -252,14 +285,20 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
   }
   const a = parseTeamExportArgs(argv);
   if (a.to === 'otlp') return runOtlpExport(a, generator, write, options);
-  if (!a.out) throw new UsageError('export --to parquet needs -o DIR (the folder the tables go into)', 'agent-trace export --to parquet --help');
+  if (!a.out)
+    throw new UsageError(
+      'export --to parquet needs -o DIR (the folder the tables go into)',
+      'agent-trace export --to parquet --help',
+    );
   const { identity, machine } = exportIdentity(a);
   const redactor = a.noRedact ? null : createRedactor();
   const book = createPriceBook();
   const sources = await exportSources(a, write);
   const totals = { traces: 0, files: 0, bytes: 0, calls: 0, tool_calls: 0, sessions: 0, skipped: 0, unchanged: 0 };
   // What the folder already holds: a trace whose files did not change since, exported the same way, is not written again.
-  const settings = shortHash(JSON.stringify([TEAM_SCHEMA_VERSION, generator, identity, machine, a.salt, a.noRedact, a.format, options]));
+  const settings = shortHash(
+    JSON.stringify([TEAM_SCHEMA_VERSION, generator, identity, machine, a.salt, a.noRedact, a.format, options]),
+  );
   const manifest = a.full ? emptyManifest(settings) : await readManifest(a.out, settings);
   for (const source of sources) {
     const key = shortHash(resolve(source.path), a.salt);
@@ -274,12 +313,16 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
       parsed = await source.parse();
     } catch (e) {
       totals.skipped += 1;
-      write(`${plainText(source.path, 300)}: not read (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`);
+      write(
+        `${plainText(source.path, 300)}: not read (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`,
+      );
       continue;
     }
     if (parsed.problem || parsed.model.sessions.length === 0) {
       totals.skipped += 1;
-      write(`${plainText(source.path, 300)}: not read (${plainText(parsed.problem?.message ?? 'no session in it', 200)})\n`);
+      write(
+        `${plainText(source.path, 300)}: not read (${plainText(parsed.problem?.message ?? 'no session in it', 200)})\n`,
+      );
       continue;
     }
     let written;
@@ -290,7 +333,9 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
     } catch (e) {
       // One trace that cannot be written (a figure out of its column's range) does not stop the others.
       totals.skipped += 1;
-      write(`${plainText(source.path, 300)}: not written (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`);
+      write(
+        `${plainText(source.path, 300)}: not written (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`,
+      );
       continue;
     }
     // Files of the trace's last export it did not write again (a partition it left) are removed.
@@ -307,7 +352,9 @@ export async function runTeamExport(argv: readonly string[], generator: string, 
     `${a.out}: ${totals.sessions} sessions, ${totals.calls} LLM calls, ${totals.tool_calls} tool calls from ${totals.traces} trace${totals.traces === 1 ? '' : 's'}` +
       ` in ${totals.files} Parquet files (${(totals.bytes / 1024).toFixed(0)} KB, schema version ${TEAM_SCHEMA_VERSION})` +
       `${totals.unchanged > 0 ? `; ${totals.unchanged} unchanged since the last export, not written again (--full rewrites them)` : ''}${totals.skipped > 0 ? `; ${totals.skipped} not read` : ''}`,
-    a.plainNames ? `user and machine written as they are: ${a.user}, ${machine}` : `user and machine hashed${a.salt ? ' with the salt' : ' (no salt: --salt or AGENT_TRACE_TEAM_SALT makes them unguessable)'}: user.hash ${identity.userHash}, machine=${machine}`,
+    a.plainNames
+      ? `user and machine written as they are: ${a.user}, ${machine}`
+      : `user and machine hashed${a.salt ? ' with the salt' : ' (no salt: --salt or AGENT_TRACE_TEAM_SALT makes them unguessable)'}: user.hash ${identity.userHash}, machine=${machine}`,
     redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)',
     `query it: agent-trace query ${a.out} --named cost-by-user-day`,
   ];
@@ -320,17 +367,25 @@ const DEFAULT_MAX_REQUEST_BYTES = 4_000_000;
 
 /** Who ran the sessions and where, as both exports write them. */
 function exportIdentity(a: TeamExportArgs): { identity: TeamIdentity; machine: string } {
-  const identity: TeamIdentity = a.plainNames ? { userHash: null, userName: a.user } : { userHash: shortHash(a.user, a.salt), userName: null };
+  const identity: TeamIdentity = a.plainNames
+    ? { userHash: null, userName: a.user }
+    : { userHash: shortHash(a.user, a.salt), userName: null };
   // A hashed machine starts with a letter: engines that infer partition types (Spark) would read 16 hex digits like 1234e567… as a number.
   const machine = partitionValue(a.plainNames ? a.machine : `h${shortHash(a.machine, a.salt)}`);
   return { identity, machine };
 }
 
 /** `agent-trace export --to otlp`: the sessions as GenAI spans, to a file and/or an OTLP/HTTP endpoint. */
-async function runOtlpExport(a: TeamExportArgs, generator: string, write: (t: string) => void, options: Partial<AnalysisOptions>): Promise<number> {
+async function runOtlpExport(
+  a: TeamExportArgs,
+  generator: string,
+  write: (t: string) => void,
+  options: Partial<AnalysisOptions>,
+): Promise<number> {
   const help = 'agent-trace export --to otlp --help';
   if (!a.out && !a.endpoint) throw new UsageError('export --to otlp needs -o FILE or --endpoint URL', help);
-  if (a.endpoint !== null && !/^https?:\/\//i.test(a.endpoint)) throw new UsageError(`--endpoint needs an http:// or https:// URL, not "${a.endpoint}"`, help);
+  if (a.endpoint !== null && !/^https?:\/\//i.test(a.endpoint))
+    throw new UsageError(`--endpoint needs an http:// or https:// URL, not "${a.endpoint}"`, help);
   const { identity, machine } = exportIdentity(a);
   const redactor = a.noRedact ? null : createRedactor();
   const book = createPriceBook();
@@ -350,17 +405,28 @@ async function runOtlpExport(a: TeamExportArgs, generator: string, write: (t: st
       parsed = await source.parse();
     } catch (e) {
       totals.skipped += 1;
-      write(`${plainText(source.path, 300)}: not read (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`);
+      write(
+        `${plainText(source.path, 300)}: not read (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`,
+      );
       continue;
     }
     if (parsed.problem || parsed.model.sessions.length === 0) {
       totals.skipped += 1;
-      write(`${plainText(source.path, 300)}: not read (${plainText(parsed.problem?.message ?? 'no session in it', 200)})\n`);
+      write(
+        `${plainText(source.path, 300)}: not read (${plainText(parsed.problem?.message ?? 'no session in it', 200)})\n`,
+      );
       continue;
     }
     const rows = buildTeamRows(parsed, { book, identity, analysis: options });
     if (redactor) await redactTeamRows(rows, redactor);
-    resources.push(...teamRowsToOtlp(rows, { hexHash: longHash, sourceKey: shortHash(resolve(source.path), a.salt), identity: identityAttrs, scope: { name: scopeName ?? 'agent-trace', version: scopeVersion ?? '' } }));
+    resources.push(
+      ...teamRowsToOtlp(rows, {
+        hexHash: longHash,
+        sourceKey: shortHash(resolve(source.path), a.salt),
+        identity: identityAttrs,
+        scope: { name: scopeName ?? 'agent-trace', version: scopeVersion ?? '' },
+      }),
+    );
     totals.traces += 1;
     totals.sessions += rows.sessions.length;
     totals.calls += rows.calls.length;
@@ -375,7 +441,9 @@ async function runOtlpExport(a: TeamExportArgs, generator: string, write: (t: st
     const text = bodies.join('\n') + (bodies.length > 0 ? '\n' : '');
     await writeFile(`${a.out}.tmp`, text);
     await rename(`${a.out}.tmp`, a.out);
-    lines.push(`${a.out}: ${what}, ${bodies.length} request${bodies.length === 1 ? '' : 's'} (${(Buffer.byteLength(text) / 1024).toFixed(0)} KB)${totals.skipped > 0 ? `; ${totals.skipped} not read` : ''}`);
+    lines.push(
+      `${a.out}: ${what}, ${bodies.length} request${bodies.length === 1 ? '' : 's'} (${(Buffer.byteLength(text) / 1024).toFixed(0)} KB)${totals.skipped > 0 ? `; ${totals.skipped} not read` : ''}`,
+    );
   }
   let status = totals.traces > 0 || sources.length === 0 ? 0 : 1;
   if (a.endpoint) {
@@ -383,10 +451,15 @@ async function runOtlpExport(a: TeamExportArgs, generator: string, write: (t: st
     if (sent.error) {
       write(`agent-trace export --to otlp: ${sent.error}\n`);
       status = 1;
-    } else lines.push(`${sent.url}: ${what}, sent in ${bodies.length} request${bodies.length === 1 ? '' : 's'}${sent.rejectedSpans > 0 ? `; the receiver rejected ${sent.rejectedSpans} spans${sent.message ? ` (${sent.message})` : ''}` : ''}`);
+    } else
+      lines.push(
+        `${sent.url}: ${what}, sent in ${bodies.length} request${bodies.length === 1 ? '' : 's'}${sent.rejectedSpans > 0 ? `; the receiver rejected ${sent.rejectedSpans} spans${sent.message ? ` (${sent.message})` : ''}` : ''}`,
+      );
   }
   lines.push(
-    a.plainNames ? `user and machine written as they are: ${a.user}, ${machine}` : `user and machine hashed${a.salt ? ' with the salt' : ' (no salt: --salt or AGENT_TRACE_TEAM_SALT makes them unguessable)'}: user.hash ${identity.userHash}, machine ${machine}`,
+    a.plainNames
+      ? `user and machine written as they are: ${a.user}, ${machine}`
+      : `user and machine hashed${a.salt ? ' with the salt' : ' (no salt: --salt or AGENT_TRACE_TEAM_SALT makes them unguessable)'}: user.hash ${identity.userHash}, machine ${machine}`,
     redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)',
   );
   write(lines.join('\n') + '\n');
@@ -408,7 +481,14 @@ function isRemote(dir: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(dir) && !/^file:\/\//i.test(dir);
 }
 
-const DUCKDB_TYPES: Readonly<Record<TeamColumnType, string>> = { STRING: 'VARCHAR', INT32: 'INTEGER', INT64: 'BIGINT', DOUBLE: 'DOUBLE', BOOLEAN: 'BOOLEAN', TIMESTAMP: 'TIMESTAMP' };
+const DUCKDB_TYPES: Readonly<Record<TeamColumnType, string>> = {
+  STRING: 'VARCHAR',
+  INT32: 'INTEGER',
+  INT64: 'BIGINT',
+  DOUBLE: 'DOUBLE',
+  BOOLEAN: 'BOOLEAN',
+  TIMESTAMP: 'TIMESTAMP',
+};
 
 /**
  * The statements that define the three views over an export folder. A table a local folder
@@ -429,7 +509,8 @@ export function viewStatements(dir: string): string[] {
 function plainValue(v: unknown): string | number | boolean | null {
   if (v === null || v === undefined) return null;
   if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') return v;
-  if (typeof v === 'bigint') return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v.toString();
+  if (typeof v === 'bigint')
+    return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v.toString();
   const o = v as { toDouble?: () => number; toString(): string };
   if (typeof o.toDouble === 'function') return o.toDouble();
   return o.toString();
@@ -442,12 +523,24 @@ function cellText(v: string | number | boolean | null): string {
 }
 
 /** Rows as an aligned table: numbers to the right. */
-export function renderTable(columns: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | boolean | null>>): string {
+export function renderTable(
+  columns: readonly string[],
+  rows: ReadonlyArray<ReadonlyArray<string | number | boolean | null>>,
+): string {
   const texts = rows.map((r) => r.map((v) => cellText(v).replace(/\s+/g, ' ').slice(0, 80)));
   const widths = columns.map((c, j) => Math.max(c.length, ...texts.map((r) => r[j]!.length)));
-  const numeric = columns.map((_, j) => rows.length > 0 && rows.every((r) => r[j] === null || typeof r[j] === 'number'));
-  const line = (cells: readonly string[]) => cells.map((c, j) => (numeric[j] ? c.padStart(widths[j]!) : c.padEnd(widths[j]!))).join('  ').trimEnd();
-  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...texts.map(line)].join('\n') + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
+  const numeric = columns.map(
+    (_, j) => rows.length > 0 && rows.every((r) => r[j] === null || typeof r[j] === 'number'),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, j) => (numeric[j] ? c.padStart(widths[j]!) : c.padEnd(widths[j]!)))
+      .join('  ')
+      .trimEnd();
+  return (
+    [line(columns), line(widths.map((w) => '-'.repeat(w))), ...texts.map(line)].join('\n') +
+    `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`
+  );
 }
 
 interface QueryArgs {
@@ -469,7 +562,11 @@ function parseQueryArgs(argv: readonly string[]): QueryArgs {
     else if (flag === '--list') a.list = true;
     else if (flag === '--named') {
       const name = argv[++i];
-      if (!name || !namedQuery(name)) throw new UsageError(`--named needs one of: ${NAMED_QUERIES.map((q) => q.name).join(', ')}${name ? `, not "${name}"` : ''}`, help);
+      if (!name || !namedQuery(name))
+        throw new UsageError(
+          `--named needs one of: ${NAMED_QUERIES.map((q) => q.name).join(', ')}${name ? `, not "${name}"` : ''}`,
+          help,
+        );
       a.named = name;
     } else if (flag === '--set') {
       const spec = argv[++i] ?? '';
@@ -493,12 +590,19 @@ async function loadDuckDb(): Promise<typeof DuckDb> {
   try {
     return await import('@duckdb/node-api');
   } catch (e) {
-    throw new Error(`agent-trace query needs DuckDB's Node package (@duckdb/node-api), which could not be loaded on this platform: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(
+      `agent-trace query needs DuckDB's Node package (@duckdb/node-api), which could not be loaded on this platform: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
 }
 
 /** Runs SQL over an export folder: column names and plain rows. */
-export async function queryFolder(dir: string, sql: string, variables: ReadonlyArray<[string, string]> = [], init: readonly string[] = []): Promise<{ columns: string[]; rows: Array<Array<string | number | boolean | null>> }> {
+export async function queryFolder(
+  dir: string,
+  sql: string,
+  variables: ReadonlyArray<[string, string]> = [],
+  init: readonly string[] = [],
+): Promise<{ columns: string[]; rows: Array<Array<string | number | boolean | null>> }> {
   const { DuckDBInstance } = await loadDuckDb();
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
@@ -517,7 +621,11 @@ export async function queryFolder(dir: string, sql: string, variables: ReadonlyA
 }
 
 /** `agent-trace query DIR "SQL" | --named NAME`: exit status. */
-export async function runQuery(argv: readonly string[], write: (t: string) => void, writeErr: (t: string) => void): Promise<number> {
+export async function runQuery(
+  argv: readonly string[],
+  write: (t: string) => void,
+  writeErr: (t: string) => void,
+): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     write(QUERY_HELP);
     return 0;
@@ -527,11 +635,13 @@ export async function runQuery(argv: readonly string[], write: (t: string) => vo
     write(NAMED_QUERIES.map((q) => `${q.name}\n  ${q.description}\n\n${q.sql.replace(/^/gm, '    ')}\n`).join('\n'));
     return 0;
   }
-  if (!a.dir) throw new UsageError('query needs DIR (an agent-trace export --to parquet folder)', 'agent-trace query --help');
+  if (!a.dir)
+    throw new UsageError('query needs DIR (an agent-trace export --to parquet folder)', 'agent-trace query --help');
   if (a.named && a.sql) throw new UsageError('query takes SQL or --named NAME, not both', 'agent-trace query --help');
   const sql = a.named ? namedQuery(a.named)!.sql : a.sql;
   if (!sql) throw new UsageError('query needs "SQL" or --named NAME (--list shows them)', 'agent-trace query --help');
-  if (!isRemote(a.dir) && !(await isDirectory(a.dir))) throw new UsageError(`query: no such folder: ${a.dir}`, 'agent-trace query --help');
+  if (!isRemote(a.dir) && !(await isDirectory(a.dir)))
+    throw new UsageError(`query: no such folder: ${a.dir}`, 'agent-trace query --help');
   let result;
   try {
     result = await queryFolder(a.dir, sql, a.set, a.init);
@@ -539,7 +649,16 @@ export async function runQuery(argv: readonly string[], write: (t: string) => vo
     writeErr(terminalText(`agent-trace query: ${e instanceof Error ? e.message : String(e)}\n`));
     return 1;
   }
-  if (a.json) write(terminalJson(JSON.stringify(result.rows.map((r) => Object.fromEntries(result.columns.map((c, j) => [c, r[j]]))), null, 2)) + '\n');
+  if (a.json)
+    write(
+      terminalJson(
+        JSON.stringify(
+          result.rows.map((r) => Object.fromEntries(result.columns.map((c, j) => [c, r[j]]))),
+          null,
+          2,
+        ),
+      ) + '\n',
+    );
   else write(terminalText(renderTable(result.columns, result.rows)));
   return 0;
 }

@@ -1,7 +1,15 @@
 import { basename } from 'node:path';
 import { createPriceBook } from '../core/cost/priceBook';
 import { parseLimit, planFamily, planWindows } from '../core/cost/planWindows';
-import type { PlanFamily, PlanWindow, PlanWindows, WindowCall, WindowKind, WindowLimit, WindowOptions } from '../core/cost/planWindows';
+import type {
+  PlanFamily,
+  PlanWindow,
+  PlanWindows,
+  WindowCall,
+  WindowKind,
+  WindowLimit,
+  WindowOptions,
+} from '../core/cost/planWindows';
 import { formatCompact, formatCount, formatPercent, formatUsd } from '../core/text/formatNumbers';
 import { parseSince } from '../core/sessions/sessionQuery';
 import { limitNowText, limitText, PLAN_LABELS, WINDOW_KIND_LABELS } from '../core/sessions/sessionWindows';
@@ -43,14 +51,20 @@ interface WindowArgs {
 
 function addLimit(limits: WindowArgs['limits'], kind: WindowKind, flag: string, text: string | undefined): void {
   const parsed = text === undefined ? null : parseLimit(text);
-  if (!parsed) throw new UsageError(`${flag} needs tokens (2M, 500k, 1200000) or dollars ($40), not "${text ?? ''}"`, HELP);
+  if (!parsed)
+    throw new UsageError(`${flag} needs tokens (2M, 500k, 1200000) or dollars ($40), not "${text ?? ''}"`, HELP);
   const l = (limits[kind] ??= { tokens: null, usd: null });
   if ('tokens' in parsed) l.tokens = parsed.tokens;
   else l.usd = parsed.usd;
 }
 
 /** `agent-trace windows`: exit status. */
-export async function runWindows(argv: readonly string[], write: (text: string) => void, writeErr: (text: string) => void, now = Date.now()): Promise<number> {
+export async function runWindows(
+  argv: readonly string[],
+  write: (text: string) => void,
+  writeErr: (text: string) => void,
+  now = Date.now(),
+): Promise<number> {
   const out = (text: string): void => write(terminalText(text));
   const err = (text: string): void => writeErr(terminalText(text));
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -66,7 +80,8 @@ export async function runWindows(argv: readonly string[], write: (text: string) 
     }
     if (flag === '--week-reset') {
       const t = Date.parse(a[i + 1] ?? '');
-      if (!Number.isFinite(t)) throw new UsageError(`--week-reset needs a date and time (2026-12-07T08:00Z), not "${a[i + 1] ?? ''}"`, HELP);
+      if (!Number.isFinite(t))
+        throw new UsageError(`--week-reset needs a date and time (2026-12-07T08:00Z), not "${a[i + 1] ?? ''}"`, HELP);
       w.anchorMs.weekly = t;
       return i + 1;
     }
@@ -109,11 +124,17 @@ export async function runWindows(argv: readonly string[], write: (text: string) 
   }
   const plans = [...byPlan].map(([family, calls]) => planWindows(family, calls, options, now));
   if (args.json) {
-    write(terminalJson(JSON.stringify(windowsJson(plans, options, now, fileOf, { untimed, otherAgents, unread }), null, 2)) + '\n');
+    write(
+      terminalJson(
+        JSON.stringify(windowsJson(plans, options, now, fileOf, { untimed, otherAgents, unread }), null, 2),
+      ) + '\n',
+    );
     return plans.length > 0 ? 0 : 1;
   }
   if (plans.length === 0) {
-    err(`agent-trace: no Claude Code or Codex call with a time found in ${plainText(looked, 400)}${otherAgents > 0 ? ` (${otherAgents} calls of other agents, which have no plan windows)` : ''}.\n`);
+    err(
+      `agent-trace: no Claude Code or Codex call with a time found in ${plainText(looked, 400)}${otherAgents > 0 ? ` (${otherAgents} calls of other agents, which have no plan windows)` : ''}.\n`,
+    );
     return 1;
   }
   out(renderWindows(plans, options, now, fileOf, { untimed, otherAgents, unread }));
@@ -130,25 +151,47 @@ const PLAN_LABEL = PLAN_LABELS;
 const KIND_LABEL = WINDOW_KIND_LABELS;
 
 function windowLines(win: PlanWindow, now: number, fileOf: ReadonlyMap<string, string>): string[] {
-  const span = win.kind === '5h' ? `${localDateTime(win.startMs)} – ${localTime(win.endMs)}` : `${localDateTime(win.startMs)} – ${localDateTime(win.endMs)}`;
+  const span =
+    win.kind === '5h'
+      ? `${localDateTime(win.startMs)} – ${localTime(win.endMs)}`
+      : `${localDateTime(win.startMs)} – ${localDateTime(win.endMs)}`;
   const usd = win.usd === null ? 'cost unknown' : formatUsd(win.usd);
   const head = `  ${KIND_LABEL[win.kind].padEnd(6)} ${span}${win.active ? `  [active, resets in ${shortDuration(win.endMs - now)}]` : ''}`;
-  const lines = [head, `    used       ${formatCompact(win.tokens)} tokens, ${usd} in ${formatCount(win.calls)} calls${win.unpricedCalls > 0 ? ` (${win.unpricedCalls} not priced)` : ''}`];
-  if (win.burn) lines.push(`    burn rate  ${formatCompact(win.burn.tokensPerHour)} tokens/h${win.burn.usdPerHour === null ? '' : `, ${formatUsd(win.burn.usdPerHour)}/h`} (first to last call)`);
-  if (win.projected) lines.push(`    at reset   ~${formatCompact(win.projected.tokens)} tokens${win.projected.usd === null ? '' : `, ~${formatUsd(win.projected.usd)}`} at this rate`);
+  const lines = [
+    head,
+    `    used       ${formatCompact(win.tokens)} tokens, ${usd} in ${formatCount(win.calls)} calls${win.unpricedCalls > 0 ? ` (${win.unpricedCalls} not priced)` : ''}`,
+  ];
+  if (win.burn)
+    lines.push(
+      `    burn rate  ${formatCompact(win.burn.tokensPerHour)} tokens/h${win.burn.usdPerHour === null ? '' : `, ${formatUsd(win.burn.usdPerHour)}/h`} (first to last call)`,
+    );
+  if (win.projected)
+    lines.push(
+      `    at reset   ~${formatCompact(win.projected.tokens)} tokens${win.projected.usd === null ? '' : `, ~${formatUsd(win.projected.usd)}`} at this rate`,
+    );
   for (const l of win.limits) lines.push(`    limit      ${limitText(l, win.active)}`);
   for (const s of win.sessions) {
     const file = fileOf.get(s.session);
-    lines.push(`      ${formatPercent(s.tokenShare).padStart(6)} of tokens  ${s.usd === null ? '   cost ?' : formatUsd(s.usd).padStart(8)}  ${String(s.calls).padStart(5)} calls  ${plainText(s.session, 40)}${file ? `  ${plainText(basename(file), 60)}` : ''}`);
+    lines.push(
+      `      ${formatPercent(s.tokenShare).padStart(6)} of tokens  ${s.usd === null ? '   cost ?' : formatUsd(s.usd).padStart(8)}  ${String(s.calls).padStart(5)} calls  ${plainText(s.session, 40)}${file ? `  ${plainText(basename(file), 60)}` : ''}`,
+    );
   }
   return lines;
 }
 
 /** The windows as text: per plan, each window with its figures and its sessions' shares. */
-export function renderWindows(plans: readonly PlanWindows[], options: WindowOptions, now: number, fileOf: ReadonlyMap<string, string>, left: Leftovers): string {
+export function renderWindows(
+  plans: readonly PlanWindows[],
+  options: WindowOptions,
+  now: number,
+  fileOf: ReadonlyMap<string, string>,
+  left: Leftovers,
+): string {
   const lines: string[] = [];
   for (const p of plans) {
-    lines.push(`${PLAN_LABEL[p.family]}: windows open at the first call after the last one closed${options.align === 'hour' ? ' (floored to the hour)' : ''}${options.anchorMs.weekly !== undefined ? '; weeks from the reset time given' : ''}`);
+    lines.push(
+      `${PLAN_LABEL[p.family]}: windows open at the first call after the last one closed${options.align === 'hour' ? ' (floored to the hour)' : ''}${options.anchorMs.weekly !== undefined ? '; weeks from the reset time given' : ''}`,
+    );
     for (const win of p.windows) lines.push(...windowLines(win, now, fileOf));
     const active = p.windows.filter((x) => x.active && x.limits.length > 0);
     for (const a of active) {
@@ -157,7 +200,8 @@ export function renderWindows(plans: readonly PlanWindows[], options: WindowOpti
     }
     lines.push('');
   }
-  if (Object.keys(options.limits).length === 0) lines.push('No limit given: the plans do not publish theirs. --limit-5h and --limit-week set yours (tokens or $).');
+  if (Object.keys(options.limits).length === 0)
+    lines.push('No limit given: the plans do not publish theirs. --limit-5h and --limit-week set yours (tokens or $).');
   if (left.untimed > 0) lines.push(`${left.untimed} calls without a time left out.`);
   if (left.otherAgents > 0) lines.push(`${left.otherAgents} calls of other agents left out (no plan windows).`);
   if (left.unread > 0) lines.push(`${left.unread} files could not be read.`);
@@ -167,10 +211,20 @@ export function renderWindows(plans: readonly PlanWindows[], options: WindowOpti
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The windows as `windows --json` prints them (docs/reference/json-output.md). */
-export function windowsJson(plans: readonly PlanWindows[], options: WindowOptions, now: number, fileOf: ReadonlyMap<string, string>, left: Leftovers): Record<string, unknown> {
+export function windowsJson(
+  plans: readonly PlanWindows[],
+  options: WindowOptions,
+  now: number,
+  fileOf: ReadonlyMap<string, string>,
+  left: Leftovers,
+): Record<string, unknown> {
   return {
     now: iso(now),
-    rule: { align: options.align, weeklyResetAt: options.anchorMs.weekly === undefined ? null : iso(options.anchorMs.weekly), lengthsMs: { '5h': 5 * 3_600_000, weekly: 7 * 24 * 3_600_000 } },
+    rule: {
+      align: options.align,
+      weeklyResetAt: options.anchorMs.weekly === undefined ? null : iso(options.anchorMs.weekly),
+      lengthsMs: { '5h': 5 * 3_600_000, weekly: 7 * 24 * 3_600_000 },
+    },
     limits: options.limits,
     plans: plans.map((p) => ({
       plan: p.family,

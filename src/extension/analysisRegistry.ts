@@ -8,7 +8,15 @@ import type { TraceProblems } from '../core/view/traceService';
 import { companionFiles, listCompanions } from '../node/traceFiles';
 import { fileProblem, problemDiagnostics, traceDiagnostics, withoutRetryLoops } from './diagnostics';
 import type { TraceDiagnostics } from './diagnostics';
-import { ANALYSIS_SETTINGS, CODELENS_SETTINGS, maxFileBytes, PRICE_SETTINGS, problemsShowRetryLoops, readAnalysisOptions, readPriceBook } from './settings';
+import {
+  ANALYSIS_SETTINGS,
+  CODELENS_SETTINGS,
+  maxFileBytes,
+  PRICE_SETTINGS,
+  problemsShowRetryLoops,
+  readAnalysisOptions,
+  readPriceBook,
+} from './settings';
 import { analyzeTrace, isTrace, tooLargeAnalysis } from './traceAnalysis';
 import type { TraceAnalysis } from './traceAnalysis';
 import { isLoadFailure } from './traceDocument';
@@ -112,7 +120,12 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         // The size limit decides whether a document is read at all: it re-reads like the analysis settings.
-        if (e.affectsConfiguration(ANALYSIS_SETTINGS) || e.affectsConfiguration(PRICE_SETTINGS) || e.affectsConfiguration('agentTrace.maxFileSizeMB')) this.settingsChanged();
+        if (
+          e.affectsConfiguration(ANALYSIS_SETTINGS) ||
+          e.affectsConfiguration(PRICE_SETTINGS) ||
+          e.affectsConfiguration('agentTrace.maxFileSizeMB')
+        )
+          this.settingsChanged();
         else if (e.affectsConfiguration(CODELENS_SETTINGS)) this.changed.fire();
         // Shown or not, the loops are already listed: publishing again is enough.
         if (e.affectsConfiguration('agentTrace.problems.retryLoops')) this.render();
@@ -141,7 +154,9 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     if (problems.length > 0) {
       this.log.warn(`agentTrace.prices: ${problems.join('; ')}`);
       const n = problems.length;
-      void vscode.window.showWarningMessage(`${n} problem${n === 1 ? '' : 's'} in the agentTrace.prices setting: those entries were left out. The Agent Trace Inspector output lists them.`);
+      void vscode.window.showWarningMessage(
+        `${n} problem${n === 1 ? '' : 's'} in the agentTrace.prices setting: those entries were left out. The Agent Trace Inspector output lists them.`,
+      );
     }
     return book;
   }
@@ -161,9 +176,16 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     if (cached && cached.version === document.version && cached.generation === this.generation) return cached.result;
     const generation = this.generation;
     const result = this.parseDocument(document).then(
-      ({ parsed, tooLarge }) => (parsed ? analyzeTrace(parsed, this.options, this.prices) : tooLarge ? tooLargeAnalysis(document.uri, tooLarge) : null),
+      ({ parsed, tooLarge }) =>
+        parsed
+          ? analyzeTrace(parsed, this.options, this.prices)
+          : tooLarge
+            ? tooLargeAnalysis(document.uri, tooLarge)
+            : null,
       (e: unknown) => {
-        this.log.error(`Could not analyse ${uiText(document.uri.toString(true), { max: 2000 })}: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`);
+        this.log.error(
+          `Could not analyse ${uiText(document.uri.toString(true), { max: 2000 })}: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`,
+        );
         return null;
       },
     );
@@ -177,9 +199,14 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
    */
   inspectorLoaded(owner: object, uri: vscode.Uri, result: TraceProblems | LoadFailure): void {
     try {
-      this.inspectorSources.set(owner, { uri, diagnostics: isLoadFailure(result) ? fileProblem(uri, result.message) : problemDiagnostics(uri, result) });
+      this.inspectorSources.set(owner, {
+        uri,
+        diagnostics: isLoadFailure(result) ? fileProblem(uri, result.message) : problemDiagnostics(uri, result),
+      });
     } catch (e) {
-      this.log.error(`Could not list the problems of ${uiText(uri.toString(true), { max: 2000 })}: ${uiText(e instanceof Error ? e.message : String(e), { max: 4000 })}`);
+      this.log.error(
+        `Could not list the problems of ${uiText(uri.toString(true), { max: 2000 })}: ${uiText(e instanceof Error ? e.message : String(e), { max: 4000 })}`,
+      );
     }
     this.render();
   }
@@ -205,7 +232,9 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
    * ones) with the core parser. A document over `agentTrace.maxFileSizeMB` is not read;
    * if its start reads as a trace, that is said (`tooLarge`) instead of showing nothing.
    */
-  private async parseDocument(document: vscode.TextDocument): Promise<{ parsed: ParsedTrace | null; tooLarge: string | null }> {
+  private async parseDocument(
+    document: vscode.TextDocument,
+  ): Promise<{ parsed: ParsedTrace | null; tooLarge: string | null }> {
     const text = document.getText();
     const name = basename(document.uri.path);
     const max = maxFileBytes(this.log);
@@ -213,7 +242,9 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     if (size > max) {
       // Enough of the start to detect the format (50 records), cut at a line end.
       const head = text.slice(0, Math.min(text.length, 1 << 20));
-      const start = await parseTrace([{ key: name, bytes: Buffer.from(head.slice(0, Math.max(head.lastIndexOf('\n'), 0) || head.length), 'utf8') }]);
+      const start = await parseTrace([
+        { key: name, bytes: Buffer.from(head.slice(0, Math.max(head.lastIndexOf('\n'), 0) || head.length), 'utf8') },
+      ]);
       return { parsed: null, tooLarge: start.model.format !== null ? tooLargeMessage(name, size, max) : null };
     }
     const files: TraceFile[] = [{ key: name, bytes: Buffer.from(text, 'utf8') }];
@@ -230,7 +261,8 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     const shown = new Map<string, vscode.Uri>();
     for (const group of vscode.window.tabGroups.all) {
       for (const tab of group.tabs) {
-        if (tab.input instanceof vscode.TabInputText && isTraceCandidate(tab.input.uri)) shown.set(tab.input.uri.toString(), tab.input.uri);
+        if (tab.input instanceof vscode.TabInputText && isTraceCandidate(tab.input.uri))
+          shown.set(tab.input.uri.toString(), tab.input.uri);
       }
     }
     return shown;
@@ -257,9 +289,19 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
       void this.analyze(document).then((analysis) => {
         // Stale: the tab closed, or a newer version or setting arrived meanwhile.
         if (!this.textTabs().has(key) || document.version !== version || generation !== this.generation) return;
-        if (analysis?.tooLarge) this.textSources.set(key, { version, generation, diagnostics: fileProblem(document.uri, analysis.tooLarge, vscode.DiagnosticSeverity.Information) });
+        if (analysis?.tooLarge)
+          this.textSources.set(key, {
+            version,
+            generation,
+            diagnostics: fileProblem(document.uri, analysis.tooLarge, vscode.DiagnosticSeverity.Information),
+          });
         else if (!analysis || !isTrace(analysis.parsed)) this.textSources.delete(key);
-        else this.textSources.set(key, { version, generation, diagnostics: traceDiagnostics(document.uri, analysis.parsed, analysis) });
+        else
+          this.textSources.set(key, {
+            version,
+            generation,
+            diagnostics: traceDiagnostics(document.uri, analysis.parsed, analysis),
+          });
         this.render();
       });
     }
@@ -274,7 +316,8 @@ export class TraceAnalysisRegistry implements vscode.Disposable {
     for (const source of this.textSources.values()) for (const [key, entry] of source.diagnostics) next.set(key, entry);
     for (const [key, uri] of this.published) if (!next.has(key)) this.collection.delete(uri);
     const loops = problemsShowRetryLoops();
-    for (const entry of next.values()) this.collection.set(entry.uri, loops ? entry.diagnostics : withoutRetryLoops(entry.diagnostics));
+    for (const entry of next.values())
+      this.collection.set(entry.uri, loops ? entry.diagnostics : withoutRetryLoops(entry.diagnostics));
     this.published = new Map([...next].map(([key, entry]) => [key, entry.uri]));
   }
 }

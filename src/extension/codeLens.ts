@@ -33,11 +33,27 @@ export class TraceCodeLensProvider implements vscode.CodeLensProvider {
       const uri = document.uri;
       const top = new vscode.Range(0, 0, 0, 0);
       // Over the size limit: say so where the lenses would be, instead of showing nothing.
-      if (analysis.tooLarge) return [new vscode.CodeLens(top, { title: `$(warning) Agent Trace · ${uiText(analysis.tooLarge, { max: 200 })}`, command: '' })];
+      if (analysis.tooLarge)
+        return [
+          new vscode.CodeLens(top, {
+            title: `$(warning) Agent Trace · ${uiText(analysis.tooLarge, { max: 200 })}`,
+            command: '',
+          }),
+        ];
       if (analysis.sessions.length === 0) return [];
       const lenses = [
-        new vscode.CodeLens(top, { title: summaryTitle(analysis), command: 'agentTrace.analyzeSession', arguments: [uri], tooltip: summaryTooltip(analysis) }),
-        new vscode.CodeLens(top, { title: 'Open Inspector', command: 'agentTrace.openInInspector', arguments: [uri], tooltip: 'Open this trace in the Agent Trace Inspector' }),
+        new vscode.CodeLens(top, {
+          title: summaryTitle(analysis),
+          command: 'agentTrace.analyzeSession',
+          arguments: [uri],
+          tooltip: summaryTooltip(analysis),
+        }),
+        new vscode.CodeLens(top, {
+          title: 'Open Inspector',
+          command: 'agentTrace.openInInspector',
+          arguments: [uri],
+          tooltip: 'Open this trace in the Agent Trace Inspector',
+        }),
       ];
       const lastLine = Math.max(0, document.lineCount - 1);
       for (const { session, analysis: a, cost } of analysis.sessions) {
@@ -52,17 +68,32 @@ export class TraceCodeLensProvider implements vscode.CodeLensProvider {
           if (!shown.has(key)) {
             shown.add(key);
             const ref: CallRef = { sessionId: session.id, callIndex: f.callIndex };
-            lenses.push(new vscode.CodeLens(range, { title: 'Show in Timeline', command: SHOW_IN_TIMELINE, arguments: [uri, ref], tooltip: `Select call ${f.callIndex + 1} in the Agent Trace Inspector` }));
+            lenses.push(
+              new vscode.CodeLens(range, {
+                title: 'Show in Timeline',
+                command: SHOW_IN_TIMELINE,
+                arguments: [uri, ref],
+                tooltip: `Select call ${f.callIndex + 1} in the Agent Trace Inspector`,
+              }),
+            );
           }
           // An empty command makes a label: the text is the information, the link is beside it.
           const carryUsd = cost ? failingCarryUsd(f, session, cost) : null;
-          lenses.push(new vscode.CodeLens(range, { title: failureTitle(f, carryUsd), command: '', tooltip: failureTooltip(f, loop, carryUsd) }));
+          lenses.push(
+            new vscode.CodeLens(range, {
+              title: failureTitle(f, carryUsd),
+              command: '',
+              tooltip: failureTooltip(f, loop, carryUsd),
+            }),
+          );
         }
       }
       return lenses;
     } catch (e) {
       // Never throw into the editor: a broken lens must not take the others down.
-      this.log.error(`CodeLens for ${uiText(document.uri.toString(true), { max: 2000 })}: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`);
+      this.log.error(
+        `CodeLens for ${uiText(document.uri.toString(true), { max: 2000 })}: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`,
+      );
       return [];
     }
   }

@@ -51,7 +51,11 @@ function activeTraceUri(provider: InspectorProvider): vscode.Uri | undefined {
   const editor = vscode.window.activeTextEditor;
   if (editor && isTraceFile(editor.document.uri)) return editor.document.uri;
   const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
-  if (input instanceof vscode.TabInputCustom && (input.viewType === INSPECTOR_VIEW_TYPE || input.viewType === INSPECTOR_ANY_VIEW_TYPE)) return input.uri;
+  if (
+    input instanceof vscode.TabInputCustom &&
+    (input.viewType === INSPECTOR_VIEW_TYPE || input.viewType === INSPECTOR_ANY_VIEW_TYPE)
+  )
+    return input.uri;
   if (input instanceof vscode.TabInputText && isTraceFile(input.uri)) return input.uri;
   return undefined;
 }
@@ -62,8 +66,12 @@ async function openInInspector(uri: vscode.Uri): Promise<void> {
 
 /** The trace open as text in an editor tab, if it is: what the user sees, saved or not. */
 function shownAsText(uri: vscode.Uri): vscode.TextDocument | undefined {
-  const shown = vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString()));
-  return shown && isTraceCandidate(uri) ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) : undefined;
+  const shown = vscode.window.tabGroups.all.some((g) =>
+    g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString()),
+  );
+  return shown && isTraceCandidate(uri)
+    ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString())
+    : undefined;
 }
 
 /**
@@ -76,7 +84,8 @@ async function reportFor(ctx: CommandContext, uri: vscode.Uri): Promise<TraceRep
   const text = shownAsText(uri);
   if (text) {
     const analysis = await ctx.registry.analyze(text);
-    if (analysis) return buildTraceReport(analysis.parsed, ctx.registry.analysisOptions, { book: ctx.registry.priceBook });
+    if (analysis)
+      return buildTraceReport(analysis.parsed, ctx.registry.analysisOptions, { book: ctx.registry.priceBook });
   }
   await openInInspector(uri);
   const inspector = ctx.provider.documentFor(uri);
@@ -85,7 +94,9 @@ async function reportFor(ctx: CommandContext, uri: vscode.Uri): Promise<TraceRep
     if (isLoadFailure(report)) throw new Error(report.message);
     return report;
   }
-  return buildTraceReport(await loadTrace(uri, maxFileBytes(), () => undefined), ctx.registry.analysisOptions, { book: ctx.registry.priceBook });
+  return buildTraceReport(await loadTrace(uri, maxFileBytes(), () => undefined), ctx.registry.analysisOptions, {
+    book: ctx.registry.priceBook,
+  });
 }
 
 /**
@@ -108,22 +119,33 @@ async function parsedFor(ctx: CommandContext, uri: vscode.Uri): Promise<ParsedTr
  * With no trace given or active it offers the local agent sessions (a `{ pick }`
  * argument chooses from those rows in tests).
  */
-async function analyzeSession(ctx: CommandContext, given: vscode.Uri | undefined, hook: PickHook | null): Promise<TraceReport | undefined> {
-  const uri = given ?? activeTraceUri(ctx.provider) ?? (await pickLocalSession(ctx.log, ctx.storageDir, ctx.registry.priceBook, hook));
+async function analyzeSession(
+  ctx: CommandContext,
+  given: vscode.Uri | undefined,
+  hook: PickHook | null,
+): Promise<TraceReport | undefined> {
+  const uri =
+    given ??
+    activeTraceUri(ctx.provider) ??
+    (await pickLocalSession(ctx.log, ctx.storageDir, ctx.registry.priceBook, hook));
   if (!uri) return undefined;
   let report: TraceReport;
   try {
     report = await reportFor(ctx, uri);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    ctx.log.error(`Analyze Agent Session on ${uiText(uri.toString(true), { max: 2000 })}: ${uiText(message, { max: 4000 })}`);
+    ctx.log.error(
+      `Analyze Agent Session on ${uiText(uri.toString(true), { max: 2000 })}: ${uiText(message, { max: 4000 })}`,
+    );
     void vscode.window.showErrorMessage(`Analyze Agent Session: ${fileLabel(uri)}: ${uiText(message, { max: 300 })}`);
     return undefined;
   }
   await openInInspector(uri);
   if (report.problem) {
     // The problem can quote the file's keys: trace text, shown as plain text only.
-    void vscode.window.showErrorMessage(`Analyze Agent Session: ${fileLabel(uri)}: ${uiText(report.problem, { max: 300 })}`);
+    void vscode.window.showErrorMessage(
+      `Analyze Agent Session: ${fileLabel(uri)}: ${uiText(report.problem, { max: 300 })}`,
+    );
     return report;
   }
   // One scope per sentence, each named: the whole trace, then the session the inspector opens on (core/report/traceScopes.ts).
@@ -165,7 +187,9 @@ async function showSource(target: vscode.Uri): Promise<void> {
   try {
     await vscode.workspace.fs.stat(target);
   } catch {
-    void vscode.window.showErrorMessage(`Show Trace Source: ${fileLabel(target)} no longer exists (deleted or renamed), so there is no source to show.`);
+    void vscode.window.showErrorMessage(
+      `Show Trace Source: ${fileLabel(target)} no longer exists (deleted or renamed), so there is no source to show.`,
+    );
     return;
   }
   await vscode.commands.executeCommand('vscode.openWith', target, 'default');
@@ -174,14 +198,17 @@ async function showSource(target: vscode.Uri): Promise<void> {
 /** Every command, by id. Factories take the shared context (rust-analyzer's createCommands pattern). */
 export function createCommands(ctx: CommandContext): Record<string, (...args: unknown[]) => unknown> {
   return {
-    'agentTrace.analyzeSession': (arg?: unknown) => analyzeSession(ctx, arg instanceof vscode.Uri ? arg : undefined, isPickHook(arg) ? arg : null),
+    'agentTrace.analyzeSession': (arg?: unknown) =>
+      analyzeSession(ctx, arg instanceof vscode.Uri ? arg : undefined, isPickHook(arg) ? arg : null),
     // The bundled sample (samples/ ships in the .vsix): the walkthrough's and the empty Agent Sessions view's first step.
     'agentTrace.openSample': async () => {
       const sample = vscode.Uri.joinPath(ctx.extensionUri, ...SAMPLE_PATH);
       try {
         await vscode.workspace.fs.stat(sample);
       } catch {
-        void vscode.window.showErrorMessage(`Open Sample Trace: the sample is missing from this installation (${SAMPLE_PATH.join('/')}); reinstall the extension.`);
+        void vscode.window.showErrorMessage(
+          `Open Sample Trace: the sample is missing from this installation (${SAMPLE_PATH.join('/')}); reinstall the extension.`,
+        );
         return undefined;
       }
       await openInInspector(sample);

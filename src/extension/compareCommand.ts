@@ -36,14 +36,27 @@ export function isCompareChoices(value: unknown): value is CompareChoices {
  * a run, one copy and the simulator's defaults. The comparison opens as text beside the
  * inspector, the same text `agent-trace compare` prints. Returns the comparison.
  */
-export async function compareWithResults(ctx: CompareCommandContext, uri: vscode.Uri | undefined, choices: CompareChoices | null): Promise<ReplayComparison | undefined> {
+export async function compareWithResults(
+  ctx: CompareCommandContext,
+  uri: vscode.Uri | undefined,
+  choices: CompareChoices | null,
+): Promise<ReplayComparison | undefined> {
   if (!uri) {
-    void vscode.window.showErrorMessage('Open the trace you exported in the Agent Trace Inspector first, then compare it with the replay\'s results.');
+    void vscode.window.showErrorMessage(
+      "Open the trace you exported in the Agent Trace Inspector first, then compare it with the replay's results.",
+    );
     return undefined;
   }
   const results =
     choices?.results ??
-    (await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: 'Compare', title: "The replay's results: AIPerf's profile_export.jsonl or a vllm bench result", filters: { 'Replay results': ['jsonl', 'json'] } }))?.[0];
+    (
+      await vscode.window.showOpenDialog({
+        canSelectMany: false,
+        openLabel: 'Compare',
+        title: "The replay's results: AIPerf's profile_export.jsonl or a vllm bench result",
+        filters: { 'Replay results': ['jsonl', 'json'] },
+      })
+    )?.[0];
   if (!results) return undefined;
   try {
     const parsed = await ctx.parsedFor(uri);
@@ -59,7 +72,9 @@ export async function compareWithResults(ctx: CompareCommandContext, uri: vscode
     try {
       doc = raw ? parseWhatIfDocument(raw) : null;
     } catch (e) {
-      ctx.log.warn(`Compare: the what-if panel's scenario was left out: ${uiText(e instanceof Error ? e.message : String(e), { max: 1000 })}`);
+      ctx.log.warn(
+        `Compare: the what-if panel's scenario was left out: ${uiText(e instanceof Error ? e.message : String(e), { max: 1000 })}`,
+      );
     }
     const replicas = doc?.input.replicas?.replicas ?? 1;
     const staggerS = doc?.input.replicas?.staggerS ?? 0;
@@ -67,20 +82,33 @@ export async function compareWithResults(ctx: CompareCommandContext, uri: vscode
     const target = measured.model.format === 'aiperf' ? 'aiperf' : 'mooncake';
     const sessions = doc?.input.session ? [doc.input.session] : null;
     const e = buildReplayExport(parsed.model, target, { replicas, staggerS, sessions });
-    const text = (await createRedactor(redactionMode()).redactJsonTexts(replayJsonLines(e).split('\n'))).filter((l) => l.length > 0);
+    const text = (await createRedactor(redactionMode()).redactJsonTexts(replayJsonLines(e).split('\n'))).filter(
+      (l) => l.length > 0,
+    );
     const ids = text.map((l) => {
       const v = JSON.parse(l) as { session_id?: unknown };
       return typeof v.session_id === 'string' ? v.session_id : null;
     });
-    const comparison = compareReplay(parsed.model, e, ids, measured.model, predictReplay(parsed.model, e, params, runFast, replicas, staggerS));
-    const header = `${basename(results.path)} (${measured.model.format}) against ${basename(uri.path)} exported --to ${target}, ${replicas} replica${replicas === 1 ? '' : 's'}${replicas > 1 ? ` ${staggerS} s apart` : ''}${doc ? ' (the what-if panel\'s scenario)' : ' (no what-if run: one copy, default parameters)'}\n`;
-    const document = await vscode.workspace.openTextDocument({ content: header + renderComparison(comparison), language: 'plaintext' });
+    const comparison = compareReplay(
+      parsed.model,
+      e,
+      ids,
+      measured.model,
+      predictReplay(parsed.model, e, params, runFast, replicas, staggerS),
+    );
+    const header = `${basename(results.path)} (${measured.model.format}) against ${basename(uri.path)} exported --to ${target}, ${replicas} replica${replicas === 1 ? '' : 's'}${replicas > 1 ? ` ${staggerS} s apart` : ''}${doc ? " (the what-if panel's scenario)" : ' (no what-if run: one copy, default parameters)'}\n`;
+    const document = await vscode.workspace.openTextDocument({
+      content: header + renderComparison(comparison),
+      language: 'plaintext',
+    });
     await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
     return comparison;
   } catch (err) {
     // The message can quote the trace or the results (a session id, a file name, keys): plain text only.
     const message = err instanceof Error ? err.message : String(err);
-    ctx.log.error(`Compare With Replay Results on ${uiText(uri.toString(true), { max: 2000 })}: ${uiText(message, { max: 4000, multiline: true })}`);
+    ctx.log.error(
+      `Compare With Replay Results on ${uiText(uri.toString(true), { max: 2000 })}: ${uiText(message, { max: 4000, multiline: true })}`,
+    );
     void vscode.window.showErrorMessage(`Could not compare: ${uiText(message, { max: 300 })}`);
     return undefined;
   }

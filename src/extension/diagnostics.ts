@@ -46,7 +46,11 @@ function problemText(message: string): string {
 }
 
 /** A message for the file as a whole: on its first line. */
-export function fileProblem(uri: vscode.Uri, message: string, severity = vscode.DiagnosticSeverity.Error): TraceDiagnostics {
+export function fileProblem(
+  uri: vscode.Uri,
+  message: string,
+  severity = vscode.DiagnosticSeverity.Error,
+): TraceDiagnostics {
   const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), problemText(message), severity);
   d.source = 'Agent Trace';
   return new Map([[uri.toString(), { uri, diagnostics: [d] }]]);
@@ -61,7 +65,13 @@ export function fileProblem(uri: vscode.Uri, message: string, severity = vscode.
 export function traceDiagnostics(traceUri: vscode.Uri, parsed: ParsedTrace, analysis: TraceAnalysis): TraceDiagnostics {
   const { model, problem } = parsed;
   const loops = analysis.sessions.flatMap((s) => s.analysis.retry.loops);
-  return problemDiagnostics(traceUri, { files: model.files, problem, diagnostics: model.diagnostics, loops: loops.slice(0, PROBLEM_LOOPS_MAX), loopsLeftOut: Math.max(0, loops.length - PROBLEM_LOOPS_MAX) });
+  return problemDiagnostics(traceUri, {
+    files: model.files,
+    problem,
+    diagnostics: model.diagnostics,
+    loops: loops.slice(0, PROBLEM_LOOPS_MAX),
+    loopsLeftOut: Math.max(0, loops.length - PROBLEM_LOOPS_MAX),
+  });
 }
 
 /**
@@ -96,7 +106,11 @@ export function problemDiagnostics(traceUri: vscode.Uri, problems: TraceProblems
     return uri;
   };
   if (problem) {
-    const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), problemText(problem.message), vscode.DiagnosticSeverity.Error);
+    const d = new vscode.Diagnostic(
+      new vscode.Range(0, 0, 0, 0),
+      problemText(problem.message),
+      vscode.DiagnosticSeverity.Error,
+    );
     d.source = 'Agent Trace';
     listFor(0).push(d);
   }
@@ -107,21 +121,40 @@ export function problemDiagnostics(traceUri: vscode.Uri, problems: TraceProblems
   }
   for (const loop of problems.loops) {
     const first = loop.attempts[0]!.source;
-    const warning = new vscode.Diagnostic(lineRange(first.line), problemText(loopMessage(loop)), vscode.DiagnosticSeverity.Warning);
+    const warning = new vscode.Diagnostic(
+      lineRange(first.line),
+      problemText(loopMessage(loop)),
+      vscode.DiagnosticSeverity.Warning,
+    );
     warning.source = 'Agent Trace';
     warning.code = RETRY_LOOP_CODE;
     const later = loop.attempts.slice(1, 1 + RELATED_ATTEMPTS_MAX);
-    warning.relatedInformation = later.map((attempt, i) => new vscode.DiagnosticRelatedInformation(new vscode.Location(fileUri(attempt.source.file), new vscode.Position(attempt.source.line, 0)), problemText(attemptMessage(loop, i + 1))));
+    warning.relatedInformation = later.map(
+      (attempt, i) =>
+        new vscode.DiagnosticRelatedInformation(
+          new vscode.Location(fileUri(attempt.source.file), new vscode.Position(attempt.source.line, 0)),
+          problemText(attemptMessage(loop, i + 1)),
+        ),
+    );
     const more = loop.attempts.length - 1 - later.length;
     if (more > 0) {
       const next = loop.attempts[1 + later.length]!.source;
-      warning.relatedInformation.push(new vscode.DiagnosticRelatedInformation(new vscode.Location(fileUri(next.file), new vscode.Position(next.line, 0)), `${more.toLocaleString('en-US')} more attempts from here on: the inspector's Retry loops table lists every one`));
+      warning.relatedInformation.push(
+        new vscode.DiagnosticRelatedInformation(
+          new vscode.Location(fileUri(next.file), new vscode.Position(next.line, 0)),
+          `${more.toLocaleString('en-US')} more attempts from here on: the inspector's Retry loops table lists every one`,
+        ),
+      );
     }
     listFor(first.file).push(warning);
   }
   if (problems.loopsLeftOut > 0) {
     const n = problems.loopsLeftOut;
-    const note = new vscode.Diagnostic(lineRange(0), `${n.toLocaleString('en-US')} more retry loop${n === 1 ? ' is' : 's are'} not listed here (the Problems view shows 1,000 problems per file at most); the inspector's Retry loops table lists every one.`, vscode.DiagnosticSeverity.Information);
+    const note = new vscode.Diagnostic(
+      lineRange(0),
+      `${n.toLocaleString('en-US')} more retry loop${n === 1 ? ' is' : 's are'} not listed here (the Problems view shows 1,000 problems per file at most); the inspector's Retry loops table lists every one.`,
+      vscode.DiagnosticSeverity.Information,
+    );
     note.source = 'Agent Trace';
     note.code = RETRY_LOOP_CODE;
     listFor(0).push(note);

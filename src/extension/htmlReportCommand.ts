@@ -34,7 +34,11 @@ export interface ReportCommandContext {
  * host does not load); undefined when the trace is not open there or the worker cannot say:
  * the report then says it was made without it.
  */
-async function inspectorContext(ctx: ReportCommandContext, uri: vscode.Uri, sessionIds: readonly string[]): Promise<(SessionContext | null)[] | undefined> {
+async function inspectorContext(
+  ctx: ReportCommandContext,
+  uri: vscode.Uri,
+  sessionIds: readonly string[],
+): Promise<(SessionContext | null)[] | undefined> {
   const document = ctx.provider.documentFor(uri);
   if (!document) return undefined;
   try {
@@ -57,7 +61,12 @@ export interface ReportChoices {
 
 export function isReportChoices(value: unknown): value is ReportChoices {
   const v = value as Partial<ReportChoices> | null;
-  return typeof v === 'object' && v !== null && v.target instanceof vscode.Uri && (v.sessions === undefined || (Array.isArray(v.sessions) && v.sessions.every((s) => typeof s === 'string')));
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    v.target instanceof vscode.Uri &&
+    (v.sessions === undefined || (Array.isArray(v.sessions) && v.sessions.every((s) => typeof s === 'string')))
+  );
 }
 
 /** True when `uri` is inside `folder` (same scheme and authority, a path below it). */
@@ -81,8 +90,18 @@ function why(e: unknown, max = 300): string {
  * pick renders `$(icon)`, and bidi or control characters would make it read as another
  * id, so it goes through uiText like every other string VS Code shows.
  */
-export function sessionPickItem(s: { id: string; role: string; calls: readonly unknown[] }): { label: string; description: string; picked: boolean; id: string } {
-  return { label: `${s.role === 'main' ? '' : '↳ '}${uiText(s.id, { max: 120 })}`, description: `${s.calls.length} calls · ${uiText(s.role, { max: 40 })}`, picked: true, id: s.id };
+export function sessionPickItem(s: { id: string; role: string; calls: readonly unknown[] }): {
+  label: string;
+  description: string;
+  picked: boolean;
+  id: string;
+} {
+  return {
+    label: `${s.role === 'main' ? '' : '↳ '}${uiText(s.id, { max: 120 })}`,
+    description: `${s.calls.length} calls · ${uiText(s.role, { max: 40 })}`,
+    picked: true,
+    id: s.id,
+  };
 }
 
 /** The what-if panel's last run on this trace, checked field by field; null when none ran or the answer is not one. */
@@ -103,9 +122,15 @@ async function panelWhatIf(ctx: ReportCommandContext, uri: vscode.Uri): Promise<
  * self-contained, redacted HTML file, the same the CLI's `agent-trace report` writes.
  * Returns where it wrote, or undefined when the user cancelled.
  */
-export async function exportHtmlReport(ctx: ReportCommandContext, uri: vscode.Uri | undefined, choices: ReportChoices | null): Promise<vscode.Uri | undefined> {
+export async function exportHtmlReport(
+  ctx: ReportCommandContext,
+  uri: vscode.Uri | undefined,
+  choices: ReportChoices | null,
+): Promise<vscode.Uri | undefined> {
   if (!uri) {
-    void vscode.window.showErrorMessage('Open a trace in the Agent Trace Inspector (or as text) first, then export its report.');
+    void vscode.window.showErrorMessage(
+      'Open a trace in the Agent Trace Inspector (or as text) first, then export its report.',
+    );
     return undefined;
   }
   let parsed: ParsedTrace;
@@ -118,36 +143,72 @@ export async function exportHtmlReport(ctx: ReportCommandContext, uri: vscode.Ur
   }
   if (parsed.problem) {
     // The problem can quote the file's keys: trace text, shown as plain text only.
-    void vscode.window.showErrorMessage(`Export HTML Report: ${nameOf(uri)}: ${uiText(parsed.problem.message, { max: 300 })}`);
+    void vscode.window.showErrorMessage(
+      `Export HTML Report: ${nameOf(uri)}: ${uiText(parsed.problem.message, { max: 300 })}`,
+    );
     return undefined;
   }
   let sessions = choices?.sessions ?? [];
   const withCalls = parsed.model.sessions.filter((s) => s.calls.length > 0);
   if (!choices && withCalls.length > 1) {
     const items = withCalls.map(sessionPickItem);
-    const picked = await vscode.window.showQuickPick(items, { canPickMany: true, title: 'Sessions in the report', placeHolder: 'Every session is in; untick the ones to leave out' });
+    const picked = await vscode.window.showQuickPick(items, {
+      canPickMany: true,
+      title: 'Sessions in the report',
+      placeHolder: 'Every session is in; untick the ones to leave out',
+    });
     if (!picked || picked.length === 0) return undefined;
     if (picked.length < items.length) sessions = picked.map((p) => p.id);
   }
   const base = basename(uri.path).replace(/\.(jsonl|json|traj)$/i, '');
   // Beside the trace, unless the trace is this extension's own sample (its folder goes with the next update): then the workspace.
-  const folder = isUnder(uri, ctx.extensionUri) ? (vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.joinPath(uri, '..')) : vscode.Uri.joinPath(uri, '..');
+  const folder = isUnder(uri, ctx.extensionUri)
+    ? (vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.joinPath(uri, '..'))
+    : vscode.Uri.joinPath(uri, '..');
   const target =
     choices?.target ??
-    (await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(folder, `${base}.report.html`), filters: { HTML: ['html'] }, saveLabel: 'Export Report', title: 'Export the trace as a standalone HTML report' }));
+    (await vscode.window.showSaveDialog({
+      defaultUri: vscode.Uri.joinPath(folder, `${base}.report.html`),
+      filters: { HTML: ['html'] },
+      saveLabel: 'Export Report',
+      title: 'Export the trace as a standalone HTML report',
+    }));
   if (!target) return undefined;
   try {
-    const trace = buildReportTrace(parsed, basename(uri.path), { sessions, analysis: ctx.analysisOptions(), whatIf: await panelWhatIf(ctx, uri), prices: ctx.prices() });
-    const context = await inspectorContext(ctx, uri, trace.view.sessions.map((s) => s.summary.id));
+    const trace = buildReportTrace(parsed, basename(uri.path), {
+      sessions,
+      analysis: ctx.analysisOptions(),
+      whatIf: await panelWhatIf(ctx, uri),
+      prices: ctx.prices(),
+    });
+    const context = await inspectorContext(
+      ctx,
+      uri,
+      trace.view.sessions.map((s) => s.summary.id),
+    );
     if (context) trace.context = context;
-    const doc: ReportDocument = { schema: 1, title: `Agent trace report: ${basename(uri.path)}`, generatedAt: new Date().toISOString(), generator: `Agent Trace Inspector ${ctx.version}`, traces: [trace], redaction: null };
+    const doc: ReportDocument = {
+      schema: 1,
+      title: `Agent trace report: ${basename(uri.path)}`,
+      generatedAt: new Date().toISOString(),
+      generator: `Agent Trace Inspector ${ctx.version}`,
+      traces: [trace],
+      redaction: null,
+    };
     const redactor = createRedactor(redactionMode());
     const html = reportHtml(await redactReport(doc, redactor), await readReportAssets(ctx.extensionUri.fsPath));
     if (target.scheme === 'file') await writeFile(target.fsPath, html);
     else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(html));
     const summary = redactor.summary();
-    const removed = summary.occurrences === 0 ? 'nothing to redact' : `redacted ${summary.occurrences} value${summary.occurrences === 1 ? '' : 's'} (${Object.keys(summary.byKind).join(', ')})`;
-    announceSaved(`Report saved to ${nameOf(target)}: ${trace.view.sessions.length} sessions, ${Math.round(html.length / 1024)} KB, ${removed}${trace.whatIf ? ', with the what-if scenario' : ''}.`, target, ctx.log);
+    const removed =
+      summary.occurrences === 0
+        ? 'nothing to redact'
+        : `redacted ${summary.occurrences} value${summary.occurrences === 1 ? '' : 's'} (${Object.keys(summary.byKind).join(', ')})`;
+    announceSaved(
+      `Report saved to ${nameOf(target)}: ${trace.view.sessions.length} sessions, ${Math.round(html.length / 1024)} KB, ${removed}${trace.whatIf ? ', with the what-if scenario' : ''}.`,
+      target,
+      ctx.log,
+    );
     return target;
   } catch (e) {
     ctx.log.error(`Export HTML Report on ${uiText(uri.toString(true), { max: 2000 })}: ${why(e, 4000)}`);

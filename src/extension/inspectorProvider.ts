@@ -7,7 +7,15 @@ import { Channel } from '../protocol/channel';
 import { checkRequestParams, checkWebviewNotification, shellWords } from '../protocol/validate';
 import { noCall, queryAnswer, TRACE_QUERY_NAMES } from '../protocol/traceQueryChecks';
 import { refuseCopiedCommand } from '../core/sim/commandLine';
-import type { CallRef, HostNotification, HostRequests, InspectorSettings, LiveState, WebviewNotification, WebviewRequests } from '../protocol/messages';
+import type {
+  CallRef,
+  HostNotification,
+  HostRequests,
+  InspectorSettings,
+  LiveState,
+  WebviewNotification,
+  WebviewRequests,
+} from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
 import { ANALYSIS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readWhatIfDefaults, userPriceSetting } from './settings';
 import { SETTING_DEFAULTS } from './settingDefaults';
@@ -90,7 +98,8 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       },
       log: this.log,
       // The bundled sample: the install writes it with the time of the install, which is not an agent writing it.
-      shipped: (u) => u.scheme === this.extensionUri.scheme && u.path.startsWith(`${this.extensionUri.path.replace(/\/$/, '')}/`),
+      shipped: (u) =>
+        u.scheme === this.extensionUri.scheme && u.path.startsWith(`${this.extensionUri.path.replace(/\/$/, '')}/`),
     });
     this.documents.add(doc);
     return doc;
@@ -105,14 +114,25 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js')).toString(),
       workerUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'whatIfWorker.js')).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.css')).toString(),
-      codiconsUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'codicons', 'codicon.css')).toString(),
+      codiconsUri: webview
+        .asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'codicons', 'codicon.css'))
+        .toString(),
       nonce: createNonce(),
       title: basename(document.uri.path),
     });
     // Messages the channel itself cannot read (no type, a bad request id) are logged and answered too.
-    const channel: HostChannel = new Channel((m) => webview.postMessage(m), { onError: (m) => this.refused(entry, m), partBytes: ANSWER_PART_BYTES });
+    const channel: HostChannel = new Channel((m) => webview.postMessage(m), {
+      onError: (m) => this.refused(entry, m),
+      partBytes: ANSWER_PART_BYTES,
+    });
     const key = document.uri.toString();
-    const entry: InspectorPanel = { document, panel, channel, ready: false, pendingSelect: this.queuedSelects.get(key) ?? null };
+    const entry: InspectorPanel = {
+      document,
+      panel,
+      channel,
+      ready: false,
+      pendingSelect: this.queuedSelects.get(key) ?? null,
+    };
     this.queuedSelects.delete(key);
     this.panels.add(entry);
     const subscriptions: vscode.Disposable[] = [
@@ -121,7 +141,14 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
         if (entry.ready) this.sendResult(entry, r, false);
       }),
       document.onDidGrow((g) => {
-        if (entry.ready) entry.channel.notify({ type: 'trace/didChange', header: g.opened.header, sessions: g.opened.sessions, appended: { newBytes: g.newBytes }, live: liveState(document) });
+        if (entry.ready)
+          entry.channel.notify({
+            type: 'trace/didChange',
+            header: g.opened.header,
+            sessions: g.opened.sessions,
+            appended: { newBytes: g.newBytes },
+            live: liveState(document),
+          });
       }),
       document.onDidReset((r) => {
         if (entry.ready) entry.channel.notify({ type: 'trace/reset', reason: r.reason, message: r.message });
@@ -142,11 +169,18 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     // Every answer comes from the document's trace worker: the page gets what it draws. Params
     // are checked before use (shape, type, range; ids only, never paths); a refusal or a
     // failure is logged here and answered by the channel as `err`.
-    const answer = <M extends keyof WebviewRequests>(method: M, run: (params: WebviewRequests[M]['params']) => Promise<WebviewRequests[M]['result']>): void => {
-      channel.onRequest(method, ((raw: unknown) => this.answering(method, () => run(this.checkedParams(method, raw)))) as never);
+    const answer = <M extends keyof WebviewRequests>(
+      method: M,
+      run: (params: WebviewRequests[M]['params']) => Promise<WebviewRequests[M]['result']>,
+    ): void => {
+      channel.onRequest(method, ((raw: unknown) =>
+        this.answering(method, () => run(this.checkedParams(method, raw)))) as never);
     };
     // Every trace query goes to the worker by its own name, as checked.
-    const forward = <M extends TraceQueryName>(method: M): void => answer(method, async (params) => queryAnswer(method, params, (await document.request(method, params)) as TraceQueryResult<M>));
+    const forward = <M extends TraceQueryName>(method: M): void =>
+      answer(method, async (params) =>
+        queryAnswer(method, params, (await document.request(method, params)) as TraceQueryResult<M>),
+      );
     for (const method of TRACE_QUERY_NAMES) forward(method);
     answer('callTranscript', async ({ sessionId, callIndex, maxChars }) => {
       // The worker reads the call's records again from the trace's own files (by index, never a path from the page), bounded.
@@ -154,7 +188,9 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
       if (!transcript) throw new Error(noCall({ sessionId, callIndex }));
       return transcript;
     });
-    answer('whatIfWorkload', ({ sessionId }) => document.request('whatIfWorkload', { sessionId, filePath: document.uri.fsPath, format: document.formatOverride }));
+    answer('whatIfWorkload', ({ sessionId }) =>
+      document.request('whatIfWorkload', { sessionId, filePath: document.uri.fsPath, format: document.formatOverride }),
+    );
     this.lastActive = entry;
     const viewState = panel.onDidChangeViewState((e) => {
       if (e.webviewPanel.active) this.lastActive = entry;
@@ -205,10 +241,15 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     for (const p of this.panels) {
       if (!p.ready || p.document.uri.toString() !== uri.toString()) continue;
       try {
-        const answer = await Promise.race([p.channel.request('whatif/current', {}), new Promise<null>((resolve) => setTimeout(() => resolve(null), WHATIF_ANSWER_MS))]);
+        const answer = await Promise.race([
+          p.channel.request('whatif/current', {}),
+          new Promise<null>((resolve) => setTimeout(() => resolve(null), WHATIF_ANSWER_MS)),
+        ]);
         if (answer !== null && answer !== undefined) return answer;
       } catch (e) {
-        this.log.warn(`what-if results for the report: ${uiText(e instanceof Error ? e.message : String(e), { max: 1000 })}`);
+        this.log.warn(
+          `what-if results for the report: ${uiText(e instanceof Error ? e.message : String(e), { max: 1000 })}`,
+        );
       }
     }
     return null;
@@ -243,14 +284,20 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
 
   /** Every document analyses (or prices) again with the current settings; its panels then ask again for what they show. */
   private async reanalyse(analysis: boolean, prices: boolean): Promise<void> {
-    if (this.documents.size > 0) this.log.info(`${prices ? 'agentTrace.prices' : 'The analysis settings'} changed: ${this.documents.size} open trace${this.documents.size === 1 ? '' : 's'} ${prices ? 'priced' : 'analysed'} again`);
+    if (this.documents.size > 0)
+      this.log.info(
+        `${prices ? 'agentTrace.prices' : 'The analysis settings'} changed: ${this.documents.size} open trace${this.documents.size === 1 ? '' : 's'} ${prices ? 'priced' : 'analysed'} again`,
+      );
     for (const document of this.documents) {
       try {
         if (prices) await document.reprice(userPriceSetting());
         if (analysis || prices) await document.reanalyse(this.registry.analysisOptions);
-        for (const p of this.panels) if (p.document === document && p.ready) this.sendResult(p, await document.result, false);
+        for (const p of this.panels)
+          if (p.document === document && p.ready) this.sendResult(p, await document.result, false);
       } catch (e) {
-        this.log.error(`Refreshing the inspector after a settings change: ${uiText(e instanceof Error ? e.message : String(e), { max: 4000 })}`);
+        this.log.error(
+          `Refreshing the inspector after a settings change: ${uiText(e instanceof Error ? e.message : String(e), { max: 4000 })}`,
+        );
       }
     }
   }
@@ -261,17 +308,36 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
    */
   private sendResult(entry: InspectorPanel, result: LoadResult, first: boolean): void {
     if (isLoadFailure(result)) {
-      entry.channel.notify({ type: 'load/stopped', reason: result.reason, message: result.message, canRetry: true, overSizeLimit: result.overSizeLimit });
+      entry.channel.notify({
+        type: 'load/stopped',
+        reason: result.reason,
+        message: result.message,
+        canRetry: true,
+        overSizeLimit: result.overSizeLimit,
+      });
       return;
     }
     // A file named by its UUID gets its session's title on the tab (VS Code 1.106 and later show a custom editor's title; earlier ones keep the file name).
     const named = tabTitle(result.header.fileName, result.header.title);
     if (named !== null) entry.panel.title = uiText(named, { max: 60 });
     if (first) {
-      entry.channel.notify({ type: 'init', header: result.header, sessions: result.sessions, intro: result.intro, settings: readSettings(), select: entry.pendingSelect, live: liveState(entry.document) });
+      entry.channel.notify({
+        type: 'init',
+        header: result.header,
+        sessions: result.sessions,
+        intro: result.intro,
+        settings: readSettings(),
+        select: entry.pendingSelect,
+        live: liveState(entry.document),
+      });
       entry.pendingSelect = null;
     } else {
-      entry.channel.notify({ type: 'trace/didChange', header: result.header, sessions: result.sessions, live: liveState(entry.document) });
+      entry.channel.notify({
+        type: 'trace/didChange',
+        header: result.header,
+        sessions: result.sessions,
+        live: liveState(entry.document),
+      });
     }
   }
 
@@ -290,7 +356,9 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     const m = checked.value;
     this.onMessage(entry, m).catch((e: unknown) => {
       const message = e instanceof Error ? e.message : String(e);
-      this.log.error(`Inspector message ${m.type}: ${uiText(e instanceof Error ? (e.stack ?? message) : message, { max: 4000, multiline: true })}`);
+      this.log.error(
+        `Inspector message ${m.type}: ${uiText(e instanceof Error ? (e.stack ?? message) : message, { max: 4000, multiline: true })}`,
+      );
       this.answerError(entry, message);
     });
   }
@@ -321,7 +389,9 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     try {
       return await run();
     } catch (e) {
-      this.log.warn(`Inspector request ${method}: ${uiText(e instanceof Error ? e.message : String(e), { max: 1000 })}`);
+      this.log.warn(
+        `Inspector request ${method}: ${uiText(e instanceof Error ? e.message : String(e), { max: 1000 })}`,
+      );
       throw e;
     }
   }
@@ -397,9 +467,13 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     try {
       if (target.scheme === 'file') await writeFile(target.fsPath, json);
       else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(json));
-      void vscode.window.showInformationMessage(`What-if scenario saved to ${uiText(basename(target.path), { max: 120 })}.`);
+      void vscode.window.showInformationMessage(
+        `What-if scenario saved to ${uiText(basename(target.path), { max: 120 })}.`,
+      );
     } catch (e) {
-      void vscode.window.showErrorMessage(`Could not save ${uiText(basename(target.path), { max: 120 })}: ${uiText(e instanceof Error ? e.message : String(e), { max: 300 })}`);
+      void vscode.window.showErrorMessage(
+        `Could not save ${uiText(basename(target.path), { max: 120 })}: ${uiText(e instanceof Error ? e.message : String(e), { max: 300 })}`,
+      );
     }
   }
 
@@ -420,12 +494,18 @@ function liveState(document: TraceDocument): LiveState {
 
 function readSettings(): InspectorSettings {
   const config = vscode.workspace.getConfiguration('agentTrace');
-  return { showCached: config.get<boolean>('timeline.showCached', SETTING_DEFAULTS['timeline.showCached']), whatIf: readWhatIfDefaults() };
+  return {
+    showCached: config.get<boolean>('timeline.showCached', SETTING_DEFAULTS['timeline.showCached']),
+    whatIf: readWhatIfDefaults(),
+  };
 }
 
 /** The default name of a what-if export: the trace's own name (safe characters only) with .whatif.json. */
 export function whatIfExportName(tracePath: string): string {
-  const base = basename(tracePath).replace(/\.(jsonl|json|traj)$/i, '').replace(/[^\w.@+-]+/g, '_').replace(/^\.+/, '');
+  const base = basename(tracePath)
+    .replace(/\.(jsonl|json|traj)$/i, '')
+    .replace(/[^\w.@+-]+/g, '_')
+    .replace(/^\.+/, '');
   return `${base || 'trace'}.whatif.json`;
 }
 

@@ -13,7 +13,14 @@ import { SESSIONS_VIEW_ID, SessionsTreeProvider } from './sessions/sessionsTree'
 
 /** What activate() hands back: the Agent Sessions parts and the inspector, for the extension-host tests. */
 export interface AgentTraceApi {
-  sessions: { service: SessionsService; tree: SessionsTreeProvider; panels: SessionsPanels; statusBar: SessionsStatusBar; windows: PlanWindowsModel; windowsTree: PlanWindowsTree };
+  sessions: {
+    service: SessionsService;
+    tree: SessionsTreeProvider;
+    panels: SessionsPanels;
+    statusBar: SessionsStatusBar;
+    windows: PlanWindowsModel;
+    windowsTree: PlanWindowsTree;
+  };
   inspector: InspectorProvider;
 }
 
@@ -39,12 +46,28 @@ export function activate(context: vscode.ExtensionContext): AgentTraceApi {
   );
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '');
   // A command's failure is logged and said, never left as an unhandled rejection.
-  context.subscriptions.push(...registerGuardedCommands(createCommands({ provider, registry, log, storageDir: context.globalStorageUri.fsPath, extensionUri: context.extensionUri, version }), log));
+  context.subscriptions.push(
+    ...registerGuardedCommands(
+      createCommands({
+        provider,
+        registry,
+        log,
+        storageDir: context.globalStorageUri.fsPath,
+        extensionUri: context.extensionUri,
+        version,
+      }),
+      log,
+    ),
+  );
 
   // Agent Sessions: the index worker starts when the view opens or the status bar needs it.
   const service = new SessionsService(context, log);
   const tree = new SessionsTreeProvider(service);
-  const view = vscode.window.createTreeView(SESSIONS_VIEW_ID, { treeDataProvider: tree, canSelectMany: true, showCollapseAll: true });
+  const view = vscode.window.createTreeView(SESSIONS_VIEW_ID, {
+    treeDataProvider: tree,
+    canSelectMany: true,
+    showCollapseAll: true,
+  });
   tree.view = view;
   const openInInspector = async (path: string): Promise<void> => {
     const uri = vscode.Uri.file(path);
@@ -66,8 +89,22 @@ export function activate(context: vscode.ExtensionContext): AgentTraceApi {
     }
   };
   followView();
-  context.subscriptions.push(service, tree, view, windows, windowsTree, windowsView, panels, statusBar, view.onDidChangeVisibility(followView), windowsView.onDidChangeVisibility(followView), { dispose: () => viewUse?.dispose() });
-  context.subscriptions.push(...registerGuardedCommands(createSessionCommands({ service, tree, panels, statusBar, openInInspector }), log));
+  context.subscriptions.push(
+    service,
+    tree,
+    view,
+    windows,
+    windowsTree,
+    windowsView,
+    panels,
+    statusBar,
+    view.onDidChangeVisibility(followView),
+    windowsView.onDidChangeVisibility(followView),
+    { dispose: () => viewUse?.dispose() },
+  );
+  context.subscriptions.push(
+    ...registerGuardedCommands(createSessionCommands({ service, tree, panels, statusBar, openInInspector }), log),
+  );
   return { sessions: { service, tree, panels, statusBar, windows, windowsTree }, inspector: provider };
 }
 

@@ -12,7 +12,8 @@ export const REVEAL_SAVED = 'Reveal';
  */
 async function reveal(target: vscode.Uri): Promise<void> {
   if (vscode.workspace.getWorkspaceFolder(target)) await vscode.commands.executeCommand('revealInExplorer', target);
-  else if (vscode.env.uiKind === vscode.UIKind.Desktop && target.scheme === 'file') await vscode.commands.executeCommand('revealFileInOS', target);
+  else if (vscode.env.uiKind === vscode.UIKind.Desktop && target.scheme === 'file')
+    await vscode.commands.executeCommand('revealFileInOS', target);
   else {
     const where = target.scheme === 'file' ? target.fsPath : target.toString(true);
     await vscode.env.clipboard.writeText(where);

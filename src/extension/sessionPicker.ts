@@ -61,7 +61,10 @@ export async function readSessionStats(session: LocalSession, prices: PriceBook)
   else {
     // Sub-agent logs beside it (`<session>/subagents/`, or 2.0.x sibling `agent-*.jsonl`) are read too (the safe ones): the cost includes them.
     const listing = await listCompanions(session.path);
-    files.push({ key: basename(session.path), bytes: regularFileChunks(session.path), notes: listing.refused }, ...companionFiles(listing));
+    files.push(
+      { key: basename(session.path), bytes: regularFileChunks(session.path), notes: listing.refused },
+      ...companionFiles(listing),
+    );
   }
   const parsed = await parseTrace(files, { yieldControl: yieldToEventLoop });
   if (parsed.problem) return parsed.problem.message;
@@ -81,11 +84,28 @@ export async function readSessionStats(session: LocalSession, prices: PriceBook)
         }
         failed += c.toolCalls.filter((t) => t.isError === true).length;
       }
-      return { role: s.role, llmCalls: s.calls.length, userTurns: s.turns.length, cached: known ? cached : null, input: known ? input : null, failedToolCalls: failed, retryLoops: 0 };
+      return {
+        role: s.role,
+        llmCalls: s.calls.length,
+        userTurns: s.turns.length,
+        cached: known ? cached : null,
+        input: known ? input : null,
+        failedToolCalls: failed,
+        retryLoops: 0,
+      };
     }),
   );
   const cwd = parsed.model.sessions.find((s) => s.role === 'main' && s.cwd !== null)?.cwd ?? null;
-  return { sessions: whole.sessions, subAgents: whole.subAgents, calls: whole.llmCalls, cacheHitRate: whole.cacheHitRate, failedToolCalls: whole.failedToolCalls, cwd, costUsd: cost.totalUsd, unpricedCalls: cost.unpricedCalls };
+  return {
+    sessions: whole.sessions,
+    subAgents: whole.subAgents,
+    calls: whole.llmCalls,
+    cacheHitRate: whole.cacheHitRate,
+    failedToolCalls: whole.failedToolCalls,
+    cwd,
+    costUsd: cost.totalUsd,
+    unpricedCalls: cost.unpricedCalls,
+  };
 }
 
 /** "2026-02-12 14:05" in local time. */
@@ -118,14 +138,24 @@ function describe(item: SessionItem, session: LocalSession, stats: SessionStats 
   }
 }
 
-const OPEN_FILE_ITEM: SessionItem = { label: '$(folder-opened) Open a trace file…', detail: 'Any supported trace: *.jsonl, *.json, *.traj', session: null, alwaysShow: true };
+const OPEN_FILE_ITEM: SessionItem = {
+  label: '$(folder-opened) Open a trace file…',
+  detail: 'Any supported trace: *.jsonl, *.json, *.traj',
+  session: null,
+  alwaysShow: true,
+};
 
 /**
  * Offers the local agent sessions (newest first) in a QuickPick. Rows appear at once
  * with "reading…" and fill in as each log is parsed, newest first; parsing stops when
  * the pick closes. Resolves to the chosen file, or undefined when dismissed.
  */
-export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir: string, prices: PriceBook, hook: PickHook | null = null): Promise<vscode.Uri | undefined> {
+export async function pickLocalSession(
+  log: vscode.LogOutputChannel,
+  storageDir: string,
+  prices: PriceBook,
+  hook: PickHook | null = null,
+): Promise<vscode.Uri | undefined> {
   const roots = sessionRoots(storageDir);
   const qp = vscode.window.createQuickPick<SessionItem>();
   qp.title = 'Analyze Agent Session';
@@ -147,9 +177,30 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir:
     const { sessions, notes } = await listLocalSessions(roots, MAX_LISTED_SESSIONS);
     const items = sessions.map(itemFor);
     // Sessions discovery knows of but cannot list (OpenCode's database) are said, not dropped.
-    const noteItems: SessionItem[] = notes.map((n) => ({ label: '$(info) Not listed', detail: n, session: null, alwaysShow: true }));
-    const looked = [roots.claudeCode, roots.codex, roots.geminiCli, roots.openCode, roots.openHands, roots.cline, roots.rooCode, ...roots.aiperf, roots.vscodeCopilot, roots.openTelemetry].join(', ');
-    const none: SessionItem = { label: '$(info) No local sessions found', detail: `Looked in ${looked} (agentTrace.sessionRoots)`, session: null, alwaysShow: true };
+    const noteItems: SessionItem[] = notes.map((n) => ({
+      label: '$(info) Not listed',
+      detail: n,
+      session: null,
+      alwaysShow: true,
+    }));
+    const looked = [
+      roots.claudeCode,
+      roots.codex,
+      roots.geminiCli,
+      roots.openCode,
+      roots.openHands,
+      roots.cline,
+      roots.rooCode,
+      ...roots.aiperf,
+      roots.vscodeCopilot,
+      roots.openTelemetry,
+    ].join(', ');
+    const none: SessionItem = {
+      label: '$(info) No local sessions found',
+      detail: `Looked in ${looked} (agentTrace.sessionRoots)`,
+      session: null,
+      alwaysShow: true,
+    };
     const tail = [...noteItems, OPEN_FILE_ITEM];
     qp.items = sessions.length > 0 ? [...items, ...tail] : [none, ...tail];
     if (sessions.length === 0) qp.activeItems = [OPEN_FILE_ITEM];
@@ -169,7 +220,11 @@ export async function pickLocalSession(log: vscode.LogOutputChannel, storageDir:
       qp.activeItems = active;
     }
   })()
-    .catch((e: unknown) => log.error(`Listing agent sessions: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`))
+    .catch((e: unknown) =>
+      log.error(
+        `Listing agent sessions: ${uiText(e instanceof Error ? (e.stack ?? e.message) : String(e), { max: 4000, multiline: true })}`,
+      ),
+    )
     .finally(() => {
       qp.busy = false;
     });

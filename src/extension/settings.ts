@@ -13,7 +13,12 @@ import { GPU_PRESETS, MODEL_PRESETS } from '../core/sim/params';
 import { POLICY_IDS } from '../core/sim/policies';
 import { GROUPINGS } from '../core/sessions/sessionQuery';
 import type { SessionGrouping } from '../core/sessions/sessionQuery';
-import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../protocol/messages';
+import {
+  WHATIF_DEFAULTS,
+  WHATIF_MAX_REPLICAS,
+  WHATIF_MAX_TOOL_WAIT_SCALE,
+  WHATIF_MIN_TOOL_WAIT_SCALE,
+} from '../protocol/messages';
 import type { WhatIfDefaults } from '../protocol/messages';
 import { AGENTS, agentRoots, resolveRoots } from '../node/sessions/agentRegistry';
 import type { AgentRoot } from '../node/sessions/agentRegistry';
@@ -45,7 +50,10 @@ export function readAnalysisOptions(): AnalysisOptions {
   const intent = config.get<Partial<IntentMapping>>('toolIntent') ?? {};
   return {
     ...DEFAULT_ANALYSIS_OPTIONS,
-    minLoopAttempts: Math.max(MIN_LOOP_ATTEMPTS, Math.round(positive(config.get('minLoopAttempts'), DEFAULT_ANALYSIS_OPTIONS.minLoopAttempts))),
+    minLoopAttempts: Math.max(
+      MIN_LOOP_ATTEMPTS,
+      Math.round(positive(config.get('minLoopAttempts'), DEFAULT_ANALYSIS_OPTIONS.minLoopAttempts)),
+    ),
     cacheTtlMs: positive(config.get('cacheTtlMinutes'), DEFAULT_ANALYSIS_OPTIONS.cacheTtlMs / 60_000) * 60_000,
     intent: {
       explore: stringList(intent.explore, DEFAULT_INTENT_MAPPING.explore),
@@ -76,14 +84,29 @@ export function readPriceBook(): { book: PriceBook; problems: string[] } {
 export function readWhatIfDefaults(): WhatIfDefaults {
   const config = vscode.workspace.getConfiguration('agentTrace.whatIf');
   const d = WHATIF_DEFAULTS;
-  const oneOf = <T extends string>(value: unknown, options: readonly T[], fallback: T): T => options.find((o) => o === value) ?? fallback;
-  const within = (value: unknown, low: number, high: number, fallback: number): number => (typeof value === 'number' && Number.isFinite(value) && value >= low && value <= high ? value : fallback);
+  const oneOf = <T extends string>(value: unknown, options: readonly T[], fallback: T): T =>
+    options.find((o) => o === value) ?? fallback;
+  const within = (value: unknown, low: number, high: number, fallback: number): number =>
+    typeof value === 'number' && Number.isFinite(value) && value >= low && value <= high ? value : fallback;
   return {
-    gpu: oneOf(config.get('gpu'), GPU_PRESETS.map((g) => g.id), d.gpu),
-    model: oneOf(config.get('model'), MODEL_PRESETS.map((m) => m.id), d.model),
+    gpu: oneOf(
+      config.get('gpu'),
+      GPU_PRESETS.map((g) => g.id),
+      d.gpu,
+    ),
+    model: oneOf(
+      config.get('model'),
+      MODEL_PRESETS.map((m) => m.id),
+      d.model,
+    ),
     replicas: Math.round(within(config.get('replicas'), 1, WHATIF_MAX_REPLICAS, d.replicas)),
     staggerS: within(config.get('staggerS'), 0, 86_400, d.staggerS),
-    toolWaitScale: within(config.get('toolWaitScale'), WHATIF_MIN_TOOL_WAIT_SCALE, WHATIF_MAX_TOOL_WAIT_SCALE, d.toolWaitScale),
+    toolWaitScale: within(
+      config.get('toolWaitScale'),
+      WHATIF_MIN_TOOL_WAIT_SCALE,
+      WHATIF_MAX_TOOL_WAIT_SCALE,
+      d.toolWaitScale,
+    ),
     policy: oneOf(config.get('policy'), POLICY_IDS, d.policy),
   };
 }
@@ -108,7 +131,9 @@ export function problemsShowRetryLoops(): boolean {
 
 /** `agentTrace.codeLens.enabled`. */
 export function codeLensEnabled(): boolean {
-  return vscode.workspace.getConfiguration('agentTrace').get<boolean>('codeLens.enabled', SETTING_DEFAULTS['codeLens.enabled']);
+  return vscode.workspace
+    .getConfiguration('agentTrace')
+    .get<boolean>('codeLens.enabled', SETTING_DEFAULTS['codeLens.enabled']);
 }
 
 /** `agentTrace.maxFileSizeMB` when it is missing or unusable. */
@@ -127,7 +152,9 @@ export function maxFileBytes(log?: vscode.LogOutputChannel): number {
   const shown = JSON.stringify(value) ?? String(value);
   if (log && !warnedSizes.has(shown)) {
     warnedSizes.add(shown);
-    log.warn(`agentTrace.maxFileSizeMB is ${shown.slice(0, 80)}, not a number of MB above 0: using ${DEFAULT_MAX_FILE_MB} MB.`);
+    log.warn(
+      `agentTrace.maxFileSizeMB is ${shown.slice(0, 80)}, not a number of MB above 0: using ${DEFAULT_MAX_FILE_MB} MB.`,
+    );
   }
   return DEFAULT_MAX_FILE_MB * 2 ** 20;
 }
@@ -149,7 +176,9 @@ export function sessionRoots(globalStorageDir: string): SessionRoots {
     const value = config.get<unknown>(agent.settingKey);
     configured[agent.settingKey] = typeof value === 'string' ? value : undefined;
   }
-  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const folders = (vscode.workspace.workspaceFolders ?? [])
+    .filter((f) => f.uri.scheme === 'file')
+    .map((f) => f.uri.fsPath);
   return resolveRoots(configured, { globalStorageDir, workspaceFolders: folders });
 }
 
@@ -177,7 +206,6 @@ export function statusBarSettings(): StatusBarSettings {
   };
 }
 
-
 /**
  * The plan windows' options of one plan from `agentTrace.windows.<plan>.*`: its limits and
  * weekly reset. A malformed value counts as unset and is named in `problems` (the view says so).
@@ -190,7 +218,10 @@ export function windowSettings(family: PlanFamily): { options: WindowOptions; pr
   };
   const problems: string[] = [];
   const limits: WindowOptions['limits'] = {};
-  for (const [kind, key] of [['5h', 'limit5h'], ['weekly', 'limitWeekly']] as const) {
+  for (const [kind, key] of [
+    ['5h', 'limit5h'],
+    ['weekly', 'limitWeekly'],
+  ] as const) {
     const { limit, problem } = limitSetting(text(key));
     if (problem) problems.push(`agentTrace.windows.${family}.${key}: ${problem}`);
     else if (limit) limits[kind] = limit;
@@ -200,7 +231,10 @@ export function windowSettings(family: PlanFamily): { options: WindowOptions; pr
   if (reset !== '') {
     const t = Date.parse(reset);
     if (Number.isFinite(t)) anchorMs.weekly = t;
-    else problems.push(`agentTrace.windows.${family}.weeklyResetAt: "${reset}" is not a date and time (2026-12-07T08:00Z)`);
+    else
+      problems.push(
+        `agentTrace.windows.${family}.weeklyResetAt: "${reset}" is not a date and time (2026-12-07T08:00Z)`,
+      );
   }
   return { options: { align: 'call', anchorMs, limits }, problems };
 }
@@ -208,6 +242,7 @@ export function windowSettings(family: PlanFamily): { options: WindowOptions; pr
 /** The budgets of `agentTrace.budget.*`; unset, zero, negative or malformed values mean no budget. */
 export function budgetSettings(): Budgets {
   const config = vscode.workspace.getConfiguration('agentTrace.budget');
-  const usd = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : null);
+  const usd = (value: unknown): number | null =>
+    typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : null;
   return { perSessionUsd: usd(config.get('perSessionUsd')), perDayUsd: usd(config.get('perDayUsd')) };
 }

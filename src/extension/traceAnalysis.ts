@@ -54,12 +54,20 @@ export function isTrace(parsed: ParsedTrace): boolean {
 }
 
 /** Analyses (and, with a price book, prices) every session of a parsed trace with the same core the CLI and the inspector use. */
-export function analyzeTrace(parsed: ParsedTrace, options: Partial<AnalysisOptions>, prices: PriceBook | null = null): TraceAnalysis {
+export function analyzeTrace(
+  parsed: ParsedTrace,
+  options: Partial<AnalysisOptions>,
+  prices: PriceBook | null = null,
+): TraceAnalysis {
   if (!isTrace(parsed)) return { parsed, sessions: [], cost: null };
   const cost = prices ? priceTrace(parsed.model, prices) : null;
   return {
     parsed,
-    sessions: parsed.model.sessions.map((session, i) => ({ session, analysis: analyzeSession(session, options), cost: cost?.sessions[i] ?? null })),
+    sessions: parsed.model.sessions.map((session, i) => ({
+      session,
+      analysis: analyzeSession(session, options),
+      cost: cost?.sessions[i] ?? null,
+    })),
     cost,
   };
 }
@@ -134,7 +142,9 @@ export function failureTitle(f: FailingToolCall, carryUsd: number | null = null)
   const target = shortTarget(f.targetKind, f.targetKind === 'tool' ? f.toolName : f.target);
   const error = clip(f.errorShort, 60);
   if (f.collateral) {
-    const why = /^Sibling tool call errored/i.test(f.errorShort) ? 'cancelled because a sibling call failed' : 'rejected or interrupted by the user';
+    const why = /^Sibling tool call errored/i.test(f.errorShort)
+      ? 'cancelled because a sibling call failed'
+      : 'rejected or interrupted by the user';
     return `$(circle-slash) ${clip(f.toolName, 60)}${target} not run: ${why} (collateral, not a retry)`;
   }
   const place = f.failureOrdinal > 1 || f.loopIndex !== null ? `${ordinal(f.failureOrdinal)} failed` : 'failed';
@@ -143,21 +153,27 @@ export function failureTitle(f: FailingToolCall, carryUsd: number | null = null)
 
 /** The hover of a failed tool call's lens: the full target, the error and its loop. */
 export function failureTooltip(f: FailingToolCall, loop: RetryLoop | null, carryUsd: number | null = null): string {
-  const lines = [`${clip(f.toolName, 100)} (call ${f.callIndex + 1}) on ${clip(f.target, 300)}`, clip(f.errorShort, 600)];
+  const lines = [
+    `${clip(f.toolName, 100)} (call ${f.callIndex + 1}) on ${clip(f.target, 300)}`,
+    clip(f.errorShort, 600),
+  ];
   if (loop) {
     const n = loop.attempts.findIndex((a) => a.toolId === f.toolId) + 1;
     lines.push(`Attempt ${n} of ${loop.attempts.length} in a retry loop of ${loop.tool}, which ${loopEnd(loop)}.`);
   }
   if (f.errorTokens !== null) {
     const dollars = carryUsd === null ? '' : `, which costs ${formatUsd(carryUsd)}`;
-    lines.push(`The error text (≈${approxTokens(f.errorTokens)} tokens) is re-read by ${plural(f.laterCalls, 'later call')}${dollars}.`);
+    lines.push(
+      `The error text (≈${approxTokens(f.errorTokens)} tokens) is re-read by ${plural(f.laterCalls, 'later call')}${dollars}.`,
+    );
   }
   return lines.join('\n');
 }
 
 /** The Problems message of a retry loop: "Retry loop: 4 failed Edit/Write on sync_raw_logs.py, gave up; ≈2.1k tokens carried forward". */
 export function loopMessage(loop: RetryLoop): string {
-  const carried = loop.carryForwardTokens !== null ? `; ≈${approxTokens(loop.carryForwardTokens)} tokens carried forward` : '';
+  const carried =
+    loop.carryForwardTokens !== null ? `; ≈${approxTokens(loop.carryForwardTokens)} tokens carried forward` : '';
   return `Retry loop: ${loop.attempts.length} failed ${clip(loop.tool, 100)}${shortTarget(loop.targetKind, loop.target)}, ${loopEnd(loop)}${carried}`;
 }
 
@@ -170,7 +186,15 @@ export function attemptMessage(loop: RetryLoop, index: number): string {
 /** A session of the analysis as a part of the whole trace's scope. */
 function scopeSession({ session, analysis }: AnalyzedSession): ScopeSession {
   const s = analysis.summary;
-  return { role: session.role, llmCalls: s.llmCalls, userTurns: s.userTurns, cached: s.tokens.cached, input: s.tokens.input, failedToolCalls: s.failedToolCalls, retryLoops: analysis.retry.loops.length };
+  return {
+    role: session.role,
+    llmCalls: s.llmCalls,
+    userTurns: s.userTurns,
+    cached: s.tokens.cached,
+    input: s.tokens.input,
+    failedToolCalls: s.failedToolCalls,
+    retryLoops: analysis.retry.loops.length,
+  };
 }
 
 /**
@@ -185,7 +209,11 @@ export function summaryTitle(a: TraceAnalysis): string {
   if (whole.sessions > 1) parts.push(sessionsWords(whole));
   parts.push(plural(whole.llmCalls, 'call'));
   if (a.cost) parts.push(costWords(a.cost.total.totalUsd, a.cost.total.unpricedCalls));
-  parts.push(`cache hit ${formatPercent(whole.cacheHitRate)}`, plural(whole.failedToolCalls, 'failed tool call'), plural(whole.retryLoops, 'retry loop'));
+  parts.push(
+    `cache hit ${formatPercent(whole.cacheHitRate)}`,
+    plural(whole.failedToolCalls, 'failed tool call'),
+    plural(whole.retryLoops, 'retry loop'),
+  );
   return parts.join(' · ');
 }
 

@@ -145,9 +145,13 @@ export class TraceDocument implements vscode.CustomDocument {
   }
 
   /** Asks the worker about the open trace; rejects when the trace could not be read. */
-  async request<M extends WorkerMethod>(method: M, params: TraceWorkerMethods[M]['params']): Promise<TraceWorkerMethods[M]['result']> {
+  async request<M extends WorkerMethod>(
+    method: M,
+    params: TraceWorkerMethods[M]['params'],
+  ): Promise<TraceWorkerMethods[M]['result']> {
     const result = await this.current;
-    if (isLoadFailure(result) || !this.client) throw new Error(isLoadFailure(result) ? result.message : 'the trace is not open');
+    if (isLoadFailure(result) || !this.client)
+      throw new Error(isLoadFailure(result) ? result.message : 'the trace is not open');
     const answer = this.client.request(method, params);
     // The first session a panel draws goes before the Problems (the worker answers in order, and both analyse).
     if (method === 'sessionBody') void answer.finally(() => this.problemsSoon(0));
@@ -219,7 +223,16 @@ export class TraceDocument implements vscode.CustomDocument {
         this.lastGrowthMs = written;
       }
       const live = this.uri.scheme === 'file' && this.follow;
-      const opening = { files, totalBytes, notes, format: this.formatOverride, fileName: basename(this.uri.path), analysis: this.hooks.analysisOptions(), prices: this.hooks.userPrices(), live };
+      const opening = {
+        files,
+        totalBytes,
+        notes,
+        format: this.formatOverride,
+        fileName: basename(this.uri.path),
+        analysis: this.hooks.analysisOptions(),
+        prices: this.hooks.userPrices(),
+        live,
+      };
       result = await client.open(opening, (bytesRead, total) => {
         if (this.client !== client || this.disposed) return;
         this.progress = { bytesRead, totalBytes: total };
@@ -245,7 +258,9 @@ export class TraceDocument implements vscode.CustomDocument {
       this.hooks.log.warn(`${basename(this.uri.path)}: ${result.message}`);
       if (result.reason === 'failed') this.hooks.loaded(this, result);
     } else {
-      this.hooks.log.info(`${basename(this.uri.path)}: read in ${(result.parseMs / 1000).toFixed(1)} s in the trace worker (${result.header.sessionCount} sessions, ${result.header.callCount} calls)`);
+      this.hooks.log.info(
+        `${basename(this.uri.path)}: read in ${(result.parseMs / 1000).toFixed(1)} s in the trace worker (${result.header.sessionCount} sessions, ${result.header.callCount} calls)`,
+      );
       // Problems wait for the first panel's timeline (or a moment, when no panel asks).
       this.problemsPublished = false;
       this.problemsSoon(result.header.callCount < PROBLEMS_AT_ONCE_CALLS ? 0 : PROBLEMS_DELAY_MS);
@@ -260,7 +275,10 @@ export class TraceDocument implements vscode.CustomDocument {
       const problems = await client.request('problems', {});
       if (this.client === client && !this.disposed) this.hooks.loaded(this, problems);
     } catch (e) {
-      if (!(e instanceof TraceCancelledError)) this.hooks.log.error(`Listing the problems of ${basename(this.uri.path)}: ${e instanceof Error ? e.message : String(e)}`);
+      if (!(e instanceof TraceCancelledError))
+        this.hooks.log.error(
+          `Listing the problems of ${basename(this.uri.path)}: ${e instanceof Error ? e.message : String(e)}`,
+        );
     }
   }
 
@@ -296,7 +314,11 @@ export class TraceDocument implements vscode.CustomDocument {
       return;
     }
     this.updating = this.update()
-      .catch((e: unknown) => this.hooks.log.error(`${basename(this.uri.path)}: following the file: ${e instanceof Error ? e.message : String(e)}`))
+      .catch((e: unknown) =>
+        this.hooks.log.error(
+          `${basename(this.uri.path)}: following the file: ${e instanceof Error ? e.message : String(e)}`,
+        ),
+      )
       .finally(() => {
         this.updating = null;
         if (this.changedAgain && !this.disposed) {
@@ -332,14 +354,17 @@ export class TraceDocument implements vscode.CustomDocument {
     } catch (e) {
       if (e instanceof TraceCancelledError || this.client !== client) return;
       // The worker could not read on (a read error): read from scratch, which says what is wrong.
-      this.hooks.log.warn(`${basename(this.uri.path)}: ${e instanceof Error ? e.message : String(e)}; reading it again`);
+      this.hooks.log.warn(
+        `${basename(this.uri.path)}: ${e instanceof Error ? e.message : String(e)}; reading it again`,
+      );
       this.reload(false);
       await this.current;
       return;
     }
     if (this.disposed || this.client !== client) return;
     if (more.kind === 'reopen') {
-      if (more.reason === 'truncated' || more.reason === 'replaced' || more.reason === 'deleted') this.didReset.fire({ reason: more.reason, message: resetMessage(basename(this.uri.path), more.reason) });
+      if (more.reason === 'truncated' || more.reason === 'replaced' || more.reason === 'deleted')
+        this.didReset.fire({ reason: more.reason, message: resetMessage(basename(this.uri.path), more.reason) });
       this.hooks.log.info(`${basename(this.uri.path)}: ${more.reason}; read again from the start`);
       this.reload(false);
       await this.current;
@@ -349,7 +374,9 @@ export class TraceDocument implements vscode.CustomDocument {
     this.current = Promise.resolve(more.opened);
     this.lastGrowthMs = Date.now();
     this.growthBytes.push(more.newBytes);
-    this.hooks.log.info(`${basename(this.uri.path)}: grew by ${more.newBytes} bytes, read in ${more.opened.parseMs.toFixed(0)} ms (${more.opened.header.callCount} calls)`);
+    this.hooks.log.info(
+      `${basename(this.uri.path)}: grew by ${more.newBytes} bytes, read in ${more.opened.parseMs.toFixed(0)} ms (${more.opened.header.callCount} calls)`,
+    );
     this.didGrow.fire({ opened: more.opened, newBytes: more.newBytes, bytesRead: more.bytesRead });
     // The Problems follow the new lines, once the writes pause.
     this.problemsPublished = false;
@@ -361,7 +388,9 @@ export class TraceDocument implements vscode.CustomDocument {
     if (companionFolderOf(basename(this.uri.path)) === null) return [];
     const have = new Set(known);
     try {
-      return (await listCompanions(this.uri.fsPath)).files.filter((c) => !have.has(c.rel)).map((c) => ({ key: c.rel, path: c.path }));
+      return (await listCompanions(this.uri.fsPath)).files
+        .filter((c) => !have.has(c.rel))
+        .map((c) => ({ key: c.rel, path: c.path }));
     } catch {
       // The folder cannot be listed now: the logs already read are read on.
       return [];

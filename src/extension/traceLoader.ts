@@ -42,7 +42,12 @@ export function tooLargeMessage(name: string, bytes: number, maxBytes: number): 
  * `workspace.fs`. Sub-agent logs beside a Claude Code session are read too, only the
  * ones that are safe (regular files inside the session's folder).
  */
-export async function loadTrace(uri: vscode.Uri, maxBytes: number, onProgress: ProgressListener, format: FormatId | null = null): Promise<ParsedTrace> {
+export async function loadTrace(
+  uri: vscode.Uri,
+  maxBytes: number,
+  onProgress: ProgressListener,
+  format: FormatId | null = null,
+): Promise<ParsedTrace> {
   const files: TraceFile[] = [];
   if (uri.scheme === 'file') {
     const path = uri.fsPath;
@@ -57,10 +62,14 @@ export async function loadTrace(uri: vscode.Uri, maxBytes: number, onProgress: P
     files.push({ key: basename(path), bytes: main, notes: listing.refused }, ...companionFiles(listing));
   } else {
     const bytes = await vscode.workspace.fs.readFile(uri);
-    if (bytes.length > maxBytes) throw new FileTooLargeError(tooLargeMessage(basename(uri.path), bytes.length, maxBytes));
+    if (bytes.length > maxBytes)
+      throw new FileTooLargeError(tooLargeMessage(basename(uri.path), bytes.length, maxBytes));
     files.push({ key: basename(uri.path), bytes });
     for (const rel of await listRemoteCompanions(uri)) {
-      files.push({ key: rel, bytes: (await vscode.workspace.fs.readFile(vscode.Uri.joinPath(uri, '..', rel))) as ByteChunks });
+      files.push({
+        key: rel,
+        bytes: (await vscode.workspace.fs.readFile(vscode.Uri.joinPath(uri, '..', rel))) as ByteChunks,
+      });
     }
   }
   return parseTrace(files, format ? { format, yieldControl: yieldToEventLoop } : { yieldControl: yieldToEventLoop });
@@ -88,13 +97,21 @@ export async function workerFilesFor(uri: vscode.Uri, maxBytes: number, ignoreLi
     if (size > maxBytes && !ignoreLimit) throw new FileTooLargeError(tooLargeMessage(basename(path), size, maxBytes));
     const listing = await listCompanions(path);
     const files: WorkerFile[] = [{ key: basename(path), path, noFollow: false }];
-    for (const c of listing.files) files.push({ key: c.rel, path: c.path, noFollow: c.noFollow, ...(c.expect ? { expect: { ino: c.expect.ino, dev: c.expect.dev } } : {}) });
+    for (const c of listing.files)
+      files.push({
+        key: c.rel,
+        path: c.path,
+        noFollow: c.noFollow,
+        ...(c.expect ? { expect: { ino: c.expect.ino, dev: c.expect.dev } } : {}),
+      });
     return { files, totalBytes: size, notes: listing.refused };
   }
   const bytes = await vscode.workspace.fs.readFile(uri);
-  if (bytes.length > maxBytes && !ignoreLimit) throw new FileTooLargeError(tooLargeMessage(basename(uri.path), bytes.length, maxBytes));
+  if (bytes.length > maxBytes && !ignoreLimit)
+    throw new FileTooLargeError(tooLargeMessage(basename(uri.path), bytes.length, maxBytes));
   const files: WorkerFile[] = [{ key: basename(uri.path), bytes }];
-  for (const rel of await listRemoteCompanions(uri)) files.push({ key: rel, bytes: await vscode.workspace.fs.readFile(vscode.Uri.joinPath(uri, '..', rel)) });
+  for (const rel of await listRemoteCompanions(uri))
+    files.push({ key: rel, bytes: await vscode.workspace.fs.readFile(vscode.Uri.joinPath(uri, '..', rel)) });
   return { files, totalBytes: bytes.length, notes: [] };
 }
 

@@ -54,7 +54,10 @@ export function buildSessionsPageHtml(r: SessionsPageResources): string {
 }
 
 /** One page skeleton and one CSP for every webview of the extension; a page without a worker gets no connections. */
-function pageHtml(r: SessionsPageResources, page: { workerUri: string | null; mainClass: string | null; loading: string }): string {
+function pageHtml(
+  r: SessionsPageResources,
+  page: { workerUri: string | null; mainClass: string | null; loading: string },
+): string {
   const csp = [
     "default-src 'none'",
     `script-src 'nonce-${r.nonce}'`,

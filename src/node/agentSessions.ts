@@ -6,7 +6,17 @@ import { basename, dirname, join } from 'node:path';
 import { isSubagentLogName } from '../core/trace/claudeCode/companions';
 
 /** Agents whose local sessions Analyze Agent Session lists. */
-export type LocalAgent = 'Claude Code' | 'Codex' | 'Gemini CLI' | 'OpenCode' | 'OpenHands' | 'Cline' | 'Roo Code' | 'AIPerf' | 'VS Code Copilot' | 'OpenTelemetry';
+export type LocalAgent =
+  | 'Claude Code'
+  | 'Codex'
+  | 'Gemini CLI'
+  | 'OpenCode'
+  | 'OpenHands'
+  | 'Cline'
+  | 'Roo Code'
+  | 'AIPerf'
+  | 'VS Code Copilot'
+  | 'OpenTelemetry';
 
 /** Where each agent keeps its sessions on this machine, as absolute folders (`~` already expanded). */
 export interface SessionRoots {
@@ -75,7 +85,13 @@ async function entries(dir: string, unlisted?: Unlisted): Promise<Dirent[]> {
   }
 }
 
-async function withStat(path: string, agent: LocalAgent, project: string | null, assemble: LocalSession['assemble'] = null, unlisted?: Unlisted): Promise<LocalSession | null> {
+async function withStat(
+  path: string,
+  agent: LocalAgent,
+  project: string | null,
+  assemble: LocalSession['assemble'] = null,
+  unlisted?: Unlisted,
+): Promise<LocalSession | null> {
   try {
     const s = await stat(path);
     return { path, agent, mtimeMs: s.mtimeMs, sizeBytes: s.size, project, assemble };
@@ -106,7 +122,16 @@ export async function claudeSessions(root: string, unlisted?: Unlisted): Promise
   for (const project of await entries(root, unlisted)) {
     if (!project.isDirectory()) continue;
     for (const file of await entries(join(root, project.name), unlisted)) {
-      if (file.isFile() && /\.jsonl$/i.test(file.name) && !isSubagentLogName(file.name)) found.push(withStat(join(root, project.name, file.name), 'Claude Code', decodeClaudeProject(project.name), null, unlisted));
+      if (file.isFile() && /\.jsonl$/i.test(file.name) && !isSubagentLogName(file.name))
+        found.push(
+          withStat(
+            join(root, project.name, file.name),
+            'Claude Code',
+            decodeClaudeProject(project.name),
+            null,
+            unlisted,
+          ),
+        );
     }
   }
   return present(await Promise.all(found));
@@ -119,7 +144,8 @@ export async function codexSessions(root: string, unlisted?: Unlisted, depth = 0
     const path = join(root, e.name);
     if (e.isDirectory() && depth < CODEX_MAX_DEPTH) out.push(...(await codexSessions(path, unlisted, depth + 1)));
     // `s`: a name may hold a newline (`.` alone stops at one, and the file was skipped without a word).
-    else if (e.isFile() && /^rollout-.*\.jsonl$/is.test(e.name)) out.push(...present([await withStat(path, 'Codex', null, null, unlisted)]));
+    else if (e.isFile() && /^rollout-.*\.jsonl$/is.test(e.name))
+      out.push(...present([await withStat(path, 'Codex', null, null, unlisted)]));
   }
   return out;
 }
@@ -180,7 +206,9 @@ export async function geminiSessions(root: string, unlisted?: Unlisted): Promise
   for (const project of await entries(root, unlisted)) {
     if (!project.isDirectory()) continue;
     const chats = join(root, project.name, 'chats');
-    const files = (await entries(chats, unlisted)).filter((file) => file.isFile() && /^session-.*\.jsonl?$/is.test(file.name));
+    const files = (await entries(chats, unlisted)).filter(
+      (file) => file.isFile() && /^session-.*\.jsonl?$/is.test(file.name),
+    );
     if (files.length === 0) continue;
     const name = await geminiProject(root, project.name, registry);
     for (const file of files) found.push(withStat(join(chats, file.name), 'Gemini CLI', name, null, unlisted));
@@ -189,10 +217,15 @@ export async function geminiSessions(root: string, unlisted?: Unlisted): Promise
 }
 
 /** Cline and Roo Code: `<tasks>/<task id>/ui_messages.json`. */
-export async function taskSessions(root: string, agent: 'Cline' | 'Roo Code', unlisted?: Unlisted): Promise<LocalSession[]> {
+export async function taskSessions(
+  root: string,
+  agent: 'Cline' | 'Roo Code',
+  unlisted?: Unlisted,
+): Promise<LocalSession[]> {
   const found: Array<Promise<LocalSession | null>> = [];
   for (const task of await entries(root, unlisted)) {
-    if (task.isDirectory()) found.push(withStat(join(root, task.name, 'ui_messages.json'), agent, null, null, unlisted));
+    if (task.isDirectory())
+      found.push(withStat(join(root, task.name, 'ui_messages.json'), agent, null, null, unlisted));
   }
   return present(await Promise.all(found));
 }
@@ -203,7 +236,8 @@ export async function aiperfRuns(folders: readonly string[], unlisted?: Unlisted
   for (const folder of folders) {
     found.push(withStat(join(folder, 'profile_export.jsonl'), 'AIPerf', basename(folder), null, unlisted));
     for (const run of await entries(folder, unlisted)) {
-      if (run.isDirectory()) found.push(withStat(join(folder, run.name, 'profile_export.jsonl'), 'AIPerf', run.name, null, unlisted));
+      if (run.isDirectory())
+        found.push(withStat(join(folder, run.name, 'profile_export.jsonl'), 'AIPerf', run.name, null, unlisted));
     }
   }
   return present(await Promise.all(found));
@@ -211,7 +245,9 @@ export async function aiperfRuns(folders: readonly string[], unlisted?: Unlisted
 
 /** Chat session files of one folder (`<id>.json`, or the newer operation log `<id>.jsonl`). */
 async function chatSessionFiles(dir: string, project: string | null): Promise<Array<Promise<LocalSession | null>>> {
-  return (await entries(dir)).filter((f) => f.isFile() && /\.jsonl?$/i.test(f.name)).map((f) => withStat(join(dir, f.name), 'VS Code Copilot', project));
+  return (await entries(dir))
+    .filter((f) => f.isFile() && /\.jsonl?$/i.test(f.name))
+    .map((f) => withStat(join(dir, f.name), 'VS Code Copilot', project));
 }
 
 /**
@@ -226,7 +262,10 @@ export async function vscodeWorkspaceName(storage: string): Promise<string | nul
   } catch {
     return null;
   }
-  const uri = typeof value === 'object' && value !== null ? ((value as { folder?: unknown; workspace?: unknown }).folder ?? (value as { workspace?: unknown }).workspace) : null;
+  const uri =
+    typeof value === 'object' && value !== null
+      ? ((value as { folder?: unknown; workspace?: unknown }).folder ?? (value as { workspace?: unknown }).workspace)
+      : null;
   if (typeof uri !== 'string') return null;
   const path = uri.replace(/^[a-z][\w+.-]*:\/\/[^/]*/i, '').replace(/[\\/]+$/, '');
   const last = path.split(/[\\/]/).pop() ?? '';
@@ -257,7 +296,9 @@ export async function vscodeChatSessions(user: string, unlisted?: Unlisted): Pro
 
 /** OTLP/JSON files of a folder (`*.json`, `*.jsonl`; the Copilot CLI's file exporter, a collector's file exporter). */
 export async function otlpFiles(root: string, unlisted?: Unlisted): Promise<LocalSession[]> {
-  const found = (await entries(root, unlisted)).filter((f) => f.isFile() && /\.jsonl?$/i.test(f.name)).map((f) => withStat(join(root, f.name), 'OpenTelemetry', null, null, unlisted));
+  const found = (await entries(root, unlisted))
+    .filter((f) => f.isFile() && /\.jsonl?$/i.test(f.name))
+    .map((f) => withStat(join(root, f.name), 'OpenTelemetry', null, null, unlisted));
   return present(await Promise.all(found));
 }
 
@@ -285,12 +326,23 @@ export async function openCodeSessions(root: string, notes: string[], unlisted?:
     if (!project.isDirectory()) continue;
     for (const file of await entries(join(storage, 'session', project.name), unlisted)) {
       const m = /^(ses_[^.]+)\.json$/.exec(file.name);
-      if (file.isFile() && m) found.push(withStat(join(storage, 'session', project.name, file.name), 'OpenCode', null, { kind: 'opencode-storage', storage, sessionId: m[1]! }, unlisted));
+      if (file.isFile() && m)
+        found.push(
+          withStat(
+            join(storage, 'session', project.name, file.name),
+            'OpenCode',
+            null,
+            { kind: 'opencode-storage', storage, sessionId: m[1]! },
+            unlisted,
+          ),
+        );
     }
   }
   const sessions = present(await Promise.all(found));
   if (await withStat(join(root, 'opencode.db'), 'OpenCode', null)) {
-    notes.push(`OpenCode 1.2 and later keep sessions in ${join(root, 'opencode.db')} (SQLite), which is not read here: run \`opencode export <session id> > session.json\` and open that file.`);
+    notes.push(
+      `OpenCode 1.2 and later keep sessions in ${join(root, 'opencode.db')} (SQLite), which is not read here: run \`opencode export <session id> > session.json\` and open that file.`,
+    );
   }
   return sessions;
 }
@@ -346,8 +398,12 @@ export async function sessionFile(session: LocalSession, outDir: string): Promis
   const text = await assembleSession(session);
   if (text === null) return session.path;
   await mkdir(outDir, { recursive: true });
-  const id = session.assemble?.kind === 'opencode-storage' ? session.assemble.sessionId : basename(join(session.path, '..'));
-  const out = join(outDir, `${session.agent === 'OpenCode' ? 'opencode' : 'openhands'}-${id.replace(/[^\w.-]/g, '_')}.json`);
+  const id =
+    session.assemble?.kind === 'opencode-storage' ? session.assemble.sessionId : basename(join(session.path, '..'));
+  const out = join(
+    outDir,
+    `${session.agent === 'OpenCode' ? 'opencode' : 'openhands'}-${id.replace(/[^\w.-]/g, '_')}.json`,
+  );
   await writeFile(out, text);
   return out;
 }

@@ -11,11 +11,21 @@ import type { ParsedTrace, TraceFile } from '../core/trace/parseTrace';
  * counted by its length), the tokenizers, and the note saying how much was estimated. The
  * tokenizer's ranks are loaded here, on demand: they take seconds, which no other command pays.
  */
-export async function parseWithContext(files: readonly TraceFile[], format: FormatId | null): Promise<{ parsed: ParsedTrace; context: ContextSource }> {
+export async function parseWithContext(
+  files: readonly TraceFile[],
+  format: FormatId | null,
+): Promise<{ parsed: ParsedTrace; context: ContextSource }> {
   const { O200K, tokenCounterFor } = await import('./contextTokenizer');
   const counter = new BudgetedCounter(O200K);
   const collector = new ClaudeCodeContentCollector(counter);
   const parsed = await parseTrace(files, { ...(format ? { format } : {}), recordTap: (r) => collector.record(r) });
   const content = parsed.model.format === 'claude-code' ? collector.result() : null;
-  return { parsed, context: { content, tokenizer: tokenCounterFor, notes: counter.estimatedChars > 0 ? [estimatedTextNote(counter.estimatedChars)] : [] } };
+  return {
+    parsed,
+    context: {
+      content,
+      tokenizer: tokenCounterFor,
+      notes: counter.estimatedChars > 0 ? [estimatedTextNote(counter.estimatedChars)] : [],
+    },
+  };
 }

@@ -9,7 +9,12 @@ import type { GitCommit } from '../core/cost/costGroups';
 function git(cwd: string, args: readonly string[]): Promise<string | null> {
   return new Promise((resolve) => {
     // No pager, no prompts, no optional locks: read-only questions to a repository that may be in use.
-    execFile('git', ['-C', cwd, '--no-pager', '-c', 'core.quotepath=off', ...args], { maxBuffer: 64 * 2 ** 20, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' } }, (error, stdout) => resolve(error ? null : stdout));
+    execFile(
+      'git',
+      ['-C', cwd, '--no-pager', '-c', 'core.quotepath=off', ...args],
+      { maxBuffer: 64 * 2 ** 20, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' } },
+      (error, stdout) => resolve(error ? null : stdout),
+    );
   });
 }
 
@@ -21,7 +26,15 @@ export async function repositoryOf(dir: string): Promise<string | null> {
 
 /** Commits of every branch made (committer time) from `sinceMs` to `untilMs`, with the files each touched and its nearest branch. */
 export async function commitsBetween(repo: string, sinceMs: number, untilMs: number): Promise<GitCommit[]> {
-  const out = await git(repo, ['log', '--all', '--no-merges', `--since=@${Math.floor(sinceMs / 1000)}`, `--until=@${Math.ceil(untilMs / 1000)}`, '--format=%x1e%H%x09%ct%x09%s', '--name-only']);
+  const out = await git(repo, [
+    'log',
+    '--all',
+    '--no-merges',
+    `--since=@${Math.floor(sinceMs / 1000)}`,
+    `--until=@${Math.ceil(untilMs / 1000)}`,
+    '--format=%x1e%H%x09%ct%x09%s',
+    '--name-only',
+  ]);
   if (out === null) return [];
   const commits: GitCommit[] = [];
   for (const record of out.split('\x1e')) {

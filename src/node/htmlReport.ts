@@ -28,7 +28,10 @@ export interface ReportAssets {
 /** Reads the assets from the package root (the folder holding dist/). */
 export async function readReportAssets(packageRoot: string): Promise<ReportAssets> {
   // dist/report.css is the report page's stylesheet as esbuild bundled it: the inspector's parts and panels, then the report's own.
-  const [script, style] = await Promise.all([readFile(join(packageRoot, 'dist', 'report.js'), 'utf8'), readFile(join(packageRoot, 'dist', 'report.css'), 'utf8')]);
+  const [script, style] = await Promise.all([
+    readFile(join(packageRoot, 'dist', 'report.js'), 'utf8'),
+    readFile(join(packageRoot, 'dist', 'report.css'), 'utf8'),
+  ]);
   return { script, style };
 }
 

@@ -5,11 +5,23 @@ import type { EngineName } from '../core/sim/engines/engineTypes';
 import { ParamError } from '../core/sim/params';
 import type { ScenarioOptions, ScenarioResult } from '../core/sim/scenario';
 import { runScenario } from '../core/sim/scenario';
-import { DEFAULT_CLIFF, DEFAULT_TARGET_HIT_RATE, findCliff, planGpus, runSweep, sweepScenarios } from '../core/sim/sweep';
+import {
+  DEFAULT_CLIFF,
+  DEFAULT_TARGET_HIT_RATE,
+  findCliff,
+  planGpus,
+  runSweep,
+  sweepScenarios,
+} from '../core/sim/sweep';
 import type { CliffOptions, SweepAxis, SweepPoint, SweepResult } from '../core/sim/sweep';
 import type { Workload } from '../core/sim/workload';
 import { SWEEP_PARAM_ERROR } from '../protocol/sweepWorkerProtocol';
-import type { SweepWorkerData, SweepWorkerMethods, SweepWorkerReply, SweepWorkerRequest } from '../protocol/sweepWorkerProtocol';
+import type {
+  SweepWorkerData,
+  SweepWorkerMethods,
+  SweepWorkerReply,
+  SweepWorkerRequest,
+} from '../protocol/sweepWorkerProtocol';
 import { RpcError, WorkerRpc } from '../protocol/workerRpc';
 
 export interface ThreadedSweepOptions {
@@ -33,14 +45,20 @@ const THREADS_WORTH_IT_CALLS = 100_000;
  * small that starting workers (tens of ms each, and a copy of the workload) would
  * outweigh it.
  */
-export function autoThreads(workload: Workload, base: ScenarioOptions, axis: SweepAxis, values: readonly number[]): number {
+export function autoThreads(
+  workload: Workload,
+  base: ScenarioOptions,
+  axis: SweepAxis,
+  values: readonly number[],
+): number {
   const points = new Set(values).size;
   let calls: number;
   if (workload.kind === 'requests') calls = workload.requests.length * points;
   else {
     const perReplica = workload.sessions.reduce((n, s) => n + s.calls.length, 0);
     // Over GPUs every point runs all the replicas (on more GPUs): it costs like a capacity point.
-    const replicas = axis === 'replicas' ? [...new Set(values)].reduce((n, v) => n + v, 0) : (base.replicas?.replicas ?? 1) * points;
+    const replicas =
+      axis === 'replicas' ? [...new Set(values)].reduce((n, v) => n + v, 0) : (base.replicas?.replicas ?? 1) * points;
     calls = perReplica * replicas;
   }
   return calls < THREADS_WORTH_IT_CALLS ? 1 : Math.max(1, Math.min(availableParallelism(), points));
@@ -99,7 +117,9 @@ export async function runSweepOnThreads(
           reject(e);
         });
         w.on('exit', (code) => {
-          const error = new Error(`a sweep worker stopped (exit code ${code}) with ${scenarios.length - done} points left`);
+          const error = new Error(
+            `a sweep worker stopped (exit code ${code}) with ${scenarios.length - done} points left`,
+          );
           rpc.stop(error);
           if (done < scenarios.length) reject(error);
         });
@@ -114,5 +134,12 @@ export async function runSweepOnThreads(
   if (axis !== 'gpus') return { axis, points, cliff };
   // The planner's search runs its few extra points here, one after another.
   const run = engineByName(engine);
-  return { axis, points, cliff, plan: planGpus(points, base, cliffOptions.targetHitRate ?? DEFAULT_TARGET_HIT_RATE, (o) => runScenario(run, workload, o)) };
+  return {
+    axis,
+    points,
+    cliff,
+    plan: planGpus(points, base, cliffOptions.targetHitRate ?? DEFAULT_TARGET_HIT_RATE, (o) =>
+      runScenario(run, workload, o),
+    ),
+  };
 }

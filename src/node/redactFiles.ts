@@ -57,7 +57,12 @@ export async function learnTraceIds(paths: readonly string[], redactor: Redactor
  * missing final newline are kept, so the copy differs only inside redacted strings.
  * `idsLearned`: the caller ran learnTraceIds over the whole trace, so batches need not learn again.
  */
-export async function redactJsonFile(inPath: string, outPath: string, redactor: Redactor, idsLearned = false): Promise<{ lines: number }> {
+export async function redactJsonFile(
+  inPath: string,
+  outPath: string,
+  redactor: Redactor,
+  idsLearned = false,
+): Promise<{ lines: number }> {
   await mkdir(dirname(outPath), { recursive: true });
   const out = await open(outPath, 'w');
   let lines = 0;
@@ -86,7 +91,10 @@ export async function redactTraceFiles(inPath: string, outPath: string, redactor
   await learnTraceIds([inPath, ...companions.map((c) => c.path)], redactor);
   await redactJsonFile(inPath, outPath, redactor, true);
   const outFolder = companionFolderOf(basename(outPath));
-  if (companions.length > 0 && outFolder === null) throw new Error(`${basename(outPath)}: the trace has sub-agent logs, so the copy must be a .jsonl file (they go to <name>/subagents/ beside it)`);
+  if (companions.length > 0 && outFolder === null)
+    throw new Error(
+      `${basename(outPath)}: the trace has sub-agent logs, so the copy must be a .jsonl file (they go to <name>/subagents/ beside it)`,
+    );
   for (const c of companions) {
     const target = join(dirname(outPath), outFolder!, basename(c.rel));
     await redactJsonFile(c.path, target, redactor, true);

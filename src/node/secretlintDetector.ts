@@ -40,7 +40,11 @@ export function createSecretlintDetector(): SecretDetector {
   let kind = '';
   const context: SecretLintRuleContext = {
     sharedOptions: {},
-    createTranslator: () => (messageId: string | number | symbol) => ({ message: String(messageId), messageId: String(messageId), data: undefined }),
+    createTranslator: () => (messageId: string | number | symbol) => ({
+      message: String(messageId),
+      messageId: String(messageId),
+      data: undefined,
+    }),
     report: (descriptor) => {
       sink.push({ kind, start: descriptor.range[0], end: descriptor.range[1] });
     },
@@ -90,7 +94,10 @@ function sourceOf(content: string): SecretLintSourceCode {
  * export uses unless --no-redact. Both take bare hex, UUIDs, long numbers and short random
  * tokens; default leaves those the trace explains as ids, `strict` (--redact strict) takes them too.
  */
-export function createRedactor(mode: RedactionMode = 'default', hooks: Pick<RedactorOptions, 'onRedacted' | 'onLeftAsId'> = {}): Redactor {
+export function createRedactor(
+  mode: RedactionMode = 'default',
+  hooks: Pick<RedactorOptions, 'onRedacted' | 'onLeftAsId'> = {},
+): Redactor {
   const names = `${SECRETLINT_PRESET} + gitleaks rules ${GITLEAKS_SOURCE.commit.slice(0, 7)} + own rules + bare hex, UUIDs, numbers, short tokens${mode === 'strict' ? ', ids included (strict)' : ' the trace does not explain as ids'}`;
   return new Redactor([createSecretlintDetector()], names, { mode, ...hooks });
 }

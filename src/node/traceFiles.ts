@@ -32,28 +32,37 @@ function kindOf(s: Stats): string {
  * swapped in between listing and reading. `expect` is the file the listing saw: a
  * different one at open time is refused.
  */
-export function regularFileChunks(path: string, options: { noFollow?: boolean; expect?: Pick<Stats, 'ino' | 'dev'>; start?: number } = {}): AsyncIterable<Uint8Array> {
+export function regularFileChunks(
+  path: string,
+  options: { noFollow?: boolean; expect?: Pick<Stats, 'ino' | 'dev'>; start?: number } = {},
+): AsyncIterable<Uint8Array> {
   return {
     async *[Symbol.asyncIterator]() {
       // O_NONBLOCK and O_NOFOLLOW do not exist on Windows (which has no FIFOs in the file system).
-      const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
+      const flags =
+        constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
       let handle;
       try {
         handle = await open(path, flags);
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
-        if (err.code === 'ELOOP' || err.code === 'EMLINK') throw new NotRegularFileError(`${basename(path)} became a symbolic link after it was listed; not read.`);
+        if (err.code === 'ELOOP' || err.code === 'EMLINK')
+          throw new NotRegularFileError(`${basename(path)} became a symbolic link after it was listed; not read.`);
         throw e;
       }
       try {
         const s = await handle.stat();
-        if (!s.isFile()) throw new NotRegularFileError(`${basename(path)} is ${kindOf(s)}, not a regular file; not read.`);
+        if (!s.isFile())
+          throw new NotRegularFileError(`${basename(path)} is ${kindOf(s)}, not a regular file; not read.`);
         if (options.expect && (s.ino !== options.expect.ino || s.dev !== options.expect.dev)) {
           throw new NotRegularFileError(`${basename(path)} changed between listing and reading; not read.`);
         }
         // The stream owns the handle from here and closes it at the end (or on an error). A small
         // file gets a small buffer: 20,000 one-line sub-agent logs must not allocate 20,000 × 256 KiB.
-        const stream = handle.createReadStream({ highWaterMark: Math.max(1024, Math.min(CHUNK_BYTES, s.size + 1)), start: options.start ?? 0 });
+        const stream = handle.createReadStream({
+          highWaterMark: Math.max(1024, Math.min(CHUNK_BYTES, s.size + 1)),
+          start: options.start ?? 0,
+        });
         handle = null;
         for await (const chunk of stream) yield chunk as Uint8Array;
       } finally {
@@ -95,7 +104,11 @@ function inside(root: string, path: string): boolean {
  * One function for every kind of companion (Claude Code's `<session>/subagents/` and
  * sibling `agent-<id>.jsonl` logs alike), so the rules live in one place.
  */
-export async function listSafeCompanions(root: string, folder: string, accept: (name: string) => boolean): Promise<CompanionListing> {
+export async function listSafeCompanions(
+  root: string,
+  folder: string,
+  accept: (name: string) => boolean,
+): Promise<CompanionListing> {
   const refused: string[] = [];
   let rootReal: string;
   let folderReal: string;
@@ -105,7 +118,11 @@ export async function listSafeCompanions(root: string, folder: string, accept: (
     const folderPath = join(root, folder);
     folderReal = await realpath(folderPath);
     if (folder !== '' && folder !== '.' && !inside(rootReal, folderReal)) {
-      return { files: [], refused: [`${folder} leads outside the trace's folder; its files are not read.`], folders: [] };
+      return {
+        files: [],
+        refused: [`${folder} leads outside the trace's folder; its files are not read.`],
+        folders: [],
+      };
     }
     entries = await readdir(folderPath, { withFileTypes: true });
   } catch {
@@ -156,7 +173,10 @@ export async function listSafeCompanions(root: string, folder: string, accept: (
  * Each folder is listed by listSafeCompanions, so the same rules hold everywhere.
  * `layouts` is the registry's unless a test gives others.
  */
-export async function listCompanions(path: string, layouts: readonly CompanionLayout[] = COMPANION_LAYOUTS): Promise<CompanionListing> {
+export async function listCompanions(
+  path: string,
+  layouts: readonly CompanionLayout[] = COMPANION_LAYOUTS,
+): Promise<CompanionListing> {
   const listing: CompanionListing = { files: [], refused: [], folders: [] };
   for (const layout of layouts) {
     const found = await listLayoutCompanions(path, layout);
@@ -192,10 +212,17 @@ async function listLayoutCompanions(path: string, layout: CompanionLayout): Prom
 }
 
 /** The owner named by the first `headBytes` bytes of a companion beside the file, or null when unreadable; opened like any companion, without blocking. */
-async function headOwner(c: SafeCompanion, headBytes: number, ownerIn: (head: string) => string | null): Promise<string | null> {
+async function headOwner(
+  c: SafeCompanion,
+  headBytes: number,
+  ownerIn: (head: string) => string | null,
+): Promise<string | null> {
   let handle;
   try {
-    handle = await open(c.path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (c.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0));
+    handle = await open(
+      c.path,
+      constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (c.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0),
+    );
     if (!(await handle.stat()).isFile()) return null;
     const buffer = Buffer.alloc(headBytes);
     const { bytesRead } = await handle.read(buffer, 0, headBytes, 0);
@@ -209,7 +236,10 @@ async function headOwner(c: SafeCompanion, headBytes: number, ownerIn: (head: st
 
 /** The companions of a trace as TraceFiles, each streamed lazily from a checked regular file. */
 export function companionFiles(listing: CompanionListing): TraceFile[] {
-  return listing.files.map((c) => ({ key: c.rel, bytes: regularFileChunks(c.path, { noFollow: c.noFollow, ...(c.expect ? { expect: c.expect } : {}) }) }));
+  return listing.files.map((c) => ({
+    key: c.rel,
+    bytes: regularFileChunks(c.path, { noFollow: c.noFollow, ...(c.expect ? { expect: c.expect } : {}) }),
+  }));
 }
 
 /**
@@ -262,7 +292,10 @@ export async function readJsonFile(path: string, what = 'a workload'): Promise<{
   }
   const result = parser.end();
   if (result.error) return { error: `not valid JSON at line ${result.error.at.line + 1}: ${result.error.message}` };
-  if (result.prunedCount > 0) return { error: `nests deeper than ${MAX_JSON_DEPTH} levels at line ${result.pruned[0]!.line + 1}; ${what} never does` };
+  if (result.prunedCount > 0)
+    return {
+      error: `nests deeper than ${MAX_JSON_DEPTH} levels at line ${result.pruned[0]!.line + 1}; ${what} never does`,
+    };
   if (result.value === undefined) return { error: 'empty: no JSON value in it' };
   return { value: result.value };
 }
@@ -283,7 +316,8 @@ export async function checkOutputTarget(path: string): Promise<void> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw e;
   }
-  if (!s.isFile()) throw new NotWritableTargetError(`${path} is ${kindOf(s)}, not a regular file: nothing is written there`);
+  if (!s.isFile())
+    throw new NotWritableTargetError(`${path} is ${kindOf(s)}, not a regular file: nothing is written there`);
 }
 
 /**
@@ -299,13 +333,16 @@ export async function writeRegularFile(path: string, text: string): Promise<void
     handle = await open(path, constants.O_WRONLY | constants.O_CREAT | (constants.O_NONBLOCK ?? 0), 0o666);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EISDIR') throw new NotWritableTargetError(`${path} is a folder, not a regular file: nothing is written there`);
-    if (code === 'ENXIO') throw new NotWritableTargetError(`${path} is a named pipe (FIFO), not a regular file: nothing is written there`);
+    if (code === 'EISDIR')
+      throw new NotWritableTargetError(`${path} is a folder, not a regular file: nothing is written there`);
+    if (code === 'ENXIO')
+      throw new NotWritableTargetError(`${path} is a named pipe (FIFO), not a regular file: nothing is written there`);
     throw e;
   }
   try {
     const s = await handle.stat();
-    if (!s.isFile()) throw new NotWritableTargetError(`${path} is ${kindOf(s)}, not a regular file: nothing is written there`);
+    if (!s.isFile())
+      throw new NotWritableTargetError(`${path} is ${kindOf(s)}, not a regular file: nothing is written there`);
     await handle.truncate(0);
     await handle.writeFile(text);
   } finally {

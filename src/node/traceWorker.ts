@@ -13,7 +13,15 @@ import { ClaudeCodeContentCollector } from '../core/context/claudeCodeContent';
 import { BudgetedCounter, estimatedTextNote } from '../core/context/tokenCounter';
 import type { SessionBody } from '../core/view/traceService';
 import { callTranscript } from './transcriptRead';
-import type { FromWorker, MoreRead, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerOwnMethod } from '../protocol/traceWorkerProtocol';
+import type {
+  FromWorker,
+  MoreRead,
+  OpenedTrace,
+  OpenParams,
+  ToWorker,
+  TraceWorkerMethods,
+  WorkerOwnMethod,
+} from '../protocol/traceWorkerProtocol';
 import { askQuery } from '../core/view/traceQueries';
 import type { TraceQueryParams } from '../core/view/traceQueries';
 import { isTraceQuery } from '../protocol/traceQueryChecks';
@@ -54,10 +62,20 @@ function priceBookOf(prices: unknown): PriceBook | null {
  * for a live trace only the file seen when it was first read (`expect`: a file put in
  * its place is not read on from the old one's offset). Answers the bytes it read.
  */
-async function readInto(parse: TraceParse, index: number, file: Extract<WorkerFile, { path: string }>, from: number, totalBytes: number | null): Promise<number> {
+async function readInto(
+  parse: TraceParse,
+  index: number,
+  file: Extract<WorkerFile, { path: string }>,
+  from: number,
+  totalBytes: number | null,
+): Promise<number> {
   let read = from;
   let reported = from;
-  const chunks = regularFileChunks(file.path, { noFollow: file.noFollow ?? false, ...(file.expect ? { expect: file.expect } : {}), start: from });
+  const chunks = regularFileChunks(file.path, {
+    noFollow: file.noFollow ?? false,
+    ...(file.expect ? { expect: file.expect } : {}),
+    start: from,
+  });
   for await (const chunk of chunks) {
     read += chunk.length;
     if (index === 0 && read - reported >= PROGRESS_BYTES) {
@@ -71,7 +89,9 @@ async function readInto(parse: TraceParse, index: number, file: Extract<WorkerFi
 }
 
 /** The file as it is on disk now, by path: which file (inode) and its size; null when it is gone. */
-async function onDisk(file: Extract<WorkerFile, { path: string }>): Promise<{ ino: number; dev: number; size: number } | null> {
+async function onDisk(
+  file: Extract<WorkerFile, { path: string }>,
+): Promise<{ ino: number; dev: number; size: number } | null> {
   try {
     const s = await (file.noFollow ? lstat(file.path) : stat(file.path));
     return { ino: s.ino, dev: s.dev, size: s.size };
@@ -91,7 +111,12 @@ async function pinned(file: WorkerFile): Promise<WorkerFile> {
 /** What the host needs first about the parse as it stands (a new service on its snapshot). */
 function answerFor(parse: TraceParse, params: OpenParams, t0: number): OpenedTrace {
   const previous = service;
-  service = new TraceService(parse.snapshot(), { fileName: params.fileName, formatChosen: params.format !== null, analysis: params.analysis, prices: priceBookOf(params.prices) });
+  service = new TraceService(parse.snapshot(), {
+    fileName: params.fileName,
+    formatChosen: params.format !== null,
+    analysis: params.analysis,
+    prices: priceBookOf(params.prices),
+  });
   if (previous) {
     service.setAnalysisOptions(previous.analysisOptionsInUse);
     service.setPrices(previous.pricesInUse);
@@ -161,14 +186,20 @@ async function readMore(newFiles: { key: string; path: string }[]): Promise<More
     const from = parse.bytesRead(i);
     if (i === 0) {
       if (now === null) return { kind: 'reopen', reason: 'deleted' };
-      if (f.expect && (now.ino !== f.expect.ino || now.dev !== f.expect.dev)) return { kind: 'reopen', reason: 'replaced' };
+      if (f.expect && (now.ino !== f.expect.ino || now.dev !== f.expect.dev))
+        return { kind: 'reopen', reason: 'replaced' };
     }
     // A companion that went or was replaced keeps what was read of it; one that shrank is a rewrite of the trace.
     if (now === null || (f.expect && (now.ino !== f.expect.ino || now.dev !== f.expect.dev))) continue;
     if (now.size < from) return { kind: 'reopen', reason: 'truncated' };
     if (now.size > from) newBytes += await readInto(parse, i, f, from, i === 0 ? now.size : null);
   }
-  return { kind: 'read', opened: answerFor(parse, params, t0), bytesRead: files.map((_, i) => parse.bytesRead(i)), newBytes };
+  return {
+    kind: 'read',
+    opened: answerFor(parse, params, t0),
+    bytesRead: files.map((_, i) => parse.bytesRead(i)),
+    newBytes,
+  };
 }
 
 /** The typed arrays of an answer, moved to the host rather than copied. */
@@ -177,12 +208,16 @@ function transferables(value: unknown): TransferListItem[] {
   const body = value as SessionBody | null;
   if (body && typeof body === 'object' && 'columns' in body) {
     const { cost, ...tokens } = body.columns;
-    return [...Object.values(tokens), ...(cost ? Object.values(cost) : [])].map((c: ArrayBufferView) => c.buffer as ArrayBuffer);
+    return [...Object.values(tokens), ...(cost ? Object.values(cost) : [])].map(
+      (c: ArrayBufferView) => c.buffer as ArrayBuffer,
+    );
   }
   return [];
 }
 
-type OwnHandlers = { [M in WorkerOwnMethod]: (s: TraceService, p: TraceWorkerMethods[M]['params']) => TraceWorkerMethods[M]['result'] };
+type OwnHandlers = {
+  [M in WorkerOwnMethod]: (s: TraceService, p: TraceWorkerMethods[M]['params']) => TraceWorkerMethods[M]['result'];
+};
 
 /** What the host asks besides the trace queries (those go to the service by their names: askQuery). */
 const ownHandlers: OwnHandlers = {
@@ -237,7 +272,11 @@ function ensureContext(s: TraceService): Promise<void> {
         if ('bytes' in f) parse.push(i, f.bytes.subarray(0, Math.min(f.bytes.length, limit)));
         else {
           let read = 0;
-          for await (const chunk of regularFileChunks(f.path, { noFollow: f.noFollow ?? false, ...(f.expect ? { expect: f.expect } : {}), start: 0 })) {
+          for await (const chunk of regularFileChunks(f.path, {
+            noFollow: f.noFollow ?? false,
+            ...(f.expect ? { expect: f.expect } : {}),
+            start: 0,
+          })) {
             const piece = read + chunk.length > limit ? chunk.subarray(0, Math.max(0, limit - read)) : chunk;
             read += piece.length;
             if (!parse.push(i, piece) || read >= limit) break;
@@ -247,7 +286,12 @@ function ensureContext(s: TraceService): Promise<void> {
       }
       content = collector.result();
     }
-    if (service === s) s.setContextSource({ content, tokenizer: tokenCounterFor, notes: counter.estimatedChars > 0 ? [estimatedTextNote(counter.estimatedChars)] : [] });
+    if (service === s)
+      s.setContextSource({
+        content,
+        tokenizer: tokenCounterFor,
+        notes: counter.estimatedChars > 0 ? [estimatedTextNote(counter.estimatedChars)] : [],
+      });
   })();
   contextLoad = { service: s, done };
   // A failed read is said to the page (the request's error) and tried again on the next ask.
@@ -272,7 +316,13 @@ function answer(m: Request): void {
   }
   if (m.method === 'sessionContext') {
     // Collected once, off the host and the page; other requests are answered between its chunks.
-    void busy.then(() => respond(post, m.id, () => ensureContext(service!).then(() => askQuery(service!, 'sessionContext', m.params as TraceQueryParams<'sessionContext'>))));
+    void busy.then(() =>
+      respond(post, m.id, () =>
+        ensureContext(service!).then(() =>
+          askQuery(service!, 'sessionContext', m.params as TraceQueryParams<'sessionContext'>),
+        ),
+      ),
+    );
     return;
   }
   if (m.method === 'callTranscript') {
@@ -304,7 +354,13 @@ port.on('message', (m: ToWorker) => {
       () => {
         for (const w of waiting.splice(0)) answer(w);
       },
-      (e: unknown) => post({ kind: 'openFailed', message: e instanceof Error ? e.message : String(e), code: (e as NodeJS.ErrnoException | null)?.code ?? null, notRegular: e instanceof NotRegularFileError }),
+      (e: unknown) =>
+        post({
+          kind: 'openFailed',
+          message: e instanceof Error ? e.message : String(e),
+          code: (e as NodeJS.ErrnoException | null)?.code ?? null,
+          notRegular: e instanceof NotRegularFileError,
+        }),
     );
     return;
   }

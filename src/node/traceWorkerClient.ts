@@ -1,7 +1,14 @@
 import { NotRegularFileError } from './traceFiles';
 import { Worker } from 'node:worker_threads';
 import type { TransferListItem } from 'node:worker_threads';
-import type { FromWorker, OpenedTrace, OpenParams, ToWorker, TraceWorkerMethods, WorkerMethod } from '../protocol/traceWorkerProtocol';
+import type {
+  FromWorker,
+  OpenedTrace,
+  OpenParams,
+  ToWorker,
+  TraceWorkerMethods,
+  WorkerMethod,
+} from '../protocol/traceWorkerProtocol';
 import { WorkerRpc } from '../protocol/workerRpc';
 
 /**
@@ -37,7 +44,10 @@ export class TraceWorkerClient {
     this.rpc = new WorkerRpc((request) => this.post(request));
     this.worker.on('message', (m: FromWorker) => this.receive(m));
     this.worker.on('error', (e: Error & { code?: string }) => {
-      const message = e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `the trace needs more than the ${heapMb} MB of memory the inspector allows itself` : e.message;
+      const message =
+        e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? `the trace needs more than the ${heapMb} MB of memory the inspector allows itself`
+          : e.message;
       this.fail(new Error(message));
     });
     this.worker.on('exit', (code) => {
@@ -50,8 +60,14 @@ export class TraceWorkerClient {
     if (this.stopped) return Promise.reject(this.stopped);
     this.onProgress = onProgress;
     // Bytes move to the worker rather than being copied; a view over a shared or pooled buffer is copied first.
-    const files = params.files.map((f) => ('bytes' in f && (f.bytes.byteOffset !== 0 || f.bytes.byteLength !== f.bytes.buffer.byteLength) ? { key: f.key, bytes: f.bytes.slice() } : f));
-    const transfer: TransferListItem[] = files.flatMap((f) => ('bytes' in f && f.bytes.buffer instanceof ArrayBuffer ? [f.bytes.buffer] : []));
+    const files = params.files.map((f) =>
+      'bytes' in f && (f.bytes.byteOffset !== 0 || f.bytes.byteLength !== f.bytes.buffer.byteLength)
+        ? { key: f.key, bytes: f.bytes.slice() }
+        : f,
+    );
+    const transfer: TransferListItem[] = files.flatMap((f) =>
+      'bytes' in f && f.bytes.buffer instanceof ArrayBuffer ? [f.bytes.buffer] : [],
+    );
     return new Promise<OpenedTrace>((resolve, reject) => {
       this.opening = { resolve: resolve as (v: unknown) => void, reject };
       this.post({ kind: 'open', params: { ...params, files } }, transfer);
@@ -59,7 +75,10 @@ export class TraceWorkerClient {
   }
 
   /** Asks the worker about the open trace. */
-  request<M extends WorkerMethod>(method: M, params: TraceWorkerMethods[M]['params']): Promise<TraceWorkerMethods[M]['result']> {
+  request<M extends WorkerMethod>(
+    method: M,
+    params: TraceWorkerMethods[M]['params'],
+  ): Promise<TraceWorkerMethods[M]['result']> {
     if (this.stopped) return Promise.reject(this.stopped);
     return this.rpc.request(method, params);
   }
@@ -103,7 +122,11 @@ export class TraceWorkerClient {
         this.opening = null;
         return;
       case 'openFailed':
-        this.opening?.reject(m.notRegular ? new NotRegularFileError(m.message) : Object.assign(new Error(m.message), m.code ? { code: m.code } : {}));
+        this.opening?.reject(
+          m.notRegular
+            ? new NotRegularFileError(m.message)
+            : Object.assign(new Error(m.message), m.code ? { code: m.code } : {}),
+        );
         this.opening = null;
         return;
     }

@@ -12,7 +12,12 @@ export const TRANSCRIPT_TOTAL_BYTES = 16 * 2 ** 20;
 const NEWLINE = 0x0a;
 
 /** Bytes [from, from + max) of a trace file, stopping early at `stopAtNewline`'s first newline. */
-async function readBytes(file: WorkerFile, from: number, max: number, stopAtNewline: boolean): Promise<{ bytes: Uint8Array; ended: boolean }> {
+async function readBytes(
+  file: WorkerFile,
+  from: number,
+  max: number,
+  stopAtNewline: boolean,
+): Promise<{ bytes: Uint8Array; ended: boolean }> {
   if ('bytes' in file) {
     const end = Math.min(file.bytes.length, from + max);
     let slice = file.bytes.subarray(from, end);
@@ -26,7 +31,11 @@ async function readBytes(file: WorkerFile, from: number, max: number, stopAtNewl
   let length = 0;
   let ended = true;
   // Only the file the host listed, as it was checked when the trace was read (a regular file, no link swapped in).
-  for await (const chunk of regularFileChunks(file.path, { noFollow: file.noFollow ?? false, ...(file.expect ? { expect: file.expect } : {}), start: from })) {
+  for await (const chunk of regularFileChunks(file.path, {
+    noFollow: file.noFollow ?? false,
+    ...(file.expect ? { expect: file.expect } : {}),
+    start: from,
+  })) {
     const room = max - length;
     let piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
     const nl = stopAtNewline ? piece.indexOf(NEWLINE) : -1;
@@ -53,7 +62,10 @@ async function readBytes(file: WorkerFile, from: number, max: number, stopAtNewl
  * is bounded (TRANSCRIPT_RANGE_BYTES, TRANSCRIPT_TOTAL_BYTES in all); a line the bound
  * cuts is returned `cut`, to be said rather than parsed.
  */
-export async function readTranscriptRecords(files: readonly (WorkerFile | null)[], plan: TranscriptPlan): Promise<{ records: TranscriptRecord[]; notes: string[] }> {
+export async function readTranscriptRecords(
+  files: readonly (WorkerFile | null)[],
+  plan: TranscriptPlan,
+): Promise<{ records: TranscriptRecord[]; notes: string[] }> {
   const records: TranscriptRecord[] = [];
   const notes: string[] = [];
   const decoder = new TextDecoder('utf-8');
@@ -80,7 +92,8 @@ export async function readTranscriptRecords(files: readonly (WorkerFile | null)[
     }
     budget -= read.bytes.length;
     // Whole when the range was read to its end, the file's end, or (one line) its newline.
-    const whole = read.ended || (oneLine ? read.bytes[read.bytes.length - 1] === NEWLINE : range.to !== null && wanted <= max);
+    const whole =
+      read.ended || (oneLine ? read.bytes[read.bytes.length - 1] === NEWLINE : range.to !== null && wanted <= max);
     let line = range.firstLine;
     let start = 0;
     const bytes = read.bytes;
@@ -97,12 +110,22 @@ export async function readTranscriptRecords(files: readonly (WorkerFile | null)[
 }
 
 /** A call's transcript: its records read again from the trace's files (bounded), turned into entries by the core; null: no such call. */
-export async function callTranscript(service: TraceService, files: readonly (WorkerFile | null)[], p: { sessionId: string; callIndex: number; maxChars: number }): Promise<CallTranscript | null> {
+export async function callTranscript(
+  service: TraceService,
+  files: readonly (WorkerFile | null)[],
+  p: { sessionId: string; callIndex: number; maxChars: number },
+): Promise<CallTranscript | null> {
   const plan = service.transcriptPlan(p.sessionId, p.callIndex);
   if (!plan) return null;
   const read = await readTranscriptRecords(files, plan);
-  const { entries, notes } = transcriptEntries(read.records, p.maxChars, { id: p.sessionId, sidechain: plan.sidechain });
+  const { entries, notes } = transcriptEntries(read.records, p.maxChars, {
+    id: p.sessionId,
+    sidechain: plan.sidechain,
+  });
   const all = [...read.notes, ...notes];
-  if (entries.length === 0 && all.length === 0) all.push('No prompt, answer or tool text in this call\u2019s records that the inspector can show: Show source opens them.');
+  if (entries.length === 0 && all.length === 0)
+    all.push(
+      'No prompt, answer or tool text in this call\u2019s records that the inspector can show: Show source opens them.',
+    );
   return { sessionId: p.sessionId, callIndex: p.callIndex, entries, maxChars: p.maxChars, notes: all };
 }

@@ -34,7 +34,12 @@ const MAX_PARTS = 64;
 const MAX_PART_DEPTH = 8;
 
 function isPartRef(value: unknown): value is PartRef {
-  return typeof value === 'object' && value !== null && Object.keys(value).length === 1 && Number.isSafeInteger((value as Partial<PartRef>).$responsePart);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.keys(value).length === 1 &&
+    Number.isSafeInteger((value as Partial<PartRef>).$responsePart)
+  );
 }
 
 /**
@@ -126,7 +131,11 @@ export class Channel<SendN extends { type: string }, RecvN extends { type: strin
   }
 
   /** Sends a request and waits for its response (`timeoutMs` overrides the channel's wait, for answers that take long on big traces). */
-  request<M extends keyof SendR & string>(method: M, params: Params<SendR, M>, options: { timeoutMs?: number } = {}): Promise<Result<SendR, M>> {
+  request<M extends keyof SendR & string>(
+    method: M,
+    params: Params<SendR, M>,
+    options: { timeoutMs?: number } = {},
+  ): Promise<Result<SendR, M>> {
     const id = this.nextId++;
     return new Promise<Result<SendR, M>>((resolve, reject) => {
       const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -145,7 +154,10 @@ export class Channel<SendN extends { type: string }, RecvN extends { type: strin
   }
 
   /** Answers requests of one method. A thrown error is sent back as `err`. */
-  onRequest<M extends keyof RecvR & string>(method: M, handler: (params: Params<RecvR, M>) => Result<RecvR, M> | Promise<Result<RecvR, M>>): void {
+  onRequest<M extends keyof RecvR & string>(
+    method: M,
+    handler: (params: Params<RecvR, M>) => Result<RecvR, M> | Promise<Result<RecvR, M>>,
+  ): void {
     this.handlers.set(method, handler as (params: unknown) => unknown);
   }
 
@@ -155,7 +167,14 @@ export class Channel<SendN extends { type: string }, RecvN extends { type: strin
       this.options.onError?.('ignored a message without a string "type"');
       return;
     }
-    const message = data as { type: string; id?: unknown; inReplyTo?: unknown; ok?: unknown; err?: unknown; params?: unknown };
+    const message = data as {
+      type: string;
+      id?: unknown;
+      inReplyTo?: unknown;
+      ok?: unknown;
+      err?: unknown;
+      params?: unknown;
+    };
     if (message.type === 'response') {
       this.settle(message);
       return;
@@ -215,7 +234,13 @@ export class Channel<SendN extends { type: string }, RecvN extends { type: strin
       return;
     }
     const index = message.index;
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= MAX_PARTS || !ArrayBuffer.isView(message.data)) {
+    if (
+      typeof index !== 'number' ||
+      !Number.isInteger(index) ||
+      index < 0 ||
+      index >= MAX_PARTS ||
+      !ArrayBuffer.isView(message.data)
+    ) {
       this.options.onError?.('ignored a malformed response part');
       return;
     }
@@ -237,7 +262,8 @@ export class Channel<SendN extends { type: string }, RecvN extends { type: strin
         return;
       }
       const split = splitParts(ok, minBytes);
-      for (const [index, data] of split.parts.entries()) await this.post({ type: 'response/part', inReplyTo: id, index, data });
+      for (const [index, data] of split.parts.entries())
+        await this.post({ type: 'response/part', inReplyTo: id, index, data });
       this.post({ type: 'response', inReplyTo: id, ok: split.value });
     } catch (e) {
       this.post({ type: 'response', inReplyTo: id, err: e instanceof Error ? e.message : String(e) });

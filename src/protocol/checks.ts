@@ -55,13 +55,15 @@ export function string(value: unknown, what: string, max: number): string {
 }
 
 export function integer(value: unknown, what: string, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) refuse(`${what} is not a whole number from 0 to ${max}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max)
+    refuse(`${what} is not a whole number from 0 to ${max}`);
   return value;
 }
 
 /** A finite number in (min, max] (or [min, max] when `zeroOk`). */
 export function number(value: unknown, what: string, min: number, max: number, zeroOk = false): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value > max || value < min || (!zeroOk && value === min)) refuse(`${what} is not a number ${zeroOk ? 'from' : 'above'} ${min}${zeroOk ? ' to' : ', at most'} ${max}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value > max || value < min || (!zeroOk && value === min))
+    refuse(`${what} is not a number ${zeroOk ? 'from' : 'above'} ${min}${zeroOk ? ' to' : ', at most'} ${max}`);
   return value;
 }
 
@@ -78,6 +80,8 @@ export function sessionId(p: Record<string, unknown>): string {
 /** A call named by its session and index. */
 export function callRef(value: unknown, what: string): CallRef {
   const r = record(value, what);
-  return { sessionId: string(r['sessionId'], `${what}.sessionId`, MAX_ID_CHARS), callIndex: integer(r['callIndex'], `${what}.callIndex`, MAX_CALL_INDEX) };
+  return {
+    sessionId: string(r['sessionId'], `${what}.sessionId`, MAX_ID_CHARS),
+    callIndex: integer(r['callIndex'], `${what}.callIndex`, MAX_CALL_INDEX),
+  };
 }
-

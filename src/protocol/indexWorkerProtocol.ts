@@ -80,7 +80,12 @@ export type IndexEvent =
   /** A sync wrote a batch of files to the index (a first index shows its rows as they come). */
   | { event: 'written' }
   /** Sessions changed on disk and were read again (live files). */
-  | { event: 'changed'; generation: number; paths: string[]; outcomes: Array<{ path: string; kind: FileOutcome['kind']; reason: string | null }> }
+  | {
+      event: 'changed';
+      generation: number;
+      paths: string[];
+      outcomes: Array<{ path: string; kind: FileOutcome['kind']; reason: string | null }>;
+    }
   /** Something the user should hear about: an index rebuilt, a file re-read from the start. */
   | { event: 'notice'; message: string }
   | { event: 'log'; level: 'info' | 'warn' | 'error'; message: string };

@@ -1,6 +1,13 @@
 import type { CallTranscript } from '../core/view/transcript';
 import type { SessionPage } from '../core/view/sessionList';
-import type { SessionIntro, TraceHeader, TraceQueryName, TraceQueryNullMeansMissing, TraceQueryParams, TraceQueryResult } from '../core/view/traceQueries';
+import type {
+  SessionIntro,
+  TraceHeader,
+  TraceQueryName,
+  TraceQueryNullMeansMissing,
+  TraceQueryParams,
+  TraceQueryResult,
+} from '../core/view/traceQueries';
 import type { PolicyId } from '../core/sim/policies';
 import type { WhatIfWorkload } from '../core/sim/whatIfWorkload';
 import type { FormatId } from '../core/trace/model';
@@ -37,7 +44,14 @@ export interface WhatIfDefaults {
  * The built-in what-if defaults, for the host's settings and for the panel when a host
  * sends none: 16 sessions staggered 10 s apart, Qwen3-32B on one H200 (docs/design/simulator.md §4), vLLM's LRU.
  */
-export const WHATIF_DEFAULTS: WhatIfDefaults = { gpu: 'h200', model: 'qwen3-32b', replicas: 16, staggerS: 10, toolWaitScale: 1, policy: 'vllm-lru' };
+export const WHATIF_DEFAULTS: WhatIfDefaults = {
+  gpu: 'h200',
+  model: 'qwen3-32b',
+  replicas: 16,
+  staggerS: 10,
+  toolWaitScale: 1,
+  policy: 'vllm-lru',
+};
 
 /** Settings the webview needs; sent with every `init`. */
 export interface InspectorSettings {
@@ -59,7 +73,10 @@ export const SESSION_PAGE_SIZE = 1000;
  * with an error saying so instead.
  */
 export type TraceQueryRequests = {
-  [M in TraceQueryName]: { params: TraceQueryParams<M>; result: M extends TraceQueryNullMeansMissing ? NonNullable<TraceQueryResult<M>> : TraceQueryResult<M> };
+  [M in TraceQueryName]: {
+    params: TraceQueryParams<M>;
+    result: M extends TraceQueryNullMeansMissing ? NonNullable<TraceQueryResult<M>> : TraceQueryResult<M>;
+  };
 };
 
 /**
@@ -107,7 +124,15 @@ export type HostNotification =
    * asks for its body), the settings, and the call to select first (if any). Sent again
    * after `ready` on every reload of the page.
    */
-  | { type: 'init'; header: TraceHeader; sessions: SessionPage; intro: SessionIntro | null; settings: InspectorSettings; select: CallRef | null; live?: LiveState }
+  | {
+      type: 'init';
+      header: TraceHeader;
+      sessions: SessionPage;
+      intro: SessionIntro | null;
+      settings: InspectorSettings;
+      select: CallRef | null;
+      live?: LiveState;
+    }
   /**
    * The file was read again (it changed on disk, or another format was chosen) or the
    * analysis settings changed, or (`appended`) a followed file grew and only its new

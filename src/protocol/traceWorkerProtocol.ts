@@ -4,7 +4,13 @@ import type { WhatIfWorkload } from '../core/sim/whatIfWorkload';
 import type { FormatId, SourceRef } from '../core/trace/model';
 import type { SessionPage } from '../core/view/sessionList';
 import type { CallTranscript } from '../core/view/transcript';
-import type { SessionIntro, TraceHeader, TraceQueryName, TraceQueryParams, TraceQueryResult } from '../core/view/traceQueries';
+import type {
+  SessionIntro,
+  TraceHeader,
+  TraceQueryName,
+  TraceQueryParams,
+  TraceQueryResult,
+} from '../core/view/traceQueries';
 import type { TraceProblems } from '../core/view/traceService';
 import type { RpcRequest, RpcResponse } from './workerRpc';
 
@@ -17,7 +23,9 @@ import type { RpcRequest, RpcResponse } from './workerRpc';
  * refuses a symbolic link swapped in since the listing, `expect` a different file), or
  * handed over as bytes (remote workspaces).
  */
-export type WorkerFile = { key: string; path: string; noFollow?: boolean; expect?: { ino: number; dev: number } } | { key: string; bytes: Uint8Array };
+export type WorkerFile =
+  | { key: string; path: string; noFollow?: boolean; expect?: { ino: number; dev: number } }
+  | { key: string; bytes: Uint8Array };
 
 /** How to read the trace. */
 export interface OpenParams {
@@ -73,7 +81,9 @@ export interface OpenedTrace {
  * query (TraceQueries) by its own name, answered by the worker's TraceService as asked;
  * then what only the host asks.
  */
-export type TraceWorkerMethods = { [M in TraceQueryName]: { params: TraceQueryParams<M>; result: TraceQueryResult<M> } } & TraceWorkerOwnMethods;
+export type TraceWorkerMethods = {
+  [M in TraceQueryName]: { params: TraceQueryParams<M>; result: TraceQueryResult<M> };
+} & TraceWorkerOwnMethods;
 
 /** What the host asks the worker besides the trace queries. */
 export interface TraceWorkerOwnMethods {

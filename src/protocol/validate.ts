@@ -1,12 +1,45 @@
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
-import { boolean, callRef, checkWith, integer, MAX_CLIPBOARD_CHARS, MAX_EXPORT_CHARS, MAX_EXPORT_NAME_CHARS, MAX_FILE_INDEX, MAX_ID_CHARS, MAX_LINE, MAX_LOG_CHARS, record, refuse, Refused, sessionId, string } from './checks';
+import {
+  boolean,
+  callRef,
+  checkWith,
+  integer,
+  MAX_CLIPBOARD_CHARS,
+  MAX_EXPORT_CHARS,
+  MAX_EXPORT_NAME_CHARS,
+  MAX_FILE_INDEX,
+  MAX_ID_CHARS,
+  MAX_LINE,
+  MAX_LOG_CHARS,
+  record,
+  refuse,
+  Refused,
+  sessionId,
+  string,
+} from './checks';
 import type { Checked } from './checks';
 import type { WebviewNotification, WebviewRequests } from './messages';
 import { TRANSCRIPT_MAX_CHARS } from '../core/view/transcript';
 import { isTraceQuery, TRACE_QUERY_CHECKS } from './traceQueryChecks';
 
-export { checkWith, integer, MAX_CALL_INDEX, MAX_CLIPBOARD_CHARS, MAX_EXPORT_CHARS, MAX_EXPORT_NAME_CHARS, MAX_FILE_INDEX, MAX_ID_CHARS, MAX_LINE, MAX_LOG_CHARS, MAX_QUERY_CHARS, MAX_SESSION_OFFSET, record, refuse, string } from './checks';
+export {
+  checkWith,
+  integer,
+  MAX_CALL_INDEX,
+  MAX_CLIPBOARD_CHARS,
+  MAX_EXPORT_CHARS,
+  MAX_EXPORT_NAME_CHARS,
+  MAX_FILE_INDEX,
+  MAX_ID_CHARS,
+  MAX_LINE,
+  MAX_LOG_CHARS,
+  MAX_QUERY_CHARS,
+  MAX_SESSION_OFFSET,
+  record,
+  refuse,
+  string,
+} from './checks';
 export type { Checked } from './checks';
 
 /**
@@ -67,25 +100,38 @@ export function checkWebviewNotification(data: unknown): Checked<WebviewNotifica
       case 'load/retry':
         return { ok: true, value: { type, ignoreSizeLimit: boolean(m['ignoreSizeLimit'], 'ignoreSizeLimit') } };
       case 'source/reveal': {
-        const toolId = m['toolId'] === null || m['toolId'] === undefined ? null : string(m['toolId'], 'toolId', MAX_ID_CHARS);
+        const toolId =
+          m['toolId'] === null || m['toolId'] === undefined ? null : string(m['toolId'], 'toolId', MAX_ID_CHARS);
         return { ok: true, value: { type, ref: callRef(m['ref'], 'ref'), toolId } };
       }
       case 'source/revealLine':
-        return { ok: true, value: { type, file: integer(m['file'], 'file (the index of one of the trace\'s files)', MAX_FILE_INDEX), line: integer(m['line'], 'line', MAX_LINE) } };
+        return {
+          ok: true,
+          value: {
+            type,
+            file: integer(m['file'], "file (the index of one of the trace's files)", MAX_FILE_INDEX),
+            line: integer(m['line'], 'line', MAX_LINE),
+          },
+        };
       case 'format/choose': {
         const format = m['format'];
-        if (format !== null && (typeof format !== 'string' || !FORMAT_IDS.has(format))) refuse('format is not a known format id or null');
+        if (format !== null && (typeof format !== 'string' || !FORMAT_IDS.has(format)))
+          refuse('format is not a known format id or null');
         return { ok: true, value: { type, format: format as FormatId | null } };
       }
       case 'clipboard/write': {
         const text = string(m['text'], 'text', MAX_CLIPBOARD_CHARS);
         const words = shellWords(text);
-        if (!words || words[0] !== 'agent-trace' || words[1] !== 'simulate') refuse('text is not an agent-trace simulate command of plain or single-quoted words on one line');
+        if (!words || words[0] !== 'agent-trace' || words[1] !== 'simulate')
+          refuse('text is not an agent-trace simulate command of plain or single-quoted words on one line');
         return { ok: true, value: { type, text } };
       }
       case 'whatif/export': {
         const fileName = string(m['fileName'], 'fileName', MAX_EXPORT_NAME_CHARS);
-        if (!EXPORT_NAME.test(fileName) || CONTROL_OR_BIDI.test(fileName)) refuse('fileName is not a plain file name ending in .json (no folder, no leading dot, no control characters)');
+        if (!EXPORT_NAME.test(fileName) || CONTROL_OR_BIDI.test(fileName))
+          refuse(
+            'fileName is not a plain file name ending in .json (no folder, no leading dot, no control characters)',
+          );
         const json = string(m['json'], 'json', MAX_EXPORT_CHARS);
         let parsed: unknown;
         try {
@@ -113,7 +159,8 @@ type Params<M extends keyof WebviewRequests> = WebviewRequests[M]['params'];
 export function checkRequestParams<M extends keyof WebviewRequests>(method: M, params: unknown): Checked<Params<M>> {
   return checkWith(() => {
     const p = record(params, 'params');
-    if (isTraceQuery(method)) return (TRACE_QUERY_CHECKS[method].params as (p: Record<string, unknown>) => Params<M>)(p);
+    if (isTraceQuery(method))
+      return (TRACE_QUERY_CHECKS[method].params as (p: Record<string, unknown>) => Params<M>)(p);
     switch (method) {
       case 'callTranscript': {
         const ref = callRef(p, 'params');

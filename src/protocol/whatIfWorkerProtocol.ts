@@ -87,11 +87,35 @@ export type FromWorker =
   /** The same scenario with one session (N = 1): the "from" of the sentence. */
   | { type: 'scenario/alone'; seq: number; result: PointResult; ms: number }
   /** The scenario under another policy, or why it could not run. */
-  | { type: 'scenario/policy'; seq: number; policy: PolicyId; result: PointResult | null; error: string | null; ms: number }
+  | {
+      type: 'scenario/policy';
+      seq: number;
+      policy: PolicyId;
+      result: PointResult | null;
+      error: string | null;
+      ms: number;
+    }
   /** One sweep point of the main line (`line` null) or of a policy's line; `done`/`total` for progress. */
-  | { type: 'sweep/point'; seq: number; line: PolicyId | null; value: number; result: PointResult; done: number; total: number; ms: number }
+  | {
+      type: 'sweep/point';
+      seq: number;
+      line: PolicyId | null;
+      value: number;
+      result: PointResult;
+      done: number;
+      total: number;
+      ms: number;
+    }
   /** The main line is complete: its cliff, which points ran and which were skipped and why. */
-  | { type: 'sweep/cliff'; seq: number; cliff: Cliff; run: number[]; skipped: number[]; stoppedBy: 'cliff' | 'budget' | null; ms: number }
+  | {
+      type: 'sweep/cliff';
+      seq: number;
+      cliff: Cliff;
+      run: number[];
+      skipped: number[];
+      stoppedBy: 'cliff' | 'budget' | null;
+      ms: number;
+    }
   /** A policy line could not run (an engine refused its parameters). */
   | { type: 'sweep/lineError'; seq: number; line: PolicyId; error: string }
   /** The job is over; nothing more comes for this `seq`. */

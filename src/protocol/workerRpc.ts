@@ -9,12 +9,17 @@
 export type RpcMethods<Methods> = { [M in keyof Methods]: { params: unknown; result: unknown } };
 
 /** A request to a worker: `id` comes back in the answer. */
-export type RpcRequest<Methods extends RpcMethods<Methods>, M extends keyof Methods & string = keyof Methods & string> = {
+export type RpcRequest<
+  Methods extends RpcMethods<Methods>,
+  M extends keyof Methods & string = keyof Methods & string,
+> = {
   [K in M]: { kind: 'request'; id: number; method: K; params: Methods[K]['params'] };
 }[M];
 
 /** A worker's answer to one request: its result, or the error it raised (`code` says which kind, for a client that tells kinds apart). */
-export type RpcResponse = { kind: 'response'; id: number; ok: unknown } | { kind: 'response'; id: number; err: string; code?: string };
+export type RpcResponse =
+  | { kind: 'response'; id: number; ok: unknown }
+  | { kind: 'response'; id: number; err: string; code?: string };
 
 /** A request the worker answered with an error: its message, and its `code` when the worker sent one. */
 export class RpcError extends Error {
@@ -28,7 +33,12 @@ export class RpcError extends Error {
 
 /** Whether a message a worker posted is an answer (rather than one of its protocol's own messages). */
 export function isRpcResponse(message: unknown): message is RpcResponse {
-  return typeof message === 'object' && message !== null && (message as { kind?: unknown }).kind === 'response' && typeof (message as { id?: unknown }).id === 'number';
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    (message as { kind?: unknown }).kind === 'response' &&
+    typeof (message as { id?: unknown }).id === 'number'
+  );
 }
 
 /**
@@ -46,7 +56,11 @@ export class WorkerRpc<Methods extends RpcMethods<Methods>> {
   constructor(private readonly send: (request: RpcRequest<Methods>, transfer: readonly unknown[]) => void) {}
 
   /** Asks the worker; resolves with its answer, rejects with its error (an RpcError) or with why the worker stopped. */
-  request<M extends keyof Methods & string>(method: M, params: Methods[M]['params'], transfer: readonly unknown[] = []): Promise<Methods[M]['result']> {
+  request<M extends keyof Methods & string>(
+    method: M,
+    params: Methods[M]['params'],
+    transfer: readonly unknown[] = [],
+  ): Promise<Methods[M]['result']> {
     if (this.stoppedBy) return Promise.reject(this.stoppedBy);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -93,7 +107,10 @@ export function respond(
 ): Promise<void> | void {
   const fail = (e: unknown): void => {
     const code = options.codeOf?.(e) ?? null;
-    post({ kind: 'response', id, err: e instanceof Error ? e.message : String(e), ...(code === null ? {} : { code }) }, []);
+    post(
+      { kind: 'response', id, err: e instanceof Error ? e.message : String(e), ...(code === null ? {} : { code }) },
+      [],
+    );
   };
   const succeed = (ok: unknown): void => {
     try {

@@ -36,11 +36,21 @@ interface Found {
 
 /** axe's violations on the page as it is now, the serious and critical ones apart. */
 async function audit(page: Page, label: string): Promise<{ blocking: Found[]; other: Found[] }> {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']).analyze();
-  const found: Found[] = result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+  const result = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+    .analyze();
+  const found: Found[] = result.violations.map((v) => ({
+    id: v.id,
+    impact: v.impact,
+    help: v.help,
+    targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')),
+  }));
   const blocking = found.filter((f) => f.impact === 'serious' || f.impact === 'critical');
   const other = found.filter((f) => !blocking.includes(f));
-  if (other.length > 0) console.log(`${label}: minor/moderate: ${other.map((f) => `${f.id} (${f.impact}) ${f.targets.join(', ')}`).join('; ')}`);
+  if (other.length > 0)
+    console.log(
+      `${label}: minor/moderate: ${other.map((f) => `${f.id} (${f.impact}) ${f.targets.join(', ')}`).join('; ')}`,
+    );
   return { blocking, other };
 }
 
@@ -64,7 +74,14 @@ describe('accessibility (axe-core) of the four pages in three themes', () => {
     browser = await launchChromium();
     spotter = await parseFile(SPOTTER);
     reportFile = join(mkdtempSync(join(tmpdir(), 'a11y-')), 'report.html');
-    const doc = { schema: 1 as const, title: 'Accessibility', generatedAt: '2026-12-01T00:00:00.000Z', generator: 'agent-trace test', traces: [buildReportTrace(spotter, 'spotter.jsonl')], redaction: null };
+    const doc = {
+      schema: 1 as const,
+      title: 'Accessibility',
+      generatedAt: '2026-12-01T00:00:00.000Z',
+      generator: 'agent-trace test',
+      traces: [buildReportTrace(spotter, 'spotter.jsonl')],
+      redaction: null,
+    };
     writeFileSync(reportFile, reportHtml(doc, await readReportAssets(repoRoot)));
     rows = [];
     for (const [path, fileId] of [
@@ -75,7 +92,19 @@ describe('accessibility (axe-core) of the four pages in three themes', () => {
       indexRecords(parsed).forEach(({ session, calls: c }, i) => {
         const id = fileId * 10 + i;
         calls.set(id, c);
-        rows.push({ ...session, id, fileId, path, agentId: parsed.model.format!, project: '/p/demo', fileMtimeMs: 0, lastWriteMs: 0, live: false, fileStatus: 'ok' as const, problem: null });
+        rows.push({
+          ...session,
+          id,
+          fileId,
+          path,
+          agentId: parsed.model.format!,
+          project: '/p/demo',
+          fileMtimeMs: 0,
+          lastWriteMs: 0,
+          live: false,
+          fileStatus: 'ok' as const,
+          problem: null,
+        });
       });
     }
   });
@@ -95,7 +124,11 @@ describe('accessibility (axe-core) of the four pages in three themes', () => {
     });
 
     it(`the several-sessions page in the ${theme} theme`, async () => {
-      const s = await openSessionsPage(browser, { kind: 'report', title: '2 sessions', report: buildSessionsReport(rows) }, theme);
+      const s = await openSessionsPage(
+        browser,
+        { kind: 'report', title: '2 sessions', report: buildSessionsReport(rows) },
+        theme,
+      );
       try {
         assertNoBlocking(await audit(s.page, `sessions (${theme})`), `sessions (${theme})`);
         if (theme === 'dark') await s.page.screenshot({ path: join(results, 'a11y-sessions-dark.png') });
@@ -107,7 +140,11 @@ describe('accessibility (axe-core) of the four pages in three themes', () => {
     it(`the comparison of two sessions in the ${theme} theme`, async () => {
       const a = rows.find((r) => r.path === EDIT_LOOP)!;
       const b = rows.find((r) => r.path === SPOTTER && r.parentKey === null)!;
-      const s = await openSessionsPage(browser, { kind: 'compare', comparison: compareSessions(a, calls.get(a.id)!, b, calls.get(b.id)!) }, theme);
+      const s = await openSessionsPage(
+        browser,
+        { kind: 'compare', comparison: compareSessions(a, calls.get(a.id)!, b, calls.get(b.id)!) },
+        theme,
+      );
       try {
         assertNoBlocking(await audit(s.page, `compare (${theme})`), `compare (${theme})`);
       } finally {
@@ -118,7 +155,11 @@ describe('accessibility (axe-core) of the four pages in three themes', () => {
 
   for (const scheme of ['light', 'dark', 'forced-colors'] as const) {
     it(`the HTML report in a browser set to ${scheme}`, async () => {
-      const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme: scheme === 'forced-colors' ? 'dark' : scheme, forcedColors: scheme === 'forced-colors' ? 'active' : 'none' });
+      const context = await browser.newContext({
+        viewport: { width: 1400, height: 900 },
+        colorScheme: scheme === 'forced-colors' ? 'dark' : scheme,
+        forcedColors: scheme === 'forced-colors' ? 'active' : 'none',
+      });
       try {
         const page = await context.newPage();
         await page.goto(`file://${reportFile}`);

@@ -18,7 +18,12 @@ import type { InspectorPage, OpenOptions } from '../support/inspectorHarness';
 const SPOTTER_ID = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
 
 /** What a Claude Code log says, read naively: main-thread calls by message id, the call of each tool_use, results by 1-based line. */
-function readClaudeLog(path: string): { calls: number; callOfResultLine(line: number): number; resultText(line: number): string; toolCounts: Record<string, { calls: number; failed: number }> } {
+function readClaudeLog(path: string): {
+  calls: number;
+  callOfResultLine(line: number): number;
+  resultText(line: number): string;
+  toolCounts: Record<string, { calls: number; failed: number }>;
+} {
   const ids: string[] = [];
   const callOfTool = new Map<string, number>();
   const nameOfTool = new Map<string, string>();
@@ -28,7 +33,11 @@ function readClaudeLog(path: string): { calls: number; callOfResultLine(line: nu
     .split('\n')
     .forEach((text, i) => {
       if (!text.trim()) return;
-      const r = JSON.parse(text) as { type?: string; isSidechain?: boolean; message?: { id?: string; content?: unknown } };
+      const r = JSON.parse(text) as {
+        type?: string;
+        isSidechain?: boolean;
+        message?: { id?: string; content?: unknown };
+      };
       if (r.isSidechain) return;
       const content = Array.isArray(r.message?.content) ? (r.message!.content as Array<Record<string, unknown>>) : [];
       if (r.type === 'assistant') {
@@ -44,7 +53,10 @@ function readClaudeLog(path: string): { calls: number; callOfResultLine(line: nu
         for (const c of content) {
           if (c['type'] !== 'tool_result') continue;
           const body = c['content'];
-          resultLines.set(i + 1, { toolId: c['tool_use_id'] as string, text: typeof body === 'string' ? body : JSON.stringify(body) });
+          resultLines.set(i + 1, {
+            toolId: c['tool_use_id'] as string,
+            text: typeof body === 'string' ? body : JSON.stringify(body),
+          });
           const name = nameOfTool.get(c['tool_use_id'] as string);
           if (name && c['is_error'] === true) toolCounts[name]!.failed += 1;
         }
@@ -70,34 +82,117 @@ function threeLoopSession(): string {
   const lines: string[] = [];
   let t = Date.UTC(2026, 0, 1, 9, 0, 0);
   let n = 0;
-  const base = { sessionId: 'synthetic-loops', cwd: '/src', version: '2.1.0', isSidechain: false, userType: 'external' };
+  const base = {
+    sessionId: 'synthetic-loops',
+    cwd: '/src',
+    version: '2.1.0',
+    isSidechain: false,
+    userType: 'external',
+  };
   const stamp = (): string => new Date(t).toISOString();
-  lines.push(JSON.stringify({ ...base, type: 'user', uuid: `u${n++}`, parentUuid: null, timestamp: stamp(), message: { role: 'user', content: 'Make the tests pass.' } }));
+  lines.push(
+    JSON.stringify({
+      ...base,
+      type: 'user',
+      uuid: `u${n++}`,
+      parentUuid: null,
+      timestamp: stamp(),
+      message: { role: 'user', content: 'Make the tests pass.' },
+    }),
+  );
   const plan: Array<{ name: string; input: Record<string, string>; error: string | null }> = [
     { name: 'Read', input: { file_path: '/src/a.ts' }, error: null },
     ...[1, 2, 3].map(() => ({ name: 'Bash', input: { command: 'npm test' }, error: `${HOSTILE} 3 tests failed` })),
-    ...[4, 5, 6, 7].map(() => ({ name: 'Edit', input: { file_path: '/src/a.ts', old_string: 'x', new_string: 'y' }, error: 'String to replace not found in file.' })),
+    ...[4, 5, 6, 7].map(() => ({
+      name: 'Edit',
+      input: { file_path: '/src/a.ts', old_string: 'x', new_string: 'y' },
+      error: 'String to replace not found in file.',
+    })),
     { name: 'Edit', input: { file_path: '/src/a.ts', old_string: 'a', new_string: 'b' }, error: null },
-    ...[9, 10, 11, 12, 13].map(() => ({ name: 'Bash', input: { command: 'pytest tests/test_a.py' }, error: 'FAILED tests/test_a.py::test_one' })),
+    ...[9, 10, 11, 12, 13].map(() => ({
+      name: 'Bash',
+      input: { command: 'pytest tests/test_a.py' },
+      error: 'FAILED tests/test_a.py::test_one',
+    })),
   ];
   plan.forEach((step, i) => {
     if (i === 9) {
       // The user comes back after 20 minutes with a new prompt: longer than the 5-minute cache TTL.
       t += 20 * 60_000;
-      lines.push(JSON.stringify({ ...base, type: 'user', uuid: `u${n++}`, parentUuid: `u${n - 2}`, timestamp: stamp(), message: { role: 'user', content: 'Now the Python tests.' } }));
+      lines.push(
+        JSON.stringify({
+          ...base,
+          type: 'user',
+          uuid: `u${n++}`,
+          parentUuid: `u${n - 2}`,
+          timestamp: stamp(),
+          message: { role: 'user', content: 'Now the Python tests.' },
+        }),
+      );
     }
     t += 5_000;
     // Each prompt extends the previous one; call 0 and call 9 (after the pause) find nothing cached.
     const context = 2_000 + 400 * i;
     const cached = i === 0 || i === 9 ? 0 : context - 400;
-    const usage = { input_tokens: context - cached, cache_read_input_tokens: cached, cache_creation_input_tokens: 0, output_tokens: 120 };
+    const usage = {
+      input_tokens: context - cached,
+      cache_read_input_tokens: cached,
+      cache_creation_input_tokens: 0,
+      output_tokens: 120,
+    };
     const toolId = `toolu_${i}`;
-    lines.push(JSON.stringify({ ...base, type: 'assistant', uuid: `u${n++}`, parentUuid: `u${n - 2}`, timestamp: stamp(), message: { id: `msg_${i}`, model: 'claude-test', role: 'assistant', type: 'message', content: [{ type: 'tool_use', id: toolId, name: step.name, input: step.input }], usage } }));
+    lines.push(
+      JSON.stringify({
+        ...base,
+        type: 'assistant',
+        uuid: `u${n++}`,
+        parentUuid: `u${n - 2}`,
+        timestamp: stamp(),
+        message: {
+          id: `msg_${i}`,
+          model: 'claude-test',
+          role: 'assistant',
+          type: 'message',
+          content: [{ type: 'tool_use', id: toolId, name: step.name, input: step.input }],
+          usage,
+        },
+      }),
+    );
     t += 2_000;
-    lines.push(JSON.stringify({ ...base, type: 'user', uuid: `u${n++}`, parentUuid: `u${n - 2}`, timestamp: stamp(), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolId, content: step.error ?? 'ok', is_error: step.error !== null }] } }));
+    lines.push(
+      JSON.stringify({
+        ...base,
+        type: 'user',
+        uuid: `u${n++}`,
+        parentUuid: `u${n - 2}`,
+        timestamp: stamp(),
+        message: {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: toolId, content: step.error ?? 'ok', is_error: step.error !== null },
+          ],
+        },
+      }),
+    );
   });
   t += 5_000;
-  lines.push(JSON.stringify({ ...base, type: 'assistant', uuid: `u${n++}`, parentUuid: `u${n - 2}`, timestamp: stamp(), message: { id: 'msg_last', model: 'claude-test', role: 'assistant', type: 'message', content: [{ type: 'text', text: 'Done.' }], usage: { input_tokens: 400, cache_read_input_tokens: 7_600, cache_creation_input_tokens: 0, output_tokens: 30 } } }));
+  lines.push(
+    JSON.stringify({
+      ...base,
+      type: 'assistant',
+      uuid: `u${n++}`,
+      parentUuid: `u${n - 2}`,
+      timestamp: stamp(),
+      message: {
+        id: 'msg_last',
+        model: 'claude-test',
+        role: 'assistant',
+        type: 'message',
+        content: [{ type: 'text', text: 'Done.' }],
+        usage: { input_tokens: 400, cache_read_input_tokens: 7_600, cache_creation_input_tokens: 0, output_tokens: 30 },
+      },
+    }),
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -139,25 +234,40 @@ describe('session analyses in the inspector (Chromium)', () => {
     assert.deepEqual(attemptCalls, [14, 16, 18, 20]);
     const p = await inspector();
     // 4 of 41 calls, by hand: 9.76 %.
-    assert.equal(await p.page.textContent('[data-loop-sentence]'), "9.8% of this session's calls were spent in 1 retry loop");
+    assert.equal(
+      await p.page.textContent('[data-loop-sentence]'),
+      "9.8% of this session's calls were spent in 1 retry loop",
+    );
     const rows = p.page.locator('.loops-table tr.loop-row');
     assert.equal(await rows.count(), 1);
     const row = rows.first();
     assert.equal((await row.locator('th.col-tool').textContent())?.trim(), 'Edit/Write');
-    assert.equal(await row.locator('.col-target code').textContent(), 'C:/Users/[USER]/Documents/M-Claude/scripts/sync_raw_logs.py');
+    assert.equal(
+      await row.locator('.col-target code').textContent(),
+      'C:/Users/[USER]/Documents/M-Claude/scripts/sync_raw_logs.py',
+    );
     assert.equal(await row.locator('[data-col="attempts"]').textContent(), '4');
-    assert.equal(await row.locator('[data-col="callsSpanned"]').textContent(), String(attemptCalls[3]! - attemptCalls[0]! + 1));
+    assert.equal(
+      await row.locator('[data-col="callsSpanned"]').textContent(),
+      String(attemptCalls[3]! - attemptCalls[0]! + 1),
+    );
     assert.equal((await row.locator('[data-col="outcome"]').textContent())?.trim(), 'gave up');
     // The first error, as text, exactly as the result on line 61 holds it.
     assert.equal(await p.page.textContent('.loops [data-first-error]'), editLog.resultText(61));
-    assert.match((await p.page.textContent('.loop-where')) ?? '', /^calls 15–21 · lines 61–74 of edit-retry-loop\.jsonl$/);
+    assert.match(
+      (await p.page.textContent('.loop-where')) ?? '',
+      /^calls 15–21 · lines 61–74 of edit-retry-loop\.jsonl$/,
+    );
 
     // One band, over bars 14…20: from the left edge of bar 14 to the right edge of bar 20.
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-loop-bands'), '1');
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-loop-band-spans'), '14-20');
     const a = await plotArea(p);
     const step = (a.right - a.left) / a.count;
-    const [x0, x1] = (await p.page.getAttribute('.chart-wrap', 'data-loop-band-pixels'))!.split('-').map(Number) as [number, number];
+    const [x0, x1] = (await p.page.getAttribute('.chart-wrap', 'data-loop-band-pixels'))!.split('-').map(Number) as [
+      number,
+      number,
+    ];
     assert.ok(Math.abs(x0 - (a.left + 14 * step)) <= 2, `band starts at bar 14 (${x0} vs ${a.left + 14 * step})`);
     assert.ok(Math.abs(x1 - (a.left + 21 * step)) <= 2, `band ends after bar 20 (${x1} vs ${a.left + 21 * step})`);
     assert.equal(await p.page.isVisible('.legend [data-legend="loop"]'), true);
@@ -175,7 +285,11 @@ describe('session analyses in the inspector (Chromium)', () => {
     assert.deepEqual(m, { type: 'source/revealLine', file: 0, line: 60 });
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), String(editLog.callOfResultLine(61)));
     assert.equal(await p.page.getAttribute('.loops-table tr.loop-row', 'aria-current'), 'true');
-    assert.deepEqual(p.posted.slice(since).filter((x) => x.type === 'source/reveal'), [], 'the row reveals the loop, not the call');
+    assert.deepEqual(
+      p.posted.slice(since).filter((x) => x.type === 'source/reveal'),
+      [],
+      'the row reveals the loop, not the call',
+    );
     await p.page.waitForSelector('.details .note-loop');
     assert.match((await p.page.textContent('.details .note-loop')) ?? '', /^Retry loop: Edit\/Write attempt 1 of 4/);
 
@@ -187,14 +301,21 @@ describe('session analyses in the inspector (Chromium)', () => {
     m = await p.waitForPosted(revealLine, since);
     assert.deepEqual(m, { type: 'source/revealLine', file: 0, line: 60 });
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), '14');
-    assert.equal(await p.page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset['action']), 'open-loop', 'focus stays on the row button');
+    assert.equal(
+      await p.page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset['action']),
+      'open-loop',
+      'focus stays on the row button',
+    );
     await assertClean(p);
   });
 
   it('edit-retry-loop.jsonl: misses are the first call and four idle gaps, marked under calls 0, 4, 22, 27, 40', async () => {
     const p = await inspector({ select: { sessionId: editParsed.model.sessions[0]!.id, callIndex: 4 } });
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-miss-calls'), '0,4,22,27,40');
-    assert.deepEqual(await p.page.locator('.miss-summary [data-miss-cause]').allTextContents(), ['1 first call', '4 idle gap > TTL']);
+    assert.deepEqual(await p.page.locator('.miss-summary [data-miss-cause]').allTextContents(), [
+      '1 first call',
+      '4 idle gap > TTL',
+    ]);
     assert.equal(await p.page.isVisible('.legend [data-legend="miss"]'), true);
     // The gaps by the file's timestamps.
     const gaps: Array<[number, string]> = [
@@ -205,14 +326,23 @@ describe('session analyses in the inspector (Chromium)', () => {
     ];
     for (const [index, gap] of gaps) {
       const text = await tooltipOf(p, index);
-      assert.match(text, new RegExp(`Cache miss: idle gap — idle ${gap} since the previous call > cache TTL 5 min 00 s; [\\d.]+k tokens re-prefilled`), `call ${index}: ${text}`);
+      assert.match(
+        text,
+        new RegExp(
+          `Cache miss: idle gap — idle ${gap} since the previous call > cache TTL 5 min 00 s; [\\d.]+k tokens re-prefilled`,
+        ),
+        `call ${index}: ${text}`,
+      );
     }
     assert.match(await tooltipOf(p, 0), /Cache miss: first call — first call of the session/);
     assert.doesNotMatch(await tooltipOf(p, 1), /Cache miss/);
     // The selected call's details say it too.
     await p.page.waitForSelector('.details .note-miss');
     assert.equal(await p.page.getAttribute('.details .note-miss', 'data-miss'), 'idle-gap');
-    assert.match((await p.page.textContent('.details .note-miss')) ?? '', /^Cache miss: idle gap — idle 24 min 25 s since the previous call/);
+    assert.match(
+      (await p.page.textContent('.details .note-miss')) ?? '',
+      /^Cache miss: idle gap — idle 24 min 25 s since the previous call/,
+    );
     // Each cause selects its calls in turn, wrapping.
     await p.page.click('.miss-summary [data-miss-cause="idle-gap"]');
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), '22');
@@ -234,33 +364,54 @@ describe('session analyses in the inspector (Chromium)', () => {
     assert.equal((await row.locator('th.col-tool').textContent())?.trim(), 'Bash');
     assert.equal(await row.locator('.col-target code').textContent(), 'git add && git commit');
     assert.equal(await row.locator('[data-col="attempts"]').textContent(), '7');
-    assert.equal(await row.locator('[data-col="callsSpanned"]').textContent(), String(attemptCalls[6]! - attemptCalls[0]! + 1));
+    assert.equal(
+      await row.locator('[data-col="callsSpanned"]').textContent(),
+      String(attemptCalls[6]! - attemptCalls[0]! + 1),
+    );
     assert.equal((await row.locator('[data-col="outcome"]').textContent())?.trim(), 'gave up');
     // 7 of 149 calls: 4.70 %.
-    assert.equal(await p.page.textContent('[data-loop-sentence]'), "4.7% of this session's calls were spent in 1 retry loop");
-    assert.equal(await p.page.getAttribute('.chart-wrap', 'data-loop-band-spans'), `${attemptCalls[0]}-${attemptCalls[6]}`);
+    assert.equal(
+      await p.page.textContent('[data-loop-sentence]'),
+      "4.7% of this session's calls were spent in 1 retry loop",
+    );
+    assert.equal(
+      await p.page.getAttribute('.chart-wrap', 'data-loop-band-spans'),
+      `${attemptCalls[0]}-${attemptCalls[6]}`,
+    );
     const since = p.posted.length;
     await row.locator('[data-action="open-loop"]').click();
     assert.deepEqual(await p.waitForPosted(revealLine, since), { type: 'source/revealLine', file: 0, line: 1208 });
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), String(attemptCalls[0]));
 
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-miss-calls'), '5,138');
-    assert.deepEqual(await p.page.locator('.miss-summary [data-miss-cause]').allTextContents(), ['1 compaction', '1 prefix change (model switch)']);
-    assert.match(await tooltipOf(p, 5), /Cache miss: prefix change — model switched from claude-opus-4-6 to claude-haiku-4-5-20251001/);
+    assert.deepEqual(await p.page.locator('.miss-summary [data-miss-cause]').allTextContents(), [
+      '1 compaction',
+      '1 prefix change (model switch)',
+    ]);
+    assert.match(
+      await tooltipOf(p, 5),
+      /Cache miss: prefix change — model switched from claude-opus-4-6 to claude-haiku-4-5-20251001/,
+    );
     assert.match(await tooltipOf(p, 138), /Cache miss: compaction — compaction \(manual\)/);
     await assertClean(p);
   });
 
   it('spotter: figures with published ranges say where they fall, in words, with the source on hover', async () => {
     const p = await inspector({ trace: spotterParsed, fileName: `${SPOTTER_ID}.jsonl` });
-    const verdict = async (name: string): Promise<[string | null, string]> => [await p.page.getAttribute(`[data-range-for="${name}"]`, 'data-range'), ((await p.page.textContent(`[data-range-for="${name}"]`)) ?? '').trim()];
+    const verdict = async (name: string): Promise<[string | null, string]> => [
+      await p.page.getAttribute(`[data-range-for="${name}"]`, 'data-range'),
+      ((await p.page.textContent(`[data-range-for="${name}"]`)) ?? '').trim(),
+    ];
     // Independent reference (test/reference/claude_code_totals.py): hit 98.4 %, input/output 371×, mean append/output 196.94×.
     assert.equal(await p.figure('cacheHitRate'), '98.4%');
     assert.deepEqual(await verdict('cacheHitRate'), ['within', '✓ within 84.6–99.5%']);
     assert.equal(await p.figure('rawInputToOutput'), '371×');
     assert.deepEqual(await verdict('rawInputToOutput'), ['within', '✓ within 53.9–559.8×']);
     assert.deepEqual(await verdict('appendToOutputMean'), ['above', '↑ above 1.5–7.3×']);
-    assert.match((await p.page.getAttribute('[data-range-for="cacheHitRate"]', 'title')) ?? '', /Agentic AI Workload Characteristics \(arXiv 2605\.26297\)/);
+    assert.match(
+      (await p.page.getAttribute('[data-range-for="cacheHitRate"]', 'title')) ?? '',
+      /Agentic AI Workload Characteristics \(arXiv 2605\.26297\)/,
+    );
 
     // Decode is what prefill leaves; Claude Code logs have no server timing, so the split is estimated.
     const prefill = parseFloat(await p.figure('prefillShare'));
@@ -268,7 +419,10 @@ describe('session analyses in the inspector (Chromium)', () => {
     assert.ok(Math.abs(prefill + decode - 100) < 0.11, `${prefill} + ${decode} = 100`);
     assert.deepEqual((await verdict('decodeShare'))[0], decode < 91 ? 'below' : decode > 98.6 ? 'above' : 'within');
     assert.equal(await p.page.getAttribute('[data-tag="prefillBasis"]', 'data-tag-value'), 'estimated');
-    assert.match((await p.page.getAttribute('[data-tag="prefillBasis"]', 'title')) ?? '', /^Estimated with a cost model/);
+    assert.match(
+      (await p.page.getAttribute('[data-tag="prefillBasis"]', 'title')) ?? '',
+      /^Estimated with a cost model/,
+    );
     await assertClean(p);
   });
 
@@ -276,7 +430,10 @@ describe('session analyses in the inspector (Chromium)', () => {
     const p = await inspector({ trace: spotterParsed, fileName: `${SPOTTER_ID}.jsonl` });
     // Closed at first so the timeline stays in view; the digest names the decode verdict.
     assert.equal(await p.page.getAttribute('.fingerprint', 'open'), null);
-    assert.match((await p.page.textContent('.fp-digest')) ?? '', /^decode [\d.]+% of LLM time \((below|within|above) 91–98\.6%\), estimated · /);
+    assert.match(
+      (await p.page.textContent('.fp-digest')) ?? '',
+      /^decode [\d.]+% of LLM time \((below|within|above) 91–98\.6%\), estimated · /,
+    );
     await p.page.focus('.fingerprint > summary');
     await p.page.keyboard.press('Enter');
     await p.page.waitForSelector('.fingerprint[open] .tools-table', { state: 'visible' });
@@ -289,11 +446,17 @@ describe('session analyses in the inspector (Chromium)', () => {
       const cells = await p.page.locator(`.tools-table tr[data-tool="${tool}"] td`).allTextContents();
       assert.deepEqual(cells.slice(0, 2), [String(counts.calls), String(counts.failed)], tool);
     }
-    assert.deepEqual(await p.page.locator('.quarters-table thead .quarter-calls').allTextContents(), ['calls 1–38', 'calls 39–75', 'calls 76–112', 'calls 113–149']);
+    assert.deepEqual(await p.page.locator('.quarters-table thead .quarter-calls').allTextContents(), [
+      'calls 1–38',
+      'calls 39–75',
+      'calls 76–112',
+      'calls 113–149',
+    ]);
     const compaction = await p.page.locator('.compactions-table tbody tr').allTextContents();
     assert.equal(compaction.length, 1);
     assert.match(compaction[0]!, /^before call 139142,431/);
-    for (const name of ['toolTime', 'llmTime', 'outputPerCallMean', 'outputPerCallMedian', 'appendToOutputP90']) assert.notEqual(await p.figure(name), '', name);
+    for (const name of ['toolTime', 'llmTime', 'outputPerCallMean', 'outputPerCallMedian', 'appendToOutputP90'])
+      assert.notEqual(await p.figure(name), '', name);
 
     // Reopening the page keeps it open.
     const again = await inspector({ trace: spotterParsed, fileName: `${SPOTTER_ID}.jsonl`, state: await p.state() });
@@ -307,13 +470,24 @@ describe('session analyses in the inspector (Chromium)', () => {
     assert.equal(session.calls.length, 15);
     const p = await inspector({ trace: loopsParsed, fileName: 'three-loops.jsonl', details: () => null });
     const order = (): Promise<string[]> => p.page.locator('.loops-table tr.loop-row .col-tool').allTextContents();
-    const targets = (): Promise<string[]> => p.page.locator('.loops-table tr.loop-row .col-target code').allTextContents();
+    const targets = (): Promise<string[]> =>
+      p.page.locator('.loops-table tr.loop-row .col-target code').allTextContents();
     // Session order: npm test (calls 1–3), Edit a.ts (4–7, escaped at 8), pytest (9–13).
     assert.deepEqual(await targets(), ['npm test', '/src/a.ts', 'pytest tests/test_a.py']);
-    assert.deepEqual(await p.page.locator('.loops-table tr.loop-row [data-col="attempts"]').allTextContents(), ['3', '4', '5']);
-    assert.deepEqual((await p.page.locator('.loops-table tr.loop-row [data-col="outcome"]').allTextContents()).map((t) => t.trim()), ['gave up', 'escaped at call 9', 'gave up']);
+    assert.deepEqual(await p.page.locator('.loops-table tr.loop-row [data-col="attempts"]').allTextContents(), [
+      '3',
+      '4',
+      '5',
+    ]);
+    assert.deepEqual(
+      (await p.page.locator('.loops-table tr.loop-row [data-col="outcome"]').allTextContents()).map((t) => t.trim()),
+      ['gave up', 'escaped at call 9', 'gave up'],
+    );
     // 12 of 15 calls made attempts.
-    assert.equal(await p.page.textContent('[data-loop-sentence]'), "80% of this session's calls were spent in 3 retry loops");
+    assert.equal(
+      await p.page.textContent('[data-loop-sentence]'),
+      "80% of this session's calls were spent in 3 retry loops",
+    );
     assert.equal(await p.page.getAttribute('th.col-attempts', 'aria-sort'), 'none');
 
     await p.page.click('button[data-sort="attempts"]');
@@ -329,7 +503,10 @@ describe('session analyses in the inspector (Chromium)', () => {
     assert.equal(await p.page.getAttribute('th.col-outcome', 'aria-sort'), 'descending');
     assert.equal(await p.page.getAttribute('th.col-attempts', 'aria-sort'), 'none');
     assert.deepEqual(await targets(), ['npm test', 'pytest tests/test_a.py', '/src/a.ts']);
-    assert.equal(await p.page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset['sort']), 'outcome');
+    assert.equal(
+      await p.page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset['sort']),
+      'outcome',
+    );
     await p.page.keyboard.press(' ');
     assert.equal(await p.page.getAttribute('th.col-outcome', 'aria-sort'), 'ascending');
     assert.deepEqual(await targets(), ['/src/a.ts', 'npm test', 'pytest tests/test_a.py']);
@@ -344,7 +521,10 @@ describe('session analyses in the inspector (Chromium)', () => {
 
     // Error text from the trace is text, never markup.
     assert.equal(await p.page.locator('.loops img, .loops script').count(), 0);
-    assert.match((await p.page.locator('.loops [data-first-error]').allTextContents()).join('\n'), /<img src=x onerror=/);
+    assert.match(
+      (await p.page.locator('.loops [data-first-error]').allTextContents()).join('\n'),
+      /<img src=x onerror=/,
+    );
     assert.equal(await p.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
     await p.page.screenshot({ path: join(results, 'analysis-three-loops.png'), fullPage: true });
     await assertClean(p);
@@ -376,11 +556,18 @@ describe('session analyses in the inspector (Chromium)', () => {
     }
     const narrow = await inspector({ viewport: { width: 600, height: 900 }, state, select });
     await narrow.page.waitForSelector('.details .tools');
-    const overflow = await narrow.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await narrow.page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.ok(overflow <= 0, `no horizontal scrolling at 600px (overflow ${overflow}px)`);
     await narrow.page.screenshot({ path: join(results, 'analysis-narrow.png'), fullPage: true });
     await assertClean(narrow);
-    const spot = await inspector({ trace: spotterParsed, fileName: `${SPOTTER_ID}.jsonl`, state, select: { sessionId: SPOTTER_ID, callIndex: 104 } });
+    const spot = await inspector({
+      trace: spotterParsed,
+      fileName: `${SPOTTER_ID}.jsonl`,
+      state,
+      select: { sessionId: SPOTTER_ID, callIndex: 104 },
+    });
     await spot.page.waitForSelector('.details .tools');
     await spot.page.screenshot({ path: join(results, 'analysis-spotter.png'), fullPage: true });
     await assertClean(spot);

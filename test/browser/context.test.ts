@@ -33,7 +33,9 @@ interface Reference {
 
 function python(): Reference | null {
   try {
-    return JSON.parse(execFileSync('python3', [join(repoRoot, 'test/reference/context_anatomy.py'), EXCERPT], { encoding: 'utf8' })) as Reference;
+    return JSON.parse(
+      execFileSync('python3', [join(repoRoot, 'test/reference/context_anatomy.py'), EXCERPT], { encoding: 'utf8' }),
+    ) as Reference;
   } catch {
     return null;
   }
@@ -43,13 +45,21 @@ function python(): Reference | null {
 async function excerptService(): Promise<TraceService> {
   const collector = new ClaudeCodeContentCollector();
   const trace = await parseFile(EXCERPT, { recordTap: (r) => collector.record(r) });
-  return new TraceService(trace, { fileName: 'context-excerpt.jsonl', formatChosen: false, analysis: {}, prices: createPriceBook(), context: { content: collector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] } });
+  return new TraceService(trace, {
+    fileName: 'context-excerpt.jsonl',
+    formatChosen: false,
+    analysis: {},
+    prices: createPriceBook(),
+    context: { content: collector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] },
+  });
 }
 
 /** The drawn stacks: for each bar, each kind's segment height in tokens (from its pixels and the y axis), and whether the segments touch. */
 async function drawnStacks(p: InspectorPage): Promise<Array<Record<string, number>>> {
   await p.page.waitForSelector('#context-chart[data-stacks]');
-  const [px0, pxTop, top] = ((await p.page.getAttribute('#context-chart', 'data-y-scale')) ?? '').split(',').map(Number) as [number, number, number];
+  const [px0, pxTop, top] = ((await p.page.getAttribute('#context-chart', 'data-y-scale')) ?? '')
+    .split(',')
+    .map(Number) as [number, number, number];
   const perPixel = top / (px0 - pxTop);
   const stacks = ((await p.page.getAttribute('#context-chart', 'data-stacks')) ?? '').split('|');
   return stacks.map((bar) => {
@@ -79,17 +89,34 @@ describe('the context panel (Chromium)', () => {
       return;
     }
     const service = await excerptService();
-    const p = await suite.open({ trace: service.parsed, service, fileName: 'context-excerpt.jsonl', viewport: { width: 1400, height: 1100 } });
+    const p = await suite.open({
+      trace: service.parsed,
+      service,
+      fileName: 'context-excerpt.jsonl',
+      viewport: { width: 1400, height: 1100 },
+    });
     const stacks = await drawnStacks(p);
     assert.equal(stacks.length, 6, 'one bar per call');
     assert.equal(await p.page.getAttribute('#context-chart', 'data-binned'), 'false');
     // Tolerance: a pixel of the y axis in tokens (the axis tops out near 50k over ~200 px).
-    const [px0, pxTop, top] = ((await p.page.getAttribute('#context-chart', 'data-y-scale')) ?? '').split(',').map(Number) as [number, number, number];
+    const [px0, pxTop, top] = ((await p.page.getAttribute('#context-chart', 'data-y-scale')) ?? '')
+      .split(',')
+      .map(Number) as [number, number, number];
     const pixel = top / (px0 - pxTop);
     reference.calls.forEach((call, i) => {
       const drawn = stacks[i]!;
-      assert.deepEqual(Object.keys(drawn).sort(), Object.keys(call.byKind).filter((k) => call.byKind[k]! > 0).sort(), `call ${i + 1}'s kinds`);
-      for (const [kind, tokens] of Object.entries(call.byKind)) assert.ok(Math.abs(drawn[kind]! - tokens) < pixel, `call ${i + 1} ${kind}: drawn ${drawn[kind]}, counted ${tokens}`);
+      assert.deepEqual(
+        Object.keys(drawn).sort(),
+        Object.keys(call.byKind)
+          .filter((k) => call.byKind[k]! > 0)
+          .sort(),
+        `call ${i + 1}'s kinds`,
+      );
+      for (const [kind, tokens] of Object.entries(call.byKind))
+        assert.ok(
+          Math.abs(drawn[kind]! - tokens) < pixel,
+          `call ${i + 1} ${kind}: drawn ${drawn[kind]}, counted ${tokens}`,
+        );
     });
     // By hand: call 1 is the base and the typed prompt, 26,010 tokens together; call 4 (after the /compact) holds no tool result.
     const first = stacks[0]!;
@@ -97,7 +124,10 @@ describe('the context panel (Chromium)', () => {
     assert.ok(Math.abs(first['system']! + first['userText']! - 26_010) < pixel);
     assert.equal(stacks[3]!['toolResult'], undefined);
     // The estimates are said: the base and what the compaction restored.
-    assert.match((await p.page.textContent('.context-estimates')) ?? '', /Estimated, not counted from logged text: system prompt and tools, restored after compaction/);
+    assert.match(
+      (await p.page.textContent('.context-estimates')) ?? '',
+      /Estimated, not counted from logged text: system prompt and tools, restored after compaction/,
+    );
     assert.match((await p.page.textContent('.context-legend')) ?? '', /system prompt and tools \(est\.\)/);
     await assertClean(p);
   });
@@ -109,21 +139,39 @@ describe('the context panel (Chromium)', () => {
       return;
     }
     const service = await excerptService();
-    const p = await suite.open({ trace: service.parsed, service, fileName: 'context-excerpt.jsonl', viewport: { width: 1400, height: 1100 } });
+    const p = await suite.open({
+      trace: service.parsed,
+      service,
+      fileName: 'context-excerpt.jsonl',
+      viewport: { width: 1400, height: 1100 },
+    });
     await p.page.waitForSelector('#context-chart[data-stacks]');
     // Click call 5's bar: the page selects it (the timeline's selection), its anatomy shows beside the details.
-    const area = ((await p.page.getAttribute('#context-chart', 'data-plot-area')) ?? '').split(',').map(Number) as [number, number, number, number];
+    const area = ((await p.page.getAttribute('#context-chart', 'data-plot-area')) ?? '').split(',').map(Number) as [
+      number,
+      number,
+      number,
+      number,
+    ];
     const box = (await p.page.locator('#context-chart canvas').boundingBox())!;
     const x = box.x + area[0] + ((4 + 0.5) * (area[2] - area[0])) / 6;
     await p.page.mouse.click(x, box.y + area[3] - 10);
     await p.page.waitForSelector('#context-chart[data-selected="4"]');
-    assert.equal((await p.state() as { callIndex?: number }).callIndex, 4, 'the page’s selection is call 5');
-    const rows = await p.page.$$eval('.context-call-table tbody tr', (trs) => trs.map((tr) => [(tr as HTMLElement).dataset['kind'], Number((tr as HTMLElement).dataset['tokens'])]));
+    assert.equal(((await p.state()) as { callIndex?: number }).callIndex, 4, 'the page’s selection is call 5');
+    const rows = await p.page.$$eval('.context-call-table tbody tr', (trs) =>
+      trs.map((tr) => [(tr as HTMLElement).dataset['kind'], Number((tr as HTMLElement).dataset['tokens'])]),
+    );
     assert.deepEqual(Object.fromEntries(rows), reference.calls[4]!.byKind);
     // Call 5 logged 46,012 tokens of input; the parts, counted, come to 45,939 (the reference's sum).
-    assert.match((await p.page.textContent('[data-context-figure="call-total"]')) ?? '', /parts 45,939 tokens · logged input 46,012 \(−0\.2%\)/);
+    assert.match(
+      (await p.page.textContent('[data-context-figure="call-total"]')) ?? '',
+      /parts 45,939 tokens · logged input 46,012 \(−0\.2%\)/,
+    );
     // The contributors name the base as an estimate, and the suggestions say how their figure was made.
-    assert.match((await p.page.textContent('.context-contributors-table')) ?? '', /system prompt and tool definitions \(not logged\) \(estimated\)/);
+    assert.match(
+      (await p.page.textContent('.context-contributors-table')) ?? '',
+      /system prompt and tool definitions \(not logged\) \(estimated\)/,
+    );
     await p.page.locator('.context-composition').screenshot({ path: join(results, 'context-composition.png') });
     await p.page.locator('.lower').screenshot({ path: join(results, 'context-call-anatomy.png') });
     await p.page.locator('.context-contributors').screenshot({ path: join(results, 'context-contributors.png') });
@@ -134,17 +182,27 @@ describe('the context panel (Chromium)', () => {
     const collector = new ClaudeCodeContentCollector();
     const trace = await parseFile(SPOTTER, { recordTap: (r) => collector.record(r) });
     // Counted with the tokenizer the extension uses (this test measures no count), for the README's screenshot.
-    const service = new TraceService(trace, { fileName: 'spotter.jsonl', formatChosen: false, analysis: {}, prices: createPriceBook(), context: { content: collector.result(), tokenizer: () => O200K, notes: [] } });
+    const service = new TraceService(trace, {
+      fileName: 'spotter.jsonl',
+      formatChosen: false,
+      analysis: {},
+      prices: createPriceBook(),
+      context: { content: collector.result(), tokenizer: () => O200K, notes: [] },
+    });
     const p = await suite.open({ trace, service, fileName: 'spotter.jsonl', viewport: { width: 1400, height: 1100 } });
     const calls = service.sessionBody({ sessionId: service.header().defaultSessionId! })!.columns.flags.length;
     await p.page.waitForSelector(`#context-chart[data-calls="0,${calls}"]`);
     await p.page.locator('.context-composition').screenshot({ path: join(results, 'context-composition-spotter.png') });
-    const windowOf = async (): Promise<[number, number]> => ((await p.page.getAttribute('.chart-wrap', 'data-window')) ?? '').split(',').map(Number) as [number, number];
+    const windowOf = async (): Promise<[number, number]> =>
+      ((await p.page.getAttribute('.chart-wrap', 'data-window')) ?? '').split(',').map(Number) as [number, number];
     const chartCalls = async (): Promise<string> => (await p.page.getAttribute('#context-chart', 'data-calls')) ?? '';
     // The timeline zooms in (its + key): the composition shows the same calls.
     await p.page.focus('#timeline-chart');
     await p.page.keyboard.press('+');
-    await p.page.waitForFunction((all) => document.querySelector<HTMLElement>('#context-chart')?.dataset['calls'] !== all, `0,${calls}`);
+    await p.page.waitForFunction(
+      (all) => document.querySelector<HTMLElement>('#context-chart')?.dataset['calls'] !== all,
+      `0,${calls}`,
+    );
     let w = await windowOf();
     assert.ok(w[1] - w[0] < calls, 'the timeline zoomed in');
     assert.equal(await chartCalls(), `${Math.floor(w[0])},${Math.ceil(w[1])}`);
@@ -154,7 +212,9 @@ describe('the context panel (Chromium)', () => {
     const before = w[1] - w[0];
     await p.page.mouse.wheel(0, -400);
     await p.page.waitForFunction((span) => {
-      const [lo, hi] = (document.querySelector<HTMLElement>('.chart-wrap')?.dataset['window'] ?? '0,0').split(',').map(Number);
+      const [lo, hi] = (document.querySelector<HTMLElement>('.chart-wrap')?.dataset['window'] ?? '0,0')
+        .split(',')
+        .map(Number);
       return hi! - lo! < span - 1;
     }, before);
     w = await windowOf();
@@ -179,12 +239,47 @@ describe('the context panel (Chromium)', () => {
     // A GitHub token in a command: redaction must reach the context panel's labels too.
     const token = `ghp_${'A1b2C3d4E5'.repeat(3)}xYz789`;
     const base = { sessionId: 's1', timestamp: '2026-01-01T00:00:00.000Z' };
-    const usage = (input: number): object => ({ input_tokens: 10, cache_read_input_tokens: input - 10, cache_creation_input_tokens: 0, output_tokens: 5 });
+    const usage = (input: number): object => ({
+      input_tokens: 10,
+      cache_read_input_tokens: input - 10,
+      cache_creation_input_tokens: 0,
+      output_tokens: 5,
+    });
     const secretLog = [
       { ...base, uuid: 'u0', parentUuid: null, type: 'user', message: { role: 'user', content: 'list the repos' } },
-      { ...base, uuid: 'u1', parentUuid: 'u0', type: 'assistant', message: { id: 'm1', model: 'claude-sonnet-4-5', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: `GH_TOKEN=${token} gh repo list` } }], usage: usage(1000) } },
-      { ...base, uuid: 'u2', parentUuid: 'u1', type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'repo-a\nrepo-b' }] } },
-      { ...base, uuid: 'u3', parentUuid: 'u2', type: 'assistant', message: { id: 'm2', model: 'claude-sonnet-4-5', role: 'assistant', content: [{ type: 'text', text: 'Two repos.' }], usage: usage(1100) } },
+      {
+        ...base,
+        uuid: 'u1',
+        parentUuid: 'u0',
+        type: 'assistant',
+        message: {
+          id: 'm1',
+          model: 'claude-sonnet-4-5',
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: `GH_TOKEN=${token} gh repo list` } }],
+          usage: usage(1000),
+        },
+      },
+      {
+        ...base,
+        uuid: 'u2',
+        parentUuid: 'u1',
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'repo-a\nrepo-b' }] },
+      },
+      {
+        ...base,
+        uuid: 'u3',
+        parentUuid: 'u2',
+        type: 'assistant',
+        message: {
+          id: 'm2',
+          model: 'claude-sonnet-4-5',
+          role: 'assistant',
+          content: [{ type: 'text', text: 'Two repos.' }],
+          usage: usage(1100),
+        },
+      },
     ]
       .map((l) => JSON.stringify(l))
       .join('\n');
@@ -199,8 +294,14 @@ describe('the context panel (Chromium)', () => {
       generatedAt: '2026-12-02T00:00:00.000Z',
       generator: 'agent-trace test',
       traces: [
-        buildReportTrace(excerpt, 'context-excerpt.jsonl', { prices, context: { content: collector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] } }),
-        buildReportTrace(secret, 'secret.jsonl', { prices, context: { content: secretCollector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] } }),
+        buildReportTrace(excerpt, 'context-excerpt.jsonl', {
+          prices,
+          context: { content: collector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] },
+        }),
+        buildReportTrace(secret, 'secret.jsonl', {
+          prices,
+          context: { content: secretCollector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] },
+        }),
       ],
       redaction: null,
     };
@@ -211,7 +312,9 @@ describe('the context panel (Chromium)', () => {
     assert.ok(!html.includes(token), 'the token is nowhere in the report');
     const browser = await launchChromium();
     try {
-      const page = await (await browser.newContext({ viewport: { width: 1400, height: 1100 }, deviceScaleFactor: 1 })).newPage();
+      const page = await (
+        await browser.newContext({ viewport: { width: 1400, height: 1100 }, deviceScaleFactor: 1 })
+      ).newPage();
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
       page.on('console', (m) => {
@@ -219,7 +322,9 @@ describe('the context panel (Chromium)', () => {
       });
       await page.goto(`file://${file}`);
       await page.waitForSelector('#context-chart[data-stacks]');
-      const [px0, pxTop, top] = ((await page.getAttribute('#context-chart', 'data-y-scale')) ?? '').split(',').map(Number) as [number, number, number];
+      const [px0, pxTop, top] = ((await page.getAttribute('#context-chart', 'data-y-scale')) ?? '')
+        .split(',')
+        .map(Number) as [number, number, number];
       const pixel = top / (px0 - pxTop);
       const bars = ((await page.getAttribute('#context-chart', 'data-stacks')) ?? '').split('|');
       assert.equal(bars.length, 6);

@@ -41,7 +41,14 @@ async function stubUniformity(p: InspectorPage, index: number): Promise<number> 
     (canvas, { x, bottom }) => {
       const c = canvas as HTMLCanvasElement;
       const scale = c.width / c.clientWidth;
-      const data = c.getContext('2d')!.getImageData(Math.round((x - 3) * scale), Math.round((bottom - 12) * scale), Math.round(6 * scale), Math.round(9 * scale)).data;
+      const data = c
+        .getContext('2d')!
+        .getImageData(
+          Math.round((x - 3) * scale),
+          Math.round((bottom - 12) * scale),
+          Math.round(6 * scale),
+          Math.round(9 * scale),
+        ).data;
       const counts = new Map<string, number>();
       for (let i = 0; i < data.length; i += 4) {
         const key = `${data[i]},${data[i + 1]},${data[i + 2]}`;
@@ -74,14 +81,20 @@ describe('cost in the inspector (Chromium)', () => {
     const glm = p.page.locator('.figure', { has: p.page.locator('dt', { hasText: 'glm-4.6' }) });
     assert.equal((await glm.locator('dd').textContent())?.trim(), 'unknown');
     // The diagnostic naming the model is listed with the file's others.
-    assert.match((await p.page.textContent('.diagnostics')) ?? '', /Cost unknown for 1 call: no price for model "glm-4\.6"/);
+    assert.match(
+      (await p.page.textContent('.diagnostics')) ?? '',
+      /Cost unknown for 1 call: no price for model "glm-4\.6"/,
+    );
     await assertClean(p);
   });
 
   it('the tooltip says what the call cost; the cost view draws dollars and says so', async () => {
     const p = await suite.open(await view(PRICED));
     // Call 1: 3×5 + 17,842×0.5 + 8,165×6.25 + 209×25 µ$ = $0.065 (uncached $0.000015, read $0.0089, write $0.051, output $0.0052).
-    assert.match(await tooltipOf(p, 0), /Cost: \$0\.065 \(uncached \$0\.000015, read \$0\.0089, write 5 min \$0\.051, output \$0\.0052\)/);
+    assert.match(
+      await tooltipOf(p, 0),
+      /Cost: \$0\.065 \(uncached \$0\.000015, read \$0\.0089, write 5 min \$0\.051, output \$0\.0052\)/,
+    );
     assert.match(await tooltipOf(p, 5), /Cost: unknown \(no price for model "glm-4\.6"\)/);
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-bar-view'), 'tokens');
     await p.page.click('#bar-view-picker');
@@ -90,8 +103,11 @@ describe('cost in the inspector (Chromium)', () => {
     assert.equal(await p.page.getAttribute('.legend', 'data-bar-view'), 'cost');
     // The glm-4.6 call (call 6) has no price: the one call marked unknown, not drawn as $0.
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-unpriced-calls'), '1');
-    assert.match((await p.page.textContent('.legend')) ?? '', /cache read \$.*appended \$ \(writes \+ uncached\).*output \$/);
-    assert.equal((await p.state() as { barView?: string }).barView, 'cost');
+    assert.match(
+      (await p.page.textContent('.legend')) ?? '',
+      /cache read \$.*appended \$ \(writes \+ uncached\).*output \$/,
+    );
+    assert.equal(((await p.state()) as { barView?: string }).barView, 'cost');
     await p.page.locator('.timeline').screenshot({ path: join(results, 'cost-bars.png') });
     await assertClean(p);
   });
@@ -157,11 +173,13 @@ describe('cost in the inspector (Chromium)', () => {
     assert.deepEqual([thirty[1], thirty[2]], ['$0.086', '+25%']);
     // 90 seconds: call 2's 2-minute gap now outlasts it too: $0.080525, +17%, four calls.
     await p.page.fill('#cost-ttl-minutes input', '1.5');
-    await p.page.waitForFunction(() => document.querySelector('[data-ttl-row="custom"] th')?.textContent?.startsWith('1 min 30 s'));
+    await p.page.waitForFunction(() =>
+      document.querySelector('[data-ttl-row="custom"] th')?.textContent?.startsWith('1 min 30 s'),
+    );
     const custom = await cells('custom');
     assert.deepEqual([custom[0], custom[1], custom[2]], ['5-minute write price', '$0.081', '+17%']);
     assert.match(custom[3]!, /^4 calls: 2345$/);
-    assert.deepEqual((await p.state() as { costTtl?: unknown }).costTtl, { minutes: 1.5, writeMultiple: null });
+    assert.deepEqual(((await p.state()) as { costTtl?: unknown }).costTtl, { minutes: 1.5, writeMultiple: null });
     // A value the replay cannot use is refused at the field; the last row stays.
     await p.page.fill('#cost-ttl-minutes input', 'abc');
     await p.page.waitForSelector('[data-field-error="ttl"]:not([hidden])');
@@ -176,12 +194,19 @@ describe('cost in the inspector (Chromium)', () => {
 
   it('beside TraceLab’s figures, computed their way', async () => {
     const p = await suite.open(await view(TIMELINE));
-    const row = await p.page.$$eval('[data-ideal-row="1 min"] td', (tds) => tds.map((td) => (td.textContent ?? '').trim()));
+    const row = await p.page.$$eval('[data-ideal-row="1 min"] td', (tds) =>
+      tds.map((td) => (td.textContent ?? '').trim()),
+    );
     // 14,100 / 64,500 = 21.9% against their 85.4%; (4,000 + 46,400) / 4,000 = 12.6× against 18.9×.
     assert.deepEqual(row, ['21.9%', '85.4%', '12.6×', '18.9×']);
-    const five = await p.page.$$eval('[data-ideal-row="5 min"] td', (tds) => tds.map((td) => (td.textContent ?? '').trim()));
+    const five = await p.page.$$eval('[data-ideal-row="5 min"] td', (tds) =>
+      tds.map((td) => (td.textContent ?? '').trim()),
+    );
     assert.deepEqual(five, ['37.5%', '≈94.0%', '10.1×', '7.4×']);
-    assert.match((await p.page.textContent('[data-ideal-summary]')) ?? '', /served 37\.2% of its prompts \(93\.8% with no TTL\).*10\.1× the genuinely new tokens.*2 min idle TTL/);
+    assert.match(
+      (await p.page.textContent('[data-ideal-summary]')) ?? '',
+      /served 37\.2% of its prompts \(93\.8% with no TTL\).*10\.1× the genuinely new tokens.*2 min idle TTL/,
+    );
     await assertClean(p);
   });
 
@@ -191,14 +216,22 @@ describe('cost in the inspector (Chromium)', () => {
     const five = await p.page.$$eval('[data-ttl-row="5m"] td', (tds) => tds.map((td) => (td.textContent ?? '').trim()));
     assert.deepEqual([five[1], five[2]], ['$3.37', 'as logged']);
     // Its cache writes are all 5-minute writes, so the other provider TTL is the hour.
-    assert.match((await p.page.textContent('[data-ttl-sentence]')) ?? '', /^With 1-hour caching this session would have cost \$\d\.\d\d \(−\d+%\)/);
+    assert.match(
+      (await p.page.textContent('[data-ttl-sentence]')) ?? '',
+      /^With 1-hour caching this session would have cost \$\d\.\d\d \(−\d+%\)/,
+    );
     await p.page.locator('.cost.panel').screenshot({ path: join(results, 'cost-real-session.png') });
     await assertClean(p);
   });
 
   it('the retry-loop table prices its loops', async () => {
     const options = await view(SPOTTER);
-    const service = new TraceService(options.trace, { fileName: options.fileName, formatChosen: false, analysis: {}, prices: options.prices ?? null });
+    const service = new TraceService(options.trace, {
+      fileName: options.fileName,
+      formatChosen: false,
+      analysis: {},
+      prices: options.prices ?? null,
+    });
     const loop = service.sessionBody({ sessionId: service.header().defaultSessionId! })!.analysis.loops[0]!;
     const p = await suite.open({ ...options, service });
     // The main thread with its Task sub-agent and compaction agent: $2.9056013 by test/reference/cost_reference.mjs.

@@ -52,7 +52,11 @@ describe('inspector webview in Chromium', () => {
 
   /** What the host sends after the file changed on disk: the header and the first sessions again. */
   function didChange(p: InspectorPage): object {
-    return { type: 'trace/didChange', header: p.header, sessions: p.service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }) };
+    return {
+      type: 'trace/didChange',
+      header: p.header,
+      sessions: p.service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }),
+    };
   }
 
   async function paintedPixels(p: InspectorPage): Promise<number> {
@@ -96,12 +100,20 @@ describe('inspector webview in Chromium', () => {
     assert.ok((await paintedPixels(p)) > 1000, 'the canvas has painted pixels');
     const compaction = p.page.locator('[data-marker="compaction"]');
     assert.equal(await compaction.count(), 1);
-    assert.match((await compaction.textContent()) ?? '', /Compaction before call 139 \(manual, 142,431 tokens before\)/);
-    assert.match((await p.page.textContent('[data-marker="subagent"]')) ?? '', /Sub-agent aac57f5 started by call 5 \(3 calls\)/);
+    assert.match(
+      (await compaction.textContent()) ?? '',
+      /Compaction before call 139 \(manual, 142,431 tokens before\)/,
+    );
+    assert.match(
+      (await p.page.textContent('[data-marker="subagent"]')) ?? '',
+      /Sub-agent aac57f5 started by call 5 \(3 calls\)/,
+    );
     // 11 failed tool calls fall in 11 distinct calls, each marked.
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-failed-calls'), '11');
     // Hover a failing call so the screenshot shows a tooltip.
-    const failingCall = parsed.model.sessions[0]!.calls.findIndex((c) => c.toolCalls.some((t) => t.isError === true && t.name === 'Edit'));
+    const failingCall = parsed.model.sessions[0]!.calls.findIndex((c) =>
+      c.toolCalls.some((t) => t.isError === true && t.name === 'Edit'),
+    );
     const at = await barPoint(p, failingCall);
     await p.page.mouse.move(at.x, at.y);
     await p.page.screenshot({ path: join(results, 'webview-timeline.png'), fullPage: true });
@@ -159,7 +171,10 @@ describe('inspector webview in Chromium', () => {
     const m = await p.waitForPosted(reveal, since);
     assert.ok(reveal(m));
     assert.deepEqual(m.ref, { sessionId: MAIN_ID, callIndex: 1 });
-    assert.match((await p.page.textContent('[aria-live="polite"]')) ?? '', /^Call 2 of 149: input 27,539, cached 26,007, appended 1,532, output 8/);
+    assert.match(
+      (await p.page.textContent('[aria-live="polite"]')) ?? '',
+      /^Call 2 of 149: input 27,539, cached 26,007, appended 1,532, output 8/,
+    );
     await p.page.keyboard.press('End');
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), '148');
     await p.page.keyboard.press('Home');
@@ -187,7 +202,10 @@ describe('inspector webview in Chromium', () => {
   });
 
   it('shows a visible message when call/details fails', async () => {
-    const p = await inspector({ details: () => new Error('host is busy'), select: { sessionId: MAIN_ID, callIndex: 3 } });
+    const p = await inspector({
+      details: () => new Error('host is busy'),
+      select: { sessionId: MAIN_ID, callIndex: 3 },
+    });
     await p.page.waitForSelector('.details .inline-error');
     assert.match((await p.page.textContent('.details .inline-error')) ?? '', /host is busy/);
     assert.deepEqual(p.pageErrors, []);
@@ -203,7 +221,11 @@ describe('inspector webview in Chromium', () => {
     assert.equal(await p.figure('cached'), '29,274');
     await p.page.screenshot({ path: join(results, 'webview-subagent.png') });
     const options = await p.page.locator('#session-picker vscode-option').allTextContents();
-    assert.deepEqual(options, ['main session ae4a77f8 · 149 calls', '└ sub-agent aac57f5 · 3 calls', '└ compaction agent acompact-946d2b · 1 call']);
+    assert.deepEqual(options, [
+      'main session ae4a77f8 · 149 calls',
+      '└ sub-agent aac57f5 · 3 calls',
+      '└ compaction agent acompact-946d2b · 1 call',
+    ]);
     assert.equal(((await p.state()) as { sessionId: string }).sessionId, 'aac57f5');
     await assertClean(p);
   });
@@ -250,10 +272,16 @@ describe('inspector webview in Chromium', () => {
     // The tallest bar reaches at least half the plot (the axis maximum is the next round number above it).
     assert.ok(big.height > (a.bottom - a.top) / 2, `tallest bar ${big.height} px`);
     const expectedSmall = (big.height * stack(other)) / stack(tallest);
-    assert.ok(Math.abs(small.height - expectedSmall) <= 4, `call ${other + 1}: ${small.height} px, expected ${expectedSmall.toFixed(1)}`);
+    assert.ok(
+      Math.abs(small.height - expectedSmall) <= 4,
+      `call ${other + 1}: ${small.height} px, expected ${expectedSmall.toFixed(1)}`,
+    );
     // Its bottom part is the appended tokens, in the appended colour of every bar.
     const expectedAppended = (big.height * (calls[other]!.tokens.appended ?? 0)) / stack(tallest);
-    assert.ok(Math.abs(small.bottomRun - expectedAppended) <= 4, `appended ${small.bottomRun} px, expected ${expectedAppended.toFixed(1)}`);
+    assert.ok(
+      Math.abs(small.bottomRun - expectedAppended) <= 4,
+      `appended ${small.bottomRun} px, expected ${expectedAppended.toFixed(1)}`,
+    );
     assert.equal(small.bottomColour, big.bottomColour);
     await assertClean(p);
   });
@@ -263,8 +291,16 @@ describe('inspector webview in Chromium', () => {
     assert.equal(await p.figure('llmCalls'), '3');
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), '2');
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-show-cached'), 'false');
-    assert.equal(await p.page.evaluate(() => (document.querySelector('vscode-checkbox') as HTMLElement & { checked: boolean }).checked), false);
-    assert.equal(await p.page.evaluate(() => (document.querySelector('#session-picker') as HTMLElement & { value: string }).value), 'aac57f5');
+    assert.equal(
+      await p.page.evaluate(
+        () => (document.querySelector('vscode-checkbox') as HTMLElement & { checked: boolean }).checked,
+      ),
+      false,
+    );
+    assert.equal(
+      await p.page.evaluate(() => (document.querySelector('#session-picker') as HTMLElement & { value: string }).value),
+      'aac57f5',
+    );
     await assertClean(p);
   });
 
@@ -308,8 +344,18 @@ describe('inspector webview in Chromium', () => {
   });
 
   it('says so when a session has no LLM calls, and keyboard keys on it do nothing harmful', async () => {
-    const line = JSON.stringify({ sessionId: 's1', uuid: 'u', parentUuid: null, timestamp: '2026-01-01T00:00:00.000Z', type: 'user', message: { role: 'user', content: 'hello' } });
-    const p = await inspector({ trace: await parseText(line + '\n', 'prompt-only.jsonl'), fileName: 'prompt-only.jsonl' });
+    const line = JSON.stringify({
+      sessionId: 's1',
+      uuid: 'u',
+      parentUuid: null,
+      timestamp: '2026-01-01T00:00:00.000Z',
+      type: 'user',
+      message: { role: 'user', content: 'hello' },
+    });
+    const p = await inspector({
+      trace: await parseText(line + '\n', 'prompt-only.jsonl'),
+      fileName: 'prompt-only.jsonl',
+    });
     assert.ok(await p.page.locator('.empty-note', { hasText: 'This session has no LLM calls.' }).isVisible());
     assert.equal(await p.figure('llmCalls'), '0');
     assert.equal(await p.figure('userTurns'), '1');
@@ -320,8 +366,16 @@ describe('inspector webview in Chromium', () => {
   it('renders hostile trace text as text, never as markup', async () => {
     const hostile = '<img src=x onerror="window.__pwned=1">';
     const p = await inspector({
-      header: (h) => ({ ...h, fileName: `${hostile}.jsonl`, diagnostics: [{ file: hostile, fileIndex: 0, line: 3, severity: 'error', message: `<script>window.__pwned=1</script>` }] }),
-      details: (ref) => ({ ...buildCallDetail(parsed.model, ref.sessionId, ref.callIndex)!, turnPreview: hostile }), select: { sessionId: MAIN_ID, callIndex: 0 } });
+      header: (h) => ({
+        ...h,
+        fileName: `${hostile}.jsonl`,
+        diagnostics: [
+          { file: hostile, fileIndex: 0, line: 3, severity: 'error', message: `<script>window.__pwned=1</script>` },
+        ],
+      }),
+      details: (ref) => ({ ...buildCallDetail(parsed.model, ref.sessionId, ref.callIndex)!, turnPreview: hostile }),
+      select: { sessionId: MAIN_ID, callIndex: 0 },
+    });
     await p.page.waitForSelector('.details .prompt');
     assert.equal(await p.page.textContent('.file-name'), `${hostile}.jsonl`);
     assert.equal(await p.page.textContent('.details .prompt'), hostile);
@@ -332,16 +386,31 @@ describe('inspector webview in Chromium', () => {
   });
 
   it('shows bidi overrides and control characters in trace text as escapes, and says when the host refused a request', async () => {
-    const p = await inspector({ header: (h) => ({ ...h, fileName: `evil\u202egnp.exe.jsonl`, diagnostics: [{ file: 'x', fileIndex: 0, line: 2, severity: 'error', message: 'bell \u0007 and \u2066isolate\u2069' }] }) });
+    const p = await inspector({
+      header: (h) => ({
+        ...h,
+        fileName: `evil\u202egnp.exe.jsonl`,
+        diagnostics: [
+          { file: 'x', fileIndex: 0, line: 2, severity: 'error', message: 'bell \u0007 and \u2066isolate\u2069' },
+        ],
+      }),
+    });
     assert.equal(await p.page.textContent('.file-name'), 'evil\\u202egnp.exe.jsonl');
     assert.match((await p.page.textContent('.diagnostic .message')) ?? '', /^bell \\x07 and \\u2066isolate\\u2069$/);
     // A diagnostic's line is revealed by the file's index, never by a path.
     const before = p.posted.length;
     await p.page.click('.diagnostic');
-    assert.deepEqual(await p.waitForPosted((m) => m.type === 'source/revealLine', before), { type: 'source/revealLine', file: 0, line: 2 });
+    assert.deepEqual(await p.waitForPosted((m) => m.type === 'source/revealLine', before), {
+      type: 'source/revealLine',
+      file: 0,
+      line: 2,
+    });
     await p.send({ type: 'host/error', message: 'refused a request from the panel: file is not a whole number' });
     await p.page.waitForSelector('.error-banner[data-host-errors="1"]');
-    assert.equal(await p.page.textContent('.error-banner'), 'The extension could not do that: refused a request from the panel: file is not a whole number');
+    assert.equal(
+      await p.page.textContent('.error-banner'),
+      'The extension could not do that: refused a request from the panel: file is not a whole number',
+    );
     assert.equal(await p.figure('llmCalls'), '149', 'the trace stays on screen');
     await assertClean(p);
   });
@@ -349,7 +418,8 @@ describe('inspector webview in Chromium', () => {
   it('renders missing figures as "unknown", never 0', async () => {
     const noCache = await parseText(claudeLine('a', { input_tokens: 10, output_tokens: 5 }) + '\n', 'no-cache.jsonl');
     const p = await inspector({ trace: noCache, fileName: 'no-cache.jsonl' });
-    for (const name of ['cached', 'input', 'cacheWrite', 'cacheHitRate', 'rawInputToOutput']) assert.equal(await p.figure(name), 'unknown', name);
+    for (const name of ['cached', 'input', 'cacheWrite', 'cacheHitRate', 'rawInputToOutput'])
+      assert.equal(await p.figure(name), 'unknown', name);
     assert.equal(await p.figure('appended'), '10');
     assert.equal(await p.figure('output'), '5');
     await assertClean(p);
@@ -359,7 +429,9 @@ describe('inspector webview in Chromium', () => {
     const p = await inspector();
     // The Claude Code definition declares one limitation (no server-side timing).
     const notes = await p.page.locator('.limitations li').allTextContents();
-    assert.deepEqual(notes, ['No server-side timing: call durations are measured by the client and include queueing, prefill, decode and network time.']);
+    assert.deepEqual(notes, [
+      'No server-side timing: call durations are measured by the client and include queueing, prefill, decode and network time.',
+    ]);
     const options = await p.page.locator('#format-picker vscode-option').allTextContents();
     assert.equal(options[0], 'Detect automatically (Claude Code session log)');
     assert.ok(options.includes('Agent Trace (canonical)'));
@@ -379,14 +451,21 @@ describe('inspector webview in Chromium', () => {
     assert.equal(await p.figure('input'), '122,612');
     assert.equal(await p.figure('cached'), 'unknown');
     assert.match((await p.page.textContent('.tokens-note')) ?? '', /^Totals only/);
-    assert.match((await p.page.locator('.limitations li').first().textContent()) ?? '', /No per-call token counts in SWE-agent trajectories/);
+    assert.match(
+      (await p.page.locator('.limitations li').first().textContent()) ?? '',
+      /No per-call token counts in SWE-agent trajectories/,
+    );
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-bar-count'), '12');
     await p.page.screenshot({ path: join(results, 'webview-swe-agent.png') });
     await assertClean(p);
   });
 
   it('lists a malformed line with its 1-based line number and reveals it 0-based', async () => {
-    const text = [claudeLine('a', { input_tokens: 1, cache_read_input_tokens: 2, output_tokens: 3 }, 0), '{"broken": ', claudeLine('b', { input_tokens: 1, cache_read_input_tokens: 2, output_tokens: 3 }, 2)].join('\n');
+    const text = [
+      claudeLine('a', { input_tokens: 1, cache_read_input_tokens: 2, output_tokens: 3 }, 0),
+      '{"broken": ',
+      claudeLine('b', { input_tokens: 1, cache_read_input_tokens: 2, output_tokens: 3 }, 2),
+    ].join('\n');
     const broken = await parseText(text, 'broken.jsonl');
     const p = await inspector({ trace: broken, fileName: 'broken.jsonl' });
     const row = p.page.locator('.diagnostic').first();
@@ -400,7 +479,10 @@ describe('inspector webview in Chromium', () => {
 
   it('summarises skipped records compactly', async () => {
     const p = await inspector();
-    assert.match((await p.page.textContent('[data-skipped]')) ?? '', /^Skipped 1,140 progress, 20 file-history-snapshot/);
+    assert.match(
+      (await p.page.textContent('[data-skipped]')) ?? '',
+      /^Skipped 1,140 progress, 20 file-history-snapshot/,
+    );
   });
 
   it('re-reads chart colours when the theme changes to high contrast', async () => {
@@ -408,11 +490,16 @@ describe('inspector webview in Chromium', () => {
     const before = JSON.parse((await p.page.getAttribute('.chart-wrap', 'data-palette'))!) as Record<string, unknown>;
     assert.equal(before['cached'], '#3794ff');
     assert.equal(before['highContrast'], false);
-    await p.page.evaluate((vars) => {
-      for (const [k, v] of Object.entries(vars)) document.documentElement.style.setProperty(k, v);
-      document.body.className = 'vscode-high-contrast';
-    }, { ...THEMES['high-contrast'].variables, '--vscode-charts-blue': '#00ffff' });
-    await p.page.waitForFunction(() => JSON.parse(document.querySelector('.chart-wrap')!.getAttribute('data-palette')!).highContrast === true);
+    await p.page.evaluate(
+      (vars) => {
+        for (const [k, v] of Object.entries(vars)) document.documentElement.style.setProperty(k, v);
+        document.body.className = 'vscode-high-contrast';
+      },
+      { ...THEMES['high-contrast'].variables, '--vscode-charts-blue': '#00ffff' },
+    );
+    await p.page.waitForFunction(
+      () => JSON.parse(document.querySelector('.chart-wrap')!.getAttribute('data-palette')!).highContrast === true,
+    );
     const after = JSON.parse((await p.page.getAttribute('.chart-wrap', 'data-palette'))!) as Record<string, unknown>;
     assert.equal(after['cached'], '#00ffff');
     assert.equal(after['barBorder'], '#6fc3df');
@@ -421,7 +508,9 @@ describe('inspector webview in Chromium', () => {
   });
 
   it('screenshots: Light Modern, High Contrast and a narrow panel', async () => {
-    const failingEdit = parsed.model.sessions[0]!.calls.findIndex((c) => c.toolCalls.some((t) => t.isError === true && t.name === 'Edit'));
+    const failingEdit = parsed.model.sessions[0]!.calls.findIndex((c) =>
+      c.toolCalls.some((t) => t.isError === true && t.name === 'Edit'),
+    );
     const select = { sessionId: MAIN_ID, callIndex: failingEdit };
     const light = await inspector({ theme: 'light', select });
     await light.page.waitForSelector('.details .tools');
@@ -434,7 +523,9 @@ describe('inspector webview in Chromium', () => {
     const narrow = await inspector({ viewport: { width: 600, height: 900 }, select });
     await narrow.page.waitForSelector('.details .tools');
     assert.ok((await paintedPixels(narrow)) > 1000);
-    const overflow = await narrow.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await narrow.page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.ok(overflow <= 0, `no horizontal scrolling at 600px (overflow ${overflow}px)`);
     await narrow.page.screenshot({ path: join(results, 'webview-narrow.png'), fullPage: true });
     await assertClean(narrow);

@@ -36,23 +36,41 @@ function serviceOf(parse: TraceParse): TraceService {
 }
 
 /** Pushes bytes [from, to) into the parse, gives the page the grown trace as the host does after readMore. */
-async function append(p: InspectorPage, parse: TraceParse, bytes: Buffer, from: number, to: number): Promise<TraceService> {
+async function append(
+  p: InspectorPage,
+  parse: TraceParse,
+  bytes: Buffer,
+  from: number,
+  to: number,
+): Promise<TraceService> {
   parse.push(0, bytes.subarray(from, to));
   const service = serviceOf(parse);
   p.setService(service);
-  await p.send({ type: 'trace/didChange', header: service.header(), sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }), appended: { newBytes: to - from }, live: { grewMsAgo: 0 } });
+  await p.send({
+    type: 'trace/didChange',
+    header: service.header(),
+    sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }),
+    appended: { newBytes: to - from },
+    live: { grewMsAgo: 0 },
+  });
   return service;
 }
 
-const windowOf = async (p: InspectorPage): Promise<[number, number]> => (await p.page.getAttribute('.chart-wrap', 'data-window'))!.split(',').map(Number) as [number, number];
+const windowOf = async (p: InspectorPage): Promise<[number, number]> =>
+  (await p.page.getAttribute('.chart-wrap', 'data-window'))!.split(',').map(Number) as [number, number];
 /** Waits until the chart's `attr` is `value`; a timeout says what it was. */
 async function chartAttr(p: InspectorPage, attr: string, value: string): Promise<void> {
-  await p.page.waitForFunction(([a, v]) => document.querySelector('.chart-wrap')?.getAttribute(a!) === v, [attr, value], { timeout: 10_000 }).catch(async () => {
-    throw new Error(`${attr} never became ${value}: it is ${await p.page.getAttribute('.chart-wrap', attr)}`);
-  });
+  await p.page
+    .waitForFunction(([a, v]) => document.querySelector('.chart-wrap')?.getAttribute(a!) === v, [attr, value], {
+      timeout: 10_000,
+    })
+    .catch(async () => {
+      throw new Error(`${attr} never became ${value}: it is ${await p.page.getAttribute('.chart-wrap', attr)}`);
+    });
 }
 
-const barCount = async (p: InspectorPage): Promise<number> => Number(await p.page.getAttribute('.chart-wrap', 'data-bar-count'));
+const barCount = async (p: InspectorPage): Promise<number> =>
+  Number(await p.page.getAttribute('.chart-wrap', 'data-bar-count'));
 
 describe('inspector webview following a growing file (Chromium)', () => {
   const suite = inspectorSuite(['dist/webview.js']);
@@ -63,7 +81,12 @@ describe('inspector webview following a growing file (Chromium)', () => {
     const first = cutAt(bytes, 0.4);
     parse.push(0, bytes.subarray(0, first));
     const start = serviceOf(parse);
-    const p = await suite.open({ trace: parse.snapshot(), fileName: FILE, service: start, viewport: { width: 1300, height: 700 } });
+    const p = await suite.open({
+      trace: parse.snapshot(),
+      fileName: FILE,
+      service: start,
+      viewport: { width: 1300, height: 700 },
+    });
     const before = await barCount(p);
     assert.ok(before > 20 && before < 149, `${before} calls in the first 40% of the log`);
     assert.equal(await p.figure('llmCalls'), String(before));
@@ -77,7 +100,10 @@ describe('inspector webview following a growing file (Chromium)', () => {
     await p.page.locator('.chart-wrap').focus();
     for (let i = 0; i < 3; i++) await p.page.keyboard.press('+');
     const zoomed = await windowOf(p);
-    assert.ok(zoomed[1] - zoomed[0] < before / 2 && zoomed[1] < before, `zoomed in, away from the end: ${zoomed.join('–')}`);
+    assert.ok(
+      zoomed[1] - zoomed[0] < before / 2 && zoomed[1] < before,
+      `zoomed in, away from the end: ${zoomed.join('–')}`,
+    );
     assert.equal(await p.page.getAttribute('.chart-wrap', 'data-selected-call'), String(picked));
     await p.page.waitForSelector('.details h3');
     // …opens the calls table, scrolls it, and scrolls the page down to the details.
@@ -92,8 +118,14 @@ describe('inspector webview following a growing file (Chromium)', () => {
     const rowsAsked = p.requests.get('callRows') ?? 0;
     // What is at the top of the view: the first section of the session still on screen. The figures above it may
     // change height with the new calls, so the page's scroll offset may change; what the user looks at must not move.
-    const topSection = await p.page.evaluate(() => Array.from(document.querySelectorAll('.session-body > *')).findIndex((e) => e.getBoundingClientRect().bottom > 0));
-    const sectionTop = (): Promise<number> => p.page.evaluate((i) => Math.round(document.querySelectorAll('.session-body > *')[i]!.getBoundingClientRect().top), topSection);
+    const topSection = await p.page.evaluate(() =>
+      Array.from(document.querySelectorAll('.session-body > *')).findIndex((e) => e.getBoundingClientRect().bottom > 0),
+    );
+    const sectionTop = (): Promise<number> =>
+      p.page.evaluate(
+        (i) => Math.round(document.querySelectorAll('.session-body > *')[i]!.getBoundingClientRect().top),
+        topSection,
+      );
     const sectionTopBefore = await sectionTop();
 
     // The agent writes the rest of the session.
@@ -103,7 +135,10 @@ describe('inspector webview following a growing file (Chromium)', () => {
     // The figures are the whole log's (the inspector tests check the same figures on a one-shot read).
     assert.equal(await p.figure('llmCalls'), '149');
     assert.equal(await p.figure('cacheHitRate'), '98.4%');
-    assert.match((await p.page.textContent('.live-text')) ?? '', new RegExp(`^${grown.header().callCount - start.header().callCount} new calls at `));
+    assert.match(
+      (await p.page.textContent('.live-text')) ?? '',
+      new RegExp(`^${grown.header().callCount - start.header().callCount} new calls at `),
+    );
     assert.equal(await p.page.isVisible('[data-live]'), true);
     assert.equal((await p.page.textContent('[data-live]'))?.trim(), '● live');
     // What the user set up is where it was.
@@ -129,7 +164,10 @@ describe('inspector webview following a growing file (Chromium)', () => {
     assert.deepEqual(await windowOf(p), [0, first], 'opened on all calls');
 
     await append(p, parse, bytes, cuts[0]!, cuts[1]!);
-    await p.page.waitForFunction((n) => Number(document.querySelector('.chart-wrap')?.getAttribute('data-bar-count')) > n, first);
+    await p.page.waitForFunction(
+      (n) => Number(document.querySelector('.chart-wrap')?.getAttribute('data-bar-count')) > n,
+      first,
+    );
     const second = await barCount(p);
     await chartAttr(p, 'data-window', `0.000,${second}.000`);
     assert.match((await p.page.textContent('.view-text')) ?? '', new RegExp(`^All ${second} calls$`));
@@ -155,7 +193,11 @@ describe('inspector webview following a growing file (Chromium)', () => {
     parse.push(0, bytes);
     const p = await suite.open({ trace: parse.snapshot(), fileName: FILE, service: serviceOf(parse) });
     assert.equal(await p.figure('llmCalls'), '149');
-    await p.send({ type: 'trace/reset', reason: 'truncated', message: `${FILE} was truncated (it is now shorter than what had been read): the figures shown were of the old content, so it is read again from the start.` });
+    await p.send({
+      type: 'trace/reset',
+      reason: 'truncated',
+      message: `${FILE} was truncated (it is now shorter than what had been read): the figures shown were of the old content, so it is read again from the start.`,
+    });
     await p.page.waitForSelector('[data-reset="truncated"]');
     // No figure of the old content is left on screen.
     assert.equal(await p.page.locator('[data-figure]:visible').count(), 0);
@@ -166,7 +208,12 @@ describe('inspector webview following a growing file (Chromium)', () => {
     again.push(0, bytes.subarray(0, cutAt(bytes, 0.3)));
     const service = serviceOf(again);
     p.setService(service);
-    await p.send({ type: 'trace/didChange', header: service.header(), sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }), live: { grewMsAgo: 0 } });
+    await p.send({
+      type: 'trace/didChange',
+      header: service.header(),
+      sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }),
+      live: { grewMsAgo: 0 },
+    });
     await p.page.waitForFunction(() => document.querySelector('[data-figure="llmCalls"]')?.checkVisibility() === true);
     const calls = Number(await p.figure('llmCalls'));
     assert.ok(calls < 149 && calls === service.header().callCount, `${calls} calls after the re-read`);

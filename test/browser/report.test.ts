@@ -35,9 +35,23 @@ function hostileTrace(): string {
       ...base,
       uuid: 'u1',
       type: 'assistant',
-      message: { id: 'm1', model: 'claude-test', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: `echo '${HOSTILE}'` } }], usage: { input_tokens: 10, cache_read_input_tokens: 90, cache_creation_input_tokens: 0, output_tokens: 5 } },
+      message: {
+        id: 'm1',
+        model: 'claude-test',
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: `echo '${HOSTILE}'` } }],
+        usage: { input_tokens: 10, cache_read_input_tokens: 90, cache_creation_input_tokens: 0, output_tokens: 5 },
+      },
     },
-    { ...base, uuid: 'u2', type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', is_error: true, content: `Exit code 1\n${HOSTILE}` }] } },
+    {
+      ...base,
+      uuid: 'u2',
+      type: 'user',
+      message: {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 't1', is_error: true, content: `Exit code 1\n${HOSTILE}` }],
+      },
+    },
   ]
     .map((l) => JSON.stringify(l))
     .join('\n');
@@ -65,22 +79,36 @@ async function openReport(browser: Browser, file: string): Promise<OpenedReport>
     void d.dismiss();
   });
   // CSP violations surface as console errors (the test fails on any).
-  await page.addInitScript("document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI))");
+  await page.addInitScript(
+    "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI))",
+  );
   await page.goto(`file://${file}`);
   return opened;
 }
 
 async function painted(page: Page, selector: string): Promise<number> {
-  return page.locator(`${selector} canvas`).first().evaluate((c: HTMLCanvasElement) => {
-    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 3; i < d.length; i += 4) if (d[i]) n++;
-    return n;
-  });
+  return page
+    .locator(`${selector} canvas`)
+    .first()
+    .evaluate((c: HTMLCanvasElement) => {
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i]) n++;
+      return n;
+    });
 }
 
 async function figures(page: Page, scope: string): Promise<Record<string, string>> {
-  return page.evaluate((s) => Object.fromEntries(Array.from(document.querySelectorAll<HTMLElement>(`${s} [data-figure]`)).map((e) => [e.dataset['figure']!, (e.textContent ?? '').trim()])), scope);
+  return page.evaluate(
+    (s) =>
+      Object.fromEntries(
+        Array.from(document.querySelectorAll<HTMLElement>(`${s} [data-figure]`)).map((e) => [
+          e.dataset['figure']!,
+          (e.textContent ?? '').trim(),
+        ]),
+      ),
+    scope,
+  );
 }
 
 function clean(r: OpenedReport, file: string): void {
@@ -117,12 +145,28 @@ describe('standalone HTML report in Chromium', () => {
         JSON.stringify({
           command: 'agent-trace simulate … --replicas 8',
           sentence: '8 sessions like this on one H100 with Qwen3-32B.',
-          input: { file: SPOTTER, session: main.id, workloadKind: 'sessions', notes: [], gpu: 'h100', model: 'qwen3-32b', replicas, params: DEFAULT_PARAMS },
+          input: {
+            file: SPOTTER,
+            session: main.id,
+            workloadKind: 'sessions',
+            notes: [],
+            gpu: 'h100',
+            model: 'qwen3-32b',
+            replicas,
+            params: DEFAULT_PARAMS,
+          },
           scenario,
           alone: point(alone),
           callIndexes: main.calls.flatMap((c, i) => (c.tokens.input !== null && c.tokens.output !== null ? [i] : [])),
           policies: [{ policy: 'vllm-lru', result: point(scenario) }],
-          sweep: { axis: 'replicas', points: sweep.points.map((p) => ({ value: p.value, result: point(p.result) })), lines: {}, cliff: sweep.cliff, skipped: [], stoppedBy: null },
+          sweep: {
+            axis: 'replicas',
+            points: sweep.points.map((p) => ({ value: p.value, result: point(p.result) })),
+            lines: {},
+            cliff: sweep.cliff,
+            skipped: [],
+            stoppedBy: null,
+          },
         }),
       ),
     );
@@ -131,7 +175,10 @@ describe('standalone HTML report in Chromium', () => {
       title: 'Report test',
       generatedAt: '2026-11-30T00:00:00.000Z',
       generator: 'agent-trace test',
-      traces: [buildReportTrace(spotter, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl', { whatIf }), buildReportTrace(hostile, `${HOSTILE}.jsonl`)],
+      traces: [
+        buildReportTrace(spotter, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl', { whatIf }),
+        buildReportTrace(hostile, `${HOSTILE}.jsonl`),
+      ],
       redaction: null,
     };
     reportFile = join(dir, 'report.html');
@@ -146,7 +193,10 @@ describe('standalone HTML report in Chromium', () => {
     await r.page.waitForSelector('body[data-ready="true"]');
     await r.page.waitForSelector('.chart-wrap[data-bar-count="149"]');
     assert.ok((await painted(r.page, '.chart-wrap')) > 20_000, 'the timeline is painted');
-    assert.ok((await painted(r.page, '.report-whatif .whatif-bars-chart')) > 5_000, 'the per-call what-if bars are painted');
+    assert.ok(
+      (await painted(r.page, '.report-whatif .whatif-bars-chart')) > 5_000,
+      'the per-call what-if bars are painted',
+    );
     assert.ok((await painted(r.page, '.report-whatif .whatif-cliff-chart')) > 5_000, 'the cliff chart is painted');
     assert.equal(await r.page.getAttribute('.report-whatif .whatif-cliff-chart', 'data-points'), '1,2,4,8');
     await r.page.screenshot({ path: join(results, 'report-full.png'), fullPage: true });
@@ -181,20 +231,30 @@ describe('standalone HTML report in Chromium', () => {
     await r.page.locator('.chart-wrap').scrollIntoViewIfNeeded();
     await r.page.waitForSelector('.chart-wrap[data-plot-area]');
     const box = (await r.page.locator('.chart-wrap canvas').boundingBox())!;
-    const [left, top, right, bottom] = (await r.page.getAttribute('.chart-wrap', 'data-plot-area'))!.split(',').map(Number) as [number, number, number, number];
+    const [left, top, right, bottom] = (await r.page.getAttribute('.chart-wrap', 'data-plot-area'))!
+      .split(',')
+      .map(Number) as [number, number, number, number];
     // Hover the 100th call.
     await r.page.mouse.move(box.x + left + ((99 + 0.5) * (right - left)) / 149, box.y + top + (bottom - top) * 0.9);
     await r.page.waitForSelector('.chart-wrap[data-tooltip-call="99"]');
     // Zoom in from the keyboard around the selected call (the timeline's own painter), then fit all again.
-    const view = async (): Promise<[number, number]> => (await r.page.getAttribute('.chart-wrap', 'data-view'))!.split(',').map(Number) as [number, number];
+    const view = async (): Promise<[number, number]> =>
+      (await r.page.getAttribute('.chart-wrap', 'data-view'))!.split(',').map(Number) as [number, number];
     await r.page.focus('.chart-wrap');
     await r.page.keyboard.press('End');
     await r.page.keyboard.press('+');
-    await r.page.waitForFunction(() => document.querySelector('.chart-wrap')?.getAttribute('data-view') !== '0.000,149.000');
+    await r.page.waitForFunction(
+      () => document.querySelector('.chart-wrap')?.getAttribute('data-view') !== '0.000,149.000',
+    );
     const [lo, hi] = await view();
-    assert.ok(hi - lo < 149 && lo <= 148.5 && hi >= 148.5, `zoomed to ${lo}–${hi}, the last call (centred on 148.5) in view`);
+    assert.ok(
+      hi - lo < 149 && lo <= 148.5 && hi >= 148.5,
+      `zoomed to ${lo}–${hi}, the last call (centred on 148.5) in view`,
+    );
     await r.page.keyboard.press('0');
-    await r.page.waitForFunction(() => document.querySelector('.chart-wrap')?.getAttribute('data-view') === '0.000,149.000');
+    await r.page.waitForFunction(
+      () => document.querySelector('.chart-wrap')?.getAttribute('data-view') === '0.000,149.000',
+    );
     // The selected call's details come from the report itself.
     await r.page.waitForSelector('.details [data-tool-id], .details .tool-list, .details li');
     clean(r, reportFile);
@@ -208,7 +268,10 @@ describe('standalone HTML report in Chromium', () => {
     await r.page.waitForSelector('.chart-wrap[data-bar-count="1"]');
     await r.page.focus('.chart-wrap');
     await r.page.keyboard.press('Home');
-    await r.page.waitForFunction((t) => document.querySelector('.details')?.textContent?.includes(t) ?? false, HOSTILE.slice(0, 40));
+    await r.page.waitForFunction(
+      (t) => document.querySelector('.details')?.textContent?.includes(t) ?? false,
+      HOSTILE.slice(0, 40),
+    );
     assert.equal(await r.page.locator('img').count(), 0, 'no <img> from the trace');
     assert.equal(await r.page.locator('script').count(), 2, 'only the data block and the page script');
     assert.ok(((await r.page.textContent('.file-name')) ?? '').includes('</script><script>alert(1)</script>'));
@@ -226,16 +289,25 @@ describe('standalone HTML report in Chromium', () => {
     const r = await openReport(browser, tampered);
     await r.page.waitForTimeout(500);
     assert.equal(await r.page.getAttribute('body', 'data-ready'), null, 'the page script was blocked');
-    assert.ok(r.consoleErrors.some((e) => /CSP violation: script-src/.test(e)), 'the browser reports the blocked script');
+    assert.ok(
+      r.consoleErrors.some((e) => /CSP violation: script-src/.test(e)),
+      'the browser reports the blocked script',
+    );
     await r.page.context().close();
   });
 
   it('escapes the data block: trace text cannot end the element, and the file holds the CSP and no external reference', () => {
     const html = readFileSync(reportFile, 'utf8');
-    const data = html.slice(html.indexOf('<script type="application/json"'), html.indexOf('</script>', html.indexOf('<script type="application/json"')));
+    const data = html.slice(
+      html.indexOf('<script type="application/json"'),
+      html.indexOf('</script>', html.indexOf('<script type="application/json"')),
+    );
     assert.ok(!/<\/?script/i.test(data.slice(data.indexOf('>') + 1)));
     assert.ok(data.includes('\\u003c/script\\u003e\\u003cscript\\u003ealert(1)'));
-    assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;|<meta http-equiv="Content-Security-Policy" content="default-src 'none'/);
+    assert.match(
+      html,
+      /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;|<meta http-equiv="Content-Security-Policy" content="default-src 'none'/,
+    );
     assert.ok(!/\b(?:src|href)\s*=\s*["']?(?:https?:|\/\/)/i.test(html.replace(data, '')), 'no external src or href');
   });
 });

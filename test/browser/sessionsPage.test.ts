@@ -16,13 +16,16 @@ import { openSessionsPage } from '../support/sessionsPageHarness';
 // (buildSessionsPageHtml) and over the typed Channel: what it posts for the user's clicks,
 // and what it shows when the host refuses or fails one of them.
 
-describe('the Agent Sessions panels\' page: its messages over the Channel', () => {
+describe("the Agent Sessions panels' page: its messages over the Channel", () => {
   let browser: Browser;
   let rows: SessionRow[];
   const calls = new Map<number, CallRecord[]>();
 
   before(async () => {
-    assert.ok(existsSync(join(repoRoot, 'dist/sessionsView.js')), 'run `npm run build` first: dist/sessionsView.js is missing');
+    assert.ok(
+      existsSync(join(repoRoot, 'dist/sessionsView.js')),
+      'run `npm run build` first: dist/sessionsView.js is missing',
+    );
     browser = await launchChromium();
     rows = [];
     for (const [path, fileId] of [
@@ -33,7 +36,19 @@ describe('the Agent Sessions panels\' page: its messages over the Channel', () =
       indexRecords(parsed).forEach(({ session, calls: c }, i) => {
         const id = fileId * 10 + i;
         calls.set(id, c);
-        rows.push({ ...session, id, fileId, path, agentId: parsed.model.format!, project: '/p/demo', fileMtimeMs: 0, lastWriteMs: 0, live: false, fileStatus: 'ok' as const, problem: null });
+        rows.push({
+          ...session,
+          id,
+          fileId,
+          path,
+          agentId: parsed.model.format!,
+          project: '/p/demo',
+          fileMtimeMs: 0,
+          lastWriteMs: 0,
+          live: false,
+          fileStatus: 'ok' as const,
+          problem: null,
+        });
       });
     }
   });
@@ -42,7 +57,11 @@ describe('the Agent Sessions panels\' page: its messages over the Channel', () =
   });
 
   it('the report: ready first, then a click on a row asks to open that session and Export asks for CSV; nothing else is posted', async () => {
-    const s = await openSessionsPage(browser, { kind: 'report', title: '2 sessions', report: buildSessionsReport(rows) }, 'dark');
+    const s = await openSessionsPage(
+      browser,
+      { kind: 'report', title: '2 sessions', report: buildSessionsReport(rows) },
+      'dark',
+    );
     try {
       // One row per session, its sub-agents counted in it: the spotter session and the loop session.
       assert.equal(await s.page.locator('.sessions-table tbody tr').count(), 2);
@@ -50,7 +69,11 @@ describe('the Agent Sessions panels\' page: its messages over the Channel', () =
       await s.page.locator(`tr[data-session-id="${loop.id}"]`).click();
       await s.page.locator('[data-export="csv"]').click();
       await waitUntil(() => s.posted.length >= 3);
-      assert.deepEqual(s.posted, [{ type: 'ready' }, { type: 'open', sessionId: loop.id }, { type: 'export', format: 'csv' }]);
+      assert.deepEqual(s.posted, [
+        { type: 'ready' },
+        { type: 'open', sessionId: loop.id },
+        { type: 'export', format: 'csv' },
+      ]);
       // The page the extension builds for it (no worker: no connect-src, no worker-src) blocks nothing it needs.
       assert.deepEqual(await s.cspViolations(), []);
     } finally {
@@ -65,9 +88,15 @@ describe('the Agent Sessions panels\' page: its messages over the Channel', () =
     const s = await openSessionsPage(browser, content, 'light');
     try {
       assert.equal(await s.page.locator('.error-banner').count(), 0);
-      await s.send({ type: 'host/error', message: 'refused a request from the panel: open.sessionId 7 is not a session this panel shows' });
+      await s.send({
+        type: 'host/error',
+        message: 'refused a request from the panel: open.sessionId 7 is not a session this panel shows',
+      });
       await s.page.waitForSelector('.error-banner[data-host-errors="1"]');
-      assert.equal(await s.page.locator('.error-banner').textContent(), 'The extension could not do that: refused a request from the panel: open.sessionId 7 is not a session this panel shows');
+      assert.equal(
+        await s.page.locator('.error-banner').textContent(),
+        'The extension could not do that: refused a request from the panel: open.sessionId 7 is not a session this panel shows',
+      );
       // The comparison is still there: 41 calls of the loop session against the spotter's.
       assert.ok((await s.page.locator('.compare-table tbody tr').count()) > 0);
       await s.send({ type: 'show', content });
@@ -80,7 +109,10 @@ describe('the Agent Sessions panels\' page: its messages over the Channel', () =
       // Something that is no message of the protocol is not drawn: the page says so to the host instead.
       await s.page.evaluate(() => window.postMessage({ notAType: true }, '*'));
       await waitUntil(() => s.posted.some((m) => (m as { type?: string }).type === 'log/error'));
-      assert.deepEqual(s.posted.at(-1), { type: 'log/error', message: 'channel: ignored a message without a string "type"' });
+      assert.deepEqual(s.posted.at(-1), {
+        type: 'log/error',
+        message: 'channel: ignored a message without a string "type"',
+      });
     } finally {
       await s.close();
     }

@@ -27,7 +27,15 @@ function rgb(hex: string): string {
 }
 
 /** What the checks expect of a theme, from its variables. */
-function expected(theme: TestTheme): { font: string; cached: string; appended: string; output: string; pickerBackground: string; pickerForeground: string; badge: string } {
+function expected(theme: TestTheme): {
+  font: string;
+  cached: string;
+  appended: string;
+  output: string;
+  pickerBackground: string;
+  pickerForeground: string;
+  badge: string;
+} {
   const v = theme.variables;
   return {
     font: v['--vscode-font-family']!,
@@ -71,7 +79,11 @@ function assertStyled(seen: Record<string, string>, theme: TestTheme, where: str
   const want = expected(theme);
   // The browser drops the quotes a family name does not need ("Ubuntu" → Ubuntu).
   const unquoted = (family: string | undefined): string => (family ?? '').replace(/"/g, '');
-  assert.equal(unquoted(seen['font']), unquoted(want.font), `${where}: the page's font is VS Code's, not the browser's default`);
+  assert.equal(
+    unquoted(seen['font']),
+    unquoted(want.font),
+    `${where}: the page's font is VS Code's, not the browser's default`,
+  );
   assert.equal(seen['cached'], want.cached, `${where}: the cached swatch`);
   assert.equal(seen['appended'], want.appended, `${where}: the appended swatch`);
   assert.equal(seen['output'], want.output, `${where}: the output swatch`);
@@ -92,7 +104,14 @@ describe('the stylesheets, read back as computed styles in Chromium', () => {
     browser = await launchChromium();
     spotter = await parseFile(SPOTTER);
     reportFile = join(mkdtempSync(join(tmpdir(), 'styles-')), 'report.html');
-    const doc = { schema: 1 as const, title: 'Styles', generatedAt: '2026-12-01T00:00:00.000Z', generator: 'agent-trace test', traces: [buildReportTrace(spotter, 'spotter.jsonl')], redaction: null };
+    const doc = {
+      schema: 1 as const,
+      title: 'Styles',
+      generatedAt: '2026-12-01T00:00:00.000Z',
+      generator: 'agent-trace test',
+      traces: [buildReportTrace(spotter, 'spotter.jsonl')],
+      redaction: null,
+    };
     writeFileSync(reportFile, reportHtml(doc, await readReportAssets(repoRoot)));
   });
   after(async () => {
@@ -111,7 +130,11 @@ describe('the stylesheets, read back as computed styles in Chromium', () => {
         await page.waitForSelector('body[data-ready="true"]');
         await page.waitForSelector('.chart-wrap[data-bar-count="149"]');
         assertStyled(await styles(page), theme, `report (${scheme})`);
-        assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), rgb(theme.variables['--vscode-editor-background']!), 'the page background follows the scheme');
+        assert.equal(
+          await page.evaluate(() => getComputedStyle(document.body).backgroundColor),
+          rgb(theme.variables['--vscode-editor-background']!),
+          'the page background follows the scheme',
+        );
         await page.screenshot({ path: join(results, `styles-report-${scheme}.png`) });
       } finally {
         await context.close();

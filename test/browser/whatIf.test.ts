@@ -59,14 +59,20 @@ function cliHasSimulate(): boolean {
 /** Runs a copied command line with the built CLI in a shell, as a person pasting it would. */
 function runCommand<T>(command: string): T {
   assert.match(command, /^agent-trace simulate /);
-  const out = execFileSync('bash', ['-c', command.replace(/^agent-trace /, `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} `)], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  const out = execFileSync(
+    'bash',
+    ['-c', command.replace(/^agent-trace /, `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} `)],
+    { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 },
+  );
   return JSON.parse(out) as T;
 }
 
 /** What assertClean says of CSP violations here. */
 const CLEAN_CSP = 'no CSP violations (the worker starts from a blob: URL)';
 
-function posted<T extends WebviewMessage['type']>(type: T): (m: WebviewMessage) => m is Extract<WebviewMessage, { type: T }> {
+function posted<T extends WebviewMessage['type']>(
+  type: T,
+): (m: WebviewMessage) => m is Extract<WebviewMessage, { type: T }> {
   return (m): m is Extract<WebviewMessage, { type: T }> => m.type === type;
 }
 
@@ -94,13 +100,21 @@ describe('what-if panel in Chromium', () => {
 
   /** Waits until the scenario with `replicas` sessions (any, when omitted) has run completely. */
   async function settled(p: InspectorPage, replicas?: number, extra = ''): Promise<void> {
-    await p.page.waitForSelector(`.whatif[data-scenario-status="done"]${replicas === undefined ? '' : `[data-replicas="${replicas}"]`}${extra}`, { state: 'attached', timeout: 30_000 });
+    await p.page.waitForSelector(
+      `.whatif[data-scenario-status="done"]${replicas === undefined ? '' : `[data-replicas="${replicas}"]`}${extra}`,
+      { state: 'attached', timeout: 30_000 },
+    );
   }
 
   /** The raw values behind the headline figures. */
   async function figures(p: InspectorPage): Promise<Record<string, number | null>> {
     return p.page.evaluate(() =>
-      Object.fromEntries(Array.from(document.querySelectorAll<HTMLElement>('.whatif [data-figure]')).map((e) => [e.dataset['figure']!, JSON.parse(e.dataset['value'] ?? 'null') as number | null])),
+      Object.fromEntries(
+        Array.from(document.querySelectorAll<HTMLElement>('.whatif [data-figure]')).map((e) => [
+          e.dataset['figure']!,
+          JSON.parse(e.dataset['value'] ?? 'null') as number | null,
+        ]),
+      ),
     );
   }
 
@@ -124,7 +138,10 @@ describe('what-if panel in Chromium', () => {
     // The export carries the whole result and the engine parameters: both the CLI's.
     const since = p.posted.length;
     await p.page.click('#whatif-export');
-    const exported = (await p.waitForPosted(posted('whatif/export'), since)) as Extract<WebviewMessage, { type: 'whatif/export' }>;
+    const exported = (await p.waitForPosted(posted('whatif/export'), since)) as Extract<
+      WebviewMessage,
+      { type: 'whatif/export' }
+    >;
     const doc = JSON.parse(exported.json) as SimulateDocument & { command: string };
     assert.deepEqual(doc.scenario, cli.scenario);
     assert.deepEqual(doc.input.params, cli.input.params);
@@ -136,17 +153,34 @@ describe('what-if panel in Chromium', () => {
   it('opens on a click, asks the host for the workload, and shows what agent-trace simulate prints', async () => {
     const p = await whatIf({}, true);
     const request = await p.waitForPosted(posted('whatIfWorkload'));
-    assert.deepEqual((request as Extract<WebviewMessage, { type: 'whatIfWorkload' }>).params, { sessionId: SAMPLE_MAIN });
+    assert.deepEqual((request as Extract<WebviewMessage, { type: 'whatIfWorkload' }>).params, {
+      sessionId: SAMPLE_MAIN,
+    });
     await settled(p, 16);
     // The default scenario of the settings: 16 sessions, 10 s apart, Qwen3-32B on one H200, vLLM LRU; the selects show it.
     assert.equal((await p.page.textContent('#whatif-gpu .select-face .text'))?.trim(), 'H200 141 GB');
-    assert.equal((await p.page.textContent('#whatif-model .select-face .text'))?.trim(), 'Qwen3-32B (bf16) · 256 KiB KV/token');
+    assert.equal(
+      (await p.page.textContent('#whatif-model .select-face .text'))?.trim(),
+      'Qwen3-32B (bf16) · 256 KiB KV/token',
+    );
     assert.equal((await p.page.textContent('#whatif-policy .select-face .text'))?.trim(), 'vLLM LRU');
-    assert.match((await p.page.textContent('.whatif-sentence')) ?? '', /^16 sessions like this on one H200 with Qwen3-32B: hit rate falls from \d+% to \d+% and prefill becomes \d+% of LLM time/);
+    assert.match(
+      (await p.page.textContent('.whatif-sentence')) ?? '',
+      /^16 sessions like this on one H200 with Qwen3-32B: hit rate falls from \d+% to \d+% and prefill becomes \d+% of LLM time/,
+    );
     const command = await matchesCli(p);
-    assert.equal(command, `agent-trace simulate ${SAMPLE} --session ${SAMPLE_MAIN} --replicas 16 --stagger-s 10 --tool-wait-scale 1 --gpu h200 --model qwen3-32b --policy vllm-lru --json`);
+    assert.equal(
+      command,
+      `agent-trace simulate ${SAMPLE} --session ${SAMPLE_MAIN} --replicas 16 --stagger-s 10 --tool-wait-scale 1 --gpu h200 --model qwen3-32b --policy vllm-lru --json`,
+    );
     const state = withoutView(await p.state());
-    assert.deepEqual(state, { whatIfOpen: true, sessionId: SAMPLE_MAIN, callIndex: null, showCached: true, barView: 'tokens' });
+    assert.deepEqual(state, {
+      whatIfOpen: true,
+      sessionId: SAMPLE_MAIN,
+      callIndex: null,
+      showCached: true,
+      barView: 'tokens',
+    });
     await p.page.locator('.whatif').screenshot({ path: join(results, 'webview-whatif.png') });
     await assertClean(p, CLEAN_CSP);
   });
@@ -198,7 +232,10 @@ describe('what-if panel in Chromium', () => {
     await p.page.click('#whatif-capacity-typed');
     await p.page.fill('#whatif-capacityTokens input', '100000');
     await settled(p, 8, '[data-capacity="100000"]');
-    assert.match(await matchesCli(p), / --capacity-tokens 100000 --step-fixed-ms 16.1 --prefill-us-per-token 132.7 --kv-read-ns-per-token 64 --kv-bytes-per-token 262144 /);
+    assert.match(
+      await matchesCli(p),
+      / --capacity-tokens 100000 --step-fixed-ms 16.1 --prefill-us-per-token 132.7 --kv-read-ns-per-token 64 --kv-bytes-per-token 262144 /,
+    );
     await p.page.click('#whatif-capacity-typed');
     await choose('whatif-gpu', 'Custom memory');
     await p.page.fill('#whatif-gpuMemoryGiB input', '96');
@@ -224,7 +261,12 @@ describe('what-if panel in Chromium', () => {
     // The table: one row per GPU, with the CLI's calls, busy share and hit rate.
     const rows = await p.page.evaluate(() =>
       Array.from(document.querySelectorAll<HTMLElement>('.whatif-gpu-table tbody tr')).map((tr) =>
-        Object.fromEntries(Array.from(tr.querySelectorAll<HTMLElement>('[data-whatif-gpu-col]')).map((td) => [td.dataset['whatifGpuCol']!, JSON.parse(td.dataset['value'] ?? 'null') as number | null])),
+        Object.fromEntries(
+          Array.from(tr.querySelectorAll<HTMLElement>('[data-whatif-gpu-col]')).map((td) => [
+            td.dataset['whatifGpuCol']!,
+            JSON.parse(td.dataset['value'] ?? 'null') as number | null,
+          ]),
+        ),
       ),
     );
     assert.deepEqual(
@@ -233,7 +275,10 @@ describe('what-if panel in Chromium', () => {
     );
     // Sixteen copies of one session on four GPUs, each session kept on one: every GPU serves some.
     assert.ok(rows.every((r) => r['calls']! > 0));
-    assert.match((await p.page.textContent('.whatif-sentence')) ?? '', /^16 sessions like this on 4 H200s behind the Session affinity router with Qwen3-32B/);
+    assert.match(
+      (await p.page.textContent('.whatif-sentence')) ?? '',
+      /^16 sessions like this on 4 H200s behind the Session affinity router with Qwen3-32B/,
+    );
     await p.page.locator('.whatif').screenshot({ path: join(results, 'webview-whatif-fleet.png') });
     await p.page.fill('#whatif-gpus input', '1');
     await settled(p, 16, '[data-gpus="1"]');
@@ -245,15 +290,24 @@ describe('what-if panel in Chromium', () => {
   it('draws the knee where the sweep says, marks the cap and the scenario, and Copy sweep reproduces the cliff', async () => {
     const p = await whatIf();
     await settled(p, 16);
-    await p.page.waitForSelector('.whatif-cliff-chart[data-knee]:not([data-knee=""])', { state: 'attached', timeout: 30_000 });
-    const data = await p.page.evaluate(() => ({ ...(document.querySelector('.whatif-cliff-chart') as HTMLElement).dataset }));
+    await p.page.waitForSelector('.whatif-cliff-chart[data-knee]:not([data-knee=""])', {
+      state: 'attached',
+      timeout: 30_000,
+    });
+    const data = await p.page.evaluate(() => ({
+      ...(document.querySelector('.whatif-cliff-chart') as HTMLElement).dataset,
+    }));
     const run = data['points']!.split(',').map(Number);
     // The same sweep in Node, by the core, over the points the panel ran.
     const { workload } = buildWhatIfWorkload(sample.model, SAMPLE_MAIN, SAMPLE, null);
     const sweep = runSweep(
       FAST,
       workload,
-      { params: await exportedParams(p), replicas: { replicas: 1, staggerS: 10, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 }, session: SAMPLE_MAIN },
+      {
+        params: await exportedParams(p),
+        replicas: { replicas: 1, staggerS: 10, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 },
+        session: SAMPLE_MAIN,
+      },
       'replicas',
       run,
     );
@@ -266,10 +320,16 @@ describe('what-if panel in Chromium', () => {
     assert.equal((await p.page.textContent('[data-cliff-summary]'))?.trim(), sweep.cliff.summary);
     // Stops two points past the cliff, and says what it skipped.
     assert.equal(run[run.length - 1], run[run.indexOf(sweep.cliff.at) + 2]);
-    assert.match((await p.page.textContent('[data-sweep-skipped]')) ?? '', /^Not run: N = .*256\. The sweep stops 2 points past the cliff/);
+    assert.match(
+      (await p.page.textContent('[data-sweep-skipped]')) ?? '',
+      /^Not run: N = .*256\. The sweep stops 2 points past the cliff/,
+    );
     const since = p.posted.length;
     await p.page.click('#whatif-copy-sweep');
-    const m = (await p.waitForPosted(posted('clipboard/write'), since)) as Extract<WebviewMessage, { type: 'clipboard/write' }>;
+    const m = (await p.waitForPosted(posted('clipboard/write'), since)) as Extract<
+      WebviewMessage,
+      { type: 'clipboard/write' }
+    >;
     assert.match(m.text, new RegExp(` --sweep replicas=${run.join(',')} --json$`));
     const cli = runCommand<SweepDocument>(m.text);
     assert.equal(cli.cliff.at, Number(data['knee']));
@@ -283,9 +343,16 @@ describe('what-if panel in Chromium', () => {
   async function exportedParams(p: InspectorPage): Promise<EngineParams> {
     const since = p.posted.length;
     await p.page.click('#whatif-export');
-    const m = (await p.waitForPosted(posted('whatif/export'), since)) as Extract<WebviewMessage, { type: 'whatif/export' }>;
+    const m = (await p.waitForPosted(posted('whatif/export'), since)) as Extract<
+      WebviewMessage,
+      { type: 'whatif/export' }
+    >;
     // The export leaves out SGLang's page size under every other policy (as simulate --json does): the engine's default.
-    const params = (JSON.parse(m.json) as { input: { params: Omit<EngineParams, 'sglangPageSizeTokens'> & { sglangPageSizeTokens?: number } } }).input.params;
+    const params = (
+      JSON.parse(m.json) as {
+        input: { params: Omit<EngineParams, 'sglangPageSizeTokens'> & { sglangPageSizeTokens?: number } };
+      }
+    ).input.params;
     return { sglangPageSizeTokens: DEFAULT_PARAMS.sglangPageSizeTokens, ...params };
   }
 
@@ -296,7 +363,10 @@ describe('what-if panel in Chromium', () => {
     const error = (field: string) => p.page.textContent(`[data-field-error="${field}"]`);
     await p.page.fill('#whatif-replicas input', 'many');
     await p.page.waitForSelector('[data-field-error="replicas"]:not([hidden])');
-    assert.match((await error('replicas')) ?? '', /"many" is not a number: Sessions needs a whole number from 1 to 256/);
+    assert.match(
+      (await error('replicas')) ?? '',
+      /"many" is not a number: Sessions needs a whole number from 1 to 256/,
+    );
     assert.equal(await p.page.getAttribute('#whatif-replicas', 'aria-describedby'), 'whatif-replicas-error');
     await p.page.fill('#whatif-replicas input', '0');
     assert.match((await error('replicas')) ?? '', /Sessions cannot be 0/);
@@ -325,7 +395,10 @@ describe('what-if panel in Chromium', () => {
     const at = await barPoint(p, 30, { chart: '.whatif-bars-chart', down: 0.9 });
     const since = p.posted.length;
     await p.page.mouse.click(at.x, at.y);
-    const m = (await p.waitForPosted(posted('source/reveal'), since)) as Extract<WebviewMessage, { type: 'source/reveal' }>;
+    const m = (await p.waitForPosted(posted('source/reveal'), since)) as Extract<
+      WebviewMessage,
+      { type: 'source/reveal' }
+    >;
     assert.deepEqual(m.ref, { sessionId: SAMPLE_MAIN, callIndex: 30 });
     assert.equal(await p.page.getAttribute('.timeline .chart-wrap', 'data-selected-call'), '30');
     assert.equal(await p.page.getAttribute('.whatif-bars-chart', 'data-selected-call'), '30');
@@ -334,7 +407,10 @@ describe('what-if panel in Chromium', () => {
     assert.equal(await p.page.getAttribute('.timeline .chart-wrap', 'data-selected-call'), '31');
     const sinceEnter = p.posted.length;
     await p.page.keyboard.press('Enter');
-    const enter = (await p.waitForPosted(posted('source/reveal'), sinceEnter)) as Extract<WebviewMessage, { type: 'source/reveal' }>;
+    const enter = (await p.waitForPosted(posted('source/reveal'), sinceEnter)) as Extract<
+      WebviewMessage,
+      { type: 'source/reveal' }
+    >;
     assert.equal(enter.ref.callIndex, 31);
     // The timeline's own selection shows in the scenario bars.
     await p.page.focus('.timeline .chart-wrap');
@@ -351,7 +427,10 @@ describe('what-if panel in Chromium', () => {
     await p.page.keyboard.press('Home');
     await p.page.keyboard.press('ArrowRight');
     assert.equal(await p.page.getAttribute('.whatif-cliff-chart', 'data-cursor'), '2');
-    assert.match((await p.page.textContent('.whatif-results > .visually-hidden')) ?? '', /^2 sessions: hit rate \d+\.\d% \(ideal \d+\.\d%\), prefill/);
+    assert.match(
+      (await p.page.textContent('.whatif-results > .visually-hidden')) ?? '',
+      /^2 sessions: hit rate \d+\.\d% \(ideal \d+\.\d%\), prefill/,
+    );
     await p.page.keyboard.press('Enter');
     await settled(p, 2);
     assert.equal(await p.page.inputValue('#whatif-replicas input'), '2');
@@ -368,7 +447,11 @@ describe('what-if panel in Chromium', () => {
     await settled(p, 33);
     const { workload } = buildWhatIfWorkload(sample.model, SAMPLE_MAIN, SAMPLE, null);
     const params = await exportedParams(p);
-    const expected = runScenario(FAST, workload, { params, replicas: { replicas: 33, staggerS: 10, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 }, session: SAMPLE_MAIN });
+    const expected = runScenario(FAST, workload, {
+      params,
+      replicas: { replicas: 33, staggerS: 10, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 },
+      session: SAMPLE_MAIN,
+    });
     const f = await figures(p);
     assert.equal(f['whatIfHitRate'], expected.admissionHitRate);
     assert.equal(f['whatIfSlowdown'], expected.slowdown.mean);
@@ -376,20 +459,34 @@ describe('what-if panel in Chromium', () => {
   });
 
   it('keeps the choices per file in the webview state and starts from the settings', async () => {
-    const p = await whatIf({ settings: { showCached: true, whatIf: { gpu: 'h100', model: 'llama-3.1-8b', replicas: 6, staggerS: 2, toolWaitScale: 0.5, policy: 'ttl-pin' } } });
+    const p = await whatIf({
+      settings: {
+        showCached: true,
+        whatIf: { gpu: 'h100', model: 'llama-3.1-8b', replicas: 6, staggerS: 2, toolWaitScale: 0.5, policy: 'ttl-pin' },
+      },
+    });
     await settled(p, 6);
     assert.equal(await p.page.getAttribute('#whatif-gpu', 'data-value'), 'h100');
     assert.equal(await p.page.getAttribute('#whatif-model', 'data-value'), 'llama-3.1-8b');
     assert.equal(await p.page.getAttribute('#whatif-policy', 'data-value'), 'ttl-pin');
     assert.equal(await p.page.inputValue('#whatif-toolWaitScale input'), '0.5');
     const command = await copyCommand(p);
-    assert.match(command, / --replicas 6 --stagger-s 2 --tool-wait-scale 0\.5 --gpu h100 --model llama-3\.1-8b --policy ttl-pin --ttl-s auto --max-ttl-s 30 --json$/);
+    assert.match(
+      command,
+      / --replicas 6 --stagger-s 2 --tool-wait-scale 0\.5 --gpu h100 --model llama-3\.1-8b --policy ttl-pin --ttl-s auto --max-ttl-s 30 --json$/,
+    );
     await p.page.fill('#whatif-replicas input', '9');
     await settled(p, 9);
     const state = (await p.state()) as { whatIf: { replicas: number; model: string } };
     assert.equal(state.whatIf.replicas, 9);
     // Reopened with that state (a reload, or VS Code restoring the editor): the file's choices win over the settings.
-    const again = await whatIf({ state, settings: { showCached: true, whatIf: { gpu: 'h200', model: 'qwen3-32b', replicas: 16, staggerS: 10, toolWaitScale: 1, policy: 'vllm-lru' } } });
+    const again = await whatIf({
+      state,
+      settings: {
+        showCached: true,
+        whatIf: { gpu: 'h200', model: 'qwen3-32b', replicas: 16, staggerS: 10, toolWaitScale: 1, policy: 'vllm-lru' },
+      },
+    });
     await settled(again, 9);
     assert.equal(await again.page.getAttribute('#whatif-model', 'data-value'), 'llama-3.1-8b');
     assert.equal(await again.page.inputValue('#whatif-replicas input'), '9');
@@ -412,7 +509,11 @@ describe('what-if panel in Chromium', () => {
     const layout = await p.page.evaluate(() => {
       const controls = document.querySelector('.whatif-controls')!.getBoundingClientRect();
       const resultsBox = document.querySelector('.whatif-results')!.getBoundingClientRect();
-      return { scroll: document.documentElement.scrollWidth, width: window.innerWidth, stacked: resultsBox.top >= controls.bottom - 1 };
+      return {
+        scroll: document.documentElement.scrollWidth,
+        width: window.innerWidth,
+        stacked: resultsBox.top >= controls.bottom - 1,
+      };
     });
     assert.ok(layout.scroll <= layout.width, `the page scrolls sideways: ${layout.scroll} > ${layout.width}`);
     assert.ok(layout.stacked, 'results sit under the controls');
@@ -430,7 +531,10 @@ describe('what-if panel in Chromium', () => {
     });
     await settled(p);
     assert.equal(await p.page.isHidden('#whatif-replicas'), true);
-    assert.match((await p.page.textContent('.whatif-sentence')) ?? '', /^This trace's 300 requests on one H200 with Qwen3-32B: hit rate \d+% \(ideal \d+%\)/);
+    assert.match(
+      (await p.page.textContent('.whatif-sentence')) ?? '',
+      /^This trace's 300 requests on one H200 with Qwen3-32B: hit rate \d+% \(ideal \d+%\)/,
+    );
     const command = await matchesCli(p);
     assert.equal(command, `agent-trace simulate ${MOONCAKE} --gpu h200 --model qwen3-32b --policy vllm-lru --json`);
     await p.page.waitForSelector('.whatif-cliff-chart[data-axis="capacity"]', { state: 'attached', timeout: 30_000 });
@@ -444,7 +548,10 @@ describe('what-if panel in Chromium', () => {
     const since = p.posted.length;
     await p.page.click('#session-picker');
     await p.page.locator('#session-picker li.option', { hasText: 'e5821007' }).click();
-    const request = (await p.waitForPosted(posted('whatIfWorkload'), since)) as Extract<WebviewMessage, { type: 'whatIfWorkload' }>;
+    const request = (await p.waitForPosted(posted('whatIfWorkload'), since)) as Extract<
+      WebviewMessage,
+      { type: 'whatIfWorkload' }
+    >;
     assert.equal(request.params.sessionId, 'e5821007-9ca0-4a36-afc0-94da583da0ea');
     await p.page.waitForSelector('.whatif-bars-chart[data-bar-count="41"]', { state: 'attached', timeout: 30_000 });
     await settled(p, 16);
@@ -460,7 +567,13 @@ describe('what-if panel in Chromium', () => {
     const cuts = [cut(0.4), cut(0.7), bytes.length];
     const parse = new TraceParse([basename(SPOTTER)]);
     parse.push(0, bytes.subarray(0, cuts[0]));
-    const serviceOf = (): TraceService => new TraceService(parse.snapshot(), { fileName: basename(SPOTTER), formatChosen: false, analysis: {}, prices: null });
+    const serviceOf = (): TraceService =>
+      new TraceService(parse.snapshot(), {
+        fileName: basename(SPOTTER),
+        formatChosen: false,
+        analysis: {},
+        prices: null,
+      });
     const p = await suite.open({
       trace: parse.snapshot(),
       fileName: basename(SPOTTER),
@@ -469,7 +582,10 @@ describe('what-if panel in Chromium', () => {
       state: { whatIfOpen: true },
     });
     await settled(p, 16);
-    await p.page.waitForSelector('.whatif-cliff-chart[data-sweep-status="done"]', { state: 'attached', timeout: 60_000 });
+    await p.page.waitForSelector('.whatif-cliff-chart[data-sweep-status="done"]', {
+      state: 'attached',
+      timeout: 60_000,
+    });
     const early = Number(await p.page.getAttribute('.whatif-bars-chart', 'data-bar-count'));
     assert.ok(early > 20 && early < 149, `${early} calls in the first 40% of the log`);
     const before = await figures(p);
@@ -478,7 +594,13 @@ describe('what-if panel in Chromium', () => {
       parse.push(0, bytes.subarray(from, to));
       const service = serviceOf();
       p.setService(service);
-      await p.send({ type: 'trace/didChange', header: service.header(), sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }), appended: { newBytes: to - from }, live: { grewMsAgo: 0 } });
+      await p.send({
+        type: 'trace/didChange',
+        header: service.header(),
+        sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }),
+        appended: { newBytes: to - from },
+        live: { grewMsAgo: 0 },
+      });
     };
     // Two appends close together: the second waits for the first one's runs (and the least time between runs).
     await append(cuts[0]!, cuts[1]!);
@@ -487,7 +609,10 @@ describe('what-if panel in Chromium', () => {
     assert.deepEqual(Object.keys(await figures(p)).sort(), Object.keys(before).sort());
     await append(cuts[1]!, cuts[2]!);
     await p.page.waitForSelector('.whatif-bars-chart[data-bar-count="149"]', { state: 'attached', timeout: 60_000 });
-    await p.page.waitForSelector('.whatif:not([data-behind])[data-scenario-status="done"]', { state: 'attached', timeout: 60_000 });
+    await p.page.waitForSelector('.whatif:not([data-behind])[data-scenario-status="done"]', {
+      state: 'attached',
+      timeout: 60_000,
+    });
     assert.ok(Number(await p.page.getAttribute('.whatif', 'data-scenario-seq')) > seqBefore, 'the scenario ran again');
     assert.notDeepEqual(await figures(p), before, 'the grown session has its own figures');
     // The whole log, simulated by the CLI on the command the panel copies.
@@ -496,9 +621,14 @@ describe('what-if panel in Chromium', () => {
   });
 
   it('a session the host cannot simulate says why in the panel, and nothing breaks', async () => {
-    const p = await whatIf({ whatIf: () => new Error('This session has no call with input and output token counts: nothing to simulate.') });
+    const p = await whatIf({
+      whatIf: () => new Error('This session has no call with input and output token counts: nothing to simulate.'),
+    });
     await p.page.waitForSelector('.whatif[data-state="error"]', { state: 'attached' });
-    assert.match((await p.page.textContent('.whatif-status')) ?? '', /cannot be simulated: This session has no call with input and output token counts/);
+    assert.match(
+      (await p.page.textContent('.whatif-status')) ?? '',
+      /cannot be simulated: This session has no call with input and output token counts/,
+    );
     assert.equal(await p.page.getAttribute('.timeline .chart-wrap', 'data-bar-count'), '48');
     await assertClean(p, CLEAN_CSP);
   });

@@ -19,7 +19,11 @@ const EXTENSION_ID = 'agent-trace.agent-trace-inspector';
 const shots = path.join(repoRoot, 'test-results');
 
 async function shot(page: Page, name: string): Promise<void> {
-  await page.evaluate(() => document.fonts.ready.then(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())))));
+  await page.evaluate(() =>
+    document.fonts.ready.then(
+      () => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))),
+    ),
+  );
   await page.screenshot({ path: path.join(shots, name) });
 }
 
@@ -71,7 +75,7 @@ describe('VS Code Copilot Chat and OpenTelemetry sessions in real VS Code (code-
     await shot(page, 'e2e-copilot-chat-inspector.png');
   });
 
-  it('and the OpenTelemetry file: the conversation\'s 4 calls', async () => {
+  it("and the OpenTelemetry file: the conversation's 4 calls", async () => {
     await page.locator('.part.sidebar .title').first().click();
     await page.locator('.part.sidebar .monaco-list-row[aria-label^="Add a --verbose flag to the CLI"]').click();
     const inspector = webview(page, EXTENSION_ID);

@@ -6,7 +6,15 @@ import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { addOtherAgents } from '../support/fakeHome.mjs';
 import { startLiveSession } from '../support/liveSession.mjs';
-import { findCommand, launchBrowser, openWorkbench, quickOpen, runCommand, startCodeServer, webview } from '../support/vscodeE2e.mjs';
+import {
+  findCommand,
+  launchBrowser,
+  openWorkbench,
+  quickOpen,
+  runCommand,
+  startCodeServer,
+  webview,
+} from '../support/vscodeE2e.mjs';
 import { createWorkspace, removeWorkspace, repoRoot } from '../support/workspace.mjs';
 
 // A new user's first minutes, host side, in real VS Code (code-server 1.100 + Chromium) with the
@@ -24,9 +32,17 @@ const EXTENSION_ID = 'agent-trace.agent-trace-inspector';
 const shots = path.join(repoRoot, 'test-results');
 const REJECTIONS = path.join(repoRoot, 'test/fixtures/claude-code/user-rejections.jsonl');
 
-async function shot(page: Page, name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<void> {
+async function shot(
+  page: Page,
+  name: string,
+  clip?: { x: number; y: number; width: number; height: number },
+): Promise<void> {
   // What is on screen is painted: fonts loaded, then two frames (not a fixed pause).
-  await page.evaluate(() => document.fonts.ready.then(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())))));
+  await page.evaluate(() =>
+    document.fonts.ready.then(
+      () => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))),
+    ),
+  );
   await page.screenshot({ path: path.join(shots, name), ...(clip ? { clip } : {}) });
 }
 
@@ -65,7 +81,8 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
   const web = (): FrameLocator => webview(page, EXTENSION_ID);
   const sidebar = (): Locator => page.locator('.part.sidebar');
   const row = (text: string | RegExp): Locator => sidebar().locator('.monaco-list-row', { hasText: text });
-  const toast = (text: string | RegExp): Locator => page.locator('.notifications-toasts .notification-toast', { hasText: text });
+  const toast = (text: string | RegExp): Locator =>
+    page.locator('.notifications-toasts .notification-toast', { hasText: text });
   /** The inspector shows a trace (its figures are drawn); a screenshot says what was on screen when it does not. */
   const inspectorShown = async (what: string): Promise<void> => {
     try {
@@ -79,7 +96,10 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
   const titleAction = async (label: string): Promise<void> => {
     // The view's own buttons sit in the side bar's title (the one view of its container); the pane header repeats them.
     await sidebar().locator('.composite.title').hover();
-    await sidebar().locator(`.composite.title .actions-container a.action-label[aria-label="${label}"]`).first().click();
+    await sidebar()
+      .locator(`.composite.title .actions-container a.action-label[aria-label="${label}"]`)
+      .first()
+      .click();
   };
   /** Every project folded: the project rows alone, all in view. */
   const collapseAll = async (): Promise<void> => {
@@ -88,11 +108,14 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
   };
   /** Unfolds a project (its row's text starts with `name`) and its days. */
   const expandProject = async (name: string): Promise<void> => {
-    const p = sidebar().locator('.monaco-list-row[aria-level="1"]', { hasText: new RegExp(`^${name}\\d+ sessions? · `) }).first();
+    const p = sidebar()
+      .locator('.monaco-list-row[aria-level="1"]', { hasText: new RegExp(`^${name}\\d+ sessions? · `) })
+      .first();
     await p.waitFor({ timeout: 30_000 });
     if ((await p.getAttribute('aria-expanded')) === 'false') await p.click();
     await page.waitForFunction(() => document.querySelector('.part.sidebar .monaco-list-row[aria-level="2"]') !== null);
-    for (const day of await sidebar().locator('.monaco-list-row[aria-level="2"][aria-expanded="false"]').all()) await day.click();
+    for (const day of await sidebar().locator('.monaco-list-row[aria-level="2"][aria-expanded="false"]').all())
+      await day.click();
   };
 
   before(async () => {
@@ -130,26 +153,39 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     await t.waitFor({ timeout: 30_000 });
     const text = ((await t.textContent()) ?? '').replace(/\s+/g, ' ');
     // test/reference/canonical_scopes.py and cost_reference.mjs: 3 sessions, 90 calls, 93.2978%, $5.1342127, 21 failed; loops by hand: 2.
-    assert.match(text, /Whole trace, 3 sessions \(2 main, 1 sub-agent\): 90 LLM calls, cache hit rate 93\.3%, cost \$5\.13, 21 failed tool calls, 2 retry loops, 0 read errors\./);
+    assert.match(
+      text,
+      /Whole trace, 3 sessions \(2 main, 1 sub-agent\): 90 LLM calls, cache hit rate 93\.3%, cost \$5\.13, 21 failed tool calls, 2 retry loops, 0 read errors\./,
+    );
     // The first main session alone: 48 calls, 2 typed turns, 98.7147%, $0.9958422, 8 failed, 1 loop; then its 1-hour TTL what-if.
-    assert.match(text, /The main session ae4a77f8 \(the first of 2\) alone: 48 LLM calls, 2 user turns, cache hit rate 98\.7%, cost \$0\.996, 8 failed tool calls, 1 retry loop\. With 1-hour caching this session would have cost \$1\.13 \(\+14%\)/);
+    assert.match(
+      text,
+      /The main session ae4a77f8 \(the first of 2\) alone: 48 LLM calls, 2 user turns, cache hit rate 98\.7%, cost \$0\.996, 8 failed tool calls, 1 retry loop\. With 1-hour caching this session would have cost \$1\.13 \(\+14%\)/,
+    );
     await shot(page, 'e2e-first-analyze-scopes.png');
     await runCommand(page, 'Notifications: Clear All Notifications');
     await closeEditors(page);
   });
 
-  it('CodeLens on the sample counts the sessions and calls the inspector\'s session picker lists: 3 and 90', async () => {
+  it("CodeLens on the sample counts the sessions and calls the inspector's session picker lists: 3 and 90", async () => {
     await quickOpen(page, 'claude-code-sessions.trace.jsonl');
     const options = web().locator('#session-picker vscode-option');
     await inspectorShown('codelens');
     const labels = await options.allTextContents();
     assert.equal(labels.length, 3, labels.join(' | '));
-    assert.equal(labels.reduce((n, l) => n + Number(/ · (\d+) calls?$/.exec(l.trim())![1]), 0), 90, labels.join(' | '));
+    assert.equal(
+      labels.reduce((n, l) => n + Number(/ · (\d+) calls?$/.exec(l.trim())![1]), 0),
+      90,
+      labels.join(' | '),
+    );
     await focusWorkbench(page);
     await runCommand(page, 'Agent Trace: Show Trace Source');
     const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: 'Agent Trace ·' });
     await lens.first().waitFor({ timeout: 30_000 });
-    assert.match((await lens.first().textContent()) ?? '', /Agent Trace · 3 sessions \(2 main, 1 sub-agent\) · 90 calls · \$5\.13 · cache hit 93\.3% · 21 failed tool calls · 2 retry loops/);
+    assert.match(
+      (await lens.first().textContent()) ?? '',
+      /Agent Trace · 3 sessions \(2 main, 1 sub-agent\) · 90 calls · \$5\.13 · cache hit 93\.3% · 21 failed tool calls · 2 retry loops/,
+    );
     await shot(page, 'e2e-first-codelens-scope.png');
     await closeEditors(page);
   });
@@ -166,10 +202,14 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     await message.waitFor({ timeout: 20_000 });
     // A row gets the focus (a project row: a click only unfolds it), then the title bar's Filter button.
     await collapseAll();
-    await row(/^System32/).first().click();
+    await row(/^System32/)
+      .first()
+      .click();
     await page.waitForFunction(() => document.querySelector('.part.sidebar .monaco-list-row.focused') !== null);
     await titleAction('Filter Sessions…');
-    await page.locator('.quick-input-widget', { hasText: 'Filter Agent Sessions' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page
+      .locator('.quick-input-widget', { hasText: 'Filter Agent Sessions' })
+      .waitFor({ state: 'visible', timeout: 10_000 });
     assert.equal(await message.count(), 1, 'the search is still on');
     await shot(page, 'e2e-first-filter-button.png');
     await page.keyboard.press('Escape');
@@ -177,7 +217,7 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     await message.waitFor({ state: 'detached' });
   });
 
-  it('a session row\'s cost includes its sub-agents and says so; its day\'s total is the same figure', async () => {
+  it("a session row's cost includes its sub-agents and says so; its day's total is the same figure", async () => {
     await collapseAll();
     await expandProject('spotter-4te');
     await expandProject('System32');
@@ -190,26 +230,44 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     assert.match((await day.textContent()) ?? '', /1 session · \$2\.91/);
     const width = await sidebar().evaluate((e) => e.getBoundingClientRect().width);
     const box = (await sidebar().boundingBox())!;
-    await shot(page, `e2e-first-sessions-${Math.round(width)}px.png`, { x: box.x, y: box.y, width: Math.max(box.width, 300), height: Math.min(box.height, 560) });
+    await shot(page, `e2e-first-sessions-${Math.round(width)}px.png`, {
+      x: box.x,
+      y: box.y,
+      width: Math.max(box.width, 300),
+      height: Math.min(box.height, 560),
+    });
     // The walkthrough's picture of the view, the sidebar dragged wider (its sash) so every figure shows.
     await page.mouse.move(box.x + box.width + 1, box.y + 300);
     await page.mouse.down();
     await page.mouse.move(box.x + 640, box.y + 300, { steps: 8 });
     await page.mouse.up();
-    await page.waitForFunction((w) => (document.querySelector('.part.sidebar')?.getBoundingClientRect().width ?? 0) > w + 100, box.width);
+    await page.waitForFunction(
+      (w) => (document.querySelector('.part.sidebar')?.getBoundingClientRect().width ?? 0) > w + 100,
+      box.width,
+    );
     await shot(page, 'walkthrough-agent-sessions.png', { x: 0, y: 0, width: 1000, height: 420 });
   });
 
   it('a Gemini CLI chat is listed under its project\'s name (from Gemini CLI\'s registry), not "chats"', async () => {
     await collapseAll();
-    await row(/^app\d/).first().waitFor({ timeout: 10_000 });
+    await row(/^app\d/)
+      .first()
+      .waitFor({ timeout: 10_000 });
     assert.equal(await row(/^chats\d/).count(), 0);
-    assert.match((await row(/^app\d/).first().textContent()) ?? '', /^app1 session · \/app$/);
+    assert.match(
+      (await row(/^app\d/)
+        .first()
+        .textContent()) ?? '',
+      /^app1 session · \/app$/,
+    );
   });
 
   it('"● live" only within two minutes of the last write: it goes when the window passes, and a file written minutes before it was seen is not live', async () => {
     // Grew while no one looked: appended now, but its last write was five minutes ago.
-    const unseen = path.join(home, '.claude/projects/-home-me-projects-unseen/5e55e55e-0000-4000-8000-0000000000a1.jsonl');
+    const unseen = path.join(
+      home,
+      '.claude/projects/-home-me-projects-unseen/5e55e55e-0000-4000-8000-0000000000a1.jsonl',
+    );
     fs.appendFileSync(unseen, '\n');
     const fiveAgo = new Date(Date.now() - 5 * 60_000);
     fs.utimesSync(unseen, fiveAgo, fiveAgo);
@@ -219,18 +277,31 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     fs.utimesSync(expiring, new Date(written), new Date(written));
     await focusWorkbench(page);
     await runCommand(page, 'Agent Trace: Refresh Agent Sessions');
-    await row(/^expiring1 session/).first().waitFor({ timeout: 30_000 });
+    await row(/^expiring1 session/)
+      .first()
+      .waitFor({ timeout: 30_000 });
     await collapseAll();
     await expandProject('expiring');
     await expandProject('unseen');
     const live = row(/expiring live check.*● live/).first();
     await live.waitFor({ timeout: 20_000 });
     assert.equal(await row(/grew while unseen.*● live/).count(), 0, 'last written 5 minutes ago: not live');
-    await row(/grew while unseen/).first().waitFor();
+    await row(/grew while unseen/)
+      .first()
+      .waitFor();
     await shot(page, 'e2e-first-live-before.png');
     // Nothing is written from here on: the marker goes when the two minutes pass.
-    await row(/expiring live check/).first().waitFor();
-    await page.waitForFunction(() => !Array.from(document.querySelectorAll('.part.sidebar .monaco-list-row')).some((r) => /expiring live check.*● live/.test(r.textContent ?? '')), null, { timeout: Math.max(5_000, written + 120_000 - Date.now() + 15_000) });
+    await row(/expiring live check/)
+      .first()
+      .waitFor();
+    await page.waitForFunction(
+      () =>
+        !Array.from(document.querySelectorAll('.part.sidebar .monaco-list-row')).some((r) =>
+          /expiring live check.*● live/.test(r.textContent ?? ''),
+        ),
+      null,
+      { timeout: Math.max(5_000, written + 120_000 - Date.now() + 15_000) },
+    );
     assert.ok(Date.now() >= written + 120_000, 'not before the window passed');
     await shot(page, 'e2e-first-live-after.png');
   });
@@ -238,8 +309,12 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
   it('the several-sessions page shows Export CSV and Export JSON apart', async () => {
     await collapseAll();
     // The spotter project selected: a click selects (and unfolds) it.
-    await row(/^spotter-4te/).first().click();
-    await page.waitForFunction(() => document.querySelector('.part.sidebar .monaco-list-row.selected[aria-level="1"]') !== null);
+    await row(/^spotter-4te/)
+      .first()
+      .click();
+    await page.waitForFunction(
+      () => document.querySelector('.part.sidebar .monaco-list-row.selected[aria-level="1"]') !== null,
+    );
     await runCommand(page, 'Agent Trace: Analyze Sessions Together');
     const panel = web();
     await panel.locator('#app[data-ready="report"]').waitFor({ timeout: 60_000 });
@@ -261,27 +336,50 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     await web().locator('.whatif-summary').click();
     await web().locator('.whatif[data-scenario-status="done"]').waitFor({ state: 'attached', timeout: 90_000 });
     // Its results (what the cache would serve, how long turns wait): the picture the step's text describes.
-    await web().locator('.whatif-results').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+    await web()
+      .locator('.whatif-results')
+      .evaluate((e) => e.scrollIntoView({ block: 'start' }));
     await shot(page, 'walkthrough-what-if.png', { x: 0, y: 0, width: 1400, height: 900 });
     await focusWorkbench(page);
     // Offered in the workspace, not beside the sample in the extension's folder (gone at the next update).
     const target = path.join(workspace, 'claude-code-sessions.trace.report.html');
     fs.rmSync(target, { force: true });
     await runCommand(page, 'Agent Trace: Export HTML Report');
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04' }).first().waitFor({ timeout: 20_000 });
+    await page
+      .locator('.quick-input-widget .monaco-list-row', { hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04' })
+      .first()
+      .waitFor({ timeout: 20_000 });
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => /report\.html$/.test((document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value ?? ''), null, { timeout: 20_000 });
-    assert.ok((await page.locator('.quick-input-widget .quick-input-box input').inputValue()).endsWith(target), 'offered in the workspace');
+    await page.waitForFunction(
+      () =>
+        /report\.html$/.test(
+          (document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value ??
+            '',
+        ),
+      null,
+      { timeout: 20_000 },
+    );
+    assert.ok(
+      (await page.locator('.quick-input-widget .quick-input-box input').inputValue()).endsWith(target),
+      'offered in the workspace',
+    );
     await page.keyboard.press('Enter');
     const saved = toast('Report saved to claude-code-sessions.trace.report.html');
     await saved.waitFor({ timeout: 30_000 });
-    assert.deepEqual((await saved.locator('.monaco-button').allTextContents()).map((b) => b.trim()), ['Open', 'Reveal']);
+    assert.deepEqual(
+      (await saved.locator('.monaco-button').allTextContents()).map((b) => b.trim()),
+      ['Open', 'Reveal'],
+    );
     // No hover over the tab in the picture.
     await page.mouse.move(700, 500);
     await shot(page, 'e2e-first-report-saved.png');
     await shot(page, 'walkthrough-report.png');
     await saved.locator('.monaco-button', { hasText: 'Reveal' }).click();
-    await page.locator('.explorer-folders-view .monaco-list-row.selected', { hasText: 'claude-code-sessions.trace.report.html' }).waitFor({ timeout: 20_000 });
+    await page
+      .locator('.explorer-folders-view .monaco-list-row.selected', {
+        hasText: 'claude-code-sessions.trace.report.html',
+      })
+      .waitFor({ timeout: 20_000 });
     await shot(page, 'e2e-first-report-revealed.png');
     assert.ok(fs.statSync(target).size > 100_000, 'the report was written');
     await runCommand(page, 'View: Show Agent Sessions');
@@ -291,22 +389,38 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
   it('the walkthrough: four steps, each with its picture and a command link; "Open Sample Trace" opens the bundled sample', async () => {
     await focusWorkbench(page);
     await runCommand(page, 'Welcome: Open Walkthrough...');
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Get started with Agent Trace Inspector' }).first().click();
+    await page
+      .locator('.quick-input-widget .monaco-list-row', { hasText: 'Get started with Agent Trace Inspector' })
+      .first()
+      .click();
     const guide = page.locator('.gettingStartedContainer');
-    for (const step of ['Open the bundled sample', 'Open Agent Sessions', 'Try the what-if', 'Export a report']) await guide.getByText(step, { exact: true }).first().waitFor({ timeout: 20_000 });
+    for (const step of ['Open the bundled sample', 'Open Agent Sessions', 'Try the what-if', 'Export a report'])
+      await guide.getByText(step, { exact: true }).first().waitFor({ timeout: 20_000 });
     const image = guide.locator('.getting-started-media img').first();
     await image.waitFor({ timeout: 20_000 });
-    await page.waitForFunction(() => Array.from(document.querySelectorAll('.gettingStartedContainer .getting-started-media img')).some((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0), null, { timeout: 20_000 });
+    await page.waitForFunction(
+      () =>
+        Array.from(document.querySelectorAll('.gettingStartedContainer .getting-started-media img')).some(
+          (i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0,
+        ),
+      null,
+      { timeout: 20_000 },
+    );
     await shot(page, 'e2e-first-walkthrough.png');
     // The link's button, not the step (itself a button that contains the link's text) nor hidden copies of other slides.
-    const openSample = guide.locator(':is(.monaco-button, .button-link):visible', { hasText: 'Open Sample Trace' }).first();
+    const openSample = guide
+      .locator(':is(.monaco-button, .button-link):visible', { hasText: 'Open Sample Trace' })
+      .first();
     await openSample.scrollIntoViewIfNeeded();
     await openSample.click();
     // From the extension's own folder: the sample ships in the .vsix.
     await inspectorShown('walkthrough');
     assert.equal((await web().locator('[data-figure="llmCalls"]').first().textContent())?.trim(), '48');
     const tab = page.locator('.tabs-container .tab.active');
-    assert.match((await tab.getAttribute('title')) ?? (await tab.getAttribute('aria-label')) ?? '', /extensions.*samples.claude-code-sessions\.trace\.jsonl|claude-code-sessions\.trace\.jsonl/);
+    assert.match(
+      (await tab.getAttribute('title')) ?? (await tab.getAttribute('aria-label')) ?? '',
+      /extensions.*samples.claude-code-sessions\.trace\.jsonl|claude-code-sessions\.trace\.jsonl/,
+    );
     await closeEditors(page);
   });
 
@@ -321,7 +435,9 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     for (const key of Object.keys(settings)) if (key.startsWith('agentTrace.sessionRoots.')) settings[key] = empty;
     try {
       fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 1));
-      const button = sidebar().locator('.welcome-view-content :is(a, .monaco-button)', { hasText: 'Open Sample Trace' });
+      const button = sidebar().locator('.welcome-view-content :is(a, .monaco-button)', {
+        hasText: 'Open Sample Trace',
+      });
       await button.first().waitFor({ timeout: 60_000 });
       await shot(page, 'e2e-first-empty-view.png');
       await button.first().click();
@@ -335,20 +451,36 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
   it('Group Sessions… switches to today / yesterday / this week / older', async () => {
     // A session active today (the M-Claude log replayed now, test/support/liveSession.mjs).
     const source = path.join(workspace, 'today-source.jsonl');
-    fs.writeFileSync(source, fs.readFileSync(path.join(repoRoot, 'test/fixtures/claude-code/edit-retry-loop.jsonl'), 'utf8').replaceAll('e5821007-9ca0-4a36-afc0-94da583da0ea', '5e55e55e-0000-4000-8000-0000000000a3'));
-    startLiveSession(source, path.join(home, '.claude/projects/-home-me-projects-today/5e55e55e-0000-4000-8000-0000000000a3.jsonl'), 1000, 60_000);
+    fs.writeFileSync(
+      source,
+      fs
+        .readFileSync(path.join(repoRoot, 'test/fixtures/claude-code/edit-retry-loop.jsonl'), 'utf8')
+        .replaceAll('e5821007-9ca0-4a36-afc0-94da583da0ea', '5e55e55e-0000-4000-8000-0000000000a3'),
+    );
+    startLiveSession(
+      source,
+      path.join(home, '.claude/projects/-home-me-projects-today/5e55e55e-0000-4000-8000-0000000000a3.jsonl'),
+      1000,
+      60_000,
+    );
     await focusWorkbench(page);
     await runCommand(page, 'Agent Trace: Refresh Agent Sessions');
     await runCommand(page, 'Agent Trace: Group Sessions…');
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'By recency' }).first().click();
     // Every session of the fake home is dated 2026-03-21 or earlier; the replayed one is today's.
-    await row(/^Today/).first().waitFor({ timeout: 60_000 });
-    await row(/^Older/).first().waitFor();
+    await row(/^Today/)
+      .first()
+      .waitFor({ timeout: 60_000 });
+    await row(/^Older/)
+      .first()
+      .waitFor();
     assert.equal(await row(/^System32/).count(), 0, 'no project rows');
     await shot(page, 'e2e-first-grouped-by-recency.png');
     await findCommand(page, 'Agent Trace: Group Sessions…');
     await page.keyboard.press('Enter');
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'By project' }).first().click();
-    await row(/^System32/).first().waitFor({ timeout: 30_000 });
+    await row(/^System32/)
+      .first()
+      .waitFor({ timeout: 30_000 });
   });
 });

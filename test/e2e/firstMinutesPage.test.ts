@@ -4,7 +4,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
-import { findCommand, launchBrowser, openWorkbench, quickOpen, runCommand, runCommandForPicker, startCodeServer, webview } from '../support/vscodeE2e.mjs';
+import {
+  findCommand,
+  launchBrowser,
+  openWorkbench,
+  quickOpen,
+  runCommand,
+  runCommandForPicker,
+  startCodeServer,
+  webview,
+} from '../support/vscodeE2e.mjs';
 import { createWorkspace, removeWorkspace, repoRoot } from '../support/workspace.mjs';
 
 // What broke on the inspector page in a new user's first minutes, in a real VS Code
@@ -30,7 +39,11 @@ async function strip(web: FrameLocator): Promise<{ pixels: number; css: number; 
     const chartWrap = document.querySelector('.chart-wrap') as HTMLElement;
     const chart = chartWrap.querySelector('canvas') as HTMLCanvasElement;
     const offset = chart.getBoundingClientRect().left - canvas.getBoundingClientRect().left;
-    const [left, , right] = (chartWrap.dataset['plotArea'] ?? '0,0,0,0').split(',').map(Number) as [number, number, number];
+    const [left, , right] = (chartWrap.dataset['plotArea'] ?? '0,0,0,0').split(',').map(Number) as [
+      number,
+      number,
+      number,
+    ];
     return {
       pixels: canvas.width / (window.devicePixelRatio || 1),
       css: canvas.clientWidth,
@@ -44,11 +57,18 @@ async function strip(web: FrameLocator): Promise<{ pixels: number; css: number; 
 async function stripFollows(page: Page, web: FrameLocator, what: string): Promise<{ css: number }> {
   let last = await strip(web);
   for (let i = 0; i < 60; i++) {
-    if (Math.abs(last.pixels - last.css) <= 1 && Math.abs(last.area[0]! - last.plot[0]!) <= 1 && Math.abs(last.area[1]! - last.plot[1]!) <= 1) return last;
+    if (
+      Math.abs(last.pixels - last.css) <= 1 &&
+      Math.abs(last.area[0]! - last.plot[0]!) <= 1 &&
+      Math.abs(last.area[1]! - last.plot[1]!) <= 1
+    )
+      return last;
     await page.waitForTimeout(100);
     last = await strip(web);
   }
-  assert.fail(`${what}: the overview strip is drawn ${last.pixels} px wide for ${last.css} px shown, its brush area ${last.area.join('–')} against the plot's ${last.plot.join('–')}`);
+  assert.fail(
+    `${what}: the overview strip is drawn ${last.pixels} px wide for ${last.css} px shown, its brush area ${last.area.join('–')} against the plot's ${last.plot.join('–')}`,
+  );
 }
 
 /** Waits for the inspector's chart; on a timeout says what the workbench and the webview showed instead (and keeps a screenshot). */
@@ -57,10 +77,26 @@ async function chartShown(page: Page, web: FrameLocator, what: string): Promise<
     await web.locator('.chart-wrap[data-plot-area]').waitFor({ timeout: 30_000 });
   } catch (e) {
     await page.screenshot({ path: path.join(shots, `e2e-no-chart-${what}.png`) }).catch(() => undefined);
-    const frames = await page.locator('iframe.webview').evaluateAll((fs) => fs.map((f) => `${(f as HTMLIFrameElement).className} visible=${(f as HTMLElement).offsetParent !== null || getComputedStyle(f).visibility !== 'hidden'}`)).catch(() => []);
-    const shown = await web.locator('body').innerText({ timeout: 2000 }).catch((err: unknown) => `(no webview body: ${String(err).slice(0, 200)})`);
-    const tabs = await page.locator('.tabs-container .tab').allInnerTexts().catch(() => []);
-    assert.fail(`${what}: no chart after 30 s (${String(e).split('\n')[0]}). Tabs: ${JSON.stringify(tabs)}. Webview frames: ${JSON.stringify(frames)}. The webview shows: ${shown.slice(0, 600)}`);
+    const frames = await page
+      .locator('iframe.webview')
+      .evaluateAll((fs) =>
+        fs.map(
+          (f) =>
+            `${(f as HTMLIFrameElement).className} visible=${(f as HTMLElement).offsetParent !== null || getComputedStyle(f).visibility !== 'hidden'}`,
+        ),
+      )
+      .catch(() => []);
+    const shown = await web
+      .locator('body')
+      .innerText({ timeout: 2000 })
+      .catch((err: unknown) => `(no webview body: ${String(err).slice(0, 200)})`);
+    const tabs = await page
+      .locator('.tabs-container .tab')
+      .allInnerTexts()
+      .catch(() => []);
+    assert.fail(
+      `${what}: no chart after 30 s (${String(e).split('\n')[0]}). Tabs: ${JSON.stringify(tabs)}. Webview frames: ${JSON.stringify(frames)}. The webview shows: ${shown.slice(0, 600)}`,
+    );
   }
 }
 
@@ -81,7 +117,7 @@ const READ_REPORT_STYLES = `(() => {
   };
 })()`;
 
-describe('the inspector page in a new user\'s first minutes, in real VS Code (code-server + Chromium)', () => {
+describe("the inspector page in a new user's first minutes, in real VS Code (code-server + Chromium)", () => {
   let cs: { url: string; dir: string; stop: () => Promise<void> };
   let browser: { page: Page; close: () => Promise<void> };
   let workspace: string;
@@ -104,7 +140,8 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
     await runCommand(page, 'View: Close All Editors');
     await page.locator('.editor-group-container .tab').first().waitFor({ state: 'detached' });
     await page.locator(`iframe.webview[src*="extensionId=${EXTENSION_ID}"]`).first().waitFor({ state: 'detached' });
-    if ((await page.locator('.editor-group-container').count()) > 1) await runCommand(page, 'View: Single Column Editor Layout');
+    if ((await page.locator('.editor-group-container').count()) > 1)
+      await runCommand(page, 'View: Single Column Editor Layout');
   });
 
   after(async () => {
@@ -113,7 +150,7 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
     if (workspace) removeWorkspace(workspace);
   });
 
-  it('the stylesheet applies: the exported HTML report in VS Code\'s font with its legend colours, the inspector\'s live badge styled', async () => {
+  it("the stylesheet applies: the exported HTML report in VS Code's font with its legend colours, the inspector's live badge styled", async () => {
     await quickOpen(page, SAMPLE);
     await web().locator('[data-figure="llmCalls"]').first().waitFor({ timeout: 30_000 });
     // The badge is shown while the file grew in the last 2 minutes; hidden or not, its rule gives it its colour.
@@ -122,20 +159,39 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
     // Its own rule (after the one that was left open) paints it the theme's "passed" green; without it, the plain badge grey.
     const badgeStyle = await badge.evaluate((e) => {
       const probe = document.createElement('span');
-      probe.style.background = 'var(--vscode-testing-iconPassed, var(--vscode-charts-green, var(--vscode-badge-background)))';
+      probe.style.background =
+        'var(--vscode-testing-iconPassed, var(--vscode-charts-green, var(--vscode-badge-background)))';
       document.body.appendChild(probe);
       const want = getComputedStyle(probe).backgroundColor;
       probe.remove();
       return { background: getComputedStyle(e).backgroundColor, want };
     });
-    assert.equal(badgeStyle.background, badgeStyle.want, 'the live badge has its own colour (its rule came after the unclosed one)');
+    assert.equal(
+      badgeStyle.background,
+      badgeStyle.want,
+      'the live badge has its own colour (its rule came after the unclosed one)',
+    );
     await screenshot(page, 'e2e-first-screen.png');
 
     const target = path.join(workspace, 'claude-code-sessions.trace.report.html');
     fs.rmSync(target, { force: true });
-    await runCommandForPicker(page, 'Agent Trace: Export HTML Report', page.locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04' }).first());
+    await runCommandForPicker(
+      page,
+      'Agent Trace: Export HTML Report',
+      page
+        .locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04' })
+        .first(),
+    );
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => /report\.html$/.test((document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value ?? ''), null, { timeout: 20_000 });
+    await page.waitForFunction(
+      () =>
+        /report\.html$/.test(
+          (document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value ??
+            '',
+        ),
+      null,
+      { timeout: 20_000 },
+    );
     await page.keyboard.press('Enter');
     for (let i = 0; i < 300 && !fs.existsSync(target); i++) await page.waitForTimeout(100);
     assert.ok(fs.existsSync(target), 'the report was written');
@@ -152,10 +208,26 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
         await reader.waitForSelector('.chart-wrap[data-bar-count]', { timeout: 30_000 });
         const seen = (await reader.evaluate(READ_REPORT_STYLES)) as Record<string, string>;
         assert.ok(seen['themeFont'] !== '', `report (${scheme}): the theme variables are set`);
-        assert.equal(seen['font']!.replace(/"/g, ''), seen['themeFont']!.replace(/"/g, ''), `report (${scheme}): VS Code's font, not the browser's default`);
-        assert.notEqual(seen['cached'], 'rgba(0, 0, 0, 0)', `report (${scheme}): the legend's cached swatch has its colour`);
-        assert.equal(seen['picker'] === 'rgb(255, 255, 255)', scheme === 'light', `report (${scheme}): the session picker follows the scheme (${seen['picker']})`);
-        assert.equal(seen['page'] === 'rgb(255, 255, 255)', scheme === 'light', `report (${scheme}): the page follows the scheme (${seen['page']})`);
+        assert.equal(
+          seen['font']!.replace(/"/g, ''),
+          seen['themeFont']!.replace(/"/g, ''),
+          `report (${scheme}): VS Code's font, not the browser's default`,
+        );
+        assert.notEqual(
+          seen['cached'],
+          'rgba(0, 0, 0, 0)',
+          `report (${scheme}): the legend's cached swatch has its colour`,
+        );
+        assert.equal(
+          seen['picker'] === 'rgb(255, 255, 255)',
+          scheme === 'light',
+          `report (${scheme}): the session picker follows the scheme (${seen['picker']})`,
+        );
+        assert.equal(
+          seen['page'] === 'rgb(255, 255, 255)',
+          scheme === 'light',
+          `report (${scheme}): the page follows the scheme (${seen['page']})`,
+        );
         await reader.screenshot({ path: path.join(shots, `e2e-report-${scheme}.png`) });
       } finally {
         await reader.close();
@@ -173,7 +245,9 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
     await page.keyboard.press('+');
     await page.keyboard.press('+');
     await web().locator('.chart-wrap[data-selected-call="47"]').waitFor();
-    await web().locator('html').evaluate(() => window.scrollTo(0, 240));
+    await web()
+      .locator('html')
+      .evaluate(() => window.scrollTo(0, 240));
     const view = (await chart.getAttribute('data-view'))!;
     assert.notEqual(view, '0.000,48.000', 'zoomed in');
     // The view settles into the webview state a moment after the last change.
@@ -188,8 +262,16 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
     const backMs = Date.now() - started;
     assert.equal(await web().locator('.chart-wrap').getAttribute('data-selected-call'), '47');
     await web().locator('.details h3', { hasText: 'Call 48 of 48' }).waitFor();
-    assert.equal(await web().locator('html').evaluate(() => Math.round(window.scrollY)), 240, 'the page is scrolled where it was');
-    console.log(`back to the inspector tab: its view restored ${backMs} ms after the click (load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
+    assert.equal(
+      await web()
+        .locator('html')
+        .evaluate(() => Math.round(window.scrollY)),
+      240,
+      'the page is scrolled where it was',
+    );
+    console.log(
+      `back to the inspector tab: its view restored ${backMs} ms after the click (load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
+    );
     await screenshot(page, 'e2e-tab-restored.png');
 
     // The M-Claude log as text in one group, its inspector in a second group behind another editor.
@@ -198,7 +280,11 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
     await page.locator('.tabs-container .tab.active', { hasText: 'edit-retry-loop.jsonl' }).waitFor();
     // A busy machine can take a while to list the palette's commands.
     await (await findCommand(page, 'View: Split Editor Right', 60_000)).click();
-    await page.locator('.editor-group-container').nth(1).locator('.tab.active', { hasText: 'edit-retry-loop.jsonl' }).waitFor();
+    await page
+      .locator('.editor-group-container')
+      .nth(1)
+      .locator('.tab.active', { hasText: 'edit-retry-loop.jsonl' })
+      .waitFor();
     await (await findCommand(page, 'Agent Trace: Open in Agent Trace Inspector', 60_000)).click();
     await web().locator('[data-figure="llmCalls"]', { hasText: /^41$/ }).first().waitFor({ timeout: 30_000 });
     await web().locator('.chart-wrap').focus();
@@ -214,7 +300,9 @@ describe('the inspector page in a new user\'s first minutes, in real VS Code (co
     await page.keyboard.press('Control+G');
     await page.locator('.quick-input-widget .quick-input-box input').fill(':74');
     await page.keyboard.press('Enter');
-    const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: '4th failed Write on sync_raw_logs.py' });
+    const lens = page.locator('.monaco-editor .codelens-decoration', {
+      hasText: '4th failed Write on sync_raw_logs.py',
+    });
     await lens.waitFor({ timeout: 20_000 });
     await lens.locator('a', { hasText: 'Show in Timeline' }).click();
     // The call of the 4th attempt is the 21st (index 20): selected in the inspector brought to the front, not the old call.

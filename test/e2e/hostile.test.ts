@@ -4,7 +4,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
-import { launchBrowser, openWorkbench, quickOpen, runCommand, startCodeServer, webview } from '../support/vscodeE2e.mjs';
+import {
+  launchBrowser,
+  openWorkbench,
+  quickOpen,
+  runCommand,
+  startCodeServer,
+  webview,
+} from '../support/vscodeE2e.mjs';
 import { COMMAND_LINK_FILE, createWorkspace, removeWorkspace, repoRoot } from '../support/workspace.mjs';
 
 // Hostile traces in real VS Code (code-server + Chromium), as a user meets them: open the
@@ -56,10 +63,15 @@ describe('Hostile traces in real VS Code: no link runs a command, no message ope
    * are handed to that function in the host frame itself).
    */
   async function postFromWebview(messages: unknown[]): Promise<void> {
-    const outer = await page.locator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]:visible`).last().elementHandle();
+    const outer = await page
+      .locator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]:visible`)
+      .last()
+      .elementHandle();
     const frame = await outer!.contentFrame();
     await frame!.evaluate((list) => {
-      const post = (window as unknown as Record<string, (channel: string, data: unknown) => void>)['__vscode_post_message__']!;
+      const post = (window as unknown as Record<string, (channel: string, data: unknown) => void>)[
+        '__vscode_post_message__'
+      ]!;
       for (const message of list) post('onmessage', { message });
     }, messages);
   }
@@ -99,17 +111,27 @@ describe('Hostile traces in real VS Code: no link runs a command, no message ope
     const text = (await toast.textContent()) ?? '';
     // The name and the keys are there, as text (the zero-width space that breaks each link is invisible).
     assert.ok(text.replace(/\u200b/g, '').includes(COMMAND_LINK_FILE), text);
-    assert.ok(text.replace(/\u200b/g, '').includes('[Fix permissions](command:workbench.action.terminal.sendSequence'), text);
-    assert.equal(await toast.locator('a[href^="command:"], a[data-href^="command:"]').count(), 0, 'no command link in the notification');
+    assert.ok(
+      text.replace(/\u200b/g, '').includes('[Fix permissions](command:workbench.action.terminal.sendSequence'),
+      text,
+    );
+    assert.equal(
+      await toast.locator('a[href^="command:"], a[data-href^="command:"]').count(),
+      0,
+      'no command link in the notification',
+    );
     await page.screenshot({ path: path.join(shots, 'e2e-hostile-notification.png') });
     await clickEveryLink('.notifications-toasts', 'the notification');
     await assertNothingRan('the notification');
   });
 
-  it('the payload log as text: CodeLens shows the trace\'s $(icons) and links as text; clicking every lens and every Problems entry runs nothing hostile', async () => {
+  it("the payload log as text: CodeLens shows the trace's $(icons) and links as text; clicking every lens and every Problems entry runs nothing hostile", async () => {
     await quickOpen(page, 'payloads.jsonl');
     await page.locator('.tabs-container .tab.active', { hasText: 'payloads.jsonl' }).waitFor();
-    const top = page.locator('.monaco-editor .codelens-decoration', { hasText: 'Agent Trace · 41 calls · cost unknown (41 calls unpriced) · cache hit 85.5% · 13 failed tool calls · 1 retry loop' });
+    const top = page.locator('.monaco-editor .codelens-decoration', {
+      hasText:
+        'Agent Trace · 41 calls · cost unknown (41 calls unpriced) · cache hit 85.5% · 13 failed tool calls · 1 retry loop',
+    });
     await top.waitFor({ timeout: 30_000 });
     // Go to the first failing Bash call (line 11 of the log, 12 with the added prompt): its lens names the poisoned tool.
     await page.keyboard.press('Control+G');
@@ -125,13 +147,22 @@ describe('Hostile traces in real VS Code: no link runs a command, no message ope
     await page.screenshot({ path: path.join(shots, 'e2e-hostile-codelens.png') });
     const lensLinks = await clickEveryLink('.monaco-editor .codelens-decoration', 'the CodeLens');
     // Links in a lens are the extension's own: Show in Timeline, Open Inspector, the summary.
-    for (const t of lensLinks) assert.match(t, /^(Show in Timeline|Open Inspector|Agent Trace · .*)$/, `a link that is not the extension's own: ${t}`);
+    for (const t of lensLinks)
+      assert.match(
+        t,
+        /^(Show in Timeline|Open Inspector|Agent Trace · .*)$/,
+        `a link that is not the extension's own: ${t}`,
+      );
     await runCommand(page, 'View: Close All Editors');
     await quickOpen(page, 'payloads.jsonl');
     await page.keyboard.press('Control+Shift+M');
     const problem = page.locator('.markers-panel .monaco-list-row', { hasText: 'Retry loop: 4 failed Edit/Write' });
     await problem.first().waitFor({ timeout: 20_000 });
-    assert.ok(((await problem.first().textContent()) ?? '').replace(/\u200b/g, '').includes('[Click to repair this trace](command:'));
+    assert.ok(
+      ((await problem.first().textContent()) ?? '')
+        .replace(/\u200b/g, '')
+        .includes('[Click to repair this trace](command:'),
+    );
     await clickEveryLink('.markers-panel', 'the Problems view');
     await page.keyboard.press('Control+Shift+M');
     await runCommand(page, 'Agent Trace: Analyze Agent Session');
@@ -141,7 +172,7 @@ describe('Hostile traces in real VS Code: no link runs a command, no message ope
     await assertNothingRan('the payload log');
   });
 
-  it('a webview that posts crafted messages: path traversal with / and \\, absolute paths, wrong types, huge numbers, unknown types; only the trace\'s own file opens', async () => {
+  it("a webview that posts crafted messages: path traversal with / and \\, absolute paths, wrong types, huge numbers, unknown types; only the trace's own file opens", async () => {
     await quickOpen(page, 'claude-code-sessions.trace.jsonl');
     await web().locator('[data-figure="llmCalls"]').first().waitFor({ timeout: 30_000 });
     const secret = path.basename(`${workspace}-secret.txt`);
@@ -158,8 +189,14 @@ describe('Hostile traces in real VS Code: no link runs a command, no message ope
       { type: 'format/choose', format: '../../etc/passwd' },
       { type: 'clipboard/write', text: 'rm -rf ~' },
       // The simulate command, with a shell command after it; with an absurd fleet; on another file.
-      { type: 'clipboard/write', text: `agent-trace simulate ${path.join(workspace, 'claude-code-sessions.trace.jsonl')} --json; touch /tmp/agent-trace-pwned` },
-      { type: 'clipboard/write', text: `agent-trace simulate ${path.join(workspace, 'claude-code-sessions.trace.jsonl')} --gpus 1000000 --router kv-aware` },
+      {
+        type: 'clipboard/write',
+        text: `agent-trace simulate ${path.join(workspace, 'claude-code-sessions.trace.jsonl')} --json; touch /tmp/agent-trace-pwned`,
+      },
+      {
+        type: 'clipboard/write',
+        text: `agent-trace simulate ${path.join(workspace, 'claude-code-sessions.trace.jsonl')} --gpus 1000000 --router kv-aware`,
+      },
       { type: 'clipboard/write', text: 'agent-trace simulate /etc/passwd --emit-workload /tmp/agent-trace-pwned' },
       { type: 'whatif/export', fileName: '../../../etc/cron.d/x', json: 'not json' },
       { type: 'whatif/export', fileName: '../../.bashrc.json', json: '{}' },
@@ -188,13 +225,19 @@ describe('Hostile traces in real VS Code: no link runs a command, no message ope
     assert.match((await web().locator('.error-banner').textContent()) ?? '', /^The extension could not do that: /);
     assert.equal(await web().locator('[data-figure="llmCalls"]').first().textContent(), '48');
     await page.waitForTimeout(1000);
-    const labels = await page.locator('.tabs-container .tab').evaluateAll((tabs) => tabs.map((t) => t.getAttribute('aria-label') ?? ''));
+    const labels = await page
+      .locator('.tabs-container .tab')
+      .evaluateAll((tabs) => tabs.map((t) => t.getAttribute('aria-label') ?? ''));
     assert.equal(labels.length, tabsBefore, `tabs now: ${labels.join(' | ')}`);
     for (const l of labels) assert.doesNotMatch(l, /passwd|shadow|win\.ini|secret|cron|Untitled/);
     await page.screenshot({ path: path.join(shots, 'e2e-hostile-crafted-messages.png') });
     // The same path, with a message the host accepts, does open a line: of the trace itself.
     await postFromWebview([{ type: 'source/revealLine', file: 0, line: 3 }]);
-    await page.locator('.editor-group-container').nth(1).locator('.tab', { hasText: 'claude-code-sessions.trace.jsonl' }).waitFor({ timeout: 20_000 });
+    await page
+      .locator('.editor-group-container')
+      .nth(1)
+      .locator('.tab', { hasText: 'claude-code-sessions.trace.jsonl' })
+      .waitFor({ timeout: 20_000 });
     await assertNothingRan('the crafted messages');
   });
 });

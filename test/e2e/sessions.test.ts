@@ -20,16 +20,26 @@ const EXTENSION_ID = 'agent-trace.agent-trace-inspector';
 const shots = path.join(repoRoot, 'test-results');
 const LIVE_ID = '5e55e55e-0000-4000-8000-000000000003';
 
-async function shot(page: Page, name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<void> {
+async function shot(
+  page: Page,
+  name: string,
+  clip?: { x: number; y: number; width: number; height: number },
+): Promise<void> {
   // What is on screen is painted: fonts loaded, then two frames (not a fixed pause).
-  await page.evaluate(() => document.fonts.ready.then(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())))));
+  await page.evaluate(() =>
+    document.fonts.ready.then(
+      () => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))),
+    ),
+  );
   await page.screenshot({ path: path.join(shots, name), ...(clip ? { clip } : {}) });
 }
 
 /** The colour kind VS Code gives the live session's status bar item (`warning-kind`, `error-kind`), or null. */
 async function statusBarKind(page: Page): Promise<string | null> {
   return page.evaluate(() => {
-    const item = Array.from(document.querySelectorAll('.statusbar-item')).find((e) => /cache \d+:\d\d/.test(e.textContent ?? ''));
+    const item = Array.from(document.querySelectorAll('.statusbar-item')).find((e) =>
+      /cache \d+:\d\d/.test(e.textContent ?? ''),
+    );
     if (!item) throw new Error('no status bar item of the live session');
     return ['error-kind', 'warning-kind'].find((k) => item.classList.contains(k)) ?? null;
   });
@@ -44,7 +54,9 @@ async function statusBarKind(page: Page): Promise<string | null> {
 async function mClaudeRow(page: Page): Promise<Locator> {
   const rows = page.locator('.part.sidebar .monaco-list-row');
   const day = Number(await rows.filter({ hasText: '2026-01-01' }).getAttribute('data-index'));
-  return rows.and(page.locator(`[data-index="${day + 1}"]`)).filter({ hasText: /\$3\.37 · 41 calls · hit 85\.5% · 13 failed/ });
+  return rows
+    .and(page.locator(`[data-index="${day + 1}"]`))
+    .filter({ hasText: /\$3\.37 · 41 calls · hit 85\.5% · 13 failed/ });
 }
 
 /**
@@ -59,7 +71,9 @@ async function selectTwoSessions(page: Page): Promise<void> {
   await (await mClaudeRow(page)).click();
   await webview(page, EXTENSION_ID).locator('[data-figure]').first().waitFor({ timeout: 60_000 });
   await sidebar.locator('.monaco-list-row', { hasText: 'Work on bead spotte' }).click({ modifiers: ['Control'] });
-  await page.waitForFunction(() => document.querySelectorAll('.part.sidebar .monaco-list-row[aria-selected="true"]').length === 2);
+  await page.waitForFunction(
+    () => document.querySelectorAll('.part.sidebar .monaco-list-row[aria-selected="true"]').length === 2,
+  );
   await sidebar.locator('.title .title-label').first().click();
   await page.waitForFunction(() => document.activeElement !== null && document.activeElement.tagName !== 'IFRAME');
 }
@@ -70,14 +84,29 @@ async function selectTwoSessions(page: Page): Promise<void> {
  */
 async function panelShowing(page: Page, title: string, kind: 'compare' | 'report'): Promise<FrameLocator> {
   const stages: Array<[string, () => Promise<unknown>]> = [
-    [`the "${title}" tab is active`, () => page.locator('.editor-group-container .tab.active', { hasText: title }).waitFor({ timeout: 60_000 })],
-    ['its webview is loaded', () => page.locator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]:visible`).last().waitFor({ timeout: 60_000 })],
-    [`its page shows the ${kind}`, () => webview(page, EXTENSION_ID).locator(`#app[data-ready="${kind}"]`).waitFor({ timeout: 60_000 })],
+    [
+      `the "${title}" tab is active`,
+      () => page.locator('.editor-group-container .tab.active', { hasText: title }).waitFor({ timeout: 60_000 }),
+    ],
+    [
+      'its webview is loaded',
+      () =>
+        page
+          .locator(`iframe.webview.ready[src*="extensionId=${EXTENSION_ID}"]:visible`)
+          .last()
+          .waitFor({ timeout: 60_000 }),
+    ],
+    [
+      `its page shows the ${kind}`,
+      () => webview(page, EXTENSION_ID).locator(`#app[data-ready="${kind}"]`).waitFor({ timeout: 60_000 }),
+    ],
   ];
   for (const [stage, wait] of stages) {
     await wait().catch(async (e: unknown) => {
       await shot(page, `e2e-${kind}-failed.png`);
-      throw new Error(`${stage}: never came (screenshot test-results/e2e-${kind}-failed.png). ${e instanceof Error ? e.message : String(e)}`);
+      throw new Error(
+        `${stage}: never came (screenshot test-results/e2e-${kind}-failed.png). ${e instanceof Error ? e.message : String(e)}`,
+      );
     });
   }
   return webview(page, EXTENSION_ID);
@@ -99,12 +128,25 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
     // with its session id made its own so it is not taken for the M-Claude log itself.
     liveFile = path.join(workspace, `home/.claude/projects/-home-me-projects-live-demo/${LIVE_ID}.jsonl`);
     const source = path.join(workspace, 'live-source.jsonl');
-    fs.writeFileSync(source, fs.readFileSync(path.join(repoRoot, 'test/fixtures/claude-code/edit-retry-loop.jsonl'), 'utf8').replace(/e5821007-9ca0-4a36-afc0-94da583da0ea/g, LIVE_ID).replace(/"cwd":"C:\\\\Windows\\\\System32"/g, '"cwd":"/home/me/projects/live-demo"'));
+    fs.writeFileSync(
+      source,
+      fs
+        .readFileSync(path.join(repoRoot, 'test/fixtures/claude-code/edit-retry-loop.jsonl'), 'utf8')
+        .replace(/e5821007-9ca0-4a36-afc0-94da583da0ea/g, LIVE_ID)
+        .replace(/"cwd":"C:\\\\Windows\\\\System32"/g, '"cwd":"/home/me/projects/live-demo"'),
+    );
     live = startLiveSession(source, liveFile, 60, 20_000);
     // A $2 session budget: the first 60 lines (15 calls) are under 80% of it, the whole log ($3.36867825,
     // test/reference/cost_reference.mjs) is over it, so the live test's append crosses it once.
     const settingsFile = path.join(workspace, '.vscode/settings.json');
-    fs.writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(fs.readFileSync(settingsFile, 'utf8')), 'agentTrace.budget.perSessionUsd': 2 }, null, 1));
+    fs.writeFileSync(
+      settingsFile,
+      JSON.stringify(
+        { ...JSON.parse(fs.readFileSync(settingsFile, 'utf8')), 'agentTrace.budget.perSessionUsd': 2 },
+        null,
+        1,
+      ),
+    );
     cs = await startCodeServer({ vsix: [VSIX] });
     browser = await launchBrowser();
     page = browser.page;
@@ -117,7 +159,7 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
     if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
   });
 
-  it('lists the sessions by project and day, and the status bar counts down the live session\'s cache', async () => {
+  it("lists the sessions by project and day, and the status bar counts down the live session's cache", async () => {
     await runCommand(page, 'View: Show Agent Sessions');
     const sidebar = page.locator('.part.sidebar');
     // The live session's project is the most recent; the spotter session and the M-Claude log are there too.
@@ -134,10 +176,20 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
     // workbench took to come up (about 4:30 on an idle machine, under 3:00 on a loaded one).
     assert.match(first, /ctx 20% · hit \d+\.\d% · \$\d+\.\d\d · cache [0-4]:\d\d/);
     // The countdown runs.
-    await page.waitForFunction((before) => Array.from(document.querySelectorAll('.statusbar-item')).some((e) => /cache \d+:\d\d/.test(e.textContent ?? '') && e.textContent?.trim() !== before), first, { timeout: 10_000 });
+    await page.waitForFunction(
+      (before) =>
+        Array.from(document.querySelectorAll('.statusbar-item')).some(
+          (e) => /cache \d+:\d\d/.test(e.textContent ?? '') && e.textContent?.trim() !== before,
+        ),
+      first,
+      { timeout: 10_000 },
+    );
     await shot(page, 'e2e-sessions-view.png');
     await item.hover();
-    await page.locator('.monaco-hover, .workbench-hover', { hasText: 'Prompt cache' }).first().waitFor({ timeout: 10_000 });
+    await page
+      .locator('.monaco-hover, .workbench-hover', { hasText: 'Prompt cache' })
+      .first()
+      .waitFor({ timeout: 10_000 });
     const size = page.viewportSize()!;
     await shot(page, 'e2e-status-bar.png', { x: size.width - 760, y: size.height - 330, width: 760, height: 330 });
     await page.mouse.move(300, 300);
@@ -162,13 +214,18 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
     const status = page.locator('.statusbar-item', { hasText: /cache \d+:\d\d/ }).first();
     const statusBefore = (await status.textContent())?.trim() ?? '';
     // Under its budget: the item has no warning or error colour, and no budget notification is up.
-    const budgetToast = page.locator('.notifications-toasts .notification-toast', { hasText: 'against a budget of $2.00' });
+    const budgetToast = page.locator('.notifications-toasts .notification-toast', {
+      hasText: 'against a budget of $2.00',
+    });
     assert.equal(await statusBarKind(page), null, 'under the budget: no colour');
     assert.equal(await budgetToast.count(), 0);
     // The agent writes the rest of its session, now.
     live.append(live.total - live.written);
     // The M-Claude log has 41 calls in all at 85.5% (test/reference/claude_code_totals.py); the row keeps "live".
-    await sidebar.locator('.monaco-list-row', { hasText: /41 calls · hit 85\.5%.*● live/ }).first().waitFor({ timeout: 30_000 });
+    await sidebar
+      .locator('.monaco-list-row', { hasText: /41 calls · hit 85\.5%.*● live/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     // The inspector appended them: 41 bars, the summary's figures, and how many came.
     await inspector.locator('.chart-wrap[data-bar-count="41"]').waitFor({ timeout: 30_000 });
     assert.equal((await inspector.locator('[data-figure="llmCalls"]').textContent())?.trim(), '41');
@@ -176,7 +233,9 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
     assert.equal(await inspector.locator('.live-text').getAttribute('data-added'), String(41 - before));
     assert.equal(await inspector.locator('[data-reset]:visible').count(), 0, 'an append is not read as a rewrite');
     // The status bar's figures follow, and the last request is recent: the countdown starts again, with more time left than before.
-    await page.locator('.statusbar-item', { hasText: /hit 85\.5% · \$\d+\.\d\d · cache \d+:\d\d/ }).waitFor({ timeout: 30_000 });
+    await page
+      .locator('.statusbar-item', { hasText: /hit 85\.5% · \$\d+\.\d\d · cache \d+:\d\d/ })
+      .waitFor({ timeout: 30_000 });
     const statusAfter = (await status.textContent())?.trim() ?? '';
     const secondsLeft = (text: string): number => {
       const m = /cache (\d+):(\d\d)/.exec(text);
@@ -185,19 +244,39 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
     };
     assert.ok(secondsLeft(statusAfter) > secondsLeft(statusBefore), `${statusBefore} → ${statusAfter}`);
     // …and keeps running: the next reading shows less time left.
-    await page.waitForFunction((shown) => Array.from(document.querySelectorAll('.statusbar-item')).some((e) => /cache \d+:\d\d/.test(e.textContent ?? '') && e.textContent?.trim() !== shown), statusAfter, { timeout: 10_000 });
+    await page.waitForFunction(
+      (shown) =>
+        Array.from(document.querySelectorAll('.statusbar-item')).some(
+          (e) => /cache \d+:\d\d/.test(e.textContent ?? '') && e.textContent?.trim() !== shown,
+        ),
+      statusAfter,
+      { timeout: 10_000 },
+    );
     const statusLater = (await status.textContent())?.trim() ?? '';
     assert.ok(secondsLeft(statusLater) < secondsLeft(statusAfter), `${statusAfter} → ${statusLater}`);
     // The session crossed its $2 budget: the item turns to the theme's error colour and one notification says by how much
     // ($3.36867825 − $2 = $1.36867825, 68% over).
-    await page.waitForFunction(() => Array.from(document.querySelectorAll('.statusbar-item')).some((e) => /cache \d+:\d\d/.test(e.textContent ?? '') && e.classList.contains('error-kind')), undefined, { timeout: 30_000 });
+    await page.waitForFunction(
+      () =>
+        Array.from(document.querySelectorAll('.statusbar-item')).some(
+          (e) => /cache \d+:\d\d/.test(e.textContent ?? '') && e.classList.contains('error-kind'),
+        ),
+      undefined,
+      { timeout: 30_000 },
+    );
     assert.equal(await statusBarKind(page), 'error-kind');
     await budgetToast.first().waitFor({ timeout: 30_000 });
-    assert.match((await budgetToast.first().textContent()) ?? '', /this session cost \$3\.37 against a budget of \$2\.00: over by \$1\.37 \(68%\)/);
+    assert.match(
+      (await budgetToast.first().textContent()) ?? '',
+      /this session cost \$3\.37 against a budget of \$2\.00: over by \$1\.37 \(68%\)/,
+    );
     await shot(page, 'e2e-live-session.png');
     // Read again (a refresh): still over, and still one notification.
     await runCommand(page, 'Agent Trace: Refresh Agent Sessions');
-    await page.locator('.part.sidebar .monaco-list-row', { hasText: /41 calls · hit 85\.5%.*● live/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.part.sidebar .monaco-list-row', { hasText: /41 calls · hit 85\.5%.*● live/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.waitForTimeout(2_000);
     assert.equal(await budgetToast.count(), 1, 'one notification per crossing');
     assert.equal(await statusBarKind(page), 'error-kind');

@@ -4,7 +4,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
-import { launchBrowser, openWorkbench, quickOpen, runCommand, runCommandForPicker, startCodeServer, webview } from '../support/vscodeE2e.mjs';
+import {
+  launchBrowser,
+  openWorkbench,
+  quickOpen,
+  runCommand,
+  runCommandForPicker,
+  startCodeServer,
+  webview,
+} from '../support/vscodeE2e.mjs';
 import { createWorkspace, removeWorkspace, repoRoot } from '../support/workspace.mjs';
 
 // The packaged extension in a real VS Code (code-server 1.100) driven by Debian's Chromium:
@@ -39,12 +47,15 @@ async function paintedPixels(web: FrameLocator, atLeast = 1000): Promise<number>
   let n = 0;
   for (let i = 0; i < 50 && n <= atLeast; i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, 100));
-    n = await web.locator('canvas').first().evaluate((c: HTMLCanvasElement) => {
-      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-      let painted = 0;
-      for (let j = 3; j < d.length; j += 4) if (d[j]) painted++;
-      return painted;
-    });
+    n = await web
+      .locator('canvas')
+      .first()
+      .evaluate((c: HTMLCanvasElement) => {
+        const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+        let painted = 0;
+        for (let j = 3; j < d.length; j += 4) if (d[j]) painted++;
+        return painted;
+      });
   }
   return n;
 }
@@ -52,13 +63,20 @@ async function paintedPixels(web: FrameLocator, atLeast = 1000): Promise<number>
 /** Every file named `name` under `dir`, at any depth. */
 function filesNamed(dir: string, name: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesNamed(path.join(dir, e.name), name) : e.name === name ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) =>
+      e.isDirectory() ? filesNamed(path.join(dir, e.name), name) : e.name === name ? [path.join(dir, e.name)] : [],
+    );
 }
 
 /** How many times the extension read `fileName`, as its own log says (one "read in … s in the trace worker" line per read). */
 function readsLogged(dataDir: string, fileName: string): number {
   const line = new RegExp(`\\[info\\] ${fileName.replace(/\./g, '\\.')}: read in [\\d.]+ s in the trace worker`, 'g');
-  return filesNamed(path.join(dataDir, 'logs'), 'Agent Trace Inspector.log').reduce((n, f) => n + (fs.readFileSync(f, 'utf8').match(line)?.length ?? 0), 0);
+  return filesNamed(path.join(dataDir, 'logs'), 'Agent Trace Inspector.log').reduce(
+    (n, f) => n + (fs.readFileSync(f, 'utf8').match(line)?.length ?? 0),
+    0,
+  );
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -118,7 +136,10 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     // 5-minute writes and no gap outlasted them, so 1-hour caching only re-prices its writes at 2/1.25 = 1.6×
     // (Haiku and Opus alike): $0.2255 of writes become $0.3608, $1.13 in all, +14%.
     assert.equal(await figure(web, 'costTotal'), '$0.996');
-    assert.match((await web.locator('[data-ttl-sentence]').textContent()) ?? '', /^With 1-hour caching this session would have cost \$1\.13 \(\+14%\); 0 calls re-wrote the cache after a gap longer than 5 min\.$/);
+    assert.match(
+      (await web.locator('[data-ttl-sentence]').textContent()) ?? '',
+      /^With 1-hour caching this session would have cost \$1\.13 \(\+14%\); 0 calls re-wrote the cache after a gap longer than 5 min\.$/,
+    );
     const tab = s.page.locator('.tabs-container .tab.active');
     assert.match((await tab.getAttribute('aria-label')) ?? '', /claude-code-sessions\.trace\.jsonl/);
     await screenshot(s.page, 'e2e-sample-inspector.png');
@@ -141,7 +162,14 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     try {
       // Written on disk as a user editing .vscode/settings.json would: VS Code reads the file again and tells the extension.
       // (The workspace's file: code-server does not notice outside writes to its user settings file, not even for its own theme setting.)
-      fs.writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(original), 'agentTrace.prices': [{ model: 'claude-*', multiplier: 0.5 }] }, null, 1));
+      fs.writeFileSync(
+        settingsFile,
+        JSON.stringify(
+          { ...JSON.parse(original), 'agentTrace.prices': [{ model: 'claude-*', multiplier: 0.5 }] },
+          null,
+          1,
+        ),
+      );
       // Every call of the session is a Claude model: half of $0.9958422 is $0.4979211.
       assert.equal(await costShown('$0.498'), '$0.498');
     } finally {
@@ -156,20 +184,39 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     const target = path.join(workspace, 'claude-code-sessions.trace.report.html');
     fs.rmSync(target, { force: true });
     // The sample holds 3 sessions: every one is ticked; accept.
-    const sessions = s.page.locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04' });
+    const sessions = s.page.locator('.quick-input-widget .monaco-list-row:visible', {
+      hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04',
+    });
     await runCommandForPicker(s.page, 'Agent Trace: Export HTML Report', sessions.first());
     await s.page.keyboard.press('Enter');
     // code-server's save dialog is a quick input holding the default path, beside the trace: accept it.
     const input = s.page.locator('.quick-input-widget .quick-input-box input');
-    await s.page.waitForFunction(() => /report\.html$/.test((document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value ?? ''), null, { timeout: 20_000 });
+    await s.page.waitForFunction(
+      () =>
+        /report\.html$/.test(
+          (document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value ??
+            '',
+        ),
+      null,
+      { timeout: 20_000 },
+    );
     assert.match(await input.inputValue(), /claude-code-sessions\.trace\.report\.html$/);
     await s.page.keyboard.press('Enter');
-    await s.page.locator('.notifications-toasts .notification-toast', { hasText: 'Report saved to claude-code-sessions.trace.report.html' }).waitFor({ timeout: 30_000 });
+    await s.page
+      .locator('.notifications-toasts .notification-toast', {
+        hasText: 'Report saved to claude-code-sessions.trace.report.html',
+      })
+      .waitFor({ timeout: 30_000 });
     await screenshot(s.page, 'e2e-export-report.png');
     const html = fs.readFileSync(target, 'utf8');
-    assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;|default-src 'none'/);
+    assert.match(
+      html,
+      /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;|default-src 'none'/,
+    );
     assert.match(html, /<script type="application\/json" id="report-data">/);
-    const data = JSON.parse(html.slice(html.indexOf('id="report-data">') + 17, html.indexOf('</script>', html.indexOf('id="report-data">'))));
+    const data = JSON.parse(
+      html.slice(html.indexOf('id="report-data">') + 17, html.indexOf('</script>', html.indexOf('id="report-data">'))),
+    );
     assert.equal(data.traces[0].view.sessions.length, 3);
     assert.equal(data.traces[0].view.sessions[0].summary.llmCalls, 48);
     assert.notEqual(data.redaction, null, 'redacted by default');
@@ -184,7 +231,10 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await s.page.keyboard.press('End');
     await s.page.keyboard.press('Enter');
     // The text editor opens in a second group, on the sample file, with a line selected.
-    const textTab = s.page.locator('.editor-group-container').nth(1).locator('.tab', { hasText: 'claude-code-sessions.trace.jsonl' });
+    const textTab = s.page
+      .locator('.editor-group-container')
+      .nth(1)
+      .locator('.tab', { hasText: 'claude-code-sessions.trace.jsonl' });
     await textTab.waitFor({ timeout: 15_000 });
     await screenshot(s.page, 'e2e-reveal-source.png');
   });
@@ -193,7 +243,10 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await quickOpen(s.page, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
     await s.page.locator('.tabs-container .tab.active', { hasText: 'ae4a77f8' }).waitFor();
     await runCommand(s.page, 'View: Reopen Editor With...');
-    await s.page.locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'Agent Trace Inspector' }).first().click();
+    await s.page
+      .locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'Agent Trace Inspector' })
+      .first()
+      .click();
     const web = s.web();
     assert.equal(await figure(web, 'llmCalls'), '149');
     assert.equal(await figure(web, 'cacheHitRate'), '98.4%');
@@ -209,13 +262,18 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     // tab is clicked first so the command palette's keys reach the workbench, not the webview.
     await s.page.locator('.tabs-container .tab.active', { hasText: 'ae4a77f8' }).click();
     await runCommand(s.page, 'View: Reopen Editor With...');
-    await s.page.locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'Agent Trace Inspector' }).first().click();
+    await s.page
+      .locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'Agent Trace Inspector' })
+      .first()
+      .click();
     const web = s.web();
     assert.equal(await figure(web, 'llmCalls'), '149');
     const chart = web.locator('.chart-wrap');
     await web.locator('.chart-wrap[data-plot-area]').waitFor({ timeout: 20_000 });
-    const view = async (): Promise<[number, number]> => (await chart.getAttribute('data-view'))!.split(',').map(Number) as [number, number];
-    const brush = async (): Promise<[number, number]> => (await web.locator('.overview-wrap').getAttribute('data-brush'))!.split(',').map(Number) as [number, number];
+    const view = async (): Promise<[number, number]> =>
+      (await chart.getAttribute('data-view'))!.split(',').map(Number) as [number, number];
+    const brush = async (): Promise<[number, number]> =>
+      (await web.locator('.overview-wrap').getAttribute('data-brush'))!.split(',').map(Number) as [number, number];
     /** Waits until the view differs from `before`, and returns it. */
     const viewChanged = async (before: [number, number]): Promise<[number, number]> => {
       for (let i = 0; i < 50; i++) {
@@ -255,7 +313,10 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await s.page.mouse.move(box.x + box.width / 2 - 200, box.y + box.height / 2, { steps: 8 });
     await s.page.mouse.up();
     const dragged = await viewChanged(wheeled);
-    assert.ok(dragged[0] > wheeled[0], `dragging left moved the view right: ${wheeled.join('–')} → ${dragged.join('–')}`);
+    assert.ok(
+      dragged[0] > wheeled[0],
+      `dragging left moved the view right: ${wheeled.join('–')} → ${dragged.join('–')}`,
+    );
     await screenshot(s.page, 'e2e-timeline-zoomed.png');
 
     // Jump: F selects the next failure, from the start: call 22, then 49; the live region says so.
@@ -263,7 +324,11 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await live.evaluate((el) => {
       const node = el as HTMLElement & { said?: string[] };
       node.said = [];
-      new MutationObserver(() => node.said!.push(node.textContent ?? '')).observe(node, { childList: true, characterData: true, subtree: true });
+      new MutationObserver(() => node.said!.push(node.textContent ?? '')).observe(node, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
     });
     await chart.focus();
     await s.page.keyboard.press('0');
@@ -278,8 +343,12 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await web.locator('.chart-wrap[data-selected-call="49"]').waitFor({ timeout: 10_000 });
     // What the live region said (it says the view next, so its texts are recorded as they come).
     const said = (): Promise<string[]> => live.evaluate((el) => (el as HTMLElement & { said?: string[] }).said ?? []);
-    for (let i = 0; i < 50 && !(await said()).some((t) => /Failed call 2 of 11\. Call 50 of 149/.test(t)); i++) await s.page.waitForTimeout(100);
-    assert.ok((await said()).some((t) => /Failed call 2 of 11\. Call 50 of 149/.test(t)), (await said()).join(' | '));
+    for (let i = 0; i < 50 && !(await said()).some((t) => /Failed call 2 of 11\. Call 50 of 149/.test(t)); i++)
+      await s.page.waitForTimeout(100);
+    assert.ok(
+      (await said()).some((t) => /Failed call 2 of 11\. Call 50 of 149/.test(t)),
+      (await said()).join(' | '),
+    );
 
     // Zoom in on the start, so call 75 is out of view.
     await chart.focus();
@@ -303,7 +372,9 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     const [lo, hi] = await viewChanged(start);
     assert.ok(lo <= 74.5 && hi >= 74.5, `call 75 brought into view: ${lo}–${hi}`);
     assert.ok((await brush())[0] > startBrush[0], 'the brush followed to the right');
-    const [areaLeft, areaRight] = (await web.locator('.overview-wrap').getAttribute('data-brush-area'))!.split(',').map(Number) as [number, number];
+    const [areaLeft, areaRight] = (await web.locator('.overview-wrap').getAttribute('data-brush-area'))!
+      .split(',')
+      .map(Number) as [number, number];
     const [b0, b1] = await brush();
     const x74 = areaLeft + ((74 + 0.5) / 149) * (areaRight - areaLeft);
     assert.ok(b0 - 1 <= x74 && x74 <= b1 + 1, `the brush (${b0}–${b1}) covers call 75 at x=${x74.toFixed(0)}`);
@@ -353,7 +424,9 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     assert.equal(await figure(s.web(), 'llmCalls'), '48');
     await runCommand(s.page, 'Agent Trace: Show Trace Source');
     await s.page.locator('.monaco-editor .view-lines').first().waitFor();
-    assert.ok(await s.page.locator('.tabs-container .tab.active', { hasText: 'claude-code-sessions.trace.jsonl' }).isVisible());
+    assert.ok(
+      await s.page.locator('.tabs-container .tab.active', { hasText: 'claude-code-sessions.trace.jsonl' }).isVisible(),
+    );
     await runCommand(s.page, 'Agent Trace: Open in Agent Trace Inspector');
     assert.equal(await figure(s.web(), 'llmCalls'), '48');
   });
@@ -362,20 +435,31 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await quickOpen(s.page, 'pydicom__pydicom-1458.traj');
     await s.page.locator('.tabs-container .tab.active', { hasText: 'pydicom__pydicom-1458.traj' }).waitFor();
     await runCommand(s.page, 'View: Reopen Editor With...');
-    await s.page.locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'Agent Trace Inspector' }).first().click();
+    await s.page
+      .locator('.quick-input-widget .monaco-list-row:visible', { hasText: 'Agent Trace Inspector' })
+      .first()
+      .click();
     const web = s.web();
     // info.model_stats of the file: 12 api calls, 122,612 tokens sent.
     assert.equal(await figure(web, 'llmCalls'), '12');
     assert.equal(await figure(web, 'input'), '122,612');
-    await web.getByText(/No per-call token counts in SWE-agent trajectories/).first().waitFor();
-    await web.getByText(/^Totals only/).first().waitFor();
+    await web
+      .getByText(/No per-call token counts in SWE-agent trajectories/)
+      .first()
+      .waitFor();
+    await web
+      .getByText(/^Totals only/)
+      .first()
+      .waitFor();
     await screenshot(s.page, 'e2e-swe-agent-open-with.png');
   });
 
   it('opens a Mooncake KV trace from the explorer context menu, and the format picker re-reads it', async () => {
     const row = s.page.locator('.explorer-folders-view .monaco-list-row[aria-label="formats"]');
     if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
-    await s.page.locator('.explorer-folders-view .monaco-list-row[aria-label="conversation_trace.head300.jsonl"]').click({ button: 'right' });
+    await s.page
+      .locator('.explorer-folders-view .monaco-list-row[aria-label="conversation_trace.head300.jsonl"]')
+      .click({ button: 'right' });
     // Hover first, then click the item's own anchor. A click during the menu's fade-in can
     // still be lost on a busy machine (seen once in CI): the menu then stays open, so click again.
     const item = s.page.locator('.context-view .action-menu-item', { hasText: 'Open in Agent Trace Inspector' });
@@ -394,7 +478,10 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     const web = s.web();
     // 300 rows, one call each (the file has no sessions).
     assert.equal(await figure(web, 'llmCalls'), '300');
-    await web.getByText(/infinite prefix cache|ideal/i).first().waitFor();
+    await web
+      .getByText(/infinite prefix cache|ideal/i)
+      .first()
+      .waitFor();
     // Read it as Claude Code instead: nothing of that format is in it.
     await web.locator('#format-picker').click();
     await web.locator('#format-picker li.option', { hasText: 'Claude Code session log' }).click();
@@ -410,7 +497,10 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await quickOpen(s.page, 'malformed-line.trace.jsonl');
     const web = s.web();
     assert.equal(await figure(web, 'llmCalls'), '3');
-    await web.getByText(/not valid JSON/).first().waitFor();
+    await web
+      .getByText(/not valid JSON/)
+      .first()
+      .waitFor();
     await s.page.keyboard.press('Control+Shift+M'); // View: Toggle Problems
     const problem = s.page.locator('.markers-panel .monaco-list-row', { hasText: 'not valid JSON' });
     await problem.first().waitFor();
@@ -421,7 +511,11 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
 
   it('an empty file shows what was expected instead of a blank panel', async () => {
     await quickOpen(s.page, 'empty.trace.jsonl');
-    await s.web().getByText(/This file is empty/).first().waitFor();
+    await s
+      .web()
+      .getByText(/This file is empty/)
+      .first()
+      .waitFor();
     await screenshot(s.page, 'e2e-empty-file.png');
   });
 
@@ -441,7 +535,9 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await s.page.locator('.tabs-container .tab.active', { hasText: 'edit-retry-loop.jsonl' }).waitFor();
     // Counted by hand from the file: 41 distinct assistant message ids, 13 is_error results,
     // cache_read 1,768,739 of 2,069,302 input tokens = 85.5%; $3.36867825 by test/reference/cost_reference.mjs.
-    const top = s.page.locator('.monaco-editor .codelens-decoration', { hasText: 'Agent Trace · 41 calls · $3.37 · cache hit 85.5% · 13 failed tool calls · 1 retry loop' });
+    const top = s.page.locator('.monaco-editor .codelens-decoration', {
+      hasText: 'Agent Trace · 41 calls · $3.37 · cache hit 85.5% · 13 failed tool calls · 1 retry loop',
+    });
     await top.waitFor({ timeout: 20_000 });
     assert.match((await top.textContent()) ?? '', /Open Inspector/);
     await screenshot(s.page, 'e2e-codelens-top.png');
@@ -449,16 +545,22 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await s.page.keyboard.press('Control+G');
     await s.page.locator('.quick-input-widget .quick-input-box input').fill(':74');
     await s.page.keyboard.press('Enter');
-    const fourth = s.page.locator('.monaco-editor .codelens-decoration', { hasText: '4th failed Write on sync_raw_logs.py' });
+    const fourth = s.page.locator('.monaco-editor .codelens-decoration', {
+      hasText: '4th failed Write on sync_raw_logs.py',
+    });
     await fourth.waitFor({ timeout: 20_000 });
     // Line 74's error is 96 characters (⌈96/4⌉ = 24 tokens), re-read by the 20 calls after the 21st of 41.
     // In dollars: the 22nd call writes it ($6.25/Mtok), 19 read it ($0.50/Mtok): 24 × 15.75 µ$ = $0.0004.
     assert.match((await fourth.textContent()) ?? '', /carries ≈24 tokens × 20 calls \(\$0\.0004\)/);
-    await s.page.locator('.monaco-editor .codelens-decoration', { hasText: '1st failed Edit on sync_raw_logs.py' }).waitFor();
+    await s.page
+      .locator('.monaco-editor .codelens-decoration', { hasText: '1st failed Edit on sync_raw_logs.py' })
+      .waitFor();
     await screenshot(s.page, 'e2e-codelens.png');
 
     await s.page.keyboard.press('Control+Shift+M'); // View: Toggle Problems
-    const problem = s.page.locator('.markers-panel .monaco-list-row', { hasText: 'Retry loop: 4 failed Edit/Write on sync_raw_logs.py' });
+    const problem = s.page.locator('.markers-panel .monaco-list-row', {
+      hasText: 'Retry loop: 4 failed Edit/Write on sync_raw_logs.py',
+    });
     await problem.first().waitFor();
     assert.match((await problem.first().textContent()) ?? '', /gave up; ≈2\.1k tokens carried forward.*\[Ln 61/);
     await screenshot(s.page, 'e2e-codelens-problems.png');
@@ -477,11 +579,19 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     assert.equal(await figure(web, 'llmCalls'), '48');
     await web.locator('.whatif-summary').click();
     // The default scenario (settings): 16 sessions on one H200 with Qwen3-32B; the simulator runs in a worker started from a blob: URL.
-    const done = (n: number) => web.locator(`.whatif[data-scenario-status="done"][data-replicas="${n}"]`).waitFor({ state: 'attached', timeout: 60_000 });
+    const done = (n: number) =>
+      web
+        .locator(`.whatif[data-scenario-status="done"][data-replicas="${n}"]`)
+        .waitFor({ state: 'attached', timeout: 60_000 });
     await done(16);
-    await web.locator('.whatif-cliff-chart[data-knee]:not([data-knee=""])').waitFor({ state: 'attached', timeout: 60_000 });
+    await web
+      .locator('.whatif-cliff-chart[data-knee]:not([data-knee=""])')
+      .waitFor({ state: 'attached', timeout: 60_000 });
     const sentence = async (): Promise<string> => (await web.locator('.whatif-sentence').textContent())?.trim() ?? '';
-    assert.match(await sentence(), /^16 sessions like this on one H200 with Qwen3-32B: hit rate falls from \d+% to \d+% and prefill becomes \d+% of LLM time/);
+    assert.match(
+      await sentence(),
+      /^16 sessions like this on one H200 with Qwen3-32B: hit rate falls from \d+% to \d+% and prefill becomes \d+% of LLM time/,
+    );
     // The selects show the scenario (their label lives in their shadow root).
     assert.equal((await web.locator('#whatif-gpu .select-face .text').textContent())?.trim(), 'H200 141 GB');
     assert.equal((await web.locator('#whatif-policy .select-face .text').textContent())?.trim(), 'vLLM LRU');
@@ -508,9 +618,13 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await runCommand(s.page, 'Agent Trace: Analyze Agent Session');
     // The fake ~/.claude of test/support/workspace.mjs: the M-Claude log, 41 calls, 13 failed tool results,
     // cache_read 1,768,739 of 2,069,302 input tokens = 85.5% (counted by hand from the file).
-    const row = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: '41 calls · $3.37 · cache hit 85.5% · 13 failed tool calls' });
+    const row = s.page.locator('.quick-input-widget .monaco-list-row', {
+      hasText: '41 calls · $3.37 · cache hit 85.5% · 13 failed tool calls',
+    });
     await row.waitFor({ timeout: 20_000 });
-    await s.page.locator('.quick-input-widget .monaco-list-row', { hasText: '1 call · $0.144 · cache hit 45.4%' }).waitFor();
+    await s.page
+      .locator('.quick-input-widget .monaco-list-row', { hasText: '1 call · $0.144 · cache hit 45.4%' })
+      .waitFor();
     await s.page.mouse.move(700, 700); // the pointer left on the input shows its placeholder as a hover over the title
     await screenshot(s.page, 'e2e-session-picker.png');
     await row.click();

@@ -16,7 +16,8 @@ import { waitFor as pollFor } from './waitFor';
 // Figures: test/reference/vscode_chat.py (8 calls, 2 requests, 6 tools for the chat) and the hand
 // counts of test/unit/core/trace/otlp/agentTelemetry.test.ts (4 calls in 2 turns, a sub-agent of 1).
 
-const waitFor = <T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 60_000): Promise<T> => pollFor(what, probe, timeoutMs);
+const waitFor = <T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 60_000): Promise<T> =>
+  pollFor(what, probe, timeoutMs);
 const KEYS = ['vscodeCopilot', 'openTelemetry'] as const;
 
 suite('VS Code Copilot Chat and OpenTelemetry sessions in the real extension host', () => {
@@ -33,17 +34,29 @@ suite('VS Code Copilot Chat and OpenTelemetry sessions in the real extension hos
     const fixtures = path.join(__dirname, '../../test/fixtures');
     const storage = path.join(home, '.config/Code/User/workspaceStorage/9f2c41d7e0b3a5c6f1e2d3c4b5a69788');
     fs.mkdirSync(path.join(storage, 'chatSessions'), { recursive: true });
-    fs.copyFileSync(path.join(fixtures, 'vscode-copilot/tfplan2md-043-task-planner.chat.json'), path.join(storage, 'chatSessions/badbd1d2-1f0b-4626-a215-56ee404562fe.json'));
-    fs.writeFileSync(path.join(storage, 'workspace.json'), JSON.stringify({ folder: 'file:///home/oocx/src/tfplan2md' }));
+    fs.copyFileSync(
+      path.join(fixtures, 'vscode-copilot/tfplan2md-043-task-planner.chat.json'),
+      path.join(storage, 'chatSessions/badbd1d2-1f0b-4626-a215-56ee404562fe.json'),
+    );
+    fs.writeFileSync(
+      path.join(storage, 'workspace.json'),
+      JSON.stringify({ folder: 'file:///home/oocx/src/tfplan2md' }),
+    );
     fs.mkdirSync(path.join(home, '.copilot/otel'), { recursive: true });
-    fs.copyFileSync(path.join(fixtures, 'otlp/copilot-chat-debug-log.json'), path.join(home, '.copilot/otel/copilot-chat-debug-log.json'));
+    fs.copyFileSync(
+      path.join(fixtures, 'otlp/copilot-chat-debug-log.json'),
+      path.join(home, '.copilot/otel/copilot-chat-debug-log.json'),
+    );
     for (const k of KEYS) saved[k] = config().inspect(k)?.workspaceValue;
     await config().update('vscodeCopilot', path.join(home, '.config/Code/User'), vscode.ConfigurationTarget.Workspace);
     await config().update('openTelemetry', path.join(home, '.copilot/otel'), vscode.ConfigurationTarget.Workspace);
     await vscode.commands.executeCommand('agentTrace.sessions.focus');
     await waitFor('the Copilot and OpenTelemetry rows', () => {
       const rows = api.sessions.service.current();
-      return rows.some((r) => r.agentId === 'vscode-copilot') && rows.some((r) => r.agentId === 'opentelemetry' && r.role === 'main');
+      return (
+        rows.some((r) => r.agentId === 'vscode-copilot') &&
+        rows.some((r) => r.agentId === 'opentelemetry' && r.role === 'main')
+      );
     });
   });
 
@@ -83,7 +96,10 @@ suite('VS Code Copilot Chat and OpenTelemetry sessions in the real extension hos
         return list.find((i) => (i.description ?? '').startsWith('VS Code Copilot'));
       },
     })) as TraceReport | undefined;
-    assert.ok(items.some((i) => /^OpenTelemetry · /.test(i.description ?? '')), items.map((i) => i.description).join(' | '));
+    assert.ok(
+      items.some((i) => /^OpenTelemetry · /.test(i.description ?? '')),
+      items.map((i) => i.description).join(' | '),
+    );
     const chat = items.find((i) => (i.description ?? '').startsWith('VS Code Copilot'))!;
     assert.equal(chat.label, 'tfplan2md');
     assert.match(chat.detail ?? '', /^8 calls · /);

@@ -27,24 +27,33 @@ suite('The first minutes: host side', () => {
   suiteSetup(async () => {
     api = (await vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.activate()) as AgentTraceApi;
     await vscode.commands.executeCommand('agentTrace.sessions.focus');
-    await waitFor('the first index', () => api.sessions.service.ready && api.sessions.service.current().length >= 6, 60_000);
+    await waitFor(
+      'the first index',
+      () => api.sessions.service.ready && api.sessions.service.current().length >= 6,
+      60_000,
+    );
   });
   teardown(async () => {
     await vscode.commands.executeCommand('agentTrace.sessions.clearFilters');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  test('every day\'s total equals the sum of the costs its rows show (each with its sub-agents)', () => {
+  test("every day's total equals the sum of the costs its rows show (each with its sub-agents)", () => {
     const costOf = (text: string): number => Number(/^\$(\d+\.\d\d)/.exec(text)?.[1] ?? NaN);
     let days = 0;
     for (const project of tree().getChildren()) {
       for (const day of tree().getChildren(project)) {
         const total = /· \$(\d+\.\d\d)$/.exec(String(item(day).description))?.[1];
-        const rows = tree().getChildren(day).map((s) => costOf(String(item(s).description)));
+        const rows = tree()
+          .getChildren(day)
+          .map((s) => costOf(String(item(s).description)));
         if (total === undefined || rows.some(Number.isNaN)) continue;
         days += 1;
         // Rounded to cents on both sides: within a cent per row.
-        assert.ok(Math.abs(Number(total) - rows.reduce((a, b) => a + b, 0)) <= 0.01 * rows.length, `${String(item(day).label)}: ${total} vs ${rows.join(' + ')}`);
+        assert.ok(
+          Math.abs(Number(total) - rows.reduce((a, b) => a + b, 0)) <= 0.01 * rows.length,
+          `${String(item(day).label)}: ${total} vs ${rows.join(' + ')}`,
+        );
       }
     }
     assert.ok(days >= 4, `${days} days with costs`);
@@ -76,26 +85,48 @@ suite('The first minutes: host side', () => {
       assert.equal(item(older).label, 'Older');
       // The fake home's four sessions are from 2026-01 to 2026-03: older than a week whatever day the test runs.
       const keys = (older as { group: PeriodGroup }).group.sessions.map((n) => n.row.key);
-      for (const k of ['ae4a77f8-aedd-4bc1-888f-c94edc91af04', 'e5821007-9ca0-4a36-afc0-94da583da0ea', '55604662-cf2a-4331-851a-ec234028f8ca', '01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73']) assert.ok(keys.includes(k), k);
-      const spotter = tree().getChildren(older).find((n) => n.kind === 'session' && n.node.row.key === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04')!;
+      for (const k of [
+        'ae4a77f8-aedd-4bc1-888f-c94edc91af04',
+        'e5821007-9ca0-4a36-afc0-94da583da0ea',
+        '55604662-cf2a-4331-851a-ec234028f8ca',
+        '01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73',
+      ])
+        assert.ok(keys.includes(k), k);
+      const spotter = tree()
+        .getChildren(older)
+        .find((n) => n.kind === 'session' && n.node.row.key === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04')!;
       assert.equal(tree().getChildren(spotter).length, 2, 'its two sub-agents under it');
       // The flat rows name their project and the day.
-      assert.match(String(item(spotter).description), /^\$2\.91 with 2 sub-agents · 149 calls · .* · 2026-02-12 \d\d:\d\d · 41 min · spotter-4te$/);
+      assert.match(
+        String(item(spotter).description),
+        /^\$2\.91 with 2 sub-agents · 149 calls · .* · 2026-02-12 \d\d:\d\d · 41 min · spotter-4te$/,
+      );
       assert.deepEqual(tree().getParent(tree().getChildren(spotter)[0]!), spotter);
       assert.equal(tree().getParent(spotter)?.kind, 'period');
-      assert.equal(vscode.workspace.getConfiguration('agentTrace').get('sessions.groupBy'), 'recency', 'the choice is kept');
+      assert.equal(
+        vscode.workspace.getConfiguration('agentTrace').get('sessions.groupBy'),
+        'recency',
+        'the choice is kept',
+      );
     } finally {
       await vscode.commands.executeCommand('agentTrace.sessions.groupBy', 'project');
-      await vscode.workspace.getConfiguration('agentTrace').update('sessions.groupBy', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('agentTrace')
+        .update('sessions.groupBy', undefined, vscode.ConfigurationTarget.Global);
     }
-    assert.ok(tree().getChildren().every((p) => p.kind === 'project'));
+    assert.ok(
+      tree()
+        .getChildren()
+        .every((p) => p.kind === 'project'),
+    );
     assert.ok((tree().currentGroups() as ProjectGroup[]).length >= 4);
   });
 
   test('agentTrace.problems.retryLoops off takes the retry loops out of the Problems view; on brings them back', async () => {
     const uri = file('claude/edit-retry-loop.jsonl');
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: false });
-    const loops = (): vscode.Diagnostic[] => vscode.languages.getDiagnostics(uri).filter((d) => d.code === 'retry-loop');
+    const loops = (): vscode.Diagnostic[] =>
+      vscode.languages.getDiagnostics(uri).filter((d) => d.code === 'retry-loop');
     // The M-Claude log's one loop: four failing Edit/Write calls on one file.
     await waitFor('the retry-loop warning', () => loops().length === 1);
     try {
@@ -109,11 +140,18 @@ suite('The first minutes: host side', () => {
 
   test('Open Sample Trace opens the sample from the extension\'s own folder in the inspector, not "live" however new its file', async () => {
     // Installing the extension writes the sample with the time of the install: as if an agent had just written it.
-    const sample = vscode.Uri.joinPath(vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.extensionUri, 'samples', 'claude-code-sessions.trace.jsonl');
+    const sample = vscode.Uri.joinPath(
+      vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.extensionUri,
+      'samples',
+      'claude-code-sessions.trace.jsonl',
+    );
     const now = new Date();
     fs.utimesSync(sample.fsPath, now, now);
     const uri = (await vscode.commands.executeCommand('agentTrace.openSample')) as vscode.Uri;
-    assert.ok(uri.fsPath.startsWith(vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.extensionUri.fsPath), uri.fsPath);
+    assert.ok(
+      uri.fsPath.startsWith(vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.extensionUri.fsPath),
+      uri.fsPath,
+    );
     const input = await waitFor('the inspector', () => {
       const i = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
       return i instanceof vscode.TabInputCustom ? i : null;
@@ -128,13 +166,16 @@ suite('The first minutes: host side', () => {
     assert.equal(doc.lastGrowthMs, null, 'no "live" badge on the shipped sample');
   });
 
-  test('a file named by its UUID is headed (and, from VS Code 1.106, tabbed) by its session\'s title', async () => {
+  test("a file named by its UUID is headed (and, from VS Code 1.106, tabbed) by its session's title", async () => {
     const uri = file('claude/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
     await vscode.commands.executeCommand('vscode.openWith', uri, 'agentTrace.inspectorAny');
     const doc = await waitFor('its document', () => api.inspector.documentFor(uri));
     const result = await doc.result;
     assert.ok('header' in result, 'read');
     // Its first typed prompt (test/reference/claude_sessions.py lists the typed prompts).
-    assert.match(result.header.title ?? '', /^Work on bead spotter-4te\. Run bd show spotter-4te to see the issue details/);
+    assert.match(
+      result.header.title ?? '',
+      /^Work on bead spotter-4te\. Run bd show spotter-4te to see the issue details/,
+    );
   });
 });

@@ -47,7 +47,9 @@ suite('Hostile traces in the real extension host', () => {
   });
 
   test('every hostile file opens in the inspector and as text; every Problems message and CodeLens is inert', async () => {
-    const names = readdirSync(file('hostile').fsPath).filter((n) => /\.(jsonl|json)$/.test(n) && n !== 'over-the-limit.jsonl');
+    const names = readdirSync(file('hostile').fsPath).filter(
+      (n) => /\.(jsonl|json)$/.test(n) && n !== 'over-the-limit.jsonl',
+    );
     assert.ok(names.length >= 24, `${names.length} files`);
     for (const name of names) {
       const uri = file(`hostile/${name}`);
@@ -59,7 +61,8 @@ suite('Hostile traces in the real extension host', () => {
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
         continue;
       }
-      const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
+      const lenses =
+        (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
       for (const lens of lenses) {
         assertInert(lens.command?.title ?? '', `${name} CodeLens title`, 400);
         assertInert(lens.command?.tooltip ?? '', `${name} CodeLens tooltip`, 2000);
@@ -77,13 +80,21 @@ suite('Hostile traces in the real extension host', () => {
     }
   });
 
-  test('the payload log: CodeLens titles keep the extension\'s own icons and show the trace\'s $(…) and links as text', async () => {
+  test("the payload log: CodeLens titles keep the extension's own icons and show the trace's $(…) and links as text", async () => {
     const uri = file('hostile/payloads.jsonl');
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
-    const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
+    const lenses =
+      (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
     const titles = lenses.map((l) => l.command?.title ?? '');
     // The payload log's model is a payload too, so no price is known for any of its 41 calls.
-    assert.ok(titles.some((t) => /^\$\(pulse\) Agent Trace · 41 calls · cost unknown \(41 calls unpriced\) · cache hit 85\.5% · 13 failed tool calls · 1 retry loop$/.test(t)), titles.join(' | '));
+    assert.ok(
+      titles.some((t) =>
+        /^\$\(pulse\) Agent Trace · 41 calls · cost unknown \(41 calls unpriced\) · cache hit 85\.5% · 13 failed tool calls · 1 retry loop$/.test(
+          t,
+        ),
+      ),
+      titles.join(' | '),
+    );
     const failed = titles.filter((t) => t.startsWith('$(error)'));
     assert.equal(failed.length, 13);
     // A failing "Bash $(check)…" call: the trace's icon is shown as text (broken by a zero-width space), the link too.
@@ -91,7 +102,9 @@ suite('Hostile traces in the real extension host', () => {
     assert.ok(bash.replace(/\u200b/g, '').includes(`Bash ${PAYLOADS.codicon}`), bash);
     assertInert(bash, 'the Bash lens');
     for (const t of titles) assertInert(t, 'a lens', 400);
-    const problems = await waitFor('the retry-loop warning', () => vscode.languages.getDiagnostics(uri).find((d) => d.code === 'retry-loop'));
+    const problems = await waitFor('the retry-loop warning', () =>
+      vscode.languages.getDiagnostics(uri).find((d) => d.code === 'retry-loop'),
+    );
     assert.match(problems.message, /^Retry loop: 4 failed Edit\/Write on /);
     assertInert(problems.message, 'the retry-loop warning');
   });
@@ -119,14 +132,18 @@ suite('Hostile traces in the real extension host', () => {
     assert.match(text, /agent-fifo\.jsonl is a named pipe \(FIFO\), not a file; not read/);
     assert.match(text, /agent-outside\.jsonl is a link to a file outside the trace's folder; not read/);
     assert.doesNotMatch(text, /SECRET BESIDE THE WORKSPACE/);
-    for (const [u] of vscode.languages.getDiagnostics()) assert.ok(!/secret|subagents\/agent-(dir|fifo|outside)/.test(u.path), u.path);
+    for (const [u] of vscode.languages.getDiagnostics())
+      assert.ok(!/secret|subagents\/agent-(dir|fifo|outside)/.test(u.path), u.path);
   });
 
   test('agentTrace.maxFileSizeMB: "abc" and 0 mean the default; the message gives size and limit, in the inspector and in the text view', async () => {
     const over = file('hostile/over-the-limit.jsonl');
     await vscode.commands.executeCommand('vscode.openWith', over, 'agentTrace.inspectorAny');
     const d = await waitFor('the size problem', () => vscode.languages.getDiagnostics(over)[0]);
-    assert.equal(d.message, 'over-the-limit.jsonl is 2,049 MB, larger than the 2,048 MB limit (agentTrace.maxFileSizeMB): not read. Raise the setting to read it.');
+    assert.equal(
+      d.message,
+      'over-the-limit.jsonl is 2,049 MB, larger than the 2,048 MB limit (agentTrace.maxFileSizeMB): not read. Raise the setting to read it.',
+    );
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const small = file('hostile/truncated.jsonl');
     try {
@@ -139,11 +156,22 @@ suite('Hostile traces in the real extension host', () => {
       // 0.01 MB (10 KiB) is below the 15.6 KiB of truncated.jsonl: the text view says so, with a lens and a problem.
       await setSetting('maxFileSizeMB', 0.01);
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(small), { preview: false });
-      const info = await waitFor('the text-view notice', () => vscode.languages.getDiagnostics(small).find((x) => x.severity === vscode.DiagnosticSeverity.Information));
+      const info = await waitFor('the text-view notice', () =>
+        vscode.languages.getDiagnostics(small).find((x) => x.severity === vscode.DiagnosticSeverity.Information),
+      );
       // 15,937 bytes = 15.6 KB; 0.01 MB = 10,486 bytes = 10.2 KB.
-      assert.match(info.message, /^truncated\.jsonl is 15\.6 KB, larger than the 10\.2 KB limit \(agentTrace\.maxFileSizeMB\): not read\./);
-      const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', small)) ?? [];
-      assert.ok(lenses.some((l) => /^\$\(warning\) Agent Trace · truncated\.jsonl is .* larger than the .* limit/.test(l.command?.title ?? '')), lenses.map((l) => l.command?.title).join(' | '));
+      assert.match(
+        info.message,
+        /^truncated\.jsonl is 15\.6 KB, larger than the 10\.2 KB limit \(agentTrace\.maxFileSizeMB\): not read\./,
+      );
+      const lenses =
+        (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', small)) ?? [];
+      assert.ok(
+        lenses.some((l) =>
+          /^\$\(warning\) Agent Trace · truncated\.jsonl is .* larger than the .* limit/.test(l.command?.title ?? ''),
+        ),
+        lenses.map((l) => l.command?.title).join(' | '),
+      );
     } finally {
       await setSetting('maxFileSizeMB', undefined);
     }
@@ -155,11 +183,20 @@ suite('Hostile traces in the real extension host', () => {
     await vscode.commands.executeCommand('vscode.openWith', uri, 'agentTrace.inspectorAny');
     await new Promise((r) => setTimeout(r, 1500));
     rmSync(uri.fsPath);
-    const gone = await waitFor('the "gone" problem', () => vscode.languages.getDiagnostics(uri).find((d) => /deleted or renamed/.test(d.message)));
-    assert.match(gone.message, /^to-delete\.jsonl is gone: it was deleted or renamed after it was opened, so its figures are no longer shown/);
+    const gone = await waitFor('the "gone" problem', () =>
+      vscode.languages.getDiagnostics(uri).find((d) => /deleted or renamed/.test(d.message)),
+    );
+    assert.match(
+      gone.message,
+      /^to-delete\.jsonl is gone: it was deleted or renamed after it was opened, so its figures are no longer shown/,
+    );
     const before = vscode.window.tabGroups.all.flatMap((g) => g.tabs).length;
     await vscode.commands.executeCommand('agentTrace.showSource', uri);
-    assert.equal(vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText).length, 0, 'no text editor on a file that is gone');
+    assert.equal(
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText).length,
+      0,
+      'no text editor on a file that is gone',
+    );
     assert.equal(vscode.window.tabGroups.all.flatMap((g) => g.tabs).length, before);
   });
 
@@ -179,7 +216,8 @@ suite('Hostile traces in the real extension host', () => {
       });
       const row = rows.find((r) => r.session !== null)!;
       assert.ok(row, rows.map((r) => r.label).join(' | '));
-      for (const text of [row.label, row.description ?? '', row.detail ?? '']) assertInert(text, 'a session picker row', 400);
+      for (const text of [row.label, row.description ?? '', row.detail ?? ''])
+        assertInert(text, 'a session picker row', 400);
       // The cwd read from the log carries the payloads: shown, as text.
       assert.ok((row.description ?? '').replace(/\u200b/g, '').includes(PAYLOADS.link));
     } finally {
@@ -190,15 +228,30 @@ suite('Hostile traces in the real extension host', () => {
     // The payload trace (session ids with command links and bidi): the report is written, its data block intact.
     const payloads = file('hostile/payloads.trace.jsonl');
     const target = file('hostile/payloads.report.html');
-    const written = (await vscode.commands.executeCommand('agentTrace.exportHtmlReport', payloads, { target })) as vscode.Uri | undefined;
+    const written = (await vscode.commands.executeCommand('agentTrace.exportHtmlReport', payloads, { target })) as
+      | vscode.Uri
+      | undefined;
     assert.equal(written?.fsPath, target.fsPath);
     const html = readFileSync(target.fsPath, 'utf8');
     assert.equal(html.match(/<script\b/g)?.length, 2, 'the data block and the page: no script from the trace');
-    const data = JSON.parse(html.slice(html.indexOf('>', html.indexOf('id="report-data"')) + 1, html.indexOf('</script>', html.indexOf('id="report-data"')))) as { traces: Array<{ view: { sessions: Array<{ summary: { id: string } }> } }> };
-    assert.ok(data.traces[0]!.view.sessions.some((x) => x.summary.id === `main ${PAYLOADS.link}`), 'the session id kept as text');
+    const data = JSON.parse(
+      html.slice(
+        html.indexOf('>', html.indexOf('id="report-data"')) + 1,
+        html.indexOf('</script>', html.indexOf('id="report-data"')),
+      ),
+    ) as { traces: Array<{ view: { sessions: Array<{ summary: { id: string } }> } }> };
+    assert.ok(
+      data.traces[0]!.view.sessions.some((x) => x.summary.id === `main ${PAYLOADS.link}`),
+      'the session id kept as text',
+    );
     // A file named like a command link that is no trace: refused (a notification in plain text), no command ran.
     const linkName = file('hostile/[Click to repair this trace](command:workbench.action.files.newUntitledFile).jsonl');
-    assert.equal(await vscode.commands.executeCommand('agentTrace.exportHtmlReport', linkName, { target: file('hostile/never.html') }), undefined);
+    assert.equal(
+      await vscode.commands.executeCommand('agentTrace.exportHtmlReport', linkName, {
+        target: file('hostile/never.html'),
+      }),
+      undefined,
+    );
     assert.ok(!existsSync(file('hostile/never.html').fsPath));
     // Replay results that are broken, nested 100,000 deep, or a folder: each refused with a message, never thrown.
     const broken = file('hostile/results-broken.jsonl');
@@ -206,14 +259,20 @@ suite('Hostile traces in the real extension host', () => {
     const deep = file('hostile/results-deep.jsonl');
     writeFileSync(deep.fsPath, `{"metadata": {"x_request_id": "a"}, "metrics": ${deepText(100_000)}}\n`);
     for (const results of [broken, deep, file('hostile/companions'), file('hostile/no-such-results.jsonl')]) {
-      assert.equal(await vscode.commands.executeCommand('agentTrace.compareWithResults', payloads, { results }), undefined, results.path);
+      assert.equal(
+        await vscode.commands.executeCommand('agentTrace.compareWithResults', payloads, { results }),
+        undefined,
+        results.path,
+      );
     }
     const untitled = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'untitled');
     assert.equal(untitled.length, 0, 'no command from the files ran, and no comparison opened');
   });
 
   test('Agent Sessions: a file of no known format is said once in the view, a rollout named with a newline is listed', async () => {
-    const api = (await vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.activate()) as AgentTraceApi;
+    const api = (await vscode.extensions
+      .getExtension('agent-trace.agent-trace-inspector')!
+      .activate()) as AgentTraceApi;
     await vscode.commands.executeCommand('agentTrace.sessions.focus');
     const service = api.sessions.service;
     await waitFor('the first index', () => service.ready, 60_000);
@@ -229,7 +288,10 @@ suite('Hostile traces in the real extension host', () => {
     copyFileSync(path.join(codexDir, original), rollout);
     try {
       await service.sync(false);
-      assert.ok(service.current().some((r) => r.path === rollout), 'the rollout whose name holds a newline is listed');
+      assert.ok(
+        service.current().some((r) => r.path === rollout),
+        'the rollout whose name holds a newline is listed',
+      );
       assert.ok(service.unread, 'what was not read is kept for the view');
       assert.equal(service.unread.count, 1);
       assert.ok(service.unread.note.includes(junk), service.unread.note);

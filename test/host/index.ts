@@ -6,7 +6,10 @@ export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 30_000 });
   const files = ['inspector', 'sessions', 'hostile', 'copilotOtlpSessions', 'firstMinutes'];
   // AGENT_TRACE_HOST_ONLY=sessions,firstMinutes runs those files alone (a developer's loop on a busy machine).
-  const only = process.env['AGENT_TRACE_HOST_ONLY']?.split(',').map((f) => f.trim()).filter(Boolean);
+  const only = process.env['AGENT_TRACE_HOST_ONLY']
+    ?.split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
   for (const f of files) if (!only || only.includes(f)) mocha.addFile(path.resolve(__dirname, `${f}.test.js`));
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {

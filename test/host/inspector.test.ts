@@ -21,7 +21,6 @@ const CLAUDE = 'claude/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl';
 /** The M-Claude log (test/fixtures/claude-code/edit-retry-loop.jsonl): 41 calls, a 4-attempt Edit/Write loop. */
 const M_CLAUDE = 'claude/edit-retry-loop.jsonl';
 
-
 async function waitForAsync(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
@@ -73,13 +72,30 @@ suite('Agent Trace Inspector in the real extension host', () => {
 
   test('registers exactly the commands package.json contributes', async () => {
     // The contributions are written by hand, the registrations come from createCommands: they must not drift.
-    const manifest = vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.packageJSON as { contributes: { commands: Array<{ command: string }> } };
+    const manifest = vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.packageJSON as {
+      contributes: { commands: Array<{ command: string }> };
+    };
     const contributed = manifest.contributes.commands.map((c) => c.command).sort();
     // VS Code adds focus, visibility and location commands for the Agent Sessions view itself.
-    const viewCommands = new Set(['focus', 'removeView', 'resetViewLocation', 'toggleVisibility'].map((c) => `agentTrace.sessions.${c}`));
-    const registered = (await vscode.commands.getCommands(true)).filter((id) => id.startsWith('agentTrace.') && !viewCommands.has(id)).sort();
+    const viewCommands = new Set(
+      ['focus', 'removeView', 'resetViewLocation', 'toggleVisibility'].map((c) => `agentTrace.sessions.${c}`),
+    );
+    const registered = (await vscode.commands.getCommands(true))
+      .filter((id) => id.startsWith('agentTrace.') && !viewCommands.has(id))
+      .sort();
     assert.deepEqual(registered, contributed);
-    assert.deepEqual(contributed.filter((c) => !c.startsWith('agentTrace.sessions.')), ['agentTrace.analyzeSession', 'agentTrace.compareWithResults', 'agentTrace.exportHtmlReport', 'agentTrace.openInInspector', 'agentTrace.openSample', 'agentTrace.showInTimeline', 'agentTrace.showSource']);
+    assert.deepEqual(
+      contributed.filter((c) => !c.startsWith('agentTrace.sessions.')),
+      [
+        'agentTrace.analyzeSession',
+        'agentTrace.compareWithResults',
+        'agentTrace.exportHtmlReport',
+        'agentTrace.openInInspector',
+        'agentTrace.openSample',
+        'agentTrace.showInTimeline',
+        'agentTrace.showSource',
+      ],
+    );
   });
 
   test('*.trace.jsonl opens in the inspector by default', async () => {
@@ -126,29 +142,48 @@ suite('Agent Trace Inspector in the real extension host', () => {
     // Calls 102–149 of the spotter session, summed independently with Python (see samples/README.md).
     const main = report.sessions[0]!;
     assert.equal(main.llmCalls, 48);
-    assert.deepEqual(main.tokens, { input: 5062122, cached: 4997060, appended: 65062, cacheWrite: 65000, output: 9782 });
-    assert.deepEqual(report.sessions.map((s) => [s.role, s.llmCalls]), [
-      ['main', 48],
-      ['compaction', 1],
-      ['main', 41],
-    ]);
+    assert.deepEqual(main.tokens, {
+      input: 5062122,
+      cached: 4997060,
+      appended: 65062,
+      cacheWrite: 65000,
+      output: 9782,
+    });
+    assert.deepEqual(
+      report.sessions.map((s) => [s.role, s.llmCalls]),
+      [
+        ['main', 48],
+        ['compaction', 1],
+        ['main', 41],
+      ],
+    );
     // The whole sample priced: $5.1342127 by test/reference/cost_reference.mjs.
     assert.ok(Math.abs(report.cost!.totalUsd! - 5.1342127) < 1e-9, String(report.cost?.totalUsd));
     assert.equal(report.cost!.unpricedCalls, 0);
-    assert.match(report.sessions[2]!.cacheTtl!.sentence!, /^With 1-hour caching this session would have cost \$2\.43 \(−28%\); 4 calls re-wrote the cache after a gap longer than 5 min\.$/);
+    assert.match(
+      report.sessions[2]!.cacheTtl!.sentence!,
+      /^With 1-hour caching this session would have cost \$2\.43 \(−28%\); 4 calls re-wrote the cache after a gap longer than 5 min\.$/,
+    );
     await waitFor('the inspector', () => activeTabInput() instanceof vscode.TabInputCustom);
   });
 
   test('agentTrace.prices re-prices the lenses: a 50% discount on claude-opus-4-5 halves $3.37; a bad entry is left out', async () => {
     const uri = file(M_CLAUDE);
     await showText(uri);
-    const summary = async (): Promise<string> => titlesOn(await codeLenses(uri), 0).find((t) => t.startsWith('$(pulse)')) ?? '';
+    const summary = async (): Promise<string> =>
+      titlesOn(await codeLenses(uri), 0).find((t) => t.startsWith('$(pulse)')) ?? '';
     await waitForAsync('the priced lens', async () => / · \$3\.37 · /.test(await summary()));
     try {
-      await setSetting('prices', [{ model: 'claude-opus-4-5*', multiplier: 0.5 }, { model: 'x', input: 'cheap' }]);
+      await setSetting('prices', [
+        { model: 'claude-opus-4-5*', multiplier: 0.5 },
+        { model: 'x', input: 'cheap' },
+      ]);
       // 3.36867825 × 0.5 = 1.684339.
       await waitForAsync('the discounted lens', async () => / · \$1\.68 · /.test(await summary()));
-      await setSetting('prices', [{ model: 'claude-opus-4-5*', input: 1, output: 1 }, { model: 'claude-*', multiplier: 2 }]);
+      await setSetting('prices', [
+        { model: 'claude-opus-4-5*', input: 1, output: 1 },
+        { model: 'claude-*', multiplier: 2 },
+      ]);
       // The first matching entry wins: $1/Mtok for every token (reads and writes default to the input price):
       // 2,069,302 prompt + 24,363 output tokens = $2.093665.
       await waitForAsync('the flat-priced lens', async () => / · \$2\.09 · /.test(await summary()));
@@ -159,9 +194,14 @@ suite('Agent Trace Inspector in the real extension host', () => {
   });
 
   test('a growing log open in the inspector is read on from where it stopped: each update reads the appended bytes only, no second load; a truncation reads it again', async () => {
-    const api = (await vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.activate()) as AgentTraceApi;
+    const api = (await vscode.extensions
+      .getExtension('agent-trace.agent-trace-inspector')!
+      .activate()) as AgentTraceApi;
     // The M-Claude log (41 calls in all, test/reference/claude_code_totals.py) written in three parts, as a running agent writes it.
-    const lines = readFileSync(file(M_CLAUDE).fsPath, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => `${l}\n`);
+    const lines = readFileSync(file(M_CLAUDE).fsPath, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => `${l}\n`);
     const uri = file('claude/growing-live.jsonl');
     writeFileSync(uri.fsPath, lines.slice(0, 40).join(''));
     try {
@@ -239,11 +279,18 @@ suite('Agent Trace Inspector in the real extension host', () => {
     // (input + cache_creation + cache_read of each message's first line) = 85.5%. Cost:
     // $3.36867825 by test/reference/cost_reference.mjs (claude-opus-4-5 list prices).
     const top = titlesOn(lenses, 0);
-    assert.ok(top.some((t) => /Agent Trace · 41 calls · \$3\.37 · cache hit 85\.5% · 13 failed tool calls · 1 retry loop$/.test(t)), top.join(' | '));
+    assert.ok(
+      top.some((t) =>
+        /Agent Trace · 41 calls · \$3\.37 · cache hit 85\.5% · 13 failed tool calls · 1 retry loop$/.test(t),
+      ),
+      top.join(' | '),
+    );
     assert.ok(top.includes('Open Inspector'));
     // The is_error results, 1-based: 11, 29, 30, 61, 65, 70, 74, 77, 86, 100, 110, 112, 114.
     const failureLines = [11, 29, 30, 61, 65, 70, 74, 77, 86, 100, 110, 112, 114];
-    const lensLines = [...new Set(lenses.filter((l) => l.command?.title === 'Show in Timeline').map((l) => l.range.start.line + 1))].sort((a, b) => a - b);
+    const lensLines = [
+      ...new Set(lenses.filter((l) => l.command?.title === 'Show in Timeline').map((l) => l.range.start.line + 1)),
+    ].sort((a, b) => a - b);
     assert.deepEqual(lensLines, failureLines);
     // The Edit (lines 60, 64) and Write (69, 73) calls on sync_raw_logs.py, each failing on the next line.
     const expected: Array<[number, RegExp]> = [
@@ -254,13 +301,19 @@ suite('Agent Trace Inspector in the real extension host', () => {
     ];
     for (const [line, pattern] of expected) {
       const titles = titlesOn(lenses, line - 1);
-      assert.ok(titles.some((t) => pattern.test(t)), `line ${line}: ${titles.join(' | ')}`);
+      assert.ok(
+        titles.some((t) => pattern.test(t)),
+        `line ${line}: ${titles.join(' | ')}`,
+      );
       assert.ok(titles.includes('Show in Timeline'), `line ${line} has no "Show in Timeline"`);
     }
     // Line 74's error is 96 characters (⌈96/4⌉ = 24 tokens); its call is the 21st of 41, so 20 later calls re-read it:
     // the 22nd writes it to the cache ($6.25/Mtok, its whole append is a 5-minute write), 19 read it ($0.50/Mtok):
     // 24 × (6.25 + 19 × 0.5) µ$ = $0.000378.
-    assert.ok(titlesOn(lenses, 73).some((t) => t.endsWith('carries ≈24 tokens × 20 calls ($0.0004)')), titlesOn(lenses, 73).join(' | '));
+    assert.ok(
+      titlesOn(lenses, 73).some((t) => t.endsWith('carries ≈24 tokens × 20 calls ($0.0004)')),
+      titlesOn(lenses, 73).join(' | '),
+    );
   });
 
   test('Problems: one Warning for the M-Claude retry loop on line 61, the later attempts related (65, 70, 74)', async () => {
@@ -273,12 +326,18 @@ suite('Agent Trace Inspector in the real extension host', () => {
     assert.equal(others.length, 0);
     assert.equal(warning!.range.start.line, 60);
     // Carried forward: 21 tokens × 26 + 21 × 24 + 24 × 22 + 24 × 20 later calls = 2,058 ≈ 2.1k.
-    assert.equal(warning!.message, 'Retry loop: 4 failed Edit/Write on sync_raw_logs.py, gave up; ≈2.1k tokens carried forward');
+    assert.equal(
+      warning!.message,
+      'Retry loop: 4 failed Edit/Write on sync_raw_logs.py, gave up; ≈2.1k tokens carried forward',
+    );
     assert.deepEqual(
       warning!.relatedInformation?.map((r) => [r.location.uri.toString(), r.location.range.start.line + 1]),
       [65, 70, 74].map((line) => [uri.toString(), line]),
     );
-    assert.equal(vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error).length, 0);
+    assert.equal(
+      vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error).length,
+      0,
+    );
   });
 
   test('Problems: a retry loop of 160 attempts lists its first 100 later attempts and counts the other 59', async () => {
@@ -286,11 +345,33 @@ suite('Agent Trace Inspector in the real extension host', () => {
     // one canonical trace: one loop of 4 × 40 = 160 attempts on the same file, 159 later ones.
     const parsed = await parseTrace(await readTraceFiles(file(M_CLAUDE).fsPath));
     const session = parsed.model.sessions.find((s) => s.role === 'main')!;
-    const loopCalls = session.calls.filter((c) => c.toolCalls.some((t) => t.isError === true && t.targetFile?.endsWith('sync_raw_logs.py')));
+    const loopCalls = session.calls.filter((c) =>
+      c.toolCalls.some((t) => t.isError === true && t.targetFile?.endsWith('sync_raw_logs.py')),
+    );
     assert.equal(loopCalls.length, 4);
-    const calls = Array.from({ length: 40 }, (_, copy) => loopCalls.map((c) => ({ ...c, id: `${c.id}_${copy}`, turn: null, toolCalls: c.toolCalls.filter((t) => t.isError === true).map((t) => ({ ...t, id: `${t.id}_${copy}` })) }))).flat().map((c, index) => ({ ...c, index }));
+    const calls = Array.from({ length: 40 }, (_, copy) =>
+      loopCalls.map((c) => ({
+        ...c,
+        id: `${c.id}_${copy}`,
+        turn: null,
+        toolCalls: c.toolCalls.filter((t) => t.isError === true).map((t) => ({ ...t, id: `${t.id}_${copy}` })),
+      })),
+    )
+      .flat()
+      .map((c, index) => ({ ...c, index }));
     const uri = file('claude/long-loop.trace.jsonl');
-    writeFileSync(uri.fsPath, writeCanonical({ ...parsed.model, format: 'claude-code', files: ['long-loop.trace.jsonl'], sessions: [{ ...session, calls, turns: [], compactions: [] }] }, 'host test'));
+    writeFileSync(
+      uri.fsPath,
+      writeCanonical(
+        {
+          ...parsed.model,
+          format: 'claude-code',
+          files: ['long-loop.trace.jsonl'],
+          sessions: [{ ...session, calls, turns: [], compactions: [] }],
+        },
+        'host test',
+      ),
+    );
     try {
       await showText(uri);
       const [warning] = await waitFor('the retry-loop warning', () => {
@@ -317,7 +398,9 @@ suite('Agent Trace Inspector in the real extension host', () => {
     await new Promise((r) => setTimeout(r, 500)); // let the inspector's own parse publish
     assert.equal(warnings(uri).length, 1);
     // Close the text tab: the inspector keeps the problem listed.
-    const textTab = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputText);
+    const textTab = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .find((t) => t.input instanceof vscode.TabInputText);
     await vscode.window.tabGroups.close(textTab!);
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(warnings(uri).length, 1);
@@ -328,7 +411,9 @@ suite('Agent Trace Inspector in the real extension host', () => {
   test('"Show in Timeline" opens the inspector on the file', async () => {
     const uri = file(M_CLAUDE);
     await showText(uri);
-    const lens = (await codeLenses(uri)).find((l) => l.range.start.line === 73 && l.command?.command === 'agentTrace.showInTimeline');
+    const lens = (await codeLenses(uri)).find(
+      (l) => l.range.start.line === 73 && l.command?.command === 'agentTrace.showInTimeline',
+    );
     assert.ok(lens, 'no Show in Timeline lens on line 74');
     await vscode.commands.executeCommand(lens.command!.command, ...(lens.command!.arguments ?? []));
     const input = await waitFor('the inspector tab', () => {
@@ -340,9 +425,13 @@ suite('Agent Trace Inspector in the real extension host', () => {
     // The selected call: the 21st (index 20) of the main session.
     assert.deepEqual(lens.command!.arguments![1], { sessionId: 'e5821007-9ca0-4a36-afc0-94da583da0ea', callIndex: 20 });
     // Again, with the inspector open: it is revealed and selects, no second inspector opens.
-    const line61 = (await codeLenses(uri)).find((l) => l.range.start.line === 60 && l.command?.command === 'agentTrace.showInTimeline')!;
+    const line61 = (await codeLenses(uri)).find(
+      (l) => l.range.start.line === 60 && l.command?.command === 'agentTrace.showInTimeline',
+    )!;
     await vscode.commands.executeCommand(line61.command!.command, ...(line61.command!.arguments ?? []));
-    const inspectors = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputCustom);
+    const inspectors = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputCustom);
     assert.equal(inspectors.length, 1);
   });
 
@@ -355,7 +444,10 @@ suite('Agent Trace Inspector in the real extension host', () => {
     lines.forEach((line, i) => {
       const titles = titlesOn(lenses, line - 1);
       const ord = ['1st', '2nd', '3rd', '4th', '5th', '6th', '7th'][i]!;
-      assert.ok(titles.some((t) => t.startsWith(`$(error) ${ord} failed Bash \`git add && git commit\``)), `line ${line}: ${titles.join(' | ')}`);
+      assert.ok(
+        titles.some((t) => t.startsWith(`$(error) ${ord} failed Bash \`git add && git commit\``)),
+        `line ${line}: ${titles.join(' | ')}`,
+      );
     });
     await showText(uri);
     const w = await waitFor('the loop warning', () => {
@@ -365,7 +457,10 @@ suite('Agent Trace Inspector in the real extension host', () => {
     assert.equal(w.length, 1);
     assert.equal(w[0]!.range.start.line, 1208);
     assert.match(w[0]!.message, /^Retry loop: 7 failed Bash `git add && git commit`, gave up/);
-    assert.deepEqual(w[0]!.relatedInformation?.map((r) => r.location.range.start.line + 1), lines.slice(1));
+    assert.deepEqual(
+      w[0]!.relatedInformation?.map((r) => r.location.range.start.line + 1),
+      lines.slice(1),
+    );
   });
 
   test('settings: a higher minLoopAttempts drops the 4-attempt loop; codeLens.enabled false removes the lenses', async () => {
@@ -376,7 +471,10 @@ suite('Agent Trace Inspector in the real extension host', () => {
       await setSetting('analysis.minLoopAttempts', 5);
       await waitFor('no warning', () => warnings(uri).length === 0);
       const top = titlesOn(await codeLenses(uri), 0);
-      assert.ok(top.some((t) => t.includes('· 0 retry loops')), top.join(' | '));
+      assert.ok(
+        top.some((t) => t.includes('· 0 retry loops')),
+        top.join(' | '),
+      );
       await setSetting('codeLens.enabled', false);
       assert.equal((await codeLenses(uri)).length, 0);
     } finally {
@@ -389,13 +487,22 @@ suite('Agent Trace Inspector in the real extension host', () => {
   test('collateral failures get a lens that says so', async () => {
     // user-rejections.jsonl: the user refused the Bash (line 8) and Glob (line 10) calls; the
     // refusals are the is_error results on lines 11 and 12.
-    const lenses = await codeLenses(file('home/.claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl'));
+    const lenses = await codeLenses(
+      file('home/.claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl'),
+    );
     for (const [line, tool] of [
       [11, 'Bash'],
       [12, 'Glob'],
     ] as const) {
       const titles = titlesOn(lenses, line - 1);
-      assert.ok(titles.some((t) => t.startsWith(`$(circle-slash) ${tool}`) && t.endsWith('rejected or interrupted by the user (collateral, not a retry)')), `line ${line}: ${titles.join(' | ')}`);
+      assert.ok(
+        titles.some(
+          (t) =>
+            t.startsWith(`$(circle-slash) ${tool}`) &&
+            t.endsWith('rejected or interrupted by the user (collateral, not a retry)'),
+        ),
+        `line ${line}: ${titles.join(' | ')}`,
+      );
     }
   });
 
@@ -418,11 +525,17 @@ suite('Agent Trace Inspector in the real extension host', () => {
     // The fake home of test/support/fakeHome.mjs: a Codex rollout (2026-03-21), the spotter session
     // (2026-02-12), the M-Claude log (2026-01-02, cwd C:\Windows\System32), the user-rejections log
     // (2026-01-01, cwd /home/marco/projects/spotter); the agent-*.jsonl beside it is a sub-agent log, not listed.
-    assert.deepEqual(rows.map((r) => r.label), ['project', 'spotter-4te', 'System32', 'spotter', '$(folder-opened) Open a trace file…']);
+    assert.deepEqual(
+      rows.map((r) => r.label),
+      ['project', 'spotter-4te', 'System32', 'spotter', '$(folder-opened) Open a trace file…'],
+    );
     assert.match(rows[0]!.description ?? '', /^Codex · 2026-03-2\d \d\d:\d\d · \/workspace\/project$/);
     assert.match(rows[2]!.description ?? '', /^Claude Code · 2026-01-0\d \d\d:\d\d · C:\\Windows\\System32$/);
     // Hand counts as in the CodeLens test: 41 calls, $3.37, 85.5%, 13 failed.
-    assert.match(rows[2]!.detail ?? '', /^41 calls · \$3\.37 · cache hit 85\.5% · 13 failed tool calls · e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/);
+    assert.match(
+      rows[2]!.detail ?? '',
+      /^41 calls · \$3\.37 · cache hit 85\.5% · 13 failed tool calls · e5821007-9ca0-4a36-afc0-94da583da0ea\.jsonl$/,
+    );
     // user-rejections.jsonl: one message id; cache_read 11,515 of 25,353 = 45.4%; the user rejected 2 tool calls;
     // priced by hand in test/unit/core/cost/handWorkedPricing.test.ts (call 7): $0.1444475.
     assert.match(rows[3]!.detail ?? '', /^1 call · \$0\.144 · cache hit 45\.4% · 2 failed tool calls/);
@@ -438,25 +551,47 @@ suite('Agent Trace Inspector in the real extension host', () => {
 
   test('Export HTML Report writes a redacted standalone report of the trace, the sessions chosen with their sub-agents', async () => {
     const target = vscode.Uri.file(`${tmpdir()}/agent-trace-host-report-${Date.now()}.html`);
-    const written = (await vscode.commands.executeCommand('agentTrace.exportHtmlReport', file(CLAUDE), { target, sessions: ['ae4a77f8-aedd-4bc1-888f-c94edc91af04'] })) as vscode.Uri;
+    const written = (await vscode.commands.executeCommand('agentTrace.exportHtmlReport', file(CLAUDE), {
+      target,
+      sessions: ['ae4a77f8-aedd-4bc1-888f-c94edc91af04'],
+    })) as vscode.Uri;
     assert.equal(written.fsPath, target.fsPath);
     const html = readFileSync(target.fsPath, 'utf8');
     rmSync(target.fsPath);
-    const data = JSON.parse(html.slice(html.indexOf('id="report-data">') + 17, html.indexOf('</script>', html.indexOf('id="report-data">'))));
+    const data = JSON.parse(
+      html.slice(html.indexOf('id="report-data">') + 17, html.indexOf('</script>', html.indexOf('id="report-data">'))),
+    );
     // The main session and its two sub-agents (test/fixtures/claude-code/…/subagents).
-    assert.deepEqual(data.traces[0].view.sessions.map((s: { summary: { llmCalls: number } }) => s.summary.llmCalls), [149, 3, 1]);
+    assert.deepEqual(
+      data.traces[0].view.sessions.map((s: { summary: { llmCalls: number } }) => s.summary.llmCalls),
+      [149, 3, 1],
+    );
     assert.notEqual(data.redaction, null);
     assert.equal(data.traces[0].details[0].length, 149);
   });
 
   test('Compare With Replay Results joins AIPerf records to the export of the trace and predicts the same calls', async () => {
     // Real AIPerf records (test/fixtures/aiperf), relabelled to the first exported session's turns.
-    const raw = readFileSync(`${__dirname}/../../test/fixtures/aiperf/qwen_concurrency1.profile_export.jsonl`, 'utf8').trim().split('\n');
+    const raw = readFileSync(`${__dirname}/../../test/fixtures/aiperf/qwen_concurrency1.profile_export.jsonl`, 'utf8')
+      .trim()
+      .split('\n');
     const results = vscode.Uri.file(`${tmpdir()}/agent-trace-host-profile-${Date.now()}.jsonl`);
-    writeFileSync(results.fsPath, raw.map((l, i) => { const r = JSON.parse(l); r.metadata.conversation_id = 'e5821007-9ca0-4a36-afc0-94da583da0ea'; r.metadata.turn_index = i; return JSON.stringify(r); }).join('\n'));
+    writeFileSync(
+      results.fsPath,
+      raw
+        .map((l, i) => {
+          const r = JSON.parse(l);
+          r.metadata.conversation_id = 'e5821007-9ca0-4a36-afc0-94da583da0ea';
+          r.metadata.turn_index = i;
+          return JSON.stringify(r);
+        })
+        .join('\n'),
+    );
     let c: { matched: number; join: string; predicted: { hitRate: number } | null };
     try {
-      c = (await vscode.commands.executeCommand('agentTrace.compareWithResults', file(SAMPLE), { results })) as typeof c;
+      c = (await vscode.commands.executeCommand('agentTrace.compareWithResults', file(SAMPLE), {
+        results,
+      })) as typeof c;
     } finally {
       rmSync(results.fsPath, { force: true });
     }

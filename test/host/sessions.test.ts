@@ -23,7 +23,8 @@ const root = (): string => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
 const home = (): string => path.join(root(), 'home');
 
 /** The shared poll, with the longer wait a first index of the fake home needs. */
-const waitFor = <T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> => pollFor(what, probe, timeoutMs);
+const waitFor = <T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> =>
+  pollFor(what, probe, timeoutMs);
 
 let api: AgentTraceApi;
 
@@ -70,7 +71,10 @@ suite('Agent Sessions in the real extension host', () => {
     assert.ok(String(row.label).length <= 20);
     // Its cost with its two sub-agents, $2.9056013 for the 153 calls by test/reference/cost_reference.mjs, first, and saying so;
     // then 149 calls at 98.4%, 11 failed, 1 loop (claude_code_totals.py, claude_retry_loops.py); 14:11–14:52 is 41 min.
-    assert.match(String(row.description), /^\$2\.91 with 2 sub-agents · 149 calls · hit 98\.4% · 11 failed · 1 loop · \d\d:\d\d · 41 min$/);
+    assert.match(
+      String(row.description),
+      /^\$2\.91 with 2 sub-agents · 149 calls · hit 98\.4% · 11 failed · 1 loop · \d\d:\d\d · 41 min$/,
+    );
     assert.match(String(row.tooltip), /^Work on bead spotter-4te/);
     assert.match(String(row.tooltip), /Tokens: input 11\.7M, cached 11\.6M, appended 185\.4k, output 31\.6k/);
     assert.equal(row.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
@@ -79,8 +83,15 @@ suite('Agent Sessions in the real extension host', () => {
     const titles = subs.map((s) => String(s.tooltip).split('\n')[0]!).sort();
     assert.match(titles[0]!, /^compaction agent: Your task is to create a detailed summary of the conversation/);
     assert.match(titles[1]!, /^sub-agent: Search hex\.pm for the latest versions of these Elixir packages/);
-    for (const s of subs) assert.ok(String(s.label).length <= 20 && titles.some((t) => t.startsWith(String(s.label).replace(/…$/, ''))), String(s.label));
-    assert.match(String(subs.find((s) => String(s.label).startsWith('sub-agent'))!.description), / · 3 calls · hit 58\.0% · /);
+    for (const s of subs)
+      assert.ok(
+        String(s.label).length <= 20 && titles.some((t) => t.startsWith(String(s.label).replace(/…$/, ''))),
+        String(s.label),
+      );
+    assert.match(
+      String(subs.find((s) => String(s.label).startsWith('sub-agent'))!.description),
+      / · 3 calls · hit 58\.0% · /,
+    );
     const loop = item(nodeFor('e5821007-9ca0-4a36-afc0-94da583da0ea'));
     // $3.36867825 by test/reference/cost_reference.mjs (its own price matching over the raw log).
     assert.match(String(loop.description), /^\$3\.37 · 41 calls · hit 85\.5% · 13 failed · 1 loop · /);
@@ -88,22 +99,40 @@ suite('Agent Sessions in the real extension host', () => {
   });
 
   test('filters by agent, retry loops, hit rate and text; the view says what it filters', async () => {
-    const keys = (groups: ProjectGroup[]): string[] => sessionsOf(groups).map((n) => n.row.key).sort();
-    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.filter', { agents: ['codex'] })) as ProjectGroup[]), ['01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73']);
+    const keys = (groups: ProjectGroup[]): string[] =>
+      sessionsOf(groups)
+        .map((n) => n.row.key)
+        .sort();
+    assert.deepEqual(
+      keys(
+        (await vscode.commands.executeCommand('agentTrace.sessions.filter', { agents: ['codex'] })) as ProjectGroup[],
+      ),
+      ['01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73'],
+    );
     assert.match(api.sessions.tree.view!.message ?? '', /^Filtered: agent codex$/);
     assert.equal(api.sessions.tree.view!.description, '1 of 4');
-    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.filter', { hasRetryLoops: true })) as ProjectGroup[]), [
-      'ae4a77f8-aedd-4bc1-888f-c94edc91af04',
-      'e5821007-9ca0-4a36-afc0-94da583da0ea',
-    ]);
-    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.filter', { hitRateBelow: 0.85 })) as ProjectGroup[]), [
-      '01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73',
-      '55604662-cf2a-4331-851a-ec234028f8ca',
-    ]);
+    assert.deepEqual(
+      keys(
+        (await vscode.commands.executeCommand('agentTrace.sessions.filter', { hasRetryLoops: true })) as ProjectGroup[],
+      ),
+      ['ae4a77f8-aedd-4bc1-888f-c94edc91af04', 'e5821007-9ca0-4a36-afc0-94da583da0ea'],
+    );
+    assert.deepEqual(
+      keys(
+        (await vscode.commands.executeCommand('agentTrace.sessions.filter', { hitRateBelow: 0.85 })) as ProjectGroup[],
+      ),
+      ['01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73', '55604662-cf2a-4331-851a-ec234028f8ca'],
+    );
     await vscode.commands.executeCommand('agentTrace.sessions.clearFilters');
     // Text in an error of the M-Claude loop ("File has not been read yet").
-    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.search', 'not been read')) as ProjectGroup[]), ['e5821007-9ca0-4a36-afc0-94da583da0ea']);
-    assert.deepEqual(keys((await vscode.commands.executeCommand('agentTrace.sessions.sort', 'calls')) as ProjectGroup[]), ['e5821007-9ca0-4a36-afc0-94da583da0ea']);
+    assert.deepEqual(
+      keys((await vscode.commands.executeCommand('agentTrace.sessions.search', 'not been read')) as ProjectGroup[]),
+      ['e5821007-9ca0-4a36-afc0-94da583da0ea'],
+    );
+    assert.deepEqual(
+      keys((await vscode.commands.executeCommand('agentTrace.sessions.sort', 'calls')) as ProjectGroup[]),
+      ['e5821007-9ca0-4a36-afc0-94da583da0ea'],
+    );
   });
 
   test('compare two sessions: figures with deltas, calls aligned, in a panel', async () => {
@@ -115,15 +144,23 @@ suite('Agent Sessions in the real extension host', () => {
     assert.deepEqual([f('failedToolCalls').a, f('failedToolCalls').b, f('failedToolCalls').favours], [13, 2, 'b']);
     assert.equal(f('cacheHitRate').favours, 'a');
     // Costs by test/reference/cost_reference.mjs: M-Claude $3.36867825, the Codex rollout $0.0893795.
-    assert.ok(Math.abs(f('cost').a! - 3.36867825) < 1e-6 && Math.abs(f('cost').b! - 0.0893795) < 1e-6, JSON.stringify(f('cost')));
+    assert.ok(
+      Math.abs(f('cost').a! - 3.36867825) < 1e-6 && Math.abs(f('cost').b! - 0.0893795) < 1e-6,
+      JSON.stringify(f('cost')),
+    );
     assert.equal(f('cost').favours, 'b');
     assert.equal(c.calls.length, 41);
-    await waitFor('the compare panel', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === 'Compare sessions');
+    await waitFor(
+      'the compare panel',
+      () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === 'Compare sessions',
+    );
   });
 
-  test('several sessions at once: a project\'s sessions in one report', async () => {
+  test("several sessions at once: a project's sessions in one report", async () => {
     const projects = api.sessions.tree.getChildren();
-    const report = (await vscode.commands.executeCommand('agentTrace.sessions.report', projects[1], [projects[1]])) as SessionsReport;
+    const report = (await vscode.commands.executeCommand('agentTrace.sessions.report', projects[1], [
+      projects[1],
+    ])) as SessionsReport;
     // The spotter session with its sub-agent (3 calls) and compaction agent (1 call).
     assert.deepEqual([report.sessions, report.threads, report.totals.calls], [1, 3, 153]);
     assert.equal(report.totals.tokens.input, 11746257 + 50496 + 139534);
@@ -133,10 +170,12 @@ suite('Agent Sessions in the real extension host', () => {
     assert.deepEqual([all.sessions, all.totals.calls], [4, 204]);
   });
 
-  test('a panel\'s page that posts crafted messages: each is refused and logged, none acted on; the page\'s own open still works', async () => {
+  test("a panel's page that posts crafted messages: each is refused and logged, none acted on; the page's own open still works", async () => {
     const projects = api.sessions.tree.getChildren();
     await vscode.commands.executeCommand('agentTrace.sessions.report', projects[1], [projects[1]]);
-    await waitFor('the report panel', () => /: 1 session$/.test(vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? ''));
+    await waitFor('the report panel', () =>
+      /: 1 session$/.test(vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? ''),
+    );
     const panels = api.sessions.panels;
     const tabs = (): string[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
     const tabsBefore = tabs();
@@ -160,29 +199,51 @@ suite('Agent Sessions in the real extension host', () => {
       { type: 'log/error', message: 'x'.repeat(200_000) },
     ];
     for (const m of crafted) panels.receiveFromNewestPage(m);
-    const refusals = await waitFor('every crafted message refused', () => (panels.refusals.length - refusedBefore >= crafted.length ? panels.refusals.slice(refusedBefore) : null), 10_000);
+    const refusals = await waitFor(
+      'every crafted message refused',
+      () => (panels.refusals.length - refusedBefore >= crafted.length ? panels.refusals.slice(refusedBefore) : null),
+      10_000,
+    );
     assert.equal(refusals.length, crafted.length, refusals.join('\n'));
     assert.equal(refusals[0], `open.sessionId ${outside.id} is not a session this panel shows`);
-    assert.ok(refusals.some((r) => /^no handler for request "open"$/.test(r)), refusals.join('\n'));
-    assert.ok(refusals.some((r) => /^ignored a message without a string "type"$/.test(r)), refusals.join('\n'));
+    assert.ok(
+      refusals.some((r) => /^no handler for request "open"$/.test(r)),
+      refusals.join('\n'),
+    );
+    assert.ok(
+      refusals.some((r) => /^ignored a message without a string "type"$/.test(r)),
+      refusals.join('\n'),
+    );
     // Nothing was acted on: no inspector on the outside session, no untitled editor, no save dialog left waiting.
     await new Promise((r) => setTimeout(r, 1000));
     assert.deepEqual(tabs(), tabsBefore);
     // The same path with a message the host accepts does open a session: one this panel shows.
     const own = api.sessions.tree.rowsUnder([projects[1]!]).find((r) => r.role === 'main')!;
     panels.receiveFromNewestPage({ type: 'open', sessionId: own.id });
-    await waitFor('the panel\'s own session in the inspector', () => tabs().includes(path.basename(own.path)));
+    await waitFor("the panel's own session in the inspector", () => tabs().includes(path.basename(own.path)));
     assert.equal(panels.refusals.length - refusedBefore, crafted.length);
   });
 
   test('trace text in a title shows as plain text: no icon, no link, no bidi reordering', async () => {
-    const source = fs.readFileSync(path.join(home(), '.claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl'), 'utf8');
+    const source = fs.readFileSync(
+      path.join(home(), '.claude/projects/-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl'),
+      'utf8',
+    );
     // The real log with its first prompt replaced by a hostile one.
     const hostile = '$(check) [Run me](command:workbench.action.terminal.sendSequence) \u202eevil';
-    const lines = source.split('\n').map((l) => (l.includes('"mix phx.server') ? l.replace(/"content":"mix phx\.server[^"]*"/, `"content":${JSON.stringify(hostile)}`) : l));
+    const lines = source
+      .split('\n')
+      .map((l) =>
+        l.includes('"mix phx.server')
+          ? l.replace(/"content":"mix phx\.server[^"]*"/, `"content":${JSON.stringify(hostile)}`)
+          : l,
+      );
     const file = path.join(home(), '.claude/projects/-tmp-hostile/0badc0de-0000-4000-8000-000000000001.jsonl');
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, lines.join('\n').replace(/55604662-cf2a-4331-851a-ec234028f8ca/g, '0badc0de-0000-4000-8000-000000000001'));
+    fs.writeFileSync(
+      file,
+      lines.join('\n').replace(/55604662-cf2a-4331-851a-ec234028f8ca/g, '0badc0de-0000-4000-8000-000000000001'),
+    );
     await vscode.commands.executeCommand('agentTrace.sessions.refresh');
     const node = await waitFor('the hostile session', () => {
       const row = api.sessions.service.current().find((r) => r.key === '0badc0de-0000-4000-8000-000000000001');
@@ -204,7 +265,9 @@ suite('Agent Sessions in the real extension host', () => {
     const file = path.join(home(), '.claude/projects/-tmp-live-demo/5e55e55e-0000-4000-8000-000000000002.jsonl');
     const live = startLiveSession(path.join(root(), 'claude/edit-retry-loop.jsonl'), file, 60);
     await vscode.commands.executeCommand('agentTrace.sessions.refresh');
-    const first = await waitFor('the status bar on the live session', () => (api.sessions.statusBar.current?.path === file ? api.sessions.statusBar.text : null));
+    const first = await waitFor('the status bar on the live session', () =>
+      api.sessions.statusBar.current?.path === file ? api.sessions.statusBar.text : null,
+    );
     // The last call of the first 60 lines used 40,509 tokens of Claude Opus 4.5's 200,000-token window: 20%.
     assert.match(first, /^\$\(pulse\) ctx 20% · hit \d+\.\d% · \$\d+\.\d\d · cache 4:\d\d$/);
     const before = api.sessions.statusBar.current!.calls;
@@ -235,7 +298,9 @@ suite('Agent Sessions in the real extension host', () => {
       await vscode.commands.executeCommand('agentTrace.sessions.refresh');
       await new Promise((r) => setTimeout(r, 1500));
       const notices = api.sessions.statusBar.budgetNotices.slice(noticesBefore);
-      assert.deepEqual(notices, ['Agent Trace: this session cost $3.37 against a budget of $2.00: over by $1.37 (68%).']);
+      assert.deepEqual(notices, [
+        'Agent Trace: this session cost $3.37 against a budget of $2.00: over by $1.37 (68%).',
+      ]);
       assert.match(api.sessions.statusBar.tooltip!, /Session budget: \$3\.37 of \$2\.00 \(with sub-agents\)\./);
       fs.rmSync(path.dirname(file), { recursive: true, force: true });
     } finally {
@@ -255,16 +320,24 @@ suite('Agent Sessions in the real extension host', () => {
       await waitFor('the status bar on the live session', () => api.sessions.statusBar.current?.path === file);
       const key = api.sessions.statusBar.current!.key;
       const share = await waitFor('the session in an open 5-hour window', () =>
-        api.sessions.windows.plans.find((p) => p.family === 'claude')?.windows.find((w) => w.kind === '5h' && w.active)?.sessions.find((s) => s.session === key),
+        api.sessions.windows.plans
+          .find((p) => p.family === 'claude')
+          ?.windows.find((w) => w.kind === '5h' && w.active)
+          ?.sessions.find((s) => s.session === key),
       );
       assert.equal(share.calls, 41);
       assert.equal(share.tokens, 2_069_302 + 24_363);
       assert.ok(Math.abs(share.usd! - 3.36867825) < 1e-9, String(share.usd));
       // Alone in its window (the fake home's other sessions are months old), so the window is this session's: 8.4% of $40.
-      const open = api.sessions.windows.plans.find((p) => p.family === 'claude')!.windows.find((w) => w.kind === '5h' && w.active)!;
+      const open = api.sessions.windows.plans
+        .find((p) => p.family === 'claude')!
+        .windows.find((w) => w.kind === '5h' && w.active)!;
       assert.equal(open.sessions.length, 1);
       await waitFor('the share in the status bar', () => api.sessions.statusBar.text?.endsWith(' · 5h 8.4%'));
-      assert.match(api.sessions.statusBar.tooltip!, /Claude \(Claude Code\), 5-hour window .* \(open, resets in \d+ h \d\d min\)\nUsed: 2\.09M tokens, \$3\.37 at list price in 41 calls\./);
+      assert.match(
+        api.sessions.statusBar.tooltip!,
+        /Claude \(Claude Code\), 5-hour window .* \(open, resets in \d+ h \d\d min\)\nUsed: 2\.09M tokens, \$3\.37 at list price in 41 calls\./,
+      );
       assert.match(api.sessions.statusBar.tooltip!, /Limit of \$40\.00: 8\.4%/);
       // The view: the plan, its open windows first, the session under the 5-hour one.
       const tree = api.sessions.windowsTree;
@@ -273,14 +346,20 @@ suite('Agent Sessions in the real extension host', () => {
       assert.match(String(tree.getTreeItem(claude).description), /^5h 8\.4% · week 2\.09M tokens · resets in /);
       const first = tree.getChildren(claude)[0]!;
       assert.equal(first.kind === 'window' ? first.window.kind : first.kind, '5h');
-      assert.match(String(tree.getTreeItem(first).description), /^2\.09M tokens · \$3\.37 · 41 calls · 8\.4% · resets in \d+ h \d\d min$/);
+      assert.match(
+        String(tree.getTreeItem(first).description),
+        /^2\.09M tokens · \$3\.37 · 41 calls · 8\.4% · resets in \d+ h \d\d min$/,
+      );
       const sessions = tree.getChildren(first);
       assert.equal(sessions.length, 1);
       assert.equal(String(tree.getTreeItem(sessions[0]!).description), '100.0% of tokens · $3.37 · 41 calls');
       // A limit it cannot read is said in the view, not thrown.
       await config.update('limit5h', '40 bananas', vscode.ConfigurationTarget.Global);
       await waitFor('the problem shown', () => tree.getChildren().find((n) => n.kind === 'problem'));
-      assert.equal(tree.getTreeItem(tree.getChildren()[0]!).label, 'agentTrace.windows.claude.limit5h: "40 bananas" is neither tokens (2M, 500k) nor dollars ($40)');
+      assert.equal(
+        tree.getTreeItem(tree.getChildren()[0]!).label,
+        'agentTrace.windows.claude.limit5h: "40 bananas" is neither tokens (2M, 500k) nor dollars ($40)',
+      );
     } finally {
       await config.update('limit5h', undefined, vscode.ConfigurationTarget.Global);
       fs.rmSync(path.dirname(file), { recursive: true, force: true });
@@ -292,10 +371,15 @@ suite('Agent Sessions in the real extension host', () => {
     // error text, the prompt, a 100,000-character title), replayed as a live session in a project folder named like a command link.
     const source = path.join(root(), 'hostile-session.jsonl');
     fs.writeFileSync(source, payloadClaudeLog());
-    const file = path.join(home(), '.claude/projects/-home-[Open](command:workbench.action.files.newUntitledFile)-$(check)/5e55e55e-0bad-4000-8000-000000000003.jsonl');
+    const file = path.join(
+      home(),
+      '.claude/projects/-home-[Open](command:workbench.action.files.newUntitledFile)-$(check)/5e55e55e-0bad-4000-8000-000000000003.jsonl',
+    );
     startLiveSession(source, file, 100_000);
     await vscode.commands.executeCommand('agentTrace.sessions.refresh');
-    const row = await waitFor('the hostile session', () => api.sessions.service.current().find((r) => r.path === file && r.role === 'main'));
+    const row = await waitFor('the hostile session', () =>
+      api.sessions.service.current().find((r) => r.path === file && r.role === 'main'),
+    );
     assert.equal(row.calls, 41, 'the payloads leave the structure as it was');
     const tree = api.sessions.tree;
     let seen = 0;
@@ -336,14 +420,23 @@ suite('Agent Sessions in the real extension host', () => {
     assertInert(api.sessions.statusBar.text!, 'status bar text', 120);
     assertInert(api.sessions.statusBar.tooltip!, 'status bar tooltip', 3000);
     // Its project's several-sessions panel and a comparison: the tab titles are plain too.
-    const project = tree.getChildren().find((p) => tree.getChildren(p).some((d) => tree.getChildren(d).some((s) => s.kind === 'session' && s.node.row.id === row.id)))!;
+    const project = tree
+      .getChildren()
+      .find((p) =>
+        tree
+          .getChildren(p)
+          .some((d) => tree.getChildren(d).some((s) => s.kind === 'session' && s.node.row.id === row.id)),
+      )!;
     await vscode.commands.executeCommand('agentTrace.sessions.report', project, [project]);
     const reportTab = await waitFor('the report panel', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label);
     assertInert(reportTab, 'report tab title', 200);
     assert.match(reportTab, /: 1 session$/);
     const other = nodeFor('01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73');
     const mine = tree.nodeOf(row.id)!;
-    const c = (await vscode.commands.executeCommand('agentTrace.sessions.compare', mine, [mine, other])) as SessionComparison;
+    const c = (await vscode.commands.executeCommand('agentTrace.sessions.compare', mine, [
+      mine,
+      other,
+    ])) as SessionComparison;
     assert.equal(c.calls.length, 41);
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
     fs.rmSync(source, { force: true });
@@ -364,10 +457,18 @@ suite('Agent Sessions in the real extension host', () => {
       const id = '5e55e55e-0000-4000-8000-000000000004';
       const file = path.join(home(), '.claude/projects/-tmp-once/', `${id}.jsonl`);
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, fs.readFileSync(path.join(root(), 'claude/edit-retry-loop.jsonl'), 'utf8').replaceAll('e5821007-9ca0-4a36-afc0-94da583da0ea', id));
+      fs.writeFileSync(
+        file,
+        fs
+          .readFileSync(path.join(root(), 'claude/edit-retry-loop.jsonl'), 'utf8')
+          .replaceAll('e5821007-9ca0-4a36-afc0-94da583da0ea', id),
+      );
       await service.sync(false);
       assert.equal(fired, 1, 'one sync that read a new session: one event');
-      assert.ok(service.current().some((r) => r.key === id), 'the new session is in the rows when the event fires');
+      assert.ok(
+        service.current().some((r) => r.key === id),
+        'the new session is in the rows when the event fires',
+      );
       fs.rmSync(path.dirname(file), { recursive: true, force: true });
     } finally {
       listener.dispose();

@@ -25,12 +25,20 @@ const HARNESS = join(__dirname, 'vllm_oracle_harness.py');
  * cannot run. Set, the variable is the only place looked at (<ENV>=none shows what a clone
  * without the oracle runs).
  */
-export function findEngineOracle(engine: string, envVar: string, folder: string): { dir: string } | { missing: string } {
+export function findEngineOracle(
+  engine: string,
+  envVar: string,
+  folder: string,
+): { dir: string } | { missing: string } {
   const fromEnv = process.env[envVar];
   const candidates = fromEnv ? [fromEnv] : besideCheckout(`shared/${folder}`);
   const dir = candidates.find((d) => existsSync(join(d, 'oracle.py')));
-  if (!dir) return { missing: `the ${engine} oracle is not beside the repository (looked in ${candidates.join(', ')}; set ${envVar} to the folder holding oracle.py)` };
-  if (spawnSync('python3', ['-c', 'import sys; sys.exit(sys.version_info < (3, 10))']).status !== 0) return { missing: `python3 (3.10 or later) is not installed: the ${engine} oracle is Python` };
+  if (!dir)
+    return {
+      missing: `the ${engine} oracle is not beside the repository (looked in ${candidates.join(', ')}; set ${envVar} to the folder holding oracle.py)`,
+    };
+  if (spawnSync('python3', ['-c', 'import sys; sys.exit(sys.version_info < (3, 10))']).status !== 0)
+    return { missing: `python3 (3.10 or later) is not installed: the ${engine} oracle is Python` };
   return { dir };
 }
 
@@ -66,7 +74,18 @@ export interface OracleReport {
   t_fixed_s: number;
   decode_steps: number;
   corrections: string[];
-  per_call?: Array<{ session: string; call: number; prompt: number; admit_hit: number; ideal_hit_at_arrival: number; ideal_hit_at_admission: number; prefill_computed: number; preemptions: number; first_sched_s: number; finish_s: number }>;
+  per_call?: Array<{
+    session: string;
+    call: number;
+    prompt: number;
+    admit_hit: number;
+    ideal_hit_at_arrival: number;
+    ideal_hit_at_admission: number;
+    prefill_computed: number;
+    preemptions: number;
+    first_sched_s: number;
+    finish_s: number;
+  }>;
 }
 
 export interface OracleJob {
@@ -78,18 +97,31 @@ export interface OracleJob {
 }
 
 /** Runs the oracle on a job; `steps` writes its step log there (JSON lines). */
-export function runOracle(oracleDir: string, job: OracleJob, options: { steps?: string; perCall?: boolean; mirrorAsIs?: boolean } = {}): Promise<OracleReport> {
+export function runOracle(
+  oracleDir: string,
+  job: OracleJob,
+  options: { steps?: string; perCall?: boolean; mirrorAsIs?: boolean } = {},
+): Promise<OracleReport> {
   const args = [HARNESS, '--oracle-dir', oracleDir];
   if (options.steps) args.push('--steps', options.steps);
   if (options.perCall) args.push('--per-call');
   if (options.mirrorAsIs) args.push('--mirror-as-is');
-  return runPythonJson<OracleReport>(args, 'oracle', { ...oracleInput(job), params: { ...job.params, blockSizeTokens: planBlockSize(job) } });
+  return runPythonJson<OracleReport>(args, 'oracle', {
+    ...oracleInput(job),
+    params: { ...job.params, blockSizeTokens: planBlockSize(job) },
+  });
 }
 
 /** A job as both engines' harnesses read it on stdin (the caller sets `params`). */
-export function oracleInput(job: OracleJob): { workload: unknown; replicas: number; staggerS: number; params: EngineParams } {
+export function oracleInput(job: OracleJob): {
+  workload: unknown;
+  replicas: number;
+  staggerS: number;
+  params: EngineParams;
+} {
   const w = job.workload;
-  const workload = w.kind === 'sessions' ? workloadToJson(w) : { blockSizeTokens: w.blockSizeTokens, requests: w.requests };
+  const workload =
+    w.kind === 'sessions' ? workloadToJson(w) : { blockSizeTokens: w.blockSizeTokens, requests: w.requests };
   return { workload, replicas: job.replicas, staggerS: job.staggerS, params: job.params };
 }
 
@@ -117,7 +149,12 @@ export function planBlockSize(job: OracleJob): number {
 
 /** The simulator's plan for a job: the same N copies, the same fixed stagger. */
 export function planJob(job: OracleJob): SimPlan {
-  return planWorkload(job.workload, planBlockSize(job), { ...DEFAULT_REPLICAS, replicas: job.replicas, staggerS: job.staggerS }, false);
+  return planWorkload(
+    job.workload,
+    planBlockSize(job),
+    { ...DEFAULT_REPLICAS, replicas: job.replicas, staggerS: job.staggerS },
+    false,
+  );
 }
 
 /** The parameters a job runs with (a block-hash trace's own block size). */

@@ -27,16 +27,27 @@ export function radixStepDifference(ours: RadixComparableStep, oracle: RadixComp
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
   if (Math.abs(ours.t - oracle.t) > 1e-6) parts.push(`starts at ${ours.t} s, oracle ${oracle.t} s`);
   for (const key of ['mode', 'reqs', 'retracted', 'evicted'] as const) {
-    if (!same(ours[key], oracle[key])) parts.push(`${key}: ours ${JSON.stringify(ours[key])}, oracle ${JSON.stringify(oracle[key])}`);
+    if (!same(ours[key], oracle[key]))
+      parts.push(`${key}: ours ${JSON.stringify(ours[key])}, oracle ${JSON.stringify(oracle[key])}`);
   }
   return parts.length === 0 ? null : parts.join('; ');
 }
 
 /** The first step where the engine and the oracle part (null when every step agrees), and the step counts. */
-export async function radixStepDiff(oracleDir: string, job: OracleJob): Promise<{ ourSteps: number; oracleSteps: number; first: { step: number; what: string } | null }> {
+export async function radixStepDiff(
+  oracleDir: string,
+  job: OracleJob,
+): Promise<{ ourSteps: number; oracleSteps: number; first: { step: number; what: string } | null }> {
   const { steps, plan } = radixSteps(job);
   const id = (r: number): string => radixRequestId(plan, r);
-  const ours: RadixComparableStep[] = steps.map((e) => ({ step: e.step, t: e.t, mode: e.mode, reqs: e.reqs.map(([r, n]) => [id(r), n]), retracted: e.retracted.map(id), evicted: e.evicted }));
+  const ours: RadixComparableStep[] = steps.map((e) => ({
+    step: e.step,
+    t: e.t,
+    mode: e.mode,
+    reqs: e.reqs.map(([r, n]) => [id(r), n]),
+    retracted: e.retracted.map(id),
+    evicted: e.evicted,
+  }));
   const dir = mkdtempSync(join(tmpdir(), 'radix-step-diff-'));
   try {
     const file = join(dir, 'oracle-steps.jsonl');

@@ -37,7 +37,11 @@ const params = {
 const oracleDir = found.dir;
 
 async function main(): Promise<void> {
-  const result = await stepDiff(oracleDir, { workload, replicas: Number(values.replicas), staggerS: Number(values['stagger-s']), params }, Number(values.context));
+  const result = await stepDiff(
+    oracleDir,
+    { workload, replicas: Number(values.replicas), staggerS: Number(values['stagger-s']), params },
+    Number(values.context),
+  );
   console.log(`steps: ours ${result.ourSteps}, oracle ${result.oracleSteps}`);
   if (!result.first) console.log('every step agrees');
   else {

@@ -75,7 +75,11 @@ export interface SglangOracleReport {
 }
 
 /** Runs the oracle on a job; `steps` writes its step log there (JSON lines). */
-export function runSglangOracle(oracleDir: string, job: OracleJob, options: { steps?: string } = {}): Promise<SglangOracleReport> {
+export function runSglangOracle(
+  oracleDir: string,
+  job: OracleJob,
+  options: { steps?: string } = {},
+): Promise<SglangOracleReport> {
   const args = [HARNESS, '--oracle-dir', oracleDir];
   if (options.steps) args.push('--steps', options.steps);
   return runPythonJson<SglangOracleReport>(args, 'SGLang oracle harness', oracleInput(job));
@@ -94,7 +98,10 @@ export function radixRequestId(plan: SimPlan, request: number): string {
 }
 
 /** The engine's run of a job, with its per-call cached tokens and (optionally) its step log. */
-export function runRadixJob(job: OracleJob, debug: RadixDebug = {}): { outcome: EngineOutcome; cachedTokens: number[]; plan: SimPlan } {
+export function runRadixJob(
+  job: OracleJob,
+  debug: RadixDebug = {},
+): { outcome: EngineOutcome; cachedTokens: number[]; plan: SimPlan } {
   const plan = planRadixJob(job);
   const cachedTokens = new Array<number>(plan.requests.length).fill(0);
   const outcome = runRadix(plan, job.params, { ...debug, cachedTokens });

@@ -41,7 +41,8 @@ export function stepDifference(ours: ComparableStep, oracle: ComparableStep): st
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
   if (Math.abs(ours.t - oracle.t) > 1e-6) parts.push(`starts at ${ours.t} s, oracle ${oracle.t} s`);
   for (const key of ['sched', 'preempted', 'admitted', 'lookups'] as const) {
-    if (!same(ours[key], oracle[key])) parts.push(`${key}: ours ${JSON.stringify(ours[key])}, oracle ${JSON.stringify(oracle[key])}`);
+    if (!same(ours[key], oracle[key]))
+      parts.push(`${key}: ours ${JSON.stringify(ours[key])}, oracle ${JSON.stringify(oracle[key])}`);
   }
   return parts.length === 0 ? null : parts.join('; ');
 }
@@ -50,7 +51,11 @@ export interface StepDiffResult {
   ourSteps: number;
   oracleSteps: number;
   /** The first step that differs, with the steps just before it on both sides; null when all agree. */
-  first: { step: number; what: string; context: Array<{ ours: ComparableStep | null; oracle: ComparableStep | null }> } | null;
+  first: {
+    step: number;
+    what: string;
+    context: Array<{ ours: ComparableStep | null; oracle: ComparableStep | null }>;
+  } | null;
 }
 
 export async function stepDiff(oracleDir: string, job: OracleJob, contextSteps = 3): Promise<StepDiffResult> {
@@ -70,7 +75,8 @@ export async function stepDiff(oracleDir: string, job: OracleJob, contextSteps =
       const what = a && b ? stepDifference(a, b) : a ? 'the oracle has no more steps' : 'ours has no more steps';
       if (what === null) continue;
       const context = [];
-      for (let k = Math.max(0, i - contextSteps); k <= i; k++) context.push({ ours: ours[k] ?? null, oracle: oracle[k] ?? null });
+      for (let k = Math.max(0, i - contextSteps); k <= i; k++)
+        context.push({ ours: ours[k] ?? null, oracle: oracle[k] ?? null });
       return { ourSteps: ours.length, oracleSteps: oracle.length, first: { step: i, what, context } };
     }
     return { ourSteps: ours.length, oracleSteps: oracle.length, first: null };

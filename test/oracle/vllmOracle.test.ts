@@ -47,28 +47,133 @@ interface Source {
 // Chosen so that each case runs in seconds and the tight ones evict (and, but for the
 // Bailian rows, preempt); the roomy cache holds every copy's largest call at once.
 const SOURCES: Source[] = [
-  { name: 'bundled sample (Claude Code)', path: join(repoRoot, 'samples/claude-code-sessions.trace.jsonl'), calls: 7, replicas: 3, staggerS: 0.5, tight: 1.02 },
-  { name: 'Claude Code, spotter session', path: join(fixtures, 'claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'), calls: 6, replicas: 4, staggerS: 2, tight: 1.5 },
-  { name: 'Claude Code, edit retry loop', path: join(fixtures, 'claude-code/edit-retry-loop.jsonl'), calls: 8, replicas: 4, staggerS: 3, tight: 1.5 },
-  { name: 'Codex CLI 0.114 (TraceLab)', path: join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl'), replicas: 8, staggerS: 2, tight: 1.5 },
-  { name: 'Codex CLI 0.60, rtchess (shared)', path: sharedTrace('codex/rtchess-exported-session.jsonl'), calls: 5, replicas: 4, staggerS: 1, tight: 1.5 },
-  { name: 'mini-swe-agent, pvlib', path: join(fixtures, 'mini-swe-agent/pvlib__pvlib-python-1072.traj.json'), replicas: 8, staggerS: 1, tight: 1.5 },
-  { name: 'TraceLab round trace (Claude)', path: join(fixtures, 'tracelab/round_trace.sanitized.jsonl'), calls: 2, replicas: 3, staggerS: 2, tight: 1.3 },
-  { name: 'OpenHands, Multi-SWE-bench run', path: join(fixtures, 'openhands/multi_swe_bench-output.head2.jsonl'), calls: 8, replicas: 6, staggerS: 1, tight: 1.5 },
-  { name: 'OpenHands, saved trajectory', path: join(fixtures, 'openhands/basic_gui_mode.json'), replicas: 8, staggerS: 1, tight: 1.5 },
-  { name: 'Gemini CLI (Harbor RFC)', path: join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json'), replicas: 8, staggerS: 0.2, tight: 1.5 },
-  { name: 'AIPerf profile export', path: join(fixtures, 'aiperf/non_uniform_requests.profile_export.jsonl'), replicas: 8, staggerS: 0.5, tight: 1.5 },
-  { name: 'OpenCode export (local-only)', path: localSample('opencode/w12z+Cap.json'), absent: LOCAL_ONLY, calls: 10, replicas: 4, staggerS: 1, tight: 1.5 },
-  { name: 'Cline task (local-only)', path: localSample('cline/haram-333-fineye-ui_messages.json'), absent: LOCAL_ONLY, calls: 10, replicas: 4, staggerS: 1, tight: 1.5 },
-  { name: 'Mooncake conversation trace (block hashes)', path: join(fixtures, 'mooncake/conversation_trace.head300.jsonl'), calls: 150, replicas: 1, staggerS: 0, tight: 1.5 },
-  { name: 'Bailian trace A (block hashes)', path: join(fixtures, 'bailian/qwen_traceA_lite.rows01-14.jsonl'), replicas: 1, staggerS: 0, tight: 1.5 },
+  {
+    name: 'bundled sample (Claude Code)',
+    path: join(repoRoot, 'samples/claude-code-sessions.trace.jsonl'),
+    calls: 7,
+    replicas: 3,
+    staggerS: 0.5,
+    tight: 1.02,
+  },
+  {
+    name: 'Claude Code, spotter session',
+    path: join(fixtures, 'claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'),
+    calls: 6,
+    replicas: 4,
+    staggerS: 2,
+    tight: 1.5,
+  },
+  {
+    name: 'Claude Code, edit retry loop',
+    path: join(fixtures, 'claude-code/edit-retry-loop.jsonl'),
+    calls: 8,
+    replicas: 4,
+    staggerS: 3,
+    tight: 1.5,
+  },
+  {
+    name: 'Codex CLI 0.114 (TraceLab)',
+    path: join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl'),
+    replicas: 8,
+    staggerS: 2,
+    tight: 1.5,
+  },
+  {
+    name: 'Codex CLI 0.60, rtchess (shared)',
+    path: sharedTrace('codex/rtchess-exported-session.jsonl'),
+    calls: 5,
+    replicas: 4,
+    staggerS: 1,
+    tight: 1.5,
+  },
+  {
+    name: 'mini-swe-agent, pvlib',
+    path: join(fixtures, 'mini-swe-agent/pvlib__pvlib-python-1072.traj.json'),
+    replicas: 8,
+    staggerS: 1,
+    tight: 1.5,
+  },
+  {
+    name: 'TraceLab round trace (Claude)',
+    path: join(fixtures, 'tracelab/round_trace.sanitized.jsonl'),
+    calls: 2,
+    replicas: 3,
+    staggerS: 2,
+    tight: 1.3,
+  },
+  {
+    name: 'OpenHands, Multi-SWE-bench run',
+    path: join(fixtures, 'openhands/multi_swe_bench-output.head2.jsonl'),
+    calls: 8,
+    replicas: 6,
+    staggerS: 1,
+    tight: 1.5,
+  },
+  {
+    name: 'OpenHands, saved trajectory',
+    path: join(fixtures, 'openhands/basic_gui_mode.json'),
+    replicas: 8,
+    staggerS: 1,
+    tight: 1.5,
+  },
+  {
+    name: 'Gemini CLI (Harbor RFC)',
+    path: join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json'),
+    replicas: 8,
+    staggerS: 0.2,
+    tight: 1.5,
+  },
+  {
+    name: 'AIPerf profile export',
+    path: join(fixtures, 'aiperf/non_uniform_requests.profile_export.jsonl'),
+    replicas: 8,
+    staggerS: 0.5,
+    tight: 1.5,
+  },
+  {
+    name: 'OpenCode export (local-only)',
+    path: localSample('opencode/w12z+Cap.json'),
+    absent: LOCAL_ONLY,
+    calls: 10,
+    replicas: 4,
+    staggerS: 1,
+    tight: 1.5,
+  },
+  {
+    name: 'Cline task (local-only)',
+    path: localSample('cline/haram-333-fineye-ui_messages.json'),
+    absent: LOCAL_ONLY,
+    calls: 10,
+    replicas: 4,
+    staggerS: 1,
+    tight: 1.5,
+  },
+  {
+    name: 'Mooncake conversation trace (block hashes)',
+    path: join(fixtures, 'mooncake/conversation_trace.head300.jsonl'),
+    calls: 150,
+    replicas: 1,
+    staggerS: 0,
+    tight: 1.5,
+  },
+  {
+    name: 'Bailian trace A (block hashes)',
+    path: join(fixtures, 'bailian/qwen_traceA_lite.rows01-14.jsonl'),
+    replicas: 1,
+    staggerS: 0,
+    tight: 1.5,
+  },
   {
     name: 'Codex CLI 0.114 (TraceLab) ×24',
     path: join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl'),
     replicas: 24,
     staggerS: 2,
     tight: 0,
-    only: { capacityTokens: 30_000, freeOrder: 'current', why: 'copies that start during a step queue by start time (34 preemptions)' },
+    only: {
+      capacityTokens: 30_000,
+      freeOrder: 'current',
+      why: 'copies that start during a step queue by start time (34 preemptions)',
+    },
   },
 ];
 
@@ -81,7 +186,8 @@ async function loadWorkload(s: Source): Promise<Workload> {
     return s.calls === undefined ? requests : { ...requests, requests: requests.requests.slice(0, s.calls) };
   }
   // The session the CLI replays: the first main session with token counts.
-  const usable = (x: (typeof model.sessions)[number]): boolean => x.calls.some((c) => c.tokens.input !== null && c.tokens.output !== null);
+  const usable = (x: (typeof model.sessions)[number]): boolean =>
+    x.calls.some((c) => c.tokens.input !== null && c.tokens.output !== null);
   const session = model.sessions.find((x) => x.role === 'main' && usable(x)) ?? model.sessions.find(usable)!;
   const w: AgentWorkload = workloadFromSession(session).workload;
   if (s.calls !== undefined) w.sessions[0]!.calls = w.sessions[0]!.calls.slice(0, s.calls);
@@ -90,7 +196,10 @@ async function loadWorkload(s: Source): Promise<Workload> {
 
 /** The largest call (prompt + output) and the whole run's peak demand if nothing were shared. */
 function sizes(w: Workload, replicas: number): { largest: number; all: number } {
-  const calls = w.kind === 'sessions' ? w.sessions.flatMap((s) => s.calls.map((c) => c.promptTokens + Math.max(1, c.outputTokens))) : w.requests.map((r) => r.promptTokens + Math.max(1, r.outputTokens));
+  const calls =
+    w.kind === 'sessions'
+      ? w.sessions.flatMap((s) => s.calls.map((c) => c.promptTokens + Math.max(1, c.outputTokens)))
+      : w.requests.map((r) => r.promptTokens + Math.max(1, r.outputTokens));
   const largest = Math.max(...calls);
   return { largest, all: w.kind === 'sessions' ? largest * replicas : calls.reduce((a, b) => a + b, 0) };
 }
@@ -106,10 +215,22 @@ function capacities(w: Workload, replicas: number, tight: number): Array<{ label
   ];
 }
 
-function totalsOf(o: EngineOutcome): { prompt: number; hit: number; ideal: number; prefill: number; recomputed: number } {
+function totalsOf(o: EngineOutcome): {
+  prompt: number;
+  hit: number;
+  ideal: number;
+  prefill: number;
+  recomputed: number;
+} {
   const done = o.records.filter((r) => !r.rejected);
   const sum = (f: (r: (typeof done)[number]) => number): number => done.reduce((a, r) => a + f(r), 0);
-  return { prompt: sum((r) => r.promptTokens), hit: sum((r) => r.hitTokens), ideal: sum((r) => r.idealHitTokens), prefill: sum((r) => r.prefillTokens), recomputed: sum((r) => r.recomputedTokens) };
+  return {
+    prompt: sum((r) => r.promptTokens),
+    hit: sum((r) => r.hitTokens),
+    ideal: sum((r) => r.idealHitTokens),
+    prefill: sum((r) => r.prefillTokens),
+    recomputed: sum((r) => r.recomputedTokens),
+  };
 }
 
 /** Asserts the engine's outcome equals the oracle's report; returns the differences found as messages. */
@@ -119,7 +240,8 @@ function compare(o: EngineOutcome, job: OracleJob, r: OracleReport): string[] {
     if (ours !== theirs) bad.push(`${what}: ours ${ours}, oracle ${theirs}`);
   };
   const near = (what: string, ours: number, theirs: number): void => {
-    if (Math.abs(ours - theirs) > 1e-6 * Math.max(1, Math.abs(theirs))) bad.push(`${what}: ours ${ours}, oracle ${theirs}`);
+    if (Math.abs(ours - theirs) > 1e-6 * Math.max(1, Math.abs(theirs)))
+      bad.push(`${what}: ours ${ours}, oracle ${theirs}`);
   };
   const t = totalsOf(o);
   eq('calls admitted', o.records.filter((x) => !x.rejected).length, r.calls);
@@ -154,21 +276,47 @@ function compare(o: EngineOutcome, job: OracleJob, r: OracleReport): string[] {
   return bad.slice(0, 12);
 }
 
-const seen: Array<{ name: string; preemptions: number; evicted: boolean; steps: number; ms: number; hitAboveArrivalIdeal: number }> = [];
+const seen: Array<{
+  name: string;
+  preemptions: number;
+  evicted: boolean;
+  steps: number;
+  ms: number;
+  hitAboveArrivalIdeal: number;
+}> = [];
 
 describe('engines = vLLM oracle, on real sessions', { skip: skipAll }, () => {
   describe('each case', { concurrency: 2 }, () => {
     for (const source of SOURCES) {
-      const absent = source.path === null || !existsSync(source.path) ? `${source.name}: ${source.absent ?? 'the shared trace is not beside the repository'}` : false;
+      const absent =
+        source.path === null || !existsSync(source.path)
+          ? `${source.name}: ${source.absent ?? 'the shared trace is not beside the repository'}`
+          : false;
       const variants = source.only
-        ? [{ order: source.only.freeOrder, side: 'fixed' as const, label: `${source.only.capacityTokens}-token cache (${source.only.why})` }]
-        : (['current', 'legacy'] as FreeOrder[]).flatMap((order) => (['roomy', 'tight'] as const).map((side) => ({ order, side, label: `${side} cache, ${order} free order` })));
+        ? [
+            {
+              order: source.only.freeOrder,
+              side: 'fixed' as const,
+              label: `${source.only.capacityTokens}-token cache (${source.only.why})`,
+            },
+          ]
+        : (['current', 'legacy'] as FreeOrder[]).flatMap((order) =>
+            (['roomy', 'tight'] as const).map((side) => ({ order, side, label: `${side} cache, ${order} free order` })),
+          );
       for (const { order, side, label } of variants) {
         it(`${source.name}, ${label}`, { skip: absent }, async () => {
           const workload = await loadWorkload(source);
           const replicas = workload.kind === 'sessions' ? source.replicas : 1;
-          const cap = side === 'fixed' ? { capacityTokens: source.only!.capacityTokens } : capacities(workload, replicas, source.tight).find((c) => c.label === side)!;
-          const job: OracleJob = { workload, replicas, staggerS: source.staggerS, params: { ...DEFAULT_PARAMS, capacityTokens: cap.capacityTokens, freeOrder: order } };
+          const cap =
+            side === 'fixed'
+              ? { capacityTokens: source.only!.capacityTokens }
+              : capacities(workload, replicas, source.tight).find((c) => c.label === side)!;
+          const job: OracleJob = {
+            workload,
+            replicas,
+            staggerS: source.staggerS,
+            params: { ...DEFAULT_PARAMS, capacityTokens: cap.capacityTokens, freeOrder: order },
+          };
           const t0 = Date.now();
           const report = await runOracle(oracleDir, job, { perCall: true });
           const fast = runFast(planJob(job), jobParams(job));
@@ -185,7 +333,9 @@ describe('engines = vLLM oracle, on real sessions', { skip: skipAll }, () => {
           });
           if (bad.length > 0) {
             const diff = await stepDiff(oracleDir, job);
-            const first = diff.first ? `first step where they part: ${diff.first.step}: ${diff.first.what}` : 'every step agrees';
+            const first = diff.first
+              ? `first step where they part: ${diff.first.step}: ${diff.first.what}`
+              : 'every step agrees';
             assert.fail(`${cap.capacityTokens}-token cache, ×${replicas}:\n  ${bad.join('\n  ')}\n  ${first}`);
           }
           // Never above the ceiling: the hit at a lookup is at most what an infinite cache holds then.
@@ -195,15 +345,27 @@ describe('engines = vLLM oracle, on real sessions', { skip: skipAll }, () => {
     }
 
     after(() => {
-      for (const s of seen) console.log(`  ${s.name}: ${s.steps} steps, ${s.preemptions} preemptions${s.evicted ? ', evicted' : ''} (${(s.ms / 1000).toFixed(1)} s)`);
+      for (const s of seen)
+        console.log(
+          `  ${s.name}: ${s.steps} steps, ${s.preemptions} preemptions${s.evicted ? ', evicted' : ''} (${(s.ms / 1000).toFixed(1)} s)`,
+        );
     });
   });
 
   it('the cases cross the cliff: some evict and preempt, some keep everything', () => {
     // Runs after every case above.
-    assert.ok(seen.some((s) => s.preemptions > 0), 'no case preempted');
-    assert.ok(seen.some((s) => s.evicted), 'no case evicted a prefix it needed');
-    assert.ok(seen.some((s) => s.preemptions === 0 && !s.evicted), 'every case evicted');
+    assert.ok(
+      seen.some((s) => s.preemptions > 0),
+      'no case preempted',
+    );
+    assert.ok(
+      seen.some((s) => s.evicted),
+      'no case evicted a prefix it needed',
+    );
+    assert.ok(
+      seen.some((s) => s.preemptions === 0 && !s.evicted),
+      'every case evicted',
+    );
   });
 
   it("the oracle's own ideal, taken when a call arrives, is below the hit some calls then get", () => {
@@ -212,6 +374,9 @@ describe('engines = vLLM oracle, on real sessions', { skip: skipAll }, () => {
     // (vLLM looks the cache up when it schedules a waiting request, not when it queues it).
     const sample = seen.filter((s) => s.name.startsWith('bundled sample'));
     if (sample.length === 0) return;
-    assert.ok(sample.some((s) => s.hitAboveArrivalIdeal > 0), JSON.stringify(sample));
+    assert.ok(
+      sample.some((s) => s.hitAboveArrivalIdeal > 0),
+      JSON.stringify(sample),
+    );
   });
 });

@@ -63,7 +63,9 @@ export const sharedTracesDir: string | null = (() => {
 
 /** A test's `skip` option when it reads shared traces: why it cannot run (and how to let it), or false. */
 export function needsShared(...paths: Array<string | null>): string | false {
-  return paths.some((p) => p === null) ? 'shared traces not present (AGENT_TRACE_SHARED_TRACES, or shared/traces beside the checkout)' : false;
+  return paths.some((p) => p === null)
+    ? 'shared traces not present (AGENT_TRACE_SHARED_TRACES, or shared/traces beside the checkout)'
+    : false;
 }
 
 /** A file of the shared sample traces (for formats whose licence does not let the project copy them); null when absent. */
@@ -84,7 +86,8 @@ export function localSample(relative: string): string | null {
 }
 
 /** The skip reason for a test on a local-only sample. */
-export const LOCAL_ONLY = 'local-only sample absent: set AGENT_TRACE_LOCAL_SAMPLES to a folder holding it (see test/fixtures/README.md)';
+export const LOCAL_ONLY =
+  'local-only sample absent: set AGENT_TRACE_LOCAL_SAMPLES to a folder holding it (see test/fixtures/README.md)';
 
 /** Builds the bundles (`node esbuild.mjs`) when `file`, a built file such as dist/cli.js, is missing. */
 export function ensureBuilt(file: string): void {

@@ -17,7 +17,13 @@ import type { TraceHeader } from '../../src/core/view/traceService';
 import type { CallDetail } from '../../src/core/view/traceView';
 import { buildWebviewHtml, createNonce } from '../../src/extension/webviewHtml';
 import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
-import type { CallRef, InspectorSettings, WebviewMessage, WebviewRequests, WhatIfWorkload } from '../../src/protocol/messages';
+import type {
+  CallRef,
+  InspectorSettings,
+  WebviewMessage,
+  WebviewRequests,
+  WhatIfWorkload,
+} from '../../src/protocol/messages';
 import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
 import { callTranscript } from '../../src/node/transcriptRead';
 import type { WorkerFile } from '../../src/protocol/traceWorkerProtocol';
@@ -31,7 +37,11 @@ export const results = join(repoRoot, 'test-results');
 /** Theme names the test page knows. */
 export type ThemeName = 'dark' | 'light' | 'high-contrast';
 /** The test themes by name. */
-export const THEMES: Record<ThemeName, TestTheme> = { dark: DARK_MODERN, light: LIGHT_MODERN, 'high-contrast': HIGH_CONTRAST };
+export const THEMES: Record<ThemeName, TestTheme> = {
+  dark: DARK_MODERN,
+  light: LIGHT_MODERN,
+  'high-contrast': HIGH_CONTRAST,
+};
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript',
@@ -61,7 +71,10 @@ export async function startPageServer(): Promise<{ origin: string; close(): Prom
         })
           // VS Code sets the theme before the page's script runs: class on <body>, variables on <html>.
           .replace('<body>', `<body class="${theme.bodyClass}">`)
-          .replace('</head>', `<link rel="stylesheet" href="${origin}/theme.css?theme=${url.searchParams.get('theme') ?? 'dark'}">\n</head>`);
+          .replace(
+            '</head>',
+            `<link rel="stylesheet" href="${origin}/theme.css?theme=${url.searchParams.get('theme') ?? 'dark'}">\n</head>`,
+          );
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         res.end(html);
         return;
@@ -187,7 +200,10 @@ const HOST_STUB = `(() => {
 
 /** Opens the inspector in a fresh page and answers `ready` with `init`. Resolves once the summary is on screen. */
 export async function openInspector(browser: Browser, origin: string, options: OpenOptions): Promise<InspectorPage> {
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1400, height: 900 }, deviceScaleFactor: 1 });
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1400, height: 900 },
+    deviceScaleFactor: 1,
+  });
   const page = await context.newPage();
   const posted: WebviewMessage[] = [];
   const pageErrors: string[] = [];
@@ -199,10 +215,20 @@ export async function openInspector(browser: Browser, origin: string, options: O
   const send = async (message: unknown): Promise<void> => {
     await page.evaluate((m) => window.postMessage(m, '*'), message);
   };
-  let service = options.service ?? new TraceService(options.trace, { fileName: options.fileName, formatChosen: options.formatChosen ?? false, analysis: {}, prices: options.prices ?? null });
+  let service =
+    options.service ??
+    new TraceService(options.trace, {
+      fileName: options.fileName,
+      formatChosen: options.formatChosen ?? false,
+      analysis: {},
+      prices: options.prices ?? null,
+    });
   const header = options.header ? options.header(service.header()) : service.header();
   const requests = new Map<string, number>();
-  const answer = (id: number, result: unknown): Promise<void> => (result instanceof Error ? send({ type: 'response', inReplyTo: id, err: result.message }) : send({ type: 'response', inReplyTo: id, ok: result }));
+  const answer = (id: number, result: unknown): Promise<void> =>
+    result instanceof Error
+      ? send({ type: 'response', inReplyTo: id, err: result.message })
+      : send({ type: 'response', inReplyTo: id, ok: result });
   /** What the extension answers, from the same service its trace worker holds: any trace query by its name, as the host forwards it. */
   const serve = (method: keyof WebviewRequests, params: Record<string, unknown>): unknown => {
     const sessionId = params['sessionId'] as string;
@@ -214,7 +240,11 @@ export async function openInspector(browser: Browser, origin: string, options: O
       case 'whatIfWorkload':
         return options.whatIf ? options.whatIf(sessionId) : new Error('no what-if workload in this test');
       case 'callTranscript':
-        return callTranscript(service, options.files ?? [], { sessionId, callIndex, maxChars: params['maxChars'] as number }).then((t) => t ?? new Error(noCall({ sessionId, callIndex })));
+        return callTranscript(service, options.files ?? [], {
+          sessionId,
+          callIndex,
+          maxChars: params['maxChars'] as number,
+        }).then((t) => t ?? new Error(noCall({ sessionId, callIndex })));
     }
     if (!isTraceQuery(method)) return new Error(`no handler for ${String(method)}`);
     try {
@@ -226,13 +256,24 @@ export async function openInspector(browser: Browser, origin: string, options: O
   await page.exposeFunction('__hostPost', async (message: WebviewMessage) => {
     posted.push(message);
     if (message.type === 'ready') {
-      const intro = header.defaultSessionId === null ? null : service.sessionIntro({ sessionId: header.defaultSessionId });
-      void send({ type: 'init', header, sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }), intro, settings: options.settings ?? { showCached: true }, select: options.select ?? null });
+      const intro =
+        header.defaultSessionId === null ? null : service.sessionIntro({ sessionId: header.defaultSessionId });
+      void send({
+        type: 'init',
+        header,
+        sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }),
+        intro,
+        settings: options.settings ?? { showCached: true },
+        select: options.select ?? null,
+      });
     } else if ('id' in message && typeof message.id === 'number') {
       requests.set(message.type, (requests.get(message.type) ?? 0) + 1);
       let result: unknown;
       try {
-        result = await serve(message.type as keyof WebviewRequests, (message as { params: Record<string, unknown> }).params);
+        result = await serve(
+          message.type as keyof WebviewRequests,
+          (message as { params: Record<string, unknown> }).params,
+        );
       } catch (e) {
         result = e instanceof Error ? e : new Error(String(e));
       }
@@ -242,14 +283,22 @@ export async function openInspector(browser: Browser, origin: string, options: O
   // A string, not a function: tsx would wrap a function's inner closures in helpers that do not exist in the page.
   await page.addInitScript(HOST_STUB.replace('__INITIAL_STATE__', JSON.stringify(options.state ?? null)));
   await page.goto(`${origin}/?theme=${options.theme ?? 'dark'}`);
-  await page.waitForSelector('#app[aria-busy="false"]', { state: 'attached', timeout: options.drawTimeoutMs ?? 30_000 });
+  await page.waitForSelector('#app[aria-busy="false"]', {
+    state: 'attached',
+    timeout: options.drawTimeoutMs ?? 30_000,
+  });
 
-  const waitForPosted = async (match: (m: WebviewMessage) => boolean, since = 0, timeoutMs = 5000): Promise<WebviewMessage> => {
+  const waitForPosted = async (
+    match: (m: WebviewMessage) => boolean,
+    since = 0,
+    timeoutMs = 5000,
+  ): Promise<WebviewMessage> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = posted.slice(since).find(match);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching message posted; saw ${JSON.stringify(posted.slice(since).map((m) => m.type))}`);
+      if (Date.now() > deadline)
+        throw new Error(`no matching message posted; saw ${JSON.stringify(posted.slice(since).map((m) => m.type))}`);
       await new Promise((r) => setTimeout(r, 20));
     }
   };
@@ -258,7 +307,8 @@ export async function openInspector(browser: Browser, origin: string, options: O
     posted,
     pageErrors,
     consoleErrors,
-    cspViolations: () => page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations.slice()),
+    cspViolations: () =>
+      page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations.slice()),
     state: () => page.evaluate(() => (window as unknown as { __hostState: () => unknown }).__hostState()),
     figure: async (name) => ((await page.textContent(`[data-figure="${name}"]`)) ?? '').trim(),
     waitForPosted,
@@ -292,7 +342,8 @@ export function inspectorSuite(requires: readonly string[]): InspectorSuite {
   let server: { origin: string; close(): Promise<void> } | undefined;
   const pages: InspectorPage[] = [];
   before(async () => {
-    for (const file of requires) assert.ok(existsSync(join(repoRoot, file)), `run \`npm run build\` first: ${file} is missing`);
+    for (const file of requires)
+      assert.ok(existsSync(join(repoRoot, file)), `run \`npm run build\` first: ${file} is missing`);
     await mkdir(results, { recursive: true });
     server = await startPageServer();
     browser = await launchChromium();
@@ -316,7 +367,11 @@ export function inspectorSuite(requires: readonly string[]): InspectorSuite {
 export async function assertClean(p: InspectorPage, cspMessage = 'no CSP violations'): Promise<void> {
   assert.deepEqual(await p.cspViolations(), [], cspMessage);
   assert.deepEqual(p.pageErrors, [], 'no uncaught page errors');
-  assert.deepEqual(p.posted.filter((m) => m.type === 'log/error'), [], 'no errors reported to the host');
+  assert.deepEqual(
+    p.posted.filter((m) => m.type === 'log/error'),
+    [],
+    'no errors reported to the host',
+  );
 }
 
 /** Waits until the page has drawn its session's timeline (or said it has none). */
@@ -325,8 +380,16 @@ export async function timelineDrawn(p: InspectorPage): Promise<void> {
 }
 
 /** A chart's plot area as it reports it (`data-plot-area`: left, top, right, bottom within its canvas) and its bar count. */
-export async function plotArea(p: InspectorPage, chart = '.chart-wrap'): Promise<{ left: number; top: number; right: number; bottom: number; count: number }> {
-  const [left, top, right, bottom] = (await p.page.getAttribute(chart, 'data-plot-area'))!.split(',').map(Number) as [number, number, number, number];
+export async function plotArea(
+  p: InspectorPage,
+  chart = '.chart-wrap',
+): Promise<{ left: number; top: number; right: number; bottom: number; count: number }> {
+  const [left, top, right, bottom] = (await p.page.getAttribute(chart, 'data-plot-area'))!.split(',').map(Number) as [
+    number,
+    number,
+    number,
+    number,
+  ];
   return { left, top, right, bottom, count: Number(await p.page.getAttribute(chart, 'data-bar-count')) };
 }
 
@@ -334,8 +397,15 @@ export async function plotArea(p: InspectorPage, chart = '.chart-wrap'): Promise
  * Client coordinates of bar `index` of `chart`: the middle of its slot across, and `down`
  * of the way from the plot area's top (0) to its bottom (1).
  */
-export async function barPoint(p: InspectorPage, index: number, { chart = '.chart-wrap', down = 0.8 }: { chart?: string; down?: number } = {}): Promise<{ x: number; y: number }> {
+export async function barPoint(
+  p: InspectorPage,
+  index: number,
+  { chart = '.chart-wrap', down = 0.8 }: { chart?: string; down?: number } = {},
+): Promise<{ x: number; y: number }> {
   const box = (await p.page.locator(`${chart} canvas`).boundingBox())!;
   const a = await plotArea(p, chart);
-  return { x: box.x + a.left + ((index + 0.5) * (a.right - a.left)) / a.count, y: box.y + a.top + (a.bottom - a.top) * down };
+  return {
+    x: box.x + a.left + ((index + 0.5) * (a.right - a.left)) / a.count,
+    y: box.y + a.top + (a.bottom - a.top) * down,
+  };
 }

@@ -19,7 +19,11 @@ export interface MarkdownLink {
 }
 
 function inlineText(children: Token[] | null): string {
-  return (children ?? []).map((t) => (t.type === 'text' || t.type === 'code_inline' ? t.content : t.type === 'image' ? inlineText(t.children) : '')).join('');
+  return (children ?? [])
+    .map((t) =>
+      t.type === 'text' || t.type === 'code_inline' ? t.content : t.type === 'image' ? inlineText(t.children) : '',
+    )
+    .join('');
 }
 
 function decode(href: string): string {
@@ -58,7 +62,13 @@ export function markdownAnchors(text: string): Set<string> {
   tokens.forEach((t, i) => {
     if (t.type === 'heading_open') anchors.add(slugger.slug(inlineText(tokens[i + 1]?.children ?? null)));
     if (t.type === 'html_block' || t.type === 'inline') {
-      const html = t.type === 'html_block' ? t.content : (t.children ?? []).filter((c) => c.type === 'html_inline').map((c) => c.content).join('');
+      const html =
+        t.type === 'html_block'
+          ? t.content
+          : (t.children ?? [])
+              .filter((c) => c.type === 'html_inline')
+              .map((c) => c.content)
+              .join('');
       for (const m of html.matchAll(/<a\s[^>]*(?:id|name)="([^"]+)"/gi)) anchors.add(m[1]!);
     }
   });
@@ -68,7 +78,17 @@ export function markdownAnchors(text: string): Set<string> {
 /** The headings of a Markdown text, as plain text with their level (code blocks ignored). */
 export function markdownHeadings(text: string): Array<{ level: number; text: string; line: number }> {
   const tokens = md.parse(text, {});
-  return tokens.flatMap((t, i) => (t.type === 'heading_open' ? [{ level: Number(t.tag.slice(1)), text: inlineText(tokens[i + 1]?.children ?? null), line: (t.map?.[0] ?? 0) + 1 }] : []));
+  return tokens.flatMap((t, i) =>
+    t.type === 'heading_open'
+      ? [
+          {
+            level: Number(t.tag.slice(1)),
+            text: inlineText(tokens[i + 1]?.children ?? null),
+            line: (t.map?.[0] ?? 0) + 1,
+          },
+        ]
+      : [],
+  );
 }
 
 /** True for a link to another site or scheme (`https:`, `mailto:`, `//host`), false for a path in this repository. */

@@ -22,7 +22,9 @@ export function schemaFailures(text: string): string[] {
 
 /** The model without source positions (`source`, `resultSource`), which differ between formats by design. */
 export function withoutSources(sessions: Session[]): unknown {
-  return JSON.parse(JSON.stringify(sessions, (key, value: unknown) => (key === 'source' || key === 'resultSource' ? undefined : value)));
+  return JSON.parse(
+    JSON.stringify(sessions, (key, value: unknown) => (key === 'source' || key === 'resultSource' ? undefined : value)),
+  );
 }
 
 /**

@@ -16,7 +16,11 @@ export class SessionBuilder {
   ) {}
 
   /** Adds a call; `tools` are tool calls it made. */
-  call(tokens: Partial<CallTokens> = {}, tools: Array<Partial<ToolCall> & { name: string }> = [], extra: Partial<LlmCall> = {}): this {
+  call(
+    tokens: Partial<CallTokens> = {},
+    tools: Array<Partial<ToolCall> & { name: string }> = [],
+    extra: Partial<LlmCall> = {},
+  ): this {
     const index = this.calls.length;
     const line = this.nextLine++;
     const toolCalls: ToolCall[] = tools.map((t, i) => {
@@ -44,7 +48,15 @@ export class SessionBuilder {
       model: 'm',
       startMs: null,
       endMs: null,
-      tokens: { input: null, cached: null, appended: null, cacheWrite: null, output: null, reasoningOutput: null, ...tokens },
+      tokens: {
+        input: null,
+        cached: null,
+        appended: null,
+        cacheWrite: null,
+        output: null,
+        reasoningOutput: null,
+        ...tokens,
+      },
       server: null,
       blocks: null,
       toolCalls,
@@ -56,12 +68,30 @@ export class SessionBuilder {
 
   /** Adds a compaction before the next call. */
   compaction(preTokens: number | null = null): this {
-    this.compactions.push({ beforeCall: this.calls.length, trigger: 'auto', preTokens, timeMs: null, source: { file: 0, line: this.nextLine++ - 1, offset: 0 } });
+    this.compactions.push({
+      beforeCall: this.calls.length,
+      trigger: 'auto',
+      preTokens,
+      timeMs: null,
+      source: { file: 0, line: this.nextLine++ - 1, offset: 0 },
+    });
     return this;
   }
 
   build(): Session {
-    return { id: this.id, parentId: this.role === 'main' ? null : 'parent', parentToolCallId: null, role: this.role, agent: null, model: 'm', cwd: null, title: null, calls: this.calls, turns: [], compactions: this.compactions };
+    return {
+      id: this.id,
+      parentId: this.role === 'main' ? null : 'parent',
+      parentToolCallId: null,
+      role: this.role,
+      agent: null,
+      model: 'm',
+      cwd: null,
+      title: null,
+      calls: this.calls,
+      turns: [],
+      compactions: this.compactions,
+    };
   }
 }
 

@@ -21,7 +21,13 @@ export async function openSessionsPage(
   browser: Browser,
   content: SessionsPanelContent,
   theme: ThemeName,
-): Promise<{ page: Page; posted: unknown[]; send(message: SessionsHostNotification): Promise<void>; cspViolations(): Promise<string[]>; close(): Promise<void> }> {
+): Promise<{
+  page: Page;
+  posted: unknown[];
+  send(message: SessionsHostNotification): Promise<void>;
+  cspViolations(): Promise<string[]>;
+  close(): Promise<void>;
+}> {
   let origin = '';
   const server = createServer((req, res) => {
     void (async () => {
@@ -54,7 +60,16 @@ export async function openSessionsPage(
       }
       try {
         const body = await readFile(join(repoRoot, rel));
-        res.writeHead(200, { 'content-type': extname(rel) === '.css' ? 'text/css' : extname(rel) === '.js' ? 'text/javascript' : extname(rel) === '.ttf' ? 'font/ttf' : 'application/octet-stream' });
+        res.writeHead(200, {
+          'content-type':
+            extname(rel) === '.css'
+              ? 'text/css'
+              : extname(rel) === '.js'
+                ? 'text/javascript'
+                : extname(rel) === '.ttf'
+                  ? 'font/ttf'
+                  : 'application/octet-stream',
+        });
         res.end(body);
       } catch {
         res.writeHead(404).end();
@@ -73,13 +88,16 @@ export async function openSessionsPage(
   await page.addInitScript(
     "window.__cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));",
   );
-  await page.addInitScript('window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__hostPost(JSON.parse(JSON.stringify(m))), getState: () => undefined, setState: (s) => s });');
+  await page.addInitScript(
+    'window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__hostPost(JSON.parse(JSON.stringify(m))), getState: () => undefined, setState: (s) => s });',
+  );
   await page.goto(`${origin}/`);
   await page.waitForSelector(`#app[data-ready="${content.kind}"]`);
   return {
     page,
     posted,
-    cspViolations: () => page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations.slice()),
+    cspViolations: () =>
+      page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations.slice()),
     send: async (message) => {
       await page.evaluate((m) => window.postMessage(m, '*'), message as unknown);
     },

@@ -21,7 +21,13 @@ export function agentWorkloadArb(sharing = true): fc.Arbitrary<AgentWorkload> {
   return fc
     .record({
       shared: fc.integer({ min: 0, max: 64 }),
-      sessions: fc.array(fc.record({ startS: fc.double({ min: 0, max: 0.3, noNaN: true }), calls: fc.array(callArb, { minLength: 1, maxLength: 5 }) }), { minLength: 1, maxLength: 4 }),
+      sessions: fc.array(
+        fc.record({
+          startS: fc.double({ min: 0, max: 0.3, noNaN: true }),
+          calls: fc.array(callArb, { minLength: 1, maxLength: 5 }),
+        }),
+        { minLength: 1, maxLength: 4 },
+      ),
     })
     .map(({ shared, sessions }) => ({
       kind: 'sessions' as const,
@@ -32,7 +38,8 @@ export function agentWorkloadArb(sharing = true): fc.Arbitrary<AgentWorkload> {
           id: `s${i}`,
           startS: s.startS,
           calls: s.calls.map((c, k) => {
-            const prompt = k === 0 ? c.promptTokens : Math.max(1, Math.min(400, Math.round(previous * c.keep) + c.grow));
+            const prompt =
+              k === 0 ? c.promptTokens : Math.max(1, Math.min(400, Math.round(previous * c.keep) + c.grow));
             const prefix = k === 0 || !sharing ? 0 : Math.min(previous, prompt, Math.round(previous * c.keep));
             previous = prompt + c.outputTokens;
             return { promptTokens: prompt, prefixTokens: prefix, outputTokens: c.outputTokens, toolWaitS: c.toolWaitS };
@@ -59,6 +66,12 @@ export const blockWorkloadArb: fc.Arbitrary<BlockWorkload> = fc
     requests: rows.map((r, i) => {
       const blocks = Math.ceil(r.promptTokens / 16);
       const hashes = Array.from({ length: blocks }, (_, j) => r.prefix[j] ?? 100 + i * 10 + j);
-      return { id: String(i), arrivalS: r.arrivalS, promptTokens: r.promptTokens, outputTokens: r.outputTokens, hashes };
+      return {
+        id: String(i),
+        arrivalS: r.arrivalS,
+        promptTokens: r.promptTokens,
+        outputTokens: r.outputTokens,
+        hashes,
+      };
     }),
   }));

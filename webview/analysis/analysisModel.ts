@@ -4,7 +4,14 @@ import { compareToRange, PUBLISHED_RANGES } from '../../src/core/analysis/finger
 import type { Fingerprint, PublishedRange, RangePosition } from '../../src/core/analysis/fingerprint';
 import type { SessionSummary } from '../../src/core/analysis/sessionSummary';
 import type { AnalysisView, CallRow, LoopView } from '../../src/core/view/traceView';
-import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio, formatUsd } from '../../src/core/text/formatNumbers';
+import {
+  formatCompact,
+  formatCount,
+  formatDuration,
+  formatPercent,
+  formatRatio,
+  formatUsd,
+} from '../../src/core/text/formatNumbers';
 import type { FigureGroup, RangeNote } from '../shared/figures';
 
 // View-models of the session analyses (fingerprint, retry loops, cache misses): plain data
@@ -35,7 +42,11 @@ export function rangeNote(value: number | null, range: PublishedRange, unit: Ran
   const span = rangeText(range, unit);
   const source = `Published range of ${range.what} on real agents: ${span}. Source: ${range.source}.`;
   if (position === null) return { position: null, text: `range ${span}`, title: `${source} This session: unknown.` };
-  return { position, text: `${POSITION_SYMBOL[position]} ${position} ${span}`, title: `${source} This session is ${position} it.` };
+  return {
+    position,
+    text: `${POSITION_SYMBOL[position]} ${position} ${span}`,
+    title: `${source} This session is ${position} it.`,
+  };
 }
 
 /** Decode's share of LLM time: what prefill leaves. */
@@ -48,7 +59,10 @@ export function prefillBasis(fp: Fingerprint): { text: string; title: string } {
   const p = fp.prefillShare;
   const basis = p.basis.replace(/^estimated:\s*/i, '');
   return p.estimated
-    ? { text: 'estimated', title: `Estimated with a cost model (${basis}): the trace has no server prefill and decode times.` }
+    ? {
+        text: 'estimated',
+        title: `Estimated with a cost model (${basis}): the trace has no server prefill and decode times.`,
+      }
     : { text: 'measured', title: `Measured: ${basis}.` };
 }
 
@@ -69,17 +83,50 @@ export function headlineGroups(s: SessionSummary, a: AnalysisView | undefined): 
     {
       label: 'Ratios',
       figures: [
-        { name: 'cacheHitRate', label: 'Cache hit rate', value: formatPercent(s.cacheHitRate), hint: 'Σcached / Σinput', range: rangeNote(s.cacheHitRate, r.cacheHitRate, 'percent') },
-        { name: 'rawInputToOutput', label: 'Input : output', value: formatRatio(s.rawInputToOutput), hint: 'Σinput / Σoutput', range: rangeNote(s.rawInputToOutput, r.rawInputToOutput, 'ratio') },
+        {
+          name: 'cacheHitRate',
+          label: 'Cache hit rate',
+          value: formatPercent(s.cacheHitRate),
+          hint: 'Σcached / Σinput',
+          range: rangeNote(s.cacheHitRate, r.cacheHitRate, 'percent'),
+        },
+        {
+          name: 'rawInputToOutput',
+          label: 'Input : output',
+          value: formatRatio(s.rawInputToOutput),
+          hint: 'Σinput / Σoutput',
+          range: rangeNote(s.rawInputToOutput, r.rawInputToOutput, 'ratio'),
+        },
       ],
     },
     {
       label: 'Append : output',
       figures: [
-        { name: 'appendToOutputMean', label: 'Mean', value: formatRatio(s.appendToOutput.mean), hint: 'Mean over calls of appended / output', range: rangeNote(s.appendToOutput.mean, r.appendToOutputMean, 'ratio') },
-        { name: 'appendToOutputMedian', label: 'Median', value: formatRatio(s.appendToOutput.median), hint: 'Median over calls of appended / output' },
-        { name: 'appendToOutputP90', label: 'p90', value: formatRatio(a?.fingerprint.appendToOutputP90 ?? null), hint: '90th percentile over calls of appended / output' },
-        { name: 'appendToOutputAggregate', label: 'Σappended / Σoutput', value: formatRatio(s.appendToOutput.aggregate), hint: 'Σappended / Σoutput over the whole session' },
+        {
+          name: 'appendToOutputMean',
+          label: 'Mean',
+          value: formatRatio(s.appendToOutput.mean),
+          hint: 'Mean over calls of appended / output',
+          range: rangeNote(s.appendToOutput.mean, r.appendToOutputMean, 'ratio'),
+        },
+        {
+          name: 'appendToOutputMedian',
+          label: 'Median',
+          value: formatRatio(s.appendToOutput.median),
+          hint: 'Median over calls of appended / output',
+        },
+        {
+          name: 'appendToOutputP90',
+          label: 'p90',
+          value: formatRatio(a?.fingerprint.appendToOutputP90 ?? null),
+          hint: '90th percentile over calls of appended / output',
+        },
+        {
+          name: 'appendToOutputAggregate',
+          label: 'Σappended / Σoutput',
+          value: formatRatio(s.appendToOutput.aggregate),
+          hint: 'Σappended / Σoutput over the whole session',
+        },
       ],
     },
   ];
@@ -91,37 +138,86 @@ export function fingerprintGroups(a: AnalysisView): FigureGroup[] {
   const decode = decodeShare(fp.prefillShare.value);
   const basis = prefillBasis(fp);
   const { toolTimeMs, llmTimeMs } = fp.tools;
-  const toolShare = toolTimeMs !== null && llmTimeMs !== null && toolTimeMs + llmTimeMs > 0 ? toolTimeMs / (toolTimeMs + llmTimeMs) : null;
+  const toolShare =
+    toolTimeMs !== null && llmTimeMs !== null && toolTimeMs + llmTimeMs > 0
+      ? toolTimeMs / (toolTimeMs + llmTimeMs)
+      : null;
   return [
     {
       label: 'LLM time',
       tag: { name: 'prefillBasis', text: basis.text, title: basis.title },
       figures: [
-        { name: 'prefillShare', label: 'Prefill', value: formatPercent(fp.prefillShare.value), hint: `Prefill's share of LLM time. ${basis.title}` },
-        { name: 'decodeShare', label: 'Decode', value: formatPercent(decode), hint: `Decode's share of LLM time (1 − prefill). ${basis.title}`, range: rangeNote(decode, PUBLISHED_RANGES.decodeShare, 'percent') },
+        {
+          name: 'prefillShare',
+          label: 'Prefill',
+          value: formatPercent(fp.prefillShare.value),
+          hint: `Prefill's share of LLM time. ${basis.title}`,
+        },
+        {
+          name: 'decodeShare',
+          label: 'Decode',
+          value: formatPercent(decode),
+          hint: `Decode's share of LLM time (1 − prefill). ${basis.title}`,
+          range: rangeNote(decode, PUBLISHED_RANGES.decodeShare, 'percent'),
+        },
       ],
     },
     {
       label: 'Output per call',
       figures: [
-        { name: 'outputPerCallMean', label: 'Mean', value: formatCount(fp.outputPerCall.mean), hint: 'Mean output tokens per call' },
-        { name: 'outputPerCallMedian', label: 'Median', value: formatCount(fp.outputPerCall.median), hint: 'Median output tokens per call' },
+        {
+          name: 'outputPerCallMean',
+          label: 'Mean',
+          value: formatCount(fp.outputPerCall.mean),
+          hint: 'Mean output tokens per call',
+        },
+        {
+          name: 'outputPerCallMedian',
+          label: 'Median',
+          value: formatCount(fp.outputPerCall.median),
+          hint: 'Median output tokens per call',
+        },
       ],
     },
     {
       label: 'Tool vs LLM time',
       figures: [
-        { name: 'toolTime', label: 'Tools', value: formatDuration(toolTimeMs), hint: 'Σ tool call durations (parallel calls add up, so this can exceed wall time)' },
-        { name: 'llmTime', label: 'LLM', value: formatDuration(llmTimeMs), hint: 'Σ LLM call durations as the client measured them' },
-        { name: 'toolTimeShare', label: 'Tools share', value: formatPercent(toolShare), hint: 'Tool time / (tool time + LLM time)' },
+        {
+          name: 'toolTime',
+          label: 'Tools',
+          value: formatDuration(toolTimeMs),
+          hint: 'Σ tool call durations (parallel calls add up, so this can exceed wall time)',
+        },
+        {
+          name: 'llmTime',
+          label: 'LLM',
+          value: formatDuration(llmTimeMs),
+          hint: 'Σ LLM call durations as the client measured them',
+        },
+        {
+          name: 'toolTimeShare',
+          label: 'Tools share',
+          value: formatPercent(toolShare),
+          hint: 'Tool time / (tool time + LLM time)',
+        },
       ],
     },
     {
       label: 'Context',
       figures: [
-        { name: 'contextMean', label: 'Mean', value: formatCount(fp.context.meanTokens), hint: 'Mean prompt size (tokens) over calls' },
+        {
+          name: 'contextMean',
+          label: 'Mean',
+          value: formatCount(fp.context.meanTokens),
+          hint: 'Mean prompt size (tokens) over calls',
+        },
         { name: 'contextMax', label: 'Max', value: formatCount(fp.context.maxTokens), hint: 'Largest prompt (tokens)' },
-        { name: 'growthPerCall', label: 'Growth / call', value: signedCount(fp.context.growthPerCall), hint: 'Mean change of the prompt from one call to the next, compactions left out' },
+        {
+          name: 'growthPerCall',
+          label: 'Growth / call',
+          value: signedCount(fp.context.growthPerCall),
+          hint: 'Mean change of the prompt from one call to the next, compactions left out',
+        },
       ],
     },
   ];
@@ -136,9 +232,15 @@ export function fingerprintDigest(a: AnalysisView): string {
   const tools = Object.keys(fp.tools.byTool).length;
   const compactions = fp.compactions.length;
   const parts = [
-    decode !== null ? `decode ${formatPercent(decode)} of LLM time (${note.position} ${rangeText(PUBLISHED_RANGES.decodeShare, 'percent')}), ${prefillBasis(fp).text}` : null,
+    decode !== null
+      ? `decode ${formatPercent(decode)} of LLM time (${note.position} ${rangeText(PUBLISHED_RANGES.decodeShare, 'percent')}), ${prefillBasis(fp).text}`
+      : null,
     fp.outputPerCall.median !== null ? `output ${formatCount(fp.outputPerCall.median)} per call (median)` : null,
-    toolTimeMs !== null && llmTimeMs !== null ? `tools ${formatDuration(toolTimeMs)} vs LLM ${formatDuration(llmTimeMs)}` : toolTimeMs !== null ? `tool time ${formatDuration(toolTimeMs)}` : null,
+    toolTimeMs !== null && llmTimeMs !== null
+      ? `tools ${formatDuration(toolTimeMs)} vs LLM ${formatDuration(llmTimeMs)}`
+      : toolTimeMs !== null
+        ? `tool time ${formatDuration(toolTimeMs)}`
+        : null,
     fp.context.maxTokens !== null ? `context up to ${formatCount(fp.context.maxTokens)}` : null,
     tools > 0 ? `${tools} ${tools === 1 ? 'tool' : 'tools'}` : null,
     compactions > 0 ? `${compactions} ${compactions === 1 ? 'compaction' : 'compactions'}` : null,
@@ -327,11 +429,36 @@ export const LOOP_COLUMNS = [
   { key: 'target', label: 'Target', numeric: false, hint: 'The file, command or tool the attempts failed on' },
   { key: 'attempts', label: 'Attempts', numeric: true, hint: 'Failed attempts in the loop' },
   { key: 'callsSpanned', label: 'Calls spanned', numeric: true, hint: 'LLM calls from the first attempt to the last' },
-  { key: 'outcome', label: 'Outcome', numeric: false, hint: 'Escaped: a later attempt on the target succeeded; gave up: none did' },
-  { key: 'wastedTokens', label: 'Wasted tokens', numeric: true, hint: 'Output of the calls that made the attempts plus the error text (estimated)' },
-  { key: 'carryForwardTokens', label: 'Carry-forward tokens', numeric: true, hint: 'Error text times the later calls that re-read it (estimated)' },
-  { key: 'wastedUsd', label: 'Wasted $', numeric: true, hint: 'The wasted tokens in dollars: each output at its call’s output price, each error text at the price the next call paid to prefill it' },
-  { key: 'carriedForwardUsd', label: 'Carried $', numeric: true, hint: 'The carry-forward tokens in dollars: each error text at every later call’s price for it' },
+  {
+    key: 'outcome',
+    label: 'Outcome',
+    numeric: false,
+    hint: 'Escaped: a later attempt on the target succeeded; gave up: none did',
+  },
+  {
+    key: 'wastedTokens',
+    label: 'Wasted tokens',
+    numeric: true,
+    hint: 'Output of the calls that made the attempts plus the error text (estimated)',
+  },
+  {
+    key: 'carryForwardTokens',
+    label: 'Carry-forward tokens',
+    numeric: true,
+    hint: 'Error text times the later calls that re-read it (estimated)',
+  },
+  {
+    key: 'wastedUsd',
+    label: 'Wasted $',
+    numeric: true,
+    hint: 'The wasted tokens in dollars: each output at its call’s output price, each error text at the price the next call paid to prefill it',
+  },
+  {
+    key: 'carriedForwardUsd',
+    label: 'Carried $',
+    numeric: true,
+    hint: 'The carry-forward tokens in dollars: each error text at every later call’s price for it',
+  },
 ] as const;
 
 /** A sortable column of the loops table. */
@@ -449,7 +576,8 @@ export function sortLoopRows(rows: readonly LoopRow[], sort: LoopSort | null): L
 
 /** The sort after clicking a column header: a new column starts descending for numbers (largest first) and ascending for text; the same column flips. */
 export function nextLoopSort(current: LoopSort | null, key: LoopSortKey): LoopSort {
-  if (current && current.key === key) return { key, direction: current.direction === 'ascending' ? 'descending' : 'ascending' };
+  if (current && current.key === key)
+    return { key, direction: current.direction === 'ascending' ? 'descending' : 'ascending' };
   const numeric = LOOP_COLUMNS.find((c) => c.key === key)?.numeric ?? false;
   return { key, direction: numeric || key === 'outcome' ? 'descending' : 'ascending' };
 }
@@ -490,7 +618,14 @@ export function loopBands(loops: readonly LoopView[], barCount: number): LoopBan
     const last = Math.min(barCount - 1, l.lastCall);
     if (barCount <= 0 || last < first) return;
     const mark = l.escaped ? '✓' : '✗';
-    bands.push({ loop, x0: first - 0.5, x1: last + 0.5, escaped: l.escaped, label: `${mark} ${l.tool} ×${l.attempts} ${l.escaped ? 'escaped' : 'gave up'}`, shortLabel: `${mark} ×${l.attempts}` });
+    bands.push({
+      loop,
+      x0: first - 0.5,
+      x1: last + 0.5,
+      escaped: l.escaped,
+      label: `${mark} ${l.tool} ×${l.attempts} ${l.escaped ? 'escaped' : 'gave up'}`,
+      shortLabel: `${mark} ×${l.attempts}`,
+    });
   });
   return bands.sort((a, b) => a.x0 - b.x0 || a.loop - b.loop);
 }

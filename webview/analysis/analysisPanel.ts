@@ -38,7 +38,11 @@ export class AnalysisPanel implements InspectorPanel {
       { slot: 'beside-details', element: this.loopsPane },
       { slot: 'below', element: this.fingerprint },
     ];
-    const fingerprintHead = el('summary', { className: 'fp-summary' }, [icon('chevron-right', 'fp-chevron'), el('h2', { text: 'Workload fingerprint' }), this.fingerprintDigest]);
+    const fingerprintHead = el('summary', { className: 'fp-summary' }, [
+      icon('chevron-right', 'fp-chevron'),
+      el('h2', { text: 'Workload fingerprint' }),
+      this.fingerprintDigest,
+    ]);
     this.fingerprint.append(fingerprintHead, this.fingerprintBody);
     this.fingerprint.addEventListener('toggle', () =>
       page.safely('toggle the fingerprint', () => {
@@ -72,7 +76,10 @@ export class AnalysisPanel implements InspectorPanel {
     }
     this.renderFingerprint(head);
     this.renderLoops(head);
-    replaceChildren(this.missLine, missSummary(head, (cause) => this.page.safely('select a cache miss', () => this.selectMiss(cause))));
+    replaceChildren(
+      this.missLine,
+      missSummary(head, (cause) => this.page.safely('select a cache miss', () => this.selectMiss(cause))),
+    );
     this.missLine.hidden = this.missLine.childElementCount === 0;
   }
 
@@ -116,12 +123,15 @@ export class AnalysisPanel implements InspectorPanel {
     this.activeLoop = row.index;
     const head = this.session?.head;
     if (head) this.renderLoops(head);
-    this.loopsPane.querySelector<HTMLButtonElement>(`tbody[data-loop="${row.index}"] [data-action="open-loop"]`)?.focus();
+    this.loopsPane
+      .querySelector<HTMLButtonElement>(`tbody[data-loop="${row.index}"] [data-action="open-loop"]`)
+      ?.focus();
     const body = this.session?.body;
     const loop = body?.analysis.loops[row.index];
     if (loop) this.page.showCalls(loop.firstCall, loop.lastCall);
     this.page.select(clampSelection(row.firstCall, body?.columns.flags.length ?? 0));
-    if (this.page.options.sourceLinks) this.page.host.notify({ type: 'source/revealLine', file: row.fileIndex, line: row.line });
+    if (this.page.options.sourceLinks)
+      this.page.host.notify({ type: 'source/revealLine', file: row.fileIndex, line: row.line });
   }
 
   /** Selects the next call (after the selected one, wrapping) whose cache miss has this cause. */

@@ -139,7 +139,9 @@ export class CompositionChart {
       stackKinds(ctx.kinds)
         .map((kind, d) => {
           const element = chart.getDatasetMeta(d).data[i] as unknown as { y: number; base: number } | undefined;
-          return element && (bars.byKind[kind]?.[i] ?? 0) > 0 ? `${kind}:${element.y.toFixed(2)}:${element.base.toFixed(2)}` : null;
+          return element && (bars.byKind[kind]?.[i] ?? 0) > 0
+            ? `${kind}:${element.y.toFixed(2)}:${element.base.toFixed(2)}`
+            : null;
         })
         .filter((s) => s !== null)
         .join(' '),
@@ -179,8 +181,27 @@ export class CompositionChart {
         maintainAspectRatio: false,
         interaction: { mode: 'index', intersect: false },
         scales: {
-          x: { stacked: true, ticks: { color: p.muted, autoSkip: true, maxRotation: 0, font: { family: p.fontFamily, size: 11 } }, grid: { display: false }, title: { display: true, text: bars.single ? 'call' : `calls (each bar the mean of ${formatCount(bars.size[0]!)})`, color: p.muted } },
-          y: { stacked: true, beginAtZero: true, ticks: { color: p.muted, font: { family: p.fontFamily, size: 11 }, callback: (v) => formatCompact(Number(v)) }, grid: { color: p.grid }, title: { display: true, text: 'input tokens', color: p.muted } },
+          x: {
+            stacked: true,
+            ticks: { color: p.muted, autoSkip: true, maxRotation: 0, font: { family: p.fontFamily, size: 11 } },
+            grid: { display: false },
+            title: {
+              display: true,
+              text: bars.single ? 'call' : `calls (each bar the mean of ${formatCount(bars.size[0]!)})`,
+              color: p.muted,
+            },
+          },
+          y: {
+            stacked: true,
+            beginAtZero: true,
+            ticks: {
+              color: p.muted,
+              font: { family: p.fontFamily, size: 11 },
+              callback: (v) => formatCompact(Number(v)),
+            },
+            grid: { color: p.grid },
+            title: { display: true, text: 'input tokens', color: p.muted },
+          },
         },
         plugins: {
           legend: { display: false },
@@ -223,7 +244,13 @@ export class CompositionChart {
         const last = b.first.length - 1;
         if (s < b.first[0]! || s >= b.first[last]! + b.size[last]!) return;
         const i = Math.min(last, Math.floor((s - b.first[0]!) / b.size[0]!));
-        fillSelectionColumn(chart.ctx, chart.chartArea, chart.scales['x']!.getPixelForValue(i), barStep(chart as unknown as Chart, b.first.length), this.palette);
+        fillSelectionColumn(
+          chart.ctx,
+          chart.chartArea,
+          chart.scales['x']!.getPixelForValue(i),
+          barStep(chart as unknown as Chart, b.first.length),
+          this.palette,
+        );
       },
       afterTooltipDraw: (_chart, { tooltip }) => {
         mirrorTooltip(this.wrapper, tooltip);
@@ -244,7 +271,9 @@ export class CompositionChart {
     const rect = this.canvas.getBoundingClientRect();
     const sideways = Math.abs(e.deltaX) > Math.abs(e.deltaY) || e.shiftKey;
     const span = this.window.hi - this.window.lo;
-    const next = sideways ? panBy(this.window, ((e.shiftKey ? e.deltaY : e.deltaX) / Math.max(1, rect.width)) * span, this.count) : zoomAround(this.window, Math.exp(-e.deltaY * 0.002), this.callAtX(e.clientX - rect.left), this.count);
+    const next = sideways
+      ? panBy(this.window, ((e.shiftKey ? e.deltaY : e.deltaX) / Math.max(1, rect.width)) * span, this.count)
+      : zoomAround(this.window, Math.exp(-e.deltaY * 0.002), this.callAtX(e.clientX - rect.left), this.count);
     this.callbacks.onWindow(next);
   }
 

@@ -25,7 +25,20 @@ export const KIND_WORDS: Readonly<Record<PartKind, string>> = {
  * The chart's stack, bottom up, in the order a call's input is laid out: the unlogged base,
  * then what a compaction left (its summary, what it restored), then the conversation since.
  */
-export const STACK_ORDER: readonly PartKind[] = ['system', 'memory', 'mcpSchemas', 'compactionSummary', 'restored', 'userText', 'injected', 'assistantText', 'thinking', 'toolUse', 'toolResult', 'subagentResult'];
+export const STACK_ORDER: readonly PartKind[] = [
+  'system',
+  'memory',
+  'mcpSchemas',
+  'compactionSummary',
+  'restored',
+  'userText',
+  'injected',
+  'assistantText',
+  'thinking',
+  'toolUse',
+  'toolResult',
+  'subagentResult',
+];
 
 /** A session's kinds in stack order. */
 export function stackKinds(kinds: readonly PartKind[]): PartKind[] {
@@ -109,7 +122,14 @@ export function callAnatomy(ctx: SessionContext, call: number): CallAnatomyView 
     rows.push({ kind, label: KIND_WORDS[kind], tokens, share: 0, estimated: estimated.has(kind) });
   }
   for (const r of rows) r.share = total > 0 ? r.tokens / total : 0;
-  return { call, rows, total, loggedInput: ctx.loggedInput[call] ?? null, inputUsd: ctx.inputUsd[call] ?? null, appended: appendedBy(ctx.appended, call) };
+  return {
+    call,
+    rows,
+    total,
+    loggedInput: ctx.loggedInput[call] ?? null,
+    inputUsd: ctx.inputUsd[call] ?? null,
+    appended: appendedBy(ctx.appended, call),
+  };
 }
 
 /** The parts call `call` appended (the list is in call order: a binary search finds them). */
@@ -128,7 +148,8 @@ export function appendedBy(list: readonly AppendedPart[], call: number): Appende
 
 /** How the parts compare with the logged input, in words: "parts 27,513 · logged 27,539 (−0.1%)". */
 export function inputComparison(view: CallAnatomyView): string {
-  if (view.loggedInput === null || view.loggedInput <= 0) return `parts ${formatCount(view.total)} tokens · the log does not say this call's input`;
+  if (view.loggedInput === null || view.loggedInput <= 0)
+    return `parts ${formatCount(view.total)} tokens · the log does not say this call's input`;
   const diff = (view.total - view.loggedInput) / view.loggedInput;
   const sign = diff > 0 ? '+' : diff < 0 ? '−' : '±';
   return `parts ${formatCount(view.total)} tokens · logged input ${formatCount(view.loggedInput)} (${sign}${(Math.abs(diff) * 100).toFixed(1)}%)`;
@@ -137,8 +158,10 @@ export function inputComparison(view: CallAnatomyView): string {
 /** The tokenizer and its calibration, in words. */
 export function calibrationText(ctx: SessionContext): string {
   const c = ctx.calibration;
-  const how = ctx.content === 'sizes' ? 'from the sizes the log keeps (characters ÷ 4, output tokens)' : `with ${c.tokenizer}`;
-  if (c.comparedCalls === 0 || c.medianAbsError === null) return `Counted ${how}; no call's growth could be compared with the log, so nothing was calibrated.`;
+  const how =
+    ctx.content === 'sizes' ? 'from the sizes the log keeps (characters ÷ 4, output tokens)' : `with ${c.tokenizer}`;
+  if (c.comparedCalls === 0 || c.medianAbsError === null)
+    return `Counted ${how}; no call's growth could be compared with the log, so nothing was calibrated.`;
   return `Counted ${how}, calibrated on ${formatCount(c.comparedCalls)} calls' logged input growth (× ${c.factor.toFixed(2)}, + ${c.perPiece.toFixed(0)} tokens a piece): median error ${formatPercent(c.medianAbsError)} of what a call appended (${formatPercent(c.medianAbsErrorRaw)} before calibration), ${formatPercent(c.medianInputError)} of a call's whole input.`;
 }
 

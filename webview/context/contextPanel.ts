@@ -7,7 +7,15 @@ import type { Palette } from '../shared/palette';
 import { fitAll, zoomAround } from '../timeline/viewWindow';
 import type { ViewWindow } from '../timeline/viewWindow';
 import { CompositionChart, kindColor } from './compositionChart';
-import { callAnatomy, calibrationText, inputComparison, KIND_WORDS, stackKinds, tokensShort, usdShort } from './contextModel';
+import {
+  callAnatomy,
+  calibrationText,
+  inputComparison,
+  KIND_WORDS,
+  stackKinds,
+  tokensShort,
+  usdShort,
+} from './contextModel';
 import './context.css';
 
 /**
@@ -20,14 +28,26 @@ import './context.css';
  */
 export class ContextPanel implements InspectorPanel {
   readonly sections: readonly PanelSection[];
-  private readonly composition = el('section', { className: 'context-composition panel', attrs: { 'aria-label': 'Context composition' } });
+  private readonly composition = el('section', {
+    className: 'context-composition panel',
+    attrs: { 'aria-label': 'Context composition' },
+  });
   private readonly status = el('p', { className: 'muted context-status', attrs: { role: 'status' } });
   private readonly legend = el('div', { className: 'context-legend' });
-  private readonly chartWrap = el('div', { className: 'context-chart-wrap', attrs: { id: 'context-chart', tabindex: '0', role: 'img' } });
+  private readonly chartWrap = el('div', {
+    className: 'context-chart-wrap',
+    attrs: { id: 'context-chart', tabindex: '0', role: 'img' },
+  });
   private readonly canvas = el('canvas', { attrs: { 'aria-hidden': 'true' } });
   private readonly estimateNote = el('p', { className: 'muted context-estimates' });
-  private readonly anatomy = el('section', { className: 'context-anatomy panel', attrs: { 'aria-label': 'The selected call’s context' } });
-  private readonly contributors = el('section', { className: 'context-contributors panel', attrs: { 'aria-label': 'What fills the context' } });
+  private readonly anatomy = el('section', {
+    className: 'context-anatomy panel',
+    attrs: { 'aria-label': 'The selected call’s context' },
+  });
+  private readonly contributors = el('section', {
+    className: 'context-contributors panel',
+    attrs: { 'aria-label': 'What fills the context' },
+  });
   private readonly chart: CompositionChart;
   /** The anatomy of the session shown, for which trace (a read again makes it stale). */
   private shown: { trace: object; sessionId: string; ctx: SessionContext } | null = null;
@@ -45,7 +65,10 @@ export class ContextPanel implements InspectorPanel {
     this.chartWrap.addEventListener('keydown', (e) => page.safely('keyboard', () => this.onKey(e)));
     this.composition.append(
       el('div', { className: 'context-head' }, [el('h2', { text: 'Context composition' }), this.legend]),
-      el('p', { className: 'muted', text: 'What each call’s input holds, by where it came from; the window and the selection are the timeline’s (wheel to zoom, drag to pan, click a call).' }),
+      el('p', {
+        className: 'muted',
+        text: 'What each call’s input holds, by where it came from; the window and the selection are the timeline’s (wheel to zoom, drag to pan, click a call).',
+      }),
       this.status,
       this.chartWrap,
       this.estimateNote,
@@ -138,9 +161,11 @@ export class ContextPanel implements InspectorPanel {
     this.estimateNote.hidden = false;
     this.renderLegend(ctx);
     const estimated = ctx.estimatedKinds.map((k) => KIND_WORDS[k]);
-    this.estimateNote.textContent =
-      `${estimated.length > 0 ? `Estimated, not counted from logged text: ${estimated.join(', ')}. ` : ''}${ctx.content === 'sizes' ? 'This log keeps only sizes: every part is an estimate. ' : ''}${calibrationText(ctx)}`;
-    this.chartWrap.setAttribute('aria-label', `Context composition of ${formatCount(count)} calls: input tokens by source, stacked. Left and Right arrows select a call, plus and minus zoom, 0 fits all.`);
+    this.estimateNote.textContent = `${estimated.length > 0 ? `Estimated, not counted from logged text: ${estimated.join(', ')}. ` : ''}${ctx.content === 'sizes' ? 'This log keeps only sizes: every part is an estimate. ' : ''}${calibrationText(ctx)}`;
+    this.chartWrap.setAttribute(
+      'aria-label',
+      `Context composition of ${formatCount(count)} calls: input tokens by source, stacked. Left and Right arrows select a call, plus and minus zoom, 0 fits all.`,
+    );
     this.chart.show(ctx, this.page.callWindow() ?? fitAll(count));
     this.chart.select(this.selected);
     this.renderAnatomy();
@@ -154,7 +179,10 @@ export class ContextPanel implements InspectorPanel {
       stackKinds(ctx.kinds).map((kind) => {
         const swatch = el('span', { className: 'swatch' });
         swatch.style.backgroundColor = kindColor(kind, this.palette);
-        return el('span', { className: 'legend-item', data: { kind } }, [swatch, el('span', { text: `${KIND_WORDS[kind]}${estimated.has(kind) ? ' (est.)' : ''}` })]);
+        return el('span', { className: 'legend-item', data: { kind } }, [
+          swatch,
+          el('span', { text: `${KIND_WORDS[kind]}${estimated.has(kind) ? ' (est.)' : ''}` }),
+        ]);
       }),
     );
   }
@@ -166,24 +194,37 @@ export class ContextPanel implements InspectorPanel {
     if (!view) return;
     const rows = view.rows.map((r) =>
       el('tr', { data: { kind: r.kind, tokens: String(r.tokens) } }, [
-        el('th', { attrs: { scope: 'row' } }, [el('span', { className: 'kind-cell' }, [el('span', { className: 'swatch', attrs: { 'aria-hidden': 'true' } }), el('span', { text: `${r.label}${r.estimated ? ' (estimated)' : ''}` })])]),
+        el('th', { attrs: { scope: 'row' } }, [
+          el('span', { className: 'kind-cell' }, [
+            el('span', { className: 'swatch', attrs: { 'aria-hidden': 'true' } }),
+            el('span', { text: `${r.label}${r.estimated ? ' (estimated)' : ''}` }),
+          ]),
+        ]),
         el('td', { className: 'num', text: formatCount(r.tokens) }),
         el('td', { className: 'num', text: formatPercent(r.share) }),
       ]),
     );
     for (const row of rows) {
       const swatch = row.querySelector<HTMLElement>('.swatch');
-      if (swatch) swatch.style.backgroundColor = kindColor(row.dataset['kind'] as keyof typeof KIND_WORDS, this.palette);
+      if (swatch)
+        swatch.style.backgroundColor = kindColor(row.dataset['kind'] as keyof typeof KIND_WORDS, this.palette);
     }
     const appended = view.appended.map((p) =>
       el('li', {}, [
         el('span', { className: 'part-label', text: p.label }),
-        el('span', { className: 'muted', text: `: ${tokensShort(p.tokens)} tokens${p.estimated ? ' (estimated)' : ''}, carried for ${formatCount(p.carriedCalls)} call${p.carriedCalls === 1 ? '' : 's'}, ${usdShort(p.usd)}` }),
+        el('span', {
+          className: 'muted',
+          text: `: ${tokensShort(p.tokens)} tokens${p.estimated ? ' (estimated)' : ''}, carried for ${formatCount(p.carriedCalls)} call${p.carriedCalls === 1 ? '' : 's'}, ${usdShort(p.usd)}`,
+        }),
       ]),
     );
     replaceChildren(this.anatomy, [
       el('h3', { text: `Call ${formatCount(view.call + 1)}: what its input holds` }),
-      el('p', { className: 'muted', text: `${inputComparison(view)}${view.inputUsd !== null ? ` · input ${usdShort(view.inputUsd)}` : ''}`, data: { contextFigure: 'call-total' } }),
+      el('p', {
+        className: 'muted',
+        text: `${inputComparison(view)}${view.inputUsd !== null ? ` · input ${usdShort(view.inputUsd)}` : ''}`,
+        data: { contextFigure: 'call-total' },
+      }),
       table('context-call-table', `Call ${view.call + 1}'s input by source`, ['Source', 'Tokens', 'Share'], rows),
       appended.length > 0 ? el('h4', { text: 'Largest parts it appended' }) : null,
       appended.length > 0 ? el('ul', { className: 'context-appended' }, appended) : null,
@@ -194,22 +235,47 @@ export class ContextPanel implements InspectorPanel {
     this.contributors.hidden = false;
     const rows = ctx.contributors.map((c) =>
       el('tr', {}, [
-        el('th', { attrs: { scope: 'row' } }, [el('span', { text: `${c.label}${c.count > 1 ? ` ${formatCount(c.count)} times` : ''}${c.estimated ? ' (estimated)' : ''}` })]),
+        el('th', { attrs: { scope: 'row' } }, [
+          el('span', {
+            text: `${c.label}${c.count > 1 ? ` ${formatCount(c.count)} times` : ''}${c.estimated ? ' (estimated)' : ''}`,
+          }),
+        ]),
         el('td', { className: 'num', text: tokensShort(c.tokens) }),
         el('td', { className: 'num', text: formatCount(c.calls) }),
         el('td', { className: 'num', text: usdShort(c.usd) }),
       ]),
     );
-    const suggestions = ctx.suggestions.map((s) => el('li', {}, [el('span', { text: s.text }), el('p', { className: 'muted how', text: `How: ${s.how}` })]));
-    const totals = ctx.totalUsd === null ? 'No call of this session could be priced.' : `Input dollars ${usdShort(ctx.totalUsd)}: cache reads ${usdShort(ctx.cacheReadUsd)}, writes and uncached ${usdShort(ctx.writeUsd)}. A part’s dollars are its first write, every later cache read and every re-write until a compaction ends it.`;
+    const suggestions = ctx.suggestions.map((s) =>
+      el('li', {}, [el('span', { text: s.text }), el('p', { className: 'muted how', text: `How: ${s.how}` })]),
+    );
+    const totals =
+      ctx.totalUsd === null
+        ? 'No call of this session could be priced.'
+        : `Input dollars ${usdShort(ctx.totalUsd)}: cache reads ${usdShort(ctx.cacheReadUsd)}, writes and uncached ${usdShort(ctx.writeUsd)}. A part’s dollars are its first write, every later cache read and every re-write until a compaction ends it.`;
     replaceChildren(this.contributors, [
       el('h2', { text: 'What fills the context, and what it costs' }),
       el('p', { className: 'muted', text: totals, data: { contextFigure: 'total-usd' } }),
       el('h3', { text: 'Largest contributors' }),
-      table('context-contributors-table', 'Largest contributors to the context', ['Source', 'Tokens', 'Calls carrying it', 'Dollars'], rows),
+      table(
+        'context-contributors-table',
+        'Largest contributors to the context',
+        ['Source', 'Tokens', 'Calls carrying it', 'Dollars'],
+        rows,
+      ),
       el('h3', { text: 'Suggestions' }),
-      suggestions.length > 0 ? el('ul', { className: 'context-suggestions' }, suggestions) : el('p', { className: 'muted', text: 'Nothing here is large or repeated enough to price a change.' }),
-      ctx.notes.length > 0 ? el('details', { className: 'context-notes' }, [el('summary', { text: 'What is estimated, and how' }), el('ul', {}, ctx.notes.map((n) => el('li', { text: n })))]) : null,
+      suggestions.length > 0
+        ? el('ul', { className: 'context-suggestions' }, suggestions)
+        : el('p', { className: 'muted', text: 'Nothing here is large or repeated enough to price a change.' }),
+      ctx.notes.length > 0
+        ? el('details', { className: 'context-notes' }, [
+            el('summary', { text: 'What is estimated, and how' }),
+            el(
+              'ul',
+              {},
+              ctx.notes.map((n) => el('li', { text: n })),
+            ),
+          ])
+        : null,
     ]);
   }
 

@@ -1,11 +1,23 @@
 import type { IdealTtlCurve } from '../../src/core/analysis/idealTtlCache';
 import { TRACELAB_PUBLISHED } from '../../src/core/analysis/idealTtlCache';
-import { FIVE_MINUTES_MS, MAX_CUSTOM_TTL_MIN, MAX_WRITE_MULTIPLE, ONE_HOUR_MS } from '../../src/core/cost/cacheTtlWhatIf';
+import {
+  FIVE_MINUTES_MS,
+  MAX_CUSTOM_TTL_MIN,
+  MAX_WRITE_MULTIPLE,
+  ONE_HOUR_MS,
+} from '../../src/core/cost/cacheTtlWhatIf';
 import type { TtlReplay, TtlWhatIf } from '../../src/core/cost/cacheTtlWhatIf';
 // The panel's own replay is the worker's (TraceService.customTtl); re-exported for the page and its tests.
 export { customReplay, MAX_CUSTOM_TTL_MIN } from '../../src/core/cost/cacheTtlWhatIf';
 export type { CustomTtl } from '../../src/core/cost/cacheTtlWhatIf';
-import { formatCount, formatPercent, formatRatio, formatSignedPercent, formatTtl, formatUsd } from '../../src/core/text/formatNumbers';
+import {
+  formatCount,
+  formatPercent,
+  formatRatio,
+  formatSignedPercent,
+  formatTtl,
+  formatUsd,
+} from '../../src/core/text/formatNumbers';
 
 // The cost panel's figures as strings, pure so unit tests read them without a page: the
 // session's cache TTL replays (5 minutes, 1 hour, a TTL the user types) and the session in
@@ -48,7 +60,9 @@ export interface TtlRow {
 }
 
 function row(key: TtlRow['key'], r: TtlReplay, actualTtlMs: number): TtlRow {
-  const logged = r.ttlMs === actualTtlMs && r.writeLabel === (actualTtlMs === ONE_HOUR_MS ? '1-hour write price' : '5-minute write price');
+  const logged =
+    r.ttlMs === actualTtlMs &&
+    r.writeLabel === (actualTtlMs === ONE_HOUR_MS ? '1-hour write price' : '5-minute write price');
   const n = r.expiredCalls.length;
   return {
     key,
@@ -58,8 +72,18 @@ function row(key: TtlRow['key'], r: TtlReplay, actualTtlMs: number): TtlRow {
     change: r.unavailable ? r.unavailable : logged ? 'as logged' : formatSignedPercent(r.deltaShare),
     expiredCalls: r.expiredCalls,
     expired: `${formatCount(n)} call${n === 1 ? '' : 's'}`,
-    rewrite: n === 0 ? '—' : `${formatCount(r.rewriteTokens)} tokens, ${formatUsd(r.rewriteUsd)} more than reading them`,
-    tone: r.unavailable || r.deltaShare === null ? 'unknown' : logged ? 'logged' : r.deltaShare < 0 ? 'cheaper' : r.deltaShare > 0 ? 'dearer' : 'logged',
+    rewrite:
+      n === 0 ? '—' : `${formatCount(r.rewriteTokens)} tokens, ${formatUsd(r.rewriteUsd)} more than reading them`,
+    tone:
+      r.unavailable || r.deltaShare === null
+        ? 'unknown'
+        : logged
+          ? 'logged'
+          : r.deltaShare < 0
+            ? 'cheaper'
+            : r.deltaShare > 0
+              ? 'dearer'
+              : 'logged',
   };
 }
 
@@ -73,7 +97,12 @@ export function ttlRows(what: TtlWhatIf, custom: TtlReplay | null): TtlRow[] {
 
 /** "Ran with a 5-minute cache (the log's cache writes are 5-minute writes); logged cost $2.05 over 149 priced calls." */
 export function ttlBasisText(what: TtlWhatIf): string {
-  const ran = what.actualTtlMs === FIVE_MINUTES_MS ? '5-minute' : what.actualTtlMs === ONE_HOUR_MS ? '1-hour' : formatTtl(what.actualTtlMs);
+  const ran =
+    what.actualTtlMs === FIVE_MINUTES_MS
+      ? '5-minute'
+      : what.actualTtlMs === ONE_HOUR_MS
+        ? '1-hour'
+        : formatTtl(what.actualTtlMs);
   const unpriced = what.unpricedCalls > 0 ? `; ${formatCount(what.unpricedCalls)} unpriced calls are left out` : '';
   return `Ran with a ${ran} cache (${what.actualTtlBasis}); logged cost ${formatUsd(what.actualUsd)} over ${formatCount(what.pricedCalls)} priced calls${unpriced}.`;
 }
@@ -105,7 +134,10 @@ export function idealRows(curve: IdealTtlCurve): IdealRow[] {
 /** The session's own cache beside the deployed caches TraceLab measured. */
 export function idealSummary(curve: IdealTtlCurve): string {
   const d = TRACELAB_PUBLISHED.deployedAmplification;
-  const effective = curve.effectiveTtlMs === null ? '' : ` It behaves like an ideal cache with a ${formatTtl(curve.effectiveTtlMs)} idle TTL.`;
+  const effective =
+    curve.effectiveTtlMs === null
+      ? ''
+      : ` It behaves like an ideal cache with a ${formatTtl(curve.effectiveTtlMs)} idle TTL.`;
   return (
     `This session's cache served ${formatPercent(curve.realHitRate)} of its prompts (${formatPercent(curve.optimalHitRate)} with no TTL) and prefilled ` +
     `${formatRatio(curve.realAmplification)} the genuinely new tokens; TraceLab measured ≈${published(d.merged)} on deployed caches ` +

@@ -5,7 +5,15 @@ import type { AnalysisView, SessionCostFigures } from '../../src/core/view/trace
 import type { InspectorPanel, PanelContext, PanelSection, PanelSession } from '../inspector/panel';
 import type { PersistedState } from '../inspector/inspectorModel';
 import { el, replaceChildren, table } from '../shared/dom';
-import { DEFAULT_CUSTOM_TTL_MIN, idealRows, idealSummary, parseTtlMinutes, parseWriteMultiple, ttlBasisText, ttlRows } from './costModel';
+import {
+  DEFAULT_CUSTOM_TTL_MIN,
+  idealRows,
+  idealSummary,
+  parseTtlMinutes,
+  parseWriteMultiple,
+  ttlBasisText,
+  ttlRows,
+} from './costModel';
 import type { CustomTtl, TtlRow } from './costModel';
 import './cost.css';
 
@@ -42,7 +50,11 @@ export class CostPanel implements InspectorPanel {
   readonly sections: readonly PanelSection[] = [{ slot: 'below', element: this.element }];
   private readonly minutes = document.createElement('vscode-textfield') as VscodeTextfield;
   private readonly write = document.createElement('vscode-textfield') as VscodeTextfield;
-  private readonly fieldError = el('p', { className: 'field-error', attrs: { 'aria-live': 'polite' }, data: { fieldError: 'ttl' } });
+  private readonly fieldError = el('p', {
+    className: 'field-error',
+    attrs: { 'aria-live': 'polite' },
+    data: { fieldError: 'ttl' },
+  });
   private readonly body = el('div', { className: 'cost-body' });
   private session: CostPanelSession | null = null;
   private custom: CustomTtl = { minutes: DEFAULT_CUSTOM_TTL_MIN, writeMultiple: null };
@@ -76,7 +88,12 @@ export class CostPanel implements InspectorPanel {
   showSession(s: PanelSession | null): void {
     if (!s) return;
     if (!s.body) this.element.hidden = true;
-    else this.render({ callCount: s.body.columns.flags.length, cost: s.intro.cost, idealCache: s.body.analysis.idealCache ?? null });
+    else
+      this.render({
+        callCount: s.body.columns.flags.length,
+        cost: s.intro.cost,
+        idealCache: s.body.analysis.idealCache ?? null,
+      });
   }
 
   /** The TTL the user chose before (from the webview state). */
@@ -113,23 +130,41 @@ export class CostPanel implements InspectorPanel {
     if (!cost) return [el('p', { className: 'muted', text: 'Prices were not loaded for this view.' })];
     const what = cost.ttl;
     const labelled = (field: VscodeTextfield, text: string, unit: string): HTMLElement =>
-      el('div', { className: 'cost-field' }, [el('label', { className: 'control-label', text, attrs: { for: field.id } }), el('div', { className: 'field-row' }, [field, el('span', { className: 'unit muted', text: unit })])]);
+      el('div', { className: 'cost-field' }, [
+        el('label', { className: 'control-label', text, attrs: { for: field.id } }),
+        el('div', { className: 'field-row' }, [field, el('span', { className: 'unit muted', text: unit })]),
+      ]);
     const controls = el('div', { className: 'cost-controls' }, [
       labelled(this.minutes, 'Your TTL', 'min'),
       labelled(this.write, 'Its write price (empty: the provider’s 5-minute or 1-hour price)', '× input'),
       this.fieldError,
     ]);
     if (what.actualUsd === null) {
-      return [el('p', { className: 'muted', data: { ttlSentence: '' }, text: 'The cache TTL what-if needs priced calls, and no call of this session has a price (see Diagnostics, or add one with the agentTrace.prices setting).' })];
+      return [
+        el('p', {
+          className: 'muted',
+          data: { ttlSentence: '' },
+          text: 'The cache TTL what-if needs priced calls, and no call of this session has a price (see Diagnostics, or add one with the agentTrace.prices setting).',
+        }),
+      ];
     }
     // The user's row comes from the worker (it holds the calls); until it answers, the provider's two rows show alone.
-    const known = this.customRow !== null && this.customRow.session === session && this.customRow.custom === this.custom;
+    const known =
+      this.customRow !== null && this.customRow.session === session && this.customRow.custom === this.custom;
     if (!known) this.askReplay(session);
     const rows = ttlRows(what, known ? this.customRow!.replay : null).map((r) => this.ttlRow(r));
     return [
       el('p', { className: 'ttl-sentence', text: what.sentence ?? '', data: { ttlSentence: '' } }),
       el('p', { className: 'muted', text: ttlBasisText(what) }),
-      el('div', { className: 'table-wrap' }, [table('ttl-table', 'The session replayed under other cache TTLs', ['TTL', 'Write price', 'Cost', 'Against the log', 'Found the cache expired', 'Written again'], rows, 2)]),
+      el('div', { className: 'table-wrap' }, [
+        table(
+          'ttl-table',
+          'The session replayed under other cache TTLs',
+          ['TTL', 'Write price', 'Cost', 'Against the log', 'Found the cache expired', 'Written again'],
+          rows,
+          2,
+        ),
+      ]),
       controls,
     ];
   }
@@ -151,17 +186,29 @@ export class CostPanel implements InspectorPanel {
 
   private ttlRow(r: TtlRow): HTMLTableRowElement {
     const listed = r.expiredCalls.slice(0, CALLS_LISTED).map((i) => {
-      const b = el('button', { className: 'link-button call-chip', text: String(i + 1), attrs: { type: 'button' }, title: `Select call ${i + 1}`, data: { call: String(i) } });
+      const b = el('button', {
+        className: 'link-button call-chip',
+        text: String(i + 1),
+        attrs: { type: 'button' },
+        title: `Select call ${i + 1}`,
+        data: { call: String(i) },
+      });
       b.addEventListener('click', () => this.host.pickCall(i));
       return b;
     });
-    const more = r.expiredCalls.length > CALLS_LISTED ? el('span', { className: 'muted', text: `+${r.expiredCalls.length - CALLS_LISTED} more` }) : null;
+    const more =
+      r.expiredCalls.length > CALLS_LISTED
+        ? el('span', { className: 'muted', text: `+${r.expiredCalls.length - CALLS_LISTED} more` })
+        : null;
     return el('tr', { className: `ttl-row tone-${r.tone}`, data: { ttlRow: r.key } }, [
       el('th', { attrs: { scope: 'row' }, text: r.key === 'custom' ? `${r.ttl} (yours)` : r.ttl }),
       el('td', { text: r.writePrice }),
       el('td', { className: 'num', text: r.cost, data: { col: 'cost' } }),
       el('td', { className: 'num', text: r.change, data: { col: 'change' } }),
-      el('td', { className: 'num', data: { col: 'expired', count: String(r.expiredCalls.length) } }, [el('span', { text: r.expired }), ...(listed.length > 0 ? [el('span', { className: 'muted', text: ': ' }), ...listed, more] : [])]),
+      el('td', { className: 'num', data: { col: 'expired', count: String(r.expiredCalls.length) } }, [
+        el('span', { text: r.expired }),
+        ...(listed.length > 0 ? [el('span', { className: 'muted', text: ': ' }), ...listed, more] : []),
+      ]),
       el('td', { className: 'num', text: r.rewrite, data: { col: 'rewrite' } }),
     ]);
   }
@@ -170,7 +217,14 @@ export class CostPanel implements InspectorPanel {
     const curve = session.idealCache;
     if (!curve) return [];
     const heading = el('h3', { text: 'Against TraceLab’s measurements' });
-    if (curve.steps === 0) return [heading, el('p', { className: 'muted', text: 'No call has both a predecessor and a measurable idle gap, so the ideal-cache figures cannot be computed.' })];
+    if (curve.steps === 0)
+      return [
+        heading,
+        el('p', {
+          className: 'muted',
+          text: 'No call has both a predecessor and a measurable idle gap, so the ideal-cache figures cannot be computed.',
+        }),
+      ];
     const rows = idealRows(curve).map((r) =>
       el('tr', { data: { idealRow: r.ttl } }, [
         el('th', { attrs: { scope: 'row' }, text: r.ttl }),
@@ -187,7 +241,12 @@ export class CostPanel implements InspectorPanel {
         text: `An ideal prefix cache whose only flaw is an idle TTL, computed the way TraceLab did on real Claude Code and Codex sessions (uw-syfi/TraceLab, eviction_tradeoff): a call after a gap within the TTL prefills only its new tokens, one after a longer gap its whole prompt. ${curve.steps} of this session's calls count.`,
       }),
       el('div', { className: 'table-wrap' }, [
-        table('ideal-table', 'Ideal cache with an idle TTL, against TraceLab', ['Idle TTL', 'Hit rate', 'TraceLab', 'Prefill amplification', 'TraceLab'], rows),
+        table(
+          'ideal-table',
+          'Ideal cache with an idle TTL, against TraceLab',
+          ['Idle TTL', 'Hit rate', 'TraceLab', 'Prefill amplification', 'TraceLab'],
+          rows,
+        ),
       ]),
       el('p', { className: 'ideal-summary', text: idealSummary(curve), data: { idealSummary: '' } }),
     ];
@@ -201,7 +260,13 @@ export function costPanel(page: PanelContext): InspectorPanel {
     customChanged: (custom) => page.saveState({ costTtl: custom }),
     replayCustom: (custom) => {
       const id = page.sessionId();
-      return id === null ? Promise.resolve(null) : page.host.request('customTtl', { sessionId: id, minutes: custom.minutes, writeMultiple: custom.writeMultiple });
+      return id === null
+        ? Promise.resolve(null)
+        : page.host.request('customTtl', {
+            sessionId: id,
+            minutes: custom.minutes,
+            writeMultiple: custom.writeMultiple,
+          });
     },
     failed: (e) => page.reportError('replay your cache TTL', e),
   });

@@ -74,7 +74,12 @@ export class CallDetails {
    * Shows the selected call of a session (none: a placeholder), or says its row is coming
    * and asks `rows` for it (the page calls again when it lands). Returns the call shown.
    */
-  showSelection(sessionId: string | null, body: SessionBody | null, selected: number | null, rows: RowCache<CallRow> | null): CallRow | null {
+  showSelection(
+    sessionId: string | null,
+    body: SessionBody | null,
+    selected: number | null,
+    rows: RowCache<CallRow> | null,
+  ): CallRow | null {
     const count = body?.columns.flags.length ?? 0;
     if (sessionId === null || !body || selected === null || selected >= count) {
       this.showNone(body ? count : null);
@@ -94,7 +99,10 @@ export class CallDetails {
   /** No call selected: a placeholder when the session has calls, nothing without a body. */
   private showNone(count: number | null): void {
     this.shown = null;
-    replaceChildren(this.element, [el('h2', { text: 'Call details' }), count !== null && count > 0 ? detailsPlaceholder() : null]);
+    replaceChildren(this.element, [
+      el('h2', { text: 'Call details' }),
+      count !== null && count > 0 ? detailsPlaceholder() : null,
+    ]);
     this.element.hidden = count === null || count === 0;
     delete this.element.dataset['waiting'];
   }
@@ -104,7 +112,10 @@ export class CallDetails {
     this.shown = null;
     this.element.hidden = false;
     this.element.dataset['waiting'] = String(index);
-    replaceChildren(this.element, [el('h2', { text: 'Call details' }), el('p', { className: 'muted', text: `Loading call ${formatCount(index + 1)}…`, attrs: { 'aria-busy': 'true' } })]);
+    replaceChildren(this.element, [
+      el('h2', { text: 'Call details' }),
+      el('p', { className: 'muted', text: `Loading call ${formatCount(index + 1)}…`, attrs: { 'aria-busy': 'true' } }),
+    ]);
   }
 
   /** The call whose row the pane waits for (null: none). */
@@ -141,13 +152,22 @@ export class CallDetails {
         {
           revealCall: () => page.reveal(call.index),
           revealTool: (toolId) => {
-            if (page.options.sourceLinks) page.host.notify({ type: 'source/reveal', ref: { sessionId, callIndex: call.index }, toolId });
+            if (page.options.sourceLinks)
+              page.host.notify({ type: 'source/reveal', ref: { sessionId, callIndex: call.index }, toolId });
           },
           toggleTranscript: (open) => page.safely('show the transcript', () => this.toggleTranscript(open)),
-          moreTranscript: () => page.safely('show more of the transcript', () => this.loadTranscript(sessionId, call.index, true)),
+          moreTranscript: () =>
+            page.safely('show more of the transcript', () => this.loadTranscript(sessionId, call.index, true)),
         },
         body.analysis.loops,
-        !page.options.transcript ? null : !this.transcriptOpen ? { kind: 'closed' } : (this.transcripts.get(detailsKey(sessionId, call.index)) ?? { kind: 'loading', maxChars: TRANSCRIPT_CHARS }),
+        !page.options.transcript
+          ? null
+          : !this.transcriptOpen
+            ? { kind: 'closed' }
+            : (this.transcripts.get(detailsKey(sessionId, call.index)) ?? {
+                kind: 'loading',
+                maxChars: TRANSCRIPT_CHARS,
+              }),
       ),
     );
   }
@@ -169,7 +189,8 @@ export class CallDetails {
     if (!more) this.transcripts.set(key, { kind: 'loading', maxChars });
     this.page.host.request('callTranscript', { sessionId, callIndex: index, maxChars }).then(
       (transcript) => this.transcriptArrived(key, { kind: 'loaded', transcript }),
-      (error: unknown) => this.transcriptArrived(key, { kind: 'error', message: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) =>
+        this.transcriptArrived(key, { kind: 'error', message: error instanceof Error ? error.message : String(error) }),
     );
   }
 
@@ -182,7 +203,8 @@ export class CallDetails {
       // Redrawing the pane keeps the reader where they were: the focus goes back to what had it.
       const focusedAction = (document.activeElement as HTMLElement | null)?.dataset?.['action'];
       this.draw();
-      if (state.kind === 'error') this.element.querySelector<HTMLElement>('.transcript')?.replaceChildren(...transcriptErrorNodes(state.message));
+      if (state.kind === 'error')
+        this.element.querySelector<HTMLElement>('.transcript')?.replaceChildren(...transcriptErrorNodes(state.message));
       if (focusedAction) this.element.querySelector<HTMLElement>(`[data-action="${focusedAction}"]`)?.focus();
     });
   }
@@ -200,7 +222,8 @@ export class CallDetails {
       this.details.set(key, { kind: 'loading' });
       this.page.host.request('callDetail', { sessionId, callIndex: index }).then(
         (detail) => this.detailsArrived(key, { kind: 'loaded', detail }),
-        (error: unknown) => this.detailsArrived(key, { kind: 'error', message: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) =>
+          this.detailsArrived(key, { kind: 'error', message: error instanceof Error ? error.message : String(error) }),
       );
     }, DETAILS_DELAY_MS);
   }
@@ -208,7 +231,10 @@ export class CallDetails {
   private detailsArrived(key: string, state: DetailsState): void {
     this.page.safely('show call details', () => {
       // A null result means the host no longer has that call (the file changed meanwhile).
-      const fixed: DetailsState = state.kind === 'loaded' && !state.detail ? { kind: 'error', message: 'the call is no longer in the trace' } : state;
+      const fixed: DetailsState =
+        state.kind === 'loaded' && !state.detail
+          ? { kind: 'error', message: 'the call is no longer in the trace' }
+          : state;
       // Errors are not cached, so selecting the call again retries.
       if (fixed.kind === 'error') this.details.delete(key);
       else this.details.set(key, fixed);
@@ -219,5 +245,11 @@ export class CallDetails {
 
 /** The pane's transcript section after a failed read (the state itself is not kept). */
 function transcriptErrorNodes(message: string): HTMLElement[] {
-  return [el('h4', { text: 'Transcript' }), el('p', { className: 'inline-error', attrs: { role: 'alert' } }, [icon('error'), el('span', { text: `Could not read the transcript: ${message}` })])];
+  return [
+    el('h4', { text: 'Transcript' }),
+    el('p', { className: 'inline-error', attrs: { role: 'alert' } }, [
+      icon('error'),
+      el('span', { text: `Could not read the transcript: ${message}` }),
+    ]),
+  ];
 }

@@ -54,12 +54,31 @@ export class TraceHeaderView {
   ) {
     this.formatPicker.label = 'Format';
     this.formatPicker.id = 'format-picker';
-    this.formatPicker.addEventListener('change', () => page.safely('choose a format', () => this.chooseFormat(this.formatPicker.value)));
+    this.formatPicker.addEventListener('change', () =>
+      page.safely('choose a format', () => this.chooseFormat(this.formatPicker.value)),
+    );
     this.controls.append(sessionControls);
-    if (page.options.formatChoice) this.controls.append(el('div', { className: 'format-control' }, [el('label', { className: 'control-label', text: 'Format', attrs: { for: 'format-picker' } }), this.formatPicker]));
+    if (page.options.formatChoice)
+      this.controls.append(
+        el('div', { className: 'format-control' }, [
+          el('label', { className: 'control-label', text: 'Format', attrs: { for: 'format-picker' } }),
+          this.formatPicker,
+        ]),
+      );
     this.liveBadge.hidden = true;
     this.liveText.hidden = true;
-    this.element.append(el('div', { className: 'title-row' }, [icon('graph', 'title-icon'), this.heading, this.formatBadge, this.liveBadge, this.liveText]), this.evidence, this.limitations, this.controls);
+    this.element.append(
+      el('div', { className: 'title-row' }, [
+        icon('graph', 'title-icon'),
+        this.heading,
+        this.formatBadge,
+        this.liveBadge,
+        this.liveText,
+      ]),
+      this.evidence,
+      this.limitations,
+      this.controls,
+    );
     this.element.hidden = true;
     this.problem.hidden = true;
     this.diagnostics.hidden = true;
@@ -76,7 +95,9 @@ export class TraceHeaderView {
     this.traceTitle.hidden = !h.title;
     this.heading.classList.toggle('has-title', Boolean(h.title));
     this.formatBadge.textContent = h.formatLabel ?? 'unknown format';
-    const evidence = displayText(h.formatChosen ? `Read as ${h.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${h.detection}`);
+    const evidence = displayText(
+      h.formatChosen ? `Read as ${h.formatLabel ?? 'the chosen format'}, as you chose.` : `Detected: ${h.detection}`,
+    );
     this.evidence.textContent = evidence;
     // How the format was detected is a detail (the badge's tooltip; screen readers read it as the badge's description);
     // a format the user chose is said on the page, so a wrong choice shows.
@@ -105,8 +126,12 @@ export class TraceHeaderView {
     this.liveBadge.hidden = left <= 0 || this.element.hidden;
     if (left <= 0) return;
     this.liveBadge.textContent = '● live';
-    this.liveBadge.title = 'This file is being written: new calls are added as they arrive (only the new bytes are read). Your zoom, scroll and selection stay.';
-    this.liveTimer = setTimeout(() => this.page.safely('live badge', () => this.showLive({ grewMsAgo: LIVE_WINDOW_MS })), left);
+    this.liveBadge.title =
+      'This file is being written: new calls are added as they arrive (only the new bytes are read). Your zoom, scroll and selection stay.';
+    this.liveTimer = setTimeout(
+      () => this.page.safely('live badge', () => this.showLive({ grewMsAgo: LIVE_WINDOW_MS })),
+      left,
+    );
   }
 
   /** Says what an append brought (`added` calls, 0: the last call changed). */
@@ -130,7 +155,15 @@ export class TraceHeaderView {
     }
     this.problem.hidden = title === null;
     this.problem.dataset['problem'] = h.problem?.kind ?? (title ? 'no-sessions' : '');
-    replaceChildren(this.problem, title === null ? [] : [icon('error', 'problem-icon'), el('div', {}, [el('h2', { text: title }), el('p', { className: 'problem-message', text })])]);
+    replaceChildren(
+      this.problem,
+      title === null
+        ? []
+        : [
+            icon('error', 'problem-icon'),
+            el('div', {}, [el('h2', { text: title }), el('p', { className: 'problem-message', text })]),
+          ],
+    );
   }
 
   /** Says what the format cannot give, so a missing figure reads as "not in this format", not as zero. */
@@ -142,14 +175,27 @@ export class TraceHeaderView {
         ? []
         : [
             icon('info', 'limitations-icon'),
-            el('div', {}, [el('span', { className: 'limitations-title', text: `What ${h.formatLabel ?? 'this format'} cannot give:` }), el('ul', {}, h.limitations.map((text) => el('li', { text })))]),
+            el('div', {}, [
+              el('span', {
+                className: 'limitations-title',
+                text: `What ${h.formatLabel ?? 'this format'} cannot give:`,
+              }),
+              el(
+                'ul',
+                {},
+                h.limitations.map((text) => el('li', { text })),
+              ),
+            ]),
           ],
     );
   }
 
   private renderFormatPicker(h: TraceHeader): void {
     const auto = h.formatChosen ? 'Detect automatically' : `Detect automatically (${h.formatLabel ?? 'no match'})`;
-    const options: Array<[string, string]> = [['', auto], ...h.formatChoices.map((f): [string, string] => [f.id, f.label])];
+    const options: Array<[string, string]> = [
+      ['', auto],
+      ...h.formatChoices.map((f): [string, string] => [f.id, f.label]),
+    ];
     const current = h.formatChosen && h.format ? h.format : '';
     fillSelect(this.formatPicker, options, current);
   }
@@ -169,7 +215,10 @@ export class TraceHeaderView {
     const rows = diagnosticRows(h.diagnostics);
     const skipped = skippedSummary(h.skippedRecords);
     this.diagnostics.hidden = false;
-    const heading = el('h2', {}, [el('span', { text: 'Diagnostics' }), el('span', { className: 'count-badge', text: String(rows.length) })]);
+    const heading = el('h2', {}, [
+      el('span', { text: 'Diagnostics' }),
+      el('span', { className: 'count-badge', text: String(rows.length) }),
+    ]);
     const list =
       rows.length === 0
         ? el('p', { className: 'muted', text: 'No problems found while reading this trace.' })
@@ -177,17 +226,31 @@ export class TraceHeaderView {
             'ul',
             { className: 'diagnostic-list' },
             rows.map((r) => {
-              const b = el('button', { className: `diagnostic diagnostic-${r.icon}`, attrs: { type: 'button' }, title: `Open ${r.location}`, data: { line: String(r.line) } }, [
-                icon(r.icon === 'error' ? 'error' : r.icon === 'warning' ? 'warning' : 'info', `severity-${r.icon}`),
-                el('span', { className: 'location', text: r.location }),
-                el('span', { className: 'message', text: r.message }),
-              ]);
+              const b = el(
+                'button',
+                {
+                  className: `diagnostic diagnostic-${r.icon}`,
+                  attrs: { type: 'button' },
+                  title: `Open ${r.location}`,
+                  data: { line: String(r.line) },
+                },
+                [
+                  icon(r.icon === 'error' ? 'error' : r.icon === 'warning' ? 'warning' : 'info', `severity-${r.icon}`),
+                  el('span', { className: 'location', text: r.location }),
+                  el('span', { className: 'message', text: r.message }),
+                ],
+              );
               b.addEventListener('click', () => {
-                if (this.page.options.sourceLinks) this.page.host.notify({ type: 'source/revealLine', file: r.fileIndex, line: r.line });
+                if (this.page.options.sourceLinks)
+                  this.page.host.notify({ type: 'source/revealLine', file: r.fileIndex, line: r.line });
               });
               return el('li', {}, [b]);
             }),
           );
-    replaceChildren(this.diagnostics, [heading, list, skipped ? el('p', { className: 'skipped muted', text: skipped, data: { skipped: '' } }) : null]);
+    replaceChildren(this.diagnostics, [
+      heading,
+      list,
+      skipped ? el('p', { className: 'skipped muted', text: skipped, data: { skipped: '' } }) : null,
+    ]);
   }
 }

@@ -61,8 +61,15 @@ export class InspectorApp {
   private readonly panels: readonly InspectorPanel[];
   private readonly sessionBody = el('div', { className: 'session-body' });
   /** The first Tab stop: straight to the timeline, past the pickers and the toolbar. */
-  private readonly skipLink = el('button', { className: 'skip-link', text: 'Skip to the timeline', attrs: { type: 'button' } });
-  private readonly live = el('div', { className: 'visually-hidden', attrs: { 'aria-live': 'polite', 'aria-atomic': 'true', role: 'status' } });
+  private readonly skipLink = el('button', {
+    className: 'skip-link',
+    text: 'Skip to the timeline',
+    attrs: { type: 'button' },
+  });
+  private readonly live = el('div', {
+    className: 'visually-hidden',
+    attrs: { 'aria-live': 'polite', 'aria-atomic': 'true', role: 'status' },
+  });
 
   constructor(
     private readonly root: HTMLElement,
@@ -78,13 +85,24 @@ export class InspectorApp {
       safely,
     });
     this.picker = new SessionPicker({ host, switchSession: (id) => this.switchSession(id, null), safely });
-    this.traceHeader = new TraceHeaderView({ host, options, safely, readingAgain: (text) => this.load.readingAgain(text) }, this.picker.element);
-    this.loader = new SessionLoader(host, safely, () => this.rowsArrived(), (what, e) => this.reportError(what, e));
+    this.traceHeader = new TraceHeaderView(
+      { host, options, safely, readingAgain: (text) => this.load.readingAgain(text) },
+      this.picker.element,
+    );
+    this.loader = new SessionLoader(
+      host,
+      safely,
+      () => this.rowsArrived(),
+      (what, e) => this.reportError(what, e),
+    );
     this.details = new CallDetails({ host, options, reveal: (index) => this.reveal(index), safely });
     const context = this.panelContext();
     this.timeline = new TimelineSection(context);
     this.panels = [this.timeline, ...PANELS.flatMap((make) => make(context) ?? [])];
-    this.viewStore = new ViewStore(host, safely, () => ({ sessionId: this.session?.id ?? null, view: this.timeline.viewState() }));
+    this.viewStore = new ViewStore(host, safely, () => ({
+      sessionId: this.session?.id ?? null,
+      view: this.timeline.viewState(),
+    }));
     this.buildPage();
     watchTheme(() => safely('apply theme', () => this.themeChanged()));
     // The scroll is view state too: VS Code rebuilds a hidden inspector when its tab comes back.
@@ -137,7 +155,10 @@ export class InspectorApp {
     const message = error instanceof Error ? error.message : String(error);
     this.load.showError(what, message);
     try {
-      this.host.notify({ type: 'log/error', message: `${what}: ${error instanceof Error ? (error.stack ?? message) : message}` });
+      this.host.notify({
+        type: 'log/error',
+        message: `${what}: ${error instanceof Error ? (error.stack ?? message) : message}`,
+      });
     } catch {
       // Nothing left to tell: the page already shows the error.
     }
@@ -194,10 +215,17 @@ export class InspectorApp {
    * it. The full figures and the analyses follow.
    */
   private buildPage(): void {
-    const slot = (name: PanelSlot): HTMLElement[] => this.panels.flatMap((p) => p.sections.filter((s) => s.slot === name).map((s) => s.element));
+    const slot = (name: PanelSlot): HTMLElement[] =>
+      this.panels.flatMap((p) => p.sections.filter((s) => s.slot === name).map((s) => s.element));
     this.picker.element.append(...slot('controls'));
     this.timeline.element.append(...slot('chart-notes'), this.live);
-    this.sessionBody.append(...this.summary.top, ...slot('timeline'), el('div', { className: 'lower' }, [this.details.element, ...slot('beside-details')]), this.summary.figures, ...slot('below'));
+    this.sessionBody.append(
+      ...this.summary.top,
+      ...slot('timeline'),
+      el('div', { className: 'lower' }, [this.details.element, ...slot('beside-details')]),
+      this.summary.figures,
+      ...slot('below'),
+    );
     this.sessionBody.hidden = true;
     this.skipLink.addEventListener('click', () =>
       this.safely('skip to the timeline', () => {
@@ -207,7 +235,17 @@ export class InspectorApp {
     );
     this.skipLink.hidden = true;
     const { loading, stopped, resetNote, errorBanner } = this.load;
-    replaceChildren(this.root, [this.skipLink, loading, stopped, resetNote, errorBanner, this.traceHeader.element, this.traceHeader.problem, this.sessionBody, this.traceHeader.diagnostics]);
+    replaceChildren(this.root, [
+      this.skipLink,
+      loading,
+      stopped,
+      resetNote,
+      errorBanner,
+      this.traceHeader.element,
+      this.traceHeader.problem,
+      this.sessionBody,
+      this.traceHeader.diagnostics,
+    ]);
   }
 
   /** Hides every figure of the trace (header, session, diagnostics): shown again by the next read's answer. */
@@ -216,7 +254,13 @@ export class InspectorApp {
     this.sessionBody.hidden = true;
   }
 
-  private init(header: TraceHeader, sessions: SessionPage, intro: SessionIntro | null, settings: InspectorSettings, asked: CallRef | null): void {
+  private init(
+    header: TraceHeader,
+    sessions: SessionPage,
+    intro: SessionIntro | null,
+    settings: InspectorSettings,
+    asked: CallRef | null,
+  ): void {
     const select = asked ?? this.earlySelect;
     this.earlySelect = null;
     const saved: PersistedState = readPersistedState(this.host.getState());
@@ -230,7 +274,8 @@ export class InspectorApp {
     this.renderHeader();
     const wanted = select?.sessionId ?? saved.sessionId ?? null;
     const id = wanted ?? header.defaultSessionId;
-    const call = select && select.sessionId === id ? select.callIndex : saved.sessionId === id ? (saved.callIndex ?? null) : null;
+    const call =
+      select && select.sessionId === id ? select.callIndex : saved.sessionId === id ? (saved.callIndex ?? null) : null;
     if (id === null) {
       this.showSession(null);
       return;
@@ -297,7 +342,13 @@ export class InspectorApp {
    * its analyses and timeline columns, then the call to select. Answers for a session the
    * user has since left are dropped.
    */
-  private openSession(id: string, call: number | null, intro: SessionIntro | null, reveal: boolean, keepView = false): void {
+  private openSession(
+    id: string,
+    call: number | null,
+    intro: SessionIntro | null,
+    reveal: boolean,
+    keepView = false,
+  ): void {
     const same = this.session?.id === id;
     const follow = same && keepView;
     if (!same) this.selected = null;
@@ -331,7 +382,16 @@ export class InspectorApp {
   /** What the panels are told of a session. */
   private panelSession(s: ShownSession, keepView: boolean, storedView: TimelineViewState | null): PanelSession {
     const { intro, body } = s;
-    const head = body ? { summary: intro.summary, compactions: intro.compactions, events: intro.events, subagents: intro.subagents, analysis: body.analysis, cost: intro.cost } : null;
+    const head = body
+      ? {
+          summary: intro.summary,
+          compactions: intro.compactions,
+          events: intro.events,
+          subagents: intro.subagents,
+          analysis: body.analysis,
+          cost: intro.cost,
+        }
+      : null;
     return { id: s.id, intro, body, head, header: this.header!, trace: this.traceKey, keepView, storedView };
   }
 
@@ -382,7 +442,8 @@ export class InspectorApp {
     for (const panel of this.panels) panel.rowsArrived?.();
     if (this.session?.body && this.selected !== null && this.loader.rows?.get(this.selected)) {
       // A row arriving never moves the view: the selection was brought into view when it was made.
-      if (this.details.waitingFor() === this.selected) this.renderSelection(this.pendingAnnouncement?.call === this.selected, true);
+      if (this.details.waitingFor() === this.selected)
+        this.renderSelection(this.pendingAnnouncement?.call === this.selected, true);
     }
   }
 
@@ -431,7 +492,9 @@ export class InspectorApp {
     const call = this.details.showSelection(this.session?.id ?? null, body, this.selected, this.loader.rows);
     const pending = this.pendingAnnouncement;
     if (call && body && announce && pending && pending.call === call.index) {
-      this.announce(`${pending.prefix ? `${pending.prefix} ` : ''}${selectionAnnouncement(call, body.columns.flags.length, body.analysis.loops)}`);
+      this.announce(
+        `${pending.prefix ? `${pending.prefix} ` : ''}${selectionAnnouncement(call, body.columns.flags.length, body.analysis.loops)}`,
+      );
       this.pendingAnnouncement = null;
     }
   }

@@ -11,7 +11,11 @@ export type RequestResult<M extends keyof WebviewRequests> = WebviewRequests[M][
 export interface InspectorHost {
   notify(message: WebviewNotification): void;
   /** Asks the host (`timeoutMs` for answers that take long on big traces). */
-  request<M extends keyof WebviewRequests>(method: M, params: RequestParams<M>, options?: { timeoutMs?: number }): Promise<RequestResult<M>>;
+  request<M extends keyof WebviewRequests>(
+    method: M,
+    params: RequestParams<M>,
+    options?: { timeoutMs?: number },
+  ): Promise<RequestResult<M>>;
   getState(): unknown;
   setState(state: unknown): void;
 }
@@ -33,7 +37,12 @@ export interface InspectorOptions {
 }
 
 /** The inspector in VS Code: every part on. */
-export const INSPECTOR_IN_VSCODE: InspectorOptions = { whatIf: true, formatChoice: true, sourceLinks: true, transcript: true };
+export const INSPECTOR_IN_VSCODE: InspectorOptions = {
+  whatIf: true,
+  formatChoice: true,
+  sourceLinks: true,
+  transcript: true,
+};
 
 /** A session's analyses can take a while on a million calls: wait for them this long. */
 export const BODY_TIMEOUT_MS = 10 * 60_000;
@@ -46,6 +55,12 @@ export function readPalette(): Palette {
 
 /** Calls `changed` when VS Code changes the theme (it swaps the body's class and theme attributes, and rewrites the variables on <html>). */
 export function watchTheme(changed: () => void): void {
-  new MutationObserver(changed).observe(document.body, { attributes: true, attributeFilter: ['class', 'data-vscode-theme-kind', 'data-vscode-theme-id'] });
-  new MutationObserver(changed).observe(document.documentElement, { attributes: true, attributeFilter: ['style', 'class'] });
+  new MutationObserver(changed).observe(document.body, {
+    attributes: true,
+    attributeFilter: ['class', 'data-vscode-theme-kind', 'data-vscode-theme-id'],
+  });
+  new MutationObserver(changed).observe(document.documentElement, {
+    attributes: true,
+    attributeFilter: ['style', 'class'],
+  });
 }

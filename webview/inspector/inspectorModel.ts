@@ -11,27 +11,66 @@ import type { BarView } from '../timeline/timelineModel';
 import type { CustomTtl } from '../cost/costModel';
 
 /** The summary strip of a session, formatted; unknown figures read "unknown", never 0. The ratios carry their published ranges. */
-export function summaryFigures(s: SessionSummary, analysis?: AnalysisView, cost?: SessionCostFigures | null, whole?: WholeTraceCost | null): FigureGroup[] {
+export function summaryFigures(
+  s: SessionSummary,
+  analysis?: AnalysisView,
+  cost?: SessionCostFigures | null,
+  whole?: WholeTraceCost | null,
+): FigureGroup[] {
   const t = s.tokens;
   return [
     {
       label: 'Activity',
       figures: [
-        { name: 'llmCalls', label: 'LLM calls', value: formatCount(s.llmCalls), hint: 'Requests to the model in this session' },
+        {
+          name: 'llmCalls',
+          label: 'LLM calls',
+          value: formatCount(s.llmCalls),
+          hint: 'Requests to the model in this session',
+        },
         { name: 'userTurns', label: 'User turns', value: formatCount(s.userTurns), hint: 'Prompts typed by the user' },
         ...otherInputsFigure(s),
-        ...(s.apiErrors > 0 ? [{ name: 'apiErrors', label: 'API errors', value: formatCount(s.apiErrors), hint: 'Requests that failed (rate limits, overload) and were retried or given up; marked on the timeline and listed under Diagnostics' }] : []),
-        { name: 'toolCalls', label: 'Tool calls', value: toolCallsValue(s), hint: 'Tool calls the model made, how many failed, and how many of those the user denied (a permission prompt answered no)' },
+        ...(s.apiErrors > 0
+          ? [
+              {
+                name: 'apiErrors',
+                label: 'API errors',
+                value: formatCount(s.apiErrors),
+                hint: 'Requests that failed (rate limits, overload) and were retried or given up; marked on the timeline and listed under Diagnostics',
+              },
+            ]
+          : []),
+        {
+          name: 'toolCalls',
+          label: 'Tool calls',
+          value: toolCallsValue(s),
+          hint: 'Tool calls the model made, how many failed, and how many of those the user denied (a permission prompt answered no)',
+        },
       ],
     },
     {
       label: 'Tokens',
       figures: [
         { name: 'input', label: 'Input', value: formatCount(t.input), hint: 'Σ prompt tokens: cached + appended' },
-        { name: 'cached', label: 'Cached', value: formatCount(t.cached), hint: 'Σ prompt tokens served from the prefix cache' },
-        { name: 'appended', label: 'Appended', value: formatCount(t.appended), hint: 'Σ prompt tokens that needed prefill' },
+        {
+          name: 'cached',
+          label: 'Cached',
+          value: formatCount(t.cached),
+          hint: 'Σ prompt tokens served from the prefix cache',
+        },
+        {
+          name: 'appended',
+          label: 'Appended',
+          value: formatCount(t.appended),
+          hint: 'Σ prompt tokens that needed prefill',
+        },
         { name: 'output', label: 'Output', value: formatCount(t.output), hint: 'Σ generated tokens' },
-        { name: 'cacheWrite', label: 'Cache write', value: formatCount(t.cacheWrite), hint: 'Σ tokens written to the provider cache' },
+        {
+          name: 'cacheWrite',
+          label: 'Cache write',
+          value: formatCount(t.cacheWrite),
+          hint: 'Σ tokens written to the provider cache',
+        },
         ...unattributedFigure(s),
       ],
     },
@@ -78,10 +117,24 @@ export interface KeyFigure {
  */
 export function keyFigures(s: SessionSummary, cost: SessionCostFigures | null | undefined): KeyFigure[] {
   const c = cost?.summary ?? null;
-  const costValue = !c ? 'no prices' : `${formatUsd(c.totalUsd)}${c.unpricedCalls > 0 ? ` + ${formatCount(c.unpricedCalls)} unpriced` : ''}`;
+  const costValue = !c
+    ? 'no prices'
+    : `${formatUsd(c.totalUsd)}${c.unpricedCalls > 0 ? ` + ${formatCount(c.unpricedCalls)} unpriced` : ''}`;
   return [
-    { name: 'cost', label: 'Cost', value: costValue, hint: c ? 'This session at its models\u2019 prices (the Cost figures below split it by kind and model)' : 'No price was found for this session\u2019s models (agentTrace.prices adds your own)' },
-    { name: 'cacheHitRate', label: 'Cache hit rate', value: formatPercent(s.cacheHitRate), hint: 'Σ cached / Σ input tokens: the share of prompt tokens served from the prefix cache' },
+    {
+      name: 'cost',
+      label: 'Cost',
+      value: costValue,
+      hint: c
+        ? 'This session at its models\u2019 prices (the Cost figures below split it by kind and model)'
+        : 'No price was found for this session\u2019s models (agentTrace.prices adds your own)',
+    },
+    {
+      name: 'cacheHitRate',
+      label: 'Cache hit rate',
+      value: formatPercent(s.cacheHitRate),
+      hint: 'Σ cached / Σ input tokens: the share of prompt tokens served from the prefix cache',
+    },
     {
       name: 'failedToolCalls',
       label: 'Failed tool calls',
@@ -98,8 +151,17 @@ function otherInputsFigure(s: SessionSummary): Figure[] {
   const kinds = OTHER_INPUT_KINDS.filter((k) => other[k] > 0);
   if (kinds.length === 0) return [];
   const total = kinds.reduce((n, k) => n + other[k], 0);
-  const parts = kinds.map((k) => `${formatCount(other[k])} ${OTHER_INPUT_LABELS[k][other[k] === 1 ? 0 : 1]}`).join(', ');
-  return [{ name: 'otherInputs', label: 'Not typed', value: `${formatCount(total)} (${parts})`, hint: 'User-role records the agent wrote itself, by kind: not counted as user turns' }];
+  const parts = kinds
+    .map((k) => `${formatCount(other[k])} ${OTHER_INPUT_LABELS[k][other[k] === 1 ? 0 : 1]}`)
+    .join(', ');
+  return [
+    {
+      name: 'otherInputs',
+      label: 'Not typed',
+      value: `${formatCount(total)} (${parts})`,
+      hint: 'User-role records the agent wrote itself, by kind: not counted as user turns',
+    },
+  ];
 }
 
 /** Models shown by name in the summary; the rest are summed into one figure. */
@@ -112,7 +174,10 @@ export interface WholeTraceCost {
 }
 
 /** The whole trace's cost when the session is a main thread and the trace holds more sessions. */
-export function wholeTraceCost(trace: { cost: CostSummary | null; sessionCount: number }, summary: SessionSummary): WholeTraceCost | null {
+export function wholeTraceCost(
+  trace: { cost: CostSummary | null; sessionCount: number },
+  summary: SessionSummary,
+): WholeTraceCost | null {
   if (!trace.cost || trace.sessionCount < 2 || summary.role !== 'main') return null;
   return { summary: trace.cost, sessions: trace.sessionCount };
 }
@@ -133,12 +198,46 @@ export function costGroups(cost: SessionCostFigures, whole: WholeTraceCost | nul
         value: `${formatUsd(c.totalUsd)}${unpriced}`,
         hint: `Σ over the ${formatCount(c.pricedCalls)} priced calls, each at its own date, tier and rates${c.unpricedCalls > 0 ? `; ${formatCount(c.unpricedCalls)} calls have no price and are not in it (see Diagnostics)` : ''}. Prices: ${c.priceSource}`,
       },
-      { name: 'costInput', label: 'Uncached input', value: kind(k.input), hint: 'Prompt tokens neither read from nor written to the cache, at the input price' },
-      { name: 'costCacheRead', label: 'Cache read', value: kind(k.cacheRead), hint: 'Cached tokens, at the cache-read price' },
-      { name: 'costCacheWrite5m', label: 'Write 5 min', value: kind(k.cacheWrite5m), hint: 'Tokens written to the cache for 5 minutes, at that write price (writes without a TTL split count here)' },
-      { name: 'costCacheWrite1h', label: 'Write 1 h', value: kind(k.cacheWrite1h), hint: 'Tokens written to the cache for 1 hour, at that (higher) write price' },
-      { name: 'costOutput', label: 'Output', value: kind(k.output), hint: 'Generated tokens, reasoning included, at the output price' },
-      ...(k.gpuTime > 0 ? [{ name: 'costGpuTime', label: 'GPU time', value: formatUsd(k.gpuTime), hint: 'Self-hosted calls priced per GPU-hour (agentTrace.prices)' }] : []),
+      {
+        name: 'costInput',
+        label: 'Uncached input',
+        value: kind(k.input),
+        hint: 'Prompt tokens neither read from nor written to the cache, at the input price',
+      },
+      {
+        name: 'costCacheRead',
+        label: 'Cache read',
+        value: kind(k.cacheRead),
+        hint: 'Cached tokens, at the cache-read price',
+      },
+      {
+        name: 'costCacheWrite5m',
+        label: 'Write 5 min',
+        value: kind(k.cacheWrite5m),
+        hint: 'Tokens written to the cache for 5 minutes, at that write price (writes without a TTL split count here)',
+      },
+      {
+        name: 'costCacheWrite1h',
+        label: 'Write 1 h',
+        value: kind(k.cacheWrite1h),
+        hint: 'Tokens written to the cache for 1 hour, at that (higher) write price',
+      },
+      {
+        name: 'costOutput',
+        label: 'Output',
+        value: kind(k.output),
+        hint: 'Generated tokens, reasoning included, at the output price',
+      },
+      ...(k.gpuTime > 0
+        ? [
+            {
+              name: 'costGpuTime',
+              label: 'GPU time',
+              value: formatUsd(k.gpuTime),
+              hint: 'Self-hosted calls priced per GPU-hour (agentTrace.prices)',
+            },
+          ]
+        : []),
       ...(whole
         ? [
             {
@@ -149,7 +248,16 @@ export function costGroups(cost: SessionCostFigures, whole: WholeTraceCost | nul
             },
           ]
         : []),
-      ...(cost.reportedUsd !== null ? [{ name: 'costReported', label: 'Agent reported', value: formatUsd(cost.reportedUsd), hint: 'The cost the agent itself logged for the session, beside ours' }] : []),
+      ...(cost.reportedUsd !== null
+        ? [
+            {
+              name: 'costReported',
+              label: 'Agent reported',
+              value: formatUsd(cost.reportedUsd),
+              hint: 'The cost the agent itself logged for the session, beside ours',
+            },
+          ]
+        : []),
     ],
   };
   const models = Object.entries(c.byModel).sort((a, b) => (b[1].usd ?? -1) - (a[1].usd ?? -1));
@@ -166,7 +274,16 @@ export function costGroups(cost: SessionCostFigures, whole: WholeTraceCost | nul
         value: `${formatUsd(m.usd)}${m.unpricedCalls > 0 && m.usd !== null ? ` + ${formatCount(m.unpricedCalls)} unpriced` : ''}`,
         hint: `${formatCount(m.calls)} calls${m.unpricedCalls > 0 ? `, ${formatCount(m.unpricedCalls)} without a price` : ''}`,
       })),
-      ...(rest.length > 0 ? [{ name: 'costModelRest', label: `${rest.length} more models`, value: formatUsd(restUsd), hint: rest.map(([m]) => m).join(', ') }] : []),
+      ...(rest.length > 0
+        ? [
+            {
+              name: 'costModelRest',
+              label: `${rest.length} more models`,
+              value: formatUsd(restUsd),
+              hint: rest.map(([m]) => m).join(', '),
+            },
+          ]
+        : []),
     ],
   };
   return [byKind, byModel];
@@ -219,11 +336,16 @@ export function diagnosticRows(diagnostics: readonly DiagnosticView[]): Diagnost
 
 /** Record types skipped on purpose, largest first: "Skipped 1,140 progress, 20 file-history-snapshot". Null when none. */
 export function skippedSummary(skipped: Record<string, number>, shown = 4): string | null {
-  const entries = Object.entries(skipped).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const entries = Object.entries(skipped)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   if (entries.length === 0) return null;
   const parts = entries.slice(0, shown).map(([type, n]) => `${formatCount(n)} ${type}`);
   const rest = entries.slice(shown);
-  if (rest.length > 0) parts.push(`${formatCount(rest.reduce((a, [, n]) => a + n, 0))} of ${rest.length} other ${rest.length === 1 ? 'type' : 'types'}`);
+  if (rest.length > 0)
+    parts.push(
+      `${formatCount(rest.reduce((a, [, n]) => a + n, 0))} of ${rest.length} other ${rest.length === 1 ? 'type' : 'types'}`,
+    );
   return `Skipped ${parts.join(', ')}`;
 }
 
@@ -277,7 +399,8 @@ export function readViewState(raw: unknown): TimelineViewState | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const v = raw as Record<string, unknown>;
   const { sessionId, filter, lo, hi } = v;
-  if (typeof sessionId !== 'string' || typeof filter !== 'string' || typeof lo !== 'number' || typeof hi !== 'number') return null;
+  if (typeof sessionId !== 'string' || typeof filter !== 'string' || typeof lo !== 'number' || typeof hi !== 'number')
+    return null;
   if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi <= lo) return null;
   return { sessionId, filter, lo, hi };
 }
@@ -288,7 +411,11 @@ export function readPersistedState(raw: unknown): PersistedState {
   const r = raw as Record<string, unknown>;
   const out: PersistedState = {};
   if (typeof r['sessionId'] === 'string') out.sessionId = r['sessionId'];
-  if (r['callIndex'] === null || (typeof r['callIndex'] === 'number' && Number.isInteger(r['callIndex']) && r['callIndex'] >= 0)) out.callIndex = r['callIndex'];
+  if (
+    r['callIndex'] === null ||
+    (typeof r['callIndex'] === 'number' && Number.isInteger(r['callIndex']) && r['callIndex'] >= 0)
+  )
+    out.callIndex = r['callIndex'];
   if (typeof r['showCached'] === 'boolean') out.showCached = r['showCached'];
   if (typeof r['fingerprintOpen'] === 'boolean') out.fingerprintOpen = r['fingerprintOpen'];
   if (typeof r['transcriptOpen'] === 'boolean') out.transcriptOpen = r['transcriptOpen'];
@@ -296,12 +423,19 @@ export function readPersistedState(raw: unknown): PersistedState {
   if (typeof r['whatIf'] === 'object' && r['whatIf'] !== null) out.whatIf = r['whatIf'];
   if (r['barView'] === 'tokens' || r['barView'] === 'cost') out.barView = r['barView'];
   const ttl = r['costTtl'] as Record<string, unknown> | null | undefined;
-  if (typeof ttl === 'object' && ttl !== null && typeof ttl['minutes'] === 'number' && ttl['minutes'] > 0 && (ttl['writeMultiple'] === null || (typeof ttl['writeMultiple'] === 'number' && ttl['writeMultiple'] >= 0))) {
+  if (
+    typeof ttl === 'object' &&
+    ttl !== null &&
+    typeof ttl['minutes'] === 'number' &&
+    ttl['minutes'] > 0 &&
+    (ttl['writeMultiple'] === null || (typeof ttl['writeMultiple'] === 'number' && ttl['writeMultiple'] >= 0))
+  ) {
     out.costTtl = { minutes: ttl['minutes'], writeMultiple: ttl['writeMultiple'] as number | null };
   }
   const view = readViewState(r['view']);
   if (view) out.view = view;
-  if (typeof r['scrollY'] === 'number' && Number.isFinite(r['scrollY']) && r['scrollY'] >= 0) out.scrollY = r['scrollY'];
+  if (typeof r['scrollY'] === 'number' && Number.isFinite(r['scrollY']) && r['scrollY'] >= 0)
+    out.scrollY = r['scrollY'];
   if (r['loopSort'] === null) out.loopSort = null;
   else if (readLoopSort(r['loopSort'])) out.loopSort = readLoopSort(r['loopSort']);
   return out;

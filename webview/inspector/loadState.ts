@@ -35,10 +35,16 @@ export class LoadState {
     private readonly root: HTMLElement,
     private readonly host: LoadStateHost,
   ) {
-    this.cancelButton = linkButton('Cancel', () => host.safely('cancel', () => this.cancel()), { data: { action: 'cancel-load' }, title: 'Stop reading this file' });
+    this.cancelButton = linkButton('Cancel', () => host.safely('cancel', () => this.cancel()), {
+      data: { action: 'cancel-load' },
+      title: 'Stop reading this file',
+    });
     this.progressBar.setAttribute('aria-label', 'Reading trace');
     this.progressBar.indeterminate = true;
-    this.loading.append(this.progressBar, el('div', { className: 'progress-row' }, [this.progressLabel, this.cancelButton]));
+    this.loading.append(
+      this.progressBar,
+      el('div', { className: 'progress-row' }, [this.progressLabel, this.cancelButton]),
+    );
     this.errorBanner.hidden = true;
     this.stopped.hidden = true;
     this.resetNote.hidden = true;
@@ -81,8 +87,20 @@ export class LoadState {
         }),
       );
     }
-    lines.push(el('p', {}, [overSizeLimit ? retry('Open anyway', true, 'open-anyway') : retry(reason === 'cancelled' ? 'Read the file again' : 'Try again', false, 'retry-load')]));
-    replaceChildren(this.stopped, [icon(reason === 'cancelled' ? 'circle-slash' : 'error', 'problem-icon'), el('div', {}, [el('h2', { text: reason === 'cancelled' ? 'Reading was cancelled' : "This trace can't be shown" }), ...lines])]);
+    lines.push(
+      el('p', {}, [
+        overSizeLimit
+          ? retry('Open anyway', true, 'open-anyway')
+          : retry(reason === 'cancelled' ? 'Read the file again' : 'Try again', false, 'retry-load'),
+      ]),
+    );
+    replaceChildren(this.stopped, [
+      icon(reason === 'cancelled' ? 'circle-slash' : 'error', 'problem-icon'),
+      el('div', {}, [
+        el('h2', { text: reason === 'cancelled' ? 'Reading was cancelled' : "This trace can't be shown" }),
+        ...lines,
+      ]),
+    ]);
     this.stopped.dataset['reason'] = reason;
     this.stopped.hidden = false;
   }
@@ -103,7 +121,8 @@ export class LoadState {
     this.resetNote.textContent = displayText(message);
     this.resetNote.dataset['reset'] = reason;
     this.resetNote.hidden = false;
-    this.progressLabel.textContent = reason === 'deleted' ? 'Looking for the file…' : 'Reading the file again from the start…';
+    this.progressLabel.textContent =
+      reason === 'deleted' ? 'Looking for the file…' : 'Reading the file again from the start…';
     this.progressBar.indeterminate = true;
     this.cancelButton.hidden = true;
     this.stopped.hidden = true;
@@ -126,7 +145,10 @@ export class LoadState {
 
   /** A request the host refused or could not carry out: said at the top of the panel, which keeps showing the trace. */
   showHostError(message: string): void {
-    replaceChildren(this.errorBanner, [icon('warning'), el('span', { text: `The extension could not do that: ${message}` })]);
+    replaceChildren(this.errorBanner, [
+      icon('warning'),
+      el('span', { text: `The extension could not do that: ${message}` }),
+    ]);
     this.errorBanner.hidden = false;
     // How many answers of this kind came, for tests and for anyone inspecting the page.
     this.errorBanner.dataset['hostErrors'] = String(Number(this.errorBanner.dataset['hostErrors'] ?? '0') + 1);
@@ -134,7 +156,10 @@ export class LoadState {
 
   /** A failure of the page itself. */
   showError(what: string, message: string): void {
-    replaceChildren(this.errorBanner, [icon('error'), el('span', { text: `Something went wrong (${what}): ${message}` })]);
+    replaceChildren(this.errorBanner, [
+      icon('error'),
+      el('span', { text: `Something went wrong (${what}): ${message}` }),
+    ]);
     this.errorBanner.hidden = false;
     this.root.setAttribute('aria-busy', 'false');
   }

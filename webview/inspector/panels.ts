@@ -10,10 +10,4 @@ import type { PanelFactory } from './panel';
  * a call is brought into view), in the order their sections appear within each slot.
  * Adding a panel: its folder, and its factory here (CONTRIBUTING.md, "Adding a panel").
  */
-export const PANELS: readonly PanelFactory[] = [
-  analysisPanel,
-  costPanel,
-  contextPanel,
-  whatIfPanel,
-  callsTablesPanel,
-];
+export const PANELS: readonly PanelFactory[] = [analysisPanel, costPanel, contextPanel, whatIfPanel, callsTablesPanel];

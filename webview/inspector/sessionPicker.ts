@@ -45,17 +45,27 @@ export class SessionPicker {
     // The combobox inside the select's shadow root takes its accessible name from `label`, not from the host's aria-label.
     this.picker.label = 'Session';
     this.picker.id = 'session-picker';
-    this.picker.addEventListener('change', () => page.safely('switch session', () => page.switchSession(this.picker.value)));
+    this.picker.addEventListener('change', () =>
+      page.safely('switch session', () => page.switchSession(this.picker.value)),
+    );
     this.find.placeholder = 'Find a session';
     this.find.label = 'Find a session by id or title';
     this.find.id = 'session-find';
     this.find.addEventListener('input', () =>
       page.safely('find a session', () => {
         clearTimeout(this.timer);
-        this.timer = setTimeout(() => page.safely('find a session', () => void this.findSessions(this.find.value)), 250);
+        this.timer = setTimeout(
+          () => page.safely('find a session', () => void this.findSessions(this.find.value)),
+          250,
+        );
       }),
     );
-    this.element.append(el('label', { className: 'control-label', text: 'Session', attrs: { for: 'session-picker' } }), this.picker, this.find, this.note);
+    this.element.append(
+      el('label', { className: 'control-label', text: 'Session', attrs: { for: 'session-picker' } }),
+      this.picker,
+      this.find,
+      this.note,
+    );
   }
 
   /** The trace's header and first page of sessions (a new or grown trace). */
@@ -72,7 +82,12 @@ export class SessionPicker {
     const entries: SessionEntry[] = [...this.sessions.entries];
     const id = current?.id ?? null;
     // The session shown is always in the list, found or not.
-    if (current && !entries.some((e) => e.id === current.id)) entries.unshift({ id: current.id, label: `${current.role === 'main' ? 'main session' : 'sub-agent'} ${current.id}`, depth: 0 });
+    if (current && !entries.some((e) => e.id === current.id))
+      entries.unshift({
+        id: current.id,
+        label: `${current.role === 'main' ? 'main session' : 'sub-agent'} ${current.id}`,
+        depth: 0,
+      });
     this.element.hidden = h.sessionCount === 0;
     replaceChildren(
       this.picker,
@@ -100,7 +115,11 @@ export class SessionPicker {
 
   private async findSessions(query: string): Promise<void> {
     this.query = query.trim();
-    const page = await this.page.host.request('sessionList', { query: this.query, offset: 0, limit: SESSION_PAGE_SIZE });
+    const page = await this.page.host.request('sessionList', {
+      query: this.query,
+      offset: 0,
+      limit: SESSION_PAGE_SIZE,
+    });
     if (query.trim() !== this.query) return;
     this.sessions = page;
     this.render(this.current);

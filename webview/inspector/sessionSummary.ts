@@ -17,7 +17,10 @@ export class SessionSummaryView {
   readonly figures = el('section', { className: 'summary', attrs: { 'aria-label': 'Session summary' } });
   private readonly meta = el('p', { className: 'session-meta muted' });
   /** Cost, cache hit rate and failed tool calls: on the first screen, above the timeline. */
-  private readonly keyFigures = el('dl', { className: 'key-figures', attrs: { 'aria-label': 'Key figures of the session' } });
+  private readonly keyFigures = el('dl', {
+    className: 'key-figures',
+    attrs: { 'aria-label': 'Key figures of the session' },
+  });
   private readonly tokensNote = el('p', { className: 'tokens-note', attrs: { role: 'note' } });
 
   constructor() {
@@ -33,10 +36,18 @@ export class SessionSummaryView {
   render(header: TraceHeader | null, intro: SessionIntro, body: SessionBody | null): void {
     const summary = intro.summary;
     const whole = header ? wholeTraceCost(header, summary) : null;
-    replaceChildren(this.figures, summaryFigures(summary, body?.analysis, intro.cost, whole).map((g) => figureGroup(g, 'h2')));
+    replaceChildren(
+      this.figures,
+      summaryFigures(summary, body?.analysis, intro.cost, whole).map((g) => figureGroup(g, 'h2')),
+    );
     replaceChildren(
       this.keyFigures,
-      keyFigures(summary, intro.cost).map((f) => el('div', { className: 'key-figure', title: f.hint }, [el('dt', { text: f.label }), el('dd', { text: f.value, className: f.value === 'unknown' ? 'unknown' : '', data: { keyFigure: f.name } })])),
+      keyFigures(summary, intro.cost).map((f) =>
+        el('div', { className: 'key-figure', title: f.hint }, [
+          el('dt', { text: f.label }),
+          el('dd', { text: f.value, className: f.value === 'unknown' ? 'unknown' : '', data: { keyFigure: f.name } }),
+        ]),
+      ),
     );
     // Say why the bars are flat rather than letting empty bars read as zero tokens.
     const source = summary.tokensSource;

@@ -57,7 +57,12 @@ export class ViewStore {
       () =>
         this.safely('keep the view', () => {
           const { sessionId, view } = this.current();
-          this.host.setState(mergeState(this.host.getState(), { ...(sessionId !== null && view ? { view: { sessionId, ...view } } : {}), scrollY: Math.round(window.scrollY) }));
+          this.host.setState(
+            mergeState(this.host.getState(), {
+              ...(sessionId !== null && view ? { view: { sessionId, ...view } } : {}),
+              scrollY: Math.round(window.scrollY),
+            }),
+          );
         }),
       VIEW_STATE_DELAY_MS,
     );

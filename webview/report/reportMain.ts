@@ -16,11 +16,17 @@ function start(): void {
   try {
     const text = document.getElementById('report-data')?.textContent ?? '';
     const doc = JSON.parse(text) as ReportDocument;
-    if (doc?.schema !== 1 || !Array.isArray(doc.traces)) throw new Error('this report holds no data this page can read');
+    if (doc?.schema !== 1 || !Array.isArray(doc.traces))
+      throw new Error('this report holds no data this page can read');
     new ReportPage(root, doc);
     document.body.dataset['ready'] = 'true';
   } catch (e) {
-    root.replaceChildren(el('p', { className: 'error-banner', text: `This report cannot be shown: ${e instanceof Error ? e.message : String(e)}` }));
+    root.replaceChildren(
+      el('p', {
+        className: 'error-banner',
+        text: `This report cannot be shown: ${e instanceof Error ? e.message : String(e)}`,
+      }),
+    );
     document.body.dataset['ready'] = 'error';
   }
 }

@@ -23,11 +23,20 @@ function usd(value: number | null): string {
  * page asks exactly what it asks its host in VS Code (any trace query: a session's summary,
  * its body, rows, search, details) and gets the same answers, without a host or a worker.
  */
-function answerInPage<M extends keyof WebviewRequests>(service: ViewTraceService, method: M, params: RequestParams<M>): RequestResult<M> {
+function answerInPage<M extends keyof WebviewRequests>(
+  service: ViewTraceService,
+  method: M,
+  params: RequestParams<M>,
+): RequestResult<M> {
   if (method === 'whatIfWorkload') throw new Error('a report runs no simulator');
-  if (method === 'callTranscript') throw new Error('a report holds no transcripts (the trace\u2019s text stays out of it)');
+  if (method === 'callTranscript')
+    throw new Error('a report holds no transcripts (the trace\u2019s text stays out of it)');
   if (!isTraceQuery(method)) throw new Error(`no handler for ${method}`);
-  return queryAnswer(method, params as TraceQueryParams<typeof method>, askQuery(service, method, params as TraceQueryParams<typeof method>)) as RequestResult<M>;
+  return queryAnswer(
+    method,
+    params as TraceQueryParams<typeof method>,
+    askQuery(service, method, params as TraceQueryParams<typeof method>),
+  ) as RequestResult<M>;
 }
 
 /**
@@ -94,14 +103,36 @@ export class ReportPage {
         ]),
       ),
     );
-    const picker = el('select', { attrs: { id: 'report-trace', 'aria-label': 'Trace' } }, d.traces.map((t, i) => el('option', { text: t.view.fileName, attrs: { value: String(i) } })));
+    const picker = el(
+      'select',
+      { attrs: { id: 'report-trace', 'aria-label': 'Trace' } },
+      d.traces.map((t, i) => el('option', { text: t.view.fileName, attrs: { value: String(i) } })),
+    );
     picker.addEventListener('change', () => this.show(Number(picker.value)));
     replaceChildren(this.header, [
       el('h1', { text: d.title }),
-      el('p', { className: 'muted', text: `${d.traces.length} trace${d.traces.length === 1 ? '' : 's'}, ${sessions} session${sessions === 1 ? '' : 's'}, ${formatCount(calls)} LLM calls · made ${isNaN(generated.getTime()) ? d.generatedAt : generated.toLocaleString()} by ${d.generator}` }),
-      el('p', { className: `redaction ${d.redaction ? '' : 'not-redacted'}`, text: redaction, data: { redaction: d.redaction ? String(d.redaction.occurrences) : 'off' } }),
-      table('report-overview', 'Every session in this report', ['Trace', 'Session', 'LLM calls', 'Cache hit rate', 'Output tokens', 'Failed tool calls'], rows, 2),
-      d.traces.length > 1 ? el('div', { className: 'report-picker' }, [el('label', { className: 'control-label', text: 'Trace', attrs: { for: 'report-trace' } }), picker]) : null,
+      el('p', {
+        className: 'muted',
+        text: `${d.traces.length} trace${d.traces.length === 1 ? '' : 's'}, ${sessions} session${sessions === 1 ? '' : 's'}, ${formatCount(calls)} LLM calls · made ${isNaN(generated.getTime()) ? d.generatedAt : generated.toLocaleString()} by ${d.generator}`,
+      }),
+      el('p', {
+        className: `redaction ${d.redaction ? '' : 'not-redacted'}`,
+        text: redaction,
+        data: { redaction: d.redaction ? String(d.redaction.occurrences) : 'off' },
+      }),
+      table(
+        'report-overview',
+        'Every session in this report',
+        ['Trace', 'Session', 'LLM calls', 'Cache hit rate', 'Output tokens', 'Failed tool calls'],
+        rows,
+        2,
+      ),
+      d.traces.length > 1
+        ? el('div', { className: 'report-picker' }, [
+            el('label', { className: 'control-label', text: 'Trace', attrs: { for: 'report-trace' } }),
+            picker,
+          ])
+        : null,
     ]);
   }
 
@@ -113,24 +144,53 @@ export class ReportPage {
     this.service = service;
     this.state = undefined;
     const header = service.header();
-    const intro = header.defaultSessionId === null ? null : service.sessionIntro({ sessionId: header.defaultSessionId });
-    this.app.handle({ type: 'init', header, sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }), intro, settings: { showCached: true }, select: null });
-    const session = trace.whatIf?.input.session ? (trace.view.sessions.find((s) => s.summary.id === trace.whatIf!.input.session) ?? null) : null;
+    const intro =
+      header.defaultSessionId === null ? null : service.sessionIntro({ sessionId: header.defaultSessionId });
+    this.app.handle({
+      type: 'init',
+      header,
+      sessions: service.sessionList({ query: '', offset: 0, limit: SESSION_PAGE_SIZE }),
+      intro,
+      settings: { showCached: true },
+      select: null,
+    });
+    const session = trace.whatIf?.input.session
+      ? (trace.view.sessions.find((s) => s.summary.id === trace.whatIf!.input.session) ?? null)
+      : null;
     this.whatIf.render(trace.whatIf, session);
     this.renderCost(trace.cost);
   }
 
   private renderCost(cost: ReportCost | null): void {
     if (!cost) {
-      replaceChildren(this.costPane, [el('h2', { text: 'Cost' }), el('p', { className: 'muted', text: 'No prices for this trace: cost is not part of this report.', data: { cost: 'none' } })]);
+      replaceChildren(this.costPane, [
+        el('h2', { text: 'Cost' }),
+        el('p', {
+          className: 'muted',
+          text: 'No prices for this trace: cost is not part of this report.',
+          data: { cost: 'none' },
+        }),
+      ]);
       return;
     }
     const rows = Object.entries(cost.byModel).map(([model, m]) =>
-      el('tr', {}, [el('th', { attrs: { scope: 'row' } }, [el('span', { text: model })]), el('td', { className: 'num', text: usd(m.usd) }), el('td', { className: 'num', text: formatCount(m.calls) }), el('td', { className: 'num', text: formatCount(m.unpricedCalls) })]),
+      el('tr', {}, [
+        el('th', { attrs: { scope: 'row' } }, [el('span', { text: model })]),
+        el('td', { className: 'num', text: usd(m.usd) }),
+        el('td', { className: 'num', text: formatCount(m.calls) }),
+        el('td', { className: 'num', text: formatCount(m.unpricedCalls) }),
+      ]),
     );
     replaceChildren(this.costPane, [
       el('h2', { text: 'Cost' }),
-      el('p', { className: 'report-cost-total' }, [el('span', { text: 'Total ' }), el('strong', { text: usd(cost.totalUsd), data: { cost: String(cost.totalUsd) } }), el('span', { className: 'muted', text: ` · ${formatCount(cost.pricedCalls)} calls priced, ${formatCount(cost.unpricedCalls)} without a price · ${cost.priceSource}` })]),
+      el('p', { className: 'report-cost-total' }, [
+        el('span', { text: 'Total ' }),
+        el('strong', { text: usd(cost.totalUsd), data: { cost: String(cost.totalUsd) } }),
+        el('span', {
+          className: 'muted',
+          text: ` · ${formatCount(cost.pricedCalls)} calls priced, ${formatCount(cost.unpricedCalls)} without a price · ${cost.priceSource}`,
+        }),
+      ]),
       table('report-cost-table', 'Cost by model', ['Model', 'Cost', 'Calls', 'Unpriced calls'], rows),
     ]);
   }

@@ -1,4 +1,15 @@
-import { BarController, BarElement, CategoryScale, Chart, LinearScale, LineController, LineElement, PointElement, ScatterController, Tooltip } from 'chart.js';
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  ScatterController,
+  Tooltip,
+} from 'chart.js';
 import type { ChartDataset } from 'chart.js';
 import annotationPlugin from 'chartjs-plugin-annotation';
 import type { AnnotationOptions } from 'chartjs-plugin-annotation';
@@ -6,7 +17,13 @@ import { formatCompact, formatPercent } from '../../src/core/text/formatNumbers'
 import type { SessionComparison } from '../../src/core/sessions/compareSessions';
 import type { SessionsReport } from '../../src/core/sessions/sessionsReport';
 import { Channel } from '../../src/protocol/channel';
-import type { SessionsHostNotification, SessionsHostRequests, SessionsPanelContent, SessionsWebviewNotification, SessionsWebviewRequests } from '../../src/protocol/sessionsMessages';
+import type {
+  SessionsHostNotification,
+  SessionsHostRequests,
+  SessionsPanelContent,
+  SessionsWebviewNotification,
+  SessionsWebviewRequests,
+} from '../../src/protocol/sessionsMessages';
 import { el, icon, linkButton, replaceChildren, table } from '../shared/dom';
 import type { FigureGroup } from '../shared/figures';
 import { buildPalette, isHighContrast, tooltipStyle, withAlpha } from '../shared/palette';
@@ -16,7 +33,18 @@ import { comparedCells, distributionRows, formatUsd, loopRuns, reportFigures } f
 // The Agent Sessions panels: several sessions at once, or two side by side. Every string
 // from a trace (titles, paths, projects) goes into the page with textContent only.
 
-Chart.register(BarController, BarElement, LineController, LineElement, PointElement, ScatterController, CategoryScale, LinearScale, Tooltip, annotationPlugin);
+Chart.register(
+  BarController,
+  BarElement,
+  LineController,
+  LineElement,
+  PointElement,
+  ScatterController,
+  CategoryScale,
+  LinearScale,
+  Tooltip,
+  annotationPlugin,
+);
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -24,8 +52,14 @@ interface VsCodeApi {
 declare const acquireVsCodeApi: () => VsCodeApi;
 const vscodeApi = acquireVsCodeApi();
 // The page's end of the protocol, as the inspector's: what it cannot read is said to the host, never thrown.
-const channel = new Channel<SessionsWebviewNotification, SessionsHostNotification, SessionsWebviewRequests, SessionsHostRequests>((m) => vscodeApi.postMessage(m), {
-  onError: (message) => vscodeApi.postMessage({ type: 'log/error', message: `channel: ${message}` } satisfies SessionsWebviewNotification),
+const channel = new Channel<
+  SessionsWebviewNotification,
+  SessionsHostNotification,
+  SessionsWebviewRequests,
+  SessionsHostRequests
+>((m) => vscodeApi.postMessage(m), {
+  onError: (message) =>
+    vscodeApi.postMessage({ type: 'log/error', message: `channel: ${message}` } satisfies SessionsWebviewNotification),
 });
 const post = (m: SessionsWebviewNotification): void => channel.notify(m);
 
@@ -62,7 +96,13 @@ function figureStrip(groups: FigureGroup[]): HTMLElement {
             el('div', { className: 'figure', title: f.hint }, [
               el('dt', { text: f.label }),
               el('dd', { text: f.value, data: { figure: f.name } }),
-              f.range?.text ? el('dd', { className: `range range-${f.range.position ?? 'none'}`, text: f.range.text, title: f.range.title }) : null,
+              f.range?.text
+                ? el('dd', {
+                    className: `range range-${f.range.position ?? 'none'}`,
+                    text: f.range.text,
+                    title: f.range.title,
+                  })
+                : null,
             ]),
           ),
         ),
@@ -75,19 +115,36 @@ function exportButtons(formats: Array<'csv' | 'json'>): HTMLElement {
   return el(
     'div',
     { className: 'panel-actions' },
-    formats.map((format) => linkButton(`Export ${format.toUpperCase()}`, () => post({ type: 'export', format }), { data: { export: format } })),
+    formats.map((format) =>
+      linkButton(`Export ${format.toUpperCase()}`, () => post({ type: 'export', format }), {
+        data: { export: format },
+      }),
+    ),
   );
 }
 
-function histogram(canvasWrap: HTMLElement, d: SessionsReport['distributions']['cacheHitRate'], label: (v: number) => string, p: Palette): void {
-  const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': `Histogram of ${canvasWrap.dataset['name'] ?? ''}` } });
+function histogram(
+  canvasWrap: HTMLElement,
+  d: SessionsReport['distributions']['cacheHitRate'],
+  label: (v: number) => string,
+  p: Palette,
+): void {
+  const canvas = el('canvas', {
+    attrs: { role: 'img', 'aria-label': `Histogram of ${canvasWrap.dataset['name'] ?? ''}` },
+  });
   canvasWrap.appendChild(canvas);
   const annotations: Record<string, AnnotationOptions> = {};
   if (d.range && d.histogram.length > 0) {
     // Shade the bins inside the published range.
     d.histogram.forEach((b, i) => {
       if (b.to >= d.range!.low && b.from <= d.range!.high) {
-        annotations[`r${i}`] = { type: 'box', xMin: i - 0.5, xMax: i + 0.5, backgroundColor: withAlpha(p.output, 0.12), borderWidth: 0 };
+        annotations[`r${i}`] = {
+          type: 'box',
+          xMin: i - 0.5,
+          xMax: i + 0.5,
+          backgroundColor: withAlpha(p.output, 0.12),
+          borderWidth: 0,
+        };
       }
     });
   }
@@ -96,14 +153,28 @@ function histogram(canvasWrap: HTMLElement, d: SessionsReport['distributions']['
       type: 'bar',
       data: {
         labels: d.histogram.map((b) => (d.histogram.length === 1 ? label(b.from) : `${label(b.from)}–${label(b.to)}`)),
-        datasets: [{ data: d.histogram.map((b) => b.count), backgroundColor: withAlpha(p.cached, 0.8), borderColor: p.barBorder ?? undefined, borderWidth: p.barBorder ? 1 : 0 }],
+        datasets: [
+          {
+            data: d.histogram.map((b) => b.count),
+            backgroundColor: withAlpha(p.cached, 0.8),
+            borderColor: p.barBorder ?? undefined,
+            borderWidth: p.barBorder ? 1 : 0,
+          },
+        ],
       },
       options: {
         animation: false,
         maintainAspectRatio: false,
-        plugins: { legend: { display: false }, tooltip: { ...tooltipStyle(p), callbacks: { label: (i) => `${String(i.raw)} sessions` } }, annotation: { annotations } },
+        plugins: {
+          legend: { display: false },
+          tooltip: { ...tooltipStyle(p), callbacks: { label: (i) => `${String(i.raw)} sessions` } },
+          annotation: { annotations },
+        },
         scales: {
-          x: { ticks: { color: p.muted, maxRotation: 0, autoSkip: true, font: { size: 10 } }, grid: { display: false } },
+          x: {
+            ticks: { color: p.muted, maxRotation: 0, autoSkip: true, font: { size: 10 } },
+            grid: { display: false },
+          },
           y: { beginAtZero: true, ticks: { color: p.muted, precision: 0 }, grid: { color: withAlpha(p.grid, 0.5) } },
         },
       },
@@ -113,7 +184,10 @@ function histogram(canvasWrap: HTMLElement, d: SessionsReport['distributions']['
 
 function showReport(title: string, r: SessionsReport): void {
   const p = palette();
-  const period = r.firstMs === null ? '' : `${new Date(r.firstMs).toLocaleDateString()} – ${new Date(r.lastMs!).toLocaleDateString()}`;
+  const period =
+    r.firstMs === null
+      ? ''
+      : `${new Date(r.firstMs).toLocaleDateString()} – ${new Date(r.lastMs!).toLocaleDateString()}`;
   const dists = distributionRows(r);
   const histos = el('div', { className: 'histograms' });
   const shown: Array<[string, SessionsReport['distributions']['cacheHitRate'], (v: number) => string]> = [
@@ -139,23 +213,42 @@ function showReport(title: string, r: SessionsReport): void {
     tr.addEventListener('keydown', (e) => e.key === 'Enter' && open());
   }
   replaceChildren(root, [
-    el('header', { className: 'header' }, [el('h1', { className: 'file-name', text: title }), el('p', { className: 'muted', text: period }), exportButtons(['csv', 'json'])]),
+    el('header', { className: 'header' }, [
+      el('h1', { className: 'file-name', text: title }),
+      el('p', { className: 'muted', text: period }),
+      exportButtons(['csv', 'json']),
+    ]),
     figureStrip(reportFigures(r)),
     el('section', { className: 'panel', attrs: { 'aria-label': 'Across sessions' } }, [
       el('h2', { text: 'Across sessions' }),
-      el('p', { className: 'muted', text: 'min · p25 · median · p75 · max, per session (a session with its sub-agents)' }),
+      el('p', {
+        className: 'muted',
+        text: 'min · p25 · median · p75 · max, per session (a session with its sub-agents)',
+      }),
       table(
         'distributions',
         'Distributions across sessions',
         ['Figure', 'Spread', 'Against the published range'],
-        dists.map((d) => el('tr', { data: { distribution: d.name } }, [el('td', { text: d.label }), el('td', { text: d.spread }), el('td', { text: d.range })])),
+        dists.map((d) =>
+          el('tr', { data: { distribution: d.name } }, [
+            el('td', { text: d.label }),
+            el('td', { text: d.spread }),
+            el('td', { text: d.range }),
+          ]),
+        ),
         9,
       ),
       histos,
     ]),
     el('section', { className: 'panel', attrs: { 'aria-label': 'Sessions' } }, [
       el('h2', { text: 'Sessions' }),
-      table('sessions-table', 'The sessions', ['Started', 'Agent', 'Session', 'Calls', 'Hit rate', 'Cost', 'Failed', 'Loops'], rows, 3),
+      table(
+        'sessions-table',
+        'The sessions',
+        ['Started', 'Agent', 'Session', 'Calls', 'Hit rate', 'Cost', 'Failed', 'Loops'],
+        rows,
+        3,
+      ),
     ]),
   ]);
   for (const [label, d, fmt] of shown) {
@@ -171,18 +264,40 @@ function showReport(title: string, r: SessionsReport): void {
 }
 
 /** One session's calls on the shared axis: stacked bars, running cost, misses and loop bands. */
-function sideChart(wrap: HTMLElement, c: SessionComparison, side: 'a' | 'b', yMax: number, costMax: number | null, p: Palette): void {
+function sideChart(
+  wrap: HTMLElement,
+  c: SessionComparison,
+  side: 'a' | 'b',
+  yMax: number,
+  costMax: number | null,
+  p: Palette,
+): void {
   const canvas = el('canvas', { attrs: { role: 'img', 'aria-label': `Calls of session ${side.toUpperCase()}` } });
   wrap.appendChild(canvas);
   const calls = c.calls;
-  const value = (get: (x: NonNullable<(typeof calls)[number]['a']>) => number | null) => calls.map((x) => (x[side] ? get(x[side]!) : null));
+  const value = (get: (x: NonNullable<(typeof calls)[number]['a']>) => number | null) =>
+    calls.map((x) => (x[side] ? get(x[side]!) : null));
   const annotations: Record<string, AnnotationOptions> = {};
   loopRuns(calls, side).forEach(([from, to], i) => {
-    annotations[`loop${i}`] = { type: 'box', xMin: from - 0.5, xMax: to + 0.5, backgroundColor: withAlpha(p.loop, 0.12), borderColor: withAlpha(p.loop, 0.5), borderWidth: 1 };
+    annotations[`loop${i}`] = {
+      type: 'box',
+      xMin: from - 0.5,
+      xMax: to + 0.5,
+      backgroundColor: withAlpha(p.loop, 0.12),
+      borderColor: withAlpha(p.loop, 0.5),
+      borderWidth: 1,
+    };
   });
   const datasets: Array<ChartDataset<'bar' | 'line' | 'scatter', Array<number | null>>> = [
     { type: 'bar', label: 'cached', data: value((x) => x.cached), backgroundColor: p.cached, stack: 's', yAxisID: 'y' },
-    { type: 'bar', label: 'appended', data: value((x) => x.appended), backgroundColor: p.appended, stack: 's', yAxisID: 'y' },
+    {
+      type: 'bar',
+      label: 'appended',
+      data: value((x) => x.appended),
+      backgroundColor: p.appended,
+      stack: 's',
+      yAxisID: 'y',
+    },
     { type: 'bar', label: 'output', data: value((x) => x.output), backgroundColor: p.output, stack: 's', yAxisID: 'y' },
     {
       type: 'line',
@@ -198,24 +313,56 @@ function sideChart(wrap: HTMLElement, c: SessionComparison, side: 'a' | 'b', yMa
     },
   ];
   if (costMax !== null) {
-    datasets.push({ type: 'line', label: 'cost so far ($)', data: calls.map((x) => (side === 'a' ? x.costA : x.costB)), borderColor: p.foreground, borderWidth: 1.5, pointRadius: 0, yAxisID: 'cost' });
+    datasets.push({
+      type: 'line',
+      label: 'cost so far ($)',
+      data: calls.map((x) => (side === 'a' ? x.costA : x.costB)),
+      borderColor: p.foreground,
+      borderWidth: 1.5,
+      pointRadius: 0,
+      yAxisID: 'cost',
+    });
   }
   charts.push(
     new Chart(canvas, {
       type: 'bar',
-      data: { labels: calls.map((x) => String(x.index + 1)), datasets: datasets as ChartDataset<'bar', Array<number | null>>[] },
+      data: {
+        labels: calls.map((x) => String(x.index + 1)),
+        datasets: datasets as ChartDataset<'bar', Array<number | null>>[],
+      },
       options: {
         animation: false,
         maintainAspectRatio: false,
         plugins: {
           legend: { display: false },
-          tooltip: { ...tooltipStyle(p), mode: 'index', intersect: false, callbacks: { title: (items) => `Call ${items[0]?.label ?? ''}` } },
+          tooltip: {
+            ...tooltipStyle(p),
+            mode: 'index',
+            intersect: false,
+            callbacks: { title: (items) => `Call ${items[0]?.label ?? ''}` },
+          },
           annotation: { annotations },
         },
         scales: {
           x: { stacked: true, ticks: { color: p.muted, autoSkip: true, maxRotation: 0 }, grid: { display: false } },
-          y: { stacked: true, max: yMax, beginAtZero: true, ticks: { color: p.muted, callback: (v) => formatCompact(Number(v)) }, grid: { color: withAlpha(p.grid, 0.5) } },
-          ...(costMax !== null ? { cost: { position: 'right' as const, min: 0, max: costMax, ticks: { color: p.muted, callback: (v: number | string) => `$${Number(v).toFixed(2)}` }, grid: { display: false } } } : {}),
+          y: {
+            stacked: true,
+            max: yMax,
+            beginAtZero: true,
+            ticks: { color: p.muted, callback: (v) => formatCompact(Number(v)) },
+            grid: { color: withAlpha(p.grid, 0.5) },
+          },
+          ...(costMax !== null
+            ? {
+                cost: {
+                  position: 'right' as const,
+                  min: 0,
+                  max: costMax,
+                  ticks: { color: p.muted, callback: (v: number | string) => `$${Number(v).toFixed(2)}` },
+                  grid: { display: false },
+                },
+              }
+            : {}),
         },
       },
     }),
@@ -231,7 +378,11 @@ function showCompare(c: SessionComparison): void {
       el('td', { text: f.label }),
       el('td', { className: 'num', text: cells.a }),
       el('td', { className: 'num', text: cells.b }),
-      el('td', { className: `num delta${f.favours ? ` favours-${f.favours}` : ''}`, text: cells.delta, title: f.favours ? `Better in ${f.favours.toUpperCase()}` : '' }),
+      el('td', {
+        className: `num delta${f.favours ? ` favours-${f.favours}` : ''}`,
+        text: cells.delta,
+        title: f.favours ? `Better in ${f.favours.toUpperCase()}` : '',
+      }),
     ]);
   });
   let yMax = 1;
@@ -246,19 +397,29 @@ function showCompare(c: SessionComparison): void {
     return el('div', { className: 'compare-side-head' }, [
       el('span', { className: 'badge', text: side.toUpperCase() }),
       linkButton(name(s), () => post({ type: 'open', sessionId: s.id }), { title: s.path, data: { open: side } }),
-      el('span', { className: 'muted', text: ` ${s.agentId}${s.model ? ` · ${s.model}` : ''} · ${s.startMs === null ? 'start unknown' : new Date(s.startMs).toLocaleString()}` }),
+      el('span', {
+        className: 'muted',
+        text: ` ${s.agentId}${s.model ? ` · ${s.model}` : ''} · ${s.startMs === null ? 'start unknown' : new Date(s.startMs).toLocaleString()}`,
+      }),
     ]);
   };
   const wrapA = el('div', { className: 'compare-chart', data: { side: 'a' } });
   const wrapB = el('div', { className: 'compare-chart', data: { side: 'b' } });
   replaceChildren(root, [
-    el('header', { className: 'header' }, [el('h1', { className: 'file-name', text: 'Compare sessions' }), exportButtons(['json'])]),
+    el('header', { className: 'header' }, [
+      el('h1', { className: 'file-name', text: 'Compare sessions' }),
+      exportButtons(['json']),
+    ]),
     el('div', { className: 'compare-heads' }, [head('a'), head('b')]),
-    el('section', { className: 'panel', attrs: { 'aria-label': 'Figures compared' } }, [table('compare-table', 'A and B compared', ['Figure', 'A', 'B', 'B − A'], rows, 1)]),
+    el('section', { className: 'panel', attrs: { 'aria-label': 'Figures compared' } }, [
+      table('compare-table', 'A and B compared', ['Figure', 'A', 'B', 'B − A'], rows, 1),
+    ]),
     el('section', { className: 'panel', attrs: { 'aria-label': 'Timelines' } }, [
       el('h2', { text: 'Call by call' }),
       el('p', { className: 'muted' }, [
-        el('span', { text: 'Bars: cached, appended and output tokens of the n-th call of each session, on one scale. ' }),
+        el('span', {
+          text: 'Bars: cached, appended and output tokens of the n-th call of each session, on one scale. ',
+        }),
         icon('triangle-down'),
         el('span', { text: ' cache miss, shaded: retry-loop calls, line: cost so far.' }),
       ]),

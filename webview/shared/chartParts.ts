@@ -34,7 +34,13 @@ export function barStep(chart: Chart, count: number): number {
 }
 
 /** Tints the selected call's column behind the bars. */
-export function fillSelectionColumn(ctx: CanvasRenderingContext2D, a: ChartArea, cx: number, step: number, palette: Palette): void {
+export function fillSelectionColumn(
+  ctx: CanvasRenderingContext2D,
+  a: ChartArea,
+  cx: number,
+  step: number,
+  palette: Palette,
+): void {
   ctx.save();
   ctx.fillStyle = withAlpha(palette.selection, palette.highContrast ? 0.35 : 0.22);
   ctx.fillRect(cx - step / 2, a.top, step, a.bottom - a.top);

@@ -15,7 +15,11 @@ export interface ElementSpec {
 }
 
 /** Creates an element without ever parsing HTML. */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, spec: ElementSpec = {}, children: (Node | null)[] = []): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  spec: ElementSpec = {},
+  children: (Node | null)[] = [],
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   applySpec(node, spec);
   for (const child of children) if (child) node.appendChild(child);
@@ -40,21 +44,41 @@ function applySpec(node: HTMLElement, spec: ElementSpec): void {
 
 /** A codicon glyph from the page's codicon stylesheet; decorative, so hidden from screen readers. */
 export function icon(name: string, extraClass = ''): HTMLSpanElement {
-  return el('span', { className: `codicon codicon-${name}${extraClass ? ` ${extraClass}` : ''}`, attrs: { 'aria-hidden': 'true' } });
+  return el('span', {
+    className: `codicon codicon-${name}${extraClass ? ` ${extraClass}` : ''}`,
+    attrs: { 'aria-hidden': 'true' },
+  });
 }
 
 /** A button that looks like a link (VS Code's textLink style) and runs `onClick`. */
 export function linkButton(label: string, onClick: () => void, spec: ElementSpec = {}): HTMLButtonElement {
-  const b = el('button', { ...spec, className: `link-button${spec.className ? ` ${spec.className}` : ''}`, text: label, attrs: { type: 'button', ...(spec.attrs ?? {}) } });
+  const b = el('button', {
+    ...spec,
+    className: `link-button${spec.className ? ` ${spec.className}` : ''}`,
+    text: label,
+    attrs: { type: 'button', ...(spec.attrs ?? {}) },
+  });
   b.addEventListener('click', onClick);
   return b;
 }
 
 /** A data table: a hidden caption, one header row (columns from `numericFrom` right-aligned), and the rows. */
-export function table(className: string, caption: string, head: string[], rows: HTMLTableRowElement[], numericFrom = 1): HTMLTableElement {
+export function table(
+  className: string,
+  caption: string,
+  head: string[],
+  rows: HTMLTableRowElement[],
+  numericFrom = 1,
+): HTMLTableElement {
   return el('table', { className: `data-table ${className}` }, [
     el('caption', { className: 'visually-hidden', text: caption }),
-    el('thead', {}, [el('tr', {}, head.map((h, i) => el('th', { text: h, className: i >= numericFrom ? 'num' : '', attrs: { scope: 'col' } })))]),
+    el('thead', {}, [
+      el(
+        'tr',
+        {},
+        head.map((h, i) => el('th', { text: h, className: i >= numericFrom ? 'num' : '', attrs: { scope: 'col' } })),
+      ),
+    ]),
     el('tbody', {}, rows),
   ]);
 }
@@ -65,7 +89,11 @@ export function replaceChildren(parent: Element, children: (Node | null)[]): voi
 }
 
 /** Fills a vscode-single-select with [value, label] options and selects `current` (mirrored in data-value for tests). */
-export function fillSelect(select: HTMLElement & { value: string }, options: ReadonlyArray<readonly [string, string]>, current: string): void {
+export function fillSelect(
+  select: HTMLElement & { value: string },
+  options: ReadonlyArray<readonly [string, string]>,
+  current: string,
+): void {
   replaceChildren(
     select,
     options.map(([value, label]) => {

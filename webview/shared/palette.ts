@@ -50,7 +50,12 @@ const FALLBACK: Record<string, string> = {
 
 /** Builds the palette from theme variables; `highContrast` comes from the body class. */
 export function buildPalette(read: VariableReader, highContrast: boolean): Palette {
-  const v = (name: string, fallbackName?: string): string => read(name).trim() || (fallbackName ? read(fallbackName).trim() : '') || FALLBACK[name] || FALLBACK[fallbackName ?? ''] || '';
+  const v = (name: string, fallbackName?: string): string =>
+    read(name).trim() ||
+    (fallbackName ? read(fallbackName).trim() : '') ||
+    FALLBACK[name] ||
+    FALLBACK[fallbackName ?? ''] ||
+    '';
   const contrastBorder = read('--vscode-contrastBorder').trim();
   return {
     cached: v('--vscode-charts-blue'),
@@ -148,7 +153,10 @@ export function tooltipStyle(p: Palette): Record<string, unknown> {
 }
 
 /** The look of a chart annotation's label (markers, the cliff): a small hover-coloured box edged in its line's colour. */
-export function annotationLabelStyle(p: Palette, color: string): {
+export function annotationLabelStyle(
+  p: Palette,
+  color: string,
+): {
   backgroundColor: string;
   borderColor: string;
   borderWidth: number;
@@ -169,7 +177,12 @@ export function annotationLabelStyle(p: Palette, color: string): {
 }
 
 /** Diagonal stripes as a repeating pattern: a square tile of `size` px with one stripe across its corners, so tiles join into continuous diagonals (one fill per shape instead of a line per stripe and a clip). */
-export function diagonalHatch(ctx: CanvasRenderingContext2D, size: number, background: string, stripe: string): CanvasPattern | null {
+export function diagonalHatch(
+  ctx: CanvasRenderingContext2D,
+  size: number,
+  background: string,
+  stripe: string,
+): CanvasPattern | null {
   const tile = diagonalHatchTile(size, background, stripe);
   return tile ? ctx.createPattern(tile, 'repeat') : null;
 }

@@ -1,4 +1,10 @@
-import { elementScroll, measureElement, observeElementOffset, observeElementRect, Virtualizer } from '@tanstack/virtual-core';
+import {
+  elementScroll,
+  measureElement,
+  observeElementOffset,
+  observeElementRect,
+  Virtualizer,
+} from '@tanstack/virtual-core';
 import { el } from './dom';
 
 /** How a virtual table draws its items. */
@@ -45,7 +51,9 @@ export class VirtualTable {
   constructor(private readonly options: VirtualTableOptions) {
     this.element = el('div', { className: `virtual-scroll ${options.className}-scroll` });
     const spacer = (): HTMLTableRowElement => {
-      const tr = el('tr', { className: 'virtual-spacer', attrs: { 'aria-hidden': 'true' } }, [el('td', { attrs: { colspan: String(options.columns) } })]);
+      const tr = el('tr', { className: 'virtual-spacer', attrs: { 'aria-hidden': 'true' } }, [
+        el('td', { attrs: { colspan: String(options.columns) } }),
+      ]);
       return tr;
     };
     const topRow = spacer();
@@ -54,11 +62,18 @@ export class VirtualTable {
       this.host = el('tbody', { className: 'virtual-body' });
       this.top = topRow;
       this.bottom = bottomRow;
-      this.table = el('table', { className: `data-table ${options.className}` }, [el('caption', { className: 'visually-hidden', text: options.caption }), el('thead', {}, [options.head]), this.host]);
+      this.table = el('table', { className: `data-table ${options.className}` }, [
+        el('caption', { className: 'visually-hidden', text: options.caption }),
+        el('thead', {}, [options.head]),
+        this.host,
+      ]);
     } else {
       this.top = el('tbody', { className: 'virtual-spacer-body', attrs: { 'aria-hidden': 'true' } }, [topRow]);
       this.bottom = el('tbody', { className: 'virtual-spacer-body', attrs: { 'aria-hidden': 'true' } }, [bottomRow]);
-      this.table = el('table', { className: `data-table ${options.className}` }, [el('caption', { className: 'visually-hidden', text: options.caption }), el('thead', {}, [options.head])]);
+      this.table = el('table', { className: `data-table ${options.className}` }, [
+        el('caption', { className: 'visually-hidden', text: options.caption }),
+        el('thead', {}, [options.head]),
+      ]);
       this.host = this.table;
     }
     this.element.appendChild(this.table);
@@ -154,8 +169,12 @@ export class VirtualTable {
     const total = this.virtualizer.getTotalSize();
     const before = items[0]?.start ?? 0;
     const after = Math.max(0, total - (items[items.length - 1]?.end ?? 0));
-    (this.top instanceof HTMLTableRowElement ? this.top : (this.top.firstElementChild as HTMLElement)).style.height = `${before}px`;
-    (this.bottom instanceof HTMLTableRowElement ? this.bottom : (this.bottom.firstElementChild as HTMLElement)).style.height = `${after}px`;
+    (this.top instanceof HTMLTableRowElement ? this.top : (this.top.firstElementChild as HTMLElement)).style.height =
+      `${before}px`;
+    (this.bottom instanceof HTMLTableRowElement
+      ? this.bottom
+      : (this.bottom.firstElementChild as HTMLElement)
+    ).style.height = `${after}px`;
     // Items still in view keep their element (and so the keyboard focus inside it); new ones are drawn, gone ones removed.
     const next = new Map<number, HTMLElement>();
     for (const item of items) {

@@ -71,7 +71,13 @@ const known = (v: number): number => (Number.isNaN(v) ? 0 : v);
  * Bins the slots a window shows into at most `maxBins` columns of whole slots: bin b
  * holds slots [first + ⌊b·n/k⌋, first + ⌊(b+1)·n/k⌋) of the n visible ones, k bins.
  */
-export function binCalls(d: TimelineData, w: ViewWindow, maxBins: number, showCached: boolean, pyramid: BinPyramid | null = null): Bins {
+export function binCalls(
+  d: TimelineData,
+  w: ViewWindow,
+  maxBins: number,
+  showCached: boolean,
+  pyramid: BinPyramid | null = null,
+): Bins {
   const count = slotCount(d);
   const { first, end } = visibleSlots(w, count);
   const span = end - first;
@@ -197,7 +203,8 @@ export class BinPyramid {
       for (let b = 0; b < blocks; b++) {
         acc.set(EMPTY);
         if (level === 1) accumulateSlots(data, acc, b * FANOUT, (b + 1) * FANOUT);
-        else for (let c = b * FANOUT; c < (b + 1) * FANOUT; c++) mergeInto(acc, this.levels[level - 2]!, c * AGGREGATES);
+        else
+          for (let c = b * FANOUT; c < (b + 1) * FANOUT; c++) mergeInto(acc, this.levels[level - 2]!, c * AGGREGATES);
         out.set(acc, b * AGGREGATES);
       }
       this.levels.push(out);

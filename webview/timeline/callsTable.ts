@@ -43,7 +43,15 @@ export class CallsTables implements InspectorPanel {
   private selected: number | null = null;
 
   constructor(private readonly host: CallsTableHost) {
-    this.element.append(el('summary', { className: 'fp-summary' }, [icon('chevron-right', 'fp-chevron'), el('h2', { text: 'All calls and tool calls' }), this.count]), this.tabs, this.body);
+    this.element.append(
+      el('summary', { className: 'fp-summary' }, [
+        icon('chevron-right', 'fp-chevron'),
+        el('h2', { text: 'All calls and tool calls' }),
+        this.count,
+      ]),
+      this.tabs,
+      this.body,
+    );
     this.element.addEventListener('toggle', () => host.safely('open the tables', () => this.render()));
   }
 
@@ -60,7 +68,11 @@ export class CallsTables implements InspectorPanel {
     this.sessionId = sessionId;
     this.columns = columns;
     this.toolCount = toolCallCount;
-    this.tools = new RowCache((from, count) => this.host.toolRows(sessionId, from, count), TOOL_PAGE, () => this.table?.refresh());
+    this.tools = new RowCache(
+      (from, count) => this.host.toolRows(sessionId, from, count),
+      TOOL_PAGE,
+      () => this.table?.refresh(),
+    );
     const calls = columns.flags.length;
     this.element.hidden = calls === 0;
     this.count.textContent = `${formatCount(calls)} ${calls === 1 ? 'call' : 'calls'}, ${formatCount(toolCallCount)} tool ${toolCallCount === 1 ? 'call' : 'calls'}`;
@@ -111,7 +123,12 @@ export class CallsTables implements InspectorPanel {
   private renderTabs(): void {
     if (!this.columns) return;
     const tab = (name: 'calls' | 'tools', label: string): HTMLButtonElement => {
-      const b = el('button', { className: 'calls-tab', text: label, attrs: { type: 'button', role: 'tab', 'aria-selected': String(this.tab === name) }, data: { tab: name } });
+      const b = el('button', {
+        className: 'calls-tab',
+        text: label,
+        attrs: { type: 'button', role: 'tab', 'aria-selected': String(this.tab === name) },
+        data: { tab: name },
+      });
       b.addEventListener('click', () =>
         this.host.safely('switch tables', () => {
           this.tab = name;
@@ -120,15 +137,29 @@ export class CallsTables implements InspectorPanel {
       );
       return b;
     };
-    replaceChildren(this.tabs, [tab('calls', `Calls (${formatCount(this.columns.flags.length)})`), tab('tools', `Tool calls (${formatCount(this.toolCount)})`)]);
+    replaceChildren(this.tabs, [
+      tab('calls', `Calls (${formatCount(this.columns.flags.length)})`),
+      tab('tools', `Tool calls (${formatCount(this.toolCount)})`),
+    ]);
   }
 
   private head(labels: string[], numericFrom: number): HTMLTableRowElement {
-    return el('tr', {}, labels.map((h, i) => el('th', { text: h, className: i >= numericFrom && i < numericFrom + 5 ? 'num' : '', attrs: { scope: 'col' } })));
+    return el(
+      'tr',
+      {},
+      labels.map((h, i) =>
+        el('th', { text: h, className: i >= numericFrom && i < numericFrom + 5 ? 'num' : '', attrs: { scope: 'col' } }),
+      ),
+    );
   }
 
   private rowButton(text: string, callIndex: number): HTMLButtonElement {
-    const b = el('button', { className: 'link-button', text, attrs: { type: 'button' }, data: { call: String(callIndex) } });
+    const b = el('button', {
+      className: 'link-button',
+      text,
+      attrs: { type: 'button' },
+      data: { call: String(callIndex) },
+    });
     b.addEventListener('click', () => this.host.safely('select a call', () => this.host.select(callIndex)));
     return b;
   }
@@ -149,17 +180,29 @@ export class CallsTables implements InspectorPanel {
         const input = c.input[i]!;
         const cached = c.cached[i]!;
         const f = c.flags[i]!;
-        const marks = [f & CALL_FLAG.failed ? 'failed tool' : null, f & CALL_FLAG.miss ? 'cache miss' : null, f & CALL_FLAG.loop ? 'retry loop' : null, f & CALL_FLAG.compaction ? 'after compaction' : null].filter((m): m is string => m !== null);
-        const tr = el('tr', { className: `call-row${f & CALL_FLAG.failed ? ' failed' : ''}`, data: { call: String(i) } }, [
-          el('td', {}, [this.rowButton(formatCount(i + 1), i)]),
-          el('td', { className: 'num', text: num(input) }),
-          el('td', { className: 'num', text: num(cached) }),
-          el('td', { className: 'num', text: num(c.appended[i]!) }),
-          el('td', { className: 'num', text: num(c.output[i]!) }),
-          el('td', { className: 'num', text: formatPercent(Number.isNaN(cached) || Number.isNaN(input) || input === 0 ? null : cached / input) }),
-          el('td', { className: 'tools-cell', text: row ? toolsText(row) : '…' }),
-          el('td', { className: 'marks-cell', text: marks.join(', ') }),
-        ]);
+        const marks = [
+          f & CALL_FLAG.failed ? 'failed tool' : null,
+          f & CALL_FLAG.miss ? 'cache miss' : null,
+          f & CALL_FLAG.loop ? 'retry loop' : null,
+          f & CALL_FLAG.compaction ? 'after compaction' : null,
+        ].filter((m): m is string => m !== null);
+        const tr = el(
+          'tr',
+          { className: `call-row${f & CALL_FLAG.failed ? ' failed' : ''}`, data: { call: String(i) } },
+          [
+            el('td', {}, [this.rowButton(formatCount(i + 1), i)]),
+            el('td', { className: 'num', text: num(input) }),
+            el('td', { className: 'num', text: num(cached) }),
+            el('td', { className: 'num', text: num(c.appended[i]!) }),
+            el('td', { className: 'num', text: num(c.output[i]!) }),
+            el('td', {
+              className: 'num',
+              text: formatPercent(Number.isNaN(cached) || Number.isNaN(input) || input === 0 ? null : cached / input),
+            }),
+            el('td', { className: 'tools-cell', text: row ? toolsText(row) : '…' }),
+            el('td', { className: 'marks-cell', text: marks.join(', ') }),
+          ],
+        );
         if (this.selected === i) tr.setAttribute('aria-current', 'true');
         return tr;
       },
@@ -178,15 +221,24 @@ export class CallsTables implements InspectorPanel {
       render: (i) => {
         const t = this.tools?.get(i);
         if (!t) return el('tr', { className: 'tool-row loading' }, [el('td', { text: '…', attrs: { colspan: '7' } })]);
-        const tr = el('tr', { className: `tool-row${t.failed === true ? ' failed' : ''}`, data: { call: String(t.callIndex), tool: t.id } }, [
-          el('td', {}, [this.rowButton(formatCount(t.callIndex + 1), t.callIndex)]),
-          el('td', { text: t.name }),
-          el('td', {}, [t.target !== null ? el('code', { text: t.target, title: t.target }) : null]),
-          el('td', { text: t.failed === true ? 'failed' : t.failed === false ? 'ok' : 'no result' }),
-          el('td', { className: 'num', text: t.exitCode === null ? '' : String(t.exitCode) }),
-          el('td', { className: 'num', text: t.durationMs === null ? '' : formatDuration(t.durationMs) }),
-          el('td', { className: 'error-cell' }, [t.error !== null ? el('code', { text: t.error, title: t.error }) : null]),
-        ]);
+        const tr = el(
+          'tr',
+          {
+            className: `tool-row${t.failed === true ? ' failed' : ''}`,
+            data: { call: String(t.callIndex), tool: t.id },
+          },
+          [
+            el('td', {}, [this.rowButton(formatCount(t.callIndex + 1), t.callIndex)]),
+            el('td', { text: t.name }),
+            el('td', {}, [t.target !== null ? el('code', { text: t.target, title: t.target }) : null]),
+            el('td', { text: t.failed === true ? 'failed' : t.failed === false ? 'ok' : 'no result' }),
+            el('td', { className: 'num', text: t.exitCode === null ? '' : String(t.exitCode) }),
+            el('td', { className: 'num', text: t.durationMs === null ? '' : formatDuration(t.durationMs) }),
+            el('td', { className: 'error-cell' }, [
+              t.error !== null ? el('code', { text: t.error, title: t.error }) : null,
+            ]),
+          ],
+        );
         if (this.selected === t.callIndex) tr.setAttribute('aria-current', 'true');
         return tr;
       },

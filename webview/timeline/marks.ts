@@ -23,15 +23,24 @@ export interface TimelineMarker {
 }
 
 /** Compaction, API error and sub-agent markers, in call order (those before a call first at a tie). */
-export function timelineMarkers(calls: number, compactions: readonly CompactionMark[], events: readonly EventMark[], subagents: readonly SubagentLink[]): TimelineMarker[] {
+export function timelineMarkers(
+  calls: number,
+  compactions: readonly CompactionMark[],
+  events: readonly EventMark[],
+  subagents: readonly SubagentLink[],
+): TimelineMarker[] {
   const markers: TimelineMarker[] = [];
   for (const c of compactions) {
-    const how = [c.trigger, c.preTokens !== null ? `${formatCount(c.preTokens)} tokens before` : null].filter((s) => s !== null).join(', ');
+    const how = [c.trigger, c.preTokens !== null ? `${formatCount(c.preTokens)} tokens before` : null]
+      .filter((s) => s !== null)
+      .join(', ');
     markers.push({
       kind: 'compaction',
       callIndex: Math.min(c.beforeCall, Math.max(0, calls - 1)),
       label: c.rewind ? 'rewind' : 'compaction',
-      description: c.rewind ? `Rewind before call ${c.beforeCall + 1}: the conversation was cut back to an earlier message` : `Compaction before call ${c.beforeCall + 1}${how ? ` (${how})` : ''}`,
+      description: c.rewind
+        ? `Rewind before call ${c.beforeCall + 1}: the conversation was cut back to an earlier message`
+        : `Compaction before call ${c.beforeCall + 1}${how ? ` (${how})` : ''}`,
       sessionId: null,
     });
   }
@@ -82,7 +91,11 @@ export interface PlacedLabel {
  * text's own width (`measure`) decides what the next label must clear. Greedy and linear;
  * input in x order.
  */
-export function mergeLabels(items: readonly LabelItem[], gap = 4, measure: (text: string) => number = (t) => t.length * 6 + 10): PlacedLabel[] {
+export function mergeLabels(
+  items: readonly LabelItem[],
+  gap = 4,
+  measure: (text: string) => number = (t) => t.length * 6 + 10,
+): PlacedLabel[] {
   const out: PlacedLabel[] = [];
   let lastEnd = -Infinity;
   let last: (PlacedLabel & { base: string; same: boolean }) | null = null;
@@ -139,7 +152,15 @@ export function lowerBound(sorted: ArrayLike<number>, value: number): number {
  * glyph with a count. `pixelOf` gives a slot's centre. `marked` is the data's marked slots
  * (markedSlots), when the caller keeps them; linear in the marked slots shown.
  */
-export function groupMarks(d: TimelineData, flag: number, firstSlot: number, endSlot: number, pixelOf: (slot: number) => number, minGap: number, marked: Int32Array = markedSlots(d, flag)): MarkGroup[] {
+export function groupMarks(
+  d: TimelineData,
+  flag: number,
+  firstSlot: number,
+  endSlot: number,
+  pixelOf: (slot: number) => number,
+  minGap: number,
+  marked: Int32Array = markedSlots(d, flag),
+): MarkGroup[] {
   const out: MarkGroup[] = [];
   const end = lowerBound(marked, endSlot);
   for (let k = lowerBound(marked, firstSlot); k < end; ) {
@@ -176,7 +197,9 @@ export const JUMP_WORDS: Record<JumpKind, [string, string]> = {
 /** The calls a jump kind stops at, ascending: failed calls, missed calls, each loop's first attempt, the first call after each compaction. */
 export function jumpTargets(kind: JumpKind, d: TimelineData, loops: readonly LoopView[]): number[] {
   if (kind === 'loop') {
-    const firsts = loops.map((l) => l.attemptCalls[0] ?? l.firstCall).filter((c) => c >= 0 && c < d.columns.flags.length);
+    const firsts = loops
+      .map((l) => l.attemptCalls[0] ?? l.firstCall)
+      .filter((c) => c >= 0 && c < d.columns.flags.length);
     return [...new Set(firsts)].sort((a, b) => a - b);
   }
   const flag = kind === 'failure' ? CALL_FLAG.failed : kind === 'miss' ? CALL_FLAG.miss : CALL_FLAG.compaction;
@@ -221,7 +244,10 @@ export function jump(targets: readonly number[], from: number | null, direction:
 }
 
 /** The slot range a loop covers in the data (its first to its last call, filtered calls skipped), or null when none of it is shown. */
-export function loopSlots(d: TimelineData, loop: Pick<LoopView, 'firstCall' | 'lastCall'>): { first: number; last: number } | null {
+export function loopSlots(
+  d: TimelineData,
+  loop: Pick<LoopView, 'firstCall' | 'lastCall'>,
+): { first: number; last: number } | null {
   const first = slotOf(d, loop.firstCall);
   const last = slotOf(d, loop.lastCall + 1) - 1;
   if (first >= slotCount(d) || last < first) return null;

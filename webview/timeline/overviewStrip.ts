@@ -113,7 +113,13 @@ export class OverviewStrip {
       this.width = cssWidth;
     }
     const p = this.palette;
-    if (!this.bins || this.binsWidth !== this.width || !this.backdrop || this.backdrop.width !== this.canvas.width || this.backdrop.height !== this.canvas.height) {
+    if (
+      !this.bins ||
+      this.binsWidth !== this.width ||
+      !this.backdrop ||
+      this.backdrop.width !== this.canvas.width ||
+      this.backdrop.height !== this.canvas.height
+    ) {
       this.bins = binCalls(d, fitAll(this.count), Math.max(1, Math.floor(this.width)), this.showCached);
       this.binsWidth = this.width;
       this.backdrop = this.paintBackdrop(this.bins, cssHeight, ratio);
@@ -146,7 +152,11 @@ export class OverviewStrip {
     this.canvas.setAttribute('aria-valuenow', String(count > 0 ? callAt(d, first) + 1 : 1));
     this.canvas.setAttribute(
       'aria-valuetext',
-      count === 0 ? 'no calls' : showsAll(w, count) ? `all ${formatCount(count)} calls` : `calls ${formatCount(callAt(d, first) + 1)} to ${formatCount(callAt(d, last) + 1)} of ${formatCount(count)}`,
+      count === 0
+        ? 'no calls'
+        : showsAll(w, count)
+          ? `all ${formatCount(count)} calls`
+          : `calls ${formatCount(callAt(d, first) + 1)} to ${formatCount(callAt(d, last) + 1)} of ${formatCount(count)}`,
     );
   }
 
@@ -159,7 +169,8 @@ export class OverviewStrip {
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     const p = this.palette;
     let max = 0;
-    for (let i = 0; i < b.length; i++) max = Math.max(max, b.stackMax[i]!, Number.isNaN(b.context[i]!) ? 0 : b.context[i]!);
+    for (let i = 0; i < b.length; i++)
+      max = Math.max(max, b.stackMax[i]!, Number.isNaN(b.context[i]!) ? 0 : b.context[i]!);
     const h = cssHeight - 2;
     const scale = max > 0 ? h / max : 0;
     ctx.fillStyle = withAlpha(p.foreground, 0.05);
@@ -173,7 +184,14 @@ export class OverviewStrip {
     }
     // Failed calls as ticks along the top, so the strip shows where trouble was.
     ctx.fillStyle = p.failed;
-    for (let i = 0; i < b.length; i++) if (b.failed[i]! > 0) ctx.fillRect(this.xOf(b.first[i]!), 0, Math.max(1, this.xOf(b.first[i]! + b.size[i]!) - this.xOf(b.first[i]!)), 3);
+    for (let i = 0; i < b.length; i++)
+      if (b.failed[i]! > 0)
+        ctx.fillRect(
+          this.xOf(b.first[i]!),
+          0,
+          Math.max(1, this.xOf(b.first[i]! + b.size[i]!) - this.xOf(b.first[i]!)),
+          3,
+        );
     return backdrop;
   }
 
@@ -209,7 +227,12 @@ export class OverviewStrip {
     if (!this.drag) {
       const bx0 = this.xOf(this.window.lo);
       const bx1 = this.xOf(this.window.hi);
-      this.canvas.style.cursor = Math.abs(x - bx0) <= EDGE_PX || Math.abs(x - bx1) <= EDGE_PX ? 'ew-resize' : x > bx0 && x < bx1 ? 'grab' : 'pointer';
+      this.canvas.style.cursor =
+        Math.abs(x - bx0) <= EDGE_PX || Math.abs(x - bx1) <= EDGE_PX
+          ? 'ew-resize'
+          : x > bx0 && x < bx1
+            ? 'grab'
+            : 'pointer';
       return;
     }
     if (this.drag.pointer !== e.pointerId || !this.data) return;
@@ -217,11 +240,14 @@ export class OverviewStrip {
     const w = this.drag.window;
     let next: ViewWindow;
     if (this.drag.mode === 'move') next = clampWindow({ lo: w.lo + delta, hi: w.hi + delta }, this.count);
-    else if (this.drag.mode === 'lo') next = clampWindow({ lo: Math.min(w.lo + delta, w.hi - 1), hi: w.hi }, this.count);
+    else if (this.drag.mode === 'lo')
+      next = clampWindow({ lo: Math.min(w.lo + delta, w.hi - 1), hi: w.hi }, this.count);
     else next = clampWindow({ lo: w.lo, hi: Math.max(w.hi + delta, w.lo + 1) }, this.count);
     // An edge drag keeps the other edge where it is (clampWindow keeps the middle otherwise).
-    if (this.drag.mode === 'lo' && next.hi !== w.hi) next = clampWindow({ lo: w.hi - (next.hi - next.lo), hi: w.hi }, this.count);
-    if (this.drag.mode === 'hi' && next.lo !== w.lo) next = clampWindow({ lo: w.lo, hi: w.lo + (next.hi - next.lo) }, this.count);
+    if (this.drag.mode === 'lo' && next.hi !== w.hi)
+      next = clampWindow({ lo: w.hi - (next.hi - next.lo), hi: w.hi }, this.count);
+    if (this.drag.mode === 'hi' && next.lo !== w.lo)
+      next = clampWindow({ lo: w.lo, hi: w.lo + (next.hi - next.lo) }, this.count);
     this.window = next;
     this.callbacks.onWindow(next);
     this.draw();

@@ -20,7 +20,9 @@ export function pack(r: number, g: number, b: number, a = 255): Packed {
 
 /** The channels of a packed pixel: [r, g, b, a]. */
 export function unpack(c: Packed): [number, number, number, number] {
-  return LITTLE_ENDIAN ? [c & 255, (c >>> 8) & 255, (c >>> 16) & 255, c >>> 24] : [c >>> 24, (c >>> 16) & 255, (c >>> 8) & 255, c & 255];
+  return LITTLE_ENDIAN
+    ? [c & 255, (c >>> 8) & 255, (c >>> 16) & 255, c >>> 24]
+    : [c >>> 24, (c >>> 16) & 255, (c >>> 8) & 255, c & 255];
 }
 
 /** (r, g, b) at `alpha` over a pixel that is not opaque: source over, unpremultiplied (the under pixel weighs by its own alpha). */
@@ -101,7 +103,8 @@ export class PlotRaster {
     const out = new Uint32Array(this.width * this.height);
     for (let y = 0; y < this.height; y++) {
       const tileRow = ((y + this.originY) % tile.height) * tile.width;
-      for (let x = 0; x < this.width; x++) out[y * this.width + x] = tile.pixels[tileRow + ((x + this.originX) % tile.width)]!;
+      for (let x = 0; x < this.width; x++)
+        out[y * this.width + x] = tile.pixels[tileRow + ((x + this.originX) % tile.width)]!;
     }
     this.tiled = { tile, key, pixels: out };
     return out;
@@ -157,7 +160,14 @@ export class PlotRaster {
    * end keeps its end column), so no pixel is blended twice where segments meet. A column
    * paints the y range its segment crosses in it, widened by half the thickness each way.
    */
-  polyline(xs: ArrayLike<number>, ys: ArrayLike<number>, count: number, width: number, color: Packed, alpha: number): void {
+  polyline(
+    xs: ArrayLike<number>,
+    ys: ArrayLike<number>,
+    count: number,
+    width: number,
+    color: Packed,
+    alpha: number,
+  ): void {
     const half = width / 2;
     for (let i = 0; i + 1 < count; i++) {
       const xa = xs[i]!;

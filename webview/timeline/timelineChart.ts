@@ -54,7 +54,11 @@ const NARROW_BAND_PX = 3;
 /** Marker lines of one kind closer than this are drawn once (a wall of lines reads as nothing): their labels still count them all. */
 const MARKER_LINE_GAP_PX = 4;
 /** The dash of each marker kind: on and off pixels. */
-const MARKER_DASH: Record<TimelineMarker['kind'], [number, number]> = { compaction: [5, 3], 'api-error': [1, 2], subagent: [2, 3] };
+const MARKER_DASH: Record<TimelineMarker['kind'], [number, number]> = {
+  compaction: [5, 3],
+  'api-error': [1, 2],
+  subagent: [2, 3],
+};
 /** Sessions (or filters) with more slots than this bin from a BinPyramid. */
 const PYRAMID_FROM_SLOTS = 8192;
 /** CSS pixels the marker lines reach above the plot (to the foot of their labels). */
@@ -161,7 +165,12 @@ export class TimelineChart {
   /** What the bars measure; the panel swaps the columns, the chart names the unit. */
   barView: BarView = 'tokens';
 
-  setData(data: TimelineData, loops: readonly LoopView[], markers: readonly TimelineMarker[], showCached: boolean): void {
+  setData(
+    data: TimelineData,
+    loops: readonly LoopView[],
+    markers: readonly TimelineMarker[],
+    showCached: boolean,
+  ): void {
     this.data = data;
     this.loops = loops;
     this.showCached = showCached;
@@ -206,7 +215,10 @@ export class TimelineChart {
       const slot = slotOf(d, m.callIndex);
       if (slot >= count) continue;
       // A compaction or an API error comes before its call, a sub-agent starts after its call's response.
-      placed.push({ marker: m, edge: m.kind !== 'subagent' ? slot : callAt(d, slot) === m.callIndex ? slot + 1 : slot });
+      placed.push({
+        marker: m,
+        edge: m.kind !== 'subagent' ? slot : callAt(d, slot) === m.callIndex ? slot + 1 : slot,
+      });
     }
     // Stable: markers at the same edge keep their order.
     placed.sort((p1, p2) => p1.edge - p2.edge);
@@ -295,7 +307,8 @@ export class TimelineChart {
     if (!this.chart) this.create();
     const chart = this.chart!;
     const area = chart.chartArea;
-    const width = area && area.right > area.left ? area.right - area.left : Math.max(100, this.canvas.clientWidth - 100);
+    const width =
+      area && area.right > area.left ? area.right - area.left : Math.max(100, this.canvas.clientWidth - 100);
     const count = slotCount(d);
     const span = this.window.hi - this.window.lo;
     // One bar per call while each gets 2 px or more, else one bin per 2 px.
@@ -315,10 +328,17 @@ export class TimelineChart {
     for (let i = 0; i < this.bins.length && !contextKnown; i++) contextKnown = this.bins.context[i]! > 0;
     scales['y1']!.display = !cost && contextKnown;
     this.wrapper.dataset['contextAxis'] = !cost && contextKnown ? 'shown' : 'hidden';
-    (scales['y'] as { title: { text: string } }).title.text = cost ? (this.showCached ? 'US dollars per call' : 'dollars of appended + output') : this.showCached ? 'tokens per call' : 'appended + output tokens';
+    (scales['y'] as { title: { text: string } }).title.text = cost
+      ? this.showCached
+        ? 'US dollars per call'
+        : 'dollars of appended + output'
+      : this.showCached
+        ? 'tokens per call'
+        : 'appended + output tokens';
     (scales['y'] as { ticks: { precision: number | undefined } }).ticks.precision = cost ? undefined : 0;
     this.wrapper.dataset['barView'] = this.barView;
-    (scales['x'] as { ticks: { padding: number } }).ticks.padding = this.wrapper.dataset['missCount'] !== '0' ? MISS_LANE_PX : 3;
+    (scales['x'] as { ticks: { padding: number } }).ticks.padding =
+      this.wrapper.dataset['missCount'] !== '0' ? MISS_LANE_PX : 3;
     chart.update('none');
     const { first, end } = visibleSlots(this.window, count);
     const w = this.wrapper.dataset;
@@ -391,7 +411,11 @@ export class TimelineChart {
             grid: { color: grid },
             border: { display: false },
             // Dollars of one call are fractions of a cent: no whole-number ticks in the cost view.
-            ticks: { color: p.muted, maxTicksLimit: 6, callback: (v) => (this.barView === 'cost' ? formatUsd(Number(v)) : formatCompact(Number(v))) },
+            ticks: {
+              color: p.muted,
+              maxTicksLimit: 6,
+              callback: (v) => (this.barView === 'cost' ? formatUsd(Number(v)) : formatCompact(Number(v))),
+            },
             title: { display: true, text: 'tokens per call', color: p.muted },
           },
           y1: {
@@ -417,7 +441,17 @@ export class TimelineChart {
 
   private writePalette(): void {
     const p = this.palette;
-    this.wrapper.dataset['palette'] = JSON.stringify({ cached: p.cached, appended: p.appended, output: p.output, context: p.context, failed: p.failed, loop: p.loop, miss: p.miss, barBorder: p.barBorder, highContrast: p.highContrast });
+    this.wrapper.dataset['palette'] = JSON.stringify({
+      cached: p.cached,
+      appended: p.appended,
+      output: p.output,
+      context: p.context,
+      failed: p.failed,
+      loop: p.loop,
+      miss: p.miss,
+      barBorder: p.barBorder,
+      highContrast: p.highContrast,
+    });
   }
 
   // ---- input ----
@@ -450,7 +484,7 @@ export class TimelineChart {
     } else {
       // The wheel and a pinch (Chromium sends it as a wheel with ctrlKey) zoom around the pointer.
       const lines = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? 400 : 1;
-      const factor = Math.exp((-e.deltaY * lines * (e.ctrlKey ? 0.01 : 0.0015)));
+      const factor = Math.exp(-e.deltaY * lines * (e.ctrlKey ? 0.01 : 0.0015));
       next = zoomAround(this.window, factor, anchor, count);
     }
     this.window = next;
@@ -533,7 +567,13 @@ export class TimelineChart {
       } else {
         const s = runStats(d, first, 1);
         title = `Call ${formatCount(call + 1)}`;
-        lines = [`Input: ${formatCount(s.input.max)}`, `Cached: ${formatCount(s.cached.max)}`, `Appended: ${formatCount(s.appended.max)}`, `Output: ${formatCount(s.output.max)}`, 'Loading tools…'];
+        lines = [
+          `Input: ${formatCount(s.input.max)}`,
+          `Cached: ${formatCount(s.cached.max)}`,
+          `Appended: ${formatCount(s.appended.max)}`,
+          `Output: ${formatCount(s.output.max)}`,
+          'Loading tools…',
+        ];
       }
       this.wrapper.dataset['tooltipCall'] = String(call);
       delete this.wrapper.dataset['tooltipBin'];
@@ -610,9 +650,20 @@ export class TimelineChart {
     const p = this.palette;
     const key = `${p.loop}|${p.background}|${p.highContrast}`;
     if (this.hatchPixels && this.hatchKey === key) return this.hatchPixels;
-    const tile = diagonalHatchTile(7, mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background), mixOver(p.loop, p.highContrast ? 0.55 : 0.3, p.background));
+    const tile = diagonalHatchTile(
+      7,
+      mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background),
+      mixOver(p.loop, p.highContrast ? 0.55 : 0.3, p.background),
+    );
     const t = tile?.getContext('2d', { willReadFrequently: true });
-    this.hatchPixels = tile && t ? { width: tile.width, height: tile.height, pixels: new Uint32Array(t.getImageData(0, 0, tile.width, tile.height).data.buffer.slice(0)) } : null;
+    this.hatchPixels =
+      tile && t
+        ? {
+            width: tile.width,
+            height: tile.height,
+            pixels: new Uint32Array(t.getImageData(0, 0, tile.width, tile.height).data.buffer.slice(0)),
+          }
+        : null;
     this.hatchKey = key;
     return this.hatchPixels;
   }
@@ -649,7 +700,11 @@ export class TimelineChart {
     const columns = new Uint8Array(r.width + 1);
     const hatch = this.hatchTile();
     const escapedFill = this.packed(mixOver(p.loop, p.highContrast ? 0.2 : 0.1, p.background));
-    const edge = { color: this.packed(p.loop), alpha: p.highContrast ? 1 : 0.8, width: Math.max(1, Math.round((p.highContrast ? 2 : 1) * dpr)) };
+    const edge = {
+      color: this.packed(p.loop),
+      alpha: p.highContrast ? 1 : 0.8,
+      width: Math.max(1, Math.round((p.highContrast ? 2 : 1) * dpr)),
+    };
     const band = (escaped: boolean, x0: number, x1: number, edges: boolean): void => {
       const left = Math.round(x0);
       const right = Math.max(left + Math.round(2 * dpr), Math.round(x1));
@@ -693,7 +748,13 @@ export class TimelineChart {
       if (slot < slotCount(d) && callAt(d, slot) === this.selected) {
         const x0 = xOf(slot);
         const x1 = xOf(slot + 1);
-        r.fill(x0, x0 + Math.max(2 * dpr, x1 - x0), top, bottom, this.packed(mixOver(p.selection, p.highContrast ? 0.35 : 0.22, p.background)));
+        r.fill(
+          x0,
+          x0 + Math.max(2 * dpr, x1 - x0),
+          top,
+          bottom,
+          this.packed(mixOver(p.selection, p.highContrast ? 0.35 : 0.22, p.background)),
+        );
       }
     }
     // Bars, in opaque colours blended over the background once.
@@ -731,10 +792,14 @@ export class TimelineChart {
     segment(bins.appended, colors.appended);
     segment(bins.output, colors.output);
     // The envelope above the mean stack only: each pixel written once.
-    if (!bins.single) for (let b = 0; b < n; b++) r.fill(lefts[b]!, rights[b]!, yOf(bins.stackMax[b]!), yOf(heights[b]!), colors.envelope);
+    if (!bins.single)
+      for (let b = 0; b < n; b++)
+        r.fill(lefts[b]!, rights[b]!, yOf(bins.stackMax[b]!), yOf(heights[b]!), colors.envelope);
     if (p.barBorder && bins.single) {
       const border = this.packed(p.barBorder);
-      for (let b = 0; b < n; b++) if (heights[b]! > 0 && rights[b]! - lefts[b]! >= 3 * dpr) r.outline(lefts[b]!, rights[b]!, yOf(heights[b]!), base, dpr, border);
+      for (let b = 0; b < n; b++)
+        if (heights[b]! > 0 && rights[b]! - lefts[b]! >= 3 * dpr)
+          r.outline(lefts[b]!, rights[b]!, yOf(heights[b]!), base, dpr, border);
     }
     // The context line where its points are closer than a few pixels (sparser, paintFront strokes it smooth).
     this.lineRastered = n * LINE_VECTOR_GAP_PX > a.right - a.left;
@@ -749,7 +814,14 @@ export class TimelineChart {
       }
       const [lr, lg, lb, la] = unpack(this.packed(p.context));
       // Half a pixel thicker than the stroked path: whole pixels without anti-aliasing read thinner.
-      r.polyline(xs, ys, n, (p.highContrast ? 2.5 : 2) * dpr, pack(lr, lg, lb, 255), (la / 255) * (p.highContrast ? 1 : 0.85));
+      r.polyline(
+        xs,
+        ys,
+        n,
+        (p.highContrast ? 2.5 : 2) * dpr,
+        pack(lr, lg, lb, 255),
+        (la / 255) * (p.highContrast ? 1 : 0.85),
+      );
     }
     this.markerLines(chart, dpr, ox, oy);
     this.blit(ctx, ox, oy);
@@ -758,7 +830,12 @@ export class TimelineChart {
   /** Puts the buffer on its layer canvas and draws that over the plot, one device pixel per pixel. */
   private blit(ctx: CanvasRenderingContext2D, ox: number, oy: number): void {
     const r = this.raster;
-    if (!this.rasterImage || this.rasterImage.width !== r.width || this.rasterImage.height !== r.height || this.rasterImage.data.buffer !== r.pixels.buffer) {
+    if (
+      !this.rasterImage ||
+      this.rasterImage.width !== r.width ||
+      this.rasterImage.height !== r.height ||
+      this.rasterImage.data.buffer !== r.pixels.buffer
+    ) {
       this.rasterImage = new ImageData(new Uint8ClampedArray(r.pixels.buffer), r.width, r.height);
     }
     const layer = (this.rasterLayer ??= document.createElement('canvas'));
@@ -797,7 +874,16 @@ export class TimelineChart {
       if (x - (lines.get(m.kind) ?? -Infinity) >= MARKER_LINE_GAP_PX) {
         const [on, off] = MARKER_DASH[m.kind];
         const left = Math.round(x * dpr - ox - lineWidth / 2);
-        this.raster.vertical(left, left + lineWidth, 0, bottom, this.packed(color), 1, Math.round(on * dpr), Math.round(off * dpr));
+        this.raster.vertical(
+          left,
+          left + lineWidth,
+          0,
+          bottom,
+          this.packed(color),
+          1,
+          Math.round(on * dpr),
+          Math.round(off * dpr),
+        );
         lines.set(m.kind, x);
         drawn += 1;
       }
@@ -901,7 +987,8 @@ export class TimelineChart {
       if (bin >= 0) {
         const x0 = this.pixel(chart, slot);
         const x1 = this.pixel(chart, slot + 1);
-        const top = Math.min(a.bottom - 3, y.getPixelForValue(bins.single ? bins.stackMax[bin]! : bins.stackMax[bin]!)) - 1.5;
+        const top =
+          Math.min(a.bottom - 3, y.getPixelForValue(bins.single ? bins.stackMax[bin]! : bins.stackMax[bin]!)) - 1.5;
         const width = Math.max(3, x1 - x0 - 1);
         ctx.strokeStyle = p.selection;
         ctx.lineWidth = p.highContrast ? 2 : 1.5;

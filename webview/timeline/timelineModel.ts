@@ -94,14 +94,27 @@ export function binTitle(s: RunStats): string {
 export function binLines(s: RunStats, view: BarView = 'tokens'): string[] {
   const lines =
     view === 'cost'
-      ? [`Cache read: ${statsText(s.cached, view)}`, `Appended (writes + uncached): ${statsText(s.appended, view)}`, `Output: ${statsText(s.output, view)}`]
-      : [`Input: ${statsText(s.input)}`, `Cached: ${statsText(s.cached)}`, `Appended: ${statsText(s.appended)}`, `Output: ${statsText(s.output)}`];
+      ? [
+          `Cache read: ${statsText(s.cached, view)}`,
+          `Appended (writes + uncached): ${statsText(s.appended, view)}`,
+          `Output: ${statsText(s.output, view)}`,
+        ]
+      : [
+          `Input: ${statsText(s.input)}`,
+          `Cached: ${statsText(s.cached)}`,
+          `Appended: ${statsText(s.appended)}`,
+          `Output: ${statsText(s.output)}`,
+        ];
   // In the cost view a call without a price has no dollars: the figures above leave it out, this says how many.
   const unpriced = view === 'cost' ? s.calls - s.output.known : 0;
-  if (unpriced > 0) lines.push(`No price for ${formatCount(unpriced)} ${unpriced === 1 ? 'call' : 'calls'} (their model is not in the price list): left out of the dollars`);
+  if (unpriced > 0)
+    lines.push(
+      `No price for ${formatCount(unpriced)} ${unpriced === 1 ? 'call' : 'calls'} (their model is not in the price list): left out of the dollars`,
+    );
   if (s.failed > 0) lines.push(`Failed tool calls in ${formatCount(s.failed)} ${s.failed === 1 ? 'call' : 'calls'}`);
   if (s.misses > 0) lines.push(`Cache misses: ${formatCount(s.misses)}`);
-  if (s.loopAttempts > 0) lines.push(`Retry-loop attempts in ${formatCount(s.loopAttempts)} ${s.loopAttempts === 1 ? 'call' : 'calls'}`);
+  if (s.loopAttempts > 0)
+    lines.push(`Retry-loop attempts in ${formatCount(s.loopAttempts)} ${s.loopAttempts === 1 ? 'call' : 'calls'}`);
   lines.push('Click to zoom to these calls');
   return lines;
 }
@@ -109,7 +122,10 @@ export function binLines(s: RunStats, view: BarView = 'tokens'): string[] {
 /** What the live region says when a call is selected; retry-loop attempts and cache misses follow the figures. */
 export function selectionAnnouncement(call: CallRow, count: number, loops: readonly LoopView[] = []): string {
   const failed = call.tools.filter((t) => t.failed === true).length;
-  const tools = call.tools.length === 0 ? 'no tools' : `${call.tools.length} ${call.tools.length === 1 ? 'tool' : 'tools'}${failed > 0 ? `, ${failed} failed` : ''}`;
+  const tools =
+    call.tools.length === 0
+      ? 'no tools'
+      : `${call.tools.length} ${call.tools.length === 1 ? 'tool' : 'tools'}${failed > 0 ? `, ${failed} failed` : ''}`;
   const extra = [
     ...(call.loops ?? []).flatMap((i) => (loops[i] ? [`${loopAttemptText(loops[i], call.index)}.`] : [])),
     ...(call.miss ? [`${missText(call.miss, call.appended)}.`] : []),
@@ -135,7 +151,11 @@ export function moveSelection(current: number | null, key: string, count: number
   if (count <= 0) return null;
   const last = count - 1;
   if (current === null) {
-    return key === 'ArrowLeft' || key === 'End' || key === 'PageUp' ? last : key === 'ArrowRight' || key === 'Home' || key === 'PageDown' ? 0 : null;
+    return key === 'ArrowLeft' || key === 'End' || key === 'PageUp'
+      ? last
+      : key === 'ArrowRight' || key === 'Home' || key === 'PageDown'
+        ? 0
+        : null;
   }
   const at = Math.min(Math.max(current, 0), last);
   switch (key) {

@@ -21,7 +21,17 @@ import type { JumpKind, TimelineMarker } from './marks';
 import { OverviewStrip } from './overviewStrip';
 import { TimelineChart } from './timelineChart';
 import type { BarView } from './timelineModel';
-import { centerOn, clampWindow, ensureVisible, fitAll, pageBy, showsAll, visibleSlots, windowAround, zoomAround } from './viewWindow';
+import {
+  centerOn,
+  clampWindow,
+  ensureVisible,
+  fitAll,
+  pageBy,
+  showsAll,
+  visibleSlots,
+  windowAround,
+  zoomAround,
+} from './viewWindow';
 import type { ViewWindow } from './viewWindow';
 import { countUnpriced } from './unpricedMarks';
 
@@ -61,7 +71,12 @@ export interface TimelineRestore {
 }
 
 /** A filter of the timeline. */
-type Filter = { kind: 'all' } | { kind: 'failed' } | { kind: 'misses' } | { kind: 'loops' } | { kind: 'tool'; tool: string };
+type Filter =
+  | { kind: 'all' }
+  | { kind: 'failed' }
+  | { kind: 'misses' }
+  | { kind: 'loops' }
+  | { kind: 'tool'; tool: string };
 
 /** Zoom steps of the +/− keys and buttons. */
 const ZOOM_STEP = 2;
@@ -72,7 +87,13 @@ const MARKERS_SHOWN = 12;
 /** Wait after the last keystroke before searching. */
 const SEARCH_DELAY_MS = 250;
 
-const FIELD_WORDS: Record<SearchHit['field'], string> = { tool: 'tool', file: 'file', command: 'command', error: 'error', prompt: 'prompt' };
+const FIELD_WORDS: Record<SearchHit['field'], string> = {
+  tool: 'tool',
+  file: 'file',
+  command: 'command',
+  error: 'error',
+  prompt: 'prompt',
+};
 
 function filterValue(f: Filter): string {
   return f.kind === 'tool' ? `tool:${f.tool}` : f.kind;
@@ -91,13 +112,27 @@ function filterOf(value: string): Filter {
  */
 export class TimelinePanel {
   readonly element: HTMLElement;
-  readonly chartWrap = el('div', { className: 'chart-wrap', attrs: { id: 'timeline-chart', tabindex: '0', role: 'application' } });
+  readonly chartWrap = el('div', {
+    className: 'chart-wrap',
+    attrs: { id: 'timeline-chart', tabindex: '0', role: 'application' },
+  });
   private readonly canvas = el('canvas', { attrs: { 'aria-hidden': 'true' } });
   private readonly overviewWrap = el('div', { className: 'overview-wrap' });
-  private readonly overviewCanvas = el('canvas', { className: 'overview', attrs: { tabindex: '0', role: 'scrollbar', 'aria-orientation': 'horizontal', 'aria-label': 'Overview of the whole session; the highlighted part is in view' } });
+  private readonly overviewCanvas = el('canvas', {
+    className: 'overview',
+    attrs: {
+      tabindex: '0',
+      role: 'scrollbar',
+      'aria-orientation': 'horizontal',
+      'aria-label': 'Overview of the whole session; the highlighted part is in view',
+    },
+  });
   private readonly chart: TimelineChart;
   private readonly overview: OverviewStrip;
-  private readonly toolbar = el('div', { className: 'timeline-toolbar', attrs: { role: 'toolbar', 'aria-label': 'Timeline navigation' } });
+  private readonly toolbar = el('div', {
+    className: 'timeline-toolbar',
+    attrs: { role: 'toolbar', 'aria-label': 'Timeline navigation' },
+  });
   private readonly viewText = el('span', { className: 'view-text muted', attrs: { 'aria-hidden': 'true' } });
   private readonly filterSelect = document.createElement('vscode-single-select') as VscodeSingleSelect;
   private readonly filterNote = el('p', { className: 'filter-note muted', attrs: { role: 'status' } });
@@ -143,7 +178,9 @@ export class TimelinePanel {
       onLayout: () => host.safely('align the overview', () => this.alignStrip()),
     });
     this.overviewWrap.appendChild(this.overviewCanvas);
-    this.overview = new OverviewStrip(this.overviewWrap, this.overviewCanvas, palette, { onWindow: (w) => host.safely('move the brush', () => this.windowMoved(w, true)) });
+    this.overview = new OverviewStrip(this.overviewWrap, this.overviewCanvas, palette, {
+      onWindow: (w) => host.safely('move the brush', () => this.windowMoved(w, true)),
+    });
     this.buildToolbar();
     this.buildSearch();
     this.chartWrap.addEventListener('keydown', (e) => host.safely('keyboard', () => this.onChartKey(e)));
@@ -170,7 +207,16 @@ export class TimelinePanel {
   // ---- building ----
 
   private button(name: string, codicon: string, label: string, keys: string, onClick: () => void): HTMLButtonElement {
-    const b = el('button', { className: 'tool-button', attrs: { type: 'button', 'aria-label': label, 'aria-keyshortcuts': keys }, title: `${label} (${keys})`, data: { action: name } }, [icon(codicon)]);
+    const b = el(
+      'button',
+      {
+        className: 'tool-button',
+        attrs: { type: 'button', 'aria-label': label, 'aria-keyshortcuts': keys },
+        title: `${label} (${keys})`,
+        data: { action: name },
+      },
+      [icon(codicon)],
+    );
     b.addEventListener('click', () => this.host.safely(label.toLowerCase(), onClick));
     return b;
   }
@@ -185,16 +231,29 @@ export class TimelinePanel {
     const keyOf: Record<JumpKind, string> = { failure: 'F', miss: 'M', loop: 'L', compaction: 'C' };
     for (const kind of JUMP_KINDS) {
       const [one] = JUMP_WORDS[kind];
-      const prev = this.button(`prev-${kind}`, 'chevron-left', `Previous ${one}`, `Shift+${keyOf[kind]}`, () => this.jump(kind, -1));
+      const prev = this.button(`prev-${kind}`, 'chevron-left', `Previous ${one}`, `Shift+${keyOf[kind]}`, () =>
+        this.jump(kind, -1),
+      );
       const next = this.button(`next-${kind}`, 'chevron-right', `Next ${one}`, keyOf[kind], () => this.jump(kind, 1));
       this.jumpButtons.set(`prev-${kind}`, prev);
       this.jumpButtons.set(`next-${kind}`, next);
-      jumps.append(el('span', { className: `jump jump-${kind}`, data: { jump: kind } }, [prev, el('span', { className: 'jump-label', text: one }), next]));
+      jumps.append(
+        el('span', { className: `jump jump-${kind}`, data: { jump: kind } }, [
+          prev,
+          el('span', { className: 'jump-label', text: one }),
+          next,
+        ]),
+      );
     }
     this.filterSelect.label = 'Show';
     this.filterSelect.id = 'timeline-filter';
-    this.filterSelect.addEventListener('change', () => this.host.safely('filter the timeline', () => this.chooseFilter(this.filterSelect.value)));
-    const filter = el('div', { className: 'tool-group filter' }, [el('label', { className: 'control-label', text: 'Show', attrs: { for: 'timeline-filter' } }), this.filterSelect]);
+    this.filterSelect.addEventListener('change', () =>
+      this.host.safely('filter the timeline', () => this.chooseFilter(this.filterSelect.value)),
+    );
+    const filter = el('div', { className: 'tool-group filter' }, [
+      el('label', { className: 'control-label', text: 'Show', attrs: { for: 'timeline-filter' } }),
+      this.filterSelect,
+    ]);
     this.toolbar.append(zoom, this.viewText, jumps, filter);
   }
 
@@ -254,7 +313,13 @@ export class TimelinePanel {
     this.markers = timelineMarkers(calls, session.compactions, session.events, session.subagents);
     this.renderFilterOptions();
     const kept = this.window;
-    let keep: ViewWindow | ((count: number) => ViewWindow) | null = !same ? null : wasAll ? (count: number) => fitAll(count) : atEnd ? (count: number) => ({ lo: kept.lo + count - before, hi: kept.hi + count - before }) : kept;
+    let keep: ViewWindow | ((count: number) => ViewWindow) | null = !same
+      ? null
+      : wasAll
+        ? (count: number) => fitAll(count)
+        : atEnd
+          ? (count: number) => ({ lo: kept.lo + count - before, hi: kept.hi + count - before })
+          : kept;
     if (!same && restore) {
       // The page was rebuilt (its tab hidden and shown again): the filter and the zoom come back as they were.
       this.filter = filterOf(restore.filter);
@@ -288,7 +353,13 @@ export class TimelinePanel {
     // A call without a price has no dollar bar (NaN, never $0): counted here, marked "?" by the chart, said in its tooltip.
     this.chartWrap.dataset['unpricedCalls'] = String(countUnpriced(columns.cost));
     const noContext = new Float64Array(columns.input.length).fill(Number.NaN);
-    return { ...columns, cached: columns.cost.cached, appended: columns.cost.appended, output: columns.cost.output, input: noContext };
+    return {
+      ...columns,
+      cached: columns.cost.cached,
+      appended: columns.cost.appended,
+      output: columns.cost.output,
+      input: noContext,
+    };
   }
 
   setShowCached(show: boolean): void {
@@ -365,7 +436,10 @@ export class TimelinePanel {
       ['misses', `Cache misses (${formatCount(misses)})`],
       ['loops', `Retry-loop attempts (${formatCount(loops)})`],
       ...s.tools.map((t): [string, string] => [`tool:${t.name}`, `Tool: ${t.name} (${formatCount(t.calls)})`]),
-      ...s.subagents.map((a): [string, string] => [`subagent:${a.sessionId}`, `Sub-agent ${shortSessionId(a.sessionId)} (${formatCount(a.calls)} ${a.calls === 1 ? 'call' : 'calls'})`]),
+      ...s.subagents.map((a): [string, string] => [
+        `subagent:${a.sessionId}`,
+        `Sub-agent ${shortSessionId(a.sessionId)} (${formatCount(a.calls)} ${a.calls === 1 ? 'call' : 'calls'})`,
+      ]),
     ];
     const current = filterValue(this.filter);
     fillSelect(this.filterSelect, options, current);
@@ -406,7 +480,10 @@ export class TimelinePanel {
     this.updateJumpButtons();
     const count = this.count;
     this.filterNote.hidden = f.kind === 'all';
-    this.filterNote.textContent = f.kind === 'all' ? '' : `Showing ${formatCount(count)} of ${formatCount(flags.length)} calls; the call numbers under the bars are the session's.`;
+    this.filterNote.textContent =
+      f.kind === 'all'
+        ? ''
+        : `Showing ${formatCount(count)} of ${formatCount(flags.length)} calls; the call numbers under the bars are the session's.`;
     this.chartWrap.dataset['filter'] = filterValue(f);
     this.window = keep ? clampWindow(typeof keep === 'function' ? keep(count) : keep, count) : fitAll(count);
     this.chart.setData(this.data, s.loops, this.markers, this.showCached);
@@ -475,7 +552,12 @@ export class TimelinePanel {
     if (!d) return;
     const count = this.count;
     const { first, end } = visibleSlots(this.window, count);
-    const text = end <= first ? 'no calls' : showsAll(this.window, count) ? `All ${formatCount(count)} calls` : `Calls ${formatCount(callAt(d, first) + 1)}–${formatCount(callAt(d, end - 1) + 1)} · ${formatCount(end - first)} of ${formatCount(count)}`;
+    const text =
+      end <= first
+        ? 'no calls'
+        : showsAll(this.window, count)
+          ? `All ${formatCount(count)} calls`
+          : `Calls ${formatCount(callAt(d, first) + 1)}–${formatCount(callAt(d, end - 1) + 1)} · ${formatCount(end - first)} of ${formatCount(count)}`;
     this.viewText.textContent = text;
     // The window in slots, for tests and for anyone inspecting the page.
     this.chartWrap.dataset['window'] = `${this.window.lo.toFixed(3)},${this.window.hi.toFixed(3)}`;
@@ -493,7 +575,10 @@ export class TimelinePanel {
     if (!this.data) return;
     const selected = this.host.selected();
     const slot = selected !== null && isShown(this.data, selected) ? slotOf(this.data, selected) : null;
-    const anchor = slot !== null && slot >= this.window.lo && slot < this.window.hi ? slot + 0.5 : (this.window.lo + this.window.hi) / 2;
+    const anchor =
+      slot !== null && slot >= this.window.lo && slot < this.window.hi
+        ? slot + 0.5
+        : (this.window.lo + this.window.hi) / 2;
     this.setWindow(zoomAround(this.window, factor, anchor, this.count), true);
   }
 
@@ -520,7 +605,10 @@ export class TimelinePanel {
       for (const dir of ['prev', 'next'] as const) {
         const b = this.jumpButtons.get(`${dir}-${kind}`)!;
         b.disabled = n === 0;
-        b.title = n === 0 ? `No ${many} in this session` : `${dir === 'prev' ? 'Previous' : 'Next'} ${one} (${dir === 'prev' ? 'Shift+' : ''}${kind[0]!.toUpperCase()}) · ${formatCount(n)} ${n === 1 ? one : many}`;
+        b.title =
+          n === 0
+            ? `No ${many} in this session`
+            : `${dir === 'prev' ? 'Previous' : 'Next'} ${one} (${dir === 'prev' ? 'Shift+' : ''}${kind[0]!.toUpperCase()}) · ${formatCount(n)} ${n === 1 ? one : many}`;
       }
       const group = this.toolbar.querySelector<HTMLElement>(`[data-jump="${kind}"]`);
       if (group) group.dataset['count'] = String(n);
@@ -540,9 +628,12 @@ export class TimelinePanel {
     const shown = isShown(this.data, to.callIndex);
     if (shown) {
       const slot = slotOf(this.data, to.callIndex);
-      if (slot < this.window.lo || slot + 1 > this.window.hi) this.setWindow(centerOn(this.window, slot, this.count), false);
+      if (slot < this.window.lo || slot + 1 > this.window.hi)
+        this.setWindow(centerOn(this.window, slot, this.count), false);
     }
-    this.host.select(to.callIndex, { prefix: `${one[0]!.toUpperCase()}${one.slice(1)} ${formatCount(to.ordinal)} of ${formatCount(to.total)}.` });
+    this.host.select(to.callIndex, {
+      prefix: `${one[0]!.toUpperCase()}${one.slice(1)} ${formatCount(to.ordinal)} of ${formatCount(to.total)}.`,
+    });
     if (!shown) this.focusCall(to.callIndex);
   }
 
@@ -553,7 +644,8 @@ export class TimelinePanel {
     const count = this.count;
     const selected = this.host.selected();
     const slot = selected !== null && isShown(this.data, selected) ? slotOf(this.data, selected) : null;
-    const selectSlot = (s: number): void => this.host.select(callAt(this.data!, Math.max(0, Math.min(count - 1, s))), {});
+    const selectSlot = (s: number): void =>
+      this.host.select(callAt(this.data!, Math.max(0, Math.min(count - 1, s))), {});
     if (this.navigationKey(e)) return;
     switch (e.key) {
       case 'ArrowLeft':
@@ -657,7 +749,11 @@ export class TimelinePanel {
                 this.focusCall(m.callIndex);
               }
             }),
-          { title: m.sessionId ? 'Open this sub-agent in the session picker' : 'Select the first call after the compaction' },
+          {
+            title: m.sessionId
+              ? 'Open this sub-agent in the session picker'
+              : 'Select the first call after the compaction',
+          },
         ),
       ]),
     );
@@ -747,12 +843,18 @@ export class TimelinePanel {
     const where = this.searchAll.checked ? 'in all sessions' : 'in this session';
     this.searchStatus.hidden = false;
     this.searchStatus.textContent =
-      r.total === 0 ? `No calls match “${r.query}” ${where}.` : `${formatCount(r.total)} ${r.total === 1 ? 'call matches' : 'calls match'} “${r.query}” ${where}${r.total > r.hits.length ? `; the first ${formatCount(r.hits.length)} are listed` : ''}.`;
+      r.total === 0
+        ? `No calls match “${r.query}” ${where}.`
+        : `${formatCount(r.total)} ${r.total === 1 ? 'call matches' : 'calls match'} “${r.query}” ${where}${r.total > r.hits.length ? `; the first ${formatCount(r.hits.length)} are listed` : ''}.`;
     this.searchResults.hidden = r.hits.length === 0;
     this.searchResults.dataset['hits'] = String(r.hits.length);
     this.searchResults.dataset['total'] = String(r.total);
     this.searchTable?.dispose();
-    const head = el('tr', {}, [el('th', { text: 'Call', attrs: { scope: 'col' } }), el('th', { text: 'Where', attrs: { scope: 'col' } }), el('th', { text: 'Text', attrs: { scope: 'col' } })]);
+    const head = el('tr', {}, [
+      el('th', { text: 'Call', attrs: { scope: 'col' } }),
+      el('th', { text: 'Where', attrs: { scope: 'col' } }),
+      el('th', { text: 'Text', attrs: { scope: 'col' } }),
+    ]);
     const otherSessions = this.searchAll.checked;
     this.searchTable = new VirtualTable({
       className: 'search-table',
@@ -763,11 +865,23 @@ export class TimelinePanel {
       kind: 'rows',
       render: (i) => {
         const hit = r.hits[i]!;
-        const label = otherSessions && hit.sessionId !== this.session?.sessionId ? `${shortSessionId(hit.sessionId)} · call ${formatCount(hit.callIndex + 1)}` : `call ${formatCount(hit.callIndex + 1)}`;
-        const open = el('button', { className: 'link-button', text: label, attrs: { type: 'button' }, data: { hit: String(i), call: String(hit.callIndex) } });
+        const label =
+          otherSessions && hit.sessionId !== this.session?.sessionId
+            ? `${shortSessionId(hit.sessionId)} · call ${formatCount(hit.callIndex + 1)}`
+            : `call ${formatCount(hit.callIndex + 1)}`;
+        const open = el('button', {
+          className: 'link-button',
+          text: label,
+          attrs: { type: 'button' },
+          data: { hit: String(i), call: String(hit.callIndex) },
+        });
         open.addEventListener('click', () => this.host.safely('open a search result', () => this.openHit(hit)));
         open.addEventListener('keydown', (e) => this.host.safely('search results', () => this.onHitKey(e, i)));
-        return el('tr', { className: 'search-hit', data: { field: hit.field } }, [el('td', {}, [open]), el('td', { className: 'muted', text: FIELD_WORDS[hit.field] }), el('td', { className: 'hit-text' }, [el('code', { text: hit.text, title: hit.text })])]);
+        return el('tr', { className: 'search-hit', data: { field: hit.field } }, [
+          el('td', {}, [open]),
+          el('td', { className: 'muted', text: FIELD_WORDS[hit.field] }),
+          el('td', { className: 'hit-text' }, [el('code', { text: hit.text, title: hit.text })]),
+        ]);
       },
     });
     replaceChildren(this.searchResults, [this.searchTable.element]);
@@ -781,7 +895,9 @@ export class TimelinePanel {
     e.preventDefault();
     const next = Math.max(0, Math.min(r.hits.length - 1, index + (e.key === 'ArrowDown' ? 1 : -1)));
     this.searchTable?.scrollTo(next);
-    requestAnimationFrame(() => this.searchResults.querySelector<HTMLButtonElement>(`button[data-hit="${next}"]`)?.focus());
+    requestAnimationFrame(() =>
+      this.searchResults.querySelector<HTMLButtonElement>(`button[data-hit="${next}"]`)?.focus(),
+    );
   }
 
   /** Selects a hit's call (in its session) and shows it at a readable zoom. */

@@ -56,7 +56,9 @@ export class TimelineSection implements InspectorPanel {
       this.legend,
     );
     this.showCachedBox.label = 'Show cached';
-    this.showCachedBox.addEventListener('change', () => page.safely('toggle cached', () => this.setShowCached(this.showCachedBox.checked)));
+    this.showCachedBox.addEventListener('change', () =>
+      page.safely('toggle cached', () => this.setShowCached(this.showCachedBox.checked)),
+    );
     this.barViewPicker.label = 'Bars show';
     this.barViewPicker.id = 'bar-view-picker';
     for (const [value, label] of [
@@ -68,8 +70,13 @@ export class TimelineSection implements InspectorPanel {
       option.textContent = label;
       this.barViewPicker.appendChild(option);
     }
-    this.barViewPicker.addEventListener('change', () => page.safely('switch the bars', () => this.setBarView(this.barViewPicker.value === 'cost' ? 'cost' : 'tokens')));
-    this.barViewControl.append(el('label', { className: 'control-label', text: 'Bars', attrs: { for: 'bar-view-picker' } }), this.barViewPicker);
+    this.barViewPicker.addEventListener('change', () =>
+      page.safely('switch the bars', () => this.setBarView(this.barViewPicker.value === 'cost' ? 'cost' : 'tokens')),
+    );
+    this.barViewControl.append(
+      el('label', { className: 'control-label', text: 'Bars', attrs: { for: 'bar-view-picker' } }),
+      this.barViewPicker,
+    );
     this.barViewControl.hidden = true;
     this.timeline.element.append(this.waiting);
     this.sections = [
@@ -125,7 +132,15 @@ export class TimelineSection implements InspectorPanel {
     this.legend.hidden = body.columns.flags.length === 0;
     this.legend.classList.toggle('cached-hidden', !this.showCached);
     this.timeline.setSession(
-      { sessionId: s.id, columns: body.columns, loops: body.analysis.loops, compactions: s.intro.compactions, events: s.intro.events, subagents: s.intro.subagents, tools: body.tools },
+      {
+        sessionId: s.id,
+        columns: body.columns,
+        loops: body.analysis.loops,
+        compactions: s.intro.compactions,
+        events: s.intro.events,
+        subagents: s.intro.subagents,
+        tools: body.tools,
+      },
       this.showCached,
       s.storedView,
     );
@@ -175,7 +190,11 @@ export class TimelineSection implements InspectorPanel {
   }
 
   private buildLegend(): void {
-    const item = (kind: string, label: string): HTMLElement => el('span', { className: `legend-item legend-${kind}`, data: { legend: kind } }, [el('span', { className: `swatch swatch-${kind}` }), el('span', { text: label })]);
+    const item = (kind: string, label: string): HTMLElement =>
+      el('span', { className: `legend-item legend-${kind}`, data: { legend: kind } }, [
+        el('span', { className: `swatch swatch-${kind}` }),
+        el('span', { text: label }),
+      ]);
     replaceChildren(this.legend, [
       item('cached', 'cached'),
       item('appended', 'appended'),
@@ -205,8 +224,16 @@ export class TimelineSection implements InspectorPanel {
       subagent ||= (f & 8) !== 0;
       compaction ||= (f & 16) !== 0;
     }
-    const present: Record<string, boolean> = { failed, compaction, subagent, loop: body.analysis.loops.length > 0, miss, unpriced: this.showsUnpriced(this.legend.dataset['barView'] === 'cost', body) };
-    for (const item of this.legend.querySelectorAll<HTMLElement>('[data-legend]')) item.hidden = present[item.dataset['legend'] ?? ''] === false;
+    const present: Record<string, boolean> = {
+      failed,
+      compaction,
+      subagent,
+      loop: body.analysis.loops.length > 0,
+      miss,
+      unpriced: this.showsUnpriced(this.legend.dataset['barView'] === 'cost', body),
+    };
+    for (const item of this.legend.querySelectorAll<HTMLElement>('[data-legend]'))
+      item.hidden = present[item.dataset['legend'] ?? ''] === false;
   }
 
   private setShowCached(show: boolean): void {
@@ -235,7 +262,10 @@ export class TimelineSection implements InspectorPanel {
 
   /** The three bar colours mean the same split in both views; only the unit changes (and the context line is tokens only). */
   private relabelLegend(view: BarView): void {
-    const labels: Record<string, string> = view === 'cost' ? { cached: 'cache read $', appended: 'appended $ (writes + uncached)', output: 'output $' } : { cached: 'cached', appended: 'appended', output: 'output' };
+    const labels: Record<string, string> =
+      view === 'cost'
+        ? { cached: 'cache read $', appended: 'appended $ (writes + uncached)', output: 'output $' }
+        : { cached: 'cached', appended: 'appended', output: 'output' };
     for (const [kind, text] of Object.entries(labels)) {
       const label = this.legend.querySelector<HTMLElement>(`[data-legend="${kind}"] span:last-child`);
       if (label) label.textContent = text;

@@ -40,7 +40,12 @@ export function transcriptItems(t: CallTranscript, fileName: (file: number) => s
       title: `${e.label}${KIND_WORDS[e.kind]}${e.error ? ' (error)' : ''}`,
       where: `${file ? `${file}:` : 'line '}${formatCount(e.line + 1)}`,
       text: e.text,
-      more: shown < e.chars && t.maxChars < TRANSCRIPT_MAX_CHARS ? `Show more (${formatCount(shown)} of ${formatCount(e.chars)} characters shown)` : shown < e.chars ? `${formatCount(shown)} of ${formatCount(e.chars)} characters shown: Show source opens the rest` : null,
+      more:
+        shown < e.chars && t.maxChars < TRANSCRIPT_MAX_CHARS
+          ? `Show more (${formatCount(shown)} of ${formatCount(e.chars)} characters shown)`
+          : shown < e.chars
+            ? `${formatCount(shown)} of ${formatCount(e.chars)} characters shown: Show source opens the rest`
+            : null,
     };
   });
 }

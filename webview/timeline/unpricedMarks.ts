@@ -27,13 +27,20 @@ export function countUnpriced(cost: CostColumns | null): number {
 const unpricedSlotsOf = new WeakMap<TimelineData, Int32Array>();
 
 /** The cost view's unpriced calls among slots [first, end), grouped so no two stubs are closer than `minGap` pixels. */
-export function unpricedGroups(d: TimelineData, first: number, end: number, pixelOf: (slot: number) => number, minGap: number): MarkGroup[] {
+export function unpricedGroups(
+  d: TimelineData,
+  first: number,
+  end: number,
+  pixelOf: (slot: number) => number,
+  minGap: number,
+): MarkGroup[] {
   let slots = unpricedSlotsOf.get(d);
   if (!slots) {
     // In the cost view the bars' output column holds dollars: NaN is a call without a price.
     const dollars = d.columns.output;
     const found: number[] = [];
-    for (let slot = 0, n = slotCount(d); slot < n; slot++) if (Number.isNaN(dollars[callAt(d, slot)]!)) found.push(slot);
+    for (let slot = 0, n = slotCount(d); slot < n; slot++)
+      if (Number.isNaN(dollars[callAt(d, slot)]!)) found.push(slot);
     slots = Int32Array.from(found);
     unpricedSlotsOf.set(d, slots);
   }
@@ -42,14 +49,22 @@ export function unpricedGroups(d: TimelineData, first: number, end: number, pixe
 
 /** A diagonal hatch in the muted colour, as a pattern (one fill per stub). */
 function hatchOf(ctx: CanvasRenderingContext2D, p: Palette): CanvasPattern | string {
-  return diagonalHatch(ctx, 5, p.background, mixOver(p.muted, p.highContrast ? 0.9 : 0.6, p.background)) ?? mixOver(p.muted, 0.3, p.background);
+  return (
+    diagonalHatch(ctx, 5, p.background, mixOver(p.muted, p.highContrast ? 0.9 : 0.6, p.background)) ??
+    mixOver(p.muted, 0.3, p.background)
+  );
 }
 
 /**
  * Paints a hatched, dashed-outline stub standing on the axis (`base`, pixels) with a "?"
  * for each group, and the group's count above it when it stands for more than one call.
  */
-export function paintUnpriced(ctx: CanvasRenderingContext2D, groups: readonly MarkGroup[], base: number, p: Palette): void {
+export function paintUnpriced(
+  ctx: CanvasRenderingContext2D,
+  groups: readonly MarkGroup[],
+  base: number,
+  p: Palette,
+): void {
   if (groups.length === 0) return;
   const fill = hatchOf(ctx, p);
   const width = 9;

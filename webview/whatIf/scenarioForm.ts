@@ -10,7 +10,18 @@ import { GPU_PRESETS, MODEL_PRESETS } from '../../src/core/sim/params';
 import { POLICY_CHOICES, POLICY_PARAMS, usedPolicyValues } from '../../src/core/sim/policies';
 import type { PolicyParam } from '../../src/core/sim/policies';
 import { el, replaceChildren } from '../shared/dom';
-import { derivedCapacity, fieldText, kvBytesText, MAX_REPLICAS, parseField, readScenario, ROUTER_CHOICES, scenarioDigest, TOOL_WAIT_STOPS, withField } from './whatIfModel';
+import {
+  derivedCapacity,
+  fieldText,
+  kvBytesText,
+  MAX_REPLICAS,
+  parseField,
+  readScenario,
+  ROUTER_CHOICES,
+  scenarioDigest,
+  TOOL_WAIT_STOPS,
+  withField,
+} from './whatIfModel';
 import type { NumericField, Scenario } from './whatIfModel';
 import { invalidMessage } from './whatIfRuns';
 
@@ -126,16 +137,28 @@ export class ScenarioForm {
   }
 
   private build(): HTMLElement[] {
-    const gpuOptions: Array<[string, string]> = [...GPU_PRESETS.map((g): [string, string] => [g.id, g.label]), ['custom', 'Custom memory…']];
-    const modelOptions: Array<[string, string]> = [...MODEL_PRESETS.map((m): [string, string] => [m.id, `${m.label} · ${kvBytesText(m.kvBytesPerToken)} KV/token`]), ['custom', 'Custom model…']];
+    const gpuOptions: Array<[string, string]> = [
+      ...GPU_PRESETS.map((g): [string, string] => [g.id, g.label]),
+      ['custom', 'Custom memory…'],
+    ];
+    const modelOptions: Array<[string, string]> = [
+      ...MODEL_PRESETS.map((m): [string, string] => [m.id, `${m.label} · ${kvBytesText(m.kvBytesPerToken)} KV/token`]),
+      ['custom', 'Custom model…'],
+    ];
     this.capacityTyped.label = 'Type the capacity in tokens';
     this.capacityTyped.id = 'whatif-capacity-typed';
-    this.capacityTyped.addEventListener('change', () => this.host.safely('type the capacity', () => this.capacityTypedChanged(this.capacityTyped.checked)));
+    this.capacityTyped.addEventListener('change', () =>
+      this.host.safely('type the capacity', () => this.capacityTypedChanged(this.capacityTyped.checked)),
+    );
     const hardware = el('fieldset', { className: 'whatif-group' }, [
       el('legend', { text: 'GPU and model' }),
-      this.selectControl(this.gpuSelect, 'whatif-gpu', 'GPU', gpuOptions, (v) => this.update({ ...this.current, gpu: v })),
+      this.selectControl(this.gpuSelect, 'whatif-gpu', 'GPU', gpuOptions, (v) =>
+        this.update({ ...this.current, gpu: v }),
+      ),
       this.field('gpuMemoryGiB', 'GPU memory', { unit: 'GiB' }).wrap,
-      this.selectControl(this.modelSelect, 'whatif-model', 'Model', modelOptions, (v) => this.update({ ...this.current, model: v })),
+      this.selectControl(this.modelSelect, 'whatif-model', 'Model', modelOptions, (v) =>
+        this.update({ ...this.current, model: v }),
+      ),
       this.modelNote,
       this.field('customKvBytesPerToken', 'KV bytes per token', { unit: 'B' }).wrap,
       this.field('customWeightsGiB', 'Weights', { unit: 'GiB' }).wrap,
@@ -143,10 +166,16 @@ export class ScenarioForm {
       this.capacityTyped,
       this.capacityNote,
       this.field('gpus', 'GPUs', { unit: 'each with this cache' }).wrap,
-      this.selectControl(this.routerSelect, 'whatif-router', 'Router', ROUTER_CHOICES.map((c): [string, string] => [c.id, c.label]), (v) => {
-        const choice = ROUTER_CHOICES.find((c) => c.id === v);
-        if (choice) this.update({ ...this.current, router: choice.id });
-      }),
+      this.selectControl(
+        this.routerSelect,
+        'whatif-router',
+        'Router',
+        ROUTER_CHOICES.map((c): [string, string] => [c.id, c.label]),
+        (v) => {
+          const choice = ROUTER_CHOICES.find((c) => c.id === v);
+          if (choice) this.update({ ...this.current, router: choice.id });
+        },
+      ),
       this.routerNote,
     ]);
     const stops = TOOL_WAIT_STOPS;
@@ -161,22 +190,49 @@ export class ScenarioForm {
       el('legend', { text: 'Sessions' }),
       this.field('replicas', 'Concurrent sessions (N)', { slider: { min: 1, max: MAX_REPLICAS, step: 1 } }).wrap,
       this.field('staggerS', 'Start stagger', { unit: 's' }).wrap,
-      this.selectControl(this.staggerMode, 'whatif-stagger-mode', 'Stagger', [['fixed', 'Fixed gaps'], ['random', 'Random gaps (seeded)']], (v) => this.update({ ...this.current, staggerMode: v === 'random' ? 'random' : 'fixed' })),
+      this.selectControl(
+        this.staggerMode,
+        'whatif-stagger-mode',
+        'Stagger',
+        [
+          ['fixed', 'Fixed gaps'],
+          ['random', 'Random gaps (seeded)'],
+        ],
+        (v) => this.update({ ...this.current, staggerMode: v === 'random' ? 'random' : 'fixed' }),
+      ),
       this.field('seed', 'Seed').wrap,
-      this.field('toolWaitScale', 'Tool-wait scale', { unit: '×', slider: { min: 0, max: stops.length - 1, step: 1, toValue: (pos) => stops[pos] ?? 1, toPos: waitToPos, valueText: (v) => `×${v}` } }).wrap,
+      this.field('toolWaitScale', 'Tool-wait scale', {
+        unit: '×',
+        slider: {
+          min: 0,
+          max: stops.length - 1,
+          step: 1,
+          toValue: (pos) => stops[pos] ?? 1,
+          toPos: waitToPos,
+          valueText: (v) => `×${v}`,
+        },
+      }).wrap,
     );
     this.fields.get('toolWaitScale')!.slider!.dataset['stops'] = stops.join(',');
     const policy = el('fieldset', { className: 'whatif-group' }, [
       el('legend', { text: 'Policy' }),
-      this.selectControl(this.policySelect, 'whatif-policy', 'Policy', POLICY_CHOICES.map((c): [string, string] => [c.id, c.label]), (v) => {
-        const choice = POLICY_CHOICES.find((c) => c.id === v);
-        if (choice) this.update({ ...this.current, policy: choice.id });
-      }),
+      this.selectControl(
+        this.policySelect,
+        'whatif-policy',
+        'Policy',
+        POLICY_CHOICES.map((c): [string, string] => [c.id, c.label]),
+        (v) => {
+          const choice = POLICY_CHOICES.find((c) => c.id === v);
+          if (choice) this.update({ ...this.current, policy: choice.id });
+        },
+      ),
       this.policyNote,
       this.policyParams,
     ]);
     // Each policy's fields, from its declaration (policies.ts).
-    this.policyParams.append(...POLICY_PARAMS.map((p) => this.field(p.key, p.formLabel ?? p.label, { unit: fieldUnit(p) }).wrap));
+    this.policyParams.append(
+      ...POLICY_PARAMS.map((p) => this.field(p.key, p.formLabel ?? p.label, { unit: fieldUnit(p) }).wrap),
+    );
     this.buildAxisSelect();
     return [hardware, this.sessionsGroup, policy];
   }
@@ -190,9 +246,14 @@ export class ScenarioForm {
       ['replicas', 'against N'],
       ['capacity', 'against KV capacity'],
     ]);
-    replaceChildren(this.axisSelect, [this.option('replicas', 'against N', true), this.option('capacity', 'against KV capacity', false)]);
+    replaceChildren(this.axisSelect, [
+      this.option('replicas', 'against N', true),
+      this.option('capacity', 'against KV capacity', false),
+    ]);
     this.axisSelect.addEventListener('change', () =>
-      this.host.safely('choose the sweep', () => this.update({ ...this.current, sweepAxis: this.axisSelect.value === 'capacity' ? 'capacity' : 'replicas' })),
+      this.host.safely('choose the sweep', () =>
+        this.update({ ...this.current, sweepAxis: this.axisSelect.value === 'capacity' ? 'capacity' : 'replicas' }),
+      ),
     );
   }
 
@@ -204,22 +265,44 @@ export class ScenarioForm {
     return o;
   }
 
-  private selectControl(sel: VscodeSingleSelect, id: string, label: string, options: Array<[string, string]>, onChange: (value: string) => void): HTMLElement {
+  private selectControl(
+    sel: VscodeSingleSelect,
+    id: string,
+    label: string,
+    options: Array<[string, string]>,
+    onChange: (value: string) => void,
+  ): HTMLElement {
     sel.id = id;
     sel.setAttribute('aria-label', label);
     // The combobox inside the select's shadow root takes its accessible name from `label`.
     sel.label = label;
     this.selectOptions.set(sel, options);
-    replaceChildren(sel, options.map(([v, l]) => this.option(v, l, false)));
+    replaceChildren(
+      sel,
+      options.map(([v, l]) => this.option(v, l, false)),
+    );
     sel.addEventListener('change', () => this.host.safely(`change ${label}`, () => onChange(sel.value)));
-    return el('div', { className: 'whatif-field', data: { control: id } }, [el('label', { className: 'control-label', text: label, attrs: { for: id } }), sel]);
+    return el('div', { className: 'whatif-field', data: { control: id } }, [
+      el('label', { className: 'control-label', text: label, attrs: { for: id } }),
+      sel,
+    ]);
   }
 
   /** A labelled text box with a message line; `slider` adds a range input bound to it. */
   private field(
     name: NumericField,
     label: string,
-    options: { unit?: string; slider?: { min: number; max: number; step: number; toValue?: (pos: number) => number; toPos?: (value: number) => number; valueText?: (value: number) => string } } = {},
+    options: {
+      unit?: string;
+      slider?: {
+        min: number;
+        max: number;
+        step: number;
+        toValue?: (pos: number) => number;
+        toPos?: (value: number) => number;
+        valueText?: (value: number) => string;
+      };
+    } = {},
   ): Field {
     const id = `whatif-${name}`;
     const input = document.createElement('vscode-textfield') as VscodeTextfield;
@@ -227,13 +310,30 @@ export class ScenarioForm {
     input.label = label;
     input.setAttribute('inputmode', 'decimal');
     input.dataset['field'] = name;
-    const message = el('p', { className: 'field-error', attrs: { id: `${id}-error`, 'aria-live': 'polite' }, data: { fieldError: name } });
+    const message = el('p', {
+      className: 'field-error',
+      attrs: { id: `${id}-error`, 'aria-live': 'polite' },
+      data: { fieldError: name },
+    });
     message.hidden = true;
     let slider: HTMLInputElement | null = null;
-    const row = el('div', { className: 'field-row' }, [input, options.unit ? el('span', { className: 'unit muted', text: options.unit }) : null]);
+    const row = el('div', { className: 'field-row' }, [
+      input,
+      options.unit ? el('span', { className: 'unit muted', text: options.unit }) : null,
+    ]);
     if (options.slider) {
       const sl = options.slider;
-      slider = el('input', { className: 'whatif-slider', attrs: { type: 'range', min: String(sl.min), max: String(sl.max), step: String(sl.step), 'aria-label': `${label} (slider)` }, data: { slider: name } });
+      slider = el('input', {
+        className: 'whatif-slider',
+        attrs: {
+          type: 'range',
+          min: String(sl.min),
+          max: String(sl.max),
+          step: String(sl.step),
+          'aria-label': `${label} (slider)`,
+        },
+        data: { slider: name },
+      });
       const toValue = sl.toValue ?? ((pos: number) => pos);
       slider.addEventListener('input', () =>
         this.host.safely(`move ${label}`, () => {
@@ -244,9 +344,22 @@ export class ScenarioForm {
       );
       row.prepend(slider);
     }
-    input.addEventListener('input', () => this.host.safely(`edit ${label}`, () => this.fieldChanged(name, input.value)));
-    const wrap = el('div', { className: 'whatif-field', data: { control: name } }, [el('label', { className: 'control-label', text: label, attrs: { for: id } }), row, message]);
-    const f: Field = { wrap, input, slider, toPos: options.slider?.toPos ?? ((value: number) => value), valueText: options.slider?.valueText ?? null, message };
+    input.addEventListener('input', () =>
+      this.host.safely(`edit ${label}`, () => this.fieldChanged(name, input.value)),
+    );
+    const wrap = el('div', { className: 'whatif-field', data: { control: name } }, [
+      el('label', { className: 'control-label', text: label, attrs: { for: id } }),
+      row,
+      message,
+    ]);
+    const f: Field = {
+      wrap,
+      input,
+      slider,
+      toPos: options.slider?.toPos ?? ((value: number) => value),
+      valueText: options.slider?.valueText ?? null,
+      message,
+    };
     this.fields.set(name, f);
     return f;
   }
@@ -282,7 +395,10 @@ export class ScenarioForm {
    */
   private setSelect(sel: VscodeSingleSelect, value: string): void {
     const options = this.selectOptions.get(sel) ?? [];
-    replaceChildren(sel, options.map(([v, l]) => this.option(v, l, v === value)));
+    replaceChildren(
+      sel,
+      options.map(([v, l]) => this.option(v, l, v === value)),
+    );
     sel.value = value;
     sel.dataset['value'] = value;
   }
@@ -308,7 +424,8 @@ export class ScenarioForm {
     capacity.input.disabled = !s.capacityTyped;
     const bs = this.host.blockSize();
     const derived = derivedCapacity(s, bs);
-    if (!s.capacityTyped && !this.invalid.has('capacityTokens')) capacity.input.value = derived === null ? '—' : formatCount(derived);
+    if (!s.capacityTyped && !this.invalid.has('capacityTokens'))
+      capacity.input.value = derived === null ? '—' : formatCount(derived);
     const model = MODEL_PRESETS.find((m) => m.id === s.model);
     this.modelNote.textContent = model
       ? `${kvBytesText(model.kvBytesPerToken)} of KV per token, ${model.weightsGiB} GiB of weights.`
@@ -321,7 +438,8 @@ export class ScenarioForm {
     this.policyNote.textContent = POLICY_CHOICES.find((c) => c.id === s.policy)?.hint ?? '';
     // The router only matters with more than one GPU.
     this.routerSelect.disabled = s.gpus <= 1;
-    this.routerNote.textContent = s.gpus <= 1 ? 'One GPU: nothing to route.' : (ROUTER_CHOICES.find((c) => c.id === s.router)?.hint ?? '');
+    this.routerNote.textContent =
+      s.gpus <= 1 ? 'One GPU: nothing to route.' : (ROUTER_CHOICES.find((c) => c.id === s.router)?.hint ?? '');
     this.axisSelect.disabled = block;
     this.digest.textContent = scenarioDigest(s, block);
   }

@@ -1,4 +1,15 @@
-import { BarController, BarElement, CategoryScale, Chart, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, Tooltip } from 'chart.js';
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  LinearScale,
+  LineController,
+  LineElement,
+  LogarithmicScale,
+  PointElement,
+  Tooltip,
+} from 'chart.js';
 import type { ChartConfiguration, ChartDataset, Plugin, Scale } from 'chart.js';
 import annotationPlugin from 'chartjs-plugin-annotation';
 import type { AnnotationOptions } from 'chartjs-plugin-annotation';
@@ -11,7 +22,18 @@ import { annotationLabelStyle, tooltipStyle, withAlpha } from '../shared/palette
 import { barTooltipLines } from './whatIfModel';
 import type { CliffChartModel, ScenarioBarsModel } from './whatIfModel';
 
-Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, LogarithmicScale, Tooltip, annotationPlugin);
+Chart.register(
+  BarController,
+  BarElement,
+  LineController,
+  LineElement,
+  PointElement,
+  CategoryScale,
+  LinearScale,
+  LogarithmicScale,
+  Tooltip,
+  annotationPlugin,
+);
 
 type BarsChartType = 'bar' | 'line';
 type BarDataset = ChartDataset<BarsChartType, (number | null)[]>;
@@ -68,14 +90,21 @@ export class ScenarioBarsChart {
 
   private writeSelection(): void {
     this.wrapper.dataset['selectedBar'] = this.selected === null ? '' : String(this.selected);
-    this.wrapper.dataset['selectedCall'] = this.selected === null || !this.model ? '' : String(this.model.callIndexes[this.selected] ?? '');
+    this.wrapper.dataset['selectedCall'] =
+      this.selected === null || !this.model ? '' : String(this.model.callIndexes[this.selected] ?? '');
   }
 
   private config(): ChartConfiguration<BarsChartType, (number | null)[], string> {
     const m = this.model!;
     const p = this.palette;
     const dense = m.labels.length > DENSE_CALLS;
-    const bar = (label: string, data: (number | null)[], color: string, stack: 'traced' | 'scenario', alpha: number): BarDataset => ({
+    const bar = (
+      label: string,
+      data: (number | null)[],
+      color: string,
+      stack: 'traced' | 'scenario',
+      alpha: number,
+    ): BarDataset => ({
       type: 'bar',
       label,
       data,
@@ -103,10 +132,21 @@ export class ScenarioBarsChart {
       spanGaps: false,
       order: 1,
     });
-    const tracedTotal = m.traced.cached.map((c, k) => (c === null && m.traced.appended[k] === null ? null : (c ?? 0) + (m.traced.appended[k] ?? 0) + (m.traced.output[k] ?? 0)));
+    const tracedTotal = m.traced.cached.map((c, k) =>
+      c === null && m.traced.appended[k] === null
+        ? null
+        : (c ?? 0) + (m.traced.appended[k] ?? 0) + (m.traced.output[k] ?? 0),
+    );
     const traced: BarDataset[] = dense
-      ? [line('As traced: cached', m.traced.cached, p.foreground, []), line('As traced: whole call', tracedTotal, p.muted, [2, 2])]
-      : [bar('As traced: cached', m.traced.cached, p.cached, 'traced', 0.22), bar('As traced: appended', m.traced.appended, p.appended, 'traced', 0.3), bar('As traced: output', m.traced.output, p.output, 'traced', 0.3)];
+      ? [
+          line('As traced: cached', m.traced.cached, p.foreground, []),
+          line('As traced: whole call', tracedTotal, p.muted, [2, 2]),
+        ]
+      : [
+          bar('As traced: cached', m.traced.cached, p.cached, 'traced', 0.22),
+          bar('As traced: appended', m.traced.appended, p.appended, 'traced', 0.3),
+          bar('As traced: output', m.traced.output, p.output, 'traced', 0.3),
+        ];
     const datasets: BarDataset[] = [
       ...traced,
       bar('Hit', m.scenario.hit, p.cached, 'scenario', 0.75),
@@ -137,7 +177,14 @@ export class ScenarioBarsChart {
             grid: { display: false },
             border: { color: grid },
             ticks: { color: p.muted, autoSkip: true, maxRotation: 0, autoSkipPadding: 12 },
-            title: { display: true, text: dense ? 'LLM call (bars: this scenario; lines: as traced)' : 'LLM call (left: as traced, right: this scenario)', color: p.muted, padding: { top: 2, bottom: 0 } },
+            title: {
+              display: true,
+              text: dense
+                ? 'LLM call (bars: this scenario; lines: as traced)'
+                : 'LLM call (left: as traced, right: this scenario)',
+              color: p.muted,
+              padding: { top: 2, bottom: 0 },
+            },
           },
           y: {
             stacked: true,
@@ -173,7 +220,13 @@ export class ScenarioBarsChart {
       beforeDatasetsDraw: (chart) => {
         const m = this.model;
         if (!m || this.selected === null || this.selected >= m.labels.length) return;
-        fillSelectionColumn(chart.ctx, chart.chartArea, chart.scales['x']!.getPixelForValue(this.selected), barStep(chart, m.labels.length), this.palette);
+        fillSelectionColumn(
+          chart.ctx,
+          chart.chartArea,
+          chart.scales['x']!.getPixelForValue(this.selected),
+          barStep(chart, m.labels.length),
+          this.palette,
+        );
       },
       afterDatasetsDraw: (chart) => {
         const m = this.model;
@@ -206,7 +259,13 @@ type LinePoint = { x: number; y: number | null };
 type LineDataset = ChartDataset<'line', LinePoint[]>;
 
 /** A dash per policy, so the policy lines differ by more than colour. */
-const POLICY_DASH: Record<PolicyId, number[]> = { 'vllm-lru': [], 'sglang-lru': [6, 3], 'ttl-pin': [2, 3], 'admission-cap': [8, 3, 2, 3], 'cpu-offload': [1, 2] };
+const POLICY_DASH: Record<PolicyId, number[]> = {
+  'vllm-lru': [],
+  'sglang-lru': [6, 3],
+  'ttl-pin': [2, 3],
+  'admission-cap': [8, 3, 2, 3],
+  'cpu-offload': [1, 2],
+};
 
 /**
  * Hit rate and prefill share against N (or capacity): the knee, the current scenario and
@@ -236,7 +295,10 @@ export class CliffChart {
     w['knee'] = model.knee === null ? '' : String(model.knee);
     w['suggested'] = model.suggested === null ? '' : String(model.suggested);
     w['current'] = model.current ? String(model.current.x) : '';
-    w['lines'] = model.series.filter((s) => !s.main).map((s) => s.policy).join(',');
+    w['lines'] = model.series
+      .filter((s) => !s.main)
+      .map((s) => s.policy)
+      .join(',');
     w['axis'] = model.axis;
   }
 
@@ -260,7 +322,13 @@ export class CliffChart {
 
   private policyColor(policy: PolicyId): string {
     const p = this.palette;
-    const colors: Record<PolicyId, string> = { 'vllm-lru': p.cached, 'sglang-lru': p.subagent, 'ttl-pin': p.output, 'admission-cap': p.compaction, 'cpu-offload': p.context };
+    const colors: Record<PolicyId, string> = {
+      'vllm-lru': p.cached,
+      'sglang-lru': p.subagent,
+      'ttl-pin': p.output,
+      'admission-cap': p.compaction,
+      'cpu-offload': p.context,
+    };
     return colors[policy];
   }
 
@@ -334,9 +402,17 @@ export class CliffChart {
             border: { color: grid },
             afterBuildTicks: (scale: Scale) => {
               // Ticks at the values run and the current scenario (log scales otherwise label 1, 10, 100 only).
-              scale.ticks = [...new Set([...xs, ...(m.current ? [m.current.x] : [])])].sort((a, b) => a - b).map((value) => ({ value }));
+              scale.ticks = [...new Set([...xs, ...(m.current ? [m.current.x] : [])])]
+                .sort((a, b) => a - b)
+                .map((value) => ({ value }));
             },
-            ticks: { color: p.muted, autoSkip: true, maxRotation: 0, autoSkipPadding: 8, callback: (v) => (m.axis === 'capacity' ? formatCompact(Number(v)) : String(v)) },
+            ticks: {
+              color: p.muted,
+              autoSkip: true,
+              maxRotation: 0,
+              autoSkipPadding: 8,
+              callback: (v) => (m.axis === 'capacity' ? formatCompact(Number(v)) : String(v)),
+            },
             title: { display: true, text: m.xLabel, color: p.muted },
           },
           y: {
@@ -371,9 +447,22 @@ export class CliffChart {
   private annotations(m: CliffChartModel): Record<string, AnnotationOptions> {
     const p = this.palette;
     const out: Record<string, AnnotationOptions> = {
-      half: { type: 'line', scaleID: 'y', value: 0.5, borderColor: withAlpha(p.appended, 0.5), borderWidth: 1, borderDash: [2, 4], drawTime: 'beforeDatasetsDraw' },
+      half: {
+        type: 'line',
+        scaleID: 'y',
+        value: 0.5,
+        borderColor: withAlpha(p.appended, 0.5),
+        borderWidth: 1,
+        borderDash: [2, 4],
+        drawTime: 'beforeDatasetsDraw',
+      },
     };
-    const label = (content: string, color: string, yAdjust: number, position: 'start' | 'end' = 'start'): NonNullable<Extract<AnnotationOptions, { type: 'line' }>['label']> => ({
+    const label = (
+      content: string,
+      color: string,
+      yAdjust: number,
+      position: 'start' | 'end' = 'start',
+    ): NonNullable<Extract<AnnotationOptions, { type: 'line' }>['label']> => ({
       display: true,
       content,
       position,
@@ -381,13 +470,38 @@ export class CliffChart {
       ...annotationLabelStyle(p, color),
     });
     if (m.knee !== null) {
-      out['knee'] = { type: 'line', scaleID: 'x', value: m.knee, borderColor: p.loop, borderWidth: p.highContrast ? 3 : 2, drawTime: 'beforeDatasetsDraw', label: label(`cliff ${m.axis === 'replicas' ? `N = ${m.knee}` : formatCompact(m.knee)}`, p.loop, -16) };
+      out['knee'] = {
+        type: 'line',
+        scaleID: 'x',
+        value: m.knee,
+        borderColor: p.loop,
+        borderWidth: p.highContrast ? 3 : 2,
+        drawTime: 'beforeDatasetsDraw',
+        label: label(`cliff ${m.axis === 'replicas' ? `N = ${m.knee}` : formatCompact(m.knee)}`, p.loop, -16),
+      };
     }
     if (m.suggested !== null) {
-      out['suggested'] = { type: 'line', scaleID: 'x', value: m.suggested, borderColor: p.output, borderWidth: p.highContrast ? 2 : 1.5, borderDash: [5, 3], drawTime: 'beforeDatasetsDraw', label: label(`admit ≤ ${m.suggested}`, p.output, -4, 'end') };
+      out['suggested'] = {
+        type: 'line',
+        scaleID: 'x',
+        value: m.suggested,
+        borderColor: p.output,
+        borderWidth: p.highContrast ? 2 : 1.5,
+        borderDash: [5, 3],
+        drawTime: 'beforeDatasetsDraw',
+        label: label(`admit ≤ ${m.suggested}`, p.output, -4, 'end'),
+      };
     }
     if (m.current) {
-      out['current'] = { type: 'line', scaleID: 'x', value: m.current.x, borderColor: withAlpha(p.selection, 0.9), borderWidth: 1, borderDash: [1, 2], drawTime: 'beforeDatasetsDraw' };
+      out['current'] = {
+        type: 'line',
+        scaleID: 'x',
+        value: m.current.x,
+        borderColor: withAlpha(p.selection, 0.9),
+        borderWidth: 1,
+        borderDash: [1, 2],
+        drawTime: 'beforeDatasetsDraw',
+      };
     }
     return out;
   }

@@ -1,9 +1,23 @@
 import type { SessionSummary } from '../../src/core/analysis/sessionSummary';
 import type { CallRow } from '../../src/core/view/traceView';
 import { formatCompact, formatCount, formatPercent, formatRatio } from '../../src/core/text/formatNumbers';
-import { capacityFor, DEFAULT_PARAMS, GPU_PRESETS, MODEL_PRESETS, PARAM_BOUNDS, ParamError, validateParams } from '../../src/core/sim/params';
+import {
+  capacityFor,
+  DEFAULT_PARAMS,
+  GPU_PRESETS,
+  MODEL_PRESETS,
+  PARAM_BOUNDS,
+  ParamError,
+  validateParams,
+} from '../../src/core/sim/params';
 import type { EngineParams, GpuPreset, ModelPreset } from '../../src/core/sim/params';
-import { defaultPolicyValues, POLICY_CHOICES, POLICY_PARAMS, policyChoice, usedPolicyValues } from '../../src/core/sim/policies';
+import {
+  defaultPolicyValues,
+  POLICY_CHOICES,
+  POLICY_PARAMS,
+  policyChoice,
+  usedPolicyValues,
+} from '../../src/core/sim/policies';
 import type { PolicyId, PolicyParamKey, PolicyValues } from '../../src/core/sim/policies';
 import { doesNotFitText, DoesNotFitError, paramsFor } from '../../src/core/sim/paramsFor';
 import type { ScenarioSpec } from '../../src/core/sim/paramsFor';
@@ -18,7 +32,12 @@ import type { ReplicaOptions } from '../../src/core/sim/simRequests';
 import { DEFAULT_CLIFF, peakSessionTokens } from '../../src/core/sim/sweep';
 import type { Cliff, SweepAxis } from '../../src/core/sim/sweep';
 import type { Workload } from '../../src/core/sim/workload';
-import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../../src/protocol/messages';
+import {
+  WHATIF_DEFAULTS,
+  WHATIF_MAX_REPLICAS,
+  WHATIF_MAX_TOOL_WAIT_SCALE,
+  WHATIF_MIN_TOOL_WAIT_SCALE,
+} from '../../src/protocol/messages';
 import type { WhatIfDefaults } from '../../src/protocol/messages';
 import type { PointResult } from '../../src/protocol/whatIfWorkerProtocol';
 
@@ -41,7 +60,11 @@ export const ROUTER_CHOICES: ReadonlyArray<{ id: RouterName; label: string; hint
   { id: 'round-robin', label: 'Round-robin', hint: 'Each call to the next GPU in turn.' },
   { id: 'least-loaded', label: 'Least-loaded', hint: 'The GPU with the fewest running + waiting tokens.' },
   { id: 'session-affinity', label: 'Session affinity', hint: "A session stays on its first call's GPU." },
-  { id: 'kv-aware', label: 'KV-aware (Dynamo-like)', hint: 'The fewest tokens to prefill there plus its load: back to the GPU holding the prefix, unless it is loaded.' },
+  {
+    id: 'kv-aware',
+    label: 'KV-aware (Dynamo-like)',
+    hint: 'The fewest tokens to prefill there plus its load: back to the GPU holding the prefix, unless it is loaded.',
+  },
 ];
 /** Every choice of the panel, as it is saved per file (UI intent, never results); each policy's own values are declared in policies.ts. */
 export interface Scenario extends PolicyValues {
@@ -87,7 +110,8 @@ export function defaultScenario(d: WhatIfDefaults = BUILTIN_DEFAULTS): Scenario 
     staggerS: Number.isFinite(d.staggerS) && d.staggerS >= 0 ? d.staggerS : BUILTIN_DEFAULTS.staggerS,
     staggerMode: 'fixed',
     seed: DEFAULT_REPLICAS.seed,
-    toolWaitScale: d.toolWaitScale >= MIN_TOOL_WAIT_SCALE && d.toolWaitScale <= MAX_TOOL_WAIT_SCALE ? d.toolWaitScale : 1,
+    toolWaitScale:
+      d.toolWaitScale >= MIN_TOOL_WAIT_SCALE && d.toolWaitScale <= MAX_TOOL_WAIT_SCALE ? d.toolWaitScale : 1,
     policy: POLICY_CHOICES.some((c) => c.id === d.policy) ? d.policy : 'vllm-lru',
     ...defaultPolicyValues(p),
     sweepAxis: 'replicas',
@@ -130,7 +154,14 @@ interface FieldRule {
 }
 
 const FIELD_RULES: Record<NumericField, FieldRule> = {
-  gpuMemoryGiB: { label: 'GPU memory', whole: false, min: 0, minOpen: true, max: PARAM_BOUNDS.gpuMemoryGiB.max, unit: 'GiB' },
+  gpuMemoryGiB: {
+    label: 'GPU memory',
+    whole: false,
+    min: 0,
+    minOpen: true,
+    max: PARAM_BOUNDS.gpuMemoryGiB.max,
+    unit: 'GiB',
+  },
   customKvBytesPerToken: { label: 'KV bytes per token', whole: true, min: 1 },
   customWeightsGiB: { label: 'Weights', whole: false, min: 0, unit: 'GiB' },
   capacityTokens: { label: 'KV capacity', whole: true, min: 16, unit: 'tokens' },
@@ -141,7 +172,19 @@ const FIELD_RULES: Record<NumericField, FieldRule> = {
   gpus: { label: 'GPUs', whole: true, min: 1, max: MAX_PANEL_GPUS },
   // Each policy's fields read its declaration: label, unit, the word it takes, the engine's bounds.
   ...(Object.fromEntries(
-    POLICY_PARAMS.map((p) => [p.key, { label: p.label, whole: p.whole ?? p.bound.integer ?? false, min: p.bound.min, minOpen: p.bound.minExclusive, max: p.bound.max, maxOpen: p.bound.maxExclusive, word: p.word, unit: p.unit }]),
+    POLICY_PARAMS.map((p) => [
+      p.key,
+      {
+        label: p.label,
+        whole: p.whole ?? p.bound.integer ?? false,
+        min: p.bound.min,
+        minOpen: p.bound.minExclusive,
+        max: p.bound.max,
+        maxOpen: p.bound.maxExclusive,
+        word: p.word,
+        unit: p.unit,
+      },
+    ]),
   ) as Record<PolicyParamKey, FieldRule>),
 };
 
@@ -175,7 +218,10 @@ export function parseField(field: NumericField, text: string, blockSizeTokens = 
   const tooLow = rule.minOpen ? n <= min : n < min;
   const tooHigh = rule.max !== undefined && (rule.maxOpen ? n >= rule.max : n > rule.max);
   if (!Number.isFinite(n) || tooLow || tooHigh || (rule.whole && !Number.isInteger(n))) {
-    return { ok: false, message: `${rule.label} ${field === 'replicas' && n === 0 ? 'cannot be 0' : `cannot be ${raw}`}: enter ${want}.` };
+    return {
+      ok: false,
+      message: `${rule.label} ${field === 'replicas' && n === 0 ? 'cannot be 0' : `cannot be ${raw}`}: enter ${want}.`,
+    };
   }
   return { ok: true, value: n };
 }
@@ -184,8 +230,10 @@ function wantText(rule: FieldRule, min: number, field: NumericField, blockSizeTo
   const unit = rule.unit ? ` ${rule.unit}` : '';
   const kind = rule.whole ? 'a whole number' : 'a number';
   let range: string;
-  if (field === 'capacityTokens' || field === 'offloadTokens') range = `${kind} of tokens, at least one block (${blockSizeTokens} tokens)`;
-  else if (rule.max !== undefined) range = `${kind} from ${num(min)}${rule.minOpen ? ' (exclusive)' : ''} to ${num(rule.max)}${rule.maxOpen ? ' (exclusive)' : ''}${unit}`;
+  if (field === 'capacityTokens' || field === 'offloadTokens')
+    range = `${kind} of tokens, at least one block (${blockSizeTokens} tokens)`;
+  else if (rule.max !== undefined)
+    range = `${kind} from ${num(min)}${rule.minOpen ? ' (exclusive)' : ''} to ${num(rule.max)}${rule.maxOpen ? ' (exclusive)' : ''}${unit}`;
   else range = `${kind} ${rule.minOpen ? '>' : '≥'} ${num(min)}${unit}`;
   return rule.word ? `${range}, or "${rule.word}"` : range;
 }
@@ -213,8 +261,10 @@ export function readScenario(raw: unknown, defaults: WhatIfDefaults = BUILTIN_DE
   if (typeof raw !== 'object' || raw === null) return base;
   const r = raw as Record<string, unknown>;
   const out: Scenario = { ...base };
-  if (typeof r['gpu'] === 'string' && (r['gpu'] === 'custom' || GPU_PRESETS.some((g) => g.id === r['gpu']))) out.gpu = r['gpu'];
-  if (typeof r['model'] === 'string' && (r['model'] === 'custom' || MODEL_PRESETS.some((m) => m.id === r['model']))) out.model = r['model'];
+  if (typeof r['gpu'] === 'string' && (r['gpu'] === 'custom' || GPU_PRESETS.some((g) => g.id === r['gpu'])))
+    out.gpu = r['gpu'];
+  if (typeof r['model'] === 'string' && (r['model'] === 'custom' || MODEL_PRESETS.some((m) => m.id === r['model'])))
+    out.model = r['model'];
   if (typeof r['capacityTyped'] === 'boolean') out.capacityTyped = r['capacityTyped'];
   if (r['staggerMode'] === 'fixed' || r['staggerMode'] === 'random') out.staggerMode = r['staggerMode'];
   if (POLICY_CHOICES.some((c) => c.id === r['policy'])) out.policy = r['policy'] as PolicyId;
@@ -245,13 +295,19 @@ export interface ResolvedScenario {
 }
 
 /** Where a scenario cannot run: messages by field ('gpu', 'model', 'policy' or a numeric field), or for the whole scenario. */
-export type ResolveResult = { ok: true; scenario: ResolvedScenario } | { ok: false; errors: Partial<Record<NumericField | 'gpu' | 'model' | 'scenario', string>> };
+export type ResolveResult =
+  | { ok: true; scenario: ResolvedScenario }
+  | { ok: false; errors: Partial<Record<NumericField | 'gpu' | 'model' | 'scenario', string>> };
 
 /** The GPU as the capacity formula sees it: a preset, or the H100's speed with custom memory (as the CLI's --gpu-memory-gib). */
 export function gpuOf(s: Scenario): { base: GpuPreset; gpu: GpuPreset; custom: boolean } {
   const custom = s.gpu === 'custom';
   const base = GPU_PRESETS.find((g) => g.id === (custom ? 'h100' : s.gpu)) ?? GPU_PRESETS[0]!;
-  return { base, custom, gpu: custom ? { ...base, memoryGiB: s.gpuMemoryGiB, label: `${s.gpuMemoryGiB} GiB GPU` } : base };
+  return {
+    base,
+    custom,
+    gpu: custom ? { ...base, memoryGiB: s.gpuMemoryGiB, label: `${s.gpuMemoryGiB} GiB GPU` } : base,
+  };
 }
 
 /** The model preset, or a custom model from its KV bytes per token and weights (no step costs: the engine's defaults). */
@@ -260,7 +316,14 @@ export function modelOf(s: Scenario): { model: ModelPreset; custom: boolean } {
   if (preset) return { model: preset, custom: false };
   return {
     custom: true,
-    model: { id: 'custom', label: 'custom model', kvBytesPerToken: s.customKvBytesPerToken, weightsGiB: s.customWeightsGiB, prefillUsPerToken: DEFAULT_PARAMS.prefillUsPerToken, timing: {} },
+    model: {
+      id: 'custom',
+      label: 'custom model',
+      kvBytesPerToken: s.customKvBytesPerToken,
+      weightsGiB: s.customWeightsGiB,
+      prefillUsPerToken: DEFAULT_PARAMS.prefillUsPerToken,
+      timing: {},
+    },
   };
 }
 
@@ -308,7 +371,10 @@ export function scenarioSpec(s: Scenario, policy: PolicyId = s.policy): Scenario
  * capacity keeps the model's costs. `blockSizeTokens` is the trace's for block-hash
  * traces. `policy` overrides the scenario's (the policy comparison).
  */
-export function resolveScenario(s: Scenario, options: { blockSizeTokens?: number; blockTrace?: boolean; policy?: PolicyId } = {}): ResolveResult {
+export function resolveScenario(
+  s: Scenario,
+  options: { blockSizeTokens?: number; blockTrace?: boolean; policy?: PolicyId } = {},
+): ResolveResult {
   const errors: Partial<Record<NumericField | 'gpu' | 'model' | 'scenario', string>> = {};
   const { base, custom: customGpu } = gpuOf(s);
   const { model, custom: customModel } = modelOf(s);
@@ -323,10 +389,13 @@ export function resolveScenario(s: Scenario, options: { blockSizeTokens?: number
   }
   const p = resolved.params;
   const derived = resolved.derivedCapacityTokens;
-  if (!s.capacityTyped && derived !== null && derived < blockSizeTokens) errors[customGpu ? 'gpuMemoryGiB' : 'model'] = `${model.label} leaves less than one block of KV cache on this GPU.`;
+  if (!s.capacityTyped && derived !== null && derived < blockSizeTokens)
+    errors[customGpu ? 'gpuMemoryGiB' : 'model'] = `${model.label} leaves less than one block of KV cache on this GPU.`;
   // An admission cap holds sessions back on one GPU: said at the GPUs field.
-  if (p.fleet && p.policy === 'admission-cap') errors.gpus = 'An admission cap runs on one GPU: choose 1 GPU, or another policy.';
-  if (s.capacityTyped && s.capacityTokens < blockSizeTokens) errors.capacityTokens = `KV capacity must be at least one block (${blockSizeTokens} tokens).`;
+  if (p.fleet && p.policy === 'admission-cap')
+    errors.gpus = 'An admission cap runs on one GPU: choose 1 GPU, or another policy.';
+  if (s.capacityTyped && s.capacityTokens < blockSizeTokens)
+    errors.capacityTokens = `KV capacity must be at least one block (${blockSizeTokens} tokens).`;
   if (Object.keys(errors).length === 0) {
     try {
       validateParams(p);
@@ -338,7 +407,13 @@ export function resolveScenario(s: Scenario, options: { blockSizeTokens?: number
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   const replicas: ReplicaOptions | null = options.blockTrace
     ? null
-    : { replicas: s.replicas, staggerS: s.staggerS, staggerMode: s.staggerMode, seed: s.staggerMode === 'random' ? s.seed : DEFAULT_REPLICAS.seed, toolWaitScale: s.toolWaitScale };
+    : {
+        replicas: s.replicas,
+        staggerS: s.staggerS,
+        staggerMode: s.staggerMode,
+        seed: s.staggerMode === 'random' ? s.seed : DEFAULT_REPLICAS.seed,
+        toolWaitScale: s.toolWaitScale,
+      };
   return {
     ok: true,
     scenario: {
@@ -346,7 +421,9 @@ export function resolveScenario(s: Scenario, options: { blockSizeTokens?: number
       replicas,
       derivedCapacityTokens: s.capacityTyped ? null : derived,
       gpuText: fleetText(s, customGpu ? `${s.gpuMemoryGiB} GiB GPU` : base.label.split(' ')[0]!),
-      modelText: customModel ? `a custom model (${kvBytesText(model.kvBytesPerToken)} KV per token)` : shortModel(model.label),
+      modelText: customModel
+        ? `a custom model (${kvBytesText(model.kvBytesPerToken)} KV per token)`
+        : shortModel(model.label),
     },
   };
 }
@@ -366,7 +443,10 @@ export function derivedCapacity(s: Scenario, blockSizeTokens = 16): number | nul
 
 /** Calls longer than the whole cache are rejected by vLLM: none fitting is an error, some a note (as the CLI says). */
 export function fitCheck(w: Workload, p: EngineParams): { tooLong: number; total: number; shortestTokens: number } {
-  const sizes = w.kind === 'requests' ? w.requests.map((r) => [r.promptTokens, Math.max(1, r.outputTokens)] as const) : w.sessions.flatMap((x) => x.calls.map((c) => [c.promptTokens, Math.max(1, c.outputTokens)] as const));
+  const sizes =
+    w.kind === 'requests'
+      ? w.requests.map((r) => [r.promptTokens, Math.max(1, r.outputTokens)] as const)
+      : w.sessions.flatMap((x) => x.calls.map((c) => [c.promptTokens, Math.max(1, c.outputTokens)] as const));
   let tooLong = 0;
   let shortest = Infinity;
   for (const [prompt, output] of sizes) {
@@ -399,7 +479,12 @@ export function shellWord(word: string): string {
  * cost the panel used are written out, so the CLI's defaults do not matter. A sweep
  * replaces the swept flag.
  */
-export function cliArgs(s: Scenario, r: ResolvedScenario, input: CommandInput, sweep: { axis: SweepAxis; values: readonly number[]; threshold?: number } | null = null): string[] {
+export function cliArgs(
+  s: Scenario,
+  r: ResolvedScenario,
+  input: CommandInput,
+  sweep: { axis: SweepAxis; values: readonly number[]; threshold?: number } | null = null,
+): string[] {
   const c = emptyCommand();
   c.file = input.filePath;
   c.format = input.format as FormatId | null;
@@ -407,7 +492,8 @@ export function cliArgs(s: Scenario, r: ResolvedScenario, input: CommandInput, s
   if (r.replicas) {
     if (sweep?.axis !== 'replicas') c.replicas.replicas = r.replicas.replicas;
     c.replicas.staggerS = r.replicas.staggerS;
-    if (r.replicas.staggerMode === 'random') Object.assign(c.replicas, { staggerMode: 'random', seed: r.replicas.seed });
+    if (r.replicas.staggerMode === 'random')
+      Object.assign(c.replicas, { staggerMode: 'random', seed: r.replicas.seed });
     c.replicas.toolWaitScale = r.replicas.toolWaitScale;
   }
   const p = r.params;
@@ -417,19 +503,30 @@ export function cliArgs(s: Scenario, r: ResolvedScenario, input: CommandInput, s
   } else {
     // No preset the CLI knows (or the capacity is the sweep's): the capacity and every cost the panel used.
     if (sweep?.axis !== 'capacity') c.capacityTokens = p.capacityTokens;
-    Object.assign(c, { stepFixedMs: p.stepFixedMs, prefillUsPerToken: p.prefillUsPerToken, kvReadNsPerToken: p.kvReadNsPerToken, kvBytesPerToken: p.kvBytesPerToken });
+    Object.assign(c, {
+      stepFixedMs: p.stepFixedMs,
+      prefillUsPerToken: p.prefillUsPerToken,
+      kvReadNsPerToken: p.kvReadNsPerToken,
+      kvBytesPerToken: p.kvBytesPerToken,
+    });
   }
   Object.assign(c, { policy: spec.policy, policyValues: spec.policyValues, gpus: spec.gpus, router: spec.router });
   if (sweep) {
     c.sweep = { axis: sweep.axis, values: [...sweep.values] };
-    if (sweep.threshold !== undefined && sweep.threshold !== DEFAULT_CLIFF.hitRateDropThreshold) c.cliffThreshold = sweep.threshold;
+    if (sweep.threshold !== undefined && sweep.threshold !== DEFAULT_CLIFF.hitRateDropThreshold)
+      c.cliffThreshold = sweep.threshold;
   }
   c.json = true;
   return writeSimulateArgs(c);
 }
 
 /** The whole command line, ready to paste into a shell. */
-export function cliCommand(s: Scenario, r: ResolvedScenario, input: CommandInput, sweep: { axis: SweepAxis; values: readonly number[]; threshold?: number } | null = null): string {
+export function cliCommand(
+  s: Scenario,
+  r: ResolvedScenario,
+  input: CommandInput,
+  sweep: { axis: SweepAxis; values: readonly number[]; threshold?: number } | null = null,
+): string {
   return ['agent-trace', 'simulate', ...cliArgs(s, r, input, sweep)].map(shellWord).join(' ');
 }
 
@@ -451,7 +548,13 @@ export const SWEEP_BUDGET_MS = 20_000;
  * the smallest capacity before the cliff. Staggered sessions are seldom all at their peak
  * together, so the measured cap is usually the larger. Null without a cap to explain.
  */
-export function capNote(axis: SweepAxis, cliff: Cliff | null, workload: Workload | null, capacityTokens: number, replicas: ReplicaOptions | null): string | null {
+export function capNote(
+  axis: SweepAxis,
+  cliff: Cliff | null,
+  workload: Workload | null,
+  capacityTokens: number,
+  replicas: ReplicaOptions | null,
+): string | null {
   if (!cliff || cliff.suggestedAdmissionCap === null || workload === null || workload.kind !== 'sessions') return null;
   const cap = cliff.suggestedAdmissionCap;
   const sessions = (n: number): string => `${formatCount(n)} session${n === 1 ? '' : 's'}`;
@@ -474,7 +577,9 @@ export function capNote(axis: SweepAxis, cliff: Cliff | null, workload: Workload
 /** Capacities of a capacity sweep, largest first: from 4× the current capacity down to 1/16, in whole blocks. */
 export function capacitySweep(capacityTokens: number, blockSizeTokens = 16): number[] {
   const factors = [4, 2, 1.5, 1, 0.75, 0.5, 0.35, 0.25, 0.125, 0.0625];
-  const values = factors.map((f) => Math.max(blockSizeTokens, Math.floor((capacityTokens * f) / blockSizeTokens) * blockSizeTokens));
+  const values = factors.map((f) =>
+    Math.max(blockSizeTokens, Math.floor((capacityTokens * f) / blockSizeTokens) * blockSizeTokens),
+  );
   return [...new Set(values)].sort((a, b) => b - a);
 }
 
@@ -499,9 +604,14 @@ export function valuesText(axis: SweepAxis, values: readonly number[]): string {
 }
 
 /** Why a sweep stopped early, for the note under the chart; null when every point ran. */
-export function skippedText(axis: SweepAxis, skipped: readonly number[], stoppedBy: 'cliff' | 'budget' | null): string | null {
+export function skippedText(
+  axis: SweepAxis,
+  skipped: readonly number[],
+  stoppedBy: 'cliff' | 'budget' | null,
+): string | null {
   if (skipped.length === 0 || stoppedBy === null) return null;
-  const what = axis === 'replicas' ? `N = ${valuesText(axis, skipped)}` : `capacities ${valuesText(axis, skipped)} tokens`;
+  const what =
+    axis === 'replicas' ? `N = ${valuesText(axis, skipped)}` : `capacities ${valuesText(axis, skipped)} tokens`;
   return stoppedBy === 'cliff'
     ? `Not run: ${what}. The sweep stops ${POINTS_AFTER_CLIFF} points past the cliff; the rest would only fall further.`
     : `Not run: ${what}. The sweep stops starting points after ${SWEEP_BUDGET_MS / 1000} s on this trace.`;
@@ -558,7 +668,14 @@ export function headlineFigures(r: ScenarioResult, alone: PointResult | null): W
   ];
   // Only a CPU tier reloads anything.
   if (r.offloadHitTokens > 0) {
-    figures.push({ name: 'whatIfOffloadHits', label: 'Reloaded from CPU', text: formatCount(r.offloadHitTokens), note: 'tokens, not recomputed', value: r.offloadHitTokens, hint: 'Prompt tokens reloaded from the CPU tier instead of recomputed.' });
+    figures.push({
+      name: 'whatIfOffloadHits',
+      label: 'Reloaded from CPU',
+      text: formatCount(r.offloadHitTokens),
+      note: 'tokens, not recomputed',
+      value: r.offloadHitTokens,
+      hint: 'Prompt tokens reloaded from the CPU tier instead of recomputed.',
+    });
   }
   if (r.preemptions > 0 || r.rejectedRequests > 0) {
     figures.push({
@@ -588,7 +705,13 @@ function underPolicy(policy: PolicyId): string {
  * Qwen3-32B: hit rate falls from 97% to 41% and prefill becomes 52% of LLM time."
  * "From" is the same session running alone (N = 1) under the same scenario.
  */
-export function scenarioSentence(s: Scenario, rs: ResolvedScenario, r: ScenarioResult, alone: PointResult | null, blockTrace = false): string {
+export function scenarioSentence(
+  s: Scenario,
+  rs: ResolvedScenario,
+  r: ScenarioResult,
+  alone: PointResult | null,
+  blockTrace = false,
+): string {
   const where = `${rs.gpuText} with ${rs.modelText}${s.capacityTyped ? ` and a ${formatCount(rs.params.capacityTokens)}-token KV cache` : ''}${underPolicy(s.policy)}`;
   const hit = r.admissionHitRate;
   const prefill = r.prefillShare;
@@ -600,14 +723,20 @@ export function scenarioSentence(s: Scenario, rs: ResolvedScenario, r: ScenarioR
   const base = n > 1 ? alone : null;
   let hitText: string;
   if (hit === null) hitText = 'hit rate unknown';
-  else if (base?.admissionHitRate == null) hitText = `hit rate ${pctWhole(hit)} (ideal ${r.idealHitRate === null ? 'unknown' : pctWhole(r.idealHitRate)})`;
+  else if (base?.admissionHitRate == null)
+    hitText = `hit rate ${pctWhole(hit)} (ideal ${r.idealHitRate === null ? 'unknown' : pctWhole(r.idealHitRate)})`;
   else if (pctWhole(hit) === pctWhole(base.admissionHitRate)) hitText = `hit rate stays at ${pctWhole(hit)}`;
-  else hitText = `hit rate ${hit < base.admissionHitRate ? 'falls' : 'rises'} from ${pctWhole(base.admissionHitRate)} to ${pctWhole(hit)}`;
+  else
+    hitText = `hit rate ${hit < base.admissionHitRate ? 'falls' : 'rises'} from ${pctWhole(base.admissionHitRate)} to ${pctWhole(hit)}`;
   let prefillText: string;
   if (prefill === null) prefillText = 'prefill share unknown';
-  else if (base?.prefillShare == null || pctWhole(prefill) === pctWhole(base.prefillShare)) prefillText = `prefill ${base?.prefillShare == null ? 'is' : 'stays at'} ${pctWhole(prefill)} of LLM time`;
+  else if (base?.prefillShare == null || pctWhole(prefill) === pctWhole(base.prefillShare))
+    prefillText = `prefill ${base?.prefillShare == null ? 'is' : 'stays at'} ${pctWhole(prefill)} of LLM time`;
   else prefillText = `prefill ${prefill > base.prefillShare ? 'becomes' : 'falls to'} ${pctWhole(prefill)} of LLM time`;
-  const slow = n > 1 && r.slowdown.mean !== null && r.slowdown.mean >= 1.05 ? `; each takes ${formatRatio(r.slowdown.mean)} as long as alone` : '';
+  const slow =
+    n > 1 && r.slowdown.mean !== null && r.slowdown.mean >= 1.05
+      ? `; each takes ${formatRatio(r.slowdown.mean)} as long as alone`
+      : '';
   return `${who} on ${where}: ${hitText} and ${prefillText}${slow}.`;
 }
 
@@ -627,7 +756,13 @@ export interface ScenarioBarsModel {
 }
 
 /** One scenario call split into what the stack shows: hit, reloaded, recomputed, new (appended) prefill, output. */
-export function splitCall(c: ScenarioCall): { hit: number; reloaded: number; recomputed: number; appended: number; output: number } {
+export function splitCall(c: ScenarioCall): {
+  hit: number;
+  reloaded: number;
+  recomputed: number;
+  appended: number;
+  output: number;
+} {
   if (c.rejected) return { hit: 0, reloaded: 0, recomputed: 0, appended: 0, output: 0 };
   const hit = c.hitTokens;
   const reloaded = c.offloadHitTokens;
@@ -647,7 +782,11 @@ export interface WhatIfSession {
 }
 
 /** Builds the bars from the traced calls (the timeline's figures) and the scenario's calls of the same session. */
-export function scenarioBars(traced: ArrayLike<TracedCall | undefined>, calls: readonly ScenarioCall[], callIndexes: readonly number[]): ScenarioBarsModel {
+export function scenarioBars(
+  traced: ArrayLike<TracedCall | undefined>,
+  calls: readonly ScenarioCall[],
+  callIndexes: readonly number[],
+): ScenarioBarsModel {
   const m: ScenarioBarsModel = {
     labels: [],
     callIndexes: [],
@@ -674,7 +813,11 @@ export function scenarioBars(traced: ArrayLike<TracedCall | undefined>, calls: r
     m.scenario.output.push(part.output);
     if (c.rejected) m.rejected.push(k);
     if (row?.cached != null && c.promptTokens > 0 && (row.cached - part.hit) / c.promptTokens > 0.1) m.worse.push(k);
-    highest = Math.max(highest, part.hit + part.reloaded + part.recomputed + part.appended + part.output, (row?.cached ?? 0) + (row?.appended ?? 0) + (row?.output ?? 0));
+    highest = Math.max(
+      highest,
+      part.hit + part.reloaded + part.recomputed + part.appended + part.output,
+      (row?.cached ?? 0) + (row?.appended ?? 0) + (row?.output ?? 0),
+    );
   });
   m.axisMax = Math.max(1, highest);
   return m;
@@ -689,7 +832,8 @@ export function barTooltipLines(m: ScenarioBarsModel, k: number, c: ScenarioCall
     `Scenario: hit ${t(m.scenario.hit[k])} (ideal ${t(c.idealHitTokens)}), recomputed ${t(m.scenario.recomputed[k])}, appended ${t(m.scenario.appended[k])}, output ${t(m.scenario.output[k])}`,
   ];
   if (c.offloadHitTokens > 0) lines.push(`Reloaded from CPU: ${t(c.offloadHitTokens)}`);
-  if (c.waitedS !== null && c.waitedS > 0.0005) lines.push(`Waited ${c.waitedS.toFixed(c.waitedS < 10 ? 2 : 1)} s for the scheduler`);
+  if (c.waitedS !== null && c.waitedS > 0.0005)
+    lines.push(`Waited ${c.waitedS.toFixed(c.waitedS < 10 ? 2 : 1)} s for the scheduler`);
   if (c.preemptions > 0) lines.push(`Preempted ${c.preemptions} time${c.preemptions === 1 ? '' : 's'}`);
   if (c.rejected) lines.push('Rejected: longer than the whole KV cache');
   return lines;
@@ -710,13 +854,34 @@ export interface PolicyRow {
 }
 
 /** The policy table's rows, current policy marked; `results` maps a policy to its result or error. */
-export function policyRows(current: PolicyId, results: ReadonlyMap<PolicyId, { result: PointResult } | { error: string }>): PolicyRow[] {
+export function policyRows(
+  current: PolicyId,
+  results: ReadonlyMap<PolicyId, { result: PointResult } | { error: string }>,
+): PolicyRow[] {
   return POLICY_CHOICES.map((c) => {
     const got = results.get(c.id);
     const blank = { hitRate: '…', vsIdeal: '…', recomputed: '…', prefillShare: '…', slowdown: '…' };
     const none = { hitRate: null, recomputed: null, prefillShare: null, slowdown: null };
-    if (!got) return { policy: c.id, label: c.label, current: c.id === current, state: 'running', error: null, cells: blank, values: none };
-    if ('error' in got) return { policy: c.id, label: c.label, current: c.id === current, state: 'error', error: got.error, cells: { ...blank, hitRate: '—', vsIdeal: '—', recomputed: '—', prefillShare: '—', slowdown: '—' }, values: none };
+    if (!got)
+      return {
+        policy: c.id,
+        label: c.label,
+        current: c.id === current,
+        state: 'running',
+        error: null,
+        cells: blank,
+        values: none,
+      };
+    if ('error' in got)
+      return {
+        policy: c.id,
+        label: c.label,
+        current: c.id === current,
+        state: 'error',
+        error: got.error,
+        cells: { ...blank, hitRate: '—', vsIdeal: '—', recomputed: '—', prefillShare: '—', slowdown: '—' },
+        values: none,
+      };
     const r = got.result;
     const gap = r.admissionHitRate !== null && r.idealHitRate !== null ? r.admissionHitRate - r.idealHitRate : null;
     return {
@@ -732,18 +897,43 @@ export function policyRows(current: PolicyId, results: ReadonlyMap<PolicyId, { r
         prefillShare: formatPercent(r.prefillShare),
         slowdown: formatRatio(r.slowdown.mean),
       },
-      values: { hitRate: r.admissionHitRate, recomputed: r.recomputedPrefillTokens, prefillShare: r.prefillShare, slowdown: r.slowdown.mean },
+      values: {
+        hitRate: r.admissionHitRate,
+        recomputed: r.recomputedPrefillTokens,
+        prefillShare: r.prefillShare,
+        slowdown: r.slowdown.mean,
+      },
     };
   });
 }
 
 /** The digest beside the collapsed section's title. */
 export function scenarioDigest(s: Scenario, blockTrace: boolean): string {
-  const gpu = s.gpu === 'custom' ? `${s.gpuMemoryGiB} GiB GPU` : (GPU_PRESETS.find((g) => g.id === s.gpu)?.label.split(' ')[0] ?? s.gpu);
-  const model = s.model === 'custom' ? 'custom model' : shortModel(MODEL_PRESETS.find((m) => m.id === s.model)?.label ?? s.model);
+  const gpu =
+    s.gpu === 'custom'
+      ? `${s.gpuMemoryGiB} GiB GPU`
+      : (GPU_PRESETS.find((g) => g.id === s.gpu)?.label.split(' ')[0] ?? s.gpu);
+  const model =
+    s.model === 'custom' ? 'custom model' : shortModel(MODEL_PRESETS.find((m) => m.id === s.model)?.label ?? s.model);
   const policy = POLICY_CHOICES.find((c) => c.id === s.policy)?.short ?? s.policy;
-  const fleet = s.gpus > 1 ? `${s.gpus} GPUs, ${ROUTER_CHOICES.find((c) => c.id === s.router)?.label.replace(/ \(.*\)$/, '').toLowerCase() ?? s.router}` : null;
-  return [blockTrace ? 'the whole trace' : `${s.replicas} session${s.replicas === 1 ? '' : 's'}`, gpu, model, s.capacityTyped ? `${formatCompact(s.capacityTokens)} tokens` : null, policy, fleet].filter((x) => x !== null).join(' · ');
+  const fleet =
+    s.gpus > 1
+      ? `${s.gpus} GPUs, ${
+          ROUTER_CHOICES.find((c) => c.id === s.router)
+            ?.label.replace(/ \(.*\)$/, '')
+            .toLowerCase() ?? s.router
+        }`
+      : null;
+  return [
+    blockTrace ? 'the whole trace' : `${s.replicas} session${s.replicas === 1 ? '' : 's'}`,
+    gpu,
+    model,
+    s.capacityTyped ? `${formatCompact(s.capacityTokens)} tokens` : null,
+    policy,
+    fleet,
+  ]
+    .filter((x) => x !== null)
+    .join(' · ');
 }
 
 /** One GPU of a fleet as the results table shows it. */
@@ -810,14 +1000,42 @@ export function cliffChartModel(
   const sorted = [...main].sort(order);
   const label = POLICY_CHOICES.find((c) => c.id === policy)?.short ?? policy;
   const series: CliffSeries[] = [
-    { key: 'hit', label: `hit rate (${label})`, kind: 'hit', policy, main: true, points: sorted.map((p) => ({ x: p.value, y: p.result.admissionHitRate })) },
-    { key: 'prefill', label: `prefill share (${label})`, kind: 'prefill', policy, main: true, points: sorted.map((p) => ({ x: p.value, y: p.result.prefillShare })) },
-    { key: 'ideal', label: 'ideal hit rate', kind: 'ideal', policy, main: true, points: sorted.map((p) => ({ x: p.value, y: p.result.idealHitRate })) },
+    {
+      key: 'hit',
+      label: `hit rate (${label})`,
+      kind: 'hit',
+      policy,
+      main: true,
+      points: sorted.map((p) => ({ x: p.value, y: p.result.admissionHitRate })),
+    },
+    {
+      key: 'prefill',
+      label: `prefill share (${label})`,
+      kind: 'prefill',
+      policy,
+      main: true,
+      points: sorted.map((p) => ({ x: p.value, y: p.result.prefillShare })),
+    },
+    {
+      key: 'ideal',
+      label: 'ideal hit rate',
+      kind: 'ideal',
+      policy,
+      main: true,
+      points: sorted.map((p) => ({ x: p.value, y: p.result.idealHitRate })),
+    },
   ];
   for (const c of POLICY_CHOICES) {
     const pts = lines.get(c.id);
     if (c.id === policy || !pts || pts.length === 0) continue;
-    series.push({ key: `hit-${c.id}`, label: `hit rate (${c.short})`, kind: 'hit', policy: c.id, main: false, points: [...pts].sort(order).map((p) => ({ x: p.value, y: p.result.admissionHitRate })) });
+    series.push({
+      key: `hit-${c.id}`,
+      label: `hit rate (${c.short})`,
+      kind: 'hit',
+      policy: c.id,
+      main: false,
+      points: [...pts].sort(order).map((p) => ({ x: p.value, y: p.result.admissionHitRate })),
+    });
   }
   return {
     axis,
@@ -825,14 +1043,22 @@ export function cliffChartModel(
     series,
     knee: cliff?.at ?? null,
     suggested: axis === 'replicas' ? (cliff?.suggestedAdmissionCap ?? null) : null,
-    current: current ? { x: current.x, hit: current.result.admissionHitRate, prefill: current.result.prefillShare } : null,
+    current: current
+      ? { x: current.x, hit: current.result.admissionHitRate, prefill: current.result.prefillShare }
+      : null,
     xLabel: axis === 'replicas' ? 'concurrent sessions (N)' : 'KV capacity (tokens)',
   };
 }
 
 /** What a screen reader hears for one point of the cliff chart. */
 export function cliffPointText(axis: SweepAxis, value: number, r: PointResult, cliff: Cliff | null): string {
-  const at = axis === 'replicas' ? `${value} session${value === 1 ? '' : 's'}` : `${formatCount(value)} tokens of KV capacity`;
-  const flag = cliff?.at === value ? ' The cliff.' : cliff?.at != null && (axis === 'replicas' ? value > cliff.at : value < cliff.at) ? ' Past the cliff.' : '';
+  const at =
+    axis === 'replicas' ? `${value} session${value === 1 ? '' : 's'}` : `${formatCount(value)} tokens of KV capacity`;
+  const flag =
+    cliff?.at === value
+      ? ' The cliff.'
+      : cliff?.at != null && (axis === 'replicas' ? value > cliff.at : value < cliff.at)
+        ? ' Past the cliff.'
+        : '';
   return `${at}: hit rate ${formatPercent(r.admissionHitRate)} (ideal ${formatPercent(r.idealHitRate)}), prefill ${formatPercent(r.prefillShare)} of LLM time, slowdown ${formatRatio(r.slowdown.mean)}.${flag}`;
 }

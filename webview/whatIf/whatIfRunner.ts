@@ -1,5 +1,14 @@
 import type { Workload } from '../../src/core/sim/workload';
-import type { CompareJob, FromWorker, LaneName, ScenarioJob, SweepJob, ToWorker, WhatIfWorkerMethods, WorkerPost } from '../../src/protocol/whatIfWorkerProtocol';
+import type {
+  CompareJob,
+  FromWorker,
+  LaneName,
+  ScenarioJob,
+  SweepJob,
+  ToWorker,
+  WhatIfWorkerMethods,
+  WorkerPost,
+} from '../../src/protocol/whatIfWorkerProtocol';
 import { RpcError, WorkerRpc } from '../../src/protocol/workerRpc';
 
 /** A job without the ids the runner gives it. */
@@ -125,7 +134,12 @@ export class WhatIfRunner {
       (e: unknown) => {
         lane.busy = null;
         lane.worker = null;
-        if (lane.current === seq) this.callbacks.failed(lane.name, seq, `the simulator could not start: ${e instanceof Error ? e.message : String(e)}`);
+        if (lane.current === seq)
+          this.callbacks.failed(
+            lane.name,
+            seq,
+            `the simulator could not start: ${e instanceof Error ? e.message : String(e)}`,
+          );
       },
     );
     return seq;
@@ -156,7 +170,8 @@ export class WhatIfRunner {
           e.preventDefault();
           const seq = lane.busy;
           this.kill(lane);
-          if (seq !== null && seq === lane.current) this.callbacks.failed(lane.name, seq, `the simulator stopped: ${e.message || 'script error'}`);
+          if (seq !== null && seq === lane.current)
+            this.callbacks.failed(lane.name, seq, `the simulator stopped: ${e.message || 'script error'}`);
         };
         return { worker, rpc };
       });

@@ -5,7 +5,15 @@ import type { ScenarioOptions, ScenarioResult } from '../../src/core/sim/scenari
 import { DEFAULT_CLIFF } from '../../src/core/sim/sweep';
 import type { Cliff } from '../../src/core/sim/sweep';
 import type { WhatIfWorkload } from '../../src/protocol/messages';
-import { fieldLabel, fitCheck, pointOf, POINTS_AFTER_CLIFF, resolveScenario, SWEEP_BUDGET_MS, sweepValues } from './whatIfModel';
+import {
+  fieldLabel,
+  fitCheck,
+  pointOf,
+  POINTS_AFTER_CLIFF,
+  resolveScenario,
+  SWEEP_BUDGET_MS,
+  sweepValues,
+} from './whatIfModel';
 import type { NumericField, ResolvedScenario, Scenario } from './whatIfModel';
 import type { SweepRequest } from './whatIfRunner';
 import type { FromWorker, LaneName, PointResult, PolicySpec } from '../../src/protocol/whatIfWorkerProtocol';
@@ -17,7 +25,10 @@ import type { FromWorker, LaneName, PointResult, PolicySpec } from '../../src/pr
 // Plain data in and out; whatIfView.ts starts the jobs and draws.
 
 /** The workload of the selected session: asked of the host, then ready or failed. */
-export type WorkloadState = { key: string; status: 'loading' } | { key: string; status: 'ready'; data: WhatIfWorkload } | { key: string; status: 'error'; message: string };
+export type WorkloadState =
+  | { key: string; status: 'loading' }
+  | { key: string; status: 'ready'; data: WhatIfWorkload }
+  | { key: string; status: 'error'; message: string };
 
 /** The scenario lane's latest run. */
 export interface ScenarioRun {
@@ -106,10 +117,18 @@ export function invalidMessage(invalid: ReadonlySet<NumericField>): string {
  * policy) and the cliff sweep around it, or why none can run. `isField` tells a field's
  * error from one about the whole scenario.
  */
-export function planRuns(scenario: Scenario, data: WhatIfWorkload, invalid: ReadonlySet<NumericField>, isField: (name: string) => name is NumericField): RunPlan {
+export function planRuns(
+  scenario: Scenario,
+  data: WhatIfWorkload,
+  invalid: ReadonlySet<NumericField>,
+  isField: (name: string) => name is NumericField,
+): RunPlan {
   if (invalid.size > 0) return { kind: 'invalid', message: invalidMessage(invalid) };
   const blockTrace = data.workload.kind === 'requests';
-  const options = { blockSizeTokens: data.workload.kind === 'requests' ? data.workload.blockSizeTokens : 16, blockTrace };
+  const options = {
+    blockSizeTokens: data.workload.kind === 'requests' ? data.workload.blockSizeTokens : 16,
+    blockTrace,
+  };
   const resolved = resolveScenario(scenario, options);
   if (!resolved.ok) {
     const fieldErrors: Array<[NumericField, string]> = [];
@@ -128,39 +147,99 @@ export function planRuns(scenario: Scenario, data: WhatIfWorkload, invalid: Read
   }
   // As the CLI notes it: calls longer than the whole cache are rejected, and left out of the hit rates.
   const fitNote =
-    fit.tooLong === 0 ? null : `${fit.tooLong} of ${fit.total} ${blockTrace ? 'requests' : 'calls'} need more than the whole KV cache of ${formatCount(rs.params.capacityTokens)} tokens: they are rejected (vLLM cannot schedule a request longer than its cache) and left out of the hit rates.`;
+    fit.tooLong === 0
+      ? null
+      : `${fit.tooLong} of ${fit.total} ${blockTrace ? 'requests' : 'calls'} need more than the whole KV cache of ${formatCount(rs.params.capacityTokens)} tokens: they are rejected (vLLM cannot schedule a request longer than its cache) and left out of the hit rates.`;
   const spec: ScenarioOptions = { params: rs.params, replicas: rs.replicas, session: data.sessionId };
   const unavailable: ScenarioPlan['unavailable'] = [];
   const others = POLICY_CHOICES.filter((c) => c.id !== scenario.policy).flatMap((c) => {
     const r = resolveScenario(scenario, { ...options, policy: c.id });
     if (!r.ok) unavailable.push({ policy: c.id, reason: Object.values(r.errors)[0] ?? 'cannot run here' });
-    return r.ok ? [{ policy: c.id, spec: { params: r.scenario.params, replicas: r.scenario.replicas, session: data.sessionId } }] : [];
+    return r.ok
+      ? [{ policy: c.id, spec: { params: r.scenario.params, replicas: r.scenario.replicas, session: data.sessionId } }]
+      : [];
   });
   const axis = blockTrace ? 'capacity' : scenario.sweepAxis;
   const values = sweepValues(axis, rs.params.capacityTokens, rs.params.blockSizeTokens);
-  const norm = (s: ScenarioOptions): ScenarioOptions => (axis === 'replicas' ? { ...s, replicas: s.replicas ? { ...s.replicas, replicas: 1 } : null } : { ...s, params: { ...s.params, capacityTokens: 0 } });
+  const norm = (s: ScenarioOptions): ScenarioOptions =>
+    axis === 'replicas'
+      ? { ...s, replicas: s.replicas ? { ...s.replicas, replicas: 1 } : null }
+      : { ...s, params: { ...s.params, capacityTokens: 0 } };
   return {
     kind: 'run',
     resolved: rs,
     fitNote,
-    scenario: { key: JSON.stringify({ spec, others }), spec, others, alone: rs.replicas !== null && rs.replicas.replicas > 1, unavailable },
+    scenario: {
+      key: JSON.stringify({ spec, others }),
+      spec,
+      others,
+      alone: rs.replicas !== null && rs.replicas.replicas > 1,
+      unavailable,
+    },
     sweep: {
       key: JSON.stringify({ axis, values, base: norm(spec), lines: others.map((o) => ({ ...o, spec: norm(o.spec) })) }),
-      request: { axis, values, base: spec, threshold: DEFAULT_CLIFF.hitRateDropThreshold, pointsAfterCliff: POINTS_AFTER_CLIFF, budgetMs: SWEEP_BUDGET_MS, lines: others },
+      request: {
+        axis,
+        values,
+        base: spec,
+        threshold: DEFAULT_CLIFF.hitRateDropThreshold,
+        pointsAfterCliff: POINTS_AFTER_CLIFF,
+        budgetMs: SWEEP_BUDGET_MS,
+        lines: others,
+      },
     },
   };
 }
 
 /** The run record of a scenario job just started. */
-export function newScenarioRun(seq: number, plan: ScenarioPlan, scenario: Scenario, resolved: ResolvedScenario): ScenarioRun {
+export function newScenarioRun(
+  seq: number,
+  plan: ScenarioPlan,
+  scenario: Scenario,
+  resolved: ResolvedScenario,
+): ScenarioRun {
   const policies: ScenarioRun['policies'] = new Map(plan.unavailable.map((u) => [u.policy, { error: u.reason }]));
-  return { seq, compareSeq: -1, others: plan.others, compareStatus: 'running', key: plan.key, spec: plan.spec, result: null, alone: null, policies, status: 'running', error: null, ms: null, scenario, resolved };
+  return {
+    seq,
+    compareSeq: -1,
+    others: plan.others,
+    compareStatus: 'running',
+    key: plan.key,
+    spec: plan.spec,
+    result: null,
+    alone: null,
+    policies,
+    status: 'running',
+    error: null,
+    ms: null,
+    scenario,
+    resolved,
+  };
 }
 
 /** The run record of a sweep job just started. */
 export function newSweepRun(seq: number, plan: SweepPlan, scenario: Scenario, resolved: ResolvedScenario): SweepRun {
   const { axis, values } = plan.request;
-  return { seq, key: plan.key, axis, values, main: [], lines: new Map(), lineErrors: new Map(), cliff: null, run: [], skipped: [], stoppedBy: null, done: 0, total: values.length, status: 'running', error: null, ms: null, scenario, resolved };
+  return {
+    seq,
+    key: plan.key,
+    axis,
+    values,
+    main: [],
+    lines: new Map(),
+    lineErrors: new Map(),
+    cliff: null,
+    run: [],
+    skipped: [],
+    stoppedBy: null,
+    done: 0,
+    total: values.length,
+    status: 'running',
+    error: null,
+    ms: null,
+    scenario,
+    resolved,
+  };
 }
 
 /** What a worker message changed, for the view to act on. */

@@ -66,7 +66,11 @@ export class WhatIfSim {
   ) {}
 
   private options(spec: ScenarioOptions): ScenarioOptions {
-    return { params: spec.params, ...(spec.replicas ? { replicas: spec.replicas } : {}), ...(spec.session !== null ? { session: spec.session } : {}) };
+    return {
+      params: spec.params,
+      ...(spec.replicas ? { replicas: spec.replicas } : {}),
+      ...(spec.session !== null ? { session: spec.session } : {}),
+    };
   }
 
   /** One scenario and the time it took. */
@@ -89,9 +93,23 @@ export class WhatIfSim {
     for (const p of job.policies) {
       try {
         const r = this.run(p.spec);
-        this.post({ type: 'scenario/policy', seq: job.seq, policy: p.policy, result: pointOf(r.result), error: null, ms: r.ms });
+        this.post({
+          type: 'scenario/policy',
+          seq: job.seq,
+          policy: p.policy,
+          result: pointOf(r.result),
+          error: null,
+          ms: r.ms,
+        });
       } catch (e) {
-        this.post({ type: 'scenario/policy', seq: job.seq, policy: p.policy, result: null, error: e instanceof Error ? e.message : String(e), ms: 0 });
+        this.post({
+          type: 'scenario/policy',
+          seq: job.seq,
+          policy: p.policy,
+          result: null,
+          error: e instanceof Error ? e.message : String(e),
+          ms: 0,
+        });
       }
     }
   }
@@ -131,11 +149,28 @@ export class WhatIfSim {
       run.push(value);
       points.push({ value, result });
       if (stop === null && pastCliff(result, threshold)) stop = Math.min(ordered.length - 1, i + job.pointsAfterCliff);
-      this.post({ type: 'sweep/point', seq: job.seq, line: null, value, result: pointOf(result), done: run.length, total: total(), ms });
+      this.post({
+        type: 'sweep/point',
+        seq: job.seq,
+        line: null,
+        value,
+        result: pointOf(result),
+        done: run.length,
+        total: total(),
+        ms,
+      });
     }
     const cliff = findCliff(job.axis, points, this.workload, threshold);
     const skipped = ordered.filter((v) => !run.includes(v));
-    this.post({ type: 'sweep/cliff', seq: job.seq, cliff, run, skipped, stoppedBy: skipped.length > 0 ? stoppedBy : null, ms: this.now() - t0 });
+    this.post({
+      type: 'sweep/cliff',
+      seq: job.seq,
+      cliff,
+      run,
+      skipped,
+      stoppedBy: skipped.length > 0 ? stoppedBy : null,
+      ms: this.now() - t0,
+    });
     let done = run.length;
     for (const line of job.lines) {
       const lineStart = this.now();
@@ -144,10 +179,24 @@ export class WhatIfSim {
           if (this.now() - lineStart > job.budgetMs) break;
           const { result, ms } = this.run(this.at(job, line.spec, value));
           done += 1;
-          this.post({ type: 'sweep/point', seq: job.seq, line: line.policy, value, result: pointOf(result), done, total: total(), ms });
+          this.post({
+            type: 'sweep/point',
+            seq: job.seq,
+            line: line.policy,
+            value,
+            result: pointOf(result),
+            done,
+            total: total(),
+            ms,
+          });
         }
       } catch (e) {
-        this.post({ type: 'sweep/lineError', seq: job.seq, line: line.policy, error: e instanceof Error ? e.message : String(e) });
+        this.post({
+          type: 'sweep/lineError',
+          seq: job.seq,
+          line: line.policy,
+          error: e instanceof Error ? e.message : String(e),
+        });
       }
     }
   }

@@ -20,7 +20,21 @@ import type { Palette } from '../shared/palette';
 import { isNavigationKey, moveSelection } from '../timeline/timelineModel';
 import { ScenarioForm } from './scenarioForm';
 import { CliffChart, DENSE_CALLS, ScenarioBarsChart } from './whatIfCharts';
-import { BUILTIN_DEFAULTS, capNote, cliCommand, cliffChartModel, cliffPointText, gpuRows, headlineFigures, pointOf, policyRows, readScenario, scenarioBars, scenarioSentence, skippedText } from './whatIfModel';
+import {
+  BUILTIN_DEFAULTS,
+  capNote,
+  cliCommand,
+  cliffChartModel,
+  cliffPointText,
+  gpuRows,
+  headlineFigures,
+  pointOf,
+  policyRows,
+  readScenario,
+  scenarioBars,
+  scenarioSentence,
+  skippedText,
+} from './whatIfModel';
 import type { ResolvedScenario, Scenario, TracedCall } from './whatIfModel';
 import './whatIf.css';
 import { WhatIfRunner } from './whatIfRunner';
@@ -82,7 +96,10 @@ export class WhatIfView implements InspectorPanel {
 
   private readonly digest = el('span', { className: 'fp-digest muted whatif-digest' });
   private readonly body = el('div', { className: 'whatif-body' });
-  private readonly controls = el('div', { className: 'whatif-controls', attrs: { role: 'group', 'aria-label': 'Scenario' } });
+  private readonly controls = el('div', {
+    className: 'whatif-controls',
+    attrs: { role: 'group', 'aria-label': 'Scenario' },
+  });
   private readonly form = new ScenarioForm(
     {
       changed: (next) => {
@@ -99,33 +116,58 @@ export class WhatIfView implements InspectorPanel {
   private readonly results = el('div', { className: 'whatif-results' });
   private readonly copyButton = document.createElement('vscode-button') as VscodeButton;
   private readonly exportButton = document.createElement('vscode-button') as VscodeButton;
-  private readonly commandBox = el('pre', { className: 'whatif-command', attrs: { tabindex: '0', 'aria-label': 'The agent-trace simulate command of this scenario' } });
-  private readonly scenarioError = el('p', { className: 'inline-error whatif-scenario-error', attrs: { role: 'alert' } });
+  private readonly commandBox = el('pre', {
+    className: 'whatif-command',
+    attrs: { tabindex: '0', 'aria-label': 'The agent-trace simulate command of this scenario' },
+  });
+  private readonly scenarioError = el('p', {
+    className: 'inline-error whatif-scenario-error',
+    attrs: { role: 'alert' },
+  });
 
   private readonly sentence = el('p', { className: 'whatif-sentence', data: { whatIfSentence: '' } });
   private readonly status = el('p', { className: 'whatif-status muted', attrs: { 'aria-live': 'polite' } });
   private readonly figures = el('dl', { className: 'whatif-figures' });
   private readonly notes = el('ul', { className: 'whatif-notes muted' });
-  private readonly fitNote = el('p', { className: 'tokens-note whatif-fit-note', attrs: { role: 'note' }, data: { fitNote: '' } });
-  private readonly barsSection = el('section', { className: 'whatif-bars', attrs: { 'aria-label': 'Calls under the scenario' } });
-  private readonly barsWrap = el('div', { className: 'whatif-chart whatif-bars-chart', attrs: { tabindex: '0', role: 'application' } });
+  private readonly fitNote = el('p', {
+    className: 'tokens-note whatif-fit-note',
+    attrs: { role: 'note' },
+    data: { fitNote: '' },
+  });
+  private readonly barsSection = el('section', {
+    className: 'whatif-bars',
+    attrs: { 'aria-label': 'Calls under the scenario' },
+  });
+  private readonly barsWrap = el('div', {
+    className: 'whatif-chart whatif-bars-chart',
+    attrs: { tabindex: '0', role: 'application' },
+  });
   private readonly barsCanvas = el('canvas', { attrs: { 'aria-hidden': 'true' } });
   private readonly barsNote = el('p', { className: 'muted field-note' });
   private readonly tracedLegend = el('span', { text: 'as traced (faint)' });
-  private readonly cliffWrap = el('div', { className: 'whatif-chart whatif-cliff-chart', attrs: { tabindex: '0', role: 'application' } });
+  private readonly cliffWrap = el('div', {
+    className: 'whatif-chart whatif-cliff-chart',
+    attrs: { tabindex: '0', role: 'application' },
+  });
   private readonly cliffCanvas = el('canvas', { attrs: { 'aria-hidden': 'true' } });
   private readonly sweepProgress = document.createElement('vscode-progress-bar') as VscodeProgressBar;
   private readonly sweepStatus = el('p', { className: 'muted whatif-sweep-status', attrs: { 'aria-live': 'polite' } });
   private readonly cliffSummary = el('p', { className: 'whatif-cliff-summary', data: { cliffSummary: '' } });
   /** Why this sweep's admission cap differs from the other sweep's. */
   private readonly capNote = el('p', { className: 'whatif-cap-note muted', data: { capNote: '' } });
-  private readonly cliffLegend = el('div', { className: 'legend whatif-cliff-legend', attrs: { 'aria-hidden': 'true' } });
+  private readonly cliffLegend = el('div', {
+    className: 'legend whatif-cliff-legend',
+    attrs: { 'aria-hidden': 'true' },
+  });
   private readonly skippedNote = el('p', { className: 'muted field-note', data: { sweepSkipped: '' } });
   private readonly copySweepButton = document.createElement('vscode-button') as VscodeButton;
   private readonly policyTable = el('div', { className: 'table-wrap whatif-policies' });
   private readonly gpuSection = el('section', { className: 'whatif-gpu-section', attrs: { 'aria-label': 'Each GPU' } });
   private readonly gpuTable = el('div', { className: 'table-wrap whatif-gpus' });
-  private readonly live = el('div', { className: 'visually-hidden', attrs: { 'aria-live': 'polite', 'aria-atomic': 'true' } });
+  private readonly live = el('div', {
+    className: 'visually-hidden',
+    attrs: { 'aria-live': 'polite', 'aria-atomic': 'true' },
+  });
   private readonly bars: ScenarioBarsChart;
   /** What the bars show now: a frame with the same result, session and workload leaves them be. */
   private barsShown: { result: ScenarioResult; session: WhatIfSession; data: WhatIfWorkload } | null = null;
@@ -138,8 +180,12 @@ export class WhatIfView implements InspectorPanel {
   ) {
     this.barsWrap.appendChild(this.barsCanvas);
     this.cliffWrap.appendChild(this.cliffCanvas);
-    this.bars = new ScenarioBarsChart(this.barsWrap, this.barsCanvas, palette, (bar) => this.safely('select a call', () => this.pickBar(bar, true)));
-    this.cliff = new CliffChart(this.cliffWrap, this.cliffCanvas, palette, (value) => this.safely('pick a sweep point', () => this.pickPoint(value)));
+    this.bars = new ScenarioBarsChart(this.barsWrap, this.barsCanvas, palette, (bar) =>
+      this.safely('select a call', () => this.pickBar(bar, true)),
+    );
+    this.cliff = new CliffChart(this.cliffWrap, this.cliffCanvas, palette, (value) =>
+      this.safely('pick a sweep point', () => this.pickPoint(value)),
+    );
     this.build();
   }
 
@@ -149,7 +195,8 @@ export class WhatIfView implements InspectorPanel {
   }
 
   showSession(s: PanelSession | null): void {
-    if (s) this.setContext(s.trace, { summary: s.intro.summary, traced: s.body ? tracedCalls(s.body) : [] }, s.keepView);
+    if (s)
+      this.setContext(s.trace, { summary: s.intro.summary, traced: s.body ? tracedCalls(s.body) : [] }, s.keepView);
   }
 
   selectionChanged(callIndex: number | null): void {
@@ -201,7 +248,12 @@ export class WhatIfView implements InspectorPanel {
   /** Fetches the grown session's workload and runs the scenario on it, once nothing is running and LIVE_RERUN_MS has passed. */
   private simulateGrown(): void {
     if (!this.grown || !this.open || !this.session || this.grownTimer !== undefined) return;
-    if (this.runs.scenario?.status === 'running' || this.runs.sweep?.status === 'running' || this.workloadState?.status !== 'ready') return;
+    if (
+      this.runs.scenario?.status === 'running' ||
+      this.runs.sweep?.status === 'running' ||
+      this.workloadState?.status !== 'ready'
+    )
+      return;
     const wait = this.lastGrownRunMs + LIVE_RERUN_MS - performance.now();
     const calls = this.session.summary.llmCalls;
     this.markBehind(`The session has grown to ${calls} calls since these results.`);
@@ -223,14 +275,27 @@ export class WhatIfView implements InspectorPanel {
           if (this.workloadState?.key !== key || this.session?.summary.id !== id) return;
           const sr = this.runs.scenario;
           const old = this.workloadState.status === 'ready' ? this.workloadState.data : null;
-          if (sr?.result && old && this.session) this.previousResult = { result: sr.result, alone: sr.alone, scenario: sr.scenario, resolved: sr.resolved, data: old, session: this.session };
+          if (sr?.result && old && this.session)
+            this.previousResult = {
+              result: sr.result,
+              alone: sr.alone,
+              scenario: sr.scenario,
+              resolved: sr.resolved,
+              data: old,
+              session: this.session,
+            };
           if (this.runs.sweep?.status === 'done') this.previousSweep = this.runs.sweep;
           this.workloadVersion += 1;
           this.workloadState = { key, status: 'ready', data };
           this.runner?.setWorkload(data.workload);
           this.runNow();
         }),
-      (e: unknown) => this.safely('simulate the grown session', () => this.markBehind(`The grown session could not be read for the what-if: ${e instanceof Error ? e.message : String(e)}`)),
+      (e: unknown) =>
+        this.safely('simulate the grown session', () =>
+          this.markBehind(
+            `The grown session could not be read for the what-if: ${e instanceof Error ? e.message : String(e)}`,
+          ),
+        ),
     );
   }
 
@@ -309,7 +374,12 @@ export class WhatIfView implements InspectorPanel {
     this.exportButton.addEventListener('click', () => this.safely('export the scenario', () => this.exportJson()));
     this.commandBox.hidden = true;
     this.scenarioError.hidden = true;
-    this.controls.append(...this.form.groups, this.scenarioError, el('div', { className: 'whatif-actions' }, [this.copyButton, this.exportButton]), this.commandBox);
+    this.controls.append(
+      ...this.form.groups,
+      this.scenarioError,
+      el('div', { className: 'whatif-actions' }, [this.copyButton, this.exportButton]),
+      this.commandBox,
+    );
   }
 
   private buildResults(): void {
@@ -325,27 +395,66 @@ export class WhatIfView implements InspectorPanel {
           ['appended', 'appended'],
           ['output', 'output'],
         ] as const
-      ).map(([k, label]) => el('span', { className: 'legend-item', data: { whatifLegend: k } }, [el('span', { className: `swatch swatch-whatif-${k}` }), k === 'traced' ? this.tracedLegend : el('span', { text: label })])),
+      ).map(([k, label]) =>
+        el('span', { className: 'legend-item', data: { whatifLegend: k } }, [
+          el('span', { className: `swatch swatch-whatif-${k}` }),
+          k === 'traced' ? this.tracedLegend : el('span', { text: label }),
+        ]),
+      ),
     ]);
     this.barsWrap.addEventListener('keydown', (e) => this.safely('keyboard', () => this.onBarsKey(e)));
     this.cliffWrap.addEventListener('keydown', (e) => this.safely('keyboard', () => this.onCliffKey(e)));
     this.cliffWrap.addEventListener('blur', () => this.cliff.setCursor(null));
-    this.barsSection.append(el('div', { className: 'timeline-head' }, [el('h3', { text: 'This session, call by call' }), legend]), this.barsWrap, this.barsNote);
+    this.barsSection.append(
+      el('div', { className: 'timeline-head' }, [el('h3', { text: 'This session, call by call' }), legend]),
+      this.barsWrap,
+      this.barsNote,
+    );
     this.copySweepButton.textContent = 'Copy sweep as CLI';
     this.copySweepButton.setAttribute('icon', 'copy');
     this.copySweepButton.setAttribute('secondary', '');
     this.copySweepButton.id = 'whatif-copy-sweep';
-    this.copySweepButton.addEventListener('click', () => this.safely('copy the sweep command', () => this.copySweepCommand()));
+    this.copySweepButton.addEventListener('click', () =>
+      this.safely('copy the sweep command', () => this.copySweepCommand()),
+    );
     const cliffHead = el('div', { className: 'timeline-head whatif-cliff-head' }, [
       el('h3', { text: 'The cliff: hit rate and prefill share' }),
-      el('div', { className: 'whatif-field inline' }, [el('label', { className: 'control-label', text: 'Sweep', attrs: { for: 'whatif-axis' } }), this.form.axisSelect]),
+      el('div', { className: 'whatif-field inline' }, [
+        el('label', { className: 'control-label', text: 'Sweep', attrs: { for: 'whatif-axis' } }),
+        this.form.axisSelect,
+      ]),
     ]);
-    const cliffSection = el('section', { className: 'whatif-cliff', attrs: { 'aria-label': 'The cliff' } }, [cliffHead, this.cliffLegend, this.sweepProgress, this.cliffWrap, this.cliffSummary, this.capNote, this.sweepStatus, this.skippedNote, this.copySweepButton]);
-    const policies = el('section', { className: 'whatif-policy-section', attrs: { 'aria-label': 'Policy comparison' } }, [el('h3', { text: 'The same scenario under every policy' }), this.policyTable]);
+    const cliffSection = el('section', { className: 'whatif-cliff', attrs: { 'aria-label': 'The cliff' } }, [
+      cliffHead,
+      this.cliffLegend,
+      this.sweepProgress,
+      this.cliffWrap,
+      this.cliffSummary,
+      this.capNote,
+      this.sweepStatus,
+      this.skippedNote,
+      this.copySweepButton,
+    ]);
+    const policies = el(
+      'section',
+      { className: 'whatif-policy-section', attrs: { 'aria-label': 'Policy comparison' } },
+      [el('h3', { text: 'The same scenario under every policy' }), this.policyTable],
+    );
     this.fitNote.hidden = true;
     this.gpuSection.append(el('h3', { text: 'Each GPU: its load and hit rate' }), this.gpuTable);
     this.gpuSection.hidden = true;
-    this.results.append(this.sentence, this.status, this.fitNote, this.figures, this.gpuSection, this.barsSection, cliffSection, policies, this.notes, this.live);
+    this.results.append(
+      this.sentence,
+      this.status,
+      this.fitNote,
+      this.figures,
+      this.gpuSection,
+      this.barsSection,
+      cliffSection,
+      policies,
+      this.notes,
+      this.live,
+    );
   }
 
   // ---- running ----
@@ -391,10 +500,18 @@ export class WhatIfView implements InspectorPanel {
   private workloadArrived(key: string, data: WhatIfWorkload): void {
     if (this.workloadState?.key !== key) return;
     this.workloadState = { key, status: 'ready', data };
-    if (!this.runner && this.workerUri) this.runner = new WhatIfRunner(this.workerUri, { message: (m) => this.safely('simulate', () => this.onWorker(m)), failed: (lane, seq, error) => this.safely('simulate', () => this.onFailed(lane, seq, error)) });
+    if (!this.runner && this.workerUri)
+      this.runner = new WhatIfRunner(this.workerUri, {
+        message: (m) => this.safely('simulate', () => this.onWorker(m)),
+        failed: (lane, seq, error) => this.safely('simulate', () => this.onFailed(lane, seq, error)),
+      });
     this.runner?.setWorkload(data.workload);
-    if (data.workload.kind === 'requests' && this.form.scenario.sweepAxis !== 'capacity') this.form.adjust({ ...this.form.scenario, sweepAxis: 'capacity' });
-    replaceChildren(this.notes, data.notes.map((n) => el('li', { text: n })));
+    if (data.workload.kind === 'requests' && this.form.scenario.sweepAxis !== 'capacity')
+      this.form.adjust({ ...this.form.scenario, sweepAxis: 'capacity' });
+    replaceChildren(
+      this.notes,
+      data.notes.map((n) => el('li', { text: n })),
+    );
     this.form.write();
     this.runNow();
   }
@@ -446,7 +563,15 @@ export class WhatIfView implements InspectorPanel {
       const previous = this.runs.scenario;
       this.runs.scenario = newScenarioRun(seq, scenarioPlan, scenario, plan.resolved);
       // Keep the previous figures on screen, marked as updating, until the new ones arrive.
-      if (previous?.result) this.previousResult = { result: previous.result, alone: previous.alone, scenario: previous.scenario, resolved: previous.resolved, data: this.previousResult?.data, session: this.previousResult?.session };
+      if (previous?.result)
+        this.previousResult = {
+          result: previous.result,
+          alone: previous.alone,
+          scenario: previous.scenario,
+          resolved: previous.resolved,
+          data: this.previousResult?.data,
+          session: this.previousResult?.session,
+        };
       this.results.classList.add('updating');
     }
     if (this.runs.sweep?.key !== sweepPlan.key) {
@@ -457,7 +582,14 @@ export class WhatIfView implements InspectorPanel {
   }
 
   /** The last complete result, shown (marked as updating) while a new run is on its way; with the workload and session it was run on when the session has grown since. */
-  private previousResult: { result: ScenarioResult; alone: PointResult | null; scenario: Scenario; resolved: ResolvedScenario; data?: WhatIfWorkload | undefined; session?: WhatIfSession | undefined } | null = null;
+  private previousResult: {
+    result: ScenarioResult;
+    alone: PointResult | null;
+    scenario: Scenario;
+    resolved: ResolvedScenario;
+    data?: WhatIfWorkload | undefined;
+    session?: WhatIfSession | undefined;
+  } | null = null;
 
   private showScenarioError(message: string | null): void {
     this.scenarioError.hidden = message === null;
@@ -485,7 +617,8 @@ export class WhatIfView implements InspectorPanel {
     if (effects.scenarioFailed) this.results.classList.remove('updating');
     if (effects.changed) this.renderSoon();
     // Runs done: a session that grew meanwhile is simulated again.
-    if (this.grown && this.runs.scenario?.status !== 'running' && this.runs.sweep?.status !== 'running') this.simulateGrown();
+    if (this.grown && this.runs.scenario?.status !== 'running' && this.runs.sweep?.status !== 'running')
+      this.simulateGrown();
   }
 
   // ---- rendering ----
@@ -516,7 +649,14 @@ export class WhatIfView implements InspectorPanel {
     this.renderSweep();
   }
 
-  private shown(): { result: ScenarioResult; alone: PointResult | null; scenario: Scenario; resolved: ResolvedScenario; data?: WhatIfWorkload | undefined; session?: WhatIfSession | undefined } | null {
+  private shown(): {
+    result: ScenarioResult;
+    alone: PointResult | null;
+    scenario: Scenario;
+    resolved: ResolvedScenario;
+    data?: WhatIfWorkload | undefined;
+    session?: WhatIfSession | undefined;
+  } | null {
     const sr = this.runs.scenario;
     if (sr?.result) return { result: sr.result, alone: sr.alone, scenario: sr.scenario, resolved: sr.resolved };
     return this.previousResult;
@@ -533,7 +673,9 @@ export class WhatIfView implements InspectorPanel {
     } else {
       this.status.classList.remove('error-text');
       if (!this.results.classList.contains('stale') && this.element.dataset['behind'] !== 'true') {
-        this.status.textContent = sr?.result ? `Simulated in ${Math.round(sr.ms ?? 0)} ms (fast engine, in a worker).` : 'Simulating…';
+        this.status.textContent = sr?.result
+          ? `Simulated in ${Math.round(sr.ms ?? 0)} ms (fast engine, in a worker).`
+          : 'Simulating…';
       }
     }
     w['scenarioSeq'] = String(sr?.seq ?? '');
@@ -556,7 +698,11 @@ export class WhatIfView implements InspectorPanel {
       headlineFigures(r, shown.alone).map((f) =>
         el('div', { className: 'figure', title: f.hint }, [
           el('dt', { text: f.label }),
-          el('dd', { text: f.text, className: f.text === 'unknown' ? 'unknown' : '', data: { figure: f.name, value: JSON.stringify(f.value) } }),
+          el('dd', {
+            text: f.text,
+            className: f.text === 'unknown' ? 'unknown' : '',
+            data: { figure: f.name, value: JSON.stringify(f.value) },
+          }),
           el('dd', { className: 'figure-note muted', text: f.note }),
         ]),
       ),
@@ -576,15 +722,34 @@ export class WhatIfView implements InspectorPanel {
     const body = rows.map((row) =>
       el('tr', { data: { gpu: row.gpu } }, [
         el('th', { attrs: { scope: 'row' }, text: `GPU ${row.gpu}` }),
-        el('td', { className: 'num', text: row.cells.calls, data: { whatifGpuCol: 'calls', value: JSON.stringify(row.values.requests) } }),
+        el('td', {
+          className: 'num',
+          text: row.cells.calls,
+          data: { whatifGpuCol: 'calls', value: JSON.stringify(row.values.requests) },
+        }),
         el('td', { className: 'num', text: row.cells.sessions }),
-        el('td', { className: 'num', text: row.cells.busy, data: { whatifGpuCol: 'busy', value: JSON.stringify(row.values.utilization) } }),
-        el('td', { className: 'num', text: row.cells.hitRate, data: { whatifGpuCol: 'hitRate', value: JSON.stringify(row.values.hitRate) } }),
+        el('td', {
+          className: 'num',
+          text: row.cells.busy,
+          data: { whatifGpuCol: 'busy', value: JSON.stringify(row.values.utilization) },
+        }),
+        el('td', {
+          className: 'num',
+          text: row.cells.hitRate,
+          data: { whatifGpuCol: 'hitRate', value: JSON.stringify(row.values.hitRate) },
+        }),
         el('td', { className: 'num', text: row.cells.ideal }),
         el('td', { className: 'num', text: row.cells.recomputed }),
       ]),
     );
-    replaceChildren(this.gpuTable, [table('whatif-gpu-table', `${r.gpus} GPUs behind the ${r.router} router`, ['GPU', 'Calls', 'Sessions', 'Busy', 'Hit rate', 'Ideal', 'Recomputed'], body)]);
+    replaceChildren(this.gpuTable, [
+      table(
+        'whatif-gpu-table',
+        `${r.gpus} GPUs behind the ${r.router} router`,
+        ['GPU', 'Calls', 'Sessions', 'Busy', 'Hit rate', 'Ideal', 'Recomputed'],
+        body,
+      ),
+    ]);
   }
 
   private renderBars(r: ScenarioResult, data: WhatIfWorkload, block: boolean, session: WhatIfSession | null): void {
@@ -618,23 +783,62 @@ export class WhatIfView implements InspectorPanel {
     const stopped = sr?.compareStatus === 'error';
     const body = rows.map((row) => {
       const tr = el('tr', { data: { policy: row.policy, policyState: row.state } }, [
-        el('th', { attrs: { scope: 'row' } }, [el('span', { text: row.label }), row.current ? el('span', { className: 'figure-tag', text: 'current' }) : null]),
+        el('th', { attrs: { scope: 'row' } }, [
+          el('span', { text: row.label }),
+          row.current ? el('span', { className: 'figure-tag', text: 'current' }) : null,
+        ]),
         ...(row.state === 'error'
-          ? [el('td', { className: 'error-text', text: row.error ?? 'failed', attrs: { colspan: '5' }, data: { policyError: row.policy } })]
+          ? [
+              el('td', {
+                className: 'error-text',
+                text: row.error ?? 'failed',
+                attrs: { colspan: '5' },
+                data: { policyError: row.policy },
+              }),
+            ]
           : row.state === 'running'
-            ? [el('td', { className: 'muted', text: stopped ? 'not run: the comparison stopped' : 'running…', attrs: { colspan: '5' } })]
+            ? [
+                el('td', {
+                  className: 'muted',
+                  text: stopped ? 'not run: the comparison stopped' : 'running…',
+                  attrs: { colspan: '5' },
+                }),
+              ]
             : [
-              el('td', { className: 'num', text: row.cells.hitRate, data: { whatifCol: 'hitRate', value: JSON.stringify(row.values.hitRate) } }),
-              el('td', { className: 'num', text: row.cells.vsIdeal }),
-              el('td', { className: 'num', text: row.cells.recomputed, data: { whatifCol: 'recomputed', value: JSON.stringify(row.values.recomputed) } }),
-              el('td', { className: 'num', text: row.cells.prefillShare, data: { whatifCol: 'prefillShare', value: JSON.stringify(row.values.prefillShare) } }),
-              el('td', { className: 'num', text: row.cells.slowdown, data: { whatifCol: 'slowdown', value: JSON.stringify(row.values.slowdown) } }),
+                el('td', {
+                  className: 'num',
+                  text: row.cells.hitRate,
+                  data: { whatifCol: 'hitRate', value: JSON.stringify(row.values.hitRate) },
+                }),
+                el('td', { className: 'num', text: row.cells.vsIdeal }),
+                el('td', {
+                  className: 'num',
+                  text: row.cells.recomputed,
+                  data: { whatifCol: 'recomputed', value: JSON.stringify(row.values.recomputed) },
+                }),
+                el('td', {
+                  className: 'num',
+                  text: row.cells.prefillShare,
+                  data: { whatifCol: 'prefillShare', value: JSON.stringify(row.values.prefillShare) },
+                }),
+                el('td', {
+                  className: 'num',
+                  text: row.cells.slowdown,
+                  data: { whatifCol: 'slowdown', value: JSON.stringify(row.values.slowdown) },
+                }),
               ]),
       ]);
       if (row.current) tr.setAttribute('aria-current', 'true');
       return tr;
     });
-    replaceChildren(this.policyTable, [table('whatif-policy-table', 'The same scenario under every policy', ['Policy', 'Hit rate', 'vs ideal', 'Recomputed', 'Prefill share', 'Slowdown'], body)]);
+    replaceChildren(this.policyTable, [
+      table(
+        'whatif-policy-table',
+        'The same scenario under every policy',
+        ['Policy', 'Hit rate', 'vs ideal', 'Recomputed', 'Prefill share', 'Slowdown'],
+        body,
+      ),
+    ]);
   }
 
   private renderSweep(): void {
@@ -647,17 +851,46 @@ export class WhatIfView implements InspectorPanel {
     if (run.status !== 'running') this.previousSweep = null;
     // A grown session's sweep draws over the earlier curve only once it is complete.
     const sw = this.previousSweep ?? run;
-    const current = shown ? { x: sw.axis === 'replicas' ? shown.result.replicas : shown.result.capacityTokens, result: pointOf(shown.result) } : null;
+    const current = shown
+      ? {
+          x: sw.axis === 'replicas' ? shown.result.replicas : shown.result.capacityTokens,
+          result: pointOf(shown.result),
+        }
+      : null;
     const model = cliffChartModel(sw.axis, sw.scenario.policy, sw.main, sw.lines, sw.cliff, current);
     if (sw.main.length > 0 || current) this.cliff.render(model);
-    const item = (className: string, text: string, key: string): HTMLElement => el('span', { className: 'legend-item', data: { whatifLegend: key } }, [el('span', { className: `swatch swatch-line ${className}` }), el('span', { text })]);
+    const item = (className: string, text: string, key: string): HTMLElement =>
+      el('span', { className: 'legend-item', data: { whatifLegend: key } }, [
+        el('span', { className: `swatch swatch-line ${className}` }),
+        el('span', { text }),
+      ]);
     const others = model.series.filter((x) => !x.main);
-    const short = (x: (typeof model.series)[number]): string => (x.kind === 'prefill' ? 'prefill share' : x.kind === 'ideal' ? 'ideal hit rate' : `hit rate (${POLICY_CHOICES.find((c) => c.id === x.policy)?.short ?? x.policy})`);
+    const short = (x: (typeof model.series)[number]): string =>
+      x.kind === 'prefill'
+        ? 'prefill share'
+        : x.kind === 'ideal'
+          ? 'ideal hit rate'
+          : `hit rate (${POLICY_CHOICES.find((c) => c.id === x.policy)?.short ?? x.policy})`;
     replaceChildren(this.cliffLegend, [
-      ...model.series.filter((x) => x.main).map((x) => item(x.kind === 'prefill' ? 'line-prefill' : x.kind === 'ideal' ? 'line-ideal' : `line-policy-${x.policy} main`, short(x), x.key)),
+      ...model.series
+        .filter((x) => x.main)
+        .map((x) =>
+          item(
+            x.kind === 'prefill' ? 'line-prefill' : x.kind === 'ideal' ? 'line-ideal' : `line-policy-${x.policy} main`,
+            short(x),
+            x.key,
+          ),
+        ),
       others.length > 0 ? el('span', { className: 'legend-item muted', text: 'others:' }) : null,
-      ...others.map((x) => item(`line-policy-${x.policy}`, POLICY_CHOICES.find((c) => c.id === x.policy)?.short ?? x.policy, x.key)),
-      current ? el('span', { className: 'legend-item', data: { whatifLegend: 'current' } }, [el('span', { className: 'swatch swatch-current' }), el('span', { text: 'this scenario' })]) : null,
+      ...others.map((x) =>
+        item(`line-policy-${x.policy}`, POLICY_CHOICES.find((c) => c.id === x.policy)?.short ?? x.policy, x.key),
+      ),
+      current
+        ? el('span', { className: 'legend-item', data: { whatifLegend: 'current' } }, [
+            el('span', { className: 'swatch swatch-current' }),
+            el('span', { text: 'this scenario' }),
+          ])
+        : null,
       model.knee !== null ? item('line-knee', 'cliff', 'knee') : null,
       model.suggested !== null ? item('line-suggested', 'suggested cap', 'suggested') : null,
     ]);
@@ -677,7 +910,9 @@ export class WhatIfView implements InspectorPanel {
     const note = capNote(sw.axis, sw.cliff, workload, sw.resolved.params.capacityTokens, sw.resolved.replicas);
     this.capNote.hidden = note === null;
     this.capNote.textContent = note ?? '';
-    const lineErrors = [...sw.lineErrors].map(([p, e]) => `${POLICY_CHOICES.find((c) => c.id === p)?.short ?? p}: ${e}`);
+    const lineErrors = [...sw.lineErrors].map(
+      ([p, e]) => `${POLICY_CHOICES.find((c) => c.id === p)?.short ?? p}: ${e}`,
+    );
     this.sweepStatus.textContent =
       run.status === 'error'
         ? `The sweep failed: ${run.error ?? 'unknown error'}`
@@ -755,7 +990,11 @@ export class WhatIfView implements InspectorPanel {
     const w = this.workloadState;
     const shown = this.shown();
     if (w?.status !== 'ready' || !shown) return null;
-    return cliCommand(shown.scenario, shown.resolved, { filePath: w.data.filePath, sessionId: w.data.sessionId, format: w.data.format });
+    return cliCommand(shown.scenario, shown.resolved, {
+      filePath: w.data.filePath,
+      sessionId: w.data.sessionId,
+      format: w.data.format,
+    });
   }
 
   private copyCommand(): void {
@@ -775,7 +1014,12 @@ export class WhatIfView implements InspectorPanel {
     const w = this.workloadState;
     const sw = this.runs.sweep;
     if (w?.status !== 'ready' || !sw || sw.run.length === 0) return;
-    const text = cliCommand(sw.scenario, sw.resolved, { filePath: w.data.filePath, sessionId: w.data.sessionId, format: w.data.format }, { axis: sw.axis, values: sw.run });
+    const text = cliCommand(
+      sw.scenario,
+      sw.resolved,
+      { filePath: w.data.filePath, sessionId: w.data.sessionId, format: w.data.format },
+      { axis: sw.axis, values: sw.run },
+    );
     this.host.notify({ type: 'clipboard/write', text });
     this.commandBox.hidden = false;
     this.commandBox.textContent = text;
@@ -819,7 +1063,16 @@ export class WhatIfView implements InspectorPanel {
         return { policy: c.id, ...(got ? got : { error: 'not run' }) };
       }),
       sweep: sw
-        ? { axis: sw.axis, values: sw.values, run: sw.run, skipped: sw.skipped, stoppedBy: sw.stoppedBy, cliff: sw.cliff, points: sw.main, lines: Object.fromEntries(sw.lines) }
+        ? {
+            axis: sw.axis,
+            values: sw.values,
+            run: sw.run,
+            skipped: sw.skipped,
+            stoppedBy: sw.stoppedBy,
+            cliff: sw.cliff,
+            points: sw.main,
+            lines: Object.fromEntries(sw.lines),
+          }
         : null,
     };
     return doc as WhatIfDocument & typeof doc;
@@ -833,7 +1086,11 @@ export class WhatIfView implements InspectorPanel {
       return;
     }
     const base = (w.data.filePath.split(/[\\/]/).pop() ?? 'trace').replace(/\.(jsonl|json|traj)$/i, '');
-    this.host.notify({ type: 'whatif/export', fileName: `${base}.whatif.json`, json: JSON.stringify(doc, null, 2) + '\n' });
+    this.host.notify({
+      type: 'whatif/export',
+      fileName: `${base}.whatif.json`,
+      json: JSON.stringify(doc, null, 2) + '\n',
+    });
     this.live.textContent = 'Exporting the scenario as JSON.';
   }
 }
@@ -847,7 +1104,9 @@ function tracedCalls(body: SessionBody): ArrayLike<TracedCall | undefined> {
       if (key === 'length') return c.flags.length;
       if (typeof key === 'string' && /^\d+$/.test(key)) {
         const i = Number(key);
-        return i < c.flags.length ? { cached: value(c.cached[i]!), appended: value(c.appended[i]!), output: value(c.output[i]!) } : undefined;
+        return i < c.flags.length
+          ? { cached: value(c.cached[i]!), appended: value(c.appended[i]!), output: value(c.output[i]!) }
+          : undefined;
       }
       return Reflect.get(target, key) as unknown;
     },

@@ -4,7 +4,14 @@ import type { Session } from '../trace/model';
 export type MissCause = 'first-call' | 'subagent-start' | 'compaction' | 'idle-gap' | 'prefix-change' | 'unexplained';
 
 /** Causes in the order they are tried; the first that fits is reported. */
-export const MISS_CAUSES: readonly MissCause[] = ['first-call', 'subagent-start', 'compaction', 'idle-gap', 'prefix-change', 'unexplained'];
+export const MISS_CAUSES: readonly MissCause[] = [
+  'first-call',
+  'subagent-start',
+  'compaction',
+  'idle-gap',
+  'prefix-change',
+  'unexplained',
+];
 
 /** A call whose cached share dropped, and the likely reason. */
 export interface CacheMiss {
@@ -59,7 +66,16 @@ export function findCacheMisses(session: Session, options: MissOptions = DEFAULT
     if (!prev) {
       if (share >= options.missRatio) continue;
       const cause: MissCause = session.role === 'main' ? 'first-call' : 'subagent-start';
-      misses.push({ callIndex: i, cause, cachedShare: share, lostTokens: null, detail: cause === 'first-call' ? 'first call of the session' : `first call of ${session.role === 'compaction' ? 'the compaction agent' : 'a sub-agent'}: its prefix is new` });
+      misses.push({
+        callIndex: i,
+        cause,
+        cachedShare: share,
+        lostTokens: null,
+        detail:
+          cause === 'first-call'
+            ? 'first call of the session'
+            : `first call of ${session.role === 'compaction' ? 'the compaction agent' : 'a sub-agent'}: its prefix is new`,
+      });
       continue;
     }
     const prevInput = prev.tokens.input;
@@ -72,7 +88,9 @@ export function findCacheMisses(session: Session, options: MissOptions = DEFAULT
     let detail: string;
     if (compaction) {
       cause = 'compaction';
-      detail = compaction.rewind ? 'a rewind to an earlier message cut the context back just before this call' : `compaction (${compaction.trigger ?? 'unknown trigger'}) replaced the context just before this call`;
+      detail = compaction.rewind
+        ? 'a rewind to an earlier message cut the context back just before this call'
+        : `compaction (${compaction.trigger ?? 'unknown trigger'}) replaced the context just before this call`;
     } else if (gapMs !== null && gapMs > options.cacheTtlMs) {
       cause = 'idle-gap';
       detail = `idle ${minutes(gapMs)} since the previous call > cache TTL ${minutes(options.cacheTtlMs)}`;
@@ -81,7 +99,8 @@ export function findCacheMisses(session: Session, options: MissOptions = DEFAULT
       detail = `model switched from ${prev.model} to ${call.model}: a new model has its own cache`;
     } else {
       cause = 'unexplained';
-      detail = 'no compaction, idle gap or model switch in the trace (a changed system prompt or tool list does not show in logs)';
+      detail =
+        'no compaction, idle gap or model switch in the trace (a changed system prompt or tool list does not show in logs)';
     }
     misses.push({ callIndex: i, cause, cachedShare: share, lostTokens: lost, detail });
   }

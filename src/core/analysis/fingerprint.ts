@@ -20,10 +20,30 @@ export interface PublishedRange {
  * a session is typical.
  */
 export const PUBLISHED_RANGES = {
-  cacheHitRate: { low: 0.846, high: 0.995, what: 'prefix-cache hit rate', source: 'Agentic AI Workload Characteristics (arXiv 2605.26297)' },
-  rawInputToOutput: { low: 53.9, high: 559.8, what: 'raw input / output tokens', source: 'Agentic AI Workload Characteristics (arXiv 2605.26297)' },
-  appendToOutputMean: { low: 1.5, high: 7.3, what: 'appended / output tokens, mean per call', source: 'Agentic AI Workload Characteristics (arXiv 2605.26297)' },
-  decodeShare: { low: 0.91, high: 0.986, what: 'decode share of LLM time', source: 'Agentic AI Workload Characteristics (arXiv 2605.26297)' },
+  cacheHitRate: {
+    low: 0.846,
+    high: 0.995,
+    what: 'prefix-cache hit rate',
+    source: 'Agentic AI Workload Characteristics (arXiv 2605.26297)',
+  },
+  rawInputToOutput: {
+    low: 53.9,
+    high: 559.8,
+    what: 'raw input / output tokens',
+    source: 'Agentic AI Workload Characteristics (arXiv 2605.26297)',
+  },
+  appendToOutputMean: {
+    low: 1.5,
+    high: 7.3,
+    what: 'appended / output tokens, mean per call',
+    source: 'Agentic AI Workload Characteristics (arXiv 2605.26297)',
+  },
+  decodeShare: {
+    low: 0.91,
+    high: 0.986,
+    what: 'decode share of LLM time',
+    source: 'Agentic AI Workload Characteristics (arXiv 2605.26297)',
+  },
 } as const satisfies Record<string, PublishedRange>;
 
 /** Where a figure falls against its published range. */
@@ -68,7 +88,13 @@ export interface Fingerprint {
   appendToOutputP90: number | null;
   outputPerCall: { mean: number | null; median: number | null };
   prefillShare: PrefillShare;
-  tools: { total: number; failed: number; byTool: Record<string, ToolStats>; toolTimeMs: number | null; llmTimeMs: number | null };
+  tools: {
+    total: number;
+    failed: number;
+    byTool: Record<string, ToolStats>;
+    toolTimeMs: number | null;
+    llmTimeMs: number | null;
+  };
   /** Tool calls by intent in each quarter of the session's calls. */
   intentByQuartile: Array<{ explore: number; execute: number; other: number }>;
   context: { meanTokens: number | null; maxTokens: number | null; growthPerCall: number | null };
@@ -81,7 +107,10 @@ export interface FingerprintOptions {
   costModel: CostModel;
 }
 
-export const DEFAULT_FINGERPRINT_OPTIONS: FingerprintOptions = { intent: DEFAULT_INTENT_MAPPING, costModel: QWEN3_32B_H100 };
+export const DEFAULT_FINGERPRINT_OPTIONS: FingerprintOptions = {
+  intent: DEFAULT_INTENT_MAPPING,
+  costModel: QWEN3_32B_H100,
+};
 
 function prefillShare(session: Session, costModel: CostModel): PrefillShare {
   let measuredPrefill = 0;
@@ -95,7 +124,11 @@ function prefillShare(session: Session, costModel: CostModel): PrefillShare {
     }
   }
   if (measured > 0) {
-    return { value: ratio(measuredPrefill, measuredPrefill + measuredDecode), estimated: false, basis: `server prefill and decode times of ${measured} call${measured === 1 ? '' : 's'}` };
+    return {
+      value: ratio(measuredPrefill, measuredPrefill + measuredDecode),
+      estimated: false,
+      basis: `server prefill and decode times of ${measured} call${measured === 1 ? '' : 's'}`,
+    };
   }
   let p = 0;
   let d = 0;
@@ -108,7 +141,11 @@ function prefillShare(session: Session, costModel: CostModel): PrefillShare {
     n += 1;
   }
   if (n === 0) return { value: null, estimated: true, basis: 'no call reports appended and output tokens' };
-  return { value: ratio(p, p + d), estimated: true, basis: `estimated: ${costModel.label}, running alone (docs/design/simulator.md §5)` };
+  return {
+    value: ratio(p, p + d),
+    estimated: true,
+    basis: `estimated: ${costModel.label}, running alone (docs/design/simulator.md §5)`,
+  };
 }
 
 function toolStats(session: Session): Fingerprint['tools'] {
@@ -137,10 +174,20 @@ function toolStats(session: Session): Fingerprint['tools'] {
   const byTool: Record<string, ToolStats> = Object.fromEntries(
     [...byName.entries()]
       .sort((a, b) => b[1].total - a[1].total || a[0].localeCompare(b[0]))
-      .map(([name, s]) => [name, { total: s.total, failed: s.failed, failureRate: ratio(s.failed, s.total), latencyMsMedian: median(s.latencies), latencyMsP90: quantile(s.latencies, 0.9) }]),
+      .map(([name, s]) => [
+        name,
+        {
+          total: s.total,
+          failed: s.failed,
+          failureRate: ratio(s.failed, s.total),
+          latencyMsMedian: median(s.latencies),
+          latencyMsP90: quantile(s.latencies, 0.9),
+        },
+      ]),
   );
   let llmTimeMs: number | null = null;
-  for (const c of session.calls) if (c.startMs !== null && c.endMs !== null) llmTimeMs = (llmTimeMs ?? 0) + (c.endMs - c.startMs);
+  for (const c of session.calls)
+    if (c.startMs !== null && c.endMs !== null) llmTimeMs = (llmTimeMs ?? 0) + (c.endMs - c.startMs);
   return { total, failed, byTool, toolTimeMs, llmTimeMs };
 }
 
@@ -186,7 +233,11 @@ function contextFigures(session: Session): Fingerprint['context'] {
     }
     previous = b;
   });
-  return { meanTokens: known === 0 ? null : knownSum / known, maxTokens: max, growthPerCall: growth === 0 ? null : growthSum / growth };
+  return {
+    meanTokens: known === 0 ? null : knownSum / known,
+    maxTokens: max,
+    growthPerCall: growth === 0 ? null : growthSum / growth,
+  };
 }
 
 function compactionCosts(session: Session): CompactionCost[] {
@@ -198,7 +249,8 @@ function compactionCosts(session: Session): CompactionCost[] {
     return {
       beforeCall: c.beforeCall,
       contextBefore,
-      lostCachedTokens: contextBefore !== null && cachedAfter !== null ? Math.max(0, contextBefore - cachedAfter) : null,
+      lostCachedTokens:
+        contextBefore !== null && cachedAfter !== null ? Math.max(0, contextBefore - cachedAfter) : null,
       reprefillTokens: after?.tokens.appended ?? null,
     };
   });

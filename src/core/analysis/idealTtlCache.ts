@@ -61,7 +61,9 @@ export interface IdealTtlCurve {
   effectiveTtlMs: number | null;
 }
 
-export const DEFAULT_IDEAL_TTLS: ReadonlyArray<{ ttlMs: number; label: string }> = TRACELAB_PUBLISHED.landmarks.map((l) => ({ ttlMs: l.ttlMs, label: l.label }));
+export const DEFAULT_IDEAL_TTLS: ReadonlyArray<{ ttlMs: number; label: string }> = TRACELAB_PUBLISHED.landmarks.map(
+  (l) => ({ ttlMs: l.ttlMs, label: l.label }),
+);
 
 /** The covered steps of a session, as TraceLab pairs each step with its predecessor. */
 export function idleSteps(session: Session): IdleSteps {
@@ -75,7 +77,17 @@ export function idleSteps(session: Session): IdleSteps {
     const prev = calls[i - 1]!;
     const { input, cached, appended } = call.tokens;
     const start = call.startMs ?? call.endMs;
-    if (input === null || input === 0 || cached === null || appended === null || prev.tokens.input === null || start === null || prev.endMs === null || start < prev.endMs) continue;
+    if (
+      input === null ||
+      input === 0 ||
+      cached === null ||
+      appended === null ||
+      prev.tokens.input === null ||
+      start === null ||
+      prev.endMs === null ||
+      start < prev.endMs
+    )
+      continue;
     const growth = Math.max(0, input - prev.tokens.input);
     const fresh = Math.min(Math.max(growth - (prev.tokens.output ?? 0), 0), appended);
     gapMs[count] = start - prev.endMs;
@@ -87,10 +99,19 @@ export function idleSteps(session: Session): IdleSteps {
     totals.cached += cached;
     totals.appended += appended;
   }
-  return { count, gapMs: gapMs.subarray(0, count), cacheable: cacheableOf.subarray(0, count), totals, skipped: calls.length - count };
+  return {
+    count,
+    gapMs: gapMs.subarray(0, count),
+    cacheable: cacheableOf.subarray(0, count),
+    totals,
+    skipped: calls.length - count,
+  };
 }
 
-export function idealTtlCurve(session: Session, ttls: ReadonlyArray<{ ttlMs: number; label: string }> = DEFAULT_IDEAL_TTLS): IdealTtlCurve {
+export function idealTtlCurve(
+  session: Session,
+  ttls: ReadonlyArray<{ ttlMs: number; label: string }> = DEFAULT_IDEAL_TTLS,
+): IdealTtlCurve {
   const steps = idleSteps(session);
   const { prompt, fresh, cacheable, cached, appended } = steps.totals;
   const at = (ttlMs: number): { hit: number; evicted: number } => {
@@ -102,17 +123,26 @@ export function idealTtlCurve(session: Session, ttls: ReadonlyArray<{ ttlMs: num
     }
     return { hit, evicted };
   };
-  const points = prompt === 0 ? [] : ttls.map(({ ttlMs, label }) => {
-    const { hit, evicted } = at(ttlMs);
-    const published = TRACELAB_PUBLISHED.landmarks.find((l) => l.ttlMs === ttlMs) ?? null;
-    return {
-      ttlMs,
-      label,
-      hitRate: hit / prompt,
-      amplification: fresh === 0 ? null : (fresh + evicted) / fresh,
-      published: published ? { hitRate: published.hitRate, amplification: published.amplification, approximate: published.approximate } : null,
-    };
-  });
+  const points =
+    prompt === 0
+      ? []
+      : ttls.map(({ ttlMs, label }) => {
+          const { hit, evicted } = at(ttlMs);
+          const published = TRACELAB_PUBLISHED.landmarks.find((l) => l.ttlMs === ttlMs) ?? null;
+          return {
+            ttlMs,
+            label,
+            hitRate: hit / prompt,
+            amplification: fresh === 0 ? null : (fresh + evicted) / fresh,
+            published: published
+              ? {
+                  hitRate: published.hitRate,
+                  amplification: published.amplification,
+                  approximate: published.approximate,
+                }
+              : null,
+          };
+        });
   const realHitRate = prompt === 0 ? null : cached / prompt;
   return {
     steps: steps.count,

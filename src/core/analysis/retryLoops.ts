@@ -97,11 +97,15 @@ export function laterCallsReading(session: Session, callIndex: number): number {
 }
 
 /** A session's compaction points (`beforeCall`), sorted; remade when its list of compactions is another or has grown (a followed file). */
-const boundariesOf = new WeakMap<Session, { compactions: Session['compactions']; count: number; sorted: Float64Array }>();
+const boundariesOf = new WeakMap<
+  Session,
+  { compactions: Session['compactions']; count: number; sorted: Float64Array }
+>();
 
 function compactionBoundaries(session: Session): Float64Array {
   const known = boundariesOf.get(session);
-  if (known && known.compactions === session.compactions && known.count === session.compactions.length) return known.sorted;
+  if (known && known.compactions === session.compactions && known.count === session.compactions.length)
+    return known.sorted;
   const sorted = Float64Array.from(session.compactions, (c) => c.beforeCall).sort();
   boundariesOf.set(session, { compactions: session.compactions, count: session.compactions.length, sorted });
   return sorted;
@@ -240,7 +244,12 @@ function buildLoop(run: OpenRun, escapeCall: number | null): RetryLoop {
     family: run.target.family,
     targetKind: run.target.kind,
     target: run.target.key,
-    attempts: run.attempts.map(({ call, tool }) => ({ callIndex: call.index, toolId: tool.id, toolName: tool.name, source: tool.resultSource ?? tool.source })),
+    attempts: run.attempts.map(({ call, tool }) => ({
+      callIndex: call.index,
+      toolId: tool.id,
+      toolName: tool.name,
+      source: tool.resultSource ?? tool.source,
+    })),
     firstCall,
     lastCall,
     callsSpanned: lastCall - firstCall + 1,

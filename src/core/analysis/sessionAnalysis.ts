@@ -14,7 +14,11 @@ export interface AnalysisOptions extends FingerprintOptions, MissOptions {
   minLoopAttempts: number;
 }
 
-export const DEFAULT_ANALYSIS_OPTIONS: AnalysisOptions = { ...DEFAULT_FINGERPRINT_OPTIONS, ...DEFAULT_MISS_OPTIONS, minLoopAttempts: 3 };
+export const DEFAULT_ANALYSIS_OPTIONS: AnalysisOptions = {
+  ...DEFAULT_FINGERPRINT_OPTIONS,
+  ...DEFAULT_MISS_OPTIONS,
+  minLoopAttempts: 3,
+};
 
 /** A session explained: headline figures, fingerprint, retry loops, cache misses. */
 export interface SessionAnalysis {
@@ -37,7 +41,11 @@ export function loopSentence(retry: RetryAnalysis, calls: number): string | null
 }
 
 /** Analyses one session with the same core the CLI, the extension and the webview use; a summary already made for it is reused. */
-export function analyzeSession(session: Session, options: Partial<AnalysisOptions> = {}, summary: SessionSummary = summarizeSession(session)): SessionAnalysis {
+export function analyzeSession(
+  session: Session,
+  options: Partial<AnalysisOptions> = {},
+  summary: SessionSummary = summarizeSession(session),
+): SessionAnalysis {
   const o: AnalysisOptions = { ...DEFAULT_ANALYSIS_OPTIONS, ...options };
   const retry = findRetryLoops(session, o.minLoopAttempts);
   const misses = findCacheMisses(session, o);

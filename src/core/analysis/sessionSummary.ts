@@ -80,7 +80,13 @@ function totals(calls: readonly LlmCall[]): TokenTotals {
       seen[k] = true;
     }
   }
-  return { input: seen[0] ? sums[0]! : null, cached: seen[1] ? sums[1]! : null, appended: seen[2] ? sums[2]! : null, cacheWrite: seen[3] ? sums[3]! : null, output: seen[4] ? sums[4]! : null };
+  return {
+    input: seen[0] ? sums[0]! : null,
+    cached: seen[1] ? sums[1]! : null,
+    appended: seen[2] ? sums[2]! : null,
+    cacheWrite: seen[3] ? sums[3]! : null,
+    output: seen[4] ? sums[4]! : null,
+  };
 }
 
 /** The counts every call has (the TTL split of cache writes is optional and summed elsewhere). */
@@ -124,8 +130,13 @@ function reportedTokenTotals(session: Session): TokenTotals | null {
 function unattributedOf(session: Session, calls: TokenTotals): UnattributedTokens | null {
   const r = session.reportedTotals;
   if (!r?.coversEveryCall) return null;
-  const excess = (reported: number | null, summed: number | null): number | null => (reported === null || summed === null ? null : Math.max(0, reported - summed));
-  const out: UnattributedTokens = { input: excess(r.input, calls.input), cached: excess(r.cached, calls.cached), output: excess(r.output, calls.output) };
+  const excess = (reported: number | null, summed: number | null): number | null =>
+    reported === null || summed === null ? null : Math.max(0, reported - summed);
+  const out: UnattributedTokens = {
+    input: excess(r.input, calls.input),
+    cached: excess(r.cached, calls.cached),
+    output: excess(r.output, calls.output),
+  };
   return (out.input ?? 0) > 0 || (out.cached ?? 0) > 0 || (out.output ?? 0) > 0 ? out : null;
 }
 

@@ -6,11 +6,48 @@ import type { ToolCall } from '../trace/model';
  * one retry loop (formats differ in what they call their edit tool).
  */
 const FILE_EDIT_TOOLS = new Set(
-  ['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'apply_patch', 'str_replace_editor', 'str_replace_based_edit_tool', 'edit', 'create', 'write_file', 'replace', 'insert', 'edit_file', 'write_to_file', 'replace_in_file', 'apply_diff', 'insert_content', 'search_and_replace', 'patch', 'FileEditAction', 'FileWriteAction'].map((n) => n.toLowerCase()),
+  [
+    'Edit',
+    'MultiEdit',
+    'Write',
+    'NotebookEdit',
+    'apply_patch',
+    'str_replace_editor',
+    'str_replace_based_edit_tool',
+    'edit',
+    'create',
+    'write_file',
+    'replace',
+    'insert',
+    'edit_file',
+    'write_to_file',
+    'replace_in_file',
+    'apply_diff',
+    'insert_content',
+    'search_and_replace',
+    'patch',
+    'FileEditAction',
+    'FileWriteAction',
+  ].map((n) => n.toLowerCase()),
 );
 
 /** Tools that run a shell command. */
-const SHELL_TOOLS = new Set(['Bash', 'shell', 'shell_command', 'exec_command', 'local_shell', 'run_command', 'execute_bash', 'bash', 'terminal', 'run_shell_command', 'execute_command', 'CmdRunAction'].map((n) => n.toLowerCase()));
+const SHELL_TOOLS = new Set(
+  [
+    'Bash',
+    'shell',
+    'shell_command',
+    'exec_command',
+    'local_shell',
+    'run_command',
+    'execute_bash',
+    'bash',
+    'terminal',
+    'run_shell_command',
+    'execute_command',
+    'CmdRunAction',
+  ].map((n) => n.toLowerCase()),
+);
 
 /**
  * Tools that run a script of other tools (Codex code mode's `exec`, and `wait` on a running
@@ -84,7 +121,8 @@ function programName(token: string): string {
  * backslash in double quotes as an escape; PowerShell and cmd do not (`"C:\\x"` stays a path).
  */
 function unquote(token: string, posix: boolean): string {
-  if (token.length >= 2 && token.startsWith('"') && token.endsWith('"')) return posix ? token.slice(1, -1).replace(/\\(["\\$`])/g, '$1') : token.slice(1, -1);
+  if (token.length >= 2 && token.startsWith('"') && token.endsWith('"'))
+    return posix ? token.slice(1, -1).replace(/\\(["\\$`])/g, '$1') : token.slice(1, -1);
   if (token.length >= 2 && token.startsWith("'") && token.endsWith("'")) return token.slice(1, -1);
   return token;
 }
@@ -142,8 +180,17 @@ const SCRIPT_RUNNERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 export function normalizeCommand(command: string): string {
   const parts: string[] = [];
   for (const seg of commandSegments(command)) {
-    const words = seg.filter((t) => !t.startsWith('-') && !/^["']/.test(t) && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(t) && t !== '&');
-    if (words.length === 0 || words[0] === 'cd' || words[0] === 'source' || words[0] === '.' || /^(?:set-location|pushd|popd)$/i.test(words[0]!)) continue;
+    const words = seg.filter(
+      (t) => !t.startsWith('-') && !/^["']/.test(t) && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(t) && t !== '&',
+    );
+    if (
+      words.length === 0 ||
+      words[0] === 'cd' ||
+      words[0] === 'source' ||
+      words[0] === '.' ||
+      /^(?:set-location|pushd|popd)$/i.test(words[0]!)
+    )
+      continue;
     const runner = SCRIPT_RUNNERS.get(programName(words[0]!));
     const keep = runner && words[1] !== undefined && runner.has(words[1]) ? 3 : 2;
     parts.push(words.slice(0, keep).join(' '));
@@ -158,7 +205,12 @@ export function normalizeCommand(command: string): string {
  */
 export function isCollateralFailure(tool: ToolCall): boolean {
   const text = tool.errorText ?? '';
-  return /^Sibling tool call errored/i.test(text) || /user doesn't want to proceed|user rejected|permission denied by the user|\[Request interrupted by user|^aborted by user/i.test(text);
+  return (
+    /^Sibling tool call errored/i.test(text) ||
+    /user doesn't want to proceed|user rejected|permission denied by the user|\[Request interrupted by user|^aborted by user/i.test(
+      text,
+    )
+  );
 }
 
 /** How the analyses class a tool call: reading around (explore) or changing and running things (execute). */
@@ -174,9 +226,104 @@ export interface IntentMapping {
 
 /** The default mapping, covering Claude Code, Codex, SWE-agent and common MCP names. */
 export const DEFAULT_INTENT_MAPPING: IntentMapping = {
-  explore: ['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'NotebookRead', 'view', 'open', 'goto', 'scroll_up', 'scroll_down', 'find_file', 'search_dir', 'search_file', 'read_file', 'list_dir', 'list_files', 'grep_search', 'file_search', 'codebase_search', 'view_image', 'web_search', 'list_directory', 'read_many_files', 'search_file_content', 'web_fetch', 'google_web_search', 'list', 'webfetch', 'search_files', 'list_code_definition_names', 'FileReadAction', 'BrowseURLAction'],
-  execute: ['Bash', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'apply_patch', 'shell', 'shell_command', 'exec_command', 'write_stdin', 'local_shell', 'edit', 'create', 'insert', 'str_replace_editor', 'str_replace_based_edit_tool', 'python', 'submit', 'run_command', 'execute_bash', 'write_file', 'edit_file', 'exec', 'wait', 'run_shell_command', 'replace', 'patch', 'write_to_file', 'replace_in_file', 'apply_diff', 'execute_command', 'CmdRunAction', 'FileEditAction', 'FileWriteAction'],
-  readOnlyCommands: ['ls', 'cat', 'head', 'tail', 'less', 'grep', 'rg', 'ag', 'find', 'fd', 'tree', 'wc', 'pwd', 'which', 'file', 'stat', 'du', 'git status', 'git log', 'git diff', 'git show', 'git branch', 'sed -n', 'nl'],
+  explore: [
+    'Read',
+    'Glob',
+    'Grep',
+    'LS',
+    'WebFetch',
+    'WebSearch',
+    'NotebookRead',
+    'view',
+    'open',
+    'goto',
+    'scroll_up',
+    'scroll_down',
+    'find_file',
+    'search_dir',
+    'search_file',
+    'read_file',
+    'list_dir',
+    'list_files',
+    'grep_search',
+    'file_search',
+    'codebase_search',
+    'view_image',
+    'web_search',
+    'list_directory',
+    'read_many_files',
+    'search_file_content',
+    'web_fetch',
+    'google_web_search',
+    'list',
+    'webfetch',
+    'search_files',
+    'list_code_definition_names',
+    'FileReadAction',
+    'BrowseURLAction',
+  ],
+  execute: [
+    'Bash',
+    'Edit',
+    'MultiEdit',
+    'Write',
+    'NotebookEdit',
+    'apply_patch',
+    'shell',
+    'shell_command',
+    'exec_command',
+    'write_stdin',
+    'local_shell',
+    'edit',
+    'create',
+    'insert',
+    'str_replace_editor',
+    'str_replace_based_edit_tool',
+    'python',
+    'submit',
+    'run_command',
+    'execute_bash',
+    'write_file',
+    'edit_file',
+    'exec',
+    'wait',
+    'run_shell_command',
+    'replace',
+    'patch',
+    'write_to_file',
+    'replace_in_file',
+    'apply_diff',
+    'execute_command',
+    'CmdRunAction',
+    'FileEditAction',
+    'FileWriteAction',
+  ],
+  readOnlyCommands: [
+    'ls',
+    'cat',
+    'head',
+    'tail',
+    'less',
+    'grep',
+    'rg',
+    'ag',
+    'find',
+    'fd',
+    'tree',
+    'wc',
+    'pwd',
+    'which',
+    'file',
+    'stat',
+    'du',
+    'git status',
+    'git log',
+    'git diff',
+    'git show',
+    'git branch',
+    'sed -n',
+    'nl',
+  ],
 };
 
 /** A mapping's names lower-cased and its read-only commands split into words, once per mapping (toolIntent runs for every tool call). */
@@ -207,7 +354,8 @@ export function toolIntent(tool: ToolCall, mapping: IntentMapping = DEFAULT_INTE
   const p = prepare(mapping);
   if (tool.command && (SHELL_TOOLS.has(lower) || SCRIPT_TOOLS.has(lower))) {
     const segs = commandSegments(tool.command).filter((s) => s[0] !== 'cd');
-    const readOnly = segs.length > 0 && segs.every((s) => p.readOnlyCommands.some((words) => startsWithWords(s, words)));
+    const readOnly =
+      segs.length > 0 && segs.every((s) => p.readOnlyCommands.some((words) => startsWithWords(s, words)));
     if (readOnly) return 'explore';
   }
   if (p.explore.has(lower)) return 'explore';

@@ -114,7 +114,15 @@ export class ClaudeCodeContentCollector implements ContentCollector {
         const command = str(input['command']);
         const id = str(block['id']);
         if (id !== null) this.tools.set(id, { name, file, command });
-        this.push(key, { kind: 'toolUse', ...at, text: `${name} ${JSON.stringify(input)}`, tool: name, mcpServer: mcpServerOf(name), targetFile: file, command });
+        this.push(key, {
+          kind: 'toolUse',
+          ...at,
+          text: `${name} ${JSON.stringify(input)}`,
+          tool: name,
+          mcpServer: mcpServerOf(name),
+          targetFile: file,
+          command,
+        });
       }
     }
   }

@@ -35,11 +35,18 @@ export interface TraceAnatomy {
  * cached prefix says (docs/guide/context.md).
  */
 export function contextAnatomy(model: TraceModel, options: AnatomyOptions): TraceAnatomy {
-  return { format: model.format, sessions: model.sessions.map((s) => sessionAnatomy(s, model.format, options)), notes: options.notes ?? [] };
+  return {
+    format: model.format,
+    sessions: model.sessions.map((s) => sessionAnatomy(s, model.format, options)),
+    notes: options.notes ?? [],
+  };
 }
 
 /** The pieces each call appended, by call index (index k: between call k−1 and call k). */
-function piecesBeforeCalls(session: Session, content: CollectedContent | null): { before: ContentPiece[][]; fromText: boolean } {
+function piecesBeforeCalls(
+  session: Session,
+  content: CollectedContent | null,
+): { before: ContentPiece[][]; fromText: boolean } {
   const before: ContentPiece[][] = session.calls.map(() => []);
   const first = session.calls[0];
   const key = first && content ? content.callLines.get(`${first.source.file}:${first.source.line}`) : undefined;
@@ -58,10 +65,15 @@ function piecesBeforeCalls(session: Session, content: CollectedContent | null): 
     const call = session.calls[k]!;
     const next = before[k + 1]!;
     const out = call.tokens.output;
-    if (out !== null && out > 0) next.push(sizedPiece('assistantText', call.source, null, out * CHARS_PER_TOKEN_ESTIMATE));
+    if (out !== null && out > 0)
+      next.push(sizedPiece('assistantText', call.source, null, out * CHARS_PER_TOKEN_ESTIMATE));
     for (const t of call.toolCalls) {
       if (t.resultChars === null) continue;
-      next.push({ ...sizedPiece('toolResult', call.source, t.name, t.resultChars), targetFile: t.targetFile, command: t.command });
+      next.push({
+        ...sizedPiece('toolResult', call.source, t.name, t.resultChars),
+        targetFile: t.targetFile,
+        command: t.command,
+      });
     }
   }
   return { before, fromText: false };
@@ -71,8 +83,23 @@ function isBefore(p: ContentPiece, at: { file: number; line: number }): boolean 
   return p.file < at.file || (p.file === at.file && p.line < at.line);
 }
 
-function sizedPiece(kind: PartKind, at: { file: number; line: number }, tool: string | null, chars: number): ContentPiece {
-  return { kind, file: at.file, line: at.line, text: '', tool, mcpServer: mcpServerOf(tool), targetFile: null, command: null, charsOnly: chars };
+function sizedPiece(
+  kind: PartKind,
+  at: { file: number; line: number },
+  tool: string | null,
+  chars: number,
+): ContentPiece {
+  return {
+    kind,
+    file: at.file,
+    line: at.line,
+    text: '',
+    tool,
+    mcpServer: mcpServerOf(tool),
+    targetFile: null,
+    command: null,
+    charsOnly: chars,
+  };
 }
 
 function sessionAnatomy(session: Session, format: FormatId | null, options: AnatomyOptions): SessionAnatomy {
@@ -82,13 +109,33 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
   const kept = session.compactions.filter((c) => !c.rewind);
   const compactAt = new Set(kept.map((c) => c.beforeCall));
   const compactionLine = new Map(kept.map((c) => [c.beforeCall, c.source] as const));
-  const rawCounts: number[][] = before.map((list) => list.map((p) => p.tokens ?? (p.charsOnly !== undefined ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text))));
+  const rawCounts: number[][] = before.map((list) =>
+    list.map(
+      (p) => p.tokens ?? (p.charsOnly !== undefined ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text)),
+    ),
+  );
   const calibration = calibrate(session, rawCounts, compactAt, fromText ? counter.name : `${counter.name}; sizes only`);
   const scaled = (raw: number): number => Math.round(raw * calibration.factor + calibration.perPiece);
 
   const parts: ContextPart[] = [];
-  const newPart = (p: Pick<ContextPart, 'kind' | 'tool' | 'mcpServer' | 'targetFile' | 'command'>, tokens: number, estimated: boolean, call: number): ContextPart => {
-    const part: ContextPart = { id: parts.length, ...p, tokens, estimated, firstCall: call, lastCall: call, usd: null, cacheReadUsd: 0, writeUsd: 0, writes: 0 };
+  const newPart = (
+    p: Pick<ContextPart, 'kind' | 'tool' | 'mcpServer' | 'targetFile' | 'command'>,
+    tokens: number,
+    estimated: boolean,
+    call: number,
+  ): ContextPart => {
+    const part: ContextPart = {
+      id: parts.length,
+      ...p,
+      tokens,
+      estimated,
+      firstCall: call,
+      lastCall: call,
+      usd: null,
+      cacheReadUsd: 0,
+      writeUsd: 0,
+      writes: 0,
+    };
     parts.push(part);
     return part;
   };
@@ -100,11 +147,20 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
   let baseTokens = 0;
   if (first && firstInput !== null) {
     baseTokens = Math.max(0, Math.round(firstInput - visibleAtFirst));
-    if (firstInput < visibleAtFirst) notes.push('the first call logged less input than its visible text counts: the unseen base is taken as 0');
-  } else if (first) notes.push("the first call's input is not logged: the system prompt and tool definitions cannot be estimated");
-  notes.push('system prompt, tool definitions (MCP servers\' schemas included) and memory files are not in the log: estimated together as the first call\'s logged input minus the visible text');
-  if (!fromText) notes.push('the log keeps only sizes here: tool results counted as characters ÷ 4 and earlier output as its logged output tokens');
-  const base = first ? newPart({ kind: 'system', tool: null, mcpServer: null, targetFile: null, command: null }, baseTokens, true, 0) : null;
+    if (firstInput < visibleAtFirst)
+      notes.push('the first call logged less input than its visible text counts: the unseen base is taken as 0');
+  } else if (first)
+    notes.push("the first call's input is not logged: the system prompt and tool definitions cannot be estimated");
+  notes.push(
+    "system prompt, tool definitions (MCP servers' schemas included) and memory files are not in the log: estimated together as the first call's logged input minus the visible text",
+  );
+  if (!fromText)
+    notes.push(
+      'the log keeps only sizes here: tool results counted as characters ÷ 4 and earlier output as its logged output tokens',
+    );
+  const base = first
+    ? newPart({ kind: 'system', tool: null, mcpServer: null, targetFile: null, command: null }, baseTokens, true, 0)
+    : null;
 
   const context = pricingContext(format, session);
   let live = new Segment(base);
@@ -129,18 +185,46 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
     if (compacted && call.tokens.input !== null) {
       // After a compaction the agent re-attaches what it chose (recent files, plans) without logging it: the rest of the first input.
       const restored = Math.round(call.tokens.input - live.total);
-      if (restored > 0) live.push(newPart({ kind: 'restored', tool: null, mcpServer: null, targetFile: null, command: null }, restored, true, k));
+      if (restored > 0)
+        live.push(
+          newPart(
+            { kind: 'restored', tool: null, mcpServer: null, targetFile: null, command: null },
+            restored,
+            true,
+            k,
+          ),
+        );
     }
     const loggedInput = call.tokens.input;
-    const loggedGrowth = !compacted && k > 0 && prevInput !== null && loggedInput !== null ? loggedInput - prevInput : null;
+    const loggedGrowth =
+      !compacted && k > 0 && prevInput !== null && loggedInput !== null ? loggedInput - prevInput : null;
     prevInput = loggedInput;
     const inputUsd = options.prices ? chargeCall(live, call, options.prices, context) : null;
-    calls.push({ index: k, byKind: { ...live.byKind }, estimatedInput: live.total, loggedInput, loggedGrowth, estimatedGrowth: growth, inputUsd });
+    calls.push({
+      index: k,
+      byKind: { ...live.byKind },
+      estimatedInput: live.total,
+      loggedInput,
+      loggedGrowth,
+      estimatedGrowth: growth,
+      inputUsd,
+    });
   }
   if (session.calls.length > 0) live.finish(session.calls.length - 1);
-  const errors = calls.filter((c) => c.loggedInput !== null && c.loggedInput > 0).map((c) => Math.abs(c.estimatedInput - c.loggedInput!) / c.loggedInput!);
+  const errors = calls
+    .filter((c) => c.loggedInput !== null && c.loggedInput > 0)
+    .map((c) => Math.abs(c.estimatedInput - c.loggedInput!) / c.loggedInput!);
   calibration.medianInputError = median(errors);
-  return { sessionId: session.id, role: session.role, model: session.model, content: fromText ? 'text' : 'sizes', calls, parts, calibration, notes };
+  return {
+    sessionId: session.id,
+    role: session.role,
+    model: session.model,
+    content: fromText ? 'text' : 'sizes',
+    calls,
+    parts,
+    calibration,
+    notes,
+  };
 }
 
 /**
@@ -151,7 +235,12 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
  * few tokens of framing each message or tool block carries (role, ids, tags), which the log
  * does not show. Without two comparable calls the factor is the median ratio, or 1.
  */
-function calibrate(session: Session, rawCounts: number[][], compactAt: ReadonlySet<number>, tokenizer: string): Calibration {
+function calibrate(
+  session: Session,
+  rawCounts: number[][],
+  compactAt: ReadonlySet<number>,
+  tokenizer: string,
+): Calibration {
   const rows: Array<{ raw: number; pieces: number; logged: number }> = [];
   for (let k = 1; k < session.calls.length; k++) {
     if (compactAt.has(k)) continue;
@@ -162,9 +251,13 @@ function calibrate(session: Session, rawCounts: number[][], compactAt: ReadonlyS
     const raw = rawCounts[k]!.reduce((x, y) => x + y, 0);
     if (logged > 0 && raw > 0) rows.push({ raw, pieces: rawCounts[k]!.length, logged });
   }
-  const errorOf = (c: { factor: number; perPiece: number }): number | null => median(rows.map((r) => Math.abs(r.raw * c.factor + r.pieces * c.perPiece - r.logged) / r.logged));
+  const errorOf = (c: { factor: number; perPiece: number }): number | null =>
+    median(rows.map((r) => Math.abs(r.raw * c.factor + r.pieces * c.perPiece - r.logged) / r.logged));
   // The fit, the median ratio or none, whichever matches the log best: a fit on few or noisy calls can do worse than either.
-  const candidates = [{ factor: 1, perPiece: 0 }, { factor: median(rows.map((r) => r.logged / r.raw)) ?? 1, perPiece: 0 }];
+  const candidates = [
+    { factor: 1, perPiece: 0 },
+    { factor: median(rows.map((r) => r.logged / r.raw)) ?? 1, perPiece: 0 },
+  ];
   const fit = fitRelative(rows);
   if (fit !== null) candidates.push(fit);
   let best = candidates[0]!;
@@ -185,7 +278,9 @@ function calibrate(session: Session, rawCounts: number[][], compactAt: ReadonlyS
 }
 
 /** Least squares of logged ≈ a·raw + b·pieces with weights 1/logged² (relative error); null when degenerate or either term would be negative. */
-function fitRelative(rows: ReadonlyArray<{ raw: number; pieces: number; logged: number }>): { factor: number; perPiece: number } | null {
+function fitRelative(
+  rows: ReadonlyArray<{ raw: number; pieces: number; logged: number }>,
+): { factor: number; perPiece: number } | null {
   if (rows.length < 3) return null;
   let sxx = 0;
   let sxy = 0;
@@ -305,7 +400,12 @@ function rangeAdd(diff: number[], from: number, to: number, value: number): void
  * input (so they sum to the bill); in context order, the first `cached` tokens were cache
  * reads at the read rate, the rest written (or sent uncached) at the call's own write rate.
  */
-function chargeCall(live: Segment, call: Session['calls'][number], prices: PriceBook, context: { providerHint: string | null; selfHosted: boolean }): number | null {
+function chargeCall(
+  live: Segment,
+  call: Session['calls'][number],
+  prices: PriceBook,
+  context: { providerHint: string | null; selfHosted: boolean },
+): number | null {
   const input = call.tokens.input;
   if (input === null || input <= 0 || live.total <= 0) return null;
   const { cost } = priceCall(call, prices, context);

@@ -72,11 +72,22 @@ export function partLabel(part: ContextPart): string {
 
 /** The group a part belongs to, and its words. */
 function groupOf(part: ContextPart): { key: string; label: string } {
-  if (part.kind === 'toolResult' && part.targetFile !== null && part.tool !== null && READ_TOOLS.test(part.tool)) return { key: `file:${part.targetFile}`, label: `\`${part.targetFile}\` read` };
-  if (part.kind === 'toolResult' && part.command !== null) return { key: `command:${part.command}`, label: `output of \`${oneLine(part.command)}\`` };
-  if (part.kind === 'toolResult' && part.mcpServer !== null) return { key: `mcp:${part.mcpServer}:${part.tool}`, label: `MCP \`${part.mcpServer}\` results of \`${part.tool}\`` };
+  if (part.kind === 'toolResult' && part.targetFile !== null && part.tool !== null && READ_TOOLS.test(part.tool))
+    return { key: `file:${part.targetFile}`, label: `\`${part.targetFile}\` read` };
+  if (part.kind === 'toolResult' && part.command !== null)
+    return { key: `command:${part.command}`, label: `output of \`${oneLine(part.command)}\`` };
+  if (part.kind === 'toolResult' && part.mcpServer !== null)
+    return {
+      key: `mcp:${part.mcpServer}:${part.tool}`,
+      label: `MCP \`${part.mcpServer}\` results of \`${part.tool}\``,
+    };
   if (part.kind === 'toolResult' || part.kind === 'subagentResult' || part.kind === 'toolUse') {
-    const what = part.kind === 'toolUse' ? 'calls written to' : part.kind === 'subagentResult' ? 'sub-agent answers from' : 'results of';
+    const what =
+      part.kind === 'toolUse'
+        ? 'calls written to'
+        : part.kind === 'subagentResult'
+          ? 'sub-agent answers from'
+          : 'results of';
     return { key: `${part.kind}:${part.tool ?? '?'}`, label: `${what} \`${part.tool ?? 'unknown tool'}\`` };
   }
   return { key: `kind:${part.kind}`, label: PART_KIND_LABELS[part.kind] };
@@ -126,7 +137,14 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
       if (p.targetFile !== null && p.kind === 'toolResult') addTotal(files, p.targetFile, p);
       const { key, label } = groupOf(p);
       let g = groups.get(key);
-      if (!g) groups.set(key, (g = { c: { key, label, kind: p.kind, count: 0, tokens: 0, calls: 0, usd: null, estimated: false }, ranges: new Map() }));
+      if (!g)
+        groups.set(
+          key,
+          (g = {
+            c: { key, label, kind: p.kind, count: 0, tokens: 0, calls: 0, usd: null, estimated: false },
+            ranges: new Map(),
+          }),
+        );
       g.c.count += 1;
       g.c.tokens += p.tokens;
       if (p.usd !== null) g.c.usd = (g.c.usd ?? 0) + p.usd;
@@ -155,7 +173,11 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
     suggestions: suggestions(anatomy.sessions, contributors, inputUsd),
     medianGrowthError: median(sessionsCompared.map((s) => s.calibration.medianAbsError!)),
     medianGrowthErrorRaw: median(sessionsCompared.map((s) => s.calibration.medianAbsErrorRaw!)),
-    medianInputError: median(anatomy.sessions.flatMap((s) => (s.calibration.medianInputError === null ? [] : [s.calibration.medianInputError]))),
+    medianInputError: median(
+      anatomy.sessions.flatMap((s) =>
+        s.calibration.medianInputError === null ? [] : [s.calibration.medianInputError],
+      ),
+    ),
   };
 }
 
@@ -176,7 +198,11 @@ function sortTotals(map: Map<string, GroupTotal>): GroupTotal[] {
  * keeping their last 1,000 tokens would have saved, pro rata of their dollars), files read more
  * than once (the dollars of the re-reads), and the unlogged base carried by every call.
  */
-function suggestions(sessions: readonly SessionAnatomy[], contributors: readonly Contributor[], inputUsd: number | null): Suggestion[] {
+function suggestions(
+  sessions: readonly SessionAnatomy[],
+  contributors: readonly Contributor[],
+  inputUsd: number | null,
+): Suggestion[] {
   const out: Suggestion[] = [];
   for (const s of sessions) {
     for (const p of s.parts) {
@@ -185,7 +211,12 @@ function suggestions(sessions: readonly SessionAnatomy[], contributors: readonly
       if (carried < BIG_RESULT_MIN_CALLS) continue;
       const kept = p.tokens - TRIMMED_TOKENS;
       const saved = (p.usd * kept) / p.tokens;
-      const what = p.command !== null ? `the output of \`${oneLine(p.command)}\`` : p.targetFile !== null ? `the ${p.tool ?? 'tool'} result for \`${p.targetFile}\`` : `a \`${p.tool ?? 'tool'}\` result`;
+      const what =
+        p.command !== null
+          ? `the output of \`${oneLine(p.command)}\``
+          : p.targetFile !== null
+            ? `the ${p.tool ?? 'tool'} result for \`${p.targetFile}\``
+            : `a \`${p.tool ?? 'tool'}\` result`;
       out.push({
         text: `${cap(what)} (${k(p.tokens)} tokens) was carried for ${carried} calls (${usd(p.usd)}); keeping only its last ${k(TRIMMED_TOKENS)} tokens (as \`| tail\` would) would have kept ~${k(kept)} out and saved ~${usd(saved)}`,
         usd: saved,
@@ -217,7 +248,8 @@ function suggestions(sessions: readonly SessionAnatomy[], contributors: readonly
   }
   const base = contributors.find((c) => c.key === 'kind:system');
   if (base && base.usd !== null && inputUsd !== null && inputUsd > 0) {
-    const perCall = median(sessions.flatMap((s) => s.parts.filter((p) => p.kind === 'system').map((p) => p.tokens))) ?? 0;
+    const perCall =
+      median(sessions.flatMap((s) => s.parts.filter((p) => p.kind === 'system').map((p) => p.tokens))) ?? 0;
     out.push({
       text: `System prompt, tool definitions (MCP servers' schemas included) and memory files: ~${k(perCall)} tokens in every call, ${usd(base.usd)} (${Math.round((100 * base.usd) / inputUsd)}% of the input dollars); every MCP server or memory file left out takes its share off every call`,
       usd: base.usd,
@@ -246,27 +278,42 @@ export function usd(value: number): string {
 export function contextReportText(file: string, anatomy: TraceAnatomy, report: ContextReport): string {
   const lines: string[] = [];
   const tokenizers = [...new Set(anatomy.sessions.map((s) => s.calibration.tokenizer))].join(', ');
-  lines.push(`Context anatomy of ${file} (${anatomy.format ?? 'unknown format'}): ${anatomy.sessions.length} session${anatomy.sessions.length === 1 ? '' : 's'}, ${report.calls} calls`);
+  lines.push(
+    `Context anatomy of ${file} (${anatomy.format ?? 'unknown format'}): ${anatomy.sessions.length} session${anatomy.sessions.length === 1 ? '' : 's'}, ${report.calls} calls`,
+  );
   lines.push(`Tokenizer: ${tokenizers}, calibrated per session against the logged input growth`);
-  lines.push(`  median |error| of what each call appended: ${pct(report.medianGrowthError)} after calibration (${pct(report.medianGrowthErrorRaw)} raw); of each call's whole input: ${pct(report.medianInputError)}`);
-  lines.push(report.inputUsd === null ? 'Input dollars: no call could be priced' : `Input dollars: ${usd(report.inputUsd)} (cache reads ${usd(report.cacheReadUsd)}, writes and uncached ${usd(report.writeUsd)}); output is not part of the context`);
+  lines.push(
+    `  median |error| of what each call appended: ${pct(report.medianGrowthError)} after calibration (${pct(report.medianGrowthErrorRaw)} raw); of each call's whole input: ${pct(report.medianInputError)}`,
+  );
+  lines.push(
+    report.inputUsd === null
+      ? 'Input dollars: no call could be priced'
+      : `Input dollars: ${usd(report.inputUsd)} (cache reads ${usd(report.cacheReadUsd)}, writes and uncached ${usd(report.writeUsd)}); output is not part of the context`,
+  );
   lines.push('');
   lines.push('By part kind');
   for (const kind of PART_KINDS) {
     const v = report.byKind[kind];
     if (v.tokens === 0) continue;
-    lines.push(`  ${PART_KIND_LABELS[kind].padEnd(54)} ${k(v.tokens).padStart(7)} tokens  ${(v.usd === null ? '—' : usd(v.usd)).padStart(9)}`);
+    lines.push(
+      `  ${PART_KIND_LABELS[kind].padEnd(54)} ${k(v.tokens).padStart(7)} tokens  ${(v.usd === null ? '—' : usd(v.usd)).padStart(9)}`,
+    );
   }
   if (report.byMcpServer.length > 0) {
     lines.push('');
     lines.push('By MCP server (results; their tool schemas are in the estimated system part)');
-    for (const t of report.byMcpServer.slice(0, 10)) lines.push(`  ${t.name.padEnd(54)} ${k(t.tokens).padStart(7)} tokens  ${(t.usd === null ? '—' : usd(t.usd)).padStart(9)}`);
+    for (const t of report.byMcpServer.slice(0, 10))
+      lines.push(
+        `  ${t.name.padEnd(54)} ${k(t.tokens).padStart(7)} tokens  ${(t.usd === null ? '—' : usd(t.usd)).padStart(9)}`,
+      );
   }
   lines.push('');
   lines.push('Largest contributors');
   for (const c of report.contributors) {
     const times = c.count > 1 ? ` ${c.count} times` : '';
-    lines.push(`  ${c.label}${times}: ${k(c.tokens)} tokens in context for ${c.calls} call${c.calls === 1 ? '' : 's'}, ${c.usd === null ? 'unpriced' : usd(c.usd)}${c.estimated ? ' (estimated)' : ''}`);
+    lines.push(
+      `  ${c.label}${times}: ${k(c.tokens)} tokens in context for ${c.calls} call${c.calls === 1 ? '' : 's'}, ${c.usd === null ? 'unpriced' : usd(c.usd)}${c.estimated ? ' (estimated)' : ''}`,
+    );
   }
   if (report.suggestions.length > 0) {
     lines.push('');
@@ -295,4 +342,3 @@ export function kindsOf(byKind: Record<PartKind, number>): Partial<Record<PartKi
   for (const kind of PART_KINDS) if (byKind[kind] > 0) out[kind] = byKind[kind];
   return out;
 }
-

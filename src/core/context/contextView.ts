@@ -85,7 +85,15 @@ function viewOf(s: SessionAnatomy, anatomy: TraceAnatomy): SessionContext {
     const group = parts.slice(from, to).filter((p) => p.tokens > 0);
     group.sort((a, b) => b.tokens - a.tokens);
     for (const p of group.slice(0, APPENDED_PER_CALL)) {
-      appended.push({ call: p.firstCall, kind: p.kind, label: partLabel(p), tokens: p.tokens, estimated: p.estimated, carriedCalls: p.lastCall - p.firstCall + 1, usd: p.usd });
+      appended.push({
+        call: p.firstCall,
+        kind: p.kind,
+        label: partLabel(p),
+        tokens: p.tokens,
+        estimated: p.estimated,
+        carriedCalls: p.lastCall - p.firstCall + 1,
+        usd: p.usd,
+      });
     }
     from = to;
   }
@@ -122,7 +130,15 @@ export function emptySessionContext(sessionId: string, note: string): SessionCon
   return {
     sessionId,
     content: 'sizes',
-    calibration: { tokenizer: 'none', factor: 1, perPiece: 0, comparedCalls: 0, medianAbsErrorRaw: null, medianAbsError: null, medianInputError: null },
+    calibration: {
+      tokenizer: 'none',
+      factor: 1,
+      perPiece: 0,
+      comparedCalls: 0,
+      medianAbsErrorRaw: null,
+      medianAbsError: null,
+      medianInputError: null,
+    },
     kinds: [],
     estimatedKinds: [],
     byKind: {},

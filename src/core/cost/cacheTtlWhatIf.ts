@@ -101,7 +101,10 @@ function* ttlCallsOf(session: Session, cost: SessionCost): Generator<TtlCall> {
     const call = session.calls[i]!;
     const split = pricedTokens(call);
     const rates = cost.calls.ratesOf(i);
-    const tokens: PricedTokens = 'missing' in split ? { uncached: 0, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, output: 0 } : { ...split.tokens };
+    const tokens: PricedTokens =
+      'missing' in split
+        ? { uncached: 0, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, output: 0 }
+        : { ...split.tokens };
     // Automatic caching (OpenAI, DeepSeek): nothing is "written" in the log and writing has no price of its own, so
     // the whole prompt is cached for the next call. A log that only leaves the writes out (a provider with a write
     // price) keeps its uncached tokens uncached.
@@ -111,8 +114,14 @@ function* ttlCallsOf(session: Session, cost: SessionCost): Generator<TtlCall> {
       tokens.uncached = 0;
     }
     const start = call.startMs ?? call.endMs;
-    const gapMs = previous !== null && start !== null && previous.endMs !== null && start >= previous.endMs ? start - previous.endMs : null;
-    const reset = previous === null || resets.has(i) || (previous.model !== null && call.model !== null && previous.model !== call.model);
+    const gapMs =
+      previous !== null && start !== null && previous.endMs !== null && start >= previous.endMs
+        ? start - previous.endMs
+        : null;
+    const reset =
+      previous === null ||
+      resets.has(i) ||
+      (previous.model !== null && call.model !== null && previous.model !== call.model);
     previous = call;
     yield {
       index: call.index,
@@ -138,7 +147,10 @@ export function observedTtl(calls: Iterable<TtlCall>): { ttlMs: number; basis: s
   }
   if (oneHour > fiveMin) return { ttlMs: ONE_HOUR_MS, basis: 'most cache writes in the log are 1-hour writes' };
   if (fiveMin > 0) return { ttlMs: FIVE_MINUTES_MS, basis: 'the log’s cache writes are 5-minute writes' };
-  return { ttlMs: FIVE_MINUTES_MS, basis: 'assumed: the provider keeps a cached prefix about 5 minutes after its last use' };
+  return {
+    ttlMs: FIVE_MINUTES_MS,
+    basis: 'assumed: the provider keeps a cached prefix about 5 minutes after its last use',
+  };
 }
 
 function writeRate(rates: CallRates, write: TtlWritePrice): number | null {
@@ -164,7 +176,11 @@ export function defaultWritePrice(ttlMs: number): TtlWritePrice {
  * previous call left cached, so a longer TTL can win it back. A call whose gap outlasts
  * the replayed TTL reads nothing and writes its whole cacheable prefix again.
  */
-export function replayTtl(calls: Iterable<TtlCall>, option: TtlOption, actual: { ttlMs: number } = observedTtl(calls)): TtlReplay {
+export function replayTtl(
+  calls: Iterable<TtlCall>,
+  option: TtlOption,
+  actual: { ttlMs: number } = observedTtl(calls),
+): TtlReplay {
   let cost = 0;
   let actualUsd = 0;
   let rewriteTokens = 0;
@@ -195,7 +211,11 @@ export function replayTtl(calls: Iterable<TtlCall>, option: TtlOption, actual: {
       continue;
     }
     const written = c.cacheable - readNow;
-    cost += c.tokens.uncached * c.rates.input + readNow * c.rates.cacheRead + written * write + c.tokens.output * c.rates.output;
+    cost +=
+      c.tokens.uncached * c.rates.input +
+      readNow * c.rates.cacheRead +
+      written * write +
+      c.tokens.output * c.rates.output;
     if (reusable > readNow) {
       const extra = (reusable - readNow) * (write - c.rates.cacheRead);
       expired.push(c.index);
@@ -231,9 +251,20 @@ export interface CustomTtl {
 }
 
 /** Replays the session under the user's TTL, against the TTL it ran with. */
-export function customReplay(calls: Iterable<TtlCall>, what: Pick<TtlWhatIf, 'actualTtlMs'>, custom: CustomTtl): TtlReplay {
+export function customReplay(
+  calls: Iterable<TtlCall>,
+  what: Pick<TtlWhatIf, 'actualTtlMs'>,
+  custom: CustomTtl,
+): TtlReplay {
   const ttlMs = custom.minutes * 60_000;
-  return replayTtl(calls, { ttlMs, write: custom.writeMultiple === null ? defaultWritePrice(ttlMs) : { inputMultiple: custom.writeMultiple } }, { ttlMs: what.actualTtlMs });
+  return replayTtl(
+    calls,
+    {
+      ttlMs,
+      write: custom.writeMultiple === null ? defaultWritePrice(ttlMs) : { inputMultiple: custom.writeMultiple },
+    },
+    { ttlMs: what.actualTtlMs },
+  );
 }
 
 /** The replays for 5 minutes, 1 hour and an optional custom TTL, with the sentence. */
@@ -264,7 +295,13 @@ export function cacheTtlWhatIf(calls: TtlCallSource, custom: TtlOption | null = 
   };
 }
 
-function ttlSentence(actualTtlMs: number, fiveMin: TtlReplay, oneHour: TtlReplay, unpriced: number, actualUsd: number | null): string | null {
+function ttlSentence(
+  actualTtlMs: number,
+  fiveMin: TtlReplay,
+  oneHour: TtlReplay,
+  unpriced: number,
+  actualUsd: number | null,
+): string | null {
   if (actualUsd === null) return null;
   const ranHour = actualTtlMs === ONE_HOUR_MS;
   const other = ranHour ? fiveMin : oneHour;
@@ -272,7 +309,9 @@ function ttlSentence(actualTtlMs: number, fiveMin: TtlReplay, oneHour: TtlReplay
   const n = fiveMin.expiredCalls.length;
   const calls = `${n} call${n === 1 ? '' : 's'}`;
   const head = `With ${ranHour ? '5-minute' : '1-hour'} caching this session would have cost ${formatUsd(other.costUsd)} (${formatSignedPercent(other.deltaShare)})`;
-  const tail = ranHour ? `${calls} would have re-written the cache after a gap longer than 5 min` : `${calls} re-wrote the cache after a gap longer than 5 min`;
+  const tail = ranHour
+    ? `${calls} would have re-written the cache after a gap longer than 5 min`
+    : `${calls} re-wrote the cache after a gap longer than 5 min`;
   const left = unpriced > 0 ? ` (${unpriced} unpriced call${unpriced === 1 ? '' : 's'} left out)` : '';
   return `${head}; ${tail}.${left}`;
 }

@@ -23,10 +23,14 @@ const NOTE_NO_SPLIT = 'cache writes without a 5-minute / 1-hour split: priced at
 const NOTE_NO_CACHED = 'no cached-token count: every prompt token priced as uncached (an upper bound)';
 
 /** What the format implies about who served the calls. */
-export function pricingContext(format: FormatId | null, session: Session): { providerHint: string | null; selfHosted: boolean } {
+export function pricingContext(
+  format: FormatId | null,
+  session: Session,
+): { providerHint: string | null; selfHosted: boolean } {
   // Serving traces record one's own server: list prices of an API do not apply to them. A Weka
   // trace is a replay input: its cached tokens are an ideal cache's, not a bill's.
-  if (format === 'vllm-bench' || format === 'mooncake' || format === 'bailian' || format === 'weka') return { providerHint: null, selfHosted: true };
+  if (format === 'vllm-bench' || format === 'mooncake' || format === 'bailian' || format === 'weka')
+    return { providerHint: null, selfHosted: true };
   const agent = session.agent?.name ?? '';
   if (format === 'claude-code' || /claude/i.test(agent)) return { providerHint: 'anthropic', selfHosted: false };
   if (format === 'codex' || /codex/i.test(agent)) return { providerHint: 'openai', selfHosted: false };
@@ -46,7 +50,13 @@ export function pricedTokens(call: LlmCall): { tokens: PricedTokens; notes: stri
   if (written > 0 && !split) notes.push(NOTE_NO_SPLIT);
   const oneHour = Math.min(t.cacheWrite1h ?? 0, written);
   return {
-    tokens: { uncached: t.input - read - written, cacheRead: read, cacheWrite5m: written - oneHour, cacheWrite1h: oneHour, output: t.output },
+    tokens: {
+      uncached: t.input - read - written,
+      cacheRead: read,
+      cacheWrite5m: written - oneHour,
+      cacheWrite1h: oneHour,
+      output: t.output,
+    },
     notes,
   };
 }
@@ -75,7 +85,11 @@ function unpriced(reason: string, notes: string[] = []): CallCost {
 }
 
 /** Prices one call. The reason a call cannot be priced names the model or tier. */
-export function priceCall(call: LlmCall, book: PriceBook, context: { providerHint: string | null; selfHosted: boolean }): { cost: CallCost; unknownKey: string | null } {
+export function priceCall(
+  call: LlmCall,
+  book: PriceBook,
+  context: { providerHint: string | null; selfHosted: boolean },
+): { cost: CallCost; unknownKey: string | null } {
   const split = pricedTokens(call);
   if ('missing' in split) return { cost: unpriced(split.missing), unknownKey: 'tokens' };
   const query: PriceQuery = {
@@ -91,14 +105,46 @@ export function priceCall(call: LlmCall, book: PriceBook, context: { providerHin
   if (quote.kind === 'unknown') return { cost: unpriced(quote.reason, split.notes), unknownKey: quote.key };
   const notes = [...quote.notes, ...split.notes];
   if (quote.kind === 'gpu-time') {
-    const durationMs = call.server?.e2eMs ?? (call.startMs !== null && call.endMs !== null && call.endMs >= call.startMs ? call.endMs - call.startMs : null);
-    if (durationMs === null) return { cost: unpriced(`its duration is unknown, and "${call.model}" is priced per GPU-hour`, notes), unknownKey: 'duration' };
+    const durationMs =
+      call.server?.e2eMs ??
+      (call.startMs !== null && call.endMs !== null && call.endMs >= call.startMs ? call.endMs - call.startMs : null);
+    if (durationMs === null)
+      return {
+        cost: unpriced(`its duration is unknown, and "${call.model}" is priced per GPU-hour`, notes),
+        unknownKey: 'duration',
+      };
     const usd = (durationMs / 3_600_000) * quote.usdPerHour;
-    return { cost: { usd, byKind: { ...zeroByKind(), gpuTime: usd }, rates: null, priceId: quote.priceId, origin: quote.origin, unpriced: null, notes }, unknownKey: null };
+    return {
+      cost: {
+        usd,
+        byKind: { ...zeroByKind(), gpuTime: usd },
+        rates: null,
+        priceId: quote.priceId,
+        origin: quote.origin,
+        unpriced: null,
+        notes,
+      },
+      unknownKey: null,
+    };
   }
   const byKind = tokenCost(split.tokens, quote.rates);
-  if (!byKind) return { cost: unpriced(`"${call.model}" has no 1-hour cache-write price`, notes), unknownKey: `no-1h:${call.model}` };
-  return { cost: { usd: sumByKind(byKind), byKind, rates: quote.rates, priceId: quote.priceId, origin: quote.origin, unpriced: null, notes }, unknownKey: null };
+  if (!byKind)
+    return {
+      cost: unpriced(`"${call.model}" has no 1-hour cache-write price`, notes),
+      unknownKey: `no-1h:${call.model}`,
+    };
+  return {
+    cost: {
+      usd: sumByKind(byKind),
+      byKind,
+      rates: quote.rates,
+      priceId: quote.priceId,
+      origin: quote.origin,
+      unpriced: null,
+      notes,
+    },
+    unknownKey: null,
+  };
 }
 
 /** Calls that could not be priced for one reason. */
@@ -120,9 +166,34 @@ type SharedCallCost = Pick<CallCost, 'rates' | 'priceId' | 'origin' | 'unpriced'
 function sameShared(s: SharedCallCost, cost: CallCost): boolean {
   const a = s.rates;
   const b = cost.rates;
-  if (a !== b && (a === null || b === null || a.input !== b.input || a.cacheRead !== b.cacheRead || a.cacheWrite5m !== b.cacheWrite5m || a.cacheWrite1h !== b.cacheWrite1h || a.output !== b.output)) return false;
-  if (a !== null && a === b && (Number.isNaN(a.input) || Number.isNaN(a.cacheRead) || Number.isNaN(a.cacheWrite5m) || (a.cacheWrite1h !== null && Number.isNaN(a.cacheWrite1h)) || Number.isNaN(a.output))) return false;
-  if (s.priceId !== cost.priceId || s.origin !== cost.origin || s.unpriced !== cost.unpriced || s.notes.length !== cost.notes.length) return false;
+  if (
+    a !== b &&
+    (a === null ||
+      b === null ||
+      a.input !== b.input ||
+      a.cacheRead !== b.cacheRead ||
+      a.cacheWrite5m !== b.cacheWrite5m ||
+      a.cacheWrite1h !== b.cacheWrite1h ||
+      a.output !== b.output)
+  )
+    return false;
+  if (
+    a !== null &&
+    a === b &&
+    (Number.isNaN(a.input) ||
+      Number.isNaN(a.cacheRead) ||
+      Number.isNaN(a.cacheWrite5m) ||
+      (a.cacheWrite1h !== null && Number.isNaN(a.cacheWrite1h)) ||
+      Number.isNaN(a.output))
+  )
+    return false;
+  if (
+    s.priceId !== cost.priceId ||
+    s.origin !== cost.origin ||
+    s.unpriced !== cost.unpriced ||
+    s.notes.length !== cost.notes.length
+  )
+    return false;
   for (let k = 0; k < s.notes.length; k++) if (s.notes[k] !== cost.notes[k]) return false;
   return true;
 }
@@ -165,7 +236,13 @@ export class CallCosts implements Iterable<CallCost> {
       at = this.tableIndex.get(key);
       if (at === undefined) {
         at = this.table.length;
-        this.table.push({ rates: cost.rates, priceId: cost.priceId, origin: cost.origin, unpriced: cost.unpriced, notes: cost.notes });
+        this.table.push({
+          rates: cost.rates,
+          priceId: cost.priceId,
+          origin: cost.origin,
+          unpriced: cost.unpriced,
+          notes: cost.notes,
+        });
         this.tableIndex.set(key, at);
       }
       this.last = at;
@@ -189,7 +266,9 @@ export class CallCosts implements Iterable<CallCost> {
 
   /** Dollars of call `i` for one kind, NaN when unpriced. */
   kindOf(i: number, kind: number): number {
-    return this.has(i) && kind >= 0 && kind < COST_KINDS.length ? this.kinds[i * COST_KINDS.length + kind]! : Number.NaN;
+    return this.has(i) && kind >= 0 && kind < COST_KINDS.length
+      ? this.kinds[i * COST_KINDS.length + kind]!
+      : Number.NaN;
   }
 
   /** Rates of call `i` (null when unpriced or priced per GPU-hour). */
@@ -240,7 +319,15 @@ export class CallCosts implements Iterable<CallCost> {
       byKind = zeroByKind();
       COST_KINDS.forEach((k, j) => (byKind![k] = this.kinds[base + j]!));
     }
-    return { usd: this.usdOf(i), byKind, rates: s.rates, priceId: s.priceId, origin: s.origin, unpriced: s.unpriced, notes: [...s.notes] };
+    return {
+      usd: this.usdOf(i),
+      byKind,
+      rates: s.rates,
+      priceId: s.priceId,
+      origin: s.origin,
+      unpriced: s.unpriced,
+      notes: [...s.notes],
+    };
   }
 
   *[Symbol.iterator](): Iterator<CallCost> {
@@ -249,7 +336,9 @@ export class CallCosts implements Iterable<CallCost> {
 }
 
 /** The index of each kind in CallCosts' columns. */
-export const COST_KIND_INDEX: Readonly<Record<keyof CostByKind, number>> = Object.fromEntries(COST_KINDS.map((k, j) => [k, j])) as Record<keyof CostByKind, number>;
+export const COST_KIND_INDEX: Readonly<Record<keyof CostByKind, number>> = Object.fromEntries(
+  COST_KINDS.map((k, j) => [k, j]),
+) as Record<keyof CostByKind, number>;
 
 /** A session priced call by call. */
 export interface SessionCost extends CostSummary {
@@ -263,9 +352,13 @@ export interface SessionCost extends CostSummary {
 }
 
 /** Sums priced calls; `totalUsd` is null only when there were calls and none was priced. */
-export function summarizeCosts(calls: Iterable<{ model: string | null; cost: CallCost }>, priceSource: string): CostSummary {
+export function summarizeCosts(
+  calls: Iterable<{ model: string | null; cost: CallCost }>,
+  priceSource: string,
+): CostSummary {
   const summary = newCostTotals();
-  for (const { model, cost } of calls) addCost(summary, model, cost.usd, cost.byKind ? (k) => cost.byKind![COST_KINDS[k]!] : null);
+  for (const { model, cost } of calls)
+    addCost(summary, model, cost.usd, cost.byKind ? (k) => cost.byKind![COST_KINDS[k]!] : null);
   return finishCostTotals(summary, priceSource);
 }
 
@@ -348,7 +441,12 @@ export function priceSession(session: Session, format: FormatId | null, book: Pr
 }
 
 /** priceSession, adding its calls to `traceTotals` too (in the same pass, so in the same order as a pass of their own). */
-function pricedSession(session: Session, format: FormatId | null, book: PriceBook, traceTotals: CostTotals | null): SessionCost {
+function pricedSession(
+  session: Session,
+  format: FormatId | null,
+  book: PriceBook,
+  traceTotals: CostTotals | null,
+): SessionCost {
   const context = pricingContext(format, session);
   const groups = new Map<string, UnpricedGroup>();
   const calls = new CallCosts(session.calls.length);
@@ -363,7 +461,13 @@ function pricedSession(session: Session, format: FormatId | null, book: PriceBoo
   }
   const totals = newCostTotals();
   addSessionCosts(totals, session, calls, traceTotals);
-  return { ...finishCostTotals(totals, book.source), calls, unpriced: [...groups.values()], reportedUsd: session.reportedTotals?.costUsd ?? null, notes: countedNotes(calls) };
+  return {
+    ...finishCostTotals(totals, book.source),
+    calls,
+    unpriced: [...groups.values()],
+    reportedUsd: session.reportedTotals?.costUsd ?? null,
+    notes: countedNotes(calls),
+  };
 }
 
 /** Every session priced, the whole trace's total (sub-agents included), and diagnostics for what could not be priced. */
@@ -408,7 +512,12 @@ function costDiagnostics(model: TraceModel, sessions: readonly SessionCost[]): D
     });
   }
   for (const [note, { calls, first }] of notes) {
-    out.push({ file: first.source.file, line: first.source.line, severity: 'info', message: `${calls} call${calls === 1 ? '' : 's'}: ${note}.` });
+    out.push({
+      file: first.source.file,
+      line: first.source.line,
+      severity: 'info',
+      message: `${calls} call${calls === 1 ? '' : 's'}: ${note}.`,
+    });
   }
   return out;
 }

@@ -31,7 +31,12 @@ export function ledgerOf(model: TraceModel, cost: TraceCost, file: string): Ledg
   model.sessions.forEach((s, si) => {
     const costs = cost.sessions[si]!.calls;
     // A sub-agent's thread is its parent's when the parent is in the file, else its own.
-    const thread = s.parentId !== null && model.sessions.some((p) => p.id === s.parentId) ? rootOf(model, s.parentId) : s.role === 'main' ? s.id : (main?.id ?? s.id);
+    const thread =
+      s.parentId !== null && model.sessions.some((p) => p.id === s.parentId)
+        ? rootOf(model, s.parentId)
+        : s.role === 'main'
+          ? s.id
+          : (main?.id ?? s.id);
     s.calls.forEach((c, i) => {
       out.push({
         timeMs: c.startMs ?? c.endMs,

@@ -22,7 +22,14 @@ export interface CostGroup {
 function finish(groups: Map<string, { usd: number; priced: number; calls: number; tokens: number }>): CostGroup[] {
   let all = 0;
   for (const g of groups.values()) all += g.usd;
-  const out = [...groups].map(([key, g]) => ({ key, usd: g.priced > 0 ? g.usd : null, calls: g.calls, unpricedCalls: g.calls - g.priced, tokens: g.tokens, share: g.priced > 0 && all > 0 ? g.usd / all : null }));
+  const out = [...groups].map(([key, g]) => ({
+    key,
+    usd: g.priced > 0 ? g.usd : null,
+    calls: g.calls,
+    unpricedCalls: g.calls - g.priced,
+    tokens: g.tokens,
+    share: g.priced > 0 && all > 0 ? g.usd / all : null,
+  }));
   return out.sort((a, b) => (b.usd ?? -1) - (a.usd ?? -1) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
@@ -45,13 +52,34 @@ export function costBy(calls: Iterable<LedgerCall>, keyOf: (c: LedgerCall) => st
 
 /** Tools that change a file (Claude Code, Codex, Gemini CLI, OpenHands, SWE-agent and common MCP names). */
 const EDIT_TOOLS = new Set(
-  ['Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'apply_patch', 'edit', 'create', 'insert', 'str_replace_editor', 'str_replace_based_edit_tool', 'write_file', 'edit_file', 'replace', 'patch', 'write_to_file', 'replace_in_file', 'apply_diff', 'FileEditAction', 'FileWriteAction'].map((n) => n.toLowerCase()),
+  [
+    'Edit',
+    'MultiEdit',
+    'Write',
+    'NotebookEdit',
+    'apply_patch',
+    'edit',
+    'create',
+    'insert',
+    'str_replace_editor',
+    'str_replace_based_edit_tool',
+    'write_file',
+    'edit_file',
+    'replace',
+    'patch',
+    'write_to_file',
+    'replace_in_file',
+    'apply_diff',
+    'FileEditAction',
+    'FileWriteAction',
+  ].map((n) => n.toLowerCase()),
 );
 
 /** The files a session changed through its edit tools, as the log names them. */
 export function editedFiles(session: Session): string[] {
   const out = new Set<string>();
-  for (const call of session.calls) for (const t of call.toolCalls) if (t.targetFile && EDIT_TOOLS.has(t.name.toLowerCase())) out.add(t.targetFile);
+  for (const call of session.calls)
+    for (const t of call.toolCalls) if (t.targetFile && EDIT_TOOLS.has(t.name.toLowerCase())) out.add(t.targetFile);
   return [...out];
 }
 
@@ -114,18 +142,34 @@ export const COMMIT_GRACE_MS = 60 * 60_000;
  * Joins sessions to commits. A session's cost is shared equally by the commits joined to
  * it (none counted twice); sessions joined to none are left over, with their cost.
  */
-export function joinCommits(threads: readonly ThreadSpan[], commits: readonly GitCommit[], graceMs = COMMIT_GRACE_MS): { commits: CommitCost[]; unjoined: ThreadSpan[] } {
+export function joinCommits(
+  threads: readonly ThreadSpan[],
+  commits: readonly GitCommit[],
+  graceMs = COMMIT_GRACE_MS,
+): { commits: CommitCost[]; unjoined: ThreadSpan[] } {
   const bySha = new Map<string, CommitCost>();
   const unjoined: ThreadSpan[] = [];
   for (const t of threads) {
-    const joined = commits.filter((c) => c.timeMs >= t.startMs && c.timeMs <= t.endMs + graceMs && c.files.some((f) => t.edited.some((e) => sameFile(e, t.cwd, f))));
+    const joined = commits.filter(
+      (c) =>
+        c.timeMs >= t.startMs &&
+        c.timeMs <= t.endMs + graceMs &&
+        c.files.some((f) => t.edited.some((e) => sameFile(e, t.cwd, f))),
+    );
     if (joined.length === 0) {
       unjoined.push(t);
       continue;
     }
     const part = t.usd === null ? null : t.usd / joined.length;
     for (const c of joined) {
-      const row = bySha.get(c.sha) ?? { sha: c.sha, subject: c.subject, timeMs: c.timeMs, branch: c.branch, usd: null, sessions: [] };
+      const row = bySha.get(c.sha) ?? {
+        sha: c.sha,
+        subject: c.subject,
+        timeMs: c.timeMs,
+        branch: c.branch,
+        usd: null,
+        sessions: [],
+      };
       if (part !== null) row.usd = (row.usd ?? 0) + part;
       row.sessions.push({ thread: t.thread, file: t.file, usd: part, commitsOfSession: joined.length });
       bySha.set(c.sha, row);

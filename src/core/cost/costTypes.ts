@@ -7,7 +7,14 @@
 /** What a call's dollars are spent on. `gpuTime` is for self-hosted models priced per GPU-hour. */
 export type CostKind = 'input' | 'cacheRead' | 'cacheWrite5m' | 'cacheWrite1h' | 'output' | 'gpuTime';
 
-export const COST_KINDS: readonly CostKind[] = ['input', 'cacheRead', 'cacheWrite5m', 'cacheWrite1h', 'output', 'gpuTime'];
+export const COST_KINDS: readonly CostKind[] = [
+  'input',
+  'cacheRead',
+  'cacheWrite5m',
+  'cacheWrite1h',
+  'output',
+  'gpuTime',
+];
 
 /** Dollars by kind; every kind present (0 when none). */
 export type CostByKind = Record<CostKind, number>;
@@ -31,9 +38,19 @@ export type PriceOrigin = 'genai-prices' | 'supplement' | 'user';
 
 /** The answer of a price book for one call. */
 export type PriceQuote =
-  | { kind: 'tokens'; rates: CallRates; origin: PriceOrigin; /** e.g. "anthropic/claude-haiku-4-5". */ priceId: string; notes: string[] }
+  | {
+      kind: 'tokens';
+      rates: CallRates;
+      origin: PriceOrigin /** e.g. "anthropic/claude-haiku-4-5". */;
+      priceId: string;
+      notes: string[];
+    }
   | { kind: 'gpu-time'; usdPerHour: number; origin: 'user'; priceId: string; notes: string[] }
-  | { kind: 'unknown'; /** Why, in words naming the model or tier. */ reason: string; /** Groups unknown calls for one diagnostic. */ key: string };
+  | {
+      kind: 'unknown' /** Why, in words naming the model or tier. */;
+      reason: string /** Groups unknown calls for one diagnostic. */;
+      key: string;
+    };
 
 /** What the price book needs to know about a call. */
 export interface PriceQuery {

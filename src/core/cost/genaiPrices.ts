@@ -75,7 +75,11 @@ const DAY_MS = 86_400_000;
 /** How finely a model's price can change with time: never, by day (start dates), or by time of day. */
 function timeGrain(model: ModelInfo): 'none' | 'day' | 'exact' {
   if (!Array.isArray(model.prices)) return 'none';
-  return model.prices.some((p) => p.constraint !== undefined && 'type' in p.constraint && p.constraint.type === 'time_of_date') ? 'exact' : 'day';
+  return model.prices.some(
+    (p) => p.constraint !== undefined && 'type' in p.constraint && p.constraint.type === 'time_of_date',
+  )
+    ? 'exact'
+    : 'day';
 }
 
 /** The price entry in force at a time (the library picks it), with what decides the rates' cache key. */
@@ -98,7 +102,8 @@ const caches = new WeakMap<PricedModel, { entries: Map<string, DatedEntry>; rate
  */
 export function libraryRates(priced: PricedModel, when: Date, inputTokens: number): ResolvedRates {
   const grain = timeGrain(priced.model);
-  const timeKey = grain === 'none' ? '' : grain === 'day' ? String(Math.floor(when.getTime() / DAY_MS)) : String(when.getTime());
+  const timeKey =
+    grain === 'none' ? '' : grain === 'day' ? String(Math.floor(when.getTime() / DAY_MS)) : String(when.getTime());
   const options = { provider: priced.provider, timestamp: when };
   let cache = caches.get(priced);
   if (!cache) caches.set(priced, (cache = { entries: new Map(), rates: new Map() }));
@@ -106,7 +111,11 @@ export function libraryRates(priced: PricedModel, when: Date, inputTokens: numbe
   if (!dated) {
     const found = calcPrice({ input_tokens: 1 }, priced.model.id, options);
     if (!found) throw new Error(`the library no longer prices ${priced.priceId}`);
-    dated = { price: found.model_price, starts: tierStarts(found.model_price), hasFee: found.model_price['requests_kcount'] !== undefined };
+    dated = {
+      price: found.model_price,
+      starts: tierStarts(found.model_price),
+      hasFee: found.model_price['requests_kcount'] !== undefined,
+    };
     cache.entries.set(timeKey, dated);
   }
   const L = Math.max(1, Math.round(inputTokens));
@@ -125,10 +134,19 @@ export function libraryRates(priced: PricedModel, when: Date, inputTokens: numbe
     cacheRead: perToken({ input_tokens: L, cache_read_tokens: L }),
     // Without a write price the library bills written tokens as input: no premium, as for OpenAI.
     cacheWrite5m: perToken({ input_tokens: L, cache_write_tokens: L }),
-    cacheWrite1h: entry['cache_write_1h_mtok'] !== undefined ? perToken({ input_tokens: L, cache_write_tokens: L, cache_write_1h_tokens: L }) : hasWrite ? null : input,
+    cacheWrite1h:
+      entry['cache_write_1h_mtok'] !== undefined
+        ? perToken({ input_tokens: L, cache_write_tokens: L, cache_write_1h_tokens: L })
+        : hasWrite
+          ? null
+          : input,
     output: (total({ input_tokens: L, output_tokens: OUT }) - input * L) / OUT,
   };
-  const resolved: ResolvedRates = { rates, tierNote: band > 0 ? `long-context tier (input over ${dated.starts[band - 1]!.toLocaleString('en-US')} tokens)` : null };
+  const resolved: ResolvedRates = {
+    rates,
+    tierNote:
+      band > 0 ? `long-context tier (input over ${dated.starts[band - 1]!.toLocaleString('en-US')} tokens)` : null,
+  };
   cache.rates.set(key, resolved);
   return resolved;
 }

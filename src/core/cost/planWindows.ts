@@ -122,7 +122,12 @@ function windowStart(t: number, kind: WindowKind, options: WindowOptions): numbe
 }
 
 /** The windows of one kind over the calls (any order; calls without a time are left to the caller). */
-export function windowsOf(calls: readonly WindowCall[], kind: WindowKind, options: WindowOptions, nowMs: number): PlanWindow[] {
+export function windowsOf(
+  calls: readonly WindowCall[],
+  kind: WindowKind,
+  options: WindowOptions,
+  nowMs: number,
+): PlanWindow[] {
   const sorted = [...calls].sort((a, b) => a.timeMs - b.timeMs);
   const groups: Array<{ startMs: number; endMs: number; calls: WindowCall[] }> = [];
   for (const c of sorted) {
@@ -137,7 +142,14 @@ export function windowsOf(calls: readonly WindowCall[], kind: WindowKind, option
   return groups.map((g) => summarize(g.startMs, g.endMs, g.calls, kind, options.limits[kind] ?? null, nowMs));
 }
 
-function summarize(startMs: number, endMs: number, calls: readonly WindowCall[], kind: WindowKind, limit: WindowLimit | null, nowMs: number): PlanWindow {
+function summarize(
+  startMs: number,
+  endMs: number,
+  calls: readonly WindowCall[],
+  kind: WindowKind,
+  limit: WindowLimit | null,
+  nowMs: number,
+): PlanWindow {
   let tokens = 0;
   let usd = 0;
   let priced = 0;
@@ -159,16 +171,32 @@ function summarize(startMs: number, endMs: number, calls: readonly WindowCall[],
   const firstCallMs = calls[0]!.timeMs;
   const lastCallMs = calls[calls.length - 1]!.timeMs;
   const spanHours = (lastCallMs - firstCallMs) / HOUR_MS;
-  const burn = spanHours > 0 ? { tokensPerHour: tokens / spanHours, usdPerHour: usdOrNull === null ? null : usdOrNull / spanHours } : null;
+  const burn =
+    spanHours > 0
+      ? { tokensPerHour: tokens / spanHours, usdPerHour: usdOrNull === null ? null : usdOrNull / spanHours }
+      : null;
   const active = nowMs >= startMs && nowMs < endMs;
   const leftHours = (endMs - nowMs) / HOUR_MS;
-  const projected = active && burn ? { tokens: tokens + burn.tokensPerHour * leftHours, usd: usdOrNull === null || burn.usdPerHour === null ? null : usdOrNull + burn.usdPerHour * leftHours } : null;
+  const projected =
+    active && burn
+      ? {
+          tokens: tokens + burn.tokensPerHour * leftHours,
+          usd: usdOrNull === null || burn.usdPerHour === null ? null : usdOrNull + burn.usdPerHour * leftHours,
+        }
+      : null;
   const limits: LimitStatus[] = [];
   const status = (unit: LimitStatus['unit'], cap: number, used: number, rate: number | null): LimitStatus => {
     let timeToLimitMs: number | null = null;
     if (used >= cap) timeToLimitMs = 0;
     else if (active && rate !== null && rate > 0) timeToLimitMs = ((cap - used) / rate) * HOUR_MS;
-    return { unit, limit: cap, used, share: used / cap, timeToLimitMs, reachedBeforeReset: used >= cap ? true : timeToLimitMs === null ? null : nowMs + timeToLimitMs < endMs };
+    return {
+      unit,
+      limit: cap,
+      used,
+      share: used / cap,
+      timeToLimitMs,
+      reachedBeforeReset: used >= cap ? true : timeToLimitMs === null ? null : nowMs + timeToLimitMs < endMs,
+    };
   };
   if (limit?.tokens != null) limits.push(status('tokens', limit.tokens, tokens, burn?.tokensPerHour ?? null));
   if (limit?.usd != null) limits.push(status('usd', limit.usd, usdOrNull ?? 0, burn?.usdPerHour ?? null));
@@ -181,12 +209,35 @@ function summarize(startMs: number, endMs: number, calls: readonly WindowCall[],
     usdShare: usdOrNull !== null && usdOrNull > 0 && s.priced > 0 ? s.usd / usdOrNull : null,
   }));
   sessions.sort((a, b) => b.tokens - a.tokens);
-  return { kind, startMs, endMs, active, firstCallMs, lastCallMs, calls: calls.length, tokens, usd: usdOrNull, unpricedCalls: calls.length - priced, burn, projected, limits, sessions };
+  return {
+    kind,
+    startMs,
+    endMs,
+    active,
+    firstCallMs,
+    lastCallMs,
+    calls: calls.length,
+    tokens,
+    usd: usdOrNull,
+    unpricedCalls: calls.length - priced,
+    burn,
+    projected,
+    limits,
+    sessions,
+  };
 }
 
 /** Both kinds of window for one plan's calls. */
-export function planWindows(family: PlanFamily, calls: readonly WindowCall[], options: WindowOptions, nowMs: number): PlanWindows {
-  return { family, windows: [...windowsOf(calls, '5h', options, nowMs), ...windowsOf(calls, 'weekly', options, nowMs)] };
+export function planWindows(
+  family: PlanFamily,
+  calls: readonly WindowCall[],
+  options: WindowOptions,
+  nowMs: number,
+): PlanWindows {
+  return {
+    family,
+    windows: [...windowsOf(calls, '5h', options, nowMs), ...windowsOf(calls, 'weekly', options, nowMs)],
+  };
 }
 
 /**

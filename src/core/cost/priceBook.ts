@@ -72,7 +72,12 @@ function scaled(rates: CallRates, m: number): CallRates {
 }
 
 /** A multiplier from a supplement table, or why there is none; no table for this provider = no change. */
-function lookup(table: MultiplierTable, provider: string, value: string | null, what: string): { m: number; note: string | null } | { unknown: string } {
+function lookup(
+  table: MultiplierTable,
+  provider: string,
+  value: string | null,
+  what: string,
+): { m: number; note: string | null } | { unknown: string } {
   const forProvider = table[provider];
   if (!forProvider || value === null) return { m: 1, note: null };
   const m = forProvider.multipliers[value];
@@ -92,7 +97,13 @@ export function createPriceBook(options: PriceBookOptions = {}): PriceBook {
       m = customModel('user', {
         id: entry.model,
         match: { regex: '.*' },
-        prices: { input_mtok: entry.input, cache_read_mtok: entry.cacheRead, cache_write_mtok: entry.cacheWrite5m, cache_write_1h_mtok: entry.cacheWrite1h, output_mtok: entry.output },
+        prices: {
+          input_mtok: entry.input,
+          cache_read_mtok: entry.cacheRead,
+          cache_write_mtok: entry.cacheWrite5m,
+          cache_write_1h_mtok: entry.cacheWrite1h,
+          output_mtok: entry.output,
+        },
       });
       userModels.set(entry, m);
     }
@@ -104,29 +115,64 @@ export function createPriceBook(options: PriceBookOptions = {}): PriceBook {
     const dated = q.timeMs !== null && q.timeMs >= EARLIEST_CALENDAR_MS;
     const when = new Date(dated ? q.timeMs! : todayMs);
     const notes = dated ? [] : [`the call's date is unknown: priced as of ${when.toISOString().slice(0, 10)}`];
-    const fits = (e: UserPriceEntry): boolean => (e.serviceTier === null || e.serviceTier === q.serviceTier) && (e.sinceMs === null || !dated || q.timeMs! >= e.sinceMs);
+    const fits = (e: UserPriceEntry): boolean =>
+      (e.serviceTier === null || e.serviceTier === q.serviceTier) &&
+      (e.sinceMs === null || !dated || q.timeMs! >= e.sinceMs);
     const mine = userIndex.first(q.model, fits);
     if (mine?.kind === 'tokens') {
-      return { kind: 'tokens', rates: libraryRates(userModel(mine), when, q.inputTokens).rates, origin: 'user', priceId: `user: ${mine.model}`, notes };
+      return {
+        kind: 'tokens',
+        rates: libraryRates(userModel(mine), when, q.inputTokens).rates,
+        origin: 'user',
+        priceId: `user: ${mine.model}`,
+        notes,
+      };
     }
     if (mine?.kind === 'gpu-time') {
-      return { kind: 'gpu-time', usdPerHour: (mine.usdPerGpuHour * mine.gpus) / mine.concurrentSessions, origin: 'user', priceId: `user: ${mine.model} per GPU-hour`, notes };
+      return {
+        kind: 'gpu-time',
+        usdPerHour: (mine.usdPerGpuHour * mine.gpus) / mine.concurrentSessions,
+        origin: 'user',
+        priceId: `user: ${mine.model} per GPU-hour`,
+        notes,
+      };
     }
     if (q.selfHosted) {
-      return { kind: 'unknown', reason: `"${q.model}" runs on your own server: give it a price per GPU-hour`, key: `self-hosted:${q.model}` };
+      return {
+        kind: 'unknown',
+        reason: `"${q.model}" runs on your own server: give it a price per GPU-hour`,
+        key: `self-hosted:${q.model}`,
+      };
     }
     const newer = dated ? supplementModel(q.model, q.timeMs!) : null;
     const priced = newer ?? findLibraryModel(q.model, q.providerHint);
     if (!priced) return { kind: 'unknown', reason: `no price for model "${q.model}"`, key: `model:${q.model}` };
     const provider = priced.provider.id;
     const tier = lookup(SERVICE_TIERS, provider, q.serviceTier, 'service tier');
-    if ('unknown' in tier) return { kind: 'unknown', reason: `${tier.unknown} (model "${q.model}")`, key: `tier:${provider}:${q.serviceTier}` };
+    if ('unknown' in tier)
+      return {
+        kind: 'unknown',
+        reason: `${tier.unknown} (model "${q.model}")`,
+        key: `tier:${provider}:${q.serviceTier}`,
+      };
     const geo = lookup(INFERENCE_GEO, provider, q.inferenceGeo, 'inference region');
-    if ('unknown' in geo) return { kind: 'unknown', reason: `${geo.unknown} (model "${q.model}")`, key: `geo:${provider}:${q.inferenceGeo}` };
+    if ('unknown' in geo)
+      return {
+        kind: 'unknown',
+        reason: `${geo.unknown} (model "${q.model}")`,
+        key: `geo:${provider}:${q.inferenceGeo}`,
+      };
     const { rates, tierNote } = libraryRates(priced, when, q.inputTokens);
     const m = tier.m * geo.m * (mine?.kind === 'multiplier' ? mine.multiplier : 1);
-    for (const note of [tierNote, tier.note, geo.note, mine?.kind === 'multiplier' ? `your multiplier ×${mine.multiplier}` : null]) if (note) notes.push(note);
-    const origin = newer !== null || tier.note !== null || geo.note !== null ? 'supplement' : mine ? 'user' : 'genai-prices';
+    for (const note of [
+      tierNote,
+      tier.note,
+      geo.note,
+      mine?.kind === 'multiplier' ? `your multiplier ×${mine.multiplier}` : null,
+    ])
+      if (note) notes.push(note);
+    const origin =
+      newer !== null || tier.note !== null || geo.note !== null ? 'supplement' : mine ? 'user' : 'genai-prices';
     return { kind: 'tokens', rates: m === 1 ? rates : scaled(rates, m), origin, priceId: priced.priceId, notes };
   };
 

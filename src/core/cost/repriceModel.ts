@@ -31,7 +31,8 @@ export interface Repriced {
 }
 
 /** The tokenizer caveat every re-pricing carries. */
-export const TOKENIZER_NOTE = 'The token counts are the logged model’s: a different tokenizer would count the same text differently, and another model would not have answered the same way.';
+export const TOKENIZER_NOTE =
+  'The token counts are the logged model’s: a different tokenizer would count the same text differently, and another model would not have answered the same way.';
 
 /** Re-prices every call of the trace (sub-agents included) on `as`. */
 export function repriceOn(model: TraceModel, cost: TraceCost, book: PriceBook, as: string): Repriced {
@@ -45,7 +46,10 @@ export function repriceOn(model: TraceModel, cost: TraceCost, book: PriceBook, a
     s.calls.forEach((c, i) => {
       const was = costs.usdOf(i);
       // A service tier or region is the logged provider's: on M the call is priced at its standard rate.
-      const now = priceCall({ ...c, model: as, serviceTier: null, inferenceGeo: null }, book, { providerHint: null, selfHosted: false }).cost;
+      const now = priceCall({ ...c, model: as, serviceTier: null, inferenceGeo: null }, book, {
+        providerHint: null,
+        selfHosted: false,
+      }).cost;
       if (now.usd === null || was === null) {
         leftOut += 1;
         if (now.unpriced) reasons.add(now.unpriced);
@@ -58,9 +62,22 @@ export function repriceOn(model: TraceModel, cost: TraceCost, book: PriceBook, a
   });
   const priced = both > 0;
   const deltaShare = priced && logged > 0 ? (usd - logged) / logged : null;
-  const left = leftOut > 0 ? ` (${leftOut} call${leftOut === 1 ? '' : 's'} left out: ${[...reasons].join('; ') || 'not priced as logged'})` : '';
+  const left =
+    leftOut > 0
+      ? ` (${leftOut} call${leftOut === 1 ? '' : 's'} left out: ${[...reasons].join('; ') || 'not priced as logged'})`
+      : '';
   const sentence = priced
     ? `On ${as} this session would have cost ${formatUsd(usd)}, ${formatSignedPercent(deltaShare)} against ${formatUsd(logged)} as logged${left}. ${TOKENIZER_NOTE}`
     : `No call could be priced on ${as}${left}.`;
-  return { model: as, usd: priced ? usd : null, loggedUsd: priced ? logged : null, deltaUsd: priced ? usd - logged : null, deltaShare, calls: both, leftOut, reasons: [...reasons], sentence };
+  return {
+    model: as,
+    usd: priced ? usd : null,
+    loggedUsd: priced ? logged : null,
+    deltaUsd: priced ? usd - logged : null,
+    deltaShare,
+    calls: both,
+    leftOut,
+    reasons: [...reasons],
+    sentence,
+  };
 }

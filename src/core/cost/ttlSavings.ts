@@ -46,7 +46,15 @@ export function addTtlSavings(sum: TtlSavings, model: TraceModel, cost: TraceCos
 
 /** Sums that start at zero. */
 export function emptyTtlSavings(): TtlSavings {
-  return { sessions: 0, loggedUsd: 0, fiveMinuteUsd: 0, oneHourUsd: 0, oneHourSavingUsd: 0, rewritesAfter5m: 0, sessionsLeftOut: 0 };
+  return {
+    sessions: 0,
+    loggedUsd: 0,
+    fiveMinuteUsd: 0,
+    oneHourUsd: 0,
+    oneHourSavingUsd: 0,
+    rewritesAfter5m: 0,
+    sessionsLeftOut: 0,
+  };
 }
 
 /** "1-hour caching would have saved $14.20 over 30 days; 212 calls re-wrote the cache after a gap longer than 5 min." */
@@ -57,6 +65,9 @@ export function ttlSavingsSentence(s: TtlSavings, period: string): string {
     s.oneHourSavingUsd > 0
       ? `1-hour caching would have saved ${formatUsd(s.oneHourSavingUsd)} ${period}`
       : `1-hour caching would have saved nothing ${period} (it would have cost ${formatUsd(-s.oneHourSavingUsd)} more)`;
-  const left = s.sessionsLeftOut > 0 ? ` (${s.sessionsLeftOut} session${s.sessionsLeftOut === 1 ? '' : 's'} without a 1-hour price left out)` : '';
+  const left =
+    s.sessionsLeftOut > 0
+      ? ` (${s.sessionsLeftOut} session${s.sessionsLeftOut === 1 ? '' : 's'} without a 1-hour price left out)`
+      : '';
   return `${head}; ${calls}.${left}`;
 }

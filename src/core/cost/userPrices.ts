@@ -27,13 +27,28 @@ export interface UserPrices {
 
 const TOKEN_FIELDS = ['input', 'cacheRead', 'cacheWrite5m', 'cacheWrite1h', 'output'] as const;
 /** Every field an entry may have (the `agentTrace.prices` schema in package.json lists the same). */
-export const USER_PRICE_FIELDS: readonly string[] = ['model', 'serviceTier', 'since', ...TOKEN_FIELDS, 'multiplier', 'usdPerGpuHour', 'gpus', 'concurrentSessions', 'note'];
+export const USER_PRICE_FIELDS: readonly string[] = [
+  'model',
+  'serviceTier',
+  'since',
+  ...TOKEN_FIELDS,
+  'multiplier',
+  'usdPerGpuHour',
+  'gpus',
+  'concurrentSessions',
+  'note',
+];
 const KNOWN_FIELDS = new Set<string>(USER_PRICE_FIELDS);
 
 /** Reads user prices from a parsed JSON value: `{"prices": [...]}` or the array itself. Never throws. */
 export function readUserPrices(value: unknown): UserPrices {
-  const list = Array.isArray(value) ? value : isObject(value) && Array.isArray(value['prices']) ? value['prices'] : null;
-  if (list === null) return { entries: [], problems: ['prices must be a list of entries, or an object with a "prices" list'] };
+  const list = Array.isArray(value)
+    ? value
+    : isObject(value) && Array.isArray(value['prices'])
+      ? value['prices']
+      : null;
+  if (list === null)
+    return { entries: [], problems: ['prices must be a list of entries, or an object with a "prices" list'] };
   const entries: UserPriceEntry[] = [];
   const problems: string[] = [];
   list.forEach((raw, i) => {
@@ -51,11 +66,14 @@ function readEntry(raw: unknown, at: string, problems: string[]): UserPriceEntry
   }
   const before = problems.length;
   const unknown = Object.keys(raw).filter((k) => !KNOWN_FIELDS.has(k));
-  if (unknown.length > 0) problems.push(`${at} has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}`);
+  if (unknown.length > 0)
+    problems.push(`${at} has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}`);
   const model = raw['model'];
-  if (typeof model !== 'string' || model.trim() === '') problems.push(`${at}.model must be a model name (or a pattern with *), got ${JSON.stringify(model)}`);
+  if (typeof model !== 'string' || model.trim() === '')
+    problems.push(`${at}.model must be a model name (or a pattern with *), got ${JSON.stringify(model)}`);
   const tier = raw['serviceTier'];
-  if (tier !== undefined && tier !== null && typeof tier !== 'string') problems.push(`${at}.serviceTier must be a string, got ${JSON.stringify(tier)}`);
+  if (tier !== undefined && tier !== null && typeof tier !== 'string')
+    problems.push(`${at}.serviceTier must be a string, got ${JSON.stringify(tier)}`);
   let sinceMs: number | null = null;
   const since = raw['since'];
   if (since !== undefined && since !== null) {
@@ -72,25 +90,40 @@ function readEntry(raw: unknown, at: string, problems: string[]): UserPriceEntry
     }
     return v;
   };
-  const base = { model: typeof model === 'string' ? model.trim() : '', serviceTier: typeof tier === 'string' ? tier : null, sinceMs };
+  const base = {
+    model: typeof model === 'string' ? model.trim() : '',
+    serviceTier: typeof tier === 'string' ? tier : null,
+    sinceMs,
+  };
   const hasTokens = TOKEN_FIELDS.some((f) => raw[f] !== undefined);
   const kinds = [hasTokens, raw['multiplier'] !== undefined, raw['usdPerGpuHour'] !== undefined].filter(Boolean).length;
   if (kinds !== 1) {
-    problems.push(`${at} needs exactly one of: per-token prices (input and output, USD per million tokens), a multiplier, or usdPerGpuHour`);
+    problems.push(
+      `${at} needs exactly one of: per-token prices (input and output, USD per million tokens), a multiplier, or usdPerGpuHour`,
+    );
     return null;
   }
   let entry: UserPriceEntry | null = null;
   if (hasTokens) {
     const input = number('input', 0);
     const output = number('output', 0);
-    if (raw['input'] === undefined || raw['output'] === undefined) problems.push(`${at} needs both input and output prices (USD per million tokens)`);
+    if (raw['input'] === undefined || raw['output'] === undefined)
+      problems.push(`${at} needs both input and output prices (USD per million tokens)`);
     const cacheRead = number('cacheRead', 0);
     const cacheWrite5m = number('cacheWrite5m', 0);
     const cacheWrite1h = number('cacheWrite1h', 0);
     // A rate not given is the input rate: no cache discount, no write premium.
     if (input !== null && output !== null) {
       const write5m = cacheWrite5m ?? input;
-      entry = { ...base, kind: 'tokens', input, output, cacheRead: cacheRead ?? input, cacheWrite5m: write5m, cacheWrite1h: cacheWrite1h ?? write5m };
+      entry = {
+        ...base,
+        kind: 'tokens',
+        input,
+        output,
+        cacheRead: cacheRead ?? input,
+        cacheWrite5m: write5m,
+        cacheWrite1h: cacheWrite1h ?? write5m,
+      };
     }
   } else if (raw['multiplier'] !== undefined) {
     const multiplier = number('multiplier', 0, false);
@@ -106,7 +139,10 @@ function readEntry(raw: unknown, at: string, problems: string[]): UserPriceEntry
 
 /** A model pattern as a regular expression over the lowercased name (`*` any run of characters). */
 function patternRegex(pattern: string): RegExp {
-  const escaped = pattern.toLowerCase().split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  const escaped = pattern
+    .toLowerCase()
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${escaped.join('.*')}$`);
 }
 
@@ -150,7 +186,10 @@ export class UserPriceIndex {
       found = [];
       let i = 0;
       let j = 0;
-      while (i < exact.length || j < patterned.length) found.push(j >= patterned.length || (i < exact.length && exact[i]! < patterned[j]!) ? exact[i++]! : patterned[j++]!);
+      while (i < exact.length || j < patterned.length)
+        found.push(
+          j >= patterned.length || (i < exact.length && exact[i]! < patterned[j]!) ? exact[i++]! : patterned[j++]!,
+        );
       this.naming.set(name, found);
     }
     return found;

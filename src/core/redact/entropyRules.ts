@@ -29,9 +29,11 @@ const MAX_WORDINESS = 0.4;
 /** The longest stretch without a separator a bare key has (a name or a code with dashes, `tmpclaude-8f62-cwd`, has none this long). */
 const MIN_STRETCH = 12;
 /** A name before the token that says it is an id, a hash or a signature (`"x-request-id": "`, `session_id=`, `sha: `). */
-const ID_CONTEXT = /(?:\b|_|-)(?:id|ids|uuid|guid|hash|sha\d*|digest|nonce|etag|signature|checksum|commit)["']?[ \t]*[:=,][ \t]*["'`]?$/i;
+const ID_CONTEXT =
+  /(?:\b|_|-)(?:id|ids|uuid|guid|hash|sha\d*|digest|nonce|etag|signature|checksum|commit)["']?[ \t]*[:=,][ \t]*["'`]?$/i;
 /** Words that say the next token is secret, and how far before the token they may stand (same line). */
-const KEYWORD = /(?:secret|passw(?:or)?d|passphrase|\bpwd|token|api[_ -]?key|apikey|access[_ -]?key|private[_ -]?key|credential|\bauth\b|bearer|\bkey\b)/i;
+const KEYWORD =
+  /(?:secret|passw(?:or)?d|passphrase|\bpwd|token|api[_ -]?key|apikey|access[_ -]?key|private[_ -]?key|credential|\bauth\b|bearer|\bkey\b)/i;
 const KEYWORD_REACH = 40;
 /**
  * Id forms of agent traces and their providers: a known prefix before the random part
@@ -39,7 +41,8 @@ const KEYWORD_REACH = 40;
  * Claude Code's `agent_msg_…`; OpenRouter's `gen-1746001974-…`; Amazon Bedrock's `tooluse_…`,
  * which VS Code Copilot Chat records as `tooluse_…__vscode-<n>`).
  */
-const ID_PREFIX = /^(?:toolu|tooluse|srvtoolu|msg|agent_msg|req|call|fc|rs|resp|run|thread|asst|file|batch|chatcmpl|cmpl|evt|span|trace|sess|session|org|proj|ws|item|step|conv|turn|ctc|img|upload|ftjob|modr|gen-\d+)[_-]/;
+const ID_PREFIX =
+  /^(?:toolu|tooluse|srvtoolu|msg|agent_msg|req|call|fc|rs|resp|run|thread|asst|file|batch|chatcmpl|cmpl|evt|span|trace|sess|session|org|proj|ws|item|step|conv|turn|ctc|img|upload|ftjob|modr|gen-\d+)[_-]/;
 /** Whether a token starts with an id prefix of agent traces (`toolu_`, `msg_`, `call_`, …). */
 export function hasIdPrefix(token: string): boolean {
   return ID_PREFIX.test(token);
@@ -56,7 +59,8 @@ const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{32,}$/;
 /** SSH public keys' base64 starts with the key type's name (`ssh-rsa`, `ssh-ed25519`, `ecdsa-…`). */
 const SSH_PUBLIC = /^AAAA(?:B3NzaC1|C3NzaC1lZDI1NTE5|E2VjZHNh)/;
 /** Words between a keyword and a token that make the token describe the secret, not be it (`Key ID:`, `token_url`, `public key`). */
-const DESCRIBING = /\b(?:id|ids|name|path|file|url|uri|fingerprint|type|length|size|hash|mint|address)\b|public|ssh-(?:rsa|ed25519|dss)|ecdsa-/i;
+const DESCRIBING =
+  /\b(?:id|ids|name|path|file|url|uri|fingerprint|type|length|size|hash|mint|address)\b|public|ssh-(?:rsa|ed25519|dss)|ecdsa-/i;
 /** GPG fingerprints and long key ids: upper-case hex of 40 or 16 digits, public by design. */
 const GPG_FINGERPRINT = /^(?:[0-9A-F]{40}|[0-9A-F]{16})$/;
 
@@ -145,7 +149,14 @@ function alphabetOf(s: string): number {
  */
 export function looksRandom(token: string, min = BARE_MIN): boolean {
   if (token.length < min || token.length > BARE_MAX) return false;
-  if (ID_PREFIX.test(token) || DIGEST_PREFIX.test(token) || FERNET.test(token) || SSH_PUBLIC.test(token) || UUID.test(token)) return false;
+  if (
+    ID_PREFIX.test(token) ||
+    DIGEST_PREFIX.test(token) ||
+    FERNET.test(token) ||
+    SSH_PUBLIC.test(token) ||
+    UUID.test(token)
+  )
+    return false;
   // Judged on its letters and digits, separators (`_`, `-`, `=`, `+`, `/`) taken out.
   const run = alnumOf(token);
   if (run.length < min || HEX.test(run) || BASE58.test(run)) return false;
@@ -160,7 +171,13 @@ export function looksRandom(token: string, min = BARE_MIN): boolean {
   if (letters < 4 || digits < 1) return false;
   let stretch = '';
   for (const part of token.split(/[^A-Za-z0-9]+/)) if (part.length > stretch.length) stretch = part;
-  if (stretch.length < Math.min(MIN_STRETCH, min) || HEX.test(stretch) || wordiness(token) >= MAX_WORDINESS || isSequence(run)) return false;
+  if (
+    stretch.length < Math.min(MIN_STRETCH, min) ||
+    HEX.test(stretch) ||
+    wordiness(token) >= MAX_WORDINESS ||
+    isSequence(run)
+  )
+    return false;
   // Upper case and digits, short: a serial or a model number (`HFS001TEJ9X115N`).
   if (/^[A-Z0-9]+$/.test(stretch) && stretch.length < 20) return false;
   return shannonEntropy(run) >= entropyFloor(run.length, alphabetOf(run));
@@ -190,7 +207,15 @@ function isPath(token: string): boolean {
 /** Whether the token at `start` is part of a URL: `://` earlier in the same run of non-space characters (looked for 200 back). */
 function inUrl(text: string, start: number): boolean {
   const back = text.slice(Math.max(0, start - 200), start);
-  const word = back.slice(Math.max(back.lastIndexOf(' '), back.lastIndexOf('\n'), back.lastIndexOf('\t'), back.lastIndexOf('"'), back.lastIndexOf("'")) + 1);
+  const word = back.slice(
+    Math.max(
+      back.lastIndexOf(' '),
+      back.lastIndexOf('\n'),
+      back.lastIndexOf('\t'),
+      back.lastIndexOf('"'),
+      back.lastIndexOf("'"),
+    ) + 1,
+  );
   return word.includes('://');
 }
 
@@ -218,7 +243,8 @@ export function entropyFindings(text: string): Finding[] {
     const keyword = KEYWORD.exec(before);
     if (keyword !== null) {
       // The words from the keyword on: `Key ID:` or `PublicKey(` say the token is not the secret.
-      if (!DESCRIBING.test(before.slice(keyword.index)) && looksLikeValue(token)) found.push({ kind: 'keyword-entropy', start, end });
+      if (!DESCRIBING.test(before.slice(keyword.index)) && looksLikeValue(token))
+        found.push({ kind: 'keyword-entropy', start, end });
     } else if (token.includes('/') && isPath(token)) {
       // A URL's path parts are resource ids (`/unblock-secret/383Dgj4…`); keys in URLs sit in the query or the user part.
       if (inUrl(text, start)) continue;

@@ -60,17 +60,17 @@ const SEMI_GENERIC_PREFIXES = ['(?i)[\\w.-]{0,50}?(?:', '[\\w.-]{0,50}?(?i:'];
  * argument (`/…/dop_v1_…/config`, `?token=…&page=2`, `(…)`), where gitleaks' files
  * rarely put one. Applied to every rule that uses gitleaks' suffix.
  */
-const SECRET_END = "(?:[\\x60'\"\\s;]|\\\\[nr]|$)";
-const SECRET_END_IN_TRACES = "(?:[\\x60'\"\\s;/&?#,)\\]}|]|\\\\[nr]|$)";
+const SECRET_END = '(?:[\\x60\'"\\s;]|\\\\[nr]|$)';
+const SECRET_END_IN_TRACES = '(?:[\\x60\'"\\s;/&?#,)\\]}|]|\\\\[nr]|$)';
 /**
  * The same widening for the one rule with boundaries of its own (azure-ad-client-secret,
  * whose secret has no prefix): in a trace its secret also starts after `/`, `?` or `&`
  * and ends before `/`, `&`, `?` or `#` (a path part, a URL query value).
  */
-const BOUNDED_START = "(?:^|[\\\\'\"\\x60\\s>=:(,)])";
-const BOUNDED_START_IN_TRACES = "(?:^|[\\\\'\"\\x60\\s>=:(,)/?&])";
-const BOUNDED_END = "(?:$|[\\\\'\"\\x60\\s<),])";
-const BOUNDED_END_IN_TRACES = "(?:$|[\\\\'\"\\x60\\s<),/&?#])";
+const BOUNDED_START = '(?:^|[\\\\\'"\\x60\\s>=:(,)])';
+const BOUNDED_START_IN_TRACES = '(?:^|[\\\\\'"\\x60\\s>=:(,)/?&])';
+const BOUNDED_END = '(?:$|[\\\\\'"\\x60\\s<),])';
+const BOUNDED_END_IN_TRACES = '(?:$|[\\\\\'"\\x60\\s<),/&?#])';
 /** Rules we run elsewhere, better: private keys (src/core/redact/privateKeys.ts reads them through line-number prefixes and escaped newlines, and has no 64 KB limit). */
 const REPLACED_RULES = new Set(['private-key']);
 
@@ -121,8 +121,19 @@ class Rule {
     const prefix = SEMI_GENERIC_PREFIXES.find((p) => data.regex.startsWith(p));
     this.semiGeneric = prefix !== undefined;
     // `(?i)[\w.-]{0,50}?(?:ids)rest` → `(?i)(?:ids)rest`; `[\w.-]{0,50}?(?i:ids)rest` → `(?i:ids)rest`.
-    const regex = data.regex.split(SECRET_END).join(SECRET_END_IN_TRACES).split(BOUNDED_START).join(BOUNDED_START_IN_TRACES).split(BOUNDED_END).join(BOUNDED_END_IN_TRACES);
-    this.pattern = prefix === undefined ? regex : prefix.startsWith('(?i)') ? `(?i)(?:${regex.slice(prefix.length)}` : `(?i:${regex.slice(prefix.length)}`;
+    const regex = data.regex
+      .split(SECRET_END)
+      .join(SECRET_END_IN_TRACES)
+      .split(BOUNDED_START)
+      .join(BOUNDED_START_IN_TRACES)
+      .split(BOUNDED_END)
+      .join(BOUNDED_END_IN_TRACES);
+    this.pattern =
+      prefix === undefined
+        ? regex
+        : prefix.startsWith('(?i)')
+          ? `(?i)(?:${regex.slice(prefix.length)}`
+          : `(?i:${regex.slice(prefix.length)}`;
     this.secretGroup = data.secretGroup ?? 0;
     this.entropy = data.entropy ?? 0;
     this.allowlists = (data.allowlists ?? []).map((a) => new Allowlist(a));
@@ -138,7 +149,8 @@ class Rule {
     const groups = m.groupCount();
     if (groups > 0) {
       if (this.secretGroup > 0) {
-        if (this.secretGroup <= groups && m.start(this.secretGroup) >= 0) return [offset + m.start(this.secretGroup), offset + m.end(this.secretGroup)];
+        if (this.secretGroup <= groups && m.start(this.secretGroup) >= 0)
+          return [offset + m.start(this.secretGroup), offset + m.end(this.secretGroup)];
       } else {
         for (let g = 1; g <= groups; g++) {
           const s = m.start(g);
@@ -162,7 +174,9 @@ const GLOBAL_ALLOWLIST = new Allowlist(rulesData.allowlist as AllowlistData);
  * fingerprints and key ids (upper-case hex of 40 or 16 digits), which are public.
  */
 const GENERIC_EXTRA = {
-  match: RE2JS.compile('(?i)(?:key|token|secret|auth|access|api)[ _.-]?(?:id|ids|name|path|file|url|uri|fingerprint|mint|address|hash)\\b|public'),
+  match: RE2JS.compile(
+    '(?i)(?:key|token|secret|auth|access|api)[ _.-]?(?:id|ids|name|path|file|url|uri|fingerprint|mint|address|hash)\\b|public',
+  ),
   secret: RE2JS.compile('^(?:[0-9A-F]{40}|[0-9A-F]{16})$'),
 };
 const RULES: Rule[] = (rulesData.rules as RuleData[]).filter((r) => !REPLACED_RULES.has(r.id)).map((r) => new Rule(r));
@@ -235,16 +249,29 @@ export function gitleaksFindings(text: string): Finding[] {
 }
 
 /** Checks a candidate (entropy, allowlists) and records it. */
-function accept(rule: Rule, text: string, secretStart: number, secretEnd: number, matchStart: number, matchEnd: number, found: Finding[]): void {
+function accept(
+  rule: Rule,
+  text: string,
+  secretStart: number,
+  secretEnd: number,
+  matchStart: number,
+  matchEnd: number,
+  found: Finding[],
+): void {
   if (secretEnd <= secretStart) return;
   const secret = text.slice(secretStart, secretEnd);
   if (!rule.passesEntropy(secret)) return;
   const match = text.slice(matchStart, matchEnd).replace(/^\n+|\n+$/g, '');
   for (const list of [GLOBAL_ALLOWLIST, ...rule.allowlists]) {
-    const target = list.target === 'secret' ? secret : list.target === 'match' ? match : lineAround(text, matchStart, matchEnd);
+    const target =
+      list.target === 'secret' ? secret : list.target === 'match' ? match : lineAround(text, matchStart, matchEnd);
     if (list.allows(secret, target)) return;
   }
-  if (rule.id === 'generic-api-key' && (GENERIC_EXTRA.match.test(match.slice(0, match.length - secret.length)) || GENERIC_EXTRA.secret.test(secret))) return;
+  if (
+    rule.id === 'generic-api-key' &&
+    (GENERIC_EXTRA.match.test(match.slice(0, match.length - secret.length)) || GENERIC_EXTRA.secret.test(secret))
+  )
+    return;
   found.push({ kind: rule.id, start: secretStart, end: secretEnd });
 }
 
@@ -295,7 +322,8 @@ function scanWindows(rule: Rule, text: string, starts: number[], found: Finding[
   while (i < starts.length) {
     let from = Math.max(0, starts[i]! - WINDOW_BEFORE);
     let to = Math.min(text.length, starts[i]! + WINDOW_AFTER);
-    while (i + 1 < starts.length && starts[i + 1]! - WINDOW_BEFORE <= to) to = Math.min(text.length, starts[++i]! + WINDOW_AFTER);
+    while (i + 1 < starts.length && starts[i + 1]! - WINDOW_BEFORE <= to)
+      to = Math.min(text.length, starts[++i]! + WINDOW_AFTER);
     i++;
     let grow = 0;
     for (;;) {

@@ -24,7 +24,8 @@ export const MAX_DECLARED_IDS = 200_000;
 /** Longest value remembered as an id. */
 const MAX_ID_LENGTH = 256;
 /** The id-shaped pieces inside a declared value (`codex:<uuid>:<uuid>`, `tool-<uuid>`, `claude:<uuid>:msg_…`). */
-const ID_PIECE = /(?<![0-9A-Za-z])(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{16,}|[0-9]{16,})(?![0-9A-Za-z])/g;
+const ID_PIECE =
+  /(?<![0-9A-Za-z])(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{16,}|[0-9]{16,})(?![0-9A-Za-z])/g;
 /** An OTLP attribute (`{"key": "session.id", "value": {"stringValue": "…"}}`): the literal holding the value is the third after the name (`"value"`, `"stringValue"`, the value), on the same line or not (pretty-printed files are read line by line). */
 const ATTRIBUTE_LITERALS = 3;
 /** A text that may hold hex of 16 digits, a UUID or a number of 16 digits: 8 hex digits in a row (a cheap test first: most texts have none). */
@@ -63,9 +64,11 @@ export class TraceIds {
 
   /** Remembers a declared id and the id-shaped pieces inside it. */
   add(value: string, how = 'id field'): void {
-    if (value.length === 0 || value.length > MAX_ID_LENGTH || this.ids.size >= MAX_DECLARED_IDS || this.ids.has(value)) return;
+    if (value.length === 0 || value.length > MAX_ID_LENGTH || this.ids.size >= MAX_DECLARED_IDS || this.ids.has(value))
+      return;
     this.ids.set(value, how);
-    for (const m of value.matchAll(ID_PIECE)) if (m[0] !== value && this.ids.size < MAX_DECLARED_IDS && !this.ids.has(m[0])) this.ids.set(m[0], how);
+    for (const m of value.matchAll(ID_PIECE))
+      if (m[0] !== value && this.ids.size < MAX_DECLARED_IDS && !this.ids.has(m[0])) this.ids.set(m[0], how);
   }
 
   /** The ids in a trace's file name (`ae4a77f8-….jsonl`, `agent-aac57f5.jsonl`). */
@@ -100,10 +103,12 @@ export class TraceIds {
         if (!nested && !attribute && key !== 'key' && !MAY_HOLD_ID.test(raw) && !isIdKey(key)) return;
         const value = decode(raw);
         if (value === null) return;
-        if (isIdKey(key) || (attribute && /Value$/.test(key))) this.add(value, attribute && !isIdKey(key) ? 'OTLP id attribute' : 'id field');
+        if (isIdKey(key) || (attribute && /Value$/.test(key)))
+          this.add(value, attribute && !isIdKey(key) ? 'OTLP id attribute' : 'id field');
         // OTLP's attribute: the id's name is the value of `key`, the id the `…Value` after it.
         if (key === 'key' && isIdKey(value)) this.attributeLiterals = ATTRIBUTE_LITERALS;
-        if (depth < 2 && value.length > 2 && (value[0] === '{' || value[0] === '[') && value.includes('"')) this.learnJson(value, depth + 1);
+        if (depth < 2 && value.length > 2 && (value[0] === '{' || value[0] === '[') && value.includes('"'))
+          this.learnJson(value, depth + 1);
         else this.learnInContext(value);
         return;
       }
@@ -140,7 +145,8 @@ function decode(literal: string): string | null {
 /** A name that says id just before a value, with its operator (`"uuid":"`, `\"id\": \"`, `root=UUID=`, `**UUID:** \``, `--trace-id=`). */
 const NAMED_ID = /([A-Za-z][A-Za-z0-9_.-]{0,63})[\\"'`*\s]{0,4}[:=][\\"'`*\s]{0,6}$/;
 /** Git's forms around a commit or object hash. */
-const GIT_BEFORE = /(?:\bcommit:?\s+|\bMerge:\s+(?:[0-9a-f]{7,40}\s+)?|\bgit\s+(?:show|checkout|revert|cherry-pick|reset(?:\s+--\w+)?|diff|log|rebase(?:\s+-i)?|switch)\s+|\[[\w./-]+\s+(?:\(root-commit\)\s+)?|\.\.\.?|\/(?:tree|blob|commits?|raw|blame|compare|pull\/\d+\/commits)\/|\.git\/objects\/[0-9a-f]{2}\/|\bindex\s+)$/;
+const GIT_BEFORE =
+  /(?:\bcommit:?\s+|\bMerge:\s+(?:[0-9a-f]{7,40}\s+)?|\bgit\s+(?:show|checkout|revert|cherry-pick|reset(?:\s+--\w+)?|diff|log|rebase(?:\s+-i)?|switch)\s+|\[[\w./-]+\s+(?:\(root-commit\)\s+)?|\.\.\.?|\/(?:tree|blob|commits?|raw|blame|compare|pull\/\d+\/commits)\/|\.git\/objects\/[0-9a-f]{2}\/|\bindex\s+)$/;
 /** What follows a hash in git's forms (`<h>..<h>`, `[main <h>]`, `index <h>..<h> 100644`). */
 const GIT_AFTER = /^(?:\.\.\.?[0-9a-f]{7,40}|\])/;
 /** A file name's extension after the value (`<uuid>.jsonl`), or Claude Code's versioned backup (`<hash>@v2`). */
@@ -193,7 +199,12 @@ export function idContextAt(text: string, start: number, end: number, kind: stri
   if (GIT_BEFORE.test(before) || GIT_AFTER.test(after)) return 'git';
   if (FILE_AFTER.test(after)) return 'file name';
   // W3C trace context (`traceparent: 00-<trace id>-<parent id>-01`): a trace id and a span id.
-  if (/(?<![0-9A-Za-z])[0-9a-f]{2}-$/.test(before) && /^-[0-9a-f]{2}(?![0-9A-Za-z])/.test(after) && /^[0-9a-f]{32}-[0-9a-f]{16}$/.test(value)) return 'trace context';
+  if (
+    /(?<![0-9A-Za-z])[0-9a-f]{2}-$/.test(before) &&
+    /^-[0-9a-f]{2}(?![0-9A-Za-z])/.test(after) &&
+    /^[0-9a-f]{32}-[0-9a-f]{16}$/.test(value)
+  )
+    return 'trace context';
   // A suffix of a longer name: a build hash (`edgerunner_core-c39b92f3645816ae`), a store path's, a model number's.
   // The name must hold 5 letters or more: a short token prefix (`xoxa-`, `sk-`) says secret, not name.
   const name = NAME_BEFORE.exec(before);

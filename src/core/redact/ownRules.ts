@@ -25,7 +25,8 @@ export interface OwnRule {
 }
 
 /** Values of an assignment or header that are placeholders or references, not secrets. */
-const PLACEHOLDER = /^(?:\$|%|<|\{|\[|\*{3}|x{4}|X{4}|\.{3}|your[_-]|change[_-]?me|replace[_-]|placeholder|dummy|example|redacted|none$|null$|undefined$|true$|false$)/i;
+const PLACEHOLDER =
+  /^(?:\$|%|<|\{|\[|\*{3}|x{4}|X{4}|\.{3}|your[_-]|change[_-]?me|replace[_-]|placeholder|dummy|example|redacted|none$|null$|undefined$|true$|false$)/i;
 /** A dotted reference (`process.env.API_TOKEN`, `settings.auth.token`): code, not a value. */
 const DOTTED_REFERENCE = /^[A-Za-z_$][\w$]{0,80}(?:(?:\.|::)[A-Za-z_$][\w$]{0,80}){1,8}$/;
 /** An unquoted value that is a constant's or a variable's name (`tokenMint: SUBSCRIPTION_TOKEN_MINT`, `apiToken`): code. */
@@ -33,13 +34,45 @@ const CODE_NAME = /^(?:[A-Z]{2,}[A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]{2,}\d*(?:[A-Z][a-
 /** A date (`11/15/2025`, `2024-10-08`): a value, but never a secret. */
 const DATE = /^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}/;
 /** Names that are home folders of a machine, not of a person: left as they are. */
-const MACHINE_USERS = new Set(['USER', 'user', 'runner', 'ubuntu', 'root', 'admin', 'vscode', 'node', 'app', 'Shared', 'Public', 'Default', 'runneradmin']);
+const MACHINE_USERS = new Set([
+  'USER',
+  'user',
+  'runner',
+  'ubuntu',
+  'root',
+  'admin',
+  'vscode',
+  'node',
+  'app',
+  'Shared',
+  'Public',
+  'Default',
+  'runneradmin',
+]);
 /** Words that make a name secret wherever they appear in it (`AWS_SECRET_ACCESS_KEY`, `db_password`, `SECRETKEY`). */
 const SECRET_WORD = /secret|passw(?:or)?d|passphrase|credential/i;
 /** Name parts that make it secret on their own (`GITHUB_TOKEN`, `_authToken`, `APIKEY`); `tokenizer` or `max_tokens` are not. */
 const SECRET_PARTS = new Set(['token', 'apikey', 'authkey', 'accesstoken', 'sessiontoken', 'authtoken']);
 /** What may come before `key` in a secret's name (`api_key`, `accessKey`, `PRIVATE_KEY`); `primary_key` or `sort_key` are not. */
-const KEY_QUALIFIERS = new Set(['api', 'access', 'secret', 'private', 'client', 'signing', 'encryption', 'master', 'license', 'service', 'account', 'subscription', 'auth', 'app', 'admin', 'deploy', 'webhook']);
+const KEY_QUALIFIERS = new Set([
+  'api',
+  'access',
+  'secret',
+  'private',
+  'client',
+  'signing',
+  'encryption',
+  'master',
+  'license',
+  'service',
+  'account',
+  'subscription',
+  'auth',
+  'app',
+  'admin',
+  'deploy',
+  'webhook',
+]);
 
 /**
  * Last name parts that make a name describe a secret rather than hold one: where it is
@@ -48,10 +81,62 @@ const KEY_QUALIFIERS = new Set(['api', 'access', 'secret', 'private', 'client', 
  * family (`secret[_.-]?(?:length|name|size)`, `key[_.-]?(?:file|id|name|…)`).
  */
 const DESCRIBING_PARTS = new Set([
-  'name', 'names', 'path', 'paths', 'file', 'files', 'filename', 'dir', 'folder', 'location', 'url', 'uri', 'urls', 'endpoint', 'host',
-  'id', 'ids', 'arn', 'ref', 'type', 'types', 'kind', 'length', 'len', 'size', 'count', 'version', 'label', 'format', 'field', 'mode',
-  'provider', 'backend', 'store', 'manager', 'header', 'prefix', 'suffix', 'env', 'var', 'variable', 'enabled', 'required', 'expiry',
-  'expires', 'expiration', 'ttl', 'timeout', 'algorithm', 'alg', 'scope', 'scopes', 'policy', 'rotation', 'description', 'hint',
+  'name',
+  'names',
+  'path',
+  'paths',
+  'file',
+  'files',
+  'filename',
+  'dir',
+  'folder',
+  'location',
+  'url',
+  'uri',
+  'urls',
+  'endpoint',
+  'host',
+  'id',
+  'ids',
+  'arn',
+  'ref',
+  'type',
+  'types',
+  'kind',
+  'length',
+  'len',
+  'size',
+  'count',
+  'version',
+  'label',
+  'format',
+  'field',
+  'mode',
+  'provider',
+  'backend',
+  'store',
+  'manager',
+  'header',
+  'prefix',
+  'suffix',
+  'env',
+  'var',
+  'variable',
+  'enabled',
+  'required',
+  'expiry',
+  'expires',
+  'expiration',
+  'ttl',
+  'timeout',
+  'algorithm',
+  'alg',
+  'scope',
+  'scopes',
+  'policy',
+  'rotation',
+  'description',
+  'hint',
 ]);
 
 /** Whether an assignment's name says its value is secret, judged on the name's parts (snake, kebab, dotted or camel case). */
@@ -114,7 +199,8 @@ export const OWN_RULES: readonly OwnRule[] = [
   {
     // `Authorization: Basic …`, `"authorization": "token …"` (GitHub), with or without a scheme.
     kind: 'authorization-header',
-    pattern: /(?<![A-Za-z0-9_-])(?:[Pp]roxy-)?[Aa]uthorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?(?:(?:Basic|Token|token|Digest)[ \t]{1,8})?([A-Za-z0-9._~+/-]{8,}=*)/g,
+    pattern:
+      /(?<![A-Za-z0-9_-])(?:[Pp]roxy-)?[Aa]uthorization["']?[ \t]{0,8}[:=][ \t]{0,8}["']?(?:(?:Basic|Token|token|Digest)[ \t]{1,8})?([A-Za-z0-9._~+/-]{8,}=*)/g,
     group: 1,
     accept: (v) => !PLACEHOLDER.test(v) && !/^(?:Bearer|bearer)$/.test(v),
   },
@@ -198,7 +284,13 @@ const MIN_VALUE = 8;
 /** Where a value stops: a character no value holds, or an escape written out in the text (`\n` in a JSON-escaped diff). */
 function valueEnd(text: string, start: number, limit: number, query: boolean): number {
   let end = start;
-  while (end < limit && VALUE_CHAR.test(text[end]!) && !(query && text[end] === '&') && !(text[end] === '\\' && /[nrt"\\]/.test(text[end + 1] ?? ''))) end++;
+  while (
+    end < limit &&
+    VALUE_CHAR.test(text[end]!) &&
+    !(query && text[end] === '&') &&
+    !(text[end] === '\\' && /[nrt"\\]/.test(text[end + 1] ?? ''))
+  )
+    end++;
   return end;
 }
 
@@ -217,7 +309,15 @@ function envAssignment(text: string, match: RegExpExecArray): [number, number] |
   if (end - start < MIN_VALUE) return null;
   const value = text.slice(start, end);
   if (value.startsWith(':') || value.startsWith('\\')) return null;
-  if (PLACEHOLDER.test(value) || DOTTED_REFERENCE.test(value) || URL_WITHOUT_CREDENTIALS.test(value) || /^\d+(?:\.\d+)?$/.test(value) || PATH_VALUE.test(value) || DATE.test(value)) return null;
+  if (
+    PLACEHOLDER.test(value) ||
+    DOTTED_REFERENCE.test(value) ||
+    URL_WITHOUT_CREDENTIALS.test(value) ||
+    /^\d+(?:\.\d+)?$/.test(value) ||
+    PATH_VALUE.test(value) ||
+    DATE.test(value)
+  )
+    return null;
   const quoted = /["']$/.test(match[0]);
   const envStyle = /[A-Za-z0-9_.-]["']?=$/.test(match[0]);
   if (!quoted && !envStyle && CODE_NAME.test(value)) return null;

@@ -21,7 +21,8 @@ const MAX_BODY = 32 * 1024;
 const MIN_BASE64_RUN = 40;
 
 /** BEGIN markers: the label between BEGIN and PRIVATE KEY is a few words, each ended by its space (one way to read it). */
-const BEGIN = /-----BEGIN (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----|---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|PuTTY-User-Key-File-\d: /gi;
+const BEGIN =
+  /-----BEGIN (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----|---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|PuTTY-User-Key-File-\d: /gi;
 /** A line of a key body once its line-number prefix is stripped: base64, a header (`Proc-Type:`, `DEK-Info:`, `Comment:`, PuTTY's), or blank. */
 const BODY_LINE = /^(?:[A-Za-z0-9+/=]{1,200}|[A-Za-z][A-Za-z0-9-]{0,40}: ?[^\n]{0,400}|)$/;
 /** A line-number prefix: Claude Code's Read (`  12→`) or `cat -n` (`  12\t`). */
@@ -36,7 +37,8 @@ function longestBase64Run(text: string, from: number, to: number): number {
   let run = 0;
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
-    const b64 = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 61;
+    const b64 =
+      (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 61;
     run = b64 ? run + 1 : 0;
     if (run > best) best = run;
   }
@@ -102,7 +104,11 @@ function endOfCutBody(text: string, from: number): number {
 /** Every private key block in `text`, BEGIN to END (or to where a cut body stops). */
 export function privateKeyFindings(text: string): Finding[] {
   const found: Finding[] = [];
-  const next = { pem: new NextMarker(text, '-----END'), ssh2: new NextMarker(text, '---- END SSH2'), putty: new NextMarker(text, 'Private-MAC:') };
+  const next = {
+    pem: new NextMarker(text, '-----END'),
+    ssh2: new NextMarker(text, '---- END SSH2'),
+    putty: new NextMarker(text, 'Private-MAC:'),
+  };
   BEGIN.lastIndex = 0;
   for (let m = BEGIN.exec(text); m !== null; m = BEGIN.exec(text)) {
     const kind = m[0].startsWith('PuTTY') ? 'putty' : m[0].startsWith('---- BEGIN SSH2') ? 'ssh2' : 'pem';

@@ -33,7 +33,12 @@ const BATCH_CHARS = 1 << 20;
 /** How many base64 layers are decoded inside one another (a base64 `.env` inside a base64 Kubernetes secret is two). */
 const MAX_DECODE_DEPTH = 2;
 /** Our own detectors, run in every runtime (src/core): rules, gitleaks' rule set, private keys, entropy. */
-const CORE_DETECTORS: SecretDetector[] = [{ detect: ownFindings }, { detect: gitleaksFindings }, { detect: privateKeyFindings }, { detect: entropyFindings }];
+const CORE_DETECTORS: SecretDetector[] = [
+  { detect: ownFindings },
+  { detect: gitleaksFindings },
+  { detect: privateKeyFindings },
+  { detect: entropyFindings },
+];
 /**
  * The detectors run on values put back together across line breaks: those that need a
  * prefix or a keyword. Joining lines makes long runs of ordinary text (two hashes on two
@@ -135,7 +140,11 @@ export class Redactor {
     this.mode = options.mode ?? 'default';
     this.onRedacted = options.onRedacted;
     this.onLeftAsId = options.onLeftAsId;
-    this.detectors = [...extra, ...CORE_DETECTORS, { detect: this.mode === 'strict' ? strictFindings : (text: string) => this.unexplainedShapes(text) }];
+    this.detectors = [
+      ...extra,
+      ...CORE_DETECTORS,
+      { detect: this.mode === 'strict' ? strictFindings : (text: string) => this.unexplainedShapes(text) },
+    ];
     this.joinedDetectors = [...extra, ...JOINED_DETECTORS];
   }
 
@@ -191,7 +200,11 @@ export class Redactor {
       let previous: [number, number] | null = null;
       forEachStringLiteral(text, (start, end) => {
         // A value right after a key (`"key": "value"`) whose key names an id: the trace's structure, never a shape finding.
-        const idValue = previous !== null && start - previous[1] <= 16 && /^\s*:\s*$/.test(text.slice(previous[1], start)) && isIdKey(text.slice(previous[0] + 1, previous[1] - 1));
+        const idValue =
+          previous !== null &&
+          start - previous[1] <= 16 &&
+          /^\s*:\s*$/.test(text.slice(previous[1], start)) &&
+          isIdKey(text.slice(previous[0] + 1, previous[1] - 1));
         if (end - start >= MIN_SCANNED_LENGTH + 2) spans.push([start, end, idValue]);
         previous = [start, end];
       });
@@ -210,7 +223,17 @@ export class Redactor {
           value = inner!;
         }
         chars += value.length + SEPARATOR.length;
-        batch.push({ text: t, start, end, value, decoded: decoded !== null, closed, rewritten, at: chars - value.length - SEPARATOR.length, idValue });
+        batch.push({
+          text: t,
+          start,
+          end,
+          value,
+          decoded: decoded !== null,
+          closed,
+          rewritten,
+          at: chars - value.length - SEPARATOR.length,
+          idValue,
+        });
       }
       if (chars >= BATCH_CHARS) await flush();
     }
@@ -255,7 +278,9 @@ export class Redactor {
           const tailStart = originalOffset(piece, f.end - 1) - (f.end - 1 - lastRunStart(piece, f.end - 1));
           if (tailStart <= start) continue;
           // Strict mode's shapes are not a reading of the value (half a wrapped key can be hex on its own).
-          const seen = all.slice(0, direct).some((g) => g.start < tailStart && g.end > start && !STRICT_KINDS.has(g.kind));
+          const seen = all
+            .slice(0, direct)
+            .some((g) => g.start < tailStart && g.end > start && !STRICT_KINDS.has(g.kind));
           if (seen && !CONTINUATION.test(text.slice(tailStart, end))) continue;
           all.push({ kind: f.kind, start, end });
         }
@@ -265,7 +290,8 @@ export class Redactor {
       // First in the list: where a rule also took the blob itself, the placeholder says base64.
       const blobs: Finding[] = [];
       for (const blob of decodedBlobs(text)) {
-        if ((await this.detect(blob.text, depth + 1)).length > 0) blobs.push({ kind: 'base64', start: blob.start, end: blob.end });
+        if ((await this.detect(blob.text, depth + 1)).length > 0)
+          blobs.push({ kind: 'base64', start: blob.start, end: blob.end });
       }
       if (blobs.length > 0) return [...blobs, ...all];
     }
@@ -315,7 +341,8 @@ export class Redactor {
     // A placeholder written by an earlier pass (JSON nested in a string) is not a secret to number again.
     const placed: Array<[number, number]> = [];
     for (const m of value.matchAll(PLACEHOLDER_TEXT)) placed.push([m.index, m.index + m[0].length]);
-    const findings = placed.length === 0 ? all : all.filter((f) => !placed.some(([s, e]) => f.start >= s && f.end <= e));
+    const findings =
+      placed.length === 0 ? all : all.filter((f) => !placed.some(([s, e]) => f.start >= s && f.end <= e));
     if (findings.length === 0) return value;
     findings.sort((a, b) => a.start - b.start || b.end - a.end);
     let out = '';

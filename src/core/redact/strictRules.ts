@@ -17,7 +17,13 @@ import type { Finding } from './finding';
  */
 
 /** The kinds strict mode adds; the redactor drops them inside values of id-named keys. */
-export const STRICT_KINDS: ReadonlySet<string> = new Set(['strict-uuid', 'strict-hex', 'strict-number', 'strict-short', 'strict-credential']);
+export const STRICT_KINDS: ReadonlySet<string> = new Set([
+  'strict-uuid',
+  'strict-hex',
+  'strict-number',
+  'strict-short',
+  'strict-credential',
+]);
 
 /**
  * Groups of hex joined by `-` or `:`: UUIDs, Mailgun's signing keys (`<32 hex>-<8>-<8>`),
@@ -33,7 +39,8 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
  */
 const PAIR = /(?<![^\s'"`(=/,[{])([A-Za-z0-9._+-]{2,32}):([^\s:'"`/?&#<>()[\]{},;]{8,64})(?=$|[\s'"`/?&#<>()[\]{},;])/g;
 /** Names before a colon that start a scheme, a digest or a namespace, not a user (`sha256:…`, `https:…`, `arn:…`). */
-const NOT_A_USER = /^(?:sha\d*|md5|blake2[bs]?|https?|ftp|ssh|git|file|mailto|data|urn|arn|std|npm|docker|image|node|python|localhost)$/i;
+const NOT_A_USER =
+  /^(?:sha\d*|md5|blake2[bs]?|https?|ftp|ssh|git|file|mailto|data|urn|arn|std|npm|docker|image|node|python|localhost)$/i;
 /** A run of letters and digits: greedy over one class with a look-behind, so each run is matched once. */
 const RUN = /(?<![0-9A-Za-z])[0-9A-Za-z]{11,}/g;
 const HEX = /^[0-9a-fA-F]+$/;
@@ -46,7 +53,8 @@ const SHORT_MAX = 15;
 /** Class changes per character a short random run has at least (random text of two classes: about one in two; `turn5search25`, a citation mark, 0.33). */
 const SHORT_SWITCHES = 0.4;
 /** A key that names an id, a hash or a signature: `id`, `uuid`, `parentUuid`, `tool_use_id`, `sessionId`, `commit_sha`. */
-const ID_KEY = /(?:^|[_\-.])(?:ids?|uuid|guid|hash|sha\d*|digest|etag|signature|checksum|commit|nonce)$|[a-z0-9](?:Ids?|ID|Uuid|UUID|Guid|Hash|Sha\d*|Digest|Etag|Signature|Checksum|Commit|Nonce)$/;
+const ID_KEY =
+  /(?:^|[_\-.])(?:ids?|uuid|guid|hash|sha\d*|digest|etag|signature|checksum|commit|nonce)$|[a-z0-9](?:Ids?|ID|Uuid|UUID|Guid|Hash|Sha\d*|Digest|Etag|Signature|Checksum|Commit|Nonce)$/;
 
 /** A character of a base64 or URL-safe blob (a signature, a Fernet token), separators included. */
 const BLOB_CHAR = /[0-9A-Za-z+/_=-]/;
@@ -103,7 +111,8 @@ function looksShortRandom(run: string): boolean {
  */
 function looksLikePassword(value: string): boolean {
   // A shell default (`${NAME:-value}`), hex or a UUID (a digest, a namespaced id), a version or a time.
-  if (value.includes('\\') || /^[-+=?]/.test(value) || /^[0-9a-fA-F-]+$/.test(value) || /^[0-9.]+$/.test(value)) return false;
+  if (value.includes('\\') || /^[-+=?]/.test(value) || /^[0-9a-fA-F-]+$/.test(value) || /^[0-9.]+$/.test(value))
+    return false;
   const digit = /[0-9]/.test(value);
   if (!digit && !(/[a-z]/.test(value) && /[A-Z]/.test(value))) return false;
   if (/[!@#$%^&*~+=]/.test(value)) return true;
@@ -129,7 +138,7 @@ function randomEnough(s: string, alphabet: number): boolean {
 
 /** Whether a JSON key names an id, a hash or a signature (its value is the trace's structure, not a secret). */
 export function isIdKey(key: string): boolean {
-  return key.length <= 64 && (ID_KEY.test(key) || ID_KEY.test(key.toLowerCase()) && /^[a-z0-9_.-]+$/.test(key));
+  return key.length <= 64 && (ID_KEY.test(key) || (ID_KEY.test(key.toLowerCase()) && /^[a-z0-9_.-]+$/.test(key)));
 }
 
 /** The regexes of this module that scan text of any length, for the ReDoS check (test/unit/core/redact/linear.test.ts). */
@@ -173,7 +182,8 @@ export function strictFindings(text: string): Finding[] {
   for (let m = PAIR.exec(text); m !== null; m = PAIR.exec(text)) {
     // `scheme://user:password@host` is the URL rule's (ownRules.ts): it takes the password and keeps the host.
     if (text.startsWith('://', m.index - 3)) continue;
-    if (!NOT_A_USER.test(m[1]!) && !/^[0-9]+$/.test(m[1]!) && looksLikePassword(m[2]!)) found.push({ kind: 'strict-credential', start: m.index, end: m.index + m[0].length });
+    if (!NOT_A_USER.test(m[1]!) && !/^[0-9]+$/.test(m[1]!) && looksLikePassword(m[2]!))
+      found.push({ kind: 'strict-credential', start: m.index, end: m.index + m[0].length });
   }
   return found;
 }

@@ -79,7 +79,8 @@ export function joinedPieces(text: string): ViewPiece[] {
     const from = Math.max(0, breaks[i]![0] - REACH);
     let to = Math.min(text.length, breaks[i]![1] + REACH);
     let j = i;
-    while (j + 1 < breaks.length && breaks[j + 1]![0] - REACH <= to) to = Math.min(text.length, breaks[++j]![1] + REACH);
+    while (j + 1 < breaks.length && breaks[j + 1]![0] - REACH <= to)
+      to = Math.min(text.length, breaks[++j]![1] + REACH);
     const runs: Array<[number, number]> = [];
     let piece = '';
     let pos = from;
@@ -119,7 +120,9 @@ function isText(bytes: string): boolean {
 
 /** Each base64 character's value, both alphabets (-1: not base64). */
 const SEXTET = new Int8Array(128).fill(-1);
-'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.split('').forEach((c, i) => (SEXTET[c.charCodeAt(0)] = i));
+'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+  .split('')
+  .forEach((c, i) => (SEXTET[c.charCodeAt(0)] = i));
 SEXTET['-'.charCodeAt(0)] = 62;
 SEXTET['_'.charCodeAt(0)] = 63;
 

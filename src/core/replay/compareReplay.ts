@@ -25,8 +25,20 @@ export interface ComparedCall {
   promptTokens: number;
   /** The traced call's cached tokens (what the agent's provider served). */
   tracedCachedTokens: number | null;
-  measured: { ttftMs: number | null; latencyMs: number | null; inputTokens: number | null; cachedTokens: number | null; failed: boolean } | null;
-  predicted: { hitTokens: number; idealHitTokens: number; waitedS: number | null; latencyS: number | null; ttftS: number | null } | null;
+  measured: {
+    ttftMs: number | null;
+    latencyMs: number | null;
+    inputTokens: number | null;
+    cachedTokens: number | null;
+    failed: boolean;
+  } | null;
+  predicted: {
+    hitTokens: number;
+    idealHitTokens: number;
+    waitedS: number | null;
+    latencyS: number | null;
+    ttftS: number | null;
+  } | null;
 }
 
 export interface Distribution {
@@ -71,8 +83,15 @@ function distribution(values: Array<number | null>): Distribution {
 
 function resultOf(c: LlmCall): ComparedCall['measured'] {
   // A failed request has no counts (AIPerf) or no timings (vllm bench keeps its input length).
-  const failed = (c.tokens.input === null && c.tokens.output === null) || (c.server?.ttftMs == null && c.server?.e2eMs == null);
-  return { ttftMs: c.server?.ttftMs ?? null, latencyMs: c.server?.e2eMs ?? null, inputTokens: c.tokens.input, cachedTokens: c.tokens.cached, failed };
+  const failed =
+    (c.tokens.input === null && c.tokens.output === null) || (c.server?.ttftMs == null && c.server?.e2eMs == null);
+  return {
+    ttftMs: c.server?.ttftMs ?? null,
+    latencyMs: c.server?.e2eMs ?? null,
+    inputTokens: c.tokens.input,
+    cachedTokens: c.tokens.cached,
+    failed,
+  };
 }
 
 /**
@@ -86,7 +105,14 @@ export interface ReplayPrediction {
   idealHitRate: number | null;
 }
 
-export function predictReplay(model: TraceModel, e: ReplayExport, params: EngineParams, engine: Engine, replicas: number, staggerS: number): ReplayPrediction {
+export function predictReplay(
+  model: TraceModel,
+  e: ReplayExport,
+  params: EngineParams,
+  engine: Engine,
+  replicas: number,
+  staggerS: number,
+): ReplayPrediction {
   const sessions = e.sessions.map((id) => model.sessions.find((s) => s.id === id)!).filter((s) => s !== undefined);
   const firsts = sessions.map((s) => {
     const c = s.calls.find((x) => x.tokens.input !== null && x.tokens.output !== null);
@@ -98,14 +124,26 @@ export function predictReplay(model: TraceModel, e: ReplayExport, params: Engine
   const workload: AgentWorkload = {
     kind: 'sessions',
     sharedPrefixTokens: built[0]?.workload.sharedPrefixTokens ?? 0,
-    sessions: built.map((b, i): WorkloadSession => ({ ...b.workload.sessions[0]!, startS: firsts[i] !== null && firsts[i] !== undefined ? (firsts[i]! - t0) / 1000 : 0 })),
+    sessions: built.map(
+      (b, i): WorkloadSession => ({
+        ...b.workload.sessions[0]!,
+        startS: firsts[i] !== null && firsts[i] !== undefined ? (firsts[i]! - t0) / 1000 : 0,
+      }),
+    ),
   };
-  const plan = planWorkload(workload, params.blockSizeTokens, { replicas, staggerS, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 }, params.policy === 'sglang-lru');
+  const plan = planWorkload(
+    workload,
+    params.blockSizeTokens,
+    { replicas, staggerS, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 },
+    params.policy === 'sglang-lru',
+  );
   const outcome = engine(plan, params);
   const out = new Map<string, NonNullable<ComparedCall['predicted']>>();
   // The engine records no first-token time: TTFT is predicted as the queue wait plus the
   // prefill of the tokens the cache did not hold, in steps of the token budget at the step cost.
-  const prefillS = (tokens: number): number => (Math.ceil(tokens / params.maxNumBatchedTokens) * params.stepFixedMs + (tokens * params.prefillUsPerToken) / 1000) / 1000;
+  const prefillS = (tokens: number): number =>
+    (Math.ceil(tokens / params.maxNumBatchedTokens) * params.stepFixedMs + (tokens * params.prefillUsPerToken) / 1000) /
+    1000;
   plan.sessions.forEach((ss) => {
     const source = sessions[ss.source]!;
     const calls = source.calls.filter((c) => c.tokens.input !== null && c.tokens.output !== null);
@@ -123,7 +161,11 @@ export function predictReplay(model: TraceModel, e: ReplayExport, params: Engine
   });
   const done = outcome.records.filter((r) => !r.rejected);
   const prompt = sum(done.map((r) => r.promptTokens));
-  return { byCall: out, hitRate: ratio(sum(done.map((r) => r.hitTokens)), prompt), idealHitRate: ratio(sum(done.map((r) => r.idealHitTokens)), prompt) };
+  return {
+    byCall: out,
+    hitRate: ratio(sum(done.map((r) => r.hitTokens)), prompt),
+    idealHitRate: ratio(sum(done.map((r) => r.idealHitTokens)), prompt),
+  };
 }
 
 const keyOf = (q: ReplayRequest): string => `${q.traceSessionId}\u0000${q.replica}\u0000${q.callIndex}`;
@@ -158,16 +200,25 @@ export function compareReplay(
         else measured.set(request, c);
       });
     }
-    if (unmatched > 0) notes.push(`${unmatched} results name a conversation or turn this export does not have (another export, or other --replicas/--session options?).`);
+    if (unmatched > 0)
+      notes.push(
+        `${unmatched} results name a conversation or turn this export does not have (another export, or other --replicas/--session options?).`,
+      );
   } else {
     join = 'order';
     const calls = results.sessions.flatMap((s) => s.calls);
-    if (e.target === 'aiperf') notes.push('These results have no conversation ids: they are joined to the export by order, which holds only for an open-loop replay of the same file (vllm bench serve --dataset-name timed_trace of a mooncake or bailian export).');
+    if (e.target === 'aiperf')
+      notes.push(
+        'These results have no conversation ids: they are joined to the export by order, which holds only for an open-loop replay of the same file (vllm bench serve --dataset-name timed_trace of a mooncake or bailian export).',
+      );
     calls.forEach((c, i) => {
       if (i < e.requests.length) measured.set(i, c);
       else unmatched += 1;
     });
-    if (calls.length !== e.requests.length) notes.push(`The results have ${calls.length} requests and the export ${e.requests.length}: joined by order, the first ${Math.min(calls.length, e.requests.length)} only.`);
+    if (calls.length !== e.requests.length)
+      notes.push(
+        `The results have ${calls.length} requests and the export ${e.requests.length}: joined by order, the first ${Math.min(calls.length, e.requests.length)} only.`,
+      );
   }
   const byId = new Map(source.sessions.map((s) => [s.id, s]));
   const compared: ComparedCall[] = e.requests.map((q, i) => {
@@ -185,7 +236,10 @@ export function compareReplay(
   const got = compared.filter((c) => c.measured !== null);
   const ok = got.filter((c) => !c.measured!.failed);
   const withCached = ok.filter((c) => c.measured!.cachedTokens !== null && c.measured!.inputTokens !== null);
-  if (withCached.length === 0 && ok.length > 0) notes.push("The results hold no cached-token counts: serve with vLLM's --enable-prompt-tokens-details (and --enable-force-include-usage when streaming) to record the server's prefix-cache hits per request.");
+  if (withCached.length === 0 && ok.length > 0)
+    notes.push(
+      "The results hold no cached-token counts: serve with vLLM's --enable-prompt-tokens-details (and --enable-force-include-usage when streaming) to record the server's prefix-cache hits per request.",
+    );
   return {
     join,
     calls: compared,
@@ -196,7 +250,13 @@ export function compareReplay(
       failed: got.length - ok.length,
       ttftMs: distribution(ok.map((c) => c.measured!.ttftMs)),
       latencyMs: distribution(ok.map((c) => c.measured!.latencyMs)),
-      cachedRate: withCached.length === 0 ? null : ratio(sum(withCached.map((c) => c.measured!.cachedTokens!)), sum(withCached.map((c) => c.measured!.inputTokens!))),
+      cachedRate:
+        withCached.length === 0
+          ? null
+          : ratio(
+              sum(withCached.map((c) => c.measured!.cachedTokens!)),
+              sum(withCached.map((c) => c.measured!.inputTokens!)),
+            ),
       cachedReported: withCached.length,
     },
     // Over the same calls as the measured figures, so the two columns compare like with like.
@@ -206,7 +266,8 @@ export function compareReplay(
           idealHitRate: prediction.idealHitRate,
           ttftMs: distribution(ok.map((c) => (c.predicted?.ttftS == null ? null : c.predicted.ttftS * 1000))),
           latencyMs: distribution(ok.map((c) => (c.predicted?.latencyS == null ? null : c.predicted.latencyS * 1000))),
-          ttftBasis: 'queue wait + prefill of the uncached tokens at the step cost (the simulator has no first-token time of its own)',
+          ttftBasis:
+            'queue wait + prefill of the uncached tokens at the step cost (the simulator has no first-token time of its own)',
         }
       : null,
     notes,

@@ -22,14 +22,19 @@ export function renderComparison(c: ReplayComparison): string {
   if (c.predicted) lines.push('', `simulated TTFT: ${c.predicted.ttftBasis}`);
   const first = c.calls.filter((x) => x.replica === 0 && x.measured !== null);
   if (first.length > 0) {
-    lines.push('', 'calls of the first replica:', '  session       call   prompt   TTFT meas.  TTFT sim.   cached meas.  hit sim.   cached traced');
+    lines.push(
+      '',
+      'calls of the first replica:',
+      '  session       call   prompt   TTFT meas.  TTFT sim.   cached meas.  hit sim.   cached traced',
+    );
     const shown = first.length > 20 ? [...first.slice(0, 10), ...first.slice(-10)] : first;
     for (const x of shown) {
       lines.push(
         `  ${x.traceSessionId.slice(0, 12).padEnd(12)} ${String(x.callIndex + 1).padStart(5)} ${formatCount(x.promptTokens).padStart(8)}   ${ms(x.measured!.ttftMs).padStart(9)}  ${ms(x.predicted?.ttftS == null ? null : x.predicted.ttftS * 1000).padStart(9)}   ${(x.measured!.cachedTokens === null ? '—' : formatCount(x.measured!.cachedTokens)).padStart(12)}  ${(x.predicted ? formatCount(x.predicted.hitTokens) : '—').padStart(8)}   ${(x.tracedCachedTokens === null ? '—' : formatCount(x.tracedCachedTokens)).padStart(13)}`,
       );
     }
-    if (shown.length < first.length) lines.push(`  ${shown.length} of ${first.length} calls shown (the first and last 10); --json lists every call.`);
+    if (shown.length < first.length)
+      lines.push(`  ${shown.length} of ${first.length} calls shown (the first and last 10); --json lists every call.`);
   }
   for (const n of c.notes) lines.push(`note: ${n}`);
   return lines.join('\n') + '\n';
@@ -42,7 +47,12 @@ export function renderComparison(c: ReplayComparison): string {
  */
 export function resultsProblemText(resultsFile: string, results: ParsedTrace): string {
   const wanted = "not AIPerf's profile_export.jsonl or a vllm bench result";
-  const reason = results.problem ? results.problem.message.replace(/\s*Supported: [\s\S]*$/, '') : `read as ${results.model.format ?? 'no known format'}`;
-  const lines = results.model.diagnostics.filter((d) => d.file === 0 && d.severity === 'error').slice(0, 3).map((d) => `\n  ${resultsFile}:${d.line + 1}: ${d.message}`);
+  const reason = results.problem
+    ? results.problem.message.replace(/\s*Supported: [\s\S]*$/, '')
+    : `read as ${results.model.format ?? 'no known format'}`;
+  const lines = results.model.diagnostics
+    .filter((d) => d.file === 0 && d.severity === 'error')
+    .slice(0, 3)
+    .map((d) => `\n  ${resultsFile}:${d.line + 1}: ${d.message}`);
   return `${resultsFile}: ${wanted} (${reason})${lines.join('')}`;
 }

@@ -94,14 +94,21 @@ function chosenSessions(model: TraceModel, wanted: string[] | null): Session[] {
   for (const w of wanted) {
     const exact = model.sessions.find((s) => s.id === w);
     const matches = exact ? [exact] : model.sessions.filter((s) => s.id.startsWith(w));
-    if (matches.length === 0) throw new ReplayError(`no session "${w}" in this trace; sessions: ${model.sessions.map((s) => s.id).join(', ')}`);
-    if (matches.length > 1) throw new ReplayError(`"${w}" matches ${matches.length} sessions: ${matches.map((s) => s.id).join(', ')}`);
+    if (matches.length === 0)
+      throw new ReplayError(`no session "${w}" in this trace; sessions: ${model.sessions.map((s) => s.id).join(', ')}`);
+    if (matches.length > 1)
+      throw new ReplayError(`"${w}" matches ${matches.length} sessions: ${matches.map((s) => s.id).join(', ')}`);
     picked.add(matches[0]!.id);
   }
   // Sub-agents of a chosen session come along (their parents' ids, followed to the top).
   const byId = new Map(model.sessions.map((s) => [s.id, s]));
   const chosen = (s: Session): boolean => {
-    for (let at: Session | undefined = s, depth = 0; at && depth < 64; at = at.parentId !== null ? byId.get(at.parentId) : undefined, depth++) if (picked.has(at.id)) return true;
+    for (
+      let at: Session | undefined = s, depth = 0;
+      at && depth < 64;
+      at = at.parentId !== null ? byId.get(at.parentId) : undefined, depth++
+    )
+      if (picked.has(at.id)) return true;
     return false;
   };
   return model.sessions.filter((s) => chosen(s) && usable(s));
@@ -153,30 +160,51 @@ export interface PlannedRequest extends Omit<ReplayRequest, 'hashIds'> {
 }
 
 /** Plans every request: content keys, arrival times, prefixes and waits. */
-export function planRequests(model: TraceModel, options: ReplayOptions, notes: string[]): { planned: PlannedRequest[]; sessions: string[] } {
+export function planRequests(
+  model: TraceModel,
+  options: ReplayOptions,
+  notes: string[],
+): { planned: PlannedRequest[]; sessions: string[] } {
   if (model.sessions.some((s) => s.calls.some((c) => c.blocks !== null))) {
     throw new ReplayError('this trace is already a block-hash trace (its requests carry hash_ids): replay it as it is');
   }
   // The simulator's bounds: a trillion replicas never finished, whoever asked (the CLI, a what-if document).
-  if (!withinBound(options.replicas, REPLICA_BOUNDS.replicas)) throw new ReplayError(`--replicas must be ${describeBound(REPLICA_BOUNDS.replicas)}, got ${options.replicas}`);
-  if (!withinBound(options.staggerS, REPLICA_BOUNDS.staggerS)) throw new ReplayError(`--stagger-s must be ${describeBound(REPLICA_BOUNDS.staggerS)}, got ${options.staggerS}`);
+  if (!withinBound(options.replicas, REPLICA_BOUNDS.replicas))
+    throw new ReplayError(`--replicas must be ${describeBound(REPLICA_BOUNDS.replicas)}, got ${options.replicas}`);
+  if (!withinBound(options.staggerS, REPLICA_BOUNDS.staggerS))
+    throw new ReplayError(`--stagger-s must be ${describeBound(REPLICA_BOUNDS.staggerS)}, got ${options.staggerS}`);
   const sessions = chosenSessions(model, options.sessions);
-  if (sessions.length === 0) throw new ReplayError('no session in this trace has calls with input and output token counts: nothing to replay');
+  if (sessions.length === 0)
+    throw new ReplayError('no session in this trace has calls with input and output token counts: nothing to replay');
   const kept = sessions.map((s) => s.calls.filter((c) => c.tokens.input !== null && c.tokens.output !== null));
   const firstTimes = kept.map((calls) => callTime(calls[0]!)).filter((t): t is number => t !== null);
   const t0 = firstTimes.length > 0 ? Math.min(...firstTimes) : null;
   const workloads = sessions.map((s) => workloadFromSession(s));
   for (const [i, w] of workloads.entries()) for (const n of w.notes) notes.push(`${sessions[i]!.id}: ${n}`);
   const untimed = sessions.filter((_, i) => callTime(kept[i]![0]!) === null).length;
-  if (untimed > 0 && sessions.length > 1) notes.push(`${untimed} sessions have no start time: they start with the first.`);
-  const replicas: ReplicaOptions = { replicas: options.replicas, staggerS: options.staggerS, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 };
+  if (untimed > 0 && sessions.length > 1)
+    notes.push(`${untimed} sessions have no start time: they start with the first.`);
+  const replicas: ReplicaOptions = {
+    replicas: options.replicas,
+    staggerS: options.staggerS,
+    staggerMode: 'fixed',
+    seed: 1,
+    toolWaitScale: 1,
+  };
   const planned: PlannedRequest[] = [];
   workloads.forEach((w, space) => {
     // Each traced session is planned alone, as the simulator replays it: its replicas share
     // its first call's cached prefix (system prompt and tools); different sessions share nothing.
     const start = callTime(kept[space]![0]!);
-    const ws: WorkloadSession = { ...w.workload.sessions[0]!, startS: start !== null && t0 !== null ? (start - t0) / 1000 : 0 };
-    const workload: AgentWorkload = { kind: 'sessions', sharedPrefixTokens: w.workload.sharedPrefixTokens, sessions: [ws] };
+    const ws: WorkloadSession = {
+      ...w.workload.sessions[0]!,
+      startS: start !== null && t0 !== null ? (start - t0) / 1000 : 0,
+    };
+    const workload: AgentWorkload = {
+      kind: 'sessions',
+      sharedPrefixTokens: w.workload.sharedPrefixTokens,
+      sessions: [ws],
+    };
     // Token keys name every token; blocks are cut from them at the target's block size.
     const plan = planWorkload(workload, 16, replicas, true);
     const calls = kept[space]!;
@@ -191,8 +219,12 @@ export function planRequests(model: TraceModel, options: ReplayOptions, notes: s
           const t = callTime(call);
           const first = callTime(calls[0]!);
           const before = calls[k - 1]!;
-          const duration = before.startMs !== null && before.endMs !== null ? Math.max(0, before.endMs - before.startMs) : 0;
-          arrival = t !== null && first !== null ? Math.max(previous.arrivalMs, simSession.startS * 1000 + (t - first)) : previous.arrivalMs + duration + ws.calls[k - 1]!.toolWaitS * 1000;
+          const duration =
+            before.startMs !== null && before.endMs !== null ? Math.max(0, before.endMs - before.startMs) : 0;
+          arrival =
+            t !== null && first !== null
+              ? Math.max(previous.arrivalMs, simSession.startS * 1000 + (t - first))
+              : previous.arrivalMs + duration + ws.calls[k - 1]!.toolWaitS * 1000;
         }
         const request: PlannedRequest = {
           traceSessionId: sessions[space]!.id,
@@ -201,7 +233,10 @@ export function planRequests(model: TraceModel, options: ReplayOptions, notes: s
           arrivalMs: arrival,
           promptTokens: r.promptTokens,
           outputTokens: r.outputTokens,
-          prefixTokens: k === 0 ? 0 : Math.min(ws.calls[k]!.prefixTokens, previous!.promptTokens + previous!.outputTokens, r.promptTokens),
+          prefixTokens:
+            k === 0
+              ? 0
+              : Math.min(ws.calls[k]!.prefixTokens, previous!.promptTokens + previous!.outputTokens, r.promptTokens),
           waitMs: k === 0 ? 0 : ws.calls[k - 1]!.toolWaitS * 1000,
           keys: r.tokenKeys,
           space,
@@ -275,7 +310,11 @@ function aiperfSessionId(head: string, request: ReplayRequest, part: number, rep
  * Builds the rows of an export. Pure: the CLI and the extension write `records` as JSON
  * Lines (and redact them first).
  */
-export function buildReplayExport(model: TraceModel, target: ReplayTarget, options: ReplayOptions = DEFAULT_REPLAY_OPTIONS): ReplayExport {
+export function buildReplayExport(
+  model: TraceModel,
+  target: ReplayTarget,
+  options: ReplayOptions = DEFAULT_REPLAY_OPTIONS,
+): ReplayExport {
   const notes: string[] = [];
   const { planned, sessions } = planRequests(model, options, notes);
   const blockSize = REPLAY_BLOCK_TOKENS[target];
@@ -306,12 +345,24 @@ export function buildReplayExport(model: TraceModel, target: ReplayTarget, optio
       if (appends) {
         for (let j = 0; j < Math.ceil(delta / blockSize); j++) request.hashIds.push(ids.fresh());
         turn += 1;
-        records.push({ session_id: sessionId, input_length: delta, output_length: p.outputTokens, hash_ids: request.hashIds, delay: round3(p.waitMs) });
+        records.push({
+          session_id: sessionId,
+          input_length: delta,
+          output_length: p.outputTokens,
+          hash_ids: request.hashIds,
+          delay: round3(p.waitMs),
+        });
       } else {
         part = continues ? part + 1 : 1;
         turn = 0;
         sessionId = aiperfSessionId(heads.get(p.space)!, request, part, options.replicas);
-        records.push({ session_id: sessionId, input_length: p.promptTokens, output_length: p.outputTokens, hash_ids: request.hashIds, timestamp: round3(p.arrivalMs) });
+        records.push({
+          session_id: sessionId,
+          input_length: p.promptTokens,
+          output_length: p.outputTokens,
+          hash_ids: request.hashIds,
+          timestamp: round3(p.arrivalMs),
+        });
       }
       recordRequest.push(requests.length);
       recordSession.push({ sessionId, turn });
@@ -321,7 +372,10 @@ export function buildReplayExport(model: TraceModel, target: ReplayTarget, optio
     }
     const parts = records.filter((r) => 'timestamp' in r).length;
     const resets = parts - sessions.length * options.replicas;
-    if (resets > 0) notes.push(`${resets} calls did not extend the previous call's context (a compaction or a shrunk prompt): each starts a new AIPerf session (…~2, ~3) at its recorded time, with its full prompt.`);
+    if (resets > 0)
+      notes.push(
+        `${resets} calls did not extend the previous call's context (a compaction or a shrunk prompt): each starts a new AIPerf session (…~2, ~3) at its recorded time, with its full prompt.`,
+      );
   } else {
     // Open loop, in arrival order; ties keep session order, so a parent always comes before its follow-up.
     const order = [...planned].sort((a, b) => a.arrivalMs - b.arrivalMs || a.order - b.order);
@@ -331,14 +385,28 @@ export function buildReplayExport(model: TraceModel, target: ReplayTarget, optio
       recordRequest.push(i);
       recordSession.push(null);
       if (target === 'mooncake') {
-        records.push({ timestamp: Math.round(r.arrivalMs), input_length: r.promptTokens, output_length: r.outputTokens, hash_ids: r.hashIds });
+        records.push({
+          timestamp: Math.round(r.arrivalMs),
+          input_length: r.promptTokens,
+          output_length: r.outputTokens,
+          hash_ids: r.hashIds,
+        });
         return;
       }
       // A conversation is a key space (a traced session) in one replica: two traced sessions that share an id stay apart.
       const key = `${order[i]!.space}\u0000${r.replica}`;
       const parent = chatIds.get(key);
       chatIds.set(key, i);
-      records.push({ chat_id: i, parent_chat_id: parent ?? -1, timestamp: round3(r.arrivalMs / 1000), input_length: r.promptTokens, output_length: r.outputTokens, type: 'text', turn: 0, hash_ids: r.hashIds });
+      records.push({
+        chat_id: i,
+        parent_chat_id: parent ?? -1,
+        timestamp: round3(r.arrivalMs / 1000),
+        input_length: r.promptTokens,
+        output_length: r.outputTokens,
+        type: 'text',
+        turn: 0,
+        hash_ids: r.hashIds,
+      });
     });
     if (target === 'bailian') {
       // `turn` is the request's depth in its conversation, 1 for the first.

@@ -94,7 +94,8 @@ function fullBlockIds(request: PlannedRequest, ids: BlockIds): number[] {
   const out: number[] = [];
   const hint = { run: 0 };
   const blocks = Math.floor(request.promptTokens / WEKA_BLOCK_TOKENS);
-  for (let j = 0; j < blocks; j++) out.push(ids.id(request.space, tokenKeyAt(request.keys, (j + 1) * WEKA_BLOCK_TOKENS - 1, hint), true));
+  for (let j = 0; j < blocks; j++)
+    out.push(ids.id(request.space, tokenKeyAt(request.keys, (j + 1) * WEKA_BLOCK_TOKENS - 1, hint), true));
   return out;
 }
 
@@ -136,14 +137,19 @@ export function buildWekaExport(model: TraceModel, sessions: string[] | null): W
       members.set(root, list);
     }
   }
-  if (nested > 0) notes.push(`${nested} sub-agents of sub-agents: a Weka trace nests one level, so they are written as sub-agents of their top-level session, at their own start times.`);
+  if (nested > 0)
+    notes.push(
+      `${nested} sub-agents of sub-agents: a Weka trace nests one level, so they are written as sub-agents of their top-level session, at their own start times.`,
+    );
 
   const traces: WekaTraceOut[] = [];
   const requests: ReplayRequest[] = [];
   for (const rootId of roots) {
     const ids = new BlockIds(1);
     const rootPlanned = bySession.get(rootId) ?? [];
-    const origin = Math.min(...[rootId, ...(members.get(rootId) ?? [])].flatMap((id) => (bySession.get(id) ?? []).map((p) => p.arrivalMs)));
+    const origin = Math.min(
+      ...[rootId, ...(members.get(rootId) ?? [])].flatMap((id) => (bySession.get(id) ?? []).map((p) => p.arrivalMs)),
+    );
     const write = (id: string): WekaRequestOut[] => {
       const session = byId.get(id)!;
       const list = bySession.get(id) ?? [];
@@ -157,7 +163,9 @@ export function buildWekaExport(model: TraceModel, sessions: string[] | null): W
       });
     };
     const own = write(rootId);
-    const markers: WekaSubagentOut[] = (members.get(rootId) ?? []).map((id) => subagentOut(byId.get(id)!, write(id), byId));
+    const markers: WekaSubagentOut[] = (members.get(rootId) ?? []).map((id) =>
+      subagentOut(byId.get(id)!, write(id), byId),
+    );
     // Sub-agent markers go at their first call's time; a marker comes after a parent call starting at the same second.
     const merged: Array<WekaRequestOut | WekaSubagentOut> = [...own];
     for (const m of markers.sort((a, b) => a.t - b.t)) {
@@ -165,7 +173,10 @@ export function buildWekaExport(model: TraceModel, sessions: string[] | null): W
       while (at > 0 && merged[at - 1]!.t > m.t) at--;
       merged.splice(at, 0, m);
     }
-    const sum = (list: WekaRequestOut[]): { input: number; output: number } => ({ input: list.reduce((n, r) => n + r.in, 0), output: list.reduce((n, r) => n + r.out, 0) });
+    const sum = (list: WekaRequestOut[]): { input: number; output: number } => ({
+      input: list.reduce((n, r) => n + r.in, 0),
+      output: list.reduce((n, r) => n + r.out, 0),
+    });
     const parent = sum(own);
     const children = sum(markers.flatMap((m) => m.requests));
     const models = [...new Set([...own, ...markers.flatMap((m) => m.requests)].map((r) => r.model))];
@@ -190,7 +201,14 @@ export function buildWekaExport(model: TraceModel, sessions: string[] | null): W
   return { traces, requests, sessions: exported, notes };
 }
 
-function requestOut(p: PlannedRequest, call: LlmCall, previous: LlmCall | null, session: Session, hashIds: number[], originMs: number): WekaRequestOut {
+function requestOut(
+  p: PlannedRequest,
+  call: LlmCall,
+  previous: LlmCall | null,
+  session: Session,
+  hashIds: number[],
+  originMs: number,
+): WekaRequestOut {
   // New input: the user's text when a turn starts here (or the session's first call), else the previous call's tool results.
   const newTurn = previous === null || (call.turn !== null && call.turn !== previous.turn);
   const asked = call.toolCalls.length > 0;
@@ -206,7 +224,8 @@ function requestOut(p: PlannedRequest, call: LlmCall, previous: LlmCall | null, 
     stop: asked ? 'tool_use' : 'end_turn',
     think_time: seconds3(p.waitMs),
   };
-  if (call.startMs !== null && call.endMs !== null && call.endMs >= call.startMs) out.api_time = seconds3(call.endMs - call.startMs);
+  if (call.startMs !== null && call.endMs !== null && call.endMs >= call.startMs)
+    out.api_time = seconds3(call.endMs - call.startMs);
   return out;
 }
 
@@ -219,7 +238,11 @@ function subagentKind(session: Session, byId: ReadonlyMap<string, Session>): str
   return tool?.name ?? 'subagent';
 }
 
-function subagentOut(session: Session, requests: WekaRequestOut[], byId: ReadonlyMap<string, Session>): WekaSubagentOut {
+function subagentOut(
+  session: Session,
+  requests: WekaRequestOut[],
+  byId: ReadonlyMap<string, Session>,
+): WekaSubagentOut {
   const first = requests[0]?.t ?? 0;
   const last = requests.at(-1);
   const end = last ? last.t + (last.api_time ?? 0) : first;

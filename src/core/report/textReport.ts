@@ -3,7 +3,16 @@ import type { PublishedRange } from '../analysis/fingerprint';
 import type { ReportCacheTtl, ReportCost, ReportIdealCache, ReportSession, TraceReport } from './traceReport';
 import { clipText } from '../text/safeText';
 import { OTHER_INPUT_KINDS, OTHER_INPUT_LABELS } from '../trace/model';
-import { formatCompact, formatCount, formatDuration, formatPercent, formatRatio, formatSignedPercent, formatTtl, formatUsd } from '../text/formatNumbers';
+import {
+  formatCompact,
+  formatCount,
+  formatDuration,
+  formatPercent,
+  formatRatio,
+  formatSignedPercent,
+  formatTtl,
+  formatUsd,
+} from '../text/formatNumbers';
 
 const MISS_LABELS: Record<string, string> = {
   'first-call': 'first call',
@@ -47,17 +56,23 @@ function sessionLines(s: ReportSession): string[] {
   if (u) {
     out.push(
       `  unattributed tokens  input ${formatCount(u.input)}  cached ${formatCount(u.cached)}  output ${formatCount(u.output)}` +
-        ' (the agent\'s own session totals count these beyond the sum over its calls; no call carries them)',
+        " (the agent's own session totals count these beyond the sum over its calls; no call carries them)",
     );
   }
-  out.push(`  cache hit rate (Σcached/Σinput)     ${formatPercent(s.cacheHitRate)}${range(s.cacheHitRate, PUBLISHED_RANGES.cacheHitRate, pct)}`);
-  out.push(`  raw input / output (Σ/Σ)            ${formatRatio(s.rawInputToOutput)}${range(s.rawInputToOutput, PUBLISHED_RANGES.rawInputToOutput, times)}`);
+  out.push(
+    `  cache hit rate (Σcached/Σinput)     ${formatPercent(s.cacheHitRate)}${range(s.cacheHitRate, PUBLISHED_RANGES.cacheHitRate, pct)}`,
+  );
+  out.push(
+    `  raw input / output (Σ/Σ)            ${formatRatio(s.rawInputToOutput)}${range(s.rawInputToOutput, PUBLISHED_RANGES.rawInputToOutput, times)}`,
+  );
   const a = s.appendToOutput;
   out.push(
     `  appended / output  per call mean ${formatRatio(a.mean)}, median ${formatRatio(a.median)}, p90 ${formatRatio(a.p90)}; Σ/Σ ${formatRatio(a.aggregate)}` +
       range(a.mean, PUBLISHED_RANGES.appendToOutputMean, times).replace('published', 'published mean'),
   );
-  out.push(`  output per call  mean ${formatCompact(s.outputPerCall.mean)}, median ${formatCompact(s.outputPerCall.median)}`);
+  out.push(
+    `  output per call  mean ${formatCompact(s.outputPerCall.mean)}, median ${formatCompact(s.outputPerCall.median)}`,
+  );
   const p = s.prefillShare;
   const decode = p.value === null ? null : 1 - p.value;
   out.push(
@@ -92,14 +107,20 @@ const KIND_LABELS: Array<[keyof NonNullable<ReportCost['byKind']>, string]> = [
 /** "cost $2.05 (149 calls priced, 2 unpriced)", then by kind and by model. */
 function costLines(c: ReportCost, head: string): string[] {
   const unpriced = c.unpricedCalls > 0 ? `, ${c.unpricedCalls} unpriced: their cost is unknown, not in the total` : '';
-  const out = [`${head} ${formatUsd(c.totalUsd)} (${c.pricedCalls} call${c.pricedCalls === 1 ? '' : 's'} priced${unpriced})`];
+  const out = [
+    `${head} ${formatUsd(c.totalUsd)} (${c.pricedCalls} call${c.pricedCalls === 1 ? '' : 's'} priced${unpriced})`,
+  ];
   if (c.byKind && c.pricedCalls > 0) {
-    const kinds = KIND_LABELS.filter(([k]) => k !== 'gpuTime' || c.byKind![k] > 0).map(([k, label]) => `${label} ${formatUsd(c.byKind![k])}`);
+    const kinds = KIND_LABELS.filter(([k]) => k !== 'gpuTime' || c.byKind![k] > 0).map(
+      ([k, label]) => `${label} ${formatUsd(c.byKind![k])}`,
+    );
     out.push(`    by kind: ${kinds.join(', ')}`);
   }
   const models = Object.entries(c.byModel).sort((a, b) => (b[1].usd ?? -1) - (a[1].usd ?? -1));
   if (models.length > 0) {
-    out.push(`    by model: ${models.map(([m, v]) => `${m} ${formatUsd(v.usd)} (${v.calls} call${v.calls === 1 ? '' : 's'}${v.unpricedCalls > 0 ? `, ${v.unpricedCalls} unpriced` : ''})`).join('; ')}`);
+    out.push(
+      `    by model: ${models.map(([m, v]) => `${m} ${formatUsd(v.usd)} (${v.calls} call${v.calls === 1 ? '' : 's'}${v.unpricedCalls > 0 ? `, ${v.unpricedCalls} unpriced` : ''})`).join('; ')}`,
+    );
   }
   return out;
 }
@@ -107,26 +128,43 @@ function costLines(c: ReportCost, head: string): string[] {
 function ttlLines(t: ReportCacheTtl): string[] {
   const out = [`  provider cache TTL what-if (ran with ${formatTtl(t.ranWithTtlMin * 60_000)}: ${t.basis})`];
   for (const r of t.replays) {
-    const asLogged = r.ttlMin === t.ranWithTtlMin && r.writePrice === (t.ranWithTtlMin === 60 ? '1-hour write price' : '5-minute write price');
-    const cost = r.unavailable ? `unknown (${r.unavailable})` : `${formatUsd(r.costUsd)}${asLogged ? ' as logged' : r.deltaShare === null ? '' : ` ${formatSignedPercent(r.deltaShare)}`}`;
+    const asLogged =
+      r.ttlMin === t.ranWithTtlMin &&
+      r.writePrice === (t.ranWithTtlMin === 60 ? '1-hour write price' : '5-minute write price');
+    const cost = r.unavailable
+      ? `unknown (${r.unavailable})`
+      : `${formatUsd(r.costUsd)}${asLogged ? ' as logged' : r.deltaShare === null ? '' : ` ${formatSignedPercent(r.deltaShare)}`}`;
     const n = r.expiredCalls.length;
-    const rewrites = n > 0 ? `, ${formatCount(r.rewriteTokens)} tokens written again (${formatUsd(r.rewriteUsd)} more than reading them)` : '';
-    out.push(`    ${formatTtl(r.ttlMin * 60_000).padEnd(8)} ${cost.padEnd(18)} ${n} call${n === 1 ? '' : 's'} found the cache expired${rewrites}; writes at the ${r.writePrice}`);
+    const rewrites =
+      n > 0
+        ? `, ${formatCount(r.rewriteTokens)} tokens written again (${formatUsd(r.rewriteUsd)} more than reading them)`
+        : '';
+    out.push(
+      `    ${formatTtl(r.ttlMin * 60_000).padEnd(8)} ${cost.padEnd(18)} ${n} call${n === 1 ? '' : 's'} found the cache expired${rewrites}; writes at the ${r.writePrice}`,
+    );
   }
   if (t.sentence) out.push(`    ${t.sentence}`);
   return out;
 }
 
 function idealLines(c: ReportIdealCache): string[] {
-  const hits = c.points.map((p) => `${formatTtl(p.ttlMin * 60_000)} ${formatPercent(p.hitRate)}${p.published ? ` [${p.published.approximate ? '≈' : ''}${formatPercent(p.published.hitRate)}]` : ''}`);
-  const amps = c.points.map((p) => `${formatTtl(p.ttlMin * 60_000)} ${formatRatio(p.amplification)}${p.published ? ` [${formatRatio(p.published.amplification)}]` : ''}`);
+  const hits = c.points.map(
+    (p) =>
+      `${formatTtl(p.ttlMin * 60_000)} ${formatPercent(p.hitRate)}${p.published ? ` [${p.published.approximate ? '≈' : ''}${formatPercent(p.published.hitRate)}]` : ''}`,
+  );
+  const amps = c.points.map(
+    (p) =>
+      `${formatTtl(p.ttlMin * 60_000)} ${formatRatio(p.amplification)}${p.published ? ` [${formatRatio(p.published.amplification)}]` : ''}`,
+  );
   const d = c.published.deployedAmplification;
   return [
     `  ideal cache with an idle TTL (TraceLab's method, ${c.steps} steps; [TraceLab's merged trace]):`,
     `    hit rate ${hits.join(', ')}; with no TTL ${formatPercent(c.optimalHitRate)}`,
     `    prefill amplification ${amps.join(', ')}`,
     `    this session's cache: hit rate ${formatPercent(c.realHitRate)}, amplification ${formatRatio(c.realAmplification)} [deployed caches: ${formatRatio(d.merged)}, Claude ${formatRatio(d.claude)}, Codex ${formatRatio(d.codex)}]` +
-      (c.effectiveTtlMin === null ? '' : `, as an ideal cache with a ${formatTtl(c.effectiveTtlMin * 60_000)} idle TTL`),
+      (c.effectiveTtlMin === null
+        ? ''
+        : `, as an ideal cache with a ${formatTtl(c.effectiveTtlMin * 60_000)} idle TTL`),
   ];
 }
 
@@ -134,9 +172,13 @@ function toolLines(s: ReportSession): string[] {
   const tc = s.toolCalls;
   if (tc.total === 0) return ['  tool calls 0'];
   const denied = tc.denied > 0 ? `, ${tc.denied} of them denied by the user` : '';
-  const out = [`  tool calls ${tc.total}, failed ${tc.failed} (${formatPercent(tc.failed / tc.total)})${denied}; tool time ${formatDuration(tc.toolTimeMs)}, LLM time ${formatDuration(tc.llmTimeMs)}`];
+  const out = [
+    `  tool calls ${tc.total}, failed ${tc.failed} (${formatPercent(tc.failed / tc.total)})${denied}; tool time ${formatDuration(tc.toolTimeMs)}, LLM time ${formatDuration(tc.llmTimeMs)}`,
+  ];
   for (const [name, t] of Object.entries(tc.byTool)) {
-    out.push(`    ${short(name).padEnd(14)} ${String(t.total).padStart(5)} calls  ${String(t.failed).padStart(4)} failed  median ${formatDuration(t.latencyMsMedian)}, p90 ${formatDuration(t.latencyMsP90)}`);
+    out.push(
+      `    ${short(name).padEnd(14)} ${String(t.total).padStart(5)} calls  ${String(t.failed).padStart(4)} failed  median ${formatDuration(t.latencyMsMedian)}, p90 ${formatDuration(t.latencyMsP90)}`,
+    );
   }
   const q = s.intentByQuartile.map((x, i) => `Q${i + 1} ${x.explore}/${x.execute}`).join(', ');
   out.push(`  explore/execute tool calls by quarter of the session: ${q}`);
@@ -145,9 +187,13 @@ function toolLines(s: ReportSession): string[] {
 
 function contextLines(s: ReportSession): string[] {
   const c = s.context;
-  const out = [`  context  mean ${formatCompact(c.meanTokens)}, max ${formatCompact(c.maxTokens)}, growth ${c.growthPerCall === null ? 'unknown' : `${c.growthPerCall >= 0 ? '+' : ''}${formatCompact(c.growthPerCall)}`} per call`];
+  const out = [
+    `  context  mean ${formatCompact(c.meanTokens)}, max ${formatCompact(c.maxTokens)}, growth ${c.growthPerCall === null ? 'unknown' : `${c.growthPerCall >= 0 ? '+' : ''}${formatCompact(c.growthPerCall)}`} per call`,
+  ];
   for (const k of s.compactions) {
-    out.push(`  compaction before call ${k.beforeCall + 1}: context ${formatCompact(k.contextBefore)}, cached tokens lost ${formatCompact(k.lostCachedTokens)}, re-prefilled ${formatCompact(k.reprefillTokens)}`);
+    out.push(
+      `  compaction before call ${k.beforeCall + 1}: context ${formatCompact(k.contextBefore)}, cached tokens lost ${formatCompact(k.lostCachedTokens)}, re-prefilled ${formatCompact(k.reprefillTokens)}`,
+    );
   }
   return out;
 }
@@ -181,7 +227,12 @@ export function renderTextReport(fileName: string, report: TraceReport): string 
   if (report.problem) out.push(`  ${report.problem}`);
   for (const limitation of report.limitations) out.push(`  note: ${limitation}`);
   if (report.cost) {
-    out.push(...costLines(report.cost, `  cost of the whole trace${report.sessions.length > 1 ? ' (sub-agents included)' : ''}`));
+    out.push(
+      ...costLines(
+        report.cost,
+        `  cost of the whole trace${report.sessions.length > 1 ? ' (sub-agents included)' : ''}`,
+      ),
+    );
     out.push(`    prices: ${report.cost.priceSource}`);
   }
   for (const s of report.sessions) out.push(...sessionLines(s));

@@ -79,7 +79,12 @@ export interface ReportCacheTtl {
 export interface ReportIdealCache {
   steps: number;
   skippedCalls: number;
-  points: Array<{ ttlMin: number; hitRate: number; amplification: number | null; published: { hitRate: number; amplification: number; approximate: boolean } | null }>;
+  points: Array<{
+    ttlMin: number;
+    hitRate: number;
+    amplification: number | null;
+    published: { hitRate: number; amplification: number; approximate: boolean } | null;
+  }>;
   optimalHitRate: number | null;
   realHitRate: number | null;
   realAmplification: number | null;
@@ -115,7 +120,16 @@ export interface ReportSession {
     failed: number;
     /** Calls the user denied (a permission prompt answered no); each is also among the failed. */
     denied: number;
-    byTool: Record<string, { total: number; failed: number; failureRate: number | null; latencyMsMedian: number | null; latencyMsP90: number | null }>;
+    byTool: Record<
+      string,
+      {
+        total: number;
+        failed: number;
+        failureRate: number | null;
+        latencyMsMedian: number | null;
+        latencyMsP90: number | null;
+      }
+    >;
     toolTimeMs: number | null;
     llmTimeMs: number | null;
   };
@@ -200,12 +214,20 @@ export function reportIdealCache(c: IdealTtlCurve): ReportIdealCache {
   return {
     steps: c.steps,
     skippedCalls: c.skipped,
-    points: c.points.map((p) => ({ ttlMin: p.ttlMs / MINUTE_MS, hitRate: p.hitRate, amplification: p.amplification, published: p.published })),
+    points: c.points.map((p) => ({
+      ttlMin: p.ttlMs / MINUTE_MS,
+      hitRate: p.hitRate,
+      amplification: p.amplification,
+      published: p.published,
+    })),
     optimalHitRate: c.optimalHitRate,
     realHitRate: c.realHitRate,
     realAmplification: c.realAmplification,
     effectiveTtlMin: c.effectiveTtlMs === null ? null : c.effectiveTtlMs / MINUTE_MS,
-    published: { source: TRACELAB_PUBLISHED.source, deployedAmplification: { ...TRACELAB_PUBLISHED.deployedAmplification } },
+    published: {
+      source: TRACELAB_PUBLISHED.source,
+      deployedAmplification: { ...TRACELAB_PUBLISHED.deployedAmplification },
+    },
   };
 }
 
@@ -214,7 +236,11 @@ function sessionCostReport(c: SessionCost): ReportSessionCost {
 }
 
 /** Builds the stable JSON contract from a parsed trace. */
-export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisOptions> = {}, pricing: ReportPricing | null = null): TraceReport {
+export function buildTraceReport(
+  parsed: ParsedTrace,
+  options: Partial<AnalysisOptions> = {},
+  pricing: ReportPricing | null = null,
+): TraceReport {
   const { model } = parsed;
   const priced = pricing ? priceTrace(model, pricing.book) : null;
   const diagnostics = [...model.diagnostics, ...(priced?.diagnostics ?? [])];
@@ -247,9 +273,21 @@ export function buildTraceReport(parsed: ParsedTrace, options: Partial<AnalysisO
         unattributedTokens: s.unattributedTokens,
         cacheHitRate: s.cacheHitRate,
         rawInputToOutput: s.rawInputToOutput,
-        appendToOutput: { mean: s.appendToOutput.mean, median: s.appendToOutput.median, p90: f.appendToOutputP90, aggregate: s.appendToOutput.aggregate },
+        appendToOutput: {
+          mean: s.appendToOutput.mean,
+          median: s.appendToOutput.median,
+          p90: f.appendToOutputP90,
+          aggregate: s.appendToOutput.aggregate,
+        },
         outputPerCall: f.outputPerCall,
-        toolCalls: { total: f.tools.total, failed: f.tools.failed, denied: s.deniedToolCalls, byTool: f.tools.byTool, toolTimeMs: f.tools.toolTimeMs, llmTimeMs: f.tools.llmTimeMs },
+        toolCalls: {
+          total: f.tools.total,
+          failed: f.tools.failed,
+          denied: s.deniedToolCalls,
+          byTool: f.tools.byTool,
+          toolTimeMs: f.tools.toolTimeMs,
+          llmTimeMs: f.tools.llmTimeMs,
+        },
         retryLoops: retry.loops.map((l) => {
           const first = l.attempts[0]!.source;
           return {

@@ -43,7 +43,16 @@ export function scopeFigures(sessions: readonly ScopeSession[]): ScopeFigures {
   let cached = 0;
   let input = 0;
   let known = false;
-  const out: ScopeFigures = { sessions: sessions.length, mainSessions: 0, subAgents: 0, llmCalls: 0, userTurns: 0, cacheHitRate: null, failedToolCalls: 0, retryLoops: 0 };
+  const out: ScopeFigures = {
+    sessions: sessions.length,
+    mainSessions: 0,
+    subAgents: 0,
+    llmCalls: 0,
+    userTurns: 0,
+    cacheHitRate: null,
+    failedToolCalls: 0,
+    retryLoops: 0,
+  };
   for (const s of sessions) {
     if (s.role === 'main') out.mainSessions += 1;
     else out.subAgents += 1;
@@ -78,7 +87,15 @@ export function sessionsWords(f: ScopeFigures): string {
 
 /** A report session as a scope's part. */
 function reportScopeSession(s: TraceReport['sessions'][number]): ScopeSession {
-  return { role: s.role, llmCalls: s.llmCalls, userTurns: s.userTurns, cached: s.tokens.cached, input: s.tokens.input, failedToolCalls: s.toolCalls.failed, retryLoops: s.retryLoops.length };
+  return {
+    role: s.role,
+    llmCalls: s.llmCalls,
+    userTurns: s.userTurns,
+    cached: s.tokens.cached,
+    input: s.tokens.input,
+    failedToolCalls: s.toolCalls.failed,
+    retryLoops: s.retryLoops.length,
+  };
 }
 
 /** The sentences of the *Analyze Agent Session* notification, one scope each. */
@@ -104,7 +121,13 @@ export function analyzeNotice(fileLabel: string, report: TraceReport): AnalyzeNo
   const whole = scopeFigures(report.sessions.map(reportScopeSession));
   const wholeCost = report.cost ? `, cost ${costWords(report.cost.totalUsd, report.cost.unpricedCalls)}` : '';
   // User turns belong to one conversation: the session says them, the whole trace does not sum them.
-  const figures = (f: { llmCalls: number; cacheHitRate: number | null }, turns: number | null, cost: string, failed: number, loops: number): string =>
+  const figures = (
+    f: { llmCalls: number; cacheHitRate: number | null },
+    turns: number | null,
+    cost: string,
+    failed: number,
+    loops: number,
+  ): string =>
     `${plural(f.llmCalls, 'LLM call')}${turns === null ? '' : `, ${plural(turns, 'user turn')}`}, cache hit rate ${formatPercent(f.cacheHitRate)}${cost}, ${plural(failed, 'failed tool call')}, ${plural(loops, 'retry loop')}`;
   if (!main) {
     const trace = `Whole trace: no sessions, ${errorWords}.`;

@@ -59,7 +59,13 @@ export class BudgetWatch {
       if (isOver) state = 'over';
       else if (usd >= NEAR_SHARE * budget && state === 'ok') state = 'near';
       if (isOver && was === false) {
-        crossings.push({ scope, key, usd, budgetUsd: budget, message: `Agent Trace: ${scope === 'session' ? 'this session' : 'today’s sessions'} cost ${overBudgetText(usd, budget)}.` });
+        crossings.push({
+          scope,
+          key,
+          usd,
+          budgetUsd: budget,
+          message: `Agent Trace: ${scope === 'session' ? 'this session' : 'today’s sessions'} cost ${overBudgetText(usd, budget)}.`,
+        });
       }
     };
     if (figures.session) check('session', figures.session.key, figures.session.usd, budgets.perSessionUsd);

@@ -54,11 +54,18 @@ export interface SessionSide {
   path: string;
 }
 
-function figure(id: string, label: string, unit: ComparedFigure['unit'], a: number | null, b: number | null, better: Better): ComparedFigure {
+function figure(
+  id: string,
+  label: string,
+  unit: ComparedFigure['unit'],
+  a: number | null,
+  b: number | null,
+  better: Better,
+): ComparedFigure {
   const delta = a === null || b === null ? null : b - a;
   const relative = delta === null || a === null || a === 0 ? null : delta / a;
   let favours: ComparedFigure['favours'] = null;
-  if (delta !== null && delta !== 0 && better !== null) favours = (delta > 0) === (better === 'higher') ? 'b' : 'a';
+  if (delta !== null && delta !== 0 && better !== null) favours = delta > 0 === (better === 'higher') ? 'b' : 'a';
   return { id, label, unit, a, b, delta, relative, favours };
 }
 
@@ -71,11 +78,24 @@ function running(calls: readonly CallRecord[]): Array<number | null> {
 }
 
 function side(r: SessionRow): SessionSide {
-  return { id: r.id, title: r.title, agentId: r.agentId, project: r.project, model: r.model, startMs: r.startMs, path: r.path };
+  return {
+    id: r.id,
+    title: r.title,
+    agentId: r.agentId,
+    project: r.project,
+    model: r.model,
+    startMs: r.startMs,
+    path: r.path,
+  };
 }
 
 /** Compares two sessions (their own figures: a sub-agent compares as itself). */
-export function compareSessions(a: SessionRow, callsA: readonly CallRecord[], b: SessionRow, callsB: readonly CallRecord[]): SessionComparison {
+export function compareSessions(
+  a: SessionRow,
+  callsA: readonly CallRecord[],
+  b: SessionRow,
+  callsB: readonly CallRecord[],
+): SessionComparison {
   const figures: ComparedFigure[] = [
     figure('calls', 'LLM calls', 'count', a.calls, b.calls, null),
     figure('userTurns', 'User turns', 'count', a.userTurns, b.userTurns, null),
@@ -85,7 +105,14 @@ export function compareSessions(a: SessionRow, callsA: readonly CallRecord[], b:
     figure('appended', 'Appended tokens', 'tokens', a.tokens.appended, b.tokens.appended, 'lower'),
     figure('output', 'Output tokens', 'tokens', a.tokens.output, b.tokens.output, null),
     figure('cacheHitRate', 'Cache hit rate', 'percent', a.cacheHitRate, b.cacheHitRate, 'higher'),
-    figure('appendToOutputMean', 'Appended / output (mean per call)', 'ratio', a.appendToOutputMean, b.appendToOutputMean, 'lower'),
+    figure(
+      'appendToOutputMean',
+      'Appended / output (mean per call)',
+      'ratio',
+      a.appendToOutputMean,
+      b.appendToOutputMean,
+      'lower',
+    ),
     figure('cost', 'Cost', 'usd', a.costUsd, b.costUsd, 'lower'),
     figure('failedToolCalls', 'Failed tool calls', 'count', a.failedToolCalls, b.failedToolCalls, 'lower'),
     figure('retryLoops', 'Retry loops', 'count', a.retryLoops, b.retryLoops, 'lower'),
@@ -98,7 +125,13 @@ export function compareSessions(a: SessionRow, callsA: readonly CallRecord[], b:
   const length = Math.max(callsA.length, callsB.length);
   const calls: AlignedCall[] = [];
   for (let i = 0; i < length; i++) {
-    calls.push({ index: i, a: callsA[i] ?? null, b: callsB[i] ?? null, costA: i < callsA.length ? costA[i]! : null, costB: i < callsB.length ? costB[i]! : null });
+    calls.push({
+      index: i,
+      a: callsA[i] ?? null,
+      b: callsB[i] ?? null,
+      costA: i < callsA.length ? costA[i]! : null,
+      costB: i < callsB.length ? costB[i]! : null,
+    });
   }
   return { a: side(a), b: side(b), figures, calls };
 }

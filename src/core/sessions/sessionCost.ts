@@ -17,7 +17,12 @@ export interface SessionCostFigures {
 
 /** Prices a session's calls; without a price book every call is unpriced. */
 export function sessionCost(session: Session, format: FormatId | null, book: PriceBook | null): SessionCostFigures {
-  if (book === null) return { totalUsd: null, perCallUsd: session.calls.map(() => null), unpricedCalls: session.calls.length };
+  if (book === null)
+    return { totalUsd: null, perCallUsd: session.calls.map(() => null), unpricedCalls: session.calls.length };
   const cost = priceSession(session, format, book);
-  return { totalUsd: session.calls.length === 0 ? null : cost.totalUsd, perCallUsd: Array.from({ length: cost.calls.length }, (_, i) => cost.calls.usdOf(i)), unpricedCalls: cost.unpricedCalls };
+  return {
+    totalUsd: session.calls.length === 0 ? null : cost.totalUsd,
+    perCallUsd: Array.from({ length: cost.calls.length }, (_, i) => cost.calls.usdOf(i)),
+    unpricedCalls: cost.unpricedCalls,
+  };
 }

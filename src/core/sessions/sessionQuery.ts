@@ -40,7 +40,10 @@ export function isLive(row: Pick<SessionRow, 'fileStatus' | 'lastWriteMs'>, nowM
 }
 
 /** When the first of these live rows stops being live (ms), null when none is live at `nowMs`. */
-export function nextLiveExpiry(rows: Iterable<Pick<SessionRow, 'fileStatus' | 'lastWriteMs'>>, nowMs: number): number | null {
+export function nextLiveExpiry(
+  rows: Iterable<Pick<SessionRow, 'fileStatus' | 'lastWriteMs'>>,
+  nowMs: number,
+): number | null {
   let next: number | null = null;
   for (const r of rows) {
     if (!isLive(r, nowMs)) continue;
@@ -112,7 +115,8 @@ export function matchesFilter(row: SessionRow, filter: SessionFilter, threadUsd:
   if (filter.untilMs !== undefined && startedMs(row) >= filter.untilMs) return false;
   if (filter.hasRetryLoops && row.retryLoops === 0) return false;
   if (filter.costAboveUsd !== undefined && (threadUsd === null || threadUsd <= filter.costAboveUsd)) return false;
-  if (filter.hitRateBelow !== undefined && (row.cacheHitRate === null || row.cacheHitRate >= filter.hitRateBelow)) return false;
+  if (filter.hitRateBelow !== undefined && (row.cacheHitRate === null || row.cacheHitRate >= filter.hitRateBelow))
+    return false;
   return true;
 }
 
@@ -136,7 +140,10 @@ export function describeFilter(filter: SessionFilter): string[] {
 }
 
 /** Known values sort before unknown ones whichever the direction. */
-function byNumber(get: (r: SessionRow) => number | null, descending: boolean): (a: SessionRow, b: SessionRow) => number {
+function byNumber(
+  get: (r: SessionRow) => number | null,
+  descending: boolean,
+): (a: SessionRow, b: SessionRow) => number {
   return (a, b) => {
     const x = get(a);
     const y = get(b);
@@ -149,7 +156,10 @@ function byNumber(get: (r: SessionRow) => number | null, descending: boolean): (
  * The comparator of a sort key; ties fall back to newest first. `costOf` is the cost the
  * rows are sorted by (the tree: each session with its sub-agents); the row's own by default.
  */
-export function compareRows(sort: SessionSort, costOf: (r: SessionRow) => number | null = (r) => r.costUsd): (a: SessionRow, b: SessionRow) => number {
+export function compareRows(
+  sort: SessionSort,
+  costOf: (r: SessionRow) => number | null = (r) => r.costUsd,
+): (a: SessionRow, b: SessionRow) => number {
   const primary: (a: SessionRow, b: SessionRow) => number = {
     newest: byNumber(activeMs, true),
     oldest: byNumber(startedMs, false),
@@ -213,7 +223,12 @@ export function localDay(ms: number): string {
 export function nestSessions(rows: readonly SessionRow[]): SessionNode[] {
   const nodes = new Map<string, SessionNode>();
   const keyOf = (r: { fileId: number; key: string }): string => `${r.fileId}\u0000${r.key}`;
-  for (const row of rows) nodes.set(keyOf(row), { row, children: [], cost: { usd: row.costUsd, ownUsd: row.costUsd, unpricedCalls: row.unpricedCalls, subAgents: 0 } });
+  for (const row of rows)
+    nodes.set(keyOf(row), {
+      row,
+      children: [],
+      cost: { usd: row.costUsd, ownUsd: row.costUsd, unpricedCalls: row.unpricedCalls, subAgents: 0 },
+    });
   const roots: SessionNode[] = [];
   for (const row of rows) {
     const node = nodes.get(keyOf(row))!;
@@ -275,11 +290,18 @@ export function groupSessions(rows: readonly SessionRow[], sort: SessionSort): P
       list.push(n);
       byDay.set(day, list);
     }
-    const days = [...byDay.entries()].sort((a, b) => (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0)).map(([day, sessions]) => {
-      sortTree(sessions, compare);
-      return { day, sessions };
+    const days = [...byDay.entries()]
+      .sort((a, b) => (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0))
+      .map(([day, sessions]) => {
+        sortTree(sessions, compare);
+        return { day, sessions };
+      });
+    groups.push({
+      project,
+      latestMs: Math.max(...nodes.map((n) => activeMs(n.row))),
+      sessionCount: nodes.length,
+      days,
     });
-    groups.push({ project, latestMs: Math.max(...nodes.map((n) => activeMs(n.row))), sessionCount: nodes.length, days });
   }
   return groups.sort((a, b) => b.latestMs - a.latestMs || (a.project < b.project ? -1 : 1));
 }
@@ -315,7 +337,12 @@ export const PERIODS = ['today', 'yesterday', 'week', 'older'] as const;
 export type Period = (typeof PERIODS)[number];
 
 /** What each period is called in the view. */
-export const PERIOD_LABELS: Record<Period, string> = { today: 'Today', yesterday: 'Yesterday', week: 'This week', older: 'Older' };
+export const PERIOD_LABELS: Record<Period, string> = {
+  today: 'Today',
+  yesterday: 'Yesterday',
+  week: 'This week',
+  older: 'Older',
+};
 
 /** The sessions last active in one period (local days). */
 export interface PeriodGroup {
@@ -365,7 +392,9 @@ export function groupByPeriod(rows: readonly SessionRow[], sort: SessionSort, no
 export function parseSince(text: string, nowMs: number): number | null {
   const rel = /^(\d+(?:\.\d+)?)\s*(m|min|h|d|w)$/i.exec(text.trim());
   if (rel) {
-    const unit = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[rel[2]!.toLowerCase() as 'm' | 'min' | 'h' | 'd' | 'w'];
+    const unit = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[
+      rel[2]!.toLowerCase() as 'm' | 'min' | 'h' | 'd' | 'w'
+    ];
     return nowMs - Number(rel[1]) * unit;
   }
   const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text.trim());

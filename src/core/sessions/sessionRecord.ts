@@ -47,7 +47,13 @@ export interface SessionRecord {
   cacheMisses: number;
   compactions: number;
   /** The last call, for the status bar: when it was asked, how full the context was, what the cache TTL is. */
-  lastCall: { startMs: number | null; endMs: number | null; input: number | null; output: number | null; model: string | null } | null;
+  lastCall: {
+    startMs: number | null;
+    endMs: number | null;
+    input: number | null;
+    output: number | null;
+    model: string | null;
+  } | null;
   cacheTtlMs: number;
   cacheTtlBasis: TtlBasis;
   /** Text the search looks in: typed prompts, tool targets (files, commands), error text. */
@@ -100,11 +106,21 @@ function joined(parts: Iterable<string>): string {
 function lastCallOf(calls: readonly LlmCall[]): SessionRecord['lastCall'] {
   const last = calls[calls.length - 1];
   if (!last) return null;
-  return { startMs: last.startMs, endMs: last.endMs, input: last.tokens.input, output: last.tokens.output, model: last.model };
+  return {
+    startMs: last.startMs,
+    endMs: last.endMs,
+    input: last.tokens.input,
+    output: last.tokens.output,
+    model: last.model,
+  };
 }
 
 /** Index records of every session of a parsed trace (none when it could not be read). */
-export function indexRecords(parsed: ParsedTrace, options: Partial<AnalysisOptions> = {}, prices: PriceBook | null = null): IndexedSession[] {
+export function indexRecords(
+  parsed: ParsedTrace,
+  options: Partial<AnalysisOptions> = {},
+  prices: PriceBook | null = null,
+): IndexedSession[] {
   if (parsed.problem || parsed.model.format === null) return [];
   const o: AnalysisOptions = { ...DEFAULT_ANALYSIS_OPTIONS, ...options };
   return parsed.model.sessions.map((session) => {

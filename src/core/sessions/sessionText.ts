@@ -57,7 +57,6 @@ export function projectLabel(project: string, max = 80): string {
   return plainText(HASH_NAME.test(name) ? `project ${name.slice(0, 8)}…` : name, max);
 }
 
-
 /** "2026-02-12 14:05", local time. */
 export function localDateTime(ms: number): string {
   return `${localDay(ms)} ${localTime(ms)}`;
@@ -124,7 +123,8 @@ export function sessionFigures(row: SessionRow, context: RowContext): string {
 /** The cost line of a tooltip: its own cost, and with its sub-agents when it has any. */
 function costLine(row: SessionRow, cost: ThreadCost | null): string {
   const own = row.costUsd === null ? 'unknown' : formatUsd(row.costUsd);
-  if (!cost || cost.subAgents === 0) return `Cost: ${own}${row.unpricedCalls > 0 ? ` (${plural(row.unpricedCalls, 'call')} not priced)` : ''}`;
+  if (!cost || cost.subAgents === 0)
+    return `Cost: ${own}${row.unpricedCalls > 0 ? ` (${plural(row.unpricedCalls, 'call')} not priced)` : ''}`;
   const unpriced = cost.unpricedCalls > 0 ? ` (${plural(cost.unpricedCalls, 'call')} not priced)` : '';
   return `Cost with its ${plural(cost.subAgents, 'sub-agent')}: ${cost.usd === null ? 'unknown' : formatUsd(cost.usd)}${unpriced}; its own calls: ${own}`;
 }

@@ -14,7 +14,8 @@ import type { Session } from '../trace/model';
 export const TITLE_MAX = 200;
 
 /** A UUID, a bare long hex id or a rollout-like file name: an id, not a name. */
-const ID_LIKE = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}|(?:rollout|session|agent)-[\w:.-]*\d[\w:.-]*)(?:\.jsonl?)?$/i;
+const ID_LIKE =
+  /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}|(?:rollout|session|agent)-[\w:.-]*\d[\w:.-]*)(?:\.jsonl?)?$/i;
 
 /**
  * What an agent writes where a title should be when the request that makes the title
@@ -23,7 +24,8 @@ const ID_LIKE = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  * too low"). Public session viewers skip the same records (they fall back to the first
  * message too).
  */
-const ERROR_TITLE = /^(?:API Error\b|Invalid API key\b|Request (?:was )?(?:aborted|interrupted|timed out)\b|Prompt is too long\b|Credit balance is too low\b|Claude AI usage limit reached\b|\[Request interrupted)/i;
+const ERROR_TITLE =
+  /^(?:API Error\b|Invalid API key\b|Request (?:was )?(?:aborted|interrupted|timed out)\b|Prompt is too long\b|Credit balance is too low\b|Claude AI usage limit reached\b|\[Request interrupted)/i;
 
 /** How much of a candidate title is looked at (enough for TITLE_MAX after injected blocks are dropped). */
 const CLEAN_MAX = 8192;
@@ -41,7 +43,12 @@ const INJECTED_BLOCK = /<(system-reminder|environment_context|user_instructions|
 export function cleanTitle(text: string | null | undefined): string | null {
   if (!text) return null;
   // Only the start can show: a 10 MiB title is cut before the patterns run over it.
-  const cleaned = text.slice(0, CLEAN_MAX).replace(INJECTED_BLOCK, ' ').replace(BOX_DRAWING, ' ').replace(/\s+/g, ' ').trim();
+  const cleaned = text
+    .slice(0, CLEAN_MAX)
+    .replace(INJECTED_BLOCK, ' ')
+    .replace(BOX_DRAWING, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (cleaned === '' || !/[\p{L}\p{N}]/u.test(cleaned)) return null;
   return cleaned.length > TITLE_MAX ? `${cleaned.slice(0, TITLE_MAX - 1)}…` : cleaned;
 }
@@ -71,7 +78,9 @@ export function tabTitle(fileName: string, title: string | null): string | null 
  * first prompt typed (a sub-agent's: the task it was given), else null (show what the
  * session is, never its id).
  */
-export function sessionTitle(session: Pick<Session, 'title' | 'id'> & { turns: ReadonlyArray<{ preview: string }> }): string | null {
+export function sessionTitle(
+  session: Pick<Session, 'title' | 'id'> & { turns: ReadonlyArray<{ preview: string }> },
+): string | null {
   const own = cleanTitle(session.title);
   if (own !== null && !isPlaceholderTitle(own) && own !== session.id) return own;
   // A typed prompt is the user's own words, whatever they say ("Error: … fix it" included): only empty ones are passed over.
@@ -87,7 +96,11 @@ export function sessionTitle(session: Pick<Session, 'title' | 'id'> & { turns: R
  * one main session (with its sub-agents), or when the file is named by an id; null when the
  * file's own name says more (a named file of several sessions is not its first one's).
  */
-export function traceTitle(fileName: string, sessions: ReadonlyArray<Pick<Session, 'role'>>, first: (Pick<Session, 'title' | 'id'> & { turns: ReadonlyArray<{ preview: string }> }) | undefined): string | null {
+export function traceTitle(
+  fileName: string,
+  sessions: ReadonlyArray<Pick<Session, 'role'>>,
+  first: (Pick<Session, 'title' | 'id'> & { turns: ReadonlyArray<{ preview: string }> }) | undefined,
+): string | null {
   if (!first) return null;
   const mains = sessions.filter((s) => s.role === 'main').length;
   return mains <= 1 || isIdName(fileName) ? sessionTitle(first) : null;

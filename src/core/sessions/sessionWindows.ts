@@ -1,5 +1,14 @@
 import { parseLimit, planFamily, planWindows } from '../cost/planWindows';
-import type { LimitStatus, PlanFamily, PlanWindow, PlanWindows, WindowCall, WindowKind, WindowLimit, WindowOptions } from '../cost/planWindows';
+import type {
+  LimitStatus,
+  PlanFamily,
+  PlanWindow,
+  PlanWindows,
+  WindowCall,
+  WindowKind,
+  WindowLimit,
+  WindowOptions,
+} from '../cost/planWindows';
 import { formatCompact, formatPercent, formatUsd } from '../text/formatNumbers';
 import { activeMs } from './sessionQuery';
 import type { SessionRow } from './sessionQuery';
@@ -23,7 +32,9 @@ export const WINDOW_KIND_LABELS: Readonly<Record<WindowKind, string>> = { '5h': 
 
 /** The sessions whose calls count towards a plan's windows now: Claude Code and Codex sessions (sub-agents too) active within the lookback. */
 export function windowSessions(rows: readonly SessionRow[], nowMs: number): SessionRow[] {
-  return rows.filter((r) => r.fileStatus === 'ok' && planFamily(r.agentId) !== null && nowMs - activeMs(r) <= WINDOWS_LOOKBACK_MS);
+  return rows.filter(
+    (r) => r.fileStatus === 'ok' && planFamily(r.agentId) !== null && nowMs - activeMs(r) <= WINDOWS_LOOKBACK_MS,
+  );
 }
 
 /**
@@ -42,7 +53,11 @@ export function windowCallsOf(row: SessionRow, calls: readonly CallRecord[]): Wi
 }
 
 /** Each plan's windows over the sessions' calls (plans without a call are left out), Claude first. */
-export function sessionPlanWindows(sessions: ReadonlyArray<{ row: SessionRow; calls: readonly CallRecord[] }>, optionsOf: (family: PlanFamily) => WindowOptions, nowMs: number): PlanWindows[] {
+export function sessionPlanWindows(
+  sessions: ReadonlyArray<{ row: SessionRow; calls: readonly CallRecord[] }>,
+  optionsOf: (family: PlanFamily) => WindowOptions,
+  nowMs: number,
+): PlanWindows[] {
   const byPlan = new Map<PlanFamily, WindowCall[]>();
   for (const { row, calls } of sessions) {
     const family = planFamily(row.agentId);
@@ -64,7 +79,10 @@ export function limitText(l: LimitStatus, active: boolean): string {
   const cap = l.unit === 'usd' ? formatUsd(l.limit) : `${formatCompact(l.limit)} tokens`;
   let when = '';
   if (l.timeToLimitMs === 0) when = ' · limit reached';
-  else if (active && l.timeToLimitMs !== null) when = l.reachedBeforeReset ? ` · limit in ~${shortDuration(l.timeToLimitMs)}` : ' · limit not reached before the reset at this rate';
+  else if (active && l.timeToLimitMs !== null)
+    when = l.reachedBeforeReset
+      ? ` · limit in ~${shortDuration(l.timeToLimitMs)}`
+      : ' · limit not reached before the reset at this rate';
   return `of ${cap}: ${formatPercent(l.share)}${when}`;
 }
 
@@ -95,7 +113,10 @@ export function windowShortText(w: PlanWindow, nowMs: number): string {
  * that is neither tokens nor dollars makes the whole value unusable (`problem` says which).
  */
 export function limitSetting(text: string): { limit: WindowLimit | null; problem: string | null } {
-  const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   if (parts.length === 0) return { limit: null, problem: null };
   const limit: WindowLimit = { tokens: null, usd: null };
   for (const p of parts) {

@@ -41,7 +41,13 @@ export interface SessionsReportRow {
   /** Figures with the session's sub-agents. */
   calls: number;
   subagents: number;
-  tokens: { input: number | null; cached: number | null; appended: number | null; cacheWrite: number | null; output: number | null };
+  tokens: {
+    input: number | null;
+    cached: number | null;
+    appended: number | null;
+    cacheWrite: number | null;
+    output: number | null;
+  };
   cacheHitRate: number | null;
   appendToOutputMean: number | null;
   rawInputToOutput: number | null;
@@ -104,7 +110,8 @@ export function distribution(values: readonly number[], range: PublishedRange | 
   if (min !== null && max !== null) {
     const bins = max > min ? Math.min(BINS, sorted.length) : 1;
     const width = (max - min) / bins;
-    for (let b = 0; b < bins; b++) histogram.push({ from: min + b * width, to: b === bins - 1 ? max : min + (b + 1) * width, count: 0 });
+    for (let b = 0; b < bins; b++)
+      histogram.push({ from: min + b * width, to: b === bins - 1 ? max : min + (b + 1) * width, count: 0 });
     for (const v of sorted) {
       const b = width === 0 ? 0 : Math.min(bins - 1, Math.floor((v - min) / width));
       histogram[b]!.count += 1;
@@ -115,7 +122,16 @@ export function distribution(values: readonly number[], range: PublishedRange | 
     counted = { ...range, below: 0, within: 0, above: 0 };
     for (const v of sorted) counted[compareToRange(v, range)!] += 1;
   }
-  return { count: sorted.length, min, p25: quantile(sorted, 0.25), median: quantile(sorted, 0.5), p75: quantile(sorted, 0.75), max, histogram, range: counted };
+  return {
+    count: sorted.length,
+    min,
+    p25: quantile(sorted, 0.25),
+    median: quantile(sorted, 0.5),
+    p75: quantile(sorted, 0.75),
+    max,
+    histogram,
+    range: counted,
+  };
 }
 
 function add(a: number | null, b: number | null): number | null {
@@ -238,7 +254,8 @@ export function buildSessionsReport(rows: readonly SessionRow[]): SessionsReport
     row.cacheHitRate = ratio(row.tokens.cached, row.tokens.input);
     row.rawInputToOutput = ratio(row.tokens.input, row.tokens.output);
   }
-  const known = (get: (r: SessionsReportRow) => number | null): number[] => sessionRows.map(get).filter((v): v is number => v !== null);
+  const known = (get: (r: SessionsReportRow) => number | null): number[] =>
+    sessionRows.map(get).filter((v): v is number => v !== null);
   const cacheHitRate = ratio(hitCached, hitInput);
   const rawInputToOutput = ratio(rawInput, rawOutput);
   return {
@@ -254,14 +271,32 @@ export function buildSessionsReport(rows: readonly SessionRow[]): SessionsReport
       toolFailureRate: ratio(totals.failedToolCalls, totals.toolCalls),
       callsInLoopsShare: ratio(totals.callsInLoops, totals.calls),
       costPerSessionUsd: totals.costUsd === null || mains.length === 0 ? null : totals.costUsd / mains.length,
-      positions: { cacheHitRate: compareToRange(cacheHitRate, PUBLISHED_RANGES.cacheHitRate), rawInputToOutput: compareToRange(rawInputToOutput, PUBLISHED_RANGES.rawInputToOutput) },
+      positions: {
+        cacheHitRate: compareToRange(cacheHitRate, PUBLISHED_RANGES.cacheHitRate),
+        rawInputToOutput: compareToRange(rawInputToOutput, PUBLISHED_RANGES.rawInputToOutput),
+      },
     },
     distributions: {
-      cacheHitRate: distribution(known((r) => r.cacheHitRate), PUBLISHED_RANGES.cacheHitRate),
-      calls: distribution(sessionRows.map((r) => r.calls), null),
-      costUsd: distribution(known((r) => r.costUsd), null),
-      rawInputToOutput: distribution(known((r) => r.rawInputToOutput), PUBLISHED_RANGES.rawInputToOutput),
-      appendToOutputMean: distribution(known((r) => r.appendToOutputMean), PUBLISHED_RANGES.appendToOutputMean),
+      cacheHitRate: distribution(
+        known((r) => r.cacheHitRate),
+        PUBLISHED_RANGES.cacheHitRate,
+      ),
+      calls: distribution(
+        sessionRows.map((r) => r.calls),
+        null,
+      ),
+      costUsd: distribution(
+        known((r) => r.costUsd),
+        null,
+      ),
+      rawInputToOutput: distribution(
+        known((r) => r.rawInputToOutput),
+        PUBLISHED_RANGES.rawInputToOutput,
+      ),
+      appendToOutputMean: distribution(
+        known((r) => r.appendToOutputMean),
+        PUBLISHED_RANGES.appendToOutputMean,
+      ),
     },
     rows: sessionRows.sort((a, b) => (b.startMs ?? 0) - (a.startMs ?? 0) || a.id - b.id),
   };
@@ -338,5 +373,15 @@ export function reportCsv(report: SessionsReport): string {
 
 /** The report as JSON (the shape of `agent-trace analyze DIR --json`). */
 export function reportJson(report: SessionsReport): string {
-  return JSON.stringify({ ...report, firstDay: report.firstMs === null ? null : localDay(report.firstMs), lastDay: report.lastMs === null ? null : localDay(report.lastMs) }, null, 2) + '\n';
+  return (
+    JSON.stringify(
+      {
+        ...report,
+        firstDay: report.firstMs === null ? null : localDay(report.firstMs),
+        lastDay: report.lastMs === null ? null : localDay(report.lastMs),
+      },
+      null,
+      2,
+    ) + '\n'
+  );
 }

@@ -55,7 +55,12 @@ export function keepSessions(view: TraceView, wanted: readonly string[]): TraceV
   for (const w of wanted) {
     const exact = view.sessions.find((s) => s.summary.id === w);
     const matches = exact ? [exact] : view.sessions.filter((s) => s.summary.id.startsWith(w));
-    if (matches.length !== 1) throw new Error(matches.length === 0 ? `no session "${w}" in ${view.fileName}` : `"${w}" matches ${matches.length} sessions in ${view.fileName}`);
+    if (matches.length !== 1)
+      throw new Error(
+        matches.length === 0
+          ? `no session "${w}" in ${view.fileName}`
+          : `"${w}" matches ${matches.length} sessions in ${view.fileName}`,
+      );
     ids.add(matches[0]!.summary.id);
   }
   // Sub-agents come with their parents, however deep.
@@ -88,15 +93,30 @@ export function buildReportTrace(
 ): ReportTrace {
   const prices = options.prices ?? null;
   // With prices, every session's view carries its calls' costs (the inspector's cost panel draws them).
-  const view = keepSessions(buildTraceView(parsed, fileName, options.formatChosen ?? false, options.analysis ?? {}, prices), options.sessions ?? []);
+  const view = keepSessions(
+    buildTraceView(parsed, fileName, options.formatChosen ?? false, options.analysis ?? {}, prices),
+    options.sessions ?? [],
+  );
   const details = view.sessions.map((s) => s.calls.map((c) => buildCallDetail(parsed.model, s.summary.id, c.index)!));
   // A what-if run on a session the report leaves out has nothing to stand beside.
-  const whatIf = options.whatIf && (options.whatIf.input.session === null || view.sessions.some((s) => s.summary.id === options.whatIf!.input.session)) ? options.whatIf : null;
+  const whatIf =
+    options.whatIf &&
+    (options.whatIf.input.session === null || view.sessions.some((s) => s.summary.id === options.whatIf!.input.session))
+      ? options.whatIf
+      : null;
   // The trace's total is for every session: left out when the report keeps only some.
-  const cost = prices && (options.sessions ?? []).length === 0 ? buildTraceReport(parsed, options.analysis ?? {}, { book: prices }).cost : null;
+  const cost =
+    prices && (options.sessions ?? []).length === 0
+      ? buildTraceReport(parsed, options.analysis ?? {}, { book: prices }).cost
+      : null;
   const source = options.context ?? null;
   if (!source) return { view, details, whatIf, cost };
-  const anatomy = contextAnatomy(parsed.model, { content: source.content, tokenizer: source.tokenizer, prices, notes: source.notes });
+  const anatomy = contextAnatomy(parsed.model, {
+    content: source.content,
+    tokenizer: source.tokenizer,
+    prices,
+    notes: source.notes,
+  });
   const index = new Map<string, number>();
   parsed.model.sessions.forEach((s, i) => {
     if (!index.has(s.id)) index.set(s.id, i);

@@ -31,7 +31,13 @@ export interface WhatIfDocument {
     gpu: string | null;
     model: string | null;
     replicas: { replicas: number; staggerS: number; staggerMode: string; toolWaitScale: number } | null;
-    params: { capacityTokens: number; blockSizeTokens: number; policy: string; gpus: number; router: RouterName | null };
+    params: {
+      capacityTokens: number;
+      blockSizeTokens: number;
+      policy: string;
+      gpus: number;
+      router: RouterName | null;
+    };
   };
   scenario: ScenarioResult;
   alone: WhatIfPoint | null;
@@ -79,7 +85,8 @@ function bounded(v: unknown, path: string, bound: ParamBound): number {
 
 /** A call's index in its session: a whole number. */
 function index(v: unknown, path: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 2 ** 31) fail(path, 'a whole number from 0 to 2^31');
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 2 ** 31)
+    fail(path, 'a whole number from 0 to 2^31');
   return v;
 }
 
@@ -98,7 +105,19 @@ function bool(v: unknown, path: string): boolean {
   return v;
 }
 
-const POINT_NUMBERS = ['replicas', 'capacityTokens', 'requests', 'rejectedRequests', 'promptTokens', 'prefillTokens', 'recomputedPrefillTokens', 'offloadHitTokens', 'preemptions', 'makespanS', 'steps'] as const;
+const POINT_NUMBERS = [
+  'replicas',
+  'capacityTokens',
+  'requests',
+  'rejectedRequests',
+  'promptTokens',
+  'prefillTokens',
+  'recomputedPrefillTokens',
+  'offloadHitTokens',
+  'preemptions',
+  'makespanS',
+  'steps',
+] as const;
 const POINT_RATES = ['admissionHitRate', 'idealHitRate', 'vllmMetricHitRate', 'prefillShare'] as const;
 
 function gpuCount(v: unknown, path: string): number {
@@ -108,11 +127,22 @@ function gpuCount(v: unknown, path: string): number {
 }
 
 function router(v: unknown, path: string): RouterName {
-  if (typeof v !== 'string' || !(ROUTER_NAMES as readonly string[]).includes(v)) fail(path, `one of ${ROUTER_NAMES.join(', ')}`);
+  if (typeof v !== 'string' || !(ROUTER_NAMES as readonly string[]).includes(v))
+    fail(path, `one of ${ROUTER_NAMES.join(', ')}`);
   return v as RouterName;
 }
 
-const GPU_NUMBERS = ['gpu', 'requests', 'sessions', 'promptTokens', 'recomputedPrefillTokens', 'preemptions', 'steps', 'busyS', 'makespanS'] as const;
+const GPU_NUMBERS = [
+  'gpu',
+  'requests',
+  'sessions',
+  'promptTokens',
+  'recomputedPrefillTokens',
+  'preemptions',
+  'steps',
+  'busyS',
+  'makespanS',
+] as const;
 const GPU_RATES = ['admissionHitRate', 'idealHitRate', 'prefillShare', 'utilization'] as const;
 
 function gpuRow(v: unknown, path: string): ScenarioGpu {
@@ -129,7 +159,10 @@ function point(v: unknown, path: string): WhatIfPoint {
   for (const k of POINT_NUMBERS) out[k] = number(o[k], `${path}.${k}`);
   for (const k of POINT_RATES) out[k] = numberOrNull(o[k], `${path}.${k}`);
   const slowdown = object(o['slowdown'], `${path}.slowdown`);
-  out['slowdown'] = { mean: numberOrNull(slowdown['mean'], `${path}.slowdown.mean`), max: numberOrNull(slowdown['max'], `${path}.slowdown.max`) };
+  out['slowdown'] = {
+    mean: numberOrNull(slowdown['mean'], `${path}.slowdown.mean`),
+    max: numberOrNull(slowdown['max'], `${path}.slowdown.max`),
+  };
   if (o['gpus'] !== undefined && o['gpus'] !== null) {
     out['gpus'] = gpuCount(o['gpus'], `${path}.gpus`);
     out['router'] = router(o['router'], `${path}.router`);
@@ -160,19 +193,34 @@ function scenario(v: unknown, path: string): ScenarioResult {
   const o = object(v, path);
   const sessions = array(o['sessions'] ?? [], `${path}.sessions`).map((s, i) => {
     const x = object(s, `${path}.sessions[${i}]`);
-    return { id: stringOrNull(x['id'], `${path}.sessions[${i}].id`, 1000) ?? '', completionS: numberOrNull(x['completionS'], `${path}.sessions[${i}].completionS`), aloneS: numberOrNull(x['aloneS'], `${path}.sessions[${i}].aloneS`), slowdown: numberOrNull(x['slowdown'], `${path}.sessions[${i}].slowdown`) };
+    return {
+      id: stringOrNull(x['id'], `${path}.sessions[${i}].id`, 1000) ?? '',
+      completionS: numberOrNull(x['completionS'], `${path}.sessions[${i}].completionS`),
+      aloneS: numberOrNull(x['aloneS'], `${path}.sessions[${i}].aloneS`),
+      slowdown: numberOrNull(x['slowdown'], `${path}.sessions[${i}].slowdown`),
+    };
   });
-  const perGpu = o['perGpu'] === undefined || o['perGpu'] === null ? {} : { perGpu: array(o['perGpu'], `${path}.perGpu`, MAX_GPUS).map((g, i) => gpuRow(g, `${path}.perGpu[${i}]`)) };
-  return { ...point(o, path), sessions, calls: array(o['calls'] ?? [], `${path}.calls`).map((c, i) => call(c, `${path}.calls[${i}]`)), ...perGpu };
+  const perGpu =
+    o['perGpu'] === undefined || o['perGpu'] === null
+      ? {}
+      : { perGpu: array(o['perGpu'], `${path}.perGpu`, MAX_GPUS).map((g, i) => gpuRow(g, `${path}.perGpu[${i}]`)) };
+  return {
+    ...point(o, path),
+    sessions,
+    calls: array(o['calls'] ?? [], `${path}.calls`).map((c, i) => call(c, `${path}.calls[${i}]`)),
+    ...perGpu,
+  };
 }
 
 function cliff(v: unknown, path: string): Cliff | null {
   if (v === null || v === undefined) return null;
   const o = object(v, path);
   const axis = o['axis'];
-  if (axis !== 'replicas' && axis !== 'capacity' && axis !== 'gpus') fail(`${path}.axis`, '"replicas", "capacity" or "gpus"');
+  if (axis !== 'replicas' && axis !== 'capacity' && axis !== 'gpus')
+    fail(`${path}.axis`, '"replicas", "capacity" or "gpus"');
   const reason = o['reason'];
-  if (reason !== null && reason !== 'hit-rate' && reason !== 'prefill-share') fail(`${path}.reason`, '"hit-rate", "prefill-share" or null');
+  if (reason !== null && reason !== 'hit-rate' && reason !== 'prefill-share')
+    fail(`${path}.reason`, '"hit-rate", "prefill-share" or null');
   return {
     axis,
     at: numberOrNull(o['at'], `${path}.at`),
@@ -195,7 +243,10 @@ function points(v: unknown, path: string): Array<{ value: number; result: WhatIf
 function fleetOf(v: unknown): { gpus: number; router: RouterName | null } {
   if (v === null || v === undefined) return { gpus: 1, router: null };
   const f = object(v, 'input.params.fleet');
-  return { gpus: gpuCount(f['gpus'], 'input.params.fleet.gpus'), router: router(f['router'], 'input.params.fleet.router') };
+  return {
+    gpus: gpuCount(f['gpus'], 'input.params.fleet.gpus'),
+    router: router(f['router'], 'input.params.fleet.router'),
+  };
 }
 
 /** Reads a what-if document (the panel's export, or what the panel hands the report), keeping only what is well typed. */
@@ -221,9 +272,11 @@ export function parseWhatIfDocument(value: unknown): WhatIfDocument {
   if (sweepValue !== null && sweepValue !== undefined) {
     const s = object(sweepValue, 'sweep');
     const axis = s['axis'];
-    if (axis !== 'replicas' && axis !== 'capacity' && axis !== 'gpus') fail('sweep.axis', '"replicas", "capacity" or "gpus"');
+    if (axis !== 'replicas' && axis !== 'capacity' && axis !== 'gpus')
+      fail('sweep.axis', '"replicas", "capacity" or "gpus"');
     const lines: Record<string, Array<{ value: number; result: WhatIfPoint }>> = Object.create(null);
-    for (const [policy, pts] of Object.entries(object(s['lines'] ?? {}, 'sweep.lines'))) lines[policy.slice(0, 40)] = points(pts, `sweep.lines.${policy}`);
+    for (const [policy, pts] of Object.entries(object(s['lines'] ?? {}, 'sweep.lines')))
+      lines[policy.slice(0, 40)] = points(pts, `sweep.lines.${policy}`);
     const stoppedBy = s['stoppedBy'];
     sweep = {
       axis,
@@ -241,7 +294,9 @@ export function parseWhatIfDocument(value: unknown): WhatIfDocument {
       file: stringOrNull(input['file'], 'input.file', 4096),
       session: stringOrNull(input['session'], 'input.session', 1000),
       workloadKind: kind,
-      notes: array(input['notes'] ?? [], 'input.notes', 100).map((n, i) => stringOrNull(n, `input.notes[${i}]`, 2000) ?? ''),
+      notes: array(input['notes'] ?? [], 'input.notes', 100).map(
+        (n, i) => stringOrNull(n, `input.notes[${i}]`, 2000) ?? '',
+      ),
       gpu: stringOrNull(input['gpu'], 'input.gpu', 100),
       model: stringOrNull(input['model'], 'input.model', 100),
       replicas,
@@ -257,7 +312,11 @@ export function parseWhatIfDocument(value: unknown): WhatIfDocument {
     callIndexes: array(o['callIndexes'] ?? [], 'callIndexes').map((x, i) => index(x, `callIndexes[${i}]`)),
     policies: array(o['policies'] ?? [], 'policies', 20).map((p, i) => {
       const x = object(p, `policies[${i}]`);
-      return { policy: stringOrNull(x['policy'], `policies[${i}].policy`, 40) ?? '', result: x['result'] ? point(x['result'], `policies[${i}].result`) : null, error: stringOrNull(x['error'], `policies[${i}].error`, 2000) };
+      return {
+        policy: stringOrNull(x['policy'], `policies[${i}].policy`, 40) ?? '',
+        result: x['result'] ? point(x['result'], `policies[${i}].result`) : null,
+        error: stringOrNull(x['error'], `policies[${i}].error`, 2000),
+      };
     }),
     sweep,
   };
@@ -273,19 +332,23 @@ export function whatIfParams(raw: unknown): EngineParams {
       const d = p[key];
       if (typeof d === 'number' && typeof value === 'number' && Number.isFinite(value)) p[key] = value;
       else if (typeof d === 'string' && typeof value === 'string') p[key] = value;
-      else if (typeof d === 'object' && (value === null || (typeof value === 'object' && !Array.isArray(value)))) p[key] = value;
+      else if (typeof d === 'object' && (value === null || (typeof value === 'object' && !Array.isArray(value))))
+        p[key] = value;
     }
     // The fleet is not among the defaults (one GPU has none): taken as its two fields, checked by validateParams.
     const fleet = (raw as Record<string, unknown>)['fleet'];
     if (typeof fleet === 'object' && fleet !== null && !Array.isArray(fleet)) {
       const { gpus, router } = fleet as Record<string, unknown>;
-      if (typeof gpus !== 'number' || typeof router !== 'string') throw new ParamError('fleet must be { gpus: a number, router: a name }');
+      if (typeof gpus !== 'number' || typeof router !== 'string')
+        throw new ParamError('fleet must be { gpus: a number, router: a name }');
       p['fleet'] = { gpus, router };
     }
   }
   const params = p as unknown as EngineParams;
-  if (!(POLICY_NAMES as readonly string[]).includes(params.policy)) throw new ParamError(`policy must be one of ${POLICY_NAMES.join(', ')}, got ${JSON.stringify(String(params.policy).slice(0, 40))}`);
+  if (!(POLICY_NAMES as readonly string[]).includes(params.policy))
+    throw new ParamError(
+      `policy must be one of ${POLICY_NAMES.join(', ')}, got ${JSON.stringify(String(params.policy).slice(0, 40))}`,
+    );
   validateParams(params);
   return params;
 }
-

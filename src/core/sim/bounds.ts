@@ -67,7 +67,9 @@ export function describeBound(b: ParamBound): string {
   const kind = b.integer ? 'a whole number' : 'a number';
   const max = b.maxExclusive ? `below ${boundText(b.max)}` : `at most ${boundText(b.max)}`;
   if (b.minExclusive) return `${kind} above ${boundText(b.min)} and ${max}`;
-  return b.maxExclusive ? `${kind} from ${boundText(b.min)} and ${max}` : `${kind} from ${boundText(b.min)} to ${boundText(b.max)}`;
+  return b.maxExclusive
+    ? `${kind} from ${boundText(b.min)} and ${max}`
+    : `${kind} from ${boundText(b.min)} to ${boundText(b.max)}`;
 }
 
 /** True when `value` is a finite number within the bound. */

@@ -54,7 +54,9 @@ const d = DEFAULT_PARAMS;
 /** A flag's lines in the help: the flag and its value in a column of 28, the text beside it. */
 function helpLines(p: PolicyParam): string {
   const [first, ...rest] = p.help(d);
-  return [`  ${`${p.flag} ${p.metavar}`.padEnd(28)}${first}`, ...rest.map((line) => `${' '.repeat(30)}${line}`)].join('\n');
+  return [`  ${`${p.flag} ${p.metavar}`.padEnd(28)}${first}`, ...rest.map((line) => `${' '.repeat(30)}${line}`)].join(
+    '\n',
+  );
 }
 
 export const SIMULATE_USAGE = `agent-trace simulate: what N agent sessions like this one do to a vLLM prefix cache.
@@ -85,7 +87,9 @@ Replicas:
   --tool-wait-scale X         multiply every tool wait by X (default ${DEFAULT_REPLICAS.toolWaitScale})
 GPU and model:
   --capacity-tokens C         KV cache size in tokens (default ${formatCount(d.capacityTokens)}: Qwen3-32B on one H200)
-  --gpu ${GPU_PRESETS.map((g) => g.id).join('|').padEnd(21)} with --model: capacity from the GPU's memory (x 0.9, minus
+  --gpu ${GPU_PRESETS.map((g) => g.id)
+    .join('|')
+    .padEnd(21)} with --model: capacity from the GPU's memory (x 0.9, minus
   --model ID                  weights and 3 GiB), and the model's KV bytes per token and
                               step costs on that GPU, unless given. Models:
 ${MODEL_PRESETS.map((m) => `                                ${m.id.padEnd(18)} ${m.label}`).join('\n')}
@@ -147,19 +151,22 @@ const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 function num(flag: string, v: string): number {
   if (!NUMBER.test(v)) throw new UsageError(`${flag} needs a number, not "${v}"`, SIMULATE_HELP);
   const n = Number(v);
-  if (!Number.isFinite(n)) throw new UsageError(`${flag} needs a number, not "${v}" (too large to compute with)`, SIMULATE_HELP);
+  if (!Number.isFinite(n))
+    throw new UsageError(`${flag} needs a number, not "${v}" (too large to compute with)`, SIMULATE_HELP);
   return n;
 }
 
 function wholeAtLeast(flag: string, v: string, min: number): number {
   const n = NUMBER.test(v) ? Number(v) : Number.NaN;
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} needs a whole number ${min === 1 ? '> 0' : `≥ ${min}`}, not "${v}"`, SIMULATE_HELP);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`${flag} needs a whole number ${min === 1 ? '> 0' : `≥ ${min}`}, not "${v}"`, SIMULATE_HELP);
   return n;
 }
 
 /** `n` (read from `v`) if it is within a parameter's bounds (params.ts); the flag named when it is not. */
 function within(flag: string, v: string, n: number, bound: ParamBound): number {
-  if (!withinBound(n, bound)) throw new UsageError(`${flag} must be ${describeBound(bound)}, not "${v}"`, SIMULATE_HELP);
+  if (!withinBound(n, bound))
+    throw new UsageError(`${flag} must be ${describeBound(bound)}, not "${v}"`, SIMULATE_HELP);
   return n;
 }
 
@@ -171,13 +178,18 @@ function atLeastZero(flag: string, v: string): number {
 
 function choice<T extends string>(flag: string, v: string, options: readonly T[]): T {
   const found = options.find((o) => o === v);
-  if (found === undefined) throw new UsageError(`${flag} must be one of ${options.join(', ')}, not "${v}"`, SIMULATE_HELP);
+  if (found === undefined)
+    throw new UsageError(`${flag} must be one of ${options.join(', ')}, not "${v}"`, SIMULATE_HELP);
   return found;
 }
 
 /** A GPU or model preset by id. */
 function preset<T extends { id: string }>(flag: string, v: string, presets: readonly T[]): T {
-  const id = choice(flag, v, presets.map((p) => p.id));
+  const id = choice(
+    flag,
+    v,
+    presets.map((p) => p.id),
+  );
   return presets.find((p) => p.id === id)!;
 }
 
@@ -188,20 +200,34 @@ function preset<T extends { id: string }>(flag: string, v: string, presets: read
 export function parseSweep(v: string): { axis: SweepAxis; values: number[] } {
   const eq = v.indexOf('=');
   const axisText = eq < 0 ? v : v.slice(0, eq);
-  if (axisText !== 'replicas' && axisText !== 'capacity' && axisText !== 'gpus') throw new UsageError(`--sweep needs replicas=LIST, capacity=LIST or gpus=LIST, not "${v}"`, SIMULATE_HELP);
+  if (axisText !== 'replicas' && axisText !== 'capacity' && axisText !== 'gpus')
+    throw new UsageError(`--sweep needs replicas=LIST, capacity=LIST or gpus=LIST, not "${v}"`, SIMULATE_HELP);
   const axis: SweepAxis = axisText;
   const list = eq < 0 ? '' : v.slice(eq + 1);
-  const example = { replicas: 'replicas=1,2,4,8 or replicas=1..64', capacity: 'capacity=32768..262144', gpus: 'gpus=1..16' }[axis];
-  if (list.trim() === '') throw new UsageError(`--sweep ${axis}= needs a list of values, e.g. ${example}`, SIMULATE_HELP);
+  const example = {
+    replicas: 'replicas=1,2,4,8 or replicas=1..64',
+    capacity: 'capacity=32768..262144',
+    gpus: 'gpus=1..16',
+  }[axis];
+  if (list.trim() === '')
+    throw new UsageError(`--sweep ${axis}= needs a list of values, e.g. ${example}`, SIMULATE_HELP);
   const check = (text: string): number => {
     const n = NUMBER.test(text) ? Number(text) : Number.NaN;
     if (!(n > 0) || (axis !== 'capacity' && !Number.isInteger(n))) {
-      throw new UsageError(`--sweep ${axis} values must be ${axis !== 'capacity' ? 'whole numbers' : 'numbers'} > 0, not "${text}"`, SIMULATE_HELP);
+      throw new UsageError(
+        `--sweep ${axis} values must be ${axis !== 'capacity' ? 'whole numbers' : 'numbers'} > 0, not "${text}"`,
+        SIMULATE_HELP,
+      );
     }
-    if (axis === 'gpus' && n > MAX_GPUS) throw new UsageError(`--sweep gpus values must each be at most ${MAX_GPUS}, not "${text}"`, SIMULATE_HELP);
+    if (axis === 'gpus' && n > MAX_GPUS)
+      throw new UsageError(`--sweep gpus values must each be at most ${MAX_GPUS}, not "${text}"`, SIMULATE_HELP);
     if (axis !== 'gpus') {
       const bound = axis === 'replicas' ? REPLICA_BOUNDS.replicas : PARAM_BOUNDS.capacityTokens;
-      if (!withinBound(n, bound)) throw new UsageError(`--sweep ${axis} values must each be ${describeBound(bound)}, not "${text}"`, SIMULATE_HELP);
+      if (!withinBound(n, bound))
+        throw new UsageError(
+          `--sweep ${axis} values must each be ${describeBound(bound)}, not "${text}"`,
+          SIMULATE_HELP,
+        );
     }
     return n;
   };
@@ -212,12 +238,17 @@ export function parseSweep(v: string): { axis: SweepAxis; values: number[] } {
     else if (range.length === 2) {
       const from = check(range[0]!.trim());
       const to = check(range[1]!.trim());
-      if (from > to) throw new UsageError(`--sweep range ${item} runs backwards: write the smaller value first`, SIMULATE_HELP);
+      if (from > to)
+        throw new UsageError(`--sweep range ${item} runs backwards: write the smaller value first`, SIMULATE_HELP);
       let x = from;
       for (; x <= to; x *= 2) values.push(x);
       if (values[values.length - 1] !== to) values.push(to);
     } else throw new UsageError(`--sweep cannot read "${item}": write A..B for a range`, SIMULATE_HELP);
-    if (values.length > MAX_SWEEP_POINTS) throw new UsageError(`--sweep lists at most ${MAX_SWEEP_POINTS} values (a range A..B counts A, 2A, 4A, … B)`, SIMULATE_HELP);
+    if (values.length > MAX_SWEEP_POINTS)
+      throw new UsageError(
+        `--sweep lists at most ${MAX_SWEEP_POINTS} values (a range A..B counts A, 2A, 4A, … B)`,
+        SIMULATE_HELP,
+      );
   }
   return { axis, values };
 }
@@ -232,13 +263,27 @@ function setPolicyValue(values: Partial<PolicyValues>, key: keyof PolicyValues, 
 /** Every flag that takes a value, with how it sets the arguments. */
 const FLAGS = new Map<string, Apply>([
   ['--workload', (a, v) => void (a.workload = v)],
-  ['--format', (a, v, f) => void (a.format = choice(f, v, FORMATS.map((x) => x.id)))],
+  [
+    '--format',
+    (a, v, f) =>
+      void (a.format = choice(
+        f,
+        v,
+        FORMATS.map((x) => x.id),
+      )),
+  ],
   ['--session', (a, v) => void (a.session = v)],
-  ['--replicas', (a, v, f) => void (a.replicas.replicas = within(f, v, wholeAtLeast(f, v, 1), REPLICA_BOUNDS.replicas))],
+  [
+    '--replicas',
+    (a, v, f) => void (a.replicas.replicas = within(f, v, wholeAtLeast(f, v, 1), REPLICA_BOUNDS.replicas)),
+  ],
   ['--stagger-s', (a, v, f) => void (a.replicas.staggerS = within(f, v, atLeastZero(f, v), REPLICA_BOUNDS.staggerS))],
   ['--stagger', (a, v, f) => void (a.replicas.staggerMode = choice(f, v, ['fixed', 'random'] as const))],
   ['--seed', (a, v, f) => void (a.replicas.seed = within(f, v, wholeAtLeast(f, v, 0), REPLICA_BOUNDS.seed))],
-  ['--tool-wait-scale', (a, v, f) => void (a.replicas.toolWaitScale = within(f, v, atLeastZero(f, v), REPLICA_BOUNDS.toolWaitScale))],
+  [
+    '--tool-wait-scale',
+    (a, v, f) => void (a.replicas.toolWaitScale = within(f, v, atLeastZero(f, v), REPLICA_BOUNDS.toolWaitScale)),
+  ],
   ['--capacity-tokens', (a, v, f) => void (a.capacityTokens = num(f, v))],
   ['--gpu', (a, v, f) => void (a.gpu = preset(f, v, GPU_PRESETS))],
   ['--model', (a, v, f) => void (a.model = preset(f, v, MODEL_PRESETS))],
@@ -246,13 +291,17 @@ const FLAGS = new Map<string, Apply>([
     '--gpu-memory-gib',
     (a, v, f) => {
       const n = num(f, v);
-      if (!withinBound(n, PARAM_BOUNDS.gpuMemoryGiB)) throw new UsageError(`${f} needs a number > 0 and at most 100,000 (GiB), not "${v}"`, SIMULATE_HELP);
+      if (!withinBound(n, PARAM_BOUNDS.gpuMemoryGiB))
+        throw new UsageError(`${f} needs a number > 0 and at most 100,000 (GiB), not "${v}"`, SIMULATE_HELP);
       a.gpuMemoryGiB = n;
     },
   ],
   ['--policy', (a, v, f) => void (a.policy = choice(f, v, POLICY_NAMES))],
   // Each policy's own flags, from its declaration (policies.ts): a number, or the word it takes.
-  ...POLICY_PARAMS.map((p): [string, Apply] => [p.flag, (a, v, f) => void setPolicyValue(a.policyValues, p.key, p.word !== undefined && v === p.word ? v : num(f, v))]),
+  ...POLICY_PARAMS.map((p): [string, Apply] => [
+    p.flag,
+    (a, v, f) => void setPolicyValue(a.policyValues, p.key, p.word !== undefined && v === p.word ? v : num(f, v)),
+  ]),
   ['--block-size', (a, v, f) => void (a.blockSizeTokens = num(f, v))],
   ['--max-batched-tokens', (a, v, f) => void (a.maxNumBatchedTokens = num(f, v))],
   ['--max-num-seqs', (a, v, f) => void (a.maxNumSeqs = num(f, v))],
@@ -270,7 +319,8 @@ const FLAGS = new Map<string, Apply>([
     '--cliff-threshold',
     (a, v, f) => {
       const n = num(f, v);
-      if (!(n > 0 && n < 1)) throw new UsageError(`${f} needs a hit-rate drop between 0 and 1 (0.1 = 10 points), not "${v}"`, SIMULATE_HELP);
+      if (!(n > 0 && n < 1))
+        throw new UsageError(`${f} needs a hit-rate drop between 0 and 1 (0.1 = 10 points), not "${v}"`, SIMULATE_HELP);
       a.cliffThreshold = n;
     },
   ],
@@ -278,7 +328,8 @@ const FLAGS = new Map<string, Apply>([
     '--threads',
     (a, v, f) => {
       const n = num(f, v);
-      if (!(Number.isInteger(n) && n >= 1 && n <= 256)) throw new UsageError(`${f} needs a whole number from 1 to 256, not "${v}"`, SIMULATE_HELP);
+      if (!(Number.isInteger(n) && n >= 1 && n <= 256))
+        throw new UsageError(`${f} needs a whole number from 1 to 256, not "${v}"`, SIMULATE_HELP);
       a.threads = n;
     },
   ],
@@ -286,7 +337,8 @@ const FLAGS = new Map<string, Apply>([
     '--gpus',
     (a, v, f) => {
       const n = NUMBER.test(v) ? Number(v) : Number.NaN;
-      if (!(Number.isInteger(n) && n >= 1 && n <= MAX_GPUS)) throw new UsageError(`${f} needs a whole number from 1 to ${MAX_GPUS}, not "${v}"`, SIMULATE_HELP);
+      if (!(Number.isInteger(n) && n >= 1 && n <= MAX_GPUS))
+        throw new UsageError(`${f} needs a whole number from 1 to ${MAX_GPUS}, not "${v}"`, SIMULATE_HELP);
       a.gpus = n;
     },
   ],
@@ -295,7 +347,8 @@ const FLAGS = new Map<string, Apply>([
     '--target-hit-rate',
     (a, v, f) => {
       const n = num(f, v);
-      if (!(n > 0 && n <= 1)) throw new UsageError(`${f} needs a hit rate above 0 and at most 1 (0.9 = 90%), not "${v}"`, SIMULATE_HELP);
+      if (!(n > 0 && n <= 1))
+        throw new UsageError(`${f} needs a hit rate above 0 and at most 1 (0.9 = 90%), not "${v}"`, SIMULATE_HELP);
       a.targetHitRate = n;
     },
   ],
@@ -307,14 +360,28 @@ export const SIMULATE_FLAGS: readonly string[] = ['--json', '--progress', ...FLA
 
 function conflict(a: SimulateArgs, one: string, others: readonly string[], why: string): void {
   const clash = others.find((o) => a.given.includes(o));
-  if (a.given.includes(one) && clash) throw new UsageError(`${one} and ${clash} cannot go together: ${why}`, SIMULATE_HELP);
+  if (a.given.includes(one) && clash)
+    throw new UsageError(`${one} and ${clash} cannot go together: ${why}`, SIMULATE_HELP);
 }
 
 /** A command line that gives nothing: every default. */
 function blankArgs(): SimulateArgs {
   return {
-    file: null, workload: null, format: null, session: null, json: false, emitWorkload: null, engine: 'fast', replicas: {},
-    ...emptySpec(), sweep: null, cliffThreshold: null, threads: null, targetHitRate: null, progress: false, given: [],
+    file: null,
+    workload: null,
+    format: null,
+    session: null,
+    json: false,
+    emitWorkload: null,
+    engine: 'fast',
+    replicas: {},
+    ...emptySpec(),
+    sweep: null,
+    cliffThreshold: null,
+    threads: null,
+    targetHitRate: null,
+    progress: false,
+    given: [],
   };
 }
 
@@ -343,27 +410,52 @@ export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
     if (!apply) throw new UsageError(`unknown option ${flag}`, SIMULATE_HELP);
     const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
     // A value may start with one dash (a negative number, caught by the range checks) but not two.
-    if (value === undefined || value === '' || (eq < 0 && value.startsWith('--'))) throw new UsageError(`${flag} needs a value`, SIMULATE_HELP);
+    if (value === undefined || value === '' || (eq < 0 && value.startsWith('--')))
+      throw new UsageError(`${flag} needs a value`, SIMULATE_HELP);
     a.given.push(flag);
     apply(a, value, flag);
   }
 
-  if (a.file !== null && a.workload !== null) throw new UsageError('give a trace FILE or --workload W.json, not both', SIMULATE_HELP);
-  if (a.file === null && a.workload === null) throw new UsageError('simulate needs a trace FILE or --workload W.json', SIMULATE_HELP);
+  if (a.file !== null && a.workload !== null)
+    throw new UsageError('give a trace FILE or --workload W.json, not both', SIMULATE_HELP);
+  if (a.file === null && a.workload === null)
+    throw new UsageError('simulate needs a trace FILE or --workload W.json', SIMULATE_HELP);
   conflict(a, '--workload', ['--format'], '--format picks the reader of a trace FILE');
-  conflict(a, '--capacity-tokens', ['--gpu', '--model', '--gpu-memory-gib'], 'give the capacity in tokens, or a GPU and a model to compute it from');
+  conflict(
+    a,
+    '--capacity-tokens',
+    ['--gpu', '--model', '--gpu-memory-gib'],
+    'give the capacity in tokens, or a GPU and a model to compute it from',
+  );
   if (a.gpu && !a.model) throw new UsageError('--gpu needs --model: the KV capacity depends on both', SIMULATE_HELP);
-  if (a.gpuMemoryGiB !== null && !a.model) throw new UsageError('--gpu-memory-gib needs --model: the KV capacity depends on the weights and KV size', SIMULATE_HELP);
-  if (a.model && !a.gpu && a.gpuMemoryGiB === null) throw new UsageError('--model needs --gpu or --gpu-memory-gib: the KV capacity depends on the GPU memory', SIMULATE_HELP);
+  if (a.gpuMemoryGiB !== null && !a.model)
+    throw new UsageError(
+      '--gpu-memory-gib needs --model: the KV capacity depends on the weights and KV size',
+      SIMULATE_HELP,
+    );
+  if (a.model && !a.gpu && a.gpuMemoryGiB === null)
+    throw new UsageError(
+      '--model needs --gpu or --gpu-memory-gib: the KV capacity depends on the GPU memory',
+      SIMULATE_HELP,
+    );
   if ((a.policyValues.offloadTokens === undefined) !== (a.policyValues.offloadGbps === undefined)) {
-    throw new UsageError('--offload-tokens and --offload-gbps go together: a CPU tier needs a size and a bandwidth (PCIe Gen5 achieves ~25–50 GB/s)', SIMULATE_HELP);
+    throw new UsageError(
+      '--offload-tokens and --offload-gbps go together: a CPU tier needs a size and a bandwidth (PCIe Gen5 achieves ~25–50 GB/s)',
+      SIMULATE_HELP,
+    );
   }
   if (a.sweep?.axis === 'replicas') conflict(a, '--sweep', ['--replicas'], 'the sweep sets the replica count');
   if (a.sweep?.axis === 'capacity') conflict(a, '--sweep', ['--capacity-tokens'], 'the sweep sets the capacity');
   if (a.sweep?.axis === 'gpus') conflict(a, '--sweep', ['--gpus'], 'the sweep sets the number of GPUs');
-  if (a.targetHitRate !== null && a.sweep?.axis !== 'gpus') throw new UsageError('--target-hit-rate needs --sweep gpus=LIST: the planner searches the number of GPUs', SIMULATE_HELP);
-  if (a.cliffThreshold !== null && !a.sweep) throw new UsageError('--cliff-threshold needs --sweep: the cliff is found over a sweep', SIMULATE_HELP);
-  if (a.threads !== null && !a.sweep) throw new UsageError('--threads needs --sweep: the threads share out the sweep points', SIMULATE_HELP);
+  if (a.targetHitRate !== null && a.sweep?.axis !== 'gpus')
+    throw new UsageError(
+      '--target-hit-rate needs --sweep gpus=LIST: the planner searches the number of GPUs',
+      SIMULATE_HELP,
+    );
+  if (a.cliffThreshold !== null && !a.sweep)
+    throw new UsageError('--cliff-threshold needs --sweep: the cliff is found over a sweep', SIMULATE_HELP);
+  if (a.threads !== null && !a.sweep)
+    throw new UsageError('--threads needs --sweep: the threads share out the sweep points', SIMULATE_HELP);
   return a;
 }
 
@@ -442,9 +534,28 @@ export function writeSimulateArgs(c: SimulateCommand): string[] {
  * in a command the page asks to copy did not come from the panel.
  */
 export const WHAT_IF_FLAGS: readonly string[] = [
-  '--format', '--session', '--replicas', '--stagger-s', '--stagger', '--seed', '--tool-wait-scale', '--gpu', '--model', '--gpu-memory-gib', '--capacity-tokens',
-  '--step-fixed-ms', '--prefill-us-per-token', '--kv-read-ns-per-token', '--kv-bytes-per-token', '--policy', ...POLICY_PARAMS.map((p) => p.flag), '--gpus', '--router',
-  '--sweep', '--cliff-threshold', '--json',
+  '--format',
+  '--session',
+  '--replicas',
+  '--stagger-s',
+  '--stagger',
+  '--seed',
+  '--tool-wait-scale',
+  '--gpu',
+  '--model',
+  '--gpu-memory-gib',
+  '--capacity-tokens',
+  '--step-fixed-ms',
+  '--prefill-us-per-token',
+  '--kv-read-ns-per-token',
+  '--kv-bytes-per-token',
+  '--policy',
+  ...POLICY_PARAMS.map((p) => p.flag),
+  '--gpus',
+  '--router',
+  '--sweep',
+  '--cliff-threshold',
+  '--json',
 ];
 
 /**

@@ -41,7 +41,10 @@ export interface RunSize {
 }
 
 /** Calls, key runs and newly written blocks of one replica of the workload (block-hash traces: of the whole trace). */
-function workloadShape(w: Workload, blockSize: number): { calls: number; keyRuns: number; newBlocks: number; hashes: number } {
+function workloadShape(
+  w: Workload,
+  blockSize: number,
+): { calls: number; keyRuns: number; newBlocks: number; hashes: number } {
   if (w.kind === 'requests') {
     let hashes = 0;
     let newBlocks = 0;
@@ -60,7 +63,8 @@ function workloadShape(w: Workload, blockSize: number): { calls: number; keyRuns
     let previous = 0;
     s.calls.forEach((c, k) => {
       const total = c.promptTokens + Math.max(1, c.outputTokens);
-      const kept = k === 0 ? Math.min(w.sharedPrefixTokens, c.promptTokens) : Math.min(c.prefixTokens, previous, c.promptTokens);
+      const kept =
+        k === 0 ? Math.min(w.sharedPrefixTokens, c.promptTokens) : Math.min(c.prefixTokens, previous, c.promptTokens);
       runs = k === 0 ? 2 : kept === previous ? runs : runs + 1;
       keyRuns += runs;
       newBlocks += Math.max(0, Math.ceil(total / blockSize) - Math.floor(kept / blockSize));
@@ -81,10 +85,20 @@ export function estimateRun(engine: EngineName, workload: Workload, options: Sce
   const tokenKeys = p.policy === 'sglang-lru';
   const blockPool = engine === 'reference' && !tokenKeys;
   const perReplicaBytes =
-    shape.calls * CALL_BYTES + shape.keyRuns * KEY_RUN_BYTES * (tokenKeys ? 2 : 1) + shape.hashes * HASH_BYTES * (tokenKeys ? 2 : 1) + (blockPool ? shape.newBlocks * REFERENCE_KEY_BYTES : 0);
+    shape.calls * CALL_BYTES +
+    shape.keyRuns * KEY_RUN_BYTES * (tokenKeys ? 2 : 1) +
+    shape.hashes * HASH_BYTES * (tokenKeys ? 2 : 1) +
+    (blockPool ? shape.newBlocks * REFERENCE_KEY_BYTES : 0);
   const poolBlocks = Math.floor(p.capacityTokens / blockSize);
   const perGpuBytes = GPU_BYTES + (blockPool ? poolBlocks * REFERENCE_BLOCK_BYTES : 0);
-  return { calls: shape.calls * replicas, replicas, gpus, bytes: replicas * perReplicaBytes + gpus * perGpuBytes, perReplicaBytes, perGpuBytes };
+  return {
+    calls: shape.calls * replicas,
+    replicas,
+    gpus,
+    bytes: replicas * perReplicaBytes + gpus * perGpuBytes,
+    perReplicaBytes,
+    perGpuBytes,
+  };
 }
 
 function gib(bytes: number): string {
@@ -100,7 +114,12 @@ function count(n: number): string {
  * process may still use): the message says what the memory goes to and how many
  * replicas or GPUs would fit.
  */
-export function checkRunFits(engine: EngineName, workload: Workload, options: ScenarioOptions, budgetBytes: number): RunSize {
+export function checkRunFits(
+  engine: EngineName,
+  workload: Workload,
+  options: ScenarioOptions,
+  budgetBytes: number,
+): RunSize {
   const size = estimateRun(engine, workload, options);
   if (size.bytes <= budgetBytes) return size;
   const gpuPart = size.gpus * size.perGpuBytes;
@@ -112,12 +131,18 @@ export function checkRunFits(engine: EngineName, workload: Workload, options: Sc
   const advice: string[] = [];
   if (workload.kind === 'sessions' && budgetBytes > gpuPart) {
     const replicas = Math.floor((budgetBytes - gpuPart) / size.perReplicaBytes);
-    if (replicas >= 1) advice.push(`at most ${count(replicas)} replicas fit on ${count(size.gpus)} GPU${size.gpus === 1 ? '' : 's'}`);
+    if (replicas >= 1)
+      advice.push(`at most ${count(replicas)} replicas fit on ${count(size.gpus)} GPU${size.gpus === 1 ? '' : 's'}`);
   }
   if (gpuPart > replicaPart && budgetBytes > replicaPart) {
     const gpus = Math.floor((budgetBytes - replicaPart) / size.perGpuBytes);
-    if (gpus >= 1) advice.push(`at most ${count(gpus)} GPUs fit${engine === 'reference' ? ' (the reference engine keeps every block of each GPU: the fast engine does not)' : ''}`);
+    if (gpus >= 1)
+      advice.push(
+        `at most ${count(gpus)} GPUs fit${engine === 'reference' ? ' (the reference engine keeps every block of each GPU: the fast engine does not)' : ''}`,
+      );
   }
   if (advice.length === 0) advice.push('this workload is too large for the memory at hand');
-  throw new ParamError(`${what} would need about ${gib(size.bytes)} of memory, more than the ${gib(budgetBytes)} this process can use: ${advice.join('; ')}`);
+  throw new ParamError(
+    `${what} would need about ${gib(size.bytes)} of memory, more than the ${gib(budgetBytes)} this process can use: ${advice.join('; ')}`,
+  );
 }

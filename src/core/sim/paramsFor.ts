@@ -1,4 +1,12 @@
-import { capacityFor, copyParams, DEFAULT_PARAMS, GPU_MEMORY_UTILIZATION, GPU_PRESETS, ParamError, RESERVED_GIB } from './params';
+import {
+  capacityFor,
+  copyParams,
+  DEFAULT_PARAMS,
+  GPU_MEMORY_UTILIZATION,
+  GPU_PRESETS,
+  ParamError,
+  RESERVED_GIB,
+} from './params';
 import type { EngineParams, FreeOrder, GpuPreset, ModelPreset } from './params';
 import { POLICY_CHOICES } from './policies';
 import type { PolicyChoice, PolicyName, PolicyValues } from './policies';
@@ -41,7 +49,15 @@ export interface ScenarioSpec {
 
 /** A spec that gives nothing: the engine's defaults. */
 export function emptySpec(): ScenarioSpec {
-  return { gpu: null, model: null, gpuMemoryGiB: null, capacityTokens: null, policyValues: {}, gpus: null, router: null };
+  return {
+    gpu: null,
+    model: null,
+    gpuMemoryGiB: null,
+    capacityTokens: null,
+    policyValues: {},
+    gpus: null,
+    router: null,
+  };
 }
 
 /** The engine parameters a spec asks for, and what its presets came to. */
@@ -73,7 +89,19 @@ export class DoesNotFitError extends ParamError {
   }
 }
 
-const ENGINE_KEYS = ['maxNumBatchedTokens', 'maxNumSeqs', 'maxModelLenTokens', 'sglangPageSizeTokens', 'freeOrder', 'stepFixedMs', 'prefillUsPerToken', 'kvReadNsPerToken', 'decodeUsPerSeq', 'kvBytesPerToken', 'policy'] as const;
+const ENGINE_KEYS = [
+  'maxNumBatchedTokens',
+  'maxNumSeqs',
+  'maxModelLenTokens',
+  'sglangPageSizeTokens',
+  'freeOrder',
+  'stepFixedMs',
+  'prefillUsPerToken',
+  'kvReadNsPerToken',
+  'decodeUsPerSeq',
+  'kvBytesPerToken',
+  'policy',
+] as const;
 
 /**
  * The engine parameters of a spec: the defaults; the block size (a block-hash trace's

@@ -136,8 +136,30 @@ const adaptive = (v: PolicyValues): boolean => v.admissionCap === 'adaptive';
 
 /** The panel's choices, in the order of its comparison table (and of the setting's enum). */
 export const POLICY_CHOICES = [
-  { id: 'vllm-lru', policy: 'vllm-lru', offload: false, label: 'vLLM LRU', short: 'vLLM LRU', hint: "vLLM v1's prefix cache: freed blocks go to an LRU queue and are reused until evicted.", params: [], apply: () => {}, check: noCheck, describe: (s) => s.policy },
-  { id: 'sglang-lru', policy: 'sglang-lru', offload: false, label: 'SGLang LRU', short: 'SGLang LRU', hint: "SGLang's radix cache: token-level prefixes, least recently used leaves evicted first.", params: [], apply: () => {}, check: noCheck, describe: (s) => s.policy },
+  {
+    id: 'vllm-lru',
+    policy: 'vllm-lru',
+    offload: false,
+    label: 'vLLM LRU',
+    short: 'vLLM LRU',
+    hint: "vLLM v1's prefix cache: freed blocks go to an LRU queue and are reused until evicted.",
+    params: [],
+    apply: () => {},
+    check: noCheck,
+    describe: (s) => s.policy,
+  },
+  {
+    id: 'sglang-lru',
+    policy: 'sglang-lru',
+    offload: false,
+    label: 'SGLang LRU',
+    short: 'SGLang LRU',
+    hint: "SGLang's radix cache: token-level prefixes, least recently used leaves evicted first.",
+    params: [],
+    apply: () => {},
+    check: noCheck,
+    describe: (s) => s.policy,
+  },
   {
     id: 'ttl-pin',
     policy: 'ttl-pin',
@@ -146,8 +168,30 @@ export const POLICY_CHOICES = [
     short: 'TTL pin',
     hint: "Keep a session's KV on the GPU while its tool runs, for a time to live.",
     params: [
-      { key: 'ttlS', flag: '--ttl-s', metavar: 'X|auto', help: (d) => ["ttl-pin: seconds to keep a session's KV after a call", `(default ${d.ttlPin.ttlS}: the 90th percentile of its tool waits)`], label: 'Pin time', unit: 's', word: 'auto', bound: PARAM_BOUNDS.ttlS, read: (s) => s.ttlPin.ttlS },
-      { key: 'maxTtlS', flag: '--max-ttl-s', metavar: 'X', help: (d) => [`ttl-pin: cap on the auto pin time (default ${d.ttlPin.maxTtlS})`], label: 'Longest auto pin', unit: 's', bound: PARAM_BOUNDS.maxTtlS, read: (s) => s.ttlPin.maxTtlS },
+      {
+        key: 'ttlS',
+        flag: '--ttl-s',
+        metavar: 'X|auto',
+        help: (d) => [
+          "ttl-pin: seconds to keep a session's KV after a call",
+          `(default ${d.ttlPin.ttlS}: the 90th percentile of its tool waits)`,
+        ],
+        label: 'Pin time',
+        unit: 's',
+        word: 'auto',
+        bound: PARAM_BOUNDS.ttlS,
+        read: (s) => s.ttlPin.ttlS,
+      },
+      {
+        key: 'maxTtlS',
+        flag: '--max-ttl-s',
+        metavar: 'X',
+        help: (d) => [`ttl-pin: cap on the auto pin time (default ${d.ttlPin.maxTtlS})`],
+        label: 'Longest auto pin',
+        unit: 's',
+        bound: PARAM_BOUNDS.maxTtlS,
+        read: (s) => s.ttlPin.maxTtlS,
+      },
     ],
     apply: (s, v) => {
       if (v.ttlS !== undefined) s.ttlPin.ttlS = v.ttlS;
@@ -157,10 +201,16 @@ export const POLICY_CHOICES = [
       const t = s.ttlPin.ttlS;
       need(t === 'auto' || (Number.isFinite(t) && t >= 0), 'ttlPin.ttlS', "a number ≥ 0 or 'auto'", t);
       if (t !== 'auto') bounded('ttlS', 'ttlPin.ttlS', t);
-      need(Number.isFinite(s.ttlPin.maxTtlS) && s.ttlPin.maxTtlS >= 0, 'ttlPin.maxTtlS', 'a number ≥ 0', s.ttlPin.maxTtlS);
+      need(
+        Number.isFinite(s.ttlPin.maxTtlS) && s.ttlPin.maxTtlS >= 0,
+        'ttlPin.maxTtlS',
+        'a number ≥ 0',
+        s.ttlPin.maxTtlS,
+      );
       bounded('maxTtlS', 'ttlPin.maxTtlS', s.ttlPin.maxTtlS);
     },
-    describe: (s) => `ttl-pin (pin ${s.ttlPin.ttlS === 'auto' ? `auto, at most ${s.ttlPin.maxTtlS} s` : `${s.ttlPin.ttlS} s`})`,
+    describe: (s) =>
+      `ttl-pin (pin ${s.ttlPin.ttlS === 'auto' ? `auto, at most ${s.ttlPin.maxTtlS} s` : `${s.ttlPin.ttlS} s`})`,
   },
   {
     id: 'admission-cap',
@@ -170,11 +220,62 @@ export const POLICY_CHOICES = [
     short: 'admission cap',
     hint: 'Admit at most a number of sessions at once; the rest wait for a slot.',
     params: [
-      { key: 'admissionCap', flag: '--admission-cap', metavar: 'N|adaptive', help: (d) => [`admission-cap: sessions active at once (default ${d.admissionCap.cap})`], label: 'Cap', formLabel: 'Cap (sessions)', word: 'adaptive', bound: PARAM_BOUNDS.cap, read: (s) => s.admissionCap.cap },
-      { key: 'initialCap', flag: '--initial-cap', metavar: 'N', help: (d) => [`adaptive: the starting cap (default ${d.admissionCap.initialCap})`], label: 'Starting cap', bound: PARAM_BOUNDS.initialCap, read: (s) => s.admissionCap.initialCap, used: adaptive },
-      { key: 'hitRateFloor', flag: '--hit-rate-floor', metavar: 'X', help: (d) => [`adaptive: cut the cap when the hit rate falls below X x ideal (default ${d.admissionCap.hitRateFloor})`], label: 'Hit-rate floor', formUnit: '× ideal', bound: PARAM_BOUNDS.hitRateFloor, read: (s) => s.admissionCap.hitRateFloor, used: adaptive },
-      { key: 'backoff', flag: '--backoff', metavar: 'X', help: (d) => [`adaptive: multiply the cap by X when cutting it (default ${d.admissionCap.backoff})`], label: 'Backoff', formUnit: '×', bound: PARAM_BOUNDS.backoff, read: (s) => s.admissionCap.backoff, used: adaptive },
-      { key: 'windowS', flag: '--window-s', metavar: 'X', help: (d) => [`adaptive: control interval in simulated seconds (default ${d.admissionCap.windowS})`], label: 'Window', unit: 's', bound: PARAM_BOUNDS.windowS, read: (s) => s.admissionCap.windowS, used: adaptive },
+      {
+        key: 'admissionCap',
+        flag: '--admission-cap',
+        metavar: 'N|adaptive',
+        help: (d) => [`admission-cap: sessions active at once (default ${d.admissionCap.cap})`],
+        label: 'Cap',
+        formLabel: 'Cap (sessions)',
+        word: 'adaptive',
+        bound: PARAM_BOUNDS.cap,
+        read: (s) => s.admissionCap.cap,
+      },
+      {
+        key: 'initialCap',
+        flag: '--initial-cap',
+        metavar: 'N',
+        help: (d) => [`adaptive: the starting cap (default ${d.admissionCap.initialCap})`],
+        label: 'Starting cap',
+        bound: PARAM_BOUNDS.initialCap,
+        read: (s) => s.admissionCap.initialCap,
+        used: adaptive,
+      },
+      {
+        key: 'hitRateFloor',
+        flag: '--hit-rate-floor',
+        metavar: 'X',
+        help: (d) => [
+          `adaptive: cut the cap when the hit rate falls below X x ideal (default ${d.admissionCap.hitRateFloor})`,
+        ],
+        label: 'Hit-rate floor',
+        formUnit: '× ideal',
+        bound: PARAM_BOUNDS.hitRateFloor,
+        read: (s) => s.admissionCap.hitRateFloor,
+        used: adaptive,
+      },
+      {
+        key: 'backoff',
+        flag: '--backoff',
+        metavar: 'X',
+        help: (d) => [`adaptive: multiply the cap by X when cutting it (default ${d.admissionCap.backoff})`],
+        label: 'Backoff',
+        formUnit: '×',
+        bound: PARAM_BOUNDS.backoff,
+        read: (s) => s.admissionCap.backoff,
+        used: adaptive,
+      },
+      {
+        key: 'windowS',
+        flag: '--window-s',
+        metavar: 'X',
+        help: (d) => [`adaptive: control interval in simulated seconds (default ${d.admissionCap.windowS})`],
+        label: 'Window',
+        unit: 's',
+        bound: PARAM_BOUNDS.windowS,
+        read: (s) => s.admissionCap.windowS,
+        used: adaptive,
+      },
     ],
     apply: (s, v) => {
       if (v.admissionCap !== undefined) s.admissionCap.cap = v.admissionCap;
@@ -196,7 +297,9 @@ export const POLICY_CHOICES = [
     },
     describe: (s) => {
       const a = s.admissionCap;
-      return a.cap === 'adaptive' ? `admission-cap (adaptive from ${a.initialCap}, floor ${a.hitRateFloor} of ideal, backoff ${a.backoff}, window ${a.windowS} s)` : `admission-cap (${a.cap} sessions)`;
+      return a.cap === 'adaptive'
+        ? `admission-cap (adaptive from ${a.initialCap}, floor ${a.hitRateFloor} of ideal, backoff ${a.backoff}, window ${a.windowS} s)`
+        : `admission-cap (${a.cap} sessions)`;
     },
   },
   {
@@ -207,12 +310,32 @@ export const POLICY_CHOICES = [
     short: 'CPU offload',
     hint: 'vLLM LRU with a CPU tier: evicted blocks are saved there and reloaded instead of recomputed.',
     params: [
-      { key: 'offloadTokens', flag: '--offload-tokens', metavar: 'C', help: () => ['a CPU tier holding C tokens of evicted KV (needs --offload-gbps)'], label: 'CPU tier size', unit: 'tokens', whole: true, bound: PARAM_BOUNDS.offloadTokens, read: (s) => (s.offload ?? DEFAULT_OFFLOAD).capacityTokens },
-      { key: 'offloadGbps', flag: '--offload-gbps', metavar: 'B', help: () => ["the CPU tier's transfer bandwidth in GB/s"], label: 'CPU tier bandwidth', unit: 'GB/s', bound: PARAM_BOUNDS.offloadGbps, read: (s) => (s.offload ?? DEFAULT_OFFLOAD).bandwidthGBps },
+      {
+        key: 'offloadTokens',
+        flag: '--offload-tokens',
+        metavar: 'C',
+        help: () => ['a CPU tier holding C tokens of evicted KV (needs --offload-gbps)'],
+        label: 'CPU tier size',
+        unit: 'tokens',
+        whole: true,
+        bound: PARAM_BOUNDS.offloadTokens,
+        read: (s) => (s.offload ?? DEFAULT_OFFLOAD).capacityTokens,
+      },
+      {
+        key: 'offloadGbps',
+        flag: '--offload-gbps',
+        metavar: 'B',
+        help: () => ["the CPU tier's transfer bandwidth in GB/s"],
+        label: 'CPU tier bandwidth',
+        unit: 'GB/s',
+        bound: PARAM_BOUNDS.offloadGbps,
+        read: (s) => (s.offload ?? DEFAULT_OFFLOAD).bandwidthGBps,
+      },
     ],
     // A tier needs both its size and its bandwidth (the command line refuses one without the other).
     apply: (s, v) => {
-      if (v.offloadTokens !== undefined && v.offloadGbps !== undefined) s.offload = { capacityTokens: v.offloadTokens, bandwidthGBps: v.offloadGbps };
+      if (v.offloadTokens !== undefined && v.offloadGbps !== undefined)
+        s.offload = { capacityTokens: v.offloadTokens, bandwidthGBps: v.offloadGbps };
     },
     // The CPU tier is checked with the engine's parameters (validateParams: it needs the block size and KV bytes).
     check: noCheck,
@@ -232,7 +355,9 @@ export function policyChoice(id: PolicyId): PolicyChoice {
 }
 
 /** Every policy parameter, in declaration order (the order of the help, the form and a written command). */
-export const POLICY_PARAMS: readonly PolicyParam[] = (POLICY_CHOICES as readonly PolicyChoice[]).flatMap((c) => c.params);
+export const POLICY_PARAMS: readonly PolicyParam[] = (POLICY_CHOICES as readonly PolicyChoice[]).flatMap(
+  (c) => c.params,
+);
 
 /** The choice a parameter belongs to. */
 export function choiceOfParam(key: PolicyParamKey): PolicyChoice {
@@ -246,7 +371,11 @@ export function defaultPolicyValues(s: PolicySettings = DEFAULT_POLICY_SETTINGS)
 
 /** The values of a choice's parameters that it uses (what the panel shows and a written command carries). */
 export function usedPolicyValues(id: PolicyId, v: PolicyValues): Partial<PolicyValues> {
-  return Object.fromEntries(policyChoice(id).params.filter((p) => p.used?.(v) ?? true).map((p) => [p.key, v[p.key]]));
+  return Object.fromEntries(
+    policyChoice(id)
+      .params.filter((p) => p.used?.(v) ?? true)
+      .map((p) => [p.key, v[p.key]]),
+  );
 }
 
 /** Sets the engine policy of a choice and the parameters given for it, over `s`. */

@@ -116,7 +116,9 @@ export function validateScenario(workload: Workload, p: EngineParams): void {
       s.calls.forEach((c, k) => {
         const len = c.promptTokens + Math.max(1, c.outputTokens);
         if (len > p.maxModelLenTokens) {
-          throw new ParamError(`sessions[${i}].calls[${k}] has ${len} tokens (prompt + output), longer than maxModelLenTokens ${p.maxModelLenTokens}`);
+          throw new ParamError(
+            `sessions[${i}].calls[${k}] has ${len} tokens (prompt + output), longer than maxModelLenTokens ${p.maxModelLenTokens}`,
+          );
         }
       }),
     );
@@ -136,7 +138,12 @@ function completions(plan: SimPlan, outcome: EngineOutcome): Array<number | null
  * session's slowdown compares its completion time with the same session run alone
  * on the same GPU with the same parameters.
  */
-export function runScenario(engine: Engine, workload: Workload, options: ScenarioOptions, aloneCache?: Map<string, Array<number | null>>): ScenarioResult {
+export function runScenario(
+  engine: Engine,
+  workload: Workload,
+  options: ScenarioOptions,
+  aloneCache?: Map<string, Array<number | null>>,
+): ScenarioResult {
   const p = options.params;
   validateScenario(workload, p);
   const replicas = options.replicas ?? DEFAULT_REPLICAS;
@@ -157,8 +164,17 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
     alone = aloneCache?.get(key) ?? [];
     if (alone.length === 0) {
       alone = workload.sessions.map((s) => {
-        const single: Workload = { kind: 'sessions', sharedPrefixTokens: workload.sharedPrefixTokens, sessions: [{ ...s, startS: 0 }] };
-        const soloPlan = planWorkload(single, p.blockSizeTokens, { ...DEFAULT_REPLICAS, toolWaitScale: replicas.toolWaitScale }, tokenLevel);
+        const single: Workload = {
+          kind: 'sessions',
+          sharedPrefixTokens: workload.sharedPrefixTokens,
+          sessions: [{ ...s, startS: 0 }],
+        };
+        const soloPlan = planWorkload(
+          single,
+          p.blockSizeTokens,
+          { ...DEFAULT_REPLICAS, toolWaitScale: replicas.toolWaitScale },
+          tokenLevel,
+        );
         return completions(soloPlan, engine(soloPlan, oneGpu))[0] ?? null;
       });
       aloneCache?.set(key, alone);
@@ -171,7 +187,12 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
   });
   const slowdowns = sessions.map((s) => s.slowdown).filter((v): v is number => v !== null);
 
-  const chosen = options.session == null ? 0 : plan.sessions.findIndex((s) => s.replica === 0 && workload.kind === 'sessions' && workload.sessions[s.source]!.id === options.session);
+  const chosen =
+    options.session == null
+      ? 0
+      : plan.sessions.findIndex(
+          (s) => s.replica === 0 && workload.kind === 'sessions' && workload.sessions[s.source]!.id === options.session,
+        );
   if (chosen < 0) throw new ParamError(`session "${options.session}" is not in the workload`);
   const calls: ScenarioCall[] =
     plan.sessions.length > 0
@@ -205,7 +226,12 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
     admissionHitRate: ratio(sum(done.map((r) => r.hitTokens)), prompt),
     idealHitRate: ratio(sum(done.map((r) => r.idealHitTokens)), prompt),
     vllmMetricHitRate: ratio(t.vllmHits, t.vllmQueries),
-    ...(p.policy === 'sglang-lru' ? { sglangMetricHitRate: ratio(t.sglangCachedTokens ?? 0, (t.sglangCachedTokens ?? 0) + (t.sglangNewTokens ?? 0)), evictedTokens: t.evictedTokens ?? 0 } : {}),
+    ...(p.policy === 'sglang-lru'
+      ? {
+          sglangMetricHitRate: ratio(t.sglangCachedTokens ?? 0, (t.sglangCachedTokens ?? 0) + (t.sglangNewTokens ?? 0)),
+          evictedTokens: t.evictedTokens ?? 0,
+        }
+      : {}),
     prefillTokens: sum(done.map((r) => r.prefillTokens)),
     recomputedPrefillTokens: sum(done.map((r) => r.recomputedTokens)),
     offloadHitTokens: sum(done.map((r) => r.offloadHitTokens)),
@@ -216,7 +242,9 @@ export function runScenario(engine: Engine, workload: Workload, options: Scenari
     slowdown: { mean: mean(slowdowns), max: slowdowns.length > 0 ? slowdowns.reduce((a, b) => Math.max(a, b)) : null },
     sessions,
     calls,
-    ...(outcome.fleet && p.fleet ? { gpus: p.fleet.gpus, router: p.fleet.router, perGpu: gpuResults(outcome.records, outcome.fleet, t.makespanS) } : {}),
+    ...(outcome.fleet && p.fleet
+      ? { gpus: p.fleet.gpus, router: p.fleet.router, perGpu: gpuResults(outcome.records, outcome.fleet, t.makespanS) }
+      : {}),
   };
 }
 

@@ -83,7 +83,13 @@ export interface ReplicaOptions {
   toolWaitScale: number;
 }
 
-export const DEFAULT_REPLICAS: ReplicaOptions = { replicas: 1, staggerS: 0, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 };
+export const DEFAULT_REPLICAS: ReplicaOptions = {
+  replicas: 1,
+  staggerS: 0,
+  staggerMode: 'fixed',
+  seed: 1,
+  toolWaitScale: 1,
+};
 
 /** A small, seeded PRNG (mulberry32): the same seed gives the same run everywhere. */
 export function seededRandom(seed: number): () => number {
@@ -127,8 +133,10 @@ function extendRuns(path: readonly KeyRun[], kept: number, continues: boolean, n
 
 /** The first token key of a lineage; refuses what the token key space cannot hold exactly. */
 function tokenBase(lineage: number, tokens: number): number {
-  if (lineage >= MAX_TOKEN_LINEAGES) throw new RangeError(`more than ${MAX_TOKEN_LINEAGES} requests: the token key space is full`);
-  if (tokens > TOKEN_LINEAGE_SPAN) throw new RangeError(`a request of ${tokens} tokens is longer than a token lineage (${TOKEN_LINEAGE_SPAN})`);
+  if (lineage >= MAX_TOKEN_LINEAGES)
+    throw new RangeError(`more than ${MAX_TOKEN_LINEAGES} requests: the token key space is full`);
+  if (tokens > TOKEN_LINEAGE_SPAN)
+    throw new RangeError(`a request of ${tokens} tokens is longer than a token lineage (${TOKEN_LINEAGE_SPAN})`);
   return lineage * TOKEN_LINEAGE_SPAN;
 }
 
@@ -141,9 +149,16 @@ function planAgents(w: AgentWorkload, blockSize: number, o: ReplicaOptions, with
   const random = seededRandom(o.seed);
   let randomOffset = 0;
   for (let r = 0; r < o.replicas; r++) {
-    const offset = o.staggerMode === 'fixed' ? r * o.staggerS : r === 0 ? 0 : (randomOffset += -Math.log(1 - random()) * o.staggerS);
+    const offset =
+      o.staggerMode === 'fixed' ? r * o.staggerS : r === 0 ? 0 : (randomOffset += -Math.log(1 - random()) * o.staggerS);
     w.sessions.forEach((ws, wi) => {
-      const session: SimSession = { id: o.replicas > 1 ? `${ws.id}#${r + 1}` : ws.id, source: wi, replica: r, startS: ws.startS + offset, requests: [] };
+      const session: SimSession = {
+        id: o.replicas > 1 ? `${ws.id}#${r + 1}` : ws.id,
+        source: wi,
+        replica: r,
+        startS: ws.startS + offset,
+        requests: [],
+      };
       const sessionIndex = sessions.length;
       sessions.push(session);
       let path: KeyRun[] = [];
@@ -186,7 +201,17 @@ function planAgents(w: AgentWorkload, blockSize: number, o: ReplicaOptions, with
         previousTokens = totalTokens;
         const id = requests.length;
         session.requests.push(id);
-        requests.push({ id, session: sessionIndex, callIndex: k, promptTokens: call.promptTokens, outputTokens: output, arrivalS: k === 0 ? session.startS : null, toolWaitS: call.toolWaitS * o.toolWaitScale, keys, tokenKeys });
+        requests.push({
+          id,
+          session: sessionIndex,
+          callIndex: k,
+          promptTokens: call.promptTokens,
+          outputTokens: output,
+          arrivalS: k === 0 ? session.startS : null,
+          toolWaitS: call.toolWaitS * o.toolWaitScale,
+          keys,
+          tokenKeys,
+        });
       });
     });
   }
@@ -229,8 +254,19 @@ function planBlocks(w: BlockWorkload, withTokenKeys: boolean): SimPlan {
     const total = blocksOf(q.promptTokens + output, bs);
     const own = lineage++;
     keys.push({ base: own * LINEAGE_SPAN, from: full, to: total });
-    if (withTokenKeys) tokenKeys.push({ base: tokenBase(own, q.promptTokens + output), from: full * bs, to: q.promptTokens + output });
-    return { id: i, session: -1, callIndex: i, promptTokens: q.promptTokens, outputTokens: output, arrivalS: q.arrivalS, toolWaitS: 0, keys, tokenKeys };
+    if (withTokenKeys)
+      tokenKeys.push({ base: tokenBase(own, q.promptTokens + output), from: full * bs, to: q.promptTokens + output });
+    return {
+      id: i,
+      session: -1,
+      callIndex: i,
+      promptTokens: q.promptTokens,
+      outputTokens: output,
+      arrivalS: q.arrivalS,
+      toolWaitS: 0,
+      keys,
+      tokenKeys,
+    };
   });
   return { requests, sessions: [], blockSizeTokens: w.blockSizeTokens, tokenKeys: withTokenKeys };
 }
@@ -240,7 +276,12 @@ function planBlocks(w: BlockWorkload, withTokenKeys: boolean): SimPlan {
  * use the engine's. Token keys are for the token-level engine (sglang-lru) alone: leaving
  * them out spares the block-level engines a second key list per request.
  */
-export function planWorkload(w: Workload, engineBlockSize: number, o: ReplicaOptions = DEFAULT_REPLICAS, withTokenKeys = true): SimPlan {
+export function planWorkload(
+  w: Workload,
+  engineBlockSize: number,
+  o: ReplicaOptions = DEFAULT_REPLICAS,
+  withTokenKeys = true,
+): SimPlan {
   return w.kind === 'sessions' ? planAgents(w, engineBlockSize, o, withTokenKeys) : planBlocks(w, withTokenKeys);
 }
 
@@ -248,7 +289,12 @@ export function planWorkload(w: Workload, engineBlockSize: number, o: ReplicaOpt
  * Calls `visit(key, j)` for blocks j in [from, to) in order, walking the runs once;
  * stops early when `visit` returns false. Returns the first j not visited.
  */
-export function visitKeys(runs: readonly KeyRun[], from: number, to: number, visit: (key: number, j: number) => boolean): number {
+export function visitKeys(
+  runs: readonly KeyRun[],
+  from: number,
+  to: number,
+  visit: (key: number, j: number) => boolean,
+): number {
   let j = from;
   for (const r of runs) {
     if (r.to <= j) continue;

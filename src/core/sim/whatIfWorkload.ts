@@ -25,17 +25,27 @@ export interface WhatIfWorkload {
  * webview tests answer the request with this very function. `findSession` lets a
  * caller with an index of the sessions skip the scan.
  */
-export function buildWhatIfWorkload(model: TraceModel, sessionId: string, filePath: string, format: FormatId | null, findSession?: (id: string) => Session | undefined): WhatIfWorkload {
+export function buildWhatIfWorkload(
+  model: TraceModel,
+  sessionId: string,
+  filePath: string,
+  format: FormatId | null,
+  findSession?: (id: string) => Session | undefined,
+): WhatIfWorkload {
   if (model.sessions.some((s) => s.calls.some((c) => c.blocks !== null))) {
     const { workload, notes } = workloadFromBlockTrace(model);
-    if (!workload || workload.requests.length === 0) throw new Error('No request in this trace has block hashes, a prompt length and an arrival time: nothing to simulate.');
+    if (!workload || workload.requests.length === 0)
+      throw new Error(
+        'No request in this trace has block hashes, a prompt length and an arrival time: nothing to simulate.',
+      );
     return { workload, notes, filePath, sessionId: null, callIndexes: [], format };
   }
   const session = findSession ? findSession(sessionId) : model.sessions.find((s) => s.id === sessionId);
   if (!session) throw new Error(`No session ${sessionId} in this trace.`);
   // workloadFromSession leaves out calls without input or output counts: keep where each kept call sits.
   const callIndexes = session.calls.flatMap((c, i) => (c.tokens.input !== null && c.tokens.output !== null ? [i] : []));
-  if (callIndexes.length === 0) throw new Error('This session has no call with input and output token counts: nothing to simulate.');
+  if (callIndexes.length === 0)
+    throw new Error('This session has no call with input and output token counts: nothing to simulate.');
   const { workload, notes } = workloadFromSession(session);
   return { workload, notes, filePath, sessionId: session.id, callIndexes, format };
 }

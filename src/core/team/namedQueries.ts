@@ -65,7 +65,8 @@ FROM tool_calls WHERE retry_loop_id IS NOT NULL GROUP BY agent, session, loop OR
   },
   {
     name: 'sessions-over-budget',
-    description: "Main sessions (with their sub-agents) that cost more than budget_usd (default $10; --set budget_usd=N)",
+    description:
+      'Main sessions (with their sub-agents) that cost more than budget_usd (default $10; --set budget_usd=N)',
     sql: `WITH thread AS (
   SELECT coalesce(parent_conversation_id, "gen_ai.conversation.id") AS session, sum(cost_usd) AS cost_usd, sum(llm_calls) AS calls,
     min(start_time) AS started, any_value(${WHO}) AS "user", any_value(agent) AS agent, sum(unpriced_calls) AS unpriced_calls
@@ -83,7 +84,8 @@ FROM sessions WHERE cost_usd IS NOT NULL GROUP BY ALL ORDER BY savings_usd DESC 
   },
   {
     name: 'cache-miss-causes',
-    description: 'Cache misses by cause per agent (first call, sub-agent start, compaction, idle gap, prefix change, unexplained)',
+    description:
+      'Cache misses by cause per agent (first call, sub-agent start, compaction, idle gap, prefix change, unexplained)',
     sql: `SELECT agent, count(*) AS sessions, sum(cache_misses_first_call) AS first_call, sum(cache_misses_subagent_start) AS subagent_start,
   sum(cache_misses_compaction) AS compaction, sum(cache_misses_idle_gap) AS idle_gap, sum(cache_misses_prefix_change) AS prefix_change,
   sum(cache_misses_unexplained) AS unexplained

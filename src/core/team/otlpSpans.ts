@@ -69,7 +69,15 @@ const KIND_INTERNAL = 1;
 const KIND_CLIENT = 3;
 
 /** Columns that become the span's times, status or resource rather than attributes. */
-const NOT_ATTRIBUTES = new Set(['start_time', 'end_time', 'duration_ms', 'user.hash', 'user.name', 'source_format', 'error_text']);
+const NOT_ATTRIBUTES = new Set([
+  'start_time',
+  'end_time',
+  'duration_ms',
+  'user.hash',
+  'user.name',
+  'source_format',
+  'error_text',
+]);
 
 /** A string attribute. */
 export function stringAttr(key: string, value: string): OtlpKeyValue {
@@ -99,10 +107,16 @@ function cellValue(column: TeamColumn, cell: TeamCell): OtlpAnyValue | null {
  * once on the call and once on its session.
  */
 function sessionAttributeName(column: TeamColumn): string {
-  return column.name.startsWith('gen_ai.usage.') ? `${OTLP_OWN_PREFIX}session.${column.name.slice('gen_ai.usage.'.length)}` : otlpAttributeName(column);
+  return column.name.startsWith('gen_ai.usage.')
+    ? `${OTLP_OWN_PREFIX}session.${column.name.slice('gen_ai.usage.'.length)}`
+    : otlpAttributeName(column);
 }
 
-function rowAttributes(table: TeamTable, row: TeamRow, name: (c: TeamColumn) => string = otlpAttributeName): OtlpKeyValue[] {
+function rowAttributes(
+  table: TeamTable,
+  row: TeamRow,
+  name: (c: TeamColumn) => string = otlpAttributeName,
+): OtlpKeyValue[] {
   const out: OtlpKeyValue[] = [];
   for (const column of table.columns) {
     if (NOT_ATTRIBUTES.has(column.name)) continue;
@@ -155,10 +169,16 @@ export function teamRowsToOtlp(rows: TeamRows, options: OtlpSpanOptions): OtlpRe
     for (let depth = 0, p = parentOf(r); p !== null && depth < sessions.length; depth++, p = parentOf(r)) r = p;
     return r;
   };
-  const traceIdOf = (root: number) => options.hexHash(`${options.sourceKey}\u0000${root}\u0000${String(sessions[root]!.cells['gen_ai.conversation.id'])}`, 32);
+  const traceIdOf = (root: number) =>
+    options.hexHash(
+      `${options.sourceKey}\u0000${root}\u0000${String(sessions[root]!.cells['gen_ai.conversation.id'])}`,
+      32,
+    );
   const agentSpanId = (traceId: string, i: number) => options.hexHash(`${traceId}\u0000invoke_agent\u0000${i}`, 16);
-  const callSpanId = (traceId: string, i: number, call: number) => options.hexHash(`${traceId}\u0000chat\u0000${i}\u0000${call}`, 16);
-  const toolSpanId = (traceId: string, i: number, call: number, n: number) => options.hexHash(`${traceId}\u0000execute_tool\u0000${i}\u0000${call}\u0000${n}`, 16);
+  const callSpanId = (traceId: string, i: number, call: number) =>
+    options.hexHash(`${traceId}\u0000chat\u0000${i}\u0000${call}`, 16);
+  const toolSpanId = (traceId: string, i: number, call: number, n: number) =>
+    options.hexHash(`${traceId}\u0000execute_tool\u0000${i}\u0000${call}\u0000${n}`, 16);
   /** The span id of each session's tool calls by their id, for the sub-agents they started. */
   const toolSpanById = new Map<number, Map<string, string>>();
 
@@ -178,7 +198,8 @@ export function teamRowsToOtlp(rows: TeamRows, options: OtlpSpanOptions): OtlpRe
     traces.set(root, spans);
     const agentId = agentSpanId(traceId, i);
     const parent = root === i ? null : parentOf(i)!;
-    const parentTool = parent === null ? undefined : toolSpanById.get(parent)?.get(text(s.cells['parent_tool_call_id']) ?? '');
+    const parentTool =
+      parent === null ? undefined : toolSpanById.get(parent)?.get(text(s.cells['parent_tool_call_id']) ?? '');
     const agentName = text(s.cells['gen_ai.agent.name']);
     spans.push({
       traceId,
@@ -187,7 +208,10 @@ export function teamRowsToOtlp(rows: TeamRows, options: OtlpSpanOptions): OtlpRe
       name: agentName ? `invoke_agent ${agentName}` : 'invoke_agent',
       kind: KIND_INTERNAL,
       ...times(s),
-      attributes: [stringAttr('gen_ai.operation.name', 'invoke_agent'), ...rowAttributes(SESSIONS_TABLE, s, sessionAttributeName)],
+      attributes: [
+        stringAttr('gen_ai.operation.name', 'invoke_agent'),
+        ...rowAttributes(SESSIONS_TABLE, s, sessionAttributeName),
+      ],
     });
     const tools = new Map<string, string>();
     toolSpanById.set(i, tools);
@@ -222,7 +246,9 @@ export function teamRowsToOtlp(rows: TeamRows, options: OtlpSpanOptions): OtlpRe
             stringAttr('gen_ai.operation.name', 'execute_tool'),
             ...rowAttributes(TOOL_CALLS_TABLE, t),
             // The conventions' error.type: a class of error; ours are the agent's tool failures.
-            ...(failed ? [stringAttr('error.type', t.cells['denied_by_user'] === true ? 'denied_by_user' : 'tool_error')] : []),
+            ...(failed
+              ? [stringAttr('error.type', t.cells['denied_by_user'] === true ? 'denied_by_user' : 'tool_error')]
+              : []),
           ],
           ...(failed ? { status: errorText ? { code: 2 as const, message: errorText } : { code: 2 as const } } : {}),
         });

@@ -79,7 +79,8 @@ function tokenCells(t: CallTokens): Record<string, TeamCell> {
 /** Dollars of one call by kind; every kind null when the call is unpriced. */
 function callCostCells(costs: CallCosts, i: number): Record<string, TeamCell> {
   const usd = costs.usdOf(i);
-  const kind = (k: keyof typeof COST_KIND_INDEX): number | null => (usd === null ? null : costs.kindOf(i, COST_KIND_INDEX[k]));
+  const kind = (k: keyof typeof COST_KIND_INDEX): number | null =>
+    usd === null ? null : costs.kindOf(i, COST_KIND_INDEX[k]);
   return {
     cost_usd: usd,
     cost_input_usd: kind('input'),

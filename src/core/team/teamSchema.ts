@@ -190,5 +190,7 @@ export const OTLP_OWN_PREFIX = 'agent_trace.';
  */
 export function otlpAttributeName(column: TeamColumn): string {
   if (column.otlp) return column.otlp;
-  return column.name.startsWith('gen_ai.') || column.name.startsWith('user.') ? column.name : `${OTLP_OWN_PREFIX}${column.name}`;
+  return column.name.startsWith('gen_ai.') || column.name.startsWith('user.')
+    ? column.name
+    : `${OTLP_OWN_PREFIX}${column.name}`;
 }

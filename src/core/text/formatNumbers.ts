@@ -61,7 +61,8 @@ export function formatUsd(usd: number | null): string {
   if (usd === 0) return '$0';
   const a = Math.abs(usd);
   // Below a hundredth of a cent, two significant digits: a call's input can cost $0.000048.
-  const text = a >= 0.0001 ? a.toFixed(a >= 100 ? 0 : a >= 1 ? 2 : a >= 0.01 ? 3 : 4) : String(Number(a.toPrecision(2)));
+  const text =
+    a >= 0.0001 ? a.toFixed(a >= 100 ? 0 : a >= 1 ? 2 : a >= 0.01 ? 3 : 4) : String(Number(a.toPrecision(2)));
   return `${usd < 0 && Number(text) !== 0 ? '−' : ''}$${text}`;
 }
 

@@ -100,7 +100,12 @@ export class LineReader {
   private detected: TextEncoding = 'utf-8';
   private utf16Suspect = false;
   // The current line, once it is past the long-line limit.
-  private long: { decoder: Decoder; consumer: LinePieceConsumer | null; notText: 'long' | 'utf8' | 'nul'; lastByte: number } | null = null;
+  private long: {
+    decoder: Decoder;
+    consumer: LinePieceConsumer | null;
+    notText: 'long' | 'utf8' | 'nul';
+    lastByte: number;
+  } | null = null;
 
   constructor(options: LineReaderOptions = {}) {
     this.longLineBytes = options.longLineBytes ?? LONG_LINE_BYTES;
@@ -236,7 +241,8 @@ export class LineReader {
       else zeroOdd++;
     }
     const half = sample.length / 2;
-    this.utf16Suspect = sample.length >= 4 && (zeroOdd > 0.8 * half || zeroEven > 0.8 * half) && Math.min(zeroOdd, zeroEven) < 0.1 * half;
+    this.utf16Suspect =
+      sample.length >= 4 && (zeroOdd > 0.8 * half || zeroEven > 0.8 * half) && Math.min(zeroOdd, zeroEven) < 0.1 * half;
     return bytes;
   }
 
@@ -262,7 +268,12 @@ export class LineReader {
     this.lineNumber += 1;
     if (length > this.longLineBytes) {
       // Completed by the very chunk that made it long: stream it like any long line.
-      this.long = { decoder: createDecoder('utf-8', true), consumer: this.onLongLine?.(line.line, line.offset) ?? null, notText: 'long', lastByte: -1 };
+      this.long = {
+        decoder: createDecoder('utf-8', true),
+        consumer: this.onLongLine?.(line.line, line.offset) ?? null,
+        notText: 'long',
+        lastByte: -1,
+      };
       this.feedLong(content);
       line.notText = this.closeLong();
       return line;

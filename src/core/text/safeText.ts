@@ -62,7 +62,10 @@ export function terminalText(text: string): string {
  * controls) as `\uXXXX`, which reads back as the same JSON value.
  */
 export function terminalJson(json: string): string {
-  return json.replace(/[\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(
+    /[\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**
@@ -94,7 +97,12 @@ export function uiText(text: string, options: UiTextOptions = {}): string {
   const max = options.max ?? 300;
   // Clip first (with room for escapes) so a 10 MiB value costs nothing to clean.
   let t = text.length > max * 2 ? text.slice(0, max * 2) : text;
-  t = options.multiline ? t.replace(/\r\n?/g, '\n').replace(CONTROL, visible) : t.replace(/[\t\r\n]+/g, ' ').replace(CONTROL_OR_BREAK, visible);
-  t = t.replace(BIDI, visible).replace(ICON, `$${ZERO_WIDTH_SPACE}(`).replace(LINK, (m) => `]${ZERO_WIDTH_SPACE}${m.slice(1)}`);
+  t = options.multiline
+    ? t.replace(/\r\n?/g, '\n').replace(CONTROL, visible)
+    : t.replace(/[\t\r\n]+/g, ' ').replace(CONTROL_OR_BREAK, visible);
+  t = t
+    .replace(BIDI, visible)
+    .replace(ICON, `$${ZERO_WIDTH_SPACE}(`)
+    .replace(LINK, (m) => `]${ZERO_WIDTH_SPACE}${m.slice(1)}`);
   return clipText(t, max);
 }

@@ -38,12 +38,16 @@ const CERTAIN_RECORD_SHARE = 0.9;
  * otherwise each record votes for every format it matches and the most votes win,
  * ties going to the format listed first.
  */
-export function detectRecords(records: readonly JsonObject[], formats: readonly FormatDefinition[] = FORMATS): Detection {
+export function detectRecords(
+  records: readonly JsonObject[],
+  formats: readonly FormatDefinition[] = FORMATS,
+): Detection {
   const sample = records.slice(0, DETECTION_RECORDS);
   const votes = new Map<FormatDefinition, number>();
   for (const record of sample) {
     for (const f of formats) {
-      if (f.decidesRecord?.(record)) return { format: f.id, evidence: `a header record of ${f.label}`, confidence: 'certain' };
+      if (f.decidesRecord?.(record))
+        return { format: f.id, evidence: `a header record of ${f.label}`, confidence: 'certain' };
       if (f.matchesRecord?.(record)) votes.set(f, (votes.get(f) ?? 0) + 1);
     }
   }
@@ -56,7 +60,12 @@ export function detectRecords(records: readonly JsonObject[], formats: readonly 
       bestVotes = n;
     }
   }
-  if (best === null) return { format: null, evidence: `none of the first ${sample.length} records matched a known format (${describeKeys(sample)})`, confidence: null };
+  if (best === null)
+    return {
+      format: null,
+      evidence: `none of the first ${sample.length} records matched a known format (${describeKeys(sample)})`,
+      confidence: null,
+    };
   const share = bestVotes / sample.length;
   if (share < MIN_RECORD_SHARE) {
     // A weak match does not claim the file by itself: a few look-alike lines do not make a file of
@@ -65,10 +74,17 @@ export function detectRecords(records: readonly JsonObject[], formats: readonly 
       format: null,
       evidence: `only ${bestVotes} of the first ${sample.length} records look like ${best.label}, too few to read the file as one (${describeKeys(sample)}); choose the format (--format ${best.id}) to read it anyway`,
       confidence: 'weak',
-      candidate: { format: best.id, evidence: `only ${bestVotes} of the first ${sample.length} records look like ${best.label}` },
+      candidate: {
+        format: best.id,
+        evidence: `only ${bestVotes} of the first ${sample.length} records look like ${best.label}`,
+      },
     };
   }
-  return { format: best.id, evidence: `${bestVotes} of the first ${sample.length} records look like ${best.label}`, confidence: share >= CERTAIN_RECORD_SHARE ? 'certain' : 'likely' };
+  return {
+    format: best.id,
+    evidence: `${bestVotes} of the first ${sample.length} records look like ${best.label}`,
+    confidence: share >= CERTAIN_RECORD_SHARE ? 'certain' : 'likely',
+  };
 }
 
 /** Decides the format of a whole JSON document (docs/design/formats.md §10, rule 1). */
@@ -76,10 +92,18 @@ export function detectDocument(value: unknown, formats: readonly FormatDefinitio
   for (const f of formats) {
     if (!f.matchesDocument?.(value)) continue;
     const confidence = f.documentConfidence?.(value) ?? 'likely';
-    const evidence = confidence === 'certain' ? `the document names its format: ${f.label}` : `the document's top-level keys match ${f.label}, and its structure too`;
+    const evidence =
+      confidence === 'certain'
+        ? `the document names its format: ${f.label}`
+        : `the document's top-level keys match ${f.label}, and its structure too`;
     return { format: f.id, evidence, confidence };
   }
-  const keys = typeof value === 'object' && value !== null && !Array.isArray(value) ? describeKeys([value as JsonObject]) : Array.isArray(value) ? 'a JSON array' : `a JSON ${typeof value}`;
+  const keys =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? describeKeys([value as JsonObject])
+      : Array.isArray(value)
+        ? 'a JSON array'
+        : `a JSON ${typeof value}`;
   return { format: null, evidence: `the document matched no known format (${keys})`, confidence: null };
 }
 
@@ -90,6 +114,9 @@ export const detectFormat = detectRecords;
 function describeKeys(records: readonly JsonObject[]): string {
   const counts = new Map<string, number>();
   for (const r of records) for (const k of Object.keys(r)) counts.set(k, (counts.get(k) ?? 0) + 1);
-  const top = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([k]) => `"${k}"`);
+  const top = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6)
+    .map(([k]) => `"${k}"`);
   return top.length > 0 ? `keys seen: ${top.join(', ')}` : 'no JSON objects';
 }

@@ -23,7 +23,27 @@ import { vscodeCopilotFormat } from './vscodeCopilot/definition';
  * Every format this build reads, in detection order: on a tie in votes the earlier
  * one wins, so more specific formats come before more general ones.
  */
-export const FORMATS: readonly FormatDefinition[] = [canonicalFormat, claudeCodeFormat, codexFormat, traceLabFormat, bailianFormat, mooncakeFormat, wekaFormat, otlpFormat, atifFormat, sweAgentFormat, miniSweAgentFormat, openHandsFormat, vscodeCopilotFormat, geminiCliFormat, openCodeFormat, clineFormat, vllmBenchFormat, aiperfFormat, openAiUsageFormat];
+export const FORMATS: readonly FormatDefinition[] = [
+  canonicalFormat,
+  claudeCodeFormat,
+  codexFormat,
+  traceLabFormat,
+  bailianFormat,
+  mooncakeFormat,
+  wekaFormat,
+  otlpFormat,
+  atifFormat,
+  sweAgentFormat,
+  miniSweAgentFormat,
+  openHandsFormat,
+  vscodeCopilotFormat,
+  geminiCliFormat,
+  openCodeFormat,
+  clineFormat,
+  vllmBenchFormat,
+  aiperfFormat,
+  openAiUsageFormat,
+];
 
 /** The definition of a format id, or undefined for an id this build does not read. */
 export function formatById(id: string): FormatDefinition | undefined {
@@ -35,7 +55,9 @@ export function formatById(id: string): FormatDefinition | undefined {
  * each one's companions of an opened file before its format is known (parseTrace then
  * reads them only if the file turns out to be of a format with companions).
  */
-export const COMPANION_LAYOUTS: readonly CompanionLayout[] = FORMATS.flatMap((f) => (f.companions ? [f.companions] : []));
+export const COMPANION_LAYOUTS: readonly CompanionLayout[] = FORMATS.flatMap((f) =>
+  f.companions ? [f.companions] : [],
+);
 
 /** The folder where a file named `fileName` keeps its companions (and a redacted copy by that name puts them), by the first layout that has one; null when none does. */
 export function companionFolderOf(fileName: string): string | null {

@@ -91,7 +91,10 @@ export function contentText(content: unknown): string | null {
   if (typeof content === 'string') return content;
   const parts = arr(content);
   if (!parts) return null;
-  const texts = parts.filter(isObject).map((p) => str(p['text'])).filter((t): t is string => t !== null);
+  const texts = parts
+    .filter(isObject)
+    .map((p) => str(p['text']))
+    .filter((t): t is string => t !== null);
   return texts.length > 0 ? texts.join('\n') : null;
 }
 

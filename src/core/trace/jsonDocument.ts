@@ -20,7 +20,11 @@ const MAX_SYNTAX_ERRORS = 20;
  * Only for documents known to nest at most MAX_JSON_DEPTH levels: jsonc-parser is
  * recursive.
  */
-export function parseJsonDocument(lines: readonly SourceLine[], file: number, parsed?: { value: unknown }): { doc: JsonDocument; diagnostics: Diagnostic[] } {
+export function parseJsonDocument(
+  lines: readonly SourceLine[],
+  file: number,
+  parsed?: { value: unknown },
+): { doc: JsonDocument; diagnostics: Diagnostic[] } {
   const charStarts: number[] = [];
   let at = 0;
   const parts: string[] = [];
@@ -58,10 +62,20 @@ export function parseJsonDocument(lines: readonly SourceLine[], file: number, pa
     value = parse(text, errors, { disallowComments: true, allowTrailingComma: false });
     for (const e of errors.slice(0, MAX_SYNTAX_ERRORS)) {
       const ref = refAt(e.offset);
-      diagnostics.push({ file: ref.file, line: ref.line, severity: 'error', message: `JSON syntax error: ${printParseErrorCode(e.error)}; the rest of the document is read as far as it can be.` });
+      diagnostics.push({
+        file: ref.file,
+        line: ref.line,
+        severity: 'error',
+        message: `JSON syntax error: ${printParseErrorCode(e.error)}; the rest of the document is read as far as it can be.`,
+      });
     }
     if (errors.length > MAX_SYNTAX_ERRORS) {
-      diagnostics.push({ file, line: -1, severity: 'error', message: `${errors.length - MAX_SYNTAX_ERRORS} more JSON syntax errors.` });
+      diagnostics.push({
+        file,
+        line: -1,
+        severity: 'error',
+        message: `${errors.length - MAX_SYNTAX_ERRORS} more JSON syntax errors.`,
+      });
     }
   }
 
@@ -85,16 +99,35 @@ export function parseJsonDocument(lines: readonly SourceLine[], file: number, pa
  * whose start the parser recorded. The first syntax error (parsing stopped there) and
  * the subtrees left out for depth are reported with their lines.
  */
-export function streamedJsonDocument(parser: StreamingJsonParser, result: StreamResult, file: number): { doc: JsonDocument; diagnostics: Diagnostic[] } {
+export function streamedJsonDocument(
+  parser: StreamingJsonParser,
+  result: StreamResult,
+  file: number,
+): { doc: JsonDocument; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   if (result.error) {
-    diagnostics.push({ file, line: result.error.at.line, severity: 'error', message: `JSON syntax error: ${result.error.message}; the document is read up to there.` });
+    diagnostics.push({
+      file,
+      line: result.error.at.line,
+      severity: 'error',
+      message: `JSON syntax error: ${result.error.message}; the document is read up to there.`,
+    });
   }
   for (const at of result.pruned) {
-    diagnostics.push({ file, line: at.line, severity: 'error', message: `A value here nests deeper than ${MAX_JSON_DEPTH} levels; it is left out.` });
+    diagnostics.push({
+      file,
+      line: at.line,
+      severity: 'error',
+      message: `A value here nests deeper than ${MAX_JSON_DEPTH} levels; it is left out.`,
+    });
   }
   if (result.prunedCount > result.pruned.length) {
-    diagnostics.push({ file, line: -1, severity: 'error', message: `${result.prunedCount - result.pruned.length} more values nested deeper than ${MAX_JSON_DEPTH} levels were left out.` });
+    diagnostics.push({
+      file,
+      line: -1,
+      severity: 'error',
+      message: `${result.prunedCount - result.pruned.length} more values nested deeper than ${MAX_JSON_DEPTH} levels were left out.`,
+    });
   }
   const root = result.value;
   const locate = (path: JsonPath): SourceRef => {

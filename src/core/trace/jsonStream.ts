@@ -75,7 +75,8 @@ function describe(ch: string): string {
 
 /** Sets a key like JSON.parse does: an own property, even for "__proto__". */
 function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   else target[key] = value;
 }
 
@@ -161,7 +162,8 @@ export class StreamingJsonParser {
           const start = i;
           while (i < n && /[0-9A-Za-z+\-.]/.test(text[i]!)) i++;
           this.token += text.slice(start, i);
-          if (this.token.length > 400) return this.fail(`a number or word longer than 400 characters ("${this.token.slice(0, 20)}…")`, start);
+          if (this.token.length > 400)
+            return this.fail(`a number or word longer than 400 characters ("${this.token.slice(0, 20)}…")`, start);
           if (i < n) this.finishToken(i);
           continue;
         }
@@ -292,7 +294,10 @@ export class StreamingJsonParser {
     if (part === '') return true;
     this.partChars += part.length;
     if (this.partChars > this.maxStringChars) {
-      this.fail(`a string longer than ${this.maxStringChars.toLocaleString('en-US')} characters, the most JavaScript can hold`, index);
+      this.fail(
+        `a string longer than ${this.maxStringChars.toLocaleString('en-US')} characters, the most JavaScript can hold`,
+        index,
+      );
       return false;
     }
     this.parts.push(part);

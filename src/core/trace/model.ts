@@ -170,7 +170,14 @@ export interface OtherInputs {
 }
 
 /** Kinds of `OtherInputs`, in the order they are shown. */
-export const OTHER_INPUT_KINDS: ReadonlyArray<keyof OtherInputs> = ['notification', 'localCommand', 'hookOutput', 'compactionSummary', 'interruption', 'injected'];
+export const OTHER_INPUT_KINDS: ReadonlyArray<keyof OtherInputs> = [
+  'notification',
+  'localCommand',
+  'hookOutput',
+  'compactionSummary',
+  'interruption',
+  'injected',
+];
 /** Singular and plural names of each kind of input no person typed (the text report and the inspector). */
 export const OTHER_INPUT_LABELS: Record<keyof OtherInputs, [string, string]> = {
   notification: ['notification', 'notifications'],
@@ -268,7 +275,9 @@ export interface TraceModel {
 }
 
 /** A tool call as the model asked for it, before its result is seen (readers fill the result in when it comes). */
-export function requestedToolCall(asked: Pick<ToolCall, 'id' | 'name' | 'targetFile' | 'command' | 'startMs' | 'source'>): ToolCall {
+export function requestedToolCall(
+  asked: Pick<ToolCall, 'id' | 'name' | 'targetFile' | 'command' | 'startMs' | 'source'>,
+): ToolCall {
   return {
     id: asked.id,
     name: asked.name,

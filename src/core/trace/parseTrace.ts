@@ -185,7 +185,9 @@ class TraceParser {
     private readonly recordTap: ((record: TraceRecord) => void) | null = null,
   ) {
     this.format = forced;
-    this.detection = forced ? { format: forced.id, evidence: 'chosen by the user', confidence: null } : { format: null, evidence: 'nothing read yet', confidence: null };
+    this.detection = forced
+      ? { format: forced.id, evidence: 'chosen by the user', confidence: null }
+      : { format: null, evidence: 'nothing read yet', confidence: null };
     if (forced?.createRecordReader) this.reader = this.tapped(forced.createRecordReader());
   }
 
@@ -204,7 +206,10 @@ class TraceParser {
 
   report(d: Diagnostic): void {
     // Readers quote trace values (ids, types) in messages: one 10 MiB id must not make a 10 MiB message.
-    if (this.diagnostics.length < MAX_DIAGNOSTICS) this.diagnostics.push(d.message.length > MAX_MESSAGE_CHARS ? { ...d, message: clipText(d.message, MAX_MESSAGE_CHARS) } : d);
+    if (this.diagnostics.length < MAX_DIAGNOSTICS)
+      this.diagnostics.push(
+        d.message.length > MAX_MESSAGE_CHARS ? { ...d, message: clipText(d.message, MAX_MESSAGE_CHARS) } : d,
+      );
     else this.dropped += 1;
   }
 
@@ -219,7 +224,13 @@ class TraceParser {
 
   /** Nothing readable so far, though NUL bytes were seen: a binary file, not worth reading to its end. */
   looksBinary(bytesRead: number, sawNul: boolean): boolean {
-    return sawNul && bytesRead >= BINARY_VERDICT_BYTES && this.mainRecords === 0 && this.doc === null && this.longValue === null;
+    return (
+      sawNul &&
+      bytesRead >= BINARY_VERDICT_BYTES &&
+      this.mainRecords === 0 &&
+      this.doc === null &&
+      this.longValue === null
+    );
   }
 
   /** A line of `file` outgrew the line limit: where its text goes as it streams in. */
@@ -251,7 +262,12 @@ class TraceParser {
     }
     if (line.text === null) {
       this.mainNotText += 1;
-      this.report({ file: 0, line: line.line, severity: 'error', message: NOT_TEXT_MESSAGE[line.notText === 'nul' ? 'nul' : 'utf8'] });
+      this.report({
+        file: 0,
+        line: line.line,
+        severity: 'error',
+        message: NOT_TEXT_MESSAGE[line.notText === 'nul' ? 'nul' : 'utf8'],
+      });
       return;
     }
     if (line.text.trim() === '') return;
@@ -300,7 +316,13 @@ class TraceParser {
     if (weak && !(format.matchesRecord?.(record.value) || format.decidesRecord?.(record.value))) {
       weak.skippedCount += 1;
       if (weak.skipped.length < MAX_DIAGNOSTICS) {
-        weak.skipped.push({ line: record.source.line, keys: Object.keys(record.value).slice(0, 4).map((k) => JSON.stringify(clip(k, 40))).join(', ') });
+        weak.skipped.push({
+          line: record.source.line,
+          keys: Object.keys(record.value)
+            .slice(0, 4)
+            .map((k) => JSON.stringify(clip(k, 40)))
+            .join(', '),
+        });
       }
       return;
     }
@@ -314,7 +336,12 @@ class TraceParser {
       return;
     }
     if (line.text === null) {
-      this.report({ file, line: line.line, severity: 'error', message: NOT_TEXT_MESSAGE[line.notText === 'nul' ? 'nul' : 'utf8'] });
+      this.report({
+        file,
+        line: line.line,
+        severity: 'error',
+        message: NOT_TEXT_MESSAGE[line.notText === 'nul' ? 'nul' : 'utf8'],
+      });
       return;
     }
     if (line.text.trim() === '' || !this.reader) return;
@@ -332,7 +359,12 @@ class TraceParser {
     const size = formatBytes(line.byteLength);
     if (!long || long.line !== line.line || long.file !== file) {
       // Nobody took its text (a companion line before any reader): say why it was not read.
-      this.report({ file, line: line.line, severity: 'error', message: `Line is ${size} long, more than the ${formatBytes(LONG_LINE_BYTES)} a line is read whole; skipped.` });
+      this.report({
+        file,
+        line: line.line,
+        severity: 'error',
+        message: `Line is ${size} long, more than the ${formatBytes(LONG_LINE_BYTES)} a line is read whole; skipped.`,
+      });
       return;
     }
     // The first line of a document that goes on over more lines: read on as a document.
@@ -343,19 +375,31 @@ class TraceParser {
     }
     const result = long.parser.end();
     if (result.error) {
-      this.report({ file, line: line.line, severity: 'error', message: `Line (${size}) is not valid JSON (${result.error.message}); skipped.` });
+      this.report({
+        file,
+        line: line.line,
+        severity: 'error',
+        message: `Line (${size}) is not valid JSON (${result.error.message}); skipped.`,
+      });
       return;
     }
     if (result.prunedCount > 0) {
-      this.report({ file, line: line.line, severity: 'error', message: `Line nests deeper than ${MAX_JSON_DEPTH} levels; skipped.` });
+      this.report({
+        file,
+        line: line.line,
+        severity: 'error',
+        message: `Line nests deeper than ${MAX_JSON_DEPTH} levels; skipped.`,
+      });
       if (file === 0 && this.mainRecords === 0 && this.mainNonBlank === 1) this.deepFirst = { line, result };
       return;
     }
-    if (file === 0 && this.atDocumentStart() && Array.isArray(result.value)) this.arrayFirst = { line, value: result.value };
+    if (file === 0 && this.atDocumentStart() && Array.isArray(result.value))
+      this.arrayFirst = { line, value: result.value };
     else if (file === 0) this.mainValue(line, result.value);
     else {
       const checked = this.checkValue(file, line, result.value);
-      if (checked && this.reader) this.reader.record({ value: checked, line, source: { file, line: line.line, offset: line.offset } });
+      if (checked && this.reader)
+        this.reader.record({ value: checked, line, source: { file, line: line.line, offset: line.offset } });
     }
   }
 
@@ -375,11 +419,14 @@ class TraceParser {
     const lead = this.leadingText;
     if (!lead) return;
     const skipped = new Set(lead.lines);
-    const kept = this.diagnostics.filter((d) => !(d.file === 0 && skipped.has(d.line) && d.message.startsWith('Line is not valid JSON')));
+    const kept = this.diagnostics.filter(
+      (d) => !(d.file === 0 && skipped.has(d.line) && d.message.startsWith('Line is not valid JSON')),
+    );
     this.diagnostics.length = 0;
     this.diagnostics.push(...kept);
     const n = lead.lines.length;
-    const where = n === 1 ? `Line ${lead.lines[0]! + 1} is` : `Lines ${lead.lines[0]! + 1}–${lead.lines[n - 1]! + 1} are`;
+    const where =
+      n === 1 ? `Line ${lead.lines[0]! + 1} is` : `Lines ${lead.lines[0]! + 1}–${lead.lines[n - 1]! + 1} are`;
     this.report({
       file: 0,
       line: lead.lines[0]!,
@@ -395,7 +442,12 @@ class TraceParser {
     } catch (e) {
       // The first line of a pretty-printed document is not an error: the document is read whole.
       if (quietIfDocument && !this.replayed && opensDocument(line.text!, false)) return undefined;
-      this.report({ file, line: line.line, severity: 'error', message: `Line is not valid JSON (${jsonErrorText(e)}); skipped.` });
+      this.report({
+        file,
+        line: line.line,
+        severity: 'error',
+        message: `Line is not valid JSON (${jsonErrorText(e)}); skipped.`,
+      });
       return undefined;
     }
   }
@@ -412,12 +464,19 @@ class TraceParser {
     }
     const check = checkRecord(value, MAX_JSON_DEPTH);
     if (check.tooDeep) {
-      this.report({ file, line: line.line, severity: 'error', message: `Line nests deeper than ${MAX_JSON_DEPTH} levels; skipped.` });
+      this.report({
+        file,
+        line: line.line,
+        severity: 'error',
+        message: `Line nests deeper than ${MAX_JSON_DEPTH} levels; skipped.`,
+      });
       // The only line of the file may be a whole document: keep it with the deep parts left out, in case it is.
-      if (file === 0 && this.mainRecords === 0 && this.mainNonBlank === 1 && line.text !== null) this.deepFirst = { line, result: parseJsonStreaming(line.text) };
+      if (file === 0 && this.mainRecords === 0 && this.mainNonBlank === 1 && line.text !== null)
+        this.deepFirst = { line, result: parseJsonStreaming(line.text) };
       return null;
     }
-    for (const bad of check.badCounts) this.report({ file, line: line.line, severity: 'warning', message: badCountMessage(bad) });
+    for (const bad of check.badCounts)
+      this.report({ file, line: line.line, severity: 'warning', message: badCountMessage(bad) });
     return value;
   }
 
@@ -432,7 +491,15 @@ class TraceParser {
       doc.parser.startLine(line.line, line.offset);
       if (line.text !== null) doc.parser.write(line.text);
       else {
-        this.report({ file: 0, line: line.line, severity: 'error', message: line.notText === 'nul' ? 'Line holds NUL bytes (binary data); read as empty.' : 'Line is not valid UTF-8 text; read as empty.' });
+        this.report({
+          file: 0,
+          line: line.line,
+          severity: 'error',
+          message:
+            line.notText === 'nul'
+              ? 'Line holds NUL bytes (binary data); read as empty.'
+              : 'Line is not valid UTF-8 text; read as empty.',
+        });
       }
     }
     doc.parser.write('\n');
@@ -478,7 +545,10 @@ class TraceParser {
     const dropped = this.dropped;
     // Before the format is decided (fewer than DETECTION_RECORDS records), finishing decides
     // it from what is here: for a snapshot that decision is tentative, so it is taken back.
-    const undecided = this.reader === null ? { format: this.format, detection: this.detection, buffered: [...this.buffered], weak: this.weak } : null;
+    const undecided =
+      this.reader === null
+        ? { format: this.format, detection: this.detection, buffered: [...this.buffered], weak: this.weak }
+        : null;
     try {
       beforeFinish?.();
       return this.finish(keys);
@@ -501,7 +571,12 @@ class TraceParser {
   finish(keys: string[]): ParsedTrace {
     if (this.encoding.declared !== 'utf-8') {
       const order = this.encoding.declared === 'utf-16le' ? 'little-endian' : 'big-endian';
-      this.report({ file: 0, line: -1, severity: 'info', message: `The file is UTF-16 text (${order}, by its byte-order mark); it was decoded. Agents write UTF-8.` });
+      this.report({
+        file: 0,
+        line: -1,
+        severity: 'info',
+        message: `The file is UTF-16 text (${order}, by its byte-order mark); it was decoded. Agents write UTF-8.`,
+      });
     }
     if (this.doc) {
       const doc = this.doc;
@@ -526,49 +601,85 @@ class TraceParser {
         return this.finishDocument(keys, parsed);
       }
     }
-    if (this.mainNonBlank === 0 && this.mainNotText === 0) return this.failed(keys, { kind: 'empty', message: `This file is empty. Agent Trace Inspector expected a trace in one of these formats: ${supportedFormatsText()}.` });
-    if (this.mainRecords === 0 && this.mainNotText > 0 && this.mainNotText >= this.mainNonBlank) return this.failed(keys, this.binaryProblem());
+    if (this.mainNonBlank === 0 && this.mainNotText === 0)
+      return this.failed(keys, {
+        kind: 'empty',
+        message: `This file is empty. Agent Trace Inspector expected a trace in one of these formats: ${supportedFormatsText()}.`,
+      });
+    if (this.mainRecords === 0 && this.mainNotText > 0 && this.mainNotText >= this.mainNonBlank)
+      return this.failed(keys, this.binaryProblem());
     this.decideRecords();
     // A file whose one line is a document nested too deeply: read it with the deep parts left out.
     const deep = this.deepFirst;
     if (!this.reader && this.buffered.length === 0 && this.mainNonBlank === 1 && deep && isObject(deep.result.value)) {
       const at = deep.line;
-      const skipped = this.diagnostics.findIndex((d) => d.file === 0 && d.line === at.line && /^Line nests deeper/.test(d.message));
+      const skipped = this.diagnostics.findIndex(
+        (d) => d.file === 0 && d.line === at.line && /^Line nests deeper/.test(d.message),
+      );
       if (skipped >= 0) this.diagnostics.splice(skipped, 1);
-      const doc: JsonDocument = { value: deep.result.value, file: 0, locate: () => ({ file: 0, line: at.line, offset: at.offset }) };
-      const diagnostics: Diagnostic[] = [{ file: 0, line: at.line, severity: 'error', message: `${deep.result.prunedCount === 1 ? 'A value on this line nests' : `${deep.result.prunedCount} values on this line nest`} deeper than ${MAX_JSON_DEPTH} levels; left out, the rest is read.` }];
+      const doc: JsonDocument = {
+        value: deep.result.value,
+        file: 0,
+        locate: () => ({ file: 0, line: at.line, offset: at.offset }),
+      };
+      const diagnostics: Diagnostic[] = [
+        {
+          file: 0,
+          line: at.line,
+          severity: 'error',
+          message: `${deep.result.prunedCount === 1 ? 'A value on this line nests' : `${deep.result.prunedCount} values on this line nest`} deeper than ${MAX_JSON_DEPTH} levels; left out, the rest is read.`,
+        },
+      ];
       return this.finishDocument(keys, { doc, diagnostics });
     }
     const array = this.arrayFirst;
     if (!this.reader && this.buffered.length === 0 && array) {
       const at = array.line;
       this.skipLeadingText();
-      return this.finishDocument(keys, { doc: { value: array.value, file: 0, locate: () => ({ file: 0, line: at.line, offset: at.offset }) }, diagnostics: [] });
+      return this.finishDocument(keys, {
+        doc: { value: array.value, file: 0, locate: () => ({ file: 0, line: at.line, offset: at.offset }) },
+        diagnostics: [],
+      });
     }
     // One JSON object on one line can be a whole document (a vllm bench result).
     if (!this.reader && this.buffered.length === 1) {
       const only = this.buffered[0]!;
       const line = only.source.line;
-      const doc: JsonDocument = { value: only.value, file: 0, locate: () => ({ file: 0, line, offset: only.source.offset }) };
+      const doc: JsonDocument = {
+        value: only.value,
+        file: 0,
+        locate: () => ({ file: 0, line, offset: only.source.offset }),
+      };
       return this.finishDocument(keys, { doc, diagnostics: [] });
     }
     if (!this.reader) {
       const seen = this.mainRecords === 0 ? 'no line is a JSON object' : this.detection.evidence;
-      return this.failed(keys, { kind: 'unknown-format', message: `Not a trace format Agent Trace Inspector knows: ${seen}. Supported: ${supportedFormatsText()}.` });
+      return this.failed(keys, {
+        kind: 'unknown-format',
+        message: `Not a trace format Agent Trace Inspector knows: ${seen}. Supported: ${supportedFormatsText()}.`,
+      });
     }
     return this.success(keys, this.reader.finish());
   }
 
   binaryProblem(): FileProblem {
-    const hint = this.encoding.utf16WithoutBom ? ' It looks like UTF-16 without a byte-order mark: convert it to UTF-8.' : '';
-    return { kind: 'binary', message: `This file is not text: its lines are not UTF-8, or hold NUL bytes (binary data).${hint} Agent Trace Inspector reads: ${supportedFormatsText()}.` };
+    const hint = this.encoding.utf16WithoutBom
+      ? ' It looks like UTF-16 without a byte-order mark: convert it to UTF-8.'
+      : '';
+    return {
+      kind: 'binary',
+      message: `This file is not text: its lines are not UTF-8, or hold NUL bytes (binary data).${hint} Agent Trace Inspector reads: ${supportedFormatsText()}.`,
+    };
   }
 
   private finishDocument(keys: string[], parsed: { doc: JsonDocument; diagnostics: Diagnostic[] }): ParsedTrace {
     for (const d of parsed.diagnostics) this.report(d);
     const { doc } = parsed;
     if (doc.value === undefined) {
-      return this.failed(keys, { kind: 'unknown-format', message: `The file starts like a JSON document but is not valid JSON. Supported: ${supportedFormatsText()}.` });
+      return this.failed(keys, {
+        kind: 'unknown-format',
+        message: `The file starts like a JSON document but is not valid JSON. Supported: ${supportedFormatsText()}.`,
+      });
     }
     // Depth is bounded already (the streaming parser left deeper parts out); check the counts.
     for (const bad of checkRecord(doc.value, Number.MAX_SAFE_INTEGER).badCounts) {
@@ -586,14 +697,18 @@ class TraceParser {
     }
     const format = this.format;
     if (!format) {
-      return this.failed(keys, { kind: 'unknown-format', message: `Not a trace format Agent Trace Inspector knows: ${this.detection.evidence}. Supported: ${supportedFormatsText()}.` });
+      return this.failed(keys, {
+        kind: 'unknown-format',
+        message: `Not a trace format Agent Trace Inspector knows: ${this.detection.evidence}. Supported: ${supportedFormatsText()}.`,
+      });
     }
     if (format.readDocument) return this.success(keys, format.readDocument(doc));
     const reader = this.tapped(format.createRecordReader!());
     const elements = Array.isArray(doc.value) ? doc.value.map((v, i) => [v, [i]] as const) : [[doc.value, []] as const];
     for (const [value, path] of elements) {
       const source = doc.locate(path);
-      if (isObject(value)) reader.record({ value, source, line: { line: source.line, offset: source.offset, byteLength: 0, text: null } });
+      if (isObject(value))
+        reader.record({ value, source, line: { line: source.line, offset: source.offset, byteLength: 0, text: null } });
     }
     return this.success(keys, reader.finish());
   }
@@ -605,8 +720,18 @@ class TraceParser {
       // Read on a weak match: kept only when the records that look like the format give calls or prompts.
       const label = this.format!.label;
       const gives = result.sessions.some((s) => s.calls.length > 0 || s.turns.length > 0 || s.reportedTotals);
-      if (!gives) return this.failed(keys, { kind: 'unknown-format', message: `Not a trace format Agent Trace Inspector knows: ${this.detection.evidence}. Supported: ${supportedFormatsText()}.` });
-      for (const s of weak.skipped) this.report({ file: 0, line: s.line, severity: 'warning', message: `Record does not look like a ${label} record (keys ${s.keys}); skipped.` });
+      if (!gives)
+        return this.failed(keys, {
+          kind: 'unknown-format',
+          message: `Not a trace format Agent Trace Inspector knows: ${this.detection.evidence}. Supported: ${supportedFormatsText()}.`,
+        });
+      for (const s of weak.skipped)
+        this.report({
+          file: 0,
+          line: s.line,
+          severity: 'warning',
+          message: `Record does not look like a ${label} record (keys ${s.keys}); skipped.`,
+        });
       const more = weak.skippedCount - weak.skipped.length;
       this.report({
         file: 0,
@@ -616,17 +741,34 @@ class TraceParser {
           `Read as ${label} though ${this.detection.candidate!.evidence}: the records that do are read, the ${weak.skippedCount} that do not are skipped` +
           `${more > 0 ? ` (${more} of them not listed)` : ''}. If this is another format, choose it (--format).`,
       });
-      detection = { format: this.format!.id, evidence: `${this.detection.candidate!.evidence}; read as one, the ${weak.skippedCount} other records skipped`, confidence: 'weak' };
+      detection = {
+        format: this.format!.id,
+        evidence: `${this.detection.candidate!.evidence}; read as one, the ${weak.skippedCount} other records skipped`,
+        confidence: 'weak',
+      };
     }
     for (const d of result.diagnostics) this.report(d);
     for (const d of reusedToolIds(result.sessions)) this.report(d);
     this.explainEmpty(result);
     // A copy, sorted: the parser's own list stays in reading order for the next snapshot.
     const diagnostics = [...this.diagnostics];
-    if (this.dropped > 0) diagnostics.push({ file: 0, line: -1, severity: 'info', message: `${this.dropped} more diagnostics were not kept.` });
+    if (this.dropped > 0)
+      diagnostics.push({
+        file: 0,
+        line: -1,
+        severity: 'info',
+        message: `${this.dropped} more diagnostics were not kept.`,
+      });
     diagnostics.sort((a, b) => a.file - b.file || a.line - b.line);
     return {
-      model: { format: this.format!.id, files: [...keys], sessions: result.sessions, diagnostics, skippedRecords: plainRecord(result.skippedRecords), limitations: [...this.format!.limitations] },
+      model: {
+        format: this.format!.id,
+        files: [...keys],
+        sessions: result.sessions,
+        diagnostics,
+        skippedRecords: plainRecord(result.skippedRecords),
+        limitations: [...this.format!.limitations],
+      },
       detection,
       problem: null,
     };
@@ -639,8 +781,12 @@ class TraceParser {
   private explainEmpty(result: ReaderResult): void {
     const calls = result.sessions.reduce((n, s) => n + s.calls.length + s.turns.length, 0);
     const totals = result.sessions.some((s) => s.reportedTotals);
-    if (calls > 0 || totals || result.diagnostics.length > 0 || this.diagnostics.some((d) => d.severity !== 'info')) return;
-    const what = result.sessions.length === 0 ? 'no session' : `${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} but no LLM call or prompt`;
+    if (calls > 0 || totals || result.diagnostics.length > 0 || this.diagnostics.some((d) => d.severity !== 'info'))
+      return;
+    const what =
+      result.sessions.length === 0
+        ? 'no session'
+        : `${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} but no LLM call or prompt`;
     this.report({
       file: 0,
       line: -1,
@@ -651,9 +797,21 @@ class TraceParser {
 
   failed(keys: string[], problem: FileProblem): ParsedTrace {
     if (problem.kind === 'binary') this.diagnostics.length = 0; // per-line noise of a binary file says nothing
-    const evidence = problem.kind === 'empty' ? 'the file is empty' : problem.kind === 'binary' ? 'the file is not text' : this.detection.evidence;
+    const evidence =
+      problem.kind === 'empty'
+        ? 'the file is empty'
+        : problem.kind === 'binary'
+          ? 'the file is not text'
+          : this.detection.evidence;
     return {
-      model: { format: null, files: [...keys], sessions: [], diagnostics: [...this.diagnostics], skippedRecords: {}, limitations: [] },
+      model: {
+        format: null,
+        files: [...keys],
+        sessions: [],
+        diagnostics: [...this.diagnostics],
+        skippedRecords: {},
+        limitations: [],
+      },
       detection: { format: this.detection.format, evidence, confidence: this.detection.confidence },
       problem,
     };
@@ -761,7 +919,15 @@ export class TraceParse {
   /** The result once reading stopped: a binary file, or a document read to its end. */
   private final: ParsedTrace | null = null;
 
-  constructor(keys: readonly string[], options: { format?: FormatId; longLineBytes?: number; heldDocumentChars?: number; recordTap?: (record: TraceRecord) => void } = {}) {
+  constructor(
+    keys: readonly string[],
+    options: {
+      format?: FormatId;
+      longLineBytes?: number;
+      heldDocumentChars?: number;
+      recordTap?: (record: TraceRecord) => void;
+    } = {},
+  ) {
     const forced = options.format ? (formatById(options.format) ?? null) : null;
     this.parser = new TraceParser(forced, options.heldDocumentChars, options.recordTap ?? null);
     this.keys = [...keys];
@@ -796,15 +962,24 @@ export class TraceParse {
 
   /** Where each file's read stopped, counting complete lines only (what `saveState` keeps). */
   resumePoints(): FileResumePoint[] {
-    return this.keys.map((key, i) => ({ key, offset: this.lines[i]?.completedBytes ?? 0, line: this.lines[i]?.completedLines ?? 0 }));
+    return this.keys.map((key, i) => ({
+      key,
+      offset: this.lines[i]?.completedBytes ?? 0,
+      line: this.lines[i]?.completedLines ?? 0,
+    }));
   }
 
   private reader(index: number): LineReader {
     let lines = this.lines[index];
     if (!lines) {
       // Lines arrive through onLine, in file order with the starts of long lines.
-      const feed = (line: SourceLine): void => (index === 0 ? this.parser.mainLine(line) : this.companionLine(index, line));
-      lines = new LineReader({ longLineBytes: this.longLineBytes, onLongLine: (line, offset) => this.parser.longLine(index, line, offset), onLine: feed });
+      const feed = (line: SourceLine): void =>
+        index === 0 ? this.parser.mainLine(line) : this.companionLine(index, line);
+      lines = new LineReader({
+        longLineBytes: this.longLineBytes,
+        onLongLine: (line, offset) => this.parser.longLine(index, line, offset),
+        onLine: feed,
+      });
       this.lines[index] = lines;
     }
     return lines;
@@ -825,7 +1000,8 @@ export class TraceParse {
     this.companions = !this.parser.isDocument && this.parser.acceptsCompanions();
     const held = this.held;
     this.held = [];
-    if (this.companions) held.forEach((lines, index) => lines.forEach((line) => this.parser.companionLine(index, line)));
+    if (this.companions)
+      held.forEach((lines, index) => lines.forEach((line) => this.parser.companionLine(index, line)));
   }
 
   /**
@@ -880,12 +1056,18 @@ export class TraceParse {
 
   /** A companion file that could not be read (gone, a FIFO swapped in): said, and the rest is read. */
   unreadable(index: number, error: unknown): void {
-    this.parser.report({ file: 0, line: -1, severity: 'warning', message: `${this.keys[index]} could not be read (${error instanceof Error ? error.message : String(error)}); the rest of the trace is read.` });
+    this.parser.report({
+      file: 0,
+      line: -1,
+      severity: 'warning',
+      message: `${this.keys[index]} could not be read (${error instanceof Error ? error.message : String(error)}); the rest of the trace is read.`,
+    });
   }
 
   /** What the host noticed about the companions (ones it refused to read, and why), said on the opened file when companions are read. */
   notes(notes: readonly string[]): void {
-    if (this.acceptsCompanions()) for (const note of notes) this.parser.report({ file: 0, line: -1, severity: 'warning', message: note });
+    if (this.acceptsCompanions())
+      for (const note of notes) this.parser.report({ file: 0, line: -1, severity: 'warning', message: note });
   }
 
   /** The model of everything read so far; reading may go on after it (not after a document's). */
@@ -899,7 +1081,8 @@ export class TraceParse {
     // Companion lines wait for the format: read them on the snapshot's tentative decision, which it takes back.
     return this.parser.snapshot(this.keys, () => {
       this.parser.decideRecords();
-      if (!this.parser.isDocument && this.parser.acceptsCompanions()) this.held.forEach((lines, index) => lines.forEach((line) => this.parser.companionLine(index, line)));
+      if (!this.parser.isDocument && this.parser.acceptsCompanions())
+        this.held.forEach((lines, index) => lines.forEach((line) => this.parser.companionLine(index, line)));
     });
   }
 
@@ -919,7 +1102,11 @@ export class TraceParse {
       parser,
       longLineBytes: this.longLineBytes ?? null,
       companions: this.companions,
-      files: this.resumePoints().map((p, i) => ({ ...p, sawNul: this.lines[i]?.containsNul ?? false, held: [...(this.held[i] ?? [])] })),
+      files: this.resumePoints().map((p, i) => ({
+        ...p,
+        sawNul: this.lines[i]?.containsNul ?? false,
+        held: [...(this.held[i] ?? [])],
+      })),
     };
   }
 
@@ -963,7 +1150,12 @@ for (const format of FORMATS) {
 export async function parseTrace(files: readonly TraceFile[], options: ParseOptions = {}): Promise<ParsedTrace> {
   const parse = new TraceParse(
     files.map((f) => f.key),
-    { format: options.format, longLineBytes: options.longLineBytes, heldDocumentChars: options.heldDocumentChars, recordTap: options.recordTap },
+    {
+      format: options.format,
+      longLineBytes: options.longLineBytes,
+      heldDocumentChars: options.heldDocumentChars,
+      recordTap: options.recordTap,
+    },
   );
   for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
     // Companions of a file that is not a Claude Code log are not even opened.

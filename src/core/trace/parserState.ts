@@ -65,7 +65,8 @@ function copyGraph(root: unknown): { root: unknown; classes: Array<[object, stri
   const work: Array<() => void> = [];
   const copyOf = (value: unknown): unknown => {
     if (value === null || typeof value !== 'object') {
-      if (typeof value === 'function') throw new UncopyableState(`a function (${(value as { name?: string }).name || 'anonymous'})`);
+      if (typeof value === 'function')
+        throw new UncopyableState(`a function (${(value as { name?: string }).name || 'anonymous'})`);
       if (typeof value === 'symbol') throw new UncopyableState('a symbol');
       return value;
     }
@@ -112,7 +113,10 @@ function copyGraph(root: unknown): { root: unknown; classes: Array<[object, stri
       copy = proto === null ? (Object.create(null) as Record<string, unknown>) : {};
     } else {
       const name = proto ? nameByPrototype.get(proto) : undefined;
-      if (name === undefined) throw new UncopyableState(`an instance of ${(proto as { constructor?: { name?: string } } | null)?.constructor?.name ?? 'an unknown class'}`);
+      if (name === undefined)
+        throw new UncopyableState(
+          `an instance of ${(proto as { constructor?: { name?: string } } | null)?.constructor?.name ?? 'an unknown class'}`,
+        );
       copy = {};
       classes.push([copy, name]);
     }
@@ -138,7 +142,12 @@ export function portableState(state: unknown): PortableState | null {
 }
 
 function isSharedRef(value: unknown): value is SharedRef {
-  return typeof value === 'object' && value !== null && typeof (value as Partial<SharedRef>).$sharedState === 'string' && Object.keys(value).length === 1;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<SharedRef>).$sharedState === 'string' &&
+    Object.keys(value).length === 1
+  );
 }
 
 /**
@@ -165,7 +174,14 @@ export function restorePortableState<T>(portable: PortableState): T | null {
     if (rootResolved !== portable.root) return rootResolved as T;
     while (stack.length > 0) {
       const value = stack.pop();
-      if (value === null || typeof value !== 'object' || seen.has(value) || isSharedRef(value) || ArrayBuffer.isView(value)) continue;
+      if (
+        value === null ||
+        typeof value !== 'object' ||
+        seen.has(value) ||
+        isSharedRef(value) ||
+        ArrayBuffer.isView(value)
+      )
+        continue;
       seen.add(value);
       if (value instanceof Map) {
         const entries = [...value.entries()];

@@ -57,7 +57,8 @@ interface Node {
 /** "usage.input_tokens": the key and the nearest named parent. */
 function nameOf(node: Node, key: string | null): string {
   const names: string[] = key === null ? [] : [key];
-  for (let n: Node | null = node; n && n.parent && names.length < 2; n = n.parent) if (typeof n.key === 'string') names.unshift(n.key);
+  for (let n: Node | null = node; n && n.parent && names.length < 2; n = n.parent)
+    if (typeof n.key === 'string') names.unshift(n.key);
   return names.join('.');
 }
 
@@ -198,7 +199,8 @@ export function checkRecordFully(root: unknown, maxDepth: number): RecordCheck {
             badCounts.push({ path: [...pathOf(node), i], name: nameOf(node, null), raw: item });
             v[i] = null;
           }
-        } else if (typeof item === 'object' && item !== null) stack.push({ value: item, depth, parent: node, key: i, countsInside: false });
+        } else if (typeof item === 'object' && item !== null)
+          stack.push({ value: item, depth, parent: node, key: i, countsInside: false });
       }
       continue;
     }
@@ -248,7 +250,8 @@ export function checkRecordFully(root: unknown, maxDepth: number): RecordCheck {
 /** A bad count's value for a message: short, and quoted when it was a string. */
 export function describeBadCount(raw: unknown): string {
   if (typeof raw === 'string') return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 39)}…` : raw);
-  if (typeof raw === 'number') return Number.isFinite(raw) ? String(raw) : raw > 0 ? 'a number too large for JSON (Infinity)' : String(raw);
+  if (typeof raw === 'number')
+    return Number.isFinite(raw) ? String(raw) : raw > 0 ? 'a number too large for JSON (Infinity)' : String(raw);
   return JSON.stringify(raw) ?? String(raw);
 }
 

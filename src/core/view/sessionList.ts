@@ -43,7 +43,9 @@ export function sessionLabel(s: Pick<Session, 'id' | 'role' | 'title'>, calls: n
  * left (a parent cycle) comes last. Linear in the sessions and iterative, so 50,000
  * conversations or a 20,000-deep chain of sub-agents cost one pass and no deep stack.
  */
-export function sessionTreeOrder(sessions: readonly Pick<Session, 'id' | 'parentId'>[]): { index: number; depth: number }[] {
+export function sessionTreeOrder(
+  sessions: readonly Pick<Session, 'id' | 'parentId'>[],
+): { index: number; depth: number }[] {
   const byId = new Map<string, number>();
   sessions.forEach((s, i) => {
     if (!byId.has(s.id)) byId.set(s.id, i);
@@ -69,7 +71,8 @@ export function sessionTreeOrder(sessions: readonly Pick<Session, 'id' | 'parent
       out.push({ index, depth });
       const kids = children.get(index);
       if (!kids) continue;
-      for (let k = kids.length - 1; k >= 0; k--) if (!placed[kids[k]!]) stack.push({ index: kids[k]!, depth: Math.min(depth + 1, MAX_DEPTH) });
+      for (let k = kids.length - 1; k >= 0; k--)
+        if (!placed[kids[k]!]) stack.push({ index: kids[k]!, depth: Math.min(depth + 1, MAX_DEPTH) });
     }
   };
   sessions.forEach((s, i) => {

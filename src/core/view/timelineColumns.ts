@@ -69,7 +69,11 @@ function emptyColumns(n: number, priced: boolean): TimelineColumns {
 }
 
 /** Builds the columns of a session from its calls, its analysis (misses, loops) and its prices. */
-export function buildTimelineColumns(session: Session, analysis: SessionAnalysis, cost: SessionCost | null = null): TimelineColumns {
+export function buildTimelineColumns(
+  session: Session,
+  analysis: SessionAnalysis,
+  cost: SessionCost | null = null,
+): TimelineColumns {
   const n = session.calls.length;
   const columns = emptyColumns(n, cost !== null);
   if (cost && columns.cost) {
@@ -98,14 +102,18 @@ export function buildTimelineColumns(session: Session, analysis: SessionAnalysis
     if (columns.missCause[m.callIndex] === 0) columns.missCause[m.callIndex] = MISS_CAUSES.indexOf(m.cause) + 1;
     columns.flags[m.callIndex]! |= CALL_FLAG.miss;
   }
-  for (const loop of analysis.retry.loops) for (const a of loop.attempts) if (a.callIndex >= 0 && a.callIndex < n) columns.flags[a.callIndex]! |= CALL_FLAG.loop;
-  for (const c of session.compactions) if (c.beforeCall >= 0 && c.beforeCall < n) columns.flags[c.beforeCall]! |= CALL_FLAG.compaction;
+  for (const loop of analysis.retry.loops)
+    for (const a of loop.attempts)
+      if (a.callIndex >= 0 && a.callIndex < n) columns.flags[a.callIndex]! |= CALL_FLAG.loop;
+  for (const c of session.compactions)
+    if (c.beforeCall >= 0 && c.beforeCall < n) columns.flags[c.beforeCall]! |= CALL_FLAG.compaction;
   return columns;
 }
 
 /** Marks the calls that started each sub-agent (their tool call ids name the parent tool call). */
 export function markSubagentStarts(columns: TimelineColumns, parentCallIndexes: readonly (number | null)[]): void {
-  for (const i of parentCallIndexes) if (i !== null && i >= 0 && i < columns.flags.length) columns.flags[i]! |= CALL_FLAG.subagent;
+  for (const i of parentCallIndexes)
+    if (i !== null && i >= 0 && i < columns.flags.length) columns.flags[i]! |= CALL_FLAG.subagent;
 }
 
 /** The miss cause coded in `missCause`, or null. */
@@ -147,7 +155,8 @@ export function timelineColumnsOfRows(
     }
   }
   for (const loop of loops) for (const c of loop.attemptCalls) if (c >= 0 && c < n) columns.flags[c]! |= CALL_FLAG.loop;
-  for (const c of compactions) if (c.beforeCall >= 0 && c.beforeCall < n) columns.flags[c.beforeCall]! |= CALL_FLAG.compaction;
+  for (const c of compactions)
+    if (c.beforeCall >= 0 && c.beforeCall < n) columns.flags[c.beforeCall]! |= CALL_FLAG.compaction;
   markSubagentStarts(
     columns,
     subagents.map((s) => s.parentCallIndex),

@@ -3,7 +3,16 @@ import type { TtlReplay } from '../cost/cacheTtlWhatIf';
 import type { SessionSummary } from '../analysis/sessionSummary';
 import type { SessionPage } from './sessionList';
 import type { TimelineColumns } from './timelineColumns';
-import type { CallDetail, CallRow, CompactionMark, EventMark, SessionCostFigures, SessionHead, SubagentLink, TraceView } from './traceView';
+import type {
+  CallDetail,
+  CallRow,
+  CompactionMark,
+  EventMark,
+  SessionCostFigures,
+  SessionHead,
+  SubagentLink,
+  TraceView,
+} from './traceView';
 
 // The questions the inspector page asks about a trace and the shapes of their answers.
 // Two services answer them: TraceService from the parsed model (in the extension's trace
@@ -52,7 +61,21 @@ export type TraceQueryNullMeansMissing = 'sessionIntro' | 'sessionBody' | 'callD
 
 /** What the page shows before any session: the file, its format and problems, and how many sessions there are. */
 export interface TraceHeader
-  extends Pick<TraceView, 'fileName' | 'format' | 'formatLabel' | 'detection' | 'detectionConfidence' | 'formatChosen' | 'formatChoices' | 'limitations' | 'problem' | 'diagnostics' | 'skippedRecords' | 'cost'> {
+  extends Pick<
+    TraceView,
+    | 'fileName'
+    | 'format'
+    | 'formatLabel'
+    | 'detection'
+    | 'detectionConfidence'
+    | 'formatChosen'
+    | 'formatChoices'
+    | 'limitations'
+    | 'problem'
+    | 'diagnostics'
+    | 'skippedRecords'
+    | 'cost'
+  > {
   /** Keys of the trace's files: 0 is the opened file, others are companions (sub-agent logs) by relative path. */
   files: string[];
   sessionCount: number;
@@ -128,8 +151,11 @@ export interface SearchResult {
   hits: SearchHit[];
 }
 
-
 /** Asks `queries` one trace query by its name: what every forwarder (worker, report page, test host) does with a checked request. */
-export function askQuery<M extends TraceQueryName>(queries: TraceQueries, method: M, params: TraceQueryParams<M>): TraceQueryResult<M> {
+export function askQuery<M extends TraceQueryName>(
+  queries: TraceQueries,
+  method: M,
+  params: TraceQueryParams<M>,
+): TraceQueryResult<M> {
   return (queries[method] as (p: TraceQueryParams<M>) => TraceQueryResult<M>).call(queries, params);
 }

@@ -23,12 +23,33 @@ import type { FileProblem, ParsedTrace } from '../trace/parseTrace';
 import { sessionLabel, sessionTreeOrder } from './sessionList';
 import type { SessionEntry, SessionPage } from './sessionList';
 import { buildTimelineColumns, markSubagentStarts } from './timelineColumns';
-import { analysisView, callMarks, childrenByParent, eventMarks, formatChoices, row, sessionCostFigures, subagentLinks, toolDetail } from './traceView';
+import {
+  analysisView,
+  callMarks,
+  childrenByParent,
+  eventMarks,
+  formatChoices,
+  row,
+  sessionCostFigures,
+  subagentLinks,
+  toolDetail,
+} from './traceView';
 import type { CallDetail, CallMarks, CallRow, SessionCostFigures, SubagentLink } from './traceView';
 import { customReplay, ttlCallSource } from '../cost/cacheTtlWhatIf';
 import type { CustomTtl, TtlReplay } from '../cost/cacheTtlWhatIf';
 import { transcriptPlan } from './transcript';
-import type { SearchField, SearchHit, SearchResult, SessionBody, SessionIntro, ToolCallRow, ToolCount, TraceHeader, TraceQueries, TraceQueryParams } from './traceQueries';
+import type {
+  SearchField,
+  SearchHit,
+  SearchResult,
+  SessionBody,
+  SessionIntro,
+  ToolCallRow,
+  ToolCount,
+  TraceHeader,
+  TraceQueries,
+  TraceQueryParams,
+} from './traceQueries';
 import type { TranscriptPlan } from './transcript';
 
 // What the inspector page asks about a trace, answered from the parsed model where it
@@ -37,10 +58,22 @@ import type { TranscriptPlan } from './transcript';
 // whole model. Every answer is plain data or typed arrays, so it crosses a thread or a
 // webview boundary as is.
 
-export type { SearchField, SearchHit, SearchResult, SessionBody, SessionIntro, ToolCallRow, ToolCount, TraceHeader } from './traceQueries';
+export type {
+  SearchField,
+  SearchHit,
+  SearchResult,
+  SessionBody,
+  SessionIntro,
+  ToolCallRow,
+  ToolCount,
+  TraceHeader,
+} from './traceQueries';
 
 /** Counts a session's tool calls by name, most called first: the timeline filter's tools and the number of tool calls. */
-export function countTools(calls: Iterable<{ name: string; failed: boolean }>): { tools: ToolCount[]; toolCallCount: number } {
+export function countTools(calls: Iterable<{ name: string; failed: boolean }>): {
+  tools: ToolCount[];
+  toolCallCount: number;
+} {
   const tools = new Map<string, ToolCount>();
   let toolCallCount = 0;
   for (const t of calls) {
@@ -53,7 +86,10 @@ export function countTools(calls: Iterable<{ name: string; failed: boolean }>): 
     entry.calls += 1;
     if (t.failed) entry.failed += 1;
   }
-  return { tools: [...tools.values()].sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)), toolCallCount };
+  return {
+    tools: [...tools.values()].sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
+    toolCallCount,
+  };
 }
 
 /** What the Problems view lists for a trace, in plain data (the extension words and places it). */
@@ -122,7 +158,11 @@ export interface SearchableCall {
  * first matching field; at most `limit` listed, all counted. Shared by the trace worker
  * and the HTML report, so both find the same calls.
  */
-export function searchCalls(sessions: Iterable<{ id: string; calls: Iterable<SearchableCall> }>, query: string, limit = MAX_SEARCH_HITS): SearchResult {
+export function searchCalls(
+  sessions: Iterable<{ id: string; calls: Iterable<SearchableCall> }>,
+  query: string,
+  limit = MAX_SEARCH_HITS,
+): SearchResult {
   const q = query.trim().toLowerCase();
   const result: SearchResult = { query, total: 0, hits: [] };
   if (q === '') return result;
@@ -139,7 +179,13 @@ export function searchCalls(sessions: Iterable<{ id: string; calls: Iterable<Sea
         return true;
       };
       for (const t of call.tools) {
-        if (take('tool', t.name) || take('file', t.targetFile) || take('command', t.command) || take('error', t.errorText)) break;
+        if (
+          take('tool', t.name) ||
+          take('file', t.targetFile) ||
+          take('command', t.command) ||
+          take('error', t.errorText)
+        )
+          break;
       }
       if (!hit && call.turn !== null && call.turn !== lastTurn) take('prompt', call.prompt());
       lastTurn = call.turn;
@@ -155,7 +201,15 @@ export function searchCalls(sessions: Iterable<{ id: string; calls: Iterable<Sea
 export function toolCallRow(
   index: number,
   callIndex: number,
-  tool: { id: string; name: string; targetFile: string | null; command: string | null; exitCode: number | null; durationMs: number | null; errorText: string | null },
+  tool: {
+    id: string;
+    name: string;
+    targetFile: string | null;
+    command: string | null;
+    exitCode: number | null;
+    durationMs: number | null;
+    errorText: string | null;
+  },
   failed: boolean | null,
 ): ToolCallRow {
   return {
@@ -167,14 +221,18 @@ export function toolCallRow(
     failed,
     exitCode: tool.exitCode,
     durationMs: tool.durationMs,
-    error: tool.errorText === null ? null : clipLine(tool.errorText.split('\n').find((l) => l.trim() !== '') ?? tool.errorText, 200),
+    error:
+      tool.errorText === null
+        ? null
+        : clipLine(tool.errorText.split('\n').find((l) => l.trim() !== '') ?? tool.errorText, 200),
   };
 }
 
 /** The picker page of entries matching `query` (label or id, any case), from `offset`. */
 export function sessionPage(order: readonly SessionEntry[], query: string, offset: number, limit: number): SessionPage {
   const q = query.trim().toLowerCase();
-  const matching = q === '' ? order : order.filter((e) => e.label.toLowerCase().includes(q) || e.id.toLowerCase().includes(q));
+  const matching =
+    q === '' ? order : order.filter((e) => e.label.toLowerCase().includes(q) || e.id.toLowerCase().includes(q));
   const from = Math.max(0, Math.min(offset, matching.length));
   return { total: matching.length, offset: from, entries: matching.slice(from, from + Math.max(0, limit)) };
 }
@@ -295,7 +353,13 @@ export class TraceService implements TraceQueries {
       formatChoices: formatChoices(),
       limitations: model.limitations,
       problem: this.parsed.problem,
-      diagnostics: [...model.diagnostics, ...(this.traceCost()?.diagnostics ?? [])].map((d) => ({ file: model.files[d.file] ?? '', fileIndex: d.file, line: d.line, severity: d.severity, message: d.message })),
+      diagnostics: [...model.diagnostics, ...(this.traceCost()?.diagnostics ?? [])].map((d) => ({
+        file: model.files[d.file] ?? '',
+        fileIndex: d.file,
+        line: d.line,
+        severity: d.severity,
+        message: d.message,
+      })),
       skippedRecords: model.skippedRecords,
       sessionCount: model.sessions.length,
       callCount,
@@ -355,7 +419,12 @@ export class TraceService implements TraceQueries {
     if (!session) return null;
     return {
       summary: this.summary(session),
-      compactions: session.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens, ...(c.rewind ? { rewind: true as const } : {}) })),
+      compactions: session.compactions.map((c) => ({
+        beforeCall: c.beforeCall,
+        trigger: c.trigger,
+        preTokens: c.preTokens,
+        ...(c.rewind ? { rewind: true as const } : {}),
+      })),
       events: eventMarks(session),
       subagents: this.subagents(session),
       cost: this.costFigures(session),
@@ -471,13 +540,22 @@ export class TraceService implements TraceQueries {
    * or in all of them when `sessionId` is null. One hit per call, its first matching field.
    */
   search({ query, sessionId }: TraceQueryParams<'search'>, limit = MAX_SEARCH_HITS): SearchResult {
-    const sessions = sessionId === null ? this.parsed.model.sessions : [this.byId.get(sessionId)].filter((s): s is Session => s !== undefined);
+    const sessions =
+      sessionId === null
+        ? this.parsed.model.sessions
+        : [this.byId.get(sessionId)].filter((s): s is Session => s !== undefined);
     return searchCalls(
       sessions.map((session) => ({
         id: session.id,
         // Generated as searched: a million calls are not copied first.
         calls: (function* (): Generator<SearchableCall> {
-          for (const call of session.calls) yield { index: call.index, turn: call.turn, tools: call.toolCalls, prompt: () => (call.turn === null ? null : (session.turns[call.turn]?.preview ?? null)) };
+          for (const call of session.calls)
+            yield {
+              index: call.index,
+              turn: call.turn,
+              tools: call.toolCalls,
+              prompt: () => (call.turn === null ? null : (session.turns[call.turn]?.preview ?? null)),
+            };
         })(),
       })),
       query,

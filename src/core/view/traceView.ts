@@ -284,7 +284,11 @@ export function row(call: LlmCall, marks: CallMarks, cost: SessionCost | null): 
   };
 }
 
-function loopView(model: TraceModel, loop: RetryLoop, dollars: { wastedUsd: number | null; carriedForwardUsd: number | null }): LoopView {
+function loopView(
+  model: TraceModel,
+  loop: RetryLoop,
+  dollars: { wastedUsd: number | null; carriedForwardUsd: number | null },
+): LoopView {
   const first = loop.attempts[0]!.source;
   const last = loop.attempts[loop.attempts.length - 1]!.source;
   return {
@@ -310,10 +314,17 @@ function loopView(model: TraceModel, loop: RetryLoop, dollars: { wastedUsd: numb
   };
 }
 
-export function analysisView(model: TraceModel, session: Session, a: SessionAnalysis, cost: SessionCost | null): AnalysisView {
+export function analysisView(
+  model: TraceModel,
+  session: Session,
+  a: SessionAnalysis,
+  cost: SessionCost | null,
+): AnalysisView {
   return {
     fingerprint: a.fingerprint,
-    loops: a.retry.loops.map((l) => loopView(model, l, cost ? loopCost(l, session, cost) : { wastedUsd: null, carriedForwardUsd: null })),
+    loops: a.retry.loops.map((l) =>
+      loopView(model, l, cost ? loopCost(l, session, cost) : { wastedUsd: null, carriedForwardUsd: null }),
+    ),
     loopSentence: a.loopSentence,
     callsInLoops: a.retry.callsInLoops,
     missCauses: a.missCauses,
@@ -378,7 +389,13 @@ export function formatChoices(): FormatChoice[] {
  * Builds the view the host sends on `init`: summaries and bars for every session, and with
  * a price book (the host's, from the library and `agentTrace.prices`) each call's cost.
  */
-export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChosen = false, options: Partial<AnalysisOptions> = {}, prices: PriceBook | null = null): TraceView {
+export function buildTraceView(
+  parsed: ParsedTrace,
+  fileName: string,
+  formatChosen = false,
+  options: Partial<AnalysisOptions> = {},
+  prices: PriceBook | null = null,
+): TraceView {
   const { model } = parsed;
   const children = childrenByParent(model);
   const priced = prices && parsed.problem === null ? priceTrace(model, prices) : null;
@@ -400,14 +417,25 @@ export function buildTraceView(parsed: ParsedTrace, fileName: string, formatChos
       return {
         summary: analysis.summary,
         calls: s.calls.map((c) => row(c, marks, cost)),
-        compactions: s.compactions.map((c) => ({ beforeCall: c.beforeCall, trigger: c.trigger, preTokens: c.preTokens, ...(c.rewind ? { rewind: true as const } : {}) })),
+        compactions: s.compactions.map((c) => ({
+          beforeCall: c.beforeCall,
+          trigger: c.trigger,
+          preTokens: c.preTokens,
+          ...(c.rewind ? { rewind: true as const } : {}),
+        })),
         events: eventMarks(s),
         subagents: subagentLinks(children, s),
         analysis: analysisView(model, s, analysis, cost),
         cost: cost ? sessionCostView(s, cost) : null,
       };
     }),
-    diagnostics: [...model.diagnostics, ...(priced?.diagnostics ?? [])].map((d) => ({ file: model.files[d.file] ?? '', fileIndex: d.file, line: d.line, severity: d.severity, message: d.message })),
+    diagnostics: [...model.diagnostics, ...(priced?.diagnostics ?? [])].map((d) => ({
+      file: model.files[d.file] ?? '',
+      fileIndex: d.file,
+      line: d.line,
+      severity: d.severity,
+      message: d.message,
+    })),
     skippedRecords: model.skippedRecords,
   };
 }

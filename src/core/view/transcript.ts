@@ -85,7 +85,8 @@ export function transcriptPlan(session: Session, callIndex: number): TranscriptP
   const next = session.calls[callIndex + 1];
   if (next && next.source.file === start.file && next.source.offset > start.offset) end = next.source.offset;
   for (const t of session.turns) {
-    if (t.source.file === start.file && t.source.offset > start.offset && (end === null || t.source.offset < end)) end = t.source.offset;
+    if (t.source.file === start.file && t.source.offset > start.offset && (end === null || t.source.offset < end))
+      end = t.source.offset;
   }
   const previous = session.calls[callIndex - 1];
   const turn = call.turn !== null ? session.turns[call.turn] : undefined;
@@ -99,7 +100,8 @@ export function transcriptPlan(session: Session, callIndex: number): TranscriptP
     const r = tool.resultSource;
     if (!r) continue;
     const inside = r.file === start.file && r.offset >= start.offset && (end === null || r.offset < end);
-    if (!inside && !ranges.some((x) => x.file === r.file && x.from === r.offset)) ranges.push({ file: r.file, from: r.offset, to: ONE_LINE, firstLine: r.line });
+    if (!inside && !ranges.some((x) => x.file === r.file && x.from === r.offset))
+      ranges.push({ file: r.file, from: r.offset, to: ONE_LINE, firstLine: r.line });
   }
   return { ranges, sidechain: session.role !== 'main' };
 }
@@ -127,7 +129,8 @@ function prettyJson(v: unknown): string {
 /** The text of a content list (Anthropic blocks, Codex parts): its text parts joined; other parts named. */
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return isObject(content) ? (str(content['text']) ?? str(content['content']) ?? prettyJson(content)) : '';
+  if (!Array.isArray(content))
+    return isObject(content) ? (str(content['text']) ?? str(content['content']) ?? prettyJson(content)) : '';
   return content
     .map((b) => {
       if (typeof b === 'string') return b;
@@ -150,15 +153,24 @@ function claudePieces(r: Record<string, unknown>, names: Map<string, string>): P
   const user = r['type'] === 'user' || m['role'] === 'user';
   const content = m['content'];
   const userKind: TranscriptKind = r['isMeta'] === true || r['isCompactSummary'] === true ? 'input' : 'prompt';
-  const userLabel = r['isCompactSummary'] === true ? 'Compaction summary' : userKind === 'input' ? 'Injected input' : 'Prompt';
-  if (typeof content === 'string') return [{ kind: user ? userKind : 'assistant', label: user ? userLabel : 'Assistant', text: content, error: false }];
+  const userLabel =
+    r['isCompactSummary'] === true ? 'Compaction summary' : userKind === 'input' ? 'Injected input' : 'Prompt';
+  if (typeof content === 'string')
+    return [
+      { kind: user ? userKind : 'assistant', label: user ? userLabel : 'Assistant', text: content, error: false },
+    ];
   if (!Array.isArray(content)) return [];
   const out: Piece[] = [];
   for (const b of content) {
     if (!isObject(b)) continue;
     switch (b['type']) {
       case 'text':
-        out.push({ kind: user ? userKind : 'assistant', label: user ? userLabel : 'Assistant', text: str(b['text']) ?? '', error: false });
+        out.push({
+          kind: user ? userKind : 'assistant',
+          label: user ? userLabel : 'Assistant',
+          text: str(b['text']) ?? '',
+          error: false,
+        });
         break;
       case 'thinking':
         out.push({ kind: 'thinking', label: 'Thinking', text: str(b['thinking']) ?? '', error: false });
@@ -172,11 +184,21 @@ function claudePieces(r: Record<string, unknown>, names: Map<string, string>): P
       }
       case 'tool_result': {
         const id = str(b['tool_use_id']);
-        out.push({ kind: 'tool-result', label: `Result of ${(id && names.get(id)) ?? 'a tool'}`, text: contentText(b['content']), error: b['is_error'] === true });
+        out.push({
+          kind: 'tool-result',
+          label: `Result of ${(id && names.get(id)) ?? 'a tool'}`,
+          text: contentText(b['content']),
+          error: b['is_error'] === true,
+        });
         break;
       }
       case 'image':
-        out.push({ kind: user ? userKind : 'assistant', label: user ? userLabel : 'Assistant', text: '[image]', error: false });
+        out.push({
+          kind: user ? userKind : 'assistant',
+          label: user ? userLabel : 'Assistant',
+          text: '[image]',
+          error: false,
+        });
         break;
     }
   }
@@ -203,7 +225,14 @@ function codexPieces(p: Record<string, unknown>, names: Map<string, string>): Pi
     case 'custom_tool_call': {
       const name = str(p['name']) ?? 'tool';
       if (callId) names.set(callId, name);
-      return [{ kind: 'tool-call', label: name, text: prettyJson(type === 'function_call' ? p['arguments'] : p['input']), error: false }];
+      return [
+        {
+          kind: 'tool-call',
+          label: name,
+          text: prettyJson(type === 'function_call' ? p['arguments'] : p['input']),
+          error: false,
+        },
+      ];
     }
     case 'local_shell_call': {
       const action = isObject(p['action']) ? p['action'] : {};
@@ -216,7 +245,9 @@ function codexPieces(p: Record<string, unknown>, names: Map<string, string>): Pi
     case 'local_shell_call_output': {
       const output = p['output'];
       const text = isObject(output) ? (str(output['content']) ?? contentText(output)) : contentText(output);
-      return [{ kind: 'tool-result', label: `Result of ${(callId && names.get(callId)) ?? 'a tool'}`, text, error: false }];
+      return [
+        { kind: 'tool-result', label: `Result of ${(callId && names.get(callId)) ?? 'a tool'}`, text, error: false },
+      ];
     }
   }
   return [];
@@ -227,7 +258,9 @@ function canonicalPieces(r: Record<string, unknown>): Piece[] {
   if (r['type'] === 'turn') return [{ kind: 'prompt', label: 'Prompt', text: str(r['preview']) ?? '', error: false }];
   if (r['type'] !== 'tool_call') return [];
   const name = str(r['name']) ?? 'tool';
-  const out: Piece[] = [{ kind: 'tool-call', label: name, text: str(r['command']) ?? str(r['targetFile']) ?? '', error: false }];
+  const out: Piece[] = [
+    { kind: 'tool-call', label: name, text: str(r['command']) ?? str(r['targetFile']) ?? '', error: false },
+  ];
   const error = str(r['errorText']);
   if (error !== null) out.push({ kind: 'tool-result', label: `Result of ${name}`, text: error, error: true });
   return out;
@@ -238,7 +271,11 @@ function canonicalPieces(r: Record<string, unknown>): Piece[] {
  * (characters, not bytes). Records that are not JSON, or whose shape no reader here
  * knows, give nothing; a record longer than the read allowed gives a note.
  */
-export function transcriptEntries(records: readonly TranscriptRecord[], maxChars: number, session: { id: string; sidechain: boolean }): { entries: TranscriptEntry[]; notes: string[] } {
+export function transcriptEntries(
+  records: readonly TranscriptRecord[],
+  maxChars: number,
+  session: { id: string; sidechain: boolean },
+): { entries: TranscriptEntry[]; notes: string[] } {
   const entries: TranscriptEntry[] = [];
   const notes: string[] = [];
   const names = new Map<string, string>();
@@ -258,7 +295,11 @@ export function transcriptEntries(records: readonly TranscriptRecord[], maxChars
     if (typeof r['isSidechain'] === 'boolean' && r['isSidechain'] !== session.sidechain) continue;
     // This format's records name their session: other sessions' records between the call's lines are not its own.
     if (typeof r['session'] === 'string' && r['session'] !== session.id) continue;
-    const pieces = isObject(r['message']) ? claudePieces(r, names) : r['type'] === 'response_item' && isObject(r['payload']) ? codexPieces(r['payload'], names) : canonicalPieces(r);
+    const pieces = isObject(r['message'])
+      ? claudePieces(r, names)
+      : r['type'] === 'response_item' && isObject(r['payload'])
+        ? codexPieces(r['payload'], names)
+        : canonicalPieces(r);
     for (const p of pieces) {
       if (p.text.trim() === '') continue;
       const chars = [...p.text].length;

@@ -6,7 +6,15 @@ import { sessionLabel, sessionTreeOrder } from './sessionList';
 import { countTools } from './traceService';
 import { MAX_ROWS_PER_REQUEST, MAX_SEARCH_HITS, searchCalls, sessionPage, toolCallRow } from './traceService';
 import type { SearchableCall } from './traceService';
-import type { SearchResult, SessionBody, SessionIntro, ToolCallRow, TraceHeader, TraceQueries, TraceQueryParams } from './traceQueries';
+import type {
+  SearchResult,
+  SessionBody,
+  SessionIntro,
+  ToolCallRow,
+  TraceHeader,
+  TraceQueries,
+  TraceQueryParams,
+} from './traceQueries';
 import { timelineColumnsOfRows } from './timelineColumns';
 import { customReplay } from '../cost/cacheTtlWhatIf';
 import type { TtlReplay } from '../cost/cacheTtlWhatIf';
@@ -21,7 +29,10 @@ import { costFigures } from './traceView';
  * checks them side by side); the page cannot tell the two apart.
  */
 export class ViewTraceService implements TraceQueries {
-  private readonly byId = new Map<string, { view: SessionView; details: readonly CallDetail[]; context: SessionContext | null }>();
+  private readonly byId = new Map<
+    string,
+    { view: SessionView; details: readonly CallDetail[]; context: SessionContext | null }
+  >();
   private order: ReturnType<typeof sessionTreeOrder> | null = null;
 
   constructor(
@@ -32,7 +43,8 @@ export class ViewTraceService implements TraceQueries {
     context: readonly (SessionContext | null)[] = [],
   ) {
     view.sessions.forEach((s, i) => {
-      if (!this.byId.has(s.summary.id)) this.byId.set(s.summary.id, { view: s, details: details[i] ?? [], context: context[i] ?? null });
+      if (!this.byId.has(s.summary.id))
+        this.byId.set(s.summary.id, { view: s, details: details[i] ?? [], context: context[i] ?? null });
     });
   }
 
@@ -63,7 +75,11 @@ export class ViewTraceService implements TraceQueries {
       callCount: v.sessions.reduce((n, s) => n + s.calls.length, 0),
       defaultSessionId: main?.summary.id ?? null,
       // The summary's display title is sessionTitle's already: the same rule as the host's.
-      title: traceTitle(v.fileName, v.sessions.map((s) => s.summary), main ? { id: main.summary.id, title: main.summary.displayTitle, turns: [] } : undefined),
+      title: traceTitle(
+        v.fileName,
+        v.sessions.map((s) => s.summary),
+        main ? { id: main.summary.id, title: main.summary.displayTitle, turns: [] } : undefined,
+      ),
       cost: v.cost,
     };
   }
@@ -81,7 +97,13 @@ export class ViewTraceService implements TraceQueries {
   sessionIntro({ sessionId }: TraceQueryParams<'sessionIntro'>): SessionIntro | null {
     const s = this.byId.get(sessionId)?.view;
     if (!s) return null;
-    return { summary: s.summary, compactions: s.compactions, events: s.events, subagents: s.subagents, cost: s.cost ? costFigures(s.cost) : null };
+    return {
+      summary: s.summary,
+      compactions: s.compactions,
+      events: s.events,
+      subagents: s.subagents,
+      cost: s.cost ? costFigures(s.cost) : null,
+    };
   }
 
   /** The session replayed under a TTL the user typed, from the replay input the view keeps; null without prices. */
@@ -94,7 +116,9 @@ export class ViewTraceService implements TraceQueries {
     const entry = this.byId.get(sessionId);
     if (!entry) return null;
     const s = entry.view;
-    const { tools, toolCallCount } = countTools(entry.details.flatMap((d) => d.tools.map((t) => ({ name: t.name, failed: t.failed === true }))));
+    const { tools, toolCallCount } = countTools(
+      entry.details.flatMap((d) => d.tools.map((t) => ({ name: t.name, failed: t.failed === true }))),
+    );
     return {
       sessionId,
       analysis: s.analysis,
@@ -125,14 +149,22 @@ export class ViewTraceService implements TraceQueries {
   }
 
   search({ query, sessionId }: TraceQueryParams<'search'>, limit = MAX_SEARCH_HITS): SearchResult {
-    const entries = sessionId === null ? this.view.sessions.map((s) => this.byId.get(s.summary.id)!) : [this.byId.get(sessionId)].filter((e) => e !== undefined);
+    const entries =
+      sessionId === null
+        ? this.view.sessions.map((s) => this.byId.get(s.summary.id)!)
+        : [this.byId.get(sessionId)].filter((e) => e !== undefined);
     return searchCalls(
       entries.map(({ view, details }) => ({
         id: view.summary.id,
         calls: (function* (): Generator<SearchableCall> {
           for (let k = 0; k < view.calls.length; k++) {
             const detail = details[k];
-            yield { index: view.calls[k]!.index, turn: view.calls[k]!.turn, tools: detail?.tools ?? [], prompt: () => detail?.turnPreview ?? null };
+            yield {
+              index: view.calls[k]!.index,
+              turn: view.calls[k]!.turn,
+              tools: detail?.tools ?? [],
+              prompt: () => detail?.turnPreview ?? null,
+            };
           }
         })(),
       })),

@@ -4,8 +4,23 @@ import type { PlanFamily, PlanWindow, PlanWindows, WindowShare } from '../../cor
 import { formatCompact, formatCount, formatPercent, formatUsd } from '../../core/text/formatNumbers';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
 import type { CallRecord } from '../../core/sessions/sessionRecord';
-import { localDateTime, localTime, plainText, sessionLabel, shortDuration, TREE_LABEL_MAX } from '../../core/sessions/sessionText';
-import { activeWindow, limitText, PLAN_LABELS, sessionPlanWindows, WINDOW_KIND_LABELS, windowSessions, windowShortText } from '../../core/sessions/sessionWindows';
+import {
+  localDateTime,
+  localTime,
+  plainText,
+  sessionLabel,
+  shortDuration,
+  TREE_LABEL_MAX,
+} from '../../core/sessions/sessionText';
+import {
+  activeWindow,
+  limitText,
+  PLAN_LABELS,
+  sessionPlanWindows,
+  WINDOW_KIND_LABELS,
+  windowSessions,
+  windowShortText,
+} from '../../core/sessions/sessionWindows';
 import { windowSettings } from '../settings';
 import type { SessionsService } from './sessionsService';
 import type { SessionsTreeNode } from './sessionsTree';
@@ -114,15 +129,27 @@ export class PlanWindowsModel implements vscode.Disposable {
 
 /** A window's figures in lines of our own words and numbers (the tooltip, the status bar's tooltip). */
 export function windowLines(plan: PlanFamily, w: PlanWindow, nowMs: number): string[] {
-  const span = w.kind === '5h' ? `${localDateTime(w.startMs)} – ${localTime(w.endMs)}` : `${localDateTime(w.startMs)} – ${localDateTime(w.endMs)}`;
+  const span =
+    w.kind === '5h'
+      ? `${localDateTime(w.startMs)} – ${localTime(w.endMs)}`
+      : `${localDateTime(w.startMs)} – ${localDateTime(w.endMs)}`;
   const lines = [
     `${PLAN_LABELS[plan]}, ${WINDOW_KIND_LABELS[w.kind]} window ${span}${w.active ? ` (open, resets in ${shortDuration(w.endMs - nowMs)})` : ''}`,
     `Used: ${formatCompact(w.tokens)} tokens, ${w.usd === null ? 'cost unknown' : `${formatUsd(w.usd)} at list price`} in ${formatCount(w.calls)} calls${w.unpricedCalls > 0 ? ` (${w.unpricedCalls} not priced)` : ''}.`,
   ];
-  if (w.burn) lines.push(`Burn rate: ${formatCompact(w.burn.tokensPerHour)} tokens/h${w.burn.usdPerHour === null ? '' : `, ${formatUsd(w.burn.usdPerHour)}/h`} (first to last call).`);
-  if (w.projected) lines.push(`At the reset: ~${formatCompact(w.projected.tokens)} tokens${w.projected.usd === null ? '' : `, ~${formatUsd(w.projected.usd)}`} at this rate.`);
+  if (w.burn)
+    lines.push(
+      `Burn rate: ${formatCompact(w.burn.tokensPerHour)} tokens/h${w.burn.usdPerHour === null ? '' : `, ${formatUsd(w.burn.usdPerHour)}/h`} (first to last call).`,
+    );
+  if (w.projected)
+    lines.push(
+      `At the reset: ~${formatCompact(w.projected.tokens)} tokens${w.projected.usd === null ? '' : `, ~${formatUsd(w.projected.usd)}`} at this rate.`,
+    );
   for (const l of w.limits) lines.push(`Limit ${limitText(l, w.active)}.`);
-  if (w.limits.length === 0) lines.push(`No limit set (agentTrace.windows.${plan}.${w.kind === '5h' ? 'limit5h' : 'limitWeekly'}): the plans publish none.`);
+  if (w.limits.length === 0)
+    lines.push(
+      `No limit set (agentTrace.windows.${plan}.${w.kind === '5h' ? 'limit5h' : 'limitWeekly'}): the plans publish none.`,
+    );
   return lines;
 }
 
@@ -144,7 +171,9 @@ type WindowsNode =
 
 /** Open windows first, then the rest newest first. */
 function ordered(plan: PlanWindows): PlanWindow[] {
-  return [...plan.windows].sort((a, b) => Number(b.active) - Number(a.active) || b.startMs - a.startMs || (a.kind === '5h' ? -1 : 1));
+  return [...plan.windows].sort(
+    (a, b) => Number(b.active) - Number(a.active) || b.startMs - a.startMs || (a.kind === '5h' ? -1 : 1),
+  );
 }
 
 /**
@@ -168,9 +197,20 @@ export class PlanWindowsTree implements vscode.TreeDataProvider<WindowsNode>, vs
   }
 
   getChildren(element?: WindowsNode): WindowsNode[] {
-    if (!element) return [...this.model.problems.map((text): WindowsNode => ({ kind: 'problem', text })), ...this.model.plans.map((plan): WindowsNode => ({ kind: 'plan', plan }))];
-    if (element.kind === 'plan') return ordered(element.plan).map((window) => ({ kind: 'window', plan: element.plan.family, window }));
-    if (element.kind === 'window') return element.window.sessions.map((share) => ({ kind: 'share', plan: element.plan, window: element.window, share }));
+    if (!element)
+      return [
+        ...this.model.problems.map((text): WindowsNode => ({ kind: 'problem', text })),
+        ...this.model.plans.map((plan): WindowsNode => ({ kind: 'plan', plan })),
+      ];
+    if (element.kind === 'plan')
+      return ordered(element.plan).map((window) => ({ kind: 'window', plan: element.plan.family, window }));
+    if (element.kind === 'window')
+      return element.window.sessions.map((share) => ({
+        kind: 'share',
+        plan: element.plan,
+        window: element.window,
+        share,
+      }));
     return [];
   }
 
@@ -185,16 +225,27 @@ export class PlanWindowsTree implements vscode.TreeDataProvider<WindowsNode>, vs
       case 'plan': {
         const item = new vscode.TreeItem(PLAN_LABELS[element.plan.family], vscode.TreeItemCollapsibleState.Expanded);
         item.id = `plan:${element.plan.family}`;
-        const open = [activeWindow(element.plan, '5h'), activeWindow(element.plan, 'weekly')].filter((w): w is PlanWindow => w !== null);
+        const open = [activeWindow(element.plan, '5h'), activeWindow(element.plan, 'weekly')].filter(
+          (w): w is PlanWindow => w !== null,
+        );
         item.description = open.length > 0 ? open.map((w) => windowShortText(w, now)).join(' · ') : 'no window open';
-        item.tooltip = open.length > 0 ? open.flatMap((w, i) => [...(i > 0 ? [''] : []), ...windowLines(element.plan.family, w, now)]).join('\n') : 'No call in the last 5 hours or the last week.';
+        item.tooltip =
+          open.length > 0
+            ? open.flatMap((w, i) => [...(i > 0 ? [''] : []), ...windowLines(element.plan.family, w, now)]).join('\n')
+            : 'No call in the last 5 hours or the last week.';
         item.iconPath = new vscode.ThemeIcon('dashboard');
         return item;
       }
       case 'window': {
         const w = element.window;
-        const span = w.kind === '5h' ? `${localDateTime(w.startMs)}–${localTime(w.endMs)}` : `${localDateTime(w.startMs).slice(0, 10)} – ${localDateTime(w.endMs).slice(0, 10)}`;
-        const item = new vscode.TreeItem(`${WINDOW_KIND_LABELS[w.kind]} ${span}`, vscode.TreeItemCollapsibleState.Collapsed);
+        const span =
+          w.kind === '5h'
+            ? `${localDateTime(w.startMs)}–${localTime(w.endMs)}`
+            : `${localDateTime(w.startMs).slice(0, 10)} – ${localDateTime(w.endMs).slice(0, 10)}`;
+        const item = new vscode.TreeItem(
+          `${WINDOW_KIND_LABELS[w.kind]} ${span}`,
+          vscode.TreeItemCollapsibleState.Collapsed,
+        );
         item.id = `window:${element.plan}:${w.kind}:${w.startMs}`;
         const limit = w.limits[0];
         item.description = [
@@ -219,8 +270,19 @@ export class PlanWindowsTree implements vscode.TreeDataProvider<WindowsNode>, vs
         item.tooltip = `${label(200)}\n${formatPercent(s.tokenShare)} of this window's tokens${s.usdShare === null ? '' : `, ${formatPercent(s.usdShare)} of its dollars`}, in ${formatCount(s.calls)} calls.`;
         item.iconPath = new vscode.ThemeIcon(row?.role === 'main' ? 'comment-discussion' : 'type-hierarchy-sub');
         if (row && row.fileStatus !== 'deleted') {
-          const node: SessionsTreeNode = { kind: 'session', node: { row, children: [], cost: { usd: row.costUsd, ownUsd: row.costUsd, unpricedCalls: row.unpricedCalls, subAgents: 0 } } };
-          item.command = { command: 'agentTrace.sessions.open', title: 'Open in Agent Trace Inspector', arguments: [node] };
+          const node: SessionsTreeNode = {
+            kind: 'session',
+            node: {
+              row,
+              children: [],
+              cost: { usd: row.costUsd, ownUsd: row.costUsd, unpricedCalls: row.unpricedCalls, subAgents: 0 },
+            },
+          };
+          item.command = {
+            command: 'agentTrace.sessions.open',
+            title: 'Open in Agent Trace Inspector',
+            arguments: [node],
+          };
         }
         return item;
       }

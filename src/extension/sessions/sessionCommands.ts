@@ -13,7 +13,10 @@ import { STATUS_BAR_COMMAND } from './sessionsStatusBar';
 import type { SessionsTreeNode, SessionsTreeProvider } from './sessionsTree';
 
 /** The groupings as the "Group Sessions" choice names them. */
-const GROUPING_LABELS: Record<SessionGrouping, string> = { project: 'By project, then day', recency: 'By recency: today, yesterday, this week, older' };
+const GROUPING_LABELS: Record<SessionGrouping, string> = {
+  project: 'By project, then day',
+  recency: 'By recency: today, yesterday, this week, older',
+};
 
 /** What the Agent Sessions commands work with. */
 export interface SessionCommandContext {
@@ -27,7 +30,11 @@ export interface SessionCommandContext {
 
 function isNode(value: unknown): value is SessionsTreeNode {
   const v = value as { kind?: unknown } | null;
-  return typeof v === 'object' && v !== null && (v.kind === 'project' || v.kind === 'day' || v.kind === 'period' || v.kind === 'session');
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    (v.kind === 'project' || v.kind === 'day' || v.kind === 'period' || v.kind === 'session')
+  );
 }
 
 /** The nodes a command acts on: the clicked one and the selection it belongs to (VS Code passes both), else the tree's selection. */
@@ -44,7 +51,16 @@ function sessionOf(node: SessionsTreeNode | undefined): SessionRow | null {
 }
 
 /** The fields a filter argument may have: an object with any other (a tree node) is not a filter. */
-const FILTER_KEYS: ReadonlySet<string> = new Set(['agents', 'projects', 'sinceMs', 'untilMs', 'hasRetryLoops', 'costAboveUsd', 'hitRateBelow', 'text']);
+const FILTER_KEYS: ReadonlySet<string> = new Set([
+  'agents',
+  'projects',
+  'sinceMs',
+  'untilMs',
+  'hasRetryLoops',
+  'costAboveUsd',
+  'hitRateBelow',
+  'text',
+]);
 
 /**
  * A plain, checked filter from a command argument (tests and keybindings may pass one;
@@ -55,7 +71,8 @@ function filterFrom(value: unknown): SessionFilter | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || isNode(value)) return null;
   const v = value as Record<string, unknown>;
   if (!Object.keys(v).every((k) => FILTER_KEYS.has(k))) return null;
-  const strings = (x: unknown): string[] | undefined => (Array.isArray(x) && x.every((s) => typeof s === 'string') ? (x as string[]) : undefined);
+  const strings = (x: unknown): string[] | undefined =>
+    Array.isArray(x) && x.every((s) => typeof s === 'string') ? (x as string[]) : undefined;
   const number = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
   const f: SessionFilter = {};
   const agents = strings(v['agents']);
@@ -75,7 +92,11 @@ function filterFrom(value: unknown): SessionFilter | null {
   return f;
 }
 
-async function askNumber(prompt: string, placeHolder: string, validate: (n: number) => string | null): Promise<number | undefined> {
+async function askNumber(
+  prompt: string,
+  placeHolder: string,
+  validate: (n: number) => string | null,
+): Promise<number | undefined> {
   const text = await vscode.window.showInputBox({
     prompt,
     placeHolder,
@@ -95,14 +116,33 @@ async function editFilter(ctx: SessionCommandContext): Promise<void> {
   const now = Date.now();
   const items: Array<vscode.QuickPickItem & { id: string }> = [
     { id: 'agent', label: 'Agent…', description: f.agents?.join(', ') ?? 'all' },
-    { id: 'project', label: 'Project…', description: f.projects?.map((p) => uiText(p, { max: 40 })).join(', ') ?? 'all' },
-    { id: 'date', label: 'Date range…', description: describeFilter({ sinceMs: f.sinceMs, untilMs: f.untilMs }).join(', ') || 'any' },
+    {
+      id: 'project',
+      label: 'Project…',
+      description: f.projects?.map((p) => uiText(p, { max: 40 })).join(', ') ?? 'all',
+    },
+    {
+      id: 'date',
+      label: 'Date range…',
+      description: describeFilter({ sinceMs: f.sinceMs, untilMs: f.untilMs }).join(', ') || 'any',
+    },
     { id: 'loops', label: f.hasRetryLoops ? 'With or without retry loops' : 'Only sessions with retry loops' },
-    { id: 'cost', label: 'Cost above…', description: f.costAboveUsd !== undefined ? `$${f.costAboveUsd.toFixed(2)}` : 'any' },
-    { id: 'hit', label: 'Cache hit rate below…', description: f.hitRateBelow !== undefined ? `${(f.hitRateBelow * 100).toFixed(0)}%` : 'any' },
+    {
+      id: 'cost',
+      label: 'Cost above…',
+      description: f.costAboveUsd !== undefined ? `$${f.costAboveUsd.toFixed(2)}` : 'any',
+    },
+    {
+      id: 'hit',
+      label: 'Cache hit rate below…',
+      description: f.hitRateBelow !== undefined ? `${(f.hitRateBelow * 100).toFixed(0)}%` : 'any',
+    },
     { id: 'clear', label: 'Clear all filters' },
   ];
-  const choice = await vscode.window.showQuickPick(items, { title: 'Filter Agent Sessions', placeHolder: describeFilter(f).join(' · ') || 'No filter' });
+  const choice = await vscode.window.showQuickPick(items, {
+    title: 'Filter Agent Sessions',
+    placeHolder: describeFilter(f).join(' · ') || 'No filter',
+  });
   if (!choice) return;
   switch (choice.id) {
     case 'agent': {
@@ -115,9 +155,21 @@ async function editFilter(ctx: SessionCommandContext): Promise<void> {
       break;
     }
     case 'project': {
-      const projects = [...new Set(ctx.service.current().filter((r) => r.role === 'main').map((r) => r.project))].sort();
+      const projects = [
+        ...new Set(
+          ctx.service
+            .current()
+            .filter((r) => r.role === 'main')
+            .map((r) => r.project),
+        ),
+      ].sort();
       const picked = await vscode.window.showQuickPick(
-        projects.map((p) => ({ label: projectLabel(p, 60), description: uiText(p, { max: 120 }), project: p, picked: f.projects?.includes(p) ?? false })),
+        projects.map((p) => ({
+          label: projectLabel(p, 60),
+          description: uiText(p, { max: 120 }),
+          project: p,
+          picked: f.projects?.includes(p) ?? false,
+        })),
         { canPickMany: true, title: 'Sessions of these projects (none: all)', matchOnDescription: true },
       );
       if (!picked) return;
@@ -141,12 +193,16 @@ async function editFilter(ctx: SessionCommandContext): Promise<void> {
       f.hasRetryLoops = f.hasRetryLoops ? undefined : true;
       break;
     case 'cost': {
-      const n = await askNumber('Only sessions that cost more than (US dollars; empty: any cost)', 'e.g. 1.50', (x) => (x < 0 ? 'At least 0.' : null));
+      const n = await askNumber('Only sessions that cost more than (US dollars; empty: any cost)', 'e.g. 1.50', (x) =>
+        x < 0 ? 'At least 0.' : null,
+      );
       f.costAboveUsd = n;
       break;
     }
     case 'hit': {
-      const n = await askNumber('Only sessions whose cache hit rate is below (percent; empty: any)', 'e.g. 85', (x) => (x <= 0 || x > 100 ? 'From 0 to 100.' : null));
+      const n = await askNumber('Only sessions whose cache hit rate is below (percent; empty: any)', 'e.g. 85', (x) =>
+        x <= 0 || x > 100 ? 'From 0 to 100.' : null,
+      );
       f.hitRateBelow = n === undefined ? undefined : n / 100;
       break;
     }
@@ -180,7 +236,11 @@ export function createSessionCommands(ctx: SessionCommandContext): Record<string
       const text =
         typeof arg === 'string'
           ? arg
-          : await vscode.window.showInputBox({ title: 'Search Agent Sessions', prompt: 'Words in prompts, tool targets (files, commands) or error text; empty clears the search', value: ctx.tree.currentFilter.text ?? '' });
+          : await vscode.window.showInputBox({
+              title: 'Search Agent Sessions',
+              prompt: 'Words in prompts, tool targets (files, commands) or error text; empty clears the search',
+              value: ctx.tree.currentFilter.text ?? '',
+            });
       if (text === undefined) return ctx.tree.currentGroups();
       const f = { ...ctx.tree.currentFilter };
       if (text.trim() === '') delete f.text;
@@ -192,7 +252,11 @@ export function createSessionCommands(ctx: SessionCommandContext): Record<string
       let sort: SessionSort | undefined = SORT_KEYS.find((k) => k === arg);
       if (!sort) {
         const picked = await vscode.window.showQuickPick(
-          SORT_KEYS.map((k) => ({ label: SORT_LABELS[k], key: k, description: k === ctx.tree.currentSort ? 'current' : undefined })),
+          SORT_KEYS.map((k) => ({
+            label: SORT_LABELS[k],
+            key: k,
+            description: k === ctx.tree.currentSort ? 'current' : undefined,
+          })),
           { title: 'Sort sessions within each day' },
         );
         sort = picked?.key;
@@ -206,14 +270,20 @@ export function createSessionCommands(ctx: SessionCommandContext): Record<string
       let grouping: SessionGrouping | undefined = GROUPINGS.find((g) => g === arg);
       if (!grouping) {
         const picked = await vscode.window.showQuickPick(
-          GROUPINGS.map((g) => ({ label: GROUPING_LABELS[g], grouping: g, description: g === ctx.tree.currentGrouping ? 'current' : undefined })),
+          GROUPINGS.map((g) => ({
+            label: GROUPING_LABELS[g],
+            grouping: g,
+            description: g === ctx.tree.currentGrouping ? 'current' : undefined,
+          })),
           { title: 'Group Agent Sessions' },
         );
         grouping = picked?.grouping;
       }
       if (!grouping) return ctx.tree.currentGrouping;
       await ctx.tree.setGrouping(grouping);
-      await vscode.workspace.getConfiguration('agentTrace').update('sessions.groupBy', grouping, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('agentTrace')
+        .update('sessions.groupBy', grouping, vscode.ConfigurationTarget.Global);
       return ctx.tree.currentGrouping;
     },
     'agentTrace.sessions.open': (node?: unknown) => open(sessionOf(targets(ctx, node, undefined)[0])),
@@ -234,15 +304,28 @@ export function createSessionCommands(ctx: SessionCommandContext): Record<string
       const nodes = targets(ctx, node, selected);
       const rows = nodes.length > 0 ? ctx.tree.rowsUnder(nodes) : ctx.tree.visibleRows();
       if (rows.length === 0) {
-        void vscode.window.showInformationMessage('Select sessions, a day or a project in the Agent Sessions view first.');
+        void vscode.window.showInformationMessage(
+          'Select sessions, a day or a project in the Agent Sessions view first.',
+        );
         return undefined;
       }
       const mains = rows.filter((r) => r.role === 'main').length;
-      const only = nodes.length === 1 && nodes[0]!.kind === 'project' ? projectLabel(nodes[0]!.group.project, 60) : nodes.length === 1 && nodes[0]!.kind === 'period' ? PERIOD_LABELS[nodes[0]!.group.period] : null;
+      const only =
+        nodes.length === 1 && nodes[0]!.kind === 'project'
+          ? projectLabel(nodes[0]!.group.project, 60)
+          : nodes.length === 1 && nodes[0]!.kind === 'period'
+            ? PERIOD_LABELS[nodes[0]!.group.period]
+            : null;
       const title = `${only ? `${only}: ` : ''}${mains} session${mains === 1 ? '' : 's'}`;
-      return ctx.panels.openReport(title, rows.map((r) => r.id));
+      return ctx.panels.openReport(
+        title,
+        rows.map((r) => r.id),
+      );
     },
-    'agentTrace.sessions.compare': async (node?: unknown, selected?: unknown): Promise<SessionComparison | undefined> => {
+    'agentTrace.sessions.compare': async (
+      node?: unknown,
+      selected?: unknown,
+    ): Promise<SessionComparison | undefined> => {
       const rows = targets(ctx, node, selected)
         .map(sessionOf)
         .filter((r): r is SessionRow => r !== null);
@@ -255,7 +338,11 @@ export function createSessionCommands(ctx: SessionCommandContext): Record<string
       if (!b) {
         const others = ctx.tree.visibleRows().filter((r) => r.id !== a.id && r.role === 'main');
         const picked = await vscode.window.showQuickPick(
-          others.map((r) => ({ label: sessionLabel(r, 80), description: `${projectLabel(r.project, 40)} · ${r.calls} calls`, row: r })),
+          others.map((r) => ({
+            label: sessionLabel(r, 80),
+            description: `${projectLabel(r.project, 40)} · ${r.calls} calls`,
+            row: r,
+          })),
           { title: `Compare with… (A: ${sessionLabel(a, 60)})`, matchOnDescription: true },
         );
         if (!picked) return undefined;

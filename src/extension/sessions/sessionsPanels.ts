@@ -6,7 +6,13 @@ import type { SessionRow } from '../../core/sessions/sessionQuery';
 import { buildSessionsReport, reportCsv, reportJson } from '../../core/sessions/sessionsReport';
 import type { SessionsReport } from '../../core/sessions/sessionsReport';
 import { Channel } from '../../protocol/channel';
-import type { SessionsHostNotification, SessionsHostRequests, SessionsPanelContent, SessionsWebviewNotification, SessionsWebviewRequests } from '../../protocol/sessionsMessages';
+import type {
+  SessionsHostNotification,
+  SessionsHostRequests,
+  SessionsPanelContent,
+  SessionsWebviewNotification,
+  SessionsWebviewRequests,
+} from '../../protocol/sessionsMessages';
 import { checkSessionsNotification } from '../../protocol/sessionsValidate';
 import { buildSessionsPageHtml, createNonce } from '../webviewHtml';
 import { announceSaved } from '../savedFile';
@@ -20,7 +26,12 @@ export const SESSIONS_PANEL_VIEW_TYPE = 'agentTrace.sessionsPanel';
 type PanelSubject = { kind: 'report'; title: string; ids: number[] } | { kind: 'compare'; a: number; b: number };
 
 /** The host's end of a panel's page: it sends `show` and `host/error`, and takes the page's notifications (checked). */
-type SessionsHostChannel = Channel<SessionsHostNotification, SessionsWebviewNotification, SessionsHostRequests, SessionsWebviewRequests>;
+type SessionsHostChannel = Channel<
+  SessionsHostNotification,
+  SessionsWebviewNotification,
+  SessionsHostRequests,
+  SessionsWebviewRequests
+>;
 
 interface OpenPanel {
   panel: vscode.WebviewPanel;
@@ -88,21 +99,33 @@ export class SessionsPanels implements vscode.Disposable {
   }
 
   private create(title: string, subject: PanelSubject): OpenPanel {
-    const panel = vscode.window.createWebviewPanel(SESSIONS_PANEL_VIEW_TYPE, uiText(title, { max: 80 }), vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
-    });
+    const panel = vscode.window.createWebviewPanel(
+      SESSIONS_PANEL_VIEW_TYPE,
+      uiText(title, { max: 80 }),
+      vscode.ViewColumn.Active,
+      {
+        enableScripts: true,
+        localResourceRoots: [
+          vscode.Uri.joinPath(this.extensionUri, 'dist'),
+          vscode.Uri.joinPath(this.extensionUri, 'media'),
+        ],
+      },
+    );
     const webview = panel.webview;
     webview.html = buildSessionsPageHtml({
       cspSource: webview.cspSource,
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'sessionsView.js')).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.css')).toString(),
-      codiconsUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'codicons', 'codicon.css')).toString(),
+      codiconsUri: webview
+        .asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'codicons', 'codicon.css'))
+        .toString(),
       nonce: createNonce(),
       title: uiText(title, { max: 80 }),
     });
     // What the channel itself cannot read (no type, a request: the page may send none) is refused like a bad notification.
-    const channel: SessionsHostChannel = new Channel((m) => webview.postMessage(m), { onError: (why) => this.refused(entry, why) });
+    const channel: SessionsHostChannel = new Channel((m) => webview.postMessage(m), {
+      onError: (why) => this.refused(entry, why),
+    });
     const entry: OpenPanel = { panel, channel, subject, content: null, rows: new Map() };
     this.panels.add(entry);
     channel.onNotification((m: unknown) => this.handleNotification(entry, m));
@@ -130,7 +153,10 @@ export class SessionsPanels implements vscode.Disposable {
         [a.id, a],
         [b.id, b],
       ]);
-      p.content = { kind: 'compare', comparison: compareSessions(a, await this.service.calls(a.id), b, await this.service.calls(b.id)) };
+      p.content = {
+        kind: 'compare',
+        comparison: compareSessions(a, await this.service.calls(a.id), b, await this.service.calls(b.id)),
+      };
     }
     this.post(p);
   }
@@ -202,7 +228,12 @@ export class SessionsPanels implements vscode.Disposable {
   /** Saves what the host computed (never text the page sent) where the user says. */
   private async export(p: OpenPanel, format: 'csv' | 'json'): Promise<void> {
     if (!p.content) return;
-    const text = p.content.kind === 'report' ? (format === 'csv' ? reportCsv(p.content.report) : reportJson(p.content.report)) : JSON.stringify(p.content.comparison, null, 2) + '\n';
+    const text =
+      p.content.kind === 'report'
+        ? format === 'csv'
+          ? reportCsv(p.content.report)
+          : reportJson(p.content.report)
+        : JSON.stringify(p.content.comparison, null, 2) + '\n';
     const name = p.content.kind === 'report' ? `agent-sessions.${format}` : 'agent-sessions-compare.json';
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const target = await vscode.window.showSaveDialog({

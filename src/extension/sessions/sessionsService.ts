@@ -55,7 +55,9 @@ export class SessionsService implements vscode.Disposable {
   ) {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (['sessionRoots', 'analysis', 'maxFileSizeMB', 'prices'].some((k) => e.affectsConfiguration(`agentTrace.${k}`))) {
+        if (
+          ['sessionRoots', 'analysis', 'maxFileSizeMB', 'prices'].some((k) => e.affectsConfiguration(`agentTrace.${k}`))
+        ) {
           void this.reconfigure();
         }
       }),
@@ -80,7 +82,10 @@ export class SessionsService implements vscode.Disposable {
   private config(): IndexWorkerConfig {
     return {
       dbPath: this.indexPath,
-      roots: sessionAgentRoots(this.context.globalStorageUri.fsPath).map((r) => ({ agentId: r.agent.id, root: r.root })),
+      roots: sessionAgentRoots(this.context.globalStorageUri.fsPath).map((r) => ({
+        agentId: r.agent.id,
+        root: r.root,
+      })),
       prices: vscode.workspace.getConfiguration('agentTrace').get<unknown>('prices') ?? [],
       analysis: readAnalysisOptions(),
       maxFileBytes: maxFileBytes(),
@@ -125,7 +130,8 @@ export class SessionsService implements vscode.Disposable {
       case 'changed':
         for (const o of e.outcomes) {
           if (o.kind === 'reread') this.log.info(`${o.path} was read again from the start: ${o.reason ?? ''}`);
-          if (o.kind === 'deleted') this.log.info(`${o.path} was deleted; its session stays listed with the figures last read.`);
+          if (o.kind === 'deleted')
+            this.log.info(`${o.path} was deleted; its session stays listed with the figures last read.`);
         }
         void this.reload();
         return;
@@ -251,22 +257,35 @@ export class SessionsService implements vscode.Disposable {
         let reportTo: ((p: SyncProgress) => void) | null = null;
         const syncing = run((p) => reportTo?.(p), cancel.token);
         let settled = false;
-        void syncing.then(() => (settled = true), () => (settled = true));
+        void syncing.then(
+          () => (settled = true),
+          () => (settled = true),
+        );
         // The view's bar is a courtesy: if VS Code cannot show it (the view gone), the index goes on.
-        Promise.resolve(vscode.window.withProgress({ location: { viewId: SESSIONS_VIEW_ID } }, () => syncing.catch(() => undefined))).catch((e: unknown) => this.log.debug(`Agent Sessions progress: ${e instanceof Error ? e.message : String(e)}`));
+        Promise.resolve(
+          vscode.window.withProgress({ location: { viewId: SESSIONS_VIEW_ID } }, () => syncing.catch(() => undefined)),
+        ).catch((e: unknown) =>
+          this.log.debug(`Agent Sessions progress: ${e instanceof Error ? e.message : String(e)}`),
+        );
         if (!interactive) await Promise.race([syncing, new Promise((r) => setTimeout(r, NOTIFY_AFTER_MS))]);
         if (!settled) {
-          await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Indexing agent sessions', cancellable: true }, (progress, token) => {
-            let shown = 0;
-            token.onCancellationRequested(() => cancel.cancel());
-            reportTo = (p) => {
-              const percent = p.bytesTotal > 0 ? (100 * p.bytesDone) / p.bytesTotal : 0;
-              progress.report({ increment: percent - shown, message: `${p.filesDone} of ${p.filesTotal} files (${(p.bytesDone / 2 ** 20).toFixed(0)} of ${(p.bytesTotal / 2 ** 20).toFixed(0)} MB)` });
-              shown = percent;
-            };
-            if (this.progress) reportTo(this.progress);
-            return syncing;
-          });
+          await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: 'Indexing agent sessions', cancellable: true },
+            (progress, token) => {
+              let shown = 0;
+              token.onCancellationRequested(() => cancel.cancel());
+              reportTo = (p) => {
+                const percent = p.bytesTotal > 0 ? (100 * p.bytesDone) / p.bytesTotal : 0;
+                progress.report({
+                  increment: percent - shown,
+                  message: `${p.filesDone} of ${p.filesTotal} files (${(p.bytesDone / 2 ** 20).toFixed(0)} of ${(p.bytesTotal / 2 ** 20).toFixed(0)} MB)`,
+                });
+                shown = percent;
+              };
+              if (this.progress) reportTo(this.progress);
+              return syncing;
+            },
+          );
         }
         try {
           await syncing;
@@ -274,11 +293,16 @@ export class SessionsService implements vscode.Disposable {
           cancel.dispose();
         }
       } else {
-        await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Agent sessions' }, () => run(() => undefined, null));
+        await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Agent sessions' }, () =>
+          run(() => undefined, null),
+        );
       }
     } catch (e) {
       this.log.error(`Indexing agent sessions: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-      if (interactive) void vscode.window.showErrorMessage(`Agent Sessions: indexing failed (${e instanceof Error ? e.message : String(e)}); see the Agent Trace Inspector output.`);
+      if (interactive)
+        void vscode.window.showErrorMessage(
+          `Agent Sessions: indexing failed (${e instanceof Error ? e.message : String(e)}); see the Agent Trace Inspector output.`,
+        );
     }
   }
 

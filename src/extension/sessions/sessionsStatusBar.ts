@@ -31,7 +31,12 @@ export function statusBarView(row: SessionRow, nowMs: number): StatusBarView {
   const context = last && last.input !== null ? last.input + (last.output ?? 0) : null;
   const window = contextWindowFor(last?.model ?? row.model, context);
   const expiresAtMs = last ? cacheExpiresAt(last, row.cacheTtlMs) : null;
-  const contextText = context === null ? 'ctx ?' : window ? `ctx ${Math.round((100 * context) / window)}%` : `ctx ${formatCompact(context)}`;
+  const contextText =
+    context === null
+      ? 'ctx ?'
+      : window
+        ? `ctx ${Math.round((100 * context) / window)}%`
+        : `ctx ${formatCompact(context)}`;
   const text = `$(pulse) ${contextText} · hit ${formatPercent(row.cacheHitRate)} · ${formatUsd(row.costUsd)} · ${countdownText(expiresAtMs, nowMs)}`;
   const lines = [
     `${agentLabel(row.agentId)} session${isLive(row, nowMs) ? ' (live)' : ''}: ${sessionLabel(row, 120)}`,
@@ -54,7 +59,12 @@ export function statusBarView(row: SessionRow, nowMs: number): StatusBarView {
 }
 
 /** The session the item follows: the most recently active main session of the chosen agents, if active recently enough. */
-export function statusBarSession(rows: readonly SessionRow[], agents: readonly string[], activeWithinMs: number, nowMs: number): SessionRow | null {
+export function statusBarSession(
+  rows: readonly SessionRow[],
+  agents: readonly string[],
+  activeWithinMs: number,
+  nowMs: number,
+): SessionRow | null {
   let best: SessionRow | null = null;
   for (const r of rows) {
     if (r.role !== 'main' || r.fileStatus !== 'ok') continue;
@@ -66,7 +76,11 @@ export function statusBarSession(rows: readonly SessionRow[], agents: readonly s
 }
 
 /** The session's cost with its sub-agents and the cost of today's sessions (each whole, by local day of its last activity), for the budgets. */
-export function budgetFigures(rows: readonly SessionRow[], session: SessionRow | null, nowMs: number): { session: { key: string; usd: number | null } | null; day: { key: string; usd: number | null } } {
+export function budgetFigures(
+  rows: readonly SessionRow[],
+  session: SessionRow | null,
+  nowMs: number,
+): { session: { key: string; usd: number | null } | null; day: { key: string; usd: number | null } } {
   const today = localDay(nowMs);
   let dayUsd: number | null = null;
   for (const r of rows) {
@@ -74,7 +88,10 @@ export function budgetFigures(rows: readonly SessionRow[], session: SessionRow |
     dayUsd = (dayUsd ?? 0) + r.costUsd;
   }
   const thread = session ? (threadCosts(rows).get(session.id)?.usd ?? session.costUsd) : null;
-  return { session: session ? { key: `${session.path}\u0000${session.key}`, usd: thread } : null, day: { key: today, usd: dayUsd } };
+  return {
+    session: session ? { key: `${session.path}\u0000${session.key}`, usd: thread } : null,
+    day: { key: today, usd: dayUsd },
+  };
 }
 
 /**
@@ -156,8 +173,14 @@ export class SessionsStatusBar implements vscode.Disposable {
     const settings = statusBarSettings();
     if (!settings.enabled) return;
     const previous = this.session;
-    this.session = statusBarSession(this.service.current(), settings.agents, settings.activeWithinMinutes * 60_000, Date.now());
-    if (this.session && this.session.path !== previous?.path) void this.service.watch([this.session.path]).catch(() => undefined);
+    this.session = statusBarSession(
+      this.service.current(),
+      settings.agents,
+      settings.activeWithinMinutes * 60_000,
+      Date.now(),
+    );
+    if (this.session && this.session.path !== previous?.path)
+      void this.service.watch([this.session.path]).catch(() => undefined);
     this.checkBudgets();
     this.render();
   }
@@ -173,8 +196,14 @@ export class SessionsStatusBar implements vscode.Disposable {
     const figures = budgetFigures(rows, this.session, Date.now());
     const { state, crossings } = this.budgets.update(budgets, figures);
     const lines: string[] = [];
-    if (budgets.perSessionUsd !== null && figures.session) lines.push(`Session budget: ${formatUsd(figures.session.usd)} of ${formatUsd(budgets.perSessionUsd)} (with sub-agents).`);
-    if (budgets.perDayUsd !== null) lines.push(`Day budget: ${formatUsd(figures.day.usd)} of ${formatUsd(budgets.perDayUsd)} (sessions active today).`);
+    if (budgets.perSessionUsd !== null && figures.session)
+      lines.push(
+        `Session budget: ${formatUsd(figures.session.usd)} of ${formatUsd(budgets.perSessionUsd)} (with sub-agents).`,
+      );
+    if (budgets.perDayUsd !== null)
+      lines.push(
+        `Day budget: ${formatUsd(figures.day.usd)} of ${formatUsd(budgets.perDayUsd)} (sessions active today).`,
+      );
     this.budget = { state, lines };
     for (const c of crossings) {
       // Our own words and numbers only; still through uiText, as everything shown in VS Code's UI.
@@ -210,7 +239,12 @@ export class SessionsStatusBar implements vscode.Disposable {
     this.item.text = view.text;
     // A plain string: VS Code shows it as text, so nothing from the trace can render as Markdown or a link.
     this.item.tooltip = view.tooltip;
-    this.item.backgroundColor = this.budget.state === 'over' ? new vscode.ThemeColor('statusBarItem.errorBackground') : this.budget.state === 'near' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.backgroundColor =
+      this.budget.state === 'over'
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : this.budget.state === 'near'
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
     this.item.accessibilityInformation = { label: view.text.replace('$(pulse) ', 'Agent session: '), role: 'button' };
     this.item.show();
     if (view.expiresAtMs !== null && view.expiresAtMs > now) {

@@ -1,9 +1,36 @@
 import * as vscode from 'vscode';
 import { uiText } from '../../core/text/safeText';
 import { formatPercent } from '../../core/text/formatNumbers';
-import { describeFilter, groupByPeriod, groupSessions, isFiltering, isLive, matchesFilter, nextLiveExpiry, PERIOD_LABELS, threadCosts } from '../../core/sessions/sessionQuery';
-import type { DayGroup, PeriodGroup, ProjectGroup, SessionFilter, SessionGrouping, SessionNode, SessionRow, SessionSort } from '../../core/sessions/sessionQuery';
-import { formatUsd, projectLabel, sessionFigures, sessionLabel, sessionTooltip, threadCostText, TREE_LABEL_MAX } from '../../core/sessions/sessionText';
+import {
+  describeFilter,
+  groupByPeriod,
+  groupSessions,
+  isFiltering,
+  isLive,
+  matchesFilter,
+  nextLiveExpiry,
+  PERIOD_LABELS,
+  threadCosts,
+} from '../../core/sessions/sessionQuery';
+import type {
+  DayGroup,
+  PeriodGroup,
+  ProjectGroup,
+  SessionFilter,
+  SessionGrouping,
+  SessionNode,
+  SessionRow,
+  SessionSort,
+} from '../../core/sessions/sessionQuery';
+import {
+  formatUsd,
+  projectLabel,
+  sessionFigures,
+  sessionLabel,
+  sessionTooltip,
+  threadCostText,
+  TREE_LABEL_MAX,
+} from '../../core/sessions/sessionText';
 import { sessionsGrouping } from '../settings';
 import { agentLabel } from '../../node/sessions/agentRegistry';
 import type { SessionsService } from './sessionsService';
@@ -28,7 +55,8 @@ function dayLabel(day: string): string {
   const date = new Date(y!, m! - 1, d!);
   const today = new Date();
   const yesterday = new Date(today.getFullYear(), today.getMonth(), today.getDate() - 1);
-  const same = (a: Date, b: Date): boolean => a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
+  const same = (a: Date, b: Date): boolean =>
+    a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
   const name = same(date, today) ? 'Today' : same(date, yesterday) ? 'Yesterday' : WEEKDAYS[date.getDay()]!;
   return `${day} · ${name}`;
 }
@@ -136,7 +164,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
     // The figures filter a session by its own; the text search finds it by any of its threads (a sub-agent's error counts).
     const found = new Set<SessionRow>();
     if (this.textMatches !== null) for (const r of rows) if (this.textMatches.has(r.id)) found.add(top(r));
-    const kept = (t: SessionRow): boolean => matchesFilter(t, this.filter, costs?.get(t.id)?.usd ?? t.costUsd) && (this.textMatches === null || found.has(t));
+    const kept = (t: SessionRow): boolean =>
+      matchesFilter(t, this.filter, costs?.get(t.id)?.usd ?? t.costUsd) && (this.textMatches === null || found.has(t));
     const tops = new Map<SessionRow, boolean>();
     return rows.filter((r) => {
       const t = top(r);
@@ -149,13 +178,20 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
     if (this.filter.text && this.textMatches === null) this.textMatches = await this.service.search(this.filter.text);
     const rows = this.visibleRows();
     const now = Date.now();
-    this.groups = this.grouping === 'recency' ? { grouping: 'recency', periods: groupByPeriod(rows, this.sort, now) } : { grouping: 'project', projects: groupSessions(rows, this.sort) };
+    this.groups =
+      this.grouping === 'recency'
+        ? { grouping: 'recency', periods: groupByPeriod(rows, this.sort, now) }
+        : { grouping: 'project', projects: groupSessions(rows, this.sort) };
     const total = this.service.current().filter((r) => r.role === 'main').length;
     const shown = rows.filter((r) => r.role === 'main').length;
     void vscode.commands.executeCommand('setContext', 'agentTrace.sessions.filtered', isFiltering(this.filter));
     void vscode.commands.executeCommand('setContext', 'agentTrace.sessions.groupBy', this.grouping);
     if (this.view) {
-      this.view.description = this.service.ready ? (isFiltering(this.filter) ? `${shown} of ${total}` : `${total}`) : undefined;
+      this.view.description = this.service.ready
+        ? isFiltering(this.filter)
+          ? `${shown} of ${total}`
+          : `${total}`
+        : undefined;
       const unread = this.service.unread;
       this.view.message = isFiltering(this.filter)
         ? `Filtered: ${uiText(describeFilter(this.filter).join(' · '), { max: 300 })}`
@@ -188,9 +224,14 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
   }
 
   getChildren(element?: SessionsTreeNode): SessionsTreeNode[] {
-    if (!element) return this.groups.grouping === 'recency' ? this.groups.periods.map((group) => ({ kind: 'period', group })) : this.groups.projects.map((group) => ({ kind: 'project', group }));
-    if (element.kind === 'project') return element.group.days.map((group) => ({ kind: 'day', project: element.group.project, group }));
-    if (element.kind === 'day' || element.kind === 'period') return element.group.sessions.map((node) => ({ kind: 'session', node }));
+    if (!element)
+      return this.groups.grouping === 'recency'
+        ? this.groups.periods.map((group) => ({ kind: 'period', group }))
+        : this.groups.projects.map((group) => ({ kind: 'project', group }));
+    if (element.kind === 'project')
+      return element.group.days.map((group) => ({ kind: 'day', project: element.group.project, group }));
+    if (element.kind === 'day' || element.kind === 'period')
+      return element.group.sessions.map((node) => ({ kind: 'session', node }));
     return element.node.children.map((node) => ({ kind: 'session', node }));
   }
 
@@ -212,7 +253,10 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
         const mains = g.sessions.length;
         const label = element.kind === 'day' ? dayLabel(element.group.day) : PERIOD_LABELS[element.group.period];
         const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
-        item.id = element.kind === 'day' ? `day:${element.project}\u0000${element.group.day}` : `period:${element.group.period}`;
+        item.id =
+          element.kind === 'day'
+            ? `day:${element.project}\u0000${element.group.day}`
+            : `period:${element.group.period}`;
         const cost = sumCost(g.sessions);
         item.description = `${mains} session${mains === 1 ? '' : 's'}${cost === null ? '' : ` · ${formatUsd(cost)}`}`;
         item.tooltip = `${item.description}: each session with its sub-agents${element.kind === 'period' ? `; by when each was last active` : ''}`;
@@ -226,7 +270,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
         const context = { cost, nowMs: now, flat: this.groups.grouping === 'recency' };
         const live = isLive(row, now);
         // Short, so VS Code's default 300 px sidebar still shows the figures beside it; the tooltip has the whole title.
-        const item = new vscode.TreeItem(sessionLabel(row, TREE_LABEL_MAX), element.node.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(
+          sessionLabel(row, TREE_LABEL_MAX),
+          element.node.children.length > 0
+            ? vscode.TreeItemCollapsibleState.Collapsed
+            : vscode.TreeItemCollapsibleState.None,
+        );
         item.id = `session:${row.id}`;
         item.description = sessionFigures(row, context);
         item.tooltip = sessionTooltip(row, context);
@@ -239,7 +288,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
         item.accessibilityInformation = {
           label: `${sessionLabel(row, 200)}, ${agentLabel(row.agentId)}, ${threadCostText(row, cost)}, ${row.calls} calls, cache hit ${formatPercent(row.cacheHitRate)}, ${row.failedToolCalls} failed tool calls, ${row.retryLoops} retry loops${live ? ', live' : ''}`,
         };
-        if (row.fileStatus !== 'deleted') item.command = { command: 'agentTrace.sessions.open', title: 'Open in Agent Trace Inspector', arguments: [element] };
+        if (row.fileStatus !== 'deleted')
+          item.command = {
+            command: 'agentTrace.sessions.open',
+            title: 'Open in Agent Trace Inspector',
+            arguments: [element],
+          };
         return item;
       }
     }
@@ -247,8 +301,14 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
 
   /** The top-level nodes and, for each, the session lists under it (a project's days, or a period's own list). */
   private sessionLists(): Array<{ parent: SessionsTreeNode; sessions: SessionNode[] }> {
-    if (this.groups.grouping === 'recency') return this.groups.periods.map((group) => ({ parent: { kind: 'period', group }, sessions: group.sessions }));
-    return this.groups.projects.flatMap((p) => p.days.map((group) => ({ parent: { kind: 'day', project: p.project, group } as SessionsTreeNode, sessions: group.sessions })));
+    if (this.groups.grouping === 'recency')
+      return this.groups.periods.map((group) => ({ parent: { kind: 'period', group }, sessions: group.sessions }));
+    return this.groups.projects.flatMap((p) =>
+      p.days.map((group) => ({
+        parent: { kind: 'day', project: p.project, group } as SessionsTreeNode,
+        sessions: group.sessions,
+      })),
+    );
   }
 
   getParent(element: SessionsTreeNode): SessionsTreeNode | undefined {
@@ -274,7 +334,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<SessionsTre
   rowsUnder(nodes: readonly SessionsTreeNode[]): SessionRow[] {
     const out = new Map<number, SessionRow>();
     for (const n of nodes) {
-      const sessions = n.kind === 'project' ? n.group.days.flatMap((d) => d.sessions) : n.kind === 'day' || n.kind === 'period' ? n.group.sessions : [n.node];
+      const sessions =
+        n.kind === 'project'
+          ? n.group.days.flatMap((d) => d.sessions)
+          : n.kind === 'day' || n.kind === 'period'
+            ? n.group.sessions
+            : [n.node];
       for (const r of flatten(sessions)) out.set(r.id, r);
     }
     return [...out.values()];

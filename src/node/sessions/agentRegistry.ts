@@ -1,6 +1,16 @@
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { aiperfRuns, claudeSessions, codexSessions, geminiSessions, openCodeSessions, openHandsSessions, otlpFiles, taskSessions, vscodeChatSessions } from '../agentSessions';
+import {
+  aiperfRuns,
+  claudeSessions,
+  codexSessions,
+  geminiSessions,
+  openCodeSessions,
+  openHandsSessions,
+  otlpFiles,
+  taskSessions,
+  vscodeChatSessions,
+} from '../agentSessions';
 import type { Discovery, LocalAgent, LocalSession, SessionRoots, Unlisted } from '../agentSessions';
 import { listCompanions } from '../traceFiles';
 
@@ -78,7 +88,10 @@ function vscodeGlobalStorage(context: RootContext, extensionId: string): string 
 }
 
 const noCompanions = (): Promise<string[]> => Promise.resolve([]);
-const fromHome = (path: string) => (c: RootContext): string => expandHome(path, c.home);
+const fromHome =
+  (path: string) =>
+  (c: RootContext): string =>
+    expandHome(path, c.home);
 
 export const AGENTS: readonly AgentDefinition[] = [
   {
@@ -87,7 +100,10 @@ export const AGENTS: readonly AgentDefinition[] = [
     settingKey: 'claudeCode',
     defaultRoot: '~/.claude/projects',
     // Claude Code keeps its data under $CLAUDE_CONFIG_DIR when set.
-    defaultFolder: (c) => (c.env['CLAUDE_CONFIG_DIR'] ? join(c.env['CLAUDE_CONFIG_DIR'], 'projects') : expandHome('~/.claude/projects', c.home)),
+    defaultFolder: (c) =>
+      c.env['CLAUDE_CONFIG_DIR']
+        ? join(c.env['CLAUDE_CONFIG_DIR'], 'projects')
+        : expandHome('~/.claude/projects', c.home),
     discover: (root, _notes, unlisted) => claudeSessions(root, unlisted),
     // Sub-agent logs: `<session>/subagents/agent-*.jsonl`, or 2.0.x siblings `agent-*.jsonl`.
     // Only what the safe listing accepts (regular files, links that stay inside the folder), as the inspector reads them.
@@ -99,21 +115,39 @@ export const AGENTS: readonly AgentDefinition[] = [
     settingKey: 'codex',
     defaultRoot: '~/.codex/sessions',
     // The Codex CLI keeps its data under $CODEX_HOME when set.
-    defaultFolder: (c) => (c.env['CODEX_HOME'] ? join(c.env['CODEX_HOME'], 'sessions') : expandHome('~/.codex/sessions', c.home)),
+    defaultFolder: (c) =>
+      c.env['CODEX_HOME'] ? join(c.env['CODEX_HOME'], 'sessions') : expandHome('~/.codex/sessions', c.home),
     discover: (root, _notes, unlisted) => codexSessions(root, unlisted),
     companions: noCompanions,
   },
-  { id: 'gemini-cli', label: 'Gemini CLI', settingKey: 'geminiCli', defaultRoot: '~/.gemini/tmp', defaultFolder: fromHome('~/.gemini/tmp'), discover: (root, _notes, unlisted) => geminiSessions(root, unlisted), companions: noCompanions },
+  {
+    id: 'gemini-cli',
+    label: 'Gemini CLI',
+    settingKey: 'geminiCli',
+    defaultRoot: '~/.gemini/tmp',
+    defaultFolder: fromHome('~/.gemini/tmp'),
+    discover: (root, _notes, unlisted) => geminiSessions(root, unlisted),
+    companions: noCompanions,
+  },
   {
     id: 'opencode',
     label: 'OpenCode',
     settingKey: 'openCode',
     defaultRoot: '~/.local/share/opencode',
-    defaultFolder: (c) => (c.env['XDG_DATA_HOME'] ? join(c.env['XDG_DATA_HOME'], 'opencode') : expandHome('~/.local/share/opencode', c.home)),
+    defaultFolder: (c) =>
+      c.env['XDG_DATA_HOME'] ? join(c.env['XDG_DATA_HOME'], 'opencode') : expandHome('~/.local/share/opencode', c.home),
     discover: (root, notes, unlisted) => openCodeSessions(root, notes, unlisted),
     companions: noCompanions,
   },
-  { id: 'openhands', label: 'OpenHands', settingKey: 'openHands', defaultRoot: '~/.openhands', defaultFolder: fromHome('~/.openhands'), discover: (root, _notes, unlisted) => openHandsSessions(root, unlisted), companions: noCompanions },
+  {
+    id: 'openhands',
+    label: 'OpenHands',
+    settingKey: 'openHands',
+    defaultRoot: '~/.openhands',
+    defaultFolder: fromHome('~/.openhands'),
+    discover: (root, _notes, unlisted) => openHandsSessions(root, unlisted),
+    companions: noCompanions,
+  },
   {
     id: 'cline',
     label: 'Cline',
@@ -132,7 +166,15 @@ export const AGENTS: readonly AgentDefinition[] = [
     discover: (root, _notes, unlisted) => taskSessions(root, 'Roo Code', unlisted),
     companions: noCompanions,
   },
-  { id: 'aiperf', label: 'AIPerf', settingKey: 'aiperf', defaultRoot: 'artifacts', defaultFolder: () => 'artifacts', discover: (root, _notes, unlisted) => aiperfRuns([root], unlisted), companions: noCompanions },
+  {
+    id: 'aiperf',
+    label: 'AIPerf',
+    settingKey: 'aiperf',
+    defaultRoot: 'artifacts',
+    defaultFolder: () => 'artifacts',
+    discover: (root, _notes, unlisted) => aiperfRuns([root], unlisted),
+    companions: noCompanions,
+  },
   {
     id: 'vscode-copilot',
     label: 'VS Code Copilot',
@@ -143,7 +185,15 @@ export const AGENTS: readonly AgentDefinition[] = [
     discover: (root, _notes, unlisted) => vscodeChatSessions(root, unlisted),
     companions: noCompanions,
   },
-  { id: 'opentelemetry', label: 'OpenTelemetry', settingKey: 'openTelemetry', defaultRoot: '~/.copilot/otel', defaultFolder: fromHome('~/.copilot/otel'), discover: (root, _notes, unlisted) => otlpFiles(root, unlisted), companions: noCompanions },
+  {
+    id: 'opentelemetry',
+    label: 'OpenTelemetry',
+    settingKey: 'openTelemetry',
+    defaultRoot: '~/.copilot/otel',
+    defaultFolder: fromHome('~/.copilot/otel'),
+    discover: (root, _notes, unlisted) => otlpFiles(root, unlisted),
+    companions: noCompanions,
+  },
 ];
 
 export function agentById(id: string): AgentDefinition | undefined {
@@ -166,15 +216,28 @@ export interface AgentRoot {
  * (missing or blank: the default). AIPerf's folder is relative to each workspace folder
  * unless absolute.
  */
-export function resolveRoots(configured: Readonly<Record<string, string | undefined>>, context: Partial<RootContext> = {}): SessionRoots {
-  const c: RootContext = { env: context.env ?? process.env, home: context.home ?? homedir(), globalStorageDir: context.globalStorageDir, workspaceFolders: context.workspaceFolders ?? [process.cwd()] };
+export function resolveRoots(
+  configured: Readonly<Record<string, string | undefined>>,
+  context: Partial<RootContext> = {},
+): SessionRoots {
+  const c: RootContext = {
+    env: context.env ?? process.env,
+    home: context.home ?? homedir(),
+    globalStorageDir: context.globalStorageDir,
+    workspaceFolders: context.workspaceFolders ?? [process.cwd()],
+  };
   const folder = (agent: AgentDefinition): string => {
     const value = configured[agent.settingKey]?.trim();
     return value && value !== agent.defaultRoot ? expandHome(value, c.home) : agent.defaultFolder(c);
   };
   const aiperf = folder(agentById('aiperf')!);
-  const byKey = Object.fromEntries(AGENTS.filter((a) => a.id !== 'aiperf').map((a) => [a.settingKey, folder(a)])) as Omit<SessionRoots, 'aiperf'>;
-  return { ...byKey, aiperf: aiperf === '' ? [] : isAbsolute(aiperf) ? [aiperf] : c.workspaceFolders.map((f) => resolve(f, aiperf)) };
+  const byKey = Object.fromEntries(
+    AGENTS.filter((a) => a.id !== 'aiperf').map((a) => [a.settingKey, folder(a)]),
+  ) as Omit<SessionRoots, 'aiperf'>;
+  return {
+    ...byKey,
+    aiperf: aiperf === '' ? [] : isAbsolute(aiperf) ? [aiperf] : c.workspaceFolders.map((f) => resolve(f, aiperf)),
+  };
 }
 
 /** The folders as one (agent, folder) pair each. */
@@ -189,12 +252,16 @@ export function agentRoots(roots: SessionRoots): AgentRoot[] {
  * Every session under the folders, newest first, notes on sessions that exist but cannot be
  * listed, and the folders and files that could not be looked at (sorted, each once).
  */
-export async function discoverSessions(roots: readonly AgentRoot[]): Promise<{ sessions: FoundSession[]; notes: string[]; unlisted: string[] }> {
+export async function discoverSessions(
+  roots: readonly AgentRoot[],
+): Promise<{ sessions: FoundSession[]; notes: string[]; unlisted: string[] }> {
   const notes: string[] = [];
   const unlisted: Unlisted = [];
   const lists = await Promise.all(
     roots.map(async ({ agent, root }) =>
-      (await agent.discover(root, notes, unlisted)).map((s): FoundSession => ({ ...s, agentId: agentByLabel(s.agent).id, projectHint: s.project })),
+      (await agent.discover(root, notes, unlisted)).map(
+        (s): FoundSession => ({ ...s, agentId: agentByLabel(s.agent).id, projectHint: s.project }),
+      ),
     ),
   );
   const sessions = lists.flat().sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));

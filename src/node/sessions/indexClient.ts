@@ -1,6 +1,12 @@
 import { Worker } from 'node:worker_threads';
 import type { WorkerOptions } from 'node:worker_threads';
-import type { IndexEvent, IndexMethod, IndexMethods, IndexRequest, WorkerMessage } from '../../protocol/indexWorkerProtocol';
+import type {
+  IndexEvent,
+  IndexMethod,
+  IndexMethods,
+  IndexRequest,
+  WorkerMessage,
+} from '../../protocol/indexWorkerProtocol';
 import { WorkerRpc } from '../../protocol/workerRpc';
 
 /**

@@ -18,7 +18,8 @@ const prices = indexPriceBook(data.userPrices);
 let queue: Promise<void> = Promise.resolve();
 
 port.on('message', (m: ParseWorkerRequest) => {
-  const post = (reply: ParseWorkerReply, transfer: readonly unknown[]): void => port.postMessage(reply, transfer as ArrayBuffer[]);
+  const post = (reply: ParseWorkerReply, transfer: readonly unknown[]): void =>
+    port.postMessage(reply, transfer as ArrayBuffer[]);
   queue = queue.then(() =>
     respond(
       post,
@@ -32,7 +33,12 @@ port.on('message', (m: ParseWorkerRequest) => {
           },
           (e: unknown): FreshResult => ({ readError: e instanceof Error ? e.message : String(e) }),
         ),
-      { transfer: (result) => { const r = result as FreshResult; return 'state' in r && r.state ? [r.state.buffer as ArrayBuffer] : []; } },
+      {
+        transfer: (result) => {
+          const r = result as FreshResult;
+          return 'state' in r && r.state ? [r.state.buffer as ArrayBuffer] : [];
+        },
+      },
     ),
   );
 });

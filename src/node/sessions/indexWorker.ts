@@ -84,7 +84,13 @@ function roots(): AgentRoot[] {
 function open(): string | null {
   const { index: opened, notice } = SessionIndex.open(config!.dbPath);
   index = opened;
-  indexer = new SessionIndexer(opened, { analysis: config!.analysis, prices: priceBook(), maxFileBytes: config!.maxFileBytes, stateVersion: config!.stateVersion, basis: figuresBasis() });
+  indexer = new SessionIndexer(opened, {
+    analysis: config!.analysis,
+    prices: priceBook(),
+    maxFileBytes: config!.maxFileBytes,
+    stateVersion: config!.stateVersion,
+    basis: figuresBasis(),
+  });
   return notice?.message ?? null;
 }
 
@@ -114,7 +120,9 @@ function schedule(path: string): void {
   if (!h) return;
   clearTimeout(h.timer);
   h.timer = setTimeout(() => {
-    queue = queue.then(() => refreshHot([path])).catch((e: unknown) => post({ event: 'log', level: 'error', message: `reading ${path}: ${String(e)}` }));
+    queue = queue
+      .then(() => refreshHot([path]))
+      .catch((e: unknown) => post({ event: 'log', level: 'error', message: `reading ${path}: ${String(e)}` }));
   }, DEBOUNCE_MS);
 }
 
@@ -150,9 +158,15 @@ async function refreshHot(paths: string[]): Promise<void> {
     if (!h) continue;
     const outcome = await guarded(() => indexer!.refresh(h.found, true));
     if (outcome.kind === 'deleted') closeHot(path);
-    if (outcome.kind !== 'unchanged') outcomes.push({ path, kind: outcome.kind, reason: outcome.kind === 'reread' ? outcome.reason : outcome.kind === 'problem' ? outcome.message : null });
+    if (outcome.kind !== 'unchanged')
+      outcomes.push({
+        path,
+        kind: outcome.kind,
+        reason: outcome.kind === 'reread' ? outcome.reason : outcome.kind === 'problem' ? outcome.message : null,
+      });
   }
-  if (outcomes.length > 0) post({ event: 'changed', generation: index!.generation(), paths: outcomes.map((o) => o.path), outcomes });
+  if (outcomes.length > 0)
+    post({ event: 'changed', generation: index!.generation(), paths: outcomes.map((o) => o.path), outcomes });
 }
 
 function poll(): void {
@@ -221,9 +235,16 @@ async function handle(m: Exclude<IndexRequest, { kind: 'cancel' }>): Promise<unk
             const threads = parseThreadsFor(newFiles);
             if (threads === 0 || !existsSync(PARSE_WORKER_SCRIPT)) return null;
             void (pool as ParsePool | null)?.close(); // a sync run again after a damaged index was set aside
-            pool = new ParsePool(PARSE_WORKER_SCRIPT, threads, { analysis: config!.analysis, userPrices: config!.prices });
+            pool = new ParsePool(PARSE_WORKER_SCRIPT, threads, {
+              analysis: config!.analysis,
+              userPrices: config!.prices,
+            });
             syncPool = pool;
-            post({ event: 'log', level: 'info', message: `Reading ${newFiles.length} new session files on ${threads} parse threads.` });
+            post({
+              event: 'log',
+              level: 'info',
+              message: `Reading ${newFiles.length} new session files on ${threads} parse threads.`,
+            });
             return pool;
           },
           isCancelled: () => cancelled,
@@ -248,7 +269,10 @@ async function handle(m: Exclude<IndexRequest, { kind: 'cancel' }>): Promise<unk
           index!.close();
           SessionIndex.setAsideFile(config!.dbPath);
           open();
-          post({ event: 'notice', message: `The session index was damaged (${verdict}); it is rebuilt from the session files.` });
+          post({
+            event: 'notice',
+            message: `The session index was damaged (${verdict}); it is rebuilt from the session files.`,
+          });
           const rebuilt = await indexer!.sync(roots(), { isCancelled: () => cancelled });
           return { ...rebuilt, readOnly: false };
         }
@@ -266,7 +290,8 @@ async function handle(m: Exclude<IndexRequest, { kind: 'cancel' }>): Promise<unk
     case 'refresh': {
       if (!lease!.tryAcquire()) return { kind: 'unchanged' };
       const stored = index!.file(m.params.path, false);
-      const agentId = stored?.agentId ?? config!.roots.find((r) => m.params.path.startsWith(r.root))?.agentId ?? 'claude-code';
+      const agentId =
+        stored?.agentId ?? config!.roots.find((r) => m.params.path.startsWith(r.root))?.agentId ?? 'claude-code';
       return guarded(() => indexer!.refresh({ path: m.params.path, agentId, projectHint: null }, true));
     }
     case 'watch':

@@ -55,7 +55,11 @@ const POOL_MIN_BYTES = 32 * 2 ** 20;
  * of 5 GB took 81 s with one parse thread (the load average said one core was busy) and 48.6 s
  * with two (bench:sessions, parse alone 47.9 s). (Windows reports no load average: every core counts as idle.)
  */
-export function parseThreadsFor(newFiles: ReadonlyArray<{ sizeBytes: number }>, cores = availableParallelism(), loadAverage = loadavg()[0] ?? 0): number {
+export function parseThreadsFor(
+  newFiles: ReadonlyArray<{ sizeBytes: number }>,
+  cores = availableParallelism(),
+  loadAverage = loadavg()[0] ?? 0,
+): number {
   const bytes = newFiles.reduce((n, f) => n + f.sizeBytes, 0);
   if (newFiles.length < POOL_MIN_FILES || bytes < POOL_MIN_BYTES) return 0;
   if (cores < 2 || loadAverage >= cores) return 0;

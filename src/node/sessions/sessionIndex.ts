@@ -18,7 +18,6 @@ import type { Database } from './sqlite';
  */
 export const SCHEMA_VERSION = 3;
 
-
 /** What the index remembers of one companion file (a sub-agent log). */
 export interface CompanionState {
   key: string;
@@ -83,7 +82,14 @@ export function storedSessions(records: readonly IndexedSession[]): StoredSessio
     const { searchText, ...record } = s;
     // One document per session (rowid = session id): a search's words may come from its prompts, tool targets and errors alike.
     const search = [searchText.prompts, searchText.tools, searchText.errors].filter((t) => t !== '').join('\n');
-    return { key: s.key, role: s.role, cwd: s.cwd ?? null, record: JSON.stringify(record), calls: packCalls(calls), search };
+    return {
+      key: s.key,
+      role: s.role,
+      cwd: s.cwd ?? null,
+      record: JSON.stringify(record),
+      calls: packCalls(calls),
+      search,
+    };
   });
 }
 
@@ -140,14 +146,31 @@ interface FileView {
 }
 
 /** The order of a call's fields in its stored array (a 10,000-call session is one compact JSON value). */
-const CALL_FIELDS = ['index', 'startMs', 'endMs', 'input', 'cached', 'appended', 'cacheWrite', 'output', 'costUsd', 'toolCalls', 'failedToolCalls', 'miss', 'inLoop', 'afterCompaction'] as const;
+const CALL_FIELDS = [
+  'index',
+  'startMs',
+  'endMs',
+  'input',
+  'cached',
+  'appended',
+  'cacheWrite',
+  'output',
+  'costUsd',
+  'toolCalls',
+  'failedToolCalls',
+  'miss',
+  'inLoop',
+  'afterCompaction',
+] as const;
 
 function packCalls(calls: readonly CallRecord[]): string {
   return JSON.stringify(calls.map((c) => CALL_FIELDS.map((f) => c[f])));
 }
 
 function unpackCalls(text: string): CallRecord[] {
-  return (JSON.parse(text) as unknown[][]).map((values) => Object.fromEntries(CALL_FIELDS.map((f, i) => [f, values[i]])) as unknown as CallRecord);
+  return (JSON.parse(text) as unknown[][]).map(
+    (values) => Object.fromEntries(CALL_FIELDS.map((f, i) => [f, values[i]])) as unknown as CallRecord,
+  );
 }
 
 type Row = Record<string, unknown>;
@@ -204,12 +227,16 @@ export class SessionIndex {
       const version = num(db.get('PRAGMA user_version')?.['user_version']) ?? 0;
       const tables = num(db.get("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'")?.['n']) ?? 0;
       if (version !== SCHEMA_VERSION && (version !== 0 || tables > 0)) {
-        notice = { kind: 'old-version', message: `The session index was made by another version (schema ${version}, this one reads ${SCHEMA_VERSION}); it is rebuilt from the session files.` };
+        notice = {
+          kind: 'old-version',
+          message: `The session index was made by another version (schema ${version}, this one reads ${SCHEMA_VERSION}); it is rebuilt from the session files.`,
+        };
       } else if (tables > 0) {
         // Each table's first page read once: a damaged root page or virtual table shows here,
         // not in the middle of a view. (A full integrity check would read the whole file at
         // every start; damage deeper in is caught where a query meets it: see the worker.)
-        for (const table of ['meta', 'files', 'file_states', 'sessions', 'session_calls', 'search']) db.get(`SELECT * FROM ${table} LIMIT 1`);
+        for (const table of ['meta', 'files', 'file_states', 'sessions', 'session_calls', 'search'])
+          db.get(`SELECT * FROM ${table} LIMIT 1`);
       }
       if (db.inTransaction) db.exec('COMMIT');
     } catch (e) {
@@ -218,7 +245,10 @@ export class SessionIndex {
         db?.close();
         throw e;
       }
-      notice = { kind: 'corrupt', message: `The session index could not be read (${e instanceof Error ? e.message : String(e)}); it is rebuilt from the session files.` };
+      notice = {
+        kind: 'corrupt',
+        message: `The session index could not be read (${e instanceof Error ? e.message : String(e)}); it is rebuilt from the session files.`,
+      };
     }
     if (notice) {
       try {
@@ -258,10 +288,14 @@ export class SessionIndex {
     // (synchronous=OFF): the index is derived from the session files, a commit's two fsyncs cost
     // more than reading a live session's new line (bench/sessionIndex.bench.ts), and what an
     // OS crash could damage is found by the integrity check and rebuilt (the worker).
-    this.db.exec('PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF; PRAGMA cache_size=-16000; PRAGMA foreign_keys=OFF;');
+    this.db.exec(
+      'PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF; PRAGMA cache_size=-16000; PRAGMA foreign_keys=OFF;',
+    );
     const tables = num(this.db.get("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'")?.['n']) ?? 0;
     if (tables === 0) {
-      this.db.exec(`BEGIN; ${SCHEMA} PRAGMA user_version = ${SCHEMA_VERSION}; INSERT INTO meta VALUES ('generation', '0'); COMMIT;`);
+      this.db.exec(
+        `BEGIN; ${SCHEMA} PRAGMA user_version = ${SCHEMA_VERSION}; INSERT INTO meta VALUES ('generation', '0'); COMMIT;`,
+      );
     }
   }
 
@@ -300,7 +334,10 @@ export class SessionIndex {
   }
 
   setMetaValue(key: string, value: string): void {
-    this.db.run('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [key, value]);
+    this.db.run('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [
+      key,
+      value,
+    ]);
   }
 
   /** Bumped by every write: a reader that saw the same number has nothing new to read. */
@@ -337,22 +374,33 @@ export class SessionIndex {
   file(path: string, withState = true): StoredFile | null {
     // A live session's saved parse is megabytes: not read when the parse in memory goes on (withState false).
     const r = withState
-      ? this.db.get('SELECT f.*, st.state, st.state_version FROM files f LEFT JOIN file_states st ON st.file_id = f.id WHERE f.path = ?', [path])
-      : this.db.get('SELECT f.*, st.state_version FROM files f LEFT JOIN file_states st ON st.file_id = f.id WHERE f.path = ?', [path]);
+      ? this.db.get(
+          'SELECT f.*, st.state, st.state_version FROM files f LEFT JOIN file_states st ON st.file_id = f.id WHERE f.path = ?',
+          [path],
+        )
+      : this.db.get(
+          'SELECT f.*, st.state_version FROM files f LEFT JOIN file_states st ON st.file_id = f.id WHERE f.path = ?',
+          [path],
+        );
     return r ? this.storedFile(r) : null;
   }
 
   /** Every file the index knows (without saved parses): for finding what changed or vanished. */
   files(): StoredFile[] {
-    return this.reading(() => this.db.all('SELECT id, path, agent_id, size, mtime_ms, companions, head_hash, status, last_growth_ms FROM files').map((r) => this.storedFile(r)));
+    return this.reading(() =>
+      this.db
+        .all('SELECT id, path, agent_id, size, mtime_ms, companions, head_hash, status, last_growth_ms FROM files')
+        .map((r) => this.storedFile(r)),
+    );
   }
 
   /** The files that could not be read as a session, with why, by path. */
   problemFiles(): Array<{ path: string; problem: string }> {
     return this.reading(() =>
-      this.db
-        .all("SELECT path, view FROM files WHERE status = 'problem' ORDER BY path")
-        .map((r) => ({ path: text(r['path'])!, problem: (JSON.parse(text(r['view']) ?? '{}') as FileView).problem ?? 'not read' })),
+      this.db.all("SELECT path, view FROM files WHERE status = 'problem' ORDER BY path").map((r) => ({
+        path: text(r['path'])!,
+        problem: (JSON.parse(text(r['view']) ?? '{}') as FileView).problem ?? 'not read',
+      })),
     );
   }
 
@@ -360,20 +408,49 @@ export class SessionIndex {
   writeFile(u: FileUpdate, nowMs = Date.now()): void {
     const main = u.records.find((r) => r.role === 'main') ?? u.records[0];
     const project = main?.cwd ?? u.projectHint ?? dirname(u.path);
-    const view: FileView = { path: u.path, agentId: u.agentId, project, mtimeMs: u.mtimeMs, status: u.status, problem: u.problem, lastGrowthMs: u.lastGrowthMs };
+    const view: FileView = {
+      path: u.path,
+      agentId: u.agentId,
+      project,
+      mtimeMs: u.mtimeMs,
+      status: u.status,
+      problem: u.problem,
+      lastGrowthMs: u.lastGrowthMs,
+    };
     const existing = this.db.get('SELECT id FROM files WHERE path = ?', [u.path]);
-    const values = [u.agentId, u.size, u.mtimeMs, JSON.stringify(u.companions), u.headHash, u.status, u.lastGrowthMs, nowMs, JSON.stringify(view)];
+    const values = [
+      u.agentId,
+      u.size,
+      u.mtimeMs,
+      JSON.stringify(u.companions),
+      u.headHash,
+      u.status,
+      u.lastGrowthMs,
+      nowMs,
+      JSON.stringify(view),
+    ];
     let fileId: number;
     if (existing) {
       fileId = num(existing['id'])!;
-      this.db.run('UPDATE files SET agent_id = ?, size = ?, mtime_ms = ?, companions = ?, head_hash = ?, status = ?, last_growth_ms = ?, indexed_ms = ?, view = ? WHERE id = ?', [...values, fileId]);
+      this.db.run(
+        'UPDATE files SET agent_id = ?, size = ?, mtime_ms = ?, companions = ?, head_hash = ?, status = ?, last_growth_ms = ?, indexed_ms = ?, view = ? WHERE id = ?',
+        [...values, fileId],
+      );
     } else {
-      fileId = num(this.db.run('INSERT INTO files (agent_id, size, mtime_ms, companions, head_hash, status, last_growth_ms, indexed_ms, view, path) VALUES (?,?,?,?,?,?,?,?,?,?)', [...values, u.path]).lastInsertRowid)!;
+      fileId = num(
+        this.db.run(
+          'INSERT INTO files (agent_id, size, mtime_ms, companions, head_hash, status, last_growth_ms, indexed_ms, view, path) VALUES (?,?,?,?,?,?,?,?,?,?)',
+          [...values, u.path],
+        ).lastInsertRowid,
+      )!;
     }
     if (u.state === null) this.db.run('DELETE FROM file_states WHERE file_id = ?', [fileId]);
-    else if (u.state !== undefined) this.db.run('INSERT OR REPLACE INTO file_states VALUES (?, ?, ?)', [fileId, u.state, u.stateVersion ?? '']);
+    else if (u.state !== undefined)
+      this.db.run('INSERT OR REPLACE INTO file_states VALUES (?, ?, ?)', [fileId, u.state, u.stateVersion ?? '']);
     const kept = new Set<number>();
-    const upsert = this.db.prepare('INSERT INTO sessions (file_id, key, record) VALUES (?, ?, ?) ON CONFLICT(file_id, key) DO UPDATE SET record = excluded.record RETURNING id');
+    const upsert = this.db.prepare(
+      'INSERT INTO sessions (file_id, key, record) VALUES (?, ?, ?) ON CONFLICT(file_id, key) DO UPDATE SET record = excluded.record RETURNING id',
+    );
     const insertCalls = this.db.prepare('INSERT OR REPLACE INTO session_calls VALUES (?, ?)');
     const insertSearch = this.db.prepare('INSERT INTO search (rowid, text) VALUES (?, ?)');
     try {
@@ -405,14 +482,24 @@ export class SessionIndex {
   /** A file that is gone: its sessions stay listed, marked deleted, with the figures last read (call inside begin/commit). */
   markDeleted(fileId: number): void {
     const r = this.db.get('SELECT view FROM files WHERE id = ?', [fileId]);
-    const view = r ? ({ ...(JSON.parse(text(r['view']) ?? '{}') as FileView), status: 'deleted', lastGrowthMs: null } satisfies FileView) : null;
-    this.db.run("UPDATE files SET status = 'deleted', last_growth_ms = NULL, view = ? WHERE id = ?", [JSON.stringify(view), fileId]);
+    const view = r
+      ? ({
+          ...(JSON.parse(text(r['view']) ?? '{}') as FileView),
+          status: 'deleted',
+          lastGrowthMs: null,
+        } satisfies FileView)
+      : null;
+    this.db.run("UPDATE files SET status = 'deleted', last_growth_ms = NULL, view = ? WHERE id = ?", [
+      JSON.stringify(view),
+      fileId,
+    ]);
     this.db.run('DELETE FROM file_states WHERE file_id = ?', [fileId]);
   }
 
   /** Forgets a file and its sessions (call inside begin/commit). */
   forget(fileId: number): void {
-    for (const r of this.db.all('SELECT id FROM sessions WHERE file_id = ?', [fileId])) this.forgetSession(num(r['id'])!);
+    for (const r of this.db.all('SELECT id FROM sessions WHERE file_id = ?', [fileId]))
+      this.forgetSession(num(r['id'])!);
     this.db.run('DELETE FROM file_states WHERE file_id = ?', [fileId]);
     this.db.run('DELETE FROM files WHERE id = ?', [fileId]);
   }
@@ -436,7 +523,8 @@ export class SessionIndex {
   rows(nowMs = Date.now()): SessionRow[] {
     return this.reading(() => {
       const views = new Map<number, FileView>();
-      for (const r of this.db.all('SELECT id, view FROM files')) views.set(num(r['id'])!, JSON.parse(text(r['view'])!) as FileView);
+      for (const r of this.db.all('SELECT id, view FROM files'))
+        views.set(num(r['id'])!, JSON.parse(text(r['view'])!) as FileView);
       return this.db.all('SELECT id, file_id, record FROM sessions').map((r) => this.sessionRow(r, views, nowMs));
     });
   }

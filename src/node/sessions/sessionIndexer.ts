@@ -55,7 +55,12 @@ export interface IndexerOptions {
  * ago "live"). Clipped to now for a clock ahead of ours; null or the earlier value when
  * nothing grew.
  */
-export function grewAt(f: { sizeBytes: number; mtimeMs: number }, companions: readonly CompanionState[], prior: { size: number; companions: readonly CompanionState[]; lastGrowthMs: number | null }, nowMs: number): number | null {
+export function grewAt(
+  f: { sizeBytes: number; mtimeMs: number },
+  companions: readonly CompanionState[],
+  prior: { size: number; companions: readonly CompanionState[]; lastGrowthMs: number | null },
+  nowMs: number,
+): number | null {
   let at: number | null = null;
   if (f.sizeBytes > prior.size) at = f.mtimeMs;
   for (const c of companions) {
@@ -89,12 +94,18 @@ export function unreadNote(result: Pick<SyncResult, 'unlisted' | 'unread'>, exam
   const parts: string[] = [];
   if (result.unlisted.length > 0) {
     const k = result.unlisted.length;
-    parts.push(`${k} folder${k === 1 ? '' : 's'} or file${k === 1 ? '' : 's'} could not be looked at (${result.unlisted.slice(0, examples).join(', ')}${k > examples ? ', …' : ''})`);
+    parts.push(
+      `${k} folder${k === 1 ? '' : 's'} or file${k === 1 ? '' : 's'} could not be looked at (${result.unlisted.slice(0, examples).join(', ')}${k > examples ? ', …' : ''})`,
+    );
   }
   if (result.unread.length > 0) {
     const k = result.unread.length;
-    const shown = result.unread.slice(0, examples).map((u) => `${u.path}: ${u.problem.length > 120 ? `${u.problem.slice(0, 119)}…` : u.problem}`);
-    parts.push(`${k} session file${k === 1 ? '' : 's'} could not be read (${shown.join('; ')}${k > examples ? '; …' : ''})`);
+    const shown = result.unread
+      .slice(0, examples)
+      .map((u) => `${u.path}: ${u.problem.length > 120 ? `${u.problem.slice(0, 119)}…` : u.problem}`);
+    parts.push(
+      `${k} session file${k === 1 ? '' : 's'} could not be read (${shown.join('; ')}${k > examples ? '; …' : ''})`,
+    );
   }
   return `${n} ${n === 1 ? 'entry' : 'entries'} under the agents' folders ${n === 1 ? 'was' : 'were'} not read: ${parts.join('; ')}.`;
 }
@@ -173,7 +184,10 @@ async function pushRange(parser: TraceParse, key: string, path: string, to: numb
 }
 
 function sameCompanions(a: readonly CompanionState[], b: readonly CompanionState[]): boolean {
-  return a.length === b.length && a.every((c, i) => c.key === b[i]!.key && c.size === b[i]!.size && c.mtimeMs === b[i]!.mtimeMs);
+  return (
+    a.length === b.length &&
+    a.every((c, i) => c.key === b[i]!.key && c.size === b[i]!.size && c.mtimeMs === b[i]!.mtimeMs)
+  );
 }
 
 /** Saves a parse as deflated structured-clone bytes; null when it cannot be saved. */
@@ -209,7 +223,9 @@ export interface FreshJob {
 }
 
 /** What reading a FreshJob gave: the stored figures, or why the file could not be read. */
-export type FreshResult = { bytesRead: number; problem: string | null; records: StoredSession[]; state: Uint8Array | null } | { readError: string };
+export type FreshResult =
+  | { bytesRead: number; problem: string | null; records: StoredSession[]; state: Uint8Array | null }
+  | { readError: string };
 
 /** The name of the error a reader rejects a read with when it dropped it for a cancel. */
 export const READ_CANCELLED = 'ReadCancelled';
@@ -225,7 +241,11 @@ export interface FreshReader {
  * Reads a file from its start and computes its sessions' stored figures: the whole
  * of a cold index's work but the writing, so it runs the same on any thread.
  */
-export async function readFresh(job: FreshJob, analysis: Partial<AnalysisOptions>, prices: PriceBook | null): Promise<FreshResult> {
+export async function readFresh(
+  job: FreshJob,
+  analysis: Partial<AnalysisOptions>,
+  prices: PriceBook | null,
+): Promise<FreshResult> {
   const parser = new TraceParse([job.mainKey]);
   let bytesRead = 0;
   try {
@@ -238,7 +258,12 @@ export async function readFresh(job: FreshJob, analysis: Partial<AnalysisOptions
   const state = job.keepState ? packState(parser) : null;
   for (let i = 0; i < parser.files.length; i++) parser.endFile(i);
   const parsed = parser.snapshot();
-  return { bytesRead, problem: parsed.problem?.message ?? null, records: storedSessions(indexRecords(parsed, analysis, prices)), state };
+  return {
+    bytesRead,
+    problem: parsed.problem?.message ?? null,
+    records: storedSessions(indexRecords(parsed, analysis, prices)),
+    state,
+  };
 }
 
 /** Reads each job in this thread, one after another. */
@@ -247,7 +272,9 @@ export function inProcessReader(options: Pick<IndexerOptions, 'analysis' | 'pric
 }
 
 /** A file's read: done (nothing to read, or read here), or a fresh read to run and finish. */
-type FilePlan = { outcome: FileOutcome; update: FileUpdate | null } | { job: FreshJob; finish: (result: FreshResult) => { outcome: FileOutcome; update: FileUpdate | null } };
+type FilePlan =
+  | { outcome: FileOutcome; update: FileUpdate | null }
+  | { job: FreshJob; finish: (result: FreshResult) => { outcome: FileOutcome; update: FileUpdate | null } };
 
 export class SessionIndexer {
   private readonly options: IndexerOptions;
@@ -292,8 +319,20 @@ export class SessionIndexer {
     const { sessions: discovered, notes, unlisted } = await discoverSessions(roots);
     const stored = new Map(this.index.files().map((f) => [f.path, f]));
     // Files that were a problem last time go last: one unreadable file never holds up the others.
-    const found = [...discovered.filter((f) => stored.get(f.path)?.status !== 'problem'), ...discovered.filter((f) => stored.get(f.path)?.status === 'problem')];
-    const result: SyncResult = { files: found.length, counts: { unchanged: 0, new: 0, appended: 0, reread: 0, deleted: 0, problem: 0 }, bytesRead: 0, cancelled: false, rereads: [], notes, unlisted, unread: [] };
+    const found = [
+      ...discovered.filter((f) => stored.get(f.path)?.status !== 'problem'),
+      ...discovered.filter((f) => stored.get(f.path)?.status === 'problem'),
+    ];
+    const result: SyncResult = {
+      files: found.length,
+      counts: { unchanged: 0, new: 0, appended: 0, reread: 0, deleted: 0, problem: 0 },
+      bytesRead: 0,
+      cancelled: false,
+      rereads: [],
+      notes,
+      unlisted,
+      unread: [],
+    };
     const bytesTotal = found.reduce((n, f) => n + f.sizeBytes, 0);
     let bytesDone = 0;
     let pending: FileUpdate[] = [];
@@ -309,15 +348,21 @@ export class SessionIndexer {
       hooks.onWritten?.();
     };
     // Files read whole go to the reader (parse threads, when the sync brings many); at most its concurrency in flight.
-    const reader = hooks.freshReader?.(found.filter((f) => !stored.has(f.path) || stored.get(f.path)!.status === 'deleted')) ?? inProcessReader(this.options);
+    const reader =
+      hooks.freshReader?.(found.filter((f) => !stored.has(f.path) || stored.get(f.path)!.status === 'deleted')) ??
+      inProcessReader(this.options);
     const inFlight = new Set<Promise<void>>();
     let filesDone = 0;
     let dropped = 0;
-    const record = (f: FoundSession, { outcome, update }: { outcome: FileOutcome; update: FileUpdate | null }): void => {
+    const record = (
+      f: FoundSession,
+      { outcome, update }: { outcome: FileOutcome; update: FileUpdate | null },
+    ): void => {
       result.counts[outcome.kind] += 1;
       if ('bytesRead' in outcome) result.bytesRead += outcome.bytesRead;
       // Recomputing figures for new settings reads old files whole: nothing to tell the user about.
-      if (outcome.kind === 'reread' && !(recompute && outcome.reason === NO_SAVED_PARSE)) result.rereads.push(`${f.path}: ${outcome.reason}`);
+      if (outcome.kind === 'reread' && !(recompute && outcome.reason === NO_SAVED_PARSE))
+        result.rereads.push(`${f.path}: ${outcome.reason}`);
       if (update) pending.push(update);
       bytesDone += f.sizeBytes;
       filesDone += 1;
@@ -335,20 +380,26 @@ export class SessionIndexer {
       if ('job' in plan) {
         const done = reader
           .read(plan.job)
-          .catch((e: unknown): FreshResult | null => (e instanceof Error && e.name === READ_CANCELLED ? null : { readError: e instanceof Error ? e.message : String(e) }))
+          .catch((e: unknown): FreshResult | null =>
+            e instanceof Error && e.name === READ_CANCELLED
+              ? null
+              : { readError: e instanceof Error ? e.message : String(e) },
+          )
           // A read dropped by a cancel is not recorded: the file stays as it was, read at the next sync.
           .then((r) => (r === null ? void (dropped += 1) : record(f, plan.finish(r))))
           .finally(() => inFlight.delete(done));
         inFlight.add(done);
         while (inFlight.size >= reader.concurrency) await Promise.race(inFlight);
       } else record(f, plan);
-      if (pending.length >= BATCH_FILES || (pending.length > 0 && this.options.now() - lastFlush >= BATCH_MS)) await flush();
+      if (pending.length >= BATCH_FILES || (pending.length > 0 && this.options.now() - lastFlush >= BATCH_MS))
+        await flush();
     }
     // A cancelled sync keeps the files read so far; the reads a reader dropped (ParsePool.cancel) are left for the next sync.
     await Promise.all(inFlight);
     if (dropped > 0) result.cancelled = true;
     await flush();
-    if (!result.cancelled && recompute) await withBusyRetry(this.index.database, () => this.index.setMetaValue(BASIS_KEY, this.options.basis));
+    if (!result.cancelled && recompute)
+      await withBusyRetry(this.index.database, () => this.index.setMetaValue(BASIS_KEY, this.options.basis));
     if (!result.cancelled) {
       // What was not found any more: gone from disk (deleted), or outside the folders now looked in (forgotten).
       const gone = [...stored.values()].filter((s) => s.status !== 'deleted');
@@ -375,7 +426,10 @@ export class SessionIndexer {
    * Reads one file again now (a watcher saw it change): an append is read from where
    * the last read stopped. Returns what happened.
    */
-  async refresh(found: Pick<FoundSession, 'path' | 'agentId' | 'projectHint'> & Partial<Pick<FoundSession, 'assemble' | 'agent'>>, keepLive = true): Promise<FileOutcome> {
+  async refresh(
+    found: Pick<FoundSession, 'path' | 'agentId' | 'projectHint'> & Partial<Pick<FoundSession, 'assemble' | 'agent'>>,
+    keepLive = true,
+  ): Promise<FileOutcome> {
     // Without its saved parse: planFile reads that only when no parse is live in memory.
     const prior = this.index.file(found.path, false);
     const s = await statFile(found.path);
@@ -390,7 +444,18 @@ export class SessionIndexer {
       this.live.delete(found.path);
       return { kind: 'deleted' };
     }
-    const { outcome, update } = await this.readFile({ agent: agentLabel(found.agentId) as FoundSession['agent'], assemble: null, project: found.projectHint, ...found, mtimeMs: s.mtimeMs, sizeBytes: s.size }, prior, keepLive);
+    const { outcome, update } = await this.readFile(
+      {
+        agent: agentLabel(found.agentId) as FoundSession['agent'],
+        assemble: null,
+        project: found.projectHint,
+        ...found,
+        mtimeMs: s.mtimeMs,
+        sizeBytes: s.size,
+      },
+      prior,
+      keepLive,
+    );
     if (update) await this.write([update]);
     return outcome;
   }
@@ -404,7 +469,11 @@ export class SessionIndexer {
   }
 
   /** Reads what changed in one file, here; the update to store, or none when nothing changed. */
-  private async readFile(f: FoundSession, prior: StoredFile | null, keepLive: boolean): Promise<{ outcome: FileOutcome; update: FileUpdate | null }> {
+  private async readFile(
+    f: FoundSession,
+    prior: StoredFile | null,
+    keepLive: boolean,
+  ): Promise<{ outcome: FileOutcome; update: FileUpdate | null }> {
     const plan = await this.planFile(f, prior, keepLive, false);
     return 'job' in plan ? plan.finish(await readFresh(plan.job, this.options.analysis, this.options.prices)) : plan;
   }
@@ -413,7 +482,12 @@ export class SessionIndexer {
    * What reading one file takes: nothing (unchanged), an append read here from the live
    * or saved parse, or a read from the start (a FreshJob, which any thread can run).
    */
-  private async planFile(f: FoundSession, prior: StoredFile | null, keepLive: boolean, recompute: boolean): Promise<FilePlan> {
+  private async planFile(
+    f: FoundSession,
+    prior: StoredFile | null,
+    keepLive: boolean,
+    recompute: boolean,
+  ): Promise<FilePlan> {
     const agent = agentById(f.agentId);
     const companionKeys = agent ? await agent.companions(f.path) : [];
     const companions: CompanionState[] = [];
@@ -421,7 +495,13 @@ export class SessionIndexer {
       const s = await statFile(join(dirname(f.path), key));
       if (s) companions.push({ key, size: s.size, mtimeMs: s.mtimeMs });
     }
-    const unchanged = !recompute && prior !== null && prior.status !== 'deleted' && prior.size === f.sizeBytes && prior.mtimeMs === f.mtimeMs && sameCompanions(prior.companions, companions);
+    const unchanged =
+      !recompute &&
+      prior !== null &&
+      prior.status !== 'deleted' &&
+      prior.size === f.sizeBytes &&
+      prior.mtimeMs === f.mtimeMs &&
+      sameCompanions(prior.companions, companions);
     if (unchanged) return { outcome: { kind: 'unchanged' }, update: null };
     const now = this.options.now();
     const base: Omit<FileUpdate, 'status' | 'problem' | 'records' | 'state' | 'stateVersion' | 'headHash'> = {
@@ -436,7 +516,18 @@ export class SessionIndexer {
     if (f.sizeBytes > this.options.maxFileBytes) {
       const message = `${basename(f.path)} is ${(f.sizeBytes / 2 ** 20).toFixed(0)} MB, above the ${(this.options.maxFileBytes / 2 ** 20).toFixed(0)} MB limit (agentTrace.maxFileSizeMB): not read.`;
       this.live.delete(f.path);
-      return { outcome: { kind: 'problem', message }, update: { ...base, headHash: null, status: 'problem', problem: message, records: [], state: null, stateVersion: null } };
+      return {
+        outcome: { kind: 'problem', message },
+        update: {
+          ...base,
+          headHash: null,
+          status: 'problem',
+          problem: message,
+          records: [],
+          state: null,
+          stateVersion: null,
+        },
+      };
     }
     if (f.assemble) return this.readAssembled(f, prior, base);
     const head = await headHash(f.path);
@@ -467,21 +558,51 @@ export class SessionIndexer {
       }
     }
     if (reason !== null) parser = null;
-    const outcomeOf = (bytesRead: number): FileOutcome => (prior === null || prior.status === 'deleted' ? { kind: 'new', bytesRead } : reason ? { kind: 'reread', bytesRead, reason } : { kind: 'appended', bytesRead });
+    const outcomeOf = (bytesRead: number): FileOutcome =>
+      prior === null || prior.status === 'deleted'
+        ? { kind: 'new', bytesRead }
+        : reason
+          ? { kind: 'reread', bytesRead, reason }
+          : { kind: 'appended', bytesRead };
     const readError = (e: unknown): { outcome: FileOutcome; update: FileUpdate } => {
       const message = `${basename(f.path)} could not be read: ${e instanceof Error ? e.message : String(e)}`;
       this.live.delete(f.path);
-      return { outcome: { kind: 'problem', message }, update: { ...base, headHash: head, status: 'problem', problem: message, records: [], state: null, stateVersion: null } };
+      return {
+        outcome: { kind: 'problem', message },
+        update: {
+          ...base,
+          headHash: head,
+          status: 'problem',
+          problem: message,
+          records: [],
+          state: null,
+          stateVersion: null,
+        },
+      };
     };
     if (!parser && !keepLive) {
       // Read from the start and not kept in memory: any thread may read it.
       this.live.delete(f.path);
-      const job: FreshJob = { path: f.path, mainKey, size: f.sizeBytes, companions: companions.map((c) => ({ key: c.key, path: join(dirname(f.path), c.key), size: c.size })), keepState: now - f.mtimeMs < this.options.keepStateWithinMs };
+      const job: FreshJob = {
+        path: f.path,
+        mainKey,
+        size: f.sizeBytes,
+        companions: companions.map((c) => ({ key: c.key, path: join(dirname(f.path), c.key), size: c.size })),
+        keepState: now - f.mtimeMs < this.options.keepStateWithinMs,
+      };
       return {
         job,
         finish: (r) => {
           if ('readError' in r) return readError(r.readError);
-          const update: FileUpdate = { ...base, headHash: head, status: r.problem ? 'problem' : 'ok', problem: r.problem, records: r.records, state: r.state, stateVersion: this.options.stateVersion };
+          const update: FileUpdate = {
+            ...base,
+            headHash: head,
+            status: r.problem ? 'problem' : 'ok',
+            problem: r.problem,
+            records: r.records,
+            state: r.state,
+            stateVersion: this.options.stateVersion,
+          };
           return { outcome: outcomeOf(r.bytesRead), update };
         },
       };
@@ -532,13 +653,28 @@ export class SessionIndexer {
    * A session kept in several files (an OpenHands events folder, OpenCode's storage) is
    * assembled into one document and read whole whenever it changed: nothing to resume.
    */
-  private async readAssembled(f: FoundSession, prior: StoredFile | null, base: Omit<FileUpdate, 'status' | 'problem' | 'records' | 'state' | 'stateVersion' | 'headHash'>): Promise<{ outcome: FileOutcome; update: FileUpdate | null }> {
+  private async readAssembled(
+    f: FoundSession,
+    prior: StoredFile | null,
+    base: Omit<FileUpdate, 'status' | 'problem' | 'records' | 'state' | 'stateVersion' | 'headHash'>,
+  ): Promise<{ outcome: FileOutcome; update: FileUpdate | null }> {
     let text: string | null;
     try {
       text = await assembleSession(f);
     } catch (e) {
       const message = `${f.path} could not be read: ${e instanceof Error ? e.message : String(e)}`;
-      return { outcome: { kind: 'problem', message }, update: { ...base, headHash: null, status: 'problem', problem: message, records: [], state: null, stateVersion: null } };
+      return {
+        outcome: { kind: 'problem', message },
+        update: {
+          ...base,
+          headHash: null,
+          status: 'problem',
+          problem: message,
+          records: [],
+          state: null,
+          stateVersion: null,
+        },
+      };
     }
     const bytes = new TextEncoder().encode(text ?? '');
     const parser = new TraceParse([`${f.agentId}-session.json`]);
@@ -546,8 +682,22 @@ export class SessionIndexer {
     parser.endFile(0);
     const parsed = parser.snapshot();
     const problem = parsed.problem?.message ?? null;
-    const outcome: FileOutcome = prior === null || prior.status === 'deleted' ? { kind: 'new', bytesRead: bytes.length } : { kind: 'reread', bytesRead: bytes.length, reason: 'a session kept in several files is read whole' };
-    return { outcome, update: { ...base, headHash: null, status: problem ? 'problem' : 'ok', problem, records: storedSessions(indexRecords(parsed, this.options.analysis, this.options.prices)), state: null, stateVersion: null } };
+    const outcome: FileOutcome =
+      prior === null || prior.status === 'deleted'
+        ? { kind: 'new', bytesRead: bytes.length }
+        : { kind: 'reread', bytesRead: bytes.length, reason: 'a session kept in several files is read whole' };
+    return {
+      outcome,
+      update: {
+        ...base,
+        headHash: null,
+        status: problem ? 'problem' : 'ok',
+        problem,
+        records: storedSessions(indexRecords(parsed, this.options.analysis, this.options.prices)),
+        state: null,
+        stateVersion: null,
+      },
+    };
   }
 
   private remember(path: string, entry: LiveParse): void {

@@ -26,12 +26,16 @@ export function openDatabase(path: string): Database {
 
 /** SQLite's "database is locked": another window holds the file for a moment. */
 export function isBusy(error: unknown): boolean {
-  return /database is locked|SQLITE_BUSY|database table is locked/i.test(error instanceof Error ? error.message : String(error));
+  return /database is locked|SQLITE_BUSY|database table is locked/i.test(
+    error instanceof Error ? error.message : String(error),
+  );
 }
 
 /** SQLite's answers for a file that is not (or no longer) a good database. */
 export function isCorrupt(error: unknown): boolean {
-  return /malformed|not a database|SQLITE_CORRUPT|SQLITE_NOTADB|file is encrypted|disk image|vtable constructor failed|no such table/i.test(error instanceof Error ? error.message : String(error));
+  return /malformed|not a database|SQLITE_CORRUPT|SQLITE_NOTADB|file is encrypted|disk image|vtable constructor failed|no such table/i.test(
+    error instanceof Error ? error.message : String(error),
+  );
 }
 
 /**

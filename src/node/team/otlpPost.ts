@@ -31,7 +31,12 @@ function excerpt(text: string): string {
 }
 
 /** Posts each body in turn; `timeoutMs` bounds each request. */
-export async function postOtlp(endpoint: string, bodies: readonly string[], headers: ReadonlyArray<[string, string]>, timeoutMs = 30_000): Promise<PostResult> {
+export async function postOtlp(
+  endpoint: string,
+  bodies: readonly string[],
+  headers: ReadonlyArray<[string, string]>,
+  timeoutMs = 30_000,
+): Promise<PostResult> {
   let url: string;
   try {
     url = tracesUrl(endpoint);
@@ -52,17 +57,35 @@ export async function postOtlp(endpoint: string, bodies: readonly string[], head
     } catch (e) {
       const cause = e instanceof Error && e.cause instanceof Error ? e.cause : null;
       const code = cause && 'code' in cause ? String((cause as { code: unknown }).code) : null;
-      const why = e instanceof Error && e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (code ?? cause?.message ?? (e instanceof Error ? e.message : String(e)));
-      return { ...result, error: `could not reach ${url} (${why})${i > 0 ? `; ${i} of ${bodies.length} requests had been sent` : ''}` };
+      const why =
+        e instanceof Error && e.name === 'TimeoutError'
+          ? `no answer within ${timeoutMs / 1000} s`
+          : (code ?? cause?.message ?? (e instanceof Error ? e.message : String(e)));
+      return {
+        ...result,
+        error: `could not reach ${url} (${why})${i > 0 ? `; ${i} of ${bodies.length} requests had been sent` : ''}`,
+      };
     }
     const text = await response.text().catch(() => '');
     if (!response.ok) {
-      const hint = response.status === 401 || response.status === 403 ? ' (check the --header with the credentials)' : response.status === 413 ? ' (try a smaller --max-request-bytes)' : response.status === 415 ? ' (this receiver may take only protobuf: send through an OpenTelemetry collector)' : '';
-      return { ...result, error: `${url} refused ${which}: HTTP ${response.status} ${response.statusText}${hint}${text ? `: ${excerpt(text)}` : ''}${i > 0 ? `; ${i} of ${bodies.length} requests had been accepted` : ''}` };
+      const hint =
+        response.status === 401 || response.status === 403
+          ? ' (check the --header with the credentials)'
+          : response.status === 413
+            ? ' (try a smaller --max-request-bytes)'
+            : response.status === 415
+              ? ' (this receiver may take only protobuf: send through an OpenTelemetry collector)'
+              : '';
+      return {
+        ...result,
+        error: `${url} refused ${which}: HTTP ${response.status} ${response.statusText}${hint}${text ? `: ${excerpt(text)}` : ''}${i > 0 ? `; ${i} of ${bodies.length} requests had been accepted` : ''}`,
+      };
     }
     // OTLP: a 200 may carry a partialSuccess with the spans the receiver dropped.
     try {
-      const partial = (JSON.parse(text) as { partialSuccess?: { rejectedSpans?: string | number; errorMessage?: string } }).partialSuccess;
+      const partial = (
+        JSON.parse(text) as { partialSuccess?: { rejectedSpans?: string | number; errorMessage?: string } }
+      ).partialSuccess;
       const rejected = Number(partial?.rejectedSpans ?? 0);
       if (Number.isFinite(rejected) && rejected > 0) result.rejectedSpans += rejected;
       if (partial?.errorMessage) result.message = excerpt(partial.errorMessage);

@@ -35,7 +35,11 @@ export async function redactTeamRows(rows: TeamRows, redactor: Redactor): Promis
   // first, as a trace's id fields are, so default redaction leaves them in every column.
   for (const table of TEAM_TABLES) {
     const ids = table.columns.filter((c) => c.fromTrace && isIdKey(c.name)).map((c) => c.name);
-    redactor.learnIds(rows[table.name].flatMap((row) => ids.filter((n) => typeof row.cells[n] === 'string').map((n) => JSON.stringify({ [n]: row.cells[n] }))));
+    redactor.learnIds(
+      rows[table.name].flatMap((row) =>
+        ids.filter((n) => typeof row.cells[n] === 'string').map((n) => JSON.stringify({ [n]: row.cells[n] })),
+      ),
+    );
   }
   for (const table of TEAM_TABLES) {
     const names = table.columns.filter((c) => c.fromTrace).map((c) => c.name);
@@ -84,7 +88,13 @@ export interface WrittenFiles {
  * Writes the rows of one source trace under `dir`: `<table>/agent=…/date=…/machine=…/part-<source>.parquet`.
  * Each file is written beside its place and renamed into it, so a reader never sees half a file.
  */
-export async function writeTeamParquet(dir: string, rows: TeamRows, machine: string, sourceKey: string, generator: string): Promise<WrittenFiles> {
+export async function writeTeamParquet(
+  dir: string,
+  rows: TeamRows,
+  machine: string,
+  sourceKey: string,
+  generator: string,
+): Promise<WrittenFiles> {
   const written: WrittenFiles = { files: [], rows: { calls: 0, tool_calls: 0, sessions: 0 }, bytes: 0 };
   for (const table of TEAM_TABLES) {
     const groups = new Map<string, TeamRow[]>();

@@ -24,7 +24,10 @@ function cruise(files: Record<string, string>): { status: number | null; output:
     }
     fs.copyFileSync(path.join(repo, '.dependency-cruiser.json'), path.join(dir, '.dependency-cruiser.json'));
     fs.copyFileSync(path.join(repo, 'tsconfig.json'), path.join(dir, 'tsconfig.json'));
-    const r = spawnSync(depcruise, ['--config', '.dependency-cruiser.json', '--output-type', 'err', 'src'], { cwd: dir, encoding: 'utf8' });
+    const r = spawnSync(depcruise, ['--config', '.dependency-cruiser.json', '--output-type', 'err', 'src'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     return { status: r.status, output: `${r.stdout}${r.stderr}` };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -64,7 +67,8 @@ describe('layer rules (dependency-cruiser, as npm run lint runs them)', () => {
   it('a protocol module importing Node-only code (or a Node built-in) is refused, naming the rule', () => {
     const r = cruise({
       'src/node/files.ts': 'export const files = 1;\n',
-      'src/protocol/traceWire.ts': "import { files } from '../node/files';\nimport { isMainThread } from 'node:worker_threads';\nexport const n = files + Number(isMainThread);\n",
+      'src/protocol/traceWire.ts':
+        "import { files } from '../node/files';\nimport { isMainThread } from 'node:worker_threads';\nexport const n = files + Number(isMainThread);\n",
     });
     assert.notEqual(r.status, 0, r.output);
     assert.match(r.output, /protocol-imports-only-core/);

@@ -43,11 +43,17 @@ interface Span {
   status?: { code: number; message?: string };
 }
 interface Request {
-  resourceSpans: Array<{ resource: { attributes: KeyValue[] }; scopeSpans: Array<{ scope: { name: string }; spans: Span[] }> }>;
+  resourceSpans: Array<{
+    resource: { attributes: KeyValue[] };
+    scopeSpans: Array<{ scope: { name: string }; spans: Span[] }>;
+  }>;
 }
 
 function requests(file: string): Request[] {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Request);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Request);
 }
 
 function spansOf(reqs: readonly Request[]): Span[] {
@@ -74,7 +80,13 @@ interface AnalyzedSession {
   model: string | null;
   llmCalls: number;
   tokensSource: string;
-  tokens: { input: number | null; cached: number | null; appended: number | null; cacheWrite: number | null; output: number | null };
+  tokens: {
+    input: number | null;
+    cached: number | null;
+    appended: number | null;
+    cacheWrite: number | null;
+    output: number | null;
+  };
   toolCalls: { total: number; failed: number };
   cost: { totalUsd: number | null; unpricedCalls: number };
 }
@@ -99,7 +111,9 @@ interface MessageType {
  * trace and collector service messages): a devDependency, pinned to the last release that
  * ships the generated protobufjs root (docs/reference/otlp.md says why).
  */
-const otlpRoot = createRequire(join(repoRoot, 'package.json'))('@opentelemetry/otlp-transformer/build/src/generated/root.js') as {
+const otlpRoot = createRequire(join(repoRoot, 'package.json'))(
+  '@opentelemetry/otlp-transformer/build/src/generated/root.js',
+) as {
   opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: MessageType } } } } };
 };
 const ExportTraceServiceRequest = otlpRoot.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
@@ -126,11 +140,26 @@ describe('agent-trace export --to otlp (the built dist/cli.js)', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /3 sessions, 90 LLM calls, 101 tool calls from 1 trace as 194 spans/);
     const spans = spansOf(requests(out));
-    const chats = spans.filter((s) => op(s) === 'chat' && attr(s, 'gen_ai.conversation.id') === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04');
+    const chats = spans.filter(
+      (s) => op(s) === 'chat' && attr(s, 'gen_ai.conversation.id') === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04',
+    );
     assert.equal(chats.length, 48);
-    assert.equal(chats.reduce((n, s) => n + Number(attr(s, 'gen_ai.usage.input_tokens')), 0), 5062122);
-    assert.equal(chats.reduce((n, s) => n + Number(attr(s, 'gen_ai.usage.cache_read.input_tokens')), 0), 4997060);
-    assert.ok(chats.every((s) => s.kind === 3 && s.name === `chat ${String(attr(s, 'gen_ai.request.model'))}` && attr(s, 'gen_ai.provider.name') === 'anthropic'));
+    assert.equal(
+      chats.reduce((n, s) => n + Number(attr(s, 'gen_ai.usage.input_tokens')), 0),
+      5062122,
+    );
+    assert.equal(
+      chats.reduce((n, s) => n + Number(attr(s, 'gen_ai.usage.cache_read.input_tokens')), 0),
+      4997060,
+    );
+    assert.ok(
+      chats.every(
+        (s) =>
+          s.kind === 3 &&
+          s.name === `chat ${String(attr(s, 'gen_ai.request.model'))}` &&
+          attr(s, 'gen_ai.provider.name') === 'anthropic',
+      ),
+    );
     // Per session one invoke_agent; each chat under its session's, each execute_tool under its chat.
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const agents = spans.filter((s) => op(s) === 'invoke_agent');
@@ -146,15 +175,20 @@ describe('agent-trace export --to otlp (the built dist/cli.js)', () => {
     assert.equal(attr(main, 'agent_trace.session.input_tokens'), 5062122);
   });
 
-  it('a sub-agent hangs under the Task call that started it (SPOTTER\'s aac57f5, started by toolu_01Hf8v1Za7y4af8VUwSR4CXU), in its parent\'s trace', () => {
+  it("a sub-agent hangs under the Task call that started it (SPOTTER's aac57f5, started by toolu_01Hf8v1Za7y4af8VUwSR4CXU), in its parent's trace", () => {
     const out = join(dir, 'spotter.otlp.jsonl');
     assert.equal(run('export', '--to', 'otlp', '-o', out, SPOTTER).code, 0);
     const spans = spansOf(requests(out));
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const sub = spans.find((s) => op(s) === 'invoke_agent' && attr(s, 'gen_ai.conversation.id') === 'aac57f5')!;
     const task = byId.get(sub.parentSpanId!)!;
-    const main = spans.find((s) => op(s) === 'invoke_agent' && attr(s, 'gen_ai.conversation.id') === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04')!;
-    assert.deepEqual([op(task), attr(task, 'gen_ai.tool.name'), attr(task, 'gen_ai.tool.call.id'), task.traceId], ['execute_tool', 'Task', 'toolu_01Hf8v1Za7y4af8VUwSR4CXU', main.traceId]);
+    const main = spans.find(
+      (s) => op(s) === 'invoke_agent' && attr(s, 'gen_ai.conversation.id') === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04',
+    )!;
+    assert.deepEqual(
+      [op(task), attr(task, 'gen_ai.tool.name'), attr(task, 'gen_ai.tool.call.id'), task.traceId],
+      ['execute_tool', 'Task', 'toolu_01Hf8v1Za7y4af8VUwSR4CXU', main.traceId],
+    );
     assert.equal(spans.filter((s) => op(s) === 'chat' && s.parentSpanId === sub.spanId).length, 3);
   });
 
@@ -165,16 +199,37 @@ describe('agent-trace export --to otlp (the built dist/cli.js)', () => {
     assert.equal(run('export', '--to', 'otlp', '-o', b, SPOTTER).code, 0);
     assert.equal(readFileSync(a, 'utf8'), readFileSync(b, 'utf8'));
     const spans = spansOf(requests(a));
-    assert.ok(spans.every((s) => /^[0-9a-f]{32}$/.test(s.traceId) && /^[0-9a-f]{16}$/.test(s.spanId) && (s.parentSpanId === undefined || /^[0-9a-f]{16}$/.test(s.parentSpanId))));
+    assert.ok(
+      spans.every(
+        (s) =>
+          /^[0-9a-f]{32}$/.test(s.traceId) &&
+          /^[0-9a-f]{16}$/.test(s.spanId) &&
+          (s.parentSpanId === undefined || /^[0-9a-f]{16}$/.test(s.parentSpanId)),
+      ),
+    );
     assert.equal(new Set(spans.map((s) => s.spanId)).size, spans.length);
     const failed = spans.filter((s) => op(s) === 'execute_tool' && s.status?.code === 2);
     const analyzed = analyze(SPOTTER);
-    assert.equal(failed.length, analyzed.reduce((n, s) => n + s.toolCalls.failed, 0));
-    assert.ok(failed.every((s) => attr(s, 'agent_trace.is_error') === true && attr(s, 'error.type') !== undefined && (s.status!.message ?? '').length > 0));
-    assert.ok(spans.filter((s) => op(s) === 'execute_tool' && s.status === undefined).every((s) => attr(s, 'error.type') === undefined));
+    assert.equal(
+      failed.length,
+      analyzed.reduce((n, s) => n + s.toolCalls.failed, 0),
+    );
+    assert.ok(
+      failed.every(
+        (s) =>
+          attr(s, 'agent_trace.is_error') === true &&
+          attr(s, 'error.type') !== undefined &&
+          (s.status!.message ?? '').length > 0,
+      ),
+    );
+    assert.ok(
+      spans
+        .filter((s) => op(s) === 'execute_tool' && s.status === undefined)
+        .every((s) => attr(s, 'error.type') === undefined),
+    );
   });
 
-  it('round trip on real samples: the OTLP reader reads the export back to analyze --json\'s figures per session', () => {
+  it("round trip on real samples: the OTLP reader reads the export back to analyze --json's figures per session", () => {
     let checked = 0;
     for (const file of TEAM_SAMPLES) {
       const name = relative(repoRoot, file);
@@ -188,11 +243,19 @@ describe('agent-trace export --to otlp (the built dist/cli.js)', () => {
         const what = `${name} session ${s.id}`;
         const b = back.get(s.id);
         assert.ok(b, `${what}: not read back (read: ${[...back.keys()].join(', ')})`);
-        assert.deepEqual([b.llmCalls, b.model, b.parentId], [s.llmCalls, s.model, s.parentId], `${what}: calls, model, parent`);
+        assert.deepEqual(
+          [b.llmCalls, b.model, b.parentId],
+          [s.llmCalls, s.model, s.parentId],
+          `${what}: calls, model, parent`,
+        );
         // Session totals the trace reports apart from its calls (SWE-agent) have no call to ride on: their calls carry no tokens either way.
         if (s.tokensSource === 'calls') assert.deepEqual(b.tokens, s.tokens, `${what}: tokens`);
         else assert.equal(b.tokens.input, null, `${what}: no call tokens`);
-        assert.deepEqual([b.toolCalls.total, b.toolCalls.failed], [s.toolCalls.total, s.toolCalls.failed], `${what}: tool calls`);
+        assert.deepEqual(
+          [b.toolCalls.total, b.toolCalls.failed],
+          [s.toolCalls.total, s.toolCalls.failed],
+          `${what}: tool calls`,
+        );
         if (s.tokensSource === 'calls') sameUsd(b.cost.totalUsd, s.cost.totalUsd, `${what}: cost`);
         assert.equal(b.cost.unpricedCalls, s.cost.unpricedCalls, `${what}: unpriced calls`);
         checked += 1;
@@ -201,41 +264,60 @@ describe('agent-trace export --to otlp (the built dist/cli.js)', () => {
     assert.ok(checked >= 19, `only ${checked} sessions checked`);
   });
 
-  it('every request is an ExportTraceServiceRequest by the OTLP protobuf definitions (@opentelemetry/otlp-transformer\'s generated root): through protobuf and back unchanged', () => {
+  it("every request is an ExportTraceServiceRequest by the OTLP protobuf definitions (@opentelemetry/otlp-transformer's generated root): through protobuf and back unchanged", () => {
     const out = join(dir, 'schema.otlp.jsonl');
     assert.equal(run('export', '--to', 'otlp', '-o', out, '--max-request-bytes', '200000', ...TEAM_SAMPLES).code, 0);
-    const lines = readFileSync(out, 'utf8').split('\n').filter((l) => l !== '');
+    const lines = readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     assert.ok(lines.length > 3, `${lines.length} requests`);
     for (const line of lines) {
       const json = JSON.parse(line) as unknown;
       // fromObject drops a field the definitions do not have and converts a value of the wrong type: either changes the round trip.
-      const message = ExportTraceServiceRequest.fromObject(mapIds(json, (id) => Buffer.from(String(id), 'hex')) as Record<string, unknown>);
+      const message = ExportTraceServiceRequest.fromObject(
+        mapIds(json, (id) => Buffer.from(String(id), 'hex')) as Record<string, unknown>,
+      );
       assert.equal(ExportTraceServiceRequest.verify(message), null);
       const decoded = ExportTraceServiceRequest.decode(ExportTraceServiceRequest.encode(message).finish());
       const plain = ExportTraceServiceRequest.toObject(decoded, { longs: String, enums: Number, bytes: Array });
-      assert.deepEqual(mapIds(plain, (id) => Buffer.from(id as number[]).toString('hex')), json);
+      assert.deepEqual(
+        mapIds(plain, (id) => Buffer.from(id as number[]).toString('hex')),
+        json,
+      );
     }
     // The check bites: a misspelt field, and an int64 written as a JSON number, do not come back the same.
     const mutations: Array<(span: Span & Record<string, unknown>) => void> = [
       (span) => (span['startTimeUnixNanos'] = span.startTimeUnixNano),
-      (span) => ((span.attributes.find((a) => a.value.intValue !== undefined)!.value as Record<string, unknown>)['intValue'] = 5),
+      (span) =>
+        ((span.attributes.find((a) => a.value.intValue !== undefined)!.value as Record<string, unknown>)['intValue'] =
+          5),
     ];
     for (const mutate of mutations) {
       const bad = JSON.parse(lines[0]!) as Request;
       mutate(bad.resourceSpans[0]!.scopeSpans[0]!.spans[0]! as Span & Record<string, unknown>);
-      const badMessage = ExportTraceServiceRequest.fromObject(mapIds(bad, (id) => Buffer.from(String(id), 'hex')) as Record<string, unknown>);
+      const badMessage = ExportTraceServiceRequest.fromObject(
+        mapIds(bad, (id) => Buffer.from(String(id), 'hex')) as Record<string, unknown>,
+      );
       const plain = ExportTraceServiceRequest.toObject(badMessage, { longs: String, enums: Number, bytes: Array });
-      assert.notDeepEqual(mapIds(plain, (id) => Buffer.from(id as number[]).toString('hex')), bad);
+      assert.notDeepEqual(
+        mapIds(plain, (id) => Buffer.from(id as number[]).toString('hex')),
+        bad,
+      );
     }
   });
 
-  it('POSTs to an OTLP/HTTP endpoint: /v1/traces, application/json, the headers given, in batches under the limit whose bodies are the file\'s lines', async () => {
+  it("POSTs to an OTLP/HTTP endpoint: /v1/traces, application/json, the headers given, in batches under the limit whose bodies are the file's lines", async () => {
     const received: Array<{ url: string; type: string | undefined; auth: string | undefined; body: string }> = [];
     const server = createServer((req, res) => {
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
-        received.push({ url: req.url ?? '', type: req.headers['content-type'], auth: req.headers['authorization'], body });
+        received.push({
+          url: req.url ?? '',
+          type: req.headers['content-type'],
+          auth: req.headers['authorization'],
+          body,
+        });
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
@@ -243,11 +325,31 @@ describe('agent-trace export --to otlp (the built dist/cli.js)', () => {
     const port = (server.address() as AddressInfo).port;
     try {
       const file = join(dir, 'posted.otlp.jsonl');
-      const r = await runAsync('export', '--to', 'otlp', '--endpoint', `http://127.0.0.1:${port}`, '--header', 'Authorization=Basic dGVzdDp0ZXN0', '--max-request-bytes', '100000', '-o', file, SPOTTER);
+      const r = await runAsync(
+        'export',
+        '--to',
+        'otlp',
+        '--endpoint',
+        `http://127.0.0.1:${port}`,
+        '--header',
+        'Authorization=Basic dGVzdDp0ZXN0',
+        '--max-request-bytes',
+        '100000',
+        '-o',
+        file,
+        SPOTTER,
+      );
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stderr, new RegExp(`http://127\\.0\\.0\\.1:${port}/v1/traces: .* sent in ${received.length} requests`));
+      assert.match(
+        r.stderr,
+        new RegExp(`http://127\\.0\\.0\\.1:${port}/v1/traces: .* sent in ${received.length} requests`),
+      );
       assert.ok(received.length > 1, `${received.length} requests`);
-      assert.ok(received.every((q) => q.url === '/v1/traces' && q.type === 'application/json' && q.auth === 'Basic dGVzdDp0ZXN0'));
+      assert.ok(
+        received.every(
+          (q) => q.url === '/v1/traces' && q.type === 'application/json' && q.auth === 'Basic dGVzdDp0ZXN0',
+        ),
+      );
       assert.ok(received.every((q) => Buffer.byteLength(q.body) <= 100000));
       assert.equal(received.map((q) => q.body + '\n').join(''), readFileSync(file, 'utf8'));
       // Split or not, the same spans: the batches hold what one request would.
@@ -268,23 +370,47 @@ describe('agent-trace export --to otlp (the built dist/cli.js)', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     try {
-      const refused = await runAsync('export', '--to', 'otlp', '--endpoint', `http://127.0.0.1:${port}/api/public/otel`, SPOTTER);
+      const refused = await runAsync(
+        'export',
+        '--to',
+        'otlp',
+        '--endpoint',
+        `http://127.0.0.1:${port}/api/public/otel`,
+        SPOTTER,
+      );
       assert.equal(refused.code, 1);
-      assert.match(refused.stderr, new RegExp(`http://127\\.0\\.0\\.1:${port}/api/public/otel/v1/traces refused the request: HTTP 401 Unauthorized \\(check the --header with the credentials\\): missing credentials`));
+      assert.match(
+        refused.stderr,
+        new RegExp(
+          `http://127\\.0\\.0\\.1:${port}/api/public/otel/v1/traces refused the request: HTTP 401 Unauthorized \\(check the --header with the credentials\\): missing credentials`,
+        ),
+      );
       assert.ok(!refused.stderr.includes('\u001b'), 'an escape sequence from the receiver reached the terminal');
     } finally {
       await new Promise((r) => server.close(r));
     }
     // The port is closed now: nothing listens.
-    const unreachable = await runAsync('export', '--to', 'otlp', '--endpoint', `http://127.0.0.1:${port}/v1/traces`, SPOTTER);
+    const unreachable = await runAsync(
+      'export',
+      '--to',
+      'otlp',
+      '--endpoint',
+      `http://127.0.0.1:${port}/v1/traces`,
+      SPOTTER,
+    );
     assert.equal(unreachable.code, 1);
-    assert.match(unreachable.stderr, new RegExp(`could not reach http://127\\.0\\.0\\.1:${port}/v1/traces \\(ECONNREFUSED\\)`));
+    assert.match(
+      unreachable.stderr,
+      new RegExp(`could not reach http://127\\.0\\.0\\.1:${port}/v1/traces \\(ECONNREFUSED\\)`),
+    );
     assert.match(run('export', '--to', 'otlp', SPOTTER).stderr, /needs -o FILE or --endpoint URL/);
   });
 
   it('redacts trace text and hashes the user as the Parquet export does; --no-redact and --plain-names keep them', () => {
     const planted = join(dir, 'planted.jsonl');
-    const text = readFileSync(SPOTTER, 'utf8').replaceAll('/home/USER/projects', '/home/jdoe/projects').replaceAll('"command":"bd show', '"command":"OPENAI_API_KEY=abcdEFGH12345678 bd show');
+    const text = readFileSync(SPOTTER, 'utf8')
+      .replaceAll('/home/USER/projects', '/home/jdoe/projects')
+      .replaceAll('"command":"bd show', '"command":"OPENAI_API_KEY=abcdEFGH12345678 bd show');
     assert.ok(text.includes('abcdEFGH12345678'));
     writeFileSync(planted, text);
     const out = join(dir, 'redacted.otlp.jsonl');
@@ -296,8 +422,13 @@ describe('agent-trace export --to otlp (the built dist/cli.js)', () => {
     const resource = requests(out)[0]!.resourceSpans[0]!.resource.attributes;
     assert.match(String(resource.find((a) => a.key === 'user.hash')?.value.stringValue), /^[0-9a-f]{16}$/);
     const kept = join(dir, 'kept.otlp.jsonl');
-    assert.match(run('export', '--to', 'otlp', '-o', kept, '--no-redact', '--plain-names', '--user', 'jdoe', planted).stderr, /redaction: off/);
+    assert.match(
+      run('export', '--to', 'otlp', '-o', kept, '--no-redact', '--plain-names', '--user', 'jdoe', planted).stderr,
+      /redaction: off/,
+    );
     const keptText = readFileSync(kept, 'utf8');
-    assert.ok(keptText.includes('abcdEFGH12345678') && keptText.includes('{"key":"user.name","value":{"stringValue":"jdoe"}}'));
+    assert.ok(
+      keptText.includes('abcdEFGH12345678') && keptText.includes('{"key":"user.name","value":{"stringValue":"jdoe"}}'),
+    );
   });
 });

@@ -44,7 +44,16 @@ describe('agent-trace report, redact, export, compare on hostile input', () => {
   it('export, redact, report and compare print the hostile file name and session ids with their escapes visible', () => {
     const runs = {
       export: run('export', hostile, '--to', 'aiperf', '-o', join(dir, 'e.jsonl')),
-      exportSession: run('export', hostile, '--to', 'aiperf', '-o', join(dir, 'e2.jsonl'), '--session', `nope${PAYLOADS.ansi}`),
+      exportSession: run(
+        'export',
+        hostile,
+        '--to',
+        'aiperf',
+        '-o',
+        join(dir, 'e2.jsonl'),
+        '--session',
+        `nope${PAYLOADS.ansi}`,
+      ),
       redact: run('redact', hostile, '-o', join(dir, 'r.jsonl')),
       report: run('report', hostile, '-o', join(dir, 'r.html')),
       compare: run('compare', hostile, AIPERF),
@@ -64,13 +73,26 @@ describe('agent-trace report, redact, export, compare on hostile input', () => {
     assert.equal(json.input.file, hostile);
   });
 
-  it('refuses replica counts and staggers outside the simulator\'s bounds by name, at once (1e12 replicas ran until killed)', () => {
-    for (const [flag, value] of [['--replicas', '1000000000000'], ['--replicas', '1e12'], ['--replicas', '0'], ['--stagger-s', '1e308'], ['--stagger-s', '-1']] as const) {
+  it("refuses replica counts and staggers outside the simulator's bounds by name, at once (1e12 replicas ran until killed)", () => {
+    for (const [flag, value] of [
+      ['--replicas', '1000000000000'],
+      ['--replicas', '1e12'],
+      ['--replicas', '0'],
+      ['--stagger-s', '1e308'],
+      ['--stagger-s', '-1'],
+    ] as const) {
       for (const command of ['export', 'compare'] as const) {
-        const args = command === 'export' ? ['export', EDIT_LOOP, '--to', 'aiperf', '-o', join(dir, 'x.jsonl'), flag, value] : ['compare', EDIT_LOOP, AIPERF, flag, value];
+        const args =
+          command === 'export'
+            ? ['export', EDIT_LOOP, '--to', 'aiperf', '-o', join(dir, 'x.jsonl'), flag, value]
+            : ['compare', EDIT_LOOP, AIPERF, flag, value];
         const r = run(...args);
         assert.equal(r.code, 2, `${command} ${flag} ${value}: ${r.stderr}`);
-        assert.match(r.stderr, new RegExp(`^agent-trace: ${flag} needs a (whole )?number from \\d`), `${command} ${flag} ${value}`);
+        assert.match(
+          r.stderr,
+          new RegExp(`^agent-trace: ${flag} needs a (whole )?number from \\d`),
+          `${command} ${flag} ${value}`,
+        );
       }
     }
   });
@@ -100,7 +122,9 @@ describe('agent-trace report, redact, export, compare on hostile input', () => {
   });
 
   it('compare: results with __proto__ / constructor ids, 1e308 timings and one deep line still compare, and say which line was left out', () => {
-    const lines = readFileSync(AIPERF, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const lines = readFileSync(AIPERF, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     const poisoned = lines.map((l, i) => {
       const r = JSON.parse(l) as { metadata: Record<string, unknown>; metrics: Record<string, { value: unknown }> };
       if (i === 0) r.metadata['conversation_id'] = '__proto__';
@@ -117,18 +141,45 @@ describe('agent-trace report, redact, export, compare on hostile input', () => {
     assert.equal(r.code, 1, r.stderr);
     const out = JSON.parse(r.stdout) as { matched: number; input: { resultsFormat: string } };
     assert.equal(out.input.resultsFormat, 'aiperf');
-    assert.match(r.stderr, /^note: 1 line of .*proto\.profile_export\.jsonl left out: line 4: Line nests deeper than 512 levels/m);
+    assert.match(
+      r.stderr,
+      /^note: 1 line of .*proto\.profile_export\.jsonl left out: line 4: Line nests deeper than 512 levels/m,
+    );
     assert.equal(({} as { conversation_id?: unknown }).conversation_id, undefined);
   });
 
   it('--whatif: absurd replicas, a FIFO, deep nesting and broken JSON are refused with the field or the line', () => {
     const doc = (replicas: unknown): string =>
-      JSON.stringify({ input: { workloadKind: 'sessions', replicas: { replicas, staggerS: 0 }, params: { capacityTokens: 4096, blockSizeTokens: 16, policy: 'vllm-lru' } }, scenario: { policy: 'vllm-lru', replicas: 1, capacityTokens: 4096, requests: 1, rejectedRequests: 0, promptTokens: 1, prefillTokens: 1, recomputedPrefillTokens: 0, offloadHitTokens: 0, preemptions: 0, makespanS: 1, steps: 1, slowdown: { mean: 1, max: 1 } } });
+      JSON.stringify({
+        input: {
+          workloadKind: 'sessions',
+          replicas: { replicas, staggerS: 0 },
+          params: { capacityTokens: 4096, blockSizeTokens: 16, policy: 'vllm-lru' },
+        },
+        scenario: {
+          policy: 'vllm-lru',
+          replicas: 1,
+          capacityTokens: 4096,
+          requests: 1,
+          rejectedRequests: 0,
+          promptTokens: 1,
+          prefillTokens: 1,
+          recomputedPrefillTokens: 0,
+          offloadHitTokens: 0,
+          preemptions: 0,
+          makespanS: 1,
+          steps: 1,
+          slowdown: { mean: 1, max: 1 },
+        },
+      });
     const huge = join(dir, 'huge.whatif.json');
     writeFileSync(huge, doc(1e12));
     const h = run('compare', EDIT_LOOP, AIPERF, '--whatif', huge);
     assert.equal(h.code, 2, h.stderr);
-    assert.match(h.stderr, /is not a what-if export \(the panel's Export JSON\): input\.replicas\.replicas should be a whole number from 1 to 100,000/);
+    assert.match(
+      h.stderr,
+      /is not a what-if export \(the panel's Export JSON\): input\.replicas\.replicas should be a whole number from 1 to 100,000/,
+    );
     const fifo = join(dir, 'w.fifo.json');
     execFileSync('mkfifo', [fifo]);
     const f = run('report', EDIT_LOOP, '-o', join(dir, 'w.html'), '--whatif', fifo);
@@ -136,9 +187,15 @@ describe('agent-trace report, redact, export, compare on hostile input', () => {
     assert.match(f.stderr, /--whatif .*w\.fifo\.json: w\.fifo\.json is a named pipe \(FIFO\), not a regular file/);
     const deep = join(dir, 'deep.whatif.json');
     writeFileSync(deep, `{"input":\n${deepText(100_000)}}`);
-    assert.match(run('compare', EDIT_LOOP, AIPERF, '--whatif', deep).stderr, /--whatif .*deep\.whatif\.json: nests deeper than 512 levels at line 2/);
+    assert.match(
+      run('compare', EDIT_LOOP, AIPERF, '--whatif', deep).stderr,
+      /--whatif .*deep\.whatif\.json: nests deeper than 512 levels at line 2/,
+    );
     const broken = join(dir, 'broken.whatif.json');
     writeFileSync(broken, '{\n"input": {\n}\n,,\n}');
-    assert.match(run('report', EDIT_LOOP, '-o', join(dir, 'b.html'), '--whatif', broken).stderr, /--whatif .*broken\.whatif\.json: not valid JSON at line 4/);
+    assert.match(
+      run('report', EDIT_LOOP, '-o', join(dir, 'b.html'), '--whatif', broken).stderr,
+      /--whatif .*broken\.whatif\.json: not valid JSON at line 4/,
+    );
   });
 });

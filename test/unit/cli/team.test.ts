@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -30,7 +39,10 @@ async function rows(dir: string, sql: string): Promise<Row[]> {
 function sameUsd(actual: unknown, expected: number | null, what: string): void {
   if (expected === null) return assert.equal(actual, null, what);
   assert.equal(typeof actual, 'number', `${what}: ${String(actual)}`);
-  assert.ok(Math.abs((actual as number) - expected) <= 1e-9 * Math.max(1, Math.abs(expected)), `${what}: ${String(actual)} ≠ ${expected}`);
+  assert.ok(
+    Math.abs((actual as number) - expected) <= 1e-9 * Math.max(1, Math.abs(expected)),
+    `${what}: ${String(actual)} ≠ ${expected}`,
+  );
 }
 
 describe('agent-trace export --to parquet and query (the built dist/cli.js, DuckDB reading the files)', () => {
@@ -46,7 +58,10 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
     const r = run('export', '--to', 'parquet', '-o', out, join(repoRoot, 'samples/claude-code-sessions.trace.jsonl'));
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /3 sessions, 90 LLM calls, 101 tool calls from 1 trace in 6 Parquet files/);
-    const [s] = await rows(out, `SELECT count(*) AS n, sum("gen_ai.usage.input_tokens") AS input, sum("gen_ai.usage.cache_read.input_tokens") AS cached FROM calls WHERE "gen_ai.conversation.id" = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04'`);
+    const [s] = await rows(
+      out,
+      `SELECT count(*) AS n, sum("gen_ai.usage.input_tokens") AS input, sum("gen_ai.usage.cache_read.input_tokens") AS cached FROM calls WHERE "gen_ai.conversation.id" = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04'`,
+    );
     assert.deepEqual(s, { n: 48, input: 5062122, cached: 4997060 });
     const [t] = await rows(out, 'SELECT sum(cost_usd) AS usd FROM calls');
     sameUsd(t!.usd, 5.1342127, 'Σ cost_usd');
@@ -54,9 +69,19 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
 
   it('writes Hive partitions agent=/date=/machine= per table, user and machine hashed unless --plain-names', async () => {
     const hashed = join(dir, 'hashed');
-    assert.equal(run('export', '--to', 'parquet', '-o', hashed, '--user', 'jdoe', '--machine', 'jdoe-laptop', SPOTTER).code, 0);
-    const files = (t: string) => (readdirSync(join(hashed, t), { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet')).map((f) => f.split(/[\\/]/).slice(0, 3).join('/'));
-    for (const t of TEAM_TABLES) assert.ok(files(t.name).every((f) => /^agent=claude-code\/date=\d{4}-\d{2}-\d{2}\/machine=h[0-9a-f]{16}$/.test(f)), files(t.name).join(', '));
+    assert.equal(
+      run('export', '--to', 'parquet', '-o', hashed, '--user', 'jdoe', '--machine', 'jdoe-laptop', SPOTTER).code,
+      0,
+    );
+    const files = (t: string) =>
+      (readdirSync(join(hashed, t), { recursive: true }) as string[])
+        .filter((f) => f.endsWith('.parquet'))
+        .map((f) => f.split(/[\\/]/).slice(0, 3).join('/'));
+    for (const t of TEAM_TABLES)
+      assert.ok(
+        files(t.name).every((f) => /^agent=claude-code\/date=\d{4}-\d{2}-\d{2}\/machine=h[0-9a-f]{16}$/.test(f)),
+        files(t.name).join(', '),
+      );
     const who = await rows(hashed, 'SELECT DISTINCT "user.hash" AS h, "user.name" AS n, machine FROM calls');
     assert.equal(who.length, 1);
     assert.match(String(who[0]!.h), /^[0-9a-f]{16}$/);
@@ -64,11 +89,29 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
     for (const f of readdirSync(hashed, { recursive: true }) as string[]) assert.ok(!f.includes('jdoe'), f);
     // A salt changes the hash: without it a name can be found by hashing guesses.
     const salted = join(dir, 'salted');
-    assert.equal(run('export', '--to', 'parquet', '-o', salted, '--user', 'jdoe', '--salt', 'team-secret', SPOTTER).code, 0);
+    assert.equal(
+      run('export', '--to', 'parquet', '-o', salted, '--user', 'jdoe', '--salt', 'team-secret', SPOTTER).code,
+      0,
+    );
     const [s] = await rows(salted, 'SELECT DISTINCT "user.hash" AS h FROM sessions');
     assert.notEqual(s!.h, who[0]!.h);
     const plain = join(dir, 'plain');
-    assert.equal(run('export', '--to', 'parquet', '-o', plain, '--user', 'jdoe', '--machine', 'jdoe-laptop', '--plain-names', SPOTTER).code, 0);
+    assert.equal(
+      run(
+        'export',
+        '--to',
+        'parquet',
+        '-o',
+        plain,
+        '--user',
+        'jdoe',
+        '--machine',
+        'jdoe-laptop',
+        '--plain-names',
+        SPOTTER,
+      ).code,
+      0,
+    );
     const [p] = await rows(plain, 'SELECT DISTINCT "user.hash" AS h, "user.name" AS n, machine FROM tool_calls');
     assert.deepEqual(p, { h: null, n: 'jdoe', machine: 'jdoe-laptop' });
   });
@@ -76,14 +119,19 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
   it('redacts trace text as every export does (a planted key and home folder are gone), and --no-redact keeps them', async () => {
     // The real log with a user's home folder in every cwd and a key in a command the agent ran.
     const planted = join(dir, 'planted.jsonl');
-    const text = readFileSync(SPOTTER, 'utf8').replaceAll('/home/USER/projects', '/home/jdoe/projects').replaceAll('"command":"bd show', '"command":"OPENAI_API_KEY=abcdEFGH12345678 bd show');
+    const text = readFileSync(SPOTTER, 'utf8')
+      .replaceAll('/home/USER/projects', '/home/jdoe/projects')
+      .replaceAll('"command":"bd show', '"command":"OPENAI_API_KEY=abcdEFGH12345678 bd show');
     assert.ok(text.includes('abcdEFGH12345678'));
     writeFileSync(planted, text);
     const out = join(dir, 'redacted');
     const r = run('export', '--to', 'parquet', '-o', out, planted);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /redaction: removed \d+ values: env-assignment \d+.*home-user \d+/);
-    const bytes = (readdirSync(out, { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet')).map((f) => readFileSync(join(out, f)).toString('latin1')).join('');
+    const bytes = (readdirSync(out, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.parquet'))
+      .map((f) => readFileSync(join(out, f)).toString('latin1'))
+      .join('');
     assert.ok(!bytes.includes('/home/jdoe') && !bytes.includes('abcdEFGH12345678'));
     const [s] = await rows(out, `SELECT project FROM sessions WHERE session_role = 'main'`);
     assert.doesNotMatch(String(s!.project), /jdoe/);
@@ -102,24 +150,57 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
       assert.equal(x.code, 0, `${name}: ${x.stderr}`);
       const a = run('analyze', file, '--json');
       const report = JSON.parse(a.stdout) as {
-        cost: { totalUsd: number | null; byModel: Record<string, { usd: number | null; calls: number; unpricedCalls: number }>; unpricedCalls: number };
+        cost: {
+          totalUsd: number | null;
+          byModel: Record<string, { usd: number | null; calls: number; unpricedCalls: number }>;
+          unpricedCalls: number;
+        };
         sessions: Array<{
-          id: string; llmCalls: number; userTurns: number; tokensSource: string; cacheHitRate: number | null;
-          tokens: { input: number | null; cached: number | null; appended: number | null; cacheWrite: number | null; output: number | null };
-          toolCalls: { total: number; failed: number; denied: number }; retryLoops: Array<{ attempts: number; wastedUsd: number | null }>;
-          missCauses: Record<string, number>; compactions: unknown[]; cost: { totalUsd: number | null; unpricedCalls: number; pricedCalls: number };
+          id: string;
+          llmCalls: number;
+          userTurns: number;
+          tokensSource: string;
+          cacheHitRate: number | null;
+          tokens: {
+            input: number | null;
+            cached: number | null;
+            appended: number | null;
+            cacheWrite: number | null;
+            output: number | null;
+          };
+          toolCalls: { total: number; failed: number; denied: number };
+          retryLoops: Array<{ attempts: number; wastedUsd: number | null }>;
+          missCauses: Record<string, number>;
+          compactions: unknown[];
+          cost: { totalUsd: number | null; unpricedCalls: number; pricedCalls: number };
           cacheTtl: { replays: Array<{ ttlMin: number; costUsd: number | null }> };
         }>;
       };
       // Per session from the calls and tool_calls tables: an independent sum over rows.
-      const calls = new Map((await rows(out, `SELECT "gen_ai.conversation.id" AS id, count(*) AS n, sum("gen_ai.usage.input_tokens") AS input, sum("gen_ai.usage.cache_read.input_tokens") AS cached,
+      const calls = new Map(
+        (
+          await rows(
+            out,
+            `SELECT "gen_ai.conversation.id" AS id, count(*) AS n, sum("gen_ai.usage.input_tokens") AS input, sum("gen_ai.usage.cache_read.input_tokens") AS cached,
         sum(appended_input_tokens) AS appended, sum("gen_ai.usage.cache_creation.input_tokens") AS cache_write, sum("gen_ai.usage.output_tokens") AS output,
-        sum(cost_usd) AS usd, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced FROM calls GROUP BY 1`)).map((r) => [r.id, r]));
+        sum(cost_usd) AS usd, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced FROM calls GROUP BY 1`,
+          )
+        ).map((r) => [r.id, r]),
+      );
       const tools = existsSync(join(out, 'tool_calls'))
-        ? new Map((await rows(out, `SELECT "gen_ai.conversation.id" AS id, count(*) AS n, count(*) FILTER (WHERE is_error) AS failed, count(*) FILTER (WHERE denied_by_user) AS denied,
-            count(DISTINCT retry_loop_id) AS loops, count(retry_loop_id) AS attempts FROM tool_calls GROUP BY 1`)).map((r) => [r.id, r]))
+        ? new Map(
+            (
+              await rows(
+                out,
+                `SELECT "gen_ai.conversation.id" AS id, count(*) AS n, count(*) FILTER (WHERE is_error) AS failed, count(*) FILTER (WHERE denied_by_user) AS denied,
+            count(DISTINCT retry_loop_id) AS loops, count(retry_loop_id) AS attempts FROM tool_calls GROUP BY 1`,
+              )
+            ).map((r) => [r.id, r]),
+          )
         : new Map<unknown, Row>();
-      const sessions = new Map((await rows(out, 'SELECT * FROM sessions')).map((r) => [r['gen_ai.conversation.id'], r]));
+      const sessions = new Map(
+        (await rows(out, 'SELECT * FROM sessions')).map((r) => [r['gen_ai.conversation.id'], r]),
+      );
       assert.equal(sessions.size, report.sessions.length, `${name}: sessions`);
       for (const s of report.sessions) {
         const what = `${name} session ${s.id}`;
@@ -129,18 +210,42 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
         assert.ok(row, `${what}: no sessions row`);
         assert.equal(c?.n ?? 0, s.llmCalls, `${what}: calls`);
         if (s.tokensSource === 'calls') {
-          assert.deepEqual({ input: c!.input, cached: c!.cached, appended: c!.appended, cacheWrite: c!.cache_write, output: c!.output }, s.tokens, `${what}: tokens`);
+          assert.deepEqual(
+            {
+              input: c!.input,
+              cached: c!.cached,
+              appended: c!.appended,
+              cacheWrite: c!.cache_write,
+              output: c!.output,
+            },
+            s.tokens,
+            `${what}: tokens`,
+          );
         }
         sameUsd(c === undefined ? s.cost.totalUsd : c.usd, s.cost.totalUsd, `${what}: cost`);
         assert.equal(c?.unpriced ?? 0, s.cost.unpricedCalls, `${what}: unpriced calls`);
-        assert.deepEqual({ total: t?.n ?? 0, failed: t?.failed ?? 0, denied: t?.denied ?? 0 }, { total: s.toolCalls.total, failed: s.toolCalls.failed, denied: s.toolCalls.denied }, `${what}: tool calls`);
+        assert.deepEqual(
+          { total: t?.n ?? 0, failed: t?.failed ?? 0, denied: t?.denied ?? 0 },
+          { total: s.toolCalls.total, failed: s.toolCalls.failed, denied: s.toolCalls.denied },
+          `${what}: tool calls`,
+        );
         assert.equal(t?.loops ?? 0, s.retryLoops.length, `${what}: retry loops`);
-        assert.equal(t?.attempts ?? 0, s.retryLoops.reduce((n, l) => n + l.attempts, 0), `${what}: loop attempts`);
+        assert.equal(
+          t?.attempts ?? 0,
+          s.retryLoops.reduce((n, l) => n + l.attempts, 0),
+          `${what}: loop attempts`,
+        );
         // The sessions table: the session's own figures, columns read back through DuckDB.
         assert.equal(row['llm_calls'], s.llmCalls);
         assert.equal(row['user_turns'], s.userTurns);
         assert.deepEqual(
-          [row['gen_ai.usage.input_tokens'], row['gen_ai.usage.cache_read.input_tokens'], row['appended_input_tokens'], row['gen_ai.usage.cache_creation.input_tokens'], row['gen_ai.usage.output_tokens']],
+          [
+            row['gen_ai.usage.input_tokens'],
+            row['gen_ai.usage.cache_read.input_tokens'],
+            row['appended_input_tokens'],
+            row['gen_ai.usage.cache_creation.input_tokens'],
+            row['gen_ai.usage.output_tokens'],
+          ],
           [s.tokens.input, s.tokens.cached, s.tokens.appended, s.tokens.cacheWrite, s.tokens.output],
           `${what}: session tokens`,
         );
@@ -148,24 +253,53 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
         assert.equal(row['cache_hit_rate'], s.cacheHitRate);
         sameUsd(row['cost_usd'], s.cost.totalUsd, `${what}: session cost`);
         assert.deepEqual([row['priced_calls'], row['unpriced_calls']], [s.cost.pricedCalls, s.cost.unpricedCalls]);
-        assert.deepEqual([row['tool_calls'], row['failed_tool_calls'], row['denied_tool_calls'], row['retry_loops']], [s.toolCalls.total, s.toolCalls.failed, s.toolCalls.denied, s.retryLoops.length]);
-        const wasted = s.retryLoops.some((l) => l.wastedUsd === null) ? null : s.retryLoops.reduce((n, l) => n + l.wastedUsd!, 0);
+        assert.deepEqual(
+          [row['tool_calls'], row['failed_tool_calls'], row['denied_tool_calls'], row['retry_loops']],
+          [s.toolCalls.total, s.toolCalls.failed, s.toolCalls.denied, s.retryLoops.length],
+        );
+        const wasted = s.retryLoops.some((l) => l.wastedUsd === null)
+          ? null
+          : s.retryLoops.reduce((n, l) => n + l.wastedUsd!, 0);
         sameUsd(row['retry_loop_wasted_usd'], wasted, `${what}: wasted`);
         assert.deepEqual(
-          [row['cache_misses_first_call'], row['cache_misses_subagent_start'], row['cache_misses_compaction'], row['cache_misses_idle_gap'], row['cache_misses_prefix_change'], row['cache_misses_unexplained']],
-          [s.missCauses['first-call'], s.missCauses['subagent-start'], s.missCauses['compaction'], s.missCauses['idle-gap'], s.missCauses['prefix-change'], s.missCauses['unexplained']],
+          [
+            row['cache_misses_first_call'],
+            row['cache_misses_subagent_start'],
+            row['cache_misses_compaction'],
+            row['cache_misses_idle_gap'],
+            row['cache_misses_prefix_change'],
+            row['cache_misses_unexplained'],
+          ],
+          [
+            s.missCauses['first-call'],
+            s.missCauses['subagent-start'],
+            s.missCauses['compaction'],
+            s.missCauses['idle-gap'],
+            s.missCauses['prefix-change'],
+            s.missCauses['unexplained'],
+          ],
           `${what}: miss causes`,
         );
         assert.equal(row['compactions'], s.compactions.length);
-        sameUsd(row['cache_ttl_1h_cost_usd'], s.cacheTtl.replays.find((p) => p.ttlMin === 60)?.costUsd ?? null, `${what}: 1-hour TTL cost`);
+        sameUsd(
+          row['cache_ttl_1h_cost_usd'],
+          s.cacheTtl.replays.find((p) => p.ttlMin === 60)?.costUsd ?? null,
+          `${what}: 1-hour TTL cost`,
+        );
         sessionsChecked += 1;
       }
       // The whole trace, and per model, from the calls table.
-      const [total] = await rows(out, 'SELECT sum(cost_usd) AS usd, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced FROM calls');
+      const [total] = await rows(
+        out,
+        'SELECT sum(cost_usd) AS usd, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced FROM calls',
+      );
       if (report.sessions.some((s) => s.llmCalls > 0)) {
         sameUsd(total!.usd, report.cost.totalUsd, `${name}: total cost`);
         assert.equal(total!.unpriced, report.cost.unpricedCalls, `${name}: unpriced`);
-        const byModel = await rows(out, `SELECT coalesce("gen_ai.request.model", 'unknown model') AS model, count(*) AS calls, sum(cost_usd) AS usd, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced FROM calls GROUP BY 1`);
+        const byModel = await rows(
+          out,
+          `SELECT coalesce("gen_ai.request.model", 'unknown model') AS model, count(*) AS calls, sum(cost_usd) AS usd, count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced FROM calls GROUP BY 1`,
+        );
         assert.equal(byModel.length, Object.keys(report.cost.byModel).length, `${name}: models`);
         for (const m of byModel) {
           const e = report.cost.byModel[String(m.model)]!;
@@ -190,14 +324,26 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stderr, /from 2 traces in/);
     const again = run('export', '--to', 'parquet', '-o', out, src);
-    assert.match(again.stderr, /: 0 sessions, 0 LLM calls, 0 tool calls from 0 traces in 0 Parquet files .*; 2 unchanged since the last export/);
+    assert.match(
+      again.stderr,
+      /: 0 sessions, 0 LLM calls, 0 tool calls from 0 traces in 0 Parquet files .*; 2 unchanged since the last export/,
+    );
     // The Codex rollout cut to its first lines (its session meta, no call): rewritten, its calls and tool calls files gone.
     writeFileSync(codex, readFileSync(codex, 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
     const third = run('export', '--to', 'parquet', '-o', out, src);
     assert.match(third.stderr, /from 1 trace in .*; 1 unchanged since the last export/);
-    const expected = (JSON.parse(run('analyze', codex, '--json').stdout) as { sessions: Array<{ llmCalls: number }> }).sessions.reduce((n, x) => n + x.llmCalls, 0)
-      + (JSON.parse(run('analyze', EDIT_LOOP, '--json').stdout) as { sessions: Array<{ llmCalls: number }> }).sessions.reduce((n, x) => n + x.llmCalls, 0);
-    const [c] = await rows(out, `SELECT count(*) AS n, count(*) FILTER (WHERE source_format = 'codex') AS codex FROM calls`);
+    const expected =
+      (JSON.parse(run('analyze', codex, '--json').stdout) as { sessions: Array<{ llmCalls: number }> }).sessions.reduce(
+        (n, x) => n + x.llmCalls,
+        0,
+      ) +
+      (
+        JSON.parse(run('analyze', EDIT_LOOP, '--json').stdout) as { sessions: Array<{ llmCalls: number }> }
+      ).sessions.reduce((n, x) => n + x.llmCalls, 0);
+    const [c] = await rows(
+      out,
+      `SELECT count(*) AS n, count(*) FILTER (WHERE source_format = 'codex') AS codex FROM calls`,
+    );
     assert.deepEqual(c, { n: expected, codex: 0 });
     assert.match(run('export', '--to', 'parquet', '-o', out, '--full', src).stderr, /from 2 traces in/);
   });
@@ -209,14 +355,27 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
     assert.match(r.stderr, /hostile\/binary\.jsonl: not read \(This file is not text/);
     assert.match(r.stderr, /hostile\/whitespace-only\.jsonl: not read \(This file is empty/);
     assert.match(r.stderr, /from \d+ traces in \d+ Parquet files .*; 5 not read/);
-    for (const c of ['\u001b', '\u0007', '\u202e']) assert.ok(!r.stderr.includes(c), `U+${c.codePointAt(0)!.toString(16)} reached stderr`);
+    for (const c of ['\u001b', '\u0007', '\u202e'])
+      assert.ok(!r.stderr.includes(c), `U+${c.codePointAt(0)!.toString(16)} reached stderr`);
     const [n] = await rows(out, 'SELECT count(*) AS n FROM sessions');
     assert.ok(Number(n!.n) > 0);
   });
 
-  it('every named query runs on an export; query prints a table, --json an array, and a bad query exits 1 with DuckDB\'s message', () => {
+  it("every named query runs on an export; query prints a table, --json an array, and a bad query exits 1 with DuckDB's message", () => {
     const out = join(dir, 'named');
-    assert.equal(run('export', '--to', 'parquet', '-o', out, SPOTTER, join(fixtures, 'claude-code/m-claude'), join(fixtures, 'codex')).code, 0);
+    assert.equal(
+      run(
+        'export',
+        '--to',
+        'parquet',
+        '-o',
+        out,
+        SPOTTER,
+        join(fixtures, 'claude-code/m-claude'),
+        join(fixtures, 'codex'),
+      ).code,
+      0,
+    );
     for (const q of NAMED_QUERIES) {
       const r = run('query', out, '--named', q.name, '--json', '--set', 'budget_usd=0.5');
       assert.equal(r.code, 0, `${q.name}: ${r.stderr}`);
@@ -225,7 +384,10 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
     // SPOTTER's loop: 7 failed "git add && git commit" attempts over 32 calls (the analyze contract's example).
     const loops = JSON.parse(run('query', out, '--named', 'worst-retry-loops', '--json').stdout) as Row[];
     const spotter = loops.filter((l) => l.session === 'ae4a77f8-aedd-4bc1-888f-c94edc91af04');
-    assert.deepEqual(spotter.map((l) => [l.tool, l.attempts, l.calls_spanned]), [['Bash', 7, 32]]);
+    assert.deepEqual(
+      spotter.map((l) => [l.tool, l.attempts, l.calls_spanned]),
+      [['Bash', 7, 32]],
+    );
     // Worst first: M-Claude's session 554b9fa6 failed the same Bash command 81 times.
     assert.deepEqual([loops[0]!.attempts, String(loops[0]!.session).slice(0, 8)], [81, '554b9fa6']);
     const table = run('query', out, 'SELECT agent, count(*) AS n FROM sessions GROUP BY 1 ORDER BY 1');

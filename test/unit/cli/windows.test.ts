@@ -19,7 +19,10 @@ const spotter = join(fixtures, 'claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04
 const codex = join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl');
 
 function run(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: '', CODEX_HOME: '', TZ: 'UTC' } });
+  const r = spawnSync(process.execPath, [cli, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: '', CODEX_HOME: '', TZ: 'UTC' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -44,7 +47,13 @@ describe('agent-trace windows', () => {
     const out = JSON.parse(r.stdout) as { plans: Array<{ plan: string; windows: WindowJson[] }> };
     assert.deepEqual(out.plans.map((p) => p.plan).sort(), ['claude', 'codex']);
     const claude = out.plans.find((p) => p.plan === 'claude')!.windows;
-    assert.deepEqual(claude.map((w) => [w.kind, w.calls]), [['5h', 153], ['weekly', 153]]);
+    assert.deepEqual(
+      claude.map((w) => [w.kind, w.calls]),
+      [
+        ['5h', 153],
+        ['weekly', 153],
+      ],
+    );
     // The spotter session's first call is at 2026-02-12T14:11 (its log); the window resets 5 h later.
     assert.equal(claude[0]!.resetsAt, new Date(Date.parse(claude[0]!.startedAt) + 5 * 3_600_000).toISOString());
     assert.ok(claude[0]!.startedAt.startsWith('2026-02-12T14:11'));
@@ -52,9 +61,15 @@ describe('agent-trace windows', () => {
     // $2.9056013 of a $2 limit.
     assert.ok(Math.abs(claude[0]!.limits[0]!.share - 2.9056013 / 2) < 1e-6);
     // Sub-agents are sessions of their own: 149 + 3 + 1 calls.
-    assert.deepEqual(claude[0]!.sessions.map((s) => s.calls).sort((a, b) => a - b), [1, 3, 149]);
+    assert.deepEqual(
+      claude[0]!.sessions.map((s) => s.calls).sort((a, b) => a - b),
+      [1, 3, 149],
+    );
     const cx = out.plans.find((p) => p.plan === 'codex')!.windows;
-    assert.deepEqual(cx.map((w) => w.calls), [9, 9]);
+    assert.deepEqual(
+      cx.map((w) => w.calls),
+      [9, 9],
+    );
     assert.ok(Math.abs(cx[0]!.costUsd - 0.0893795) < 1e-6);
   });
 
@@ -73,7 +88,9 @@ describe('agent-trace windows', () => {
     const r = run('windows', '--json', '--since', '2026-01-01', ...rootArgs);
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as { plans: Array<{ plan: string; windows: WindowJson[] }> };
-    const files = new Set(out.plans.flatMap((p) => p.windows.flatMap((w) => w.sessions.map((s) => s.file.split('/').pop()))));
+    const files = new Set(
+      out.plans.flatMap((p) => p.windows.flatMap((w) => w.sessions.map((s) => s.file.split('/').pop()))),
+    );
     assert.ok(files.has('ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'));
     assert.ok([...files].some((f) => f!.startsWith('rollout-2026-03-21')));
     // Nothing in the last 8 days of the real clock: said, exit 1.

@@ -25,7 +25,10 @@ function firstCells(heading: string): string[] {
 describe('the architecture map matches the house', () => {
   it('every bundle esbuild.mjs builds is in the bundles table, with its entry', () => {
     const build = readFileSync(join(repoRoot, 'esbuild.mjs'), 'utf8');
-    const bundles = [...build.matchAll(/entryPoints: \['([^']+)'\], outfile: '([^']+)'/g)].map((m) => ({ entry: m[1]!, outfile: m[2]! }));
+    const bundles = [...build.matchAll(/entryPoints: \['([^']+)'\], outfile: '([^']+)'/g)].map((m) => ({
+      entry: m[1]!,
+      outfile: m[2]!,
+    }));
     // The extension, its three Node workers, the CLI and its sweep threads, the inspector's page and its worker, the sessions page, the report.
     assert.equal(bundles.length, 10, bundles.map((b) => b.outfile).join(', '));
     const rows = architecture.split('\n').filter((l) => l.startsWith('| `dist/'));
@@ -35,18 +38,24 @@ describe('the architecture map matches the house', () => {
       assert.ok(row.includes(`\`${entry}\``), `${outfile}'s row names its entry ${entry}`);
     }
     // The host tests' bundles (--tests) too.
-    assert.ok(rows.some((r) => r.startsWith('| `dist/test/*.js`')), 'the host tests\' bundles');
+    assert.ok(
+      rows.some((r) => r.startsWith('| `dist/test/*.js`')),
+      "the host tests' bundles",
+    );
   });
 
   it('every folder of src/ and webview/, two levels down, has a row in the code map', () => {
-    const mapped = new Set(firstCells('Code map').flatMap((cell) => [...cell.matchAll(/`([^`]+)\/`/g)].map((m) => m[1]!)));
+    const mapped = new Set(
+      firstCells('Code map').flatMap((cell) => [...cell.matchAll(/`([^`]+)\/`/g)].map((m) => m[1]!)),
+    );
     const folders: string[] = [];
     for (const top of ['src', 'webview']) {
       for (const a of readdirSync(join(repoRoot, top), { withFileTypes: true })) {
         if (!a.isDirectory()) continue;
         folders.push(`${top}/${a.name}`);
         if (top === 'webview') continue;
-        for (const b of readdirSync(join(repoRoot, top, a.name), { withFileTypes: true })) if (b.isDirectory()) folders.push(`${top}/${a.name}/${b.name}`);
+        for (const b of readdirSync(join(repoRoot, top, a.name), { withFileTypes: true }))
+          if (b.isDirectory()) folders.push(`${top}/${a.name}/${b.name}`);
       }
     }
     // The format readers' folders are one row (`src/core/trace/`: one sub-folder per format).

@@ -13,8 +13,12 @@ import { isExternal, markdownAnchors, markdownLinks } from '../../support/markdo
 /** The Markdown files checked: every one at the root and every one under docs/. */
 function docFiles(): string[] {
   const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : []));
-  const root = readdirSync(repoRoot).filter((n) => n.endsWith('.md')).map((n) => join(repoRoot, n));
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : [],
+    );
+  const root = readdirSync(repoRoot)
+    .filter((n) => n.endsWith('.md'))
+    .map((n) => join(repoRoot, n));
   return [...root, ...walk(join(repoRoot, 'docs'))].sort();
 }
 
@@ -44,7 +48,15 @@ describe('documentation links', () => {
 
   it('finds the documentation (README, CONTRIBUTING, CHANGELOG, the guides and references)', () => {
     const names = files.map((f) => relative(repoRoot, f));
-    for (const expected of ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'docs/guide/inspector.md', 'docs/reference/json-output.md', 'docs/performance.md', 'docs/design/architecture.md']) {
+    for (const expected of [
+      'README.md',
+      'CONTRIBUTING.md',
+      'CHANGELOG.md',
+      'docs/guide/inspector.md',
+      'docs/reference/json-output.md',
+      'docs/performance.md',
+      'docs/design/architecture.md',
+    ]) {
       assert.ok(names.includes(expected), `${expected} is checked`);
     }
   });
@@ -62,14 +74,22 @@ describe('documentation links', () => {
 
   it('a broken path and a missing anchor are both caught (the check can fail)', () => {
     const readme = join(repoRoot, 'README.md');
-    assert.match(brokenLink(readme, 'docs/guide/no-such-guide.md') ?? '', /no such file docs\/guide\/no-such-guide\.md/);
-    assert.match(brokenLink(readme, 'docs/guide/cli.md#no-such-heading') ?? '', /no heading with the anchor #no-such-heading/);
+    assert.match(
+      brokenLink(readme, 'docs/guide/no-such-guide.md') ?? '',
+      /no such file docs\/guide\/no-such-guide\.md/,
+    );
+    assert.match(
+      brokenLink(readme, 'docs/guide/cli.md#no-such-heading') ?? '',
+      /no heading with the anchor #no-such-heading/,
+    );
     assert.equal(brokenLink(readme, 'docs/guide/cli.md#exit-status-and-output-safety'), null);
     assert.equal(brokenLink(readme, '#quick-start'), null);
   });
 
   it('anchors follow GitHub: punctuation and code marks dropped, repeated headings numbered', () => {
-    const anchors = markdownAnchors('# JSON output (`analyze --json`), a stable contract\n\n## Options\n\n## Options\n\n```\n# not a heading\n```\n');
+    const anchors = markdownAnchors(
+      '# JSON output (`analyze --json`), a stable contract\n\n## Options\n\n## Options\n\n```\n# not a heading\n```\n',
+    );
     assert.deepEqual([...anchors], ['json-output-analyze---json-a-stable-contract', 'options', 'options-1']);
   });
 });
@@ -88,14 +108,34 @@ describe('the README landing page', () => {
 });
 
 describe('the settings reference', () => {
-  const documented = new Set([...readFileSync(join(repoRoot, 'docs/reference/settings.md'), 'utf8').matchAll(/^\| `(agentTrace\.[A-Za-z0-9.]+)` \|/gm)].map((m) => m[1]!));
-  const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, unknown> } | Array<{ properties: Record<string, unknown> }> } };
-  const sections = Array.isArray(manifest.contributes.configuration) ? manifest.contributes.configuration : [manifest.contributes.configuration];
+  const documented = new Set(
+    [
+      ...readFileSync(join(repoRoot, 'docs/reference/settings.md'), 'utf8').matchAll(
+        /^\| `(agentTrace\.[A-Za-z0-9.]+)` \|/gm,
+      ),
+    ].map((m) => m[1]!),
+  );
+  const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+    contributes: {
+      configuration: { properties: Record<string, unknown> } | Array<{ properties: Record<string, unknown> }>;
+    };
+  };
+  const sections = Array.isArray(manifest.contributes.configuration)
+    ? manifest.contributes.configuration
+    : [manifest.contributes.configuration];
   const contributed = new Set(sections.flatMap((s) => Object.keys(s.properties)));
 
   it('has a row for every setting package.json contributes, and none it does not', () => {
     assert.ok(contributed.size > 20, 'package.json contributes settings');
-    assert.deepEqual([...contributed].filter((k) => !documented.has(k)), [], 'settings without a row in docs/reference/settings.md');
-    assert.deepEqual([...documented].filter((k) => !contributed.has(k)), [], 'rows for settings package.json does not contribute');
+    assert.deepEqual(
+      [...contributed].filter((k) => !documented.has(k)),
+      [],
+      'settings without a row in docs/reference/settings.md',
+    );
+    assert.deepEqual(
+      [...documented].filter((k) => !contributed.has(k)),
+      [],
+      'rows for settings package.json does not contribute',
+    );
   });
 });

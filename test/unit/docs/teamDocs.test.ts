@@ -19,15 +19,24 @@ describe('the team docs follow the code', () => {
       const section = reference.slice(start, next < 0 ? undefined : next);
       const documented = new Set([...section.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
       // `cost_*_usd` documents the dollar columns by kind in the sessions table.
-      const missing = table.columns.filter((c) => !documented.has(c.name) && !(/^cost_.+_usd$/.test(c.name) && documented.has('cost_*_usd')));
-      assert.deepEqual(missing.map((c) => c.name), [], `${table.name}: undocumented columns`);
+      const missing = table.columns.filter(
+        (c) => !documented.has(c.name) && !(/^cost_.+_usd$/.test(c.name) && documented.has('cost_*_usd')),
+      );
+      assert.deepEqual(
+        missing.map((c) => c.name),
+        [],
+        `${table.name}: undocumented columns`,
+      );
     }
   });
 
   it('docs/guide/team.md lists every named query, and the Trino statement declares the calls columns in file order', () => {
     for (const q of NAMED_QUERIES) assert.ok(guide.includes(`| \`${q.name}\` |`), q.name);
     const ddl = /CREATE TABLE hive\.agent_trace\.calls \(([\s\S]*?)\)\nWITH/.exec(guide)![1]!;
-    const declared = ddl.split(',').map((c) => c.trim().split(/\s+/)[0]!).filter((c) => c.length > 0);
+    const declared = ddl
+      .split(',')
+      .map((c) => c.trim().split(/\s+/)[0]!)
+      .filter((c) => c.length > 0);
     const expected = [...TEAM_TABLES[0]!.columns.map((c) => c.name.replace(/\./g, '_')), 'agent', 'date', 'machine'];
     assert.deepEqual(declared, expected);
   });

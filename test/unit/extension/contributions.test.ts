@@ -9,7 +9,12 @@ import { POLICY_IDS } from '../../../src/core/sim/policies';
 import { MIN_LOOP_ATTEMPTS, SETTING_DEFAULTS } from '../../../src/extension/settingDefaults';
 import { USER_PRICE_FIELDS } from '../../../src/core/cost/userPrices';
 import { AGENTS } from '../../../src/node/sessions/agentRegistry';
-import { WHATIF_DEFAULTS, WHATIF_MAX_REPLICAS, WHATIF_MAX_TOOL_WAIT_SCALE, WHATIF_MIN_TOOL_WAIT_SCALE } from '../../../src/protocol/messages';
+import {
+  WHATIF_DEFAULTS,
+  WHATIF_MAX_REPLICAS,
+  WHATIF_MAX_TOOL_WAIT_SCALE,
+  WHATIF_MIN_TOOL_WAIT_SCALE,
+} from '../../../src/protocol/messages';
 import { repoRoot } from '../../support/helpers';
 
 // package.json's contributions are written by hand; the code has its own presets and
@@ -28,9 +33,16 @@ interface Property {
 }
 
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
-  contributes: { configuration: Array<{ title: string; properties: Record<string, Property> }>; commands: Array<{ command: string; category?: string }>; menus: Record<string, Array<{ command: string }>> };
+  contributes: {
+    configuration: Array<{ title: string; properties: Record<string, Property> }>;
+    commands: Array<{ command: string; category?: string }>;
+    menus: Record<string, Array<{ command: string }>>;
+  };
 };
-const properties: Record<string, Property> = Object.assign({}, ...manifest.contributes.configuration.map((c) => c.properties));
+const properties: Record<string, Property> = Object.assign(
+  {},
+  ...manifest.contributes.configuration.map((c) => c.properties),
+);
 const setting = (key: string): Property => {
   const p = properties[`agentTrace.${key}`];
   assert.ok(p, `package.json has no setting agentTrace.${key}`);
@@ -50,19 +62,27 @@ describe('package.json settings equal the code', () => {
   });
 
   it('agentTrace.prices entries have exactly the fields the price reader accepts, no others', () => {
-    const items = (setting('prices') as Property & { items: { properties: Record<string, unknown>; additionalProperties: boolean; required: string[] } }).items;
+    const items = (
+      setting('prices') as Property & {
+        items: { properties: Record<string, unknown>; additionalProperties: boolean; required: string[] };
+      }
+    ).items;
     assert.deepEqual(Object.keys(items.properties), [...USER_PRICE_FIELDS]);
     assert.equal(items.additionalProperties, false);
     assert.deepEqual(items.required, ['model']);
   });
 
-  it('the defaults of the extension\'s own settings', () => {
+  it("the defaults of the extension's own settings", () => {
     for (const [key, value] of Object.entries(SETTING_DEFAULTS)) assert.deepEqual(setting(key).default, value, key);
   });
 
-  it('each agent of the registry has its folder setting, with the registry\'s default, and the status bar offers every agent', () => {
-    for (const agent of AGENTS) assert.equal(setting(`sessionRoots.${agent.settingKey}`).default, agent.defaultRoot, agent.id);
-    assert.deepEqual((setting('statusBar.agents') as { items?: { enum?: string[] } }).items?.enum, AGENTS.map((a) => a.id));
+  it("each agent of the registry has its folder setting, with the registry's default, and the status bar offers every agent", () => {
+    for (const agent of AGENTS)
+      assert.equal(setting(`sessionRoots.${agent.settingKey}`).default, agent.defaultRoot, agent.id);
+    assert.deepEqual(
+      (setting('statusBar.agents') as { items?: { enum?: string[] } }).items?.enum,
+      AGENTS.map((a) => a.id),
+    );
   });
 
   it('analysis defaults and limits are the core analysis defaults', () => {
@@ -73,23 +93,42 @@ describe('package.json settings equal the code', () => {
   });
 
   it('the what-if defaults are the panel built-in ones', () => {
-    for (const [key, value] of Object.entries(WHATIF_DEFAULTS)) assert.equal(setting(`whatIf.${key}`).default, value, key);
+    for (const [key, value] of Object.entries(WHATIF_DEFAULTS))
+      assert.equal(setting(`whatIf.${key}`).default, value, key);
   });
 
   it('the what-if ranges are the panel ranges', () => {
-    assert.deepEqual([setting('whatIf.replicas').minimum, setting('whatIf.replicas').maximum], [1, WHATIF_MAX_REPLICAS]);
-    assert.deepEqual([setting('whatIf.toolWaitScale').minimum, setting('whatIf.toolWaitScale').maximum], [WHATIF_MIN_TOOL_WAIT_SCALE, WHATIF_MAX_TOOL_WAIT_SCALE]);
+    assert.deepEqual(
+      [setting('whatIf.replicas').minimum, setting('whatIf.replicas').maximum],
+      [1, WHATIF_MAX_REPLICAS],
+    );
+    assert.deepEqual(
+      [setting('whatIf.toolWaitScale').minimum, setting('whatIf.toolWaitScale').maximum],
+      [WHATIF_MIN_TOOL_WAIT_SCALE, WHATIF_MAX_TOOL_WAIT_SCALE],
+    );
     assert.equal(setting('whatIf.staggerS').minimum, 0);
   });
 
   it('the GPU, model and policy choices are the presets and policies, in order, each described', () => {
     const gpu = setting('whatIf.gpu');
-    assert.deepEqual(gpu.enum, GPU_PRESETS.map((g) => g.id));
-    assert.deepEqual(gpu.enumDescriptions, GPU_PRESETS.map((g) => g.label));
+    assert.deepEqual(
+      gpu.enum,
+      GPU_PRESETS.map((g) => g.id),
+    );
+    assert.deepEqual(
+      gpu.enumDescriptions,
+      GPU_PRESETS.map((g) => g.label),
+    );
     const model = setting('whatIf.model');
-    assert.deepEqual(model.enum, MODEL_PRESETS.map((m) => m.id));
+    assert.deepEqual(
+      model.enum,
+      MODEL_PRESETS.map((m) => m.id),
+    );
     // "Qwen3-32B (bf16), 256 KiB KV per token": the label, then KV bytes per token in KiB.
-    assert.deepEqual(model.enumDescriptions, MODEL_PRESETS.map((m) => `${m.label}, ${m.kvBytesPerToken / 1024} KiB KV per token`));
+    assert.deepEqual(
+      model.enumDescriptions,
+      MODEL_PRESETS.map((m) => `${m.label}, ${m.kvBytesPerToken / 1024} KiB KV per token`),
+    );
     const policy = setting('whatIf.policy');
     assert.deepEqual(policy.enum, [...POLICY_IDS]);
     assert.equal(policy.enumDescriptions?.length, POLICY_IDS.length);
@@ -104,6 +143,7 @@ describe('package.json commands and menus', () => {
       assert.match(c.command, /^agentTrace\.(sessions\.)?[a-zA-Z]+$/);
       assert.equal(c.category, 'Agent Trace', c.command);
     }
-    for (const [menu, items] of Object.entries(manifest.contributes.menus)) for (const item of items) assert.ok(ids.has(item.command), `${menu}: ${item.command}`);
+    for (const [menu, items] of Object.entries(manifest.contributes.menus))
+      for (const item of items) assert.ok(ids.has(item.command), `${menu}: ${item.command}`);
   });
 });

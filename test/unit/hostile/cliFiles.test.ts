@@ -42,12 +42,20 @@ describe('outputs that are not regular files are refused, by name, before any wo
     it(`${what} a FIFO: exit 2 at once, the FIFO named, nothing written`, () => {
       const r = run(...args, fifo);
       assert.equal(r.code, 2, `exit ${r.code}: ${r.stderr}`);
-      assert.match(r.stderr, new RegExp(`^agent-trace: ${flag} ${fifo.replace(/[.]/g, '\\.')} is a named pipe \\(FIFO\\), not a regular file: nothing is written there\\n`));
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `^agent-trace: ${flag} ${fifo.replace(/[.]/g, '\\.')} is a named pipe \\(FIFO\\), not a regular file: nothing is written there\\n`,
+        ),
+      );
     });
     it(`${what} /: exit 2, said in words (no raw EISDIR)`, () => {
       const r = run(...args, '/');
       assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, new RegExp(`^agent-trace: ${flag} / is a folder, not a regular file: nothing is written there\\n`));
+      assert.match(
+        r.stderr,
+        new RegExp(`^agent-trace: ${flag} / is a folder, not a regular file: nothing is written there\\n`),
+      );
       assert.doesNotMatch(r.stderr, /EISDIR/);
     });
   }
@@ -70,7 +78,10 @@ describe('--prices: a file nested too deep is called a price list', () => {
     writeFileSync(deep, `[{"model": "m", "input": 1, "output": 2, "note": ${deepText(5000)}}]\n`);
     const r = run('analyze', SAMPLE, '--prices', deep);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /^agent-trace: --prices .*deep-prices\.json: nests deeper than 512 levels at line 1; a price list never does\n/);
+    assert.match(
+      r.stderr,
+      /^agent-trace: --prices .*deep-prices\.json: nests deeper than 512 levels at line 1; a price list never does\n/,
+    );
     assert.doesNotMatch(r.stderr, /workload/);
   });
 });
@@ -94,13 +105,28 @@ describe('a price list of 300,000 entries: each call tries only the entries that
     assert.equal(asked.length, 2);
     assert.equal(found?.model, 'Claude-Opus-4-5-20251101');
     // A priority call takes the pattern: it comes first in the list.
-    assert.equal(index.first('claude-opus-4-5-20251101', (e) => e.serviceTier === null || e.serviceTier === 'priority')?.model, 'claude-opus-*');
-    assert.equal(index.first('gpt-5', () => true), undefined);
+    assert.equal(
+      index.first('claude-opus-4-5-20251101', (e) => e.serviceTier === null || e.serviceTier === 'priority')?.model,
+      'claude-opus-*',
+    );
+    assert.equal(
+      index.first('gpt-5', () => true),
+      undefined,
+    );
   });
 
   it('the price book quotes with it: the user price for that model, list prices for the rest', () => {
     const book = createPriceBook({ user, userLabel: 'big.json' });
-    const query = (model: string, serviceTier: string | null): PriceQuery => ({ model, timeMs: Date.UTC(2026, 0, 1), serviceTier, inferenceGeo: null, providerHint: null, selfHosted: false, inputTokens: 1000 }) as PriceQuery;
+    const query = (model: string, serviceTier: string | null): PriceQuery =>
+      ({
+        model,
+        timeMs: Date.UTC(2026, 0, 1),
+        serviceTier,
+        inferenceGeo: null,
+        providerHint: null,
+        selfHosted: false,
+        inputTokens: 1000,
+      }) as PriceQuery;
     const q = book.quote(query('claude-opus-4-5-20251101', null));
     assert.equal(q.kind, 'tokens');
     assert.equal(q.kind === 'tokens' ? q.priceId : null, 'user: Claude-Opus-4-5-20251101');

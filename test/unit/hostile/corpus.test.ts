@@ -9,7 +9,15 @@ import { isObject } from '../../../src/core/trace/json';
 import type { ParsedTrace } from '../../../src/core/trace/parseTrace';
 import { buildTraceView } from '../../../src/core/view/traceView';
 import { analyzeSession } from '../../../src/core/analysis/sessionAnalysis';
-import { ALL_PAYLOADS, claudeRecords, HOSTILE_DIR, PAYLOADS, RAW_CONTROL, smallCases, usageLines } from '../../support/hostileCorpus';
+import {
+  ALL_PAYLOADS,
+  claudeRecords,
+  HOSTILE_DIR,
+  PAYLOADS,
+  RAW_CONTROL,
+  smallCases,
+  usageLines,
+} from '../../support/hostileCorpus';
 import { ensureBuilt, parseFile, parseText, repoRoot } from '../../support/helpers';
 
 // The committed hostile corpus (test/fixtures/hostile, written by test/support/hostileCorpus.ts):
@@ -50,9 +58,15 @@ const messages = (p: ParsedTrace): string[] => p.model.diagnostics.map((d) => `$
 describe('hostile corpus: the committed files are what the generator writes', () => {
   it('every case in test/fixtures/hostile is byte-identical to smallCases()', () => {
     const cases = smallCases();
-    const committed = readdirSync(HOSTILE_DIR).filter((n) => !/^(README\.md|LICENSE-.*|NOTICE-.*)$/.test(n)).sort();
+    const committed = readdirSync(HOSTILE_DIR)
+      .filter((n) => !/^(README\.md|LICENSE-.*|NOTICE-.*)$/.test(n))
+      .sort();
     assert.deepEqual(committed, cases.map((c) => c.name).sort());
-    for (const c of cases) assert.ok(Buffer.from(c.bytes).equals(readFileSync(file(c.name))), `${c.name} differs: run npx tsx test/support/hostileCorpus.ts write`);
+    for (const c of cases)
+      assert.ok(
+        Buffer.from(c.bytes).equals(readFileSync(file(c.name))),
+        `${c.name} differs: run npx tsx test/support/hostileCorpus.ts write`,
+      );
   });
 });
 
@@ -60,14 +74,27 @@ describe('hostile corpus through the core reader: what it can read, and a diagno
   it('a truncated last line: the rest loads, the cut line is reported', async () => {
     const p = await parse('truncated.jsonl');
     assert.equal(p.problem, null);
-    assert.deepEqual(messages(p).filter((m) => /not valid JSON/.test(m)).map((m) => m.split(':')[0]), ['21']);
+    assert.deepEqual(
+      messages(p)
+        .filter((m) => /not valid JSON/.test(m))
+        .map((m) => m.split(':')[0]),
+      ['21'],
+    );
   });
 
   it('an invalid line in the middle: line 5 reported, the 39 others read', async () => {
     const p = await parse('invalid-line.jsonl');
     assert.match(messages(p).join('\n'), /^5: Line is not valid JSON/m);
     // Line 5 of the log was a progress-free user line; the assistant lines all survive.
-    assert.equal(p.model.sessions[0]!.calls.length, new Set(claudeRecords().slice(0, 40).filter((r) => r['type'] === 'assistant').map((r) => (r['message'] as { id: string }).id)).size);
+    assert.equal(
+      p.model.sessions[0]!.calls.length,
+      new Set(
+        claudeRecords()
+          .slice(0, 40)
+          .filter((r) => r['type'] === 'assistant')
+          .map((r) => (r['message'] as { id: string }).id),
+      ).size,
+    );
   });
 
   it('whitespace only: empty, said so', async () => {
@@ -82,7 +109,13 @@ describe('hostile corpus through the core reader: what it can read, and a diagno
   });
 
   it('UTF-16 with a BOM (either byte order) reads as the same log as UTF-8, with a note; without one it says to convert', async () => {
-    const plain = await parseText(claudeRecords().slice(0, 40).map((r) => JSON.stringify(r)).join('\n') + '\n', 'x.jsonl');
+    const plain = await parseText(
+      claudeRecords()
+        .slice(0, 40)
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+      'x.jsonl',
+    );
     for (const name of ['utf16le-bom.jsonl', 'utf16be-bom.jsonl', 'utf8-bom.jsonl', 'crlf.jsonl']) {
       const p = await parse(name);
       assert.equal(p.problem, null, name);
@@ -91,7 +124,11 @@ describe('hostile corpus through the core reader: what it can read, and a diagno
         plain.model.sessions.map((s) => s.calls.map((c) => c.tokens)),
         name,
       );
-      if (name.startsWith('utf16')) assert.match(messages(p).join('\n'), /UTF-16 text \((little|big)-endian, by its byte-order mark\); it was decoded/);
+      if (name.startsWith('utf16'))
+        assert.match(
+          messages(p).join('\n'),
+          /UTF-16 text \((little|big)-endian, by its byte-order mark\); it was decoded/,
+        );
     }
     const noBom = await parse('utf16le-no-bom.jsonl');
     assert.equal(noBom.problem?.kind, 'binary');
@@ -107,7 +144,10 @@ describe('hostile corpus through the core reader: what it can read, and a diagno
 
   it('invalid UTF-8 and a CESU-8 lone surrogate reject their lines; an escaped lone surrogate is text', async () => {
     const p = await parse('invalid-utf8.jsonl');
-    assert.deepEqual(messages(p), ['11: Line is not valid UTF-8 text; skipped.', '12: Line is not valid UTF-8 text; skipped.']);
+    assert.deepEqual(messages(p), [
+      '11: Line is not valid UTF-8 text; skipped.',
+      '12: Line is not valid UTF-8 text; skipped.',
+    ]);
     assert.equal(p.problem, null);
   });
 
@@ -121,8 +161,19 @@ describe('hostile corpus through the core reader: what it can read, and a diagno
     const u = usageLines();
     const p = await parse('numbers-as-strings.jsonl');
     const text = messages(p).join('\n');
-    for (const [line, raw] of [[u[1], '"0x10"'], [u[2], '"0b101"'], [u[4], '"Infinity"'], [u[5], '"1e3"']] as const) {
-      assert.match(text, new RegExp(`^${line}: usage\\.(input|output)_tokens is not a whole token count from 0 to 2\\^53 \\(${raw.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\); read as unknown\\.$`, 'm'));
+    for (const [line, raw] of [
+      [u[1], '"0x10"'],
+      [u[2], '"0b101"'],
+      [u[4], '"Infinity"'],
+      [u[5], '"1e3"'],
+    ] as const) {
+      assert.match(
+        text,
+        new RegExp(
+          `^${line}: usage\\.(input|output)_tokens is not a whole token count from 0 to 2\\^53 \\(${raw.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\); read as unknown\\.$`,
+          'm',
+        ),
+      );
     }
     const calls = p.model.sessions[0]!.calls;
     const byLine = (line: number) => calls.find((c) => c.source.line === line - 1)!;
@@ -138,15 +189,30 @@ describe('hostile corpus through the core reader: what it can read, and a diagno
     const p = await parse('bad-counts.jsonl');
     const text = messages(p).join('\n');
     assert.match(text, new RegExp(`^${u[0]}: usage.input_tokens is not a whole token count .*\\(-5\\)`, 'm'));
-    assert.match(text, new RegExp(`^${u[1]}: usage.cache_read_input_tokens is not a whole token count .*\\(1e\\+308\\)`, 'm'));
-    assert.match(text, new RegExp(`^${u[2]}: usage.input_tokens is not a whole token count .*\\(18446744073709552000\\)`, 'm'));
-    assert.match(text, new RegExp(`^${u[3]}: usage.output_tokens is not a whole token count .*\\(a number too large for JSON \\(Infinity\\)\\)`, 'm'));
+    assert.match(
+      text,
+      new RegExp(`^${u[1]}: usage.cache_read_input_tokens is not a whole token count .*\\(1e\\+308\\)`, 'm'),
+    );
+    assert.match(
+      text,
+      new RegExp(`^${u[2]}: usage.input_tokens is not a whole token count .*\\(18446744073709552000\\)`, 'm'),
+    );
+    assert.match(
+      text,
+      new RegExp(
+        `^${u[3]}: usage.output_tokens is not a whole token count .*\\(a number too large for JSON \\(Infinity\\)\\)`,
+        'm',
+      ),
+    );
     const report = buildTraceReport(p);
     const s = report.sessions[0]!;
     // Σcached over calls whose cached is known: every first line but the poisoned one.
     assert.equal(s.tokens.cached, firstLineSum(40, 'cache_read_input_tokens', u[1]!));
-    for (const v of [s.cacheHitRate, s.rawInputToOutput, s.appendToOutput.mean, s.prefillShare.value]) assert.ok(v === null || Number.isFinite(v), String(v));
-    const figures = renderTextReport('bad-counts.jsonl', report).split('\ndiagnostics')[0]!.split(/\n\d+ diagnostics?:/)[0]!;
+    for (const v of [s.cacheHitRate, s.rawInputToOutput, s.appendToOutput.mean, s.prefillShare.value])
+      assert.ok(v === null || Number.isFinite(v), String(v));
+    const figures = renderTextReport('bad-counts.jsonl', report)
+      .split('\ndiagnostics')[0]!
+      .split(/\n\d+ diagnostics?:/)[0]!;
     assert.doesNotMatch(figures, /NaN|Infinity|∞/);
   });
 
@@ -164,7 +230,13 @@ describe('hostile corpus through the core reader: what it can read, and a diagno
     const u = usageLines();
     const p = await parse('duplicate-ids.jsonl');
     const text = messages(p).join('\n');
-    assert.match(text, new RegExp(`^41: call \\S+ gives different usage here than on line ${u[1]} \\(cached 1 vs ${usageAt(u[1]!)['cache_read_input_tokens']}`, 'm'));
+    assert.match(
+      text,
+      new RegExp(
+        `^41: call \\S+ gives different usage here than on line ${u[1]} \\(cached 1 vs ${usageAt(u[1]!)['cache_read_input_tokens']}`,
+        'm',
+      ),
+    );
     assert.match(text, /^42: Tool-call id "toolu_\w+" is used again \(first at line \d+\): both calls are kept/m);
     const calls = p.model.sessions[0]!.calls;
     const reuse = calls.find((c) => c.id === 'msg_reuses_a_tool_id')!;
@@ -178,7 +250,10 @@ describe('hostile corpus through the core reader: what it can read, and a diagno
     const u = usageLines();
     const p = await parse('duplicate-keys.jsonl');
     const call = p.model.sessions[0]!.calls.find((c) => c.source.line === u[0]! - 1)!;
-    assert.equal(call.tokens.appended, usageAt(u[0]!)['input_tokens']! + usageAt(u[0]!)['cache_creation_input_tokens']!);
+    assert.equal(
+      call.tokens.appended,
+      usageAt(u[0]!)['input_tokens']! + usageAt(u[0]!)['cache_creation_input_tokens']!,
+    );
   });
 
   it('__proto__, constructor and prototype: tools keep their names in the per-tool table, nothing is polluted', async () => {
@@ -200,7 +275,9 @@ describe('hostile corpus through the core reader: what it can read, and a diagno
     assert.ok(p.model.sessions[0]!.calls.length > 5);
     // A one-line document: read with the deep part left out (its one step is still there).
     const doc = await parse('deep-5000.json');
-    assert.deepEqual(messages(doc), ['1: A value on this line nests deeper than 512 levels; left out, the rest is read.']);
+    assert.deepEqual(messages(doc), [
+      '1: A value on this line nests deeper than 512 levels; left out, the rest is read.',
+    ]);
     assert.equal(doc.model.format, 'swe-agent');
     assert.equal(doc.model.sessions[0]!.calls.length, 1);
   });
@@ -211,7 +288,7 @@ describe('hostile corpus through the core reader: what it can read, and a diagno
     assert.ok(p.problem!.message.includes(PAYLOADS.link));
   });
 
-  it('payloads in every shown field: read as data, unchanged (escaping is each surface\'s job)', async () => {
+  it("payloads in every shown field: read as data, unchanged (escaping is each surface's job)", async () => {
     const p = await parse('payloads.jsonl');
     const s = p.model.sessions[0]!;
     assert.ok(s.id.includes(PAYLOADS.link) && s.id.includes(PAYLOADS.bidi));
@@ -246,7 +323,8 @@ describe('hostile corpus through the CLI: a clear message with its line, or what
       const report = JSON.parse(json.stdout) as { diagnostics: Array<{ line: number | null }> };
       assert.ok(isObject(report));
       // Every diagnostic has its file and a line or null (the whole file).
-      for (const d of report.diagnostics) assert.ok(d.line === null || (Number.isInteger(d.line) && d.line >= 1), JSON.stringify(d));
+      for (const d of report.diagnostics)
+        assert.ok(d.line === null || (Number.isInteger(d.line) && d.line >= 1), JSON.stringify(d));
     });
   }
 

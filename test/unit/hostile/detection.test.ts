@@ -57,9 +57,14 @@ describe('a file whose records match no format is decided once, on its sample', 
     assert.equal(served, 1);
   });
 
-  it('the same file with its records known after the sample is still refused: the decision is the sample\'s, as before', async () => {
+  it("the same file with its records known after the sample is still refused: the decision is the sample's, as before", async () => {
     // 60 unknown records, then the real log: detection looks at the first 50 records only.
-    const text = '{"a":1}\n'.repeat(60) + claudeRecords().map((r) => JSON.stringify(r)).join('\n') + '\n';
+    const text =
+      '{"a":1}\n'.repeat(60) +
+      claudeRecords()
+        .map((r) => JSON.stringify(r))
+        .join('\n') +
+      '\n';
     const dir = mkdtempSync(join(tmpdir(), 'agent-trace-detect-'));
     temp.push(dir);
     writeFileSync(join(dir, 'late.jsonl'), text);
@@ -81,7 +86,10 @@ describe('a few real records among many that no format knows: read them, name th
     assert.equal(p.model.format, 'claude-code');
     assert.equal(p.detection.confidence, 'weak');
     // 13 of the first 50 records are the log's (records 1, 5, 9, …, 49): a quarter, below the half a format needs to claim a file outright.
-    assert.match(p.detection.evidence, /^only 13 of the first 50 records look like Claude Code session log; read as one, the 120 other records skipped$/);
+    assert.match(
+      p.detection.evidence,
+      /^only 13 of the first 50 records look like Claude Code session log; read as one, the 120 other records skipped$/,
+    );
     // The calls: the distinct assistant message ids among the 40 real records (the reader's rule, applied to the raw JSON).
     const ids = new Set(real.filter((r) => r['type'] === 'assistant').map((r) => (r['message'] as { id: string }).id));
     assert.equal(p.model.sessions[0]!.calls.length, ids.size);
@@ -90,19 +98,30 @@ describe('a few real records among many that no format knows: read them, name th
 
   it('names each skipped record with its line, and says once what was done', async () => {
     const p = await parseFile(FILE);
-    const skipped = p.model.diagnostics.filter((d) => /^Record does not look like a Claude Code session log record \(keys "level", "msg", "pid"\); skipped\.$/.test(d.message));
+    const skipped = p.model.diagnostics.filter((d) =>
+      /^Record does not look like a Claude Code session log record \(keys "level", "msg", "pid"\); skipped\.$/.test(
+        d.message,
+      ),
+    );
     assert.deepEqual(
       skipped.map((d) => d.line),
       writerLines,
     );
-    const summary = p.model.diagnostics.filter((d) => d.line === -1 && /^Read as Claude Code session log though only 13 of the first 50 records/.test(d.message));
+    const summary = p.model.diagnostics.filter(
+      (d) => d.line === -1 && /^Read as Claude Code session log though only 13 of the first 50 records/.test(d.message),
+    );
     assert.equal(summary.length, 1);
-    assert.match(summary[0]!.message, /the 120 that do not are skipped\. If this is another format, choose it \(--format\)\.$/);
+    assert.match(
+      summary[0]!.message,
+      /the 120 that do not are skipped\. If this is another format, choose it \(--format\)\.$/,
+    );
   });
 
   it('a weak match that gives no call or prompt is still refused, naming --format (a log with two look-alike lines)', async () => {
     const lines = [
-      ...Array.from({ length: 6 }, (_, i) => JSON.stringify({ level: 'info', msg: `started worker ${i}`, port: 8000 + i })),
+      ...Array.from({ length: 6 }, (_, i) =>
+        JSON.stringify({ level: 'info', msg: `started worker ${i}`, port: 8000 + i }),
+      ),
       JSON.stringify({ sessionId: 's', uuid: 'u1', type: 'user' }),
       JSON.stringify({ sessionId: 's', uuid: 'u2', type: 'user' }),
     ];
@@ -112,8 +131,14 @@ describe('a few real records among many that no format knows: read them, name th
     const p = await parseFile(join(dir, 'mixed.jsonl'));
     assert.equal(p.model.format, null);
     assert.equal(p.problem?.kind, 'unknown-format');
-    assert.match(p.problem!.message, /only 2 of the first 8 records look like Claude Code session log, too few to read the file as one .*--format claude-code/);
-    assert.ok(!p.model.diagnostics.some((d) => /^Record does not look like/.test(d.message)), 'nothing said about records of a file that was not read');
+    assert.match(
+      p.problem!.message,
+      /only 2 of the first 8 records look like Claude Code session log, too few to read the file as one .*--format claude-code/,
+    );
+    assert.ok(
+      !p.model.diagnostics.some((d) => /^Record does not look like/.test(d.message)),
+      'nothing said about records of a file that was not read',
+    );
   });
 
   describe('through the CLI', () => {
@@ -122,16 +147,25 @@ describe('a few real records among many that no format knows: read them, name th
     it('analyze says weak and prints the calls', () => {
       const r = spawnSync(process.execPath, [cli, 'analyze', FILE], { encoding: 'utf8', timeout: 60_000 });
       assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stdout, /^few-valid-records\.jsonl: claude-code \(weak: only 13 of the first 50 records look like Claude Code session log; read as one, the 120 other records skipped\)/);
+      assert.match(
+        r.stdout,
+        /^few-valid-records\.jsonl: claude-code \(weak: only 13 of the first 50 records look like Claude Code session log; read as one, the 120 other records skipped\)/,
+      );
     });
 
     it('analyze of the 40,000 unrecognised lines says what it saw', () => {
       const dir = mkdtempSync(join(tmpdir(), 'agent-trace-detect-'));
       temp.push(dir);
       writeFileSync(join(dir, 'a.jsonl'), UNRECOGNISED);
-      const r = spawnSync(process.execPath, [cli, 'analyze', join(dir, 'a.jsonl')], { encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync(process.execPath, [cli, 'analyze', join(dir, 'a.jsonl')], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       assert.equal(r.status, 1);
-      assert.match(r.stdout, /^a\.jsonl: unreadable \(none of the first 50 records matched a known format \(keys seen: "a"\)\)/);
+      assert.match(
+        r.stdout,
+        /^a\.jsonl: unreadable \(none of the first 50 records matched a known format \(keys seen: "a"\)\)/,
+      );
     });
   });
 });

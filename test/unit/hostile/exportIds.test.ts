@@ -16,7 +16,9 @@ const MAIN = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
 
 /** The sample with copies of its main session under other ids (every record of it, the id replaced). */
 function withCopies(...ids: string[]): string {
-  const lines = readFileSync(SAMPLE, 'utf8').split('\n').filter((l) => l !== '');
+  const lines = readFileSync(SAMPLE, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   const mine = lines.filter((l) => {
     const r = JSON.parse(l) as Record<string, unknown>;
     return (r['type'] === 'session' && r['id'] === MAIN) || r['session'] === MAIN;
@@ -38,7 +40,7 @@ function conversations(e: ReplayExport): Map<string, Set<string>> {
 }
 
 describe('export ids are unique by construction', () => {
-  it('AIPerf: a session named like another\'s continuation (B~2) keeps its own conversation', async () => {
+  it("AIPerf: a session named like another's continuation (B~2) keeps its own conversation", async () => {
     const parsed = await parseText(withCopies(`${MAIN}~2`, `${MAIN}#r2`), 'collide.trace.jsonl');
     assert.equal(parsed.problem, null);
     for (const replicas of [1, 2]) {
@@ -47,10 +49,7 @@ describe('export ids are unique by construction', () => {
       for (const [id, sources] of byId) assert.equal(sources.size, 1, `${id} carries ${[...sources].join(' and ')}`);
       // The continuation keeps the readable name; the session named like it is encoded.
       const suffix = replicas > 1 ? '#r1' : '';
-      assert.deepEqual(
-        [...byId.get(`${MAIN}${suffix}~2`)!],
-        [`${MAIN} replica 0`],
-      );
+      assert.deepEqual([...byId.get(`${MAIN}${suffix}~2`)!], [`${MAIN} replica 0`]);
       assert.deepEqual([...byId.get(`${MAIN}%7E2${suffix}`)!], [`${MAIN}~2 replica 0`]);
       assert.deepEqual([...byId.get(`${MAIN}%23r2${suffix}`)!], [`${MAIN}#r2 replica 0`]);
     }
@@ -68,12 +67,20 @@ describe('export ids are unique by construction', () => {
     // Bailian chains each request to the previous of its conversation: never across the two sessions.
     const bailian = buildReplayExport(parsed.model, 'bailian', { replicas: 1, staggerS: 0, sessions: null });
     const byChat = new Map(bailian.records.map((r, i) => [r['chat_id'] as number, i]));
-    const mainCalls = parsed.model.sessions.filter((s) => s.id === MAIN).map((s) => s.calls.filter((c) => c.tokens.input !== null && c.tokens.output !== null).length);
+    const mainCalls = parsed.model.sessions
+      .filter((s) => s.id === MAIN)
+      .map((s) => s.calls.filter((c) => c.tokens.input !== null && c.tokens.output !== null).length);
     assert.deepEqual(mainCalls.length, 2);
-    const roots = bailian.records.filter((r) => r['parent_chat_id'] === -1 && bailian.requests[byChat.get(r['chat_id'] as number)!]!.traceSessionId === MAIN);
+    const roots = bailian.records.filter(
+      (r) =>
+        r['parent_chat_id'] === -1 && bailian.requests[byChat.get(r['chat_id'] as number)!]!.traceSessionId === MAIN,
+    );
     assert.equal(roots.length, 2, 'two conversations start');
     assert.deepEqual(
-      roots.map((r) => r['chat_id'] as number).map((root) => bailian.records.filter((x) => chainRoot(bailian, x['chat_id'] as number) === root).length).sort(),
+      roots
+        .map((r) => r['chat_id'] as number)
+        .map((root) => bailian.records.filter((x) => chainRoot(bailian, x['chat_id'] as number) === root).length)
+        .sort(),
       [...mainCalls].sort(),
     );
   });

@@ -48,9 +48,14 @@ async function timed<T>(t: TestContext, what: string, fn: () => Promise<T> | T):
 }
 
 /** Runs the CLI with a small heap: a file streamed in bounded memory passes, one held whole would not. */
-function cliBounded(heapMb: number, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cliBounded(
+  heapMb: number,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, cli, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -75,10 +80,16 @@ describe('hostile corpus, large cases (made at test time)', () => {
     const p = await timed(t, 'parse', () => parseFile(path));
     const full = await fullLog();
     assert.equal(p.problem, null);
-    assert.deepEqual(p.model.diagnostics.filter((d) => d.severity === 'error'), []);
+    assert.deepEqual(
+      p.model.diagnostics.filter((d) => d.severity === 'error'),
+      [],
+    );
     assert.equal(p.model.sessions[0]!.calls.length, full.model.sessions[0]!.calls.length);
     // The tool result names no call of the log: counted as unpaired, as the log's own unpaired results are.
-    assert.equal(p.model.skippedRecords['tool_result:unpaired'], (full.model.skippedRecords['tool_result:unpaired'] ?? 0) + 1);
+    assert.equal(
+      p.model.skippedRecords['tool_result:unpaired'],
+      (full.model.skippedRecords['tool_result:unpaired'] ?? 0) + 1,
+    );
     rmSync(path);
   });
 
@@ -96,18 +107,35 @@ describe('hostile corpus, large cases (made at test time)', () => {
   });
 
   it('100,000 levels of nesting: the record is skipped with its line; in a document, the deep part is left out and the rest read', async (t) => {
-    const records = claudeRecords().slice(0, 40).map((r) => JSON.stringify(r));
+    const records = claudeRecords()
+      .slice(0, 40)
+      .map((r) => JSON.stringify(r));
     const deepRecord = `{"type":"user","sessionId":"x","message":{"role":"user","content":${deepText(100_000)}}}`;
-    const p = await timed(t, 'parse a log with a 100,000-deep record', () => parseText([...records.slice(0, 20), deepRecord, ...records.slice(20)].join('\n') + '\n', 'deep.jsonl'));
+    const p = await timed(t, 'parse a log with a 100,000-deep record', () =>
+      parseText([...records.slice(0, 20), deepRecord, ...records.slice(20)].join('\n') + '\n', 'deep.jsonl'),
+    );
     assert.deepEqual(
       p.model.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.line + 1, d.message]),
       [[21, 'Line nests deeper than 512 levels; skipped.']],
     );
     // A pretty-printed SWE-agent trajectory with one step nested 100,000 deep, over many lines.
-    const doc = ['{', '  "trajectory": [', '    {"action": "ls", "observation": "a", "response": "r", "thought": "t"},', `    {"action": "cat", "observation": ${deepText(100_000)}, "response": "r", "thought": "t"},`, '    {"action": "pwd", "observation": "c", "response": "r", "thought": "t"}', '  ],', '  "history": [],', '  "info": {"model_stats": {"api_calls": 3, "tokens_sent": 30, "tokens_received": 3}}', '}'].join('\n');
+    const doc = [
+      '{',
+      '  "trajectory": [',
+      '    {"action": "ls", "observation": "a", "response": "r", "thought": "t"},',
+      `    {"action": "cat", "observation": ${deepText(100_000)}, "response": "r", "thought": "t"},`,
+      '    {"action": "pwd", "observation": "c", "response": "r", "thought": "t"}',
+      '  ],',
+      '  "history": [],',
+      '  "info": {"model_stats": {"api_calls": 3, "tokens_sent": 30, "tokens_received": 3}}',
+      '}',
+    ].join('\n');
     const d = await parseText(doc, 'deep.traj');
     assert.equal(d.model.format, 'swe-agent');
-    assert.match(d.model.diagnostics.map((x) => `${x.line + 1}: ${x.message}`).join('\n'), /^4: A value here nests deeper than 512 levels; it is left out\.$/m);
+    assert.match(
+      d.model.diagnostics.map((x) => `${x.line + 1}: ${x.message}`).join('\n'),
+      /^4: A value here nests deeper than 512 levels; it is left out\.$/m,
+    );
     assert.equal(d.model.sessions[0]!.calls.length, 3, 'all three steps are read');
   });
 
@@ -118,11 +146,23 @@ describe('hostile corpus, large cases (made at test time)', () => {
     const extra = [
       { type: big, sessionId: session },
       { type: 'summary', sessionId: session, summary: 'T'.repeat(100_000) },
-      { type: 'assistant', sessionId: session, message: { id: big, model: big, content: [{ type: 'tool_use', id: 'toolu_big', name: big, input: { command: big } }] } },
+      {
+        type: 'assistant',
+        sessionId: session,
+        message: {
+          id: big,
+          model: big,
+          content: [{ type: 'tool_use', id: 'toolu_big', name: big, input: { command: big } }],
+        },
+      },
     ];
-    const p = await parseText([...records, ...extra].map((r) => JSON.stringify(r)).join('\n') + '\n', 'big-value.jsonl');
+    const p = await parseText(
+      [...records, ...extra].map((r) => JSON.stringify(r)).join('\n') + '\n',
+      'big-value.jsonl',
+    );
     assert.equal(p.problem, null);
-    for (const d of p.model.diagnostics) assert.ok(d.message.length <= MAX_MESSAGE_CHARS, `${d.message.length} characters`);
+    for (const d of p.model.diagnostics)
+      assert.ok(d.message.length <= MAX_MESSAGE_CHARS, `${d.message.length} characters`);
     for (const key of Object.keys(p.model.skippedRecords)) assert.ok(key.length <= 200, `skipped key of ${key.length}`);
     const text = renderTextReport('big-value.jsonl', buildTraceReport(p));
     for (const line of text.split('\n')) assert.ok(line.length < 2000, `a text line of ${line.length} characters`);
@@ -137,16 +177,31 @@ describe('hostile corpus, large cases (made at test time)', () => {
     const p = await timed(t, 'parse', () => parseFile(path));
     assert.equal(p.model.sessions.length, 20_001);
     const service = new TraceService(p, { fileName: 'chain.trace.jsonl', formatChosen: false, analysis: {} });
-    const options = await timed(t, 'session picker', () => service.sessionList({ query: '', offset: 0, limit: 30_000 }));
+    const options = await timed(t, 'session picker', () =>
+      service.sessionList({ query: '', offset: 0, limit: 30_000 }),
+    );
     assert.equal(options.total, 20_001);
-    assert.deepEqual(options.entries.slice(0, 4).map((o) => [o.id, o.depth]), [['main', 0], ['sub-1', 1], ['sub-2', 2], ['sub-3', 2]]);
+    assert.deepEqual(
+      options.entries.slice(0, 4).map((o) => [o.id, o.depth]),
+      [
+        ['main', 0],
+        ['sub-1', 1],
+        ['sub-2', 2],
+        ['sub-3', 2],
+      ],
+    );
     const r = await timed(t, 'CLI analyze --json', () => cliBounded(1024, 'analyze', path, '--json'));
     assert.equal(r.code, 0, r.stderr);
     assert.equal((JSON.parse(r.stdout) as { sessions: unknown[] }).sessions.length, 20_001);
-    const atif = await timed(t, 'ATIF with sub-agent trajectories nested 20,000 deep', () => parseText(atifNested(20_000), 'nested.trajectory.json'));
+    const atif = await timed(t, 'ATIF with sub-agent trajectories nested 20,000 deep', () =>
+      parseText(atifNested(20_000), 'nested.trajectory.json'),
+    );
     assert.equal(atif.model.format, 'atif');
     assert.ok(atif.model.sessions.length > 1, 'the outer trajectories are read');
-    assert.match(atif.model.diagnostics.map((d) => d.message).join('\n'), /nests? deeper than 512 levels; left out, the rest is read/);
+    assert.match(
+      atif.model.diagnostics.map((d) => d.message).join('\n'),
+      /nests? deeper than 512 levels; left out, the rest is read/,
+    );
   });
 
   it('companions that are not logs: a folder, a FIFO, a link out of the session folder, 20,000 real ones; nothing hangs, nothing outside is read', async (t) => {
@@ -154,12 +209,17 @@ describe('hostile corpus, large cases (made at test time)', () => {
     mkdirSync(session);
     const outside = join(dir, 'outside-secret.txt');
     writeFileSync(outside, 'root:x:0:0:SECRET-FROM-OUTSIDE\n');
-    const log = await timed(t, 'make 20,000 companion files, a folder, a FIFO and links', () => writeTrickyCompanions(session, 20_000, outside));
+    const log = await timed(t, 'make 20,000 companion files, a folder, a FIFO and links', () =>
+      writeTrickyCompanions(session, 20_000, outside),
+    );
     const p = await timed(t, 'parse with companions', () => parseFile(log));
     const text = p.model.diagnostics.map((d) => d.message).join('\n');
     assert.match(text, /session\/subagents\/agent-dir\.jsonl is a folder, not a file; not read\./);
     assert.match(text, /session\/subagents\/agent-fifo\.jsonl is a named pipe \(FIFO\), not a file; not read\./);
-    assert.match(text, /session\/subagents\/agent-outside\.jsonl is a link to a file outside the trace's folder; not read\./);
+    assert.match(
+      text,
+      /session\/subagents\/agent-outside\.jsonl is a link to a file outside the trace's folder; not read\./,
+    );
     assert.doesNotMatch(JSON.stringify(p.model), /SECRET-FROM-OUTSIDE/);
     assert.ok(!p.model.files.some((f) => /agent-(dir|fifo|outside)/.test(f)));
     // 20,001 one-call sub-agents (a0 twice: itself and the link inside the folder, the same message once).
@@ -183,13 +243,18 @@ describe('hostile corpus, large cases (made at test time)', () => {
     assert.equal(r.status, 1);
     assert.match(r.stderr, /^agent-trace: pipe\.jsonl is a named pipe \(FIFO\), not a regular file; not read\.\n$/);
     // A folder is never read as one file: `analyze DIR` reads the sessions in it (here the one log, not the sub-agents above it).
-    const folder = spawnSync(process.execPath, [cli, 'analyze', join(outer, 'inner'), '--json'], { encoding: 'utf8', timeout: 20_000 });
+    const folder = spawnSync(process.execPath, [cli, 'analyze', join(outer, 'inner'), '--json'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     assert.equal(folder.status, 0, folder.stderr);
     assert.equal((JSON.parse(folder.stdout) as { sessions: number }).sessions, 1);
     assert.doesNotMatch(folder.stdout, /ABOVE/);
   });
 
-  it('a 600 MiB line (one OTLP document on one line): streamed, never one string, every span read', { skip: HUGE_SKIP }, async (t) => {
+  it('a 600 MiB line (one OTLP document on one line): streamed, never one string, every span read', {
+    skip: HUGE_SKIP,
+  }, async (t) => {
     const path = join(dir, 'one-line.json');
     const bytes = await timed(t, 'write 600 MiB on one line', () => writeSingleLineDocument(path, 600));
     assert.ok(bytes > 600 * 10 ** 6);
@@ -198,7 +263,10 @@ describe('hostile corpus, large cases (made at test time)', () => {
     const calls = p.model.sessions.flatMap((s) => s.calls);
     assert.equal(calls.length, 600);
     // Span i has 1000 + i input tokens: Σ = 600 × 1000 + (0 + … + 599) = 779,700.
-    assert.equal(calls.reduce((n, c) => n + (c.tokens.input ?? 0), 0), 779_700);
+    assert.equal(
+      calls.reduce((n, c) => n + (c.tokens.input ?? 0), 0),
+      779_700,
+    );
     rmSync(path);
   });
 

@@ -17,11 +17,19 @@ import { fixtures, LOCAL_ONLY, localSample } from '../../support/helpers';
 // Cline and OpenCode logs carry no licence: read from $AGENT_TRACE_LOCAL_SAMPLES, skipped without.
 
 const bytes = (s: string | Buffer): Buffer => (typeof s === 'string' ? Buffer.from(s) : s);
-const parse = (name: string, data: string | Buffer): Promise<ParsedTrace> => parseTrace([{ key: name, bytes: bytes(data) }]);
+const parse = (name: string, data: string | Buffer): Promise<ParsedTrace> =>
+  parseTrace([{ key: name, bytes: bytes(data) }]);
 
 /** What must survive: format, sessions' calls and token sums. */
 function figures(p: ParsedTrace): unknown {
-  return { format: p.model.format, problem: p.problem, sessions: p.model.sessions.map((s) => { const x = summarizeSession(s); return [x.llmCalls, x.tokens.input, x.tokens.cached, x.tokens.output, x.toolCalls]; }) };
+  return {
+    format: p.model.format,
+    problem: p.problem,
+    sessions: p.model.sessions.map((s) => {
+      const x = summarizeSession(s);
+      return [x.llmCalls, x.tokens.input, x.tokens.cached, x.tokens.output, x.toolCalls];
+    }),
+  };
 }
 
 /** `line: message` of each diagnostic (1-based lines). */
@@ -35,16 +43,31 @@ const lineOf = (text: string, marker: string): number => text.slice(0, text.inde
  * a copy of line 1 with a NUL byte, one with invalid UTF-8, and an object of __proto__ /
  * constructor keys that is no record of the format. Returns the text and the lines they sit on.
  */
-function poisonLines(path: string): { data: Buffer; lines: { deep: number; nul: number; utf8: number; proto: number } } {
-  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '');
+function poisonLines(path: string): {
+  data: Buffer;
+  lines: { deep: number; nul: number; utf8: number; proto: number };
+} {
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const first = lines[0]!;
   const poison = [
     Buffer.from(`{"deep": ${deepText(100_000)}}`),
     Buffer.concat([Buffer.from(first.slice(0, 20)), Buffer.from([0]), Buffer.from(first.slice(20))]),
-    Buffer.concat([Buffer.from(first.slice(0, 1)), Buffer.from('"bad": "'), Buffer.from([0xe9, 0xff, 0xed, 0xa0, 0x80]), Buffer.from('", '), Buffer.from(first.slice(1))]),
+    Buffer.concat([
+      Buffer.from(first.slice(0, 1)),
+      Buffer.from('"bad": "'),
+      Buffer.from([0xe9, 0xff, 0xed, 0xa0, 0x80]),
+      Buffer.from('", '),
+      Buffer.from(first.slice(1)),
+    ]),
     Buffer.from('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}'),
   ];
-  const data = Buffer.concat([Buffer.from(`${first}\n`), ...poison.flatMap((p) => [p, Buffer.from('\n')]), Buffer.from(`${lines.slice(1).join('\n')}\n`)]);
+  const data = Buffer.concat([
+    Buffer.from(`${first}\n`),
+    ...poison.flatMap((p) => [p, Buffer.from('\n')]),
+    Buffer.from(`${lines.slice(1).join('\n')}\n`),
+  ]);
   return { data, lines: { deep: 2, nul: 3, utf8: 4, proto: 5 } };
 }
 
@@ -72,18 +95,32 @@ function poisonDocument(path: string, listKey: string | null): { text: string; d
   let text = JSON.stringify(doc, null, 2);
   const deepLine = lineOf(text, '"@@DEEP@@"');
   const protoLine = lineOf(text, '"@@PROTO@@"');
-  text = text.replace('"@@DEEP@@"', deepText(100_000)).replace('"@@PROTO@@"', '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "type": "__proto__", "id": "x"}');
+  text = text
+    .replace('"@@DEEP@@"', deepText(100_000))
+    .replace(
+      '"@@PROTO@@"',
+      '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "type": "__proto__", "id": "x"}',
+    );
   return { text, deepLine, protoLine };
 }
 
-async function checkDocument(name: string, path: string, listKey: string | null, skippedMessage: RegExp | null): Promise<void> {
+async function checkDocument(
+  name: string,
+  path: string,
+  listKey: string | null,
+  skippedMessage: RegExp | null,
+): Promise<void> {
   const clean = await parse(name, readFileSync(path));
   const { text, deepLine, protoLine } = poisonDocument(path, listKey);
   const hostile = await parse(name, text);
   assert.deepEqual(figures(hostile), figures(clean));
   const s = said(hostile);
   assert.ok(s.includes(`${deepLine}: A value here nests deeper than 512 levels; it is left out.`), s.join('\n'));
-  if (skippedMessage) assert.ok(s.some((m) => m.startsWith(`${protoLine}: `) && skippedMessage.test(m)), s.join('\n'));
+  if (skippedMessage)
+    assert.ok(
+      s.some((m) => m.startsWith(`${protoLine}: `) && skippedMessage.test(m)),
+      s.join('\n'),
+    );
   assert.equal(({} as { polluted?: unknown }).polluted, undefined);
 }
 
@@ -101,7 +138,12 @@ describe('hostile lines and elements in the logs of the newer readers: the rest 
   });
 
   it('Gemini CLI chat session: a hostile message among the first no longer hides the whole session', async () => {
-    await checkDocument('session-1.json', join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json'), 'messages', /^\d+: messages\[2\] is not a Gemini CLI message .*; skipped\.$/);
+    await checkDocument(
+      'session-1.json',
+      join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json'),
+      'messages',
+      /^\d+: messages\[2\] is not a Gemini CLI message .*; skipped\.$/,
+    );
   });
 
   const cline = localSample('cline/haram-333-fineye-ui_messages.json');
@@ -111,10 +153,17 @@ describe('hostile lines and elements in the logs of the newer readers: the rest 
 
   const opencode = localSample('opencode/italo-luz+pfm-categorization.json');
   it('OpenCode export', { skip: opencode === null && LOCAL_ONLY }, async () => {
-    await checkDocument('session.json', opencode!, 'messages', /^\d+: messages\[2\] is not an OpenCode message .*; skipped\.$/);
+    await checkDocument(
+      'session.json',
+      opencode!,
+      'messages',
+      /^\d+: messages\[2\] is not an OpenCode message .*; skipped\.$/,
+    );
   });
 
-  it('OpenCode export: a message with a role it does not know is said with its line, the rest read as clean', { skip: opencode === null && LOCAL_ONLY }, async () => {
+  it('OpenCode export: a message with a role it does not know is said with its line, the rest read as clean', {
+    skip: opencode === null && LOCAL_ONLY,
+  }, async () => {
     const clean = await parse('session.json', readFileSync(opencode!));
     const doc = JSON.parse(readFileSync(opencode!, 'utf8')) as { messages: Array<{ info: Record<string, unknown> }> };
     const copy = JSON.parse(JSON.stringify(doc.messages[1])) as { info: Record<string, unknown> };
@@ -128,14 +177,24 @@ describe('hostile lines and elements in the logs of the newer readers: the rest 
     let line = lineOf(text, '"role": "tool');
     while (rows[line - 1] !== '    {') line -= 1;
     const s = said(hostile);
-    assert.ok(s.some((m) => m.startsWith(`${line}: A message with role "tool`) && m.endsWith('is neither a user nor an assistant message; skipped.')), s.join('\n'));
+    assert.ok(
+      s.some(
+        (m) =>
+          m.startsWith(`${line}: A message with role "tool`) &&
+          m.endsWith('is neither a user nor an assistant message; skipped.'),
+      ),
+      s.join('\n'),
+    );
   });
 });
 
 describe('AIPerf metrics are {value, unit}: a count that is not a count is said with its line and read as unknown', () => {
   it('negative, 2^64 and hex input/output lengths', async () => {
     const path = join(fixtures, 'aiperf/qwen_concurrency1.profile_export.jsonl');
-    const records = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { metrics: Record<string, { value: unknown }> });
+    const records = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as { metrics: Record<string, { value: unknown }> });
     records[1]!.metrics['input_sequence_length']!.value = -100;
     // AIPerf writes the output twice (output_sequence_length, output_token_count): both poisoned.
     records[2]!.metrics['output_sequence_length']!.value = 18446744073709551616;
@@ -143,14 +202,30 @@ describe('AIPerf metrics are {value, unit}: a count that is not a count is said 
     records[3]!.metrics['input_sequence_length']!.value = '0x10';
     const p = await parse('profile_export.jsonl', records.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const s = said(p);
-    assert.ok(s.includes('2: input_sequence_length is not a whole token count from 0 to 2^53 (-100); read as unknown.'), s.join('\n'));
-    assert.ok(s.includes('3: output_sequence_length is not a whole token count from 0 to 2^53 (18446744073709552000); read as unknown.'), s.join('\n'));
-    assert.ok(s.includes('4: input_sequence_length is not a whole token count from 0 to 2^53 ("0x10"); read as unknown.'), s.join('\n'));
+    assert.ok(
+      s.includes('2: input_sequence_length is not a whole token count from 0 to 2^53 (-100); read as unknown.'),
+      s.join('\n'),
+    );
+    assert.ok(
+      s.includes(
+        '3: output_sequence_length is not a whole token count from 0 to 2^53 (18446744073709552000); read as unknown.',
+      ),
+      s.join('\n'),
+    );
+    assert.ok(
+      s.includes('4: input_sequence_length is not a whole token count from 0 to 2^53 ("0x10"); read as unknown.'),
+      s.join('\n'),
+    );
     // The three poisoned calls have unknown figures; the others keep the file's own (Σ of the rest, from the JSON).
     const calls = p.model.sessions.flatMap((x) => x.calls);
     assert.equal(calls.length, records.length);
-    const known = records.filter((_, i) => i !== 1 && i !== 3).reduce((n, r) => n + (r.metrics['input_sequence_length']!.value as number), 0);
-    assert.equal(calls.reduce((n, c) => n + (c.tokens.input ?? 0), 0), known);
+    const known = records
+      .filter((_, i) => i !== 1 && i !== 3)
+      .reduce((n, r) => n + (r.metrics['input_sequence_length']!.value as number), 0);
+    assert.equal(
+      calls.reduce((n, c) => n + (c.tokens.input ?? 0), 0),
+      known,
+    );
     assert.deepEqual([calls[1]!.tokens.input, calls[2]!.tokens.output, calls[3]!.tokens.input], [null, null, null]);
   });
 });

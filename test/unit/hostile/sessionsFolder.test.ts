@@ -46,14 +46,25 @@ function rootArgs(home: string): string[] {
 
 /** Runs the CLI, as an unprivileged user when this runs as root (root reads every file whatever its mode). */
 function runAsUser(args: string[], home: string): { code: number | null; stdout: string; stderr: string } {
-  const env = { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: '', CODEX_HOME: '', XDG_CONFIG_HOME: join(home, '.config') };
+  const env = {
+    ...process.env,
+    HOME: home,
+    CLAUDE_CONFIG_DIR: '',
+    CODEX_HOME: '',
+    XDG_CONFIG_HOME: join(home, '.config'),
+  };
   const asRoot = process.getuid?.() === 0;
-  const [cmd, argv] = asRoot ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cli, ...args]] : [process.execPath, [cli, ...args]];
+  const [cmd, argv] = asRoot
+    ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cli, ...args]]
+    : [process.execPath, [cli, ...args]];
   const r = spawnSync(cmd, argv as string[], { encoding: 'utf8', env, timeout: 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr + (r.error ? String(r.error) : '') };
 }
 
-const setprivMissing = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status !== 0 ? 'running as root without setpriv: permissions cannot be taken away' : false;
+const setprivMissing =
+  process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status !== 0
+    ? 'running as root without setpriv: permissions cannot be taken away'
+    : false;
 
 describe('sessions: a file no format claims among real sessions', () => {
   it('is read only as far as its sample (one 1 MiB read of 3 MB), listed as unreadable, and the real sessions are indexed', async () => {
@@ -69,8 +80,13 @@ describe('sessions: a file no format claims among real sessions', () => {
       // One file at a time in this thread, the writes flushed after every file (the clock moves a second a call).
       let t = 0;
       const written: number[] = [];
-      const result = await new SessionIndexer(index, { now: () => (t += 1000) }).sync(roots, { onWritten: () => written.push(index.rows().length) });
-      assert.deepEqual(result.unread.map((u) => u.path), [junk]);
+      const result = await new SessionIndexer(index, { now: () => (t += 1000) }).sync(roots, {
+        onWritten: () => written.push(index.rows().length),
+      });
+      assert.deepEqual(
+        result.unread.map((u) => u.path),
+        [junk],
+      );
       assert.match(result.unread[0]!.problem, /none of the first 50 records matched a known format/);
       // The four real sessions and their sub-agents: the reader tests' six rows.
       assert.equal(index.rows().length, 6);
@@ -78,12 +94,17 @@ describe('sessions: a file no format claims among real sessions', () => {
       assert.ok(size > 3_000_000);
       const without = createFakeHome(join(scratch(), 'home'));
       const { index: other } = SessionIndex.open(':memory:');
-      const plain = await new SessionIndexer(other).sync(agentRoots(resolveRoots(fakeHomeRoots(without), { env: {}, home: without, workspaceFolders: [without] })));
+      const plain = await new SessionIndexer(other).sync(
+        agentRoots(resolveRoots(fakeHomeRoots(without), { env: {}, home: without, workspaceFolders: [without] })),
+      );
       other.close();
       assert.equal(result.bytesRead - plain.bytesRead, 2 ** 20);
       // Rows were written as files were read, not all at the end (the view shows a first index as it comes).
       assert.ok(written.length >= 2, `written ${written.join(',')}`);
-      assert.ok(written.some((n) => n > 0 && n < 6), `rows after each batch: ${written.join(', ')}`);
+      assert.ok(
+        written.some((n) => n > 0 && n < 6),
+        `rows after each batch: ${written.join(', ')}`,
+      );
     } finally {
       index.close();
     }
@@ -102,7 +123,10 @@ describe('sessions: names with a newline, folders and files that cannot be read'
     mkdirSync(join(claude, '..'), { recursive: true });
     writeFileSync(claude, '');
     copyFileSync(join(repoRoot, 'test/fixtures/claude-code/user-rejections.jsonl'), claude);
-    const r = spawnSync(process.execPath, [cli, 'sessions', '--json', '--no-index', ...rootArgs(home)], { encoding: 'utf8', env: { ...process.env, HOME: home } });
+    const r = spawnSync(process.execPath, [cli, 'sessions', '--json', '--no-index', ...rootArgs(home)], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home },
+    });
     assert.equal(r.status, 0, r.stderr);
     const paths = (JSON.parse(r.stdout) as { sessions: Array<{ path: string }> }).sessions.map((s) => s.path);
     assert.ok(paths.includes(codex), 'the rollout named with a newline');
@@ -110,7 +134,9 @@ describe('sessions: names with a newline, folders and files that cannot be read'
     assert.doesNotMatch(r.stderr, /not read/);
   });
 
-  it('a folder it cannot list, a file it cannot read and a file of no known format: said once, with the count', { skip: setprivMissing }, () => {
+  it('a folder it cannot list, a file it cannot read and a file of no known format: said once, with the count', {
+    skip: setprivMissing,
+  }, () => {
     const dir = scratch();
     chmodSync(dir, 0o755); // the unprivileged user must reach the fake home
     const home = createFakeHome(join(dir, 'home'));
@@ -129,8 +155,14 @@ describe('sessions: names with a newline, folders and files that cannot be read'
     assert.equal(r.code, 0, r.stderr);
     const notes = r.stderr.split('\n').filter((l) => /under the agents' folders/.test(l));
     assert.equal(notes.length, 1, r.stderr);
-    assert.match(notes[0]!, /^agent-trace: 3 entries under the agents' folders were not read: 1 folder or file could not be looked at \(.*\/locked\); 2 session files could not be read \(/);
-    assert.ok(notes[0]!.includes(`${unreadable}: 11111111-0000-4000-8000-000000000001.jsonl could not be read: EACCES`), notes[0]);
+    assert.match(
+      notes[0]!,
+      /^agent-trace: 3 entries under the agents' folders were not read: 1 folder or file could not be looked at \(.*\/locked\); 2 session files could not be read \(/,
+    );
+    assert.ok(
+      notes[0]!.includes(`${unreadable}: 11111111-0000-4000-8000-000000000001.jsonl could not be read: EACCES`),
+      notes[0],
+    );
     assert.ok(notes[0]!.includes(`${junk}: Not a trace format`), notes[0]);
     // The readable sessions are all listed.
     assert.match(r.stdout, /^4 sessions \(6 with sub-agents\), newest first/);
@@ -138,6 +170,9 @@ describe('sessions: names with a newline, folders and files that cannot be read'
 
   it('unreadNote: nothing left out says nothing', () => {
     assert.equal(unreadNote({ unlisted: [], unread: [] }), null);
-    assert.equal(unreadNote({ unlisted: ['/a'], unread: [] }), "1 entry under the agents' folders was not read: 1 folder or file could not be looked at (/a).");
+    assert.equal(
+      unreadNote({ unlisted: ['/a'], unread: [] }),
+      "1 entry under the agents' folders was not read: 1 folder or file could not be looked at (/a).",
+    );
   });
 });

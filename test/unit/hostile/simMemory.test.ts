@@ -62,7 +62,8 @@ describe('a fleet GPU keeps state only for the calls routed to it', () => {
         plans.reduce((n, p) => n + p.requests.length, 0),
         120,
       );
-      for (let g = 0; g < gpus; g++) assert.equal(plans[g]!.requests.length, outcome.fleet.gpuOf.filter((x) => x === g).length, `GPU ${g}`);
+      for (let g = 0; g < gpus; g++)
+        assert.equal(plans[g]!.requests.length, outcome.fleet.gpuOf.filter((x) => x === g).length, `GPU ${g}`);
     });
   }
 });
@@ -90,7 +91,10 @@ describe('a run is measured before it starts and refused by name when it would n
       () => checkRunFits('fast', workload, options(100_000, 64), budget),
       (e: unknown) => e instanceof ParamError && ((message = e.message), true),
     );
-    assert.match(message, /^100,000 replicas × 12 calls \(1,200,000 calls\) on 64 GPUs would need about [\d.]+ GiB of memory, more than the 64 MiB this process can use: at most ([\d,]+) replicas fit on 64 GPUs$/);
+    assert.match(
+      message,
+      /^100,000 replicas × 12 calls \(1,200,000 calls\) on 64 GPUs would need about [\d.]+ GiB of memory, more than the 64 MiB this process can use: at most ([\d,]+) replicas fit on 64 GPUs$/,
+    );
     const fit = Number(/at most ([\d,]+) replicas/.exec(message)![1]!.replace(/,/g, ''));
     assert.ok(fit >= 1 && fit < 100_000);
     assert.doesNotThrow(() => checkRunFits('fast', workload, options(fit, 64), budget));
@@ -101,7 +105,10 @@ describe('a run is measured before it starts and refused by name when it would n
     // 2^28 tokens of cache = 16,777,216 blocks, preallocated by the reference engine on each GPU (over 300 MB each).
     const o = options(1, 1024);
     o.params.capacityTokens = 2 ** 28;
-    assert.throws(() => checkRunFits('reference', workload, o, 4 * 2 ** 30), /on 1,024 GPUs would need about .* at most \d+ GPUs fit \(the reference engine keeps every block of each GPU/);
+    assert.throws(
+      () => checkRunFits('reference', workload, o, 4 * 2 ** 30),
+      /on 1,024 GPUs would need about .* at most \d+ GPUs fit \(the reference engine keeps every block of each GPU/,
+    );
     assert.doesNotThrow(() => checkRunFits('fast', workload, o, 4 * 2 ** 30));
   });
 });
@@ -110,9 +117,16 @@ describe('simulate refuses a run that would exhaust the heap, before it starts',
   before(() => ensureBuilt(cli));
 
   it('--replicas 20000 --gpus 64 on a 256 MB heap: a message naming the replicas, exit 1 (it ran until V8 died)', () => {
-    const r = spawnSync(process.execPath, ['--max-old-space-size=256', cli, 'simulate', SAMPLE, '--replicas', '20000', '--gpus', '64'], { encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=256', cli, 'simulate', SAMPLE, '--replicas', '20000', '--gpus', '64'],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     assert.equal(r.status, 1, r.stderr.slice(-500));
-    assert.match(r.stderr, /agent-trace: 20,000 replicas × 48 calls \(960,000 calls\) on 64 GPUs would need about .* more than the \d+ MiB this process can use: at most [\d,]+ replicas fit on 64 GPUs/);
+    assert.match(
+      r.stderr,
+      /agent-trace: 20,000 replicas × 48 calls \(960,000 calls\) on 64 GPUs would need about .* more than the \d+ MiB this process can use: at most [\d,]+ replicas fit on 64 GPUs/,
+    );
     assert.equal(r.stdout, '');
   });
 });

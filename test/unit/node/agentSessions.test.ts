@@ -36,24 +36,61 @@ const roots: SessionRoots = {
   openTelemetry: join(home, '.copilot/otel'),
 };
 
-const claude = place(join(fixtures, 'claude-code/m-claude/abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl'), join(roots.claudeCode, 'C--Users-Mischa/abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl'), '2026-01-10T04:00:00Z');
+const claude = place(
+  join(fixtures, 'claude-code/m-claude/abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl'),
+  join(roots.claudeCode, 'C--Users-Mischa/abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl'),
+  '2026-01-10T04:00:00Z',
+);
 // A 2.0.x sibling sub-agent log: read with its session, never listed as one.
-place(join(fixtures, 'claude-code/m-claude/agent-abc3cb6.jsonl'), join(roots.claudeCode, 'C--Users-Mischa/agent-abc3cb6.jsonl'), '2026-01-10T04:01:00Z');
-const gemini = place(join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json'), join(roots.geminiCli, 'f53b52ad/chats/session-2025-10-10T06-59-cdd63974.json'), '2025-10-10T07:00:00Z');
-const aiperf = place(join(fixtures, 'aiperf/non_uniform_requests.profile_export.jsonl'), join(home, 'bench/artifacts/llama-run/profile_export.jsonl'), '2025-11-08T12:00:00Z');
+place(
+  join(fixtures, 'claude-code/m-claude/agent-abc3cb6.jsonl'),
+  join(roots.claudeCode, 'C--Users-Mischa/agent-abc3cb6.jsonl'),
+  '2026-01-10T04:01:00Z',
+);
+const gemini = place(
+  join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json'),
+  join(roots.geminiCli, 'f53b52ad/chats/session-2025-10-10T06-59-cdd63974.json'),
+  '2025-10-10T07:00:00Z',
+);
+const aiperf = place(
+  join(fixtures, 'aiperf/non_uniform_requests.profile_export.jsonl'),
+  join(home, 'bench/artifacts/llama-run/profile_export.jsonl'),
+  '2025-11-08T12:00:00Z',
+);
 // OpenHands keeps one event per file: the saved trajectory's 18 events, one file each.
-const events = JSON.parse(readFileSync(join(fixtures, 'openhands/basic_gui_mode.json'), 'utf8')) as Array<{ id: number }>;
+const events = JSON.parse(readFileSync(join(fixtures, 'openhands/basic_gui_mode.json'), 'utf8')) as Array<{
+  id: number;
+}>;
 const eventDir = join(roots.openHands, 'sessions/2f1c9e/events');
 mkdirSync(eventDir, { recursive: true });
 for (const e of events) writeFileSync(join(eventDir, `${e.id}.json`), JSON.stringify(e));
-utimesSync(join(eventDir, `${events.at(-1)!.id}.json`), new Date('2025-06-01T00:00:00Z'), new Date('2025-06-01T00:00:00Z'));
+utimesSync(
+  join(eventDir, `${events.at(-1)!.id}.json`),
+  new Date('2025-06-01T00:00:00Z'),
+  new Date('2025-06-01T00:00:00Z'),
+);
 // VS Code's chat store: a workspace's session (named by its workspace.json, a URI with an escaped space) and a window without a folder.
-const chat = place(join(fixtures, 'vscode-copilot/tfplan2md-043-task-planner.chat.json'), join(roots.vscodeCopilot, 'workspaceStorage/9f2c41d7e0b3a5c6/chatSessions/badbd1d2-1f0b-4626-a215-56ee404562fe.json'), '2026-01-19T23:00:00Z');
-writeFileSync(join(roots.vscodeCopilot, 'workspaceStorage/9f2c41d7e0b3a5c6/workspace.json'), JSON.stringify({ folder: 'file:///home/oocx/src/tf%20plan2md' }));
-const emptyWindow = place(join(fixtures, 'vscode-copilot/copilot-usage.chatSessions.jsonl'), join(roots.vscodeCopilot, 'globalStorage/emptyWindowChatSessions/3c9d2e41-7a0b-4c55-9e12-6f8a0b1c2d3e.jsonl'), '2025-12-01T00:00:00Z');
+const chat = place(
+  join(fixtures, 'vscode-copilot/tfplan2md-043-task-planner.chat.json'),
+  join(roots.vscodeCopilot, 'workspaceStorage/9f2c41d7e0b3a5c6/chatSessions/badbd1d2-1f0b-4626-a215-56ee404562fe.json'),
+  '2026-01-19T23:00:00Z',
+);
+writeFileSync(
+  join(roots.vscodeCopilot, 'workspaceStorage/9f2c41d7e0b3a5c6/workspace.json'),
+  JSON.stringify({ folder: 'file:///home/oocx/src/tf%20plan2md' }),
+);
+const emptyWindow = place(
+  join(fixtures, 'vscode-copilot/copilot-usage.chatSessions.jsonl'),
+  join(roots.vscodeCopilot, 'globalStorage/emptyWindowChatSessions/3c9d2e41-7a0b-4c55-9e12-6f8a0b1c2d3e.jsonl'),
+  '2025-12-01T00:00:00Z',
+);
 // A workspace storage without chat sessions lists nothing.
 mkdirSync(join(roots.vscodeCopilot, 'workspaceStorage/0000/chatSessions'), { recursive: true });
-const otlp = place(join(fixtures, 'otlp/claude-code-events.jsonl'), join(roots.openTelemetry, 'claude-code.jsonl'), '2025-11-30T00:00:00Z');
+const otlp = place(
+  join(fixtures, 'otlp/claude-code-events.jsonl'),
+  join(roots.openTelemetry, 'claude-code.jsonl'),
+  '2025-11-30T00:00:00Z',
+);
 mkdirSync(roots.openCode, { recursive: true });
 writeFileSync(join(roots.openCode, 'opencode.db'), '');
 
@@ -76,7 +113,10 @@ describe('local session discovery for every agent', () => {
 
   it('a VS Code chat session is named by its workspace folder (workspace.json); a window without a folder has none', async () => {
     const { sessions } = await listLocalSessions(roots, 50);
-    assert.deepEqual(sessions.filter((s) => s.agent === 'VS Code Copilot').map((s) => s.project), ['tf plan2md', null]);
+    assert.deepEqual(
+      sessions.filter((s) => s.agent === 'VS Code Copilot').map((s) => s.project),
+      ['tf plan2md', null],
+    );
   });
 
   it('says that OpenCode 1.2+ sessions (opencode.db) are not listed, and how to open one', async () => {
@@ -97,9 +137,14 @@ describe('local session discovery for every agent', () => {
 
 const EXPORT = localSample('opencode/w12z+Cap.json');
 
-describe('OpenCode before 1.2: a session in storage/ opens as its export', { skip: EXPORT === null && LOCAL_ONLY }, () => {
-  it('splitting a real export into OpenCode\'s storage layout and reading it back gives the export\'s figures', async () => {
-    const exported = JSON.parse(readFileSync(EXPORT!, 'utf8')) as { info: { id: string; projectID: string }; messages: Array<{ info: { id: string }; parts: Array<{ id: string }> }> };
+describe('OpenCode before 1.2: a session in storage/ opens as its export', {
+  skip: EXPORT === null && LOCAL_ONLY,
+}, () => {
+  it("splitting a real export into OpenCode's storage layout and reading it back gives the export's figures", async () => {
+    const exported = JSON.parse(readFileSync(EXPORT!, 'utf8')) as {
+      info: { id: string; projectID: string };
+      messages: Array<{ info: { id: string }; parts: Array<{ id: string }> }>;
+    };
     const storage = join(home, 'oc/storage');
     const info = join(storage, 'session', exported.info.projectID, `${exported.info.id}.json`);
     mkdirSync(join(info, '..'), { recursive: true });
@@ -112,7 +157,9 @@ describe('OpenCode before 1.2: a session in storage/ opens as its export', { ski
     }
     const { sessions } = await listLocalSessions({ ...roots, openCode: join(home, 'oc') }, 50);
     const oc = sessions.find((s) => s.agent === 'OpenCode')!;
-    const parsed = await parseTrace([{ key: 'opencode.json', bytes: new TextEncoder().encode((await assembleSession(oc))!) }]);
+    const parsed = await parseTrace([
+      { key: 'opencode.json', bytes: new TextEncoder().encode((await assembleSession(oc))!) },
+    ]);
     const direct = await parseFile(EXPORT!);
     assert.equal(parsed.model.format, 'opencode');
     assert.deepEqual(summarizeSession(parsed.model.sessions[0]!), summarizeSession(direct.model.sessions[0]!));
@@ -130,15 +177,32 @@ describe('Gemini CLI sessions name their project, never "chats"', () => {
   after(() => rmSync(gemini, { recursive: true, force: true }));
   const tmp = join(gemini, '.gemini/tmp');
   const chat = join(fixtures, 'gemini-cli/harbor-rfc-gemini-cli-trajectory.json');
-  const put = (folder: string): string => place(chat, join(tmp, folder, 'chats/session-2025-10-10T06-59-cdd63974.json'), '2025-10-10T07:00:00Z');
+  const put = (folder: string): string =>
+    place(chat, join(tmp, folder, 'chats/session-2025-10-10T06-59-cdd63974.json'), '2025-10-10T07:00:00Z');
   const slug = put('app');
   writeFileSync(join(tmp, 'app/.project_root'), '/app\n');
   const legacy = put('5afe96def09814c69f4ae7bd26fc666fc2fad00d4da9981fbc3aad4fc2001541');
   const unknown = put('366eb473e5b2900b97409860f721b6ae740d5eb5555146a5553b4f5ba39b0190');
-  writeFileSync(join(gemini, '.gemini/projects.json'), JSON.stringify({ projects: { '/app': 'app', '/srv/api': 'api' } }));
+  writeFileSync(
+    join(gemini, '.gemini/projects.json'),
+    JSON.stringify({ projects: { '/app': 'app', '/srv/api': 'api' } }),
+  );
 
   it('the marker, then the registry (by the hash of each path), else the folder itself', async () => {
-    const { sessions } = await listLocalSessions({ ...roots, claudeCode: '', codex: '', openCode: '', openHands: '', cline: '', rooCode: '', aiperf: [], geminiCli: tmp }, 50);
+    const { sessions } = await listLocalSessions(
+      {
+        ...roots,
+        claudeCode: '',
+        codex: '',
+        openCode: '',
+        openHands: '',
+        cline: '',
+        rooCode: '',
+        aiperf: [],
+        geminiCli: tmp,
+      },
+      50,
+    );
     const project = new Map(sessions.map((s) => [s.path, s.project]));
     assert.equal(project.get(slug), '/app');
     assert.equal(project.get(legacy), '/srv/api');

@@ -19,9 +19,16 @@ describe('benign strings', () => {
     .flatMap((f) => (['default', 'strict'] as const).map((m) => [f, m] as const))) {
     // Strict mode too: its first version took a GPG subkey id in real-samples.txt (`rsa4096/0603BC876BB7E4B0`).
     it(`${set}: none is redacted (${mode})`, async () => {
-      const strings = readFileSync(join(dir, set), 'utf8').split('\n').filter((l) => l.length > 0 && !l.startsWith('#'));
+      const strings = readFileSync(join(dir, set), 'utf8')
+        .split('\n')
+        .filter((l) => l.length > 0 && !l.startsWith('#'));
       assert.ok(strings.length > 0);
-      const lines = strings.map((s) => JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: s }] } }));
+      const lines = strings.map((s) =>
+        JSON.stringify({
+          type: 'user',
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: s }] },
+        }),
+      );
       const out = await createRedactor(mode).redactJsonTexts(lines);
       const changed = strings.filter((_, i) => out[i] !== lines[i]);
       assert.deepEqual(changed, []);
@@ -39,13 +46,27 @@ const REVIEWED = new Set([
   'eabdbab1b4180eadbfa8366d9a4e2f97f79acd5db034d239db9e6edf43cc7c88', // a Docker container id in `docker exec`'s arguments
   '761bc85726fb05ded543d65420be285c', // a VS Code terminal id in a URI written as JSON fields
   // Chromium's shared-memory handle GUID halves on a `ps` command line (--field-trial-handle, --pseudonymization-salt-handle).
-  '4474603162254038', '6062757039210135093', '7297005499830649067', '16921371410556755504',
-  '8421355168824867410', '12674658526130187043', '5020611380109167271', '17192085922816811655',
+  '4474603162254038',
+  '6062757039210135093',
+  '7297005499830649067',
+  '16921371410556755504',
+  '8421355168824867410',
+  '12674658526130187043',
+  '5020611380109167271',
+  '17192085922816811655',
 ]);
-const SKIPPED = new Set(['hostile', 'bad-input', 'gitleaks-cases', 'secretlint-vectors', 'redaction-benign', 'workloads', 'canonical']);
+const SKIPPED = new Set([
+  'hostile',
+  'bad-input',
+  'gitleaks-cases',
+  'secretlint-vectors',
+  'redaction-benign',
+  'workloads',
+  'canonical',
+]);
 
 describe('the real sample traces, redacted by default', () => {
-  it('lose no value of an id\'s shape but the reviewed ones (ids the trace explains stay)', async () => {
+  it("lose no value of an id's shape but the reviewed ones (ids the trace explains stay)", async () => {
     const files: string[] = [];
     const walk = (d: string): void => {
       for (const e of readdirSync(d, { withFileTypes: true })) {
@@ -58,10 +79,15 @@ describe('the real sample traces, redacted by default', () => {
     assert.ok(files.length >= 50);
     const taken = new Set<string>();
     for (const f of files) {
-      const r = new Redactor([], 'core', { onRedacted: (kind, value) => void (kind.startsWith('strict-') && taken.add(value)) });
+      const r = new Redactor([], 'core', {
+        onRedacted: (kind, value) => void (kind.startsWith('strict-') && taken.add(value)),
+      });
       r.learnFileName(basename(f));
       await r.redactJsonTexts(readFileSync(f, 'utf8').split('\n'));
     }
-    assert.deepEqual([...taken].filter((v) => !REVIEWED.has(v)), []);
+    assert.deepEqual(
+      [...taken].filter((v) => !REVIEWED.has(v)),
+      [],
+    );
   });
 });

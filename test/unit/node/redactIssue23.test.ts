@@ -11,12 +11,18 @@ import { createRedactor } from '../../../src/node/secretlintDetector';
 
 /** A Claude Code line carrying a tool result whose text is `text`. */
 function toolResult(text: string): string {
-  return JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01Issue23', content: text }] } });
+  return JSON.stringify({
+    type: 'user',
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01Issue23', content: text }] },
+  });
 }
 
 /** A Codex line calling a shell tool with `args` as its JSON arguments. */
 function functionCall(args: object): string {
-  return JSON.stringify({ type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: JSON.stringify(args), call_id: 'call_issue23' } });
+  return JSON.stringify({
+    type: 'response_item',
+    payload: { type: 'function_call', name: 'shell', arguments: JSON.stringify(args), call_id: 'call_issue23' },
+  });
 }
 
 /** Redacts each line as one export does. */
@@ -59,18 +65,25 @@ const pseudo = (seed: number, n: number, alphabet: string): string => {
   return out;
 };
 const hex = (n: number, seed = 3): string => pseudo(seed, n, '0123456789abcdef');
-const alnum = (n: number, seed = 5): string => pseudo(seed, n, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789');
+const alnum = (n: number, seed = 5): string =>
+  pseudo(seed, n, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789');
 
 describe('issue 23: an EC private key is redacted in every form', () => {
-  const pem = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
+  const pem = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+    .privateKey.export({ type: 'sec1', format: 'pem' })
+    .toString();
   const lines = pem.trimEnd().split('\n');
   const body = lines.filter((l) => !l.startsWith('-----'));
-  const numbered = (ls: string[], sep: string): string => ls.map((l, i) => `${String(i + 1).padStart(6)}${sep}${l}`).join('\n');
+  const numbered = (ls: string[], sep: string): string =>
+    ls.map((l, i) => `${String(i + 1).padStart(6)}${sep}${l}`).join('\n');
   const forms: Array<[string, string]> = [
     ['as a file printed by cat', toolResult(pem)],
     ["as Claude Code's Read tool shows it (`     1→` before each line)", toolResult(numbered(lines, '→'))],
     ['as cat -n prints it', toolResult(numbered(lines, '\t'))],
-    ['with `\\n` escapes, inside a string inside a file that was read', toolResult(`{"service_account": {"private_key": "${lines.join('\\n')}\\n"}}`)],
+    [
+      'with `\\n` escapes, inside a string inside a file that was read',
+      toolResult(`{"service_account": {"private_key": "${lines.join('\\n')}\\n"}}`),
+    ],
     ['as the content a tool was asked to write (JSON arguments)', functionCall({ path: 'key.pem', content: pem })],
     ['cut before its END line (a Read with a line limit)', toolResult(numbered(lines.slice(0, -1), '→'))],
   ];
@@ -109,12 +122,28 @@ describe('issue 23: bare, encoded and wrapped secrets', () => {
   const random = 'q7Xk2mP9vR4tL8wN3zB6yH1c';
   const cases: Array<[string, string, string]> = [
     ['a random value as a folder of a path', `cat /srv/app/releases/${random}/config.yml`, random],
-    ['a random value as a URL query value under a neutral name', `curl -s "https://api.example.com/v1/items?ref=${random}&page=2"`, random],
+    [
+      'a random value as a URL query value under a neutral name',
+      `curl -s "https://api.example.com/v1/items?ref=${random}&page=2"`,
+      random,
+    ],
     ['a random value in a sentence', `I checked it and the value ${random} was accepted by the server.`, random],
     ['a GitHub token in a path (a control: caught before the fix too)', `ls /tmp/${token}/`, token],
-    ['a token base64-encoded on a command line', `echo ${Buffer.from(`GITHUB_TOKEN=${token}\n`).toString('base64')} | base64 -d >> .env`, Buffer.from(`GITHUB_TOKEN=${token}\n`).toString('base64')],
-    ['a token wrapped across two lines: its first half (a control: caught before the fix too)', `export GITHUB_TOKEN=${token.slice(0, 20)}\n${token.slice(20)}\nls`, token.slice(0, 20)],
-    ['a token wrapped across two lines: its second half', `export GITHUB_TOKEN=${token.slice(0, 20)}\n${token.slice(20)}\nls`, token.slice(20)],
+    [
+      'a token base64-encoded on a command line',
+      `echo ${Buffer.from(`GITHUB_TOKEN=${token}\n`).toString('base64')} | base64 -d >> .env`,
+      Buffer.from(`GITHUB_TOKEN=${token}\n`).toString('base64'),
+    ],
+    [
+      'a token wrapped across two lines: its first half (a control: caught before the fix too)',
+      `export GITHUB_TOKEN=${token.slice(0, 20)}\n${token.slice(20)}\nls`,
+      token.slice(0, 20),
+    ],
+    [
+      'a token wrapped across two lines: its second half',
+      `export GITHUB_TOKEN=${token.slice(0, 20)}\n${token.slice(20)}\nls`,
+      token.slice(20),
+    ],
   ];
   for (const [name, text, secret] of cases) {
     it(name, async () => {

@@ -72,7 +72,8 @@ function plant(file: string, to: string): void {
     }),
   );
   assert.ok(slots.length > 0, `${file} has content strings to put the vectors in`);
-  for (let k = 0; k < VECTORS.length * PLACEMENTS; k++) slots[k % slots.length]!.inputs.push(VECTORS[k % VECTORS.length]!.input);
+  for (let k = 0; k < VECTORS.length * PLACEMENTS; k++)
+    slots[k % slots.length]!.inputs.push(VECTORS[k % VECTORS.length]!.input);
   // Rewrite each line from its last slot to its first, so earlier offsets stay valid.
   const used = slots.filter((s) => s.inputs.length > 0).sort((a, b) => a.line - b.line || b.start - a.start);
   for (const slot of used) {
@@ -83,19 +84,28 @@ function plant(file: string, to: string): void {
 }
 
 function callFigures(p: ParsedTrace): string {
-  return JSON.stringify(p.model.sessions.map((s) => [s.id, s.calls.map((c) => [c.tokens, c.startMs, c.endMs, c.server])]));
+  return JSON.stringify(
+    p.model.sessions.map((s) => [s.id, s.calls.map((c) => [c.tokens, c.startMs, c.endMs, c.server])]),
+  );
 }
 
 const SAMPLES = [
   { name: 'Claude Code (with sub-agents)', file: SPOTTER, format: 'claude-code' },
   { name: 'Codex', file: join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl'), format: 'codex' },
-  { name: 'mini-swe-agent (one pretty-printed JSON document)', file: join(fixtures, 'mini-swe-agent/pvlib__pvlib-python-1072.traj.json'), format: 'mini-swe-agent' },
+  {
+    name: 'mini-swe-agent (one pretty-printed JSON document)',
+    file: join(fixtures, 'mini-swe-agent/pvlib__pvlib-python-1072.traj.json'),
+    format: 'mini-swe-agent',
+  },
 ];
 
 describe("redaction: secretlint's test vectors inside real traces", () => {
   it('has the vectors it was built from (99 text cases, 112 expected secrets)', () => {
     assert.equal(VECTORS.length, 99);
-    assert.equal(VECTORS.reduce((n, c) => n + c.secrets.length, 0), 112);
+    assert.equal(
+      VECTORS.reduce((n, c) => n + c.secrets.length, 0),
+      112,
+    );
   });
 
   for (const sample of SAMPLES) {
@@ -125,7 +135,10 @@ describe("redaction: secretlint's test vectors inside real traces", () => {
       for (const c of VECTORS) {
         for (const s of new Set(c.secrets.map((x) => x.text))) {
           const expected = c.secrets.filter((x) => x.text === s).length;
-          assert.ok(occurrences(afterText, s) <= occurrences(beforeText, s) - expected * PLACEMENTS, `${c.rule}/${c.case}: ${s.slice(0, 12)}… left ${occurrences(afterText, s)} of ${occurrences(beforeText, s)}`);
+          assert.ok(
+            occurrences(afterText, s) <= occurrences(beforeText, s) - expected * PLACEMENTS,
+            `${c.rule}/${c.case}: ${s.slice(0, 12)}… left ${occurrences(afterText, s)} of ${occurrences(beforeText, s)}`,
+          );
         }
       }
       // (b) Nothing outside strings changed, line for line.

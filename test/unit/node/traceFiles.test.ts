@@ -31,7 +31,10 @@ describe('companion files and regular files', () => {
     writeFileSync(join(sub, 'notes.txt'), 'not a log');
     writeFileSync(join(root, 's.jsonl'), '{}\n');
     const listing = await listCompanions(join(root, 's.jsonl'));
-    assert.deepEqual(listing.files.map((f) => f.rel), ['s/subagents/agent-1.jsonl', 's/subagents/agent-in.jsonl']);
+    assert.deepEqual(
+      listing.files.map((f) => f.rel),
+      ['s/subagents/agent-1.jsonl', 's/subagents/agent-in.jsonl'],
+    );
     assert.deepEqual(listing.refused.sort(), [
       's/subagents/agent-broken.jsonl is a broken link; not read.',
       's/subagents/agent-dir.jsonl is a folder, not a file; not read.',
@@ -53,8 +56,14 @@ describe('companion files and regular files', () => {
     writeFileSync(join(root, 's/subagents/workflows/run1/agent-w.jsonl'), '{}\n');
     symlinkSync(join(dir, 'elsewhere2'), join(root, 's/subagents/linked'));
     const listing = await listCompanions(join(root, 's.jsonl'));
-    assert.deepEqual(listing.files.map((f) => f.rel), ['s/subagents/workflows/run1/agent-w.jsonl', 'agent-mine.jsonl']);
-    assert.deepEqual(listing.refused.sort(), ['agent-fifo.jsonl is a named pipe (FIFO), not a file; not read.', "agent-out.jsonl is a link to a file outside the trace's folder; not read."]);
+    assert.deepEqual(
+      listing.files.map((f) => f.rel),
+      ['s/subagents/workflows/run1/agent-w.jsonl', 'agent-mine.jsonl'],
+    );
+    assert.deepEqual(listing.refused.sort(), [
+      'agent-fifo.jsonl is a named pipe (FIFO), not a file; not read.',
+      "agent-out.jsonl is a link to a file outside the trace's folder; not read.",
+    ]);
   });
 
   it('companions come from the format definitions: Claude Code is the one format with a layout, and a made-up layout is listed by the same rules with no other code', async () => {
@@ -85,7 +94,10 @@ describe('companion files and regular files', () => {
     writeFileSync(join(root, 'beside.part.jsonl'), '{}\n');
     execFileSync('mkfifo', [join(root, 'r.parts/fifo.part.jsonl')]);
     const listing = await listCompanions(join(root, 'r.run.jsonl'), [parts]);
-    assert.deepEqual(listing.files.map((f) => f.rel), ['r.parts/a.part.jsonl', 'r.parts/b.part.jsonl', 'r.parts/deeper/c.part.jsonl']);
+    assert.deepEqual(
+      listing.files.map((f) => f.rel),
+      ['r.parts/a.part.jsonl', 'r.parts/b.part.jsonl', 'r.parts/deeper/c.part.jsonl'],
+    );
     assert.deepEqual(listing.refused, ['r.parts/fifo.part.jsonl is a named pipe (FIFO), not a file; not read.']);
     // The registry's layouts know nothing of these files, and a file the layout does not name has none.
     assert.deepEqual((await listCompanions(join(root, 'r.run.jsonl'))).files, []);
@@ -99,7 +111,11 @@ describe('companion files and regular files', () => {
     writeFileSync(join(dir, 'elsewhere/agent-x.jsonl'), '{}\n');
     symlinkSync(join(dir, 'elsewhere'), join(root, 's/subagents'));
     const listing = await listSafeCompanions(root, 's/subagents', () => true);
-    assert.deepEqual(listing, { files: [], refused: ["s/subagents leads outside the trace's folder; its files are not read."], folders: [] });
+    assert.deepEqual(listing, {
+      files: [],
+      refused: ["s/subagents leads outside the trace's folder; its files are not read."],
+      folders: [],
+    });
   });
 
   it('a name made only of dots names no companion folder (it would be one above)', () => {
@@ -125,9 +141,15 @@ describe('companion files and regular files', () => {
     assert.deepEqual(await readJsonFile(ok), { value: { a: [1, 2] } });
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '{\n "a": [1, 2\n');
-    assert.match((await readJsonFile(broken) as { error: string }).error, /^not valid JSON at line 3: the JSON ends before its value is complete/);
+    assert.match(
+      ((await readJsonFile(broken)) as { error: string }).error,
+      /^not valid JSON at line 3: the JSON ends before its value is complete/,
+    );
     const deep = join(dir, 'deep.json');
     writeFileSync(deep, `{"a":\n${deepText(5000)}}`);
-    assert.equal((await readJsonFile(deep) as { error: string }).error, 'nests deeper than 512 levels at line 2; a workload never does');
+    assert.equal(
+      ((await readJsonFile(deep)) as { error: string }).error,
+      'nests deeper than 512 levels at line 2; a workload never does',
+    );
   });
 });

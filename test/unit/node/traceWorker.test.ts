@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -18,8 +27,18 @@ import { ensureBuilt, repoRoot, SPOTTER } from '../../support/helpers';
 const WORKER = join(repoRoot, 'dist/traceWorker.js');
 
 async function spotterParams(): Promise<OpenParams> {
-  const files = [{ key: basename(SPOTTER), path: SPOTTER }, ...(await listCompanions(SPOTTER)).files.map((c) => ({ key: c.rel, path: c.path }))];
-  return { files, totalBytes: statSync(SPOTTER).size, format: null, fileName: basename(SPOTTER), analysis: {}, prices: null };
+  const files = [
+    { key: basename(SPOTTER), path: SPOTTER },
+    ...(await listCompanions(SPOTTER)).files.map((c) => ({ key: c.rel, path: c.path })),
+  ];
+  return {
+    files,
+    totalBytes: statSync(SPOTTER).size,
+    format: null,
+    fileName: basename(SPOTTER),
+    analysis: {},
+    prices: null,
+  };
 }
 
 describe('trace worker', () => {
@@ -40,7 +59,10 @@ describe('trace worker', () => {
       assert.equal(body.columns.flags.filter((f) => (f & CALL_FLAG.failed) !== 0).length, 11);
       const search = await client.request('search', { query: 'string to replace not found', sessionId: null });
       assert.equal(search.total, 2);
-      const edits = await client.request('callsUsingTool', { sessionId: opened.header.defaultSessionId!, tool: 'Edit' });
+      const edits = await client.request('callsUsingTool', {
+        sessionId: opened.header.defaultSessionId!,
+        tool: 'Edit',
+      });
       assert.ok(edits instanceof Int32Array && edits.length > 0);
       await assert.rejects(client.request('nope' as 'header', {}), /unknown method/);
     } finally {
@@ -48,7 +70,7 @@ describe('trace worker', () => {
     }
   });
 
-  it('counts the context anatomy off the caller\'s thread: the same as a parse that collected the text as it read', async () => {
+  it("counts the context anatomy off the caller's thread: the same as a parse that collected the text as it read", async () => {
     const client = new TraceWorkerClient(WORKER);
     try {
       const params = await spotterParams();
@@ -57,7 +79,13 @@ describe('trace worker', () => {
       // The worker reads the files again beside a parse to collect the messages' text (its open parse keeps none).
       const fromWorker = await client.request('sessionContext', { sessionId: id });
       const { parsed, context } = await parseWithContext(await readTraceFiles(SPOTTER), null);
-      const direct = new TraceService(parsed, { fileName: basename(SPOTTER), formatChosen: false, analysis: {}, prices: createPriceBook(), context }).sessionContext({ sessionId: id });
+      const direct = new TraceService(parsed, {
+        fileName: basename(SPOTTER),
+        formatChosen: false,
+        analysis: {},
+        prices: createPriceBook(),
+        context,
+      }).sessionContext({ sessionId: id });
       assert.equal(fromWorker?.content, 'text');
       assert.equal(fromWorker?.calibration.tokenizer, 'o200k_base (gpt-tokenizer)');
       assert.equal(fromWorker?.loggedInput.length, 149);
@@ -82,14 +110,30 @@ describe('trace worker', () => {
 
   it('a file that cannot be read fails the open with the reason', async () => {
     const client = new TraceWorkerClient(WORKER);
-    await assert.rejects(client.open({ files: [{ key: 'gone.jsonl', path: join(repoRoot, 'no-such-file.jsonl') }], totalBytes: null, format: null, fileName: 'gone.jsonl', analysis: {}, prices: null }, () => undefined), /ENOENT/);
+    await assert.rejects(
+      client.open(
+        {
+          files: [{ key: 'gone.jsonl', path: join(repoRoot, 'no-such-file.jsonl') }],
+          totalBytes: null,
+          format: null,
+          fileName: 'gone.jsonl',
+          analysis: {},
+          prices: null,
+        },
+        () => undefined,
+      ),
+      /ENOENT/,
+    );
     client.dispose();
   });
 
   it('a trace larger than the worker may hold stops the worker with a message, not the caller', async () => {
     // 8 MB of heap cannot hold the parse of a 1.8 MB log's JSON objects in flight.
     const client = new TraceWorkerClient(WORKER, 8);
-    await assert.rejects(client.open(await spotterParams(), () => undefined), /more than the 8 MB of memory the inspector allows itself|stopped/);
+    await assert.rejects(
+      client.open(await spotterParams(), () => undefined),
+      /more than the 8 MB of memory the inspector allows itself|stopped/,
+    );
     client.dispose();
   });
 
@@ -101,7 +145,18 @@ describe('trace worker', () => {
     writeFileSync(path, bytes.subarray(0, cut));
     const client = new TraceWorkerClient(WORKER);
     try {
-      const opened = await client.open({ files: [{ key: 'live.jsonl', path }], totalBytes: cut, format: null, fileName: 'live.jsonl', analysis: {}, prices: null, live: true }, () => undefined);
+      const opened = await client.open(
+        {
+          files: [{ key: 'live.jsonl', path }],
+          totalBytes: cut,
+          format: null,
+          fileName: 'live.jsonl',
+          analysis: {},
+          prices: null,
+          live: true,
+        },
+        () => undefined,
+      );
       const early = opened.header.callCount;
       // The half line is held, not read as malformed JSON.
       assert.ok(!opened.header.diagnostics.some((d) => d.severity === 'error'));
@@ -133,11 +188,24 @@ describe('trace worker', () => {
     const bytes = readFileSync(SPOTTER);
     const dir = mkdtempSync(join(tmpdir(), 'agent-trace-live-'));
     const path = join(dir, 'grow.jsonl');
-    const ends = [0.2, 0.4, 0.6, 0.8, 1].map((share) => (share === 1 ? bytes.length : bytes.indexOf(0x0a, Math.floor(bytes.length * share)) + 1));
+    const ends = [0.2, 0.4, 0.6, 0.8, 1].map((share) =>
+      share === 1 ? bytes.length : bytes.indexOf(0x0a, Math.floor(bytes.length * share)) + 1,
+    );
     writeFileSync(path, bytes.subarray(0, ends[0]));
     const client = new TraceWorkerClient(WORKER);
     try {
-      const opened = await client.open({ files: [{ key: 'grow.jsonl', path }], totalBytes: ends[0]!, format: null, fileName: 'grow.jsonl', analysis: {}, prices: null, live: true }, () => undefined);
+      const opened = await client.open(
+        {
+          files: [{ key: 'grow.jsonl', path }],
+          totalBytes: ends[0]!,
+          format: null,
+          fileName: 'grow.jsonl',
+          analysis: {},
+          prices: null,
+          live: true,
+        },
+        () => undefined,
+      );
       let calls = opened.header.callCount;
       for (let k = 1; k < ends.length; k++) {
         appendFileSync(path, bytes.subarray(ends[k - 1], ends[k]));
@@ -164,7 +232,18 @@ describe('trace worker', () => {
     writeFileSync(path, bytes.subarray(0, cut));
     const client = new TraceWorkerClient(WORKER);
     try {
-      await client.open({ files: [{ key: 'rotate.jsonl', path }], totalBytes: cut, format: null, fileName: 'rotate.jsonl', analysis: {}, prices: null, live: true }, () => undefined);
+      await client.open(
+        {
+          files: [{ key: 'rotate.jsonl', path }],
+          totalBytes: cut,
+          format: null,
+          fileName: 'rotate.jsonl',
+          analysis: {},
+          prices: null,
+          live: true,
+        },
+        () => undefined,
+      );
       // A new, longer file moved into place: its size alone would look like an append.
       writeFileSync(join(dir, 'next.jsonl'), bytes);
       renameSync(join(dir, 'next.jsonl'), path);
@@ -190,9 +269,24 @@ describe('trace worker', () => {
   it('bytes handed over (remote files) are read like a file', async () => {
     const client = new TraceWorkerClient(WORKER);
     try {
-      const bytes = new TextEncoder().encode('{"type":"header","format":"agent-trace","version":1}\n{"type":"session","id":"s","role":"main"}\n{"type":"llm_call","session":"s","id":"c","tokens":{"input":10,"cached":4,"appended":6,"cacheWrite":null,"output":2,"reasoningOutput":null}}\n');
-      const opened = await client.open({ files: [{ key: 'x.trace.jsonl', bytes }], totalBytes: bytes.length, format: null, fileName: 'x.trace.jsonl', analysis: {}, prices: null }, () => undefined);
-      assert.deepEqual([opened.header.format, opened.header.callCount, opened.intro?.summary.tokens.cached], ['agent-trace', 1, 4]);
+      const bytes = new TextEncoder().encode(
+        '{"type":"header","format":"agent-trace","version":1}\n{"type":"session","id":"s","role":"main"}\n{"type":"llm_call","session":"s","id":"c","tokens":{"input":10,"cached":4,"appended":6,"cacheWrite":null,"output":2,"reasoningOutput":null}}\n',
+      );
+      const opened = await client.open(
+        {
+          files: [{ key: 'x.trace.jsonl', bytes }],
+          totalBytes: bytes.length,
+          format: null,
+          fileName: 'x.trace.jsonl',
+          analysis: {},
+          prices: null,
+        },
+        () => undefined,
+      );
+      assert.deepEqual(
+        [opened.header.format, opened.header.callCount, opened.intro?.summary.tokens.cached],
+        ['agent-trace', 1, 4],
+      );
     } finally {
       client.dispose();
     }

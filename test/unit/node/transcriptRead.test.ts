@@ -31,7 +31,11 @@ interface Reference {
 }
 
 function reference(path: string, call: number): Reference {
-  return JSON.parse(execFileSync('python3', [join(repoRoot, 'test/reference/claude_transcript.py'), path, String(call)], { encoding: 'utf8' })) as Reference;
+  return JSON.parse(
+    execFileSync('python3', [join(repoRoot, 'test/reference/claude_transcript.py'), path, String(call)], {
+      encoding: 'utf8',
+    }),
+  ) as Reference;
 }
 
 function texts(t: CallTranscript, kind: string): string[] {
@@ -40,7 +44,12 @@ function texts(t: CallTranscript, kind: string): string[] {
 
 describe('call transcripts read again from the trace', async () => {
   const parsed = await parseFile(SPOTTER);
-  const service = new TraceService(parsed, { fileName: 'spotter.jsonl', formatChosen: false, analysis: {}, prices: null });
+  const service = new TraceService(parsed, {
+    fileName: 'spotter.jsonl',
+    formatChosen: false,
+    analysis: {},
+    prices: null,
+  });
   const files = await workerFiles(SPOTTER);
   const main = parsed.model.sessions[0]!.id;
 
@@ -49,8 +58,14 @@ describe('call transcripts read again from the trace', async () => {
       const ref = reference(SPOTTER, call);
       const t = (await callTranscript(service, files, { sessionId: main, callIndex: call - 1, maxChars: 1_000_000 }))!;
       assert.deepEqual(texts(t, 'prompt'), ref.prompt === null ? [] : [ref.prompt]);
-      assert.deepEqual(texts(t, 'assistant'), ref.text.filter((x) => x.trim() !== ''));
-      assert.deepEqual(texts(t, 'thinking'), ref.thinking.filter((x) => x.trim() !== ''));
+      assert.deepEqual(
+        texts(t, 'assistant'),
+        ref.text.filter((x) => x.trim() !== ''),
+      );
+      assert.deepEqual(
+        texts(t, 'thinking'),
+        ref.thinking.filter((x) => x.trim() !== ''),
+      );
       const tools = t.entries.filter((e) => e.kind === 'tool-call');
       assert.deepEqual(
         tools.map((e) => ({ name: e.label, input: JSON.parse(e.text) as unknown })),
@@ -61,7 +76,10 @@ describe('call transcripts read again from the trace', async () => {
         results.map((e) => ({ error: e.error, text: e.text })),
         ref.results.filter((r) => r.text.trim() !== ''),
       );
-      assert.ok(results.every((r) => r.label.startsWith('Result of ')), 'each result names its tool');
+      assert.ok(
+        results.every((r) => r.label.startsWith('Result of ')),
+        'each result names its tool',
+      );
       assert.deepEqual(t.notes, []);
     });
   }
@@ -76,19 +94,34 @@ describe('call transcripts read again from the trace', async () => {
     assert.equal(TRANSCRIPT_CHARS, 2000);
   });
 
-  it('reads only the trace\'s own files, by index: a record longer than the read allows is said, not parsed', async () => {
+  it("reads only the trace's own files, by index: a record longer than the read allows is said, not parsed", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'transcript-'));
     const path = join(dir, 'long.jsonl');
     const base = { sessionId: 's1', parentUuid: null, timestamp: '2026-01-01T00:00:00.000Z' };
     const huge = 'x'.repeat(TRANSCRIPT_RANGE_BYTES + 10);
     const lines = [
       { ...base, uuid: 'u0', type: 'user', message: { role: 'user', content: '<b>hi</b> & </script>' } },
-      { ...base, uuid: 'u1', type: 'assistant', message: { id: 'm1', model: 'claude-test', role: 'assistant', content: [{ type: 'text', text: huge }], usage: { input_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 5 } } },
+      {
+        ...base,
+        uuid: 'u1',
+        type: 'assistant',
+        message: {
+          id: 'm1',
+          model: 'claude-test',
+          role: 'assistant',
+          content: [{ type: 'text', text: huge }],
+          usage: { input_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 5 },
+        },
+      },
     ];
     writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const p = await parseText(lines.map((l) => JSON.stringify(l)).join('\n') + '\n', 'long.jsonl');
     const s = new TraceService(p, { fileName: 'long.jsonl', formatChosen: false, analysis: {}, prices: null });
-    const t = (await callTranscript(s, [{ key: 'long.jsonl', path }], { sessionId: 's1', callIndex: 0, maxChars: 2000 }))!;
+    const t = (await callTranscript(s, [{ key: 'long.jsonl', path }], {
+      sessionId: 's1',
+      callIndex: 0,
+      maxChars: 2000,
+    }))!;
     // The prompt, as text (the page draws it with textContent); the call's line too long to read whole.
     assert.deepEqual(texts(t, 'prompt'), ['<b>hi</b> & </script>']);
     assert.equal(texts(t, 'assistant').length, 0);
@@ -97,6 +130,9 @@ describe('call transcripts read again from the trace', async () => {
     const none = (await callTranscript(s, [], { sessionId: 's1', callIndex: 0, maxChars: 2000 }))!;
     assert.deepEqual(none.entries, []);
     assert.match(none.notes.join(' '), /could not be read again/);
-    assert.equal(await callTranscript(s, [{ key: 'long.jsonl', path }], { sessionId: 's1', callIndex: 5, maxChars: 2000 }), null);
+    assert.equal(
+      await callTranscript(s, [{ key: 'long.jsonl', path }], { sessionId: 's1', callIndex: 5, maxChars: 2000 }),
+      null,
+    );
   });
 });

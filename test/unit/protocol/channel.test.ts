@@ -6,7 +6,10 @@ type Requests = {
   'sum/get': { params: { a: number; b: number }; result: number };
   'fail/get': { params: null; result: string };
   'slow/get': { params: null; result: string };
-  'columns/get': { params: null; result: { label: string; big: Float64Array; small: Uint8Array; nested: { more: Float64Array[] } } };
+  'columns/get': {
+    params: null;
+    result: { label: string; big: Float64Array; small: Uint8Array; nested: { more: Float64Array[] } };
+  };
 };
 type ANote = { type: 'ready' };
 type BNote = { type: 'init'; value: number };
@@ -14,14 +17,20 @@ type BNote = { type: 'init'; value: number };
 /** Two channels back to back, as the host and the webview are; messages cross asynchronously like postMessage. */
 function pair(timeoutMs = 1000) {
   const errors: string[] = [];
-  const host: Channel<BNote, ANote, Record<never, never>, Requests> = new Channel((m) => queueMicrotask(() => web.receive(structuredClone(m))), {
-    timeoutMs,
-    onError: (e) => errors.push(`host: ${e}`),
-  });
-  const web: Channel<ANote, BNote, Requests, Record<never, never>> = new Channel((m) => queueMicrotask(() => host.receive(structuredClone(m))), {
-    timeoutMs,
-    onError: (e) => errors.push(`web: ${e}`),
-  });
+  const host: Channel<BNote, ANote, Record<never, never>, Requests> = new Channel(
+    (m) => queueMicrotask(() => web.receive(structuredClone(m))),
+    {
+      timeoutMs,
+      onError: (e) => errors.push(`host: ${e}`),
+    },
+  );
+  const web: Channel<ANote, BNote, Requests, Record<never, never>> = new Channel(
+    (m) => queueMicrotask(() => host.receive(structuredClone(m))),
+    {
+      timeoutMs,
+      onError: (e) => errors.push(`web: ${e}`),
+    },
+  );
   return { host, web, errors };
 }
 
@@ -81,15 +90,21 @@ describe('Channel', () => {
     await assert.rejects(pending, /closed/);
     web.receive({ type: 'response', inReplyTo: 999, ok: 1 });
     web.receive('not a message');
-    assert.deepEqual(errors, ['web: response to unknown or expired request 999', 'web: ignored a message without a string "type"']);
+    assert.deepEqual(errors, [
+      'web: response to unknown or expired request 999',
+      'web: ignored a message without a string "type"',
+    ]);
   });
 
   it('ignores a request whose id is not a plain whole number, and says so; an unknown method is answered and said', async () => {
     const { host, errors } = pair();
     const posted: unknown[] = [];
-    const lone: Channel<BNote, ANote, Record<never, never>, Requests> = new Channel((m) => posted.push(m), { onError: (e) => errors.push(`lone: ${e}`) });
+    const lone: Channel<BNote, ANote, Record<never, never>, Requests> = new Channel((m) => posted.push(m), {
+      onError: (e) => errors.push(`lone: ${e}`),
+    });
     lone.onRequest('sum/get', ({ a, b }) => a + b);
-    for (const id of ['1', 1.5, 2 ** 53 + 2, Number.NaN, {}]) lone.receive({ type: 'sum/get', id, params: { a: 1, b: 2 } });
+    for (const id of ['1', 1.5, 2 ** 53 + 2, Number.NaN, {}])
+      lone.receive({ type: 'sum/get', id, params: { a: 1, b: 2 } });
     lone.receive({ type: 'files/read', id: 4, params: { path: '/etc/passwd' } });
     await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(posted, [{ type: 'response', inReplyTo: 4, err: 'no handler for files/read' }]);
@@ -106,7 +121,11 @@ describe('Channel', () => {
     const host: Channel<BNote, ANote, Record<never, never>, Requests> = new Channel(
       (m) => {
         const message = m as { type: string; index?: number };
-        sent.push({ type: message.type, ...(message.index !== undefined ? { index: message.index } : {}), deliveredBefore: delivered });
+        sent.push({
+          type: message.type,
+          ...(message.index !== undefined ? { index: message.index } : {}),
+          deliveredBefore: delivered,
+        });
         return new Promise<void>((resolve) =>
           setTimeout(() => {
             web.receive(structuredClone(m));
@@ -117,7 +136,10 @@ describe('Channel', () => {
       },
       { partBytes: 64, onError: (e) => errors.push(`host: ${e}`) },
     );
-    const web: Channel<ANote, BNote, Requests, Record<never, never>> = new Channel((m) => queueMicrotask(() => host.receive(structuredClone(m))), { onError: (e) => errors.push(`web: ${e}`) });
+    const web: Channel<ANote, BNote, Requests, Record<never, never>> = new Channel(
+      (m) => queueMicrotask(() => host.receive(structuredClone(m))),
+      { onError: (e) => errors.push(`web: ${e}`) },
+    );
     const big = Float64Array.from({ length: 100 }, (_, i) => i * 1.5);
     const other = Float64Array.from({ length: 10 }, (_, i) => -i);
     const small = Uint8Array.of(1, 2, 3);
@@ -149,15 +171,25 @@ describe('Channel', () => {
   it('rejects an answer whose parts did not all come, and reports malformed or stray parts', async () => {
     const errors: string[] = [];
     const posted: unknown[] = [];
-    const web: Channel<ANote, BNote, Requests, Record<never, never>> = new Channel((m) => posted.push(m), { onError: (e) => errors.push(e) });
+    const web: Channel<ANote, BNote, Requests, Record<never, never>> = new Channel((m) => posted.push(m), {
+      onError: (e) => errors.push(e),
+    });
     const pending = web.request('columns/get', null);
     const id = (posted[0] as { id: number }).id;
     web.receive({ type: 'response/part', inReplyTo: id, index: 'x', data: new Float64Array(2) });
     web.receive({ type: 'response/part', inReplyTo: id, index: 0, data: [1, 2] });
     web.receive({ type: 'response/part', inReplyTo: id + 7, index: 0, data: new Float64Array(2) });
     web.receive({ type: 'response/part', inReplyTo: id, index: 0, data: new Float64Array(2) });
-    web.receive({ type: 'response', inReplyTo: id, ok: { label: 'x', big: { $responsePart: 0 }, small: { $responsePart: 1 }, nested: { more: [] } } });
+    web.receive({
+      type: 'response',
+      inReplyTo: id,
+      ok: { label: 'x', big: { $responsePart: 0 }, small: { $responsePart: 1 }, nested: { more: [] } },
+    });
     await assert.rejects(pending, /without all of its parts/);
-    assert.deepEqual(errors, ['ignored a malformed response part', 'ignored a malformed response part', `part of a response to unknown or expired request ${id + 7}`]);
+    assert.deepEqual(errors, [
+      'ignored a malformed response part',
+      'ignored a malformed response part',
+      `part of a response to unknown or expired request ${id + 7}`,
+    ]);
   });
 });

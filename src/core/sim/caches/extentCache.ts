@@ -220,7 +220,13 @@ class CpuTier {
     const at = this.find(base, j);
     if (!at) return;
     const { run, pos } = at;
-    const after: CpuRun = { base, first: run.first + (pos + 1) * run.dir, dir: run.dir, count: run.count - pos - 1, order: run.order };
+    const after: CpuRun = {
+      base,
+      first: run.first + (pos + 1) * run.dir,
+      dir: run.dir,
+      count: run.count - pos - 1,
+      order: run.order,
+    };
     if (pos === 0) this.unplace(run);
     run.count = pos;
     if (after.count > 0) {
@@ -236,10 +242,22 @@ class CpuTier {
     if (this.has(base, j)) this.delete(base, j);
     else if (this.total >= this.capacityBlocks) this.dropOldest();
     const last = this.order[this.order.length - 1];
-    if (last && this.order.length > this.head && last.base === base && last.count === 1 && Math.abs(j - last.first) === 1) {
+    if (
+      last &&
+      this.order.length > this.head &&
+      last.base === base &&
+      last.count === 1 &&
+      Math.abs(j - last.first) === 1
+    ) {
       last.dir = (j - last.first) as 1 | -1;
       last.count = 2;
-    } else if (last && this.order.length > this.head && last.base === base && last.count > 1 && j === last.first + last.count * last.dir) {
+    } else if (
+      last &&
+      this.order.length > this.head &&
+      last.base === base &&
+      last.count > 1 &&
+      j === last.first + last.count * last.dir
+    ) {
       last.count += 1;
     } else {
       const run: CpuRun = { base, first: j, dir: -1, count: 1, order: this.nextOrder++ };
@@ -284,7 +302,19 @@ export class ExtentCache {
     private readonly freeOrder: 'current' | 'legacy',
     cpuBlocks: number,
   ) {
-    const sentinel = (): Extent => ({ base: NaN, from: 0, to: 0, hashed: false, seq0: 0, ref: 0, holders: [], inQueue: false, prev: null, next: null, alive: false });
+    const sentinel = (): Extent => ({
+      base: NaN,
+      from: 0,
+      to: 0,
+      hashed: false,
+      seq0: 0,
+      ref: 0,
+      holders: [],
+      inQueue: false,
+      prev: null,
+      next: null,
+      alive: false,
+    });
     this.queueHead = sentinel();
     this.queueTail = sentinel();
     this.queueHead.next = this.queueTail;
@@ -295,7 +325,19 @@ export class ExtentCache {
   }
 
   private blank(n: number): Extent {
-    return { base: NaN, from: 0, to: n, hashed: false, seq0: 0, ref: 0, holders: [], inQueue: false, prev: null, next: null, alive: true };
+    return {
+      base: NaN,
+      from: 0,
+      to: n,
+      hashed: false,
+      seq0: 0,
+      ref: 0,
+      holders: [],
+      inQueue: false,
+      prev: null,
+      next: null,
+      alive: true,
+    };
   }
 
   // ---- queue ----
@@ -350,7 +392,14 @@ export class ExtentCache {
    * descending order (released tail first), so the higher part comes first.
    */
   private splitAt(e: Extent, j: number, tables: Extent[][]): Extent {
-    const upper: Extent = { ...e, from: j, seq0: e.seq0 + (j - e.from), holders: [...e.holders], prev: null, next: null };
+    const upper: Extent = {
+      ...e,
+      from: j,
+      seq0: e.seq0 + (j - e.from),
+      holders: [...e.holders],
+      prev: null,
+      next: null,
+    };
     e.to = j;
     if (e.hashed) this.indexAdd(upper);
     if (e.inQueue) {
@@ -386,7 +435,8 @@ export class ExtentCache {
     if (!chosen) return null;
     // Another copy with an earlier insert order may start later inside the chosen one.
     let until = chosen.to;
-    for (const e of list) if (e.from > j && e.from < until && e.seq0 - e.from < chosen.seq0 - chosen.from) until = e.from;
+    for (const e of list)
+      if (e.from > j && e.from < until && e.seq0 - e.from < chosen.seq0 - chosen.from) until = e.from;
     this.bestUntil = until;
     return chosen;
   }
@@ -516,7 +566,19 @@ export class ExtentCache {
       if (run.to <= j) continue;
       if (j >= end) break;
       const to = Math.min(run.to, end);
-      table.push({ base: run.base, from: j, to, hashed: false, seq0: 0, ref: 1, holders: [owner], inQueue: false, prev: null, next: null, alive: true });
+      table.push({
+        base: run.base,
+        from: j,
+        to,
+        hashed: false,
+        seq0: 0,
+        ref: 1,
+        holders: [owner],
+        inQueue: false,
+        prev: null,
+        next: null,
+        alive: true,
+      });
       j = to;
     }
     if (j < end) throw new Error('appendOwned: blocks beyond the request keys');
@@ -647,7 +709,14 @@ export class ExtentCache {
    * keys exists: then the insert order within them can never decide a lookup.
    */
   private mergeable(lower: Extent, upper: Extent, entering = false): boolean {
-    if (!lower.hashed || !upper.hashed || lower.base !== upper.base || lower.to !== upper.from || lower.ref !== upper.ref) return false;
+    if (
+      !lower.hashed ||
+      !upper.hashed ||
+      lower.base !== upper.base ||
+      lower.to !== upper.from ||
+      lower.ref !== upper.ref
+    )
+      return false;
     if ((!entering && lower.inQueue !== upper.inQueue) || !sameHolders(lower, upper)) return false;
     return this.noOtherCopy(lower, upper, upper.to);
   }
@@ -657,13 +726,22 @@ export class ExtentCache {
    * `lower` (mergeable, asked before the split and the hashing).
    */
   private extendsInto(lower: Extent, e: Extent, end: number): boolean {
-    if (!lower.hashed || e.hashed || lower.base !== e.base || lower.to !== e.from || lower.ref !== e.ref || lower.inQueue !== e.inQueue) return false;
+    if (
+      !lower.hashed ||
+      e.hashed ||
+      lower.base !== e.base ||
+      lower.to !== e.from ||
+      lower.ref !== e.ref ||
+      lower.inQueue !== e.inQueue
+    )
+      return false;
     return sameHolders(lower, e) && this.noOtherCopy(lower, e, end);
   }
 
   /** Whether no hashed extent of `lower`'s lineage but `lower` and `upper` holds any of blocks [lower.from, to): a fold would hide its insert order. */
   private noOtherCopy(lower: Extent, upper: Extent, to: number): boolean {
-    for (const x of this.indexed(lower.base)) if (x !== lower && x !== upper && x.from < to && lower.from < x.to) return false;
+    for (const x of this.indexed(lower.base))
+      if (x !== lower && x !== upper && x.from < to && lower.from < x.to) return false;
     return true;
   }
 
@@ -737,7 +815,8 @@ export class ExtentCache {
     }
     let heldBlocks = 0;
     for (const [e, n] of holders) {
-      if (e.ref !== n || e.holders.length !== n) return `an extent with ref count ${e.ref} and ${e.holders.length} holders is in ${n} tables`;
+      if (e.ref !== n || e.holders.length !== n)
+        return `an extent with ref count ${e.ref} and ${e.holders.length} holders is in ${n} tables`;
       if (e.inQueue) return 'a held extent is in the free queue';
       heldBlocks += size(e);
     }
@@ -745,12 +824,14 @@ export class ExtentCache {
     let extents = 0;
     for (let e = this.queueHead.next!; e !== this.queueTail; e = e.next!) {
       if (++extents > this.blocks) return 'the free queue has a cycle';
-      if (e.ref !== 0 || !e.inQueue || !e.alive || size(e) <= 0) return `a queued extent has ref count ${e.ref}, size ${size(e)}`;
+      if (e.ref !== 0 || !e.inQueue || !e.alive || size(e) <= 0)
+        return `a queued extent has ref count ${e.ref}, size ${size(e)}`;
       if (e.next!.prev !== e) return 'the free queue links disagree';
       queued += size(e);
     }
     if (queued !== this.freeCount) return `${queued} blocks queued, freeCount ${this.freeCount}`;
-    if (heldBlocks + queued !== this.blocks) return `${heldBlocks} held + ${queued} free blocks ≠ capacity ${this.blocks}`;
+    if (heldBlocks + queued !== this.blocks)
+      return `${heldBlocks} held + ${queued} free blocks ≠ capacity ${this.blocks}`;
     let indexed = 0;
     for (const list of this.index.values()) {
       for (const e of list) {

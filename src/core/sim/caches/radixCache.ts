@@ -155,8 +155,19 @@ export class RadixCache {
   private readonly heapNode: RadixNode[] = [];
 
   constructor(readonly pageSize = 1) {
-    if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError(`page size must be a whole number ≥ 1, got ${pageSize}`);
-    this.root = { id: 0, parent: null, from: 0, to: 0, runs: [], children: new Map(), lastAccess: 0, lockRef: 0, alive: true };
+    if (!Number.isInteger(pageSize) || pageSize < 1)
+      throw new RangeError(`page size must be a whole number ≥ 1, got ${pageSize}`);
+    this.root = {
+      id: 0,
+      parent: null,
+      from: 0,
+      to: 0,
+      runs: [],
+      children: new Map(),
+      lastAccess: 0,
+      lockRef: 0,
+      alive: true,
+    };
   }
 
   /** Tokens held by the tree (whole pages). */
@@ -215,15 +226,27 @@ export class RadixCache {
    * copies of it are duplicates and go back to the free pool).
    */
   insert(runs: readonly KeyRun[], length: number): { node: RadixNode; prefixLength: number } {
-    if (length % this.pageSize !== 0) throw new Error(`insert of ${length} tokens: not whole ${this.pageSize}-token pages`);
+    if (length % this.pageSize !== 0)
+      throw new Error(`insert of ${length} tokens: not whole ${this.pageSize}-token pages`);
     const stamp = ++this.clock;
     if (length === 0) return { node: this.root, prefixLength: 0 };
     const { node, length: pos } = this.walk(runs, length, stamp);
     if (pos >= length) return { node, prefixLength: pos };
     const leafRuns = sliceRuns(runs, pos, length);
-    if (leafRuns.length === 0 || leafRuns[0]!.from !== pos || leafRuns[leafRuns.length - 1]!.to !== length) throw new Error(`key runs do not cover positions ${pos}–${length}`);
+    if (leafRuns.length === 0 || leafRuns[0]!.from !== pos || leafRuns[leafRuns.length - 1]!.to !== length)
+      throw new Error(`key runs do not cover positions ${pos}–${length}`);
     // A new node's time is its creation, after the call's stamp (TreeNode() in _insert_helper, l.747).
-    const leaf: RadixNode = { id: this.nextId++, parent: node, from: pos, to: length, runs: leafRuns, children: new Map(), lastAccess: ++this.clock, lockRef: 0, alive: true };
+    const leaf: RadixNode = {
+      id: this.nextId++,
+      parent: node,
+      from: pos,
+      to: length,
+      runs: leafRuns,
+      children: new Map(),
+      lastAccess: ++this.clock,
+      lockRef: 0,
+      alive: true,
+    };
     node.children.set(this.firstKey(leaf), leaf);
     this.tokens += length - pos;
     this.live += 1;
@@ -285,16 +308,20 @@ export class RadixCache {
       const n = stack.pop()!;
       for (const [key, c] of n.children) {
         if (!c.alive || c.parent !== n) throw new Error(`node ${c.id}: dead or wrongly linked`);
-        if (c.from !== n.to || c.to <= c.from) throw new Error(`node ${c.id}: covers ${c.from}–${c.to} below a parent ending at ${n.to}`);
-        if ((c.to - c.from) % this.pageSize !== 0) throw new Error(`node ${c.id}: ${c.to - c.from} tokens, not whole pages`);
-        if (this.firstKey(c) !== key) throw new Error(`node ${c.id}: filed under key ${key}, first page key ${this.firstKey(c)}`);
+        if (c.from !== n.to || c.to <= c.from)
+          throw new Error(`node ${c.id}: covers ${c.from}–${c.to} below a parent ending at ${n.to}`);
+        if ((c.to - c.from) % this.pageSize !== 0)
+          throw new Error(`node ${c.id}: ${c.to - c.from} tokens, not whole pages`);
+        if (this.firstKey(c) !== key)
+          throw new Error(`node ${c.id}: filed under key ${key}, first page key ${this.firstKey(c)}`);
         let t = c.from;
         for (const r of c.runs) {
           if (r.from !== t || r.to <= r.from) throw new Error(`node ${c.id}: runs not contiguous at ${t}`);
           t = r.to;
         }
         if (t !== c.to) throw new Error(`node ${c.id}: runs end at ${t}, node at ${c.to}`);
-        if (c.lockRef < 0 || (n !== this.root && n.lockRef < c.lockRef)) throw new Error(`node ${c.id}: lock ref ${c.lockRef} above its parent's ${n.lockRef}`);
+        if (c.lockRef < 0 || (n !== this.root && n.lockRef < c.lockRef))
+          throw new Error(`node ${c.id}: lock ref ${c.lockRef} above its parent's ${n.lockRef}`);
         tokens += c.to - c.from;
         if (c.lockRef > 0) locked += c.to - c.from;
         live += 1;
@@ -302,7 +329,9 @@ export class RadixCache {
       }
     }
     if (tokens !== this.tokens || locked !== this.locked || live !== this.live) {
-      throw new Error(`tree totals drifted: tokens ${this.tokens} (counted ${tokens}), locked ${this.locked} (${locked}), nodes ${this.live} (${live})`);
+      throw new Error(
+        `tree totals drifted: tokens ${this.tokens} (counted ${tokens}), locked ${this.locked} (${locked}), nodes ${this.live} (${live})`,
+      );
     }
   }
 

@@ -22,11 +22,24 @@ const RADIX: EngineImpl = { run: runRadix, start: startRadix };
  * The fast and the reference engine differ in how they keep vLLM's block pool; SGLang's
  * token-level radix tree (sglang-lru) has one implementation, shared by both names.
  */
-export const FAST_ENGINES: EnginesByPolicy = { 'vllm-lru': FAST, 'ttl-pin': FAST, 'admission-cap': FAST, 'sglang-lru': RADIX };
-export const REFERENCE_ENGINES: EnginesByPolicy = { 'vllm-lru': REFERENCE, 'ttl-pin': REFERENCE, 'admission-cap': REFERENCE, 'sglang-lru': RADIX };
+export const FAST_ENGINES: EnginesByPolicy = {
+  'vllm-lru': FAST,
+  'ttl-pin': FAST,
+  'admission-cap': FAST,
+  'sglang-lru': RADIX,
+};
+export const REFERENCE_ENGINES: EnginesByPolicy = {
+  'vllm-lru': REFERENCE,
+  'ttl-pin': REFERENCE,
+  'admission-cap': REFERENCE,
+  'sglang-lru': RADIX,
+};
 
 /** The one engine table: engine name → the implementation of each policy. */
-export const ENGINE_TABLE: Readonly<Record<EngineName, EnginesByPolicy>> = { fast: FAST_ENGINES, reference: REFERENCE_ENGINES };
+export const ENGINE_TABLE: Readonly<Record<EngineName, EnginesByPolicy>> = {
+  fast: FAST_ENGINES,
+  reference: REFERENCE_ENGINES,
+};
 
 /** An engine that runs each plan on the implementation of its parameters' policy, on one GPU or on the fleet the parameters describe. */
 export function enginesByPolicy(table: EnginesByPolicy): Engine {

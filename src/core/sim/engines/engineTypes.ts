@@ -128,7 +128,15 @@ export interface ArrivalSource {
   /** A request ended (finished) at `now`. */
   callEnded(r: number, now: number): void;
   /** A request admitted by a block-pool engine: what it hit and would have hit. */
-  recordBlockAdmission(r: number, firstAdmission: boolean, nowNs: number, blockSize: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): void;
+  recordBlockAdmission(
+    r: number,
+    firstAdmission: boolean,
+    nowNs: number,
+    blockSize: number,
+    hitBlocks: number,
+    cpuBlocks: number,
+    idealBlocks: number,
+  ): void;
   /** Queues `r` by its session's start (ttl-pin's program-level FCFS). */
   queueBySessionStart(waiting: number[], r: number): void;
   /** ttl-pin: how long a session's KV stays pinned after one of its calls ends, in seconds (computed once per run). */
@@ -157,7 +165,12 @@ export interface EngineRun {
 }
 
 /** Starts an engine run on a plan, fed by `source`. */
-export type EngineStarter = (plan: SimPlan, params: EngineParams, source: ArrivalSource, debug?: EngineDebug) => EngineRun;
+export type EngineStarter = (
+  plan: SimPlan,
+  params: EngineParams,
+  source: ArrivalSource,
+  debug?: EngineDebug,
+) => EngineRun;
 
 /** An engine by name, as the CLI and its JSON name it and as a sweep's worker threads are told it (a function cannot be sent to a thread). */
 export type EngineName = 'fast' | 'reference';

@@ -17,7 +17,8 @@ import type { SimPlan, SimRequest } from '../simRequests';
  */
 export function runFast(plan: SimPlan, p: EngineParams, debug: EngineDebug = {}): EngineOutcome {
   // engineTable.ts sends sglang-lru to the radix engine: this one models vLLM's block pool only.
-  if (p.policy === 'sglang-lru') throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
+  if (p.policy === 'sglang-lru')
+    throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
   const run = startFast(plan, p, new SessionReplay(plan, p), debug);
   while (run.turn());
   return run.outcome();
@@ -25,7 +26,8 @@ export function runFast(plan: SimPlan, p: EngineParams, debug: EngineDebug = {})
 
 /** A fast-engine run fed by `source` and driven turn by turn (one GPU of a fleet). */
 export function startFast(plan: SimPlan, p: EngineParams, source: ArrivalSource, debug: EngineDebug = {}): EngineRun {
-  if (p.policy === 'sglang-lru') throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
+  if (p.policy === 'sglang-lru')
+    throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
   return new FastRun(plan, p, debug, source);
 }
 
@@ -67,8 +69,26 @@ class FastRun implements EngineRun {
   private readonly admitPieces: HitPiece[] = [];
   /** Bumped by every change to the pool except a stretch's pops: the waiting head's lookup stays valid while it holds. */
   private mutations = 0;
-  private headMemo: { r: number; mutations: number; hitBlocks: number; pieces: HitPiece[]; need: number; blocksBefore: number; limitFor: number } | null = null;
-  private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
+  private headMemo: {
+    r: number;
+    mutations: number;
+    hitBlocks: number;
+    pieces: HitPiece[];
+    need: number;
+    blocksBefore: number;
+    limitFor: number;
+  } | null = null;
+  private readonly totals: EngineTotals = {
+    steps: 0,
+    preemptions: 0,
+    rejectedRequests: 0,
+    vllmQueries: 0,
+    vllmHits: 0,
+    prefillMs: 0,
+    decodeMs: 0,
+    transferMs: 0,
+    makespanS: 0,
+  };
   private readonly clock: StepClock;
 
   constructor(
@@ -118,7 +138,8 @@ class FastRun implements EngineRun {
       return true;
     }
     this.step();
-    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.replay.totalCalls);
+    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0)
+      this.debug.progress(this.replay.ended, this.replay.totalCalls);
     if (this.debug.selfCheck) {
       const broken = this.cache.brokenInvariant(this.tables);
       if (broken) throw new Error(`fast engine invariant broken at step ${this.clock.steps}: ${broken}`);
@@ -149,7 +170,9 @@ class FastRun implements EngineRun {
   }
 
   cachedPrefixTokens(request: SimRequest): number {
-    return this.cache.lookup(request.keys, Math.floor((request.promptTokens - 1) / this.bs), this.routePieces) * this.bs;
+    return (
+      this.cache.lookup(request.keys, Math.floor((request.promptTokens - 1) / this.bs), this.routePieces) * this.bs
+    );
   }
 
   /** Scratch for the router's lookups (the pool is not changed by them). */
@@ -165,7 +188,8 @@ class FastRun implements EngineRun {
   /** An arrival joins the waiting queue (under ttl-pin, by its session's start). */
   private readonly queue = (r: number): void => {
     if (r >= this.numTokens.length) this.grow(r);
-    if (this.p.policy === 'ttl-pin' && this.plan.requests[r]!.session >= 0) this.replay.queueBySessionStart(this.waiting, r);
+    if (this.p.policy === 'ttl-pin' && this.plan.requests[r]!.session >= 0)
+      this.replay.queueBySessionStart(this.waiting, r);
     else this.waiting.push(r);
   };
 
@@ -297,7 +321,8 @@ class FastRun implements EngineRun {
       for (const f of frags) {
         const popped = Math.min(Math.max(0, p - f.q0), f.ext.to - f.ext.from);
         const lowest = f.ext.to - popped;
-        if (popped > 0 && Math.max(f.lo, lowest) < Math.min(f.hi, f.ext.to)) hit = Math.min(hit, Math.max(f.lo, lowest));
+        if (popped > 0 && Math.max(f.lo, lowest) < Math.min(f.hi, f.ext.to))
+          hit = Math.min(hit, Math.max(f.lo, lowest));
       }
       let touched = 0;
       for (const f of frags) {
@@ -320,7 +345,10 @@ class FastRun implements EngineRun {
 
   /** Blocks a stretch allocates in its first k steps: the decoders' (from the buckets) and the prefill's. */
   private stretchPops(k: number): number {
-    const prefill = this.prefillChunk === 0 ? 0 : Math.max(0, Math.ceil((this.prefillComputed + k * this.prefillChunk) / this.bs) - this.prefillHeld);
+    const prefill =
+      this.prefillChunk === 0
+        ? 0
+        : Math.max(0, Math.ceil((this.prefillComputed + k * this.prefillChunk) / this.bs) - this.prefillHeld);
     return this.popsIn(k) + prefill;
   }
 
@@ -389,7 +417,12 @@ class FastRun implements EngineRun {
     const arrivalsCount = this.p.policy === 'ttl-pin' || (waitingLooked && this.waiting.length === 0);
     const E = Math.min(this.replay.nextChangeNs(arrivalsCount), this.nextPinExpiry() ?? Infinity) - this.clock.now;
     if (Number.isFinite(E)) {
-      let m = B === 0 ? (A === 0 ? upper : Math.ceil(E / A) - 1) : Math.ceil((-(A - B / 2) + Math.sqrt((A - B / 2) ** 2 + 2 * B * E)) / B) - 1;
+      let m =
+        B === 0
+          ? A === 0
+            ? upper
+            : Math.ceil(E / A) - 1
+          : Math.ceil((-(A - B / 2) + Math.sqrt((A - B / 2) ** 2 + 2 * B * E)) / B) - 1;
       m = Math.max(0, Math.min(m, upper));
       while (m + 1 <= upper && elapsedNs(m + 1, A, B) < E) m++;
       while (m > 0 && elapsedNs(m, A, B) >= E) m--;
@@ -409,12 +442,18 @@ class FastRun implements EngineRun {
       const want = this.stretchPops(upper);
       let memo = this.headMemo;
       // The head's lookup only changes when the pool does; a stretch's pops stay clear of its blocks by construction.
-      if (!memo || memo.r !== head || memo.mutations !== this.mutations || memo.limitFor < Math.min(want, memo.blocksBefore + 1)) {
+      if (
+        !memo ||
+        memo.r !== head ||
+        memo.mutations !== this.mutations ||
+        memo.limitFor < Math.min(want, memo.blocksBefore + 1)
+      ) {
         memo = this.headMemo ?? { r: 0, mutations: 0, hitBlocks: 0, pieces: [], need: 0, blocksBefore: 0, limitFor: 0 };
         const hitBlocks = this.lookup(head, memo.pieces); // offload is off here, so no CPU-tier walk
         const computedAfter = hitBlocks * this.bs;
         const numNew = Math.min(this.numTokens[head]! - computedAfter, budgetLeft);
-        const need = Math.max(0, Math.ceil((computedAfter + numNew) / this.bs) - hitBlocks) + this.cache.touchedFree(memo.pieces);
+        const need =
+          Math.max(0, Math.ceil((computedAfter + numNew) / this.bs) - hitBlocks) + this.cache.touchedFree(memo.pieces);
         memo.r = head;
         memo.mutations = this.mutations;
         memo.hitBlocks = hitBlocks;
@@ -468,7 +507,8 @@ class FastRun implements EngineRun {
     }
     const popped = this.stretchPops(S);
     this.cache.popBlocks(popped);
-    if (prefilling || headEaten) this.mutations++; // new cached blocks, or the head's own gone: its lookup changes
+    if (prefilling || headEaten)
+      this.mutations++; // new cached blocks, or the head's own gone: its lookup changes
     else if (this.headMemo && head >= 0) {
       // The head's first queued block moved that much closer to the front.
       this.headMemo.blocksBefore -= popped;

@@ -13,7 +13,10 @@ import type { SimPlan, SimRequest } from '../simRequests';
 export function pinTtlBySession(plan: SimPlan, p: EngineParams): number[] {
   return plan.sessions.map((s) => {
     if (p.ttlPin.ttlS !== 'auto') return p.ttlPin.ttlS;
-    const waits = s.requests.slice(0, -1).map((r) => plan.requests[r]!.toolWaitS).sort((a, b) => a - b);
+    const waits = s.requests
+      .slice(0, -1)
+      .map((r) => plan.requests[r]!.toolWaitS)
+      .sort((a, b) => a - b);
     if (waits.length === 0) return 0;
     const p90 = waits[Math.min(waits.length - 1, Math.ceil(0.9 * waits.length) - 1)]!;
     return Math.min(p90, p.ttlPin.maxTtlS);
@@ -26,7 +29,11 @@ export function sessionStartOrder(plan: SimPlan): number[] {
 }
 
 /** SGLang's limits for a pool of `capacityTokens` at its page size (tp_worker.py get_worker_info; docs/design/simulator.md §2). */
-export function sglangLimits(p: Pick<EngineParams, 'capacityTokens' | 'sglangPageSizeTokens' | 'maxModelLenTokens'>): { maxTotalTokens: number; maxReqLen: number; maxReqInputLen: number } {
+export function sglangLimits(p: Pick<EngineParams, 'capacityTokens' | 'sglangPageSizeTokens' | 'maxModelLenTokens'>): {
+  maxTotalTokens: number;
+  maxReqLen: number;
+  maxReqInputLen: number;
+} {
   const ps = p.sglangPageSizeTokens;
   const maxTotalTokens = Math.floor(Math.floor(p.capacityTokens) / ps) * ps;
   const maxReqLen = Math.min(p.maxModelLenTokens - 1, maxTotalTokens - 1);
@@ -42,7 +49,12 @@ export function sglangLimits(p: Pick<EngineParams, 'capacityTokens' | 'sglangPag
  * max_req_input_len tokens or more (managers/utils.py validate_input_length), and clips a
  * longer output to what the pool can hold instead of refusing it.
  */
-export function tooLongForCache(p: Pick<EngineParams, 'policy' | 'capacityTokens' | 'sglangPageSizeTokens' | 'maxModelLenTokens'>, blockSizeTokens: number, promptTokens: number, outputTokens: number): boolean {
+export function tooLongForCache(
+  p: Pick<EngineParams, 'policy' | 'capacityTokens' | 'sglangPageSizeTokens' | 'maxModelLenTokens'>,
+  blockSizeTokens: number,
+  promptTokens: number,
+  outputTokens: number,
+): boolean {
   if (p.policy === 'sglang-lru') return promptTokens >= sglangLimits(p).maxReqInputLen;
   return promptTokens + outputTokens > Math.floor(p.capacityTokens / blockSizeTokens) * blockSizeTokens;
 }
@@ -78,7 +90,9 @@ export function stepCostsNs(p: EngineParams, blockSize: number): StepCostsNs {
     prefillPerToken: Math.round(p.prefillUsPerToken * 1e3),
     kvPerToken: Math.round(p.kvReadNsPerToken),
     decodePerSeq: Math.round(p.decodeUsPerSeq * 1e3),
-    transferPerBlock: p.offload ? Math.round(((blockSize * p.kvBytesPerToken) / (p.offload.bandwidthGBps * 1e9)) * 1e9) : 0,
+    transferPerBlock: p.offload
+      ? Math.round(((blockSize * p.kvBytesPerToken) / (p.offload.bandwidthGBps * 1e9)) * 1e9)
+      : 0,
   };
 }
 
@@ -110,7 +124,8 @@ export function newCallRecord(r: SimRequest): CallRecord {
  * least its prompt minus its hit, and its hit is at most the ideal.
  */
 export function settleRecomputed(records: CallRecord[]): void {
-  for (const rec of records) rec.recomputedTokens = rec.rejected ? 0 : rec.prefillTokens - (rec.promptTokens - rec.idealHitTokens);
+  for (const rec of records)
+    rec.recomputedTokens = rec.rejected ? 0 : rec.prefillTokens - (rec.promptTokens - rec.idealHitTokens);
 }
 
 /**

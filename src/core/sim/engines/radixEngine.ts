@@ -105,7 +105,8 @@ export function runRadix(plan: SimPlan, p: EngineParams, debug: RadixDebug = {})
 /** A radix-engine run fed by `source` and driven turn by turn (one GPU of a fleet). */
 export function startRadix(plan: SimPlan, p: EngineParams, source: ArrivalSource, debug: RadixDebug = {}): EngineRun {
   // An empty key list would read as "nothing cached, ever": refuse rather than answer wrong.
-  if (!plan.tokenKeys) throw new Error('the sglang-lru engine needs a plan with token keys (planWorkload(…, withTokenKeys = true))');
+  if (!plan.tokenKeys)
+    throw new Error('the sglang-lru engine needs a plan with token keys (planWorkload(…, withTokenKeys = true))');
   return new RadixRun(plan, p, debug, source);
 }
 
@@ -121,7 +122,13 @@ interface Batch {
 
 const NONE = -1;
 
-const newBatch = (reqs: number[] = []): Batch => ({ reqs, batchIsFull: false, mode: null, chunkedReq: NONE, extendTokens: 0 });
+const newBatch = (reqs: number[] = []): Batch => ({
+  reqs,
+  batchIsFull: false,
+  mode: null,
+  chunkedReq: NONE,
+  extendTokens: 0,
+});
 
 /** The admission budget of one prefill pass (PrefillAdder, schedule_policy.py l.441). */
 interface Adder {
@@ -267,7 +274,12 @@ class RadixRun implements EngineRun {
     if (batch !== null) {
       this.idleStreak = 0;
       this.runBatch(batch);
-    } else if (this.running.reqs.length === 0 && this.chunked === NONE && this.waiting.length > 0 && this.neverFits(this.waiting[0]!)) {
+    } else if (
+      this.running.reqs.length === 0 &&
+      this.chunked === NONE &&
+      this.waiting.length > 0 &&
+      this.neverFits(this.waiting[0]!)
+    ) {
       // Nothing runs and the head of the queue does not fit the whole pool: SGLang would keep it
       // (and, FCFS, everything behind it) waiting for ever. The engine refuses it instead.
       // (Its NO_TOKEN left batch_is_full set, which only a shrinking running batch clears.)
@@ -280,12 +292,14 @@ class RadixRun implements EngineRun {
         this.idleStreak = 0;
         const next = this.replay.nextEventNs(null);
         if (next === null) {
-          if (this.waiting.length > 0) throw new Error(`sglang-lru: ${this.waiting.length} request(s) can never be scheduled`);
+          if (this.waiting.length > 0)
+            throw new Error(`sglang-lru: ${this.waiting.length} request(s) can never be scheduled`);
         } else this.clock.now = Math.max(this.clock.now, next);
       }
     }
     this.lastBatch = batch;
-    if (this.debug.progress && batch !== null && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.replay.totalCalls);
+    if (this.debug.progress && batch !== null && this.clock.steps % PROGRESS_STEPS === 0)
+      this.debug.progress(this.replay.ended, this.replay.totalCalls);
     return true;
   }
 
@@ -306,8 +320,11 @@ class RadixRun implements EngineRun {
 
   loadTokens(): number {
     let n = 0;
-    for (const r of this.running.reqs) if (!this.finished[r]) n += this.plan.requests[r]!.promptTokens + this.outputs[r]!;
-    if (this.lastBatch !== null && this.lastBatch !== this.running && this.lastBatch.mode === 'extend') for (const r of this.lastBatch.reqs) if (!this.finished[r]) n += this.plan.requests[r]!.promptTokens + this.outputs[r]!;
+    for (const r of this.running.reqs)
+      if (!this.finished[r]) n += this.plan.requests[r]!.promptTokens + this.outputs[r]!;
+    if (this.lastBatch !== null && this.lastBatch !== this.running && this.lastBatch.mode === 'extend')
+      for (const r of this.lastBatch.reqs)
+        if (!this.finished[r]) n += this.plan.requests[r]!.promptTokens + this.outputs[r]!;
     for (const r of this.waiting) n += this.plan.requests[r]!.promptTokens + this.outputs[r]!;
     return n;
   }
@@ -321,7 +338,21 @@ class RadixRun implements EngineRun {
     const from = this.maxNew.length;
     if (r < from) return;
     for (let i = from; i <= r; i++) {
-      for (const a of [this.maxNew, this.outputs, this.fillLen, this.prefixLen, this.protectedLen, this.extStart, this.extEnd, this.committed, this.ownPages, this.inflight, this.cached, this.alreadyComputed]) a.push(0);
+      for (const a of [
+        this.maxNew,
+        this.outputs,
+        this.fillLen,
+        this.prefixLen,
+        this.protectedLen,
+        this.extStart,
+        this.extEnd,
+        this.committed,
+        this.ownPages,
+        this.inflight,
+        this.cached,
+        this.alreadyComputed,
+      ])
+        a.push(0);
       this.lastNode.push(null);
       this.allocated.push(NONE);
     }
@@ -343,14 +374,20 @@ class RadixRun implements EngineRun {
     let n = Infinity;
     const left = (r: number): void => void (n = Math.min(n, Math.max(1, this.maxNew[r]!) - this.outputs[r]!));
     for (const r of this.running.reqs) if (!this.finished[r]) left(r);
-    if (this.lastBatch !== null && this.lastBatch.mode === 'extend') for (const r of this.lastBatch.reqs) if (!this.finished[r]) left(r);
+    if (this.lastBatch !== null && this.lastBatch.mode === 'extend')
+      for (const r of this.lastBatch.reqs) if (!this.finished[r]) left(r);
     for (const r of this.waiting) left(r);
     return n;
   }
 
   /** Whether a pass of the loop can do anything: requests waiting or held in a batch, or a prefill batch still to merge. */
   private busy(): boolean {
-    return this.waiting.length > 0 || this.running.reqs.length > 0 || this.chunked !== NONE || (this.lastBatch !== null && this.lastBatch.mode === 'extend');
+    return (
+      this.waiting.length > 0 ||
+      this.running.reqs.length > 0 ||
+      this.chunked !== NONE ||
+      (this.lastBatch !== null && this.lastBatch.mode === 'extend')
+    );
   }
 
   /** A request arrives (Scheduler.handle_generate_request): its max_new_tokens clipped to what the pool can ever hold (init_req_max_new_tokens, scheduler.py l.1885). */
@@ -358,7 +395,10 @@ class RadixRun implements EngineRun {
     if (r >= this.maxNew.length) this.grow(r);
     const req = this.plan.requests[r]!;
     const pagedInput = Math.ceil(req.promptTokens / this.ps) * this.ps;
-    this.maxNew[r] = Math.max(0, Math.min(req.outputTokens, this.maxReqLen - req.promptTokens - 1, this.maxTotal - pagedInput - this.ps - 1));
+    this.maxNew[r] = Math.max(
+      0,
+      Math.min(req.outputTokens, this.maxReqLen - req.promptTokens - 1, this.maxTotal - pagedInput - this.ps - 1),
+    );
     this.waiting.push(r);
   };
 
@@ -433,7 +473,8 @@ class RadixRun implements EngineRun {
       this.tree.insert(keys, keyLen);
       this.ever.insert(keys, keyLen);
     }
-    if (this.allocated[r] !== this.committed[r]) throw new Error(`request ${r}: ${this.allocated[r]} tokens allocated, ${this.committed[r]} committed`);
+    if (this.allocated[r] !== this.committed[r])
+      throw new Error(`request ${r}: ${this.allocated[r]} tokens allocated, ${this.committed[r]} committed`);
     this.allocated[r] = NONE;
     this.protectedLen[r] = 0;
     this.repage(r);
@@ -484,10 +525,20 @@ class RadixRun implements EngineRun {
       rb.batchIsFull = true;
       return null;
     }
-    const adder: Adder = { remTotalOffset: 0, curRemOffset: 0, remInput: SGLANG.maxPrefillTokens, remChunk: this.chunkSize, canRun: [], newChunked: NONE, logHit: 0, logInput: 0 };
+    const adder: Adder = {
+      remTotalOffset: 0,
+      curRemOffset: 0,
+      remInput: SGLANG.maxPrefillTokens,
+      remChunk: this.chunkSize,
+      canRun: [],
+      newChunked: NONE,
+      logHit: 0,
+      logInput: 0,
+    };
     // Σ over the running batch, in its order, as Python's sum() adds them.
     let reserve = 0;
-    for (const r of rb.reqs) reserve += Math.min(this.maxNew[r]! - this.outputs[r]!, SGLANG.clipMaxNewTokens) * this.ratio.current;
+    for (const r of rb.reqs)
+      reserve += Math.min(this.maxNew[r]! - this.outputs[r]!, SGLANG.clipMaxNewTokens) * this.ratio.current;
     adder.remTotalOffset += reserve;
     if (this.chunked !== NONE) {
       this.fillLen[this.chunked] = this.plan.requests[this.chunked]!.promptTokens + this.outputs[this.chunked]!;
@@ -504,7 +555,11 @@ class RadixRun implements EngineRun {
       this.lastNode[r] = node;
       this.protectedLen[r] = length;
       const first = this.records[r]!.admittedS === null;
-      const ideal = first ? this.tree.aligned(this.ever.longestPrefix(req.tokenKeys, this.tree.aligned(Math.max(this.fillLen[r]! - 1, 0)))) : 0;
+      const ideal = first
+        ? this.tree.aligned(
+            this.ever.longestPrefix(req.tokenKeys, this.tree.aligned(Math.max(this.fillLen[r]! - 1, 0))),
+          )
+        : 0;
       const res = this.addOneReq(adder, r);
       if (first && adder.canRun[adder.canRun.length - 1] === r) {
         const rec = this.records[r]!;
@@ -636,7 +691,8 @@ class RadixRun implements EngineRun {
     if (this.slotsUsed > this.maxRunning) throw new Error('sglang-lru: req_to_token_pool ran out of slots');
     // alloc_token_slots / alloc_paged_token_slots_extend ("assume each request needs a new page").
     this.evictFor(this.ps === 1 ? extendTokens : extendTokens + batch.reqs.length * this.ps);
-    if (newPages * this.ps > this.available) throw new Error(`sglang-lru: prefill out of memory (SGLang raises here): ${extendTokens} tokens`);
+    if (newPages * this.ps > this.available)
+      throw new Error(`sglang-lru: prefill out of memory (SGLang raises here): ${extendTokens} tokens`);
     for (const r of batch.reqs) {
       this.allocated[r] = this.extEnd[r]!;
       this.repage(r);
@@ -690,11 +746,13 @@ class RadixRun implements EngineRun {
     const reqs = batch.reqs;
     const key = (i: number): [number, number] => [this.outputs[reqs[i]!]!, -this.plan.requests[reqs[i]!]!.promptTokens];
     // Python's sorted(…, reverse=True) is stable: equal keys keep their order.
-    const order = reqs.map((_, i) => i).sort((i, j) => {
-      const [a0, a1] = key(i);
-      const [b0, b1] = key(j);
-      return b0 - a0 || b1 - a1 || i - j;
-    });
+    const order = reqs
+      .map((_, i) => i)
+      .sort((i, j) => {
+        const [a0, a1] = key(i);
+        const [b0, b1] = key(j);
+        return b0 - a0 || b1 - a1 || i - j;
+      });
     let first = true;
     while (first || !this.checkDecodeMem(order.map((i) => reqs[i]!))) {
       if (order.length === 1) break;
@@ -819,8 +877,10 @@ class RadixRun implements EngineRun {
     let own = 0;
     let slots = 0;
     for (let r = 0; r < this.ownPages.length; r++) {
-      const expected = this.allocated[r] === NONE ? 0 : Math.ceil((this.allocated[r]! - this.protectedLen[r]!) / this.ps);
-      if (expected !== this.ownPages[r]) throw new Error(`request ${r}: ${this.ownPages[r]} own pages kept, ${expected} counted`);
+      const expected =
+        this.allocated[r] === NONE ? 0 : Math.ceil((this.allocated[r]! - this.protectedLen[r]!) / this.ps);
+      if (expected !== this.ownPages[r])
+        throw new Error(`request ${r}: ${this.ownPages[r]} own pages kept, ${expected} counted`);
       own += expected;
       slots += this.hasSlot[r]!;
     }

@@ -1,5 +1,13 @@
 import { PROGRESS_STEPS } from './engineTypes';
-import type { ArrivalSource, CallRecord, EngineDebug, EngineOutcome, EngineRun, EngineTotals, StepLogEntry } from './engineTypes';
+import type {
+  ArrivalSource,
+  CallRecord,
+  EngineDebug,
+  EngineOutcome,
+  EngineRun,
+  EngineTotals,
+  StepLogEntry,
+} from './engineTypes';
 import type { EngineParams } from '../params';
 import { isDecoding, StepClock, stepCostsNs, toNs } from './policySupport';
 import { SessionReplay } from './sessionReplay';
@@ -15,15 +23,22 @@ import type { SimPlan, SimRequest } from '../simRequests';
  */
 export function runReference(plan: SimPlan, p: EngineParams, debug: EngineDebug = {}): EngineOutcome {
   // engineTable.ts sends sglang-lru to the radix engine: this one models vLLM's block pool only.
-  if (p.policy === 'sglang-lru') throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
+  if (p.policy === 'sglang-lru')
+    throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
   const run = startReference(plan, p, new SessionReplay(plan, p), debug);
   while (run.turn());
   return run.outcome();
 }
 
 /** A reference-engine run fed by `source` and driven turn by turn (one GPU of a fleet). */
-export function startReference(plan: SimPlan, p: EngineParams, source: ArrivalSource, debug: EngineDebug = {}): EngineRun {
-  if (p.policy === 'sglang-lru') throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
+export function startReference(
+  plan: SimPlan,
+  p: EngineParams,
+  source: ArrivalSource,
+  debug: EngineDebug = {},
+): EngineRun {
+  if (p.policy === 'sglang-lru')
+    throw new Error('sglang-lru runs on the radix engine: pick engines through engineTable.ts');
   return new ReferenceRun(plan, p, debug, source);
 }
 
@@ -62,7 +77,17 @@ class ReferenceRun implements EngineRun {
   private waiting: number[] = [];
   private running: number[] = [];
   private readonly pins: Pin[] = [];
-  private readonly totals: EngineTotals = { steps: 0, preemptions: 0, rejectedRequests: 0, vllmQueries: 0, vllmHits: 0, prefillMs: 0, decodeMs: 0, transferMs: 0, makespanS: 0 };
+  private readonly totals: EngineTotals = {
+    steps: 0,
+    preemptions: 0,
+    rejectedRequests: 0,
+    vllmQueries: 0,
+    vllmHits: 0,
+    prefillMs: 0,
+    decodeMs: 0,
+    transferMs: 0,
+    makespanS: 0,
+  };
   private readonly clock: StepClock;
   /** Blocks moved to or from the CPU tier in this step: their transfer time is one product, the same in both engines. */
   private stepTransferBlocks = 0;
@@ -123,7 +148,8 @@ class ReferenceRun implements EngineRun {
       return true;
     }
     this.step();
-    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0) this.debug.progress(this.replay.ended, this.replay.totalCalls);
+    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0)
+      this.debug.progress(this.replay.ended, this.replay.totalCalls);
     if (this.debug.selfCheck) this.checkPool();
     return true;
   }
@@ -191,7 +217,8 @@ class ReferenceRun implements EngineRun {
       if (++queued > this.nb) fail('the free queue has a cycle');
       if (this.ref[b] !== 0 || !this.inQueue[b]) fail(`block ${b} is in the free queue with ref count ${this.ref[b]}`);
     }
-    if (queued !== this.freeCount || queued !== unheld) fail(`${queued} blocks queued, freeCount ${this.freeCount}, ${unheld} held by nobody`);
+    if (queued !== this.freeCount || queued !== unheld)
+      fail(`${queued} blocks queued, freeCount ${this.freeCount}, ${unheld} held by nobody`);
     let mapped = 0;
     for (const [k, blocks] of this.cached) {
       for (const b of blocks) {
@@ -209,7 +236,8 @@ class ReferenceRun implements EngineRun {
   /** An arrival joins the waiting queue (under ttl-pin, by its session's start). */
   private readonly queue = (r: number): void => {
     if (r >= this.numTokens.length) this.grow(r);
-    if (this.p.policy === 'ttl-pin' && this.plan.requests[r]!.session >= 0) this.replay.queueBySessionStart(this.waiting, r);
+    if (this.p.policy === 'ttl-pin' && this.plan.requests[r]!.session >= 0)
+      this.replay.queueBySessionStart(this.waiting, r);
     else this.waiting.push(r);
   };
 
@@ -295,7 +323,8 @@ class ReferenceRun implements EngineRun {
       if (list) hits.push(list[0]!); // the earliest cached copy, as BlockHashToBlockMap returns
       return list !== undefined;
     });
-    const cpuBlocks = this.cpuCapacity > 0 ? visitKeys(req.keys, hits.length, max, (k) => this.cpu.has(k)) - hits.length : 0;
+    const cpuBlocks =
+      this.cpuCapacity > 0 ? visitKeys(req.keys, hits.length, max, (k) => this.cpu.has(k)) - hits.length : 0;
     const idealBlocks = visitKeys(req.keys, 0, max, (k) => this.everCached.has(k));
     return { hits, cpuBlocks, idealBlocks };
   }
@@ -386,7 +415,15 @@ class ReferenceRun implements EngineRun {
   private log: StepLogEntry | null = null;
 
   private step(): void {
-    if (this.debug.onStepLog) this.log = { step: this.clock.steps, t: this.clock.now / 1e9, sched: [], preempted: [], admitted: [], lookups: [] };
+    if (this.debug.onStepLog)
+      this.log = {
+        step: this.clock.steps,
+        t: this.clock.now / 1e9,
+        sched: [],
+        preempted: [],
+        admitted: [],
+        lookups: [],
+      };
     let budget = this.p.maxNumBatchedTokens;
     const scheduled: Array<{ r: number; numNew: number; decode: boolean }> = [];
     let preempted = false;

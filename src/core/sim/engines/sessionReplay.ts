@@ -49,12 +49,19 @@ export class SessionReplay implements ArrivalSource {
     private readonly plan: SimPlan,
     private readonly p: EngineParams,
   ) {
-    this.tooLong = Uint8Array.from(plan.requests, (r) => (tooLongForCache(p, plan.blockSizeTokens, r.promptTokens, r.outputTokens) ? 1 : 0));
+    this.tooLong = Uint8Array.from(plan.requests, (r) =>
+      tooLongForCache(p, plan.blockSizeTokens, r.promptTokens, r.outputTokens) ? 1 : 0,
+    );
     this.records = plan.requests.map(newCallRecord);
     this.totalCalls = plan.requests.length;
     this.sessionEndS = plan.sessions.map(() => null);
     this.adaptive = p.policy === 'admission-cap' && p.admissionCap.cap === 'adaptive';
-    this.cap = p.policy === 'admission-cap' ? (p.admissionCap.cap === 'adaptive' ? p.admissionCap.initialCap : p.admissionCap.cap) : Number.POSITIVE_INFINITY;
+    this.cap =
+      p.policy === 'admission-cap'
+        ? p.admissionCap.cap === 'adaptive'
+          ? p.admissionCap.initialCap
+          : p.admissionCap.cap
+        : Number.POSITIVE_INFINITY;
     this.windowEnd = toNs(p.admissionCap.windowS);
     this.pending = sessionStartOrder(plan);
     // Open-loop requests arrive on their own schedule.
@@ -109,7 +116,8 @@ export class SessionReplay implements ArrivalSource {
     const req = this.plan.requests[r]!;
     if (req.session < 0) return;
     const session = this.plan.sessions[req.session]!;
-    if (req.callIndex + 1 < session.requests.length) this.schedule(session.requests[req.callIndex + 1]!, now + toNs(req.toolWaitS));
+    if (req.callIndex + 1 < session.requests.length)
+      this.schedule(session.requests[req.callIndex + 1]!, now + toNs(req.toolWaitS));
     else {
       this.sessionEndS[req.session] = now / 1e9;
       this.active -= 1;
@@ -158,8 +166,17 @@ export class SessionReplay implements ArrivalSource {
     return this.pinTtl[session]!;
   }
 
-  recordBlockAdmission(r: number, firstAdmission: boolean, nowNs: number, blockSize: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): void {
-    if (recordBlockAdmission(this.records[r]!, firstAdmission, nowNs, blockSize, hitBlocks, cpuBlocks, idealBlocks)) this.countAdmission(this.records[r]!.hitTokens, this.records[r]!.idealHitTokens);
+  recordBlockAdmission(
+    r: number,
+    firstAdmission: boolean,
+    nowNs: number,
+    blockSize: number,
+    hitBlocks: number,
+    cpuBlocks: number,
+    idealBlocks: number,
+  ): void {
+    if (recordBlockAdmission(this.records[r]!, firstAdmission, nowNs, blockSize, hitBlocks, cpuBlocks, idealBlocks))
+      this.countAdmission(this.records[r]!.hitTokens, this.records[r]!.idealHitTokens);
   }
 
   /** A call's first admission, for the adaptive cap's hit rate. */
@@ -176,7 +193,8 @@ export class SessionReplay implements ArrivalSource {
   adaptCap(now: number, cacheUnderNinetyPercent: boolean): void {
     const a = this.p.admissionCap;
     while (now >= this.windowEnd) {
-      if (this.windowIdeal > 0 && this.windowHit < a.hitRateFloor * this.windowIdeal) this.cap = Math.max(1, Math.floor(this.cap * a.backoff));
+      if (this.windowIdeal > 0 && this.windowHit < a.hitRateFloor * this.windowIdeal)
+        this.cap = Math.max(1, Math.floor(this.cap * a.backoff));
       else if (cacheUnderNinetyPercent) {
         if (this.active === this.cap) this.roomSinceNs = now;
         this.cap += 1;
@@ -190,7 +208,8 @@ export class SessionReplay implements ArrivalSource {
 
 /** Continuum's program-level FCFS (ttl-pin): a returning agent is not queued behind sessions that started later. */
 export function queueBySessionStart(plan: SimPlan, records: readonly CallRecord[], waiting: number[], r: number): void {
-  const start = (x: number): number => (plan.requests[x]!.session >= 0 ? plan.sessions[plan.requests[x]!.session]!.startS : 0);
+  const start = (x: number): number =>
+    plan.requests[x]!.session >= 0 ? plan.sessions[plan.requests[x]!.session]!.startS : 0;
   const s = start(r);
   let i = waiting.length;
   while (i > 0 && !records[waiting[i - 1]!]!.preemptions && start(waiting[i - 1]!) > s) i--;
@@ -202,7 +221,15 @@ export function queueBySessionStart(plan: SimPlan, records: readonly CallRecord[
  * what it hit and would have hit (a re-admission after a preemption costs prefill, counted
  * as it runs, but does not count as the call's hit). True on a first admission.
  */
-export function recordBlockAdmission(rec: CallRecord, firstAdmission: boolean, nowNs: number, blockSize: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): boolean {
+export function recordBlockAdmission(
+  rec: CallRecord,
+  firstAdmission: boolean,
+  nowNs: number,
+  blockSize: number,
+  hitBlocks: number,
+  cpuBlocks: number,
+  idealBlocks: number,
+): boolean {
   rec.offloadHitTokens += cpuBlocks * blockSize;
   if (!firstAdmission) return false;
   rec.admittedS = nowNs / 1e9;

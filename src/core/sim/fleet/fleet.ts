@@ -1,5 +1,14 @@
 import { ArrivalHeap } from '../engines/arrivalHeap';
-import type { ArrivalSource, CallRecord, EngineDebug, EngineOutcome, EngineRun, EngineStarter, EngineTotals, FleetOutcome } from '../engines/engineTypes';
+import type {
+  ArrivalSource,
+  CallRecord,
+  EngineDebug,
+  EngineOutcome,
+  EngineRun,
+  EngineStarter,
+  EngineTotals,
+  FleetOutcome,
+} from '../engines/engineTypes';
 import { newCallRecord, pinTtlBySession, settleRecomputed, toNs, tooLongForCache } from '../engines/policySupport';
 import { queueBySessionStart, recordBlockAdmission } from '../engines/sessionReplay';
 import type { EngineParams } from '../params';
@@ -55,7 +64,12 @@ class GpuFeed implements ArrivalSource {
     readonly sessionEndS: Array<number | null>,
   ) {
     const whole = fleet.plan;
-    this.plan = { requests: [], sessions: whole.sessions, blockSizeTokens: whole.blockSizeTokens, tokenKeys: whole.tokenKeys };
+    this.plan = {
+      requests: [],
+      sessions: whole.sessions,
+      blockSizeTokens: whole.blockSizeTokens,
+      tokenKeys: whole.tokenKeys,
+    };
   }
 
   get totalCalls(): number {
@@ -109,7 +123,15 @@ class GpuFeed implements ArrivalSource {
     this.fleet.callEnded(this.globalOf[l]!, now);
   }
 
-  recordBlockAdmission(l: number, firstAdmission: boolean, nowNs: number, blockSize: number, hitBlocks: number, cpuBlocks: number, idealBlocks: number): void {
+  recordBlockAdmission(
+    l: number,
+    firstAdmission: boolean,
+    nowNs: number,
+    blockSize: number,
+    hitBlocks: number,
+    cpuBlocks: number,
+    idealBlocks: number,
+  ): void {
     recordBlockAdmission(this.records[l]!, firstAdmission, nowNs, blockSize, hitBlocks, cpuBlocks, idealBlocks);
   }
 
@@ -149,7 +171,9 @@ class FleetRun implements FleetView {
     this.records = plan.requests.map(newCallRecord);
     this.sessionEndS = plan.sessions.map(() => null);
     this.gpuOf = plan.requests.map(() => -1);
-    this.tooLong = Uint8Array.from(plan.requests, (r) => (tooLongForCache(p, plan.blockSizeTokens, r.promptTokens, r.outputTokens) ? 1 : 0));
+    this.tooLong = Uint8Array.from(plan.requests, (r) =>
+      tooLongForCache(p, plan.blockSizeTokens, r.promptTokens, r.outputTokens) ? 1 : 0,
+    );
     this.fixedNs = Math.round(p.stepFixedMs * 1e6);
     this.router = new Router(fleet.router);
     this.feeds = Array.from({ length: fleet.gpus }, () => new GpuFeed(this, this.sessionEndS));
@@ -191,7 +215,8 @@ class FleetRun implements FleetView {
     const req = this.plan.requests[r]!;
     if (req.session < 0) return;
     const session = this.plan.sessions[req.session]!;
-    if (req.callIndex + 1 < session.requests.length) this.schedule(session.requests[req.callIndex + 1]!, now + toNs(req.toolWaitS));
+    if (req.callIndex + 1 < session.requests.length)
+      this.schedule(session.requests[req.callIndex + 1]!, now + toNs(req.toolWaitS));
     else this.sessionEndS[req.session] = now / 1e9;
   }
 
@@ -273,6 +298,12 @@ class FleetRun implements FleetView {
  * with the parameters `p`. The outcome's totals are the fleet's (steps, preemptions and
  * times summed over GPUs; the makespan is the last call's end); `fleet` has each GPU's.
  */
-export function runFleet(start: EngineStarter, plan: SimPlan, p: EngineParams, fleet: FleetParams, debug: EngineDebug = {}): EngineOutcome & { fleet: FleetOutcome } {
+export function runFleet(
+  start: EngineStarter,
+  plan: SimPlan,
+  p: EngineParams,
+  fleet: FleetParams,
+  debug: EngineDebug = {},
+): EngineOutcome & { fleet: FleetOutcome } {
   return new FleetRun(plan, p, fleet, start, debug).run();
 }

@@ -66,25 +66,42 @@ export class AiperfReader implements RecordReader {
     const conversation = str(metadata['conversation_id']) ?? NO_CONVERSATION;
     const latencyMs = metric(metrics, 'request_latency');
     const ttftMs = metric(metrics, 'time_to_first_token', 'ttft');
-    const startMs = nsToMs(metadata['request_start_ns']) ?? nsToMs(metadata['timestamp_ns']) ?? nsToMs(metric(metrics, 'min_request_timestamp'));
-    const endMs = nsToMs(metadata['request_end_ns']) ?? nsToMs(metric(metrics, 'max_response_timestamp')) ?? (startMs !== null && latencyMs !== null ? startMs + latencyMs : null);
+    const startMs =
+      nsToMs(metadata['request_start_ns']) ??
+      nsToMs(metadata['timestamp_ns']) ??
+      nsToMs(metric(metrics, 'min_request_timestamp'));
+    const endMs =
+      nsToMs(metadata['request_end_ns']) ??
+      nsToMs(metric(metrics, 'max_response_timestamp')) ??
+      (startMs !== null && latencyMs !== null ? startMs + latencyMs : null);
     const error = obj(value['error']);
     let tokens: CallTokens;
     if (error) {
       // A failed request generated nothing the export measured: its figures are unknown.
       tokens = unknownTokens();
       this.failures += 1;
-      const text = [count(error['code']), str(error['type']), str(error['message'])].filter((x) => x !== null).join(' ');
+      const text = [count(error['code']), str(error['type']), str(error['message'])]
+        .filter((x) => x !== null)
+        .join(' ');
       this.firstFailure ??= { source, text: clip(text, ERROR_QUOTE_MAX) };
     } else {
       const input = count(metric(metrics, 'input_sequence_length'));
       const reasoning = count(metric(metrics, 'reasoning_token_count'));
-      const output = count(metric(metrics, 'output_sequence_length')) ?? addKnown(count(metric(metrics, 'output_token_count')), reasoning);
+      const output =
+        count(metric(metrics, 'output_sequence_length')) ??
+        addKnown(count(metric(metrics, 'output_token_count')), reasoning);
       // The server's cached prompt tokens (usage.prompt_tokens_details.cached_tokens), which AIPerf keeps as
       // `usage_prompt_cached_tokens` when the server reports them (vLLM: --enable-prompt-tokens-details).
       const reported = count(metric(metrics, 'usage_prompt_cached_tokens'));
       const cached = reported !== null && input !== null ? Math.min(reported, input) : null;
-      tokens = { input, cached, appended: cached !== null ? input! - cached : null, cacheWrite: null, output, reasoningOutput: reasoning };
+      tokens = {
+        input,
+        cached,
+        appended: cached !== null ? input! - cached : null,
+        cacheWrite: null,
+        output,
+        reasoningOutput: reasoning,
+      };
     }
     const call: LlmCall = {
       id,
@@ -113,14 +130,31 @@ export class AiperfReader implements RecordReader {
   finish(): ReaderResult {
     if (this.failures > 0 && this.firstFailure) {
       const { source, text } = this.firstFailure;
-      this.diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `${this.failures} request(s) failed (first: ${text}); they are listed as calls with unknown tokens.` });
+      this.diagnostics.push({
+        file: source.file,
+        line: source.line,
+        severity: 'warning',
+        message: `${this.failures} request(s) failed (first: ${text}); they are listed as calls with unknown tokens.`,
+      });
     }
     const sessions: Session[] = [];
     for (const [id, pending] of this.sessions) {
       // The export is written as requests complete; a conversation reads in turn order.
       pending.sort((a, b) => a.turnIndex - b.turnIndex || (a.call.startMs ?? 0) - (b.call.startMs ?? 0));
       const calls = pending.map((p, index) => ({ ...p.call, index }));
-      sessions.push({ id, parentId: null, parentToolCallId: null, role: 'main', agent: { name: 'aiperf', version: null }, model: null, cwd: null, title: null, calls, turns: [], compactions: [] });
+      sessions.push({
+        id,
+        parentId: null,
+        parentToolCallId: null,
+        role: 'main',
+        agent: { name: 'aiperf', version: null },
+        model: null,
+        cwd: null,
+        title: null,
+        calls,
+        turns: [],
+        compactions: [],
+      });
     }
     return { sessions, diagnostics: this.diagnostics, skippedRecords: this.skipped };
   }

@@ -5,10 +5,11 @@ import { AiperfReader, isAiperfRecord } from './aiperfReader';
 export const aiperfFormat: FormatDefinition = {
   id: 'aiperf',
   label: 'AIPerf profile export',
-  fileHint: 'artifacts/<run>/profile_export.jsonl from aiperf profile: "metadata" (x_request_id, conversation_id) + "metrics"',
+  fileHint:
+    'artifacts/<run>/profile_export.jsonl from aiperf profile: "metadata" (x_request_id, conversation_id) + "metrics"',
   limitations: [
     "Cached tokens only where the server reported them (AIPerf's usage_prompt_cached_tokens: vLLM with --enable-prompt-tokens-details); otherwise no cache data.",
-    'Times are the benchmark client\'s own measures (TTFT, request latency) and include network time; queue and prefill times are unknown.',
+    "Times are the benchmark client's own measures (TTFT, request latency) and include network time; queue and prefill times are unknown.",
     'No tools and no prompts: one call per benchmark request, grouped by conversation.',
   ],
   matchesRecord: isAiperfRecord,

@@ -1,5 +1,18 @@
 import type { JsonDocument, JsonPath } from '../formatDefinition';
-import { arr, clip, contentText, count, emptyRecord, firstLine, isObject, isoMs, nonNegative, obj, parseArguments, str } from '../json';
+import {
+  arr,
+  clip,
+  contentText,
+  count,
+  emptyRecord,
+  firstLine,
+  isObject,
+  isoMs,
+  nonNegative,
+  obj,
+  parseArguments,
+  str,
+} from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
@@ -36,7 +49,14 @@ interface Context {
  * sessions of their own; references to other files are reported, not followed.
  */
 export function readAtifDocument(doc: JsonDocument): ReaderResult {
-  const ctx: Context = { doc, sessions: [], diagnostics: [], skipped: emptyRecord(), embedded: new Map(), read: new Set() };
+  const ctx: Context = {
+    doc,
+    sessions: [],
+    diagnostics: [],
+    skipped: emptyRecord(),
+    embedded: new Map(),
+    read: new Set(),
+  };
   const root = obj(doc.value);
   if (!root || !arr(root['steps'])) {
     note(ctx, [], 'error', 'ATIF trajectory without a "steps" array; nothing to read.');
@@ -63,12 +83,21 @@ function note(ctx: Context, path: JsonPath, severity: Diagnostic['severity'], me
 }
 
 /** Reads one trajectory (the root or an embedded sub-agent) into a session, and its sub-agents after it. */
-function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: string | null, parentToolCallId: string | null): Session {
+function readTrajectory(
+  ctx: Context,
+  t: JsonObject,
+  base: JsonPath,
+  parentId: string | null,
+  parentToolCallId: string | null,
+): Session {
   const agent = obj(t['agent']);
   const agentName = agent ? str(agent['name']) : null;
   const defaultModel = agent ? str(agent['model_name']) : null;
   // Embedded sub-agents may share the run's session_id (v1.7 keys them by trajectory_id).
-  const named = parentId === null ? (str(t['session_id']) ?? str(t['trajectory_id'])) : (str(t['trajectory_id']) ?? str(t['session_id']));
+  const named =
+    parentId === null
+      ? (str(t['session_id']) ?? str(t['trajectory_id']))
+      : (str(t['trajectory_id']) ?? str(t['session_id']));
   let id = named ?? (parentId === null ? FALLBACK_SESSION_ID : `${parentId}/subagent-${ctx.sessions.length}`);
   if (ctx.sessions.some((s) => s.id === id)) id = `${id}#${ctx.sessions.length}`;
   const session: Session = {
@@ -113,7 +142,13 @@ function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: s
     if (source === 'system' && isSummarization(raw)) {
       // Terminus-2 and other Harbor agents summarise the context into a hand-off when it is full:
       // the cache starts again after it (a compaction).
-      session.compactions.push({ beforeCall: session.calls.length, trigger: null, preTokens: null, timeMs, source: ctx.doc.locate(path) });
+      session.compactions.push({
+        beforeCall: session.calls.length,
+        trigger: null,
+        preTokens: null,
+        timeMs,
+        source: ctx.doc.locate(path),
+      });
       handoff = true;
       countSkipped(ctx.skipped, 'step:summarization');
       collectChildren(raw, path, children);
@@ -126,7 +161,12 @@ function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: s
     }
     if (source === 'user') {
       const text = contentText(raw['message']) ?? '';
-      session.turns.push({ index: session.turns.length, startMs: timeMs, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source: ctx.doc.locate(path) } satisfies UserTurn);
+      session.turns.push({
+        index: session.turns.length,
+        startMs: timeMs,
+        preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX),
+        source: ctx.doc.locate(path),
+      } satisfies UserTurn);
       session.title ??= firstLine(text, PREVIEW_MAX);
       inputReadyMs = timeMs;
       collectChildren(raw, path, children);
@@ -168,7 +208,12 @@ function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: s
       const tool = toolCall(ctx, tc, [...path, 'tool_calls', k], call.endMs);
       if (!tool) return;
       if (tools.has(tool.id)) {
-        note(ctx, [...path, 'tool_calls', k], 'warning', `tool call "${tool.id}" appears twice; the second is ignored.`);
+        note(
+          ctx,
+          [...path, 'tool_calls', k],
+          'warning',
+          `tool call "${tool.id}" appears twice; the second is ignored.`,
+        );
         return;
       }
       tools.set(tool.id, tool);
@@ -179,7 +224,12 @@ function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: s
   });
 
   if (multiCallSteps > 0) {
-    note(ctx, base, 'info', `${multiCallSteps} agent step(s) of session ${session.id} made several LLM calls (llm_call_count > 1); each is read as one call with the step's summed metrics.`);
+    note(
+      ctx,
+      base,
+      'info',
+      `${multiCallSteps} agent step(s) of session ${session.id} made several LLM calls (llm_call_count > 1); each is read as one call with the step's summed metrics.`,
+    );
   }
   session.model = mostUsedModel(session.calls) ?? defaultModel;
   if (Object.values(other).some((n) => n > 0)) session.otherInputs = other;
@@ -199,7 +249,11 @@ function readTrajectory(ctx: Context, t: JsonObject, base: JsonPath, parentId: s
 function isSummarization(step: JsonObject): boolean {
   if (/\bcontext summari[sz]ation\b/i.test(contentText(step['message']) ?? '')) return true;
   const results = arr(obj(step['observation'])?.['results']) ?? [];
-  return results.some((r) => (arr(obj(r)?.['subagent_trajectory_ref']) ?? []).some((ref) => /summari[sz]ation/i.test(`${str(obj(ref)?.['session_id']) ?? ''} ${str(obj(ref)?.['trajectory_path']) ?? ''}`)));
+  return results.some((r) =>
+    (arr(obj(r)?.['subagent_trajectory_ref']) ?? []).some((ref) =>
+      /summari[sz]ation/i.test(`${str(obj(ref)?.['session_id']) ?? ''} ${str(obj(ref)?.['trajectory_path']) ?? ''}`),
+    ),
+  );
 }
 
 /** `final_metrics` as session totals; total_steps counts steps, not LLM calls, so llmCalls stays unknown. */
@@ -226,7 +280,13 @@ function checkTotals(ctx: Context, session: Session, path: JsonPath): void {
     const s = sum(key);
     if (s !== null && r[key] !== null && s !== r[key]) differ.push(`${key} ${r[key]} vs ${s}`);
   }
-  if (differ.length > 0) note(ctx, path, 'info', `final_metrics of session ${session.id} differ from the sum over its steps (${differ.join(', ')}); the calls' own figures are used.`);
+  if (differ.length > 0)
+    note(
+      ctx,
+      path,
+      'info',
+      `final_metrics of session ${session.id} differ from the sum over its steps (${differ.join(', ')}); the calls' own figures are used.`,
+    );
 }
 
 /**
@@ -283,7 +343,13 @@ function firstString(args: JsonObject, keys: readonly string[]): string | null {
 }
 
 /** Pairs a step's observation results with tool calls by `source_call_id`, and notes sub-agent references. */
-function pairResults(ctx: Context, step: JsonObject, path: JsonPath, tools: Map<string, ToolCall>, children: { ref: JsonObject; toolCallId: string | null; path: JsonPath }[]): void {
+function pairResults(
+  ctx: Context,
+  step: JsonObject,
+  path: JsonPath,
+  tools: Map<string, ToolCall>,
+  children: { ref: JsonObject; toolCallId: string | null; path: JsonPath }[],
+): void {
   const observation = obj(step['observation']);
   (arr(observation?.['results']) ?? []).forEach((raw, k) => {
     const result = obj(raw);
@@ -292,11 +358,13 @@ function pairResults(ctx: Context, step: JsonObject, path: JsonPath, tools: Map<
     const callId = str(result['source_call_id']);
     const refs = arr(result['subagent_trajectory_ref']) ?? [];
     refs.forEach((ref, r) => {
-      if (isObject(ref)) children.push({ ref, toolCallId: callId, path: [...resultPath, 'subagent_trajectory_ref', r] });
+      if (isObject(ref))
+        children.push({ ref, toolCallId: callId, path: [...resultPath, 'subagent_trajectory_ref', r] });
     });
     const tool = callId === null ? undefined : tools.get(callId);
     if (!tool) {
-      if (refs.length === 0) countSkipped(ctx.skipped, callId === null ? 'observation:without-source_call_id' : 'observation:unpaired');
+      if (refs.length === 0)
+        countSkipped(ctx.skipped, callId === null ? 'observation:without-source_call_id' : 'observation:unpaired');
       return;
     }
     const text = contentText(result['content']) ?? '';
@@ -313,18 +381,31 @@ function pairResults(ctx: Context, step: JsonObject, path: JsonPath, tools: Map<
 }
 
 /** Sub-agent references of user and system steps (no tool call of theirs to pair). */
-function collectChildren(step: JsonObject, path: JsonPath, children: { ref: JsonObject; toolCallId: string | null; path: JsonPath }[]): void {
+function collectChildren(
+  step: JsonObject,
+  path: JsonPath,
+  children: { ref: JsonObject; toolCallId: string | null; path: JsonPath }[],
+): void {
   const observation = obj(step['observation']);
   (arr(observation?.['results']) ?? []).forEach((raw, k) => {
     const result = obj(raw);
     (arr(result?.['subagent_trajectory_ref']) ?? []).forEach((ref, r) => {
-      if (isObject(ref)) children.push({ ref, toolCallId: str(result?.['source_call_id']), path: [...path, 'observation', 'results', k, 'subagent_trajectory_ref', r] });
+      if (isObject(ref))
+        children.push({
+          ref,
+          toolCallId: str(result?.['source_call_id']),
+          path: [...path, 'observation', 'results', k, 'subagent_trajectory_ref', r],
+        });
     });
   });
 }
 
 /** Reads a referenced sub-agent embedded in this file; one in another file is named in a diagnostic. */
-function readChild(ctx: Context, parent: Session, child: { ref: JsonObject; toolCallId: string | null; path: JsonPath }): void {
+function readChild(
+  ctx: Context,
+  parent: Session,
+  child: { ref: JsonObject; toolCallId: string | null; path: JsonPath },
+): void {
   const key = str(child.ref['trajectory_id']) ?? str(child.ref['session_id']);
   const embedded = key === null ? undefined : ctx.embedded.get(key);
   if (embedded && key !== null) {

@@ -13,7 +13,8 @@ export const atifFormat: FormatDefinition = {
     'Tool results carry no times: tool durations are unknown.',
   ],
   // docs/design/formats.md §10 rule 1: schema_version starts with "ATIF-" and there are steps.
-  matchesDocument: (v) => isObject(v) && (str(v['schema_version']) ?? '').startsWith('ATIF-') && Array.isArray(v['steps']),
+  matchesDocument: (v) =>
+    isObject(v) && (str(v['schema_version']) ?? '').startsWith('ATIF-') && Array.isArray(v['steps']),
   // schema_version names the format.
   documentConfidence: () => 'certain',
   readDocument: readAtifDocument,

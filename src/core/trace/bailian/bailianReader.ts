@@ -52,11 +52,19 @@ export class BailianReader implements RecordReader {
   record({ value, source }: TraceRecord): void {
     const chatId = integer(value['chat_id']);
     if (chatId === null) {
-      this.report(source, 'warning', `Bailian request without an integer "chat_id" (${JSON.stringify(value['chat_id'] ?? null)}); skipped.`);
+      this.report(
+        source,
+        'warning',
+        `Bailian request without an integer "chat_id" (${JSON.stringify(value['chat_id'] ?? null)}); skipped.`,
+      );
       return;
     }
     if (this.byId.has(chatId)) {
-      this.report(source, 'warning', `chat_id ${chatId} appears again (first on line ${this.byId.get(chatId)!.source.line + 1}); this row is skipped.`);
+      this.report(
+        source,
+        'warning',
+        `chat_id ${chatId} appears again (first on line ${this.byId.get(chatId)!.source.line + 1}); this row is skipped.`,
+      );
       return;
     }
     const row: ChatRow = {
@@ -70,7 +78,12 @@ export class BailianReader implements RecordReader {
       hashes: hashIds(value['hash_ids']),
       source,
     };
-    if (row.hashes === null) this.report(source, 'warning', `chat ${chatId}: "hash_ids" should be an array of integers: its cache figures are unknown.`);
+    if (row.hashes === null)
+      this.report(
+        source,
+        'warning',
+        `chat ${chatId}: "hash_ids" should be an array of integers: its cache figures are unknown.`,
+      );
     else if (row.input !== null) {
       const problem = blockCountProblem(row.hashes, row.input, BAILIAN_BLOCK_TOKENS);
       if (problem !== null) this.report(source, 'warning', `chat ${chatId}: ${problem}`);
@@ -151,7 +164,8 @@ export class BailianReader implements RecordReader {
       if (row.parentId === null) cached = 0;
       else {
         const parent = this.parent(row);
-        if (parent?.hashes && row.hashes) cached = hitTokens(commonPrefixBlocks(row.hashes, parent.hashes), BAILIAN_BLOCK_TOKENS, row.input);
+        if (parent?.hashes && row.hashes)
+          cached = hitTokens(commonPrefixBlocks(row.hashes, parent.hashes), BAILIAN_BLOCK_TOKENS, row.input);
       }
     }
     return {
@@ -184,7 +198,11 @@ export class BailianReader implements RecordReader {
       }
       if (onPath.has(current)) {
         // Broken data: the parents loop. Cut the loop here rather than walk forever.
-        this.report(current.source, 'warning', `chat ${current.chatId} is its own ancestor (parent_chat_id loop); its session starts here.`);
+        this.report(
+          current.source,
+          'warning',
+          `chat ${current.chatId} is its own ancestor (parent_chat_id loop); its session starts here.`,
+        );
         root = current;
         break;
       }
@@ -204,7 +222,11 @@ export class BailianReader implements RecordReader {
   private parentOf(value: JsonObject, chatId: number, source: SourceRef): number | null {
     const parent = integer(value['parent_chat_id']);
     if (parent === null) {
-      this.report(source, 'warning', `chat ${chatId}: "parent_chat_id" should be an integer (−1 for a first request); read as a first request.`);
+      this.report(
+        source,
+        'warning',
+        `chat ${chatId}: "parent_chat_id" should be an integer (−1 for a first request); read as a first request.`,
+      );
       return null;
     }
     if (parent === chatId) {
@@ -218,7 +240,11 @@ export class BailianReader implements RecordReader {
   private startMs(value: JsonObject, source: SourceRef): number | null {
     const seconds = num(value['timestamp']);
     if (seconds === null || seconds < 0) {
-      this.report(source, 'warning', `"timestamp" should be seconds ≥ 0, not ${JSON.stringify(value['timestamp'] ?? null)}: start time unknown.`);
+      this.report(
+        source,
+        'warning',
+        `"timestamp" should be seconds ≥ 0, not ${JSON.stringify(value['timestamp'] ?? null)}: start time unknown.`,
+      );
       return null;
     }
     // Rounded to the microsecond: 322.612 × 1000 is 322612.00000000006 in floating point.
@@ -227,7 +253,12 @@ export class BailianReader implements RecordReader {
 
   private tokens(value: JsonObject, key: string, source: SourceRef): number | null {
     const n = count(value[key]);
-    if (n === null) this.report(source, 'warning', `"${key}" should be a whole token count, not ${JSON.stringify(value[key] ?? null)}: read as unknown.`);
+    if (n === null)
+      this.report(
+        source,
+        'warning',
+        `"${key}" should be a whole token count, not ${JSON.stringify(value[key] ?? null)}: read as unknown.`,
+      );
     return n;
   }
 

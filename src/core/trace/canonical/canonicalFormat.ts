@@ -4,7 +4,15 @@ import type { FormatId, LlmCall, Session, TraceModel } from '../model';
 export const CANONICAL_VERSION = 1;
 
 /** Record types of the canonical format, in the order a writer emits them per session. */
-export const CANONICAL_RECORD_TYPES = ['header', 'session', 'turn', 'compaction', 'event', 'llm_call', 'tool_call'] as const;
+export const CANONICAL_RECORD_TYPES = [
+  'header',
+  'session',
+  'turn',
+  'compaction',
+  'event',
+  'llm_call',
+  'tool_call',
+] as const;
 
 /** Where a canonical file came from, written into its header. */
 export interface CanonicalSourceInfo {
@@ -53,9 +61,21 @@ function writeSession(session: Session, lines: string[]): void {
   let nextTurn = 0;
   let nextCompaction = 0;
   const emitCompactionsBefore = (callIndex: number): void => {
-    while (nextCompaction < session.compactions.length && session.compactions[nextCompaction]!.beforeCall <= callIndex) {
+    while (
+      nextCompaction < session.compactions.length &&
+      session.compactions[nextCompaction]!.beforeCall <= callIndex
+    ) {
       const c = session.compactions[nextCompaction++]!;
-      lines.push(JSON.stringify({ type: 'compaction', session: session.id, trigger: c.trigger, preTokens: c.preTokens, timeMs: c.timeMs, ...(c.rewind ? { rewind: true } : {}) }));
+      lines.push(
+        JSON.stringify({
+          type: 'compaction',
+          session: session.id,
+          trigger: c.trigger,
+          preTokens: c.preTokens,
+          timeMs: c.timeMs,
+          ...(c.rewind ? { rewind: true } : {}),
+        }),
+      );
     }
   };
   const emitTurnsUpTo = (turn: number | null): void => {

@@ -1,7 +1,19 @@
 import { arr, clip, count, emptyRecord, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, noOtherInputs, OTHER_INPUT_KINDS, unknownTokens } from '../model';
-import type { BlockHashes, CallTokens, Compaction, Diagnostic, LlmCall, OtherInputs, ReportedTotals, ServerTiming, Session, SourceRef, ToolCall } from '../model';
+import type {
+  BlockHashes,
+  CallTokens,
+  Compaction,
+  Diagnostic,
+  LlmCall,
+  OtherInputs,
+  ReportedTotals,
+  ServerTiming,
+  Session,
+  SourceRef,
+  ToolCall,
+} from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { CANONICAL_VERSION } from './canonicalFormat';
@@ -78,19 +90,37 @@ export class CanonicalReader implements RecordReader {
 
   finish(): ReaderResult {
     if (!this.sawHeader && this.sessions.size > 0) {
-      this.diagnostics.push({ file: 0, line: -1, severity: 'info', message: 'No "header" record: assumed agent-trace version 1.' });
+      this.diagnostics.push({
+        file: 0,
+        line: -1,
+        severity: 'info',
+        message: 'No "header" record: assumed agent-trace version 1.',
+      });
     }
     for (const { session } of this.sessions.values()) session.model ??= mostUsedModel(session.calls);
-    return { sessions: [...this.sessions.values()].map((s) => s.session), diagnostics: this.diagnostics, skippedRecords: this.skipped };
+    return {
+      sessions: [...this.sessions.values()].map((s) => s.session),
+      diagnostics: this.diagnostics,
+      skippedRecords: this.skipped,
+    };
   }
 
   private header(value: JsonObject, source: SourceRef): void {
     this.sawHeader = true;
-    if (value['format'] !== 'agent-trace') this.report(source, 'warning', `header "format" should be "agent-trace", not ${JSON.stringify(value['format'] ?? null)}.`);
+    if (value['format'] !== 'agent-trace')
+      this.report(
+        source,
+        'warning',
+        `header "format" should be "agent-trace", not ${JSON.stringify(value['format'] ?? null)}.`,
+      );
     const version = num(value['version']);
     if (version === null) this.report(source, 'warning', 'header has no numeric "version"; read as version 1.');
     else if (version > CANONICAL_VERSION) {
-      this.report(source, 'warning', `header says version ${version}; this reader knows version ${CANONICAL_VERSION} and reads the fields it knows.`);
+      this.report(
+        source,
+        'warning',
+        `header says version ${version}; this reader knows version ${CANONICAL_VERSION} and reads the fields it knows.`,
+      );
     }
   }
 
@@ -110,7 +140,12 @@ export class CanonicalReader implements RecordReader {
       id,
       parentId,
       parentToolCallId: str(value['parentToolCallId']),
-      role: role === 'main' || role === 'subagent' || role === 'compaction' ? role : parentId !== null ? 'subagent' : 'main',
+      role:
+        role === 'main' || role === 'subagent' || role === 'compaction'
+          ? role
+          : parentId !== null
+            ? 'subagent'
+            : 'main',
       agent: agentName !== null ? { name: agentName, version: agent ? str(agent['version']) : null } : null,
       model: str(value['model']),
       cwd: str(value['cwd']),
@@ -139,7 +174,11 @@ export class CanonicalReader implements RecordReader {
     if (id === null) return null;
     let state = this.sessions.get(id);
     if (!state) {
-      this.report(source, 'info', `session "${id}" is used before a "session" record; created with unknown metadata until that record comes.`);
+      this.report(
+        source,
+        'info',
+        `session "${id}" is used before a "session" record; created with unknown metadata until that record comes.`,
+      );
       this.sessionRecord({ type: 'session', id }, source);
       state = this.sessions.get(id)!;
       state.implicit = true;
@@ -151,7 +190,12 @@ export class CanonicalReader implements RecordReader {
     const state = this.sessionOf(value, source);
     if (!state) return;
     const turns = state.session.turns;
-    turns.push({ index: turns.length, startMs: this.time(value, 'startMs', source), preview: clip(str(value['preview']) ?? '', 160), source });
+    turns.push({
+      index: turns.length,
+      startMs: this.time(value, 'startMs', source),
+      preview: clip(str(value['preview']) ?? '', 160),
+      source,
+    });
   }
 
   private call(value: JsonObject, source: SourceRef): void {
@@ -160,7 +204,11 @@ export class CanonicalReader implements RecordReader {
     const id = this.requiredString(value, 'id', source);
     if (id === null) return;
     if (state.callsById.has(id)) {
-      this.report(source, 'warning', `llm_call "${id}" appears twice in session "${state.session.id}"; the second is ignored.`);
+      this.report(
+        source,
+        'warning',
+        `llm_call "${id}" appears twice in session "${state.session.id}"; the second is ignored.`,
+      );
       return;
     }
     const calls = state.session.calls;
@@ -179,13 +227,31 @@ export class CanonicalReader implements RecordReader {
       source,
     };
     // Optional pricing context: kept only when given, so a file without it reads as before.
-    const pricing = { serviceTier: this.pricingWord(value, 'serviceTier', source), inferenceGeo: this.pricingWord(value, 'inferenceGeo', source) };
+    const pricing = {
+      serviceTier: this.pricingWord(value, 'serviceTier', source),
+      inferenceGeo: this.pricingWord(value, 'inferenceGeo', source),
+    };
     // Both given (the writer's usual case): one literal with every field, as in tokens().
     const call: LlmCall =
       pricing.serviceTier !== null && pricing.inferenceGeo !== null
-        ? { id, index: fields.index, turn: fields.turn, model: fields.model, startMs: fields.startMs, endMs: fields.endMs, tokens: fields.tokens, server: fields.server, blocks: fields.blocks, toolCalls: fields.toolCalls, source, serviceTier: pricing.serviceTier, inferenceGeo: pricing.inferenceGeo }
+        ? {
+            id,
+            index: fields.index,
+            turn: fields.turn,
+            model: fields.model,
+            startMs: fields.startMs,
+            endMs: fields.endMs,
+            tokens: fields.tokens,
+            server: fields.server,
+            blocks: fields.blocks,
+            toolCalls: fields.toolCalls,
+            source,
+            serviceTier: pricing.serviceTier,
+            inferenceGeo: pricing.inferenceGeo,
+          }
         : fields;
-    if (call === fields) for (const key of ['serviceTier', 'inferenceGeo'] as const) if (pricing[key] !== null) call[key] = pricing[key];
+    if (call === fields)
+      for (const key of ['serviceTier', 'inferenceGeo'] as const) if (pricing[key] !== null) call[key] = pricing[key];
     calls.push(call);
     state.callsById.set(id, call);
   }
@@ -199,11 +265,19 @@ export class CanonicalReader implements RecordReader {
     if (id === null || name === null || callId === null) return;
     const call = state.callsById.get(callId);
     if (!call) {
-      this.report(source, 'warning', `tool_call "${id}" names call "${callId}", which no earlier llm_call of session "${state.session.id}" has; skipped.`);
+      this.report(
+        source,
+        'warning',
+        `tool_call "${id}" names call "${callId}", which no earlier llm_call of session "${state.session.id}" has; skipped.`,
+      );
       return;
     }
     if (state.toolIds.has(id)) {
-      this.report(source, 'warning', `tool_call "${id}" appears twice in session "${state.session.id}"; the second is ignored.`);
+      this.report(
+        source,
+        'warning',
+        `tool_call "${id}" appears twice in session "${state.session.id}"; the second is ignored.`,
+      );
       return;
     }
     state.toolIds.add(id);
@@ -256,7 +330,13 @@ export class CanonicalReader implements RecordReader {
       return;
     }
     const events = (state.session.events ??= []);
-    events.push({ kind, beforeCall: state.session.calls.length, timeMs: this.time(value, 'timeMs', source), text: clip(str(value['text']) ?? '', 300), source });
+    events.push({
+      kind,
+      beforeCall: state.session.calls.length,
+      timeMs: this.time(value, 'timeMs', source),
+      text: clip(str(value['text']) ?? '', 300),
+      source,
+    });
   }
 
   /** A session's `otherInputs`: whole counts ≥ 0 by kind; a bad or missing count reads as 0 with a warning. */
@@ -266,7 +346,12 @@ export class CanonicalReader implements RecordReader {
       const raw = value[kind];
       if (raw === undefined) continue;
       const n = count(raw);
-      if (n === null) this.report(source, 'warning', `otherInputs.${kind} must be a whole number ≥ 0, not ${JSON.stringify(raw)}; read as 0.`);
+      if (n === null)
+        this.report(
+          source,
+          'warning',
+          `otherInputs.${kind} must be a whole number ≥ 0, not ${JSON.stringify(raw)}; read as 0.`,
+        );
       else out[kind] = n;
     }
     return out;
@@ -276,23 +361,44 @@ export class CanonicalReader implements RecordReader {
   private reportedTotals(value: unknown, source: SourceRef): ReportedTotals | null {
     const t = obj(value);
     if (!t) {
-      if (value !== null) this.report(source, 'warning', `session reportedTotals must be an object or null, not ${JSON.stringify(value)}; read as null.`);
+      if (value !== null)
+        this.report(
+          source,
+          'warning',
+          `session reportedTotals must be an object or null, not ${JSON.stringify(value)}; read as null.`,
+        );
       return null;
     }
     const field = (name: 'input' | 'output' | 'cached' | 'llmCalls'): number | null => {
       const raw = t[name];
       if (raw === undefined || raw === null) return null;
       const n = typeof raw === 'number' ? count(raw) : null;
-      if (n === null) this.report(source, 'warning', `reportedTotals.${name} must be a whole number ≥ 0, not ${JSON.stringify(raw)}; read as unknown.`);
+      if (n === null)
+        this.report(
+          source,
+          'warning',
+          `reportedTotals.${name} must be a whole number ≥ 0, not ${JSON.stringify(raw)}; read as unknown.`,
+        );
       return n;
     };
     const rawCost = t['costUsd'];
     let costUsd: number | null = null;
     if (rawCost !== undefined && rawCost !== null) {
       costUsd = typeof rawCost === 'number' && Number.isFinite(rawCost) && rawCost >= 0 ? rawCost : null;
-      if (costUsd === null) this.report(source, 'warning', `reportedTotals.costUsd must be a number ≥ 0, not ${JSON.stringify(rawCost)}; read as unknown.`);
+      if (costUsd === null)
+        this.report(
+          source,
+          'warning',
+          `reportedTotals.costUsd must be a number ≥ 0, not ${JSON.stringify(rawCost)}; read as unknown.`,
+        );
     }
-    const totals: ReportedTotals = { input: field('input'), output: field('output'), cached: field('cached'), costUsd, llmCalls: field('llmCalls') };
+    const totals: ReportedTotals = {
+      input: field('input'),
+      output: field('output'),
+      cached: field('cached'),
+      costUsd,
+      llmCalls: field('llmCalls'),
+    };
     if (t['coversEveryCall'] === true) totals.coversEveryCall = true;
     return totals;
   }
@@ -305,7 +411,12 @@ export class CanonicalReader implements RecordReader {
       if (raw === undefined || raw === null) return null;
       // Numbers only: a token count written as text is a producer bug worth seeing.
       const n = typeof raw === 'number' ? count(raw) : null;
-      if (n === null) this.report(source, 'warning', `tokens.${name} must be a whole number ≥ 0, not ${JSON.stringify(raw)}; read as unknown.`);
+      if (n === null)
+        this.report(
+          source,
+          'warning',
+          `tokens.${name} must be a whole number ≥ 0, not ${JSON.stringify(raw)}; read as unknown.`,
+        );
       return n;
     };
     let input = field('input');
@@ -316,7 +427,8 @@ export class CanonicalReader implements RecordReader {
     const reasoningOutput = field('reasoningOutput');
     const cacheWrite5m = 'cacheWrite5m' in t ? field('cacheWrite5m') : undefined;
     const cacheWrite1h = 'cacheWrite1h' in t ? field('cacheWrite1h') : undefined;
-    const impossible = (what: string): void => this.report(source, 'warning', `tokens: ${what}; the missing figure stays unknown.`);
+    const impossible = (what: string): void =>
+      this.report(source, 'warning', `tokens: ${what}; the missing figure stays unknown.`);
     // input = cached + appended: any two give the third.
     if (input === null && cached !== null && appended !== null) input = cached + appended;
     else if (appended === null && input !== null && cached !== null) {
@@ -329,10 +441,18 @@ export class CanonicalReader implements RecordReader {
       this.report(source, 'warning', `tokens.input (${input}) is not cached + appended (${cached} + ${appended}).`);
     }
     if (cacheWrite !== null && appended !== null && cacheWrite > appended) {
-      this.report(source, 'warning', `tokens.cacheWrite (${cacheWrite}) exceeds appended (${appended}); cache writes are part of appended.`);
+      this.report(
+        source,
+        'warning',
+        `tokens.cacheWrite (${cacheWrite}) exceeds appended (${appended}); cache writes are part of appended.`,
+      );
     }
     if (reasoningOutput !== null && output !== null && reasoningOutput > output) {
-      this.report(source, 'warning', `tokens.reasoningOutput (${reasoningOutput}) exceeds output (${output}); output includes reasoning.`);
+      this.report(
+        source,
+        'warning',
+        `tokens.reasoningOutput (${reasoningOutput}) exceeds output (${output}); output includes reasoning.`,
+      );
     }
     // With both splits given (as the writer writes them), one literal holds every field in the object itself: fields
     // added after a literal go to a separate property array, ~40 bytes more per call.
@@ -344,7 +464,11 @@ export class CanonicalReader implements RecordReader {
     if (cacheWrite1h !== undefined && cacheWrite5m === undefined) tokens.cacheWrite1h = cacheWrite1h;
     const splitSum = (cacheWrite5m ?? 0) + (cacheWrite1h ?? 0);
     if (cacheWrite !== null && (cacheWrite5m != null || cacheWrite1h != null) && splitSum > cacheWrite) {
-      this.report(source, 'warning', `tokens.cacheWrite5m + cacheWrite1h (${splitSum}) exceed cacheWrite (${cacheWrite}); they split it.`);
+      this.report(
+        source,
+        'warning',
+        `tokens.cacheWrite5m + cacheWrite1h (${splitSum}) exceed cacheWrite (${cacheWrite}); they split it.`,
+      );
     }
     return tokens;
   }
@@ -363,7 +487,11 @@ export class CanonicalReader implements RecordReader {
     const raw = value[key];
     if (raw === undefined || raw === null) return null;
     if (typeof raw === 'number' && Number.isFinite(raw) && raw >= 0) return raw;
-    this.report(source, 'warning', `${key} must be a number of milliseconds ≥ 0, not ${JSON.stringify(raw)}; read as unknown.`);
+    this.report(
+      source,
+      'warning',
+      `${key} must be a number of milliseconds ≥ 0, not ${JSON.stringify(raw)}; read as unknown.`,
+    );
     return null;
   }
 
@@ -372,8 +500,17 @@ export class CanonicalReader implements RecordReader {
     if (!b) return null;
     const size = count(b['blockSizeTokens']);
     const hashes = arr(b['hashes']);
-    if (size === null || size === 0 || !hashes || !hashes.every((h) => typeof h === 'number' && Number.isSafeInteger(h))) {
-      this.report(source, 'warning', 'blocks needs "blockSizeTokens" > 0 and "hashes" of safe integers (|h| < 2^53); ignored.');
+    if (
+      size === null ||
+      size === 0 ||
+      !hashes ||
+      !hashes.every((h) => typeof h === 'number' && Number.isSafeInteger(h))
+    ) {
+      this.report(
+        source,
+        'warning',
+        'blocks needs "blockSizeTokens" > 0 and "hashes" of safe integers (|h| < 2^53); ignored.',
+      );
       return null;
     }
     return { blockSizeTokens: size, hashes: hashes as number[] };
@@ -396,5 +533,11 @@ export class CanonicalReader implements RecordReader {
 function serverTiming(value: unknown): ServerTiming | null {
   const s = obj(value);
   if (!s) return null;
-  return { queueMs: num(s['queueMs']), ttftMs: num(s['ttftMs']), prefillMs: num(s['prefillMs']), decodeMs: num(s['decodeMs']), e2eMs: num(s['e2eMs']) };
+  return {
+    queueMs: num(s['queueMs']),
+    ttftMs: num(s['ttftMs']),
+    prefillMs: num(s['prefillMs']),
+    decodeMs: num(s['decodeMs']),
+    e2eMs: num(s['e2eMs']),
+  };
 }

@@ -1,7 +1,18 @@
 import { arr, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { markDenied, mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
-import type { CallTokens, Compaction, Diagnostic, LlmCall, OtherInputs, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
+import type {
+  CallTokens,
+  Compaction,
+  Diagnostic,
+  LlmCall,
+  OtherInputs,
+  Session,
+  SessionEvent,
+  SourceRef,
+  ToolCall,
+  UserTurn,
+} from '../model';
 import { registerStateClass } from '../parserState';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
@@ -181,7 +192,11 @@ export class ClaudeCodeReader implements RecordReader {
     // Sub-agent logs carry the parent's sessionId plus their own agentId (docs/design/formats.md §1).
     // Older versions (1.0.x) write sub-agents inline, without agentId and several at once:
     // each chain of parentUuid links from a root is one sub-agent.
-    const key = !sidechain ? sessionId : agentId !== null ? `${sessionId}/${agentId}` : this.inlineSidechainKey(sessionId, value);
+    const key = !sidechain
+      ? sessionId
+      : agentId !== null
+        ? `${sessionId}/${agentId}`
+        : this.inlineSidechainKey(sessionId, value);
     let builder = this.sessions.get(key);
     if (!builder) {
       if (sidechain) {
@@ -225,7 +240,14 @@ export class ClaudeCodeReader implements RecordReader {
       const text = contentOf(message['content']);
       if (value['isApiErrorMessage'] === true || /^API Error/i.test(text)) {
         const session = this.sessionFor(value, source);
-        if (session) this.apiError(session, clip(text.trim() || 'API error (no text)', EVENT_TEXT_MAX), isoMs(value['timestamp']), source, 'warning');
+        if (session)
+          this.apiError(
+            session,
+            clip(text.trim() || 'API error (no text)', EVENT_TEXT_MAX),
+            isoMs(value['timestamp']),
+            source,
+            'warning',
+          );
       }
       countSkipped(this.skipped, 'assistant:<synthetic>');
       return;
@@ -340,7 +362,13 @@ export class ClaudeCodeReader implements RecordReader {
     if (timeMs !== null) session.lastInputMs = timeMs;
   }
 
-  private prompt(session: SessionBuilder, value: JsonObject, text: string, timeMs: number | null, source: SourceRef): void {
+  private prompt(
+    session: SessionBuilder,
+    value: JsonObject,
+    text: string,
+    timeMs: number | null,
+    source: SourceRef,
+  ): void {
     if (timeMs !== null) session.lastInputMs = timeMs;
     const trimmed = text.trimStart();
     if (session.role !== 'main' && session.firstPrompt === null) session.firstPrompt = trimmed.trim();
@@ -348,7 +376,10 @@ export class ClaudeCodeReader implements RecordReader {
     // Claude Code, not typed by the user (docs/design/formats.md §12.5, §12.6); so are meta lines (skill
     // bodies, caveats). They are counted by kind instead of starting turns.
     const kind: keyof OtherInputs | null =
-      value['isCompactSummary'] === true ? 'compactionSummary' : (NOT_TYPED_MARKERS.find(([m]) => trimmed.startsWith(m))?.[1] ?? (value['isMeta'] === true ? 'injected' : null));
+      value['isCompactSummary'] === true
+        ? 'compactionSummary'
+        : (NOT_TYPED_MARKERS.find(([m]) => trimmed.startsWith(m))?.[1] ??
+          (value['isMeta'] === true ? 'injected' : null));
     if (kind !== null) {
       session.otherInputs[kind] += 1;
       return;
@@ -365,7 +396,13 @@ export class ClaudeCodeReader implements RecordReader {
     });
   }
 
-  private toolResult(session: SessionBuilder, value: JsonObject, block: JsonObject, timeMs: number | null, source: SourceRef): void {
+  private toolResult(
+    session: SessionBuilder,
+    value: JsonObject,
+    block: JsonObject,
+    timeMs: number | null,
+    source: SourceRef,
+  ): void {
     const id = str(block['tool_use_id']);
     const tool = id === null ? undefined : session.toolsById.get(id);
     if (!tool) {
@@ -422,7 +459,8 @@ export class ClaudeCodeReader implements RecordReader {
     const title = str(value['summary']) ?? str(value['title']) ?? str(value['aiTitle']) ?? str(value['customTitle']);
     const sessionId = str(value['sessionId']);
     // Old-style `summary` lines have no sessionId: they title the file's main session.
-    const target = sessionId !== null ? this.sessions.get(sessionId) : [...this.sessions.values()].find((s) => s.role === 'main');
+    const target =
+      sessionId !== null ? this.sessions.get(sessionId) : [...this.sessions.values()].find((s) => s.role === 'main');
     if (title !== null && target) target.title ??= title;
     else if (title !== null) this.pendingTitle ??= title;
     countSkipped(this.skipped, type);
@@ -437,13 +475,25 @@ export class ClaudeCodeReader implements RecordReader {
   }
 
   /** A failed API request: an event on the session's timeline and a diagnostic on its line. */
-  private apiError(session: SessionBuilder, text: string, timeMs: number | null, source: SourceRef, severity: Diagnostic['severity']): void {
+  private apiError(
+    session: SessionBuilder,
+    text: string,
+    timeMs: number | null,
+    source: SourceRef,
+    severity: Diagnostic['severity'],
+  ): void {
     session.events.push({ kind: 'api-error', beforeCall: session.calls.length, timeMs, text, source });
     this.warn(source, `API request failed: ${text}`, severity);
   }
 
   /** A failed tool_result whose tool_use is not in the log: a failed call of an unknown tool, on the call before it. */
-  private orphanFailure(session: SessionBuilder, id: string, block: JsonObject, timeMs: number | null, source: SourceRef): void {
+  private orphanFailure(
+    session: SessionBuilder,
+    id: string,
+    block: JsonObject,
+    timeMs: number | null,
+    source: SourceRef,
+  ): void {
     const call = session.calls[session.calls.length - 1];
     if (!call) {
       this.warn(source, `Failed tool result ${id} comes before any call of its session; it cannot be counted.`);
@@ -462,7 +512,10 @@ export class ClaudeCodeReader implements RecordReader {
     if (exit) tool.exitCode = Number(exit[1]);
     call.toolCalls.push(tool);
     session.toolsById.set(id, tool);
-    this.warn(source, `Failed tool result ${id} has no readable tool_use line: counted as a failed call of an unknown tool.`);
+    this.warn(
+      source,
+      `Failed tool result ${id} has no readable tool_use line: counted as a failed call of an unknown tool.`,
+    );
   }
 
   private build(b: SessionBuilder, diagnostics: Diagnostic[], prompts: Map<string, string[]>): Session {
@@ -483,7 +536,10 @@ export class ClaudeCodeReader implements RecordReader {
     this.noteUndercountedOutput(b, diagnostics);
     const parentToolCallId = b.role === 'main' ? null : this.parentToolOf(b, prompts);
     // A sub-agent belongs to the session whose Task call started it: sub-agents nest.
-    const parent = parentToolCallId === null ? undefined : [...this.sessions.values()].find((s) => s !== b && s.toolsById.has(parentToolCallId));
+    const parent =
+      parentToolCallId === null
+        ? undefined
+        : [...this.sessions.values()].find((s) => s !== b && s.toolsById.has(parentToolCallId));
     return {
       id: b.id,
       parentId: parent?.id ?? b.parentId,
@@ -538,7 +594,9 @@ export class ClaudeCodeReader implements RecordReader {
    * text or a tool call. Those outputs are undercounted; say so once per session.
    */
   private noteUndercountedOutput(b: SessionBuilder, diagnostics: Diagnostic[]): void {
-    const suspects = b.calls.filter((c) => (c.tokens.output ?? 2) <= 1 && (b.contentChars.get(c) ?? 0) >= UNDERCOUNT_MIN_CHARS);
+    const suspects = b.calls.filter(
+      (c) => (c.tokens.output ?? 2) <= 1 && (b.contentChars.get(c) ?? 0) >= UNDERCOUNT_MIN_CHARS,
+    );
     const first = suspects[0];
     if (!first) return;
     diagnostics.push({
@@ -558,7 +616,9 @@ export class ClaudeCodeReader implements RecordReader {
    */
   private noteConflictingUsage(call: LlmCall, later: CallTokens, source: SourceRef): void {
     if (this.conflictsNoted.has(call)) return;
-    const differs = (['cached', 'appended', 'cacheWrite'] as const).filter((k) => later[k] !== null && call.tokens[k] !== null && later[k] !== call.tokens[k]);
+    const differs = (['cached', 'appended', 'cacheWrite'] as const).filter(
+      (k) => later[k] !== null && call.tokens[k] !== null && later[k] !== call.tokens[k],
+    );
     if (differs.length === 0) return;
     this.conflictsNoted.add(call);
     this.warn(
@@ -622,7 +682,11 @@ function contentOf(content: unknown): string {
 /** A retried API request (`system/api_error`): the error and where the retries stand. */
 function retryText(value: JsonObject): string {
   const error = obj(value['error']);
-  const detail = error ? (str(error['message']) ?? str(obj(error['error'])?.['message']) ?? (Object.keys(error).length > 0 ? JSON.stringify(error) : null)) : str(value['error']);
+  const detail = error
+    ? (str(error['message']) ??
+      str(obj(error['error'])?.['message']) ??
+      (Object.keys(error).length > 0 ? JSON.stringify(error) : null))
+    : str(value['error']);
   const attempt = count(value['retryAttempt']);
   const max = count(value['maxRetries']);
   const retry = attempt !== null ? `retry ${attempt}${max !== null ? ` of ${max}` : ''}` : 'retried';

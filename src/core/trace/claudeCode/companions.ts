@@ -35,7 +35,12 @@ export function siblingAgentSessionId(head: string): string | null {
     if (!line.includes('"sessionId"')) continue;
     try {
       const value: unknown = JSON.parse(line);
-      if (typeof value === 'object' && value !== null && typeof (value as { sessionId?: unknown }).sessionId === 'string') return (value as { sessionId: string }).sessionId;
+      if (
+        typeof value === 'object' &&
+        value !== null &&
+        typeof (value as { sessionId?: unknown }).sessionId === 'string'
+      )
+        return (value as { sessionId: string }).sessionId;
     } catch {
       // A line cut by the head's end, or a broken one: look at the next.
     }

@@ -2,7 +2,17 @@ import type { JsonDocument } from '../formatDefinition';
 import { arr, mostlyOfKind, clip, count, emptyRecord, isObject, num, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { markDenied, mostUsedModel, requestedToolCall, unknownTokens } from '../model';
-import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
+import type {
+  CallTokens,
+  Compaction,
+  Diagnostic,
+  LlmCall,
+  Session,
+  SessionEvent,
+  SourceRef,
+  ToolCall,
+  UserTurn,
+} from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult } from '../recordReader';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
@@ -33,7 +43,14 @@ function tokensOf(info: JsonObject | null): CallTokens {
   const read = 'cacheReads' in info ? count(info['cacheReads']) : null;
   const write = 'cacheWrites' in info ? count(info['cacheWrites']) : null;
   const appended = fresh === null ? null : fresh + (write ?? 0);
-  return { input: appended === null || read === null ? null : appended + read, cached: read, appended, cacheWrite: write, output: count(info['tokensOut']), reasoningOutput: null };
+  return {
+    input: appended === null || read === null ? null : appended + read,
+    cached: read,
+    appended,
+    cacheWrite: write,
+    output: count(info['tokensOut']),
+    reasoningOutput: null,
+  };
 }
 
 /**
@@ -64,7 +81,14 @@ function fileTool(text: string, ts: number | null, source: SourceRef): ToolCall 
   const t = parseArguments(text);
   const name = t ? str(t['tool']) : null;
   if (!t || name === null) return null;
-  return requestedToolCall({ id: `${name}@${ts ?? source.line}`, name, targetFile: str(t['path']), command: null, startMs: ts, source });
+  return requestedToolCall({
+    id: `${name}@${ts ?? source.line}`,
+    name,
+    targetFile: str(t['path']),
+    command: null,
+    startMs: ts,
+    source,
+  });
 }
 
 /**
@@ -88,7 +112,12 @@ export function readClineUiMessages(doc: JsonDocument): ReaderResult {
     const source = doc.locate([i]);
     if (!isUiMessage(raw)) {
       countSkipped(skipped, '(not a UI message)');
-      diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `Element ${i} is not a Cline UI message (an object with ts and a say or ask type); skipped.` });
+      diagnostics.push({
+        file: source.file,
+        line: source.line,
+        severity: 'warning',
+        message: `Element ${i} is not a Cline UI message (an object with ts and a say or ask type); skipped.`,
+      });
       return;
     }
     const ts = num(raw['ts']);
@@ -108,11 +137,17 @@ export function readClineUiMessages(doc: JsonDocument): ReaderResult {
     switch (kind) {
       case 'task':
       case 'user_feedback':
-        turns.push({ index: turns.length, startMs: ts, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source });
+        turns.push({
+          index: turns.length,
+          startMs: ts,
+          preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX),
+          source,
+        });
         return;
       case 'text':
         // The task comes first as text; later text is the model's.
-        if (calls.length === 0 && turns.length === 0) turns.push({ index: 0, startMs: ts, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source });
+        if (calls.length === 0 && turns.length === 0)
+          turns.push({ index: 0, startMs: ts, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source });
         else if (current) current.endMs = ts;
         return;
       case 'api_req_started': {
@@ -121,7 +156,19 @@ export function readClineUiMessages(doc: JsonDocument): ReaderResult {
         const request = info ? str(info['request']) : null;
         if (request !== null && current) markDenials(current, resultsInRequest(request), diagnostics, source);
         const model = str(obj(raw['modelInfo'])?.['modelId']);
-        calls.push({ id: `request-${calls.length + 1}`, index: calls.length, turn: turns.length > 0 ? turns.length - 1 : null, model, startMs: ts, endMs: null, tokens: tokensOf(info), server: null, blocks: null, toolCalls: [], source });
+        calls.push({
+          id: `request-${calls.length + 1}`,
+          index: calls.length,
+          turn: turns.length > 0 ? turns.length - 1 : null,
+          model,
+          startMs: ts,
+          endMs: null,
+          tokens: tokensOf(info),
+          server: null,
+          blocks: null,
+          toolCalls: [],
+          source,
+        });
         lastTool = null;
         return;
       }
@@ -130,7 +177,16 @@ export function readClineUiMessages(doc: JsonDocument): ReaderResult {
         attach(fileTool(text, ts, source));
         return;
       case 'command':
-        attach(requestedToolCall({ id: `execute_command@${ts ?? i}`, name: 'execute_command', targetFile: null, command: text, startMs: ts, source }));
+        attach(
+          requestedToolCall({
+            id: `execute_command@${ts ?? i}`,
+            name: 'execute_command',
+            targetFile: null,
+            command: text,
+            startMs: ts,
+            source,
+          }),
+        );
         return;
       case 'use_mcp_server': {
         const t = parseArguments(text);
@@ -162,9 +218,21 @@ export function readClineUiMessages(doc: JsonDocument): ReaderResult {
       case 'api_req_failed':
       case 'error_retry': {
         const info = parseArguments(text);
-        const detail = clip(str(info?.['message']) ?? (info && 'attempt' in info ? `retry ${str(info['attempt']) ?? num(info['attempt'])} of ${num(info['maxAttempts']) ?? '?'}` : text) ?? kind, EVENT_TEXT_MAX);
+        const detail = clip(
+          str(info?.['message']) ??
+            (info && 'attempt' in info
+              ? `retry ${str(info['attempt']) ?? num(info['attempt'])} of ${num(info['maxAttempts']) ?? '?'}`
+              : text) ??
+            kind,
+          EVENT_TEXT_MAX,
+        );
         events.push({ kind: 'api-error', beforeCall: calls.length, timeMs: ts, text: detail, source });
-        diagnostics.push({ file: source.file, line: source.line, severity: kind === 'api_req_failed' ? 'warning' : 'info', message: `API request failed: ${detail}` });
+        diagnostics.push({
+          file: source.file,
+          line: source.line,
+          severity: kind === 'api_req_failed' ? 'warning' : 'info',
+          message: `API request failed: ${detail}`,
+        });
         return;
       }
       case 'deleted_api_reqs':
@@ -176,7 +244,9 @@ export function readClineUiMessages(doc: JsonDocument): ReaderResult {
         countSkipped(skipped, `${str(raw['type'])}:${kind}`);
     }
   });
-  for (const call of calls) for (const t of call.toolCalls) if (t.isError === null && t.name !== 'execute_command' && !t.name.includes('/')) t.isError = false;
+  for (const call of calls)
+    for (const t of call.toolCalls)
+      if (t.isError === null && t.name !== 'execute_command' && !t.name.includes('/')) t.isError = false;
   const session: Session = {
     id: 'cline-task',
     parentId: null,
@@ -199,14 +269,25 @@ export function readClineUiMessages(doc: JsonDocument): ReaderResult {
  * tool's argument (`[write_to_file for 'src/a.ts']`, `[execute_command for 'npm test']`): the
  * tool shown with that path or command is the one; a call with one tool has no doubt.
  */
-function markDenials(call: LlmCall, results: ReadonlyArray<{ tool: string; arg: string | null; denied: boolean }>, diagnostics: Diagnostic[], source: SourceRef): void {
+function markDenials(
+  call: LlmCall,
+  results: ReadonlyArray<{ tool: string; arg: string | null; denied: boolean }>,
+  diagnostics: Diagnostic[],
+  source: SourceRef,
+): void {
   for (const r of results) {
     if (!r.denied) continue;
     const open = call.toolCalls.filter((t) => t.deniedByUser !== true);
     const byArg = r.arg === null ? undefined : open.find((t) => t.targetFile === r.arg || t.command === r.arg);
     const tool = byArg ?? (call.toolCalls.length === 1 ? open[0] : undefined);
     if (tool) markDenied(tool, clip(`${TOOL_DENIED}.`, ERROR_TEXT_MAX));
-    else diagnostics.push({ file: source.file, line: source.line, severity: 'info', message: `The user denied a ${r.tool} call of the previous request, but no tool shown for it matches${r.arg === null ? '' : ` "${clip(r.arg, 80)}"`}; it is not counted.` });
+    else
+      diagnostics.push({
+        file: source.file,
+        line: source.line,
+        severity: 'info',
+        message: `The user denied a ${r.tool} call of the previous request, but no tool shown for it matches${r.arg === null ? '' : ` "${clip(r.arg, 80)}"`}; it is not counted.`,
+      });
   }
 }
 

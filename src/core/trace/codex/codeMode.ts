@@ -47,7 +47,8 @@ export function scriptActions(source: string): ScriptActions {
       if (cmd !== null) commands.push(cmd);
     } else if (name === 'apply_patch') {
       // A patch built at run time (`patch.replace(…)`) still starts from a patch literal in the script.
-      const patch = typeof arg === 'string' ? arg : arg ? (str(arg['input']) ?? str(arg['patch'])) : firstPatchLiteral(source);
+      const patch =
+        typeof arg === 'string' ? arg : arg ? (str(arg['input']) ?? str(arg['patch'])) : firstPatchLiteral(source);
       const target = patch === null ? null : patchTarget(patch);
       if (target !== null) patchedFiles.push(target);
     }
@@ -202,7 +203,10 @@ export interface ScriptOutcome {
  * null when the text is not one.
  */
 export function scriptOutcome(text: string): ScriptOutcome | null {
-  const head = /^Script (completed|failed|terminated|running)(?: with cell ID (\S+))?(?: after explicit yield)?\s*$/.exec(text.split('\n', 1)[0] ?? '');
+  const head =
+    /^Script (completed|failed|terminated|running)(?: with cell ID (\S+))?(?: after explicit yield)?\s*$/.exec(
+      text.split('\n', 1)[0] ?? '',
+    );
   if (!head) return null;
   const status = head[1] as ScriptOutcome['status'];
   const wall = /^Wall time:? (\d+(?:\.\d+)?) seconds?\s*$/m.exec(text);
@@ -210,15 +214,23 @@ export function scriptOutcome(text: string): ScriptOutcome | null {
   const body = split >= 0 ? text.slice(split + '\nOutput:'.length).replace(/^\n/, '') : '';
   const exitCodes: number[] = [];
   // Both searches below need their words in the body: most bodies have neither, and are not split.
-  if (body.includes('exit_code')) for (const line of body.split('\n')) {
-    const t = line.trim();
-    if (!t.startsWith('{') || !t.includes('exit_code')) continue;
-    const value = parseArguments(t);
-    const code = value ? num(value['exit_code']) : null;
-    if (code !== null && Number.isInteger(code)) exitCodes.push(code);
-  }
-  if (body.includes('Process exited with code ')) for (const m of body.matchAll(/^Process exited with code (-?\d+)\s*$/gm)) exitCodes.push(Number(m[1]));
-  return { status, cellId: head[2] ?? null, durationMs: wall ? Math.round(Number(wall[1]) * 1000) : null, exitCodes, body };
+  if (body.includes('exit_code'))
+    for (const line of body.split('\n')) {
+      const t = line.trim();
+      if (!t.startsWith('{') || !t.includes('exit_code')) continue;
+      const value = parseArguments(t);
+      const code = value ? num(value['exit_code']) : null;
+      if (code !== null && Number.isInteger(code)) exitCodes.push(code);
+    }
+  if (body.includes('Process exited with code '))
+    for (const m of body.matchAll(/^Process exited with code (-?\d+)\s*$/gm)) exitCodes.push(Number(m[1]));
+  return {
+    status,
+    cellId: head[2] ?? null,
+    durationMs: wall ? Math.round(Number(wall[1]) * 1000) : null,
+    exitCodes,
+    body,
+  };
 }
 
 /** A nested command or file change Codex reported with `event_msg/item_completed`. */
@@ -243,11 +255,23 @@ export function nestedItem(payload: JsonObject): NestedItem | null {
     const raw = item['command'];
     const command = str(raw) !== null ? commandText(str(raw)!) : argvText(raw);
     const code = exitCode !== null && Number.isInteger(exitCode) ? exitCode : null;
-    return { kind: 'command', id: str(item['id']) ?? str(item['call_id']), command, files: [], exitCode: code, failed: code !== null ? code !== 0 : failed };
+    return {
+      kind: 'command',
+      id: str(item['id']) ?? str(item['call_id']),
+      command,
+      files: [],
+      exitCode: code,
+      failed: code !== null ? code !== 0 : failed,
+    };
   }
   if (type === 'filechange') {
     const changes = obj(item['changes']);
-    const files = changes ? Object.keys(changes) : (arr(item['changes']) ?? []).filter(isObject).map((c) => str(c['path'])).filter((p): p is string => p !== null);
+    const files = changes
+      ? Object.keys(changes)
+      : (arr(item['changes']) ?? [])
+          .filter(isObject)
+          .map((c) => str(c['path']))
+          .filter((p): p is string => p !== null);
     return { kind: 'file-change', id: str(item['id']), command: null, files, exitCode: null, failed };
   }
   return null;
@@ -261,7 +285,14 @@ export function patchApplied(payload: JsonObject): NestedItem | null {
   const changes = obj(payload['changes']);
   const success = payload['success'];
   if (!changes && typeof success !== 'boolean') return null;
-  return { kind: 'file-change', id: str(payload['call_id']), command: null, files: changes ? Object.keys(changes) : [], exitCode: null, failed: typeof success === 'boolean' ? !success : null };
+  return {
+    kind: 'file-change',
+    id: str(payload['call_id']),
+    command: null,
+    files: changes ? Object.keys(changes) : [],
+    exitCode: null,
+    failed: typeof success === 'boolean' ? !success : null,
+  };
 }
 
 /** A command logged as a JSON array string (`["/bin/zsh","-lc","npm test"]`) as one line. */
@@ -281,6 +312,13 @@ function commandText(raw: string): string {
  */
 function argvText(value: unknown): string | null {
   const parts = arr(value);
-  if (parts && parts.length === 3 && parts.every((p) => typeof p === 'string') && /(?:^|[\\/])(?:ba|z|da|k)?sh$/.test(parts[0] as string) && /^-[a-z]*c$/.test(parts[1] as string)) return parts[2] as string;
+  if (
+    parts &&
+    parts.length === 3 &&
+    parts.every((p) => typeof p === 'string') &&
+    /(?:^|[\\/])(?:ba|z|da|k)?sh$/.test(parts[0] as string) &&
+    /^-[a-z]*c$/.test(parts[1] as string)
+  )
+    return parts[2] as string;
   return joined(value);
 }

@@ -10,7 +10,14 @@ import type { NestedItem } from './codeMode';
 import { failedPatchTarget, outputText, patchTarget, resolvePath, shellCommand, toolOutcome } from './toolOutput';
 
 /** Record types of a Codex rollout envelope (docs/design/formats.md §10); `world_state` from 0.144 on. */
-export const ROLLOUT_TYPES: ReadonlySet<string> = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted', 'world_state']);
+export const ROLLOUT_TYPES: ReadonlySet<string> = new Set([
+  'session_meta',
+  'turn_context',
+  'response_item',
+  'event_msg',
+  'compacted',
+  'world_state',
+]);
 const PREVIEW_MAX = 160;
 
 /**
@@ -176,7 +183,8 @@ export class CodexReader implements RecordReader {
    */
   finish(): ReaderResult {
     const diagnostics = [...this.diagnostics];
-    const note = (severity: Diagnostic['severity'], source: SourceRef, message: string): void => void diagnostics.push({ file: source.file, line: source.line, severity, message });
+    const note = (severity: Diagnostic['severity'], source: SourceRef, message: string): void =>
+      void diagnostics.push({ file: source.file, line: source.line, severity, message });
     const calls = [...this.calls];
     let usageless = this.usagelessCalls;
     let firstUsageless = this.firstUsageless;
@@ -184,17 +192,41 @@ export class CodexReader implements RecordReader {
     if (p) {
       usageless += 1;
       firstUsageless ??= p.source;
-      calls.push({ id: '', index: calls.length, turn: null, model: p.model, startMs: p.startMs, endMs: p.endMs, tokens: unknownTokens(), server: null, blocks: null, toolCalls: p.tools, source: p.source });
+      calls.push({
+        id: '',
+        index: calls.length,
+        turn: null,
+        model: p.model,
+        startMs: p.startMs,
+        endMs: p.endMs,
+        tokens: unknownTokens(),
+        server: null,
+        blocks: null,
+        toolCalls: p.tools,
+        source: p.source,
+      });
     }
     const ended = this.endedWithoutOutput(calls);
     if (ended.count > 0 && ended.first) {
-      note('info', ended.first, `${ended.count} command${ended.count === 1 ? ' has' : 's have'} no output record (the file ends first): ${ended.count === 1 ? 'its' : 'their'} outcome is read from exec_command_end.`);
+      note(
+        'info',
+        ended.first,
+        `${ended.count} command${ended.count === 1 ? ' has' : 's have'} no output record (the file ends first): ${ended.count === 1 ? 'its' : 'their'} outcome is read from exec_command_end.`,
+      );
     }
     if (this.usageMismatches > 0 && this.firstMismatch) {
-      note('info', this.firstMismatch, `${this.usageMismatches} usage reports give a last_token_usage that differs from the change in total_token_usage; the per-call figures (last_token_usage) are used.`);
+      note(
+        'info',
+        this.firstMismatch,
+        `${this.usageMismatches} usage reports give a last_token_usage that differs from the change in total_token_usage; the per-call figures (last_token_usage) are used.`,
+      );
     }
     if (usageless > 0 && firstUsageless) {
-      note('info', firstUsageless, `${usageless} model responses have no usage report (interrupted, or the file ends first): their tokens are unknown.`);
+      note(
+        'info',
+        firstUsageless,
+        `${usageless} model responses have no usage report (interrupted, or the file ends first): their tokens are unknown.`,
+      );
     }
     if (this.sessionId === null && calls.length === 0 && this.turns.length === 0) {
       return { sessions: [], diagnostics, skippedRecords: { ...this.skipped } };
@@ -248,7 +280,11 @@ export class CodexReader implements RecordReader {
     const id = str(p['id']);
     if (this.sessionId !== null) {
       // Sub-agent rollouts replay the parent's history, session_meta included.
-      if (id !== null && id !== this.sessionId) this.info(source, `A second session_meta (${id}) follows: the lines after it replay that session's history and are read as part of ${this.sessionId}.`);
+      if (id !== null && id !== this.sessionId)
+        this.info(
+          source,
+          `A second session_meta (${id}) follows: the lines after it replay that session's history and are read as part of ${this.sessionId}.`,
+        );
       countSkipped(this.skipped, 'session_meta (repeated)');
       return;
     }
@@ -412,8 +448,27 @@ export class CodexReader implements RecordReader {
     if (this.order === 'usage-first') this.open = call;
   }
 
-  private addCall(source: SourceRef, startMs: number | null, endMs: number | null, model: string | null, tokens: CallTokens, tools: ToolCall[]): LlmCall {
-    const call: LlmCall = { id: '', index: this.calls.length, turn: null, model, startMs, endMs, tokens, server: null, blocks: null, toolCalls: tools, source };
+  private addCall(
+    source: SourceRef,
+    startMs: number | null,
+    endMs: number | null,
+    model: string | null,
+    tokens: CallTokens,
+    tools: ToolCall[],
+  ): LlmCall {
+    const call: LlmCall = {
+      id: '',
+      index: this.calls.length,
+      turn: null,
+      model,
+      startMs,
+      endMs,
+      tokens,
+      server: null,
+      blocks: null,
+      toolCalls: tools,
+      source,
+    };
     this.calls.push(call);
     return call;
   }
@@ -458,7 +513,14 @@ export class CodexReader implements RecordReader {
     this.noteInput(timeMs);
     if (kind === 'event') this.eventPromptsSeen = true;
     const last = this.turns[this.turns.length - 1];
-    if (last && last.kind !== kind && last.kind !== 'task' && !last.matched && last.callsBefore === this.calls.length && sameText(last.text, text)) {
+    if (
+      last &&
+      last.kind !== kind &&
+      last.kind !== 'task' &&
+      !last.matched &&
+      last.callsBefore === this.calls.length &&
+      sameText(last.text, text)
+    ) {
       last.matched = true;
       return;
     }
@@ -522,7 +584,14 @@ export class CodexReader implements RecordReader {
       const actions = scriptActions(str(p['input']) ?? '');
       command = actions.commands.length > 0 ? actions.commands.join(' && ') : null;
       const file = actions.patchedFiles[0];
-      const tool = requestedToolCall({ id, name, targetFile: file === undefined ? null : resolvePath(file, cwd), command, startMs: timeMs, source });
+      const tool = requestedToolCall({
+        id,
+        name,
+        targetFile: file === undefined ? null : resolvePath(file, cwd),
+        command,
+        startMs: timeMs,
+        source,
+      });
       this.scriptTool = tool;
       return tool;
     } else if (type === 'custom_tool_call') {
@@ -537,17 +606,26 @@ export class CodexReader implements RecordReader {
       name = str(p['name']) ?? 'function';
       const raw = p['arguments'];
       const args = parseArguments(raw);
-      if (args === null && typeof raw === 'string' && raw.trim() !== '') this.info(source, `Arguments of ${name} (${id}) are not a JSON object; its command is unknown.`);
+      if (args === null && typeof raw === 'string' && raw.trim() !== '')
+        this.info(source, `Arguments of ${name} (${id}) are not a JSON object; its command is unknown.`);
       command = shellCommand(args);
       if (name === CODE_MODE_WAIT) {
         // Waiting on a running script continues that script: same command, same files.
         const cell = str(args?.['cell_id']) ?? (typeof args?.['cell_id'] === 'number' ? String(args['cell_id']) : null);
         const script = cell === null ? undefined : this.cells.get(cell);
-        const tool = requestedToolCall({ id, name, targetFile: script?.targetFile ?? null, command: script?.command ?? null, startMs: timeMs, source });
+        const tool = requestedToolCall({
+          id,
+          name,
+          targetFile: script?.targetFile ?? null,
+          command: script?.command ?? null,
+          startMs: timeMs,
+          source,
+        });
         this.scriptTool = tool;
         return tool;
       }
-      if (name === 'apply_patch') patch = str(args?.['input']) ?? str(args?.['patch']) ?? (typeof raw === 'string' ? raw : null);
+      if (name === 'apply_patch')
+        patch = str(args?.['input']) ?? str(args?.['patch']) ?? (typeof raw === 'string' ? raw : null);
       // Older CLIs ran apply_patch through the shell with the patch in a heredoc.
       else if (command?.includes('*** Begin Patch')) patch = command;
     }
@@ -576,7 +654,8 @@ export class CodexReader implements RecordReader {
       return;
     }
     const { text, success } = outputText(p['output']);
-    if ((tool.name === CODE_MODE_EXEC || tool.name === CODE_MODE_WAIT) && this.scriptResult(tool, text, timeMs, source)) return;
+    if ((tool.name === CODE_MODE_EXEC || tool.name === CODE_MODE_WAIT) && this.scriptResult(tool, text, timeMs, source))
+      return;
     const outcome = toolOutcome(text, success);
     const reported = this.reportedExit.get(tool.id);
     if (reported !== undefined && outcome.exitCode === null) {
@@ -614,8 +693,18 @@ export class CodexReader implements RecordReader {
     }
     const id = ownId ?? `web_search@${source.line + 1}`;
     const action = obj(p['action']);
-    const query = action ? (str(action['query']) ?? (arr(action['queries']) ?? []).filter((q): q is string => typeof q === 'string').join(' | ')) : null;
-    const tool = requestedToolCall({ id, name: 'web_search', targetFile: null, command: null, startMs: timeMs, source });
+    const query = action
+      ? (str(action['query']) ??
+        (arr(action['queries']) ?? []).filter((q): q is string => typeof q === 'string').join(' | '))
+      : null;
+    const tool = requestedToolCall({
+      id,
+      name: 'web_search',
+      targetFile: null,
+      command: null,
+      startMs: timeMs,
+      source,
+    });
     const status = str(p['status']);
     if (status === 'completed' || status === 'failed') {
       tool.isError = status === 'failed';
@@ -645,7 +734,14 @@ export class CodexReader implements RecordReader {
       countSkipped(this.skipped, 'event_msg:web_search_end (inside exec)');
       return;
     }
-    const tool = requestedToolCall({ id: id ?? `web_search@${source.line + 1}`, name: 'web_search', targetFile: null, command: null, startMs: timeMs, source });
+    const tool = requestedToolCall({
+      id: id ?? `web_search@${source.line + 1}`,
+      name: 'web_search',
+      targetFile: null,
+      command: null,
+      startMs: timeMs,
+      source,
+    });
     tool.isError = false;
     tool.endMs = timeMs;
     tool.resultSource = source;
@@ -677,7 +773,8 @@ export class CodexReader implements RecordReader {
     this.nested.set(script, [...(this.nested.get(script) ?? []), item]);
     if (item.command !== null && script.command === null) script.command = item.command;
     const file = item.files[0];
-    if (file !== undefined && script.targetFile === null) script.targetFile = resolvePath(file, this.turnCwd ?? this.sessionCwd);
+    if (file !== undefined && script.targetFile === null)
+      script.targetFile = resolvePath(file, this.turnCwd ?? this.sessionCwd);
   }
 
   /**
@@ -702,8 +799,15 @@ export class CodexReader implements RecordReader {
     }
     const failedCommand = nested.find((n) => n.failed === true);
     const failedCode = failedCommand?.exitCode ?? outcome.exitCodes.find((c) => c !== 0) ?? null;
-    const patchFailure = outcome.body.includes('apply_patch verification failed') || outcome.body.includes('Failed to find expected lines in');
-    const failed = outcome.status === 'failed' || outcome.status === 'terminated' || failedCommand !== undefined || failedCode !== null || patchFailure;
+    const patchFailure =
+      outcome.body.includes('apply_patch verification failed') ||
+      outcome.body.includes('Failed to find expected lines in');
+    const failed =
+      outcome.status === 'failed' ||
+      outcome.status === 'terminated' ||
+      failedCommand !== undefined ||
+      failedCode !== null ||
+      patchFailure;
     tool.isError = failed;
     const knownCodes = [...nested.map((n) => n.exitCode), ...outcome.exitCodes].filter((c): c is number => c !== null);
     tool.exitCode = failedCode ?? (knownCodes.length > 0 ? 0 : null);
@@ -749,7 +853,10 @@ function commandEnd(p: JsonObject, timeMs: number | null, source: SourceRef): Co
   const duration = obj(p['duration']);
   const secs = duration ? count(duration['secs']) : null;
   const nanos = duration ? count(duration['nanos']) : null;
-  const output = str(p['aggregated_output']) ?? str(p['formatted_output']) ?? [str(p['stdout']), str(p['stderr'])].filter((t) => t).join('\n');
+  const output =
+    str(p['aggregated_output']) ??
+    str(p['formatted_output']) ??
+    [str(p['stdout']), str(p['stderr'])].filter((t) => t).join('\n');
   return {
     exitCode: exit,
     failed: (exit !== null && exit !== 0) || str(p['status']) === 'failed',
@@ -771,7 +878,8 @@ function settledByEnd(tool: ToolCall, end: CommandEnd): ToolCall {
     resultChars: end.output.length,
     resultSource: end.source,
   };
-  if (end.failed) settled.errorText = clip((end.output.trim() || `exited with code ${end.exitCode ?? '?'}`).trim(), ERROR_TEXT_MAX);
+  if (end.failed)
+    settled.errorText = clip((end.output.trim() || `exited with code ${end.exitCode ?? '?'}`).trim(), ERROR_TEXT_MAX);
   return settled;
 }
 

@@ -13,7 +13,8 @@ export interface ToolOutcome {
 }
 
 /** First lines of the shell runners' own header (0.60: `Exit code:`; 0.114: `Chunk ID:` …). */
-const RUNNER_HEADER = /^(?:Exit code: |Chunk ID: |Wall time: |Process exited with code |Process running with session ID )/;
+const RUNNER_HEADER =
+  /^(?:Exit code: |Chunk ID: |Wall time: |Process exited with code |Process running with session ID )/;
 /**
  * Plain-text results Codex writes when a tool could not run or was refused
  * (`apply_patch verification failed: …`, `write_stdin failed: …`, `exec command rejected by user`,
@@ -107,7 +108,10 @@ export function patchTarget(patch: string): string | null {
 
 /** The file an apply_patch failure names (`Failed to find expected lines in <path>:`). */
 export function failedPatchTarget(text: string): string | null {
-  const m = /(?:Failed to find expected lines in|Failed to read file to update|Failed to delete file|Failed to read) (.+?):(?:\n|\s|$)/.exec(text);
+  const m =
+    /(?:Failed to find expected lines in|Failed to read file to update|Failed to delete file|Failed to read) (.+?):(?:\n|\s|$)/.exec(
+      text,
+    );
   return m ? m[1]! : null;
 }
 
@@ -122,4 +126,3 @@ export function resolvePath(path: string, cwd: string | null): string {
   const base = cwd.endsWith(sep) ? cwd.slice(0, -1) : cwd;
   return `${base}${sep}${path.replace(/^\.[\\/]/, '')}`;
 }
-

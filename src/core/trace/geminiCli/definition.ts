@@ -9,7 +9,7 @@ export const geminiCliFormat: FormatDefinition = {
   limitations: [
     'No cache-write figure: Gemini reports cached prompt tokens, not how many were written to a cache.',
     'No server-side timing: a call ends when its message was recorded and starts after the message before it.',
-    'Tool calls carry their status and result but no duration, and a shell command\'s exit code only inside its output text.',
+    "Tool calls carry their status and result but no duration, and a shell command's exit code only inside its output text.",
   ],
   matchesDocument: isGeminiChat,
   matchesRecord: isGeminiRecord,

@@ -2,7 +2,18 @@ import type { JsonDocument, JsonPath } from '../formatDefinition';
 import { arr, mostlyOfKind, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { markDenied, mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
-import type { CallTokens, Compaction, Diagnostic, LlmCall, OtherInputs, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
+import type {
+  CallTokens,
+  Compaction,
+  Diagnostic,
+  LlmCall,
+  OtherInputs,
+  Session,
+  SessionEvent,
+  SourceRef,
+  ToolCall,
+  UserTurn,
+} from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
@@ -30,7 +41,12 @@ export function isGeminiChat(v: unknown): v is JsonObject {
 
 /** One recorded message: an id, a time and a known type. */
 export function isGeminiMessage(v: unknown): v is JsonObject {
-  return isObject(v) && typeof v['id'] === 'string' && typeof v['timestamp'] === 'string' && MESSAGE_TYPES.has(str(v['type']) ?? '');
+  return (
+    isObject(v) &&
+    typeof v['id'] === 'string' &&
+    typeof v['timestamp'] === 'string' &&
+    MESSAGE_TYPES.has(str(v['type']) ?? '')
+  );
 }
 
 /** The same test as isGeminiMessage, without narrowing the record's type away in the other branches. */
@@ -132,7 +148,10 @@ const CONTINUATION = 'Please continue.';
  */
 function userMessageKind(content: unknown): keyof OtherInputs | 'prompt' | 'tool-results' {
   const text = textOf(content).trim();
-  if (text === '') return (arr(content) ?? []).some((p) => isObject(p) && isObject(p['functionResponse'])) ? 'tool-results' : 'injected';
+  if (text === '')
+    return (arr(content) ?? []).some((p) => isObject(p) && isObject(p['functionResponse']))
+      ? 'tool-results'
+      : 'injected';
   const written = CLI_WRITTEN.find(([prefix]) => text.startsWith(prefix));
   if (written) return written[1];
   if (text === CONTINUATION) return 'injected';
@@ -151,7 +170,12 @@ type Collected = { message: JsonObject; source: SourceRef } | { rewindTo: string
  * messages about the API are API errors; an `info` about compressing the chat history is
  * a compaction, and so is a rewind (`$rewindTo`).
  */
-function buildSession(header: JsonObject, messages: readonly Collected[], diagnostics: Diagnostic[], skipped: Record<string, number>): Session {
+function buildSession(
+  header: JsonObject,
+  messages: readonly Collected[],
+  diagnostics: Diagnostic[],
+  skipped: Record<string, number>,
+): Session {
   const calls: LlmCall[] = [];
   const turns: UserTurn[] = [];
   const compactions: Compaction[] = [];
@@ -170,7 +194,14 @@ function buildSession(header: JsonObject, messages: readonly Collected[], diagno
       const removed = inConversation.splice(at === -1 ? 0 : at);
       for (const gone of removed) positionOf.delete(gone);
       const dropped = removed.length;
-      compactions.push({ beforeCall: calls.length, trigger: 'manual', preTokens: null, timeMs: lastInputMs, source, rewind: true });
+      compactions.push({
+        beforeCall: calls.length,
+        trigger: 'manual',
+        preTokens: null,
+        timeMs: lastInputMs,
+        source,
+        rewind: true,
+      });
       diagnostics.push({
         file: source.file,
         line: source.line,
@@ -190,7 +221,13 @@ function buildSession(header: JsonObject, messages: readonly Collected[], diagno
     const text = textOf(m['content']);
     if (type === 'user') {
       const kind = userMessageKind(m['content']);
-      if (kind === 'prompt') turns.push({ index: turns.length, startMs: timeMs, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source });
+      if (kind === 'prompt')
+        turns.push({
+          index: turns.length,
+          startMs: timeMs,
+          preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX),
+          source,
+        });
       else if (kind !== 'tool-results') other[kind] += 1;
       lastInputMs = timeMs;
       continue;
@@ -202,12 +239,25 @@ function buildSession(header: JsonObject, messages: readonly Collected[], diagno
         const name = str(tc['name']);
         if (name === null) continue;
         const args = obj(tc['args']) ?? {};
-        const tool = requestedToolCall({ id: str(tc['id']) ?? `${str(m['id'])}/${tools.length}`, name, targetFile: targetOf(args), command: str(args['command']), startMs: isoMs(tc['timestamp']) ?? timeMs, source });
+        const tool = requestedToolCall({
+          id: str(tc['id']) ?? `${str(m['id'])}/${tools.length}`,
+          name,
+          targetFile: targetOf(args),
+          command: str(args['command']),
+          startMs: isoMs(tc['timestamp']) ?? timeMs,
+          source,
+        });
         const status = str(tc['status']);
         if (status === 'success' || status === 'error' || status === CANCELLED) {
           tool.isError = status !== 'success';
           tool.resultSource = source;
-          if (tool.isError) tool.errorText = clip(status === CANCELLED ? `cancelled: the user rejected or stopped the call. ${toolErrorText(tc)}` : toolErrorText(tc), ERROR_TEXT_MAX);
+          if (tool.isError)
+            tool.errorText = clip(
+              status === CANCELLED
+                ? `cancelled: the user rejected or stopped the call. ${toolErrorText(tc)}`
+                : toolErrorText(tc),
+              ERROR_TEXT_MAX,
+            );
           if (status === CANCELLED && toolErrorText(tc).includes(USER_DENIED)) markDenied(tool, tool.errorText!);
         }
         tools.push(tool);
@@ -231,7 +281,12 @@ function buildSession(header: JsonObject, messages: readonly Collected[], diagno
     if (type === 'error' && /api|quota|rate limit|429|503|overloaded|resource exhausted/i.test(text)) {
       const clipped = clip(text.trim(), EVENT_TEXT_MAX);
       events.push({ kind: 'api-error', beforeCall: calls.length, timeMs, text: clipped, source });
-      diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `API request failed: ${clipped}` });
+      diagnostics.push({
+        file: source.file,
+        line: source.line,
+        severity: 'warning',
+        message: `API request failed: ${clipped}`,
+      });
       continue;
     }
     if (type === 'info' && /compress/i.test(text)) {
@@ -266,7 +321,12 @@ export function readGeminiDocument(doc: JsonDocument): ReaderResult {
   const messages = (arr(v['messages']) ?? []).flatMap((m, i): Collected[] => {
     const source = doc.locate(['messages', i] as JsonPath);
     if (isGeminiMessage(m)) return [{ message: m, source }];
-    diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `messages[${i}] is not a Gemini CLI message (an object with an id, a timestamp and a known type); skipped.` });
+    diagnostics.push({
+      file: source.file,
+      line: source.line,
+      severity: 'warning',
+      message: `messages[${i}] is not a Gemini CLI message (an object with an id, a timestamp and a known type); skipped.`,
+    });
     return [];
   });
   return { sessions: [buildSession(v, dedupe(messages), diagnostics, skipped)], diagnostics, skippedRecords: skipped };
@@ -316,7 +376,12 @@ export class GeminiRecordReader implements RecordReader {
   }
 
   finish(): ReaderResult {
-    if (this.messages.length === 0 && Object.keys(this.header).length === 0) return { sessions: [], diagnostics: this.diagnostics, skippedRecords: this.skipped };
-    return { sessions: [buildSession(this.header, dedupe(this.messages), this.diagnostics, this.skipped)], diagnostics: this.diagnostics, skippedRecords: this.skipped };
+    if (this.messages.length === 0 && Object.keys(this.header).length === 0)
+      return { sessions: [], diagnostics: this.diagnostics, skippedRecords: this.skipped };
+    return {
+      sessions: [buildSession(this.header, dedupe(this.messages), this.diagnostics, this.skipped)],
+      diagnostics: this.diagnostics,
+      skippedRecords: this.skipped,
+    };
   }
 }

@@ -77,7 +77,17 @@ export function readMiniSweAgentDocument(doc: JsonDocument): ReaderResult {
     const response = obj(extra['response']);
 
     if (role === 'assistant' || response) {
-      const call = makeCall(response, path, calls.length, turns.length > 0 ? 0 : null, lastInputMs, timeMs, configuredModel, ids, doc);
+      const call = makeCall(
+        response,
+        path,
+        calls.length,
+        turns.length > 0 ? 0 : null,
+        lastInputMs,
+        timeMs,
+        configuredModel,
+        ids,
+        doc,
+      );
       if (response && !obj(response['usage'])) callsWithoutUsage += 1;
       calls.push(call);
       queue = [];
@@ -104,12 +114,20 @@ export function readMiniSweAgentDocument(doc: JsonDocument): ReaderResult {
       const text = contentText(raw['content']) ?? '';
       if (turns.length === 0 && calls.length === 0) {
         // The instance template: the task, the run's only prompt.
-        turns.push({ index: 0, startMs: timeMs, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source: doc.locate(path) });
+        turns.push({
+          index: 0,
+          startMs: timeMs,
+          preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX),
+          source: doc.locate(path),
+        });
         title = titleOf(text);
       } else if (queue.length > 0 && isObservation(text, extra, queue.length === 1)) {
         settle(queue.shift()!, raw, extra, timeMs, path, doc);
       } else {
-        countSkipped(skipped, extra['interrupt_type'] !== undefined ? `user:${String(extra['interrupt_type'])}` : 'user:message');
+        countSkipped(
+          skipped,
+          extra['interrupt_type'] !== undefined ? `user:${String(extra['interrupt_type'])}` : 'user:message',
+        );
       }
       if (timeMs !== null) lastInputMs = timeMs;
       return;
@@ -129,8 +147,14 @@ export function readMiniSweAgentDocument(doc: JsonDocument): ReaderResult {
         : `model_stats counts ${reportedTotals.llmCalls} API calls but ${calls.length} responses are in the trajectory.`,
     );
   }
-  if (callsWithoutUsage > 0) note(base, 'info', `${callsWithoutUsage} of ${calls.length} responses have no "usage": their tokens are unknown.`);
-  if (legacy) note([], 'info', 'Legacy mini-swe-agent trajectory (a bare messages array): it has no token counts, times or run info.');
+  if (callsWithoutUsage > 0)
+    note(base, 'info', `${callsWithoutUsage} of ${calls.length} responses have no "usage": their tokens are unknown.`);
+  if (legacy)
+    note(
+      [],
+      'info',
+      'Legacy mini-swe-agent trajectory (a bare messages array): it has no token counts, times or run info.',
+    );
 
   const session: Session = {
     id: str(root['instance_id']) ?? str(info['instance_id']) ?? FALLBACK_SESSION_ID,
@@ -210,7 +234,14 @@ export function usageTokens(usage: JsonObject): CallTokens {
 }
 
 /** The tool calls a response asked for: v2 `extra.actions`, else the one action block of the text (v1, legacy). */
-function actionsOf(message: JsonObject, extra: JsonObject, isAssistant: boolean, call: LlmCall, path: JsonPath, doc: JsonDocument): { tool: ToolCall; toolCallId: string | null }[] {
+function actionsOf(
+  message: JsonObject,
+  extra: JsonObject,
+  isAssistant: boolean,
+  call: LlmCall,
+  path: JsonPath,
+  doc: JsonDocument,
+): { tool: ToolCall; toolCallId: string | null }[] {
   const actions = arr(extra['actions']);
   const names = toolNames(message);
   const tools: { tool: ToolCall; toolCallId: string | null }[] = [];
@@ -221,14 +252,28 @@ function actionsOf(message: JsonObject, extra: JsonObject, isAssistant: boolean,
       if (command === null) return;
       const toolCallId = action ? str(action['tool_call_id']) : null;
       const name = (toolCallId !== null ? names.get(toolCallId) : undefined) ?? 'bash';
-      tools.push({ tool: newTool(toolCallId ?? `${call.id}/action-${k}`, name, command, call.endMs, [...path, 'extra', 'actions', k], doc), toolCallId });
+      tools.push({
+        tool: newTool(
+          toolCallId ?? `${call.id}/action-${k}`,
+          name,
+          command,
+          call.endMs,
+          [...path, 'extra', 'actions', k],
+          doc,
+        ),
+        toolCallId,
+      });
     });
     return tools;
   }
   if (!isAssistant) return tools;
   // v1 and legacy files keep no parsed actions: the agent ran the text's single block.
   const blocks = [...(contentText(message['content']) ?? '').matchAll(ACTION_BLOCK)];
-  if (blocks.length === 1) tools.push({ tool: newTool(`${call.id}/action-0`, 'bash', blocks[0]![1]!.trim(), call.endMs, path, doc), toolCallId: null });
+  if (blocks.length === 1)
+    tools.push({
+      tool: newTool(`${call.id}/action-0`, 'bash', blocks[0]![1]!.trim(), call.endMs, path, doc),
+      toolCallId: null,
+    });
   return tools;
 }
 
@@ -245,7 +290,14 @@ function toolNames(message: JsonObject): Map<string, string> {
   return names;
 }
 
-function newTool(id: string, name: string, command: string, startMs: number | null, path: JsonPath, doc: JsonDocument): ToolCall {
+function newTool(
+  id: string,
+  name: string,
+  command: string,
+  startMs: number | null,
+  path: JsonPath,
+  doc: JsonDocument,
+): ToolCall {
   return requestedToolCall({
     id,
     name,
@@ -265,10 +317,20 @@ function isObservation(text: string, extra: JsonObject, lastPending: boolean): b
 }
 
 /** Fills a tool call from its observation message: exit code, error, size, times. */
-function settle(pending: PendingTool, message: JsonObject, extra: JsonObject, timeMs: number | null, path: JsonPath, doc: JsonDocument): void {
+function settle(
+  pending: PendingTool,
+  message: JsonObject,
+  extra: JsonObject,
+  timeMs: number | null,
+  path: JsonPath,
+  doc: JsonDocument,
+): void {
   const { tool } = pending;
   const text = contentText(message['content']) ?? '';
-  const returnCode = typeof extra['returncode'] === 'number' && Number.isInteger(extra['returncode']) ? extra['returncode'] : parseReturnCode(text);
+  const returnCode =
+    typeof extra['returncode'] === 'number' && Number.isInteger(extra['returncode'])
+      ? extra['returncode']
+      : parseReturnCode(text);
   const exception = str(extra['exception_info']) ?? '';
   tool.exitCode = returnCode;
   tool.isError = exception !== '' || TIMED_OUT.test(text) || (returnCode !== null && returnCode !== 0);
@@ -287,7 +349,13 @@ function parseReturnCode(text: string): number | null {
 
 /** `info.model_stats`: mini-swe-agent counts cost and calls, no tokens. */
 function totalsOf(stats: JsonObject): ReportedTotals {
-  return { input: null, output: null, cached: null, costUsd: nonNegative(stats['instance_cost']), llmCalls: count(stats['api_calls']) };
+  return {
+    input: null,
+    output: null,
+    cached: null,
+    costUsd: nonNegative(stats['instance_cost']),
+    llmCalls: count(stats['api_calls']),
+  };
 }
 
 /** A label: the task's first line that is not a bare tag (`<pr_description>`) or a lead-in ending in ":". */
@@ -310,7 +378,10 @@ function secondsToMs(seconds: number | null): number | null {
  */
 export function shellWriteTarget(command: string): string | null {
   const line = command.split('\n')[0]!.trim();
-  const sed = /(?:^|[;&|]\s*|\bcd\s+\S+\s*&&\s*)sed\s+-i(?:\S*)?\s+(?:-e\s+)?(?:'[^']*'|"[^"]*"|\S+)\s+([^\s;&|<>'"]+)\s*$/.exec(line);
+  const sed =
+    /(?:^|[;&|]\s*|\bcd\s+\S+\s*&&\s*)sed\s+-i(?:\S*)?\s+(?:-e\s+)?(?:'[^']*'|"[^"]*"|\S+)\s+([^\s;&|<>'"]+)\s*$/.exec(
+      line,
+    );
   if (sed) return sed[1]!;
   const redirect = /(?:^|[;&|]\s*)(?:cat|echo|printf)\b[^>]*?(?<![\d&])>(?!>|&)\s*([^\s;&|<>'"]+)/.exec(line);
   if (redirect && redirect[1] !== '/dev/null') return redirect[1]!;
@@ -326,12 +397,18 @@ export function shellWriteTarget(command: string): string | null {
  */
 export function isLegacyMessages(value: unknown[]): boolean {
   if (value.length < 3) return false;
-  const ok = value.every((m) => isObject(m) && typeof m['role'] === 'string' && (typeof m['content'] === 'string' || Array.isArray(m['content'])));
+  const ok = value.every(
+    (m) =>
+      isObject(m) && typeof m['role'] === 'string' && (typeof m['content'] === 'string' || Array.isArray(m['content'])),
+  );
   if (!ok) return false;
   const messages = value as JsonObject[];
   if (messages[0]!['role'] !== 'system' || messages[1]!['role'] !== 'user') return false;
   return messages.some((m) => {
     const text = contentText(m['content']) ?? '';
-    return (m['role'] === 'assistant' && new RegExp(ACTION_BLOCK.source, 's').test(text)) || (m['role'] === 'user' && RETURN_CODE.test(text));
+    return (
+      (m['role'] === 'assistant' && new RegExp(ACTION_BLOCK.source, 's').test(text)) ||
+      (m['role'] === 'user' && RETURN_CODE.test(text))
+    );
   });
 }

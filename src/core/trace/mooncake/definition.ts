@@ -12,6 +12,7 @@ export const mooncakeFormat: FormatDefinition = {
     'No models or end times: each request has only its arrival time and token counts.',
   ],
   // docs/design/formats.md §10: the four request fields, and no Bailian chat_id.
-  matchesRecord: (r) => 'hash_ids' in r && 'input_length' in r && 'output_length' in r && 'timestamp' in r && !('chat_id' in r),
+  matchesRecord: (r) =>
+    'hash_ids' in r && 'input_length' in r && 'output_length' in r && 'timestamp' in r && !('chat_id' in r),
   createRecordReader: () => new MooncakeReader(),
 };

@@ -22,7 +22,11 @@ export function expectedBlocks(inputTokens: number, blockSizeTokens: number): nu
  * promise `len(hash_ids) == ceil(input_length / block)`; a row that breaks it was cut or
  * produced differently, and its cache figures are only as good as its hashes.
  */
-export function blockCountProblem(hashes: readonly number[], inputTokens: number, blockSizeTokens: number): string | null {
+export function blockCountProblem(
+  hashes: readonly number[],
+  inputTokens: number,
+  blockSizeTokens: number,
+): string | null {
   const expected = expectedBlocks(inputTokens, blockSizeTokens);
   if (hashes.length === expected) return null;
   return (

@@ -38,7 +38,11 @@ export class MooncakeReader implements RecordReader {
       return;
     }
     const input = count(value['input_length']);
-    if (input === null) this.warn(source, `"input_length" should be a whole token count, not ${JSON.stringify(value['input_length'] ?? null)}: input and cache figures unknown.`);
+    if (input === null)
+      this.warn(
+        source,
+        `"input_length" should be a whole token count, not ${JSON.stringify(value['input_length'] ?? null)}: input and cache figures unknown.`,
+      );
     const hashes = hashIds(value['hash_ids']);
     if (hashes === null) this.warn(source, '"hash_ids" should be an array of integers: cache figures unknown.');
     else if (input !== null) {
@@ -54,7 +58,11 @@ export class MooncakeReader implements RecordReader {
     }
     const appended = cached !== null && input !== null ? input - cached : null;
     const output = count(value['output_length']);
-    if (output === null) this.warn(source, `"output_length" should be a whole token count, not ${JSON.stringify(value['output_length'] ?? null)}: output unknown.`);
+    if (output === null)
+      this.warn(
+        source,
+        `"output_length" should be a whole token count, not ${JSON.stringify(value['output_length'] ?? null)}: output unknown.`,
+      );
     this.calls.push({
       // The file has no request ids: the 1-based line number finds the row again.
       id: String(source.line + 1),
@@ -97,13 +105,19 @@ export class MooncakeReader implements RecordReader {
   private startMs(value: JsonObject, source: SourceRef): number | null {
     const ms = num(value['timestamp']);
     if (ms === null || ms < 0) {
-      this.warn(source, `"timestamp" should be milliseconds ≥ 0, not ${JSON.stringify(value['timestamp'] ?? null)}: start time unknown.`);
+      this.warn(
+        source,
+        `"timestamp" should be milliseconds ≥ 0, not ${JSON.stringify(value['timestamp'] ?? null)}: start time unknown.`,
+      );
       return null;
     }
     // Float seconds are the Bailian convention; a fraction here suggests the wrong unit.
     if (!Number.isInteger(ms) && !this.warnedFraction) {
       this.warnedFraction = true;
-      this.warn(source, `Mooncake timestamps are whole milliseconds, but this one is ${ms}: read as milliseconds. If the file is in seconds, its times are 1,000× too short.`);
+      this.warn(
+        source,
+        `Mooncake timestamps are whole milliseconds, but this one is ${ms}: read as milliseconds. If the file is in seconds, its times are 1,000× too short.`,
+      );
     }
     if (ms < this.lastStartMs && !this.warnedOrder) {
       this.warnedOrder = true;

@@ -6,7 +6,8 @@ import { findCompletion, OpenAiUsageReader } from './openaiUsageReader';
 export const openAiUsageFormat: FormatDefinition = {
   id: 'openai-usage',
   label: 'OpenAI-compatible usage log',
-  fileHint: 'JSON Lines of chat/completions responses with "usage" (vLLM, OpenAI, proxies), bare, as {"request", "response"} or OpenAI Batch output',
+  fileHint:
+    'JSON Lines of chat/completions responses with "usage" (vLLM, OpenAI, proxies), bare, as {"request", "response"} or OpenAI Batch output',
   limitations: [
     'Cached tokens are known only where the server sent usage.prompt_tokens_details (vLLM needs --enable-prompt-tokens-details); elsewhere the cache hit rate is unknown, not zero.',
     'No server-side timing and no end times: a response only carries the second it was created.',

@@ -25,7 +25,8 @@ export interface FoundCompletion {
 export function isCompletion(value: unknown): value is JsonObject {
   if (!isObject(value)) return false;
   const object = str(value['object']);
-  if (object !== null) return COMPLETION_OBJECTS.has(object) && (isObject(value['usage']) || Array.isArray(value['choices']));
+  if (object !== null)
+    return COMPLETION_OBJECTS.has(object) && (isObject(value['usage']) || Array.isArray(value['choices']));
   // Some OpenAI-compatible servers leave out `object`: usage with prompt_tokens plus choices.
   const usage = obj(value['usage']);
   return usage !== null && 'prompt_tokens' in usage && Array.isArray(value['choices']);
@@ -83,7 +84,12 @@ export function usageTokens(usage: JsonObject): { tokens: CallTokens; cachedExce
 }
 
 function sessionKey(found: FoundCompletion): string | null {
-  const places = [found.wrapper, obj(found.wrapper['metadata']), obj(obj(found.wrapper['request'])?.['metadata']), obj(found.completion['metadata'])];
+  const places = [
+    found.wrapper,
+    obj(found.wrapper['metadata']),
+    obj(obj(found.wrapper['request'])?.['metadata']),
+    obj(found.completion['metadata']),
+  ];
   for (const place of places) {
     if (!place) continue;
     for (const key of SESSION_KEYS) {
@@ -121,7 +127,11 @@ export class OpenAiUsageReader implements RecordReader {
       const error = batchError(value);
       if (error !== null) {
         countSkipped(this.skipped, 'request-error');
-        this.report(source, 'info', `request ${str(value['custom_id']) ?? ''} failed (${error}); it has no usage and is not a call.`);
+        this.report(
+          source,
+          'info',
+          `request ${str(value['custom_id']) ?? ''} failed (${error}); it has no usage and is not a call.`,
+        );
       } else countSkipped(this.skipped, str(value['object']) ?? '(no completion)');
       return;
     }
@@ -139,19 +149,29 @@ export class OpenAiUsageReader implements RecordReader {
       if (str(completion['object']) === 'chat.completion.chunk') {
         // vLLM's continuous_usage_stats puts usage on every chunk of a stream: keep the last count.
         const output = usage ? count(usage['completion_tokens']) : null;
-        if (output !== null && (earlier.tokens.output === null || output > earlier.tokens.output)) earlier.tokens.output = output;
+        if (output !== null && (earlier.tokens.output === null || output > earlier.tokens.output))
+          earlier.tokens.output = output;
         countSkipped(this.skipped, 'chat.completion.chunk');
         return;
       }
       countSkipped(this.skipped, 'duplicate-id');
-      this.report(source, 'warning', `response id "${preferred}" appears again in session "${session.id}"; the repeat is skipped.`);
+      this.report(
+        source,
+        'warning',
+        `response id "${preferred}" appears again in session "${session.id}"; the repeat is skipped.`,
+      );
       return;
     }
     let tokens = unknownTokens();
     if (usage) {
       const read = usageTokens(usage);
       tokens = read.tokens;
-      if (read.cachedExceedsInput) this.report(source, 'warning', 'prompt_tokens_details.cached_tokens exceeds prompt_tokens; cached read as unknown.');
+      if (read.cachedExceedsInput)
+        this.report(
+          source,
+          'warning',
+          'prompt_tokens_details.cached_tokens exceeds prompt_tokens; cached read as unknown.',
+        );
     } else this.report(source, 'info', `response "${preferred}" has no usage: its tokens are unknown.`);
     const created = num(completion['created']);
     const call: LlmCall = {
@@ -181,16 +201,34 @@ export class OpenAiUsageReader implements RecordReader {
       .sort((a, b) => a.order - b.order)
       .map((s) => {
         // Batch output and merged logs are not in time order; sort when every call has a time.
-        const calls = s.calls.every((c) => c.startMs !== null) ? [...s.calls].sort((a, b) => a.startMs! - b.startMs!) : s.calls;
+        const calls = s.calls.every((c) => c.startMs !== null)
+          ? [...s.calls].sort((a, b) => a.startMs! - b.startMs!)
+          : s.calls;
         calls.forEach((c, i) => (c.index = i));
-        return { id: s.id, parentId: null, parentToolCallId: null, role: 'main', agent: null, model: mostUsedModel(calls), cwd: null, title: null, calls, turns: [], compactions: [] };
+        return {
+          id: s.id,
+          parentId: null,
+          parentToolCallId: null,
+          role: 'main',
+          agent: null,
+          model: mostUsedModel(calls),
+          cwd: null,
+          title: null,
+          calls,
+          turns: [],
+          compactions: [],
+        };
       });
     return { sessions, diagnostics: this.diagnostics, skippedRecords: this.skipped };
   }
 
   private session(id: string): SessionState {
     let s = this.sessions.get(id);
-    if (!s) this.sessions.set(id, (s = { id, calls: [], callsById: new Map(), toolIds: new Set(), order: this.sessions.size }));
+    if (!s)
+      this.sessions.set(
+        id,
+        (s = { id, calls: [], callsById: new Map(), toolIds: new Set(), order: this.sessions.size }),
+      );
     return s;
   }
 
@@ -208,14 +246,16 @@ export class OpenAiUsageReader implements RecordReader {
       for (let n = 2; seen.has(toolId); n++) toolId = `${id ?? call.id}#${n}`;
       seen.add(toolId);
       const args = parseArguments(fn!['arguments']);
-      tools.push(requestedToolCall({
-        id: toolId,
-        name,
-        targetFile: firstArgument(args, ['file_path', 'filePath', 'path', 'notebook_path', 'target_file']),
-        command: firstArgument(args, ['command', 'cmd']),
-        startMs: null,
-        source,
-      }));
+      tools.push(
+        requestedToolCall({
+          id: toolId,
+          name,
+          targetFile: firstArgument(args, ['file_path', 'filePath', 'path', 'notebook_path', 'target_file']),
+          command: firstArgument(args, ['command', 'cmd']),
+          startMs: null,
+          source,
+        }),
+      );
     };
     for (const choice of arr(completion['choices']) ?? []) {
       const message = obj(obj(choice)?.['message']);
@@ -233,4 +273,3 @@ export class OpenAiUsageReader implements RecordReader {
     this.diagnostics.push({ file: source.file, line: source.line, severity, message });
   }
 }
-

@@ -2,7 +2,18 @@ import type { JsonDocument, JsonPath } from '../formatDefinition';
 import { arr, mostlyOfKind, clip, count, firstLine, isObject, nonNegative, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { markDenied, mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
-import type { CallTokens, Compaction, Diagnostic, LlmCall, ReportedTotals, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
+import type {
+  CallTokens,
+  Compaction,
+  Diagnostic,
+  LlmCall,
+  ReportedTotals,
+  Session,
+  SessionEvent,
+  SourceRef,
+  ToolCall,
+  UserTurn,
+} from '../model';
 import type { ReaderResult } from '../recordReader';
 import { failedPatchTarget, patchTarget } from '../codex/toolOutput';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
@@ -18,7 +29,12 @@ function isSessionInfo(v: unknown): v is JsonObject {
 /** A message as `opencode export` writes it: `{info: {id, role, sessionID…}, parts: [...]}`. */
 function isExportMessage(v: unknown): v is JsonObject {
   const info = obj(obj(v)?.['info']);
-  return info !== null && typeof info['role'] === 'string' && typeof info['id'] === 'string' && Array.isArray(obj(v)!['parts']);
+  return (
+    info !== null &&
+    typeof info['role'] === 'string' &&
+    typeof info['id'] === 'string' &&
+    Array.isArray(obj(v)!['parts'])
+  );
 }
 
 /** `opencode export <session>`: `{info, messages: [{info, parts}]}`. */
@@ -87,7 +103,8 @@ function toolOf(part: JsonObject, source: SourceRef): ToolCall | null {
   tool.exitCode = exitCode;
   tool.isError = status === 'error' || (exitCode !== null && exitCode !== 0);
   tool.endMs = time ? msOf(time['end']) : null;
-  tool.durationMs = tool.endMs !== null && tool.startMs !== null && tool.endMs >= tool.startMs ? tool.endMs - tool.startMs : null;
+  tool.durationMs =
+    tool.endMs !== null && tool.startMs !== null && tool.endMs >= tool.startMs ? tool.endMs - tool.startMs : null;
   tool.resultSource = source;
   const output = str(state['output']) ?? str(state['error']) ?? '';
   tool.resultChars = output.length;
@@ -112,7 +129,12 @@ type Locate = (path: JsonPath) => SourceRef;
  * prompts, except text OpenCode adds itself (`synthetic`); a `compaction` part marks a
  * compaction; an assistant message's `error` is a failed API request.
  */
-export function buildOpenCodeSession(info: JsonObject, messages: ReadonlyArray<{ message: JsonObject; path: JsonPath }>, locate: Locate, diagnostics: Diagnostic[]): Session {
+export function buildOpenCodeSession(
+  info: JsonObject,
+  messages: ReadonlyArray<{ message: JsonObject; path: JsonPath }>,
+  locate: Locate,
+  diagnostics: Diagnostic[],
+): Session {
   const calls: LlmCall[] = [];
   const turns: UserTurn[] = [];
   const compactions: Compaction[] = [];
@@ -121,13 +143,21 @@ export function buildOpenCodeSession(info: JsonObject, messages: ReadonlyArray<{
   let lastInputMs: number | null = null;
   for (const { message, path } of messages) {
     const m = obj(message['info']) ?? {};
-    const parts = (arr(message['parts']) ?? []).map((p, i) => ({ part: obj(p), path: [...path, 'parts', i] as JsonPath })).filter((p): p is { part: JsonObject; path: JsonPath } => p.part !== null);
+    const parts = (arr(message['parts']) ?? [])
+      .map((p, i) => ({ part: obj(p), path: [...path, 'parts', i] as JsonPath }))
+      .filter((p): p is { part: JsonObject; path: JsonPath } => p.part !== null);
     const time = obj(m['time']);
     const created = time ? msOf(time['created']) : null;
     const source = locate(path);
     if (m['role'] === 'user') {
       if (parts.some((p) => p.part['type'] === 'compaction')) {
-        compactions.push({ beforeCall: calls.length, trigger: m['auto'] === true || parts.some((p) => p.part['auto'] === true) ? 'auto' : null, preTokens: null, timeMs: created, source });
+        compactions.push({
+          beforeCall: calls.length,
+          trigger: m['auto'] === true || parts.some((p) => p.part['auto'] === true) ? 'auto' : null,
+          preTokens: null,
+          timeMs: created,
+          source,
+        });
         other.compactionSummary += 1;
         continue;
       }
@@ -137,13 +167,23 @@ export function buildOpenCodeSession(info: JsonObject, messages: ReadonlyArray<{
         continue;
       }
       const text = typed.map((p) => str(p.part['text']) ?? '').join('\n');
-      turns.push({ index: turns.length, startMs: created, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source });
+      turns.push({
+        index: turns.length,
+        startMs: created,
+        preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX),
+        source,
+      });
       lastInputMs = created;
       continue;
     }
     if (m['role'] !== 'assistant') {
       // Neither typed nor answered: said, so a message the reader does not know is never lost without a word.
-      diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `A message with role ${JSON.stringify(String(m['role']).slice(0, 40))} is neither a user nor an assistant message; skipped.` });
+      diagnostics.push({
+        file: source.file,
+        line: source.line,
+        severity: 'warning',
+        message: `A message with role ${JSON.stringify(String(m['role']).slice(0, 40))} is neither a user nor an assistant message; skipped.`,
+      });
       continue;
     }
     const model = str(m['modelID']) ?? str(obj(m['model'])?.['modelID']) ?? null;
@@ -152,16 +192,36 @@ export function buildOpenCodeSession(info: JsonObject, messages: ReadonlyArray<{
       // The user stopped the response: an interruption, not a failed request.
       other.interruption += 1;
     } else if (error) {
-      const text = clip(`${str(error['name']) ?? 'error'}: ${str(obj(error['data'])?.['message']) ?? ''}`.trim(), EVENT_TEXT_MAX);
+      const text = clip(
+        `${str(error['name']) ?? 'error'}: ${str(obj(error['data'])?.['message']) ?? ''}`.trim(),
+        EVENT_TEXT_MAX,
+      );
       events.push({ kind: 'api-error', beforeCall: calls.length, timeMs: created, text, source });
-      diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `API request failed: ${text}` });
+      diagnostics.push({
+        file: source.file,
+        line: source.line,
+        severity: 'warning',
+        message: `API request failed: ${text}`,
+      });
     }
     const finishes = parts.filter((p) => p.part['type'] === 'step-finish');
     let tools: ToolCall[] = [];
     let stepStart = lastInputMs ?? created;
     const completed = time ? msOf(time['completed']) : null;
     const addCall = (tokens: CallTokens, at: SourceRef, endMs: number | null): void => {
-      calls.push({ id: `${str(m['id']) ?? 'message'}#${calls.length + 1}`, index: calls.length, turn: turns.length > 0 ? turns.length - 1 : null, model, startMs: stepStart, endMs, tokens, server: null, blocks: null, toolCalls: tools, source: at });
+      calls.push({
+        id: `${str(m['id']) ?? 'message'}#${calls.length + 1}`,
+        index: calls.length,
+        turn: turns.length > 0 ? turns.length - 1 : null,
+        model,
+        startMs: stepStart,
+        endMs,
+        tokens,
+        server: null,
+        blocks: null,
+        toolCalls: tools,
+        source: at,
+      });
       tools = [];
     };
     let stepsSeen = 0;
@@ -172,7 +232,8 @@ export function buildOpenCodeSession(info: JsonObject, messages: ReadonlyArray<{
       } else if (part['type'] === 'step-finish') {
         stepsSeen += 1;
         // A step ends when the model asked for its tools (they start right after), else when the message completed.
-        const endMs = tools.length > 0 ? (tools[0]!.startMs ?? completed) : stepsSeen === finishes.length ? completed : null;
+        const endMs =
+          tools.length > 0 ? (tools[0]!.startMs ?? completed) : stepsSeen === finishes.length ? completed : null;
         addCall(tokensOf(obj(part['tokens'])), locate(partPath), endMs);
         stepStart = tools.length > 0 ? null : endMs;
         const lastTool = calls[calls.length - 1]!.toolCalls.at(-1);
@@ -212,15 +273,32 @@ export function buildOpenCodeSession(info: JsonObject, messages: ReadonlyArray<{
  * difference was counted for the session but is carried by no message of the export: the
  * summary shows it as unattributed tokens (sessionSummary.ts), and this says so once.
  */
-function noteUnattributed(totals: ReportedTotals, calls: readonly LlmCall[], at: SourceRef, diagnostics: Diagnostic[]): void {
+function noteUnattributed(
+  totals: ReportedTotals,
+  calls: readonly LlmCall[],
+  at: SourceRef,
+  diagnostics: Diagnostic[],
+): void {
   const sum = (pick: (t: CallTokens) => number | null): number => calls.reduce((n, c) => n + (pick(c.tokens) ?? 0), 0);
   const parts: string[] = [];
   const excess = (label: string, reported: number | null, summed: number): void => {
     if (reported !== null && reported > summed) parts.push(`${(reported - summed).toLocaleString('en-US')} ${label}`);
   };
-  excess('input', totals.input, sum((t) => t.input));
-  excess('cached', totals.cached, sum((t) => t.cached));
-  excess('output', totals.output, sum((t) => t.output));
+  excess(
+    'input',
+    totals.input,
+    sum((t) => t.input),
+  );
+  excess(
+    'cached',
+    totals.cached,
+    sum((t) => t.cached),
+  );
+  excess(
+    'output',
+    totals.output,
+    sum((t) => t.output),
+  );
   if (parts.length === 0) return;
   diagnostics.push({
     file: at.file,
@@ -235,7 +313,14 @@ function totalsOf(info: JsonObject): ReportedTotals | null {
   const t = obj(info['tokens']);
   if (!t) return null;
   const tokens = tokensOf(t);
-  return { input: tokens.input, output: tokens.output, cached: tokens.cached, costUsd: nonNegative(info['cost']), llmCalls: null, coversEveryCall: true };
+  return {
+    input: tokens.input,
+    output: tokens.output,
+    cached: tokens.cached,
+    costUsd: nonNegative(info['cost']),
+    llmCalls: null,
+    coversEveryCall: true,
+  };
 }
 
 /** `opencode export <session>` JSON. */
@@ -246,7 +331,12 @@ export function readOpenCodeExport(doc: JsonDocument): ReaderResult {
     const path = ['messages', i] as JsonPath;
     if (isExportMessage(m)) return [{ message: m as JsonObject, path }];
     const source = doc.locate(path);
-    diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: `messages[${i}] is not an OpenCode message ({info: {id, role}, parts: […]}); skipped.` });
+    diagnostics.push({
+      file: source.file,
+      line: source.line,
+      severity: 'warning',
+      message: `messages[${i}] is not an OpenCode message ({info: {id, role}, parts: […]}); skipped.`,
+    });
     return [];
   });
   const session = buildOpenCodeSession(obj(v['info'])!, messages, doc.locate, diagnostics);

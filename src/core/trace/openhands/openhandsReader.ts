@@ -2,7 +2,17 @@ import type { JsonDocument, JsonPath } from '../formatDefinition';
 import { arr, clip, count, emptyRecord, firstLine, isObject, isoMs, nonNegative, num, obj, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
-import type { CallTokens, Compaction, Diagnostic, LlmCall, ReportedTotals, Session, SourceRef, ToolCall, UserTurn } from '../model';
+import type {
+  CallTokens,
+  Compaction,
+  Diagnostic,
+  LlmCall,
+  ReportedTotals,
+  Session,
+  SourceRef,
+  ToolCall,
+  UserTurn,
+} from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
@@ -15,7 +25,12 @@ const UNKNOWN_TOOL = '(unknown tool)'; // toolTaxonomy's UNKNOWN_TOOL_NAME: neve
 
 /** One OpenHands event: an action or an observation, with its numeric id and source. */
 export function isOpenHandsEvent(v: unknown): v is JsonObject {
-  return isObject(v) && typeof v['id'] === 'number' && typeof v['source'] === 'string' && (typeof v['action'] === 'string' || typeof v['observation'] === 'string');
+  return (
+    isObject(v) &&
+    typeof v['id'] === 'number' &&
+    typeof v['source'] === 'string' &&
+    (typeof v['action'] === 'string' || typeof v['observation'] === 'string')
+  );
 }
 
 /** One instance of an OpenHands evaluation `output.jsonl`: its id and event history. */
@@ -78,19 +93,36 @@ class SessionBuilder {
     else if (observation !== null) this.observation(e, observation, timeMs, source);
   }
 
-  private action(e: JsonObject, action: string, sourceKind: string | null, timeMs: number | null, source: SourceRef): void {
+  private action(
+    e: JsonObject,
+    action: string,
+    sourceKind: string | null,
+    timeMs: number | null,
+    source: SourceRef,
+  ): void {
     const args = obj(e['args']) ?? {};
     if (sourceKind === 'user') {
       if (action === 'message') {
         const text = str(args['content']) ?? str(e['message']) ?? '';
-        this.turns.push({ index: this.turns.length, startMs: timeMs, preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source });
+        this.turns.push({
+          index: this.turns.length,
+          startMs: timeMs,
+          preview: clip(text.replace(/\s+/g, ' ').trim(), PREVIEW_MAX),
+          source,
+        });
         this.lastInputMs = timeMs;
       } else countSkipped(this.skipped, `user action:${action}`);
       return;
     }
     if (action === 'condensation' || action === 'condensation_request') {
       // The condenser replaced older events with a summary: the cache starts again after it.
-      this.compactions.push({ beforeCall: this.calls.length, trigger: action === 'condensation_request' ? 'manual' : 'auto', preTokens: null, timeMs, source });
+      this.compactions.push({
+        beforeCall: this.calls.length,
+        trigger: action === 'condensation_request' ? 'manual' : 'auto',
+        preTokens: null,
+        timeMs,
+        source,
+      });
       this.other.compactionSummary += action === 'condensation' ? 1 : 0;
       return;
     }
@@ -103,7 +135,10 @@ class SessionBuilder {
       return;
     }
     const meta = obj(e['tool_call_metadata']);
-    const call = action === 'message' && !hasResponseId(meta) ? this.replyCall(e, timeMs, source) : this.callFor(meta, timeMs, source);
+    const call =
+      action === 'message' && !hasResponseId(meta)
+        ? this.replyCall(e, timeMs, source)
+        : this.callFor(meta, timeMs, source);
     if (!call) {
       countSkipped(this.skipped, `agent action:${action} (no model response)`);
       return;
@@ -162,11 +197,35 @@ class SessionBuilder {
     this.pendingDelta = null;
     if (delta) return this.newCall(`call-${this.calls.length + 1}`, null, timeMs, delta, source);
     if (obj(obj(e['llm_metrics'])?.['accumulated_token_usage'])) return this.calls[this.calls.length - 1] ?? null;
-    return this.newCall(`reply-${str(e['id']) ?? num(e['id']) ?? this.calls.length + 1}`, null, timeMs, unknownTokens(), source);
+    return this.newCall(
+      `reply-${str(e['id']) ?? num(e['id']) ?? this.calls.length + 1}`,
+      null,
+      timeMs,
+      unknownTokens(),
+      source,
+    );
   }
 
-  private newCall(id: string, model: string | null, timeMs: number | null, tokens: CallTokens, source: SourceRef): LlmCall {
-    const call: LlmCall = { id, index: this.calls.length, turn: this.turns.length > 0 ? this.turns.length - 1 : null, model: model ?? this.model, startMs: this.lastInputMs, endMs: timeMs, tokens, server: null, blocks: null, toolCalls: [], source };
+  private newCall(
+    id: string,
+    model: string | null,
+    timeMs: number | null,
+    tokens: CallTokens,
+    source: SourceRef,
+  ): LlmCall {
+    const call: LlmCall = {
+      id,
+      index: this.calls.length,
+      turn: this.turns.length > 0 ? this.turns.length - 1 : null,
+      model: model ?? this.model,
+      startMs: this.lastInputMs,
+      endMs: timeMs,
+      tokens,
+      server: null,
+      blocks: null,
+      toolCalls: [],
+      source,
+    };
     this.calls.push(call);
     return call;
   }
@@ -178,7 +237,14 @@ class SessionBuilder {
     const input = count(u['prompt_tokens']);
     const cached = 'cache_read_tokens' in u ? count(u['cache_read_tokens']) : null;
     const write = 'cache_write_tokens' in u ? count(u['cache_write_tokens']) : null;
-    return { input, cached, appended: input !== null && cached !== null && cached <= input ? input - cached : null, cacheWrite: write, output: count(u['completion_tokens']), reasoningOutput: null };
+    return {
+      input,
+      cached,
+      appended: input !== null && cached !== null && cached <= input ? input - cached : null,
+      cacheWrite: write,
+      output: count(u['completion_tokens']),
+      reasoningOutput: null,
+    };
   }
 
   private pendingDelta: CallTokens | null = null;
@@ -196,7 +262,8 @@ class SessionBuilder {
     const before = this.lastAccumulated;
     this.lastAccumulated = { prompt, completion, cached };
     if (!before || (prompt === before.prompt && completion === before.completion)) {
-      if (!before && (prompt > 0 || completion > 0)) this.pendingDelta = deltaTokens(prompt, completion, cached, 0, 0, 0);
+      if (!before && (prompt > 0 || completion > 0))
+        this.pendingDelta = deltaTokens(prompt, completion, cached, 0, 0, 0);
       return;
     }
     if (prompt < before.prompt || completion < before.completion) return;
@@ -222,10 +289,18 @@ class SessionBuilder {
       // a failed call of a tool the log does not name, on the call that made it.
       const call = this.calls[this.calls.length - 1];
       if (kind === 'error' && call) {
-        const orphan = requestedToolCall({ id: `error-${str(e['id']) ?? num(e['id']) ?? source.line}`, name: UNKNOWN_TOOL, targetFile: null, command: null, startMs: timeMs, source });
+        const orphan = requestedToolCall({
+          id: `error-${str(e['id']) ?? num(e['id']) ?? source.line}`,
+          name: UNKNOWN_TOOL,
+          targetFile: null,
+          command: null,
+          startMs: timeMs,
+          source,
+        });
         settle(orphan, true, null, text, timeMs, source);
         call.toolCalls.push(orphan);
-      } else countSkipped(this.skipped, `observation:${kind}${tool === undefined && cause !== null ? ' (unpaired)' : ''}`);
+      } else
+        countSkipped(this.skipped, `observation:${kind}${tool === undefined && cause !== null ? ' (unpaired)' : ''}`);
       return;
     }
     if (tool.resultSource !== null) {
@@ -241,7 +316,12 @@ class SessionBuilder {
       tool.isError = null;
       return;
     }
-    const failed = kind === 'error' || (exitCode !== null && exitCode !== 0) || e['success'] === false || /^ERROR:/.test(text.trimStart()) || (kind === 'browse' && str(extras['error']) !== null && extras['error'] !== '');
+    const failed =
+      kind === 'error' ||
+      (exitCode !== null && exitCode !== 0) ||
+      e['success'] === false ||
+      /^ERROR:/.test(text.trimStart()) ||
+      (kind === 'browse' && str(extras['error']) !== null && extras['error'] !== '');
     settle(tool, failed, exitCode, text, timeMs, source);
   }
 
@@ -270,7 +350,14 @@ function hasResponseId(meta: JsonObject | null): boolean {
   return meta !== null && str(obj(meta['model_response'])?.['id']) !== null;
 }
 
-function settle(tool: ToolCall, failed: boolean, exitCode: number | null, text: string, timeMs: number | null, source: SourceRef): void {
+function settle(
+  tool: ToolCall,
+  failed: boolean,
+  exitCode: number | null,
+  text: string,
+  timeMs: number | null,
+  source: SourceRef,
+): void {
   tool.isError = failed;
   tool.exitCode = exitCode;
   tool.endMs = timeMs;
@@ -284,7 +371,12 @@ function settle(tool: ToolCall, failed: boolean, exitCode: number | null, text: 
 function usageTokens(usage: JsonObject): CallTokens {
   const input = count(usage['prompt_tokens']);
   const details = obj(usage['prompt_tokens_details']);
-  const cached = details && 'cached_tokens' in details ? count(details['cached_tokens']) : 'cache_read_input_tokens' in usage ? count(usage['cache_read_input_tokens']) : null;
+  const cached =
+    details && 'cached_tokens' in details
+      ? count(details['cached_tokens'])
+      : 'cache_read_input_tokens' in usage
+        ? count(usage['cache_read_input_tokens'])
+        : null;
   const write = 'cache_creation_input_tokens' in usage ? count(usage['cache_creation_input_tokens']) : null;
   const reasoning = obj(usage['completion_tokens_details']);
   return {
@@ -297,10 +389,24 @@ function usageTokens(usage: JsonObject): CallTokens {
   };
 }
 
-function deltaTokens(prompt: number, completion: number, cached: number | null, prompt0: number, completion0: number, cached0: number): CallTokens {
+function deltaTokens(
+  prompt: number,
+  completion: number,
+  cached: number | null,
+  prompt0: number,
+  completion0: number,
+  cached0: number,
+): CallTokens {
   const input = prompt - prompt0;
   const c = cached === null ? null : cached - cached0;
-  return { input, cached: c !== null && c >= 0 ? c : null, appended: c !== null && c >= 0 && c <= input ? input - c : null, cacheWrite: null, output: completion - completion0, reasoningOutput: null };
+  return {
+    input,
+    cached: c !== null && c >= 0 ? c : null,
+    appended: c !== null && c >= 0 && c <= input ? input - c : null,
+    cacheWrite: null,
+    output: completion - completion0,
+    reasoningOutput: null,
+  };
 }
 
 /** An evaluation's run totals (`metrics.accumulated_token_usage`, `accumulated_cost`). */
@@ -328,7 +434,14 @@ function usagesOf(metrics: JsonObject | null): Map<string, JsonObject> {
 }
 
 /** One evaluation instance (or a bare trajectory) as a session. */
-function readEvents(id: string, events: unknown[], metrics: JsonObject | null, locate: Locate, base: JsonPath, skipped: Record<string, number>): Session {
+function readEvents(
+  id: string,
+  events: unknown[],
+  metrics: JsonObject | null,
+  locate: Locate,
+  base: JsonPath,
+  skipped: Record<string, number>,
+): Session {
   const b = new SessionBuilder(id, usagesOf(metrics), skipped);
   events.forEach((e, i) => {
     if (isOpenHandsEvent(e)) b.event(e, locate([...base, i]));
@@ -344,7 +457,14 @@ export function readOpenHandsDocument(doc: JsonDocument): ReaderResult {
   const skipped: Record<string, number> = emptyRecord();
   const v = doc.value;
   const session = isOpenHandsInstance(v)
-    ? readEvents(instanceId(v) ?? FALLBACK_SESSION_ID, arr(v['history'])!, obj(v['metrics']), doc.locate, ['history'], skipped)
+    ? readEvents(
+        instanceId(v) ?? FALLBACK_SESSION_ID,
+        arr(v['history'])!,
+        obj(v['metrics']),
+        doc.locate,
+        ['history'],
+        skipped,
+      )
     : readEvents(FALLBACK_SESSION_ID, arr(v) ?? [], null, doc.locate, [], skipped);
   return { sessions: [session], diagnostics, skippedRecords: skipped };
 }
@@ -366,7 +486,16 @@ export class OpenHandsRecordReader implements RecordReader {
   record({ value, source }: TraceRecord): void {
     if (isOpenHandsInstance(value)) {
       const line = source;
-      this.sessions.push(readEvents(instanceId(value) ?? `instance-${this.sessions.length + 1}`, arr(value['history'])!, obj(value['metrics']), () => line, ['history'], this.skipped));
+      this.sessions.push(
+        readEvents(
+          instanceId(value) ?? `instance-${this.sessions.length + 1}`,
+          arr(value['history'])!,
+          obj(value['metrics']),
+          () => line,
+          ['history'],
+          this.skipped,
+        ),
+      );
       return;
     }
     if (isOpenHandsEvent(value)) {

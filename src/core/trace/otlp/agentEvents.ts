@@ -93,10 +93,22 @@ export class AgentEventCollector {
     if (name === null) return false;
     const agent: Agent = name.startsWith('codex.') ? 'codex' : 'claude-code';
     const a = record.attributes;
-    const id = agent === 'codex' ? (text(a.get('conversation.id')) ?? text(record.resource.get('conversation.id'))) : (text(a.get('session.id')) ?? text(record.resource.get('session.id')));
+    const id =
+      agent === 'codex'
+        ? (text(a.get('conversation.id')) ?? text(record.resource.get('conversation.id')))
+        : (text(a.get('session.id')) ?? text(record.resource.get('session.id')));
     // `event.timestamp` is ISO 8601 with milliseconds; the record's own time is the exporter's fallback.
     const timeMs = isoMs(a.get('event.timestamp')) ?? nanosToMs(record.timeNs);
-    this.events.push({ name, agent, sessionId: id ?? `${agent}-events`, timeMs, attrs: a, resource: record.resource, source, order: this.events.length });
+    this.events.push({
+      name,
+      agent,
+      sessionId: id ?? `${agent}-events`,
+      timeMs,
+      attrs: a,
+      resource: record.resource,
+      source,
+      order: this.events.length,
+    });
     return true;
   }
 
@@ -118,7 +130,9 @@ export class AgentEventCollector {
       list.sort((x, y) => (x.timeMs === null || y.timeMs === null ? 0 : x.timeMs - y.timeMs) || x.order - y.order);
       sessions.push(this.session(list));
     }
-    sessions.sort((x, y) => (x.calls[0]?.startMs ?? Number.POSITIVE_INFINITY) - (y.calls[0]?.startMs ?? Number.POSITIVE_INFINITY));
+    sessions.sort(
+      (x, y) => (x.calls[0]?.startMs ?? Number.POSITIVE_INFINITY) - (y.calls[0]?.startMs ?? Number.POSITIVE_INFINITY),
+    );
     return { sessions, diagnostics: this.diagnostics };
   }
 
@@ -133,7 +147,10 @@ export class AgentEventCollector {
     for (const e of list) {
       const a = e.attrs;
       const duration = num(a.get('duration_ms'));
-      if (e.name === CLAUDE.request || (e.name === CODEX.sse && text(a.get('event.kind')) === 'response.completed' && !a.has('error.message'))) {
+      if (
+        e.name === CLAUDE.request ||
+        (e.name === CODEX.sse && text(a.get('event.kind')) === 'response.completed' && !a.has('error.message'))
+      ) {
         const call = e.agent === 'codex' ? this.codexCall(e, requestStartMs) : this.claudeCall(e, duration);
         if (!call) continue;
         call.index = calls.length;
@@ -148,22 +165,53 @@ export class AgentEventCollector {
         requestStartMs = e.timeMs !== null ? e.timeMs - (duration ?? 0) : null;
         const status = num(a.get('http.response.status_code'));
         const error = text(a.get('error.message'));
-        if (error !== null || (status !== null && status >= 400)) events.push({ kind: 'api-error', beforeCall: calls.length, timeMs: e.timeMs, text: clip(`${status ?? ''} ${error ?? ''}`.trim(), ERROR_TEXT_MAX), source: e.source });
+        if (error !== null || (status !== null && status >= 400))
+          events.push({
+            kind: 'api-error',
+            beforeCall: calls.length,
+            timeMs: e.timeMs,
+            text: clip(`${status ?? ''} ${error ?? ''}`.trim(), ERROR_TEXT_MAX),
+            source: e.source,
+          });
       } else if (e.name === CODEX.sse) {
         // A failed response.completed (see_event_completed_failed) or another failed SSE event.
         const error = text(a.get('error.message'));
-        if (error !== null) events.push({ kind: 'api-error', beforeCall: calls.length, timeMs: e.timeMs, text: clip(error, ERROR_TEXT_MAX), source: e.source });
+        if (error !== null)
+          events.push({
+            kind: 'api-error',
+            beforeCall: calls.length,
+            timeMs: e.timeMs,
+            text: clip(error, ERROR_TEXT_MAX),
+            source: e.source,
+          });
         else countSkipped(this.skipped, `event:${e.name}:${text(a.get('event.kind')) ?? 'unknown'}`);
       } else if (e.name === CLAUDE.error) {
-        const status = text(a.get('status_code')) ?? (num(a.get('status_code')) !== null ? String(num(a.get('status_code'))) : null);
-        events.push({ kind: 'api-error', beforeCall: calls.length, timeMs: e.timeMs, text: clip(`${status ?? ''} ${text(a.get('error')) ?? ''}`.trim(), ERROR_TEXT_MAX), source: e.source });
+        const status =
+          text(a.get('status_code')) ?? (num(a.get('status_code')) !== null ? String(num(a.get('status_code'))) : null);
+        events.push({
+          kind: 'api-error',
+          beforeCall: calls.length,
+          timeMs: e.timeMs,
+          text: clip(`${status ?? ''} ${text(a.get('error')) ?? ''}`.trim(), ERROR_TEXT_MAX),
+          source: e.source,
+        });
       } else if (e.name === CLAUDE.prompt || e.name === CODEX.prompt) {
         const prompt = text(a.get('prompt'));
         const length = count(a.get('prompt_length'));
         const logged = prompt !== null && !PROMPT_PLACEHOLDERS.has(prompt);
-        turns.push({ index: turns.length, startMs: e.timeMs, preview: logged ? clip(prompt.replace(/\s+/g, ' '), 160) : `(prompt not logged${length !== null ? `: ${length} characters` : ''})`, source: e.source });
+        turns.push({
+          index: turns.length,
+          startMs: e.timeMs,
+          preview: logged
+            ? clip(prompt.replace(/\s+/g, ' '), 160)
+            : `(prompt not logged${length !== null ? `: ${length} characters` : ''})`,
+          source: e.source,
+        });
       } else if (e.name === CLAUDE.tool || e.name === CODEX.tool) {
-        pendingTools.push({ tool: this.tool(e, duration, ids), startMs: e.timeMs !== null && duration !== null ? e.timeMs - duration : e.timeMs });
+        pendingTools.push({
+          tool: this.tool(e, duration, ids),
+          startMs: e.timeMs !== null && duration !== null ? e.timeMs - duration : e.timeMs,
+        });
       }
     }
     // A tool result is written when the tool ends: it belongs to the last call that ended before the tool started.
@@ -173,7 +221,12 @@ export class AgentEventCollector {
       if (owner) owner.toolCalls.push(tool);
       else {
         countSkipped(this.skipped, `${first.agent}:tool_result:before-first-call`);
-        this.diagnostics.push({ file: tool.source.file, line: tool.source.line, severity: 'info', message: `tool result "${tool.name}" comes before any model request of its session; it has no call to belong to and is skipped.` });
+        this.diagnostics.push({
+          file: tool.source.file,
+          line: tool.source.line,
+          severity: 'info',
+          message: `tool result "${tool.name}" comes before any model request of its session; it has no call to belong to and is skipped.`,
+        });
       }
     }
     const version = text(first.attrs.get('app.version')) ?? text(first.resource.get('service.version'));
@@ -201,7 +254,12 @@ export class AgentEventCollector {
     const written = count(a.get('cache_creation_tokens'));
     const output = count(a.get('output_tokens'));
     if (uncached === null && output === null) {
-      this.diagnostics.push({ file: e.source.file, line: e.source.line, severity: 'warning', message: 'claude_code.api_request without input_tokens or output_tokens: token counts unknown.' });
+      this.diagnostics.push({
+        file: e.source.file,
+        line: e.source.line,
+        severity: 'warning',
+        message: 'claude_code.api_request without input_tokens or output_tokens: token counts unknown.',
+      });
     }
     const input = uncached !== null && read !== null && written !== null ? uncached + read + written : null;
     return {
@@ -211,7 +269,14 @@ export class AgentEventCollector {
       model: text(a.get('model')),
       startMs: e.timeMs !== null && duration !== null ? e.timeMs - duration : e.timeMs,
       endMs: e.timeMs,
-      tokens: { input, cached: read, appended: uncached !== null && written !== null ? uncached + written : null, cacheWrite: written, output, reasoningOutput: null },
+      tokens: {
+        input,
+        cached: read,
+        appended: uncached !== null && written !== null ? uncached + written : null,
+        cacheWrite: written,
+        output,
+        reasoningOutput: null,
+      },
       server: null,
       blocks: null,
       toolCalls: [],
@@ -232,7 +297,14 @@ export class AgentEventCollector {
       model: text(a.get('model')) ?? text(a.get('slug')),
       startMs: requestStartMs ?? e.timeMs,
       endMs: e.timeMs,
-      tokens: { input, cached, appended: input !== null && cached !== null && cached <= input ? input - cached : null, cacheWrite: null, output, reasoningOutput: count(a.get('reasoning_token_count')) },
+      tokens: {
+        input,
+        cached,
+        appended: input !== null && cached !== null && cached <= input ? input - cached : null,
+        cacheWrite: null,
+        output,
+        reasoningOutput: count(a.get('reasoning_token_count')),
+      },
       server: null,
       blocks: null,
       toolCalls: [],

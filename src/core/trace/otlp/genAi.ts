@@ -28,7 +28,12 @@ export const GEN_AI = {
    * then `gen_ai.usage.cached_tokens`, which vLLM's newer `SpanAttributes` declares and
    * SGLang sets (vLLM's own do_tracing does not set it).
    */
-  cacheReadTokens: ['gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens', 'gen_ai.usage.input_tokens.cached', 'gen_ai.usage.cached_tokens'],
+  cacheReadTokens: [
+    'gen_ai.usage.cache_read.input_tokens',
+    'gen_ai.usage.cache_read_input_tokens',
+    'gen_ai.usage.input_tokens.cached',
+    'gen_ai.usage.cached_tokens',
+  ],
   cacheWriteTokens: ['gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_creation_input_tokens'],
   /**
    * The cache writes kept 5 minutes and 1 hour (Anthropic's split, priced apart), which the
@@ -40,7 +45,11 @@ export const GEN_AI = {
   serviceTier: 'agent_trace.service_tier',
   inferenceGeo: 'agent_trace.inference_geo',
   /** Reasoning share of the output: the semconv name, VS Code Copilot Chat's own, Codex's. */
-  reasoningTokens: ['gen_ai.usage.reasoning.output_tokens', 'gen_ai.usage.reasoning_tokens', 'codex.usage.reasoning_output_tokens'],
+  reasoningTokens: [
+    'gen_ai.usage.reasoning.output_tokens',
+    'gen_ai.usage.reasoning_tokens',
+    'codex.usage.reasoning_output_tokens',
+  ],
 } as const;
 
 /** vLLM request-span latencies, float seconds. */
@@ -158,7 +167,11 @@ export function spanTokens(attrs: Attributes): SpanTokens {
     }
   }
   const split = write5m !== null || write1h !== null ? { cacheWrite5m: write5m, cacheWrite1h: write1h } : {};
-  return { tokens: { input, cached, appended, cacheWrite, ...split, output, reasoningOutput: reasoning }, exclusiveInput, badKeys };
+  return {
+    tokens: { input, cached, appended, cacheWrite, ...split, output, reasoningOutput: reasoning },
+    exclusiveInput,
+    badKeys,
+  };
 }
 
 /** Float seconds to ms, rounded to the microsecond so 0.1 s reads 100, not 100.00000000000001. */
@@ -181,7 +194,13 @@ export function serverTiming(attrs: Attributes): { timing: ServerTiming; negativ
     return secondsToMs(v);
   };
   return {
-    timing: { queueMs: ms(VLLM_LATENCY.queue), ttftMs: ms(VLLM_LATENCY.ttft), prefillMs: ms(VLLM_LATENCY.prefill), decodeMs: ms(VLLM_LATENCY.decode), e2eMs: ms(VLLM_LATENCY.e2e) },
+    timing: {
+      queueMs: ms(VLLM_LATENCY.queue),
+      ttftMs: ms(VLLM_LATENCY.ttft),
+      prefillMs: ms(VLLM_LATENCY.prefill),
+      decodeMs: ms(VLLM_LATENCY.decode),
+      e2eMs: ms(VLLM_LATENCY.e2e),
+    },
     negativeKeys,
   };
 }

@@ -152,7 +152,14 @@ export function attributes(list: unknown): Attributes {
 
 function spanKind(value: unknown): number | null {
   if (typeof value === 'number' && Number.isInteger(value)) return value;
-  const names = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
+  const names = [
+    'SPAN_KIND_UNSPECIFIED',
+    'SPAN_KIND_INTERNAL',
+    'SPAN_KIND_SERVER',
+    'SPAN_KIND_CLIENT',
+    'SPAN_KIND_PRODUCER',
+    'SPAN_KIND_CONSUMER',
+  ];
   const i = typeof value === 'string' ? names.indexOf(value) : -1;
   return i >= 0 ? i : null;
 }
@@ -179,7 +186,9 @@ export function isResourceSpans(value: unknown): value is JsonObject {
 export function readSpans(value: unknown, base: SpanPath, problems: SpanProblem[]): OtlpSpan[] {
   const spans: OtlpSpan[] = [];
   if (isTracesData(value)) {
-    arr(value['resourceSpans'])!.forEach((rs, i) => readResourceSpans(rs, [...base, 'resourceSpans', i], spans, problems));
+    arr(value['resourceSpans'])!.forEach((rs, i) =>
+      readResourceSpans(rs, [...base, 'resourceSpans', i], spans, problems),
+    );
   } else if (isResourceSpans(value)) {
     readResourceSpans(value, base, spans, problems);
   }
@@ -265,8 +274,19 @@ export function readLogRecords(value: unknown, base: SpanPath): OtlpLogRecord[] 
         if (!l) return;
         const attrs = attributes(l['attributes']);
         const body = anyValue(l['body']);
-        const names = [str(l['eventName']), typeof attrs.get('event.name') === 'string' ? (attrs.get('event.name') as string) : null, typeof body === 'string' ? body : null].filter((n): n is string => n !== null && n !== '');
-        out.push({ names, timeNs: parseNanos(l['timeUnixNano']) ?? parseNanos(l['observedTimeUnixNano']), attributes: attrs, resource, body, path: [...path, 'scopeLogs', j, 'logRecords', k] });
+        const names = [
+          str(l['eventName']),
+          typeof attrs.get('event.name') === 'string' ? (attrs.get('event.name') as string) : null,
+          typeof body === 'string' ? body : null,
+        ].filter((n): n is string => n !== null && n !== '');
+        out.push({
+          names,
+          timeNs: parseNanos(l['timeUnixNano']) ?? parseNanos(l['observedTimeUnixNano']),
+          attributes: attrs,
+          resource,
+          body,
+          path: [...path, 'scopeLogs', j, 'logRecords', k],
+        });
       });
     });
   };

@@ -8,7 +8,16 @@ import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
 import { attrString, classifySpan, GEN_AI, serverTiming, spanModel, spanTokens } from './genAi';
 import type { SpanRole, SpanTokens } from './genAi';
 import { AgentEventCollector } from './agentEvents';
-import { compareNanos, isLogsData, isResourceLogs, isResourceSpans, isTracesData, nanosToMs, readLogRecords, readSpans } from './otlpJson';
+import {
+  compareNanos,
+  isLogsData,
+  isResourceLogs,
+  isResourceSpans,
+  isTracesData,
+  nanosToMs,
+  readLogRecords,
+  readSpans,
+} from './otlpJson';
 import type { OtlpLogRecord, OtlpSpan, SpanPath, SpanProblem } from './otlpJson';
 
 /** Parent chains longer than this are treated as broken (a cycle in a malformed file). */
@@ -84,7 +93,14 @@ export class OtlpCollector {
       }
       this.seen.add(key);
       const role = classifySpan(span);
-      this.entries.push({ span, role, source: locate(span.path), order: this.entries.length, server: null, joined: false });
+      this.entries.push({
+        span,
+        role,
+        source: locate(span.path),
+        order: this.entries.length,
+        server: null,
+        joined: false,
+      });
     }
     for (const p of problems) this.report(locate(p.path), 'warning', p.message);
   }
@@ -120,14 +136,21 @@ export class OtlpCollector {
       if (!byId) traces.set(e.span.traceId, (byId = new Map()));
       byId.set(e.span.spanId, e);
       if (e.role === 'not-genai') countSkipped(this.skipped, 'span:not-genai');
-      else if (e.role === 'other-genai') countSkipped(this.skipped, `gen_ai:${attrString(e.span.attributes, GEN_AI.operation) ?? 'other'}`);
+      else if (e.role === 'other-genai')
+        countSkipped(this.skipped, `gen_ai:${attrString(e.span.attributes, GEN_AI.operation) ?? 'other'}`);
     }
     const drafts: SessionDraft[] = [];
     const pools = new Map<string, SessionDraft>();
     for (const [traceId, byId] of traces) this.traceSessions(traceId, byId, drafts, pools);
-    if (!this.entries.some((e) => e.role === 'llm' || e.role === 'server' || e.role === 'tool' || e.role === 'agent') && this.events.size === 0) this.noGenAi();
+    if (
+      !this.entries.some((e) => e.role === 'llm' || e.role === 'server' || e.role === 'tool' || e.role === 'agent') &&
+      this.events.size === 0
+    )
+      this.noGenAi();
     drafts.sort((a, b) => compareNanos(a.anchorNs, b.anchorNs) || a.order - b.order);
-    const sessions = this.mergeConversations(drafts.filter((d) => d.agentSpan !== null || d.members.length > 0).map((d) => this.build(d)));
+    const sessions = this.mergeConversations(
+      drafts.filter((d) => d.agentSpan !== null || d.members.length > 0).map((d) => this.build(d)),
+    );
     this.noteExclusiveInput();
     if (this.events.size > 0) {
       const fromEvents = this.events.finish();
@@ -136,7 +159,12 @@ export class OtlpCollector {
       for (const s of fromEvents.sessions) {
         if (spanIds.has(s.id)) {
           // The same requests as spans and as events: counted once, from the spans.
-          this.diagnostics.push({ file: 0, line: -1, severity: 'info', message: `session ${s.id} is in this file both as spans and as log events: its calls are read from the spans; the ${s.calls.length} api_request events are not counted again.` });
+          this.diagnostics.push({
+            file: 0,
+            line: -1,
+            severity: 'info',
+            message: `session ${s.id} is in this file both as spans and as log events: its calls are read from the spans; the ${s.calls.length} api_request events are not counted again.`,
+          });
           continue;
         }
         sessions.push(s);
@@ -145,7 +173,12 @@ export class OtlpCollector {
     return { sessions, diagnostics: this.diagnostics, skippedRecords: this.skipped };
   }
 
-  private traceSessions(traceId: string, byId: Map<string, Entry>, drafts: SessionDraft[], pools: Map<string, SessionDraft>): void {
+  private traceSessions(
+    traceId: string,
+    byId: Map<string, Entry>,
+    drafts: SessionDraft[],
+    pools: Map<string, SessionDraft>,
+  ): void {
     const all = [...byId.values()].sort(byStart);
     for (const server of all.filter((e) => e.role === 'server')) this.join(server, byId, all);
     const agents = all.filter((e) => e.role === 'agent');
@@ -174,7 +207,13 @@ export class OtlpCollector {
     for (const agent of agents) {
       const parentAgent = nearest(agent, byId, (e) => e.role === 'agent');
       const isOnlyRoot = parentAgent === null && traceOwnsOne;
-      const d = draft(isOnlyRoot ? traceId : `${traceId}/${agent.span.spanId}`, parentAgent ? agentDrafts.get(parentAgent)! : null, agent, drafts.length, agent.span.startNs);
+      const d = draft(
+        isOnlyRoot ? traceId : `${traceId}/${agent.span.spanId}`,
+        parentAgent ? agentDrafts.get(parentAgent)! : null,
+        agent,
+        drafts.length,
+        agent.span.startNs,
+      );
       if (parentAgent) {
         const tool = nearest(agent, byId, (e) => e.role === 'tool' || e === parentAgent);
         if (tool && tool.role === 'tool') d.parentToolCallId = toolId(tool);
@@ -243,7 +282,11 @@ export class OtlpCollector {
       const call = this.callForTool(m, members, callOf);
       if (!call) {
         countSkipped(this.skipped, 'execute_tool:before-first-call');
-        this.report(m.source, 'info', `tool span "${m.span.name}" comes before any model call of its session; it has no call to belong to and is skipped.`);
+        this.report(
+          m.source,
+          'info',
+          `tool span "${m.span.name}" comes before any model call of its session; it has no call to belong to and is skipped.`,
+        );
         continue;
       }
       call.toolCalls.push(this.tool(m, toolIds));
@@ -251,20 +294,30 @@ export class OtlpCollector {
     const agentAttrs = d.agentSpan?.span.attributes;
     const firstClient = members.find((m) => m.role === 'llm');
     const resource = d.agentSpan?.span.resource ?? firstClient?.span.resource;
-    const agentName = (agentAttrs && attrString(agentAttrs, GEN_AI.agentName)) ?? (resource && attrString(resource, 'service.name'));
+    const agentName =
+      (agentAttrs && attrString(agentAttrs, GEN_AI.agentName)) ?? (resource && attrString(resource, 'service.name'));
     const turns: UserTurn[] = [];
     const prompt = d.agentSpan ? userPrompt(d.agentSpan.span) : null;
     if (prompt !== null) {
-      turns.push({ index: 0, startMs: nanosToMs(d.agentSpan!.span.startNs), preview: clip(prompt.replace(/\s+/g, ' '), 160), source: d.agentSpan!.source });
+      turns.push({
+        index: 0,
+        startMs: nanosToMs(d.agentSpan!.span.startNs),
+        preview: clip(prompt.replace(/\s+/g, ' '), 160),
+        source: d.agentSpan!.source,
+      });
       for (const c of calls) c.turn = 0;
     }
-    const conversation = (agentAttrs && attrString(agentAttrs, GEN_AI.conversationId)) ?? (firstClient && attrString(firstClient.span.attributes, GEN_AI.conversationId));
+    const conversation =
+      (agentAttrs && attrString(agentAttrs, GEN_AI.conversationId)) ??
+      (firstClient && attrString(firstClient.span.attributes, GEN_AI.conversationId));
     const session: Session = {
       id: d.id,
       parentId: d.parent?.id ?? null,
       parentToolCallId: d.parentToolCallId,
       role: d.parent ? 'subagent' : 'main',
-      agent: agentName ? { name: agentName, version: (resource && attrString(resource, 'service.version')) ?? null } : null,
+      agent: agentName
+        ? { name: agentName, version: (resource && attrString(resource, 'service.version')) ?? null }
+        : null,
       model: mostUsedModel(calls),
       cwd: null,
       title: null,
@@ -273,8 +326,17 @@ export class OtlpCollector {
       compactions: [],
     };
     if (conversation && !d.parent && d.agentSpan) this.conversationOf.set(session, conversation);
-    const parentConversation = d.parent?.agentSpan ? attrString(d.parent.agentSpan.span.attributes, GEN_AI.conversationId) : null;
-    if (conversation && d.parent && agentAttrs && attrString(agentAttrs, GEN_AI.conversationId) === conversation && conversation !== parentConversation) this.ownConversation.set(session, conversation);
+    const parentConversation = d.parent?.agentSpan
+      ? attrString(d.parent.agentSpan.span.attributes, GEN_AI.conversationId)
+      : null;
+    if (
+      conversation &&
+      d.parent &&
+      agentAttrs &&
+      attrString(agentAttrs, GEN_AI.conversationId) === conversation &&
+      conversation !== parentConversation
+    )
+      this.ownConversation.set(session, conversation);
     return session;
   }
 
@@ -332,15 +394,25 @@ export class OtlpCollector {
       if (tokens.input === null && served.input !== null) {
         tokens.input = served.input;
         if (tokens.cached !== null && tokens.cached <= served.input) tokens.appended = served.input - tokens.cached;
-      } else if (tokens.input !== null && served.input !== null && tokens.input !== served.input && !own.exclusiveInput) {
-        this.report(m.source, 'info', `agent span reports ${tokens.input} input tokens, its vLLM span ${served.input} (another tokenizer or chat template); the agent's figure is kept.`);
+      } else if (
+        tokens.input !== null &&
+        served.input !== null &&
+        tokens.input !== served.input &&
+        !own.exclusiveInput
+      ) {
+        this.report(
+          m.source,
+          'info',
+          `agent span reports ${tokens.input} input tokens, its vLLM span ${served.input} (another tokenizer or chat template); the agent's figure is kept.`,
+        );
       }
       if (tokens.output === null) tokens.output = served.output;
     }
     let timing = null;
     if (server) {
       const t = serverTiming(server.span.attributes);
-      if (t.negativeKeys.length > 0) this.report(server.source, 'warning', `negative latency in ${t.negativeKeys.join(', ')}; read as unknown.`);
+      if (t.negativeKeys.length > 0)
+        this.report(server.source, 'warning', `negative latency in ${t.negativeKeys.join(', ')}; read as unknown.`);
       timing = t.timing;
     }
     const a = m.span.attributes;
@@ -364,7 +436,12 @@ export class OtlpCollector {
 
   private tokensOf(e: Entry): SpanTokens {
     const t = spanTokens(e.span.attributes);
-    if (t.badKeys.length > 0) this.report(e.source, 'warning', `${t.badKeys.join(', ')} is not a whole token count ≥ 0 below 2^53; read as unknown.`);
+    if (t.badKeys.length > 0)
+      this.report(
+        e.source,
+        'warning',
+        `${t.badKeys.join(', ')} is not a whole token count ≥ 0 below 2^53; read as unknown.`,
+      );
     if (t.exclusiveInput) this.exclusive.add(e);
     return t;
   }
@@ -411,11 +488,11 @@ export class OtlpCollector {
     const logs = this.skipped['resourceLogs'] ?? 0;
     const message =
       this.spanCount === 0 && logs > 0
-        ? 'The OTLP file contains log records but no spans, and none of the records is an agent event this reader knows (Claude Code\'s claude_code.*, Codex\'s codex.*), so there are no LLM calls to show.'
+        ? "The OTLP file contains log records but no spans, and none of the records is an agent event this reader knows (Claude Code's claude_code.*, Codex's codex.*), so there are no LLM calls to show."
         : this.spanCount === 0
-        ? 'The OTLP file contains no spans, so there are no LLM calls to show.'
-        : `No GenAI spans found: ${this.spanCount} span${this.spanCount === 1 ? ' was' : 's were'} read, none with gen_ai.* attributes ` +
-          '(gen_ai.operation.name, gen_ai.usage.input_tokens, vLLM gen_ai.latency.*), so the trace has no LLM calls to show.';
+          ? 'The OTLP file contains no spans, so there are no LLM calls to show.'
+          : `No GenAI spans found: ${this.spanCount} span${this.spanCount === 1 ? ' was' : 's were'} read, none with gen_ai.* attributes ` +
+            '(gen_ai.operation.name, gen_ai.usage.input_tokens, vLLM gen_ai.latency.*), so the trace has no LLM calls to show.';
     this.diagnostics.push({ file: 0, line: -1, severity: 'warning', message });
   }
 
@@ -444,7 +521,13 @@ function eventNameOf(record: OtlpLogRecord): string {
   return record.names.filter((n) => !/\s/.test(n)).sort((a, b) => b.length - a.length)[0] ?? 'unnamed';
 }
 
-function draft(id: string, parent: SessionDraft | null, agentSpan: Entry | null, order: number, anchorNs: bigint | null): SessionDraft {
+function draft(
+  id: string,
+  parent: SessionDraft | null,
+  agentSpan: Entry | null,
+  order: number,
+  anchorNs: bigint | null,
+): SessionDraft {
   return { id, parent, agentSpan, parentToolCallId: null, members: [], anchorNs, order };
 }
 
@@ -490,9 +573,14 @@ function userPrompt(s: OtlpSpan): string | null {
   const raw = s.attributes.get('gen_ai.input.messages');
   const messages = typeof raw === 'string' ? parseJsonArray(raw) : Array.isArray(raw) ? raw : null;
   for (const m of messages ?? []) {
-    if (typeof m !== 'object' || m === null || Array.isArray(m) || (m as Record<string, unknown>)['role'] !== 'user') continue;
+    if (typeof m !== 'object' || m === null || Array.isArray(m) || (m as Record<string, unknown>)['role'] !== 'user')
+      continue;
     const parts = (m as Record<string, unknown>)['parts'];
-    const texts = Array.isArray(parts) ? parts.map((p) => (typeof p === 'object' && p !== null ? (p as Record<string, unknown>)['content'] : null)).filter((t): t is string => typeof t === 'string') : [];
+    const texts = Array.isArray(parts)
+      ? parts
+          .map((p) => (typeof p === 'object' && p !== null ? (p as Record<string, unknown>)['content'] : null))
+          .filter((t): t is string => typeof t === 'string')
+      : [];
     if (texts.length > 0) return texts.join('\n');
   }
   return null;

@@ -13,6 +13,7 @@ export const sweAgentFormat: FormatDefinition = {
     'No cache data: cached and appended tokens are unknown.',
   ],
   // docs/design/formats.md §10 rule 1: "trajectory" + "info" (+ "history"); ATIF also has steps, never "trajectory".
-  matchesDocument: (v) => isObject(v) && Array.isArray(v['trajectory']) && isObject(v['info']) && !('schema_version' in v),
+  matchesDocument: (v) =>
+    isObject(v) && Array.isArray(v['trajectory']) && isObject(v['info']) && !('schema_version' in v),
   readDocument: readSweAgentDocument,
 };

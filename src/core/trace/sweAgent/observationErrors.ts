@@ -26,7 +26,13 @@ const EDIT_REJECTED = /^Your proposed edit has introduced new syntax error\(s\)/
  * SWE-agent's own tools (tools/windowed, tools/search, windowed_edit_*) print these as the
  * first line when they refuse to run: usage, bad arguments, nothing open, missing paths.
  */
-const TOOL_USAGE = [/^Usage: /, /^Error: /, /^No file open(?:ed)?\. /, /^File .+ not found\.?$/, /^Directory .+ not found$/];
+const TOOL_USAGE = [
+  /^Usage: /,
+  /^Error: /,
+  /^No file open(?:ed)?\. /,
+  /^File .+ not found\.?$/,
+  /^Directory .+ not found$/,
+];
 /** The shell's own message: `bash: foo: command not found`, `/bin/sh: line 1: foo: command not found`. */
 const COMMAND_NOT_FOUND = /^(?:\/(?:usr\/)?bin\/)?(?:ba|da|z)?sh: (?:line \d+: )?[^\n]+: command not found$/m;
 /** A program naming a missing path on the first line: `cat: x: No such file or directory`, `python: can't open file …`. */
@@ -57,14 +63,31 @@ function lastLine(text: string): string {
 }
 
 /** SWE-agent's own commands, whose refusals start with `Usage:` / `Error:` (a user script's `Error:` line is not a failure). */
-export const SWE_AGENT_TOOLS = new Set(['open', 'goto', 'create', 'edit', 'insert', 'scroll_up', 'scroll_down', 'search_file', 'search_dir', 'find_file', 'str_replace_editor', 'filemap', 'submit']);
+export const SWE_AGENT_TOOLS = new Set([
+  'open',
+  'goto',
+  'create',
+  'edit',
+  'insert',
+  'scroll_up',
+  'scroll_down',
+  'search_file',
+  'search_dir',
+  'find_file',
+  'str_replace_editor',
+  'filemap',
+  'submit',
+]);
 
 /**
  * The rule a tool output breaks, or null for a success; `exitCode` when the text states
  * one. `agentTool`: the output is from one of the agent's own commands (SWE_AGENT_TOOLS),
  * whose usage and argument errors are recognised too.
  */
-export function outputFailure(text: string, agentTool = false): { rule: OutputFailure; exitCode: number | null } | null {
+export function outputFailure(
+  text: string,
+  agentTool = false,
+): { rule: OutputFailure; exitCode: number | null } | null {
   const head = text.trimStart();
   const first = firstLine(text);
   const exit = EXIT_CODE.exec(head);
@@ -77,7 +100,8 @@ export function outputFailure(text: string, agentTool = false): { rule: OutputFa
   if (agentTool && TOOL_USAGE.some((re) => re.test(first))) return { rule: 'tool-usage', exitCode: null };
   if (COMMAND_NOT_FOUND.test(text.replace(/\r/g, ''))) return { rule: 'command-not-found', exitCode: null };
   if (NO_SUCH_FILE.test(first)) return { rule: 'no-such-file', exitCode: null };
-  if (text.includes('Traceback (most recent call last):') && EXCEPTION_LINE.test(lastLine(text))) return { rule: 'python-traceback', exitCode: null };
+  if (text.includes('Traceback (most recent call last):') && EXCEPTION_LINE.test(lastLine(text)))
+    return { rule: 'python-traceback', exitCode: null };
   return null;
 }
 

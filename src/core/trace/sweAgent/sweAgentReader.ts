@@ -1,5 +1,18 @@
 import type { JsonDocument } from '../formatDefinition';
-import { arr, clip, contentText, count, emptyRecord, firstLine, isObject, nonNegative, num, obj, parseArguments, str } from '../json';
+import {
+  arr,
+  clip,
+  contentText,
+  count,
+  emptyRecord,
+  firstLine,
+  isObject,
+  nonNegative,
+  num,
+  obj,
+  parseArguments,
+  str,
+} from '../json';
 import type { JsonObject } from '../json';
 import { unknownTokens } from '../model';
 import type { Diagnostic, LlmCall, ReportedTotals, Session, ToolCall, UserTurn } from '../model';
@@ -44,7 +57,16 @@ export function readSweAgentDocument(doc: JsonDocument): ReaderResult {
   const model = modelConfig ? str(modelConfig['name']) : null;
 
   const task = taskMessage(arr(root['history']) ?? []);
-  const turns: UserTurn[] = task ? [{ index: 0, startMs: null, preview: clip(issueText(task.text).replace(/\s+/g, ' ').trim(), PREVIEW_MAX), source: doc.locate(['history', task.index]) }] : [];
+  const turns: UserTurn[] = task
+    ? [
+        {
+          index: 0,
+          startMs: null,
+          preview: clip(issueText(task.text).replace(/\s+/g, ' ').trim(), PREVIEW_MAX),
+          source: doc.locate(['history', task.index]),
+        },
+      ]
+    : [];
   const toolIds = toolCallIds(arr(root['history']) ?? [], steps);
 
   const calls: LlmCall[] = [];
@@ -80,7 +102,12 @@ export function readSweAgentDocument(doc: JsonDocument): ReaderResult {
   const reportedTotals = stats ? totalsOf(stats) : null;
   // Demonstrations and replays write model_stats with every figure 0 although steps ran:
   // nothing was recorded, which is not the same as zero tokens.
-  if (reportedTotals && reportedTotals.input === 0 && reportedTotals.output === 0 && (calls.length > 0 || (reportedTotals.llmCalls ?? 0) > 0)) {
+  if (
+    reportedTotals &&
+    reportedTotals.input === 0 &&
+    reportedTotals.output === 0 &&
+    (calls.length > 0 || (reportedTotals.llmCalls ?? 0) > 0)
+  ) {
     const apiCalls = reportedTotals.llmCalls ?? 0;
     note(
       ['info', 'model_stats'],
@@ -152,10 +179,13 @@ function issueText(text: string): string {
  * used only when its `action` is the step's action, so a shifted history gives none.
  */
 function toolCallIds(history: unknown[], steps: unknown[]): (string | null)[] {
-  const turns = history.filter((h): h is JsonObject => isObject(h) && h['role'] === 'assistant' && h['is_demo'] !== true);
+  const turns = history.filter(
+    (h): h is JsonObject => isObject(h) && h['role'] === 'assistant' && h['is_demo'] !== true,
+  );
   return steps.map((step, i) => {
     const turn = turns[i];
-    if (!turn || !isObject(step) || (str(turn['action']) ?? '').trim() !== (str(step['action']) ?? '').trim()) return null;
+    if (!turn || !isObject(step) || (str(turn['action']) ?? '').trim() !== (str(step['action']) ?? '').trim())
+      return null;
     const first = (arr(turn['tool_calls']) ?? []).find(isObject);
     return first ? str(first['id']) : null;
   });
@@ -170,11 +200,20 @@ interface StepState {
 function stepState(value: unknown): StepState {
   const state = parseArguments(value);
   const openFile = state ? str(state['open_file']) : null;
-  return { openFile: openFile === null || openFile === 'n/a' || openFile === '' ? null : openFile, workingDir: state ? str(state['working_dir']) : null };
+  return {
+    openFile: openFile === null || openFile === 'n/a' || openFile === '' ? null : openFile,
+    workingDir: state ? str(state['working_dir']) : null,
+  };
 }
 
 /** The step's action as a tool call, or null when the step ran nothing (an empty action). */
-function actionTool(step: JsonObject, i: number, state: StepState, id: string | null, doc: JsonDocument): ToolCall | null {
+function actionTool(
+  step: JsonObject,
+  i: number,
+  state: StepState,
+  id: string | null,
+  doc: JsonDocument,
+): ToolCall | null {
   const action = (str(step['action']) ?? '').trim();
   if (action === '') return null;
   const words = action.split(/\s+/);

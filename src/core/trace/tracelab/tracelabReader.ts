@@ -65,7 +65,15 @@ export class TraceLabReader implements RecordReader {
     }
     let session = this.sessions.get(sessionId);
     if (!session) {
-      session = { id: sessionId, provider: null, project: null, cwd: null, entries: [], callIds: new Set(), toolIds: new Set() };
+      session = {
+        id: sessionId,
+        provider: null,
+        project: null,
+        cwd: null,
+        entries: [],
+        callIds: new Set(),
+        toolIds: new Set(),
+      };
       this.sessions.set(sessionId, session);
     }
     session.provider ??= str(value['provider']);
@@ -94,17 +102,26 @@ export class TraceLabReader implements RecordReader {
       source,
     };
     const first = str(value['first_input_event_type']) ?? events.firstInput;
-    session.entries.push({ call, roundIndex, order, turnStartMs: first === 'user_message' ? (events.userMessageMs ?? events.startMs) : undefined });
+    session.entries.push({
+      call,
+      roundIndex,
+      order,
+      turnStartMs: first === 'user_message' ? (events.userMessageMs ?? events.startMs) : undefined,
+    });
   }
 
   finish(): ReaderResult {
     const sessions: Session[] = [];
     for (const s of this.sessions.values()) {
-      s.entries.sort((a, b) => (a.roundIndex ?? Number.MAX_SAFE_INTEGER) - (b.roundIndex ?? Number.MAX_SAFE_INTEGER) || a.order - b.order);
+      s.entries.sort(
+        (a, b) =>
+          (a.roundIndex ?? Number.MAX_SAFE_INTEGER) - (b.roundIndex ?? Number.MAX_SAFE_INTEGER) || a.order - b.order,
+      );
       const turns: UserTurn[] = [];
       const calls = s.entries.map((entry, index) => {
         const call = entry.call;
-        if (entry.turnStartMs !== undefined) turns.push({ index: turns.length, startMs: entry.turnStartMs, preview: '', source: call.source });
+        if (entry.turnStartMs !== undefined)
+          turns.push({ index: turns.length, startMs: entry.turnStartMs, preview: '', source: call.source });
         call.index = index;
         call.turn = turns.length > 0 ? turns.length - 1 : null;
         return call;
@@ -129,7 +146,11 @@ export class TraceLabReader implements RecordReader {
   private tokens(value: JsonObject, callId: string, source: SourceRef): CallTokens {
     let input = count(value['input_tokens_total']);
     if (input === 0) {
-      this.warn(source, `round ${callId} reports 0 input tokens: TraceLab writes 0 when the agent logged no usage, so its tokens are read as unknown.`, 'info');
+      this.warn(
+        source,
+        `round ${callId} reports 0 input tokens: TraceLab writes 0 when the agent logged no usage, so its tokens are read as unknown.`,
+        'info',
+      );
       return unknownTokens();
     }
     let cached = count(value['prefix_tokens']);
@@ -139,7 +160,10 @@ export class TraceLabReader implements RecordReader {
     else if (appended === null && input !== null && cached !== null && input >= cached) appended = input - cached;
     else if (cached === null && input !== null && appended !== null && input >= appended) cached = input - appended;
     else if (input !== null && cached !== null && appended !== null && input !== cached + appended) {
-      this.warn(source, `round ${callId}: input_tokens_total (${input}) is not prefix_tokens + newly_append_tokens (${cached} + ${appended}).`);
+      this.warn(
+        source,
+        `round ${callId}: input_tokens_total (${input}) is not prefix_tokens + newly_append_tokens (${cached} + ${appended}).`,
+      );
     }
     return {
       input,
@@ -172,7 +196,10 @@ export class TraceLabReader implements RecordReader {
         command,
         startMs,
         endMs,
-        durationMs: nonNegative(raw['tool_internal_latency_ms']) ?? nonNegative(raw['tool_wall_latency_ms']) ?? (startMs !== null && endMs !== null && endMs >= startMs ? endMs - startMs : null),
+        durationMs:
+          nonNegative(raw['tool_internal_latency_ms']) ??
+          nonNegative(raw['tool_wall_latency_ms']) ??
+          (startMs !== null && endMs !== null && endMs >= startMs ? endMs - startMs : null),
         isError,
         errorText: null,
         exitCode: null,
@@ -191,7 +218,12 @@ export class TraceLabReader implements RecordReader {
 }
 
 /** What the round's timing events say: its span, its first input and its user message. */
-function timingEvents(value: unknown): { startMs: number | null; endMs: number | null; firstInput: string | null; userMessageMs: number | null } {
+function timingEvents(value: unknown): {
+  startMs: number | null;
+  endMs: number | null;
+  firstInput: string | null;
+  userMessageMs: number | null;
+} {
   let startMs: number | null = null;
   let lastMs: number | null = null;
   let usageMs: number | null = null;
@@ -241,6 +273,7 @@ function commandText(value: unknown): string | null {
   const argv = arr(value);
   if (!argv || argv.length === 0 || !argv.every((a) => typeof a === 'string')) return null;
   const parts = argv as string[];
-  if (parts.length === 3 && /(?:^|\/)(?:ba|z)?sh$/.test(parts[0]!) && (parts[1] === '-lc' || parts[1] === '-c')) return parts[2]!;
+  if (parts.length === 3 && /(?:^|\/)(?:ba|z)?sh$/.test(parts[0]!) && (parts[1] === '-lc' || parts[1] === '-c'))
+    return parts[2]!;
   return parts.join(' ');
 }

@@ -17,7 +17,12 @@ const ERROR_QUOTE_MAX = 200;
 export function isBenchResult(v: unknown): v is JsonObject {
   if (!isObject(v)) return false;
   if (Array.isArray(v['input_lens']) && Array.isArray(v['ttfts'])) return true;
-  return typeof v['duration'] === 'number' && typeof v['completed'] === 'number' && 'total_input_tokens' in v && 'request_throughput' in v;
+  return (
+    typeof v['duration'] === 'number' &&
+    typeof v['completed'] === 'number' &&
+    'total_input_tokens' in v &&
+    'request_throughput' in v
+  );
 }
 
 /** Where a JSON path of one result is: a document's own lines, or the one line of a JSON Lines record. */
@@ -31,7 +36,12 @@ type Locate = (path: JsonPath) => SourceRef;
  * (errors[i] not empty) keeps its input; vLLM writes 0 for its output and times, which
  * mean "not measured", so they stay null. The aggregates go to `reportedTotals`.
  */
-export function readBenchResult(result: JsonObject, locate: Locate, ordinal: number, diagnostics: Diagnostic[]): Session {
+export function readBenchResult(
+  result: JsonObject,
+  locate: Locate,
+  ordinal: number,
+  diagnostics: Diagnostic[],
+): Session {
   const note = (path: JsonPath, severity: Diagnostic['severity'], message: string): void => {
     const at = locate(path);
     diagnostics.push({ file: at.file, line: at.line, severity, message });
@@ -41,12 +51,21 @@ export function readBenchResult(result: JsonObject, locate: Locate, ordinal: num
   const inputLens = arr(result['input_lens']);
   const calls: LlmCall[] = [];
   if (!inputLens) {
-    note([], 'info', 'This vllm bench result has no per-request data (it was saved without --save-detailed): only its aggregates are shown.');
+    note(
+      [],
+      'info',
+      'This vllm bench result has no per-request data (it was saved without --save-detailed): only its aggregates are shown.',
+    );
   } else {
     const n = inputLens.length;
     const column = (key: ParallelKey): unknown[] | null => {
       const values = arr(result[key]);
-      if (values && values.length !== n) note([key], 'warning', `"${key}" has ${values.length} entries for ${n} requests; the missing ones are unknown.`);
+      if (values && values.length !== n)
+        note(
+          [key],
+          'warning',
+          `"${key}" has ${values.length} entries for ${n} requests; the missing ones are unknown.`,
+        );
       return values;
     };
     const outputs = column('output_lens');
@@ -65,9 +84,12 @@ export function readBenchResult(result: JsonObject, locate: Locate, ordinal: num
       if (isFailed) failed.push(i);
       const ttftS = isFailed ? null : nonNegative(ttfts?.[i]);
       const gaps = isFailed ? null : arr(itls?.[i]);
-      const decodeS = gaps && gaps.every((g) => nonNegative(g) !== null) ? gaps.reduce<number>((a, g) => a + (g as number), 0) : null;
+      const decodeS =
+        gaps && gaps.every((g) => nonNegative(g) !== null) ? gaps.reduce<number>((a, g) => a + (g as number), 0) : null;
       // Older results have no latencies: a streamed request's latency is TTFT + Σ ITL.
-      const latencyS = isFailed ? null : (nonNegative(latencies?.[i]) ?? (ttftS !== null && decodeS !== null ? ttftS + decodeS : null));
+      const latencyS = isFailed
+        ? null
+        : (nonNegative(latencies?.[i]) ?? (ttftS !== null && decodeS !== null ? ttftS + decodeS : null));
       const start = num(starts?.[i]);
       const startMs = start !== null && origin !== null ? (start - origin) * 1000 : null;
       const input = count(inputLens[i]);
@@ -78,7 +100,14 @@ export function readBenchResult(result: JsonObject, locate: Locate, ordinal: num
         model,
         startMs,
         endMs: startMs !== null && latencyS !== null ? startMs + latencyS * 1000 : null,
-        tokens: { input, cached: null, appended: null, cacheWrite: null, output: isFailed ? null : count(outputs?.[i]), reasoningOutput: null },
+        tokens: {
+          input,
+          cached: null,
+          appended: null,
+          cacheWrite: null,
+          output: isFailed ? null : count(outputs?.[i]),
+          reasoningOutput: null,
+        },
         server: { queueMs: null, ttftMs: ms(ttftS), prefillMs: null, decodeMs: ms(decodeS), e2eMs: ms(latencyS) },
         blocks: null,
         toolCalls: [],
@@ -151,7 +180,12 @@ export function readBenchDocument(doc: JsonDocument): ReaderResult {
   const diagnostics: Diagnostic[] = [];
   if (!isBenchResult(doc.value)) {
     const at = doc.locate([]);
-    diagnostics.push({ file: at.file, line: at.line, severity: 'error', message: 'Not a vllm bench result: no "input_lens"/"ttfts" arrays and no benchmark aggregates.' });
+    diagnostics.push({
+      file: at.file,
+      line: at.line,
+      severity: 'error',
+      message: 'Not a vllm bench result: no "input_lens"/"ttfts" arrays and no benchmark aggregates.',
+    });
     return { sessions: [], diagnostics, skippedRecords: {} };
   }
   return { sessions: [readBenchResult(doc.value, doc.locate, 0, diagnostics)], diagnostics, skippedRecords: {} };

@@ -2,7 +2,17 @@ import type { JsonDocument, JsonPath } from '../formatDefinition';
 import { arr, clip, count, emptyRecord, firstArgument, isObject, num, obj, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
-import type { CallTokens, Diagnostic, LlmCall, OtherInputs, Session, SessionEvent, SourceRef, ToolCall, UserTurn } from '../model';
+import type {
+  CallTokens,
+  Diagnostic,
+  LlmCall,
+  OtherInputs,
+  Session,
+  SessionEvent,
+  SourceRef,
+  ToolCall,
+  UserTurn,
+} from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
@@ -34,10 +44,15 @@ import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
 /** True when the value is a VS Code chat session (store or export): `requests` of `{message, …}` and a Copilot marker. */
 export function isChatSession(value: unknown): value is JsonObject {
   if (!isObject(value) || !Array.isArray(value['requests'])) return false;
-  const marked = typeof value['responderUsername'] === 'string' || typeof value['requesterUsername'] === 'string' || (value['version'] === 3 && typeof value['sessionId'] === 'string');
+  const marked =
+    typeof value['responderUsername'] === 'string' ||
+    typeof value['requesterUsername'] === 'string' ||
+    (value['version'] === 3 && typeof value['sessionId'] === 'string');
   if (!marked) return false;
   const requests = value['requests'].slice(0, 20);
-  return requests.every((r) => isObject(r) && 'message' in r && ('requestId' in r || 'response' in r || 'timestamp' in r));
+  return requests.every(
+    (r) => isObject(r) && 'message' in r && ('requestId' in r || 'response' in r || 'timestamp' in r),
+  );
 }
 
 /** True for a line of the operation log (`{"kind": 0..3, …}`). */
@@ -50,7 +65,13 @@ export function isChatLogEntry(value: unknown): boolean {
 
 /** The log's first line: it names the format. */
 export function isChatLogHeader(value: unknown): boolean {
-  return isObject(value) && value['kind'] === 0 && isObject(value['v']) && Array.isArray((value['v'] as JsonObject)['requests']) && typeof (value['v'] as JsonObject)['version'] === 'number';
+  return (
+    isObject(value) &&
+    value['kind'] === 0 &&
+    isObject(value['v']) &&
+    Array.isArray((value['v'] as JsonObject)['requests']) &&
+    typeof (value['v'] as JsonObject)['version'] === 'number'
+  );
 }
 
 type Locate = (path: JsonPath) => SourceRef;
@@ -72,7 +93,14 @@ function roundUsage(u: JsonObject | null): CallTokens | null {
   const output = count(u['completion_tokens']);
   if (input === null && output === null) return null;
   const cached = count(obj(u['prompt_tokens_details'])?.['cached_tokens']);
-  return { input, cached, appended: input !== null && cached !== null && cached <= input ? input - cached : null, cacheWrite: null, output, reasoningOutput: count(obj(u['completion_tokens_details'])?.['reasoning_tokens']) };
+  return {
+    input,
+    cached,
+    appended: input !== null && cached !== null && cached <= input ? input - cached : null,
+    cacheWrite: null,
+    output,
+    reasoningOutput: count(obj(u['completion_tokens_details'])?.['reasoning_tokens']),
+  };
 }
 
 /** A request's usage of its last model call: the extension's metadata, VS Code's `usage`, or a `usage` response part. */
@@ -95,7 +123,13 @@ function requestUsage(r: JsonObject): { input: number | null; output: number | n
 }
 
 /** Reads one session object (the store's, the export's, or the log replayed). */
-export function readChatSession(value: JsonObject, locate: Locate, fileKey: string, diagnostics: Diagnostic[], skipped: Record<string, number>): Session {
+export function readChatSession(
+  value: JsonObject,
+  locate: Locate,
+  fileKey: string,
+  diagnostics: Diagnostic[],
+  skipped: Record<string, number>,
+): Session {
   const requests = arr(value['requests']) ?? [];
   const calls: LlmCall[] = [];
   const turns: UserTurn[] = [];
@@ -114,7 +148,12 @@ export function readChatSession(value: JsonObject, locate: Locate, fileKey: stri
     const startMs = num(r['timestamp']);
     const message = obj(r['message']);
     const prompt = str(message?.['text']) ?? str(r['message']) ?? '';
-    turns.push({ index: turns.length, startMs, preview: clip(prompt.trim().replace(/\s+/g, ' '), PREVIEW_MAX), source });
+    turns.push({
+      index: turns.length,
+      startMs,
+      preview: clip(prompt.trim().replace(/\s+/g, ' '), PREVIEW_MAX),
+      source,
+    });
     const turn = turns.length - 1;
     const agent = obj(r['agent']);
     version ??= str(agent?.['extensionVersion']);
@@ -127,14 +166,26 @@ export function readChatSession(value: JsonObject, locate: Locate, fileKey: stri
     const errorText = str(error?.['message']);
     const requestModel = modelName(str(md?.['resolvedModel']) ?? str(r['modelId']));
     const rounds = (arr(md?.['toolCallRounds']) ?? []).filter(isObject);
-    const invocations = (arr(r['response']) ?? []).filter((p): p is JsonObject => isObject(p) && p['kind'] === 'toolInvocationSerialized');
+    const invocations = (arr(r['response']) ?? []).filter(
+      (p): p is JsonObject => isObject(p) && p['kind'] === 'toolInvocationSerialized',
+    );
     const used = new Set<JsonObject>();
     const results = obj(md?.['toolCallResults']);
-    const answered = (arr(r['response']) ?? []).some((p) => isObject(p) && (typeof p['value'] === 'string' || p['kind'] === 'markdownContent')) && rounds.length === 0;
+    const answered =
+      (arr(r['response']) ?? []).some(
+        (p) => isObject(p) && (typeof p['value'] === 'string' || p['kind'] === 'markdownContent'),
+      ) && rounds.length === 0;
     if (errorText !== null && rounds.length === 0 && !answered) {
       // Nothing reached the model's answer: a canceled or failed request.
       if (/^cancel/i.test(errorText)) other.interruption += 1;
-      else events.push({ kind: 'api-error', beforeCall: calls.length, timeMs: startMs, text: clip(errorText, ERROR_TEXT_MAX), source });
+      else
+        events.push({
+          kind: 'api-error',
+          beforeCall: calls.length,
+          timeMs: startMs,
+          text: clip(errorText, ERROR_TEXT_MAX),
+          source,
+        });
       return;
     }
     const roundList = rounds.length > 0 ? rounds : answered || result ? [null] : [];
@@ -143,7 +194,15 @@ export function readChatSession(value: JsonObject, locate: Locate, fileKey: stri
       const last = k === roundList.length - 1;
       const at: JsonPath = round ? [...path, 'result', 'metadata', 'toolCallRounds', k] : path;
       let tokens = round ? roundUsage(obj(round['usage'])) : null;
-      if (!tokens && last && usage) tokens = { input: usage.input, cached: null, appended: null, cacheWrite: null, output: usage.output, reasoningOutput: null };
+      if (!tokens && last && usage)
+        tokens = {
+          input: usage.input,
+          cached: null,
+          appended: null,
+          cacheWrite: null,
+          output: usage.output,
+          reasoningOutput: null,
+        };
       tokens ??= unknownTokens();
       const thinking = count(obj(round?.['thinking'])?.['tokens']);
       if (thinking !== null && tokens.reasoningOutput === null) tokens.reasoningOutput = thinking;
@@ -167,11 +226,24 @@ export function readChatSession(value: JsonObject, locate: Locate, fileKey: stri
       }
       calls.push(call);
     });
-    if (errorText !== null && !/^cancel/i.test(errorText)) events.push({ kind: 'api-error', beforeCall: calls.length, timeMs: startMs !== null && elapsed !== null ? startMs + elapsed : startMs, text: clip(errorText, ERROR_TEXT_MAX), source });
+    if (errorText !== null && !/^cancel/i.test(errorText))
+      events.push({
+        kind: 'api-error',
+        beforeCall: calls.length,
+        timeMs: startMs !== null && elapsed !== null ? startMs + elapsed : startMs,
+        text: clip(errorText, ERROR_TEXT_MAX),
+        source,
+      });
     else if (errorText !== null) other.interruption += 1;
   });
   if (calls.some((c) => c.tokens.input === null) && calls.some((c) => c.tokens.input !== null)) {
-    diagnostics.push({ file: 0, line: -1, severity: 'info', message: 'VS Code records token counts for the last model call of a request only (and only in newer versions): the other calls\' tokens are unknown.' });
+    diagnostics.push({
+      file: 0,
+      line: -1,
+      severity: 'info',
+      message:
+        "VS Code records token counts for the last model call of a request only (and only in newer versions): the other calls' tokens are unknown.",
+    });
   }
   return {
     id: sessionId ?? fileKey,
@@ -196,7 +268,14 @@ export function readChatSession(value: JsonObject, locate: Locate, fileKey: stri
  * call ids, so they are paired by name and order). A terminal command's exit code comes from
  * there; a call the user denied is a failure.
  */
-function tool(c: JsonObject, path: JsonPath, invocations: JsonObject[], used: Set<JsonObject>, results: JsonObject | null, locate: Locate): ToolCall {
+function tool(
+  c: JsonObject,
+  path: JsonPath,
+  invocations: JsonObject[],
+  used: Set<JsonObject>,
+  results: JsonObject | null,
+  locate: Locate,
+): ToolCall {
   const name = str(c['name']) ?? 'tool';
   const id = str(c['id']) ?? `${name}-${path.join('.')}`;
   const args = parseArguments(c['arguments']);
@@ -253,7 +332,8 @@ function apply(state: JsonObject | null, entry: JsonObject): JsonObject | null {
   if (path.length === 0) return state;
   let at: unknown = state;
   for (const key of path.slice(0, -1)) {
-    at = isObject(at) || Array.isArray(at) ? (at as Record<string | number, unknown>)[key as string | number] : undefined;
+    at =
+      isObject(at) || Array.isArray(at) ? (at as Record<string | number, unknown>)[key as string | number] : undefined;
     if (at === undefined || at === null) return state;
   }
   const last = path[path.length - 1] as string | number;
@@ -282,11 +362,21 @@ export class ChatLogReader implements RecordReader {
   record({ value, source }: TraceRecord): void {
     if (!isChatLogEntry(value)) {
       countSkipped(this.skipped, '(not a chat log entry)');
-      this.diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: 'Not a line of VS Code\'s chat operation log ({"kind": 0–3, …}); skipped.' });
+      this.diagnostics.push({
+        file: source.file,
+        line: source.line,
+        severity: 'warning',
+        message: 'Not a line of VS Code\'s chat operation log ({"kind": 0–3, …}); skipped.',
+      });
       return;
     }
     if (value['kind'] !== 0 && this.state === null) {
-      this.diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: 'Change before the log\'s first full session line ({"kind": 0}); skipped.' });
+      this.diagnostics.push({
+        file: source.file,
+        line: source.line,
+        severity: 'warning',
+        message: 'Change before the log\'s first full session line ({"kind": 0}); skipped.',
+      });
       return;
     }
     this.first ??= source;
@@ -302,7 +392,10 @@ export class ChatLogReader implements RecordReader {
 
   finish(): ReaderResult {
     if (!this.state) return { sessions: [], diagnostics: this.diagnostics, skippedRecords: this.skipped };
-    const locate: Locate = (path) => (path[0] === 'requests' && typeof path[1] === 'number' ? (this.requestSource.get(path[1]) ?? this.first!) : this.first!);
+    const locate: Locate = (path) =>
+      path[0] === 'requests' && typeof path[1] === 'number'
+        ? (this.requestSource.get(path[1]) ?? this.first!)
+        : this.first!;
     // finish() may run more than once (snapshots of a growing file): what it adds stays out of the reader's own lists.
     const diagnostics = [...this.diagnostics];
     const skipped = { ...this.skipped };
@@ -315,6 +408,8 @@ export class ChatLogReader implements RecordReader {
 export function readChatDocument(doc: JsonDocument): ReaderResult {
   const diagnostics: Diagnostic[] = [];
   const skipped = emptyRecord<number>();
-  const sessions = isChatSession(doc.value) ? [readChatSession(doc.value, (p) => doc.locate(p), 'chat-session', diagnostics, skipped)] : [];
+  const sessions = isChatSession(doc.value)
+    ? [readChatSession(doc.value, (p) => doc.locate(p), 'chat-session', diagnostics, skipped)]
+    : [];
   return { sessions, diagnostics, skippedRecords: skipped };
 }

@@ -32,7 +32,10 @@ export function isWekaTrace(value: unknown): value is JsonObject {
   if (typeof value['block_size'] !== 'number' && typeof value['hash_id_scope'] !== 'string') return false;
   const requests = value['requests'];
   // Most of the first requests, not all: one broken request must not lose the whole trace.
-  return requests.length === 0 || mostlyOfKind(requests.slice(0, DETECT_SAMPLE), (r) => isWekaRequest(r) || isWekaSubagent(r));
+  return (
+    requests.length === 0 ||
+    mostlyOfKind(requests.slice(0, DETECT_SAMPLE), (r) => isWekaRequest(r) || isWekaSubagent(r))
+  );
 }
 
 function isWekaRequest(r: unknown): boolean {
@@ -77,7 +80,13 @@ type Locate = (path: JsonPath) => SourceRef;
  * Only full blocks are named (`len(hash_ids) = floor(in / block_size)` on every published
  * trace), so cached = hit blocks × block size ≤ input. appended = input − cached.
  */
-export function readWekaTrace(trace: JsonObject, locate: Locate, ordinal: number, diagnostics: Diagnostic[], skipped: Record<string, number>): Session[] {
+export function readWekaTrace(
+  trace: JsonObject,
+  locate: Locate,
+  ordinal: number,
+  diagnostics: Diagnostic[],
+  skipped: Record<string, number>,
+): Session[] {
   const note = (path: JsonPath, severity: Diagnostic['severity'], message: string): void => {
     const at = locate(path);
     diagnostics.push({ file: at.file, line: at.line, severity, message });
@@ -85,10 +94,19 @@ export function readWekaTrace(trace: JsonObject, locate: Locate, ordinal: number
   const id = str(trace['id']) ?? `trace-${ordinal + 1}`;
   const declared = count(trace['block_size']);
   const blockSize = declared !== null && declared > 0 ? declared : WEKA_DEFAULT_BLOCK_TOKENS;
-  if (declared === null || declared === 0) note(['block_size'], 'warning', `"block_size" should be a token count > 0, not ${JSON.stringify(trace['block_size'] ?? null)}: read as ${WEKA_DEFAULT_BLOCK_TOKENS}.`);
+  if (declared === null || declared === 0)
+    note(
+      ['block_size'],
+      'warning',
+      `"block_size" should be a token count > 0, not ${JSON.stringify(trace['block_size'] ?? null)}: read as ${WEKA_DEFAULT_BLOCK_TOKENS}.`,
+    );
   const scope = str(trace['hash_id_scope']);
   if (scope !== null && scope !== 'local') {
-    note(['hash_id_scope'], 'info', `"hash_id_scope" is "${scope}": hash ids are shared across traces, so a block this trace sends first may already be cached by another; cached tokens count only hits within this file.`);
+    note(
+      ['hash_id_scope'],
+      'info',
+      `"hash_id_scope" is "${scope}": hash ids are shared across traces, so a block this trace sends first may already be cached by another; cached tokens count only hits within this file.`,
+    );
   }
   const main = draft({ id, parentId: null, role: 'main', title: null, model: null });
   const drafts: SessionDraft[] = [main];
@@ -111,7 +129,13 @@ export function readWekaTrace(trace: JsonObject, locate: Locate, ordinal: number
   buildCalls(pending, blockSize, locate, note);
   const totals = obj(obj(trace['totals'])?.['parent_tokens']);
   if (totals) {
-    const reported: ReportedTotals = { input: count(totals['input']), output: count(totals['output']), cached: null, costUsd: null, llmCalls: null };
+    const reported: ReportedTotals = {
+      input: count(totals['input']),
+      output: count(totals['output']),
+      cached: null,
+      costUsd: null,
+      llmCalls: null,
+    };
     if (reported.input !== null || reported.output !== null) main.session.reportedTotals = reported;
   }
   return drafts.map((d) => finishSession(d));
@@ -119,7 +143,19 @@ export function readWekaTrace(trace: JsonObject, locate: Locate, ordinal: number
 
 function draft(s: Pick<Session, 'id' | 'parentId' | 'role' | 'title' | 'model'>): SessionDraft {
   return {
-    session: { id: s.id, parentId: s.parentId, parentToolCallId: null, role: s.role, agent: null, model: s.model, cwd: null, title: s.title, calls: [], turns: [], compactions: [] },
+    session: {
+      id: s.id,
+      parentId: s.parentId,
+      parentToolCallId: null,
+      role: s.role,
+      agent: null,
+      model: s.model,
+      cwd: null,
+      title: s.title,
+      calls: [],
+      turns: [],
+      compactions: [],
+    },
   };
 }
 
@@ -135,7 +171,13 @@ function readSubagent(
   const agentId = str(entry['agent_id']) ?? `subagent-${drafts.length}`;
   const kind = str(entry['subagent_type']);
   const spawnS = seconds(entry['t'], path, note);
-  const d = draft({ id: `${parent.session.id}/${agentId}`, parentId: parent.session.id, role: 'subagent', title: kind, model: null });
+  const d = draft({
+    id: `${parent.session.id}/${agentId}`,
+    parentId: parent.session.id,
+    role: 'subagent',
+    title: kind,
+    model: null,
+  });
   drafts.push(d);
   const inner = arr(entry['requests']) ?? [];
   // The first inner request decides the time base of the whole marker (see readWekaTrace).
@@ -153,13 +195,28 @@ function readSubagent(
       return;
     }
     const t = seconds(r['t'], at, note);
-    pending.push({ session: d, value: r, path: at, startS: t === null ? null : relative ? spawnS! + t : t, order: pending.length });
+    pending.push({
+      session: d,
+      value: r,
+      path: at,
+      startS: t === null ? null : relative ? spawnS! + t : t,
+      order: pending.length,
+    });
   });
 }
 
-function seconds(value: unknown, path: JsonPath, note: (path: JsonPath, severity: Diagnostic['severity'], message: string) => void): number | null {
+function seconds(
+  value: unknown,
+  path: JsonPath,
+  note: (path: JsonPath, severity: Diagnostic['severity'], message: string) => void,
+): number | null {
   const t = nonNegative(value);
-  if (t === null) note([...path, 't'], 'warning', `"t" should be seconds ≥ 0 from the conversation start, not ${JSON.stringify(value ?? null)}: start time unknown.`);
+  if (t === null)
+    note(
+      [...path, 't'],
+      'warning',
+      `"t" should be seconds ≥ 0 from the conversation start, not ${JSON.stringify(value ?? null)}: start time unknown.`,
+    );
   return t;
 }
 
@@ -169,21 +226,50 @@ function ms(s: number): number {
 }
 
 /** Turns every pending call into an LlmCall, computing ideal-cache hits over the whole trace in time order. */
-function buildCalls(pending: PendingCall[], blockSize: number, locate: Locate, note: (path: JsonPath, severity: Diagnostic['severity'], message: string) => void): void {
+function buildCalls(
+  pending: PendingCall[],
+  blockSize: number,
+  locate: Locate,
+  note: (path: JsonPath, severity: Diagnostic['severity'], message: string) => void,
+): void {
   const seen = new Set<number>();
   // Time order over the whole trace (a sub-agent's calls interleave with its parent's); unknown times keep file order, last.
-  const ordered = [...pending].sort((a, b) => (a.startS === null || b.startS === null ? (a.startS === null ? (b.startS === null ? 0 : 1) : -1) : a.startS - b.startS) || a.order - b.order);
+  const ordered = [...pending].sort(
+    (a, b) =>
+      (a.startS === null || b.startS === null
+        ? a.startS === null
+          ? b.startS === null
+            ? 0
+            : 1
+          : -1
+        : a.startS - b.startS) || a.order - b.order,
+  );
   const byPending = new Map<PendingCall, LlmCall>();
   for (const p of ordered) {
     const r = p.value;
     const input = count(r['in']);
-    if (input === null) note([...p.path, 'in'], 'warning', `"in" should be a whole token count, not ${JSON.stringify(r['in'] ?? null)}: input and cache figures unknown.`);
+    if (input === null)
+      note(
+        [...p.path, 'in'],
+        'warning',
+        `"in" should be a whole token count, not ${JSON.stringify(r['in'] ?? null)}: input and cache figures unknown.`,
+      );
     const output = count(r['out']);
-    if (output === null) note([...p.path, 'out'], 'warning', `"out" should be a whole token count, not ${JSON.stringify(r['out'] ?? null)}: output unknown.`);
+    if (output === null)
+      note(
+        [...p.path, 'out'],
+        'warning',
+        `"out" should be a whole token count, not ${JSON.stringify(r['out'] ?? null)}: output unknown.`,
+      );
     const hashes = hashIds(r['hash_ids']);
-    if (hashes === null) note([...p.path, 'hash_ids'], 'warning', '"hash_ids" should be an array of integers: cache figures unknown.');
+    if (hashes === null)
+      note([...p.path, 'hash_ids'], 'warning', '"hash_ids" should be an array of integers: cache figures unknown.');
     else if (input !== null && hashes.length > Math.floor(input / blockSize)) {
-      note([...p.path, 'hash_ids'], 'warning', `${hashes.length} hash_ids for ${input} input tokens: ${blockSize}-token blocks give at most floor(${input}/${blockSize}) = ${Math.floor(input / blockSize)} full blocks. Cached tokens are capped at the input.`);
+      note(
+        [...p.path, 'hash_ids'],
+        'warning',
+        `${hashes.length} hash_ids for ${input} input tokens: ${blockSize}-token blocks give at most floor(${input}/${blockSize}) = ${Math.floor(input / blockSize)} full blocks. Cached tokens are capped at the input.`,
+      );
     }
     let cached: number | null = null;
     if (hashes !== null) {
@@ -202,9 +288,25 @@ function buildCalls(pending: PendingCall[], blockSize: number, locate: Locate, n
       model: str(r['model']),
       startMs,
       endMs: startMs !== null && apiS !== null ? startMs + ms(apiS) : null,
-      tokens: { input, cached, appended: input !== null && cached !== null ? input - cached : null, cacheWrite: null, output, reasoningOutput: null },
+      tokens: {
+        input,
+        cached,
+        appended: input !== null && cached !== null ? input - cached : null,
+        cacheWrite: null,
+        output,
+        reasoningOutput: null,
+      },
       // The capture's own measures of the provider's API (time to first token, whole request), in the server timing's slots.
-      server: apiS !== null || ttftS !== null ? { queueMs: null, ttftMs: ttftS === null ? null : ms(ttftS), prefillMs: null, decodeMs: null, e2eMs: apiS === null ? null : ms(apiS) } : null,
+      server:
+        apiS !== null || ttftS !== null
+          ? {
+              queueMs: null,
+              ttftMs: ttftS === null ? null : ms(ttftS),
+              prefillMs: null,
+              decodeMs: null,
+              e2eMs: apiS === null ? null : ms(apiS),
+            }
+          : null,
       blocks: hashes === null ? null : { blockSizeTokens: blockSize, hashes },
       toolCalls: [],
       source: locate(p.path),
@@ -242,7 +344,12 @@ export class WekaRecordReader implements RecordReader {
   record({ value, source }: TraceRecord): void {
     if (!isWekaTrace(value)) {
       countSkipped(this.skipped, '(not a Weka trace)');
-      this.diagnostics.push({ file: source.file, line: source.line, severity: 'warning', message: 'Not a Weka trace ("requests" with hash_ids and a "block_size"); skipped.' });
+      this.diagnostics.push({
+        file: source.file,
+        line: source.line,
+        severity: 'warning',
+        message: 'Not a Weka trace ("requests" with hash_ids and a "block_size"); skipped.',
+      });
       return;
     }
     this.sessions.push(...readWekaTrace(value, () => source, this.traces++, this.diagnostics, this.skipped));
@@ -257,6 +364,8 @@ export class WekaRecordReader implements RecordReader {
 export function readWekaDocument(doc: JsonDocument): ReaderResult {
   const diagnostics: Diagnostic[] = [];
   const skipped = emptyRecord<number>();
-  const sessions = isWekaTrace(doc.value) ? readWekaTrace(doc.value, (p) => doc.locate(p), 0, diagnostics, skipped) : [];
+  const sessions = isWekaTrace(doc.value)
+    ? readWekaTrace(doc.value, (p) => doc.locate(p), 0, diagnostics, skipped)
+    : [];
   return { sessions, diagnostics, skippedRecords: skipped };
 }

@@ -22,16 +22,22 @@ describe('retry loops on hand-built sessions', () => {
     const r = findRetryLoops(s);
     assert.equal(r.loops.length, 1);
     const l = r.loops[0]!;
-    assert.deepEqual([l.tool, l.target, l.attempts.length, l.firstCall, l.lastCall, l.callsSpanned, l.escaped, l.escapeCall], ['Edit', 'a.ts', 3, 0, 3, 4, true, 4]);
+    assert.deepEqual(
+      [l.tool, l.target, l.attempts.length, l.firstCall, l.lastCall, l.callsSpanned, l.escaped, l.escapeCall],
+      ['Edit', 'a.ts', 3, 0, 3, 4, true, 4],
+    );
     // Outputs 10 + 20 + 40 plus 3 × 100 error tokens.
     assert.equal(l.wastedTokens, 370);
     // Each error is re-read by the later calls: c0 by 5, c1 by 4, c3 by 2 → (5 + 4 + 2) × 100.
     assert.equal(l.carryForwardTokens, 1100);
-    assert.deepEqual(r.failing.map((f) => [f.callIndex, f.failureOrdinal, f.loopIndex, f.laterCalls, f.carryForwardTokens]), [
-      [0, 1, 0, 5, 500],
-      [1, 2, 0, 4, 400],
-      [3, 3, 0, 2, 200],
-    ]);
+    assert.deepEqual(
+      r.failing.map((f) => [f.callIndex, f.failureOrdinal, f.loopIndex, f.laterCalls, f.carryForwardTokens]),
+      [
+        [0, 1, 0, 5, 500],
+        [1, 2, 0, 4, 400],
+        [3, 3, 0, 2, 200],
+      ],
+    );
     // 3 of 6 calls made attempts.
     assert.equal(r.callsInLoops, 3);
     assert.equal(loopSentence(r, 6), "50% of this session's calls were spent in 1 retry loop");
@@ -45,7 +51,10 @@ describe('retry loops on hand-built sessions', () => {
       .call({ output: 1 }, [ok('Bash', { command: 'ls' })]) // another command's success does not end it
       .build();
     const r = findRetryLoops(s);
-    assert.deepEqual(r.loops.map((l) => [l.tool, l.target, l.attempts.length, l.escaped, l.escapeCall]), [['Bash', 'npm test', 3, false, null]]);
+    assert.deepEqual(
+      r.loops.map((l) => [l.tool, l.target, l.attempts.length, l.escaped, l.escapeCall]),
+      [['Bash', 'npm test', 3, false, null]],
+    );
   });
 
   it('a success on the target breaks the run: 2 + 2 failures are no loop at 3 attempts', () => {
@@ -58,7 +67,10 @@ describe('retry loops on hand-built sessions', () => {
       .build();
     const r = findRetryLoops(s);
     assert.deepEqual(r.loops, []);
-    assert.deepEqual(r.failing.map((f) => f.failureOrdinal), [1, 2, 1, 2]);
+    assert.deepEqual(
+      r.failing.map((f) => f.failureOrdinal),
+      [1, 2, 1, 2],
+    );
   });
 
   it('different files are different targets; the minimum is a setting', () => {
@@ -69,7 +81,10 @@ describe('retry loops on hand-built sessions', () => {
       .build();
     assert.deepEqual(findRetryLoops(s).loops, []);
     const two = findRetryLoops(s, 2);
-    assert.deepEqual(two.loops.map((l) => [l.target, l.attempts.length, l.callsSpanned]), [['a.ts', 2, 3]]);
+    assert.deepEqual(
+      two.loops.map((l) => [l.target, l.attempts.length, l.callsSpanned]),
+      [['a.ts', 2, 3]],
+    );
   });
 
   it('near-duplicate commit attempts (other message, --no-verify) are one loop; other test files are not', () => {
@@ -82,30 +97,47 @@ describe('retry loops on hand-built sessions', () => {
       .call({}, [failed('Bash', { command: "git add -A && git commit --no-verify -m 'feat: b'" })])
       .call({}, [failed('Bash', { command: 'git add -A && git commit -m "feat: c" --quiet' })])
       .build();
-    assert.deepEqual(findRetryLoops(s).loops.map((l) => [l.target, l.attempts.length]), [['git add && git commit', 3]]);
+    assert.deepEqual(
+      findRetryLoops(s).loops.map((l) => [l.target, l.attempts.length]),
+      [['git add && git commit', 3]],
+    );
   });
 
   it('user rejections and sibling errors are listed as failures but never count as attempts', () => {
     const s = new SessionBuilder()
-      .call({}, [failed('Edit', { targetFile: 'a.ts', errorText: "The user doesn't want to proceed with this tool use." })])
+      .call({}, [
+        failed('Edit', { targetFile: 'a.ts', errorText: "The user doesn't want to proceed with this tool use." }),
+      ])
       .call({}, [failed('Edit', { targetFile: 'a.ts', errorText: 'Sibling tool call errored' })])
       .call({}, [failed('Edit', { targetFile: 'a.ts' })])
       .call({}, [failed('Edit', { targetFile: 'a.ts' })])
       .build();
     const r = findRetryLoops(s);
     assert.deepEqual(r.loops, []);
-    assert.deepEqual(r.failing.map((f) => [f.collateral, f.failureOrdinal]), [
-      [true, 0],
-      [true, 0],
-      [false, 1],
-      [false, 2],
-    ]);
+    assert.deepEqual(
+      r.failing.map((f) => [f.collateral, f.failureOrdinal]),
+      [
+        [true, 0],
+        [true, 0],
+        [false, 1],
+        [false, 2],
+      ],
+    );
   });
 
   it('a compaction ends how long an error is carried forward', () => {
     // c0 fails; a compaction comes before c2, so only c1 re-reads the error: 1 × 100.
-    const s = new SessionBuilder().call({}, [failed('Edit', { targetFile: 'a.ts' })]).call({}).compaction().call({}).call({}).build();
-    assert.deepEqual(findRetryLoops(s).failing.map((f) => [f.laterCalls, f.carryForwardTokens]), [[1, 100]]);
+    const s = new SessionBuilder()
+      .call({}, [failed('Edit', { targetFile: 'a.ts' })])
+      .call({})
+      .compaction()
+      .call({})
+      .call({})
+      .build();
+    assert.deepEqual(
+      findRetryLoops(s).failing.map((f) => [f.laterCalls, f.carryForwardTokens]),
+      [[1, 100]],
+    );
   });
 
   it('reads up to the first compaction after the call, whatever order compactions are listed in', () => {
@@ -113,10 +145,16 @@ describe('retry loops on hand-built sessions', () => {
     const b = new SessionBuilder();
     for (let i = 0; i < 10; i++) b.call({});
     const s = b.build();
-    s.compactions.push({ beforeCall: 7, trigger: 'auto', preTokens: null, timeMs: null, source: s.calls[0]!.source }, { beforeCall: 3, trigger: 'auto', preTokens: null, timeMs: null, source: s.calls[0]!.source });
+    s.compactions.push(
+      { beforeCall: 7, trigger: 'auto', preTokens: null, timeMs: null, source: s.calls[0]!.source },
+      { beforeCall: 3, trigger: 'auto', preTokens: null, timeMs: null, source: s.calls[0]!.source },
+    );
     // Counted by hand: call 0 → calls 1, 2 (3 is after the first compaction); call 2 → none;
     // call 3 → 4, 5, 6; call 6 → none; call 7 → 8, 9; call 9 → none.
-    assert.deepEqual([0, 2, 3, 6, 7, 9].map((i) => laterCallsReading(s, i)), [2, 0, 3, 0, 2, 0]);
+    assert.deepEqual(
+      [0, 2, 3, 6, 7, 9].map((i) => laterCallsReading(s, i)),
+      [2, 0, 3, 0, 2, 0],
+    );
     // A compaction added later (a followed file grew) is seen.
     s.compactions.push({ beforeCall: 9, trigger: 'auto', preTokens: null, timeMs: null, source: s.calls[0]!.source });
     assert.equal(laterCallsReading(s, 7), 1);
@@ -129,7 +167,10 @@ describe('retry loops on hand-built sessions', () => {
       .call({}, [failed('Bash', { command: 'make' })])
       .call({}, [failed('Bash', { command: 'make' })])
       .build();
-    assert.deepEqual(findRetryLoops(s).loops.map((l) => l.attempts.length), [3]);
+    assert.deepEqual(
+      findRetryLoops(s).loops.map((l) => l.attempts.length),
+      [3],
+    );
   });
 });
 
@@ -145,15 +186,21 @@ describe('retry loops on the real Claude Code fixtures', async () => {
     const l = r.loops[0]!;
     assert.equal(l.tool, 'Bash');
     assert.equal(l.target, 'git add && git commit');
-    assert.deepEqual(l.attempts.map((a) => a.source.line + 1), [1209, 1343, 1366, 1389, 1419, 1447, 1463]);
+    assert.deepEqual(
+      l.attempts.map((a) => a.source.line + 1),
+      [1209, 1343, 1366, 1389, 1419, 1447, 1463],
+    );
     assert.deepEqual([l.firstCall, l.lastCall, l.callsSpanned, l.escaped], [104, 135, 32, false]);
     assert.equal(l.wastedTokens, 7550);
     assert.equal(l.carryForwardTokens, 62358);
     const edits = r.failing.filter((f) => f.toolName === 'Edit');
-    assert.deepEqual(edits.map((f) => [f.source.line + 1, f.failureOrdinal, f.loopIndex]), [
-      [259, 1, null],
-      [1300, 1, null],
-    ]);
+    assert.deepEqual(
+      edits.map((f) => [f.source.line + 1, f.failureOrdinal, f.loopIndex]),
+      [
+        [259, 1, null],
+        [1300, 1, null],
+      ],
+    );
     // 11 failed tool calls in all (docs/design/formats.md §1).
     assert.equal(r.failing.length, 11);
   });
@@ -164,10 +211,19 @@ describe('retry loops on the real Claude Code fixtures', async () => {
     assert.ok(edit);
     assert.equal(edit.tool, 'Edit/Write');
     assert.equal(edit.target, 'C:/Users/[USER]/Documents/M-Claude/scripts/sync_raw_logs.py');
-    assert.deepEqual(edit.attempts.map((a) => a.source.line + 1), [61, 65, 70, 74]);
-    assert.deepEqual([edit.callsSpanned, edit.escaped, edit.wastedTokens, edit.carryForwardTokens], [7, false, 6762, 2058]);
+    assert.deepEqual(
+      edit.attempts.map((a) => a.source.line + 1),
+      [61, 65, 70, 74],
+    );
+    assert.deepEqual(
+      [edit.callsSpanned, edit.escaped, edit.wastedTokens, edit.carryForwardTokens],
+      [7, false, 6762, 2058],
+    );
     assert.match(edit.firstError!, /^File has been unexpectedly modified/);
-    assert.deepEqual(r.failing.filter((f) => f.loopIndex !== null).map((f) => f.failureOrdinal), [1, 2, 3, 4]);
+    assert.deepEqual(
+      r.failing.filter((f) => f.loopIndex !== null).map((f) => f.failureOrdinal),
+      [1, 2, 3, 4],
+    );
   });
 });
 
@@ -182,29 +238,40 @@ describe('retry loop order', () => {
       .call({}, [ok('Edit', { targetFile: 'b.ts' })])
       .build();
     const r = findRetryLoops(s);
-    assert.deepEqual(r.loops.map((l) => [l.target, l.firstCall, l.escaped]), [
-      ['a.ts', 0, false],
-      ['b.ts', 1, true],
-    ]);
-    assert.deepEqual(r.failing.map((f) => [f.target, f.loopIndex]), [
-      ['a.ts', 0],
-      ['b.ts', 1],
-      ['a.ts', 0],
-      ['b.ts', 1],
-      ['a.ts', 0],
-      ['b.ts', 1],
-    ]);
+    assert.deepEqual(
+      r.loops.map((l) => [l.target, l.firstCall, l.escaped]),
+      [
+        ['a.ts', 0, false],
+        ['b.ts', 1, true],
+      ],
+    );
+    assert.deepEqual(
+      r.failing.map((f) => [f.target, f.loopIndex]),
+      [
+        ['a.ts', 0],
+        ['b.ts', 1],
+        ['a.ts', 0],
+        ['b.ts', 1],
+        ['a.ts', 0],
+        ['b.ts', 1],
+      ],
+    );
   });
 });
 
 describe('retry loops on the real Codex rollout (shared sample)', () => {
   const path = sharedTrace('codex/rtchess-exported-session.jsonl');
-  it('lists its 8 failed apply_patch calls; each is followed by a successful patch of the same file, so none is a loop', { skip: needsShared(path) }, async () => {
+  it('lists its 8 failed apply_patch calls; each is followed by a successful patch of the same file, so none is a loop', {
+    skip: needsShared(path),
+  }, async () => {
     const session = (await parseFile(path!)).model.sessions[0]!;
     const r = findRetryLoops(session);
     // grep -n "apply_patch verification failed": result lines 238 677 847 862 1439 1512 1859 1992.
     const patches = r.failing.filter((f) => f.toolName === 'apply_patch');
-    assert.deepEqual(patches.map((f) => f.source.line + 1), [238, 677, 847, 862, 1439, 1512, 1859, 1992]);
+    assert.deepEqual(
+      patches.map((f) => f.source.line + 1),
+      [238, 677, 847, 862, 1439, 1512, 1859, 1992],
+    );
     assert.ok(patches.every((f) => f.loopIndex === null && f.failureOrdinal <= 2));
     assert.equal(r.loops.filter((l) => l.family === 'file-edit').length, 0);
   });
@@ -220,11 +287,19 @@ describe('command targets: shell wrappers and script runners (commands as the M-
     assert.equal(normalizeCommand("sh -c 'git pull origin main 2>&1'"), 'git pull');
     // Codex writes the command as an argv array, joined without quotes.
     assert.equal(normalizeCommand('/bin/zsh -lc gh pr create --title x'), 'gh pr');
-    assert.equal(normalizeCommand('C:\\\\Windows\\\\System32\\\\WindowsPowerShell\\\\v1.0\\\\powershell.exe -NoProfile -ExecutionPolicy Bypass -Command "git pull"'), 'git pull');
+    assert.equal(
+      normalizeCommand(
+        'C:\\\\Windows\\\\System32\\\\WindowsPowerShell\\\\v1.0\\\\powershell.exe -NoProfile -ExecutionPolicy Bypass -Command "git pull"',
+      ),
+      'git pull',
+    );
   });
 
   it('two different commands through one wrapper are two targets, so they never make a loop together', () => {
-    assert.notEqual(normalizeCommand('powershell.exe -Command "whoami /priv"'), normalizeCommand('powershell.exe -Command "whoami /groups"'));
+    assert.notEqual(
+      normalizeCommand('powershell.exe -Command "whoami /priv"'),
+      normalizeCommand('powershell.exe -Command "whoami /groups"'),
+    );
   });
 
   it('a script runner keeps the script name: npm run build and npm run test differ, npm test stays itself', () => {

@@ -30,7 +30,12 @@ describe('summarizeSession', () => {
   });
 
   it('keeps unknown as null: no cache data gives no hit rate, not 0%', () => {
-    const s = summarizeSession(session([{ appended: 100, output: 10 }, { appended: 50, output: 5 }]));
+    const s = summarizeSession(
+      session([
+        { appended: 100, output: 10 },
+        { appended: 50, output: 5 },
+      ]),
+    );
     assert.equal(s.tokens.cached, null);
     assert.equal(s.tokens.input, null);
     assert.equal(s.cacheHitRate, null);
@@ -39,7 +44,12 @@ describe('summarizeSession', () => {
   });
 
   it('leaves calls with zero output out of the per-call ratio (no infinities)', () => {
-    const s = summarizeSession(session([{ input: 10, cached: 0, appended: 10, output: 0 }, { input: 10, cached: 5, appended: 5, output: 5 }]));
+    const s = summarizeSession(
+      session([
+        { input: 10, cached: 0, appended: 10, output: 0 },
+        { input: 10, cached: 5, appended: 5, output: 5 },
+      ]),
+    );
     assert.deepEqual(s.appendToOutput, { mean: 1, median: 1, aggregate: 3 });
   });
 

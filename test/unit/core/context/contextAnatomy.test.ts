@@ -27,18 +27,33 @@ interface Reference {
   comparedCalls: number;
   medianAbsError: number;
   calls: Array<{ loggedInput: number; estimatedInput: number; inputUsd: number; byKind: Record<string, number> }>;
-  parts: Array<{ kind: string; tokens: number; firstCall: number; lastCall: number; usd: number; read: number; write: number; writes: number }>;
+  parts: Array<{
+    kind: string;
+    tokens: number;
+    firstCall: number;
+    lastCall: number;
+    usd: number;
+    read: number;
+    write: number;
+    writes: number;
+  }>;
 }
 
 async function anatomyOf(path: string, counter = CHAR_ESTIMATE): Promise<TraceAnatomy> {
   const collector = new ClaudeCodeContentCollector();
   const parsed = await parseFile(path, { recordTap: (r) => collector.record(r) });
-  return contextAnatomy(parsed.model, { content: collector.result(), tokenizer: () => counter, prices: createPriceBook() });
+  return contextAnatomy(parsed.model, {
+    content: collector.result(),
+    tokenizer: () => counter,
+    prices: createPriceBook(),
+  });
 }
 
 function python(): Reference | null {
   try {
-    return JSON.parse(execFileSync('python3', [join(repoRoot, 'test/reference/context_anatomy.py'), EXCERPT], { encoding: 'utf8' })) as Reference;
+    return JSON.parse(
+      execFileSync('python3', [join(repoRoot, 'test/reference/context_anatomy.py'), EXCERPT], { encoding: 'utf8' }),
+    ) as Reference;
   } catch {
     return null;
   }
@@ -58,7 +73,8 @@ describe('context anatomy of a real session through a compaction and a cache exp
     // The base rides in every call, the compaction included.
     assert.deepEqual([base.firstCall, base.lastCall], [0, 5]);
     // Everything appended before the /compact left the context with it: nothing of calls 1–3 lives past call 3.
-    for (const p of s.parts.slice(1)) if (p.firstCall <= 2) assert.equal(p.lastCall, 2, `${p.kind} from call ${p.firstCall + 1}`);
+    for (const p of s.parts.slice(1))
+      if (p.firstCall <= 2) assert.equal(p.lastCall, 2, `${p.kind} from call ${p.firstCall + 1}`);
     // Call 4 (first after the compaction) holds the base, the summary, what /compact printed and the typed "continue implementation", and the rest is what was restored unlogged.
     const c4 = s.calls[3]!;
     assert.equal(c4.loggedInput, 3 + 21_448 + 23_812);
@@ -100,8 +116,17 @@ describe('context anatomy of a real session through a compaction and a cache exp
     assert.equal(s.parts.length, ref.parts.length);
     s.parts.forEach((p, i) => {
       const r = ref.parts[i]!;
-      assert.deepEqual([p.kind, p.tokens, p.firstCall, p.lastCall, p.writes], [r.kind, r.tokens, r.firstCall, r.lastCall, r.writes], `part ${i}`);
-      assert.ok(Math.abs(p.usd! - r.usd) < 1e-12 && Math.abs(p.cacheReadUsd - r.read) < 1e-12 && Math.abs(p.writeUsd - r.write) < 1e-12, `part ${i} dollars`);
+      assert.deepEqual(
+        [p.kind, p.tokens, p.firstCall, p.lastCall, p.writes],
+        [r.kind, r.tokens, r.firstCall, r.lastCall, r.writes],
+        `part ${i}`,
+      );
+      assert.ok(
+        Math.abs(p.usd! - r.usd) < 1e-12 &&
+          Math.abs(p.cacheReadUsd - r.read) < 1e-12 &&
+          Math.abs(p.writeUsd - r.write) < 1e-12,
+        `part ${i} dollars`,
+      );
     });
   });
 

@@ -16,11 +16,23 @@ import { fixtures, parseFile } from '../../../support/helpers';
 
 const EXCERPT = join(fixtures, 'claude-code/context-excerpt.jsonl');
 
-async function excerpt(): Promise<{ service: TraceService; source: ConstructorParameters<typeof TraceService>[1]['context'] }> {
+async function excerpt(): Promise<{
+  service: TraceService;
+  source: ConstructorParameters<typeof TraceService>[1]['context'];
+}> {
   const collector = new ClaudeCodeContentCollector();
   const parsed = await parseFile(EXCERPT, { recordTap: (r) => collector.record(r) });
   const source = { content: collector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] };
-  return { service: new TraceService(parsed, { fileName: 'context-excerpt.jsonl', formatChosen: false, analysis: {}, prices: createPriceBook(), context: source }), source };
+  return {
+    service: new TraceService(parsed, {
+      fileName: 'context-excerpt.jsonl',
+      formatChosen: false,
+      analysis: {},
+      prices: createPriceBook(),
+      context: source,
+    }),
+    source,
+  };
 }
 
 describe('sessionContext: what the context panel is given', () => {
@@ -35,7 +47,10 @@ describe('sessionContext: what the context panel is given', () => {
     for (const k of ctx.kinds) if (k !== 'system' && k !== 'userText') assert.equal(ctx.byKind[k]![0], 0, k);
     // What no log carries: the base, and what the /compact restored (calls 4–6 only).
     assert.deepEqual(ctx.estimatedKinds, ['system', 'restored']);
-    assert.deepEqual(ctx.byKind.restored!.map((t) => t > 0), [false, false, false, true, true, true]);
+    assert.deepEqual(
+      ctx.byKind.restored!.map((t) => t > 0),
+      [false, false, false, true, true, true],
+    );
     // Call 5 paid $0.28757375 of input (no cache read: 1 uncached at $5/MTok, 46,011 written at $6.25/MTok).
     assert.ok(Math.abs(ctx.inputUsd[4]! - 0.28757375) < 1e-12);
     // Every part appended is listed under the call that first held it; the base under call 1.
@@ -60,7 +75,10 @@ describe('sessionContext: what the context panel is given', () => {
 
   it('is answered the same by the HTML report from the anatomy it embeds, and said missing when a report has none', async () => {
     const { service, source } = await excerpt();
-    const { view, details, context } = buildReportTrace(service.parsed, 'context-excerpt.jsonl', { prices: createPriceBook(), context: source });
+    const { view, details, context } = buildReportTrace(service.parsed, 'context-excerpt.jsonl', {
+      prices: createPriceBook(),
+      context: source,
+    });
     const id = service.header().defaultSessionId!;
     const report = new ViewTraceService(view, details, context);
     assert.deepEqual(report.sessionContext({ sessionId: id }), service.sessionContext({ sessionId: id }));

@@ -20,7 +20,10 @@ describe('CallCosts: the columns give back what pricing each call alone gives (r
     it(path.split('/').pop()!, async () => {
       const { model } = await parseFile(path);
       // With a discount on one model family too, so calls carry notes and rates that differ from the list's.
-      const book = createPriceBook({ user: readUserPrices([{ model: 'claude-haiku-*', multiplier: 0.5 }]), userLabel: 'test' });
+      const book = createPriceBook({
+        user: readUserPrices([{ model: 'claude-haiku-*', multiplier: 0.5 }]),
+        userLabel: 'test',
+      });
       const cost = priceTrace(model, book);
       let calls = 0;
       model.sessions.forEach((session, s) => {
@@ -57,7 +60,11 @@ describe('CallCosts: the columns give back what pricing each call alone gives (r
         assert.deepEqual([...columns.noteTally()], [...tally]);
         const summary = cost.sessions[s]!;
         assert.equal(summary.pricedCalls, priced);
-        if (priced > 0) assert.ok(Math.abs(summary.totalUsd! - sum) <= 1e-12 * Math.max(1, sum), `${session.id} total ${summary.totalUsd} ≠ ${sum}`);
+        if (priced > 0)
+          assert.ok(
+            Math.abs(summary.totalUsd! - sum) <= 1e-12 * Math.max(1, sum),
+            `${session.id} total ${summary.totalUsd} ≠ ${sum}`,
+          );
         assert.equal([...columns].length, session.calls.length);
         calls += session.calls.length;
       });

@@ -123,14 +123,41 @@ function trace(calls: Array<Partial<LlmCall> & Pick<LlmCall, 'model' | 'tokens'>
     title: null,
     turns: [],
     compactions: [],
-    calls: calls.map((c, index) => ({ id: `c${index}`, index, turn: null, startMs: null, endMs: null, server: null, blocks: null, toolCalls: [], source: { file: 0, line: index, offset: 0 }, ...c })),
+    calls: calls.map((c, index) => ({
+      id: `c${index}`,
+      index,
+      turn: null,
+      startMs: null,
+      endMs: null,
+      server: null,
+      blocks: null,
+      toolCalls: [],
+      source: { file: 0, line: index, offset: 0 },
+      ...c,
+    })),
   };
-  return { format: 'agent-trace', files: ['t.trace.jsonl'], sessions: [session], diagnostics: [], skippedRecords: {}, limitations: [] };
+  return {
+    format: 'agent-trace',
+    files: ['t.trace.jsonl'],
+    sessions: [session],
+    diagnostics: [],
+    skippedRecords: {},
+    limitations: [],
+  };
 }
 
 function tokens(uncached: number, read: number, write5m: number, output: number, write1h = 0) {
   const write = write5m + write1h;
-  return { input: uncached + read + write, cached: read, appended: uncached + write, cacheWrite: write, output, reasoningOutput: null, cacheWrite5m: write5m, cacheWrite1h: write1h };
+  return {
+    input: uncached + read + write,
+    cached: read,
+    appended: uncached + write,
+    cacheWrite: write,
+    output,
+    reasoningOutput: null,
+    cacheWrite5m: write5m,
+    cacheWrite1h: write1h,
+  };
 }
 
 const FEB_12 = Date.UTC(2026, 1, 12, 14);
@@ -180,20 +207,46 @@ describe('per-request tiers, price history, service tiers and regions (hand-work
     assert.equal(s.calls.at(0)!.origin, 'supplement');
     close(s.calls.at(1)!.usd, 71711.475 * µ, 'US-only');
     assert.equal(s.calls.at(2)!.usd, null);
-    assert.match(cost.diagnostics[0]!.message, /service tier "priority" has no public anthropic price \(model "claude-opus-4-6"\)/);
+    assert.match(
+      cost.diagnostics[0]!.message,
+      /service tier "priority" has no public anthropic price \(model "claude-opus-4-6"\)/,
+    );
     // A user price for the priority tier prices it.
-    const withMine = priceTrace(model, createPriceBook({ user: readUserPrices([{ model: 'claude-opus-4-6', serviceTier: 'priority', input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, cacheWrite1h: 10, output: 25 }]) }));
+    const withMine = priceTrace(
+      model,
+      createPriceBook({
+        user: readUserPrices([
+          {
+            model: 'claude-opus-4-6',
+            serviceTier: 'priority',
+            input: 5,
+            cacheRead: 0.5,
+            cacheWrite5m: 6.25,
+            cacheWrite1h: 10,
+            output: 25,
+          },
+        ]),
+      }),
+    );
     close(withMine.sessions[0]!.calls.at(2)!.usd, 65192.25 * µ, 'priority at a user price');
     // …and only that tier: the US call keeps its list price.
     close(withMine.sessions[0]!.calls.at(1)!.usd, 71711.475 * µ, 'US-only unchanged');
   });
 
   it('a missing count is unknown, never 0; a self-hosted serving trace needs a user price', () => {
-    const model = trace([{ model: 'claude-haiku-4-5-20251001', tokens: { input: null, cached: null, appended: null, cacheWrite: null, output: 5, reasoningOutput: null } }]);
+    const model = trace([
+      {
+        model: 'claude-haiku-4-5-20251001',
+        tokens: { input: null, cached: null, appended: null, cacheWrite: null, output: 5, reasoningOutput: null },
+      },
+    ]);
     const s = priceTrace(model, createPriceBook()).sessions[0]!;
     assert.equal(s.totalUsd, null);
     assert.equal(s.calls.at(0)!.unpriced, 'its prompt token count is unknown');
-    const served = { ...trace([{ model: 'gpt-4o-mini', tokens: tokens(100, 0, 0, 10) }]), format: 'vllm-bench' as const };
+    const served = {
+      ...trace([{ model: 'gpt-4o-mini', tokens: tokens(100, 0, 0, 10) }]),
+      format: 'vllm-bench' as const,
+    };
     const c = priceTrace(served, createPriceBook());
     assert.equal(c.total.totalUsd, null);
     assert.match(c.diagnostics[0]!.message, /"gpt-4o-mini" runs on your own server: give it a price per GPU-hour/);

@@ -53,7 +53,10 @@ async function timeline() {
 describe('provider cache TTL what-if (hand-worked timeline)', () => {
   it('reads the gaps and the logged cost', async () => {
     const { calls, cost } = await timeline();
-    assert.deepEqual(calls.map((c) => c.gapMs), [null, 2 * MIN, 7 * MIN, 40 * MIN, 90 * MIN, 30_000]);
+    assert.deepEqual(
+      calls.map((c) => c.gapMs),
+      [null, 2 * MIN, 7 * MIN, 40 * MIN, 90 * MIN, 30_000],
+    );
     close(cost.totalUsd, 69025 * µ, 'as logged');
   });
 
@@ -98,7 +101,10 @@ describe('provider cache TTL what-if (hand-worked timeline)', () => {
     const w = cacheTtlWhatIf(calls);
     assert.equal(w.actualTtlMs, 5 * MIN);
     assert.equal(w.actualTtlBasis, 'the log’s cache writes are 5-minute writes');
-    assert.equal(w.sentence, 'With 1-hour caching this session would have cost $0.063 (−8%); 3 calls re-wrote the cache after a gap longer than 5 min.');
+    assert.equal(
+      w.sentence,
+      'With 1-hour caching this session would have cost $0.063 (−8%); 3 calls re-wrote the cache after a gap longer than 5 min.',
+    );
   });
 });
 
@@ -116,7 +122,10 @@ describe('ideal cache with an idle TTL, TraceLab’s way (hand-worked timeline)'
     const { session } = await timeline();
     const c = idealTtlCurve(session);
     assert.equal(c.steps, 5);
-    assert.deepEqual(c.points.map((p) => p.label), ['1 min', '5 min', '1 h']);
+    assert.deepEqual(
+      c.points.map((p) => p.label),
+      ['1 min', '5 min', '1 h'],
+    );
     const expect = [
       [14100 / 64500, 12.6],
       [24200 / 64500, 10.075],
@@ -150,7 +159,10 @@ describe('the replay at the TTL a session ran with reproduces what it paid (real
       const session = parsed.model.sessions[0]!;
       const calls = ttlCalls(session, costs.sessions[0]!);
       const r = replayTtl(calls, { ttlMs: minutes * MIN, write: minutes === 60 ? '1h' : '5m' });
-      assert.ok(Math.abs(r.costUsd! - costs.sessions[0]!.totalUsd!) < 1e-12, `${r.costUsd} ≠ ${costs.sessions[0]!.totalUsd}`);
+      assert.ok(
+        Math.abs(r.costUsd! - costs.sessions[0]!.totalUsd!) < 1e-12,
+        `${r.costUsd} ≠ ${costs.sessions[0]!.totalUsd}`,
+      );
       assert.equal(cacheTtlWhatIf(calls).actualTtlMs, minutes * MIN);
     });
   }

@@ -22,7 +22,15 @@ const µ = 1e-6;
 const when = Date.UTC(2026, 1, 12, 14);
 
 function tokens(read: number, write: number, output: number): Partial<CallTokens> {
-  return { input: read + write, cached: read, appended: write, cacheWrite: write, cacheWrite5m: write, cacheWrite1h: 0, output };
+  return {
+    input: read + write,
+    cached: read,
+    appended: write,
+    cacheWrite: write,
+    cacheWrite5m: write,
+    cacheWrite1h: 0,
+    output,
+  };
 }
 
 function session() {
@@ -47,7 +55,11 @@ describe('retry loops in dollars (hand-worked)', () => {
     const retry = findRetryLoops(s, 3);
     const loop = retry.loops[0]!;
     assert.deepEqual([loop.wastedTokens, loop.carryForwardTokens, loop.escaped], [510, 900, true]);
-    const cost = priceSession({ ...s, agent: { name: 'claude-code', version: null } }, 'agent-trace', createPriceBook());
+    const cost = priceSession(
+      { ...s, agent: { name: 'claude-code', version: null } },
+      'agent-trace',
+      createPriceBook(),
+    );
     const usd = loopCost(loop, s, cost);
     close(usd.wastedUsd, 1425 * µ, 'wasted');
     close(usd.carriedForwardUsd, 435 * µ, 'carried forward');
@@ -57,7 +69,11 @@ describe('retry loops in dollars (hand-worked)', () => {
   it('a loop that touches an unpriced call has no dollar figure', () => {
     const s = session();
     s.calls[1]!.model = 'glm-4.6';
-    const cost = priceSession({ ...s, agent: { name: 'claude-code', version: null } }, 'agent-trace', createPriceBook());
+    const cost = priceSession(
+      { ...s, agent: { name: 'claude-code', version: null } },
+      'agent-trace',
+      createPriceBook(),
+    );
     const usd = loopCost(findRetryLoops(s, 3).loops[0]!, s, cost);
     assert.deepEqual(usd, { wastedUsd: null, carriedForwardUsd: null });
   });

@@ -40,7 +40,9 @@ interface ReferenceResult {
 }
 
 function reference(files: string[]): ReferenceResult[] {
-  return JSON.parse(execFileSync(process.execPath, [REFERENCE, ...files], { cwd: repoRoot, encoding: 'utf8' })) as ReferenceResult[];
+  return JSON.parse(
+    execFileSync(process.execPath, [REFERENCE, ...files], { cwd: repoRoot, encoding: 'utf8' }),
+  ) as ReferenceResult[];
 }
 
 function near(actual: number, expected: number, what: string): void {
@@ -48,7 +50,17 @@ function near(actual: number, expected: number, what: string): void {
 }
 
 const rtchess = sharedTrace('codex/rtchess-exported-session.jsonl');
-const files = [SPOTTER, EDIT_LOOP, REJECTIONS, SAMPLE, CODEX_114, TRACELAB, PRICED, MINI_SWE, ...(rtchess ? [rtchess] : [])];
+const files = [
+  SPOTTER,
+  EDIT_LOOP,
+  REJECTIONS,
+  SAMPLE,
+  CODEX_114,
+  TRACELAB,
+  PRICED,
+  MINI_SWE,
+  ...(rtchess ? [rtchess] : []),
+];
 
 describe('cost against an independent computation (test/reference/cost_reference.mjs)', () => {
   const expected = reference(files);
@@ -62,7 +74,8 @@ describe('cost against an independent computation (test/reference/cost_reference
       assert.equal(cost.total.unpricedCalls, ref.unpriced);
       near(cost.total.totalUsd!, ref.totalUsd, 'total');
       for (const [model, usd] of Object.entries(ref.byModel)) near(cost.total.byModel[model]!.usd!, usd, model);
-      for (const [id, usd] of Object.entries(ref.bySession)) near(cost.sessions[parsed.model.sessions.findIndex((s) => s.id === id)]!.totalUsd!, usd, `session ${id}`);
+      for (const [id, usd] of Object.entries(ref.bySession))
+        near(cost.sessions[parsed.model.sessions.findIndex((s) => s.id === id)]!.totalUsd!, usd, `session ${id}`);
     });
   }
 
@@ -76,8 +89,13 @@ describe('the agent’s own bill', () => {
   it('mini-swe-agent logged LiteLLM’s cost of each call: ours agrees call by call (DeepSeek’s September 2025 prices, from the supplement)', async () => {
     const parsed = await parseFile(MINI_SWE);
     const cost = priceTrace(parsed.model, createPriceBook()).sessions[0]!;
-    const doc = JSON.parse(readFileSync(MINI_SWE, 'utf8')) as { info: { model_stats: { instance_cost: number } }; messages: Array<{ role: string; extra?: { cost?: number } }> };
-    const theirs = doc.messages.filter((m) => m.role === 'assistant' && m.extra?.cost !== undefined).map((m) => m.extra!.cost!);
+    const doc = JSON.parse(readFileSync(MINI_SWE, 'utf8')) as {
+      info: { model_stats: { instance_cost: number } };
+      messages: Array<{ role: string; extra?: { cost?: number } }>;
+    };
+    const theirs = doc.messages
+      .filter((m) => m.role === 'assistant' && m.extra?.cost !== undefined)
+      .map((m) => m.extra!.cost!);
     assert.equal(theirs.length, cost.calls.length);
     [...cost.calls].forEach((c, i) => near(c.usd!, theirs[i]!, `call ${i + 1}`));
     near(cost.totalUsd!, doc.info.model_stats.instance_cost, 'instance cost');
@@ -99,7 +117,13 @@ describe('rates × tokens give the library’s own total for every real call', (
           const priced = findLibraryModel(call.model!, context.providerHint)!;
           const t = split.tokens;
           const input = t.uncached + t.cacheRead + t.cacheWrite5m + t.cacheWrite1h;
-          const usage = { input_tokens: input, cache_read_tokens: t.cacheRead, cache_write_tokens: t.cacheWrite5m + t.cacheWrite1h, cache_write_1h_tokens: t.cacheWrite1h, output_tokens: t.output };
+          const usage = {
+            input_tokens: input,
+            cache_read_tokens: t.cacheRead,
+            cache_write_tokens: t.cacheWrite5m + t.cacheWrite1h,
+            cache_write_1h_tokens: t.cacheWrite1h,
+            output_tokens: t.output,
+          };
           const library = libraryTotal(priced, new Date(call.startMs ?? call.endMs!), usage);
           near(cost.sessions[i]!.calls.at(j)!.usd!, library, `${session.id} call ${j + 1}`);
           checked += 1;
@@ -110,7 +134,9 @@ describe('rates × tokens give the library’s own total for every real call', (
   }
 
   it('the pinned library version is the one installed', () => {
-    const pkg = JSON.parse(readFileSync(join(repoRoot, 'node_modules/@pydantic/genai-prices/package.json'), 'utf8')) as { version: string };
+    const pkg = JSON.parse(
+      readFileSync(join(repoRoot, 'node_modules/@pydantic/genai-prices/package.json'), 'utf8'),
+    ) as { version: string };
     assert.equal(GENAI_PRICES_VERSION, pkg.version);
   });
 });

@@ -24,12 +24,18 @@ describe('the same session on another model', () => {
     assert.ok(Math.abs(sonnet.loggedUsd! - 0.069025) < 1e-12);
     assert.ok(Math.abs(sonnet.usd! - 0.207075) < 1e-12, String(sonnet.usd));
     assert.equal(sonnet.calls, 6);
-    assert.match(sonnet.sentence, /^On claude-sonnet-4-5 this session would have cost \$0\.207, \+200% against \$0\.069 as logged\. The token counts are the logged model’s: a different tokenizer/);
+    assert.match(
+      sonnet.sentence,
+      /^On claude-sonnet-4-5 this session would have cost \$0\.207, \+200% against \$0\.069 as logged\. The token counts are the logged model’s: a different tokenizer/,
+    );
     const gpt = repriceOn(parsed.model, cost, book, 'gpt-5');
     assert.ok(Math.abs(gpt.usd! - 0.073125) < 1e-12, String(gpt.usd));
     assert.match(gpt.sentence, /\+6% against/);
     const none = repriceOn(parsed.model, cost, book, 'no-such-model-xyz');
     assert.deepEqual([none.usd, none.leftOut], [null, 6]);
-    assert.match(none.sentence, /No call could be priced on no-such-model-xyz \(6 calls left out: no price for model "no-such-model-xyz"\)/);
+    assert.match(
+      none.sentence,
+      /No call could be priced on no-such-model-xyz \(6 calls left out: no price for model "no-such-model-xyz"\)/,
+    );
   });
 });

@@ -14,9 +14,33 @@ describe('user prices (agentTrace.prices, --prices FILE)', () => {
     });
     assert.deepEqual(p.problems, []);
     // No cache prices given: reads and writes cost the input price.
-    assert.deepEqual(p.entries[0], { model: 'my-model', serviceTier: null, sinceMs: null, kind: 'tokens', input: 2, output: 8, cacheRead: 2, cacheWrite5m: 2, cacheWrite1h: 2 });
-    assert.deepEqual(p.entries[1], { model: 'claude-*', serviceTier: null, sinceMs: Date.UTC(2026, 0, 1), kind: 'multiplier', multiplier: 0.9 });
-    assert.deepEqual(p.entries[2], { model: 'Qwen/Qwen3-32B', serviceTier: null, sinceMs: null, kind: 'gpu-time', usdPerGpuHour: 2.5, gpus: 1, concurrentSessions: 1 });
+    assert.deepEqual(p.entries[0], {
+      model: 'my-model',
+      serviceTier: null,
+      sinceMs: null,
+      kind: 'tokens',
+      input: 2,
+      output: 8,
+      cacheRead: 2,
+      cacheWrite5m: 2,
+      cacheWrite1h: 2,
+    });
+    assert.deepEqual(p.entries[1], {
+      model: 'claude-*',
+      serviceTier: null,
+      sinceMs: Date.UTC(2026, 0, 1),
+      kind: 'multiplier',
+      multiplier: 0.9,
+    });
+    assert.deepEqual(p.entries[2], {
+      model: 'Qwen/Qwen3-32B',
+      serviceTier: null,
+      sinceMs: null,
+      kind: 'gpu-time',
+      usdPerGpuHour: 2.5,
+      gpus: 1,
+      concurrentSessions: 1,
+    });
     assert.deepEqual(readUserPrices([{ model: 'x', input: 1, output: 1 }]).problems, [], 'a bare list works too');
   });
 
@@ -41,7 +65,9 @@ describe('user prices (agentTrace.prices, --prices FILE)', () => {
       'prices[5].since must be a date YYYY-MM-DD, got "yesterday"',
       'prices[6] must be an object, got "f"',
     ]);
-    assert.deepEqual(readUserPrices({ model: 'x' }).problems, ['prices must be a list of entries, or an object with a "prices" list']);
+    assert.deepEqual(readUserPrices({ model: 'x' }).problems, [
+      'prices must be a list of entries, or an object with a "prices" list',
+    ]);
   });
 
   it('patterns: case-insensitive, * for any run, nothing else special', () => {
@@ -59,18 +85,38 @@ describe('user prices (agentTrace.prices, --prices FILE)', () => {
       ]),
       userLabel: 'mine.json',
     });
-    const q = (timeMs: number | null) => book.quote({ model: 'my-model', providerHint: null, selfHosted: false, timeMs, inputTokens: 10, serviceTier: null, inferenceGeo: null });
+    const q = (timeMs: number | null) =>
+      book.quote({
+        model: 'my-model',
+        providerHint: null,
+        selfHosted: false,
+        timeMs,
+        inputTokens: 10,
+        serviceTier: null,
+        inferenceGeo: null,
+      });
     const march = q(Date.UTC(2026, 2, 2));
     const february = q(Date.UTC(2026, 1, 2));
     assert.ok(march.kind === 'tokens' && february.kind === 'tokens');
     assert.ok(Math.abs(march.rates.input * 1e6 - 2) < 1e-9);
     assert.ok(Math.abs(february.rates.input * 1e6 - 1) < 1e-9);
-    assert.equal(book.source, `@pydantic/genai-prices 0.1.8 + price-supplement.json (checked 2026-11-30) + user prices (mine.json)`);
+    assert.equal(
+      book.source,
+      `@pydantic/genai-prices 0.1.8 + price-supplement.json (checked 2026-11-30) + user prices (mine.json)`,
+    );
   });
 
   it('a call without a calendar date is priced as of today, and says so', () => {
     const book = createPriceBook({ todayMs: Date.UTC(2026, 10, 30) });
-    const quote = book.quote({ model: 'claude-haiku-4-5', providerHint: 'anthropic', selfHosted: false, timeMs: 1200, inputTokens: 10, serviceTier: null, inferenceGeo: null });
+    const quote = book.quote({
+      model: 'claude-haiku-4-5',
+      providerHint: 'anthropic',
+      selfHosted: false,
+      timeMs: 1200,
+      inputTokens: 10,
+      serviceTier: null,
+      inferenceGeo: null,
+    });
     assert.equal(quote.kind, 'tokens');
     assert.deepEqual(quote.kind === 'tokens' && quote.notes, ["the call's date is unknown: priced as of 2026-11-30"]);
   });

@@ -49,7 +49,11 @@ const UUID = '832d2129-a846-4e27-99f4-7004b6ad53ef';
 const HOSTILE_DEFAULT: Record<string, string> = {
   ...Object.fromEntries(Object.entries(HOSTILE_STRICT).filter(([name]) => !(name in HOSTILE))),
   'a UUID after every 90 letters (the longest name before each)': ('a'.repeat(90) + ' ' + UUID + ' ').repeat(N / 128),
-  'a bracket and a long word before every hex value (git\'s `[branch <h>]` read back)': ('[' + 'b'.repeat(80) + ' 0123456789abcdef0123 ').repeat(N / 103),
+  "a bracket and a long word before every hex value (git's `[branch <h>]` read back)": (
+    '[' +
+    'b'.repeat(80) +
+    ' 0123456789abcdef0123 '
+  ).repeat(N / 103),
   'brackets and words alternating before every number': ('[a'.repeat(40) + ' 1783709313394819000 ').repeat(N / 101),
   'UUIDs back to back in braces, colons and dots': `{${UUID}}:${UUID}..`.repeat(N / 78),
   'a time word and a number, repeated (time_ns=time_ns=…)': 'time_ns=1783709313394819000,'.repeat(N / 28),
@@ -82,13 +86,31 @@ describe('redaction on hostile text', () => {
   }
 
   it('every V8 regex of the detectors is free of super-linear backtracking (recheck)', () => {
-    const deterministic = { randomSeed: 1, timeout: null, attackTimeout: null, incubationTimeout: null, recallTimeout: null, maxAttackStringSize: 30_000 };
+    const deterministic = {
+      randomSeed: 1,
+      timeout: null,
+      attackTimeout: null,
+      incubationTimeout: null,
+      recallTimeout: null,
+      maxAttackStringSize: 30_000,
+    };
     // recheck's own step limits remain; its time limits are off so the verdict does not depend on the load.
-    for (const re of [...PRIVATE_KEY_PATTERNS, ...ENTROPY_PATTERNS, ...STRICT_PATTERNS, ...ID_CONTEXT_PATTERNS, ...VIEW_PATTERNS, SEMI_GENERIC_NEXT]) {
+    for (const re of [
+      ...PRIVATE_KEY_PATTERNS,
+      ...ENTROPY_PATTERNS,
+      ...STRICT_PATTERNS,
+      ...ID_CONTEXT_PATTERNS,
+      ...VIEW_PATTERNS,
+      SEMI_GENERIC_NEXT,
+    ]) {
       // A sticky regex only ever matches where it is put: checked as anchored.
       const source = re.sticky ? `^(?:${re.source})` : re.source;
       const result = checkSync(source, re.flags.replace(/[gy]/g, ''), deterministic);
-      assert.equal(result.status, 'safe', `/${re.source}/: ${result.status === 'vulnerable' ? `attack ${result.attack.pattern}` : result.status}`);
+      assert.equal(
+        result.status,
+        'safe',
+        `/${re.source}/: ${result.status === 'vulnerable' ? `attack ${result.attack.pattern}` : result.status}`,
+      );
     }
   });
 });

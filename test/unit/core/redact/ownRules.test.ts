@@ -22,8 +22,12 @@ describe('own redaction rules', () => {
 
   it('find bearer tokens and authorization headers', () => {
     assert.deepEqual(found('Authorization: Bearer abcdefghijklmnop.qrs'), ['bearer-token:abcdefghijklmnop.qrs']);
-    assert.deepEqual(found('"authorization": "Basic dXNlcjpwYXNzd29yZA=="'), ['authorization-header:dXNlcjpwYXNzd29yZA==']);
-    assert.deepEqual(found('-H "Authorization: token ghx_notarealtoken1234"'), ['authorization-header:ghx_notarealtoken1234']);
+    assert.deepEqual(found('"authorization": "Basic dXNlcjpwYXNzd29yZA=="'), [
+      'authorization-header:dXNlcjpwYXNzd29yZA==',
+    ]);
+    assert.deepEqual(found('-H "Authorization: token ghx_notarealtoken1234"'), [
+      'authorization-header:ghx_notarealtoken1234',
+    ]);
   });
 
   it('find .env-style assignments whose name says secret, and leave references, placeholders and numbers', () => {
@@ -38,20 +42,41 @@ describe('own redaction rules', () => {
   });
 
   it('judge names by their parts', () => {
-    for (const name of ['OPENAI_API_KEY', 'GITHUB_TOKEN', '_authToken', 'apiKey', 'APIKEY', 'AWS_SECRET_ACCESS_KEY', 'db_password', 'DB_PWD', 'clientSecret']) assert.equal(isSecretName(name), true, name);
-    for (const name of ['tokenizer', 'max_tokens', 'primary_key', 'sort_key', 'PWD', 'keyboard', 'author']) assert.equal(isSecretName(name), false, name);
+    for (const name of [
+      'OPENAI_API_KEY',
+      'GITHUB_TOKEN',
+      '_authToken',
+      'apiKey',
+      'APIKEY',
+      'AWS_SECRET_ACCESS_KEY',
+      'db_password',
+      'DB_PWD',
+      'clientSecret',
+    ])
+      assert.equal(isSecretName(name), true, name);
+    for (const name of ['tokenizer', 'max_tokens', 'primary_key', 'sort_key', 'PWD', 'keyboard', 'author'])
+      assert.equal(isSecretName(name), false, name);
   });
 
   it('find the user name of home folders, on every system, and in Claude Code project folders', () => {
-    assert.deepEqual(found('cd /home/marco/app && ls /Users/jdoe/x C:\\Users\\Ann\\y C:\\\\Users\\\\Bo\\\\z'), ['home-user:marco', 'home-user:jdoe', 'home-user:Ann', 'home-user:Bo']);
+    assert.deepEqual(found('cd /home/marco/app && ls /Users/jdoe/x C:\\Users\\Ann\\y C:\\\\Users\\\\Bo\\\\z'), [
+      'home-user:marco',
+      'home-user:jdoe',
+      'home-user:Ann',
+      'home-user:Bo',
+    ]);
     assert.deepEqual(found('~/.claude/projects/-home-marco-spotter/ae4a.jsonl'), ['home-user:marco']);
     assert.deepEqual(found('/home/USER/app /home/runner/work /Users/Shared'), []);
   });
 
   it('find Google API keys, JWTs and Anthropic admin keys (gitleaks patterns)', () => {
     const google = 'AIza' + 'SyA1234567890abcdefghijklmnopqrstuv';
-    assert.deepEqual(found(`key=${google}&q=x`).filter((f) => f.startsWith('gcp')), [`gcp-api-key:${google}`]);
-    const jwt = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+    assert.deepEqual(
+      found(`key=${google}&q=x`).filter((f) => f.startsWith('gcp')),
+      [`gcp-api-key:${google}`],
+    );
+    const jwt =
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
     assert.deepEqual(found(`jwt ${jwt} end`), [`jwt:${jwt}`]);
     const admin = `sk-ant-admin01-${'a'.repeat(93)}AA`;
     assert.deepEqual(found(`k ${admin} k`), [`anthropic:${admin}`]);
@@ -62,15 +87,29 @@ describe('own redaction rules', () => {
   // is seeded and its time limits are off (its own step limits remain), so the verdict does
   // not depend on how busy the machine is.
   it('are free of super-linear backtracking (recheck)', () => {
-    const deterministic = { randomSeed: 1, timeout: null, attackTimeout: null, incubationTimeout: null, recallTimeout: null, maxAttackStringSize: 30_000 };
+    const deterministic = {
+      randomSeed: 1,
+      timeout: null,
+      attackTimeout: null,
+      incubationTimeout: null,
+      recallTimeout: null,
+      maxAttackStringSize: 30_000,
+    };
     for (const rule of OWN_RULES) {
       const result = checkSync(rule.pattern.source, rule.pattern.flags.replace('g', ''), deterministic);
-      assert.equal(result.status, 'safe', `${rule.kind} /${rule.pattern.source}/: ${result.status === 'vulnerable' ? `attack ${result.attack.pattern}` : result.status}`);
+      assert.equal(
+        result.status,
+        'safe',
+        `${rule.kind} /${rule.pattern.source}/: ${result.status === 'vulnerable' ? `attack ${result.attack.pattern}` : result.status}`,
+      );
     }
   });
 
   it('are caught by the checker when they would backtrack (a control: the e-mail rule without its look-behind)', () => {
-    const result = checkSync('[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,24}\\b', '', { timeout: 60_000, randomSeed: 1 });
+    const result = checkSync('[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,24}\\b', '', {
+      timeout: 60_000,
+      randomSeed: 1,
+    });
     assert.equal(result.status, 'vulnerable');
   });
 });

@@ -17,13 +17,20 @@ describe('string literals of JSON text', () => {
 
 describe('Redactor', () => {
   it('changes only inside strings: numbers, keys and spacing stay byte for byte', async () => {
-    const line = '{"usage": {"input_tokens": 12345678901234567890, "cached": 1.5e3},  "cwd": "/home/marco/app", "n": "123456789012"}';
+    const line =
+      '{"usage": {"input_tokens": 12345678901234567890, "cached": 1.5e3},  "cwd": "/home/marco/app", "n": "123456789012"}';
     const [out] = await ownOnly().redactJsonTexts([line]);
-    assert.equal(out, '{"usage": {"input_tokens": 12345678901234567890, "cached": 1.5e3},  "cwd": "/home/USER/app", "n": "123456789012"}');
+    assert.equal(
+      out,
+      '{"usage": {"input_tokens": 12345678901234567890, "cached": 1.5e3},  "cwd": "/home/USER/app", "n": "123456789012"}',
+    );
   });
 
   it('sees through escapes: a secret before \\n is found, and JSON inside a string is redacted as JSON', async () => {
-    const text = JSON.stringify({ out: 'export GITHUB_TOKEN=abcdefgh12345678\nnext', args: JSON.stringify({ cmd: 'curl -u x https://bob:hunter2hunter2@example.com/\nls' }) });
+    const text = JSON.stringify({
+      out: 'export GITHUB_TOKEN=abcdefgh12345678\nnext',
+      args: JSON.stringify({ cmd: 'curl -u x https://bob:hunter2hunter2@example.com/\nls' }),
+    });
     const [out] = await ownOnly().redactJsonTexts([text]);
     const value = JSON.parse(out!) as { out: string; args: string };
     assert.equal(value.out, 'export GITHUB_TOKEN=[REDACTED:env-assignment#1]\nnext');
@@ -32,8 +39,14 @@ describe('Redactor', () => {
 
   it('gives the same value the same placeholder and different values different ones, and counts without values', async () => {
     const r = ownOnly();
-    const out = await r.redactJsonTexts(['{"a":"mail ann@example.org"}', '{"b":"again ann@example.org and bob@example.org"}']);
-    assert.deepEqual(out, ['{"a":"mail [REDACTED:email#1]"}', '{"b":"again [REDACTED:email#1] and [REDACTED:email#2]"}']);
+    const out = await r.redactJsonTexts([
+      '{"a":"mail ann@example.org"}',
+      '{"b":"again ann@example.org and bob@example.org"}',
+    ]);
+    assert.deepEqual(out, [
+      '{"a":"mail [REDACTED:email#1]"}',
+      '{"b":"again [REDACTED:email#1] and [REDACTED:email#2]"}',
+    ]);
     assert.deepEqual(r.summary().byKind, { email: { occurrences: 3, distinct: 2 } });
     assert.ok(!JSON.stringify(r.summary()).includes('example.org'));
   });
@@ -44,7 +57,20 @@ describe('Redactor', () => {
   });
 
   it('merges overlapping findings into one placeholder', async () => {
-    const r = new Redactor([{ detect: (t) => (t.includes('XYZ') ? [{ kind: 'a', start: t.indexOf('XYZ'), end: t.indexOf('XYZ') + 2 }, { kind: 'b', start: t.indexOf('XYZ') + 1, end: t.indexOf('XYZ') + 3 }] : []) }], 'test');
+    const r = new Redactor(
+      [
+        {
+          detect: (t) =>
+            t.includes('XYZ')
+              ? [
+                  { kind: 'a', start: t.indexOf('XYZ'), end: t.indexOf('XYZ') + 2 },
+                  { kind: 'b', start: t.indexOf('XYZ') + 1, end: t.indexOf('XYZ') + 3 },
+                ]
+              : [],
+        },
+      ],
+      'test',
+    );
     const [out] = await r.redactJsonTexts(['{"k":"before XYZ after"}']);
     assert.equal(out, '{"k":"before [REDACTED:a#1] after"}');
   });

@@ -34,7 +34,15 @@ function found(detect: (t: string) => Array<{ kind: string; start: number; end: 
 const core = (): Redactor => new Redactor([], 'core');
 
 describe('private keys', () => {
-  for (const label of ['EC PRIVATE KEY', 'RSA PRIVATE KEY', 'PRIVATE KEY', 'ENCRYPTED PRIVATE KEY', 'OPENSSH PRIVATE KEY', 'DSA PRIVATE KEY', 'PGP PRIVATE KEY BLOCK']) {
+  for (const label of [
+    'EC PRIVATE KEY',
+    'RSA PRIVATE KEY',
+    'PRIVATE KEY',
+    'ENCRYPTED PRIVATE KEY',
+    'OPENSSH PRIVATE KEY',
+    'DSA PRIVATE KEY',
+    'PGP PRIVATE KEY BLOCK',
+  ]) {
     it(`are found as shown by Claude Code's Read tool (line numbers before each line): ${label}`, () => {
       const lines = [`-----BEGIN ${label}-----`, ...BODY, `-----END ${label}-----`];
       const text = lines.map((l, i) => `${String(i + 1).padStart(6)}→${l}`).join('\n') + '\n';
@@ -46,13 +54,24 @@ describe('private keys', () => {
 
   it('are found with `\\n` escapes left in (a key inside a string inside a file) and as cat -n prints them', () => {
     const escaped = `key = "-----BEGIN EC PRIVATE KEY-----\\n${BODY.join('\\n')}\\n-----END EC PRIVATE KEY-----\\n"`;
-    assert.equal(found(privateKeyFindings, escaped)[0], `private-key:${escaped.slice(escaped.indexOf('-----BEGIN'), escaped.indexOf('-----END EC PRIVATE KEY-----') + 28)}`);
-    const catN = ['-----BEGIN OPENSSH PRIVATE KEY-----', ...BODY, '-----END OPENSSH PRIVATE KEY-----'].map((l, i) => `     ${i + 1}\t${l}`).join('\n');
+    assert.equal(
+      found(privateKeyFindings, escaped)[0],
+      `private-key:${escaped.slice(escaped.indexOf('-----BEGIN'), escaped.indexOf('-----END EC PRIVATE KEY-----') + 28)}`,
+    );
+    const catN = ['-----BEGIN OPENSSH PRIVATE KEY-----', ...BODY, '-----END OPENSSH PRIVATE KEY-----']
+      .map((l, i) => `     ${i + 1}\t${l}`)
+      .join('\n');
     assert.equal(privateKeyFindings(catN).length, 1);
   });
 
   it('cut before the END line (a Read with a line limit) are still found, up to the last body line', () => {
-    const text = ['     1→-----BEGIN EC PRIVATE KEY-----', `     2→${BODY[0]}`, `     3→${BODY[1]}`, '', 'The file continues past the read limit.'].join('\n');
+    const text = [
+      '     1→-----BEGIN EC PRIVATE KEY-----',
+      `     2→${BODY[0]}`,
+      `     3→${BODY[1]}`,
+      '',
+      'The file continues past the read limit.',
+    ].join('\n');
     const end = text.indexOf(BODY[1]!) + BODY[1]!.length;
     assert.deepEqual(privateKeyFindings(text), [{ kind: 'private-key', start: text.indexOf('-----BEGIN'), end }]);
   });
@@ -62,12 +81,22 @@ describe('private keys', () => {
     assert.deepEqual(privateKeyFindings(ssh2), [{ kind: 'private-key', start: 0, end: ssh2.length }]);
     const putty = `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\n${BODY[0]}\nPrivate-MAC: 0123456789abcdef0123456789abcdef`;
     assert.deepEqual(privateKeyFindings(putty), [{ kind: 'private-key', start: 0, end: putty.length }]);
-    assert.deepEqual(privateKeyFindings('if line.startswith("-----BEGIN EC PRIVATE KEY-----"):\n    return parse(line)\n# -----END EC PRIVATE KEY-----'), []);
+    assert.deepEqual(
+      privateKeyFindings(
+        'if line.startswith("-----BEGIN EC PRIVATE KEY-----"):\n    return parse(line)\n# -----END EC PRIVATE KEY-----',
+      ),
+      [],
+    );
   });
 
   it('leave no body line in a redacted Claude Code Read result', async () => {
-    const content = ['-----BEGIN EC PRIVATE KEY-----', ...BODY, '-----END EC PRIVATE KEY-----'].map((l, i) => `${String(i + 1).padStart(6)}→${l}`).join('\n');
-    const line = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content }] } });
+    const content = ['-----BEGIN EC PRIVATE KEY-----', ...BODY, '-----END EC PRIVATE KEY-----']
+      .map((l, i) => `${String(i + 1).padStart(6)}→${l}`)
+      .join('\n');
+    const line = JSON.stringify({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content }] },
+    });
     const [out] = await core().redactJsonTexts([line]);
     for (const body of BODY) assert.ok(!out!.includes(body), body);
     assert.match(out!, /\[REDACTED:private-key#1\]/);
@@ -77,15 +106,27 @@ describe('private keys', () => {
 describe('assignments inside JSON arguments', () => {
   it('a NAME_TOKEN=value right after a rejected `"cmd":"` is still found (the value is read only after the name passed)', () => {
     const args = '{"cmd":"SENTRY_TOKEN=f3a9c2b7e1d4a8f6c0b5 ./deploy.sh","workdir":"/repo"}';
-    assert.deepEqual(found(ownFindings, args).filter((f) => f.startsWith('env-assignment')), ['env-assignment:f3a9c2b7e1d4a8f6c0b5']);
+    assert.deepEqual(
+      found(ownFindings, args).filter((f) => f.startsWith('env-assignment')),
+      ['env-assignment:f3a9c2b7e1d4a8f6c0b5'],
+    );
   });
 });
 
 describe('precision on names that describe a secret', () => {
   it('leaves the two benign strings of the issue, and names ending in path, file, name, url or id', async () => {
-    const benign = ['secret_name: my-app-secrets', 'private_key_path: ~/.ssh/id_ed25519', 'TOKEN_FILE=/run/secrets/token', 'token_url: https://auth.example.com/oauth/token', 'api_key_id: 12345678-aaaa'];
+    const benign = [
+      'secret_name: my-app-secrets',
+      'private_key_path: ~/.ssh/id_ed25519',
+      'TOKEN_FILE=/run/secrets/token',
+      'token_url: https://auth.example.com/oauth/token',
+      'api_key_id: 12345678-aaaa',
+    ];
     const out = await core().redactJsonTexts(benign.map((b) => JSON.stringify({ t: b })));
-    assert.deepEqual(out.map((o) => (JSON.parse(o) as { t: string }).t), benign);
+    assert.deepEqual(
+      out.map((o) => (JSON.parse(o) as { t: string }).t),
+      benign,
+    );
   });
 
   it('still takes the value of a name that holds a secret', () => {
@@ -94,8 +135,19 @@ describe('precision on names that describe a secret', () => {
   });
 
   it('leaves code names, dates, URL queries and shell references after a secret-sounding name', () => {
-    for (const text of ['tokenMint: SUBSCRIPTION_TOKEN_MINT,', 'const tokenVault = getAssociatedTokenAddressSync(', 'PasswordLastSet  : 11/15/2025', 'feed.php?ident=id&passwd=pwd&ot=0&peid=3004878', 'let api_token = std::env::var("X")', 'ENV CONTROL_TOKEN=replace-me']) {
-      assert.deepEqual(found(ownFindings, text).filter((f) => f.startsWith('env-assignment')), [], text);
+    for (const text of [
+      'tokenMint: SUBSCRIPTION_TOKEN_MINT,',
+      'const tokenVault = getAssociatedTokenAddressSync(',
+      'PasswordLastSet  : 11/15/2025',
+      'feed.php?ident=id&passwd=pwd&ot=0&peid=3004878',
+      'let api_token = std::env::var("X")',
+      'ENV CONTROL_TOKEN=replace-me',
+    ]) {
+      assert.deepEqual(
+        found(ownFindings, text).filter((f) => f.startsWith('env-assignment')),
+        [],
+        text,
+      );
     }
     assert.deepEqual(found(ownFindings, 'https://oauth2:${GITLAB_TOKEN}@gitlab.com/x.git'), []);
   });
@@ -104,8 +156,12 @@ describe('precision on names that describe a secret', () => {
 describe("gitleaks' rule set", () => {
   // Providers' documented prefixes and lengths, with made-up random parts.
   const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  const hex = (n: number, seed = 7): string => [...base64Line(seed, n)].map((c) => '0123456789abcdef'[B64.indexOf(c) % 16]).join('');
-  const alnum = (n: number, seed = 9): string => base64Line(seed, n * 2).replace(/[^A-Za-z0-9]/g, '').slice(0, n);
+  const hex = (n: number, seed = 7): string =>
+    [...base64Line(seed, n)].map((c) => '0123456789abcdef'[B64.indexOf(c) % 16]).join('');
+  const alnum = (n: number, seed = 9): string =>
+    base64Line(seed, n * 2)
+      .replace(/[^A-Za-z0-9]/g, '')
+      .slice(0, n);
   const cases: Array<[string, string]> = [
     ['pypi-upload-token', `pypi-AgEIcHlwaS5vcmc${alnum(60)}`],
     ['digitalocean-pat', `dop_v1_${hex(64)}`],
@@ -128,13 +184,19 @@ describe("gitleaks' rule set", () => {
   for (const [kind, secret] of cases) {
     it(`finds ${kind}`, () => {
       const text = `deploy with ${secret} then exit`;
-      assert.ok(found(gitleaksFindings, text).includes(`${kind}:${secret}`), `${kind}: ${found(gitleaksFindings, text).join(', ')}`);
+      assert.ok(
+        found(gitleaksFindings, text).includes(`${kind}:${secret}`),
+        `${kind}: ${found(gitleaksFindings, text).join(', ')}`,
+      );
     });
   }
 
   it('runs a semi-generic rule at its keyword and takes only the secret (sentry: 64 hex after the name)', () => {
     const secret = hex(64);
-    assert.deepEqual(found(gitleaksFindings, `SENTRY_TOKEN=${secret}`).filter((f) => f.startsWith('sentry')), [`sentry-access-token:${secret}`]);
+    assert.deepEqual(
+      found(gitleaksFindings, `SENTRY_TOKEN=${secret}`).filter((f) => f.startsWith('sentry')),
+      [`sentry-access-token:${secret}`],
+    );
   });
 
   it('keeps gitleaks allowlists: a placeholder value is not a secret', () => {
@@ -145,8 +207,12 @@ describe("gitleaks' rule set", () => {
 describe('provider tokens that gitleaks reads only after its keyword', () => {
   // Made-up values in each provider's documented form; bare, in a sentence, with no name before them.
   const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  const hex = (n: number, seed = 13): string => [...base64Line(seed, n)].map((c) => '0123456789abcdef'[B64.indexOf(c) % 16]).join('');
-  const alnum = (n: number, seed = 15): string => base64Line(seed, n * 2).replace(/[^A-Za-z0-9]/g, '').slice(0, n);
+  const hex = (n: number, seed = 13): string =>
+    [...base64Line(seed, n)].map((c) => '0123456789abcdef'[B64.indexOf(c) % 16]).join('');
+  const alnum = (n: number, seed = 15): string =>
+    base64Line(seed, n * 2)
+      .replace(/[^A-Za-z0-9]/g, '')
+      .slice(0, n);
   const tokens = [
     `key-${hex(32)}`,
     `pubkey-${hex(32)}`,
@@ -164,12 +230,24 @@ describe('provider tokens that gitleaks reads only after its keyword', () => {
   for (const token of tokens) {
     it(`takes ${token.slice(0, 12)}…`, () => {
       const text = `the value ${token} was accepted`;
-      assert.deepEqual(found(ownFindings, text).filter((f) => f.startsWith('provider-token')), [`provider-token:${token}`]);
+      assert.deepEqual(
+        found(ownFindings, text).filter((f) => f.startsWith('provider-token')),
+        [`provider-token:${token}`],
+      );
     });
   }
   it('leaves a hash, a UUID and a hex run with a longer suffix', () => {
-    for (const text of [`commit ${hex(40)}`, `id ${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`, `${hex(32)}-usage`, `monkey-${hex(32)}`]) {
-      assert.deepEqual(found(ownFindings, text).filter((f) => f.startsWith('provider-token')), [], text);
+    for (const text of [
+      `commit ${hex(40)}`,
+      `id ${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`,
+      `${hex(32)}-usage`,
+      `monkey-${hex(32)}`,
+    ]) {
+      assert.deepEqual(
+        found(ownFindings, text).filter((f) => f.startsWith('provider-token')),
+        [],
+        text,
+      );
     }
   });
 });
@@ -177,24 +255,54 @@ describe('provider tokens that gitleaks reads only after its keyword', () => {
 describe('Discord webhooks', () => {
   it('lose their token', () => {
     const token = base64Line(5, 68).replace(/[+/]/g, '_');
-    assert.deepEqual(found(ownFindings, `curl https://discord.com/api/webhooks/123456789012345678/${token}`).filter((f) => f.startsWith('discord')), [`discord-webhook:${token}`]);
+    assert.deepEqual(
+      found(ownFindings, `curl https://discord.com/api/webhooks/123456789012345678/${token}`).filter((f) =>
+        f.startsWith('discord'),
+      ),
+      [`discord-webhook:${token}`],
+    );
   });
 });
 
 describe('entropy rules', () => {
   it('take a random token bare (in a path, a query, a sentence) and after a keyword', () => {
     const key = 'q7Xk2mP9vR4tL8wN3zB6yH1c';
-    for (const text of [`cat /srv/app/${key}/config.yml`, `https://x.example.com/v1?ref=${key}&page=2`, `the value ${key} was accepted`]) {
-      assert.ok(entropyFindings(text).some((f) => text.slice(f.start, f.end).includes(key)), text);
+    for (const text of [
+      `cat /srv/app/${key}/config.yml`,
+      `https://x.example.com/v1?ref=${key}&page=2`,
+      `the value ${key} was accepted`,
+    ]) {
+      assert.ok(
+        entropyFindings(text).some((f) => text.slice(f.start, f.end).includes(key)),
+        text,
+      );
     }
-    assert.deepEqual(found(entropyFindings, 'my token is 3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c8e'), ['keyword-entropy:3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c8e']);
+    assert.deepEqual(found(entropyFindings, 'my token is 3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c8e'), [
+      'keyword-entropy:3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c8e',
+    ]);
   });
 
   it('leave names, ids, hashes and public keys', () => {
-    for (const token of ['Win32_OperatingSystem', 'PlaywrightDownload', 'tmpclaude-8f62-cwd', 'toolu_01REq16BWafxpmPTLWV6wncF', 'tooluse_FDLQkx1JRHyCEk7CSwChVA__vscode-1767369314705', 'gen-1746001974-alxKxkQSJ8j9QsfNTvnX', 'dccb368a-ae08-48db-9563-9415e327bb90', '2KW2XRd9kwqet15Aha2oK3tYvd3nWbTFH1MBiRAv1BE1', '8D357AFBEA94CD48BC1982CCBDDE13F749C6CF8A']) {
+    for (const token of [
+      'Win32_OperatingSystem',
+      'PlaywrightDownload',
+      'tmpclaude-8f62-cwd',
+      'toolu_01REq16BWafxpmPTLWV6wncF',
+      'tooluse_FDLQkx1JRHyCEk7CSwChVA__vscode-1767369314705',
+      'gen-1746001974-alxKxkQSJ8j9QsfNTvnX',
+      'dccb368a-ae08-48db-9563-9415e327bb90',
+      '2KW2XRd9kwqet15Aha2oK3tYvd3nWbTFH1MBiRAv1BE1',
+      '8D357AFBEA94CD48BC1982CCBDDE13F749C6CF8A',
+    ]) {
       assert.equal(looksRandom(token), false, token);
     }
-    assert.deepEqual(found(entropyFindings, '**Public Key:** `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGjZ0BxASfhkkjW9BNzyUgxqlWueK0KVOMLpa71KcygP`'), []);
+    assert.deepEqual(
+      found(
+        entropyFindings,
+        '**Public Key:** `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGjZ0BxASfhkkjW9BNzyUgxqlWueK0KVOMLpa71KcygP`',
+      ),
+      [],
+    );
     assert.deepEqual(found(entropyFindings, '{"x-request-id", "GJOGAOf-hoLS20MAABCM"}'), []);
   });
 
@@ -215,7 +323,10 @@ describe('views', () => {
 
   it('decode base64 blobs that hold text, and skip those that do not', () => {
     const blob = Buffer.from('GITHUB_TOKEN=ghp_0123456789abcdefghij0123456789abcdef\n').toString('base64');
-    assert.deepEqual(decodedBlobs(`echo ${blob} | base64 -d`).map((b) => b.text), ['GITHUB_TOKEN=ghp_0123456789abcdefghij0123456789abcdef\n']);
+    assert.deepEqual(
+      decodedBlobs(`echo ${blob} | base64 -d`).map((b) => b.text),
+      ['GITHUB_TOKEN=ghp_0123456789abcdefghij0123456789abcdef\n'],
+    );
     const binary = Buffer.from(Array.from({ length: 60 }, (_, i) => (i * 37) % 256)).toString('base64');
     assert.deepEqual(decodedBlobs(binary), []);
   });
@@ -223,7 +334,10 @@ describe('views', () => {
   it('let the redactor remove a base64-encoded token and a wrapped one', async () => {
     const token = 'ghp_R4nD0mT0k3nV4lu3Xy9Zq8Wp7Vo6Un5Tm4S';
     const blob = Buffer.from(`GITHUB_TOKEN=${token}\n`).toString('base64');
-    const [b64, wrapped] = await core().redactJsonTexts([JSON.stringify({ t: `echo ${blob} | base64 -d` }), JSON.stringify({ t: `${token.slice(0, 20)}\n${token.slice(20)}\n` })]);
+    const [b64, wrapped] = await core().redactJsonTexts([
+      JSON.stringify({ t: `echo ${blob} | base64 -d` }),
+      JSON.stringify({ t: `${token.slice(0, 20)}\n${token.slice(20)}\n` }),
+    ]);
     assert.equal((JSON.parse(b64!) as { t: string }).t, 'echo [REDACTED:base64#1] | base64 -d');
     assert.ok(!wrapped!.includes(token.slice(0, 12)) && !wrapped!.includes(token.slice(20)), wrapped);
   });

@@ -55,7 +55,10 @@ function blockHashes(prompt: Int32Array, block: number): string[] {
   const out: string[] = [];
   let previous = '';
   for (let at = 0; at < prompt.length; at += block) {
-    previous = createHash('sha1').update(previous).update(prompt.subarray(at, at + block)).digest('base64');
+    previous = createHash('sha1')
+      .update(previous)
+      .update(prompt.subarray(at, at + block))
+      .digest('base64');
     out.push(previous);
   }
   return out;
@@ -140,7 +143,10 @@ describe('replay export: block ids against an independent token-level model', ()
       const back = await readBack(e);
       assert.equal(back.model.format, 'bailian');
       const byChat = new Map(back.model.sessions.flatMap((s) => s.calls).map((c) => [Number(c.id), c.tokens.cached]));
-      assert.deepEqual(e.records.map((r) => byChat.get(r['chat_id'] as number)), expected);
+      assert.deepEqual(
+        e.records.map((r) => byChat.get(r['chat_id'] as number)),
+        expected,
+      );
     }
   });
 
@@ -182,7 +188,8 @@ describe('replay export: block ids against an independent token-level model', ()
       assert.equal(q.hashIds.length, Math.ceil(q.promptTokens / 512));
       q.hashIds.forEach((id, j) => ((j + 1) * 512 <= q.promptTokens ? full : partial).add(id));
     }
-    for (const id of partial) assert.ok(!full.has(id), `id ${id} is a partial block in one prompt and a full one in another`);
+    for (const id of partial)
+      assert.ok(!full.has(id), `id ${id} is a partial block in one prompt and a full one in another`);
   });
 
   it('aiperf: sessions grouped, first turn with timestamp and the whole prompt, later turns with delay and only the new tokens', () => {
@@ -194,7 +201,11 @@ describe('replay export: block ids against an independent token-level model', ()
       const q = e.requests[e.recordRequest[i]!]!;
       const id = r['session_id'] as string;
       assert.equal(typeof id, 'string');
-      assert.equal((r['hash_ids'] as number[]).length, Math.ceil((r['input_length'] as number) / 512), 'len(hash_ids) == ceil(input_length / 512)');
+      assert.equal(
+        (r['hash_ids'] as number[]).length,
+        Math.ceil((r['input_length'] as number) / 512),
+        'len(hash_ids) == ceil(input_length / 512)',
+      );
       if ('timestamp' in r) {
         assert.ok(!contexts.has(id), `${id} starts once`);
         assert.ok(!('delay' in r));
@@ -203,13 +214,20 @@ describe('replay export: block ids against an independent token-level model', ()
         contexts.set(id, q.promptTokens + q.outputTokens);
         order.push(id);
       } else {
-        assert.equal(order[order.length - 1], id, 'a session\'s turns are consecutive');
-        assert.equal((r['input_length'] as number) + contexts.get(id)!, q.promptTokens, 'history + reply + new turn = the traced prompt');
+        assert.equal(order[order.length - 1], id, "a session's turns are consecutive");
+        assert.equal(
+          (r['input_length'] as number) + contexts.get(id)!,
+          q.promptTokens,
+          'history + reply + new turn = the traced prompt',
+        );
         assert.equal(r['delay'], Math.round(q.waitMs * 1000) / 1000);
         contexts.set(id, q.promptTokens + q.outputTokens);
       }
       assert.equal(r['output_length'], q.outputTokens);
-      assert.deepEqual(Object.keys(r).sort(), ['session_id', 'input_length', 'output_length', 'hash_ids', 'timestamp' in r ? 'timestamp' : 'delay'].sort());
+      assert.deepEqual(
+        Object.keys(r).sort(),
+        ['session_id', 'input_length', 'output_length', 'hash_ids', 'timestamp' in r ? 'timestamp' : 'delay'].sort(),
+      );
     });
     // Replicas share the first turn's shared prefix ids and nothing else.
     const firsts = e.records.filter((r) => 'timestamp' in r && /^ae4a77f8[^~]*$/.test(r['session_id'] as string));

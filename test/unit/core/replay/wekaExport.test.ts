@@ -60,7 +60,10 @@ function fullBlockHashes(prompt: Int32Array): string[] {
   const out: string[] = [];
   let previous = '';
   for (let at = 0; at + BLOCK <= prompt.length; at += BLOCK) {
-    previous = createHash('sha1').update(previous).update(prompt.subarray(at, at + BLOCK)).digest('base64');
+    previous = createHash('sha1')
+      .update(previous)
+      .update(prompt.subarray(at, at + BLOCK))
+      .digest('base64');
     out.push(previous);
   }
   return out;
@@ -70,7 +73,8 @@ function fullBlockHashes(prompt: Int32Array): string[] {
 function flatten(e: WekaExport['traces'][number]): Array<{ session: string; r: WekaRequestOut }> {
   const out: Array<{ session: string; r: WekaRequestOut }> = [];
   for (const r of e.requests) {
-    if (r.type === 'subagent') for (const x of (r as WekaSubagentOut).requests) out.push({ session: (r as WekaSubagentOut).agent_id, r: x });
+    if (r.type === 'subagent')
+      for (const x of (r as WekaSubagentOut).requests) out.push({ session: (r as WekaSubagentOut).agent_id, r: x });
     else out.push({ session: e.id, r: r as WekaRequestOut });
   }
   return out;
@@ -105,14 +109,29 @@ describe('Weka export', () => {
     assert.deepEqual([t.block_size, t.hash_id_scope, t.tool_tokens, t.system_tokens], [64, 'local', 0, 0]);
     const markers = t.requests.filter((r): r is WekaSubagentOut => r.type === 'subagent');
     // The Task sub-agent's log in the fixture holds 3 calls, the compaction 1.
-    assert.deepEqual(markers.map((m) => [m.agent_id, m.subagent_type, m.requests.length]), [['aac57f5', 'Task', 3], ['acompact-946d2b', 'compaction', 1]]);
+    assert.deepEqual(
+      markers.map((m) => [m.agent_id, m.subagent_type, m.requests.length]),
+      [
+        ['aac57f5', 'Task', 3],
+        ['acompact-946d2b', 'compaction', 1],
+      ],
+    );
     // Every call with input and output counts is a request.
     const own = t.requests.filter((r) => r.type === 'n');
     assert.equal(own.length + markers.reduce((n, m) => n + m.requests.length, 0), e.requests.length);
-    assert.equal(e.requests.length, spotter.model.sessions.reduce((n, s) => n + s.calls.filter((c) => c.tokens.input !== null && c.tokens.output !== null).length, 0));
+    assert.equal(
+      e.requests.length,
+      spotter.model.sessions.reduce(
+        (n, s) => n + s.calls.filter((c) => c.tokens.input !== null && c.tokens.output !== null).length,
+        0,
+      ),
+    );
     // Markers sit between the parent's calls by time.
     const times = t.requests.map((r) => r.t);
-    assert.deepEqual(times, [...times].sort((a, b) => a - b));
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => a - b),
+    );
     // The totals add up what was written.
     const sum = (list: WekaRequestOut[]): number => list.reduce((n, r) => n + r.in, 0);
     assert.equal(t.totals.parent_tokens.input, sum(own as WekaRequestOut[]));
@@ -125,7 +144,10 @@ describe('Weka export', () => {
     for (const { r } of requests) assert.equal(r.hash_ids.length, Math.floor(r.in / BLOCK));
     const first = requests[0]!.r;
     const main = spotter.model.sessions[0]!;
-    assert.deepEqual([first.t, first.in, first.out, first.input_types, first.think_time], [0, main.calls[0]!.tokens.input, main.calls[0]!.tokens.output, ['text'], 0]);
+    assert.deepEqual(
+      [first.t, first.in, first.out, first.input_types, first.think_time],
+      [0, main.calls[0]!.tokens.input, main.calls[0]!.tokens.output, ['text'], 0],
+    );
     assert.equal(first.model, main.calls[0]!.model);
     assert.ok(requests.every(({ r }) => (r.stop === 'tool_use') === r.output_types.includes('tool_use')));
     assert.ok(requests.some(({ r }) => r.input_types[0] === 'tool_result'));
@@ -164,11 +186,19 @@ describe('Weka export', () => {
         assert.equal(back.model.format, 'weka');
         assert.deepEqual(back.model.diagnostics, []);
         // The reader lists the main session's calls, then each sub-agent's.
-        const sessionsInOrder = [doc.id, ...doc.requests.filter((r): r is WekaSubagentOut => r.type === 'subagent').map((m) => m.agent_id)];
-        const want = sessionsInOrder.flatMap((id) => Array.from({ length: perSession.get(id) ?? 0 }, (_, k) => expected.get(`${id}|${k}`)));
+        const sessionsInOrder = [
+          doc.id,
+          ...doc.requests.filter((r): r is WekaSubagentOut => r.type === 'subagent').map((m) => m.agent_id),
+        ];
+        const want = sessionsInOrder.flatMap((id) =>
+          Array.from({ length: perSession.get(id) ?? 0 }, (_, k) => expected.get(`${id}|${k}`)),
+        );
         const got = back.model.sessions.flatMap((s) => s.calls.map((c) => c.tokens.cached));
         assert.deepEqual(got, want);
-        assert.ok(got.some((c) => c! > 0), 'some blocks are shared');
+        assert.ok(
+          got.some((c) => c! > 0),
+          'some blocks are shared',
+        );
       }
     }
   });
@@ -176,16 +206,27 @@ describe('Weka export', () => {
   it('sessions, sub-agent structure and token counts survive the round trip through the file', async () => {
     const e = buildWekaExport(spotter.model, null);
     const back = await readBack(wekaJson(e.traces[0]!));
-    assert.deepEqual(back.model.sessions.map((s) => [s.id, s.parentId, s.role]), [
-      ['ae4a77f8-aedd-4bc1-888f-c94edc91af04', null, 'main'],
-      ['ae4a77f8-aedd-4bc1-888f-c94edc91af04/aac57f5', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', 'subagent'],
-      ['ae4a77f8-aedd-4bc1-888f-c94edc91af04/acompact-946d2b', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', 'subagent'],
-    ]);
-    const inOut = (s: Session): Array<[number | null, number | null]> => s.calls.filter((c) => c.tokens.input !== null && c.tokens.output !== null).map((c) => [c.tokens.input, Math.max(1, c.tokens.output!)]);
-    assert.deepEqual(back.model.sessions.map((s) => s.calls.map((c) => [c.tokens.input, c.tokens.output])), spotter.model.sessions.map(inOut));
+    assert.deepEqual(
+      back.model.sessions.map((s) => [s.id, s.parentId, s.role]),
+      [
+        ['ae4a77f8-aedd-4bc1-888f-c94edc91af04', null, 'main'],
+        ['ae4a77f8-aedd-4bc1-888f-c94edc91af04/aac57f5', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', 'subagent'],
+        ['ae4a77f8-aedd-4bc1-888f-c94edc91af04/acompact-946d2b', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', 'subagent'],
+      ],
+    );
+    const inOut = (s: Session): Array<[number | null, number | null]> =>
+      s.calls
+        .filter((c) => c.tokens.input !== null && c.tokens.output !== null)
+        .map((c) => [c.tokens.input, Math.max(1, c.tokens.output!)]);
+    assert.deepEqual(
+      back.model.sessions.map((s) => s.calls.map((c) => [c.tokens.input, c.tokens.output])),
+      spotter.model.sessions.map(inOut),
+    );
   });
 
-  it('every field is one AIPerf\'s Weka loader accepts (its models restated in weka_schema.py)', { skip: !python() && 'python3 not installed' }, () => {
+  it("every field is one AIPerf's Weka loader accepts (its models restated in weka_schema.py)", {
+    skip: !python() && 'python3 not installed',
+  }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'weka-export-'));
     const files: string[] = [];
     for (const parsed of [spotter, sample]) {
@@ -195,12 +236,18 @@ describe('Weka export', () => {
         files.push(f);
       }
     }
-    assert.equal(execFileSync('python3', [join(repoRoot, 'test/reference/weka_schema.py'), ...files], { encoding: 'utf8' }).trim(), 'ok');
+    assert.equal(
+      execFileSync('python3', [join(repoRoot, 'test/reference/weka_schema.py'), ...files], { encoding: 'utf8' }).trim(),
+      'ok',
+    );
   });
 
   it('refuses a trace that already is block hashes, and names the sessions it has when one is unknown', async () => {
     const weka = await parseFile(join(fixtures, 'weka/kv-cache-tester-trace_0026.json'));
-    assert.throws(() => buildWekaExport(weka.model, null), (e: unknown) => e instanceof ReplayError && /already a block-hash trace/.test((e as Error).message));
+    assert.throws(
+      () => buildWekaExport(weka.model, null),
+      (e: unknown) => e instanceof ReplayError && /already a block-hash trace/.test((e as Error).message),
+    );
     assert.throws(() => buildWekaExport(sample.model, ['nope']), /no session "nope" in this trace/);
   });
 });

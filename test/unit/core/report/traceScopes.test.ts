@@ -24,11 +24,17 @@ describe('the Analyze Agent Session notification: one scope per sentence, each n
   const notice = analyzeNotice('claude-code-sessions.trace.jsonl', report);
 
   it('the whole trace: its sessions, calls, hit rate, cost, failed tool calls, retry loops and read errors', () => {
-    assert.equal(notice.trace, 'Whole trace, 3 sessions (2 main, 1 sub-agent): 90 LLM calls, cache hit rate 93.3%, cost $5.13, 21 failed tool calls, 2 retry loops, 0 read errors.');
+    assert.equal(
+      notice.trace,
+      'Whole trace, 3 sessions (2 main, 1 sub-agent): 90 LLM calls, cache hit rate 93.3%, cost $5.13, 21 failed tool calls, 2 retry loops, 0 read errors.',
+    );
   });
 
   it('the main session, named by its id, with its own calls, turns, hit rate, cost, failures and loops, then its cache TTL what-if', () => {
-    assert.match(notice.session!, /^The main session ae4a77f8 \(the first of 2\) alone: 48 LLM calls, 2 user turns, cache hit rate 98\.7%, cost \$0\.996, 8 failed tool calls, 1 retry loop\. With 1-hour caching this session would have cost \$1\.13 \(\+14%\)/);
+    assert.match(
+      notice.session!,
+      /^The main session ae4a77f8 \(the first of 2\) alone: 48 LLM calls, 2 user turns, cache hit rate 98\.7%, cost \$0\.996, 8 failed tool calls, 1 retry loop\. With 1-hour caching this session would have cost \$1\.13 \(\+14%\)/,
+    );
     assert.equal(notice.text, `claude-code-sessions.trace.jsonl. ${notice.trace} ${notice.session}`);
   });
 
@@ -37,7 +43,10 @@ describe('the Analyze Agent Session notification: one scope per sentence, each n
     const n = analyzeNotice('edit-retry-loop.jsonl', one);
     assert.equal(n.trace, null);
     // test/reference/claude_code_totals.py: 41 calls at 85.5%; claude_sessions.py: 3 typed prompts, 13 failed results; cost_reference.mjs $3.36867825.
-    assert.match(n.text, /^edit-retry-loop\.jsonl: The main session e5821007: 41 LLM calls, 3 user turns, cache hit rate 85\.5%, cost \$3\.37, 13 failed tool calls, 1 retry loop, 0 read errors\./);
+    assert.match(
+      n.text,
+      /^edit-retry-loop\.jsonl: The main session e5821007: 41 LLM calls, 3 user turns, cache hit rate 85\.5%, cost \$3\.37, 13 failed tool calls, 1 retry loop, 0 read errors\./,
+    );
   });
 
   it('a session id is trace text: plain in the notification', async () => {

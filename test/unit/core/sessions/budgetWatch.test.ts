@@ -30,22 +30,32 @@ describe('budgets on a growing log', () => {
     // Lines 0–1 are the header and the session; each later line adds a call.
     for (let n = 2; n <= LINES.length; n++) {
       const usd = await totalAfter(n);
-      const { state, crossings } = watch.update({ perSessionUsd: 0.04, perDayUsd: null }, { session: { key: 'ttl', usd }, day: null });
+      const { state, crossings } = watch.update(
+        { perSessionUsd: 0.04, perDayUsd: null },
+        { session: { key: 'ttl', usd }, day: null },
+      );
       states.push(state);
       for (const c of crossings) told.push({ calls: n - 2, message: c.message });
       // Read twice at the same size (a watcher firing again): nothing new is told.
-      assert.deepEqual(watch.update({ perSessionUsd: 0.04, perDayUsd: null }, { session: { key: 'ttl', usd }, day: null }).crossings, []);
+      assert.deepEqual(
+        watch.update({ perSessionUsd: 0.04, perDayUsd: null }, { session: { key: 'ttl', usd }, day: null }).crossings,
+        [],
+      );
     }
     assert.deepEqual(states, ['ok', 'ok', 'ok', 'ok', 'over', 'over', 'over']);
     assert.equal(told.length, 1);
     assert.equal(told[0]!.calls, 4);
     // $0.048 against $0.04: over by $0.0080, 20%.
-    assert.equal(told[0]!.message, 'Agent Trace: this session cost $0.048 against a budget of $0.040: over by $0.0080 (20%).');
+    assert.equal(
+      told[0]!.message,
+      'Agent Trace: this session cost $0.048 against a budget of $0.040: over by $0.0080 (20%).',
+    );
   });
 
   it('near from 80%, and a new crossing after the budget is raised is told again', () => {
     const watch = new BudgetWatch();
-    const at = (usd: number, budget: number) => watch.update({ perSessionUsd: budget, perDayUsd: null }, { session: { key: 's', usd }, day: null });
+    const at = (usd: number, budget: number) =>
+      watch.update({ perSessionUsd: budget, perDayUsd: null }, { session: { key: 's', usd }, day: null });
     assert.equal(at(0.79, 1).state, 'ok');
     assert.equal(at(0.8, 1).state, 'near');
     assert.equal(at(1.01, 1).crossings.length, 1);
@@ -55,13 +65,28 @@ describe('budgets on a growing log', () => {
 
   it('a figure first seen over is shown over, not told; a day budget is watched apart from the session', () => {
     const watch = new BudgetWatch();
-    const first = watch.update({ perSessionUsd: 1, perDayUsd: 5 }, { session: { key: 'a', usd: 3 }, day: { key: '2026-12-01', usd: 4 } });
+    const first = watch.update(
+      { perSessionUsd: 1, perDayUsd: 5 },
+      { session: { key: 'a', usd: 3 }, day: { key: '2026-12-01', usd: 4 } },
+    );
     assert.deepEqual([first.state, first.crossings.length], ['over', 0]);
-    const next = watch.update({ perSessionUsd: 1, perDayUsd: 5 }, { session: { key: 'a', usd: 3.2 }, day: { key: '2026-12-01', usd: 5.5 } });
-    assert.deepEqual(next.crossings.map((c) => c.scope), ['day']);
-    assert.match(next.crossings[0]!.message, /today’s sessions cost \$5\.50 against a budget of \$5\.00: over by \$0\.500 \(10%\)/);
+    const next = watch.update(
+      { perSessionUsd: 1, perDayUsd: 5 },
+      { session: { key: 'a', usd: 3.2 }, day: { key: '2026-12-01', usd: 5.5 } },
+    );
+    assert.deepEqual(
+      next.crossings.map((c) => c.scope),
+      ['day'],
+    );
+    assert.match(
+      next.crossings[0]!.message,
+      /today’s sessions cost \$5\.50 against a budget of \$5\.00: over by \$0\.500 \(10%\)/,
+    );
     // Unknown cost: never over, never told.
-    assert.deepEqual(watch.update({ perSessionUsd: 1, perDayUsd: null }, { session: { key: 'b', usd: null }, day: null }), { state: 'ok', crossings: [] });
+    assert.deepEqual(
+      watch.update({ perSessionUsd: 1, perDayUsd: null }, { session: { key: 'b', usd: null }, day: null }),
+      { state: 'ok', crossings: [] },
+    );
     assert.equal(overBudgetText(12, 10), '$12.00 against a budget of $10.00: over by $2.00 (20%)');
   });
 });

@@ -8,7 +8,13 @@ import { createPriceBook } from '../../../../src/core/cost/priceBook';
 import { activeMs } from '../../../../src/core/sessions/sessionQuery';
 import type { SessionRow } from '../../../../src/core/sessions/sessionQuery';
 import { indexRecords } from '../../../../src/core/sessions/sessionRecord';
-import { limitSetting, sessionPlanWindows, windowCallsOf, windowSessions, windowShortText } from '../../../../src/core/sessions/sessionWindows';
+import {
+  limitSetting,
+  sessionPlanWindows,
+  windowCallsOf,
+  windowSessions,
+  windowShortText,
+} from '../../../../src/core/sessions/sessionWindows';
 import { EDIT_LOOP, parseFile } from '../../../support/helpers';
 
 // The M-Claude log (41 calls in 50 minutes) as the session index keeps it, counted into plan windows the
@@ -22,7 +28,19 @@ async function indexedMClaude(): Promise<{ row: SessionRow; calls: ReturnType<ty
   const parsed = await parseFile(EDIT_LOOP);
   const [main] = indexRecords(parsed, {}, createPriceBook());
   // The row the index would list: the record plus the index's own columns.
-  const row = { ...main!.session, id: 1, fileId: 1, path: EDIT_LOOP, agentId: 'claude-code', project: '/p', fileMtimeMs: 0, lastWriteMs: 0, live: false, fileStatus: 'ok', problem: null } as SessionRow;
+  const row = {
+    ...main!.session,
+    id: 1,
+    fileId: 1,
+    path: EDIT_LOOP,
+    agentId: 'claude-code',
+    project: '/p',
+    fileMtimeMs: 0,
+    lastWriteMs: 0,
+    live: false,
+    fileStatus: 'ok',
+    problem: null,
+  } as SessionRow;
   return { row, calls: main!.calls };
 }
 
@@ -47,7 +65,12 @@ describe('plan windows from the session index', () => {
     const options: WindowOptions = { align: 'call', anchorMs: {}, limits: { '5h': { tokens: 3_000_000, usd: 40 } } };
     const last = Math.max(...ledger.map((c) => c.timeMs!));
     const now = last + 60_000;
-    const fromLog = planWindows('claude', ledger.map((c) => ({ timeMs: c.timeMs!, session: c.session, tokens: c.tokens, usd: c.usd })), options, now);
+    const fromLog = planWindows(
+      'claude',
+      ledger.map((c) => ({ timeMs: c.timeMs!, session: c.session, tokens: c.tokens, usd: c.usd })),
+      options,
+      now,
+    );
     const { row, calls } = await indexedMClaude();
     const [fromIndex] = sessionPlanWindows([{ row, calls }], () => options, now);
     assert.deepEqual(
@@ -61,7 +84,11 @@ describe('plan windows from the session index', () => {
     const times = calls.map((c) => c.startMs ?? c.endMs!);
     const first = Math.min(...times);
     const now = Math.max(...times) + 60_000;
-    const plans = sessionPlanWindows([{ row, calls }], () => ({ align: 'call', anchorMs: {}, limits: { '5h': { tokens: null, usd: 40 } } }), now);
+    const plans = sessionPlanWindows(
+      [{ row, calls }],
+      () => ({ align: 'call', anchorMs: {}, limits: { '5h': { tokens: null, usd: 40 } } }),
+      now,
+    );
     assert.deepEqual(
       plans.map((p) => p.family),
       ['claude'],
@@ -83,7 +110,10 @@ describe('plan windows from the session index', () => {
     // Without a limit, what it used and when it resets.
     const bare = sessionPlanWindows([{ row, calls }], () => NO_LIMITS, now)[0]!.windows.find((w) => w.kind === '5h')!;
     const minutesLeft = Math.round((first + 5 * 3_600_000 - now) / 60_000);
-    assert.equal(windowShortText(bare, now), `5h 2.09M tokens · resets in ${Math.floor(minutesLeft / 60)} h ${String(minutesLeft % 60).padStart(2, '0')} min`);
+    assert.equal(
+      windowShortText(bare, now),
+      `5h 2.09M tokens · resets in ${Math.floor(minutesLeft / 60)} h ${String(minutesLeft % 60).padStart(2, '0')} min`,
+    );
   });
 
   it('only Claude Code and Codex sessions active in the last 8 days count', async () => {
@@ -102,6 +132,9 @@ describe('plan windows from the session index', () => {
     assert.deepEqual(limitSetting('2M'), { limit: { tokens: 2_000_000, usd: null }, problem: null });
     assert.deepEqual(limitSetting(' $40 , 500k '), { limit: { tokens: 500_000, usd: 40 }, problem: null });
     assert.deepEqual(limitSetting(''), { limit: null, problem: null });
-    assert.deepEqual(limitSetting('2 apples'), { limit: null, problem: '"2 apples" is neither tokens (2M, 500k) nor dollars ($40)' });
+    assert.deepEqual(limitSetting('2 apples'), {
+      limit: null,
+      problem: '"2 apples" is neither tokens (2M, 500k) nor dollars ($40)',
+    });
   });
 });

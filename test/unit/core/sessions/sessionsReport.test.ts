@@ -27,7 +27,19 @@ async function rowsOf(path: string, fileId: number, project: string, firstId: nu
   const parsed = await parseFile(path);
   return indexRecords(parsed).map(({ session, calls: c }, i) => {
     calls.set(firstId + i, c);
-    return { ...session, id: firstId + i, fileId, path, agentId: parsed.model.format!, project, fileMtimeMs: 0, lastWriteMs: 0, live: false, fileStatus: 'ok' as const, problem: null };
+    return {
+      ...session,
+      id: firstId + i,
+      fileId,
+      path,
+      agentId: parsed.model.format!,
+      project,
+      fileMtimeMs: 0,
+      lastWriteMs: 0,
+      live: false,
+      fileStatus: 'ok' as const,
+      problem: null,
+    };
   });
 }
 
@@ -56,7 +68,11 @@ describe('several sessions at once', () => {
     const spotter = report.rows.find((r) => r.path === SPOTTER)!;
     assert.equal(spotter.calls, REF.spotter.calls + REF.subagent.calls + REF.compaction.calls);
     assert.equal(spotter.subagents, 2);
-    assert.equal(spotter.cacheHitRate, (REF.spotter.cached + REF.subagent.cached + REF.compaction.cached) / (REF.spotter.input + REF.subagent.input + REF.compaction.input));
+    assert.equal(
+      spotter.cacheHitRate,
+      (REF.spotter.cached + REF.subagent.cached + REF.compaction.cached) /
+        (REF.spotter.input + REF.subagent.input + REF.compaction.input),
+    );
     // Nothing is priced yet: cost stays unknown, never $0.
     assert.equal(report.totals.costUsd, null);
     assert.equal(report.totals.unpricedCalls, sum('calls'));
@@ -65,20 +81,33 @@ describe('several sessions at once', () => {
   it('spreads the per-session hit rates and places them against the published 84.6–99.5%', async () => {
     const report = buildSessionsReport(await allRows());
     const d = report.distributions.cacheHitRate;
-    const spotter = (REF.spotter.cached + REF.subagent.cached + REF.compaction.cached) / (REF.spotter.input + REF.subagent.input + REF.compaction.input);
-    const sorted = [REF.rejections.cached / REF.rejections.input, REF.codex.cached / REF.codex.input, REF.editLoop.cached / REF.editLoop.input, spotter].sort((a, b) => a - b);
+    const spotter =
+      (REF.spotter.cached + REF.subagent.cached + REF.compaction.cached) /
+      (REF.spotter.input + REF.subagent.input + REF.compaction.input);
+    const sorted = [
+      REF.rejections.cached / REF.rejections.input,
+      REF.codex.cached / REF.codex.input,
+      REF.editLoop.cached / REF.editLoop.input,
+      spotter,
+    ].sort((a, b) => a - b);
     assert.deepEqual([d.count, d.min, d.max], [4, sorted[0], sorted[3]]);
     assert.equal(d.median, (sorted[1]! + sorted[2]!) / 2);
     // 45.4% and 82.96% are below the range, 85.5% and 97.2% within.
     assert.deepEqual([d.range!.below, d.range!.within, d.range!.above], [2, 2, 0]);
-    assert.deepEqual(report.distributions.calls.histogram.reduce((n, b) => n + b.count, 0), 4);
+    assert.deepEqual(
+      report.distributions.calls.histogram.reduce((n, b) => n + b.count, 0),
+      4,
+    );
   });
 
   it('histograms cover min to max in equal bins', () => {
     const d = distribution([1, 2, 3, 4, 10], null);
     assert.equal(d.histogram.length, 5);
     // Five bins of width 1.8 from 1: [1, 2.8) holds 1 and 2, [2.8, 4.6) holds 3 and 4, the last holds 10.
-    assert.deepEqual(d.histogram.map((b) => b.count), [2, 2, 0, 0, 1]);
+    assert.deepEqual(
+      d.histogram.map((b) => b.count),
+      [2, 2, 0, 0, 1],
+    );
     assert.deepEqual([d.histogram[0]!.from, d.histogram[4]!.to], [1, 10]);
     assert.deepEqual(distribution([], null).histogram, []);
   });
@@ -104,7 +133,10 @@ describe('comparing two sessions', () => {
     const c = compareSessions(loop, calls.get(loop.id)!, codex, calls.get(codex.id)!);
     const f = (id: string) => c.figures.find((x) => x.id === id)!;
     assert.deepEqual([f('calls').a, f('calls').b, f('calls').delta], [41, 9, -32]);
-    assert.equal(f('cacheHitRate').delta, REF.codex.cached / REF.codex.input - REF.editLoop.cached / REF.editLoop.input);
+    assert.equal(
+      f('cacheHitRate').delta,
+      REF.codex.cached / REF.codex.input - REF.editLoop.cached / REF.editLoop.input,
+    );
     assert.equal(f('cacheHitRate').favours, 'a', 'the M-Claude session kept more of its cache');
     assert.equal(f('failedToolCalls').favours, 'b', '2 failed calls against 13');
     assert.equal(f('retryLoops').favours, 'b');
@@ -120,7 +152,11 @@ describe('filters and grouping', () => {
   it('filters by agent, project, loops, hit rate and time; unknown figures never match a threshold', async () => {
     const rows = await allRows();
     const mains = rows.filter((r) => r.role === 'main');
-    const keys = (f: Parameters<typeof matchesFilter>[1]): string[] => mains.filter((r) => matchesFilter(r, f)).map((r) => r.agentId + ':' + r.calls).sort();
+    const keys = (f: Parameters<typeof matchesFilter>[1]): string[] =>
+      mains
+        .filter((r) => matchesFilter(r, f))
+        .map((r) => r.agentId + ':' + r.calls)
+        .sort();
     assert.deepEqual(keys({ agents: ['codex'] }), ['codex:9']);
     assert.deepEqual(keys({ projects: ['SPOTTER'] }), ['claude-code:1', 'claude-code:149']);
     assert.deepEqual(keys({ hasRetryLoops: true }), ['claude-code:149', 'claude-code:41']);
@@ -131,7 +167,10 @@ describe('filters and grouping', () => {
 
   it('groups by project (latest first), then day, with sub-agents nested under their session', async () => {
     const groups = groupSessions(await allRows(), 'newest');
-    assert.deepEqual(groups.map((g) => g.project), ['/workspace/project', '/p/spotter', 'C:\\Windows\\System32']);
+    assert.deepEqual(
+      groups.map((g) => g.project),
+      ['/workspace/project', '/p/spotter', 'C:\\Windows\\System32'],
+    );
     const spotter = groups[1]!;
     assert.equal(spotter.sessionCount, 2);
     assert.equal(spotter.days.length, 2, 'the two spotter sessions ran on different days');

@@ -65,7 +65,10 @@ function contents(w: AgentWorkload, replicas: number): number[][] {
     for (const s of w.sessions) {
       let context: number[] = [];
       s.calls.forEach((c, k) => {
-        const kept = k === 0 ? Array.from({ length: Math.min(w.sharedPrefixTokens, c.promptTokens) }, (_, t) => t) : context.slice(0, c.prefixTokens);
+        const kept =
+          k === 0
+            ? Array.from({ length: Math.min(w.sharedPrefixTokens, c.promptTokens) }, (_, t) => t)
+            : context.slice(0, c.prefixTokens);
         const prompt = [...kept];
         while (prompt.length < c.promptTokens) prompt.push(fresh++);
         context = [...prompt];
@@ -91,9 +94,15 @@ function checkBijection(tokens: number[][], keysOf: (r: number) => KeyRun[], siz
       chain += `${toks.slice(j * size, (j + 1) * size).join(',')}|`;
       const key = keys[j]!;
       const seenKey = chainToKey.get(chain);
-      assert.ok(seenKey === undefined || seenKey === key, `${what}: request ${r} unit ${j}: equal content under two keys`);
+      assert.ok(
+        seenKey === undefined || seenKey === key,
+        `${what}: request ${r} unit ${j}: equal content under two keys`,
+      );
       const seenChain = keyToChain.get(key);
-      assert.ok(seenChain === undefined || seenChain === chain, `${what}: request ${r} unit ${j}: key ${key} names two contents`);
+      assert.ok(
+        seenChain === undefined || seenChain === chain,
+        `${what}: request ${r} unit ${j}: key ${key} names two contents`,
+      );
       chainToKey.set(chain, key);
       keyToChain.set(key, chain);
     }
@@ -110,9 +119,17 @@ describe('planned keys stand for content (property tests)', () => {
         checkBijection(tokens, (r) => plan.requests[r]!.keys, BS, 'blocks');
         checkBijection(tokens, (r) => plan.requests[r]!.tokenKeys, 1, 'tokens');
         // The block-level engines' plan leaves the token keys out and nothing else.
-        const blocksOnly = planWorkload(w, BS, { replicas, staggerS: 0, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 }, false);
+        const blocksOnly = planWorkload(
+          w,
+          BS,
+          { replicas, staggerS: 0, staggerMode: 'fixed', seed: 1, toolWaitScale: 1 },
+          false,
+        );
         assert.equal(blocksOnly.tokenKeys, false);
-        assert.deepEqual(blocksOnly.requests, plan.requests.map((q) => ({ ...q, tokenKeys: [] })));
+        assert.deepEqual(
+          blocksOnly.requests,
+          plan.requests.map((q) => ({ ...q, tokenKeys: [] })),
+        );
       }),
       { numRuns: RUNS, seed: Number(process.env['PROPERTY_SEED'] ?? 20261130) },
     );
@@ -121,7 +138,12 @@ describe('planned keys stand for content (property tests)', () => {
   it('an agent that only appends keeps one key run per call, not one per earlier call', () => {
     // 300 calls, each re-sending the whole previous context: the old one-lineage-per-call plan
     // gave call k about k runs; continuing the lineage keeps it at two (shared prefix + session).
-    const calls = Array.from({ length: 300 }, (_, k) => ({ promptTokens: 1000 + 50 * k, prefixTokens: k === 0 ? 0 : 1000 + 50 * (k - 1) + 10, outputTokens: 10, toolWaitS: 1 }));
+    const calls = Array.from({ length: 300 }, (_, k) => ({
+      promptTokens: 1000 + 50 * k,
+      prefixTokens: k === 0 ? 0 : 1000 + 50 * (k - 1) + 10,
+      outputTokens: 10,
+      toolWaitS: 1,
+    }));
     const w: AgentWorkload = { kind: 'sessions', sharedPrefixTokens: 500, sessions: [{ id: 'a', startS: 0, calls }] };
     const plan = planWorkload(w, BS);
     assert.equal(Math.max(...plan.requests.map((r) => r.keys.length)), 2);
@@ -129,8 +151,17 @@ describe('planned keys stand for content (property tests)', () => {
   });
 
   it('the token-level engine refuses a plan made without token keys instead of reading it as an empty cache', () => {
-    const w: AgentWorkload = { kind: 'sessions', sharedPrefixTokens: 0, sessions: [{ id: 'a', startS: 0, calls: [{ promptTokens: 100, prefixTokens: 0, outputTokens: 5, toolWaitS: 0 }] }] };
-    assert.throws(() => runRadix(planWorkload(w, BS, undefined, false), { ...DEFAULT_PARAMS, policy: 'sglang-lru' }), /needs a plan with token keys/);
+    const w: AgentWorkload = {
+      kind: 'sessions',
+      sharedPrefixTokens: 0,
+      sessions: [
+        { id: 'a', startS: 0, calls: [{ promptTokens: 100, prefixTokens: 0, outputTokens: 5, toolWaitS: 0 }] },
+      ],
+    };
+    assert.throws(
+      () => runRadix(planWorkload(w, BS, undefined, false), { ...DEFAULT_PARAMS, policy: 'sglang-lru' }),
+      /needs a plan with token keys/,
+    );
     assert.equal(runRadix(planWorkload(w, BS), { ...DEFAULT_PARAMS, policy: 'sglang-lru' }).records.length, 1);
   });
 });

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseWorkloadJson, WorkloadError, workloadFromBlockTrace, workloadFromSession } from '../../../../src/core/sim/workload';
+import {
+  parseWorkloadJson,
+  WorkloadError,
+  workloadFromBlockTrace,
+  workloadFromSession,
+} from '../../../../src/core/sim/workload';
 import { fixtures, parseFile, SPOTTER } from '../../../support/helpers';
 import { SessionBuilder } from '../../../support/sessionBuilder';
 import { join } from 'node:path';
@@ -35,8 +40,14 @@ describe('workload from a traced session', () => {
       .call({ input: null, output: 1 })
       .build();
     const { workload, notes } = workloadFromSession(s);
-    assert.deepEqual(workload.sessions[0]!.calls.map((c) => c.toolWaitS), [4, 4, 0]);
-    assert.deepEqual(notes, ['1 of 4 calls have no input or output token count and are left out.', '1 tool waits are unknown (no timestamps) and use the session\'s median wait, 4.0 s.']);
+    assert.deepEqual(
+      workload.sessions[0]!.calls.map((c) => c.toolWaitS),
+      [4, 4, 0],
+    );
+    assert.deepEqual(notes, [
+      '1 of 4 calls have no input or output token count and are left out.',
+      "1 tool waits are unknown (no timestamps) and use the session's median wait, 4.0 s.",
+    ]);
   });
 
   it('the spotter session: shared prefix 17,842 (first call cached), call 1 extends call 0, call 138 restarts after /compact', async () => {
@@ -46,7 +57,12 @@ describe('workload from a traced session', () => {
     assert.equal(workload.sharedPrefixTokens, 17842);
     assert.equal(calls.length, 149);
     // By hand from lines 8–28: call 0 input 26,010 + output 209; call 1 input 1 + 1,531 + 26,007 = 27,539.
-    assert.deepEqual(calls[1], { promptTokens: 27539, prefixTokens: 26219, outputTokens: 8, toolWaitS: calls[1]!.toolWaitS });
+    assert.deepEqual(calls[1], {
+      promptTokens: 27539,
+      prefixTokens: 26219,
+      outputTokens: 8,
+      toolWaitS: calls[1]!.toolWaitS,
+    });
     // After the compaction (line 1481) the first call found 21,448 tokens cached: the prefix it kept.
     assert.equal(calls[138]!.prefixTokens, 21448);
   });
@@ -65,25 +81,55 @@ describe('workload from a traced session', () => {
 });
 
 describe('workload JSON', () => {
-  const call = (over: object = {}) => ({ promptTokens: 1000, prefixTokens: 0, outputTokens: 100, toolWaitS: 1, ...over });
+  const call = (over: object = {}) => ({
+    promptTokens: 1000,
+    prefixTokens: 0,
+    outputTokens: 100,
+    toolWaitS: 1,
+    ...over,
+  });
 
   it('reads the documented shape', () => {
-    const w = parseWorkloadJson({ sharedPrefixTokens: 500, sessions: [{ id: 'a', startS: 2, calls: [call(), call({ promptTokens: 1500, prefixTokens: 1100 })] }] });
+    const w = parseWorkloadJson({
+      sharedPrefixTokens: 500,
+      sessions: [{ id: 'a', startS: 2, calls: [call(), call({ promptTokens: 1500, prefixTokens: 1100 })] }],
+    });
     assert.equal(w.kind, 'sessions');
-    assert.deepEqual(w.kind === 'sessions' && w.sessions[0]!.calls[1], { promptTokens: 1500, prefixTokens: 1100, outputTokens: 100, toolWaitS: 1 });
+    assert.deepEqual(w.kind === 'sessions' && w.sessions[0]!.calls[1], {
+      promptTokens: 1500,
+      prefixTokens: 1100,
+      outputTokens: 100,
+      toolWaitS: 1,
+    });
   });
 
   it('names the bad parameter', () => {
     const bad: Array<[object, RegExp]> = [
       [{ sessions: [] }, /^sessions must be a non-empty array/],
-      [{ sessions: [{ calls: [call({ toolWaitS: -2 })] }] }, /^sessions\[0\]\.calls\[0\]\.toolWaitS must be a number ≥ 0, got -2$/],
+      [
+        { sessions: [{ calls: [call({ toolWaitS: -2 })] }] },
+        /^sessions\[0\]\.calls\[0\]\.toolWaitS must be a number ≥ 0, got -2$/,
+      ],
       [{ sessions: [{ calls: [call({ prefixTokens: 5 })] }] }, /^sessions\[0\]\.calls\[0\]\.prefixTokens must be ≤ 0/],
-      [{ sessions: [{ calls: [call(), call({ prefixTokens: 1101 })] }] }, /^sessions\[0\]\.calls\[1\]\.prefixTokens must be ≤ 1000 /],
-      [{ sessions: [{ calls: [call({ promptTokens: 'many' })] }] }, /promptTokens must be a whole number > 0, got "many"/],
+      [
+        { sessions: [{ calls: [call(), call({ prefixTokens: 1101 })] }] },
+        /^sessions\[0\]\.calls\[1\]\.prefixTokens must be ≤ 1000 /,
+      ],
+      [
+        { sessions: [{ calls: [call({ promptTokens: 'many' })] }] },
+        /promptTokens must be a whole number > 0, got "many"/,
+      ],
       [{ sharedPrefixTokens: -1, sessions: [{ calls: [call()] }] }, /^sharedPrefixTokens must be a whole number ≥ 0/],
       [{ blockSizeTokens: 0, requests: [] }, /^blockSizeTokens must be a whole number > 0/],
-      [{ blockSizeTokens: 16, requests: [{ arrivalS: 0, promptTokens: 10, outputTokens: 1, hashes: [1.5] }] }, /^requests\[0\]\.hashes must be an array of integers/],
+      [
+        { blockSizeTokens: 16, requests: [{ arrivalS: 0, promptTokens: 10, outputTokens: 1, hashes: [1.5] }] },
+        /^requests\[0\]\.hashes must be an array of integers/,
+      ],
     ];
-    for (const [doc, message] of bad) assert.throws(() => parseWorkloadJson(doc), (e: unknown) => e instanceof WorkloadError && message.test(e.message));
+    for (const [doc, message] of bad)
+      assert.throws(
+        () => parseWorkloadJson(doc),
+        (e: unknown) => e instanceof WorkloadError && message.test(e.message),
+      );
   });
 });

@@ -47,7 +47,10 @@ describe('LineReader', () => {
     const bytes = enc.encode(text);
     const oneByteChunks = [...bytes].map((b) => new Uint8Array([b]));
     const lines = readAll(oneByteChunks);
-    assert.deepEqual(lines.map((l) => l.text), ['ééééé€', 'next']);
+    assert.deepEqual(
+      lines.map((l) => l.text),
+      ['ééééé€', 'next'],
+    );
     // 5 × 2 bytes + 3 bytes for € + 1 newline = 14.
     assert.equal(lines[1]!.offset, 14);
   });
@@ -92,8 +95,16 @@ describe('LineReader', () => {
       if (bigEndian) body.swap16();
       const bytes = Buffer.concat([Buffer.from(bigEndian ? [0xfe, 0xff] : [0xff, 0xfe]), body]);
       const r = new LineReader();
-      const lines = [...r.push(bytes.subarray(0, 5)), ...r.push(bytes.subarray(5, 12)), ...r.push(bytes.subarray(12)), ...r.end()];
-      assert.deepEqual(lines.map((l) => l.text), ['{"é":"€𝄞"}', 'next']);
+      const lines = [
+        ...r.push(bytes.subarray(0, 5)),
+        ...r.push(bytes.subarray(5, 12)),
+        ...r.push(bytes.subarray(12)),
+        ...r.end(),
+      ];
+      assert.deepEqual(
+        lines.map((l) => l.text),
+        ['{"é":"€𝄞"}', 'next'],
+      );
       assert.equal(r.encoding, bigEndian ? 'utf-16be' : 'utf-16le');
     }
     const noBom = new LineReader();
@@ -134,12 +145,27 @@ describe('LineReader', () => {
 
   it('a long line with no consumer, or one that stops, is skipped to its end; invalid UTF-8 in it is said', () => {
     const lines = readAllWith({ longLineBytes: 10 }, [enc.encode('x'.repeat(1000) + '\nok\n')]);
-    assert.deepEqual(lines.map((l) => [l.text, l.notText ?? null]), [[null, 'long'], ['ok', null]]);
+    assert.deepEqual(
+      lines.map((l) => [l.text, l.notText ?? null]),
+      [
+        [null, 'long'],
+        ['ok', null],
+      ],
+    );
     let writes = 0;
-    const stopped = readAllWith({ longLineBytes: 10, onLongLine: () => ({ write: () => (writes++, false) }) }, [enc.encode('y'.repeat(100)), enc.encode('y'.repeat(100)), enc.encode('\nok\n')]);
+    const stopped = readAllWith({ longLineBytes: 10, onLongLine: () => ({ write: () => (writes++, false) }) }, [
+      enc.encode('y'.repeat(100)),
+      enc.encode('y'.repeat(100)),
+      enc.encode('\nok\n'),
+    ]);
     assert.equal(writes, 1);
-    assert.deepEqual(stopped.map((l) => l.notText ?? l.text), ['long', 'ok']);
-    const bad = readAllWith({ longLineBytes: 10, onLongLine: () => ({ write: () => true }) }, [new Uint8Array([...enc.encode('z'.repeat(50)), 0xff, 0x0a])]);
+    assert.deepEqual(
+      stopped.map((l) => l.notText ?? l.text),
+      ['long', 'ok'],
+    );
+    const bad = readAllWith({ longLineBytes: 10, onLongLine: () => ({ write: () => true }) }, [
+      new Uint8Array([...enc.encode('z'.repeat(50)), 0xff, 0x0a]),
+    ]);
     assert.equal(bad[0]!.notText, 'utf8');
   });
 

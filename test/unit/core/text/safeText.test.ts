@@ -27,7 +27,9 @@ describe('safeText', () => {
   });
 
   it('uiText leaves no link VS Code would run and no icon it would render, one line, clipped', () => {
-    const out = uiText(`${COMMAND_LINK} ${PAYLOADS.terminal} ${PAYLOADS.codicon} ${PAYLOADS.bidi} ${PAYLOADS.ansi}\nsecond line`);
+    const out = uiText(
+      `${COMMAND_LINK} ${PAYLOADS.terminal} ${PAYLOADS.codicon} ${PAYLOADS.bidi} ${PAYLOADS.ansi}\nsecond line`,
+    );
     assert.deepEqual([...out.matchAll(VSCODE_LINK)], []);
     assert.deepEqual([...out.matchAll(VSCODE_ICON)], []);
     assert.doesNotMatch(out, RAW_CONTROL);

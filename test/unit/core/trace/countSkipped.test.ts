@@ -7,7 +7,8 @@ describe('countSkipped', () => {
   it('counts any type as an own property, "__proto__" included, on a null-prototype or an ordinary object', () => {
     for (const skipped of [emptyRecord<number>(), {} as Record<string, number>]) {
       const prototype = Object.getPrototypeOf(skipped) as object | null;
-      for (const type of ['progress', '__proto__', 'progress', '__proto__', '__proto__', 'constructor']) countSkipped(skipped, type);
+      for (const type of ['progress', '__proto__', 'progress', '__proto__', '__proto__', 'constructor'])
+        countSkipped(skipped, type);
       assert.equal(Object.getPrototypeOf(skipped), prototype, 'the prototype is not replaced');
       assert.deepEqual(Object.entries(skipped), [
         ['progress', 2],

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { FORMATS } from '../../../../src/core/trace/formats';
 import type { FormatId } from '../../../../src/core/trace/model';
-import { fixtures, LOCAL_ONLY, localSample, needsShared, parseFile, parseText, sharedTrace } from '../../../support/helpers';
+import {
+  fixtures,
+  LOCAL_ONLY,
+  localSample,
+  needsShared,
+  parseFile,
+  parseText,
+  sharedTrace,
+} from '../../../support/helpers';
 
 // Detection across formats: every sample is recognised as its own format and no
 // reader claims another's files. Expected formats are what each file is (see
@@ -91,7 +99,10 @@ const SHARED: Array<[string, FormatId]> = [
 describe('format detection on every sample', () => {
   it('every registered format has at least one real sample here, bundled or (licence permitting none) local', () => {
     const covered = new Set([...BUNDLED, ...LOCAL].map(([, f]) => f));
-    assert.deepEqual(FORMATS.map((f) => f.id).filter((id) => !covered.has(id)), []);
+    assert.deepEqual(
+      FORMATS.map((f) => f.id).filter((id) => !covered.has(id)),
+      [],
+    );
   });
 
   for (const [rel, expected] of LOCAL) {
@@ -125,7 +136,9 @@ describe('a weak match does not win, and an empty reading says why', () => {
   it('a JSON Lines file where only a few records look like a format is not read as that format', async () => {
     // 2 Claude-looking records among 8 log lines: 25% of the sample, below the half a format needs.
     const lines = [
-      ...Array.from({ length: 6 }, (_, i) => JSON.stringify({ level: 'info', msg: `started worker ${i}`, port: 8000 + i })),
+      ...Array.from({ length: 6 }, (_, i) =>
+        JSON.stringify({ level: 'info', msg: `started worker ${i}`, port: 8000 + i }),
+      ),
       JSON.stringify({ sessionId: 's', uuid: 'u1', type: 'user' }),
       JSON.stringify({ sessionId: 's', uuid: 'u2', type: 'user' }),
     ];
@@ -138,8 +151,19 @@ describe('a weak match does not win, and an empty reading says why', () => {
 
   it('a file read as a format but holding nothing gets a warning instead of a silent empty analysis', async () => {
     // A Codex rollout header and nothing after it: the reader reads a session with no call or prompt.
-    const r = await parseText(JSON.stringify({ timestamp: '2026-01-01T00:00:00Z', type: 'session_meta', payload: { id: 'x', cli_version: '0.150.0' } }), 'rollout.jsonl');
+    const r = await parseText(
+      JSON.stringify({
+        timestamp: '2026-01-01T00:00:00Z',
+        type: 'session_meta',
+        payload: { id: 'x', cli_version: '0.150.0' },
+      }),
+      'rollout.jsonl',
+    );
     assert.equal(r.model.format, 'codex');
-    assert.ok(r.model.diagnostics.some((d) => d.severity === 'warning' && /holds 1 session but no LLM call or prompt/.test(d.message)));
+    assert.ok(
+      r.model.diagnostics.some(
+        (d) => d.severity === 'warning' && /holds 1 session but no LLM call or prompt/.test(d.message),
+      ),
+    );
   });
 });

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_JSON_DEPTH, MAX_STRING_CHARS, parseJsonStreaming, StreamingJsonParser } from '../../../../src/core/trace/jsonStream';
+import {
+  MAX_JSON_DEPTH,
+  MAX_STRING_CHARS,
+  parseJsonStreaming,
+  StreamingJsonParser,
+} from '../../../../src/core/trace/jsonStream';
 import { deepText } from '../../../support/hostileCorpus';
 
 // The streaming parser is checked against V8's own JSON.parse, an independent
@@ -30,12 +35,17 @@ function cut(text: string, at: readonly number[]): string[] {
 describe('StreamingJsonParser', () => {
   it('gives the value JSON.parse gives, for any JSON cut anywhere (property)', () => {
     fc.assert(
-      fc.property(fc.jsonValue({ maxDepth: 6 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 12 }), (value, pretty, cuts) => {
-        const text = JSON.stringify(value, null, pretty ? 2 : undefined);
-        const r = streamed(cut(text, cuts));
-        assert.equal(r.error, null);
-        assert.deepEqual(r.value, JSON.parse(text));
-      }),
+      fc.property(
+        fc.jsonValue({ maxDepth: 6 }),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (value, pretty, cuts) => {
+          const text = JSON.stringify(value, null, pretty ? 2 : undefined);
+          const r = streamed(cut(text, cuts));
+          assert.equal(r.error, null);
+          assert.deepEqual(r.value, JSON.parse(text));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -48,11 +58,34 @@ describe('StreamingJsonParser', () => {
       }),
       { numRuns: 300 },
     );
-    assert.equal(parseJsonStreaming('"\\ud800\\u00e9\\/\\b\\f\\n\\r\\t"').value, JSON.parse('"\\ud800\\u00e9\\/\\b\\f\\n\\r\\t"'));
+    assert.equal(
+      parseJsonStreaming('"\\ud800\\u00e9\\/\\b\\f\\n\\r\\t"').value,
+      JSON.parse('"\\ud800\\u00e9\\/\\b\\f\\n\\r\\t"'),
+    );
   });
 
   it('refuses what JSON.parse refuses, with a reason and where', () => {
-    const bad = ['{"a":1', '[1,]', '{"a" 1}', '[tru]', '[1] x', '"a\u0001"', '{a:1}', '01', '[1 2]', '{"a":1,}', '"\\x41"', '"\\u12G4"', '-', '1.', '.5', '+1', 'nul', '[', '{"a":[}'];
+    const bad = [
+      '{"a":1',
+      '[1,]',
+      '{"a" 1}',
+      '[tru]',
+      '[1] x',
+      '"a\u0001"',
+      '{a:1}',
+      '01',
+      '[1 2]',
+      '{"a":1,}',
+      '"\\x41"',
+      '"\\u12G4"',
+      '-',
+      '1.',
+      '.5',
+      '+1',
+      'nul',
+      '[',
+      '{"a":[}',
+    ];
     for (const text of bad) {
       assert.throws(() => JSON.parse(text), SyntaxError, text);
       const r = parseJsonStreaming(text);

@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { detectFormat } from '../../../../src/core/trace/detectFormat';
 import { MAX_DIAGNOSTICS, parseTrace } from '../../../../src/core/trace/parseTrace';
-import { EDIT_LOOP, fixtures, parseFile, parseText, REJECTIONS, SPOTTER, traceFilesUnder } from '../../../support/helpers';
+import {
+  EDIT_LOOP,
+  fixtures,
+  parseFile,
+  parseText,
+  REJECTIONS,
+  SPOTTER,
+  traceFilesUnder,
+} from '../../../support/helpers';
 
 const BAD = join(fixtures, 'bad-input');
 
@@ -29,7 +37,9 @@ describe('parseTrace: bad input never throws and says what was expected', () => 
   });
 
   it('a file that is not UTF-8 is not text', async () => {
-    const r = await parseTrace([{ key: 'latin1.jsonl', bytes: new Uint8Array([0x7b, 0xe9, 0xe8, 0x7d, 0x0a, 0xff, 0x0a]) }]);
+    const r = await parseTrace([
+      { key: 'latin1.jsonl', bytes: new Uint8Array([0x7b, 0xe9, 0xe8, 0x7d, 0x0a, 0xff, 0x0a]) },
+    ]);
     assert.equal(r.problem?.kind, 'binary');
     assert.match(r.problem!.message, /not UTF-8/);
   });
@@ -44,15 +54,22 @@ describe('parseTrace: bad input never throws and says what was expected', () => 
   it('a pretty-printed JSON document of no known kind: read whole, then named by its keys', async () => {
     const r = await parseFile(join(BAD, 'pretty-printed.json'));
     assert.equal(r.problem?.kind, 'unknown-format');
-    assert.match(r.problem!.message, /the document matched no known format \(keys seen: "name", "version", "private"\)/);
+    assert.match(
+      r.problem!.message,
+      /the document matched no known format \(keys seen: "name", "version", "private"\)/,
+    );
     assert.deepEqual(r.model.diagnostics, []); // its lines are not "malformed JSON Lines"
   });
 
   it('a JSON Lines file whose first line is broken is still read as JSON Lines', async () => {
-    const good = '{"type":"user","sessionId":"s","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}';
+    const good =
+      '{"type":"user","sessionId":"s","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}';
     const r = await parseText(`{"type":"user","sessionId":"s",\n${good}\n${good.replace('u1', 'u2')}\n`);
     assert.equal(r.model.format, 'claude-code');
-    assert.deepEqual(r.model.diagnostics.map((d) => [d.line, d.severity]), [[0, 'error']]);
+    assert.deepEqual(
+      r.model.diagnostics.map((d) => [d.line, d.severity]),
+      [[0, 'error']],
+    );
     assert.equal(r.model.sessions[0]!.turns.length, 2);
   });
 
@@ -76,13 +93,17 @@ describe('parseTrace: bad input never throws and says what was expected', () => 
   });
 
   it('JSON that is not an object, and CRLF line ends, in a Claude Code log', async () => {
-    const good = '{"type":"user","sessionId":"s","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}';
+    const good =
+      '{"type":"user","sessionId":"s","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}';
     const r = await parseText(`${good}\r\n[1,2]\r\n"text"\r\n${good.replace('u1', 'u2')}\r\n`);
     assert.equal(r.model.format, 'claude-code');
-    assert.deepEqual(r.model.diagnostics.map((d) => [d.line, d.message]), [
-      [1, 'Line is JSON but not an object; skipped.'],
-      [2, 'Line is JSON but not an object; skipped.'],
-    ]);
+    assert.deepEqual(
+      r.model.diagnostics.map((d) => [d.line, d.message]),
+      [
+        [1, 'Line is JSON but not an object; skipped.'],
+        [2, 'Line is JSON but not an object; skipped.'],
+      ],
+    );
     assert.equal(r.model.sessions[0]!.turns.length, 2);
   });
 
@@ -113,8 +134,15 @@ describe('detectFormat', () => {
   });
 
   it('a canonical header decides at once', () => {
-    const d = detectFormat([{ type: 'header', format: 'agent-trace', version: 1 }, { sessionId: 'x', uuid: 'y' }]);
-    assert.deepEqual(d, { format: 'agent-trace', evidence: 'a header record of Agent Trace (canonical)', confidence: 'certain' });
+    const d = detectFormat([
+      { type: 'header', format: 'agent-trace', version: 1 },
+      { sessionId: 'x', uuid: 'y' },
+    ]);
+    assert.deepEqual(d, {
+      format: 'agent-trace',
+      evidence: 'a header record of Agent Trace (canonical)',
+      confidence: 'certain',
+    });
   });
 
   it('majority vote over the first records', () => {
@@ -127,14 +155,19 @@ describe('detectFormat', () => {
 
 /** The model without where things are (streamed documents locate to the nearest object or array, not to a field's own line). */
 function figures(p: Awaited<ReturnType<typeof parseFile>>): unknown {
-  const model = JSON.parse(JSON.stringify(p.model, (key, value: unknown) => (key === 'source' || key === 'resultSource' ? undefined : value))) as { diagnostics: Array<{ line?: number }> };
+  const model = JSON.parse(
+    JSON.stringify(p.model, (key, value: unknown) => (key === 'source' || key === 'resultSource' ? undefined : value)),
+  ) as { diagnostics: Array<{ line?: number }> };
   for (const d of model.diagnostics) delete d.line;
   return model;
 }
 
 /** Diagnostics with the wording of a JSON syntax error left out (V8's and the streaming parser's words differ; the line and severity must not). */
 function sameDiagnostics(p: Awaited<ReturnType<typeof parseFile>>): unknown {
-  return p.model.diagnostics.map((d) => ({ ...d, message: /^Line (\([^)]*\) )?is not valid JSON/.test(d.message) ? 'not valid JSON' : d.message }));
+  return p.model.diagnostics.map((d) => ({
+    ...d,
+    message: /^Line (\([^)]*\) )?is not valid JSON/.test(d.message) ? 'not valid JSON' : d.message,
+  }));
 }
 
 describe('parseTrace: the streaming paths read what the fast paths read', () => {
@@ -185,23 +218,35 @@ describe('parseTrace: a JSON document after leading lines of text', () => {
     const parsed = await parseTrace([{ key: 'chat.json', bytes: withLead('Exporting session: latest\n', GEMINI) }]);
     assert.equal(parsed.problem, null);
     assert.equal(parsed.model.format, 'gemini-cli');
-    assert.deepEqual(parsed.model.sessions.map((s) => [s.id, s.calls.length, s.turns.length]), plain.model.sessions.map((s) => [s.id, s.calls.length, s.turns.length]));
+    assert.deepEqual(
+      parsed.model.sessions.map((s) => [s.id, s.calls.length, s.turns.length]),
+      plain.model.sessions.map((s) => [s.id, s.calls.length, s.turns.length]),
+    );
     assert.deepEqual(
       parsed.model.diagnostics.map((d) => [d.line, d.severity]),
       [[0, 'warning']],
     );
-    assert.match(parsed.model.diagnostics[0]!.message, /^Line 1 is text, not JSON \("Exporting session: latest"\).*skipped, and the document after it was read\.$/);
+    assert.match(
+      parsed.model.diagnostics[0]!.message,
+      /^Line 1 is text, not JSON \("Exporting session: latest"\).*skipped, and the document after it was read\.$/,
+    );
   });
 
-  it('up to five lines, blank lines between them allowed; their sources stay the file\'s own lines', async () => {
+  it("up to five lines, blank lines between them allowed; their sources stay the file's own lines", async () => {
     const lead = 'Exporting session: latest\n\n[plugin] loaded 5 tools\nExporting session...\n';
     const parsed = await parseTrace([{ key: 'events.json', bytes: withLead(lead, OPENHANDS) }]);
     const plain = await parseFile(OPENHANDS);
     assert.equal(parsed.problem, null);
     assert.equal(parsed.model.format, 'openhands');
-    assert.deepEqual(parsed.model.sessions[0]!.calls.map((c) => c.source.line), plain.model.sessions[0]!.calls.map((c) => c.source.line + 4));
+    assert.deepEqual(
+      parsed.model.sessions[0]!.calls.map((c) => c.source.line),
+      plain.model.sessions[0]!.calls.map((c) => c.source.line + 4),
+    );
     const lead0 = parsed.model.diagnostics.filter((d) => d.line < 4);
-    assert.deepEqual(lead0.map((d) => [d.line, d.severity]), [[0, 'warning']]);
+    assert.deepEqual(
+      lead0.map((d) => [d.line, d.severity]),
+      [[0, 'warning']],
+    );
     assert.match(lead0[0]!.message, /^Lines 1–4 are text, not JSON \(the first: "Exporting session: latest"\)/);
   });
 
@@ -216,6 +261,9 @@ describe('parseTrace: a JSON document after leading lines of text', () => {
     const parsed = await parseTrace([{ key: 'log.jsonl', bytes: withLead('Exporting session: latest\n', REJECTIONS) }]);
     assert.equal(parsed.model.format, 'claude-code');
     assert.equal(parsed.model.sessions[0]!.calls.length, plain.model.sessions[0]!.calls.length);
-    assert.deepEqual(parsed.model.diagnostics.filter((d) => d.line === 0).map((d) => d.severity), ['error']);
+    assert.deepEqual(
+      parsed.model.diagnostics.filter((d) => d.line === 0).map((d) => d.severity),
+      ['error'],
+    );
   });
 });

@@ -35,7 +35,24 @@ function fixtureRecords(): Array<{ where: string; text: string }> {
 describe('record checks and numeric helpers', () => {
   it('a count is a whole number from 0 to 2^53 − 1, or a decimal string of one', () => {
     for (const ok of [0, 7, 2 ** 53 - 1, '123', ' 7 ']) assert.equal(isCountLike(ok), true, String(ok));
-    for (const bad of [-5, 1.5, 1e308, 2 ** 64, Infinity, NaN, '0x10', '0b101', '0o7', '1e3', 'Infinity', '', '-1', true, {}]) assert.equal(isCountLike(bad), false, String(bad));
+    for (const bad of [
+      -5,
+      1.5,
+      1e308,
+      2 ** 64,
+      Infinity,
+      NaN,
+      '0x10',
+      '0b101',
+      '0o7',
+      '1e3',
+      'Infinity',
+      '',
+      '-1',
+      true,
+      {},
+    ])
+      assert.equal(isCountLike(bad), false, String(bad));
     assert.equal(num('0x10'), null);
     assert.equal(num('0b101'), null);
     assert.equal(num(' 12.5 '), 12.5);
@@ -54,13 +71,27 @@ describe('record checks and numeric helpers', () => {
     };
     const r = checkRecord(record, 100);
     assert.equal(r.tooDeep, false);
-    assert.deepEqual(r.badCounts.map((b) => b.name).sort(), ['gen_ai.usage.input_tokens', 'input_lens', 'tokens.input', 'usage.cache_read_input_tokens', 'usage.input_tokens']);
-    assert.deepEqual(record.usage, { input_tokens: null, output_tokens: 5, cache_read_input_tokens: null, service_tier: 'standard' });
+    assert.deepEqual(r.badCounts.map((b) => b.name).sort(), [
+      'gen_ai.usage.input_tokens',
+      'input_lens',
+      'tokens.input',
+      'usage.cache_read_input_tokens',
+      'usage.input_tokens',
+    ]);
+    assert.deepEqual(record.usage, {
+      input_tokens: null,
+      output_tokens: 5,
+      cache_read_input_tokens: null,
+      service_tier: 'standard',
+    });
     assert.deepEqual(record.tokens, { input: null, cached: 3 });
     assert.deepEqual(record.input_lens, [1, null, 3]);
     assert.equal(record.timestamp, '0x10');
     assert.equal(record.attributes[0]!.value.intValue, null);
-    assert.equal(badCountMessage(r.badCounts.find((b) => b.name === 'usage.input_tokens')!), 'usage.input_tokens is not a whole token count from 0 to 2^53 ("0x10"); read as unknown.');
+    assert.equal(
+      badCountMessage(r.badCounts.find((b) => b.name === 'usage.input_tokens')!),
+      'usage.input_tokens is not a whole token count from 0 to 2^53 ("0x10"); read as unknown.',
+    );
   });
 
   it('says a value nests too deep without walking it recursively (100,000 levels)', () => {
@@ -102,10 +133,17 @@ describe('record checks and numeric helpers', () => {
 
   it('the quick walk says too deep where the full walk does, a bad count before the depth or not', () => {
     for (const depth of [511, 512, 513, 5000]) {
-      for (const text of [deepText(depth), `{"usage":{"input_tokens":-1},"x":${deepText(depth)}}`, `{"x":${deepText(depth)},"usage":{"input_tokens":-1}}`]) {
-        assert.deepEqual(checkRecord(JSON.parse(text), 512), checkRecordFully(JSON.parse(text), 512), `${depth}: ${text.slice(0, 40)}`);
+      for (const text of [
+        deepText(depth),
+        `{"usage":{"input_tokens":-1},"x":${deepText(depth)}}`,
+        `{"x":${deepText(depth)},"usage":{"input_tokens":-1}}`,
+      ]) {
+        assert.deepEqual(
+          checkRecord(JSON.parse(text), 512),
+          checkRecordFully(JSON.parse(text), 512),
+          `${depth}: ${text.slice(0, 40)}`,
+        );
       }
     }
   });
 });
-

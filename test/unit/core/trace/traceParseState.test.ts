@@ -84,7 +84,7 @@ describe('TraceParse for the session index', () => {
     });
   }
 
-  it('a snapshot in the middle of a line shows the complete lines only; the resume point is that line\'s start', async () => {
+  it("a snapshot in the middle of a line shows the complete lines only; the resume point is that line's start", async () => {
     const bytes = readFileSync(EDIT_LOOP);
     const starts = lineStarts(bytes);
     assert.equal(starts.length, 121, '120 lines, the last one ended by a newline');

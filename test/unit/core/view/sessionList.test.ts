@@ -6,7 +6,15 @@ const s = (id: string, parentId: string | null): { id: string; parentId: string 
 
 describe('session picker order', () => {
   it('each main session is followed by its sub-agents, depth first, in model order; orphans start their own tree', () => {
-    const sessions = [s('m1', null), s('a', 'm1'), s('m2', null), s('b', 'a'), s('c', 'm1'), s('orphan', 'gone'), s('d', 'm2')];
+    const sessions = [
+      s('m1', null),
+      s('a', 'm1'),
+      s('m2', null),
+      s('b', 'a'),
+      s('c', 'm1'),
+      s('orphan', 'gone'),
+      s('d', 'm2'),
+    ];
     assert.deepEqual(
       sessionTreeOrder(sessions).map(({ index, depth }) => `${sessions[index]!.id}:${depth}`),
       ['m1:0', 'a:1', 'b:2', 'c:1', 'm2:0', 'd:1', 'orphan:0'],
@@ -23,7 +31,15 @@ describe('session picker order', () => {
     const sessions = Array.from({ length: 20_000 }, (_, i) => s(`s${i}`, i === 0 ? null : `s${i - 1}`));
     const order = sessionTreeOrder(sessions);
     assert.equal(order.length, 20_000);
-    assert.deepEqual(order.slice(0, 4).map((o) => [o.index, o.depth]), [[0, 0], [1, 1], [2, 2], [3, 2]]);
+    assert.deepEqual(
+      order.slice(0, 4).map((o) => [o.index, o.depth]),
+      [
+        [0, 0],
+        [1, 1],
+        [2, 2],
+        [3, 2],
+      ],
+    );
     assert.equal(order[19_999]!.index, 19_999);
   });
 
@@ -35,8 +51,14 @@ describe('session picker order', () => {
   });
 
   it('labels say the kind, a short id, the title and the calls', () => {
-    assert.equal(sessionLabel({ id: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', role: 'main', title: 'Fix the build' }, 1234, 0), 'main session ae4a77f8 · Fix the build · 1,234 calls');
-    assert.equal(sessionLabel({ id: 'acompact-1', role: 'compaction', title: null }, 1, 1), '└ compaction agent acompact-1 · 1 call');
+    assert.equal(
+      sessionLabel({ id: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04', role: 'main', title: 'Fix the build' }, 1234, 0),
+      'main session ae4a77f8 · Fix the build · 1,234 calls',
+    );
+    assert.equal(
+      sessionLabel({ id: 'acompact-1', role: 'compaction', title: null }, 1, 1),
+      '└ compaction agent acompact-1 · 1 call',
+    );
     assert.equal(shortSessionId('plain-id'), 'plain-id');
   });
 });

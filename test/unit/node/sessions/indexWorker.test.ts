@@ -17,16 +17,31 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 
 function config(home: string, dbPath: string): IndexWorkerConfig {
   const r = fakeHomeRoots(home);
-  return { dbPath, roots: [{ agentId: 'claude-code', root: r.claudeCode }, { agentId: 'codex', root: r.codex }], analysis: {}, prices: [], maxFileBytes: 2 ** 31, stateVersion: 'test' };
+  return {
+    dbPath,
+    roots: [
+      { agentId: 'claude-code', root: r.claudeCode },
+      { agentId: 'codex', root: r.codex },
+    ],
+    analysis: {},
+    prices: [],
+    maxFileBytes: 2 ** 31,
+    stateVersion: 'test',
+  };
 }
 
-function waitForEvent(events: IndexEvent[], match: (e: IndexEvent) => boolean, timeoutMs = 10_000): Promise<IndexEvent> {
+function waitForEvent(
+  events: IndexEvent[],
+  match: (e: IndexEvent) => boolean,
+  timeoutMs = 10_000,
+): Promise<IndexEvent> {
   const deadline = Date.now() + timeoutMs;
   return new Promise((resolve, reject) => {
     const tick = (): void => {
       const e = events.find(match);
       if (e) resolve(e);
-      else if (Date.now() > deadline) reject(new Error(`no such event within ${timeoutMs} ms; got ${JSON.stringify(events.map((x) => x.event))}`));
+      else if (Date.now() > deadline)
+        reject(new Error(`no such event within ${timeoutMs} ms; got ${JSON.stringify(events.map((x) => x.event))}`));
       else setTimeout(tick, 20);
     };
     tick();
@@ -50,15 +65,22 @@ describe('the index worker', () => {
       assert.deepEqual(await client.request('configure', config(home, join(scratch, 'i1.sqlite'))), { notice: null });
       const sync = await client.request('sync', {});
       assert.equal(sync.readOnly, false);
-      assert.ok(events.some((e) => e.event === 'progress'), 'progress while indexing');
-      const before = (await client.request('rows', {})).rows.find((r) => r.key === 'e5821007-9ca0-4a36-afc0-94da583da0ea')!;
+      assert.ok(
+        events.some((e) => e.event === 'progress'),
+        'progress while indexing',
+      );
+      const before = (await client.request('rows', {})).rows.find(
+        (r) => r.key === 'e5821007-9ca0-4a36-afc0-94da583da0ea',
+      )!;
       assert.ok(before.calls < 41);
       // The agent writes the rest; the worker (watching files changed in the last 10 minutes) reads it.
       appendFileSync(file, full.subarray(cut));
       const changed = await waitForEvent(events, (e) => e.event === 'changed');
       assert.ok(changed.event === 'changed' && changed.paths.includes(file));
       assert.equal(changed.event === 'changed' && changed.outcomes[0]!.kind, 'appended');
-      const after = (await client.request('rows', {})).rows.find((r) => r.key === 'e5821007-9ca0-4a36-afc0-94da583da0ea')!;
+      const after = (await client.request('rows', {})).rows.find(
+        (r) => r.key === 'e5821007-9ca0-4a36-afc0-94da583da0ea',
+      )!;
       assert.deepEqual([after.calls, after.failedToolCalls, after.retryLoops, after.live], [41, 13, 1, true]);
       assert.equal((await client.request('calls', { sessionId: after.id })).length, 41);
       assert.ok((await client.request('search', { text: 'sync_raw' })).includes(after.id));

@@ -1,5 +1,15 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -31,10 +41,18 @@ function scratch(): string {
   return d;
 }
 
-function setup(home = createFakeHome(join(scratch(), 'home'))): { home: string; roots: ReturnType<typeof agentRoots>; dbPath: string } {
+function setup(home = createFakeHome(join(scratch(), 'home'))): {
+  home: string;
+  roots: ReturnType<typeof agentRoots>;
+  dbPath: string;
+} {
   if (!temp.includes(home)) temp.push(home);
   // Every agent's folder inside the fake home: nothing of this machine's own sessions is read.
-  return { home, roots: agentRoots(resolveRoots(fakeHomeRoots(home), { env: {}, home, workspaceFolders: [home] })), dbPath: join(scratch(), 'index.sqlite') };
+  return {
+    home,
+    roots: agentRoots(resolveRoots(fakeHomeRoots(home), { env: {}, home, workspaceFolders: [home] })),
+    dbPath: join(scratch(), 'index.sqlite'),
+  };
 }
 
 function byKey(rows: SessionRow[], key: string): SessionRow {
@@ -55,7 +73,11 @@ describe('SessionIndex over a fake home of real sessions', () => {
     const { index, notice } = SessionIndex.open(dbPath);
     assert.equal(notice, null);
     const result = await new SessionIndexer(index).sync(roots);
-    assert.equal(result.files, 4, 'three Claude Code sessions and one Codex rollout; the sibling agent-*.jsonl is not a session');
+    assert.equal(
+      result.files,
+      4,
+      'three Claude Code sessions and one Codex rollout; the sibling agent-*.jsonl is not a session',
+    );
     assert.equal(result.counts.new, 4);
     const rows = index.rows();
     const spotter = byKey(rows, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04');
@@ -72,9 +94,15 @@ describe('SessionIndex over a fake home of real sessions', () => {
       ['acompact-946d2b', 'compaction'],
     ]);
     const loop = byKey(rows, 'e5821007-9ca0-4a36-afc0-94da583da0ea');
-    assert.deepEqual([loop.calls, loop.failedToolCalls, loop.retryLoops, loop.project], [41, 13, 1, 'C:\\Windows\\System32']);
+    assert.deepEqual(
+      [loop.calls, loop.failedToolCalls, loop.retryLoops, loop.project],
+      [41, 13, 1, 'C:\\Windows\\System32'],
+    );
     const codex = byKey(rows, '01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73');
-    assert.deepEqual([codex.agentId, codex.calls, codex.tokens.input, codex.project], ['codex', 9, 95819, '/workspace/project']);
+    assert.deepEqual(
+      [codex.agentId, codex.calls, codex.tokens.input, codex.project],
+      ['codex', 9, 95819, '/workspace/project'],
+    );
     assert.ok(Math.abs(codex.cacheHitRate! - 0.8295640739310575) < 1e-12);
     assert.equal(index.calls(codex.id).length, 9);
     assert.equal(rows.length, 6);
@@ -138,7 +166,11 @@ describe('SessionIndex over a fake home of real sessions', () => {
     appendFileSync(file, full.subarray(first, second));
     const middle = await indexer.sync(roots, { keepLive });
     assert.equal(middle.counts.appended, 1);
-    assert.equal(middle.bytesRead, second - first, 'only the appended bytes are read: the half line is already in memory');
+    assert.equal(
+      middle.bytesRead,
+      second - first,
+      'only the appended bytes are read: the half line is already in memory',
+    );
     appendFileSync(file, full.subarray(second));
     const last = await indexer.sync(roots, { keepLive });
     assert.equal(last.bytesRead, full.length - second);
@@ -188,7 +220,11 @@ describe('SessionIndex over a fake home of real sessions', () => {
     result = await indexer.sync(roots);
     assert.equal(result.counts.reread, 1);
     assert.match(result.rereads[0]!, /first bytes changed/);
-    assert.equal(index.rows().some((r) => r.key === 'e5821007-9ca0-4a36-afc0-94da583da0ea'), false, 'the old session is gone with its file content');
+    assert.equal(
+      index.rows().some((r) => r.key === 'e5821007-9ca0-4a36-afc0-94da583da0ea'),
+      false,
+      'the old session is gone with its file content',
+    );
     unlinkSync(join(home, FAKE_HOME_SESSIONS.codex.rel));
     result = await indexer.sync(roots);
     assert.equal(result.counts.deleted, 1);
@@ -203,7 +239,11 @@ describe('SessionIndex over a fake home of real sessions', () => {
     let now = Date.parse('2026-03-21T10:30:00Z');
     const indexer = new SessionIndexer(index, { now: () => now });
     await indexer.sync(roots);
-    assert.equal(index.rows(now).some((r) => r.live), false, 'nothing grew yet');
+    assert.equal(
+      index.rows(now).some((r) => r.live),
+      false,
+      'nothing grew yet',
+    );
     const file = join(home, FAKE_HOME_SESSIONS.codex.rel);
     appendFileSync(file, '\n');
     utimesSync(file, new Date(now), new Date(now));
@@ -239,7 +279,9 @@ describe('SessionIndex over a fake home of real sessions', () => {
   it('rebuilds an index of another schema version, with a message, never reading it', async () => {
     const { roots, dbPath } = setup();
     const old = openDatabase(dbPath);
-    old.exec(`CREATE TABLE sessions(id INTEGER PRIMARY KEY, path TEXT); INSERT INTO sessions VALUES (1, '/old'); PRAGMA user_version = ${SCHEMA_VERSION + 7};`);
+    old.exec(
+      `CREATE TABLE sessions(id INTEGER PRIMARY KEY, path TEXT); INSERT INTO sessions VALUES (1, '/old'); PRAGMA user_version = ${SCHEMA_VERSION + 7};`,
+    );
     old.close();
     const { index, notice } = SessionIndex.open(dbPath);
     assert.equal(notice?.kind, 'old-version');
@@ -296,14 +338,23 @@ describe('SessionIndex over the other agents whose folders are known', () => {
     const rows = index.rows();
     const of = (agentId: string): SessionRow[] => rows.filter((r) => r.agentId === agentId);
     const gemini = of('gemini-cli');
-    assert.deepEqual(gemini.map((r) => [r.path, r.calls, r.userTurns]), [[placed.gemini, 1, 1]]);
+    assert.deepEqual(
+      gemini.map((r) => [r.path, r.calls, r.userTurns]),
+      [[placed.gemini, 1, 1]],
+    );
     // Its project is the path Gemini CLI's registry gives its folder (the SHA-256 of "/app"), not the `chats` folder.
     assert.equal(gemini[0]!.project, '/app');
     const openHands = of('openhands');
-    assert.deepEqual(openHands.map((r) => [r.path, r.calls, r.userTurns, r.failedToolCalls]), [[placed.openHands, 5, 1, 0]]);
+    assert.deepEqual(
+      openHands.map((r) => [r.path, r.calls, r.userTurns, r.failedToolCalls]),
+      [[placed.openHands, 5, 1, 0]],
+    );
     const aiperf = of('aiperf');
     assert.equal(aiperf.length, 8);
-    assert.equal(aiperf.reduce((n, r) => n + r.calls, 0), 20);
+    assert.equal(
+      aiperf.reduce((n, r) => n + r.calls, 0),
+      20,
+    );
     assert.ok(aiperf.every((r) => r.path === placed.aiperf));
     // A second sync reads nothing: no file changed (the events folder included).
     const again = await new SessionIndexer(index).sync(roots);
@@ -313,7 +364,7 @@ describe('SessionIndex over the other agents whose folders are known', () => {
 });
 
 describe('SessionIndex figures follow the settings', () => {
-  it('new prices or analysis settings recompute every file\'s figures at the next sync, files unchanged', async () => {
+  it("new prices or analysis settings recompute every file's figures at the next sync, files unchanged", async () => {
     const { roots, dbPath } = setup();
     const { index } = SessionIndex.open(dbPath);
     await new SessionIndexer(index, { prices: createPriceBook(), basis: 'list prices' }).sync(roots);
@@ -323,12 +374,21 @@ describe('SessionIndex figures follow the settings', () => {
     // Half the list price for claude-opus-4-5 (a user price entry, as agentTrace.prices takes it).
     const half = readUserPrices([{ model: 'claude-opus-4-5*', multiplier: 0.5 }]);
     assert.deepEqual(half.problems, []);
-    const again = await new SessionIndexer(index, { prices: createPriceBook({ user: half, userLabel: 'test' }), basis: 'half' }).sync(roots);
-    assert.equal(again.counts.unchanged, 0, 'every file\'s figures computed again');
+    const again = await new SessionIndexer(index, {
+      prices: createPriceBook({ user: half, userLabel: 'test' }),
+      basis: 'half',
+    }).sync(roots);
+    assert.equal(again.counts.unchanged, 0, "every file's figures computed again");
     assert.deepEqual(again.rereads, []);
-    assert.ok(Math.abs(byKey(index.rows(), loopKey).costUsd! - 3.36867825 / 2) < 1e-6, String(byKey(index.rows(), loopKey).costUsd));
+    assert.ok(
+      Math.abs(byKey(index.rows(), loopKey).costUsd! - 3.36867825 / 2) < 1e-6,
+      String(byKey(index.rows(), loopKey).costUsd),
+    );
     // The same settings again: nothing to do.
-    const third = await new SessionIndexer(index, { prices: createPriceBook({ user: half, userLabel: 'test' }), basis: 'half' }).sync(roots);
+    const third = await new SessionIndexer(index, {
+      prices: createPriceBook({ user: half, userLabel: 'test' }),
+      basis: 'half',
+    }).sync(roots);
     assert.equal(third.counts.unchanged, 4);
     index.close();
   });
@@ -347,7 +407,9 @@ describe('SessionIndex read on parse threads', () => {
     const single = SessionIndex.open(join(scratch(), 'single.sqlite')).index;
     const threaded = SessionIndex.open(join(scratch(), 'threaded.sqlite')).index;
     // The list prices on both sides: the threads build theirs from the same settings.
-    const singleResult = await new SessionIndexer(single, { prices: indexPriceBook([]) }).sync(roots, { freshReader: () => null });
+    const singleResult = await new SessionIndexer(single, { prices: indexPriceBook([]) }).sync(roots, {
+      freshReader: () => null,
+    });
     let pool: ParsePool | null = null;
     const reads: string[] = [];
     const threadedIndexer = new SessionIndexer(threaded, { prices: indexPriceBook([]) });
@@ -367,7 +429,8 @@ describe('SessionIndex read on parse threads', () => {
     const spotter = byKey(threaded.rows(), 'ae4a77f8-aedd-4bc1-888f-c94edc91af04');
     assert.equal(spotter.calls, 149);
     assert.equal(Math.round(spotter.cacheHitRate! * 10_000) / 100, 98.42);
-    for (const word of ['spotter', 'Edit', 'error']) assert.deepEqual([...threaded.search(word)].length, [...single.search(word)].length, word);
+    for (const word of ['spotter', 'Edit', 'error'])
+      assert.deepEqual([...threaded.search(word)].length, [...single.search(word)].length, word);
     // The fixtures' files are new (written now): their parses are saved, and equal (the same bytes once inflated).
     for (const f of single.files()) {
       const a = single.file(f.path)!;
@@ -382,7 +445,8 @@ describe('SessionIndex read on parse threads', () => {
 
 describe('parse threads for a sync', () => {
   // Thresholds from src/node/sessions/parsePool.ts: at least 4 new files and 32 MB, one thread per idle core, at most 4.
-  const files = (n: number, mb: number): Array<{ sizeBytes: number }> => Array.from({ length: n }, () => ({ sizeBytes: mb * 2 ** 20 }));
+  const files = (n: number, mb: number): Array<{ sizeBytes: number }> =>
+    Array.from({ length: n }, () => ({ sizeBytes: mb * 2 ** 20 }));
   it('starts none for a few small files or on a busy machine, one per idle core otherwise', () => {
     assert.equal(parseThreadsFor(files(3, 100), 2, 0), 0, 'three files');
     assert.equal(parseThreadsFor(files(100, 0.1), 2, 0), 0, '10 MB in all');
@@ -400,10 +464,19 @@ describe('parse threads for a sync', () => {
     const home = createFakeHome(join(scratch(), 'home'));
     const path = join(home, FAKE_HOME_SESSIONS.spotter.rel);
     const pool = new ParsePool(script, 1, { analysis: {}, userPrices: [] });
-    const reading = pool.read({ path, mainKey: 'main.jsonl', size: readFileSync(path).length, companions: [], keepState: false });
+    const reading = pool.read({
+      path,
+      mainKey: 'main.jsonl',
+      size: readFileSync(path).length,
+      companions: [],
+      keepState: false,
+    });
     pool.cancel();
     await assert.rejects(reading, (e: Error) => e.name === READ_CANCELLED);
-    await assert.rejects(pool.read({ path, mainKey: 'main.jsonl', size: 1, companions: [], keepState: false }), /closed/);
+    await assert.rejects(
+      pool.read({ path, mainKey: 'main.jsonl', size: 1, companions: [], keepState: false }),
+      /closed/,
+    );
     await pool.close();
   });
 });

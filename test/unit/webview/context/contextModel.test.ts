@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { emptySessionContext } from '../../../../src/core/context/contextView';
 import type { SessionContext } from '../../../../src/core/context/contextView';
-import { appendedBy, callAnatomy, callsInWindow, compositionBars, inputComparison, stackKinds } from '../../../../webview/context/contextModel';
+import {
+  appendedBy,
+  callAnatomy,
+  callsInWindow,
+  compositionBars,
+  inputComparison,
+  stackKinds,
+} from '../../../../webview/context/contextModel';
 
 // The context panel's view model on a small session worked by hand: five calls, a base of
 // 100 tokens, tool results growing by 10 a call.
@@ -40,7 +47,13 @@ describe('the context panel’s model', () => {
   });
 
   it('stacks the base, then what a compaction left, then the conversation', () => {
-    assert.deepEqual(stackKinds(['system', 'userText', 'toolResult', 'compactionSummary', 'restored']), ['system', 'compactionSummary', 'restored', 'userText', 'toolResult']);
+    assert.deepEqual(stackKinds(['system', 'userText', 'toolResult', 'compactionSummary', 'restored']), [
+      'system',
+      'compactionSummary',
+      'restored',
+      'userText',
+      'toolResult',
+    ]);
   });
 
   it('finds the calls a window touches, inside the session', () => {
@@ -62,7 +75,10 @@ describe('the context panel’s model', () => {
     assert.ok(Math.abs(view.rows[0]!.share - 100 / 146) < 1e-12);
     // 146 against the logged 150: 4 under, 2.7%.
     assert.equal(inputComparison(view), 'parts 146 tokens · logged input 150 (−2.7%)');
-    assert.deepEqual(view.appended.map((p) => p.label), ['b', 'c']);
+    assert.deepEqual(
+      view.appended.map((p) => p.label),
+      ['b', 'c'],
+    );
     assert.match(inputComparison(callAnatomy(session(), 3)!), /the log does not say/);
     assert.equal(callAnatomy(session(), 5), null);
     assert.deepEqual(appendedBy(session().appended, 2), []);

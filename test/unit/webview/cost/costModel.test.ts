@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createPriceBook } from '../../../../src/core/cost/priceBook';
 import { buildTraceView } from '../../../../src/core/view/traceView';
-import { customReplay, idealRows, idealSummary, parseTtlMinutes, parseWriteMultiple, ttlBasisText, ttlRows } from '../../../../webview/cost/costModel';
+import {
+  customReplay,
+  idealRows,
+  idealSummary,
+  parseTtlMinutes,
+  parseWriteMultiple,
+  ttlBasisText,
+  ttlRows,
+} from '../../../../webview/cost/costModel';
 import { costGroups } from '../../../../webview/inspector/inspectorModel';
 import { costText, tooltipLines } from '../../../../webview/timeline/timelineModel';
 import { TraceService } from '../../../../src/core/view/traceService';
@@ -39,7 +47,10 @@ describe('cost panel model', () => {
     assert.deepEqual(rows[0]!.expiredCalls, [2, 3, 4]);
     assert.equal(rows[1]!.rewrite, '13,000 tokens, $0.025 more than reading them');
     assert.equal(rows[2]!.rewrite, '—');
-    assert.equal(ttlBasisText(what), 'Ran with a 5-minute cache (the log’s cache writes are 5-minute writes); logged cost $0.069 over 6 priced calls.');
+    assert.equal(
+      ttlBasisText(what),
+      'Ran with a 5-minute cache (the log’s cache writes are 5-minute writes); logged cost $0.069 over 6 priced calls.',
+    );
   });
 
   it('reads what the user types', () => {
@@ -55,9 +66,27 @@ describe('cost panel model', () => {
   it('TraceLab rows and the summary sentence', async () => {
     const s = await session(TIMELINE);
     assert.deepEqual(idealRows(s.analysis.idealCache), [
-      { ttl: '1 min', hitRate: '21.9%', publishedHitRate: '85.4%', amplification: '12.6×', publishedAmplification: '18.9×' },
-      { ttl: '5 min', hitRate: '37.5%', publishedHitRate: '≈94.0%', amplification: '10.1×', publishedAmplification: '7.4×' },
-      { ttl: '1 h', hitRate: '73.5%', publishedHitRate: '98.6%', amplification: '4.28×', publishedAmplification: '1.8×' },
+      {
+        ttl: '1 min',
+        hitRate: '21.9%',
+        publishedHitRate: '85.4%',
+        amplification: '12.6×',
+        publishedAmplification: '18.9×',
+      },
+      {
+        ttl: '5 min',
+        hitRate: '37.5%',
+        publishedHitRate: '≈94.0%',
+        amplification: '10.1×',
+        publishedAmplification: '7.4×',
+      },
+      {
+        ttl: '1 h',
+        hitRate: '73.5%',
+        publishedHitRate: '98.6%',
+        amplification: '4.28×',
+        publishedAmplification: '1.8×',
+      },
     ]);
     assert.equal(
       idealSummary(s.analysis.idealCache),
@@ -74,28 +103,43 @@ describe('cost in the summary, tooltip and bars', () => {
     assert.equal(value(kinds, 'costTotal'), '$0.328 + 1 unpriced');
     assert.equal(value(kinds, 'costInput'), '$0.000048');
     assert.equal(value(kinds, 'costCacheWrite1h'), '$0.138');
-    assert.deepEqual(models!.figures.map((f) => [f.label, f.value]), [
-      ['claude-opus-4-6', '$0.278'],
-      ['claude-haiku-4-5-20251001', '$0.050'],
-      ['glm-4.6', 'unknown'],
-    ]);
+    assert.deepEqual(
+      models!.figures.map((f) => [f.label, f.value]),
+      [
+        ['claude-opus-4-6', '$0.278'],
+        ['claude-haiku-4-5-20251001', '$0.050'],
+        ['glm-4.6', 'unknown'],
+      ],
+    );
   });
 
   it('tooltip: the call’s dollars by kind, or why they are unknown', async () => {
     const s = await session(PRICED);
     // Call 7: 15 + 5,757.5 + 138,350 + 325 µ$.
-    assert.equal(costText(s.calls[6]!), 'Cost: $0.144 (uncached $0.000015, read $0.0058, write 1 h $0.138, output $0.0003)');
+    assert.equal(
+      costText(s.calls[6]!),
+      'Cost: $0.144 (uncached $0.000015, read $0.0058, write 1 h $0.138, output $0.0003)',
+    );
     assert.equal(costText(s.calls[5]!), 'Cost: unknown (no price for model "glm-4.6")');
     assert.ok(tooltipLines(s.calls[6]!).includes('Cache write: 13,835 (13,835 for 1 h)'));
   });
 
   it('bars: the cost columns stack dollars in the same three kinds; an unpriced call is NaN, not zero', async () => {
     const parsed = await parseFile(PRICED);
-    const service = new TraceService(parsed, { fileName: 'x', formatChosen: false, analysis: {}, prices: createPriceBook() });
+    const service = new TraceService(parsed, {
+      fileName: 'x',
+      formatChosen: false,
+      analysis: {},
+      prices: createPriceBook(),
+    });
     const id = parsed.model.sessions[0]!.id;
     const cost = service.sessionBody({ sessionId: id })!.columns.cost!;
     // Call 1: read 8,921 µ$; appended = uncached 15 + written 51,031.25; output 5,225.
-    assert.ok(Math.abs(cost.cached[0]! - 0.008921) < 1e-12 && Math.abs(cost.appended[0]! - 0.05104625) < 1e-12 && Math.abs(cost.output[0]! - 0.005225) < 1e-12);
+    assert.ok(
+      Math.abs(cost.cached[0]! - 0.008921) < 1e-12 &&
+        Math.abs(cost.appended[0]! - 0.05104625) < 1e-12 &&
+        Math.abs(cost.output[0]! - 0.005225) < 1e-12,
+    );
     assert.ok([cost.cached[5], cost.appended[5], cost.output[5]].every((v) => Number.isNaN(v)));
     // Without prices there is no cost view to switch to.
     const plain = new TraceService(parsed, { fileName: 'x', formatChosen: false, analysis: {} });

@@ -16,7 +16,13 @@ import { repoRoot } from '../../../support/helpers';
 
 /** Every stylesheet under webview/, as a path from the repository root with forward slashes. */
 function stylesheets(dir = join(repoRoot, 'webview')): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? stylesheets(join(dir, e.name)) : e.name.endsWith('.css') ? [relative(repoRoot, join(dir, e.name)).split(sep).join('/')] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? stylesheets(join(dir, e.name))
+      : e.name.endsWith('.css')
+        ? [relative(repoRoot, join(dir, e.name)).split(sep).join('/')]
+        : [],
+  );
 }
 
 /**
@@ -49,11 +55,16 @@ function unbalancedBrace(css: string): { line: number; problem: string } | null 
       opened.pop();
     }
   }
-  return depth === 0 ? null : { line: opened[opened.length - 1]!, problem: `the "{" here is never closed (${depth} open at the end)` };
+  return depth === 0
+    ? null
+    : { line: opened[opened.length - 1]!, problem: `the "{" here is never closed (${depth} open at the end)` };
 }
 
 /** The stylesheets esbuild puts in the CSS output of a page's bundle (the same options as esbuild.mjs). */
-async function bundledStylesheets(entry: string, outfile: string): Promise<{ css: string; inputs: string[]; warnings: string[] }> {
+async function bundledStylesheets(
+  entry: string,
+  outfile: string,
+): Promise<{ css: string; inputs: string[]; warnings: string[] }> {
   const result = await build({
     entryPoints: [join(repoRoot, entry)],
     outfile: join(repoRoot, outfile),
@@ -71,7 +82,11 @@ async function bundledStylesheets(entry: string, outfile: string): Promise<{ css
   const cssOutput = Object.entries(metafile.outputs).find(([path]) => path.endsWith('.css'));
   assert.ok(cssOutput, `${entry} bundles no stylesheet`);
   const css = result.outputFiles.find((f) => f.path.endsWith('.css'))!.text;
-  return { css, inputs: Object.keys(cssOutput[1].inputs), warnings: result.warnings.map((w) => `${w.location?.file ?? ''}:${w.location?.line ?? ''} ${w.text}`) };
+  return {
+    css,
+    inputs: Object.keys(cssOutput[1].inputs),
+    warnings: result.warnings.map((w) => `${w.location?.file ?? ''}:${w.location?.line ?? ''} ${w.text}`),
+  };
 }
 
 describe("the inspector's stylesheets, one beside each part and panel", () => {
@@ -85,16 +100,29 @@ describe("the inspector's stylesheets, one beside each part and panel", () => {
   });
 
   it('finds the stylesheets of the parts and of the four panels (a glob that found nothing would pass everything below)', () => {
-    for (const expected of ['webview/inspector/page.css', 'webview/timeline/timeline.css', 'webview/analysis/analysis.css', 'webview/cost/cost.css', 'webview/whatIf/whatIf.css', 'webview/report/report.css']) {
+    for (const expected of [
+      'webview/inspector/page.css',
+      'webview/timeline/timeline.css',
+      'webview/analysis/analysis.css',
+      'webview/cost/cost.css',
+      'webview/whatIf/whatIf.css',
+      'webview/report/report.css',
+    ]) {
       assert.ok(sheets.includes(expected), `${expected} is among ${sheets.join(', ')}`);
     }
   });
 
   it('the brace check finds what it is for: a rule left open, a stray "}", an unclosed comment; braces in strings and comments are not blocks', () => {
-    assert.deepEqual(unbalancedBrace('.a {\n  color: red;\n\n.b {\n  color: blue;\n}\n'), { line: 1, problem: 'the "{" here is never closed (1 open at the end)' });
+    assert.deepEqual(unbalancedBrace('.a {\n  color: red;\n\n.b {\n  color: blue;\n}\n'), {
+      line: 1,
+      problem: 'the "{" here is never closed (1 open at the end)',
+    });
     assert.deepEqual(unbalancedBrace('.a { color: red; }\n}\n'), { line: 2, problem: 'a "}" closes nothing' });
     assert.deepEqual(unbalancedBrace('.a { color: red; }\n/* open'), { line: 2, problem: 'a comment is never closed' });
-    assert.equal(unbalancedBrace('.a::after { content: "}"; }\n/* { */\n@media (max-width: 1px) {\n  .b { color: red; }\n}\n'), null);
+    assert.equal(
+      unbalancedBrace('.a::after { content: "}"; }\n/* { */\n@media (max-width: 1px) {\n  .b { color: red; }\n}\n'),
+      null,
+    );
   });
 
   it('every stylesheet under webview/ closes every block it opens', () => {
@@ -105,9 +133,20 @@ describe("the inspector's stylesheets, one beside each part and panel", () => {
   });
 
   it("every stylesheet but the report's is in the inspector page's stylesheet, the base first", () => {
-    for (const sheet of sheets.filter((s) => s !== 'webview/report/report.css')) assert.ok(inspector.inputs.includes(sheet), `${sheet} is imported by no module of the inspector page: its rules never reach it (imported: ${inspector.inputs.join(', ')})`);
-    assert.equal(inspector.inputs[0], 'webview/inspector/page.css', 'the base styles come first: a panel rule overrides them, never the other way');
-    assert.ok(!inspector.inputs.includes('webview/report/report.css'), "the report's own rules stay out of the inspector");
+    for (const sheet of sheets.filter((s) => s !== 'webview/report/report.css'))
+      assert.ok(
+        inspector.inputs.includes(sheet),
+        `${sheet} is imported by no module of the inspector page: its rules never reach it (imported: ${inspector.inputs.join(', ')})`,
+      );
+    assert.equal(
+      inspector.inputs[0],
+      'webview/inspector/page.css',
+      'the base styles come first: a panel rule overrides them, never the other way',
+    );
+    assert.ok(
+      !inspector.inputs.includes('webview/report/report.css'),
+      "the report's own rules stay out of the inspector",
+    );
     assert.deepEqual(inspector.warnings, [], 'esbuild had nothing to say of the stylesheets');
   });
 

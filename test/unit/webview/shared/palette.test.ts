@@ -15,7 +15,10 @@ describe('chart palette from theme variables', () => {
 
   it('paints retry loops in charts-red (else the error colour) and cache misses in charts-orange', () => {
     const vars: Record<string, string> = { '--vscode-charts-red': '#e51400', '--vscode-charts-orange': '#ff9b28' };
-    assert.deepEqual([buildPalette((n) => vars[n] ?? '', false).loop, buildPalette((n) => vars[n] ?? '', false).miss], ['#e51400', '#ff9b28']);
+    assert.deepEqual(
+      [buildPalette((n) => vars[n] ?? '', false).loop, buildPalette((n) => vars[n] ?? '', false).miss],
+      ['#e51400', '#ff9b28'],
+    );
     const noRed: Record<string, string> = { '--vscode-errorForeground': '#f48771' };
     assert.equal(buildPalette((n) => noRed[n] ?? '', true).loop, '#f48771');
   });

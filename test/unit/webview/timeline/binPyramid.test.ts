@@ -23,7 +23,15 @@ function repeated(c: TimelineColumns, times: number): TimelineColumns {
   };
   const flags = new Uint8Array(c.flags.length * times);
   for (let t = 0; t < times; t++) flags.set(c.flags, t * c.flags.length);
-  return { cached: tile(c.cached), appended: tile(c.appended), output: tile(c.output), input: tile(c.input), flags, missCause: new Uint8Array(flags.length), cost: null };
+  return {
+    cached: tile(c.cached),
+    appended: tile(c.appended),
+    output: tile(c.output),
+    input: tile(c.input),
+    flags,
+    missCause: new Uint8Array(flags.length),
+    cost: null,
+  };
 }
 
 function assertSameBins(actual: Bins, expected: Bins, what: string): void {
@@ -46,7 +54,11 @@ describe('bin pyramid', () => {
   let original: TimelineColumns;
 
   before(async () => {
-    const service = new TraceService(await parseFile(SPOTTER), { fileName: 'spotter.jsonl', formatChosen: false, analysis: {} });
+    const service = new TraceService(await parseFile(SPOTTER), {
+      fileName: 'spotter.jsonl',
+      formatChosen: false,
+      analysis: {},
+    });
     original = service.sessionBody({ sessionId: MAIN })!.columns;
     columns = repeated(original, 137);
   });
@@ -75,13 +87,17 @@ describe('bin pyramid', () => {
 
   it('bins a filtered view (slots are the shown calls) like binning call by call', () => {
     const failedOrMissed: number[] = [];
-    for (let i = 0; i < columns.flags.length; i++) if (columns.flags[i]! & (CALL_FLAG.failed | CALL_FLAG.miss)) failedOrMissed.push(i);
+    for (let i = 0; i < columns.flags.length; i++)
+      if (columns.flags[i]! & (CALL_FLAG.failed | CALL_FLAG.miss)) failedOrMissed.push(i);
     const thirds = Int32Array.from({ length: Math.floor(columns.flags.length / 3) }, (_, k) => k * 3 + 1);
     for (const shown of [Int32Array.from(failedOrMissed), thirds]) {
       const d: TimelineData = { columns, shown };
       const pyramid = new BinPyramid(d);
       const n = slotCount(d);
-      for (const w of [{ lo: 0, hi: n }, { lo: n / 3, hi: (2 * n) / 3 }]) {
+      for (const w of [
+        { lo: 0, hi: n },
+        { lo: n / 3, hi: (2 * n) / 3 },
+      ]) {
         assertSameBins(binCalls(d, w, 333, true, pyramid), binCalls(d, w, 333, true), `${n} shown, ${w.lo}-${w.hi}`);
       }
     }

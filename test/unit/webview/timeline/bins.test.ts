@@ -2,13 +2,24 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CALL_FLAG } from '../../../../src/core/view/timelineColumns';
 import type { TimelineColumns } from '../../../../src/core/view/timelineColumns';
-import { axisMaxima, binCalls, binOfSlot, callAt, isShown, runStats, slotCount, slotOf } from '../../../../webview/timeline/bins';
+import {
+  axisMaxima,
+  binCalls,
+  binOfSlot,
+  callAt,
+  isShown,
+  runStats,
+  slotCount,
+  slotOf,
+} from '../../../../webview/timeline/bins';
 import type { TimelineData } from '../../../../webview/timeline/bins';
 import { fitAll } from '../../../../webview/timeline/viewWindow';
 
 // Small columns whose bins are worked out by hand in the comments.
 
-function columns(rows: Array<[cached: number, appended: number, output: number, input: number, flags?: number]>): TimelineColumns {
+function columns(
+  rows: Array<[cached: number, appended: number, output: number, input: number, flags?: number]>,
+): TimelineColumns {
   return {
     cached: Float64Array.from(rows.map((r) => r[0])),
     appended: Float64Array.from(rows.map((r) => r[1])),
@@ -100,7 +111,15 @@ describe('binning calls to pixels', () => {
 
   it('bins a million calls into a thousand columns whose sums add back up to the whole', () => {
     const n = 1_000_000;
-    const c: TimelineColumns = { cached: new Float64Array(n), appended: new Float64Array(n), output: new Float64Array(n), input: new Float64Array(n), flags: new Uint8Array(n), missCause: new Uint8Array(n), cost: null };
+    const c: TimelineColumns = {
+      cached: new Float64Array(n),
+      appended: new Float64Array(n),
+      output: new Float64Array(n),
+      input: new Float64Array(n),
+      flags: new Uint8Array(n),
+      missCause: new Uint8Array(n),
+      cost: null,
+    };
     for (let i = 0; i < n; i++) {
       c.cached[i] = i % 1000;
       c.appended[i] = 1;

@@ -7,7 +7,15 @@ import { groupMarks, jump, jumpTargets, loopSlots, mergeLabels } from '../../../
 
 function flagsOnly(flags: number[]): TimelineData {
   const n = flags.length;
-  const columns: TimelineColumns = { cached: new Float64Array(n), appended: new Float64Array(n), output: new Float64Array(n), input: new Float64Array(n), flags: Uint8Array.from(flags), missCause: new Uint8Array(n), cost: null };
+  const columns: TimelineColumns = {
+    cached: new Float64Array(n),
+    appended: new Float64Array(n),
+    output: new Float64Array(n),
+    input: new Float64Array(n),
+    flags: Uint8Array.from(flags),
+    missCause: new Uint8Array(n),
+    cost: null,
+  };
   return { columns, shown: null };
 }
 
@@ -28,7 +36,10 @@ describe('readable marks', () => {
     // Sixty compactions 18 px apart (a 9,089-call session at 1,100 px) become labels that clear each other, each saying how many it holds.
     const sixty = Array.from({ length: 60 }, (_, i) => ({ x: i * 18, width: 70, text: 'compaction' }));
     const placed = mergeLabels(sixty);
-    assert.equal(placed.reduce((n, p) => n + p.items, 0), 60);
+    assert.equal(
+      placed.reduce((n, p) => n + p.items, 0),
+      60,
+    );
     // "compaction ×5" is 13 characters, 88 px: each label starts 4 px or more past the one before ends.
     assert.ok(placed.every((p, i) => i === 0 || p.x >= placed[i - 1]!.x + placed[i - 1]!.text.length * 6 + 10 + 4));
     assert.equal(placed[0]!.text, 'compaction ×6');
@@ -62,8 +73,32 @@ describe('readable marks', () => {
     assert.deepEqual(jumpTargets('failure', d, []), [0, 2]);
     assert.deepEqual(jumpTargets('miss', d, []), [2]);
     assert.deepEqual(jumpTargets('compaction', d, []), [3]);
-    const loop = { tool: 'Bash', target: 't', targetKind: 'command' as const, attempts: 2, attemptCalls: [3, 4], firstCall: 3, lastCall: 4, callsSpanned: 2, escaped: false, escapeCall: null, firstError: null, wastedTokens: null, carryForwardTokens: null, wastedUsd: null, carriedForwardUsd: null, file: 'f', fileIndex: 0, firstLine: 0, lastLine: 1, attemptLines: [0, 1] };
-    assert.deepEqual(jumpTargets('loop', d, [loop, { ...loop, attemptCalls: [1, 2], firstCall: 1, lastCall: 2 }]), [1, 3]);
+    const loop = {
+      tool: 'Bash',
+      target: 't',
+      targetKind: 'command' as const,
+      attempts: 2,
+      attemptCalls: [3, 4],
+      firstCall: 3,
+      lastCall: 4,
+      callsSpanned: 2,
+      escaped: false,
+      escapeCall: null,
+      firstError: null,
+      wastedTokens: null,
+      carryForwardTokens: null,
+      wastedUsd: null,
+      carriedForwardUsd: null,
+      file: 'f',
+      fileIndex: 0,
+      firstLine: 0,
+      lastLine: 1,
+      attemptLines: [0, 1],
+    };
+    assert.deepEqual(
+      jumpTargets('loop', d, [loop, { ...loop, attemptCalls: [1, 2], firstCall: 1, lastCall: 2 }]),
+      [1, 3],
+    );
   });
 
   it('a loop spans the slots of its calls that are shown, or none', () => {

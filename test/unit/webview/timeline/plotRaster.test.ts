@@ -68,7 +68,10 @@ describe('plot raster', () => {
     r.reset(2, 7);
     r.vertical(0, 1, 0, 7, RED, 1, 2, 1);
     // Rows 0,1 on, 2 off, 3,4 on, 5 off, 6 on.
-    assert.deepEqual(picture(r, { R: RED }).map((row) => row[0]), ['R', 'R', '.', 'R', 'R', '.', 'R']);
+    assert.deepEqual(
+      picture(r, { R: RED }).map((row) => row[0]),
+      ['R', 'R', '.', 'R', 'R', '.', 'R'],
+    );
     // Blue at 0.25 over opaque red: (255·0.75, 0, 255·0.25) = (191.25, 0, 63.75) → (191, 0, 64), opaque.
     r.fill(1, 2, 0, 1, RED);
     r.vertical(1, 2, 0, 2, BLUE, 0.25);
@@ -95,6 +98,15 @@ describe('plot raster', () => {
     const xs = [0.5, 3.5, 4.5, 5.5, 6.5];
     const ys = [1, 1, 6, Number.NaN, 2];
     r.polyline(xs, ys, 5, 1, BLUE, 1);
-    assert.deepEqual(picture(r, { B: BLUE }), ['.......', 'BBBB...', '...B...', '...BB..', '....B..', '....B..', '....B..', '.......']);
+    assert.deepEqual(picture(r, { B: BLUE }), [
+      '.......',
+      'BBBB...',
+      '...B...',
+      '...BB..',
+      '....B..',
+      '....B..',
+      '....B..',
+      '.......',
+    ]);
   });
 });

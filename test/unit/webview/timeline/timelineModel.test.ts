@@ -4,12 +4,42 @@ import { TraceService } from '../../../../src/core/view/traceService';
 import type { CallRow } from '../../../../src/core/view/traceView';
 import { axisMaxima, binCalls } from '../../../../webview/timeline/bins';
 import { jumpTargets, loopSlots, timelineMarkers } from '../../../../webview/timeline/marks';
-import { callHitRate, callTimeText, clampSelection, formatClock, isNavigationKey, moveSelection, niceCeiling, selectionAnnouncement, shortSessionId, tooltipLines, tooltipTitle } from '../../../../webview/timeline/timelineModel';
+import {
+  callHitRate,
+  callTimeText,
+  clampSelection,
+  formatClock,
+  isNavigationKey,
+  moveSelection,
+  niceCeiling,
+  selectionAnnouncement,
+  shortSessionId,
+  tooltipLines,
+  tooltipTitle,
+} from '../../../../webview/timeline/timelineModel';
 import { fitAll } from '../../../../webview/timeline/viewWindow';
 import { parseFile, parseText, SPOTTER } from '../../../support/helpers';
 
 function call(index: number, over: Partial<CallRow> = {}): CallRow {
-  return { index, id: `c${index}`, model: 'm', turn: 0, startMs: null, endMs: null, input: 100, cached: 80, appended: 20, cacheWrite: 5, output: 10, tools: [], miss: null, loops: [], cacheWrite1h: null, cost: null, ...over };
+  return {
+    index,
+    id: `c${index}`,
+    model: 'm',
+    turn: 0,
+    startMs: null,
+    endMs: null,
+    input: 100,
+    cached: 80,
+    appended: 20,
+    cacheWrite: 5,
+    output: 10,
+    tools: [],
+    miss: null,
+    loops: [],
+    cacheWrite1h: null,
+    cost: null,
+    ...over,
+  };
 }
 
 describe('timeline data of the spotter session (149 calls, compaction before call 138, sub-agent from call 4)', async () => {
@@ -44,7 +74,10 @@ describe('timeline data of the spotter session (149 calls, compaction before cal
     assert.deepEqual(jumpTargets('miss', data, []), [5, 138]);
     assert.deepEqual(jumpTargets('compaction', data, []), [138]);
     // Read from the file: the loop's results (lines 1209 … 1463) answer calls 105 and 136 (1-based), first and last.
-    assert.deepEqual(body.analysis.loops.map((l) => [l.firstCall, l.lastCall, l.escaped]), [[104, 135, false]]);
+    assert.deepEqual(
+      body.analysis.loops.map((l) => [l.firstCall, l.lastCall, l.escaped]),
+      [[104, 135, false]],
+    );
     assert.deepEqual(loopSlots(data, body.analysis.loops[0]!), { first: 104, last: 135 });
   });
 
@@ -59,8 +92,19 @@ describe('timeline data of the spotter session (149 calls, compaction before cal
 
 describe('timeline data with unknown figures', () => {
   it('keeps unknown as NaN (a gap), never 0, and stacks only what is known', async () => {
-    const line = JSON.stringify({ sessionId: 's1', uuid: 'u', parentUuid: null, timestamp: '2026-01-01T00:00:00.000Z', type: 'assistant', message: { id: 'a', model: 'm', role: 'assistant', content: [], usage: { input_tokens: 10, output_tokens: 5 } } });
-    const service = new TraceService(await parseText(line + '\n'), { fileName: 'x.jsonl', formatChosen: false, analysis: {} });
+    const line = JSON.stringify({
+      sessionId: 's1',
+      uuid: 'u',
+      parentUuid: null,
+      timestamp: '2026-01-01T00:00:00.000Z',
+      type: 'assistant',
+      message: { id: 'a', model: 'm', role: 'assistant', content: [], usage: { input_tokens: 10, output_tokens: 5 } },
+    });
+    const service = new TraceService(await parseText(line + '\n'), {
+      fileName: 'x.jsonl',
+      formatChosen: false,
+      analysis: {},
+    });
     const body = service.sessionBody({ sessionId: 's1' })!;
     assert.ok(Number.isNaN(body.columns.cached[0]!));
     assert.equal(body.columns.appended[0], 10);
@@ -99,12 +143,23 @@ describe('timeline data with unknown figures', () => {
 
   it('names a rewind as a rewind, not a compaction', () => {
     const markers = timelineMarkers(2, [{ beforeCall: 1, trigger: 'manual', preTokens: null, rewind: true }], [], []);
-    assert.deepEqual(markers.map((m) => [m.kind, m.label, m.description]), [['compaction', 'rewind', 'Rewind before call 2: the conversation was cut back to an earlier message']]);
+    assert.deepEqual(
+      markers.map((m) => [m.kind, m.label, m.description]),
+      [['compaction', 'rewind', 'Rewind before call 2: the conversation was cut back to an earlier message']],
+    );
   });
 });
 
 describe('tooltip and announcement text', () => {
-  const c = call(11, { model: 'claude-opus-4-6', startMs: Date.UTC(2026, 0, 1, 10, 0, 0), endMs: Date.UTC(2026, 0, 1, 10, 0, 5, 300), tools: [{ name: 'Bash', failed: false, targetFile: null }, { name: 'Edit', failed: true, targetFile: '/a.ts' }] });
+  const c = call(11, {
+    model: 'claude-opus-4-6',
+    startMs: Date.UTC(2026, 0, 1, 10, 0, 0),
+    endMs: Date.UTC(2026, 0, 1, 10, 0, 5, 300),
+    tools: [
+      { name: 'Bash', failed: false, targetFile: null },
+      { name: 'Edit', failed: true, targetFile: '/a.ts' },
+    ],
+  });
 
   it('numbers calls from 1 and lists tools with ✗ on failures', () => {
     assert.equal(tooltipTitle(c), 'Call 12 · claude-opus-4-6');
@@ -121,13 +176,45 @@ describe('tooltip and announcement text', () => {
   });
 
   it('announces the selection with its figures', () => {
-    assert.equal(selectionAnnouncement(c, 149), 'Call 12 of 149: input 100, cached 80, appended 20, output 10, hit 80.0%, 2 tools, 1 failed.');
-    assert.equal(selectionAnnouncement(call(0), 1), 'Call 1 of 1: input 100, cached 80, appended 20, output 10, hit 80.0%, no tools.');
+    assert.equal(
+      selectionAnnouncement(c, 149),
+      'Call 12 of 149: input 100, cached 80, appended 20, output 10, hit 80.0%, 2 tools, 1 failed.',
+    );
+    assert.equal(
+      selectionAnnouncement(call(0), 1),
+      'Call 1 of 1: input 100, cached 80, appended 20, output 10, hit 80.0%, no tools.',
+    );
   });
 
   it('announces a loop attempt and a cache miss after the figures', () => {
-    const loops = [{ tool: 'Bash', target: 'npm test', targetKind: 'command' as const, attempts: 3, attemptCalls: [0, 2, 3], firstCall: 0, lastCall: 3, callsSpanned: 4, escaped: false, escapeCall: null, firstError: null, wastedTokens: null, carryForwardTokens: null, wastedUsd: null, carriedForwardUsd: null, file: 'f', fileIndex: 0, firstLine: 0, lastLine: 9, attemptLines: [0, 4, 9] }];
-    const c2 = call(2, { loops: [0], miss: { cause: 'unexplained', detail: 'no reason in the trace', lostTokens: 900 } });
+    const loops = [
+      {
+        tool: 'Bash',
+        target: 'npm test',
+        targetKind: 'command' as const,
+        attempts: 3,
+        attemptCalls: [0, 2, 3],
+        firstCall: 0,
+        lastCall: 3,
+        callsSpanned: 4,
+        escaped: false,
+        escapeCall: null,
+        firstError: null,
+        wastedTokens: null,
+        carryForwardTokens: null,
+        wastedUsd: null,
+        carriedForwardUsd: null,
+        file: 'f',
+        fileIndex: 0,
+        firstLine: 0,
+        lastLine: 9,
+        attemptLines: [0, 4, 9],
+      },
+    ];
+    const c2 = call(2, {
+      loops: [0],
+      miss: { cause: 'unexplained', detail: 'no reason in the trace', lostTokens: 900 },
+    });
     assert.equal(
       selectionAnnouncement(c2, 4, loops),
       'Call 3 of 4: input 100, cached 80, appended 20, output 10, hit 80.0%, no tools. Retry loop: Bash attempt 2 of 3 on npm test (gave up). Cache miss: unexplained — no reason in the trace; 900 tokens re-prefilled.',
@@ -170,7 +257,10 @@ describe('selection logic', () => {
 
 describe('small helpers', () => {
   it('niceCeiling rounds up to 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k', () => {
-    assert.deepEqual([142_431, 150_000, 150_001, 9, 0.2, 0, -5].map(niceCeiling), [150_000, 150_000, 200_000, 10, 0.2, 1, 1]);
+    assert.deepEqual(
+      [142_431, 150_000, 150_001, 9, 0.2, 0, -5].map(niceCeiling),
+      [150_000, 150_000, 200_000, 10, 0.2, 1, 1],
+    );
   });
 
   it('shortens UUID session ids to their first block and leaves others whole', () => {
@@ -182,17 +272,30 @@ describe('small helpers', () => {
 describe('API errors on the timeline (M-Claude 2.1.6 Windows session, the rate-limit message at line 514)', async () => {
   const { join } = await import('node:path');
   const { fixtures } = await import('../../../support/helpers');
-  const service = new TraceService(await parseFile(join(fixtures, 'claude-code/m-claude/3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl')), { fileName: 'w.jsonl', formatChosen: false, analysis: {} });
+  const service = new TraceService(
+    await parseFile(join(fixtures, 'claude-code/m-claude/3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl')),
+    { fileName: 'w.jsonl', formatChosen: false, analysis: {} },
+  );
   const intro = service.sessionIntro({ sessionId: service.header().defaultSessionId! })!;
 
   it('marks the failed request between the calls it fell between, with its text', () => {
-    const marks = timelineMarkers(intro.summary.llmCalls, intro.compactions, intro.events, intro.subagents).filter((m) => m.kind === 'api-error');
+    const marks = timelineMarkers(intro.summary.llmCalls, intro.compactions, intro.events, intro.subagents).filter(
+      (m) => m.kind === 'api-error',
+    );
     assert.equal(marks.length, 1);
     assert.match(marks[0]!.description, /^API error before call \d+: You're out of extra usage/);
   });
 
   it('retries of one request are one mark with their count (15 retries and the final message before any call)', async () => {
-    const limited = new TraceService(await parseFile(join(fixtures, 'claude-code/m-claude/0a8fc187-681a-4c42-9538-ba0f628ee289.jsonl')), { fileName: 'r.jsonl', formatChosen: false, analysis: {} });
-    assert.deepEqual(limited.sessionIntro({ sessionId: limited.header().defaultSessionId! })!.events.map((e) => [e.beforeCall, e.count]), [[0, 16]]);
+    const limited = new TraceService(
+      await parseFile(join(fixtures, 'claude-code/m-claude/0a8fc187-681a-4c42-9538-ba0f628ee289.jsonl')),
+      { fileName: 'r.jsonl', formatChosen: false, analysis: {} },
+    );
+    assert.deepEqual(
+      limited
+        .sessionIntro({ sessionId: limited.header().defaultSessionId! })!
+        .events.map((e) => [e.beforeCall, e.count]),
+      [[0, 16]],
+    );
   });
 });

@@ -1,6 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { centerOn, clampWindow, ensureVisible, fitAll, MIN_SPAN, pageBy, panBy, showsAll, visibleSlots, windowAround, zoomAround } from '../../../../webview/timeline/viewWindow';
+import {
+  centerOn,
+  clampWindow,
+  ensureVisible,
+  fitAll,
+  MIN_SPAN,
+  pageBy,
+  panBy,
+  showsAll,
+  visibleSlots,
+  windowAround,
+  zoomAround,
+} from '../../../../webview/timeline/viewWindow';
 
 // Worked by hand: slot p covers [p, p + 1), a window [lo, hi) shows hi − lo slots.
 

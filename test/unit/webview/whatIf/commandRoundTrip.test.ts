@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseSimulateArgs, refuseCopiedCommand, replicaOptions, writeSimulateArgs } from '../../../../src/core/sim/commandLine';
+import {
+  parseSimulateArgs,
+  refuseCopiedCommand,
+  replicaOptions,
+  writeSimulateArgs,
+} from '../../../../src/core/sim/commandLine';
 import { GPU_PRESETS, MODEL_PRESETS } from '../../../../src/core/sim/params';
 import { paramsFor } from '../../../../src/core/sim/paramsFor';
 import { POLICY_CHOICES } from '../../../../src/core/sim/policies';
@@ -21,16 +26,48 @@ function scenarios(): Array<{ name: string; s: Scenario }> {
   const out: Array<{ name: string; s: Scenario }> = [];
   const base = defaultScenario();
   const gpus = [...GPU_PRESETS.map((g) => ({ gpu: g.id })), { gpu: 'custom', gpuMemoryGiB: 180 }];
-  const models = [...MODEL_PRESETS.map((m) => ({ model: m.id })), { model: 'custom', customKvBytesPerToken: 65_536, customWeightsGiB: 20 }];
+  const models = [
+    ...MODEL_PRESETS.map((m) => ({ model: m.id })),
+    { model: 'custom', customKvBytesPerToken: 65_536, customWeightsGiB: 20 },
+  ];
   for (const g of gpus)
     for (const m of models)
       for (const c of POLICY_CHOICES) {
-        const s: Scenario = { ...base, ...g, ...m, policy: c.id, replicas: 12, staggerS: 2.5, toolWaitScale: 0.75, ttlS: 7.5, maxTtlS: 40, initialCap: 5, hitRateFloor: 0.7, backoff: 0.25, windowS: 12, offloadTokens: 500_000, offloadGbps: 32 };
+        const s: Scenario = {
+          ...base,
+          ...g,
+          ...m,
+          policy: c.id,
+          replicas: 12,
+          staggerS: 2.5,
+          toolWaitScale: 0.75,
+          ttlS: 7.5,
+          maxTtlS: 40,
+          initialCap: 5,
+          hitRateFloor: 0.7,
+          backoff: 0.25,
+          windowS: 12,
+          offloadTokens: 500_000,
+          offloadGbps: 32,
+        };
         out.push({ name: `${g.gpu}/${m.model}/${c.id}`, s });
       }
   for (const c of POLICY_CHOICES) {
-    out.push({ name: `typed capacity/${c.id}`, s: { ...base, policy: c.id, capacityTyped: true, capacityTokens: 123_456 } });
-    out.push({ name: `random stagger, fleet/${c.id}`, s: { ...base, policy: c.id, staggerMode: 'random', seed: 99, gpus: c.id === 'admission-cap' ? 1 : 6, router: 'least-loaded' } });
+    out.push({
+      name: `typed capacity/${c.id}`,
+      s: { ...base, policy: c.id, capacityTyped: true, capacityTokens: 123_456 },
+    });
+    out.push({
+      name: `random stagger, fleet/${c.id}`,
+      s: {
+        ...base,
+        policy: c.id,
+        staggerMode: 'random',
+        seed: 99,
+        gpus: c.id === 'admission-cap' ? 1 : 6,
+        router: 'least-loaded',
+      },
+    });
   }
   out.push({ name: 'ttl-pin auto', s: { ...base, policy: 'ttl-pin', ttlS: 'auto', maxTtlS: 12 } });
   out.push({ name: 'fixed admission cap', s: { ...base, policy: 'admission-cap', admissionCap: 6, initialCap: 3 } });
@@ -59,14 +96,18 @@ describe('Copy as CLI and the simulate grammar: one grammar in both directions',
     const s = { ...defaultScenario(), policy: 'ttl-pin' as const };
     const r = resolveScenario(s);
     assert.ok(r.ok);
-    for (const sweep of [{ axis: 'replicas' as const, values: [1, 2, 4, 8] }, { axis: 'capacity' as const, values: [262_144, 65_536], threshold: 0.25 }]) {
+    for (const sweep of [
+      { axis: 'replicas' as const, values: [1, 2, 4, 8] },
+      { axis: 'capacity' as const, values: [262_144, 65_536], threshold: 0.25 },
+    ]) {
       const words = cliArgs(s, r.scenario, input, sweep);
       const a = parseSimulateArgs(words);
       assert.deepEqual(a.sweep, { axis: sweep.axis, values: sweep.values });
       assert.equal(a.cliffThreshold, sweep.axis === 'capacity' ? 0.25 : null);
       const params = paramsFor(a).params;
       // The swept value is the sweep's; every other parameter is the panel's.
-      if (sweep.axis === 'capacity') assert.deepEqual({ ...params, capacityTokens: 0 }, { ...r.scenario.params, capacityTokens: 0 });
+      if (sweep.axis === 'capacity')
+        assert.deepEqual({ ...params, capacityTokens: 0 }, { ...r.scenario.params, capacityTokens: 0 });
       else assert.deepEqual(params, r.scenario.params);
       assert.deepEqual(writeSimulateArgs(a), words);
     }

@@ -6,7 +6,13 @@ import type { AgentWorkload, BlockWorkload } from '../../../../src/core/sim/work
 import type { WhatIfWorkload } from '../../../../src/protocol/messages';
 import { pointOf, readScenario } from '../../../../webview/whatIf/whatIfModel';
 import type { NumericField, Scenario } from '../../../../webview/whatIf/whatIfModel';
-import { newScenarioRun, newSweepRun, planRuns, reduceLaneFailure, reduceWorkerMessage } from '../../../../webview/whatIf/whatIfRuns';
+import {
+  newScenarioRun,
+  newSweepRun,
+  planRuns,
+  reduceLaneFailure,
+  reduceWorkerMessage,
+} from '../../../../webview/whatIf/whatIfRuns';
 import type { RunPlan, WhatIfRuns } from '../../../../webview/whatIf/whatIfRuns';
 
 // The what-if panel's run planner and worker-message reducer, without a page: which jobs a
@@ -17,9 +23,25 @@ import type { RunPlan, WhatIfRuns } from '../../../../webview/whatIf/whatIfRuns'
 const agent: AgentWorkload = {
   kind: 'sessions',
   sharedPrefixTokens: 0,
-  sessions: [{ id: 'main', startS: 0, calls: [{ promptTokens: 100, prefixTokens: 0, outputTokens: 20, toolWaitS: 1 }, { promptTokens: 300, prefixTokens: 120, outputTokens: 20, toolWaitS: 0 }] }],
+  sessions: [
+    {
+      id: 'main',
+      startS: 0,
+      calls: [
+        { promptTokens: 100, prefixTokens: 0, outputTokens: 20, toolWaitS: 1 },
+        { promptTokens: 300, prefixTokens: 120, outputTokens: 20, toolWaitS: 0 },
+      ],
+    },
+  ],
 };
-const agentData: WhatIfWorkload = { workload: agent, notes: [], filePath: '/t/a.jsonl', sessionId: 'main', callIndexes: [0, 1], format: 'claude-code' };
+const agentData: WhatIfWorkload = {
+  workload: agent,
+  notes: [],
+  filePath: '/t/a.jsonl',
+  sessionId: 'main',
+  callIndexes: [0, 1],
+  format: 'claude-code',
+};
 // Two block-hash requests of 3 and 2 blocks of 512 tokens.
 const blocks: BlockWorkload = {
   kind: 'requests',
@@ -29,9 +51,34 @@ const blocks: BlockWorkload = {
     { id: 'r2', arrivalS: 1, promptTokens: 1000, outputTokens: 10, hashes: [1, 2] },
   ],
 };
-const blockData: WhatIfWorkload = { workload: blocks, notes: [], filePath: '/t/m.jsonl', sessionId: null, callIndexes: [], format: 'mooncake' };
+const blockData: WhatIfWorkload = {
+  workload: blocks,
+  notes: [],
+  filePath: '/t/m.jsonl',
+  sessionId: null,
+  callIndexes: [],
+  format: 'mooncake',
+};
 
-const FIELDS = new Set<string>(['gpuMemoryGiB', 'customKvBytesPerToken', 'customWeightsGiB', 'capacityTokens', 'replicas', 'staggerS', 'seed', 'toolWaitScale', 'ttlS', 'maxTtlS', 'admissionCap', 'initialCap', 'hitRateFloor', 'backoff', 'windowS', 'offloadTokens', 'offloadGbps']);
+const FIELDS = new Set<string>([
+  'gpuMemoryGiB',
+  'customKvBytesPerToken',
+  'customWeightsGiB',
+  'capacityTokens',
+  'replicas',
+  'staggerS',
+  'seed',
+  'toolWaitScale',
+  'ttlS',
+  'maxTtlS',
+  'admissionCap',
+  'initialCap',
+  'hitRateFloor',
+  'backoff',
+  'windowS',
+  'offloadTokens',
+  'offloadGbps',
+]);
 const isField = (name: string): name is NumericField => FIELDS.has(name);
 const NONE = new Set<NumericField>();
 
@@ -47,7 +94,10 @@ function run(plan: RunPlan): Extract<RunPlan, { kind: 'run' }> {
 
 describe('what-if run planner', () => {
   it('runs nothing while a field holds text that is not a value, and says which', () => {
-    assert.deepEqual(planRuns(typed(4096), agentData, new Set<NumericField>(['replicas']), isField), { kind: 'invalid', message: 'Not updated: Sessions needs a valid value.' });
+    assert.deepEqual(planRuns(typed(4096), agentData, new Set<NumericField>(['replicas']), isField), {
+      kind: 'invalid',
+      message: 'Not updated: Sessions needs a valid value.',
+    });
     assert.deepEqual(planRuns(typed(4096), agentData, new Set<NumericField>(['replicas', 'capacityTokens']), isField), {
       kind: 'invalid',
       message: 'Not updated: Sessions, KV capacity need a valid value.',
@@ -58,7 +108,10 @@ describe('what-if run planner', () => {
     const plan = planRuns({ ...readScenario(null), gpu: 'custom', gpuMemoryGiB: 10 }, agentData, NONE, isField);
     assert.equal(plan.kind, 'unresolved');
     if (plan.kind !== 'unresolved') return;
-    assert.deepEqual(plan.fieldErrors.map(([f]) => f), ['gpuMemoryGiB']);
+    assert.deepEqual(
+      plan.fieldErrors.map(([f]) => f),
+      ['gpuMemoryGiB'],
+    );
     assert.equal(plan.message, 'Fix the marked field to run this scenario.');
   });
 
@@ -68,7 +121,10 @@ describe('what-if run planner', () => {
     assert.equal(plan.kind, 'no-fit');
     if (plan.kind !== 'no-fit') return;
     assert.equal(plan.capacityField, true);
-    assert.match(plan.message, /^No call fits in a KV cache of 64 tokens: the shortest needs 120 \(prompt \+ output\)\./);
+    assert.match(
+      plan.message,
+      /^No call fits in a KV cache of 64 tokens: the shortest needs 120 \(prompt \+ output\)\./,
+    );
   });
 
   it('notes the calls too long for the cache when some fit', () => {
@@ -84,7 +140,10 @@ describe('what-if run planner', () => {
     assert.equal(plan.scenario.spec.params.capacityTokens, 4096);
     assert.equal(plan.scenario.spec.replicas?.replicas, 4);
     assert.equal(plan.scenario.spec.session, 'main');
-    assert.deepEqual(plan.scenario.others.map((o) => o.policy), ['sglang-lru', 'ttl-pin', 'admission-cap', 'cpu-offload']);
+    assert.deepEqual(
+      plan.scenario.others.map((o) => o.policy),
+      ['sglang-lru', 'ttl-pin', 'admission-cap', 'cpu-offload'],
+    );
     // cpu-offload is vLLM's LRU with a CPU tier.
     const offload = plan.scenario.others.find((o) => o.policy === 'cpu-offload')!.spec.params;
     assert.equal(offload.policy, 'vllm-lru');
@@ -120,17 +179,36 @@ describe('what-if worker-message reducer', () => {
   const scenario = typed(4096, { replicas: 2 });
   const plan = run(planRuns(scenario, agentData, NONE, isField));
   const fast = engineByName('fast');
-  const result = runScenario(fast, agent, { params: plan.scenario.spec.params, replicas: plan.scenario.spec.replicas!, session: 'main' });
+  const result = runScenario(fast, agent, {
+    params: plan.scenario.spec.params,
+    replicas: plan.scenario.spec.replicas!,
+    session: 'main',
+  });
 
   function fresh(): WhatIfRuns {
-    return { scenario: newScenarioRun(5, plan.scenario, scenario, plan.resolved), sweep: newSweepRun(6, plan.sweep, scenario, plan.resolved) };
+    return {
+      scenario: newScenarioRun(5, plan.scenario, scenario, plan.resolved),
+      sweep: newSweepRun(6, plan.sweep, scenario, plan.resolved),
+    };
   }
 
   it('drops messages of runs that are no longer the latest', () => {
     const runs = fresh();
     assert.equal(reduceWorkerMessage(runs, { type: 'scenario/result', seq: 4, result, ms: 1 }).changed, false);
     assert.equal(runs.scenario!.result, null);
-    assert.equal(reduceWorkerMessage(runs, { type: 'sweep/point', seq: 5, line: null, value: 1, result: pointOf(result), done: 1, total: 7, ms: 1 }).changed, false);
+    assert.equal(
+      reduceWorkerMessage(runs, {
+        type: 'sweep/point',
+        seq: 5,
+        line: null,
+        value: 1,
+        result: pointOf(result),
+        done: 1,
+        total: 7,
+        ms: 1,
+      }).changed,
+      false,
+    );
     assert.deepEqual(runs.sweep!.main, []);
   });
 
@@ -147,7 +225,14 @@ describe('what-if worker-message reducer', () => {
     assert.deepEqual(runs.scenario!.alone, pointOf(result));
     runs.scenario!.compareSeq = 9;
     assert.equal(reduceWorkerMessage(runs, { type: 'scenario/result', seq: 5, result, ms: 3 }).startCompare, false);
-    reduceWorkerMessage(runs, { type: 'scenario/policy', seq: 9, policy: 'ttl-pin', result: null, error: 'refused', ms: 1 });
+    reduceWorkerMessage(runs, {
+      type: 'scenario/policy',
+      seq: 9,
+      policy: 'ttl-pin',
+      result: null,
+      error: 'refused',
+      ms: 1,
+    });
     assert.deepEqual(runs.scenario!.policies.get('ttl-pin'), { error: 'refused' });
     reduceWorkerMessage(runs, { type: 'done', seq: 9, job: 'compare', ms: 1 });
     assert.equal(runs.scenario!.compareStatus, 'done');
@@ -156,16 +241,50 @@ describe('what-if worker-message reducer', () => {
   it('sweep points go to the main line or a policy line, then the cliff and the end', () => {
     const runs = fresh();
     const point = pointOf(result);
-    reduceWorkerMessage(runs, { type: 'sweep/point', seq: 6, line: null, value: 1, result: point, done: 1, total: 9, ms: 1 });
-    reduceWorkerMessage(runs, { type: 'sweep/point', seq: 6, line: 'sglang-lru', value: 1, result: point, done: 2, total: 9, ms: 1 });
+    reduceWorkerMessage(runs, {
+      type: 'sweep/point',
+      seq: 6,
+      line: null,
+      value: 1,
+      result: point,
+      done: 1,
+      total: 9,
+      ms: 1,
+    });
+    reduceWorkerMessage(runs, {
+      type: 'sweep/point',
+      seq: 6,
+      line: 'sglang-lru',
+      value: 1,
+      result: point,
+      done: 2,
+      total: 9,
+      ms: 1,
+    });
     reduceWorkerMessage(runs, { type: 'sweep/lineError', seq: 6, line: 'ttl-pin', error: 'no' });
     const sw = runs.sweep!;
     assert.deepEqual(sw.main, [{ value: 1, result: point }]);
     assert.deepEqual(sw.lines.get('sglang-lru'), [{ value: 1, result: point }]);
     assert.equal(sw.lineErrors.get('ttl-pin'), 'no');
     assert.deepEqual([sw.done, sw.total], [2, 9]);
-    const cliff = { axis: 'replicas' as const, at: null, reason: null, hitRateDropThreshold: 0.1, lastGood: null, suggestedAdmissionCap: null, summary: 'none' };
-    reduceWorkerMessage(runs, { type: 'sweep/cliff', seq: 6, cliff, run: [1], skipped: [2], stoppedBy: 'budget', ms: 12 });
+    const cliff = {
+      axis: 'replicas' as const,
+      at: null,
+      reason: null,
+      hitRateDropThreshold: 0.1,
+      lastGood: null,
+      suggestedAdmissionCap: null,
+      summary: 'none',
+    };
+    reduceWorkerMessage(runs, {
+      type: 'sweep/cliff',
+      seq: 6,
+      cliff,
+      run: [1],
+      skipped: [2],
+      stoppedBy: 'budget',
+      ms: 12,
+    });
     assert.deepEqual([sw.cliff, sw.run, sw.skipped, sw.stoppedBy, sw.ms], [cliff, [1], [2], 'budget', 12]);
     reduceWorkerMessage(runs, { type: 'done', seq: 6, job: 'sweep', ms: 1 });
     assert.equal(sw.status, 'done');
@@ -173,7 +292,10 @@ describe('what-if worker-message reducer', () => {
 
   it('a failed lane marks its own run only, whether the worker reported it or died', () => {
     const runs = fresh();
-    assert.equal(reduceWorkerMessage(runs, { type: 'error', seq: 5, job: 'scenario', message: 'boom' }).scenarioFailed, true);
+    assert.equal(
+      reduceWorkerMessage(runs, { type: 'error', seq: 5, job: 'scenario', message: 'boom' }).scenarioFailed,
+      true,
+    );
     assert.deepEqual([runs.scenario!.status, runs.scenario!.error, runs.sweep!.status], ['error', 'boom', 'running']);
     const other = fresh();
     other.scenario!.compareSeq = 8;

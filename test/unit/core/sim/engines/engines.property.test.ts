@@ -52,7 +52,10 @@ function checkInvariants(o: EngineOutcome): void {
   for (const r of o.records) {
     if (r.rejected) continue;
     assert.ok(r.hitTokens <= r.idealHitTokens, `request ${r.request}: hit ${r.hitTokens} > ideal ${r.idealHitTokens}`);
-    assert.ok(r.idealHitTokens < r.promptTokens + r.outputTokens, `request ${r.request}: ideal ${r.idealHitTokens} not below its length`);
+    assert.ok(
+      r.idealHitTokens < r.promptTokens + r.outputTokens,
+      `request ${r.request}: ideal ${r.idealHitTokens} not below its length`,
+    );
     assert.ok(r.finishedS !== null && r.finishedS >= r.arrivalS, `request ${r.request} finished before it arrived`);
     assert.ok(r.admittedS !== null && r.admittedS >= r.arrivalS);
   }

@@ -21,13 +21,22 @@ import { agentWorkloadArb, blockWorkloadArb } from '../../../../support/workload
 const STEP_ONLY: EngineParams = { ...VLLM_STEP_ONLY, policy: 'sglang-lru' };
 
 /** Runs the radix engine (self-checking) and returns the records by session; `steps` collects the per-step state. */
-function run(sessions: Sessions, params: Partial<EngineParams>, sharedPrefixTokens = 0, steps?: RadixStepState[]): CallRecord[][] {
-  return recordsBySession(sessions, sharedPrefixTokens, (plan) => runRadix(plan, { ...STEP_ONLY, ...params }, { selfCheck: true, onStep: (s) => steps?.push(s) }));
+function run(
+  sessions: Sessions,
+  params: Partial<EngineParams>,
+  sharedPrefixTokens = 0,
+  steps?: RadixStepState[],
+): CallRecord[][] {
+  return recordsBySession(sessions, sharedPrefixTokens, (plan) =>
+    runRadix(plan, { ...STEP_ONLY, ...params }, { selfCheck: true, onStep: (s) => steps?.push(s) }),
+  );
 }
 
 /** The same workload under vLLM's block pool (16-token blocks). */
 function runVllm(sessions: Sessions, params: Partial<EngineParams>, sharedPrefixTokens = 0): CallRecord[][] {
-  return recordsBySession(sessions, sharedPrefixTokens, (plan) => runReference(plan, { ...STEP_ONLY, ...params, policy: 'vllm-lru' }));
+  return recordsBySession(sessions, sharedPrefixTokens, (plan) =>
+    runReference(plan, { ...STEP_ONLY, ...params, policy: 'vllm-lru' }),
+  );
 }
 
 const near = (a: number | null, b: number): boolean => a !== null && Math.abs(a - b) < 1e-12;
@@ -60,13 +69,19 @@ describe('radix engine: SGLang RadixCache rules, worked by hand', () => {
     // Call 0 computes its 32 prompt tokens. Call 1 is the same 32 tokens: match_prefix looks at the
     // first 31 only (splitting the 32-token node at 31) and prefills 1 token. vLLM: floor(31/16) = 1
     // block = 16.
-    const [[, second]] = run([{ startS: 0, calls: [call(32, 0, 1), call(32, 32, 1)] }], { capacityTokens: 1024 }) as [CallRecord[]];
+    const [[, second]] = run([{ startS: 0, calls: [call(32, 0, 1), call(32, 32, 1)] }], { capacityTokens: 1024 }) as [
+      CallRecord[],
+    ];
     assert.equal(second!.hitTokens, 31);
     assert.equal(second!.idealHitTokens, 31);
-    const [[, vllmSecond]] = runVllm([{ startS: 0, calls: [call(32, 0, 1), call(32, 32, 1)] }], { capacityTokens: 1024 }) as [CallRecord[]];
+    const [[, vllmSecond]] = runVllm([{ startS: 0, calls: [call(32, 0, 1), call(32, 32, 1)] }], {
+      capacityTokens: 1024,
+    }) as [CallRecord[]];
     assert.equal(vllmSecond!.hitTokens, 16);
     // One more token (its previous output) and all 32 computed tokens hit.
-    const [[, third]] = run([{ startS: 0, calls: [call(32, 0, 1), call(33, 33, 1)] }], { capacityTokens: 1024 }) as [CallRecord[]];
+    const [[, third]] = run([{ startS: 0, calls: [call(32, 0, 1), call(33, 33, 1)] }], { capacityTokens: 1024 }) as [
+      CallRecord[],
+    ];
     assert.equal(third!.hitTokens, 32);
   });
 
@@ -181,7 +196,9 @@ describe('radix engine: SGLang RadixCache rules, worked by hand', () => {
     const [[fits]] = run([{ startS: 0, calls: [call(121, 0, 10)] }], { capacityTokens: 128 }) as [CallRecord[]];
     assert.equal(fits!.rejected, false);
     assert.ok(near(fits!.finishedS, 0.005), `finished at ${fits!.finishedS}`);
-    const [[big, small]] = run([{ startS: 0, calls: [call(122, 0, 1), call(32, 0, 1)] }], { capacityTokens: 128 }) as [CallRecord[]];
+    const [[big, small]] = run([{ startS: 0, calls: [call(122, 0, 1), call(32, 0, 1)] }], { capacityTokens: 128 }) as [
+      CallRecord[],
+    ];
     assert.equal(big!.rejected, true);
     assert.equal(small!.rejected, false);
     assert.equal(small!.finishedS, 0.001);
@@ -194,7 +211,10 @@ describe('radix engine: SGLang RadixCache rules, worked by hand', () => {
       { startS: 0, calls: [call(100, 0, 1)] },
       { startS: 1, calls: [call(100, 0, 1)] },
     ];
-    const [, [paged]] = run(sessions, { capacityTokens: 4096, sglangPageSizeTokens: 16 }, 40) as [CallRecord[], CallRecord[]];
+    const [, [paged]] = run(sessions, { capacityTokens: 4096, sglangPageSizeTokens: 16 }, 40) as [
+      CallRecord[],
+      CallRecord[],
+    ];
     assert.equal(paged!.hitTokens, 32);
     assert.equal(paged!.idealHitTokens, 32);
   });
@@ -210,8 +230,14 @@ describe('radix engine: SGLang RadixCache rules, worked by hand', () => {
     ];
     const radix = run(sessions, { capacityTokens: 4096 }, 64);
     const vllm = runVllm(sessions, { capacityTokens: 4096 }, 64);
-    assert.deepEqual(radix.map((s) => s[0]!.hitTokens), [0, 0, 64]);
-    assert.deepEqual(vllm.map((s) => s[0]!.hitTokens), [0, 64, 64]);
+    assert.deepEqual(
+      radix.map((s) => s[0]!.hitTokens),
+      [0, 0, 64],
+    );
+    assert.deepEqual(
+      vllm.map((s) => s[0]!.hitTokens),
+      [0, 64, 64],
+    );
   });
 
   it('block-hash traces: a hashed block is shared token by token, the partial last block never', () => {
@@ -228,15 +254,25 @@ describe('radix engine: SGLang RadixCache rules, worked by hand', () => {
       ],
     };
     const o = runRadix(planWorkload(trace, 16), { ...STEP_ONLY, capacityTokens: 1024 }, { selfCheck: true });
-    assert.deepEqual(o.records.map((r) => r.hitTokens), [0, 32, 16]);
+    assert.deepEqual(
+      o.records.map((r) => r.hitTokens),
+      [0, 32, 16],
+    );
   });
 
   it('an offload tier is refused with sglang-lru, by name', () => {
     assert.throws(
-      () => validateParams({ ...DEFAULT_PARAMS, policy: 'sglang-lru', offload: { capacityTokens: 4096, bandwidthGBps: 25 } }),
+      () =>
+        validateParams({
+          ...DEFAULT_PARAMS,
+          policy: 'sglang-lru',
+          offload: { capacityTokens: 4096, bandwidthGBps: 25 },
+        }),
       (e: unknown) => e instanceof ParamError && /^offload must be null with policy 'sglang-lru'/.test(e.message),
     );
-    assert.doesNotThrow(() => validateParams({ ...DEFAULT_PARAMS, policy: 'vllm-lru', offload: { capacityTokens: 4096, bandwidthGBps: 25 } }));
+    assert.doesNotThrow(() =>
+      validateParams({ ...DEFAULT_PARAMS, policy: 'vllm-lru', offload: { capacityTokens: 4096, bandwidthGBps: 25 } }),
+    );
   });
 });
 
@@ -272,7 +308,10 @@ const paramsArb: fc.Arbitrary<EngineParams> = fc
 /** Runs with the engine's self-checks (tree recount, private tokens, used ≤ capacity after every step) and checks the records. */
 function checkedRun(plan: ReturnType<typeof planWorkload>, p: EngineParams): EngineOutcome {
   let peak = 0;
-  const o = runRadix(plan, p, { selfCheck: true, onStep: (s) => (peak = Math.max(peak, s.treeTokens + s.privateTokens)) });
+  const o = runRadix(plan, p, {
+    selfCheck: true,
+    onStep: (s) => (peak = Math.max(peak, s.treeTokens + s.privateTokens)),
+  });
   assert.ok(peak <= Math.floor(p.capacityTokens), `used ${peak} of ${p.capacityTokens}`);
   for (const r of o.records) {
     assert.ok(r.finishedS !== null, `request ${r.request} never finished`);
@@ -282,11 +321,17 @@ function checkedRun(plan: ReturnType<typeof planWorkload>, p: EngineParams): Eng
       const ps = p.sglangPageSizeTokens;
       const pool = Math.floor(p.capacityTokens / ps) * ps;
       const tooLong = r.promptTokens >= Math.min(p.maxModelLenTokens - 1, pool - 1) - 5;
-      assert.ok(tooLong || Math.ceil(r.promptTokens / ps) * ps + ps >= pool, `request ${r.request} (${r.promptTokens} tokens) refused`);
+      assert.ok(
+        tooLong || Math.ceil(r.promptTokens / ps) * ps + ps >= pool,
+        `request ${r.request} (${r.promptTokens} tokens) refused`,
+      );
       continue;
     }
     assert.ok(r.hitTokens <= r.idealHitTokens, `request ${r.request}: hit ${r.hitTokens} > ideal ${r.idealHitTokens}`);
-    assert.ok(r.idealHitTokens <= r.promptTokens - 1 || r.idealHitTokens === 0, `request ${r.request}: ideal ${r.idealHitTokens} not below its prompt`);
+    assert.ok(
+      r.idealHitTokens <= r.promptTokens - 1 || r.idealHitTokens === 0,
+      `request ${r.request}: ideal ${r.idealHitTokens} not below its prompt`,
+    );
     assert.ok(r.finishedS >= r.arrivalS, `request ${r.request} finished before it arrived`);
     assert.ok(r.admittedS !== null && r.admittedS >= r.arrivalS);
     assert.equal(r.offloadHitTokens, 0);
@@ -297,8 +342,18 @@ function checkedRun(plan: ReturnType<typeof planWorkload>, p: EngineParams): Eng
 
 describe('the engine table', () => {
   it('the block-pool engines refuse sglang-lru instead of running it as vLLM', () => {
-    const plan = planWorkload({ kind: 'sessions', sharedPrefixTokens: 0, sessions: [{ id: 'a', startS: 0, calls: [{ promptTokens: 40, prefixTokens: 0, outputTokens: 4, toolWaitS: 0 }] }] }, 16);
-    for (const run of [runFast, runReference]) assert.throws(() => run(plan, { ...STEP_ONLY, policy: 'sglang-lru' }), /radix engine/);
+    const plan = planWorkload(
+      {
+        kind: 'sessions',
+        sharedPrefixTokens: 0,
+        sessions: [
+          { id: 'a', startS: 0, calls: [{ promptTokens: 40, prefixTokens: 0, outputTokens: 4, toolWaitS: 0 }] },
+        ],
+      },
+      16,
+    );
+    for (const run of [runFast, runReference])
+      assert.throws(() => run(plan, { ...STEP_ONLY, policy: 'sglang-lru' }), /radix engine/);
   });
 });
 

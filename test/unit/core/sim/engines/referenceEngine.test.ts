@@ -17,11 +17,15 @@ describe('reference engine: vLLM prefix-cache rules, worked by hand', () => {
   it('the n−1 cap: a fully cached, block-aligned prompt recomputes its whole last block', () => {
     // Call 0 computes its 32 prompt tokens (2 full blocks); its one output token is sampled, never computed.
     // Call 1 is those same 32 tokens: hit ≤ floor((32 − 1) / 16) = 1 block.
-    const [[, second]] = run([{ startS: 0, calls: [call(32, 0, 1), call(32, 32, 1)] }], { capacityTokens: 1024 }) as [CallRecord[]];
+    const [[, second]] = run([{ startS: 0, calls: [call(32, 0, 1), call(32, 32, 1)] }], { capacityTokens: 1024 }) as [
+      CallRecord[],
+    ];
     assert.equal(second!.hitTokens, 16);
     assert.equal(second!.idealHitTokens, 16);
     // With one more token the cap allows both blocks: floor((33 − 1) / 16) = 2.
-    const [[, third]] = run([{ startS: 0, calls: [call(32, 0, 1), call(33, 33, 1)] }], { capacityTokens: 1024 }) as [CallRecord[]];
+    const [[, third]] = run([{ startS: 0, calls: [call(32, 0, 1), call(33, 33, 1)] }], { capacityTokens: 1024 }) as [
+      CallRecord[],
+    ];
     assert.equal(third!.hitTokens, 32);
   });
 
@@ -98,7 +102,9 @@ describe('reference engine: vLLM prefix-cache rules, worked by hand', () => {
   });
 
   it('a request longer than the cache is rejected and its session goes on', () => {
-    const [[big, small]] = run([{ startS: 0, calls: [call(200, 0, 1), call(32, 0, 1)] }], { capacityTokens: 128 }) as [CallRecord[]];
+    const [[big, small]] = run([{ startS: 0, calls: [call(200, 0, 1), call(32, 0, 1)] }], { capacityTokens: 128 }) as [
+      CallRecord[],
+    ];
     assert.equal(big!.rejected, true);
     assert.equal(small!.rejected, false);
     assert.equal(small!.finishedS, 0.001);

@@ -45,7 +45,10 @@ const paramsArb: fc.Arbitrary<EngineParams> = fc
     kvReadNsPerToken: x.kvNs,
   }));
 
-const fleetArb = fc.record({ gpus: fc.integer({ min: 1, max: 4 }), router: fc.constantFrom<RouterName>(...ROUTER_NAMES) });
+const fleetArb = fc.record({
+  gpus: fc.integer({ min: 1, max: 4 }),
+  router: fc.constantFrom<RouterName>(...ROUTER_NAMES),
+});
 
 describe('fleets: the same answer from both engines', () => {
   it(`agent workloads: identical outcomes on ${RUNS} random cases`, () => {

@@ -102,7 +102,11 @@ describe('routers, worked by hand', () => {
     // sent fewer calls, GPU 1; it ends at 0.3 s. s2 (3,200 tokens, 2,000 outputs) at 0.3 s: both
     // idle again, one call each → GPU 0. At 1.001 s GPU 0 holds s2's 3,200 + 701 sampled tokens:
     // cost 352 − 320 + 3,901 = 3,933 against an idle GPU 1's 352 → s0c1 goes to GPU 1, hitting nothing.
-    const loaded = route([...alone, { startS: 0.2, calls: [call(3200, 0, 100)] }, { startS: 0.3, calls: [call(3200, 0, 2000)] }], 2, 'kv-aware');
+    const loaded = route(
+      [...alone, { startS: 0.2, calls: [call(3200, 0, 100)] }, { startS: 0.3, calls: [call(3200, 0, 2000)] }],
+      2,
+      'kv-aware',
+    );
     assert.deepEqual(loaded.gpus, [[0, 1], [1], [0]]);
     assert.equal(loaded.hits[0]![1], 0);
   });

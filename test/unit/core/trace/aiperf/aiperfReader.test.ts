@@ -22,7 +22,10 @@ describe('AIPerf reader on profile_export.jsonl', async () => {
 
   it('groups the 20 requests into the 8 conversations, in file order of first appearance', () => {
     assert.equal(parsed.model.sessions.length, 8);
-    assert.equal(parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0), 20);
+    assert.equal(
+      parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0),
+      20,
+    );
     const first = parsed.model.sessions[0]!;
     assert.equal(first.id, 'ccca5837-9df9-4a56-8d8e-bedc8d89c356');
     const s = summarizeSession(first);
@@ -47,7 +50,9 @@ describe('AIPerf reader on profile_export.jsonl', async () => {
   it("reads the server's cached tokens where AIPerf recorded them (usage_prompt_cached_tokens)", async () => {
     // A real record of test/fixtures/aiperf/qwen_concurrency1 with the metric added under the name AIPerf gives it
     // (usage.prompt_tokens_details.cached_tokens, docs/reference/vendor-usage-fields.md): no real run with it is public.
-    const raw = JSON.parse(readFileSync(join(fixtures, 'aiperf/qwen_concurrency1.profile_export.jsonl'), 'utf8').split('\n')[0]!);
+    const raw = JSON.parse(
+      readFileSync(join(fixtures, 'aiperf/qwen_concurrency1.profile_export.jsonl'), 'utf8').split('\n')[0]!,
+    );
     raw.metrics.usage_prompt_cached_tokens = { value: 64, unit: 'tokens' };
     const p = await parseText(JSON.stringify(raw), 'profile_export.jsonl');
     const call = p.model.sessions[0]!.calls[0]!;

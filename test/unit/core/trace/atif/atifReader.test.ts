@@ -18,7 +18,10 @@ describe('ATIF reader on the hand-built v1.4 trajectory', async () => {
   it('detects schema_version "ATIF-v1.4" with steps', () => {
     assert.equal(parsed.problem, null);
     assert.equal(parsed.model.format, 'atif');
-    assert.deepEqual(parsed.model.sessions.map((s) => s.id), ['hand-built-7c1e']);
+    assert.deepEqual(
+      parsed.model.sessions.map((s) => s.id),
+      ['hand-built-7c1e'],
+    );
     assert.deepEqual(session.agent, { name: 'terminus-2', version: '2.0.0' });
   });
 
@@ -38,13 +41,34 @@ describe('ATIF reader on the hand-built v1.4 trajectory', async () => {
 
   it('§12.3 prompt_tokens includes cached_tokens; extra.cache_creation_input_tokens is a cache write', () => {
     // Step 3: 2,400 prompt, 0 cached → appended 2,400, of which 2,350 written to the cache.
-    assert.deepEqual(session.calls[0]!.tokens, { input: 2400, cached: 0, appended: 2400, cacheWrite: 2350, output: 60, reasoningOutput: null });
+    assert.deepEqual(session.calls[0]!.tokens, {
+      input: 2400,
+      cached: 0,
+      appended: 2400,
+      cacheWrite: 2350,
+      output: 60,
+      reasoningOutput: null,
+    });
     // Step 5: 3,100 prompt, 2,520 cached → appended 580; extra.reasoning_tokens 40 of 140.
-    assert.deepEqual(session.calls[2]!.tokens, { input: 3100, cached: 2520, appended: 580, cacheWrite: 580, output: 140, reasoningOutput: 40 });
+    assert.deepEqual(session.calls[2]!.tokens, {
+      input: 3100,
+      cached: 2520,
+      appended: 580,
+      cacheWrite: 580,
+      output: 140,
+      reasoningOutput: 40,
+    });
   });
 
   it('§12.10 a step without cached_tokens has unknown cache figures, not 0', () => {
-    assert.deepEqual(session.calls[3]!.tokens, { input: 3400, cached: null, appended: null, cacheWrite: null, output: 80, reasoningOutput: null });
+    assert.deepEqual(session.calls[3]!.tokens, {
+      input: 3400,
+      cached: null,
+      appended: null,
+      cacheWrite: null,
+      output: 80,
+      reasoningOutput: null,
+    });
   });
 
   it('sums as counted by hand', () => {
@@ -65,7 +89,13 @@ describe('ATIF reader on the hand-built v1.4 trajectory', async () => {
   });
 
   it('keeps final_metrics as reported totals; they agree with the steps, so nothing is said', () => {
-    assert.deepEqual(session.reportedTotals, { input: 18540, output: 470, cached: 11490, costUsd: 0.0301, llmCalls: null });
+    assert.deepEqual(session.reportedTotals, {
+      input: 18540,
+      output: 470,
+      cached: 11490,
+      costUsd: 0.0301,
+      llmCalls: null,
+    });
     assert.ok(!parsed.model.diagnostics.some((d) => /final_metrics/.test(d.message)));
   });
 
@@ -84,8 +114,14 @@ describe('ATIF reader on the hand-built v1.4 trajectory', async () => {
     );
     assert.equal(tools[0]!.command, 'pytest tests/test_dates.py');
     assert.equal(tools[0]!.errorText, 'bash: pytest: command not found');
-    assert.deepEqual(tools.map((t) => t.targetFile), [null, null, 'src/dates.py', 'src/dates.py', 'CHANGELOG.md', null]);
-    assert.equal(tools[2]!.resultChars, 'def parse(text):\n    return datetime.fromisoformat(text).replace(tzinfo=None)\n'.length);
+    assert.deepEqual(
+      tools.map((t) => t.targetFile),
+      [null, null, 'src/dates.py', 'src/dates.py', 'CHANGELOG.md', null],
+    );
+    assert.equal(
+      tools[2]!.resultChars,
+      'def parse(text):\n    return datetime.fromisoformat(text).replace(tzinfo=None)\n'.length,
+    );
   });
 
   it('times calls from step timestamps: a start only after a user step (tool results carry no time)', () => {
@@ -101,18 +137,31 @@ describe('ATIF reader on the hand-built v1.4 trajectory', async () => {
         [null, t('2026-03-02T09:00:44Z')],
       ],
     );
-    assert.deepEqual(session.turns.map((u) => [u.startMs, u.preview]), [
-      [t('2026-03-02T09:00:01Z'), 'Fix the failing test in tests/test_dates.py The parser drops the time zone.'],
-      [t('2026-03-02T09:00:30Z'), 'Also add a line to the changelog.'],
-    ]);
+    assert.deepEqual(
+      session.turns.map((u) => [u.startMs, u.preview]),
+      [
+        [t('2026-03-02T09:00:01Z'), 'Fix the failing test in tests/test_dates.py The parser drops the time zone.'],
+        [t('2026-03-02T09:00:30Z'), 'Also add a line to the changelog.'],
+      ],
+    );
   });
 
   it('reports the sub-agent in another file, and counts what it skipped', () => {
     assert.deepEqual(
       parsed.model.diagnostics.map((d) => [d.line + 1, d.severity, d.message]),
-      [[189, 'info', 'Sub-agent trajectory review-1 is in review-1.trajectory.json: open that file to see its calls; they are not counted here.']],
+      [
+        [
+          189,
+          'info',
+          'Sub-agent trajectory review-1 is in review-1.trajectory.json: open that file to see its calls; they are not counted here.',
+        ],
+      ],
     );
-    assert.deepEqual(parsed.model.skippedRecords, { 'step:system': 1, 'observation:without-source_call_id': 1, 'subagent:external': 1 });
+    assert.deepEqual(parsed.model.skippedRecords, {
+      'step:system': 1,
+      'observation:without-source_call_id': 1,
+      'subagent:external': 1,
+    });
   });
 
   it('round-trips through the canonical format', async () => {
@@ -140,7 +189,13 @@ describe('ATIF reader on the hand-built v1.7 trajectory with an embedded sub-age
     assert.equal(spawn.id, 'call_a');
     assert.equal(spawn.isError, false);
     assert.equal(spawn.resultSource!.line + 1, 31);
-    assert.deepEqual(main!.calls.map((c) => [c.id, c.source.line + 1]), [['step-2', 13], ['step-4', 39]]);
+    assert.deepEqual(
+      main!.calls.map((c) => [c.id, c.source.line + 1]),
+      [
+        ['step-2', 13],
+        ['step-4', 39],
+      ],
+    );
     assert.equal(parsed.model.skippedRecords['step:agent-without-llm-call'], 1);
   });
 
@@ -148,11 +203,25 @@ describe('ATIF reader on the hand-built v1.7 trajectory with an embedded sub-age
     assert.equal(main!.turns[0]!.preview, 'Summarise the repository.');
     assert.deepEqual(
       parsed.model.diagnostics.map((d) => d.message),
-      ["1 agent step(s) of session run-42 made several LLM calls (llm_call_count > 1); each is read as one call with the step's summed metrics."],
+      [
+        "1 agent step(s) of session run-42 made several LLM calls (llm_call_count > 1); each is read as one call with the step's summed metrics.",
+      ],
     );
     // main: 1000 + 1500 input, 0 + 1000 cached; sub: 400 (cache unknown) + 450 (400 cached)
-    assert.deepEqual(summarizeSession(main!).tokens, { input: 2500, cached: 1000, appended: 1500, cacheWrite: null, output: 80 });
-    assert.deepEqual(summarizeSession(sub!).tokens, { input: 850, cached: 400, appended: 50, cacheWrite: null, output: 27 });
+    assert.deepEqual(summarizeSession(main!).tokens, {
+      input: 2500,
+      cached: 1000,
+      appended: 1500,
+      cacheWrite: null,
+      output: 80,
+    });
+    assert.deepEqual(summarizeSession(sub!).tokens, {
+      input: 850,
+      cached: 400,
+      appended: 50,
+      cacheWrite: null,
+      output: 27,
+    });
     assert.equal(sub!.calls[0]!.toolCalls[0]!.command, 'ls src');
   });
 
@@ -170,18 +239,39 @@ describe('ATIF pitfalls', () => {
         agent: { name: 'a', version: '1' },
         steps: [
           { step_id: 1, source: 'user', message: 'go' },
-          { step_id: 2, source: 'agent', message: 'ok', metrics: { prompt_tokens: 100, completion_tokens: 10, cached_tokens: 0 } },
+          {
+            step_id: 2,
+            source: 'agent',
+            message: 'ok',
+            metrics: { prompt_tokens: 100, completion_tokens: 10, cached_tokens: 0 },
+          },
         ],
         final_metrics: { total_prompt_tokens: 250, total_completion_tokens: 10 },
       }),
       'x.json',
     );
-    assert.deepEqual(r.model.sessions[0]!.reportedTotals, { input: 250, output: 10, cached: null, costUsd: null, llmCalls: null });
-    assert.match(r.model.diagnostics[0]!.message, /final_metrics of session s differ from the sum over its steps \(input 250 vs 100\)/);
+    assert.deepEqual(r.model.sessions[0]!.reportedTotals, {
+      input: 250,
+      output: 10,
+      cached: null,
+      costUsd: null,
+      llmCalls: null,
+    });
+    assert.match(
+      r.model.diagnostics[0]!.message,
+      /final_metrics of session s differ from the sum over its steps \(input 250 vs 100\)/,
+    );
   });
 
   it('a cached figure above the prompt is impossible: both parts become unknown', () => {
-    assert.deepEqual(metricsTokens({ prompt_tokens: 100, cached_tokens: 150, completion_tokens: 5 }), { input: 100, cached: null, appended: null, cacheWrite: null, output: 5, reasoningOutput: null });
+    assert.deepEqual(metricsTokens({ prompt_tokens: 100, cached_tokens: 150, completion_tokens: 5 }), {
+      input: 100,
+      cached: null,
+      appended: null,
+      cacheWrite: null,
+      output: 5,
+      reasoningOutput: null,
+    });
   });
 
   it('a tool call without a result has isError null; a result for an unknown call is counted, not fatal', async () => {
@@ -191,7 +281,13 @@ describe('ATIF pitfalls', () => {
         session_id: 's',
         agent: { name: 'a', version: '1' },
         steps: [
-          { step_id: 1, source: 'agent', message: '', tool_calls: [{ tool_call_id: 't1', function_name: 'bash', arguments: { command: 'ls' } }], observation: { results: [{ source_call_id: 'nope', content: 'x' }] } },
+          {
+            step_id: 1,
+            source: 'agent',
+            message: '',
+            tool_calls: [{ tool_call_id: 't1', function_name: 'bash', arguments: { command: 'ls' } }],
+            observation: { results: [{ source_call_id: 'nope', content: 'x' }] },
+          },
         ],
       }),
       'x.json',
@@ -203,7 +299,10 @@ describe('ATIF pitfalls', () => {
   });
 
   it('is not fooled by look-alikes: "schema_version": "1.4" without the ATIF- prefix is not ATIF', async () => {
-    const r = await parseText(JSON.stringify({ schema_version: '1.4', session_id: 'x', agent: { name: 'claude-code' }, steps: [] }), 'x.json');
+    const r = await parseText(
+      JSON.stringify({ schema_version: '1.4', session_id: 'x', agent: { name: 'claude-code' }, steps: [] }),
+      'x.json',
+    );
     assert.notEqual(r.model.format, 'atif');
   });
 });
@@ -219,14 +318,19 @@ describe('ATIF context summarisation (Terminus-2) is a compaction', () => {
     const parsed = await parseFile(join(fixtures, 'atif/harbor/hello-world-context-summarization.trajectory.json'));
     const s = parsed.model.sessions[0]!;
     assert.equal(s.calls.length, 7);
-    assert.deepEqual(s.compactions.map((c) => [c.beforeCall, c.source.line > 0]), [[3, true]]);
+    assert.deepEqual(
+      s.compactions.map((c) => [c.beforeCall, c.source.line > 0]),
+      [[3, true]],
+    );
     assert.equal(s.turns.length, 1);
     assert.equal(s.otherInputs?.compactionSummary, 1);
     assert.equal(summarizeSession(s).compactions, 1);
   });
 
   it('a continuation file starts with the copied context (is_copied_context): no calls or prompts from it', async () => {
-    const parsed = await parseFile(join(fixtures, 'atif/harbor/hello-world-context-summarization-linear-history.trajectory.cont-1.json'));
+    const parsed = await parseFile(
+      join(fixtures, 'atif/harbor/hello-world-context-summarization-linear-history.trajectory.cont-1.json'),
+    );
     const s = parsed.model.sessions[0]!;
     // 8 steps: 4 copied (user, user, agent, user), then 4 agent steps with metrics.
     assert.equal(s.calls.length, 4);

@@ -12,7 +12,9 @@ import { assertRoundTrip } from '../../../../support/roundTrip';
 // the longest common prefixes with plain Python.
 
 const SAMPLE = join(fixtures, 'bailian/qwen_traceA_lite.rows01-14.jsonl');
-const LINES = readFileSync(SAMPLE, 'utf8').split('\n').filter((l) => l.trim() !== '');
+const LINES = readFileSync(SAMPLE, 'utf8')
+  .split('\n')
+  .filter((l) => l.trim() !== '');
 
 function byId(sessions: Session[], id: string): Session {
   const s = sessions.find((x) => x.id === id);
@@ -48,7 +50,9 @@ describe('Bailian reader on 14 rows of qwen_traceA', async () => {
     // 2873 shares 7 blocks with 2577 → 112 of 233. 3393 shares 4 with 3253 → 64 of 569.
     // 3456 shares 35 with 3393 (then 216288 ≠ 206170) → 560 of 590, and so on down the chain.
     assert.deepEqual(
-      sessions.flatMap((s) => s.calls.map((c) => [c.id, c.tokens.input, c.tokens.cached, c.tokens.appended, c.tokens.output])),
+      sessions.flatMap((s) =>
+        s.calls.map((c) => [c.id, c.tokens.input, c.tokens.cached, c.tokens.appended, c.tokens.output]),
+      ),
       [
         ['1049', 70, 0, 70, 315],
         ['2219', 87, 0, 87, 19],
@@ -68,7 +72,7 @@ describe('Bailian reader on 14 rows of qwen_traceA', async () => {
     );
   });
 
-  it('the parent\'s last partial block is not a hit; a parent ending on a block boundary is fully hit', () => {
+  it("the parent's last partial block is not a hit; a parent ending on a block boundary is fully hit", () => {
     // 2219 has 87 tokens = 5 full blocks + 7: its 6th block 147933 became 168875 in 2577.
     const chain = byId(sessions, '2219').calls;
     assert.equal(chain[0]!.blocks!.hashes[5], 147933);
@@ -81,27 +85,44 @@ describe('Bailian reader on 14 rows of qwen_traceA', async () => {
   });
 
   it('totals per conversation and for the file agree with the Python reference', () => {
-    assert.deepEqual(summarizeSession(byId(sessions, '2219')).tokens, { input: 443, cached: 192, appended: 251, cacheWrite: null, output: 172 });
-    assert.deepEqual(summarizeSession(byId(sessions, '3253')).tokens, { input: 5312, cached: 4496, appended: 816, cacheWrite: null, output: 535 });
+    assert.deepEqual(summarizeSession(byId(sessions, '2219')).tokens, {
+      input: 443,
+      cached: 192,
+      appended: 251,
+      cacheWrite: null,
+      output: 172,
+    });
+    assert.deepEqual(summarizeSession(byId(sessions, '3253')).tokens, {
+      input: 5312,
+      cached: 4496,
+      appended: 816,
+      cacheWrite: null,
+      output: 535,
+    });
     const all = sessions.flatMap((s) => s.calls);
     const sum = (k: 'input' | 'cached' | 'appended' | 'output'): number => all.reduce((a, c) => a + c.tokens[k]!, 0);
     assert.deepEqual([sum('input'), sum('cached'), sum('appended'), sum('output')], [10997, 4688, 6309, 1560]);
   });
 
-  it('one user turn per request, labelled with the trace\'s turn depth and type', () => {
+  it("one user turn per request, labelled with the trace's turn depth and type", () => {
     const s = byId(sessions, '3253');
     assert.equal(s.turns.length, 9);
-    assert.deepEqual(s.calls.map((c) => c.turn), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(
+      s.calls.map((c) => c.turn),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8],
+    );
     assert.equal(s.turns[1]!.preview, 'turn 2 · text');
     assert.equal(byId(sessions, '5279').turns[0]!.preview, 'turn 1 · search');
   });
 
-  it('pitfall 8 (units): float seconds become ms, and blocks are 16 tokens (not Mooncake\'s 512)', () => {
+  it("pitfall 8 (units): float seconds become ms, and blocks are 16 tokens (not Mooncake's 512)", () => {
     assert.equal(byId(sessions, '1049').calls[0]!.startMs, 322612); // 322.612 s
     assert.equal(byId(sessions, '3253').calls[8]!.startMs, 1075484); // 1075.484 s
     assert.equal(byId(sessions, '3253').turns[8]!.startMs, 1075484);
     const all = sessions.flatMap((s) => s.calls);
-    assert.ok(all.every((c) => c.blocks!.blockSizeTokens === 16 && c.blocks!.hashes.length === Math.ceil(c.tokens.input! / 16)));
+    assert.ok(
+      all.every((c) => c.blocks!.blockSizeTokens === 16 && c.blocks!.hashes.length === Math.ceil(c.tokens.input! / 16)),
+    );
     assert.ok(all.every((c) => c.endMs === null));
   });
 
@@ -117,8 +138,18 @@ describe('Bailian reader: slices, branches and bad rows', () => {
     const r = await parseText(text);
     assert.equal(r.model.format, 'bailian');
     const s = byId(r.model.sessions, '2577');
-    assert.deepEqual(s.calls.map((c) => c.id), ['2577', '2873']);
-    assert.deepEqual(s.calls[0]!.tokens, { input: 123, cached: null, appended: null, cacheWrite: null, output: 81, reasoningOutput: null });
+    assert.deepEqual(
+      s.calls.map((c) => c.id),
+      ['2577', '2873'],
+    );
+    assert.deepEqual(s.calls[0]!.tokens, {
+      input: 123,
+      cached: null,
+      appended: null,
+      cacheWrite: null,
+      output: 81,
+      reasoningOutput: null,
+    });
     assert.equal(s.calls[1]!.tokens.cached, 112);
     assert.deepEqual(
       r.model.diagnostics.map((d) => [d.line, d.severity]),
@@ -140,10 +171,26 @@ describe('Bailian reader: slices, branches and bad rows', () => {
     // 2 shares 11,12 with 1 (32); 3 shares only 11 (16); 4 shares all 4 blocks of 2 (64).
     assert.deepEqual(
       r.model.sessions.map((s) => [s.id, s.calls.map((c) => [c.id, c.tokens.cached])]),
-      [['1', [['1', 0], ['2', 32], ['3', 16], ['4', 64]]]],
+      [
+        [
+          '1',
+          [
+            ['1', 0],
+            ['2', 32],
+            ['3', 16],
+            ['4', 64],
+          ],
+        ],
+      ],
     );
-    assert.deepEqual(r.model.sessions[0]!.calls.map((c) => c.startMs), [1000, 2500, 3250, 4000]);
-    assert.deepEqual(r.model.diagnostics.map((d) => [d.line, d.severity]), [[0, 'info']]);
+    assert.deepEqual(
+      r.model.sessions[0]!.calls.map((c) => c.startMs),
+      [1000, 2500, 3250, 4000],
+    );
+    assert.deepEqual(
+      r.model.diagnostics.map((d) => [d.line, d.severity]),
+      [[0, 'info']],
+    );
     assert.match(r.model.diagnostics[0]!.message, /^chat 1 has 2 follow-ups \(chats 2, 3\)/);
     await assertRoundTrip(r);
   });
@@ -157,8 +204,17 @@ describe('Bailian reader: slices, branches and bad rows', () => {
       'x.jsonl',
       { format: 'bailian' },
     );
-    assert.deepEqual(r.model.diagnostics.map((d) => [d.line, d.severity]), [[0, 'warning'], [1, 'warning']]);
-    assert.match(r.model.diagnostics[0]!.message, /2 hash_ids for 40 input tokens; 16-token blocks need ceil\(40\/16\) = 3/);
+    assert.deepEqual(
+      r.model.diagnostics.map((d) => [d.line, d.severity]),
+      [
+        [0, 'warning'],
+        [1, 'warning'],
+      ],
+    );
+    assert.match(
+      r.model.diagnostics[0]!.message,
+      /2 hash_ids for 40 input tokens; 16-token blocks need ceil\(40\/16\) = 3/,
+    );
     const calls = r.model.sessions[0]!.calls;
     assert.deepEqual([calls[1]!.tokens.input, calls[1]!.tokens.cached, calls[1]!.blocks], [50, null, null]);
   });
@@ -173,7 +229,16 @@ describe('Bailian reader: slices, branches and bad rows', () => {
       'x.jsonl',
       { format: 'bailian' },
     );
-    assert.deepEqual(r.model.sessions.map((s) => s.calls.length), [1]);
-    assert.deepEqual(r.model.diagnostics.map((d) => [d.line, d.severity]), [[1, 'warning'], [2, 'warning']]);
+    assert.deepEqual(
+      r.model.sessions.map((s) => s.calls.length),
+      [1],
+    );
+    assert.deepEqual(
+      r.model.diagnostics.map((d) => [d.line, d.severity]),
+      [
+        [1, 'warning'],
+        [2, 'warning'],
+      ],
+    );
   });
 });

@@ -37,7 +37,9 @@ function jsonl(...records: object[]): string {
 
 /** The model without source positions (`source`, `resultSource`), which differ between formats by design. */
 function withoutSources(sessions: Session[]): unknown {
-  return JSON.parse(JSON.stringify(sessions, (key, value: unknown) => (key === 'source' || key === 'resultSource' ? undefined : value)));
+  return JSON.parse(
+    JSON.stringify(sessions, (key, value: unknown) => (key === 'source' || key === 'resultSource' ? undefined : value)),
+  );
 }
 
 function sessionById(sessions: Session[], id: string): Session {
@@ -61,7 +63,10 @@ describe('schema/agent-trace-v1.schema.json', () => {
   it('accepts every line of the bundled sample', () => {
     const text = readFileSync(SAMPLE, 'utf8');
     // samples/README.md: 3 sessions with 48 + 1 + 41 = 90 calls, so the check is not vacuous.
-    const types = text.split('\n').filter((l) => l.trim() !== '').map((l) => (JSON.parse(l) as { type: string }).type);
+    const types = text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => (JSON.parse(l) as { type: string }).type);
     assert.equal(types[0], 'header');
     assert.equal(types.filter((t) => t === 'session').length, 3);
     assert.equal(types.filter((t) => t === 'llm_call').length, 90);
@@ -84,8 +89,13 @@ describe('schema/agent-trace-v1.schema.json', () => {
       numbered.map((l) => Number(/^\s*(\d+) /.exec(l)?.[1])),
       Array.from({ length: 14 }, (_, i) => i + 1),
     );
-    const fixtureLines = readFileSync(HAND_WRITTEN, 'utf8').split('\n').filter((l) => l.trim() !== '');
-    assert.deepEqual(numbered.map((l) => l.replace(/^\s*\d+ /, '')), fixtureLines);
+    const fixtureLines = readFileSync(HAND_WRITTEN, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    assert.deepEqual(
+      numbered.map((l) => l.replace(/^\s*\d+ /, '')),
+      fixtureLines,
+    );
   });
 
   it('rejects what the format forbids', () => {
@@ -122,20 +132,43 @@ describe('schema/agent-trace-v1.schema.json', () => {
     const accepted: object[] = [
       { ...HEADER, version: 2, x_vendor: { anything: true } },
       { type: 'session', id: 's', parentId: null, role: null, agent: null, model: null, x_costUsd: 0.5 },
-      { type: 'llm_call', session: 's', id: 'c', tokens: { input: null, cached: null, appended: null, cacheWrite: null, output: null, reasoningOutput: null, x_audio: 3 } },
+      {
+        type: 'llm_call',
+        session: 's',
+        id: 'c',
+        tokens: {
+          input: null,
+          cached: null,
+          appended: null,
+          cacheWrite: null,
+          output: null,
+          reasoningOutput: null,
+          x_audio: 3,
+        },
+      },
       { type: 'llm_call', session: 's', id: 'c', startMs: 12.5, tokens: null, server: null, blocks: null },
       { type: 'tool_call', session: 's', call: 'c', id: 't', name: 'Bash', isError: null, exitCode: -1 },
       { type: 'compaction', session: 's', trigger: null, preTokens: null, timeMs: null },
     ];
-    assert.deepEqual(accepted.filter((r) => !validateRecord(r)).map((r) => JSON.stringify(r)), []);
+    assert.deepEqual(
+      accepted.filter((r) => !validateRecord(r)).map((r) => JSON.stringify(r)),
+      [],
+    );
   });
 });
 
 describe('round trip: Claude Code fixture → writeCanonical → canonical reader', () => {
-  const files = readdirSync(CLAUDE_DIR).filter((n) => n.endsWith('.jsonl')).sort();
+  const files = readdirSync(CLAUDE_DIR)
+    .filter((n) => n.endsWith('.jsonl'))
+    .sort();
 
   it('finds the four Claude Code fixtures', () => {
-    assert.deepEqual(files, ['ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl', 'context-excerpt.jsonl', 'edit-retry-loop.jsonl', 'user-rejections.jsonl']);
+    assert.deepEqual(files, [
+      'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl',
+      'context-excerpt.jsonl',
+      'edit-retry-loop.jsonl',
+      'user-rejections.jsonl',
+    ]);
   });
 
   // Session and call counts from test/fixtures/README.md: the spotter log has a Task
@@ -176,8 +209,20 @@ describe('round trip: Claude Code fixture → writeCanonical → canonical reade
   it('carries the pricing fields: the TTL split of cache writes, the service tier and the inference region', async () => {
     const original = await parseFile(join(CLAUDE_DIR, 'user-rejections.jsonl'));
     const text = writeCanonical(original.model, 'canonical.test.ts');
-    const call = text.split('\n').map((l) => (l ? (JSON.parse(l) as Record<string, unknown>) : null)).find((r) => r?.['type'] === 'llm_call')!;
-    assert.deepEqual(call['tokens'], { input: 25353, cached: 11515, appended: 13838, cacheWrite: 13835, output: 13, reasoningOutput: null, cacheWrite5m: 0, cacheWrite1h: 13835 });
+    const call = text
+      .split('\n')
+      .map((l) => (l ? (JSON.parse(l) as Record<string, unknown>) : null))
+      .find((r) => r?.['type'] === 'llm_call')!;
+    assert.deepEqual(call['tokens'], {
+      input: 25353,
+      cached: 11515,
+      appended: 13838,
+      cacheWrite: 13835,
+      output: 13,
+      reasoningOutput: null,
+      cacheWrite5m: 0,
+      cacheWrite1h: 13835,
+    });
     assert.deepEqual([call['serviceTier'], call['inferenceGeo']], ['standard', 'not_available']);
   });
 
@@ -187,10 +232,13 @@ describe('round trip: Claude Code fixture → writeCanonical → canonical reade
       '{"type":"llm_call","session":"s","id":"c","tokens":{"input":100,"cached":0,"appended":100,"cacheWrite":50,"cacheWrite5m":40,"cacheWrite1h":20},"serviceTier":7}',
     ];
     const parsed = await parseText(lines.join('\n'), 'x.trace.jsonl');
-    assert.deepEqual(parsed.model.diagnostics.filter((d) => d.severity === 'warning').map((d) => d.message), [
-      'tokens.cacheWrite5m + cacheWrite1h (60) exceed cacheWrite (50); they split it.',
-      'llm_call serviceTier must be a string or null, not 7; ignored.',
-    ]);
+    assert.deepEqual(
+      parsed.model.diagnostics.filter((d) => d.severity === 'warning').map((d) => d.message),
+      [
+        'tokens.cacheWrite5m + cacheWrite1h (60) exceed cacheWrite (50); they split it.',
+        'llm_call serviceTier must be a string or null, not 7; ignored.',
+      ],
+    );
   });
 
   it('writes a header that names the source', async () => {
@@ -235,7 +283,10 @@ describe('hand-written fixture (canonical/hand-written-minimal.trace.jsonl)', as
     assert.equal(parsed.model.format, 'agent-trace');
     assert.deepEqual(parsed.model.diagnostics, []);
     assert.deepEqual(parsed.model.skippedRecords, {});
-    assert.deepEqual(sessions.map((s) => s.id), ['main', 'sub-1']);
+    assert.deepEqual(
+      sessions.map((s) => s.id),
+      ['main', 'sub-1'],
+    );
   });
 
   it('summarises the main session as computed by hand', () => {
@@ -317,16 +368,40 @@ describe('hand-written fixture (canonical/hand-written-minimal.trace.jsonl)', as
       main.compactions.map((c) => [c.beforeCall, c.trigger, c.preTokens, c.timeMs, c.source.line + 1]),
       [[2, 'auto', 1650, 14500, 11]],
     );
-    assert.deepEqual(main.turns.map((t) => [t.index, t.startMs, t.preview, t.source.line + 1]), [
-      [0, 0, 'Fix the failing date test', 3],
-      [1, 20000, 'Now update the docs', 12],
-    ]);
+    assert.deepEqual(
+      main.turns.map((t) => [t.index, t.startMs, t.preview, t.source.line + 1]),
+      [
+        [0, 0, 'Fix the failing date test', 3],
+        [1, 20000, 'Now update the docs', 12],
+      ],
+    );
   });
 
   it('derives the missing third token figure and keeps unknowns null', () => {
-    assert.deepEqual(callById(main, 'c2').tokens, { input: 1500, cached: 1024, appended: 476, cacheWrite: null, output: 119, reasoningOutput: null });
-    assert.deepEqual(callById(sub, 's1').tokens, { input: 600, cached: 0, appended: 600, cacheWrite: null, output: 45, reasoningOutput: null });
-    assert.deepEqual(callById(main, 'c3').tokens, { input: null, cached: null, appended: null, cacheWrite: null, output: null, reasoningOutput: null });
+    assert.deepEqual(callById(main, 'c2').tokens, {
+      input: 1500,
+      cached: 1024,
+      appended: 476,
+      cacheWrite: null,
+      output: 119,
+      reasoningOutput: null,
+    });
+    assert.deepEqual(callById(sub, 's1').tokens, {
+      input: 600,
+      cached: 0,
+      appended: 600,
+      cacheWrite: null,
+      output: 45,
+      reasoningOutput: null,
+    });
+    assert.deepEqual(callById(main, 'c3').tokens, {
+      input: null,
+      cached: null,
+      appended: null,
+      cacheWrite: null,
+      output: null,
+      reasoningOutput: null,
+    });
   });
 
   it('reads server timing and block hashes', () => {
@@ -341,7 +416,18 @@ describe('hand-written fixture (canonical/hand-written-minimal.trace.jsonl)', as
   it('reads tool results: failed, ok with exit code, and no result yet', () => {
     const tools = main.calls.flatMap((c) => c.toolCalls);
     assert.deepEqual(
-      tools.map((t) => [t.id, t.name, t.targetFile, t.command, t.isError, t.errorText, t.exitCode, t.resultChars, t.startMs, t.endMs]),
+      tools.map((t) => [
+        t.id,
+        t.name,
+        t.targetFile,
+        t.command,
+        t.isError,
+        t.errorText,
+        t.exitCode,
+        t.resultChars,
+        t.startMs,
+        t.endMs,
+      ]),
       [
         ['t1', 'Edit', 'src/date.ts', null, true, 'String to replace not found in file.', null, 36, 2400, 2450],
         ['t2', 'Task', null, null, false, null, null, 300, 2400, 9100],
@@ -350,14 +436,20 @@ describe('hand-written fixture (canonical/hand-written-minimal.trace.jsonl)', as
       ],
     );
     // A tool call with no result has no result line; the others' result is their own line.
-    assert.deepEqual(tools.map((t) => (t.resultSource === null ? null : t.resultSource.line + 1)), [5, 8, 10, null]);
+    assert.deepEqual(
+      tools.map((t) => (t.resultSource === null ? null : t.resultSource.line + 1)),
+      [5, 8, 10, null],
+    );
   });
 });
 
 describe('canonical reader edge cases', () => {
   it('missing header: one file-level info diagnostic, and the records still load', async () => {
     const parsed = await parseText(
-      jsonl({ type: 'session', id: 's' }, { type: 'llm_call', session: 's', id: 'c1', tokens: { input: 10, cached: 4 } }),
+      jsonl(
+        { type: 'session', id: 's' },
+        { type: 'llm_call', session: 's', id: 'c1', tokens: { input: 10, cached: 4 } },
+      ),
       'x.trace.jsonl',
     );
     assert.equal(parsed.model.format, 'agent-trace');
@@ -366,7 +458,14 @@ describe('canonical reader edge cases', () => {
     assert.equal(d.line, -1);
     assert.equal(d.severity, 'info');
     assert.match(d.message, /header/);
-    assert.deepEqual(parsed.model.sessions[0]!.calls[0]!.tokens, { input: 10, cached: 4, appended: 6, cacheWrite: null, output: null, reasoningOutput: null });
+    assert.deepEqual(parsed.model.sessions[0]!.calls[0]!.tokens, {
+      input: 10,
+      cached: 4,
+      appended: 6,
+      cacheWrite: null,
+      output: null,
+      reasoningOutput: null,
+    });
   });
 
   it('newer version: a warning on the header line; known fields read, unknown fields and types skipped', async () => {
@@ -375,7 +474,13 @@ describe('canonical reader edge cases', () => {
         { ...HEADER, version: 2 },
         { type: 'session', id: 's', x_newField: 1 },
         { type: 'span_link', session: 's', id: 'l1' },
-        { type: 'llm_call', session: 's', id: 'c1', model: 'm', tokens: { input: 10, cached: 10, output: 2, audioTokens: 5 } },
+        {
+          type: 'llm_call',
+          session: 's',
+          id: 'c1',
+          model: 'm',
+          tokens: { input: 10, cached: 10, output: 2, audioTokens: 5 },
+        },
       ),
       'x.trace.jsonl',
     );
@@ -384,7 +489,14 @@ describe('canonical reader edge cases', () => {
     assert.deepEqual(parsed.model.skippedRecords, { 'unknown:span_link': 1 });
     const call = parsed.model.sessions[0]!.calls[0]!;
     assert.equal(call.model, 'm');
-    assert.deepEqual(call.tokens, { input: 10, cached: 10, appended: 0, cacheWrite: null, output: 2, reasoningOutput: null });
+    assert.deepEqual(call.tokens, {
+      input: 10,
+      cached: 10,
+      appended: 0,
+      cacheWrite: null,
+      output: 2,
+      reasoningOutput: null,
+    });
   });
 
   it('tool_call naming an unknown call, or a call that comes later: a warning on its line, and skipped', async () => {
@@ -407,10 +519,13 @@ describe('canonical reader edge cases', () => {
     assert.match(parsed.model.diagnostics[0]!.message, /"nope"/);
     assert.match(parsed.model.diagnostics[1]!.message, /"c2"/);
     const s = parsed.model.sessions[0]!;
-    assert.deepEqual(s.calls.map((c) => [c.id, c.toolCalls.map((t) => t.id)]), [
-      ['c1', []],
-      ['c2', ['t3']],
-    ]);
+    assert.deepEqual(
+      s.calls.map((c) => [c.id, c.toolCalls.map((t) => t.id)]),
+      [
+        ['c1', []],
+        ['c2', ['t3']],
+      ],
+    );
   });
 
   it('negative or fractional token counts: a warning each, and that field null', async () => {
@@ -418,7 +533,12 @@ describe('canonical reader edge cases', () => {
       jsonl(
         HEADER,
         { type: 'session', id: 's' },
-        { type: 'llm_call', session: 's', id: 'c1', tokens: { input: 1000, cached: 400, appended: 600, cacheWrite: 2.5, output: -5, reasoningOutput: 3 } }, // line 3
+        {
+          type: 'llm_call',
+          session: 's',
+          id: 'c1',
+          tokens: { input: 1000, cached: 400, appended: 600, cacheWrite: 2.5, output: -5, reasoningOutput: 3 },
+        }, // line 3
         { type: 'llm_call', session: 's', id: 'c2', tokens: { input: -1, cached: 10 } }, // line 4
       ),
       'x.trace.jsonl',
@@ -432,28 +552,64 @@ describe('canonical reader edge cases', () => {
     assert.match(parsed.model.diagnostics[1]!.message, /tokens\.output/);
     assert.match(parsed.model.diagnostics[2]!.message, /tokens\.input/);
     const [c1, c2] = parsed.model.sessions[0]!.calls;
-    assert.deepEqual(c1!.tokens, { input: 1000, cached: 400, appended: 600, cacheWrite: null, output: null, reasoningOutput: 3 });
+    assert.deepEqual(c1!.tokens, {
+      input: 1000,
+      cached: 400,
+      appended: 600,
+      cacheWrite: null,
+      output: null,
+      reasoningOutput: 3,
+    });
     // Only cached is left, so nothing can be derived.
-    assert.deepEqual(c2!.tokens, { input: null, cached: 10, appended: null, cacheWrite: null, output: null, reasoningOutput: null });
+    assert.deepEqual(c2!.tokens, {
+      input: null,
+      cached: 10,
+      appended: null,
+      cacheWrite: null,
+      output: null,
+      reasoningOutput: null,
+    });
   });
 
   it('input ≠ cached + appended: a warning, values kept as written', async () => {
     const parsed = await parseText(
-      jsonl(HEADER, { type: 'session', id: 's' }, { type: 'llm_call', session: 's', id: 'c1', tokens: { input: 1000, cached: 600, appended: 300, output: 7 } }),
+      jsonl(
+        HEADER,
+        { type: 'session', id: 's' },
+        { type: 'llm_call', session: 's', id: 'c1', tokens: { input: 1000, cached: 600, appended: 300, output: 7 } },
+      ),
       'x.trace.jsonl',
     );
     assert.deepEqual(where(parsed.model.diagnostics), [[3, 'warning']]);
     assert.match(parsed.model.diagnostics[0]!.message, /cached \+ appended/);
-    assert.deepEqual(parsed.model.sessions[0]!.calls[0]!.tokens, { input: 1000, cached: 600, appended: 300, cacheWrite: null, output: 7, reasoningOutput: null });
+    assert.deepEqual(parsed.model.sessions[0]!.calls[0]!.tokens, {
+      input: 1000,
+      cached: 600,
+      appended: 300,
+      cacheWrite: null,
+      output: 7,
+      reasoningOutput: null,
+    });
   });
 
   it('input smaller than cached (appended absent) cannot satisfy the identity: a warning, appended stays null', async () => {
     // 500 = 800 + appended would need appended = −300.
     const parsed = await parseText(
-      jsonl(HEADER, { type: 'session', id: 's' }, { type: 'llm_call', session: 's', id: 'c1', tokens: { input: 500, cached: 800 } }),
+      jsonl(
+        HEADER,
+        { type: 'session', id: 's' },
+        { type: 'llm_call', session: 's', id: 'c1', tokens: { input: 500, cached: 800 } },
+      ),
       'x.trace.jsonl',
     );
-    assert.deepEqual(parsed.model.sessions[0]!.calls[0]!.tokens, { input: 500, cached: 800, appended: null, cacheWrite: null, output: null, reasoningOutput: null });
+    assert.deepEqual(parsed.model.sessions[0]!.calls[0]!.tokens, {
+      input: 500,
+      cached: 800,
+      appended: null,
+      cacheWrite: null,
+      output: null,
+      reasoningOutput: null,
+    });
     assert.deepEqual(where(parsed.model.diagnostics), [[3, 'warning']]);
   });
 
@@ -472,7 +628,14 @@ describe('canonical reader edge cases', () => {
     assert.equal(parsed.problem, null);
     assert.deepEqual(parsed.model.diagnostics, []);
     assert.deepEqual(parsed.model.skippedRecords, { 'unknown:annotation': 2, '(no type)': 1 });
-    assert.deepEqual(parsed.model.sessions[0]!.calls[0]!.tokens, { input: 5, cached: 0, appended: 5, cacheWrite: null, output: null, reasoningOutput: null });
+    assert.deepEqual(parsed.model.sessions[0]!.calls[0]!.tokens, {
+      input: 5,
+      cached: 0,
+      appended: 5,
+      cacheWrite: null,
+      output: null,
+      reasoningOutput: null,
+    });
   });
 
   it('duplicate session id: a warning on the second record; the first declaration wins', async () => {
@@ -491,10 +654,13 @@ describe('canonical reader edge cases', () => {
     assert.equal(parsed.model.sessions.length, 1);
     const s = parsed.model.sessions[0]!;
     assert.deepEqual([s.title, s.role, s.parentId], ['first', 'main', null]);
-    assert.deepEqual(s.calls.map((c) => [c.id, c.index]), [
-      ['c1', 0],
-      ['c2', 1],
-    ]);
+    assert.deepEqual(
+      s.calls.map((c) => [c.id, c.index]),
+      [
+        ['c1', 0],
+        ['c2', 1],
+      ],
+    );
   });
 
   it('llm_call before its session record: the session is created implicitly (info); the late record fills in its metadata', async () => {
@@ -513,10 +679,13 @@ describe('canonical reader edge cases', () => {
     assert.equal(parsed.model.sessions.length, 1);
     const s = parsed.model.sessions[0]!;
     assert.deepEqual([s.id, s.role, s.parentId, s.title, s.agent], ['late', 'subagent', 'p', 'Late', null]);
-    assert.deepEqual(s.calls.map((c) => [c.id, c.index, c.turn]), [
-      ['c1', 0, null],
-      ['c2', 1, 0],
-    ]);
+    assert.deepEqual(
+      s.calls.map((c) => [c.id, c.index, c.turn]),
+      [
+        ['c1', 0, null],
+        ['c2', 1, 0],
+      ],
+    );
     assert.equal(s.calls[0]!.tokens.input, 7);
   });
 
@@ -544,11 +713,21 @@ describe('canonical reader edge cases', () => {
       [8, 'warning'],
     ]);
     const s = parsed.model.sessions[0]!;
-    assert.deepEqual(s.calls.map((c) => [c.id, c.blocks]), [
-      ['c1', null],
-      ['c2', null],
-    ]);
-    assert.deepEqual(s.calls[0]!.tokens, { input: 9, cached: 0, appended: 9, cacheWrite: null, output: null, reasoningOutput: null });
+    assert.deepEqual(
+      s.calls.map((c) => [c.id, c.blocks]),
+      [
+        ['c1', null],
+        ['c2', null],
+      ],
+    );
+    assert.deepEqual(s.calls[0]!.tokens, {
+      input: 9,
+      cached: 0,
+      appended: 9,
+      cacheWrite: null,
+      output: null,
+      reasoningOutput: null,
+    });
   });
 
   it('values of the wrong kind are warnings and read as unknown: text numbers, negative times, unsafe hashes, bad header format', async () => {
@@ -561,7 +740,12 @@ describe('canonical reader edge cases', () => {
         { type: 'llm_call', session: 's', id: 'c3', blocks: { blockSizeTokens: 16, hashes: [1, 2 ** 60] } }, // line 5
         { type: 'tool_call', session: 's', call: 'c3', id: 't', name: 'Bash', isError: false },
         { type: 'tool_call', session: 's', call: 'c3', id: 't', name: 'Bash', isError: true }, // line 7: same id
-        { type: 'llm_call', session: 's', id: 'c4', tokens: { input: 10, cached: 2, appended: 8, cacheWrite: 9, output: 3, reasoningOutput: 4 } }, // line 8
+        {
+          type: 'llm_call',
+          session: 's',
+          id: 'c4',
+          tokens: { input: 10, cached: 2, appended: 8, cacheWrite: 9, output: 3, reasoningOutput: 4 },
+        }, // line 8
       ),
       'x.trace.jsonl',
     );
@@ -581,7 +765,10 @@ describe('canonical reader edge cases', () => {
     // input 10 < cached 20 cannot be right: appended stays unknown; the negative start is dropped.
     assert.deepEqual([c2!.startMs, c2!.tokens.appended], [null, null]);
     assert.equal(c3!.blocks, null);
-    assert.deepEqual(c3!.toolCalls.map((t) => t.isError), [false]);
+    assert.deepEqual(
+      c3!.toolCalls.map((t) => t.isError),
+      [false],
+    );
     // Inconsistent sub-figures are kept as given, with warnings.
     assert.deepEqual([c4!.tokens.cacheWrite, c4!.tokens.reasoningOutput], [9, 4]);
   });

@@ -38,12 +38,21 @@ describe('Claude Code reader on the spotter session (2.1.39, sub-agents, compact
     assert.equal(c.tokens.input, 26010);
     assert.equal(c.tokens.output, 209);
     assert.equal(c.model, 'claude-opus-4-6');
-    assert.deepEqual(c.toolCalls.map((t) => t.name), ['Bash', 'Bash']);
+    assert.deepEqual(
+      c.toolCalls.map((t) => t.name),
+      ['Bash', 'Bash'],
+    );
   });
 
   it('totals match the independent Python grouping', () => {
     const s = summarizeSession(main);
-    assert.deepEqual(s.tokens, { input: 11746257, cached: 11560832, appended: 185425, cacheWrite: 185255, output: 31625 });
+    assert.deepEqual(s.tokens, {
+      input: 11746257,
+      cached: 11560832,
+      appended: 185425,
+      cacheWrite: 185255,
+      output: 31625,
+    });
     assert.ok(Math.abs(s.cacheHitRate! - 0.9842141202938094) < 1e-12);
     assert.ok(Math.abs(s.rawInputToOutput! - 371.4231462450593) < 1e-9);
     assert.ok(Math.abs(s.appendToOutput.mean! - 196.94014062937714) < 1e-9);
@@ -112,7 +121,13 @@ describe('Claude Code reader on the spotter session (2.1.39, sub-agents, compact
     const sub = session(parsed.model.sessions, 'aac57f5');
     // The Task tool_use on line 71 started it; its tool_result names agentId aac57f5.
     assert.equal(sub.parentToolCallId, 'toolu_01Hf8v1Za7y4af8VUwSR4CXU');
-    assert.deepEqual(summarizeSession(sub).tokens, { input: 50496, cached: 29274, appended: 21222, cacheWrite: 18814, output: 7 });
+    assert.deepEqual(summarizeSession(sub).tokens, {
+      input: 50496,
+      cached: 29274,
+      appended: 21222,
+      cacheWrite: 18814,
+      output: 7,
+    });
     assert.equal(parsed.model.files[1], 'ae4a77f8-aedd-4bc1-888f-c94edc91af04/subagents/agent-aac57f5.jsonl');
     assert.equal(sub.calls[0]!.source.file, 1);
   });
@@ -148,22 +163,36 @@ describe('Claude Code reader on the M-Claude session (2.0.64, Windows, edit retr
     assert.equal(parsed.model.sessions.length, 1);
     assert.equal(main.calls.length, 41);
     const s = summarizeSession(main);
-    assert.deepEqual(s.tokens, { input: 2069302, cached: 1768739, appended: 300563, cacheWrite: 297935, output: 24363 });
+    assert.deepEqual(s.tokens, {
+      input: 2069302,
+      cached: 1768739,
+      appended: 300563,
+      cacheWrite: 297935,
+      output: 24363,
+    });
     assert.equal(s.appendToOutput.median, 9);
   });
 
   it('drops the /clear local command and keeps three typed prompts', () => {
-    assert.deepEqual(main.turns.map((t) => t.source.line + 1), [6, 9, 16]);
+    assert.deepEqual(
+      main.turns.map((t) => t.source.line + 1),
+      [6, 9, 16],
+    );
   });
 
   it('sees the four failing Edit/Write calls on sync_raw_logs.py in a row', () => {
-    const failed = main.calls.flatMap((c) => c.toolCalls).filter((t) => t.isError && t.targetFile?.endsWith('sync_raw_logs.py'));
-    assert.deepEqual(failed.map((t) => [t.name, t.resultSource!.line + 1]), [
-      ['Edit', 61],
-      ['Edit', 65],
-      ['Write', 70],
-      ['Write', 74],
-    ]);
+    const failed = main.calls
+      .flatMap((c) => c.toolCalls)
+      .filter((t) => t.isError && t.targetFile?.endsWith('sync_raw_logs.py'));
+    assert.deepEqual(
+      failed.map((t) => [t.name, t.resultSource!.line + 1]),
+      [
+        ['Edit', 61],
+        ['Edit', 65],
+        ['Write', 70],
+        ['Write', 74],
+      ],
+    );
     assert.match(failed[2]!.errorText!, /^File has not been read yet/);
   });
 });
@@ -175,12 +204,18 @@ describe('Claude Code reader: user rejections and interruptions', async () => {
   it('one call with two rejected tool uses, each failed and denied by the user; the interruption note is not a prompt', () => {
     // test/reference/tool_denials.py: "claude-code denied 2".
     assert.equal(main.calls.length, 1);
-    assert.deepEqual(main.calls[0]!.toolCalls.map((t) => [t.name, t.isError, t.deniedByUser === true]), [
-      ['Bash', true, true],
-      ['Glob', true, true],
-    ]);
+    assert.deepEqual(
+      main.calls[0]!.toolCalls.map((t) => [t.name, t.isError, t.deniedByUser === true]),
+      [
+        ['Bash', true, true],
+        ['Glob', true, true],
+      ],
+    );
     assert.equal(summarizeSession(main).deniedToolCalls, 2);
-    assert.deepEqual(main.turns.map((t) => t.preview), ['mix phx.server doesnt seem to start']);
+    assert.deepEqual(
+      main.turns.map((t) => t.preview),
+      ['mix phx.server doesnt seem to start'],
+    );
   });
 
   it('keeps what pricing needs: its writes are 1-hour writes (line 5: ephemeral_1h_input_tokens 13,835), tier standard', () => {
@@ -201,11 +236,28 @@ describe('Claude Code reader: pricing fields on the spotter session', async () =
   });
 
   it('every call splits its writes, and the split adds up to cache_creation_input_tokens', () => {
-    for (const c of main.calls) assert.equal((c.tokens.cacheWrite5m ?? NaN) + (c.tokens.cacheWrite1h ?? NaN), c.tokens.cacheWrite, c.id);
+    for (const c of main.calls)
+      assert.equal((c.tokens.cacheWrite5m ?? NaN) + (c.tokens.cacheWrite1h ?? NaN), c.tokens.cacheWrite, c.id);
   });
 
   it('a log without the split or tier leaves the fields out (not 0)', async () => {
-    const line = { type: 'assistant', sessionId: 's', uuid: 'u', timestamp: '2026-01-01T00:00:00.000Z', message: { id: 'm', model: 'claude-sonnet-4-5', usage: { input_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 10, output_tokens: 3, inference_geo: '' } } };
+    const line = {
+      type: 'assistant',
+      sessionId: 's',
+      uuid: 'u',
+      timestamp: '2026-01-01T00:00:00.000Z',
+      message: {
+        id: 'm',
+        model: 'claude-sonnet-4-5',
+        usage: {
+          input_tokens: 5,
+          cache_read_input_tokens: 0,
+          cache_creation_input_tokens: 10,
+          output_tokens: 3,
+          inference_geo: '',
+        },
+      },
+    };
     const c = (await parseText(JSON.stringify(line) + '\n')).model.sessions[0]!.calls[0]!;
     assert.equal('cacheWrite5m' in c.tokens, false);
     assert.equal('serviceTier' in c, false);
@@ -216,7 +268,12 @@ describe('Claude Code reader: pricing fields on the spotter session', async () =
 describe('Claude Code reader: edge cases from docs/design/formats.md §12', () => {
   const base = { sessionId: 's1', uuid: 'u', parentUuid: null, timestamp: '2026-01-01T00:00:00.000Z' };
   const assistant = (id: string, usage: object, extra: object = {}): string =>
-    JSON.stringify({ ...base, type: 'assistant', message: { id, model: 'm', role: 'assistant', content: [{ type: 'text', text: 'hi' }], usage }, ...extra });
+    JSON.stringify({
+      ...base,
+      type: 'assistant',
+      message: { id, model: 'm', role: 'assistant', content: [{ type: 'text', text: 'hi' }], usage },
+      ...extra,
+    });
 
   it('a missing cache field is unknown, not zero', async () => {
     const { model } = await parseText(assistant('a', { input_tokens: 10, output_tokens: 5 }) + '\n');
@@ -230,7 +287,11 @@ describe('Claude Code reader: edge cases from docs/design/formats.md §12', () =
   it('skips <synthetic> assistant lines (local API errors), unknown types and keeps going', async () => {
     const text = [
       JSON.stringify({ type: 'some-future-type', x: 1 }),
-      assistant('err', { input_tokens: 0, output_tokens: 0 }, { message: { id: 'err', model: '<synthetic>', content: [] } }),
+      assistant(
+        'err',
+        { input_tokens: 0, output_tokens: 0 },
+        { message: { id: 'err', model: '<synthetic>', content: [] } },
+      ),
       assistant('a', { input_tokens: 1, cache_read_input_tokens: 2, cache_creation_input_tokens: 3, output_tokens: 4 }),
     ].join('\n');
     const { model } = await parseText(text);
@@ -245,18 +306,34 @@ describe('Claude Code reader: edge cases from docs/design/formats.md §12', () =
       assistant('b', { input_tokens: 1, output_tokens: 1 }, { isSidechain: true, agentId: 'x1' }),
     ].join('\n');
     const { model } = await parseText(text);
-    assert.deepEqual(model.sessions.map((s) => [s.id, s.role, s.parentId]), [
-      ['s1', 'main', null],
-      ['x1', 'subagent', 's1'],
-    ]);
+    assert.deepEqual(
+      model.sessions.map((s) => [s.id, s.role, s.parentId]),
+      [
+        ['s1', 'main', null],
+        ['x1', 'subagent', 's1'],
+      ],
+    );
   });
 
   it('takes the largest output of a streamed response, and input only once', async () => {
     const text = [
-      assistant('a', { input_tokens: 3, cache_read_input_tokens: 100, cache_creation_input_tokens: 10, output_tokens: 9 }),
-      assistant('a', { input_tokens: 3, cache_read_input_tokens: 100, cache_creation_input_tokens: 10, output_tokens: 209 }),
+      assistant('a', {
+        input_tokens: 3,
+        cache_read_input_tokens: 100,
+        cache_creation_input_tokens: 10,
+        output_tokens: 9,
+      }),
+      assistant('a', {
+        input_tokens: 3,
+        cache_read_input_tokens: 100,
+        cache_creation_input_tokens: 10,
+        output_tokens: 209,
+      }),
     ].join('\n');
     const { model } = await parseText(text);
-    assert.deepEqual(model.sessions[0]!.calls.map((c) => [c.tokens.input, c.tokens.output]), [[113, 209]]);
+    assert.deepEqual(
+      model.sessions[0]!.calls.map((c) => [c.tokens.input, c.tokens.output]),
+      [[113, 209]],
+    );
   });
 });

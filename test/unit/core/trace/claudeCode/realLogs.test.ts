@@ -38,20 +38,33 @@ describe('typed prompts on a Windows session (2.1.6): notifications, local comma
 
   it('counts 8 typed prompts, not the 10 of before (2 task notifications, 3 local commands, 2 interruptions set apart)', () => {
     assert.equal(main.turns.length, 8);
-    assert.deepEqual(main.otherInputs, { notification: 2, localCommand: 3, hookOutput: 0, compactionSummary: 0, interruption: 2, injected: 0 });
+    assert.deepEqual(main.otherInputs, {
+      notification: 2,
+      localCommand: 3,
+      hookOutput: 0,
+      compactionSummary: 0,
+      interruption: 2,
+      injected: 0,
+    });
     // The notifications (file lines 610 and 709) start no turn.
     assert.ok(main.turns.every((t) => t.source.line + 1 !== 610 && t.source.line + 1 !== 709));
   });
 
   it('keeps every figure the reference recounts: 91 calls, Σinput 9,865,177, Σcached 8,966,317, Σoutput 79,910, 290 tools, 59 failed', () => {
     const s = summarizeSession(main);
-    assert.deepEqual([s.llmCalls, s.tokens.input, s.tokens.cached, s.tokens.output, s.toolCalls, s.failedToolCalls], [91, 9865177, 8966317, 79910, 290, 59]);
+    assert.deepEqual(
+      [s.llmCalls, s.tokens.input, s.tokens.cached, s.tokens.output, s.toolCalls, s.failedToolCalls],
+      [91, 9865177, 8966317, 79910, 290, 59],
+    );
   });
 
   it('counts the 5 tool uses the user refused (lines 600, 749–752) as denied, each also failed', () => {
     // test/reference/tool_denials.py: "claude-code denied 5 on lines [600, 749, 750, 751, 752]".
     const denied = main.calls.flatMap((c) => c.toolCalls).filter((t) => t.deniedByUser === true);
-    assert.deepEqual(denied.map((t) => t.resultSource!.line + 1), [600, 749, 750, 751, 752]);
+    assert.deepEqual(
+      denied.map((t) => t.resultSource!.line + 1),
+      [600, 749, 750, 751, 752],
+    );
     assert.ok(denied.every((t) => t.isError === true && t.errorText!.startsWith("The user doesn't want to ")));
     assert.equal(summarizeSession(main).deniedToolCalls, 5);
   });
@@ -62,13 +75,25 @@ describe('typed prompts on a Windows session (2.1.6): notifications, local comma
     assert.equal(e.kind, 'api-error');
     assert.equal(e.source.line + 1, 514);
     assert.match(e.text, /out of extra usage/);
-    assert.ok(parsed.model.diagnostics.some((d) => d.line + 1 === 514 && d.severity === 'warning' && /API request failed/.test(d.message)));
+    assert.ok(
+      parsed.model.diagnostics.some(
+        (d) => d.line + 1 === 514 && d.severity === 'warning' && /API request failed/.test(d.message),
+      ),
+    );
   });
 
   it('unwraps powershell.exe -Command and cmd.exe /c: the one loop left is the real one, git pull ×3 (lines 740–752)', () => {
     // Before the fix: three "powershell.exe" loops over unrelated commands plus this one.
     const loops = findRetryLoops(main).loops;
-    assert.deepEqual(loops.map((l) => [l.target, l.attempts.length, l.attempts[0]!.source.line + 1, l.attempts.at(-1)!.source.line + 1]), [['git pull', 3, 740, 752]]);
+    assert.deepEqual(
+      loops.map((l) => [
+        l.target,
+        l.attempts.length,
+        l.attempts[0]!.source.line + 1,
+        l.attempts.at(-1)!.source.line + 1,
+      ]),
+      [['git pull', 3, 740, 752]],
+    );
   });
 
   it('round-trips through the canonical format, other inputs and events included', async () => {
@@ -79,15 +104,29 @@ describe('typed prompts on a Windows session (2.1.6): notifications, local comma
 describe('flat sibling sub-agents (2.0.72): agent-<id>.jsonl beside the session, with its sessionId', async () => {
   const parsed = await parseFile(SIBLINGS);
 
-  it('loads the three sibling agent files as companions, and no other session\'s agents', () => {
-    assert.deepEqual(parsed.model.files.slice(1), ['agent-a5c3259.jsonl', 'agent-abc3cb6.jsonl', 'agent-ac46b1a.jsonl']);
+  it("loads the three sibling agent files as companions, and no other session's agents", () => {
+    assert.deepEqual(parsed.model.files.slice(1), [
+      'agent-a5c3259.jsonl',
+      'agent-abc3cb6.jsonl',
+      'agent-ac46b1a.jsonl',
+    ]);
     assert.equal(parsed.model.sessions.length, 4);
   });
 
-  it('makes each its own sub-agent session under the main one, with the reference\'s figures', () => {
+  it("makes each its own sub-agent session under the main one, with the reference's figures", () => {
     const rows = parsed.model.sessions.map((s) => {
       const x = summarizeSession(s);
-      return [s.id, s.role, s.parentId, x.llmCalls, x.tokens.input, x.tokens.cached, x.tokens.output, x.toolCalls, x.failedToolCalls];
+      return [
+        s.id,
+        s.role,
+        s.parentId,
+        x.llmCalls,
+        x.tokens.input,
+        x.tokens.cached,
+        x.tokens.output,
+        x.toolCalls,
+        x.failedToolCalls,
+      ];
     });
     const main = 'abc757d1-3da3-42fb-bb7b-ffa293a4ba29';
     assert.deepEqual(rows, [
@@ -109,15 +148,23 @@ describe('flat sibling sub-agents (2.0.72): agent-<id>.jsonl beside the session,
     assert.ok(parsed.model.diagnostics.every((d) => !/whose transcript is not beside the session/.test(d.message)));
   });
 
-  it('read alone, without its sibling files, the same session says the Explore agent\'s transcript is missing (line 11)', async () => {
-    const alone = await parseTrace([{ key: 'abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl', bytes: readFileSync(SIBLINGS) }]);
+  it("read alone, without its sibling files, the same session says the Explore agent's transcript is missing (line 11)", async () => {
+    const alone = await parseTrace([
+      { key: 'abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl', bytes: readFileSync(SIBLINGS) },
+    ]);
     const missing = alone.model.diagnostics.filter((d) => /whose transcript is not beside the session/.test(d.message));
-    assert.deepEqual(missing.map((d) => [d.line + 1, /sub-agent (\w+)/.exec(d.message)![1]]), [[11, 'abc3cb6']]);
+    assert.deepEqual(
+      missing.map((d) => [d.line + 1, /sub-agent (\w+)/.exec(d.message)![1]]),
+      [[11, 'abc3cb6']],
+    );
   });
 
-  it('a sub-agent\'s first call is a sub-agent start, never an unexplained miss in the parent', () => {
+  it("a sub-agent's first call is a sub-agent start, never an unexplained miss in the parent", () => {
     const explore = byId(parsed.model.sessions, 'abc3cb6');
-    assert.deepEqual(findCacheMisses(explore).map((m) => [m.callIndex, m.cause]), [[0, 'subagent-start']]);
+    assert.deepEqual(
+      findCacheMisses(explore).map((m) => [m.callIndex, m.cause]),
+      [[0, 'subagent-start']],
+    );
   });
 });
 
@@ -137,7 +184,7 @@ describe('API errors are kept: a rate-limited session (2.1.3) with no successful
   });
 });
 
-describe('failed results whose tool_use line is unreadable (2.1.9, lines cut by the log\'s owner)', async () => {
+describe("failed results whose tool_use line is unreadable (2.1.9, lines cut by the log's owner)", async () => {
   const parsed = await parseFile(BROKEN_LINES);
   const main = parsed.model.sessions[0]!;
 
@@ -151,7 +198,9 @@ describe('failed results whose tool_use line is unreadable (2.1.9, lines cut by 
   it('says which sub-agents its Task results name but whose transcripts are not beside the session: af8391d (line 27) and a6acba3 (line 29)', () => {
     // test/reference/claude_missing_subagents.py: "line 27 agent af8391d MISSING", "line 29 agent a6acba3 MISSING"
     // (two more Task results sit on lines the owner's export cut, so they name nothing readable).
-    const missing = parsed.model.diagnostics.filter((d) => /whose transcript is not beside the session/.test(d.message));
+    const missing = parsed.model.diagnostics.filter((d) =>
+      /whose transcript is not beside the session/.test(d.message),
+    );
     assert.deepEqual(
       missing.map((d) => [d.line + 1, d.severity, /sub-agent (\w+)/.exec(d.message)![1]]),
       [
@@ -164,13 +213,28 @@ describe('failed results whose tool_use line is unreadable (2.1.9, lines cut by 
 
   it('never groups failures of unnamed tools into a retry loop', () => {
     const loops = findRetryLoops(main).loops.map((l) => [l.tool, l.attempts.length]);
-    assert.deepEqual(loops, [['Write', 5], ['Bash', 81]]);
+    assert.deepEqual(loops, [
+      ['Write', 5],
+      ['Bash', 81],
+    ]);
   });
 });
 
 function figures(s: Session): (string | number | null)[] {
   const x = summarizeSession(s);
-  return [s.id, s.role, s.parentId, s.parentToolCallId, x.llmCalls, x.tokens.input, x.tokens.cached, x.tokens.output, x.toolCalls, x.failedToolCalls, s.turns.length];
+  return [
+    s.id,
+    s.role,
+    s.parentId,
+    s.parentToolCallId,
+    x.llmCalls,
+    x.tokens.input,
+    x.tokens.cached,
+    x.tokens.output,
+    x.toolCalls,
+    x.failedToolCalls,
+    s.turns.length,
+  ];
 }
 
 describe('parallel inline sub-agents (1.0.98): five Task sidechains in the main file, three running at once', async () => {
@@ -206,12 +270,19 @@ describe('parallel inline sub-agents (1.0.98): five Task sidechains in the main 
     // Write/Write/Edit/MultiEdit on hooks/useTodos.ts at 355, 376, 378, 381 with a success on
     // another file (362) between (chain 5); `npm run build` ×4 at 403–412 is what
     // test/reference/command_targets.py prints.
-    const loops = parsed.model.sessions.map((s) => findRetryLoops(s).loops.map((l) => [l.target, l.attempts.length, l.attempts[0]!.source.line + 1]));
+    const loops = parsed.model.sessions.map((s) =>
+      findRetryLoops(s).loops.map((l) => [l.target, l.attempts.length, l.attempts[0]!.source.line + 1]),
+    );
     assert.deepEqual(loops, [
-      [], [], [],
+      [],
+      [],
+      [],
       [['/path/to/Demo/types/index.ts', 4, 147]],
       [],
-      [['/path/to/Demo/todo-app/src/hooks/useTodos.ts', 4, 355], ['npm run build', 4, 403]],
+      [
+        ['/path/to/Demo/todo-app/src/hooks/useTodos.ts', 4, 355],
+        ['npm run build', 4, 403],
+      ],
     ]);
   });
 

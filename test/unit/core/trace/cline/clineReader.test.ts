@@ -12,13 +12,18 @@ import { assertRoundTrip } from '../../../../support/roundTrip';
 const FINEYE = localSample('cline/haram-333-fineye-ui_messages.json');
 const MCP = localSample('cline/Jeehunter-mcp-vscode-server-ui_messages.json');
 
-describe('Cline task with failed and retried requests (haram-333/fineye)', { skip: FINEYE === null && LOCAL_ONLY }, async () => {
+describe('Cline task with failed and retried requests (haram-333/fineye)', {
+  skip: FINEYE === null && LOCAL_ONLY,
+}, async () => {
   const parsed = FINEYE === null ? null : await parseFile(FINEYE);
 
   it('31 requests, 15 typed prompts, the tokens the reference sums', () => {
     assert.equal(parsed!.model.format, 'cline');
     const s = summarizeSession(parsed!.model.sessions[0]!);
-    assert.deepEqual([s.llmCalls, s.userTurns, s.tokens.input, s.tokens.cached, s.tokens.output], [31, 15, 777242, 632838, 4086]);
+    assert.deepEqual(
+      [s.llmCalls, s.userTurns, s.tokens.input, s.tokens.cached, s.tokens.output],
+      [31, 15, 777242, 632838, 4086],
+    );
   });
 
   it('43 API errors (6 failed requests, 37 retries) on the timeline; 2 context deletions as compactions', () => {
@@ -32,14 +37,19 @@ describe('Cline task with failed and retried requests (haram-333/fineye)', { ski
   });
 });
 
-describe('Cline task saved as one JSON line (Jeehunter/mcp-vscode-server): a minified document', { skip: MCP === null && LOCAL_ONLY }, async () => {
+describe('Cline task saved as one JSON line (Jeehunter/mcp-vscode-server): a minified document', {
+  skip: MCP === null && LOCAL_ONLY,
+}, async () => {
   const parsed = MCP === null ? null : await parseFile(MCP);
 
   it('is read whole instead of as one bad record: 61 requests, 4 typed prompts, 55 tools', () => {
     assert.equal(parsed!.problem, null);
     assert.equal(parsed!.model.format, 'cline');
     const s = summarizeSession(parsed!.model.sessions[0]!);
-    assert.deepEqual([s.llmCalls, s.userTurns, s.toolCalls, s.tokens.input, s.tokens.cached, s.tokens.output], [61, 4, 55, 3322890, 3066304, 23260]);
+    assert.deepEqual(
+      [s.llmCalls, s.userTurns, s.toolCalls, s.tokens.input, s.tokens.cached, s.tokens.output],
+      [61, 4, 55, 3322890, 3066304, 23260],
+    );
   });
 
   it('an MCP server answer starting with "Error" fails its call; commands have no exit code, so no outcome', () => {
@@ -59,10 +69,14 @@ describe('Cline tool results and denials on real tasks (local only)', async () =
     ['haram-333/fineye', FINEYE, 28],
     ['Jeehunter/mcp-vscode-server', MCP, 58],
   ] as const) {
-    it(`${name}: the ${results} tool results the requests send back are read, none denied`, { skip: path === null && LOCAL_ONLY }, async () => {
+    it(`${name}: the ${results} tool results the requests send back are read, none denied`, {
+      skip: path === null && LOCAL_ONLY,
+    }, async () => {
       const parsed = await parseFile(path!);
       const doc = JSON.parse(readFileSync(path!, 'utf8')) as Array<{ say?: string; text?: string }>;
-      const requests = doc.filter((m) => m.say === 'api_req_started').map((m) => (JSON.parse(m.text ?? '{}') as { request?: string }).request ?? '');
+      const requests = doc
+        .filter((m) => m.say === 'api_req_started')
+        .map((m) => (JSON.parse(m.text ?? '{}') as { request?: string }).request ?? '');
       const found = requests.flatMap((r) => resultsInRequest(r));
       assert.equal(found.length, results);
       assert.equal(found.filter((r) => r.denied).length, 0);

@@ -20,13 +20,16 @@ describe('Gemini CLI reader on a chat session file', async () => {
     assert.equal(parsed.detection.confidence, 'likely');
   });
 
-  it('reads the session id, one typed prompt and one call with the message\'s tokens', () => {
+  it("reads the session id, one typed prompt and one call with the message's tokens", () => {
     assert.equal(s.id, 'cdd63974-c2a3-4f1c-931d-cce1db22ec03');
     assert.equal(s.turns.length, 1);
     assert.equal(s.calls.length, 1);
     const c = s.calls[0]!;
     // input = promptTokenCount (5915) + toolUsePromptTokenCount (0); cached 0 is a value.
-    assert.deepEqual([c.tokens.input, c.tokens.cached, c.tokens.appended, c.tokens.output, c.tokens.reasoningOutput], [5915, 0, 5915, 24, 0]);
+    assert.deepEqual(
+      [c.tokens.input, c.tokens.cached, c.tokens.appended, c.tokens.output, c.tokens.reasoningOutput],
+      [5915, 0, 5915, 24, 0],
+    );
     assert.equal(c.model, 'gemini-2.0-flash');
     // The call ran from the prompt (06:59:39.894) to the answer (06:59:41.751).
     assert.equal(c.endMs! - c.startMs!, 1857);
@@ -49,7 +52,9 @@ describe('Gemini CLI reader on a chat session file', async () => {
 // (tool 0), cached 8125 + 8110 = 16,235, output (output + thoughts) 267 + 426 + 0 + 0 = 693.
 const FORENSICDS = localSample('gemini-cli/yds233013+forensicds+p31-prospective-1.jsonl');
 
-describe('Gemini CLI 0.59.0 JSON Lines session from a Harbor run (yds233013/forensicds)', { skip: FORENSICDS === null && LOCAL_ONLY }, async () => {
+describe('Gemini CLI 0.59.0 JSON Lines session from a Harbor run (yds233013/forensicds)', {
+  skip: FORENSICDS === null && LOCAL_ONLY,
+}, async () => {
   const parsed = FORENSICDS === null ? null : await parseFile(FORENSICDS);
   const s = parsed?.model.sessions[0];
 
@@ -60,9 +65,15 @@ describe('Gemini CLI 0.59.0 JSON Lines session from a Harbor run (yds233013/fore
   });
 
   it('counts the one typed prompt, not the tool-result turn the CLI records as a user message', () => {
-    assert.deepEqual(s!.turns.map((t) => t.preview.slice(0, 57)), ['You are a demand-science analyst at Meridian Retail Group']);
+    assert.deepEqual(
+      s!.turns.map((t) => t.preview.slice(0, 57)),
+      ['You are a demand-science analyst at Meridian Retail Group'],
+    );
     // Both responses answer that prompt: the second follows the tool results, not a new prompt.
-    assert.deepEqual(s!.calls.map((c) => c.turn), [0, 0]);
+    assert.deepEqual(
+      s!.calls.map((c) => c.turn),
+      [0, 0],
+    );
   });
 
   it('two calls with the tokens summed by hand, the re-written message counted once with its tool calls', () => {
@@ -70,19 +81,31 @@ describe('Gemini CLI 0.59.0 JSON Lines session from a Harbor run (yds233013/fore
     assert.deepEqual([sum.llmCalls, sum.tokens.input, sum.tokens.cached, sum.tokens.output], [2, 23987, 16235, 693]);
     assert.deepEqual([sum.toolCalls, sum.failedToolCalls], [6, 0]);
     // input − cached: 10473 − 8125 and 13514 − 8110; thoughts 426 on the first call only.
-    assert.deepEqual(s!.calls.map((c) => [c.tokens.appended, c.tokens.reasoningOutput]), [[2348, 426], [5404, 0]]);
-    assert.deepEqual(s!.calls[0]!.toolCalls.filter((t) => t.name === 'read_file').map((t) => t.targetFile), [
-      'docs/customer_supply_agreement.md',
-      'docs/supplier_report_methodology.md',
-      'docs/table_dictionary.md',
-      'docs/outputs/readout_contract.md',
-      'notes/correspondence.md',
-    ]);
+    assert.deepEqual(
+      s!.calls.map((c) => [c.tokens.appended, c.tokens.reasoningOutput]),
+      [
+        [2348, 426],
+        [5404, 0],
+      ],
+    );
+    assert.deepEqual(
+      s!.calls[0]!.toolCalls.filter((t) => t.name === 'read_file').map((t) => t.targetFile),
+      [
+        'docs/customer_supply_agreement.md',
+        'docs/supplier_report_methodology.md',
+        'docs/table_dictionary.md',
+        'docs/outputs/readout_contract.md',
+        'notes/correspondence.md',
+      ],
+    );
   });
 
   it('times each call from the input before it: the prompt, then the tool results', () => {
     // 08:44:47.792 → 08:44:52.118 and 08:44:52.143 → 08:44:56.307.
-    assert.deepEqual(s!.calls.map((c) => c.endMs! - c.startMs!), [4326, 4164]);
+    assert.deepEqual(
+      s!.calls.map((c) => c.endMs! - c.startMs!),
+      [4326, 4164],
+    );
   });
 
   it('round-trips through the canonical format', async () => {
@@ -100,7 +123,9 @@ describe('Gemini CLI 0.59.0 JSON Lines session from a Harbor run (yds233013/fore
 // output 61008 tools 113 failed 11") and test/reference/tool_denials.py ("gemini-cli denied 1").
 const PLAN_MODE = localSample('gemini-cli/bhanu7410+personal_finance-gemini_session.json');
 
-describe('Gemini CLI chat with plan-mode switches (bhanu7410/personal_finance, local only)', { skip: PLAN_MODE === null && LOCAL_ONLY }, async () => {
+describe('Gemini CLI chat with plan-mode switches (bhanu7410/personal_finance, local only)', {
+  skip: PLAN_MODE === null && LOCAL_ONLY,
+}, async () => {
   const parsed = PLAN_MODE === null ? null : await parseFile(PLAN_MODE);
   const s = parsed?.model.sessions[0];
 
@@ -108,12 +133,22 @@ describe('Gemini CLI chat with plan-mode switches (bhanu7410/personal_finance, l
     assert.equal(s!.turns.length, 20);
     assert.ok(s!.turns.every((t) => !t.preview.startsWith('User has manually exited Plan Mode')));
     // The <session_context> message and the four notices.
-    assert.deepEqual(s!.otherInputs, { notification: 0, localCommand: 0, hookOutput: 0, compactionSummary: 0, interruption: 0, injected: 5 });
+    assert.deepEqual(s!.otherInputs, {
+      notification: 0,
+      localCommand: 0,
+      hookOutput: 0,
+      compactionSummary: 0,
+      interruption: 0,
+      injected: 5,
+    });
   });
 
   it('keeps every call and token the reference sums', () => {
     const x = summarizeSession(s!);
-    assert.deepEqual([x.llmCalls, x.tokens.input, x.tokens.cached, x.tokens.output, x.toolCalls, x.failedToolCalls], [93, 5105051, 3317672, 61008, 113, 11]);
+    assert.deepEqual(
+      [x.llmCalls, x.tokens.input, x.tokens.cached, x.tokens.output, x.toolCalls, x.failedToolCalls],
+      [93, 5105051, 3317672, 61008, 113, 11],
+    );
   });
 
   it('the call refused at its confirmation prompt is denied by the user, and failed; the other cancelled ones are not denied', () => {
@@ -121,10 +156,13 @@ describe('Gemini CLI chat with plan-mode switches (bhanu7410/personal_finance, l
     const cancelled = tools.filter((t) => t.errorText?.startsWith('cancelled:'));
     const denied = tools.filter((t) => t.deniedByUser === true);
     // Two calls were cancelled: a run_shell_command refused at its prompt, and a replace stopped ("Operation cancelled").
-    assert.deepEqual(cancelled.map((t) => [t.name, t.deniedByUser === true]), [
-      ['run_shell_command', true],
-      ['replace', false],
-    ]);
+    assert.deepEqual(
+      cancelled.map((t) => [t.name, t.deniedByUser === true]),
+      [
+        ['run_shell_command', true],
+        ['replace', false],
+      ],
+    );
     assert.equal(denied.length, 1);
     assert.equal(denied[0]!.isError, true);
     assert.match(denied[0]!.errorText!, /User denied execution/);

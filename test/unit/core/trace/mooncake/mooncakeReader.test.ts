@@ -20,7 +20,7 @@ function call(calls: LlmCall[], line: number): LlmCall {
   return c;
 }
 
-describe('Mooncake reader on the FAST\'25 conversation trace (first 300 rows)', async () => {
+describe("Mooncake reader on the FAST'25 conversation trace (first 300 rows)", async () => {
   const parsed = await parseFile(HEAD300);
   const session = parsed.model.sessions[0]!;
 
@@ -35,15 +35,30 @@ describe('Mooncake reader on the FAST\'25 conversation trace (first 300 rows)', 
     assert.equal(session.id, 'requests');
     assert.equal(session.calls.length, 300);
     assert.deepEqual(session.turns, []);
-    assert.equal(session.calls.filter((c) => c.turn !== null || c.toolCalls.length > 0 || c.model !== null || c.endMs !== null).length, 0);
+    assert.equal(
+      session.calls.filter((c) => c.turn !== null || c.toolCalls.length > 0 || c.model !== null || c.endMs !== null)
+        .length,
+      0,
+    );
     assert.deepEqual(parsed.model.diagnostics, []);
-    assert.ok(parsed.model.limitations.includes('Cached tokens are what an infinite prefix cache would hit (computed from hash_ids), not measured.'));
+    assert.ok(
+      parsed.model.limitations.includes(
+        'Cached tokens are what an infinite prefix cache would hit (computed from hash_ids), not measured.',
+      ),
+    );
     assert.ok(parsed.model.limitations.some((l) => l.startsWith('No sessions, turns or tools')));
   });
 
   it('row 1 by hand: nothing cached yet; 6,758 input tokens in 14 blocks', () => {
     const c = call(session.calls, 1);
-    assert.deepEqual(c.tokens, { input: 6758, cached: 0, appended: 6758, cacheWrite: null, output: 500, reasoningOutput: null });
+    assert.deepEqual(c.tokens, {
+      input: 6758,
+      cached: 0,
+      appended: 6758,
+      cacheWrite: null,
+      output: 500,
+      reasoningOutput: null,
+    });
     assert.deepEqual(c.blocks, { blockSizeTokens: 512, hashes: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] });
     assert.equal(c.startMs, 0);
   });
@@ -58,7 +73,10 @@ describe('Mooncake reader on the FAST\'25 conversation trace (first 300 rows)', 
     const c = call(session.calls, 262);
     assert.equal(c.blocks!.hashes.length, 4);
     assert.deepEqual([c.tokens.input, c.tokens.cached, c.tokens.appended], [1902, 1902, 0]);
-    assert.ok(session.calls.every((x) => x.tokens.cached! <= x.tokens.input!), 'cached ≤ input on every row');
+    assert.ok(
+      session.calls.every((x) => x.tokens.cached! <= x.tokens.input!),
+      'cached ≤ input on every row',
+    );
   });
 
   it('totals match the independent Python replay', () => {
@@ -75,7 +93,10 @@ describe('Mooncake reader on the FAST\'25 conversation trace (first 300 rows)', 
   it('round trip: canonical output is valid and the block hashes survive', async () => {
     await assertRoundTrip(parsed);
     const reread = await parseText(writeCanonical(parsed.model, 'test'), 'x.trace.jsonl');
-    assert.deepEqual(reread.model.sessions[0]!.calls[261]!.blocks, { blockSizeTokens: 512, hashes: call(session.calls, 262).blocks!.hashes });
+    assert.deepEqual(reread.model.sessions[0]!.calls[261]!.blocks, {
+      blockSizeTokens: 512,
+      hashes: call(session.calls, 262).blocks!.hashes,
+    });
   });
 });
 
@@ -86,7 +107,13 @@ describe('Mooncake reader on the shared 3,000-row sample', { skip: needsShared(F
     const session = parsed.model.sessions[0]!;
     assert.equal(session.calls.length, 3000);
     assert.deepEqual(parsed.model.diagnostics, []);
-    assert.deepEqual(summarizeSession(session).tokens, { input: 40550180, cached: 12964863, appended: 27585317, cacheWrite: null, output: 1048832 });
+    assert.deepEqual(summarizeSession(session).tokens, {
+      input: 40550180,
+      cached: 12964863,
+      appended: 27585317,
+      cacheWrite: null,
+      output: 1048832,
+    });
     // 23 rows repeat an earlier prompt whose last block is partial: all fully cached.
     assert.equal(session.calls.filter((c) => c.tokens.appended === 0).length, 23);
     assert.equal(session.calls[2999]!.startMs, 987000);
@@ -104,7 +131,10 @@ describe('Mooncake reader on hand-written rows', () => {
       r.model.diagnostics.map((d) => [d.line, d.severity]),
       [[1, 'warning']],
     );
-    assert.match(r.model.diagnostics[0]!.message, /^4 hash_ids for 1100 input tokens; 512-token blocks need ceil\(1100\/512\) = 3\./);
+    assert.match(
+      r.model.diagnostics[0]!.message,
+      /^4 hash_ids for 1100 input tokens; 512-token blocks need ceil\(1100\/512\) = 3\./,
+    );
     assert.deepEqual(r.model.sessions[0]!.calls[1]!.tokens.cached, 1024);
   });
 
@@ -115,10 +145,20 @@ describe('Mooncake reader on hand-written rows', () => {
         '{"timestamp": 2, "input_length": 600, "output_length": 5, "hash_ids": [1, 3]}\n',
     );
     const calls = r.model.sessions[0]!.calls;
-    assert.deepEqual(calls[1]!.tokens, { input: 600, cached: null, appended: null, cacheWrite: null, output: 5, reasoningOutput: null });
+    assert.deepEqual(calls[1]!.tokens, {
+      input: 600,
+      cached: null,
+      appended: null,
+      cacheWrite: null,
+      output: 5,
+      reasoningOutput: null,
+    });
     assert.equal(calls[1]!.blocks, null);
     assert.equal(calls[2]!.tokens.cached, 512);
-    assert.deepEqual(r.model.diagnostics.map((d) => [d.line, d.severity]), [[1, 'warning']]);
+    assert.deepEqual(
+      r.model.diagnostics.map((d) => [d.line, d.severity]),
+      [[1, 'warning']],
+    );
   });
 
   it('pitfall 8: a fractional timestamp (seconds, Bailian style) is flagged once, not silently rescaled', async () => {
@@ -128,7 +168,10 @@ describe('Mooncake reader on hand-written rows', () => {
       'x.jsonl',
       { format: 'mooncake' },
     );
-    assert.deepEqual(r.model.sessions[0]!.calls.map((c) => c.startMs), [1.5, 2.5]);
+    assert.deepEqual(
+      r.model.sessions[0]!.calls.map((c) => c.startMs),
+      [1.5, 2.5],
+    );
     assert.equal(r.model.diagnostics.length, 1);
     assert.match(r.model.diagnostics[0]!.message, /whole milliseconds/);
   });
@@ -137,7 +180,16 @@ describe('Mooncake reader on hand-written rows', () => {
     const r = await parseText(
       '{"timestamp": 0, "input_length": 10, "output_length": 1, "hash_ids": [1]}\n{"note": "cut here"}\n{"timestamp": 3, "input_length": 10, "output_length": 1, "hash_ids": [1]}\n',
     );
-    assert.deepEqual(r.model.sessions[0]!.calls.map((c) => [c.id, c.tokens.cached]), [['1', 0], ['3', 10]]);
-    assert.deepEqual(r.model.diagnostics.map((d) => [d.line, d.severity]), [[1, 'warning']]);
+    assert.deepEqual(
+      r.model.sessions[0]!.calls.map((c) => [c.id, c.tokens.cached]),
+      [
+        ['1', 0],
+        ['3', 10],
+      ],
+    );
+    assert.deepEqual(
+      r.model.diagnostics.map((d) => [d.line, d.severity]),
+      [[1, 'warning']],
+    );
   });
 });

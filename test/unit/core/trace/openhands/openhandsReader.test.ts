@@ -21,10 +21,13 @@ describe('OpenHands reader on an evaluation output.jsonl (two instances)', async
   it('reads each line as one instance, certain of the format', () => {
     assert.equal(parsed.model.format, 'openhands');
     assert.equal(parsed.detection.confidence, 'certain');
-    assert.deepEqual(parsed.model.sessions.map((s) => s.id), ['ponylang__ponyc-4595', 'ponylang__ponyc-4593']);
+    assert.deepEqual(
+      parsed.model.sessions.map((s) => s.id),
+      ['ponylang__ponyc-4595', 'ponylang__ponyc-4593'],
+    );
   });
 
-  it('one call per model response, with the reference\'s tokens, tools and failures', () => {
+  it("one call per model response, with the reference's tokens, tools and failures", () => {
     const rows = parsed.model.sessions.map((s) => {
       const x = summarizeSession(s);
       return [x.llmCalls, x.tokens.input, x.tokens.output, x.toolCalls, x.failedToolCalls, x.userTurns];
@@ -63,20 +66,32 @@ describe('OpenHands reader on a saved trajectory (a JSON array of events)', asyn
     assert.equal(summarizeSession(s).failedToolCalls, 0);
   });
 
-  it('takes each call\'s usage from its model response: 3,439 + 3,601 + 4,769 + 5,488 prompt tokens, and none for the text reply', () => {
-    assert.deepEqual(s.calls.map((c) => c.tokens.input), [3439, 3601, 4769, 5488, null]);
-    assert.deepEqual(s.calls.map((c) => c.tokens.output), [104, 1142, 693, 85, null]);
+  it("takes each call's usage from its model response: 3,439 + 3,601 + 4,769 + 5,488 prompt tokens, and none for the text reply", () => {
+    assert.deepEqual(
+      s.calls.map((c) => c.tokens.input),
+      [3439, 3601, 4769, 5488, null],
+    );
+    assert.deepEqual(
+      s.calls.map((c) => c.tokens.output),
+      [104, 1142, 693, 85, null],
+    );
   });
 
-  it('the agent\'s closing message is its own call: a reply with no tool call, its usage unknown, never 0', () => {
+  it("the agent's closing message is its own call: a reply with no tool call, its usage unknown, never 0", () => {
     const reply = s.calls[4]!;
     assert.equal(reply.source.line + 1, 598); // event 15 opens on line 598
-    assert.deepEqual([reply.toolCalls.length, reply.tokens.input, reply.tokens.cached, reply.tokens.output], [0, null, null, null]);
+    assert.deepEqual(
+      [reply.toolCalls.length, reply.tokens.input, reply.tokens.cached, reply.tokens.output],
+      [0, null, null, null],
+    );
     // It answers the one typed prompt, and follows the last tool call's observation.
     assert.equal(reply.turn, 0);
     assert.ok(reply.startMs !== null && reply.endMs !== null && reply.startMs <= reply.endMs);
     const summary = summarizeSession(s);
-    assert.deepEqual([summary.llmCalls, summary.callsWithTokens, summary.tokens.input, summary.tokens.output], [5, 4, 17297, 2024]);
+    assert.deepEqual(
+      [summary.llmCalls, summary.callsWithTokens, summary.tokens.input, summary.tokens.output],
+      [5, 4, 17297, 2024],
+    );
   });
 
   it('round-trips through the canonical format', async () => {

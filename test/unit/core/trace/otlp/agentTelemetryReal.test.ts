@@ -95,7 +95,9 @@ function python(): boolean {
   }
 }
 
-describe('Claude Code 2.1.294 telemetry, a real capture (local only)', { skip: CLAUDE === null && LOCAL_ONLY }, async () => {
+describe('Claude Code 2.1.294 telemetry, a real capture (local only)', {
+  skip: CLAUDE === null && LOCAL_ONLY,
+}, async () => {
   const r = CLAUDE === null ? null : await parseFile(CLAUDE);
 
   it('one session with the reference figures', () => {
@@ -106,9 +108,22 @@ describe('Claude Code 2.1.294 telemetry, a real capture (local only)', { skip: C
 
   it('the prompt Claude Code did not log ("<REDACTED>") is a turn saying its length, not a prompt reading "<REDACTED>"', () => {
     const s = r!.model.sessions[0]!;
-    assert.deepEqual(s.turns.map((t) => t.preview), ['(prompt not logged: 30 characters)']);
-    assert.deepEqual(s.calls.map((c) => [c.id, c.turn]), [['req_011CfpSK96NthX9vPNsW9X2b', 0]]);
-    assert.deepEqual(s.calls[0]!.tokens, { input: 22537, cached: 9179, appended: 13358, cacheWrite: 13356, output: 4, reasoningOutput: null });
+    assert.deepEqual(
+      s.turns.map((t) => t.preview),
+      ['(prompt not logged: 30 characters)'],
+    );
+    assert.deepEqual(
+      s.calls.map((c) => [c.id, c.turn]),
+      [['req_011CfpSK96NthX9vPNsW9X2b', 0]],
+    );
+    assert.deepEqual(s.calls[0]!.tokens, {
+      input: 22537,
+      cached: 9179,
+      appended: 13358,
+      cacheWrite: 13356,
+      output: 4,
+      reasoningOutput: null,
+    });
   });
 
   it('the events it does not read (hook_registered, assistant_response, two mcp_server_connection) are counted by name, not lost', () => {
@@ -120,7 +135,9 @@ describe('Claude Code 2.1.294 telemetry, a real capture (local only)', { skip: C
   });
 
   it('and the reference run again now gives the same', { skip: !python() && 'python3 not installed' }, () => {
-    const out = JSON.parse(execFileSync('python3', [join(repoRoot, 'test/reference/otlp_agent_events.py'), CLAUDE!], { encoding: 'utf8' })) as unknown;
+    const out = JSON.parse(
+      execFileSync('python3', [join(repoRoot, 'test/reference/otlp_agent_events.py'), CLAUDE!], { encoding: 'utf8' }),
+    ) as unknown;
     assert.deepEqual(out, REFERENCE['claude']);
   });
 });
@@ -136,23 +153,37 @@ describe('Codex 0.139.0 telemetry, a real capture (local only)', { skip: CODEX =
 
   it('the prompt (written "[REDACTED]", 41 characters) comes before the call although the file lists it after', () => {
     const s = r!.model.sessions[0]!;
-    assert.deepEqual(s.turns.map((t) => [t.preview, t.startMs]), [['(prompt not logged: 41 characters)', 1781532923537]]);
+    assert.deepEqual(
+      s.turns.map((t) => [t.preview, t.startMs]),
+      [['(prompt not logged: 41 characters)', 1781532923537]],
+    );
     assert.equal(s.calls[0]!.turn, 0);
   });
 
   it('the records it does not read (conversation_starts, a websocket_event) are counted by name, not lost', () => {
-    assert.deepEqual(r!.model.skippedRecords, { 'event:codex.conversation_starts': 1, 'event:codex.websocket_event': 1 });
+    assert.deepEqual(r!.model.skippedRecords, {
+      'event:codex.conversation_starts': 1,
+      'event:codex.websocket_event': 1,
+    });
   });
 
   it('and the reference run again now gives the same', { skip: !python() && 'python3 not installed' }, () => {
-    const out = JSON.parse(execFileSync('python3', [join(repoRoot, 'test/reference/otlp_agent_events.py'), CODEX!], { encoding: 'utf8' })) as unknown;
+    const out = JSON.parse(
+      execFileSync('python3', [join(repoRoot, 'test/reference/otlp_agent_events.py'), CODEX!], { encoding: 'utf8' }),
+    ) as unknown;
     assert.deepEqual(out, REFERENCE['codex']);
   });
 });
 
-describe('the real captures against the OTLP protobuf JSON mapping (local only)', { skip: (CLAUDE === null || CODEX === null) && LOCAL_ONLY }, () => {
-  it('keep opentelemetry-proto\'s field names and value kinds (otlp_json_check.py): Claude Code writes intValue as a JSON number, Codex a null body and an eventName', { skip: !python() && 'python3 not installed' }, () => {
-    const out = execFileSync('python3', [join(repoRoot, 'test/reference/otlp_json_check.py'), CLAUDE!, CODEX!], { encoding: 'utf8' });
+describe('the real captures against the OTLP protobuf JSON mapping (local only)', {
+  skip: (CLAUDE === null || CODEX === null) && LOCAL_ONLY,
+}, () => {
+  it("keep opentelemetry-proto's field names and value kinds (otlp_json_check.py): Claude Code writes intValue as a JSON number, Codex a null body and an eventName", {
+    skip: !python() && 'python3 not installed',
+  }, () => {
+    const out = execFileSync('python3', [join(repoRoot, 'test/reference/otlp_json_check.py'), CLAUDE!, CODEX!], {
+      encoding: 'utf8',
+    });
     assert.equal(out.trim(), 'ok');
   });
 });

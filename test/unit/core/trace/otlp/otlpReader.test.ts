@@ -7,7 +7,16 @@ import type { Session } from '../../../../../src/core/trace/model';
 import { otlpFormat } from '../../../../../src/core/trace/otlp/definition';
 import { anyValue, nanosToMs, normalizeId, parseNanos } from '../../../../../src/core/trace/otlp/otlpJson';
 import { withoutSources, assertRoundTrip } from '../../../../support/roundTrip';
-import { assertClaimsNone, fixtures, needsShared, parseFile, parseText, sharedTrace, sharedTracesDir, traceFilesUnder } from '../../../../support/helpers';
+import {
+  assertClaimsNone,
+  fixtures,
+  needsShared,
+  parseFile,
+  parseText,
+  sharedTrace,
+  sharedTracesDir,
+  traceFilesUnder,
+} from '../../../../support/helpers';
 
 // Fixtures: test/fixtures/otlp/trace.json is the official OTLP example (Apache-2.0, no
 // gen_ai attributes). The others are hand-made by build_fixtures.py, whose vLLM spans
@@ -33,14 +42,36 @@ function session(sessions: Session[], id: string): Session {
 
 /** One TracesData line with the given spans under one resource. */
 function tracesLine(service: string, spans: object[]): string {
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ scope: { name: 't' }, spans }] }] });
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
+        scopeSpans: [{ scope: { name: 't' }, spans }],
+      },
+    ],
+  });
 }
 
 type Attr = [string, string | number | boolean];
 /** A span with attributes given as [key, value]: strings, ints (written as int64 strings), doubles. */
-function span(traceId: string, spanId: string, parent: string | null, name: string, startS: number, endS: number, attrs: Attr[], extra: object = {}): object {
+function span(
+  traceId: string,
+  spanId: string,
+  parent: string | null,
+  name: string,
+  startS: number,
+  endS: number,
+  attrs: Attr[],
+  extra: object = {},
+): object {
   const value = (v: string | number | boolean): object =>
-    typeof v === 'string' ? { stringValue: v } : typeof v === 'boolean' ? { boolValue: v } : Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
+    typeof v === 'string'
+      ? { stringValue: v }
+      : typeof v === 'boolean'
+        ? { boolValue: v }
+        : Number.isInteger(v)
+          ? { intValue: String(v) }
+          : { doubleValue: v };
   return {
     traceId,
     spanId,
@@ -69,12 +100,17 @@ describe('OTLP reader: the official OTLP/JSON example (no GenAI spans)', async (
       parsed.model.diagnostics.map((d) => [d.line, d.severity]),
       [[-1, 'warning']],
     );
-    assert.match(parsed.model.diagnostics[0]!.message, /^No GenAI spans found: 1 span was read, none with gen_ai\.\* attributes/);
+    assert.match(
+      parsed.model.diagnostics[0]!.message,
+      /^No GenAI spans found: 1 span was read, none with gen_ai\.\* attributes/,
+    );
     assert.deepEqual(parsed.model.skippedRecords, { 'span:not-genai': 1 });
     assert.ok(parsed.model.limitations.some((l) => /vLLM request spans carry no cached-token count/.test(l)));
   });
 
-  it('the fixture copy is byte-identical to the shared sample', { skip: needsShared(sharedTrace('otlp/trace.json')) }, () => {
+  it('the fixture copy is byte-identical to the shared sample', {
+    skip: needsShared(sharedTrace('otlp/trace.json')),
+  }, () => {
     assert.deepEqual(readFileSync(SAMPLE), readFileSync(sharedTrace('otlp/trace.json')!));
   });
 
@@ -107,16 +143,26 @@ describe('OTLP reader: agent GenAI spans joined to vLLM request spans (file-expo
 
   it('sorts calls by start time although the lines are not in time order', () => {
     // chatcmpl-1 is on line 4 (0-based 3), chatcmpl-2 on line 2 (0-based 1).
-    assert.deepEqual(main.calls.map((c) => [c.index, c.id, c.source.line]), [
-      [0, 'chatcmpl-1', 3],
-      [1, 'chatcmpl-2', 1],
-    ]);
+    assert.deepEqual(
+      main.calls.map((c) => [c.index, c.id, c.source.line]),
+      [
+        [0, 'chatcmpl-1', 3],
+        [1, 'chatcmpl-2', 1],
+      ],
+    );
   });
 
   it('join through an HTTP client span: call 1 has the agent cache figures and the vLLM server timing', () => {
     const c = main.calls[0]!;
     // Agent span: input_tokens "1200" (includes cache), cache_read.input_tokens "1024" → appended 1200 − 1024 = 176.
-    assert.deepEqual(c.tokens, { input: 1200, cached: 1024, appended: 176, cacheWrite: null, output: 80, reasoningOutput: null });
+    assert.deepEqual(c.tokens, {
+      input: 1200,
+      cached: 1024,
+      appended: 176,
+      cacheWrite: null,
+      output: 80,
+      reasoningOutput: null,
+    });
     // vLLM span (grandchild through POST span 0b0b…01): queue 0.0012 s, ttft 0.0521, prefill 0.0498, decode 1.7801, e2e 1.8345, × 1,000.
     assert.deepEqual(c.server, { queueMs: 1.2, ttftMs: 52.1, prefillMs: 49.8, decodeMs: 1780.1, e2eMs: 1834.5 });
     assert.equal(c.model, 'Qwen/Qwen3-32B');
@@ -127,18 +173,32 @@ describe('OTLP reader: agent GenAI spans joined to vLLM request spans (file-expo
 
   it('join as a direct child: call 2 (input 1450, cached 1280 → appended 170)', () => {
     const c = main.calls[1]!;
-    assert.deepEqual(c.tokens, { input: 1450, cached: 1280, appended: 170, cacheWrite: null, output: 60, reasoningOutput: null });
+    assert.deepEqual(c.tokens, {
+      input: 1450,
+      cached: 1280,
+      appended: 170,
+      cacheWrite: null,
+      output: 60,
+      reasoningOutput: null,
+    });
     // queue 0.0005, ttft 0.0301, prefill 0.029, decode 0.9012, e2e 0.932 s.
     assert.deepEqual(c.server, { queueMs: 0.5, ttftMs: 30.1, prefillMs: 29, decodeMs: 901.2, e2eMs: 932 });
   });
 
-  it('join by time when the vLLM span\'s parent is missing from the file (a dangling parent, §12.9)', () => {
+  it("join by time when the vLLM span's parent is missing from the file (a dangling parent, §12.9)", () => {
     const c = sub.calls[0]!;
     // The vLLM span starts at t0 + 6.31 s, inside the reviewer's chat span (6.3–7.3 s); its parent 0b0b…03 was never exported.
     assert.equal(c.id, 'c3c3c3c3c3c3c3c3'); // no gen_ai.response.id: the span id
     assert.deepEqual(c.server, { queueMs: 2, ttftMs: 101, prefillMs: 99, decodeMs: 848, e2eMs: 950 });
     // Older names gen_ai.usage.prompt_tokens / completion_tokens; no cache attribute → cached unknown.
-    assert.deepEqual(c.tokens, { input: 300, cached: null, appended: null, cacheWrite: null, output: 20, reasoningOutput: null });
+    assert.deepEqual(c.tokens, {
+      input: 300,
+      cached: null,
+      appended: null,
+      cacheWrite: null,
+      output: 20,
+      reasoningOutput: null,
+    });
     assert.equal(c.model, 'Qwen/Qwen3-32B'); // gen_ai.request.model: there is no response model
   });
 
@@ -214,7 +274,10 @@ describe('OTLP reader: vLLM request spans without an agent (no traceparent)', as
   const only = parsed.model.sessions[0]!;
 
   it('pools single-request traces into one session per service instead of one per request', () => {
-    assert.deepEqual(parsed.model.sessions.map((s) => [s.id, s.calls.length]), [['service:vllm', 3]]);
+    assert.deepEqual(
+      parsed.model.sessions.map((s) => [s.id, s.calls.length]),
+      [['service:vllm', 3]],
+    );
     assert.equal(only.agent, null); // a server is not the agent
   });
 
@@ -226,7 +289,10 @@ describe('OTLP reader: vLLM request spans without an agent (no traceparent)', as
     // chatcmpl-b (line 1) starts at …700000000001 ns, chatcmpl-a (line 2) 1 ns earlier.
     // Number() of both strings is the same double, and so are their ms values.
     assert.equal(Number('1767225700000000001'), Number('1767225700000000000'));
-    assert.deepEqual(only.calls.map((c) => c.id), ['chatcmpl-a', 'chatcmpl-b', 'cmpl-v0-7']);
+    assert.deepEqual(
+      only.calls.map((c) => c.id),
+      ['chatcmpl-a', 'chatcmpl-b', 'cmpl-v0-7'],
+    );
     assert.equal(only.calls[0]!.startMs, only.calls[1]!.startMs);
     assert.equal(only.calls[0]!.startMs, T0_MS + 100_000);
   });
@@ -236,13 +302,26 @@ describe('OTLP reader: vLLM request spans without an agent (no traceparent)', as
       assert.equal(c.tokens.cached, null);
       assert.equal(c.tokens.appended, null);
     }
-    assert.deepEqual(only.calls[1]!.tokens, { input: 2048, cached: null, appended: null, cacheWrite: null, output: 128, reasoningOutput: null });
+    assert.deepEqual(only.calls[1]!.tokens, {
+      input: 2048,
+      cached: null,
+      appended: null,
+      cacheWrite: null,
+      output: 128,
+      reasoningOutput: null,
+    });
     assert.equal(summarizeSession(only).cacheHitRate, null);
   });
 
   it('v1 engine span: float seconds × 1,000, a real zero queue stays 0', () => {
     // chatcmpl-b: queue 0.0, ttft 0.2125, prefill 0.2101, decode 1.5, e2e 1.7135 s.
-    assert.deepEqual(only.calls[1]!.server, { queueMs: 0, ttftMs: 212.5, prefillMs: 210.1, decodeMs: 1500, e2eMs: 1713.5 });
+    assert.deepEqual(only.calls[1]!.server, {
+      queueMs: 0,
+      ttftMs: 212.5,
+      prefillMs: 210.1,
+      decodeMs: 1500,
+      e2eMs: 1713.5,
+    });
     assert.equal(only.calls[1]!.model, null); // v1 do_tracing sets no model attribute
   });
 
@@ -265,25 +344,45 @@ describe('OTLP reader: the older instrumentationLibrarySpans form and attribute 
 
   it('reads instrumentationLibrarySpans; without agent spans the trace is the session', () => {
     assert.equal(parsed.model.format, 'otlp');
-    assert.deepEqual(parsed.model.sessions.map((x) => [x.id, x.calls.length]), [['3df7651916cd43dd8448eb211c80319f', 2]]);
+    assert.deepEqual(
+      parsed.model.sessions.map((x) => [x.id, x.calls.length]),
+      [['3df7651916cd43dd8448eb211c80319f', 2]],
+    );
     assert.deepEqual(s.agent, { name: 'weather-bot', version: null });
     assert.deepEqual(parsed.model.skippedRecords, { 'span:not-genai': 1 }); // the "workflow" root span
   });
 
   it('older names without gen_ai.operation.name, and the cache_read_input_tokens alias', () => {
     // prompt_tokens 2006 (written as a JSON number), completion_tokens "300", cache_read_input_tokens "1920" → appended 86.
-    assert.deepEqual(s.calls[0]!.tokens, { input: 2006, cached: 1920, appended: 86, cacheWrite: null, output: 300, reasoningOutput: null });
+    assert.deepEqual(s.calls[0]!.tokens, {
+      input: 2006,
+      cached: 1920,
+      appended: 86,
+      cacheWrite: null,
+      output: 300,
+      reasoningOutput: null,
+    });
     assert.equal(s.calls[0]!.model, 'gpt-4o-mini-2024-07-18'); // response model before request model
   });
 
   it('the input_tokens.cached alias: 2100 in, 2048 cached → 52 appended', () => {
-    assert.deepEqual(s.calls[1]!.tokens, { input: 2100, cached: 2048, appended: 52, cacheWrite: null, output: 50, reasoningOutput: null });
+    assert.deepEqual(s.calls[1]!.tokens, {
+      input: 2100,
+      cached: 2048,
+      appended: 52,
+      cacheWrite: null,
+      output: 50,
+      reasoningOutput: null,
+    });
     assert.equal(s.calls[1]!.model, 'gpt-4o-mini');
   });
 
   it('a tool span known only by gen_ai.tool.name fails with its status message', () => {
     const t = s.calls[0]!.toolCalls[0]!;
-    assert.deepEqual([t.id, t.name, t.isError, t.errorText, t.durationMs], ['call_w1', 'get_weather', true, 'HTTP 503 from weather API', 500]);
+    assert.deepEqual(
+      [t.id, t.name, t.isError, t.errorText, t.durationMs],
+      ['call_w1', 'get_weather', true, 'HTTP 503 from weather API', 500],
+    );
   });
 
   it('round-trips through the canonical format', async () => {
@@ -308,7 +407,14 @@ describe('OTLP reader: pitfalls and edge cases', () => {
       ]) + '\n',
     );
     // 1000 in = 600 read + 400 new, of which 300 were written to the cache.
-    assert.deepEqual(r.model.sessions[0]!.calls[0]!.tokens, { input: 1000, cached: 600, appended: 400, cacheWrite: 300, output: 10, reasoningOutput: null });
+    assert.deepEqual(r.model.sessions[0]!.calls[0]!.tokens, {
+      input: 1000,
+      cached: 600,
+      appended: 400,
+      cacheWrite: 300,
+      output: 10,
+      reasoningOutput: null,
+    });
   });
 
   it('pitfall §12.3, exclusive input: more cached than input means the input left the cache out (Anthropic style)', async () => {
@@ -324,13 +430,26 @@ describe('OTLP reader: pitfalls and edge cases', () => {
       ]) + '\n',
     );
     // appended = 3 + 8165 = 8168; input = 8168 + 17842 = 26010 (the Claude Code figures of the same call).
-    assert.deepEqual(r.model.sessions[0]!.calls[0]!.tokens, { input: 26010, cached: 17842, appended: 8168, cacheWrite: 8165, output: 209, reasoningOutput: null });
-    assert.deepEqual(r.model.diagnostics.map((d) => [d.line, d.severity]), [[0, 'info']]);
+    assert.deepEqual(r.model.sessions[0]!.calls[0]!.tokens, {
+      input: 26010,
+      cached: 17842,
+      appended: 8168,
+      cacheWrite: 8165,
+      output: 209,
+      reasoningOutput: null,
+    });
+    assert.deepEqual(
+      r.model.diagnostics.map((d) => [d.line, d.severity]),
+      [[0, 'info']],
+    );
     assert.match(r.model.diagnostics[0]!.message, /^1 span reports more cached than input tokens/);
   });
 
   it('int64 token counts past 2^53 are refused with a warning, not rounded', async () => {
-    const big = span(T, '3000000000000002', null, 'chat', 1, 2, [['gen_ai.operation.name', 'chat'], ['gen_ai.usage.output_tokens', 5]]) as { attributes: object[] };
+    const big = span(T, '3000000000000002', null, 'chat', 1, 2, [
+      ['gen_ai.operation.name', 'chat'],
+      ['gen_ai.usage.output_tokens', 5],
+    ]) as { attributes: object[] };
     big.attributes.push({ key: 'gen_ai.usage.input_tokens', value: { intValue: '9007199254740993' } });
     const r = await parseText(tracesLine('agent', [big]) + '\n');
     assert.equal(r.model.sessions[0]!.calls[0]!.tokens.input, null);
@@ -371,77 +490,159 @@ describe('OTLP reader: pitfalls and edge cases', () => {
     const r = await parseText(
       tracesLine('agent', [
         span(T, '4000000000000001', null, 'invoke_agent', 0, 9, [['gen_ai.operation.name', 'invoke_agent']]),
-        span(T, '4000000000000002', '4000000000000001', 'chat', 1, 5, [['gen_ai.operation.name', 'chat'], ['gen_ai.usage.input_tokens', 100], ['gen_ai.usage.output_tokens', 7]]),
+        span(T, '4000000000000002', '4000000000000001', 'chat', 1, 5, [
+          ['gen_ai.operation.name', 'chat'],
+          ['gen_ai.usage.input_tokens', 100],
+          ['gen_ai.usage.output_tokens', 7],
+        ]),
       ]) +
         '\n' +
         tracesLine('vllm', [
-          span(T, '4000000000000004', '4000000000000002', 'llm_request', 3, 4, [['gen_ai.request.id', 'r2'], ['gen_ai.latency.e2e', 1.0], ['gen_ai.usage.prompt_tokens', 100]]),
-          span(T, '4000000000000003', '4000000000000002', 'llm_request', 1.1, 1.5, [['gen_ai.request.id', 'r1'], ['gen_ai.latency.e2e', 0.4], ['gen_ai.usage.prompt_tokens', 100]]),
+          span(T, '4000000000000004', '4000000000000002', 'llm_request', 3, 4, [
+            ['gen_ai.request.id', 'r2'],
+            ['gen_ai.latency.e2e', 1.0],
+            ['gen_ai.usage.prompt_tokens', 100],
+          ]),
+          span(T, '4000000000000003', '4000000000000002', 'llm_request', 1.1, 1.5, [
+            ['gen_ai.request.id', 'r1'],
+            ['gen_ai.latency.e2e', 0.4],
+            ['gen_ai.usage.prompt_tokens', 100],
+          ]),
         ]) +
         '\n',
     );
     const calls = r.model.sessions[0]!.calls;
-    assert.deepEqual(calls.map((c) => [c.id, c.server?.e2eMs]), [
-      ['4000000000000002', 400],
-      ['r2', 1000],
-    ]);
+    assert.deepEqual(
+      calls.map((c) => [c.id, c.server?.e2eMs]),
+      [
+        ['4000000000000002', 400],
+        ['r2', 1000],
+      ],
+    );
   });
 
   it('a vLLM span whose agent call it cannot find becomes a call of its own in the agent session', async () => {
     const r = await parseText(
-      tracesLine('agent', [span(T, '5000000000000001', null, 'invoke_agent', 0, 9, [['gen_ai.operation.name', 'invoke_agent'], ['gen_ai.agent.name', 'a']])]) +
+      tracesLine('agent', [
+        span(T, '5000000000000001', null, 'invoke_agent', 0, 9, [
+          ['gen_ai.operation.name', 'invoke_agent'],
+          ['gen_ai.agent.name', 'a'],
+        ]),
+      ]) +
         '\n' +
-        tracesLine('vllm', [span(T, '5000000000000002', '5000000000000001', 'llm_request', 1, 2, [['gen_ai.request.id', 'only-server'], ['gen_ai.latency.time_to_first_token', 0.5], ['gen_ai.usage.prompt_tokens', 10]])]) +
+        tracesLine('vllm', [
+          span(T, '5000000000000002', '5000000000000001', 'llm_request', 1, 2, [
+            ['gen_ai.request.id', 'only-server'],
+            ['gen_ai.latency.time_to_first_token', 0.5],
+            ['gen_ai.usage.prompt_tokens', 10],
+          ]),
+        ]) +
         '\n',
     );
-    assert.deepEqual(r.model.sessions.map((s) => [s.id, s.calls.map((c) => c.id)]), [[T, ['only-server']]]);
+    assert.deepEqual(
+      r.model.sessions.map((s) => [s.id, s.calls.map((c) => c.id)]),
+      [[T, ['only-server']]],
+    );
   });
 
   it('single-call traces with gen_ai.conversation.id are pooled by conversation', async () => {
     const chat = (trace: string, id: string, conv: string, at: number): object =>
-      span(trace, id, null, 'chat', at, at + 1, [['gen_ai.operation.name', 'chat'], ['gen_ai.conversation.id', conv], ['gen_ai.usage.input_tokens', 10]]);
+      span(trace, id, null, 'chat', at, at + 1, [
+        ['gen_ai.operation.name', 'chat'],
+        ['gen_ai.conversation.id', conv],
+        ['gen_ai.usage.input_tokens', 10],
+      ]);
     const r = await parseText(
-      tracesLine('app', [chat('b1000000000000000000000000000001', '6000000000000001', 'conv-x', 1), chat('b1000000000000000000000000000002', '6000000000000002', 'conv-y', 2)]) +
+      tracesLine('app', [
+        chat('b1000000000000000000000000000001', '6000000000000001', 'conv-x', 1),
+        chat('b1000000000000000000000000000002', '6000000000000002', 'conv-y', 2),
+      ]) +
         '\n' +
         tracesLine('app', [chat('b1000000000000000000000000000003', '6000000000000003', 'conv-x', 3)]) +
         '\n',
     );
-    assert.deepEqual(r.model.sessions.map((s) => [s.id, s.calls.map((c) => c.id)]), [
-      ['conv-x', ['6000000000000001', '6000000000000003']],
-      ['conv-y', ['6000000000000002']],
-    ]);
+    assert.deepEqual(
+      r.model.sessions.map((s) => [s.id, s.calls.map((c) => c.id)]),
+      [
+        ['conv-x', ['6000000000000001', '6000000000000003']],
+        ['conv-y', ['6000000000000002']],
+      ],
+    );
   });
 
-  it('a run whose invoke_agent names a conversation is the session of that id (a sub-agent with its own too, one sharing its parent\'s is not); the 1-hour write split and service tier are read', async () => {
+  it("a run whose invoke_agent names a conversation is the session of that id (a sub-agent with its own too, one sharing its parent's is not); the 1-hour write split and service tier are read", async () => {
     const T2 = 'c2000000000000000000000000000001';
     const r = await parseText(
       tracesLine('agent', [
-        span(T2, '8000000000000001', null, 'invoke_agent', 0, 9, [['gen_ai.operation.name', 'invoke_agent'], ['gen_ai.conversation.id', 'session-main']]),
-        span(T2, '8000000000000002', '8000000000000001', 'chat', 1, 2, [
-          ['gen_ai.operation.name', 'chat'], ['gen_ai.request.model', 'claude-opus-4-6'], ['gen_ai.usage.input_tokens', 1000], ['gen_ai.usage.cache_read.input_tokens', 600],
-          ['gen_ai.usage.cache_creation.input_tokens', 300], ['agent_trace.cache_creation_5m_input_tokens', 100], ['agent_trace.cache_creation_1h_input_tokens', 200],
-          ['gen_ai.usage.output_tokens', 50], ['agent_trace.service_tier', 'priority'],
+        span(T2, '8000000000000001', null, 'invoke_agent', 0, 9, [
+          ['gen_ai.operation.name', 'invoke_agent'],
+          ['gen_ai.conversation.id', 'session-main'],
         ]),
-        span(T2, '8000000000000003', '8000000000000001', 'invoke_agent', 3, 5, [['gen_ai.operation.name', 'invoke_agent'], ['gen_ai.conversation.id', 'session-sub']]),
-        span(T2, '8000000000000004', '8000000000000003', 'chat', 3, 4, [['gen_ai.operation.name', 'chat'], ['gen_ai.usage.input_tokens', 10]]),
-        span(T2, '8000000000000005', '8000000000000001', 'invoke_agent', 6, 8, [['gen_ai.operation.name', 'invoke_agent'], ['gen_ai.conversation.id', 'session-main']]),
-        span(T2, '8000000000000006', '8000000000000005', 'chat', 6, 7, [['gen_ai.operation.name', 'chat'], ['gen_ai.usage.input_tokens', 20]]),
+        span(T2, '8000000000000002', '8000000000000001', 'chat', 1, 2, [
+          ['gen_ai.operation.name', 'chat'],
+          ['gen_ai.request.model', 'claude-opus-4-6'],
+          ['gen_ai.usage.input_tokens', 1000],
+          ['gen_ai.usage.cache_read.input_tokens', 600],
+          ['gen_ai.usage.cache_creation.input_tokens', 300],
+          ['agent_trace.cache_creation_5m_input_tokens', 100],
+          ['agent_trace.cache_creation_1h_input_tokens', 200],
+          ['gen_ai.usage.output_tokens', 50],
+          ['agent_trace.service_tier', 'priority'],
+        ]),
+        span(T2, '8000000000000003', '8000000000000001', 'invoke_agent', 3, 5, [
+          ['gen_ai.operation.name', 'invoke_agent'],
+          ['gen_ai.conversation.id', 'session-sub'],
+        ]),
+        span(T2, '8000000000000004', '8000000000000003', 'chat', 3, 4, [
+          ['gen_ai.operation.name', 'chat'],
+          ['gen_ai.usage.input_tokens', 10],
+        ]),
+        span(T2, '8000000000000005', '8000000000000001', 'invoke_agent', 6, 8, [
+          ['gen_ai.operation.name', 'invoke_agent'],
+          ['gen_ai.conversation.id', 'session-main'],
+        ]),
+        span(T2, '8000000000000006', '8000000000000005', 'chat', 6, 7, [
+          ['gen_ai.operation.name', 'chat'],
+          ['gen_ai.usage.input_tokens', 20],
+        ]),
       ]) + '\n',
     );
-    assert.deepEqual(r.model.sessions.map((s) => [s.id, s.parentId]), [
-      ['session-main', null],
-      ['session-sub', 'session-main'],
-      [`${T2}/8000000000000005`, 'session-main'],
-    ]);
+    assert.deepEqual(
+      r.model.sessions.map((s) => [s.id, s.parentId]),
+      [
+        ['session-main', null],
+        ['session-sub', 'session-main'],
+        [`${T2}/8000000000000005`, 'session-main'],
+      ],
+    );
     const call = r.model.sessions[0]!.calls[0]!;
     // 1,000 in, 600 read, 300 written (100 for 5 minutes, 200 for an hour): appended 400.
-    assert.deepEqual(call.tokens, { input: 1000, cached: 600, appended: 400, cacheWrite: 300, cacheWrite5m: 100, cacheWrite1h: 200, output: 50, reasoningOutput: null });
+    assert.deepEqual(call.tokens, {
+      input: 1000,
+      cached: 600,
+      appended: 400,
+      cacheWrite: 300,
+      cacheWrite5m: 100,
+      cacheWrite1h: 200,
+      output: 50,
+      reasoningOutput: null,
+    });
     assert.equal(call.serviceTier, 'priority');
   });
 
   it('span kind and status written as enum names; a tool before any call is skipped with a note', async () => {
-    const tool = span(T, '7000000000000002', '7000000000000001', 'execute_tool', 0.5, 0.6, [['gen_ai.operation.name', 'execute_tool'], ['gen_ai.tool.name', 'early']]);
-    const failed = { ...span(T, '7000000000000004', '7000000000000001', 'execute_tool', 3, 4, [['gen_ai.operation.name', 'execute_tool'], ['gen_ai.tool.name', 'late']]), kind: 'SPAN_KIND_INTERNAL', status: { code: 'STATUS_CODE_ERROR', message: 'boom' } };
+    const tool = span(T, '7000000000000002', '7000000000000001', 'execute_tool', 0.5, 0.6, [
+      ['gen_ai.operation.name', 'execute_tool'],
+      ['gen_ai.tool.name', 'early'],
+    ]);
+    const failed = {
+      ...span(T, '7000000000000004', '7000000000000001', 'execute_tool', 3, 4, [
+        ['gen_ai.operation.name', 'execute_tool'],
+        ['gen_ai.tool.name', 'late'],
+      ]),
+      kind: 'SPAN_KIND_INTERNAL',
+      status: { code: 'STATUS_CODE_ERROR', message: 'boom' },
+    };
     const r = await parseText(
       tracesLine('agent', [
         span(T, '7000000000000001', null, 'invoke_agent', 0, 9, [['gen_ai.operation.name', 'invoke_agent']]),
@@ -451,7 +652,10 @@ describe('OTLP reader: pitfalls and edge cases', () => {
       ]) + '\n',
     );
     const calls = r.model.sessions[0]!.calls;
-    assert.deepEqual(calls[0]!.toolCalls.map((t) => [t.name, t.isError, t.errorText]), [['late', true, 'boom']]);
+    assert.deepEqual(
+      calls[0]!.toolCalls.map((t) => [t.name, t.isError, t.errorText]),
+      [['late', true, 'boom']],
+    );
     assert.equal(r.model.skippedRecords['execute_tool:before-first-call'], 1);
     assert.ok(r.model.diagnostics.some((d) => d.severity === 'info' && /comes before any model call/.test(d.message)));
   });
@@ -460,7 +664,10 @@ describe('OTLP reader: pitfalls and edge cases', () => {
     const r = await parseText(
       tracesLine('agent', [
         span(T, '8000000000000001', null, 'create_agent', 0, 1, [['gen_ai.operation.name', 'create_agent']]),
-        span(T, '8000000000000002', null, 'chat', 1, 2, [['gen_ai.operation.name', 'chat'], ['gen_ai.usage.input_tokens', 5]]),
+        span(T, '8000000000000002', null, 'chat', 1, 2, [
+          ['gen_ai.operation.name', 'chat'],
+          ['gen_ai.usage.input_tokens', 5],
+        ]),
       ]) +
         '\n' +
         JSON.stringify({ resourceLogs: [] }) +
@@ -469,7 +676,10 @@ describe('OTLP reader: pitfalls and edge cases', () => {
     assert.equal(r.problem, null);
     assert.equal(r.model.sessions.flatMap((s) => s.calls).length, 1);
     assert.deepEqual(r.model.skippedRecords, { 'gen_ai:create_agent': 1, resourceLogs: 1 });
-    assert.deepEqual(r.model.diagnostics.map((d) => [d.line, d.severity]), [[2, 'error']]);
+    assert.deepEqual(
+      r.model.diagnostics.map((d) => [d.line, d.severity]),
+      [[2, 'error']],
+    );
   });
 
   it('a broken document is read as far as it goes, without throwing', async () => {
@@ -480,12 +690,30 @@ describe('OTLP reader: pitfalls and edge cases', () => {
 
   it('a JSON array of TracesData documents is read like JSON Lines, with a line per span', async () => {
     const one = (trace: string, id: string): object =>
-      JSON.parse(tracesLine('vllm', [span(trace, id, null, 'llm_request', 1, 2, [['gen_ai.request.id', id], ['gen_ai.latency.e2e', 1.0], ['gen_ai.usage.prompt_tokens', 3]])]));
-    const text = JSON.stringify([one('c1000000000000000000000000000001', '9000000000000001'), one('c1000000000000000000000000000002', '9000000000000002')], null, 1);
+      JSON.parse(
+        tracesLine('vllm', [
+          span(trace, id, null, 'llm_request', 1, 2, [
+            ['gen_ai.request.id', id],
+            ['gen_ai.latency.e2e', 1.0],
+            ['gen_ai.usage.prompt_tokens', 3],
+          ]),
+        ]),
+      );
+    const text = JSON.stringify(
+      [
+        one('c1000000000000000000000000000001', '9000000000000001'),
+        one('c1000000000000000000000000000002', '9000000000000002'),
+      ],
+      null,
+      1,
+    );
     const r = await parseText(text + '\n', 'array.json');
     assert.equal(r.model.format, 'otlp');
     const calls = r.model.sessions[0]!.calls;
-    assert.deepEqual(calls.map((c) => c.id), ['9000000000000001', '9000000000000002']);
+    assert.deepEqual(
+      calls.map((c) => c.id),
+      ['9000000000000001', '9000000000000002'],
+    );
     assert.ok(calls[1]!.source.line > calls[0]!.source.line);
   });
 
@@ -496,14 +724,17 @@ describe('OTLP reader: pitfalls and edge cases', () => {
   });
 });
 
-describe('OTLP detection does not steal other formats\' samples', () => {
-  it('no record or document of another format\'s fixture matches OTLP', () => {
+describe("OTLP detection does not steal other formats' samples", () => {
+  it("no record or document of another format's fixture matches OTLP", () => {
     const others = traceFilesUnder(fixtures).filter((f) => !f.includes('/otlp/'));
     assert.ok(others.length > 5);
     assertClaimsNone(otlpFormat, others);
   });
 
   it('nor of the shared traces', { skip: needsShared(sharedTracesDir) }, () => {
-    assertClaimsNone(otlpFormat, traceFilesUnder(sharedTracesDir!).filter((f) => !f.includes('/otlp/')));
+    assertClaimsNone(
+      otlpFormat,
+      traceFilesUnder(sharedTracesDir!).filter((f) => !f.includes('/otlp/')),
+    );
   });
 });

@@ -42,14 +42,27 @@ describe('SWE-agent reader on the pydicom trajectory (0.x, model_stats totals on
 
   it('leaves every per-call token count null: never 0, never the totals divided by 12', () => {
     for (const c of session.calls) {
-      assert.deepEqual(c.tokens, { input: null, cached: null, appended: null, cacheWrite: null, output: null, reasoningOutput: null });
+      assert.deepEqual(c.tokens, {
+        input: null,
+        cached: null,
+        appended: null,
+        cacheWrite: null,
+        output: null,
+        reasoningOutput: null,
+      });
       assert.equal(c.startMs, null);
       assert.equal(c.endMs, null);
     }
   });
 
   it('keeps the instance totals as reported totals, and the summary says they are totals only', () => {
-    assert.deepEqual(session.reportedTotals, { input: 122612, output: 1369, cached: null, costUsd: 1.26719, llmCalls: 12 });
+    assert.deepEqual(session.reportedTotals, {
+      input: 122612,
+      output: 1369,
+      cached: null,
+      costUsd: 1.26719,
+      llmCalls: 12,
+    });
     const s = summarizeSession(session);
     assert.equal(s.tokensSource, 'reported');
     assert.deepEqual(s.tokens, { input: 122612, cached: null, appended: null, cacheWrite: null, output: 1369 });
@@ -101,7 +114,9 @@ describe('SWE-agent reader on the pydicom trajectory (0.x, model_stats totals on
   });
 
   it('marks the 3 rejected edits (steps 5–7, file lines 39/46/53) and the crashing script (step 2) as failed', () => {
-    const failed = session.calls.flatMap((c, i) => c.toolCalls.filter((t) => t.isError === true).map((t) => [i, t.source.line + 1, t.resultSource!.line + 1]));
+    const failed = session.calls.flatMap((c, i) =>
+      c.toolCalls.filter((t) => t.isError === true).map((t) => [i, t.source.line + 1, t.resultSource!.line + 1]),
+    );
     assert.deepEqual(failed, [
       [2, 18, 20],
       [5, 39, 41],
@@ -109,7 +124,10 @@ describe('SWE-agent reader on the pydicom trajectory (0.x, model_stats totals on
       [7, 53, 55],
     ]);
     const rejected = session.calls[5]!.toolCalls[0]!;
-    assert.match(rejected.errorText!, /^Your proposed edit has introduced new syntax error\(s\)\. Please understand the fixes/);
+    assert.match(
+      rejected.errorText!,
+      /^Your proposed edit has introduced new syntax error\(s\)\. Please understand the fixes/,
+    );
     assert.equal(rejected.errorText!.length, 600);
     assert.equal(rejected.exitCode, null);
     assert.match(session.calls[2]!.toolCalls[0]!.errorText!, /^Traceback \(most recent call last\):/);
@@ -121,7 +139,10 @@ describe('SWE-agent reader on the pydicom trajectory (0.x, model_stats totals on
   it('has one turn, the issue, from the first non-demo user message (history[2], file line 101)', () => {
     assert.equal(session.turns.length, 1);
     assert.equal(session.turns[0]!.source.line + 1, 101);
-    assert.match(session.turns[0]!.preview, /^Pixel Representation attribute should be optional for pixel data handler/);
+    assert.match(
+      session.turns[0]!.preview,
+      /^Pixel Representation attribute should be optional for pixel data handler/,
+    );
     assert.equal(session.title, 'Pixel Representation attribute should be optional for pixel data handler');
     assert.ok(session.calls.every((c) => c.turn === 0));
   });
@@ -172,7 +193,13 @@ describe('SWE-agent reader on the test-repo trajectory (1.x: state objects, exec
   });
 
   it('reports model_stats (7,141 sent, 243 received, 5 calls) and round-trips', async () => {
-    assert.deepEqual(session.reportedTotals, { input: 7141, output: 243, cached: null, costUsd: 0.019520000000000006, llmCalls: 5 });
+    assert.deepEqual(session.reportedTotals, {
+      input: 7141,
+      output: 243,
+      cached: null,
+      costUsd: 0.019520000000000006,
+      llmCalls: 5,
+    });
     await assertRoundTrip(parsed);
   });
 });
@@ -182,11 +209,26 @@ describe('SWE-agent pitfalls', () => {
     JSON.stringify({
       environment: 'swe_main',
       trajectory: [
-        { action: 'ls\n', observation: 'a.py\n', response: '', thought: '', state: '{"open_file": "n/a", "working_dir": "/repo"}' },
-        { action: 'cat b.py\n', observation: 'cat: b.py: No such file or directory\n', response: '', thought: '', state: '{"open_file": "n/a", "working_dir": "/repo"}' },
+        {
+          action: 'ls\n',
+          observation: 'a.py\n',
+          response: '',
+          thought: '',
+          state: '{"open_file": "n/a", "working_dir": "/repo"}',
+        },
+        {
+          action: 'cat b.py\n',
+          observation: 'cat: b.py: No such file or directory\n',
+          response: '',
+          thought: '',
+          state: '{"open_file": "n/a", "working_dir": "/repo"}',
+        },
       ],
       history: [],
-      info: { exit_status: 'submitted', model_stats: { instance_cost: 0.5, tokens_sent: 1000, tokens_received: 50, api_calls: 4 } },
+      info: {
+        exit_status: 'submitted',
+        model_stats: { instance_cost: 0.5, tokens_sent: 1000, tokens_received: 50, api_calls: 4 },
+      },
       ...over,
     });
 
@@ -202,26 +244,47 @@ describe('SWE-agent pitfalls', () => {
 
   it('recognises a shell "No such file" failure conservatively, and not an ordinary listing', async () => {
     const r = await parseText(doc({}), 'x.traj');
-    assert.deepEqual(r.model.sessions[0]!.calls.map((c) => c.toolCalls[0]!.isError), [false, true]);
+    assert.deepEqual(
+      r.model.sessions[0]!.calls.map((c) => c.toolCalls[0]!.isError),
+      [false, true],
+    );
   });
 
   it('an empty action is a call without a tool call', async () => {
-    const r = await parseText(JSON.stringify({ trajectory: [{ action: '', observation: 'Exited', response: '', thought: '', state: {} }], info: {} }), 'x.traj');
+    const r = await parseText(
+      JSON.stringify({
+        trajectory: [{ action: '', observation: 'Exited', response: '', thought: '', state: {} }],
+        info: {},
+      }),
+      'x.traj',
+    );
     assert.equal(r.model.sessions[0]!.calls.length, 1);
     assert.deepEqual(r.model.sessions[0]!.calls[0]!.toolCalls, []);
     assert.equal(r.model.sessions[0]!.reportedTotals, null); // no model_stats: nothing reported
   });
 
   it('a step that is not an object is reported on its line and skipped', async () => {
-    const r = await parseText('{\n  "trajectory": [\n    42,\n    {"action": "ls", "observation": ""}\n  ],\n  "info": {}\n}\n', 'x.traj');
+    const r = await parseText(
+      '{\n  "trajectory": [\n    42,\n    {"action": "ls", "observation": ""}\n  ],\n  "info": {}\n}\n',
+      'x.traj',
+    );
     assert.equal(r.model.sessions[0]!.calls.length, 1);
-    assert.deepEqual(r.model.diagnostics.map((d) => [d.line, d.severity]), [[2, 'warning']]);
+    assert.deepEqual(
+      r.model.diagnostics.map((d) => [d.line, d.severity]),
+      [[2, 'warning']],
+    );
   });
 
   it('error rules are conservative: a user script printing "Error:" is not a failure, a tool refusal is', () => {
     assert.equal(outputFailure('Error: value out of range\n', false), null);
-    assert.deepEqual(outputFailure('Usage: open "<file>" [<line_number>]\nError: <line_number> must be a number', true), { rule: 'tool-usage', exitCode: null });
-    assert.deepEqual(outputFailure('/bin/bash: line 1: pytest: command not found\n'), { rule: 'command-not-found', exitCode: null });
+    assert.deepEqual(
+      outputFailure('Usage: open "<file>" [<line_number>]\nError: <line_number> must be a number', true),
+      { rule: 'tool-usage', exitCode: null },
+    );
+    assert.deepEqual(outputFailure('/bin/bash: line 1: pytest: command not found\n'), {
+      rule: 'command-not-found',
+      exitCode: null,
+    });
     assert.equal(outputFailure('Traceback (most recent call last):\n  File "x.py", line 1\nsome text after\n'), null);
     assert.equal(outputFailure('3 failed, 2 passed\n'), null);
   });
@@ -251,7 +314,10 @@ describe('SWE-agent pitfalls', () => {
   });
 
   it('does not claim documents of other formats', async () => {
-    const r = await parseText(JSON.stringify({ schema_version: 'ATIF-v1.4', trajectory: [], info: {}, steps: [] }), 'x.json');
+    const r = await parseText(
+      JSON.stringify({ schema_version: 'ATIF-v1.4', trajectory: [], info: {}, steps: [] }),
+      'x.json',
+    );
     assert.notEqual(r.model.format, 'swe-agent');
   });
 });
@@ -268,7 +334,9 @@ describe('SWE-agent demonstrations and replays: all-zero model_stats are "not re
     const x = summarizeSession(s);
     assert.equal(x.tokens.input, null);
     assert.equal(x.tokensSource, 'none');
-    assert.ok(parsed.model.diagnostics.some((d) => d.severity === 'warning' && /did not record its usage/.test(d.message)));
+    assert.ok(
+      parsed.model.diagnostics.some((d) => d.severity === 'warning' && /did not record its usage/.test(d.message)),
+    );
   });
 
   it('a demonstration with api_calls 0 over 4 steps: the 0 calls are not recorded either', async () => {

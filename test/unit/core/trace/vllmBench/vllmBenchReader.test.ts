@@ -28,7 +28,10 @@ describe('vllm bench reader on a detailed result (one line, as vllm writes it)',
     assert.equal(readFileSync(ONE_LINE, 'utf8').split('\n').length, 1);
     assert.equal(parsed.problem, null);
     assert.equal(parsed.model.format, 'vllm-bench');
-    assert.deepEqual(parsed.model.sessions.map((s) => [s.id, s.model]), [['vllm-bench-20260315-101500', 'Qwen/Qwen3-8B']]);
+    assert.deepEqual(
+      parsed.model.sessions.map((s) => [s.id, s.model]),
+      [['vllm-bench-20260315-101500', 'Qwen/Qwen3-8B']],
+    );
     assert.equal(session.title, 'vllm bench serve: Qwen/Qwen3-8B, 4 prompts at inf req/s, max concurrency 2');
   });
 
@@ -47,7 +50,15 @@ describe('vllm bench reader on a detailed result (one line, as vllm writes it)',
 
   it('converts seconds to ms: TTFT, decode = Σ itls, e2e = latency; start relative to the first request', () => {
     assert.deepEqual(
-      session.calls.map((c) => [c.startMs, c.endMs, c.server!.ttftMs, c.server!.decodeMs, c.server!.e2eMs, c.server!.queueMs, c.server!.prefillMs]),
+      session.calls.map((c) => [
+        c.startMs,
+        c.endMs,
+        c.server!.ttftMs,
+        c.server!.decodeMs,
+        c.server!.e2eMs,
+        c.server!.queueMs,
+        c.server!.prefillMs,
+      ]),
       [
         [0, 195.3125, 125, 70.3125, 195.3125, null, null],
         [15.625, 109.375, 62.5, 31.25, 93.75, null, null],
@@ -60,7 +71,12 @@ describe('vllm bench reader on a detailed result (one line, as vllm writes it)',
   it('notes the failed request: its 0 output and 0.0 TTFT mean "not measured", not zero', () => {
     assert.deepEqual(
       parsed.model.diagnostics.map((d) => [d.severity, d.message]),
-      [['warning', '1 of 4 requests failed (requests 2); their output and times are unknown. First error: Internal Server Error']],
+      [
+        [
+          'warning',
+          '1 of 4 requests failed (requests 2); their output and times are unknown. First error: Internal Server Error',
+        ],
+      ],
     );
   });
 
@@ -91,7 +107,10 @@ describe('vllm bench reader: other shapes of the result', () => {
     assert.equal(pretty.model.format, 'vllm-bench');
     assert.deepEqual(withoutSources(pretty.model.sessions), withoutSources(one.model.sessions));
     // "input_lens": [ is on file line 21, its entries on lines 22–25.
-    assert.deepEqual(pretty.model.sessions[0]!.calls.map((c) => c.source.line + 1), [22, 23, 24, 25]);
+    assert.deepEqual(
+      pretty.model.sessions[0]!.calls.map((c) => c.source.line + 1),
+      [22, 23, 24, 25],
+    );
     await assertRoundTrip(pretty);
   });
 
@@ -137,10 +156,26 @@ describe('vllm bench reader: other shapes of the result', () => {
   });
 
   it('arrays of unequal length are reported; the missing entries are unknown', async () => {
-    const r = await parseText(JSON.stringify({ model_id: 'm', input_lens: [10, 20], output_lens: [1], ttfts: [0.5, 0.25], itls: [[], []], errors: ['', ''] }), 'x.json');
+    const r = await parseText(
+      JSON.stringify({
+        model_id: 'm',
+        input_lens: [10, 20],
+        output_lens: [1],
+        ttfts: [0.5, 0.25],
+        itls: [[], []],
+        errors: ['', ''],
+      }),
+      'x.json',
+    );
     const s = r.model.sessions[0]!;
-    assert.deepEqual(s.calls.map((c) => c.tokens.output), [1, null]);
-    assert.deepEqual(r.model.diagnostics.map((d) => d.message), ['"output_lens" has 1 entries for 2 requests; the missing ones are unknown.']);
+    assert.deepEqual(
+      s.calls.map((c) => c.tokens.output),
+      [1, null],
+    );
+    assert.deepEqual(
+      r.model.diagnostics.map((d) => d.message),
+      ['"output_lens" has 1 entries for 2 requests; the missing ones are unknown.'],
+    );
     assert.equal(s.id, 'vllm-bench-1'); // no date: numbered
   });
 

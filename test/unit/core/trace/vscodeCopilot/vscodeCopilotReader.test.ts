@@ -33,10 +33,58 @@ interface Figures {
 }
 
 const REFERENCE: Record<string, Figures> = {
-  [REAL_029]: { cached: 0, calls: 30, callsWithInput: 0, canceled: 2, failedTools: 0, input: 0, output: 0, tools: { create_directory: 1, create_file: 2, grep_search: 1, list_dir: 1, replace_string_in_file: 4, run_in_terminal: 7, semantic_search: 1 }, turns: 15 },
-  [REAL_043]: { cached: 0, calls: 8, callsWithInput: 0, canceled: 0, failedTools: 0, input: 0, output: 0, tools: { create_file: 1, list_dir: 1, run_in_terminal: 4 }, turns: 2 },
-  [LOG_043]: { cached: 0, calls: 8, callsWithInput: 0, canceled: 0, failedTools: 0, input: 0, output: 0, tools: { create_file: 1, list_dir: 1, run_in_terminal: 4 }, turns: 2 },
-  [USAGE]: { cached: 73560, calls: 6, callsWithInput: 4, canceled: 0, failedTools: 2, input: 99060, output: 373, tools: { read_file: 1, run_in_terminal: 3 }, turns: 2 },
+  [REAL_029]: {
+    cached: 0,
+    calls: 30,
+    callsWithInput: 0,
+    canceled: 2,
+    failedTools: 0,
+    input: 0,
+    output: 0,
+    tools: {
+      create_directory: 1,
+      create_file: 2,
+      grep_search: 1,
+      list_dir: 1,
+      replace_string_in_file: 4,
+      run_in_terminal: 7,
+      semantic_search: 1,
+    },
+    turns: 15,
+  },
+  [REAL_043]: {
+    cached: 0,
+    calls: 8,
+    callsWithInput: 0,
+    canceled: 0,
+    failedTools: 0,
+    input: 0,
+    output: 0,
+    tools: { create_file: 1, list_dir: 1, run_in_terminal: 4 },
+    turns: 2,
+  },
+  [LOG_043]: {
+    cached: 0,
+    calls: 8,
+    callsWithInput: 0,
+    canceled: 0,
+    failedTools: 0,
+    input: 0,
+    output: 0,
+    tools: { create_file: 1, list_dir: 1, run_in_terminal: 4 },
+    turns: 2,
+  },
+  [USAGE]: {
+    cached: 73560,
+    calls: 6,
+    callsWithInput: 4,
+    canceled: 0,
+    failedTools: 2,
+    input: 99060,
+    output: 373,
+    tools: { read_file: 1, run_in_terminal: 3 },
+    turns: 2,
+  },
 };
 
 function figures(s: Session): Figures {
@@ -69,7 +117,7 @@ describe('VS Code Copilot Chat reader', async () => {
   const parsed = new Map<string, ParsedTrace>();
   for (const f of [REAL_029, REAL_043, LOG_043, USAGE]) parsed.set(f, await parseFile(f));
 
-  it('detects the exported chats by their structure and the store\'s operation log by its first line', () => {
+  it("detects the exported chats by their structure and the store's operation log by its first line", () => {
     for (const f of [REAL_029, REAL_043]) {
       assert.equal(parsed.get(f)!.model.format, 'vscode-copilot');
       assert.equal(parsed.get(f)!.detection.confidence, 'likely');
@@ -89,7 +137,9 @@ describe('VS Code Copilot Chat reader', async () => {
 
   it('and the reference run again now gives the same', { skip: !python() && 'python3 not installed' }, () => {
     for (const f of parsed.keys()) {
-      const out = JSON.parse(execFileSync('python3', [join(repoRoot, 'test/reference/vscode_chat.py'), f], { encoding: 'utf8' })) as Figures;
+      const out = JSON.parse(
+        execFileSync('python3', [join(repoRoot, 'test/reference/vscode_chat.py'), f], { encoding: 'utf8' }),
+      ) as Figures;
       assert.deepEqual(out, REFERENCE[f], f);
     }
   });
@@ -100,54 +150,72 @@ describe('VS Code Copilot Chat reader', async () => {
     assert.deepEqual(withoutSources(log), withoutSources(doc));
   });
 
-  it('real chat 043 by hand: prompts, the agent\'s rounds as calls, run_in_terminal with its command, the model without its vendor', () => {
+  it("real chat 043 by hand: prompts, the agent's rounds as calls, run_in_terminal with its command, the model without its vendor", () => {
     const s = parsed.get(REAL_043)!.model.sessions[0]!;
     assert.equal(s.id, 'badbd1d2-1f0b-4626-a215-56ee404562fe');
     assert.deepEqual(s.agent, { name: 'GitHub Copilot Chat', version: '0.36.1' });
     assert.match(s.turns[0]!.preview, /^Follow instructions in \[tp\.prompt\.md\]/);
     // Request 1: five rounds (four tool calls, then the answer), starting at the request's timestamp and ending after totalElapsed 29,899 ms.
-    assert.deepEqual(s.calls.map((c) => c.turn), [0, 0, 0, 0, 0, 1, 1, 1]);
+    assert.deepEqual(
+      s.calls.map((c) => c.turn),
+      [0, 0, 0, 0, 0, 1, 1, 1],
+    );
     assert.equal(s.calls[0]!.startMs, 1768862666486);
     assert.equal(s.calls[4]!.endMs, 1768862666486 + 29899);
     assert.equal(s.calls[0]!.model, 'gemini-3-flash-preview');
     const t = s.calls[0]!.toolCalls[0]!;
-    assert.deepEqual([t.name, t.command, t.exitCode, t.isError], ['run_in_terminal', 'git branch --show-current', 0, false]);
+    assert.deepEqual(
+      [t.name, t.command, t.exitCode, t.isError],
+      ['run_in_terminal', 'git branch --show-current', 0, false],
+    );
   });
 
   it('real chat 029: the two canceled requests are interruptions, not calls or API errors', () => {
     const s = parsed.get(REAL_029)!.model.sessions[0]!;
     assert.equal(s.otherInputs!.interruption, 2);
     assert.equal(s.events, undefined);
-    assert.ok(s.calls.every((c) => c.tokens.input === null), 'this VS Code version recorded no tokens');
+    assert.ok(
+      s.calls.every((c) => c.tokens.input === null),
+      'this VS Code version recorded no tokens',
+    );
   });
 
-  it('recorded tokens: a request\'s promptTokens/outputTokens are its last call\'s; a round\'s own usage is its call\'s, cached included', () => {
+  it("recorded tokens: a request's promptTokens/outputTokens are its last call's; a round's own usage is its call's, cached included", () => {
     const s = parsed.get(USAGE)!.model.sessions[0]!;
-    assert.deepEqual(s.calls.map((c) => [c.tokens.input, c.tokens.cached, c.tokens.output]), [
-      [null, null, null],
-      [null, null, null],
-      [23950, null, 142],
-      [24800, 23900, 60],
-      [25010, 24700, 75],
-      [25300, 24960, 96],
-    ]);
+    assert.deepEqual(
+      s.calls.map((c) => [c.tokens.input, c.tokens.cached, c.tokens.output]),
+      [
+        [null, null, null],
+        [null, null, null],
+        [23950, null, 142],
+        [24800, 23900, 60],
+        [25010, 24700, 75],
+        [25300, 24960, 96],
+      ],
+    );
     assert.equal(s.calls[5]!.tokens.reasoningOutput, 40);
     assert.equal(s.calls[5]!.tokens.appended, 340);
     assert.ok(parsed.get(USAGE)!.model.diagnostics.some((d) => /last model call of a request only/.test(d.message)));
   });
 
-  it('tool failures: the user denied one command (isConfirmed type 0), another exited 1; the title is the session\'s', () => {
+  it("tool failures: the user denied one command (isConfirmed type 0), another exited 1; the title is the session's", () => {
     const s = parsed.get(USAGE)!.model.sessions[0]!;
     const tools = s.calls.flatMap((c) => c.toolCalls);
-    assert.deepEqual(tools.map((t) => [t.name, t.isError, t.exitCode, t.errorText]), [
-      ['read_file', false, null, null],
-      ['run_in_terminal', false, 0, null],
-      ['run_in_terminal', true, null, 'denied by the user'],
-      ['run_in_terminal', true, 1, 'exit code 1'],
-    ]);
+    assert.deepEqual(
+      tools.map((t) => [t.name, t.isError, t.exitCode, t.errorText]),
+      [
+        ['read_file', false, null, null],
+        ['run_in_terminal', false, 0, null],
+        ['run_in_terminal', true, null, 'denied by the user'],
+        ['run_in_terminal', true, 1, 'exit code 1'],
+      ],
+    );
     assert.equal(s.title, 'Fix the failing date test');
     // Rounds with their own timestamps keep them.
-    assert.deepEqual(s.calls.slice(3).map((c) => c.startMs! - 1796083200000), [60100, 66000, 74000]);
+    assert.deepEqual(
+      s.calls.slice(3).map((c) => c.startMs! - 1796083200000),
+      [60100, 66000, 74000],
+    );
   });
 
   it('round trip through the canonical format', async () => {

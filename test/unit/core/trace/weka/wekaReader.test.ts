@@ -43,7 +43,10 @@ const PY = python();
 
 function reference(path: string): Reference[] {
   const out = execFileSync(PY!, [join(repoRoot, 'test/reference/weka_trace.py'), path], { encoding: 'utf8' });
-  return out.trim().split('\n').map((l) => JSON.parse(l) as Reference);
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Reference);
 }
 
 function figures(s: Session): Reference {
@@ -64,12 +67,61 @@ function figures(s: Session): Reference {
 
 // weka_trace.py's output on the three fixtures, as printed when this test was written.
 const REFERENCE: Record<string, Reference[]> = {
-  [T26]: [{ session: 'trace_0026', calls: 3, turns: 2, input: 52760, cached: 32576, output: 5294, firstStartMs: 0, lastEndMs: 150340 }],
-  [T242]: [{ session: 'trace_0242', calls: 3, turns: 3, input: 52760, cached: 32576, output: 5027, firstStartMs: 0, lastEndMs: 188800 }],
+  [T26]: [
+    {
+      session: 'trace_0026',
+      calls: 3,
+      turns: 2,
+      input: 52760,
+      cached: 32576,
+      output: 5294,
+      firstStartMs: 0,
+      lastEndMs: 150340,
+    },
+  ],
+  [T242]: [
+    {
+      session: 'trace_0242',
+      calls: 3,
+      turns: 3,
+      input: 52760,
+      cached: 32576,
+      output: 5027,
+      firstStartMs: 0,
+      lastEndMs: 188800,
+    },
+  ],
   [T291]: [
-    { session: 'trace_0291', calls: 20, turns: 4, input: 1576322, cached: 1474560, output: 12771, firstStartMs: 0, lastEndMs: 1366470 },
-    { session: 'trace_0291/agent_001', calls: 5, turns: 1, input: 271860, cached: 202112, output: 3568, firstStartMs: 1148013, lastEndMs: 1192853 },
-    { session: 'trace_0291/agent_002', calls: 7, turns: 1, input: 405937, cached: 345920, output: 3165, firstStartMs: 1180553, lastEndMs: 1256153 },
+    {
+      session: 'trace_0291',
+      calls: 20,
+      turns: 4,
+      input: 1576322,
+      cached: 1474560,
+      output: 12771,
+      firstStartMs: 0,
+      lastEndMs: 1366470,
+    },
+    {
+      session: 'trace_0291/agent_001',
+      calls: 5,
+      turns: 1,
+      input: 271860,
+      cached: 202112,
+      output: 3568,
+      firstStartMs: 1148013,
+      lastEndMs: 1192853,
+    },
+    {
+      session: 'trace_0291/agent_002',
+      calls: 7,
+      turns: 1,
+      input: 405937,
+      cached: 345920,
+      output: 3165,
+      firstStartMs: 1180553,
+      lastEndMs: 1256153,
+    },
   ],
 };
 
@@ -88,7 +140,11 @@ describe('Weka reader on real kv-cache-tester traces', async () => {
   });
 
   it('every session matches the quoted reference figures', () => {
-    for (const [file, parsed] of [[T26, parsed26], [T242, parsed242], [T291, parsed291]] as const) {
+    for (const [file, parsed] of [
+      [T26, parsed26],
+      [T242, parsed242],
+      [T291, parsed291],
+    ] as const) {
       assert.deepEqual(parsed.model.sessions.map(figures), REFERENCE[file]);
     }
   });
@@ -97,13 +153,16 @@ describe('Weka reader on real kv-cache-tester traces', async () => {
     for (const file of [T26, T242, T291]) assert.deepEqual(reference(file), REFERENCE[file]);
   });
 
-  it('trace_0026 by hand: call 2 re-sends call 1\'s 238 blocks (15,232 of 17,401 tokens cached); call 3 re-sends 271 (17,344 of 20,068)', () => {
+  it("trace_0026 by hand: call 2 re-sends call 1's 238 blocks (15,232 of 17,401 tokens cached); call 3 re-sends 271 (17,344 of 20,068)", () => {
     const calls = parsed26.model.sessions[0]!.calls;
-    assert.deepEqual(calls.map((c) => [c.tokens.input, c.tokens.cached, c.tokens.appended, c.tokens.output]), [
-      [15291, 0, 15291, 2282],
-      [17401, 15232, 2169, 2905],
-      [20068, 17344, 2724, 107],
-    ]);
+    assert.deepEqual(
+      calls.map((c) => [c.tokens.input, c.tokens.cached, c.tokens.appended, c.tokens.output]),
+      [
+        [15291, 0, 15291, 2282],
+        [17401, 15232, 2169, 2905],
+        [20068, 17344, 2724, 107],
+      ],
+    );
     // floor(15,291 / 64) = 238 full blocks named; the partial 239th is private to the call.
     assert.equal(calls[0]!.blocks!.hashes.length, 238);
     assert.equal(calls[0]!.blocks!.blockSizeTokens, 64);
@@ -112,9 +171,21 @@ describe('Weka reader on real kv-cache-tester traces', async () => {
     assert.equal(calls[1]!.model, 'claude-opus-4-5-20251101');
   });
 
-  it('the trace\'s own parent totals are kept as reported totals, apart from the calls', () => {
-    assert.deepEqual(parsed26.model.sessions[0]!.reportedTotals, { input: 52760, output: 5294, cached: null, costUsd: null, llmCalls: null });
-    assert.deepEqual(parsed291.model.sessions[0]!.reportedTotals, { input: 1576322, output: 12771, cached: null, costUsd: null, llmCalls: null });
+  it("the trace's own parent totals are kept as reported totals, apart from the calls", () => {
+    assert.deepEqual(parsed26.model.sessions[0]!.reportedTotals, {
+      input: 52760,
+      output: 5294,
+      cached: null,
+      costUsd: null,
+      llmCalls: null,
+    });
+    assert.deepEqual(parsed291.model.sessions[0]!.reportedTotals, {
+      input: 1576322,
+      output: 12771,
+      cached: null,
+      costUsd: null,
+      llmCalls: null,
+    });
   });
 
   it('trace_0242: a streaming call keeps its ttft and api_time as timing; a call without api_time has no end', () => {
@@ -124,9 +195,12 @@ describe('Weka reader on real kv-cache-tester traces', async () => {
     assert.equal(calls[1]!.server, null);
   });
 
-  it('trace_0291: two Explore sub-agents become sessions of their own, on the parent\'s clock, spawned after call 16', () => {
+  it("trace_0291: two Explore sub-agents become sessions of their own, on the parent's clock, spawned after call 16", () => {
     const [main, a1, a2] = parsed291.model.sessions;
-    assert.deepEqual([a1!.parentId, a1!.role, a1!.title, a1!.model], ['trace_0291', 'subagent', 'Explore', 'claude-haiku-4-5-20251001']);
+    assert.deepEqual(
+      [a1!.parentId, a1!.role, a1!.title, a1!.model],
+      ['trace_0291', 'subagent', 'Explore', 'claude-haiku-4-5-20251001'],
+    );
     assert.equal(a2!.parentId, 'trace_0291');
     // Inner "t" 0.0 at spawn 1,148.013 s is read as relative to the spawn.
     assert.equal(a1!.calls[0]!.startMs, 1148013);
@@ -143,14 +217,24 @@ describe('Weka reader on real kv-cache-tester traces', async () => {
 
   it('turns are the calls whose new input is text (input_types), with no prompt text to show', () => {
     const main = parsed291.model.sessions[0]!;
-    assert.deepEqual(main.turns.map((t) => t.startMs), [0, 114000, 752000, 1085000]);
+    assert.deepEqual(
+      main.turns.map((t) => t.startMs),
+      [0, 114000, 752000, 1085000],
+    );
     assert.ok(main.turns.every((t) => t.preview === '(prompt text not recorded)'));
-    assert.deepEqual(main.calls.map((c) => c.turn), [0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3]);
+    assert.deepEqual(
+      main.calls.map((c) => c.turn),
+      [0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3],
+    );
   });
 
   it('says what the format cannot give', () => {
     assert.deepEqual(parsed291.model.limitations, formatById('weka')!.limitations);
-    assert.ok(parsed291.model.limitations.some((l) => l.startsWith('Cached tokens are what an infinite prefix cache would hit')));
+    assert.ok(
+      parsed291.model.limitations.some((l) =>
+        l.startsWith('Cached tokens are what an infinite prefix cache would hit'),
+      ),
+    );
   });
 
   it('round trip through the canonical format keeps every call and its block hashes', async () => {
@@ -170,8 +254,11 @@ describe('Weka reader: the other shapes the same real traces come in', () => {
   });
 
   it('sub-agent requests in root-trace seconds (current captures) read the same as relative ones', async () => {
-    const trace = JSON.parse(readFileSync(T291, 'utf8')) as { requests: Array<{ type: string; t: number; requests?: Array<{ t: number }> }> };
-    for (const r of trace.requests) if (r.type === 'subagent') for (const inner of r.requests!) inner.t = Math.round((r.t + inner.t) * 1000) / 1000;
+    const trace = JSON.parse(readFileSync(T291, 'utf8')) as {
+      requests: Array<{ type: string; t: number; requests?: Array<{ t: number }> }>;
+    };
+    for (const r of trace.requests)
+      if (r.type === 'subagent') for (const inner of r.requests!) inner.t = Math.round((r.t + inner.t) * 1000) / 1000;
     const parsed = await parseText(JSON.stringify(trace), 'absolute.json');
     assert.deepEqual(parsed.model.sessions.map(figures), REFERENCE[T291]);
   });
