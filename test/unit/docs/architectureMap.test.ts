@@ -25,7 +25,7 @@ function firstCells(heading: string): string[] {
 describe('the architecture map matches the house', () => {
   it('every bundle esbuild.mjs builds is in the bundles table, with its entry', () => {
     const build = readFileSync(join(repoRoot, 'esbuild.mjs'), 'utf8');
-    const bundles = [...build.matchAll(/entryPoints: \['([^']+)'\], outfile: '([^']+)'/g)].map((m) => ({
+    const bundles = [...build.matchAll(/entryPoints: \['([^']+)'\],\s*outfile: '([^']+)'/g)].map((m) => ({
       entry: m[1]!,
       outfile: m[2]!,
     }));
