@@ -207,6 +207,19 @@ describe('what-if panel in Chromium', () => {
   it('every policy, with its parameters, a typed capacity and custom memory match the CLI', async () => {
     const p = await whatIf();
     await settled(p, 16);
+    // A typed value starts a run of its own after the policy's: wait for a later run than the one before the typing, done.
+    const typed = async (selector: string, value: string): Promise<void> => {
+      const before = Number(await p.page.getAttribute('.whatif', 'data-scenario-seq'));
+      await p.page.fill(selector, value);
+      await p.page.waitForFunction(
+        (b) => {
+          const w = document.querySelector<HTMLElement>('.whatif');
+          return Number(w?.dataset['scenarioSeq']) > b && w?.dataset['scenarioStatus'] === 'done';
+        },
+        before,
+        { timeout: 30_000 },
+      );
+    };
     const choose = async (id: string, text: string): Promise<void> => {
       await p.page.click(`#${id}`);
       await p.page.click(`#${id} li.option:has-text("${text}")`);
@@ -214,15 +227,15 @@ describe('what-if panel in Chromium', () => {
     await p.page.fill('#whatif-replicas input', '8');
     await settled(p, 8);
     await choose('whatif-policy', 'TTL pin');
-    await p.page.fill('#whatif-ttlS input', '20');
+    await typed('#whatif-ttlS input', '20');
     await settled(p, 8, '[data-scenario-policy="ttl-pin"]');
     assert.match(await matchesCli(p), / --policy ttl-pin --ttl-s 20 --max-ttl-s 30 /);
     await choose('whatif-policy', 'Admission cap');
-    await p.page.fill('#whatif-admissionCap input', '4');
+    await typed('#whatif-admissionCap input', '4');
     await settled(p, 8, '[data-scenario-policy="admission-cap"]');
     assert.match(await matchesCli(p), / --policy admission-cap --admission-cap 4 /);
     await choose('whatif-policy', 'CPU offload');
-    await p.page.fill('#whatif-offloadTokens input', '500000');
+    await typed('#whatif-offloadTokens input', '500000');
     await settled(p, 8, '[data-scenario-policy="cpu-offload"]');
     assert.match(await matchesCli(p), / --policy vllm-lru --offload-tokens 500000 --offload-gbps 25 /);
     await choose('whatif-policy', 'SGLang LRU');
