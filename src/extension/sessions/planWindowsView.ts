@@ -150,9 +150,14 @@ export function windowLines(plan: PlanFamily, w: PlanWindow, nowMs: number): str
   return lines;
 }
 
+/** A plan's windows open now: the 5-hour one, then the weekly one. */
+function openWindows(plan: PlanWindows): PlanWindow[] {
+  return [activeWindow(plan, '5h'), activeWindow(plan, 'weekly')].filter((w): w is PlanWindow => w !== null);
+}
+
 /** The status bar's words for a session's plan: the open 5-hour and weekly windows. */
 export function statusWindows(plan: PlanWindows, nowMs: number): { text: string | null; lines: string[] } {
-  const open = [activeWindow(plan, '5h'), activeWindow(plan, 'weekly')].filter((w): w is PlanWindow => w !== null);
+  const open = openWindows(plan);
   // The item's text stays short: a window joins it only when a limit makes it a share of something.
   const limited = open.filter((w) => w.limits.length > 0);
   const text = limited.length > 0 ? limited.map((w) => windowShortText(w, nowMs)).join(' · ') : null;
@@ -222,14 +227,10 @@ export class PlanWindowsTree implements vscode.TreeDataProvider<WindowsNode>, vs
       case 'plan': {
         const item = new vscode.TreeItem(PLAN_LABELS[element.plan.family], vscode.TreeItemCollapsibleState.Expanded);
         item.id = `plan:${element.plan.family}`;
-        const open = [activeWindow(element.plan, '5h'), activeWindow(element.plan, 'weekly')].filter(
-          (w): w is PlanWindow => w !== null,
-        );
+        const open = openWindows(element.plan);
         item.description = open.length > 0 ? open.map((w) => windowShortText(w, now)).join(' · ') : 'no window open';
-        item.tooltip =
-          open.length > 0
-            ? open.flatMap((w, i) => [...(i > 0 ? [''] : []), ...windowLines(element.plan.family, w, now)]).join('\n')
-            : 'No call in the last 5 hours or the last week.';
+        const { lines } = statusWindows(element.plan, now);
+        item.tooltip = lines.length > 0 ? lines.join('\n') : 'No call in the last 5 hours or the last week.';
         item.iconPath = new vscode.ThemeIcon('dashboard');
         return item;
       }
