@@ -8,7 +8,7 @@ import { createSessionCommands } from './sessions/sessionCommands';
 import { SessionsPanels } from './sessions/sessionsPanels';
 import { SessionsService } from './sessions/sessionsService';
 import { SessionsStatusBar } from './sessions/sessionsStatusBar';
-import { PlanWindowsModel, PlanWindowsTree } from './sessions/planWindowsView';
+import { PlanWindowsModel, PlanWindowsTree, WINDOWS_VIEW_ID } from './sessions/planWindowsView';
 import { SESSIONS_VIEW_ID, SessionsTreeProvider } from './sessions/sessionsTree';
 
 /** What activate() hands back: the Agent Sessions parts and the inspector, for the extension-host tests. */
@@ -76,10 +76,12 @@ export function activate(context: vscode.ExtensionContext): AgentTraceApi {
   const panels = new SessionsPanels(context.extensionUri, service, log, (row) => openInInspector(row.path));
   const windows = new PlanWindowsModel(service);
   const windowsTree = new PlanWindowsTree(windows);
+  const windowsView = vscode.window.createTreeView(WINDOWS_VIEW_ID, { treeDataProvider: windowsTree });
   const statusBar = new SessionsStatusBar(service, windows);
   let viewUse: vscode.Disposable | null = null;
   const followView = (): void => {
-    const visible = view.visible;
+    // Either view open needs the index (the windows count the calls it keeps).
+    const visible = view.visible || windowsView.visible;
     if (visible && !viewUse) viewUse = service.use();
     if (!visible && viewUse) {
       viewUse.dispose();
@@ -93,9 +95,11 @@ export function activate(context: vscode.ExtensionContext): AgentTraceApi {
     view,
     windows,
     windowsTree,
+    windowsView,
     panels,
     statusBar,
     view.onDidChangeVisibility(followView),
+    windowsView.onDidChangeVisibility(followView),
     { dispose: () => viewUse?.dispose() },
   );
   context.subscriptions.push(

@@ -73,13 +73,21 @@ suite('Agent Trace Inspector in the real extension host', () => {
   test('registers exactly the commands package.json contributes', async () => {
     // The contributions are written by hand, the registrations come from createCommands: they must not drift.
     const manifest = vscode.extensions.getExtension('agent-trace.agent-trace-inspector')!.packageJSON as {
-      contributes: { commands: Array<{ command: string }> };
+      contributes: { commands: Array<{ command: string }>; views: Record<string, Array<{ id: string }>> };
     };
     const contributed = manifest.contributes.commands.map((c) => c.command).sort();
-    // VS Code adds focus, visibility and location commands for the Agent Sessions view itself.
+    // VS Code's workbench (not this extension) registers, for each contributed view, commands named
+    // after the view's id: `<id>.focus` and `<id>.open` (ViewsService), `<id>.resetViewLocation`,
+    // `<id>.toggleVisibility` and `<id>.removeView` (ViewDescriptorService).
+    const viewIds = Object.values(manifest.contributes.views).flatMap((views) => views.map((v) => v.id));
+    assert.deepEqual(viewIds.sort(), ['agentTrace.sessions', 'agentTrace.windows']);
     const viewCommands = new Set(
-      ['focus', 'removeView', 'resetViewLocation', 'toggleVisibility'].map((c) => `agentTrace.sessions.${c}`),
+      viewIds.flatMap((id) =>
+        ['focus', 'open', 'removeView', 'resetViewLocation', 'toggleVisibility'].map((c) => `${id}.${c}`),
+      ),
     );
+    // `agentTrace.sessions.open` is both VS Code's (open the view) and ours (open a session): ours counts.
+    for (const c of contributed) viewCommands.delete(c);
     const registered = (await vscode.commands.getCommands(true))
       .filter((id) => id.startsWith('agentTrace.') && !viewCommands.has(id))
       .sort();

@@ -25,6 +25,9 @@ import { windowSettings } from '../settings';
 import type { SessionsService } from './sessionsService';
 import type { SessionsTreeNode } from './sessionsTree';
 
+/** The Plan Windows view's id (package.json `views`, beside Agent Sessions). */
+export const WINDOWS_VIEW_ID = 'agentTrace.windows';
+
 /** How often the windows are counted again while nothing is read ("resets in", the window that closes). */
 const RECOUNT_MS = 60_000;
 
@@ -32,7 +35,7 @@ const RECOUNT_MS = 60_000;
  * Claude's and Codex's plan windows over this machine's sessions, kept current: counted from
  * the calls the session index already holds (asked once per session and kept while the
  * session does not change), again whenever the index changes, the settings change, or a
- * minute passes. The status bar reads it (and the Plan Windows tree, not yet registered as a view).
+ * minute passes. The status bar and the Plan Windows view read it.
  */
 export class PlanWindowsModel implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -179,7 +182,7 @@ function ordered(plan: PlanWindows): PlanWindow[] {
 }
 
 /**
- * The Plan Windows tree (built and host-tested; not yet registered as a view): per plan its windows of the last 8 days (open ones first), each
+ * The Plan Windows view: per plan its windows of the last 8 days (open ones first), each
  * with what it used, its limit's share and when it resets, and under it the sessions that
  * used it (a click opens one). Every label is our words and numbers, or a session title
  * through sessionLabel (plain text).
