@@ -1,4 +1,7 @@
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { checkServerWindows, latestRateLimits, RATE_LIMIT_TAIL_BYTES } from '../core/cost/serverRateLimits';
+import type { ServerRateLimits, ServerWindowCheck } from '../core/cost/serverRateLimits';
 import { createPriceBook } from '../core/cost/priceBook';
 import { parseLimit, planFamily, planWindows } from '../core/cost/planWindows';
 import type {
@@ -12,7 +15,13 @@ import type {
 } from '../core/cost/planWindows';
 import { formatCompact, formatCount, formatPercent, formatUsd } from '../core/text/formatNumbers';
 import { parseSince } from '../core/sessions/sessionQuery';
-import { limitNowText, limitText, PLAN_LABELS, WINDOW_KIND_LABELS } from '../core/sessions/sessionWindows';
+import {
+  limitNowText,
+  limitText,
+  PLAN_LABELS,
+  serverCheckLines,
+  WINDOW_KIND_LABELS,
+} from '../core/sessions/sessionWindows';
 import { localDateTime, localTime, plainText, shortDuration } from '../core/sessions/sessionText';
 import { terminalJson, terminalText } from '../core/text/safeText';
 import { UsageError } from '../core/text/usageError';
@@ -103,6 +112,7 @@ export async function runWindows(
   const options: WindowOptions = { align: w.alignHour ? 'hour' : 'call', anchorMs: w.anchorMs, limits: w.limits };
   const byPlan = new Map<PlanFamily, WindowCall[]>();
   const fileOf = new Map<string, string>();
+  const codexFiles = new Set<string>();
   let untimed = 0;
   let otherAgents = 0;
   for (const t of traces) {
@@ -111,6 +121,7 @@ export async function runWindows(
       otherAgents += t.calls.length;
       continue;
     }
+    if (family === 'codex') codexFiles.add(t.file);
     for (const c of t.calls) {
       if (c.timeMs === null) {
         untimed += 1;
@@ -118,15 +129,23 @@ export async function runWindows(
       }
       fileOf.set(c.session, t.file);
       const list = byPlan.get(family) ?? [];
-      list.push({ timeMs: c.timeMs, session: c.session, tokens: c.tokens, usd: c.usd });
+      list.push({ timeMs: c.timeMs, endMs: c.endMs, session: c.session, tokens: c.tokens, usd: c.usd });
       byPlan.set(family, list);
     }
   }
   const plans = [...byPlan].map(([family, calls]) => planWindows(family, calls, options, now));
+  const server = new Map<PlanFamily, ServerReport>();
+  const codexPlan = plans.find((p) => p.family === 'codex');
+  const report = codexPlan ? await latestReport(codexFiles) : null;
+  if (codexPlan && report)
+    server.set('codex', {
+      file: report.file,
+      checks: checkServerWindows(report.limits, byPlan.get('codex') ?? [], codexPlan.windows),
+    });
   if (args.json) {
     write(
       terminalJson(
-        JSON.stringify(windowsJson(plans, options, now, fileOf, { untimed, otherAgents, unread }), null, 2),
+        JSON.stringify(windowsJson(plans, options, now, fileOf, { untimed, otherAgents, unread }, server), null, 2),
       ) + '\n',
     );
     return plans.length > 0 ? 0 : 1;
@@ -137,8 +156,46 @@ export async function runWindows(
     );
     return 1;
   }
-  out(renderWindows(plans, options, now, fileOf, { untimed, otherAgents, unread }));
+  out(renderWindows(plans, options, now, fileOf, { untimed, otherAgents, unread }, server));
   return 0;
+}
+
+/** A plan's own rate-limit report (Codex's) and its windows beside ours. */
+export interface ServerReport {
+  file: string;
+  checks: ServerWindowCheck[];
+}
+
+/** The last few hundred kilobytes of a file as text (a report is on every `token_count` line, so the tail holds the latest). */
+async function fileTail(file: string, bytes: number): Promise<{ text: string; whole: boolean }> {
+  const handle = await open(file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const length = Math.min(size, bytes);
+    const buffer = Buffer.alloc(length);
+    await handle.read(buffer, 0, length, size - length);
+    return { text: buffer.toString('utf8'), whole: length === size };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The latest rate-limit report among the Codex logs read (a file that cannot be read again is passed over). */
+async function latestReport(files: Iterable<string>): Promise<{ file: string; limits: ServerRateLimits } | null> {
+  let best: { file: string; limits: ServerRateLimits } | null = null;
+  for (const file of files) {
+    let limits: ServerRateLimits | null = null;
+    try {
+      const tail = await fileTail(file, RATE_LIMIT_TAIL_BYTES);
+      limits = latestRateLimits(tail.text);
+      // Long tool outputs at the end can push the last report out of the tail: then the whole log.
+      if (!limits && !tail.whole) limits = latestRateLimits((await fileTail(file, Number.MAX_SAFE_INTEGER)).text);
+    } catch {
+      continue;
+    }
+    if (limits && (best === null || limits.observedAtMs > best.limits.observedAtMs)) best = { file, limits };
+  }
+  return best;
 }
 
 interface Leftovers {
@@ -186,6 +243,7 @@ export function renderWindows(
   now: number,
   fileOf: ReadonlyMap<string, string>,
   left: Leftovers,
+  server: ReadonlyMap<PlanFamily, ServerReport> = new Map(),
 ): string {
   const lines: string[] = [];
   for (const p of plans) {
@@ -193,6 +251,11 @@ export function renderWindows(
       `${PLAN_LABEL[p.family]}: windows open at the first call after the last one closed${options.align === 'hour' ? ' (floored to the hour)' : ''}${options.anchorMs.weekly !== undefined ? '; weeks from the reset time given' : ''}`,
     );
     for (const win of p.windows) lines.push(...windowLines(win, now, fileOf));
+    const own = server.get(p.family);
+    if (own) {
+      lines.push(`  the server's figures (rate_limits in ${plainText(basename(own.file), 60)}):`);
+      for (const c of own.checks) for (const l of serverCheckLines(c)) lines.push(`    ${l}`);
+    }
     const active = p.windows.filter((x) => x.active && x.limits.length > 0);
     for (const a of active) {
       const l = a.limits[0]!;
@@ -217,6 +280,7 @@ export function windowsJson(
   now: number,
   fileOf: ReadonlyMap<string, string>,
   left: Leftovers,
+  server: ReadonlyMap<PlanFamily, ServerReport> = new Map(),
 ): Record<string, unknown> {
   return {
     now: iso(now),
@@ -244,9 +308,35 @@ export function windowsJson(
         limits: w.limits,
         sessions: w.sessions.map((s) => ({ ...s, file: fileOf.get(s.session) ?? null })),
       })),
+      server: serverJson(server.get(p.family)),
     })),
     untimedCalls: left.untimed,
     otherAgentCalls: left.otherAgents,
     unreadFiles: left.unread,
+  };
+}
+
+function serverJson(own: ServerReport | undefined): Record<string, unknown> | null {
+  if (!own) return null;
+  return {
+    file: own.file,
+    planType: own.checks[0]?.planType ?? null,
+    windows: own.checks.map((c) => ({
+      slot: c.server.slot,
+      kind: c.server.kind,
+      usedPercent: c.server.usedPercent,
+      windowMinutes: c.server.windowMinutes,
+      startedAt: iso(c.serverStartMs),
+      resetsAt: iso(c.server.resetsAtMs),
+      reportedAt: iso(c.observedAtMs),
+      ours: {
+        calls: c.calls,
+        tokens: c.tokens,
+        costUsd: c.usd,
+        window: c.ours ? { startedAt: iso(c.ours.startMs), resetsAt: iso(c.ours.endMs) } : null,
+        resetDiffMs: c.resetDiffMs,
+      },
+      impliedLimit: { tokens: c.impliedTokens, usd: c.impliedUsd },
+    })),
   };
 }

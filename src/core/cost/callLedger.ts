@@ -11,6 +11,8 @@ import type { FormatId, TraceModel } from '../trace/model';
 export interface LedgerCall {
   /** When it started (or ended, when the start is unknown); null when the trace has no time for it. */
   timeMs: number | null;
+  /** When it ended (its usage was reported); null when unknown. */
+  endMs: number | null;
   /** The session it belongs to (a sub-agent's own id). */
   session: string;
   /** The main session of its file: sub-agents count towards it. */
@@ -40,6 +42,7 @@ export function ledgerOf(model: TraceModel, cost: TraceCost, file: string): Ledg
     s.calls.forEach((c, i) => {
       out.push({
         timeMs: c.startMs ?? c.endMs,
+        endMs: c.endMs,
         session: s.id,
         thread,
         agent: model.format ?? 'unknown',

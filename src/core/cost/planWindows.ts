@@ -30,6 +30,8 @@ export function planFamily(format: FormatId | string | null): PlanFamily | null 
 /** One call as the windows need it. */
 export interface WindowCall {
   timeMs: number;
+  /** When it ended, if known: a server that counts usage as calls complete counts it then (serverRateLimits.ts). */
+  endMs?: number | null;
   /** The session (main or sub-agent) it belongs to, for its share of the window. */
   session: string;
   /** Whole prompt (cached included) plus output: what a token limit is compared with. */

@@ -9,11 +9,12 @@ import type {
   WindowLimit,
   WindowOptions,
 } from '../cost/planWindows';
-import { formatCompact, formatPercent, formatUsd } from '../text/formatNumbers';
+import type { ImpliedLimit, ServerWindowCheck } from '../cost/serverRateLimits';
+import { formatCompact, formatCount, formatPercent, formatUsd } from '../text/formatNumbers';
 import { activeMs } from './sessionQuery';
 import type { SessionRow } from './sessionQuery';
 import type { CallRecord } from './sessionRecord';
-import { shortDuration } from './sessionText';
+import { localDateTime, localTime, shortDuration } from './sessionText';
 
 /**
  * The plan windows of this machine's sessions as the Agent Sessions view and the status
@@ -47,7 +48,7 @@ export function windowCallsOf(row: SessionRow, calls: readonly CallRecord[]): Wi
   for (const c of calls) {
     const timeMs = c.startMs ?? c.endMs;
     if (timeMs === null) continue;
-    out.push({ timeMs, session: row.key, tokens: (c.input ?? 0) + (c.output ?? 0), usd: c.costUsd });
+    out.push({ timeMs, endMs: c.endMs, session: row.key, tokens: (c.input ?? 0) + (c.output ?? 0), usd: c.costUsd });
   }
   return out;
 }
@@ -126,4 +127,38 @@ export function limitSetting(text: string): { limit: WindowLimit | null; problem
     else limit.usd = parsed.usd;
   }
   return { limit, problem: null };
+}
+
+function impliedText(l: ImpliedLimit, money: (n: number) => string): string {
+  if (l.low === null) return `~${money(l.value)}`;
+  return `~${money(l.value)} (${l.high === null ? `at least ${money(l.low)}` : `${money(l.low)}–${money(l.high)}`}: the percent is whole)`;
+}
+
+/** "5-hour window", or the server's own length when it is neither 5 hours nor a week. */
+function serverWindowName(c: ServerWindowCheck): string {
+  return c.server.kind
+    ? `${WINDOW_KIND_LABELS[c.server.kind]} window`
+    : `${formatCount(c.server.windowMinutes)}-minute window`;
+}
+
+/**
+ * Codex's own figure for a window beside ours, in two lines: what the server said (used share,
+ * reset, how our reset differs) and what our logs saw in its window, with the limit it implies.
+ */
+export function serverCheckLines(c: ServerWindowCheck): string[] {
+  const reset = c.server.kind === 'weekly' ? localDateTime(c.server.resetsAtMs) : localTime(c.server.resetsAtMs);
+  let ours = '; no window of ours holds that time';
+  if (c.resetDiffMs !== null) {
+    const d = c.resetDiffMs;
+    ours =
+      Math.abs(d) < 60_000
+        ? '; ours resets within a minute of it'
+        : `; ours resets ${shortDuration(Math.abs(d))} ${d > 0 ? 'later' : 'earlier'}`;
+  }
+  const first = `Codex's own figure (${c.planType === null ? '' : `${c.planType} plan, `}${localDateTime(c.observedAtMs)}): ${serverWindowName(c)} ${formatPercent(c.server.usedPercent / 100)} used, resets ${reset}${ours}.`;
+  if (c.calls === 0) return [first, 'Our logs show no call in its window up to then: no limit implied.'];
+  const seen = `Our logs in its window up to then: ${formatCompact(c.tokens)} tokens${c.usd === null ? '' : `, ${formatUsd(c.usd)}`} in ${formatCount(c.calls)} calls`;
+  if (c.impliedTokens === null) return [first, `${seen}; at 0% used no limit is implied.`];
+  const usd = c.impliedUsd === null ? '' : `, ${impliedText(c.impliedUsd, formatUsd)}`;
+  return [first, `${seen}: a limit of ${impliedText(c.impliedTokens, (n) => `${formatCompact(n)} tokens`)}${usd}.`];
 }

@@ -6,6 +6,7 @@ import type { LedgerCall } from '../../../../src/core/cost/callLedger';
 
 const call = (model: string, usd: number | null, tokens = 10): LedgerCall => ({
   timeMs: 0,
+  endMs: null,
   session: 's',
   thread: 's',
   agent: 'claude-code',
