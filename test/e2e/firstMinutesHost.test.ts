@@ -94,12 +94,11 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
   };
   /** A button of the Agent Sessions view's title bar (shown while the pointer is over it). */
   const titleAction = async (label: string): Promise<void> => {
-    // The view's own buttons sit in the side bar's title (the one view of its container); the pane header repeats them.
-    await sidebar().locator('.composite.title').hover();
-    await sidebar()
-      .locator(`.composite.title .actions-container a.action-label[aria-label="${label}"]`)
-      .first()
-      .click();
+    // The side bar holds two views (Agent Sessions, Plan Windows), so each view's buttons sit in its own
+    // pane header, not in the side bar's title (VS Code merges them there only for a lone view).
+    const header = sidebar().locator('.pane-header', { hasText: 'Agent Sessions' }).first();
+    await header.hover();
+    await header.locator(`.actions-container a.action-label[aria-label="${label}"]`).first().click();
   };
   /** Every project folded: the project rows alone, all in view. */
   const collapseAll = async (): Promise<void> => {

@@ -185,6 +185,18 @@ describe('Agent Sessions in real VS Code (code-server + Chromium)', () => {
       { timeout: 10_000 },
     );
     await shot(page, 'e2e-sessions-view.png');
+    // The Plan Windows view, folded under Agent Sessions in the same side bar: unfolded, it shows
+    // Claude's plan (the live session's calls are minutes old, inside an open 5-hour window).
+    const windowsHeader = sidebar.locator('.pane-header', { hasText: 'Plan Windows' });
+    await windowsHeader.waitFor();
+    assert.equal(await windowsHeader.getAttribute('aria-expanded'), 'false');
+    await windowsHeader.click();
+    const planRow = sidebar.locator('.monaco-list-row', { hasText: 'Claude (Claude Code)' }).first();
+    await planRow.waitFor({ timeout: 30_000 });
+    assert.match((await planRow.textContent()) ?? '', /5h /);
+    await shot(page, 'e2e-plan-windows-view.png');
+    await windowsHeader.click();
+    await planRow.waitFor({ state: 'detached', timeout: 10_000 });
     await item.hover();
     await page
       .locator('.monaco-hover, .workbench-hover', { hasText: 'Prompt cache' })
