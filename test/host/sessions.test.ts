@@ -366,6 +366,62 @@ suite('Agent Sessions in the real extension host', () => {
     }
   });
 
+  test("Codex's own rate_limits beside its windows: the Plan Windows view and the status bar show the server's share and the limit it implies", async () => {
+    // The edgerunner rollout (a real Codex 0.144 log) replayed so its last report is a minute old: every
+    // "timestamp" and every "resets_at" moved by the same amount, nothing else changed. By hand from its
+    // last report (test/unit/cli/windows.test.ts): 29% of the 5-hour window, 38 calls and 8,509,717
+    // tokens of ours in it, so a limit of 8,509,717 ÷ 29% = 29,343,852 tokens (28.4M–30.4M for a whole percent).
+    const source = fs.readFileSync(path.join(root(), 'codex/edgerunner-code-mode-0.144.1.head558.jsonl'), 'utf8');
+    const times = [...source.matchAll(/"timestamp":"([^"]+)"/g)].map((m) => Date.parse(m[1]!));
+    const shiftMs = Math.round((Date.now() - 60_000 - Math.max(...times)) / 1000) * 1000;
+    const replayed = source
+      .replace(
+        /"timestamp":"([^"]+)"/g,
+        (_m, t: string) => `"timestamp":"${new Date(Date.parse(t) + shiftMs).toISOString()}"`,
+      )
+      .replace(/"resets_at":(\d+)/g, (_m, s: string) => `"resets_at":${Number(s) + shiftMs / 1000}`);
+    const day = new Date().toISOString().slice(0, 10).split('-');
+    const file = path.join(
+      home(),
+      `.codex/sessions/${day.join('/')}/rollout-${day.join('-')}T00-00-00-019f4ce9-5831-7e71-ab0a-24a9d7358aab.jsonl`,
+    );
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, replayed);
+    try {
+      await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+      const five = await waitFor("Codex's 5-hour figure", () =>
+        api.sessions.windows.server.get('codex')?.find((c) => c.server.kind === '5h'),
+      );
+      assert.equal(five.server.usedPercent, 29);
+      assert.equal(five.planType, 'plus');
+      assert.deepEqual([five.calls, five.tokens], [38, 8_509_717]);
+      assert.equal(Math.round(five.impliedTokens!.value), 29_343_852);
+      // Its dollars are the index's prices at the replayed (today's) dates, so only their ratio is fixed: ÷ 29%.
+      assert.ok(Math.abs(five.impliedUsd!.value - five.usd! / 0.29) < 1e-9);
+      // The view: Codex's open 5-hour window says the server's share, its tooltip the implied limit.
+      const tree = api.sessions.windowsTree;
+      const plan = tree.getChildren().find((n) => n.kind === 'plan' && n.plan.family === 'codex')!;
+      const window = tree
+        .getChildren(plan)
+        .find((n) => n.kind === 'window' && n.window.kind === '5h' && n.window.active)!;
+      const it = tree.getTreeItem(window);
+      assert.match(String(it.description), / · Codex: 29\.0% used$/);
+      assert.match(
+        String(it.tooltip),
+        /Codex's own figure \(plus plan, .*\): 5-hour window 29\.0% used, resets \d\d:\d\d; ours resets 1 h 56 min earlier\.\nOur logs in its window up to then: 8\.51M tokens, \$\d+\.\d\d in 38 calls: a limit of ~29\.3M tokens \(28\.4M tokens–30\.4M tokens: the percent is whole\), ~\$\d+\.\d\d/,
+      );
+      // The status bar, on this (the newest) session: the same lines in its tooltip.
+      await waitFor('the status bar on the Codex session', () => api.sessions.statusBar.current?.path === file);
+      await waitFor('the server figure in the status bar tooltip', () =>
+        api.sessions.statusBar.tooltip?.includes("Codex's own figure (plus plan"),
+      );
+      assert.match(api.sessions.statusBar.tooltip!, /a limit of ~29\.3M tokens/);
+    } finally {
+      fs.rmSync(file, { force: true });
+      await vscode.commands.executeCommand('agentTrace.sessions.refresh');
+    }
+  });
+
   test('the hostile corpus: every label, description and tooltip of the tree, the status bar and the panel titles stay inert', async () => {
     // The M-Claude log with a payload in every field (test/support/hostileCorpus.ts: the cwd, the model, tool names,
     // error text, the prompt, a 100,000-character title), replayed as a live session in a project folder named like a command link.

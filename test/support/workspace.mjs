@@ -63,6 +63,11 @@ export function createWorkspace(dir = fs.mkdtempSync(path.join(os.tmpdir(), 'age
   copy(path.join(claude, 'ae4a77f8-aedd-4bc1-888f-c94edc91af04'), path.join(dir, 'claude/ae4a77f8-aedd-4bc1-888f-c94edc91af04'));
   // The M-Claude log: four failing Edit/Write calls on one file (CodeLens, Problems).
   copy(path.join(claude, 'edit-retry-loop.jsonl'), path.join(dir, 'claude/edit-retry-loop.jsonl'));
+  // A Codex 0.144 log whose token_count events carry rate_limits (the Plan Windows view's server figures).
+  copy(
+    path.join(repoRoot, 'test/fixtures/codex/edgerunner-code-mode-0.144.1.head558.jsonl'),
+    path.join(dir, 'codex/edgerunner-code-mode-0.144.1.head558.jsonl'),
+  );
   copy(path.join(repoRoot, 'test/fixtures/bad-input'), path.join(dir, 'bad-input'));
   // Other formats, opened through "Open With" and the explorer's context menu.
   copy(path.join(repoRoot, 'test/fixtures/swe-agent/pydicom__pydicom-1458.traj'), path.join(dir, 'formats/pydicom__pydicom-1458.traj'));

@@ -1,4 +1,7 @@
+import { open } from 'node:fs/promises';
 import * as vscode from 'vscode';
+import { checkServerWindows, latestRateLimits, RATE_LIMIT_TAIL_BYTES } from '../../core/cost/serverRateLimits';
+import type { ServerRateLimits, ServerWindowCheck } from '../../core/cost/serverRateLimits';
 import { planFamily } from '../../core/cost/planWindows';
 import type { PlanFamily, PlanWindow, PlanWindows, WindowShare } from '../../core/cost/planWindows';
 import { formatCompact, formatCount, formatPercent, formatUsd } from '../../core/text/formatNumbers';
@@ -16,8 +19,10 @@ import {
   activeWindow,
   limitText,
   PLAN_LABELS,
+  serverCheckLines,
   sessionPlanWindows,
   WINDOW_KIND_LABELS,
+  windowCallsOf,
   windowSessions,
   windowShortText,
 } from '../../core/sessions/sessionWindows';
@@ -47,6 +52,9 @@ export class PlanWindowsModel implements vscode.Disposable {
   problems: string[] = [];
   /** The rows counted, by session key (a window's shares name sessions by key). */
   rowsByKey = new Map<string, SessionRow>();
+  /** Codex's own figures (its logs' last `rate_limits`) beside its windows; empty without a report. */
+  server = new Map<PlanFamily, ServerWindowCheck[]>();
+  private readonly reportCache = new Map<string, { lastWriteMs: number; report: ServerRateLimits | null }>();
   private readonly callCache = new Map<number, { calls: number; lastWriteMs: number; records: CallRecord[] }>();
   private running: Promise<void> | null = null;
   private again = false;
@@ -117,7 +125,44 @@ export class PlanWindowsModel implements vscode.Disposable {
     );
     this.problems = problems;
     this.rowsByKey = new Map(rows.map((r) => [r.key, r]));
+    this.server = await this.serverFigures(sessions);
     this.changed.fire();
+  }
+
+  /** Codex's last rate-limit report among its recent logs (newest file first), set beside its windows. */
+  private async serverFigures(
+    sessions: ReadonlyArray<{ row: SessionRow; calls: CallRecord[] }>,
+  ): Promise<Map<PlanFamily, ServerWindowCheck[]>> {
+    const out = new Map<PlanFamily, ServerWindowCheck[]>();
+    const plan = this.plans.find((p) => p.family === 'codex');
+    const codex = sessions.filter((s) => planFamily(s.row.agentId) === 'codex');
+    if (!plan || codex.length === 0) return out;
+    const byFile = new Map<string, SessionRow>();
+    for (const { row } of codex) {
+      const seen = byFile.get(row.path);
+      if (!seen || row.lastWriteMs > seen.lastWriteMs) byFile.set(row.path, row);
+    }
+    let best: ServerRateLimits | null = null;
+    // The newest few files: a report is on every token_count line, so the newest log holds the latest.
+    for (const row of [...byFile.values()].sort((a, b) => b.lastWriteMs - a.lastWriteMs).slice(0, 3)) {
+      let cached = this.reportCache.get(row.path);
+      if (!cached || cached.lastWriteMs !== row.lastWriteMs) {
+        cached = { lastWriteMs: row.lastWriteMs, report: await tailReport(row.path) };
+        this.reportCache.set(row.path, cached);
+      }
+      if (cached.report && (!best || cached.report.observedAtMs > best.observedAtMs)) best = cached.report;
+    }
+    for (const path of [...this.reportCache.keys()]) if (!byFile.has(path)) this.reportCache.delete(path);
+    if (best)
+      out.set(
+        'codex',
+        checkServerWindows(
+          best,
+          codex.flatMap((s) => windowCallsOf(s.row, s.calls)),
+          plan.windows,
+        ),
+      );
+    return out;
   }
 
   /** The plan a session's calls count against, if it has windows. */
@@ -127,8 +172,36 @@ export class PlanWindowsModel implements vscode.Disposable {
   }
 }
 
-/** A window's figures in lines of our own words and numbers (the tooltip, the status bar's tooltip). */
-export function windowLines(plan: PlanFamily, w: PlanWindow, nowMs: number): string[] {
+/** The last rate-limit report in a log's tail; null when there is none or the file cannot be read. */
+async function tailReport(path: string): Promise<ServerRateLimits | null> {
+  try {
+    const handle = await open(path, 'r');
+    try {
+      const size = (await handle.stat()).size;
+      const length = Math.min(size, RATE_LIMIT_TAIL_BYTES);
+      const buffer = Buffer.alloc(length);
+      await handle.read(buffer, 0, length, size - length);
+      return latestRateLimits(buffer.toString('utf8'));
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** The server's figure for our window `w`: its report of the same kind taken while `w` was open. */
+function serverCheckOf(w: PlanWindow, server: readonly ServerWindowCheck[]): ServerWindowCheck | null {
+  return server.find((c) => c.server.kind === w.kind && c.ours?.startMs === w.startMs) ?? null;
+}
+
+/** A window's figures in lines of our own words and numbers (the tooltip, the status bar's tooltip), Codex's own figure for it last. */
+export function windowLines(
+  plan: PlanFamily,
+  w: PlanWindow,
+  nowMs: number,
+  server: readonly ServerWindowCheck[] = [],
+): string[] {
   const span =
     w.kind === '5h'
       ? `${localDateTime(w.startMs)} – ${localTime(w.endMs)}`
@@ -150,6 +223,8 @@ export function windowLines(plan: PlanFamily, w: PlanWindow, nowMs: number): str
     lines.push(
       `No limit set (agentTrace.windows.${plan}.${w.kind === '5h' ? 'limit5h' : 'limitWeekly'}): the plans publish none.`,
     );
+  const check = serverCheckOf(w, server);
+  if (check) lines.push(...serverCheckLines(check));
   return lines;
 }
 
@@ -159,12 +234,16 @@ function openWindows(plan: PlanWindows): PlanWindow[] {
 }
 
 /** The status bar's words for a session's plan: the open 5-hour and weekly windows. */
-export function statusWindows(plan: PlanWindows, nowMs: number): { text: string | null; lines: string[] } {
+export function statusWindows(
+  plan: PlanWindows,
+  nowMs: number,
+  server: readonly ServerWindowCheck[] = [],
+): { text: string | null; lines: string[] } {
   const open = openWindows(plan);
   // The item's text stays short: a window joins it only when a limit makes it a share of something.
   const limited = open.filter((w) => w.limits.length > 0);
   const text = limited.length > 0 ? limited.map((w) => windowShortText(w, nowMs)).join(' · ') : null;
-  const lines = open.flatMap((w, i) => [...(i > 0 ? [''] : []), ...windowLines(plan.family, w, nowMs)]);
+  const lines = open.flatMap((w, i) => [...(i > 0 ? [''] : []), ...windowLines(plan.family, w, nowMs, server)]);
   return { text, lines };
 }
 
@@ -232,7 +311,7 @@ export class PlanWindowsTree implements vscode.TreeDataProvider<WindowsNode>, vs
         item.id = `plan:${element.plan.family}`;
         const open = openWindows(element.plan);
         item.description = open.length > 0 ? open.map((w) => windowShortText(w, now)).join(' · ') : 'no window open';
-        const { lines } = statusWindows(element.plan, now);
+        const { lines } = statusWindows(element.plan, now, this.model.server.get(element.plan.family));
         item.tooltip = lines.length > 0 ? lines.join('\n') : 'No call in the last 5 hours or the last week.';
         item.iconPath = new vscode.ThemeIcon('dashboard');
         return item;
@@ -249,16 +328,19 @@ export class PlanWindowsTree implements vscode.TreeDataProvider<WindowsNode>, vs
         );
         item.id = `window:${element.plan}:${w.kind}:${w.startMs}`;
         const limit = w.limits[0];
+        const server = this.model.server.get(element.plan) ?? [];
+        const check = serverCheckOf(w, server);
         item.description = [
           `${formatCompact(w.tokens)} tokens`,
           w.usd === null ? null : formatUsd(w.usd),
           `${formatCount(w.calls)} calls`,
           limit ? formatPercent(limit.share) : null,
           w.active ? `resets in ${shortDuration(w.endMs - now)}` : null,
+          check ? `Codex: ${formatPercent(check.server.usedPercent / 100)} used` : null,
         ]
           .filter((p) => p !== null)
           .join(' · ');
-        item.tooltip = windowLines(element.plan, w, now).join('\n');
+        item.tooltip = windowLines(element.plan, w, now, server).join('\n');
         item.iconPath = new vscode.ThemeIcon(w.active ? 'watch' : 'history');
         return item;
       }

@@ -219,7 +219,7 @@ export class SessionsStatusBar implements vscode.Disposable {
     let { text, tooltip } = view;
     const plan = this.windows?.planOf(session.agentId) ?? null;
     if (plan) {
-      const w = statusWindows(plan, now);
+      const w = statusWindows(plan, now, this.windows?.server.get(plan.family));
       if (w.text) text = `${text} · ${w.text}`;
       if (w.lines.length > 0) tooltip = `${tooltip}\n\n${w.lines.join('\n')}`;
     }
