@@ -1,4 +1,5 @@
 import type { SessionComparison } from '../core/sessions/compareSessions';
+import type { CommitTable } from '../core/sessions/sessionCommits';
 import type { SessionsReport } from '../core/sessions/sessionsReport';
 import type { ResponseMessage } from './messages';
 
@@ -21,6 +22,8 @@ export type SessionsPanelContent =
 export type SessionsHostNotification =
   /** Answer to `ready`, and again when the sessions changed (a live session grew). */
   | { type: 'show'; content: SessionsPanelContent }
+  /** The report's cost per commit, once git has been asked (after `show`, and again with it). */
+  | { type: 'commits'; table: CommitTable }
   /** A message of the page was refused, or what it asked for failed: why, for the panel to say. */
   | { type: 'host/error'; message: string };
 

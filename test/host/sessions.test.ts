@@ -166,6 +166,11 @@ suite('Agent Sessions in the real extension host', () => {
     assert.equal(report.totals.tokens.input, 11746257 + 50496 + 139534);
     // $2.9056013 for the 153 calls by test/reference/cost_reference.mjs.
     assert.ok(Math.abs(report.totals.costUsd! - 2.9056013) < 1e-6, String(report.totals.costUsd));
+    // Its cost per commit: the log's folder (/home/USER/projects/…, another machine's) is in no repository
+    // here, so the session, with its $2.9056013, is joined to no commit, and the table says why.
+    const table = await waitFor('the cost per commit', () => api.sessions.panels.commitTables().at(-1));
+    assert.deepEqual([table.commits.length, table.noRepository, table.unjoined.sessions], [0, 1, 1]);
+    assert.ok(Math.abs(table.unjoined.usd! - 2.9056013) < 1e-6, String(table.unjoined.usd));
     const all = (await vscode.commands.executeCommand('agentTrace.sessions.report', undefined, [])) as SessionsReport;
     assert.deepEqual([all.sessions, all.totals.calls], [4, 204]);
   });

@@ -28,6 +28,8 @@ import { el, icon, linkButton, replaceChildren, table } from '../shared/dom';
 import type { FigureGroup } from '../shared/figures';
 import { buildPalette, isHighContrast, tooltipStyle, withAlpha } from '../shared/palette';
 import type { Palette } from '../shared/palette';
+import type { CommitTable } from '../../src/core/sessions/sessionCommits';
+import { commitSection } from './commitTable';
 import { comparedCells, distributionRows, formatUsd, loopRuns, reportFigures } from './sessionsModel';
 
 // The Agent Sessions panels: several sessions at once, or two side by side. Every string
@@ -433,11 +435,21 @@ function showCompare(c: SessionComparison): void {
   sideChart(wrapB, c, 'b', yMax, costMax, p);
 }
 
+/** The report's cost per commit as last sent (null: git not asked yet); drawn after the report's sections. */
+let commits: CommitTable | null = null;
+
+function showCommits(): void {
+  root.querySelector('[data-section="commits"]')?.remove();
+  if (root.dataset['showing'] === 'report') root.appendChild(commitSection(commits));
+}
+
 function show(content: SessionsPanelContent): void {
   for (const chart of charts.splice(0)) chart.destroy();
   root.setAttribute('aria-busy', 'false');
+  root.dataset['showing'] = content.kind;
   if (content.kind === 'report') showReport(content.title, content.report);
   else showCompare(content.comparison);
+  showCommits();
   // The content is drawn anew; an error said before stays said above it.
   if (!errorBanner.hidden) root.prepend(errorBanner);
   root.dataset['ready'] = content.kind;
@@ -446,7 +458,10 @@ function show(content: SessionsPanelContent): void {
 channel.onNotification((message) => {
   try {
     if (message.type === 'show') show(message.content);
-    else if (message.type === 'host/error') showHostError(message.message);
+    else if (message.type === 'commits') {
+      commits = message.table;
+      showCommits();
+    } else if (message.type === 'host/error') showHostError(message.message);
   } catch (e) {
     post({ type: 'log/error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
   }

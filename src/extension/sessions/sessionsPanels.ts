@@ -17,6 +17,8 @@ import { checkSessionsNotification } from '../../protocol/sessionsValidate';
 import { buildSessionsPageHtml, createNonce } from '../webviewHtml';
 import { announceSaved } from '../savedFile';
 import type { SessionsService } from './sessionsService';
+import { commitTableOf } from './sessionCommitTable';
+import type { CommitTable } from '../../core/sessions/sessionCommits';
 import { writeFile } from 'node:fs/promises';
 
 /** The panels' webview type (for tests and `when` clauses). */
@@ -40,6 +42,11 @@ interface OpenPanel {
   content: SessionsPanelContent | null;
   /** Rows of the sessions shown, by id: `open` may only name these. */
   rows: Map<number, SessionRow>;
+  /** The report's cost per commit, when git has answered; `commitsAsked` counts the askings (the last one wins). */
+  commits: CommitTable | null;
+  commitsAsked: number;
+  /** The rows (id, last write) the table was asked for: a refresh that changes none asks git nothing. */
+  commitsKey: string;
 }
 
 /**
@@ -126,7 +133,16 @@ export class SessionsPanels implements vscode.Disposable {
     const channel: SessionsHostChannel = new Channel((m) => webview.postMessage(m), {
       onError: (why) => this.refused(entry, why),
     });
-    const entry: OpenPanel = { panel, channel, subject, content: null, rows: new Map() };
+    const entry: OpenPanel = {
+      panel,
+      channel,
+      subject,
+      content: null,
+      rows: new Map(),
+      commits: null,
+      commitsAsked: 0,
+      commitsKey: '',
+    };
     this.panels.add(entry);
     channel.onNotification((m: unknown) => this.handleNotification(entry, m));
     const sub = webview.onDidReceiveMessage((m: unknown) => channel.receive(m));
@@ -145,6 +161,7 @@ export class SessionsPanels implements vscode.Disposable {
       const rows = all.filter((r) => wanted.has(r.id));
       p.rows = new Map(rows.map((r) => [r.id, r]));
       p.content = { kind: 'report', title: p.subject.title, report: buildSessionsReport(rows) };
+      void this.askCommits(p, rows);
     } else {
       const a = all.find((r) => r.id === (p.subject as { a: number }).a);
       const b = all.find((r) => r.id === (p.subject as { b: number }).b);
@@ -163,6 +180,30 @@ export class SessionsPanels implements vscode.Disposable {
 
   private post(p: OpenPanel): void {
     if (p.content) this.notify(p, { type: 'show', content: p.content });
+    if (p.commits) this.notify(p, { type: 'commits', table: p.commits });
+  }
+
+  /** The report's cost per commit (sessionCommitTable.ts), sent when git has answered; a later asking replaces an earlier one. */
+  private async askCommits(p: OpenPanel, rows: readonly SessionRow[]): Promise<void> {
+    const key = rows.map((r) => `${r.id}:${r.lastWriteMs}`).join(',');
+    if (key === p.commitsKey) return;
+    p.commitsKey = key;
+    const asked = ++p.commitsAsked;
+    try {
+      const table = await commitTableOf(rows);
+      if (asked !== p.commitsAsked) return;
+      p.commits = table;
+      this.notify(p, { type: 'commits', table });
+    } catch (e) {
+      this.log.warn(
+        `Agent Sessions panel: cost per commit: ${uiText(e instanceof Error ? e.message : String(e), { max: 500 })}`,
+      );
+    }
+  }
+
+  /** The cost per commit of the open panels (tests read it). */
+  commitTables(): Array<CommitTable | null> {
+    return [...this.panels].map((p) => p.commits);
   }
 
   private notify(p: OpenPanel, message: SessionsHostNotification): void {
