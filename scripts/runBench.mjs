@@ -18,7 +18,12 @@ const node = {
   mainFields: ['module', 'main'],
   logLevel: 'warning',
 };
-await esbuild.build({ ...node, entryPoints: [`bench/${name}.bench.ts`], outfile, external: ['playwright-core'] });
+await esbuild.build({
+  ...node,
+  entryPoints: [`bench/${name}.bench.ts`],
+  outfile,
+  external: ['playwright-core', '@duckdb/node-api'],
+});
 // Sweeps on worker threads start this from beside the benchmark.
 await esbuild.build({
   ...node,
