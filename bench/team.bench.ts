@@ -148,12 +148,14 @@ async function main(): Promise<void> {
     const connection = await instance.connect();
     await connection.run(`SET preserve_insertion_order = false`);
     await connection.run(
-      `COPY (SELECT c.* REPLACE ("gen_ai.conversation.id" || '-' || r.range AS "gen_ai.conversation.id",
-          md5('user' || (r.range % 2000))[1:16] AS "user.hash",
-          start_time + to_days(CAST(r.range % 30 AS INTEGER)) AS start_time,
-          date + CAST(r.range % 30 AS INTEGER) AS date, 'm' || (r.range % 8) AS machine)
-        FROM read_parquet('${out}/calls/**/*.parquet', hive_partitioning = true, hive_types = {'agent': VARCHAR, 'date': DATE, 'machine': VARCHAR}) c,
-          range(${copies}) r
+      // Each copy of a session is another session: its own id, one of 2,000 users (each on one of 8 machines), its days shifted by 0–29.
+      `COPY (SELECT * EXCLUDE (copy, h) REPLACE ("gen_ai.conversation.id" || '-' || copy AS "gen_ai.conversation.id",
+          md5('user' || (h % 2000))[1:16] AS "user.hash",
+          start_time + to_days(CAST((h // 2000) % 30 AS INTEGER)) AS start_time,
+          date + CAST((h // 2000) % 30 AS INTEGER) AS date, 'm' || (h % 2000 % 8) AS machine)
+        FROM (SELECT c.*, r.range AS copy, hash(c."gen_ai.conversation.id", r.range) AS h
+          FROM read_parquet('${out}/calls/**/*.parquet', hive_partitioning = true, hive_types = {'agent': VARCHAR, 'date': DATE, 'machine': VARCHAR}) c,
+            range(${copies}) r)
         LIMIT ${CALLS})
       TO '${big}/calls' (FORMAT parquet, PARTITION_BY (agent, date, machine))`,
     );
