@@ -709,3 +709,25 @@ function stripErrorTags(text: string): string {
 
 // A session's parse is saved with its builders: the session index resumes it (TraceParse.saveState, parserState.ts).
 registerStateClass('claude-code/session-builder', SessionBuilder);
+
+/**
+ * A record as ClaudeCodeReader reads it, without what it never reads: of a `progress`
+ * record only `data.type`, `data.agentId` and `parentToolUseID` (noteAgentProgress), of a
+ * `toolUseResult` only its `agentId` (toolResult). Those two are most of a log's bytes.
+ * Other records are returned as they are. Kept beside the reader: a new read of either
+ * must be kept here too (test/unit/node/parallelParse.test.ts compares both readings).
+ */
+export function slimClaudeCodeRecord(value: JsonObject): JsonObject {
+  const type = value['type'];
+  if (type === 'progress') {
+    const data = obj(value['data']);
+    return {
+      type,
+      data: data ? { type: data['type'], agentId: data['agentId'] } : null,
+      parentToolUseID: value['parentToolUseID'],
+    };
+  }
+  if (!('toolUseResult' in value)) return value;
+  const result = obj(value['toolUseResult']);
+  return { ...value, toolUseResult: result ? { agentId: result['agentId'] } : null };
+}
