@@ -65,7 +65,7 @@ export function readChunk(m: ChunkRequest): ChunkResult {
   const transfer: ArrayBuffer[] = [];
   let lines = 0;
   const leave = (line: SourceLine): void => {
-    const r = m.bytes.slice(line.offset, line.offset + line.byteLength);
+    const r = copyOf(m.bytes, line.offset, line.offset + line.byteLength);
     transfer.push(r.buffer as ArrayBuffer);
     out.push({ l: line.line, o: line.offset, b: line.byteLength, r });
   };
@@ -158,6 +158,11 @@ export interface ParallelParseOptions {
   onChunk?: (file: number, offset: number, length: number) => void;
 }
 
+/** A copy with a buffer of its own (a Node Buffer's `slice` is a view, and sending a view's buffer would move all of it). */
+function copyOf(bytes: Uint8Array, start = 0, end = bytes.length): Uint8Array {
+  return new Uint8Array(bytes.subarray(start, end));
+}
+
 function concat(parts: Uint8Array[], total: number): Uint8Array {
   if (parts.length === 1) return parts[0]!;
   const all = new Uint8Array(total);
@@ -219,23 +224,24 @@ async function readFile(
         }
         nextOffset = handedOff.offset;
         nextLine = handedOff.line;
-        if (rest.length > 0) carry = [rest.slice()];
+        if (rest.length > 0) carry = [copyOf(rest)];
         carryBytes = rest.length;
         continue;
       }
-      carry.push(chunk);
+      // A copy: a source may reuse its chunk's buffer once we take the next one.
+      carry.push(copyOf(chunk));
       carryBytes += chunk.length;
       if (carryBytes < chunkBytes) continue;
       const all = concat(carry, carryBytes);
       const end = all.lastIndexOf(0x0a) + 1;
       if (end === 0) continue; // one long line so far: it goes whole to one thread
-      carry = end < all.length ? [all.slice(end)] : [];
+      carry = end < all.length ? [copyOf(all, end)] : [];
       carryBytes = all.length - end;
       // A copy of its own: the chunk's buffer moves to the thread.
-      dispatch(all.slice(0, end));
+      dispatch(copyOf(all, 0, end));
       while (inFlight.length >= pool.threads * IN_FLIGHT_PER_THREAD) await takeBack();
     }
-    if (handedOff !== null && carryBytes > 0) dispatch(concat(carry, carryBytes).slice());
+    if (handedOff !== null && carryBytes > 0) dispatch(copyOf(concat(carry, carryBytes)));
     while (inFlight.length > 0) await takeBack();
   } catch (e) {
     // What was read before the failure is read, as on one thread; a half line is not.

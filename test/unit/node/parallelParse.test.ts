@@ -1,15 +1,25 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { createPriceBook } from '../../../src/core/cost/priceBook';
 import { buildTraceReport } from '../../../src/core/report/traceReport';
 import { terminalJson } from '../../../src/core/text/safeText';
+import { slimClaudeCodeRecord } from '../../../src/core/trace/claudeCode/claudeCodeReader';
 import { parseTrace } from '../../../src/core/trace/parseTrace';
 import type { ParsedTrace, TraceFile } from '../../../src/core/trace/parseTrace';
 import { parseTraceParallel } from '../../../src/node/parallelParse';
 import { readTraceFiles } from '../../../src/node/traceFiles';
-import { EDIT_LOOP, ensureBuilt, fixtures, repoRoot, sharedTracesDir, SPOTTER, traceFilesUnder } from '../../support/helpers';
+import {
+  EDIT_LOOP,
+  ensureBuilt,
+  fixtures,
+  repoRoot,
+  sharedTracesDir,
+  SPOTTER,
+  traceFilesUnder,
+} from '../../support/helpers';
 
 // One big file on parse threads (src/node/parallelParse.ts) must read exactly as on one
 // thread: the same model, the same diagnostics, the same `analyze --json` text. Chunks
@@ -57,9 +67,9 @@ interface Compared {
 }
 
 async function compare(path: string, options: { longLineBytes?: number } = {}): Promise<Compared> {
-  const one = await parseTrace(await inPieces(path, 97), options);
+  const one = await parseTrace(await inPieces(path, 4096), options);
   const chunks: Compared['chunks'] = [];
-  const many = await parseTraceParallel(await inPieces(path, 97), {
+  const many = await parseTraceParallel(await inPieces(path, 4096), {
     threads: 2,
     workerScript,
     chunkBytes: 1,
@@ -75,6 +85,27 @@ const samples = [
   ...traceFilesUnder(join(repoRoot, 'samples')),
   ...traceFilesUnder(fixtures).filter((p) => !p.includes('/subagents/') && !p.includes('/workloads/')),
 ];
+
+describe('slimmed records (FormatDefinition.slimRecord)', () => {
+  it('a Claude Code record keeps every key the reader reads', () => {
+    // The keys ClaudeCodeReader reads, found in its source: a new read there must be kept.
+    const source = readFileSync(join(repoRoot, 'src/core/trace/claudeCode/claudeCodeReader.ts'), 'utf8');
+    const read = [...new Set([...source.matchAll(/\bvalue\['([A-Za-z_]+)'\]/g)].map((m) => m[1]!))];
+    assert.ok(read.length > 15, `${read.length} keys read`);
+    const record = Object.fromEntries([
+      ...read.map((k, i) => [k, `v${i}`]),
+      ['gitBranch', 'main'],
+      ['userType', 'external'],
+    ]);
+    for (const type of ['assistant', 'user', 'system', 'summary']) {
+      const slim = slimClaudeCodeRecord({ ...record, type, toolUseResult: { agentId: 'a1', file: { content: 'x' } } });
+      for (const k of read.filter((k) => k !== 'type' && k !== 'toolUseResult'))
+        assert.equal(slim[k], record[k], `${type}: ${k}`);
+      assert.deepEqual(slim['toolUseResult'], { agentId: 'a1' });
+      assert.equal(slim['gitBranch'], undefined, 'a key the reader does not read is left out');
+    }
+  });
+});
 
 describe('one file parsed on parse threads (src/node/parallelParse)', () => {
   before(() => ensureBuilt(workerScript));
@@ -136,7 +167,19 @@ describe('one file parsed on parse threads (src/node/parallelParse)', () => {
       await compare(path, { longLineBytes: 2048 });
   });
 
-  it('reads the shared real traces as one thread does', { skip: sharedTracesDir === null && 'AGENT_TRACE_SHARED_TRACES not set and no shared/traces beside the checkout' }, async () => {
+  it('agent-trace analyze --json --parse-threads 2 prints what it prints on one thread', () => {
+    const cli = join(repoRoot, 'dist/cli.js');
+    ensureBuilt(cli);
+    for (const path of [SPOTTER, EDIT_LOOP, join(fixtures, 'codex/edgerunner-code-mode-0.144.1.head558.jsonl')]) {
+      const run = (...extra: string[]): string =>
+        execFileSync(process.execPath, [cli, 'analyze', '--json', ...extra, path], { encoding: 'utf8' });
+      same(run('--parse-threads', '2'), run(), `${path}: the CLI's output`);
+    }
+  });
+
+  it('reads the shared real traces as one thread does', {
+    skip: sharedTracesDir === null && 'AGENT_TRACE_SHARED_TRACES not set and no shared/traces beside the checkout',
+  }, async () => {
     const shared = traceFilesUnder(sharedTracesDir!).filter(
       (p) => !p.includes('/subagents/') && readFileSync(p).length < 64 * 2 ** 20,
     );

@@ -711,11 +711,44 @@ function stripErrorTags(text: string): string {
 registerStateClass('claude-code/session-builder', SessionBuilder);
 
 /**
- * A record as ClaudeCodeReader reads it, without what it never reads: of a `progress`
- * record only `data.type`, `data.agentId` and `parentToolUseID` (noteAgentProgress), of a
- * `toolUseResult` only its `agentId` (toolResult). Those two are most of a log's bytes.
- * Other records are returned as they are. Kept beside the reader: a new read of either
- * must be kept here too (test/unit/node/parallelParse.test.ts compares both readings).
+ * The keys of a record ClaudeCodeReader reads (`value['…']` above; a unit test checks the
+ * list against this file). Records carry many more (uuids of the UI, git branch, user type…).
+ */
+const READ_KEYS = [
+  'agentId',
+  'aiTitle',
+  'compactMetadata',
+  'customTitle',
+  'cwd',
+  'data',
+  'error',
+  'isApiErrorMessage',
+  'isCompactSummary',
+  'isMeta',
+  'isSidechain',
+  'maxRetries',
+  'message',
+  'parentToolUseID',
+  'parentUuid',
+  'requestId',
+  'retryAttempt',
+  'sessionId',
+  'subtype',
+  'summary',
+  'timestamp',
+  'title',
+  'toolUseResult',
+  'type',
+  'uuid',
+  'version',
+] as const;
+
+/**
+ * A record as ClaudeCodeReader reads it, without what it never reads: only the keys it
+ * reads (READ_KEYS), of a `progress` record only `data.type`, `data.agentId` and
+ * `parentToolUseID` (noteAgentProgress), of a `toolUseResult` only its `agentId`
+ * (toolResult). What a parse thread sends the reader's thread (src/node/parallelParse.ts);
+ * test/unit/node/parallelParse.test.ts compares both readings on every sample.
  */
 export function slimClaudeCodeRecord(value: JsonObject): JsonObject {
   const type = value['type'];
@@ -727,7 +760,11 @@ export function slimClaudeCodeRecord(value: JsonObject): JsonObject {
       parentToolUseID: value['parentToolUseID'],
     };
   }
-  if (!('toolUseResult' in value)) return value;
-  const result = obj(value['toolUseResult']);
-  return { ...value, toolUseResult: result ? { agentId: result['agentId'] } : null };
+  const slim: JsonObject = {};
+  for (const key of READ_KEYS) if (Object.prototype.hasOwnProperty.call(value, key)) slim[key] = value[key]!;
+  if ('toolUseResult' in slim) {
+    const result = obj(slim['toolUseResult']);
+    slim['toolUseResult'] = result ? { agentId: result['agentId'] } : null;
+  }
+  return slim;
 }
