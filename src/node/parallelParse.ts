@@ -89,7 +89,9 @@ export function readChunk(m: ChunkRequest): ChunkResult {
       out.push({ l: line.line, o: line.offset, b: line.byteLength, v: slim(value) });
     },
   });
-  reader.push(m.bytes);
+  // As a Buffer (the same bytes, not copied): the reader's searches for newlines and NULs are then
+  // memchr, where a Uint8Array's indexOf (what a message delivers) took longer than the JSON.parse.
+  reader.push(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.length));
   reader.end();
   return { id: m.id, lines, out, transfer };
 }
