@@ -3,12 +3,20 @@ import { LineReader } from '../core/text/lineReader';
 import type { SourceLine } from '../core/text/lineReader';
 import { formatById } from '../core/trace/formats';
 import { isObject } from '../core/trace/json';
-import type { JsonObject } from '../core/trace/json';
 import { MAX_JSON_DEPTH } from '../core/trace/jsonStream';
 import type { FormatId } from '../core/trace/model';
 import { chunksOf, TraceParse } from '../core/trace/parseTrace';
 import type { ByteChunks, ParsedTrace, TraceFile } from '../core/trace/parseTrace';
 import { checkRecord } from '../core/trace/recordChecks';
+import type {
+  ChunkLine,
+  ChunkParams,
+  ChunkResult,
+  ParseChunkMethods,
+  ParseChunkReply,
+  ParseChunkRequest,
+} from '../protocol/parseChunkProtocol';
+import { WorkerRpc } from '../protocol/workerRpc';
 
 /**
  * One big trace file parsed on several threads, to the same result as parseTrace.
@@ -27,46 +35,19 @@ import { checkRecord } from '../core/trace/recordChecks';
  * (sub-agent logs) are read the same way after the opened file.
  */
 
-/** What the reader's thread sends a parse thread: one chunk of whole lines. */
-export interface ChunkRequest {
-  id: number;
-  bytes: Uint8Array;
-  format: FormatId;
-  longLineBytes: number | null;
-}
-
-/** One line of a chunk, numbered and placed within the chunk: its slimmed record, or its bytes to be read on the reader's thread. */
-export interface ChunkLine {
-  l: number;
-  o: number;
-  b: number;
-  v?: JsonObject;
-  r?: Uint8Array;
-}
-
-/** What a parse thread sends back: the chunk's lines that matter, and how many lines it held. */
-export interface ChunkResult {
-  id: number;
-  lines: number;
-  out: ChunkLine[];
-  transfer: ArrayBuffer[];
-}
-
 /** Chunks handed to parse threads: big enough that a message costs little beside its parse, small enough to keep every thread busy. */
 export const PARALLEL_CHUNK_BYTES = 4 * 2 ** 20;
 /** Chunks waiting or being parsed, per thread: the next one is ready when a thread finishes, and memory stays bounded. */
 const IN_FLIGHT_PER_THREAD = 2;
 
 /** The work of a parse thread on one chunk (run in the thread by parseChunkWorker.ts). */
-export function readChunk(m: ChunkRequest): ChunkResult {
+export function readChunk(m: ChunkParams): ChunkResult {
   const slim = formatById(m.format)?.slimRecord;
   if (!slim) throw new Error(`format ${m.format} cannot be read on parse threads`);
   const out: ChunkLine[] = [];
-  const transfer: ArrayBuffer[] = [];
   let lines = 0;
   const leave = (line: SourceLine): void => {
     const r = copyOf(m.bytes, line.offset, line.offset + line.byteLength);
-    transfer.push(r.buffer as ArrayBuffer);
     out.push({ l: line.line, o: line.offset, b: line.byteLength, r });
   };
   const reader = new LineReader({
@@ -93,54 +74,38 @@ export function readChunk(m: ChunkRequest): ChunkResult {
   // memchr, where a Uint8Array's indexOf (what a message delivers) took longer than the JSON.parse.
   reader.push(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.length));
   reader.end();
-  return { id: m.id, lines, out, transfer };
+  return { lines, out };
 }
 
 /** Parse threads, each given chunks in turn. */
 class ChunkPool {
-  private readonly workers: Worker[] = [];
+  private readonly threads: Array<{ worker: Worker; rpc: WorkerRpc<ParseChunkMethods> }> = [];
   private next = 0;
-  private lastId = 0;
-  private readonly waiting = new Map<number, { resolve: (r: ChunkResult) => void; reject: (e: Error) => void }>();
-  private failure: Error | null = null;
 
   constructor(
     script: string,
-    readonly threads: number,
+    readonly size: number,
   ) {
-    for (let t = 0; t < threads; t++) {
-      const w = new Worker(script);
-      w.on('message', (r: ChunkResult) => {
-        const waiter = this.waiting.get(r.id);
-        this.waiting.delete(r.id);
-        waiter?.resolve(r);
-      });
-      w.on('error', (e) => this.fail(e));
-      w.on('exit', (code) => {
-        if (code !== 0) this.fail(new Error(`a parse thread stopped (exit code ${code})`));
-      });
-      this.workers.push(w);
+    for (let t = 0; t < size; t++) {
+      const worker = new Worker(script);
+      const rpc = new WorkerRpc<ParseChunkMethods>((request: ParseChunkRequest, transfer) =>
+        worker.postMessage(request, transfer as ArrayBuffer[]),
+      );
+      worker.on('message', (reply: ParseChunkReply) => rpc.receive(reply));
+      worker.on('error', (e) => rpc.stop(e));
+      worker.on('exit', (code) => rpc.stop(new Error(`a parse thread stopped (exit code ${code})`)));
+      this.threads.push({ worker, rpc });
     }
   }
 
-  private fail(e: Error): void {
-    this.failure ??= e;
-    for (const waiter of this.waiting.values()) waiter.reject(e);
-    this.waiting.clear();
-  }
-
-  read(bytes: Uint8Array, format: FormatId, longLineBytes: number | null): Promise<ChunkResult> {
-    if (this.failure) return Promise.reject(this.failure);
-    const id = ++this.lastId;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      const request: ChunkRequest = { id, bytes, format, longLineBytes };
-      this.workers[this.next++ % this.workers.length]!.postMessage(request, [bytes.buffer as ArrayBuffer]);
-    });
+  /** Parses a chunk on the next thread; its buffer moves there. */
+  read(params: ChunkParams): Promise<ChunkResult> {
+    const thread = this.threads[this.next++ % this.threads.length]!;
+    return thread.rpc.request('chunk', params, [params.bytes.buffer]);
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
 }
 
@@ -198,7 +163,10 @@ async function readFile(
     // Its length first: sending moves the buffer away.
     const length = chunk.length;
     options.onChunk?.(index, nextOffset, length);
-    inFlight.push({ result: pool.read(chunk, handedOff!.format, options.longLineBytes ?? null), offset: nextOffset });
+    inFlight.push({
+      result: pool.read({ bytes: chunk, format: handedOff!.format, longLineBytes: options.longLineBytes ?? null }),
+      offset: nextOffset,
+    });
     nextOffset += length;
   };
   // Chunks are taken back in file order, each line given to the parser where it sits.
@@ -241,7 +209,7 @@ async function readFile(
       carryBytes = all.length - end;
       // A copy of its own: the chunk's buffer moves to the thread.
       dispatch(copyOf(all, 0, end));
-      while (inFlight.length >= pool.threads * IN_FLIGHT_PER_THREAD) await takeBack();
+      while (inFlight.length >= pool.size * IN_FLIGHT_PER_THREAD) await takeBack();
     }
     if (handedOff !== null && carryBytes > 0) dispatch(copyOf(concat(carry, carryBytes)));
     while (inFlight.length > 0) await takeBack();
