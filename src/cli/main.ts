@@ -28,6 +28,7 @@ import {
 import { runSimulate } from './simulate';
 import { runContext } from './context';
 import { runWindows } from './windows';
+import { runCalibrate } from './calibrate';
 import { budgetExit, runCost } from './cost';
 import { runQuery, runTeamExport, TEAM_USAGE } from './team';
 import { UsageError } from '../core/text/usageError';
@@ -54,6 +55,7 @@ Usage:
   agent-trace windows [FILE...] [--json] [--limit-5h L] [--limit-week L]
   agent-trace convert FILE -o OUT.trace.jsonl [--format ID] [--redact strict] [--no-redact]
   agent-trace simulate (FILE | --workload W.json) [options] [--json]
+  agent-trace calibrate RESULTS [--max-batched-tokens N] [--json] [-o CAL.json]
 ${SHARE_USAGE}
 ${TEAM_USAGE}
   agent-trace --help | --version
@@ -135,6 +137,9 @@ simulate replays a traced agent session as N sessions sharing one GPU's vLLM
 prefix cache and reports the hit rate, recomputed prefill, preemptions, prefill
 share and slowdown, or sweeps N or the cache size to find the cliff. Its options:
 agent-trace simulate --help.
+
+calibrate fits simulate's step-time constants to an AIPerf or vllm bench run on your
+own server, and simulate --calibration uses them (agent-trace calibrate --help).
 
 --budget USD (analyze, cost) makes a trace that cost more than USD exit with 3,
 saying by how much: for CI.
@@ -251,6 +256,12 @@ async function main(argv: readonly string[]): Promise<number> {
     );
   if (argv[0] === 'windows')
     return runWindows(
+      argv.slice(1),
+      (t) => process.stdout.write(t),
+      (t) => process.stderr.write(t),
+    );
+  if (argv[0] === 'calibrate')
+    return runCalibrate(
       argv.slice(1),
       (t) => process.stdout.write(t),
       (t) => process.stderr.write(t),
