@@ -30,5 +30,11 @@ await esbuild.build({
   entryPoints: ['src/node/sweepWorker.ts'],
   outfile: path.join('dist/bench', 'sweepWorker.js'),
 });
+// The parse threads of one big file (src/node/parallelParse.ts), likewise.
+await esbuild.build({
+  ...node,
+  entryPoints: ['src/node/parseChunkWorker.ts'],
+  outfile: path.join('dist/bench', 'parseChunkWorker.js'),
+});
 const r = spawnSync(process.execPath, ['--expose-gc', outfile, ...args], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

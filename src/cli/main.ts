@@ -10,6 +10,7 @@ import { FORMATS as SUPPORTED_FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { renderTextReport } from '../core/report/textReport';
+import { parseTraceParallel } from '../node/parallelParse';
 import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { outputFile } from './outputFile';
 import { createRedactor } from '../node/secretlintDetector';
@@ -33,7 +34,10 @@ import { runQuery, runTeamExport, runTeamReport, TEAM_USAGE } from './team';
 import { UsageError } from '../core/text/usageError';
 import { printError, printJson, printText } from './output';
 import { version } from '../../package.json';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
+
+/** More parse threads than this only queue for the same cores (and each holds its own heap). */
+const MAX_PARSE_THREADS = 16;
 
 /** The CLI's version is the package's: one number to bump. */
 const VERSION = version;
@@ -43,7 +47,7 @@ const USAGE = `agent-trace ${VERSION}: where an agent's tokens go, from its trac
 Usage:
   agent-trace analyze FILE [--json] [--format ID] [--min-loop-attempts N] [--cache-ttl-min M]
                      [--prices PRICES.json] [--what-if-ttl-min M [--what-if-ttl-write X]]
-                     [--budget USD]
+                     [--budget USD] [--parse-threads N]
   agent-trace analyze DIR [--json] [--min-loop-attempts N] [--cache-ttl-min M]
   agent-trace sessions [--json] [--agent ID] [--since 7d] [--project P]
   agent-trace context FILE [--json] [--top N]
@@ -68,7 +72,10 @@ of docs/reference/json-output.md. Given a folder, analyze reads every session in
 (*.jsonl, *.json, *.traj; sub-agent logs with their session) and prints their
 combined fingerprint and how the figures spread across them. --min-loop-attempts
 (default 3) is the fewest failed attempts that make a retry loop; --cache-ttl-min (default 5) the provider's
-cache TTL an idle gap must exceed to explain a cache miss.
+cache TTL an idle gap must exceed to explain a cache miss. --parse-threads N
+(analyze and convert of one file) parses a Claude Code or Codex log on N worker
+threads beside the one that reads it: the same figures; off by default, as on a
+busy machine it costs more CPU than it saves (docs/performance.md).
 
 report writes one self-contained HTML file (no network, strict CSP) with the
 inspector's views of each trace: summary, timeline with hover and zoom,
@@ -156,6 +163,7 @@ interface Args {
   whatIfTtlMin: number | null;
   whatIfTtlWrite: number | null;
   budget: number | null;
+  parseThreads: number;
 }
 
 function positiveNumber(flag: string, value: string | undefined, integer: boolean): number {
@@ -179,6 +187,7 @@ function parseArgs(argv: readonly string[]): Args {
     whatIfTtlMin: null,
     whatIfTtlWrite: null,
     budget: null,
+    parseThreads: 0,
     noRedact: false,
     redact: 'default',
   };
@@ -204,6 +213,8 @@ function parseArgs(argv: readonly string[]): Args {
     } else if (a === '--what-if-ttl-min') args.whatIfTtlMin = positiveNumber(a, argv[++i], false);
     else if (a === '--what-if-ttl-write') args.whatIfTtlWrite = positiveNumber(a, argv[++i], false);
     else if (a === '--budget') args.budget = positiveNumber(a, argv[++i], false);
+    else if (a === '--parse-threads')
+      args.parseThreads = Math.min(MAX_PARSE_THREADS, positiveNumber(a, argv[++i], true));
     else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
     else if (args.command === null) args.command = a;
     else if (args.file === null) args.file = a;
@@ -302,7 +313,14 @@ async function main(argv: readonly string[]): Promise<number> {
   // An -o that is a folder, a FIFO or a device is refused before the trace is read.
   if (args.command === 'convert' && args.out) await outputFile(args.out);
   const files = await readTraceFiles(args.file);
-  const parsed = await parseTrace(files, args.format ? { format: args.format } : {});
+  const parsed =
+    args.parseThreads > 0
+      ? await parseTraceParallel(files, {
+          threads: args.parseThreads,
+          workerScript: join(__dirname, 'parseChunkWorker.js'),
+          ...(args.format ? { format: args.format } : {}),
+        })
+      : await parseTrace(files, args.format ? { format: args.format } : {});
   if (args.command === 'convert') {
     if (!args.out) throw new UsageError('convert needs -o OUT.trace.jsonl');
     if (parsed.problem) {
