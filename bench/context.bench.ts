@@ -8,6 +8,7 @@
 //    ratio (goal ≤ 1.3×) is what counts, this machine being noisy.
 // Run: node scripts/runBench.mjs context [copies]   (CONTEXT_BENCH_COST_ONLY=1 skips the accuracy table)
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   createReadStream,
   existsSync,
@@ -66,7 +67,12 @@ async function accuracy(): Promise<void> {
   console.log(
     'sample                                              session   model                       content  calls  raw    calibrated  input',
   );
+  const seen = new Set<string>();
   for (const path of samples()) {
+    // The same log at two places (a fixture and its shared original) is one sample, not two.
+    const digest = createHash('sha256').update(readFileSync(path)).digest('hex');
+    if (seen.has(digest)) continue;
+    seen.add(digest);
     const listing = await listCompanions(path);
     const files = [
       { key: path, bytes: readFileSync(path) },
