@@ -192,9 +192,14 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
     estimated: boolean,
     call: number,
   ): ContextPart => {
+    // The fields one by one, not a spread of the piece: one shape for every part, and no piece fields (text, line) riding along.
     const part: ContextPart = {
       id: parts.length,
-      ...p,
+      kind: p.kind,
+      tool: p.tool,
+      mcpServer: p.mcpServer,
+      targetFile: p.targetFile,
+      command: p.command,
       tokens,
       estimated,
       firstCall: call,
