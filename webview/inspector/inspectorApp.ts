@@ -5,9 +5,8 @@ import { LoadState } from './loadState';
 import { TraceHeaderView } from './header';
 import { SessionSummaryView } from './sessionSummary';
 import type { SessionPage } from '../../src/core/view/sessionList';
-import type { SessionBody, SessionIntro, TraceHeader } from '../../src/core/view/traceService';
+import type { SessionIntro, TraceHeader } from '../../src/core/view/traceService';
 import type { AppendedBytes, CallRef, HostNotification, InspectorSettings } from '../../src/protocol/messages';
-import { el, replaceChildren } from '../shared/dom';
 import type { Palette } from '../shared/palette';
 import { clampSelection, selectionAnnouncement } from '../timeline/timelineModel';
 import { TimelineSection } from '../timeline/timelineSection';
@@ -15,20 +14,14 @@ import { CallDetails } from './callDetails';
 import { INSPECTOR_IN_VSCODE, readPalette, watchTheme } from './inspectorHost';
 import type { InspectorHost, InspectorOptions } from './inspectorHost';
 import { mergeState, readPersistedState } from './inspectorModel';
-import type { PersistedState, TimelineViewState } from './inspectorModel';
-import type { InspectorPanel, PanelContext, PanelSession, PanelSlot } from './panel';
+import type { PersistedState } from './inspectorModel';
+import { PageLayout } from './pageLayout';
+import { panelSessionOf, type InspectorPanel, type PanelContext, type ShownSession } from './panel';
 import { PANELS } from './panels';
 import { ScrollAnchor } from './scrollAnchor';
 import { SessionLoader } from './sessionLoader';
 import { SessionPicker } from './sessionPicker';
 import { ViewStore } from './viewStore';
-
-/** The session on screen: its summary first, its analyses and timeline columns once they come. */
-interface ShownSession {
-  id: string;
-  intro: SessionIntro;
-  body: SessionBody | null;
-}
 
 /**
  * The inspector page. Owns the UI state (the trace header, the session shown, the selected
@@ -59,17 +52,7 @@ export class InspectorApp {
   private readonly details: CallDetails;
   private readonly timeline: TimelineSection;
   private readonly panels: readonly InspectorPanel[];
-  private readonly sessionBody = el('div', { className: 'session-body' });
-  /** The first Tab stop: straight to the timeline, past the pickers and the toolbar. */
-  private readonly skipLink = el('button', {
-    className: 'skip-link',
-    text: 'Skip to the timeline',
-    attrs: { type: 'button' },
-  });
-  private readonly live = el('div', {
-    className: 'visually-hidden',
-    attrs: { 'aria-live': 'polite', 'aria-atomic': 'true', role: 'status' },
-  });
+  private readonly layout: PageLayout;
 
   constructor(
     private readonly root: HTMLElement,
@@ -81,7 +64,11 @@ export class InspectorApp {
     this.load = new LoadState(root, {
       cancel: () => host.notify({ type: 'load/cancel' }),
       retry: (ignoreSizeLimit) => host.notify({ type: 'load/retry', ignoreSizeLimit }),
-      hideFigures: () => this.hideFigures(),
+      // Every figure of the trace (header, session, diagnostics) is hidden until the next read's answer shows it.
+      hideFigures: () => {
+        this.traceHeader.hide();
+        this.layout.sessionBody.hidden = true;
+      },
       safely,
     });
     this.picker = new SessionPicker({ host, switchSession: (id) => this.switchSession(id, null), safely });
@@ -103,7 +90,16 @@ export class InspectorApp {
       sessionId: this.session?.id ?? null,
       view: this.timeline.viewState(),
     }));
-    this.buildPage();
+    this.layout = new PageLayout(root, {
+      load: this.load,
+      traceHeader: this.traceHeader,
+      picker: this.picker,
+      summary: this.summary,
+      details: this.details,
+      timeline: this.timeline,
+      panels: this.panels,
+      safely,
+    });
     watchTheme(() => safely('apply theme', () => this.themeChanged()));
     // The scroll is view state too: VS Code rebuilds a hidden inspector when its tab comes back.
     window.addEventListener('scroll', () => this.viewStore.changed(), { passive: true });
@@ -172,12 +168,6 @@ export class InspectorApp {
     }
   }
 
-  private announce(text: string): void {
-    // A change of text is what a polite live region reads; the same text twice needs a reset.
-    if (this.live.textContent === text) this.live.textContent = '';
-    this.live.textContent = text;
-  }
-
   /** What the panels may ask of the page. */
   private panelContext(): PanelContext {
     return {
@@ -195,7 +185,7 @@ export class InspectorApp {
       sessionId: () => this.session?.id ?? null,
       rowOf: (call) => this.loader.rows?.get(call),
       ensureRows: (first, last) => this.loader.rows?.ensure(first, last),
-      announce: (text) => this.announce(text),
+      announce: (text) => this.layout.announce(text),
       safely: (what, fn) => this.safely(what, fn),
       reportError: (what, error) => this.reportError(what, error),
       persist: () => this.persist(),
@@ -207,51 +197,6 @@ export class InspectorApp {
         for (const panel of this.panels) panel.viewMoved?.(w);
       },
     };
-  }
-
-  /**
-   * Places the parts and the panels' sections. The first screen: what the session cost,
-   * how its cache did, what failed, and the timeline; the call picked on it right under
-   * it. The full figures and the analyses follow.
-   */
-  private buildPage(): void {
-    const slot = (name: PanelSlot): HTMLElement[] =>
-      this.panels.flatMap((p) => p.sections.filter((s) => s.slot === name).map((s) => s.element));
-    this.picker.element.append(...slot('controls'));
-    this.timeline.element.append(...slot('chart-notes'), this.live);
-    this.sessionBody.append(
-      ...this.summary.top,
-      ...slot('timeline'),
-      el('div', { className: 'lower' }, [this.details.element, ...slot('beside-details')]),
-      this.summary.figures,
-      ...slot('below'),
-    );
-    this.sessionBody.hidden = true;
-    this.skipLink.addEventListener('click', () =>
-      this.safely('skip to the timeline', () => {
-        this.timeline.chartWrap.scrollIntoView({ block: 'nearest' });
-        this.timeline.chartWrap.focus();
-      }),
-    );
-    this.skipLink.hidden = true;
-    const { loading, stopped, resetNote, errorBanner } = this.load;
-    replaceChildren(this.root, [
-      this.skipLink,
-      loading,
-      stopped,
-      resetNote,
-      errorBanner,
-      this.traceHeader.element,
-      this.traceHeader.problem,
-      this.sessionBody,
-      this.traceHeader.diagnostics,
-    ]);
-  }
-
-  /** Hides every figure of the trace (header, session, diagnostics): shown again by the next read's answer. */
-  private hideFigures(): void {
-    this.traceHeader.hide();
-    this.sessionBody.hidden = true;
   }
 
   private init(
@@ -305,7 +250,10 @@ export class InspectorApp {
       this.details.keepOnAppend(this.session.id, this.session.body?.columns.flags.length ?? 0);
       this.traceHeader.showAppended(header.callCount - callsBefore);
       this.load.resetNote.hidden = true;
-      this.scrollAnchor.hold([this.traceHeader.element, ...(Array.from(this.sessionBody.children) as HTMLElement[])]);
+      this.scrollAnchor.hold([
+        this.traceHeader.element,
+        ...(Array.from(this.layout.sessionBody.children) as HTMLElement[]),
+      ]);
     } else {
       this.details.clear();
     }
@@ -379,25 +327,9 @@ export class InspectorApp {
     });
   }
 
-  /** What the panels are told of a session. */
-  private panelSession(s: ShownSession, keepView: boolean, storedView: TimelineViewState | null): PanelSession {
-    const { intro, body } = s;
-    const head = body
-      ? {
-          summary: intro.summary,
-          compactions: intro.compactions,
-          events: intro.events,
-          subagents: intro.subagents,
-          analysis: body.analysis,
-          cost: intro.cost,
-        }
-      : null;
-    return { id: s.id, intro, body, head, header: this.header!, trace: this.traceKey, keepView, storedView };
-  }
-
   /** Paints what is known at once: the header's picker, the session's summary and meta; the timeline says it is coming. */
   private showSession(s: ShownSession | null, keepView = false): void {
-    this.sessionBody.hidden = s === null;
+    this.layout.sessionBody.hidden = s === null;
     this.picker.render(this.picked());
     if (!s) {
       this.viewStore.forget();
@@ -412,9 +344,9 @@ export class InspectorApp {
       this.showBody(s, keepView);
       return;
     }
-    this.skipLink.hidden = true;
+    this.layout.showSkipLink(false);
     this.root.setAttribute('aria-busy', 'true');
-    for (const panel of this.panels) panel.showSession(this.panelSession(s, keepView, null));
+    for (const panel of this.panels) panel.showSession(panelSessionOf(s, this.header!, this.traceKey, keepView, null));
     this.details.element.hidden = true;
     this.root.dataset['painted'] = 'summary';
   }
@@ -429,8 +361,9 @@ export class InspectorApp {
     this.summary.render(this.header, s.intro, body);
     // A rebuilt page puts back the zoom and filter it had on this session (the call asked for, if any, is brought into view after).
     const stored = this.viewStore.take(s.id);
-    for (const panel of this.panels) panel.showSession(this.panelSession(s, keepView, stored.view));
-    this.skipLink.hidden = body.columns.flags.length === 0;
+    for (const panel of this.panels)
+      panel.showSession(panelSessionOf(s, this.header!, this.traceKey, keepView, stored.view));
+    this.layout.showSkipLink(body.columns.flags.length > 0);
     this.renderSelection(false, keepView || stored.keepSelection);
     if (keepView) this.scrollAnchor.restore(false);
     this.root.setAttribute('aria-busy', 'false');
@@ -492,7 +425,7 @@ export class InspectorApp {
     const call = this.details.showSelection(this.session?.id ?? null, body, this.selected, this.loader.rows);
     const pending = this.pendingAnnouncement;
     if (call && body && announce && pending && pending.call === call.index) {
-      this.announce(
+      this.layout.announce(
         `${pending.prefix ? `${pending.prefix} ` : ''}${selectionAnnouncement(call, body.columns.flags.length, body.analysis.loops)}`,
       );
       this.pendingAnnouncement = null;

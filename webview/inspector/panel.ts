@@ -114,3 +114,32 @@ export interface PanelContext {
 
 /** Makes a panel for the page; null when the page runs without it (a report has no what-if simulator). */
 export type PanelFactory = (context: PanelContext) => InspectorPanel | null;
+
+/** The session on screen: its summary first, its analyses and timeline columns once they come. */
+export interface ShownSession {
+  id: string;
+  intro: SessionIntro;
+  body: SessionBody | null;
+}
+
+/** What the panels are told of the session shown. */
+export function panelSessionOf(
+  s: ShownSession,
+  header: TraceHeader,
+  trace: object,
+  keepView: boolean,
+  storedView: TimelineRestore | null,
+): PanelSession {
+  const { intro, body } = s;
+  const head = body
+    ? {
+        summary: intro.summary,
+        compactions: intro.compactions,
+        events: intro.events,
+        subagents: intro.subagents,
+        analysis: body.analysis,
+        cost: intro.cost,
+      }
+    : null;
+  return { id: s.id, intro, body, head, header, trace, keepView, storedView };
+}
