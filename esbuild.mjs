@@ -91,6 +91,15 @@ const builds = [
     format: 'cjs',
     target: 'node20',
   },
+  // The parse threads of one big file for the CLI: started by dist/cli.js from beside itself (src/node/parallelParse.ts).
+  {
+    ...common,
+    entryPoints: ['src/node/parseChunkWorker.ts'],
+    outfile: 'dist/parseChunkWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
   // The inspector's trace worker: reads and parses a trace off the extension host's event loop (src/node/traceWorkerClient.ts starts it from beside dist/extension.js).
   {
     ...common,

@@ -5,6 +5,8 @@
 //   parse     = parseTrace over the file streamed in 256 KB chunks, building the full model
 //   analyze   = what `agent-trace analyze --json` does: read, parse, price, analyse, print
 //               (the JSON written to a sink, not a terminal)
+//   threads   = the same analyze with the file parsed on parse threads (src/node/parallelParse.ts,
+//               one per core, as the CLI does for a big file)
 // Each measurement runs in its own child process, so one's peak memory does not hide the
 // other's; peak RSS is the child's own maximum resident set (getrusage), start included.
 //
@@ -12,6 +14,7 @@
 //   --mb N          size of each generated log (default 111; 777 is the issue's big case)
 //   --formats LIST  claude,codex (default both): Claude Code and Codex logs made of real records
 //   --runs N        measurements of each kind, alternated (default 1); the median is shown
+//   --threads N     parse threads of the `threads` measurement (default: one per core, at most 4)
 //   --before FILE   also measures analyze with another build of this benchmark (bundled from
 //                   an older checkout: dist/bench/parseTrace.bench.js there), in the same run
 //   --profile       also prints where analyze's time goes, stage by stage, and the hottest
@@ -37,10 +40,11 @@ import { LineReader } from '../src/core/text/lineReader';
 import { MAX_JSON_DEPTH } from '../src/core/trace/jsonStream';
 import { parseTrace } from '../src/core/trace/parseTrace';
 import { checkRecord } from '../src/core/trace/recordChecks';
+import { parseTraceParallel } from '../src/node/parallelParse';
 import { readTraceFiles, regularFileChunks } from '../src/node/traceFiles';
 import { claude, codex } from '../scripts/makeBigTraces';
 
-type Kind = 'baseline' | 'parse' | 'analyze' | 'before';
+type Kind = 'baseline' | 'parse' | 'analyze' | 'threads' | 'before';
 
 interface Measure {
   count: number;
@@ -69,9 +73,13 @@ function plainLoop(path: string): number {
   return n;
 }
 
-/** What `agent-trace analyze --json FILE` does (src/cli/main.ts), its output written to a sink. */
-async function analyze(path: string): Promise<number> {
-  const parsed = await parseTrace(await readTraceFiles(path));
+/** What `agent-trace analyze --json FILE` does (src/cli/main.ts), its output written to a sink; on `threads` parse threads when given. */
+async function analyze(path: string, threads = 0): Promise<number> {
+  const files = await readTraceFiles(path);
+  const parsed =
+    threads > 0
+      ? await parseTraceParallel(files, { threads, workerScript: join(__dirname, 'parseChunkWorker.js') })
+      : await parseTrace(files);
   const report = buildTraceReport(parsed, {}, { book: createPriceBook({}), customTtl: null });
   const text = terminalJson(JSON.stringify(report, null, 2)) + '\n';
   return parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0) + (text.length > 0 ? 0 : 1);
@@ -88,7 +96,11 @@ async function measure(which: string, path: string): Promise<void> {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const count =
-    which === 'baseline' ? plainLoop(path) : which === 'parse' ? await parseOnly(path) : await analyze(path);
+    which === 'baseline'
+      ? plainLoop(path)
+      : which === 'parse'
+        ? await parseOnly(path)
+        : await analyze(path, which === 'threads' ? Number(process.env['BENCH_THREADS']) : 0);
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
   console.log(
@@ -164,8 +176,9 @@ async function stages(path: string): Promise<void> {
   console.log(JSON.stringify({ rows }));
 }
 
-function child(which: string, path: string, extra: string[] = [], script = __filename): Measure {
+function child(which: string, path: string, extra: string[] = [], script = __filename, threads = 0): Measure {
   const out = spawnSync(process.execPath, ['--expose-gc', ...extra, script, which, path], {
+    env: { ...process.env, BENCH_THREADS: String(threads) },
     encoding: 'utf8',
     maxBuffer: 64 * MB,
   });
@@ -218,6 +231,7 @@ async function main(args: string[]): Promise<void> {
   const formats = (option(args, '--formats') ?? (copies !== null ? 'claude' : 'claude,codex')).split(',');
   const profile = args.includes('--profile');
   const before = option(args, '--before');
+  const threads = Number(option(args, '--threads') ?? Math.min(4, cpus().length));
   const dir = mkdtempSync(join(tmpdir(), 'agent-trace-bench-'));
   console.log(
     `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; load average at start ${loadavg()
@@ -232,13 +246,15 @@ async function main(args: string[]): Promise<void> {
       else if (format === 'codex') await codex(size, path);
       else throw new Error(`unknown format ${format} (claude, codex)`);
       const fileMb = statSync(path).size / MB;
-      const all: Record<Kind, Measure[]> = { baseline: [], parse: [], analyze: [], before: [] };
-      const kinds: Kind[] = before ? ['baseline', 'parse', 'analyze', 'before'] : ['baseline', 'parse', 'analyze'];
+      const all: Record<Kind, Measure[]> = { baseline: [], parse: [], analyze: [], threads: [], before: [] };
+      const kinds: Kind[] = ['baseline', 'parse', 'analyze', 'threads', ...(before ? (['before'] as const) : [])];
       const loads: string[] = [];
       for (let r = 0; r < runs; r++) {
         for (const which of kinds) {
           loads.push(load());
-          all[which].push(which === 'before' ? child('analyze', path, [], before!) : child(which, path));
+          all[which].push(
+            which === 'before' ? child('analyze', path, [], before!) : child(which, path, [], __filename, threads),
+          );
         }
       }
       const m = (which: keyof typeof all, k: 'ms' | 'cpuMs' | 'peakMB'): number =>
@@ -252,12 +268,16 @@ async function main(args: string[]): Promise<void> {
           baseline: 'baseline (read + split + JSON.parse)',
           parse: 'parseTrace (full model)',
           analyze: 'analyze --json (every feature on)',
+          threads: `analyze --json, ${threads} parse thread${threads === 1 ? '' : 's'}`,
           before: 'analyze --json, the --before build',
         }[which];
         const ratio =
           which === 'baseline'
             ? ''
-            : `  ${(m(which, 'ms') / base).toFixed(2)}× the baseline (CPU ${(m(which, 'cpuMs') / m('baseline', 'cpuMs')).toFixed(2)}×)`;
+            : `  ${(m(which, 'ms') / base).toFixed(2)}× the baseline (CPU ${(m(which, 'cpuMs') / m('baseline', 'cpuMs')).toFixed(2)}×)` +
+              (which === 'threads'
+                ? `; ${(m('analyze', 'ms') / m('threads', 'ms')).toFixed(2)}× as fast as one thread, on ${(m('threads', 'cpuMs') / m('analyze', 'cpuMs')).toFixed(2)}× its CPU`
+                : '');
         console.log(
           `  ${label.padEnd(38)} ${m(which, 'ms').toFixed(0).padStart(6)} ms  ${(fileMb / (m(which, 'ms') / 1000)).toFixed(0).padStart(4)} MB/s  CPU ${m(which, 'cpuMs').toFixed(0).padStart(6)} ms  peak RSS ${m(which, 'peakMB').toFixed(0).padStart(5)} MiB${ratio}`,
         );
@@ -298,10 +318,10 @@ async function main(args: string[]): Promise<void> {
 
 // The parent runs with its options; each child with its mode and the file.
 const [mode, arg] = process.argv.slice(2);
-if (mode === 'baseline' || mode === 'parse' || mode === 'analyze') void measure(mode, arg!);
+if (mode === 'baseline' || mode === 'parse' || mode === 'analyze' || mode === 'threads') void measure(mode, arg!);
 else if (mode === 'stages') void stages(arg!);
 else if (mode === '--help')
   console.log(
-    'usage: npm run bench [-- [--mb N] [--formats claude,codex] [--runs N] [--before BUNDLE] [--profile] | N]',
+    'usage: npm run bench [-- [--mb N] [--formats claude,codex] [--runs N] [--threads N] [--before BUNDLE] [--profile] | N]',
   );
 else void main(process.argv.slice(2));

@@ -18,12 +18,23 @@ const node = {
   mainFields: ['module', 'main'],
   logLevel: 'warning',
 };
-await esbuild.build({ ...node, entryPoints: [`bench/${name}.bench.ts`], outfile, external: ['playwright-core'] });
+await esbuild.build({
+  ...node,
+  entryPoints: [`bench/${name}.bench.ts`],
+  outfile,
+  external: ['playwright-core', '@duckdb/node-api'],
+});
 // Sweeps on worker threads start this from beside the benchmark.
 await esbuild.build({
   ...node,
   entryPoints: ['src/node/sweepWorker.ts'],
   outfile: path.join('dist/bench', 'sweepWorker.js'),
+});
+// The parse threads of one big file (src/node/parallelParse.ts), likewise.
+await esbuild.build({
+  ...node,
+  entryPoints: ['src/node/parseChunkWorker.ts'],
+  outfile: path.join('dist/bench', 'parseChunkWorker.js'),
 });
 const r = spawnSync(process.execPath, ['--expose-gc', outfile, ...args], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

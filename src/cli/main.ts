@@ -10,6 +10,7 @@ import { FORMATS as SUPPORTED_FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { renderTextReport } from '../core/report/textReport';
+import { parseTraceParallel } from '../node/parallelParse';
 import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { outputFile } from './outputFile';
 import { createRedactor } from '../node/secretlintDetector';
@@ -27,12 +28,16 @@ import {
 import { runSimulate } from './simulate';
 import { runContext } from './context';
 import { runWindows } from './windows';
+import { runCalibrate } from './calibrate';
 import { budgetExit, runCost } from './cost';
-import { runQuery, runTeamExport, TEAM_USAGE } from './team';
+import { runQuery, runTeamExport, runTeamReport, TEAM_USAGE } from './team';
 import { UsageError } from '../core/text/usageError';
 import { printError, printJson, printText } from './output';
 import { version } from '../../package.json';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
+
+/** More parse threads than this only queue for the same cores (and each holds its own heap). */
+const MAX_PARSE_THREADS = 16;
 
 /** The CLI's version is the package's: one number to bump. */
 const VERSION = version;
@@ -42,7 +47,7 @@ const USAGE = `agent-trace ${VERSION}: where an agent's tokens go, from its trac
 Usage:
   agent-trace analyze FILE [--json] [--format ID] [--min-loop-attempts N] [--cache-ttl-min M]
                      [--prices PRICES.json] [--what-if-ttl-min M [--what-if-ttl-write X]]
-                     [--budget USD]
+                     [--budget USD] [--parse-threads N]
   agent-trace analyze DIR [--json] [--min-loop-attempts N] [--cache-ttl-min M]
   agent-trace sessions [--json] [--agent ID] [--since 7d] [--project P]
   agent-trace context FILE [--json] [--top N]
@@ -50,6 +55,7 @@ Usage:
   agent-trace windows [FILE...] [--json] [--limit-5h L] [--limit-week L]
   agent-trace convert FILE -o OUT.trace.jsonl [--format ID] [--redact strict] [--no-redact]
   agent-trace simulate (FILE | --workload W.json) [options] [--json]
+  agent-trace calibrate RESULTS [--max-batched-tokens N] [--json] [-o CAL.json]
 ${SHARE_USAGE}
 ${TEAM_USAGE}
   agent-trace --help | --version
@@ -66,7 +72,10 @@ of docs/reference/json-output.md. Given a folder, analyze reads every session in
 (*.jsonl, *.json, *.traj; sub-agent logs with their session) and prints their
 combined fingerprint and how the figures spread across them. --min-loop-attempts
 (default 3) is the fewest failed attempts that make a retry loop; --cache-ttl-min (default 5) the provider's
-cache TTL an idle gap must exceed to explain a cache miss.
+cache TTL an idle gap must exceed to explain a cache miss. --parse-threads N
+(analyze and convert of one file) parses a Claude Code or Codex log on N worker
+threads beside the one that reads it: the same figures; off by default, as on a
+busy machine it costs more CPU than it saves (docs/performance.md).
 
 report writes one self-contained HTML file (no network, strict CSP) with the
 inspector's views of each trace: summary, timeline with hover and zoom,
@@ -111,7 +120,8 @@ Parquet tables of calls, tool calls and sessions for a team's engines (DuckDB,
 ClickHouse, Spark, Trino); query runs DuckDB SQL over such a folder, or one of
 the named team queries (agent-trace query --list). export --to otlp writes the
 same sessions as OpenTelemetry GenAI spans (OTLP/JSON) to a file or POSTs them to
-an OTLP/HTTP endpoint (Langfuse, Phoenix, a collector). docs/guide/team.md.
+an OTLP/HTTP endpoint (Langfuse, Phoenix, a collector). team-report writes every
+named query over such a folder into one HTML report. docs/guide/team.md.
 
 context prints what fills each call's input, by source, with its tokens and what
 each part cost over every call that carried it, the largest contributors and
@@ -128,6 +138,9 @@ simulate replays a traced agent session as N sessions sharing one GPU's vLLM
 prefix cache and reports the hit rate, recomputed prefill, preemptions, prefill
 share and slowdown, or sweeps N or the cache size to find the cliff. Its options:
 agent-trace simulate --help.
+
+calibrate fits simulate's step-time constants to an AIPerf or vllm bench run on your
+own server, and simulate --calibration uses them (agent-trace calibrate --help).
 
 --budget USD (analyze, cost) makes a trace that cost more than USD exit with 3,
 saying by how much: for CI.
@@ -150,6 +163,7 @@ interface Args {
   whatIfTtlMin: number | null;
   whatIfTtlWrite: number | null;
   budget: number | null;
+  parseThreads: number;
 }
 
 function positiveNumber(flag: string, value: string | undefined, integer: boolean): number {
@@ -173,6 +187,7 @@ function parseArgs(argv: readonly string[]): Args {
     whatIfTtlMin: null,
     whatIfTtlWrite: null,
     budget: null,
+    parseThreads: 0,
     noRedact: false,
     redact: 'default',
   };
@@ -198,6 +213,8 @@ function parseArgs(argv: readonly string[]): Args {
     } else if (a === '--what-if-ttl-min') args.whatIfTtlMin = positiveNumber(a, argv[++i], false);
     else if (a === '--what-if-ttl-write') args.whatIfTtlWrite = positiveNumber(a, argv[++i], false);
     else if (a === '--budget') args.budget = positiveNumber(a, argv[++i], false);
+    else if (a === '--parse-threads')
+      args.parseThreads = Math.min(MAX_PARSE_THREADS, positiveNumber(a, argv[++i], true));
     else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
     else if (args.command === null) args.command = a;
     else if (args.file === null) args.file = a;
@@ -244,10 +261,18 @@ async function main(argv: readonly string[]): Promise<number> {
       (t) => process.stdout.write(t),
       (t) => process.stderr.write(t),
     );
+  if (argv[0] === 'calibrate')
+    return runCalibrate(
+      argv.slice(1),
+      (t) => process.stdout.write(t),
+      (t) => process.stderr.write(t),
+    );
   if (argv[0] === 'redact' && !argv.includes('--help')) return runRedact(argv.slice(1));
   // The team tables have their own options (and --help); the replay exports share theirs.
   if (argv[0] === 'export' && ['parquet', 'otlp'].includes(argv[argv.indexOf('--to') + 1] ?? ''))
     return runTeamExport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
+  if (argv[0] === 'team-report')
+    return runTeamReport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
   if (argv[0] === 'query')
     return runQuery(
       argv.slice(1),
@@ -288,7 +313,14 @@ async function main(argv: readonly string[]): Promise<number> {
   // An -o that is a folder, a FIFO or a device is refused before the trace is read.
   if (args.command === 'convert' && args.out) await outputFile(args.out);
   const files = await readTraceFiles(args.file);
-  const parsed = await parseTrace(files, args.format ? { format: args.format } : {});
+  const parsed =
+    args.parseThreads > 0
+      ? await parseTraceParallel(files, {
+          threads: args.parseThreads,
+          workerScript: join(__dirname, 'parseChunkWorker.js'),
+          ...(args.format ? { format: args.format } : {}),
+        })
+      : await parseTrace(files, args.format ? { format: args.format } : {});
   if (args.command === 'convert') {
     if (!args.out) throw new UsageError('convert needs -o OUT.trace.jsonl');
     if (parsed.problem) {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { readCalibrationFlags } from './calibrate';
 import { getHeapStatistics } from 'node:v8';
 import { formatCount } from '../core/text/formatNumbers';
 import { engineByName } from '../core/sim/engines/engineTable';
@@ -490,7 +491,22 @@ export async function runSimulate(argv: readonly string[]): Promise<number> {
     process.stdout.write(SIMULATE_USAGE);
     return 0;
   }
-  const args = parseSimulateArgs(argv);
+  // A step-cost flag given beside a calibration wins over the calibration's.
+  let given = argv;
+  const at = given.indexOf('--calibration');
+  if (at >= 0) {
+    const file = given[at + 1];
+    if (file === undefined || file.startsWith('--'))
+      throw new UsageError(
+        '--calibration needs a FILE (agent-trace calibrate RESULTS -o FILE)',
+        'agent-trace simulate --help',
+      );
+    const rest = [...given.slice(0, at), ...given.slice(at + 2)];
+    const fitted = await readCalibrationFlags(file);
+    const pairs = fitted.flatMap((f, i) => (i % 2 === 0 && !rest.includes(f) ? [f, fitted[i + 1]!] : []));
+    given = [...pairs, ...rest];
+  }
+  const args = parseSimulateArgs(given);
   try {
     return await simulate(args);
   } catch (e) {

@@ -27,6 +27,11 @@ import { listCompanions, readTraceFiles } from '../node/traceFiles';
 import { isDirectory, traceFilesIn } from './sessions';
 import { redactionLine } from './share';
 import { UsageError } from '../core/text/usageError';
+import type { ReportDocument } from '../core/share/reportDocument';
+import { TEAM_REPORT_SESSIONS, teamReportQueries } from '../core/team/teamReport';
+import type { TeamReport, TeamReportTable } from '../core/team/teamReport';
+import { readReportAssets, reportHtml } from '../node/htmlReport';
+import { outputFile } from './outputFile';
 
 /**
  * The team path (docs/guide/team.md): `export --to parquet` writes this machine's sessions
@@ -37,7 +42,8 @@ import { UsageError } from '../core/text/usageError';
 export const TEAM_USAGE = `  agent-trace export --to parquet -o DIR [FILE|FOLDER]... [--plain-names] [--user NAME] [--machine NAME] [--salt TEXT] [--full] [--format ID] [--no-redact]
   agent-trace export --to otlp (-o FILE | --endpoint URL [--header K=V]...) [FILE|FOLDER]... [--max-request-bytes N] [same identity options]
   agent-trace query DIR "SQL" [--json] [--set NAME=VALUE]... [--init SQL]...
-  agent-trace query DIR --named NAME [--json] [--set NAME=VALUE]...   (--list: the named queries)`;
+  agent-trace query DIR --named NAME [--json] [--set NAME=VALUE]...   (--list: the named queries)
+  agent-trace team-report DIR -o REPORT.html [--set NAME=VALUE]...     (every named query in one HTML file)`;
 
 const EXPORT_HELP = `Usage: agent-trace export --to parquet -o DIR [FILE|FOLDER]... [options]
 
@@ -596,13 +602,29 @@ async function loadDuckDb(): Promise<typeof DuckDb> {
   }
 }
 
+/** A query's answer: column names and plain rows. */
+export interface QueryResult {
+  columns: string[];
+  rows: Array<Array<string | number | boolean | null>>;
+}
+
 /** Runs SQL over an export folder: column names and plain rows. */
 export async function queryFolder(
   dir: string,
   sql: string,
   variables: ReadonlyArray<[string, string]> = [],
   init: readonly string[] = [],
-): Promise<{ columns: string[]; rows: Array<Array<string | number | boolean | null>> }> {
+): Promise<QueryResult> {
+  return (await queryFolderAll(dir, [sql], variables, init))[0]!;
+}
+
+/** Runs several statements over an export folder on one connection (the views and variables defined once). */
+export async function queryFolderAll(
+  dir: string,
+  sqls: readonly string[],
+  variables: ReadonlyArray<[string, string]> = [],
+  init: readonly string[] = [],
+): Promise<QueryResult[]> {
   const { DuckDBInstance } = await loadDuckDb();
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
@@ -612,12 +634,103 @@ export async function queryFolder(
     const vars = new Map<string, string>(Object.entries(QUERY_VARIABLES).map(([k, v]) => [k, String(v)]));
     for (const [k, v] of variables) vars.set(k, v);
     for (const [k, v] of vars) await connection.run(`SET VARIABLE ${k} = ${sqlValue(v)}`);
-    const reader = await connection.runAndReadAll(sql);
-    return { columns: reader.columnNames(), rows: reader.getRows().map((r) => r.map(plainValue)) };
+    const results: QueryResult[] = [];
+    for (const sql of sqls) {
+      const reader = await connection.runAndReadAll(sql);
+      results.push({ columns: reader.columnNames(), rows: reader.getRows().map((r) => r.map(plainValue)) });
+    }
+    return results;
   } finally {
     connection.closeSync();
     instance.closeSync();
   }
+}
+
+const TEAM_REPORT_HELP = `Usage: agent-trace team-report DIR -o REPORT.html [--set NAME=VALUE]... [--init SQL]...
+
+Runs every named team query (agent-trace query --list) over an export folder
+(agent-trace export --to parquet) and writes them into one self-contained HTML file: the
+folder's totals, its sessions (the ${TEAM_REPORT_SESSIONS} costliest), then a table per query. The
+file opens offline in any browser (strict Content-Security-Policy, no request); every value
+is drawn as text. DIR may be an object store prefix, as for query (--init for credentials).
+--set sets a query variable (budget_usd, top).
+`;
+
+/** \`agent-trace team-report DIR -o REPORT.html\`: exit status. */
+export async function runTeamReport(
+  argv: readonly string[],
+  generator: string,
+  writeErr: (t: string) => void,
+): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    writeErr(TEAM_REPORT_HELP);
+    return 0;
+  }
+  const help = 'agent-trace team-report --help';
+  let dir: string | null = null;
+  let out: string | null = null;
+  const set: Array<[string, string]> = [];
+  const init: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if (flag === '-o' || flag === '--out') {
+      out = argv[++i] ?? null;
+      if (!out) throw new UsageError('-o needs a file name (REPORT.html)', help);
+    } else if (flag === '--set') {
+      const m = /^([A-Za-z_]\w*)=(.*)$/.exec(argv[++i] ?? '');
+      if (!m) throw new UsageError(`--set needs NAME=VALUE, not "${argv[i] ?? ''}"`, help);
+      set.push([m[1]!, m[2]!]);
+    } else if (flag === '--init') {
+      const statement = argv[++i];
+      if (!statement) throw new UsageError('--init needs a SQL statement (e.g. CREATE SECRET for s3://)', help);
+      init.push(statement);
+    } else if (flag.startsWith('-')) throw new UsageError(`team-report: unknown option ${flag}`, help);
+    else if (dir === null) dir = flag;
+    else throw new UsageError(`team-report: unexpected argument ${flag}`, help);
+  }
+  if (!dir) throw new UsageError('team-report needs DIR (an agent-trace export --to parquet folder)', help);
+  if (!out) throw new UsageError('team-report needs -o REPORT.html', help);
+  if (!isRemote(dir) && !(await isDirectory(dir))) throw new UsageError(`team-report: no such folder: ${dir}`, help);
+  await outputFile(out, undefined, '-o', help);
+  const queries = teamReportQueries();
+  let results: QueryResult[];
+  try {
+    results = await queryFolderAll(
+      dir,
+      queries.map((q) => q.sql),
+      set,
+      init,
+    );
+  } catch (e) {
+    writeErr(terminalText(`agent-trace team-report: ${e instanceof Error ? e.message : String(e)}\n`));
+    return 1;
+  }
+  const tables: TeamReportTable[] = queries.map((q, i) => ({
+    name: q.name,
+    description: q.description,
+    columns: results[i]!.columns,
+    rows: results[i]!.rows,
+  }));
+  const team: TeamReport = { source: dir, totals: tables[0]!, sessions: tables[1]!, queries: tables.slice(2) };
+  const doc: ReportDocument = {
+    schema: 1,
+    title: `Agent trace team report: ${dir}`,
+    generatedAt: new Date().toISOString(),
+    generator,
+    traces: [],
+    redaction: null,
+    team,
+  };
+  // The CLI runs as dist/cli.js: the report's page and stylesheet are beside it.
+  const html = reportHtml(doc, await readReportAssets(resolve(__dirname, '..')));
+  await outputFile(out, html, '-o', help);
+  const totals = Object.fromEntries(team.totals.columns.map((c, j) => [c, team.totals.rows[0]?.[j] ?? null]));
+  writeErr(
+    terminalText(
+      `${out}: ${String(totals['sessions'])} sessions, ${String(totals['llm_calls'])} LLM calls, ${team.queries.length} named queries, ${(Buffer.byteLength(html) / 1024).toFixed(0)} KB; opens offline in any browser\n`,
+    ),
+  );
+  return 0;
 }
 
 /** `agent-trace query DIR "SQL" | --named NAME`: exit status. */

@@ -1,6 +1,8 @@
 import type { ReportDocument } from '../../src/core/share/reportDocument';
 import { el } from '../shared/dom';
+import { isTeamReport } from '../../src/core/team/teamReport';
 import { ReportPage } from './reportPage';
+import { renderTeamReport } from './teamReportPage';
 // After the inspector's stylesheets (reportPage's imports): the report's own rules win.
 import './report.css';
 
@@ -18,7 +20,11 @@ function start(): void {
     const doc = JSON.parse(text) as ReportDocument;
     if (doc?.schema !== 1 || !Array.isArray(doc.traces))
       throw new Error('this report holds no data this page can read');
-    new ReportPage(root, doc);
+    // A team report (agent-trace team-report) holds an export folder's query results instead of traces.
+    if (doc.team !== undefined) {
+      if (!isTeamReport(doc.team)) throw new Error('this team report holds no data this page can read');
+      renderTeamReport(root, doc, doc.team);
+    } else new ReportPage(root, doc);
     document.body.dataset['ready'] = 'true';
   } catch (e) {
     root.replaceChildren(

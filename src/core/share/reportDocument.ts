@@ -5,6 +5,7 @@ import type { ContextSource, SessionContext } from '../context/contextView';
 import type { PriceBook } from '../cost/costTypes';
 import { buildTraceReport } from '../report/traceReport';
 import type { RedactionSummary } from '../redact/redactor';
+import type { TeamReport } from '../team/teamReport';
 import type { ParsedTrace } from '../trace/parseTrace';
 import { buildCallDetail, buildTraceView } from '../view/traceView';
 import type { CallDetail, TraceView } from '../view/traceView';
@@ -27,6 +28,8 @@ export interface ReportDocument {
   traces: ReportTrace[];
   /** What redaction removed, by kind; null when the user turned redaction off (--no-redact). */
   redaction: RedactionSummary | null;
+  /** A team report (agent-trace team-report): an export folder's named queries, drawn instead of traces. */
+  team?: TeamReport;
 }
 
 /** Dollar figures of the whole trace, sub-agents included (the cost module's `cost` of `analyze --json`). */

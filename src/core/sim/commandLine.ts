@@ -108,6 +108,8 @@ Engine:
   --prefill-us-per-token X    cost per prefilled token, us (default ${d.prefillUsPerToken})
   --kv-read-ns-per-token X    cost per decode context token, ns (default ${d.kvReadNsPerToken})
   --decode-us-per-seq X       cost per decoding sequence, us (default ${d.decodeUsPerSeq})
+  --calibration CAL.json      the four step costs fitted to your own server's measurements by
+                              agent-trace calibrate RESULTS -o CAL.json (step-cost flags given too win)
   --kv-bytes-per-token N      KV bytes per token, for the CPU tier's transfers (default ${d.kvBytesPerToken})
   --engine fast|reference     the fast engine (default) or the block-by-block reference; same results
 Fleet:

@@ -69,6 +69,12 @@ export interface FormatDefinition {
   documentConfidence?(value: unknown): 'certain' | 'likely';
   /** Reader for JSON Lines records (also fed a matching document as one record when there is no readDocument). */
   createRecordReader?(): RecordReader;
+  /**
+   * The record with the parts its reader never reads left out (the same reading, fewer
+   * bytes): what a parse thread hands the reader's thread (src/node/parallelParse.ts).
+   * Formats without it are read on one thread.
+   */
+  slimRecord?(record: JsonObject): JsonObject;
   /** Reader for a whole document. */
   readDocument?(doc: JsonDocument): ReaderResult;
   /** Where its traces keep companion files (sub-agent logs), for a format that writes them apart (JSON Lines formats only). */

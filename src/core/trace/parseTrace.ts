@@ -76,7 +76,8 @@ const LEADING_TEXT_LINES_MAX = 5;
 /** Read this much of a file with NUL bytes and no record, and it is called binary without reading the rest. */
 const BINARY_VERDICT_BYTES = 1 << 20;
 
-async function* chunksOf(bytes: ByteChunks): AsyncGenerator<Uint8Array> {
+/** The bytes of a trace file as chunks, a whole buffer in slices of SLICE_BYTES. */
+export async function* chunksOf(bytes: ByteChunks): AsyncGenerator<Uint8Array> {
   if (bytes instanceof Uint8Array) {
     for (let at = 0; at < bytes.length; at += SLICE_BYTES) yield bytes.subarray(at, at + SLICE_BYTES);
     return;
@@ -307,6 +308,30 @@ class TraceParser {
       this.buffered.push(record);
       if (this.buffered.length >= DETECTION_RECORDS) this.decideRecords();
     }
+  }
+
+  /**
+   * The format, when records of file `file` may be read on other threads from here on: it
+   * is decided (not on a weak match, not a document), it has a `slimRecord`, and there is no
+   * tap. Null otherwise.
+   */
+  handOffFormat(file: number): FormatId | null {
+    if (!this.reader || this.doc || this.weak || this.undetectable || this.recordTap) return null;
+    if (file === 0 && this.mainRecords === 0) return null;
+    return this.format?.slimRecord ? this.format.id : null;
+  }
+
+  /**
+   * A line another thread parsed and checked (an object within MAX_JSON_DEPTH, counts that
+   * are counts) and slimmed: what `mainLine` or `companionLine` does with such a line.
+   */
+  checkedLine(file: number, line: SourceLine, value: JsonObject): void {
+    const record: TraceRecord = { value, line, source: { file, line: line.line, offset: line.offset } };
+    if (file === 0) {
+      this.mainNonBlank += 1;
+      this.mainRecords += 1;
+      this.feedMain(record);
+    } else this.reader!.record(record);
   }
 
   /** A record of the opened file to its reader; on a weak match, one that does not look like the format is skipped and noted. */
@@ -918,6 +943,8 @@ export class TraceParse {
   private held: SourceLine[][] = [];
   /** The result once reading stopped: a binary file, or a document read to its end. */
   private final: ParsedTrace | null = null;
+  /** Lines were read on other threads (`handOff`): the byte counts here no longer say where reading stopped. */
+  private handedOff = false;
 
   constructor(
     keys: readonly string[],
@@ -1070,6 +1097,42 @@ export class TraceParse {
       for (const note of notes) this.parser.report({ file: 0, line: -1, severity: 'warning', message: note });
   }
 
+  /**
+   * Where file `index` may be read on other threads from (its bytes so far end with a
+   * whole line, it is UTF-8 text, and the parser can take checked records: `slimmerFor`),
+   * with the format's slimRecord; null when it must stay on this thread.
+   */
+  handOff(index: number): { offset: number; line: number; format: FormatId } | null {
+    if (this.final || (index > 0 && this.companions !== true)) return null;
+    const lines = this.lines[index];
+    if (!lines || lines.encoding !== 'utf-8' || lines.pendingByteCount > 0 || lines.inLongLine) return null;
+    const format = this.parser.handOffFormat(index);
+    if (format === null) return null;
+    this.handedOff = true;
+    return { offset: lines.completedBytes, line: lines.completedLines, format };
+  }
+
+  /** A line of file `index` that another thread parsed, checked and slimmed (after `handOff`). */
+  checkedLine(index: number, line: SourceLine, value: JsonObject): void {
+    this.parser.checkedLine(index, line, value);
+  }
+
+  /**
+   * A line of file `index` another thread did not read (not a plain record: bad JSON, not
+   * text, too long, odd counts), its bytes without the terminator: read here, as if in place.
+   */
+  lineBytes(index: number, bytes: Uint8Array, offset: number, line: number): void {
+    const feed = (l: SourceLine): void => (index === 0 ? this.parser.mainLine(l) : this.parser.companionLine(index, l));
+    const reader = new LineReader({
+      longLineBytes: this.longLineBytes,
+      onLongLine: (n, at) => this.parser.longLine(index, n, at),
+      onLine: feed,
+    });
+    reader.resumeAt(offset, line, false);
+    reader.push(bytes);
+    reader.end();
+  }
+
   /** The model of everything read so far; reading may go on after it (not after a document's). */
   snapshot(): ParsedTrace {
     if (this.final) return this.final;
@@ -1093,7 +1156,7 @@ export class TraceParse {
    * no saved state reads the file again from the start, which is always right.
    */
   saveState(): SavedTraceParse | null {
-    if (this.final || this.parser.isDocument) return null;
+    if (this.final || this.parser.isDocument || this.handedOff) return null;
     if (this.lines.some((l) => l !== undefined && (l.encoding !== 'utf-8' || l.inLongLine))) return null;
     const parser = portableState(this.parser);
     if (parser === null) return null;

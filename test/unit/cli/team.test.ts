@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {
+  appendFileSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -8,6 +9,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -346,6 +348,80 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
     );
     assert.deepEqual(c, { n: expected, codex: 0 });
     assert.match(run('export', '--to', 'parquet', '-o', out, '--full', src).stderr, /from 2 traces in/);
+  });
+
+  it('incremental on a growing log: nothing rewritten when nothing changed, only the grown session when it grew, and every query equals a full export', async () => {
+    const src = join(dir, 'growing-src');
+    const out = join(dir, 'growing');
+    const full = join(dir, 'growing-full');
+    mkdirSync(src);
+    // A live Claude Code session written line by line (cut at a line, as an agent flushes them), beside a finished Codex rollout.
+    const lines = readFileSync(EDIT_LOOP, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0);
+    const live = join(src, 'e5821007-9ca0-4a36-afc0-94da583da0ea.jsonl');
+    writeFileSync(live, lines.slice(0, Math.floor(lines.length / 2)).join('\n') + '\n');
+    copyFileSync(join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl'), join(src, 'codex.jsonl'));
+    assert.match(run('export', '--to', 'parquet', '-o', out, src).stderr, /from 2 traces in/);
+    const listing = (): Map<string, string> =>
+      new Map(
+        (readdirSync(out, { recursive: true }) as string[])
+          .filter((f) => f.endsWith('.parquet'))
+          .map((f) => [f.split(/[\\/]/).join('/'), readFileSync(join(out, f)).toString('base64')]),
+      );
+    const mtimes = (): Map<string, number> =>
+      new Map(
+        (readdirSync(out, { recursive: true }) as string[])
+          .filter((f) => f.endsWith('.parquet'))
+          .map((f) => [f.split(/[\\/]/).join('/'), statSync(join(out, f)).mtimeMs]),
+      );
+    const [half] = await rows(out, `SELECT count(*) AS n FROM calls WHERE agent = 'claude-code'`);
+    const first = mtimes();
+    const firstBytes = listing();
+
+    // Nothing changed: nothing written, not a file touched.
+    assert.match(
+      run('export', '--to', 'parquet', '-o', out, src).stderr,
+      /from 0 traces in 0 Parquet files .*; 2 unchanged/,
+    );
+    assert.deepEqual(mtimes(), first);
+
+    // The session grew by the rest of its lines: only its files are written again.
+    appendFileSync(live, lines.slice(Math.floor(lines.length / 2)).join('\n') + '\n');
+    assert.match(run('export', '--to', 'parquet', '-o', out, src).stderr, /from 1 trace in .*; 1 unchanged/);
+    const grown = mtimes();
+    const changed = [...grown.keys()].filter((f) => grown.get(f) !== first.get(f)).sort();
+    assert.ok(changed.length > 0);
+    assert.ok(
+      changed.every((f) => f.includes('agent=claude-code/')),
+      `only the grown session's files: ${changed.join(', ')}`,
+    );
+    const after = listing();
+    for (const [f, bytes] of firstBytes)
+      if (f.includes('agent=codex/')) assert.equal(after.get(f), bytes, `${f} kept byte for byte`);
+    const [grownCalls] = await rows(out, `SELECT count(*) AS n FROM calls WHERE agent = 'claude-code'`);
+    const analyzed = (JSON.parse(run('analyze', live, '--json').stdout) as { sessions: Array<{ llmCalls: number }> })
+      .sessions;
+    assert.equal(
+      grownCalls!.n,
+      analyzed.reduce((n, x) => n + x.llmCalls, 0),
+    );
+    assert.ok(
+      Number(grownCalls!.n) > Number(half!.n),
+      `${String(grownCalls!.n)} calls after, ${String(half!.n)} before`,
+    );
+
+    // The same answers as a full export of the grown folder: every table's rows and every named query.
+    assert.match(run('export', '--to', 'parquet', '-o', full, '--full', src).stderr, /from 2 traces in/);
+    const sorted = async (folder: string, sql: string): Promise<string[]> =>
+      (await rows(folder, sql)).map((r) => JSON.stringify(r)).sort();
+    for (const t of TEAM_TABLES)
+      assert.deepEqual(
+        await sorted(out, `SELECT * FROM ${t.name}`),
+        await sorted(full, `SELECT * FROM ${t.name}`),
+        t.name,
+      );
+    for (const q of NAMED_QUERIES) assert.deepEqual(await sorted(out, q.sql), await sorted(full, q.sql), q.name);
   });
 
   it('a folder of hostile files: the readable traces are exported, each other file is named with its reason, no escape sequence reaches the terminal', async () => {

@@ -75,6 +75,8 @@ export interface StepLogEntry {
   step: number;
   /** Clock at the step's start, in seconds. */
   t: number;
+  /** Clock at the step's end, in seconds: when the tokens it sampled reach the client. */
+  end: number;
   /** [request, tokens, 1 if a decode] in the order scheduled. */
   sched: Array<[number, number, 0 | 1]>;
   /** Requests preempted in this step, in order. */

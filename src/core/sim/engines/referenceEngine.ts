@@ -419,6 +419,7 @@ class ReferenceRun implements EngineRun {
       this.log = {
         step: this.clock.steps,
         t: this.clock.now / 1e9,
+        end: this.clock.now / 1e9,
         sched: [],
         preempted: [],
         admitted: [],
@@ -507,12 +508,13 @@ class ReferenceRun implements EngineRun {
         this.records[s.r]!.prefillTokens += s.numNew;
       }
     }
+    this.clock.chargeStep(prefillTokens, decodeContext, decodes, this.stepTransferBlocks);
     if (this.log) {
       for (const s of scheduled) this.log.sched.push([s.r, s.numNew, s.decode ? 1 : 0]);
+      this.log.end = this.clock.now / 1e9;
       this.debug.onStepLog!(this.log);
       this.log = null;
     }
-    this.clock.chargeStep(prefillTokens, decodeContext, decodes, this.stepTransferBlocks);
     for (const { r, numNew } of scheduled) {
       this.numComputed[r]! += numNew;
       if (this.numComputed[r]! < this.numTokens[r]!) continue;

@@ -709,3 +709,62 @@ function stripErrorTags(text: string): string {
 
 // A session's parse is saved with its builders: the session index resumes it (TraceParse.saveState, parserState.ts).
 registerStateClass('claude-code/session-builder', SessionBuilder);
+
+/**
+ * The keys of a record ClaudeCodeReader reads (`value['…']` above; a unit test checks the
+ * list against this file). Records carry many more (uuids of the UI, git branch, user type…).
+ */
+const READ_KEYS = [
+  'agentId',
+  'aiTitle',
+  'compactMetadata',
+  'customTitle',
+  'cwd',
+  'data',
+  'error',
+  'isApiErrorMessage',
+  'isCompactSummary',
+  'isMeta',
+  'isSidechain',
+  'maxRetries',
+  'message',
+  'parentToolUseID',
+  'parentUuid',
+  'requestId',
+  'retryAttempt',
+  'sessionId',
+  'subtype',
+  'summary',
+  'timestamp',
+  'title',
+  'toolUseResult',
+  'type',
+  'uuid',
+  'version',
+] as const;
+
+/**
+ * A record as ClaudeCodeReader reads it, without what it never reads: only the keys it
+ * reads (READ_KEYS), of a `progress` record only `data.type`, `data.agentId` and
+ * `parentToolUseID` (noteAgentProgress), of a `toolUseResult` only its `agentId`
+ * (toolResult). What a parse thread sends the reader's thread (src/node/parallelParse.ts);
+ * test/unit/node/parallelParse.test.ts compares both readings on every sample.
+ */
+export function slimClaudeCodeRecord(value: JsonObject): JsonObject {
+  const type = value['type'];
+  if (type === 'progress') {
+    const data = obj(value['data']);
+    return {
+      type,
+      data: data ? { type: data['type'], agentId: data['agentId'] } : null,
+      parentToolUseID: value['parentToolUseID'],
+    };
+  }
+  const slim: JsonObject = {};
+  for (const key of READ_KEYS) if (Object.prototype.hasOwnProperty.call(value, key)) slim[key] = value[key]!;
+  if ('toolUseResult' in slim) {
+    const result = obj(slim['toolUseResult']);
+    slim['toolUseResult'] = result ? { agentId: result['agentId'] } : null;
+  }
+  return slim;
+}

@@ -1,6 +1,6 @@
 import type { FormatDefinition } from '../formatDefinition';
 import { str } from '../json';
-import { ClaudeCodeReader } from './claudeCodeReader';
+import { ClaudeCodeReader, slimClaudeCodeRecord } from './claudeCodeReader';
 import {
   claudeSessionIdOf,
   claudeSubagentFolder,
@@ -36,6 +36,7 @@ export const claudeCodeFormat: FormatDefinition = {
     return type !== null && CLAUDE_ONLY_TYPES.has(type);
   },
   createRecordReader: () => new ClaudeCodeReader(),
+  slimRecord: slimClaudeCodeRecord,
   // Sub-agent logs: `<session>/subagents/**/agent-*.jsonl` (2.1.x) and the 2.0.x `agent-*.jsonl` beside the session that name its id.
   companions: {
     folderOf: claudeSubagentFolder,

@@ -940,3 +940,19 @@ function assignTurns(calls: LlmCall[], turns: UserTurn[]): void {
 function isBefore(a: SourceRef, b: SourceRef): boolean {
   return a.file < b.file || (a.file === b.file && a.offset < b.offset);
 }
+
+/**
+ * A record as CodexReader reads it, without what it never reads: a `reasoning` item and an
+ * assistant `message` only say that the model is answering (modelItem), so their text and
+ * encrypted content are left out. Other records are returned as they are. Kept beside the
+ * reader: a new read of either must be kept here too (test/unit/node/parallelParse.test.ts).
+ */
+export function slimCodexRecord(value: JsonObject): JsonObject {
+  if (value['type'] !== 'response_item') return value;
+  const payload = obj(value['payload']);
+  if (!payload) return value;
+  if (payload['type'] === 'reasoning') return { ...value, payload: { type: 'reasoning' } };
+  if (payload['type'] === 'message' && payload['role'] === 'assistant')
+    return { ...value, payload: { type: 'message', role: 'assistant' } };
+  return value;
+}

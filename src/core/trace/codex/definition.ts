@@ -1,6 +1,6 @@
 import type { FormatDefinition } from '../formatDefinition';
 import { isObject, str } from '../json';
-import { CodexReader, ROLLOUT_TYPES } from './codexReader';
+import { CodexReader, ROLLOUT_TYPES, slimCodexRecord } from './codexReader';
 
 /** OpenAI Codex CLI rollouts (docs/design/formats.md §2). */
 export const codexFormat: FormatDefinition = {
@@ -19,4 +19,5 @@ export const codexFormat: FormatDefinition = {
     return type !== null && ROLLOUT_TYPES.has(type) && 'timestamp' in r && isObject(r['payload']);
   },
   createRecordReader: () => new CodexReader(),
+  slimRecord: slimCodexRecord,
 };

@@ -1,0 +1,198 @@
+// The team path at scale (issue 30), each figure beside a baseline measured in the same run:
+//
+//   export       `agent-trace export --to parquet` of every session on a machine: 1,000 real
+//                sessions / 5 GB under a fake home (the bench:sessions corpus, bench/sessionCorpus.ts),
+//                the CLI as a user runs it. Target: ≤ the cold index of the same sessions.
+//                Baseline: that cold index (dist/indexWorker.js, as the extension runs it).
+//   again        the same export a second time (nothing changed): the incremental check alone.
+//   bytes        bytes on disk per LLM call: the calls table alone and all three tables.
+//   10 M calls   a named query (cost-by-user-day) over 10,000,000 calls: synthetic copies of
+//                the exported real sessions (each copy its own conversation id, one of 2,000
+//                users, a day shifted within 30, one of 8 machines), written by DuckDB into
+//                the same Hive layout. Target ≤ 2 s. Baseline: the least a query over those
+//                files can do, one column summed (SELECT sum(cost_usd) FROM calls).
+//
+// Run: npm run bench:team [-- --sessions 1000 --gb 5 --calls 10000000]
+//      (--quick: 100 sessions, 0.5 GB, 1,000,000 calls)
+import { spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { namedQuery } from '../src/core/team/namedQueries';
+import { SessionIndexClient } from '../src/node/sessions/indexClient';
+import { queryFolder } from '../src/cli/team';
+import { repoRoot } from '../test/support/helpers';
+import { generate } from './sessionCorpus';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const option = (name: string, fallback: number): number => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const SESSIONS = option('--sessions', quick ? 100 : 1000);
+const TARGET_BYTES = option('--gb', quick ? 0.5 : 5) * 2 ** 30;
+const CALLS = option('--calls', quick ? 1_000_000 : 10_000_000);
+
+const MB = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
+const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const load = (): string => {
+  try {
+    return execFileSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).trim().split(' ').slice(0, 3).join(' ');
+  } catch {
+    return 'unknown';
+  }
+};
+
+/** Bytes of every .parquet file under `dir`, and how many. */
+function parquetBytes(dir: string): { bytes: number; files: number } {
+  let bytes = 0;
+  let files = 0;
+  for (const f of readdirSync(dir, { recursive: true }) as string[]) {
+    if (!f.endsWith('.parquet')) continue;
+    bytes += statSync(join(dir, f)).size;
+    files += 1;
+  }
+  return { bytes, files };
+}
+
+/** The CLI's export of every session under the fake home, as a user on that machine runs it. */
+function exportAll(home: string, out: string): { ms: number; stderr: string } {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+  };
+  delete env['CODEX_HOME'];
+  delete env['CLAUDE_CONFIG_DIR'];
+  const t0 = performance.now();
+  const r = spawnSync(
+    process.execPath,
+    [join(repoRoot, 'dist/cli.js'), 'export', '--to', 'parquet', '-o', out, '--user', 'bench', '--machine', 'bench'],
+    { env, encoding: 'utf8', maxBuffer: 256 * 2 ** 20 },
+  );
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`export exited ${String(r.status)}: ${r.stderr.slice(-2000)}`);
+  return { ms, stderr: r.stderr };
+}
+
+async function main(): Promise<void> {
+  execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'ignore' });
+  console.log(`load average at start: ${load()}`);
+  console.log(`generating ${SESSIONS} sessions (${MB(TARGET_BYTES)}) under a fake home…`);
+  const corpus = generate(SESSIONS, TARGET_BYTES);
+  console.log(`  ${corpus.files.length} sessions, ${MB(corpus.bytes)}`);
+  const work = mkdtempSync(join(tmpdir(), 'agent-trace-bench-team-'));
+  try {
+    // Baseline: the cold index of the same sessions, through the index worker.
+    const client = new SessionIndexClient(join(repoRoot, 'dist/indexWorker.js'), () => undefined);
+    await client.request('configure', {
+      dbPath: join(work, 'index.sqlite'),
+      roots: [
+        { agentId: 'claude-code', root: join(corpus.home, '.claude/projects') },
+        { agentId: 'codex', root: join(corpus.home, '.codex/sessions') },
+      ],
+      analysis: {},
+      prices: [],
+      maxFileBytes: 2 ** 33,
+      stateVersion: 'bench',
+    });
+    let t0 = performance.now();
+    const cold = await client.request('sync', {});
+    const coldMs = performance.now() - t0;
+    await client.dispose();
+    if (cold.readOnly) throw new Error('another process holds the lease');
+    console.log(`\nbaseline: cold index ${s(coldMs)} for ${cold.files} files (load ${load()})`);
+
+    // The export, then again with nothing changed.
+    const out = join(work, 'export');
+    const first = exportAll(corpus.home, out);
+    console.log(`export --to parquet: ${s(first.ms)} (load ${load()})`);
+    console.log(`  ${first.stderr.split('\n')[0]}`);
+    console.log(`  ratio export / cold index: ${(first.ms / coldMs).toFixed(2)} (target ≤ 1)`);
+    const again = exportAll(corpus.home, out);
+    console.log(
+      `again, nothing changed: ${s(again.ms)}; ratio / cold index ${(again.ms / coldMs).toFixed(3)}\n  ${again.stderr.split('\n')[0]}`,
+    );
+
+    // Bytes per call.
+    const [counts] = (
+      await queryFolder(
+        out,
+        'SELECT (SELECT count(*) FROM calls) AS calls, (SELECT count(*) FROM tool_calls) AS tools, (SELECT count(*) FROM sessions) AS sessions',
+      )
+    ).rows;
+    const [calls, tools, sessions] = counts!.map(Number) as [number, number, number];
+    const tables = Object.fromEntries(['calls', 'tool_calls', 'sessions'].map((t) => [t, parquetBytes(join(out, t))]));
+    const all = Object.values(tables).reduce((n, t) => n + t.bytes, 0);
+    console.log(`\nbytes on disk: ${calls} calls, ${tools} tool calls, ${sessions} sessions in ${MB(all)}`);
+    for (const [t, b] of Object.entries(tables))
+      console.log(`  ${t.padEnd(10)} ${MB(b.bytes).padStart(7)} in ${b.files} files`);
+    console.log(
+      `  per LLM call: ${(tables['calls']!.bytes / calls).toFixed(0)} B (calls table), ${(all / calls).toFixed(0)} B (all three tables)`,
+    );
+    console.log(
+      `  rows per LLM call: ${(tools / calls).toFixed(2)} tool calls, ${(sessions / calls).toFixed(4)} sessions`,
+    );
+
+    // 10 M calls: copies of the real calls, written by DuckDB in the same layout.
+    const big = join(work, 'big');
+    const copies = Math.ceil(CALLS / calls);
+    mkdirSync(big, { recursive: true });
+    t0 = performance.now();
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    await connection.run(`SET preserve_insertion_order = false`);
+    await connection.run(
+      // Each copy of a session is another session: its own id, one of 2,000 users (each on one of 8 machines), its days shifted by 0–29.
+      `COPY (SELECT * EXCLUDE (copy, h) REPLACE ("gen_ai.conversation.id" || '-' || copy AS "gen_ai.conversation.id",
+          md5('user' || (h % 2000))[1:16] AS "user.hash",
+          start_time + to_days(CAST((h // 2000) % 30 AS INTEGER)) AS start_time,
+          date + CAST((h // 2000) % 30 AS INTEGER) AS date, 'm' || (h % 2000 % 8) AS machine)
+        FROM (SELECT c.*, r.range AS copy, hash(c."gen_ai.conversation.id", r.range) AS h
+          FROM read_parquet('${out}/calls/**/*.parquet', hive_partitioning = true, hive_types = {'agent': VARCHAR, 'date': DATE, 'machine': VARCHAR}) c,
+            range(${copies}) r)
+        LIMIT ${CALLS})
+      TO '${big}/calls' (FORMAT parquet, PARTITION_BY (agent, date, machine))`,
+    );
+    connection.closeSync();
+    instance.closeSync();
+    const bigBytes = parquetBytes(join(big, 'calls'));
+    console.log(
+      `\n${CALLS.toLocaleString('en-US')} calls (${copies} copies of the ${calls} real ones) written by DuckDB in ${s(performance.now() - t0)}: ${MB(bigBytes.bytes)} in ${bigBytes.files} files, ${(bigBytes.bytes / CALLS).toFixed(0)} B per call`,
+    );
+    const sql = namedQuery('cost-by-user-day')!.sql;
+    const times: number[] = [];
+    const base: number[] = [];
+    let rows = 0;
+    for (let round = 0; round < 3; round++) {
+      t0 = performance.now();
+      await queryFolder(big, 'SELECT sum(cost_usd) FROM calls');
+      base.push(performance.now() - t0);
+      t0 = performance.now();
+      rows = (await queryFolder(big, sql)).rows.length;
+      times.push(performance.now() - t0);
+    }
+    console.log(
+      `named query cost-by-user-day over ${CALLS.toLocaleString('en-US')} calls: ${times.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(times).toFixed(0)} ms, ${rows} rows; target ≤ 2000 ms; load ${load()})`,
+    );
+    console.log(
+      `  baseline: SELECT sum(cost_usd) over the same files: median ${median(base).toFixed(0)} ms; ratio ${(median(times) / median(base)).toFixed(2)}`,
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    rmSync(corpus.home, { recursive: true, force: true });
+  }
+}
+
+void main().then(
+  () => process.stdout.write('', () => process.exit(0)),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
