@@ -178,6 +178,41 @@ describe('the context panel (Chromium)', () => {
     await assertClean(p);
   });
 
+  it('on a long session, asks for the anatomy only once the panel is scrolled into view', async () => {
+    // Seven copies of the spotter session, each with its own message ids: one session of
+    // 7 × 149 = 1,043 calls, past LAZY_CONTEXT_CALLS (1,000).
+    const source = readFileSync(SPOTTER, 'utf8');
+    const text = Array.from({ length: 7 }, (_, i) => source.replaceAll('"id":"msg_', `"id":"msg_${i}_`)).join('');
+    const collector = new ClaudeCodeContentCollector();
+    const trace = await parseText(text, 'spotter-x7.jsonl', { recordTap: (r) => collector.record(r) });
+    const service = new TraceService(trace, {
+      fileName: 'spotter-x7.jsonl',
+      formatChosen: false,
+      analysis: {},
+      prices: createPriceBook(),
+      context: { content: collector.result(), tokenizer: () => CHAR_ESTIMATE, notes: [] },
+    });
+    assert.equal(service.sessionBody({ sessionId: service.header().defaultSessionId! })!.columns.flags.length, 1043);
+    // A short window: the composition sits below the timeline, out of view.
+    const p = await suite.open({
+      trace,
+      service,
+      fileName: 'spotter-x7.jsonl',
+      viewport: { width: 1200, height: 260 },
+    });
+    await p.page.waitForSelector('.context-count-now:not([hidden])');
+    assert.match((await p.page.textContent('.context-status')) ?? '', /counted when this section is in view/);
+    const box = (await p.page.locator('.context-composition').boundingBox())!;
+    assert.ok(box.y >= 260, `the composition starts below the window (${box.y})`);
+    // Give a request every chance to go out: none does while the panel is out of view.
+    await p.page.waitForTimeout(500);
+    assert.equal(p.requests.get('sessionContext') ?? 0, 0);
+    await p.page.locator('.context-composition h2').scrollIntoViewIfNeeded();
+    await p.page.waitForSelector('#context-chart[data-calls]', { timeout: 60_000 });
+    assert.equal(p.requests.get('sessionContext'), 1);
+    await assertClean(p);
+  });
+
   it('zooms and pans with the timeline, both ways, on the whole real session', async () => {
     const collector = new ClaudeCodeContentCollector();
     const trace = await parseFile(SPOTTER, { recordTap: (r) => collector.record(r) });

@@ -162,7 +162,7 @@ export function calibrationText(ctx: SessionContext): string {
     ctx.content === 'sizes' ? 'from the sizes the log keeps (characters ÷ 4, output tokens)' : `with ${c.tokenizer}`;
   if (c.comparedCalls === 0 || c.medianAbsError === null)
     return `Counted ${how}; no call's growth could be compared with the log, so nothing was calibrated.`;
-  return `Counted ${how}, calibrated on ${formatCount(c.comparedCalls)} calls' logged input growth (× ${c.factor.toFixed(2)}, + ${c.perPiece.toFixed(0)} tokens a piece): median error ${formatPercent(c.medianAbsError)} of what a call appended (${formatPercent(c.medianAbsErrorRaw)} before calibration), ${formatPercent(c.medianInputError)} of a call's whole input.`;
+  return `Counted ${how}, calibrated on ${formatCount(c.comparedCalls)} calls' logged input growth (× ${c.factor.toFixed(2)}, + ${framing(c)}): median error ${formatPercent(c.medianAbsError)} of what a call appended (${formatPercent(c.medianAbsErrorRaw)} before calibration), ${formatPercent(c.medianInputError)} of a call's whole input.`;
 }
 
 /** Tokens in words for tables: 38k, 1.2k, 950. */
@@ -175,4 +175,9 @@ export function tokensShort(tokens: number): string {
 export function usdShort(value: number | null): string {
   if (value === null) return '—';
   return value >= 0.01 || value === 0 ? `$${value.toFixed(2)}` : `$${value.toPrecision(2)}`;
+}
+
+/** The fitted framing in words: per piece, or per call when that fitted the log better. */
+function framing(c: SessionContext['calibration']): string {
+  return c.perCall > 0 ? `${c.perCall.toFixed(0)} tokens a call` : `${c.perPiece.toFixed(0)} tokens a piece`;
 }

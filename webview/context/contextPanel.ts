@@ -2,7 +2,7 @@ import type { SessionContext } from '../../src/core/context/contextView';
 import { formatCount, formatPercent } from '../../src/core/text/formatNumbers';
 import { BODY_TIMEOUT_MS } from '../inspector/inspectorHost';
 import type { InspectorPanel, PanelContext, PanelSection, PanelSession } from '../inspector/panel';
-import { el, replaceChildren, table } from '../shared/dom';
+import { el, linkButton, replaceChildren, table } from '../shared/dom';
 import type { Palette } from '../shared/palette';
 import { fitAll, zoomAround } from '../timeline/viewWindow';
 import type { ViewWindow } from '../timeline/viewWindow';
@@ -24,8 +24,14 @@ import './context.css';
  * (zoom and pan either one and both move) and its selection; the selected call's anatomy
  * beside its details; the session's largest contributors and priced suggestions below.
  * The anatomy is asked of the host once per session (the trace worker counts it off the
- * page's thread). Part labels, files and commands are trace text: drawn as text only.
+ * page's thread); on a session of more than LAZY_CONTEXT_CALLS calls only once the section is
+ * scrolled into view or its button pressed, since counting a long log's text takes the worker
+ * seconds the timeline should have first. Part labels, files and commands are trace text:
+ * drawn as text only.
  */
+/** Calls in a session past which its anatomy waits until the panel is seen or asked for. */
+export const LAZY_CONTEXT_CALLS = 1000;
+
 export class ContextPanel implements InspectorPanel {
   readonly sections: readonly PanelSection[];
   private readonly composition = el('section', {
@@ -52,6 +58,16 @@ export class ContextPanel implements InspectorPanel {
   /** The anatomy of the session shown, for which trace (a read again makes it stale). */
   private shown: { trace: object; sessionId: string; ctx: SessionContext } | null = null;
   private asked: { trace: object; sessionId: string } | null = null;
+  /** A long session's anatomy, not asked for until the section is seen or its button pressed. */
+  private waiting: { trace: object; sessionId: string; calls: number } | null = null;
+  private readonly countNow = linkButton(
+    'Count it now',
+    () => this.page.safely('count the context', () => this.askWaiting()),
+    {
+      className: 'context-count-now',
+    },
+  );
+  private visible = false;
   private selected: number | null = null;
   private palette: Palette;
 
@@ -70,10 +86,19 @@ export class ContextPanel implements InspectorPanel {
         text: 'What each call’s input holds, by where it came from; the window and the selection are the timeline’s (wheel to zoom, drag to pan, click a call).',
       }),
       this.status,
+      this.countNow,
       this.chartWrap,
       this.estimateNote,
     );
     for (const section of [this.composition, this.anatomy, this.contributors]) section.hidden = true;
+    this.countNow.hidden = true;
+    if (typeof IntersectionObserver === 'function')
+      new IntersectionObserver((entries) =>
+        page.safely('count the context', () => {
+          this.visible = entries.some((e) => e.isIntersecting);
+          if (this.visible) this.askWaiting();
+        }),
+      ).observe(this.composition);
     this.sections = [
       { slot: 'timeline', element: this.composition },
       { slot: 'beside-details', element: this.anatomy },
@@ -86,6 +111,7 @@ export class ContextPanel implements InspectorPanel {
     if (!s || calls === 0) {
       for (const section of [this.composition, this.anatomy, this.contributors]) section.hidden = true;
       this.shown = null;
+      this.waiting = null;
       return;
     }
     this.composition.hidden = false;
@@ -98,10 +124,33 @@ export class ContextPanel implements InspectorPanel {
       return;
     }
     if (this.asked && this.asked.trace === s.trace && this.asked.sessionId === s.id) return;
-    const asked = { trace: s.trace, sessionId: s.id };
+    if (calls > LAZY_CONTEXT_CALLS) {
+      if (this.waiting && this.waiting.trace === s.trace && this.waiting.sessionId === s.id) return;
+      this.waiting = { trace: s.trace, sessionId: s.id, calls };
+      this.say(`What fills each of ${formatCount(calls)} calls is counted when this section is in view.`);
+      this.countNow.hidden = false;
+      // Already in view (the observer only reports changes): count now.
+      if (this.visible) this.askWaiting();
+      return;
+    }
+    this.waiting = null;
+    this.ask(s.trace, s.id, calls);
+  }
+
+  /** Asks for the waiting session's anatomy (the section came into view, or its button was pressed). */
+  private askWaiting(): void {
+    const w = this.waiting;
+    if (!w || w.sessionId !== this.page.sessionId()) return;
+    this.waiting = null;
+    this.countNow.hidden = true;
+    this.ask(w.trace, w.sessionId, w.calls);
+  }
+
+  private ask(trace: object, sessionId: string, calls: number): void {
+    const asked = { trace, sessionId };
     this.asked = asked;
     this.say(`Counting what fills each of ${formatCount(calls)} calls…`);
-    this.page.host.request('sessionContext', { sessionId: s.id }, { timeoutMs: BODY_TIMEOUT_MS }).then(
+    this.page.host.request('sessionContext', { sessionId }, { timeoutMs: BODY_TIMEOUT_MS }).then(
       (ctx) =>
         this.page.safely('draw the context composition', () => {
           if (this.asked !== asked) return;
@@ -121,6 +170,7 @@ export class ContextPanel implements InspectorPanel {
   traceChanged(): void {
     this.shown = null;
     this.asked = null;
+    this.waiting = null;
   }
 
   viewMoved(window: ViewWindow | null): void {
@@ -141,6 +191,7 @@ export class ContextPanel implements InspectorPanel {
   }
 
   private say(text: string): void {
+    this.countNow.hidden = true;
     this.status.hidden = false;
     this.status.textContent = text;
     this.chartWrap.hidden = true;

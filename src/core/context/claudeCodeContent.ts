@@ -29,6 +29,12 @@ export interface CollectedContent {
   pieces: Map<string, ContentPiece[]>;
   /** `file:line` of a call's first line → its conversation key. */
   callLines: Map<string, string>;
+  /**
+   * Lines the reader could not hand over (broken or cut JSON, over-long lines), per file, sorted:
+   * whatever they held entered some conversation uncounted, so the calls after them are not
+   * compared with the log. Absent = none known.
+   */
+  unreadLines?: Map<number, number[]>;
 }
 
 /** Something that is fed a trace's records as they are read and collects what entered the context. */
@@ -51,11 +57,15 @@ export class ClaudeCodeContentCollector implements ContentCollector {
   /** Inline (1.0.x) sidechain record uuid → conversation key. */
   private readonly sidechainOf = new Map<string, string>();
   private inline = 0;
+  /** Per file, the last line handed over and the lines skipped before later ones. */
+  private readonly lastLine = new Map<number, number>();
+  private readonly unread = new Map<number, number[]>();
 
   /** With a counter, each piece is counted as it comes and its text let go (a 1 GB log's text does not stay in memory). */
   constructor(private readonly counter: TokenCounter | null = null) {}
 
   record({ value, source }: TraceRecord): void {
+    this.noteGap(source.file, source.line);
     const type = str(value['type']);
     if (type !== 'user' && type !== 'assistant') return;
     const message = value['message'];
@@ -72,7 +82,19 @@ export class ClaudeCodeContentCollector implements ContentCollector {
   }
 
   result(): CollectedContent {
-    return { pieces: this.pieces, callLines: this.callLines };
+    return { pieces: this.pieces, callLines: this.callLines, unreadLines: this.unread };
+  }
+
+  /** Records come line by line; a line skipped between two (the reader reported it) held something the log lost. */
+  private noteGap(file: number, line: number): void {
+    const last = this.lastLine.get(file) ?? -1;
+    if (line > last + 1) {
+      let list = this.unread.get(file);
+      if (!list) this.unread.set(file, (list = []));
+      // Only the last skipped line matters for the calls after it: a run of them counts once.
+      list.push(line - 1);
+    }
+    if (line > last) this.lastLine.set(file, line);
   }
 
   private keyOf(value: JsonObject, file: number): string | null {

@@ -46,8 +46,9 @@ export function contextAnatomy(model: TraceModel, options: AnatomyOptions): Trac
 function piecesBeforeCalls(
   session: Session,
   content: CollectedContent | null,
-): { before: ContentPiece[][]; fromText: boolean } {
+): { before: ContentPiece[][]; fromText: boolean; unread: boolean[] } {
   const before: ContentPiece[][] = session.calls.map(() => []);
+  const unread = session.calls.map(() => false);
   const first = session.calls[0];
   const key = first && content ? content.callLines.get(`${first.source.file}:${first.source.line}`) : undefined;
   const pieces = key !== undefined ? content!.pieces.get(key) : undefined;
@@ -58,7 +59,8 @@ function piecesBeforeCalls(
       // Pieces after the last call (its own answer, a final result) reach no call's input.
       if (k < session.calls.length) before[k]!.push(p);
     }
-    return { before, fromText: true };
+    markUnread(session, content!.unreadLines, unread);
+    return { before, fromText: true, unread };
   }
   // Sizes only: each call's tool results and its own output enter the next call's input.
   for (let k = 0; k + 1 < session.calls.length; k++) {
@@ -76,7 +78,63 @@ function piecesBeforeCalls(
       });
     }
   }
-  return { before, fromText: false };
+  return { before, fromText: false, unread };
+}
+
+/**
+ * Claude models before Opus 4.5 drop the thinking of earlier turns from the prompt once a new
+ * user turn starts (Anthropic's extended-thinking guide, "thinking blocks from previous
+ * turns"); Opus 4.5 and later keep it. Per call: the tokenizer tokens of thinking that left
+ * the prompt just before it, for the calibration (what a call appended minus what it dropped).
+ */
+function droppedThinking(
+  model: string | null,
+  before: readonly ContentPiece[][],
+  rawCounts: readonly number[][],
+  compactAt: ReadonlySet<number>,
+): number[] {
+  const dropped = before.map(() => 0);
+  if (!stripsEarlierThinking(model)) return dropped;
+  let alive = 0;
+  before.forEach((pieces, k) => {
+    if (compactAt.has(k)) alive = 0;
+    if (pieces.some((p) => p.kind === 'userText')) {
+      dropped[k] = alive;
+      alive = 0;
+    }
+    pieces.forEach((p, j) => {
+      if (p.kind === 'thinking') alive += rawCounts[k]![j]!;
+    });
+  });
+  return dropped;
+}
+
+/** True for the Claude models that strip earlier turns' thinking: every Claude model before Opus 4.5. */
+export function stripsEarlierThinking(model: string | null): boolean {
+  const m = (model ?? '').toLowerCase();
+  if (!m.includes('claude')) return false;
+  const keeps = /opus-4-[5-9](?!\d)|(opus|sonnet|haiku)-[5-9](?!\d)|(sonnet|haiku)-4-[6-9](?!\d)/;
+  return !keeps.test(m);
+}
+
+/** unread[k] = a line the reader skipped lies between call k−1 and call k in their file: what call k appended is not all in the log. */
+function markUnread(session: Session, lines: Map<number, number[]> | undefined, unread: boolean[]): void {
+  if (!lines || lines.size === 0) return;
+  for (let k = 1; k < session.calls.length; k++) {
+    const a = session.calls[k - 1]!.source;
+    const b = session.calls[k]!.source;
+    const list = a.file === b.file ? lines.get(b.file) : undefined;
+    if (!list) continue;
+    // The first skipped line after call k−1's line (binary search), then whether it comes before call k's.
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]! <= a.line) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < list.length && list[lo]! < b.line) unread[k] = true;
+  }
 }
 
 function isBefore(p: ContentPiece, at: { file: number; line: number }): boolean {
@@ -104,7 +162,7 @@ function sizedPiece(
 
 function sessionAnatomy(session: Session, format: FormatId | null, options: AnatomyOptions): SessionAnatomy {
   const counter = options.tokenizer(session.model);
-  const { before, fromText } = piecesBeforeCalls(session, options.content);
+  const { before, fromText, unread } = piecesBeforeCalls(session, options.content);
   const notes: string[] = [];
   const kept = session.compactions.filter((c) => !c.rewind);
   const compactAt = new Set(kept.map((c) => c.beforeCall));
@@ -114,8 +172,18 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
       (p) => p.tokens ?? (p.charsOnly !== undefined ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text)),
     ),
   );
-  const calibration = calibrate(session, rawCounts, compactAt, fromText ? counter.name : `${counter.name}; sizes only`);
-  const scaled = (raw: number): number => Math.round(raw * calibration.factor + calibration.perPiece);
+  const dropped = droppedThinking(session.model, before, rawCounts, compactAt);
+  const calibration = calibrate(
+    session,
+    rawCounts,
+    compactAt,
+    unread,
+    dropped,
+    fromText ? counter.name : `${counter.name}; sizes only`,
+  );
+  // A call's framing (perCall) is shared by the pieces it appended.
+  const scaled = (raw: number, k: number): number =>
+    Math.round(raw * calibration.factor + calibration.perPiece + calibration.perCall / Math.max(1, before[k]!.length));
 
   const parts: ContextPart[] = [];
   const newPart = (
@@ -124,9 +192,14 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
     estimated: boolean,
     call: number,
   ): ContextPart => {
+    // The fields one by one, not a spread of the piece: one shape for every part, and no piece fields (text, line) riding along.
     const part: ContextPart = {
       id: parts.length,
-      ...p,
+      kind: p.kind,
+      tool: p.tool,
+      mcpServer: p.mcpServer,
+      targetFile: p.targetFile,
+      command: p.command,
       tokens,
       estimated,
       firstCall: call,
@@ -142,7 +215,7 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
 
   // The base nobody logs: the first call's input minus what it visibly holds.
   const first = session.calls[0];
-  const visibleAtFirst = rawCounts[0] ? rawCounts[0].reduce((a, b) => a + scaled(b), 0) : 0;
+  const visibleAtFirst = rawCounts[0] ? rawCounts[0].reduce((a, b) => a + scaled(b, 0), 0) : 0;
   const firstInput = first?.tokens.input ?? null;
   let baseTokens = 0;
   if (first && firstInput !== null) {
@@ -154,6 +227,11 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
   notes.push(
     "system prompt, tool definitions (MCP servers' schemas included) and memory files are not in the log: estimated together as the first call's logged input minus the visible text",
   );
+  const unreadCalls = unread.filter(Boolean).length;
+  if (unreadCalls > 0)
+    notes.push(
+      `${unreadCalls} call${unreadCalls === 1 ? '' : 's'} came after a line the reader could not read: what ${unreadCalls === 1 ? 'it' : 'they'} appended is partly missing from the log, so ${unreadCalls === 1 ? 'it is' : 'they are'} left out of the calibration`,
+    );
   if (!fromText)
     notes.push(
       'the log keeps only sizes here: tool results counted as characters ÷ 4 and earlier output as its logged output tokens',
@@ -178,7 +256,7 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
     before[k]!.forEach((p, j) => {
       // What was appended before the compaction left the context with it.
       if (boundary !== undefined && isBefore(p, boundary)) return;
-      const tokens = scaled(rawCounts[k]![j]!);
+      const tokens = scaled(rawCounts[k]![j]!, k);
       growth += tokens;
       live.push(newPart(p, tokens, p.charsOnly !== undefined, k));
     });
@@ -228,38 +306,48 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
 }
 
 /**
- * The session's calibration: each piece counts `factor × tokenizer tokens + perPiece`, fitted
- * so that what each call appended sums to what the log says it appended (its input growth),
- * over calls where both are positive and no compaction lies between. The fit is least squares
- * on relative error (every call weighs the same, large or small); `perPiece` stands for the
- * few tokens of framing each message or tool block carries (role, ids, tags), which the log
- * does not show. Without two comparable calls the factor is the median ratio, or 1.
+ * The session's calibration: each piece counts `factor × tokenizer tokens + perPiece`, and
+ * each call's appended pieces together `+ perCall`, fitted so that what each call appended
+ * sums to what the log says it appended (its input growth), over calls where both are
+ * positive, no compaction lies between and no unreadable line hid part of what was appended.
+ * The fit is least squares on relative error (every call weighs the same, large or small).
+ * `perPiece` stands for the framing each content block carries (its type, the tool_use id a
+ * result answers); `perCall` for the framing of the two messages every round adds (the
+ * assistant's turn and the user turn after it), which the log does not show either. Only one
+ * of the two framings is fitted at a time (together they are nearly collinear and the fit goes
+ * negative); each needs three calls per fitted term. Without a fit the factor is the median
+ * ratio, or 1. `dropped[k]` is what the model no longer sees at call k (earlier thinking on
+ * models that strip it at a new user turn): subtracted from what call k appended.
  */
 function calibrate(
   session: Session,
   rawCounts: number[][],
   compactAt: ReadonlySet<number>,
+  unread: readonly boolean[],
+  dropped: readonly number[],
   tokenizer: string,
 ): Calibration {
-  const rows: Array<{ raw: number; pieces: number; logged: number }> = [];
+  const rows: CalibrationRow[] = [];
   for (let k = 1; k < session.calls.length; k++) {
-    if (compactAt.has(k)) continue;
+    if (compactAt.has(k) || unread[k]) continue;
     const a = session.calls[k - 1]!.tokens.input;
     const b = session.calls[k]!.tokens.input;
     if (a === null || b === null) continue;
     const logged = b - a;
-    const raw = rawCounts[k]!.reduce((x, y) => x + y, 0);
+    const raw = rawCounts[k]!.reduce((x, y) => x + y, 0) - (dropped[k] ?? 0);
     if (logged > 0 && raw > 0) rows.push({ raw, pieces: rawCounts[k]!.length, logged });
   }
-  const errorOf = (c: { factor: number; perPiece: number }): number | null =>
-    median(rows.map((r) => Math.abs(r.raw * c.factor + r.pieces * c.perPiece - r.logged) / r.logged));
-  // The fit, the median ratio or none, whichever matches the log best: a fit on few or noisy calls can do worse than either.
-  const candidates = [
-    { factor: 1, perPiece: 0 },
-    { factor: median(rows.map((r) => r.logged / r.raw)) ?? 1, perPiece: 0 },
+  const errorOf = (c: Fit): number | null =>
+    median(rows.map((r) => Math.abs(r.raw * c.factor + r.pieces * c.perPiece + c.perCall - r.logged) / r.logged));
+  // The fits, the median ratio or none, whichever matches the log best: a fit on few or noisy calls can do worse than either.
+  const candidates: Fit[] = [
+    { factor: 1, perPiece: 0, perCall: 0 },
+    { factor: median(rows.map((r) => r.logged / r.raw)) ?? 1, perPiece: 0, perCall: 0 },
   ];
-  const fit = fitRelative(rows);
-  if (fit !== null) candidates.push(fit);
+  const byPiece = fitRelative(rows, (r) => r.pieces);
+  if (byPiece !== null) candidates.push({ factor: byPiece.factor, perPiece: byPiece.extra, perCall: 0 });
+  const byCall = rows.length >= 2 * MIN_ROWS_PER_TERM ? fitRelative(rows, () => 1) : null;
+  if (byCall !== null) candidates.push({ factor: byCall.factor, perPiece: 0, perCall: byCall.extra });
   let best = candidates[0]!;
   let bestError = errorOf(best);
   for (const c of candidates.slice(1)) {
@@ -270,24 +358,45 @@ function calibrate(
     tokenizer,
     factor: best.factor,
     perPiece: best.perPiece,
+    perCall: best.perCall,
     comparedCalls: rows.length,
-    medianAbsErrorRaw: errorOf({ factor: 1, perPiece: 0 }),
+    medianAbsErrorRaw: errorOf({ factor: 1, perPiece: 0, perCall: 0 }),
     medianAbsError: bestError,
     medianInputError: null,
   };
 }
 
-/** Least squares of logged ≈ a·raw + b·pieces with weights 1/logged² (relative error); null when degenerate or either term would be negative. */
+/** One compared call: tokenizer tokens it appended, how many pieces, the logged growth. */
+interface CalibrationRow {
+  raw: number;
+  pieces: number;
+  logged: number;
+}
+
+interface Fit {
+  factor: number;
+  perPiece: number;
+  perCall: number;
+}
+
+/** Compared calls needed per fitted term: fewer and a fit only follows the noise. */
+const MIN_ROWS_PER_TERM = 3;
+
+/** Least squares of logged ≈ a·raw + b·extra(row) with weights 1/logged² (relative error); null when degenerate or either term would be negative. */
 function fitRelative(
-  rows: ReadonlyArray<{ raw: number; pieces: number; logged: number }>,
-): { factor: number; perPiece: number } | null {
-  if (rows.length < 3) return null;
+  rows: readonly CalibrationRow[],
+  extraOf: (row: CalibrationRow) => number,
+): { factor: number; extra: number } | null {
+  if (rows.length < MIN_ROWS_PER_TERM) return null;
   let sxx = 0;
   let sxy = 0;
   let syy = 0;
   let sxz = 0;
   let syz = 0;
-  for (const { raw: x, pieces: y, logged: z } of rows) {
+  for (const row of rows) {
+    const x = row.raw;
+    const y = extraOf(row);
+    const z = row.logged;
     const w = 1 / (z * z);
     sxx += w * x * x;
     sxy += w * x * y;
@@ -298,9 +407,9 @@ function fitRelative(
   const det = sxx * syy - sxy * sxy;
   if (!(Math.abs(det) > 1e-12 * sxx * syy)) return null;
   const factor = (sxz * syy - syz * sxy) / det;
-  const perPiece = (sxx * syz - sxy * sxz) / det;
-  if (!(factor > 0) || !(perPiece >= 0)) return null;
-  return { factor, perPiece };
+  const extra = (sxx * syz - sxy * sxz) / det;
+  if (!(factor > 0) || !(extra >= 0)) return null;
+  return { factor, extra };
 }
 
 /**

@@ -125,6 +125,8 @@ export interface Calibration {
   factor: number;
   /** Tokens added to every piece for its framing (fitted; 0 when the fit is not possible). */
   perPiece: number;
+  /** Tokens added to every call's appended pieces together for the framing of its two messages (fitted; 0 when not fitted: only one of perPiece and perCall is). */
+  perCall: number;
   /** Calls whose logged growth could be compared. */
   comparedCalls: number;
   /** Median |counted − logged| ÷ logged growth before the factor (null when nothing to compare). */

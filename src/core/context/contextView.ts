@@ -134,6 +134,7 @@ export function emptySessionContext(sessionId: string, note: string): SessionCon
       tokenizer: 'none',
       factor: 1,
       perPiece: 0,
+      perCall: 0,
       comparedCalls: 0,
       medianAbsErrorRaw: null,
       medianAbsError: null,

@@ -60,7 +60,8 @@ export class BudgetedCounter implements TokenCounter {
 /** The median of numbers (null for none); sorts a copy. */
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
-  const s = [...values].sort((a, b) => a - b);
+  // A typed array sorts numbers natively, several times faster than a comparator over a long session's calls.
+  const s = Float64Array.from(values).sort();
   const mid = s.length >> 1;
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }

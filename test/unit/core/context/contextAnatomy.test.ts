@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ClaudeCodeContentCollector } from '../../../../src/core/context/claudeCodeContent';
@@ -157,5 +158,50 @@ describe('o200k tokenizer against the logged growth', () => {
     assert.equal(s.calibration.comparedCalls, 40);
     assert.ok(s.calibration.medianAbsError! < 0.15, `median |error| ${s.calibration.medianAbsError}`);
     assert.ok(s.calibration.medianAbsError! < s.calibration.medianAbsErrorRaw!);
+  });
+});
+
+describe('what the log leaves out of the calibration', () => {
+  it('knows which Claude models drop earlier thinking at a new user turn', async () => {
+    const { stripsEarlierThinking } = await import('../../../../src/core/context/contextAnatomy');
+    // Anthropic's extended-thinking guide: models before Opus 4.5 strip it, Opus 4.5 and later keep it.
+    for (const m of [
+      'claude-sonnet-4-20250514',
+      'claude-opus-4-20250514',
+      'claude-sonnet-4-5-20250929',
+      'claude-haiku-4-5-20251001',
+      'claude-3-7-sonnet-20250219',
+    ])
+      assert.equal(stripsEarlierThinking(m), true, m);
+    for (const m of ['claude-opus-4-5-20251101', 'claude-opus-4-6', 'gpt-5.4', null])
+      assert.equal(stripsEarlierThinking(m), false, String(m));
+  });
+
+  it('leaves out the calls after a line cut short in the log', async () => {
+    // m-claude/554b9fa6…: 28 of its lines are JSON cut short (line 45, a Bash result; lines
+    // 56–84, the Write calls' results); none of them is next to another, so each is its own run.
+    const path = join(fixtures, 'claude-code/m-claude/554b9fa6-f719-40e8-ba70-beee69bd60b5.jsonl');
+    const cut: number[] = [];
+    readFileSync(path, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (line === '') return;
+        try {
+          JSON.parse(line);
+        } catch {
+          cut.push(i);
+        }
+      });
+    assert.equal(cut.length, 28);
+    const collector = new ClaudeCodeContentCollector();
+    const parsed = await parseFile(path, { recordTap: (r) => collector.record(r) });
+    assert.deepEqual(collector.result().unreadLines!.get(0), cut);
+    const anatomy = contextAnatomy(parsed.model, {
+      content: collector.result(),
+      tokenizer: () => CHAR_ESTIMATE,
+      prices: null,
+    });
+    const s = anatomy.sessions.find((x) => x.sessionId.startsWith('554b9fa6'))!;
+    assert.ok(s.notes.some((n) => /after a line the reader could not read/.test(n)));
   });
 });
