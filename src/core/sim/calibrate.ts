@@ -155,6 +155,13 @@ export function reconstructSteps(
   const firstDone = requests.map(() => false);
   // Waiting prompts in arrival order: vLLM's scheduler serves them first come, first served.
   const byArrival = requests.map((_, i) => i).sort((a, b) => sent[a]! - sent[b]! || a - b);
+  // The requests sent by a time and still without their first token, in arrival order: a scan over them,
+  // not over every request, keeps a run of thousands of requests linear.
+  const pending: number[] = [];
+  let nextSend = 0;
+  const sendUpTo = (t: number): void => {
+    while (nextSend < byArrival.length && sent[byArrival[nextSend]!]! <= t) pending.push(byArrival[nextSend++]!);
+  };
   const rows: StepRow[] = [];
   let prevEnd = 0;
   let budgetBroken = 0;
@@ -173,11 +180,10 @@ export function reconstructSteps(
     const firsts = group.filter((a) => a.k === 0).map((a) => a.request);
     const kvTokens = decodes.reduce((sum, a) => sum + requests[a.request]!.inputTokens + a.k - 1, 0);
     // The interval starts at the previous step's end, or, when the engine had nothing to do then, at the next send.
-    const pendingAt = (t: number): boolean =>
-      byArrival.some((r) => !firstDone[r] && sent[r]! <= t && (remaining[r]! > 0 || firsts.includes(r)));
+    sendUpTo(prevEnd);
     let start = prevEnd;
-    if (decodes.length === 0 && !pendingAt(prevEnd)) {
-      const next = byArrival.find((r) => !firstDone[r] && sent[r]! > prevEnd);
+    if (decodes.length === 0 && !pending.some((r) => remaining[r]! > 0 || firsts.includes(r))) {
+      const next = byArrival[nextSend];
       start = next === undefined ? prevEnd : Math.max(prevEnd, sent[next]!);
     }
     // Place prefill chunks step by step until every prompt whose first token ends the interval is done.
@@ -188,14 +194,17 @@ export function reconstructSteps(
     do {
       let budget = options.maxBatchedTokens - decodes.length;
       let chunk = 0;
-      for (const r of byArrival) {
+      sendUpTo(stepStart);
+      for (const r of pending) {
         if (budget <= 0) break;
-        if (firstDone[r] || sent[r]! > stepStart || remaining[r]! === 0) continue;
+        if (remaining[r]! === 0) continue;
         const take = Math.min(remaining[r]!, budget);
         remaining[r]! -= take;
         budget -= take;
         chunk += take;
       }
+      // A prefill-only step with nothing to prefill is the engine idle: the prompts due were not sent yet.
+      if (chunk === 0 && decodes.length === 0 && steps > 0) break;
       prefillTokens += chunk;
       steps += 1;
       // No token marks where a prefill-only step ends: the estimate says, so that a prompt sent meanwhile joins the next.
@@ -211,6 +220,7 @@ export function reconstructSteps(
       }
     }
     for (const r of firsts) firstDone[r] = true;
+    if (firsts.length > 0) pending.splice(0, pending.length, ...pending.filter((r) => !firstDone[r]));
     rows.push({
       startMs: start,
       endMs: end,
