@@ -58,8 +58,8 @@ FROM sessions WHERE cache_hit_rate IS NOT NULL GROUP BY ALL ORDER BY agent`,
   {
     name: 'worst-retry-loops',
     description: 'Retry loops with the most failed attempts: tool, target, attempts, LLM calls spanned',
-    sql: `SELECT agent, "gen_ai.conversation.id" AS session, retry_loop_id AS loop, string_agg(DISTINCT "gen_ai.tool.name", '/') AS tool,
-  any_value(coalesce(target_file, command)) AS target, count(*) AS attempts, max(call_index) - min(call_index) + 1 AS calls_spanned,
+    sql: `SELECT agent, "gen_ai.conversation.id" AS session, retry_loop_id AS loop, string_agg(DISTINCT "gen_ai.tool.name", '/' ORDER BY "gen_ai.tool.name") AS tool,
+  arg_min(coalesce(target_file, command), call_index) AS target, count(*) AS attempts, max(call_index) - min(call_index) + 1 AS calls_spanned,
   arg_min(error_text, call_index) AS first_error
 FROM tool_calls WHERE retry_loop_id IS NOT NULL GROUP BY agent, session, loop ORDER BY attempts DESC, calls_spanned DESC LIMIT getvariable('top')`,
   },
