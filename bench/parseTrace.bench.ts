@@ -14,7 +14,8 @@
 //   --mb N          size of each generated log (default 111; 777 is the issue's big case)
 //   --formats LIST  claude,codex (default both): Claude Code and Codex logs made of real records
 //   --runs N        measurements of each kind, alternated (default 1); the median is shown
-//   --threads N     parse threads of the `threads` measurement (default: one per core, at most 4)
+//   --threads N     parse threads of the `threads` measurement (default: one per core, at most 4;
+//                   0 leaves that measurement out)
 //   --before FILE   also measures analyze with another build of this benchmark (bundled from
 //                   an older checkout: dist/bench/parseTrace.bench.js there), in the same run
 //   --profile       also prints where analyze's time goes, stage by stage, and the hottest
@@ -247,7 +248,13 @@ async function main(args: string[]): Promise<void> {
       else throw new Error(`unknown format ${format} (claude, codex)`);
       const fileMb = statSync(path).size / MB;
       const all: Record<Kind, Measure[]> = { baseline: [], parse: [], analyze: [], threads: [], before: [] };
-      const kinds: Kind[] = ['baseline', 'parse', 'analyze', 'threads', ...(before ? (['before'] as const) : [])];
+      const kinds: Kind[] = [
+        'baseline',
+        'parse',
+        'analyze',
+        ...(threads > 0 ? (['threads'] as const) : []),
+        ...(before ? (['before'] as const) : []),
+      ];
       const loads: string[] = [];
       for (let r = 0; r < runs; r++) {
         for (const which of kinds) {

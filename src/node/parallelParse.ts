@@ -5,7 +5,7 @@ import { formatById } from '../core/trace/formats';
 import { isObject } from '../core/trace/json';
 import { MAX_JSON_DEPTH } from '../core/trace/jsonStream';
 import type { FormatId } from '../core/trace/model';
-import { chunksOf, TraceParse } from '../core/trace/parseTrace';
+import { chunksOf, readTraceInto, TraceParse } from '../core/trace/parseTrace';
 import type { ByteChunks, ParsedTrace, TraceFile } from '../core/trace/parseTrace';
 import { checkRecord } from '../core/trace/recordChecks';
 import type {
@@ -238,19 +238,7 @@ export async function parseTraceParallel(
   );
   const pool = new ChunkPool(options.workerScript, Math.max(1, options.threads));
   try {
-    for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
-      if (fileIndex > 0 && !parse.acceptsCompanions()) break;
-      try {
-        if (await readFile(parse, fileIndex, files[fileIndex]!.bytes, pool, options)) return parse.snapshot();
-      } catch (e) {
-        if (fileIndex === 0) throw e;
-        parse.unreadable(fileIndex, e);
-        continue;
-      }
-      parse.endFile(fileIndex);
-    }
-    parse.notes(files[0]?.notes ?? []);
-    return parse.snapshot();
+    return await readTraceInto(parse, files, (fileIndex, bytes) => readFile(parse, fileIndex, bytes, pool, options));
   } finally {
     await pool.close();
   }

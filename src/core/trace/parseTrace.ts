@@ -1220,14 +1220,37 @@ export async function parseTrace(files: readonly TraceFile[], options: ParseOpti
       recordTap: options.recordTap,
     },
   );
+  return readTraceInto(parse, files, async (fileIndex, bytes) => {
+    for await (const chunk of chunksOf(bytes)) {
+      if (!parse.push(fileIndex, chunk)) return true;
+      if (options.yieldControl) await options.yieldControl();
+    }
+    return false;
+  });
+}
+
+/**
+ * Reads one file's bytes into a TraceParse (on this thread, or on parse threads:
+ * src/node/parallelParse.ts); true when reading stopped (the opened file is not text, or of
+ * no known format), false when the file was read to its end.
+ */
+export type TraceFileReader = (fileIndex: number, bytes: ByteChunks) => Promise<boolean>;
+
+/**
+ * The loop every whole read of a trace runs: the opened file, then its companions (only
+ * when the opened file takes them), each through `readFile`; a companion that cannot be
+ * read is said and left out, the opened file must be readable. Returns the parse's model.
+ */
+export async function readTraceInto(
+  parse: TraceParse,
+  files: readonly TraceFile[],
+  readFile: TraceFileReader,
+): Promise<ParsedTrace> {
   for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
     // Companions of a file that is not a Claude Code log are not even opened.
     if (fileIndex > 0 && !parse.acceptsCompanions()) break;
     try {
-      for await (const chunk of chunksOf(files[fileIndex]!.bytes)) {
-        if (!parse.push(fileIndex, chunk)) return parse.snapshot();
-        if (options.yieldControl) await options.yieldControl();
-      }
+      if (await readFile(fileIndex, files[fileIndex]!.bytes)) return parse.snapshot();
     } catch (e) {
       // The opened file must be readable; a companion that is not is said and left out.
       if (fileIndex === 0) throw e;
