@@ -40,12 +40,19 @@ export function scriptActions(source: string): ScriptActions {
   for (const m of source.matchAll(call)) {
     const name = m[1]!;
     const at = m.index! + m[0].length;
-    const arg = leadingLiteral(source, at) ?? declaredLiteral(source, at);
+    // The argument is read only for the two tools whose arguments are used.
     if (SHELL_NESTED.test(name)) {
+      const arg = leadingLiteral(source, at) ?? declaredLiteral(source, at);
       const args = arg === null ? null : typeof arg === 'string' ? { cmd: arg } : arg;
       const cmd = args ? (str(args['cmd']) ?? str(args['command']) ?? joined(args['command'])) : null;
       if (cmd !== null) commands.push(cmd);
     } else if (name === 'apply_patch') {
+      const quick = literalPatchTarget(source, at);
+      if (quick !== undefined) {
+        if (quick !== null) patchedFiles.push(quick);
+        continue;
+      }
+      const arg = leadingLiteral(source, at) ?? declaredLiteral(source, at);
       // A patch built at run time (`patch.replace(…)`) still starts from a patch literal in the script.
       const patch =
         typeof arg === 'string' ? arg : arg ? (str(arg['input']) ?? str(arg['patch'])) : firstPatchLiteral(source);
@@ -54,6 +61,94 @@ export function scriptActions(source: string): ScriptActions {
     }
   }
   return { commands, patchedFiles };
+}
+
+/** The first file a patch names, as patchTarget finds it (line for line the same expression). */
+const PATCH_FILE_LINE = /^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$/m;
+/** Characters of a patch literal read before its first file line is looked for (it is nearly always the second line). */
+const PATCH_PREFIX_CHARS = 4096;
+
+/**
+ * `patchTarget` of the string literal `apply_patch` is given at `at` (written there, or in
+ * the declaration of the variable passed), without reading the whole literal: a patch is
+ * long, its target is on its second line. Undefined when the argument is anything else (an
+ * object, an unclosed literal): the caller then reads it in full.
+ *
+ * Exact: the text read is a prefix of the literal's text (its escapes read one by one from
+ * the start, as unescapeJs does, up to an escape past the limit), and a file line the
+ * expression finds that ends before that prefix does is the first in the whole text too,
+ * with the same path (an earlier match in the whole text would have matched in the prefix,
+ * and a line's path depends only on that line). Otherwise a four times longer prefix, up to
+ * the whole literal. (`firstLimit` is the first prefix's length; tests make it small.)
+ */
+export function literalPatchTarget(
+  source: string,
+  at: number,
+  firstLimit = PATCH_PREFIX_CHARS,
+): string | null | undefined {
+  let open = at;
+  while (open < source.length && /\s/.test(source[open]!)) open++;
+  const first = source[open];
+  if (first === '{') return undefined;
+  if (first !== '"' && first !== "'" && first !== '`') {
+    // What declaredLiteral reads: the literal the variable passed here was declared with.
+    const name = /^\s*([A-Za-z_$][\w$]*)\s*[,)]/.exec(source.slice(at))?.[1];
+    if (name === undefined) return undefined;
+    const declaration = new RegExp(`\\b(?:const|let|var)\\s+${name.replace(/\$/g, '\\$')}\\s*=\\s*`).exec(source);
+    if (!declaration) return undefined;
+    open = declaration.index + declaration[0].length;
+    const quote = source[open];
+    if (quote !== '"' && quote !== "'" && quote !== '`') return undefined;
+  }
+  // A literal that never closes is no literal to leadingLiteral: known before any prefix is trusted.
+  if (closingQuote(source, open) < 0) return undefined;
+  for (let limit = firstLimit; ; limit *= 4) {
+    const read = literalPrefix(source, open, limit);
+    if (read === null) return undefined;
+    if (read.closed) return patchTarget(read.text);
+    const m = PATCH_FILE_LINE.exec(read.text);
+    if (m && m.index + m[0].length < read.text.length) return m[1]!;
+  }
+}
+
+/**
+ * The text of the string literal opened at `open`, its escapes read as unescapeJs reads
+ * them: whole (`closed`) when its closing quote comes before an escape `limit` characters
+ * into it, else up to that escape (a prefix of the whole text, if it closes at all). Null
+ * when no closing quote was met (closingQuote's -1).
+ */
+export function literalPrefix(source: string, open: number, limit: number): { text: string; closed: boolean } | null {
+  const quote = source[open]!;
+  const start = open + 1;
+  const parts: string[] = [];
+  let from = start;
+  // As closingQuote: the next quote is searched again only once an escape has passed it.
+  let q = source.indexOf(quote, from);
+  for (;;) {
+    if (q !== -1 && q < from) q = source.indexOf(quote, from);
+    if (q === -1) return null;
+    const b = source.indexOf('\\', from);
+    if (b === -1 || q < b) {
+      parts.push(source.slice(from, q));
+      return { text: parts.join(''), closed: true };
+    }
+    if (b - start >= limit) {
+      parts.push(source.slice(from, b));
+      return { text: parts.join(''), closed: false };
+    }
+    parts.push(source.slice(from, b));
+    // The escape as unescapeJs reads it (its \u and \x digits never hold a quote, so the literal's end cannot cut them).
+    const e = source[b + 1]!;
+    let length = 2;
+    if (e === 'u' && HEX4.test(source.slice(b + 2, b + 6))) {
+      parts.push(String.fromCharCode(parseInt(source.slice(b + 2, b + 6), 16)));
+      length = 6;
+    } else if (e === 'x' && HEX2.test(source.slice(b + 2, b + 4))) {
+      parts.push(String.fromCharCode(parseInt(source.slice(b + 2, b + 4), 16)));
+      length = 4;
+    } else parts.push(e === 'u' || e === 'x' ? '\u0000' : e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e);
+    from = b + length;
+  }
 }
 
 /**
