@@ -75,6 +75,17 @@ export function isoMs(value: unknown): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
+/**
+ * `text` as a string of its own. In V8 a piece cut from a longer string (by `slice`, `trim`,
+ * a regular expression's capture) is a view that keeps the whole longer string alive, so a
+ * short text the model keeps (a failed call's error text, a prompt's preview) held on to
+ * the tool output or message it was cut from: 7 MB of a 777 MB Claude Code log's model
+ * was such outputs. A JSON round trip always makes a new string, equal to `text`.
+ */
+export function ownedText(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
 /** Text cut to `max` characters, with an ellipsis when cut. */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max - 1) + '…';

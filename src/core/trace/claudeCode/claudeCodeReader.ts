@@ -1,4 +1,4 @@
-import { arr, clip, count, emptyRecord, isObject, isoMs, obj, str } from '../json';
+import { arr, clip, count, emptyRecord, isObject, isoMs, obj, ownedText, str } from '../json';
 import type { JsonObject } from '../json';
 import { markDenied, mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
 import type {
@@ -385,7 +385,7 @@ export class ClaudeCodeReader implements RecordReader {
       return;
     }
     const command = /<command-name>([^<]*)<\/command-name>/.exec(trimmed);
-    const preview = command ? command[1]!.trim() : clip(trimmed.replace(/\s+/g, ' '), PREVIEW_MAX);
+    const preview = ownedText(command ? command[1]!.trim() : clip(trimmed.replace(/\s+/g, ' '), PREVIEW_MAX));
     session.turns.push({
       index: session.turns.length,
       startMs: timeMs,
@@ -420,7 +420,7 @@ export class ClaudeCodeReader implements RecordReader {
     tool.resultChars = text.length;
     const exit = /^Exit code (\d+)/.exec(text);
     if (exit) tool.exitCode = Number(exit[1]);
-    if (tool.isError) tool.errorText = clip(stripErrorTags(text), ERROR_TEXT_MAX);
+    if (tool.isError) tool.errorText = ownedText(clip(stripErrorTags(text), ERROR_TEXT_MAX));
     if (tool.isError && text.trimStart().startsWith(USER_DENIAL_PREFIX)) markDenied(tool, tool.errorText!);
     const result = obj(value['toolUseResult']);
     const agentId = result ? str(result['agentId']) : null;
@@ -506,7 +506,7 @@ export class ClaudeCodeReader implements RecordReader {
     tool.resultSource = source;
     tool.isError = true;
     tool.resultChars = text.length;
-    tool.errorText = clip(stripErrorTags(text), ERROR_TEXT_MAX);
+    tool.errorText = ownedText(clip(stripErrorTags(text), ERROR_TEXT_MAX));
     if (text.trimStart().startsWith(USER_DENIAL_PREFIX)) markDenied(tool, tool.errorText);
     const exit = /^Exit code (\d+)/.exec(text);
     if (exit) tool.exitCode = Number(exit[1]);

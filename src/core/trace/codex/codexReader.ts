@@ -1,4 +1,16 @@
-import { arr, clip, count, emptyRecord, firstLine, isObject, isoMs, obj, parseArguments, str } from '../json';
+import {
+  arr,
+  clip,
+  count,
+  emptyRecord,
+  firstLine,
+  isObject,
+  isoMs,
+  obj,
+  ownedText,
+  parseArguments,
+  str,
+} from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
@@ -527,7 +539,7 @@ export class CodexReader implements RecordReader {
     this.turns.push({
       index: this.turns.length,
       startMs: timeMs,
-      preview: clip(text.trim().replace(/\s+/g, ' '), PREVIEW_MAX),
+      preview: ownedText(clip(text.trim().replace(/\s+/g, ' '), PREVIEW_MAX)),
       source,
       kind,
       matched: false,
@@ -670,7 +682,7 @@ export class CodexReader implements RecordReader {
     // The runner's own measure first: 0.60 writes a call and its output at the same moment.
     tool.durationMs = outcome.durationMs ?? (timeMs !== null && tool.startMs !== null ? timeMs - tool.startMs : null);
     if (outcome.isError === true) {
-      tool.errorText = clip(outcome.detail.trim(), ERROR_TEXT_MAX);
+      tool.errorText = ownedText(clip(outcome.detail.trim(), ERROR_TEXT_MAX));
       // The file a failed patch names is the one that failed, even in a multi-file patch.
       const failedFile = failedPatchTarget(text);
       if (failedFile !== null) tool.targetFile = resolvePath(failedFile, this.turnCwd ?? this.sessionCwd);
@@ -818,7 +830,7 @@ export class CodexReader implements RecordReader {
         : outcome.status === 'failed' || outcome.status === 'terminated'
           ? `script ${outcome.status}`
           : 'a nested command failed';
-      tool.errorText = clip(`${what}\n${outcome.body.trim()}`.trim(), ERROR_TEXT_MAX);
+      tool.errorText = ownedText(clip(`${what}\n${outcome.body.trim()}`.trim(), ERROR_TEXT_MAX));
       const failedFile = failedPatchTarget(outcome.body);
       if (failedFile !== null) tool.targetFile = resolvePath(failedFile, this.turnCwd ?? this.sessionCwd);
     }
@@ -879,7 +891,9 @@ function settledByEnd(tool: ToolCall, end: CommandEnd): ToolCall {
     resultSource: end.source,
   };
   if (end.failed)
-    settled.errorText = clip((end.output.trim() || `exited with code ${end.exitCode ?? '?'}`).trim(), ERROR_TEXT_MAX);
+    settled.errorText = ownedText(
+      clip((end.output.trim() || `exited with code ${end.exitCode ?? '?'}`).trim(), ERROR_TEXT_MAX),
+    );
   return settled;
 }
 
