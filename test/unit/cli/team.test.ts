@@ -424,6 +424,77 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
     for (const q of NAMED_QUERIES) assert.deepEqual(await sorted(out, q.sql), await sorted(full, q.sql), q.name);
   });
 
+  it('compaction: the files become a few, every table and named query answers as before, and incremental exports stay exact after it', async () => {
+    const src = join(dir, 'compact-src');
+    const out = join(dir, 'compact');
+    const full = join(dir, 'compact-full');
+    mkdirSync(src);
+    const lines = readFileSync(EDIT_LOOP, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0);
+    const live = join(src, 'e5821007-9ca0-4a36-afc0-94da583da0ea.jsonl');
+    const codex = join(src, 'codex.jsonl');
+    writeFileSync(live, lines.slice(0, Math.floor(lines.length / 2)).join('\n') + '\n');
+    copyFileSync(join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl'), codex);
+    copyFileSync(join(fixtures, 'claude-code/user-rejections.jsonl'), join(src, 'rejections.jsonl'));
+    const parquet = (folder: string): string[] =>
+      (readdirSync(folder, { recursive: true }) as string[])
+        .filter((f) => f.endsWith('.parquet'))
+        .map((f) => f.split(/[\\/]/).join('/'))
+        .sort();
+    const sorted = async (folder: string, sql: string): Promise<string[]> =>
+      (await rows(folder, sql)).map((r) => JSON.stringify(r)).sort();
+    const sameAnswers = async (what: string): Promise<void> => {
+      rmSync(full, { recursive: true, force: true });
+      assert.equal(run('export', '--to', 'parquet', '--no-redact', '-o', full, src).code, 0);
+      for (const t of TEAM_TABLES)
+        assert.deepEqual(
+          await sorted(out, `SELECT * FROM ${t.name}`),
+          await sorted(full, `SELECT * FROM ${t.name}`),
+          `${what}: ${t.name}`,
+        );
+      for (const q of NAMED_QUERIES)
+        assert.deepEqual(await sorted(out, q.sql), await sorted(full, q.sql), `${what}: ${q.name}`);
+    };
+
+    assert.equal(run('export', '--to', 'parquet', '--no-redact', '-o', out, src).code, 0);
+    const before = parquet(out);
+    const compacted = run('compact', out);
+    assert.equal(compacted.code, 0, compacted.stderr);
+    assert.match(compacted.stderr, new RegExp(`compacted: ${before.length} files into 3 under`));
+    // One file per table, all in the compacted tier: the export's own files are gone.
+    assert.deepEqual(
+      parquet(out).map((f) => f.replace(/compacted-[^/]+\.parquet$/, 'F')),
+      ['compacted/calls/F', 'compacted/sessions/F', 'compacted/tool_calls/F'],
+    );
+    assert.ok(before.length > 3, `${before.length} files before`);
+    await sameAnswers('compacted');
+
+    // Nothing changed: nothing written, the compacted files untouched.
+    const stamps = new Map(parquet(out).map((f) => [f, statSync(join(out, f)).mtimeMs]));
+    assert.match(run('export', '--to', 'parquet', '--no-redact', '-o', out, src).stderr, /from 0 traces in 0 Parquet files .*; 3 unchanged/);
+    assert.deepEqual(new Map(parquet(out).map((f) => [f, statSync(join(out, f)).mtimeMs])), stamps);
+
+    // The live session grows, the Codex rollout is cut to no call: both written again, their compacted rows replaced, not added to.
+    appendFileSync(live, lines.slice(Math.floor(lines.length / 2)).join('\n') + '\n');
+    writeFileSync(codex, readFileSync(codex, 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
+    const grown = run('export', '--to', 'parquet', '--no-redact', '-o', out, src);
+    assert.match(grown.stderr, /from 2 traces in .*; 1 unchanged/);
+    assert.match(grown.stderr, /compacted \(2 traces written again replaced their compacted rows\)/);
+    assert.ok(
+      parquet(out).every((f) => f.startsWith('compacted/')),
+      parquet(out).join(', '),
+    );
+    // (--no-redact: redaction numbers its placeholders per run, so a trace exported in another run than the full export's would differ in them.)
+    const [c] = await rows(out, `SELECT count(*) FILTER (WHERE source_format = 'codex') AS codex FROM calls`);
+    assert.equal(c!.codex, 0);
+    await sameAnswers('grown after compaction');
+
+    // --full rewrites every trace: compacted again at once, still one copy of each row.
+    assert.match(run('export', '--to', 'parquet', '--no-redact', '-o', out, '--full', src).stderr, /compacted \(3 traces written again/);
+    await sameAnswers('--full after compaction');
+  });
+
   it('a folder of hostile files: the readable traces are exported, each other file is named with its reason, no escape sequence reaches the terminal', async () => {
     const out = join(dir, 'hostile');
     const r = run('export', '--to', 'parquet', '-o', out, join(fixtures, 'hostile'));
