@@ -15,7 +15,11 @@ import { terminalJson, terminalText } from '../core/text/safeText';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
-import type { ParsedTrace } from '../core/trace/parseTrace';
+import type { ParsedTrace, TraceFile } from '../core/trace/parseTrace';
+import { contextAnatomy } from '../core/context/contextAnatomy';
+import type { ContextSource } from '../core/context/contextView';
+import { contextPartRows } from '../core/team/contextRows';
+import { parseWithContext } from '../node/contextCollect';
 import { assembleSession } from '../node/agentSessions';
 import { agentRoots, discoverSessions, resolveRoots } from '../node/sessions/agentRegistry';
 import { createRedactor } from '../node/secretlintDetector';
@@ -41,7 +45,7 @@ import { outputFile } from './outputFile';
  * over such a folder. DuckDB is a native module: loaded only by `query`, never bundled.
  */
 
-export const TEAM_USAGE = `  agent-trace export --to parquet -o DIR [FILE|FOLDER]... [--plain-names] [--user NAME] [--machine NAME] [--salt TEXT] [--full] [--format ID] [--no-redact]
+export const TEAM_USAGE = `  agent-trace export --to parquet -o DIR [FILE|FOLDER]... [--context] [--compact] [--plain-names] [--user NAME] [--machine NAME] [--salt TEXT] [--full] [--format ID] [--no-redact]
   agent-trace export --to otlp (-o FILE | --endpoint URL [--header K=V]...) [FILE|FOLDER]... [--max-request-bytes N] [same identity options]
   agent-trace compact DIR                                               (merge an export folder's small files)
   agent-trace query DIR "SQL" [--json] [--set NAME=VALUE]... [--init SQL]...
@@ -50,7 +54,7 @@ export const TEAM_USAGE = `  agent-trace export --to parquet -o DIR [FILE|FOLDER
 
 const EXPORT_HELP = `Usage: agent-trace export --to parquet -o DIR [FILE|FOLDER]... [options]
 
-Writes LLM calls, tool calls and sessions as Parquet tables (schema version ${TEAM_SCHEMA_VERSION},
+Writes LLM calls, tool calls and sessions (and, with --context, context parts) as Parquet tables (schema version ${TEAM_SCHEMA_VERSION},
 docs/reference/parquet.md) under DIR/calls, DIR/tool_calls and DIR/sessions, Hive-partitioned
 agent=…/date=…/machine=…. Without FILE or FOLDER: every agent session on this machine
 (the folders \`agent-trace sessions\` reads). A trace whose files did not change since the
@@ -63,6 +67,8 @@ its files.
   --salt TEXT       salt the hashes (or AGENT_TRACE_TEAM_SALT): without one, a name can be
                     found again by hashing candidate names
   --full            write every trace again, changed or not
+  --context         also write the context_parts table: what fills each call's input
+                    (agent-trace context), counted with the model's tokenizer (slower)
   --compact         merge the folder's files into a few large ones afterwards
                     (agent-trace compact DIR): queries open far fewer files
   --format ID       read FILE as this format
@@ -129,6 +135,7 @@ interface TeamExportArgs {
   noRedact: boolean;
   full: boolean;
   compact: boolean;
+  context: boolean;
 }
 
 /** The export folder's record of what it holds: per source trace (by its key), its stamp and files. */
@@ -171,7 +178,9 @@ async function readManifest(dir: string, settings: string, full = false): Promis
 export async function compactFolder(dir: string): Promise<Awaited<ReturnType<typeof compactExport>>> {
   const done = await compactExport(dir);
   const value = await readManifestFile(dir);
-  const moved = new Set(done.removed.map((f) => /part-([0-9a-f]{16})\.parquet$/.exec(f)?.[1]).filter((k) => k !== undefined));
+  const moved = new Set(
+    done.removed.map((f) => /part-([0-9a-f]{16})\.parquet$/.exec(f)?.[1]).filter((k) => k !== undefined),
+  );
   const compacted = new Set([...(Array.isArray(value?.compacted) ? value.compacted : []), ...moved]);
   const sources: ExportManifest['sources'] = {};
   for (const [key, entry] of Object.entries(value?.sources ?? {})) sources[key] = { stamp: entry.stamp, files: [] };
@@ -206,6 +215,7 @@ function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
     noRedact: false,
     full: false,
     compact: false,
+    context: false,
   };
   const to = argv[argv.indexOf('--to') + 1];
   if (to === 'otlp') a.to = 'otlp';
@@ -239,6 +249,7 @@ function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
     else if (flag === '--no-redact') a.noRedact = true;
     else if (flag === '--full' && a.to === 'parquet') a.full = true;
     else if (flag === '--compact' && a.to === 'parquet') a.compact = true;
+    else if (flag === '--context' && a.to === 'parquet') a.context = true;
     else if (flag === '--format') {
       const f = value();
       const known = FORMATS.find((s) => s.id === f);
@@ -255,6 +266,8 @@ function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
 interface ExportSource {
   path: string;
   parse(): Promise<ParsedTrace>;
+  /** The same parse with what the context anatomy is built from collected beside it (export --context). */
+  parseWithContext(): Promise<{ parsed: ParsedTrace; context: ContextSource }>;
   /** Sizes and times of every file the trace is read from: equal stamps, same trace. */
   stamp(): Promise<string>;
 }
@@ -274,12 +287,19 @@ async function statStamp(paths: readonly string[]): Promise<string> {
 
 async function exportSources(a: TeamExportArgs, note: (t: string) => void): Promise<ExportSource[]> {
   const byFormat = a.format ? { format: a.format } : {};
-  const ofFile = (path: string): ExportSource => ({
+  const source = (path: string, read: () => Promise<TraceFile[]>, stamp: () => Promise<string>): ExportSource => ({
     path,
-    parse: async () => parseTrace(await readTraceFiles(path), byFormat),
-    // A session's sub-agent logs can grow while its own file does not.
-    stamp: async () => statStamp([path, ...(await listCompanions(path)).files.map((c) => c.path)]),
+    parse: async () => parseTrace(await read(), byFormat),
+    parseWithContext: async () => parseWithContext(await read(), a.format),
+    stamp,
   });
+  const ofFile = (path: string): ExportSource =>
+    source(
+      path,
+      () => readTraceFiles(path),
+      // A session's sub-agent logs can grow while its own file does not.
+      async () => statStamp([path, ...(await listCompanions(path)).files.map((c) => c.path)]),
+    );
   if (a.sources.length > 0) {
     const out: ExportSource[] = [];
     for (const s of a.sources) {
@@ -292,17 +312,16 @@ async function exportSources(a: TeamExportArgs, note: (t: string) => void): Prom
   for (const n of notes) note(`note: ${n}`);
   return sessions.map((found) =>
     found.assemble
-      ? {
-          path: found.path,
-          parse: async () =>
-            parseTrace([
-              {
-                key: `${found.agentId}-session.json`,
-                bytes: new TextEncoder().encode((await assembleSession(found)) ?? ''),
-              },
-            ]),
-          stamp: async () => `${found.sizeBytes}:${found.mtimeMs}`,
-        }
+      ? source(
+          found.path,
+          async () => [
+            {
+              key: `${found.agentId}-session.json`,
+              bytes: new TextEncoder().encode((await assembleSession(found)) ?? ''),
+            },
+          ],
+          async () => `${found.sizeBytes}:${found.mtimeMs}`,
+        )
       : ofFile(found.path),
   );
 }
@@ -331,10 +350,30 @@ export async function runTeamExport(
   const redactor = a.noRedact ? null : createRedactor();
   const book = createPriceBook();
   const sources = await exportSources(a, write);
-  const totals = { traces: 0, files: 0, bytes: 0, calls: 0, tool_calls: 0, sessions: 0, skipped: 0, unchanged: 0 };
+  const totals = {
+    traces: 0,
+    files: 0,
+    bytes: 0,
+    calls: 0,
+    tool_calls: 0,
+    sessions: 0,
+    context_parts: 0,
+    skipped: 0,
+    unchanged: 0,
+  };
   // What the folder already holds: a trace whose files did not change since, exported the same way, is not written again.
   const settings = shortHash(
-    JSON.stringify([TEAM_SCHEMA_VERSION, generator, identity, machine, a.salt, a.noRedact, a.format, options]),
+    JSON.stringify([
+      TEAM_SCHEMA_VERSION,
+      generator,
+      identity,
+      machine,
+      a.salt,
+      a.noRedact,
+      a.format,
+      options,
+      a.context,
+    ]),
   );
   const manifest = await readManifest(a.out, settings, a.full);
   const inCompacted = new Set(manifest.compacted);
@@ -350,8 +389,10 @@ export async function runTeamExport(
       continue;
     }
     let parsed: ParsedTrace;
+    let context: ContextSource | null = null;
     try {
-      parsed = await source.parse();
+      if (a.context) ({ parsed, context } = await source.parseWithContext());
+      else parsed = await source.parse();
     } catch (e) {
       totals.skipped += 1;
       write(
@@ -369,6 +410,13 @@ export async function runTeamExport(
     let written;
     try {
       const rows = buildTeamRows(parsed, { book, identity, analysis: options });
+      if (context)
+        rows.context_parts = contextPartRows(
+          contextAnatomy(parsed.model, { ...context, prices: book }),
+          rows,
+          identity,
+          parsed.model.format,
+        );
       if (redactor) await redactTeamRows(rows, redactor);
       written = await writeTeamParquet(a.out, rows, machine, key, generator);
     } catch (e) {
@@ -392,7 +440,7 @@ export async function runTeamExport(
   }
   const compacted = a.compact || supersedes > 0 ? await compactFolder(a.out) : null;
   const lines = [
-    `${a.out}: ${totals.sessions} sessions, ${totals.calls} LLM calls, ${totals.tool_calls} tool calls from ${totals.traces} trace${totals.traces === 1 ? '' : 's'}` +
+    `${a.out}: ${totals.sessions} sessions, ${totals.calls} LLM calls, ${totals.tool_calls} tool calls${a.context ? `, ${totals.context_parts} context parts` : ''} from ${totals.traces} trace${totals.traces === 1 ? '' : 's'}` +
       ` in ${totals.files} Parquet files (${(totals.bytes / 1024).toFixed(0)} KB, schema version ${TEAM_SCHEMA_VERSION})` +
       `${totals.unchanged > 0 ? `; ${totals.unchanged} unchanged since the last export, not written again (--full rewrites them)` : ''}${totals.skipped > 0 ? `; ${totals.skipped} not read` : ''}`,
     a.plainNames
@@ -411,7 +459,10 @@ function compactionLine(dir: string, done: Compaction, superseded: number): stri
   const read = done.tables.reduce((n, t) => n + t.filesRead, 0);
   const written = done.tables.reduce((n, t) => n + t.filesWritten, 0);
   const bytes = done.tables.reduce((n, t) => n + t.bytes, 0);
-  const why = superseded > 0 ? ` (${superseded} trace${superseded === 1 ? '' : 's'} written again replaced ${superseded === 1 ? 'its' : 'their'} compacted rows)` : '';
+  const why =
+    superseded > 0
+      ? ` (${superseded} trace${superseded === 1 ? '' : 's'} written again replaced ${superseded === 1 ? 'its' : 'their'} compacted rows)`
+      : '';
   return `compacted${why}: ${read} files into ${written} under ${join(dir, COMPACTED)} (${(bytes / 2 ** 20).toFixed(1)} MB; ${done.tables.map((t) => `${t.name} ${t.rows}`).join(', ')} rows)`;
 }
 
@@ -435,7 +486,8 @@ export async function runCompact(argv: readonly string[], writeErr: (t: string) 
   const dirs = argv.filter((x) => !x.startsWith('-'));
   const unknown = argv.find((x) => x.startsWith('-'));
   if (unknown) throw new UsageError(`compact: unknown option ${unknown}`, help);
-  if (dirs.length !== 1) throw new UsageError('compact needs one DIR (an agent-trace export --to parquet folder)', help);
+  if (dirs.length !== 1)
+    throw new UsageError('compact needs one DIR (an agent-trace export --to parquet folder)', help);
   const dir = dirs[0]!;
   if (!(await isDirectory(dir))) throw new UsageError(`compact: no such folder: ${dir}`, help);
   try {
@@ -602,7 +654,9 @@ export function viewStatement(dir: string, table: TeamTable, has: { raw: boolean
 async function defineViews(connection: DuckDb.DuckDBConnection, dir: string): Promise<void> {
   const base = dir.replace(/\/+$/, '');
   const any = async (pattern: string): Promise<boolean> =>
-    Number((await connection.runAndReadAll(`SELECT count(*) FROM glob(${sqlString(pattern)})`)).getRows()[0]?.[0] ?? 0) > 0;
+    Number(
+      (await connection.runAndReadAll(`SELECT count(*) FROM glob(${sqlString(pattern)})`)).getRows()[0]?.[0] ?? 0,
+    ) > 0;
   for (const t of TEAM_TABLES) {
     const has = {
       raw: await any(`${base}/${t.name}/**/*.parquet`),

@@ -95,7 +95,11 @@ export async function writeTeamParquet(
   sourceKey: string,
   generator: string,
 ): Promise<WrittenFiles> {
-  const written: WrittenFiles = { files: [], rows: { calls: 0, tool_calls: 0, sessions: 0 }, bytes: 0 };
+  const written: WrittenFiles = {
+    files: [],
+    rows: { calls: 0, tool_calls: 0, sessions: 0, context_parts: 0 },
+    bytes: 0,
+  };
   for (const table of TEAM_TABLES) {
     const groups = new Map<string, TeamRow[]>();
     for (const row of rows[table.name]) {

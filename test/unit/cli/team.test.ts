@@ -472,7 +472,10 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
 
     // Nothing changed: nothing written, the compacted files untouched.
     const stamps = new Map(parquet(out).map((f) => [f, statSync(join(out, f)).mtimeMs]));
-    assert.match(run('export', '--to', 'parquet', '--no-redact', '-o', out, src).stderr, /from 0 traces in 0 Parquet files .*; 3 unchanged/);
+    assert.match(
+      run('export', '--to', 'parquet', '--no-redact', '-o', out, src).stderr,
+      /from 0 traces in 0 Parquet files .*; 3 unchanged/,
+    );
     assert.deepEqual(new Map(parquet(out).map((f) => [f, statSync(join(out, f)).mtimeMs])), stamps);
 
     // The live session grows, the Codex rollout is cut to no call: both written again, their compacted rows replaced, not added to.
@@ -480,19 +483,104 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
     writeFileSync(codex, readFileSync(codex, 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
     const grown = run('export', '--to', 'parquet', '--no-redact', '-o', out, src);
     assert.match(grown.stderr, /from 2 traces in .*; 1 unchanged/);
-    assert.match(grown.stderr, /compacted \(2 traces written again replaced their compacted rows\)/);
-    assert.ok(
-      parquet(out).every((f) => f.startsWith('compacted/')),
-      parquet(out).join(', '),
-    );
     // (--no-redact: redaction numbers its placeholders per run, so a trace exported in another run than the full export's would differ in them.)
     const [c] = await rows(out, `SELECT count(*) FILTER (WHERE source_format = 'codex') AS codex FROM calls`);
     assert.equal(c!.codex, 0);
     await sameAnswers('grown after compaction');
+    assert.ok(
+      parquet(out).every((f) => f.startsWith('compacted/')),
+      parquet(out).join(', '),
+    );
+    assert.match(grown.stderr, /compacted \(2 traces written again replaced their compacted rows\)/);
 
     // --full rewrites every trace: compacted again at once, still one copy of each row.
-    assert.match(run('export', '--to', 'parquet', '--no-redact', '-o', out, '--full', src).stderr, /compacted \(3 traces written again/);
+    assert.match(
+      run('export', '--to', 'parquet', '--no-redact', '-o', out, '--full', src).stderr,
+      /compacted \(3 traces written again/,
+    );
     await sameAnswers('--full after compaction');
+  });
+
+  it('context parts (--context): per trace, the Parquet sums by kind, tool, MCP server and file equal agent-trace context --json, and context-sources ranks them', async () => {
+    const traces = [
+      EDIT_LOOP,
+      join(fixtures, 'claude-code/context-excerpt.jsonl'),
+      join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl'),
+    ];
+    type Total = { tokens: number; usd: number | null; parts?: number };
+    const near = (a: unknown, b: number, what: string) =>
+      assert.ok(
+        typeof a === 'number' && Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b)),
+        `${what}: ${String(a)} ≠ ${b}`,
+      );
+    for (const [i, trace] of traces.entries()) {
+      const out = join(dir, `context-${i}`);
+      const r = run('export', '--to', 'parquet', '--context', '--no-redact', '-o', out, trace);
+      assert.equal(r.code, 0, r.stderr);
+      const doc = JSON.parse(run('context', trace, '--json').stdout) as {
+        totals: {
+          inputUsd: number | null;
+          byKind: Record<string, Total>;
+          byTool: Array<Total & { name: string }>;
+          byMcpServer: Array<Total & { name: string }>;
+          byFile: Array<Total & { name: string }>;
+        };
+        sessions: Array<{ calls: unknown[] }>;
+      };
+      const parts = await rows(out, 'SELECT count(*) AS n, sum(cost_usd) AS usd FROM context_parts');
+      assert.ok(Number(parts[0]!.n) > 0, `${trace}: no context part`);
+      if (doc.totals.inputUsd !== null) near(parts[0]!.usd, doc.totals.inputUsd, `${trace}: Σ cost_usd = inputUsd`);
+      const byKind = await rows(
+        out,
+        'SELECT kind, sum(tokens) AS tokens, sum(cost_usd) AS usd FROM context_parts GROUP BY kind',
+      );
+      const kinds = Object.entries(doc.totals.byKind).filter(([, t]) => t.tokens > 0);
+      assert.deepEqual(byKind.map((k) => k.kind).sort(), kinds.map(([k]) => k).sort(), `${trace}: kinds`);
+      for (const [kind, t] of kinds) {
+        const got = byKind.find((k) => k.kind === kind)!;
+        near(got.tokens, t.tokens, `${trace} ${kind} tokens`);
+        if (t.usd !== null) near(got.usd, t.usd, `${trace} ${kind} usd`);
+      }
+      const grouped = async (
+        column: string,
+        where: string,
+        expected: Array<Total & { name: string }>,
+        what: string,
+      ) => {
+        const got = await rows(
+          out,
+          `SELECT ${column} AS name, sum(tokens) AS tokens, sum(cost_usd) AS usd, count(*) AS parts FROM context_parts WHERE ${column} IS NOT NULL ${where} GROUP BY 1`,
+        );
+        assert.equal(got.length, expected.length, `${trace}: ${what} groups`);
+        for (const e of expected) {
+          const g = got.find((x) => x.name === e.name);
+          assert.ok(g, `${trace}: ${what} ${e.name}`);
+          near(g.tokens, e.tokens, `${trace} ${what} ${e.name} tokens`);
+          assert.equal(g.parts, e.parts, `${trace} ${what} ${e.name} parts`);
+          if (e.usd !== null) near(g.usd, e.usd, `${trace} ${what} ${e.name} usd`);
+        }
+      };
+      await grouped('"gen_ai.tool.name"', '', doc.totals.byTool, 'tool');
+      await grouped('mcp_server', '', doc.totals.byMcpServer, 'MCP server');
+      await grouped('target_file', "AND kind = 'toolResult'", doc.totals.byFile, 'file');
+      // Every part lies within its session's calls.
+      const [bad] = await rows(
+        out,
+        'SELECT count(*) FILTER (WHERE first_call_index > last_call_index OR calls_carried <> last_call_index - first_call_index + 1) AS n FROM context_parts',
+      );
+      assert.equal(bad!.n, 0);
+      // The named query ranks the sources by their dollars: its first row is the costliest group.
+      const q = JSON.parse(run('query', out, '--named', 'context-sources', '--json').stdout) as Array<{
+        cost_usd: number | null;
+      }>;
+      assert.ok(q.length > 0);
+      const usd = q.map((x) => x.cost_usd ?? 0);
+      assert.deepEqual(
+        usd,
+        [...usd].sort((a, b) => b - a),
+        `${trace}: context-sources ordered by dollars`,
+      );
+    }
   });
 
   it('a folder of hostile files: the readable traces are exported, each other file is named with its reason, no escape sequence reaches the terminal', async () => {
