@@ -75,8 +75,9 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
       run('export', '--to', 'parquet', '-o', hashed, '--user', 'jdoe', '--machine', 'jdoe-laptop', SPOTTER).code,
       0,
     );
+    // (context_parts is written with --context only: no folder here.)
     const files = (t: string) =>
-      (readdirSync(join(hashed, t), { recursive: true }) as string[])
+      (existsSync(join(hashed, t)) ? (readdirSync(join(hashed, t), { recursive: true }) as string[]) : [])
         .filter((f) => f.endsWith('.parquet'))
         .map((f) => f.split(/[\\/]/).slice(0, 3).join('/'));
     for (const t of TEAM_TABLES)
