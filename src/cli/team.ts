@@ -380,6 +380,8 @@ export async function runTeamExport(
   // A source written again whose earlier rows sit in the compacted tier: compacted at the end, so no query counts it twice.
   // (An export stopped before that compaction left such sources behind: they count too.)
   let supersedes = Object.entries(manifest.sources).filter(([k, e]) => e.files.length > 0 && inCompacted.has(k)).length;
+  let manifestWritten = Date.now();
+  let unsaved = false;
   for (const source of sources) {
     const key = shortHash(resolve(source.path), a.salt);
     const stamp = await source.stamp();
@@ -432,12 +434,20 @@ export async function runTeamExport(
     for (const old of before?.files ?? []) if (!now.includes(old)) await rm(join(a.out, old), { force: true });
     manifest.sources[key] = { stamp, files: now };
     if (inCompacted.has(key) && !before?.files.length) supersedes += 1;
-    await writeManifest(a.out, manifest);
+    // Written every few seconds, not after every trace (a rewrite of the whole record each time: quadratic over a
+    // machine's sessions); an export stopped in between writes the traces after the last record again, no more.
+    unsaved = true;
+    if (Date.now() - manifestWritten >= 2000) {
+      await writeManifest(a.out, manifest);
+      manifestWritten = Date.now();
+      unsaved = false;
+    }
     totals.traces += 1;
     totals.files += written.files.length;
     totals.bytes += written.bytes;
     for (const t of TEAM_TABLES) totals[t.name] += written.rows[t.name];
   }
+  if (unsaved) await writeManifest(a.out, manifest);
   const compacted = a.compact || supersedes > 0 ? await compactFolder(a.out) : null;
   const lines = [
     `${a.out}: ${totals.sessions} sessions, ${totals.calls} LLM calls, ${totals.tool_calls} tool calls${a.context ? `, ${totals.context_parts} context parts` : ''} from ${totals.traces} trace${totals.traces === 1 ? '' : 's'}` +
