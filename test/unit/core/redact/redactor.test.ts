@@ -90,7 +90,7 @@ describe('Redactor.redactDistinctJsonTexts (the team export: a column repeats it
     const once = ownOnly();
     const expected = await plain.redactJsonTexts(texts);
     const scanned: string[] = [];
-    const counting = new Redactor([{ name: 'spy', detect: (t: string) => (scanned.push(t), []) }], 'spy');
+    const counting = new Redactor([{ detect: (t: string) => (scanned.push(t), []) }], 'spy');
     assert.deepEqual(await once.redactDistinctJsonTexts(texts), expected);
     assert.deepEqual(once.summary(), plain.summary());
     // By hand: marco's folder 4 times in a and twice in c, giulia's twice; the GitHub token twice.
