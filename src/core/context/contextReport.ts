@@ -6,10 +6,11 @@ import { median } from './tokenCounter';
 /** Tools that read a file into the context, across agents (Claude Code, Gemini CLI, OpenCode, Codex's viewers). */
 const READ_TOOLS = /^(read|read_file|readfile|view|read_many_files|notebookread)$/i;
 /** A tool result this large, carried this long, is worth a sentence. */
-const BIG_RESULT_TOKENS = 10_000;
-const BIG_RESULT_MIN_CALLS = 5;
+export const BIG_RESULT_TOKENS = 10_000;
+/** …carried for at least this many calls. */
+export const BIG_RESULT_MIN_CALLS = 5;
 /** What a trimmed output would keep (the last lines, as `tail` does). */
-const TRIMMED_TOKENS = 1_000;
+export const TRIMMED_TOKENS = 1_000;
 
 /** A group of parts that came from one place: a file, a command, a tool, an MCP server, a kind. */
 export interface Contributor {
@@ -70,6 +71,13 @@ export function partLabel(part: ContextPart): string {
   return groupOf(part).label;
 }
 
+/** The file a part read into the context (a read tool's result naming it), else null. */
+export function fileReadOf(part: ContextPart): string | null {
+  return part.kind === 'toolResult' && part.targetFile !== null && part.tool !== null && READ_TOOLS.test(part.tool)
+    ? part.targetFile
+    : null;
+}
+
 /** The group a part belongs to, and its words. */
 function groupOf(part: ContextPart): { key: string; label: string } {
   if (part.kind === 'toolResult' && part.targetFile !== null && part.tool !== null && READ_TOOLS.test(part.tool))
@@ -93,7 +101,8 @@ function groupOf(part: ContextPart): { key: string; label: string } {
   return { key: `kind:${part.kind}`, label: PART_KIND_LABELS[part.kind] };
 }
 
-function oneLine(text: string): string {
+/** A command's first line, cut to 60 characters, for sentences. */
+export function oneLine(text: string): string {
   const line = text.split('\n', 1)[0]!;
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }

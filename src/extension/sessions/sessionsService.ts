@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { uiText } from '../../core/text/safeText';
+import type { SessionsContext } from '../../core/context/contextAcrossSessions';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
 import type { CallRecord } from '../../core/sessions/sessionRecord';
 import { SessionIndexClient } from '../../node/sessions/indexClient';
@@ -308,6 +309,14 @@ export class SessionsService implements vscode.Disposable {
 
   async calls(sessionId: number): Promise<CallRecord[]> {
     return (await this.start()).request('calls', { sessionId });
+  }
+
+  /** The context anatomy of these sessions, summed by tool, MCP server and file; counted in the index worker, off the host's event loop. */
+  async contextAnatomy(rows: readonly SessionRow[]): Promise<SessionsContext> {
+    const byPath = new Map<string, string[]>();
+    for (const r of rows) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.key]);
+    const files = [...byPath].map(([path, sessionKeys]) => ({ path, sessionKeys }));
+    return (await this.start()).request('context', { files });
   }
 
   async search(text: string): Promise<Set<number>> {
