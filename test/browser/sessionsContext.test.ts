@@ -118,7 +118,12 @@ describe('the Agent Sessions report: what fills the context over its sessions', 
       assert.equal(sessions.filter((x) => x.role === 'main').length, 3);
       const calls = cli.reduce((a, c) => a + c.totals.calls, 0);
       const summary = (await page.locator('.context-across-summary').textContent()) ?? '';
-      assert.match(summary, new RegExp(`^3 sessions and ${sessions.length - 3} sub-agent or compaction runs, ${calls.toLocaleString('en-US')} calls, input \\$`));
+      assert.match(
+        summary,
+        new RegExp(
+          `^3 sessions and ${sessions.length - 3} sub-agent or compaction runs, ${calls.toLocaleString('en-US')} calls, input \\$`,
+        ),
+      );
       const inputUsd = cli.reduce((a, c) => a + (c.totals.inputUsd ?? 0), 0);
       assert.ok(Math.abs(num(summary.match(/input (\$[\d,]+(?:\.\d+)?)/)![1]!) - inputUsd) < 0.01, summary);
 
@@ -129,7 +134,11 @@ describe('the Agent Sessions report: what fills the context over its sessions', 
         assert.ok(present.length >= 2, `${tool} is used in at least two of the logs`);
         const shown = await cells(page, 'tool', tool);
         assert.equal(num(shown[1]!), Math.round(present.reduce((a, t) => a + t.tokens, 0)), `${tool} tokens`);
-        assert.equal(num(shown[2]!), present.reduce((a, t) => a + t.parts, 0), `${tool} parts`);
+        assert.equal(
+          num(shown[2]!),
+          present.reduce((a, t) => a + t.parts, 0),
+          `${tool} parts`,
+        );
         // Sessions holding a part of the tool: at least one per log that uses it.
         assert.ok(num(shown[3]!) >= present.length, `${tool} sessions`);
         const usd = present.reduce((a, t) => a + (t.usd ?? 0), 0);
@@ -144,12 +153,18 @@ describe('the Agent Sessions report: what fills the context over its sessions', 
       for (const c of cli)
         for (const f of c.totals.byFile) assert.ok((f.usd ?? 0) <= fileUsd + 1e-9, `${f.name} is not dearer`);
       const fileCells = await cells(page, 'file', firstFile);
-      assert.equal(num(fileCells[1]!), fileTotals.reduce((a, f) => a + f.tokens, 0));
+      assert.equal(
+        num(fileCells[1]!),
+        fileTotals.reduce((a, f) => a + f.tokens, 0),
+      );
 
       // The base: the median of each session's first-call system tokens, and Σ of the reports' system dollars.
       const bases = sessions.map((x) => x.calls[0]?.byKind['system'] ?? 0).filter((t) => t > 0);
       bases.sort((a, b) => a - b);
-      const mid = bases.length % 2 ? bases[(bases.length - 1) / 2]! : (bases[bases.length / 2 - 1]! + bases[bases.length / 2]!) / 2;
+      const mid =
+        bases.length % 2
+          ? bases[(bases.length - 1) / 2]!
+          : (bases[bases.length / 2 - 1]! + bases[bases.length / 2]!) / 2;
       const baseText = (await page.locator('.context-base').textContent()) ?? '';
       assert.equal(num(baseText.match(/~([\d,]+) tokens/)![1]!), Math.round(mid), baseText);
       assert.ok(baseText.includes(`median over ${bases.length} sessions`), baseText);
@@ -185,7 +200,9 @@ describe('the Agent Sessions report: what fills the context over its sessions', 
           ...context.across,
           byMcpServer: [{ name: evil, tokens: 1200, usd: 0.5, parts: 3, sessions: 2 }],
           byFile: [{ name: `src/${evil}.ts`, tokens: 10, usd: 0.01, parts: 1, sessions: 1 }],
-          suggestions: [{ text: `MCP server \`${evil}\`: <b>bold</b>`, usd: 0.5, how: '<script>window.__pwned=2</script>' }],
+          suggestions: [
+            { text: `MCP server \`${evil}\`: <b>bold</b>`, usd: 0.5, how: '<script>window.__pwned=2</script>' },
+          ],
         },
         skipped: [{ file: `${evil}.jsonl`, why: '<i>no</i>' }],
       };

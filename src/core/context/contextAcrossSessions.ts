@@ -159,7 +159,10 @@ function suggestionsAcross(
     });
   }
   const reads = new Map<string, { parts: number; tokens: number; usd: number; again: number; sessions: number }>();
-  const outputs = new Map<string, { parts: number; tokens: number; usd: number; saved: number; sessions: Set<number> }>();
+  const outputs = new Map<
+    string,
+    { parts: number; tokens: number; usd: number; saved: number; sessions: Set<number> }
+  >();
   sessions.forEach((s, si) => {
     const inSession = new Map<string, ContextPart[]>();
     for (const p of s.parts) {
