@@ -115,8 +115,9 @@ export class SessionsService implements vscode.Disposable {
   }
 
   private notice(message: string): void {
-    this.log.warn(message);
-    void vscode.window.showWarningMessage(`Agent Sessions: ${message}`);
+    // The index's notices name files and folders on disk: text only in a notification, which renders links.
+    this.log.warn(uiText(message, { max: 1000 }));
+    void vscode.window.showWarningMessage(`Agent Sessions: ${uiText(message, { max: 400 })}`);
   }
 
   private onEvent(e: IndexEvent): void {
@@ -302,7 +303,7 @@ export class SessionsService implements vscode.Disposable {
       this.log.error(`Indexing agent sessions: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (interactive)
         void vscode.window.showErrorMessage(
-          `Agent Sessions: indexing failed (${e instanceof Error ? e.message : String(e)}); see the Agent Trace Inspector output.`,
+          `Agent Sessions: indexing failed (${uiText(e instanceof Error ? e.message : String(e), { max: 300 })}); see the Agent Trace Inspector output.`,
         );
     }
   }
