@@ -212,6 +212,8 @@ describe('the Agent Sessions report: what fills the context over its sessions', 
       assert.equal(await section.locator('img, b, i, script').count(), 0);
       assert.equal(await s.page.locator('[data-group="mcp"] tbody td').first().textContent(), evil);
       assert.ok(((await section.locator('.context-suggestions').textContent()) ?? '').includes('<b>bold</b>'));
+      // The backticked name shows as code, as text.
+      assert.equal(await section.locator('.context-suggestions code').first().textContent(), evil);
       assert.equal(await s.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
       await s.send({ type: 'context/failed', message: 'the index worker stopped <u>x</u>' });
       await s.page.waitForSelector('section[data-section="context"][data-state="failed"]');

@@ -1,6 +1,6 @@
 import type { AcrossSessionsTotal, SessionsContext } from '../../src/core/context/contextAcrossSessions';
 import { formatCount, formatUsd } from '../../src/core/text/formatNumbers';
-import { el, table } from '../shared/dom';
+import { el, table, withCode } from '../shared/dom';
 
 /**
  * The report's "What fills the context" section: the context anatomy of its sessions summed by
@@ -79,7 +79,7 @@ export function contextSection(state: ContextState): HTMLElement {
         'ul',
         { className: 'context-suggestions' },
         a.suggestions.map((s) =>
-          el('li', {}, [el('span', { text: s.text }), el('div', { className: 'muted', text: `how: ${s.how}` })]),
+          el('li', {}, [el('span', {}, withCode(s.text)), el('div', { className: 'muted', text: `how: ${s.how}` })]),
         ),
       ),
     );
