@@ -272,7 +272,7 @@ describe('hybrid engine = vLLM hybrid KV-cache manager, on real sessions', { ski
   });
 });
 
-// Each preset's layers as its published config declares them (docs/design/simulator.md §6 cites
+// Each preset's layers as its published config declares them (docs/design/simulator.md §4.1 cites
 // the files): which layers are full attention, the window or chunk of the others, KV heads and
 // head size (MLA: one latent of kv_lora_rank + qk_rope_head_dim values).
 const PUBLISHED: Record<string, { layers: OracleLayer[]; numKvHeads: number; headSize: number }> = {
@@ -327,7 +327,7 @@ describe("presets = vLLM's own grouping of each model's published layers", { ski
       const kvGiB = gpu.memoryGiB * GPU_MEMORY_UTILIZATION - preset.weightsGiB - RESERVED_GIB;
       const vllm = await runKvConfig(oracleDir, { ...model, availableBytes: Math.floor(kvGiB * 2 ** 30) });
       assert.equal(preset.kvBytesPerToken * 16, vllm.poolBlockBytes, 'bytes of one pool block');
-      // The capacity is vLLM's num_blocks of 16 tokens (one of them its null block: docs/design/simulator.md §6).
+      // The capacity is vLLM's num_blocks of 16 tokens (one of them its null block: docs/design/simulator.md §4.1).
       assert.equal(capacityFor(gpu, preset), vllm.numBlocks * 16);
       const l = preset.kvLayout;
       if (!l) {

@@ -36,7 +36,7 @@ export interface EngineParams extends PolicySettings {
   kvBytesPerToken: number;
   /**
    * The model's KV-cache groups when its layers do not all keep every token (sliding-window
-   * or chunked-local layers next to full attention: docs/design/simulator.md §6); absent,
+   * or chunked-local layers next to full attention: docs/design/simulator.md §1.8); absent,
    * one group of full-attention layers, as every engine assumed before.
    */
   kvLayout?: KvLayout;
@@ -48,7 +48,7 @@ export interface EngineParams extends PolicySettings {
 }
 
 /**
- * vLLM's KV-cache groups of a hybrid model (docs/design/simulator.md §6): every group has
+ * vLLM's KV-cache groups of a hybrid model (docs/design/simulator.md §1.8): every group has
  * the same number of layers and its own block table, all share one block pool, so one
  * pool block holds `bs` tokens of one group's layers.
  */
@@ -77,7 +77,7 @@ export interface GpuPreset {
 export interface ModelPreset {
   id: string;
   label: string;
-  /** KV bytes of one token in one pool block: all layers, or one KV-cache group's layers for a hybrid model (§6). */
+  /** KV bytes of one token in one pool block: all layers, or one KV-cache group's layers for a hybrid model (docs/design/simulator.md §4.1). */
   kvBytesPerToken: number;
   /** The KV-cache groups of a hybrid model (absent: every layer full attention). */
   kvLayout?: KvLayout;
@@ -133,7 +133,7 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
     prefillUsPerToken: 285,
     timing: { h100: { stepFixedMs: 24.8, kvReadNsPerToken: 115 }, h200: { stepFixedMs: 17.3, kvReadNsPerToken: 80 } },
   },
-  // Models whose cache is not "every layer, every token" (docs/design/simulator.md §6, sources there). Same
+  // Models whose cache is not "every layer, every token" (docs/design/simulator.md §4.1, sources there). Same
   // derivations as above; kvBytesPerToken is one pool block's bytes per token (one KV-cache group's layers,
   // bf16 KV), kvReadNsPerToken reads only the full-attention layers' context (a window is bounded).
   {

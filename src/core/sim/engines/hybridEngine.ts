@@ -15,7 +15,7 @@ import { visitKeys } from '../simRequests';
 import type { KeyRun, SimPlan, SimRequest } from '../simRequests';
 
 /**
- * The hybrid engine: vLLM v1's hybrid KV-cache manager (docs/design/simulator.md §6) for
+ * The hybrid engine: vLLM v1's hybrid KV-cache manager (docs/design/simulator.md §1.8) for
  * models whose layers do not all keep every token: full-attention layers next to
  * sliding-window or chunked-local layers. One block pool is shared by every KV-cache
  * group; each group keeps its own block table per request; the window groups free the
@@ -417,7 +417,7 @@ class HybridRun implements EngineRun {
   }
 
   /**
-   * allocate_slots (docs/design/simulator.md §6): skipped blocks are freed first (even
+   * allocate_slots (docs/design/simulator.md §1.8): skipped blocks are freed first (even
    * when the allocation then fails, as in vLLM); false when the pool has too few free
    * blocks for every group, with nothing else changed.
    */

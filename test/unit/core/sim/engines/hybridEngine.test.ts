@@ -9,7 +9,7 @@ import type { EngineParams, KvLayout } from '../../../../../src/core/sim/params'
 import { call, recordsBySession, STEP_ONLY } from '../../../../support/handWorked';
 import type { Sessions } from '../../../../support/handWorked';
 
-// vLLM's hybrid KV-cache manager (docs/design/simulator.md §6) worked by hand on a 12-block pool
+// vLLM's hybrid KV-cache manager (docs/design/simulator.md §1.8) worked by hand on a 12-block pool
 // of 16-token blocks. The equality with vLLM's own code on real sessions is the oracle suite's
 // (test/oracle/vllmHybridOracle.test.ts); here, why the figures come out as they do.
 
