@@ -603,6 +603,7 @@ class HybridRun implements EngineRun {
     this.running.splice(this.running.indexOf(r), 1);
     this.records[r]!.finishedS = this.clock.now / 1e9;
     this.freeAll(r);
+    this.keyCache.delete(r); // a finished request is never looked up again: keep memory to the live ones
     this.replay.callEnded(r, this.clock.now);
   }
 }
