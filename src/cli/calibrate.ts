@@ -1,6 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { readMeasuredRequests } from '../core/replay/measuredRequests';
-import { calibrate, DEFAULT_CALIBRATE_OPTIONS, STEP_MODEL_KEYS } from '../core/sim/calibrate';
+import {
+  calibrate,
+  DEFAULT_CALIBRATE_OPTIONS,
+  readCalibrationDocument,
+  roundedStepModel,
+  STEP_MODEL_KEYS,
+} from '../core/sim/calibrate';
 import type { Calibration, StepModel } from '../core/sim/calibrate';
 import { formatCount } from '../core/text/formatNumbers';
 import { terminalJson, terminalText } from '../core/text/safeText';
@@ -30,14 +36,6 @@ Exit status: 0 ok, 1 the results could not be read or gave nothing to fit, 2 usa
 
 const HELP = 'agent-trace calibrate --help';
 
-/** Nanoseconds per unit of each constant. */
-const NS_PER_UNIT: Record<keyof StepModel, number> = {
-  stepFixedMs: 1e6,
-  prefillUsPerToken: 1e3,
-  kvReadNsPerToken: 1,
-  decodeUsPerSeq: 1e3,
-};
-
 /** The simulate flags that run the what-if with a fit. */
 export function calibrationFlags(model: StepModel): string[] {
   const flag: Record<keyof StepModel, string> = {
@@ -46,9 +44,8 @@ export function calibrationFlags(model: StepModel): string[] {
     kvReadNsPerToken: '--kv-read-ns-per-token',
     decodeUsPerSeq: '--decode-us-per-seq',
   };
-  // Whole nanoseconds: the engines charge each cost rounded to the nanosecond.
-  const value = (key: keyof StepModel): string => String(Math.round(model[key] * NS_PER_UNIT[key]) / NS_PER_UNIT[key]);
-  return STEP_MODEL_KEYS.flatMap((key) => [flag[key], value(key)]);
+  const rounded = roundedStepModel(model);
+  return STEP_MODEL_KEYS.flatMap((key) => [flag[key], String(rounded[key])]);
 }
 
 function calibrationJson(file: string, format: string, skipped: number, c: Calibration, top: number): object {
@@ -188,16 +185,7 @@ export async function readCalibrationFlags(file: string): Promise<string[]> {
       'agent-trace simulate --help',
     );
   }
-  const model = (doc as { model?: Record<string, unknown> } | null)?.model;
-  const fit: Partial<StepModel> = {};
-  for (const key of STEP_MODEL_KEYS) {
-    const v = model?.[key];
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
-      throw new UsageError(
-        `--calibration ${file}: not a calibration (no non-negative "model.${key}"); make one with agent-trace calibrate RESULTS -o FILE`,
-        'agent-trace simulate --help',
-      );
-    fit[key] = v;
-  }
-  return calibrationFlags(fit as StepModel);
+  const read = readCalibrationDocument(doc);
+  if (!read.ok) throw new UsageError(`--calibration ${file}: ${read.error}`, 'agent-trace simulate --help');
+  return calibrationFlags(read.fit.model);
 }

@@ -17,6 +17,7 @@ import type {
   WebviewRequests,
 } from '../protocol/messages';
 import type { TraceAnalysisRegistry } from './analysisRegistry';
+import { pickCalibration } from './calibrationFile';
 import { ANALYSIS_SETTINGS, maxFileBytes, PRICE_SETTINGS, readWhatIfDefaults, userPriceSetting } from './settings';
 import { SETTING_DEFAULTS } from './settingDefaults';
 import { isLoadFailure, TraceDocument } from './traceDocument';
@@ -191,6 +192,7 @@ export class InspectorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     answer('whatIfWorkload', ({ sessionId }) =>
       document.request('whatIfWorkload', { sessionId, filePath: document.uri.fsPath, format: document.formatOverride }),
     );
+    answer('whatif/calibration', () => pickCalibration(document.uri));
     this.lastActive = entry;
     const viewState = panel.onDidChangeViewState((e) => {
       if (e.webviewPanel.active) this.lastActive = entry;

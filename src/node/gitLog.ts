@@ -6,12 +6,32 @@ import type { GitCommit } from '../core/cost/costGroups';
  * fetch, no network), for joining sessions to the commits they led to.
  */
 
+/**
+ * Settings a repository's own config could use to make a read-only question run a program.
+ * The folder comes from a log, so its repository may be hostile: `log.showSignature` with
+ * `gpg.program` runs that program on every signed commit `log` lists, and `core.fsmonitor`
+ * runs its hook whenever the index is read. Command-line settings win over the repository's.
+ */
+const DISARMED_SETTINGS = ['-c', 'log.showSignature=false', '-c', 'core.fsmonitor=false', '-c', 'core.quotepath=off'];
+
+/**
+ * Whether a folder named by a log may be handed to git: an absolute local path only. A UNC
+ * path (`\\host\share`, `//host/share`) would make git, and Windows with it, contact that
+ * host and offer the user's credentials; a relative one would be read against our own cwd.
+ */
+export function isLocalAbsoluteDir(dir: string): boolean {
+  if (dir === '' || /[\0\r\n]/.test(dir)) return false;
+  if (/^[\\/]{2}/.test(dir)) return false;
+  return dir.startsWith('/') || /^[A-Za-z]:[\\/]/.test(dir);
+}
+
 function git(cwd: string, args: readonly string[]): Promise<string | null> {
+  if (!isLocalAbsoluteDir(cwd)) return Promise.resolve(null);
   return new Promise((resolve) => {
     // No pager, no prompts, no optional locks: read-only questions to a repository that may be in use.
     execFile(
       'git',
-      ['-C', cwd, '--no-pager', '-c', 'core.quotepath=off', ...args],
+      ['-C', cwd, '--no-pager', ...DISARMED_SETTINGS, ...args],
       { maxBuffer: 64 * 2 ** 20, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' } },
       (error, stdout) => resolve(error ? null : stdout),
     );
@@ -28,6 +48,8 @@ export async function repositoryOf(dir: string): Promise<string | null> {
 export async function commitsBetween(repo: string, sinceMs: number, untilMs: number): Promise<GitCommit[]> {
   const out = await git(repo, [
     'log',
+    '--no-ext-diff',
+    '--no-textconv',
     '--all',
     '--no-merges',
     `--since=@${Math.floor(sinceMs / 1000)}`,

@@ -9,6 +9,7 @@ import type {
   TraceQueryResult,
 } from '../core/view/traceQueries';
 import type { PolicyId } from '../core/sim/policies';
+import type { CalibrationFit } from '../core/sim/calibrate';
 import type { WhatIfWorkload } from '../core/sim/whatIfWorkload';
 import type { FormatId } from '../core/trace/model';
 
@@ -95,6 +96,18 @@ export interface WebviewRequests extends TraceQueryRequests {
   callTranscript: { params: { sessionId: string; callIndex: number; maxChars: number }; result: CallTranscript };
   /** The what-if workload of a session (or of the whole trace, for block-hash traces), fetched when the what-if panel opens. */
   whatIfWorkload: { params: { sessionId: string }; result: WhatIfWorkload };
+  /**
+   * Step times from the person's own server: the host shows an open dialog for a
+   * calibration file (`agent-trace calibrate RESULTS -o CAL.json`), reads and checks it,
+   * and answers its fit; null when the dialog is cancelled. The page names no file.
+   */
+  'whatif/calibration': { params: Record<string, never>; result: WhatIfCalibration | null };
+}
+
+/** A calibration file's fit, for the what-if: its constants, how well they fitted, and the file's name (for the page to show). */
+export interface WhatIfCalibration extends CalibrationFit {
+  /** The file's base name, as text. */
+  name: string;
 }
 
 /** Requests the host sends and the webview answers. */

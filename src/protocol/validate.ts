@@ -170,6 +170,10 @@ export function checkRequestParams<M extends keyof WebviewRequests>(method: M, p
       }
       case 'whatIfWorkload':
         return { sessionId: sessionId(p) } as Params<M>;
+      case 'whatif/calibration':
+        // The page asks only that the dialog be shown: anything it sends along is refused.
+        if (Object.keys(p).length > 0) refuse('params of whatif/calibration must be empty');
+        return {} as Params<M>;
       default:
         return refuse(`unknown request ${JSON.stringify(String(method).slice(0, 64))}`);
     }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { engineByName } from '../../src/core/sim/engines/engineTable';
@@ -14,7 +15,8 @@ import type { ParsedTrace } from '../../src/core/trace/parseTrace';
 import { TraceService } from '../../src/core/view/traceService';
 import { SESSION_PAGE_SIZE } from '../../src/protocol/messages';
 import { buildWhatIfWorkload } from '../../src/core/sim/whatIfWorkload';
-import type { WebviewMessage } from '../../src/protocol/messages';
+import type { WebviewMessage, WhatIfCalibration } from '../../src/protocol/messages';
+import { readCalibrationDocument } from '../../src/core/sim/calibrate';
 import { parseFile, repoRoot, SPOTTER } from '../support/helpers';
 import { assertClean, barPoint, inspectorSuite, plotArea, results } from '../support/inspectorHarness';
 import type { InspectorPage, OpenOptions } from '../support/inspectorHarness';
@@ -504,6 +506,123 @@ describe('what-if panel in Chromium', () => {
     assert.equal(await again.page.getAttribute('#whatif-model', 'data-value'), 'llama-3.1-8b');
     assert.equal(await again.page.inputValue('#whatif-replicas input'), '9');
     await assertClean(again, CLEAN_CSP);
+  });
+
+  it('step times from a calibration file: the run uses them, equal to simulate --calibration; kept per file; the presets again on request', async () => {
+    // The file the person would pick: the real CLI's fit of a real AIPerf run, read as the host reads it.
+    const scratch = mkdtempSync(join(tmpdir(), 'agent-trace-whatif-cal-'));
+    const cal = join(scratch, 'qwen.cal.json');
+    execFileSync(
+      process.execPath,
+      [CLI, 'calibrate', join(repoRoot, 'test/fixtures/aiperf/qwen_concurrency1.profile_export.jsonl'), '-o', cal],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const read = readCalibrationDocument(JSON.parse(readFileSync(cal, 'utf8')));
+    assert.ok(read.ok);
+    let pick: WhatIfCalibration | null | Error = new Error(
+      'bad.json: not a calibration (no "model.stepFixedMs" from 0 to 1,000,000)',
+    );
+    const p = await whatIf({ calibration: () => pick });
+    await settled(p, 16);
+    const note = async (): Promise<string> => (await p.page.textContent('[data-steps-note]'))?.trim() ?? '';
+    // The H200 × Qwen3-32B preset (src/core/sim/params.ts: 16.1 ms, 132.7 µs, 64 ns; no per-sequence cost by default).
+    assert.equal(
+      await note(),
+      'From the GPU and model presets: 16.1 ms per step, 132.7 µs per prefilled token, 64 ns per KV token read, 0 µs per decoding sequence.',
+    );
+    assert.equal(await p.page.isHidden('#whatif-calibration-drop'), true);
+    const presetCommand = await copyCommand(p);
+    assert.doesNotMatch(presetCommand, /--step-fixed-ms/);
+
+    // A file that is not a calibration: said under the control, and nothing changes.
+    let since = p.posted.length;
+    await p.page.click('#whatif-calibration-load');
+    const asked = await p.waitForPosted(posted('whatif/calibration'), since);
+    assert.deepEqual((asked as { params: unknown }).params, {}, 'the page names no file');
+    await p.page.waitForSelector('[data-field-error="calibration"]:not([hidden])');
+    assert.equal(
+      (await p.page.textContent('[data-field-error="calibration"]'))?.trim(),
+      'Could not use that file: bad.json: not a calibration (no "model.stepFixedMs" from 0 to 1,000,000)',
+    );
+    assert.equal(await copyCommand(p), presetCommand);
+
+    // The calibration: the run starts again with its four costs.
+    pick = { name: 'qwen.cal.json', ...read.fit };
+    const before = Number(await p.page.getAttribute('.whatif', 'data-scenario-seq'));
+    await p.page.click('#whatif-calibration-load');
+    await p.page.waitForFunction(
+      (b) => {
+        const w = document.querySelector<HTMLElement>('.whatif');
+        return Number(w?.dataset['scenarioSeq']) > b && w?.dataset['scenarioStatus'] === 'done';
+      },
+      before,
+      { timeout: 30_000 },
+    );
+    assert.equal(await p.page.isHidden('[data-field-error="calibration"]'), true);
+    // The fit the calibrate test checks by its closed form: F = 18.082 ms, P = 131.93 µs, K and Q not identified (0).
+    assert.match(
+      await note(),
+      /^From qwen\.cal\.json: 18\.08 ms per step, 131\.9 µs per prefilled token, 0 ns per KV token read, 0 µs per decoding sequence; fitted to 10 requests, median error \d+(\.\d+)?%\.$/,
+    );
+    assert.match((await p.page.textContent('.whatif-digest')) ?? '', /calibrated steps/);
+    assert.match(
+      (await p.page.textContent('.whatif-sentence')) ?? '',
+      / with Qwen3-32B \(step times from qwen\.cal\.json\):/,
+    );
+    await p.page.locator('.whatif-controls').screenshot({ path: join(results, 'webview-whatif-calibration.png') });
+    const command = await matchesCli(p);
+    assert.match(command, / --step-fixed-ms 18\.082249 --prefill-us-per-token 131\.933 --kv-read-ns-per-token 0 /);
+    assert.match(command, / --decode-us-per-seq 0 /);
+    // A second path to the same numbers: the CLI reading the file itself.
+    const viaFile = runCommand<SimulateDocument>(
+      `agent-trace simulate ${SAMPLE} --session ${SAMPLE_MAIN} --replicas 16 --stagger-s 10 --tool-wait-scale 1 --gpu h200 --model qwen3-32b --policy vllm-lru --calibration ${cal} --json`,
+    );
+    const viaPanel = runCommand<SimulateDocument>(command);
+    assert.deepEqual(viaPanel.input.params, viaFile.input.params);
+    assert.deepEqual(viaPanel.scenario, viaFile.scenario);
+    const preset = runCommand<SimulateDocument>(presetCommand);
+    assert.notDeepEqual(viaFile.scenario.slowdown, preset.scenario.slowdown, 'the calibration changed the run');
+
+    // Kept per file with the other choices; reopened, the page shows it (the name as text, whatever it holds).
+    const state = (await p.state()) as { whatIf: { calibration: WhatIfCalibration } };
+    assert.equal(state.whatIf.calibration.name, 'qwen.cal.json');
+    const hostileName = '<img src=x onerror="window.__pwned=1">.json';
+    const again = await whatIf({
+      state: { ...state, whatIf: { ...state.whatIf, calibration: { ...state.whatIf.calibration, name: hostileName } } },
+    });
+    await settled(again, 16);
+    assert.ok(
+      ((await again.page.textContent('[data-steps-note]')) ?? '').startsWith(`From ${hostileName}: 18.08 ms per step`),
+    );
+    assert.equal(await again.page.locator('.whatif img').count(), 0);
+    assert.equal(await again.page.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
+    // A saved calibration past the engine's bounds is none: the presets run.
+    const tampered = await whatIf({
+      state: {
+        ...state,
+        whatIf: {
+          ...state.whatIf,
+          calibration: {
+            ...state.whatIf.calibration,
+            model: { ...state.whatIf.calibration.model, stepFixedMs: 1e308 },
+          },
+        },
+      },
+    });
+    await settled(tampered, 16);
+    assert.equal(await copyCommand(tampered), presetCommand);
+
+    // "Use the presets'" goes back: the same command as before the calibration.
+    since = p.posted.length;
+    await p.page.click('#whatif-calibration-drop');
+    await p.page.waitForFunction(() => !document.querySelector('.whatif-digest')?.textContent?.includes('calibrated'));
+    await settled(p, 16);
+    assert.equal(await copyCommand(p), presetCommand);
+    await assertClean(p, CLEAN_CSP);
+    rmSync(scratch, { recursive: true, force: true });
   });
 
   for (const theme of ['light', 'high-contrast'] as const) {

@@ -612,6 +612,48 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
     await web.getByText('Sessions cannot be 0').waitFor();
     await web.locator('#whatif-replicas input').fill('48');
     await web.locator('[data-field-error="replicas"]').waitFor({ state: 'hidden' });
+
+    // Step times from the person's own server: a calibration written by the CLI, picked in VS Code's open dialog.
+    const cal = path.join(workspace, 'qwen.cal.json');
+    execFileSync(
+      process.execPath,
+      [
+        path.join(repoRoot, 'dist/cli.js'),
+        'calibrate',
+        path.join(repoRoot, 'test/fixtures/aiperf/qwen_concurrency1.profile_export.jsonl'),
+        '-o',
+        cal,
+      ],
+      { stdio: 'ignore' },
+    );
+    const slowdown48 = await web.locator('[data-figure="whatIfSlowdown"]').textContent();
+    await web.locator('#whatif-calibration-load').click();
+    const dialog = s.page.locator('.quick-input-widget .quick-input-box input');
+    // The dialog starts in the trace's folder; the path is typed, as a person may.
+    await s.page.waitForFunction(
+      () =>
+        ((document.querySelector('.quick-input-widget .quick-input-box input') as HTMLInputElement | null)?.value ??
+          '') !== '',
+      null,
+      { timeout: 20_000 },
+    );
+    await dialog.fill(cal);
+    await s.page.waitForTimeout(300);
+    await s.page.keyboard.press('Enter');
+    await web
+      .locator('[data-steps-note]', { hasText: 'From qwen.cal.json: 18.08 ms per step, 131.9 µs per prefilled token' })
+      .waitFor({ timeout: 30_000 });
+    await web.locator('.whatif-sentence', { hasText: '(step times from qwen.cal.json)' }).waitFor({ timeout: 60_000 });
+    await done(48);
+    assert.notEqual(
+      await web.locator('[data-figure="whatIfSlowdown"]').textContent(),
+      slowdown48,
+      'the run uses the calibration',
+    );
+    await web.locator('[data-control="whatif-steps"]').evaluate((e) => e.scrollIntoView({ block: 'center' }));
+    await screenshot(s.page, 'e2e-whatif-calibration.png');
+    await web.locator('#whatif-calibration-drop').click();
+    await web.locator('[data-steps-note]', { hasText: 'From the GPU and model presets' }).waitFor();
   });
 
   it('"Analyze Agent Session" with no editor open offers the local sessions and opens the chosen one', async () => {

@@ -22,6 +22,7 @@ import type {
   InspectorSettings,
   WebviewMessage,
   WebviewRequests,
+  WhatIfCalibration,
   WhatIfWorkload,
 } from '../../src/protocol/messages';
 import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
@@ -139,6 +140,8 @@ export interface OpenOptions {
   /** A service already made for `trace` (benchmarks reuse the analyses it holds). */
   service?: TraceService;
   whatIf?: WhatIfAnswer;
+  /** How the fake host answers `whatif/calibration` (the person's choice in the open dialog); an Error is sent back as `err`. */
+  calibration?: () => WhatIfCalibration | null | Error;
   settings?: InspectorSettings;
   select?: CallRef | null;
   state?: unknown;
@@ -239,6 +242,8 @@ export async function openInspector(browser: Browser, origin: string, options: O
         break;
       case 'whatIfWorkload':
         return options.whatIf ? options.whatIf(sessionId) : new Error('no what-if workload in this test');
+      case 'whatif/calibration':
+        return options.calibration ? options.calibration() : new Error('no calibration in this test');
       case 'callTranscript':
         return callTranscript(service, options.files ?? [], {
           sessionId,

@@ -1,7 +1,9 @@
+import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/vscode-button.js';
 import type { VscodeCheckbox } from '@vscode-elements/elements/dist/vscode-checkbox/vscode-checkbox.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
@@ -19,10 +21,12 @@ import {
   readScenario,
   ROUTER_CHOICES,
   scenarioDigest,
+  stepTimesText,
   TOOL_WAIT_STOPS,
   withField,
 } from './whatIfModel';
 import type { NumericField, Scenario } from './whatIfModel';
+import type { WhatIfCalibration } from '../../src/protocol/messages';
 import { invalidMessage } from './whatIfRuns';
 
 /** What the form needs from the panel around it. */
@@ -37,6 +41,8 @@ export interface ScenarioFormHost {
   blockTrace(): boolean;
   /** Runs an event handler, reporting what it throws instead of losing it. */
   safely(what: string, fn: () => void): void;
+  /** Asks the host for a calibration file (its open dialog); null when cancelled, rejected with why when the file is not one. */
+  pickCalibration(): Promise<WhatIfCalibration | null>;
 }
 
 /** What the form says beside a policy's field: its unit, and the word it also takes ("s or auto"). */
@@ -84,6 +90,18 @@ export class ScenarioForm {
   private readonly sessionsGroup = el('fieldset', { className: 'whatif-group' });
   private readonly routerSelect = document.createElement('vscode-single-select') as VscodeSingleSelect;
   private readonly routerNote = el('p', { className: 'field-note muted', data: { routerNote: '' } });
+  private readonly stepsNote = el('p', {
+    className: 'field-note muted',
+    attrs: { id: 'whatif-steps-note' },
+    data: { stepsNote: '' },
+  });
+  private readonly stepsError = el('p', {
+    className: 'field-error',
+    attrs: { id: 'whatif-steps-error', 'aria-live': 'polite' },
+    data: { fieldError: 'calibration' },
+  });
+  private readonly loadCalibration = document.createElement('vscode-button') as VscodeButton;
+  private readonly dropCalibration = document.createElement('vscode-button') as VscodeButton;
 
   /** `digest` is the one-line summary of the scenario beside the panel's title. */
   constructor(
@@ -162,6 +180,7 @@ export class ScenarioForm {
       this.modelNote,
       this.field('customKvBytesPerToken', 'KV bytes per token', { unit: 'B' }).wrap,
       this.field('customWeightsGiB', 'Weights', { unit: 'GiB' }).wrap,
+      this.stepTimesControl(),
       this.field('capacityTokens', 'KV capacity', { unit: 'tokens' }).wrap,
       this.capacityTyped,
       this.capacityNote,
@@ -235,6 +254,57 @@ export class ScenarioForm {
     );
     this.buildAxisSelect();
     return [hardware, this.sessionsGroup, policy];
+  }
+
+  /**
+   * Step times: the presets', or a calibration file fitted on the person's own server
+   * (`agent-trace calibrate RESULTS -o CAL.json`), which the host opens when asked.
+   */
+  private stepTimesControl(): HTMLElement {
+    this.loadCalibration.id = 'whatif-calibration-load';
+    this.loadCalibration.secondary = true;
+    this.loadCalibration.textContent = 'Load calibration…';
+    this.loadCalibration.setAttribute('aria-describedby', 'whatif-steps-note');
+    this.dropCalibration.id = 'whatif-calibration-drop';
+    this.dropCalibration.secondary = true;
+    this.dropCalibration.textContent = 'Use the presets’';
+    this.stepsError.hidden = true;
+    this.loadCalibration.addEventListener('click', () =>
+      this.host.safely('load a calibration', () => this.askCalibration()),
+    );
+    this.dropCalibration.addEventListener('click', () =>
+      this.host.safely('use the presets’ step times', () => {
+        this.setStepsError(null);
+        this.update({ ...this.current, calibration: null });
+      }),
+    );
+    return el('div', { className: 'whatif-field', data: { control: 'whatif-steps' } }, [
+      el('span', { className: 'control-label', text: 'Step times' }),
+      this.stepsNote,
+      el('div', { className: 'field-row' }, [this.loadCalibration, this.dropCalibration]),
+      this.stepsError,
+    ]);
+  }
+
+  private askCalibration(): void {
+    this.setStepsError(null);
+    this.loadCalibration.disabled = true;
+    this.host
+      .pickCalibration()
+      .then(
+        (picked) => {
+          if (picked) this.update({ ...this.current, calibration: picked });
+        },
+        (e: unknown) => this.setStepsError(`Could not use that file: ${e instanceof Error ? e.message : String(e)}`),
+      )
+      .finally(() => {
+        this.loadCalibration.disabled = false;
+      });
+  }
+
+  private setStepsError(message: string | null): void {
+    this.stepsError.hidden = message === null;
+    this.stepsError.textContent = message ?? '';
   }
 
   /** The sweep's axis is a scenario choice too; it sits in the cliff section's head. */
@@ -441,6 +511,8 @@ export class ScenarioForm {
     this.routerNote.textContent =
       s.gpus <= 1 ? 'One GPU: nothing to route.' : (ROUTER_CHOICES.find((c) => c.id === s.router)?.hint ?? '');
     this.axisSelect.disabled = block;
+    this.stepsNote.textContent = stepTimesText(s);
+    this.dropCalibration.hidden = s.calibration === null;
     this.digest.textContent = scenarioDigest(s, block);
   }
 

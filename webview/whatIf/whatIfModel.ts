@@ -38,7 +38,8 @@ import {
   WHATIF_MAX_TOOL_WAIT_SCALE,
   WHATIF_MIN_TOOL_WAIT_SCALE,
 } from '../../src/protocol/messages';
-import type { WhatIfDefaults } from '../../src/protocol/messages';
+import type { WhatIfCalibration, WhatIfDefaults } from '../../src/protocol/messages';
+import { readCalibrationDocument } from '../../src/core/sim/calibrate';
 import type { PointResult } from '../../src/protocol/whatIfWorkerProtocol';
 
 // The what-if panel's view-model: the scenario the controls describe, its checks, the
@@ -89,6 +90,8 @@ export interface Scenario extends PolicyValues {
   /** GPUs behind the router (1: one GPU, as without a fleet). */
   gpus: number;
   router: RouterName;
+  /** Step times fitted on the person's own server (`agent-trace calibrate`), in place of the GPU and model's; null: the presets'. */
+  calibration: WhatIfCalibration | null;
 }
 
 /** The panel's own defaults when the host sends none (an older host): the host's built-in ones. */
@@ -117,6 +120,7 @@ export function defaultScenario(d: WhatIfDefaults = BUILTIN_DEFAULTS): Scenario 
     sweepAxis: 'replicas',
     gpus: 1,
     router: DEFAULT_ROUTER,
+    calibration: null,
   };
 }
 
@@ -276,7 +280,17 @@ export function readScenario(raw: unknown, defaults: WhatIfDefaults = BUILTIN_DE
     const parsed = parseField(field, String(v));
     if (parsed.ok) (out as unknown as Record<string, unknown>)[field] = parsed.value;
   }
+  out.calibration = readSavedCalibration(r['calibration']);
   return out;
+}
+
+/** A saved calibration, checked as the host checked the file; anything else is none. */
+function readSavedCalibration(raw: unknown): WhatIfCalibration | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const name = (raw as Record<string, unknown>)['name'];
+  if (typeof name !== 'string' || name === '' || name.length > 255) return null;
+  const read = readCalibrationDocument(raw);
+  return read.ok ? { name, ...read.fit } : null;
 }
 
 // ---- the scenario as the engine runs it ----
@@ -387,7 +401,8 @@ export function resolveScenario(
     if (!(e instanceof DoesNotFitError)) throw e;
     return { ok: false, errors: { [customGpu ? 'gpuMemoryGiB' : 'model']: doesNotFit(e) } };
   }
-  const p = resolved.params;
+  // Step times from the person's own server replace the preset's (as `simulate --calibration` does).
+  const p = s.calibration ? { ...resolved.params, ...s.calibration.model } : resolved.params;
   const derived = resolved.derivedCapacityTokens;
   if (!s.capacityTyped && derived !== null && derived < blockSizeTokens)
     errors[customGpu ? 'gpuMemoryGiB' : 'model'] = `${model.label} leaves less than one block of KV cache on this GPU.`;
@@ -421,9 +436,10 @@ export function resolveScenario(
       replicas,
       derivedCapacityTokens: s.capacityTyped ? null : derived,
       gpuText: fleetText(s, customGpu ? `${s.gpuMemoryGiB} GiB GPU` : base.label.split(' ')[0]!),
-      modelText: customModel
-        ? `a custom model (${kvBytesText(model.kvBytesPerToken)} KV per token)`
-        : shortModel(model.label),
+      modelText:
+        (customModel
+          ? `a custom model (${kvBytesText(model.kvBytesPerToken)} KV per token)`
+          : shortModel(model.label)) + (s.calibration ? ` (step times from ${s.calibration.name})` : ''),
     },
   };
 }
@@ -433,6 +449,32 @@ function fleetText(s: Scenario, gpu: string): string {
   if (s.gpus <= 1) return `one ${gpu}`;
   const router = ROUTER_CHOICES.find((c) => c.id === s.router)?.label ?? s.router;
   return `${s.gpus} ${gpu}s behind the ${router.replace(/ \(.*\)$/, '')} router`;
+}
+
+/**
+ * What the step-times note says: the four costs the run charges and where they come from
+ * (the calibration file and how well it fitted, or the GPU and model presets).
+ */
+export function stepTimesText(s: Scenario): string {
+  let p: EngineParams;
+  if (s.calibration) p = { ...DEFAULT_PARAMS, ...s.calibration.model };
+  else {
+    try {
+      p = paramsFor(scenarioSpec(s), DEFAULT_PARAMS.blockSizeTokens).params;
+    } catch {
+      return 'The GPU and model presets’ step times (the model does not fit this GPU).';
+    }
+  }
+  // Four significant digits: 18.08 ms, 131.9 µs (the command carries them to the nanosecond).
+  const v = (x: number): string => String(Number(x.toPrecision(4)));
+  const costs = `${v(p.stepFixedMs)} ms per step, ${v(p.prefillUsPerToken)} µs per prefilled token, ${v(p.kvReadNsPerToken)} ns per KV token read, ${v(p.decodeUsPerSeq)} µs per decoding sequence`;
+  const c = s.calibration;
+  if (!c) return `From the GPU and model presets: ${costs}.`;
+  const fit = [
+    c.requests === null ? null : `fitted to ${formatCount(c.requests)} requests`,
+    c.medianAbsRelError === null ? null : `median error ${formatPercent(c.medianAbsRelError)}`,
+  ].filter((x) => x !== null);
+  return `From ${c.name}: ${costs}${fit.length > 0 ? `; ${fit.join(', ')}` : ''}.`;
 }
 
 /** The derived capacity for the capacity field's hint, or null when the weights do not fit. */
@@ -508,6 +550,16 @@ export function cliArgs(
       prefillUsPerToken: p.prefillUsPerToken,
       kvReadNsPerToken: p.kvReadNsPerToken,
       kvBytesPerToken: p.kvBytesPerToken,
+    });
+  }
+  if (s.calibration) {
+    // The calibration's four step costs, written out: explicit flags win over a preset's.
+    const m = s.calibration.model;
+    Object.assign(c, {
+      stepFixedMs: m.stepFixedMs,
+      prefillUsPerToken: m.prefillUsPerToken,
+      kvReadNsPerToken: m.kvReadNsPerToken,
+      decodeUsPerSeq: m.decodeUsPerSeq,
     });
   }
   Object.assign(c, { policy: spec.policy, policyValues: spec.policyValues, gpus: spec.gpus, router: spec.router });
@@ -929,6 +981,7 @@ export function scenarioDigest(s: Scenario, blockTrace: boolean): string {
     gpu,
     model,
     s.capacityTyped ? `${formatCompact(s.capacityTokens)} tokens` : null,
+    s.calibration ? 'calibrated steps' : null,
     policy,
     fleet,
   ]

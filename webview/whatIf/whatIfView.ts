@@ -8,7 +8,12 @@ import type { ScenarioResult } from '../../src/core/sim/scenario';
 import { POLICY_CHOICES } from '../../src/core/sim/policies';
 import { paramsAsPrinted } from '../../src/core/sim/params';
 import type { PolicyId } from '../../src/core/sim/policies';
-import type { WebviewNotification, WhatIfDefaults, WhatIfWorkload } from '../../src/protocol/messages';
+import type {
+  WebviewNotification,
+  WhatIfCalibration,
+  WhatIfDefaults,
+  WhatIfWorkload,
+} from '../../src/protocol/messages';
 import { el, icon, replaceChildren, table } from '../shared/dom';
 import { mergeState } from '../inspector/inspectorModel';
 import type { PersistedState } from '../inspector/inspectorModel';
@@ -46,6 +51,8 @@ import type { FromWorker, LaneName, PointResult } from '../../src/protocol/whatI
 export interface WhatIfHost {
   /** Asks the host for the session's workload. */
   workload(sessionId: string): Promise<WhatIfWorkload>;
+  /** Asks the host to show its open dialog for a calibration file; null when cancelled. */
+  pickCalibration(): Promise<WhatIfCalibration | null>;
   /** Selects a call of the current session in the timeline (and reveals its source line when asked). */
   pickCall(callIndex: number, reveal: boolean): void;
   notify(message: WebviewNotification): void;
@@ -110,6 +117,7 @@ export class WhatIfView implements InspectorPanel {
       blockSize: () => this.blockSize(),
       blockTrace: () => this.isBlockTrace(),
       safely: (what, fn) => this.safely(what, fn),
+      pickCalibration: () => this.host.pickCalibration(),
     },
     this.digest,
   );
@@ -1119,6 +1127,8 @@ export function whatIfPanel(page: PanelContext): InspectorPanel | null {
   const view = new WhatIfView(
     {
       workload: (sessionId) => page.host.request('whatIfWorkload', { sessionId }, { timeoutMs: BODY_TIMEOUT_MS }),
+      // The answer waits on a person in a file dialog: far longer than a query.
+      pickCalibration: () => page.host.request('whatif/calibration', {}, { timeoutMs: 60 * 60_000 }),
       pickCall: (index, reveal) => page.safely('select a call', () => page.select(index, { reveal })),
       notify: (message) => page.host.notify(message),
       getState: () => page.host.getState(),

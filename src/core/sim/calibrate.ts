@@ -1,3 +1,4 @@
+import { PARAM_BOUNDS } from './bounds';
 import type { EngineParams } from './params';
 
 /**
@@ -396,4 +397,77 @@ export function calibrate(
 /** The engine parameters with a calibration's step constants in place of the preset's. */
 export function withCalibration(params: EngineParams, model: StepModel): EngineParams {
   return { ...params, ...model };
+}
+
+/** Nanoseconds per unit of each constant. */
+const NS_PER_UNIT: Record<StepKey, number> = {
+  stepFixedMs: 1e6,
+  prefillUsPerToken: 1e3,
+  kvReadNsPerToken: 1,
+  decodeUsPerSeq: 1e3,
+};
+
+/**
+ * A fit's constants rounded to whole nanoseconds, as the simulate flags carry them: the
+ * engines charge each cost to the nanosecond, and the panel and `simulate --calibration`
+ * must run the very same numbers.
+ */
+export function roundedStepModel(model: StepModel): StepModel {
+  const round = (key: StepKey): number => Math.round(model[key] * NS_PER_UNIT[key]) / NS_PER_UNIT[key];
+  return {
+    stepFixedMs: round('stepFixedMs'),
+    prefillUsPerToken: round('prefillUsPerToken'),
+    kvReadNsPerToken: round('kvReadNsPerToken'),
+    decodeUsPerSeq: round('decodeUsPerSeq'),
+  };
+}
+
+/** A calibration file's fit as the what-if uses it: the constants (rounded) and how well they fitted. */
+export interface CalibrationFit {
+  model: StepModel;
+  /** Requests fitted, when the file says. */
+  requests: number | null;
+  /** Median |fitted − measured| / measured, when the file says. */
+  medianAbsRelError: number | null;
+  rSquared: number | null;
+}
+
+/**
+ * Reads a calibration file's JSON (`calibrate --json` or `-o`), which may come from
+ * anywhere: each constant must be a finite number within the engine's bounds; the fit's
+ * figures are kept only when they are plausible numbers. The error says what was missing.
+ */
+export function readCalibrationDocument(
+  doc: unknown,
+): { ok: true; fit: CalibrationFit } | { ok: false; error: string } {
+  const model = typeof doc === 'object' && doc !== null ? (doc as { model?: unknown }).model : undefined;
+  const raw = typeof model === 'object' && model !== null ? (model as Record<string, unknown>) : {};
+  const fit: Partial<StepModel> = {};
+  for (const key of STEP_MODEL_KEYS) {
+    const v = raw[key];
+    const bound = PARAM_BOUNDS[key];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < bound.min || v > bound.max)
+      return {
+        ok: false,
+        error: `not a calibration (no "model.${key}" from ${bound.min} to ${bound.max.toLocaleString('en-US')}); make one with agent-trace calibrate RESULTS -o FILE`,
+      };
+    fit[key] = v;
+  }
+  const figure = (key: string, max: number): number | null => {
+    const v = (doc as Record<string, unknown>)[key];
+    return typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= max ? v : null;
+  };
+  const requests = figure('requests', Number.MAX_SAFE_INTEGER);
+  return {
+    ok: true,
+    fit: {
+      model: roundedStepModel(fit as StepModel),
+      requests: requests !== null && Number.isInteger(requests) ? requests : null,
+      medianAbsRelError: figure('medianAbsRelError', 1e9),
+      rSquared: (() => {
+        const v = (doc as Record<string, unknown>)['rSquared'];
+        return typeof v === 'number' && Number.isFinite(v) && v <= 1 && v >= -1e9 ? v : null;
+      })(),
+    },
+  };
 }

@@ -77,7 +77,16 @@ describe('agent-trace calibrate', () => {
     writeFileSync(bad, JSON.stringify({ model: { stepFixedMs: -1 } }));
     const r = run('simulate', SPOTTER, '--calibration', bad);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /not a calibration \(no non-negative "model\.stepFixedMs"\)/);
+    assert.match(r.stderr, /not a calibration \(no "model\.stepFixedMs" from 0 to 1,000,000\)/);
+    // Past the engine's bounds is not a calibration either (1e308 µs per token once made the clock infinite).
+    writeFileSync(
+      bad,
+      JSON.stringify({ model: { stepFixedMs: 1, prefillUsPerToken: 1e308, kvReadNsPerToken: 0, decodeUsPerSeq: 0 } }),
+    );
+    assert.match(
+      run('simulate', SPOTTER, '--calibration', bad).stderr,
+      /no "model\.prefillUsPerToken" from 0 to 1,000,000/,
+    );
     assert.equal(run('calibrate').code, 2);
   });
 });

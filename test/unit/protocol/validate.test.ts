@@ -177,6 +177,19 @@ describe('checkRequestParams', () => {
     assert.equal(checkRequestParams('whatIfWorkload', { sessionId: 12 }).ok, false);
     assert.equal(checkRequestParams('files/read' as 'callDetail', { path: '/etc/passwd' }).ok, false);
   });
+
+  it('whatif/calibration asks only for the dialog: any path or other param the page sends is refused', () => {
+    assert.deepEqual(checkRequestParams('whatif/calibration', {}), { ok: true, value: {} });
+    for (const bad of [
+      { path: '/etc/passwd' },
+      { uri: 'file:///home/me/.ssh/id_rsa' },
+      { name: 'cal.json' },
+      null,
+      'cal.json',
+      [],
+    ])
+      assert.equal(checkRequestParams('whatif/calibration', bad).ok, false, JSON.stringify(bad));
+  });
 });
 
 describe('checkRequestParams: what the page asks to draw (issue 15)', () => {
