@@ -11,8 +11,10 @@
 //                users, a day shifted within 30, one of 8 machines), written by DuckDB into
 //                the same Hive layout. Target ≤ 2 s. Baseline: the least a query over those
 //                files can do, one column summed (SELECT sum(cost_usd) FROM calls).
+//                Measured once in the export's layout (thousands of files), then after
+//                `agent-trace compact` (a few large files): compaction's time beside it.
 //
-// Run: npm run bench:team [-- --sessions 1000 --gb 5 --calls 10000000]
+// Run: npm run bench:team [-- --sessions 1000 --gb 5 --calls 10000000] [--cpu-prof DIR]
 //      (--quick: 100 sessions, 0.5 GB, 1,000,000 calls)
 import { spawnSync } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
@@ -23,6 +25,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { namedQuery } from '../src/core/team/namedQueries';
 import { SessionIndexClient } from '../src/node/sessions/indexClient';
 import { queryFolder } from '../src/cli/team';
+import { COMPACTED, compactExport } from '../src/node/team/compact';
 import { repoRoot } from '../test/support/helpers';
 import { generate } from './sessionCorpus';
 
@@ -35,6 +38,7 @@ const option = (name: string, fallback: number): number => {
 const SESSIONS = option('--sessions', quick ? 100 : 1000);
 const TARGET_BYTES = option('--gb', quick ? 0.5 : 5) * 2 ** 30;
 const CALLS = option('--calls', quick ? 1_000_000 : 10_000_000);
+const PROFILE = args.includes('--cpu-prof') ? args[args.indexOf('--cpu-prof') + 1] : undefined;
 
 const MB = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
 const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -60,7 +64,7 @@ function parquetBytes(dir: string): { bytes: number; files: number } {
 }
 
 /** The CLI's export of every session under the fake home, as a user on that machine runs it. */
-function exportAll(home: string, out: string): { ms: number; stderr: string } {
+function exportAll(home: string, out: string, profile = false): { ms: number; stderr: string } {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: home,
@@ -72,7 +76,20 @@ function exportAll(home: string, out: string): { ms: number; stderr: string } {
   const t0 = performance.now();
   const r = spawnSync(
     process.execPath,
-    [join(repoRoot, 'dist/cli.js'), 'export', '--to', 'parquet', '-o', out, '--user', 'bench', '--machine', 'bench'],
+    [
+      // --cpu-prof DIR: V8's sampling profile of the first export (a few per cent slower), for where its time goes.
+      ...(profile && PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : []),
+      join(repoRoot, 'dist/cli.js'),
+      'export',
+      '--to',
+      'parquet',
+      '-o',
+      out,
+      '--user',
+      'bench',
+      '--machine',
+      'bench',
+    ],
     { env, encoding: 'utf8', maxBuffer: 256 * 2 ** 20 },
   );
   const ms = performance.now() - t0;
@@ -110,7 +127,7 @@ async function main(): Promise<void> {
 
     // The export, then again with nothing changed.
     const out = join(work, 'export');
-    const first = exportAll(corpus.home, out);
+    const first = exportAll(corpus.home, out, true);
     console.log(`export --to parquet: ${s(first.ms)} (load ${load()})`);
     console.log(`  ${first.stderr.split('\n')[0]}`);
     console.log(`  ratio export / cold index: ${(first.ms / coldMs).toFixed(2)} (target ≤ 1)`);
@@ -166,22 +183,40 @@ async function main(): Promise<void> {
       `\n${CALLS.toLocaleString('en-US')} calls (${copies} copies of the ${calls} real ones) written by DuckDB in ${s(performance.now() - t0)}: ${MB(bigBytes.bytes)} in ${bigBytes.files} files, ${(bigBytes.bytes / CALLS).toFixed(0)} B per call`,
     );
     const sql = namedQuery('cost-by-user-day')!.sql;
-    const times: number[] = [];
-    const base: number[] = [];
-    let rows = 0;
-    for (let round = 0; round < 3; round++) {
-      t0 = performance.now();
-      await queryFolder(big, 'SELECT sum(cost_usd) FROM calls');
-      base.push(performance.now() - t0);
-      t0 = performance.now();
-      rows = (await queryFolder(big, sql)).rows.length;
-      times.push(performance.now() - t0);
-    }
+    /** Median ms of `rounds` runs of the named query and of the one-column baseline over `folder`. */
+    const timeQueries = async (folder: string, rounds: number) => {
+      const times: number[] = [];
+      const base: number[] = [];
+      let rows = 0;
+      for (let round = 0; round < rounds; round++) {
+        let t = performance.now();
+        await queryFolder(folder, 'SELECT sum(cost_usd) FROM calls');
+        base.push(performance.now() - t);
+        t = performance.now();
+        rows = (await queryFolder(folder, sql)).rows.length;
+        times.push(performance.now() - t);
+      }
+      return { times, base, rows };
+    };
+    const before = await timeQueries(big, 1);
     console.log(
-      `named query cost-by-user-day over ${CALLS.toLocaleString('en-US')} calls: ${times.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(times).toFixed(0)} ms, ${rows} rows; target ≤ 2000 ms; load ${load()})`,
+      `named query cost-by-user-day over ${CALLS.toLocaleString('en-US')} calls in the export's layout (${bigBytes.files} files): ${before.times[0]!.toFixed(0)} ms (${before.rows} rows; load ${load()}); SELECT sum(cost_usd): ${before.base[0]!.toFixed(0)} ms`,
+    );
+
+    // Compaction: the same files merged into a few (agent-trace compact), then the same query.
+    t0 = performance.now();
+    const compaction = await compactExport(big);
+    const compactMs = performance.now() - t0;
+    const merged = parquetBytes(join(big, COMPACTED, 'calls'));
+    console.log(
+      `compact: ${compaction.tables[0]!.filesRead} files into ${merged.files} (${MB(merged.bytes)}, ${(merged.bytes / CALLS).toFixed(0)} B per call) in ${s(compactMs)} (load ${load()})`,
+    );
+    const after = await timeQueries(big, 3);
+    console.log(
+      `named query cost-by-user-day over ${CALLS.toLocaleString('en-US')} calls, compacted: ${after.times.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(after.times).toFixed(0)} ms, ${after.rows} rows; target ≤ 2000 ms; load ${load()})`,
     );
     console.log(
-      `  baseline: SELECT sum(cost_usd) over the same files: median ${median(base).toFixed(0)} ms; ratio ${(median(times) / median(base)).toFixed(2)}`,
+      `  baseline: SELECT sum(cost_usd) over the same files: median ${median(after.base).toFixed(0)} ms; ratio ${(median(after.times) / median(after.base)).toFixed(2)}; before compaction / after: ${(before.times[0]! / median(after.times)).toFixed(1)}×`,
     );
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -30,7 +30,7 @@ import { runContext } from './context';
 import { runWindows } from './windows';
 import { runCalibrate } from './calibrate';
 import { budgetExit, runCost } from './cost';
-import { runQuery, runTeamExport, runTeamReport, TEAM_USAGE } from './team';
+import { runCompact, runQuery, runTeamExport, runTeamReport, TEAM_USAGE } from './team';
 import { UsageError } from '../core/text/usageError';
 import { printError, printJson, printText } from './output';
 import { version } from '../../package.json';
@@ -121,7 +121,8 @@ ClickHouse, Spark, Trino); query runs DuckDB SQL over such a folder, or one of
 the named team queries (agent-trace query --list). export --to otlp writes the
 same sessions as OpenTelemetry GenAI spans (OTLP/JSON) to a file or POSTs them to
 an OTLP/HTTP endpoint (Langfuse, Phoenix, a collector). team-report writes every
-named query over such a folder into one HTML report. docs/guide/team.md.
+named query over such a folder into one HTML report; compact merges such a
+folder's small files into a few large ones. docs/guide/team.md.
 
 context prints what fills each call's input, by source, with its tokens and what
 each part cost over every call that carried it, the largest contributors and
@@ -271,6 +272,7 @@ async function main(argv: readonly string[]): Promise<number> {
   // The team tables have their own options (and --help); the replay exports share theirs.
   if (argv[0] === 'export' && ['parquet', 'otlp'].includes(argv[argv.indexOf('--to') + 1] ?? ''))
     return runTeamExport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
+  if (argv[0] === 'compact') return runCompact(argv.slice(1), (t) => process.stderr.write(t));
   if (argv[0] === 'team-report')
     return runTeamReport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
   if (argv[0] === 'query')

@@ -1,5 +1,5 @@
 import type { EngineName } from '../core/sim/engines/engineTypes';
-import type { EngineParams } from '../core/sim/params';
+import type { EngineParams, KvLayout } from '../core/sim/params';
 import { describePolicy } from '../core/sim/policies';
 import type { ScenarioCall, ScenarioResult } from '../core/sim/scenario';
 import type { ReplicaOptions } from '../core/sim/simRequests';
@@ -97,7 +97,15 @@ function serverLine(c: ReportContext, swept: SweepAxis | null): string {
         ? 'token-level radix tree'
         : `radix tree of ${p.sglangPageSizeTokens}-token pages`
       : `${p.blockSizeTokens}-token blocks`;
-  return `${describePolicy(p)}, KV cache ${capacity}${c.hardware ? ` (${c.hardware})` : ''}, ${unit}${offload}${fleet}, ${c.engine} engine`;
+  // A hybrid layout runs on the hybrid engine whichever name was given (engineTable.ts).
+  const engine = p.kvLayout ? `hybrid engine (${describeLayout(p.kvLayout)})` : `${c.engine} engine`;
+  return `${describePolicy(p)}, KV cache ${capacity}${c.hardware ? ` (${c.hardware})` : ''}, ${unit}${offload}${fleet}, ${engine}`;
+}
+
+/** "1 full-attention + 1 sliding-window (128 tokens) block tables". */
+function describeLayout(l: KvLayout): string {
+  const other = l.other === 'sliding-window' ? 'sliding-window' : 'chunked-local';
+  return `${l.fullGroups} full-attention + ${l.otherGroups} ${other} (${formatCount(l.windowTokens)} tokens) block tables`;
 }
 
 function stepLine(p: EngineParams): string {

@@ -9,18 +9,24 @@ import { NAMED_QUERIES, namedQuery, QUERY_VARIABLES } from '../core/team/namedQu
 import { buildTeamRows, partitionValue } from '../core/team/teamRows';
 import type { TeamIdentity } from '../core/team/teamRows';
 import { OTLP_OWN_PREFIX, TEAM_SCHEMA_VERSION, TEAM_TABLES } from '../core/team/teamSchema';
-import type { TeamColumnType } from '../core/team/teamSchema';
+import type { TeamColumnType, TeamTable } from '../core/team/teamSchema';
 import { plainText } from '../core/sessions/sessionText';
 import { terminalJson, terminalText } from '../core/text/safeText';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
-import type { ParsedTrace } from '../core/trace/parseTrace';
+import type { ParsedTrace, TraceFile } from '../core/trace/parseTrace';
+import { contextAnatomy } from '../core/context/contextAnatomy';
+import type { ContextSource } from '../core/context/contextView';
+import { contextPartRows } from '../core/team/contextRows';
+import { parseWithContext } from '../node/contextCollect';
 import { assembleSession } from '../node/agentSessions';
 import { agentRoots, discoverSessions, resolveRoots } from '../node/sessions/agentRegistry';
 import { createRedactor } from '../node/secretlintDetector';
 import { longHash, redactTeamRows, shortHash, writeTeamParquet } from '../node/team/parquetWrite';
 import { postOtlp } from '../node/team/otlpPost';
+import { COMPACTED, compactExport, loadDuckDb } from '../node/team/compact';
+import type { Compaction } from '../node/team/compact';
 import { batchRequests, stringAttr, teamRowsToOtlp } from '../core/team/otlpSpans';
 import type { OtlpResourceSpans } from '../core/team/otlpSpans';
 import { listCompanions, readTraceFiles } from '../node/traceFiles';
@@ -39,15 +45,16 @@ import { outputFile } from './outputFile';
  * over such a folder. DuckDB is a native module: loaded only by `query`, never bundled.
  */
 
-export const TEAM_USAGE = `  agent-trace export --to parquet -o DIR [FILE|FOLDER]... [--plain-names] [--user NAME] [--machine NAME] [--salt TEXT] [--full] [--format ID] [--no-redact]
+export const TEAM_USAGE = `  agent-trace export --to parquet -o DIR [FILE|FOLDER]... [--context] [--compact] [--plain-names] [--user NAME] [--machine NAME] [--salt TEXT] [--full] [--format ID] [--no-redact]
   agent-trace export --to otlp (-o FILE | --endpoint URL [--header K=V]...) [FILE|FOLDER]... [--max-request-bytes N] [same identity options]
+  agent-trace compact DIR                                               (merge an export folder's small files)
   agent-trace query DIR "SQL" [--json] [--set NAME=VALUE]... [--init SQL]...
   agent-trace query DIR --named NAME [--json] [--set NAME=VALUE]...   (--list: the named queries)
   agent-trace team-report DIR -o REPORT.html [--set NAME=VALUE]...     (every named query in one HTML file)`;
 
 const EXPORT_HELP = `Usage: agent-trace export --to parquet -o DIR [FILE|FOLDER]... [options]
 
-Writes LLM calls, tool calls and sessions as Parquet tables (schema version ${TEAM_SCHEMA_VERSION},
+Writes LLM calls, tool calls and sessions (and, with --context, context parts) as Parquet tables (schema version ${TEAM_SCHEMA_VERSION},
 docs/reference/parquet.md) under DIR/calls, DIR/tool_calls and DIR/sessions, Hive-partitioned
 agent=…/date=…/machine=…. Without FILE or FOLDER: every agent session on this machine
 (the folders \`agent-trace sessions\` reads). A trace whose files did not change since the
@@ -60,6 +67,10 @@ its files.
   --salt TEXT       salt the hashes (or AGENT_TRACE_TEAM_SALT): without one, a name can be
                     found again by hashing candidate names
   --full            write every trace again, changed or not
+  --context         also write the context_parts table: what fills each call's input
+                    (agent-trace context), counted with the model's tokenizer (slower)
+  --compact         merge the folder's files into a few large ones afterwards
+                    (agent-trace compact DIR): queries open far fewer files
   --format ID       read FILE as this format
   --no-redact       keep secrets: by default ids, paths, commands and error texts pass
                     through the same redaction as every export
@@ -123,6 +134,8 @@ interface TeamExportArgs {
   format: FormatId | null;
   noRedact: boolean;
   full: boolean;
+  compact: boolean;
+  context: boolean;
 }
 
 /** The export folder's record of what it holds: per source trace (by its key), its stamp and files. */
@@ -130,24 +143,49 @@ interface ExportManifest {
   /** A hash of everything that shapes the rows (schema, version, identity, salt, redaction): another value rewrites all. */
   settings: string;
   sources: Record<string, { stamp: string; files: string[] }>;
+  /** Source keys whose rows the compacted tier holds (kept whatever the settings: those rows stay until superseded). */
+  compacted?: string[];
 }
 
 /** Beside the tables; the leading underscore keeps Spark and Hive from reading it as data. */
 const MANIFEST = '_agent_trace_export.json';
 
-function emptyManifest(settings: string): ExportManifest {
-  return { settings, sources: {} };
+function emptyManifest(settings: string, compacted: string[] = []): ExportManifest {
+  return { settings, sources: {}, compacted };
 }
 
-async function readManifest(dir: string, settings: string): Promise<ExportManifest> {
+async function readManifestFile(dir: string): Promise<Partial<ExportManifest> | null> {
   try {
-    const value = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as Partial<ExportManifest>;
-    if (value.settings === settings && value.sources && typeof value.sources === 'object')
-      return { settings, sources: value.sources };
+    return JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as Partial<ExportManifest>;
   } catch {
-    // No manifest, or an unreadable one: export everything.
+    return null;
   }
-  return emptyManifest(settings);
+}
+
+async function readManifest(dir: string, settings: string, full = false): Promise<ExportManifest> {
+  // No manifest, or an unreadable one, or other settings: export everything.
+  const value = await readManifestFile(dir);
+  const compacted = Array.isArray(value?.compacted) ? value.compacted.filter((k) => typeof k === 'string') : [];
+  if (!full && value?.settings === settings && value.sources && typeof value.sources === 'object')
+    return { settings, sources: value.sources, compacted };
+  return emptyManifest(settings, compacted);
+}
+
+/**
+ * Compacts the export folder (src/node/team/compact.ts) and records it in the folder's
+ * manifest: every source's rows now live in the compacted tier, none in files of its own.
+ */
+export async function compactFolder(dir: string): Promise<Awaited<ReturnType<typeof compactExport>>> {
+  const done = await compactExport(dir);
+  const value = await readManifestFile(dir);
+  const moved = new Set(
+    done.removed.map((f) => /part-([0-9a-f]{16})\.parquet$/.exec(f)?.[1]).filter((k) => k !== undefined),
+  );
+  const compacted = new Set([...(Array.isArray(value?.compacted) ? value.compacted : []), ...moved]);
+  const sources: ExportManifest['sources'] = {};
+  for (const [key, entry] of Object.entries(value?.sources ?? {})) sources[key] = { stamp: entry.stamp, files: [] };
+  await writeManifest(dir, { settings: value?.settings ?? '', sources, compacted: [...compacted].sort() });
+  return done;
 }
 
 async function writeManifest(dir: string, manifest: ExportManifest): Promise<void> {
@@ -176,6 +214,8 @@ function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
     format: null,
     noRedact: false,
     full: false,
+    compact: false,
+    context: false,
   };
   const to = argv[argv.indexOf('--to') + 1];
   if (to === 'otlp') a.to = 'otlp';
@@ -208,6 +248,8 @@ function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
     else if (flag === '--salt') a.salt = value();
     else if (flag === '--no-redact') a.noRedact = true;
     else if (flag === '--full' && a.to === 'parquet') a.full = true;
+    else if (flag === '--compact' && a.to === 'parquet') a.compact = true;
+    else if (flag === '--context' && a.to === 'parquet') a.context = true;
     else if (flag === '--format') {
       const f = value();
       const known = FORMATS.find((s) => s.id === f);
@@ -224,6 +266,8 @@ function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
 interface ExportSource {
   path: string;
   parse(): Promise<ParsedTrace>;
+  /** The same parse with what the context anatomy is built from collected beside it (export --context). */
+  parseWithContext(): Promise<{ parsed: ParsedTrace; context: ContextSource }>;
   /** Sizes and times of every file the trace is read from: equal stamps, same trace. */
   stamp(): Promise<string>;
 }
@@ -243,12 +287,19 @@ async function statStamp(paths: readonly string[]): Promise<string> {
 
 async function exportSources(a: TeamExportArgs, note: (t: string) => void): Promise<ExportSource[]> {
   const byFormat = a.format ? { format: a.format } : {};
-  const ofFile = (path: string): ExportSource => ({
+  const source = (path: string, read: () => Promise<TraceFile[]>, stamp: () => Promise<string>): ExportSource => ({
     path,
-    parse: async () => parseTrace(await readTraceFiles(path), byFormat),
-    // A session's sub-agent logs can grow while its own file does not.
-    stamp: async () => statStamp([path, ...(await listCompanions(path)).files.map((c) => c.path)]),
+    parse: async () => parseTrace(await read(), byFormat),
+    parseWithContext: async () => parseWithContext(await read(), a.format),
+    stamp,
   });
+  const ofFile = (path: string): ExportSource =>
+    source(
+      path,
+      () => readTraceFiles(path),
+      // A session's sub-agent logs can grow while its own file does not.
+      async () => statStamp([path, ...(await listCompanions(path)).files.map((c) => c.path)]),
+    );
   if (a.sources.length > 0) {
     const out: ExportSource[] = [];
     for (const s of a.sources) {
@@ -261,17 +312,16 @@ async function exportSources(a: TeamExportArgs, note: (t: string) => void): Prom
   for (const n of notes) note(`note: ${n}`);
   return sessions.map((found) =>
     found.assemble
-      ? {
-          path: found.path,
-          parse: async () =>
-            parseTrace([
-              {
-                key: `${found.agentId}-session.json`,
-                bytes: new TextEncoder().encode((await assembleSession(found)) ?? ''),
-              },
-            ]),
-          stamp: async () => `${found.sizeBytes}:${found.mtimeMs}`,
-        }
+      ? source(
+          found.path,
+          async () => [
+            {
+              key: `${found.agentId}-session.json`,
+              bytes: new TextEncoder().encode((await assembleSession(found)) ?? ''),
+            },
+          ],
+          async () => `${found.sizeBytes}:${found.mtimeMs}`,
+        )
       : ofFile(found.path),
   );
 }
@@ -300,12 +350,38 @@ export async function runTeamExport(
   const redactor = a.noRedact ? null : createRedactor();
   const book = createPriceBook();
   const sources = await exportSources(a, write);
-  const totals = { traces: 0, files: 0, bytes: 0, calls: 0, tool_calls: 0, sessions: 0, skipped: 0, unchanged: 0 };
+  const totals = {
+    traces: 0,
+    files: 0,
+    bytes: 0,
+    calls: 0,
+    tool_calls: 0,
+    sessions: 0,
+    context_parts: 0,
+    skipped: 0,
+    unchanged: 0,
+  };
   // What the folder already holds: a trace whose files did not change since, exported the same way, is not written again.
   const settings = shortHash(
-    JSON.stringify([TEAM_SCHEMA_VERSION, generator, identity, machine, a.salt, a.noRedact, a.format, options]),
+    JSON.stringify([
+      TEAM_SCHEMA_VERSION,
+      generator,
+      identity,
+      machine,
+      a.salt,
+      a.noRedact,
+      a.format,
+      options,
+      a.context,
+    ]),
   );
-  const manifest = a.full ? emptyManifest(settings) : await readManifest(a.out, settings);
+  const manifest = await readManifest(a.out, settings, a.full);
+  const inCompacted = new Set(manifest.compacted);
+  // A source written again whose earlier rows sit in the compacted tier: compacted at the end, so no query counts it twice.
+  // (An export stopped before that compaction left such sources behind: they count too.)
+  let supersedes = Object.entries(manifest.sources).filter(([k, e]) => e.files.length > 0 && inCompacted.has(k)).length;
+  let manifestWritten = Date.now();
+  let unsaved = false;
   for (const source of sources) {
     const key = shortHash(resolve(source.path), a.salt);
     const stamp = await source.stamp();
@@ -315,8 +391,10 @@ export async function runTeamExport(
       continue;
     }
     let parsed: ParsedTrace;
+    let context: ContextSource | null = null;
     try {
-      parsed = await source.parse();
+      if (a.context) ({ parsed, context } = await source.parseWithContext());
+      else parsed = await source.parse();
     } catch (e) {
       totals.skipped += 1;
       write(
@@ -334,6 +412,13 @@ export async function runTeamExport(
     let written;
     try {
       const rows = buildTeamRows(parsed, { book, identity, analysis: options });
+      if (context)
+        rows.context_parts = contextPartRows(
+          contextAnatomy(parsed.model, { ...context, prices: book }),
+          rows,
+          identity,
+          parsed.model.format,
+        );
       if (redactor) await redactTeamRows(rows, redactor);
       written = await writeTeamParquet(a.out, rows, machine, key, generator);
     } catch (e) {
@@ -348,24 +433,80 @@ export async function runTeamExport(
     const now = written.files.map((f) => relative(a.out!, f).split(sep).join('/'));
     for (const old of before?.files ?? []) if (!now.includes(old)) await rm(join(a.out, old), { force: true });
     manifest.sources[key] = { stamp, files: now };
-    await writeManifest(a.out, manifest);
+    if (inCompacted.has(key) && !before?.files.length) supersedes += 1;
+    // Written every few seconds, not after every trace (a rewrite of the whole record each time: quadratic over a
+    // machine's sessions); an export stopped in between writes the traces after the last record again, no more.
+    unsaved = true;
+    if (Date.now() - manifestWritten >= 2000) {
+      await writeManifest(a.out, manifest);
+      manifestWritten = Date.now();
+      unsaved = false;
+    }
     totals.traces += 1;
     totals.files += written.files.length;
     totals.bytes += written.bytes;
     for (const t of TEAM_TABLES) totals[t.name] += written.rows[t.name];
   }
+  if (unsaved) await writeManifest(a.out, manifest);
+  const compacted = a.compact || supersedes > 0 ? await compactFolder(a.out) : null;
   const lines = [
-    `${a.out}: ${totals.sessions} sessions, ${totals.calls} LLM calls, ${totals.tool_calls} tool calls from ${totals.traces} trace${totals.traces === 1 ? '' : 's'}` +
+    `${a.out}: ${totals.sessions} sessions, ${totals.calls} LLM calls, ${totals.tool_calls} tool calls${a.context ? `, ${totals.context_parts} context parts` : ''} from ${totals.traces} trace${totals.traces === 1 ? '' : 's'}` +
       ` in ${totals.files} Parquet files (${(totals.bytes / 1024).toFixed(0)} KB, schema version ${TEAM_SCHEMA_VERSION})` +
       `${totals.unchanged > 0 ? `; ${totals.unchanged} unchanged since the last export, not written again (--full rewrites them)` : ''}${totals.skipped > 0 ? `; ${totals.skipped} not read` : ''}`,
     a.plainNames
       ? `user and machine written as they are: ${a.user}, ${machine}`
       : `user and machine hashed${a.salt ? ' with the salt' : ' (no salt: --salt or AGENT_TRACE_TEAM_SALT makes them unguessable)'}: user.hash ${identity.userHash}, machine=${machine}`,
     redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)',
+    ...(compacted ? [compactionLine(a.out, compacted, supersedes > 0 && !a.compact ? supersedes : 0)] : []),
     `query it: agent-trace query ${a.out} --named cost-by-user-day`,
   ];
   write(lines.join('\n') + '\n');
   return totals.traces > 0 || totals.unchanged > 0 || sources.length === 0 ? 0 : 1;
+}
+
+/** One line on what a compaction did. */
+function compactionLine(dir: string, done: Compaction, superseded: number): string {
+  const read = done.tables.reduce((n, t) => n + t.filesRead, 0);
+  const written = done.tables.reduce((n, t) => n + t.filesWritten, 0);
+  const bytes = done.tables.reduce((n, t) => n + t.bytes, 0);
+  const why =
+    superseded > 0
+      ? ` (${superseded} trace${superseded === 1 ? '' : 's'} written again replaced ${superseded === 1 ? 'its' : 'their'} compacted rows)`
+      : '';
+  return `compacted${why}: ${read} files into ${written} under ${join(dir, COMPACTED)} (${(bytes / 2 ** 20).toFixed(1)} MB; ${done.tables.map((t) => `${t.name} ${t.rows}`).join(', ')} rows)`;
+}
+
+const COMPACT_HELP = `Usage: agent-trace compact DIR
+
+Merges an export folder's many small files (one per source trace and partition) into a few
+large ones under DIR/${COMPACTED}/<table>/, sorted by date, agent and machine: a query's
+time follows the number of files it opens. Incremental exports into DIR keep working: a
+trace exported again replaces its compacted rows. Compact a folder that one process
+writes (a machine's own export folder, or a team copy a job builds): docs/guide/team.md.
+\`agent-trace export --to parquet --compact\` compacts after exporting.
+`;
+
+/** \`agent-trace compact DIR\`: exit status. */
+export async function runCompact(argv: readonly string[], writeErr: (t: string) => void): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    writeErr(COMPACT_HELP);
+    return 0;
+  }
+  const help = 'agent-trace compact --help';
+  const dirs = argv.filter((x) => !x.startsWith('-'));
+  const unknown = argv.find((x) => x.startsWith('-'));
+  if (unknown) throw new UsageError(`compact: unknown option ${unknown}`, help);
+  if (dirs.length !== 1)
+    throw new UsageError('compact needs one DIR (an agent-trace export --to parquet folder)', help);
+  const dir = dirs[0]!;
+  if (!(await isDirectory(dir))) throw new UsageError(`compact: no such folder: ${dir}`, help);
+  try {
+    writeErr(terminalText(compactionLine(dir, await compactFolder(dir), 0) + '\n'));
+  } catch (e) {
+    writeErr(terminalText(`agent-trace compact: ${e instanceof Error ? e.message : String(e)}\n`));
+    return 1;
+  }
+  return 0;
 }
 
 /** OTLP receivers limit a request's size (the collector's default is 20 MiB); 4 MB stays well under the common limits. */
@@ -497,18 +638,42 @@ const DUCKDB_TYPES: Readonly<Record<TeamColumnType, string>> = {
 };
 
 /**
- * The statements that define the three views over an export folder. A table a local folder
- * lacks (an export without a single tool call) is an empty view of the same columns, so
+ * The statement that defines one table's view over an export folder: the export's own files
+ * (Hive-partitioned) and the compacted tier (`compact`), whichever hold files. A table with
+ * neither (an export without a single tool call) is an empty view of the same columns, so
  * every named query runs on every export.
  */
-export function viewStatements(dir: string): string[] {
+export function viewStatement(dir: string, table: TeamTable, has: { raw: boolean; compacted: boolean }): string {
   const base = dir.replace(/\/+$/, '');
-  return TEAM_TABLES.map((t) =>
-    isRemote(dir) || existsSync(join(dir, t.name))
-      ? `CREATE OR REPLACE VIEW ${t.name} AS SELECT * FROM read_parquet(${sqlString(`${base}/${t.name}/**/*.parquet`)}, hive_partitioning = true, union_by_name = true, ` +
-        `hive_types = {'agent': VARCHAR, 'date': DATE, 'machine': VARCHAR})`
-      : `CREATE OR REPLACE VIEW ${t.name} AS SELECT ${t.columns.map((c) => `NULL::${DUCKDB_TYPES[c.type]} AS "${c.name}"`).join(', ')}, NULL::VARCHAR AS agent, NULL::DATE AS date, NULL::VARCHAR AS machine WHERE false`,
-  );
+  const parts: string[] = [];
+  if (has.raw)
+    parts.push(
+      `SELECT * FROM read_parquet(${sqlString(`${base}/${table.name}/**/*.parquet`)}, hive_partitioning = true, union_by_name = true, ` +
+        `hive_types = {'agent': VARCHAR, 'date': DATE, 'machine': VARCHAR})`,
+    );
+  if (has.compacted)
+    parts.push(
+      `SELECT * EXCLUDE (export_source) FROM read_parquet(${sqlString(`${base}/${COMPACTED}/${table.name}/*.parquet`)}, union_by_name = true)`,
+    );
+  if (parts.length === 0)
+    return `CREATE OR REPLACE VIEW ${table.name} AS SELECT ${table.columns.map((c) => `NULL::${DUCKDB_TYPES[c.type]} AS "${c.name}"`).join(', ')}, NULL::VARCHAR AS agent, NULL::DATE AS date, NULL::VARCHAR AS machine WHERE false`;
+  return `CREATE OR REPLACE VIEW ${table.name} AS ${parts.join(' UNION ALL BY NAME ')}`;
+}
+
+/** Defines the views calls, tool_calls and sessions over `dir` on the connection (DuckDB lists the folder: local or object store). */
+async function defineViews(connection: DuckDb.DuckDBConnection, dir: string): Promise<void> {
+  const base = dir.replace(/\/+$/, '');
+  const any = async (pattern: string): Promise<boolean> =>
+    Number(
+      (await connection.runAndReadAll(`SELECT count(*) FROM glob(${sqlString(pattern)})`)).getRows()[0]?.[0] ?? 0,
+    ) > 0;
+  for (const t of TEAM_TABLES) {
+    const has = {
+      raw: await any(`${base}/${t.name}/**/*.parquet`),
+      compacted: await any(`${base}/${COMPACTED}/${t.name}/*.parquet`),
+    };
+    await connection.run(viewStatement(dir, t, has));
+  }
 }
 
 /** A DuckDB value as JSON: integers as numbers while exact, dates and times as text. */
@@ -591,17 +756,6 @@ function parseQueryArgs(argv: readonly string[]): QueryArgs {
   return a;
 }
 
-/** DuckDB's Node package, loaded on first use: a native module the CLI carries and the extension does not. */
-async function loadDuckDb(): Promise<typeof DuckDb> {
-  try {
-    return await import('@duckdb/node-api');
-  } catch (e) {
-    throw new Error(
-      `agent-trace query needs DuckDB's Node package (@duckdb/node-api), which could not be loaded on this platform: ${e instanceof Error ? e.message : String(e)}`,
-    );
-  }
-}
-
 /** A query's answer: column names and plain rows. */
 export interface QueryResult {
   columns: string[];
@@ -630,7 +784,8 @@ export async function queryFolderAll(
   const connection = await instance.connect();
   try {
     // --init first: a remote folder's credentials (CREATE SECRET) must exist before the views read its listing.
-    for (const statement of [...init, ...viewStatements(dir)]) await connection.run(statement);
+    for (const statement of init) await connection.run(statement);
+    await defineViews(connection, dir);
     const vars = new Map<string, string>(Object.entries(QUERY_VARIABLES).map(([k, v]) => [k, String(v)]));
     for (const [k, v] of variables) vars.set(k, v);
     for (const [k, v] of vars) await connection.run(`SET VARIABLE ${k} = ${sqlValue(v)}`);

@@ -1,4 +1,5 @@
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
+import type { SessionsContext } from '../core/context/contextAcrossSessions';
 import type { SessionRow } from '../core/sessions/sessionQuery';
 import type { CallRecord } from '../core/sessions/sessionRecord';
 import type { RpcRequest, RpcResponse } from './workerRpc';
@@ -65,6 +66,8 @@ export interface IndexMethods {
   search: { params: { text: string }; result: number[] };
   /** Reads one file now (the inspector or the status bar is showing it). */
   refresh: { params: { path: string }; result: FileOutcome };
+  /** The context anatomy of these sessions, summed by tool, MCP server and file (the several-sessions view; docs/guide/context.md). */
+  context: { params: { files: Array<{ path: string; sessionKeys: string[] }> }; result: SessionsContext };
   /** Files to watch closely besides the ones that changed lately (an open inspector's). */
   watch: { params: { paths: string[] }; result: null };
   close: { params: Record<string, never>; result: null };

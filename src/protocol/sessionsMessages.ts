@@ -1,3 +1,4 @@
+import type { SessionsContext } from '../core/context/contextAcrossSessions';
 import type { SessionComparison } from '../core/sessions/compareSessions';
 import type { CommitTable } from '../core/sessions/sessionCommits';
 import type { SessionsReport } from '../core/sessions/sessionsReport';
@@ -24,6 +25,10 @@ export type SessionsHostNotification =
   | { type: 'show'; content: SessionsPanelContent }
   /** The report's cost per commit, once git has been asked (after `show`, and again with it). */
   | { type: 'commits'; table: CommitTable }
+  /** The report's context anatomy over its sessions (by tool, MCP server, file, with priced suggestions), once counted. */
+  | { type: 'context'; context: SessionsContext }
+  /** Counting it failed: why, for the section to say (the rest of the report stays). */
+  | { type: 'context/failed'; message: string }
   /** A message of the page was refused, or what it asked for failed: why, for the panel to say. */
   | { type: 'host/error'; message: string };
 

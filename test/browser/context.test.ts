@@ -375,7 +375,14 @@ describe('the context panel (Chromium)', () => {
       await page.waitForSelector('#context-chart[data-calls="0,2"]');
       const contributors = (await page.textContent('.context-contributors-table')) ?? '';
       // The label is the command's first 59 characters: the redaction marker stands where the token was.
-      assert.match(contributors, /output of `GH_TOKEN=\[REDACTED:github#1\] gh repo l…`/);
+      assert.match(contributors, /output of GH_TOKEN=\[REDACTED:github#1\] gh repo l…/);
+      // The command shows as code, not between literal backticks.
+      assert.ok(
+        (await page.locator('.context-contributors-table code').allTextContents()).includes(
+          'GH_TOKEN=[REDACTED:github#1] gh repo l…',
+        ),
+      );
+      assert.ok(!contributors.includes('`'));
       assert.ok(!contributors.includes(token));
       assert.deepEqual(errors, []);
     } finally {

@@ -171,6 +171,13 @@ suite('Agent Sessions in the real extension host', () => {
     const table = await waitFor('the cost per commit', () => api.sessions.panels.commitTables().at(-1));
     assert.deepEqual([table.commits.length, table.noRepository, table.unjoined.sessions], [0, 1, 1]);
     assert.ok(Math.abs(table.unjoined.usd! - 2.9056013) < 1e-6, String(table.unjoined.usd));
+    // Its context anatomy, counted in the index worker: the session, its sub-agent and its compaction run, 153
+    // calls, and the input dollars `agent-trace context --json` gives the same log ($2.7122513: output is no part).
+    const context = await waitFor('the context anatomy', () => api.sessions.panels.contexts().at(-1), 60_000);
+    assert.ok(!('failed' in context), JSON.stringify(context));
+    assert.deepEqual([context.across.sessions, context.across.mainSessions, context.across.calls], [3, 1, 153]);
+    assert.ok(Math.abs(context.across.inputUsd! - 2.7122513) < 1e-6, String(context.across.inputUsd));
+    assert.deepEqual(context.skipped, []);
     const all = (await vscode.commands.executeCommand('agentTrace.sessions.report', undefined, [])) as SessionsReport;
     assert.deepEqual([all.sessions, all.totals.calls], [4, 204]);
   });

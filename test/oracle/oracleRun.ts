@@ -74,6 +74,9 @@ export interface OracleReport {
   t_fixed_s: number;
   decode_steps: number;
   corrections: string[];
+  /** vLLM's manager of each KV-cache group, and the spec it was given (what the oracle really ran). */
+  kv_cache_managers: string[];
+  kv_cache_specs: string[];
   per_call?: Array<{
     session: string;
     call: number;
@@ -94,6 +97,29 @@ export interface OracleJob {
   replicas: number;
   staggerS: number;
   params: EngineParams;
+  /** Declare the oracle's one KV-cache group as MLA layers (one latent "head" of this many values) instead of full attention. */
+  mla?: { headSize: number };
+}
+
+/** One layer of a model as vLLM declares its KV cache. */
+export interface OracleLayer {
+  kind: 'full' | 'mla' | 'sliding-window' | 'chunked-local';
+  window?: number;
+}
+
+/** What vLLM's own code makes of a model's layers: its KV-cache groups in order, the bytes of one pool block, the blocks a memory holds. */
+export interface OracleKvConfig {
+  groups: Array<{ spec: string; window: number | null; layers: number }>;
+  numBlocks: number;
+  poolBlockBytes: number;
+}
+
+/** Runs vLLM's KV-cache grouping (kv_cache_utils.get_kv_cache_groups and get_kv_cache_config_from_groups) on a model's layers. */
+export function runKvConfig(
+  oracleDir: string,
+  config: { layers: OracleLayer[]; numKvHeads: number; headSize: number; availableBytes: number; blockSize?: number },
+): Promise<OracleKvConfig> {
+  return runPythonJson<OracleKvConfig>([HARNESS, '--oracle-dir', oracleDir], 'oracle', { kvConfig: config });
 }
 
 /** Runs the oracle on a job; `steps` writes its step log there (JSON lines). */
@@ -109,6 +135,7 @@ export function runOracle(
   return runPythonJson<OracleReport>(args, 'oracle', {
     ...oracleInput(job),
     params: { ...job.params, blockSizeTokens: planBlockSize(job) },
+    ...(job.mla ? { mla: job.mla } : {}),
   });
 }
 

@@ -13,7 +13,12 @@ as the first tokens of every copy), and observes it:
 * --steps FILE writes one JSON line per engine step (what was scheduled,
   preempted and admitted), the same shape as the simulator's step log, so
   test/oracle/stepDiff.ts can find the first step where the two part;
-* --mirror-as-is leaves the oracle's scheduler mirror exactly as shipped.
+* --mirror-as-is leaves the oracle's scheduler mirror exactly as shipped;
+* a `kvLayout` in the params (a hybrid model: full-attention layers next to
+  sliding-window or chunked-local ones) replaces the oracle's one full-attention
+  group by vLLM's own KV-cache groups (kv_cache_groups in that order, one pool),
+  so vLLM's HybridKVCacheCoordinator and its SlidingWindowManager or
+  ChunkedLocalAttentionManager make every cache decision.
 
 Input: one JSON object on stdin
   {"workload": <workload JSON as `simulate --emit-workload` writes>,
@@ -97,6 +102,88 @@ def engine_args(p: dict, block_size: int, capacity: int, free_order: str):
         free_order=free_order)
 
 
+def use_hybrid_groups(o, eng, a, layout: dict) -> None:
+    """The model's KV-cache groups, in vLLM's order (the kind of the first layer first),
+    sharing one block pool of the same size; the same manager options as the oracle's."""
+    from vllm.v1.kv_cache_interface import ChunkedLocalAttentionSpec, SlidingWindowSpec
+    common = dict(block_size=eng.bs, num_kv_heads=a.kv_heads, head_size=a.head_dim, dtype=o.torch.bfloat16)
+    full = o.FullAttentionSpec(**common)
+    if layout["other"] == "sliding-window":
+        other = SlidingWindowSpec(**common, sliding_window=int(layout["windowTokens"]))
+    elif layout["other"] == "chunked-local":
+        other = ChunkedLocalAttentionSpec(**common, attention_chunk_size=int(layout["windowTokens"]))
+    else:
+        raise SystemExit(f"unknown kvLayout.other {layout['other']}")
+    fulls = [full] * int(layout["fullGroups"])
+    others = [other] * int(layout["otherGroups"])
+    specs = others + fulls if layout.get("otherFirst") else fulls + others
+    groups = [o.KVCacheGroupSpec([f"layers.{i}"], s) for i, s in enumerate(specs)]
+    cfg = o.KVCacheConfig(num_blocks=a.num_blocks, kv_cache_tensors=[], kv_cache_groups=groups)
+    with contextlib.redirect_stdout(io.StringIO()):
+        eng.kvm = o.KVCacheManager(cfg, max_model_len=a.max_model_len, hash_block_size=eng.bs,
+                                   enable_caching=True, enable_hybrid_free_queue=False, log_stats=True)
+    # The ideal (a never-evicting cache) is read from a full-attention group: a chunked-local
+    # group never caches the blocks a hit skipped.
+    eng.ideal_group = specs.index(full)
+
+
+def layer_spec(o, layer: dict, bs: int, heads: int, head_size: int):
+    """One layer's KVCacheSpec as vLLM's attention layer declares it (bf16 KV)."""
+    from vllm.v1.kv_cache_interface import ChunkedLocalAttentionSpec, MLAAttentionSpec, SlidingWindowSpec
+    common = dict(block_size=bs, num_kv_heads=heads, head_size=head_size, dtype=o.torch.bfloat16)
+    kind = layer["kind"]
+    if kind == "full":
+        return o.FullAttentionSpec(**common)
+    if kind == "mla":
+        return MLAAttentionSpec(**common)
+    if kind == "sliding-window":
+        return SlidingWindowSpec(**common, sliding_window=int(layer["window"]))
+    if kind == "chunked-local":
+        return ChunkedLocalAttentionSpec(**common, attention_chunk_size=int(layer["window"]))
+    raise SystemExit(f"unknown layer kind {kind}")
+
+
+def kv_config(o, c: dict) -> dict:
+    """vLLM's own KV-cache grouping and block count for a model's layers: the groups (kind,
+    window, layers) in vLLM's order, the bytes of one pool block, and num_blocks for the
+    given memory (kv_cache_utils: get_kv_cache_groups, get_kv_cache_config_from_groups)."""
+    from types import SimpleNamespace
+    bs = int(c.get("blockSize", 16))
+    specs = {f"model.layers.{i}.attn": layer_spec(o, layer, bs, int(c["numKvHeads"]), int(c["headSize"]))
+             for i, layer in enumerate(c["layers"])}
+    cfg = SimpleNamespace(cache_config=SimpleNamespace(num_gpu_blocks_override=None),
+                          model_config=SimpleNamespace(max_model_len=int(c.get("maxModelLen", 131072))),
+                          scheduler_config=SimpleNamespace(max_num_batched_tokens=8192,
+                                                           disable_hybrid_kv_cache_manager=False),
+                          parallel_config=SimpleNamespace(decode_context_parallel_size=1,
+                                                          prefill_context_parallel_size=1))
+    kcu = o.kcu
+    groups = kcu.get_kv_cache_groups(cfg, specs)
+    config = kcu.get_kv_cache_config_from_groups(cfg, groups, int(c["availableBytes"]))
+    out_groups = []
+    for g in groups:
+        s = g.kv_cache_spec
+        kind = type(s).__name__
+        window = getattr(s, "sliding_window", None) if kind == "SlidingWindowSpec" else \
+            getattr(s, "attention_chunk_size", None) if kind == "ChunkedLocalAttentionSpec" else None
+        out_groups.append({"spec": kind, "window": window, "layers": len(g.layer_names)})
+    group_size = max(len(g.layer_names) for g in groups)
+    return {"groups": out_groups, "numBlocks": config.num_blocks,
+            "poolBlockBytes": groups[0].kv_cache_spec.page_size_bytes * group_size}
+
+
+def use_mla_group(o, eng, a, head_size: int) -> None:
+    """The oracle's one group as MLA layers declare it (one latent "head"): vLLM gives it the
+    same FullAttentionManager, so only the bytes per block differ, and the pool's size carries them."""
+    from vllm.v1.kv_cache_interface import MLAAttentionSpec
+    spec = MLAAttentionSpec(block_size=eng.bs, num_kv_heads=1, head_size=head_size, dtype=o.torch.bfloat16)
+    cfg = o.KVCacheConfig(num_blocks=a.num_blocks, kv_cache_tensors=[],
+                          kv_cache_groups=[o.KVCacheGroupSpec(["layers"], spec)])
+    with contextlib.redirect_stdout(io.StringIO()):
+        eng.kvm = o.KVCacheManager(cfg, max_model_len=a.max_model_len, hash_block_size=eng.bs,
+                                   enable_caching=True, enable_hybrid_free_queue=False, log_stats=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--oracle-dir", required=True)
@@ -113,6 +200,12 @@ def main() -> None:
     free_order = {"current": "split", "legacy": "legacy"}[p.get("freeOrder", "current")]
 
     o = load_oracle(cli.oracle_dir)
+    if "kvConfig" in job:
+        with contextlib.redirect_stdout(io.StringIO()):  # the oracle's logger prints padding warnings
+            out = kv_config(o, job["kvConfig"])
+        json.dump(out, sys.stdout)
+        print()
+        return
     o.EVER_CACHED.clear()
     o.install_free_order(free_order)
     w = job["workload"]
@@ -121,12 +214,20 @@ def main() -> None:
         trace = oracle_block_trace(w)
     else:
         trace = oracle_trace(w, int(job.get("replicas", 1)), float(job.get("staggerS", 0)))
-    eng = o.Engine(engine_args(p, bs, capacity, free_order), o.build_calls(trace))
+    args = engine_args(p, bs, capacity, free_order)
+    eng = o.Engine(args, o.build_calls(trace))
+    eng.ideal_group = 0
+    if job.get("mla"):
+        use_mla_group(o, eng, args, int(job["mla"]["headSize"]))
+    if p.get("kvLayout"):
+        use_hybrid_groups(o, eng, args, p["kvLayout"])
     if not cli.mirror_as_is:
         apply_corrections(o, eng)
     observe(o, eng, cli.steps)
     eng.run()
     out = eng.report()
+    out["kv_cache_managers"] = [type(m).__name__ for m in eng.kvm.coordinator.single_type_managers]
+    out["kv_cache_specs"] = [type(g.kv_cache_spec).__name__ for g in eng.kvm.coordinator.kv_cache_config.kv_cache_groups]
     calls = [c for s in eng.sessions for c in s["calls"] if c.req is not None]
     prompt = sum(len(c.prompt) for c in calls)
     ideal_adm = sum(eng.seen[(c.sess, c.idx)]["ideal_at_admission"] for c in calls)
@@ -197,7 +298,7 @@ def observe(o, eng, steps_path) -> None:
     def ideal_at(req, mark) -> int:
         n = 0
         for h in req.block_hashes[: (req.num_tokens - 1) // eng.bs]:
-            seq = first_cached.get(o.kcu.make_block_hash_with_group_id(h, 0))
+            seq = first_cached.get(o.kcu.make_block_hash_with_group_id(h, eng.ideal_group))
             if seq is None or seq >= mark:
                 break
             n += 1

@@ -2,7 +2,7 @@ import type { SessionContext } from '../../src/core/context/contextView';
 import { formatCount, formatPercent } from '../../src/core/text/formatNumbers';
 import { BODY_TIMEOUT_MS } from '../inspector/inspectorHost';
 import type { InspectorPanel, PanelContext, PanelSection, PanelSession } from '../inspector/panel';
-import { el, linkButton, replaceChildren, table } from '../shared/dom';
+import { el, linkButton, replaceChildren, table, withCode } from '../shared/dom';
 import type { Palette } from '../shared/palette';
 import { fitAll, zoomAround } from '../timeline/viewWindow';
 import type { ViewWindow } from '../timeline/viewWindow';
@@ -287,9 +287,13 @@ export class ContextPanel implements InspectorPanel {
     const rows = ctx.contributors.map((c) =>
       el('tr', {}, [
         el('th', { attrs: { scope: 'row' } }, [
-          el('span', {
-            text: `${c.label}${c.count > 1 ? ` ${formatCount(c.count)} times` : ''}${c.estimated ? ' (estimated)' : ''}`,
-          }),
+          el(
+            'span',
+            {},
+            withCode(
+              `${c.label}${c.count > 1 ? ` ${formatCount(c.count)} times` : ''}${c.estimated ? ' (estimated)' : ''}`,
+            ),
+          ),
         ]),
         el('td', { className: 'num', text: tokensShort(c.tokens) }),
         el('td', { className: 'num', text: formatCount(c.calls) }),
@@ -297,7 +301,7 @@ export class ContextPanel implements InspectorPanel {
       ]),
     );
     const suggestions = ctx.suggestions.map((s) =>
-      el('li', {}, [el('span', { text: s.text }), el('p', { className: 'muted how', text: `How: ${s.how}` })]),
+      el('li', {}, [el('span', {}, withCode(s.text)), el('p', { className: 'muted how', text: `How: ${s.how}` })]),
     );
     const totals =
       ctx.totalUsd === null

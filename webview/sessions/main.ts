@@ -30,6 +30,8 @@ import { buildPalette, isHighContrast, tooltipStyle, withAlpha } from '../shared
 import type { Palette } from '../shared/palette';
 import type { CommitTable } from '../../src/core/sessions/sessionCommits';
 import { commitSection } from './commitTable';
+import { contextSection } from './contextSection';
+import type { ContextState } from './contextSection';
 import { comparedCells, distributionRows, formatUsd, loopRuns, reportFigures } from './sessionsModel';
 
 // The Agent Sessions panels: several sessions at once, or two side by side. Every string
@@ -437,10 +439,16 @@ function showCompare(c: SessionComparison): void {
 
 /** The report's cost per commit as last sent (null: git not asked yet); drawn after the report's sections. */
 let commits: CommitTable | null = null;
+/** The report's context anatomy as last sent (null: still counting); drawn before the cost per commit. */
+let context: ContextState = null;
 
-function showCommits(): void {
+/** Draws the sections that come after the report's own, each as last sent: the context anatomy, then the cost per commit. */
+function showLater(): void {
+  root.querySelector('[data-section="context"]')?.remove();
   root.querySelector('[data-section="commits"]')?.remove();
-  if (root.dataset['showing'] === 'report') root.appendChild(commitSection(commits));
+  if (root.dataset['showing'] !== 'report') return;
+  root.appendChild(contextSection(context));
+  root.appendChild(commitSection(commits));
 }
 
 function show(content: SessionsPanelContent): void {
@@ -449,7 +457,7 @@ function show(content: SessionsPanelContent): void {
   root.dataset['showing'] = content.kind;
   if (content.kind === 'report') showReport(content.title, content.report);
   else showCompare(content.comparison);
-  showCommits();
+  showLater();
   // The content is drawn anew; an error said before stays said above it.
   if (!errorBanner.hidden) root.prepend(errorBanner);
   root.dataset['ready'] = content.kind;
@@ -460,7 +468,13 @@ channel.onNotification((message) => {
     if (message.type === 'show') show(message.content);
     else if (message.type === 'commits') {
       commits = message.table;
-      showCommits();
+      showLater();
+    } else if (message.type === 'context') {
+      context = message.context;
+      showLater();
+    } else if (message.type === 'context/failed') {
+      context = { failed: message.message };
+      showLater();
     } else if (message.type === 'host/error') showHostError(message.message);
   } catch (e) {
     post({ type: 'log/error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });

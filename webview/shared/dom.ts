@@ -26,6 +26,22 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/**
+ * A sentence whose `backticked` names (files, commands, tools, as the core writes them for
+ * a terminal too) show as code: text nodes and <code> elements, never parsed HTML. An odd
+ * number of backticks (a name holding one) leaves the sentence as plain text.
+ */
+export function withCode(text: string): Node[] {
+  const pieces = text.split('`');
+  if (pieces.length % 2 === 0) return [document.createTextNode(displayText(text))];
+  const nodes: Node[] = [];
+  pieces.forEach((piece, i) => {
+    if (i % 2 === 1) nodes.push(el('code', { text: piece }));
+    else if (piece !== '') nodes.push(document.createTextNode(displayText(piece)));
+  });
+  return nodes;
+}
+
 /** Creates a custom element (the @vscode-elements controls) the same way. */
 export function custom(tag: string, spec: ElementSpec = {}, children: (Node | null)[] = []): HTMLElement {
   const node = document.createElement(tag);

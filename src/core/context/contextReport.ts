@@ -6,10 +6,11 @@ import { median } from './tokenCounter';
 /** Tools that read a file into the context, across agents (Claude Code, Gemini CLI, OpenCode, Codex's viewers). */
 const READ_TOOLS = /^(read|read_file|readfile|view|read_many_files|notebookread)$/i;
 /** A tool result this large, carried this long, is worth a sentence. */
-const BIG_RESULT_TOKENS = 10_000;
-const BIG_RESULT_MIN_CALLS = 5;
+export const BIG_RESULT_TOKENS = 10_000;
+/** …carried for at least this many calls. */
+export const BIG_RESULT_MIN_CALLS = 5;
 /** What a trimmed output would keep (the last lines, as `tail` does). */
-const TRIMMED_TOKENS = 1_000;
+export const TRIMMED_TOKENS = 1_000;
 
 /** A group of parts that came from one place: a file, a command, a tool, an MCP server, a kind. */
 export interface Contributor {
@@ -67,20 +68,32 @@ export interface ContextReport {
 
 /** A part in words, as its group is named: "`src/big.ts` read", "output of `npm test`", a kind's words. */
 export function partLabel(part: ContextPart): string {
-  return groupOf(part).label;
+  return groupLabel(part);
 }
 
-/** The group a part belongs to, and its words. */
-function groupOf(part: ContextPart): { key: string; label: string } {
-  if (part.kind === 'toolResult' && part.targetFile !== null && part.tool !== null && READ_TOOLS.test(part.tool))
-    return { key: `file:${part.targetFile}`, label: `\`${part.targetFile}\` read` };
-  if (part.kind === 'toolResult' && part.command !== null)
-    return { key: `command:${part.command}`, label: `output of \`${oneLine(part.command)}\`` };
+/** The file a part read into the context (a read tool's result naming it), else null. */
+export function fileReadOf(part: ContextPart): string | null {
+  return part.kind === 'toolResult' && part.targetFile !== null && part.tool !== null && READ_TOOLS.test(part.tool)
+    ? part.targetFile
+    : null;
+}
+
+/** The key of a part's group: `file:…`, `command:…`, `mcp:server:tool`, `toolResult:Grep`, `kind:system`. */
+function groupKey(part: ContextPart): string {
+  if (fileReadOf(part) !== null) return `file:${part.targetFile}`;
+  if (part.kind === 'toolResult' && part.command !== null) return `command:${part.command}`;
+  if (part.kind === 'toolResult' && part.mcpServer !== null) return `mcp:${part.mcpServer}:${part.tool}`;
+  if (part.kind === 'toolResult' || part.kind === 'subagentResult' || part.kind === 'toolUse')
+    return `${part.kind}:${part.tool ?? '?'}`;
+  return `kind:${part.kind}`;
+}
+
+/** The words of a part's group (built once per group, not per part: a long log has hundreds of thousands of parts). */
+function groupLabel(part: ContextPart): string {
+  if (fileReadOf(part) !== null) return `\`${part.targetFile}\` read`;
+  if (part.kind === 'toolResult' && part.command !== null) return `output of \`${oneLine(part.command)}\``;
   if (part.kind === 'toolResult' && part.mcpServer !== null)
-    return {
-      key: `mcp:${part.mcpServer}:${part.tool}`,
-      label: `MCP \`${part.mcpServer}\` results of \`${part.tool}\``,
-    };
+    return `MCP \`${part.mcpServer}\` results of \`${part.tool}\``;
   if (part.kind === 'toolResult' || part.kind === 'subagentResult' || part.kind === 'toolUse') {
     const what =
       part.kind === 'toolUse'
@@ -88,12 +101,13 @@ function groupOf(part: ContextPart): { key: string; label: string } {
         : part.kind === 'subagentResult'
           ? 'sub-agent answers from'
           : 'results of';
-    return { key: `${part.kind}:${part.tool ?? '?'}`, label: `${what} \`${part.tool ?? 'unknown tool'}\`` };
+    return `${what} \`${part.tool ?? 'unknown tool'}\``;
   }
-  return { key: `kind:${part.kind}`, label: PART_KIND_LABELS[part.kind] };
+  return PART_KIND_LABELS[part.kind];
 }
 
-function oneLine(text: string): string {
+/** A command's first line, cut to 60 characters, for sentences. */
+export function oneLine(text: string): string {
   const line = text.split('\n', 1)[0]!;
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
@@ -116,6 +130,8 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
   const byKind = {} as ContextReport['byKind'];
   for (const k of PART_KINDS) byKind[k] = { tokens: 0, usd: null };
   const groups = new Map<string, { c: Contributor; ranges: Map<number, Array<[number, number]>> }>();
+  /** Every read of each file, by group key (the suggestions price the re-reads). */
+  const fileReads = new Map<string, ContextPart[]>();
   const tools = new Map<string, GroupTotal>();
   const servers = new Map<string, GroupTotal>();
   const files = new Map<string, GroupTotal>();
@@ -135,16 +151,21 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
       if (p.tool !== null) addTotal(tools, p.tool, p);
       if (p.mcpServer !== null) addTotal(servers, p.mcpServer, p);
       if (p.targetFile !== null && p.kind === 'toolResult') addTotal(files, p.targetFile, p);
-      const { key, label } = groupOf(p);
+      const key = groupKey(p);
       let g = groups.get(key);
       if (!g)
         groups.set(
           key,
           (g = {
-            c: { key, label, kind: p.kind, count: 0, tokens: 0, calls: 0, usd: null, estimated: false },
+            c: { key, label: groupLabel(p), kind: p.kind, count: 0, tokens: 0, calls: 0, usd: null, estimated: false },
             ranges: new Map(),
           }),
         );
+      if (fileReadOf(p) !== null) {
+        const reads = fileReads.get(key);
+        if (reads) reads.push(p);
+        else fileReads.set(key, [p]);
+      }
       g.c.count += 1;
       g.c.tokens += p.tokens;
       if (p.usd !== null) g.c.usd = (g.c.usd ?? 0) + p.usd;
@@ -170,7 +191,7 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
     byMcpServer: sortTotals(servers),
     byFile: sortTotals(files),
     contributors: contributors.slice(0, limit),
-    suggestions: suggestions(anatomy.sessions, contributors, inputUsd),
+    suggestions: suggestions(anatomy.sessions, contributors, fileReads, inputUsd),
     medianGrowthError: median(sessionsCompared.map((s) => s.calibration.medianAbsError!)),
     medianGrowthErrorRaw: median(sessionsCompared.map((s) => s.calibration.medianAbsErrorRaw!)),
     medianInputError: median(
@@ -201,6 +222,7 @@ function sortTotals(map: Map<string, GroupTotal>): GroupTotal[] {
 function suggestions(
   sessions: readonly SessionAnatomy[],
   contributors: readonly Contributor[],
+  fileReads: ReadonlyMap<string, ContextPart[]>,
   inputUsd: number | null,
 ): Suggestion[] {
   const out: Suggestion[] = [];
@@ -222,16 +244,6 @@ function suggestions(
         usd: saved,
         how: `its dollars over calls ${p.firstCall + 1}–${p.lastCall + 1} × ${k(kept)} ÷ ${k(p.tokens)} tokens (same reads and writes, pro rata)`,
       });
-    }
-  }
-  const fileReads = new Map<string, ContextPart[]>();
-  for (const s of sessions) {
-    for (const p of s.parts) {
-      const { key } = groupOf(p);
-      if (!key.startsWith('file:')) continue;
-      const list = fileReads.get(key);
-      if (list) list.push(p);
-      else fileReads.set(key, [p]);
     }
   }
   for (const c of contributors) {

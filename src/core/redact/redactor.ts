@@ -102,6 +102,8 @@ interface PendingString {
   rewritten: boolean;
   /** Where the value starts in the joined batch. */
   at: number;
+  /** How many equal texts this one stands for (redactDistinctJsonTexts): its findings count that many times. */
+  weight: number;
   /** The value of a JSON key that names an id (`"uuid": "…"`): strict mode's kinds are not taken in it. */
   idValue: boolean;
 }
@@ -175,6 +177,31 @@ export class Redactor {
     return this.redactTexts(texts);
   }
 
+  /**
+   * As redactJsonTexts, but each distinct text is scanned once and its result given to every
+   * equal text: the same output and the same summary (a repeat's findings count as often as
+   * it occurs; onRedacted hears each distinct one once). For many equal texts, as the team
+   * tables' columns hold (a session id on every call row, the same command run again).
+   */
+  async redactDistinctJsonTexts(texts: readonly string[]): Promise<string[]> {
+    const index = new Map<string, number>();
+    const distinct: string[] = [];
+    const weights: number[] = [];
+    const slot = texts.map((t) => {
+      let i = index.get(t);
+      if (i === undefined) {
+        index.set(t, (i = distinct.length));
+        distinct.push(t);
+        weights.push(0);
+      }
+      weights[i]! += 1;
+      return i;
+    });
+    this.learnIds(distinct);
+    const redacted = await this.redactTexts(distinct, weights);
+    return slot.map((i) => redacted[i]!);
+  }
+
   /** Strict mode's shapes that nothing in the trace explains as an id: what default mode takes of them. */
   private unexplainedShapes(text: string): Finding[] {
     return strictFindings(text).filter((f) => {
@@ -185,7 +212,7 @@ export class Redactor {
     });
   }
 
-  private async redactTexts(texts: readonly string[]): Promise<string[]> {
+  private async redactTexts(texts: readonly string[], weights?: readonly number[]): Promise<string[]> {
     const out = texts.slice();
     let batch: PendingString[] = [];
     let chars = 0;
@@ -196,6 +223,7 @@ export class Redactor {
     };
     for (let t = 0; t < texts.length; t++) {
       const text = texts[t]!;
+      const weight = weights?.[t] ?? 1;
       const spans: Array<[number, number, boolean]> = [];
       let previous: [number, number] | null = null;
       forEachStringLiteral(text, (start, end) => {
@@ -218,7 +246,7 @@ export class Redactor {
         let rewritten = false;
         if (decoded !== null && isNestedJson(decoded)) {
           // JSON inside a string (tool arguments): its own escapes would hide secrets from the rules, so redact it as JSON.
-          const [inner] = await this.redactTexts([decoded]);
+          const [inner] = await this.redactTexts([decoded], [weight]);
           rewritten = inner !== decoded;
           value = inner!;
         }
@@ -232,6 +260,7 @@ export class Redactor {
           closed,
           rewritten,
           at: chars - value.length - SEPARATOR.length,
+          weight,
           idValue,
         });
       }
@@ -327,7 +356,7 @@ export class Redactor {
     for (const i of indexes) {
       const s = batch[i]!;
       const found = perString.get(i)!;
-      const redacted = found.length > 0 ? this.apply(s.value, found) : s.value;
+      const redacted = found.length > 0 ? this.apply(s.value, found, s.weight) : s.value;
       if (redacted === s.value && !s.rewritten) continue;
       // Raw text goes back raw: the placeholders hold no quote or backslash.
       const literal = s.decoded ? encodeLiteral(redacted) : `"${redacted}${s.closed ? '"' : ''}`;
@@ -337,7 +366,7 @@ export class Redactor {
   }
 
   /** Replaces the findings in `value`; overlapping findings merge, the earliest (then longest) naming the kind. */
-  private apply(value: string, all: Finding[]): string {
+  private apply(value: string, all: Finding[], weight = 1): string {
     // A placeholder written by an earlier pass (JSON nested in a string) is not a secret to number again.
     const placed: Array<[number, number]> = [];
     for (const m of value.matchAll(PLACEHOLDER_TEXT)) placed.push([m.index, m.index + m[0].length]);
@@ -357,11 +386,11 @@ export class Redactor {
       const secret = value.slice(first.start, end);
       this.onRedacted?.(first.kind, secret);
       out += value.slice(pos, start) + placeholder(first.kind, this.number(first.kind, secret));
-      this.counts.set(first.kind, (this.counts.get(first.kind) ?? 0) + 1);
+      this.counts.set(first.kind, (this.counts.get(first.kind) ?? 0) + weight);
       pos = end;
       i = j;
     }
-    this.changed += 1;
+    this.changed += weight;
     return out + value.slice(pos);
   }
 

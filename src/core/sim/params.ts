@@ -35,10 +35,34 @@ export interface EngineParams extends PolicySettings {
   /** KV bytes per token, for the offload tier's transfer time. */
   kvBytesPerToken: number;
   /**
+   * The model's KV-cache groups when its layers do not all keep every token (sliding-window
+   * or chunked-local layers next to full attention: docs/design/simulator.md §1.8); absent,
+   * one group of full-attention layers, as every engine assumed before.
+   */
+  kvLayout?: KvLayout;
+  /**
    * K GPUs behind a router, each with these parameters and its own cache; absent for one
    * GPU (a fleet of one is one GPU, exactly).
    */
   fleet?: FleetParams;
+}
+
+/**
+ * vLLM's KV-cache groups of a hybrid model (docs/design/simulator.md §1.8): every group has
+ * the same number of layers and its own block table, all share one block pool, so one
+ * pool block holds `bs` tokens of one group's layers.
+ */
+export interface KvLayout {
+  /** Groups of full-attention layers. */
+  fullGroups: number;
+  /** What the other layers are. */
+  other: 'sliding-window' | 'chunked-local';
+  /** The sliding window, or the attention chunk, in tokens. */
+  windowTokens: number;
+  /** Groups of the other layers. */
+  otherGroups: number;
+  /** The model's first layer is one of the other kind: vLLM then numbers (allocates, frees) their groups first. */
+  otherFirst: boolean;
 }
 
 /** GPU memory as the framework sees it. */
@@ -53,7 +77,10 @@ export interface GpuPreset {
 export interface ModelPreset {
   id: string;
   label: string;
+  /** KV bytes of one token in one pool block: all layers, or one KV-cache group's layers for a hybrid model (docs/design/simulator.md §4.1). */
   kvBytesPerToken: number;
+  /** The KV-cache groups of a hybrid model (absent: every layer full attention). */
+  kvLayout?: KvLayout;
   weightsGiB: number;
   prefillUsPerToken: number;
   timing: Record<string, { stepFixedMs: number; kvReadNsPerToken: number }>;
@@ -106,6 +133,72 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
     prefillUsPerToken: 285,
     timing: { h100: { stepFixedMs: 24.8, kvReadNsPerToken: 115 }, h200: { stepFixedMs: 17.3, kvReadNsPerToken: 80 } },
   },
+  // Models whose cache is not "every layer, every token" (docs/design/simulator.md §4.1, sources there). Same
+  // derivations as above; kvBytesPerToken is one pool block's bytes per token (one KV-cache group's layers,
+  // bf16 KV), kvReadNsPerToken reads only the full-attention layers' context (a window is bounded).
+  {
+    id: 'gpt-oss-120b',
+    label: 'gpt-oss-120b (MXFP4, sliding window 128 + full)',
+    kvBytesPerToken: 36_864,
+    kvLayout: { fullGroups: 1, other: 'sliding-window', windowTokens: 128, otherGroups: 1, otherFirst: true },
+    weightsGiB: 60.8,
+    prefillUsPerToken: 20.6,
+    timing: { h100: { stepFixedMs: 22.9, kvReadNsPerToken: 12.9 }, h200: { stepFixedMs: 16, kvReadNsPerToken: 9 } },
+  },
+  {
+    id: 'gpt-oss-20b',
+    label: 'gpt-oss-20b (MXFP4, sliding window 128 + full)',
+    kvBytesPerToken: 24_576,
+    kvLayout: { fullGroups: 1, other: 'sliding-window', windowTokens: 128, otherGroups: 1, otherFirst: true },
+    weightsGiB: 12.8,
+    prefillUsPerToken: 14.6,
+    timing: { h100: { stepFixedMs: 4.8, kvReadNsPerToken: 8.6 }, h200: { stepFixedMs: 3.4, kvReadNsPerToken: 6 } },
+  },
+  {
+    id: 'gemma-3-27b',
+    label: 'Gemma 3 27B (bf16, sliding window 1024 ×5 : full)',
+    kvBytesPerToken: 81_920,
+    kvLayout: { fullGroups: 1, other: 'sliding-window', windowTokens: 1024, otherGroups: 6, otherFirst: true },
+    weightsGiB: 51,
+    prefillUsPerToken: 110.8,
+    timing: {
+      h100: { stepFixedMs: 19.2, kvReadNsPerToken: 28.8 },
+      h200: { stepFixedMs: 13.4, kvReadNsPerToken: 20.1 },
+    },
+  },
+  {
+    id: 'llama-4-scout',
+    label: 'Llama 4 Scout 17B-16E (FP8, chunked local 8192 ×3 : full)',
+    kvBytesPerToken: 49_152,
+    kvLayout: { fullGroups: 1, other: 'chunked-local', windowTokens: 8192, otherGroups: 3, otherFirst: true },
+    weightsGiB: 101.2,
+    prefillUsPerToken: 68.8,
+    timing: { h100: { stepFixedMs: 38.3, kvReadNsPerToken: 17.3 }, h200: { stepFixedMs: 26.7, kvReadNsPerToken: 12 } },
+  },
+  // MLA: one 576-value latent per layer and token, kept whole on every GPU of a tensor-parallel group, so
+  // these are per GPU of an 8-GPU node: an eighth of the weights and FLOPs, the whole latent cache.
+  {
+    id: 'deepseek-v3-tp8',
+    label: 'DeepSeek-V3/R1 (FP8, MLA, per GPU of 8-way TP)',
+    kvBytesPerToken: 70_272,
+    weightsGiB: 80.2,
+    prefillUsPerToken: 18.7,
+    timing: {
+      h100: { stepFixedMs: 30.2, kvReadNsPerToken: 24.7 },
+      h200: { stepFixedMs: 21.1, kvReadNsPerToken: 17.2 },
+    },
+  },
+  {
+    id: 'kimi-k2-tp8',
+    label: 'Kimi K2 (FP8, MLA, per GPU of 8-way TP)',
+    kvBytesPerToken: 70_272,
+    weightsGiB: 120,
+    prefillUsPerToken: 16.2,
+    timing: {
+      h100: { stepFixedMs: 45.2, kvReadNsPerToken: 24.7 },
+      h200: { stepFixedMs: 31.6, kvReadNsPerToken: 17.2 },
+    },
+  },
 ];
 
 /** GPU memory utilisation vLLM uses by default, and memory kept for activations, CUDA graphs and NCCL (docs/design/simulator.md §4). */
@@ -155,6 +248,7 @@ function copyPolicySettings(s: PolicySettings): PolicySettings {
 export function copyParams(p: EngineParams): EngineParams {
   const copy: EngineParams = { ...p, ...copyPolicySettings(p) };
   if (p.fleet) copy.fleet = { ...p.fleet };
+  if (p.kvLayout) copy.kvLayout = { ...p.kvLayout };
   return copy;
 }
 
@@ -239,6 +333,47 @@ export function validateParams(p: EngineParams): void {
       'fleet.gpus',
       "1 with policy 'admission-cap' (an admission cap across several GPUs is not modelled)",
       p.fleet.gpus,
+    );
+  }
+  if (p.kvLayout) {
+    const l = p.kvLayout;
+    need(
+      p.policy === 'vllm-lru' || p.policy === 'admission-cap',
+      'policy',
+      "'vllm-lru' or 'admission-cap' with a hybrid KV layout (sliding-window or chunked-local layers)",
+      p.policy,
+    );
+    need(!p.offload, 'offload', 'null with a hybrid KV layout (no CPU tier is modelled for it)', p.offload);
+    need(
+      Number.isInteger(l.fullGroups) && l.fullGroups >= 1,
+      'kvLayout.fullGroups',
+      'a whole number > 0',
+      l.fullGroups,
+    );
+    need(
+      Number.isInteger(l.otherGroups) && l.otherGroups >= 1,
+      'kvLayout.otherGroups',
+      'a whole number > 0',
+      l.otherGroups,
+    );
+    need(
+      l.other === 'sliding-window' || l.other === 'chunked-local',
+      'kvLayout.other',
+      "'sliding-window' or 'chunked-local'",
+      l.other,
+    );
+    need(
+      Number.isInteger(l.windowTokens) && l.windowTokens >= 2,
+      'kvLayout.windowTokens',
+      'a whole number ≥ 2',
+      l.windowTokens,
+    );
+    // vLLM's chunked-local manager needs chunks of whole blocks (its hit starts at a chunk boundary).
+    need(
+      l.other !== 'chunked-local' || l.windowTokens % p.blockSizeTokens === 0,
+      'kvLayout.windowTokens',
+      `a multiple of the block size (${p.blockSizeTokens}) for chunked-local layers`,
+      l.windowTokens,
     );
   }
   if (p.offload) {

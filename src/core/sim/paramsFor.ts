@@ -126,6 +126,7 @@ export function paramsFor(spec: ScenarioSpec, traceBlockSizeTokens: number | nul
     if (derived === null && spec.capacityTokens === null) throw new DoesNotFitError(spec.model, gpu, custom);
     p.capacityTokens = derived ?? 0;
     p.kvBytesPerToken = spec.model.kvBytesPerToken;
+    if (spec.model.kvLayout) p.kvLayout = { ...spec.model.kvLayout };
     p.prefillUsPerToken = spec.model.prefillUsPerToken;
     const timing = spec.model.timing[base.id];
     if (timing) {

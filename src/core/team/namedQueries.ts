@@ -98,6 +98,15 @@ FROM sessions GROUP BY ALL ORDER BY agent`,
   count(*) FILTER (WHERE is_error) / count(*) AS failure_rate, count(*) FILTER (WHERE denied_by_user) AS denied, median(duration_ms) AS median_ms
 FROM tool_calls GROUP BY ALL HAVING count(*) >= 5 ORDER BY failed DESC, calls DESC LIMIT getvariable('top')`,
   },
+  {
+    name: 'context-sources',
+    description:
+      'Most expensive context sources: what the calls carried in their input (a file read, a command, a tool, the system prompt…), by dollars over every call that carried it (export --context)',
+    sql: `SELECT kind, coalesce(target_file, command, mcp_server, "gen_ai.tool.name") AS source, string_agg(DISTINCT "gen_ai.tool.name", '/' ORDER BY "gen_ai.tool.name") AS tools,
+  count(*) AS parts, count(DISTINCT "gen_ai.conversation.id") AS sessions, sum(tokens) AS tokens, sum(calls_carried) AS calls_carried,
+  sum(cost_usd) AS cost_usd, sum(cost_cache_read_usd) AS cache_read_usd, sum(cost_write_usd) AS write_usd
+FROM context_parts GROUP BY kind, source ORDER BY cost_usd DESC NULLS LAST, tokens DESC, kind, source LIMIT getvariable('top')`,
+  },
 ];
 
 /** A named query by name. */

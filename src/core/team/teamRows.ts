@@ -31,6 +31,8 @@ export interface TeamRows {
   calls: TeamRow[];
   tool_calls: TeamRow[];
   sessions: TeamRow[];
+  /** Filled by `contextPartRows` when the export is asked for context parts; empty otherwise. */
+  context_parts: TeamRow[];
 }
 
 /** Who ran the sessions, as the export writes it. */
@@ -141,7 +143,7 @@ function sessionEnd(session: Session): number | null {
 export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): TeamRows {
   const { model } = parsed;
   const priced = priceTrace(model, options.book);
-  const out: TeamRows = { calls: [], tool_calls: [], sessions: [] };
+  const out: TeamRows = { calls: [], tool_calls: [], sessions: [], context_parts: [] };
   const who = identityCells(options.identity);
   model.sessions.forEach((session, si) => {
     const a = analyzeSession(session, options.analysis ?? {});

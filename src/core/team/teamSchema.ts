@@ -1,6 +1,6 @@
 /**
- * The team tables' schema (docs/reference/parquet.md): three tables, calls, tool calls and
- * sessions, one row each, with OpenTelemetry GenAI attribute names where the conventions
+ * The team tables' schema (docs/reference/parquet.md): calls, tool calls and sessions, one
+ * row each (and context parts when asked), with OpenTelemetry GenAI attribute names where the conventions
  * have one and our own snake_case names where they do not. Pure data: the writer (src/node)
  * turns it into Parquet, the docs test checks every column is documented.
  */
@@ -32,7 +32,7 @@ export interface TeamColumn {
 
 /** A table: its folder name under the export folder and its columns, in file order. */
 export interface TeamTable {
-  name: 'calls' | 'tool_calls' | 'sessions';
+  name: 'calls' | 'tool_calls' | 'sessions' | 'context_parts';
   columns: readonly TeamColumn[];
 }
 
@@ -177,8 +177,43 @@ export const SESSIONS_TABLE: TeamTable = {
   ],
 };
 
+/**
+ * One row per context part of a session (`agent-trace context`'s anatomy, written with
+ * `export --context`): a piece of the input (a tool result, a read file, typed text, the
+ * unlogged system prompt and tools…) from the call that first carried it to the last, with
+ * its tokens and the dollars it cost over every call that carried it. Sums by kind, tool,
+ * MCP server or file equal `agent-trace context --json`'s totals.
+ */
+export const CONTEXT_PARTS_TABLE: TeamTable = {
+  name: 'context_parts',
+  columns: [
+    text('gen_ai.conversation.id'),
+    ours('session_role'),
+    text('gen_ai.request.model'),
+    { name: 'part_index', type: 'INT32' },
+    ours('kind'),
+    text('gen_ai.tool.name'),
+    text('mcp_server'),
+    text('target_file'),
+    text('command'),
+    num('tokens'),
+    flag('estimated'),
+    { name: 'first_call_index', type: 'INT32' },
+    { name: 'last_call_index', type: 'INT32' },
+    { name: 'calls_carried', type: 'INT32' },
+    num('cost_usd'),
+    num('cost_cache_read_usd'),
+    num('cost_write_usd'),
+    { name: 'writes', type: 'INT32' },
+    ours('tokenizer'),
+    num('calibration_factor'),
+    ours('source_format'),
+    ...IDENTITY,
+  ],
+};
+
 /** Every table, in the order the export writes them. */
-export const TEAM_TABLES: readonly TeamTable[] = [CALLS_TABLE, TOOL_CALLS_TABLE, SESSIONS_TABLE];
+export const TEAM_TABLES: readonly TeamTable[] = [CALLS_TABLE, TOOL_CALLS_TABLE, SESSIONS_TABLE, CONTEXT_PARTS_TABLE];
 
 /** The namespace of our own OTLP attributes: what the GenAI conventions lack. */
 export const OTLP_OWN_PREFIX = 'agent_trace.';

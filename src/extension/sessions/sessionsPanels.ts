@@ -19,6 +19,7 @@ import { announceSaved } from '../savedFile';
 import type { SessionsService } from './sessionsService';
 import { commitTableOf } from './sessionCommitTable';
 import type { CommitTable } from '../../core/sessions/sessionCommits';
+import type { SessionsContext } from '../../core/context/contextAcrossSessions';
 import { writeFile } from 'node:fs/promises';
 
 /** The panels' webview type (for tests and `when` clauses). */
@@ -47,6 +48,10 @@ interface OpenPanel {
   commitsAsked: number;
   /** The rows (id, last write) the table was asked for: a refresh that changes none asks git nothing. */
   commitsKey: string;
+  /** The context anatomy over the report's sessions once counted (or why it failed); asked and replaced as the commits are. */
+  context: SessionsContext | { failed: string } | null;
+  contextAsked: number;
+  contextKey: string;
 }
 
 /**
@@ -142,6 +147,9 @@ export class SessionsPanels implements vscode.Disposable {
       commits: null,
       commitsAsked: 0,
       commitsKey: '',
+      context: null,
+      contextAsked: 0,
+      contextKey: '',
     };
     this.panels.add(entry);
     channel.onNotification((m: unknown) => this.handleNotification(entry, m));
@@ -162,6 +170,7 @@ export class SessionsPanels implements vscode.Disposable {
       p.rows = new Map(rows.map((r) => [r.id, r]));
       p.content = { kind: 'report', title: p.subject.title, report: buildSessionsReport(rows) };
       void this.askCommits(p, rows);
+      void this.askContext(p, rows);
     } else {
       const a = all.find((r) => r.id === (p.subject as { a: number }).a);
       const b = all.find((r) => r.id === (p.subject as { b: number }).b);
@@ -181,6 +190,41 @@ export class SessionsPanels implements vscode.Disposable {
   private post(p: OpenPanel): void {
     if (p.content) this.notify(p, { type: 'show', content: p.content });
     if (p.commits) this.notify(p, { type: 'commits', table: p.commits });
+    this.postContext(p);
+  }
+
+  private postContext(p: OpenPanel): void {
+    if (p.context === null) return;
+    if ('failed' in p.context) this.notify(p, { type: 'context/failed', message: p.context.failed });
+    else this.notify(p, { type: 'context', context: p.context });
+  }
+
+  /**
+   * The context anatomy over the report's sessions (counted in the index worker: it reads each
+   * log again with the tokenizer), sent when done; a later asking replaces an earlier one, and a
+   * refresh that changes no row (id, last write) asks nothing.
+   */
+  private async askContext(p: OpenPanel, rows: readonly SessionRow[]): Promise<void> {
+    const key = rows.map((r) => `${r.id}:${r.lastWriteMs}`).join(',');
+    if (key === p.contextKey) return;
+    p.contextKey = key;
+    const asked = ++p.contextAsked;
+    try {
+      const context = await this.service.contextAnatomy(rows.filter((r) => r.fileStatus === 'ok'));
+      if (asked !== p.contextAsked) return;
+      p.context = context;
+    } catch (e) {
+      if (asked !== p.contextAsked) return;
+      const message = uiText(e instanceof Error ? e.message : String(e), { max: 500 });
+      this.log.warn(`Agent Sessions panel: context anatomy: ${message}`);
+      p.context = { failed: message };
+    }
+    this.postContext(p);
+  }
+
+  /** The context anatomy of the open panels, once counted (tests read it). */
+  contexts(): Array<SessionsContext | { failed: string } | null> {
+    return [...this.panels].map((p) => p.context);
   }
 
   /** The report's cost per commit (sessionCommitTable.ts), sent when git has answered; a later asking replaces an earlier one. */

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { uiText } from '../../core/text/safeText';
+import type { SessionsContext } from '../../core/context/contextAcrossSessions';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
 import type { CallRecord } from '../../core/sessions/sessionRecord';
 import { SessionIndexClient } from '../../node/sessions/indexClient';
@@ -114,8 +115,9 @@ export class SessionsService implements vscode.Disposable {
   }
 
   private notice(message: string): void {
-    this.log.warn(message);
-    void vscode.window.showWarningMessage(`Agent Sessions: ${message}`);
+    // The index's notices name files and folders on disk: text only in a notification, which renders links.
+    this.log.warn(uiText(message, { max: 1000 }));
+    void vscode.window.showWarningMessage(`Agent Sessions: ${uiText(message, { max: 400 })}`);
   }
 
   private onEvent(e: IndexEvent): void {
@@ -301,13 +303,21 @@ export class SessionsService implements vscode.Disposable {
       this.log.error(`Indexing agent sessions: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (interactive)
         void vscode.window.showErrorMessage(
-          `Agent Sessions: indexing failed (${e instanceof Error ? e.message : String(e)}); see the Agent Trace Inspector output.`,
+          `Agent Sessions: indexing failed (${uiText(e instanceof Error ? e.message : String(e), { max: 300 })}); see the Agent Trace Inspector output.`,
         );
     }
   }
 
   async calls(sessionId: number): Promise<CallRecord[]> {
     return (await this.start()).request('calls', { sessionId });
+  }
+
+  /** The context anatomy of these sessions, summed by tool, MCP server and file; counted in the index worker, off the host's event loop. */
+  async contextAnatomy(rows: readonly SessionRow[]): Promise<SessionsContext> {
+    const byPath = new Map<string, string[]>();
+    for (const r of rows) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.key]);
+    const files = [...byPath].map(([path, sessionKeys]) => ({ path, sessionKeys }));
+    return (await this.start()).request('context', { files });
   }
 
   async search(text: string): Promise<Set<number>> {

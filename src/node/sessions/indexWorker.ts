@@ -13,6 +13,7 @@ import { SessionIndexer } from './sessionIndexer';
 import type { FileOutcome } from '../../protocol/indexWorkerProtocol';
 import { isCorrupt } from './sqlite';
 import { WriterLease } from './writerLease';
+import { contextOfSessions } from './contextOfSessions';
 
 /**
  * The index worker: a worker thread that owns the session index, reads session files
@@ -294,6 +295,8 @@ async function handle(m: Exclude<IndexRequest, { kind: 'cancel' }>): Promise<unk
         stored?.agentId ?? config!.roots.find((r) => m.params.path.startsWith(r.root))?.agentId ?? 'claude-code';
       return guarded(() => indexer!.refresh({ path: m.params.path, agentId, projectHint: null }, true));
     }
+    case 'context':
+      return contextOfSessions(m.params.files, priceBook(), config!.maxFileBytes);
     case 'watch':
       pinned.clear();
       for (const p of m.params.paths) pinned.add(p);
@@ -326,6 +329,14 @@ port.on('message', (m: IndexRequest) => {
   // Writes go one at a time, in order, with the file refreshes. Reads answer at once, also
   // during a long sync: its writes are whole synchronous transactions between two awaits,
   // so a read never sees half of one.
-  if (m.method === 'rows' || m.method === 'calls' || m.method === 'search' || m.method === 'generation') void run();
+  // The context anatomy only reads the session files (not the index): it need not wait for a sync either.
+  if (
+    m.method === 'rows' ||
+    m.method === 'calls' ||
+    m.method === 'search' ||
+    m.method === 'generation' ||
+    m.method === 'context'
+  )
+    void run();
   else queue = queue.then(run);
 });

@@ -35,11 +35,14 @@ export async function redactTeamRows(rows: TeamRows, redactor: Redactor): Promis
   // first, as a trace's id fields are, so default redaction leaves them in every column.
   for (const table of TEAM_TABLES) {
     const ids = table.columns.filter((c) => c.fromTrace && isIdKey(c.name)).map((c) => c.name);
-    redactor.learnIds(
-      rows[table.name].flatMap((row) =>
-        ids.filter((n) => typeof row.cells[n] === 'string').map((n) => JSON.stringify({ [n]: row.cells[n] })),
+    // (A session id stands on every one of its rows: each distinct one is learnt once.)
+    redactor.learnIds([
+      ...new Set(
+        rows[table.name].flatMap((row) =>
+          ids.filter((n) => typeof row.cells[n] === 'string').map((n) => JSON.stringify({ [n]: row.cells[n] })),
+        ),
       ),
-    );
+    ]);
   }
   for (const table of TEAM_TABLES) {
     const names = table.columns.filter((c) => c.fromTrace).map((c) => c.name);
@@ -47,7 +50,8 @@ export async function redactTeamRows(rows: TeamRows, redactor: Redactor): Promis
     for (const row of rows[table.name]) {
       for (const name of names) if (typeof row.cells[name] === 'string') cells.push({ row, name });
     }
-    const redacted = await redactor.redactJsonTexts(cells.map((c) => JSON.stringify(c.row.cells[c.name])));
+    // Each distinct text scanned once (a column repeats its values: ids, models, the same command run again).
+    const redacted = await redactor.redactDistinctJsonTexts(cells.map((c) => JSON.stringify(c.row.cells[c.name])));
     cells.forEach((c, i) => (c.row.cells[c.name] = JSON.parse(redacted[i]!) as string));
   }
 }
@@ -95,7 +99,11 @@ export async function writeTeamParquet(
   sourceKey: string,
   generator: string,
 ): Promise<WrittenFiles> {
-  const written: WrittenFiles = { files: [], rows: { calls: 0, tool_calls: 0, sessions: 0 }, bytes: 0 };
+  const written: WrittenFiles = {
+    files: [],
+    rows: { calls: 0, tool_calls: 0, sessions: 0, context_parts: 0 },
+    bytes: 0,
+  };
   for (const table of TEAM_TABLES) {
     const groups = new Map<string, TeamRow[]>();
     for (const row of rows[table.name]) {

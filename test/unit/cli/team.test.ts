@@ -75,8 +75,9 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
       run('export', '--to', 'parquet', '-o', hashed, '--user', 'jdoe', '--machine', 'jdoe-laptop', SPOTTER).code,
       0,
     );
+    // (context_parts is written with --context only: no folder here.)
     const files = (t: string) =>
-      (readdirSync(join(hashed, t), { recursive: true }) as string[])
+      (existsSync(join(hashed, t)) ? (readdirSync(join(hashed, t), { recursive: true }) as string[]) : [])
         .filter((f) => f.endsWith('.parquet'))
         .map((f) => f.split(/[\\/]/).slice(0, 3).join('/'));
     for (const t of TEAM_TABLES)
@@ -413,8 +414,15 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
 
     // The same answers as a full export of the grown folder: every table's rows and every named query.
     assert.match(run('export', '--to', 'parquet', '-o', full, '--full', src).stderr, /from 2 traces in/);
+    // Dollars summed in another order (other files, parallel scans) differ in the last bits only: 12 digits compared.
     const sorted = async (folder: string, sql: string): Promise<string[]> =>
-      (await rows(folder, sql)).map((r) => JSON.stringify(r)).sort();
+      (await rows(folder, sql))
+        .map((r) =>
+          JSON.stringify(r, (_, v: unknown) =>
+            typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(12)) : v,
+          ),
+        )
+        .sort();
     for (const t of TEAM_TABLES)
       assert.deepEqual(
         await sorted(out, `SELECT * FROM ${t.name}`),
@@ -422,6 +430,172 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
         t.name,
       );
     for (const q of NAMED_QUERIES) assert.deepEqual(await sorted(out, q.sql), await sorted(full, q.sql), q.name);
+  });
+
+  it('compaction: the files become a few, every table and named query answers as before, and incremental exports stay exact after it', async () => {
+    const src = join(dir, 'compact-src');
+    const out = join(dir, 'compact');
+    const full = join(dir, 'compact-full');
+    mkdirSync(src);
+    const lines = readFileSync(EDIT_LOOP, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0);
+    const live = join(src, 'e5821007-9ca0-4a36-afc0-94da583da0ea.jsonl');
+    const codex = join(src, 'codex.jsonl');
+    writeFileSync(live, lines.slice(0, Math.floor(lines.length / 2)).join('\n') + '\n');
+    copyFileSync(join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl'), codex);
+    copyFileSync(join(fixtures, 'claude-code/user-rejections.jsonl'), join(src, 'rejections.jsonl'));
+    const parquet = (folder: string): string[] =>
+      (readdirSync(folder, { recursive: true }) as string[])
+        .filter((f) => f.endsWith('.parquet'))
+        .map((f) => f.split(/[\\/]/).join('/'))
+        .sort();
+    // Dollars summed in another order (other files, parallel scans) differ in the last bits only: 12 digits compared.
+    const sorted = async (folder: string, sql: string): Promise<string[]> =>
+      (await rows(folder, sql))
+        .map((r) =>
+          JSON.stringify(r, (_, v: unknown) =>
+            typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(12)) : v,
+          ),
+        )
+        .sort();
+    const sameAnswers = async (what: string): Promise<void> => {
+      rmSync(full, { recursive: true, force: true });
+      assert.equal(run('export', '--to', 'parquet', '--no-redact', '-o', full, src).code, 0);
+      for (const t of TEAM_TABLES)
+        assert.deepEqual(
+          await sorted(out, `SELECT * FROM ${t.name}`),
+          await sorted(full, `SELECT * FROM ${t.name}`),
+          `${what}: ${t.name}`,
+        );
+      for (const q of NAMED_QUERIES)
+        assert.deepEqual(await sorted(out, q.sql), await sorted(full, q.sql), `${what}: ${q.name}`);
+    };
+
+    assert.equal(run('export', '--to', 'parquet', '--no-redact', '-o', out, src).code, 0);
+    const before = parquet(out);
+    const compacted = run('compact', out);
+    assert.equal(compacted.code, 0, compacted.stderr);
+    assert.match(compacted.stderr, new RegExp(`compacted: ${before.length} files into 3 under`));
+    // One file per table, all in the compacted tier: the export's own files are gone.
+    assert.deepEqual(
+      parquet(out).map((f) => f.replace(/compacted-[^/]+\.parquet$/, 'F')),
+      ['compacted/calls/F', 'compacted/sessions/F', 'compacted/tool_calls/F'],
+    );
+    assert.ok(before.length > 3, `${before.length} files before`);
+    await sameAnswers('compacted');
+
+    // Nothing changed: nothing written, the compacted files untouched.
+    const stamps = new Map(parquet(out).map((f) => [f, statSync(join(out, f)).mtimeMs]));
+    assert.match(
+      run('export', '--to', 'parquet', '--no-redact', '-o', out, src).stderr,
+      /from 0 traces in 0 Parquet files .*; 3 unchanged/,
+    );
+    assert.deepEqual(new Map(parquet(out).map((f) => [f, statSync(join(out, f)).mtimeMs])), stamps);
+
+    // The live session grows, the Codex rollout is cut to no call: both written again, their compacted rows replaced, not added to.
+    appendFileSync(live, lines.slice(Math.floor(lines.length / 2)).join('\n') + '\n');
+    writeFileSync(codex, readFileSync(codex, 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
+    const grown = run('export', '--to', 'parquet', '--no-redact', '-o', out, src);
+    assert.match(grown.stderr, /from 2 traces in .*; 1 unchanged/);
+    // (--no-redact: redaction numbers its placeholders per run, so a trace exported in another run than the full export's would differ in them.)
+    const [c] = await rows(out, `SELECT count(*) FILTER (WHERE source_format = 'codex') AS codex FROM calls`);
+    assert.equal(c!.codex, 0);
+    await sameAnswers('grown after compaction');
+    assert.ok(
+      parquet(out).every((f) => f.startsWith('compacted/')),
+      parquet(out).join(', '),
+    );
+    assert.match(grown.stderr, /compacted \(2 traces written again replaced their compacted rows\)/);
+
+    // --full rewrites every trace: compacted again at once, still one copy of each row.
+    assert.match(
+      run('export', '--to', 'parquet', '--no-redact', '-o', out, '--full', src).stderr,
+      /compacted \(3 traces written again/,
+    );
+    await sameAnswers('--full after compaction');
+  });
+
+  it('context parts (--context): per trace, the Parquet sums by kind, tool, MCP server and file equal agent-trace context --json, and context-sources ranks them', async () => {
+    const traces = [
+      EDIT_LOOP,
+      join(fixtures, 'claude-code/context-excerpt.jsonl'),
+      join(fixtures, 'codex/tracelab-agents-md-0.114.jsonl'),
+    ];
+    type Total = { tokens: number; usd: number | null; parts?: number };
+    const near = (a: unknown, b: number, what: string) =>
+      assert.ok(
+        typeof a === 'number' && Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b)),
+        `${what}: ${String(a)} ≠ ${b}`,
+      );
+    for (const [i, trace] of traces.entries()) {
+      const out = join(dir, `context-${i}`);
+      const r = run('export', '--to', 'parquet', '--context', '--no-redact', '-o', out, trace);
+      assert.equal(r.code, 0, r.stderr);
+      const doc = JSON.parse(run('context', trace, '--json').stdout) as {
+        totals: {
+          inputUsd: number | null;
+          byKind: Record<string, Total>;
+          byTool: Array<Total & { name: string }>;
+          byMcpServer: Array<Total & { name: string }>;
+          byFile: Array<Total & { name: string }>;
+        };
+        sessions: Array<{ calls: unknown[] }>;
+      };
+      const parts = await rows(out, 'SELECT count(*) AS n, sum(cost_usd) AS usd FROM context_parts');
+      assert.ok(Number(parts[0]!.n) > 0, `${trace}: no context part`);
+      if (doc.totals.inputUsd !== null) near(parts[0]!.usd, doc.totals.inputUsd, `${trace}: Σ cost_usd = inputUsd`);
+      const byKind = await rows(
+        out,
+        'SELECT kind, sum(tokens) AS tokens, sum(cost_usd) AS usd FROM context_parts GROUP BY kind',
+      );
+      const kinds = Object.entries(doc.totals.byKind).filter(([, t]) => t.tokens > 0);
+      assert.deepEqual(byKind.map((k) => k.kind).sort(), kinds.map(([k]) => k).sort(), `${trace}: kinds`);
+      for (const [kind, t] of kinds) {
+        const got = byKind.find((k) => k.kind === kind)!;
+        near(got.tokens, t.tokens, `${trace} ${kind} tokens`);
+        if (t.usd !== null) near(got.usd, t.usd, `${trace} ${kind} usd`);
+      }
+      const grouped = async (
+        column: string,
+        where: string,
+        expected: Array<Total & { name: string }>,
+        what: string,
+      ) => {
+        const got = await rows(
+          out,
+          `SELECT ${column} AS name, sum(tokens) AS tokens, sum(cost_usd) AS usd, count(*) AS parts FROM context_parts WHERE ${column} IS NOT NULL ${where} GROUP BY 1`,
+        );
+        assert.equal(got.length, expected.length, `${trace}: ${what} groups`);
+        for (const e of expected) {
+          const g = got.find((x) => x.name === e.name);
+          assert.ok(g, `${trace}: ${what} ${e.name}`);
+          near(g.tokens, e.tokens, `${trace} ${what} ${e.name} tokens`);
+          assert.equal(g.parts, e.parts, `${trace} ${what} ${e.name} parts`);
+          if (e.usd !== null) near(g.usd, e.usd, `${trace} ${what} ${e.name} usd`);
+        }
+      };
+      await grouped('"gen_ai.tool.name"', '', doc.totals.byTool, 'tool');
+      await grouped('mcp_server', '', doc.totals.byMcpServer, 'MCP server');
+      await grouped('target_file', "AND kind = 'toolResult'", doc.totals.byFile, 'file');
+      // Every part lies within its session's calls.
+      const [bad] = await rows(
+        out,
+        'SELECT count(*) FILTER (WHERE first_call_index > last_call_index OR calls_carried <> last_call_index - first_call_index + 1) AS n FROM context_parts',
+      );
+      assert.equal(bad!.n, 0);
+      // The named query ranks the sources by their dollars: its first row is the costliest group.
+      const q = JSON.parse(run('query', out, '--named', 'context-sources', '--json').stdout) as Array<{
+        cost_usd: number | null;
+      }>;
+      assert.ok(q.length > 0);
+      const usd = q.map((x) => x.cost_usd ?? 0);
+      assert.deepEqual(
+        usd,
+        [...usd].sort((a, b) => b - a),
+        `${trace}: context-sources ordered by dollars`,
+      );
+    }
   });
 
   it('a folder of hostile files: the readable traces are exported, each other file is named with its reason, no escape sequence reaches the terminal', async () => {

@@ -2,6 +2,7 @@ import type { Engine, EngineName, EngineStarter } from './engineTypes';
 import type { PolicyName } from '../policies';
 import { runFleet } from '../fleet/fleet';
 import { runFast, startFast } from './fastEngine';
+import { runHybrid, startHybrid } from './hybridEngine';
 import { runRadix, startRadix } from './radixEngine';
 import { runReference, startReference } from './referenceEngine';
 
@@ -17,6 +18,8 @@ export type EnginesByPolicy = Readonly<Record<PolicyName, EngineImpl>>;
 const FAST: EngineImpl = { run: runFast, start: startFast };
 const REFERENCE: EngineImpl = { run: runReference, start: startReference };
 const RADIX: EngineImpl = { run: runRadix, start: startRadix };
+/** vLLM's hybrid KV-cache manager: one implementation for both names, chosen by the parameters' kvLayout. */
+const HYBRID: EngineImpl = { run: runHybrid, start: startHybrid };
 
 /**
  * The fast and the reference engine differ in how they keep vLLM's block pool; SGLang's
@@ -44,7 +47,7 @@ export const ENGINE_TABLE: Readonly<Record<EngineName, EnginesByPolicy>> = {
 /** An engine that runs each plan on the implementation of its parameters' policy, on one GPU or on the fleet the parameters describe. */
 export function enginesByPolicy(table: EnginesByPolicy): Engine {
   return (plan, params, debug) => {
-    const impl = table[params.policy];
+    const impl = params.kvLayout ? HYBRID : table[params.policy];
     if (params.fleet && params.fleet.gpus > 1) return runFleet(impl.start, plan, params, params.fleet, debug);
     return impl.run(plan, params, debug);
   };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ClaudeCodeContentCollector } from '../../../../src/core/context/claudeCodeContent';
-import { contextAcrossSessions } from '../../../../src/core/context/contextAcrossSessions';
+import { contextAcrossSessions, keepSessions } from '../../../../src/core/context/contextAcrossSessions';
 import { contextAnatomy } from '../../../../src/core/context/contextAnatomy';
 import type { TraceAnatomy } from '../../../../src/core/context/contextAnatomy';
 import { contextReport } from '../../../../src/core/context/contextReport';
@@ -51,6 +51,29 @@ describe('context contributors over many sessions', () => {
       assert.ok((across.byTool[i - 1]!.usd ?? 0) >= (across.byTool[i]!.usd ?? 0));
     // Input dollars: the sum of both traces' priced calls.
     assert.ok(Math.abs(across.inputUsd! - (reports[0]!.inputUsd! + reports[1]!.inputUsd!)) < 1e-9);
+  });
+
+  it('keeps only the sessions a view shows, and prices re-reads and the base from the parts themselves', async () => {
+    const spotter = await anatomyOf(SPOTTER);
+    const main = spotter.sessions.find((s) => s.role === 'main')!;
+    const only = contextAcrossSessions([keepSessions(spotter, new Set([main.sessionId]))]);
+    // The spotter's main session alone: 149 calls (its sub-agent's 3 and the /compact run's 1 left out).
+    assert.deepEqual([only.sessions, only.mainSessions, only.calls], [1, 1, 149]);
+    // Its base is its one system part; its suggestion carries that part's dollars.
+    const system = main.parts.filter((p) => p.kind === 'system');
+    assert.equal(system.length, 1);
+    assert.equal(only.base!.tokensPerCall, system[0]!.tokens);
+    const baseSentence = only.suggestions.find((s) => s.text.startsWith('System prompt'))!;
+    assert.equal(baseSentence.usd, system[0]!.usd);
+    assert.match(baseSentence.text, / over this session \(/);
+    // A file read twice: the suggestion's dollars are the cheaper read's, found here by filtering the parts by hand.
+    const mix = '/home/USER/projects/spotter-worktrees/spotter-4te/mix.exs';
+    const reads = main.parts.filter((p) => p.kind === 'toolResult' && p.tool === 'Read' && p.targetFile === mix);
+    assert.equal(reads.length, 2);
+    const cheaper = Math.min(reads[0]!.usd!, reads[1]!.usd!);
+    const sentence = only.suggestions.find((s) => s.text.startsWith(`\`${mix}\` read 2 times`));
+    assert.ok(sentence, only.suggestions.map((s) => s.text).join('\n'));
+    assert.ok(Math.abs(sentence.usd - cheaper) < 1e-12);
   });
 
   it('is empty over no traces', () => {

@@ -75,3 +75,33 @@ describe('Redactor', () => {
     assert.equal(out, '{"k":"before [REDACTED:a#1] after"}');
   });
 });
+
+describe('Redactor.redactDistinctJsonTexts (the team export: a column repeats its values)', () => {
+  it('gives each repeated text what redactJsonTexts gives it, and the same summary, scanning each distinct text once', async () => {
+    // Two home folders (numbered USER, USER2 in order of appearance), a key, JSON nested in a string, texts repeated out of order.
+    const a = JSON.stringify('cd /home/marco/app && npm test');
+    const b = JSON.stringify('cat /home/giulia/notes.txt');
+    const c = JSON.stringify(
+      JSON.stringify({ cmd: 'ls /home/marco', token: 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8' }),
+    );
+    const d = JSON.stringify('nothing secret here at all');
+    const texts = [a, b, a, c, d, a, c, b, d, a];
+    const plain = ownOnly();
+    const once = ownOnly();
+    const expected = await plain.redactJsonTexts(texts);
+    const scanned: string[] = [];
+    const counting = new Redactor([{ detect: (t: string) => (scanned.push(t), []) }], 'spy');
+    assert.deepEqual(await once.redactDistinctJsonTexts(texts), expected);
+    assert.deepEqual(once.summary(), plain.summary());
+    // By hand: marco's folder 4 times in a and twice in c, giulia's twice; the GitHub token twice.
+    assert.equal(plain.summary().byKind['home-user']?.occurrences, 8);
+    assert.equal(plain.summary().byKind['home-user']?.distinct, 2);
+    assert.match(expected[0]!, /\/home\/USER\/app/);
+    assert.match(expected[1]!, /\/home\/USER2\/notes/);
+    // Each distinct text reaches the detectors once (in one batch), not once per repeat.
+    await counting.redactDistinctJsonTexts(texts);
+    const joined = scanned.join('\n');
+    assert.equal(joined.split('npm test').length - 1, 1);
+    assert.equal(joined.split('notes.txt').length - 1, 1);
+  });
+});

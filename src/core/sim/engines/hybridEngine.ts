@@ -1,0 +1,609 @@
+import { PROGRESS_STEPS } from './engineTypes';
+import type {
+  ArrivalSource,
+  CallRecord,
+  EngineDebug,
+  EngineOutcome,
+  EngineRun,
+  EngineTotals,
+  StepLogEntry,
+} from './engineTypes';
+import type { EngineParams, KvLayout } from '../params';
+import { isDecoding, StepClock, stepCostsNs } from './policySupport';
+import { SessionReplay } from './sessionReplay';
+import { visitKeys } from '../simRequests';
+import type { KeyRun, SimPlan, SimRequest } from '../simRequests';
+
+/**
+ * The hybrid engine: vLLM v1's hybrid KV-cache manager (docs/design/simulator.md §1.8) for
+ * models whose layers do not all keep every token: full-attention layers next to
+ * sliding-window or chunked-local layers. One block pool is shared by every KV-cache
+ * group; each group keeps its own block table per request; the window groups free the
+ * blocks that leave the window (replacing them by vLLM's null block) and find prefix hits
+ * by their own rules. The scheduler is the reference engine's (FCFS, chunked prefill,
+ * recompute preemption of the last running request).
+ *
+ * Plain and step by step like the reference engine; used by both engine names whenever
+ * the parameters carry a `kvLayout`.
+ */
+export function runHybrid(plan: SimPlan, p: EngineParams, debug: EngineDebug = {}): EngineOutcome {
+  const run = startHybrid(plan, p, new SessionReplay(plan, p), debug);
+  while (run.turn());
+  return run.outcome();
+}
+
+/** A hybrid-engine run fed by `source` and driven turn by turn (one GPU of a fleet). */
+export function startHybrid(plan: SimPlan, p: EngineParams, source: ArrivalSource, debug: EngineDebug = {}): EngineRun {
+  if (!p.kvLayout) throw new Error('the hybrid engine needs a kvLayout');
+  if (p.policy !== 'vllm-lru' && p.policy !== 'admission-cap')
+    throw new Error(`policy ${p.policy} is not modelled with a hybrid KV layout`);
+  return new HybridRun(plan, p, p.kvLayout, debug, source);
+}
+
+/** A block table entry that holds nothing: vLLM's null block (a skipped block outside the window). */
+const NULL_BLOCK = -1;
+const NONE = Number.NaN;
+
+/** What one group of layers is: its kind decides which blocks it skips and how it finds a hit. */
+type GroupKind = 'full' | KvLayout['other'];
+
+/** A prefix hit: per group, the blocks (NULL_BLOCK where skipped), and its length in tokens. */
+interface Hit {
+  blocks: number[][];
+  tokens: number;
+}
+
+class HybridRun implements EngineRun {
+  private readonly bs: number;
+  private readonly nb: number;
+  /** Kind of each KV-cache group, in vLLM's group order. */
+  private readonly kinds: GroupKind[];
+  private readonly fullIds: number[];
+  private readonly otherIds: number[];
+  // Block pool: ref counts, hash key and group, the free queue as a doubly linked list.
+  private readonly ref: Int32Array;
+  private readonly key: Float64Array;
+  private readonly keyGroup: Int32Array;
+  private readonly prev: Int32Array;
+  private readonly next: Int32Array;
+  private freeCount = 0;
+  private readonly head: number;
+  private readonly tail: number;
+  /** Per group, hash key → cached blocks (BlockHashToBlockMap keyed by hash and group id). */
+  private readonly cached: Array<Map<number, number[]>>;
+  /** Keys a full-attention group ever cached: the never-evicting ideal. */
+  private readonly everCached = new Set<number>();
+  // Requests.
+  private readonly numComputed: number[];
+  private readonly numTokens: number[];
+  private readonly generated: number[];
+  /** Per request, per group: the block table. */
+  private readonly tables: number[][][];
+  /** Per request, per group: blocks already cached (vLLM's num_cached_block). */
+  private readonly cachedBlocks: number[][];
+  private readonly admitted: boolean[];
+  private readonly keyCache = new Map<number, number[]>();
+  private readonly records: CallRecord[];
+  private waiting: number[] = [];
+  private readonly running: number[] = [];
+  private readonly totals: EngineTotals = {
+    steps: 0,
+    preemptions: 0,
+    rejectedRequests: 0,
+    vllmQueries: 0,
+    vllmHits: 0,
+    prefillMs: 0,
+    decodeMs: 0,
+    transferMs: 0,
+    makespanS: 0,
+  };
+  private readonly clock: StepClock;
+
+  constructor(
+    private readonly plan: SimPlan,
+    private readonly p: EngineParams,
+    private readonly layout: KvLayout,
+    private readonly debug: EngineDebug,
+    private readonly replay: ArrivalSource,
+  ) {
+    this.bs = plan.blockSizeTokens;
+    this.clock = new StepClock(stepCostsNs(p, this.bs));
+    this.nb = Math.floor(p.capacityTokens / this.bs);
+    const full: GroupKind[] = new Array<GroupKind>(layout.fullGroups).fill('full');
+    const other: GroupKind[] = new Array<GroupKind>(layout.otherGroups).fill(layout.other);
+    this.kinds = layout.otherFirst ? [...other, ...full] : [...full, ...other];
+    this.fullIds = this.kinds.flatMap((k, g) => (k === 'full' ? [g] : []));
+    this.otherIds = this.kinds.flatMap((k, g) => (k === 'full' ? [] : [g]));
+    this.cached = this.kinds.map(() => new Map<number, number[]>());
+    this.ref = new Int32Array(this.nb);
+    this.key = new Float64Array(this.nb).fill(NONE);
+    this.keyGroup = new Int32Array(this.nb);
+    this.prev = new Int32Array(this.nb + 2);
+    this.next = new Int32Array(this.nb + 2);
+    this.head = this.nb;
+    this.tail = this.nb + 1;
+    this.next[this.head] = this.tail;
+    this.prev[this.tail] = this.head;
+    for (let b = 0; b < this.nb; b++) this.pushTail(b);
+    const n = plan.requests.length;
+    this.numComputed = new Array<number>(n).fill(0);
+    this.numTokens = plan.requests.map((r) => r.promptTokens);
+    this.generated = new Array<number>(n).fill(0);
+    this.tables = plan.requests.map(() => this.kinds.map(() => []));
+    this.cachedBlocks = plan.requests.map(() => this.kinds.map(() => 0));
+    this.admitted = new Array<boolean>(n).fill(false);
+    this.records = this.replay.records;
+  }
+
+  private grow(r: number): void {
+    for (let i = this.numTokens.length; i <= r; i++) {
+      this.numComputed.push(0);
+      this.numTokens.push(this.plan.requests[i]!.promptTokens);
+      this.generated.push(0);
+      this.tables.push(this.kinds.map(() => []));
+      this.cachedBlocks.push(this.kinds.map(() => 0));
+      this.admitted.push(false);
+    }
+  }
+
+  turn(): boolean {
+    this.replay.arrive(this.clock.now, this.queue);
+    if (this.replay.adaptive) this.replay.adaptCap(this.clock.now, this.nb - this.freeCount < 0.9 * this.nb);
+    if (this.running.length === 0 && this.waiting.length === 0) {
+      const next = this.replay.nextEventNs(null);
+      if (next === null) return false;
+      this.clock.now = Math.max(this.clock.now, next);
+      return true;
+    }
+    this.step();
+    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0)
+      this.debug.progress(this.replay.ended, this.replay.totalCalls);
+    if (this.debug.selfCheck) this.checkPool();
+    return true;
+  }
+
+  outcome(): EngineOutcome {
+    this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests);
+    return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
+  }
+
+  get nowNs(): number {
+    return this.clock.now;
+  }
+
+  nextEventNs(): number | null {
+    if (this.running.length > 0 || this.waiting.length > 0) return this.clock.now;
+    const next = this.replay.nextEventNs(null);
+    return next === null ? null : Math.max(this.clock.now, next);
+  }
+
+  loadTokens(): number {
+    let n = 0;
+    for (const r of this.running) n += this.numTokens[r]!;
+    for (const r of this.waiting) n += this.numTokens[r]!;
+    return n;
+  }
+
+  cachedPrefixTokens(request: SimRequest): number {
+    return this.findHit(this.keysOfRequest(-1, request.keys), request.promptTokens).tokens;
+  }
+
+  fewestSamplesLeft(): number {
+    let n = Infinity;
+    for (const r of [...this.running, ...this.waiting])
+      n = Math.min(n, this.plan.requests[r]!.outputTokens - this.generated[r]!);
+    return n;
+  }
+
+  /** Ref counts equal the tables holding each block; the free queue is exactly the blocks nobody holds; keys and maps agree. */
+  private checkPool(): void {
+    const fail = (what: string): never => {
+      throw new Error(`hybrid engine invariant broken at step ${this.clock.steps}: ${what}`);
+    };
+    const held = new Int32Array(this.nb);
+    for (const t of this.tables) for (const g of t) for (const b of g) if (b !== NULL_BLOCK) held[b]!++;
+    let unheld = 0;
+    for (let b = 0; b < this.nb; b++) {
+      if (this.ref[b] !== held[b]) fail(`block ${b} has ref count ${this.ref[b]} but ${held[b]} tables hold it`);
+      if (this.ref[b] === 0) unheld++;
+    }
+    let queued = 0;
+    for (let b = this.next[this.head]!; b !== this.tail; b = this.next[b]!) {
+      if (++queued > this.nb) fail('the free queue has a cycle');
+      if (this.ref[b] !== 0) fail(`block ${b} is in the free queue with ref count ${this.ref[b]}`);
+    }
+    if (queued !== this.freeCount || queued !== unheld)
+      fail(`${queued} blocks queued, freeCount ${this.freeCount}, ${unheld} held by nobody`);
+    this.cached.forEach((map, g) => {
+      for (const [k, blocks] of map)
+        for (const b of blocks)
+          if (this.key[b] !== k || this.keyGroup[b] !== g) fail(`group ${g} lists block ${b} under key ${k}`);
+    });
+  }
+
+  private readonly queue = (r: number): void => {
+    if (r >= this.numTokens.length) this.grow(r);
+    this.waiting.push(r);
+  };
+
+  /** Request r's block keys, one per whole block of prompt + output (vLLM's block_hashes); r < 0 for a request not to remember. */
+  private keysOfRequest(r: number, runs: readonly KeyRun[]): number[] {
+    const known = r >= 0 ? this.keyCache.get(r) : undefined;
+    if (known) return known;
+    const keys: number[] = [];
+    visitKeys(runs, 0, Number.MAX_SAFE_INTEGER, (k) => {
+      keys.push(k);
+      return true;
+    });
+    if (r >= 0) this.keyCache.set(r, keys);
+    return keys;
+  }
+
+  // ---- the free queue (as the reference engine's) ----
+
+  private pushTail(b: number): void {
+    const last = this.prev[this.tail]!;
+    this.next[last] = b;
+    this.prev[b] = last;
+    this.next[b] = this.tail;
+    this.prev[this.tail] = b;
+    this.freeCount++;
+  }
+
+  private pushHeadAll(blocks: number[]): void {
+    for (let i = blocks.length - 1; i >= 0; i--) {
+      const b = blocks[i]!;
+      const first = this.next[this.head]!;
+      this.next[this.head] = b;
+      this.prev[b] = this.head;
+      this.next[b] = first;
+      this.prev[first] = b;
+      this.freeCount++;
+    }
+  }
+
+  private unlink(b: number): void {
+    const a = this.prev[b]!;
+    const c = this.next[b]!;
+    this.next[a] = c;
+    this.prev[c] = a;
+    this.freeCount--;
+  }
+
+  /** get_new_blocks: the head of the free queue, its cached hash (of whichever group) evicted. */
+  private popHead(): number {
+    const b = this.next[this.head]!;
+    this.unlink(b);
+    const k = this.key[b]!;
+    if (!Number.isNaN(k)) {
+      const map = this.cached[this.keyGroup[b]!]!;
+      const list = map.get(k)!;
+      list.splice(list.indexOf(b), 1);
+      if (list.length === 0) map.delete(k);
+      this.key[b] = NONE;
+    }
+    return b;
+  }
+
+  /**
+   * free_blocks on blocks in eviction order: null blocks are never queued; in current
+   * vLLM unhashed blocks go to the head, hashed ones to the tail (legacy: all to the tail).
+   */
+  private release(blocks: number[]): void {
+    const toHead: number[] = [];
+    for (const b of blocks) {
+      if (b === NULL_BLOCK) continue;
+      this.ref[b]!--;
+      if (this.ref[b] !== 0) continue;
+      if (this.p.freeOrder === 'current' && Number.isNaN(this.key[b]!)) toHead.push(b);
+      else this.pushTail(b);
+    }
+    if (toHead.length > 0) this.pushHeadAll(toHead);
+  }
+
+  /** Frees every group's table, group by group, each tail first (coordinator.free). */
+  private freeAll(r: number): void {
+    for (let g = 0; g < this.kinds.length; g++) {
+      this.release([...this.tables[r]![g]!].reverse());
+      this.tables[r]![g] = [];
+      this.cachedBlocks[r]![g] = 0;
+    }
+  }
+
+  // ---- lookup ----
+
+  private cachedIn(groups: number[], k: number): number[] | null {
+    const out: number[] = [];
+    for (const g of groups) {
+      const list = this.cached[g]!.get(k);
+      if (!list) return null;
+      out.push(list[0]!); // the earliest cached copy
+    }
+    return out;
+  }
+
+  /**
+   * find_longest_cache_hit of the hybrid coordinator: the full-attention groups' run of
+   * cached blocks first, then the other groups' hit within it by their own rule, and the
+   * full-attention hit cut to that length.
+   */
+  private findHit(keys: number[], numTokens: number): Hit {
+    const maxBlocks = Math.floor((numTokens - 1) / this.bs);
+    const full: number[][] = this.fullIds.map(() => []);
+    for (let j = 0; j < maxBlocks && j < keys.length; j++) {
+      const found = this.cachedIn(this.fullIds, keys[j]!);
+      if (!found) break;
+      found.forEach((b, i) => full[i]!.push(b));
+    }
+    const within = full[0]!.length;
+    const other =
+      this.layout.other === 'sliding-window' ? this.slidingHit(keys, within) : this.chunkedHit(keys, within);
+    const n = other[0]!.length;
+    for (const list of full) list.length = n;
+    const blocks: number[][] = [];
+    let fi = 0;
+    let oi = 0;
+    for (const kind of this.kinds) blocks.push(kind === 'full' ? full[fi++]! : other[oi++]!);
+    return { blocks, tokens: n * this.bs };
+  }
+
+  /** SlidingWindowManager.find_longest_cache_hit: from the right, the first run of window − 1 tokens' worth of cached blocks. */
+  private slidingHit(keys: number[], maxBlocks: number): number[][] {
+    const need = Math.ceil((this.layout.windowTokens - 1) / this.bs);
+    const out: number[][] = this.otherIds.map(() => new Array<number>(maxBlocks).fill(NULL_BLOCK));
+    let run = 0;
+    for (let i = maxBlocks - 1; i >= 0; i--) {
+      const found = this.cachedIn(this.otherIds, keys[i]!);
+      if (!found) {
+        run = 0;
+        continue;
+      }
+      found.forEach((b, gi) => (out[gi]![i] = b));
+      run++;
+      if (run >= need) {
+        for (const list of out) list.length = i + run;
+        return out;
+      }
+    }
+    // No full window: the run that starts at block 0 still counts.
+    for (const list of out) list.length = run;
+    return out;
+  }
+
+  /** ChunkedLocalAttentionManager.find_longest_cache_hit: blocks before the current chunk are skipped (null), the chunk's own blocks must be cached. */
+  private chunkedHit(keys: number[], maxBlocks: number): number[][] {
+    const maxLength = maxBlocks * this.bs;
+    const chunk = this.layout.windowTokens;
+    const startBlock = maxLength > 0 ? (Math.floor(maxLength / chunk) * chunk) / this.bs : 0;
+    const out: number[][] = this.otherIds.map(() => new Array<number>(startBlock).fill(NULL_BLOCK));
+    for (let i = startBlock; i < maxBlocks; i++) {
+      const found = this.cachedIn(this.otherIds, keys[i]!);
+      if (!found) break;
+      found.forEach((b, gi) => out[gi]!.push(b));
+    }
+    return out;
+  }
+
+  private idealBlocks(keys: number[], numTokens: number): number {
+    const max = Math.floor((numTokens - 1) / this.bs);
+    let n = 0;
+    while (n < max && n < keys.length && this.everCached.has(keys[n]!)) n++;
+    return n;
+  }
+
+  // ---- allocation ----
+
+  /** Tokens a group no longer attends to once `computed` tokens are computed (get_num_skipped_tokens). */
+  private skippedTokens(kind: GroupKind, computed: number): number {
+    if (kind === 'sliding-window') return computed - this.layout.windowTokens + 1;
+    if (kind === 'chunked-local') return Math.floor(computed / this.layout.windowTokens) * this.layout.windowTokens;
+    return 0;
+  }
+
+  /** remove_skipped_blocks: blocks that left the window become null and are freed, last first. */
+  private removeSkipped(r: number): void {
+    for (let g = 0; g < this.kinds.length; g++) {
+      const skipped = this.skippedTokens(this.kinds[g]!, this.numComputed[r]!);
+      if (skipped <= 0) continue;
+      const table = this.tables[r]![g]!;
+      const removed: number[] = [];
+      for (let i = Math.floor(skipped / this.bs) - 1; i >= 0; i--) {
+        if (table[i] === NULL_BLOCK) break;
+        removed.push(table[i]!);
+        table[i] = NULL_BLOCK;
+      }
+      this.release(removed);
+    }
+  }
+
+  /**
+   * allocate_slots (docs/design/simulator.md §1.8): skipped blocks are freed first (even
+   * when the allocation then fails, as in vLLM); false when the pool has too few free
+   * blocks for every group, with nothing else changed.
+   */
+  private allocate(r: number, numNew: number, hit: Hit | null): boolean {
+    this.removeSkipped(r);
+    const computed = this.numComputed[r]! + (hit ? hit.tokens : 0);
+    const needBlocks = Math.ceil((computed + numNew) / this.bs);
+    let toAllocate = 0;
+    for (let g = 0; g < this.kinds.length; g++) {
+      const hits = hit ? hit.blocks[g]! : [];
+      toAllocate += needBlocks - hits.length - this.tables[r]![g]!.length;
+      for (const b of hits) if (b !== NULL_BLOCK && this.ref[b] === 0) toAllocate++;
+    }
+    if (toAllocate > this.freeCount) return false;
+    if (hit) {
+      // touch, then save_new_computed_blocks.
+      for (let g = 0; g < this.kinds.length; g++)
+        for (const b of hit.blocks[g]!) {
+          if (b === NULL_BLOCK) continue;
+          if (this.ref[b] === 0) this.unlink(b);
+          this.ref[b]!++;
+        }
+      for (let g = 0; g < this.kinds.length; g++)
+        if (hit.blocks.some((list) => list.length > 0)) {
+          this.tables[r]![g] = [...hit.blocks[g]!];
+          this.cachedBlocks[r]![g] = hit.blocks[g]!.length;
+        }
+    }
+    for (let g = 0; g < this.kinds.length; g++) {
+      const table = this.tables[r]![g]!;
+      for (let i = table.length; i < needBlocks; i++) {
+        const b = this.popHead();
+        this.ref[b] = 1;
+        table.push(b);
+      }
+    }
+    // cache_blocks: every group caches its blocks whose tokens are all computed or scheduled.
+    const keys = this.keysOfRequest(r, this.plan.requests[r]!.keys);
+    const full = Math.floor(Math.min(computed + numNew, this.numTokens[r]!) / this.bs);
+    for (let g = 0; g < this.kinds.length; g++) {
+      const table = this.tables[r]![g]!;
+      for (let j = this.cachedBlocks[r]![g]!; j < full; j++) {
+        const b = table[j]!;
+        if (b === NULL_BLOCK) throw new Error(`hybrid engine: request ${r} caches a skipped block ${j}`);
+        const k = keys[j];
+        if (k === undefined) break; // a gap in the keys: nothing past it is shared
+        this.key[b] = k;
+        this.keyGroup[b] = g;
+        const map = this.cached[g]!;
+        const list = map.get(k);
+        if (list) list.push(b);
+        else map.set(k, [b]);
+        if (this.kinds[g] === 'full') this.everCached.add(k);
+      }
+      this.cachedBlocks[r]![g] = Math.max(this.cachedBlocks[r]![g]!, full);
+    }
+    return true;
+  }
+
+  private preempt(r: number): void {
+    this.freeAll(r);
+    this.numComputed[r] = 0;
+    this.records[r]!.preemptions += 1;
+    this.totals.preemptions += 1;
+    this.waiting.unshift(r);
+  }
+
+  // ---- one engine step (the reference engine's scheduler) ----
+
+  private log: StepLogEntry | null = null;
+
+  private step(): void {
+    if (this.debug.onStepLog)
+      this.log = {
+        step: this.clock.steps,
+        t: this.clock.now / 1e9,
+        end: this.clock.now / 1e9,
+        sched: [],
+        preempted: [],
+        admitted: [],
+        lookups: [],
+      };
+    let budget = this.p.maxNumBatchedTokens;
+    const scheduled: Array<{ r: number; numNew: number; decode: boolean }> = [];
+    let preempted = false;
+    let i = 0;
+    while (i < this.running.length && budget > 0) {
+      const r = this.running[i]!;
+      const numNew = Math.min(this.numTokens[r]! - this.numComputed[r]!, budget);
+      let selfPreempted = false;
+      while (!this.allocate(r, numNew, null)) {
+        const victim = this.running.pop()!;
+        this.preempt(victim);
+        this.log?.preempted.push(victim);
+        preempted = true;
+        if (victim === r) {
+          selfPreempted = true;
+          break;
+        }
+      }
+      if (selfPreempted) break;
+      scheduled.push({ r, numNew, decode: this.isDecode(r) });
+      budget -= numNew;
+      i++;
+    }
+    if (!preempted) {
+      while (this.waiting.length > 0 && budget > 0 && this.running.length < this.p.maxNumSeqs) {
+        const r = this.waiting[0]!;
+        let hit: Hit | null = null;
+        let ideal = 0;
+        if (this.numComputed[r] === 0) {
+          const keys = this.keysOfRequest(r, this.plan.requests[r]!.keys);
+          hit = this.findHit(keys, this.numTokens[r]!);
+          ideal = this.idealBlocks(keys, this.numTokens[r]!);
+          this.log?.lookups.push([r, hit.tokens]);
+          if (this.records[r]!.preemptions === 0) {
+            this.totals.vllmQueries += this.numTokens[r]!;
+            this.totals.vllmHits += hit.tokens;
+          }
+        }
+        const computedAfter = this.numComputed[r]! + (hit ? hit.tokens : 0);
+        const numNew = Math.min(this.numTokens[r]! - computedAfter, budget);
+        if (!this.allocate(r, numNew, hit)) break;
+        this.waiting.shift();
+        this.running.push(r);
+        this.log?.admitted.push(r);
+        this.numComputed[r] = computedAfter;
+        this.replay.recordBlockAdmission(
+          r,
+          !this.admitted[r],
+          this.clock.now,
+          this.bs,
+          hit ? hit.tokens / this.bs : 0,
+          0,
+          ideal,
+        );
+        this.admitted[r] = true;
+        scheduled.push({ r, numNew, decode: this.isDecode(r) });
+        budget -= numNew;
+      }
+    }
+    if (scheduled.length === 0)
+      throw new Error(
+        'hybrid engine: nothing can be scheduled (one request needs more blocks, across its KV-cache groups, than the cache holds)',
+      );
+    this.advance(scheduled);
+  }
+
+  private isDecode(r: number): boolean {
+    return isDecoding(this.numTokens[r]!, this.numComputed[r]!, this.plan.requests[r]!.promptTokens);
+  }
+
+  private advance(scheduled: Array<{ r: number; numNew: number; decode: boolean }>): void {
+    let prefillTokens = 0;
+    let decodeContext = 0;
+    let decodes = 0;
+    for (const s of scheduled) {
+      if (s.decode) {
+        decodes += 1;
+        decodeContext += this.numComputed[s.r]!;
+      } else {
+        prefillTokens += s.numNew;
+        this.records[s.r]!.prefillTokens += s.numNew;
+      }
+    }
+    this.clock.chargeStep(prefillTokens, decodeContext, decodes, 0);
+    if (this.log) {
+      for (const s of scheduled) this.log.sched.push([s.r, s.numNew, s.decode ? 1 : 0]);
+      this.log.end = this.clock.now / 1e9;
+      this.debug.onStepLog!(this.log);
+      this.log = null;
+    }
+    for (const { r, numNew } of scheduled) {
+      this.numComputed[r]! += numNew;
+      if (this.numComputed[r]! < this.numTokens[r]!) continue;
+      this.generated[r]! += 1;
+      if (this.generated[r]! >= this.plan.requests[r]!.outputTokens) this.finish(r);
+      else this.numTokens[r]! += 1;
+    }
+  }
+
+  private finish(r: number): void {
+    this.running.splice(this.running.indexOf(r), 1);
+    this.records[r]!.finishedS = this.clock.now / 1e9;
+    this.freeAll(r);
+    this.keyCache.delete(r); // a finished request is never looked up again: keep memory to the live ones
+    this.replay.callEnded(r, this.clock.now);
+  }
+}
