@@ -104,6 +104,8 @@ function serverLine(c: ReportContext, swept: SweepAxis | null): string {
 
 /** "1 full-attention + 1 sliding-window (128 tokens) block tables". */
 function describeLayout(l: KvLayout): string {
+  if (l.other === 'mamba')
+    return `${l.fullGroups} full-attention + ${l.otherGroups} Mamba-state block tables${l.prefixCaching === false ? ', no prefix caching (vLLM turns it off for this model)' : ''}`;
   const other = l.other === 'sliding-window' ? 'sliding-window' : 'chunked-local';
   return `${l.fullGroups} full-attention + ${l.otherGroups} ${other} (${formatCount(l.windowTokens)} tokens) block tables`;
 }

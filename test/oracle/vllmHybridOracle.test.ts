@@ -78,7 +78,11 @@ const SOURCES: Source[] = [
 interface LayoutCase {
   name: string;
   layout: () => KvLayout;
+  /** The block size vLLM runs the model with (a Mamba hybrid's raised one); absent, 16. */
+  blockSizeTokens?: number;
 }
+
+const presetBlockSize = (id: string): number => MODEL_PRESETS.find((x) => x.id === id)!.blockSizeTokens!;
 
 const LAYOUTS: LayoutCase[] = [
   { name: 'gpt-oss (sliding window 128 + full)', layout: () => layoutOf('gpt-oss-120b') },
@@ -91,6 +95,22 @@ const LAYOUTS: LayoutCase[] = [
   {
     name: 'sliding window 1000, full first',
     layout: () => ({ fullGroups: 1, other: 'sliding-window', windowTokens: 1000, otherGroups: 2, otherFirst: false }),
+  },
+  {
+    name: 'Nemotron Nano 9B v2 (Mamba2 ×7 groups : full, 768-token blocks)',
+    layout: () => layoutOf('nemotron-nano-9b-v2'),
+    blockSizeTokens: presetBlockSize('nemotron-nano-9b-v2'),
+  },
+  {
+    // Finer blocks than vLLM would pick, so that a Mamba hit lands inside the sessions' calls often.
+    name: 'Mamba ×2 groups, full first, 64-token blocks',
+    layout: () => ({ fullGroups: 1, other: 'mamba', windowTokens: 0, otherGroups: 2, otherFirst: false }),
+    blockSizeTokens: 64,
+  },
+  {
+    name: 'Qwen3-Next (Gated DeltaNet ×3 : full, no prefix caching, 544-token blocks)',
+    layout: () => layoutOf('qwen3-next-80b-a3b-fp8'),
+    blockSizeTokens: presetBlockSize('qwen3-next-80b-a3b-fp8'),
   },
 ];
 
@@ -115,15 +135,22 @@ function capacities(
   w: AgentWorkload,
   replicas: number,
   layout: KvLayout,
+  bs = 16,
 ): Array<{ label: string; capacityTokens: number }> {
   const largest = Math.max(
     ...w.sessions.flatMap((s) => s.calls.map((c) => c.promptTokens + Math.max(1, c.outputTokens))),
   );
-  const whole = (t: number): number => Math.ceil(t / 16) * 16;
+  const whole = (t: number): number => Math.ceil(t / bs) * bs;
   const groups = layout.fullGroups + layout.otherGroups;
-  const peak =
-    layout.fullGroups * largest +
-    layout.otherGroups * Math.min(largest, layout.windowTokens + DEFAULT_PARAMS.maxNumBatchedTokens);
+  // A Mamba group keeps a state per block (with prefix caching: as many blocks as full attention),
+  // or one block per request without.
+  const otherPeak =
+    layout.other !== 'mamba'
+      ? Math.min(largest, layout.windowTokens + DEFAULT_PARAMS.maxNumBatchedTokens)
+      : layout.prefixCaching === false
+        ? bs
+        : largest;
+  const peak = layout.fullGroups * largest + layout.otherGroups * otherPeak;
   return [
     { label: 'roomy', capacityTokens: whole(largest * replicas * groups * 1.1) },
     { label: 'tight', capacityTokens: whole(peak * 1.2) },
@@ -212,12 +239,19 @@ const CASES: Case[] = [
   { source: 'Codex CLI 0.114 (TraceLab)', layout: LAYOUTS[3]!.name, order: 'legacy', side: 'tight' },
   { source: 'bundled sample (Claude Code)', layout: LAYOUTS[0]!.name, order: 'current', side: 'roomy' },
   { source: 'Codex CLI 0.114 (TraceLab)', layout: LAYOUTS[2]!.name, order: 'current', side: 'roomy' },
+  // Mamba: both free orders, two more sessions, a roomy pool.
+  { source: 'Claude Code, edit retry loop', layout: LAYOUTS[5]!.name, order: 'legacy', side: 'tight' },
+  { source: 'bundled sample (Claude Code)', layout: LAYOUTS[6]!.name, order: 'current', side: 'tight' },
+  { source: 'mini-swe-agent, pvlib', layout: LAYOUTS[6]!.name, order: 'legacy', side: 'tight' },
+  { source: 'Codex CLI 0.114 (TraceLab)', layout: LAYOUTS[5]!.name, order: 'current', side: 'roomy' },
+  { source: 'Claude Code, edit retry loop', layout: LAYOUTS[7]!.name, order: 'legacy', side: 'tight' },
 ];
 
 /** The manager vLLM gives each kind of layer: what the oracle must have run. */
 const MANAGER: Record<KvLayout['other'], string> = {
   'sliding-window': 'SlidingWindowManager',
   'chunked-local': 'ChunkedLocalAttentionManager',
+  mamba: 'MambaManager',
 };
 
 describe('hybrid engine = vLLM hybrid KV-cache manager, on real sessions', { skip: skipAll }, () => {
@@ -229,12 +263,19 @@ describe('hybrid engine = vLLM hybrid KV-cache manager, on real sessions', { ski
       it(label, { skip: existsSync(source.path) ? false : `${source.path} is missing` }, async () => {
         const workload = await loadWorkload(source);
         const layout = lc.layout();
-        const cap = capacities(workload, source.replicas, layout).find((x) => x.label === c.side)!;
+        const bs = lc.blockSizeTokens ?? 16;
+        const cap = capacities(workload, source.replicas, layout, bs).find((x) => x.label === c.side)!;
         const job: OracleJob = {
           workload,
           replicas: source.replicas,
           staggerS: source.staggerS,
-          params: { ...DEFAULT_PARAMS, capacityTokens: cap.capacityTokens, freeOrder: c.order, kvLayout: layout },
+          params: {
+            ...DEFAULT_PARAMS,
+            blockSizeTokens: bs,
+            capacityTokens: cap.capacityTokens,
+            freeOrder: c.order,
+            kvLayout: layout,
+          },
         };
         const report = await runOracle(oracleDir, job, { perCall: true });
         // The oracle really ran vLLM's hybrid coordinator with this layout's managers, in this order.

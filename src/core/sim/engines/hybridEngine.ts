@@ -17,10 +17,11 @@ import type { KeyRun, SimPlan, SimRequest } from '../simRequests';
 /**
  * The hybrid engine: vLLM v1's hybrid KV-cache manager (docs/design/simulator.md §1.8) for
  * models whose layers do not all keep every token: full-attention layers next to
- * sliding-window or chunked-local layers. One block pool is shared by every KV-cache
- * group; each group keeps its own block table per request; the window groups free the
- * blocks that leave the window (replacing them by vLLM's null block) and find prefix hits
- * by their own rules. The scheduler is the reference engine's (FCFS, chunked prefill,
+ * sliding-window, chunked-local or Mamba (linear-attention) layers. One block pool is
+ * shared by every KV-cache group; each group keeps its own block table per request; the
+ * window groups free the blocks that leave the window (replacing them by vLLM's null
+ * block); every group finds prefix hits by its own rule (a Mamba group: the last block
+ * whose state is cached). The scheduler is the reference engine's (FCFS, chunked prefill,
  * recompute preemption of the last running request).
  *
  * Plain and step by step like the reference engine; used by both engine names whenever
@@ -60,6 +61,8 @@ class HybridRun implements EngineRun {
   private readonly kinds: GroupKind[];
   private readonly fullIds: number[];
   private readonly otherIds: number[];
+  /** vLLM's enable_caching: off for a Mamba hybrid whose class does not declare Mamba prefix caching. */
+  private readonly caching: boolean;
   // Block pool: ref counts, hash key and group, the free queue as a doubly linked list.
   private readonly ref: Int32Array;
   private readonly key: Float64Array;
@@ -114,6 +117,7 @@ class HybridRun implements EngineRun {
     this.kinds = layout.otherFirst ? [...other, ...full] : [...full, ...other];
     this.fullIds = this.kinds.flatMap((k, g) => (k === 'full' ? [g] : []));
     this.otherIds = this.kinds.flatMap((k, g) => (k === 'full' ? [] : [g]));
+    this.caching = layout.prefixCaching !== false;
     this.cached = this.kinds.map(() => new Map<number, number[]>());
     this.ref = new Int32Array(this.nb);
     this.key = new Float64Array(this.nb).fill(NONE);
@@ -337,7 +341,11 @@ class HybridRun implements EngineRun {
     }
     const within = full[0]!.length;
     const other =
-      this.layout.other === 'sliding-window' ? this.slidingHit(keys, within) : this.chunkedHit(keys, within);
+      this.layout.other === 'sliding-window'
+        ? this.slidingHit(keys, within)
+        : this.layout.other === 'chunked-local'
+          ? this.chunkedHit(keys, within)
+          : this.mambaHit(keys, within);
     const n = other[0]!.length;
     for (const list of full) list.length = n;
     const blocks: number[][] = [];
@@ -384,6 +392,20 @@ class HybridRun implements EngineRun {
     return out;
   }
 
+  /**
+   * MambaManager.find_longest_cache_hit (single_type_kv_cache_manager.py l.659): from the
+   * right, the first block whose state every Mamba group has cached; the blocks before it
+   * are null. All groups share one block size, so every hit length is aligned.
+   */
+  private mambaHit(keys: number[], maxBlocks: number): number[][] {
+    for (let i = maxBlocks - 1; i >= 0; i--) {
+      const found = this.cachedIn(this.otherIds, keys[i]!);
+      if (!found) continue;
+      return found.map((b) => [...new Array<number>(i).fill(NULL_BLOCK), b]);
+    }
+    return this.otherIds.map(() => []);
+  }
+
   private idealBlocks(keys: number[], numTokens: number): number {
     const max = Math.floor((numTokens - 1) / this.bs);
     let n = 0;
@@ -424,11 +446,12 @@ class HybridRun implements EngineRun {
   private allocate(r: number, numNew: number, hit: Hit | null): boolean {
     this.removeSkipped(r);
     const computed = this.numComputed[r]! + (hit ? hit.tokens : 0);
-    const needBlocks = Math.ceil((computed + numNew) / this.bs);
+    const slots = Math.min(computed + numNew, this.p.maxModelLenTokens);
+    const needBlocks = this.kinds.map((kind) => this.blocksFor(kind, slots));
     let toAllocate = 0;
     for (let g = 0; g < this.kinds.length; g++) {
       const hits = hit ? hit.blocks[g]! : [];
-      toAllocate += needBlocks - hits.length - this.tables[r]![g]!.length;
+      toAllocate += needBlocks[g]! - hits.length - this.tables[r]![g]!.length;
       for (const b of hits) if (b !== NULL_BLOCK && this.ref[b] === 0) toAllocate++;
     }
     if (toAllocate > this.freeCount) return false;
@@ -448,12 +471,13 @@ class HybridRun implements EngineRun {
     }
     for (let g = 0; g < this.kinds.length; g++) {
       const table = this.tables[r]![g]!;
-      for (let i = table.length; i < needBlocks; i++) {
+      for (let i = table.length; i < needBlocks[g]!; i++) {
         const b = this.popHead();
         this.ref[b] = 1;
         table.push(b);
       }
     }
+    if (!this.caching) return true; // allocate_slots returns before cache_blocks without prefix caching
     // cache_blocks: every group caches its blocks whose tokens are all computed or scheduled.
     const keys = this.keysOfRequest(r, this.plan.requests[r]!.keys);
     const full = Math.floor(Math.min(computed + numNew, this.numTokens[r]!) / this.bs);
@@ -475,6 +499,15 @@ class HybridRun implements EngineRun {
       this.cachedBlocks[r]![g] = Math.max(this.cachedBlocks[r]![g]!, full);
     }
     return true;
+  }
+
+  /**
+   * Blocks a group needs for `tokens` slots (cdiv by its block size). Without prefix caching
+   * vLLM gives a Mamba group blocks of max_model_len tokens: one block, the state.
+   */
+  private blocksFor(kind: GroupKind, tokens: number): number {
+    if (kind === 'mamba' && !this.caching) return Math.ceil(tokens / this.p.maxModelLenTokens);
+    return Math.ceil(tokens / this.bs);
   }
 
   private preempt(r: number): void {
@@ -528,7 +561,7 @@ class HybridRun implements EngineRun {
         const r = this.waiting[0]!;
         let hit: Hit | null = null;
         let ideal = 0;
-        if (this.numComputed[r] === 0) {
+        if (this.numComputed[r] === 0 && this.caching) {
           const keys = this.keysOfRequest(r, this.plan.requests[r]!.keys);
           hit = this.findHit(keys, this.numTokens[r]!);
           ideal = this.idealBlocks(keys, this.numTokens[r]!);
