@@ -436,3 +436,105 @@ describe("MLA: vLLM gives the latent cache full attention's manager, so its byte
     assert.ok(small.hit < small.ideal, JSON.stringify(small));
   });
 });
+
+// Mamba / linear-attention hybrids (docs/design/simulator.md §4.1 has the arithmetic and its sources).
+// nvidia/NVIDIA-Nemotron-Nano-9B-v2 config.json: hybrid_override_pattern, one letter per layer (M Mamba2,
+// * attention, - an MLP without a cache); mamba_num_heads 128, mamba_head_dim 80, n_groups 8,
+// ssm_state_size 128, conv_kernel 4; attention 8 KV heads × 128. Qwen/Qwen3-Next-80B-A3B-Instruct
+// config.json: 48 layers, full attention every 4th (full_attention_interval 4), Gated DeltaNet otherwise;
+// linear_num_key_heads 16, linear_num_value_heads 32, key and value head dims 128, linear_conv_kernel_dim 4;
+// attention 2 KV heads × 256.
+const NEMOTRON_PATTERN = 'M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-';
+
+interface MambaModel {
+  layers: OracleLayer[];
+  numKvHeads: number;
+  headSize: number;
+  /** The state as vLLM's shape calculator gives it at TP 1: conv state, then SSM / recurrent state. */
+  shapes: number[][];
+  /** One layer's state in bytes, counted by hand (bf16). */
+  stateBytes: number;
+  /** One attention layer's K and V bytes per token, by hand. */
+  attnBytesPerToken: number;
+  /** The Mamba groups' block size vLLM gives them (prefix caching: the attention block; without: max_model_len). */
+  mambaBlockSize: (attentionBlock: number) => number;
+  /** vLLM's attention block size rule for the model (vllm/model_executor/models/config.py, HybridAttentionMambaModelConfig). */
+  blockSize: (state: number, attn: number) => number;
+}
+
+const cdiv = (a: number, b: number): number => Math.ceil(a / b);
+const MAMBA_MODELS: Record<string, MambaModel> = {
+  'nemotron-nano-9b-v2': {
+    layers: [...NEMOTRON_PATTERN].filter((c) => c !== '-').map((c) => ({ kind: c === 'M' ? 'mamba' : 'full' })),
+    numKvHeads: 8,
+    headSize: 128,
+    // conv: (conv_kernel − 1) × (heads × head_dim + 2 × n_groups × state) = 3 × (10,240 + 2,048); SSM: heads × head_dim × state.
+    shapes: [
+      [3, 12_288],
+      [128, 80, 128],
+    ],
+    stateBytes: (3 * 12_288 + 128 * 80 * 128) * 2, // (36,864 + 1,310,720) × 2 = 2,695,168
+    attnBytesPerToken: 2 * 8 * 128 * 2, // 4,096
+    mambaBlockSize: (b) => b,
+    // With prefix caching: the smallest multiple of lcm(chunk_size 128, 16) whose page holds a state.
+    blockSize: (state, attn) => 128 * cdiv(cdiv(state, attn), 128), // 128 × ⌈658 / 128⌉ = 768
+  },
+  'qwen3-next-80b-a3b-fp8': {
+    layers: Array.from({ length: 48 }, (_, i) => ({ kind: (i + 1) % 4 === 0 ? 'full' : 'mamba' })),
+    numKvHeads: 2,
+    headSize: 256,
+    // conv: 3 × (2 × 16 × 128 + 32 × 128) = 3 × 8,192; recurrent: value heads × key dim × value dim.
+    shapes: [
+      [3, 8_192],
+      [32, 128, 128],
+    ],
+    stateBytes: (3 * 8_192 + 32 * 128 * 128) * 2, // (24,576 + 524,288) × 2 = 1,097,728
+    attnBytesPerToken: 2 * 2 * 256 * 2, // 2,048
+    mambaBlockSize: () => 262_144, // max_model_len (max_position_embeddings): one block, the state
+    // Without prefix caching: the smallest multiple of 16 whose page holds a state.
+    blockSize: (state, attn) => 16 * cdiv(state, 16 * attn), // 16 × ⌈1,097,728 / 32,768⌉ = 16 × 34 = 544
+  },
+};
+
+describe("Mamba presets = vLLM's own grouping and state arithmetic of each model's published config", {
+  skip: skipAll,
+}, () => {
+  for (const [id, model] of Object.entries(MAMBA_MODELS)) {
+    it(`${id}: state bytes, block size, groups, bytes per pool block, capacity on an H200`, async () => {
+      const preset = MODEL_PRESETS.find((m) => m.id === id)!;
+      const l = preset.kvLayout!;
+      const bs = preset.blockSizeTokens!;
+      assert.equal(bs, model.blockSize(model.stateBytes, model.attnBytesPerToken), 'the raised block size');
+      const page = bs * model.attnBytesPerToken;
+      assert.ok(page >= model.stateBytes, 'an attention page holds a state');
+      const gpu = GPU_PRESETS.find((g) => g.id === 'h200')!;
+      const kvGiB = gpu.memoryGiB * GPU_MEMORY_UTILIZATION - preset.weightsGiB - RESERVED_GIB;
+      const vllm = await runKvConfig(oracleDir, {
+        layers: model.layers,
+        numKvHeads: model.numKvHeads,
+        headSize: model.headSize,
+        blockSize: bs,
+        availableBytes: Math.floor(kvGiB * 2 ** 30),
+        mamba: { shapes: model.shapes, dtypeBytes: [2, 2], blockSize: model.mambaBlockSize(bs), pagePadded: page },
+      });
+      assert.equal(vllm.mambaStateBytes, model.stateBytes, "MambaSpec's bytes of one state");
+      const mambaGroups = new Array<string>(l.otherGroups).fill('MambaSpec');
+      const fullGroups = new Array<string>(l.fullGroups).fill('FullAttentionSpec');
+      assert.deepEqual(
+        vllm.groups.map((g) => g.spec),
+        l.otherFirst ? [...mambaGroups, ...fullGroups] : [...fullGroups, ...mambaGroups],
+      );
+      assert.deepEqual(
+        vllm.blockSizes,
+        vllm.groups.map((g) => (g.spec === 'MambaSpec' ? model.mambaBlockSize(bs) : bs)),
+      );
+      assert.equal(
+        l.prefixCaching !== false,
+        model.mambaBlockSize(bs) === bs,
+        'prefix caching ⇔ Mamba blocks are attention blocks',
+      );
+      assert.equal(preset.kvBytesPerToken * bs, vllm.poolBlockBytes, 'bytes of one pool block');
+      assert.equal(capacityFor(gpu, preset, bs), vllm.numBlocks * bs);
+    });
+  }
+});
