@@ -98,8 +98,8 @@ const LAYOUTS: LayoutCase[] = [
   },
   {
     name: 'Nemotron Nano 9B v2 (Mamba2 ×7 groups : full, 768-token blocks)',
-    layout: () => layoutOf('nemotron-nano-9b-v2'),
-    blockSizeTokens: presetBlockSize('nemotron-nano-9b-v2'),
+    layout: () => layoutOf('nemotron-nano-9b'),
+    blockSizeTokens: presetBlockSize('nemotron-nano-9b'),
   },
   {
     // Finer blocks than vLLM would pick, so that a Mamba hit lands inside the sessions' calls often.
@@ -109,8 +109,8 @@ const LAYOUTS: LayoutCase[] = [
   },
   {
     name: 'Qwen3-Next (Gated DeltaNet ×3 : full, no prefix caching, 544-token blocks)',
-    layout: () => layoutOf('qwen3-next-80b-a3b-fp8'),
-    blockSizeTokens: presetBlockSize('qwen3-next-80b-a3b-fp8'),
+    layout: () => layoutOf('qwen3-next-80b'),
+    blockSizeTokens: presetBlockSize('qwen3-next-80b'),
   },
 ];
 
@@ -464,7 +464,7 @@ interface MambaModel {
 
 const cdiv = (a: number, b: number): number => Math.ceil(a / b);
 const MAMBA_MODELS: Record<string, MambaModel> = {
-  'nemotron-nano-9b-v2': {
+  'nemotron-nano-9b': {
     layers: [...NEMOTRON_PATTERN].filter((c) => c !== '-').map((c) => ({ kind: c === 'M' ? 'mamba' : 'full' })),
     numKvHeads: 8,
     headSize: 128,
@@ -479,7 +479,7 @@ const MAMBA_MODELS: Record<string, MambaModel> = {
     // With prefix caching: the smallest multiple of lcm(chunk_size 128, 16) whose page holds a state.
     blockSize: (state, attn) => 128 * cdiv(cdiv(state, attn), 128), // 128 × ⌈658 / 128⌉ = 768
   },
-  'qwen3-next-80b-a3b-fp8': {
+  'qwen3-next-80b': {
     layers: Array.from({ length: 48 }, (_, i) => ({ kind: (i + 1) % 4 === 0 ? 'full' : 'mamba' })),
     numKvHeads: 2,
     headSize: 256,

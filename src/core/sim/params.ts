@@ -191,8 +191,8 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
   // one attention page holds a Mamba state and pads the state to that page, so all groups share one page.
   // kvBytesPerToken is one group's attention bytes per token; the block size is the raised one.
   {
-    id: 'nemotron-nano-9b-v2',
-    label: 'NVIDIA Nemotron Nano 9B v2 (bf16, Mamba2 ×27 : attention ×4)',
+    id: 'nemotron-nano-9b',
+    label: 'NVIDIA Nemotron Nano 9B v2 (bf16, Mamba2 ×27 : full ×4)',
     kvBytesPerToken: 16_384,
     kvLayout: { fullGroups: 1, other: 'mamba', windowTokens: 0, otherGroups: 7, otherFirst: true },
     blockSizeTokens: 768,
@@ -201,8 +201,8 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
     timing: { h100: { stepFixedMs: 6.2, kvReadNsPerToken: 5.8 }, h200: { stepFixedMs: 4.4, kvReadNsPerToken: 4 } },
   },
   {
-    id: 'qwen3-next-80b-a3b-fp8',
-    label: 'Qwen3-Next-80B-A3B (FP8, Gated DeltaNet ×36 : attention ×12, no prefix caching)',
+    id: 'qwen3-next-80b',
+    label: 'Qwen3-Next-80B-A3B (FP8, Gated DeltaNet ×3 : full, no prefix caching)',
     kvBytesPerToken: 24_576,
     kvLayout: {
       fullGroups: 1,
