@@ -42,43 +42,57 @@ export function contextAnatomy(model: TraceModel, options: AnatomyOptions): Trac
   };
 }
 
-/** The pieces each call appended, by call index (index k: between call k−1 and call k). */
-function piecesBeforeCalls(
-  session: Session,
-  content: CollectedContent | null,
-): { before: ContentPiece[][]; fromText: boolean; unread: boolean[] } {
-  const before: ContentPiece[][] = session.calls.map(() => []);
+/**
+ * The pieces the calls appended, flat and in order: call k appended pieces[starts[k]] up to
+ * (not including) pieces[starts[k + 1]] (those between call k−1 and call k). One array and one
+ * index per call, not an array per call: a 1 GB log has ninety thousand calls.
+ */
+interface AppendedPieces {
+  pieces: readonly ContentPiece[];
+  /** Length calls + 1. */
+  starts: Int32Array;
+  fromText: boolean;
+  unread: boolean[];
+}
+
+/** The pieces each call appended (see AppendedPieces). */
+function piecesBeforeCalls(session: Session, content: CollectedContent | null): AppendedPieces {
+  const n = session.calls.length;
+  const starts = new Int32Array(n + 1);
   const unread = session.calls.map(() => false);
   const first = session.calls[0];
-  const key = first && content ? content.callLines.get(`${first.source.file}:${first.source.line}`) : undefined;
+  const key = first && content ? content.keyOfCall(first.source.file, first.source.line) : undefined;
   const pieces = key !== undefined ? content!.pieces.get(key) : undefined;
-  if (pieces && session.calls.length > 0) {
+  if (pieces && n > 0) {
     let k = 0;
-    for (const p of pieces) {
-      while (k < session.calls.length && !isBefore(p, session.calls[k]!.source)) k++;
+    let i = 0;
+    for (; i < pieces.length; i++) {
+      const p = pieces[i]!;
+      // Call k's pieces end at the first piece not before it.
+      while (k < n && !isBefore(p, session.calls[k]!.source)) starts[++k] = i;
       // Pieces after the last call (its own answer, a final result) reach no call's input.
-      if (k < session.calls.length) before[k]!.push(p);
+      if (k === n) break;
     }
+    while (k < n) starts[++k] = i;
     markUnread(session, content!.unreadLines, unread);
-    return { before, fromText: true, unread };
+    return { pieces, starts, fromText: true, unread };
   }
   // Sizes only: each call's tool results and its own output enter the next call's input.
-  for (let k = 0; k + 1 < session.calls.length; k++) {
-    const call = session.calls[k]!;
-    const next = before[k + 1]!;
+  const sized: ContentPiece[] = [];
+  for (let k = 0; k < n; k++) {
+    starts[k] = sized.length;
+    if (k === 0) continue;
+    const call = session.calls[k - 1]!;
     const out = call.tokens.output;
     if (out !== null && out > 0)
-      next.push(sizedPiece('assistantText', call.source, null, out * CHARS_PER_TOKEN_ESTIMATE));
+      sized.push(sizedPiece('assistantText', call.source, null, out * CHARS_PER_TOKEN_ESTIMATE, null, null));
     for (const t of call.toolCalls) {
       if (t.resultChars === null) continue;
-      next.push({
-        ...sizedPiece('toolResult', call.source, t.name, t.resultChars),
-        targetFile: t.targetFile,
-        command: t.command,
-      });
+      sized.push(sizedPiece('toolResult', call.source, t.name, t.resultChars, t.targetFile, t.command));
     }
   }
-  return { before, fromText: false, unread };
+  starts[n] = sized.length;
+  return { pieces: sized, starts, fromText: false, unread };
 }
 
 /**
@@ -89,23 +103,25 @@ function piecesBeforeCalls(
  */
 function droppedThinking(
   model: string | null,
-  before: readonly ContentPiece[][],
-  rawCounts: readonly number[][],
+  appended: AppendedPieces,
+  rawCounts: Float64Array,
   compactAt: ReadonlySet<number>,
-): number[] {
-  const dropped = before.map(() => 0);
+): Float64Array {
+  const { pieces, starts } = appended;
+  const calls = starts.length - 1;
+  const dropped = new Float64Array(calls);
   if (!stripsEarlierThinking(model)) return dropped;
   let alive = 0;
-  before.forEach((pieces, k) => {
+  for (let k = 0; k < calls; k++) {
     if (compactAt.has(k)) alive = 0;
-    if (pieces.some((p) => p.kind === 'userText')) {
-      dropped[k] = alive;
-      alive = 0;
-    }
-    pieces.forEach((p, j) => {
-      if (p.kind === 'thinking') alive += rawCounts[k]![j]!;
-    });
-  });
+    for (let i = starts[k]!; i < starts[k + 1]!; i++)
+      if (pieces[i]!.kind === 'userText') {
+        dropped[k] = alive;
+        alive = 0;
+        break;
+      }
+    for (let i = starts[k]!; i < starts[k + 1]!; i++) if (pieces[i]!.kind === 'thinking') alive += rawCounts[i]!;
+  }
   return dropped;
 }
 
@@ -146,6 +162,8 @@ function sizedPiece(
   at: { file: number; line: number },
   tool: string | null,
   chars: number,
+  targetFile: string | null,
+  command: string | null,
 ): ContentPiece {
   return {
     kind,
@@ -154,27 +172,31 @@ function sizedPiece(
     text: '',
     tool,
     mcpServer: mcpServerOf(tool),
-    targetFile: null,
-    command: null,
+    targetFile,
+    command,
     charsOnly: chars,
+    tokens: null,
   };
 }
 
 function sessionAnatomy(session: Session, format: FormatId | null, options: AnatomyOptions): SessionAnatomy {
   const counter = options.tokenizer(session.model);
-  const { before, fromText, unread } = piecesBeforeCalls(session, options.content);
+  const appended = piecesBeforeCalls(session, options.content);
+  const { pieces, starts, fromText, unread } = appended;
   const notes: string[] = [];
   const kept = session.compactions.filter((c) => !c.rewind);
   const compactAt = new Set(kept.map((c) => c.beforeCall));
   const compactionLine = new Map(kept.map((c) => [c.beforeCall, c.source] as const));
-  const rawCounts: number[][] = before.map((list) =>
-    list.map(
-      (p) => p.tokens ?? (p.charsOnly !== undefined ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text)),
-    ),
-  );
-  const dropped = droppedThinking(session.model, before, rawCounts, compactAt);
+  // Tokenizer tokens per piece, aligned with `pieces` (pieces after the last call stay 0).
+  const rawCounts = new Float64Array(pieces.length);
+  for (let i = starts[0]!; i < starts[session.calls.length]!; i++) {
+    const p = pieces[i]!;
+    rawCounts[i] = p.tokens ?? (p.charsOnly !== null ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text));
+  }
+  const dropped = droppedThinking(session.model, appended, rawCounts, compactAt);
   const calibration = calibrate(
     session,
+    appended,
     rawCounts,
     compactAt,
     unread,
@@ -183,7 +205,9 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
   );
   // A call's framing (perCall) is shared by the pieces it appended.
   const scaled = (raw: number, k: number): number =>
-    Math.round(raw * calibration.factor + calibration.perPiece + calibration.perCall / Math.max(1, before[k]!.length));
+    Math.round(
+      raw * calibration.factor + calibration.perPiece + calibration.perCall / Math.max(1, starts[k + 1]! - starts[k]!),
+    );
 
   const parts: ContextPart[] = [];
   const newPart = (
@@ -215,7 +239,8 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
 
   // The base nobody logs: the first call's input minus what it visibly holds.
   const first = session.calls[0];
-  const visibleAtFirst = rawCounts[0] ? rawCounts[0].reduce((a, b) => a + scaled(b, 0), 0) : 0;
+  let visibleAtFirst = 0;
+  if (first) for (let i = starts[0]!; i < starts[1]!; i++) visibleAtFirst += scaled(rawCounts[i]!, 0);
   const firstInput = first?.tokens.input ?? null;
   let baseTokens = 0;
   if (first && firstInput !== null) {
@@ -253,13 +278,14 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
       live = new Segment(base);
     }
     let growth = 0;
-    before[k]!.forEach((p, j) => {
+    for (let i = starts[k]!; i < starts[k + 1]!; i++) {
+      const p = pieces[i]!;
       // What was appended before the compaction left the context with it.
-      if (boundary !== undefined && isBefore(p, boundary)) return;
-      const tokens = scaled(rawCounts[k]![j]!, k);
+      if (boundary !== undefined && isBefore(p, boundary)) continue;
+      const tokens = scaled(rawCounts[i]!, k);
       growth += tokens;
-      live.push(newPart(p, tokens, p.charsOnly !== undefined, k));
-    });
+      live.push(newPart(p, tokens, p.charsOnly !== null, k));
+    }
     if (compacted && call.tokens.input !== null) {
       // After a compaction the agent re-attaches what it chose (recent files, plans) without logging it: the rest of the first input.
       const restored = Math.round(call.tokens.input - live.total);
@@ -321,10 +347,11 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
  */
 function calibrate(
   session: Session,
-  rawCounts: number[][],
+  { starts }: AppendedPieces,
+  rawCounts: Float64Array,
   compactAt: ReadonlySet<number>,
   unread: readonly boolean[],
-  dropped: readonly number[],
+  dropped: Float64Array,
   tokenizer: string,
 ): Calibration {
   const rows: CalibrationRow[] = [];
@@ -334,8 +361,10 @@ function calibrate(
     const b = session.calls[k]!.tokens.input;
     if (a === null || b === null) continue;
     const logged = b - a;
-    const raw = rawCounts[k]!.reduce((x, y) => x + y, 0) - (dropped[k] ?? 0);
-    if (logged > 0 && raw > 0) rows.push({ raw, pieces: rawCounts[k]!.length, logged });
+    let sum = 0;
+    for (let i = starts[k]!; i < starts[k + 1]!; i++) sum += rawCounts[i]!;
+    const raw = sum - dropped[k]!;
+    if (logged > 0 && raw > 0) rows.push({ raw, pieces: starts[k + 1]! - starts[k]!, logged });
   }
   const errorOf = (c: Fit): number | null =>
     median(rows.map((r) => Math.abs(r.raw * c.factor + r.pieces * c.perPiece + c.perCall - r.logged) / r.logged));

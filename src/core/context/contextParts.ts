@@ -68,10 +68,10 @@ export interface ContentPiece {
   targetFile: string | null;
   /** Shell command, for shell tools. */
   command: string | null;
-  /** The log keeps only a size for this piece (characters), not its text: counted as an estimate. */
-  charsOnly?: number;
-  /** Tokens counted while collecting (the text is then not kept: `text` is empty). */
-  tokens?: number;
+  /** The log keeps only a size for this piece (characters), not its text: counted as an estimate; null when the text is there. */
+  charsOnly: number | null;
+  /** Tokens counted while collecting (the text is then not kept: `text` is empty); null = count `text` later. */
+  tokens: number | null;
 }
 
 /** A piece of the context once counted, alive from `firstCall` to `lastCall` (inclusive). */

@@ -9,6 +9,13 @@ export interface TokenCounter {
   /** Its name in reports, e.g. "o200k_base (gpt-tokenizer)". */
   readonly name: string;
   count(text: string): number;
+  /**
+   * True when count() would look at the text's length only (a budgeted counter past its
+   * budget): a caller may then pass a length to countLength() instead of building the text.
+   */
+  readonly lengthOnly?: boolean;
+  /** Tokens of a text of `chars` characters, from its length alone (with lengthOnly). */
+  countLength?(chars: number): number;
 }
 
 /** Chooses a counter for a model id (null = unknown model). */
@@ -45,15 +52,23 @@ export class BudgetedCounter implements TokenCounter {
     this.name = inner.name;
   }
 
+  get lengthOnly(): boolean {
+    return !(this.exactChars < this.budgetChars || this.exactChars === 0);
+  }
+
   count(text: string): number {
-    if (this.exactChars < this.budgetChars || this.exactChars === 0) {
+    if (!this.lengthOnly) {
       const n = this.inner.count(text);
       this.exactChars += text.length;
       this.exactTokens += n;
       return n;
     }
-    this.estimatedChars += text.length;
-    return Math.round((text.length * this.exactTokens) / this.exactChars);
+    return this.countLength(text.length);
+  }
+
+  countLength(chars: number): number {
+    this.estimatedChars += chars;
+    return Math.round((chars * this.exactTokens) / this.exactChars);
   }
 }
 
