@@ -24,11 +24,12 @@ import { join } from 'node:path';
 import { ClaudeCodeContentCollector } from '../src/core/context/claudeCodeContent';
 import { contextAnatomy } from '../src/core/context/contextAnatomy';
 import { BudgetedCounter, median } from '../src/core/context/tokenCounter';
+import type { TokenCounter } from '../src/core/context/tokenCounter';
 import { createPriceBook } from '../src/core/cost/priceBook';
 import { parseTrace } from '../src/core/trace/parseTrace';
 import { buildTraceReport } from '../src/core/report/traceReport';
 import { contextReport } from '../src/core/context/contextReport';
-import { O200K, tokenCounterFor } from '../src/node/contextTokenizer';
+import { CLAUDE_STANDIN, tokenCounterFor } from '../src/node/contextTokenizer';
 import { listCompanions } from '../src/node/traceFiles';
 import { localSample, repoRoot, sharedTracesDir } from '../test/support/helpers';
 
@@ -62,10 +63,29 @@ function family(model: string | null): string {
   return 'other';
 }
 
+/**
+ * The counter for Claude's text: o200k_base as shipped, or, to compare a tokenizer the
+ * extension does not ship, a CommonJS module named by CONTEXT_BENCH_COUNTER exporting
+ * `{ name, count(text) }` (docs/performance.md#context-anatomy).
+ */
+function benchCounter(): TokenCounter {
+  const path = process.env.CONTEXT_BENCH_COUNTER;
+  if (!path) return CLAUDE_STANDIN;
+  // biome-ignore lint: a module chosen at run time, outside the bundle.
+  const m = require(path) as TokenCounter;
+  return { name: m.name, count: (t) => m.count(t) };
+}
+
 async function accuracy(): Promise<void> {
-  const byFamily = new Map<string, { raw: number[]; cal: number[] }>();
+  const byFamily = new Map<string, { raw: number[]; cal: number[]; pred: number[]; predRaw: number[] }>();
+  const counter = benchCounter();
+  console.log(`Claude Code text counted with ${counter.name}; sizes-only logs (Codex) as characters ÷ 4.`);
+  console.log('"fitted" = calibrated on all the session\'s compared calls, the measured ones included (in-sample);');
   console.log(
-    'sample                                              session   model                       content  calls  raw    calibrated  input',
+    '"predicted" = each call from a calibration learnt on the earlier calls of its session only, from the 4th compared call on; "raw" beside it on the same calls.',
+  );
+  console.log(
+    'sample                                              session   model                       content  calls  raw     fitted  | pred.calls  raw    predicted | input',
   );
   const seen = new Set<string>();
   for (const path of samples()) {
@@ -78,7 +98,7 @@ async function accuracy(): Promise<void> {
       { key: path, bytes: readFileSync(path) },
       ...listing.files.map((c) => ({ key: c.rel, bytes: readFileSync(c.path) })),
     ];
-    const collector = new ClaudeCodeContentCollector(O200K);
+    const collector = new ClaudeCodeContentCollector(counter);
     const parsed = await parseTrace(files, { recordTap: (r) => collector.record(r) });
     if (parsed.problem) continue;
     const anatomy = contextAnatomy(parsed.model, {
@@ -90,23 +110,27 @@ async function accuracy(): Promise<void> {
       const c = s.calibration;
       if (c.comparedCalls < 3) continue;
       const fam = family(s.model);
-      const f = byFamily.get(fam) ?? { raw: [], cal: [] };
+      const f = byFamily.get(fam) ?? { raw: [], cal: [], pred: [], predRaw: [] };
       f.raw.push(c.medianAbsErrorRaw!);
       f.cal.push(c.medianAbsError!);
+      if (c.predictive.medianAbsError !== null) {
+        f.pred.push(c.predictive.medianAbsError);
+        f.predRaw.push(c.predictive.medianAbsErrorRaw!);
+      }
       byFamily.set(fam, f);
       const name = path
         .replace(repoRoot + '/', '')
         .replace(sharedTracesDir ?? '\0', 'shared')
         .slice(-50);
       console.log(
-        `${name.padEnd(51)} ${s.sessionId.slice(0, 8).padEnd(9)} ${(s.model ?? '?').slice(0, 27).padEnd(27)} ${s.content.padEnd(8)} ${String(c.comparedCalls).padStart(5)}  ${pct(c.medianAbsErrorRaw)}  ${pct(c.medianAbsError)}      ${pct(c.medianInputError)}`,
+        `${name.padEnd(51)} ${s.sessionId.slice(0, 8).padEnd(9)} ${(s.model ?? '?').slice(0, 27).padEnd(27)} ${s.content.padEnd(8)} ${String(c.comparedCalls).padStart(5)}  ${pct(c.medianAbsErrorRaw)}  ${pct(c.medianAbsError)}  | ${String(c.predictive.comparedCalls).padStart(10)}  ${pct(c.predictive.medianAbsErrorRaw)}  ${pct(c.predictive.medianAbsError)}    | ${pct(c.medianInputError)}`,
       );
     }
   }
   console.log('\nmedian over sessions of the median |error| of appended tokens (goal ≤ 5% for Claude and OpenAI):');
   for (const [fam, f] of byFamily)
     console.log(
-      `  ${fam.padEnd(8)} ${String(f.cal.length).padStart(3)} sessions  raw ${pct(median(f.raw))}  calibrated ${pct(median(f.cal))}`,
+      `  ${fam.padEnd(8)} ${String(f.cal.length).padStart(3)} sessions  raw ${pct(median(f.raw))}  fitted (in-sample) ${pct(median(f.cal))}  |  ${String(f.pred.length).padStart(3)} sessions  raw ${pct(median(f.predRaw))}  predicted from earlier calls ${pct(median(f.pred))}`,
     );
 }
 
@@ -140,7 +164,7 @@ async function measure(which: string, big: string): Promise<void> {
     buildTraceReport(parsed, {}, { book, customTtl: null });
     calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
   } else {
-    const collector = new ClaudeCodeContentCollector(new BudgetedCounter(O200K));
+    const collector = new ClaudeCodeContentCollector(new BudgetedCounter(CLAUDE_STANDIN));
     const parsed = await parseTrace([{ key: 'big.jsonl', bytes: stream }], { recordTap: (r) => collector.record(r) });
     buildTraceReport(parsed, {}, { book, customTtl: null });
     const anatomy = contextAnatomy(parsed.model, {

@@ -3,7 +3,15 @@ import type { PriceBook } from '../cost/costTypes';
 import type { FormatId, Session, TraceModel } from '../trace/model';
 import type { CollectedContent } from './claudeCodeContent';
 import { PART_KINDS, mcpServerOf, zeroKinds } from './contextParts';
-import type { CallAnatomy, Calibration, ContentPiece, ContextPart, PartKind, SessionAnatomy } from './contextParts';
+import type {
+  CallAnatomy,
+  Calibration,
+  ContentPiece,
+  ContextPart,
+  PartKind,
+  PredictiveCalibration,
+  SessionAnatomy,
+} from './contextParts';
 import { CHARS_PER_TOKEN_ESTIMATE, median } from './tokenCounter';
 import type { TokenCounterFor } from './tokenCounter';
 
@@ -392,11 +400,98 @@ function calibrate(
     medianAbsErrorRaw: errorOf({ factor: 1, perPiece: 0, perCall: 0 }),
     medianAbsError: bestError,
     medianInputError: null,
+    predictive: predictiveCalibration(rows),
   };
 }
 
+/**
+ * The calibration as it would have done had it known only the calls before each one: every
+ * compared call's appended tokens predicted by a factor (and framing) fitted on the earlier
+ * compared calls of its session alone, never on itself or later ones. Three ways are kept up
+ * call by call (the tokenizer's count × a ratio; + a framing per piece; + a framing per call,
+ * least squares on relative error as in calibrate), and each call is predicted by the one
+ * whose own earlier predictions erred least on average: the choice, too, sees only the past.
+ * Calls are scored from the fourth compared call on (three to learn from). O(1) per call.
+ */
+export function predictiveCalibration(rows: readonly CalibrationRow[]): PredictiveCalibration {
+  const ratio = new RunningFit(null, 1);
+  const byPiece = new RunningFit((r) => r.pieces, MIN_ROWS_PER_TERM);
+  const byCall = new RunningFit(() => 1, 2 * MIN_ROWS_PER_TERM);
+  const fits = [ratio, byPiece, byCall];
+  const errors: number[] = [];
+  const rawErrors: number[] = [];
+  rows.forEach((row, i) => {
+    if (i >= MIN_ROWS_PER_TERM) {
+      let best: RunningFit | null = null;
+      for (const f of fits) if (f.scored > 0 && (best === null || f.meanError < best.meanError)) best = f;
+      const predicted = (best ?? ratio).predict(row);
+      if (predicted !== null) {
+        errors.push(Math.abs(predicted - row.logged) / row.logged);
+        rawErrors.push(Math.abs(row.raw - row.logged) / row.logged);
+      }
+    }
+    // Each way's own record on this call, then the call joins what they learn from.
+    for (const f of fits) f.score(row);
+    for (const f of fits) f.add(row);
+  });
+  return { comparedCalls: errors.length, medianAbsError: median(errors), medianAbsErrorRaw: median(rawErrors) };
+}
+
+/** One way of calibrating, fitted on the calls added so far (sums of least squares on relative error), with its record of predictions. */
+class RunningFit {
+  private rows = 0;
+  private sxx = 0;
+  private sxy = 0;
+  private syy = 0;
+  private sxz = 0;
+  private syz = 0;
+  private errorSum = 0;
+  scored = 0;
+
+  /** `extraOf` null: the ratio alone; else the framing term's count per call. `minRows`: calls it needs before it predicts (as calibrate's fits). */
+  constructor(
+    private readonly extraOf: ((row: CalibrationRow) => number) | null,
+    private readonly minRows: number,
+  ) {}
+
+  get meanError(): number {
+    return this.errorSum / this.scored;
+  }
+
+  add(row: CalibrationRow): void {
+    const x = row.raw;
+    const y = this.extraOf ? this.extraOf(row) : 0;
+    const w = 1 / (row.logged * row.logged);
+    this.rows++;
+    this.sxx += w * x * x;
+    this.sxy += w * x * y;
+    this.syy += w * y * y;
+    this.sxz += w * x * row.logged;
+    this.syz += w * y * row.logged;
+  }
+
+  /** The appended tokens this way predicts for a call from the calls added so far; null before it has enough of them. */
+  predict(row: CalibrationRow): number | null {
+    if (this.rows < this.minRows) return null;
+    if (this.extraOf === null) return this.sxx > 0 ? (row.raw * this.sxz) / this.sxx : null;
+    const det = this.sxx * this.syy - this.sxy * this.sxy;
+    if (!(Math.abs(det) > 1e-12 * this.sxx * this.syy)) return null;
+    const factor = (this.sxz * this.syy - this.syz * this.sxy) / det;
+    const extra = (this.sxx * this.syz - this.sxy * this.sxz) / det;
+    if (!(factor > 0) || !(extra >= 0)) return null;
+    return row.raw * factor + this.extraOf(row) * extra;
+  }
+
+  score(row: CalibrationRow): void {
+    const p = this.predict(row);
+    if (p === null) return;
+    this.errorSum += Math.abs(p - row.logged) / row.logged;
+    this.scored++;
+  }
+}
+
 /** One compared call: tokenizer tokens it appended, how many pieces, the logged growth. */
-interface CalibrationRow {
+export interface CalibrationRow {
   raw: number;
   pieces: number;
   logged: number;

@@ -72,6 +72,18 @@ export class BudgetedCounter implements TokenCounter {
   }
 }
 
+/** A line-number prefix of a file read as Claude Code sends it: padding, the number, `→` (U+2192). */
+const LINE_NUMBER_PREFIX = /^ *\d+\u2192/gm;
+
+/** How many lines of a text start with a file read's line-number prefix (`     1→`). */
+export function lineNumberPrefixes(text: string): number {
+  if (!text.includes('\u2192')) return 0;
+  let n = 0;
+  LINE_NUMBER_PREFIX.lastIndex = 0;
+  while (LINE_NUMBER_PREFIX.exec(text) !== null) n++;
+  return n;
+}
+
 /** The median of numbers (null for none); sorts a copy. */
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
