@@ -63,6 +63,8 @@ export interface ContextReport {
   /** Medians over sessions' calls of the tokenizer's error against the logged growth (null when none could be compared). */
   medianGrowthError: number | null;
   medianGrowthErrorRaw: number | null;
+  /** The same with each call predicted from its session's earlier calls only (Calibration.predictive); null when no call was. */
+  medianGrowthErrorPredicted: number | null;
   medianInputError: number | null;
 }
 
@@ -194,6 +196,11 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
     suggestions: suggestions(anatomy.sessions, contributors, fileReads, inputUsd),
     medianGrowthError: median(sessionsCompared.map((s) => s.calibration.medianAbsError!)),
     medianGrowthErrorRaw: median(sessionsCompared.map((s) => s.calibration.medianAbsErrorRaw!)),
+    medianGrowthErrorPredicted: median(
+      anatomy.sessions.flatMap((s) =>
+        s.calibration.predictive.medianAbsError === null ? [] : [s.calibration.predictive.medianAbsError],
+      ),
+    ),
     medianInputError: median(
       anatomy.sessions.flatMap((s) =>
         s.calibration.medianInputError === null ? [] : [s.calibration.medianInputError],
@@ -295,7 +302,7 @@ export function contextReportText(file: string, anatomy: TraceAnatomy, report: C
   );
   lines.push(`Tokenizer: ${tokenizers}, calibrated per session against the logged input growth`);
   lines.push(
-    `  median |error| of what each call appended: ${pct(report.medianGrowthError)} after calibration (${pct(report.medianGrowthErrorRaw)} raw); of each call's whole input: ${pct(report.medianInputError)}`,
+    `  median |error| of what each call appended: ${pct(report.medianGrowthError)} after calibration fitted on the same calls (${pct(report.medianGrowthErrorRaw)} raw), ${pct(report.medianGrowthErrorPredicted)} with each call predicted from the earlier calls only; of each call's whole input: ${pct(report.medianInputError)}`,
   );
   lines.push(
     report.inputUsd === null
