@@ -9,6 +9,7 @@
 // Run: node scripts/runBench.mjs context [copies]   (CONTEXT_BENCH_COST_ONLY=1 skips the accuracy table)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import {
   createReadStream,
   existsSync,
@@ -25,6 +26,7 @@ import { ClaudeCodeContentCollector } from '../src/core/context/claudeCodeConten
 import { contextAnatomy } from '../src/core/context/contextAnatomy';
 import { BudgetedCounter, median } from '../src/core/context/tokenCounter';
 import type { TokenCounter } from '../src/core/context/tokenCounter';
+import { priceTrace } from '../src/core/cost/callCost';
 import { createPriceBook } from '../src/core/cost/priceBook';
 import { parseTrace } from '../src/core/trace/parseTrace';
 import { buildTraceReport } from '../src/core/report/traceReport';
@@ -64,15 +66,15 @@ function family(model: string | null): string {
 }
 
 /**
- * The counter for Claude's text: o200k_base as shipped, or, to compare a tokenizer the
+ * The counter for Claude's text: the Claude stand-in as shipped, or, to compare a tokenizer the
  * extension does not ship, a CommonJS module named by CONTEXT_BENCH_COUNTER exporting
- * `{ name, count(text) }` (docs/performance.md#context-anatomy).
+ * `{ name, count(text) }` (docs/performance.md#context-anatomy-benchcontext).
  */
 function benchCounter(): TokenCounter {
   const path = process.env.CONTEXT_BENCH_COUNTER;
   if (!path) return CLAUDE_STANDIN;
-  // biome-ignore lint: a module chosen at run time, outside the bundle.
-  const m = require(path) as TokenCounter;
+  // A module chosen at run time, outside the bundle.
+  const m = createRequire(__filename)(path) as TokenCounter;
   return { name: m.name, count: (t) => m.count(t) };
 }
 
@@ -166,11 +168,14 @@ async function measure(which: string, big: string): Promise<void> {
   } else {
     const collector = new ClaudeCodeContentCollector(new BudgetedCounter(CLAUDE_STANDIN));
     const parsed = await parseTrace([{ key: 'big.jsonl', bytes: stream }], { recordTap: (r) => collector.record(r) });
-    buildTraceReport(parsed, {}, { book, customTtl: null });
+    // The trace priced once, for the report and the anatomy's dollars (as the HTML report does).
+    const priced = priceTrace(parsed.model, book);
+    buildTraceReport(parsed, {}, { book, customTtl: null, priced });
     const anatomy = contextAnatomy(parsed.model, {
       content: collector.result(),
       tokenizer: tokenCounterFor,
       prices: book,
+      costs: priced,
     });
     contextReport(anatomy);
     calls = anatomy.sessions.reduce((n, s) => n + s.calls.length, 0);

@@ -24,7 +24,7 @@ export const O200K: TokenCounter = { name: 'o200k_base (gpt-tokenizer)', count: 
  * space before a number from it (`"    " " " "1" "→"`, 4 tokens); Anthropic's own published
  * tokenizer (@anthropic-ai/tokenizer, Claude 2's) keeps it with the number
  * (`"    " " 1" "→"`, 3), and the logged growth of calls that appended file reads agrees
- * (docs/performance.md#context-anatomy). Anthropic's tokenizer itself is not used: it is not
+ * (docs/performance.md#context-anatomy-benchcontext). Anthropic's tokenizer itself is not used: it is not
  * Claude 3's and later (its README says so), and on the samples it matched the log no better.
  */
 export const CLAUDE_STANDIN: TokenCounter = {

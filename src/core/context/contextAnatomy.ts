@@ -1,4 +1,6 @@
 import { priceCall, pricingContext } from '../cost/callCost';
+import type { CallCosts, TraceCost } from '../cost/callCost';
+import { COST_KINDS } from '../cost/costTypes';
 import type { PriceBook } from '../cost/costTypes';
 import type { FormatId, Session, TraceModel } from '../trace/model';
 import type { CollectedContent } from './claudeCodeContent';
@@ -22,6 +24,11 @@ export interface AnatomyOptions {
   tokenizer: TokenCounterFor;
   /** Prices; null leaves dollars null. */
   prices: PriceBook | null;
+  /**
+   * The trace already priced with the same book (priceTrace), when the caller has it: each
+   * call's dollars are then read from it instead of priced a second time (the same figures).
+   */
+  costs?: TraceCost | null;
   /** Notes about the whole trace from the caller (how much text was counted by length only). */
   notes?: string[];
 }
@@ -45,7 +52,9 @@ export interface TraceAnatomy {
 export function contextAnatomy(model: TraceModel, options: AnatomyOptions): TraceAnatomy {
   return {
     format: model.format,
-    sessions: model.sessions.map((s) => sessionAnatomy(s, model.format, options)),
+    sessions: model.sessions.map((s, i) =>
+      sessionAnatomy(s, model.format, options, options.costs?.sessions[i]?.calls ?? null),
+    ),
     notes: options.notes ?? [],
   };
 }
@@ -187,7 +196,12 @@ function sizedPiece(
   };
 }
 
-function sessionAnatomy(session: Session, format: FormatId | null, options: AnatomyOptions): SessionAnatomy {
+function sessionAnatomy(
+  session: Session,
+  format: FormatId | null,
+  options: AnatomyOptions,
+  costs: CallCosts | null,
+): SessionAnatomy {
   const counter = options.tokenizer(session.model);
   const appended = piecesBeforeCalls(session, options.content);
   const { pieces, starts, fromText, unread } = appended;
@@ -311,7 +325,7 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
     const loggedGrowth =
       !compacted && k > 0 && prevInput !== null && loggedInput !== null ? loggedInput - prevInput : null;
     prevInput = loggedInput;
-    const inputUsd = options.prices ? chargeCall(live, call, options.prices, context) : null;
+    const inputUsd = options.prices ? chargeCall(live, call, options.prices, context, costs) : null;
     calls.push({
       index: k,
       byKind: { ...live.byKind },
@@ -638,18 +652,37 @@ function chargeCall(
   call: Session['calls'][number],
   prices: PriceBook,
   context: { providerHint: string | null; selfHosted: boolean },
+  costs: CallCosts | null,
 ): number | null {
   const input = call.tokens.input;
   if (input === null || input <= 0 || live.total <= 0) return null;
-  const { cost } = priceCall(call, prices, context);
-  if (cost.usd === null || cost.byKind === null) return null;
-  const byKind = cost.byKind;
-  const readUsd = byKind.cacheRead;
-  const writeUsd = byKind.input + byKind.cacheWrite5m + byKind.cacheWrite1h;
+  let readUsd: number;
+  let writeUsd: number;
+  if (costs !== null && costs.length > call.index) {
+    // The caller's pricing of this call: NaN kinds = unpriced or priced per GPU-hour, as a null byKind below.
+    if (costs.usdOf(call.index) === null) return null;
+    readUsd = costs.kindOf(call.index, CACHE_READ);
+    writeUsd =
+      costs.kindOf(call.index, INPUT) +
+      costs.kindOf(call.index, CACHE_WRITE_5M) +
+      costs.kindOf(call.index, CACHE_WRITE_1H);
+    if (Number.isNaN(readUsd) || Number.isNaN(writeUsd)) return null;
+  } else {
+    const { cost } = priceCall(call, prices, context);
+    if (cost.usd === null || cost.byKind === null) return null;
+    const byKind = cost.byKind;
+    readUsd = byKind.cacheRead;
+    writeUsd = byKind.input + byKind.cacheWrite5m + byKind.cacheWrite1h;
+  }
   const cached = Math.min(call.tokens.cached ?? 0, input);
   live.charge(input, cached, cached > 0 ? readUsd / cached : 0, input - cached > 0 ? writeUsd / (input - cached) : 0);
   return readUsd + writeUsd;
 }
+
+const INPUT = COST_KINDS.indexOf('input');
+const CACHE_READ = COST_KINDS.indexOf('cacheRead');
+const CACHE_WRITE_5M = COST_KINDS.indexOf('cacheWrite5m');
+const CACHE_WRITE_1H = COST_KINDS.indexOf('cacheWrite1h');
 
 /** Kinds in the order shown, re-exported for the views. */
 export { PART_KINDS };
