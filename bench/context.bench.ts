@@ -1,12 +1,15 @@
-// The context anatomy, two figures (docs/performance.md#context-anatomy):
+// The context anatomy, two figures (docs/performance.md#context-anatomy-benchcontext):
 // 1. Accuracy: per session of every real sample at hand, the median |error| of the tokenizer's
-//    count of what each call appended against the logged input growth, raw and calibrated,
-//    then the median over sessions by model family (goal ≤ 5% for Claude and OpenAI models).
+//    count of what each call appended against the logged input growth: raw, calibrated on the
+//    same calls (in-sample) and predicted from the session's earlier calls only, then the median
+//    over sessions by model family (goal ≤ 5% for Claude and OpenAI models).
 // 2. Cost: what `analyze` does (read, analyses, costs) without and with the content tap, the
 //    anatomy and its report, on copies of
 //    the spotter log (default 60 ≈ 100 MB; 600 ≈ 1 GB), each in its own child process; the
 //    ratio (goal ≤ 1.3×) is what counts, this machine being noisy.
-// Run: node scripts/runBench.mjs context [copies]   (CONTEXT_BENCH_COST_ONLY=1 skips the accuracy table)
+// Run: node scripts/runBench.mjs context [copies]   (CONTEXT_BENCH_COST_ONLY=1 skips the accuracy table;
+//      CONTEXT_BENCH_ROUNDS=N alternates N without/with pairs, default 3; CONTEXT_BENCH_COUNTER=module.js
+//      counts Claude's text with another tokenizer, to compare)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -20,7 +23,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClaudeCodeContentCollector } from '../src/core/context/claudeCodeContent';
 import { contextAnatomy } from '../src/core/context/contextAnatomy';
@@ -196,15 +199,28 @@ async function main(copies: number): Promise<void> {
   if (process.env.CONTEXT_BENCH_COST_ONLY !== '1') await accuracy();
   const big = makeFile(copies);
   const mb = statSync(big).size / 2 ** 20;
-  const without = child('without', big);
-  const withAnatomy = child('with', big);
+  // Without and with alternate, round after round, so both meet the same load; each round's ratio is its own pair's.
+  const rounds = Math.max(1, Number(process.env.CONTEXT_BENCH_ROUNDS ?? 3));
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  let calls = 0;
   console.log(
-    `\ncost on ${mb.toFixed(0)} MB (${without.calls} calls): analyze (read, analyses, costs) ${without.ms.toFixed(0)} ms, with the anatomy ${withAnatomy.ms.toFixed(0)} ms`,
+    `\ncost on ${mb.toFixed(0)} MB: analyze (read, analyses, costs) without and with the anatomy, ${rounds} rounds`,
   );
-  console.log(`ratio with/without: ${(withAnatomy.ms / without.ms).toFixed(2)}  (goal ≤ 1.3)`);
-  // CPU time (this process's threads, the collector's included) moves far less than wall time on a shared machine.
+  for (let r = 1; r <= rounds; r++) {
+    const load0 = loadavg()[0]!;
+    const without = child('without', big);
+    const withAnatomy = child('with', big);
+    calls = without.calls;
+    wall.push(withAnatomy.ms / without.ms);
+    cpu.push(withAnatomy.cpuMs / without.cpuMs);
+    console.log(
+      `  round ${r}: load ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}; wall ${without.ms.toFixed(0)} → ${withAnatomy.ms.toFixed(0)} ms (${wall.at(-1)!.toFixed(2)}); CPU ${without.cpuMs.toFixed(0)} → ${withAnatomy.cpuMs.toFixed(0)} ms (${cpu.at(-1)!.toFixed(2)})`,
+    );
+  }
+  // CPU time (the child's user + system, the collector's included) moves far less than wall time on a shared machine.
   console.log(
-    `CPU time: ${without.cpuMs.toFixed(0)} ms without, ${withAnatomy.cpuMs.toFixed(0)} ms with; ratio ${(withAnatomy.cpuMs / without.cpuMs).toFixed(2)}`,
+    `${calls} calls; median ratio with/without: CPU ${median(cpu)!.toFixed(2)}, wall ${median(wall)!.toFixed(2)}  (goal ≤ 1.3)`,
   );
   rmSync(join(big, '..'), { recursive: true, force: true });
 }
