@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ClaudeCodeContentCollector, jsonChars } from '../../../../src/core/context/claudeCodeContent';
 import { predictiveCalibration } from '../../../../src/core/context/contextAnatomy';
+import { coveredCalls } from '../../../../src/core/context/contextReport';
 import { BudgetedCounter, lineNumberPrefixes } from '../../../../src/core/context/tokenCounter';
 import type { TokenCounter } from '../../../../src/core/context/tokenCounter';
 import type { TraceRecord } from '../../../../src/core/trace/recordReader';
@@ -126,5 +127,16 @@ describe('calibration predicted from earlier calls only', () => {
       medianAbsError: null,
       medianAbsErrorRaw: null,
     });
+  });
+});
+
+describe('calls a contributor covers', () => {
+  it('counts the union of its parts’ [first, last] calls, in any order', () => {
+    // [0,3] ∪ [2,6] ∪ [5,9] = calls 0…9: 10. Given out of order, the same.
+    assert.equal(coveredCalls([0, 3, 2, 6, 5, 9]), 10);
+    assert.equal(coveredCalls([5, 9, 0, 3, 2, 6]), 10);
+    // [0,3] and [5,6] leave call 4 out: 4 + 2; a range inside another adds nothing.
+    assert.equal(coveredCalls([0, 3, 5, 6, 5, 5]), 6);
+    assert.equal(coveredCalls([]), 0);
   });
 });
