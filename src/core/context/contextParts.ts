@@ -142,7 +142,7 @@ export interface Calibration {
   predictive: PredictiveCalibration;
 }
 
-/** The calibration learnt call by call from earlier calls only (docs/guide/context.md#calibration). */
+/** The calibration learnt call by call from earlier calls only (docs/guide/context.md#tokenizers). */
 export interface PredictiveCalibration {
   /** Compared calls that were predicted (from the fourth compared call on). */
   comparedCalls: number;
