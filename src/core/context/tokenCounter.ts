@@ -84,13 +84,54 @@ export function lineNumberPrefixes(text: string): number {
   return n;
 }
 
-/** The median of numbers (null for none); sorts a copy. */
+/** The median of numbers (null for none); works on a copy. */
 export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  // A typed array sorts numbers natively, several times faster than a comparator over a long session's calls.
-  const s = Float64Array.from(values).sort();
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  const n = values.length;
+  if (n === 0) return null;
+  // Selection, not a sort: the calibration takes several medians of a long session's ninety thousand calls.
+  const a = Float64Array.from(values);
+  const mid = n >> 1;
+  const upper = select(a, mid);
+  if (n % 2 === 1) return upper;
+  // Everything before `mid` is ≤ it after the selection: the lower middle is their largest.
+  let lower = a[0]!;
+  for (let i = 1; i < mid; i++) if (a[i]! > lower) lower = a[i]!;
+  return (lower + upper) / 2;
+}
+
+/** Puts the k-th smallest value at a[k], smaller or equal ones before it and larger or equal after (quickselect, median-of-three pivot); returns it. */
+function select(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (hi > lo) {
+    const m = (lo + hi) >> 1;
+    // Median of three as the pivot, placed at a[m].
+    if (a[m]! < a[lo]!) swap(a, m, lo);
+    if (a[hi]! < a[lo]!) swap(a, hi, lo);
+    if (a[hi]! < a[m]!) swap(a, hi, m);
+    const pivot = a[m]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        swap(a, i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k]!;
+  }
+  return a[k]!;
+}
+
+function swap(a: Float64Array, i: number, j: number): void {
+  const t = a[i]!;
+  a[i] = a[j]!;
+  a[j] = t;
 }
 
 /** The note for text counted by its length past the exact budget. */

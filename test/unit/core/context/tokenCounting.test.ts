@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ClaudeCodeContentCollector, jsonChars } from '../../../../src/core/context/claudeCodeContent';
 import { predictiveCalibration } from '../../../../src/core/context/contextAnatomy';
 import { coveredCalls } from '../../../../src/core/context/contextReport';
-import { BudgetedCounter, lineNumberPrefixes } from '../../../../src/core/context/tokenCounter';
+import { BudgetedCounter, lineNumberPrefixes, median } from '../../../../src/core/context/tokenCounter';
 import type { TokenCounter } from '../../../../src/core/context/tokenCounter';
 import type { TraceRecord } from '../../../../src/core/trace/recordReader';
 import { CLAUDE_STANDIN, O200K, tokenCounterFor } from '../../../../src/node/contextTokenizer';
@@ -138,5 +138,31 @@ describe('calls a contributor covers', () => {
     // [0,3] and [5,6] leave call 4 out: 4 + 2; a range inside another adds nothing.
     assert.equal(coveredCalls([0, 3, 5, 6, 5, 5]), 6);
     assert.equal(coveredCalls([]), 0);
+  });
+});
+
+describe('median by selection', () => {
+  it('gives the middle value, or the mean of the two middle ones', () => {
+    assert.equal(median([]), null);
+    assert.equal(median([7]), 7);
+    assert.equal(median([3, 1, 2]), 2);
+    assert.equal(median([4, 1, 3, 2]), 2.5);
+    assert.equal(median([5, 5, 5, 1]), 5);
+    assert.equal(median([0.3, 0.1, 0.2, 0.1, 0.3, 0.1]), 0.15000000000000002); // (0.1 + 0.2) / 2
+  });
+
+  it('agrees with sorting on many lists, ties and odd and even lengths included', () => {
+    let seed = 12345;
+    const next = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let t = 0; t < 300; t++) {
+      const n = 1 + Math.floor(next() * 60);
+      const values = Array.from({ length: n }, () => (t % 3 === 0 ? Math.floor(next() * 5) : next()));
+      const s = [...values].sort((a, b) => a - b);
+      const expected = n % 2 === 1 ? s[n >> 1]! : (s[(n >> 1) - 1]! + s[n >> 1]!) / 2;
+      assert.equal(median(values), expected, `list ${t}: ${values.join(',')}`);
+    }
   });
 });
