@@ -7,7 +7,9 @@
 //    anatomy and its report, on copies of
 //    the spotter log (default 60 ≈ 100 MB; 600 ≈ 1 GB), each in its own child process; the
 //    ratio (goal ≤ 1.3×) is what counts, this machine being noisy.
-// Run: node scripts/runBench.mjs context [copies]   (CONTEXT_BENCH_COST_ONLY=1 skips the accuracy table;
+// Run: node scripts/runBench.mjs context [copies]   (CONTEXT_BENCH_COST_ONLY=1 skips the accuracy table,
+//      CONTEXT_BENCH_ACCURACY_ONLY=1 the cost; CONTEXT_BENCH_CALLS=text prints, for the samples whose path
+//      holds that text, every call's logged growth against the parts it appended (residual analysis);
 //      CONTEXT_BENCH_ROUNDS=N alternates N without/with pairs, default 3; CONTEXT_BENCH_COUNTER=module.js
 //      counts Claude's text with another tokenizer, to compare)
 import { spawnSync } from 'node:child_process';
@@ -29,6 +31,7 @@ import { ClaudeCodeContentCollector } from '../src/core/context/claudeCodeConten
 import { contextAnatomy } from '../src/core/context/contextAnatomy';
 import { BudgetedCounter, median } from '../src/core/context/tokenCounter';
 import type { TokenCounter } from '../src/core/context/tokenCounter';
+import type { SessionAnatomy } from '../src/core/context/contextParts';
 import { priceTrace } from '../src/core/cost/callCost';
 import { createPriceBook } from '../src/core/cost/priceBook';
 import { parseTrace } from '../src/core/trace/parseTrace';
@@ -127,6 +130,7 @@ async function accuracy(): Promise<void> {
         .replace(repoRoot + '/', '')
         .replace(sharedTracesDir ?? '\0', 'shared')
         .slice(-50);
+      if (process.env.CONTEXT_BENCH_CALLS && path.includes(process.env.CONTEXT_BENCH_CALLS)) printCalls(s);
       console.log(
         `${name.padEnd(51)} ${s.sessionId.slice(0, 8).padEnd(9)} ${(s.model ?? '?').slice(0, 27).padEnd(27)} ${s.content.padEnd(8)} ${String(c.comparedCalls).padStart(5)}  ${pct(c.medianAbsErrorRaw)}  ${pct(c.medianAbsError)}  | ${String(c.predictive.comparedCalls).padStart(10)}  ${pct(c.predictive.medianAbsErrorRaw)}  ${pct(c.predictive.medianAbsError)}    | ${pct(c.medianInputError)}`,
       );
@@ -137,6 +141,32 @@ async function accuracy(): Promise<void> {
     console.log(
       `  ${fam.padEnd(8)} ${String(f.cal.length).padStart(3)} sessions  raw ${pct(median(f.raw))}  fitted (in-sample) ${pct(median(f.cal))}  |  ${String(f.pred.length).padStart(3)} sessions  raw ${pct(median(f.predRaw))}  predicted from earlier calls ${pct(median(f.pred))}`,
     );
+}
+
+/**
+ * A session call by call: the logged growth, the anatomy's calibrated count of what the call
+ * appended, their difference, and the parts it appended (kind, tool, tokens): where the log and
+ * the count part ways (docs/performance.md#context-anatomy-benchcontext).
+ */
+function printCalls(s: SessionAnatomy): void {
+  const c = s.calibration;
+  console.log(
+    `  ${s.sessionId}: factor ${c.factor.toFixed(3)}, per piece ${c.perPiece.toFixed(1)}, per call ${c.perCall.toFixed(1)}`,
+  );
+  const byCall = new Map<number, string[]>();
+  for (const p of s.parts) {
+    if (p.kind === 'system' || p.kind === 'restored') continue;
+    const list = byCall.get(p.firstCall) ?? [];
+    list.push(`${p.kind}${p.tool ? `:${p.tool}` : ''}=${p.tokens}`);
+    byCall.set(p.firstCall, list);
+  }
+  for (const call of s.calls) {
+    if (call.loggedGrowth === null) continue;
+    const diff = call.loggedGrowth - call.estimatedGrowth;
+    console.log(
+      `    call ${String(call.index + 1).padStart(4)}  logged ${String(call.loggedGrowth).padStart(6)}  counted ${String(call.estimatedGrowth).padStart(6)}  logged − counted ${String(diff).padStart(6)}  | ${(byCall.get(call.index) ?? []).join(' ')}`,
+    );
+  }
 }
 
 function pct(x: number | null): string {
@@ -197,6 +227,7 @@ function child(which: string, big: string): { calls: number; ms: number; cpuMs: 
 
 async function main(copies: number): Promise<void> {
   if (process.env.CONTEXT_BENCH_COST_ONLY !== '1') await accuracy();
+  if (process.env.CONTEXT_BENCH_ACCURACY_ONLY === '1') return;
   const big = makeFile(copies);
   const mb = statSync(big).size / 2 ** 20;
   // Without and with alternate, round after round, so both meet the same load; each round's ratio is its own pair's.

@@ -2,7 +2,7 @@ import { isObject, str } from '../trace/json';
 import type { JsonObject } from '../trace/json';
 import type { TraceRecord } from '../trace/recordReader';
 import { mcpServerOf } from './contextParts';
-import type { ContentPiece, PartKind } from './contextParts';
+import type { AssistantTurn, ContentPiece, PartKind } from './contextParts';
 import type { TokenCounter } from './tokenCounter';
 
 /** Tools whose result is a sub-agent's answer (Claude Code's Task, later Agent). */
@@ -66,6 +66,8 @@ export class ClaudeCodeContentCollector implements ContentCollector {
   /** Inline (1.0.x) sidechain record uuid → conversation key. */
   private readonly sidechainOf = new Map<string, string>();
   private inline = 0;
+  /** Per conversation, the assistant message its records last belonged to (a message's records come one after another). */
+  private readonly lastTurn = new Map<string, { id: string; turn: AssistantTurn }>();
   /** Per file, the last line handed over and the lines skipped before later ones. */
   private readonly lastLine = new Map<number, number>();
   private readonly unread = new Map<number, number[]>();
@@ -166,6 +168,7 @@ export class ClaudeCodeContentCollector implements ContentCollector {
     targetFile: string | null,
     command: string | null,
     tokens: number | null = null,
+    turn: AssistantTurn | null = null,
   ): void {
     const counter = this.counter;
     const counted = counter !== null;
@@ -180,6 +183,7 @@ export class ClaudeCodeContentCollector implements ContentCollector {
       command,
       charsOnly: null,
       tokens: tokens ?? (counted ? counter.count(text) : null),
+      turn,
     };
     let list = this.lastList !== null && this.lastList.key === key ? this.lastList.list : this.pieces.get(key);
     if (!list) this.pieces.set(key, (list = []));
@@ -190,11 +194,12 @@ export class ClaudeCodeContentCollector implements ContentCollector {
   private assistant(key: string, message: JsonObject, at: { file: number; line: number }): void {
     const content = message['content'];
     if (!Array.isArray(content)) return;
+    const turn = this.turnOf(key, message, content);
     for (const block of content) {
       if (!isObject(block)) continue;
       const t = str(block['type']);
-      if (t === 'text') this.piece(key, at, 'assistantText', str(block['text']) ?? '');
-      else if (t === 'thinking') this.piece(key, at, 'thinking', str(block['thinking']) ?? '');
+      if (t === 'text') this.piece(key, at, 'assistantText', str(block['text']) ?? '', turn);
+      else if (t === 'thinking') this.piece(key, at, 'thinking', str(block['thinking']) ?? '', turn);
       else if (t === 'tool_use') {
         const name = str(block['name']) ?? '(unnamed tool)';
         const input = isObject(block['input']) ? block['input'] : {};
@@ -214,8 +219,9 @@ export class ClaudeCodeContentCollector implements ContentCollector {
             file,
             command,
             counter.countLength(name.length + 1 + jsonChars(input)),
+            turn,
           );
-        else this.push(key, 'toolUse', at, `${name} ${JSON.stringify(input)}`, name, file, command);
+        else this.push(key, 'toolUse', at, `${name} ${JSON.stringify(input)}`, name, file, command, null, turn);
       }
     }
   }
@@ -251,9 +257,41 @@ export class ClaudeCodeContentCollector implements ContentCollector {
     }
   }
 
-  private piece(key: string, at: { file: number; line: number }, kind: PartKind, text: string): void {
+  private piece(
+    key: string,
+    at: { file: number; line: number },
+    kind: PartKind,
+    text: string,
+    turn: AssistantTurn | null = null,
+  ): void {
     if (text.length === 0) return;
-    this.push(key, kind, at, text, null, null, null);
+    this.push(key, kind, at, text, null, null, null, null, turn);
+  }
+
+  /**
+   * The assistant message a record belongs to, by its message id: one object shared by the
+   * message's pieces, holding the largest output count logged on its records so far (the last
+   * record of a streamed message carries the final count) and whether any record held thinking.
+   */
+  private turnOf(key: string, message: JsonObject, content: unknown[]): AssistantTurn | null {
+    const id = str(message['id']);
+    const usage = message['usage'];
+    const raw = isObject(usage) ? usage['output_tokens'] : null;
+    // A count only when it is one (hostile logs hold 1e400, negatives, strings).
+    const output = typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0 ? raw : null;
+    if (id === null) return null;
+    let last = this.lastTurn.get(key);
+    if (last === undefined || last.id !== id) {
+      last = { id, turn: { output: 0, thinking: false } };
+      this.lastTurn.set(key, last);
+    }
+    const turn = last.turn;
+    if (output !== null && output > turn.output) turn.output = output;
+    for (const b of content) {
+      const t = isObject(b) ? str(b['type']) : null;
+      if (t === 'thinking' || t === 'redacted_thinking') turn.thinking = true;
+    }
+    return turn;
   }
 }
 

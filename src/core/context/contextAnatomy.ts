@@ -64,7 +64,7 @@ export function contextAnatomy(model: TraceModel, options: AnatomyOptions): Trac
  * (not including) pieces[starts[k + 1]] (those between call k−1 and call k). One array and one
  * index per call, not an array per call: a 1 GB log has ninety thousand calls.
  */
-interface AppendedPieces {
+export interface AppendedPieces {
   pieces: readonly ContentPiece[];
   /** Length calls + 1. */
   starts: Int32Array;
@@ -193,6 +193,7 @@ function sizedPiece(
     command,
     charsOnly: chars,
     tokens: null,
+    turn: null,
   };
 }
 
@@ -216,19 +217,22 @@ function sessionAnatomy(
     rawCounts[i] = p.tokens ?? (p.charsOnly !== null ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text));
   }
   const dropped = droppedThinking(session.model, appended, rawCounts, compactAt);
+  const known = knownTurnTokens(appended, rawCounts);
   const calibration = calibrate(
     session,
     appended,
     rawCounts,
+    known,
     compactAt,
     unread,
     dropped,
     fromText ? counter.name : `${counter.name}; sizes only`,
   );
-  // A call's framing (perCall) is shared by the pieces it appended.
-  const scaled = (raw: number, k: number): number =>
+  // A call's framing (perCall) is shared by the pieces it appended; a piece whose tokens the log gives is not scaled.
+  const scaled = (i: number, k: number): number =>
     Math.round(
-      raw * calibration.factor + calibration.perPiece + calibration.perCall / Math.max(1, starts[k + 1]! - starts[k]!),
+      (Number.isNaN(known[i]!) ? rawCounts[i]! * calibration.factor + calibration.perPiece : known[i]!) +
+        calibration.perCall / Math.max(1, starts[k + 1]! - starts[k]!),
     );
 
   const parts: ContextPart[] = [];
@@ -262,7 +266,7 @@ function sessionAnatomy(
   // The base nobody logs: the first call's input minus what it visibly holds.
   const first = session.calls[0];
   let visibleAtFirst = 0;
-  if (first) for (let i = starts[0]!; i < starts[1]!; i++) visibleAtFirst += scaled(rawCounts[i]!, 0);
+  if (first) for (let i = starts[0]!; i < starts[1]!; i++) visibleAtFirst += scaled(i, 0);
   const firstInput = first?.tokens.input ?? null;
   let baseTokens = 0;
   if (first && firstInput !== null) {
@@ -304,7 +308,7 @@ function sessionAnatomy(
       const p = pieces[i]!;
       // What was appended before the compaction left the context with it.
       if (boundary !== undefined && isBefore(p, boundary)) continue;
-      const tokens = scaled(rawCounts[i]!, k);
+      const tokens = scaled(i, k);
       growth += tokens;
       live.push(newPart(p, tokens, p.charsOnly !== null, k));
     }
@@ -354,6 +358,38 @@ function sessionAnatomy(
 }
 
 /**
+ * The tokens of the model's own turns as the log gives them: an assistant message goes back into
+ * the next call's input as the tokens the model produced, so its logged output count is what its
+ * text and tool calls add there (docs/guide/context.md#tokenizers), shared among its pieces in
+ * proportion to their tokenizer counts. NaN for every other piece (counted and calibrated). A
+ * message is left to the tokenizer when it holds thinking (the output counts the full thinking,
+ * the log keeps a summary, and thinking may be dropped later) or when its logged output is below
+ * its pieces' stand-in count: Claude's tokenizer splits these texts finer than `o200k_base`
+ * (every session's calibration factor is above 1), so a smaller count is a usage logged before
+ * the message finished streaming (Claude Code logs 1–9 output tokens on many first blocks).
+ */
+export function knownTurnTokens({ pieces, starts }: AppendedPieces, rawCounts: Float64Array): Float64Array {
+  const known = new Float64Array(pieces.length).fill(Number.NaN);
+  const end = starts[starts.length - 1]!;
+  // A message's pieces are consecutive (its records follow one another), so a run of the same turn is the message.
+  let i = starts[0]!;
+  while (i < end) {
+    const turn = pieces[i]!.turn ?? null;
+    let j = i + 1;
+    if (turn === null) {
+      i = j;
+      continue;
+    }
+    let raw = rawCounts[i]!;
+    while (j < end && (pieces[j]!.turn ?? null) === turn) raw += rawCounts[j++]!;
+    if (!turn.thinking && raw > 0 && turn.output >= raw)
+      for (let m = i; m < j; m++) known[m] = (turn.output * rawCounts[m]!) / raw;
+    i = j;
+  }
+  return known;
+}
+
+/**
  * The session's calibration: each piece counts `factor × tokenizer tokens + perPiece`, and
  * each call's appended pieces together `+ perCall`, fitted so that what each call appended
  * sums to what the log says it appended (its input growth), over calls where both are
@@ -371,6 +407,7 @@ function calibrate(
   session: Session,
   { starts }: AppendedPieces,
   rawCounts: Float64Array,
+  known: Float64Array,
   compactAt: ReadonlySet<number>,
   unread: readonly boolean[],
   dropped: Float64Array,
@@ -384,16 +421,31 @@ function calibrate(
     if (a === null || b === null) continue;
     const logged = b - a;
     let sum = 0;
-    for (let i = starts[k]!; i < starts[k + 1]!; i++) sum += rawCounts[i]!;
+    let fixed = 0;
+    let counted = 0;
+    for (let i = starts[k]!; i < starts[k + 1]!; i++) {
+      if (Number.isNaN(known[i]!)) {
+        sum += rawCounts[i]!;
+        counted++;
+      } else fixed += known[i]!;
+    }
     const raw = sum - dropped[k]!;
-    if (logged > 0 && raw > 0) rows.push({ raw, pieces: starts[k + 1]! - starts[k]!, logged });
+    if (logged > 0 && raw >= 0 && raw + fixed > 0) rows.push({ raw, fixed, pieces: counted, logged });
   }
   const errorOf = (c: Fit): number | null =>
-    median(rows.map((r) => Math.abs(r.raw * c.factor + r.pieces * c.perPiece + c.perCall - r.logged) / r.logged));
+    median(
+      rows.map(
+        (r) => Math.abs((r.fixed ?? 0) + r.raw * c.factor + r.pieces * c.perPiece + c.perCall - r.logged) / r.logged,
+      ),
+    );
   // The fits, the median ratio or none, whichever matches the log best: a fit on few or noisy calls can do worse than either.
   const candidates: Fit[] = [
     { factor: 1, perPiece: 0, perCall: 0 },
-    { factor: median(rows.map((r) => r.logged / r.raw)) ?? 1, perPiece: 0, perCall: 0 },
+    {
+      factor: median(rows.filter((r) => r.raw > 0).map((r) => (r.logged - (r.fixed ?? 0)) / r.raw)) ?? 1,
+      perPiece: 0,
+      perCall: 0,
+    },
   ];
   const byPiece = fitRelative(rows, (r) => r.pieces);
   if (byPiece !== null) candidates.push({ factor: byPiece.factor, perPiece: byPiece.extra, perCall: 0 });
@@ -441,7 +493,7 @@ export function predictiveCalibration(rows: readonly CalibrationRow[]): Predicti
       const predicted = (best ?? ratio).predict(row);
       if (predicted !== null) {
         errors.push(Math.abs(predicted - row.logged) / row.logged);
-        rawErrors.push(Math.abs(row.raw - row.logged) / row.logged);
+        rawErrors.push(Math.abs((row.fixed ?? 0) + row.raw - row.logged) / row.logged);
       }
     }
     // Each way's own record on this call, then the call joins what they learn from.
@@ -480,20 +532,22 @@ class RunningFit {
     this.sxx += w * x * x;
     this.sxy += w * x * y;
     this.syy += w * y * y;
-    this.sxz += w * x * row.logged;
-    this.syz += w * y * row.logged;
+    const z = row.logged - (row.fixed ?? 0);
+    this.sxz += w * x * z;
+    this.syz += w * y * z;
   }
 
   /** The appended tokens this way predicts for a call from the calls added so far; null before it has enough of them. */
   predict(row: CalibrationRow): number | null {
     if (this.rows < this.minRows) return null;
-    if (this.extraOf === null) return this.sxx > 0 ? (row.raw * this.sxz) / this.sxx : null;
+    const fixed = row.fixed ?? 0;
+    if (this.extraOf === null) return this.sxx > 0 ? fixed + (row.raw * this.sxz) / this.sxx : null;
     const det = this.sxx * this.syy - this.sxy * this.sxy;
     if (!(Math.abs(det) > 1e-12 * this.sxx * this.syy)) return null;
     const factor = (this.sxz * this.syy - this.syz * this.sxy) / det;
     const extra = (this.sxx * this.syz - this.sxy * this.sxz) / det;
     if (!(factor > 0) || !(extra >= 0)) return null;
-    return row.raw * factor + this.extraOf(row) * extra;
+    return fixed + row.raw * factor + this.extraOf(row) * extra;
   }
 
   score(row: CalibrationRow): void {
@@ -504,10 +558,15 @@ class RunningFit {
   }
 }
 
-/** One compared call: tokenizer tokens it appended, how many pieces, the logged growth. */
+/**
+ * One compared call: tokenizer tokens it appended (of the pieces calibrated), how many such
+ * pieces, the tokens of the pieces the log itself sizes (the model's turns: knownTurnTokens;
+ * absent = 0), the logged growth.
+ */
 export interface CalibrationRow {
   raw: number;
   pieces: number;
+  fixed?: number;
   logged: number;
 }
 
@@ -534,8 +593,8 @@ function fitRelative(
   for (const row of rows) {
     const x = row.raw;
     const y = extraOf(row);
-    const z = row.logged;
-    const w = 1 / (z * z);
+    const z = row.logged - (row.fixed ?? 0);
+    const w = 1 / (row.logged * row.logged);
     sxx += w * x * x;
     sxy += w * x * y;
     syy += w * y * y;

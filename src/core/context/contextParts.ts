@@ -72,6 +72,21 @@ export interface ContentPiece {
   charsOnly: number | null;
   /** Tokens counted while collecting (the text is then not kept: `text` is empty); null = count `text` later. */
   tokens: number | null;
+  /**
+   * For the model's own text and tool calls: the assistant message (turn) they belong to, shared
+   * by its pieces, with the output tokens the log gives for it. Absent or null for other pieces.
+   */
+  turn?: AssistantTurn | null;
+}
+
+/**
+ * One assistant message as the log gives it: the largest output token count logged on any of its
+ * records (Claude Code writes a message's usage on every content block's record, growing while it
+ * streams) and whether it holds thinking.
+ */
+export interface AssistantTurn {
+  output: number;
+  thinking: boolean;
 }
 
 /** A piece of the context once counted, alive from `firstCall` to `lastCall` (inclusive). */

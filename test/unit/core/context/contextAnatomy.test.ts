@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ClaudeCodeContentCollector } from '../../../../src/core/context/claudeCodeContent';
-import { contextAnatomy } from '../../../../src/core/context/contextAnatomy';
+import { contextAnatomy, knownTurnTokens } from '../../../../src/core/context/contextAnatomy';
+import type { AssistantTurn, ContentPiece } from '../../../../src/core/context/contextParts';
 import type { TraceAnatomy } from '../../../../src/core/context/contextAnatomy';
 import { contextReport } from '../../../../src/core/context/contextReport';
 import { CHAR_ESTIMATE } from '../../../../src/core/context/tokenCounter';
@@ -217,5 +218,96 @@ describe('dollars from a trace already priced', () => {
     const shared = contextAnatomy(parsed.model, { ...options, costs: priceTrace(parsed.model, book) });
     assert.ok(own.sessions[0]!.calls.some((c) => c.inputUsd !== null && c.inputUsd > 0));
     assert.deepEqual(shared, own);
+  });
+});
+
+describe("the model's own turns sized by their logged output", () => {
+  const VIEWER = join(fixtures, 'claude-code/claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl');
+
+  it('gives every piece of a message the largest output count logged on its records', async () => {
+    // Lines 3 and 4 of the log are one message (msg_01QdKEzw…): its text block logged with
+    // output_tokens 3 while it streamed, its TodoWrite call with 263, the final count. Line 45
+    // (msg_011kU8if…, an Edit call) is a message logged once, with output_tokens 1.
+    const collector = new ClaudeCodeContentCollector();
+    await parseFile(VIEWER, { recordTap: (r) => collector.record(r) });
+    const main = [...collector.result().pieces.values()][0]!;
+    const at = (line: number) => main.filter((p) => p.line === line - 1);
+    const [text] = at(3);
+    const [todo] = at(4);
+    assert.equal(text!.kind, 'assistantText');
+    assert.equal(todo!.kind, 'toolUse');
+    assert.equal(text!.turn, todo!.turn);
+    assert.deepEqual(text!.turn, { output: 263, thinking: false });
+    assert.deepEqual(at(45)[0]!.turn, { output: 1, thinking: false });
+    // What the user side sent carries no turn.
+    assert.equal(at(5)[0]!.kind, 'toolResult');
+    assert.equal(at(5)[0]!.turn, null);
+  });
+
+  it('takes no output count that is not a whole number of tokens', async () => {
+    // hostile/bad-counts.jsonl line 14: a message (one text block) logged with output_tokens 1e400.
+    const collector = new ClaudeCodeContentCollector();
+    await parseFile(join(fixtures, 'hostile/bad-counts.jsonl'), { recordTap: (r) => collector.record(r) });
+    const pieces = [...collector.result().pieces.values()].flat();
+    const line14 = pieces.filter((p) => p.line === 13);
+    assert.equal(line14.length, 1);
+    assert.deepEqual(line14[0]!.turn, { output: 0, thinking: false });
+    for (const p of pieces) if (p.turn) assert.ok(Number.isSafeInteger(p.turn.output));
+  });
+
+  it('shares a turn among its pieces by their counts, and leaves stubs and thinking to the tokenizer', () => {
+    const piece = (kind: ContentPiece['kind'], turn: AssistantTurn | null): ContentPiece => ({
+      kind,
+      file: 0,
+      line: 0,
+      text: '',
+      tool: null,
+      mcpServer: null,
+      targetFile: null,
+      command: null,
+      charsOnly: null,
+      tokens: null,
+      turn,
+    });
+    const full = { output: 300, thinking: false };
+    const stub = { output: 5, thinking: false };
+    const thought = { output: 900, thinking: true };
+    // Call 1 appended a turn of 300 output tokens (text counted 30, a tool call 120) and its
+    // result (50); call 2 a turn logged at 5 tokens though its text counts 100 (usage logged
+    // mid-stream), a result, and a turn with thinking.
+    const pieces = [
+      piece('assistantText', full),
+      piece('toolUse', full),
+      piece('toolResult', null),
+      piece('assistantText', stub),
+      piece('toolResult', null),
+      piece('thinking', thought),
+      piece('assistantText', thought),
+    ];
+    const raw = Float64Array.from([30, 120, 50, 100, 40, 600, 60]);
+    const known = knownTurnTokens(
+      { pieces, starts: Int32Array.from([0, 0, 3, 7]), fromText: true, unread: [false, false, false] },
+      raw,
+    );
+    // 300 × 30/150 = 60 and 300 × 120/150 = 240; everything else is counted and calibrated.
+    assert.equal(known[0], 60);
+    assert.equal(known[1], 240);
+    for (const i of [2, 3, 4, 5, 6]) assert.ok(Number.isNaN(known[i]!), `piece ${i}`);
+  });
+
+  it('scales only what the log does not size: a session whose turns are known fits its tool results alone', async () => {
+    // With the turns taken from the log, the same session's calibration is left with the tool
+    // results, user text and framing; its raw error (factor 1, no framing) must fall, as the
+    // turns were the largest share of the counted growth on these small tool rounds.
+    const collector = new ClaudeCodeContentCollector();
+    const parsed = await parseFile(join(fixtures, 'claude-code/edit-retry-loop.jsonl'), {
+      recordTap: (r) => collector.record(r),
+    });
+    const s = contextAnatomy(parsed.model, { content: collector.result(), tokenizer: () => O200K, prices: null })
+      .sessions[0]!;
+    // Counted and scaled piece by piece, this session's raw error was 23.8% (the bench before this
+    // rule); its turns, the larger share of most rounds here, now come from the log: below 15%.
+    assert.ok(s.calibration.medianAbsErrorRaw! < 0.15, `raw ${s.calibration.medianAbsErrorRaw}`);
+    assert.ok(s.calibration.medianAbsError! <= s.calibration.medianAbsErrorRaw!);
   });
 });

@@ -116,6 +116,27 @@ describe('calibration predicted from earlier calls only', () => {
     assert.ok(Math.abs(p.medianAbsErrorRaw! - 2 / 3) < 1e-12);
   });
 
+  it('learns the factor from what the log does not size, and adds the sized tokens as they are', () => {
+    // Each call appended a turn the log sizes at 50 tokens and 100 counted tokens of results.
+    // Three calls logged 250: the counted part is then (250 − 50) ÷ 100 = 2 per token. The
+    // fourth logged 300 and is predicted 50 + 2 × 100 = 250: 1/6 off; unscaled (50 + 100 =
+    // 150) it is 1/2 off. Had the fit taken the 50 as counted too it would be 250 ÷ 150 per
+    // token and still predict 250: what differs is a call with another mix, next.
+    const rows = [
+      { raw: 100, pieces: 1, fixed: 50, logged: 250 },
+      { raw: 100, pieces: 1, fixed: 50, logged: 250 },
+      { raw: 100, pieces: 1, fixed: 50, logged: 250 },
+      { raw: 100, pieces: 1, fixed: 50, logged: 300 },
+    ];
+    const p = predictiveCalibration(rows);
+    assert.equal(p.comparedCalls, 1);
+    assert.ok(Math.abs(p.medianAbsError! - 1 / 6) < 1e-12);
+    assert.ok(Math.abs(p.medianAbsErrorRaw! - 1 / 2) < 1e-12);
+    // A fourth call of 20 counted tokens and a sized turn of 200 that logged 240: 200 + 2 × 20 = 240, exact.
+    const mixed = predictiveCalibration([...rows.slice(0, 3), { raw: 20, pieces: 1, fixed: 200, logged: 240 }]);
+    assert.ok(mixed.medianAbsError! < 1e-12);
+  });
+
   it('is exact once the earlier calls show the ratio, and says nothing with three calls or fewer', () => {
     const rows = [10, 20, 30, 40, 50, 60].map((raw) => ({ raw, pieces: 2, logged: 1.5 * raw }));
     const p = predictiveCalibration(rows);
