@@ -91,6 +91,15 @@ const builds = [
     format: 'cjs',
     target: 'node20',
   },
+  // The export threads of \`agent-trace export --to parquet\`: started by dist/cli.js from beside itself (src/node/team/exportPool.ts).
+  {
+    ...common,
+    entryPoints: ['src/node/team/exportWorker.ts'],
+    outfile: 'dist/teamExportWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
   // The parse threads of one big file for the CLI: started by dist/cli.js from beside itself (src/node/parallelParse.ts).
   {
     ...common,
