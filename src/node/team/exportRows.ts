@@ -78,17 +78,25 @@ export function redactionRequest(rows: TeamRows): {
   // (A session id stands on every one of its rows: each distinct one is learnt once.)
   const ids = TEAM_TABLES.map((table) => {
     const names = table.columns.filter((c) => c.fromTrace && isIdKey(c.name)).map((c) => c.name);
-    return [
-      ...new Set(
-        rows[table.name].flatMap((row) =>
-          names.filter((n) => typeof row.cells[n] === 'string').map((n) => JSON.stringify({ [n]: row.cells[n] })),
-        ),
-      ),
-    ];
+    // Each distinct (column, value) once, in order of first occurrence, before it is written as JSON.
+    const seen = new Map<string, Set<string>>(names.map((n) => [n, new Set<string>()]));
+    const out: string[] = [];
+    for (const row of rows[table.name]) {
+      for (const n of names) {
+        const value = row.cells[n];
+        if (typeof value !== 'string') continue;
+        const values = seen.get(n)!;
+        if (values.has(value)) continue;
+        values.add(value);
+        out.push(JSON.stringify({ [n]: value }));
+      }
+    }
+    return out;
   });
   const cells: Array<Array<{ row: TeamRow; name: string; slot: number }>> = [];
   const tables = TEAM_TABLES.map((table, t) => {
     const names = table.columns.filter((c) => c.fromTrace).map((c) => c.name);
+    // Keyed by the value itself (JSON.stringify of a string is one to one): each distinct one written as JSON once.
     const index = new Map<string, number>();
     const distinct: string[] = [];
     const weights: number[] = [];
@@ -97,11 +105,10 @@ export function redactionRequest(rows: TeamRows): {
       for (const name of names) {
         const value = row.cells[name];
         if (typeof value !== 'string') continue;
-        const text = JSON.stringify(value);
-        let slot = index.get(text);
+        let slot = index.get(value);
         if (slot === undefined) {
-          index.set(text, (slot = distinct.length));
-          distinct.push(text);
+          index.set(value, (slot = distinct.length));
+          distinct.push(JSON.stringify(value));
           weights.push(0);
         }
         weights[slot]! += 1;

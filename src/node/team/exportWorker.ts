@@ -18,7 +18,11 @@ const post = (reply: ExportWorkerReply): void => port.postMessage(reply);
 let nextRedaction = 1;
 const redactions = new Map<number, { resolve: (a: RedactionAnswer) => void; reject: (e: Error) => void }>();
 
-/** One source at a time (the pool queues the next one here): one parse's memory, not two. */
+/**
+ * One source parsed at a time (the pool queues the next one here): one parse's memory, not
+ * two. A source whose rows wait for their redaction lets the next one start parsing: the
+ * redactor is the CLI's thread's, busy with the sources before it.
+ */
 let queue: Promise<void> = Promise.resolve();
 
 port.on('message', (m: ExportWorkerRequest) => {
@@ -36,5 +40,16 @@ port.on('message', (m: ExportWorkerRequest) => {
       redactions.set(id, { resolve, reject });
       post({ kind: 'redact', id, seq, request });
     });
-  queue = queue.then(() => respond(post, m.id, () => exportOne(job, settings, book, settings.redact ? redact : null)));
+  queue = queue.then(
+    () =>
+      new Promise<void>((release) => {
+        const redactThenRelease = (request: RedactionRequest): Promise<RedactionAnswer> => {
+          release();
+          return redact(request);
+        };
+        void Promise.resolve(
+          respond(post, m.id, () => exportOne(job, settings, book, settings.redact ? redactThenRelease : null)),
+        ).finally(release);
+      }),
+  );
 });
