@@ -19,7 +19,7 @@
 //
 // Run: npm run bench:sessions [-- --sessions 1000 --gb 5]   (--quick: 100 sessions, 0.5 GB)
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { groupSessions } from '../src/core/sessions/sessionQuery';
@@ -70,8 +70,15 @@ const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
  * (discovery, each file's plan and head, SQLite writes). Run under --cpu-prof for the parts of each.
  */
 async function stages(corpus: ReturnType<typeof generate>, work: string, parseMs: number): Promise<void> {
+  // SQLite's WebAssembly module is looked for beside the bundle (dist/bench): copied from dist/, where esbuild.mjs puts it.
+  copyFileSync(join(repoRoot, 'dist/node-sqlite3-wasm.wasm'), join(__dirname, 'node-sqlite3-wasm.wasm'));
   const { index } = SessionIndex.open(join(work, 'stages.sqlite'));
-  const indexer = new SessionIndexer(index, { analysis: {}, prices: indexPriceBook([]), maxFileBytes: 2 ** 33, stateVersion: 'bench' });
+  const indexer = new SessionIndexer(index, {
+    analysis: {},
+    prices: indexPriceBook([]),
+    maxFileBytes: 2 ** 33,
+    stateVersion: 'bench',
+  });
   let readMs = 0;
   let reads = 0;
   const reader: FreshReader = {
@@ -96,8 +103,12 @@ async function stages(corpus: ReturnType<typeof generate>, work: string, parseMs
   console.log(
     `\nstages (one thread): cold index ${s(syncMs)} for ${result.files} files (load ${loadavg()[0]!.toFixed(1)}); ratio / parseTrace ${(syncMs / parseMs).toFixed(2)}`,
   );
-  console.log(`  fresh reads (parse, figures, saved parses): ${s(readMs)} for ${reads} files, ${((100 * readMs) / syncMs).toFixed(0)}%`);
-  console.log(`  the rest (discovery, plans, hot files read in place, SQLite writes): ${s(syncMs - readMs)}, ${((100 * (syncMs - readMs)) / syncMs).toFixed(0)}%`);
+  console.log(
+    `  fresh reads (parse, figures, saved parses): ${s(readMs)} for ${reads} files, ${((100 * readMs) / syncMs).toFixed(0)}%`,
+  );
+  console.log(
+    `  the rest (discovery, plans, hot files read in place, SQLite writes): ${s(syncMs - readMs)}, ${((100 * (syncMs - readMs)) / syncMs).toFixed(0)}%`,
+  );
 }
 
 async function main(): Promise<void> {
