@@ -16,7 +16,8 @@
 //
 // Run: npm run bench:team [-- --sessions 1000 --gb 5 --calls 10000000] [--cpu-prof DIR] [--keep DIR]
 //      (--quick: 100 sessions, 0.5 GB, 1,000,000 calls; --keep DIR keeps the compacted 10 M-call
-//      folder, then `-- --queries-only DIR` times only the named query and its baseline over it)
+//      folder, then `-- --queries-only DIR` times only the named query and its baseline over it;
+//      --export-only stops after the export and bytes per call)
 import { spawnSync } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -27,6 +28,7 @@ import { namedQuery } from '../src/core/team/namedQueries';
 import { SessionIndexClient } from '../src/node/sessions/indexClient';
 import { queryFolder } from '../src/cli/team';
 import { COMPACTED, compactExport } from '../src/node/team/compact';
+import { exportThreadsFor } from '../src/node/team/exportPool';
 import { repoRoot } from '../test/support/helpers';
 import { generate } from './sessionCorpus';
 
@@ -42,6 +44,8 @@ const CALLS = option('--calls', quick ? 1_000_000 : 10_000_000);
 const PROFILE = args.includes('--cpu-prof') ? args[args.indexOf('--cpu-prof') + 1] : undefined;
 /** --keep DIR: the 10 M-call folder (compacted) is moved to DIR after the run, for --queries-only. */
 const KEEP = args.includes('--keep') ? args[args.indexOf('--keep') + 1] : undefined;
+/** --export-only: the cold index, the export and bytes per call; no 10 M-call copies, compaction or queries. */
+const EXPORT_ONLY = args.includes('--export-only');
 /** --queries-only DIR: only the named query and its baseline, over a folder kept by --keep. */
 const QUERIES_ONLY = args.includes('--queries-only') ? args[args.indexOf('--queries-only') + 1] : undefined;
 
@@ -164,7 +168,9 @@ async function main(): Promise<void> {
     // The export, then again with nothing changed.
     const out = join(work, 'export');
     const first = exportAll(corpus.home, out, true);
-    console.log(`export --to parquet: ${s(first.ms)} (load ${load()})`);
+    console.log(
+      `export --to parquet: ${s(first.ms)} (load ${load()}; ${exportThreadsFor(cold.files)} export threads at the load now)`,
+    );
     console.log(`  ${first.stderr.split('\n')[0]}`);
     console.log(`  ratio export / cold index: ${(first.ms / coldMs).toFixed(2)} (target ≤ 1)`);
     const again = exportAll(corpus.home, out);
@@ -192,6 +198,7 @@ async function main(): Promise<void> {
       `  rows per LLM call: ${(tools / calls).toFixed(2)} tool calls, ${(sessions / calls).toFixed(4)} sessions`,
     );
 
+    if (EXPORT_ONLY) return;
     // 10 M calls: copies of the real calls, written by DuckDB in the same layout.
     const big = join(work, 'big');
     const copies = Math.ceil(CALLS / calls);
