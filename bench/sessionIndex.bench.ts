@@ -131,7 +131,7 @@ async function main(): Promise<void> {
     }
     const parseMs = performance.now() - t0;
     console.log(
-      `\nbaseline: parseTrace over every file: ${s(parseMs)} (${(corpus.bytes / 2 ** 20 / (parseMs / 1000)).toFixed(0)} MB/s, ${calls} LLM calls)`,
+      `\nbaseline: parseTrace over every file: ${s(parseMs)} (${(corpus.bytes / 2 ** 20 / (parseMs / 1000)).toFixed(0)} MB/s, ${calls} LLM calls; load ${loadavg()[0]!.toFixed(1)})`,
     );
 
     if (STAGES) {
@@ -169,7 +169,7 @@ async function main(): Promise<void> {
     if (cold.readOnly) throw new Error('another process holds the lease');
     const progress = events.filter((e) => e.event === 'progress').length;
     console.log(
-      `\ncold index: ${s(coldMs)} for ${cold.files} files, ${MB(cold.bytesRead)} (target ≤ 60 s); ${progress} progress reports`,
+      `\ncold index: ${s(coldMs)} for ${cold.files} files, ${MB(cold.bytesRead)} (target ≤ 60 s); ${progress} progress reports; load ${loadavg()[0]!.toFixed(1)}`,
     );
     console.log(`  ratio cold index / baseline parse: ${(coldMs / parseMs).toFixed(2)}`);
     console.log(`  index file: ${MB(statSync(dbPath).size)}`);
