@@ -11,9 +11,9 @@ describe('exportThreadsFor: how many export threads', () => {
     assert.equal(exportThreadsFor(1000, {}, 1, 0.3), 0);
   });
 
-  it('one on a saturated machine (load average at or over the cores)', () => {
-    assert.equal(exportThreadsFor(1000, {}, 2, 2), 1);
-    assert.equal(exportThreadsFor(1000, {}, 4, 9.5), 1);
+  it('two on a saturated machine (load average at or over the cores)', () => {
+    assert.equal(exportThreadsFor(1000, {}, 2, 2), 2);
+    assert.equal(exportThreadsFor(1000, {}, 8, 9.5), 2);
   });
 
   it(`${EXPORT_THREADS_VARIABLE} sets it (0: the CLI's own thread), capped at 16; a value that is not a number is ignored`, () => {
