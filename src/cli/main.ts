@@ -37,13 +37,13 @@ function cliBundle(argv: readonly string[]): 'cliCommands.js' | 'cliAnalyze.js' 
 }
 
 /**
- * The young generation of the thread that runs analyze and convert, in MB (two semi-spaces
- * and the space for young large objects). V8 sizes it by the machine's memory, up to 48 MB on
- * 64-bit, and reading a big trace fills it to the top; a smaller one cuts the peak by 13–21 MB
- * on a 777 MB log at the same CPU time (docs/performance.md, "Issue 27, fifth round"). Set
- * here because no V8 flag can change it once the main thread's heap exists.
+ * The young generation of the thread that runs analyze and convert, in MB: two semi-spaces
+ * of 4 MB and the space for young large objects (V8 lets each semi-space grow to 16 MB, and
+ * reading a big trace fills them). The same as `node --max-semi-space-size=4`, which no code
+ * can set once the main thread's heap exists; 3 MB promotes objects before they die and
+ * costs more memory and CPU, not less (docs/performance.md, "Issue 27, fifth round").
  */
-const YOUNG_GENERATION_MB = Number(process.env.AT_YOUNG_MB ?? 6);
+const YOUNG_GENERATION_MB = 12;
 
 /** What a bundle gives the launcher: the exit status of `agent-trace ARGV`. */
 interface CliBundle {
