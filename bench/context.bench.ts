@@ -1,14 +1,18 @@
-// The context anatomy, two figures (docs/performance.md#context-anatomy):
+// The context anatomy, two figures (docs/performance.md#context-anatomy-benchcontext):
 // 1. Accuracy: per session of every real sample at hand, the median |error| of the tokenizer's
-//    count of what each call appended against the logged input growth, raw and calibrated,
-//    then the median over sessions by model family (goal ≤ 5% for Claude and OpenAI models).
+//    count of what each call appended against the logged input growth: raw, calibrated on the
+//    same calls (in-sample) and predicted from the session's earlier calls only, then the median
+//    over sessions by model family (goal ≤ 5% for Claude and OpenAI models).
 // 2. Cost: what `analyze` does (read, analyses, costs) without and with the content tap, the
 //    anatomy and its report, on copies of
 //    the spotter log (default 60 ≈ 100 MB; 600 ≈ 1 GB), each in its own child process; the
 //    ratio (goal ≤ 1.3×) is what counts, this machine being noisy.
-// Run: node scripts/runBench.mjs context [copies]   (CONTEXT_BENCH_COST_ONLY=1 skips the accuracy table)
+// Run: node scripts/runBench.mjs context [copies]   (CONTEXT_BENCH_COST_ONLY=1 skips the accuracy table;
+//      CONTEXT_BENCH_ROUNDS=N alternates N without/with pairs, default 3; CONTEXT_BENCH_COUNTER=module.js
+//      counts Claude's text with another tokenizer, to compare)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import {
   createReadStream,
   existsSync,
@@ -19,16 +23,18 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClaudeCodeContentCollector } from '../src/core/context/claudeCodeContent';
 import { contextAnatomy } from '../src/core/context/contextAnatomy';
 import { BudgetedCounter, median } from '../src/core/context/tokenCounter';
+import type { TokenCounter } from '../src/core/context/tokenCounter';
+import { priceTrace } from '../src/core/cost/callCost';
 import { createPriceBook } from '../src/core/cost/priceBook';
 import { parseTrace } from '../src/core/trace/parseTrace';
 import { buildTraceReport } from '../src/core/report/traceReport';
 import { contextReport } from '../src/core/context/contextReport';
-import { O200K, tokenCounterFor } from '../src/node/contextTokenizer';
+import { CLAUDE_STANDIN, tokenCounterFor } from '../src/node/contextTokenizer';
 import { listCompanions } from '../src/node/traceFiles';
 import { localSample, repoRoot, sharedTracesDir } from '../test/support/helpers';
 
@@ -62,10 +68,29 @@ function family(model: string | null): string {
   return 'other';
 }
 
+/**
+ * The counter for Claude's text: the Claude stand-in as shipped, or, to compare a tokenizer the
+ * extension does not ship, a CommonJS module named by CONTEXT_BENCH_COUNTER exporting
+ * `{ name, count(text) }` (docs/performance.md#context-anatomy-benchcontext).
+ */
+function benchCounter(): TokenCounter {
+  const path = process.env.CONTEXT_BENCH_COUNTER;
+  if (!path) return CLAUDE_STANDIN;
+  // A module chosen at run time, outside the bundle.
+  const m = createRequire(__filename)(path) as TokenCounter;
+  return { name: m.name, count: (t) => m.count(t) };
+}
+
 async function accuracy(): Promise<void> {
-  const byFamily = new Map<string, { raw: number[]; cal: number[] }>();
+  const byFamily = new Map<string, { raw: number[]; cal: number[]; pred: number[]; predRaw: number[] }>();
+  const counter = benchCounter();
+  console.log(`Claude Code text counted with ${counter.name}; sizes-only logs (Codex) as characters ÷ 4.`);
+  console.log('"fitted" = calibrated on all the session\'s compared calls, the measured ones included (in-sample);');
   console.log(
-    'sample                                              session   model                       content  calls  raw    calibrated  input',
+    '"predicted" = each call from a calibration learnt on the earlier calls of its session only, from the 4th compared call on; "raw" beside it on the same calls.',
+  );
+  console.log(
+    'sample                                              session   model                       content  calls  raw     fitted  | pred.calls  raw    predicted | input',
   );
   const seen = new Set<string>();
   for (const path of samples()) {
@@ -78,7 +103,7 @@ async function accuracy(): Promise<void> {
       { key: path, bytes: readFileSync(path) },
       ...listing.files.map((c) => ({ key: c.rel, bytes: readFileSync(c.path) })),
     ];
-    const collector = new ClaudeCodeContentCollector(O200K);
+    const collector = new ClaudeCodeContentCollector(counter);
     const parsed = await parseTrace(files, { recordTap: (r) => collector.record(r) });
     if (parsed.problem) continue;
     const anatomy = contextAnatomy(parsed.model, {
@@ -90,23 +115,27 @@ async function accuracy(): Promise<void> {
       const c = s.calibration;
       if (c.comparedCalls < 3) continue;
       const fam = family(s.model);
-      const f = byFamily.get(fam) ?? { raw: [], cal: [] };
+      const f = byFamily.get(fam) ?? { raw: [], cal: [], pred: [], predRaw: [] };
       f.raw.push(c.medianAbsErrorRaw!);
       f.cal.push(c.medianAbsError!);
+      if (c.predictive.medianAbsError !== null) {
+        f.pred.push(c.predictive.medianAbsError);
+        f.predRaw.push(c.predictive.medianAbsErrorRaw!);
+      }
       byFamily.set(fam, f);
       const name = path
         .replace(repoRoot + '/', '')
         .replace(sharedTracesDir ?? '\0', 'shared')
         .slice(-50);
       console.log(
-        `${name.padEnd(51)} ${s.sessionId.slice(0, 8).padEnd(9)} ${(s.model ?? '?').slice(0, 27).padEnd(27)} ${s.content.padEnd(8)} ${String(c.comparedCalls).padStart(5)}  ${pct(c.medianAbsErrorRaw)}  ${pct(c.medianAbsError)}      ${pct(c.medianInputError)}`,
+        `${name.padEnd(51)} ${s.sessionId.slice(0, 8).padEnd(9)} ${(s.model ?? '?').slice(0, 27).padEnd(27)} ${s.content.padEnd(8)} ${String(c.comparedCalls).padStart(5)}  ${pct(c.medianAbsErrorRaw)}  ${pct(c.medianAbsError)}  | ${String(c.predictive.comparedCalls).padStart(10)}  ${pct(c.predictive.medianAbsErrorRaw)}  ${pct(c.predictive.medianAbsError)}    | ${pct(c.medianInputError)}`,
       );
     }
   }
   console.log('\nmedian over sessions of the median |error| of appended tokens (goal ≤ 5% for Claude and OpenAI):');
   for (const [fam, f] of byFamily)
     console.log(
-      `  ${fam.padEnd(8)} ${String(f.cal.length).padStart(3)} sessions  raw ${pct(median(f.raw))}  calibrated ${pct(median(f.cal))}`,
+      `  ${fam.padEnd(8)} ${String(f.cal.length).padStart(3)} sessions  raw ${pct(median(f.raw))}  fitted (in-sample) ${pct(median(f.cal))}  |  ${String(f.pred.length).padStart(3)} sessions  raw ${pct(median(f.predRaw))}  predicted from earlier calls ${pct(median(f.pred))}`,
     );
 }
 
@@ -140,13 +169,16 @@ async function measure(which: string, big: string): Promise<void> {
     buildTraceReport(parsed, {}, { book, customTtl: null });
     calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
   } else {
-    const collector = new ClaudeCodeContentCollector(new BudgetedCounter(O200K));
+    const collector = new ClaudeCodeContentCollector(new BudgetedCounter(CLAUDE_STANDIN));
     const parsed = await parseTrace([{ key: 'big.jsonl', bytes: stream }], { recordTap: (r) => collector.record(r) });
-    buildTraceReport(parsed, {}, { book, customTtl: null });
+    // The trace priced once, for the report and the anatomy's dollars (as the HTML report does).
+    const priced = priceTrace(parsed.model, book);
+    buildTraceReport(parsed, {}, { book, customTtl: null, priced });
     const anatomy = contextAnatomy(parsed.model, {
       content: collector.result(),
       tokenizer: tokenCounterFor,
       prices: book,
+      costs: priced,
     });
     contextReport(anatomy);
     calls = anatomy.sessions.reduce((n, s) => n + s.calls.length, 0);
@@ -167,15 +199,28 @@ async function main(copies: number): Promise<void> {
   if (process.env.CONTEXT_BENCH_COST_ONLY !== '1') await accuracy();
   const big = makeFile(copies);
   const mb = statSync(big).size / 2 ** 20;
-  const without = child('without', big);
-  const withAnatomy = child('with', big);
+  // Without and with alternate, round after round, so both meet the same load; each round's ratio is its own pair's.
+  const rounds = Math.max(1, Number(process.env.CONTEXT_BENCH_ROUNDS ?? 3));
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  let calls = 0;
   console.log(
-    `\ncost on ${mb.toFixed(0)} MB (${without.calls} calls): analyze (read, analyses, costs) ${without.ms.toFixed(0)} ms, with the anatomy ${withAnatomy.ms.toFixed(0)} ms`,
+    `\ncost on ${mb.toFixed(0)} MB: analyze (read, analyses, costs) without and with the anatomy, ${rounds} rounds`,
   );
-  console.log(`ratio with/without: ${(withAnatomy.ms / without.ms).toFixed(2)}  (goal ≤ 1.3)`);
-  // CPU time (this process's threads, the collector's included) moves far less than wall time on a shared machine.
+  for (let r = 1; r <= rounds; r++) {
+    const load0 = loadavg()[0]!;
+    const without = child('without', big);
+    const withAnatomy = child('with', big);
+    calls = without.calls;
+    wall.push(withAnatomy.ms / without.ms);
+    cpu.push(withAnatomy.cpuMs / without.cpuMs);
+    console.log(
+      `  round ${r}: load ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}; wall ${without.ms.toFixed(0)} → ${withAnatomy.ms.toFixed(0)} ms (${wall.at(-1)!.toFixed(2)}); CPU ${without.cpuMs.toFixed(0)} → ${withAnatomy.cpuMs.toFixed(0)} ms (${cpu.at(-1)!.toFixed(2)})`,
+    );
+  }
+  // CPU time (the child's user + system, the collector's included) moves far less than wall time on a shared machine.
   console.log(
-    `CPU time: ${without.cpuMs.toFixed(0)} ms without, ${withAnatomy.cpuMs.toFixed(0)} ms with; ratio ${(withAnatomy.cpuMs / without.cpuMs).toFixed(2)}`,
+    `${calls} calls; median ratio with/without: CPU ${median(cpu)!.toFixed(2)}, wall ${median(wall)!.toFixed(2)}  (goal ≤ 1.3)`,
   );
   rmSync(join(big, '..'), { recursive: true, force: true });
 }

@@ -56,8 +56,9 @@ export async function runContext(argv: readonly string[]): Promise<number> {
   }
   if (file === null) throw new UsageError('context needs a FILE', 'agent-trace context --help');
   // Loaded here, not at start: building the ranks takes seconds, which no other command should pay.
-  const { O200K, tokenCounterFor } = await import('../node/contextTokenizer');
-  const counter = new BudgetedCounter(O200K);
+  const { CLAUDE_STANDIN, tokenCounterFor } = await import('../node/contextTokenizer');
+  // The collector only reads Claude Code logs: their text is counted with the Claude stand-in.
+  const counter = new BudgetedCounter(CLAUDE_STANDIN);
   const collector = new ClaudeCodeContentCollector(counter);
   const files = await readTraceFiles(file);
   const parsed = await parseTrace(files, { ...(format ? { format } : {}), recordTap: (r) => collector.record(r) });

@@ -104,6 +104,8 @@ function serverLine(c: ReportContext, swept: SweepAxis | null): string {
 
 /** "1 full-attention + 1 sliding-window (128 tokens) block tables". */
 function describeLayout(l: KvLayout): string {
+  if (l.other === 'mamba')
+    return `${l.fullGroups} full-attention + ${l.otherGroups} Mamba-state block tables${l.prefixCaching === false ? ', no prefix caching (vLLM turns it off for this model)' : ''}`;
   const other = l.other === 'sliding-window' ? 'sliding-window' : 'chunked-local';
   return `${l.fullGroups} full-attention + ${l.otherGroups} ${other} (${formatCount(l.windowTokens)} tokens) block tables`;
 }
@@ -143,9 +145,11 @@ export function plainSentence(c: ReportContext, r: ScenarioResult): string {
   const hit =
     adm === null
       ? 'the hit rate is unknown'
-      : falls
-        ? `hit rate falls from ${pct0(ideal!)} to ${pct0(adm)}`
-        : `hit rate stays at ${pct0(adm)} (as with an infinite cache)`;
+      : c.params.kvLayout?.prefixCaching === false
+        ? 'nothing hits (vLLM turns prefix caching off for this model)'
+        : falls
+          ? `hit rate falls from ${pct0(ideal!)} to ${pct0(adm)}`
+          : `hit rate stays at ${pct0(adm)} (as with an infinite cache)`;
   const parts = [hit];
   if (r.prefillShare !== null) parts.push(`prefill ${falls ? 'becomes' : 'is'} ${pct0(r.prefillShare)} of LLM time`);
   if (r.slowdown.mean !== null && r.slowdown.mean >= 1.05)

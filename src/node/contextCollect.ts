@@ -15,8 +15,9 @@ export async function parseWithContext(
   files: readonly TraceFile[],
   format: FormatId | null,
 ): Promise<{ parsed: ParsedTrace; context: ContextSource }> {
-  const { O200K, tokenCounterFor } = await import('./contextTokenizer');
-  const counter = new BudgetedCounter(O200K);
+  const { CLAUDE_STANDIN, tokenCounterFor } = await import('./contextTokenizer');
+  // The collector only reads Claude Code logs: their text is counted with the Claude stand-in.
+  const counter = new BudgetedCounter(CLAUDE_STANDIN);
   const collector = new ClaudeCodeContentCollector(counter);
   const parsed = await parseTrace(files, { ...(format ? { format } : {}), recordTap: (r) => collector.record(r) });
   const content = parsed.model.format === 'claude-code' ? collector.result() : null;

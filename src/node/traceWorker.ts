@@ -257,8 +257,9 @@ function ensureContext(s: TraceService): Promise<void> {
   if (s.hasContextSource) return Promise.resolve();
   if (contextLoad?.service === s) return contextLoad.done;
   const done = (async (): Promise<void> => {
-    const { O200K, tokenCounterFor } = await import('./contextTokenizer');
-    const counter = new BudgetedCounter(O200K);
+    const { CLAUDE_STANDIN, tokenCounterFor } = await import('./contextTokenizer');
+    // The collector only reads Claude Code logs: their text is counted with the Claude stand-in.
+    const counter = new BudgetedCounter(CLAUDE_STANDIN);
     const model = s.model;
     let content = null;
     if (model.format === 'claude-code') {

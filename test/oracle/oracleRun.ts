@@ -103,7 +103,7 @@ export interface OracleJob {
 
 /** One layer of a model as vLLM declares its KV cache. */
 export interface OracleLayer {
-  kind: 'full' | 'mla' | 'sliding-window' | 'chunked-local';
+  kind: 'full' | 'mla' | 'sliding-window' | 'chunked-local' | 'mamba';
   window?: number;
 }
 
@@ -112,12 +112,30 @@ export interface OracleKvConfig {
   groups: Array<{ spec: string; window: number | null; layers: number }>;
   numBlocks: number;
   poolBlockBytes: number;
+  /** With Mamba layers: one state's bytes as vLLM's MambaSpec counts them (before padding), and each group's block size. */
+  mambaStateBytes?: number;
+  blockSizes?: number[];
+}
+
+/** A Mamba layer's state as vLLM's MambaSpec is given it: shapes, bytes per value of each, its block size and padded page. */
+export interface OracleMambaState {
+  shapes: number[][];
+  dtypeBytes: number[];
+  blockSize: number;
+  pagePadded: number;
 }
 
 /** Runs vLLM's KV-cache grouping (kv_cache_utils.get_kv_cache_groups and get_kv_cache_config_from_groups) on a model's layers. */
 export function runKvConfig(
   oracleDir: string,
-  config: { layers: OracleLayer[]; numKvHeads: number; headSize: number; availableBytes: number; blockSize?: number },
+  config: {
+    layers: OracleLayer[];
+    numKvHeads: number;
+    headSize: number;
+    availableBytes: number;
+    blockSize?: number;
+    mamba?: OracleMambaState;
+  },
 ): Promise<OracleKvConfig> {
   return runPythonJson<OracleKvConfig>([HARNESS, '--oracle-dir', oracleDir], 'oracle', { kvConfig: config });
 }

@@ -78,7 +78,11 @@ const SOURCES: Source[] = [
 interface LayoutCase {
   name: string;
   layout: () => KvLayout;
+  /** The block size vLLM runs the model with (a Mamba hybrid's raised one); absent, 16. */
+  blockSizeTokens?: number;
 }
+
+const presetBlockSize = (id: string): number => MODEL_PRESETS.find((x) => x.id === id)!.blockSizeTokens!;
 
 const LAYOUTS: LayoutCase[] = [
   { name: 'gpt-oss (sliding window 128 + full)', layout: () => layoutOf('gpt-oss-120b') },
@@ -91,6 +95,22 @@ const LAYOUTS: LayoutCase[] = [
   {
     name: 'sliding window 1000, full first',
     layout: () => ({ fullGroups: 1, other: 'sliding-window', windowTokens: 1000, otherGroups: 2, otherFirst: false }),
+  },
+  {
+    name: 'Nemotron Nano 9B v2 (Mamba2 ×7 groups : full, 768-token blocks)',
+    layout: () => layoutOf('nemotron-nano-9b'),
+    blockSizeTokens: presetBlockSize('nemotron-nano-9b'),
+  },
+  {
+    // Finer blocks than vLLM would pick, so that a Mamba hit lands inside the sessions' calls often.
+    name: 'Mamba ×2 groups, full first, 64-token blocks',
+    layout: () => ({ fullGroups: 1, other: 'mamba', windowTokens: 0, otherGroups: 2, otherFirst: false }),
+    blockSizeTokens: 64,
+  },
+  {
+    name: 'Qwen3-Next (Gated DeltaNet ×3 : full, no prefix caching, 544-token blocks)',
+    layout: () => layoutOf('qwen3-next-80b'),
+    blockSizeTokens: presetBlockSize('qwen3-next-80b'),
   },
 ];
 
@@ -115,15 +135,22 @@ function capacities(
   w: AgentWorkload,
   replicas: number,
   layout: KvLayout,
+  bs = 16,
 ): Array<{ label: string; capacityTokens: number }> {
   const largest = Math.max(
     ...w.sessions.flatMap((s) => s.calls.map((c) => c.promptTokens + Math.max(1, c.outputTokens))),
   );
-  const whole = (t: number): number => Math.ceil(t / 16) * 16;
+  const whole = (t: number): number => Math.ceil(t / bs) * bs;
   const groups = layout.fullGroups + layout.otherGroups;
-  const peak =
-    layout.fullGroups * largest +
-    layout.otherGroups * Math.min(largest, layout.windowTokens + DEFAULT_PARAMS.maxNumBatchedTokens);
+  // A Mamba group keeps a state per block (with prefix caching: as many blocks as full attention),
+  // or one block per request without.
+  const otherPeak =
+    layout.other !== 'mamba'
+      ? Math.min(largest, layout.windowTokens + DEFAULT_PARAMS.maxNumBatchedTokens)
+      : layout.prefixCaching === false
+        ? bs
+        : largest;
+  const peak = layout.fullGroups * largest + layout.otherGroups * otherPeak;
   return [
     { label: 'roomy', capacityTokens: whole(largest * replicas * groups * 1.1) },
     { label: 'tight', capacityTokens: whole(peak * 1.2) },
@@ -212,12 +239,19 @@ const CASES: Case[] = [
   { source: 'Codex CLI 0.114 (TraceLab)', layout: LAYOUTS[3]!.name, order: 'legacy', side: 'tight' },
   { source: 'bundled sample (Claude Code)', layout: LAYOUTS[0]!.name, order: 'current', side: 'roomy' },
   { source: 'Codex CLI 0.114 (TraceLab)', layout: LAYOUTS[2]!.name, order: 'current', side: 'roomy' },
+  // Mamba: both free orders, two more sessions, a roomy pool.
+  { source: 'Claude Code, edit retry loop', layout: LAYOUTS[5]!.name, order: 'legacy', side: 'tight' },
+  { source: 'bundled sample (Claude Code)', layout: LAYOUTS[6]!.name, order: 'current', side: 'tight' },
+  { source: 'mini-swe-agent, pvlib', layout: LAYOUTS[6]!.name, order: 'legacy', side: 'tight' },
+  { source: 'Codex CLI 0.114 (TraceLab)', layout: LAYOUTS[5]!.name, order: 'current', side: 'roomy' },
+  { source: 'Claude Code, edit retry loop', layout: LAYOUTS[7]!.name, order: 'legacy', side: 'tight' },
 ];
 
 /** The manager vLLM gives each kind of layer: what the oracle must have run. */
 const MANAGER: Record<KvLayout['other'], string> = {
   'sliding-window': 'SlidingWindowManager',
   'chunked-local': 'ChunkedLocalAttentionManager',
+  mamba: 'MambaManager',
 };
 
 describe('hybrid engine = vLLM hybrid KV-cache manager, on real sessions', { skip: skipAll }, () => {
@@ -229,12 +263,19 @@ describe('hybrid engine = vLLM hybrid KV-cache manager, on real sessions', { ski
       it(label, { skip: existsSync(source.path) ? false : `${source.path} is missing` }, async () => {
         const workload = await loadWorkload(source);
         const layout = lc.layout();
-        const cap = capacities(workload, source.replicas, layout).find((x) => x.label === c.side)!;
+        const bs = lc.blockSizeTokens ?? 16;
+        const cap = capacities(workload, source.replicas, layout, bs).find((x) => x.label === c.side)!;
         const job: OracleJob = {
           workload,
           replicas: source.replicas,
           staggerS: source.staggerS,
-          params: { ...DEFAULT_PARAMS, capacityTokens: cap.capacityTokens, freeOrder: c.order, kvLayout: layout },
+          params: {
+            ...DEFAULT_PARAMS,
+            blockSizeTokens: bs,
+            capacityTokens: cap.capacityTokens,
+            freeOrder: c.order,
+            kvLayout: layout,
+          },
         };
         const report = await runOracle(oracleDir, job, { perCall: true });
         // The oracle really ran vLLM's hybrid coordinator with this layout's managers, in this order.
@@ -394,4 +435,106 @@ describe("MLA: vLLM gives the latent cache full attention's manager, so its byte
     assert.equal(big.hit, big.ideal);
     assert.ok(small.hit < small.ideal, JSON.stringify(small));
   });
+});
+
+// Mamba / linear-attention hybrids (docs/design/simulator.md §4.1 has the arithmetic and its sources).
+// nvidia/NVIDIA-Nemotron-Nano-9B-v2 config.json: hybrid_override_pattern, one letter per layer (M Mamba2,
+// * attention, - an MLP without a cache); mamba_num_heads 128, mamba_head_dim 80, n_groups 8,
+// ssm_state_size 128, conv_kernel 4; attention 8 KV heads × 128. Qwen/Qwen3-Next-80B-A3B-Instruct
+// config.json: 48 layers, full attention every 4th (full_attention_interval 4), Gated DeltaNet otherwise;
+// linear_num_key_heads 16, linear_num_value_heads 32, key and value head dims 128, linear_conv_kernel_dim 4;
+// attention 2 KV heads × 256.
+const NEMOTRON_PATTERN = 'M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-';
+
+interface MambaModel {
+  layers: OracleLayer[];
+  numKvHeads: number;
+  headSize: number;
+  /** The state as vLLM's shape calculator gives it at TP 1: conv state, then SSM / recurrent state. */
+  shapes: number[][];
+  /** One layer's state in bytes, counted by hand (bf16). */
+  stateBytes: number;
+  /** One attention layer's K and V bytes per token, by hand. */
+  attnBytesPerToken: number;
+  /** The Mamba groups' block size vLLM gives them (prefix caching: the attention block; without: max_model_len). */
+  mambaBlockSize: (attentionBlock: number) => number;
+  /** vLLM's attention block size rule for the model (vllm/model_executor/models/config.py, HybridAttentionMambaModelConfig). */
+  blockSize: (state: number, attn: number) => number;
+}
+
+const cdiv = (a: number, b: number): number => Math.ceil(a / b);
+const MAMBA_MODELS: Record<string, MambaModel> = {
+  'nemotron-nano-9b': {
+    layers: [...NEMOTRON_PATTERN].filter((c) => c !== '-').map((c) => ({ kind: c === 'M' ? 'mamba' : 'full' })),
+    numKvHeads: 8,
+    headSize: 128,
+    // conv: (conv_kernel − 1) × (heads × head_dim + 2 × n_groups × state) = 3 × (10,240 + 2,048); SSM: heads × head_dim × state.
+    shapes: [
+      [3, 12_288],
+      [128, 80, 128],
+    ],
+    stateBytes: (3 * 12_288 + 128 * 80 * 128) * 2, // (36,864 + 1,310,720) × 2 = 2,695,168
+    attnBytesPerToken: 2 * 8 * 128 * 2, // 4,096
+    mambaBlockSize: (b) => b,
+    // With prefix caching: the smallest multiple of lcm(chunk_size 128, 16) whose page holds a state.
+    blockSize: (state, attn) => 128 * cdiv(cdiv(state, attn), 128), // 128 × ⌈658 / 128⌉ = 768
+  },
+  'qwen3-next-80b': {
+    layers: Array.from({ length: 48 }, (_, i) => ({ kind: (i + 1) % 4 === 0 ? 'full' : 'mamba' })),
+    numKvHeads: 2,
+    headSize: 256,
+    // conv: 3 × (2 × 16 × 128 + 32 × 128) = 3 × 8,192; recurrent: value heads × key dim × value dim.
+    shapes: [
+      [3, 8_192],
+      [32, 128, 128],
+    ],
+    stateBytes: (3 * 8_192 + 32 * 128 * 128) * 2, // (24,576 + 524,288) × 2 = 1,097,728
+    attnBytesPerToken: 2 * 2 * 256 * 2, // 2,048
+    mambaBlockSize: () => 262_144, // max_model_len (max_position_embeddings): one block, the state
+    // Without prefix caching: the smallest multiple of 16 whose page holds a state.
+    blockSize: (state, attn) => 16 * cdiv(state, 16 * attn), // 16 × ⌈1,097,728 / 32,768⌉ = 16 × 34 = 544
+  },
+};
+
+describe("Mamba presets = vLLM's own grouping and state arithmetic of each model's published config", {
+  skip: skipAll,
+}, () => {
+  for (const [id, model] of Object.entries(MAMBA_MODELS)) {
+    it(`${id}: state bytes, block size, groups, bytes per pool block, capacity on an H200`, async () => {
+      const preset = MODEL_PRESETS.find((m) => m.id === id)!;
+      const l = preset.kvLayout!;
+      const bs = preset.blockSizeTokens!;
+      assert.equal(bs, model.blockSize(model.stateBytes, model.attnBytesPerToken), 'the raised block size');
+      const page = bs * model.attnBytesPerToken;
+      assert.ok(page >= model.stateBytes, 'an attention page holds a state');
+      const gpu = GPU_PRESETS.find((g) => g.id === 'h200')!;
+      const kvGiB = gpu.memoryGiB * GPU_MEMORY_UTILIZATION - preset.weightsGiB - RESERVED_GIB;
+      const vllm = await runKvConfig(oracleDir, {
+        layers: model.layers,
+        numKvHeads: model.numKvHeads,
+        headSize: model.headSize,
+        blockSize: bs,
+        availableBytes: Math.floor(kvGiB * 2 ** 30),
+        mamba: { shapes: model.shapes, dtypeBytes: [2, 2], blockSize: model.mambaBlockSize(bs), pagePadded: page },
+      });
+      assert.equal(vllm.mambaStateBytes, model.stateBytes, "MambaSpec's bytes of one state");
+      const mambaGroups = new Array<string>(l.otherGroups).fill('MambaSpec');
+      const fullGroups = new Array<string>(l.fullGroups).fill('FullAttentionSpec');
+      assert.deepEqual(
+        vllm.groups.map((g) => g.spec),
+        l.otherFirst ? [...mambaGroups, ...fullGroups] : [...fullGroups, ...mambaGroups],
+      );
+      assert.deepEqual(
+        vllm.blockSizes,
+        vllm.groups.map((g) => (g.spec === 'MambaSpec' ? model.mambaBlockSize(bs) : bs)),
+      );
+      assert.equal(
+        l.prefixCaching !== false,
+        model.mambaBlockSize(bs) === bs,
+        'prefix caching ⇔ Mamba blocks are attention blocks',
+      );
+      assert.equal(preset.kvBytesPerToken * bs, vllm.poolBlockBytes, 'bytes of one pool block');
+      assert.equal(capacityFor(gpu, preset, bs), vllm.numBlocks * bs);
+    });
+  }
 });

@@ -15,10 +15,14 @@ as the first tokens of every copy), and observes it:
   test/oracle/stepDiff.ts can find the first step where the two part;
 * --mirror-as-is leaves the oracle's scheduler mirror exactly as shipped;
 * a `kvLayout` in the params (a hybrid model: full-attention layers next to
-  sliding-window or chunked-local ones) replaces the oracle's one full-attention
-  group by vLLM's own KV-cache groups (kv_cache_groups in that order, one pool),
-  so vLLM's HybridKVCacheCoordinator and its SlidingWindowManager or
-  ChunkedLocalAttentionManager make every cache decision.
+  sliding-window, chunked-local or Mamba ones) replaces the oracle's one
+  full-attention group by vLLM's own KV-cache groups (kv_cache_groups in that
+  order, one pool), so vLLM's HybridKVCacheCoordinator and its
+  SlidingWindowManager, ChunkedLocalAttentionManager or MambaManager make every
+  cache decision; a Mamba layout with "prefixCaching": false runs vLLM's
+  KVCacheCoordinatorNoPrefixCache with the Mamba groups' blocks max_model_len
+  long (what vLLM's model config does for a hybrid model without Mamba prefix
+  caching).
 
 Input: one JSON object on stdin
   {"workload": <workload JSON as `simulate --emit-workload` writes>,
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+from dataclasses import replace
 import importlib.util
 import io
 import json
@@ -105,13 +110,22 @@ def engine_args(p: dict, block_size: int, capacity: int, free_order: str):
 def use_hybrid_groups(o, eng, a, layout: dict) -> None:
     """The model's KV-cache groups, in vLLM's order (the kind of the first layer first),
     sharing one block pool of the same size; the same manager options as the oracle's."""
-    from vllm.v1.kv_cache_interface import ChunkedLocalAttentionSpec, SlidingWindowSpec
+    from vllm.v1.kv_cache_interface import ChunkedLocalAttentionSpec, MambaSpec, SlidingWindowSpec
     common = dict(block_size=eng.bs, num_kv_heads=a.kv_heads, head_size=a.head_dim, dtype=o.torch.bfloat16)
     full = o.FullAttentionSpec(**common)
+    caching = layout.get("prefixCaching", True) is not False
     if layout["other"] == "sliding-window":
         other = SlidingWindowSpec(**common, sliding_window=int(layout["windowTokens"]))
     elif layout["other"] == "chunked-local":
         other = ChunkedLocalAttentionSpec(**common, attention_chunk_size=int(layout["windowTokens"]))
+    elif layout["other"] == "mamba":
+        # A Mamba2 state (shapes and dtype only size the page; the page is padded to the
+        # attention page, as vLLM's model config pads it). With prefix caching its blocks are
+        # the attention blocks; without, max_model_len long (one block per request).
+        page = full.page_size_bytes
+        other = MambaSpec(block_size=eng.bs if caching else a.max_model_len,
+                          shapes=((3, 64), (8, 16, 16)), dtypes=(o.torch.bfloat16, o.torch.bfloat16),
+                          page_size_padded=page)
     else:
         raise SystemExit(f"unknown kvLayout.other {layout['other']}")
     fulls = [full] * int(layout["fullGroups"])
@@ -121,17 +135,23 @@ def use_hybrid_groups(o, eng, a, layout: dict) -> None:
     cfg = o.KVCacheConfig(num_blocks=a.num_blocks, kv_cache_tensors=[], kv_cache_groups=groups)
     with contextlib.redirect_stdout(io.StringIO()):
         eng.kvm = o.KVCacheManager(cfg, max_model_len=a.max_model_len, hash_block_size=eng.bs,
-                                   enable_caching=True, enable_hybrid_free_queue=False, log_stats=True)
+                                   enable_caching=caching, enable_hybrid_free_queue=False, log_stats=True)
     # The ideal (a never-evicting cache) is read from a full-attention group: a chunked-local
     # group never caches the blocks a hit skipped.
     eng.ideal_group = specs.index(full)
 
 
-def layer_spec(o, layer: dict, bs: int, heads: int, head_size: int):
-    """One layer's KVCacheSpec as vLLM's attention layer declares it (bf16 KV)."""
-    from vllm.v1.kv_cache_interface import ChunkedLocalAttentionSpec, MLAAttentionSpec, SlidingWindowSpec
+def layer_spec(o, layer: dict, bs: int, heads: int, head_size: int, mamba: dict | None = None):
+    """One layer's KVCacheSpec as vLLM's attention layer declares it (bf16 KV); a Mamba
+    layer's MambaSpec from its state shapes and dtype sizes, its page padded as given."""
+    from vllm.v1.kv_cache_interface import ChunkedLocalAttentionSpec, MambaSpec, MLAAttentionSpec, SlidingWindowSpec
     common = dict(block_size=bs, num_kv_heads=heads, head_size=head_size, dtype=o.torch.bfloat16)
     kind = layer["kind"]
+    if kind == "mamba":
+        dtype = {2: o.torch.bfloat16, 4: o.torch.float32}
+        return MambaSpec(block_size=int(mamba["blockSize"]), shapes=tuple(tuple(s) for s in mamba["shapes"]),
+                         dtypes=tuple(dtype[int(b)] for b in mamba["dtypeBytes"]),
+                         page_size_padded=mamba.get("pagePadded"))
     if kind == "full":
         return o.FullAttentionSpec(**common)
     if kind == "mla":
@@ -149,7 +169,8 @@ def kv_config(o, c: dict) -> dict:
     given memory (kv_cache_utils: get_kv_cache_groups, get_kv_cache_config_from_groups)."""
     from types import SimpleNamespace
     bs = int(c.get("blockSize", 16))
-    specs = {f"model.layers.{i}.attn": layer_spec(o, layer, bs, int(c["numKvHeads"]), int(c["headSize"]))
+    specs = {f"model.layers.{i}.attn": layer_spec(o, layer, bs, int(c["numKvHeads"]), int(c["headSize"]),
+                                                  c.get("mamba"))
              for i, layer in enumerate(c["layers"])}
     cfg = SimpleNamespace(cache_config=SimpleNamespace(num_gpu_blocks_override=None),
                           model_config=SimpleNamespace(max_model_len=int(c.get("maxModelLen", 131072))),
@@ -168,8 +189,15 @@ def kv_config(o, c: dict) -> dict:
             getattr(s, "attention_chunk_size", None) if kind == "ChunkedLocalAttentionSpec" else None
         out_groups.append({"spec": kind, "window": window, "layers": len(g.layer_names)})
     group_size = max(len(g.layer_names) for g in groups)
-    return {"groups": out_groups, "numBlocks": config.num_blocks,
-            "poolBlockBytes": groups[0].kv_cache_spec.page_size_bytes * group_size}
+    out = {"groups": out_groups, "numBlocks": config.num_blocks,
+           "poolBlockBytes": groups[0].kv_cache_spec.page_size_bytes * group_size}
+    mamba = [g.kv_cache_spec for g in groups if type(g.kv_cache_spec).__name__ == "MambaSpec"]
+    if mamba:
+        # A Mamba state's bytes as MambaSpec counts them (shapes × dtype sizes), before padding,
+        # and each group's block size.
+        out["mambaStateBytes"] = replace(mamba[0], page_size_padded=None).page_size_bytes
+        out["blockSizes"] = [g.kv_cache_spec.block_size for g in groups]
+    return out
 
 
 def use_mla_group(o, eng, a, head_size: int) -> None:
@@ -200,6 +228,7 @@ def main() -> None:
     free_order = {"current": "split", "legacy": "legacy"}[p.get("freeOrder", "current")]
 
     o = load_oracle(cli.oracle_dir)
+    apply_snapshot_shims()
     if "kvConfig" in job:
         with contextlib.redirect_stdout(io.StringIO()):  # the oracle's logger prints padding warnings
             out = kv_config(o, job["kvConfig"])
@@ -240,6 +269,7 @@ def main() -> None:
     out["decode_context_tokens"] = eng.st["decode_ctx"]
     out["decode_steps"] = eng.st["decode_steps"]
     out["corrections"] = [] if cli.mirror_as_is else CORRECTIONS
+    out["snapshot_shims"] = SNAPSHOT_SHIMS
     if cli.per_call:
         out["per_call"] = [{
             "session": eng.sessions[c.sess]["id"], "call": c.idx, "prompt": len(c.prompt),
@@ -252,6 +282,39 @@ def main() -> None:
         eng.step_log.close()
     json.dump(out, sys.stdout)
     print()
+
+
+# The oracle's vLLM snapshot added an argument to two calls (a research `cook_flag`, an
+# `enable_hybrid_free_queue` switch) and missed two callees, so vLLM's MambaManager and its
+# KVCacheCoordinatorNoPrefixCache cannot run there as shipped. The harness adapts the
+# signatures only, passing the values that keep vLLM's own path (cook_flag 0, no hybrid free
+# queue); no decision changes. Upstream vLLM has neither argument.
+SNAPSHOT_SHIMS: list[str] = [
+    "MambaManager.allocate_new_blocks: accepts the snapshot coordinator's cook_flag (always 0) and drops it",
+    "KVCacheCoordinatorNoPrefixCache.__init__: passes enable_hybrid_free_queue=False to the base class, "
+    "which the snapshot's subclass omits",
+]
+
+
+def apply_snapshot_shims() -> None:
+    from vllm.v1.core import kv_cache_coordinator as kcc
+    from vllm.v1.core.single_type_kv_cache_manager import MambaManager
+    real_allocate = MambaManager.allocate_new_blocks
+
+    def allocate_new_blocks(self, request_id, num_tokens, cook_flag=0):
+        assert cook_flag == 0, "the oracle never sets cook_flag"
+        return real_allocate(self, request_id, num_tokens)
+
+    MambaManager.allocate_new_blocks = allocate_new_blocks
+
+    def no_prefix_cache_init(self, kv_cache_config, max_model_len, use_eagle, enable_kv_cache_events,
+                             dcp_world_size, pcp_world_size, hash_block_size):
+        kcc.KVCacheCoordinator.__init__(self, kv_cache_config, max_model_len, use_eagle, False, False,
+                                        enable_kv_cache_events, dcp_world_size=dcp_world_size,
+                                        pcp_world_size=pcp_world_size, hash_block_size=hash_block_size)
+        self.num_single_type_manager = len(self.single_type_managers)
+
+    kcc.KVCacheCoordinatorNoPrefixCache.__init__ = no_prefix_cache_init
 
 
 # Where the oracle's hand-written scheduler mirror departs from vLLM's scheduler.py,

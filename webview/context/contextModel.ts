@@ -162,7 +162,11 @@ export function calibrationText(ctx: SessionContext): string {
     ctx.content === 'sizes' ? 'from the sizes the log keeps (characters ÷ 4, output tokens)' : `with ${c.tokenizer}`;
   if (c.comparedCalls === 0 || c.medianAbsError === null)
     return `Counted ${how}; no call's growth could be compared with the log, so nothing was calibrated.`;
-  return `Counted ${how}, calibrated on ${formatCount(c.comparedCalls)} calls' logged input growth (× ${c.factor.toFixed(2)}, + ${framing(c)}): median error ${formatPercent(c.medianAbsError)} of what a call appended (${formatPercent(c.medianAbsErrorRaw)} before calibration), ${formatPercent(c.medianInputError)} of a call's whole input.`;
+  const predicted =
+    c.predictive.medianAbsError === null
+      ? ''
+      : `; ${formatPercent(c.predictive.medianAbsError)} when each call is predicted from the earlier calls only`;
+  return `Counted ${how}, calibrated on ${formatCount(c.comparedCalls)} calls' logged input growth (× ${c.factor.toFixed(2)}, + ${framing(c)}): median error ${formatPercent(c.medianAbsError)} of what a call appended (${formatPercent(c.medianAbsErrorRaw)} before calibration${predicted}), ${formatPercent(c.medianInputError)} of a call's whole input.`;
 }
 
 /** Tokens in words for tables: 38k, 1.2k, 950. */

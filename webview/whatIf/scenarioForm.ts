@@ -492,8 +492,7 @@ export class ScenarioForm {
     this.sessionsGroup.hidden = block;
     const capacity = this.fields.get('capacityTokens')!;
     capacity.input.disabled = !s.capacityTyped;
-    const bs = this.host.blockSize();
-    const derived = derivedCapacity(s, bs);
+    const derived = derivedCapacity(s, this.blockSizeOf(s));
     if (!s.capacityTyped && !this.invalid.has('capacityTokens'))
       capacity.input.value = derived === null ? '—' : formatCount(derived);
     const model = MODEL_PRESETS.find((m) => m.id === s.model);
@@ -529,7 +528,7 @@ export class ScenarioForm {
   }
 
   private fieldChanged(name: NumericField, text: string): void {
-    const parsed = parseField(name, text, this.host.blockSize());
+    const parsed = parseField(name, text, this.blockSizeOf(this.current));
     if (!parsed.ok) {
       this.invalid.add(name);
       this.setError(name, parsed.message);
@@ -546,11 +545,17 @@ export class ScenarioForm {
     this.update(withField(this.current, name, parsed.value), false);
   }
 
+  /** The block size a run of `s` uses: a block-hash trace's own, else the model's (a Mamba hybrid's raised one), as paramsFor. */
+  private blockSizeOf(s: Scenario): number {
+    if (this.host.blockTrace()) return this.host.blockSize();
+    return MODEL_PRESETS.find((m) => m.id === s.model)?.blockSizeTokens ?? this.host.blockSize();
+  }
+
   private capacityTypedChanged(typed: boolean): void {
     if (typed === this.current.capacityTyped) return;
     let next = { ...this.current, capacityTyped: typed };
     // Typing starts from the capacity the GPU and model give.
-    const derived = derivedCapacity(this.current, this.host.blockSize());
+    const derived = derivedCapacity(this.current, this.blockSizeOf(this.current));
     if (typed && derived !== null) next = { ...next, capacityTokens: derived };
     this.invalid.delete('capacityTokens');
     this.update(next);

@@ -393,14 +393,15 @@ export function resolveScenario(
   const { base, custom: customGpu } = gpuOf(s);
   const { model, custom: customModel } = modelOf(s);
   const spec = scenarioSpec(s, options.policy ?? s.policy);
-  const blockSizeTokens = options.blockSizeTokens ?? DEFAULT_PARAMS.blockSizeTokens;
   let resolved: ReturnType<typeof paramsFor>;
   try {
-    resolved = paramsFor(spec, blockSizeTokens);
+    // A block-hash trace keeps its own block size; otherwise the model's (a Mamba hybrid's raised one) or 16, as the CLI.
+    resolved = paramsFor(spec, options.blockTrace ? (options.blockSizeTokens ?? null) : null);
   } catch (e) {
     if (!(e instanceof DoesNotFitError)) throw e;
     return { ok: false, errors: { [customGpu ? 'gpuMemoryGiB' : 'model']: doesNotFit(e) } };
   }
+  const blockSizeTokens = resolved.params.blockSizeTokens;
   // Step times from the person's own server replace the preset's (as `simulate --calibration` does).
   const p = s.calibration ? { ...resolved.params, ...s.calibration.model } : resolved.params;
   const derived = resolved.derivedCapacityTokens;
@@ -460,7 +461,7 @@ export function stepTimesText(s: Scenario): string {
   if (s.calibration) p = { ...DEFAULT_PARAMS, ...s.calibration.model };
   else {
     try {
-      p = paramsFor(scenarioSpec(s), DEFAULT_PARAMS.blockSizeTokens).params;
+      p = paramsFor(scenarioSpec(s)).params;
     } catch {
       return 'The GPU and model presets’ step times (the model does not fit this GPU).';
     }

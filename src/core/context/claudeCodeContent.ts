@@ -27,8 +27,8 @@ const AGENT_WRITTEN_PREFIXES = [
 export interface CollectedContent {
   /** Conversation key → its pieces in file order. */
   pieces: Map<string, ContentPiece[]>;
-  /** `file:line` of a call's first line → its conversation key. */
-  callLines: Map<string, string>;
+  /** The conversation a call's line (file, 0-based line) belongs to, or undefined. */
+  keyOfCall(file: number, line: number): string | undefined;
   /**
    * Lines the reader could not hand over (broken or cut JSON, over-long lines), per file, sorted:
    * whatever they held entered some conversation uncounted, so the calls after them are not
@@ -51,7 +51,16 @@ export interface ContentCollector {
  */
 export class ClaudeCodeContentCollector implements ContentCollector {
   private readonly pieces = new Map<string, ContentPiece[]>();
-  private readonly callLines = new Map<string, string>();
+  /**
+   * Per file, the lines of calls in increasing order and their conversation keys (two arrays
+   * searched by bisection: a map entry per call line cost more than the rest of the line's
+   * collecting on a 1 GB log).
+   */
+  private readonly callLines = new Map<number, { lines: number[]; keys: string[] }>();
+  /** The last main conversation's key, reused while records keep to it (not a new string to hash per record). */
+  private lastMain: { file: number; sessionId: string; key: string } | null = null;
+  /** The last conversation pieces were added to. */
+  private lastList: { key: string; list: ContentPiece[] } | null = null;
   /** tool_use id → what the model asked for, to name its result. */
   private readonly tools = new Map<string, { name: string; file: string | null; command: string | null }>();
   /** Inline (1.0.x) sidechain record uuid → conversation key. */
@@ -75,14 +84,41 @@ export class ClaudeCodeContentCollector implements ContentCollector {
     const at = { file: source.file, line: source.line };
     if (type === 'assistant') {
       const id = str(message['id']);
-      const seen = `${source.file}:${source.line}`;
-      if (id !== null && isObject(message['usage'])) this.callLines.set(seen, key);
+      if (id !== null && isObject(message['usage'])) this.noteCall(source.file, source.line, key);
       this.assistant(key, message, at);
     } else this.user(key, value, message, at);
   }
 
   result(): CollectedContent {
-    return { pieces: this.pieces, callLines: this.callLines, unreadLines: this.unread };
+    const callLines = this.callLines;
+    return {
+      pieces: this.pieces,
+      keyOfCall(file, line) {
+        const at = callLines.get(file);
+        if (!at) return undefined;
+        const i = lowerBound(at.lines, line);
+        return at.lines[i] === line ? at.keys[i] : undefined;
+      },
+      unreadLines: this.unread,
+    };
+  }
+
+  private noteCall(file: number, line: number, key: string): void {
+    let at = this.callLines.get(file);
+    if (!at) this.callLines.set(file, (at = { lines: [], keys: [] }));
+    const n = at.lines.length;
+    if (n === 0 || at.lines[n - 1]! < line) {
+      at.lines.push(line);
+      at.keys.push(key);
+      return;
+    }
+    // Records come in line order; should one not, it is put in its place.
+    const i = lowerBound(at.lines, line);
+    if (at.lines[i] === line) at.keys[i] = key;
+    else {
+      at.lines.splice(i, 0, line);
+      at.keys.splice(i, 0, key);
+    }
   }
 
   /** Records come line by line; a line skipped between two (the reader reported it) held something the log lost. */
@@ -100,7 +136,13 @@ export class ClaudeCodeContentCollector implements ContentCollector {
   private keyOf(value: JsonObject, file: number): string | null {
     const sessionId = str(value['sessionId']);
     if (sessionId === null) return null;
-    if (value['isSidechain'] !== true) return `${file}|${sessionId}`;
+    if (value['isSidechain'] !== true) {
+      const last = this.lastMain;
+      if (last !== null && last.file === file && last.sessionId === sessionId) return last.key;
+      const key = `${file}|${sessionId}`;
+      this.lastMain = { file, sessionId, key };
+      return key;
+    }
     const agentId = str(value['agentId']);
     if (agentId !== null) return `${file}|${sessionId}/${agentId}`;
     const uuid = str(value['uuid']);
@@ -111,13 +153,37 @@ export class ClaudeCodeContentCollector implements ContentCollector {
     return key;
   }
 
-  private push(key: string, piece: ContentPiece): void {
-    if (this.counter !== null) {
-      piece.tokens = this.counter.count(piece.text);
-      piece.text = '';
-    }
-    let list = this.pieces.get(key);
+  /**
+   * One piece, built in one object literal of a fixed shape (no spread, no field added later):
+   * a 1 GB log makes hundreds of thousands and keeps them until the anatomy is built.
+   */
+  private push(
+    key: string,
+    kind: PartKind,
+    at: { file: number; line: number },
+    text: string,
+    tool: string | null,
+    targetFile: string | null,
+    command: string | null,
+    tokens: number | null = null,
+  ): void {
+    const counter = this.counter;
+    const counted = counter !== null;
+    const piece: ContentPiece = {
+      kind,
+      file: at.file,
+      line: at.line,
+      text: counted ? '' : text,
+      tool,
+      mcpServer: mcpServerOf(tool),
+      targetFile,
+      command,
+      charsOnly: null,
+      tokens: tokens ?? (counted ? counter.count(text) : null),
+    };
+    let list = this.lastList !== null && this.lastList.key === key ? this.lastList.list : this.pieces.get(key);
     if (!list) this.pieces.set(key, (list = []));
+    if (this.lastList === null || this.lastList.list !== list) this.lastList = { key, list };
     list.push(piece);
   }
 
@@ -136,15 +202,20 @@ export class ClaudeCodeContentCollector implements ContentCollector {
         const command = str(input['command']);
         const id = str(block['id']);
         if (id !== null) this.tools.set(id, { name, file, command });
-        this.push(key, {
-          kind: 'toolUse',
-          ...at,
-          text: `${name} ${JSON.stringify(input)}`,
-          tool: name,
-          mcpServer: mcpServerOf(name),
-          targetFile: file,
-          command,
-        });
+        const counter = this.counter;
+        // Past the exact budget only a length is counted: the JSON's characters without its escapes, without building it.
+        if (counter?.lengthOnly && counter.countLength)
+          this.push(
+            key,
+            'toolUse',
+            at,
+            '',
+            name,
+            file,
+            command,
+            counter.countLength(name.length + 1 + jsonChars(input)),
+          );
+        else this.push(key, 'toolUse', at, `${name} ${JSON.stringify(input)}`, name, file, command);
       }
     }
   }
@@ -167,23 +238,61 @@ export class ClaudeCodeContentCollector implements ContentCollector {
       } else if (t === 'tool_result') {
         const asked = this.tools.get(str(block['tool_use_id']) ?? '');
         const name = asked?.name ?? null;
-        this.push(key, {
-          kind: name !== null && SUBAGENT_TOOLS.has(name) ? 'subagentResult' : 'toolResult',
-          ...at,
-          text: resultText(block['content']),
-          tool: name,
-          mcpServer: mcpServerOf(name),
-          targetFile: asked?.file ?? null,
-          command: asked?.command ?? null,
-        });
+        this.push(
+          key,
+          name !== null && SUBAGENT_TOOLS.has(name) ? 'subagentResult' : 'toolResult',
+          at,
+          resultText(block['content']),
+          name,
+          asked?.file ?? null,
+          asked?.command ?? null,
+        );
       }
     }
   }
 
   private piece(key: string, at: { file: number; line: number }, kind: PartKind, text: string): void {
     if (text.length === 0) return;
-    this.push(key, { kind, ...at, text, tool: null, mcpServer: null, targetFile: null, command: null });
+    this.push(key, kind, at, text, null, null, null);
   }
+}
+
+/**
+ * The length of a value's JSON without its escapes (a string's quotes counted, not the
+ * backslashes `\n` or `\"` would add): what a length-only count needs of a tool call's input,
+ * at a tenth of JSON.stringify's cost (no string built).
+ */
+export function jsonChars(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (value === null || typeof value !== 'object') return value === undefined ? 0 : String(value).length;
+  let n = 2;
+  let first = true;
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      n += jsonChars(v) + (first ? 0 : 1);
+      first = false;
+    }
+    return n;
+  }
+  for (const k in value as Record<string, unknown>) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v === undefined) continue;
+    n += k.length + 3 + jsonChars(v) + (first ? 0 : 1);
+    first = false;
+  }
+  return n;
+}
+
+/** The first index of a sorted array whose value is ≥ `x`. */
+function lowerBound(sorted: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function textKind(text: string, meta: boolean): PartKind {

@@ -1,9 +1,19 @@
 import { priceCall, pricingContext } from '../cost/callCost';
+import type { CallCosts, TraceCost } from '../cost/callCost';
+import { COST_KINDS } from '../cost/costTypes';
 import type { PriceBook } from '../cost/costTypes';
 import type { FormatId, Session, TraceModel } from '../trace/model';
 import type { CollectedContent } from './claudeCodeContent';
 import { PART_KINDS, mcpServerOf, zeroKinds } from './contextParts';
-import type { CallAnatomy, Calibration, ContentPiece, ContextPart, PartKind, SessionAnatomy } from './contextParts';
+import type {
+  CallAnatomy,
+  Calibration,
+  ContentPiece,
+  ContextPart,
+  PartKind,
+  PredictiveCalibration,
+  SessionAnatomy,
+} from './contextParts';
 import { CHARS_PER_TOKEN_ESTIMATE, median } from './tokenCounter';
 import type { TokenCounterFor } from './tokenCounter';
 
@@ -14,6 +24,11 @@ export interface AnatomyOptions {
   tokenizer: TokenCounterFor;
   /** Prices; null leaves dollars null. */
   prices: PriceBook | null;
+  /**
+   * The trace already priced with the same book (priceTrace), when the caller has it: each
+   * call's dollars are then read from it instead of priced a second time (the same figures).
+   */
+  costs?: TraceCost | null;
   /** Notes about the whole trace from the caller (how much text was counted by length only). */
   notes?: string[];
 }
@@ -37,48 +52,64 @@ export interface TraceAnatomy {
 export function contextAnatomy(model: TraceModel, options: AnatomyOptions): TraceAnatomy {
   return {
     format: model.format,
-    sessions: model.sessions.map((s) => sessionAnatomy(s, model.format, options)),
+    sessions: model.sessions.map((s, i) =>
+      sessionAnatomy(s, model.format, options, options.costs?.sessions[i]?.calls ?? null),
+    ),
     notes: options.notes ?? [],
   };
 }
 
-/** The pieces each call appended, by call index (index k: between call k−1 and call k). */
-function piecesBeforeCalls(
-  session: Session,
-  content: CollectedContent | null,
-): { before: ContentPiece[][]; fromText: boolean; unread: boolean[] } {
-  const before: ContentPiece[][] = session.calls.map(() => []);
+/**
+ * The pieces the calls appended, flat and in order: call k appended pieces[starts[k]] up to
+ * (not including) pieces[starts[k + 1]] (those between call k−1 and call k). One array and one
+ * index per call, not an array per call: a 1 GB log has ninety thousand calls.
+ */
+interface AppendedPieces {
+  pieces: readonly ContentPiece[];
+  /** Length calls + 1. */
+  starts: Int32Array;
+  fromText: boolean;
+  unread: boolean[];
+}
+
+/** The pieces each call appended (see AppendedPieces). */
+function piecesBeforeCalls(session: Session, content: CollectedContent | null): AppendedPieces {
+  const n = session.calls.length;
+  const starts = new Int32Array(n + 1);
   const unread = session.calls.map(() => false);
   const first = session.calls[0];
-  const key = first && content ? content.callLines.get(`${first.source.file}:${first.source.line}`) : undefined;
+  const key = first && content ? content.keyOfCall(first.source.file, first.source.line) : undefined;
   const pieces = key !== undefined ? content!.pieces.get(key) : undefined;
-  if (pieces && session.calls.length > 0) {
+  if (pieces && n > 0) {
     let k = 0;
-    for (const p of pieces) {
-      while (k < session.calls.length && !isBefore(p, session.calls[k]!.source)) k++;
+    let i = 0;
+    for (; i < pieces.length; i++) {
+      const p = pieces[i]!;
+      // Call k's pieces end at the first piece not before it.
+      while (k < n && !isBefore(p, session.calls[k]!.source)) starts[++k] = i;
       // Pieces after the last call (its own answer, a final result) reach no call's input.
-      if (k < session.calls.length) before[k]!.push(p);
+      if (k === n) break;
     }
+    while (k < n) starts[++k] = i;
     markUnread(session, content!.unreadLines, unread);
-    return { before, fromText: true, unread };
+    return { pieces, starts, fromText: true, unread };
   }
   // Sizes only: each call's tool results and its own output enter the next call's input.
-  for (let k = 0; k + 1 < session.calls.length; k++) {
-    const call = session.calls[k]!;
-    const next = before[k + 1]!;
+  const sized: ContentPiece[] = [];
+  for (let k = 0; k < n; k++) {
+    starts[k] = sized.length;
+    if (k === 0) continue;
+    const call = session.calls[k - 1]!;
     const out = call.tokens.output;
     if (out !== null && out > 0)
-      next.push(sizedPiece('assistantText', call.source, null, out * CHARS_PER_TOKEN_ESTIMATE));
+      sized.push(sizedPiece('assistantText', call.source, null, out * CHARS_PER_TOKEN_ESTIMATE, null, null));
     for (const t of call.toolCalls) {
       if (t.resultChars === null) continue;
-      next.push({
-        ...sizedPiece('toolResult', call.source, t.name, t.resultChars),
-        targetFile: t.targetFile,
-        command: t.command,
-      });
+      sized.push(sizedPiece('toolResult', call.source, t.name, t.resultChars, t.targetFile, t.command));
     }
   }
-  return { before, fromText: false, unread };
+  starts[n] = sized.length;
+  return { pieces: sized, starts, fromText: false, unread };
 }
 
 /**
@@ -89,23 +120,25 @@ function piecesBeforeCalls(
  */
 function droppedThinking(
   model: string | null,
-  before: readonly ContentPiece[][],
-  rawCounts: readonly number[][],
+  appended: AppendedPieces,
+  rawCounts: Float64Array,
   compactAt: ReadonlySet<number>,
-): number[] {
-  const dropped = before.map(() => 0);
+): Float64Array {
+  const { pieces, starts } = appended;
+  const calls = starts.length - 1;
+  const dropped = new Float64Array(calls);
   if (!stripsEarlierThinking(model)) return dropped;
   let alive = 0;
-  before.forEach((pieces, k) => {
+  for (let k = 0; k < calls; k++) {
     if (compactAt.has(k)) alive = 0;
-    if (pieces.some((p) => p.kind === 'userText')) {
-      dropped[k] = alive;
-      alive = 0;
-    }
-    pieces.forEach((p, j) => {
-      if (p.kind === 'thinking') alive += rawCounts[k]![j]!;
-    });
-  });
+    for (let i = starts[k]!; i < starts[k + 1]!; i++)
+      if (pieces[i]!.kind === 'userText') {
+        dropped[k] = alive;
+        alive = 0;
+        break;
+      }
+    for (let i = starts[k]!; i < starts[k + 1]!; i++) if (pieces[i]!.kind === 'thinking') alive += rawCounts[i]!;
+  }
   return dropped;
 }
 
@@ -146,6 +179,8 @@ function sizedPiece(
   at: { file: number; line: number },
   tool: string | null,
   chars: number,
+  targetFile: string | null,
+  command: string | null,
 ): ContentPiece {
   return {
     kind,
@@ -154,27 +189,36 @@ function sizedPiece(
     text: '',
     tool,
     mcpServer: mcpServerOf(tool),
-    targetFile: null,
-    command: null,
+    targetFile,
+    command,
     charsOnly: chars,
+    tokens: null,
   };
 }
 
-function sessionAnatomy(session: Session, format: FormatId | null, options: AnatomyOptions): SessionAnatomy {
+function sessionAnatomy(
+  session: Session,
+  format: FormatId | null,
+  options: AnatomyOptions,
+  costs: CallCosts | null,
+): SessionAnatomy {
   const counter = options.tokenizer(session.model);
-  const { before, fromText, unread } = piecesBeforeCalls(session, options.content);
+  const appended = piecesBeforeCalls(session, options.content);
+  const { pieces, starts, fromText, unread } = appended;
   const notes: string[] = [];
   const kept = session.compactions.filter((c) => !c.rewind);
   const compactAt = new Set(kept.map((c) => c.beforeCall));
   const compactionLine = new Map(kept.map((c) => [c.beforeCall, c.source] as const));
-  const rawCounts: number[][] = before.map((list) =>
-    list.map(
-      (p) => p.tokens ?? (p.charsOnly !== undefined ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text)),
-    ),
-  );
-  const dropped = droppedThinking(session.model, before, rawCounts, compactAt);
+  // Tokenizer tokens per piece, aligned with `pieces` (pieces after the last call stay 0).
+  const rawCounts = new Float64Array(pieces.length);
+  for (let i = starts[0]!; i < starts[session.calls.length]!; i++) {
+    const p = pieces[i]!;
+    rawCounts[i] = p.tokens ?? (p.charsOnly !== null ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text));
+  }
+  const dropped = droppedThinking(session.model, appended, rawCounts, compactAt);
   const calibration = calibrate(
     session,
+    appended,
     rawCounts,
     compactAt,
     unread,
@@ -183,7 +227,9 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
   );
   // A call's framing (perCall) is shared by the pieces it appended.
   const scaled = (raw: number, k: number): number =>
-    Math.round(raw * calibration.factor + calibration.perPiece + calibration.perCall / Math.max(1, before[k]!.length));
+    Math.round(
+      raw * calibration.factor + calibration.perPiece + calibration.perCall / Math.max(1, starts[k + 1]! - starts[k]!),
+    );
 
   const parts: ContextPart[] = [];
   const newPart = (
@@ -215,7 +261,8 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
 
   // The base nobody logs: the first call's input minus what it visibly holds.
   const first = session.calls[0];
-  const visibleAtFirst = rawCounts[0] ? rawCounts[0].reduce((a, b) => a + scaled(b, 0), 0) : 0;
+  let visibleAtFirst = 0;
+  if (first) for (let i = starts[0]!; i < starts[1]!; i++) visibleAtFirst += scaled(rawCounts[i]!, 0);
   const firstInput = first?.tokens.input ?? null;
   let baseTokens = 0;
   if (first && firstInput !== null) {
@@ -253,13 +300,14 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
       live = new Segment(base);
     }
     let growth = 0;
-    before[k]!.forEach((p, j) => {
+    for (let i = starts[k]!; i < starts[k + 1]!; i++) {
+      const p = pieces[i]!;
       // What was appended before the compaction left the context with it.
-      if (boundary !== undefined && isBefore(p, boundary)) return;
-      const tokens = scaled(rawCounts[k]![j]!, k);
+      if (boundary !== undefined && isBefore(p, boundary)) continue;
+      const tokens = scaled(rawCounts[i]!, k);
       growth += tokens;
-      live.push(newPart(p, tokens, p.charsOnly !== undefined, k));
-    });
+      live.push(newPart(p, tokens, p.charsOnly !== null, k));
+    }
     if (compacted && call.tokens.input !== null) {
       // After a compaction the agent re-attaches what it chose (recent files, plans) without logging it: the rest of the first input.
       const restored = Math.round(call.tokens.input - live.total);
@@ -277,7 +325,7 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
     const loggedGrowth =
       !compacted && k > 0 && prevInput !== null && loggedInput !== null ? loggedInput - prevInput : null;
     prevInput = loggedInput;
-    const inputUsd = options.prices ? chargeCall(live, call, options.prices, context) : null;
+    const inputUsd = options.prices ? chargeCall(live, call, options.prices, context, costs) : null;
     calls.push({
       index: k,
       byKind: { ...live.byKind },
@@ -321,10 +369,11 @@ function sessionAnatomy(session: Session, format: FormatId | null, options: Anat
  */
 function calibrate(
   session: Session,
-  rawCounts: number[][],
+  { starts }: AppendedPieces,
+  rawCounts: Float64Array,
   compactAt: ReadonlySet<number>,
   unread: readonly boolean[],
-  dropped: readonly number[],
+  dropped: Float64Array,
   tokenizer: string,
 ): Calibration {
   const rows: CalibrationRow[] = [];
@@ -334,8 +383,10 @@ function calibrate(
     const b = session.calls[k]!.tokens.input;
     if (a === null || b === null) continue;
     const logged = b - a;
-    const raw = rawCounts[k]!.reduce((x, y) => x + y, 0) - (dropped[k] ?? 0);
-    if (logged > 0 && raw > 0) rows.push({ raw, pieces: rawCounts[k]!.length, logged });
+    let sum = 0;
+    for (let i = starts[k]!; i < starts[k + 1]!; i++) sum += rawCounts[i]!;
+    const raw = sum - dropped[k]!;
+    if (logged > 0 && raw > 0) rows.push({ raw, pieces: starts[k + 1]! - starts[k]!, logged });
   }
   const errorOf = (c: Fit): number | null =>
     median(rows.map((r) => Math.abs(r.raw * c.factor + r.pieces * c.perPiece + c.perCall - r.logged) / r.logged));
@@ -363,11 +414,98 @@ function calibrate(
     medianAbsErrorRaw: errorOf({ factor: 1, perPiece: 0, perCall: 0 }),
     medianAbsError: bestError,
     medianInputError: null,
+    predictive: predictiveCalibration(rows),
   };
 }
 
+/**
+ * The calibration as it would have done had it known only the calls before each one: every
+ * compared call's appended tokens predicted by a factor (and framing) fitted on the earlier
+ * compared calls of its session alone, never on itself or later ones. Three ways are kept up
+ * call by call (the tokenizer's count × a ratio; + a framing per piece; + a framing per call,
+ * least squares on relative error as in calibrate), and each call is predicted by the one
+ * whose own earlier predictions erred least on average: the choice, too, sees only the past.
+ * Calls are scored from the fourth compared call on (three to learn from). O(1) per call.
+ */
+export function predictiveCalibration(rows: readonly CalibrationRow[]): PredictiveCalibration {
+  const ratio = new RunningFit(null, 1);
+  const byPiece = new RunningFit((r) => r.pieces, MIN_ROWS_PER_TERM);
+  const byCall = new RunningFit(() => 1, 2 * MIN_ROWS_PER_TERM);
+  const fits = [ratio, byPiece, byCall];
+  const errors: number[] = [];
+  const rawErrors: number[] = [];
+  rows.forEach((row, i) => {
+    if (i >= MIN_ROWS_PER_TERM) {
+      let best: RunningFit | null = null;
+      for (const f of fits) if (f.scored > 0 && (best === null || f.meanError < best.meanError)) best = f;
+      const predicted = (best ?? ratio).predict(row);
+      if (predicted !== null) {
+        errors.push(Math.abs(predicted - row.logged) / row.logged);
+        rawErrors.push(Math.abs(row.raw - row.logged) / row.logged);
+      }
+    }
+    // Each way's own record on this call, then the call joins what they learn from.
+    for (const f of fits) f.score(row);
+    for (const f of fits) f.add(row);
+  });
+  return { comparedCalls: errors.length, medianAbsError: median(errors), medianAbsErrorRaw: median(rawErrors) };
+}
+
+/** One way of calibrating, fitted on the calls added so far (sums of least squares on relative error), with its record of predictions. */
+class RunningFit {
+  private rows = 0;
+  private sxx = 0;
+  private sxy = 0;
+  private syy = 0;
+  private sxz = 0;
+  private syz = 0;
+  private errorSum = 0;
+  scored = 0;
+
+  /** `extraOf` null: the ratio alone; else the framing term's count per call. `minRows`: calls it needs before it predicts (as calibrate's fits). */
+  constructor(
+    private readonly extraOf: ((row: CalibrationRow) => number) | null,
+    private readonly minRows: number,
+  ) {}
+
+  get meanError(): number {
+    return this.errorSum / this.scored;
+  }
+
+  add(row: CalibrationRow): void {
+    const x = row.raw;
+    const y = this.extraOf ? this.extraOf(row) : 0;
+    const w = 1 / (row.logged * row.logged);
+    this.rows++;
+    this.sxx += w * x * x;
+    this.sxy += w * x * y;
+    this.syy += w * y * y;
+    this.sxz += w * x * row.logged;
+    this.syz += w * y * row.logged;
+  }
+
+  /** The appended tokens this way predicts for a call from the calls added so far; null before it has enough of them. */
+  predict(row: CalibrationRow): number | null {
+    if (this.rows < this.minRows) return null;
+    if (this.extraOf === null) return this.sxx > 0 ? (row.raw * this.sxz) / this.sxx : null;
+    const det = this.sxx * this.syy - this.sxy * this.sxy;
+    if (!(Math.abs(det) > 1e-12 * this.sxx * this.syy)) return null;
+    const factor = (this.sxz * this.syy - this.syz * this.sxy) / det;
+    const extra = (this.sxx * this.syz - this.sxy * this.sxz) / det;
+    if (!(factor > 0) || !(extra >= 0)) return null;
+    return row.raw * factor + this.extraOf(row) * extra;
+  }
+
+  score(row: CalibrationRow): void {
+    const p = this.predict(row);
+    if (p === null) return;
+    this.errorSum += Math.abs(p - row.logged) / row.logged;
+    this.scored++;
+  }
+}
+
 /** One compared call: tokenizer tokens it appended, how many pieces, the logged growth. */
-interface CalibrationRow {
+export interface CalibrationRow {
   raw: number;
   pieces: number;
   logged: number;
@@ -514,18 +652,37 @@ function chargeCall(
   call: Session['calls'][number],
   prices: PriceBook,
   context: { providerHint: string | null; selfHosted: boolean },
+  costs: CallCosts | null,
 ): number | null {
   const input = call.tokens.input;
   if (input === null || input <= 0 || live.total <= 0) return null;
-  const { cost } = priceCall(call, prices, context);
-  if (cost.usd === null || cost.byKind === null) return null;
-  const byKind = cost.byKind;
-  const readUsd = byKind.cacheRead;
-  const writeUsd = byKind.input + byKind.cacheWrite5m + byKind.cacheWrite1h;
+  let readUsd: number;
+  let writeUsd: number;
+  if (costs !== null && costs.length > call.index) {
+    // The caller's pricing of this call: NaN kinds = unpriced or priced per GPU-hour, as a null byKind below.
+    if (costs.usdOf(call.index) === null) return null;
+    readUsd = costs.kindOf(call.index, CACHE_READ);
+    writeUsd =
+      costs.kindOf(call.index, INPUT) +
+      costs.kindOf(call.index, CACHE_WRITE_5M) +
+      costs.kindOf(call.index, CACHE_WRITE_1H);
+    if (Number.isNaN(readUsd) || Number.isNaN(writeUsd)) return null;
+  } else {
+    const { cost } = priceCall(call, prices, context);
+    if (cost.usd === null || cost.byKind === null) return null;
+    const byKind = cost.byKind;
+    readUsd = byKind.cacheRead;
+    writeUsd = byKind.input + byKind.cacheWrite5m + byKind.cacheWrite1h;
+  }
   const cached = Math.min(call.tokens.cached ?? 0, input);
   live.charge(input, cached, cached > 0 ? readUsd / cached : 0, input - cached > 0 ? writeUsd / (input - cached) : 0);
   return readUsd + writeUsd;
 }
+
+const INPUT = COST_KINDS.indexOf('input');
+const CACHE_READ = COST_KINDS.indexOf('cacheRead');
+const CACHE_WRITE_5M = COST_KINDS.indexOf('cacheWrite5m');
+const CACHE_WRITE_1H = COST_KINDS.indexOf('cacheWrite1h');
 
 /** Kinds in the order shown, re-exported for the views. */
 export { PART_KINDS };

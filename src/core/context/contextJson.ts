@@ -40,6 +40,7 @@ export function contextJson(file: string, anatomy: TraceAnatomy, report: Context
       byFile: report.byFile,
       medianGrowthError: report.medianGrowthError,
       medianGrowthErrorRaw: report.medianGrowthErrorRaw,
+      medianGrowthErrorPredicted: report.medianGrowthErrorPredicted,
       medianInputError: report.medianInputError,
     },
     contributors: report.contributors,

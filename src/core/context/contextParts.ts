@@ -68,10 +68,10 @@ export interface ContentPiece {
   targetFile: string | null;
   /** Shell command, for shell tools. */
   command: string | null;
-  /** The log keeps only a size for this piece (characters), not its text: counted as an estimate. */
-  charsOnly?: number;
-  /** Tokens counted while collecting (the text is then not kept: `text` is empty). */
-  tokens?: number;
+  /** The log keeps only a size for this piece (characters), not its text: counted as an estimate; null when the text is there. */
+  charsOnly: number | null;
+  /** Tokens counted while collecting (the text is then not kept: `text` is empty); null = count `text` later. */
+  tokens: number | null;
 }
 
 /** A piece of the context once counted, alive from `firstCall` to `lastCall` (inclusive). */
@@ -135,6 +135,21 @@ export interface Calibration {
   medianAbsError: number | null;
   /** Median |Σ parts − logged input| ÷ logged input over calls. */
   medianInputError: number | null;
+  /**
+   * The calibration's error when each call is predicted from the session's earlier calls only
+   * (never from itself or later ones): the honest figure for a call not yet seen.
+   */
+  predictive: PredictiveCalibration;
+}
+
+/** The calibration learnt call by call from earlier calls only (docs/guide/context.md#tokenizers). */
+export interface PredictiveCalibration {
+  /** Compared calls that were predicted (from the fourth compared call on). */
+  comparedCalls: number;
+  /** Median |predicted − logged| ÷ logged growth over them (null when none). */
+  medianAbsError: number | null;
+  /** The tokenizer's count alone on the same calls, for comparison. */
+  medianAbsErrorRaw: number | null;
 }
 
 /** The anatomy of one session. */

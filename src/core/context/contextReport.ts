@@ -63,6 +63,8 @@ export interface ContextReport {
   /** Medians over sessions' calls of the tokenizer's error against the logged growth (null when none could be compared). */
   medianGrowthError: number | null;
   medianGrowthErrorRaw: number | null;
+  /** The same with each call predicted from its session's earlier calls only (Calibration.predictive); null when no call was. */
+  medianGrowthErrorPredicted: number | null;
   medianInputError: number | null;
 }
 
@@ -112,12 +114,20 @@ export function oneLine(text: string): string {
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
 
-/** Counts the calls covered by a set of [first, last] ranges. */
-function coveredCalls(ranges: Array<[number, number]>): number {
-  ranges.sort((a, b) => a[0] - b[0]);
+/** Counts the calls covered by a set of [first, last] ranges, given flat: first, last, first, last… */
+export function coveredCalls(flat: readonly number[]): number {
+  // Flat pairs first, last (no array per part). A session's parts come in the order they entered, so
+  // the ranges are mostly sorted already; otherwise their indices are sorted (stably) by first call.
+  const pairs = flat.length >> 1;
+  let sorted = true;
+  for (let i = 1; i < pairs && sorted; i++) if (flat[2 * i]! < flat[2 * i - 2]!) sorted = false;
+  const order = sorted ? null : Array.from({ length: pairs }, (_, i) => i).sort((x, y) => flat[2 * x]! - flat[2 * y]!);
   let n = 0;
   let end = -1;
-  for (const [a, b] of ranges) {
+  for (let j = 0; j < pairs; j++) {
+    const i = order === null ? j : order[j]!;
+    const a = flat[2 * i]!;
+    const b = flat[2 * i + 1]!;
     if (b <= end) continue;
     n += b - Math.max(a, end + 1) + 1;
     end = b;
@@ -129,7 +139,8 @@ function coveredCalls(ranges: Array<[number, number]>): number {
 export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport {
   const byKind = {} as ContextReport['byKind'];
   for (const k of PART_KINDS) byKind[k] = { tokens: 0, usd: null };
-  const groups = new Map<string, { c: Contributor; ranges: Map<number, Array<[number, number]>> }>();
+  /** Per group, the [first, last] calls of its parts, flat, one list per session (the session's list last). */
+  const groups = new Map<string, { c: Contributor; ranges: number[][]; session: number }>();
   /** Every read of each file, by group key (the suggestions price the re-reads). */
   const fileReads = new Map<string, ContextPart[]>();
   const tools = new Map<string, GroupTotal>();
@@ -158,7 +169,8 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
           key,
           (g = {
             c: { key, label: groupLabel(p), kind: p.kind, count: 0, tokens: 0, calls: 0, usd: null, estimated: false },
-            ranges: new Map(),
+            ranges: [],
+            session: -1,
           }),
         );
       if (fileReadOf(p) !== null) {
@@ -170,13 +182,15 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
       g.c.tokens += p.tokens;
       if (p.usd !== null) g.c.usd = (g.c.usd ?? 0) + p.usd;
       if (p.estimated) g.c.estimated = true;
-      let r = g.ranges.get(si);
-      if (!r) g.ranges.set(si, (r = []));
-      r.push([p.firstCall, p.lastCall]);
+      if (g.session !== si) {
+        g.ranges.push([]);
+        g.session = si;
+      }
+      g.ranges[g.ranges.length - 1]!.push(p.firstCall, p.lastCall);
     }
   });
   const contributors = [...groups.values()].map(({ c, ranges }) => {
-    for (const r of ranges.values()) c.calls += coveredCalls(r);
+    for (const r of ranges) c.calls += coveredCalls(r);
     return c;
   });
   contributors.sort((a, b) => (b.usd ?? 0) - (a.usd ?? 0) || b.tokens - a.tokens);
@@ -194,6 +208,11 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
     suggestions: suggestions(anatomy.sessions, contributors, fileReads, inputUsd),
     medianGrowthError: median(sessionsCompared.map((s) => s.calibration.medianAbsError!)),
     medianGrowthErrorRaw: median(sessionsCompared.map((s) => s.calibration.medianAbsErrorRaw!)),
+    medianGrowthErrorPredicted: median(
+      anatomy.sessions.flatMap((s) =>
+        s.calibration.predictive.medianAbsError === null ? [] : [s.calibration.predictive.medianAbsError],
+      ),
+    ),
     medianInputError: median(
       anatomy.sessions.flatMap((s) =>
         s.calibration.medianInputError === null ? [] : [s.calibration.medianInputError],
@@ -295,7 +314,7 @@ export function contextReportText(file: string, anatomy: TraceAnatomy, report: C
   );
   lines.push(`Tokenizer: ${tokenizers}, calibrated per session against the logged input growth`);
   lines.push(
-    `  median |error| of what each call appended: ${pct(report.medianGrowthError)} after calibration (${pct(report.medianGrowthErrorRaw)} raw); of each call's whole input: ${pct(report.medianInputError)}`,
+    `  median |error| of what each call appended: ${pct(report.medianGrowthError)} after calibration fitted on the same calls (${pct(report.medianGrowthErrorRaw)} raw), ${pct(report.medianGrowthErrorPredicted)} with each call predicted from the earlier calls only; of each call's whole input: ${pct(report.medianInputError)}`,
   );
   lines.push(
     report.inputUsd === null

@@ -139,6 +139,7 @@ export function emptySessionContext(sessionId: string, note: string): SessionCon
       medianAbsErrorRaw: null,
       medianAbsError: null,
       medianInputError: null,
+      predictive: { comparedCalls: 0, medianAbsError: null, medianAbsErrorRaw: null },
     },
     kinds: [],
     estimatedKinds: [],

@@ -1,4 +1,5 @@
 import { priceTrace } from '../cost/callCost';
+import type { TraceCost } from '../cost/callCost';
 import type { SessionCost } from '../cost/callCost';
 import { cacheTtlWhatIf, ttlCalls } from '../cost/cacheTtlWhatIf';
 import type { TtlOption, TtlWhatIf } from '../cost/cacheTtlWhatIf';
@@ -175,6 +176,8 @@ export interface TraceReport {
 export interface ReportPricing {
   book: PriceBook;
   customTtl?: TtlOption | null;
+  /** The trace already priced with `book` (priceTrace), when the caller has it (shared with the context anatomy). */
+  priced?: TraceCost | null;
 }
 
 const MINUTE_MS = 60_000;
@@ -242,7 +245,7 @@ export function buildTraceReport(
   pricing: ReportPricing | null = null,
 ): TraceReport {
   const { model } = parsed;
-  const priced = pricing ? priceTrace(model, pricing.book) : null;
+  const priced = pricing ? (pricing.priced ?? priceTrace(model, pricing.book)) : null;
   const diagnostics = [...model.diagnostics, ...(priced?.diagnostics ?? [])];
   const o: AnalysisOptions = { ...DEFAULT_ANALYSIS_OPTIONS, ...options };
   return {

@@ -2,6 +2,7 @@ import type { AnalysisOptions } from '../analysis/sessionAnalysis';
 import { contextAnatomy } from '../context/contextAnatomy';
 import { sessionContextView } from '../context/contextView';
 import type { ContextSource, SessionContext } from '../context/contextView';
+import { priceTrace } from '../cost/callCost';
 import type { PriceBook } from '../cost/costTypes';
 import { buildTraceReport } from '../report/traceReport';
 import type { RedactionSummary } from '../redact/redactor';
@@ -108,16 +109,19 @@ export function buildReportTrace(
       ? options.whatIf
       : null;
   // The trace's total is for every session: left out when the report keeps only some.
+  const source = options.context ?? null;
+  // Priced once for the trace's total and the context anatomy's dollars.
+  const priced = prices && ((options.sessions ?? []).length === 0 || source) ? priceTrace(parsed.model, prices) : null;
   const cost =
     prices && (options.sessions ?? []).length === 0
-      ? buildTraceReport(parsed, options.analysis ?? {}, { book: prices }).cost
+      ? buildTraceReport(parsed, options.analysis ?? {}, { book: prices, priced }).cost
       : null;
-  const source = options.context ?? null;
   if (!source) return { view, details, whatIf, cost };
   const anatomy = contextAnatomy(parsed.model, {
     content: source.content,
     tokenizer: source.tokenizer,
     prices,
+    costs: priced,
     notes: source.notes,
   });
   const index = new Map<string, number>();

@@ -55,10 +55,17 @@ export interface EngineParams extends PolicySettings {
 export interface KvLayout {
   /** Groups of full-attention layers. */
   fullGroups: number;
-  /** What the other layers are. */
-  other: 'sliding-window' | 'chunked-local';
-  /** The sliding window, or the attention chunk, in tokens. */
+  /** What the other layers are: attention over a window or a chunk, or Mamba / linear-attention layers that keep a state. */
+  other: 'sliding-window' | 'chunked-local' | 'mamba';
+  /** The sliding window, or the attention chunk, in tokens (not read for Mamba layers). */
   windowTokens: number;
+  /**
+   * Mamba layers only: false when vLLM turns prefix caching off for the model (its class does not
+   * declare Mamba prefix caching, e.g. Qwen3-Next in vLLM of early 2026): no lookups and no hits,
+   * and each Mamba group holds one block, the request's state (docs/design/simulator.md §1.8).
+   * Absent: true.
+   */
+  prefixCaching?: boolean;
   /** Groups of the other layers. */
   otherGroups: number;
   /** The model's first layer is one of the other kind: vLLM then numbers (allocates, frees) their groups first. */
@@ -81,6 +88,11 @@ export interface ModelPreset {
   kvBytesPerToken: number;
   /** The KV-cache groups of a hybrid model (absent: every layer full attention). */
   kvLayout?: KvLayout;
+  /**
+   * The block size vLLM forces for this model (a Mamba hybrid: attention blocks raised until an
+   * attention page holds a Mamba state, docs/design/simulator.md §4.1); absent, the default 16.
+   */
+  blockSizeTokens?: number;
   weightsGiB: number;
   prefillUsPerToken: number;
   timing: Record<string, { stepFixedMs: number; kvReadNsPerToken: number }>;
@@ -174,6 +186,36 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
     weightsGiB: 101.2,
     prefillUsPerToken: 68.8,
     timing: { h100: { stepFixedMs: 38.3, kvReadNsPerToken: 17.3 }, h200: { stepFixedMs: 26.7, kvReadNsPerToken: 12 } },
+  },
+  // Mamba / linear-attention hybrids (docs/design/simulator.md §4.1): vLLM raises the attention block until
+  // one attention page holds a Mamba state and pads the state to that page, so all groups share one page.
+  // kvBytesPerToken is one group's attention bytes per token; the block size is the raised one.
+  {
+    id: 'nemotron-nano-9b',
+    label: 'NVIDIA Nemotron Nano 9B v2 (bf16, Mamba2 ×27 : full ×4)',
+    kvBytesPerToken: 16_384,
+    kvLayout: { fullGroups: 1, other: 'mamba', windowTokens: 0, otherGroups: 7, otherFirst: true },
+    blockSizeTokens: 768,
+    weightsGiB: 16.6,
+    prefillUsPerToken: 36,
+    timing: { h100: { stepFixedMs: 6.2, kvReadNsPerToken: 5.8 }, h200: { stepFixedMs: 4.4, kvReadNsPerToken: 4 } },
+  },
+  {
+    id: 'qwen3-next-80b',
+    label: 'Qwen3-Next-80B-A3B (FP8, Gated DeltaNet ×3 : full, no prefix caching)',
+    kvBytesPerToken: 24_576,
+    kvLayout: {
+      fullGroups: 1,
+      other: 'mamba',
+      windowTokens: 0,
+      otherGroups: 3,
+      otherFirst: true,
+      prefixCaching: false,
+    },
+    blockSizeTokens: 544,
+    weightsGiB: 74.2,
+    prefillUsPerToken: 12.1,
+    timing: { h100: { stepFixedMs: 28, kvReadNsPerToken: 8.6 }, h200: { stepFixedMs: 19.5, kvReadNsPerToken: 6 } },
   },
   // MLA: one 576-value latent per layer and token, kept whole on every GPU of a tensor-parallel group, so
   // these are per GPU of an 8-GPU node: an eighth of the weights and FLOPs, the whole latent cache.
@@ -340,7 +382,7 @@ export function validateParams(p: EngineParams): void {
     need(
       p.policy === 'vllm-lru' || p.policy === 'admission-cap',
       'policy',
-      "'vllm-lru' or 'admission-cap' with a hybrid KV layout (sliding-window or chunked-local layers)",
+      "'vllm-lru' or 'admission-cap' with a hybrid KV layout (sliding-window, chunked-local or Mamba layers)",
       p.policy,
     );
     need(!p.offload, 'offload', 'null with a hybrid KV layout (no CPU tier is modelled for it)', p.offload);
@@ -357,13 +399,19 @@ export function validateParams(p: EngineParams): void {
       l.otherGroups,
     );
     need(
-      l.other === 'sliding-window' || l.other === 'chunked-local',
+      l.other === 'sliding-window' || l.other === 'chunked-local' || l.other === 'mamba',
       'kvLayout.other',
-      "'sliding-window' or 'chunked-local'",
+      "'sliding-window', 'chunked-local' or 'mamba'",
       l.other,
     );
     need(
-      Number.isInteger(l.windowTokens) && l.windowTokens >= 2,
+      l.prefixCaching === undefined || l.prefixCaching === true || (l.prefixCaching === false && l.other === 'mamba'),
+      'kvLayout.prefixCaching',
+      'absent, true, or false with Mamba layers (only a Mamba hybrid turns prefix caching off)',
+      l.prefixCaching,
+    );
+    need(
+      l.other === 'mamba' || (Number.isInteger(l.windowTokens) && l.windowTokens >= 2),
       'kvLayout.windowTokens',
       'a whole number ≥ 2',
       l.windowTokens,

@@ -114,6 +114,8 @@ const ENGINE_KEYS = [
  */
 export function paramsFor(spec: ScenarioSpec, traceBlockSizeTokens: number | null = null): SpecParams {
   const p = copyParams(DEFAULT_PARAMS);
+  // A Mamba hybrid's block size is vLLM's raised one (docs/design/simulator.md §4.1); a size given still wins.
+  if (spec.model?.blockSizeTokens !== undefined) p.blockSizeTokens = spec.model.blockSizeTokens;
   if (spec.blockSizeTokens !== undefined) p.blockSizeTokens = spec.blockSizeTokens;
   if (traceBlockSizeTokens !== null) p.blockSizeTokens = traceBlockSizeTokens;
   let hardware: string | null = null;

@@ -407,6 +407,28 @@ describe('agent-trace simulate (the built dist/cli.js)', () => {
     assert.deepEqual([custom.gpu, custom.gpuMemoryGiB, custom.params.capacityTokens], ['custom', 100, 106_080]);
   });
 
+  it('a Mamba preset brings the block size vLLM forces for it, and says when vLLM turns prefix caching off', () => {
+    // docs/design/simulator.md §4.1. Nemotron Nano 9B v2 on an H200: 140.4 × 0.9 − 16.6 − 3 = 106.76 GiB
+    // × 2^30 / 16,384 B = 6,996,643.8 → 6,996,643 slots → whole 768-token blocks: 9,110 × 768 = 6,996,480.
+    const nemotron = json('--workload', ONE_SESSION, '--gpu', 'h200', '--model', 'nemotron-nano-9b').input.params;
+    assert.deepEqual([nemotron.blockSizeTokens, nemotron.capacityTokens], [768, 6_996_480]);
+    assert.equal(nemotron.kvLayout.other, 'mamba');
+    // A block size given still wins.
+    const given = json('--workload', ONE_SESSION, '--gpu', 'h200', '--model', 'nemotron-nano-9b', '--block-size', '16');
+    assert.equal(given.input.params.blockSizeTokens, 16);
+    // Qwen3-Next: 126.36 − 74.2 − 3 = 49.16 GiB × 2^30 / 24,576 B = 2,147,833.2 → 3,948 blocks of 544 = 2,147,712.
+    const qwen = json('--workload', ONE_SESSION, '--gpu', 'h200', '--model', 'qwen3-next-80b');
+    assert.deepEqual([qwen.input.params.blockSizeTokens, qwen.input.params.capacityTokens], [544, 2_147_712]);
+    assert.equal(qwen.input.params.kvLayout.prefixCaching, false);
+    const text = run('--workload', ONE_SESSION, '--gpu', 'h200', '--model', 'qwen3-next-80b');
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(
+      text.stdout,
+      /544-token blocks, hybrid engine \(1 full-attention \+ 3 Mamba-state block tables, no prefix caching/,
+    );
+    assert.match(text.stdout, /nothing hits \(vLLM turns prefix caching off for this model\)/);
+  });
+
   it("prints the headline figures, one plain sentence and the chosen session's calls", () => {
     const r = run(SAMPLE, '--replicas', '24', '--gpu', 'h200', '--model', 'qwen3-32b');
     assert.equal(r.code, 0, r.stderr);

@@ -87,7 +87,10 @@ describe('trace worker', () => {
         context,
       }).sessionContext({ sessionId: id });
       assert.equal(fromWorker?.content, 'text');
-      assert.equal(fromWorker?.calibration.tokenizer, 'o200k_base (gpt-tokenizer)');
+      assert.equal(
+        fromWorker?.calibration.tokenizer,
+        'o200k_base (gpt-tokenizer), line-number prefixes of file reads one token less',
+      );
       assert.equal(fromWorker?.loggedInput.length, 149);
       assert.deepEqual(fromWorker, direct);
       // Null: the host turns it into "No session … in this trace." for the page (queryAnswer).

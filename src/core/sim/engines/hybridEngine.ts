@@ -1,27 +1,20 @@
-import { PROGRESS_STEPS } from './engineTypes';
-import type {
-  ArrivalSource,
-  CallRecord,
-  EngineDebug,
-  EngineOutcome,
-  EngineRun,
-  EngineTotals,
-  StepLogEntry,
-} from './engineTypes';
+import type { ArrivalSource, EngineDebug, EngineOutcome, EngineRun } from './engineTypes';
 import type { EngineParams, KvLayout } from '../params';
-import { isDecoding, StepClock, stepCostsNs } from './policySupport';
 import { SessionReplay } from './sessionReplay';
 import { visitKeys } from '../simRequests';
 import type { KeyRun, SimPlan, SimRequest } from '../simRequests';
+import { VllmSchedulerRun } from './vllmScheduler';
+import type { KvLookup } from './vllmScheduler';
 
 /**
  * The hybrid engine: vLLM v1's hybrid KV-cache manager (docs/design/simulator.md §1.8) for
  * models whose layers do not all keep every token: full-attention layers next to
- * sliding-window or chunked-local layers. One block pool is shared by every KV-cache
- * group; each group keeps its own block table per request; the window groups free the
- * blocks that leave the window (replacing them by vLLM's null block) and find prefix hits
- * by their own rules. The scheduler is the reference engine's (FCFS, chunked prefill,
- * recompute preemption of the last running request).
+ * sliding-window, chunked-local or Mamba (linear-attention) layers. One block pool is
+ * shared by every KV-cache group; each group keeps its own block table per request; the
+ * window groups free the blocks that leave the window (replacing them by vLLM's null
+ * block); every group finds prefix hits by its own rule (a Mamba group: the last block
+ * whose state is cached). The scheduler is the reference engine's, shared
+ * (vllmScheduler.ts: FCFS, chunked prefill, recompute preemption of the last running request).
  *
  * Plain and step by step like the reference engine; used by both engine names whenever
  * the parameters carry a `kvLayout`.
@@ -53,13 +46,13 @@ interface Hit {
   tokens: number;
 }
 
-class HybridRun implements EngineRun {
-  private readonly bs: number;
-  private readonly nb: number;
+class HybridRun extends VllmSchedulerRun<Hit> {
   /** Kind of each KV-cache group, in vLLM's group order. */
   private readonly kinds: GroupKind[];
   private readonly fullIds: number[];
   private readonly otherIds: number[];
+  /** vLLM's enable_caching: off for a Mamba hybrid whose class does not declare Mamba prefix caching. */
+  private readonly caching: boolean;
   // Block pool: ref counts, hash key and group, the free queue as a doubly linked list.
   private readonly ref: Int32Array;
   private readonly key: Float64Array;
@@ -73,47 +66,25 @@ class HybridRun implements EngineRun {
   private readonly cached: Array<Map<number, number[]>>;
   /** Keys a full-attention group ever cached: the never-evicting ideal. */
   private readonly everCached = new Set<number>();
-  // Requests.
-  private readonly numComputed: number[];
-  private readonly numTokens: number[];
-  private readonly generated: number[];
   /** Per request, per group: the block table. */
   private readonly tables: number[][][];
   /** Per request, per group: blocks already cached (vLLM's num_cached_block). */
   private readonly cachedBlocks: number[][];
-  private readonly admitted: boolean[];
   private readonly keyCache = new Map<number, number[]>();
-  private readonly records: CallRecord[];
-  private waiting: number[] = [];
-  private readonly running: number[] = [];
-  private readonly totals: EngineTotals = {
-    steps: 0,
-    preemptions: 0,
-    rejectedRequests: 0,
-    vllmQueries: 0,
-    vllmHits: 0,
-    prefillMs: 0,
-    decodeMs: 0,
-    transferMs: 0,
-    makespanS: 0,
-  };
-  private readonly clock: StepClock;
-
   constructor(
-    private readonly plan: SimPlan,
-    private readonly p: EngineParams,
+    plan: SimPlan,
+    p: EngineParams,
     private readonly layout: KvLayout,
-    private readonly debug: EngineDebug,
-    private readonly replay: ArrivalSource,
+    debug: EngineDebug,
+    replay: ArrivalSource,
   ) {
-    this.bs = plan.blockSizeTokens;
-    this.clock = new StepClock(stepCostsNs(p, this.bs));
-    this.nb = Math.floor(p.capacityTokens / this.bs);
+    super(plan, p, debug, replay);
     const full: GroupKind[] = new Array<GroupKind>(layout.fullGroups).fill('full');
     const other: GroupKind[] = new Array<GroupKind>(layout.otherGroups).fill(layout.other);
     this.kinds = layout.otherFirst ? [...other, ...full] : [...full, ...other];
     this.fullIds = this.kinds.flatMap((k, g) => (k === 'full' ? [g] : []));
     this.otherIds = this.kinds.flatMap((k, g) => (k === 'full' ? [] : [g]));
+    this.caching = layout.prefixCaching !== false;
     this.cached = this.kinds.map(() => new Map<number, number[]>());
     this.ref = new Int32Array(this.nb);
     this.key = new Float64Array(this.nb).fill(NONE);
@@ -125,78 +96,31 @@ class HybridRun implements EngineRun {
     this.next[this.head] = this.tail;
     this.prev[this.tail] = this.head;
     for (let b = 0; b < this.nb; b++) this.pushTail(b);
-    const n = plan.requests.length;
-    this.numComputed = new Array<number>(n).fill(0);
-    this.numTokens = plan.requests.map((r) => r.promptTokens);
-    this.generated = new Array<number>(n).fill(0);
     this.tables = plan.requests.map(() => this.kinds.map(() => []));
     this.cachedBlocks = plan.requests.map(() => this.kinds.map(() => 0));
-    this.admitted = new Array<boolean>(n).fill(false);
-    this.records = this.replay.records;
   }
 
-  private grow(r: number): void {
-    for (let i = this.numTokens.length; i <= r; i++) {
-      this.numComputed.push(0);
-      this.numTokens.push(this.plan.requests[i]!.promptTokens);
-      this.generated.push(0);
-      this.tables.push(this.kinds.map(() => []));
-      this.cachedBlocks.push(this.kinds.map(() => 0));
-      this.admitted.push(false);
-    }
+  protected override growKv(_i: number): void {
+    this.tables.push(this.kinds.map(() => []));
+    this.cachedBlocks.push(this.kinds.map(() => 0));
   }
 
-  turn(): boolean {
-    this.replay.arrive(this.clock.now, this.queue);
-    if (this.replay.adaptive) this.replay.adaptCap(this.clock.now, this.nb - this.freeCount < 0.9 * this.nb);
-    if (this.running.length === 0 && this.waiting.length === 0) {
-      const next = this.replay.nextEventNs(null);
-      if (next === null) return false;
-      this.clock.now = Math.max(this.clock.now, next);
-      return true;
-    }
-    this.step();
-    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0)
-      this.debug.progress(this.replay.ended, this.replay.totalCalls);
-    if (this.debug.selfCheck) this.checkPool();
-    return true;
+  protected usedBlocks(): number {
+    return this.nb - this.freeCount;
   }
 
-  outcome(): EngineOutcome {
-    this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests);
-    return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
-  }
-
-  get nowNs(): number {
-    return this.clock.now;
-  }
-
-  nextEventNs(): number | null {
-    if (this.running.length > 0 || this.waiting.length > 0) return this.clock.now;
-    const next = this.replay.nextEventNs(null);
-    return next === null ? null : Math.max(this.clock.now, next);
-  }
-
-  loadTokens(): number {
-    let n = 0;
-    for (const r of this.running) n += this.numTokens[r]!;
-    for (const r of this.waiting) n += this.numTokens[r]!;
-    return n;
+  protected override nothingScheduled(): void {
+    throw new Error(
+      'hybrid engine: nothing can be scheduled (one request needs more blocks, across its KV-cache groups, than the cache holds)',
+    );
   }
 
   cachedPrefixTokens(request: SimRequest): number {
     return this.findHit(this.keysOfRequest(-1, request.keys), request.promptTokens).tokens;
   }
 
-  fewestSamplesLeft(): number {
-    let n = Infinity;
-    for (const r of [...this.running, ...this.waiting])
-      n = Math.min(n, this.plan.requests[r]!.outputTokens - this.generated[r]!);
-    return n;
-  }
-
   /** Ref counts equal the tables holding each block; the free queue is exactly the blocks nobody holds; keys and maps agree. */
-  private checkPool(): void {
+  protected checkPool(): void {
     const fail = (what: string): never => {
       throw new Error(`hybrid engine invariant broken at step ${this.clock.steps}: ${what}`);
     };
@@ -220,11 +144,6 @@ class HybridRun implements EngineRun {
           if (this.key[b] !== k || this.keyGroup[b] !== g) fail(`group ${g} lists block ${b} under key ${k}`);
     });
   }
-
-  private readonly queue = (r: number): void => {
-    if (r >= this.numTokens.length) this.grow(r);
-    this.waiting.push(r);
-  };
 
   /** Request r's block keys, one per whole block of prompt + output (vLLM's block_hashes); r < 0 for a request not to remember. */
   private keysOfRequest(r: number, runs: readonly KeyRun[]): number[] {
@@ -337,7 +256,11 @@ class HybridRun implements EngineRun {
     }
     const within = full[0]!.length;
     const other =
-      this.layout.other === 'sliding-window' ? this.slidingHit(keys, within) : this.chunkedHit(keys, within);
+      this.layout.other === 'sliding-window'
+        ? this.slidingHit(keys, within)
+        : this.layout.other === 'chunked-local'
+          ? this.chunkedHit(keys, within)
+          : this.mambaHit(keys, within);
     const n = other[0]!.length;
     for (const list of full) list.length = n;
     const blocks: number[][] = [];
@@ -384,6 +307,20 @@ class HybridRun implements EngineRun {
     return out;
   }
 
+  /**
+   * MambaManager.find_longest_cache_hit (single_type_kv_cache_manager.py l.659): from the
+   * right, the first block whose state every Mamba group has cached; the blocks before it
+   * are null. All groups share one block size, so every hit length is aligned.
+   */
+  private mambaHit(keys: number[], maxBlocks: number): number[][] {
+    for (let i = maxBlocks - 1; i >= 0; i--) {
+      const found = this.cachedIn(this.otherIds, keys[i]!);
+      if (!found) continue;
+      return found.map((b) => [...new Array<number>(i).fill(NULL_BLOCK), b]);
+    }
+    return this.otherIds.map(() => []);
+  }
+
   private idealBlocks(keys: number[], numTokens: number): number {
     const max = Math.floor((numTokens - 1) / this.bs);
     let n = 0;
@@ -421,14 +358,16 @@ class HybridRun implements EngineRun {
    * when the allocation then fails, as in vLLM); false when the pool has too few free
    * blocks for every group, with nothing else changed.
    */
-  private allocate(r: number, numNew: number, hit: Hit | null): boolean {
+  protected allocate(r: number, numNew: number, found: KvLookup<Hit> | null): boolean {
+    const hit = found ? found.hit : null;
     this.removeSkipped(r);
     const computed = this.numComputed[r]! + (hit ? hit.tokens : 0);
-    const needBlocks = Math.ceil((computed + numNew) / this.bs);
+    const slots = Math.min(computed + numNew, this.p.maxModelLenTokens);
+    const needBlocks = this.kinds.map((kind) => this.blocksFor(kind, slots));
     let toAllocate = 0;
     for (let g = 0; g < this.kinds.length; g++) {
       const hits = hit ? hit.blocks[g]! : [];
-      toAllocate += needBlocks - hits.length - this.tables[r]![g]!.length;
+      toAllocate += needBlocks[g]! - hits.length - this.tables[r]![g]!.length;
       for (const b of hits) if (b !== NULL_BLOCK && this.ref[b] === 0) toAllocate++;
     }
     if (toAllocate > this.freeCount) return false;
@@ -448,12 +387,13 @@ class HybridRun implements EngineRun {
     }
     for (let g = 0; g < this.kinds.length; g++) {
       const table = this.tables[r]![g]!;
-      for (let i = table.length; i < needBlocks; i++) {
+      for (let i = table.length; i < needBlocks[g]!; i++) {
         const b = this.popHead();
         this.ref[b] = 1;
         table.push(b);
       }
     }
+    if (!this.caching) return true; // allocate_slots returns before cache_blocks without prefix caching
     // cache_blocks: every group caches its blocks whose tokens are all computed or scheduled.
     const keys = this.keysOfRequest(r, this.plan.requests[r]!.keys);
     const full = Math.floor(Math.min(computed + numNew, this.numTokens[r]!) / this.bs);
@@ -477,133 +417,34 @@ class HybridRun implements EngineRun {
     return true;
   }
 
-  private preempt(r: number): void {
+  /**
+   * Blocks a group needs for `tokens` slots (cdiv by its block size). Without prefix caching
+   * vLLM gives a Mamba group blocks of max_model_len tokens: one block, the state.
+   */
+  private blocksFor(kind: GroupKind, tokens: number): number {
+    if (kind === 'mamba' && !this.caching) return Math.ceil(tokens / this.p.maxModelLenTokens);
+    return Math.ceil(tokens / this.bs);
+  }
+
+  /** The lookup at first admission; none without prefix caching (vLLM's KVCacheCoordinatorNoPrefixCache). */
+  protected lookup(r: number): KvLookup<Hit> | null {
+    if (!this.caching) return null;
+    const keys = this.keysOfRequest(r, this.plan.requests[r]!.keys);
+    const hit = this.findHit(keys, this.numTokens[r]!);
+    return {
+      hitBlocks: hit.tokens / this.bs,
+      cpuBlocks: 0,
+      idealBlocks: this.idealBlocks(keys, this.numTokens[r]!),
+      hit,
+    };
+  }
+
+  protected freePreempted(r: number): void {
     this.freeAll(r);
-    this.numComputed[r] = 0;
-    this.records[r]!.preemptions += 1;
-    this.totals.preemptions += 1;
-    this.waiting.unshift(r);
   }
 
-  // ---- one engine step (the reference engine's scheduler) ----
-
-  private log: StepLogEntry | null = null;
-
-  private step(): void {
-    if (this.debug.onStepLog)
-      this.log = {
-        step: this.clock.steps,
-        t: this.clock.now / 1e9,
-        end: this.clock.now / 1e9,
-        sched: [],
-        preempted: [],
-        admitted: [],
-        lookups: [],
-      };
-    let budget = this.p.maxNumBatchedTokens;
-    const scheduled: Array<{ r: number; numNew: number; decode: boolean }> = [];
-    let preempted = false;
-    let i = 0;
-    while (i < this.running.length && budget > 0) {
-      const r = this.running[i]!;
-      const numNew = Math.min(this.numTokens[r]! - this.numComputed[r]!, budget);
-      let selfPreempted = false;
-      while (!this.allocate(r, numNew, null)) {
-        const victim = this.running.pop()!;
-        this.preempt(victim);
-        this.log?.preempted.push(victim);
-        preempted = true;
-        if (victim === r) {
-          selfPreempted = true;
-          break;
-        }
-      }
-      if (selfPreempted) break;
-      scheduled.push({ r, numNew, decode: this.isDecode(r) });
-      budget -= numNew;
-      i++;
-    }
-    if (!preempted) {
-      while (this.waiting.length > 0 && budget > 0 && this.running.length < this.p.maxNumSeqs) {
-        const r = this.waiting[0]!;
-        let hit: Hit | null = null;
-        let ideal = 0;
-        if (this.numComputed[r] === 0) {
-          const keys = this.keysOfRequest(r, this.plan.requests[r]!.keys);
-          hit = this.findHit(keys, this.numTokens[r]!);
-          ideal = this.idealBlocks(keys, this.numTokens[r]!);
-          this.log?.lookups.push([r, hit.tokens]);
-          if (this.records[r]!.preemptions === 0) {
-            this.totals.vllmQueries += this.numTokens[r]!;
-            this.totals.vllmHits += hit.tokens;
-          }
-        }
-        const computedAfter = this.numComputed[r]! + (hit ? hit.tokens : 0);
-        const numNew = Math.min(this.numTokens[r]! - computedAfter, budget);
-        if (!this.allocate(r, numNew, hit)) break;
-        this.waiting.shift();
-        this.running.push(r);
-        this.log?.admitted.push(r);
-        this.numComputed[r] = computedAfter;
-        this.replay.recordBlockAdmission(
-          r,
-          !this.admitted[r],
-          this.clock.now,
-          this.bs,
-          hit ? hit.tokens / this.bs : 0,
-          0,
-          ideal,
-        );
-        this.admitted[r] = true;
-        scheduled.push({ r, numNew, decode: this.isDecode(r) });
-        budget -= numNew;
-      }
-    }
-    if (scheduled.length === 0)
-      throw new Error(
-        'hybrid engine: nothing can be scheduled (one request needs more blocks, across its KV-cache groups, than the cache holds)',
-      );
-    this.advance(scheduled);
-  }
-
-  private isDecode(r: number): boolean {
-    return isDecoding(this.numTokens[r]!, this.numComputed[r]!, this.plan.requests[r]!.promptTokens);
-  }
-
-  private advance(scheduled: Array<{ r: number; numNew: number; decode: boolean }>): void {
-    let prefillTokens = 0;
-    let decodeContext = 0;
-    let decodes = 0;
-    for (const s of scheduled) {
-      if (s.decode) {
-        decodes += 1;
-        decodeContext += this.numComputed[s.r]!;
-      } else {
-        prefillTokens += s.numNew;
-        this.records[s.r]!.prefillTokens += s.numNew;
-      }
-    }
-    this.clock.chargeStep(prefillTokens, decodeContext, decodes, 0);
-    if (this.log) {
-      for (const s of scheduled) this.log.sched.push([s.r, s.numNew, s.decode ? 1 : 0]);
-      this.log.end = this.clock.now / 1e9;
-      this.debug.onStepLog!(this.log);
-      this.log = null;
-    }
-    for (const { r, numNew } of scheduled) {
-      this.numComputed[r]! += numNew;
-      if (this.numComputed[r]! < this.numTokens[r]!) continue;
-      this.generated[r]! += 1;
-      if (this.generated[r]! >= this.plan.requests[r]!.outputTokens) this.finish(r);
-      else this.numTokens[r]! += 1;
-    }
-  }
-
-  private finish(r: number): void {
-    this.running.splice(this.running.indexOf(r), 1);
-    this.records[r]!.finishedS = this.clock.now / 1e9;
+  protected freeFinished(r: number): void {
     this.freeAll(r);
     this.keyCache.delete(r); // a finished request is never looked up again: keep memory to the live ones
-    this.replay.callEnded(r, this.clock.now);
   }
 }

@@ -1,18 +1,11 @@
-import { PROGRESS_STEPS } from './engineTypes';
-import type {
-  ArrivalSource,
-  CallRecord,
-  EngineDebug,
-  EngineOutcome,
-  EngineRun,
-  EngineTotals,
-  StepLogEntry,
-} from './engineTypes';
+import type { ArrivalSource, EngineDebug, EngineOutcome, EngineRun } from './engineTypes';
 import type { EngineParams } from '../params';
-import { isDecoding, StepClock, stepCostsNs, toNs } from './policySupport';
+import { toNs } from './policySupport';
 import { SessionReplay } from './sessionReplay';
 import { visitKeys } from '../simRequests';
 import type { SimPlan, SimRequest } from '../simRequests';
+import { VllmSchedulerRun } from './vllmScheduler';
+import type { KvLookup } from './vllmScheduler';
 
 /**
  * The reference engine: vLLM v1's prefix cache and FCFS scheduler followed step by
@@ -50,9 +43,7 @@ interface Pin {
   expiresNs: number;
 }
 
-class ReferenceRun implements EngineRun {
-  private readonly bs: number;
-  private readonly nb: number;
+class ReferenceRun extends VllmSchedulerRun<number[]> {
   // Block pool: ref counts, hash keys, and the free queue as a doubly linked list.
   private readonly ref: Int32Array;
   private readonly key: Float64Array;
@@ -67,40 +58,11 @@ class ReferenceRun implements EngineRun {
   private readonly cpu = new Map<number, true>();
   private readonly cpuCapacity: number;
   // Requests.
-  private readonly numComputed: number[];
-  private readonly numTokens: number[];
-  private readonly generated: number[];
   private readonly table: number[][];
   private readonly cachedBlocks: number[];
-  private readonly admitted: boolean[];
-  private readonly records: CallRecord[];
-  private waiting: number[] = [];
-  private running: number[] = [];
   private readonly pins: Pin[] = [];
-  private readonly totals: EngineTotals = {
-    steps: 0,
-    preemptions: 0,
-    rejectedRequests: 0,
-    vllmQueries: 0,
-    vllmHits: 0,
-    prefillMs: 0,
-    decodeMs: 0,
-    transferMs: 0,
-    makespanS: 0,
-  };
-  private readonly clock: StepClock;
-  /** Blocks moved to or from the CPU tier in this step: their transfer time is one product, the same in both engines. */
-  private stepTransferBlocks = 0;
-
-  constructor(
-    private readonly plan: SimPlan,
-    private readonly p: EngineParams,
-    private readonly debug: EngineDebug,
-    private readonly replay: ArrivalSource,
-  ) {
-    this.bs = plan.blockSizeTokens;
-    this.clock = new StepClock(stepCostsNs(p, this.bs));
-    this.nb = Math.floor(p.capacityTokens / this.bs);
+  constructor(plan: SimPlan, p: EngineParams, debug: EngineDebug, replay: ArrivalSource) {
+    super(plan, p, debug, replay);
     this.ref = new Int32Array(this.nb);
     this.key = new Float64Array(this.nb).fill(NONE);
     this.prev = new Int32Array(this.nb + 2);
@@ -114,53 +76,22 @@ class ReferenceRun implements EngineRun {
     // The free queue starts ordered by block id (docs/design/simulator.md §1.5).
     for (let b = 0; b < this.nb; b++) this.pushTail(b);
     this.cpuCapacity = p.offload ? Math.floor(p.offload.capacityTokens / this.bs) : 0;
-    // Per request, for the plan's requests so far (a fleet GPU's plan grows as calls are routed to it: see grow).
-    const n = plan.requests.length;
-    this.numComputed = new Array<number>(n).fill(0);
-    this.numTokens = plan.requests.map((r) => r.promptTokens);
-    this.generated = new Array<number>(n).fill(0);
+    // Per request, for the plan's requests so far (a fleet GPU's plan grows: see growKv).
     this.table = plan.requests.map(() => []);
-    this.cachedBlocks = new Array<number>(n).fill(0);
-    this.admitted = new Array<boolean>(n).fill(false);
-    this.records = this.replay.records;
+    this.cachedBlocks = new Array<number>(plan.requests.length).fill(0);
   }
 
-  /** Makes room for request r of a plan that grew since the run started (a fleet GPU's: one entry per call routed to it). */
-  private grow(r: number): void {
-    for (let i = this.numTokens.length; i <= r; i++) {
-      this.numComputed.push(0);
-      this.numTokens.push(this.plan.requests[i]!.promptTokens);
-      this.generated.push(0);
-      this.table.push([]);
-      this.cachedBlocks.push(0);
-      this.admitted.push(false);
-    }
+  protected override growKv(_i: number): void {
+    this.table.push([]);
+    this.cachedBlocks.push(0);
   }
 
-  turn(): boolean {
-    this.replay.arrive(this.clock.now, this.queue);
+  protected override beforeStep(): void {
     this.expirePins();
-    if (this.replay.adaptive) this.replay.adaptCap(this.clock.now, this.usedBlocks() < 0.9 * this.nb);
-    if (this.running.length === 0 && this.waiting.length === 0) {
-      const next = this.replay.nextEventNs(this.nextPinExpiry());
-      if (next === null) return false;
-      this.clock.now = Math.max(this.clock.now, next);
-      return true;
-    }
-    this.step();
-    if (this.debug.progress && this.clock.steps % PROGRESS_STEPS === 0)
-      this.debug.progress(this.replay.ended, this.replay.totalCalls);
-    if (this.debug.selfCheck) this.checkPool();
-    return true;
   }
 
-  outcome(): EngineOutcome {
-    this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests);
-    return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
-  }
-
-  get nowNs(): number {
-    return this.clock.now;
+  protected override nextOwnEventNs(): number | null {
+    return this.nextPinExpiry();
   }
 
   private nextPinExpiry(): number | null {
@@ -169,29 +100,9 @@ class ReferenceRun implements EngineRun {
     return t;
   }
 
-  nextEventNs(): number | null {
-    if (this.running.length > 0 || this.waiting.length > 0) return this.clock.now;
-    const next = this.replay.nextEventNs(this.nextPinExpiry());
-    return next === null ? null : Math.max(this.clock.now, next);
-  }
-
-  loadTokens(): number {
-    let n = 0;
-    for (const r of this.running) n += this.numTokens[r]!;
-    for (const r of this.waiting) n += this.numTokens[r]!;
-    return n;
-  }
-
   cachedPrefixTokens(request: SimRequest): number {
     const max = Math.floor((request.promptTokens - 1) / this.bs);
     return visitKeys(request.keys, 0, max, (k) => this.cached.has(k)) * this.bs;
-  }
-
-  fewestSamplesLeft(): number {
-    let n = Infinity;
-    for (const r of this.running) n = Math.min(n, this.plan.requests[r]!.outputTokens - this.generated[r]!);
-    for (const r of this.waiting) n = Math.min(n, this.plan.requests[r]!.outputTokens - this.generated[r]!);
-    return n;
   }
 
   /**
@@ -199,7 +110,7 @@ class ReferenceRun implements EngineRun {
    * block; the free queue is exactly the blocks nobody holds, so blocks in use never
    * exceed the capacity; the hash map and the blocks' keys agree.
    */
-  private checkPool(): void {
+  protected checkPool(): void {
     const fail = (what: string): never => {
       throw new Error(`reference engine invariant broken at step ${this.clock.steps}: ${what}`);
     };
@@ -234,12 +145,11 @@ class ReferenceRun implements EngineRun {
   // ---- arrivals ----
 
   /** An arrival joins the waiting queue (under ttl-pin, by its session's start). */
-  private readonly queue = (r: number): void => {
-    if (r >= this.numTokens.length) this.grow(r);
+  protected override enqueue(r: number): void {
     if (this.p.policy === 'ttl-pin' && this.plan.requests[r]!.session >= 0)
       this.replay.queueBySessionStart(this.waiting, r);
     else this.waiting.push(r);
-  };
+  }
 
   // ---- the free queue ----
 
@@ -314,7 +224,7 @@ class ReferenceRun implements EngineRun {
 
   // ---- lookup and allocation ----
 
-  private lookup(r: number): { hits: number[]; cpuBlocks: number; idealBlocks: number } {
+  protected lookup(r: number): KvLookup<number[]> {
     const req = this.plan.requests[r]!;
     const max = Math.floor((this.numTokens[r]! - 1) / this.bs);
     const hits: number[] = [];
@@ -326,11 +236,13 @@ class ReferenceRun implements EngineRun {
     const cpuBlocks =
       this.cpuCapacity > 0 ? visitKeys(req.keys, hits.length, max, (k) => this.cpu.has(k)) - hits.length : 0;
     const idealBlocks = visitKeys(req.keys, 0, max, (k) => this.everCached.has(k));
-    return { hits, cpuBlocks, idealBlocks };
+    return { hitBlocks: hits.length, cpuBlocks, idealBlocks, hit: hits };
   }
 
   /** allocate_slots (docs/design/simulator.md §1.5): false when there are not enough free blocks, with nothing changed. */
-  private allocate(r: number, numNew: number, hits: number[], cpuBlocks: number): boolean {
+  protected allocate(r: number, numNew: number, found: KvLookup<number[]> | null): boolean {
+    const hits = found ? found.hit : [];
+    const cpuBlocks = found ? found.cpuBlocks : 0;
     const held = this.table[r]!.length;
     const computed = this.numComputed[r]! + (hits.length + cpuBlocks) * this.bs;
     const needBlocks = Math.ceil((computed + numNew) / this.bs);
@@ -367,14 +279,10 @@ class ReferenceRun implements EngineRun {
     return true;
   }
 
-  private preempt(r: number): void {
+  protected freePreempted(r: number): void {
     this.release(this.table[r]!);
     this.table[r] = [];
     this.cachedBlocks[r] = 0;
-    this.numComputed[r] = 0;
-    this.records[r]!.preemptions += 1;
-    this.totals.preemptions += 1;
-    this.waiting.unshift(r);
   }
 
   // ---- pins (ttl-pin) ----
@@ -389,7 +297,7 @@ class ReferenceRun implements EngineRun {
   }
 
   /** Under memory pressure, unpin the pin that expires first. */
-  private unpinOne(): boolean {
+  protected override relieve(): boolean {
     if (this.pins.length === 0) return false;
     let best = 0;
     for (let i = 1; i < this.pins.length; i++) if (this.pins[i]!.expiresNs < this.pins[best]!.expiresNs) best = i;
@@ -405,130 +313,12 @@ class ReferenceRun implements EngineRun {
     this.pins.splice(i, 1);
   }
 
-  private usedBlocks(): number {
+  protected usedBlocks(): number {
     return this.nb - this.freeCount;
   }
 
-  // ---- one engine step ----
-
-  /** The step being logged (debug.onStepLog), else null. */
-  private log: StepLogEntry | null = null;
-
-  private step(): void {
-    if (this.debug.onStepLog)
-      this.log = {
-        step: this.clock.steps,
-        t: this.clock.now / 1e9,
-        end: this.clock.now / 1e9,
-        sched: [],
-        preempted: [],
-        admitted: [],
-        lookups: [],
-      };
-    let budget = this.p.maxNumBatchedTokens;
-    const scheduled: Array<{ r: number; numNew: number; decode: boolean }> = [];
-    let preempted = false;
-    this.stepTransferBlocks = 0;
-    // Running requests first, in order; on failure preempt the last one (FCFS policy).
-    let i = 0;
-    while (i < this.running.length && budget > 0) {
-      const r = this.running[i]!;
-      const numNew = Math.min(this.numTokens[r]! - this.numComputed[r]!, budget);
-      let selfPreempted = false;
-      while (!this.allocate(r, numNew, [], 0)) {
-        if (this.unpinOne()) continue;
-        const victim = this.running.pop()!;
-        this.preempt(victim);
-        this.log?.preempted.push(victim);
-        preempted = true;
-        if (victim === r) {
-          selfPreempted = true;
-          break;
-        }
-      }
-      if (selfPreempted) break;
-      scheduled.push({ r, numNew, decode: this.isDecode(r) });
-      budget -= numNew;
-      i++;
-    }
-    // Waiting requests only when nothing was preempted; stop at the first that does not fit.
-    if (!preempted) {
-      while (this.waiting.length > 0 && budget > 0 && this.running.length < this.p.maxNumSeqs) {
-        const r = this.waiting[0]!;
-        let hits: number[] = [];
-        let cpuBlocks = 0;
-        let ideal = 0;
-        if (this.numComputed[r] === 0) {
-          const found = this.lookup(r);
-          hits = found.hits;
-          cpuBlocks = found.cpuBlocks;
-          ideal = found.idealBlocks;
-          this.log?.lookups.push([r, hits.length * this.bs]);
-          if (this.records[r]!.preemptions === 0) {
-            this.totals.vllmQueries += this.numTokens[r]!;
-            this.totals.vllmHits += hits.length * this.bs;
-          }
-        }
-        const computedAfter = this.numComputed[r]! + (hits.length + cpuBlocks) * this.bs;
-        const numNew = Math.min(this.numTokens[r]! - computedAfter, budget);
-        let ok = this.allocate(r, numNew, hits, cpuBlocks);
-        while (!ok && this.unpinOne()) ok = this.allocate(r, numNew, hits, cpuBlocks);
-        if (!ok) break;
-        this.waiting.shift();
-        this.running.push(r);
-        this.log?.admitted.push(r);
-        this.numComputed[r] = computedAfter;
-        this.stepTransferBlocks += cpuBlocks;
-        this.replay.recordBlockAdmission(r, !this.admitted[r], this.clock.now, this.bs, hits.length, cpuBlocks, ideal);
-        const req = this.plan.requests[r]!;
-        if (this.p.policy === 'ttl-pin' && req.session >= 0 && !this.admitted[r]) this.releasePinOf(req.session);
-        this.admitted[r] = true;
-        scheduled.push({ r, numNew, decode: this.isDecode(r) });
-        budget -= numNew;
-      }
-    }
-    this.advance(scheduled);
-  }
-
-  private isDecode(r: number): boolean {
-    return isDecoding(this.numTokens[r]!, this.numComputed[r]!, this.plan.requests[r]!.promptTokens);
-  }
-
-  /** Runs the scheduled work: the clock moves by the step's cost, tokens are sampled, requests finish. */
-  private advance(scheduled: Array<{ r: number; numNew: number; decode: boolean }>): void {
-    let prefillTokens = 0;
-    let decodeContext = 0;
-    let decodes = 0;
-    for (const s of scheduled) {
-      if (s.decode) {
-        decodes += 1;
-        decodeContext += this.numComputed[s.r]!;
-      } else {
-        prefillTokens += s.numNew;
-        this.records[s.r]!.prefillTokens += s.numNew;
-      }
-    }
-    this.clock.chargeStep(prefillTokens, decodeContext, decodes, this.stepTransferBlocks);
-    if (this.log) {
-      for (const s of scheduled) this.log.sched.push([s.r, s.numNew, s.decode ? 1 : 0]);
-      this.log.end = this.clock.now / 1e9;
-      this.debug.onStepLog!(this.log);
-      this.log = null;
-    }
-    for (const { r, numNew } of scheduled) {
-      this.numComputed[r]! += numNew;
-      if (this.numComputed[r]! < this.numTokens[r]!) continue;
-      // Everything is computed: the model samples a token.
-      this.generated[r]! += 1;
-      if (this.generated[r]! >= this.plan.requests[r]!.outputTokens) this.finish(r);
-      else this.numTokens[r]! += 1;
-    }
-  }
-
-  private finish(r: number): void {
-    this.running.splice(this.running.indexOf(r), 1);
-    const rec = this.records[r]!;
-    rec.finishedS = this.clock.now / 1e9;
+  /** A session's call that finished keeps its blocks pinned under ttl-pin (while a next call may come), else frees them. */
+  protected freeFinished(r: number): void {
     const req = this.plan.requests[r]!;
     const session = req.session;
     const hasNext = session >= 0 && req.callIndex + 1 < this.plan.sessions[session]!.requests.length;
@@ -536,6 +326,11 @@ class ReferenceRun implements EngineRun {
     if (ttl > 0) this.pins.push({ session, blocks: this.table[r]!, expiresNs: this.clock.now + toNs(ttl) });
     else this.release(this.table[r]!);
     this.table[r] = [];
-    this.replay.callEnded(r, this.clock.now);
+  }
+
+  /** Under ttl-pin, a session's next call admitted drops the session's pin. */
+  protected override admittedNow(r: number, first: boolean): void {
+    const req = this.plan.requests[r]!;
+    if (this.p.policy === 'ttl-pin' && req.session >= 0 && first) this.releasePinOf(req.session);
   }
 }

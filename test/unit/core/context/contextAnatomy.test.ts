@@ -8,6 +8,7 @@ import { contextAnatomy } from '../../../../src/core/context/contextAnatomy';
 import type { TraceAnatomy } from '../../../../src/core/context/contextAnatomy';
 import { contextReport } from '../../../../src/core/context/contextReport';
 import { CHAR_ESTIMATE } from '../../../../src/core/context/tokenCounter';
+import { priceTrace } from '../../../../src/core/cost/callCost';
 import { createPriceBook } from '../../../../src/core/cost/priceBook';
 import { O200K } from '../../../../src/node/contextTokenizer';
 import { fixtures, parseFile, repoRoot } from '../../../support/helpers';
@@ -203,5 +204,18 @@ describe('what the log leaves out of the calibration', () => {
     });
     const s = anatomy.sessions.find((x) => x.sessionId.startsWith('554b9fa6'))!;
     assert.ok(s.notes.some((n) => /after a line the reader could not read/.test(n)));
+  });
+});
+
+describe('dollars from a trace already priced', () => {
+  it('charges the same parts the same dollars as pricing each call itself', async () => {
+    const collector = new ClaudeCodeContentCollector();
+    const parsed = await parseFile(EXCERPT, { recordTap: (r) => collector.record(r) });
+    const book = createPriceBook();
+    const options = { content: collector.result(), tokenizer: () => CHAR_ESTIMATE, prices: book };
+    const own = contextAnatomy(parsed.model, options);
+    const shared = contextAnatomy(parsed.model, { ...options, costs: priceTrace(parsed.model, book) });
+    assert.ok(own.sessions[0]!.calls.some((c) => c.inputUsd !== null && c.inputUsd > 0));
+    assert.deepEqual(shared, own);
   });
 });

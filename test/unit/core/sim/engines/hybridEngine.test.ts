@@ -78,6 +78,57 @@ describe('hybrid engine: sliding window beside full attention, worked by hand', 
   });
 });
 
+describe('hybrid engine: Mamba state groups beside full attention, worked by hand', () => {
+  // One Mamba group numbered first (its model's first layer is a Mamba layer), one full-attention
+  // group, 12 blocks of 16 tokens. s0's 96-token prefix is prefilled 32 tokens a step; each step the
+  // Mamba group takes its 2 blocks first: Mamba b0 b1, full b2 b3; Mamba b4 b5, full b6 b7; Mamba b8
+  // b9, full b10 b11. A Mamba group frees nothing while the request runs (one state per block). At the
+  // finish the Mamba table goes back first, tail first: the queue is b9 b8 b5 b4 b1 b0 b11 b10 b7 b6 b3 b2.
+  const MAMBA: KvLayout = { fullGroups: 1, other: 'mamba', windowTokens: 0, otherGroups: 1, otherFirst: true };
+  const params = { capacityTokens: 12 * 16, maxNumBatchedTokens: 32, kvLayout: MAMBA };
+
+  it('a hit ends at the last block whose state survived, however much the full layers still hold', () => {
+    // s0's second call (16 fresh tokens) takes one block per group from the head: b9 and b8, the states
+    // after the prefix's blocks 5 and 4. s1 then shares the 96 tokens: the full group still holds all 6
+    // blocks, but from the right the first block whose state is cached is block 3 (b5): 4 blocks hit,
+    // 64 tokens, the rest (112 − 64 = 48) is prefilled.
+    const sessions: Sessions = [
+      { startS: 0, calls: [call(96, 0, 1), call(16, 0, 1, 1)] },
+      { startS: 100, calls: [call(112, 0, 1)] },
+    ];
+    const [, [s1]] = run(sessions, params, 96) as [CallRecord[], CallRecord[]];
+    assert.equal(s1!.hitTokens, 64);
+    assert.equal(s1!.idealHitTokens, 96);
+    assert.equal(s1!.prefillTokens, 48);
+  });
+
+  it('while every state is there, the whole prefix hits', () => {
+    const sessions: Sessions = [
+      { startS: 0, calls: [call(96, 0, 1)] },
+      { startS: 100, calls: [call(112, 0, 1)] },
+    ];
+    const [, [s1]] = run(sessions, params, 96) as [CallRecord[], CallRecord[]];
+    assert.equal(s1!.hitTokens, 96);
+  });
+
+  it('without prefix caching nothing hits and a Mamba group holds one block, the state', () => {
+    const noCaching = { ...params, kvLayout: { ...MAMBA, prefixCaching: false } };
+    const shared: Sessions = [
+      { startS: 0, calls: [call(96, 0, 1)] },
+      { startS: 100, calls: [call(112, 0, 1)] },
+    ];
+    const [, [s1]] = run(shared, noCaching, 96) as [CallRecord[], CallRecord[]];
+    assert.equal(s1!.hitTokens, 0);
+    assert.equal(s1!.idealHitTokens, 0);
+    assert.equal(s1!.prefillTokens, 112);
+    // 160 tokens: 10 full-attention blocks + 1 state block fit the 12; with a state per block (20) they would not.
+    const long: Sessions = [{ startS: 0, calls: [call(159, 0, 1)] }];
+    const [[only]] = run(long, noCaching, 0) as [CallRecord[]];
+    assert.equal(only!.prefillTokens, 159);
+    assert.throws(() => run(long, params, 0), /nothing can be scheduled/);
+  });
+});
+
 describe('hybrid layouts: what the parameters refuse', () => {
   const gptOss = MODEL_PRESETS.find((m) => m.id === 'gpt-oss-120b')!;
   const base: EngineParams = { ...STEP_ONLY, kvLayout: { ...gptOss.kvLayout! } };
@@ -98,5 +149,9 @@ describe('hybrid layouts: what the parameters refuse', () => {
       /a multiple of the block size \(16\)/,
     );
     assert.throws(() => validateParams({ ...base, kvLayout: { ...base.kvLayout!, fullGroups: 0 } }), /fullGroups/);
+    assert.throws(
+      () => validateParams({ ...base, kvLayout: { ...base.kvLayout!, prefixCaching: false } }),
+      /prefixCaching/,
+    );
   });
 });
