@@ -52,7 +52,6 @@ const builds = [
     target: 'node20',
     external: ['vscode'],
   },
-  // DuckDB (agent-trace query) is a native module with per-platform binaries: required at run time from node_modules, never bundled.
   {
     ...common,
     entryPoints: ['src/cli/main.ts'],
@@ -60,9 +59,28 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    external: ['@duckdb/node-api'],
     banner: { js: '#!/usr/bin/env node' },
     plugins: [...common.plugins, executable],
+  },
+  // What the CLI's launcher loads from beside itself (src/cli/main.ts): analyze and convert alone, so
+  // that they do not evaluate the other commands' dependencies; and every other command.
+  {
+    ...common,
+    entryPoints: ['src/cli/analyze.ts'],
+    outfile: 'dist/cliAnalyze.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  {
+    ...common,
+    // DuckDB (agent-trace query) is a native module with per-platform binaries: required at run time from node_modules, never bundled.
+    entryPoints: ['src/cli/commands.ts'],
+    outfile: 'dist/cliCommands.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['@duckdb/node-api'],
   },
   // The CLI's sweep threads: started by dist/cli.js from beside itself (src/node/parallelSweep.ts).
   {
@@ -87,6 +105,15 @@ const builds = [
     ...common,
     entryPoints: ['src/node/sessions/indexParseWorker.ts'],
     outfile: 'dist/indexParseWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  // The export threads of \`agent-trace export --to parquet\`: started by dist/cli.js from beside itself (src/node/team/exportPool.ts).
+  {
+    ...common,
+    entryPoints: ['src/node/team/exportWorker.ts'],
+    outfile: 'dist/teamExportWorker.js',
     platform: 'node',
     format: 'cjs',
     target: 'node20',

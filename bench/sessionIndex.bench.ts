@@ -19,13 +19,18 @@
 //
 // Run: npm run bench:sessions [-- --sessions 1000 --gb 5]   (--quick: 100 sessions, 0.5 GB)
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { groupSessions } from '../src/core/sessions/sessionQuery';
 import { sessionFigures, sessionLabel, sessionTooltip } from '../src/core/sessions/sessionText';
 import { parseTrace } from '../src/core/trace/parseTrace';
 import { SessionIndexClient } from '../src/node/sessions/indexClient';
+import { agentById } from '../src/node/sessions/agentRegistry';
+import { indexPriceBook } from '../src/node/sessions/parsePool';
+import { SessionIndex } from '../src/node/sessions/sessionIndex';
+import { readFresh, SessionIndexer } from '../src/node/sessions/sessionIndexer';
+import type { FreshReader } from '../src/node/sessions/sessionIndexer';
 import type { IndexEvent, IndexWorkerConfig } from '../src/protocol/indexWorkerProtocol';
 import { readTraceFiles } from '../src/node/traceFiles';
 import { repoRoot } from '../test/support/helpers';
@@ -38,6 +43,8 @@ const option = (name: string, fallback: number): number => {
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
 const SESSIONS = option('--sessions', quick ? 100 : 1000);
+/** --stages: the cold index in this one thread (no parse threads), its time split: reading files whole vs the rest (planning, SQLite). */
+const STAGES = args.includes('--stages');
 const TARGET_BYTES = option('--gb', quick ? 0.5 : 5) * 2 ** 30;
 
 function config(home: string, dbPath: string): IndexWorkerConfig {
@@ -56,6 +63,53 @@ function config(home: string, dbPath: string): IndexWorkerConfig {
 
 const MB = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
 const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * The cold index in one thread, as the index worker runs it without parse threads, with the
+ * time of its fresh reads (readFresh: parse, figures, saved parse) taken apart from the rest
+ * (discovery, each file's plan and head, SQLite writes). Run under --cpu-prof for the parts of each.
+ */
+async function stages(corpus: ReturnType<typeof generate>, work: string, parseMs: number): Promise<void> {
+  // SQLite's WebAssembly module is looked for beside the bundle (dist/bench): copied from dist/, where esbuild.mjs puts it.
+  copyFileSync(join(repoRoot, 'dist/node-sqlite3-wasm.wasm'), join(__dirname, 'node-sqlite3-wasm.wasm'));
+  const { index } = SessionIndex.open(join(work, 'stages.sqlite'));
+  const indexer = new SessionIndexer(index, {
+    analysis: {},
+    prices: indexPriceBook([]),
+    maxFileBytes: 2 ** 33,
+    stateVersion: 'bench',
+  });
+  let readMs = 0;
+  let reads = 0;
+  const reader: FreshReader = {
+    concurrency: 1,
+    read: async (job) => {
+      const t = performance.now();
+      const r = await readFresh(job, {}, indexPriceBook([]));
+      readMs += performance.now() - t;
+      reads += 1;
+      return r;
+    },
+  };
+  const cfg = config(corpus.home, '');
+  const roots = cfg.roots.flatMap(({ agentId, root }) => {
+    const agent = agentById(agentId);
+    return agent ? [{ agent, root }] : [];
+  });
+  const t0 = performance.now();
+  const result = await indexer.sync(roots, { freshReader: () => reader });
+  const syncMs = performance.now() - t0;
+  index.close();
+  console.log(
+    `\nstages (one thread): cold index ${s(syncMs)} for ${result.files} files (load ${loadavg()[0]!.toFixed(1)}); ratio / parseTrace ${(syncMs / parseMs).toFixed(2)}`,
+  );
+  console.log(
+    `  fresh reads (parse, figures, saved parses): ${s(readMs)} for ${reads} files, ${((100 * readMs) / syncMs).toFixed(0)}%`,
+  );
+  console.log(
+    `  the rest (discovery, plans, hot files read in place, SQLite writes): ${s(syncMs - readMs)}, ${((100 * (syncMs - readMs)) / syncMs).toFixed(0)}%`,
+  );
+}
 
 async function main(): Promise<void> {
   const script = join(repoRoot, 'dist/indexWorker.js');
@@ -77,9 +131,13 @@ async function main(): Promise<void> {
     }
     const parseMs = performance.now() - t0;
     console.log(
-      `\nbaseline: parseTrace over every file: ${s(parseMs)} (${(corpus.bytes / 2 ** 20 / (parseMs / 1000)).toFixed(0)} MB/s, ${calls} LLM calls)`,
+      `\nbaseline: parseTrace over every file: ${s(parseMs)} (${(corpus.bytes / 2 ** 20 / (parseMs / 1000)).toFixed(0)} MB/s, ${calls} LLM calls; load ${loadavg()[0]!.toFixed(1)})`,
     );
 
+    if (STAGES) {
+      await stages(corpus, work, parseMs);
+      return;
+    }
     // Cancellation: a cold index stopped after 3 s keeps what it read.
     {
       const events: IndexEvent[] = [];
@@ -111,7 +169,7 @@ async function main(): Promise<void> {
     if (cold.readOnly) throw new Error('another process holds the lease');
     const progress = events.filter((e) => e.event === 'progress').length;
     console.log(
-      `\ncold index: ${s(coldMs)} for ${cold.files} files, ${MB(cold.bytesRead)} (target ≤ 60 s); ${progress} progress reports`,
+      `\ncold index: ${s(coldMs)} for ${cold.files} files, ${MB(cold.bytesRead)} (target ≤ 60 s); ${progress} progress reports; load ${loadavg()[0]!.toFixed(1)}`,
     );
     console.log(`  ratio cold index / baseline parse: ${(coldMs / parseMs).toFixed(2)}`);
     console.log(`  index file: ${MB(statSync(dbPath).size)}`);

@@ -14,11 +14,13 @@
 //                Measured once in the export's layout (thousands of files), then after
 //                `agent-trace compact` (a few large files): compaction's time beside it.
 //
-// Run: npm run bench:team [-- --sessions 1000 --gb 5 --calls 10000000] [--cpu-prof DIR]
-//      (--quick: 100 sessions, 0.5 GB, 1,000,000 calls)
+// Run: npm run bench:team [-- --sessions 1000 --gb 5 --calls 10000000] [--cpu-prof DIR] [--keep DIR]
+//      (--quick: 100 sessions, 0.5 GB, 1,000,000 calls; --keep DIR keeps the compacted 10 M-call
+//      folder, then `-- --queries-only DIR` times only the named query and its baseline over it;
+//      --export-only stops after the export and bytes per call)
 import { spawnSync } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -26,6 +28,7 @@ import { namedQuery } from '../src/core/team/namedQueries';
 import { SessionIndexClient } from '../src/node/sessions/indexClient';
 import { queryFolder } from '../src/cli/team';
 import { COMPACTED, compactExport } from '../src/node/team/compact';
+import { exportThreadsFor } from '../src/node/team/exportPool';
 import { repoRoot } from '../test/support/helpers';
 import { generate } from './sessionCorpus';
 
@@ -39,6 +42,12 @@ const SESSIONS = option('--sessions', quick ? 100 : 1000);
 const TARGET_BYTES = option('--gb', quick ? 0.5 : 5) * 2 ** 30;
 const CALLS = option('--calls', quick ? 1_000_000 : 10_000_000);
 const PROFILE = args.includes('--cpu-prof') ? args[args.indexOf('--cpu-prof') + 1] : undefined;
+/** --keep DIR: the 10 M-call folder (compacted) is moved to DIR after the run, for --queries-only. */
+const KEEP = args.includes('--keep') ? args[args.indexOf('--keep') + 1] : undefined;
+/** --export-only: the cold index, the export and bytes per call; no 10 M-call copies, compaction or queries. */
+const EXPORT_ONLY = args.includes('--export-only');
+/** --queries-only DIR: only the named query and its baseline, over a folder kept by --keep. */
+const QUERIES_ONLY = args.includes('--queries-only') ? args[args.indexOf('--queries-only') + 1] : undefined;
 
 const MB = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
 const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -97,7 +106,38 @@ function exportAll(home: string, out: string, profile = false): { ms: number; st
   return { ms, stderr: r.stderr };
 }
 
+/** Median ms of `rounds` runs of the named query and of the one-column baseline over `folder`. */
+async function timeQueries(folder: string, rounds: number) {
+  const sql = namedQuery('cost-by-user-day')!.sql;
+  const times: number[] = [];
+  const base: number[] = [];
+  let rows = 0;
+  for (let round = 0; round < rounds; round++) {
+    let t = performance.now();
+    await queryFolder(folder, 'SELECT sum(cost_usd) FROM calls');
+    base.push(performance.now() - t);
+    t = performance.now();
+    rows = (await queryFolder(folder, sql)).rows.length;
+    times.push(performance.now() - t);
+  }
+  return { times, base, rows };
+}
+
+/** The named query over a compacted folder kept by an earlier run (--keep): its own figures only. */
+async function queriesOnly(folder: string): Promise<void> {
+  const [n] = (await queryFolder(folder, 'SELECT count(*) FROM calls')).rows;
+  console.log(`load average at start: ${load()}; ${Number(n![0]).toLocaleString('en-US')} calls in ${folder}`);
+  const after = await timeQueries(folder, 5);
+  console.log(
+    `named query cost-by-user-day: ${after.times.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(after.times).toFixed(0)} ms, ${after.rows} rows; target ≤ 2000 ms; load ${load()})`,
+  );
+  console.log(
+    `  baseline: SELECT sum(cost_usd) over the same files: ${after.base.map((x) => x.toFixed(0)).join(', ')} ms (median ${median(after.base).toFixed(0)} ms); ratio ${(median(after.times) / median(after.base)).toFixed(2)}`,
+  );
+}
+
 async function main(): Promise<void> {
+  if (QUERIES_ONLY) return queriesOnly(QUERIES_ONLY);
   execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'ignore' });
   console.log(`load average at start: ${load()}`);
   console.log(`generating ${SESSIONS} sessions (${MB(TARGET_BYTES)}) under a fake home…`);
@@ -128,7 +168,9 @@ async function main(): Promise<void> {
     // The export, then again with nothing changed.
     const out = join(work, 'export');
     const first = exportAll(corpus.home, out, true);
-    console.log(`export --to parquet: ${s(first.ms)} (load ${load()})`);
+    console.log(
+      `export --to parquet: ${s(first.ms)} (load ${load()}; ${exportThreadsFor(cold.files)} export threads at the load now)`,
+    );
     console.log(`  ${first.stderr.split('\n')[0]}`);
     console.log(`  ratio export / cold index: ${(first.ms / coldMs).toFixed(2)} (target ≤ 1)`);
     const again = exportAll(corpus.home, out);
@@ -156,6 +198,7 @@ async function main(): Promise<void> {
       `  rows per LLM call: ${(tools / calls).toFixed(2)} tool calls, ${(sessions / calls).toFixed(4)} sessions`,
     );
 
+    if (EXPORT_ONLY) return;
     // 10 M calls: copies of the real calls, written by DuckDB in the same layout.
     const big = join(work, 'big');
     const copies = Math.ceil(CALLS / calls);
@@ -182,22 +225,6 @@ async function main(): Promise<void> {
     console.log(
       `\n${CALLS.toLocaleString('en-US')} calls (${copies} copies of the ${calls} real ones) written by DuckDB in ${s(performance.now() - t0)}: ${MB(bigBytes.bytes)} in ${bigBytes.files} files, ${(bigBytes.bytes / CALLS).toFixed(0)} B per call`,
     );
-    const sql = namedQuery('cost-by-user-day')!.sql;
-    /** Median ms of `rounds` runs of the named query and of the one-column baseline over `folder`. */
-    const timeQueries = async (folder: string, rounds: number) => {
-      const times: number[] = [];
-      const base: number[] = [];
-      let rows = 0;
-      for (let round = 0; round < rounds; round++) {
-        let t = performance.now();
-        await queryFolder(folder, 'SELECT sum(cost_usd) FROM calls');
-        base.push(performance.now() - t);
-        t = performance.now();
-        rows = (await queryFolder(folder, sql)).rows.length;
-        times.push(performance.now() - t);
-      }
-      return { times, base, rows };
-    };
     const before = await timeQueries(big, 1);
     console.log(
       `named query cost-by-user-day over ${CALLS.toLocaleString('en-US')} calls in the export's layout (${bigBytes.files} files): ${before.times[0]!.toFixed(0)} ms (${before.rows} rows; load ${load()}); SELECT sum(cost_usd): ${before.base[0]!.toFixed(0)} ms`,
@@ -218,6 +245,11 @@ async function main(): Promise<void> {
     console.log(
       `  baseline: SELECT sum(cost_usd) over the same files: median ${median(after.base).toFixed(0)} ms; ratio ${(median(after.times) / median(after.base)).toFixed(2)}; before compaction / after: ${(before.times[0]! / median(after.times)).toFixed(1)}×`,
     );
+    if (KEEP) {
+      rmSync(KEEP, { recursive: true, force: true });
+      renameSync(big, KEEP);
+      console.log(`kept the 10 M-call folder at ${KEEP} (npm run bench:team -- --queries-only ${KEEP})`);
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
     rmSync(corpus.home, { recursive: true, force: true });

@@ -9,6 +9,7 @@ const entries = [
   'src/extension/main.ts',
   'src/node/traceWorker.ts',
   'src/cli/main.ts',
+  'src/cli/commands.ts',
   'src/node/sessions/indexWorker.ts',
   'webview/main.ts',
   'webview/sessions/main.ts',

@@ -1,380 +1,75 @@
-import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
-import type { RedactionMode } from '../core/redact/redactor';
-import { buildTraceReport } from '../core/report/traceReport';
-import { defaultWritePrice } from '../core/cost/cacheTtlWhatIf';
-import type { TtlOption } from '../core/cost/cacheTtlWhatIf';
-import { createPriceBook } from '../core/cost/priceBook';
-import { readUserPrices } from '../core/cost/userPrices';
-import { writeCanonical } from '../core/trace/canonical/canonicalFormat';
-import { FORMATS as SUPPORTED_FORMATS } from '../core/trace/formats';
-import type { FormatId } from '../core/trace/model';
-import { parseTrace } from '../core/trace/parseTrace';
-import { renderTextReport } from '../core/report/textReport';
-import { parseTraceParallel } from '../node/parallelParse';
-import { readJsonFile, readTraceFiles } from '../node/traceFiles';
-import { outputFile } from './outputFile';
-import { createRedactor } from '../node/secretlintDetector';
-import { analyzeFolder, isDirectory, runSessions } from './sessions';
-import {
-  redactionLine,
-  redactionModeFlag,
-  redactJsonLinesText,
-  runCompare,
-  runExport,
-  runRedact,
-  runReport,
-  SHARE_USAGE,
-} from './share';
-import { runSimulate } from './simulate';
-import { runContext } from './context';
-import { runWindows } from './windows';
-import { runCalibrate } from './calibrate';
-import { budgetExit, runCost } from './cost';
-import { runCompact, runQuery, runTeamExport, runTeamReport, TEAM_USAGE } from './team';
-import { UsageError } from '../core/text/usageError';
-import { printError, printJson, printText } from './output';
-import { version } from '../../package.json';
-import { basename, join } from 'node:path';
+// The CLI's entry (dist/cli.js, package.json's `bin`): a launcher that loads only the bundle
+// the command runs. `analyze` and `convert` (dist/cliAnalyze.js) need the readers, the
+// analyses and the price list; the other commands (dist/cliCommands.js) bring DuckDB,
+// Parquet, OTLP, secretlint, the tokenizer and the simulator, and evaluating all of that
+// before a trace is read cost `analyze` about 20 MB at its start (docs/performance.md,
+// "Issue 27, fifth round"). Each bundle sets its own exit status (its UsageError is its own).
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 
-/** More parse threads than this only queue for the same cores (and each holds its own heap). */
-const MAX_PARSE_THREADS = 16;
+/** The commands with their own options (dist/cliCommands.js); `--help`, `-h`, `--version` and no argument go there too. */
+const COMMANDS = new Set([
+  'simulate',
+  'context',
+  'sessions',
+  'cost',
+  'windows',
+  'calibrate',
+  'redact',
+  'export',
+  'compact',
+  'team-report',
+  'query',
+  'compare',
+  'report',
+]);
 
-/** The CLI's version is the package's: one number to bump. */
-const VERSION = version;
-
-const USAGE = `agent-trace ${VERSION}: where an agent's tokens go, from its trace.
-
-Usage:
-  agent-trace analyze FILE [--json] [--format ID] [--min-loop-attempts N] [--cache-ttl-min M]
-                     [--prices PRICES.json] [--what-if-ttl-min M [--what-if-ttl-write X]]
-                     [--budget USD] [--parse-threads N]
-  agent-trace analyze DIR [--json] [--min-loop-attempts N] [--cache-ttl-min M]
-  agent-trace sessions [--json] [--agent ID] [--since 7d] [--project P]
-  agent-trace context FILE [--json] [--top N]
-  agent-trace cost [FILE...] [--json] [--budget USD]
-  agent-trace windows [FILE...] [--json] [--limit-5h L] [--limit-week L]
-  agent-trace convert FILE -o OUT.trace.jsonl [--format ID] [--redact strict] [--no-redact]
-  agent-trace simulate (FILE | --workload W.json) [options] [--json]
-  agent-trace calibrate RESULTS [--max-batched-tokens N] [--json] [-o CAL.json]
-${SHARE_USAGE}
-${TEAM_USAGE}
-  agent-trace --help | --version
-
-Formats (detected automatically; --format overrides):
-${SUPPORTED_FORMATS.map((f) => `  ${f.id.padEnd(12)} ${f.label}`).join('\n')}
-
-analyze prints per session: LLM calls, user turns, token totals, cache hit rate,
-raw input/output and appended/output ratios beside the published ranges for
-agent workloads, prefill vs decode share of LLM time, tool calls by tool,
-exploration vs execution by quarter, context growth and compactions, cache-miss
-causes and retry loops of failing tool calls. --json prints the stable contract
-of docs/reference/json-output.md. Given a folder, analyze reads every session in it
-(*.jsonl, *.json, *.traj; sub-agent logs with their session) and prints their
-combined fingerprint and how the figures spread across them. --min-loop-attempts
-(default 3) is the fewest failed attempts that make a retry loop; --cache-ttl-min (default 5) the provider's
-cache TTL an idle gap must exceed to explain a cache miss. --parse-threads N
-(analyze and convert of one file) parses a Claude Code or Codex log on N worker
-threads beside the one that reads it: the same figures; off by default, as on a
-busy machine it costs more CPU than it saves (docs/performance.md).
-
-report writes one self-contained HTML file (no network, strict CSP) with the
-inspector's views of each trace: summary, timeline with hover and zoom,
-fingerprint, retry loops, cache misses, call details, and the what-if scenario
-and cliff of --whatif (the panel's Export JSON). Several FILEs, or --session IDs
-with their sub-agents, go into one report.
-
-redact writes a copy of the trace (and its sub-agent logs) in its own format with
-secrets removed: API keys and tokens (secretlint's recommended rules), private
-keys, passwords in URLs, authorization headers, .env-style assignments, e-mail
-addresses and the user name in home-folder paths. Every token figure stays.
-convert and export redact what they write the same way unless --no-redact; each
-prints what it removed as kinds and counts, never values. Bare hex, UUIDs, long
-numbers, short random tokens and user:password pairs (keys with no prefix or
-name) are removed unless the trace explains them as ids (its id fields and file
-names, commit hashes in git output...); --redact strict removes those ids too.
-
-export writes the sessions (and their sub-agents) as a block-hash trace to replay
-on a serving engine: mooncake (512-token hash_ids, open loop), aiperf (AIPerf's
-mooncake_trace with session_id and per-turn delay: closed loop) or bailian
-(16-token blocks, parent_chat_id). --replicas N copies every session, --stagger-s
-S apart; equal prefixes get equal block ids, private content fresh ones.
-
-compare reads a replay's results back (AIPerf's profile_export.jsonl, joined by
-conversation and turn; or a vllm bench result, joined by order) and puts them
-beside the trace and the simulator's prediction of the same scenario: TTFT per
-call and overall, the server's prefix-cache hits where it recorded them. Give the
-export's --to/--replicas/--stagger-s/--session, and --whatif for the what-if's
-GPU, model and policy.
-
-Cost: every call is priced on its own (its date, its long-context tier, its
-service tier, 5-minute and 1-hour cache writes at their own rates) from
-@pydantic/genai-prices and a small dated supplement; a model without a price is
-"unknown", never $0. --prices PRICES.json adds or overrides prices
-(docs/guide/cost.md). The cache TTL what-if replays each session under 5 minutes and 1 hour;
---what-if-ttl-min M adds a TTL of M minutes, priced at the 5-minute write rate
-up to 5 min and the 1-hour rate above, or at X times the input price with
---what-if-ttl-write X.
-
-export --to parquet writes this machine's sessions (or the traces named) as
-Parquet tables of calls, tool calls and sessions for a team's engines (DuckDB,
-ClickHouse, Spark, Trino); query runs DuckDB SQL over such a folder, or one of
-the named team queries (agent-trace query --list). export --to otlp writes the
-same sessions as OpenTelemetry GenAI spans (OTLP/JSON) to a file or POSTs them to
-an OTLP/HTTP endpoint (Langfuse, Phoenix, a collector). team-report writes every
-named query over such a folder into one HTML report; compact merges such a
-folder's small files into a few large ones. docs/guide/team.md.
-
-context prints what fills each call's input, by source, with its tokens and what
-each part cost over every call that carried it, the largest contributors and
-priced suggestions; agent-trace context --help.
-
-sessions lists the agent sessions on this machine with their figures (the Agent
-Sessions view's); agent-trace sessions --help lists its options.
-
-windows rebuilds Claude's and Codex's 5-hour and weekly plan windows from the
-calls' times: used, burn rate, time to a limit you set, each session's share
-(agent-trace windows --help; docs/guide/windows.md).
-
-simulate replays a traced agent session as N sessions sharing one GPU's vLLM
-prefix cache and reports the hit rate, recomputed prefill, preemptions, prefill
-share and slowdown, or sweeps N or the cache size to find the cliff. Its options:
-agent-trace simulate --help.
-
-calibrate fits simulate's step-time constants to an AIPerf or vllm bench run on your
-own server, and simulate --calibration uses them (agent-trace calibrate --help).
-
---budget USD (analyze, cost) makes a trace that cost more than USD exit with 3,
-saying by how much: for CI.
-
-Exit status: 0 ok, 1 the file could not be read as a trace (simulate: or the
-parameters cannot work), 2 usage error, 3 over the --budget.
-`;
-
-interface Args {
-  command: string | null;
-  file: string | null;
-  json: boolean;
-  out: string | null;
-  format: FormatId | null;
-  minLoopAttempts: number | null;
-  cacheTtlMin: number | null;
-  noRedact: boolean;
-  redact: RedactionMode;
-  prices: string | null;
-  whatIfTtlMin: number | null;
-  whatIfTtlWrite: number | null;
-  budget: number | null;
-  parseThreads: number;
+/** Which bundle runs ARGV: the same split as the command dispatch in src/cli/commands.ts. */
+function cliBundle(argv: readonly string[]): 'cliCommands.js' | 'cliAnalyze.js' {
+  return argv.length === 0 ||
+    COMMANDS.has(argv[0]!) ||
+    argv.includes('--help') ||
+    argv.includes('-h') ||
+    argv.includes('--version')
+    ? 'cliCommands.js'
+    : 'cliAnalyze.js';
 }
 
-function positiveNumber(flag: string, value: string | undefined, integer: boolean): number {
-  const n = Number(value);
-  if (value === undefined || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`${flag} needs a ${integer ? 'whole ' : ''}number > 0, not "${value ?? ''}"`);
-  }
-  return n;
+/**
+ * The young generation of the thread that runs analyze and convert, in MB: two semi-spaces
+ * of 4 MB and the space for young large objects (V8 lets each semi-space grow to 16 MB, and
+ * reading a big trace fills them). The same as `node --max-semi-space-size=4`, which no code
+ * can set once the main thread's heap exists; 3 MB promotes objects before they die and
+ * costs more memory and CPU, not less (docs/performance.md, "Issue 27, fifth round").
+ */
+const YOUNG_GENERATION_MB = 12;
+
+/** What a bundle gives the launcher: the exit status of `agent-trace ARGV`. */
+interface CliBundle {
+  main(argv: readonly string[]): Promise<number>;
 }
 
-function parseArgs(argv: readonly string[]): Args {
-  const args: Args = {
-    command: null,
-    file: null,
-    json: false,
-    out: null,
-    format: null,
-    minLoopAttempts: null,
-    cacheTtlMin: null,
-    prices: null,
-    whatIfTtlMin: null,
-    whatIfTtlWrite: null,
-    budget: null,
-    parseThreads: 0,
-    noRedact: false,
-    redact: 'default',
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--json') args.json = true;
-    else if (a === '--no-redact') args.noRedact = true;
-    else if (a === '--redact') args.redact = redactionModeFlag(argv[++i] ?? '');
-    else if (a === '-o' || a === '--out') args.out = argv[++i] ?? null;
-    else if (a === '--format') {
-      const f = argv[++i];
-      const known = SUPPORTED_FORMATS.find((s) => s.id === f);
-      if (!known)
-        throw new UsageError(`unknown --format "${f ?? ''}"; one of: ${SUPPORTED_FORMATS.map((s) => s.id).join(', ')}`);
-      args.format = known.id;
-    } else if (a === '--min-loop-attempts') args.minLoopAttempts = positiveNumber(a, argv[++i], true);
-    else if (a === '--cache-ttl-min') args.cacheTtlMin = positiveNumber(a, argv[++i], false);
-    else if (a === '--prices') {
-      const file = argv[++i];
-      if (file === undefined || file.startsWith('--'))
-        throw new UsageError('--prices needs a FILE (JSON, see docs/guide/cost.md)');
-      args.prices = file;
-    } else if (a === '--what-if-ttl-min') args.whatIfTtlMin = positiveNumber(a, argv[++i], false);
-    else if (a === '--what-if-ttl-write') args.whatIfTtlWrite = positiveNumber(a, argv[++i], false);
-    else if (a === '--budget') args.budget = positiveNumber(a, argv[++i], false);
-    else if (a === '--parse-threads')
-      args.parseThreads = Math.min(MAX_PARSE_THREADS, positiveNumber(a, argv[++i], true));
-    else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
-    else if (args.command === null) args.command = a;
-    else if (args.file === null) args.file = a;
-    else throw new UsageError(`unexpected argument ${a}`);
-  }
-  return args;
-}
-
-/** A user price file: unreadable JSON or a bad entry is a usage error naming the file and the entry. */
-async function readPriceFile(path: string): Promise<ReturnType<typeof readUserPrices>> {
-  // Streamed from a regular file only (a FIFO named here must not block the CLI), nesting bounded.
-  let read: Awaited<ReturnType<typeof readJsonFile>>;
-  try {
-    read = await readJsonFile(path, 'a price list');
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    throw new UsageError(`--prices ${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
-  }
-  if ('error' in read) throw new UsageError(`--prices ${path}: ${read.error}`);
-  const prices = readUserPrices(read.value);
-  if (prices.problems.length > 0) throw new UsageError(`--prices ${path}: ${prices.problems.join('; ')}`);
-  return prices;
-}
-
-async function main(argv: readonly string[]): Promise<number> {
-  // simulate and sessions have their own options and help.
-  if (argv[0] === 'simulate') return runSimulate(argv.slice(1));
-  if (argv[0] === 'context') return runContext(argv.slice(1));
-  if (argv[0] === 'sessions')
-    return runSessions(
-      argv.slice(1),
-      (t) => process.stdout.write(t),
-      (t) => process.stderr.write(t),
-    );
-  if (argv[0] === 'cost')
-    return runCost(
-      argv.slice(1),
-      (t) => process.stdout.write(t),
-      (t) => process.stderr.write(t),
-    );
-  if (argv[0] === 'windows')
-    return runWindows(
-      argv.slice(1),
-      (t) => process.stdout.write(t),
-      (t) => process.stderr.write(t),
-    );
-  if (argv[0] === 'calibrate')
-    return runCalibrate(
-      argv.slice(1),
-      (t) => process.stdout.write(t),
-      (t) => process.stderr.write(t),
-    );
-  if (argv[0] === 'redact' && !argv.includes('--help')) return runRedact(argv.slice(1));
-  // The team tables have their own options (and --help); the replay exports share theirs.
-  if (argv[0] === 'export' && ['parquet', 'otlp'].includes(argv[argv.indexOf('--to') + 1] ?? ''))
-    return runTeamExport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
-  if (argv[0] === 'compact') return runCompact(argv.slice(1), (t) => process.stderr.write(t));
-  if (argv[0] === 'team-report')
-    return runTeamReport(argv.slice(1), `agent-trace ${VERSION}`, (t) => process.stderr.write(t));
-  if (argv[0] === 'query')
-    return runQuery(
-      argv.slice(1),
-      (t) => process.stdout.write(t),
-      (t) => process.stderr.write(t),
-    );
-  if (argv[0] === 'export' && !argv.includes('--help')) return runExport(argv.slice(1));
-  if (argv[0] === 'compare' && !argv.includes('--help')) return runCompare(argv.slice(1));
-  if (argv[0] === 'report' && !argv.includes('--help')) return runReport(argv.slice(1), `agent-trace ${VERSION}`);
-  if (argv.includes('--help') || argv.includes('-h') || argv.length === 0) {
-    process.stdout.write(USAGE);
-    return argv.length === 0 ? 2 : 0;
-  }
-  if (argv.includes('--version')) {
-    process.stdout.write(`${VERSION}\n`);
-    return 0;
-  }
-  const args = parseArgs(argv);
-  if (args.command !== 'analyze' && args.command !== 'convert')
-    throw new UsageError(`unknown command "${args.command ?? ''}"`);
-  if (!args.file) throw new UsageError(`${args.command} needs a FILE`);
-  const options: Partial<AnalysisOptions> = {};
-  if (args.minLoopAttempts !== null) options.minLoopAttempts = args.minLoopAttempts;
-  if (args.cacheTtlMin !== null) options.cacheTtlMs = args.cacheTtlMin * 60_000;
-  if (args.budget !== null && args.command !== 'analyze') throw new UsageError('--budget applies to analyze and cost');
-  if (args.command === 'analyze' && (await isDirectory(args.file))) {
-    if (args.budget !== null)
-      throw new UsageError('--budget applies to one trace; for a folder: agent-trace cost DIR/*.jsonl --budget USD');
-    if (args.format) throw new UsageError('--format applies to one file, not to a folder');
-    return analyzeFolder(
-      args.file,
-      options,
-      args.json,
-      (t) => process.stdout.write(t),
-      (t) => process.stderr.write(t),
-    );
-  }
-  // An -o that is a folder, a FIFO or a device is refused before the trace is read.
-  if (args.command === 'convert' && args.out) await outputFile(args.out);
-  const files = await readTraceFiles(args.file);
-  const parsed =
-    args.parseThreads > 0
-      ? await parseTraceParallel(files, {
-          threads: args.parseThreads,
-          workerScript: join(__dirname, 'parseChunkWorker.js'),
-          ...(args.format ? { format: args.format } : {}),
-        })
-      : await parseTrace(files, args.format ? { format: args.format } : {});
-  if (args.command === 'convert') {
-    if (!args.out) throw new UsageError('convert needs -o OUT.trace.jsonl');
-    if (parsed.problem) {
-      printError(`${args.file}: ${parsed.problem.message}`);
-      return 1;
-    }
-    const redactor = args.noRedact ? null : createRedactor(args.redact);
-    await outputFile(
-      args.out,
-      await redactJsonLinesText(writeCanonical(parsed.model, `agent-trace ${VERSION}`), redactor),
-    );
-    const calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
-    printError(
-      `${args.out}: ${parsed.model.sessions.length} sessions, ${calls} LLM calls (from ${parsed.model.format})`,
-    );
-    printError(redactor ? redactionLine(redactor.summary()) : 'redaction: off (--no-redact)');
-    return 0;
-  }
-  if (args.whatIfTtlWrite !== null && args.whatIfTtlMin === null)
-    throw new UsageError('--what-if-ttl-write needs --what-if-ttl-min');
-  const customTtl: TtlOption | null =
-    args.whatIfTtlMin === null
-      ? null
-      : {
-          ttlMs: args.whatIfTtlMin * 60_000,
-          write:
-            args.whatIfTtlWrite !== null
-              ? { inputMultiple: args.whatIfTtlWrite }
-              : defaultWritePrice(args.whatIfTtlMin * 60_000),
-        };
-  const book = createPriceBook(
-    args.prices ? { user: await readPriceFile(args.prices), userLabel: basename(args.prices) } : {},
-  );
-  const report = buildTraceReport(parsed, options, { book, customTtl });
-  if (args.json) printJson(report);
-  else printText(renderTextReport(basename(args.file), report));
-  if (parsed.problem) return 1;
-  return args.budget === null ? 0 : budgetExit(args.file, report.cost?.totalUsd ?? null, args.budget);
-}
-
-main(process.argv.slice(2)).then(
-  (code) => {
+const argv = process.argv.slice(2);
+const bundle = join(__dirname, cliBundle(argv));
+if (bundle.endsWith('cliAnalyze.js')) {
+  // analyze and convert run on a worker thread of their own, whose young generation is bounded;
+  // what it prints goes through this thread to the same stdout and stderr, in order.
+  const worker = new Worker(bundle, {
+    workerData: { agentTraceArgv: argv },
+    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+  });
+  worker.on('error', (err) => {
+    process.stderr.write(`agent-trace: ${err.message}\n`);
+    process.exitCode = 1;
+  });
+  worker.on('exit', (code) => {
+    process.exitCode ||= code;
+  });
+} else {
+  // A path known only at run time: esbuild leaves it to Node, which loads the bundle beside this one.
+  const load = createRequire(__filename);
+  void (load(bundle) as CliBundle).main(argv).then((code) => {
     process.exitCode = code;
-  },
-  (err: unknown) => {
-    if (err instanceof UsageError) {
-      printError(`agent-trace: ${err.message}\nRun "${err.helpCommand}" for usage.`);
-      process.exitCode = 2;
-    } else {
-      const e = err as NodeJS.ErrnoException;
-      printError(`agent-trace: ${e.code === 'ENOENT' ? `no such file: ${e.path ?? ''}` : (e.message ?? String(err))}`);
-      process.exitCode = 1;
-    }
-  },
-);
+  });
+}

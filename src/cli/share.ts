@@ -1,6 +1,6 @@
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import type { RedactionMode, Redactor, RedactionSummary } from '../core/redact/redactor';
+import type { RedactionMode } from '../core/redact/redactor';
 import {
   buildReplayExport,
   REPLAY_BLOCK_TOKENS,
@@ -36,6 +36,10 @@ import { readJsonFile, readTraceFiles } from '../node/traceFiles';
 import { printError, printJson, printText } from './output';
 import { outputFile } from './outputFile';
 import { UsageError } from '../core/text/usageError';
+import { redactionLine, redactionModeFlag, redactJsonLinesText } from './redaction';
+
+// Kept here too: the commands import them from this module.
+export { redactionLine, redactionModeFlag, redactJsonLinesText };
 
 /**
  * The commands that take a trace out of the machine: `redact`, `export` (and the
@@ -132,23 +136,6 @@ export function parseShareArgs(command: string, argv: readonly string[], allowed
   return a;
 }
 
-/** `--redact MODE`: `default` or `strict` (docs/redaction.md, "Strict mode"). */
-export function redactionModeFlag(v: string): RedactionMode {
-  if (v !== 'default' && v !== 'strict')
-    throw new UsageError(`--redact must be default or strict, not "${v}" (--no-redact turns redaction off)`);
-  return v;
-}
-
-/** The redaction summary in one line for stderr: kinds and counts, never values. */
-export function redactionLine(summary: RedactionSummary): string {
-  const kinds = Object.entries(summary.byKind).map(
-    ([kind, c]) => `${kind} ${c.occurrences}${c.distinct !== c.occurrences ? ` (${c.distinct} distinct)` : ''}`,
-  );
-  return summary.occurrences === 0
-    ? `redaction: nothing found to remove (${summary.detectors})`
-    : `redaction: removed ${summary.occurrences} value${summary.occurrences === 1 ? '' : 's'}: ${kinds.join(', ')} (${summary.detectors}); --no-redact keeps them`;
-}
-
 /** Fails unless `out` is a different file from every input: redacting in place would read what it is overwriting. */
 async function refuseOverwrite(inputs: readonly string[], out: string): Promise<void> {
   const target = await realpath(out).catch(() => resolve(out));
@@ -196,13 +183,6 @@ export async function runRedact(argv: readonly string[]): Promise<number> {
     `${written.join(', ')}: ${before.model.format} trace, ${before.model.sessions.length} sessions, ${calls} LLM calls, every token figure unchanged\n${redactionLine(redactor.summary())}`,
   );
   return 0;
-}
-
-/** Redacts JSON Lines text (an export, a converted trace) unless redaction is off; prints the summary. */
-export async function redactJsonLinesText(text: string, redactor: Redactor | null): Promise<string> {
-  if (!redactor) return text;
-  const lines = text.split('\n');
-  return (await redactor.redactJsonTexts(lines)).join('\n');
 }
 
 /** One line on the ideal prefix-cache hit rate of an export, read back by our own reader of that format. */

@@ -16,14 +16,14 @@ import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import type { ParsedTrace, TraceFile } from '../core/trace/parseTrace';
-import { contextAnatomy } from '../core/context/contextAnatomy';
-import type { ContextSource } from '../core/context/contextView';
-import { contextPartRows } from '../core/team/contextRows';
-import { parseWithContext } from '../node/contextCollect';
 import { assembleSession } from '../node/agentSessions';
 import { agentRoots, discoverSessions, resolveRoots } from '../node/sessions/agentRegistry';
 import { createRedactor } from '../node/secretlintDetector';
-import { longHash, redactTeamRows, shortHash, writeTeamParquet } from '../node/team/parquetWrite';
+import { longHash, shortHash } from '../node/team/parquetWrite';
+import { exportOne, redactTeamRows, answerRedaction } from '../node/team/exportRows';
+import type { ExportJob, ExportOutcome, ExportSettings } from '../node/team/exportRows';
+import { ExportPool, exportThreadsFor } from '../node/team/exportPool';
+import type { FoundSession } from '../node/sessions/agentRegistry';
 import { postOtlp } from '../node/team/otlpPost';
 import { COMPACTED, compactExport, loadDuckDb } from '../node/team/compact';
 import type { Compaction } from '../node/team/compact';
@@ -266,10 +266,10 @@ function parseTeamExportArgs(argv: readonly string[]): TeamExportArgs {
 interface ExportSource {
   path: string;
   parse(): Promise<ParsedTrace>;
-  /** The same parse with what the context anatomy is built from collected beside it (export --context). */
-  parseWithContext(): Promise<{ parsed: ParsedTrace; context: ContextSource }>;
   /** Sizes and times of every file the trace is read from: equal stamps, same trace. */
   stamp(): Promise<string>;
+  /** A session assembled from several files (what an export thread is told to assemble), or null for a file. */
+  assembled: FoundSession | null;
 }
 
 /** The size and modification time of each file, in order; a missing file stamps as missing. */
@@ -287,11 +287,16 @@ async function statStamp(paths: readonly string[]): Promise<string> {
 
 async function exportSources(a: TeamExportArgs, note: (t: string) => void): Promise<ExportSource[]> {
   const byFormat = a.format ? { format: a.format } : {};
-  const source = (path: string, read: () => Promise<TraceFile[]>, stamp: () => Promise<string>): ExportSource => ({
+  const source = (
+    path: string,
+    read: () => Promise<TraceFile[]>,
+    stamp: () => Promise<string>,
+    assembled: FoundSession | null = null,
+  ): ExportSource => ({
     path,
     parse: async () => parseTrace(await read(), byFormat),
-    parseWithContext: async () => parseWithContext(await read(), a.format),
     stamp,
+    assembled,
   });
   const ofFile = (path: string): ExportSource =>
     source(
@@ -321,6 +326,7 @@ async function exportSources(a: TeamExportArgs, note: (t: string) => void): Prom
             },
           ],
           async () => `${found.sizeBytes}:${found.mtimeMs}`,
+          found,
         )
       : ofFile(found.path),
   );
@@ -382,6 +388,14 @@ export async function runTeamExport(
   let supersedes = Object.entries(manifest.sources).filter(([k, e]) => e.files.length > 0 && inCompacted.has(k)).length;
   let manifestWritten = Date.now();
   let unsaved = false;
+  // The sources to write (those whose files changed), in order: the export threads build and write them, the redactor
+  // takes their texts in this order, and the manifest records them in it.
+  const todo: Array<{
+    source: ExportSource;
+    job: ExportJob;
+    stamp: string;
+    before: ExportManifest['sources'][string] | undefined;
+  }> = [];
   for (const source of sources) {
     const key = shortHash(resolve(source.path), a.salt);
     const stamp = await source.stamp();
@@ -390,62 +404,73 @@ export async function runTeamExport(
       totals.unchanged += 1;
       continue;
     }
-    let parsed: ParsedTrace;
-    let context: ContextSource | null = null;
-    try {
-      if (a.context) ({ parsed, context } = await source.parseWithContext());
-      else parsed = await source.parse();
-    } catch (e) {
-      totals.skipped += 1;
-      write(
-        `${plainText(source.path, 300)}: not read (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`,
-      );
-      continue;
+    todo.push({ source, job: { path: source.path, assembled: source.assembled, key }, stamp, before });
+  }
+  const outDir = a.out;
+  const exportSettings: ExportSettings = {
+    outDir,
+    machine,
+    generator,
+    identity,
+    analysis: options,
+    format: a.format,
+    context: a.context,
+  };
+  // Threads when there is more than one trace to write and their script is beside this bundle (dist/teamExportWorker.js);
+  // otherwise, and for the unit tests that run this file from source, everything in this thread.
+  const script = join(__dirname, 'teamExportWorker.js');
+  const threads = existsSync(script) ? exportThreadsFor(todo.length) : 0;
+  const pool = threads > 0 ? new ExportPool(script, threads, exportSettings, redactor) : null;
+  const run = (job: ExportJob): Promise<ExportOutcome> =>
+    pool
+      ? pool.run(job)
+      : exportOne(job, exportSettings, book, redactor ? (request) => answerRedaction(request, redactor) : null);
+  // Two sources queued per thread, so a thread never waits for this one to hand it the next; outcomes taken in order.
+  const ahead = Math.max(1, threads * 2);
+  const queued: Array<{ entry: (typeof todo)[number]; outcome: Promise<ExportOutcome> }> = [];
+  let next = 0;
+  const fill = (): void => {
+    while (next < todo.length && queued.length < ahead) {
+      const entry = todo[next++]!;
+      queued.push({ entry, outcome: run(entry.job) });
     }
-    if (parsed.problem || parsed.model.sessions.length === 0) {
-      totals.skipped += 1;
-      write(
-        `${plainText(source.path, 300)}: not read (${plainText(parsed.problem?.message ?? 'no session in it', 200)})\n`,
-      );
-      continue;
-    }
-    let written;
-    try {
-      const rows = buildTeamRows(parsed, { book, identity, analysis: options });
-      if (context)
-        rows.context_parts = contextPartRows(
-          contextAnatomy(parsed.model, { ...context, prices: book }),
-          rows,
-          identity,
-          parsed.model.format,
+  };
+  try {
+    fill();
+    while (queued.length > 0) {
+      const { entry, outcome: pending } = queued.shift()!;
+      const outcome = await pending;
+      fill();
+      const { source, job, stamp, before } = entry;
+      if (outcome.kind !== 'written') {
+        totals.skipped += 1;
+        write(
+          `${plainText(source.path, 300)}: ${outcome.kind === 'notRead' ? 'not read' : 'not written'} (${plainText(outcome.message, 200)})\n`,
         );
-      if (redactor) await redactTeamRows(rows, redactor);
-      written = await writeTeamParquet(a.out, rows, machine, key, generator);
-    } catch (e) {
-      // One trace that cannot be written (a figure out of its column's range) does not stop the others.
-      totals.skipped += 1;
-      write(
-        `${plainText(source.path, 300)}: not written (${plainText(e instanceof Error ? e.message : String(e), 200)})\n`,
-      );
-      continue;
+        continue;
+      }
+      const { written } = outcome;
+      const key = job.key;
+      // Files of the trace's last export it did not write again (a partition it left) are removed.
+      const now = written.files.map((f) => relative(outDir, f).split(sep).join('/'));
+      for (const old of before?.files ?? []) if (!now.includes(old)) await rm(join(outDir, old), { force: true });
+      manifest.sources[key] = { stamp, files: now };
+      if (inCompacted.has(key) && !before?.files.length) supersedes += 1;
+      // Written every few seconds, not after every trace (a rewrite of the whole record each time: quadratic over a
+      // machine's sessions); an export stopped in between writes the traces after the last record again, no more.
+      unsaved = true;
+      if (Date.now() - manifestWritten >= 2000) {
+        await writeManifest(outDir, manifest);
+        manifestWritten = Date.now();
+        unsaved = false;
+      }
+      totals.traces += 1;
+      totals.files += written.files.length;
+      totals.bytes += written.bytes;
+      for (const t of TEAM_TABLES) totals[t.name] += written.rows[t.name];
     }
-    // Files of the trace's last export it did not write again (a partition it left) are removed.
-    const now = written.files.map((f) => relative(a.out!, f).split(sep).join('/'));
-    for (const old of before?.files ?? []) if (!now.includes(old)) await rm(join(a.out, old), { force: true });
-    manifest.sources[key] = { stamp, files: now };
-    if (inCompacted.has(key) && !before?.files.length) supersedes += 1;
-    // Written every few seconds, not after every trace (a rewrite of the whole record each time: quadratic over a
-    // machine's sessions); an export stopped in between writes the traces after the last record again, no more.
-    unsaved = true;
-    if (Date.now() - manifestWritten >= 2000) {
-      await writeManifest(a.out, manifest);
-      manifestWritten = Date.now();
-      unsaved = false;
-    }
-    totals.traces += 1;
-    totals.files += written.files.length;
-    totals.bytes += written.bytes;
-    for (const t of TEAM_TABLES) totals[t.name] += written.rows[t.name];
+  } finally {
+    await pool?.close();
   }
   if (unsaved) await writeManifest(a.out, manifest);
   const compacted = a.compact || supersedes > 0 ? await compactFolder(a.out) : null;

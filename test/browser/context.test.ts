@@ -216,7 +216,7 @@ describe('the context panel (Chromium)', () => {
   it('zooms and pans with the timeline, both ways, on the whole real session', async () => {
     const collector = new ClaudeCodeContentCollector();
     const trace = await parseFile(SPOTTER, { recordTap: (r) => collector.record(r) });
-    // Counted with the tokenizer the extension uses (this test measures no count), for the README's screenshot.
+    // Counted with o200k_base, without the Claude stand-in's line-number rule: this test measures no count; it draws the README's screenshot.
     const service = new TraceService(trace, {
       fileName: 'spotter.jsonl',
       formatChosen: false,

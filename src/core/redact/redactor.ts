@@ -197,9 +197,19 @@ export class Redactor {
       weights[i]! += 1;
       return i;
     });
-    this.learnIds(distinct);
-    const redacted = await this.redactTexts(distinct, weights);
+    const redacted = await this.redactCountedJsonTexts(distinct, weights);
     return slot.map((i) => redacted[i]!);
+  }
+
+  /**
+   * The work of redactDistinctJsonTexts once the caller has counted the texts: `distinct`
+   * (in order of first occurrence), each occurring `weights[i]` times. The export's parse
+   * threads count their trace's texts and send only these here, to the one redactor of
+   * the export (src/node/team/exportPool.ts).
+   */
+  async redactCountedJsonTexts(distinct: readonly string[], weights: readonly number[]): Promise<string[]> {
+    this.learnIds(distinct);
+    return this.redactTexts(distinct, weights);
   }
 
   /** Strict mode's shapes that nothing in the trace explains as an id: what default mode takes of them. */

@@ -296,6 +296,15 @@ export function requestedToolCall(
 }
 
 /**
+ * TOOLS and then TOOL, in a new array of exactly that length. A reader adds a call's tools one
+ * by one, and an array grown by `push` keeps room for 16 more: about 130 bytes for each call
+ * of a long session, kept with the model (docs/performance.md, "Issue 27, fifth round").
+ */
+export function withTool(tools: readonly ToolCall[], tool: ToolCall): ToolCall[] {
+  return tools.concat([tool]);
+}
+
+/**
  * Marks a call the user denied: failed (a denied call did not do its work), with the
  * agent's own words as its error, and `deniedByUser` so it is counted apart. One rule
  * for every agent (docs/design/formats.md §12.19).

@@ -3,8 +3,6 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
-import type { Redactor } from '../../core/redact/redactor';
-import { isIdKey } from '../../core/redact/strictRules';
 import { TEAM_SCHEMA_KEY, TEAM_SCHEMA_VERSION, TEAM_TABLES } from '../../core/team/teamSchema';
 import type { TeamCell, TeamColumn, TeamTable } from '../../core/team/teamSchema';
 import type { TeamRow, TeamRows } from '../../core/team/teamRows';
@@ -27,33 +25,6 @@ export function shortHash(text: string, salt = ''): string {
 /** `digits` hex digits of SHA-256 over the text: the OTLP export's trace and span ids. */
 export function longHash(text: string, digits: number): string {
   return createHash('sha256').update(text).digest('hex').slice(0, digits);
-}
-
-/** Redacts every `fromTrace` text cell of the rows in place, in one batch per table (the redactor numbers equal values alike). */
-export async function redactTeamRows(rows: TeamRows, redactor: Redactor): Promise<void> {
-  // The id columns (conversation, response, tool-call ids) hold the traces' own ids: declared
-  // first, as a trace's id fields are, so default redaction leaves them in every column.
-  for (const table of TEAM_TABLES) {
-    const ids = table.columns.filter((c) => c.fromTrace && isIdKey(c.name)).map((c) => c.name);
-    // (A session id stands on every one of its rows: each distinct one is learnt once.)
-    redactor.learnIds([
-      ...new Set(
-        rows[table.name].flatMap((row) =>
-          ids.filter((n) => typeof row.cells[n] === 'string').map((n) => JSON.stringify({ [n]: row.cells[n] })),
-        ),
-      ),
-    ]);
-  }
-  for (const table of TEAM_TABLES) {
-    const names = table.columns.filter((c) => c.fromTrace).map((c) => c.name);
-    const cells: Array<{ row: TeamRow; name: string }> = [];
-    for (const row of rows[table.name]) {
-      for (const name of names) if (typeof row.cells[name] === 'string') cells.push({ row, name });
-    }
-    // Each distinct text scanned once (a column repeats its values: ids, models, the same command run again).
-    const redacted = await redactor.redactDistinctJsonTexts(cells.map((c) => JSON.stringify(c.row.cells[c.name])));
-    cells.forEach((c, i) => (c.row.cells[c.name] = JSON.parse(redacted[i]!) as string));
-  }
 }
 
 function columnData(column: TeamColumn, rows: readonly TeamRow[]): ColumnSource {

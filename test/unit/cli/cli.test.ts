@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -335,6 +335,33 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
         [loop.file, record.type, record.name, record.isError],
         ['spotter.trace.jsonl', 'tool_call', 'Bash', true],
       );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("analyze and convert load their own bundle only: they run with the other commands' bundle absent", () => {
+    // The launcher (dist/cli.js) loads dist/cliAnalyze.js for them; dist/cliCommands.js brings
+    // DuckDB, Parquet, OTLP, secretlint and the tokenizer, which analyze never runs. A copy of
+    // dist without it must give the same output, and a command of that bundle must fail there.
+    const dir = mkdtempSync(join(tmpdir(), 'agent-trace-cli-split-'));
+    try {
+      for (const f of ['cli.js', 'cliAnalyze.js']) copyFileSync(join(repoRoot, 'dist', f), join(dir, f));
+      const alone = spawnSync(process.execPath, [join(dir, 'cli.js'), 'analyze', SPOTTER, '--json'], {
+        encoding: 'utf8',
+      });
+      const whole = run('analyze', SPOTTER, '--json');
+      assert.equal(alone.status, 0, alone.stderr);
+      assert.equal(alone.stdout, whole.stdout);
+      const out = join(dir, 'out.trace.jsonl');
+      const converted = spawnSync(process.execPath, [join(dir, 'cli.js'), 'convert', SPOTTER, '-o', out], {
+        encoding: 'utf8',
+      });
+      assert.equal(converted.status, 0, converted.stderr);
+      assert.match(converted.stderr, /redaction: /);
+      const other = spawnSync(process.execPath, [join(dir, 'cli.js'), 'cost', SPOTTER], { encoding: 'utf8' });
+      assert.notEqual(other.status, 0);
+      assert.match(other.stderr, /cliCommands\.js/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -598,6 +598,46 @@ describe('agent-trace export --to parquet and query (the built dist/cli.js, Duck
     }
   });
 
+  it('on export threads the rows are those one thread writes: every text and count equal (secrets numbered, ids learnt, in the order of the traces), dollars to 12 digits', async () => {
+    ensureBuilt(join(repoRoot, 'dist/teamExportWorker.js'));
+    // Traces of three readers whose home folders the one redactor numbers across traces (several distinct ones).
+    const sources = ['claude-code', 'codex', 'otlp'].map((f) => join(fixtures, f));
+    const exportWith = (threads: string, out: string) => {
+      const r = spawnSync(process.execPath, [cli, 'export', '--to', 'parquet', '-o', out, ...sources], {
+        encoding: 'utf8',
+        env: { ...process.env, AGENT_TRACE_EXPORT_THREADS: threads },
+      });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stderr.replaceAll(out, 'OUT');
+    };
+    const one = join(dir, 'one-thread');
+    const three = join(dir, 'three-threads');
+    const said = exportWith('0', one);
+    assert.equal(exportWith('3', three), said);
+    const distinct = /home-user \d+ \((\d+) distinct\)/.exec(said);
+    assert.ok(distinct && Number(distinct[1]) >= 2, `several home folders numbered across traces: ${said}`);
+    const files = (d: string) =>
+      (readdirSync(d, { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet')).sort();
+    assert.deepEqual(files(three), files(one));
+    assert.ok(files(one).length >= 20, `${files(one).length} files`);
+    // A price's per-token rate is cached per model and tier from the first call that asks (src/core/cost/genaiPrices.ts),
+    // so a thread that priced other traces first may differ in a dollar's last bits, as an incremental export does.
+    for (const t of ['calls', 'tool_calls', 'sessions']) {
+      const a = await rows(one, `SELECT * FROM ${t} ORDER BY ALL`);
+      const b = await rows(three, `SELECT * FROM ${t} ORDER BY ALL`);
+      assert.equal(b.length, a.length, t);
+      assert.ok(a.length > 0, t);
+      a.forEach((row, i) => {
+        for (const [k, v] of Object.entries(row)) {
+          const w = b[i]![k];
+          if (typeof v === 'number' && !Number.isInteger(v) && typeof w === 'number')
+            assert.ok(Math.abs(v - w) <= 1e-12 * Math.max(1, Math.abs(v)), `${t} row ${i} ${k}: ${w} ≠ ${v}`);
+          else assert.equal(w, v, `${t} row ${i} ${k}`);
+        }
+      });
+    }
+  });
+
   it('a folder of hostile files: the readable traces are exported, each other file is named with its reason, no escape sequence reaches the terminal', async () => {
     const out = join(dir, 'hostile');
     const r = run('export', '--to', 'parquet', '-o', out, join(fixtures, 'hostile'));

@@ -1,6 +1,6 @@
 import { arr, clip, count, emptyRecord, isObject, isoMs, obj, ownedText, str } from '../json';
 import type { JsonObject } from '../json';
-import { markDenied, mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens } from '../model';
+import { markDenied, mostUsedModel, noOtherInputs, requestedToolCall, unknownTokens, withTool } from '../model';
 import type {
   CallTokens,
   Compaction,
@@ -263,24 +263,21 @@ export class ClaudeCodeReader implements RecordReader {
     const usage = obj(message['usage']);
     let call = session.callsById.get(callId);
     if (!call) {
-      call = {
-        id: callId,
-        index: session.calls.length,
-        turn: null,
-        model,
-        startMs: session.lastInputMs,
-        endMs: timeMs,
-        tokens: usage ? usageTokens(usage) : unknownTokens(),
-        server: null,
-        blocks: null,
-        toolCalls: [],
-        source,
-      };
-      // What pricing needs beside the counts: written only when the log says, so other fields stay as they were.
+      // What pricing needs beside the counts: written only when the log says, so other fields stay
+      // as they were; set in the literal, not added after it (an added field costs a property store).
       const serviceTier = usage ? this.intern(str(usage['service_tier'])) : null;
       const inferenceGeo = usage ? this.intern(str(usage['inference_geo'])) : null;
-      if (serviceTier) call.serviceTier = serviceTier;
-      if (inferenceGeo) call.inferenceGeo = inferenceGeo;
+      call = newCall(
+        callId,
+        session.calls.length,
+        model,
+        session.lastInputMs,
+        timeMs,
+        usage ? usageTokens(usage) : unknownTokens(),
+        source,
+        serviceTier,
+        inferenceGeo,
+      );
       if (!usage) this.warn(source, `call ${callId} has no usage: its tokens are unknown.`, 'info');
       session.calls.push(call);
       session.callsById.set(callId, call);
@@ -312,7 +309,7 @@ export class ClaudeCodeReader implements RecordReader {
       if (call.toolCalls.some((t) => t.id === tool.id)) continue;
       // An id reused by another call is a second call, not the first again: keep both
       // (parseTrace reports the reuse); a result naming the id pairs with the later one.
-      call.toolCalls.push(tool);
+      call.toolCalls = withTool(call.toolCalls, tool);
       session.toolsById.set(tool.id, tool);
     }
   }
@@ -510,7 +507,7 @@ export class ClaudeCodeReader implements RecordReader {
     if (text.trimStart().startsWith(USER_DENIAL_PREFIX)) markDenied(tool, tool.errorText);
     const exit = /^Exit code (\d+)/.exec(text);
     if (exit) tool.exitCode = Number(exit[1]);
-    call.toolCalls.push(tool);
+    call.toolCalls = withTool(call.toolCalls, tool);
     session.toolsById.set(id, tool);
     this.warn(
       source,
@@ -641,21 +638,88 @@ function usageTokens(usage: JsonObject): CallTokens {
   const cached = 'cache_read_input_tokens' in usage ? count(usage['cache_read_input_tokens']) : null;
   const cacheWrite = 'cache_creation_input_tokens' in usage ? count(usage['cache_creation_input_tokens']) : null;
   const appended = fresh === null ? null : fresh + (cacheWrite ?? 0);
-  const tokens: CallTokens = {
-    input: appended === null || cached === null ? null : appended + cached,
-    cached,
-    appended,
-    cacheWrite,
-    output: count(usage['output_tokens']),
-    reasoningOutput: null,
-  };
+  const input = appended === null || cached === null ? null : appended + cached;
+  const output = count(usage['output_tokens']);
   // Writes split by TTL (newer logs only): 5-minute and 1-hour writes have their own prices.
+  // One literal either way: fields added after it would cost the object a property store.
   const byTtl = obj(usage['cache_creation']);
-  if (byTtl) {
-    tokens.cacheWrite5m = count(byTtl['ephemeral_5m_input_tokens']);
-    tokens.cacheWrite1h = count(byTtl['ephemeral_1h_input_tokens']);
-  }
-  return tokens;
+  return byTtl
+    ? {
+        input,
+        cached,
+        appended,
+        cacheWrite,
+        output,
+        reasoningOutput: null,
+        cacheWrite5m: count(byTtl['ephemeral_5m_input_tokens']),
+        cacheWrite1h: count(byTtl['ephemeral_1h_input_tokens']),
+      }
+    : { input, cached, appended, cacheWrite, output, reasoningOutput: null };
+}
+
+/**
+ * A new call, its service tier and region set only when the log gives them (as fields of the
+ * literal: added afterwards they would cost every call a property store of their own).
+ */
+function newCall(
+  id: string,
+  index: number,
+  model: string | null,
+  startMs: number | null,
+  endMs: number | null,
+  tokens: CallTokens,
+  source: SourceRef,
+  serviceTier: string | null,
+  inferenceGeo: string | null,
+): LlmCall {
+  const toolCalls: ToolCall[] = [];
+  if (serviceTier && inferenceGeo)
+    return {
+      id,
+      index,
+      turn: null,
+      model,
+      startMs,
+      endMs,
+      tokens,
+      server: null,
+      blocks: null,
+      toolCalls,
+      source,
+      serviceTier,
+      inferenceGeo,
+    };
+  if (serviceTier)
+    return {
+      id,
+      index,
+      turn: null,
+      model,
+      startMs,
+      endMs,
+      tokens,
+      server: null,
+      blocks: null,
+      toolCalls,
+      source,
+      serviceTier,
+    };
+  if (inferenceGeo)
+    return {
+      id,
+      index,
+      turn: null,
+      model,
+      startMs,
+      endMs,
+      tokens,
+      server: null,
+      blocks: null,
+      toolCalls,
+      source,
+      inferenceGeo,
+    };
+  return { id, index, turn: null, model, startMs, endMs, tokens, server: null, blocks: null, toolCalls, source };
 }
 
 /** Gives each call the index of the last kept turn whose prompt came before it. */

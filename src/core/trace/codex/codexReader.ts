@@ -12,7 +12,7 @@ import {
   str,
 } from '../json';
 import type { JsonObject } from '../json';
-import { mostUsedModel, requestedToolCall, unknownTokens } from '../model';
+import { mostUsedModel, requestedToolCall, unknownTokens, withTool } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
@@ -421,12 +421,12 @@ export class CodexReader implements RecordReader {
       } else this.toolsById.set(tool.id, tool);
     }
     if (this.order === 'usage-first' && this.open) {
-      if (tool) this.open.toolCalls.push(tool);
+      if (tool) this.open.toolCalls = withTool(this.open.toolCalls, tool);
       return;
     }
     this.pending ??= { source, startMs: this.lastInputMs, endMs: timeMs, model: this.model, tools: [] };
     if (timeMs !== null) this.pending.endMs = timeMs;
-    if (tool) this.pending.tools.push(tool);
+    if (tool) this.pending.tools = withTool(this.pending.tools, tool);
   }
 
   private usage(info: JsonObject, timeMs: number | null, source: SourceRef): void {

@@ -1,4 +1,4 @@
-import { arr, isObject, num, obj, str } from '../json';
+import { arr, isObject, num, obj, ownedText, str } from '../json';
 import type { JsonObject } from '../json';
 
 /** What a tool's output text says about how the tool ended. */
@@ -120,9 +120,12 @@ export function failedPatchTarget(text: string): string | null {
  * header paths (`app.js`) and failure paths (`/home/u/repo/app.js`) name one file alike.
  */
 export function resolvePath(path: string, cwd: string | null): string {
-  if (cwd === null || path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith('\\\\')) return path;
+  // A string of its own: the path is often cut from a script or a patch, and a piece of a
+  // string keeps the whole of it alive in V8 (about 300 bytes a call of a long session).
+  if (cwd === null || path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith('\\\\'))
+    return ownedText(path);
   const windows = /^[A-Za-z]:\\/.test(cwd) && !cwd.includes('/');
   const sep = windows ? '\\' : '/';
   const base = cwd.endsWith(sep) ? cwd.slice(0, -1) : cwd;
-  return `${base}${sep}${path.replace(/^\.[\\/]/, '')}`;
+  return ownedText(`${base}${sep}${path.replace(/^\.[\\/]/, '')}`);
 }

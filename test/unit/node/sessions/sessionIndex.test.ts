@@ -5,6 +5,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   truncateSync,
   unlinkSync,
   utimesSync,
@@ -17,12 +18,13 @@ import { after, describe, it } from 'node:test';
 import type { SessionRow } from '../../../../src/core/sessions/sessionQuery';
 import { agentRoots, resolveRoots } from '../../../../src/node/sessions/agentRegistry';
 import { ftsQuery, SCHEMA_VERSION, SessionIndex } from '../../../../src/node/sessions/sessionIndex';
-import { READ_CANCELLED, SessionIndexer } from '../../../../src/node/sessions/sessionIndexer';
+import { READ_CANCELLED, readFresh, SessionIndexer } from '../../../../src/node/sessions/sessionIndexer';
+import { parseTrace } from '../../../../src/core/trace/parseTrace';
 import { createPriceBook } from '../../../../src/core/cost/priceBook';
 import { readUserPrices } from '../../../../src/core/cost/userPrices';
 import { openDatabase } from '../../../../src/node/sessions/sqlite';
 import { indexPriceBook, ParsePool, parseThreadsFor } from '../../../../src/node/sessions/parsePool';
-import { ensureBuilt, repoRoot } from '../../../support/helpers';
+import { ensureBuilt, repoRoot, SPOTTER } from '../../../support/helpers';
 import { addOtherAgents, createFakeHome, FAKE_HOME_SESSIONS, fakeHomeRoots } from '../../../support/fakeHome.mjs';
 
 // The index over a fake home of real sessions (test/support/fakeHome.mjs). Expected figures are
@@ -478,5 +480,39 @@ describe('parse threads for a sync', () => {
       /closed/,
     );
     await pool.close();
+  });
+});
+
+describe('a file read in many chunks', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-trace-chunks-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('gives the figures parseTrace gives over the whole file: no call lost where a chunk (1 MiB) ends', async () => {
+    // The real spotter session continued ten times (fresh message ids each round, as bench/sessionCorpus.ts
+    // writes them): 18 MB, read in 18 chunks. The reference is parseTrace over the file's bytes at once.
+    const text = readFileSync(SPOTTER, 'utf8');
+    const path = join(dir, 'long.jsonl');
+    writeFileSync(path, '');
+    for (let round = 0; round < 10; round++)
+      appendFileSync(path, round === 0 ? text : text.replaceAll('"id":"msg_', `"id":"msg_r${round}_`));
+    const expected = await parseTrace([{ key: 'long.jsonl', bytes: new Uint8Array(readFileSync(path)) }]);
+    const main = expected.model.sessions[0]!;
+    const size = statSync(path).size;
+    assert.ok(size > 10 * 2 ** 20, `${size} bytes`);
+    const r = await readFresh({ path, mainKey: 'long.jsonl', size, companions: [], keepState: false }, {}, null);
+    assert.ok(!('readError' in r));
+    const record = JSON.parse(r.records.find((x) => x.role === 'main')!.record) as {
+      calls: number;
+      tokens: { output: number; input: number };
+    };
+    assert.equal(record.calls, main.calls.length);
+    assert.equal(
+      record.tokens.output,
+      main.calls.reduce((n, c) => n + (c.tokens.output ?? 0), 0),
+    );
+    assert.equal(
+      record.tokens.input,
+      main.calls.reduce((n, c) => n + (c.tokens.input ?? 0), 0),
+    );
   });
 });

@@ -263,6 +263,55 @@ describe('Claude Code reader: pricing fields on the spotter session', async () =
     assert.equal('serviceTier' in c, false);
     assert.equal('inferenceGeo' in c, false);
   });
+
+  it('a tier alone or a region alone is kept alone, after the fields every call has (built in one literal)', async () => {
+    const call = async (usage: object) => {
+      const line = {
+        type: 'assistant',
+        sessionId: 's',
+        uuid: 'u',
+        timestamp: '2026-01-01T00:00:00.000Z',
+        message: { id: 'm', model: 'claude-sonnet-4-5', usage: { input_tokens: 5, output_tokens: 3, ...usage } },
+      };
+      return (await parseText(JSON.stringify(line) + '\n')).model.sessions[0]!.calls[0]!;
+    };
+    const every = [
+      'id',
+      'index',
+      'turn',
+      'model',
+      'startMs',
+      'endMs',
+      'tokens',
+      'server',
+      'blocks',
+      'toolCalls',
+      'source',
+    ];
+    const tier = await call({ service_tier: 'priority' });
+    assert.deepEqual(Object.keys(tier), [...every, 'serviceTier']);
+    assert.equal(tier.serviceTier, 'priority');
+    const geo = await call({ inference_geo: 'us' });
+    assert.deepEqual(Object.keys(geo), [...every, 'inferenceGeo']);
+    assert.equal(geo.inferenceGeo, 'us');
+    const both = await call({
+      service_tier: 'batch',
+      inference_geo: 'us',
+      cache_creation: { ephemeral_1h_input_tokens: 7 },
+    });
+    assert.deepEqual(Object.keys(both), [...every, 'serviceTier', 'inferenceGeo']);
+    assert.deepEqual(Object.keys(both.tokens), [
+      'input',
+      'cached',
+      'appended',
+      'cacheWrite',
+      'output',
+      'reasoningOutput',
+      'cacheWrite5m',
+      'cacheWrite1h',
+    ]);
+    assert.deepEqual([both.tokens.cacheWrite5m, both.tokens.cacheWrite1h], [null, 7]);
+  });
 });
 
 describe('Claude Code reader: edge cases from docs/design/formats.md §12', () => {

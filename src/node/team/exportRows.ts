@@ -1,0 +1,202 @@
+import type { AnalysisOptions } from '../../core/analysis/sessionAnalysis';
+import { contextAnatomy } from '../../core/context/contextAnatomy';
+import type { ContextSource } from '../../core/context/contextView';
+import type { PriceBook } from '../../core/cost/costTypes';
+import type { Redactor } from '../../core/redact/redactor';
+import { isIdKey } from '../../core/redact/strictRules';
+import { contextPartRows } from '../../core/team/contextRows';
+import { buildTeamRows } from '../../core/team/teamRows';
+import type { TeamIdentity, TeamRow, TeamRows } from '../../core/team/teamRows';
+import { TEAM_TABLES } from '../../core/team/teamSchema';
+import type { FormatId } from '../../core/trace/model';
+import { parseTrace } from '../../core/trace/parseTrace';
+import type { ParsedTrace, TraceFile } from '../../core/trace/parseTrace';
+import { assembleSession } from '../agentSessions';
+import { parseWithContext } from '../contextCollect';
+import type { FoundSession } from '../sessions/agentRegistry';
+import { readTraceFiles } from '../traceFiles';
+import { writeTeamParquet } from './parquetWrite';
+import type { WrittenFiles } from './parquetWrite';
+
+/**
+ * One source trace of `export --to parquet`, from its files to its Parquet files: read,
+ * parse, rows, redaction, Parquet. The same function runs in the CLI's own thread and on
+ * the export's parse threads (exportPool.ts); only the redaction is the export's one
+ * redactor's, asked through `redact`, so that its numbering of secrets and the ids it has
+ * learnt follow the sources in order whichever thread built their rows.
+ */
+
+/** A source trace, as a thread is told of it (plain data: it crosses to a worker thread). */
+export interface ExportJob {
+  /** The source's path (a file, or the folder / file a session is assembled from). */
+  path: string;
+  /** A session assembled from several files (OpenHands, OpenCode), or null for a file read as it is. */
+  assembled: FoundSession | null;
+  /** The hash of the source's path that names its files (`part-<key>.parquet`). */
+  key: string;
+}
+
+/** What every source of one export shares. */
+export interface ExportSettings {
+  outDir: string;
+  machine: string;
+  generator: string;
+  identity: TeamIdentity;
+  analysis: Partial<AnalysisOptions>;
+  format: FormatId | null;
+  /** Also the context_parts table (export --context). */
+  context: boolean;
+}
+
+/** How one source ended: not read (with why), read but not written (with why), or written. */
+export type ExportOutcome =
+  | { kind: 'notRead'; message: string }
+  | { kind: 'notWritten'; message: string }
+  | { kind: 'written'; written: WrittenFiles };
+
+/**
+ * What the redactor is asked for one trace's rows: the ids its id columns declare (per
+ * table, each distinct one once) and, per table, the distinct JSON texts of its trace-text
+ * cells in order of first occurrence with how often each occurs. The texts repeat (a
+ * session id on every row, the same command run again), so this is far smaller than the rows.
+ */
+export interface RedactionRequest {
+  ids: string[][];
+  tables: Array<{ distinct: string[]; weights: number[] }>;
+}
+
+/** The redacted texts, per table, in the order of the request's `distinct`. */
+export type RedactionAnswer = string[][];
+
+/** The request for `rows`, and how to put the answer back into them. */
+export function redactionRequest(rows: TeamRows): {
+  request: RedactionRequest;
+  apply(answer: RedactionAnswer): void;
+} {
+  // The id columns (conversation, response, tool-call ids) hold the traces' own ids: declared
+  // first, as a trace's id fields are, so default redaction leaves them in every column.
+  // (A session id stands on every one of its rows: each distinct one is learnt once.)
+  const ids = TEAM_TABLES.map((table) => {
+    const names = table.columns.filter((c) => c.fromTrace && isIdKey(c.name)).map((c) => c.name);
+    // Each distinct (column, value) once, in order of first occurrence, before it is written as JSON.
+    const seen = new Map<string, Set<string>>(names.map((n) => [n, new Set<string>()]));
+    const out: string[] = [];
+    for (const row of rows[table.name]) {
+      for (const n of names) {
+        const value = row.cells[n];
+        if (typeof value !== 'string') continue;
+        const values = seen.get(n)!;
+        if (values.has(value)) continue;
+        values.add(value);
+        out.push(JSON.stringify({ [n]: value }));
+      }
+    }
+    return out;
+  });
+  const cells: Array<Array<{ row: TeamRow; name: string; slot: number }>> = [];
+  const tables = TEAM_TABLES.map((table, t) => {
+    const names = table.columns.filter((c) => c.fromTrace).map((c) => c.name);
+    // Keyed by the value itself (JSON.stringify of a string is one to one): each distinct one written as JSON once.
+    const index = new Map<string, number>();
+    const distinct: string[] = [];
+    const weights: number[] = [];
+    const list: Array<{ row: TeamRow; name: string; slot: number }> = (cells[t] = []);
+    for (const row of rows[table.name]) {
+      for (const name of names) {
+        const value = row.cells[name];
+        if (typeof value !== 'string') continue;
+        let slot = index.get(value);
+        if (slot === undefined) {
+          index.set(value, (slot = distinct.length));
+          distinct.push(JSON.stringify(value));
+          weights.push(0);
+        }
+        weights[slot]! += 1;
+        list.push({ row, name, slot });
+      }
+    }
+    return { distinct, weights };
+  });
+  return {
+    request: { ids, tables },
+    apply(answer) {
+      cells.forEach((list, t) => {
+        const redacted = answer[t]!.map((text) => JSON.parse(text) as string);
+        for (const c of list) c.row.cells[c.name] = redacted[c.slot]!;
+      });
+    },
+  };
+}
+
+/**
+ * The export's redactor answering one trace's request: every table's ids learnt first, then
+ * each table's texts redacted (each distinct text scanned once, its findings counted as
+ * often as it occurs): the same calls, in the same order, as redacting the rows in place.
+ */
+export async function answerRedaction(request: RedactionRequest, redactor: Redactor): Promise<RedactionAnswer> {
+  for (const ids of request.ids) redactor.learnIds(ids);
+  const out: RedactionAnswer = [];
+  for (const { distinct, weights } of request.tables)
+    out.push(await redactor.redactCountedJsonTexts(distinct, weights));
+  return out;
+}
+
+/** Redacts every `fromTrace` text cell of the rows in place (the redactor numbers equal values alike). */
+export async function redactTeamRows(rows: TeamRows, redactor: Redactor): Promise<void> {
+  const { request, apply } = redactionRequest(rows);
+  apply(await answerRedaction(request, redactor));
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+async function readJob(job: ExportJob): Promise<TraceFile[]> {
+  if (!job.assembled) return readTraceFiles(job.path);
+  const found = job.assembled;
+  return [
+    { key: `${found.agentId}-session.json`, bytes: new TextEncoder().encode((await assembleSession(found)) ?? '') },
+  ];
+}
+
+/**
+ * Exports one source: its Parquet files under the settings' folder, or why not. `redact` is
+ * the export's redactor (null: --no-redact).
+ */
+export async function exportOne(
+  job: ExportJob,
+  settings: ExportSettings,
+  book: PriceBook,
+  redact: ((request: RedactionRequest) => Promise<RedactionAnswer>) | null,
+): Promise<ExportOutcome> {
+  let parsed: ParsedTrace;
+  let context: ContextSource | null = null;
+  try {
+    const files = await readJob(job);
+    if (settings.context) ({ parsed, context } = await parseWithContext(files, settings.format));
+    else parsed = await parseTrace(files, settings.format ? { format: settings.format } : {});
+  } catch (e) {
+    return { kind: 'notRead', message: message(e) };
+  }
+  if (parsed.problem || parsed.model.sessions.length === 0)
+    return { kind: 'notRead', message: parsed.problem?.message ?? 'no session in it' };
+  try {
+    const rows = buildTeamRows(parsed, { book, identity: settings.identity, analysis: settings.analysis });
+    if (context)
+      rows.context_parts = contextPartRows(
+        contextAnatomy(parsed.model, { ...context, prices: book }),
+        rows,
+        settings.identity,
+        parsed.model.format,
+      );
+    if (redact) {
+      const { request, apply } = redactionRequest(rows);
+      apply(await redact(request));
+    }
+    const written = await writeTeamParquet(settings.outDir, rows, settings.machine, job.key, settings.generator);
+    return { kind: 'written', written };
+  } catch (e) {
+    // One trace that cannot be written (a figure out of its column's range) does not stop the others.
+    return { kind: 'notWritten', message: message(e) };
+  }
+}
