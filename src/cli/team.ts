@@ -425,14 +425,23 @@ export async function runTeamExport(
     pool
       ? pool.run(job)
       : exportOne(job, exportSettings, book, redactor ? (request) => answerRedaction(request, redactor) : null);
-  // Two sources queued per thread, so a thread never waits for this one to hand it the next; outcomes taken in order.
-  const ahead = Math.max(1, threads * 2);
+  // Three unfinished sources per thread, so a thread whose sources wait for their redaction parses the next one; a
+  // source that finishes makes room at once, not when the ones before it are taken (outcomes are taken in order).
+  const ahead = Math.max(1, threads * 3);
   const queued: Array<{ entry: (typeof todo)[number]; outcome: Promise<ExportOutcome> }> = [];
   let next = 0;
+  let unfinished = 0;
   const fill = (): void => {
-    while (next < todo.length && queued.length < ahead) {
+    while (next < todo.length && unfinished < ahead && queued.length < ahead * 4) {
       const entry = todo[next++]!;
-      queued.push({ entry, outcome: run(entry.job) });
+      const outcome = run(entry.job);
+      unfinished += 1;
+      const finished = (): void => {
+        unfinished -= 1;
+        fill();
+      };
+      outcome.then(finished, finished);
+      queued.push({ entry, outcome });
     }
   };
   try {

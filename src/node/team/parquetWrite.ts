@@ -28,15 +28,23 @@ export function longHash(text: string, digits: number): string {
 }
 
 function columnData(column: TeamColumn, rows: readonly TeamRow[]): ColumnSource {
-  const values = rows.map((r) => r.cells[column.name] ?? null);
-  const convert = (v: TeamCell): unknown => {
-    if (v === null) return null;
-    if (column.type === 'INT64') return BigInt(Math.round(v as number));
-    if (column.type === 'INT32') return Math.round(v as number);
-    if (column.type === 'TIMESTAMP') return new Date(v as number);
-    return v;
-  };
-  return { name: column.name, type: column.type, nullable: true, data: values.map(convert) as ColumnSource['data'] };
+  // One pass and one array per column (the rows' cells converted as they are read): this runs for every cell of the export.
+  const name = column.name;
+  const data: unknown[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const v = rows[i]!.cells[name] ?? null;
+    data[i] =
+      v === null
+        ? null
+        : column.type === 'INT64'
+          ? BigInt(Math.round(v as number))
+          : column.type === 'INT32'
+            ? Math.round(v as number)
+            : column.type === 'TIMESTAMP'
+              ? new Date(v as number)
+              : v;
+  }
+  return { name, type: column.type, nullable: true, data: data as ColumnSource['data'] };
 }
 
 /** One table's rows as a Parquet file's bytes. */
@@ -51,6 +59,9 @@ export function tableParquet(table: TeamTable, rows: readonly TeamRow[], generat
   });
   return new Uint8Array(buffer);
 }
+
+/** Folders this thread has made (writeTeamParquet): a `mkdir -p` of each once, not once per file. */
+const made = new Set<string>();
 
 /** What one export wrote. */
 export interface WrittenFiles {
@@ -85,10 +96,21 @@ export async function writeTeamParquet(
     }
     for (const [key, list] of groups) {
       const folder = join(dir, table.name, ...key.split('/'));
-      await mkdir(folder, { recursive: true });
       const path = join(folder, `part-${sourceKey}.parquet`);
       const bytes = tableParquet(table, list, generator);
-      await writeFile(`${path}.tmp`, bytes);
+      // Each partition's folder made once per thread (an export writes thousands of files into a few hundred
+      // folders), and again if it has gone since (a compaction removes the folders it emptied).
+      if (!made.has(folder)) {
+        await mkdir(folder, { recursive: true });
+        made.add(folder);
+      }
+      try {
+        await writeFile(`${path}.tmp`, bytes);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        await mkdir(folder, { recursive: true });
+        await writeFile(`${path}.tmp`, bytes);
+      }
       await rename(`${path}.tmp`, path);
       written.files.push(path);
       written.rows[table.name] += list.length;
