@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
 import { TEAM_SCHEMA_KEY, TEAM_SCHEMA_VERSION, TEAM_TABLES } from '../../core/team/teamSchema';
-import type { TeamCell, TeamColumn, TeamTable } from '../../core/team/teamSchema';
+import type { TeamColumn, TeamTable } from '../../core/team/teamSchema';
 import type { TeamRow, TeamRows } from '../../core/team/teamRows';
 
 /**
