@@ -29,8 +29,8 @@ describe('the architecture map matches the house', () => {
       entry: m[1]!,
       outfile: m[2]!,
     }));
-    // The extension, its three Node workers, the CLI, its sweep threads, its parse threads and its export threads, the inspector's page and its worker, the sessions page, the report.
-    assert.equal(bundles.length, 12, bundles.map((b) => b.outfile).join(', '));
+    // The extension, its three Node workers, the CLI's launcher and its two command bundles, its sweep threads, its parse threads and its export threads, the inspector's page and its worker, the sessions page, the report.
+    assert.equal(bundles.length, 14, bundles.map((b) => b.outfile).join(', '));
     const rows = architecture.split('\n').filter((l) => l.startsWith('| `dist/'));
     for (const { entry, outfile } of bundles) {
       const row = rows.find((r) => r.startsWith(`| \`${outfile}\` |`));
