@@ -1,7 +1,7 @@
 import { priceTrace } from '../cost/callCost';
 import type { TraceCost } from '../cost/callCost';
 import type { SessionCost } from '../cost/callCost';
-import { cacheTtlWhatIf, ttlCalls } from '../cost/cacheTtlWhatIf';
+import { cacheTtlWhatIf, ttlCallSource } from '../cost/cacheTtlWhatIf';
 import type { TtlOption, TtlWhatIf } from '../cost/cacheTtlWhatIf';
 import type { CostByKind, CostSummary, PriceBook } from '../cost/costTypes';
 import { loopCost } from '../cost/loopCost';
@@ -315,7 +315,9 @@ export function buildTraceReport(
         context: f.context,
         compactions: f.compactions,
         cost: cost ? sessionCostReport(cost) : null,
-        cacheTtl: cost ? reportCacheTtl(cacheTtlWhatIf(ttlCalls(session, cost), pricing?.customTtl ?? null)) : null,
+        cacheTtl: cost
+          ? reportCacheTtl(cacheTtlWhatIf(ttlCallSource(session, cost), pricing?.customTtl ?? null))
+          : null,
         idealCache: reportIdealCache(idealTtlCurve(session)),
       };
     }),

@@ -5,6 +5,7 @@ import { idealTtlCurve } from '../../../../src/core/analysis/idealTtlCache';
 import { priceTrace } from '../../../../src/core/cost/callCost';
 import { cacheTtlWhatIf, replayTtl, ttlCalls } from '../../../../src/core/cost/cacheTtlWhatIf';
 import { createPriceBook } from '../../../../src/core/cost/priceBook';
+import { buildTraceReport } from '../../../../src/core/report/traceReport';
 import { fixtures, parseFile } from '../../../support/helpers';
 
 // The TTL replay on a small hand-built timeline (test/fixtures/canonical/ttl-timeline.trace.jsonl):
@@ -94,6 +95,26 @@ describe('provider cache TTL what-if (hand-worked timeline)', () => {
     close(r.costUsd, 53000 * µ, '2 h at 3×');
     assert.deepEqual(r.expiredCalls, []);
     assert.equal(r.writeLabel, '3× the input price');
+  });
+
+  it('the report replays the same timeline (it streams the calls instead of keeping an array of them)', async () => {
+    const parsed = await parseFile(TIMELINE);
+    const book = createPriceBook();
+    const custom = { ttlMs: 1.5 * MIN, write: '5m' as const };
+    const ttl = buildTraceReport(parsed, {}, { book, customTtl: custom }).sessions[0]!.cacheTtl!;
+    close(ttl.actualUsd, 69025 * µ, 'as logged');
+    assert.deepEqual(
+      ttl.replays.map((r) => r.ttlMin),
+      [5, 60, 1.5],
+    );
+    close(ttl.replays[0]!.costUsd, 69025 * µ, '5 min');
+    close(ttl.replays[1]!.costUsd, 63200 * µ, '1 h');
+    close(ttl.replays[2]!.costUsd, 80525 * µ, '90 s');
+    // 1-based in the report: calls 2, 3, 4 (0-based) are 3, 4, 5.
+    assert.deepEqual(ttl.replays[0]!.expiredCalls, [3, 4, 5]);
+    assert.deepEqual(ttl.replays[1]!.expiredCalls, [5]);
+    assert.deepEqual(ttl.replays[2]!.expiredCalls, [2, 3, 4, 5]);
+    assert.equal(ttl.replays[2]!.rewriteTokens, 46000);
   });
 
   it('says it in one sentence', async () => {
