@@ -296,14 +296,23 @@ describe("the inspector page in a new user's first minutes, in real VS Code (cod
     await page.locator('.editor-group-container').nth(1).locator('.tab.active', { hasText: 'settings.json' }).waitFor();
 
     // Back in the text: the 4th failed Write (line 74) and its CodeLens.
-    await page.locator('.editor-group-container').nth(0).locator('.monaco-editor .view-lines').first().click();
-    await page.keyboard.press('Control+G');
-    await page.locator('.quick-input-widget .quick-input-box input').fill(':74');
-    await page.keyboard.press('Enter');
+    const goToLine74 = async (): Promise<void> => {
+      await page.locator('.editor-group-container').nth(0).locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+G');
+      await page.locator('.quick-input-widget .quick-input-box input').fill(':74');
+      await page.keyboard.press('Enter');
+    };
+    await goToLine74();
     const lens = page.locator('.monaco-editor .codelens-decoration', {
       hasText: '4th failed Write on sync_raw_logs.py',
     });
-    await lens.waitFor({ timeout: 20_000 });
+    // Once in a CI run (not reproduced in the runs before or after) the lens was rendered but
+    // stayed hidden after the jump: go to the line once more before calling it missing.
+    await lens.waitFor({ timeout: 10_000 }).catch(async () => {
+      await page.screenshot({ path: path.join(shots, 'e2e-lens-hidden-after-go-to-line.png') });
+      await goToLine74();
+      await lens.waitFor({ timeout: 20_000 });
+    });
     await lens.locator('a', { hasText: 'Show in Timeline' }).click();
     // The call of the 4th attempt is the 21st (index 20): selected in the inspector brought to the front, not the old call.
     await web()
