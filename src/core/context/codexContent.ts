@@ -82,8 +82,8 @@ interface FileState {
 /**
  * Collects the text a Codex rollout shows entering the model's context
  * (docs/guide/context.md#codex): the base instructions (`session_meta.base_instructions`, 0.114
- * on), developer and user messages (AGENTS.md as memory, Codex's own context as injected, typed
- * prompts), the model's reasoning (its encrypted content has no text: sized from the logged
+ * on) and developer messages as agent-written input, user messages (AGENTS.md as memory, Codex's
+ * own context as agent-written input, typed prompts), the model's reasoning (its encrypted content has no text: sized from the logged
  * reasoning tokens, an estimate), assistant messages, tool calls with their arguments, tool
  * outputs (by tool, command and patched file) and compaction summaries. Counted with the counter
  * given (o200k_base: the encoding of OpenAI's current models) as it comes; the text is let go.
@@ -176,7 +176,7 @@ export class CodexContentCollector implements ContentCollector {
     if (text)
       this.push(
         state,
-        'system',
+        'injected',
         file,
         at,
         text,
@@ -414,8 +414,13 @@ function messageText(content: unknown): string {
   return parts.join('\n');
 }
 
+/**
+ * The kind of an input message: AGENTS.md is memory; developer and system messages (Codex's own
+ * instructions) and the context Codex writes into user messages are agent-written input; the
+ * rest was typed. (`system` stays the unlogged base: the tool definitions.)
+ */
 function inputKind(role: string, text: string): PartKind {
-  if (role !== 'user') return 'system';
+  if (role !== 'user') return 'injected';
   const trimmed = text.trimStart();
   if (MEMORY_PREFIXES.some((p) => trimmed.startsWith(p))) return 'memory';
   if (INJECTED_PREFIXES.some((p) => trimmed.startsWith(p))) return 'injected';

@@ -316,7 +316,7 @@ function sessionAnatomy(
     notes.push("the first call's input is not logged: the system prompt and tool definitions cannot be estimated");
   if (format === 'codex' && fromText)
     notes.push(
-      "tool definitions (MCP servers' schemas included) are not in the log: estimated as the first call's logged input minus the visible text; the base instructions and developer messages are counted from the log (as system), AGENTS.md as memory",
+      "tool definitions (MCP servers' schemas included) are not in the log: estimated as the first call's logged input minus the visible text; the base instructions and developer messages are counted from the log (as agent-written input), AGENTS.md as memory",
       "reasoning is logged encrypted: each response's reasoning is its logged reasoning tokens (estimated), and the reasoning of earlier turns leaves the prompt at a new user message",
     );
   else

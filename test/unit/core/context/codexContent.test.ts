@@ -54,8 +54,9 @@ describe('Codex content: what each part of a rollout is', () => {
     const { pieces } = await anatomyOf(TRACELAB, CHARS);
     // Lines 0–40 of the rollout, read by eye: base instructions, a developer message (permissions), AGENTS.md as a
     // user message, a developer message (collaboration mode), the typed prompt (line 6); then the first response.
+    // Codex's own instructions are agent-written input: `system` stays the unlogged base (the tool definitions).
     const first = pieces.filter((p) => p.line <= 6).map((p) => p.kind);
-    assert.deepEqual(first, ['system', 'system', 'memory', 'system', 'userText']);
+    assert.deepEqual(first, ['injected', 'injected', 'memory', 'injected', 'userText']);
     // The first response (lines 8–13): reasoning, a message, three exec_command calls; its report (line 14) says
     // 444 output tokens of which 199 reasoning.
     const response = pieces.filter((p) => p.line >= 8 && p.line <= 13);
