@@ -10,7 +10,8 @@
 // Run: node scripts/runBench.mjs context [copies]   (CONTEXT_BENCH_COST_ONLY=1 skips the accuracy table,
 //      CONTEXT_BENCH_ACCURACY_ONLY=1 the cost; CONTEXT_BENCH_CALLS=text prints, for the samples whose path
 //      holds that text, every call's logged growth against the parts it appended (residual analysis);
-//      CONTEXT_BENCH_ROUNDS=N alternates N without/with pairs, default 3; CONTEXT_BENCH_COUNTER=module.js
+//      CONTEXT_BENCH_ROUNDS=N alternates N without/with pairs, default 3, and
+//      CONTEXT_BENCH_PHASES=1 prints each child's CPU ms by step (read, price, report, anatomy); CONTEXT_BENCH_COUNTER=module.js
 //      counts Claude's text with another tokenizer, to compare; CONTEXT_BENCH_CODEX_SIZES=1 reads Codex logs
 //      as sizes, as before its text was counted; CONTEXT_BENCH_LOG=codex measures the cost on copies of the
 //      shared Codex rollout, 1.9 MB each: 540 ≈ 1 GB)
@@ -211,35 +212,53 @@ async function measure(which: string, big: string): Promise<void> {
   const stream = createReadStream(big, { highWaterMark: 256 * 1024 });
   const book = createPriceBook();
   let calls = 0;
+  // CPU ms of each step (CONTEXT_BENCH_PHASES=1 prints them): where the anatomy's extra goes.
+  const phases: Record<string, number> = {};
+  let mark = cpu0;
+  const phase = (name: string): void => {
+    const used = process.cpuUsage(mark);
+    phases[name] = Math.round((used.user + used.system) / 1000);
+    mark = process.cpuUsage();
+  };
   if (which === 'without') {
     const parsed = await parseTrace([{ key: 'big.jsonl', bytes: stream }]);
+    phase('read');
     buildTraceReport(parsed, {}, { book, customTtl: null });
+    phase('report');
     calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
   } else {
     const collector = new AgentContentCollector(new BudgetedCounter(CLAUDE_STANDIN), new BudgetedCounter(O200K), O200K);
     const parsed = await parseTrace([{ key: 'big.jsonl', bytes: stream }], { recordTap: (r) => collector.record(r) });
+    phase('read+text');
     // The trace priced once, for the report and the anatomy's dollars (as the HTML report does).
     const priced = priceTrace(parsed.model, book);
+    phase('price');
     buildTraceReport(parsed, {}, { book, customTtl: null, priced });
+    phase('report');
     const anatomy = contextAnatomy(parsed.model, {
       content: collector.contentFor(parsed.model.format),
       tokenizer: tokenCounterFor,
       prices: book,
       costs: priced,
     });
+    phase('anatomy');
     contextReport(anatomy);
+    phase('contextReport');
     calls = anatomy.sessions.reduce((n, s) => n + s.calls.length, 0);
   }
   const cpu = process.cpuUsage(cpu0);
-  console.log(JSON.stringify({ calls, ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000 }));
+  console.log(JSON.stringify({ calls, ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, phases }));
 }
 
-function child(which: string, big: string): { calls: number; ms: number; cpuMs: number } {
+function child(
+  which: string,
+  big: string,
+): { calls: number; ms: number; cpuMs: number; phases: Record<string, number> } {
   const out = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', __filename, which, big], {
     encoding: 'utf8',
   });
   if (out.status !== 0) throw new Error(out.stderr);
-  return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { calls: number; ms: number; cpuMs: number };
+  return JSON.parse(out.stdout.trim().split('\n').at(-1)!) as ReturnType<typeof child>;
 }
 
 async function main(copies: number): Promise<void> {
@@ -265,6 +284,13 @@ async function main(copies: number): Promise<void> {
     console.log(
       `  round ${r}: load ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}; wall ${without.ms.toFixed(0)} → ${withAnatomy.ms.toFixed(0)} ms (${wall.at(-1)!.toFixed(2)}); CPU ${without.cpuMs.toFixed(0)} → ${withAnatomy.cpuMs.toFixed(0)} ms (${cpu.at(-1)!.toFixed(2)})`,
     );
+    if (process.env.CONTEXT_BENCH_PHASES === '1') {
+      const steps = (p: Record<string, number>): string =>
+        Object.entries(p)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ');
+      console.log(`    CPU ms by step: without: ${steps(without.phases)}; with: ${steps(withAnatomy.phases)}`);
+    }
   }
   // CPU time (the child's user + system, the collector's included) moves far less than wall time on a shared machine.
   console.log(
