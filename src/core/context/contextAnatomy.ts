@@ -730,24 +730,42 @@ class Segment {
 
   /** The segment ends after call `lastCall`: every part left the context then; its ranges are summed into the parts. */
   finish(lastCall: number): void {
+    // Two passes: the running sums into typed arrays, then the parts' fields. In one loop V8
+    // de-optimized it hundreds of times on a long session (at the parts' field stores), leaving
+    // it to box every double: 0.7 s of CPU for 414k parts, 0.3 s this way (docs/performance.md).
+    const { parts } = this;
+    const n = parts.length;
+    const readUsd = new Float64Array(n);
+    const writeUsd = new Float64Array(n);
+    const writesOf = new Float64Array(n);
+    const charged = new Uint8Array(n);
     let read = 0;
     let write = 0;
     let writes = 0;
     let priced = 0;
-    this.parts.forEach((part, j) => {
+    for (let j = 0; j < n; j++) {
       read += this.readRate[j]!;
       write += this.writeRate[j]!;
       writes += this.writes[j]!;
       priced += this.priced[j]!;
+      if (priced <= 0) continue;
+      const tokens = parts[j]!.tokens;
+      charged[j] = 1;
+      readUsd[j] = tokens * read;
+      writeUsd[j] = tokens * write;
+      writesOf[j] = writes;
+    }
+    for (let j = 0; j < n; j++) {
+      const part = parts[j]!;
       part.lastCall = lastCall;
-      if (priced <= 0) return;
-      const r = part.tokens * read;
-      const w = part.tokens * write;
+      if (charged[j] === 0) continue;
+      const r = readUsd[j]!;
+      const w = writeUsd[j]!;
       part.cacheReadUsd += r;
       part.writeUsd += w;
       part.usd = (part.usd ?? 0) + r + w;
-      if (part.tokens > 0) part.writes += writes;
-    });
+      if (part.tokens > 0) part.writes += writesOf[j]!;
+    }
   }
 }
 
