@@ -14,7 +14,6 @@ import {
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens, withTool } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
-import { IdIndex } from '../idIndex';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
@@ -109,9 +108,7 @@ export class CodexReader implements RecordReader {
   private readonly calls: LlmCall[] = [];
   private readonly turns: PendingTurn[] = [];
   private readonly compactions: Compaction[] = [];
-  /** Every tool call, in the order read, and by id (an index of `tools`, not a `Map`: see IdIndex). */
-  private readonly tools: ToolCall[] = [];
-  private readonly toolsById = new IdIndex(this.tools);
+  private readonly toolsById = new Map<string, ToolCall>();
   private order: ItemOrder = 'unknown';
   /** usage-first files: the call whose items are still being written. */
   private open: LlmCall | null = null;
@@ -421,10 +418,7 @@ export class CodexReader implements RecordReader {
       if (this.toolsById.has(tool.id)) {
         countSkipped(this.skipped, 'response_item:tool call (repeated id)');
         tool = null;
-      } else {
-        this.tools.push(tool);
-        this.toolsById.put(this.tools.length - 1);
-      }
+      } else this.toolsById.set(tool.id, tool);
     }
     if (this.order === 'usage-first' && this.open) {
       if (tool) this.open.toolCalls = withTool(this.open.toolCalls, tool);
