@@ -26,6 +26,11 @@ function hashOf(key: string): number {
 export class IdIndex<T extends { readonly id: string }> {
   /** Position in `items` + 1 of the item each slot holds; 0: free. */
   private slots = new Int32Array(FIRST_SLOTS);
+  /** The hash of each slot's id: compared before the strings, and kept when the table grows. */
+  private hashes = new Int32Array(FIRST_SLOTS);
+  /** The id last looked for and its hash: `put` after a failed lookup of the same id hashes it once. */
+  private lastId: string | null = null;
+  private lastHash = 0;
   private used = 0;
   /** Keys whose probe sequence was full when they were added (no key is ever removed). */
   private overflow: Map<string, number> | null = null;
@@ -35,13 +40,16 @@ export class IdIndex<T extends { readonly id: string }> {
 
   /** The position in `items` of the last item put under ID, or -1. */
   indexOf(id: string): number {
+    const h = hashOf(id) | 0;
+    this.lastId = id;
+    this.lastHash = h;
     const slots = this.slots;
     const mask = slots.length - 1;
-    let s = hashOf(id) & mask;
+    let s = h & mask;
     for (let probe = 0; probe < MAX_PROBES; probe++) {
       const held = slots[s]!;
       if (held === 0) return -1;
-      if (this.items[held - 1]!.id === id) return held - 1;
+      if (this.hashes[s] === h && this.items[held - 1]!.id === id) return held - 1;
       s = (s + 1) & mask;
     }
     return this.overflow?.get(id) ?? -1;
@@ -60,21 +68,23 @@ export class IdIndex<T extends { readonly id: string }> {
   /** Finds `items[index]` by its id from now on (in place of any earlier item with that id). */
   put(index: number): void {
     if ((this.used + 1) * 2 > this.slots.length) this.grow();
-    this.place(this.items[index]!.id, index);
+    const id = this.items[index]!.id;
+    this.place(id, index, id === this.lastId ? this.lastHash : hashOf(id) | 0);
   }
 
-  private place(id: string, index: number): void {
+  private place(id: string, index: number, h: number): void {
     const slots = this.slots;
     const mask = slots.length - 1;
-    let s = hashOf(id) & mask;
+    let s = h & mask;
     for (let probe = 0; probe < MAX_PROBES; probe++) {
       const held = slots[s]!;
       if (held === 0) {
         slots[s] = index + 1;
+        this.hashes[s] = h;
         this.used += 1;
         return;
       }
-      if (this.items[held - 1]!.id === id) {
+      if (this.hashes[s] === h && this.items[held - 1]!.id === id) {
         slots[s] = index + 1;
         return;
       }
@@ -86,12 +96,17 @@ export class IdIndex<T extends { readonly id: string }> {
   /** Twice the slots, every key placed again (the overflow's too: it may fit now). */
   private grow(): void {
     const old = this.slots;
+    const oldHashes = this.hashes;
     const overflow = this.overflow;
     this.slots = new Int32Array(old.length * 2);
+    this.hashes = new Int32Array(old.length * 2);
     this.used = 0;
     this.overflow = null;
-    for (const held of old) if (held !== 0) this.place(this.items[held - 1]!.id, held - 1);
-    if (overflow) for (const [id, index] of overflow) this.place(id, index);
+    for (let s = 0; s < old.length; s++) {
+      const held = old[s]!;
+      if (held !== 0) this.place(this.items[held - 1]!.id, held - 1, oldHashes[s]!);
+    }
+    if (overflow) for (const [id, index] of overflow) this.place(id, index, hashOf(id) | 0);
   }
 }
 
