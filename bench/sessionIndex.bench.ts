@@ -18,10 +18,20 @@
 // message and tool ids and later timestamps, as a session that went on would write them.
 //
 // Run: npm run bench:sessions [-- --sessions 1000 --gb 5]   (--quick: 100 sessions, 0.5 GB;
-// --cold-only: the baseline and the cold index only; --threads N: N parse threads whatever the
-// load; each run prints the CPU seconds of the baseline and of the cold index beside their times)
+// --cold-only: the baseline and the cold index only; --keep keeps the corpus, --home DIR reads a
+// kept one; --threads N: N parse threads whatever the load; each run prints the CPU seconds of
+// the baseline and of the cold index beside their times)
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { groupSessions } from '../src/core/sessions/sessionQuery';
@@ -131,7 +141,14 @@ async function main(): Promise<void> {
   execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'ignore' });
   console.log(`generating ${SESSIONS} sessions (${MB(TARGET_BYTES)}) under a fake home…`);
   let t0 = performance.now();
-  const corpus = generate(SESSIONS, TARGET_BYTES);
+  // --keep: the corpus stays (its path printed) for --home DIR in the next run (generating 5 GB takes 1–2 minutes).
+  const home = args.includes('--home') ? args[args.indexOf('--home') + 1]! : null;
+  const corpus: ReturnType<typeof generate> = home
+    ? (JSON.parse(readFileSync(join(home, 'corpus.json'), 'utf8')) as ReturnType<typeof generate>)
+    : generate(SESSIONS, TARGET_BYTES);
+  const keep = home !== null || args.includes('--keep');
+  if (keep && !home) writeFileSync(join(corpus.home, 'corpus.json'), JSON.stringify(corpus));
+  if (keep) console.log(`  corpus kept in ${corpus.home} (--home ${corpus.home})`);
   console.log(
     `  ${corpus.files.length} sessions, ${MB(corpus.bytes)} in ${s(performance.now() - t0)}; largest ${MB(statSync(corpus.largest).size)}`,
   );
@@ -293,7 +310,7 @@ async function main(): Promise<void> {
     );
   } finally {
     rmSync(work, { recursive: true, force: true });
-    rmSync(corpus.home, { recursive: true, force: true });
+    if (!keep) rmSync(corpus.home, { recursive: true, force: true });
   }
 }
 
