@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     const indexer = new SessionIndexer(index, { prices: indexPriceBook([]), stateVersion: 'dump' });
     let pool: ParsePool | null = null;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const result = await indexer.sync(roots, {
       freshReader: () =>
         threads > 0
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
           : null,
     });
     const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
     await (pool as ParsePool | null)?.close();
     index.close();
     const db = openDatabase(dbPath);
@@ -84,7 +86,7 @@ async function main(): Promise<void> {
     lines.sort();
     writeFileSync(out, lines.join('\n') + '\n');
     console.log(
-      `${result.files} files, ${result.counts.new} new, ${result.counts.problem} problems; ${lines.length} lines in ${out}; sync ${(ms / 1000).toFixed(1)} s`,
+      `${result.files} files, ${result.counts.new} new, ${result.counts.problem} problems; ${lines.length} lines in ${out}; sync ${(ms / 1000).toFixed(1)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s`,
     );
   } finally {
     rmSync(work, { recursive: true, force: true });
