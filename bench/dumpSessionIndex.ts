@@ -57,8 +57,8 @@ async function main(): Promise<void> {
     const paths = new Map<number, string>();
     for (const r of db.all('SELECT * FROM files ORDER BY path')) {
       paths.set(Number(r['id']), String(r['path']));
-      const { id: _id, indexed_ms: _indexed, ...rest } = r;
-      lines.push(`files ${JSON.stringify(rest)}`);
+      // Its row without the row id and the time it was read.
+      lines.push(`files ${JSON.stringify({ ...r, id: undefined, indexed_ms: undefined })}`);
     }
     for (const r of db.all('SELECT * FROM file_states')) {
       // The saved parse as the values it holds: V8's serializer writes a string in one or two
