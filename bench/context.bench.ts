@@ -12,8 +12,8 @@
 //      holds that text, every call's logged growth against the parts it appended (residual analysis);
 //      CONTEXT_BENCH_ROUNDS=N alternates N without/with pairs, default 3; CONTEXT_BENCH_COUNTER=module.js
 //      counts Claude's text with another tokenizer, to compare; CONTEXT_BENCH_CODEX_SIZES=1 reads Codex logs
-//      as sizes, as before its text was counted, CONTEXT_BENCH_GEMINI_SIZES=1 Gemini CLI logs likewise (local
-//      Gemini CLI samples: AGENT_TRACE_LOCAL_SAMPLES/gemini-cli, test/fixtures/README.md); CONTEXT_BENCH_LOG=codex measures the cost on copies of the
+//      as sizes, as before its text was counted, CONTEXT_BENCH_GEMINI_SIZES=1 Gemini CLI logs likewise, CONTEXT_BENCH_OPENCODE_SIZES=1 OpenCode exports (local
+//      samples: AGENT_TRACE_LOCAL_SAMPLES/gemini-cli and /opencode, test/fixtures/README.md); CONTEXT_BENCH_LOG=codex measures the cost on copies of the
 //      shared Codex rollout, 1.9 MB each: 540 ≈ 1 GB)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -118,7 +118,8 @@ async function accuracy(): Promise<void> {
     if (parsed.problem) continue;
     const sizesOnly =
       (process.env.CONTEXT_BENCH_CODEX_SIZES === '1' && parsed.model.format === 'codex') ||
-      (process.env.CONTEXT_BENCH_GEMINI_SIZES === '1' && parsed.model.format === 'gemini-cli');
+      (process.env.CONTEXT_BENCH_GEMINI_SIZES === '1' && parsed.model.format === 'gemini-cli') ||
+      (process.env.CONTEXT_BENCH_OPENCODE_SIZES === '1' && parsed.model.format === 'opencode');
     const anatomy = contextAnatomy(parsed.model, {
       content: sizesOnly ? null : collector.contentFor(parsed.model.format),
       tokenizer: tokenCounterFor,
