@@ -92,6 +92,19 @@ export class TraceIds {
     }
   }
 
+  /**
+   * What learnJson learns from `{"<an id key>": value}` (a column of ids, as the Parquet export
+   * declares its id columns), without writing and reading that JSON: the value is an id, and
+   * so are the ids in JSON held in it, or those its text shows in an id's context.
+   */
+  learnIdValue(value: string): void {
+    // An OTLP attribute's value pending: the literals must be counted as learnJson counts them.
+    if (this.attributeLiterals > 0) return this.learnJson(JSON.stringify({ id: value }));
+    this.add(value);
+    if (value.length > 2 && (value[0] === '{' || value[0] === '[') && value.includes('"')) this.learnJson(value, 1);
+    else this.learnInContext(value);
+  }
+
   /** The ids in a trace's file name (`ae4a77f8-….jsonl`, `agent-aac57f5.jsonl`). */
   learnFileName(name: string): void {
     for (const m of name.matchAll(ID_PIECE)) this.add(m[0], 'file name of the trace');

@@ -188,6 +188,12 @@ export class Redactor {
     for (const t of texts) this.ids.learnJson(t);
   }
 
+  /** Remembers values the caller knows to be ids (the Parquet export's id columns): as learnIds of `{"id": value}` for each. */
+  learnIdValues(values: readonly string[]): void {
+    if (this.mode === 'strict') return;
+    for (const v of values) this.ids.learnIdValue(v);
+  }
+
   /** Remembers the ids in a trace file's name (`<session uuid>.jsonl`, `agent-<id>.jsonl`). */
   learnFileName(name: string): void {
     this.ids.learnFileName(name);

@@ -158,3 +158,31 @@ describe('Redactor.redactDistinctJsonTexts (the team export: a column repeats it
     assert.equal(again, taken);
   });
 });
+
+describe('Redactor.learnIdValues (the Parquet export declares its id columns)', () => {
+  it('learns what learnIds learns from each value under an id key, nested JSON and ids in context included', async () => {
+    const values = [
+      'c0ffee00-1234-4abc-9def-0123456789ab',
+      JSON.stringify({ tool_use_id: 'toolu_0a1b2c3d4e5f60718293a4b5' }),
+      'see commit 4be5a1c9d0e7f6a8b9c0d1e2f3a4b5c6d7e8f901',
+    ];
+    const text = JSON.stringify(
+      'ids c0ffee00-1234-4abc-9def-0123456789ab, 4be5a1c9d0e7f6a8b9c0d1e2f3a4b5c6d7e8f901 and 9f8e7d6c5b4a39281706f5e4d3c2b1a0',
+    );
+    const byJson = ownOnly();
+    byJson.learnIds(values.map((v) => JSON.stringify({ 'gen_ai.conversation.id': v })));
+    const byValue = ownOnly();
+    byValue.learnIdValues(values);
+    const [a] = await byJson.redactCountedJsonTexts([text], [1]);
+    const [b] = await byValue.redactCountedJsonTexts([text], [1]);
+    assert.equal(b, a);
+    // By hand: the declared UUID and the hash git's form explains stay; the third hex, declared nowhere, is taken.
+    assert.equal(
+      JSON.parse(b!),
+      'ids c0ffee00-1234-4abc-9def-0123456789ab, 4be5a1c9d0e7f6a8b9c0d1e2f3a4b5c6d7e8f901 and [REDACTED:strict-hex#1]',
+    );
+    // Unlearnt, the UUID is taken too.
+    const [c] = await ownOnly().redactCountedJsonTexts([text], [1]);
+    assert.match(JSON.parse(c!) as string, /^ids \[REDACTED:strict-uuid#1\]/);
+  });
+});
