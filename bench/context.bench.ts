@@ -11,7 +11,9 @@
 //      CONTEXT_BENCH_ACCURACY_ONLY=1 the cost; CONTEXT_BENCH_CALLS=text prints, for the samples whose path
 //      holds that text, every call's logged growth against the parts it appended (residual analysis);
 //      CONTEXT_BENCH_ROUNDS=N alternates N without/with pairs, default 3; CONTEXT_BENCH_COUNTER=module.js
-//      counts Claude's text with another tokenizer, to compare)
+//      counts Claude's text with another tokenizer, to compare; CONTEXT_BENCH_CODEX_SIZES=1 reads Codex logs
+//      as sizes, as before its text was counted; CONTEXT_BENCH_LOG=codex measures the cost on copies of the
+//      shared Codex rollout, 1.9 MB each: 540 ≈ 1 GB)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -27,7 +29,7 @@ import {
 } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ClaudeCodeContentCollector } from '../src/core/context/claudeCodeContent';
+import { AgentContentCollector } from '../src/core/context/agentContent';
 import { contextAnatomy } from '../src/core/context/contextAnatomy';
 import { BudgetedCounter, median } from '../src/core/context/tokenCounter';
 import type { TokenCounter } from '../src/core/context/tokenCounter';
@@ -37,7 +39,7 @@ import { createPriceBook } from '../src/core/cost/priceBook';
 import { parseTrace } from '../src/core/trace/parseTrace';
 import { buildTraceReport } from '../src/core/report/traceReport';
 import { contextReport } from '../src/core/context/contextReport';
-import { CLAUDE_STANDIN, tokenCounterFor } from '../src/node/contextTokenizer';
+import { CLAUDE_STANDIN, O200K, tokenCounterFor } from '../src/node/contextTokenizer';
 import { listCompanions } from '../src/node/traceFiles';
 import { localSample, repoRoot, sharedTracesDir } from '../test/support/helpers';
 
@@ -87,7 +89,9 @@ function benchCounter(): TokenCounter {
 async function accuracy(): Promise<void> {
   const byFamily = new Map<string, { raw: number[]; cal: number[]; pred: number[]; predRaw: number[] }>();
   const counter = benchCounter();
-  console.log(`Claude Code text counted with ${counter.name}; sizes-only logs (Codex) as characters ÷ 4.`);
+  console.log(
+    `Claude Code text counted with ${counter.name}; Codex text with ${O200K.name}${process.env.CONTEXT_BENCH_CODEX_SIZES === '1' ? ' (CONTEXT_BENCH_CODEX_SIZES=1: Codex read as sizes, as before)' : ''}; sizes-only logs as characters ÷ 4.`,
+  );
   console.log('"fitted" = calibrated on all the session\'s compared calls, the measured ones included (in-sample);');
   console.log(
     '"predicted" = each call from a calibration learnt on the earlier calls of its session only, from the 4th compared call on; "raw" beside it on the same calls.',
@@ -106,11 +110,12 @@ async function accuracy(): Promise<void> {
       { key: path, bytes: readFileSync(path) },
       ...listing.files.map((c) => ({ key: c.rel, bytes: readFileSync(c.path) })),
     ];
-    const collector = new ClaudeCodeContentCollector(counter);
+    const collector = new AgentContentCollector(counter, O200K);
     const parsed = await parseTrace(files, { recordTap: (r) => collector.record(r) });
     if (parsed.problem) continue;
+    const sizesOnly = process.env.CONTEXT_BENCH_CODEX_SIZES === '1' && parsed.model.format === 'codex';
     const anatomy = contextAnatomy(parsed.model, {
-      content: parsed.model.format === 'claude-code' ? collector.result() : null,
+      content: sizesOnly ? null : collector.contentFor(parsed.model.format),
       tokenizer: tokenCounterFor,
       prices: null,
     });
@@ -173,17 +178,29 @@ function pct(x: number | null): string {
   return x === null ? '  n/a ' : `${(x * 100).toFixed(1).padStart(5)}%`;
 }
 
+/** CONTEXT_BENCH_LOG=codex: the cost measured on copies of the shared Codex rollout instead of the spotter log. */
+const codexCost = process.env.CONTEXT_BENCH_LOG === 'codex';
+
 function makeFile(copies: number): string {
+  const codex = sharedTracesDir ? join(sharedTracesDir, 'codex/rtchess-exported-session.jsonl') : null;
+  if (codexCost && (codex === null || !existsSync(codex)))
+    throw new Error('CONTEXT_BENCH_LOG=codex needs the shared traces (the Codex rollout)');
   const source = readFileSync(
-    join(repoRoot, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'),
+    codexCost ? codex! : join(repoRoot, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'),
     'utf8',
   );
   const dir = mkdtempSync(join(tmpdir(), 'agent-trace-bench-'));
   const big = join(dir, 'big.jsonl');
-  // Distinct message ids per copy, so every copy's calls count (as in one long session); written copy by copy.
+  // Distinct message (or tool call) ids per copy, so every copy's calls count (as in one long session); written copy by copy.
   writeFileSync(big, '');
   for (let i = 0; i < copies; i++)
-    writeFileSync(big, source.replaceAll('"id":"msg_', `"id":"msg_${i}_`), { flag: 'a' });
+    writeFileSync(
+      big,
+      codexCost
+        ? source.replaceAll('"call_id":"call_', `"call_id":"call_${i}_`)
+        : source.replaceAll('"id":"msg_', `"id":"msg_${i}_`),
+      { flag: 'a' },
+    );
   return big;
 }
 
@@ -199,13 +216,13 @@ async function measure(which: string, big: string): Promise<void> {
     buildTraceReport(parsed, {}, { book, customTtl: null });
     calls = parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0);
   } else {
-    const collector = new ClaudeCodeContentCollector(new BudgetedCounter(CLAUDE_STANDIN));
+    const collector = new AgentContentCollector(new BudgetedCounter(CLAUDE_STANDIN), new BudgetedCounter(O200K), O200K);
     const parsed = await parseTrace([{ key: 'big.jsonl', bytes: stream }], { recordTap: (r) => collector.record(r) });
     // The trace priced once, for the report and the anatomy's dollars (as the HTML report does).
     const priced = priceTrace(parsed.model, book);
     buildTraceReport(parsed, {}, { book, customTtl: null, priced });
     const anatomy = contextAnatomy(parsed.model, {
-      content: collector.result(),
+      content: collector.contentFor(parsed.model.format),
       tokenizer: tokenCounterFor,
       prices: book,
       costs: priced,
@@ -236,7 +253,7 @@ async function main(copies: number): Promise<void> {
   const cpu: number[] = [];
   let calls = 0;
   console.log(
-    `\ncost on ${mb.toFixed(0)} MB: analyze (read, analyses, costs) without and with the anatomy, ${rounds} rounds`,
+    `\ncost on ${mb.toFixed(0)} MB of ${codexCost ? 'the Codex rollout' : 'the Claude Code log'}: analyze (read, analyses, costs) without and with the anatomy, ${rounds} rounds`,
   );
   for (let r = 1; r <= rounds; r++) {
     const load0 = loadavg()[0]!;

@@ -1,14 +1,13 @@
 import { basename } from 'node:path';
-import { ClaudeCodeContentCollector } from '../core/context/claudeCodeContent';
 import { contextAnatomy } from '../core/context/contextAnatomy';
 import { contextJson } from '../core/context/contextJson';
 import { contextReport, contextReportText } from '../core/context/contextReport';
-import { BudgetedCounter, estimatedTextNote } from '../core/context/tokenCounter';
 import { createPriceBook } from '../core/cost/priceBook';
 import { FORMATS } from '../core/trace/formats';
 import type { FormatId } from '../core/trace/model';
 import { parseTrace } from '../core/trace/parseTrace';
 import { UsageError } from '../core/text/usageError';
+import { newContextCollector } from '../node/contextCollect';
 import { readTraceFiles } from '../node/traceFiles';
 import { printError, printJson, printText } from './output';
 
@@ -55,24 +54,19 @@ export async function runContext(argv: readonly string[]): Promise<number> {
     else throw new UsageError(`unexpected argument ${a}`, 'agent-trace context --help');
   }
   if (file === null) throw new UsageError('context needs a FILE', 'agent-trace context --help');
-  // Loaded here, not at start: building the ranks takes seconds, which no other command should pay.
-  const { CLAUDE_STANDIN, tokenCounterFor } = await import('../node/contextTokenizer');
-  // The collector only reads Claude Code logs: their text is counted with the Claude stand-in.
-  const counter = new BudgetedCounter(CLAUDE_STANDIN);
-  const collector = new ClaudeCodeContentCollector(counter);
+  // The tokenizer is loaded here, not at start: building the ranks takes seconds, which no other command should pay.
+  const { collector, tokenizer, notes } = await newContextCollector();
   const files = await readTraceFiles(file);
   const parsed = await parseTrace(files, { ...(format ? { format } : {}), recordTap: (r) => collector.record(r) });
   if (parsed.problem) {
     printError(`${file}: ${parsed.problem.message}`);
     return 1;
   }
-  const content = parsed.model.format === 'claude-code' ? collector.result() : null;
-  const notes = counter.estimatedChars > 0 ? [estimatedTextNote(counter.estimatedChars)] : [];
   const anatomy = contextAnatomy(parsed.model, {
-    content,
-    tokenizer: tokenCounterFor,
+    content: collector.contentFor(parsed.model.format),
+    tokenizer,
     prices: createPriceBook(),
-    notes,
+    notes: notes(),
   });
   const report = contextReport(anatomy, top);
   if (json) printJson(contextJson(basename(file), anatomy, report));

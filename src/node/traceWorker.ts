@@ -9,8 +9,7 @@ import type { PriceBook } from '../core/cost/costTypes';
 import { readUserPrices } from '../core/cost/userPrices';
 import { TraceParse } from '../core/trace/parseTrace';
 import { TraceService } from '../core/view/traceService';
-import { ClaudeCodeContentCollector } from '../core/context/claudeCodeContent';
-import { BudgetedCounter, estimatedTextNote } from '../core/context/tokenCounter';
+import { newContextCollector } from './contextCollect';
 import type { SessionBody } from '../core/view/traceService';
 import { callTranscript } from './transcriptRead';
 import type {
@@ -249,7 +248,7 @@ let contextLoad: { service: TraceService; done: Promise<void> } | null = null;
 
 /**
  * Gives the service what its context anatomy is built from, once, when the page first asks:
- * the tokenizer (its ranks take seconds to load, so never at open) and, for a Claude Code log,
+ * the tokenizer (its ranks take seconds to load, so never at open) and, for a Claude Code or Codex log,
  * the text of every message, collected by reading the trace's own files again beside a parse
  * (the open parse keeps no text). Bytes past what the service's parse read are not read.
  */
@@ -257,13 +256,10 @@ function ensureContext(s: TraceService): Promise<void> {
   if (s.hasContextSource) return Promise.resolve();
   if (contextLoad?.service === s) return contextLoad.done;
   const done = (async (): Promise<void> => {
-    const { CLAUDE_STANDIN, tokenCounterFor } = await import('./contextTokenizer');
-    // The collector only reads Claude Code logs: their text is counted with the Claude stand-in.
-    const counter = new BudgetedCounter(CLAUDE_STANDIN);
+    const { collector, tokenizer, notes } = await newContextCollector();
     const model = s.model;
     let content = null;
-    if (model.format === 'claude-code') {
-      const collector = new ClaudeCodeContentCollector(counter);
+    if (model.format === 'claude-code' || model.format === 'codex') {
       const parse = new TraceParse(model.files, { format: model.format, recordTap: (r) => collector.record(r) });
       const files = traceFiles;
       for (let i = 0; i < files.length && i < model.files.length; i++) {
@@ -285,13 +281,13 @@ function ensureContext(s: TraceService): Promise<void> {
         }
         parse.endFile(i);
       }
-      content = collector.result();
+      content = collector.contentFor(model.format);
     }
     if (service === s)
       s.setContextSource({
         content,
-        tokenizer: tokenCounterFor,
-        notes: counter.estimatedChars > 0 ? [estimatedTextNote(counter.estimatedChars)] : [],
+        tokenizer,
+        notes: notes(),
       });
   })();
   contextLoad = { service: s, done };

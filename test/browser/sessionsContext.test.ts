@@ -16,7 +16,7 @@ import { openSessionsPage } from '../support/sessionsPageHarness';
 
 // The Agent Sessions report's "What fills the context" section in Chromium, on three real logs
 // (the spotter session with its two sub-agents and its /compact run, the edit-retry loop, and a
-// Codex session read as sizes). What the page shows is checked against figures computed another
+// Codex session read as text). What the page shows is checked against figures computed another
 // way: `agent-trace context FILE --json` run on each file by itself (the CLI's own process and
 // report), its totals added up here by hand.
 

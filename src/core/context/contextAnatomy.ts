@@ -115,31 +115,70 @@ function piecesBeforeCalls(session: Session, content: CollectedContent | null): 
 /**
  * Claude models before Opus 4.5 drop the thinking of earlier turns from the prompt once a new
  * user turn starts (Anthropic's extended-thinking guide, "thinking blocks from previous
- * turns"); Opus 4.5 and later keep it. Per call: the tokenizer tokens of thinking that left
- * the prompt just before it, for the calibration (what a call appended minus what it dropped).
+ * turns"); Opus 4.5 and later keep it. OpenAI models before GPT-5.6 drop the reasoning of
+ * earlier turns alike (docs/guide/context.md#codex). Per call: the tokens of thinking that left the prompt just
+ * before it, for the calibration (what a call appended minus what it dropped): `raw` of thinking
+ * counted by the tokenizer, `fixed` of thinking the log sizes (knownTurnTokens).
  */
 function droppedThinking(
   model: string | null,
+  format: FormatId | null,
   appended: AppendedPieces,
   rawCounts: Float64Array,
+  known: Float64Array,
   compactAt: ReadonlySet<number>,
-): Float64Array {
+): { raw: Float64Array; fixed: Float64Array } {
   const { pieces, starts } = appended;
   const calls = starts.length - 1;
-  const dropped = new Float64Array(calls);
-  if (!stripsEarlierThinking(model)) return dropped;
-  let alive = 0;
+  const raw = new Float64Array(calls);
+  const fixed = new Float64Array(calls);
+  const codex = format === 'codex' && appended.fromText && stripsEarlierReasoning(model);
+  if (!(stripsEarlierThinking(model) || codex)) return { raw, fixed };
+  let aliveRaw = 0;
+  let aliveFixed = 0;
+  if (codex) {
+    // In order: the reasoning of the response that ended the turn precedes the user's message in the same call, and goes too.
+    for (let k = 0; k < calls; k++) {
+      if (compactAt.has(k)) aliveRaw = aliveFixed = 0;
+      for (let i = starts[k]!; i < starts[k + 1]!; i++) {
+        const kind = pieces[i]!.kind;
+        if (kind === 'thinking') {
+          if (Number.isNaN(known[i]!)) aliveRaw += rawCounts[i]!;
+          else aliveFixed += known[i]!;
+        } else if (kind === 'userText') {
+          raw[k] = raw[k]! + aliveRaw;
+          fixed[k] = fixed[k]! + aliveFixed;
+          aliveRaw = aliveFixed = 0;
+        }
+      }
+    }
+    return { raw, fixed };
+  }
   for (let k = 0; k < calls; k++) {
-    if (compactAt.has(k)) alive = 0;
+    if (compactAt.has(k)) aliveRaw = aliveFixed = 0;
     for (let i = starts[k]!; i < starts[k + 1]!; i++)
       if (pieces[i]!.kind === 'userText') {
-        dropped[k] = alive;
-        alive = 0;
+        raw[k] = aliveRaw;
+        fixed[k] = aliveFixed;
+        aliveRaw = aliveFixed = 0;
         break;
       }
-    for (let i = starts[k]!; i < starts[k + 1]!; i++) if (pieces[i]!.kind === 'thinking') alive += rawCounts[i]!;
+    for (let i = starts[k]!; i < starts[k + 1]!; i++)
+      if (pieces[i]!.kind === 'thinking') {
+        if (Number.isNaN(known[i]!)) aliveRaw += rawCounts[i]!;
+        else aliveFixed += known[i]!;
+      }
   }
-  return dropped;
+  return { raw, fixed };
+}
+
+/**
+ * True for the OpenAI models whose earlier turns' reasoning leaves the prompt at a new user
+ * message: every model before GPT-5.6, which keeps all turns' reasoning
+ * (docs/guide/context.md#codex).
+ */
+export function stripsEarlierReasoning(model: string | null): boolean {
+  return !/gpt-(?:5\.(?:[6-9]|\d{2,})|[6-9]|\d{2,})(?!\d)/.test((model ?? '').toLowerCase());
 }
 
 /** True for the Claude models that strip earlier turns' thinking: every Claude model before Opus 4.5. */
@@ -216,8 +255,8 @@ function sessionAnatomy(
     const p = pieces[i]!;
     rawCounts[i] = p.tokens ?? (p.charsOnly !== null ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text));
   }
-  const dropped = droppedThinking(session.model, appended, rawCounts, compactAt);
   const known = knownTurnTokens(appended, rawCounts);
+  const dropped = droppedThinking(session.model, format, appended, rawCounts, known, compactAt);
   const calibration = calibrate(
     session,
     appended,
@@ -275,9 +314,15 @@ function sessionAnatomy(
       notes.push('the first call logged less input than its visible text counts: the unseen base is taken as 0');
   } else if (first)
     notes.push("the first call's input is not logged: the system prompt and tool definitions cannot be estimated");
-  notes.push(
-    "system prompt, tool definitions (MCP servers' schemas included) and memory files are not in the log: estimated together as the first call's logged input minus the visible text",
-  );
+  if (format === 'codex' && fromText)
+    notes.push(
+      "tool definitions (MCP servers' schemas included) are not in the log: estimated as the first call's logged input minus the visible text; the base instructions and developer messages are counted from the log (as agent-written input), AGENTS.md as memory",
+      "reasoning is logged encrypted: each response's reasoning is its logged reasoning tokens (estimated), and the reasoning of earlier turns leaves the prompt at a new user message",
+    );
+  else
+    notes.push(
+      "system prompt, tool definitions (MCP servers' schemas included) and memory files are not in the log: estimated together as the first call's logged input minus the visible text",
+    );
   const unreadCalls = unread.filter(Boolean).length;
   if (unreadCalls > 0)
     notes.push(
@@ -310,7 +355,7 @@ function sessionAnatomy(
       if (boundary !== undefined && isBefore(p, boundary)) continue;
       const tokens = scaled(i, k);
       growth += tokens;
-      live.push(newPart(p, tokens, p.charsOnly !== null, k));
+      live.push(newPart(p, tokens, p.charsOnly !== null || p.estimated === true, k));
     }
     if (compacted && call.tokens.input !== null) {
       // After a compaction the agent re-attaches what it chose (recent files, plans) without logging it: the rest of the first input.
@@ -367,6 +412,8 @@ function sessionAnatomy(
  * its pieces' stand-in count: Claude's tokenizer splits these texts finer than `o200k_base`
  * (every session's calibration factor is above 1), so a smaller count is a usage logged before
  * the message finished streaming (Claude Code logs 1–9 output tokens on many first blocks).
+ * Pieces the log sizes itself (`estimated`: Codex's encrypted reasoning, its logged reasoning
+ * tokens) keep that size and the others share the rest of the output.
  */
 export function knownTurnTokens({ pieces, starts }: AppendedPieces, rawCounts: Float64Array): Float64Array {
   const known = new Float64Array(pieces.length).fill(Number.NaN);
@@ -380,10 +427,18 @@ export function knownTurnTokens({ pieces, starts }: AppendedPieces, rawCounts: F
       i = j;
       continue;
     }
-    let raw = rawCounts[i]!;
-    while (j < end && (pieces[j]!.turn ?? null) === turn) raw += rawCounts[j++]!;
-    if (!turn.thinking && raw > 0 && turn.output >= raw)
-      for (let m = i; m < j; m++) known[m] = (turn.output * rawCounts[m]!) / raw;
+    // Pieces the log itself sizes (Codex's reasoning: its logged reasoning tokens) keep their size; the rest share what is left.
+    let raw = 0;
+    let sized = 0;
+    for (let m = i; m < end && (m === i || (pieces[m]!.turn ?? null) === turn); m++, j = m) {
+      if (pieces[m]!.estimated === true) sized += rawCounts[m]!;
+      else raw += rawCounts[m]!;
+    }
+    if (!turn.thinking && raw + sized > 0 && turn.output >= raw + sized)
+      for (let m = i; m < j; m++) {
+        if (raw === 0) known[m] = (turn.output * rawCounts[m]!) / sized;
+        else known[m] = pieces[m]!.estimated === true ? rawCounts[m]! : ((turn.output - sized) * rawCounts[m]!) / raw;
+      }
     i = j;
   }
   return known;
@@ -400,7 +455,7 @@ export function knownTurnTokens({ pieces, starts }: AppendedPieces, rawCounts: F
  * assistant's turn and the user turn after it), which the log does not show either. Only one
  * of the two framings is fitted at a time (together they are nearly collinear and the fit goes
  * negative); each needs three calls per fitted term. Without a fit the factor is the median
- * ratio, or 1. `dropped[k]` is what the model no longer sees at call k (earlier thinking on
+ * ratio, or 1. `dropped` is what the model no longer sees at call k (earlier thinking on
  * models that strip it at a new user turn): subtracted from what call k appended.
  */
 function calibrate(
@@ -410,7 +465,7 @@ function calibrate(
   known: Float64Array,
   compactAt: ReadonlySet<number>,
   unread: readonly boolean[],
-  dropped: Float64Array,
+  dropped: { raw: Float64Array; fixed: Float64Array },
   tokenizer: string,
 ): Calibration {
   const rows: CalibrationRow[] = [];
@@ -429,7 +484,8 @@ function calibrate(
         counted++;
       } else fixed += known[i]!;
     }
-    const raw = sum - dropped[k]!;
+    const raw = sum - dropped.raw[k]!;
+    fixed -= dropped.fixed[k]!;
     if (logged > 0 && raw >= 0 && raw + fixed > 0) rows.push({ raw, fixed, pieces: counted, logged });
   }
   const errorOf = (c: Fit): number | null =>

@@ -77,6 +77,8 @@ export interface ContentPiece {
    * by its pieces, with the output tokens the log gives for it. Absent or null for other pieces.
    */
   turn?: AssistantTurn | null;
+  /** True when `tokens` is not a count of text but a size the log gives (Codex's encrypted reasoning): an estimate. */
+  estimated?: boolean;
 }
 
 /**

@@ -459,6 +459,7 @@ export class TraceService implements TraceQueries {
       content: source?.content ?? null,
       tokenizer: source?.tokenizer ?? (() => CHAR_ESTIMATE),
       prices: this.prices,
+      costs: this.traceCost(),
       notes: source ? source.notes : ['no tokenizer was loaded: text counted as characters ÷ 4'],
     });
     return sessionContextView(this.anatomy, this.indexOf.get(session) ?? -1);

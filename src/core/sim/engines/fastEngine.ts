@@ -3,7 +3,7 @@ import type { ArrivalSource, CallRecord, EngineDebug, EngineOutcome, EngineRun, 
 import { ExtentCache } from '../caches/extentCache';
 import type { Extent, HitPiece } from '../caches/extentCache';
 import type { EngineParams } from '../params';
-import { isDecoding, StepClock, stepCostsNs, toNs } from './policySupport';
+import { isDecoding, newEngineTotals, StepClock, stepCostsNs, toNs } from './policySupport';
 import { SessionReplay } from './sessionReplay';
 import type { SimPlan, SimRequest } from '../simRequests';
 
@@ -78,17 +78,7 @@ class FastRun implements EngineRun {
     blocksBefore: number;
     limitFor: number;
   } | null = null;
-  private readonly totals: EngineTotals = {
-    steps: 0,
-    preemptions: 0,
-    rejectedRequests: 0,
-    vllmQueries: 0,
-    vllmHits: 0,
-    prefillMs: 0,
-    decodeMs: 0,
-    transferMs: 0,
-    makespanS: 0,
-  };
+  private readonly totals: EngineTotals = newEngineTotals();
   private readonly clock: StepClock;
 
   constructor(
@@ -148,8 +138,7 @@ class FastRun implements EngineRun {
   }
 
   outcome(): EngineOutcome {
-    this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests);
-    return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
+    return this.clock.outcome(this.totals, this.replay);
   }
 
   get nowNs(): number {

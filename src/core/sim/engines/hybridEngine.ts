@@ -1,5 +1,6 @@
 import type { ArrivalSource, EngineDebug, EngineOutcome, EngineRun } from './engineTypes';
 import type { EngineParams, KvLayout } from '../params';
+import { FreeBlockQueue } from './freeBlockQueue';
 import { SessionReplay } from './sessionReplay';
 import { visitKeys } from '../simRequests';
 import type { KeyRun, SimPlan, SimRequest } from '../simRequests';
@@ -53,15 +54,11 @@ class HybridRun extends VllmSchedulerRun<Hit> {
   private readonly otherIds: number[];
   /** vLLM's enable_caching: off for a Mamba hybrid whose class does not declare Mamba prefix caching. */
   private readonly caching: boolean;
-  // Block pool: ref counts, hash key and group, the free queue as a doubly linked list.
+  // Block pool: ref counts, hash key and group, and the free queue.
   private readonly ref: Int32Array;
   private readonly key: Float64Array;
   private readonly keyGroup: Int32Array;
-  private readonly prev: Int32Array;
-  private readonly next: Int32Array;
-  private freeCount = 0;
-  private readonly head: number;
-  private readonly tail: number;
+  private readonly free: FreeBlockQueue;
   /** Per group, hash key → cached blocks (BlockHashToBlockMap keyed by hash and group id). */
   private readonly cached: Array<Map<number, number[]>>;
   /** Keys a full-attention group ever cached: the never-evicting ideal. */
@@ -89,13 +86,7 @@ class HybridRun extends VllmSchedulerRun<Hit> {
     this.ref = new Int32Array(this.nb);
     this.key = new Float64Array(this.nb).fill(NONE);
     this.keyGroup = new Int32Array(this.nb);
-    this.prev = new Int32Array(this.nb + 2);
-    this.next = new Int32Array(this.nb + 2);
-    this.head = this.nb;
-    this.tail = this.nb + 1;
-    this.next[this.head] = this.tail;
-    this.prev[this.tail] = this.head;
-    for (let b = 0; b < this.nb; b++) this.pushTail(b);
+    this.free = new FreeBlockQueue(this.nb);
     this.tables = plan.requests.map(() => this.kinds.map(() => []));
     this.cachedBlocks = plan.requests.map(() => this.kinds.map(() => 0));
   }
@@ -106,7 +97,7 @@ class HybridRun extends VllmSchedulerRun<Hit> {
   }
 
   protected usedBlocks(): number {
-    return this.nb - this.freeCount;
+    return this.nb - this.free.size;
   }
 
   protected override nothingScheduled(): void {
@@ -131,13 +122,13 @@ class HybridRun extends VllmSchedulerRun<Hit> {
       if (this.ref[b] !== held[b]) fail(`block ${b} has ref count ${this.ref[b]} but ${held[b]} tables hold it`);
       if (this.ref[b] === 0) unheld++;
     }
-    let queued = 0;
-    for (let b = this.next[this.head]!; b !== this.tail; b = this.next[b]!) {
-      if (++queued > this.nb) fail('the free queue has a cycle');
-      if (this.ref[b] !== 0) fail(`block ${b} is in the free queue with ref count ${this.ref[b]}`);
-    }
-    if (queued !== this.freeCount || queued !== unheld)
-      fail(`${queued} blocks queued, freeCount ${this.freeCount}, ${unheld} held by nobody`);
+    const inOrder = this.free.inOrder();
+    if (inOrder.length > this.nb) fail('the free queue has a cycle');
+    for (const b of inOrder)
+      if (this.ref[b] !== 0 || !this.free.has(b)) fail(`block ${b} is in the free queue with ref count ${this.ref[b]}`);
+    const queued = inOrder.length;
+    if (queued !== this.free.size || queued !== unheld)
+      fail(`${queued} blocks queued, freeCount ${this.free.size}, ${unheld} held by nobody`);
     this.cached.forEach((map, g) => {
       for (const [k, blocks] of map)
         for (const b of blocks)
@@ -158,41 +149,11 @@ class HybridRun extends VllmSchedulerRun<Hit> {
     return keys;
   }
 
-  // ---- the free queue (as the reference engine's) ----
-
-  private pushTail(b: number): void {
-    const last = this.prev[this.tail]!;
-    this.next[last] = b;
-    this.prev[b] = last;
-    this.next[b] = this.tail;
-    this.prev[this.tail] = b;
-    this.freeCount++;
-  }
-
-  private pushHeadAll(blocks: number[]): void {
-    for (let i = blocks.length - 1; i >= 0; i--) {
-      const b = blocks[i]!;
-      const first = this.next[this.head]!;
-      this.next[this.head] = b;
-      this.prev[b] = this.head;
-      this.next[b] = first;
-      this.prev[first] = b;
-      this.freeCount++;
-    }
-  }
-
-  private unlink(b: number): void {
-    const a = this.prev[b]!;
-    const c = this.next[b]!;
-    this.next[a] = c;
-    this.prev[c] = a;
-    this.freeCount--;
-  }
+  // ---- the free queue ----
 
   /** get_new_blocks: the head of the free queue, its cached hash (of whichever group) evicted. */
   private popHead(): number {
-    const b = this.next[this.head]!;
-    this.unlink(b);
+    const b = this.free.popHead();
     const k = this.key[b]!;
     if (!Number.isNaN(k)) {
       const map = this.cached[this.keyGroup[b]!]!;
@@ -215,9 +176,9 @@ class HybridRun extends VllmSchedulerRun<Hit> {
       this.ref[b]!--;
       if (this.ref[b] !== 0) continue;
       if (this.p.freeOrder === 'current' && Number.isNaN(this.key[b]!)) toHead.push(b);
-      else this.pushTail(b);
+      else this.free.pushTail(b);
     }
-    if (toHead.length > 0) this.pushHeadAll(toHead);
+    if (toHead.length > 0) this.free.pushHeadAll(toHead);
   }
 
   /** Frees every group's table, group by group, each tail first (coordinator.free). */
@@ -370,13 +331,13 @@ class HybridRun extends VllmSchedulerRun<Hit> {
       toAllocate += needBlocks[g]! - hits.length - this.tables[r]![g]!.length;
       for (const b of hits) if (b !== NULL_BLOCK && this.ref[b] === 0) toAllocate++;
     }
-    if (toAllocate > this.freeCount) return false;
+    if (toAllocate > this.free.size) return false;
     if (hit) {
       // touch, then save_new_computed_blocks.
       for (let g = 0; g < this.kinds.length; g++)
         for (const b of hit.blocks[g]!) {
           if (b === NULL_BLOCK) continue;
-          if (this.ref[b] === 0) this.unlink(b);
+          if (this.ref[b] === 0) this.free.remove(b);
           this.ref[b]!++;
         }
       for (let g = 0; g < this.kinds.length; g++)

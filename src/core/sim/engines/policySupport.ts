@@ -1,4 +1,4 @@
-import type { CallRecord, EngineTotals } from './engineTypes';
+import type { ArrivalSource, CallRecord, EngineOutcome, EngineTotals } from './engineTypes';
 import type { EngineParams } from '../params';
 import type { SimPlan, SimRequest } from '../simRequests';
 
@@ -128,6 +128,21 @@ export function settleRecomputed(records: CallRecord[]): void {
     rec.recomputedTokens = rec.rejected ? 0 : rec.prefillTokens - (rec.promptTokens - rec.idealHitTokens);
 }
 
+/** An engine's totals before its first step (an SGLang run adds its own counters after these). */
+export function newEngineTotals(): EngineTotals {
+  return {
+    steps: 0,
+    preemptions: 0,
+    rejectedRequests: 0,
+    vllmQueries: 0,
+    vllmHits: 0,
+    prefillMs: 0,
+    decodeMs: 0,
+    transferMs: 0,
+    makespanS: 0,
+  };
+}
+
 /**
  * The clock of one run and where its time went, in whole nanoseconds, kept by the same
  * arithmetic in every engine so equal schedules give bit-identical times.
@@ -154,6 +169,12 @@ export class StepClock {
     this.transferNs += transferNs;
     this.steps += 1;
     this.now += c.fixed + prefillNs + decodeNs + transferNs;
+  }
+
+  /** The run's outcome once it is over: its totals filled in, the source's records and when each session ended. */
+  outcome(totals: EngineTotals, source: ArrivalSource, refusedByEngine = 0): EngineOutcome {
+    this.fillTotals(totals, source.records, source.rejectedRequests + refusedByEngine);
+    return { records: source.records, totals, sessionEndS: source.sessionEndS };
   }
 
   /** The run's totals once it is over: times in ms, the makespan from the records; the calls' recomputed prefill. */

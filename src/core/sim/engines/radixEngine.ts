@@ -1,7 +1,7 @@
 import { PROGRESS_STEPS } from './engineTypes';
 import type { ArrivalSource, CallRecord, EngineOutcome, EngineRun, EngineTotals } from './engineTypes';
 import type { EngineParams } from '../params';
-import { sglangLimits, StepClock, stepCostsNs } from './policySupport';
+import { newEngineTotals, sglangLimits, StepClock, stepCostsNs } from './policySupport';
 import { PrefixRecord, RadixCache } from '../caches/radixCache';
 import type { RadixNode } from '../caches/radixCache';
 import { SessionReplay } from './sessionReplay';
@@ -191,15 +191,7 @@ class RadixRun implements EngineRun {
 
   private readonly records: CallRecord[];
   private readonly totals: EngineTotals = {
-    steps: 0,
-    preemptions: 0,
-    rejectedRequests: 0,
-    vllmQueries: 0,
-    vllmHits: 0,
-    prefillMs: 0,
-    decodeMs: 0,
-    transferMs: 0,
-    makespanS: 0,
+    ...newEngineTotals(),
     sglangCachedTokens: 0,
     sglangNewTokens: 0,
     evictedTokens: 0,
@@ -304,8 +296,7 @@ class RadixRun implements EngineRun {
   }
 
   outcome(): EngineOutcome {
-    this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests + this.refused);
-    return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
+    return this.clock.outcome(this.totals, this.replay, this.refused);
   }
 
   get nowNs(): number {

@@ -1,5 +1,6 @@
 import type { ArrivalSource, EngineDebug, EngineOutcome, EngineRun } from './engineTypes';
 import type { EngineParams } from '../params';
+import { FreeBlockQueue } from './freeBlockQueue';
 import { toNs } from './policySupport';
 import { SessionReplay } from './sessionReplay';
 import { visitKeys } from '../simRequests';
@@ -44,15 +45,10 @@ interface Pin {
 }
 
 class ReferenceRun extends VllmSchedulerRun<number[]> {
-  // Block pool: ref counts, hash keys, and the free queue as a doubly linked list.
+  // Block pool: ref counts, hash keys, and the free queue.
   private readonly ref: Int32Array;
   private readonly key: Float64Array;
-  private readonly prev: Int32Array;
-  private readonly next: Int32Array;
-  private readonly inQueue: Uint8Array;
-  private freeCount: number;
-  private readonly head: number;
-  private readonly tail: number;
+  private readonly free: FreeBlockQueue;
   private readonly cached = new Map<number, number[]>();
   private readonly everCached = new Set<number>();
   private readonly cpu = new Map<number, true>();
@@ -65,16 +61,7 @@ class ReferenceRun extends VllmSchedulerRun<number[]> {
     super(plan, p, debug, replay);
     this.ref = new Int32Array(this.nb);
     this.key = new Float64Array(this.nb).fill(NONE);
-    this.prev = new Int32Array(this.nb + 2);
-    this.next = new Int32Array(this.nb + 2);
-    this.inQueue = new Uint8Array(this.nb);
-    this.head = this.nb;
-    this.tail = this.nb + 1;
-    this.next[this.head] = this.tail;
-    this.prev[this.tail] = this.head;
-    this.freeCount = 0;
-    // The free queue starts ordered by block id (docs/design/simulator.md §1.5).
-    for (let b = 0; b < this.nb; b++) this.pushTail(b);
+    this.free = new FreeBlockQueue(this.nb);
     this.cpuCapacity = p.offload ? Math.floor(p.offload.capacityTokens / this.bs) : 0;
     // Per request, for the plan's requests so far (a fleet GPU's plan grows: see growKv).
     this.table = plan.requests.map(() => []);
@@ -123,13 +110,13 @@ class ReferenceRun extends VllmSchedulerRun<number[]> {
       if (this.ref[b] !== held[b]) fail(`block ${b} has ref count ${this.ref[b]} but ${held[b]} tables hold it`);
       if (this.ref[b] === 0) unheld++;
     }
-    let queued = 0;
-    for (let b = this.next[this.head]!; b !== this.tail; b = this.next[b]!) {
-      if (++queued > this.nb) fail('the free queue has a cycle');
-      if (this.ref[b] !== 0 || !this.inQueue[b]) fail(`block ${b} is in the free queue with ref count ${this.ref[b]}`);
-    }
-    if (queued !== this.freeCount || queued !== unheld)
-      fail(`${queued} blocks queued, freeCount ${this.freeCount}, ${unheld} held by nobody`);
+    const inOrder = this.free.inOrder();
+    if (inOrder.length > this.nb) fail('the free queue has a cycle');
+    for (const b of inOrder)
+      if (this.ref[b] !== 0 || !this.free.has(b)) fail(`block ${b} is in the free queue with ref count ${this.ref[b]}`);
+    const queued = inOrder.length;
+    if (queued !== this.free.size || queued !== unheld)
+      fail(`${queued} blocks queued, freeCount ${this.free.size}, ${unheld} held by nobody`);
     let mapped = 0;
     for (const [k, blocks] of this.cached) {
       for (const b of blocks) {
@@ -153,42 +140,8 @@ class ReferenceRun extends VllmSchedulerRun<number[]> {
 
   // ---- the free queue ----
 
-  private pushTail(b: number): void {
-    const last = this.prev[this.tail]!;
-    this.next[last] = b;
-    this.prev[b] = last;
-    this.next[b] = this.tail;
-    this.prev[this.tail] = b;
-    this.inQueue[b] = 1;
-    this.freeCount++;
-  }
-
-  private pushHeadAll(blocks: number[]): void {
-    // prepend_n: the list keeps its order at the front of the queue.
-    for (let i = blocks.length - 1; i >= 0; i--) {
-      const b = blocks[i]!;
-      const first = this.next[this.head]!;
-      this.next[this.head] = b;
-      this.prev[b] = this.head;
-      this.next[b] = first;
-      this.prev[first] = b;
-      this.inQueue[b] = 1;
-      this.freeCount++;
-    }
-  }
-
-  private unlink(b: number): void {
-    const a = this.prev[b]!;
-    const c = this.next[b]!;
-    this.next[a] = c;
-    this.prev[c] = a;
-    this.inQueue[b] = 0;
-    this.freeCount--;
-  }
-
   private popHead(): number {
-    const b = this.next[this.head]!;
-    this.unlink(b);
+    const b = this.free.popHead();
     const k = this.key[b]!;
     if (!Number.isNaN(k)) {
       // Eviction is lazy: a freed block keeps its hash until it is reused.
@@ -217,9 +170,9 @@ class ReferenceRun extends VllmSchedulerRun<number[]> {
       this.ref[b]!--;
       if (this.ref[b] !== 0) continue;
       if (this.p.freeOrder === 'current' && Number.isNaN(this.key[b]!)) toHead.push(b);
-      else this.pushTail(b);
+      else this.free.pushTail(b);
     }
-    if (toHead.length > 0) this.pushHeadAll(toHead);
+    if (toHead.length > 0) this.free.pushHeadAll(toHead);
   }
 
   // ---- lookup and allocation ----
@@ -249,10 +202,10 @@ class ReferenceRun extends VllmSchedulerRun<number[]> {
     const fresh = Math.max(0, needBlocks - held - hits.length);
     let touchedFree = 0;
     for (const b of hits) if (this.ref[b] === 0) touchedFree++;
-    if (fresh + touchedFree > this.freeCount) return false;
+    if (fresh + touchedFree > this.free.size) return false;
     const table = this.table[r]!;
     for (const b of hits) {
-      if (this.ref[b] === 0) this.unlink(b);
+      if (this.ref[b] === 0) this.free.remove(b);
       this.ref[b]!++;
       table.push(b);
     }
@@ -314,7 +267,7 @@ class ReferenceRun extends VllmSchedulerRun<number[]> {
   }
 
   protected usedBlocks(): number {
-    return this.nb - this.freeCount;
+    return this.nb - this.free.size;
   }
 
   /** A session's call that finished keeps its blocks pinned under ttl-pin (while a next call may come), else frees them. */

@@ -9,7 +9,7 @@ import type {
   StepLogEntry,
 } from './engineTypes';
 import type { EngineParams } from '../params';
-import { isDecoding, StepClock, stepCostsNs } from './policySupport';
+import { isDecoding, newEngineTotals, StepClock, stepCostsNs } from './policySupport';
 import type { SimPlan, SimRequest } from '../simRequests';
 
 /** What a KV manager's lookup found for a request at its first admission attempt. */
@@ -44,17 +44,7 @@ export abstract class VllmSchedulerRun<H> implements EngineRun {
   protected readonly records: CallRecord[];
   protected waiting: number[] = [];
   protected running: number[] = [];
-  protected readonly totals: EngineTotals = {
-    steps: 0,
-    preemptions: 0,
-    rejectedRequests: 0,
-    vllmQueries: 0,
-    vllmHits: 0,
-    prefillMs: 0,
-    decodeMs: 0,
-    transferMs: 0,
-    makespanS: 0,
-  };
+  protected readonly totals: EngineTotals = newEngineTotals();
   /** CPU-tier blocks moved this step (charged in the step's time). */
   protected stepTransferBlocks = 0;
   /** The step being logged (debug.onStepLog), else null. */
@@ -151,8 +141,7 @@ export abstract class VllmSchedulerRun<H> implements EngineRun {
   }
 
   outcome(): EngineOutcome {
-    this.clock.fillTotals(this.totals, this.records, this.replay.rejectedRequests);
-    return { records: this.records, totals: this.totals, sessionEndS: this.replay.sessionEndS };
+    return this.clock.outcome(this.totals, this.replay);
   }
 
   get nowNs(): number {
