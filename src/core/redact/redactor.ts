@@ -99,6 +99,14 @@ function placeholder(kind: string, n: number): string {
   return kind === 'home-user' ? (n === 1 ? 'USER' : `USER${n}`) : `[REDACTED:${kind}#${n}]`;
 }
 
+/** What a batch's scan saw of ids left for their context (Redactor.remember). */
+interface BatchScan {
+  /** Around each id left for the text around it: the span of text that was read. */
+  contextIds: Array<[number, number]>;
+  /** An id left for its context in text that is not the batch's own (a decoded blob), or another scan of the same text at once. */
+  elsewhere: boolean;
+}
+
 interface PendingString {
   /** Index of the text in the batch's list, and where the literal is in it. */
   text: number;
@@ -151,11 +159,12 @@ export class Redactor {
    */
   private readonly clean = new Set<string>();
   private cleanChars = 0;
-  /** The batch being scanned (redactBatch), and where in it an id was recognised by the text around it. */
-  private scanning = '';
-  private contextIds: Array<[number, number]> = [];
-  /** An id recognised by its context somewhere else than the batch itself (in a decoded blob): no value of the batch is remembered. */
-  private contextElsewhere = false;
+  /**
+   * The batches being scanned (redactBatch), by their joined text: where in each an id was
+   * recognised by the text around it, and whether one was recognised somewhere else than a
+   * batch itself (in a decoded blob), after which no value of the batch is remembered.
+   */
+  private readonly scans = new Map<string, BatchScan>();
 
   /** The redaction mode this redactor runs in. */
   readonly mode: RedactionMode;
@@ -253,8 +262,9 @@ export class Redactor {
       const reason = declared ?? idContextAt(text, f.start, f.end, f.kind);
       if (declared === null && reason !== null) {
         // Left by the text around it, which may reach into the batch's next or previous value: see redactBatch.
-        if (text === this.scanning) this.contextIds.push([f.start - CONTEXT_REACH.before, f.end + CONTEXT_REACH.after]);
-        else this.contextElsewhere = true;
+        const scan = this.scans.get(text);
+        if (scan) scan.contextIds.push([f.start - CONTEXT_REACH.before, f.end + CONTEXT_REACH.after]);
+        else for (const other of this.scans.values()) other.elsewhere = true;
       }
       if (reason !== null) this.onLeftAsId?.(reason, f.kind, value);
       return reason === null;
@@ -388,14 +398,14 @@ export class Redactor {
 
   private async redactBatch(batch: PendingString[], out: string[]): Promise<void> {
     const joined = batch.map((b) => b.value).join(SEPARATOR);
-    this.scanning = joined;
-    this.contextIds = [];
-    this.contextElsewhere = false;
+    // Two batches of the same text scanned at once (concurrent calls) remember nothing.
+    const scan: BatchScan = { contextIds: [], elsewhere: this.scans.has(joined) };
+    this.scans.set(joined, scan);
     let findings: Finding[];
     try {
       findings = await this.detect(joined);
     } finally {
-      this.scanning = '';
+      if (this.scans.get(joined) === scan) this.scans.delete(joined);
     }
     const at = (offset: number): number => {
       let lo = 0;
@@ -419,7 +429,7 @@ export class Redactor {
       list.push({ kind: f.kind, start, end: Math.min(f.end - s.at, s.value.length) });
       perString.set(lo, list);
     }
-    this.remember(batch, perString, at);
+    this.remember(batch, perString, at, scan);
     batch.forEach((s, i) => {
       if (s.rewritten && !perString.has(i)) perString.set(i, []);
     });
@@ -443,10 +453,15 @@ export class Redactor {
    * text reached past the value's own ends: in another batch, next to other values, the
    * same value might read otherwise.
    */
-  private remember(batch: PendingString[], perString: Map<number, Finding[]>, at: (offset: number) => number): void {
-    if (this.onLeftAsId || this.contextElsewhere) return;
+  private remember(
+    batch: PendingString[],
+    perString: Map<number, Finding[]>,
+    at: (offset: number) => number,
+    scan: BatchScan,
+  ): void {
+    if (this.onLeftAsId || scan.elsewhere) return;
     const unsure = new Set<number>();
-    for (const [from, to] of this.contextIds) {
+    for (const [from, to] of scan.contextIds) {
       const i = at(Math.max(0, from + CONTEXT_REACH.before));
       const s = batch[i]!;
       if (from < s.at || to > s.at + s.value.length) unsure.add(i);
