@@ -13,7 +13,8 @@
 //      CONTEXT_BENCH_ROUNDS=N alternates N without/with pairs, default 3, and
 //      CONTEXT_BENCH_PHASES=1 prints each child's CPU ms by step (read, price, report, anatomy); CONTEXT_BENCH_COUNTER=module.js
 //      counts Claude's text with another tokenizer, to compare; CONTEXT_BENCH_CODEX_SIZES=1 reads Codex logs
-//      as sizes, as before its text was counted; CONTEXT_BENCH_LOG=codex measures the cost on copies of the
+//      as sizes, as before its text was counted, CONTEXT_BENCH_GEMINI_SIZES=1 Gemini CLI logs likewise, CONTEXT_BENCH_OPENCODE_SIZES=1 OpenCode exports (local
+//      samples: AGENT_TRACE_LOCAL_SAMPLES/gemini-cli and /opencode, test/fixtures/README.md); CONTEXT_BENCH_LOG=codex measures the cost on copies of the
 //      shared Codex rollout, 1.9 MB each: 540 ≈ 1 GB)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -61,8 +62,10 @@ function samples(): string[] {
   };
   for (const f of ['claude-code', 'codex', 'gemini-cli']) walk(join(repoRoot, 'test/fixtures', f));
   if (sharedTracesDir) for (const f of ['claude-code', 'codex']) walk(join(sharedTracesDir, f));
-  const opencode = localSample('opencode');
-  if (opencode) walk(opencode);
+  for (const local of ['opencode', 'gemini-cli']) {
+    const dir = localSample(local);
+    if (dir) walk(dir);
+  }
   return found;
 }
 
@@ -91,7 +94,7 @@ async function accuracy(): Promise<void> {
   const byFamily = new Map<string, { raw: number[]; cal: number[]; pred: number[]; predRaw: number[] }>();
   const counter = benchCounter();
   console.log(
-    `Claude Code text counted with ${counter.name}; Codex text with ${O200K.name}${process.env.CONTEXT_BENCH_CODEX_SIZES === '1' ? ' (CONTEXT_BENCH_CODEX_SIZES=1: Codex read as sizes, as before)' : ''}; sizes-only logs as characters ÷ 4.`,
+    `Claude Code text counted with ${counter.name}; Codex text with ${O200K.name}${process.env.CONTEXT_BENCH_CODEX_SIZES === '1' ? ' (CONTEXT_BENCH_CODEX_SIZES=1: Codex read as sizes, as before)' : ''}; Gemini CLI text with ${O200K.name} as a stand-in${process.env.CONTEXT_BENCH_GEMINI_SIZES === '1' ? ' (CONTEXT_BENCH_GEMINI_SIZES=1: Gemini CLI read as sizes, as before)' : ''}; sizes-only logs as characters ÷ 4.`,
   );
   console.log('"fitted" = calibrated on all the session\'s compared calls, the measured ones included (in-sample);');
   console.log(
@@ -114,7 +117,10 @@ async function accuracy(): Promise<void> {
     const collector = new AgentContentCollector(counter, O200K);
     const parsed = await parseTrace(files, { recordTap: (r) => collector.record(r) });
     if (parsed.problem) continue;
-    const sizesOnly = process.env.CONTEXT_BENCH_CODEX_SIZES === '1' && parsed.model.format === 'codex';
+    const sizesOnly =
+      (process.env.CONTEXT_BENCH_CODEX_SIZES === '1' && parsed.model.format === 'codex') ||
+      (process.env.CONTEXT_BENCH_GEMINI_SIZES === '1' && parsed.model.format === 'gemini-cli') ||
+      (process.env.CONTEXT_BENCH_OPENCODE_SIZES === '1' && parsed.model.format === 'opencode');
     const anatomy = contextAnatomy(parsed.model, {
       content: sizesOnly ? null : collector.contentFor(parsed.model.format),
       tokenizer: tokenCounterFor,

@@ -17,10 +17,22 @@
 // rollout). Longer sessions are a real session continued: its lines written again with fresh
 // message and tool ids and later timestamps, as a session that went on would write them.
 //
-// Run: npm run bench:sessions [-- --sessions 1000 --gb 5]   (--quick: 100 sessions, 0.5 GB)
+// Run: npm run bench:sessions [-- --sessions 1000 --gb 5]   (--quick: 100 sessions, 0.5 GB;
+// --cold-only: the baseline and the cold index only; --keep keeps the corpus, --home DIR reads a
+// kept one; --threads N: N parse threads whatever the load; each run prints the CPU seconds of
+// the baseline and of the cold index beside their times)
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { groupSessions } from '../src/core/sessions/sessionQuery';
 import { sessionFigures, sessionLabel, sessionTooltip } from '../src/core/sessions/sessionText';
@@ -46,6 +58,17 @@ const SESSIONS = option('--sessions', quick ? 100 : 1000);
 /** --stages: the cold index in this one thread (no parse threads), its time split: reading files whole vs the rest (planning, SQLite). */
 const STAGES = args.includes('--stages');
 const TARGET_BYTES = option('--gb', quick ? 0.5 : 5) * 2 ** 30;
+/** --cold-only: the baseline and the cold index, nothing after (no cancel, warm open or live append). */
+const COLD_ONLY = args.includes('--cold-only');
+/** --threads N: the cold index on N parse threads whatever the load (the worker picks none at a load ≥ its cores). */
+const THREADS = option('--threads', -1);
+if (THREADS >= 0) process.env['AGENT_TRACE_PARSE_THREADS'] = String(THREADS);
+
+/** CPU seconds this process used (every thread: the index worker and its parse threads are threads of it) since `from`. */
+const cpuSince = (from: NodeJS.CpuUsage): number => {
+  const u = process.cpuUsage(from);
+  return (u.user + u.system) / 1e6;
+};
 
 function config(home: string, dbPath: string): IndexWorkerConfig {
   return {
@@ -97,11 +120,13 @@ async function stages(corpus: ReturnType<typeof generate>, work: string, parseMs
     return agent ? [{ agent, root }] : [];
   });
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const result = await indexer.sync(roots, { freshReader: () => reader });
   const syncMs = performance.now() - t0;
+  const syncCpu = cpuSince(cpu0);
   index.close();
   console.log(
-    `\nstages (one thread): cold index ${s(syncMs)} for ${result.files} files (load ${loadavg()[0]!.toFixed(1)}); ratio / parseTrace ${(syncMs / parseMs).toFixed(2)}`,
+    `\nstages (one thread): cold index ${s(syncMs)} for ${result.files} files (load ${loadavg()[0]!.toFixed(1)}); ratio / parseTrace ${(syncMs / parseMs).toFixed(2)}; CPU ${syncCpu.toFixed(1)} s`,
   );
   console.log(
     `  fresh reads (parse, figures, saved parses): ${s(readMs)} for ${reads} files, ${((100 * readMs) / syncMs).toFixed(0)}%`,
@@ -116,7 +141,14 @@ async function main(): Promise<void> {
   execFileSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'ignore' });
   console.log(`generating ${SESSIONS} sessions (${MB(TARGET_BYTES)}) under a fake home…`);
   let t0 = performance.now();
-  const corpus = generate(SESSIONS, TARGET_BYTES);
+  // --keep: the corpus stays (its path printed) for --home DIR in the next run (generating 5 GB takes 1–2 minutes).
+  const home = args.includes('--home') ? args[args.indexOf('--home') + 1]! : null;
+  const corpus: ReturnType<typeof generate> = home
+    ? (JSON.parse(readFileSync(join(home, 'corpus.json'), 'utf8')) as ReturnType<typeof generate>)
+    : generate(SESSIONS, TARGET_BYTES);
+  const keep = home !== null || args.includes('--keep');
+  if (keep && !home) writeFileSync(join(corpus.home, 'corpus.json'), JSON.stringify(corpus));
+  if (keep) console.log(`  corpus kept in ${corpus.home} (--home ${corpus.home})`);
   console.log(
     `  ${corpus.files.length} sessions, ${MB(corpus.bytes)} in ${s(performance.now() - t0)}; largest ${MB(statSync(corpus.largest).size)}`,
   );
@@ -124,14 +156,16 @@ async function main(): Promise<void> {
   try {
     // Baseline: every file parsed once, one after another.
     t0 = performance.now();
+    let cpu0 = process.cpuUsage();
     let calls = 0;
     for (const f of corpus.files) {
       const parsed = await parseTrace(await readTraceFiles(f));
       calls += parsed.model.sessions.reduce((n, x) => n + x.calls.length, 0);
     }
     const parseMs = performance.now() - t0;
+    const parseCpu = cpuSince(cpu0);
     console.log(
-      `\nbaseline: parseTrace over every file: ${s(parseMs)} (${(corpus.bytes / 2 ** 20 / (parseMs / 1000)).toFixed(0)} MB/s, ${calls} LLM calls; load ${loadavg()[0]!.toFixed(1)})`,
+      `\nbaseline: parseTrace over every file: ${s(parseMs)} (${(corpus.bytes / 2 ** 20 / (parseMs / 1000)).toFixed(0)} MB/s, ${calls} LLM calls; load ${loadavg()[0]!.toFixed(1)}); CPU ${parseCpu.toFixed(1)} s`,
     );
 
     if (STAGES) {
@@ -139,7 +173,7 @@ async function main(): Promise<void> {
       return;
     }
     // Cancellation: a cold index stopped after 3 s keeps what it read.
-    {
+    if (!COLD_ONLY) {
       const events: IndexEvent[] = [];
       const client = new SessionIndexClient(script, (e) => events.push(e));
       await client.request('configure', config(corpus.home, join(work, 'cancel.sqlite')));
@@ -163,17 +197,28 @@ async function main(): Promise<void> {
     const events: IndexEvent[] = [];
     let client = new SessionIndexClient(script, (e) => events.push(e));
     await client.request('configure', config(corpus.home, dbPath));
+    const loadBefore = loadavg()[0]!;
     t0 = performance.now();
+    cpu0 = process.cpuUsage();
     const cold = await client.request('sync', {});
     const coldMs = performance.now() - t0;
+    const coldCpu = cpuSince(cpu0);
     if (cold.readOnly) throw new Error('another process holds the lease');
     const progress = events.filter((e) => e.event === 'progress').length;
+    const threadsLog = events.find((e) => e.event === 'log' && e.message.includes('parse threads'));
     console.log(
-      `\ncold index: ${s(coldMs)} for ${cold.files} files, ${MB(cold.bytesRead)} (target ≤ 60 s); ${progress} progress reports; load ${loadavg()[0]!.toFixed(1)}`,
+      `\ncold index: ${s(coldMs)} for ${cold.files} files, ${MB(cold.bytesRead)} (target ≤ 60 s; issue 27: ≤ 30 s idle); ${progress} progress reports; load ${loadBefore.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
+    );
+    console.log(
+      `  ${threadsLog && threadsLog.event === 'log' ? threadsLog.message : 'read in the index worker’s own thread (no parse threads)'}`,
     );
     console.log(`  ratio cold index / baseline parse: ${(coldMs / parseMs).toFixed(2)}`);
+    console.log(
+      `  CPU: ${coldCpu.toFixed(1)} s in all threads (${(coldCpu / parseCpu).toFixed(2)}× the baseline's ${parseCpu.toFixed(1)} s); with every core of ${availableParallelism()} given to it, at least ${s((1000 * coldCpu) / availableParallelism())}`,
+    );
     console.log(`  index file: ${MB(statSync(dbPath).size)}`);
     await client.dispose();
+    if (COLD_ONLY) return;
 
     // Warm open: a new worker on the warm index, as a new window or a restart would.
     t0 = performance.now();
@@ -265,7 +310,7 @@ async function main(): Promise<void> {
     );
   } finally {
     rmSync(work, { recursive: true, force: true });
-    rmSync(corpus.home, { recursive: true, force: true });
+    if (!keep) rmSync(corpus.home, { recursive: true, force: true });
   }
 }
 

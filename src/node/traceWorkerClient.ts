@@ -19,6 +19,13 @@ import { WorkerRpc } from '../protocol/workerRpc';
  */
 export const WORKER_HEAP_MB = 1024;
 
+/**
+ * The worker's young generation, in MB: two semi-spaces of 4 MB and room for young large
+ * objects, as the CLI's analyze thread has (src/cli/main.ts). V8 would let each semi-space
+ * grow to 16 MB while a big trace is read (docs/performance.md, "Issue 27, seventh round").
+ */
+export const WORKER_YOUNG_GENERATION_MB = 12;
+
 /** Raised when reading was cancelled (the worker was stopped on purpose). */
 export class TraceCancelledError extends Error {}
 
@@ -39,8 +46,13 @@ export class TraceWorkerClient {
   private stopped: Error | null = null;
   private onProgress: ((bytesRead: number, totalBytes: number | null) => void) | null = null;
 
-  constructor(workerScript: string, heapMb = WORKER_HEAP_MB) {
-    this.worker = new Worker(workerScript, { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+  constructor(workerScript: string, heapMb = WORKER_HEAP_MB, youngMb: number | null = WORKER_YOUNG_GENERATION_MB) {
+    this.worker = new Worker(workerScript, {
+      resourceLimits: {
+        maxOldGenerationSizeMb: heapMb,
+        ...(youngMb !== null ? { maxYoungGenerationSizeMb: youngMb } : {}),
+      },
+    });
     this.rpc = new WorkerRpc((request) => this.post(request));
     this.worker.on('message', (m: FromWorker) => this.receive(m));
     this.worker.on('error', (e: Error & { code?: string }) => {

@@ -209,6 +209,9 @@ function markUnread(session: Session, lines: Map<number, number[]> | undefined, 
   }
 }
 
+/** How the Gemini CLI anatomy labels its counts (docs/guide/context.md#gemini-cli). */
+const GEMINI_STANDIN = "a stand-in for Gemini's tokenizer";
+
 function isBefore(p: ContentPiece, at: { file: number; line: number }): boolean {
   return p.file < at.file || (p.file === at.file && p.line < at.line);
 }
@@ -265,7 +268,11 @@ function sessionAnatomy(
     compactAt,
     unread,
     dropped,
-    fromText ? counter.name : `${counter.name}; sizes only`,
+    fromText
+      ? format === 'gemini-cli'
+        ? `${counter.name}, ${GEMINI_STANDIN}`
+        : counter.name
+      : `${counter.name}; sizes only`,
   );
   // A call's framing (perCall) is shared by the pieces it appended; a piece whose tokens the log gives is not scaled.
   const scaled = (i: number, k: number): number =>
@@ -318,6 +325,11 @@ function sessionAnatomy(
     notes.push(
       "tool definitions (MCP servers' schemas included) are not in the log: estimated as the first call's logged input minus the visible text; the base instructions and developer messages are counted from the log (as agent-written input), AGENTS.md as memory",
       "reasoning is logged encrypted: each response's reasoning is its logged reasoning tokens (estimated), and the reasoning of earlier turns leaves the prompt at a new user message",
+    );
+  else if (format === 'gemini-cli' && fromText)
+    notes.push(
+      "system instruction, tool definitions (MCP servers' schemas included) and GEMINI.md memory (sent in the system instruction) are not in the log: estimated together as the first call's logged input minus the visible text",
+      `Gemini's tokenizer is not published for JavaScript: the text is counted with ${counter.name} as a stand-in, scaled by the session's calibration; the model's turns are their logged output tokens (its thoughts do not go back into the history)`,
     );
   else
     notes.push(

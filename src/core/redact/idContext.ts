@@ -21,6 +21,8 @@ import { isIdKey, strictFindings } from './strictRules';
 
 /** Distinct ids kept per redactor: beyond it a trace's further ids are not remembered (they are then redacted where they stand bare: the safe side). */
 export const MAX_DECLARED_IDS = 200_000;
+/** Characters of texts remembered as learnt from (learnJsonOnce): beyond it texts are learnt from again (the same ids, more work). */
+const MAX_REMEMBERED_CHARS = 16 * 2 ** 20;
 /** Longest value remembered as an id. */
 const MAX_ID_LENGTH = 256;
 /** The id-shaped pieces inside a declared value (`codex:<uuid>:<uuid>`, `tool-<uuid>`, `claude:<uuid>:msg_…`). */
@@ -41,6 +43,9 @@ export class TraceIds {
   private readonly ids = new Map<string, string>();
   /** Literals left until an OTLP attribute's value, after a `"key"` that names an id (kept across texts). */
   private attributeLiterals = 0;
+  /** Texts learnt from already (learnJsonOnce), with their total length bounded by MAX_REMEMBERED_CHARS. */
+  private readonly learnt = new Set<string>();
+  private learntChars = 0;
 
   /** How many distinct ids are known. */
   get size(): number {
@@ -69,6 +74,35 @@ export class TraceIds {
     this.ids.set(value, how);
     for (const m of value.matchAll(ID_PIECE))
       if (m[0] !== value && this.ids.size < MAX_DECLARED_IDS && !this.ids.has(m[0])) this.ids.set(m[0], how);
+  }
+
+  /**
+   * learnJson, skipped for a text learnt from before. Exact: what a text declares depends on
+   * the text alone when no OTLP attribute's value is pending before it (attributeLiterals 0)
+   * nor after it, and learning an id again, or past MAX_DECLARED_IDS, adds nothing. The
+   * export's texts repeat across traces (tool names, commands, paths, system texts).
+   */
+  learnJsonOnce(text: string): void {
+    const clear = this.attributeLiterals === 0;
+    if (clear && this.learnt.has(text)) return;
+    this.learnJson(text);
+    if (clear && this.attributeLiterals === 0 && this.learntChars + text.length <= MAX_REMEMBERED_CHARS) {
+      this.learnt.add(text);
+      this.learntChars += text.length;
+    }
+  }
+
+  /**
+   * What learnJson learns from `{"<an id key>": value}` (a column of ids, as the Parquet export
+   * declares its id columns), without writing and reading that JSON: the value is an id, and
+   * so are the ids in JSON held in it, or those its text shows in an id's context.
+   */
+  learnIdValue(value: string): void {
+    // An OTLP attribute's value pending: the literals must be counted as learnJson counts them.
+    if (this.attributeLiterals > 0) return this.learnJson(JSON.stringify({ id: value }));
+    this.add(value);
+    if (value.length > 2 && (value[0] === '{' || value[0] === '[') && value.includes('"')) this.learnJson(value, 1);
+    else this.learnInContext(value);
   }
 
   /** The ids in a trace's file name (`ae4a77f8-….jsonl`, `agent-aac57f5.jsonl`). */
@@ -161,6 +195,8 @@ const TIME_BEFORE = /(?:time|nano|_ns|_us|_ms|stamp|\bts|_at|date|epoch)[\w.-]{0
 const MAX_KEY_HEX = 128;
 /** How far back the context is read. */
 const REACH = 96;
+/** How far around a value idContextAt reads (characters before it, after it): a redactor's memory of clean texts needs it. */
+export const CONTEXT_REACH = { before: REACH, after: 16 } as const;
 
 /** Unix times of 2000-01-01 and 2100-01-01 in seconds. */
 const YEAR_2000 = 946_684_800;

@@ -4,7 +4,7 @@ import { entropyFindings } from './entropyRules';
 import { gitleaksFindings } from './gitleaksRules';
 import { ownFindings } from './ownRules';
 import { privateKeyFindings } from './privateKeys';
-import { idContextAt, TraceIds } from './idContext';
+import { CONTEXT_REACH, idContextAt, TraceIds } from './idContext';
 import { isIdKey, STRICT_KINDS, strictFindings } from './strictRules';
 import { decodedBlobs, joinedPieces, lastRunStart, originalOffset, originalSpan } from './views';
 
@@ -29,6 +29,12 @@ const NUMBER_TEXT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const SEPARATOR = '\n\n';
 /** Characters of decoded text per detector run: large enough to amortise the rules' set-up, small enough to bound memory. */
 const BATCH_CHARS = 1 << 20;
+
+/**
+ * Characters of string values remembered as clean (Redactor's `clean`): a value scanned
+ * once and found to hold nothing is not scanned again. Beyond it, values are scanned again.
+ */
+const MAX_CLEAN_CHARS = 32 * 2 ** 20;
 
 /** How many base64 layers are decoded inside one another (a base64 `.env` inside a base64 Kubernetes secret is two). */
 const MAX_DECODE_DEPTH = 2;
@@ -83,9 +89,22 @@ function isNestedJson(value: string): boolean {
   }
 }
 
+/** A value's key in the redactor's memory of clean values: whether it is an id field's value (strict kinds are not taken there), then the value. */
+function cleanKey(value: string, idValue: boolean): string {
+  return (idValue ? '1' : '0') + value;
+}
+
 /** The text a kind's findings are replaced by. No quote or backslash, so JSON nested inside a string stays valid. */
 function placeholder(kind: string, n: number): string {
   return kind === 'home-user' ? (n === 1 ? 'USER' : `USER${n}`) : `[REDACTED:${kind}#${n}]`;
+}
+
+/** What a batch's scan saw of ids left for their context (Redactor.remember). */
+interface BatchScan {
+  /** Around each id left for the text around it: the span of text that was read. */
+  contextIds: Array<[number, number]>;
+  /** An id left for its context in text that is not the batch's own (a decoded blob), or another scan of the same text at once. */
+  elsewhere: boolean;
 }
 
 interface PendingString {
@@ -130,6 +149,22 @@ export class Redactor {
   private readonly onLeftAsId: RedactorOptions['onLeftAsId'];
   /** The ids the trace declares (first pass: learnIds, learnFileName; every redactJsonTexts call learns from its texts too). */
   private readonly ids = new TraceIds();
+  /**
+   * String values scanned and found clean (each keyed with whether it stood as an id
+   * field's value), not scanned again. A clean value stays clean: the detectors read the
+   * value alone (the batch's separator stops every rule: see below for the one reading that
+   * crosses it), and the only state they read, the ids learnt, only ever grows, which only
+   * ever takes findings away (unexplainedShapes). Off while onLeftAsId listens (the bench
+   * counts every value left as an id, each time).
+   */
+  private readonly clean = new Set<string>();
+  private cleanChars = 0;
+  /**
+   * The batches being scanned (redactBatch), by their joined text: where in each an id was
+   * recognised by the text around it, and whether one was recognised somewhere else than a
+   * batch itself (in a decoded blob), after which no value of the batch is remembered.
+   */
+  private readonly scans = new Map<string, BatchScan>();
 
   /** The redaction mode this redactor runs in. */
   readonly mode: RedactionMode;
@@ -160,6 +195,12 @@ export class Redactor {
     // Strict mode leaves no id but the trace's own id fields, which it reads on the spot.
     if (this.mode === 'strict') return;
     for (const t of texts) this.ids.learnJson(t);
+  }
+
+  /** Remembers values the caller knows to be ids (the Parquet export's id columns): as learnIds of `{"id": value}` for each. */
+  learnIdValues(values: readonly string[]): void {
+    if (this.mode === 'strict') return;
+    for (const v of values) this.ids.learnIdValue(v);
   }
 
   /** Remembers the ids in a trace file's name (`<session uuid>.jsonl`, `agent-<id>.jsonl`). */
@@ -208,7 +249,8 @@ export class Redactor {
    * the export (src/node/team/exportPool.ts).
    */
   async redactCountedJsonTexts(distinct: readonly string[], weights: readonly number[]): Promise<string[]> {
-    this.learnIds(distinct);
+    // Each text learnt from once per redactor: the export's texts repeat from trace to trace.
+    if (this.mode !== 'strict') for (const t of distinct) this.ids.learnJsonOnce(t);
     return this.redactTexts(distinct, weights);
   }
 
@@ -216,7 +258,14 @@ export class Redactor {
   private unexplainedShapes(text: string): Finding[] {
     return strictFindings(text).filter((f) => {
       const value = text.slice(f.start, f.end);
-      const reason = this.ids.how(value) ?? idContextAt(text, f.start, f.end, f.kind);
+      const declared = this.ids.how(value);
+      const reason = declared ?? idContextAt(text, f.start, f.end, f.kind);
+      if (declared === null && reason !== null) {
+        // Left by the text around it, which may reach into the batch's next or previous value: see redactBatch.
+        const scan = this.scans.get(text);
+        if (scan) scan.contextIds.push([f.start - CONTEXT_REACH.before, f.end + CONTEXT_REACH.after]);
+        else for (const other of this.scans.values()) other.elsewhere = true;
+      }
       if (reason !== null) this.onLeftAsId?.(reason, f.kind, value);
       return reason === null;
     });
@@ -225,11 +274,14 @@ export class Redactor {
   private async redactTexts(texts: readonly string[], weights?: readonly number[]): Promise<string[]> {
     const out = texts.slice();
     let batch: PendingString[] = [];
+    /** Characters toward the batch's size (remembered clean values count too), and of the joined text itself. */
     let chars = 0;
+    let joined = 0;
     const flush = async (): Promise<void> => {
       if (batch.length > 0) await this.redactBatch(batch, out);
       batch = [];
       chars = 0;
+      joined = 0;
     };
     for (let t = 0; t < texts.length; t++) {
       const text = texts[t]!;
@@ -253,6 +305,12 @@ export class Redactor {
         // A literal that is not valid JSON (a cut or hand-broken line) is still scanned, raw.
         let value = decoded ?? raw.slice(1, closed ? -1 : undefined);
         if (value.length < MIN_SCANNED_LENGTH || NUMBER_TEXT.test(value)) continue;
+        if (this.clean.size > 0 && this.clean.has(cleanKey(value, idValue))) {
+          // Found clean before: not scanned, but counted toward the batch as if it were, so the
+          // batches (and the order in which new secrets are numbered) are those without the memory.
+          chars += value.length + SEPARATOR.length;
+          continue;
+        }
         let rewritten = false;
         if (decoded !== null && isNestedJson(decoded)) {
           // JSON inside a string (tool arguments): its own escapes would hide secrets from the rules, so redact it as JSON.
@@ -261,6 +319,7 @@ export class Redactor {
           value = inner!;
         }
         chars += value.length + SEPARATOR.length;
+        joined += value.length + SEPARATOR.length;
         batch.push({
           text: t,
           start,
@@ -269,7 +328,7 @@ export class Redactor {
           decoded: decoded !== null,
           closed,
           rewritten,
-          at: chars - value.length - SEPARATOR.length,
+          at: joined - value.length - SEPARATOR.length,
           weight,
           idValue,
         });
@@ -339,17 +398,29 @@ export class Redactor {
 
   private async redactBatch(batch: PendingString[], out: string[]): Promise<void> {
     const joined = batch.map((b) => b.value).join(SEPARATOR);
-    const findings = await this.detect(joined);
-    // Each finding belongs to the string it starts in (binary search over the starts), cut at that string's end.
-    const perString = new Map<number, Finding[]>();
-    for (const f of findings) {
+    // Two batches of the same text scanned at once (concurrent calls) remember nothing.
+    const scan: BatchScan = { contextIds: [], elsewhere: this.scans.has(joined) };
+    this.scans.set(joined, scan);
+    let findings: Finding[];
+    try {
+      findings = await this.detect(joined);
+    } finally {
+      if (this.scans.get(joined) === scan) this.scans.delete(joined);
+    }
+    const at = (offset: number): number => {
       let lo = 0;
       let hi = batch.length - 1;
       while (lo < hi) {
         const mid = (lo + hi + 1) >> 1;
-        if (batch[mid]!.at <= f.start) lo = mid;
+        if (batch[mid]!.at <= offset) lo = mid;
         else hi = mid - 1;
       }
+      return lo;
+    };
+    // Each finding belongs to the string it starts in (binary search over the starts), cut at that string's end.
+    const perString = new Map<number, Finding[]>();
+    for (const f of findings) {
+      const lo = at(f.start);
       const s = batch[lo]!;
       const start = f.start - s.at;
       if (start >= s.value.length) continue; // in a separator
@@ -358,6 +429,7 @@ export class Redactor {
       list.push({ kind: f.kind, start, end: Math.min(f.end - s.at, s.value.length) });
       perString.set(lo, list);
     }
+    this.remember(batch, perString, at, scan);
     batch.forEach((s, i) => {
       if (s.rewritten && !perString.has(i)) perString.set(i, []);
     });
@@ -373,6 +445,35 @@ export class Redactor {
       const text = out[s.text]!;
       out[s.text] = text.slice(0, s.start) + literal + text.slice(s.end);
     }
+  }
+
+  /**
+   * Remembers the batch's values in which nothing was found (and nothing nested was
+   * rewritten) as clean. Not those where an id was left for the text around it when that
+   * text reached past the value's own ends: in another batch, next to other values, the
+   * same value might read otherwise.
+   */
+  private remember(
+    batch: PendingString[],
+    perString: Map<number, Finding[]>,
+    at: (offset: number) => number,
+    scan: BatchScan,
+  ): void {
+    if (this.onLeftAsId || scan.elsewhere) return;
+    const unsure = new Set<number>();
+    for (const [from, to] of scan.contextIds) {
+      const i = at(Math.max(0, from + CONTEXT_REACH.before));
+      const s = batch[i]!;
+      if (from < s.at || to > s.at + s.value.length) unsure.add(i);
+    }
+    batch.forEach((s, i) => {
+      if (s.rewritten || perString.has(i) || unsure.has(i)) return;
+      if (this.cleanChars + s.value.length > MAX_CLEAN_CHARS) return;
+      const key = cleanKey(s.value, s.idValue);
+      if (this.clean.has(key)) return;
+      this.clean.add(key);
+      this.cleanChars += s.value.length;
+    });
   }
 
   /** Replaces the findings in `value`; overlapping findings merge, the earliest (then longest) naming the kind. */

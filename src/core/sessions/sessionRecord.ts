@@ -1,5 +1,7 @@
+import { findCacheMisses } from '../analysis/cacheMisses';
 import type { MissCause } from '../analysis/cacheMisses';
-import { analyzeSession } from '../analysis/sessionAnalysis';
+import { findRetryLoopsOnly } from '../analysis/retryLoops';
+import { summarizeSession } from '../analysis/sessionSummary';
 import type { AnalysisOptions } from '../analysis/sessionAnalysis';
 import type { TokenTotals } from '../analysis/sessionSummary';
 import { DEFAULT_ANALYSIS_OPTIONS } from '../analysis/sessionAnalysis';
@@ -124,8 +126,11 @@ export function indexRecords(
   if (parsed.problem || parsed.model.format === null) return [];
   const o: AnalysisOptions = { ...DEFAULT_ANALYSIS_OPTIONS, ...options };
   return parsed.model.sessions.map((session) => {
-    const analysis = analyzeSession(session, o);
-    const s = analysis.summary;
+    // The parts of analyzeSession the record keeps, each computed as it computes them (its
+    // fingerprint, miss-cause counts and loop sentence are not kept: a cold index skips them),
+    // and the retry loops without a record per failed call (the record keeps the loops only).
+    const s = summarizeSession(session);
+    const analysis = { retry: findRetryLoopsOnly(session, o.minLoopAttempts), misses: findCacheMisses(session, o) };
     const cost = sessionCost(session, parsed.model.format, prices);
     const ttl = sessionCacheTtl(session, o.cacheTtlMs);
     const misses = new Map(analysis.misses.map((m) => [m.callIndex, m.cause]));

@@ -192,8 +192,9 @@ export class LineReader {
       this.bytesSeen += rest.length;
       if (this.long) this.feedLong(rest);
       else {
-        // Copy: the caller may reuse its chunk buffer after push() returns.
-        this.pending.push(rest.slice());
+        // Copy: the caller may reuse its chunk buffer after push() returns. Not rest.slice():
+        // on a Node Buffer, slice() is a view of the same memory.
+        this.pending.push(new Uint8Array(rest));
         this.pendingBytes += rest.length;
         if (this.pendingBytes > this.longLineBytes) this.startLong();
       }

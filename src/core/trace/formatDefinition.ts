@@ -1,6 +1,6 @@
 import type { JsonObject } from './json';
 import type { FormatId, SourceRef } from './model';
-import type { ReaderResult, RecordReader } from './recordReader';
+import type { ReaderResult, RecordReader, TraceRecord } from './recordReader';
 
 /** A path into a JSON document: object keys and array indexes. */
 export type JsonPath = ReadonlyArray<string | number>;
@@ -77,6 +77,8 @@ export interface FormatDefinition {
   slimRecord?(record: JsonObject): JsonObject;
   /** Reader for a whole document. */
   readDocument?(doc: JsonDocument): ReaderResult;
+  /** A document as the records a content collector is fed (ParseOptions.recordTap), for a format read by readDocument whose text the context anatomy counts. */
+  documentRecords?(doc: JsonDocument): TraceRecord[];
   /** Where its traces keep companion files (sub-agent logs), for a format that writes them apart (JSON Lines formats only). */
   companions?: CompanionLayout;
 }

@@ -727,7 +727,11 @@ class TraceParser {
         message: `Not a trace format Agent Trace Inspector knows: ${this.detection.evidence}. Supported: ${supportedFormatsText()}.`,
       });
     }
-    if (format.readDocument) return this.success(keys, format.readDocument(doc));
+    if (format.readDocument) {
+      const tap = this.recordTap;
+      if (tap && format.documentRecords) for (const r of format.documentRecords(doc)) tap(r);
+      return this.success(keys, format.readDocument(doc));
+    }
     const reader = this.tapped(format.createRecordReader!());
     const elements = Array.isArray(doc.value) ? doc.value.map((v, i) => [v, [i]] as const) : [[doc.value, []] as const];
     for (const [value, path] of elements) {

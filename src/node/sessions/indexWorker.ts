@@ -67,6 +67,15 @@ function priceBook(): ReturnType<typeof indexPriceBook> {
   return indexPriceBook(config?.prices ?? []);
 }
 
+/**
+ * Parse threads set by the environment (AGENT_TRACE_PARSE_THREADS=N, 0 for none) instead of
+ * parseThreadsFor's choice: bench:sessions --threads N measures two threads on a machine
+ * busy enough that the worker would read in its own thread. Unset in normal use.
+ */
+const FORCED_PARSE_THREADS = ((n: number): number | null => (Number.isInteger(n) && n >= 0 && n <= 16 ? n : null))(
+  Number(process.env['AGENT_TRACE_PARSE_THREADS'] ?? 'NaN'),
+);
+
 /** The parse threads' script: bundled beside this one (dist/indexParseWorker.js). */
 const PARSE_WORKER_SCRIPT = join(__dirname, 'indexParseWorker.js');
 
@@ -233,7 +242,7 @@ async function handle(m: Exclude<IndexRequest, { kind: 'cancel' }>): Promise<unk
         indexer!.sync(roots(), {
           // A cold index (or many new sessions) is parsed on parse threads; this thread writes.
           freshReader: (newFiles) => {
-            const threads = parseThreadsFor(newFiles);
+            const threads = FORCED_PARSE_THREADS ?? parseThreadsFor(newFiles);
             if (threads === 0 || !existsSync(PARSE_WORKER_SCRIPT)) return null;
             void (pool as ParsePool | null)?.close(); // a sync run again after a damaged index was set aside
             pool = new ParsePool(PARSE_WORKER_SCRIPT, threads, {

@@ -4,7 +4,7 @@ import { isLive } from '../../core/sessions/sessionQuery';
 import type { SessionRow } from '../../core/sessions/sessionQuery';
 import type { CallRecord, IndexedSession, SessionRecord } from '../../core/sessions/sessionRecord';
 import { isBusy, openDatabase } from './sqlite';
-import type { Database } from './sqlite';
+import type { Database, Statement } from './sqlite';
 
 /**
  * The persistent index of local agent sessions: one SQLite file (node-sqlite3-wasm) in
@@ -175,6 +175,28 @@ function unpackCalls(text: string): CallRecord[] {
 
 type Row = Record<string, unknown>;
 
+/**
+ * A string to bind as TEXT through `CAST(? AS TEXT)`: a long one as its UTF-8 bytes. The
+ * binding encodes a string into WebAssembly memory one character at a time in JavaScript
+ * (a session's calls and search text are hundreds of kilobytes: a tenth of a cold index's
+ * SQLite time); Buffer.from encodes natively, and SQLite's CAST reads a blob's bytes as
+ * text, so the stored value is the same TEXT. Strings with a NUL (the binding's C string
+ * ends there) or any UTF-16 surrogate (the binding and Buffer.from encode a lone one
+ * differently) keep the binding's own path, so every stored value is what it was.
+ */
+const BYTES_FROM_CHARS = 256;
+export function textParam(s: string): string | Uint8Array {
+  return s.length >= BYTES_FROM_CHARS && !/[\0\uD800-\uDFFF]/.test(s) ? Buffer.from(s, 'utf8') : s;
+}
+
+/** The statements a file's write runs per session, prepared once per connection. */
+interface WriteStatements {
+  upsert: Statement;
+  insertCalls: Statement;
+  deleteSearch: Statement;
+  insertSearch: Statement;
+}
+
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null);
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
@@ -203,6 +225,8 @@ export function clearStaleLock(path: string, staleMs = 30_000, nowMs = Date.now(
 }
 
 export class SessionIndex {
+  private statements: WriteStatements | null = null;
+
   private constructor(
     private readonly db: Database,
     readonly path: string,
@@ -305,7 +329,29 @@ export class SessionIndex {
   }
 
   close(): void {
-    if (this.db.isOpen) this.db.close();
+    if (this.db.isOpen) {
+      this.finalizeStatements();
+      this.db.close();
+    }
+  }
+
+  private finalizeStatements(): void {
+    const prepared = this.statements;
+    this.statements = null;
+    if (prepared) for (const s of Object.values(prepared)) if (!s.isFinalized) s.finalize();
+  }
+
+  private writeStatements(): WriteStatements {
+    this.statements ??= {
+      // RETURNING: read with all(), so the statement runs to its end and holds no transaction open.
+      upsert: this.db.prepare(
+        'INSERT INTO sessions (file_id, key, record) VALUES (?, ?, CAST(? AS TEXT)) ON CONFLICT(file_id, key) DO UPDATE SET record = excluded.record RETURNING id',
+      ),
+      insertCalls: this.db.prepare('INSERT OR REPLACE INTO session_calls VALUES (?, CAST(? AS TEXT))'),
+      deleteSearch: this.db.prepare('DELETE FROM search WHERE rowid = ?'),
+      insertSearch: this.db.prepare('INSERT INTO search (rowid, text) VALUES (?, CAST(? AS TEXT))'),
+    };
+    return this.statements;
   }
 
   /** The connection, for the busy-retry wrapper. */
@@ -448,23 +494,13 @@ export class SessionIndex {
     else if (u.state !== undefined)
       this.db.run('INSERT OR REPLACE INTO file_states VALUES (?, ?, ?)', [fileId, u.state, u.stateVersion ?? '']);
     const kept = new Set<number>();
-    const upsert = this.db.prepare(
-      'INSERT INTO sessions (file_id, key, record) VALUES (?, ?, ?) ON CONFLICT(file_id, key) DO UPDATE SET record = excluded.record RETURNING id',
-    );
-    const insertCalls = this.db.prepare('INSERT OR REPLACE INTO session_calls VALUES (?, ?)');
-    const insertSearch = this.db.prepare('INSERT INTO search (rowid, text) VALUES (?, ?)');
-    try {
-      for (const s of u.records) {
-        const sessionId = num(upsert.get([fileId, s.key, s.record])?.['id'])!;
-        kept.add(sessionId);
-        this.db.run('DELETE FROM search WHERE rowid = ?', [sessionId]);
-        insertCalls.run([sessionId, s.calls]);
-        if (s.search !== '') insertSearch.run([sessionId, s.search]);
-      }
-    } finally {
-      upsert.finalize();
-      insertCalls.finalize();
-      insertSearch.finalize();
+    const { upsert, insertCalls, deleteSearch, insertSearch } = this.writeStatements();
+    for (const s of u.records) {
+      const sessionId = num(upsert.all([fileId, s.key, textParam(s.record)])[0]?.['id'])!;
+      kept.add(sessionId);
+      deleteSearch.run([sessionId]);
+      insertCalls.run([sessionId, textParam(s.calls)]);
+      if (s.search !== '') insertSearch.run([sessionId, textParam(s.search)]);
     }
     // Sessions the file no longer has (a rewritten or truncated file).
     for (const r of this.db.all('SELECT id FROM sessions WHERE file_id = ?', [fileId])) {

@@ -1,5 +1,5 @@
 import type * as Sqlite from 'node-sqlite3-wasm';
-import type { Database as DatabaseType } from 'node-sqlite3-wasm';
+import type { Database as DatabaseType, Statement as StatementType } from 'node-sqlite3-wasm';
 
 /**
  * node-sqlite3-wasm, loaded when first needed: its 1.3 MB WebAssembly module compiles
@@ -14,6 +14,7 @@ import type { Database as DatabaseType } from 'node-sqlite3-wasm';
  * spin: never set `busy_timeout`, retry asynchronously instead (withBusyRetry).
  */
 export type Database = DatabaseType;
+export type Statement = StatementType;
 
 let module: typeof Sqlite | null = null;
 

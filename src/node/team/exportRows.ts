@@ -56,7 +56,7 @@ export type ExportOutcome =
 
 /**
  * What the redactor is asked for one trace's rows: the ids its id columns declare (per
- * table, each distinct one once) and, per table, the distinct JSON texts of its trace-text
+ * table, each distinct (column, value) once, the value alone) and, per table, the distinct JSON texts of its trace-text
  * cells in order of first occurrence with how often each occurs. The texts repeat (a
  * session id on every row, the same command run again), so this is far smaller than the rows.
  */
@@ -78,7 +78,7 @@ export function redactionRequest(rows: TeamRows): {
   // (A session id stands on every one of its rows: each distinct one is learnt once.)
   const ids = TEAM_TABLES.map((table) => {
     const names = table.columns.filter((c) => c.fromTrace && isIdKey(c.name)).map((c) => c.name);
-    // Each distinct (column, value) once, in order of first occurrence, before it is written as JSON.
+    // Each distinct (column, value) once, in order of first occurrence.
     const seen = new Map<string, Set<string>>(names.map((n) => [n, new Set<string>()]));
     const out: string[] = [];
     for (const row of rows[table.name]) {
@@ -88,7 +88,7 @@ export function redactionRequest(rows: TeamRows): {
         const values = seen.get(n)!;
         if (values.has(value)) continue;
         values.add(value);
-        out.push(JSON.stringify({ [n]: value }));
+        out.push(value);
       }
     }
     return out;
@@ -134,7 +134,7 @@ export function redactionRequest(rows: TeamRows): {
  * often as it occurs): the same calls, in the same order, as redacting the rows in place.
  */
 export async function answerRedaction(request: RedactionRequest, redactor: Redactor): Promise<RedactionAnswer> {
-  for (const ids of request.ids) redactor.learnIds(ids);
+  for (const ids of request.ids) redactor.learnIdValues(ids);
   const out: RedactionAnswer = [];
   for (const { distinct, weights } of request.tables)
     out.push(await redactor.redactCountedJsonTexts(distinct, weights));

@@ -13,6 +13,7 @@ import type {
   ToolCall,
   UserTurn,
 } from '../model';
+import { IdIndex } from '../idIndex';
 import { registerStateClass } from '../parserState';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
@@ -73,16 +74,22 @@ interface PendingTurn extends UserTurn {
 /** Builds one session while its records stream in. Owned by ClaudeCodeReader. */
 class SessionBuilder {
   readonly calls: LlmCall[] = [];
-  readonly callsById = new Map<string, LlmCall>();
+  /** The calls by message id (an index of `calls`, not a `Map`: see IdIndex). */
+  readonly callsById = new IdIndex(this.calls);
   readonly turns: PendingTurn[] = [];
   readonly compactions: Compaction[] = [];
-  readonly toolsById = new Map<string, ToolCall>();
+  /** Every tool call of the session, in the order read, and by id (a later one with the same id wins). */
+  readonly tools: ToolCall[] = [];
+  readonly toolsById = new IdIndex(this.tools);
   agentVersion: string | null = null;
   cwd: string | null = null;
   title: string | null = null;
   parentToolCallId: string | null = null;
-  /** Characters of text and tool input each call produced, to spot undercounted output. */
-  readonly contentChars = new Map<LlmCall, number>();
+  /**
+   * Characters of text and tool input each call produced, by its position in `calls`, counted
+   * up to UNDERCOUNT_MIN_CHARS (all that matters): to spot undercounted output.
+   */
+  contentChars = new Uint8Array(64);
   /** Time of the last user or tool-result line: the start of the next call. */
   lastInputMs: number | null = null;
   readonly otherInputs: OtherInputs = noOtherInputs();
@@ -261,8 +268,9 @@ export class ClaudeCodeReader implements RecordReader {
     }
     const timeMs = isoMs(value['timestamp']);
     const usage = obj(message['usage']);
-    let call = session.callsById.get(callId);
-    if (!call) {
+    let position = session.callsById.indexOf(callId);
+    let call: LlmCall;
+    if (position < 0) {
       // What pricing needs beside the counts: written only when the log says, so other fields stay
       // as they were; set in the literal, not added after it (an added field costs a property store).
       const serviceTier = usage ? this.intern(str(usage['service_tier'])) : null;
@@ -279,11 +287,13 @@ export class ClaudeCodeReader implements RecordReader {
         inferenceGeo,
       );
       if (!usage) this.warn(source, `call ${callId} has no usage: its tokens are unknown.`, 'info');
+      position = session.calls.length;
       session.calls.push(call);
-      session.callsById.set(callId, call);
+      session.callsById.put(position);
       const turn = session.turns[session.turns.length - 1];
       if (turn) turn.answered = true;
     } else {
+      call = session.calls[position]!;
       if (timeMs !== null) call.endMs = timeMs;
       const output = usage ? count(usage['output_tokens']) : null;
       if (output !== null && (call.tokens.output === null || output > call.tokens.output)) call.tokens.output = output;
@@ -291,7 +301,12 @@ export class ClaudeCodeReader implements RecordReader {
     }
     // Only whether a call reached UNDERCOUNT_MIN_CHARS matters (finish): counting stops there,
     // so most tool inputs are never serialised just to be measured.
-    let chars = session.contentChars.get(call) ?? 0;
+    if (position >= session.contentChars.length) {
+      const longer = new Uint8Array(session.contentChars.length * 2);
+      longer.set(session.contentChars);
+      session.contentChars = longer;
+    }
+    let chars = session.contentChars[position]!;
     if (chars < UNDERCOUNT_MIN_CHARS) {
       for (const block of arr(message['content']) ?? []) {
         if (!isObject(block)) continue;
@@ -299,7 +314,7 @@ export class ClaudeCodeReader implements RecordReader {
         if (block['type'] === 'tool_use') chars += JSON.stringify(block['input'] ?? null).length;
         if (chars >= UNDERCOUNT_MIN_CHARS) break;
       }
-      session.contentChars.set(call, chars);
+      session.contentChars[position] = Math.min(chars, UNDERCOUNT_MIN_CHARS);
     }
     for (const block of arr(message['content']) ?? []) {
       if (!isObject(block) || block['type'] !== 'tool_use') continue;
@@ -310,7 +325,8 @@ export class ClaudeCodeReader implements RecordReader {
       // An id reused by another call is a second call, not the first again: keep both
       // (parseTrace reports the reuse); a result naming the id pairs with the later one.
       call.toolCalls = withTool(call.toolCalls, tool);
-      session.toolsById.set(tool.id, tool);
+      session.tools.push(tool);
+      session.toolsById.put(session.tools.length - 1);
     }
   }
 
@@ -508,7 +524,8 @@ export class ClaudeCodeReader implements RecordReader {
     const exit = /^Exit code (\d+)/.exec(text);
     if (exit) tool.exitCode = Number(exit[1]);
     call.toolCalls = withTool(call.toolCalls, tool);
-    session.toolsById.set(id, tool);
+    session.tools.push(tool);
+    session.toolsById.put(session.tools.length - 1);
     this.warn(
       source,
       `Failed tool result ${id} has no readable tool_use line: counted as a failed call of an unknown tool.`,
@@ -592,7 +609,7 @@ export class ClaudeCodeReader implements RecordReader {
    */
   private noteUndercountedOutput(b: SessionBuilder, diagnostics: Diagnostic[]): void {
     const suspects = b.calls.filter(
-      (c) => (c.tokens.output ?? 2) <= 1 && (b.contentChars.get(c) ?? 0) >= UNDERCOUNT_MIN_CHARS,
+      (c, i) => (c.tokens.output ?? 2) <= 1 && (b.contentChars[i] ?? 0) >= UNDERCOUNT_MIN_CHARS,
     );
     const first = suspects[0];
     if (!first) return;

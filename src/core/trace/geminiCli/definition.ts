@@ -1,5 +1,11 @@
 import type { FormatDefinition } from '../formatDefinition';
-import { GeminiRecordReader, isGeminiChat, isGeminiRecord, readGeminiDocument } from './geminiCliReader';
+import {
+  GeminiRecordReader,
+  geminiDocumentRecords,
+  isGeminiChat,
+  isGeminiRecord,
+  readGeminiDocument,
+} from './geminiCliReader';
 
 /** Gemini CLI chat sessions (`~/.gemini/tmp/<project>/chats/session-*.json` and the newer `.jsonl`). */
 export const geminiCliFormat: FormatDefinition = {
@@ -15,4 +21,5 @@ export const geminiCliFormat: FormatDefinition = {
   matchesRecord: isGeminiRecord,
   createRecordReader: () => new GeminiRecordReader(),
   readDocument: readGeminiDocument,
+  documentRecords: geminiDocumentRecords,
 };

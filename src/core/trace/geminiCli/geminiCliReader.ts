@@ -69,7 +69,7 @@ export function isGeminiRecord(r: JsonObject): boolean {
 }
 
 /** A message's text: a string, or the text parts of a part list. */
-function textOf(content: unknown): string {
+export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   return (arr(content) ?? [])
     .map((p) => (isObject(p) ? (str(p['text']) ?? '') : ''))
@@ -101,7 +101,7 @@ function tokensOf(t: JsonObject | null): CallTokens {
 }
 
 /** The file a Gemini CLI tool acts on (read_file, write_file, replace, read_many_files…). */
-function targetOf(args: JsonObject): string | null {
+export function targetOf(args: JsonObject): string | null {
   return str(args['file_path']) ?? str(args['absolute_path']) ?? str(args['path']) ?? null;
 }
 
@@ -146,7 +146,7 @@ const CONTINUATION = 'Please continue.';
  * packages/core/src/utils/sessionUtils.ts) skips part of these; this reader counts none of
  * them as typed.
  */
-function userMessageKind(content: unknown): keyof OtherInputs | 'prompt' | 'tool-results' {
+export function userMessageKind(content: unknown): keyof OtherInputs | 'prompt' | 'tool-results' {
   const text = textOf(content).trim();
   if (text === '')
     return (arr(content) ?? []).some((p) => isObject(p) && isObject(p['functionResponse']))
@@ -311,6 +311,31 @@ function buildSession(
   if (events.length > 0) session.events = events;
   if (Object.values(other).some((n) => n > 0)) session.otherInputs = other;
   return session;
+}
+
+/**
+ * A chat document as the records a content collector is fed (ParseOptions.recordTap): its
+ * header (without the messages), then each message where it is in the document. The reader
+ * itself reads the document whole (readGeminiDocument).
+ */
+export function geminiDocumentRecords(doc: JsonDocument): TraceRecord[] {
+  const v = doc.value as JsonObject;
+  const at = (source: SourceRef): TraceRecord['line'] => ({
+    line: source.line,
+    offset: source.offset,
+    byteLength: 0,
+    text: null,
+  });
+  const header: JsonObject = {};
+  for (const key of Object.keys(v)) if (key !== 'messages') header[key] = v[key];
+  const top = doc.locate([]);
+  const records: TraceRecord[] = [{ value: header, source: top, line: at(top) }];
+  (arr(v['messages']) ?? []).forEach((m, i) => {
+    if (!isGeminiMessage(m)) return;
+    const source = doc.locate(['messages', i] as JsonPath);
+    records.push({ value: m, source, line: at(source) });
+  });
+  return records;
 }
 
 /** A chat session saved as one JSON document (Gemini CLI up to 0.3x). */

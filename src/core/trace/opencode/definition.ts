@@ -1,5 +1,5 @@
 import type { FormatDefinition } from '../formatDefinition';
-import { isOpenCodeExport, readOpenCodeExport } from './opencodeReader';
+import { isOpenCodeExport, openCodeDocumentRecords, readOpenCodeExport } from './opencodeReader';
 
 /** OpenCode sessions as `opencode export <session>` writes them. */
 export const openCodeFormat: FormatDefinition = {
@@ -13,4 +13,5 @@ export const openCodeFormat: FormatDefinition = {
   ],
   matchesDocument: isOpenCodeExport,
   readDocument: readOpenCodeExport,
+  documentRecords: openCodeDocumentRecords,
 };

@@ -14,7 +14,7 @@ import type {
   ToolCall,
   UserTurn,
 } from '../model';
-import type { ReaderResult } from '../recordReader';
+import type { ReaderResult, TraceRecord } from '../recordReader';
 import { failedPatchTarget, patchTarget } from '../codex/toolOutput';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
 
@@ -321,6 +321,29 @@ function totalsOf(info: JsonObject): ReportedTotals | null {
     llmCalls: null,
     coversEveryCall: true,
   };
+}
+
+/**
+ * An export as the records a content collector is fed (ParseOptions.recordTap): the session
+ * info, then per message its info and each part, where each is in the document. The reader
+ * itself reads the document whole (readOpenCodeExport).
+ */
+export function openCodeDocumentRecords(doc: JsonDocument): TraceRecord[] {
+  const v = doc.value as JsonObject;
+  const records: TraceRecord[] = [];
+  const add = (value: JsonObject, path: JsonPath): void => {
+    const source = doc.locate(path);
+    records.push({ value, source, line: { line: source.line, offset: source.offset, byteLength: 0, text: null } });
+  };
+  add({ $opencodeSession: obj(v['info']) ?? {} }, ['info']);
+  (arr(v['messages']) ?? []).forEach((m, i) => {
+    if (!isExportMessage(m)) return;
+    add({ $message: obj(m['info']) ?? {} }, ['messages', i]);
+    (arr(m['parts']) ?? []).forEach((p, j) => {
+      if (isObject(p)) add({ $part: p }, ['messages', i, 'parts', j]);
+    });
+  });
+  return records;
 }
 
 /** `opencode export <session>` JSON. */

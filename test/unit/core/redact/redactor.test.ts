@@ -104,4 +104,85 @@ describe('Redactor.redactDistinctJsonTexts (the team export: a column repeats it
     assert.equal(joined.split('npm test').length - 1, 1);
     assert.equal(joined.split('notes.txt').length - 1, 1);
   });
+
+  it('scans a value found clean once never again in that redactor, and still scans every other value', async () => {
+    const scanned: string[] = [];
+    const r = new Redactor([{ detect: (t: string) => (scanned.push(t), []) }], 'spy');
+    const clean = JSON.stringify('npm test --workspace api');
+    const secret = JSON.stringify('export GITHUB_TOKEN=abcdefgh12345678');
+    await r.redactCountedJsonTexts([clean], [1]);
+    scanned.length = 0;
+    const [a, b] = await r.redactCountedJsonTexts([clean, secret], [3, 1]);
+    assert.equal(a, clean);
+    assert.equal(JSON.parse(b!), 'export GITHUB_TOKEN=[REDACTED:env-assignment#1]');
+    const joined = scanned.join('\n');
+    assert.equal(joined.split('npm test').length - 1, 0, 'the clean value is not scanned again');
+    assert.equal(joined.split('GITHUB_TOKEN').length - 1 > 0, true, 'the new value is');
+    // A value with a finding is never remembered: the same secret is found (and counted) again.
+    await r.redactCountedJsonTexts([secret], [2]);
+    assert.equal(r.summary().byKind['env-assignment']?.occurrences, 3);
+  });
+
+  it('does not remember a value left as an id only by the value before it in the batch', async () => {
+    // "commit" then the hash: git's form, read across the separator of the batch. Alone, the
+    // same 40 hex digits explain nothing and default mode takes them (strict-hex).
+    const hex = 'f3a9c1d27be84a0c9d11e2f3a4b5c6d7e8f90123';
+    const r = ownOnly();
+    const [, together] = await r.redactCountedJsonTexts(
+      [JSON.stringify('see the commit'), JSON.stringify(hex)],
+      [1, 1],
+    );
+    assert.equal(JSON.parse(together!), hex);
+    const [alone] = await r.redactCountedJsonTexts([JSON.stringify(hex)], [1]);
+    assert.match(JSON.parse(alone!) as string, /^\[REDACTED:strict-hex#\d+\]$/);
+    // A fresh redactor gives the same for the value alone: the memory changed nothing.
+    const [fresh] = await ownOnly().redactCountedJsonTexts([JSON.stringify(hex)], [1]);
+    assert.equal(fresh, alone);
+  });
+
+  it('leaves a remembered value that an id learnt later explains as it did, and one learnt earlier as ids do', async () => {
+    // Clean once, then its id declared: still clean (ids only ever take findings away).
+    const id = '9d8c7b6a-5f4e-4d3c-9b2a-1f0e9d8c7b6a';
+    const r = ownOnly();
+    r.learnIds([JSON.stringify({ sessionId: id })]);
+    const text = JSON.stringify(`resumed ${id}`);
+    const [first] = await r.redactCountedJsonTexts([text], [1]);
+    const [second] = await r.redactCountedJsonTexts([text], [1]);
+    assert.equal(first, text);
+    assert.equal(second, text);
+    // Without the declaration the bare UUID is taken, the first time and the second.
+    const other = ownOnly();
+    const [taken] = await other.redactCountedJsonTexts([text], [1]);
+    const [again] = await other.redactCountedJsonTexts([text], [1]);
+    assert.notEqual(taken, text);
+    assert.equal(again, taken);
+  });
+});
+
+describe('Redactor.learnIdValues (the Parquet export declares its id columns)', () => {
+  it('learns what learnIds learns from each value under an id key, nested JSON and ids in context included', async () => {
+    const values = [
+      'c0ffee00-1234-4abc-9def-0123456789ab',
+      JSON.stringify({ tool_use_id: 'toolu_0a1b2c3d4e5f60718293a4b5' }),
+      'see commit 4be5a1c9d0e7f6a8b9c0d1e2f3a4b5c6d7e8f901',
+    ];
+    const text = JSON.stringify(
+      'ids c0ffee00-1234-4abc-9def-0123456789ab, 4be5a1c9d0e7f6a8b9c0d1e2f3a4b5c6d7e8f901 and 9f8e7d6c5b4a39281706f5e4d3c2b1a0',
+    );
+    const byJson = ownOnly();
+    byJson.learnIds(values.map((v) => JSON.stringify({ 'gen_ai.conversation.id': v })));
+    const byValue = ownOnly();
+    byValue.learnIdValues(values);
+    const [a] = await byJson.redactCountedJsonTexts([text], [1]);
+    const [b] = await byValue.redactCountedJsonTexts([text], [1]);
+    assert.equal(b, a);
+    // By hand: the declared UUID and the hash git's form explains stay; the third hex, declared nowhere, is taken.
+    assert.equal(
+      JSON.parse(b!),
+      'ids c0ffee00-1234-4abc-9def-0123456789ab, 4be5a1c9d0e7f6a8b9c0d1e2f3a4b5c6d7e8f901 and [REDACTED:strict-hex#1]',
+    );
+    // Unlearnt, the UUID is taken too.
+    const [c] = await ownOnly().redactCountedJsonTexts([text], [1]);
+    assert.match(JSON.parse(c!) as string, /^ids \[REDACTED:strict-uuid#1\]/);
+  });
 });

@@ -22,6 +22,21 @@ function readAllWith(options: LineReaderOptions, chunks: Uint8Array[]): SourceLi
 }
 
 describe('LineReader', () => {
+  it('keeps a partial line when the caller reuses its Buffer for the next chunk', () => {
+    // A Node Buffer's slice() is a view, not a copy: the partial "ab" must survive the
+    // buffer being overwritten with the next chunk's bytes.
+    const buffer = Buffer.alloc(4);
+    const r = new LineReader();
+    buffer.write('x\nab');
+    const first = r.push(buffer.subarray(0, 4));
+    buffer.write('c\nzz');
+    const second = r.push(buffer.subarray(0, 2));
+    assert.deepEqual(
+      [...first, ...second, ...r.end()].map((l) => l.text),
+      ['x', 'abc'],
+    );
+  });
+
   it('splits LF and CRLF lines and keeps 0-based numbers and byte offsets', () => {
     // "ab\r\n" is 4 bytes, "" + "\n" is 1 byte, so "cd" starts at byte 5.
     const lines = readAll([enc.encode('ab\r\n\ncd')]);

@@ -17,7 +17,7 @@ import { inflateRawSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
 import type { SessionRow } from '../../../../src/core/sessions/sessionQuery';
 import { agentRoots, resolveRoots } from '../../../../src/node/sessions/agentRegistry';
-import { ftsQuery, SCHEMA_VERSION, SessionIndex } from '../../../../src/node/sessions/sessionIndex';
+import { ftsQuery, SCHEMA_VERSION, SessionIndex, textParam } from '../../../../src/node/sessions/sessionIndex';
 import { READ_CANCELLED, readFresh, SessionIndexer } from '../../../../src/node/sessions/sessionIndexer';
 import { parseTrace } from '../../../../src/core/trace/parseTrace';
 import { createPriceBook } from '../../../../src/core/cost/priceBook';
@@ -514,5 +514,52 @@ describe('a file read in many chunks', () => {
       record.tokens.input,
       main.calls.reduce((n, c) => n + (c.tokens.input ?? 0), 0),
     );
+  });
+});
+
+describe('long strings bound as UTF-8 bytes', () => {
+  // textParam hands SQLite a long string's UTF-8 bytes behind CAST(? AS TEXT) (the binding
+  // encodes a string in JavaScript, one character at a time). The stored value must be the
+  // TEXT the binding stores for the string itself: compared here by SQLite's own hex() and
+  // typeof(), not by reading it back through the same JavaScript.
+  it('stores the TEXT the string binding stores, for ASCII, accents, CJK, emoji, a NUL and lone surrogates', () => {
+    const long = (s: string): string => s.repeat(Math.ceil(400 / s.length));
+    const cases = [
+      long('{"calls":[[0,1700000000000,null,12345,0.25]]} '),
+      long('café naïve Ångström '),
+      long('日本語のテキスト '),
+      long('emoji 🙂 pair '),
+      long('a NUL \u0000 inside '),
+      long('lone high \uD800 surrogate '),
+      long('lone low \uDC00 surrogate '),
+      'short',
+      '',
+    ];
+    const db = openDatabase(':memory:');
+    try {
+      db.exec('CREATE TABLE t(k INTEGER, way TEXT, x TEXT)');
+      cases.forEach((s, k) => {
+        db.run("INSERT INTO t VALUES (?, 'string', ?)", [k, s]);
+        db.run("INSERT INTO t VALUES (?, 'param', CAST(? AS TEXT))", [k, textParam(s)]);
+      });
+      // Well-formed long strings without a NUL go as bytes (the path under test is taken).
+      assert.ok(textParam(cases[0]!) instanceof Uint8Array);
+      assert.ok(textParam(cases[2]!) instanceof Uint8Array);
+      assert.equal(typeof textParam(cases[4]!), 'string');
+      assert.equal(typeof textParam(cases[5]!), 'string');
+      const rows = db.all(
+        "SELECT a.k AS k, typeof(a.x) AS ta, typeof(b.x) AS tb, hex(a.x) AS ha, hex(b.x) AS hb FROM t a JOIN t b ON a.k = b.k AND a.way = 'string' AND b.way = 'param' ORDER BY a.k",
+      );
+      assert.equal(rows.length, cases.length);
+      for (const r of rows) {
+        assert.equal(r['tb'], 'text', `case ${String(r['k'])} stored as text`);
+        assert.equal(r['tb'], r['ta'], `case ${String(r['k'])} type`);
+        assert.equal(r['hb'], r['ha'], `case ${String(r['k'])} bytes`);
+      }
+      // And the bytes are the string's UTF-8 (hand check on one case: "é" is C3 A9).
+      assert.ok(String(rows[1]!['hb']).startsWith(Buffer.from('café', 'utf8').toString('hex').toUpperCase()));
+    } finally {
+      db.close();
+    }
   });
 });
