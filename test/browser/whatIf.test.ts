@@ -222,9 +222,20 @@ describe('what-if panel in Chromium', () => {
         { timeout: 30_000 },
       );
     };
+    // Opens the dropdown and picks the option. On a loaded CI machine the list once stayed
+    // closed after the click that should open it (the option never became visible): open it again.
     const choose = async (id: string, text: string): Promise<void> => {
-      await p.page.click(`#${id}`);
-      await p.page.click(`#${id} li.option:has-text("${text}")`);
+      const option = p.page.locator(`#${id} li.option:has-text("${text}")`).first();
+      for (let attempt = 1; ; attempt++) {
+        await p.page.click(`#${id}`);
+        try {
+          await option.waitFor({ state: 'visible', timeout: 5_000 });
+          break;
+        } catch (error) {
+          if (attempt === 3) throw error;
+        }
+      }
+      await option.click();
     };
     await p.page.fill('#whatif-replicas input', '8');
     await settled(p, 8);
