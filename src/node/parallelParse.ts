@@ -42,11 +42,8 @@ const IN_FLIGHT_PER_THREAD = 2;
 
 /** The work of a parse thread on one chunk (run in the thread by parseChunkWorker.ts). */
 export function readChunk(m: ChunkParams): ChunkResult {
-  const format = formatById(m.format);
-  const slim = format?.slimRecord;
+  const slim = formatById(m.format)?.slimRecord;
   if (!slim) throw new Error(`format ${m.format} cannot be read on parse threads`);
-  // A line the reader would only count goes as the format's small record, unparsed (FormatDefinition.skimLine).
-  const skim = format?.skimLine;
   const out: ChunkLine[] = [];
   let lines = 0;
   const leave = (line: SourceLine): void => {
@@ -61,11 +58,6 @@ export function readChunk(m: ChunkParams): ChunkResult {
       const text = line.text;
       if (text === null) return leave(line);
       if (text.trim() === '') return;
-      const skimmed = skim ? skim(text) : null;
-      if (skimmed !== null) {
-        out.push({ l: line.line, o: line.offset, b: line.byteLength, v: skimmed });
-        return;
-      }
       let value: unknown;
       try {
         value = JSON.parse(text);

@@ -75,13 +75,6 @@ export interface FormatDefinition {
    * Formats without it are read on one thread.
    */
   slimRecord?(record: JsonObject): JsonObject;
-  /**
-   * A line the reader would only count, read without parsing it: the small record the reader
-   * is given instead, when parsing, checking and reading the whole line provably comes to the
-   * same (valid JSON, no token count to check, nothing the reader keeps); null sends the line
-   * the usual way. Used once the format is decided and no record tap wants whole records.
-   */
-  skimLine?(text: string): JsonObject | null;
   /** Reader for a whole document. */
   readDocument?(doc: JsonDocument): ReaderResult;
   /** A document as the records a content collector is fed (ParseOptions.recordTap), for a format read by readDocument whose text the context anatomy counts. */

@@ -272,11 +272,6 @@ class TraceParser {
       return;
     }
     if (line.text.trim() === '') return;
-    if (this.mainRecords > 0 && this.skimmed(0, line)) {
-      this.mainNonBlank += 1;
-      this.mainRecords += 1;
-      return;
-    }
     this.mainNonBlank += 1;
     const atStart = this.atDocumentStart();
     const value = this.parseLine(0, line, atStart);
@@ -375,24 +370,9 @@ class TraceParser {
       return;
     }
     if (line.text.trim() === '' || !this.reader) return;
-    if (this.skimmed(file, line)) return;
     const value = this.parseLine(file, line, false);
     const checked = value === undefined ? null : this.checkValue(file, line, value);
     if (checked) this.reader.record({ value: checked, line, source: { file, line: line.line, offset: line.offset } });
-  }
-
-  /**
-   * A line the decided format's `skimLine` reads without parsing (on a weak match, or with a
-   * tap that wants whole records, none is): its small record goes to the reader, and true.
-   * For a main-file line, only once a record was read (the file is not a document then).
-   */
-  private skimmed(file: number, line: SourceLine): boolean {
-    const skim = this.format?.skimLine;
-    if (!skim || !this.reader || this.weak || this.recordTap || this.doc) return false;
-    const value = skim(line.text!);
-    if (value === null) return false;
-    this.reader.record({ value, line, source: { file, line: line.line, offset: line.offset } });
-    return true;
   }
 
   /** A line that was streamed through its own parser has ended: read its value like any line's. */

@@ -1,7 +1,6 @@
 import type { FormatDefinition } from '../formatDefinition';
 import { str } from '../json';
 import { ClaudeCodeReader, slimClaudeCodeRecord } from './claudeCodeReader';
-import { skimProgressLine } from './progressSkim';
 import {
   claudeSessionIdOf,
   claudeSubagentFolder,
@@ -38,8 +37,6 @@ export const claudeCodeFormat: FormatDefinition = {
   },
   createRecordReader: () => new ClaudeCodeReader(),
   slimRecord: slimClaudeCodeRecord,
-  // Hook and bash progress lines, a third to a half of a log's bytes, are counted without being parsed (progressSkim.ts).
-  skimLine: skimProgressLine,
   // Sub-agent logs: `<session>/subagents/**/agent-*.jsonl` (2.1.x) and the 2.0.x `agent-*.jsonl` beside the session that name its id.
   companions: {
     folderOf: claudeSubagentFolder,
