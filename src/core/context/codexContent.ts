@@ -83,9 +83,10 @@ interface FileState {
  * Collects the text a Codex rollout shows entering the model's context
  * (docs/guide/context.md#codex): the base instructions (`session_meta.base_instructions`, 0.114
  * on) and developer messages as agent-written input, user messages (AGENTS.md as memory, Codex's
- * own context as agent-written input, typed prompts), the model's reasoning (its encrypted content has no text: sized from the logged
- * reasoning tokens, an estimate), assistant messages, tool calls with their arguments, tool
- * outputs (by tool, command and patched file) and compaction summaries. Counted with the counter
+ * own context as agent-written input, typed prompts), the model's reasoning (its encrypted
+ * content has no text: sized from the logged reasoning tokens, an estimate), assistant
+ * messages, tool calls with their arguments, tool outputs (by tool, command and patched file)
+ * and compaction summaries. Counted with the counter
  * given (o200k_base: the encoding of OpenAI's current models) as it comes; the text is let go.
  */
 export class CodexContentCollector implements ContentCollector {
@@ -94,9 +95,8 @@ export class CodexContentCollector implements ContentCollector {
 
   /**
    * `counter` counts the pieces' text (null: the text is kept and counted later, without its
-   * framing); `exact` the
-   * framing's header words (a budgeted counter past its budget would estimate them from their
-   * length): by default the counter itself.
+   * framing); `exact` the framing's header words (a budgeted counter past its budget would
+   * estimate them from their length): by default the counter itself.
    */
   constructor(
     private readonly counter: TokenCounter | null = null,
