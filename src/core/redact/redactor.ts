@@ -31,10 +31,19 @@ const SEPARATOR = '\n\n';
 const BATCH_CHARS = 1 << 20;
 
 /**
- * Characters of string values remembered as clean (Redactor's `clean`): a value scanned
- * once and found to hold nothing is not scanned again. Beyond it, values are scanned again.
+ * Characters of string values remembered (Redactor's `known`): a value scanned once and
+ * found clean, or with findings no id can explain away, is not scanned again. Beyond it,
+ * values are scanned again.
  */
-const MAX_CLEAN_CHARS = 32 * 2 ** 20;
+const MAX_KNOWN_CHARS = 32 * 2 ** 20;
+
+/**
+ * Kinds whose findings a value's next scan might not repeat, so a value holding one is never
+ * remembered with its findings: strict mode's shapes, which default mode leaves once an id
+ * learnt later explains them, and base64, a blob taken for what was found inside it, shapes
+ * included. Strict mode does not remember them either: one rule for both modes.
+ */
+const ID_DEPENDENT_KINDS: ReadonlySet<string> = new Set([...STRICT_KINDS, 'base64']);
 
 /** How many base64 layers are decoded inside one another (a base64 `.env` inside a base64 Kubernetes secret is two). */
 const MAX_DECODE_DEPTH = 2;
@@ -89,7 +98,7 @@ function isNestedJson(value: string): boolean {
   }
 }
 
-/** A value's key in the redactor's memory of clean values: whether it is an id field's value (strict kinds are not taken there), then the value. */
+/** A value's key in the redactor's memory of values scanned: whether it is an id field's value (strict kinds are not taken there), then the value. */
 function cleanKey(value: string, idValue: boolean): string {
   return (idValue ? '1' : '0') + value;
 }
@@ -125,6 +134,10 @@ interface PendingString {
   weight: number;
   /** The value of a JSON key that names an id (`"uuid": "…"`): strict mode's kinds are not taken in it. */
   idValue: boolean;
+  /** JSON inside the string (redacted as JSON first): never remembered with findings. */
+  nested: boolean;
+  /** Its findings, remembered from an earlier scan: not scanned again, only replaced in its turn. */
+  known?: Finding[];
 }
 
 /**
@@ -150,15 +163,18 @@ export class Redactor {
   /** The ids the trace declares (first pass: learnIds, learnFileName; every redactJsonTexts call learns from its texts too). */
   private readonly ids = new TraceIds();
   /**
-   * String values scanned and found clean (each keyed with whether it stood as an id
-   * field's value), not scanned again. A clean value stays clean: the detectors read the
-   * value alone (the batch's separator stops every rule: see below for the one reading that
-   * crosses it), and the only state they read, the ids learnt, only ever grows, which only
-   * ever takes findings away (unexplainedShapes). Off while onLeftAsId listens (the bench
-   * counts every value left as an id, each time).
+   * String values scanned (each keyed with whether it stood as an id field's value), with
+   * what was found in them (none: clean), not scanned again. A clean value stays clean: the
+   * detectors read the value alone (the batch's separator stops every rule: see below for
+   * the readings that cross it), and the only state they read, the ids learnt, only ever
+   * grows, which only ever takes findings away (unexplainedShapes). A value's findings stay
+   * its findings when none is of a kind ids can take away (ID_DEPENDENT_KINDS): the others'
+   * detectors never read the ids. Remembered findings are replaced in the value's turn, so
+   * they are numbered as a scan's would be. Off while onLeftAsId listens (the bench counts
+   * every value left as an id, each time).
    */
-  private readonly clean = new Set<string>();
-  private cleanChars = 0;
+  private readonly known = new Map<string, Finding[]>();
+  private knownChars = 0;
   /**
    * The batches being scanned (redactBatch), by their joined text: where in each an id was
    * recognised by the text around it, and whether one was recognised somewhere else than a
@@ -305,14 +321,32 @@ export class Redactor {
         // A literal that is not valid JSON (a cut or hand-broken line) is still scanned, raw.
         let value = decoded ?? raw.slice(1, closed ? -1 : undefined);
         if (value.length < MIN_SCANNED_LENGTH || NUMBER_TEXT.test(value)) continue;
-        if (this.clean.size > 0 && this.clean.has(cleanKey(value, idValue))) {
-          // Found clean before: not scanned, but counted toward the batch as if it were, so the
-          // batches (and the order in which new secrets are numbered) are those without the memory.
+        const known = this.known.size > 0 ? this.known.get(cleanKey(value, idValue)) : undefined;
+        if (known !== undefined) {
+          // Scanned before: not scanned again, but counted toward the batch as if it were, so the
+          // batches (and the order in which new secrets are numbered) are those without the memory;
+          // a value with findings keeps its place in the batch, where they are replaced in turn.
           chars += value.length + SEPARATOR.length;
+          if (known.length > 0)
+            batch.push({
+              text: t,
+              start,
+              end,
+              value,
+              decoded: decoded !== null,
+              closed,
+              rewritten: false,
+              at: joined,
+              weight,
+              idValue,
+              nested: false,
+              known,
+            });
           continue;
         }
         let rewritten = false;
-        if (decoded !== null && isNestedJson(decoded)) {
+        const nested = decoded !== null && isNestedJson(decoded);
+        if (nested) {
           // JSON inside a string (tool arguments): its own escapes would hide secrets from the rules, so redact it as JSON.
           const [inner] = await this.redactTexts([decoded], [weight]);
           rewritten = inner !== decoded;
@@ -331,6 +365,7 @@ export class Redactor {
           at: joined - value.length - SEPARATOR.length,
           weight,
           idValue,
+          nested,
         });
       }
       if (chars >= BATCH_CHARS) await flush();
@@ -397,31 +432,45 @@ export class Redactor {
   }
 
   private async redactBatch(batch: PendingString[], out: string[]): Promise<void> {
-    const joined = batch.map((b) => b.value).join(SEPARATOR);
+    // The strings scanned (by their index in the batch); the others' findings are remembered.
+    const scanned: number[] = [];
+    batch.forEach((s, i) => {
+      if (s.known === undefined) scanned.push(i);
+    });
+    const joined = scanned.map((i) => batch[i]!.value).join(SEPARATOR);
     // Two batches of the same text scanned at once (concurrent calls) remember nothing.
     const scan: BatchScan = { contextIds: [], elsewhere: this.scans.has(joined) };
-    this.scans.set(joined, scan);
-    let findings: Finding[];
-    try {
-      findings = await this.detect(joined);
-    } finally {
-      if (this.scans.get(joined) === scan) this.scans.delete(joined);
+    let findings: Finding[] = [];
+    if (scanned.length > 0) {
+      this.scans.set(joined, scan);
+      try {
+        findings = await this.detect(joined);
+      } finally {
+        if (this.scans.get(joined) === scan) this.scans.delete(joined);
+      }
     }
+    /** The batch index of the scanned string holding `offset` of the joined text (binary search over the starts). */
     const at = (offset: number): number => {
       let lo = 0;
-      let hi = batch.length - 1;
+      let hi = scanned.length - 1;
       while (lo < hi) {
         const mid = (lo + hi + 1) >> 1;
-        if (batch[mid]!.at <= offset) lo = mid;
+        if (batch[scanned[mid]!]!.at <= offset) lo = mid;
         else hi = mid - 1;
       }
-      return lo;
+      return scanned[lo]!;
     };
-    // Each finding belongs to the string it starts in (binary search over the starts), cut at that string's end.
+    // Each finding belongs to the string it starts in, cut at that string's end.
     const perString = new Map<number, Finding[]>();
+    /** Strings a finding reached into or out of: what they hold depends on their neighbours in this batch. */
+    const crossed = new Set<number>();
     for (const f of findings) {
       const lo = at(f.start);
       const s = batch[lo]!;
+      if (f.end > s.at + s.value.length) {
+        const hi = at(f.end - 1);
+        for (const i of scanned) if (i >= lo && i <= hi) crossed.add(i);
+      }
       const start = f.start - s.at;
       if (start >= s.value.length) continue; // in a separator
       if (s.idValue && STRICT_KINDS.has(f.kind)) continue; // the trace's own ids: its structure, not a secret
@@ -429,9 +478,10 @@ export class Redactor {
       list.push({ kind: f.kind, start, end: Math.min(f.end - s.at, s.value.length) });
       perString.set(lo, list);
     }
-    this.remember(batch, perString, at, scan);
+    this.remember(batch, perString, at, scan, crossed);
     batch.forEach((s, i) => {
-      if (s.rewritten && !perString.has(i)) perString.set(i, []);
+      if (s.known !== undefined) perString.set(i, s.known.slice());
+      else if (s.rewritten && !perString.has(i)) perString.set(i, []);
     });
     // Rewrite each text from its last literal to its first, so earlier offsets stay valid.
     const indexes = [...perString.keys()].sort((a, b) => b - a);
@@ -448,31 +498,39 @@ export class Redactor {
   }
 
   /**
-   * Remembers the batch's values in which nothing was found (and nothing nested was
-   * rewritten) as clean. Not those where an id was left for the text around it when that
-   * text reached past the value's own ends: in another batch, next to other values, the
-   * same value might read otherwise.
+   * Remembers the batch's scanned values in which nothing was found (and nothing nested was
+   * rewritten) as clean, and those whose findings are all of kinds no id can take away
+   * (ID_DEPENDENT_KINDS), not JSON, with those findings. Not those where an id was left for
+   * the text around it when that text reached past the value's own ends, nor those a finding
+   * reached into or out of (`crossed`): in another batch, next to other values, the same
+   * value might read otherwise.
    */
   private remember(
     batch: PendingString[],
     perString: Map<number, Finding[]>,
     at: (offset: number) => number,
     scan: BatchScan,
+    crossed: ReadonlySet<number>,
   ): void {
     if (this.onLeftAsId || scan.elsewhere) return;
-    const unsure = new Set<number>();
+    const unsure = new Set<number>(crossed);
     for (const [from, to] of scan.contextIds) {
       const i = at(Math.max(0, from + CONTEXT_REACH.before));
       const s = batch[i]!;
       if (from < s.at || to > s.at + s.value.length) unsure.add(i);
     }
     batch.forEach((s, i) => {
-      if (s.rewritten || perString.has(i) || unsure.has(i)) return;
-      if (this.cleanChars + s.value.length > MAX_CLEAN_CHARS) return;
+      if (s.known !== undefined || s.rewritten || unsure.has(i)) return;
+      const found = perString.get(i) ?? [];
+      if (found.length > 0 && (s.nested || found.some((f) => ID_DEPENDENT_KINDS.has(f.kind)))) return;
+      if (this.knownChars + s.value.length > MAX_KNOWN_CHARS) return;
       const key = cleanKey(s.value, s.idValue);
-      if (this.clean.has(key)) return;
-      this.clean.add(key);
-      this.cleanChars += s.value.length;
+      if (this.known.has(key)) return;
+      this.known.set(
+        key,
+        found.map((f) => ({ ...f })),
+      );
+      this.knownChars += s.value.length;
     });
   }
 

@@ -118,9 +118,70 @@ describe('Redactor.redactDistinctJsonTexts (the team export: a column repeats it
     const joined = scanned.join('\n');
     assert.equal(joined.split('npm test').length - 1, 0, 'the clean value is not scanned again');
     assert.equal(joined.split('GITHUB_TOKEN').length - 1 > 0, true, 'the new value is');
-    // A value with a finding is never remembered: the same secret is found (and counted) again.
+    // A value with a finding (remembered with it, or scanned again) is replaced and counted again.
     await r.redactCountedJsonTexts([secret], [2]);
     assert.equal(r.summary().byKind['env-assignment']?.occurrences, 3);
+  });
+
+  it('replaces a value remembered with its findings as a scan does, numbered in its turn, without scanning it', async () => {
+    const scanned: string[] = [];
+    const spy = { detect: (t: string) => (scanned.push(t), []) };
+    const r = new Redactor([spy], 'spy');
+    // A listener on onLeftAsId turns the memory off: the same redactor without it, for comparison.
+    const fresh = new Redactor([], 'no memory', { onLeftAsId: () => undefined });
+    const marco = JSON.stringify('cd /home/marco/app');
+    const texts = [JSON.stringify('ls /home/giulia/x'), marco, JSON.stringify('cat /home/anna/y')];
+    assert.deepEqual(await r.redactCountedJsonTexts([marco], [1]), [JSON.stringify('cd /home/USER/app')]);
+    scanned.length = 0;
+    const out = await r.redactCountedJsonTexts(texts, [1, 2, 1]);
+    // By hand: marco is USER since the first call; one batch is rewritten from its last string to its
+    // first, so anna's folder is numbered before giulia's: USER2, then USER3.
+    assert.deepEqual(out, [
+      JSON.stringify('ls /home/USER3/x'),
+      JSON.stringify('cd /home/USER/app'),
+      JSON.stringify('cat /home/USER2/y'),
+    ]);
+    assert.equal(scanned.join('\n').includes('/home/marco/app'), false, 'the remembered value is not scanned');
+    assert.equal(scanned.join('\n').includes('/home/anna/y'), true);
+    // marco 1 + 2 times, giulia and anna once each: 5 places, 3 folders.
+    assert.deepEqual(r.summary().byKind['home-user'], { occurrences: 5, distinct: 3 });
+    await fresh.redactCountedJsonTexts([marco], [1]);
+    assert.deepEqual(await fresh.redactCountedJsonTexts(texts, [1, 2, 1]), out);
+    assert.deepEqual(fresh.summary().byKind, r.summary().byKind);
+  });
+
+  it('does not remember a value a finding reached out of, into the next value of the batch', async () => {
+    // A rule that reads across the blank line between two values: KEY, then VAL within 30 characters.
+    const acrossValues = {
+      detect: (t: string) => {
+        const m = /KEY[^]{0,30}?VAL/.exec(t);
+        return m ? [{ kind: 'pair', start: m.index, end: m.index + m[0].length }] : [];
+      },
+    };
+    const a = JSON.stringify('aaaaaaaa KEY');
+    const b = JSON.stringify('VAL bbbbbbbb');
+    const r = new Redactor([acrossValues], 'test');
+    const fresh = new Redactor([acrossValues], 'no memory', { onLeftAsId: () => undefined });
+    const [together] = await r.redactCountedJsonTexts([a, b], [1, 1]);
+    assert.equal(together, JSON.stringify('aaaaaaaa [REDACTED:pair#1]'));
+    await fresh.redactCountedJsonTexts([a, b], [1, 1]);
+    // Alone, nothing follows KEY: a scan finds nothing, and so must the redactor that saw it before.
+    const [alone] = await r.redactCountedJsonTexts([a], [1]);
+    assert.equal(alone, a);
+    assert.deepEqual(await fresh.redactCountedJsonTexts([a], [1]), [alone]);
+  });
+
+  it('does not remember a value with a finding an id learnt later takes away (a bare UUID)', async () => {
+    const id = '3f2b8c1e-7a4d-4e9b-8c2f-5d6e7f8a9b0c';
+    const text = JSON.stringify(`cd /home/marco/${id}`);
+    const r = ownOnly();
+    // Bare and explained by nothing: default mode takes it, with the home folder.
+    const [first] = await r.redactCountedJsonTexts([text], [1]);
+    assert.equal(first, JSON.stringify('cd /home/USER/[REDACTED:strict-uuid#1]'));
+    // Then the trace declares it as a session id: from now on it is left, as a fresh redactor leaves it.
+    r.learnIds([JSON.stringify({ sessionId: id })]);
+    const [second] = await r.redactCountedJsonTexts([text], [1]);
+    assert.equal(second, JSON.stringify(`cd /home/USER/${id}`));
   });
 
   it('does not remember a value left as an id only by the value before it in the batch', async () => {
