@@ -92,6 +92,7 @@ interface FileState {
 export class CodexContentCollector implements ContentCollector {
   private readonly files = new Map<number, FileState>();
   private readonly headers = new Map<string, number>();
+  private readonly toolFraming = new Map<string, number>();
 
   /**
    * `counter` counts the pieces' text (null: the text is kept and counted later, without its
@@ -242,9 +243,7 @@ export class CodexContentCollector implements ContentCollector {
           name,
           asked?.file ?? null,
           asked?.command ?? null,
-          TOOL_OUTPUT_SPECIALS +
-            this.headerTokens(`functions.${name ?? 'tool'} to=assistant`) +
-            this.headerTokens('commentary'),
+          this.toolOutputFraming(name ?? 'tool'),
         );
         return;
       }
@@ -347,6 +346,19 @@ export class CodexContentCollector implements ContentCollector {
     if (state.order === 'usage-first' && state.open) return state.open;
     state.pending ??= { turn: { output: 0, thinking: false }, reasoning: [], reasoningTokens: null };
     return state.pending;
+  }
+
+  /**
+   * The framing of a tool's output message, once per tool name: the header's words are not
+   * built again for every output (a long rollout has tens of thousands).
+   */
+  private toolOutputFraming(name: string): number {
+    let n = this.toolFraming.get(name);
+    if (n === undefined) {
+      n = TOOL_OUTPUT_SPECIALS + this.headerTokens(`functions.${name} to=assistant`) + this.headerTokens('commentary');
+      this.toolFraming.set(name, n);
+    }
+    return n;
   }
 
   /** Tokens of a message header's words (a role, a recipient), counted once each: headers repeat. */
