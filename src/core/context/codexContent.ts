@@ -2,6 +2,7 @@ import { arr, count, isObject, obj, ownedText, parseArguments, str } from '../tr
 import type { JsonObject } from '../trace/json';
 import type { TraceRecord } from '../trace/recordReader';
 import { CODE_MODE_EXEC, scriptActions } from '../trace/codex/codeMode';
+import { INJECTED_PREFIXES } from '../trace/codex/codexReader';
 import { outputText, patchTarget, resolvePath, shellCommand } from '../trace/codex/toolOutput';
 import type { CollectedContent, ContentCollector } from './claudeCodeContent';
 import { mcpServerOf } from './contextParts';
@@ -9,19 +10,11 @@ import type { AssistantTurn, ContentPiece, PartKind } from './contextParts';
 import type { TokenCounter } from './tokenCounter';
 
 /**
- * User-role text Codex writes itself (docs/design/formats.md §2): memory files first, then the
- * rest of what it injects (environment, permissions, modes, aborted turns, plugins).
+ * User-role text Codex writes itself (docs/design/formats.md §2), as the Codex reader knows it:
+ * memory files first, then the rest of what it injects (environment, permissions, modes,
+ * aborted turns, plugins).
  */
 const MEMORY_PREFIXES = ['# AGENTS.md instructions for', '<user_instructions>'];
-const INJECTED_PREFIXES = [
-  '<environment_context>',
-  '<INSTRUCTIONS>',
-  '<permissions instructions>',
-  '<collaboration_mode>',
-  '<user_shell_command>',
-  '<turn_aborted>',
-  '<recommended_plugins>',
-];
 
 /** Record types of a rollout: a record of one of them with an object payload is a Codex line. */
 const ROLLOUT_TYPES: ReadonlySet<string> = new Set([

@@ -87,4 +87,19 @@ export class FreeBlockQueue {
     for (let b = this.next[this.head]!; b !== this.tail && out.length <= this.blocks; b = this.next[b]!) out.push(b);
     return out;
   }
+
+  /**
+   * The engines' self-check of the queue against their ref counts: it must hold exactly the
+   * blocks nobody holds (`refs[b] === 0`, `unheld` of them), once each. A broken invariant's
+   * description, else null.
+   */
+  brokenInvariant(refs: Int32Array, unheld: number): string | null {
+    const inOrder = this.inOrder();
+    if (inOrder.length > this.blocks) return 'the free queue has a cycle';
+    for (const b of inOrder)
+      if (refs[b] !== 0 || !this.has(b)) return `block ${b} is in the free queue with ref count ${refs[b]}`;
+    if (inOrder.length !== this.count || inOrder.length !== unheld)
+      return `${inOrder.length} blocks queued, freeCount ${this.count}, ${unheld} held by nobody`;
+    return null;
+  }
 }

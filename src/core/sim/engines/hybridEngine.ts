@@ -122,13 +122,8 @@ class HybridRun extends VllmSchedulerRun<Hit> {
       if (this.ref[b] !== held[b]) fail(`block ${b} has ref count ${this.ref[b]} but ${held[b]} tables hold it`);
       if (this.ref[b] === 0) unheld++;
     }
-    const inOrder = this.free.inOrder();
-    if (inOrder.length > this.nb) fail('the free queue has a cycle');
-    for (const b of inOrder)
-      if (this.ref[b] !== 0 || !this.free.has(b)) fail(`block ${b} is in the free queue with ref count ${this.ref[b]}`);
-    const queued = inOrder.length;
-    if (queued !== this.free.size || queued !== unheld)
-      fail(`${queued} blocks queued, freeCount ${this.free.size}, ${unheld} held by nobody`);
+    const queueBroken = this.free.brokenInvariant(this.ref, unheld);
+    if (queueBroken) fail(queueBroken);
     this.cached.forEach((map, g) => {
       for (const [k, blocks] of map)
         for (const b of blocks)

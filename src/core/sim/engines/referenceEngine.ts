@@ -110,13 +110,8 @@ class ReferenceRun extends VllmSchedulerRun<number[]> {
       if (this.ref[b] !== held[b]) fail(`block ${b} has ref count ${this.ref[b]} but ${held[b]} tables hold it`);
       if (this.ref[b] === 0) unheld++;
     }
-    const inOrder = this.free.inOrder();
-    if (inOrder.length > this.nb) fail('the free queue has a cycle');
-    for (const b of inOrder)
-      if (this.ref[b] !== 0 || !this.free.has(b)) fail(`block ${b} is in the free queue with ref count ${this.ref[b]}`);
-    const queued = inOrder.length;
-    if (queued !== this.free.size || queued !== unheld)
-      fail(`${queued} blocks queued, freeCount ${this.free.size}, ${unheld} held by nobody`);
+    const queueBroken = this.free.brokenInvariant(this.ref, unheld);
+    if (queueBroken) fail(queueBroken);
     let mapped = 0;
     for (const [k, blocks] of this.cached) {
       for (const b of blocks) {

@@ -37,7 +37,7 @@ const PREVIEW_MAX = 160;
  * context for the model, never typed by the user. Only needed for files without
  * `event_msg/user_message` lines; when those exist they decide (see finish).
  */
-const INJECTED_PREFIXES = [
+export const INJECTED_PREFIXES: readonly string[] = [
   '<environment_context>',
   '<user_instructions>',
   '# AGENTS.md instructions for',
