@@ -2,7 +2,7 @@ import { arr, count, isObject, obj, ownedText, parseArguments, str } from '../tr
 import type { JsonObject } from '../trace/json';
 import type { TraceRecord } from '../trace/recordReader';
 import { CODE_MODE_EXEC, scriptActions } from '../trace/codex/codeMode';
-import { INJECTED_PREFIXES } from '../trace/codex/codexReader';
+import { INJECTED_PREFIXES, ROLLOUT_TYPES } from '../trace/codex/codexReader';
 import { outputText, patchTarget, resolvePath, shellCommand } from '../trace/codex/toolOutput';
 import type { CollectedContent, ContentCollector } from './claudeCodeContent';
 import { mcpServerOf } from './contextParts';
@@ -16,17 +16,7 @@ import type { TokenCounter } from './tokenCounter';
  */
 const MEMORY_PREFIXES = ['# AGENTS.md instructions for', '<user_instructions>'];
 
-/** Record types of a rollout: a record of one of them with an object payload is a Codex line. */
-const ROLLOUT_TYPES: ReadonlySet<string> = new Set([
-  'session_meta',
-  'turn_context',
-  'response_item',
-  'event_msg',
-  'compacted',
-  'world_state',
-]);
-
-/** True when a record has the shape of a Codex rollout line (`{type, payload}`). */
+/** True when a record has the shape of a Codex rollout line (`{type, payload}`, a type the Codex reader knows). */
 export function isRolloutRecord(value: JsonObject): boolean {
   const type = value['type'];
   return typeof type === 'string' && ROLLOUT_TYPES.has(type) && isObject(value['payload']);
