@@ -2,7 +2,7 @@ import { isObject, str } from '../trace/json';
 import type { JsonObject } from '../trace/json';
 import type { TraceRecord } from '../trace/recordReader';
 import { mcpServerOf } from './contextParts';
-import type { AssistantTurn, ContentPiece, PartKind } from './contextParts';
+import type { AssistantTurn, ContentPiece, PartKind, PieceColumns } from './contextParts';
 import type { TokenCounter } from './tokenCounter';
 
 /** Tools whose result is a sub-agent's answer (Claude Code's Task, later Agent). */
@@ -26,7 +26,12 @@ const AGENT_WRITTEN_PREFIXES = [
 /** What a content collector hands back: the pieces of every conversation, and which conversation each call line belongs to. */
 export interface CollectedContent {
   /** Conversation key → its pieces in file order. */
-  pieces: Map<string, ContentPiece[]>;
+  readonly pieces: Map<string, ContentPiece[]>;
+  /**
+   * The same pieces as columns, when the collector keeps them so (Codex): the anatomy reads
+   * these, and `pieces` is then built from them only when asked for.
+   */
+  readonly columns?: Map<string, PieceColumns>;
   /** The conversation a call's line (file, 0-based line) belongs to, or undefined. */
   keyOfCall(file: number, line: number): string | undefined;
   /**

@@ -5,8 +5,8 @@ import { CODE_MODE_EXEC, scriptActions } from '../trace/codex/codeMode';
 import { INJECTED_PREFIXES, ROLLOUT_TYPES } from '../trace/codex/codexReader';
 import { outputText, patchTarget, resolvePath, shellCommand } from '../trace/codex/toolOutput';
 import type { CollectedContent, ContentCollector } from './claudeCodeContent';
-import { mcpServerOf } from './contextParts';
-import type { AssistantTurn, ContentPiece, PartKind } from './contextParts';
+import { PieceColumnsBuilder, mcpServerOf, piecesOfColumns } from './contextParts';
+import type { AssistantTurn, ContentPiece, PartKind, PieceColumns, PieceSource } from './contextParts';
 import type { TokenCounter } from './tokenCounter';
 
 /**
@@ -38,17 +38,24 @@ export const TOOL_OUTPUT_SPECIALS = 4;
 /** Events after which the model's current response is over (the Codex reader's endResponse). */
 const ENDS_RESPONSE: ReadonlySet<string> = new Set(['user_message', 'task_started', 'task_complete', 'turn_aborted']);
 
-/** One model response: its turn (the logged output), its reasoning items, and the logged reasoning tokens once known. */
+/**
+ * One model response: its turn (the logged output; `turnId` its index in the file's columns,
+ * −1 until a piece needs it), its first reasoning item's piece (−1: none yet), and the logged
+ * reasoning tokens once known.
+ */
 interface Response {
   turn: AssistantTurn;
-  reasoning: ContentPiece[];
+  turnId: number;
+  firstReasoning: number;
   reasoningTokens: number | null;
 }
 
 /** What the collector keeps per file (a rollout is one session per file). */
 interface FileState {
-  pieces: ContentPiece[];
-  tools: Map<string, { name: string; file: string | null; command: string | null }>;
+  /** The pieces, as columns (no object per piece: a 1 GB rollout has hundreds of thousands). */
+  pieces: PieceColumnsBuilder;
+  /** Each call id's tool, file and command: the source its call's piece and its output's share. */
+  tools: Map<string, PieceSource>;
   /** Where model items sit relative to their usage report (as the Codex reader decides it). */
   order: 'unknown' | 'usage-first' | 'items-first';
   /** items-first: the response whose items were seen and whose usage was not. */
@@ -112,21 +119,27 @@ export class CodexContentCollector implements ContentCollector {
         state.open = null;
         state.pending = null;
         const text = str(payload['message']);
-        if (text) this.push(state, 'compactionSummary', source.file, at, text, null, null, null);
+        if (text) this.push(state, 'compactionSummary', source.file, at, text, null);
         return;
       }
     }
   }
 
   result(): CollectedContent {
-    const pieces = new Map<string, ContentPiece[]>();
+    const columns = new Map<string, PieceColumns>();
     const unreadLines = new Map<number, number[]>();
     for (const [file, s] of this.files) {
-      pieces.set(String(file), s.pieces);
+      columns.set(String(file), s.pieces);
       if (s.unread.length > 0) unreadLines.set(file, s.unread);
     }
+    let pieces: Map<string, ContentPiece[]> | null = null;
     return {
-      pieces,
+      // As objects only when asked for: the anatomy reads the columns.
+      get pieces(): Map<string, ContentPiece[]> {
+        pieces ??= new Map([...columns].map(([key, c]) => [key, piecesOfColumns(c)]));
+        return pieces;
+      },
+      columns,
       keyOfCall: (file) => (this.files.has(file) ? String(file) : undefined),
       unreadLines,
     };
@@ -138,7 +151,7 @@ export class CodexContentCollector implements ContentCollector {
       this.files.set(
         file,
         (s = {
-          pieces: [],
+          pieces: new PieceColumnsBuilder(this.counter === null),
           tools: new Map(),
           order: 'unknown',
           pending: null,
@@ -158,17 +171,7 @@ export class CodexContentCollector implements ContentCollector {
     const base = obj(p['base_instructions']);
     const text = (base ? str(base['text']) : null) ?? str(p['instructions']);
     if (text)
-      this.push(
-        state,
-        'injected',
-        file,
-        at,
-        text,
-        null,
-        null,
-        null,
-        MESSAGE_FRAMING_SPECIALS + this.headerTokens('system'),
-      );
+      this.push(state, 'injected', file, at, text, null, MESSAGE_FRAMING_SPECIALS + this.headerTokens('system'));
   }
 
   private item(state: FileState, p: JsonObject, at: number, file: number): void {
@@ -179,7 +182,7 @@ export class CodexContentCollector implements ContentCollector {
         const text = messageText(p['content']);
         if (role === 'assistant') {
           const turn = this.responseOf(state);
-          if (text) this.push(state, 'assistantText', file, at, text, null, null, null, 0, turn.turn);
+          if (text) this.push(state, 'assistantText', file, at, text, null, 0, turn);
         } else if (role === 'user' || role === 'developer' || role === 'system') {
           if (!text) return;
           this.push(
@@ -188,8 +191,6 @@ export class CodexContentCollector implements ContentCollector {
             file,
             at,
             text,
-            null,
-            null,
             null,
             MESSAGE_FRAMING_SPECIALS + this.headerTokens(role),
           );
@@ -200,9 +201,10 @@ export class CodexContentCollector implements ContentCollector {
         const response = this.responseOf(state);
         // The encrypted reasoning has no text: its tokens are the logged reasoning tokens, set when the usage comes.
         // (The usage comes first in 0.60 rollouts, last in later ones.)
-        const tokens = response.reasoning.length === 0 ? (response.reasoningTokens ?? 0) : 0;
-        const piece = this.push(state, 'thinking', file, at, '', null, null, null, 0, response.turn, tokens);
-        response.reasoning.push(piece);
+        const first = response.firstReasoning < 0;
+        const tokens = first ? (response.reasoningTokens ?? 0) : 0;
+        const piece = this.push(state, 'thinking', file, at, '', null, 0, response, tokens);
+        if (first) response.firstReasoning = piece;
         return;
       }
       case 'function_call':
@@ -213,21 +215,10 @@ export class CodexContentCollector implements ContentCollector {
         return;
       case 'function_call_output':
       case 'custom_tool_call_output': {
-        const asked = state.tools.get(str(p['call_id']) ?? '');
-        const name = asked?.name ?? null;
+        const asked = state.tools.get(str(p['call_id']) ?? '') ?? null;
         const text = outputText(p['output']).text;
         // `functions.NAME to=assistant` and `commentary`: the header of a tool's output message, counted apart (a special token lies between).
-        this.push(
-          state,
-          'toolResult',
-          file,
-          at,
-          text,
-          name,
-          asked?.file ?? null,
-          asked?.command ?? null,
-          this.toolOutputFraming(name ?? 'tool'),
-        );
+        this.push(state, 'toolResult', file, at, text, asked, this.toolOutputFraming(asked?.tool ?? 'tool'));
         return;
       }
     }
@@ -268,7 +259,8 @@ export class CodexContentCollector implements ContentCollector {
     // Own strings: a path cut from a patch, a command from a script, would keep the whole text alive.
     const targetFile = target === null ? null : resolvePath(target, state.cwd);
     const ownCommand = command === null ? null : ownedText(command);
-    if (id !== null) state.tools.set(id, { name, file: targetFile, command: ownCommand });
+    const source: PieceSource = { tool: name, mcpServer: mcpServerOf(name), targetFile, command: ownCommand };
+    if (id !== null) state.tools.set(id, source);
     const counter = this.counter;
     // Past the exact budget only a length is counted: the call's text is not built.
     if (counter?.lengthOnly && counter.countLength)
@@ -278,15 +270,13 @@ export class CodexContentCollector implements ContentCollector {
         file,
         at,
         '',
-        name,
-        targetFile,
-        ownCommand,
+        source,
         0,
-        response.turn,
+        response,
         counter.countLength(name.length + 1 + input.length),
         false,
       );
-    else this.push(state, 'toolUse', file, at, `${name} ${input}`, name, targetFile, ownCommand, 0, response.turn);
+    else this.push(state, 'toolUse', file, at, `${name} ${input}`, source, 0, response);
   }
 
   private event(state: FileState, p: JsonObject): void {
@@ -318,16 +308,16 @@ export class CodexContentCollector implements ContentCollector {
       response = state.pending;
       state.pending = null;
     } else {
-      response = { turn: { output: 0, thinking: false }, reasoning: [], reasoningTokens: null };
+      response = newResponse();
       state.open = response;
     }
-    settle(response, output, reasoning);
+    settle(state.pieces, response, output, reasoning);
   }
 
   /** The response the model's next item belongs to. */
   private responseOf(state: FileState): Response {
     if (state.order === 'usage-first' && state.open) return state.open;
-    state.pending ??= { turn: { output: 0, thinking: false }, reasoning: [], reasoningTokens: null };
+    state.pending ??= newResponse();
     return state.pending;
   }
 
@@ -354,50 +344,56 @@ export class CodexContentCollector implements ContentCollector {
     return n;
   }
 
+  /** Appends a piece to the file's columns; returns its index. */
   private push(
     state: FileState,
     kind: PartKind,
     file: number,
     line: number,
     text: string,
-    tool: string | null,
-    targetFile: string | null,
-    command: string | null,
+    source: PieceSource | null,
     framing = 0,
-    turn: AssistantTurn | null = null,
+    response: Response | null = null,
     tokens: number | null = null,
     sized = tokens !== null,
-  ): ContentPiece {
+  ): number {
     const counter = this.counter;
     const counted = counter !== null && tokens === null;
-    const piece: ContentPiece = {
+    let turn = -1;
+    if (response !== null) {
+      if (response.turnId < 0) response.turnId = state.pieces.addTurn(response.turn);
+      turn = response.turnId;
+    }
+    return state.pieces.push(
       kind,
       file,
       line,
-      text: counted ? '' : text,
-      tool,
-      mcpServer: mcpServerOf(tool),
-      targetFile,
-      command,
-      charsOnly: null,
-      tokens: tokens ?? (counted ? counter.count(text) + framing : null),
+      counted ? '' : text,
+      source,
+      tokens ?? (counted ? counter.count(text) + framing : Number.NaN),
       turn,
-      estimated: sized,
-    };
-    state.pieces.push(piece);
-    return piece;
+      sized,
+    );
   }
+}
+
+function newResponse(): Response {
+  return { turn: { output: 0, thinking: false }, turnId: -1, firstReasoning: -1, reasoningTokens: null };
 }
 
 /**
  * The logged usage given to a response: its output tokens, and its reasoning tokens on its first
  * reasoning item (now, or when that item comes after the report).
  */
-function settle(response: Response, output: number | null, reasoning: number | null): void {
+function settle(
+  pieces: PieceColumnsBuilder,
+  response: Response,
+  output: number | null,
+  reasoning: number | null,
+): void {
   if (output !== null) response.turn.output = output;
   response.reasoningTokens = reasoning;
-  const first = response.reasoning[0];
-  if (first && reasoning !== null) first.tokens = reasoning;
+  if (response.firstReasoning >= 0 && reasoning !== null) pieces.tokens[response.firstReasoning] = reasoning;
 }
 
 /** A message's text: its text content items joined (images are left out, as for Claude Code). */

@@ -4,13 +4,15 @@ import { COST_KINDS } from '../cost/costTypes';
 import type { PriceBook } from '../cost/costTypes';
 import type { FormatId, Session, TraceModel } from '../trace/model';
 import type { CollectedContent } from './claudeCodeContent';
-import { PART_KINDS, mcpServerOf, zeroKinds } from './contextParts';
+import { KIND_ID, PART_KINDS, columnsOfPieces, kindsOf, mcpServerOf } from './contextParts';
 import type {
   CallAnatomy,
   Calibration,
   ContentPiece,
   ContextPart,
   PartKind,
+  PieceColumns,
+  PieceSource,
   PredictiveCalibration,
   SessionAnatomy,
 } from './contextParts';
@@ -65,7 +67,8 @@ export function contextAnatomy(model: TraceModel, options: AnatomyOptions): Trac
  * index per call, not an array per call: a 1 GB log has ninety thousand calls.
  */
 export interface AppendedPieces {
-  pieces: readonly ContentPiece[];
+  /** As columns (the collector's, or built from its objects). */
+  pieces: PieceColumns;
   /** Length calls + 1. */
   starts: Int32Array;
   fromText: boolean;
@@ -79,14 +82,15 @@ function piecesBeforeCalls(session: Session, content: CollectedContent | null): 
   const unread = session.calls.map(() => false);
   const first = session.calls[0];
   const key = first && content ? content.keyOfCall(first.source.file, first.source.line) : undefined;
-  const pieces = key !== undefined ? content!.pieces.get(key) : undefined;
+  const columns = key !== undefined ? content!.columns?.get(key) : undefined;
+  const objects = key !== undefined && columns === undefined ? content!.pieces.get(key) : undefined;
+  const pieces = columns ?? (objects ? columnsOfPieces(objects) : undefined);
   if (pieces && n > 0) {
     let k = 0;
     let i = 0;
     for (; i < pieces.length; i++) {
-      const p = pieces[i]!;
       // Call k's pieces end at the first piece not before it.
-      while (k < n && !isBefore(p, session.calls[k]!.source)) starts[++k] = i;
+      while (k < n && !isBefore(pieces, i, session.calls[k]!.source)) starts[++k] = i;
       // Pieces after the last call (its own answer, a final result) reach no call's input.
       if (k === n) break;
     }
@@ -109,7 +113,7 @@ function piecesBeforeCalls(session: Session, content: CollectedContent | null): 
     }
   }
   starts[n] = sized.length;
-  return { pieces: sized, starts, fromText: false, unread };
+  return { pieces: columnsOfPieces(sized), starts, fromText: false, unread };
 }
 
 /**
@@ -141,11 +145,11 @@ function droppedThinking(
     for (let k = 0; k < calls; k++) {
       if (compactAt.has(k)) aliveRaw = aliveFixed = 0;
       for (let i = starts[k]!; i < starts[k + 1]!; i++) {
-        const kind = pieces[i]!.kind;
-        if (kind === 'thinking') {
+        const kind = pieces.kind[i]!;
+        if (kind === THINKING) {
           if (Number.isNaN(known[i]!)) aliveRaw += rawCounts[i]!;
           else aliveFixed += known[i]!;
-        } else if (kind === 'userText') {
+        } else if (kind === USER_TEXT) {
           raw[k] = raw[k]! + aliveRaw;
           fixed[k] = fixed[k]! + aliveFixed;
           aliveRaw = aliveFixed = 0;
@@ -157,14 +161,14 @@ function droppedThinking(
   for (let k = 0; k < calls; k++) {
     if (compactAt.has(k)) aliveRaw = aliveFixed = 0;
     for (let i = starts[k]!; i < starts[k + 1]!; i++)
-      if (pieces[i]!.kind === 'userText') {
+      if (pieces.kind[i] === USER_TEXT) {
         raw[k] = aliveRaw;
         fixed[k] = aliveFixed;
         aliveRaw = aliveFixed = 0;
         break;
       }
     for (let i = starts[k]!; i < starts[k + 1]!; i++)
-      if (pieces[i]!.kind === 'thinking') {
+      if (pieces.kind[i] === THINKING) {
         if (Number.isNaN(known[i]!)) aliveRaw += rawCounts[i]!;
         else aliveFixed += known[i]!;
       }
@@ -212,9 +216,18 @@ function markUnread(session: Session, lines: Map<number, number[]> | undefined, 
 /** How the Gemini CLI anatomy labels its counts (docs/guide/context.md#gemini-cli). */
 const GEMINI_STANDIN = "a stand-in for Gemini's tokenizer";
 
-function isBefore(p: ContentPiece, at: { file: number; line: number }): boolean {
-  return p.file < at.file || (p.file === at.file && p.line < at.line);
+/** True when piece i comes before a line (`at`) of the log. */
+function isBefore(pieces: PieceColumns, i: number, at: { file: number; line: number }): boolean {
+  const file = pieces.file[i]!;
+  return file < at.file || (file === at.file && pieces.line[i]! < at.line);
 }
+
+function isColumns(pieces: PieceColumns | readonly ContentPiece[]): pieces is PieceColumns {
+  return !Array.isArray(pieces);
+}
+
+const THINKING = KIND_ID.thinking;
+const USER_TEXT = KIND_ID.userText;
 
 function sizedPiece(
   kind: PartKind,
@@ -255,8 +268,13 @@ function sessionAnatomy(
   // Tokenizer tokens per piece, aligned with `pieces` (pieces after the last call stay 0).
   const rawCounts = new Float64Array(pieces.length);
   for (let i = starts[0]!; i < starts[session.calls.length]!; i++) {
-    const p = pieces[i]!;
-    rawCounts[i] = p.tokens ?? (p.charsOnly !== null ? p.charsOnly / CHARS_PER_TOKEN_ESTIMATE : counter.count(p.text));
+    const tokens = pieces.tokens[i]!;
+    const chars = pieces.charsOnly[i]!;
+    rawCounts[i] = !Number.isNaN(tokens)
+      ? tokens
+      : !Number.isNaN(chars)
+        ? chars / CHARS_PER_TOKEN_ESTIMATE
+        : counter.count(pieces.text === null ? '' : pieces.text[i]!);
   }
   const known = knownTurnTokens(appended, rawCounts);
   const dropped = droppedThinking(session.model, format, appended, rawCounts, known, compactAt);
@@ -283,7 +301,8 @@ function sessionAnatomy(
 
   const parts: ContextPart[] = [];
   const newPart = (
-    p: Pick<ContextPart, 'kind' | 'tool' | 'mcpServer' | 'targetFile' | 'command'>,
+    kind: PartKind,
+    p: PieceSource | null,
     tokens: number,
     estimated: boolean,
     call: number,
@@ -291,11 +310,11 @@ function sessionAnatomy(
     // The fields one by one, not a spread of the piece: one shape for every part, and no piece fields (text, line) riding along.
     const part: ContextPart = {
       id: parts.length,
-      kind: p.kind,
-      tool: p.tool,
-      mcpServer: p.mcpServer,
-      targetFile: p.targetFile,
-      command: p.command,
+      kind,
+      tool: p === null ? null : p.tool,
+      mcpServer: p === null ? null : p.mcpServer,
+      targetFile: p === null ? null : p.targetFile,
+      command: p === null ? null : p.command,
       tokens,
       estimated,
       firstCall: call,
@@ -344,9 +363,7 @@ function sessionAnatomy(
     notes.push(
       'the log keeps only sizes here: tool results counted as characters ÷ 4 and earlier output as its logged output tokens',
     );
-  const base = first
-    ? newPart({ kind: 'system', tool: null, mcpServer: null, targetFile: null, command: null }, baseTokens, true, 0)
-    : null;
+  const base = first ? newPart('system', null, baseTokens, true, 0) : null;
 
   const context = pricingContext(format, session);
   let live = new Segment(base);
@@ -362,25 +379,24 @@ function sessionAnatomy(
     }
     let growth = 0;
     for (let i = starts[k]!; i < starts[k + 1]!; i++) {
-      const p = pieces[i]!;
       // What was appended before the compaction left the context with it.
-      if (boundary !== undefined && isBefore(p, boundary)) continue;
+      if (boundary !== undefined && isBefore(pieces, i, boundary)) continue;
       const tokens = scaled(i, k);
       growth += tokens;
-      live.push(newPart(p, tokens, p.charsOnly !== null || p.estimated === true, k));
+      live.push(
+        newPart(
+          PART_KINDS[pieces.kind[i]!]!,
+          pieces.source[i] ?? null,
+          tokens,
+          !Number.isNaN(pieces.charsOnly[i]!) || pieces.estimated[i] === 1,
+          k,
+        ),
+      );
     }
     if (compacted && call.tokens.input !== null) {
       // After a compaction the agent re-attaches what it chose (recent files, plans) without logging it: the rest of the first input.
       const restored = Math.round(call.tokens.input - live.total);
-      if (restored > 0)
-        live.push(
-          newPart(
-            { kind: 'restored', tool: null, mcpServer: null, targetFile: null, command: null },
-            restored,
-            true,
-            k,
-          ),
-        );
+      if (restored > 0) live.push(newPart('restored', null, restored, true, k));
     }
     const loggedInput = call.tokens.input;
     const loggedGrowth =
@@ -389,7 +405,7 @@ function sessionAnatomy(
     const inputUsd = options.prices ? chargeCall(live, call, options.prices, context, costs) : null;
     calls.push({
       index: k,
-      byKind: { ...live.byKind },
+      byKind: kindsOf(live.byKind),
       estimatedInput: live.total,
       loggedInput,
       loggedGrowth,
@@ -427,29 +443,37 @@ function sessionAnatomy(
  * Pieces the log sizes itself (`estimated`: Codex's encrypted reasoning, its logged reasoning
  * tokens) keep that size and the others share the rest of the output.
  */
-export function knownTurnTokens({ pieces, starts }: AppendedPieces, rawCounts: Float64Array): Float64Array {
+export function knownTurnTokens(
+  appended: Omit<AppendedPieces, 'pieces'> & { pieces: PieceColumns | readonly ContentPiece[] },
+  rawCounts: Float64Array,
+): Float64Array {
+  const { starts } = appended;
+  const pieces = isColumns(appended.pieces) ? appended.pieces : columnsOfPieces(appended.pieces);
   const known = new Float64Array(pieces.length).fill(Number.NaN);
   const end = starts[starts.length - 1]!;
+  const turns = pieces.turn;
+  const estimated = pieces.estimated;
   // A message's pieces are consecutive (its records follow one another), so a run of the same turn is the message.
   let i = starts[0]!;
   while (i < end) {
-    const turn = pieces[i]!.turn ?? null;
+    const id = turns[i]!;
     let j = i + 1;
-    if (turn === null) {
+    if (id < 0) {
       i = j;
       continue;
     }
+    const turn = pieces.turns[id]!;
     // Pieces the log itself sizes (Codex's reasoning: its logged reasoning tokens) keep their size; the rest share what is left.
     let raw = 0;
     let sized = 0;
-    for (let m = i; m < end && (m === i || (pieces[m]!.turn ?? null) === turn); m++, j = m) {
-      if (pieces[m]!.estimated === true) sized += rawCounts[m]!;
+    for (let m = i; m < end && (m === i || turns[m] === id); m++, j = m) {
+      if (estimated[m] === 1) sized += rawCounts[m]!;
       else raw += rawCounts[m]!;
     }
     if (!turn.thinking && raw + sized > 0 && turn.output >= raw + sized)
       for (let m = i; m < j; m++) {
         if (raw === 0) known[m] = (turn.output * rawCounts[m]!) / sized;
-        else known[m] = pieces[m]!.estimated === true ? rawCounts[m]! : ((turn.output - sized) * rawCounts[m]!) / raw;
+        else known[m] = estimated[m] === 1 ? rawCounts[m]! : ((turn.output - sized) * rawCounts[m]!) / raw;
       }
     i = j;
   }
@@ -688,7 +712,8 @@ class Segment {
   readonly parts: ContextPart[] = [];
   /** starts[j]: tokens before part j; starts[n] = total. */
   private readonly starts: number[] = [0];
-  readonly byKind = zeroKinds();
+  /** Tokens by kind id (KIND_ID). */
+  readonly byKind = new Float64Array(PART_KINDS.length);
   total = 0;
   /** Range sums over part indices (length n + 1): $ per token read, $ per token written, calls that mostly wrote it, priced calls that carried it. */
   private readonly readRate: number[] = [0];
@@ -704,7 +729,7 @@ class Segment {
     this.parts.push(part);
     this.total += part.tokens;
     this.starts.push(this.total);
-    this.byKind[part.kind] += part.tokens;
+    this.byKind[KIND_ID[part.kind]]! += part.tokens;
     this.readRate.push(0);
     this.writeRate.push(0);
     this.writes.push(0);

@@ -190,10 +190,201 @@ export function zeroKinds(): Record<PartKind, number> {
   return r;
 }
 
+/**
+ * A kind → tokens record from sums indexed by kind id (KIND_ID): one object literal, its keys
+ * in PART_KINDS order as zeroKinds makes them (a call's byKind; a spread of a record built key
+ * by key made a slower, larger object per call).
+ */
+export function kindsOf(t: Float64Array): Record<PartKind, number> {
+  return {
+    system: t[0]!,
+    memory: t[1]!,
+    mcpSchemas: t[2]!,
+    userText: t[3]!,
+    injected: t[4]!,
+    toolUse: t[5]!,
+    toolResult: t[6]!,
+    subagentResult: t[7]!,
+    assistantText: t[8]!,
+    thinking: t[9]!,
+    compactionSummary: t[10]!,
+    restored: t[11]!,
+  };
+}
+
 /** The MCP server of a tool named `mcp__server__tool` (Claude Code's and Codex's naming), else null. */
 export function mcpServerOf(toolName: string | null): string | null {
   if (toolName === null || !toolName.startsWith('mcp__')) return null;
   const rest = toolName.slice(5);
   const end = rest.indexOf('__');
   return end > 0 ? rest.slice(0, end) : null;
+}
+
+/** A part kind's id in a column: its index in PART_KINDS. */
+export const KIND_ID: Readonly<Record<PartKind, number>> = Object.fromEntries(
+  PART_KINDS.map((k, i) => [k, i]),
+) as Record<PartKind, number>;
+
+/** What a tool piece names: its tool, MCP server, file and command (one object shared by a call and its output). */
+export interface PieceSource {
+  tool: string | null;
+  mcpServer: string | null;
+  targetFile: string | null;
+  command: string | null;
+}
+
+/**
+ * Pieces as columns, one typed array per field (docs/performance.md#context-anatomy-benchcontext):
+ * a 1 GB log has hundreds of thousands of pieces, and an object each was most of what the
+ * collector kept alive and the collector's garbage collection copied. Piece i is what
+ * ContentPiece would say, field by field: null numbers are NaN, `turn` an index into `turns`
+ * (−1: none), `source` the tool's names (null: none), `text` null when every text is empty.
+ */
+export interface PieceColumns {
+  readonly length: number;
+  readonly kind: Uint8Array;
+  readonly file: Int32Array;
+  readonly line: Int32Array;
+  readonly tokens: Float64Array;
+  readonly charsOnly: Float64Array;
+  readonly estimated: Uint8Array;
+  readonly turn: Int32Array;
+  readonly turns: readonly AssistantTurn[];
+  readonly source: readonly (PieceSource | null)[];
+  readonly text: readonly string[] | null;
+}
+
+/** Pieces appended one at a time into growing columns (the Codex collector's store). */
+export class PieceColumnsBuilder implements PieceColumns {
+  length = 0;
+  kind = new Uint8Array(64);
+  file = new Int32Array(64);
+  line = new Int32Array(64);
+  tokens = new Float64Array(64);
+  charsOnly = new Float64Array(64);
+  estimated = new Uint8Array(64);
+  turn = new Int32Array(64);
+  readonly turns: AssistantTurn[] = [];
+  readonly source: (PieceSource | null)[] = [];
+  /** null: texts are not kept (counted as they come). */
+  readonly text: string[] | null;
+
+  constructor(keepText: boolean) {
+    this.text = keepText ? [] : null;
+  }
+
+  /** A turn's index, for push. */
+  addTurn(turn: AssistantTurn): number {
+    this.turns.push(turn);
+    return this.turns.length - 1;
+  }
+
+  /** Appends a piece; returns its index. `tokens` NaN: not counted; `turn` −1: none. */
+  push(
+    kind: PartKind,
+    file: number,
+    line: number,
+    text: string,
+    source: PieceSource | null,
+    tokens: number,
+    turn: number,
+    estimated: boolean,
+  ): number {
+    const i = this.length;
+    if (i === this.kind.length) this.grow();
+    this.kind[i] = KIND_ID[kind];
+    this.file[i] = file;
+    this.line[i] = line;
+    this.tokens[i] = tokens;
+    this.charsOnly[i] = Number.NaN;
+    this.estimated[i] = estimated ? 1 : 0;
+    this.turn[i] = turn;
+    this.source.push(source);
+    this.text?.push(text);
+    this.length = i + 1;
+    return i;
+  }
+
+  private grow(): void {
+    const n = this.kind.length * 2;
+    const grown = <T extends Uint8Array | Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
+      const b = make(n);
+      b.set(a);
+      return b;
+    };
+    this.kind = grown(this.kind, (m) => new Uint8Array(m));
+    this.file = grown(this.file, (m) => new Int32Array(m));
+    this.line = grown(this.line, (m) => new Int32Array(m));
+    this.tokens = grown(this.tokens, (m) => new Float64Array(m));
+    this.charsOnly = grown(this.charsOnly, (m) => new Float64Array(m));
+    this.estimated = grown(this.estimated, (m) => new Uint8Array(m));
+    this.turn = grown(this.turn, (m) => new Int32Array(m));
+  }
+}
+
+/** The pieces as objects (for callers that want ContentPiece[]: tests, tools); the same fields the columns hold. */
+export function piecesOfColumns(c: PieceColumns): ContentPiece[] {
+  const out: ContentPiece[] = [];
+  for (let i = 0; i < c.length; i++) {
+    const s = c.source[i] ?? null;
+    const tokens = c.tokens[i]!;
+    const chars = c.charsOnly[i]!;
+    const turn = c.turn[i]!;
+    out.push({
+      kind: PART_KINDS[c.kind[i]!]!,
+      file: c.file[i]!,
+      line: c.line[i]!,
+      text: c.text === null ? '' : c.text[i]!,
+      tool: s === null ? null : s.tool,
+      mcpServer: s === null ? null : s.mcpServer,
+      targetFile: s === null ? null : s.targetFile,
+      command: s === null ? null : s.command,
+      charsOnly: Number.isNaN(chars) ? null : chars,
+      tokens: Number.isNaN(tokens) ? null : tokens,
+      turn: turn < 0 ? null : c.turns[turn]!,
+      estimated: c.estimated[i] === 1,
+    });
+  }
+  return out;
+}
+
+/**
+ * ContentPiece objects as columns (what the anatomy reads): the objects themselves serve as
+ * the sources, a turn keeps its object (a run of pieces of one turn gets one index).
+ */
+export function columnsOfPieces(pieces: readonly ContentPiece[]): PieceColumns {
+  const n = pieces.length;
+  const kind = new Uint8Array(n);
+  const file = new Int32Array(n);
+  const line = new Int32Array(n);
+  const tokens = new Float64Array(n);
+  const charsOnly = new Float64Array(n);
+  const estimated = new Uint8Array(n);
+  const turn = new Int32Array(n);
+  const turns: AssistantTurn[] = [];
+  let text: string[] | null = null;
+  let lastTurn: AssistantTurn | null = null;
+  for (let i = 0; i < n; i++) {
+    const p = pieces[i]!;
+    kind[i] = KIND_ID[p.kind];
+    file[i] = p.file;
+    line[i] = p.line;
+    tokens[i] = p.tokens ?? Number.NaN;
+    charsOnly[i] = p.charsOnly ?? Number.NaN;
+    estimated[i] = p.estimated === true ? 1 : 0;
+    const t = p.turn ?? null;
+    if (t === null) turn[i] = -1;
+    else {
+      if (t !== lastTurn) {
+        turns.push(t);
+        lastTurn = t;
+      }
+      turn[i] = turns.length - 1;
+    }
+    if (p.text !== '') {
+      text ??= new Array<string>(n).fill('');
+      text[i] = p.text;
+    }
+  }
+  return { length: n, kind, file, line, tokens, charsOnly, estimated, turn, turns, source: pieces, text };
 }
