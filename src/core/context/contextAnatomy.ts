@@ -4,7 +4,7 @@ import { COST_KINDS } from '../cost/costTypes';
 import type { PriceBook } from '../cost/costTypes';
 import type { FormatId, Session, TraceModel } from '../trace/model';
 import type { CollectedContent } from './claudeCodeContent';
-import { KIND_ID, PART_KINDS, columnsOfPieces, kindsOf, mcpServerOf } from './contextParts';
+import { KIND_ID, PART_KINDS, columnsOfPieces, kindsRecord, mcpServerOf } from './contextParts';
 import type {
   CallAnatomy,
   Calibration,
@@ -405,7 +405,7 @@ function sessionAnatomy(
     const inputUsd = options.prices ? chargeCall(live, call, options.prices, context, costs) : null;
     calls.push({
       index: k,
-      byKind: kindsOf(live.byKind),
+      byKind: kindsRecord(live.byKind),
       estimatedInput: live.total,
       loggedInput,
       loggedGrowth,
@@ -774,7 +774,8 @@ class Segment {
     const n = parts.length;
     const readUsd = new Float64Array(n);
     const writeUsd = new Float64Array(n);
-    const writesOf = new Float64Array(n);
+    // Whole numbers: an Int32Array keeps each part's `writes` a small integer (a double would be boxed, one more object per part).
+    const writesOf = new Int32Array(n);
     const charged = new Uint8Array(n);
     let read = 0;
     let write = 0;

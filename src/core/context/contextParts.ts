@@ -195,7 +195,7 @@ export function zeroKinds(): Record<PartKind, number> {
  * in PART_KINDS order as zeroKinds makes them (a call's byKind; a spread of a record built key
  * by key made a slower, larger object per call).
  */
-export function kindsOf(t: Float64Array): Record<PartKind, number> {
+export function kindsRecord(t: Float64Array): Record<PartKind, number> {
   return {
     system: t[0]!,
     memory: t[1]!,

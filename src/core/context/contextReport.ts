@@ -90,6 +90,51 @@ function groupKey(part: ContextPart): string {
   return `kind:${part.kind}`;
 }
 
+/** A contributor being gathered: per session, the [first, last] calls of its parts, flat (the session's list last); a file's reads. */
+interface Group {
+  c: Contributor;
+  ranges: number[][];
+  session: number;
+  reads: ContextPart[] | null;
+}
+
+/**
+ * The group of a part, found by the string its key is made of (the file, the command, the tool)
+ * in a map per kind of key: the key itself (`command:` and a command of kilobytes) was built and
+ * hashed for every part, the same groups as groupKey.
+ */
+class GroupLookup {
+  private readonly files = new Map<string, Group>();
+  private readonly commands = new Map<string, Group>();
+  private readonly mcp = new Map<string, Group>();
+  private readonly tools = new Map<PartKind, Map<string, Group>>();
+  private readonly kinds = new Map<PartKind, Group>();
+
+  get(part: ContextPart, read: boolean): Group | undefined {
+    const [map, key] = this.place(part, read);
+    return map.get(key);
+  }
+
+  set(part: ContextPart, read: boolean, group: Group): void {
+    const [map, key] = this.place(part, read);
+    map.set(key, group);
+  }
+
+  /** The map and key of a part's group, in groupKey's order of rules. */
+  private place(part: ContextPart, read: boolean): [Map<string, Group>, string] {
+    const kind = part.kind;
+    if (read) return [this.files, part.targetFile!];
+    if (kind === 'toolResult' && part.command !== null) return [this.commands, part.command];
+    if (kind === 'toolResult' && part.mcpServer !== null) return [this.mcp, `${part.mcpServer}:${part.tool}`];
+    if (kind === 'toolResult' || kind === 'subagentResult' || kind === 'toolUse') {
+      let byTool = this.tools.get(kind);
+      if (!byTool) this.tools.set(kind, (byTool = new Map()));
+      return [byTool, part.tool ?? '?'];
+    }
+    return [this.kinds as Map<string, Group>, kind];
+  }
+}
+
 /** The words of a part's group (built once per group, not per part: a long log has hundreds of thousands of parts). */
 function groupLabel(part: ContextPart): string {
   if (fileReadOf(part) !== null) return `\`${part.targetFile}\` read`;
@@ -139,10 +184,9 @@ export function coveredCalls(flat: readonly number[]): number {
 export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport {
   const byKind = {} as ContextReport['byKind'];
   for (const k of PART_KINDS) byKind[k] = { tokens: 0, usd: null };
-  /** Per group, the [first, last] calls of its parts, flat, one list per session (the session's list last). */
-  const groups = new Map<string, { c: Contributor; ranges: number[][]; session: number }>();
-  /** Every read of each file, by group key (the suggestions price the re-reads). */
-  const fileReads = new Map<string, ContextPart[]>();
+  /** The groups in the order first seen; found through `lookup` without building their key for every part. */
+  const groups: Group[] = [];
+  const lookup = new GroupLookup();
   const tools = new Map<string, GroupTotal>();
   const servers = new Map<string, GroupTotal>();
   const files = new Map<string, GroupTotal>();
@@ -162,22 +206,20 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
       if (p.tool !== null) addTotal(tools, p.tool, p);
       if (p.mcpServer !== null) addTotal(servers, p.mcpServer, p);
       if (p.targetFile !== null && p.kind === 'toolResult') addTotal(files, p.targetFile, p);
-      const key = groupKey(p);
-      let g = groups.get(key);
-      if (!g)
-        groups.set(
-          key,
-          (g = {
-            c: { key, label: groupLabel(p), kind: p.kind, count: 0, tokens: 0, calls: 0, usd: null, estimated: false },
-            ranges: [],
-            session: -1,
-          }),
-        );
-      if (fileReadOf(p) !== null) {
-        const reads = fileReads.get(key);
-        if (reads) reads.push(p);
-        else fileReads.set(key, [p]);
+      const read = fileReadOf(p) !== null;
+      let g = lookup.get(p, read);
+      if (!g) {
+        const key = groupKey(p);
+        g = {
+          c: { key, label: groupLabel(p), kind: p.kind, count: 0, tokens: 0, calls: 0, usd: null, estimated: false },
+          ranges: [],
+          session: -1,
+          reads: null,
+        };
+        lookup.set(p, read, g);
+        groups.push(g);
       }
+      if (read) (g.reads ??= []).push(p);
       g.c.count += 1;
       g.c.tokens += p.tokens;
       if (p.usd !== null) g.c.usd = (g.c.usd ?? 0) + p.usd;
@@ -189,7 +231,10 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
       g.ranges[g.ranges.length - 1]!.push(p.firstCall, p.lastCall);
     }
   });
-  const contributors = [...groups.values()].map(({ c, ranges }) => {
+  /** Every read of each file, by group key (the suggestions price the re-reads). */
+  const fileReads = new Map<string, ContextPart[]>();
+  for (const g of groups) if (g.reads !== null) fileReads.set(g.c.key, g.reads);
+  const contributors = groups.map(({ c, ranges }) => {
     for (const r of ranges) c.calls += coveredCalls(r);
     return c;
   });
