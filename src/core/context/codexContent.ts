@@ -1,9 +1,9 @@
-import { arr, count, isObject, obj, ownedText, parseArguments, str } from '../trace/json';
+import { arr, count, isObject, obj, ownedText, str } from '../trace/json';
 import type { JsonObject } from '../trace/json';
 import type { TraceRecord } from '../trace/recordReader';
 import { CODE_MODE_EXEC, scriptActions } from '../trace/codex/codeMode';
 import { INJECTED_PREFIXES, ROLLOUT_TYPES } from '../trace/codex/codexReader';
-import { outputText, patchTarget, resolvePath, shellCommand } from '../trace/codex/toolOutput';
+import { callArguments, outputText, patchTarget, resolvePath, shellCommand } from '../trace/codex/toolOutput';
 import type { CollectedContent, ContentCollector } from './claudeCodeContent';
 import { PieceColumnsBuilder, mcpServerOf, piecesOfColumns } from './contextParts';
 import type { AssistantTurn, ContentPiece, PartKind, PieceColumns, PieceSource } from './contextParts';
@@ -251,7 +251,7 @@ export class CodexContentCollector implements ContentCollector {
       name = str(p['name']) ?? 'function';
       const raw = p['arguments'];
       input = typeof raw === 'string' ? raw : JSON.stringify(raw ?? {});
-      const args = parseArguments(raw);
+      const args = callArguments(raw);
       command = shellCommand(args);
       const patch = name === 'apply_patch' ? (str(args?.['input']) ?? str(args?.['patch']) ?? input) : command;
       if (patch?.includes('*** Begin Patch')) target = patchTarget(patch);

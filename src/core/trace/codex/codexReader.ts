@@ -1,16 +1,4 @@
-import {
-  arr,
-  clip,
-  count,
-  emptyRecord,
-  firstLine,
-  isObject,
-  isoMs,
-  obj,
-  ownedText,
-  parseArguments,
-  str,
-} from '../json';
+import { arr, clip, count, emptyRecord, firstLine, isObject, isoMs, obj, ownedText, str } from '../json';
 import type { JsonObject } from '../json';
 import { mostUsedModel, requestedToolCall, unknownTokens, withTool } from '../model';
 import type { CallTokens, Compaction, Diagnostic, LlmCall, Session, SourceRef, ToolCall, UserTurn } from '../model';
@@ -19,7 +7,15 @@ import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
 import { ERROR_TEXT_MAX } from '../sweAgent/observationErrors';
 import { CODE_MODE_EXEC, CODE_MODE_WAIT, nestedItem, patchApplied, scriptActions, scriptOutcome } from './codeMode';
 import type { NestedItem } from './codeMode';
-import { failedPatchTarget, outputText, patchTarget, resolvePath, shellCommand, toolOutcome } from './toolOutput';
+import {
+  callArguments,
+  failedPatchTarget,
+  outputText,
+  patchTarget,
+  resolvePath,
+  shellCommand,
+  toolOutcome,
+} from './toolOutput';
 
 /** Record types of a Codex rollout envelope (docs/design/formats.md §10); `world_state` from 0.144 on. */
 export const ROLLOUT_TYPES: ReadonlySet<string> = new Set([
@@ -617,7 +613,7 @@ export class CodexReader implements RecordReader {
     } else {
       name = str(p['name']) ?? 'function';
       const raw = p['arguments'];
-      const args = parseArguments(raw);
+      const args = callArguments(raw);
       if (args === null && typeof raw === 'string' && raw.trim() !== '')
         this.info(source, `Arguments of ${name} (${id}) are not a JSON object; its command is unknown.`);
       command = shellCommand(args);

@@ -1,5 +1,22 @@
-import { arr, isObject, num, obj, ownedText, str } from '../json';
+import { arr, isObject, num, obj, ownedText, parseArguments, str } from '../json';
 import type { JsonObject } from '../json';
+
+/** The last function call's arguments as given and as parsed (callArguments). */
+let lastRaw: unknown;
+let lastArgs: JsonObject | null = null;
+
+/**
+ * A function call's arguments parsed (parseArguments), the last call's kept: the Codex reader
+ * and the context anatomy's collector read the same record one after the other, and the
+ * arguments were parsed twice. The object is shared: read it, never change it.
+ */
+export function callArguments(raw: unknown): JsonObject | null {
+  if (raw === lastRaw && typeof raw === 'string') return lastArgs;
+  const args = parseArguments(raw);
+  lastRaw = raw;
+  lastArgs = args;
+  return args;
+}
 
 /** What a tool's output text says about how the tool ended. */
 export interface ToolOutcome {
