@@ -720,6 +720,10 @@ class Segment {
   private readonly writeRate: number[] = [0];
   private readonly writes: number[] = [0];
   private readonly priced: number[] = [0];
+  /** No part has negative tokens, so `starts` never decreases: charge may search from the last call's answer. */
+  private monotonic = true;
+  /** The last call's number of whole parts read from the cache. */
+  private hint = 0;
 
   constructor(base: ContextPart | null) {
     if (base) this.push(base);
@@ -727,6 +731,7 @@ class Segment {
 
   push(part: ContextPart): void {
     this.parts.push(part);
+    if (!(part.tokens >= 0)) this.monotonic = false;
     this.total += part.tokens;
     this.starts.push(this.total);
     this.byKind[KIND_ID[part.kind]]! += part.tokens;
@@ -745,11 +750,44 @@ class Segment {
     // Whole parts inside the cached prefix: the largest i with starts[i] × scale ≤ cached.
     let lo = 0;
     let hi = n;
+    if (this.monotonic) {
+      // A call's cached prefix mostly ends near where the last call's did: gallop from there, then
+      // bisect. On a non-decreasing `starts` the answer is the same as bisecting all of [0, n]
+      // (it is unique); bisecting it all touched ~19 cold entries of a 414k-part segment per call.
+      const starts = this.starts;
+      const h = Math.min(this.hint, n);
+      let step = 1;
+      if (starts[h]! * scale <= cached) {
+        lo = h;
+        while (lo + step <= n) {
+          if (starts[lo + step]! * scale <= cached) {
+            lo += step;
+            step *= 2;
+          } else {
+            hi = lo + step - 1;
+            break;
+          }
+        }
+      } else {
+        let b = h;
+        for (;;) {
+          const p = Math.max(0, b - step);
+          if (p === 0 || starts[p]! * scale <= cached) {
+            lo = p;
+            hi = Math.max(p, b - 1);
+            break;
+          }
+          b = p;
+          step *= 2;
+        }
+      }
+    }
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
       if (this.starts[mid]! * scale <= cached) lo = mid;
       else hi = mid - 1;
     }
+    this.hint = lo;
     rangeAdd(this.readRate, 0, lo, scale * readRate);
     if (lo < n) {
       const part = this.parts[lo]!;
