@@ -137,6 +137,20 @@ export function failedPatchTarget(text: string): string | null {
  * header paths (`app.js`) and failure paths (`/home/u/repo/app.js`) name one file alike.
  */
 export function resolvePath(path: string, cwd: string | null): string {
+  // The last answer again: the Codex reader and the anatomy's collector resolve the same patch's
+  // path one after the other (and share the one string).
+  if (path === lastPath && cwd === lastCwd) return lastResolved;
+  lastResolved = ownPath(path, cwd);
+  lastPath = path;
+  lastCwd = cwd;
+  return lastResolved;
+}
+
+let lastPath: string | null = null;
+let lastCwd: string | null = null;
+let lastResolved = '';
+
+function ownPath(path: string, cwd: string | null): string {
   // A string of its own: the path is often cut from a script or a patch, and a piece of a
   // string keeps the whole of it alive in V8 (about 300 bytes a call of a long session).
   if (cwd === null || path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith('\\\\'))
