@@ -34,7 +34,7 @@ function kindOf(s: Stats): string {
  */
 export function regularFileChunks(
   path: string,
-  options: { noFollow?: boolean; expect?: Pick<Stats, 'ino' | 'dev'>; start?: number; reuse?: boolean } = {},
+  options: { noFollow?: boolean; expect?: Pick<Stats, 'ino' | 'dev'>; start?: number } = {},
 ): AsyncIterable<Uint8Array> {
   return {
     async *[Symbol.asyncIterator]() {
@@ -57,26 +57,12 @@ export function regularFileChunks(
         if (options.expect && (s.ino !== options.expect.ino || s.dev !== options.expect.dev)) {
           throw new NotRegularFileError(`${basename(path)} changed between listing and reading; not read.`);
         }
-        // A small file gets a small buffer: 20,000 one-line sub-agent logs must not allocate 20,000 × 256 KiB.
-        const size = Math.max(1024, Math.min(CHUNK_BYTES, s.size + 1));
-        if (options.reuse) {
-          // One buffer for the whole file: each chunk is a view of it, valid until the next is
-          // asked for (the line reader and the parse threads copy what they keep). A stream's new
-          // buffer per chunk is freed only when a collection finds it: reading 777 MB that way left
-          // about 30 MiB more resident than one buffer (docs/performance.md, "Issue 27, ninth session").
-          // A Buffer, for its native newline search.
-          const buffer = Buffer.alloc(size);
-          let position = options.start ?? 0;
-          for (;;) {
-            const { bytesRead } = await handle.read(buffer, 0, size, position);
-            if (bytesRead === 0) break;
-            position += bytesRead;
-            yield buffer.subarray(0, bytesRead);
-          }
-          return;
-        }
-        // The stream owns the handle from here and closes it at the end (or on an error).
-        const stream = handle.createReadStream({ highWaterMark: size, start: options.start ?? 0 });
+        // The stream owns the handle from here and closes it at the end (or on an error). A small
+        // file gets a small buffer: 20,000 one-line sub-agent logs must not allocate 20,000 × 256 KiB.
+        const stream = handle.createReadStream({
+          highWaterMark: Math.max(1024, Math.min(CHUNK_BYTES, s.size + 1)),
+          start: options.start ?? 0,
+        });
         handle = null;
         for await (const chunk of stream) yield chunk as Uint8Array;
       } finally {
@@ -265,10 +251,7 @@ export function companionFiles(listing: CompanionListing): TraceFile[] {
  */
 export async function readTraceFiles(path: string): Promise<TraceFile[]> {
   const listing = await listCompanions(path);
-  return [
-    { key: basename(path), bytes: regularFileChunks(path, { reuse: true }), notes: listing.refused },
-    ...companionFiles(listing),
-  ];
+  return [{ key: basename(path), bytes: regularFileChunks(path), notes: listing.refused }, ...companionFiles(listing)];
 }
 
 /**

@@ -18,7 +18,7 @@ import type { ReaderResult, RecordReader, TraceRecord } from './recordReader';
 
 export { supportedFormatsText };
 
-/** Bytes of a file: whole, or as chunks from a stream (whose source may reuse a chunk's memory once the next is asked for: the readers copy what they keep). */
+/** Bytes of a file: whole, or as chunks from a stream. */
 export type ByteChunks = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
 
 /** One file of a trace. `key` is how diagnostics and sources name it (a relative path). */

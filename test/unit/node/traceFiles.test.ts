@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { claudeSubagentFolder } from '../../../src/core/trace/claudeCode/companions';
 import { claudeCodeFormat } from '../../../src/core/trace/claudeCode/definition';
 import type { CompanionLayout } from '../../../src/core/trace/formatDefinition';
 import { COMPANION_LAYOUTS, FORMATS } from '../../../src/core/trace/formats';
-import { parseTrace } from '../../../src/core/trace/parseTrace';
-import {
-  CHUNK_BYTES,
-  companionFiles,
-  listCompanions,
-  listSafeCompanions,
-  readJsonFile,
-  readTraceFiles,
-  regularFileChunks,
-} from '../../../src/node/traceFiles';
-import { repoRoot } from '../../support/helpers';
+import { listCompanions, listSafeCompanions, readJsonFile, regularFileChunks } from '../../../src/node/traceFiles';
 import { deepText } from '../../support/hostileCorpus';
 
 describe('companion files and regular files', () => {
@@ -161,39 +151,5 @@ describe('companion files and regular files', () => {
       ((await readJsonFile(deep)) as { error: string }).error,
       'nests deeper than 512 levels at line 2; a workload never does',
     );
-  });
-});
-
-describe('reading a file into one reused buffer', () => {
-  // The spotter session: 1.8 MB, so about seven reads of CHUNK_BYTES, its lines crossing their ends.
-  const spotter = join(repoRoot, 'test/fixtures/claude-code/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
-
-  it('gives every chunk in the same memory, and together the bytes of the file from `start`', async () => {
-    const whole = readFileSync(spotter);
-    for (const start of [0, 1000]) {
-      const copies: Buffer[] = [];
-      const buffers = new Set<ArrayBufferLike>();
-      for await (const chunk of regularFileChunks(spotter, { reuse: true, start })) {
-        assert.ok(chunk.length <= CHUNK_BYTES);
-        buffers.add(chunk.buffer);
-        copies.push(Buffer.from(chunk));
-      }
-      assert.ok(copies.length > 2, 'the file spans several reads');
-      assert.equal(buffers.size, 1, 'one buffer, reused');
-      assert.ok(Buffer.concat(copies).equals(whole.subarray(start)));
-    }
-  });
-
-  it('reads a trace the same as its bytes held whole: the reader keeps copies, never views of the buffer', async () => {
-    const files = await readTraceFiles(spotter);
-    const held = [
-      { key: basename(spotter), bytes: readFileSync(spotter) },
-      ...companionFiles(await listCompanions(spotter)),
-    ];
-    const streamed = await parseTrace(files);
-    const whole = await parseTrace(held);
-    assert.equal(streamed.model.sessions[0]!.calls.length, 149);
-    assert.deepEqual(streamed.model, whole.model);
-    assert.deepEqual(streamed.problem, whole.problem);
   });
 });
