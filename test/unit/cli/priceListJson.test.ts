@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import type * as GenaiPrices from '@pydantic/genai-prices';
 import { priceListAsJson } from '../../../scripts/priceListAsJson.mjs';
 import { repoRoot } from '../../support/helpers';
 
@@ -44,7 +45,7 @@ describe('the price list as JSON', () => {
     const source = readFileSync(file, 'utf8');
     const rewritten = priceListAsJson(source);
     assert.ok(rewritten.length < source.length);
-    type Library = typeof import('@pydantic/genai-prices');
+    type Library = typeof GenaiPrices;
     const original = createRequire(__filename)('@pydantic/genai-prices') as Library;
     const asJson = (await import(
       `data:text/javascript;base64,${Buffer.from(rewritten).toString('base64')}`
