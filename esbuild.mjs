@@ -2,6 +2,7 @@
 // Type checking is separate (npm run typecheck); esbuild only strips types.
 import * as esbuild from 'esbuild';
 import { chmod, cp, mkdir } from 'node:fs/promises';
+import { priceListJsonPlugin } from './scripts/priceListAsJson.mjs';
 
 const production = process.argv.includes('--production');
 const tests = process.argv.includes('--tests');
@@ -29,7 +30,8 @@ const common = {
   minify: production,
   sourcemap: production ? false : 'linked',
   logLevel: 'warning',
-  plugins: watch ? [problemMatcher] : [],
+  // The price list of @pydantic/genai-prices as JSON.parse of a string, not a literal (scripts/priceListAsJson.mjs).
+  plugins: watch ? [problemMatcher, priceListJsonPlugin] : [priceListJsonPlugin],
 };
 
 /** The CLI is package.json's `bin`: `npx agent-trace` runs the file itself, so it must be executable (esbuild writes 0644). */

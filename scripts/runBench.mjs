@@ -3,6 +3,7 @@
 import * as esbuild from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { priceListJsonPlugin } from './priceListAsJson.mjs';
 
 const [name, ...args] = process.argv.slice(2);
 if (!name) {
@@ -17,6 +18,8 @@ const node = {
   target: 'node20',
   mainFields: ['module', 'main'],
   logLevel: 'warning',
+  // The price list as the CLI's bundles load it (esbuild.mjs).
+  plugins: [priceListJsonPlugin],
 };
 await esbuild.build({
   ...node,

@@ -6,6 +6,7 @@
 // "Issue 27, fifth round"). Each bundle sets its own exit status (its UsageError is its own).
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 
 /** The commands with their own options (dist/cliCommands.js); `--help`, `-h`, `--version` and no argument go there too. */
@@ -55,6 +56,9 @@ const bundle = join(__dirname, cliBundle(argv));
 if (bundle.endsWith('cliAnalyze.js')) {
   // analyze and convert run on a worker thread of their own, whose young generation is bounded;
   // what it prints goes through this thread to the same stdout and stderr, in order.
+  // `gc` in the thread: set before its isolate exists, V8 gives its context the function, which
+  // analyze calls once between reading and the report (src/cli/analyze.ts, fullCollection).
+  setFlagsFromString('--expose-gc');
   const worker = new Worker(bundle, {
     workerData: { agentTraceArgv: argv },
     resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },

@@ -8,13 +8,19 @@ function unknown(value: number | null): value is null {
   return value === null || !Number.isFinite(value);
 }
 
-/** One formatter for every count: `toLocaleString` sets up a new one per call, which was most of the timeline's axis labelling per frame. */
-const COUNT_FORMAT = new Intl.NumberFormat('en-US');
+/**
+ * One formatter for every count: `toLocaleString` sets up a new one per call, which was most
+ * of the timeline's axis labelling per frame. Made on first use: setting one up reads ICU's
+ * locale data, about 5 MiB resident, which `analyze --json` never needs (docs/performance.md,
+ * "Issue 27, ninth session").
+ */
+let countFormat: Intl.NumberFormat | null = null;
 
 /** Whole tokens with thousands separators: 1,234,567. */
 export function formatCount(value: number | null): string {
   if (unknown(value)) return UNKNOWN;
-  return COUNT_FORMAT.format(Math.round(value));
+  countFormat ??= new Intl.NumberFormat('en-US');
+  return countFormat.format(Math.round(value));
 }
 
 /** Compact token count for axes and labels: 950, 12.3k, 1.24M. */
