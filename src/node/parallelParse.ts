@@ -142,7 +142,7 @@ class ChunkPool {
 
 /** Options of parseTraceParallel. */
 export interface ParallelParseOptions {
-  /** Threads that parse, the reader's own thread counted (at least 1; it starts `threads - 1` parse threads). */
+  /** Parse threads to start beside the reader's own (which parses too when they have their fill); 0 for none. */
   threads: number;
   /** The parse thread's script (dist/parseChunkWorker.js, beside the bundle that starts it). */
   workerScript: string;
@@ -329,7 +329,7 @@ export async function parseTraceParallel(
     files.map((f) => f.key),
     { format: options.format, longLineBytes: options.longLineBytes },
   );
-  const pool = options.threads > 1 ? new ChunkPool(options.workerScript, Math.floor(options.threads) - 1) : null;
+  const pool = options.threads >= 1 ? new ChunkPool(options.workerScript, Math.floor(options.threads)) : null;
   try {
     return await readTraceInto(parse, files, (fileIndex, bytes) => readFile(parse, fileIndex, bytes, pool, options));
   } finally {

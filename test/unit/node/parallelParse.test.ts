@@ -189,15 +189,15 @@ describe('one file parsed on parse threads (src/node/parallelParse)', () => {
   });
 
   it("parses on the reader's thread when told, and the default chunk is cut at a line end", async () => {
-    // One thread in all: no parse thread is started and every chunk is read here.
+    // No parse thread: none is started (its script is not even there) and every chunk is read here.
     const one = await parseTrace(await inPieces(SPOTTER, 65536));
     const chunks: Array<{ file: number; offset: number; length: number }> = [];
     const alone = await parseTraceParallel(await inPieces(SPOTTER, 65536), {
-      threads: 1,
+      threads: 0,
       workerScript: join(repoRoot, 'no-such-worker.js'),
       onChunk: (file, offset, length) => chunks.push({ file, offset, length }),
     });
-    same(JSON.stringify(alone), JSON.stringify(one), 'one thread in all');
+    same(JSON.stringify(alone), JSON.stringify(one), 'no parse thread');
     // The spotter log is 1.8 MB, fed in 64 KiB pieces: a chunk is cut at the last line end once
     // 256 KiB are held, so each is within a piece of 256 KiB, ends a line, and starts where the one before ended.
     const bytes = readFileSync(SPOTTER);
