@@ -28,27 +28,45 @@ import { WorkerRpc } from '../protocol/workerRpc';
  * parts its reader never reads left out, so the copy back is small), plus the bytes of any
  * line that is not a plain record (bad JSON, not text, too long, odd counts). The reader's
  * thread takes the chunks back in file order and gives each line to the same parser as one
- * thread would: records to the reader, other lines through the usual line handling. So the
+ * thread would: records to the reader, other lines through the usual line handling. The
+ * reader's thread parses chunks too, rather than wait, when every parse thread has its fill:
+ * a chunk next in file order goes straight to the parser with its records whole, one that must
+ * wait behind the threads' chunks is kept slimmed. So the
  * reader sees the same records in the same order, and everything that depends on order
  * (calls written over several lines, tool results after their calls, retry loops,
  * diagnostics) is as on one thread (test/unit/node/parallelParse.test.ts). Companion files
  * (sub-agent logs) are read the same way after the opened file.
  */
 
-/** Chunks handed to parse threads: big enough that a message costs little beside its parse, small enough to keep every thread busy. */
-export const PARALLEL_CHUNK_BYTES = 4 * 2 ** 20;
+/**
+ * Chunks handed out: small, so what a chunk's records leave in the young generation while it
+ * waits its turn dies there (4 MiB chunks cost the 111 MB Claude Code log 1.63-1.67 s of CPU
+ * in all threads, 1 MiB 1.54 s, 256 KiB 1.43-1.45 s), and big enough that a message costs
+ * little beside its parse (docs/performance.md, issue 27, ninth session).
+ */
+export const PARALLEL_CHUNK_BYTES = 256 * 2 ** 10;
 /** Chunks waiting or being parsed, per thread: the next one is ready when a thread finishes, and memory stays bounded. */
 const IN_FLIGHT_PER_THREAD = 2;
 
-/** The work of a parse thread on one chunk (run in the thread by parseChunkWorker.ts). */
-export function readChunk(m: ChunkParams): ChunkResult {
-  const slim = formatById(m.format)?.slimRecord;
-  if (!slim) throw new Error(`format ${m.format} cannot be read on parse threads`);
+/**
+ * The work of a parse thread on one chunk (run in the thread by parseChunkWorker.ts, and on the
+ * reader's thread for the chunks it parses itself): its lines that matter, each record slimmed
+ * by its format or (`whole`) as read, each line given to `each` (by default kept in the result).
+ */
+export function readChunk(
+  m: ChunkParams,
+  records: 'slim' | 'whole' = 'slim',
+  each?: (line: ChunkLine) => void,
+): ChunkResult {
+  const slimRecord = formatById(m.format)?.slimRecord;
+  if (!slimRecord) throw new Error(`format ${m.format} cannot be read on parse threads`);
+  const slim = records === 'slim' ? slimRecord : null;
   const out: ChunkLine[] = [];
+  const keep = each ?? ((line: ChunkLine): number => out.push(line));
   let lines = 0;
   const leave = (line: SourceLine): void => {
     const r = copyOf(m.bytes, line.offset, line.offset + line.byteLength);
-    out.push({ l: line.line, o: line.offset, b: line.byteLength, r });
+    keep({ l: line.line, o: line.offset, b: line.byteLength, r });
   };
   const reader = new LineReader({
     longLineBytes: m.longLineBytes ?? undefined,
@@ -67,12 +85,12 @@ export function readChunk(m: ChunkParams): ChunkResult {
       if (!isObject(value)) return leave(line);
       const check = checkRecord(value, MAX_JSON_DEPTH);
       if (check.tooDeep || check.badCounts.length > 0) return leave(line);
-      out.push({ l: line.line, o: line.offset, b: line.byteLength, v: slim(value) });
+      keep({ l: line.line, o: line.offset, b: line.byteLength, v: slim ? slim(value) : value });
     },
   });
   // As a Buffer (the same bytes, not copied): the reader's searches for newlines and NULs are then
   // memchr, where a Uint8Array's indexOf (what a message delivers) took longer than the JSON.parse.
-  reader.push(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.length));
+  reader.push(asBuffer(m.bytes));
   reader.end();
   return { lines, out };
 }
@@ -81,6 +99,8 @@ export function readChunk(m: ChunkParams): ChunkResult {
 class ChunkPool {
   private readonly threads: Array<{ worker: Worker; rpc: WorkerRpc<ParseChunkMethods> }> = [];
   private next = 0;
+  /** Chunks sent and not answered yet. */
+  busy = 0;
 
   constructor(
     script: string,
@@ -98,10 +118,21 @@ class ChunkPool {
     }
   }
 
+  /** Whether a chunk sent now would wait for at most IN_FLIGHT_PER_THREAD - 1 others on its thread. */
+  get hasRoom(): boolean {
+    return this.busy < this.size * IN_FLIGHT_PER_THREAD;
+  }
+
   /** Parses a chunk on the next thread; its buffer moves there. */
   read(params: ChunkParams): Promise<ChunkResult> {
     const thread = this.threads[this.next++ % this.threads.length]!;
-    return thread.rpc.request('chunk', params, [params.bytes.buffer]);
+    this.busy += 1;
+    const done = (): void => {
+      this.busy -= 1;
+    };
+    const result = thread.rpc.request('chunk', params, [params.bytes.buffer]);
+    result.then(done, done);
+    return result;
   }
 
   async close(): Promise<void> {
@@ -111,7 +142,7 @@ class ChunkPool {
 
 /** Options of parseTraceParallel. */
 export interface ParallelParseOptions {
-  /** Parse threads to start (at least 1). */
+  /** Parse threads to start beside the reader's own (which parses too when they have their fill); 0 for none. */
   threads: number;
   /** The parse thread's script (dist/parseChunkWorker.js, beside the bundle that starts it). */
   workerScript: string;
@@ -121,64 +152,120 @@ export interface ParallelParseOptions {
   longLineBytes?: number;
   /** Size of the chunks handed out (default PARALLEL_CHUNK_BYTES; tests set it low to put chunk ends everywhere). */
   chunkBytes?: number;
-  /** Told of each chunk handed to a parse thread: its file, first byte and length (the tests and the benchmark count them). */
+  /** Told of each chunk handed out: its file, first byte and length (the tests and the benchmark count them). */
   onChunk?: (file: number, offset: number, length: number) => void;
+  /**
+   * Where chunk `n` (of its file, from 0) is parsed: on a parse thread or on the reader's own
+   * thread. By default on a parse thread when one has room, here otherwise (the tests choose).
+   */
+  where?: (n: number) => 'thread' | 'here';
 }
 
 /** A copy with a buffer of its own (a Node Buffer's `slice` is a view, and sending a view's buffer would move all of it). */
 function copyOf(bytes: Uint8Array, start = 0, end = bytes.length): Uint8Array {
-  return new Uint8Array(bytes.subarray(start, end));
+  const copy = new Uint8Array(end - start);
+  copy.set(bytes.subarray(start, end));
+  return copy;
 }
 
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.length;
-  }
-  return all;
+/** Room for the piece read after a chunk's size is reached (a file stream's pieces are 64 KiB). */
+const PIECE_ROOM = 64 * 2 ** 10;
+
+/** The same bytes as a Buffer (not copied), whose searches are memchr. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+/** Chunks the reader's thread parses itself, at most, beyond those on the parse threads (they hold whole records). */
+const OWN_AHEAD = 2;
+
+/** A chunk handed out, in file order: its result once there, and where it starts. */
+interface Handed {
+  offset: number;
+  result: ChunkResult | null;
+  /** The parse thread's answer (null for a chunk parsed on this thread). */
+  pending: Promise<ChunkResult> | null;
 }
 
 /**
- * Reads file `index` into the parse: its head here, the rest on the parse threads once the
- * parse can take it. True when reading stopped (the file is not text, or of no known format).
+ * Reads file `index` into the parse: its head here, the rest in chunks once the parse can
+ * take it, each parsed on a parse thread when one has room and on this thread otherwise
+ * (rather than wait), and all given to the parser in file order. True when reading stopped
+ * (the file is not text, or of no known format).
  */
 async function readFile(
   parse: TraceParse,
   index: number,
   bytes: ByteChunks,
-  pool: ChunkPool,
+  pool: ChunkPool | null,
   options: ParallelParseOptions,
 ): Promise<boolean> {
-  const chunkBytes = options.chunkBytes ?? PARALLEL_CHUNK_BYTES;
+  const chunkBytes = Math.max(1, options.chunkBytes ?? PARALLEL_CHUNK_BYTES);
+  const longLineBytes = options.longLineBytes ?? null;
   let handedOff: { offset: number; line: number; format: FormatId } | null = null;
-  let carry: Uint8Array[] = [];
-  let carryBytes = 0;
+  // The bytes not handed out yet: one buffer, filled by copying each piece read into it once.
+  let held = new Uint8Array(0);
+  let heldBytes = 0;
   let nextOffset = 0;
   let nextLine = 0;
-  const inFlight: Array<{ result: Promise<ChunkResult>; offset: number }> = [];
-  const dispatch = (chunk: Uint8Array): void => {
-    // Its length first: sending moves the buffer away.
-    const length = chunk.length;
+  const handed: Handed[] = [];
+  let count = 0;
+  const hold = (piece: Uint8Array): void => {
+    if (heldBytes + piece.length > held.length) {
+      const grown = new Uint8Array(Math.max(chunkBytes + piece.length, 2 * (heldBytes + piece.length)));
+      grown.set(held.subarray(0, heldBytes));
+      held = grown;
+    }
+    held.set(piece, heldBytes);
+    heldBytes += piece.length;
+  };
+  const handOut = (length: number): void => {
+    // The chunk keeps the buffer (it may move to a parse thread); what follows it gets a new one.
+    const chunk = held.subarray(0, length);
+    const rest = heldBytes - length;
+    const next = new Uint8Array(Math.max(chunkBytes + PIECE_ROOM, 2 * rest));
+    next.set(held.subarray(length, heldBytes));
+    held = next;
+    heldBytes = rest;
+    const thread = options.where?.(count++) ?? (pool !== null && pool.hasRoom ? 'thread' : 'here');
     options.onChunk?.(index, nextOffset, length);
-    inFlight.push({
-      result: pool.read({ bytes: chunk, format: handedOff!.format, longLineBytes: options.longLineBytes ?? null }),
-      offset: nextOffset,
-    });
+    const params: ChunkParams = { bytes: chunk, format: handedOff!.format, longLineBytes };
+    const offset = nextOffset;
     nextOffset += length;
+    if (thread === 'thread' && pool !== null) {
+      const entry: Handed = { offset, result: null, pending: pool.read(params) };
+      entry.pending!.then(
+        (r) => {
+          entry.result = r;
+        },
+        () => undefined,
+      );
+      handed.push(entry);
+    } else if (handed.length === 0) {
+      // Next in file order: each line goes to the parser as it is read, its record whole (as on one thread).
+      const line = nextLine;
+      nextLine += readChunk(params, 'whole', (x) => give(x, offset, line)).lines;
+    } else {
+      // To wait behind chunks on the parse threads: slimmed, as theirs are (less to keep meanwhile).
+      handed.push({ offset, result: readChunk(params, 'slim'), pending: null });
+    }
+  };
+  const give = (x: ChunkLine, offset: number, line: number): void => {
+    if (x.v) parse.checkedLine(index, { line: line + x.l, offset: offset + x.o, byteLength: x.b, text: null }, x.v);
+    else parse.lineBytes(index, x.r!, offset + x.o, line + x.l);
   };
   // Chunks are taken back in file order, each line given to the parser where it sits.
   const takeBack = async (): Promise<void> => {
-    const { result, offset } = inFlight.shift()!;
-    const r = await result;
-    for (const x of r.out) {
-      const line: SourceLine = { line: nextLine + x.l, offset: offset + x.o, byteLength: x.b, text: null };
-      if (x.v) parse.checkedLine(index, line, x.v);
-      else parse.lineBytes(index, x.r!, line.offset, line.line);
-    }
+    const { pending, result, offset } = handed.shift()!;
+    const r = result ?? (await pending!);
+    for (const x of r.out) give(x, offset, nextLine);
     nextLine += r.lines;
+  };
+  const takeBackReady = async (): Promise<void> => {
+    while (handed.length > 0 && handed[0]!.result !== null) await takeBack();
+    // Memory stays bounded: past so many chunks ahead, wait for the oldest.
+    const most = (pool?.size ?? 0) * IN_FLIGHT_PER_THREAD + OWN_AHEAD;
+    while (handed.length > most) await takeBack();
   };
   try {
     for await (const chunk of chunksOf(bytes)) {
@@ -194,28 +281,34 @@ async function readFile(
         }
         nextOffset = handedOff.offset;
         nextLine = handedOff.line;
-        if (rest.length > 0) carry = [copyOf(rest)];
-        carryBytes = rest.length;
+        if (rest.length > 0) hold(rest);
         continue;
       }
       // A copy: a source may reuse its chunk's buffer once we take the next one.
-      carry.push(copyOf(chunk));
-      carryBytes += chunk.length;
-      if (carryBytes < chunkBytes) continue;
-      const all = concat(carry, carryBytes);
-      const end = all.lastIndexOf(0x0a) + 1;
+      const before = heldBytes;
+      hold(chunk);
+      if (heldBytes < chunkBytes) continue;
+      // The last line end so far: in the piece just added, else (only when the chunk's size was
+      // just reached: past it, nothing held has one) in what was held before it.
+      const inPiece = asBuffer(chunk).lastIndexOf(0x0a);
+      const end =
+        inPiece >= 0
+          ? before + inPiece + 1
+          : before < chunkBytes
+            ? asBuffer(held.subarray(0, before)).lastIndexOf(0x0a) + 1
+            : 0;
       if (end === 0) continue; // one long line so far: it goes whole to one thread
-      carry = end < all.length ? [copyOf(all, end)] : [];
-      carryBytes = all.length - end;
-      // A copy of its own: the chunk's buffer moves to the thread.
-      dispatch(copyOf(all, 0, end));
-      while (inFlight.length >= pool.size * IN_FLIGHT_PER_THREAD) await takeBack();
+      await takeBackReady();
+      handOut(end);
     }
-    if (handedOff !== null && carryBytes > 0) dispatch(copyOf(concat(carry, carryBytes)));
-    while (inFlight.length > 0) await takeBack();
+    if (handedOff !== null && heldBytes > 0) {
+      await takeBackReady();
+      handOut(heldBytes);
+    }
+    while (handed.length > 0) await takeBack();
   } catch (e) {
     // What was read before the failure is read, as on one thread; a half line is not.
-    while (inFlight.length > 0) await takeBack().catch(() => undefined);
+    while (handed.length > 0) await takeBack().catch(() => undefined);
     throw e;
   }
   return false;
@@ -236,10 +329,10 @@ export async function parseTraceParallel(
     files.map((f) => f.key),
     { format: options.format, longLineBytes: options.longLineBytes },
   );
-  const pool = new ChunkPool(options.workerScript, Math.max(1, options.threads));
+  const pool = options.threads >= 1 ? new ChunkPool(options.workerScript, Math.floor(options.threads)) : null;
   try {
     return await readTraceInto(parse, files, (fileIndex, bytes) => readFile(parse, fileIndex, bytes, pool, options));
   } finally {
-    await pool.close();
+    await pool?.close();
   }
 }

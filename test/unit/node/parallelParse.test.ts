@@ -66,18 +66,36 @@ interface Compared {
   parsed: ParsedTrace;
 }
 
-async function compare(path: string, options: { longLineBytes?: number } = {}): Promise<Compared> {
-  const one = await parseTrace(await inPieces(path, 4096), options);
+/**
+ * Where chunks are parsed: as parseTraceParallel chooses; all on the parse thread; all on the
+ * reader's thread (each next in file order: records whole); or mixed, a parse thread's chunk
+ * then two of the reader's, which wait behind it (records slimmed) or not, as the thread is quick.
+ */
+type Placement = 'chosen' | 'threads' | 'reader' | 'mixed';
+const placed: Record<Placement, ((n: number) => 'thread' | 'here') | undefined> = {
+  chosen: undefined,
+  threads: () => 'thread',
+  reader: () => 'here',
+  mixed: (n) => (n % 3 === 0 ? 'thread' : 'here'),
+};
+
+async function compare(
+  path: string,
+  options: { longLineBytes?: number; placement?: Placement } = {},
+): Promise<Compared> {
+  const { placement = 'chosen', ...parseOptions } = options;
+  const one = await parseTrace(await inPieces(path, 4096), parseOptions);
   const chunks: Compared['chunks'] = [];
   const many = await parseTraceParallel(await inPieces(path, 4096), {
     threads: 2,
     workerScript,
     chunkBytes: 1,
-    ...options,
+    ...parseOptions,
+    where: placed[placement],
     onChunk: (file, offset, length) => chunks.push({ file, offset, length }),
   });
-  same(JSON.stringify(many), JSON.stringify(one), `${path}: the model`);
-  same(analyzeJson(many), analyzeJson(one), `${path}: analyze --json`);
+  same(JSON.stringify(many), JSON.stringify(one), `${path} (${placement}): the model`);
+  same(analyzeJson(many), analyzeJson(one), `${path} (${placement}): analyze --json`);
   return { chunks, parsed: many };
 }
 
@@ -160,6 +178,42 @@ describe('one file parsed on parse threads (src/node/parallelParse)', () => {
     }
     // Claude Code and Codex logs go to the parse threads; the other formats stay on one.
     assert.ok(handedOut >= 10, `${handedOut} of ${samples.length} files were read on parse threads`);
+  });
+
+  it('reads every sample and hostile case as one thread does wherever its chunks are parsed', async () => {
+    // All on the parse thread, all on the reader's thread, and mixed: records slimmed or
+    // whole, given to the parser straight away or after waiting behind another thread's chunk.
+    for (const placement of ['threads', 'reader', 'mixed'] as const)
+      for (const path of samples) await compare(path, { placement });
+    for (const path of [SPOTTER, EDIT_LOOP]) await compare(path, { placement: 'mixed', longLineBytes: 2048 });
+  });
+
+  it("parses on the reader's thread when told, and the default chunk is cut at a line end", async () => {
+    // No parse thread: none is started (its script is not even there) and every chunk is read here.
+    const one = await parseTrace(await inPieces(SPOTTER, 65536));
+    const chunks: Array<{ file: number; offset: number; length: number }> = [];
+    const alone = await parseTraceParallel(await inPieces(SPOTTER, 65536), {
+      threads: 0,
+      workerScript: join(repoRoot, 'no-such-worker.js'),
+      onChunk: (file, offset, length) => chunks.push({ file, offset, length }),
+    });
+    same(JSON.stringify(alone), JSON.stringify(one), 'no parse thread');
+    // The spotter log is 1.8 MB, fed in 64 KiB pieces: a chunk is cut at the last line end once
+    // 256 KiB are held, so each is within a piece of 256 KiB, ends a line, and starts where the one before ended.
+    const bytes = readFileSync(SPOTTER);
+    const main = chunks.filter((c) => c.file === 0);
+    assert.ok(
+      main.length >= 5 && main.length <= Math.ceil(bytes.length / (2 ** 18 - 2 ** 16)),
+      `${main.length} chunks`,
+    );
+    for (const [i, c] of main.entries()) {
+      assert.equal(bytes[c.offset + c.length - 1], 0x0a, `chunk ${i} ends a line`);
+      if (i > 0) assert.equal(c.offset, main[i - 1]!.offset + main[i - 1]!.length, `chunk ${i} follows chunk ${i - 1}`);
+      if (i < main.length - 1)
+        assert.ok(c.length > 2 ** 18 - 2 ** 16 && c.length < 2 ** 18 + 2 ** 16, `chunk ${i}: ${c.length}`);
+    }
+    const last = main.at(-1)!;
+    assert.equal(last.offset + last.length, bytes.length, 'the chunks reach the end of the file');
   });
 
   it('reads lines past the long-line limit, streamed, as one thread does', async () => {
