@@ -72,7 +72,7 @@ export function utcDay(ms: number | null): string | null {
  * `utcDay` remembering the days it has written (by the day's first millisecond: a time's
  * `YYYY-MM-DD` depends on its UTC day alone): every call and tool call of a trace asks, and they share a few days.
  */
-function dayWriter(): (ms: number | null) => string | null {
+export function dayWriter(): (ms: number | null) => string | null {
   const days = new Map<number, string | null>();
   return (ms) => {
     if (ms === null || !Number.isFinite(ms)) return null;
