@@ -1,5 +1,8 @@
-import { analyzeSession } from '../analysis/sessionAnalysis';
+import { countMissCauses, findCacheMisses } from '../analysis/cacheMisses';
+import { findRetryLoopsOnly } from '../analysis/retryLoops';
+import { DEFAULT_ANALYSIS_OPTIONS } from '../analysis/sessionAnalysis';
 import type { AnalysisOptions } from '../analysis/sessionAnalysis';
+import { summarizeSession } from '../analysis/sessionSummary';
 import { cacheTtlWhatIf, ttlCalls } from '../cost/cacheTtlWhatIf';
 import { COST_KIND_INDEX, pricingContext, priceTrace } from '../cost/callCost';
 import type { CallCosts, SessionCost } from '../cost/callCost';
@@ -63,6 +66,24 @@ export function partitionValue(value: string | null): string {
 /** The UTC day of a time, `YYYY-MM-DD`; null without a time. */
 export function utcDay(ms: number | null): string | null {
   return ms === null || !Number.isFinite(ms) ? null : new Date(ms).toISOString().slice(0, 10);
+}
+
+/**
+ * `utcDay` remembering the days it has written (by the day's first millisecond: a time's
+ * `YYYY-MM-DD` depends on its UTC day alone): every call and tool call of a trace asks, and they share a few days.
+ */
+export function dayWriter(): (ms: number | null) => string | null {
+  const days = new Map<number, string | null>();
+  return (ms) => {
+    if (ms === null || !Number.isFinite(ms)) return null;
+    // The day's first millisecond, in integers (Date truncates a fractional time; `%` and the
+    // subtraction are exact below 2^53), so that no rounding of a division moves a time to a neighbouring day.
+    const t = Math.trunc(ms);
+    const n = t - (((t % 86_400_000) + 86_400_000) % 86_400_000);
+    let day = days.get(n);
+    if (day === undefined) days.set(n, (day = utcDay(ms)));
+    return day;
+  };
 }
 
 function tokenCells(t: CallTokens): Record<string, TeamCell> {
@@ -145,8 +166,25 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
   const priced = priceTrace(model, options.book);
   const out: TeamRows = { calls: [], tool_calls: [], sessions: [], context_parts: [] };
   const who = identityCells(options.identity);
+  const o: AnalysisOptions = { ...DEFAULT_ANALYSIS_OPTIONS, ...options.analysis };
+  const dayOf = dayWriter();
   model.sessions.forEach((session, si) => {
-    const a = analyzeSession(session, options.analysis ?? {});
+    // The parts of analyzeSession the rows write, each computed as analyzeSession computes it:
+    // its summary, retry loops (without a record per failed call, which no column holds) and
+    // miss causes; of its fingerprint only the tool calls, the failed ones and the compactions,
+    // counted here (the fingerprint's per-tool statistics and compaction costs feed no column).
+    const a = {
+      summary: summarizeSession(session),
+      retry: findRetryLoopsOnly(session, o.minLoopAttempts),
+      missCauses: countMissCauses(findCacheMisses(session, o)),
+    };
+    let toolCalls = 0;
+    let failedToolCalls = 0;
+    for (const c of session.calls)
+      for (const t of c.toolCalls) {
+        toolCalls += 1;
+        if (t.isError === true) failedToolCalls += 1;
+      }
     const cost = priced.sessions[si]!;
     const agentName = session.agent?.name ?? model.format;
     const agent = partitionValue(agentName);
@@ -158,7 +196,7 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
     });
     const conversation = session.id;
     session.calls.forEach((call, ci) => {
-      const day = utcDay(call.startMs);
+      const day = dayOf(call.startMs);
       let failed = 0;
       let loop: number | null = null;
       for (const t of call.toolCalls) {
@@ -168,7 +206,7 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
         const start = t.startMs;
         out.tool_calls.push({
           agent,
-          date: utcDay(start) ?? day,
+          date: dayOf(start) ?? day,
           session: si,
           cells: {
             'gen_ai.conversation.id': conversation,
@@ -232,7 +270,7 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
     const start = sessionStart(session);
     out.sessions.push({
       agent,
-      date: utcDay(start),
+      date: dayOf(start),
       session: si,
       cells: {
         'gen_ai.conversation.id': conversation,
@@ -255,14 +293,14 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
         tokens_source: sm.tokensSource,
         cache_hit_rate: sm.cacheHitRate,
         ...sessionCostCells(cost),
-        tool_calls: a.fingerprint.tools.total,
-        failed_tool_calls: a.fingerprint.tools.failed,
+        tool_calls: toolCalls,
+        failed_tool_calls: failedToolCalls,
         denied_tool_calls: sm.deniedToolCalls,
         retry_loops: a.retry.loops.length,
         calls_in_retry_loops: a.retry.callsInLoops,
         retry_loop_wasted_tokens: sumOrNull(a.retry.loops.map((l) => l.wastedTokens)),
         retry_loop_wasted_usd: sumOrNull(loopCosts.map((c) => c.wastedUsd)),
-        compactions: a.fingerprint.compactions.length,
+        compactions: session.compactions.length,
         cache_misses_first_call: a.missCauses['first-call'],
         cache_misses_subagent_start: a.missCauses['subagent-start'],
         cache_misses_compaction: a.missCauses.compaction,
