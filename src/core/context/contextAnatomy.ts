@@ -16,7 +16,7 @@ import type {
   PredictiveCalibration,
   SessionAnatomy,
 } from './contextParts';
-import { CHARS_PER_TOKEN_ESTIMATE, median } from './tokenCounter';
+import { CHARS_PER_TOKEN_ESTIMATE, medianInPlace } from './tokenCounter';
 import type { TokenCounterFor } from './tokenCounter';
 
 /** What the anatomy needs besides the model. */
@@ -414,10 +414,13 @@ function sessionAnatomy(
     });
   }
   if (session.calls.length > 0) live.finish(session.calls.length - 1);
-  const errors = calls
-    .filter((c) => c.loggedInput !== null && c.loggedInput > 0)
-    .map((c) => Math.abs(c.estimatedInput - c.loggedInput!) / c.loggedInput!);
-  calibration.medianInputError = median(errors);
+  // Each logged call's |error| in a typed array, in call order, for its median.
+  const errors = new Float64Array(calls.length);
+  let logged = 0;
+  for (const c of calls)
+    if (c.loggedInput !== null && c.loggedInput > 0)
+      errors[logged++] = Math.abs(c.estimatedInput - c.loggedInput) / c.loggedInput;
+  calibration.medianInputError = medianInPlace(errors.subarray(0, logged));
   return {
     sessionId: session.id,
     role: session.role,
@@ -504,7 +507,8 @@ function calibrate(
   dropped: { raw: Float64Array; fixed: Float64Array },
   tokenizer: string,
 ): Calibration {
-  const rows: CalibrationRow[] = [];
+  // The compared calls as columns (no object per call: a long session has a hundred thousand), in call order.
+  const rows = new RowColumns(session.calls.length);
   for (let k = 1; k < session.calls.length; k++) {
     if (compactAt.has(k) || unread[k]) continue;
     const a = session.calls[k - 1]!.tokens.input;
@@ -522,26 +526,32 @@ function calibrate(
     }
     const raw = sum - dropped.raw[k]!;
     fixed -= dropped.fixed[k]!;
-    if (logged > 0 && raw >= 0 && raw + fixed > 0) rows.push({ raw, fixed, pieces: counted, logged });
+    if (logged > 0 && raw >= 0 && raw + fixed > 0) rows.add(raw, fixed, counted, logged);
   }
-  const errorOf = (c: Fit): number | null =>
-    median(
-      rows.map(
-        (r) => Math.abs((r.fixed ?? 0) + r.raw * c.factor + r.pieces * c.perPiece + c.perCall - r.logged) / r.logged,
-      ),
-    );
+  const n = rows.length;
+  const { raw, fixed, pieces, logged } = rows;
+  // One buffer for every median below: each is taken in place, in the calls' order (as median() on a list).
+  const scratch = new Float64Array(n);
+  const errorOf = (c: Fit): number | null => {
+    for (let i = 0; i < n; i++)
+      scratch[i] =
+        Math.abs(fixed[i]! + raw[i]! * c.factor + pieces[i]! * c.perPiece + c.perCall - logged[i]!) / logged[i]!;
+    return medianInPlace(scratch.subarray(0, n));
+  };
+  let ratios = 0;
+  for (let i = 0; i < n; i++) if (raw[i]! > 0) scratch[ratios++] = (logged[i]! - fixed[i]!) / raw[i]!;
   // The fits, the median ratio or none, whichever matches the log best: a fit on few or noisy calls can do worse than either.
   const candidates: Fit[] = [
     { factor: 1, perPiece: 0, perCall: 0 },
     {
-      factor: median(rows.filter((r) => r.raw > 0).map((r) => (r.logged - (r.fixed ?? 0)) / r.raw)) ?? 1,
+      factor: medianInPlace(scratch.subarray(0, ratios)) ?? 1,
       perPiece: 0,
       perCall: 0,
     },
   ];
-  const byPiece = fitRelative(rows, (r) => r.pieces);
+  const byPiece = fitRelative(rows, pieces);
   if (byPiece !== null) candidates.push({ factor: byPiece.factor, perPiece: byPiece.extra, perCall: 0 });
-  const byCall = rows.length >= 2 * MIN_ROWS_PER_TERM ? fitRelative(rows, () => 1) : null;
+  const byCall = n >= 2 * MIN_ROWS_PER_TERM ? fitRelative(rows, null) : null;
   if (byCall !== null) candidates.push({ factor: byCall.factor, perPiece: 0, perCall: byCall.extra });
   let best = candidates[0]!;
   let bestError = errorOf(best);
@@ -554,12 +564,36 @@ function calibrate(
     factor: best.factor,
     perPiece: best.perPiece,
     perCall: best.perCall,
-    comparedCalls: rows.length,
+    comparedCalls: n,
     medianAbsErrorRaw: errorOf({ factor: 1, perPiece: 0, perCall: 0 }),
     medianAbsError: bestError,
     medianInputError: null,
-    predictive: predictiveCalibration(rows),
+    predictive: predictiveOfColumns(rows),
   };
+}
+
+/** Compared calls as columns: what calibrate and the predictive calibration read, one typed array per field. */
+class RowColumns {
+  readonly raw: Float64Array;
+  readonly fixed: Float64Array;
+  readonly pieces: Float64Array;
+  readonly logged: Float64Array;
+  length = 0;
+
+  constructor(capacity: number) {
+    this.raw = new Float64Array(capacity);
+    this.fixed = new Float64Array(capacity);
+    this.pieces = new Float64Array(capacity);
+    this.logged = new Float64Array(capacity);
+  }
+
+  add(raw: number, fixed: number, pieces: number, logged: number): void {
+    const i = this.length++;
+    this.raw[i] = raw;
+    this.fixed[i] = fixed;
+    this.pieces[i] = pieces;
+    this.logged[i] = logged;
+  }
 }
 
 /**
@@ -572,28 +606,45 @@ function calibrate(
  * Calls are scored from the fourth compared call on (three to learn from). O(1) per call.
  */
 export function predictiveCalibration(rows: readonly CalibrationRow[]): PredictiveCalibration {
+  const columns = new RowColumns(rows.length);
+  for (const r of rows) columns.add(r.raw, r.fixed ?? 0, r.pieces, r.logged);
+  return predictiveOfColumns(columns);
+}
+
+function predictiveOfColumns(rows: RowColumns): PredictiveCalibration {
   const ratio = new RunningFit(null, 1);
-  const byPiece = new RunningFit((r) => r.pieces, MIN_ROWS_PER_TERM);
-  const byCall = new RunningFit(() => 1, 2 * MIN_ROWS_PER_TERM);
+  const byPiece = new RunningFit(rows.pieces, MIN_ROWS_PER_TERM);
+  const byCall = new RunningFit(ONE_PER_CALL, 2 * MIN_ROWS_PER_TERM);
   const fits = [ratio, byPiece, byCall];
-  const errors: number[] = [];
-  const rawErrors: number[] = [];
-  rows.forEach((row, i) => {
+  const n = rows.length;
+  const errors = new Float64Array(n);
+  const rawErrors = new Float64Array(n);
+  let compared = 0;
+  const { raw, fixed, logged } = rows;
+  for (let i = 0; i < n; i++) {
     if (i >= MIN_ROWS_PER_TERM) {
       let best: RunningFit | null = null;
       for (const f of fits) if (f.scored > 0 && (best === null || f.meanError < best.meanError)) best = f;
-      const predicted = (best ?? ratio).predict(row);
+      const predicted = (best ?? ratio).predict(rows, i);
       if (predicted !== null) {
-        errors.push(Math.abs(predicted - row.logged) / row.logged);
-        rawErrors.push(Math.abs((row.fixed ?? 0) + row.raw - row.logged) / row.logged);
+        errors[compared] = Math.abs(predicted - logged[i]!) / logged[i]!;
+        rawErrors[compared] = Math.abs(fixed[i]! + raw[i]! - logged[i]!) / logged[i]!;
+        compared++;
       }
     }
     // Each way's own record on this call, then the call joins what they learn from.
-    for (const f of fits) f.score(row);
-    for (const f of fits) f.add(row);
-  });
-  return { comparedCalls: errors.length, medianAbsError: median(errors), medianAbsErrorRaw: median(rawErrors) };
+    for (const f of fits) f.score(rows, i);
+    for (const f of fits) f.add(rows, i);
+  }
+  return {
+    comparedCalls: compared,
+    medianAbsError: medianInPlace(errors.subarray(0, compared)),
+    medianAbsErrorRaw: medianInPlace(rawErrors.subarray(0, compared)),
+  };
 }
+
+/** The framing term of a fit per call: 1 for every call (read as a column, as the per-piece term is). */
+const ONE_PER_CALL = 'perCall';
 
 /** One way of calibrating, fitted on the calls added so far (sums of least squares on relative error), with its record of predictions. */
 class RunningFit {
@@ -606,9 +657,9 @@ class RunningFit {
   private errorSum = 0;
   scored = 0;
 
-  /** `extraOf` null: the ratio alone; else the framing term's count per call. `minRows`: calls it needs before it predicts (as calibrate's fits). */
+  /** `extra` null: the ratio alone; else the framing term's count per call (a column, or 1 for every call). `minRows`: calls it needs before it predicts (as calibrate's fits). */
   constructor(
-    private readonly extraOf: ((row: CalibrationRow) => number) | null,
+    private readonly extra: Float64Array | typeof ONE_PER_CALL | null,
     private readonly minRows: number,
   ) {}
 
@@ -616,36 +667,43 @@ class RunningFit {
     return this.errorSum / this.scored;
   }
 
-  add(row: CalibrationRow): void {
-    const x = row.raw;
-    const y = this.extraOf ? this.extraOf(row) : 0;
-    const w = 1 / (row.logged * row.logged);
+  private extraOf(i: number): number {
+    const e = this.extra;
+    return e === null ? 0 : e === ONE_PER_CALL ? 1 : e[i]!;
+  }
+
+  add(rows: RowColumns, i: number): void {
+    const x = rows.raw[i]!;
+    const y = this.extraOf(i);
+    const logged = rows.logged[i]!;
+    const w = 1 / (logged * logged);
     this.rows++;
     this.sxx += w * x * x;
     this.sxy += w * x * y;
     this.syy += w * y * y;
-    const z = row.logged - (row.fixed ?? 0);
+    const z = logged - rows.fixed[i]!;
     this.sxz += w * x * z;
     this.syz += w * y * z;
   }
 
   /** The appended tokens this way predicts for a call from the calls added so far; null before it has enough of them. */
-  predict(row: CalibrationRow): number | null {
+  predict(rows: RowColumns, i: number): number | null {
     if (this.rows < this.minRows) return null;
-    const fixed = row.fixed ?? 0;
-    if (this.extraOf === null) return this.sxx > 0 ? fixed + (row.raw * this.sxz) / this.sxx : null;
+    const fixed = rows.fixed[i]!;
+    if (this.extra === null) return this.sxx > 0 ? fixed + (rows.raw[i]! * this.sxz) / this.sxx : null;
     const det = this.sxx * this.syy - this.sxy * this.sxy;
     if (!(Math.abs(det) > 1e-12 * this.sxx * this.syy)) return null;
     const factor = (this.sxz * this.syy - this.syz * this.sxy) / det;
     const extra = (this.sxx * this.syz - this.sxy * this.sxz) / det;
     if (!(factor > 0) || !(extra >= 0)) return null;
-    return fixed + row.raw * factor + this.extraOf(row) * extra;
+    return fixed + rows.raw[i]! * factor + this.extraOf(i) * extra;
   }
 
-  score(row: CalibrationRow): void {
-    const p = this.predict(row);
+  score(rows: RowColumns, i: number): void {
+    const p = this.predict(rows, i);
     if (p === null) return;
-    this.errorSum += Math.abs(p - row.logged) / row.logged;
+    const logged = rows.logged[i]!;
+    this.errorSum += Math.abs(p - logged) / logged;
     this.scored++;
   }
 }
@@ -672,21 +730,20 @@ interface Fit {
 const MIN_ROWS_PER_TERM = 3;
 
 /** Least squares of logged ≈ a·raw + b·extra(row) with weights 1/logged² (relative error); null when degenerate or either term would be negative. */
-function fitRelative(
-  rows: readonly CalibrationRow[],
-  extraOf: (row: CalibrationRow) => number,
-): { factor: number; extra: number } | null {
+function fitRelative(rows: RowColumns, extraOf: Float64Array | null): { factor: number; extra: number } | null {
   if (rows.length < MIN_ROWS_PER_TERM) return null;
   let sxx = 0;
   let sxy = 0;
   let syy = 0;
   let sxz = 0;
   let syz = 0;
-  for (const row of rows) {
-    const x = row.raw;
-    const y = extraOf(row);
-    const z = row.logged - (row.fixed ?? 0);
-    const w = 1 / (row.logged * row.logged);
+  const { raw, fixed, logged } = rows;
+  for (let i = 0; i < rows.length; i++) {
+    const x = raw[i]!;
+    // null: one framing per call.
+    const y = extraOf === null ? 1 : extraOf[i]!;
+    const z = logged[i]! - fixed[i]!;
+    const w = 1 / (logged[i]! * logged[i]!);
     sxx += w * x * x;
     sxy += w * x * y;
     syy += w * y * y;
@@ -711,15 +768,15 @@ function fitRelative(
 class Segment {
   readonly parts: ContextPart[] = [];
   /** starts[j]: tokens before part j; starts[n] = total. */
-  private readonly starts: number[] = [0];
+  private starts = new Float64Array(SEGMENT_CAPACITY + 1);
   /** Tokens by kind id (KIND_ID). */
   readonly byKind = new Float64Array(PART_KINDS.length);
   total = 0;
   /** Range sums over part indices (length n + 1): $ per token read, $ per token written, calls that mostly wrote it, priced calls that carried it. */
-  private readonly readRate: number[] = [0];
-  private readonly writeRate: number[] = [0];
-  private readonly writes: number[] = [0];
-  private readonly priced: number[] = [0];
+  private readRate = new Float64Array(SEGMENT_CAPACITY + 1);
+  private writeRate = new Float64Array(SEGMENT_CAPACITY + 1);
+  private writes = new Float64Array(SEGMENT_CAPACITY + 1);
+  private priced = new Float64Array(SEGMENT_CAPACITY + 1);
   /** No part has negative tokens, so `starts` never decreases: charge may search from the last call's answer. */
   private monotonic = true;
   /** The last call's number of whole parts read from the cache. */
@@ -730,15 +787,28 @@ class Segment {
   }
 
   push(part: ContextPart): void {
+    const j = this.parts.length;
+    if (j + 1 === this.starts.length) this.grow();
     this.parts.push(part);
     if (!(part.tokens >= 0)) this.monotonic = false;
     this.total += part.tokens;
-    this.starts.push(this.total);
+    this.starts[j + 1] = this.total;
     this.byKind[KIND_ID[part.kind]]! += part.tokens;
-    this.readRate.push(0);
-    this.writeRate.push(0);
-    this.writes.push(0);
-    this.priced.push(0);
+  }
+
+  /** Twice the room for parts, the columns copied. */
+  private grow(): void {
+    const room = (this.starts.length - 1) * 2 + 1;
+    const wider = (a: Float64Array): Float64Array => {
+      const b = new Float64Array(room);
+      b.set(a);
+      return b;
+    };
+    this.starts = wider(this.starts);
+    this.readRate = wider(this.readRate);
+    this.writeRate = wider(this.writeRate);
+    this.writes = wider(this.writes);
+    this.priced = wider(this.priced);
   }
 
   /** Charges one call: its parts scaled to `input` tokens, the first `cached` read at `readRate`, the rest at `writeRate`. */
@@ -750,11 +820,11 @@ class Segment {
     // Whole parts inside the cached prefix: the largest i with starts[i] × scale ≤ cached.
     let lo = 0;
     let hi = n;
+    const starts = this.starts;
     if (this.monotonic) {
       // A call's cached prefix mostly ends near where the last call's did: gallop from there, then
       // bisect. On a non-decreasing `starts` the answer is the same as bisecting all of [0, n]
       // (it is unique); bisecting it all touched ~19 cold entries of a 414k-part segment per call.
-      const starts = this.starts;
       const h = Math.min(this.hint, n);
       let step = 1;
       if (starts[h]! * scale <= cached) {
@@ -784,7 +854,7 @@ class Segment {
     }
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! * scale <= cached) lo = mid;
+      if (starts[mid]! * scale <= cached) lo = mid;
       else hi = mid - 1;
     }
     this.hint = lo;
@@ -792,7 +862,7 @@ class Segment {
     if (lo < n) {
       const part = this.parts[lo]!;
       const tokens = part.tokens * scale;
-      const read = Math.max(0, Math.min(tokens, cached - this.starts[lo]! * scale));
+      const read = Math.max(0, Math.min(tokens, cached - starts[lo]! * scale));
       const written = tokens - read;
       part.cacheReadUsd += read * readRate;
       part.writeUsd += written * writeRate;
@@ -845,7 +915,10 @@ class Segment {
   }
 }
 
-function rangeAdd(diff: number[], from: number, to: number, value: number): void {
+/** Parts a segment has room for before its columns grow (twice each time). */
+const SEGMENT_CAPACITY = 1024;
+
+function rangeAdd(diff: Float64Array, from: number, to: number, value: number): void {
   if (from >= to) return;
   diff[from]! += value;
   diff[to]! -= value;

@@ -86,10 +86,15 @@ export function lineNumberPrefixes(text: string): number {
 
 /** The median of numbers (null for none); works on a copy. */
 export function median(values: readonly number[]): number | null {
-  const n = values.length;
-  if (n === 0) return null;
+  if (values.length === 0) return null;
   // Selection, not a sort: the calibration takes several medians of a long session's ninety thousand calls.
-  const a = Float64Array.from(values);
+  return medianInPlace(Float64Array.from(values));
+}
+
+/** The median of the numbers of `a` (null for none), reordering `a`: for callers that built the array for it. */
+export function medianInPlace(a: Float64Array): number | null {
+  const n = a.length;
+  if (n === 0) return null;
   const mid = n >> 1;
   const upper = select(a, mid);
   if (n % 2 === 1) return upper;
