@@ -58,7 +58,12 @@ if (bundle.endsWith('cliAnalyze.js')) {
   // what it prints goes through this thread to the same stdout and stderr, in order.
   // `gc` in the thread: set before its isolate exists, V8 gives its context the function, which
   // analyze calls once between reading and the report (src/cli/analyze.ts, fullCollection).
+  // No concurrent optimizing compiles: a compile on V8's background thread mallocs its zones in
+  // that thread's allocator arena, which keeps the pages after they are freed (about 6 MiB of
+  // resident memory at analyze's peak); compiled on the analyze thread, they reuse its arena
+  // (docs/performance.md, "Issue 27, ninth session, second round").
   setFlagsFromString('--expose-gc');
+  setFlagsFromString('--no-concurrent-recompilation');
   const worker = new Worker(bundle, {
     workerData: { agentTraceArgv: argv },
     resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
