@@ -26,6 +26,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { findCacheMisses, countMissCauses } from '../src/core/analysis/cacheMisses';
 import { fingerprint } from '../src/core/analysis/fingerprint';
@@ -121,6 +122,8 @@ interface ThreadResult {
  */
 function analyzeOnThread(path: string, threads: number): Promise<ThreadResult> {
   return new Promise((resolve, reject) => {
+    // As the CLI's launcher: optimizing compiles on the thread itself, not on V8's background threads.
+    setFlagsFromString('--no-concurrent-recompilation');
     const worker = new Worker(__filename, {
       workerData: { benchAnalyze: { path, threads } },
       resourceLimits: { maxYoungGenerationSizeMb: READER_YOUNG_GENERATION_MB },
