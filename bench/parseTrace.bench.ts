@@ -4,7 +4,8 @@
 //   baseline  = read the file, split it into lines, JSON.parse every line (no model)
 //   parse     = parseTrace over the file streamed in 256 KB chunks, building the full model
 //   analyze   = what `agent-trace analyze --json` does: read, parse, price, analyse, print
-//               (the JSON written to a sink, not a terminal)
+//               (the JSON written to a sink, not a terminal), on a thread of its own with the
+//               CLI's bounded young generation, as the CLI runs it
 //   threads   = the same analyze with the file parsed on parse threads (src/node/parallelParse.ts,
 //               one per core beside the reading thread, which parses too when they are full)
 // Each measurement runs in its own child process, so one's peak memory does not hide the
@@ -25,6 +26,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { findCacheMisses, countMissCauses } from '../src/core/analysis/cacheMisses';
 import { fingerprint } from '../src/core/analysis/fingerprint';
 import { idealTtlCurve } from '../src/core/analysis/idealTtlCache';
@@ -43,6 +46,7 @@ import { parseTrace } from '../src/core/trace/parseTrace';
 import { checkRecord } from '../src/core/trace/recordChecks';
 import { parseTraceParallel } from '../src/node/parallelParse';
 import { readTraceFiles, regularFileChunks } from '../src/node/traceFiles';
+import { READER_YOUNG_GENERATION_MB } from '../src/node/youngGeneration';
 import { claude, codex } from '../scripts/makeBigTraces';
 
 type Kind = 'baseline' | 'parse' | 'analyze' | 'threads' | 'before';
@@ -106,18 +110,44 @@ function threadCpuMs(): number {
   }
 }
 
+interface ThreadResult {
+  count: number;
+  cpuMs: number;
+}
+
+/**
+ * analyze as the CLI runs it (src/cli/main.ts): on a thread of its own whose young generation
+ * is bounded, its output passed back, so its peak memory and CPU are what a user's run has,
+ * the thread's own isolate included. The child runs with --expose-gc, which reaches the thread.
+ */
+function analyzeOnThread(path: string, threads: number): Promise<ThreadResult> {
+  return new Promise((resolve, reject) => {
+    // As the CLI's launcher: optimizing compiles on the thread itself, not on V8's background threads.
+    setFlagsFromString('--no-concurrent-recompilation');
+    const worker = new Worker(__filename, {
+      workerData: { benchAnalyze: { path, threads } },
+      resourceLimits: { maxYoungGenerationSizeMb: READER_YOUNG_GENERATION_MB },
+    });
+    worker.once('message', (result: ThreadResult) => resolve(result));
+    worker.once('error', reject);
+  });
+}
+
 /** One measurement in this process; prints a JSON line for the parent. */
 async function measure(which: string, path: string): Promise<void> {
   global.gc?.();
   const m0 = threadCpuMs();
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const count =
-    which === 'baseline'
-      ? plainLoop(path)
-      : which === 'parse'
-        ? await parseOnly(path)
-        : await analyze(path, which === 'threads' ? Number(process.env['BENCH_THREADS']) : 0);
+  let readingCpuMs: number | null = null;
+  let count: number;
+  if (which === 'baseline') count = plainLoop(path);
+  else if (which === 'parse') count = await parseOnly(path);
+  else {
+    const result = await analyzeOnThread(path, which === 'threads' ? Number(process.env['BENCH_THREADS']) : 0);
+    count = result.count;
+    readingCpuMs = result.cpuMs;
+  }
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
   console.log(
@@ -125,7 +155,7 @@ async function measure(which: string, path: string): Promise<void> {
       count,
       ms,
       cpuMs: (cpu.user + cpu.system) / 1000,
-      mainCpuMs: threadCpuMs() - m0,
+      mainCpuMs: readingCpuMs ?? threadCpuMs() - m0,
       peakMB: process.resourceUsage().maxRSS / 1024,
     }),
   );
@@ -216,24 +246,32 @@ function median(xs: number[]): number {
 
 /** The hottest functions (self time) of a V8 CPU profile, grouped by function and file. */
 function hottest(profileDir: string, top: number): string[] {
-  const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
-  if (!file) return ['(no profile written)'];
-  const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as {
-    nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
-    samples: number[];
-    timeDeltas: number[];
-  };
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map<string, number>();
+  // One profile per thread; analyze's is the busiest (the child's main thread waits for it).
+  let self = new Map<string, number>();
   let total = 0;
-  profile.samples.forEach((id, i) => {
-    const n = byId.get(id)!;
-    const dt = profile.timeDeltas[i] ?? 0;
-    total += dt;
-    const where = n.callFrame.url ? `${n.callFrame.url.split('/').at(-1)}:${n.callFrame.lineNumber + 1}` : '';
-    const key = `${n.callFrame.functionName || '(anonymous)'} ${where}`.trim();
-    self.set(key, (self.get(key) ?? 0) + dt);
-  });
+  let busiest = -1;
+  for (const file of readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'))) {
+    const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as {
+      nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+      samples: number[];
+      timeDeltas: number[];
+    };
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    const thread = new Map<string, number>();
+    let threadTotal = 0;
+    let busy = 0;
+    profile.samples.forEach((id, i) => {
+      const n = byId.get(id)!;
+      const dt = profile.timeDeltas[i] ?? 0;
+      threadTotal += dt;
+      if (n.callFrame.functionName !== '(idle)') busy += dt;
+      const where = n.callFrame.url ? `${n.callFrame.url.split('/').at(-1)}:${n.callFrame.lineNumber + 1}` : '';
+      const key = `${n.callFrame.functionName || '(anonymous)'} ${where}`.trim();
+      thread.set(key, (thread.get(key) ?? 0) + dt);
+    });
+    if (busy > busiest) [self, total, busiest] = [thread, threadTotal, busy];
+  }
+  if (busiest < 0) return ['(no profile written)'];
   return [...self.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
@@ -345,9 +383,18 @@ async function main(args: string[]): Promise<void> {
   );
 }
 
-// The parent runs with its options; each child with its mode and the file.
+// The parent runs with its options; each child with its mode and the file; a child's analyze thread with workerData.
 const [mode, arg] = process.argv.slice(2);
-if (mode === 'baseline' || mode === 'parse' || mode === 'analyze' || mode === 'threads') void measure(mode, arg!);
+const onThread = isMainThread
+  ? undefined
+  : (workerData as { benchAnalyze?: { path: string; threads: number } }).benchAnalyze;
+if (onThread) {
+  const m0 = threadCpuMs();
+  void analyze(onThread.path, onThread.threads).then((count) =>
+    parentPort!.postMessage({ count, cpuMs: threadCpuMs() - m0 } satisfies ThreadResult),
+  );
+} else if (mode === 'baseline' || mode === 'parse' || mode === 'analyze' || mode === 'threads')
+  void measure(mode, arg!);
 else if (mode === 'stages') void stages(arg!);
 else if (mode === '--help')
   console.log(

@@ -1,7 +1,7 @@
 // What the extension's trace worker (dist/traceWorker.js, started by TraceWorkerClient in the
 // extension host's process) costs that process while it reads a big log: the peak resident
 // memory of a process that only opens the log in the worker, with the worker's young
-// generation bounded as the CLI's analyze thread has it (WORKER_YOUNG_GENERATION_MB) and left
+// generation bounded as the CLI's analyze thread has it (READER_YOUNG_GENERATION_MB) and left
 // to V8 (each semi-space may grow to 16 MB). Each open runs in a child process of its own,
 // the two settings alternated; the CPU is the child's own, every thread included.
 //
@@ -11,7 +11,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { claude, codex } from '../scripts/makeBigTraces';
-import { TraceWorkerClient, WORKER_HEAP_MB, WORKER_YOUNG_GENERATION_MB } from '../src/node/traceWorkerClient';
+import { TraceWorkerClient, WORKER_HEAP_MB } from '../src/node/traceWorkerClient';
+import { READER_YOUNG_GENERATION_MB } from '../src/node/youngGeneration';
 
 const WORKER = join(__dirname, '../dist/traceWorker.js');
 
@@ -55,7 +56,7 @@ async function main(args: string[]): Promise<void> {
       await make({ mb }, path);
       console.log(`\n${name}, ${(statSync(path).size / 2 ** 20).toFixed(0)} MiB`);
       for (let r = 0; r < runs; r++) {
-        for (const young of [String(WORKER_YOUNG_GENERATION_MB), 'v8']) {
+        for (const young of [String(READER_YOUNG_GENERATION_MB), 'v8']) {
           const run = spawnSync(process.execPath, [...process.execArgv, __filename, '--child', path, young], {
             encoding: 'utf8',
           });

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
+import { READER_YOUNG_GENERATION_MB } from '../node/youngGeneration';
 
 /** The commands with their own options (dist/cliCommands.js); `--help`, `-h`, `--version` and no argument go there too. */
 const COMMANDS = new Set([
@@ -37,15 +38,6 @@ function cliBundle(argv: readonly string[]): 'cliCommands.js' | 'cliAnalyze.js' 
     : 'cliAnalyze.js';
 }
 
-/**
- * The young generation of the thread that runs analyze and convert, in MB: two semi-spaces
- * of 4 MB and the space for young large objects (V8 lets each semi-space grow to 16 MB, and
- * reading a big trace fills them). The same as `node --max-semi-space-size=4`, which no code
- * can set once the main thread's heap exists; 3 MB promotes objects before they die and
- * costs more memory and CPU, not less (docs/performance.md, "Issue 27, fifth round").
- */
-const YOUNG_GENERATION_MB = 12;
-
 /** What a bundle gives the launcher: the exit status of `agent-trace ARGV`. */
 interface CliBundle {
   main(argv: readonly string[]): Promise<number>;
@@ -58,10 +50,15 @@ if (bundle.endsWith('cliAnalyze.js')) {
   // what it prints goes through this thread to the same stdout and stderr, in order.
   // `gc` in the thread: set before its isolate exists, V8 gives its context the function, which
   // analyze calls once between reading and the report (src/cli/analyze.ts, fullCollection).
+  // No concurrent optimizing compiles: a compile on V8's background thread mallocs its zones in
+  // that thread's allocator arena, which keeps the pages after they are freed (about 6 MiB of
+  // resident memory at analyze's peak); compiled on the analyze thread, they reuse its arena
+  // (docs/performance.md, "Issue 27, ninth session, second round").
   setFlagsFromString('--expose-gc');
+  setFlagsFromString('--no-concurrent-recompilation');
   const worker = new Worker(bundle, {
     workerData: { agentTraceArgv: argv },
-    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    resourceLimits: { maxYoungGenerationSizeMb: READER_YOUNG_GENERATION_MB },
   });
   worker.on('error', (err) => {
     process.stderr.write(`agent-trace: ${err.message}\n`);

@@ -1,6 +1,7 @@
 import { NotRegularFileError } from './traceFiles';
 import { Worker } from 'node:worker_threads';
 import type { TransferListItem } from 'node:worker_threads';
+import { READER_YOUNG_GENERATION_MB } from './youngGeneration';
 import type {
   FromWorker,
   OpenedTrace,
@@ -18,13 +19,6 @@ import { WorkerRpc } from '../protocol/workerRpc';
  * million-call trace whose model holds ~450 MB; a million calls need ~500 MB at the most.
  */
 export const WORKER_HEAP_MB = 1024;
-
-/**
- * The worker's young generation, in MB: two semi-spaces of 4 MB and room for young large
- * objects, as the CLI's analyze thread has (src/cli/main.ts). V8 would let each semi-space
- * grow to 16 MB while a big trace is read (docs/performance.md, "Issue 27, seventh round").
- */
-export const WORKER_YOUNG_GENERATION_MB = 12;
 
 /** Raised when reading was cancelled (the worker was stopped on purpose). */
 export class TraceCancelledError extends Error {}
@@ -46,7 +40,7 @@ export class TraceWorkerClient {
   private stopped: Error | null = null;
   private onProgress: ((bytesRead: number, totalBytes: number | null) => void) | null = null;
 
-  constructor(workerScript: string, heapMb = WORKER_HEAP_MB, youngMb: number | null = WORKER_YOUNG_GENERATION_MB) {
+  constructor(workerScript: string, heapMb = WORKER_HEAP_MB, youngMb: number | null = READER_YOUNG_GENERATION_MB) {
     this.worker = new Worker(workerScript, {
       resourceLimits: {
         maxOldGenerationSizeMb: heapMb,
