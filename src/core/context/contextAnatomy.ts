@@ -768,15 +768,15 @@ function fitRelative(rows: RowColumns, extraOf: Float64Array | null): { factor: 
 class Segment {
   readonly parts: ContextPart[] = [];
   /** starts[j]: tokens before part j; starts[n] = total. */
-  private starts = new Float64Array(SEGMENT_CAPACITY + 1);
+  private starts: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
   /** Tokens by kind id (KIND_ID). */
   readonly byKind = new Float64Array(PART_KINDS.length);
   total = 0;
   /** Range sums over part indices (length n + 1): $ per token read, $ per token written, calls that mostly wrote it, priced calls that carried it. */
-  private readRate = new Float64Array(SEGMENT_CAPACITY + 1);
-  private writeRate = new Float64Array(SEGMENT_CAPACITY + 1);
-  private writes = new Float64Array(SEGMENT_CAPACITY + 1);
-  private priced = new Float64Array(SEGMENT_CAPACITY + 1);
+  private readRate: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
+  private writeRate: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
+  private writes: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
+  private priced: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
   /** No part has negative tokens, so `starts` never decreases: charge may search from the last call's answer. */
   private monotonic = true;
   /** The last call's number of whole parts read from the cache. */
