@@ -18,6 +18,7 @@ import type {
 } from './contextParts';
 import { CHARS_PER_TOKEN_ESTIMATE, medianInPlace } from './tokenCounter';
 import type { TokenCounterFor } from './tokenCounter';
+import { widened } from '../typedArrays';
 
 /** What the anatomy needs besides the model. */
 export interface AnatomyOptions {
@@ -799,16 +800,11 @@ class Segment {
   /** Twice the room for parts, the columns copied. */
   private grow(): void {
     const room = (this.starts.length - 1) * 2 + 1;
-    const wider = (a: Float64Array): Float64Array => {
-      const b = new Float64Array(room);
-      b.set(a);
-      return b;
-    };
-    this.starts = wider(this.starts);
-    this.readRate = wider(this.readRate);
-    this.writeRate = wider(this.writeRate);
-    this.writes = wider(this.writes);
-    this.priced = wider(this.priced);
+    this.starts = widened(this.starts, room);
+    this.readRate = widened(this.readRate, room);
+    this.writeRate = widened(this.writeRate, room);
+    this.writes = widened(this.writes, room);
+    this.priced = widened(this.priced, room);
   }
 
   /** Charges one call: its parts scaled to `input` tokens, the first `cached` read at `readRate`, the rest at `writeRate`. */

@@ -3,6 +3,8 @@
  * source, with tokens and carried-forward dollars. Pure types and small helpers.
  */
 
+import { widened } from '../typedArrays';
+
 /** Where a part of the context came from. */
 export type PartKind =
   | 'system'
@@ -307,18 +309,13 @@ export class PieceColumnsBuilder implements PieceColumns {
 
   private grow(): void {
     const n = this.kind.length * 2;
-    const grown = <T extends Uint8Array | Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
-      const b = make(n);
-      b.set(a);
-      return b;
-    };
-    this.kind = grown(this.kind, (m) => new Uint8Array(m));
-    this.file = grown(this.file, (m) => new Int32Array(m));
-    this.line = grown(this.line, (m) => new Int32Array(m));
-    this.tokens = grown(this.tokens, (m) => new Float64Array(m));
-    this.charsOnly = grown(this.charsOnly, (m) => new Float64Array(m));
-    this.estimated = grown(this.estimated, (m) => new Uint8Array(m));
-    this.turn = grown(this.turn, (m) => new Int32Array(m));
+    this.kind = widened(this.kind, n);
+    this.file = widened(this.file, n);
+    this.line = widened(this.line, n);
+    this.tokens = widened(this.tokens, n);
+    this.charsOnly = widened(this.charsOnly, n);
+    this.estimated = widened(this.estimated, n);
+    this.turn = widened(this.turn, n);
   }
 }
 

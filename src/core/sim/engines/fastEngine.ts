@@ -6,6 +6,7 @@ import type { EngineParams } from '../params';
 import { isDecoding, newEngineTotals, StepClock, stepCostsNs, toNs } from './policySupport';
 import { SessionReplay } from './sessionReplay';
 import type { SimPlan, SimRequest } from '../simRequests';
+import { widened } from '../../typedArrays';
 
 /**
  * The fast engine: the same vLLM v1 scheduler as the reference engine, with the block
@@ -530,14 +531,10 @@ class FastRun implements EngineRun {
 
   private schedule(r: number, numNew: number, decode: boolean): void {
     if (this.schedCount === this.schedR.length) {
-      const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-        const b = make(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.schedR = grow(this.schedR, (n) => new Int32Array(n));
-      this.schedNew = grow(this.schedNew, (n) => new Int32Array(n));
-      this.schedDecode = grow(this.schedDecode, (n) => new Uint8Array(n));
+      const n = this.schedR.length * 2;
+      this.schedR = widened(this.schedR, n);
+      this.schedNew = widened(this.schedNew, n);
+      this.schedDecode = widened(this.schedDecode, n);
     }
     this.schedR[this.schedCount] = r;
     this.schedNew[this.schedCount] = numNew;

@@ -6,6 +6,7 @@ import { PrefixRecord, RadixCache } from '../caches/radixCache';
 import type { RadixNode } from '../caches/radixCache';
 import { SessionReplay } from './sessionReplay';
 import type { SimPlan, SimRequest } from '../simRequests';
+import { widened } from '../../typedArrays';
 
 /*
  * The sglang-lru engine: SGLang's scheduler and RadixCache, rule for rule
@@ -349,15 +350,10 @@ class RadixRun implements EngineRun {
     }
     if (r >= this.hasSlot.length) {
       const size = Math.max(r + 1, 2 * this.hasSlot.length);
-      const widen = (a: Uint8Array): Uint8Array => {
-        const b = new Uint8Array(size);
-        b.set(a);
-        return b;
-      };
-      this.hasSlot = widen(this.hasSlot);
-      this.stain = widen(this.stain);
-      this.retracted = widen(this.retracted);
-      this.finished = widen(this.finished);
+      this.hasSlot = widened(this.hasSlot, size);
+      this.stain = widened(this.stain, size);
+      this.retracted = widened(this.retracted, size);
+      this.finished = widened(this.finished, size);
     }
   }
 

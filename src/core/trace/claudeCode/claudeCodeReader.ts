@@ -17,6 +17,7 @@ import { IdIndex } from '../idIndex';
 import { registerStateClass } from '../parserState';
 import { countSkipped } from '../recordReader';
 import type { ReaderResult, RecordReader, TraceRecord } from '../recordReader';
+import { widened } from '../../typedArrays';
 
 /** Longest error text kept per failed tool call; the full text stays in the file. */
 const ERROR_TEXT_MAX = 600;
@@ -302,9 +303,7 @@ export class ClaudeCodeReader implements RecordReader {
     // Only whether a call reached UNDERCOUNT_MIN_CHARS matters (finish): counting stops there,
     // so most tool inputs are never serialised just to be measured.
     if (position >= session.contentChars.length) {
-      const longer = new Uint8Array(session.contentChars.length * 2);
-      longer.set(session.contentChars);
-      session.contentChars = longer;
+      session.contentChars = widened(session.contentChars, session.contentChars.length * 2);
     }
     let chars = session.contentChars[position]!;
     if (chars < UNDERCOUNT_MIN_CHARS) {
