@@ -67,7 +67,10 @@ describe('parquetColumns: the dictionary choice, by hand', () => {
     const d = chooseDictionary([5, 5, 5, 7, null, 5], 0, 6, 'INT64');
     assert.deepEqual(d?.dictionary, [5, 7]);
     assert.equal(d?.indexes.length, 6);
-    assert.deepEqual([0, 1, 2, 3, 5].map((i) => d?.indexes[i]), [0, 0, 0, 1, 0]);
+    assert.deepEqual(
+      [0, 1, 2, 3, 5].map((i) => d?.indexes[i]),
+      [0, 0, 0, 1, 0],
+    );
     assert.equal(4 in d!.indexes, false);
   });
 
@@ -120,8 +123,18 @@ describe('parquetColumns: cells and statistics, by hand', () => {
 describe('parquetColumns: the files', () => {
   it('a file read back holds the cells written (hand-written rows)', async () => {
     const rows: TeamRow[] = [
-      { agent: 'a', date: null, session: 0, cells: { command: 'ls', call_index: 2, start_time: 1000.9, is_error: true } },
-      { agent: 'a', date: null, session: 0, cells: { command: 'ls', call_index: 2.5, start_time: null, is_error: false } },
+      {
+        agent: 'a',
+        date: null,
+        session: 0,
+        cells: { command: 'ls', call_index: 2, start_time: 1000.9, is_error: true },
+      },
+      {
+        agent: 'a',
+        date: null,
+        session: 0,
+        cells: { command: 'ls', call_index: 2.5, start_time: null, is_error: false },
+      },
       { agent: 'a', date: null, session: 0, cells: { command: null, call_index: null, start_time: 5, is_error: null } },
     ];
     const bytes = tableParquetColumns(TOOL_CALLS_TABLE, rows, kv(TOOL_CALLS_TABLE), 'test')!;
@@ -131,7 +144,12 @@ describe('parquetColumns: the files', () => {
       columns: ['command', 'call_index', 'start_time', 'is_error'],
     });
     assert.deepEqual(
-      read.map((r) => [r['command'], r['call_index'], (r['start_time'] as Date | null)?.getTime() ?? null, r['is_error']]),
+      read.map((r) => [
+        r['command'],
+        r['call_index'],
+        (r['start_time'] as Date | null)?.getTime() ?? null,
+        r['is_error'],
+      ]),
       [
         ['ls', 2, 1000, true],
         ['ls', 3, null, false],
