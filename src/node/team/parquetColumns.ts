@@ -26,6 +26,10 @@ import type { TeamRow } from '../../core/team/teamRows';
  * Anything this path does not reproduce exactly returns null, and the caller writes the file
  * with the library: a cell of an unexpected type, an integer beyond 2^53, a non-finite
  * number, an INT32 beyond its range, or a column whose plain text would fill more than one page.
+ *
+ * It follows hyparquet-writer 0.17's choices and uses modules it exports under `src/`: the
+ * unit test (test/unit/node/team/parquetColumns.test.ts) compares its files with the
+ * library's, so an upgrade that changes either shows there.
  */
 
 /** hyparquet-writer's defaults, which the export uses (write.js, parquet-writer.js). */
