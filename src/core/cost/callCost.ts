@@ -309,6 +309,16 @@ export class CallCosts implements Iterable<CallCost> {
     return tally;
   }
 
+  /** Call `i`'s price id (`at(i)?.priceId` without building the call's object), undefined out of range. */
+  priceIdOf(i: number): string | null | undefined {
+    return this.has(i) ? this.table[this.shared[i]!]!.priceId : undefined;
+  }
+
+  /** Why call `i` is unpriced (`at(i)?.unpriced` without building the call's object), undefined out of range. */
+  unpricedOf(i: number): string | null | undefined {
+    return this.has(i) ? this.table[this.shared[i]!]!.unpriced : undefined;
+  }
+
   /** Call `i`'s cost as one object (a new one each time), undefined out of range. */
   at(i: number): CallCost | undefined {
     if (!this.has(i)) return undefined;

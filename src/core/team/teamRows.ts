@@ -5,11 +5,11 @@ import type { AnalysisOptions } from '../analysis/sessionAnalysis';
 import { summarizeSession } from '../analysis/sessionSummary';
 import { cacheTtlWhatIf, ttlCalls } from '../cost/cacheTtlWhatIf';
 import { COST_KIND_INDEX, pricingContext, priceTrace } from '../cost/callCost';
-import type { CallCosts, SessionCost } from '../cost/callCost';
+import type { SessionCost } from '../cost/callCost';
 import type { PriceBook } from '../cost/costTypes';
 import { loopCost } from '../cost/loopCost';
 import type { ParsedTrace } from '../trace/parseTrace';
-import type { CallTokens, Session } from '../trace/model';
+import type { Session } from '../trace/model';
 import type { TeamCell } from './teamSchema';
 
 /**
@@ -83,35 +83,6 @@ export function dayWriter(): (ms: number | null) => string | null {
     let day = days.get(n);
     if (day === undefined) days.set(n, (day = utcDay(ms)));
     return day;
-  };
-}
-
-function tokenCells(t: CallTokens): Record<string, TeamCell> {
-  return {
-    'gen_ai.usage.input_tokens': t.input,
-    'gen_ai.usage.output_tokens': t.output,
-    'gen_ai.usage.cache_read.input_tokens': t.cached,
-    'gen_ai.usage.cache_creation.input_tokens': t.cacheWrite,
-    cache_creation_5m_input_tokens: t.cacheWrite5m ?? null,
-    cache_creation_1h_input_tokens: t.cacheWrite1h ?? null,
-    appended_input_tokens: t.appended,
-    reasoning_output_tokens: t.reasoningOutput,
-  };
-}
-
-/** Dollars of one call by kind; every kind null when the call is unpriced. */
-function callCostCells(costs: CallCosts, i: number): Record<string, TeamCell> {
-  const usd = costs.usdOf(i);
-  const kind = (k: keyof typeof COST_KIND_INDEX): number | null =>
-    usd === null ? null : costs.kindOf(i, COST_KIND_INDEX[k]);
-  return {
-    cost_usd: usd,
-    cost_input_usd: kind('input'),
-    cost_cache_read_usd: kind('cacheRead'),
-    cost_cache_write_5m_usd: kind('cacheWrite5m'),
-    cost_cache_write_1h_usd: kind('cacheWrite1h'),
-    cost_output_usd: kind('output'),
-    cost_gpu_time_usd: kind('gpuTime'),
   };
 }
 
@@ -224,11 +195,14 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
             error_text: t.errorText === null ? null : t.errorText.slice(0, 500),
             result_chars: t.resultChars,
             retry_loop_id: l,
-            ...who,
+            'user.hash': options.identity.userHash,
+            'user.name': options.identity.userName,
           },
         });
       }
       const s = call.server;
+      const t = call.tokens;
+      const usd = cost.calls.usdOf(ci);
       out.calls.push({
         agent,
         date: day,
@@ -245,10 +219,26 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
           start_time: call.startMs,
           end_time: call.endMs,
           duration_ms: call.startMs !== null && call.endMs !== null ? call.endMs - call.startMs : null,
-          ...tokenCells(call.tokens),
-          ...callCostCells(cost.calls, ci),
-          price_id: cost.calls.at(ci)?.priceId ?? null,
-          unpriced_reason: cost.calls.at(ci)?.unpriced ?? null,
+          // The token and dollar cells written out rather than spread in from helpers: a literal
+          // without spreads is built from one template, and this runs for every call of the export.
+          'gen_ai.usage.input_tokens': t.input,
+          'gen_ai.usage.output_tokens': t.output,
+          'gen_ai.usage.cache_read.input_tokens': t.cached,
+          'gen_ai.usage.cache_creation.input_tokens': t.cacheWrite,
+          cache_creation_5m_input_tokens: t.cacheWrite5m ?? null,
+          cache_creation_1h_input_tokens: t.cacheWrite1h ?? null,
+          appended_input_tokens: t.appended,
+          reasoning_output_tokens: t.reasoningOutput,
+          // Dollars by kind; every kind null when the call is unpriced.
+          cost_usd: usd,
+          cost_input_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.input),
+          cost_cache_read_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.cacheRead),
+          cost_cache_write_5m_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.cacheWrite5m),
+          cost_cache_write_1h_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.cacheWrite1h),
+          cost_output_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.output),
+          cost_gpu_time_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.gpuTime),
+          price_id: cost.calls.priceIdOf(ci) ?? null,
+          unpriced_reason: cost.calls.unpricedOf(ci) ?? null,
           service_tier: call.serviceTier ?? null,
           server_queue_ms: s?.queueMs ?? null,
           server_ttft_ms: s?.ttftMs ?? null,
@@ -258,7 +248,8 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
           failed_tool_calls: failed,
           retry_loop_id: loop,
           source_format: model.format,
-          ...who,
+          'user.hash': options.identity.userHash,
+          'user.name': options.identity.userName,
           inference_geo: call.inferenceGeo ?? null,
         },
       });

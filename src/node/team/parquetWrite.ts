@@ -6,6 +6,8 @@ import type { ColumnSource } from 'hyparquet-writer';
 import { TEAM_SCHEMA_KEY, TEAM_SCHEMA_VERSION, TEAM_TABLES } from '../../core/team/teamSchema';
 import type { TeamColumn, TeamTable } from '../../core/team/teamSchema';
 import type { TeamRow, TeamRows } from '../../core/team/teamRows';
+import type { KeyValue } from 'hyparquet';
+import { tableParquetColumns } from './parquetColumns';
 
 /**
  * Writes the team tables as Parquet (docs/reference/parquet.md) with hyparquet-writer:
@@ -47,17 +49,29 @@ function columnData(column: TeamColumn, rows: readonly TeamRow[]): ColumnSource 
   return { name, type: column.type, nullable: true, data: data as ColumnSource['data'] };
 }
 
-/** One table's rows as a Parquet file's bytes. */
-export function tableParquet(table: TeamTable, rows: readonly TeamRow[], generator: string): Uint8Array {
+/** One table's rows as a Parquet file's bytes, written by hyparquet-writer's own front (`parquetWriteBuffer`). */
+export function tableParquetLibrary(table: TeamTable, rows: readonly TeamRow[], generator: string): Uint8Array {
   const buffer = parquetWriteBuffer({
     columnData: table.columns.map((c) => columnData(c, rows)),
-    kvMetadata: [
-      { key: TEAM_SCHEMA_KEY, value: String(TEAM_SCHEMA_VERSION) },
-      { key: 'agent_trace.table', value: table.name },
-    ],
+    kvMetadata: kvMetadata(table),
     createdBy: generator,
   });
   return new Uint8Array(buffer);
+}
+
+function kvMetadata(table: TeamTable): KeyValue[] {
+  return [
+    { key: TEAM_SCHEMA_KEY, value: String(TEAM_SCHEMA_VERSION) },
+    { key: 'agent_trace.table', value: table.name },
+  ];
+}
+
+/**
+ * One table's rows as a Parquet file's bytes: column by column (parquetColumns.ts), the same
+ * bytes the library writes, or by the library when a cell is not one that path reproduces.
+ */
+export function tableParquet(table: TeamTable, rows: readonly TeamRow[], generator: string): Uint8Array {
+  return tableParquetColumns(table, rows, kvMetadata(table), generator) ?? tableParquetLibrary(table, rows, generator);
 }
 
 /** Folders this thread has made (writeTeamParquet): a `mkdir -p` of each once, not once per file. */

@@ -38,6 +38,8 @@ describe('CallCosts: the columns give back what pricing each call alone gives (r
           assert.equal(columns.usdOf(i), alone.usd);
           assert.deepEqual(columns.ratesOf(i), alone.rates);
           assert.deepEqual([...columns.notesOf(i)], alone.notes);
+          assert.equal(columns.priceIdOf(i), alone.priceId);
+          assert.equal(columns.unpricedOf(i), alone.unpriced);
           COST_KINDS.forEach((k) => {
             const v = columns.kindOf(i, COST_KIND_INDEX[k]);
             if (alone.byKind === null) assert.ok(Number.isNaN(v), `${k} of an unpriced call is NaN`);
@@ -77,6 +79,8 @@ describe('CallCosts: the columns give back what pricing each call alone gives (r
     const columns = priceTrace(model, createPriceBook()).sessions[0]!.calls;
     for (const i of [-1, columns.length, 1.5]) {
       assert.equal(columns.at(i), undefined);
+      assert.equal(columns.priceIdOf(i), undefined);
+      assert.equal(columns.unpricedOf(i), undefined);
       assert.equal(columns.usdOf(i), null);
       assert.equal(columns.ratesOf(i), null);
     }
