@@ -4,15 +4,21 @@ import { COST_KINDS } from '../cost/costTypes';
 import type { PriceBook } from '../cost/costTypes';
 import type { FormatId, Session, TraceModel } from '../trace/model';
 import type { CollectedContent } from './claudeCodeContent';
-import { KIND_ID, PART_KINDS, columnsOfPieces, kindsRecord, mcpServerOf } from './contextParts';
+import {
+  KIND_ID,
+  PART_KINDS,
+  PartColumnsBuilder,
+  columnsOfPieces,
+  kindsRecord,
+  mcpServerOf,
+  sessionWithPartColumns,
+} from './contextParts';
 import type {
   CallAnatomy,
   Calibration,
   ContentPiece,
-  ContextPart,
   PartKind,
   PieceColumns,
-  PieceSource,
   PredictiveCalibration,
   SessionAnatomy,
 } from './contextParts';
@@ -229,6 +235,8 @@ function isColumns(pieces: PieceColumns | readonly ContentPiece[]): pieces is Pi
 
 const THINKING = KIND_ID.thinking;
 const USER_TEXT = KIND_ID.userText;
+const SYSTEM = KIND_ID.system;
+const RESTORED = KIND_ID.restored;
 
 function sizedPiece(
   kind: PartKind,
@@ -300,34 +308,8 @@ function sessionAnatomy(
         calibration.perCall / Math.max(1, starts[k + 1]! - starts[k]!),
     );
 
-  const parts: ContextPart[] = [];
-  const newPart = (
-    kind: PartKind,
-    p: PieceSource | null,
-    tokens: number,
-    estimated: boolean,
-    call: number,
-  ): ContextPart => {
-    // The fields one by one, not a spread of the piece: one shape for every part, and no piece fields (text, line) riding along.
-    const part: ContextPart = {
-      id: parts.length,
-      kind,
-      tool: p === null ? null : p.tool,
-      mcpServer: p === null ? null : p.mcpServer,
-      targetFile: p === null ? null : p.targetFile,
-      command: p === null ? null : p.command,
-      tokens,
-      estimated,
-      firstCall: call,
-      lastCall: call,
-      usd: null,
-      cacheReadUsd: 0,
-      writeUsd: 0,
-      writes: 0,
-    };
-    parts.push(part);
-    return part;
-  };
+  // The parts as columns (no object per part: a long session has hundreds of thousands); the objects are built only when read.
+  const parts = new PartColumnsBuilder();
 
   // The base nobody logs: the first call's input minus what it visibly holds.
   const first = session.calls[0];
@@ -364,10 +346,10 @@ function sessionAnatomy(
     notes.push(
       'the log keeps only sizes here: tool results counted as characters ÷ 4 and earlier output as its logged output tokens',
     );
-  const base = first ? newPart('system', null, baseTokens, true, 0) : null;
+  const base = first ? parts.push(SYSTEM, null, baseTokens, true, 0) : -1;
 
   const context = pricingContext(format, session);
-  let live = new Segment(base);
+  let live = new Segment(parts, base);
   const calls: CallAnatomy[] = [];
   let prevInput: number | null = null;
   for (let k = 0; k < session.calls.length; k++) {
@@ -376,7 +358,7 @@ function sessionAnatomy(
     const boundary = compacted ? compactionLine.get(k) : undefined;
     if (compacted) {
       live.finish(k - 1);
-      live = new Segment(base);
+      live = new Segment(parts, base);
     }
     let growth = 0;
     for (let i = starts[k]!; i < starts[k + 1]!; i++) {
@@ -385,8 +367,8 @@ function sessionAnatomy(
       const tokens = scaled(i, k);
       growth += tokens;
       live.push(
-        newPart(
-          PART_KINDS[pieces.kind[i]!]!,
+        parts.push(
+          pieces.kind[i]!,
           pieces.source[i] ?? null,
           tokens,
           !Number.isNaN(pieces.charsOnly[i]!) || pieces.estimated[i] === 1,
@@ -397,7 +379,7 @@ function sessionAnatomy(
     if (compacted && call.tokens.input !== null) {
       // After a compaction the agent re-attaches what it chose (recent files, plans) without logging it: the rest of the first input.
       const restored = Math.round(call.tokens.input - live.total);
-      if (restored > 0) live.push(newPart('restored', null, restored, true, k));
+      if (restored > 0) live.push(parts.push(RESTORED, null, restored, true, k));
     }
     const loggedInput = call.tokens.input;
     const loggedGrowth =
@@ -422,16 +404,18 @@ function sessionAnatomy(
     if (c.loggedInput !== null && c.loggedInput > 0)
       errors[logged++] = Math.abs(c.estimatedInput - c.loggedInput) / c.loggedInput;
   calibration.medianInputError = medianInPlace(errors.subarray(0, logged));
-  return {
-    sessionId: session.id,
-    role: session.role,
-    model: session.model,
-    content: fromText ? 'text' : 'sizes',
-    calls,
+  return sessionWithPartColumns(
+    {
+      sessionId: session.id,
+      role: session.role,
+      model: session.model,
+      content: fromText ? 'text' : 'sizes',
+      calls,
+      calibration,
+      notes,
+    },
     parts,
-    calibration,
-    notes,
-  };
+  );
 }
 
 /**
@@ -767,7 +751,9 @@ function fitRelative(rows: RowColumns, extraOf: Float64Array | null): { factor: 
  * without compaction stays linear.
  */
 class Segment {
-  readonly parts: ContextPart[] = [];
+  /** The ids of its parts (in `all`), in context order; the first `n` are used. */
+  private ids: Int32Array = new Int32Array(SEGMENT_CAPACITY);
+  private n = 0;
   /** starts[j]: tokens before part j; starts[n] = total. */
   private starts: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
   /** Tokens by kind id (KIND_ID). */
@@ -783,23 +769,31 @@ class Segment {
   /** The last call's number of whole parts read from the cache. */
   private hint = 0;
 
-  constructor(base: ContextPart | null) {
-    if (base) this.push(base);
+  /** `base`: the id of the part every segment starts with (−1: none). */
+  constructor(
+    private readonly all: PartColumnsBuilder,
+    base: number,
+  ) {
+    if (base >= 0) this.push(base);
   }
 
-  push(part: ContextPart): void {
-    const j = this.parts.length;
+  /** Adds part `id` (of `all`) at the end of the context. */
+  push(id: number): void {
+    const j = this.n;
     if (j + 1 === this.starts.length) this.grow();
-    this.parts.push(part);
-    if (!(part.tokens >= 0)) this.monotonic = false;
-    this.total += part.tokens;
+    this.ids[j] = id;
+    this.n = j + 1;
+    const tokens = this.all.tokens[id]!;
+    if (!(tokens >= 0)) this.monotonic = false;
+    this.total += tokens;
     this.starts[j + 1] = this.total;
-    this.byKind[KIND_ID[part.kind]]! += part.tokens;
+    this.byKind[this.all.kind[id]!]! += tokens;
   }
 
   /** Twice the room for parts, the columns copied. */
   private grow(): void {
     const room = (this.starts.length - 1) * 2 + 1;
+    this.ids = widened(this.ids, room - 1);
     this.starts = widened(this.starts, room);
     this.readRate = widened(this.readRate, room);
     this.writeRate = widened(this.writeRate, room);
@@ -809,7 +803,7 @@ class Segment {
 
   /** Charges one call: its parts scaled to `input` tokens, the first `cached` read at `readRate`, the rest at `writeRate`. */
   charge(input: number, cached: number, readRate: number, writeRate: number): void {
-    const n = this.parts.length;
+    const n = this.n;
     if (n === 0) return;
     const scale = input / this.total;
     rangeAdd(this.priced, 0, n, 1);
@@ -856,14 +850,16 @@ class Segment {
     this.hint = lo;
     rangeAdd(this.readRate, 0, lo, scale * readRate);
     if (lo < n) {
-      const part = this.parts[lo]!;
-      const tokens = part.tokens * scale;
+      const id = this.ids[lo]!;
+      const all = this.all;
+      const tokens = all.tokens[id]! * scale;
       const read = Math.max(0, Math.min(tokens, cached - starts[lo]! * scale));
       const written = tokens - read;
-      part.cacheReadUsd += read * readRate;
-      part.writeUsd += written * writeRate;
-      part.usd = (part.usd ?? 0) + read * readRate + written * writeRate;
-      if (written > tokens / 2 && tokens > 0) part.writes += 1;
+      all.cacheReadUsd[id]! += read * readRate;
+      all.writeUsd[id]! += written * writeRate;
+      const usd = all.usd[id]!;
+      all.usd[id] = (Number.isNaN(usd) ? 0 : usd) + read * readRate + written * writeRate;
+      if (written > tokens / 2 && tokens > 0) all.writes[id]! += 1;
       rangeAdd(this.writeRate, lo + 1, n, scale * writeRate);
       rangeAdd(this.writes, lo + 1, n, 1);
     }
@@ -871,16 +867,7 @@ class Segment {
 
   /** The segment ends after call `lastCall`: every part left the context then; its ranges are summed into the parts. */
   finish(lastCall: number): void {
-    // Two passes: the running sums into typed arrays, then the parts' fields. In one loop V8
-    // de-optimized it hundreds of times on a long session (at the parts' field stores), leaving
-    // it to box every double: 0.7 s of CPU for 414k parts, 0.3 s this way (docs/performance.md).
-    const { parts } = this;
-    const n = parts.length;
-    const readUsd = new Float64Array(n);
-    const writeUsd = new Float64Array(n);
-    // Whole numbers: an Int32Array keeps each part's `writes` a small integer (a double would be boxed, one more object per part).
-    const writesOf = new Int32Array(n);
-    const charged = new Uint8Array(n);
+    const { all, ids, n } = this;
     let read = 0;
     let write = 0;
     let writes = 0;
@@ -890,23 +877,17 @@ class Segment {
       write += this.writeRate[j]!;
       writes += this.writes[j]!;
       priced += this.priced[j]!;
+      const id = ids[j]!;
+      all.lastCall[id] = lastCall;
       if (priced <= 0) continue;
-      const tokens = parts[j]!.tokens;
-      charged[j] = 1;
-      readUsd[j] = tokens * read;
-      writeUsd[j] = tokens * write;
-      writesOf[j] = writes;
-    }
-    for (let j = 0; j < n; j++) {
-      const part = parts[j]!;
-      part.lastCall = lastCall;
-      if (charged[j] === 0) continue;
-      const r = readUsd[j]!;
-      const w = writeUsd[j]!;
-      part.cacheReadUsd += r;
-      part.writeUsd += w;
-      part.usd = (part.usd ?? 0) + r + w;
-      if (part.tokens > 0) part.writes += writesOf[j]!;
+      const tokens = all.tokens[id]!;
+      const r = tokens * read;
+      const w = tokens * write;
+      all.cacheReadUsd[id]! += r;
+      all.writeUsd[id]! += w;
+      const usd = all.usd[id]!;
+      all.usd[id] = (Number.isNaN(usd) ? 0 : usd) + r + w;
+      if (tokens > 0) all.writes[id]! += writes;
     }
   }
 }

@@ -385,3 +385,156 @@ export function columnsOfPieces(pieces: readonly ContentPiece[]): PieceColumns {
   }
   return { length: n, kind, file, line, tokens, charsOnly, estimated, turn, turns, source: pieces, text };
 }
+
+/**
+ * A session's parts as columns (docs/performance.md#context-anatomy-benchcontext): part i is what
+ * ContextPart i says, field by field (`usd` NaN: null, `source` the tool's names or null). The
+ * anatomy charges its dollars into these columns and the report reads them; the objects
+ * (SessionAnatomy.parts) are built only when something asks for them: a 1 GB log has hundreds
+ * of thousands of parts, and an object each (three boxed dollars, a boxed count) was most of
+ * what the anatomy kept alive and collected.
+ */
+export interface PartColumns {
+  readonly length: number;
+  readonly kind: Uint8Array;
+  readonly source: readonly (PieceSource | null)[];
+  readonly tokens: Float64Array;
+  readonly estimated: Uint8Array;
+  readonly firstCall: Int32Array;
+  readonly lastCall: Int32Array;
+  readonly usd: Float64Array;
+  readonly cacheReadUsd: Float64Array;
+  readonly writeUsd: Float64Array;
+  readonly writes: Int32Array;
+}
+
+/** Parts appended one at a time into growing columns (the anatomy's store while it charges the calls). */
+export class PartColumnsBuilder implements PartColumns {
+  length = 0;
+  kind = new Uint8Array(1024);
+  readonly source: (PieceSource | null)[] = [];
+  tokens = new Float64Array(1024);
+  estimated = new Uint8Array(1024);
+  firstCall = new Int32Array(1024);
+  lastCall = new Int32Array(1024);
+  usd = new Float64Array(1024);
+  cacheReadUsd = new Float64Array(1024);
+  writeUsd = new Float64Array(1024);
+  writes = new Int32Array(1024);
+
+  /** Appends a part alive at call `call` (not yet charged: usd null, the rest 0); returns its id. */
+  push(kind: number, source: PieceSource | null, tokens: number, estimated: boolean, call: number): number {
+    const i = this.length;
+    if (i === this.kind.length) this.grow();
+    this.kind[i] = kind;
+    this.source.push(source);
+    this.tokens[i] = tokens;
+    this.estimated[i] = estimated ? 1 : 0;
+    this.firstCall[i] = call;
+    this.lastCall[i] = call;
+    this.usd[i] = Number.NaN;
+    this.length = i + 1;
+    return i;
+  }
+
+  private grow(): void {
+    const n = this.kind.length * 2;
+    this.kind = widened(this.kind, n);
+    this.tokens = widened(this.tokens, n);
+    this.estimated = widened(this.estimated, n);
+    this.firstCall = widened(this.firstCall, n);
+    this.lastCall = widened(this.lastCall, n);
+    this.usd = widened(this.usd, n);
+    this.cacheReadUsd = widened(this.cacheReadUsd, n);
+    this.writeUsd = widened(this.writeUsd, n);
+    this.writes = widened(this.writes, n);
+  }
+}
+
+/** The parts as objects, in id order (SessionAnatomy.parts). */
+export function partsOfColumns(c: PartColumns): ContextPart[] {
+  const out: ContextPart[] = new Array<ContextPart>(c.length);
+  for (let i = 0; i < c.length; i++) {
+    const s = c.source[i] ?? null;
+    const usd = c.usd[i]!;
+    out[i] = {
+      id: i,
+      kind: PART_KINDS[c.kind[i]!]!,
+      tool: s === null ? null : s.tool,
+      mcpServer: s === null ? null : s.mcpServer,
+      targetFile: s === null ? null : s.targetFile,
+      command: s === null ? null : s.command,
+      tokens: c.tokens[i]!,
+      estimated: c.estimated[i] === 1,
+      firstCall: c.firstCall[i]!,
+      lastCall: c.lastCall[i]!,
+      usd: Number.isNaN(usd) ? null : usd,
+      cacheReadUsd: c.cacheReadUsd[i]!,
+      writeUsd: c.writeUsd[i]!,
+      writes: c.writes[i]!,
+    };
+  }
+  return out;
+}
+
+/** ContextPart objects as columns (a session built without them: views, tests); the parts serve as their own sources. */
+export function columnsOfParts(parts: readonly ContextPart[]): PartColumns {
+  const n = parts.length;
+  const c = {
+    length: n,
+    kind: new Uint8Array(n),
+    source: parts,
+    tokens: new Float64Array(n),
+    estimated: new Uint8Array(n),
+    firstCall: new Int32Array(n),
+    lastCall: new Int32Array(n),
+    usd: new Float64Array(n),
+    cacheReadUsd: new Float64Array(n),
+    writeUsd: new Float64Array(n),
+    writes: new Int32Array(n),
+  };
+  for (let i = 0; i < n; i++) {
+    const p = parts[i]!;
+    c.kind[i] = KIND_ID[p.kind];
+    c.tokens[i] = p.tokens;
+    c.estimated[i] = p.estimated ? 1 : 0;
+    c.firstCall[i] = p.firstCall;
+    c.lastCall[i] = p.lastCall;
+    c.usd[i] = p.usd ?? Number.NaN;
+    c.cacheReadUsd[i] = p.cacheReadUsd;
+    c.writeUsd[i] = p.writeUsd;
+    c.writes[i] = p.writes;
+  }
+  return c;
+}
+
+/** The columns the anatomy kept for a session it built (see sessionWithPartColumns). */
+const partColumnsOfSession = new WeakMap<SessionAnatomy, PartColumns>();
+
+/**
+ * A session whose `parts` are built from these columns the first time they are read (then
+ * kept), the columns themselves found again by partColumnsOf. `parts` is an own enumerable
+ * property (a getter), so a spread, a structured clone or JSON see the objects.
+ */
+export function sessionWithPartColumns(fields: Omit<SessionAnatomy, 'parts'>, columns: PartColumns): SessionAnatomy {
+  let parts: ContextPart[] | null = null;
+  const session: SessionAnatomy = {
+    sessionId: fields.sessionId,
+    role: fields.role,
+    model: fields.model,
+    content: fields.content,
+    calls: fields.calls,
+    get parts(): ContextPart[] {
+      return (parts ??= partsOfColumns(columns));
+    },
+    calibration: fields.calibration,
+    notes: fields.notes,
+  };
+  partColumnsOfSession.set(session, columns);
+  return session;
+}
+
+/** A session's parts as columns: the anatomy's own, or built from its `parts` (a session made otherwise). */
+export function partColumnsOf(session: SessionAnatomy): PartColumns {
+  return partColumnsOfSession.get(session) ?? columnsOfParts(session.parts);
+}
