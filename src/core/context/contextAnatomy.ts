@@ -7,14 +7,16 @@ import type { CollectedContent } from './claudeCodeContent';
 import {
   KIND_ID,
   PART_KINDS,
+  HAS_INPUT_USD,
+  HAS_LOGGED_GROWTH,
+  HAS_LOGGED_INPUT,
   PartColumnsBuilder,
   columnsOfPieces,
-  kindsRecord,
   mcpServerOf,
-  sessionWithPartColumns,
+  newCallColumns,
+  sessionWithColumns,
 } from './contextParts';
 import type {
-  CallAnatomy,
   Calibration,
   ContentPiece,
   PartKind,
@@ -82,8 +84,55 @@ export interface AppendedPieces {
   unread: boolean[];
 }
 
+/**
+ * What the anatomy reads of each call, gathered in one pass: the calls are objects spread over
+ * the model's heap (hundreds of megabytes on a 1 GB log), and reading each one's tokens and line
+ * again in every step (the pieces' split, the calibration, the charging) missed the cache each time.
+ */
+interface CallFields {
+  /** Logged input tokens; meaningful where hasInput is 1 (null otherwise). */
+  readonly input: Float64Array;
+  readonly hasInput: Uint8Array;
+  /** Logged cached input tokens (null read as 0). */
+  readonly cached: Float64Array;
+  readonly index: Int32Array;
+  readonly file: Int32Array;
+  readonly line: Int32Array;
+}
+
+function callFields(session: Session): CallFields {
+  const n = session.calls.length;
+  const f = {
+    input: new Float64Array(n),
+    hasInput: new Uint8Array(n),
+    cached: new Float64Array(n),
+    index: new Int32Array(n),
+    file: new Int32Array(n),
+    line: new Int32Array(n),
+  };
+  for (let k = 0; k < n; k++) {
+    const call = session.calls[k]!;
+    const tokens = call.tokens;
+    const input = tokens.input;
+    if (input !== null) {
+      f.input[k] = input;
+      f.hasInput[k] = 1;
+    }
+    f.cached[k] = tokens.cached ?? 0;
+    f.index[k] = call.index;
+    f.file[k] = call.source.file;
+    f.line[k] = call.source.line;
+  }
+  return f;
+}
+
+/** Call k's logged input, or null. */
+function inputOf(f: CallFields, k: number): number | null {
+  return f.hasInput[k] === 1 ? f.input[k]! : null;
+}
+
 /** The pieces each call appended (see AppendedPieces). */
-function piecesBeforeCalls(session: Session, content: CollectedContent | null): AppendedPieces {
+function piecesBeforeCalls(session: Session, content: CollectedContent | null, fields: CallFields): AppendedPieces {
   const n = session.calls.length;
   const starts = new Int32Array(n + 1);
   const unread = session.calls.map(() => false);
@@ -97,7 +146,7 @@ function piecesBeforeCalls(session: Session, content: CollectedContent | null): 
     let i = 0;
     for (; i < pieces.length; i++) {
       // Call k's pieces end at the first piece not before it.
-      while (k < n && !isBefore(pieces, i, session.calls[k]!.source)) starts[++k] = i;
+      while (k < n && !isBeforeLine(pieces, i, fields.file[k]!, fields.line[k]!)) starts[++k] = i;
       // Pieces after the last call (its own answer, a final result) reach no call's input.
       if (k === n) break;
     }
@@ -225,8 +274,13 @@ const GEMINI_STANDIN = "a stand-in for Gemini's tokenizer";
 
 /** True when piece i comes before a line (`at`) of the log. */
 function isBefore(pieces: PieceColumns, i: number, at: { file: number; line: number }): boolean {
-  const file = pieces.file[i]!;
-  return file < at.file || (file === at.file && pieces.line[i]! < at.line);
+  return isBeforeLine(pieces, i, at.file, at.line);
+}
+
+/** True when piece i comes before line `line` of file `file`. */
+function isBeforeLine(pieces: PieceColumns, i: number, file: number, line: number): boolean {
+  const f = pieces.file[i]!;
+  return f < file || (f === file && pieces.line[i]! < line);
 }
 
 function isColumns(pieces: PieceColumns | readonly ContentPiece[]): pieces is PieceColumns {
@@ -268,7 +322,8 @@ function sessionAnatomy(
   costs: CallCosts | null,
 ): SessionAnatomy {
   const counter = options.tokenizer(session.model);
-  const appended = piecesBeforeCalls(session, options.content);
+  const fields = callFields(session);
+  const appended = piecesBeforeCalls(session, options.content, fields);
   const { pieces, starts, fromText, unread } = appended;
   const notes: string[] = [];
   const kept = session.compactions.filter((c) => !c.rewind);
@@ -288,7 +343,7 @@ function sessionAnatomy(
   const known = knownTurnTokens(appended, rawCounts);
   const dropped = droppedThinking(session.model, format, appended, rawCounts, known, compactAt);
   const calibration = calibrate(
-    session,
+    fields,
     appended,
     rawCounts,
     known,
@@ -350,10 +405,10 @@ function sessionAnatomy(
 
   const context = pricingContext(format, session);
   let live = new Segment(parts, base);
-  const calls: CallAnatomy[] = [];
+  // The calls as columns too (their objects are built only when read).
+  const calls = newCallColumns(session.calls.length);
   let prevInput: number | null = null;
   for (let k = 0; k < session.calls.length; k++) {
-    const call = session.calls[k]!;
     const compacted = compactAt.has(k) && k > 0;
     const boundary = compacted ? compactionLine.get(k) : undefined;
     if (compacted) {
@@ -376,45 +431,56 @@ function sessionAnatomy(
         ),
       );
     }
-    if (compacted && call.tokens.input !== null) {
+    const loggedInput = inputOf(fields, k);
+    if (compacted && loggedInput !== null) {
       // After a compaction the agent re-attaches what it chose (recent files, plans) without logging it: the rest of the first input.
-      const restored = Math.round(call.tokens.input - live.total);
+      const restored = Math.round(loggedInput - live.total);
       if (restored > 0) live.push(parts.push(RESTORED, null, restored, true, k));
     }
-    const loggedInput = call.tokens.input;
     const loggedGrowth =
       !compacted && k > 0 && prevInput !== null && loggedInput !== null ? loggedInput - prevInput : null;
     prevInput = loggedInput;
-    const inputUsd = options.prices ? chargeCall(live, call, options.prices, context, costs) : null;
-    calls.push({
-      index: k,
-      byKind: kindsRecord(live.byKind),
-      estimatedInput: live.total,
-      loggedInput,
-      loggedGrowth,
-      estimatedGrowth: growth,
-      inputUsd,
-    });
+    const inputUsd = options.prices ? chargeCall(live, session.calls, k, fields, options.prices, context, costs) : null;
+    calls.index[k] = k;
+    calls.byKind.set(live.byKind, k * PART_KINDS.length);
+    calls.estimatedInput[k] = live.total;
+    calls.estimatedGrowth[k] = growth;
+    let has = 0;
+    if (loggedInput !== null) {
+      calls.loggedInput[k] = loggedInput;
+      has |= HAS_LOGGED_INPUT;
+    }
+    if (loggedGrowth !== null) {
+      calls.loggedGrowth[k] = loggedGrowth;
+      has |= HAS_LOGGED_GROWTH;
+    }
+    if (inputUsd !== null) {
+      calls.inputUsd[k] = inputUsd;
+      has |= HAS_INPUT_USD;
+    }
+    calls.has[k] = has;
   }
   if (session.calls.length > 0) live.finish(session.calls.length - 1);
   // Each logged call's |error| in a typed array, in call order, for its median.
   const errors = new Float64Array(calls.length);
   let logged = 0;
-  for (const c of calls)
-    if (c.loggedInput !== null && c.loggedInput > 0)
-      errors[logged++] = Math.abs(c.estimatedInput - c.loggedInput) / c.loggedInput;
+  for (let k = 0; k < calls.length; k++) {
+    const loggedInput = calls.loggedInput[k]!;
+    if ((calls.has[k]! & HAS_LOGGED_INPUT) !== 0 && loggedInput > 0)
+      errors[logged++] = Math.abs(calls.estimatedInput[k]! - loggedInput) / loggedInput;
+  }
   calibration.medianInputError = medianInPlace(errors.subarray(0, logged));
-  return sessionWithPartColumns(
+  return sessionWithColumns(
     {
       sessionId: session.id,
       role: session.role,
       model: session.model,
       content: fromText ? 'text' : 'sizes',
-      calls,
       calibration,
       notes,
     },
     parts,
+    calls,
   );
 }
 
@@ -483,7 +549,7 @@ export function knownTurnTokens(
  * models that strip it at a new user turn): subtracted from what call k appended.
  */
 function calibrate(
-  session: Session,
+  fields: CallFields,
   { starts }: AppendedPieces,
   rawCounts: Float64Array,
   known: Float64Array,
@@ -493,11 +559,12 @@ function calibrate(
   tokenizer: string,
 ): Calibration {
   // The compared calls as columns (no object per call: a long session has a hundred thousand), in call order.
-  const rows = new RowColumns(session.calls.length);
-  for (let k = 1; k < session.calls.length; k++) {
+  const calls = fields.input.length;
+  const rows = new RowColumns(calls);
+  for (let k = 1; k < calls; k++) {
     if (compactAt.has(k) || unread[k]) continue;
-    const a = session.calls[k - 1]!.tokens.input;
-    const b = session.calls[k]!.tokens.input;
+    const a = inputOf(fields, k - 1);
+    const b = inputOf(fields, k);
     if (a === null || b === null) continue;
     const logged = b - a;
     let sum = 0;
@@ -908,32 +975,33 @@ function rangeAdd(diff: Float64Array, from: number, to: number, value: number): 
  */
 function chargeCall(
   live: Segment,
-  call: Session['calls'][number],
+  calls: Session['calls'],
+  k: number,
+  fields: CallFields,
   prices: PriceBook,
   context: { providerHint: string | null; selfHosted: boolean },
   costs: CallCosts | null,
 ): number | null {
-  const input = call.tokens.input;
+  const input = inputOf(fields, k);
   if (input === null || input <= 0 || live.total <= 0) return null;
   let readUsd: number;
   let writeUsd: number;
-  if (costs !== null && costs.length > call.index) {
+  const index = fields.index[k]!;
+  if (costs !== null && costs.length > index) {
     // The caller's pricing of this call: NaN kinds = unpriced or priced per GPU-hour, as a null byKind below.
-    if (costs.usdOf(call.index) === null) return null;
-    readUsd = costs.kindOf(call.index, CACHE_READ);
+    if (costs.usdOf(index) === null) return null;
+    readUsd = costs.kindOf(index, CACHE_READ);
     writeUsd =
-      costs.kindOf(call.index, INPUT) +
-      costs.kindOf(call.index, CACHE_WRITE_5M) +
-      costs.kindOf(call.index, CACHE_WRITE_1H);
+      costs.kindOf(index, INPUT) + costs.kindOf(index, CACHE_WRITE_5M) + costs.kindOf(index, CACHE_WRITE_1H);
     if (Number.isNaN(readUsd) || Number.isNaN(writeUsd)) return null;
   } else {
-    const { cost } = priceCall(call, prices, context);
+    const { cost } = priceCall(calls[k]!, prices, context);
     if (cost.usd === null || cost.byKind === null) return null;
     const byKind = cost.byKind;
     readUsd = byKind.cacheRead;
     writeUsd = byKind.input + byKind.cacheWrite5m + byKind.cacheWrite1h;
   }
-  const cached = Math.min(call.tokens.cached ?? 0, input);
+  const cached = Math.min(fields.cached[k]!, input);
   live.charge(input, cached, cached > 0 ? readUsd / cached : 0, input - cached > 0 ? writeUsd / (input - cached) : 0);
   return readUsd + writeUsd;
 }

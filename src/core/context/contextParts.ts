@@ -508,33 +508,126 @@ export function columnsOfParts(parts: readonly ContextPart[]): PartColumns {
   return c;
 }
 
-/** The columns the anatomy kept for a session it built (see sessionWithPartColumns). */
-const partColumnsOfSession = new WeakMap<SessionAnatomy, PartColumns>();
+/**
+ * A session's calls as columns (as PartColumns for the parts): call k is what CallAnatomy k
+ * says; `byKind` holds its tokens by kind id at k × PART_KINDS.length; `has` flags which of the
+ * nullable fields are set (HAS_LOGGED_INPUT, HAS_LOGGED_GROWTH, HAS_INPUT_USD).
+ */
+export interface CallColumns {
+  readonly length: number;
+  readonly index: Int32Array;
+  readonly byKind: Float64Array;
+  readonly estimatedInput: Float64Array;
+  readonly loggedInput: Float64Array;
+  readonly loggedGrowth: Float64Array;
+  readonly estimatedGrowth: Float64Array;
+  readonly inputUsd: Float64Array;
+  readonly has: Uint8Array;
+}
+
+export const HAS_LOGGED_INPUT = 1;
+export const HAS_LOGGED_GROWTH = 2;
+export const HAS_INPUT_USD = 4;
+
+/** Empty call columns with room for n calls (the anatomy fills them call by call). */
+export function newCallColumns(n: number): CallColumns {
+  return {
+    length: n,
+    index: new Int32Array(n),
+    byKind: new Float64Array(n * PART_KINDS.length),
+    estimatedInput: new Float64Array(n),
+    loggedInput: new Float64Array(n),
+    loggedGrowth: new Float64Array(n),
+    estimatedGrowth: new Float64Array(n),
+    inputUsd: new Float64Array(n),
+    has: new Uint8Array(n),
+  };
+}
+
+/** The calls as objects, in order (SessionAnatomy.calls). */
+export function callsOfColumns(c: CallColumns): CallAnatomy[] {
+  const out: CallAnatomy[] = new Array<CallAnatomy>(c.length);
+  for (let k = 0; k < c.length; k++) {
+    const has = c.has[k]!;
+    out[k] = {
+      index: c.index[k]!,
+      byKind: kindsRecord(c.byKind.subarray(k * PART_KINDS.length, (k + 1) * PART_KINDS.length)),
+      estimatedInput: c.estimatedInput[k]!,
+      loggedInput: (has & HAS_LOGGED_INPUT) !== 0 ? c.loggedInput[k]! : null,
+      loggedGrowth: (has & HAS_LOGGED_GROWTH) !== 0 ? c.loggedGrowth[k]! : null,
+      estimatedGrowth: c.estimatedGrowth[k]!,
+      inputUsd: (has & HAS_INPUT_USD) !== 0 ? c.inputUsd[k]! : null,
+    };
+  }
+  return out;
+}
+
+/** CallAnatomy objects as columns (a session built without them: views, tests). */
+export function columnsOfCalls(calls: readonly CallAnatomy[]): CallColumns {
+  const c = newCallColumns(calls.length);
+  calls.forEach((call, k) => {
+    c.index[k] = call.index;
+    PART_KINDS.forEach((kind, i) => (c.byKind[k * PART_KINDS.length + i] = call.byKind[kind]));
+    c.estimatedInput[k] = call.estimatedInput;
+    c.estimatedGrowth[k] = call.estimatedGrowth;
+    let has = 0;
+    if (call.loggedInput !== null) {
+      c.loggedInput[k] = call.loggedInput;
+      has |= HAS_LOGGED_INPUT;
+    }
+    if (call.loggedGrowth !== null) {
+      c.loggedGrowth[k] = call.loggedGrowth;
+      has |= HAS_LOGGED_GROWTH;
+    }
+    if (call.inputUsd !== null) {
+      c.inputUsd[k] = call.inputUsd;
+      has |= HAS_INPUT_USD;
+    }
+    c.has[k] = has;
+  });
+  return c;
+}
+
+/** The columns the anatomy kept for a session it built (see sessionWithColumns). */
+const columnsOfSession = new WeakMap<SessionAnatomy, { parts: PartColumns; calls: CallColumns }>();
 
 /**
- * A session whose `parts` are built from these columns the first time they are read (then
- * kept), the columns themselves found again by partColumnsOf. `parts` is an own enumerable
- * property (a getter), so a spread, a structured clone or JSON see the objects.
+ * A session whose `calls` and `parts` are built from these columns the first time they are
+ * read (then kept), the columns themselves found again by partColumnsOf and callColumnsOf.
+ * Both are own enumerable properties (getters), so a spread, a structured clone or JSON see
+ * the objects.
  */
-export function sessionWithPartColumns(fields: Omit<SessionAnatomy, 'parts'>, columns: PartColumns): SessionAnatomy {
+export function sessionWithColumns(
+  fields: Omit<SessionAnatomy, 'parts' | 'calls'>,
+  partColumns: PartColumns,
+  callColumns: CallColumns,
+): SessionAnatomy {
   let parts: ContextPart[] | null = null;
+  let calls: CallAnatomy[] | null = null;
   const session: SessionAnatomy = {
     sessionId: fields.sessionId,
     role: fields.role,
     model: fields.model,
     content: fields.content,
-    calls: fields.calls,
+    get calls(): CallAnatomy[] {
+      return (calls ??= callsOfColumns(callColumns));
+    },
     get parts(): ContextPart[] {
-      return (parts ??= partsOfColumns(columns));
+      return (parts ??= partsOfColumns(partColumns));
     },
     calibration: fields.calibration,
     notes: fields.notes,
   };
-  partColumnsOfSession.set(session, columns);
+  columnsOfSession.set(session, { parts: partColumns, calls: callColumns });
   return session;
 }
 
 /** A session's parts as columns: the anatomy's own, or built from its `parts` (a session made otherwise). */
 export function partColumnsOf(session: SessionAnatomy): PartColumns {
-  return partColumnsOfSession.get(session) ?? columnsOfParts(session.parts);
+  return columnsOfSession.get(session)?.parts ?? columnsOfParts(session.parts);
+}
+
+/** A session's calls as columns: the anatomy's own, or built from its `calls`. */
+export function callColumnsOf(session: SessionAnatomy): CallColumns {
+  return columnsOfSession.get(session)?.calls ?? columnsOfCalls(session.calls);
 }

@@ -1,4 +1,4 @@
-import { PART_KINDS, PART_KIND_LABELS, partColumnsOf } from './contextParts';
+import { HAS_INPUT_USD, PART_KINDS, PART_KIND_LABELS, callColumnsOf, partColumnsOf } from './contextParts';
 import type { ContextPart, PartKind, SessionAnatomy } from './contextParts';
 import type { TraceAnatomy } from './contextAnatomy';
 import { median } from './tokenCounter';
@@ -206,8 +206,10 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
     command: null,
   };
   anatomy.sessions.forEach((s, si) => {
-    calls += s.calls.length;
-    for (const c of s.calls) if (c.inputUsd !== null) inputUsd = (inputUsd ?? 0) + c.inputUsd;
+    const sc = callColumnsOf(s);
+    calls += sc.length;
+    for (let k = 0; k < sc.length; k++)
+      if ((sc.has[k]! & HAS_INPUT_USD) !== 0) inputUsd = (inputUsd ?? 0) + sc.inputUsd[k]!;
     // The parts' columns, read through one cursor (no object per part: docs/performance.md#context-anatomy-benchcontext).
     const c = partColumnsOf(s);
     for (let i = 0; i < c.length; i++) {
