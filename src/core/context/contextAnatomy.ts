@@ -364,7 +364,8 @@ function sessionAnatomy(
     );
 
   // The parts as columns (no object per part: a long session has hundreds of thousands); the objects are built only when read.
-  const parts = new PartColumnsBuilder();
+  // At most: the base, every piece a call appended, a restored part per compaction (no copy as they grow).
+  const parts = new PartColumnsBuilder(1 + starts[session.calls.length]! - starts[0]! + kept.length);
 
   // The base nobody logs: the first call's input minus what it visibly holds.
   const first = session.calls[0];
@@ -404,7 +405,8 @@ function sessionAnatomy(
   const base = first ? parts.push(SYSTEM, null, baseTokens, true, 0) : -1;
 
   const context = pricingContext(format, session);
-  let live = new Segment(parts, base);
+  // The first segment sized for every part (a session without compaction has one segment: no copy as it grows).
+  let live = new Segment(parts, base, parts.kind.length);
   // The calls as columns too (their objects are built only when read).
   const calls = newCallColumns(session.calls.length);
   let prevInput: number | null = null;
@@ -819,28 +821,36 @@ function fitRelative(rows: RowColumns, extraOf: Float64Array | null): { factor: 
  */
 class Segment {
   /** The ids of its parts (in `all`), in context order; the first `n` are used. */
-  private ids: Int32Array = new Int32Array(SEGMENT_CAPACITY);
+  private ids: Int32Array;
   private n = 0;
   /** starts[j]: tokens before part j; starts[n] = total. */
-  private starts: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
+  private starts: Float64Array;
   /** Tokens by kind id (KIND_ID). */
   readonly byKind = new Float64Array(PART_KINDS.length);
   total = 0;
   /** Range sums over part indices (length n + 1): $ per token read, $ per token written, calls that mostly wrote it, priced calls that carried it. */
-  private readRate: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
-  private writeRate: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
-  private writes: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
-  private priced: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
+  private readRate: Float64Array;
+  private writeRate: Float64Array;
+  private writes: Float64Array;
+  private priced: Float64Array;
   /** No part has negative tokens, so `starts` never decreases: charge may search from the last call's answer. */
   private monotonic = true;
   /** The last call's number of whole parts read from the cache. */
   private hint = 0;
 
-  /** `base`: the id of the part every segment starts with (−1: none). */
+  /** `base`: the id of the part every segment starts with (−1: none); `capacity`: the parts expected (it grows past them). */
   constructor(
     private readonly all: PartColumnsBuilder,
     base: number,
+    capacity = SEGMENT_CAPACITY,
   ) {
+    const room = Math.max(1, capacity);
+    this.ids = new Int32Array(room);
+    this.starts = new Float64Array(room + 1);
+    this.readRate = new Float64Array(room + 1);
+    this.writeRate = new Float64Array(room + 1);
+    this.writes = new Float64Array(room + 1);
+    this.priced = new Float64Array(room + 1);
     if (base >= 0) this.push(base);
   }
 

@@ -411,16 +411,30 @@ export interface PartColumns {
 /** Parts appended one at a time into growing columns (the anatomy's store while it charges the calls). */
 export class PartColumnsBuilder implements PartColumns {
   length = 0;
-  kind = new Uint8Array(1024);
+  kind: Uint8Array;
   readonly source: (PieceSource | null)[] = [];
-  tokens = new Float64Array(1024);
-  estimated = new Uint8Array(1024);
-  firstCall = new Int32Array(1024);
-  lastCall = new Int32Array(1024);
-  usd = new Float64Array(1024);
-  cacheReadUsd = new Float64Array(1024);
-  writeUsd = new Float64Array(1024);
-  writes = new Int32Array(1024);
+  tokens: Float64Array;
+  estimated: Uint8Array;
+  firstCall: Int32Array;
+  lastCall: Int32Array;
+  usd: Float64Array;
+  cacheReadUsd: Float64Array;
+  writeUsd: Float64Array;
+  writes: Int32Array;
+
+  /** `capacity`: the parts expected (the columns grow past it, twice each time). */
+  constructor(capacity = 1024) {
+    const n = Math.max(1, capacity);
+    this.kind = new Uint8Array(n);
+    this.tokens = new Float64Array(n);
+    this.estimated = new Uint8Array(n);
+    this.firstCall = new Int32Array(n);
+    this.lastCall = new Int32Array(n);
+    this.usd = new Float64Array(n);
+    this.cacheReadUsd = new Float64Array(n);
+    this.writeUsd = new Float64Array(n);
+    this.writes = new Int32Array(n);
+  }
 
   /** Appends a part alive at call `call` (not yet charged: usd null, the rest 0); returns its id. */
   push(kind: number, source: PieceSource | null, tokens: number, estimated: boolean, call: number): number {
