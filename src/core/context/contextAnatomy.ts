@@ -1001,8 +1001,7 @@ function chargeCall(
     // The caller's pricing of this call: NaN kinds = unpriced or priced per GPU-hour, as a null byKind below.
     if (costs.usdOf(index) === null) return null;
     readUsd = costs.kindOf(index, CACHE_READ);
-    writeUsd =
-      costs.kindOf(index, INPUT) + costs.kindOf(index, CACHE_WRITE_5M) + costs.kindOf(index, CACHE_WRITE_1H);
+    writeUsd = costs.kindOf(index, INPUT) + costs.kindOf(index, CACHE_WRITE_5M) + costs.kindOf(index, CACHE_WRITE_1H);
     if (Number.isNaN(readUsd) || Number.isNaN(writeUsd)) return null;
   } else {
     const { cost } = priceCall(calls[k]!, prices, context);
