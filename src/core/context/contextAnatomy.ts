@@ -4,15 +4,23 @@ import { COST_KINDS } from '../cost/costTypes';
 import type { PriceBook } from '../cost/costTypes';
 import type { FormatId, Session, TraceModel } from '../trace/model';
 import type { CollectedContent } from './claudeCodeContent';
-import { KIND_ID, PART_KINDS, columnsOfPieces, kindsRecord, mcpServerOf } from './contextParts';
+import {
+  KIND_ID,
+  PART_KINDS,
+  HAS_INPUT_USD,
+  HAS_LOGGED_GROWTH,
+  HAS_LOGGED_INPUT,
+  PartColumnsBuilder,
+  columnsOfPieces,
+  mcpServerOf,
+  newCallColumns,
+  sessionWithColumns,
+} from './contextParts';
 import type {
-  CallAnatomy,
   Calibration,
   ContentPiece,
-  ContextPart,
   PartKind,
   PieceColumns,
-  PieceSource,
   PredictiveCalibration,
   SessionAnatomy,
 } from './contextParts';
@@ -76,8 +84,55 @@ export interface AppendedPieces {
   unread: boolean[];
 }
 
+/**
+ * What the anatomy reads of each call, gathered in one pass: the calls are objects spread over
+ * the model's heap (hundreds of megabytes on a 1 GB log), and reading each one's tokens and line
+ * again in every step (the pieces' split, the calibration, the charging) missed the cache each time.
+ */
+interface CallFields {
+  /** Logged input tokens; meaningful where hasInput is 1 (null otherwise). */
+  readonly input: Float64Array;
+  readonly hasInput: Uint8Array;
+  /** Logged cached input tokens (null read as 0). */
+  readonly cached: Float64Array;
+  readonly index: Int32Array;
+  readonly file: Int32Array;
+  readonly line: Int32Array;
+}
+
+function callFields(session: Session): CallFields {
+  const n = session.calls.length;
+  const f = {
+    input: new Float64Array(n),
+    hasInput: new Uint8Array(n),
+    cached: new Float64Array(n),
+    index: new Int32Array(n),
+    file: new Int32Array(n),
+    line: new Int32Array(n),
+  };
+  for (let k = 0; k < n; k++) {
+    const call = session.calls[k]!;
+    const tokens = call.tokens;
+    const input = tokens.input;
+    if (input !== null) {
+      f.input[k] = input;
+      f.hasInput[k] = 1;
+    }
+    f.cached[k] = tokens.cached ?? 0;
+    f.index[k] = call.index;
+    f.file[k] = call.source.file;
+    f.line[k] = call.source.line;
+  }
+  return f;
+}
+
+/** Call k's logged input, or null. */
+function inputOf(f: CallFields, k: number): number | null {
+  return f.hasInput[k] === 1 ? f.input[k]! : null;
+}
+
 /** The pieces each call appended (see AppendedPieces). */
-function piecesBeforeCalls(session: Session, content: CollectedContent | null): AppendedPieces {
+function piecesBeforeCalls(session: Session, content: CollectedContent | null, fields: CallFields): AppendedPieces {
   const n = session.calls.length;
   const starts = new Int32Array(n + 1);
   const unread = session.calls.map(() => false);
@@ -91,7 +146,7 @@ function piecesBeforeCalls(session: Session, content: CollectedContent | null): 
     let i = 0;
     for (; i < pieces.length; i++) {
       // Call k's pieces end at the first piece not before it.
-      while (k < n && !isBefore(pieces, i, session.calls[k]!.source)) starts[++k] = i;
+      while (k < n && !isBeforeLine(pieces, i, fields.file[k]!, fields.line[k]!)) starts[++k] = i;
       // Pieces after the last call (its own answer, a final result) reach no call's input.
       if (k === n) break;
     }
@@ -219,8 +274,13 @@ const GEMINI_STANDIN = "a stand-in for Gemini's tokenizer";
 
 /** True when piece i comes before a line (`at`) of the log. */
 function isBefore(pieces: PieceColumns, i: number, at: { file: number; line: number }): boolean {
-  const file = pieces.file[i]!;
-  return file < at.file || (file === at.file && pieces.line[i]! < at.line);
+  return isBeforeLine(pieces, i, at.file, at.line);
+}
+
+/** True when piece i comes before line `line` of file `file`. */
+function isBeforeLine(pieces: PieceColumns, i: number, file: number, line: number): boolean {
+  const f = pieces.file[i]!;
+  return f < file || (f === file && pieces.line[i]! < line);
 }
 
 function isColumns(pieces: PieceColumns | readonly ContentPiece[]): pieces is PieceColumns {
@@ -229,6 +289,8 @@ function isColumns(pieces: PieceColumns | readonly ContentPiece[]): pieces is Pi
 
 const THINKING = KIND_ID.thinking;
 const USER_TEXT = KIND_ID.userText;
+const SYSTEM = KIND_ID.system;
+const RESTORED = KIND_ID.restored;
 
 function sizedPiece(
   kind: PartKind,
@@ -260,7 +322,8 @@ function sessionAnatomy(
   costs: CallCosts | null,
 ): SessionAnatomy {
   const counter = options.tokenizer(session.model);
-  const appended = piecesBeforeCalls(session, options.content);
+  const fields = callFields(session);
+  const appended = piecesBeforeCalls(session, options.content, fields);
   const { pieces, starts, fromText, unread } = appended;
   const notes: string[] = [];
   const kept = session.compactions.filter((c) => !c.rewind);
@@ -280,7 +343,7 @@ function sessionAnatomy(
   const known = knownTurnTokens(appended, rawCounts);
   const dropped = droppedThinking(session.model, format, appended, rawCounts, known, compactAt);
   const calibration = calibrate(
-    session,
+    fields,
     appended,
     rawCounts,
     known,
@@ -300,34 +363,9 @@ function sessionAnatomy(
         calibration.perCall / Math.max(1, starts[k + 1]! - starts[k]!),
     );
 
-  const parts: ContextPart[] = [];
-  const newPart = (
-    kind: PartKind,
-    p: PieceSource | null,
-    tokens: number,
-    estimated: boolean,
-    call: number,
-  ): ContextPart => {
-    // The fields one by one, not a spread of the piece: one shape for every part, and no piece fields (text, line) riding along.
-    const part: ContextPart = {
-      id: parts.length,
-      kind,
-      tool: p === null ? null : p.tool,
-      mcpServer: p === null ? null : p.mcpServer,
-      targetFile: p === null ? null : p.targetFile,
-      command: p === null ? null : p.command,
-      tokens,
-      estimated,
-      firstCall: call,
-      lastCall: call,
-      usd: null,
-      cacheReadUsd: 0,
-      writeUsd: 0,
-      writes: 0,
-    };
-    parts.push(part);
-    return part;
-  };
+  // The parts as columns (no object per part: a long session has hundreds of thousands); the objects are built only when read.
+  // At most: the base, every piece a call appended, a restored part per compaction (no copy as they grow).
+  const parts = new PartColumnsBuilder(1 + starts[session.calls.length]! - starts[0]! + kept.length);
 
   // The base nobody logs: the first call's input minus what it visibly holds.
   const first = session.calls[0];
@@ -364,19 +402,20 @@ function sessionAnatomy(
     notes.push(
       'the log keeps only sizes here: tool results counted as characters ÷ 4 and earlier output as its logged output tokens',
     );
-  const base = first ? newPart('system', null, baseTokens, true, 0) : null;
+  const base = first ? parts.push(SYSTEM, null, baseTokens, true, 0) : -1;
 
   const context = pricingContext(format, session);
-  let live = new Segment(base);
-  const calls: CallAnatomy[] = [];
+  // The first segment sized for every part (a session without compaction has one segment: no copy as it grows).
+  let live = new Segment(parts, base, parts.kind.length);
+  // The calls as columns too (their objects are built only when read).
+  const calls = newCallColumns(session.calls.length);
   let prevInput: number | null = null;
   for (let k = 0; k < session.calls.length; k++) {
-    const call = session.calls[k]!;
     const compacted = compactAt.has(k) && k > 0;
     const boundary = compacted ? compactionLine.get(k) : undefined;
     if (compacted) {
       live.finish(k - 1);
-      live = new Segment(base);
+      live = new Segment(parts, base);
     }
     let growth = 0;
     for (let i = starts[k]!; i < starts[k + 1]!; i++) {
@@ -385,8 +424,8 @@ function sessionAnatomy(
       const tokens = scaled(i, k);
       growth += tokens;
       live.push(
-        newPart(
-          PART_KINDS[pieces.kind[i]!]!,
+        parts.push(
+          pieces.kind[i]!,
           pieces.source[i] ?? null,
           tokens,
           !Number.isNaN(pieces.charsOnly[i]!) || pieces.estimated[i] === 1,
@@ -394,44 +433,57 @@ function sessionAnatomy(
         ),
       );
     }
-    if (compacted && call.tokens.input !== null) {
+    const loggedInput = inputOf(fields, k);
+    if (compacted && loggedInput !== null) {
       // After a compaction the agent re-attaches what it chose (recent files, plans) without logging it: the rest of the first input.
-      const restored = Math.round(call.tokens.input - live.total);
-      if (restored > 0) live.push(newPart('restored', null, restored, true, k));
+      const restored = Math.round(loggedInput - live.total);
+      if (restored > 0) live.push(parts.push(RESTORED, null, restored, true, k));
     }
-    const loggedInput = call.tokens.input;
     const loggedGrowth =
       !compacted && k > 0 && prevInput !== null && loggedInput !== null ? loggedInput - prevInput : null;
     prevInput = loggedInput;
-    const inputUsd = options.prices ? chargeCall(live, call, options.prices, context, costs) : null;
-    calls.push({
-      index: k,
-      byKind: kindsRecord(live.byKind),
-      estimatedInput: live.total,
-      loggedInput,
-      loggedGrowth,
-      estimatedGrowth: growth,
-      inputUsd,
-    });
+    const inputUsd = options.prices ? chargeCall(live, session.calls, k, fields, options.prices, context, costs) : null;
+    calls.index[k] = k;
+    calls.byKind.set(live.byKind, k * PART_KINDS.length);
+    calls.estimatedInput[k] = live.total;
+    calls.estimatedGrowth[k] = growth;
+    let has = 0;
+    if (loggedInput !== null) {
+      calls.loggedInput[k] = loggedInput;
+      has |= HAS_LOGGED_INPUT;
+    }
+    if (loggedGrowth !== null) {
+      calls.loggedGrowth[k] = loggedGrowth;
+      has |= HAS_LOGGED_GROWTH;
+    }
+    if (inputUsd !== null) {
+      calls.inputUsd[k] = inputUsd;
+      has |= HAS_INPUT_USD;
+    }
+    calls.has[k] = has;
   }
   if (session.calls.length > 0) live.finish(session.calls.length - 1);
   // Each logged call's |error| in a typed array, in call order, for its median.
   const errors = new Float64Array(calls.length);
   let logged = 0;
-  for (const c of calls)
-    if (c.loggedInput !== null && c.loggedInput > 0)
-      errors[logged++] = Math.abs(c.estimatedInput - c.loggedInput) / c.loggedInput;
+  for (let k = 0; k < calls.length; k++) {
+    const loggedInput = calls.loggedInput[k]!;
+    if ((calls.has[k]! & HAS_LOGGED_INPUT) !== 0 && loggedInput > 0)
+      errors[logged++] = Math.abs(calls.estimatedInput[k]! - loggedInput) / loggedInput;
+  }
   calibration.medianInputError = medianInPlace(errors.subarray(0, logged));
-  return {
-    sessionId: session.id,
-    role: session.role,
-    model: session.model,
-    content: fromText ? 'text' : 'sizes',
-    calls,
+  return sessionWithColumns(
+    {
+      sessionId: session.id,
+      role: session.role,
+      model: session.model,
+      content: fromText ? 'text' : 'sizes',
+      calibration,
+      notes,
+    },
     parts,
-    calibration,
-    notes,
-  };
+    calls,
+  );
 }
 
 /**
@@ -499,7 +551,7 @@ export function knownTurnTokens(
  * models that strip it at a new user turn): subtracted from what call k appended.
  */
 function calibrate(
-  session: Session,
+  fields: CallFields,
   { starts }: AppendedPieces,
   rawCounts: Float64Array,
   known: Float64Array,
@@ -509,11 +561,12 @@ function calibrate(
   tokenizer: string,
 ): Calibration {
   // The compared calls as columns (no object per call: a long session has a hundred thousand), in call order.
-  const rows = new RowColumns(session.calls.length);
-  for (let k = 1; k < session.calls.length; k++) {
+  const calls = fields.input.length;
+  const rows = new RowColumns(calls);
+  for (let k = 1; k < calls; k++) {
     if (compactAt.has(k) || unread[k]) continue;
-    const a = session.calls[k - 1]!.tokens.input;
-    const b = session.calls[k]!.tokens.input;
+    const a = inputOf(fields, k - 1);
+    const b = inputOf(fields, k);
     if (a === null || b === null) continue;
     const logged = b - a;
     let sum = 0;
@@ -767,39 +820,57 @@ function fitRelative(rows: RowColumns, extraOf: Float64Array | null): { factor: 
  * without compaction stays linear.
  */
 class Segment {
-  readonly parts: ContextPart[] = [];
+  /** The ids of its parts (in `all`), in context order; the first `n` are used. */
+  private ids: Int32Array;
+  private n = 0;
   /** starts[j]: tokens before part j; starts[n] = total. */
-  private starts: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
+  private starts: Float64Array;
   /** Tokens by kind id (KIND_ID). */
   readonly byKind = new Float64Array(PART_KINDS.length);
   total = 0;
   /** Range sums over part indices (length n + 1): $ per token read, $ per token written, calls that mostly wrote it, priced calls that carried it. */
-  private readRate: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
-  private writeRate: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
-  private writes: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
-  private priced: Float64Array = new Float64Array(SEGMENT_CAPACITY + 1);
+  private readRate: Float64Array;
+  private writeRate: Float64Array;
+  private writes: Float64Array;
+  private priced: Float64Array;
   /** No part has negative tokens, so `starts` never decreases: charge may search from the last call's answer. */
   private monotonic = true;
   /** The last call's number of whole parts read from the cache. */
   private hint = 0;
 
-  constructor(base: ContextPart | null) {
-    if (base) this.push(base);
+  /** `base`: the id of the part every segment starts with (−1: none); `capacity`: the parts expected (it grows past them). */
+  constructor(
+    private readonly all: PartColumnsBuilder,
+    base: number,
+    capacity = SEGMENT_CAPACITY,
+  ) {
+    const room = Math.max(1, capacity);
+    this.ids = new Int32Array(room);
+    this.starts = new Float64Array(room + 1);
+    this.readRate = new Float64Array(room + 1);
+    this.writeRate = new Float64Array(room + 1);
+    this.writes = new Float64Array(room + 1);
+    this.priced = new Float64Array(room + 1);
+    if (base >= 0) this.push(base);
   }
 
-  push(part: ContextPart): void {
-    const j = this.parts.length;
+  /** Adds part `id` (of `all`) at the end of the context. */
+  push(id: number): void {
+    const j = this.n;
     if (j + 1 === this.starts.length) this.grow();
-    this.parts.push(part);
-    if (!(part.tokens >= 0)) this.monotonic = false;
-    this.total += part.tokens;
+    this.ids[j] = id;
+    this.n = j + 1;
+    const tokens = this.all.tokens[id]!;
+    if (!(tokens >= 0)) this.monotonic = false;
+    this.total += tokens;
     this.starts[j + 1] = this.total;
-    this.byKind[KIND_ID[part.kind]]! += part.tokens;
+    this.byKind[this.all.kind[id]!]! += tokens;
   }
 
   /** Twice the room for parts, the columns copied. */
   private grow(): void {
     const room = (this.starts.length - 1) * 2 + 1;
+    this.ids = widened(this.ids, room - 1);
     this.starts = widened(this.starts, room);
     this.readRate = widened(this.readRate, room);
     this.writeRate = widened(this.writeRate, room);
@@ -809,7 +880,7 @@ class Segment {
 
   /** Charges one call: its parts scaled to `input` tokens, the first `cached` read at `readRate`, the rest at `writeRate`. */
   charge(input: number, cached: number, readRate: number, writeRate: number): void {
-    const n = this.parts.length;
+    const n = this.n;
     if (n === 0) return;
     const scale = input / this.total;
     rangeAdd(this.priced, 0, n, 1);
@@ -856,14 +927,16 @@ class Segment {
     this.hint = lo;
     rangeAdd(this.readRate, 0, lo, scale * readRate);
     if (lo < n) {
-      const part = this.parts[lo]!;
-      const tokens = part.tokens * scale;
+      const id = this.ids[lo]!;
+      const all = this.all;
+      const tokens = all.tokens[id]! * scale;
       const read = Math.max(0, Math.min(tokens, cached - starts[lo]! * scale));
       const written = tokens - read;
-      part.cacheReadUsd += read * readRate;
-      part.writeUsd += written * writeRate;
-      part.usd = (part.usd ?? 0) + read * readRate + written * writeRate;
-      if (written > tokens / 2 && tokens > 0) part.writes += 1;
+      all.cacheReadUsd[id]! += read * readRate;
+      all.writeUsd[id]! += written * writeRate;
+      const usd = all.usd[id]!;
+      all.usd[id] = (Number.isNaN(usd) ? 0 : usd) + read * readRate + written * writeRate;
+      if (written > tokens / 2 && tokens > 0) all.writes[id]! += 1;
       rangeAdd(this.writeRate, lo + 1, n, scale * writeRate);
       rangeAdd(this.writes, lo + 1, n, 1);
     }
@@ -871,16 +944,7 @@ class Segment {
 
   /** The segment ends after call `lastCall`: every part left the context then; its ranges are summed into the parts. */
   finish(lastCall: number): void {
-    // Two passes: the running sums into typed arrays, then the parts' fields. In one loop V8
-    // de-optimized it hundreds of times on a long session (at the parts' field stores), leaving
-    // it to box every double: 0.7 s of CPU for 414k parts, 0.3 s this way (docs/performance.md).
-    const { parts } = this;
-    const n = parts.length;
-    const readUsd = new Float64Array(n);
-    const writeUsd = new Float64Array(n);
-    // Whole numbers: an Int32Array keeps each part's `writes` a small integer (a double would be boxed, one more object per part).
-    const writesOf = new Int32Array(n);
-    const charged = new Uint8Array(n);
+    const { all, ids, n } = this;
     let read = 0;
     let write = 0;
     let writes = 0;
@@ -890,23 +954,17 @@ class Segment {
       write += this.writeRate[j]!;
       writes += this.writes[j]!;
       priced += this.priced[j]!;
+      const id = ids[j]!;
+      all.lastCall[id] = lastCall;
       if (priced <= 0) continue;
-      const tokens = parts[j]!.tokens;
-      charged[j] = 1;
-      readUsd[j] = tokens * read;
-      writeUsd[j] = tokens * write;
-      writesOf[j] = writes;
-    }
-    for (let j = 0; j < n; j++) {
-      const part = parts[j]!;
-      part.lastCall = lastCall;
-      if (charged[j] === 0) continue;
-      const r = readUsd[j]!;
-      const w = writeUsd[j]!;
-      part.cacheReadUsd += r;
-      part.writeUsd += w;
-      part.usd = (part.usd ?? 0) + r + w;
-      if (part.tokens > 0) part.writes += writesOf[j]!;
+      const tokens = all.tokens[id]!;
+      const r = tokens * read;
+      const w = tokens * write;
+      all.cacheReadUsd[id]! += r;
+      all.writeUsd[id]! += w;
+      const usd = all.usd[id]!;
+      all.usd[id] = (Number.isNaN(usd) ? 0 : usd) + r + w;
+      if (tokens > 0) all.writes[id]! += writes;
     }
   }
 }
@@ -927,32 +985,32 @@ function rangeAdd(diff: Float64Array, from: number, to: number, value: number): 
  */
 function chargeCall(
   live: Segment,
-  call: Session['calls'][number],
+  calls: Session['calls'],
+  k: number,
+  fields: CallFields,
   prices: PriceBook,
   context: { providerHint: string | null; selfHosted: boolean },
   costs: CallCosts | null,
 ): number | null {
-  const input = call.tokens.input;
+  const input = inputOf(fields, k);
   if (input === null || input <= 0 || live.total <= 0) return null;
   let readUsd: number;
   let writeUsd: number;
-  if (costs !== null && costs.length > call.index) {
+  const index = fields.index[k]!;
+  if (costs !== null && costs.length > index) {
     // The caller's pricing of this call: NaN kinds = unpriced or priced per GPU-hour, as a null byKind below.
-    if (costs.usdOf(call.index) === null) return null;
-    readUsd = costs.kindOf(call.index, CACHE_READ);
-    writeUsd =
-      costs.kindOf(call.index, INPUT) +
-      costs.kindOf(call.index, CACHE_WRITE_5M) +
-      costs.kindOf(call.index, CACHE_WRITE_1H);
+    if (costs.usdOf(index) === null) return null;
+    readUsd = costs.kindOf(index, CACHE_READ);
+    writeUsd = costs.kindOf(index, INPUT) + costs.kindOf(index, CACHE_WRITE_5M) + costs.kindOf(index, CACHE_WRITE_1H);
     if (Number.isNaN(readUsd) || Number.isNaN(writeUsd)) return null;
   } else {
-    const { cost } = priceCall(call, prices, context);
+    const { cost } = priceCall(calls[k]!, prices, context);
     if (cost.usd === null || cost.byKind === null) return null;
     const byKind = cost.byKind;
     readUsd = byKind.cacheRead;
     writeUsd = byKind.input + byKind.cacheWrite5m + byKind.cacheWrite1h;
   }
-  const cached = Math.min(call.tokens.cached ?? 0, input);
+  const cached = Math.min(fields.cached[k]!, input);
   live.charge(input, cached, cached > 0 ? readUsd / cached : 0, input - cached > 0 ? writeUsd / (input - cached) : 0);
   return readUsd + writeUsd;
 }

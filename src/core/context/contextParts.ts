@@ -385,3 +385,263 @@ export function columnsOfPieces(pieces: readonly ContentPiece[]): PieceColumns {
   }
   return { length: n, kind, file, line, tokens, charsOnly, estimated, turn, turns, source: pieces, text };
 }
+
+/**
+ * A session's parts as columns (docs/performance.md#context-anatomy-benchcontext): part i is what
+ * ContextPart i says, field by field (`usd` NaN: null, `source` the tool's names or null). The
+ * anatomy charges its dollars into these columns and the report reads them; the objects
+ * (SessionAnatomy.parts) are built only when something asks for them: a 1 GB log has hundreds
+ * of thousands of parts, and an object each (three boxed dollars, a boxed count) was most of
+ * what the anatomy kept alive and collected.
+ */
+export interface PartColumns {
+  readonly length: number;
+  readonly kind: Uint8Array;
+  readonly source: readonly (PieceSource | null)[];
+  readonly tokens: Float64Array;
+  readonly estimated: Uint8Array;
+  readonly firstCall: Int32Array;
+  readonly lastCall: Int32Array;
+  readonly usd: Float64Array;
+  readonly cacheReadUsd: Float64Array;
+  readonly writeUsd: Float64Array;
+  readonly writes: Int32Array;
+}
+
+/** Parts appended one at a time into growing columns (the anatomy's store while it charges the calls). */
+export class PartColumnsBuilder implements PartColumns {
+  length = 0;
+  kind: Uint8Array;
+  readonly source: (PieceSource | null)[] = [];
+  tokens: Float64Array;
+  estimated: Uint8Array;
+  firstCall: Int32Array;
+  lastCall: Int32Array;
+  usd: Float64Array;
+  cacheReadUsd: Float64Array;
+  writeUsd: Float64Array;
+  writes: Int32Array;
+
+  /** `capacity`: the parts expected (the columns grow past it, twice each time). */
+  constructor(capacity = 1024) {
+    const n = Math.max(1, capacity);
+    this.kind = new Uint8Array(n);
+    this.tokens = new Float64Array(n);
+    this.estimated = new Uint8Array(n);
+    this.firstCall = new Int32Array(n);
+    this.lastCall = new Int32Array(n);
+    this.usd = new Float64Array(n);
+    this.cacheReadUsd = new Float64Array(n);
+    this.writeUsd = new Float64Array(n);
+    this.writes = new Int32Array(n);
+  }
+
+  /** Appends a part alive at call `call` (not yet charged: usd null, the rest 0); returns its id. */
+  push(kind: number, source: PieceSource | null, tokens: number, estimated: boolean, call: number): number {
+    const i = this.length;
+    if (i === this.kind.length) this.grow();
+    this.kind[i] = kind;
+    this.source.push(source);
+    this.tokens[i] = tokens;
+    this.estimated[i] = estimated ? 1 : 0;
+    this.firstCall[i] = call;
+    this.lastCall[i] = call;
+    this.usd[i] = Number.NaN;
+    this.length = i + 1;
+    return i;
+  }
+
+  private grow(): void {
+    const n = this.kind.length * 2;
+    this.kind = widened(this.kind, n);
+    this.tokens = widened(this.tokens, n);
+    this.estimated = widened(this.estimated, n);
+    this.firstCall = widened(this.firstCall, n);
+    this.lastCall = widened(this.lastCall, n);
+    this.usd = widened(this.usd, n);
+    this.cacheReadUsd = widened(this.cacheReadUsd, n);
+    this.writeUsd = widened(this.writeUsd, n);
+    this.writes = widened(this.writes, n);
+  }
+}
+
+/** The parts as objects, in id order (SessionAnatomy.parts). */
+export function partsOfColumns(c: PartColumns): ContextPart[] {
+  const out: ContextPart[] = new Array<ContextPart>(c.length);
+  for (let i = 0; i < c.length; i++) {
+    const s = c.source[i] ?? null;
+    const usd = c.usd[i]!;
+    out[i] = {
+      id: i,
+      kind: PART_KINDS[c.kind[i]!]!,
+      tool: s === null ? null : s.tool,
+      mcpServer: s === null ? null : s.mcpServer,
+      targetFile: s === null ? null : s.targetFile,
+      command: s === null ? null : s.command,
+      tokens: c.tokens[i]!,
+      estimated: c.estimated[i] === 1,
+      firstCall: c.firstCall[i]!,
+      lastCall: c.lastCall[i]!,
+      usd: Number.isNaN(usd) ? null : usd,
+      cacheReadUsd: c.cacheReadUsd[i]!,
+      writeUsd: c.writeUsd[i]!,
+      writes: c.writes[i]!,
+    };
+  }
+  return out;
+}
+
+/** ContextPart objects as columns (a session built without them: views, tests); the parts serve as their own sources. */
+export function columnsOfParts(parts: readonly ContextPart[]): PartColumns {
+  const n = parts.length;
+  const c = {
+    length: n,
+    kind: new Uint8Array(n),
+    source: parts,
+    tokens: new Float64Array(n),
+    estimated: new Uint8Array(n),
+    firstCall: new Int32Array(n),
+    lastCall: new Int32Array(n),
+    usd: new Float64Array(n),
+    cacheReadUsd: new Float64Array(n),
+    writeUsd: new Float64Array(n),
+    writes: new Int32Array(n),
+  };
+  for (let i = 0; i < n; i++) {
+    const p = parts[i]!;
+    c.kind[i] = KIND_ID[p.kind];
+    c.tokens[i] = p.tokens;
+    c.estimated[i] = p.estimated ? 1 : 0;
+    c.firstCall[i] = p.firstCall;
+    c.lastCall[i] = p.lastCall;
+    c.usd[i] = p.usd ?? Number.NaN;
+    c.cacheReadUsd[i] = p.cacheReadUsd;
+    c.writeUsd[i] = p.writeUsd;
+    c.writes[i] = p.writes;
+  }
+  return c;
+}
+
+/**
+ * A session's calls as columns (as PartColumns for the parts): call k is what CallAnatomy k
+ * says; `byKind` holds its tokens by kind id at k × PART_KINDS.length; `has` flags which of the
+ * nullable fields are set (HAS_LOGGED_INPUT, HAS_LOGGED_GROWTH, HAS_INPUT_USD).
+ */
+export interface CallColumns {
+  readonly length: number;
+  readonly index: Int32Array;
+  readonly byKind: Float64Array;
+  readonly estimatedInput: Float64Array;
+  readonly loggedInput: Float64Array;
+  readonly loggedGrowth: Float64Array;
+  readonly estimatedGrowth: Float64Array;
+  readonly inputUsd: Float64Array;
+  readonly has: Uint8Array;
+}
+
+export const HAS_LOGGED_INPUT = 1;
+export const HAS_LOGGED_GROWTH = 2;
+export const HAS_INPUT_USD = 4;
+
+/** Empty call columns with room for n calls (the anatomy fills them call by call). */
+export function newCallColumns(n: number): CallColumns {
+  return {
+    length: n,
+    index: new Int32Array(n),
+    byKind: new Float64Array(n * PART_KINDS.length),
+    estimatedInput: new Float64Array(n),
+    loggedInput: new Float64Array(n),
+    loggedGrowth: new Float64Array(n),
+    estimatedGrowth: new Float64Array(n),
+    inputUsd: new Float64Array(n),
+    has: new Uint8Array(n),
+  };
+}
+
+/** The calls as objects, in order (SessionAnatomy.calls). */
+export function callsOfColumns(c: CallColumns): CallAnatomy[] {
+  const out: CallAnatomy[] = new Array<CallAnatomy>(c.length);
+  for (let k = 0; k < c.length; k++) {
+    const has = c.has[k]!;
+    out[k] = {
+      index: c.index[k]!,
+      byKind: kindsRecord(c.byKind.subarray(k * PART_KINDS.length, (k + 1) * PART_KINDS.length)),
+      estimatedInput: c.estimatedInput[k]!,
+      loggedInput: (has & HAS_LOGGED_INPUT) !== 0 ? c.loggedInput[k]! : null,
+      loggedGrowth: (has & HAS_LOGGED_GROWTH) !== 0 ? c.loggedGrowth[k]! : null,
+      estimatedGrowth: c.estimatedGrowth[k]!,
+      inputUsd: (has & HAS_INPUT_USD) !== 0 ? c.inputUsd[k]! : null,
+    };
+  }
+  return out;
+}
+
+/** CallAnatomy objects as columns (a session built without them: views, tests). */
+export function columnsOfCalls(calls: readonly CallAnatomy[]): CallColumns {
+  const c = newCallColumns(calls.length);
+  calls.forEach((call, k) => {
+    c.index[k] = call.index;
+    PART_KINDS.forEach((kind, i) => (c.byKind[k * PART_KINDS.length + i] = call.byKind[kind]));
+    c.estimatedInput[k] = call.estimatedInput;
+    c.estimatedGrowth[k] = call.estimatedGrowth;
+    let has = 0;
+    if (call.loggedInput !== null) {
+      c.loggedInput[k] = call.loggedInput;
+      has |= HAS_LOGGED_INPUT;
+    }
+    if (call.loggedGrowth !== null) {
+      c.loggedGrowth[k] = call.loggedGrowth;
+      has |= HAS_LOGGED_GROWTH;
+    }
+    if (call.inputUsd !== null) {
+      c.inputUsd[k] = call.inputUsd;
+      has |= HAS_INPUT_USD;
+    }
+    c.has[k] = has;
+  });
+  return c;
+}
+
+/** The columns the anatomy kept for a session it built (see sessionWithColumns). */
+const columnsOfSession = new WeakMap<SessionAnatomy, { parts: PartColumns; calls: CallColumns }>();
+
+/**
+ * A session whose `calls` and `parts` are built from these columns the first time they are
+ * read (then kept), the columns themselves found again by partColumnsOf and callColumnsOf.
+ * Both are own enumerable properties (getters), so a spread, a structured clone or JSON see
+ * the objects.
+ */
+export function sessionWithColumns(
+  fields: Omit<SessionAnatomy, 'parts' | 'calls'>,
+  partColumns: PartColumns,
+  callColumns: CallColumns,
+): SessionAnatomy {
+  let parts: ContextPart[] | null = null;
+  let calls: CallAnatomy[] | null = null;
+  const session: SessionAnatomy = {
+    sessionId: fields.sessionId,
+    role: fields.role,
+    model: fields.model,
+    content: fields.content,
+    get calls(): CallAnatomy[] {
+      return (calls ??= callsOfColumns(callColumns));
+    },
+    get parts(): ContextPart[] {
+      return (parts ??= partsOfColumns(partColumns));
+    },
+    calibration: fields.calibration,
+    notes: fields.notes,
+  };
+  columnsOfSession.set(session, { parts: partColumns, calls: callColumns });
+  return session;
+}
+
+/** A session's parts as columns: the anatomy's own, or built from its `parts` (a session made otherwise). */
+export function partColumnsOf(session: SessionAnatomy): PartColumns {
+  return columnsOfSession.get(session)?.parts ?? columnsOfParts(session.parts);
+}
+
+/** A session's calls as columns: the anatomy's own, or built from its `calls`. */
+export function callColumnsOf(session: SessionAnatomy): CallColumns {
+  return columnsOfSession.get(session)?.calls ?? columnsOfCalls(session.calls);
+}

@@ -1,4 +1,4 @@
-import { PART_KINDS, PART_KIND_LABELS } from './contextParts';
+import { HAS_INPUT_USD, PART_KINDS, PART_KIND_LABELS, callColumnsOf, partColumnsOf } from './contextParts';
 import type { ContextPart, PartKind, SessionAnatomy } from './contextParts';
 import type { TraceAnatomy } from './contextAnatomy';
 import { median } from './tokenCounter';
@@ -68,20 +68,23 @@ export interface ContextReport {
   medianInputError: number | null;
 }
 
+/** What names a part's group: its kind and its tool's names (a ContextPart, or the report's cursor over the columns). */
+type PartNames = Pick<ContextPart, 'kind' | 'tool' | 'mcpServer' | 'targetFile' | 'command'>;
+
 /** A part in words, as its group is named: "`src/big.ts` read", "output of `npm test`", a kind's words. */
-export function partLabel(part: ContextPart): string {
+export function partLabel(part: PartNames): string {
   return groupLabel(part);
 }
 
 /** The file a part read into the context (a read tool's result naming it), else null. */
-export function fileReadOf(part: ContextPart): string | null {
+export function fileReadOf(part: PartNames): string | null {
   return part.kind === 'toolResult' && part.targetFile !== null && part.tool !== null && READ_TOOLS.test(part.tool)
     ? part.targetFile
     : null;
 }
 
 /** The key of a part's group: `file:…`, `command:…`, `mcp:server:tool`, `toolResult:Grep`, `kind:system`. */
-function groupKey(part: ContextPart): string {
+function groupKey(part: PartNames): string {
   if (fileReadOf(part) !== null) return `file:${part.targetFile}`;
   if (part.kind === 'toolResult' && part.command !== null) return `command:${part.command}`;
   if (part.kind === 'toolResult' && part.mcpServer !== null) return `mcp:${part.mcpServer}:${part.tool}`;
@@ -95,7 +98,8 @@ interface Group {
   c: Contributor;
   ranges: number[][];
   session: number;
-  reads: ContextPart[] | null;
+  /** The dollars of each read of the file (0 when unpriced). */
+  reads: number[] | null;
 }
 
 /**
@@ -110,18 +114,18 @@ class GroupLookup {
   private readonly tools = new Map<PartKind, Map<string, Group>>();
   private readonly kinds = new Map<PartKind, Group>();
 
-  get(part: ContextPart, read: boolean): Group | undefined {
+  get(part: PartNames, read: boolean): Group | undefined {
     const [map, key] = this.place(part, read);
     return map.get(key);
   }
 
-  set(part: ContextPart, read: boolean, group: Group): void {
+  set(part: PartNames, read: boolean, group: Group): void {
     const [map, key] = this.place(part, read);
     map.set(key, group);
   }
 
   /** The map and key of a part's group, in groupKey's order of rules. */
-  private place(part: ContextPart, read: boolean): [Map<string, Group>, string] {
+  private place(part: PartNames, read: boolean): [Map<string, Group>, string] {
     const kind = part.kind;
     if (read) return [this.files, part.targetFile!];
     if (kind === 'toolResult' && part.command !== null) return [this.commands, part.command];
@@ -136,7 +140,7 @@ class GroupLookup {
 }
 
 /** The words of a part's group (built once per group, not per part: a long log has hundreds of thousands of parts). */
-function groupLabel(part: ContextPart): string {
+function groupLabel(part: PartNames): string {
   if (fileReadOf(part) !== null) return `\`${part.targetFile}\` read`;
   if (part.kind === 'toolResult' && part.command !== null) return `output of \`${oneLine(part.command)}\``;
   if (part.kind === 'toolResult' && part.mcpServer !== null)
@@ -194,18 +198,39 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
   let inputUsd: number | null = null;
   let cacheReadUsd = 0;
   let writeUsd = 0;
+  const cursor: { -readonly [K in keyof PartNames]: PartNames[K] } = {
+    kind: 'system',
+    tool: null,
+    mcpServer: null,
+    targetFile: null,
+    command: null,
+  };
   anatomy.sessions.forEach((s, si) => {
-    calls += s.calls.length;
-    for (const c of s.calls) if (c.inputUsd !== null) inputUsd = (inputUsd ?? 0) + c.inputUsd;
-    for (const p of s.parts) {
+    const sc = callColumnsOf(s);
+    calls += sc.length;
+    for (let k = 0; k < sc.length; k++)
+      if ((sc.has[k]! & HAS_INPUT_USD) !== 0) inputUsd = (inputUsd ?? 0) + sc.inputUsd[k]!;
+    // The parts' columns, read through one cursor (no object per part: docs/performance.md#context-anatomy-benchcontext).
+    const c = partColumnsOf(s);
+    for (let i = 0; i < c.length; i++) {
+      const src = c.source[i] ?? null;
+      const p = cursor;
+      p.kind = PART_KINDS[c.kind[i]!]!;
+      p.tool = src === null ? null : src.tool;
+      p.mcpServer = src === null ? null : src.mcpServer;
+      p.targetFile = src === null ? null : src.targetFile;
+      p.command = src === null ? null : src.command;
+      const tokens = c.tokens[i]!;
+      const usdOrNaN = c.usd[i]!;
+      const partUsd = Number.isNaN(usdOrNaN) ? null : usdOrNaN;
       const k = byKind[p.kind];
-      k.tokens += p.tokens;
-      if (p.usd !== null) k.usd = (k.usd ?? 0) + p.usd;
-      cacheReadUsd += p.cacheReadUsd;
-      writeUsd += p.writeUsd;
-      if (p.tool !== null) addTotal(tools, p.tool, p);
-      if (p.mcpServer !== null) addTotal(servers, p.mcpServer, p);
-      if (p.targetFile !== null && p.kind === 'toolResult') addTotal(files, p.targetFile, p);
+      k.tokens += tokens;
+      if (partUsd !== null) k.usd = (k.usd ?? 0) + partUsd;
+      cacheReadUsd += c.cacheReadUsd[i]!;
+      writeUsd += c.writeUsd[i]!;
+      if (p.tool !== null) addTotal(tools, p.tool, tokens, partUsd);
+      if (p.mcpServer !== null) addTotal(servers, p.mcpServer, tokens, partUsd);
+      if (p.targetFile !== null && p.kind === 'toolResult') addTotal(files, p.targetFile, tokens, partUsd);
       const read = fileReadOf(p) !== null;
       let g = lookup.get(p, read);
       if (!g) {
@@ -219,20 +244,20 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
         lookup.set(p, read, g);
         groups.push(g);
       }
-      if (read) (g.reads ??= []).push(p);
+      if (read) (g.reads ??= []).push(partUsd ?? 0);
       g.c.count += 1;
-      g.c.tokens += p.tokens;
-      if (p.usd !== null) g.c.usd = (g.c.usd ?? 0) + p.usd;
-      if (p.estimated) g.c.estimated = true;
+      g.c.tokens += tokens;
+      if (partUsd !== null) g.c.usd = (g.c.usd ?? 0) + partUsd;
+      if (c.estimated[i] === 1) g.c.estimated = true;
       if (g.session !== si) {
         g.ranges.push([]);
         g.session = si;
       }
-      g.ranges[g.ranges.length - 1]!.push(p.firstCall, p.lastCall);
+      g.ranges[g.ranges.length - 1]!.push(c.firstCall[i]!, c.lastCall[i]!);
     }
   });
   /** Every read of each file, by group key (the suggestions price the re-reads). */
-  const fileReads = new Map<string, ContextPart[]>();
+  const fileReads = new Map<string, number[]>();
   for (const g of groups) if (g.reads !== null) fileReads.set(g.c.key, g.reads);
   const contributors = groups.map(({ c, ranges }) => {
     for (const r of ranges) c.calls += coveredCalls(r);
@@ -266,12 +291,12 @@ export function contextReport(anatomy: TraceAnatomy, limit = 15): ContextReport 
   };
 }
 
-function addTotal(map: Map<string, GroupTotal>, name: string, p: ContextPart): void {
+function addTotal(map: Map<string, GroupTotal>, name: string, tokens: number, partUsd: number | null): void {
   let t = map.get(name);
   if (!t) map.set(name, (t = { name, tokens: 0, usd: null, parts: 0 }));
-  t.tokens += p.tokens;
+  t.tokens += tokens;
   t.parts += 1;
-  if (p.usd !== null) t.usd = (t.usd ?? 0) + p.usd;
+  if (partUsd !== null) t.usd = (t.usd ?? 0) + partUsd;
 }
 
 function sortTotals(map: Map<string, GroupTotal>): GroupTotal[] {
@@ -286,15 +311,30 @@ function sortTotals(map: Map<string, GroupTotal>): GroupTotal[] {
 function suggestions(
   sessions: readonly SessionAnatomy[],
   contributors: readonly Contributor[],
-  fileReads: ReadonlyMap<string, ContextPart[]>,
+  fileReads: ReadonlyMap<string, number[]>,
   inputUsd: number | null,
 ): Suggestion[] {
   const out: Suggestion[] = [];
+  const baseTokens: number[] = [];
   for (const s of sessions) {
-    for (const p of s.parts) {
-      if (p.kind !== 'toolResult' || p.tokens < BIG_RESULT_TOKENS || p.usd === null) continue;
-      const carried = p.lastCall - p.firstCall + 1;
+    const c = partColumnsOf(s);
+    for (let i = 0; i < c.length; i++) {
+      const kind = PART_KINDS[c.kind[i]!]!;
+      if (kind === 'system') baseTokens.push(c.tokens[i]!);
+      const partUsd = c.usd[i]!;
+      if (kind !== 'toolResult' || c.tokens[i]! < BIG_RESULT_TOKENS || Number.isNaN(partUsd)) continue;
+      const carried = c.lastCall[i]! - c.firstCall[i]! + 1;
       if (carried < BIG_RESULT_MIN_CALLS) continue;
+      const src = c.source[i] ?? null;
+      const p = {
+        tokens: c.tokens[i]!,
+        usd: partUsd,
+        firstCall: c.firstCall[i]!,
+        lastCall: c.lastCall[i]!,
+        tool: src === null ? null : src.tool,
+        targetFile: src === null ? null : src.targetFile,
+        command: src === null ? null : src.command,
+      };
       const kept = p.tokens - TRIMMED_TOKENS;
       const saved = (p.usd * kept) / p.tokens;
       const what =
@@ -313,8 +353,8 @@ function suggestions(
   for (const c of contributors) {
     if (!c.key.startsWith('file:') || c.count < 2 || c.usd === null) continue;
     const reads = fileReads.get(c.key) ?? [];
-    reads.sort((a, b) => (b.usd ?? 0) - (a.usd ?? 0));
-    const again = reads.slice(1).reduce((a, p) => a + (p.usd ?? 0), 0);
+    reads.sort((a, b) => b - a);
+    const again = reads.slice(1).reduce((a, v) => a + v, 0);
     if (again <= 0) continue;
     out.push({
       text: `${c.label} ${c.count} times: ${k(c.tokens)} tokens in context for ${c.calls} calls, ${usd(c.usd)}; the ${c.count - 1} reads after the costliest one carried ${usd(again)}`,
@@ -324,8 +364,7 @@ function suggestions(
   }
   const base = contributors.find((c) => c.key === 'kind:system');
   if (base && base.usd !== null && inputUsd !== null && inputUsd > 0) {
-    const perCall =
-      median(sessions.flatMap((s) => s.parts.filter((p) => p.kind === 'system').map((p) => p.tokens))) ?? 0;
+    const perCall = median(baseTokens) ?? 0;
     out.push({
       text: `System prompt, tool definitions (MCP servers' schemas included) and memory files: ~${k(perCall)} tokens in every call, ${usd(base.usd)} (${Math.round((100 * base.usd) / inputUsd)}% of the input dollars); every MCP server or memory file left out takes its share off every call`,
       usd: base.usd,
