@@ -172,7 +172,9 @@ async function readAndReport(args: Args): Promise<number | { report: TraceReport
   }
   // An -o that is a folder, a FIFO or a device is refused before the trace is read.
   if (args.command === 'convert' && args.out) await outputFile(args.out);
-  const files = await readTraceFiles(args.file);
+  // parseTrace is done with a chunk when it asks for the next: one read buffer will do. Parse
+  // threads are handed chunks to keep, so they get a new buffer each.
+  const files = await readTraceFiles(args.file, { reuseBuffer: args.parseThreads === 0 });
   const parsed =
     args.parseThreads > 0
       ? await (await import('../node/parallelParse')).parseTraceParallel(files, {
