@@ -87,7 +87,8 @@ function plainLoop(path: string): number {
  * garbage once it returns.
  */
 async function reportOf(path: string, threads: number): Promise<{ report: TraceReport; calls: number }> {
-  const files = await readTraceFiles(path);
+  // One reused read buffer when parsing on this thread, as the CLI does.
+  const files = await readTraceFiles(path, { reuseBuffer: threads === 0 });
   const parsed =
     threads > 0
       ? await parseTraceParallel(files, { threads, workerScript: join(__dirname, 'parseChunkWorker.js') })
