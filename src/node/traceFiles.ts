@@ -76,7 +76,8 @@ export function regularFileChunks(
         // file gets a small buffer: 20,000 one-line sub-agent logs must not allocate 20,000 × 256 KiB.
         const chunkBytes = Math.max(1024, Math.min(options.chunkBytes ?? CHUNK_BYTES, s.size + 1));
         if (options.reuseBuffer) {
-          const buffer = new Uint8Array(chunkBytes);
+          // A Buffer, as a stream's chunks are: the line reader's indexOf is then Buffer's own (memchr), not the typed array's.
+          const buffer = Buffer.allocUnsafeSlow(chunkBytes);
           for (let position = options.start ?? 0; ; ) {
             const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
             if (bytesRead === 0) break;
