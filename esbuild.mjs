@@ -3,6 +3,7 @@
 import * as esbuild from 'esbuild';
 import { chmod, cp, mkdir } from 'node:fs/promises';
 import { priceListJsonPlugin } from './scripts/priceListAsJson.mjs';
+import { latin1BundlePlugin } from './scripts/latin1Bundle.mjs';
 
 const production = process.argv.includes('--production');
 const tests = process.argv.includes('--tests');
@@ -62,7 +63,7 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
-    plugins: [...common.plugins, executable],
+    plugins: [...common.plugins, executable, latin1BundlePlugin],
   },
   // What the CLI's launcher loads from beside itself (src/cli/main.ts): analyze and convert alone, so
   // that they do not evaluate the other commands' dependencies; and every other command.
@@ -73,6 +74,8 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    // Its source is a string in the analyze thread's heap for the whole run (scripts/latin1Bundle.mjs).
+    plugins: [...common.plugins, latin1BundlePlugin],
   },
   {
     ...common,
@@ -128,6 +131,7 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    plugins: [...common.plugins, latin1BundlePlugin],
   },
   // The inspector's trace worker: reads and parses a trace off the extension host's event loop (src/node/traceWorkerClient.ts starts it from beside dist/extension.js).
   {
@@ -137,6 +141,7 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    plugins: [...common.plugins, latin1BundlePlugin],
   },
   {
     ...common,

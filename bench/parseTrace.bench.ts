@@ -39,6 +39,7 @@ import { priceTrace } from '../src/core/cost/callCost';
 import { loopCost } from '../src/core/cost/loopCost';
 import { createPriceBook } from '../src/core/cost/priceBook';
 import { buildTraceReport } from '../src/core/report/traceReport';
+import type { TraceReport } from '../src/core/report/traceReport';
 import { terminalJson } from '../src/core/text/safeText';
 import { LineReader } from '../src/core/text/lineReader';
 import { MAX_JSON_DEPTH } from '../src/core/trace/jsonStream';
@@ -80,9 +81,14 @@ function plainLoop(path: string): number {
   return n;
 }
 
-/** What `agent-trace analyze --json FILE` does (src/cli/main.ts), its output written to a sink; on `threads` parse threads when given. */
-async function analyze(path: string, threads = 0): Promise<number> {
-  const files = await readTraceFiles(path);
+/**
+ * The report of PATH and its number of calls, read on `threads` parse threads when given: a
+ * function of its own, as in the CLI (src/cli/analyze.ts, readAndReport), so the model is
+ * garbage once it returns.
+ */
+async function reportOf(path: string, threads: number): Promise<{ report: TraceReport; calls: number }> {
+  // One reused read buffer when parsing on this thread, as the CLI does.
+  const files = await readTraceFiles(path, { reuseBuffer: threads === 0 });
   const parsed =
     threads > 0
       ? await parseTraceParallel(files, { threads, workerScript: join(__dirname, 'parseChunkWorker.js') })
@@ -90,8 +96,16 @@ async function analyze(path: string, threads = 0): Promise<number> {
   // The CLI's full collection between reading and the report (src/cli/analyze.ts); children run with --expose-gc.
   global.gc?.();
   const report = buildTraceReport(parsed, {}, { book: createPriceBook({}), customTtl: null });
+  return { report, calls: parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0) };
+}
+
+/** What `agent-trace analyze --json FILE` does (src/cli/main.ts), its output written to a sink; on `threads` parse threads when given. */
+async function analyze(path: string, threads = 0): Promise<number> {
+  const { report, calls } = await reportOf(path, threads);
+  // The CLI's second full collection: the model is garbage, the JSON is made without it.
+  global.gc?.();
   const text = terminalJson(JSON.stringify(report, null, 2)) + '\n';
-  return parsed.model.sessions.reduce((n, s) => n + s.calls.length, 0) + (text.length > 0 ? 0 : 1);
+  return calls + (text.length > 0 ? 0 : 1);
 }
 
 async function parseOnly(path: string): Promise<number> {

@@ -6,6 +6,7 @@
 import type { AnalysisOptions } from '../core/analysis/sessionAnalysis';
 import type { RedactionMode } from '../core/redact/redactor';
 import { buildTraceReport } from '../core/report/traceReport';
+import type { TraceReport } from '../core/report/traceReport';
 import { defaultWritePrice } from '../core/cost/cacheTtlWhatIf';
 import type { TtlOption } from '../core/cost/cacheTtlWhatIf';
 import { createPriceBook } from '../core/cost/priceBook';
@@ -27,9 +28,12 @@ import { isMainThread, workerData } from 'node:worker_threads';
 
 /**
  * A full garbage collection, when the launcher made V8's `gc` available to this thread
- * (src/cli/main.ts): between reading and the report, the reader's garbage in the old
+ * (src/cli/main.ts). Between reading and the report: the reader's garbage in the old
  * generation (about 12 MB at 777 MB) is otherwise still there when the report allocates on
  * top of it, and the process peaks higher (docs/performance.md, "Issue 27, ninth session").
+ * Between the report and printing it: the model (about 60 MB at 777 MB) is garbage by then,
+ * and the JSON text is made and handed to the main thread on a heap without it
+ * (docs/performance.md, "Issue 27, tenth session").
  */
 function fullCollection(): void {
   const gc = (globalThis as { gc?: unknown }).gc;
@@ -138,9 +142,14 @@ async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-/** `agent-trace analyze|convert …` (any command line the other commands do not claim): its exit status. */
-export async function runAnalyze(argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv);
+/**
+ * Reads the trace of ARGS and, for analyze, builds its report: the exit status when that is
+ * all (a folder, convert, an unreadable -o), else the report and whether reading met a problem.
+ * A function of its own so that the model goes when it returns: a frame that held it may keep
+ * it alive in a stale register until the frame ends, and the report is printed after a full
+ * collection without it (runAnalyze).
+ */
+async function readAndReport(args: Args): Promise<number | { report: TraceReport; failed: boolean }> {
   if (args.command !== 'analyze' && args.command !== 'convert')
     throw new UsageError(`unknown command "${args.command ?? ''}"`);
   if (!args.file) throw new UsageError(`${args.command} needs a FILE`);
@@ -163,7 +172,9 @@ export async function runAnalyze(argv: readonly string[]): Promise<number> {
   }
   // An -o that is a folder, a FIFO or a device is refused before the trace is read.
   if (args.command === 'convert' && args.out) await outputFile(args.out);
-  const files = await readTraceFiles(args.file);
+  // parseTrace is done with a chunk when it asks for the next: one read buffer will do. Parse
+  // threads are handed chunks to keep, so they get a new buffer each.
+  const files = await readTraceFiles(args.file, { reuseBuffer: args.parseThreads === 0 });
   const parsed =
     args.parseThreads > 0
       ? await (await import('../node/parallelParse')).parseTraceParallel(files, {
@@ -212,13 +223,24 @@ export async function runAnalyze(argv: readonly string[]): Promise<number> {
   const book = createPriceBook(
     args.prices ? { user: await readPriceFile(args.prices), userLabel: basename(args.prices) } : {},
   );
-  const report = buildTraceReport(parsed, options, { book, customTtl });
+  return { report: buildTraceReport(parsed, options, { book, customTtl }), failed: parsed.problem !== null };
+}
+
+/** `agent-trace analyze|convert …` (any command line the other commands do not claim): its exit status. */
+export async function runAnalyze(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv);
+  const read = await readAndReport(args);
+  if (typeof read === 'number') return read;
+  const file = args.file ?? '';
+  // Nothing refers to the model any more: this frame never held it (readAndReport's did).
+  fullCollection();
+  const { report, failed } = read;
   if (args.json) printJson(report);
-  else printText(renderTextReport(basename(args.file), report));
-  if (parsed.problem) return 1;
+  else printText(renderTextReport(basename(file), report));
+  if (failed) return 1;
   return args.budget === null
     ? 0
-    : (await import('./cost')).budgetExit(args.file, report.cost?.totalUsd ?? null, args.budget);
+    : (await import('./cost')).budgetExit(file, report.cost?.totalUsd ?? null, args.budget);
 }
 
 /** dist/cliAnalyze.js's entry, for the launcher: the exit status of `agent-trace ARGV`. */

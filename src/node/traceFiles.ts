@@ -34,7 +34,22 @@ function kindOf(s: Stats): string {
  */
 export function regularFileChunks(
   path: string,
-  options: { noFollow?: boolean; expect?: Pick<Stats, 'ino' | 'dev'>; start?: number } = {},
+  options: {
+    noFollow?: boolean;
+    expect?: Pick<Stats, 'ino' | 'dev'>;
+    start?: number;
+    /**
+     * Read into one buffer, each chunk a view of it that is valid only until the next one is
+     * asked for: for a consumer that is done with a chunk when it asks for the next (parseTrace:
+     * its line reader copies the part of a line a chunk leaves unfinished). A stream's new
+     * buffer per chunk is memory that a chunk which outlives two scavenges keeps until a full
+     * collection, and that the thread's allocator keeps after it (docs/performance.md, "Issue
+     * 27, tenth session").
+     */
+    reuseBuffer?: boolean;
+    /** Bytes per chunk (default CHUNK_BYTES; tests set it low). */
+    chunkBytes?: number;
+  } = {},
 ): AsyncIterable<Uint8Array> {
   return {
     async *[Symbol.asyncIterator]() {
@@ -59,10 +74,19 @@ export function regularFileChunks(
         }
         // The stream owns the handle from here and closes it at the end (or on an error). A small
         // file gets a small buffer: 20,000 one-line sub-agent logs must not allocate 20,000 × 256 KiB.
-        const stream = handle.createReadStream({
-          highWaterMark: Math.max(1024, Math.min(CHUNK_BYTES, s.size + 1)),
-          start: options.start ?? 0,
-        });
+        const chunkBytes = Math.max(1024, Math.min(options.chunkBytes ?? CHUNK_BYTES, s.size + 1));
+        if (options.reuseBuffer) {
+          // A Buffer, as a stream's chunks are: the line reader's indexOf is then Buffer's own (memchr), not the typed array's.
+          const buffer = Buffer.allocUnsafeSlow(chunkBytes);
+          for (let position = options.start ?? 0; ; ) {
+            const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+            if (bytesRead === 0) break;
+            position += bytesRead;
+            yield buffer.subarray(0, bytesRead);
+          }
+          return;
+        }
+        const stream = handle.createReadStream({ highWaterMark: chunkBytes, start: options.start ?? 0 });
         handle = null;
         for await (const chunk of stream) yield chunk as Uint8Array;
       } finally {
@@ -247,11 +271,19 @@ export function companionFiles(listing: CompanionListing): TraceFile[] {
  * regular file), then its companions that are safe to read (listCompanions: Claude Code
  * sub-agent logs, for one), sorted by name so runs are repeatable. Companion files are only
  * read if the main file turns out to be of a format with companions (parseTrace decides);
- * the ones refused are said on the main file.
+ * the ones refused are said on the main file. `reuseBuffer`: the main file's chunks are views
+ * of one buffer (regularFileChunks), for parseTrace on this thread.
  */
-export async function readTraceFiles(path: string): Promise<TraceFile[]> {
+export async function readTraceFiles(path: string, options: { reuseBuffer?: boolean } = {}): Promise<TraceFile[]> {
   const listing = await listCompanions(path);
-  return [{ key: basename(path), bytes: regularFileChunks(path), notes: listing.refused }, ...companionFiles(listing)];
+  return [
+    {
+      key: basename(path),
+      bytes: regularFileChunks(path, { reuseBuffer: options.reuseBuffer }),
+      notes: listing.refused,
+    },
+    ...companionFiles(listing),
+  ];
 }
 
 /**

@@ -199,16 +199,20 @@ function sameShared(s: SharedCallCost, cost: CallCost): boolean {
 }
 
 /**
- * A session's call costs, stored by column: dollars by kind in one Float64Array (NaN for
- * an unpriced call), and per call an index into the distinct rates, price ids, reasons
+ * A session's call costs, stored by column: dollars by kind in a Float64Array per kind (NaN
+ * for an unpriced call), and per call an index into the distinct rates, price ids, reasons
  * and notes, which a million calls of one model share. A CallCost object per call cost
- * about 300 bytes (its byKind, boxed doubles, a notes array); this keeps 60.
+ * about 300 bytes (its byKind, boxed doubles, a notes array); this keeps 60 at most. A kind
+ * no call has (GPU time in an API's log, 1-hour cache writes in most) has no column: 16 bytes
+ * a call less each (docs/performance.md, "Issue 27, tenth session").
  * `at(i)` builds one call's CallCost when asked.
  */
 export class CallCosts implements Iterable<CallCost> {
   readonly length: number;
-  /** COST_KINDS.length dollars per call, NaN when the call is unpriced. */
-  private readonly kinds: Float64Array;
+  /** Per kind (COST_KINDS' order), dollars per call; null while every call so far had exactly 0 of it. */
+  private readonly kinds: Array<Float64Array | null>;
+  /** 1 for a call without dollars by kind (unpriced): each of its kinds reads NaN. */
+  private readonly noKinds: Uint8Array;
   private readonly usd: Float64Array;
   private readonly shared: Int32Array;
   private readonly table: SharedCallCost[] = [];
@@ -219,7 +223,8 @@ export class CallCosts implements Iterable<CallCost> {
 
   constructor(length: number) {
     this.length = length;
-    this.kinds = new Float64Array(length * COST_KINDS.length);
+    this.kinds = COST_KINDS.map(() => null);
+    this.noKinds = new Uint8Array(length);
     this.usd = new Float64Array(length);
     this.shared = new Int32Array(length);
   }
@@ -249,9 +254,16 @@ export class CallCosts implements Iterable<CallCost> {
     }
     this.shared[i] = at;
     this.usd[i] = cost.usd ?? Number.NaN;
-    const base = i * COST_KINDS.length;
     const byKind = cost.byKind;
-    for (let j = 0; j < COST_KINDS.length; j++) this.kinds[base + j] = byKind ? byKind[COST_KINDS[j]!] : Number.NaN;
+    if (byKind === null) {
+      this.noKinds[i] = 1;
+      return;
+    }
+    for (let j = 0; j < COST_KINDS.length; j++) {
+      const v = byKind[COST_KINDS[j]!];
+      // A column is made for the first value that is not +0 (-0 and NaN are kept as they are); the calls before read 0.
+      if (!Object.is(v, 0)) (this.kinds[j] ??= new Float64Array(this.length))[i] = v;
+    }
   }
 
   private has(i: number): boolean {
@@ -266,9 +278,10 @@ export class CallCosts implements Iterable<CallCost> {
 
   /** Dollars of call `i` for one kind, NaN when unpriced. */
   kindOf(i: number, kind: number): number {
-    return this.has(i) && kind >= 0 && kind < COST_KINDS.length
-      ? this.kinds[i * COST_KINDS.length + kind]!
-      : Number.NaN;
+    if (!this.has(i) || !Number.isInteger(kind) || kind < 0 || kind >= COST_KINDS.length || this.noKinds[i] === 1)
+      return Number.NaN;
+    const column = this.kinds[kind];
+    return column ? column[i]! : 0;
   }
 
   /** Rates of call `i` (null when unpriced or priced per GPU-hour). */
@@ -323,11 +336,10 @@ export class CallCosts implements Iterable<CallCost> {
   at(i: number): CallCost | undefined {
     if (!this.has(i)) return undefined;
     const s = this.table[this.shared[i]!]!;
-    const base = i * COST_KINDS.length;
     let byKind: CostByKind | null = null;
-    if (!Number.isNaN(this.kinds[base]!)) {
+    if (!Number.isNaN(this.kindOf(i, 0))) {
       byKind = zeroByKind();
-      COST_KINDS.forEach((k, j) => (byKind![k] = this.kinds[base + j]!));
+      COST_KINDS.forEach((k, j) => (byKind![k] = this.kindOf(i, j)));
     }
     return {
       usd: this.usdOf(i),

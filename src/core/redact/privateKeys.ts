@@ -25,8 +25,8 @@ const BEGIN =
   /-----BEGIN (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----|---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|PuTTY-User-Key-File-\d: /gi;
 /** A line of a key body once its line-number prefix is stripped: base64, a header (`Proc-Type:`, `DEK-Info:`, `Comment:`, PuTTY's), or blank. */
 const BODY_LINE = /^(?:[A-Za-z0-9+/=]{1,200}|[A-Za-z][A-Za-z0-9-]{0,40}: ?[^\n]{0,400}|)$/;
-/** A line-number prefix: Claude Code's Read (`  12→`) or `cat -n` (`  12\t`). */
-const LINE_NUMBER = /^[ \t]{0,12}\d{1,9}(?:→|\t)/;
+/** A line-number prefix: Claude Code's Read (`  12→`) or `cat -n` (`  12\t`). `\u2192` is `→`: the bundles hold one byte a character (scripts/latin1Bundle.mjs). */
+const LINE_NUMBER = /^[ \t]{0,12}\d{1,9}(?:\u2192|\t)/;
 
 /** The V8 regexes of this module, for the ReDoS check (test/unit/core/redact/linear.test.ts). */
 export const PRIVATE_KEY_PATTERNS: readonly RegExp[] = [BEGIN, BODY_LINE, LINE_NUMBER];

@@ -56,8 +56,8 @@ const TOKEN_CHAR = /[A-Za-z0-9_+/=.-]/;
 const MIN_RUN_BEFORE = 8;
 /** How much of the lines around a break a piece keeps. */
 const REACH = 400;
-/** A break: a line end, and on the next line a line-number prefix (`  12→`, `  12\t`) or nothing. */
-const BREAK = /\r?\n(?:[ \t]{0,12}\d{1,9}(?:→|\t))?/g;
+/** A break: a line end, and on the next line a line-number prefix (`  12→`, `  12\t`) or nothing. `\u2192` is `→`: the bundles hold one byte a character (scripts/latin1Bundle.mjs). */
+const BREAK = /\r?\n(?:[ \t]{0,12}\d{1,9}(?:\u2192|\t))?/g;
 
 /** Pieces of `text` with the line breaks inside split values removed. */
 export function joinedPieces(text: string): ViewPiece[] {

@@ -26,8 +26,14 @@ function hashOf(key: string): number {
 export class IdIndex<T extends { readonly id: string }> {
   /** Position in `items` + 1 of the item each slot holds; 0: free. */
   private slots = new Int32Array(FIRST_SLOTS);
-  /** The hash of each slot's id: compared before the strings, and kept when the table grows. */
-  private hashes = new Int32Array(FIRST_SLOTS);
+  /**
+   * The top byte of the hash of each slot's id: compared before the strings, so a probe past
+   * another id rarely reads it. A byte, not the whole hash (the table's keys are hashed again
+   * when it grows): at 777 MB a Claude Code session's two indexes of 262,144 slots each were
+   * 4 MB with whole hashes, 2.6 MB so, live at the peak of analyze at the end of reading
+   * (docs/performance.md, "Issue 27, tenth session").
+   */
+  private tags = new Uint8Array(FIRST_SLOTS);
   /** The id last looked for and its hash: `put` after a failed lookup of the same id hashes it once. */
   private lastId: string | null = null;
   private lastHash = 0;
@@ -49,7 +55,7 @@ export class IdIndex<T extends { readonly id: string }> {
     for (let probe = 0; probe < MAX_PROBES; probe++) {
       const held = slots[s]!;
       if (held === 0) return -1;
-      if (this.hashes[s] === h && this.items[held - 1]!.id === id) return held - 1;
+      if (this.tags[s] === h >>> 24 && this.items[held - 1]!.id === id) return held - 1;
       s = (s + 1) & mask;
     }
     return this.overflow?.get(id) ?? -1;
@@ -80,11 +86,11 @@ export class IdIndex<T extends { readonly id: string }> {
       const held = slots[s]!;
       if (held === 0) {
         slots[s] = index + 1;
-        this.hashes[s] = h;
+        this.tags[s] = h >>> 24;
         this.used += 1;
         return;
       }
-      if (this.hashes[s] === h && this.items[held - 1]!.id === id) {
+      if (this.tags[s] === h >>> 24 && this.items[held - 1]!.id === id) {
         slots[s] = index + 1;
         return;
       }
@@ -93,18 +99,19 @@ export class IdIndex<T extends { readonly id: string }> {
     (this.overflow ??= new Map()).set(id, index);
   }
 
-  /** Twice the slots, every key placed again (the overflow's too: it may fit now). */
+  /** Twice the slots, every key hashed and placed again (the overflow's too: it may fit now). */
   private grow(): void {
     const old = this.slots;
-    const oldHashes = this.hashes;
     const overflow = this.overflow;
     this.slots = new Int32Array(old.length * 2);
-    this.hashes = new Int32Array(old.length * 2);
+    this.tags = new Uint8Array(old.length * 2);
     this.used = 0;
     this.overflow = null;
     for (let s = 0; s < old.length; s++) {
       const held = old[s]!;
-      if (held !== 0) this.place(this.items[held - 1]!.id, held - 1, oldHashes[s]!);
+      if (held === 0) continue;
+      const id = this.items[held - 1]!.id;
+      this.place(id, held - 1, hashOf(id) | 0);
     }
     if (overflow) for (const [id, index] of overflow) this.place(id, index, hashOf(id) | 0);
   }

@@ -8,7 +8,9 @@ import { claudeSubagentFolder } from '../../../src/core/trace/claudeCode/compani
 import { claudeCodeFormat } from '../../../src/core/trace/claudeCode/definition';
 import type { CompanionLayout } from '../../../src/core/trace/formatDefinition';
 import { COMPANION_LAYOUTS, FORMATS } from '../../../src/core/trace/formats';
+import { parseTrace } from '../../../src/core/trace/parseTrace';
 import { listCompanions, listSafeCompanions, readJsonFile, regularFileChunks } from '../../../src/node/traceFiles';
+import { SPOTTER } from '../../support/helpers';
 import { deepText } from '../../support/hostileCorpus';
 
 describe('companion files and regular files', () => {
@@ -133,6 +135,35 @@ describe('companion files and regular files', () => {
     await assert.rejects(async () => {
       for await (const _ of regularFileChunks(dir)) void _;
     }, /is a folder, not a regular file/);
+  });
+
+  it('one reused buffer: the chunks are views of one buffer, and read in turn they are the file', async () => {
+    const path = join(dir, 'chunks.txt');
+    // 10,000 bytes, no two 1,024-byte chunks alike: chunk k starts with byte k.
+    const bytes = Uint8Array.from({ length: 10_000 }, (_, i) => (i * 7 + Math.floor(i / 1024)) % 251);
+    writeFileSync(path, bytes);
+    const copies: Uint8Array[] = [];
+    const buffers = new Set<ArrayBufferLike>();
+    for await (const chunk of regularFileChunks(path, { reuseBuffer: true, chunkBytes: 1024 })) {
+      copies.push(new Uint8Array(chunk)); // a copy (slice() of a Buffer is a view)
+      buffers.add(chunk.buffer);
+    }
+    assert.equal(buffers.size, 1);
+    assert.deepEqual(
+      copies.map((c) => c.length),
+      [...Array<number>(9).fill(1024), 784],
+    );
+    assert.deepEqual(Buffer.concat(copies), Buffer.from(bytes));
+  });
+
+  it('parseTrace over chunks of one reused buffer reads the model it reads from a new buffer per chunk', async () => {
+    // The Claude Code sample in 4 KiB chunks: most of its lines are cut by a chunk's end, and the
+    // next chunk overwrites the buffer the cut part came from.
+    const read = (reuseBuffer: boolean) =>
+      parseTrace([{ key: 's.jsonl', bytes: regularFileChunks(SPOTTER, { reuseBuffer, chunkBytes: 4096 }) }]);
+    const fresh = await read(false);
+    assert.ok(fresh.model.sessions[0]!.calls.length > 100);
+    assert.deepEqual(await read(true), fresh);
   });
 
   it('reads a JSON file streamed, and says where it is broken or too deep', async () => {

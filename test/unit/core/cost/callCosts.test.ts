@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { COST_KIND_INDEX, priceCall, priceTrace, pricingContext } from '../../../../src/core/cost/callCost';
+import { CallCosts, COST_KIND_INDEX, priceCall, priceTrace, pricingContext } from '../../../../src/core/cost/callCost';
+import type { CallCost, CostByKind } from '../../../../src/core/cost/costTypes';
 import { COST_KINDS } from '../../../../src/core/cost/costTypes';
 import { createPriceBook } from '../../../../src/core/cost/priceBook';
 import { readUserPrices } from '../../../../src/core/cost/userPrices';
@@ -85,6 +86,53 @@ describe('CallCosts: the columns give back what pricing each call alone gives (r
       assert.equal(columns.ratesOf(i), null);
     }
     assert.ok(Number.isNaN(columns.kindOf(columns.length, 0)));
+  });
+
+  it('a kind first met after other calls, an unpriced call, -0 and NaN: each call gives back its own values', () => {
+    // Four calls written by hand: 1 priced with no GPU time and no 1-hour writes, 2 unpriced,
+    // 3 with 1-hour writes (the first call that has any), 4 with a -0 and a NaN among its kinds.
+    const kinds = (input: number, cacheWrite1h: number, gpuTime: number): CostByKind => ({
+      input,
+      cacheRead: 0,
+      cacheWrite5m: 0,
+      cacheWrite1h,
+      output: 0.5,
+      gpuTime,
+    });
+    const priced = (usd: number, byKind: CostByKind): CallCost => ({
+      usd,
+      byKind,
+      rates: null,
+      priceId: 'p',
+      origin: null,
+      unpriced: null,
+      notes: [],
+    });
+    const calls: CallCost[] = [
+      priced(1.5, kinds(1, 0, 0)),
+      { usd: null, byKind: null, rates: null, priceId: null, origin: null, unpriced: 'no price', notes: [] },
+      priced(2.75, kinds(0.25, 2, 0)),
+      priced(Number.NaN, kinds(-0, 0, Number.NaN)),
+    ];
+    const columns = new CallCosts(calls.length);
+    for (const c of calls) columns.push(c);
+    const h = COST_KIND_INDEX.cacheWrite1h;
+    const g = COST_KIND_INDEX.gpuTime;
+    assert.deepEqual(
+      [0, 1, 2, 3].map((i) => columns.kindOf(i, h)),
+      [0, Number.NaN, 2, 0],
+    );
+    assert.ok(Object.is(columns.kindOf(3, COST_KIND_INDEX.input), -0));
+    assert.deepEqual(
+      [0, 1, 2, 3].map((i) => columns.kindOf(i, g)),
+      [0, Number.NaN, 0, Number.NaN],
+    );
+    assert.deepEqual(columns.at(0), calls[0]);
+    assert.deepEqual(columns.at(1), calls[1]);
+    assert.deepEqual(columns.at(2), calls[2]);
+    assert.equal(columns.usdOf(3), null);
+    assert.ok(Object.is(columns.at(3)!.byKind!.input, -0));
+    assert.ok(Number.isNaN(columns.kindOf(0, 1.5)));
   });
 
   it('a copy of the notes is handed out: changing it does not change the call’s notes', async () => {

@@ -82,6 +82,16 @@ describe('IdIndex', () => {
     );
   });
 
+  it('tells apart ids whose hashes share the byte each slot keeps', () => {
+    // A slot keeps the top byte of its id's hash: 300 ids with the same top byte (and 100 absent ones),
+    // put with repeats, must still each find their own item, through every growth of the table.
+    const tag = fnv1a('msg_t0') >>> 24;
+    const same: string[] = [];
+    for (let i = 0; same.length < 400; i++) if (fnv1a(`msg_t${i}`) >>> 24 === tag) same.push(`msg_t${i}`);
+    const put = same.slice(0, 300);
+    sameAsMap([...put, ...put.slice(0, 50)], same.slice(300));
+  });
+
   it('is plain data: a saved index, restored, finds the same items', () => {
     const items: Item[] = Array.from({ length: 300 }, (_, n) => ({ id: `call_${n % 250}`, n }));
     const index = new IdIndex(items);
