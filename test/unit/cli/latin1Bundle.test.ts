@@ -36,6 +36,10 @@ describe('bundles held one byte a character', () => {
 
   it('holds for the built analyze thread, its parse threads, the launcher and the trace worker', () => {
     for (const file of ['cli.js', 'cliAnalyze.js', 'parseChunkWorker.js', 'traceWorker.js'])
-      assert.equal(twoByte(readFileSync(join(repoRoot, 'dist', file), 'utf8')), false, file);
+      assert.equal(
+        twoByte(readFileSync(join(repoRoot, 'dist', file), 'utf8')),
+        false,
+        `dist/${file} holds a character above U+00FF (a dist built before scripts/latin1Bundle.mjs? run npm run build)`,
+      );
   });
 });
