@@ -45,6 +45,8 @@ export class TraceIds {
   private attributeLiterals = 0;
   /** Texts learnt from already (learnJsonOnce), with their total length bounded by MAX_REMEMBERED_CHARS. */
   private readonly learnt = new Set<string>();
+  /** Values learnt from already (learnValueOnce), counted in the same bound. */
+  private readonly learntValues = new Set<string>();
   private learntChars = 0;
 
   /** How many distinct ids are known. */
@@ -89,6 +91,26 @@ export class TraceIds {
     if (clear && this.attributeLiterals === 0 && this.learntChars + text.length <= MAX_REMEMBERED_CHARS) {
       this.learnt.add(text);
       this.learntChars += text.length;
+    }
+  }
+
+  /**
+   * learnJsonOnce of the one literal `JSON.stringify(value)`, without writing it: such a text
+   * has no key, so learnJson reads it only for ids in context (`learnInContext` of the value;
+   * its JSON holds the same runs of hex, escapes never being hex digits), and takes one
+   * literal off a pending OTLP attribute. Remembered apart from the JSON texts, by value.
+   */
+  learnValueOnce(value: string): void {
+    if (this.attributeLiterals > 0) {
+      this.attributeLiterals--;
+      this.learnInContext(value);
+      return;
+    }
+    if (this.learntValues.has(value)) return;
+    this.learnInContext(value);
+    if (this.learntChars + value.length <= MAX_REMEMBERED_CHARS) {
+      this.learntValues.add(value);
+      this.learntChars += value.length;
     }
   }
 

@@ -98,11 +98,6 @@ function isNestedJson(value: string): boolean {
   }
 }
 
-/** A value's key in the redactor's memory of values scanned: whether it is an id field's value (strict kinds are not taken there), then the value. */
-function cleanKey(value: string, idValue: boolean): string {
-  return (idValue ? '1' : '0') + value;
-}
-
 /** The text a kind's findings are replaced by. No quote or backslash, so JSON nested inside a string stays valid. */
 function placeholder(kind: string, n: number): string {
   return kind === 'home-user' ? (n === 1 ? 'USER' : `USER${n}`) : `[REDACTED:${kind}#${n}]`;
@@ -174,6 +169,8 @@ export class Redactor {
    * every value left as an id, each time).
    */
   private readonly known = new Map<string, Finding[]>();
+  /** The same for values that stood as an id field's value (strict kinds are not taken there): kept apart, keyed by the value itself. */
+  private readonly knownIdValues = new Map<string, Finding[]>();
   private knownChars = 0;
   /**
    * The batches being scanned (redactBatch), by their joined text: where in each an id was
@@ -270,6 +267,16 @@ export class Redactor {
     return this.redactTexts(distinct, weights);
   }
 
+  /**
+   * redactCountedJsonTexts of each value's JSON literal (`JSON.stringify(value)`), taken and
+   * given back as values: the same redacted values, summary, ids learnt and memory, without
+   * writing each value as JSON and reading it back. The export's cells are such values.
+   */
+  async redactCountedValues(distinct: readonly string[], weights: readonly number[]): Promise<string[]> {
+    if (this.mode !== 'strict') for (const v of distinct) this.ids.learnValueOnce(v);
+    return this.redactTexts(distinct, weights, true);
+  }
+
   /** Strict mode's shapes that nothing in the trace explains as an id: what default mode takes of them. */
   private unexplainedShapes(text: string): Finding[] {
     return strictFindings(text).filter((f) => {
@@ -287,86 +294,115 @@ export class Redactor {
     });
   }
 
-  private async redactTexts(texts: readonly string[], weights?: readonly number[]): Promise<string[]> {
+  /**
+   * Redacts each text: JSON texts, their string literals one by one; or, with `values`, plain
+   * values, each as the one literal of its JSON (`JSON.stringify(value)`) would be, without
+   * writing that JSON and reading it back (decoded, such a literal is the value itself).
+   */
+  private async redactTexts(texts: readonly string[], weights?: readonly number[], values = false): Promise<string[]> {
     const out = texts.slice();
     let batch: PendingString[] = [];
     /** Characters toward the batch's size (remembered clean values count too), and of the joined text itself. */
     let chars = 0;
     let joined = 0;
     const flush = async (): Promise<void> => {
-      if (batch.length > 0) await this.redactBatch(batch, out);
+      if (batch.length > 0) await this.redactBatch(batch, out, values);
       batch = [];
       chars = 0;
       joined = 0;
     };
-    for (let t = 0; t < texts.length; t++) {
-      const text = texts[t]!;
-      const weight = weights?.[t] ?? 1;
-      const spans: Array<[number, number, boolean]> = [];
-      let previous: [number, number] | null = null;
-      forEachStringLiteral(text, (start, end) => {
-        // A value right after a key (`"key": "value"`) whose key names an id: the trace's structure, never a shape finding.
-        const idValue =
-          previous !== null &&
-          start - previous[1] <= 16 &&
-          /^\s*:\s*$/.test(text.slice(previous[1], start)) &&
-          isIdKey(text.slice(previous[0] + 1, previous[1] - 1));
-        if (end - start >= MIN_SCANNED_LENGTH + 2) spans.push([start, end, idValue]);
-        previous = [start, end];
-      });
-      for (const [start, end, idValue] of spans) {
-        const raw = text.slice(start, end);
-        const decoded = decodeLiteral(raw);
-        const closed = raw.length >= 2 && raw.endsWith('"');
-        // A literal that is not valid JSON (a cut or hand-broken line) is still scanned, raw.
-        let value = decoded ?? raw.slice(1, closed ? -1 : undefined);
-        if (value.length < MIN_SCANNED_LENGTH || NUMBER_TEXT.test(value)) continue;
-        const known = this.known.size > 0 ? this.known.get(cleanKey(value, idValue)) : undefined;
-        if (known !== undefined) {
-          // Scanned before: not scanned again, but counted toward the batch as if it were, so the
-          // batches (and the order in which new secrets are numbered) are those without the memory;
-          // a value with findings keeps its place in the batch, where they are replaced in turn.
-          chars += value.length + SEPARATOR.length;
-          if (known.length > 0)
-            batch.push({
-              text: t,
-              start,
-              end,
-              value,
-              decoded: decoded !== null,
-              closed,
-              rewritten: false,
-              at: joined,
-              weight,
-              idValue,
-              nested: false,
-              known,
-            });
-          continue;
-        }
-        let rewritten = false;
-        const nested = decoded !== null && isNestedJson(decoded);
-        if (nested) {
-          // JSON inside a string (tool arguments): its own escapes would hide secrets from the rules, so redact it as JSON.
-          const [inner] = await this.redactTexts([decoded], [weight]);
-          rewritten = inner !== decoded;
-          value = inner!;
-        }
+    /**
+     * One string value (the literal at [start, end) of text t, or the whole value): remembered,
+     * or put in the batch; a promise only for JSON inside the value, redacted first.
+     */
+    const take = (
+      t: number,
+      start: number,
+      end: number,
+      value: string,
+      decoded: boolean,
+      closed: boolean,
+      idValue: boolean,
+      weight: number,
+    ): Promise<void> | undefined => {
+      if (value.length < MIN_SCANNED_LENGTH || NUMBER_TEXT.test(value)) return undefined;
+      const memory = idValue ? this.knownIdValues : this.known;
+      const known = memory.size > 0 ? memory.get(value) : undefined;
+      if (known !== undefined) {
+        // Scanned before: not scanned again, but counted toward the batch as if it were, so the
+        // batches (and the order in which new secrets are numbered) are those without the memory;
+        // a value with findings keeps its place in the batch, where they are replaced in turn.
         chars += value.length + SEPARATOR.length;
-        joined += value.length + SEPARATOR.length;
+        if (known.length > 0)
+          batch.push({
+            text: t,
+            start,
+            end,
+            value,
+            decoded,
+            closed,
+            rewritten: false,
+            at: joined,
+            weight,
+            idValue,
+            nested: false,
+            known,
+          });
+        return undefined;
+      }
+      const push = (scanned: string, rewritten: boolean, nested: boolean): void => {
+        chars += scanned.length + SEPARATOR.length;
+        joined += scanned.length + SEPARATOR.length;
         batch.push({
           text: t,
           start,
           end,
-          value,
-          decoded: decoded !== null,
+          value: scanned,
+          decoded,
           closed,
           rewritten,
-          at: joined - value.length - SEPARATOR.length,
+          at: joined - scanned.length - SEPARATOR.length,
           weight,
           idValue,
           nested,
         });
+      };
+      if (!decoded || !isNestedJson(value)) {
+        push(value, false, false);
+        return undefined;
+      }
+      // JSON inside a string (tool arguments): its own escapes would hide secrets from the rules, so redact it as JSON.
+      return this.redactTexts([value], [weight]).then(([inner]) => push(inner!, inner !== value, true));
+    };
+    for (let t = 0; t < texts.length; t++) {
+      const text = texts[t]!;
+      const weight = weights?.[t] ?? 1;
+      if (values) {
+        // As the one literal of JSON.stringify(text) would be: decoded, closed, no key before it.
+        const nested = take(t, 0, 0, text, true, true, false, weight);
+        if (nested) await nested;
+      } else {
+        const spans: Array<[number, number, boolean]> = [];
+        let previous: [number, number] | null = null;
+        forEachStringLiteral(text, (start, end) => {
+          // A value right after a key (`"key": "value"`) whose key names an id: the trace's structure, never a shape finding.
+          const idValue =
+            previous !== null &&
+            start - previous[1] <= 16 &&
+            /^\s*:\s*$/.test(text.slice(previous[1], start)) &&
+            isIdKey(text.slice(previous[0] + 1, previous[1] - 1));
+          if (end - start >= MIN_SCANNED_LENGTH + 2) spans.push([start, end, idValue]);
+          previous = [start, end];
+        });
+        for (const [start, end, idValue] of spans) {
+          const raw = text.slice(start, end);
+          const decoded = decodeLiteral(raw);
+          const closed = raw.length >= 2 && raw.endsWith('"');
+          // A literal that is not valid JSON (a cut or hand-broken line) is still scanned, raw.
+          const value = decoded ?? raw.slice(1, closed ? -1 : undefined);
+          const nested = take(t, start, end, value, decoded !== null, closed, idValue, weight);
+          if (nested) await nested;
+        }
       }
       if (chars >= BATCH_CHARS) await flush();
     }
@@ -431,7 +467,8 @@ export class Redactor {
     return all;
   }
 
-  private async redactBatch(batch: PendingString[], out: string[]): Promise<void> {
+  /** `values`: each text of `out` is a value, replaced whole (redactTexts). */
+  private async redactBatch(batch: PendingString[], out: string[], values: boolean): Promise<void> {
     // The strings scanned (by their index in the batch); the others' findings are remembered.
     const scanned: number[] = [];
     batch.forEach((s, i) => {
@@ -490,6 +527,10 @@ export class Redactor {
       const found = perString.get(i)!;
       const redacted = found.length > 0 ? this.apply(s.value, found, s.weight) : s.value;
       if (redacted === s.value && !s.rewritten) continue;
+      if (values) {
+        out[s.text] = redacted;
+        continue;
+      }
       // Raw text goes back raw: the placeholders hold no quote or backslash.
       const literal = s.decoded ? encodeLiteral(redacted) : `"${redacted}${s.closed ? '"' : ''}`;
       const text = out[s.text]!;
@@ -524,10 +565,10 @@ export class Redactor {
       const found = perString.get(i) ?? [];
       if (found.length > 0 && (s.nested || found.some((f) => ID_DEPENDENT_KINDS.has(f.kind)))) return;
       if (this.knownChars + s.value.length > MAX_KNOWN_CHARS) return;
-      const key = cleanKey(s.value, s.idValue);
-      if (this.known.has(key)) return;
-      this.known.set(
-        key,
+      const memory = s.idValue ? this.knownIdValues : this.known;
+      if (memory.has(s.value)) return;
+      memory.set(
+        s.value,
         found.map((f) => ({ ...f })),
       );
       this.knownChars += s.value.length;

@@ -6,7 +6,7 @@ import type { Redactor } from '../../core/redact/redactor';
 import { isIdKey } from '../../core/redact/strictRules';
 import { contextPartRows } from '../../core/team/contextRows';
 import { buildTeamRows } from '../../core/team/teamRows';
-import type { TeamIdentity, TeamRow, TeamRows } from '../../core/team/teamRows';
+import type { TeamIdentity, TeamRows } from '../../core/team/teamRows';
 import { TEAM_TABLES } from '../../core/team/teamSchema';
 import type { FormatId } from '../../core/trace/model';
 import { parseTrace } from '../../core/trace/parseTrace';
@@ -56,17 +56,22 @@ export type ExportOutcome =
 
 /**
  * What the redactor is asked for one trace's rows: the ids its id columns declare (per
- * table, each distinct (column, value) once, the value alone) and, per table, the distinct JSON texts of its trace-text
- * cells in order of first occurrence with how often each occurs. The texts repeat (a
- * session id on every row, the same command run again), so this is far smaller than the rows.
+ * table, each distinct (column, value) once, the value alone) and, per table, the distinct
+ * values of its trace-text cells in order of first occurrence with how often each occurs.
+ * The texts repeat (a session id on every row, the same command run again), so this is far
+ * smaller than the rows. Values, not JSON: the redactor takes each as the one literal of its
+ * JSON (Redactor.redactCountedValues), so nothing is written as JSON and read back.
  */
 export interface RedactionRequest {
   ids: string[][];
   tables: Array<{ distinct: string[]; weights: number[] }>;
 }
 
-/** The redacted texts, per table, in the order of the request's `distinct`. */
-export type RedactionAnswer = string[][];
+/**
+ * Per table, the values redaction changed: their places in the request's `distinct`, and what
+ * they became (most values come back as they were: they need not cross back).
+ */
+export type RedactionAnswer = Array<{ slots: number[]; values: string[] }>;
 
 /** The request for `rows`, and how to put the answer back into them. */
 export function redactionRequest(rows: TeamRows): {
@@ -93,26 +98,22 @@ export function redactionRequest(rows: TeamRows): {
     }
     return out;
   });
-  const cells: Array<Array<{ row: TeamRow; name: string; slot: number }>> = [];
+  const textColumns = TEAM_TABLES.map((table) => table.columns.filter((c) => c.fromTrace).map((c) => c.name));
   const tables = TEAM_TABLES.map((table, t) => {
-    const names = table.columns.filter((c) => c.fromTrace).map((c) => c.name);
-    // Keyed by the value itself (JSON.stringify of a string is one to one): each distinct one written as JSON once.
+    const names = textColumns[t]!;
     const index = new Map<string, number>();
     const distinct: string[] = [];
     const weights: number[] = [];
-    const list: Array<{ row: TeamRow; name: string; slot: number }> = (cells[t] = []);
     for (const row of rows[table.name]) {
       for (const name of names) {
         const value = row.cells[name];
         if (typeof value !== 'string') continue;
-        let slot = index.get(value);
+        const slot = index.get(value);
         if (slot === undefined) {
-          index.set(value, (slot = distinct.length));
-          distinct.push(JSON.stringify(value));
-          weights.push(0);
-        }
-        weights[slot]! += 1;
-        list.push({ row, name, slot });
+          index.set(value, distinct.length);
+          distinct.push(value);
+          weights.push(1);
+        } else weights[slot]! += 1;
       }
     }
     return { distinct, weights };
@@ -120,9 +121,22 @@ export function redactionRequest(rows: TeamRows): {
   return {
     request: { ids, tables },
     apply(answer) {
-      cells.forEach((list, t) => {
-        const redacted = answer[t]!.map((text) => JSON.parse(text) as string);
-        for (const c of list) c.row.cells[c.name] = redacted[c.slot]!;
+      TEAM_TABLES.forEach((table, t) => {
+        const { slots, values } = answer[t]!;
+        if (slots.length === 0) return;
+        // Each changed value's cells, found again by value (the rows are not changed between request and answer).
+        const changed = new Map<string, string>();
+        const distinct = tables[t]!.distinct;
+        slots.forEach((slot, i) => changed.set(distinct[slot]!, values[i]!));
+        const names = textColumns[t]!;
+        for (const row of rows[table.name]) {
+          for (const name of names) {
+            const value = row.cells[name];
+            if (typeof value !== 'string') continue;
+            const redacted = changed.get(value);
+            if (redacted !== undefined) row.cells[name] = redacted;
+          }
+        }
       });
     },
   };
@@ -136,8 +150,18 @@ export function redactionRequest(rows: TeamRows): {
 export async function answerRedaction(request: RedactionRequest, redactor: Redactor): Promise<RedactionAnswer> {
   for (const ids of request.ids) redactor.learnIdValues(ids);
   const out: RedactionAnswer = [];
-  for (const { distinct, weights } of request.tables)
-    out.push(await redactor.redactCountedJsonTexts(distinct, weights));
+  for (const { distinct, weights } of request.tables) {
+    const redacted = await redactor.redactCountedValues(distinct, weights);
+    const slots: number[] = [];
+    const values: string[] = [];
+    redacted.forEach((value, slot) => {
+      if (value !== distinct[slot]) {
+        slots.push(slot);
+        values.push(value);
+      }
+    });
+    out.push({ slots, values });
+  }
   return out;
 }
 

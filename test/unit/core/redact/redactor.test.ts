@@ -247,3 +247,83 @@ describe('Redactor.learnIdValues (the Parquet export declares its id columns)', 
     assert.match(JSON.parse(c!) as string, /^ids \[REDACTED:strict-uuid#1\]/);
   });
 });
+
+describe('Redactor.redactCountedValues (the team export sends values, not JSON)', () => {
+  const uuid = '6a1f0c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b';
+  const hash = '0badc0ffee1234567890abcdef0123456789abcd';
+  // Values that JSON writes with escapes (quotes, backslashes, a control, a lone surrogate, \u
+  // escapes next to hex digits), JSON inside a value, a number, short values, shapes left as ids
+  // by their context and shapes taken: each as its own cell would be.
+  const values = [
+    'cd /home/marco/app && npm test',
+    'say "hi" to C:\\Users\\marco\\x and /home/giulia/y',
+    'bell\u0007 then /home/marco/z',
+    'half \ud800 a surrogate /home/anna/w',
+    '\u00e9abcdef0 \u00e9123456789abcdef01234 /home/anna/v',
+    JSON.stringify({ cmd: 'ls /home/marco', token: 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8' }),
+    '12345678901234567890',
+    'short',
+    `git show ${hash}`,
+    `bare ${hash} again`,
+    `resumed ${uuid}`,
+    'export GITHUB_TOKEN=abcdefgh12345678',
+  ];
+
+  it('gives each value what redactCountedJsonTexts gives its JSON, with the same summary, twice over', async () => {
+    const byJson = ownOnly();
+    const byValue = ownOnly();
+    const weights = values.map((_, i) => 1 + (i % 3));
+    for (let round = 0; round < 2; round++) {
+      // The second round meets the redactors' memory of the first: remembered clean and remembered findings.
+      const order = round === 0 ? values : [...values].reverse();
+      const json = await byJson.redactCountedJsonTexts(
+        order.map((v) => JSON.stringify(v)),
+        weights,
+      );
+      const plain = await byValue.redactCountedValues(order, weights);
+      assert.deepEqual(
+        plain,
+        json.map((t) => JSON.parse(t) as string),
+      );
+    }
+    assert.deepEqual(byValue.summary(), byJson.summary());
+    // By hand, first round: marco, giulia and anna's folders are found (marco's in the nested JSON too),
+    // the token in the nested JSON, the env assignment; the hash after `git show` is git's, so the bare one is left too.
+    const [first] = await ownOnly().redactCountedValues([values[0]!], [1]);
+    assert.equal(first, 'cd /home/USER/app && npm test');
+    assert.deepEqual(byValue.summary().byKind['home-user']?.distinct, 3);
+    const once = await ownOnly().redactCountedValues(values, weights);
+    assert.equal(once[9], `bare ${hash} again`);
+    assert.equal(once[7], 'short');
+    assert.equal(once[6], '12345678901234567890');
+    assert.equal(once[11], 'export GITHUB_TOKEN=[REDACTED:env-assignment#1]');
+    assert.match(once[10]!, /^resumed \[REDACTED:strict-uuid#1\]$/);
+  });
+
+  it('takes a literal off an OTLP attribute pending from an id value, as a JSON literal does', async () => {
+    // An id column's value ending in an attribute's name: its next three literals are its value's.
+    const pending = '{"key":"session.id"';
+    const then = `{"value":{"stringValue":"${uuid}"}}`;
+    const fillers = ['aaaaaaaa one', 'bbbbbbbb two', 'cccccccc three'];
+    const run = async (redact: (r: Redactor) => Promise<unknown>): Promise<string> => {
+      const r = ownOnly();
+      r.learnIdValues([pending]);
+      await redact(r);
+      r.learnIds([then]);
+      const [out] = await r.redactCountedValues([`resumed ${uuid}`], [1]);
+      return out!;
+    };
+    const byValue = await run((r) => r.redactCountedValues(fillers, [1, 1, 1]));
+    const byJson = await run((r) =>
+      r.redactCountedJsonTexts(
+        fillers.map((f) => JSON.stringify(f)),
+        [1, 1, 1],
+      ),
+    );
+    assert.equal(byValue, byJson);
+    // By hand: the three cells took the attribute's three literals, so the later stringValue declares
+    // nothing and the UUID is taken; without them it would be the attribute's value, an id, and left.
+    assert.equal(byValue, 'resumed [REDACTED:strict-uuid#1]');
+    assert.equal(await run(async () => undefined), `resumed ${uuid}`);
+  });
+});
