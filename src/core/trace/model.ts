@@ -278,12 +278,12 @@ export interface TraceModel {
 export function requestedToolCall(
   asked: Pick<ToolCall, 'id' | 'name' | 'targetFile' | 'command' | 'startMs' | 'source'>,
 ): ToolCall {
-  return {
+  const tool: ToolCall = {
     id: asked.id,
     name: asked.name,
     targetFile: asked.targetFile,
     command: asked.command,
-    startMs: asked.startMs,
+    startMs: null,
     endMs: null,
     durationMs: null,
     isError: null,
@@ -293,6 +293,8 @@ export function requestedToolCall(
     source: asked.source,
     resultSource: null,
   };
+  tool.startMs = asked.startMs;
+  return tool;
 }
 
 /**

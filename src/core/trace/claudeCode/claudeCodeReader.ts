@@ -65,6 +65,12 @@ const EVENT_TEXT_MAX = 300;
 /** Strings kept once per reader (see `intern`): at most this many, each at most this long. */
 const INTERN_MAX_VALUES = 4096;
 const INTERN_MAX_CHARS = 512;
+/**
+ * Longer texts kept once per reader (see `internText`): commands beyond INTERN_MAX_CHARS and
+ * failed calls' error texts. A retried command and the error it gets again are the same text.
+ */
+const INTERN_TEXT_MAX_VALUES = 4096;
+const INTERN_TEXT_MAX_CHARS = 65_536;
 
 interface PendingTurn extends UserTurn {
   /** A `/command` line: kept only if a call of this session answers it (see finish). */
@@ -138,11 +144,31 @@ export class ClaudeCodeReader implements RecordReader {
    */
   private readonly interned = new Map<string, string>();
 
+  /**
+   * One copy of each long command and each error text (a table of their own, so that they never
+   * take the places of the short values above). Bounded like `interned`; every value it keeps is
+   * kept by the model too, so it costs only its entries.
+   */
+  private readonly internedTexts = new Map<string, string>();
+
   private intern(value: string | null): string | null {
     if (value === null || value.length > INTERN_MAX_CHARS) return value;
     const known = this.interned.get(value);
     if (known !== undefined) return known;
     if (this.interned.size < INTERN_MAX_VALUES) this.interned.set(value, value);
+    return value;
+  }
+
+  /** A command: short ones in `interned`, longer ones in `internedTexts`. */
+  private internCommand(value: string | null): string | null {
+    return value === null || value.length <= INTERN_MAX_CHARS ? this.intern(value) : this.internText(value);
+  }
+
+  private internText(value: string): string {
+    if (value.length > INTERN_TEXT_MAX_CHARS) return value;
+    const known = this.internedTexts.get(value);
+    if (known !== undefined) return known;
+    if (this.internedTexts.size < INTERN_TEXT_MAX_VALUES) this.internedTexts.set(value, value);
     return value;
   }
 
@@ -339,14 +365,17 @@ export class ClaudeCodeReader implements RecordReader {
     const input = obj(block['input']) ?? {};
     const prompt = SUBAGENT_TOOLS.has(name) ? str(input['prompt']) : null;
     if (prompt !== null) this.taskPrompts.set(prompt.trim(), [...(this.taskPrompts.get(prompt.trim()) ?? []), id]);
-    return requestedToolCall({
+    const tool = requestedToolCall({
       id,
       name: this.intern(name)!,
       targetFile: this.intern(str(input['file_path']) ?? str(input['notebook_path']) ?? null),
-      command: this.intern(str(input['command'])),
-      startMs: timeMs,
+      command: this.internCommand(str(input['command'])),
+      startMs: null,
       source,
     });
+    // Set here, not through the literal above: read back from it, the time would be a copy.
+    tool.startMs = timeMs;
+    return tool;
   }
 
   private user(value: JsonObject, source: SourceRef): void {
@@ -426,13 +455,15 @@ export class ClaudeCodeReader implements RecordReader {
     }
     const text = resultText(block['content']);
     tool.endMs = timeMs;
-    tool.durationMs = timeMs !== null && tool.startMs !== null ? timeMs - tool.startMs : null;
+    // Both are whole milliseconds (Date.parse), so rounding changes nothing; but V8's interpreter
+    // boxes a difference of two boxed numbers (16 bytes a call), and Math.round gives a small integer.
+    tool.durationMs = timeMs !== null && tool.startMs !== null ? Math.round(timeMs - tool.startMs) : null;
     tool.resultSource = source;
     tool.isError = block['is_error'] === true;
     tool.resultChars = text.length;
     const exit = /^Exit code (\d+)/.exec(text);
     if (exit) tool.exitCode = Number(exit[1]);
-    if (tool.isError) tool.errorText = ownedText(clip(stripErrorTags(text), ERROR_TEXT_MAX));
+    if (tool.isError) tool.errorText = this.internText(ownedText(clip(stripErrorTags(text), ERROR_TEXT_MAX)));
     if (tool.isError && text.trimStart().startsWith(USER_DENIAL_PREFIX)) markDenied(tool, tool.errorText!);
     const result = obj(value['toolUseResult']);
     const agentId = result ? str(result['agentId']) : null;
@@ -518,7 +549,7 @@ export class ClaudeCodeReader implements RecordReader {
     tool.resultSource = source;
     tool.isError = true;
     tool.resultChars = text.length;
-    tool.errorText = ownedText(clip(stripErrorTags(text), ERROR_TEXT_MAX));
+    tool.errorText = this.internText(ownedText(clip(stripErrorTags(text), ERROR_TEXT_MAX)));
     if (text.trimStart().startsWith(USER_DENIAL_PREFIX)) markDenied(tool, tool.errorText);
     const exit = /^Exit code (\d+)/.exec(text);
     if (exit) tool.exitCode = Number(exit[1]);
@@ -689,14 +720,15 @@ function newCall(
   inferenceGeo: string | null,
 ): LlmCall {
   const toolCalls: ToolCall[] = [];
+  let call: LlmCall;
   if (serviceTier && inferenceGeo)
-    return {
+    call = {
       id,
       index,
       turn: null,
       model,
-      startMs,
-      endMs,
+      startMs: null,
+      endMs: null,
       tokens,
       server: null,
       blocks: null,
@@ -705,14 +737,14 @@ function newCall(
       serviceTier,
       inferenceGeo,
     };
-  if (serviceTier)
-    return {
+  else if (serviceTier)
+    call = {
       id,
       index,
       turn: null,
       model,
-      startMs,
-      endMs,
+      startMs: null,
+      endMs: null,
       tokens,
       server: null,
       blocks: null,
@@ -720,14 +752,14 @@ function newCall(
       source,
       serviceTier,
     };
-  if (inferenceGeo)
-    return {
+  else if (inferenceGeo)
+    call = {
       id,
       index,
       turn: null,
       model,
-      startMs,
-      endMs,
+      startMs: null,
+      endMs: null,
       tokens,
       server: null,
       blocks: null,
@@ -735,7 +767,10 @@ function newCall(
       source,
       inferenceGeo,
     };
-  return { id, index, turn: null, model, startMs, endMs, tokens, server: null, blocks: null, toolCalls, source };
+  else call = { id, index, turn: null, model, startMs: null, endMs: null, tokens, server: null, blocks: null, toolCalls, source };
+  call.startMs = startMs;
+  call.endMs = endMs;
+  return call;
 }
 
 /** Gives each call the index of the last kept turn whose prompt came before it. */
