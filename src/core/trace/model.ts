@@ -278,12 +278,12 @@ export interface TraceModel {
 export function requestedToolCall(
   asked: Pick<ToolCall, 'id' | 'name' | 'targetFile' | 'command' | 'startMs' | 'source'>,
 ): ToolCall {
-  const tool: ToolCall = {
+  return {
     id: asked.id,
     name: asked.name,
     targetFile: asked.targetFile,
     command: asked.command,
-    startMs: null,
+    startMs: asked.startMs,
     endMs: null,
     durationMs: null,
     isError: null,
@@ -293,8 +293,6 @@ export function requestedToolCall(
     source: asked.source,
     resultSource: null,
   };
-  tool.startMs = asked.startMs;
-  return tool;
 }
 
 /**

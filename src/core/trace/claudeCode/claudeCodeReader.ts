@@ -373,7 +373,9 @@ export class ClaudeCodeReader implements RecordReader {
       startMs: null,
       source,
     });
-    // Set here, not through the literal above: read back from it, the time would be a copy.
+    // Null in the literal and set here: a field that has held null keeps a time as a pointer to
+    // its box, so this start and the call's end share one; a double field, or a time read back
+    // from the literal above, is a box of its own (16 bytes).
     tool.startMs = timeMs;
     return tool;
   }
@@ -706,7 +708,10 @@ function usageTokens(usage: JsonObject): CallTokens {
 
 /**
  * A new call, its service tier and region set only when the log gives them (as fields of the
- * literal: added afterwards they would cost every call a property store of their own).
+ * literal: added afterwards they would cost every call a property store of their own). Its
+ * times are null in the literal and set after it: V8 then keeps them as pointers to boxes the
+ * call shares with the lines they came from (a tool result's time is the next call's start),
+ * where a field that only ever held numbers gets a 16-byte box of its own in every call.
  */
 function newCall(
   id: string,
@@ -767,7 +772,20 @@ function newCall(
       source,
       inferenceGeo,
     };
-  else call = { id, index, turn: null, model, startMs: null, endMs: null, tokens, server: null, blocks: null, toolCalls, source };
+  else
+    call = {
+      id,
+      index,
+      turn: null,
+      model,
+      startMs: null,
+      endMs: null,
+      tokens,
+      server: null,
+      blocks: null,
+      toolCalls,
+      source,
+    };
   call.startMs = startMs;
   call.endMs = endMs;
   return call;

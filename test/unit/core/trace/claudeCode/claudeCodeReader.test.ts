@@ -402,7 +402,12 @@ describe('Claude Code reader: a retried long command and its error, kept once (d
       },
     });
   const use = (id: string, command: string) => ({ type: 'tool_use', id, name: 'Bash', input: { command } });
-  const result = (id: string, text: string) => ({ type: 'tool_result', tool_use_id: id, is_error: true, content: text });
+  const result = (id: string, text: string) => ({
+    type: 'tool_result',
+    tool_use_id: id,
+    is_error: true,
+    content: text,
+  });
   // 700 characters, past the 512 of the short-value table; `other` differs in its last one only.
   const command = 'x'.repeat(699) + 'a';
   const other = 'x'.repeat(699) + 'b';
