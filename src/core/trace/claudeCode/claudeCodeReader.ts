@@ -71,6 +71,14 @@ const INTERN_MAX_CHARS = 512;
  */
 const INTERN_TEXT_MAX_VALUES = 4096;
 const INTERN_TEXT_MAX_CHARS = 65_536;
+/**
+ * Each reader's table of those texts (a table of their own, so that they never take the places of
+ * the short values in `interned`). Kept beside the reader, not in it: a saved parse
+ * (TraceParse.saveState) copies the reader's fields, and every text here is in the model already,
+ * so the table would only add a second copy of each to the state; a resumed parse starts a new one.
+ * Every text it keeps is kept by the model too, so it costs only its entries.
+ */
+const INTERNED_TEXTS = new WeakMap<object, Map<string, string>>();
 
 interface PendingTurn extends UserTurn {
   /** A `/command` line: kept only if a call of this session answers it (see finish). */
@@ -144,13 +152,6 @@ export class ClaudeCodeReader implements RecordReader {
    */
   private readonly interned = new Map<string, string>();
 
-  /**
-   * One copy of each long command and each error text (a table of their own, so that they never
-   * take the places of the short values above). Bounded like `interned`; every value it keeps is
-   * kept by the model too, so it costs only its entries.
-   */
-  private readonly internedTexts = new Map<string, string>();
-
   private intern(value: string | null): string | null {
     if (value === null || value.length > INTERN_MAX_CHARS) return value;
     const known = this.interned.get(value);
@@ -164,11 +165,14 @@ export class ClaudeCodeReader implements RecordReader {
     return value === null || value.length <= INTERN_MAX_CHARS ? this.intern(value) : this.internText(value);
   }
 
+  /** One copy of each long command and each error text (see INTERNED_TEXTS). */
   private internText(value: string): string {
     if (value.length > INTERN_TEXT_MAX_CHARS) return value;
-    const known = this.internedTexts.get(value);
+    let texts = INTERNED_TEXTS.get(this);
+    if (texts === undefined) INTERNED_TEXTS.set(this, (texts = new Map()));
+    const known = texts.get(value);
     if (known !== undefined) return known;
-    if (this.internedTexts.size < INTERN_TEXT_MAX_VALUES) this.internedTexts.set(value, value);
+    if (texts.size < INTERN_TEXT_MAX_VALUES) texts.set(value, value);
     return value;
   }
 
