@@ -65,6 +65,20 @@ const EVENT_TEXT_MAX = 300;
 /** Strings kept once per reader (see `intern`): at most this many, each at most this long. */
 const INTERN_MAX_VALUES = 4096;
 const INTERN_MAX_CHARS = 512;
+/**
+ * Longer texts kept once per reader (see `internText`): commands beyond INTERN_MAX_CHARS and
+ * failed calls' error texts. A retried command and the error it gets again are the same text.
+ */
+const INTERN_TEXT_MAX_VALUES = 4096;
+const INTERN_TEXT_MAX_CHARS = 65_536;
+/**
+ * Each reader's table of those texts (a table of their own, so that they never take the places of
+ * the short values in `interned`). Kept beside the reader, not in it: a saved parse
+ * (TraceParse.saveState) copies the reader's fields, and every text here is in the model already,
+ * so the table would only add a second copy of each to the state; a resumed parse starts a new one.
+ * Every text it keeps is kept by the model too, so it costs only its entries.
+ */
+const INTERNED_TEXTS = new WeakMap<object, Map<string, string>>();
 
 interface PendingTurn extends UserTurn {
   /** A `/command` line: kept only if a call of this session answers it (see finish). */
@@ -143,6 +157,22 @@ export class ClaudeCodeReader implements RecordReader {
     const known = this.interned.get(value);
     if (known !== undefined) return known;
     if (this.interned.size < INTERN_MAX_VALUES) this.interned.set(value, value);
+    return value;
+  }
+
+  /** A command: short ones in `interned`, longer ones in `internedTexts`. */
+  private internCommand(value: string | null): string | null {
+    return value === null || value.length <= INTERN_MAX_CHARS ? this.intern(value) : this.internText(value);
+  }
+
+  /** One copy of each long command and each error text (see INTERNED_TEXTS). */
+  private internText(value: string): string {
+    if (value.length > INTERN_TEXT_MAX_CHARS) return value;
+    let texts = INTERNED_TEXTS.get(this);
+    if (texts === undefined) INTERNED_TEXTS.set(this, (texts = new Map()));
+    const known = texts.get(value);
+    if (known !== undefined) return known;
+    if (texts.size < INTERN_TEXT_MAX_VALUES) texts.set(value, value);
     return value;
   }
 
@@ -339,14 +369,19 @@ export class ClaudeCodeReader implements RecordReader {
     const input = obj(block['input']) ?? {};
     const prompt = SUBAGENT_TOOLS.has(name) ? str(input['prompt']) : null;
     if (prompt !== null) this.taskPrompts.set(prompt.trim(), [...(this.taskPrompts.get(prompt.trim()) ?? []), id]);
-    return requestedToolCall({
+    const tool = requestedToolCall({
       id,
       name: this.intern(name)!,
       targetFile: this.intern(str(input['file_path']) ?? str(input['notebook_path']) ?? null),
-      command: this.intern(str(input['command'])),
-      startMs: timeMs,
+      command: this.internCommand(str(input['command'])),
+      startMs: null,
       source,
     });
+    // Null in the literal and set here: a field that has held null keeps a time as a pointer to
+    // its box, so this start and the call's end share one; a double field, or a time read back
+    // from the literal above, is a box of its own (16 bytes).
+    tool.startMs = timeMs;
+    return tool;
   }
 
   private user(value: JsonObject, source: SourceRef): void {
@@ -426,13 +461,15 @@ export class ClaudeCodeReader implements RecordReader {
     }
     const text = resultText(block['content']);
     tool.endMs = timeMs;
-    tool.durationMs = timeMs !== null && tool.startMs !== null ? timeMs - tool.startMs : null;
+    // Both are whole milliseconds (Date.parse), so rounding changes nothing; but V8's interpreter
+    // boxes a difference of two boxed numbers (16 bytes a call), and Math.round gives a small integer.
+    tool.durationMs = timeMs !== null && tool.startMs !== null ? Math.round(timeMs - tool.startMs) : null;
     tool.resultSource = source;
     tool.isError = block['is_error'] === true;
     tool.resultChars = text.length;
     const exit = /^Exit code (\d+)/.exec(text);
     if (exit) tool.exitCode = Number(exit[1]);
-    if (tool.isError) tool.errorText = ownedText(clip(stripErrorTags(text), ERROR_TEXT_MAX));
+    if (tool.isError) tool.errorText = this.internText(ownedText(clip(stripErrorTags(text), ERROR_TEXT_MAX)));
     if (tool.isError && text.trimStart().startsWith(USER_DENIAL_PREFIX)) markDenied(tool, tool.errorText!);
     const result = obj(value['toolUseResult']);
     const agentId = result ? str(result['agentId']) : null;
@@ -518,7 +555,7 @@ export class ClaudeCodeReader implements RecordReader {
     tool.resultSource = source;
     tool.isError = true;
     tool.resultChars = text.length;
-    tool.errorText = ownedText(clip(stripErrorTags(text), ERROR_TEXT_MAX));
+    tool.errorText = this.internText(ownedText(clip(stripErrorTags(text), ERROR_TEXT_MAX)));
     if (text.trimStart().startsWith(USER_DENIAL_PREFIX)) markDenied(tool, tool.errorText);
     const exit = /^Exit code (\d+)/.exec(text);
     if (exit) tool.exitCode = Number(exit[1]);
@@ -675,7 +712,10 @@ function usageTokens(usage: JsonObject): CallTokens {
 
 /**
  * A new call, its service tier and region set only when the log gives them (as fields of the
- * literal: added afterwards they would cost every call a property store of their own).
+ * literal: added afterwards they would cost every call a property store of their own). Its
+ * times are null in the literal and set after it: V8 then keeps them as pointers to boxes the
+ * call shares with the lines they came from (a tool result's time is the next call's start),
+ * where a field that only ever held numbers gets a 16-byte box of its own in every call.
  */
 function newCall(
   id: string,
@@ -689,14 +729,15 @@ function newCall(
   inferenceGeo: string | null,
 ): LlmCall {
   const toolCalls: ToolCall[] = [];
+  let call: LlmCall;
   if (serviceTier && inferenceGeo)
-    return {
+    call = {
       id,
       index,
       turn: null,
       model,
-      startMs,
-      endMs,
+      startMs: null,
+      endMs: null,
       tokens,
       server: null,
       blocks: null,
@@ -705,14 +746,14 @@ function newCall(
       serviceTier,
       inferenceGeo,
     };
-  if (serviceTier)
-    return {
+  else if (serviceTier)
+    call = {
       id,
       index,
       turn: null,
       model,
-      startMs,
-      endMs,
+      startMs: null,
+      endMs: null,
       tokens,
       server: null,
       blocks: null,
@@ -720,14 +761,14 @@ function newCall(
       source,
       serviceTier,
     };
-  if (inferenceGeo)
-    return {
+  else if (inferenceGeo)
+    call = {
       id,
       index,
       turn: null,
       model,
-      startMs,
-      endMs,
+      startMs: null,
+      endMs: null,
       tokens,
       server: null,
       blocks: null,
@@ -735,7 +776,23 @@ function newCall(
       source,
       inferenceGeo,
     };
-  return { id, index, turn: null, model, startMs, endMs, tokens, server: null, blocks: null, toolCalls, source };
+  else
+    call = {
+      id,
+      index,
+      turn: null,
+      model,
+      startMs: null,
+      endMs: null,
+      tokens,
+      server: null,
+      blocks: null,
+      toolCalls,
+      source,
+    };
+  call.startMs = startMs;
+  call.endMs = endMs;
+  return call;
 }
 
 /** Gives each call the index of the last kept turn whose prompt came before it. */

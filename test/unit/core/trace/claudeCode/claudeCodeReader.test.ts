@@ -386,3 +386,89 @@ describe('Claude Code reader: edge cases from docs/design/formats.md §12', () =
     );
   });
 });
+
+describe('Claude Code reader: a retried long command and its error, kept once (docs/performance.md, eleventh session)', () => {
+  const at = (s: string): string => `2026-01-01T00:00:${s}Z`;
+  const line = (type: string, time: string, content: unknown[], id?: string): string =>
+    JSON.stringify({
+      type,
+      sessionId: 's1',
+      uuid: `u-${time}`,
+      timestamp: at(time),
+      message: {
+        ...(id !== undefined ? { id, model: 'm', usage: { input_tokens: 1, output_tokens: 1 } } : {}),
+        role: type,
+        content,
+      },
+    });
+  const use = (id: string, command: string) => ({ type: 'tool_use', id, name: 'Bash', input: { command } });
+  const result = (id: string, text: string) => ({
+    type: 'tool_result',
+    tool_use_id: id,
+    is_error: true,
+    content: text,
+  });
+  // 700 characters, past the 512 of the short-value table; `other` differs in its last one only.
+  const command = 'x'.repeat(699) + 'a';
+  const other = 'x'.repeat(699) + 'b';
+  // 800 characters: kept as its first 599 and an ellipsis (ERROR_TEXT_MAX 600).
+  const error = 'E'.repeat(800);
+
+  it('keeps each command and error text whole and apart, and the times of each call', async () => {
+    const text = [
+      line('user', '00.000', [{ type: 'text', text: 'go' }]),
+      line('assistant', '01.250', [use('t1', command)], 'm1'),
+      line('user', '03.000', [result('t1', error)]),
+      line('assistant', '04.500', [use('t2', command)], 'm2'),
+      line('user', '05.000', [result('t2', error)]),
+      line('assistant', '06.000', [use('t3', other)], 'm3'),
+      line('user', '09.999', [result('t3', 'Exit code 2\nother')]),
+    ].join('\n');
+    const calls = (await parseText(text)).model.sessions[0]!.calls;
+    const tools = calls.flatMap((c) => c.toolCalls);
+    assert.deepEqual(
+      tools.map((t) => [t.command === command, t.command === other]),
+      [
+        [true, false],
+        [true, false],
+        [false, true],
+      ],
+    );
+    const clipped = 'E'.repeat(599) + '…';
+    assert.deepEqual(
+      tools.map((t) => t.errorText),
+      [clipped, clipped, 'Exit code 2\nother'],
+    );
+    const ms = (s: string): number => Date.parse(at(s));
+    // Each call starts at the line before it (the prompt, then each result) and ends at its own line.
+    assert.deepEqual(
+      calls.map((c) => [c.startMs, c.endMs]),
+      [
+        [ms('00.000'), ms('01.250')],
+        [ms('03.000'), ms('04.500')],
+        [ms('05.000'), ms('06.000')],
+      ],
+    );
+    assert.deepEqual(
+      tools.map((t) => [t.startMs, t.endMs, t.durationMs]),
+      [
+        [ms('01.250'), ms('03.000'), 1750],
+        [ms('04.500'), ms('05.000'), 500],
+        [ms('06.000'), ms('09.999'), 3999],
+      ],
+    );
+  });
+
+  it('past the table of 4,096 texts, each failed call still keeps its own error', async () => {
+    const n = 4200;
+    const lines: string[] = [line('user', '00.000', [{ type: 'text', text: 'go' }])];
+    for (let i = 0; i < n; i++) {
+      lines.push(line('assistant', '01.000', [use(`t${i}`, `cmd ${i}`)], `m${i}`));
+      lines.push(line('user', '02.000', [result(`t${i}`, `error number ${i}`)]));
+    }
+    const tools = (await parseText(lines.join('\n'))).model.sessions[0]!.calls.flatMap((c) => c.toolCalls);
+    assert.equal(tools.length, n);
+    const wrong = tools.filter((t, i) => t.errorText !== `error number ${i}` || t.command !== `cmd ${i}`);
+    assert.deepEqual(wrong, []);
+  });
+});
