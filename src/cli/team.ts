@@ -425,9 +425,11 @@ export async function runTeamExport(
     pool
       ? pool.run(job)
       : exportOne(job, exportSettings, book, redactor ? (request) => answerRedaction(request, redactor) : null);
-  // Three unfinished sources per thread, so a thread whose sources wait for their redaction parses the next one; a
-  // source that finishes makes room at once, not when the ones before it are taken (outcomes are taken in order).
-  const ahead = Math.max(1, threads * 3);
+  // Eight unfinished sources per thread, so a thread whose sources wait for their redaction (behind a large source on
+  // the other thread) parses the next ones: with three, the threads sat idle 6-8% of the export (docs/performance.md).
+  // A waiting source holds its rows, not its parse (exportOne). A source that finishes makes room at once, not when
+  // the ones before it are taken (outcomes are taken in order).
+  const ahead = Math.max(1, threads * 8);
   const queued: Array<{ entry: (typeof todo)[number]; outcome: Promise<ExportOutcome> }> = [];
   let next = 0;
   let unfinished = 0;

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -49,8 +49,18 @@ export function regularFileChunks(
     reuseBuffer?: boolean;
     /** Bytes per chunk (default CHUNK_BYTES; tests set it low). */
     chunkBytes?: number;
+    /**
+     * Reads with blocking calls on this thread, into one reused buffer (as `reuseBuffer`):
+     * for a worker thread with nothing else to do meanwhile (the export's threads). Each of
+     * the stream's reads and opens is a hop through libuv's pool and back, and on a machine
+     * whose cores the parse threads already fill, the wait for that pool's thread to be
+     * scheduled cost each export thread about a second and a half of a 45-second export
+     * (docs/performance.md, "Issue 30, thirteenth session").
+     */
+    blocking?: boolean;
   } = {},
 ): AsyncIterable<Uint8Array> {
+  if (options.blocking) return blockingChunks(path, options);
   return {
     async *[Symbol.asyncIterator]() {
       // O_NONBLOCK and O_NOFOLLOW do not exist on Windows (which has no FIFOs in the file system).
@@ -91,6 +101,50 @@ export function regularFileChunks(
         for await (const chunk of stream) yield chunk as Uint8Array;
       } finally {
         await handle?.close();
+      }
+    },
+  };
+}
+
+function openError(path: string, e: unknown): Error {
+  const err = e as NodeJS.ErrnoException;
+  if (err.code === 'ELOOP' || err.code === 'EMLINK')
+    return new NotRegularFileError(`${basename(path)} became a symbolic link after it was listed; not read.`);
+  return err;
+}
+
+/** regularFileChunks with `blocking`: the same checks, each call made on this thread. */
+function blockingChunks(
+  path: string,
+  options: { noFollow?: boolean; expect?: Pick<Stats, 'ino' | 'dev'>; start?: number; chunkBytes?: number },
+): AsyncIterable<Uint8Array> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      const flags =
+        constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
+      let fd: number;
+      try {
+        fd = openSync(path, flags);
+      } catch (e) {
+        throw openError(path, e);
+      }
+      try {
+        const s = fstatSync(fd);
+        if (!s.isFile())
+          throw new NotRegularFileError(`${basename(path)} is ${kindOf(s)}, not a regular file; not read.`);
+        if (options.expect && (s.ino !== options.expect.ino || s.dev !== options.expect.dev)) {
+          throw new NotRegularFileError(`${basename(path)} changed between listing and reading; not read.`);
+        }
+        const chunkBytes = Math.max(1024, Math.min(options.chunkBytes ?? CHUNK_BYTES, s.size + 1));
+        const buffer = Buffer.allocUnsafeSlow(chunkBytes);
+        for (let position = options.start ?? 0; ; ) {
+          const bytesRead = readSync(fd, buffer, 0, buffer.length, position);
+          if (bytesRead === 0) break;
+          position += bytesRead;
+          yield buffer.subarray(0, bytesRead);
+        }
+      } finally {
+        closeSync(fd);
       }
     },
   };
@@ -259,10 +313,10 @@ async function headOwner(
 }
 
 /** The companions of a trace as TraceFiles, each streamed lazily from a checked regular file. */
-export function companionFiles(listing: CompanionListing): TraceFile[] {
+export function companionFiles(listing: CompanionListing, blocking = false): TraceFile[] {
   return listing.files.map((c) => ({
     key: c.rel,
-    bytes: regularFileChunks(c.path, { noFollow: c.noFollow, ...(c.expect ? { expect: c.expect } : {}) }),
+    bytes: regularFileChunks(c.path, { noFollow: c.noFollow, blocking, ...(c.expect ? { expect: c.expect } : {}) }),
   }));
 }
 
@@ -274,15 +328,18 @@ export function companionFiles(listing: CompanionListing): TraceFile[] {
  * the ones refused are said on the main file. `reuseBuffer`: the main file's chunks are views
  * of one buffer (regularFileChunks), for parseTrace on this thread.
  */
-export async function readTraceFiles(path: string, options: { reuseBuffer?: boolean } = {}): Promise<TraceFile[]> {
+export async function readTraceFiles(
+  path: string,
+  options: { reuseBuffer?: boolean; blocking?: boolean } = {},
+): Promise<TraceFile[]> {
   const listing = await listCompanions(path);
   return [
     {
       key: basename(path),
-      bytes: regularFileChunks(path, { reuseBuffer: options.reuseBuffer }),
+      bytes: regularFileChunks(path, { reuseBuffer: options.reuseBuffer, blocking: options.blocking }),
       notes: listing.refused,
     },
-    ...companionFiles(listing),
+    ...companionFiles(listing, options.blocking),
   ];
 }
 

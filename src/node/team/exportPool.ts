@@ -56,16 +56,35 @@ export function exportThreadsFor(
   return Math.min(4, cores, sources);
 }
 
+/**
+ * Which thread takes the next source: the one with the fewest sources not yet at their
+ * redaction (queued or being parsed), then the fewest in flight. A thread whose sources all
+ * wait for their redaction, behind a large source the other thread is still parsing, has
+ * nothing to do: counting sources in flight would queue the next one behind that large one
+ * instead, and leave this thread idle (docs/performance.md, "Issue 30, thirteenth session").
+ */
+export function threadForNextJob(threads: ReadonlyArray<{ unparsed: number; inFlight: number }>): number {
+  let best = 0;
+  for (let t = 1; t < threads.length; t++) {
+    const a = threads[t]!;
+    const b = threads[best]!;
+    if (a.unparsed < b.unparsed || (a.unparsed === b.unparsed && a.inFlight < b.inFlight)) best = t;
+  }
+  return best;
+}
+
 interface ExportThread {
   worker: Worker;
   rpc: WorkerRpc<ExportWorkerMethods>;
   inFlight: number;
+  /** Its jobs not yet at their redaction (queued or being parsed): the work it has before it can wait. */
+  unparsed: number;
 }
 
 export class ExportPool {
   private readonly threads: ExportThread[] = [];
   /** Per job (by its seq): the gate its redaction waits for, and how its own opens (once it is redacted or done). */
-  private readonly turns = new Map<number, { previous: Promise<void>; open: () => void }>();
+  private readonly turns = new Map<number, { previous: Promise<void>; open: () => void; parsed: () => void }>();
   private seq = 0;
   /** The gate of the last job handed out: the next job's redaction waits for it. */
   private last: Promise<void> = Promise.resolve();
@@ -79,11 +98,13 @@ export class ExportPool {
         worker,
         rpc: new WorkerRpc<ExportWorkerMethods>((request) => worker.postMessage(request satisfies ExportWorkerRequest)),
         inFlight: 0,
+        unparsed: 0,
       };
       worker.on('message', (m: ExportWorkerReply) => {
         if (thread.rpc.receive(m)) return;
         if (m.kind !== 'redact') return;
         const turn = this.turns.get(m.seq);
+        turn?.parsed();
         const reply = (r: ExportWorkerRequest): void => worker.postMessage(r);
         void (turn?.previous ?? Promise.resolve())
           .then(() => {
@@ -107,7 +128,7 @@ export class ExportPool {
    * the redactor's. A thread that stopped (out of memory on one trace) answers "not read".
    */
   run(job: ExportJob): Promise<ExportOutcome> {
-    const thread = [...this.threads].sort((a, b) => a.inFlight - b.inFlight)[0]!;
+    const thread = this.threads[threadForNextJob(this.threads)]!;
     const previous = this.last;
     let resolve!: () => void;
     const own = new Promise<void>((r) => (resolve = r));
@@ -120,9 +141,17 @@ export class ExportPool {
     };
     this.last = own;
     thread.inFlight += 1;
+    thread.unparsed += 1;
+    let parsing = true;
+    const parsed = (): void => {
+      if (!parsing) return;
+      parsing = false;
+      thread.unparsed -= 1;
+    };
     const seq = this.seq++;
-    this.turns.set(seq, { previous, open });
+    this.turns.set(seq, { previous, open, parsed });
     const done = (): void => {
+      parsed();
       thread.inFlight -= 1;
       this.turns.delete(seq);
       open();

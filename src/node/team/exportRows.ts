@@ -176,23 +176,19 @@ function message(e: unknown): string {
 }
 
 async function readJob(job: ExportJob): Promise<TraceFile[]> {
-  if (!job.assembled) return readTraceFiles(job.path);
+  if (!job.assembled) return readTraceFiles(job.path, { blocking: true });
   const found = job.assembled;
   return [
     { key: `${found.agentId}-session.json`, bytes: new TextEncoder().encode((await assembleSession(found)) ?? '') },
   ];
 }
 
-/**
- * Exports one source: its Parquet files under the settings' folder, or why not. `redact` is
- * the export's redactor (null: --no-redact).
- */
-export async function exportOne(
+/** A source's rows, or why it has none: `{ outcome }` when it was not read or its rows could not be built. */
+async function sourceRows(
   job: ExportJob,
   settings: ExportSettings,
   book: PriceBook,
-  redact: ((request: RedactionRequest) => Promise<RedactionAnswer>) | null,
-): Promise<ExportOutcome> {
+): Promise<{ rows: TeamRows } | { outcome: ExportOutcome }> {
   let parsed: ParsedTrace;
   let context: ContextSource | null = null;
   try {
@@ -200,10 +196,10 @@ export async function exportOne(
     if (settings.context) ({ parsed, context } = await parseWithContext(files, settings.format));
     else parsed = await parseTrace(files, settings.format ? { format: settings.format } : {});
   } catch (e) {
-    return { kind: 'notRead', message: message(e) };
+    return { outcome: { kind: 'notRead', message: message(e) } };
   }
   if (parsed.problem || parsed.model.sessions.length === 0)
-    return { kind: 'notRead', message: parsed.problem?.message ?? 'no session in it' };
+    return { outcome: { kind: 'notRead', message: parsed.problem?.message ?? 'no session in it' } };
   try {
     const rows = buildTeamRows(parsed, { book, identity: settings.identity, analysis: settings.analysis });
     if (context)
@@ -213,11 +209,33 @@ export async function exportOne(
         settings.identity,
         parsed.model.format,
       );
+    return { rows };
+  } catch (e) {
+    return { outcome: { kind: 'notWritten', message: message(e) } };
+  }
+}
+
+/**
+ * Exports one source: its Parquet files under the settings' folder, or why not. `redact` is
+ * the export's redactor (null: --no-redact). The parse is out of scope before the wait for
+ * the redaction: a thread keeps several sources waiting (ExportPool), their rows, not their
+ * parses.
+ */
+export async function exportOne(
+  job: ExportJob,
+  settings: ExportSettings,
+  book: PriceBook,
+  redact: ((request: RedactionRequest) => Promise<RedactionAnswer>) | null,
+): Promise<ExportOutcome> {
+  const built = await sourceRows(job, settings, book);
+  if ('outcome' in built) return built.outcome;
+  const { rows } = built;
+  try {
     if (redact) {
       const { request, apply } = redactionRequest(rows);
       apply(await redact(request));
     }
-    const written = await writeTeamParquet(settings.outDir, rows, settings.machine, job.key, settings.generator);
+    const written = writeTeamParquet(settings.outDir, rows, settings.machine, job.key, settings.generator);
     return { kind: 'written', written };
   } catch (e) {
     // One trace that cannot be written (a figure out of its column's range) does not stop the others.

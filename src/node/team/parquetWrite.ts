@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
@@ -87,14 +87,17 @@ export interface WrittenFiles {
 /**
  * Writes the rows of one source trace under `dir`: `<table>/agent=…/date=…/machine=…/part-<source>.parquet`.
  * Each file is written beside its place and renamed into it, so a reader never sees half a file.
+ * Blocking calls: this runs on an export thread with nothing else to do meanwhile, and each
+ * asynchronous call is a hop through libuv's pool whose thread must wait for a core the parse
+ * threads hold (docs/performance.md, "Issue 30, thirteenth session").
  */
-export async function writeTeamParquet(
+export function writeTeamParquet(
   dir: string,
   rows: TeamRows,
   machine: string,
   sourceKey: string,
   generator: string,
-): Promise<WrittenFiles> {
+): WrittenFiles {
   const written: WrittenFiles = {
     files: [],
     rows: { calls: 0, tool_calls: 0, sessions: 0, context_parts: 0 },
@@ -115,17 +118,17 @@ export async function writeTeamParquet(
       // Each partition's folder made once per thread (an export writes thousands of files into a few hundred
       // folders), and again if it has gone since (a compaction removes the folders it emptied).
       if (!made.has(folder)) {
-        await mkdir(folder, { recursive: true });
+        mkdirSync(folder, { recursive: true });
         made.add(folder);
       }
       try {
-        await writeFile(`${path}.tmp`, bytes);
+        writeFileSync(`${path}.tmp`, bytes);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-        await mkdir(folder, { recursive: true });
-        await writeFile(`${path}.tmp`, bytes);
+        mkdirSync(folder, { recursive: true });
+        writeFileSync(`${path}.tmp`, bytes);
       }
-      await rename(`${path}.tmp`, path);
+      renameSync(`${path}.tmp`, path);
       written.files.push(path);
       written.rows[table.name] += list.length;
       written.bytes += bytes.length;

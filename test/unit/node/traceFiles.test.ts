@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,7 +9,13 @@ import { claudeCodeFormat } from '../../../src/core/trace/claudeCode/definition'
 import type { CompanionLayout } from '../../../src/core/trace/formatDefinition';
 import { COMPANION_LAYOUTS, FORMATS } from '../../../src/core/trace/formats';
 import { parseTrace } from '../../../src/core/trace/parseTrace';
-import { listCompanions, listSafeCompanions, readJsonFile, regularFileChunks } from '../../../src/node/traceFiles';
+import {
+  listCompanions,
+  listSafeCompanions,
+  readJsonFile,
+  readTraceFiles,
+  regularFileChunks,
+} from '../../../src/node/traceFiles';
 import { SPOTTER } from '../../support/helpers';
 import { deepText } from '../../support/hostileCorpus';
 
@@ -164,6 +170,60 @@ describe('companion files and regular files', () => {
     const fresh = await read(false);
     assert.ok(fresh.model.sessions[0]!.calls.length > 100);
     assert.deepEqual(await read(true), fresh);
+  });
+
+  it('blocking reads (the export threads): the same refusals, chunks of one buffer that are the file, and the same parse', async () => {
+    const fifo = join(dir, 'pipe-blocking');
+    execFileSync('mkfifo', [fifo]);
+    await assert.rejects(async () => {
+      for await (const _ of regularFileChunks(fifo, { blocking: true })) void _;
+    }, /pipe-blocking is a named pipe \(FIFO\), not a regular file; not read\./);
+    await assert.rejects(async () => {
+      for await (const _ of regularFileChunks(dir, { blocking: true })) void _;
+    }, /is a folder, not a regular file/);
+    // A link where the listing saw a plain file (noFollow), and a file swapped since the listing (expect).
+    const target = join(dir, 'target.txt');
+    writeFileSync(target, 'x\n');
+    const link = join(dir, 'link.txt');
+    symlinkSync(target, link);
+    await assert.rejects(async () => {
+      for await (const _ of regularFileChunks(link, { blocking: true, noFollow: true })) void _;
+    }, /link\.txt became a symbolic link after it was listed; not read\./);
+    const other = join(dir, 'other.txt');
+    writeFileSync(other, 'y\n');
+    await assert.rejects(async () => {
+      for await (const _ of regularFileChunks(other, { blocking: true, expect: statSync(target) })) void _;
+    }, /other\.txt changed between listing and reading; not read\./);
+
+    const path = join(dir, 'chunks-blocking.txt');
+    const bytes = Uint8Array.from({ length: 10_000 }, (_, i) => (i * 7 + Math.floor(i / 1024)) % 251);
+    writeFileSync(path, bytes);
+    const copies: Uint8Array[] = [];
+    const buffers = new Set<ArrayBufferLike>();
+    for await (const chunk of regularFileChunks(path, { blocking: true, chunkBytes: 1024 })) {
+      copies.push(new Uint8Array(chunk));
+      buffers.add(chunk.buffer);
+    }
+    assert.equal(buffers.size, 1);
+    assert.deepEqual(
+      copies.map((c) => c.length),
+      [...Array<number>(9).fill(1024), 784],
+    );
+    assert.deepEqual(Buffer.concat(copies), Buffer.from(bytes));
+    // From a byte offset, as an index resumes a file.
+    const tail: Uint8Array[] = [];
+    for await (const chunk of regularFileChunks(path, { blocking: true, chunkBytes: 4096, start: 9_000 }))
+      tail.push(new Uint8Array(chunk));
+    assert.deepEqual(Buffer.concat(tail), Buffer.from(bytes.subarray(9_000)));
+
+    const read = (blocking: boolean) =>
+      parseTrace([{ key: 's.jsonl', bytes: regularFileChunks(SPOTTER, { blocking, chunkBytes: 4096 }) }]);
+    const fresh = await read(false);
+    assert.ok(fresh.model.sessions[0]!.calls.length > 100);
+    assert.deepEqual(await read(true), fresh);
+    // readTraceFiles hands the option to the trace's companions too.
+    const files = await readTraceFiles(SPOTTER, { blocking: true });
+    assert.deepEqual(await parseTrace(files), await parseTrace(await readTraceFiles(SPOTTER)));
   });
 
   it('reads a JSON file streamed, and says where it is broken or too deep', async () => {

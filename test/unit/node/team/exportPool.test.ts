@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EXPORT_THREADS_VARIABLE, exportThreadsFor } from '../../../../src/node/team/exportPool';
+import { EXPORT_THREADS_VARIABLE, exportThreadsFor, threadForNextJob } from '../../../../src/node/team/exportPool';
 
 describe('exportThreadsFor: how many export threads', () => {
   it('one per core, at most 4, from two traces on; none for one trace or one core', () => {
@@ -21,5 +21,36 @@ describe('exportThreadsFor: how many export threads', () => {
     assert.equal(exportThreadsFor(1, { [EXPORT_THREADS_VARIABLE]: '3' }, 8, 9), 3);
     assert.equal(exportThreadsFor(1000, { [EXPORT_THREADS_VARIABLE]: '64' }, 8, 0.3), 16);
     assert.equal(exportThreadsFor(1000, { [EXPORT_THREADS_VARIABLE]: 'many' }, 8, 0.3), 4);
+  });
+});
+
+describe('threadForNextJob: which export thread takes the next source', () => {
+  it('the thread with nothing left to parse, though it holds more sources waiting for their redaction', () => {
+    // Thread 0 parses one large source; thread 1's three sources all wait behind it for the redactor.
+    assert.equal(
+      threadForNextJob([
+        { unparsed: 1, inFlight: 1 },
+        { unparsed: 0, inFlight: 3 },
+      ]),
+      1,
+    );
+  });
+
+  it('with as much to parse on each, the one with fewer sources in flight; with both equal, the first', () => {
+    assert.equal(
+      threadForNextJob([
+        { unparsed: 1, inFlight: 4 },
+        { unparsed: 1, inFlight: 2 },
+        { unparsed: 2, inFlight: 0 },
+      ]),
+      1,
+    );
+    assert.equal(
+      threadForNextJob([
+        { unparsed: 0, inFlight: 1 },
+        { unparsed: 0, inFlight: 1 },
+      ]),
+      0,
+    );
   });
 });
