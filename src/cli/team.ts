@@ -194,6 +194,20 @@ async function writeManifest(dir: string, manifest: ExportManifest): Promise<voi
   await rename(`${path}.tmp`, path);
 }
 
+/** `f` of each item, at most `limit` at once; the results in the items' order. */
+async function inOrderLimited<T, R>(items: readonly T[], limit: number, f: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await f(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}
+
 async function allExist(paths: readonly string[]): Promise<boolean> {
   for (const p of paths) if (!existsSync(p)) return false;
   return true;
@@ -396,11 +410,18 @@ export async function runTeamExport(
     stamp: string;
     before: ExportManifest['sources'][string] | undefined;
   }> = [];
-  for (const source of sources) {
+  // Each source's stamp and files checked 32 at a time: one after another, the waits for the file system were most
+  // of an export with nothing to write (0.66 of its 1.1 s) and held back the first source of every export.
+  const checked = await inOrderLimited(sources, 32, async (source) => {
     const key = shortHash(resolve(source.path), a.salt);
     const stamp = await source.stamp();
     const before = manifest.sources[key];
-    if (before && before.stamp === stamp && (await allExist(before.files.map((f) => join(a.out!, f))))) {
+    const unchanged =
+      before !== undefined && before.stamp === stamp && (await allExist(before.files.map((f) => join(a.out!, f))));
+    return { source, key, stamp, before, unchanged };
+  });
+  for (const { source, key, stamp, before, unchanged } of checked) {
+    if (unchanged) {
       totals.unchanged += 1;
       continue;
     }
