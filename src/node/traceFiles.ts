@@ -63,28 +63,16 @@ export function regularFileChunks(
   if (options.blocking) return blockingChunks(path, options);
   return {
     async *[Symbol.asyncIterator]() {
-      // O_NONBLOCK and O_NOFOLLOW do not exist on Windows (which has no FIFOs in the file system).
-      const flags =
-        constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
       let handle;
       try {
-        handle = await open(path, flags);
+        handle = await open(path, openFlags(options.noFollow));
       } catch (e) {
-        const err = e as NodeJS.ErrnoException;
-        if (err.code === 'ELOOP' || err.code === 'EMLINK')
-          throw new NotRegularFileError(`${basename(path)} became a symbolic link after it was listed; not read.`);
-        throw e;
+        throw openError(path, e);
       }
       try {
         const s = await handle.stat();
-        if (!s.isFile())
-          throw new NotRegularFileError(`${basename(path)} is ${kindOf(s)}, not a regular file; not read.`);
-        if (options.expect && (s.ino !== options.expect.ino || s.dev !== options.expect.dev)) {
-          throw new NotRegularFileError(`${basename(path)} changed between listing and reading; not read.`);
-        }
-        // The stream owns the handle from here and closes it at the end (or on an error). A small
-        // file gets a small buffer: 20,000 one-line sub-agent logs must not allocate 20,000 × 256 KiB.
-        const chunkBytes = Math.max(1024, Math.min(options.chunkBytes ?? CHUNK_BYTES, s.size + 1));
+        refuseUnlessExpected(path, s, options.expect);
+        const chunkBytes = chunkSize(options.chunkBytes, s.size);
         if (options.reuseBuffer) {
           // A Buffer, as a stream's chunks are: the line reader's indexOf is then Buffer's own (memchr), not the typed array's.
           const buffer = Buffer.allocUnsafeSlow(chunkBytes);
@@ -96,6 +84,7 @@ export function regularFileChunks(
           }
           return;
         }
+        // The stream owns the handle from here and closes it at the end (or on an error).
         const stream = handle.createReadStream({ highWaterMark: chunkBytes, start: options.start ?? 0 });
         handle = null;
         for await (const chunk of stream) yield chunk as Uint8Array;
@@ -106,11 +95,28 @@ export function regularFileChunks(
   };
 }
 
+// O_NONBLOCK and O_NOFOLLOW do not exist on Windows (which has no FIFOs in the file system).
+function openFlags(noFollow: boolean | undefined): number {
+  return constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
+}
+
 function openError(path: string, e: unknown): Error {
   const err = e as NodeJS.ErrnoException;
   if (err.code === 'ELOOP' || err.code === 'EMLINK')
     return new NotRegularFileError(`${basename(path)} became a symbolic link after it was listed; not read.`);
   return err;
+}
+
+/** Throws unless the opened file is a regular file, and the one the listing saw when it says which. */
+function refuseUnlessExpected(path: string, s: Stats, expect: Pick<Stats, 'ino' | 'dev'> | undefined): void {
+  if (!s.isFile()) throw new NotRegularFileError(`${basename(path)} is ${kindOf(s)}, not a regular file; not read.`);
+  if (expect && (s.ino !== expect.ino || s.dev !== expect.dev))
+    throw new NotRegularFileError(`${basename(path)} changed between listing and reading; not read.`);
+}
+
+/** A small file gets a small buffer: 20,000 one-line sub-agent logs must not allocate 20,000 × 256 KiB. */
+function chunkSize(asked: number | undefined, fileBytes: number): number {
+  return Math.max(1024, Math.min(asked ?? CHUNK_BYTES, fileBytes + 1));
 }
 
 /** regularFileChunks with `blocking`: the same checks, each call made on this thread. */
@@ -120,22 +126,16 @@ function blockingChunks(
 ): AsyncIterable<Uint8Array> {
   return {
     async *[Symbol.asyncIterator]() {
-      const flags =
-        constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
       let fd: number;
       try {
-        fd = openSync(path, flags);
+        fd = openSync(path, openFlags(options.noFollow));
       } catch (e) {
         throw openError(path, e);
       }
       try {
         const s = fstatSync(fd);
-        if (!s.isFile())
-          throw new NotRegularFileError(`${basename(path)} is ${kindOf(s)}, not a regular file; not read.`);
-        if (options.expect && (s.ino !== options.expect.ino || s.dev !== options.expect.dev)) {
-          throw new NotRegularFileError(`${basename(path)} changed between listing and reading; not read.`);
-        }
-        const chunkBytes = Math.max(1024, Math.min(options.chunkBytes ?? CHUNK_BYTES, s.size + 1));
+        refuseUnlessExpected(path, s, options.expect);
+        const chunkBytes = chunkSize(options.chunkBytes, s.size);
         const buffer = Buffer.allocUnsafeSlow(chunkBytes);
         for (let position = options.start ?? 0; ; ) {
           const bytesRead = readSync(fd, buffer, 0, buffer.length, position);

@@ -143,23 +143,30 @@ describe('companion files and regular files', () => {
     }, /is a folder, not a regular file/);
   });
 
-  it('one reused buffer: the chunks are views of one buffer, and read in turn they are the file', async () => {
+  it('one reused buffer (and blocking reads): the chunks are views of one buffer, and read in turn they are the file', async () => {
     const path = join(dir, 'chunks.txt');
     // 10,000 bytes, no two 1,024-byte chunks alike: chunk k starts with byte k.
     const bytes = Uint8Array.from({ length: 10_000 }, (_, i) => (i * 7 + Math.floor(i / 1024)) % 251);
     writeFileSync(path, bytes);
-    const copies: Uint8Array[] = [];
-    const buffers = new Set<ArrayBufferLike>();
-    for await (const chunk of regularFileChunks(path, { reuseBuffer: true, chunkBytes: 1024 })) {
-      copies.push(new Uint8Array(chunk)); // a copy (slice() of a Buffer is a view)
-      buffers.add(chunk.buffer);
+    for (const mode of [{ reuseBuffer: true }, { blocking: true }]) {
+      const copies: Uint8Array[] = [];
+      const buffers = new Set<ArrayBufferLike>();
+      for await (const chunk of regularFileChunks(path, { ...mode, chunkBytes: 1024 })) {
+        copies.push(new Uint8Array(chunk)); // a copy (slice() of a Buffer is a view)
+        buffers.add(chunk.buffer);
+      }
+      assert.equal(buffers.size, 1, JSON.stringify(mode));
+      assert.deepEqual(
+        copies.map((c) => c.length),
+        [...Array<number>(9).fill(1024), 784],
+      );
+      assert.deepEqual(Buffer.concat(copies), Buffer.from(bytes));
+      // From a byte offset, as an index resumes a file.
+      const tail: Uint8Array[] = [];
+      for await (const chunk of regularFileChunks(path, { ...mode, chunkBytes: 4096, start: 9_000 }))
+        tail.push(new Uint8Array(chunk));
+      assert.deepEqual(Buffer.concat(tail), Buffer.from(bytes.subarray(9_000)));
     }
-    assert.equal(buffers.size, 1);
-    assert.deepEqual(
-      copies.map((c) => c.length),
-      [...Array<number>(9).fill(1024), 784],
-    );
-    assert.deepEqual(Buffer.concat(copies), Buffer.from(bytes));
   });
 
   it('parseTrace over chunks of one reused buffer reads the model it reads from a new buffer per chunk', async () => {
@@ -172,7 +179,7 @@ describe('companion files and regular files', () => {
     assert.deepEqual(await read(true), fresh);
   });
 
-  it('blocking reads (the export threads): the same refusals, chunks of one buffer that are the file, and the same parse', async () => {
+  it('blocking reads (the export threads): the same refusals, and the same parse', async () => {
     const fifo = join(dir, 'pipe-blocking');
     execFileSync('mkfifo', [fifo]);
     await assert.rejects(async () => {
@@ -194,27 +201,6 @@ describe('companion files and regular files', () => {
     await assert.rejects(async () => {
       for await (const _ of regularFileChunks(other, { blocking: true, expect: statSync(target) })) void _;
     }, /other\.txt changed between listing and reading; not read\./);
-
-    const path = join(dir, 'chunks-blocking.txt');
-    const bytes = Uint8Array.from({ length: 10_000 }, (_, i) => (i * 7 + Math.floor(i / 1024)) % 251);
-    writeFileSync(path, bytes);
-    const copies: Uint8Array[] = [];
-    const buffers = new Set<ArrayBufferLike>();
-    for await (const chunk of regularFileChunks(path, { blocking: true, chunkBytes: 1024 })) {
-      copies.push(new Uint8Array(chunk));
-      buffers.add(chunk.buffer);
-    }
-    assert.equal(buffers.size, 1);
-    assert.deepEqual(
-      copies.map((c) => c.length),
-      [...Array<number>(9).fill(1024), 784],
-    );
-    assert.deepEqual(Buffer.concat(copies), Buffer.from(bytes));
-    // From a byte offset, as an index resumes a file.
-    const tail: Uint8Array[] = [];
-    for await (const chunk of regularFileChunks(path, { blocking: true, chunkBytes: 4096, start: 9_000 }))
-      tail.push(new Uint8Array(chunk));
-    assert.deepEqual(Buffer.concat(tail), Buffer.from(bytes.subarray(9_000)));
 
     const read = (blocking: boolean) =>
       parseTrace([{ key: 's.jsonl', bytes: regularFileChunks(SPOTTER, { blocking, chunkBytes: 4096 }) }]);
