@@ -1,11 +1,11 @@
 import { ByteWriter, schemaFromColumnData } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
-import { writeDataPageV2 } from 'hyparquet-writer/src/datapage.js';
-import { writeDictionaryPage } from 'hyparquet-writer/src/dictionary.js';
-import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
+import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
+import { writePlain } from 'hyparquet-writer/src/plain.js';
 import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
 import type { ColumnChunk, DecodedArray, Encoding, KeyValue, RowGroup, SchemaElement } from 'hyparquet';
 import type { TeamColumn, TeamTable } from '../../core/team/teamSchema';
+import { footerBytes, pageHeaderBytes } from './parquetThrift';
 import type { TeamRow } from '../../core/team/teamRows';
 
 /**
@@ -37,13 +37,10 @@ const PAGE_SIZE = 1048576;
 const FIRST_GROUP = 1000;
 const LATER_GROUPS = 100000;
 const MAGIC = 0x31524150; // PAR1
-const COMPRESSORS = { SNAPPY: snappyCompress };
 /** The library's sample rejection ratio for dictionaries (dictionary.js). */
 const SAMPLE_REJECTION_RATIO = 0.9;
 /** The largest time value a Date holds (ECMAScript TimeClip). */
 const MAX_TIME = 8.64e15;
-
-const encoder = new TextEncoder();
 
 /** Thrown when a column cannot be written here exactly as the library would: the caller falls back. */
 class NotHere extends Error {}
@@ -265,19 +262,117 @@ export function statisticsOf(
   return { min_value: min, max_value: max };
 }
 
-/** The values as the file holds them: UTF-8 bytes, BigInts, doubles, booleans. */
+/** The values as the file holds them (texts aside: writeTexts): BigInts, doubles, booleans. */
 function physical(values: readonly Cell[], type: TeamColumn['type']): DecodedArray {
-  if (type === 'STRING') return values.map((v) => (v === null ? null : encoder.encode(v as string))) as DecodedArray;
   if (type === 'INT64' || type === 'TIMESTAMP')
     return values.map((v) => (v === null ? null : BigInt(v as number))) as DecodedArray;
   return values as DecodedArray;
+}
+
+/**
+ * Scratch writers for a page's levels and values, emptied for each page: each page's bytes
+ * are copied out (compressed, or appended to the file) before the next page is written. The
+ * library makes three new ones per page.
+ */
+const levelScratch = new ByteWriter();
+const valueScratch = new ByteWriter();
+const booleanScratch = new ByteWriter();
+
+function emptied(w: ByteWriter): ByteWriter {
+  w.offset = 0;
+  w.index = 0;
+  return w;
+}
+
+/** A Buffer over the scratch writer's memory (its buffer is replaced as it grows). */
+let textView: { of: ArrayBuffer; buffer: Buffer } | null = null;
+
+/**
+ * Texts as PLAIN BYTE_ARRAY values (each its UTF-8 length, 4 bytes little-endian, then its
+ * bytes), encoded straight into the page: the library's writePlain takes each as a new
+ * Uint8Array (TextEncoder.encode), one allocation per cell. Buffer's UTF-8 writes a lone
+ * surrogate as U+FFFD, as TextEncoder does. Returns the texts' bytes, without their lengths.
+ */
+function writeTexts(page: ByteWriter, texts: readonly string[]): number {
+  let bytes = 0;
+  for (const text of texts) {
+    // At most 3 bytes per UTF-16 unit (a surrogate pair's 4 bytes are 2 per unit).
+    page.ensure(4 + 3 * text.length);
+    if (textView?.of !== page.buffer) textView = { of: page.buffer, buffer: Buffer.from(page.buffer) };
+    const written = textView.buffer.write(text, page.index + 4);
+    page.view.setUint32(page.index, written, true);
+    page.index += 4 + written;
+    page.offset += 4 + written;
+    bytes += written;
+  }
+  return bytes;
+}
+
+/** A dictionary page (PLAIN values, Snappy) as the library's writeDictionaryPage writes it; its uncompressed size with its header. */
+function dictionaryPage(writer: ByteWriter, element: SchemaElement, dictionary: DecodedArray): number {
+  const page = emptied(valueScratch);
+  if (element.type === 'BYTE_ARRAY') writeTexts(page, dictionary as string[]);
+  else writePlain(page, dictionary, element.type!, element.type_length);
+  const bytes = page.getBytes();
+  const compressed = snappyCompress(bytes);
+  const header = pageHeaderBytes(
+    { type: 'DICTIONARY_PAGE', values: dictionary.length },
+    bytes.byteLength,
+    compressed.byteLength,
+  );
+  writer.appendBytes(header);
+  writer.appendBytes(compressed);
+  return header.length + bytes.byteLength;
+}
+
+/**
+ * A data page v2 of a flat, nullable column (definition levels of one bit, no repetition
+ * levels; Snappy) as the library's writeDataPageV2 writes it; its uncompressed size with its header.
+ */
+function dataPageV2(
+  writer: ByteWriter,
+  element: SchemaElement,
+  encoding: Encoding,
+  values: DecodedArray,
+  definitionLevels: Uint8Array,
+  nulls: number,
+): number {
+  const levels = emptied(levelScratch);
+  const definitionBytes = writeRleBitPackedHybrid(levels, definitionLevels as unknown as number[], 1);
+  const nonNull = nulls ? (values as unknown[]).filter((v) => v !== null && v !== undefined) : values;
+  const page = emptied(valueScratch);
+  if (encoding === 'PLAIN' && element.type === 'BYTE_ARRAY') {
+    // One page unless the text reaches the page size (column.js getPageBoundaries): more is the library's to write.
+    if (writeTexts(page, nonNull as string[]) >= PAGE_SIZE && definitionLevels.length > 1) throw new NotHere();
+  } else if (encoding === 'PLAIN') writePlain(page, nonNull as DecodedArray, element.type!, element.type_length);
+  else if (encoding === 'RLE') {
+    const rle = emptied(booleanScratch);
+    writeRleBitPackedHybrid(rle, nonNull as DecodedArray, 1);
+    page.appendUint32(rle.offset);
+    page.appendBytes(rle.getBytes());
+  } else {
+    let max = 0;
+    for (const v of nonNull as number[]) if (v > max) max = v;
+    const bitWidth = Math.ceil(Math.log2(max + 1));
+    page.appendUint8(bitWidth);
+    writeRleBitPackedHybrid(page, nonNull as DecodedArray, bitWidth);
+  }
+  const compressed = snappyCompress(page.getBytes());
+  const header = pageHeaderBytes(
+    { type: 'DATA_PAGE_V2', values: definitionLevels.length, nulls, rows: values.length, encoding, definitionBytes },
+    levels.offset + page.offset,
+    levels.offset + compressed.length,
+  );
+  writer.appendBytes(header);
+  writer.appendBytes(levels.getBytes());
+  writer.appendBytes(compressed);
+  return header.length + levels.offset + page.offset;
 }
 
 function writeChunk(
   writer: ByteWriter,
   column: TeamColumn,
   element: SchemaElement,
-  root: SchemaElement,
   values: readonly Cell[],
   start: number,
   end: number,
@@ -287,17 +382,6 @@ function writeChunk(
   const offsetStart = writer.offset;
   let uncompressedSize = 0;
   const encodings: Encoding[] = [];
-  const encoder = {
-    columnName: column.name,
-    element,
-    schemaPath: [root, element],
-    codec: 'SNAPPY' as const,
-    compressors: COMPRESSORS,
-    stats: true,
-    pageSize: PAGE_SIZE,
-    columnIndex: false,
-    offsetIndex: true,
-  };
   const definitionLevels = new Uint8Array(n);
   let nulls = 0;
   for (let i = 0; i < n; i++) {
@@ -316,32 +400,21 @@ function writeChunk(
     writeValues = chosen.indexes;
     encoding = 'RLE_DICTIONARY';
     dictionary_page_offset = BigInt(writer.offset);
-    uncompressedSize += writeDictionaryPage(writer, encoder, physical(chosen.dictionary, type));
+    uncompressedSize += dictionaryPage(
+      writer,
+      element,
+      type === 'STRING' ? (chosen.dictionary as DecodedArray) : physical(chosen.dictionary, type),
+    );
     encodings.push('PLAIN');
   } else {
     const slice = values.slice(start, end);
-    writeValues = physical(slice, type);
-    if (type === 'STRING' && n > 1) {
-      // One page unless the text reaches the page size (column.js getPageBoundaries): more is the library's to write.
-      let bytes = 0;
-      for (const v of writeValues as Array<Uint8Array | null>) if (v) bytes += v.byteLength;
-      if (bytes >= PAGE_SIZE) throw new NotHere();
-    }
+    // Texts stay strings: the page writer encodes each straight into the page (writeTexts).
+    writeValues = type === 'STRING' ? (slice as DecodedArray) : physical(slice, type);
     encoding = type === 'BOOLEAN' && n > 16 ? 'RLE' : 'PLAIN';
   }
   encodings.push(encoding);
   const data_page_offset = BigInt(writer.offset);
-  uncompressedSize += writeDataPageV2({
-    writer,
-    column: encoder,
-    encoding,
-    pageData: {
-      values: writeValues,
-      definitionLevels: definitionLevels as unknown as number[],
-      repetitionLevels: [],
-      maxDefinitionLevel: 1,
-    },
-  });
+  uncompressedSize += dataPageV2(writer, element, encoding, writeValues, definitionLevels, nulls);
   const encoding_stats = [
     ...(dictionary_page_offset !== undefined
       ? [{ page_type: 'DICTIONARY_PAGE' as const, encoding: 'PLAIN' as const, count: 1 }]
@@ -396,7 +469,7 @@ export function tableParquetColumns(
       const end = Math.min(rows.length, start + (g === 0 ? FIRST_GROUP : LATER_GROUPS));
       const groupStart = writer.offset;
       const columns = table.columns.map((column, j) =>
-        writeChunk(writer, column, schema[j + 1]!, schema[0]!, cells[j]!, start, end),
+        writeChunk(writer, column, schema[j + 1]!, cells[j]!, start, end),
       );
       let total_byte_size = 0n;
       for (const c of columns) total_byte_size += c.meta_data?.total_uncompressed_size ?? 0n;
@@ -412,14 +485,9 @@ export function tableParquetColumns(
     if (e instanceof NotHere) return null;
     throw e;
   }
-  writeMetadata(writer, {
-    version: 2,
-    created_by: generator,
-    schema,
-    num_rows: BigInt(rows.length),
-    row_groups,
-    key_value_metadata: kvMetadata,
-  } as Parameters<typeof writeMetadata>[1]);
+  const footer = footerBytes(schema, row_groups, rows.length, kvMetadata, generator);
+  writer.appendBytes(footer);
+  writer.appendUint32(footer.length);
   writer.appendUint32(MAGIC);
   return new Uint8Array(writer.getBuffer());
 }

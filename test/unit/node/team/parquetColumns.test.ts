@@ -34,7 +34,17 @@ function generator(seed: number): () => number {
 /** Rows for every column of `table`: repeated and distinct texts, integers, fractions, times, flags, nulls. */
 function rowsFor(table: TeamTable, n: number, seed: number): TeamRow[] {
   const r = generator(seed);
-  const words = ['ls', 'npm test', 'git status', 'é', '\u{1F600} grin', '\uffff', 'cat /home/me/a.ts'];
+  // A lone surrogate too: the file holds it as U+FFFD, as the library's TextEncoder writes it.
+  const words = [
+    'ls',
+    'npm test',
+    'git status',
+    'é',
+    '\u{1F600} grin',
+    '\uffff',
+    'cat /home/me/a.ts',
+    'half \ud800 pair',
+  ];
   return Array.from({ length: n }, (_, i) => {
     const cells: Record<string, TeamCell> = {};
     for (const c of table.columns) {
