@@ -55,16 +55,17 @@ export type ExportOutcome =
   | { kind: 'written'; written: WrittenFiles };
 
 /**
- * What the redactor is asked for one trace's rows: the ids its id columns declare (per
- * table, each distinct (column, value) once, the value alone) and, per table, the distinct
- * values of its trace-text cells in order of first occurrence with how often each occurs.
- * The texts repeat (a session id on every row, the same command run again), so this is far
- * smaller than the rows. Values, not JSON: the redactor takes each as the one literal of its
- * JSON (Redactor.redactCountedValues), so nothing is written as JSON and read back.
+ * What the redactor is asked for one trace's rows: per table, the distinct values of its
+ * trace-text cells in order of first occurrence with how often each occurs, and the ids its
+ * id columns declare (each distinct (column, value) once, in order of first occurrence), as
+ * places in that table's `distinct`: every id column is a trace-text column, so each id is
+ * there already and crosses to the redactor's thread once. The texts repeat (a session id
+ * on every row, the same command run again), so this is far smaller than the rows. Values,
+ * not JSON: the redactor takes each as the one literal of its JSON
+ * (Redactor.redactCountedValues), so nothing is written as JSON and read back.
  */
 export interface RedactionRequest {
-  ids: string[][];
-  tables: Array<{ distinct: string[]; weights: number[] }>;
+  tables: Array<{ distinct: string[]; weights: number[]; ids: number[] }>;
 }
 
 /**
@@ -73,53 +74,50 @@ export interface RedactionRequest {
  */
 export type RedactionAnswer = Array<{ slots: number[]; values: string[] }>;
 
+/** Per table, its trace-text columns, and which of them hold the trace's own ids (conversation, response, tool-call ids). */
+const TEXT_COLUMNS = TEAM_TABLES.map((table) => {
+  const names = table.columns.filter((c) => c.fromTrace).map((c) => c.name);
+  return { names, isId: names.map((n) => isIdKey(n)) };
+});
+
 /** The request for `rows`, and how to put the answer back into them. */
 export function redactionRequest(rows: TeamRows): {
   request: RedactionRequest;
   apply(answer: RedactionAnswer): void;
 } {
-  // The id columns (conversation, response, tool-call ids) hold the traces' own ids: declared
-  // first, as a trace's id fields are, so default redaction leaves them in every column.
-  // (A session id stands on every one of its rows: each distinct one is learnt once.)
-  const ids = TEAM_TABLES.map((table) => {
-    const names = table.columns.filter((c) => c.fromTrace && isIdKey(c.name)).map((c) => c.name);
-    // Each distinct (column, value) once, in order of first occurrence.
-    const seen = new Map<string, Set<string>>(names.map((n) => [n, new Set<string>()]));
-    const out: string[] = [];
-    for (const row of rows[table.name]) {
-      for (const n of names) {
-        const value = row.cells[n];
-        if (typeof value !== 'string') continue;
-        const values = seen.get(n)!;
-        if (values.has(value)) continue;
-        values.add(value);
-        out.push(value);
-      }
-    }
-    return out;
-  });
-  const textColumns = TEAM_TABLES.map((table) => table.columns.filter((c) => c.fromTrace).map((c) => c.name));
+  // One pass over each table's text cells: the distinct values with their counts and, for the
+  // id columns, each (column, value) the first time it stands there. The id columns' values are
+  // declared first (answerRedaction), as a trace's id fields are, so default redaction leaves them
+  // in every column; a session id stands on every one of its rows: it is learnt once.
   const tables = TEAM_TABLES.map((table, t) => {
-    const names = textColumns[t]!;
+    const { names, isId } = TEXT_COLUMNS[t]!;
     const index = new Map<string, number>();
     const distinct: string[] = [];
     const weights: number[] = [];
+    const ids: number[] = [];
+    const seen = names.map((_, j) => (isId[j] ? new Set<number>() : null));
     for (const row of rows[table.name]) {
-      for (const name of names) {
-        const value = row.cells[name];
+      for (let j = 0; j < names.length; j++) {
+        const value = row.cells[names[j]!];
         if (typeof value !== 'string') continue;
-        const slot = index.get(value);
+        let slot = index.get(value);
         if (slot === undefined) {
-          index.set(value, distinct.length);
+          slot = distinct.length;
+          index.set(value, slot);
           distinct.push(value);
           weights.push(1);
         } else weights[slot]! += 1;
+        const column = seen[j];
+        if (column && !column.has(slot)) {
+          column.add(slot);
+          ids.push(slot);
+        }
       }
     }
-    return { distinct, weights };
+    return { distinct, weights, ids };
   });
   return {
-    request: { ids, tables },
+    request: { tables },
     apply(answer) {
       TEAM_TABLES.forEach((table, t) => {
         const { slots, values } = answer[t]!;
@@ -128,7 +126,7 @@ export function redactionRequest(rows: TeamRows): {
         const changed = new Map<string, string>();
         const distinct = tables[t]!.distinct;
         slots.forEach((slot, i) => changed.set(distinct[slot]!, values[i]!));
-        const names = textColumns[t]!;
+        const names = TEXT_COLUMNS[t]!.names;
         for (const row of rows[table.name]) {
           for (const name of names) {
             const value = row.cells[name];
@@ -148,7 +146,7 @@ export function redactionRequest(rows: TeamRows): {
  * often as it occurs): the same calls, in the same order, as redacting the rows in place.
  */
 export async function answerRedaction(request: RedactionRequest, redactor: Redactor): Promise<RedactionAnswer> {
-  for (const ids of request.ids) redactor.learnIdValues(ids);
+  for (const { distinct, ids } of request.tables) redactor.learnIdValues(ids.map((slot) => distinct[slot]!));
   const out: RedactionAnswer = [];
   for (const { distinct, weights } of request.tables) {
     const redacted = await redactor.redactCountedValues(distinct, weights);
