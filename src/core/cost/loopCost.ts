@@ -50,6 +50,18 @@ export interface LoopCost {
 }
 
 export function loopCost(loop: RetryLoop, session: Session, cost: SessionCost): LoopCost {
+  return loopCostOf(loop, session, cost, true);
+}
+
+/**
+ * The loop's wasted dollars alone (`loopCost(…).wastedUsd`, the same sum in the same order),
+ * without the carry: that walks every later call for each attempt, and the team tables hold only the waste.
+ */
+export function loopWastedUsd(loop: RetryLoop, session: Session, cost: SessionCost): number | null {
+  return loopCostOf(loop, session, cost, false).wastedUsd;
+}
+
+function loopCostOf(loop: RetryLoop, session: Session, cost: SessionCost, withCarry: boolean): LoopCost {
   let wasted: number | null = 0;
   let carried: number | null = 0;
   const counted = new Set<number>();
@@ -68,10 +80,11 @@ export function loopCost(loop: RetryLoop, session: Session, cost: SessionCost): 
       const rate = appendRate(session, cost.calls.ratesOf(next.index), next.index);
       wasted = wasted === null || rate === null ? null : wasted + tokens * rate;
     }
+    if (!withCarry) continue;
     const carry = carryUsd(session, cost, a.callIndex, tokens);
     carried = carried === null || carry === null ? null : carried + carry;
   }
-  return { wastedUsd: wasted, carriedForwardUsd: carried };
+  return { wastedUsd: wasted, carriedForwardUsd: withCarry ? carried : null };
 }
 
 /** What one failing tool call's error text costs to carry (its `carryForwardTokens` in dollars). */

@@ -7,7 +7,7 @@ import { cacheTtlWhatIf, ttlCalls } from '../cost/cacheTtlWhatIf';
 import { COST_KIND_INDEX, pricingContext, priceTrace } from '../cost/callCost';
 import type { SessionCost } from '../cost/callCost';
 import type { PriceBook } from '../cost/costTypes';
-import { loopCost } from '../cost/loopCost';
+import { loopWastedUsd } from '../cost/loopCost';
 import type { ParsedTrace } from '../trace/parseTrace';
 import type { Session } from '../trace/model';
 import type { TeamCell } from './teamSchema';
@@ -257,7 +257,7 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
     const sm = a.summary;
     const ttl = cacheTtlWhatIf(ttlCalls(session, cost), null);
     const replay = (min: number) => ttl.replays.find((r) => r.ttlMs === min * 60_000) ?? null;
-    const loopCosts = a.retry.loops.map((l) => loopCost(l, session, cost));
+    const loopWaste = a.retry.loops.map((l) => loopWastedUsd(l, session, cost));
     const start = sessionStart(session);
     out.sessions.push({
       agent,
@@ -290,7 +290,7 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
         retry_loops: a.retry.loops.length,
         calls_in_retry_loops: a.retry.callsInLoops,
         retry_loop_wasted_tokens: sumOrNull(a.retry.loops.map((l) => l.wastedTokens)),
-        retry_loop_wasted_usd: sumOrNull(loopCosts.map((c) => c.wastedUsd)),
+        retry_loop_wasted_usd: sumOrNull(loopWaste),
         compactions: session.compactions.length,
         cache_misses_first_call: a.missCauses['first-call'],
         cache_misses_subagent_start: a.missCauses['subagent-start'],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { findRetryLoops } from '../../../../src/core/analysis/retryLoops';
 import { priceSession } from '../../../../src/core/cost/callCost';
-import { failingCarryUsd, loopCost } from '../../../../src/core/cost/loopCost';
+import { failingCarryUsd, loopCost, loopWastedUsd } from '../../../../src/core/cost/loopCost';
 import { createPriceBook } from '../../../../src/core/cost/priceBook';
 import type { CallTokens } from '../../../../src/core/trace/model';
 import { failed, ok, SessionBuilder } from '../../../support/sessionBuilder';
@@ -63,6 +63,8 @@ describe('retry loops in dollars (hand-worked)', () => {
     const usd = loopCost(loop, s, cost);
     close(usd.wastedUsd, 1425 * µ, 'wasted');
     close(usd.carriedForwardUsd, 435 * µ, 'carried forward');
+    // The waste alone (what the team tables hold): the same hand-worked 1,425 µ$.
+    close(loopWastedUsd(loop, s, cost), 1425 * µ, 'wasted alone');
     close(failingCarryUsd(retry.failing[2]!, s, cost), 135 * µ, 'the third failure');
   });
 
@@ -76,5 +78,6 @@ describe('retry loops in dollars (hand-worked)', () => {
     );
     const usd = loopCost(findRetryLoops(s, 3).loops[0]!, s, cost);
     assert.deepEqual(usd, { wastedUsd: null, carriedForwardUsd: null });
+    assert.equal(loopWastedUsd(findRetryLoops(s, 3).loops[0]!, s, cost), null);
   });
 });
