@@ -108,7 +108,12 @@ export class TraceIds {
     }
     if (this.learntValues.has(value)) return;
     this.learnInContext(value);
-    if (this.learntChars + value.length <= MAX_REMEMBERED_CHARS) {
+    this.rememberValue(value);
+  }
+
+  /** A value learnValueOnce need not read again, within the bound on what is remembered. */
+  private rememberValue(value: string): void {
+    if (this.learntChars + value.length <= MAX_REMEMBERED_CHARS && !this.learntValues.has(value)) {
       this.learntValues.add(value);
       this.learntChars += value.length;
     }
@@ -124,7 +129,12 @@ export class TraceIds {
     if (this.attributeLiterals > 0) return this.learnJson(JSON.stringify({ id: value }));
     this.add(value);
     if (value.length > 2 && (value[0] === '{' || value[0] === '[') && value.includes('"')) this.learnJson(value, 1);
-    else this.learnInContext(value);
+    else {
+      this.learnInContext(value);
+      // All learnValueOnce would learn from it (its ids in context; learning them again adds
+      // nothing): the export's id columns are also text columns, so each id comes back there.
+      this.rememberValue(value);
+    }
   }
 
   /** The ids in a trace's file name (`ae4a77f8-….jsonl`, `agent-aac57f5.jsonl`). */
