@@ -9,8 +9,10 @@ import { footerBytes, pageHeaderBytes } from './parquetThrift';
 import type { TeamRow } from '../../core/team/teamRows';
 
 /**
- * The team tables' Parquet file, column by column, written with hyparquet-writer's own page,
- * dictionary, footer and Snappy code but without its general-purpose front: the file is
+ * The team tables' Parquet file, column by column, written with hyparquet-writer's own
+ * encodings (PLAIN, RLE / bit-packing), Snappy and statistics conversion, but without its
+ * general-purpose front, and with the pages' headers and the footer written here
+ * (parquetThrift.ts) and the texts encoded straight into their pages: the file is
  * byte for byte the one `parquetWriteBuffer` writes for the same cells (the same row groups
  * of 1,000 then 100,000 rows, the same choice of dictionary or plain encoding, the same
  * statistics), for the flat, nullable columns of the team schema only.
@@ -22,6 +24,9 @@ import type { TeamRow } from '../../core/team/teamRows';
  * the rows once, as plain numbers and strings; integers are keyed as numbers (exact below
  * 2^53, checked) and made BigInts only where the file holds them (a dictionary's values, a
  * plain column's); the statistics of a dictionary column are taken over its distinct values.
+ * Per file and per chunk, the footer's shared parts are encoded once per table and the page
+ * writers reused: the export writes thousands of small files (docs/performance.md, "Issue 30,
+ * fourteenth session").
  *
  * Anything this path does not reproduce exactly returns null, and the caller writes the file
  * with the library: a cell of an unexpected type, an integer beyond 2^53, a non-finite
