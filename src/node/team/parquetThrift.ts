@@ -8,14 +8,15 @@ import { unconvertStatistics } from 'hyparquet-writer/src/unconvert.js';
  * general path. That path builds a `field_N` object for every struct of the footer, then
  * takes each field's number out of its name with a regular expression, guesses each value's
  * Thrift type and makes a new TextEncoder for every string: per column chunk of every file,
- * and the export writes hundreds of thousands of chunks, most of them small (a file per
- * source and partition). Here the parts every file of a table shares (its schema, key-value
- * metadata, column orders, each column's name) are encoded once, and each chunk's figures
- * are written straight as varints. The statistics alone still go through the library's
- * conversion (`unconvertStatistics`, which truncates long strings as it does).
+ * and an export of 1,000 sessions writes about 130,000 chunks, most of them small (a file per
+ * source, table and partition). Here the parts every file of a table shares (its schema,
+ * key-value metadata, column orders, each column's name) are encoded once, and each chunk's
+ * figures and each page's header are written straight as varints. The statistics alone still
+ * go through the library's conversion (`unconvertStatistics`, which truncates long strings as
+ * it does).
  *
- * The unit test (test/unit/node/team/parquetColumns.test.ts) compares whole files with the
- * library's, this footer included.
+ * The unit tests compare whole files with the library's, footers and page headers included
+ * (parquetColumns.test.ts), and the compact protocol value by value (parquetThrift.test.ts).
  */
 
 // Thrift compact protocol types (thrift.js).
