@@ -2,10 +2,10 @@ import { ByteWriter, schemaFromColumnData } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { writePlain } from 'hyparquet-writer/src/plain.js';
-import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
 import type { ColumnChunk, DecodedArray, Encoding, KeyValue, RowGroup, SchemaElement } from 'hyparquet';
 import type { TeamColumn, TeamTable } from '../../core/team/teamSchema';
 import { footerBytes, pageHeaderBytes } from './parquetThrift';
+import { snappyCompressShared } from './snappy';
 import type { TeamRow } from '../../core/team/teamRows';
 
 /**
@@ -22,11 +22,11 @@ import type { TeamRow } from '../../core/team/teamRows';
  * generic Maps, compares every value for the statistics through a generic comparison and
  * checks every INT64 against its range in BigInt arithmetic. Here each column is read out of
  * the rows once, as plain numbers and strings; integers are keyed as numbers (exact below
- * 2^53, checked) and made BigInts only where the file holds them (a dictionary's values, a
- * plain column's); the statistics of a dictionary column are taken over its distinct values.
- * Per file and per chunk, the footer's shared parts are encoded once per table and the page
- * writers reused: the export writes thousands of small files (docs/performance.md, "Issue 30,
- * fourteenth session").
+ * 2^53, checked) and written as 8 bytes without becoming BigInts; the statistics of a
+ * dictionary column are taken over its distinct values. Per file and per chunk, the footer's
+ * shared parts are encoded once per table, the page writers reused and the pages compressed
+ * into one reused buffer (snappy.ts): the export writes thousands of small files
+ * (docs/performance.md, "Issue 30, fourteenth and fifteenth sessions").
  *
  * Anything this path does not reproduce exactly returns null, and the caller writes the file
  * with the library: a cell of an unexpected type, an integer beyond 2^53, a non-finite
@@ -267,11 +267,30 @@ export function statisticsOf(
   return { min_value: min, max_value: max };
 }
 
-/** The values as the file holds them (texts aside: writeTexts): BigInts, doubles, booleans. */
-function physical(values: readonly Cell[], type: TeamColumn['type']): DecodedArray {
-  if (type === 'INT64' || type === 'TIMESTAMP')
-    return values.map((v) => (v === null ? null : BigInt(v as number))) as DecodedArray;
-  return values as DecodedArray;
+/**
+ * INT64 values (integers below 2^53 in magnitude, as columnCells checked) as PLAIN writes them:
+ * 8 bytes each, little-endian two's complement, without making each a BigInt as the
+ * library's writePlain takes them.
+ */
+function writeInt64s(page: ByteWriter, values: readonly number[]): void {
+  page.ensure(8 * values.length);
+  const view = page.view;
+  let at = page.index;
+  for (const v of values) {
+    // Exact: dividing by a power of two, and both halves, are exact for integers below 2^53.
+    const high = Math.floor(v / 4294967296);
+    view.setUint32(at, v - high * 4294967296, true);
+    view.setInt32(at + 4, high, true);
+    at += 8;
+  }
+  page.offset += at - page.index;
+  page.index = at;
+}
+
+/** Non-text values as PLAIN writes them: INT64 here, the rest by the library. */
+function writePlainValues(page: ByteWriter, values: DecodedArray, element: SchemaElement): void {
+  if (element.type === 'INT64') writeInt64s(page, values as number[]);
+  else writePlain(page, values, element.type!, element.type_length);
 }
 
 /**
@@ -317,9 +336,9 @@ function writeTexts(page: ByteWriter, texts: readonly string[]): number {
 function dictionaryPage(writer: ByteWriter, element: SchemaElement, dictionary: DecodedArray): number {
   const page = emptied(valueScratch);
   if (element.type === 'BYTE_ARRAY') writeTexts(page, dictionary as string[]);
-  else writePlain(page, dictionary, element.type!, element.type_length);
+  else writePlainValues(page, dictionary, element);
   const bytes = page.getBytes();
-  const compressed = snappyCompress(bytes);
+  const compressed = snappyCompressShared(bytes);
   const header = pageHeaderBytes(
     { type: 'DICTIONARY_PAGE', values: dictionary.length },
     bytes.byteLength,
@@ -349,7 +368,7 @@ function dataPageV2(
   if (encoding === 'PLAIN' && element.type === 'BYTE_ARRAY') {
     // One page unless the text reaches the page size (column.js getPageBoundaries): more is the library's to write.
     if (writeTexts(page, nonNull as string[]) >= PAGE_SIZE && definitionLevels.length > 1) throw new NotHere();
-  } else if (encoding === 'PLAIN') writePlain(page, nonNull as DecodedArray, element.type!, element.type_length);
+  } else if (encoding === 'PLAIN') writePlainValues(page, nonNull as DecodedArray, element);
   else if (encoding === 'RLE') {
     const rle = emptied(booleanScratch);
     writeRleBitPackedHybrid(rle, nonNull as DecodedArray, 1);
@@ -362,7 +381,7 @@ function dataPageV2(
     page.appendUint8(bitWidth);
     writeRleBitPackedHybrid(page, nonNull as DecodedArray, bitWidth);
   }
-  const compressed = snappyCompress(page.getBytes());
+  const compressed = snappyCompressShared(page.getBytes());
   const header = pageHeaderBytes(
     { type: 'DATA_PAGE_V2', values: definitionLevels.length, nulls, rows: values.length, encoding, definitionBytes },
     levels.offset + page.offset,
@@ -405,16 +424,11 @@ function writeChunk(
     writeValues = chosen.indexes;
     encoding = 'RLE_DICTIONARY';
     dictionary_page_offset = BigInt(writer.offset);
-    uncompressedSize += dictionaryPage(
-      writer,
-      element,
-      type === 'STRING' ? (chosen.dictionary as DecodedArray) : physical(chosen.dictionary, type),
-    );
+    uncompressedSize += dictionaryPage(writer, element, chosen.dictionary as DecodedArray);
     encodings.push('PLAIN');
   } else {
-    const slice = values.slice(start, end);
-    // Texts stay strings: the page writer encodes each straight into the page (writeTexts).
-    writeValues = type === 'STRING' ? (slice as DecodedArray) : physical(slice, type);
+    // Texts stay strings and integers numbers: the page writer encodes each straight into the page (writeTexts, writeInt64s).
+    writeValues = values.slice(start, end) as DecodedArray;
     encoding = type === 'BOOLEAN' && n > 16 ? 'RLE' : 'PLAIN';
   }
   encodings.push(encoding);

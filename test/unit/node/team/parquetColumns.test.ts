@@ -196,6 +196,39 @@ describe('parquetColumns: the files', () => {
     assert.equal(compared, 15);
   });
 
+  it('integers written as 8 bytes without BigInts, as the library writes them: negative, past 2^32, ±(2^53 − 1), times before 1970', () => {
+    // Each value at both ends of the two 32-bit halves: -1 is all ones, -2^32 has a low half of 0, 2^32 - 1 a high half of 0.
+    const edges = [
+      -1,
+      0,
+      -0,
+      1,
+      2 ** 31,
+      -(2 ** 31),
+      2 ** 32 - 1,
+      2 ** 32,
+      -(2 ** 32),
+      -(2 ** 32) - 1,
+      2 ** 53 - 1,
+      -(2 ** 53 - 1),
+    ];
+    for (const table of [CALLS_TABLE, TOOL_CALLS_TABLE]) {
+      // Plain (all distinct) and dictionary (few distinct over many rows) pages both.
+      for (const n of [edges.length, 40 * edges.length]) {
+        const rows = rowsFor(table, n, 7).map((r, i) => {
+          const cells = { ...r.cells };
+          for (const c of table.columns)
+            if (c.type === 'INT64') cells[c.name] = edges[i % edges.length]!;
+            else if (c.type === 'TIMESTAMP') cells[c.name] = i % 3 === 0 ? -86_400_000 * (i + 1) - 0.5 : cells[c.name]!;
+          return { ...r, cells };
+        });
+        const ours = tableParquetColumns(table, rows, kv(table), 'test');
+        assert.ok(ours, `${table.name} × ${n} written column by column`);
+        assert.deepEqual(Buffer.from(ours), Buffer.from(tableParquetLibrary(table, rows, 'test')));
+      }
+    }
+  });
+
   it('a text column filling more than a page is left to the library, and the file is still the library’s', () => {
     const rows = rowsFor(TOOL_CALLS_TABLE, 3, 9).map((r, i) => ({
       ...r,
