@@ -74,6 +74,9 @@ export class TraceIds {
     if (value.length === 0 || value.length > MAX_ID_LENGTH || this.ids.size >= MAX_DECLARED_IDS || this.ids.has(value))
       return;
     this.ids.set(value, how);
+    // Every id-shaped piece holds 8 hex digits in a row: most ids (`toolu_…`, `msg_…`) hold none,
+    // and MAY_HOLD_ID's test costs far less than matchAll's iterator and copy of ID_PIECE.
+    if (!MAY_HOLD_ID.test(value)) return;
     for (const m of value.matchAll(ID_PIECE))
       if (m[0] !== value && this.ids.size < MAX_DECLARED_IDS && !this.ids.has(m[0])) this.ids.set(m[0], how);
   }

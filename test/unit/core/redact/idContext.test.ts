@@ -140,6 +140,25 @@ describe('the id contexts, one by one', () => {
 });
 
 describe('the ids a trace declares', () => {
+  it('a declared id declares the id-shaped pieces inside it, and only those', () => {
+    const ids = new TraceIds();
+    const uuid = 'ab454957-7a00-4f51-bbef-edab48892c60';
+    ids.add(`codex:${uuid}:0123456789abcdef`);
+    ids.add('call_9f3a2b7c1d4e5f60718293a4');
+    ids.add('tool-1234567890123456');
+    // No 8 hex digits in a row: nothing inside it is id-shaped.
+    ids.add('toolu_01XyZqWvRtPsMnLkJhGfDcBa');
+    for (const piece of [uuid, '0123456789abcdef', '9f3a2b7c1d4e5f60718293a4', '1234567890123456'])
+      assert.ok(ids.has(piece), piece);
+    assert.ok(ids.has('toolu_01XyZqWvRtPsMnLkJhGfDcBa'));
+    // Four declared values and four pieces (two, one, one, none).
+    assert.equal(ids.size, 8);
+    // Pieces stop at letters and digits on either side: 16 hex digits inside a longer run of letters are not one.
+    const inside = new TraceIds();
+    inside.add('zz0123456789abcdefzz');
+    assert.equal(inside.size, 1);
+  });
+
   it('reads id fields, numbers under id keys, JSON inside strings, OTLP attributes across pretty-printed lines, and file names', () => {
     const ids = new TraceIds();
     // Written out by hand: JSON.stringify would round the 19-digit number to a double.
