@@ -5,7 +5,8 @@
 //                the CLI as a user runs it. Target: ≤ the cold index of the same sessions.
 //                Baseline: that cold index (dist/indexWorker.js, as the extension runs it, on the
 //                parse threads it takes on an idle machine). Two of each, index, export, export,
-//                index: the ratio of the sums, so a drift of the machine moves both sides alike.
+//                index: the ratio of the sums, so a drift of the machine moves both sides alike;
+//                each side's CPU (user + system) beside it, and the cores it kept busy.
 //   again        the same export a second time (nothing changed): the incremental check alone.
 //   bytes        bytes on disk per LLM call: the calls table alone and all three tables.
 //   10 M calls   a named query (cost-by-user-day) over 10,000,000 calls: synthetic copies of
@@ -22,7 +23,7 @@
 //      --export-only stops after the export and bytes per call)
 import { spawnSync } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -63,6 +64,36 @@ const load = (): string => {
   }
 };
 
+/** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 on Linux when it cannot say). */
+const TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU seconds (user + system) of this process's waited-for children, from /proc/self/stat
+ * (fields 16 and 17, after the command name's closing parenthesis); null where there is no /proc.
+ */
+function childrenCpu(): number | null {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is the state (field 3): cutime and cstime are fields 16 and 17.
+    return (Number(fields[13]) + Number(fields[14])) / TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds (user + system) of this process, all its threads (the index worker and its parse threads among them). */
+const ownCpu = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
 /** Bytes of every .parquet file under `dir`, and how many. */
 function parquetBytes(dir: string): { bytes: number; files: number } {
   let bytes = 0;
@@ -76,7 +107,7 @@ function parquetBytes(dir: string): { bytes: number; files: number } {
 }
 
 /** The CLI's export of every session under the fake home, as a user on that machine runs it. */
-function exportAll(home: string, out: string, profile = false): { ms: number; stderr: string } {
+function exportAll(home: string, out: string, profile = false): { ms: number; cpu: number | null; stderr: string } {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: home,
@@ -85,6 +116,7 @@ function exportAll(home: string, out: string, profile = false): { ms: number; st
   };
   delete env['CODEX_HOME'];
   delete env['CLAUDE_CONFIG_DIR'];
+  const cpu0 = childrenCpu();
   const t0 = performance.now();
   const r = spawnSync(
     process.execPath,
@@ -105,8 +137,9 @@ function exportAll(home: string, out: string, profile = false): { ms: number; st
     { env, encoding: 'utf8', maxBuffer: 256 * 2 ** 20 },
   );
   const ms = performance.now() - t0;
+  const cpu1 = childrenCpu();
   if (r.status !== 0) throw new Error(`export exited ${String(r.status)}: ${r.stderr.slice(-2000)}`);
-  return { ms, stderr: r.stderr };
+  return { ms, cpu: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0, stderr: r.stderr };
 }
 
 /** Median ms of `rounds` runs of the named query and of the one-column baseline over `folder`. */
@@ -160,7 +193,7 @@ async function main(): Promise<void> {
     process.env['AGENT_TRACE_PARSE_THREADS'] = String(idleThreads);
     let indexThreads = 'no parse threads';
     /** One cold index into a new database. */
-    const coldIndex = async (name: string): Promise<{ ms: number; files: number }> => {
+    const coldIndex = async (name: string): Promise<{ ms: number; cpu: number; files: number }> => {
       const client = new SessionIndexClient(join(repoRoot, 'dist/indexWorker.js'), (e) => {
         const m = e.event === 'log' ? /on (\d+) parse threads/.exec(e.message) : null;
         if (m) indexThreads = `${m[1]} parse threads`;
@@ -176,12 +209,14 @@ async function main(): Promise<void> {
         maxFileBytes: 2 ** 33,
         stateVersion: 'bench',
       });
+      const cpu0 = ownCpu();
       const start = performance.now();
       const cold = await client.request('sync', {});
       const ms = performance.now() - start;
+      const cpu = ownCpu() - cpu0;
       await client.dispose();
       if (cold.readOnly) throw new Error('another process holds the lease');
-      return { ms, files: cold.files };
+      return { ms, cpu, files: cold.files };
     };
 
     // The machine's speed drifts by a fifth within minutes: two of each, in the order index,
@@ -202,6 +237,15 @@ async function main(): Promise<void> {
     const coldMs = (cold1.ms + cold2.ms) / 2;
     console.log(
       `  ratio export / cold index: ${((first.ms + second.ms) / (cold1.ms + cold2.ms)).toFixed(2)} (target ≤ 1; each pair ${(first.ms / cold1.ms).toFixed(2)}, ${(second.ms / cold2.ms).toFixed(2)})`,
+    );
+    // CPU beside the times: whether the export does more work than the index, or keeps fewer cores busy.
+    const cores = (cpu: number, ms: number): string => (cpu / (ms / 1000)).toFixed(2);
+    console.log(
+      first.cpu === null || second.cpu === null
+        ? '  CPU: not measured (no /proc here)'
+        : `  CPU (user + system): cold index ${cold1.cpu.toFixed(1)} s, ${cold2.cpu.toFixed(1)} s (${cores(cold1.cpu, cold1.ms)}, ${cores(cold2.cpu, cold2.ms)} cores busy); ` +
+            `export ${first.cpu.toFixed(1)} s, ${second.cpu.toFixed(1)} s (${cores(first.cpu, first.ms)}, ${cores(second.cpu, second.ms)} cores busy); ` +
+            `ratio of the sums ${((first.cpu + second.cpu) / (cold1.cpu + cold2.cpu)).toFixed(2)}`,
     );
     const again = exportAll(corpus.home, out);
     console.log(
