@@ -174,8 +174,10 @@ async function pushRange(parser: TraceParse, key: string, path: string, to: numb
   const size = Math.min(READ_CHUNK, to - from);
   const readAt = (at: number): Promise<{ bytesRead: number; buffer: Buffer }> =>
     handle.read(Buffer.allocUnsafe(Math.min(size, to - at)), 0, Math.min(size, to - at), at);
-  let pending: Promise<{ bytesRead: number; buffer: Buffer }> | null = readAt(from);
+  let pending: Promise<{ bytesRead: number; buffer: Buffer }> | null = null;
   try {
+    // The first read inside the try: one that throws before it starts (a size that is no number) still closes the file.
+    pending = readAt(from);
     for (let at = from; pending !== null; ) {
       const { bytesRead, buffer } = await pending;
       pending = null;

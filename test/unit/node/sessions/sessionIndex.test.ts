@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import {
   appendFileSync,
   copyFileSync,
+  existsSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   statSync,
   truncateSync,
@@ -514,6 +517,35 @@ describe('a file read in many chunks', () => {
       record.tokens.input,
       main.calls.reduce((n, c) => n + (c.tokens.input ?? 0), 0),
     );
+  });
+});
+
+describe('a read that fails at its first chunk', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-trace-first-read-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  // The descriptors this process holds on `path`, from /proc (Linux: where CI runs).
+  const openOn = (path: string): number =>
+    readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(join('/proc/self/fd', fd)) === path;
+      } catch {
+        return false;
+      }
+    }).length;
+
+  it('says why and leaves no file open (a size that is not a number: the first read throws before it starts)', {
+    skip: existsSync('/proc/self/fd') ? false : 'no /proc/self/fd here to count open files',
+  }, async () => {
+    const path = join(dir, 'a.jsonl');
+    writeFileSync(path, readFileSync(SPOTTER));
+    const r = await readFresh(
+      { path, mainKey: 'a.jsonl', size: Number.NaN, companions: [], keepState: false },
+      {},
+      null,
+    );
+    assert.ok('readError' in r, 'a read error, not figures');
+    assert.equal(openOn(path), 0, 'the file is closed');
   });
 });
 
