@@ -8,7 +8,8 @@
  * bytes, and the library makes a new growable writer for each (an ArrayBuffer and a DataView),
  * writes every tag byte through it, and makes a view of the input for every literal. Here the
  * output is one Uint8Array that grows as needed and is written to by index. The unit test
- * (test/unit/node/team/snappy.test.ts) compares the two on real pages and edge cases.
+ * (test/unit/node/team/snappy.test.ts) compares the two on the bundled sample trace's bytes
+ * and at the format's edges (literal lengths, long runs, the 65,535-byte reach).
  */
 
 /** Largest hash table: 2^14 entries, as the reference and the library use. */
