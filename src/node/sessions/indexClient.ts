@@ -59,11 +59,16 @@ export class SessionIndexClient {
   }
 
   async dispose(): Promise<void> {
+    let wait: ReturnType<typeof setTimeout> | undefined;
     try {
       // The worker releases its writer lease on close; a loaded machine may take a few seconds to get there.
-      if (!this.rpc.stopped) await Promise.race([this.request('close', {}), new Promise((r) => setTimeout(r, 10_000))]);
+      if (!this.rpc.stopped)
+        await Promise.race([this.request('close', {}), new Promise((r) => (wait = setTimeout(r, 10_000)))]);
     } catch {
       // closing anyway
+    } finally {
+      // Cleared once the worker has answered: a pending timer would keep a process that is done alive for 10 s.
+      clearTimeout(wait);
     }
     await this.worker.terminate();
   }

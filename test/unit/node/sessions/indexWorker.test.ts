@@ -89,6 +89,16 @@ describe('the index worker', () => {
     }
   });
 
+  it('closed, it leaves no timer behind: a process that closed its index exits at once, not 10 s later', async () => {
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const client = new SessionIndexClient(script, () => undefined);
+    await client.request('configure', config(createFakeHome(join(scratch, 'home3')), join(scratch, 'i3.sqlite')));
+    await client.dispose();
+    // dispose waits for the worker's answer to close, or 10 s on a machine too loaded to give one.
+    assert.equal(timers(), before, 'the 10-second wait is cleared once the worker answers');
+  });
+
   it('two windows on one index: the first indexes, the second reads what it wrote', async () => {
     const home = createFakeHome(join(scratch, 'home2'));
     const db = join(scratch, 'shared.sqlite');
