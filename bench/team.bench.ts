@@ -17,7 +17,7 @@
 //                Measured once in the export's layout (thousands of files), then after
 //                `agent-trace compact` (a few large files): compaction's time beside it.
 //
-// Run: npm run bench:team [-- --sessions 1000 --gb 5 --calls 10000000] [--cpu-prof DIR] [--keep DIR]
+// Run: npm run bench:team [-- --sessions 1000 --gb 5 --calls 10000000] [--cpu-prof DIR] [--keep DIR] [--rounds N]
 //      (--quick: 100 sessions, 0.5 GB, 1,000,000 calls; --keep DIR keeps the compacted 10 M-call
 //      folder, then `-- --queries-only DIR` times only the named query and its baseline over it;
 //      --export-only stops after the export and bytes per call)
@@ -52,6 +52,8 @@ const KEEP = args.includes('--keep') ? args[args.indexOf('--keep') + 1] : undefi
 const EXPORT_ONLY = args.includes('--export-only');
 /** --queries-only DIR: only the named query and its baseline, over a folder kept by --keep. */
 const QUERIES_ONLY = args.includes('--queries-only') ? args[args.indexOf('--queries-only') + 1] : undefined;
+/** --rounds N: the block index, export, export, index N times (default 1). */
+const ROUNDS = Math.max(1, Math.floor(option('--rounds', 1)));
 
 const MB = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
 const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -220,32 +222,42 @@ async function main(): Promise<void> {
     };
 
     // The machine's speed drifts by a fifth within minutes: two of each, in the order index,
-    // export, export, index, so that a drift across the four moves both sides alike.
-    const cold1 = await coldIndex('index-1');
-    console.log(`\nbaseline: cold index ${s(cold1.ms)} for ${cold1.files} files on ${indexThreads} (load ${load()})`);
+    // export, export, index, so that a drift across the four moves both sides alike. --rounds N
+    // repeats that block N times (the ratio of the sums over all of them, each pair's beside it).
     const out = join(work, 'export');
-    const first = exportAll(corpus.home, out, true);
+    const pairs: Array<{ index: { ms: number; cpu: number }; export: { ms: number; cpu: number | null } }> = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const indexA = await coldIndex(`index-${round}-a`);
+      console.log(
+        `\n${round === 0 ? 'baseline' : `round ${round + 1}`}: cold index ${s(indexA.ms)} for ${indexA.files} files on ${indexThreads} (load ${load()})`,
+      );
+      // The first export is kept (bytes per call, the incremental run); the others go into new folders, all
+      // removed with the work folder at the end: creating files soon after deleting thousands costs more on some disks.
+      const first = exportAll(corpus.home, round === 0 ? out : join(work, `export-${round}-a`), round === 0);
+      console.log(
+        `export --to parquet: ${s(first.ms)} (load ${load()}; ${exportThreadsFor(indexA.files)} export threads at the load now)`,
+      );
+      if (round === 0) console.log(`  ${first.stderr.split('\n')[0]}`);
+      const second = exportAll(corpus.home, join(work, `export-${round}-b`));
+      console.log(`export --to parquet, again into a new folder: ${s(second.ms)} (load ${load()})`);
+      const indexB = await coldIndex(`index-${round}-b`);
+      console.log(`baseline again: cold index ${s(indexB.ms)} on ${indexThreads} (load ${load()})`);
+      pairs.push({ index: indexA, export: first }, { index: indexB, export: second });
+    }
+    const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+    const coldMs = sum(pairs.map((p) => p.index.ms)) / pairs.length;
     console.log(
-      `export --to parquet: ${s(first.ms)} (load ${load()}; ${exportThreadsFor(cold1.files)} export threads at the load now)`,
-    );
-    console.log(`  ${first.stderr.split('\n')[0]}`);
-    const second = exportAll(corpus.home, join(work, 'export-2'));
-    rmSync(join(work, 'export-2'), { recursive: true, force: true });
-    console.log(`export --to parquet, again into a new folder: ${s(second.ms)} (load ${load()})`);
-    const cold2 = await coldIndex('index-2');
-    console.log(`baseline again: cold index ${s(cold2.ms)} on ${indexThreads} (load ${load()})`);
-    const coldMs = (cold1.ms + cold2.ms) / 2;
-    console.log(
-      `  ratio export / cold index: ${((first.ms + second.ms) / (cold1.ms + cold2.ms)).toFixed(2)} (target ≤ 1; each pair ${(first.ms / cold1.ms).toFixed(2)}, ${(second.ms / cold2.ms).toFixed(2)})`,
+      `  ratio export / cold index: ${(sum(pairs.map((p) => p.export.ms)) / sum(pairs.map((p) => p.index.ms))).toFixed(2)} (target ≤ 1; each pair ${pairs.map((p) => (p.export.ms / p.index.ms).toFixed(2)).join(', ')}${pairs.length > 2 ? `; median pair ${median(pairs.map((p) => p.export.ms / p.index.ms)).toFixed(2)}` : ''})`,
     );
     // CPU beside the times: whether the export does more work than the index, or keeps fewer cores busy.
     const cores = (cpu: number, ms: number): string => (cpu / (ms / 1000)).toFixed(2);
+    const exportCpu = pairs.map((p) => p.export.cpu);
     console.log(
-      first.cpu === null || second.cpu === null
+      exportCpu.some((c) => c === null)
         ? '  CPU: not measured (no /proc here)'
-        : `  CPU (user + system): cold index ${cold1.cpu.toFixed(1)} s, ${cold2.cpu.toFixed(1)} s (${cores(cold1.cpu, cold1.ms)}, ${cores(cold2.cpu, cold2.ms)} cores busy); ` +
-            `export ${first.cpu.toFixed(1)} s, ${second.cpu.toFixed(1)} s (${cores(first.cpu, first.ms)}, ${cores(second.cpu, second.ms)} cores busy); ` +
-            `ratio of the sums ${((first.cpu + second.cpu) / (cold1.cpu + cold2.cpu)).toFixed(2)}`,
+        : `  CPU (user + system): cold index ${pairs.map((p) => `${p.index.cpu.toFixed(1)} s (${cores(p.index.cpu, p.index.ms)} cores)`).join(', ')}; ` +
+            `export ${pairs.map((p) => `${p.export.cpu!.toFixed(1)} s (${cores(p.export.cpu!, p.export.ms)} cores)`).join(', ')}; ` +
+            `ratio of the sums ${(sum(exportCpu as number[]) / sum(pairs.map((p) => p.index.cpu))).toFixed(2)}`,
     );
     const again = exportAll(corpus.home, out);
     console.log(
