@@ -101,9 +101,10 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     await header.locator(`.actions-container a.action-label[aria-label="${label}"]`).first().click();
   };
   /**
-   * Every project folded: the project rows alone, all in view. A tree still redrawing after a filter changed
-   * (Clear Filters returns before VS Code has asked for the rows again) brings back projects unfolded, as a
-   * new node's state is; so the button is pressed again while day rows remain, as a user would.
+   * Every project folded: the project rows alone, all in view. Once in CI, day rows stayed 30 s after a press
+   * that followed Clear Filters: likely the tree still redrawing (the command returns before VS Code asks for
+   * the rows again), and projects that come back then come unfolded, as a new node does. So the button is
+   * pressed again while day rows remain, as a user would.
    */
   const collapseAll = async (): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
