@@ -1,6 +1,7 @@
-import { CALLS_TABLE, OTLP_OWN_PREFIX, otlpAttributeName, SESSIONS_TABLE, TOOL_CALLS_TABLE } from './teamSchema';
-import type { TeamCell, TeamColumn, TeamTable } from './teamSchema';
-import type { TeamRow, TeamRows } from './teamRows';
+import { OTLP_OWN_PREFIX, otlpAttributeName } from './teamSchema';
+import type { TeamCell, TeamColumn } from './teamSchema';
+import type { TeamRows } from './teamRows';
+import type { TeamColumns } from './teamColumns';
 
 /**
  * The team rows (teamRows.ts, already redacted) as OpenTelemetry GenAI spans in OTLP/JSON
@@ -113,16 +114,16 @@ function sessionAttributeName(column: TeamColumn): string {
 }
 
 function rowAttributes(
-  table: TeamTable,
-  row: TeamRow,
+  rows: TeamColumns,
+  row: number,
   name: (c: TeamColumn) => string = otlpAttributeName,
 ): OtlpKeyValue[] {
   const out: OtlpKeyValue[] = [];
-  for (const column of table.columns) {
-    if (NOT_ATTRIBUTES.has(column.name)) continue;
-    const value = cellValue(column, row.cells[column.name] ?? null);
+  rows.table.columns.forEach((column, j) => {
+    if (NOT_ATTRIBUTES.has(column.name)) return;
+    const value = cellValue(column, rows.cells[j]![row] ?? null);
     if (value !== null) out.push({ key: name(column), value });
-  }
+  });
   return out;
 }
 
@@ -137,30 +138,31 @@ function text(cell: TeamCell | undefined): string | null {
   return typeof cell === 'string' && cell !== '' ? cell : null;
 }
 
-function times(row: TeamRow): Pick<OtlpJsonSpan, 'startTimeUnixNano' | 'endTimeUnixNano'> {
-  const start = msToNanos(row.cells['start_time'] ?? null);
-  const end = msToNanos(row.cells['end_time'] ?? null);
+function times(rows: TeamColumns, row: number): Pick<OtlpJsonSpan, 'startTimeUnixNano' | 'endTimeUnixNano'> {
+  const start = msToNanos(rows.cell(row, 'start_time'));
+  const end = msToNanos(rows.cell(row, 'end_time'));
   return { ...(start ? { startTimeUnixNano: start } : {}), ...(end ? { endTimeUnixNano: end } : {}) };
 }
 
 /** Builds one resource's spans per root session (a main session with its sub-agents is one trace). */
 export function teamRowsToOtlp(rows: TeamRows, options: OtlpSpanOptions): OtlpResourceSpans[] {
-  const sessions = rows.sessions;
-  const callsOf = new Map<number, TeamRow[]>();
-  for (const c of rows.calls) callsOf.set(c.session, [...(callsOf.get(c.session) ?? []), c]);
-  const toolsOf = new Map<string, TeamRow[]>();
-  for (const t of rows.tool_calls) {
-    const key = `${t.session}\u0000${String(t.cells['call_index'])}`;
+  const { sessions, calls, tool_calls: toolCalls } = rows;
+  // Rows by position: each session's call rows, each call's tool call rows.
+  const callsOf = new Map<number, number[]>();
+  for (let c = 0; c < calls.length; c++) callsOf.set(calls.session[c]!, [...(callsOf.get(calls.session[c]!) ?? []), c]);
+  const toolsOf = new Map<string, number[]>();
+  for (let t = 0; t < toolCalls.length; t++) {
+    const key = `${toolCalls.session[t]}\u0000${String(toolCalls.cell(t, 'call_index'))}`;
     toolsOf.set(key, [...(toolsOf.get(key) ?? []), t]);
   }
   // A sub-agent's parent: the session of this trace whose conversation id it names.
   const byConversation = new Map<string, number>();
-  sessions.forEach((s, i) => {
-    const id = text(s.cells['gen_ai.conversation.id']);
+  for (let i = 0; i < sessions.length; i++) {
+    const id = text(sessions.cell(i, 'gen_ai.conversation.id'));
     if (id !== null && !byConversation.has(id)) byConversation.set(id, i);
-  });
+  }
   const parentOf = (i: number): number | null => {
-    const p = text(sessions[i]!.cells['parent_conversation_id']);
+    const p = text(sessions.cell(i, 'parent_conversation_id'));
     const j = p === null ? undefined : byConversation.get(p);
     return j === undefined || j === i ? null : j;
   };
@@ -171,7 +173,7 @@ export function teamRowsToOtlp(rows: TeamRows, options: OtlpSpanOptions): OtlpRe
   };
   const traceIdOf = (root: number) =>
     options.hexHash(
-      `${options.sourceKey}\u0000${root}\u0000${String(sessions[root]!.cells['gen_ai.conversation.id'])}`,
+      `${options.sourceKey}\u0000${root}\u0000${String(sessions.cell(root, 'gen_ai.conversation.id'))}`,
       32,
     );
   const agentSpanId = (traceId: string, i: number) => options.hexHash(`${traceId}\u0000invoke_agent\u0000${i}`, 16);
@@ -184,14 +186,13 @@ export function teamRowsToOtlp(rows: TeamRows, options: OtlpSpanOptions): OtlpRe
 
   const traces = new Map<number, OtlpJsonSpan[]>();
   // Parents before children: a session's parent comes first in a trace, whatever the row order.
-  const order = sessions.map((_, i) => i).sort((a, b) => depthOf(a) - depthOf(b) || a - b);
+  const order = Array.from({ length: sessions.length }, (_, i) => i).sort((a, b) => depthOf(a) - depthOf(b) || a - b);
   function depthOf(i: number): number {
     let d = 0;
     for (let p = parentOf(i); p !== null && d < sessions.length; p = parentOf(p)) d++;
     return d;
   }
   for (const i of order) {
-    const s = sessions[i]!;
     const root = rootOf(i);
     const traceId = traceIdOf(root);
     const spans = traces.get(root) ?? [];
@@ -199,55 +200,60 @@ export function teamRowsToOtlp(rows: TeamRows, options: OtlpSpanOptions): OtlpRe
     const agentId = agentSpanId(traceId, i);
     const parent = root === i ? null : parentOf(i)!;
     const parentTool =
-      parent === null ? undefined : toolSpanById.get(parent)?.get(text(s.cells['parent_tool_call_id']) ?? '');
-    const agentName = text(s.cells['gen_ai.agent.name']);
+      parent === null ? undefined : toolSpanById.get(parent)?.get(text(sessions.cell(i, 'parent_tool_call_id')) ?? '');
+    const agentName = text(sessions.cell(i, 'gen_ai.agent.name'));
     spans.push({
       traceId,
       spanId: agentId,
       ...(parent === null ? {} : { parentSpanId: parentTool ?? agentSpanId(traceId, parent) }),
       name: agentName ? `invoke_agent ${agentName}` : 'invoke_agent',
       kind: KIND_INTERNAL,
-      ...times(s),
+      ...times(sessions, i),
       attributes: [
         stringAttr('gen_ai.operation.name', 'invoke_agent'),
-        ...rowAttributes(SESSIONS_TABLE, s, sessionAttributeName),
+        ...rowAttributes(sessions, i, sessionAttributeName),
       ],
     });
     const tools = new Map<string, string>();
     toolSpanById.set(i, tools);
     for (const c of callsOf.get(i) ?? []) {
-      const callIndex = Number(c.cells['call_index']);
+      const callIndex = Number(calls.cell(c, 'call_index'));
       const callId = callSpanId(traceId, i, callIndex);
-      const model = text(c.cells['gen_ai.request.model']);
+      const model = text(calls.cell(c, 'gen_ai.request.model'));
       spans.push({
         traceId,
         spanId: callId,
         parentSpanId: agentId,
         name: model ? `chat ${model}` : 'chat',
         kind: KIND_CLIENT,
-        ...times(c),
-        attributes: [...rowAttributes(CALLS_TABLE, c), ...(model ? [stringAttr('gen_ai.response.model', model)] : [])],
+        ...times(calls, c),
+        attributes: [...rowAttributes(calls, c), ...(model ? [stringAttr('gen_ai.response.model', model)] : [])],
       });
       (toolsOf.get(`${i}\u0000${callIndex}`) ?? []).forEach((t, n) => {
         const toolId = toolSpanId(traceId, i, callIndex, n);
-        const callIdText = text(t.cells['gen_ai.tool.call.id']);
+        const callIdText = text(toolCalls.cell(t, 'gen_ai.tool.call.id'));
         if (callIdText !== null && !tools.has(callIdText)) tools.set(callIdText, toolId);
-        const name = text(t.cells['gen_ai.tool.name']);
-        const failed = t.cells['is_error'] === true;
-        const errorText = text(t.cells['error_text']);
+        const name = text(toolCalls.cell(t, 'gen_ai.tool.name'));
+        const failed = toolCalls.cell(t, 'is_error') === true;
+        const errorText = text(toolCalls.cell(t, 'error_text'));
         spans.push({
           traceId,
           spanId: toolId,
           parentSpanId: callId,
           name: name ? `execute_tool ${name}` : 'execute_tool',
           kind: KIND_INTERNAL,
-          ...times(t),
+          ...times(toolCalls, t),
           attributes: [
             stringAttr('gen_ai.operation.name', 'execute_tool'),
-            ...rowAttributes(TOOL_CALLS_TABLE, t),
+            ...rowAttributes(toolCalls, t),
             // The conventions' error.type: a class of error; ours are the agent's tool failures.
             ...(failed
-              ? [stringAttr('error.type', t.cells['denied_by_user'] === true ? 'denied_by_user' : 'tool_error')]
+              ? [
+                  stringAttr(
+                    'error.type',
+                    toolCalls.cell(t, 'denied_by_user') === true ? 'denied_by_user' : 'tool_error',
+                  ),
+                ]
               : []),
           ],
           ...(failed ? { status: errorText ? { code: 2 as const, message: errorText } : { code: 2 as const } } : {}),
@@ -257,10 +263,9 @@ export function teamRowsToOtlp(rows: TeamRows, options: OtlpSpanOptions): OtlpRe
   }
   const out: OtlpResourceSpans[] = [];
   for (const [root, spans] of [...traces].sort((a, b) => a[0] - b[0])) {
-    const s = sessions[root]!;
-    const agent = text(s.cells['gen_ai.agent.name']);
-    const version = text(s.cells['gen_ai.agent.version']);
-    const format = text(s.cells['source_format']);
+    const agent = text(sessions.cell(root, 'gen_ai.agent.name'));
+    const version = text(sessions.cell(root, 'gen_ai.agent.version'));
+    const format = text(sessions.cell(root, 'source_format'));
     out.push({
       resource: {
         attributes: [

@@ -10,7 +10,9 @@ import type { PriceBook } from '../cost/costTypes';
 import { loopWastedUsd } from '../cost/loopCost';
 import type { ParsedTrace } from '../trace/parseTrace';
 import type { Session } from '../trace/model';
+import { CALLS_TABLE, CONTEXT_PARTS_TABLE, SESSIONS_TABLE, TOOL_CALLS_TABLE } from './teamSchema';
 import type { TeamCell } from './teamSchema';
+import { TeamColumns } from './teamColumns';
 
 /**
  * A parsed trace as rows of the team tables (teamSchema.ts): the same analysis and prices
@@ -19,23 +21,26 @@ import type { TeamCell } from './teamSchema';
  * columns marked `fromTrace`.
  */
 
-/** A row with the Hive partition it belongs to (the machine is the export's, not the row's). */
-export interface TeamRow {
-  agent: string;
-  /** UTC day `YYYY-MM-DD`, or null when the row has no time. */
-  date: string | null;
-  /** The session's position in its trace (the OTLP export links calls and sub-agents by it; not a column). */
-  session: number;
-  cells: Record<string, TeamCell>;
+/**
+ * The rows of one trace, per table, each row with the Hive partition it belongs to (the
+ * machine is the export's, not the row's).
+ */
+export interface TeamRows {
+  calls: TeamColumns;
+  tool_calls: TeamColumns;
+  sessions: TeamColumns;
+  /** Filled by `contextPartRows` when the export is asked for context parts; empty otherwise. */
+  context_parts: TeamColumns;
 }
 
-/** The rows of one trace, per table. */
-export interface TeamRows {
-  calls: TeamRow[];
-  tool_calls: TeamRow[];
-  sessions: TeamRow[];
-  /** Filled by `contextPartRows` when the export is asked for context parts; empty otherwise. */
-  context_parts: TeamRow[];
+/** Empty tables for one trace's rows. */
+export function emptyTeamRows(): TeamRows {
+  return {
+    calls: new TeamColumns(CALLS_TABLE),
+    tool_calls: new TeamColumns(TOOL_CALLS_TABLE),
+    sessions: new TeamColumns(SESSIONS_TABLE),
+    context_parts: new TeamColumns(CONTEXT_PARTS_TABLE),
+  };
 }
 
 /** Who ran the sessions, as the export writes it. */
@@ -135,7 +140,7 @@ function sessionEnd(session: Session): number | null {
 export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): TeamRows {
   const { model } = parsed;
   const priced = priceTrace(model, options.book);
-  const out: TeamRows = { calls: [], tool_calls: [], sessions: [], context_parts: [] };
+  const out = emptyTeamRows();
   const who = identityCells(options.identity);
   const o: AnalysisOptions = { ...DEFAULT_ANALYSIS_OPTIONS, ...options.analysis };
   const dayOf = dayWriter();
@@ -175,83 +180,74 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
         const l = loopOf.get(`${ci}\u0000${t.id}`) ?? null;
         if (l !== null && loop === null) loop = l;
         const start = t.startMs;
-        out.tool_calls.push({
-          agent,
-          date: dayOf(start) ?? day,
-          session: si,
-          cells: {
-            'gen_ai.conversation.id': conversation,
-            call_index: ci,
-            'gen_ai.tool.call.id': t.id,
-            'gen_ai.tool.name': t.name,
-            target_file: t.targetFile,
-            command: t.command,
-            start_time: start,
-            end_time: t.endMs,
-            duration_ms: t.durationMs,
-            is_error: t.isError,
-            denied_by_user: t.deniedByUser === true,
-            exit_code: t.exitCode,
-            error_text: t.errorText === null ? null : t.errorText.slice(0, 500),
-            result_chars: t.resultChars,
-            retry_loop_id: l,
-            'user.hash': options.identity.userHash,
-            'user.name': options.identity.userName,
-          },
+        // Each literal lists its table's columns in the schema's order: TeamColumns.append copies it by position.
+        out.tool_calls.append(agent, dayOf(start) ?? day, si, {
+          'gen_ai.conversation.id': conversation,
+          call_index: ci,
+          'gen_ai.tool.call.id': t.id,
+          'gen_ai.tool.name': t.name,
+          target_file: t.targetFile,
+          command: t.command,
+          start_time: start,
+          end_time: t.endMs,
+          duration_ms: t.durationMs,
+          is_error: t.isError,
+          denied_by_user: t.deniedByUser === true,
+          exit_code: t.exitCode,
+          error_text: t.errorText === null ? null : t.errorText.slice(0, 500),
+          result_chars: t.resultChars,
+          retry_loop_id: l,
+          'user.hash': options.identity.userHash,
+          'user.name': options.identity.userName,
         });
       }
       const s = call.server;
       const t = call.tokens;
       const usd = cost.calls.usdOf(ci);
-      out.calls.push({
-        agent,
-        date: day,
-        session: si,
-        cells: {
-          'gen_ai.conversation.id': conversation,
-          'gen_ai.agent.name': agentName,
-          'gen_ai.operation.name': 'chat',
-          'gen_ai.provider.name': provider,
-          'gen_ai.request.model': call.model,
-          'gen_ai.response.id': call.id,
-          call_index: ci,
-          turn: call.turn,
-          start_time: call.startMs,
-          end_time: call.endMs,
-          duration_ms: call.startMs !== null && call.endMs !== null ? call.endMs - call.startMs : null,
-          // The token and dollar cells written out rather than spread in from helpers: a literal
-          // without spreads is built from one template, and this runs for every call of the export.
-          'gen_ai.usage.input_tokens': t.input,
-          'gen_ai.usage.output_tokens': t.output,
-          'gen_ai.usage.cache_read.input_tokens': t.cached,
-          'gen_ai.usage.cache_creation.input_tokens': t.cacheWrite,
-          cache_creation_5m_input_tokens: t.cacheWrite5m ?? null,
-          cache_creation_1h_input_tokens: t.cacheWrite1h ?? null,
-          appended_input_tokens: t.appended,
-          reasoning_output_tokens: t.reasoningOutput,
-          // Dollars by kind; every kind null when the call is unpriced.
-          cost_usd: usd,
-          cost_input_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.input),
-          cost_cache_read_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.cacheRead),
-          cost_cache_write_5m_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.cacheWrite5m),
-          cost_cache_write_1h_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.cacheWrite1h),
-          cost_output_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.output),
-          cost_gpu_time_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.gpuTime),
-          price_id: cost.calls.priceIdOf(ci) ?? null,
-          unpriced_reason: cost.calls.unpricedOf(ci) ?? null,
-          service_tier: call.serviceTier ?? null,
-          server_queue_ms: s?.queueMs ?? null,
-          server_ttft_ms: s?.ttftMs ?? null,
-          server_prefill_ms: s?.prefillMs ?? null,
-          server_decode_ms: s?.decodeMs ?? null,
-          tool_calls: call.toolCalls.length,
-          failed_tool_calls: failed,
-          retry_loop_id: loop,
-          source_format: model.format,
-          'user.hash': options.identity.userHash,
-          'user.name': options.identity.userName,
-          inference_geo: call.inferenceGeo ?? null,
-        },
+      out.calls.append(agent, day, si, {
+        'gen_ai.conversation.id': conversation,
+        'gen_ai.agent.name': agentName,
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': provider,
+        'gen_ai.request.model': call.model,
+        'gen_ai.response.id': call.id,
+        call_index: ci,
+        turn: call.turn,
+        start_time: call.startMs,
+        end_time: call.endMs,
+        duration_ms: call.startMs !== null && call.endMs !== null ? call.endMs - call.startMs : null,
+        // The token and dollar cells written out rather than spread in from helpers: a literal
+        // without spreads is built from one template, and this runs for every call of the export.
+        'gen_ai.usage.input_tokens': t.input,
+        'gen_ai.usage.output_tokens': t.output,
+        'gen_ai.usage.cache_read.input_tokens': t.cached,
+        'gen_ai.usage.cache_creation.input_tokens': t.cacheWrite,
+        cache_creation_5m_input_tokens: t.cacheWrite5m ?? null,
+        cache_creation_1h_input_tokens: t.cacheWrite1h ?? null,
+        appended_input_tokens: t.appended,
+        reasoning_output_tokens: t.reasoningOutput,
+        // Dollars by kind; every kind null when the call is unpriced.
+        cost_usd: usd,
+        cost_input_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.input),
+        cost_cache_read_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.cacheRead),
+        cost_cache_write_5m_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.cacheWrite5m),
+        cost_cache_write_1h_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.cacheWrite1h),
+        cost_output_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.output),
+        cost_gpu_time_usd: usd === null ? null : cost.calls.kindOf(ci, COST_KIND_INDEX.gpuTime),
+        price_id: cost.calls.priceIdOf(ci) ?? null,
+        unpriced_reason: cost.calls.unpricedOf(ci) ?? null,
+        service_tier: call.serviceTier ?? null,
+        server_queue_ms: s?.queueMs ?? null,
+        server_ttft_ms: s?.ttftMs ?? null,
+        server_prefill_ms: s?.prefillMs ?? null,
+        server_decode_ms: s?.decodeMs ?? null,
+        tool_calls: call.toolCalls.length,
+        failed_tool_calls: failed,
+        retry_loop_id: loop,
+        source_format: model.format,
+        'user.hash': options.identity.userHash,
+        'user.name': options.identity.userName,
+        inference_geo: call.inferenceGeo ?? null,
       });
     });
     const sm = a.summary;
@@ -259,53 +255,48 @@ export function buildTeamRows(parsed: ParsedTrace, options: TeamRowOptions): Tea
     const replay = (min: number) => ttl.replays.find((r) => r.ttlMs === min * 60_000) ?? null;
     const loopWaste = a.retry.loops.map((l) => loopWastedUsd(l, session, cost));
     const start = sessionStart(session);
-    out.sessions.push({
-      agent,
-      date: dayOf(start),
-      session: si,
-      cells: {
-        'gen_ai.conversation.id': conversation,
-        parent_conversation_id: session.parentId,
-        session_role: session.role,
-        'gen_ai.agent.name': agentName,
-        'gen_ai.agent.version': session.agent?.version ?? null,
-        'gen_ai.request.model': sm.model,
-        project: session.cwd,
-        start_time: start,
-        end_time: sessionEnd(session),
-        llm_calls: sm.llmCalls,
-        user_turns: sm.userTurns,
-        api_errors: sm.apiErrors,
-        'gen_ai.usage.input_tokens': sm.tokens.input,
-        'gen_ai.usage.output_tokens': sm.tokens.output,
-        'gen_ai.usage.cache_read.input_tokens': sm.tokens.cached,
-        'gen_ai.usage.cache_creation.input_tokens': sm.tokens.cacheWrite,
-        appended_input_tokens: sm.tokens.appended,
-        tokens_source: sm.tokensSource,
-        cache_hit_rate: sm.cacheHitRate,
-        ...sessionCostCells(cost),
-        tool_calls: toolCalls,
-        failed_tool_calls: failedToolCalls,
-        denied_tool_calls: sm.deniedToolCalls,
-        retry_loops: a.retry.loops.length,
-        calls_in_retry_loops: a.retry.callsInLoops,
-        retry_loop_wasted_tokens: sumOrNull(a.retry.loops.map((l) => l.wastedTokens)),
-        retry_loop_wasted_usd: sumOrNull(loopWaste),
-        compactions: session.compactions.length,
-        cache_misses_first_call: a.missCauses['first-call'],
-        cache_misses_subagent_start: a.missCauses['subagent-start'],
-        cache_misses_compaction: a.missCauses.compaction,
-        cache_misses_idle_gap: a.missCauses['idle-gap'],
-        cache_misses_prefix_change: a.missCauses['prefix-change'],
-        cache_misses_unexplained: a.missCauses.unexplained,
-        cache_ttl_ran_min: ttl.actualTtlMs / 60_000,
-        cache_ttl_5m_cost_usd: replay(5)?.costUsd ?? null,
-        cache_ttl_1h_cost_usd: replay(60)?.costUsd ?? null,
-        cache_ttl_expired_calls_5m: replay(5)?.expiredCalls.length ?? null,
-        source_format: model.format,
-        ...who,
-        parent_tool_call_id: session.parentToolCallId,
-      },
+    out.sessions.append(agent, dayOf(start), si, {
+      'gen_ai.conversation.id': conversation,
+      parent_conversation_id: session.parentId,
+      session_role: session.role,
+      'gen_ai.agent.name': agentName,
+      'gen_ai.agent.version': session.agent?.version ?? null,
+      'gen_ai.request.model': sm.model,
+      project: session.cwd,
+      start_time: start,
+      end_time: sessionEnd(session),
+      llm_calls: sm.llmCalls,
+      user_turns: sm.userTurns,
+      api_errors: sm.apiErrors,
+      'gen_ai.usage.input_tokens': sm.tokens.input,
+      'gen_ai.usage.output_tokens': sm.tokens.output,
+      'gen_ai.usage.cache_read.input_tokens': sm.tokens.cached,
+      'gen_ai.usage.cache_creation.input_tokens': sm.tokens.cacheWrite,
+      appended_input_tokens: sm.tokens.appended,
+      tokens_source: sm.tokensSource,
+      cache_hit_rate: sm.cacheHitRate,
+      ...sessionCostCells(cost),
+      tool_calls: toolCalls,
+      failed_tool_calls: failedToolCalls,
+      denied_tool_calls: sm.deniedToolCalls,
+      retry_loops: a.retry.loops.length,
+      calls_in_retry_loops: a.retry.callsInLoops,
+      retry_loop_wasted_tokens: sumOrNull(a.retry.loops.map((l) => l.wastedTokens)),
+      retry_loop_wasted_usd: sumOrNull(loopWaste),
+      compactions: session.compactions.length,
+      cache_misses_first_call: a.missCauses['first-call'],
+      cache_misses_subagent_start: a.missCauses['subagent-start'],
+      cache_misses_compaction: a.missCauses.compaction,
+      cache_misses_idle_gap: a.missCauses['idle-gap'],
+      cache_misses_prefix_change: a.missCauses['prefix-change'],
+      cache_misses_unexplained: a.missCauses.unexplained,
+      cache_ttl_ran_min: ttl.actualTtlMs / 60_000,
+      cache_ttl_5m_cost_usd: replay(5)?.costUsd ?? null,
+      cache_ttl_1h_cost_usd: replay(60)?.costUsd ?? null,
+      cache_ttl_expired_calls_5m: replay(5)?.expiredCalls.length ?? null,
+      source_format: model.format,
+      ...who,
+      parent_tool_call_id: session.parentToolCallId,
     });
   });
   return out;

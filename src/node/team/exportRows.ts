@@ -74,10 +74,16 @@ export interface RedactionRequest {
  */
 export type RedactionAnswer = Array<{ slots: number[]; values: string[] }>;
 
-/** Per table, its trace-text columns, and which of them hold the trace's own ids (conversation, response, tool-call ids). */
+/** Per table, its trace-text columns (positions in its schema), and which of them hold the trace's own ids (conversation, response, tool-call ids). */
 const TEXT_COLUMNS = TEAM_TABLES.map((table) => {
-  const names = table.columns.filter((c) => c.fromTrace).map((c) => c.name);
-  return { names, isId: names.map((n) => isIdKey(n)) };
+  const positions: number[] = [];
+  const isId: boolean[] = [];
+  table.columns.forEach((c, j) => {
+    if (!c.fromTrace) return;
+    positions.push(j);
+    isId.push(isIdKey(c.name));
+  });
+  return { positions, isId };
 });
 
 /** The request for `rows`, and how to put the answer back into them. */
@@ -85,20 +91,24 @@ export function redactionRequest(rows: TeamRows): {
   request: RedactionRequest;
   apply(answer: RedactionAnswer): void;
 } {
-  // One pass over each table's text cells: the distinct values with their counts and, for the
-  // id columns, each (column, value) the first time it stands there. The id columns' values are
-  // declared first (answerRedaction), as a trace's id fields are, so default redaction leaves them
-  // in every column; a session id stands on every one of its rows: it is learnt once.
+  // One pass over each table's text cells, row by row as the redactor numbers them: the
+  // distinct values with their counts and, for the id columns, each (column, value) the first
+  // time it stands there. The id columns' values are declared first (answerRedaction), as a
+  // trace's id fields are, so default redaction leaves them in every column; a session id
+  // stands on every one of its rows: it is learnt once.
   const tables = TEAM_TABLES.map((table, t) => {
-    const { names, isId } = TEXT_COLUMNS[t]!;
+    const { positions, isId } = TEXT_COLUMNS[t]!;
+    const rowsOf = rows[table.name];
+    const columns = positions.map((j) => rowsOf.cells[j]!);
     const index = new Map<string, number>();
     const distinct: string[] = [];
     const weights: number[] = [];
     const ids: number[] = [];
-    const seen = names.map((_, j) => (isId[j] ? new Set<number>() : null));
-    for (const row of rows[table.name]) {
-      for (let j = 0; j < names.length; j++) {
-        const value = row.cells[names[j]!];
+    const seen = isId.map((id) => (id ? new Set<number>() : null));
+    const n = rowsOf.length;
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < columns.length; j++) {
+        const value = columns[j]![i];
         if (typeof value !== 'string') continue;
         let slot = index.get(value);
         if (slot === undefined) {
@@ -126,13 +136,14 @@ export function redactionRequest(rows: TeamRows): {
         const changed = new Map<string, string>();
         const distinct = tables[t]!.distinct;
         slots.forEach((slot, i) => changed.set(distinct[slot]!, values[i]!));
-        const names = TEXT_COLUMNS[t]!.names;
-        for (const row of rows[table.name]) {
-          for (const name of names) {
-            const value = row.cells[name];
+        const rowsOf = rows[table.name];
+        for (const j of TEXT_COLUMNS[t]!.positions) {
+          const column = rowsOf.cells[j]!;
+          for (let i = 0; i < column.length; i++) {
+            const value = column[i];
             if (typeof value !== 'string') continue;
             const redacted = changed.get(value);
-            if (redacted !== undefined) row.cells[name] = redacted;
+            if (redacted !== undefined) column[i] = redacted;
           }
         }
       });

@@ -6,7 +6,7 @@ import type { ColumnChunk, DecodedArray, Encoding, KeyValue, RowGroup, SchemaEle
 import type { TeamColumn, TeamTable } from '../../core/team/teamSchema';
 import { footerBytes, pageHeaderBytes } from './parquetThrift';
 import { snappyCompressShared } from './snappy';
-import type { TeamRow } from '../../core/team/teamRows';
+import type { TeamColumns } from '../../core/team/teamColumns';
 
 /**
  * The team tables' Parquet file, column by column, written with hyparquet-writer's own
@@ -74,21 +74,20 @@ export function teamSchema(table: TeamTable): SchemaElement[] {
  * made them; INT32 rounded), doubles, booleans; null for a missing cell. Null when a cell is not what this
  * path reproduces exactly.
  */
-export function columnCells(column: TeamColumn, rows: readonly TeamRow[]): Cell[] | null {
-  const name = column.name;
-  const n = rows.length;
+export function columnCells(column: TeamColumn, cells: readonly Cell[]): Cell[] | null {
+  const n = cells.length;
   const out: Cell[] = new Array<Cell>(n);
   switch (column.type) {
     case 'STRING':
       for (let i = 0; i < n; i++) {
-        const v = rows[i]!.cells[name] ?? null;
+        const v = cells[i] ?? null;
         if (v !== null && typeof v !== 'string') return null;
         out[i] = v;
       }
       return out;
     case 'INT64':
       for (let i = 0; i < n; i++) {
-        const v = rows[i]!.cells[name] ?? null;
+        const v = cells[i] ?? null;
         if (v === null) {
           out[i] = null;
           continue;
@@ -101,7 +100,7 @@ export function columnCells(column: TeamColumn, rows: readonly TeamRow[]): Cell[
       return out;
     case 'INT32':
       for (let i = 0; i < n; i++) {
-        const v = rows[i]!.cells[name] ?? null;
+        const v = cells[i] ?? null;
         if (v === null) {
           out[i] = null;
           continue;
@@ -114,7 +113,7 @@ export function columnCells(column: TeamColumn, rows: readonly TeamRow[]): Cell[
       return out;
     case 'TIMESTAMP':
       for (let i = 0; i < n; i++) {
-        const v = rows[i]!.cells[name] ?? null;
+        const v = cells[i] ?? null;
         if (v === null) {
           out[i] = null;
           continue;
@@ -125,14 +124,14 @@ export function columnCells(column: TeamColumn, rows: readonly TeamRow[]): Cell[
       return out;
     case 'DOUBLE':
       for (let i = 0; i < n; i++) {
-        const v = rows[i]!.cells[name] ?? null;
+        const v = cells[i] ?? null;
         if (v !== null && (typeof v !== 'number' || Number.isNaN(v))) return null;
         out[i] = v;
       }
       return out;
     case 'BOOLEAN':
       for (let i = 0; i < n; i++) {
-        const v = rows[i]!.cells[name] ?? null;
+        const v = cells[i] ?? null;
         if (v !== null && typeof v !== 'boolean') return null;
         out[i] = v;
       }
@@ -469,14 +468,14 @@ function writeChunk(
  */
 export function tableParquetColumns(
   table: TeamTable,
-  rows: readonly TeamRow[],
+  rows: TeamColumns,
   kvMetadata: KeyValue[],
   generator: string,
 ): Uint8Array | null {
   const schema = teamSchema(table);
   const cells: Cell[][] = [];
-  for (const column of table.columns) {
-    const c = columnCells(column, rows);
+  for (let j = 0; j < table.columns.length; j++) {
+    const c = columnCells(table.columns[j]!, rows.cells[j]!);
     if (!c) return null;
     cells.push(c);
   }

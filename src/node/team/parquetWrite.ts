@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
 import { TEAM_SCHEMA_KEY, TEAM_SCHEMA_VERSION, TEAM_TABLES } from '../../core/team/teamSchema';
-import type { TeamColumn, TeamTable } from '../../core/team/teamSchema';
-import type { TeamRow, TeamRows } from '../../core/team/teamRows';
+import type { TeamCell, TeamColumn, TeamTable } from '../../core/team/teamSchema';
+import type { TeamRows } from '../../core/team/teamRows';
+import type { TeamColumns } from '../../core/team/teamColumns';
 import type { KeyValue } from 'hyparquet';
 import { tableParquetColumns } from './parquetColumns';
 
@@ -29,12 +30,12 @@ export function longHash(text: string, digits: number): string {
   return createHash('sha256').update(text).digest('hex').slice(0, digits);
 }
 
-function columnData(column: TeamColumn, rows: readonly TeamRow[]): ColumnSource {
-  // One pass and one array per column (the rows' cells converted as they are read): this runs for every cell of the export.
+function columnData(column: TeamColumn, cells: readonly TeamCell[]): ColumnSource {
+  // One pass and one array per column (the cells converted as they are read): this runs for every cell it writes.
   const name = column.name;
-  const data: unknown[] = new Array(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const v = rows[i]!.cells[name] ?? null;
+  const data: unknown[] = new Array(cells.length);
+  for (let i = 0; i < cells.length; i++) {
+    const v = cells[i] ?? null;
     data[i] =
       v === null
         ? null
@@ -50,9 +51,9 @@ function columnData(column: TeamColumn, rows: readonly TeamRow[]): ColumnSource 
 }
 
 /** One table's rows as a Parquet file's bytes, written by hyparquet-writer's own front (`parquetWriteBuffer`). */
-export function tableParquetLibrary(table: TeamTable, rows: readonly TeamRow[], generator: string): Uint8Array {
+export function tableParquetLibrary(table: TeamTable, rows: TeamColumns, generator: string): Uint8Array {
   const buffer = parquetWriteBuffer({
-    columnData: table.columns.map((c) => columnData(c, rows)),
+    columnData: table.columns.map((c, j) => columnData(c, rows.cells[j]!)),
     kvMetadata: kvMetadata(table),
     createdBy: generator,
   });
@@ -70,7 +71,7 @@ function kvMetadata(table: TeamTable): KeyValue[] {
  * One table's rows as a Parquet file's bytes: column by column (parquetColumns.ts), the same
  * bytes the library writes, or by the library when a cell is not one that path reproduces.
  */
-export function tableParquet(table: TeamTable, rows: readonly TeamRow[], generator: string): Uint8Array {
+export function tableParquet(table: TeamTable, rows: TeamColumns, generator: string): Uint8Array {
   return tableParquetColumns(table, rows, kvMetadata(table), generator) ?? tableParquetLibrary(table, rows, generator);
 }
 
@@ -104,17 +105,19 @@ export function writeTeamParquet(
     bytes: 0,
   };
   for (const table of TEAM_TABLES) {
-    const groups = new Map<string, TeamRow[]>();
-    for (const row of rows[table.name]) {
-      const key = `agent=${row.agent}/date=${row.date ?? NULL_PARTITION}/machine=${machine}`;
+    const all = rows[table.name];
+    // Each partition's rows, by position; a trace whose rows share one partition (most do) is written as it is.
+    const groups = new Map<string, number[]>();
+    for (let i = 0; i < all.length; i++) {
+      const key = `agent=${all.agent[i]}/date=${all.date[i] ?? NULL_PARTITION}/machine=${machine}`;
       const list = groups.get(key);
-      if (list) list.push(row);
-      else groups.set(key, [row]);
+      if (list) list.push(i);
+      else groups.set(key, [i]);
     }
     for (const [key, list] of groups) {
       const folder = join(dir, table.name, ...key.split('/'));
       const path = join(folder, `part-${sourceKey}.parquet`);
-      const bytes = tableParquet(table, list, generator);
+      const bytes = tableParquet(table, groups.size === 1 ? all : all.select(list), generator);
       // Each partition's folder made once per thread (an export writes thousands of files into a few hundred
       // folders), and again if it has gone since (a compaction removes the folders it emptied).
       if (!made.has(folder)) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
-import type { TeamRow } from '../../../../src/core/team/teamRows';
+import { TeamColumns } from '../../../../src/core/team/teamColumns';
 import { CALLS_TABLE, SESSIONS_TABLE, TOOL_CALLS_TABLE } from '../../../../src/core/team/teamSchema';
 import type { TeamCell, TeamColumn, TeamTable } from '../../../../src/core/team/teamSchema';
 import {
@@ -13,8 +13,19 @@ import {
 } from '../../../../src/node/team/parquetColumns';
 import { tableParquet, tableParquetLibrary } from '../../../../src/node/team/parquetWrite';
 
-const rowsOf = (column: string, values: readonly TeamCell[]): TeamRow[] =>
-  values.map((v) => ({ agent: 'a', date: null, session: 0, cells: { [column]: v } }));
+/** A row as the tests write it: its partition and its cells by name. */
+interface TestRow {
+  agent: string;
+  date: string | null;
+  session: number;
+  cells: Record<string, TeamCell>;
+}
+/** The rows as the export holds them: one table of columns. */
+function tableOf(table: TeamTable, rows: readonly TestRow[]): TeamColumns {
+  const out = new TeamColumns(table);
+  for (const r of rows) out.appendByName(r.agent, r.date, r.session, r.cells);
+  return out;
+}
 const col = (type: TeamColumn['type']): TeamColumn => ({ name: 'x', type });
 /** The key-value metadata the export writes in every file (parquetWrite.ts). */
 const kv = (table: TeamTable) => [
@@ -32,7 +43,7 @@ function generator(seed: number): () => number {
 }
 
 /** Rows for every column of `table`: repeated and distinct texts, integers, fractions, times, flags, nulls. */
-function rowsFor(table: TeamTable, n: number, seed: number): TeamRow[] {
+function rowsFor(table: TeamTable, n: number, seed: number): TestRow[] {
   const r = generator(seed);
   // A lone surrogate too: the file holds it as U+FFFD, as the library's TextEncoder writes it.
   const words = [
@@ -101,17 +112,17 @@ describe('parquetColumns: the dictionary choice, by hand', () => {
 
 describe('parquetColumns: cells and statistics, by hand', () => {
   it('INT64 rounds (2.5 → 3, -2.5 → -2), TIMESTAMP truncates to whole ms as a Date does (1.9 → 1, -1.9 → -1)', () => {
-    assert.deepEqual(columnCells(col('INT64'), rowsOf('x', [2.5, -2.5, null])), [3, -2, null]);
-    assert.deepEqual(columnCells(col('TIMESTAMP'), rowsOf('x', [1.9, -1.9])), [1, -1]);
-    assert.deepEqual(columnCells(col('INT32'), rowsOf('x', [7.4])), [7]);
+    assert.deepEqual(columnCells(col('INT64'), [2.5, -2.5, null]), [3, -2, null]);
+    assert.deepEqual(columnCells(col('TIMESTAMP'), [1.9, -1.9]), [1, -1]);
+    assert.deepEqual(columnCells(col('INT32'), [7.4]), [7]);
   });
 
   it('what it does not reproduce goes to the library: 2^60, a time past year 275760, NaN, a number in a text column', () => {
-    assert.equal(columnCells(col('INT64'), rowsOf('x', [2 ** 60])), null);
-    assert.equal(columnCells(col('INT32'), rowsOf('x', [2 ** 31])), null);
-    assert.equal(columnCells(col('TIMESTAMP'), rowsOf('x', [9e15])), null);
-    assert.equal(columnCells(col('DOUBLE'), rowsOf('x', [Number.NaN])), null);
-    assert.equal(columnCells(col('STRING'), rowsOf('x', [5])), null);
+    assert.equal(columnCells(col('INT64'), [2 ** 60]), null);
+    assert.equal(columnCells(col('INT32'), [2 ** 31]), null);
+    assert.equal(columnCells(col('TIMESTAMP'), [9e15]), null);
+    assert.equal(columnCells(col('DOUBLE'), [Number.NaN]), null);
+    assert.equal(columnCells(col('STRING'), [5]), null);
   });
 
   it('texts compare in UTF-8 byte order: U+FFFF (EF BF BF) before U+10000 (F0 90 80 80), unlike UTF-16 order', () => {
@@ -132,7 +143,7 @@ describe('parquetColumns: cells and statistics, by hand', () => {
 
 describe('parquetColumns: the files', () => {
   it('a file read back holds the cells written (hand-written rows)', async () => {
-    const rows: TeamRow[] = [
+    const rows: TestRow[] = [
       {
         agent: 'a',
         date: null,
@@ -147,7 +158,7 @@ describe('parquetColumns: the files', () => {
       },
       { agent: 'a', date: null, session: 0, cells: { command: null, call_index: null, start_time: 5, is_error: null } },
     ];
-    const bytes = tableParquetColumns(TOOL_CALLS_TABLE, rows, kv(TOOL_CALLS_TABLE), 'test')!;
+    const bytes = tableParquetColumns(TOOL_CALLS_TABLE, tableOf(TOOL_CALLS_TABLE, rows), kv(TOOL_CALLS_TABLE), 'test')!;
     const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
     const read = await parquetReadObjects({
       file,
@@ -185,7 +196,7 @@ describe('parquetColumns: the files', () => {
         [1000, 4],
         [2500, 5],
       ] as const) {
-        const rows = rowsFor(table, n, seed);
+        const rows = tableOf(table, rowsFor(table, n, seed));
         const ours = tableParquetColumns(table, rows, kv(table), 'test');
         assert.ok(ours, `${table.name} × ${n} written column by column`);
         const theirs = Buffer.from(tableParquetLibrary(table, rows, 'test'));
@@ -222,18 +233,22 @@ describe('parquetColumns: the files', () => {
             else if (c.type === 'TIMESTAMP') cells[c.name] = i % 3 === 0 ? -86_400_000 * (i + 1) - 0.5 : cells[c.name]!;
           return { ...r, cells };
         });
-        const ours = tableParquetColumns(table, rows, kv(table), 'test');
+        const columns = tableOf(table, rows);
+        const ours = tableParquetColumns(table, columns, kv(table), 'test');
         assert.ok(ours, `${table.name} × ${n} written column by column`);
-        assert.deepEqual(Buffer.from(ours), Buffer.from(tableParquetLibrary(table, rows, 'test')));
+        assert.deepEqual(Buffer.from(ours), Buffer.from(tableParquetLibrary(table, columns, 'test')));
       }
     }
   });
 
   it('a text column filling more than a page is left to the library, and the file is still the library’s', () => {
-    const rows = rowsFor(TOOL_CALLS_TABLE, 3, 9).map((r, i) => ({
-      ...r,
-      cells: { ...r.cells, error_text: `${i}${'x'.repeat(600_000)}` },
-    }));
+    const rows = tableOf(
+      TOOL_CALLS_TABLE,
+      rowsFor(TOOL_CALLS_TABLE, 3, 9).map((r, i) => ({
+        ...r,
+        cells: { ...r.cells, error_text: `${i}${'x'.repeat(600_000)}` },
+      })),
+    );
     assert.equal(tableParquetColumns(TOOL_CALLS_TABLE, rows, kv(TOOL_CALLS_TABLE), 'test'), null);
     assert.deepEqual(
       Buffer.from(tableParquet(TOOL_CALLS_TABLE, rows, 'test')),
