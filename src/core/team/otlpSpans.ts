@@ -147,13 +147,21 @@ function times(rows: TeamColumns, row: number): Pick<OtlpJsonSpan, 'startTimeUni
 /** Builds one resource's spans per root session (a main session with its sub-agents is one trace). */
 export function teamRowsToOtlp(rows: TeamRows, options: OtlpSpanOptions): OtlpResourceSpans[] {
   const { sessions, calls, tool_calls: toolCalls } = rows;
-  // Rows by position: each session's call rows, each call's tool call rows.
+  // Rows by position: each session's call rows, each call's tool call rows (appended in place:
+  // a copy per row made a session's list quadratic in its calls).
   const callsOf = new Map<number, number[]>();
-  for (let c = 0; c < calls.length; c++) callsOf.set(calls.session[c]!, [...(callsOf.get(calls.session[c]!) ?? []), c]);
+  for (let c = 0; c < calls.length; c++) {
+    const list = callsOf.get(calls.session[c]!);
+    if (list) list.push(c);
+    else callsOf.set(calls.session[c]!, [c]);
+  }
   const toolsOf = new Map<string, number[]>();
+  const toolCallIndex = toolCalls.column('call_index');
   for (let t = 0; t < toolCalls.length; t++) {
-    const key = `${toolCalls.session[t]}\u0000${String(toolCalls.cell(t, 'call_index'))}`;
-    toolsOf.set(key, [...(toolsOf.get(key) ?? []), t]);
+    const key = `${toolCalls.session[t]}\u0000${String(toolCallIndex[t])}`;
+    const list = toolsOf.get(key);
+    if (list) list.push(t);
+    else toolsOf.set(key, [t]);
   }
   // A sub-agent's parent: the session of this trace whose conversation id it names.
   const byConversation = new Map<string, number>();
