@@ -7,3 +7,14 @@
  * not less (docs/performance.md, "Issue 27, fifth round" and "seventh round").
  */
 export const READER_YOUNG_GENERATION_MB = 12;
+
+/**
+ * The young generation of an export thread (`export --to parquet`), in MB: two semi-spaces of
+ * 32 MB and the space for young large objects. Each thread parses a trace, builds its rows and
+ * writes its Parquet files, and keeps up to eight sources' rows waiting for the redactor: with
+ * V8's own 16 MB semi-spaces more of that short-lived work survived into the old generation.
+ * The export is a job of its own in the CLI, not a thread beside the editor, so it may take the
+ * memory (about 90 MB more at its peak) for the CPU; the session index's parse threads, which
+ * run in the extension host, keep V8's own (docs/performance.md, "Issue 30, eighteenth session").
+ */
+export const EXPORT_YOUNG_GENERATION_MB = 96;

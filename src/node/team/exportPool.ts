@@ -2,6 +2,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Redactor } from '../../core/redact/redactor';
 import { WorkerRpc } from '../../protocol/workerRpc';
+import { EXPORT_YOUNG_GENERATION_MB } from '../youngGeneration';
 import type { RpcRequest, RpcResponse } from '../../protocol/workerRpc';
 import { answerRedaction } from './exportRows';
 import type { ExportJob, ExportOutcome, ExportSettings, RedactionAnswer, RedactionRequest } from './exportRows';
@@ -93,6 +94,7 @@ export class ExportPool {
     for (let t = 0; t < size; t++) {
       const worker = new Worker(script, {
         workerData: { ...settings, redact: redactor !== null } satisfies ExportWorkerData,
+        resourceLimits: { maxYoungGenerationSizeMb: EXPORT_YOUNG_GENERATION_MB },
       });
       const thread: ExportThread = {
         worker,
