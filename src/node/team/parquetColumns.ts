@@ -44,6 +44,8 @@ const LATER_GROUPS = 100000;
 const MAGIC = 0x31524150; // PAR1
 /** The library's sample rejection ratio for dictionaries (dictionary.js). */
 const SAMPLE_REJECTION_RATIO = 0.9;
+/** Chunks of at most this many rows find their dictionary's entries without a Map (chooseDictionary). */
+const SMALL_CHUNK = 16;
 /** The largest time value a Date holds (ECMAScript TimeClip). */
 const MAX_TIME = 8.64e15;
 
@@ -215,7 +217,9 @@ export function chooseDictionary(
   }
   const dictionary: Cell[] = [];
   const indexes = new Array<number>(n);
-  const index = new Map<Cell, number>();
+  // A chunk of a few rows (a sessions file holds one or two) looks its values up in the
+  // dictionary itself: no Map made for it. `===` is the Map's SameValueZero here: no cell is NaN (columnCells).
+  const index = n > SMALL_CHUNK ? new Map<Cell, number>() : null;
   let dictSize = 0;
   let totalSize = 0;
   let nonNull = 0;
@@ -225,12 +229,13 @@ export function chooseDictionary(
     nonNull++;
     const size = sizeOf(value, type);
     totalSize += size;
-    let at = index.get(value);
+    let at = index ? index.get(value) : undefined;
+    if (!index) for (let d = 0; d < dictionary.length && at === undefined; d++) if (dictionary[d] === value) at = d;
     if (at === undefined) {
       dictSize += size;
       at = dictionary.length;
       dictionary.push(value);
-      index.set(value, at);
+      index?.set(value, at);
     }
     indexes[i] = at;
   }

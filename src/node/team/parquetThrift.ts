@@ -1,6 +1,6 @@
-import type { ColumnChunk, KeyValue, RowGroup, SchemaElement } from 'hyparquet';
+import type { ColumnChunk, KeyValue, RowGroup, SchemaElement, Statistics } from 'hyparquet';
 import { logicalType } from 'hyparquet-writer/src/metadata.js';
-import { unconvertStatistics } from 'hyparquet-writer/src/unconvert.js';
+import { unconvertMinMax } from 'hyparquet-writer/src/unconvert.js';
 
 /**
  * The footer of a team table's Parquet file (its FileMetaData in Thrift's compact protocol):
@@ -11,9 +11,9 @@ import { unconvertStatistics } from 'hyparquet-writer/src/unconvert.js';
  * and an export of 1,000 sessions writes about 130,000 chunks, most of them small (a file per
  * source, table and partition). Here the parts every file of a table shares (its schema,
  * key-value metadata, column orders, each column's name) are encoded once, and each chunk's
- * figures and each page's header are written straight as varints. The statistics alone still
- * go through the library's conversion (`unconvertStatistics`, which truncates long strings as
- * it does).
+ * figures, each page's header and each chunk's statistics are written straight as varints and
+ * bytes. A text statistic longer than 16 bytes alone still goes through the library's
+ * conversion (`unconvertMinMax`, which truncates it as the library does).
  *
  * The unit tests compare whole files with the library's, footers and page headers included
  * (parquetColumns.test.ts), and the compact protocol value by value (parquetThrift.test.ts).
@@ -155,6 +155,47 @@ export class CompactWriter {
   binary(bytes: Uint8Array): void {
     this.varint32(bytes.length);
     this.raw(bytes);
+  }
+
+  /** A number as BINARY: 4 bytes of an INT32, or 8 of a DOUBLE or of an INT64 below 2^53 in magnitude; little-endian, as a DataView writes them. */
+  numberBinary(type: 'INT32' | 'INT64' | 'DOUBLE', value: number): void {
+    const size = type === 'INT32' ? 4 : 8;
+    this.ensure(1 + size);
+    this.bytes[this.length++] = size; // the length's varint: one byte
+    if (type === 'DOUBLE') this.view.setFloat64(this.length, value, true);
+    else if (type === 'INT32') this.view.setInt32(this.length, value, true);
+    else {
+      // Two's complement in two halves, exact below 2^53 (parquetColumns.ts writeInt64s).
+      const high = Math.floor(value / 4294967296);
+      this.view.setUint32(this.length, value - high * 4294967296, true);
+      this.view.setInt32(this.length + 4, high, true);
+    }
+    this.length += size;
+  }
+
+  /**
+   * A text of at most `max` (< 128) UTF-8 bytes as BINARY, as `binary(TextEncoder.encode(text))`
+   * writes it; false, with nothing written, for a longer one.
+   */
+  shortText(text: string, max: number): boolean {
+    // Each UTF-16 unit is at least one byte.
+    if (text.length > max) return false;
+    this.ensure(1 + 3 * text.length);
+    const at = this.length + 1;
+    let ascii = true;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) {
+        ascii = false;
+        break;
+      }
+      this.bytes[at + i] = c;
+    }
+    const written = ascii ? text.length : encoder.encodeInto(text, this.bytes.subarray(at)).written;
+    if (written > max) return false;
+    this.bytes[this.length] = written; // the length's varint: one byte (max < 128)
+    this.length = at + written;
+    return true;
   }
 
   /** A field's header, given the previous field's id; returns this one's. */
@@ -360,7 +401,7 @@ function columnChunk(w: CompactWriter, chunk: ColumnChunk, path: Uint8Array, lea
   }
   if (m.statistics) {
     last = w.field(last, 12, STRUCT);
-    writeValue(w, STRUCT, unconvertStatistics(m.statistics, leaf));
+    writeStatistics(w, m.statistics, leaf);
   }
   if (m.encoding_stats) {
     w.field(last, 13, LIST);
@@ -377,6 +418,61 @@ function columnChunk(w: CompactWriter, chunk: ColumnChunk, path: Uint8Array, lea
   }
   w.byte(STOP); // meta_data
   w.byte(STOP); // ColumnChunk
+}
+
+/** hyparquet-writer's bound on a text statistic's bytes (unconvert.js STATS_TRUNCATE_LENGTH). */
+const STATISTIC_BYTES = 16;
+
+/**
+ * A min or max, BINARY as the footer holds it (its length, then its bytes), written as the
+ * library's `unconvertMinMax` gives it for the team tables' cells (texts; integers, times and
+ * doubles as numbers; booleans), straight into the footer; returns whether it is the value
+ * itself (false: a text truncated to STATISTIC_BYTES), as `minMaxIsExact` says it.
+ */
+function writeStatistic(w: CompactWriter, value: unknown, leaf: SchemaElement, isMax: boolean): boolean {
+  if (typeof value === 'string' && leaf.type === 'BYTE_ARRAY') {
+    if (w.shortText(value, STATISTIC_BYTES)) return true;
+    // Truncated by the library's own rule; a max it cannot round up within the bound stays whole (and exact).
+    const cut = unconvertMinMax(value, leaf, isMax)!;
+    w.binary(cut);
+    return cut.length > STATISTIC_BYTES;
+  }
+  if (typeof value === 'number' && (leaf.type === 'DOUBLE' || leaf.type === 'INT32')) w.numberBinary(leaf.type, value);
+  // INT64 and times: integers below 2^53 in magnitude, as columnCells checked.
+  else if (typeof value === 'number' && leaf.type === 'INT64' && Number.isSafeInteger(value))
+    w.numberBinary('INT64', value);
+  else w.binary(unconvertMinMax(value as never, leaf, isMax)!);
+  return true;
+}
+
+/**
+ * A chunk's Statistics struct as the library writes `unconvertStatistics` of it (fields 3,
+ * 5 to 9; the team writer sets no `min`, `max` or `distinct_count`), without its `field_N`
+ * object and generic Thrift path: once per column chunk of every file.
+ */
+function writeStatistics(w: CompactWriter, stats: Statistics, leaf: SchemaElement): void {
+  let last = 0;
+  if (stats.null_count !== undefined) {
+    last = w.field(last, 3, I64);
+    w.i64(stats.null_count);
+  }
+  let maxExact = true;
+  let minExact = true;
+  if (stats.max_value !== undefined && stats.max_value !== null) {
+    last = w.field(last, 5, BINARY);
+    maxExact = writeStatistic(w, stats.max_value, leaf, true);
+  }
+  if (stats.min_value !== undefined && stats.min_value !== null) {
+    last = w.field(last, 6, BINARY);
+    minExact = writeStatistic(w, stats.min_value, leaf, false);
+  }
+  if (!maxExact) last = w.field(last, 7, FALSE);
+  if (!minExact) last = w.field(last, 8, FALSE);
+  if (stats.nan_count !== undefined) {
+    last = w.field(last, 9, I64);
+    w.i64(stats.nan_count);
+  }
+  w.byte(STOP);
 }
 
 /**

@@ -191,6 +191,8 @@ describe('parquetColumns: the files', () => {
     for (const table of [CALLS_TABLE, TOOL_CALLS_TABLE, SESSIONS_TABLE])
       for (const [n, seed] of [
         [1, 1],
+        // 12 rows: dictionaries found without a Map (16 rows or fewer), with repeats, +0 and -0 among them.
+        [12, 6],
         [17, 2],
         [300, 3],
         [1000, 4],
@@ -204,7 +206,41 @@ describe('parquetColumns: the files', () => {
         assert.deepEqual(Buffer.from(tableParquet(table, rows, 'test')), theirs);
         compared += 1;
       }
-    assert.equal(compared, 15);
+    assert.equal(compared, 18);
+  });
+
+  it('text statistics past 16 bytes truncated as the library truncates them, the file byte for byte its own', async () => {
+    // Each text alone in its column, so it is both the chunk's min and its max: the min is cut at a
+    // character boundary, the max rounded up in its last character that can be (U+D7FF goes to U+E000,
+    // U+10FFFF cannot and is dropped); a max that cannot be rounded within 16 bytes stays whole.
+    const texts = [
+      'exactly sixteen!', // 16 bytes: kept, exact
+      'seventeen bytes!!', // 17: cut to 16
+      `${'a'.repeat(15)}é tail`, // é's two bytes straddle byte 16
+      `${'a'.repeat(14)}\u{1F600} grin`, // an emoji's four bytes straddle it
+      `${'a'.repeat(12)}\ud7ff\ud7ff tail`, // U+D7FF's successor is U+E000
+      '\u{10FFFF}'.repeat(5), // no character to round up within 16 bytes: the max stays whole
+      `ab${'\u{10FFFF}'.repeat(4)}`, // rounded up in the b
+      `${'é'.repeat(9)}`, // 18 bytes of two-byte characters
+      `half \ud800 pair and more text`, // a lone surrogate (U+FFFD, three bytes) before the cut
+    ];
+    const column = CALLS_TABLE.columns.find((c) => c.name === 'gen_ai.request.model')!;
+    const table: TeamTable = { ...CALLS_TABLE, columns: [column] };
+    for (const text of texts) {
+      const rows = tableOf(table, [{ agent: 'a', date: null, session: 0, cells: { [column.name]: text } }]);
+      const ours = tableParquetColumns(table, rows, kv(table), 'test');
+      assert.ok(ours);
+      assert.deepEqual(Buffer.from(ours), Buffer.from(tableParquetLibrary(table, rows, 'test')), JSON.stringify(text));
+    }
+    // By hand, for one: the 17-byte text's min is its first 16 bytes, its max those with the last one
+    // raised ('!' + 1 = '"'), and neither is exact.
+    const rows = tableOf(table, [{ agent: 'a', date: null, session: 0, cells: { [column.name]: texts[1]! } }]);
+    const stats = parquetMetadata(tableParquetColumns(table, rows, kv(table), 'test')!.slice().buffer).row_groups[0]!
+      .columns[0]!.meta_data!.statistics!;
+    assert.equal(stats.min_value, 'seventeen bytes!');
+    assert.equal(stats.max_value, 'seventeen bytes"');
+    assert.equal(stats.is_min_value_exact, false);
+    assert.equal(stats.is_max_value_exact, false);
   });
 
   it('integers written as 8 bytes without BigInts, as the library writes them: negative, past 2^32, ±(2^53 − 1), times before 1970', () => {
