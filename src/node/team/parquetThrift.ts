@@ -469,7 +469,7 @@ function writeStatistics(w: CompactWriter, stats: Statistics, leaf: SchemaElemen
   if (!maxExact) last = w.field(last, 7, FALSE);
   if (!minExact) last = w.field(last, 8, FALSE);
   if (stats.nan_count !== undefined) {
-    last = w.field(last, 9, I64);
+    w.field(last, 9, I64);
     w.i64(stats.nan_count);
   }
   w.byte(STOP);
