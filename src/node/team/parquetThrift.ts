@@ -450,7 +450,7 @@ function writeStatistic(w: CompactWriter, value: unknown, leaf: SchemaElement, i
  * 5 to 9; the team writer sets no `min`, `max` or `distinct_count`), without its `field_N`
  * object and generic Thrift path: once per column chunk of every file.
  */
-function writeStatistics(w: CompactWriter, stats: Statistics, leaf: SchemaElement): void {
+function writeStatistics(w: CompactWriter, stats: Statistics & { nan_count?: bigint }, leaf: SchemaElement): void {
   let last = 0;
   if (stats.null_count !== undefined) {
     last = w.field(last, 3, I64);
