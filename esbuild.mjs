@@ -24,6 +24,23 @@ const problemMatcher = {
   },
 };
 
+/**
+ * The context tokenizer's ranks (gpt-tokenizer's o200k_base, about 4 MB of the bundle) in a bundle of their own,
+ * dist/contextTokenizer.js, which src/node/contextCollect.ts loads on demand from beside the bundle that asks for it.
+ * Inlined, every bundle that can build a context anatomy (the CLI's commands, the export, index and trace threads)
+ * parsed them on every start, though only --context and the anatomy count a token.
+ */
+const contextTokenizerApart = {
+  name: 'context-tokenizer-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/contextTokenizer$/ }, (args) =>
+      /[\\/]src[\\/]node[\\/]contextCollect\.ts$/.test(args.importer)
+        ? { path: './contextTokenizer.js', external: true }
+        : undefined,
+    );
+  },
+};
+
 const common = {
   bundle: true,
   // Prefer ES module builds: jsonc-parser's "main" is a UMD bundle whose inner requires esbuild cannot follow.
@@ -32,7 +49,9 @@ const common = {
   sourcemap: production ? false : 'linked',
   logLevel: 'warning',
   // The price list of @pydantic/genai-prices as JSON.parse of a string, not a literal (scripts/priceListAsJson.mjs).
-  plugins: watch ? [problemMatcher, priceListJsonPlugin] : [priceListJsonPlugin],
+  plugins: watch
+    ? [problemMatcher, priceListJsonPlugin, contextTokenizerApart]
+    : [priceListJsonPlugin, contextTokenizerApart],
 };
 
 /** The CLI is package.json's `bin`: `npx agent-trace` runs the file itself, so it must be executable (esbuild writes 0644). */
@@ -119,6 +138,15 @@ const builds = [
     ...common,
     entryPoints: ['src/node/team/exportWorker.ts'],
     outfile: 'dist/teamExportWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  // The context tokenizer, loaded on demand by the bundles above (contextTokenizerApart).
+  {
+    ...common,
+    entryPoints: ['src/node/contextTokenizer.ts'],
+    outfile: 'dist/contextTokenizer.js',
     platform: 'node',
     format: 'cjs',
     target: 'node20',

@@ -340,6 +340,41 @@ describe('agent-trace CLI (the built dist/cli.js)', () => {
     }
   });
 
+  it('the context tokenizer is a bundle of its own, loaded from beside the bundles that count tokens', () => {
+    // gpt-tokenizer's o200k_base (about 4 MB) was inlined in four bundles, and every start of them parsed it: each
+    // export thread, the index worker in the extension host, every command of dist/cliCommands.js. Its special token
+    // `<|reserved_200000|>` is gpt-tokenizer's own text: it is in the tokenizer's bundle and in none of the others.
+    const marker = '<|reserved_200000|>';
+    assert.ok(readFileSync(join(repoRoot, 'dist', 'contextTokenizer.js'), 'utf8').includes(marker));
+    for (const bundle of ['cliCommands.js', 'teamExportWorker.js', 'indexWorker.js', 'traceWorker.js']) {
+      const text = readFileSync(join(repoRoot, 'dist', bundle), 'utf8');
+      assert.ok(!text.includes(marker), `${bundle} carries the tokenizer's ranks`);
+      assert.ok(text.includes('./contextTokenizer.js'), `${bundle} does not load dist/contextTokenizer.js`);
+    }
+    // Without it beside the commands' bundle, a command that counts no token runs and `context` says what is missing;
+    // with it, `context` prints what the whole dist prints.
+    const dir = mkdtempSync(join(tmpdir(), 'agent-trace-cli-tokenizer-'));
+    try {
+      for (const f of ['cli.js', 'cliCommands.js']) copyFileSync(join(repoRoot, 'dist', f), join(dir, f));
+      const trace = join(fixtures, 'claude-code/context-excerpt.jsonl');
+      const inDir = (...args: string[]) =>
+        spawnSync(process.execPath, [join(dir, 'cli.js'), ...args], { encoding: 'utf8' });
+      const cost = inDir('cost', trace);
+      assert.equal(cost.status, 0, cost.stderr);
+      assert.equal(cost.stdout, run('cost', trace).stdout);
+      const missing = inDir('context', trace);
+      assert.notEqual(missing.status, 0);
+      assert.match(missing.stderr, /contextTokenizer\.js/);
+      copyFileSync(join(repoRoot, 'dist', 'contextTokenizer.js'), join(dir, 'contextTokenizer.js'));
+      const counted = inDir('context', trace, '--json');
+      assert.equal(counted.status, 0, counted.stderr);
+      assert.equal(counted.stdout, run('context', trace, '--json').stdout);
+      assert.match(counted.stdout, /o200k_base/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("analyze and convert load their own bundle only: they run with the other commands' bundle absent", () => {
     // The launcher (dist/cli.js) loads dist/cliAnalyze.js for them; dist/cliCommands.js brings
     // DuckDB, Parquet, OTLP, secretlint and the tokenizer, which analyze never runs. A copy of
