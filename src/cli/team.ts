@@ -195,13 +195,17 @@ async function writeManifest(dir: string, manifest: ExportManifest): Promise<voi
 }
 
 /** `f` of each item, at most `limit` at once; the results in the items' order. */
-async function inOrderLimited<T, R>(items: readonly T[], limit: number, f: (item: T) => Promise<R>): Promise<R[]> {
+async function inOrderLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  f: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < items.length) {
       const i = next++;
-      out[i] = await f(items[i]!);
+      out[i] = await f(items[i]!, i);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
@@ -404,29 +408,13 @@ export async function runTeamExport(
   let unsaved = false;
   // The sources to write (those whose files changed), in order: the export threads build and write them, the redactor
   // takes their texts in this order, and the manifest records them in it.
-  const todo: Array<{
+  type Entry = {
     source: ExportSource;
     job: ExportJob;
     stamp: string;
     before: ExportManifest['sources'][string] | undefined;
-  }> = [];
-  // Each source's stamp and files checked 32 at a time: one after another, the waits for the file system were most
-  // of an export with nothing to write (0.66 of its 1.1 s) and held back the first source of every export.
-  const checked = await inOrderLimited(sources, 32, async (source) => {
-    const key = shortHash(resolve(source.path), a.salt);
-    const stamp = await source.stamp();
-    const before = manifest.sources[key];
-    const unchanged =
-      before !== undefined && before.stamp === stamp && (await allExist(before.files.map((f) => join(a.out!, f))));
-    return { source, key, stamp, before, unchanged };
-  });
-  for (const { source, key, stamp, before, unchanged } of checked) {
-    if (unchanged) {
-      totals.unchanged += 1;
-      continue;
-    }
-    todo.push({ source, job: { path: source.path, assembled: source.assembled, key }, stamp, before });
-  }
+  };
+  const todo: Entry[] = [];
   const outDir = a.out;
   const exportSettings: ExportSettings = {
     outDir,
@@ -440,21 +428,24 @@ export async function runTeamExport(
   // Threads when there is more than one trace to write and their script is beside this bundle (dist/teamExportWorker.js);
   // otherwise, and for the unit tests that run this file from source, everything in this thread.
   const script = join(__dirname, 'teamExportWorker.js');
-  const threads = existsSync(script) ? exportThreadsFor(todo.length) : 0;
-  const pool = threads > 0 ? new ExportPool(script, threads, exportSettings, redactor) : null;
+  const threads: { count: number; pool: ExportPool | null } = { count: 0, pool: null };
+  const startThreads = (writing: number): void => {
+    threads.count = existsSync(script) ? exportThreadsFor(writing) : 0;
+    threads.pool = threads.count > 0 ? new ExportPool(script, threads.count, exportSettings, redactor) : null;
+  };
   const run = (job: ExportJob): Promise<ExportOutcome> =>
-    pool
-      ? pool.run(job)
+    threads.pool
+      ? threads.pool.run(job)
       : exportOne(job, exportSettings, book, redactor ? (request) => answerRedaction(request, redactor) : null);
   // Eight unfinished sources per thread, so a thread whose sources wait for their redaction (behind a large source on
   // the other thread) parses the next ones: with three, the threads sat idle 6-8% of the export (docs/performance.md).
   // A waiting source holds its rows, not its parse (exportOne). A source that finishes makes room at once, not when
   // the ones before it are taken (outcomes are taken in order).
-  const ahead = Math.max(1, threads * 8);
-  const queued: Array<{ entry: (typeof todo)[number]; outcome: Promise<ExportOutcome> }> = [];
+  const queued: Array<{ entry: Entry; outcome: Promise<ExportOutcome> }> = [];
   let next = 0;
   let unfinished = 0;
   const fill = (): void => {
+    const ahead = Math.max(1, threads.count * 8);
     while (next < todo.length && unfinished < ahead && queued.length < ahead * 4) {
       const entry = todo[next++]!;
       const outcome = run(entry.job);
@@ -467,9 +458,70 @@ export async function runTeamExport(
       queued.push({ entry, outcome });
     }
   };
+  // Each source's stamp (taken before it is read: a file that grows meanwhile is written again next time) and files
+  // checked 32 at a time: one after another, the waits for the file system were most of an export with nothing to
+  // write (0.66 of its 1.1 s) and held back the first source of every export.
+  const check = async (source: ExportSource) => {
+    const key = shortHash(resolve(source.path), a.salt);
+    const stamp = await source.stamp();
+    const before = manifest.sources[key];
+    const unchanged =
+      before !== undefined && before.stamp === stamp && (await allExist(before.files.map((f) => join(outDir, f))));
+    return { source, key, stamp, before, unchanged };
+  };
+  const take = ({ source, key, stamp, before, unchanged }: Awaited<ReturnType<typeof check>>): void => {
+    if (unchanged) totals.unchanged += 1;
+    else todo.push({ source, job: { path: source.path, assembled: source.assembled, key }, stamp, before });
+  };
+  // Nothing recorded (a new folder, other settings, --full): every source is written. The threads start loading their
+  // bundle now, and each source is handed out as soon as it and those before it are checked, not after the last one
+  // (about 0.2 s of a first export's start on the bench's 1,000 sessions; docs/performance.md).
+  const everything = Object.keys(manifest.sources).length === 0;
+  /** While sources are still being checked (`done` false): what the loop below waits on when every checked one is taken. */
+  const checking: { done: boolean; progress: Promise<void>; failed: unknown } = {
+    done: true,
+    progress: Promise.resolve(),
+    failed: null,
+  };
+  if (everything) {
+    startThreads(sources.length);
+    const results: Array<Awaited<ReturnType<typeof check>> | null> = sources.map(() => null);
+    let ready = 0;
+    let wake = (): void => undefined;
+    const rearm = (): void => {
+      checking.progress = new Promise<void>((r) => (wake = r));
+    };
+    rearm();
+    checking.done = false;
+    void inOrderLimited(sources, 32, async (source, i) => {
+      results[i] = await check(source);
+      for (; ready < results.length && results[ready] !== null; ready++) take(results[ready]!);
+      fill();
+      wake();
+      rearm();
+    }).then(
+      () => {
+        checking.done = true;
+        wake();
+      },
+      (e: unknown) => {
+        checking.failed = e ?? new Error('checking the sources failed');
+        wake();
+      },
+    );
+  } else {
+    for (const c of await inOrderLimited(sources, 32, check)) take(c);
+    startThreads(todo.length);
+  }
   try {
     fill();
-    while (queued.length > 0) {
+    for (;;) {
+      if (queued.length === 0) {
+        if (checking.failed) throw checking.failed;
+        if (checking.done) break;
+        await checking.progress;
+        continue;
+      }
       const { entry, outcome: pending } = queued.shift()!;
       const outcome = await pending;
       fill();
@@ -502,7 +554,7 @@ export async function runTeamExport(
       for (const t of TEAM_TABLES) totals[t.name] += written.rows[t.name];
     }
   } finally {
-    await pool?.close();
+    await threads.pool?.close();
   }
   if (unsaved) await writeManifest(a.out, manifest);
   const compacted = a.compact || supersedes > 0 ? await compactFolder(a.out) : null;
