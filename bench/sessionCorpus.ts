@@ -3,12 +3,13 @@
 // (test/fixtures: the spotter Claude Code session with its sub-agents, the M-Claude log, the
 // user-rejections log, the Codex 0.114 rollout). Longer sessions are a real session
 // continued: its lines written again with fresh message and tool ids and later timestamps,
-// as a session that went on would write them.
+// as a session that went on would write them. Every copy has message, request and tool call
+// ids of its own (ownIds).
 import {
   appendFileSync,
-  cpSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   statSync,
   utimesSync,
@@ -36,9 +37,22 @@ const random = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) /
 /** Session i's id. */
 export const uuid = (i: number): string => `b0000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 
+/**
+ * A real session's message, request and tool call ids made its copy's own (`msg_s12_…`): every session an agent writes
+ * has ids of its own, and the export's redactor remembers the values it has scanned, so copies sharing their ids
+ * would spare it work that a machine's real sessions never spare it.
+ */
+function ownIds(text: string, tag: string): string {
+  return text
+    .replaceAll('"id":"msg_', `"id":"msg_${tag}_`)
+    .replaceAll('"requestId":"req_', `"requestId":"req_${tag}_`)
+    .replaceAll('toolu_', `toolu_${tag}_`)
+    .replaceAll('"call_id":"call_', `"call_id":"call_${tag}_`);
+}
+
 /** The text of a session continued `times` times: each round with its own ids and timestamps `round` days later. */
 function continued(text: string, sessionId: string, newId: string, times: number): Generator<string> {
-  const base = text.replaceAll(sessionId, newId);
+  const base = ownIds(text.replaceAll(sessionId, newId), `s${Number(newId.slice(-12))}`);
   return (function* () {
     for (let round = 0; round < times; round++) {
       if (round === 0) {
@@ -103,7 +117,7 @@ export function generate(SESSIONS: number, TARGET_BYTES: number): Generated {
         `rollout-${mtime.toISOString().slice(0, 19).replace(/:/g, '-')}-${id}.jsonl`,
       );
       mkdirSync(join(path, '..'), { recursive: true });
-      writeFileSync(path, templates.codex.replaceAll('01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73', id));
+      writeFileSync(path, ownIds(templates.codex.replaceAll('01a7c9e4-6d12-7b3a-9f42-8c6d5e1a0b73', id), `s${i}`));
     } else {
       const project = join(home, '.claude/projects', `-home-me-projects-app${i % 40}`);
       mkdirSync(project, { recursive: true });
@@ -117,7 +131,13 @@ export function generate(SESSIONS: number, TARGET_BYTES: number): Generated {
       const times = kind === 'rejections' ? 1 : Math.max(1, Math.round((weights[i]! * perWeight) / text.length));
       writeFileSync(path, '');
       for (const part of continued(text, sid, id, times)) appendFileSync(path, part);
-      if (kind === 'spotter') cpSync(join(claude, SPOTTER), join(project, id), { recursive: true });
+      // Its sub-agents' logs, with the session's ids (a sub-agent names the tool call that started it).
+      if (kind === 'spotter')
+        for (const name of readdirSync(join(claude, SPOTTER, 'subagents'))) {
+          mkdirSync(join(project, id, 'subagents'), { recursive: true });
+          const log = readFileSync(join(claude, SPOTTER, 'subagents', name), 'utf8');
+          writeFileSync(join(project, id, 'subagents', name), ownIds(log.replaceAll(SPOTTER, id), `s${i}`));
+        }
     }
     utimesSync(path, mtime, mtime);
     const size = statSync(path).size;

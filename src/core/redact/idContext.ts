@@ -102,14 +102,16 @@ export class TraceIds {
    * has no key, so learnJson reads it only for ids in context (`learnInContext` of the value;
    * its JSON holds the same runs of hex, escapes never being hex digits), and takes one
    * literal off a pending OTLP attribute. Remembered apart from the JSON texts, by value.
+   * `learntAsId`: learnIdValue learnt everything this would learn from it (it said so).
    */
-  learnValueOnce(value: string): void {
+  learnValueOnce(value: string, learntAsId = false): void {
     if (this.attributeLiterals > 0) {
       this.attributeLiterals--;
       this.learnInContext(value);
       return;
     }
-    if (this.learntValues.has(value)) return;
+    // Learnt from by learnIdValue just before (its answer true): nothing more to learn.
+    if (learntAsId || this.learntValues.has(value)) return;
     this.learnInContext(value);
     this.rememberValue(value);
   }
@@ -125,19 +127,26 @@ export class TraceIds {
   /**
    * What learnJson learns from `{"<an id key>": value}` (a column of ids, as the Parquet export
    * declares its id columns), without writing and reading that JSON: the value is an id, and
-   * so are the ids in JSON held in it, or those its text shows in an id's context.
+   * so are the ids in JSON held in it, or those its text shows in an id's context. True when
+   * learnValueOnce of the value, next, would learn nothing more.
    */
-  learnIdValue(value: string): void {
+  learnIdValue(value: string): boolean {
     // An OTLP attribute's value pending: the literals must be counted as learnJson counts them.
-    if (this.attributeLiterals > 0) return this.learnJson(JSON.stringify({ id: value }));
-    this.add(value);
-    if (value.length > 2 && (value[0] === '{' || value[0] === '[') && value.includes('"')) this.learnJson(value, 1);
-    else {
-      this.learnInContext(value);
-      // All learnValueOnce would learn from it (its ids in context; learning them again adds
-      // nothing): the export's id columns are also text columns, so each id comes back there.
-      this.rememberValue(value);
+    if (this.attributeLiterals > 0) {
+      this.learnJson(JSON.stringify({ id: value }));
+      return false;
     }
+    this.add(value);
+    if (value.length > 2 && (value[0] === '{' || value[0] === '[') && value.includes('"')) {
+      this.learnJson(value, 1);
+      return false;
+    }
+    this.learnInContext(value);
+    // All learnValueOnce would learn from it (its ids in context; learning them again adds nothing). The export's id
+    // columns are also text columns, so each id comes back there, told so (learnValueOnce's `learntAsId`) rather than
+    // remembered: most ids (a call's, a tool call's) occur once in a whole export, and a million of them would fill
+    // the memory that spares the texts that do repeat.
+    return true;
   }
 
   /** The ids in a trace's file name (`ae4a77f8-….jsonl`, `agent-aac57f5.jsonl`). */

@@ -133,6 +133,8 @@ interface PendingString {
   nested: boolean;
   /** Its findings, remembered from an earlier scan: not scanned again, only replaced in its turn. */
   known?: Finding[];
+  /** Not to be remembered (an id the caller says occurs once: redactCountedValues' `learntIds`). */
+  forget?: boolean;
 }
 
 /**
@@ -210,10 +212,13 @@ export class Redactor {
     for (const t of texts) this.ids.learnJson(t);
   }
 
-  /** Remembers values the caller knows to be ids (the Parquet export's id columns): as learnIds of `{"id": value}` for each. */
-  learnIdValues(values: readonly string[]): void {
-    if (this.mode === 'strict') return;
-    for (const v of values) this.ids.learnIdValue(v);
+  /**
+   * Remembers values the caller knows to be ids (the Parquet export's id columns): as learnIds of `{"id": value}` for
+   * each. Per value, whether redactCountedValues may be told it was learnt from (its `learntIds`).
+   */
+  learnIdValues(values: readonly string[]): boolean[] {
+    if (this.mode === 'strict') return values.map(() => false);
+    return values.map((v) => this.ids.learnIdValue(v));
   }
 
   /** Remembers the ids in a trace file's name (`<session uuid>.jsonl`, `agent-<id>.jsonl`). */
@@ -271,10 +276,19 @@ export class Redactor {
    * redactCountedJsonTexts of each value's JSON literal (`JSON.stringify(value)`), taken and
    * given back as values: the same redacted values, summary, ids learnt and memory, without
    * writing each value as JSON and reading it back. The export's cells are such values.
+   * `learntIds`: 1 for each value learnIdValues just said it learnt from. Those are neither
+   * learnt from again nor looked up in, or added to, the memory of scanned values: an id
+   * occurs once in a whole export, and a million of them would fill that memory (the same
+   * findings either way: a remembered value's findings are its scan's).
    */
-  async redactCountedValues(distinct: readonly string[], weights: readonly number[]): Promise<string[]> {
-    if (this.mode !== 'strict') for (const v of distinct) this.ids.learnValueOnce(v);
-    return this.redactTexts(distinct, weights, true);
+  async redactCountedValues(
+    distinct: readonly string[],
+    weights: readonly number[],
+    learntIds?: ArrayLike<number>,
+  ): Promise<string[]> {
+    if (this.mode !== 'strict')
+      for (let i = 0; i < distinct.length; i++) this.ids.learnValueOnce(distinct[i]!, learntIds?.[i] === 1);
+    return this.redactTexts(distinct, weights, true, learntIds);
   }
 
   /** Strict mode's shapes that nothing in the trace explains as an id: what default mode takes of them. */
@@ -299,7 +313,12 @@ export class Redactor {
    * values, each as the one literal of its JSON (`JSON.stringify(value)`) would be, without
    * writing that JSON and reading it back (decoded, such a literal is the value itself).
    */
-  private async redactTexts(texts: readonly string[], weights?: readonly number[], values = false): Promise<string[]> {
+  private async redactTexts(
+    texts: readonly string[],
+    weights?: readonly number[],
+    values = false,
+    unremembered?: ArrayLike<number>,
+  ): Promise<string[]> {
     const out = texts.slice();
     let batch: PendingString[] = [];
     /** Characters toward the batch's size (remembered clean values count too), and of the joined text itself. */
@@ -324,10 +343,11 @@ export class Redactor {
       closed: boolean,
       idValue: boolean,
       weight: number,
+      forget = false,
     ): Promise<void> | undefined => {
       if (value.length < MIN_SCANNED_LENGTH || NUMBER_TEXT.test(value)) return undefined;
       const memory = idValue ? this.knownIdValues : this.known;
-      const known = memory.size > 0 ? memory.get(value) : undefined;
+      const known = !forget && memory.size > 0 ? memory.get(value) : undefined;
       if (known !== undefined) {
         // Scanned before: not scanned again, but counted toward the batch as if it were, so the
         // batches (and the order in which new secrets are numbered) are those without the memory;
@@ -365,6 +385,7 @@ export class Redactor {
           weight,
           idValue,
           nested,
+          forget,
         });
       };
       if (!decoded || !isNestedJson(value)) {
@@ -379,7 +400,7 @@ export class Redactor {
       const weight = weights?.[t] ?? 1;
       if (values) {
         // As the one literal of JSON.stringify(text) would be: decoded, closed, no key before it.
-        const nested = take(t, 0, 0, text, true, true, false, weight);
+        const nested = take(t, 0, 0, text, true, true, false, weight, unremembered?.[t] === 1);
         if (nested) await nested;
       } else {
         const spans: Array<[number, number, boolean]> = [];
@@ -561,7 +582,7 @@ export class Redactor {
       if (from < s.at || to > s.at + s.value.length) unsure.add(i);
     }
     batch.forEach((s, i) => {
-      if (s.known !== undefined || s.rewritten || unsure.has(i)) return;
+      if (s.known !== undefined || s.rewritten || s.forget || unsure.has(i)) return;
       const found = perString.get(i) ?? [];
       if (found.length > 0 && (s.nested || found.some((f) => ID_DEPENDENT_KINDS.has(f.kind)))) return;
       if (this.knownChars + s.value.length > MAX_KNOWN_CHARS) return;

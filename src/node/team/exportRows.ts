@@ -157,10 +157,18 @@ export function redactionRequest(rows: TeamRows): {
  * often as it occurs): the same calls, in the same order, as redacting the rows in place.
  */
 export async function answerRedaction(request: RedactionRequest, redactor: Redactor): Promise<RedactionAnswer> {
-  for (const { distinct, ids } of request.tables) redactor.learnIdValues(ids.map((slot) => distinct[slot]!));
+  // Per table, which of its distinct values were just learnt from as ids: not learnt from again, nor remembered.
+  const learnt = request.tables.map(({ distinct, ids }) => {
+    const flags = new Uint8Array(distinct.length);
+    const done = redactor.learnIdValues(ids.map((slot) => distinct[slot]!));
+    ids.forEach((slot, k) => {
+      if (done[k]) flags[slot] = 1;
+    });
+    return flags;
+  });
   const out: RedactionAnswer = [];
-  for (const { distinct, weights } of request.tables) {
-    const redacted = await redactor.redactCountedValues(distinct, weights);
+  for (const [t, { distinct, weights }] of request.tables.entries()) {
+    const redacted = await redactor.redactCountedValues(distinct, weights, learnt[t]);
     const slots: number[] = [];
     const values: string[] = [];
     redacted.forEach((value, slot) => {
