@@ -29,8 +29,8 @@ describe('the architecture map matches the house', () => {
       entry: m[1]!,
       outfile: m[2]!,
     }));
-    // The extension, its three Node workers, the CLI's launcher and its two command bundles, its sweep threads, its parse threads and its export threads, the inspector's page and its worker, the sessions page, the report.
-    assert.equal(bundles.length, 14, bundles.map((b) => b.outfile).join(', '));
+    // The extension, its three Node workers, the CLI's launcher and its two command bundles, its sweep threads, its parse threads and its export threads, the context tokenizer, the inspector's page and its worker, the sessions page, the report.
+    assert.equal(bundles.length, 15, bundles.map((b) => b.outfile).join(', '));
     const rows = architecture.split('\n').filter((l) => l.startsWith('| `dist/'));
     for (const { entry, outfile } of bundles) {
       const row = rows.find((r) => r.startsWith(`| \`${outfile}\` |`));
@@ -42,6 +42,22 @@ describe('the architecture map matches the house', () => {
       rows.some((r) => r.startsWith('| `dist/test/*.js`')),
       "the host tests' bundles",
     );
+  });
+
+  it('the bundles the table puts in the .vsix are those .vscodeignore lets in (a worker left out fails only when it is loaded)', () => {
+    const allowed = new Set(
+      readFileSync(join(repoRoot, '.vscodeignore'), 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('!dist/') && l.endsWith('.js'))
+        .map((l) => l.slice(1)),
+    );
+    const rows = architecture.split('\n').filter((l) => /^\| `dist\/[A-Za-z]+\.js` \|/.test(l));
+    const packaged = rows.filter((r) => r.trimEnd().endsWith('| yes |')).map((r) => r.split('`')[1]!);
+    const left = rows.filter((r) => r.trimEnd().endsWith('| no |')).map((r) => r.split('`')[1]!);
+    assert.equal(packaged.length + left.length, rows.length, 'every bundle row ends in yes or no');
+    assert.deepEqual([...allowed].sort(), [...packaged].sort());
+    assert.ok(packaged.includes('dist/contextTokenizer.js'));
+    for (const bundle of left) assert.ok(!allowed.has(bundle), `${bundle} is kept out of the .vsix`);
   });
 
   it('every folder of src/ and webview/, two levels down, has a row in the code map', () => {
