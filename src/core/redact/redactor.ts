@@ -274,8 +274,9 @@ export class Redactor {
 
   /**
    * redactCountedJsonTexts of each value's JSON literal (`JSON.stringify(value)`), taken and
-   * given back as values: the same redacted values, summary, ids learnt and memory, without
-   * writing each value as JSON and reading it back. The export's cells are such values.
+   * given back as values: the same redacted values, summary and ids learnt (and, without
+   * `learntIds`, memory), without writing each value as JSON and reading it back. The export's
+   * cells are such values.
    * `learntIds`: 1 for each value learnIdValues just said it learnt from. Those are neither
    * learnt from again nor looked up in, or added to, the memory of scanned values: an id
    * occurs once in a whole export, and a million of them would fill that memory (the same

@@ -248,6 +248,47 @@ describe('Redactor.learnIdValues (the Parquet export declares its id columns)', 
   });
 });
 
+describe('Redactor.redactCountedValues with the ids learnIdValues learnt from (the team export)', () => {
+  it('neither learns from them again nor remembers them: the same values and summary as without being told, twice over', async () => {
+    const uuid = 'c0ffee00-1234-4abc-9def-0123456789ab';
+    const token = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+    // Ids as the export's id columns hold them: a UUID, a tool call id, a token someone used as an id, JSON.
+    const ids = [
+      uuid,
+      'toolu_01AbCdEfGhIjKlMnOpQrStUv',
+      token,
+      JSON.stringify({ tool_use_id: 'toolu_0a1b2c3d4e5f60718293a4b5' }),
+    ];
+    const values = [...ids, `resumed ${uuid} in /home/marco/app`, 'cd /home/marco/app && npm test'];
+    const weights = values.map((_, i) => 1 + (i % 3));
+    const told = ownOnly();
+    const untold = ownOnly();
+    const answers: string[][] = [];
+    for (let round = 0; round < 2; round++) {
+      // The second round meets the untold redactor's memory of the first: the ids remembered, here scanned again.
+      const said = told.learnIdValues(ids);
+      untold.learnIdValues(ids);
+      const learnt = new Uint8Array(values.length);
+      said.forEach((s, k) => {
+        if (s) learnt[k] = 1;
+      });
+      const byTold = await told.redactCountedValues(values, weights, learnt);
+      assert.deepEqual(byTold, await untold.redactCountedValues(values, weights));
+      answers.push(byTold);
+    }
+    assert.deepEqual(told.summary(), untold.summary());
+    assert.deepEqual(answers[1], answers[0]);
+    // By hand: the plain ids were learnt from whole, the JSON one is read as JSON; the token is still taken where it
+    // stands as an id, the declared UUID left in free text, marco's folder taken.
+    assert.deepEqual(ownOnly().learnIdValues(ids), [true, true, true, false]);
+    assert.equal(answers[0]![0], uuid);
+    assert.equal(answers[0]![1], 'toolu_01AbCdEfGhIjKlMnOpQrStUv');
+    assert.notEqual(answers[0]![2], token);
+    assert.match(answers[0]![2]!, /^\[REDACTED:/);
+    assert.equal(answers[0]![4], `resumed ${uuid} in /home/USER/app`);
+  });
+});
+
 describe('Redactor.redactCountedValues (the team export sends values, not JSON)', () => {
   const uuid = '6a1f0c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b';
   const hash = '0badc0ffee1234567890abcdef0123456789abcd';
