@@ -29,6 +29,11 @@ export const templates = {
   rejections: readFileSync(join(claude, 'user-rejections.jsonl'), 'utf8'),
   codex: readFileSync(join(repoRoot, 'test/fixtures/codex/tracelab-agents-md-0.114.jsonl'), 'utf8'),
 };
+/** The spotter session's sub-agent logs, by file name. */
+const spotterSubagents = readdirSync(join(claude, SPOTTER, 'subagents')).map((name) => ({
+  name,
+  text: readFileSync(join(claude, SPOTTER, 'subagents', name), 'utf8'),
+}));
 
 /** A deterministic generator (the corpus is the same in every run). */
 let seed = 7;
@@ -51,8 +56,8 @@ function ownIds(text: string, tag: string): string {
 }
 
 /** The text of a session continued `times` times: each round with its own ids and timestamps `round` days later. */
-function continued(text: string, sessionId: string, newId: string, times: number): Generator<string> {
-  const base = ownIds(text.replaceAll(sessionId, newId), `s${Number(newId.slice(-12))}`);
+function continued(text: string, sessionId: string, newId: string, tag: string, times: number): Generator<string> {
+  const base = ownIds(text.replaceAll(sessionId, newId), tag);
   return (function* () {
     for (let round = 0; round < times; round++) {
       if (round === 0) {
@@ -130,14 +135,13 @@ export function generate(SESSIONS: number, TARGET_BYTES: number): Generated {
             : [templates.rejections, '55604662-cf2a-4331-851a-ec234028f8ca'];
       const times = kind === 'rejections' ? 1 : Math.max(1, Math.round((weights[i]! * perWeight) / text.length));
       writeFileSync(path, '');
-      for (const part of continued(text, sid, id, times)) appendFileSync(path, part);
+      for (const part of continued(text, sid, id, `s${i}`, times)) appendFileSync(path, part);
       // Its sub-agents' logs, with the session's ids (a sub-agent names the tool call that started it).
-      if (kind === 'spotter')
-        for (const name of readdirSync(join(claude, SPOTTER, 'subagents'))) {
-          mkdirSync(join(project, id, 'subagents'), { recursive: true });
-          const log = readFileSync(join(claude, SPOTTER, 'subagents', name), 'utf8');
+      if (kind === 'spotter') {
+        mkdirSync(join(project, id, 'subagents'), { recursive: true });
+        for (const { name, text: log } of spotterSubagents)
           writeFileSync(join(project, id, 'subagents', name), ownIds(log.replaceAll(SPOTTER, id), `s${i}`));
-        }
+      }
     }
     utimesSync(path, mtime, mtime);
     const size = statSync(path).size;
