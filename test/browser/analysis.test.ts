@@ -437,6 +437,10 @@ describe('session analyses in the inspector (Chromium)', () => {
     await p.page.focus('.fingerprint > summary');
     await p.page.keyboard.press('Enter');
     await p.page.waitForSelector('.fingerprint[open] .tools-table', { state: 'visible' });
+    // The state is saved from the <details> toggle event, which fires after the open: wait for it before asserting.
+    const stateDeadline = Date.now() + 5000;
+    while (((await p.state()) as { fingerprintOpen?: boolean }).fingerprintOpen !== true && Date.now() < stateDeadline)
+      await p.page.waitForTimeout(50);
     assert.equal(((await p.state()) as { fingerprintOpen?: boolean }).fingerprintOpen, true);
 
     // Max context and the compaction's "before" size from the file (usage sums; compact_boundary preTokens).

@@ -12,6 +12,7 @@ import {
   openWorkbench,
   quickOpen,
   runCommand,
+  runCommandForPicker,
   startCodeServer,
   webview,
 } from '../support/vscodeE2e.mjs';
@@ -365,11 +366,12 @@ describe('the first minutes, host side, in real VS Code (code-server + Chromium)
     // Offered in the workspace, not beside the sample in the extension's folder (gone at the next update).
     const target = path.join(workspace, 'claude-code-sessions.trace.report.html');
     fs.rmSync(target, { force: true });
-    await runCommand(page, 'Agent Trace: Export HTML Report');
-    await page
-      .locator('.quick-input-widget .monaco-list-row', { hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04' })
-      .first()
-      .waitFor({ timeout: 20_000 });
+    // The what-if's webview can take the focus as the picker opens and close it (its rows stay, hidden): run it again then.
+    await runCommandForPicker(
+      page,
+      'Agent Trace: Export HTML Report',
+      page.locator('.quick-input-widget .monaco-list-row', { hasText: 'ae4a77f8-aedd-4bc1-888f-c94edc91af04' }).first(),
+    );
     await page.keyboard.press('Enter');
     await page.waitForFunction(
       () =>
