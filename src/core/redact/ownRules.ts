@@ -1,3 +1,4 @@
+import { AnchoredPattern } from './anchoredPattern';
 import type { Finding } from './finding';
 
 /**
@@ -22,6 +23,8 @@ export interface OwnRule {
   accept?: (value: string) => boolean;
   /** The part of the group to redact (its start kept), or null to leave it: for judging in code what a regex should not. */
   refine?: (value: string) => string | null;
+  /** Characters one of which every match holds at most `reach` characters after its start: the pattern runs only near them (AnchoredPattern). */
+  anchor?: { chars: string; reach: number };
 }
 
 /** Values of an assignment or header that are placeholders or references, not secrets. */
@@ -183,6 +186,8 @@ export const OWN_RULES: readonly OwnRule[] = [
     kind: 'email',
     pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]+/g,
     group: 0,
+    // The `@` follows 1 to 64 characters of the local part.
+    anchor: { chars: '@', reach: 64 },
     refine: (v) => {
       // `git@github.com` is an SSH user, not a person.
       if (v.startsWith('git@')) return null;
@@ -214,6 +219,8 @@ export const OWN_RULES: readonly OwnRule[] = [
     // assignment inside its value is still found.
     pattern: /(?<![A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})["']?[ \t]{0,8}(?:=|:)[ \t]{0,8}["']?/g,
     group: 0,
+    // The operator follows a name of 1 to 81 characters, a quote and 8 spaces at most.
+    anchor: { chars: '=:', reach: 90 },
   },
   {
     // /Users/NAME, /home/NAME, C:\Users\NAME (one or two backslashes: JSON-escaped text).
@@ -325,29 +332,44 @@ function envAssignment(text: string, match: RegExpExecArray): [number, number] |
   return [start, end];
 }
 
+/** The rules' patterns, run only near their anchor characters where they have one. */
+const SCANNERS: ReadonlyArray<(text: string, from: number) => RegExpExecArray | null> = OWN_RULES.map((rule) => {
+  if (rule.anchor) {
+    const anchored = new AnchoredPattern(rule.pattern, rule.anchor.chars, rule.anchor.reach);
+    return (text, from) => anchored.exec(text, from);
+  }
+  return (text, from) => {
+    rule.pattern.lastIndex = from;
+    return rule.pattern.exec(text);
+  };
+});
+
 /** Runs every own rule over `text`. */
 export function ownFindings(text: string): Finding[] {
   const found: Finding[] = [];
-  for (const rule of OWN_RULES) {
-    rule.pattern.lastIndex = 0;
-    for (let m = rule.pattern.exec(text); m !== null; m = rule.pattern.exec(text)) {
+  OWN_RULES.forEach((rule, r) => {
+    const scan = SCANNERS[r]!;
+    for (let m = scan(text, 0); m !== null; ) {
+      let next = m.index + Math.max(1, m[0].length);
       if (rule.kind === 'env-assignment') {
         const span = envAssignment(text, m);
         if (span !== null) {
           found.push({ kind: rule.kind, start: span[0], end: span[1] });
-          rule.pattern.lastIndex = span[1];
+          next = span[1];
         }
-        continue;
+      } else {
+        const value = m[rule.group];
+        if (value !== undefined && value.length > 0 && (!rule.accept || rule.accept(value))) {
+          const kept = rule.refine ? rule.refine(value) : value;
+          if (kept !== null && kept.length > 0) {
+            const start = m.index + m[0].length - (rule.after ?? 0) - value.length;
+            found.push({ kind: rule.kind, start, end: start + kept.length });
+          }
+        }
       }
-      const value = m[rule.group];
-      if (value === undefined || value.length === 0) continue;
-      if (rule.accept && !rule.accept(value)) continue;
-      const start = m.index + m[0].length - (rule.after ?? 0) - value.length;
-      const kept = rule.refine ? rule.refine(value) : value;
-      if (kept === null || kept.length === 0) continue;
-      found.push({ kind: rule.kind, start, end: start + kept.length });
+      m = scan(text, next);
     }
-  }
+  });
   // `user:PASSWORD@host` also reads as an e-mail address from the password on: it is the URL's password.
   const passwords = new Set(found.filter((f) => f.kind === 'url-password').map((f) => f.start));
   return passwords.size === 0 ? found : found.filter((f) => f.kind !== 'email' || !passwords.has(f.start));

@@ -1,3 +1,4 @@
+import { AnchoredPattern } from './anchoredPattern';
 import { shannonEntropy } from './entropy';
 import { entropyFloor, hasIdPrefix, wordiness } from './entropyRules';
 import type { Finding } from './finding';
@@ -38,6 +39,8 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
  * or path and query separators. Bounded both sides, so it cannot backtrack far.
  */
 const PAIR = /(?<![^\s'"`(=/,[{])([A-Za-z0-9._+-]{2,32}):([^\s:'"`/?&#<>()[\]{},;]{8,64})(?=$|[\s'"`/?&#<>()[\]{},;])/g;
+/** PAIR run only near a colon, which follows a name of 2 to 32 characters (exported for its equivalence test). */
+export const PAIR_NEAR_COLON = new AnchoredPattern(PAIR, ':', 32);
 /** Names before a colon that start a scheme, a digest or a namespace, not a user (`sha256:…`, `https:…`, `arn:…`). */
 const NOT_A_USER =
   /^(?:sha\d*|md5|blake2[bs]?|https?|ftp|ssh|git|file|mailto|data|urn|arn|std|npm|docker|image|node|python|localhost)$/i;
@@ -178,8 +181,7 @@ export function strictFindings(text: string): Finding[] {
       found.push({ kind: 'strict-short', start, end });
     }
   }
-  PAIR.lastIndex = 0;
-  for (let m = PAIR.exec(text); m !== null; m = PAIR.exec(text)) {
+  for (let m = PAIR_NEAR_COLON.exec(text, 0); m !== null; m = PAIR_NEAR_COLON.exec(text, m.index + m[0].length)) {
     // `scheme://user:password@host` is the URL rule's (ownRules.ts): it takes the password and keeps the host.
     if (text.startsWith('://', m.index - 3)) continue;
     if (!NOT_A_USER.test(m[1]!) && !/^[0-9]+$/.test(m[1]!) && looksLikePassword(m[2]!))

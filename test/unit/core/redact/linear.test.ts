@@ -30,6 +30,9 @@ const HOSTILE: Record<string, string> = {
   'e-mail and URL-password fragments': 'a@://a:'.repeat(N / 7),
   'JWT-like runs without the second dot': 'eyAAAAAAAAAAAAAAAAAAA.'.repeat(N / 22),
   'letters and digits alternating (random-looking, no separator)': 'a1'.repeat(N / 2),
+  'the longest assignment name, then a colon, repeated (every window of the anchored scan full)': (
+    'k'.repeat(80) + ':'
+  ).repeat(N / 81),
 };
 /** Texts built against strict mode's scans (strictRules.ts), redacted in strict mode on top of the ones above. */
 const HOSTILE_STRICT: Record<string, string> = {
