@@ -181,7 +181,7 @@ const GENERIC_EXTRA = {
 };
 const RULES: Rule[] = (rulesData.rules as RuleData[]).filter((r) => !REPLACED_RULES.has(r.id)).map((r) => new Rule(r));
 /** The rules' keywords, each once, and which rules each one triggers. */
-const KEYWORDS: string[] = [];
+export const KEYWORDS: string[] = [];
 const RULES_BY_KEYWORD: number[][] = [];
 {
   const index = new Map<string, number>();

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { entropyFindings, looksRandom, wordiness } from '../../../../src/core/redact/entropyRules';
-import { gitleaksFindings } from '../../../../src/core/redact/gitleaksRules';
+import { gitleaksFindings, KEYWORDS } from '../../../../src/core/redact/gitleaksRules';
 import { KeywordIndex } from '../../../../src/core/redact/keywordIndex';
 import { ownFindings } from '../../../../src/core/redact/ownRules';
 import { privateKeyFindings } from '../../../../src/core/redact/privateKeys';
 import { Redactor } from '../../../../src/core/redact/redactor';
 import { decodedBlobs, joinedPieces, originalSpan } from '../../../../src/core/redact/views';
+import { repoRoot } from '../../../support/workspace.mjs';
 
 // The defects of issue 23's redaction part, each as a case: expected spans and kinds are
 // worked out from the input (where the key's markers are, what the provider's documented
@@ -331,6 +334,74 @@ describe('views', () => {
     assert.deepEqual(decodedBlobs(binary), []);
   });
 
+  it('decode a blob whose first 48 bytes hold no control byte, and skip one whose first 48 hold one', () => {
+    // By hand: the first 64 characters decode to 48 bytes, of which a fiftieth (0.96) may be
+    // other than text: none. The whole blob (100 bytes) may hold two.
+    const text = (controls: number[]): Buffer =>
+      Buffer.from(Array.from({ length: 100 }, (_, i) => (controls.includes(i) ? 0x01 : 0x61 + (i % 26))));
+    const blobOf = (controls: number[]): string => text(controls).toString('base64');
+    assert.equal(decodedBlobs(blobOf([])).length, 1);
+    assert.equal(decodedBlobs(blobOf([60])).length, 1);
+    assert.equal(decodedBlobs(blobOf([60, 70])).length, 1);
+    assert.equal(decodedBlobs(blobOf([60, 70, 80])).length, 0);
+    assert.equal(decodedBlobs(blobOf([47])).length, 0);
+    assert.equal(decodedBlobs(blobOf([0])).length, 0);
+    assert.equal(decodedBlobs(blobOf([48])).length, 1);
+    // URL-safe, unpadded: the same bytes.
+    assert.deepEqual(
+      decodedBlobs(text([60]).toString('base64url')).map((b) => b.text),
+      [text([60]).toString('latin1')],
+    );
+  });
+
+  it('read decoded bytes as text only when they are UTF-8: random ids are not, accented and emoji text is', () => {
+    // 10,000 ids of Claude's shape (`toolu_01` + 22 letters and digits: 30 base64 characters,
+    // 22 bytes). By hand, a random byte is printable ASCII or a tab or line end with
+    // probability 98/256, and a random byte sequence is almost never well-formed UTF-8 beyond
+    // that, so an id reads as text about once in 10^9 (counting only control bytes, as
+    // before, let 226/256 of the bytes pass: about one id in sixteen).
+    let x = 11;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+    const id = (): string =>
+      `toolu_01${Array.from({ length: 22 }, () => {
+        x = (x * 1103515245 + 12345) % 2147483648;
+        return alphabet[(x >>> 16) % 62];
+      }).join('')}`;
+    const ids = Array.from({ length: 10_000 }, id);
+    assert.equal(decodedBlobs(ids.join('\n\n')).length, 0);
+
+    const secret = 'GITHUB_TOKEN=ghp_0123456789abcdefghij0123456789abcdef';
+    for (const text of [`Passwort für die Übung: ${secret} ✓ 🔑\n`, `${'é'.repeat(30)}${secret}`]) {
+      const blob = Buffer.from(text, 'utf8').toString('base64');
+      assert.deepEqual(
+        decodedBlobs(blob).map((b) => b.text),
+        [Buffer.from(text, 'utf8').toString('latin1')],
+        text,
+      );
+    }
+    // Latin-1 (é as the lone byte 0xE9): each is not UTF-8. 100 bytes may hold two.
+    const latin1 = (accents: number): string =>
+      Buffer.from(
+        `${secret}${'x'.repeat(100 - secret.length - accents * 2)}${' \u00e9'.repeat(accents)}`,
+        'latin1',
+      ).toString('base64');
+    assert.equal(Buffer.from(latin1(2), 'base64').length, 100);
+    assert.equal(decodedBlobs(latin1(2)).length, 1);
+    assert.equal(decodedBlobs(latin1(3)).length, 0);
+  });
+
+  it("read a UTF-8 character cut at the first 48 bytes' end as text, and one cut at the blob's end as not", () => {
+    // € is three bytes (E2 82 AC): at bytes 47–49 it crosses the end of the first 64 characters.
+    const bytes = Buffer.concat([Buffer.from('a'.repeat(47)), Buffer.from('€'), Buffer.from('b'.repeat(50))]);
+    assert.equal(decodedBlobs(bytes.toString('base64')).length, 1);
+    // Without its last byte, at the blob's end: one byte in 49 is not text (0.98 allowed).
+    const cut = Buffer.concat([Buffer.from('a'.repeat(47)), Buffer.from('€').subarray(0, 2)]);
+    assert.equal(decodedBlobs(cut.toString('base64')).length, 0);
+    // The same with 50 bytes before it: one in 102 (2.04 allowed).
+    const longer = Buffer.concat([Buffer.from('a'.repeat(100)), Buffer.from('€').subarray(0, 2)]);
+    assert.equal(decodedBlobs(longer.toString('base64')).length, 1);
+  });
+
   it('let the redactor remove a base64-encoded token and a wrapped one', async () => {
     const token = 'ghp_R4nD0mT0k3nV4lu3Xy9Zq8Wp7Vo6Un5Tm4S';
     const blob = Buffer.from(`GITHUB_TOKEN=${token}\n`).toString('base64');
@@ -355,5 +426,58 @@ describe('keyword index', () => {
     const got: string[] = [];
     new KeywordIndex(keywords).scan(text, (k, at) => got.push(`${k}@${at}`));
     assert.deepEqual(got.sort(), expected.sort());
+  });
+
+  /** Every occurrence by indexOf over the text with only its ASCII letters folded (what the index folds). */
+  function byIndexOf(keywords: readonly string[], text: string): string[] {
+    const folded = text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+    const out: string[] = [];
+    keywords.forEach((k, i) => {
+      const key = k.toLowerCase();
+      for (let at = folded.indexOf(key); at !== -1; at = folded.indexOf(key, at + 1)) out.push(`${i}@${at}`);
+    });
+    return out.sort();
+  }
+  const scanned = (index: KeywordIndex, text: string): string[] => {
+    const got: string[] = [];
+    index.scan(text, (k, at) => got.push(`${k}@${at}`));
+    return got.sort();
+  };
+
+  it("gitleaks' own keywords over every real sample: what indexOf finds", () => {
+    gitleaksFindings('');
+    assert.ok(KEYWORDS.length > 200, `${KEYWORDS.length} keywords`);
+    const index = new KeywordIndex(KEYWORDS);
+    const root = path.join(repoRoot, 'test', 'fixtures');
+    let hits = 0;
+    const walk = (dir: string): void => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (fs.statSync(p).size < 1 << 20) {
+          const text = fs.readFileSync(p, 'utf8');
+          const expected = byIndexOf(KEYWORDS, text);
+          assert.deepEqual(scanned(index, text), expected, p);
+          hits += expected.length;
+        }
+      }
+    };
+    walk(root);
+    assert.ok(hits > 1000, `${hits} keyword hits`);
+  });
+
+  it('an automaton too large for 16-bit states (thousands of long keywords) finds the same', () => {
+    let x = 3;
+    const letter = (): string => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return 'abcdefghijklmnopqrstuvwxyz0123456789'[(x >>> 16) % 36]!;
+    };
+    const keywords = Array.from({ length: 3000 }, () => Array.from({ length: 24 }, letter).join(''));
+    const index = new KeywordIndex(keywords);
+    assert.ok(index.size * 37 > 65536, `${index.size} states`);
+    const text = `${keywords[5]!.toUpperCase()} é ${keywords[17]}${keywords[17]!.slice(0, 10)} ${Array.from({ length: 5000 }, letter).join('')} ${keywords[2999]}`;
+    const expected = byIndexOf(keywords, text);
+    assert.ok(expected.length >= 3);
+    assert.deepEqual(scanned(index, text), expected);
   });
 });
