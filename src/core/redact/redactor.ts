@@ -83,6 +83,11 @@ export interface RedactorOptions {
 /** What follows a line break inside a value it continues: key characters with a digit, no `=` before its padding (not `BACKUP=true`, not a word). */
 const CONTINUATION = /^(?=[^\n]*\d)[A-Za-z0-9+/_-]+={0,2}$/;
 
+/** redactCountedValues' `ids` bits: the value was learnt from as an id (learnIdValues said so). */
+export const ID_LEARNT = 1;
+/** redactCountedValues' `ids` bits: the value stood as an id field's value. */
+export const ID_FIELD = 2;
+
 /** What `placeholder` writes for a kind other than home-user. */
 const PLACEHOLDER_TEXT = /\[REDACTED:[a-z0-9-]{1,40}#\d{1,9}\]/g;
 
@@ -277,19 +282,23 @@ export class Redactor {
    * given back as values: the same redacted values, summary and ids learnt (and, without
    * `learntIds`, memory), without writing each value as JSON and reading it back. The export's
    * cells are such values.
-   * `learntIds`: 1 for each value learnIdValues just said it learnt from. Those are neither
-   * learnt from again nor looked up in, or added to, the memory of scanned values: an id
-   * occurs once in a whole export, and a million of them would fill that memory (the same
-   * findings either way: a remembered value's findings are its scan's).
+   * `ids`: for each value, ID_LEARNT (learnIdValues just said it learnt from it) and
+   * ID_FIELD (it stood as an id field's value: an id column's) as bits. Values learnt from are
+   * neither learnt from again nor looked up in, or added to, the memory of scanned values: an
+   * id occurs once in a whole export, and a million of them would fill that memory (the same
+   * findings either way: a remembered value's findings are its scan's). An id field's value is
+   * the trace's structure, as under an id key in JSON: strict kinds are not taken there, even
+   * past the bound on the ids remembered (MAX_DECLARED_IDS), which a large export passes.
    */
   async redactCountedValues(
     distinct: readonly string[],
     weights: readonly number[],
-    learntIds?: ArrayLike<number>,
+    ids?: ArrayLike<number>,
   ): Promise<string[]> {
     if (this.mode !== 'strict')
-      for (let i = 0; i < distinct.length; i++) this.ids.learnValueOnce(distinct[i]!, learntIds?.[i] === 1);
-    return this.redactTexts(distinct, weights, true, learntIds);
+      for (let i = 0; i < distinct.length; i++)
+        this.ids.learnValueOnce(distinct[i]!, ((ids?.[i] ?? 0) & ID_LEARNT) !== 0);
+    return this.redactTexts(distinct, weights, true, ids);
   }
 
   /** Strict mode's shapes that nothing in the trace explains as an id: what default mode takes of them. */
@@ -318,7 +327,7 @@ export class Redactor {
     texts: readonly string[],
     weights?: readonly number[],
     values = false,
-    unremembered?: ArrayLike<number>,
+    ids?: ArrayLike<number>,
   ): Promise<string[]> {
     const out = texts.slice();
     let batch: PendingString[] = [];
@@ -401,7 +410,8 @@ export class Redactor {
       const weight = weights?.[t] ?? 1;
       if (values) {
         // As the one literal of JSON.stringify(text) would be: decoded, closed, no key before it.
-        const nested = take(t, 0, 0, text, true, true, false, weight, unremembered?.[t] === 1);
+        const flags = ids?.[t] ?? 0;
+        const nested = take(t, 0, 0, text, true, true, (flags & ID_FIELD) !== 0, weight, (flags & ID_LEARNT) !== 0);
         if (nested) await nested;
       } else {
         const spans: Array<[number, number, boolean]> = [];

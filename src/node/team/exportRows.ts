@@ -2,7 +2,7 @@ import type { AnalysisOptions } from '../../core/analysis/sessionAnalysis';
 import { contextAnatomy } from '../../core/context/contextAnatomy';
 import type { ContextSource } from '../../core/context/contextView';
 import type { PriceBook } from '../../core/cost/costTypes';
-import type { Redactor } from '../../core/redact/redactor';
+import { ID_FIELD, ID_LEARNT, type Redactor } from '../../core/redact/redactor';
 import { isIdKey } from '../../core/redact/strictRules';
 import { contextPartRows } from '../../core/team/contextRows';
 import { buildTeamRows } from '../../core/team/teamRows';
@@ -157,12 +157,13 @@ export function redactionRequest(rows: TeamRows): {
  * often as it occurs): the same calls, in the same order, as redacting the rows in place.
  */
 export async function answerRedaction(request: RedactionRequest, redactor: Redactor): Promise<RedactionAnswer> {
-  // Per table, which of its distinct values were just learnt from as ids: not learnt from again, nor remembered.
+  // Per table, which of its distinct values stood in an id column (the trace's structure, never a shape finding), and
+  // which were just learnt from as ids: not learnt from again, nor remembered.
   const learnt = request.tables.map(({ distinct, ids }) => {
     const flags = new Uint8Array(distinct.length);
     const done = redactor.learnIdValues(ids.map((slot) => distinct[slot]!));
     ids.forEach((slot, k) => {
-      if (done[k]) flags[slot] = 1;
+      flags[slot]! |= ID_FIELD | (done[k] ? ID_LEARNT : 0);
     });
     return flags;
   });
