@@ -160,28 +160,39 @@ SEXTET['-'.charCodeAt(0)] = 62;
 SEXTET['_'.charCodeAt(0)] = 63;
 
 /**
- * Decodes base64 (standard or URL-safe, padding optional) to a string of bytes (each
- * character one byte: secrets are ASCII, and nothing here needs the rest as UTF-8), or
- * null when it is not base64. Written out because src/core has neither atob nor Buffer.
+ * Hands each byte that base64 `blob[0, end)` (standard or URL-safe, no padding) decodes to to
+ * `byte`, in order, until it returns false. False when a character is not base64, the length
+ * cannot be base64's, or `byte` stopped it. Written out because src/core has neither atob nor
+ * Buffer.
  */
-function decodeBase64(blob: string): string | null {
-  let end = blob.length;
-  while (end > 0 && blob.charCodeAt(end - 1) === 0x3d) end--;
-  if (end % 4 === 1) return null;
-  const bytes: number[] = [];
+function forEachDecodedByte(blob: string, end: number, byte: (b: number) => boolean): boolean {
+  if (end % 4 === 1) return false;
   let acc = 0;
   let bits = 0;
   for (let i = 0; i < end; i++) {
     const c = blob.charCodeAt(i);
     const v = c < 128 ? SEXTET[c]! : -1;
-    if (v < 0) return null;
+    if (v < 0) return false;
     acc = ((acc << 6) | v) & 0xffffff;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      bytes.push((acc >> bits) & 0xff);
+      if (!byte((acc >> bits) & 0xff)) return false;
     }
   }
+  return true;
+}
+
+/**
+ * Decodes base64 (standard or URL-safe, padding optional) to a string of bytes (each
+ * character one byte: secrets are ASCII, and nothing here needs the rest as UTF-8), or
+ * null when it is not base64.
+ */
+function decodeBase64(blob: string): string | null {
+  let end = blob.length;
+  while (end > 0 && blob.charCodeAt(end - 1) === 0x3d) end--;
+  const bytes: number[] = [];
+  if (!forEachDecodedByte(blob, end, (b) => bytes.push(b) > 0)) return null;
   let out = '';
   for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode(...bytes.slice(i, i + 8192));
   return out;
@@ -194,25 +205,13 @@ function decodeBase64(blob: string): string | null {
  * Most runs this is asked about are ids and words: a team export asks it of every id.
  */
 function headIsText(head: string): boolean {
-  const end = head.length;
-  if (end % 4 === 1) return false;
-  const allowed = Math.floor((end * 6) / 8) / 50;
+  const allowed = Math.floor((head.length * 6) / 8) / 50;
   const counter = new NonTextBytes();
-  let acc = 0;
-  let bits = 0;
-  for (let i = 0; i < end; i++) {
-    const c = head.charCodeAt(i);
-    const v = c < 128 ? SEXTET[c]! : -1;
-    if (v < 0) return false;
-    acc = ((acc << 6) | v) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      counter.push((acc >> bits) & 0xff);
-      if (counter.bad > allowed) return false;
-    }
-  }
-  return counter.count(true) <= allowed;
+  const read = forEachDecodedByte(head, head.length, (b) => {
+    counter.push(b);
+    return counter.bad <= allowed;
+  });
+  return read && counter.count(true) <= allowed;
 }
 
 /** The V8 regexes of this module, for the ReDoS check (test/unit/core/redact/linear.test.ts). */
