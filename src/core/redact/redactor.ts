@@ -138,7 +138,7 @@ interface PendingString {
   nested: boolean;
   /** Its findings, remembered from an earlier scan: not scanned again, only replaced in its turn. */
   known?: Finding[];
-  /** Not to be remembered (an id the caller says occurs once: redactCountedValues' `learntIds`). */
+  /** Not to be remembered (an id the caller says occurs once: redactCountedValues' `ids`, ID_LEARNT). */
   forget?: boolean;
 }
 
@@ -219,7 +219,7 @@ export class Redactor {
 
   /**
    * Remembers values the caller knows to be ids (the Parquet export's id columns): as learnIds of `{"id": value}` for
-   * each. Per value, whether redactCountedValues may be told it was learnt from (its `learntIds`).
+   * each. Per value, whether redactCountedValues may be told it was learnt from (ID_LEARNT in its `ids`).
    */
   learnIdValues(values: readonly string[]): boolean[] {
     if (this.mode === 'strict') return values.map(() => false);
@@ -280,7 +280,7 @@ export class Redactor {
   /**
    * redactCountedJsonTexts of each value's JSON literal (`JSON.stringify(value)`), taken and
    * given back as values: the same redacted values, summary and ids learnt (and, without
-   * `learntIds`, memory), without writing each value as JSON and reading it back. The export's
+   * `ids`, memory), without writing each value as JSON and reading it back. The export's
    * cells are such values.
    * `ids`: for each value, ID_LEARNT (learnIdValues just said it learnt from it) and
    * ID_FIELD (it stood as an id field's value: an id column's) as bits. Values learnt from are
