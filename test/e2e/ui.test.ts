@@ -5,11 +5,11 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import {
+  acceptPickerUntil,
   launchBrowser,
   openWorkbench,
   quickOpen,
   runCommand,
-  runCommandForPicker,
   startCodeServer,
   webview,
 } from '../support/vscodeE2e.mjs';
@@ -198,24 +198,10 @@ describe('Agent Trace Inspector in real VS Code (code-server + Chromium)', () =>
         null,
         { timeout },
       );
-    // The picker accepted with Enter. A webview finishing its load can take the focus between the
-    // picker showing and the key (a CI run once saw no save dialog for 20 s; it passed when run
-    // again): then the whole step is repeated, and the number of tries said.
-    for (let attempt = 1; ; attempt++) {
-      await runCommandForPicker(s.page, 'Agent Trace: Export HTML Report', sessions.first());
-      await s.page.keyboard.press('Enter');
-      try {
-        await saveDialogShown(10_000);
-        if (attempt > 1) console.log(`Export HTML Report: the save dialog showed on try ${attempt}`);
-        break;
-      } catch (e) {
-        if (attempt === 3) {
-          await screenshot(s.page, 'e2e-export-report-no-dialog.png');
-          throw e;
-        }
-        await s.page.keyboard.press('Escape');
-      }
-    }
+    // The picker accepted with Enter, again if a webview took the focus and no save dialog followed.
+    await acceptPickerUntil(s.page, 'Agent Trace: Export HTML Report', sessions.first(), saveDialogShown, {
+      onGiveUp: () => screenshot(s.page, 'e2e-export-report-no-dialog.png'),
+    });
     const input = s.page.locator('.quick-input-widget .quick-input-box input');
     assert.match(await input.inputValue(), /claude-code-sessions\.trace\.report\.html$/);
     await s.page.keyboard.press('Enter');

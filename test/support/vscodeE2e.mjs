@@ -125,6 +125,36 @@ export async function runCommandForPicker(page, label, row, timeout = 30_000) {
   }
 }
 
+// Run a command whose picker is accepted with Enter, until `next` (a function waiting, with a
+// timeout, for what the acceptance opens) resolves. A webview finishing its load can also take
+// the focus between the picker showing and the key (a CI run once saw no save dialog for 20 s;
+// it passed when run again): then the whole step is repeated, up to `tries` times, and the
+// number of tries said. `onGiveUp` runs before the last failure is thrown (a screenshot).
+/**
+ * @param {import('playwright-core').Page} page
+ * @param {string} label
+ * @param {import('playwright-core').Locator} row
+ * @param {(timeout: number) => Promise<unknown>} next
+ * @param {{ tries?: number, onGiveUp?: () => Promise<unknown> }} [options]
+ */
+export async function acceptPickerUntil(page, label, row, next, { tries = 3, onGiveUp } = {}) {
+  for (let attempt = 1; ; attempt++) {
+    await runCommandForPicker(page, label, row);
+    await page.keyboard.press('Enter');
+    try {
+      await next(10_000);
+      if (attempt > 1) console.log(`${label}: accepted on try ${attempt}`);
+      return;
+    } catch (e) {
+      if (attempt === tries) {
+        await onGiveUp?.();
+        throw e;
+      }
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
 // Quick Open (Ctrl+P) a file and click its own row: Enter would take the first fuzzy match,
 // which can be a recently opened file whose path happens to contain the same letters. Like
 // findCommand, each attempt is repeated whole: a webview that finishes loading late may take
