@@ -116,6 +116,17 @@ interface BatchScan {
   elsewhere: boolean;
 }
 
+/** Strings waiting to be scanned together, with the characters they count toward the batch's size (remembered clean values too) and of their joined text. */
+interface PendingBatch {
+  items: PendingString[];
+  chars: number;
+  joined: number;
+}
+
+function newBatch(): PendingBatch {
+  return { items: [], chars: 0, joined: 0 };
+}
+
 interface PendingString {
   /** Index of the text in the batch's list, and where the literal is in it. */
   text: number;
@@ -156,6 +167,8 @@ interface PendingString {
  */
 export class Redactor {
   private readonly detectors: SecretDetector[];
+  /** Strict mode's shapes (default mode: those no id explains), run after the detectors on every text but a batch of id fields' values. */
+  private readonly shapes: SecretDetector;
   private readonly joinedDetectors: SecretDetector[];
   private readonly numbering = new Map<string, Map<string, number>>();
   private readonly counts = new Map<string, number>();
@@ -197,11 +210,8 @@ export class Redactor {
     this.mode = options.mode ?? 'default';
     this.onRedacted = options.onRedacted;
     this.onLeftAsId = options.onLeftAsId;
-    this.detectors = [
-      ...extra,
-      ...CORE_DETECTORS,
-      { detect: this.mode === 'strict' ? strictFindings : (text: string) => this.unexplainedShapes(text) },
-    ];
+    this.detectors = [...extra, ...CORE_DETECTORS];
+    this.shapes = { detect: this.mode === 'strict' ? strictFindings : (text: string) => this.unexplainedShapes(text) };
     this.joinedDetectors = [...extra, ...JOINED_DETECTORS];
   }
 
@@ -330,15 +340,15 @@ export class Redactor {
     ids?: ArrayLike<number>,
   ): Promise<string[]> {
     const out = texts.slice();
-    let batch: PendingString[] = [];
-    /** Characters toward the batch's size (remembered clean values count too), and of the joined text itself. */
-    let chars = 0;
-    let joined = 0;
-    const flush = async (): Promise<void> => {
-      if (batch.length > 0) await this.redactBatch(batch, out, values);
-      batch = [];
-      chars = 0;
-      joined = 0;
+    // Values that stood as id fields' values (ids: ID_FIELD) go into batches of their own: strict kinds are never
+    // taken in them, so those batches skip the shapes (redactBatch), and most of an export's characters are ids.
+    // Only values: a JSON text's literals are rewritten in place, from its last to its first, within one batch.
+    const batches = { mixed: newBatch(), ids: newBatch() };
+    const flush = async (batch: PendingBatch): Promise<void> => {
+      if (batch.items.length > 0) await this.redactBatch(batch.items, out, values);
+      batch.items = [];
+      batch.chars = 0;
+      batch.joined = 0;
     };
     /**
      * One string value (the literal at [start, end) of text t, or the whole value): remembered,
@@ -356,15 +366,16 @@ export class Redactor {
       forget = false,
     ): Promise<void> | undefined => {
       if (value.length < MIN_SCANNED_LENGTH || NUMBER_TEXT.test(value)) return undefined;
+      const batch = values && idValue ? batches.ids : batches.mixed;
       const memory = idValue ? this.knownIdValues : this.known;
       const known = !forget && memory.size > 0 ? memory.get(value) : undefined;
       if (known !== undefined) {
         // Scanned before: not scanned again, but counted toward the batch as if it were, so the
         // batches (and the order in which new secrets are numbered) are those without the memory;
         // a value with findings keeps its place in the batch, where they are replaced in turn.
-        chars += value.length + SEPARATOR.length;
+        batch.chars += value.length + SEPARATOR.length;
         if (known.length > 0)
-          batch.push({
+          batch.items.push({
             text: t,
             start,
             end,
@@ -372,7 +383,7 @@ export class Redactor {
             decoded,
             closed,
             rewritten: false,
-            at: joined,
+            at: batch.joined,
             weight,
             idValue,
             nested: false,
@@ -381,9 +392,9 @@ export class Redactor {
         return undefined;
       }
       const push = (scanned: string, rewritten: boolean, nested: boolean): void => {
-        chars += scanned.length + SEPARATOR.length;
-        joined += scanned.length + SEPARATOR.length;
-        batch.push({
+        batch.chars += scanned.length + SEPARATOR.length;
+        batch.joined += scanned.length + SEPARATOR.length;
+        batch.items.push({
           text: t,
           start,
           end,
@@ -391,7 +402,7 @@ export class Redactor {
           decoded,
           closed,
           rewritten,
-          at: joined - scanned.length - SEPARATOR.length,
+          at: batch.joined - scanned.length - SEPARATOR.length,
           weight,
           idValue,
           nested,
@@ -436,9 +447,11 @@ export class Redactor {
           if (nested) await nested;
         }
       }
-      if (chars >= BATCH_CHARS) await flush();
+      if (batches.mixed.chars >= BATCH_CHARS) await flush(batches.mixed);
+      if (batches.ids.chars >= BATCH_CHARS) await flush(batches.ids);
     }
-    await flush();
+    await flush(batches.mixed);
+    await flush(batches.ids);
     return out;
   }
 
@@ -464,9 +477,10 @@ export class Redactor {
    * (src/core/redact/views.ts): values split across lines put back together, and base64
    * blobs decoded (a blob hiding a secret is redacted whole, as kind `base64`).
    */
-  private async detect(text: string, depth = 0): Promise<Finding[]> {
+  private async detect(text: string, depth = 0, shapes = true): Promise<Finding[]> {
     const all: Finding[] = [];
     for (const d of this.detectors) for (const f of await d.detect(text)) if (f.end > f.start) all.push(f);
+    if (shapes) for (const f of await this.shapes.detect(text)) if (f.end > f.start) all.push(f);
     const direct = all.length;
     for (const piece of joinedPieces(text)) {
       for (const d of this.joinedDetectors) {
@@ -513,7 +527,10 @@ export class Redactor {
     if (scanned.length > 0) {
       this.scans.set(joined, scan);
       try {
-        findings = await this.detect(joined);
+        // A batch of id fields' values only: no shape found in it would be taken (below), so none is looked for.
+        // Not while onLeftAsId listens: it hears every shape left as an id.
+        const shapes = this.onLeftAsId !== undefined || scanned.some((i) => !batch[i]!.idValue);
+        findings = await this.detect(joined, 0, shapes);
       } finally {
         if (this.scans.get(joined) === scan) this.scans.delete(joined);
       }

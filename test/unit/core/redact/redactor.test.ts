@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { forEachStringLiteral } from '../../../../src/core/redact/jsonStrings';
-import { Redactor } from '../../../../src/core/redact/redactor';
+import { ID_FIELD, ID_LEARNT, Redactor } from '../../../../src/core/redact/redactor';
 
 /** Our own rules only (secretlint's preset is tested through the CLI's redactor in test/unit/node). */
 const ownOnly = (): Redactor => new Redactor([], 'own rules');
@@ -286,6 +286,97 @@ describe('Redactor.redactCountedValues with the ids learnIdValues learnt from (t
     assert.notEqual(answers[0]![2], token);
     assert.match(answers[0]![2]!, /^\[REDACTED:/);
     assert.equal(answers[0]![4], `resumed ${uuid} in /home/USER/app`);
+  });
+});
+
+/**
+ * The values with each kind's placeholders numbered again in order of first appearance: two
+ * redactions that take the same secrets, equal ones alike and different ones apart, give equal lists.
+ */
+function renumbered(values: readonly string[]): string[] {
+  const numbers = new Map<string, Map<string, number>>();
+  const renumber = (kind: string, n: string): number => {
+    const own = numbers.get(kind) ?? numbers.set(kind, new Map()).get(kind)!;
+    return own.get(n) ?? own.set(n, own.size + 1).get(n)!;
+  };
+  return values.map((v) =>
+    v
+      .replace(/\[REDACTED:([a-z0-9-]+)#(\d+)\]/g, (_, kind: string, n: string) => `[${kind} ${renumber(kind, n)}]`)
+      .replace(/\/home\/USER(\d*)/g, (_, n: string) => `/home/[user ${renumber('home-user', n || '1')}]`),
+  );
+}
+
+describe("Redactor.redactCountedValues of id fields' values (ID_FIELD: scanned in batches of their own, without the shapes)", () => {
+  const declared = 'c0ffee00-1234-4abc-9def-0123456789ab';
+  const loose = 'b7e4c2d1-5a6f-4e3d-8c2b-1a0f9e8d7c6b';
+  const hidden = '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a';
+  const token = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+  // base64 of a text holding a UUID nothing declares: decoded, the shapes find it, so the whole id is taken as base64.
+  const blob = btoa(`resumed ${hidden} today`);
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  /** 40,000 tool call ids of 30 characters: 1.3 M characters, more than one batch (1 M). */
+  const bulk = Array.from({ length: 40_000 }, (_, i) => {
+    let id = 'toolu_01';
+    for (let k = 0, x = i * 7919 + 13; k < 22; k++, x = (x * 48271) % 2147483647) id += letters[x % 62];
+    return id;
+  });
+  const ids = [declared, 'toolu_01AbCdEfGhIjKlMnOpQrStUv', token, blob, `run_${'0123456789abcdef'.repeat(2)}0a1b2c3d`];
+  const free = [`resumed ${declared} in /home/marco/app`, `bare ${loose}`, 'export GITHUB_TOKEN=abcdefgh12345678'];
+  // Interleaved as a table's cells are (an id column beside text columns), the token once more among the bulk ids.
+  const values = [
+    ...ids.flatMap((id, i) => [id, free[i % free.length]!]),
+    ...bulk.slice(0, 20_000),
+    `${token.slice(0, -1)}X`,
+    ...bulk.slice(20_000),
+    'cd /home/giulia/x',
+  ];
+  const isId = new Set([...ids, ...bulk, `${token.slice(0, -1)}X`]);
+
+  it('gives each value what its JSON gives it, an id under an id key, with the same summary, twice over', async () => {
+    const byValue = ownOnly();
+    const byJson = ownOnly();
+    const weights = values.map((_, i) => 1 + (i % 3));
+    for (let round = 0; round < 2; round++) {
+      const said = byValue.learnIdValues(values.filter((v) => isId.has(v)));
+      let k = 0;
+      const flags = values.map((v) => (isId.has(v) ? ID_FIELD | (said[k++] ? ID_LEARNT : 0) : 0));
+      const plain = await byValue.redactCountedValues(values, weights, flags);
+      const json = await byJson.redactCountedJsonTexts(
+        values.map((v) => JSON.stringify(isId.has(v) ? { tool_use_id: v } : v)),
+        weights,
+      );
+      // The batches differ (the ids apart), so secrets may be numbered in another order: equal up to that.
+      assert.deepEqual(
+        renumbered(plain),
+        renumbered(
+          json.map((t, i) =>
+            isId.has(values[i]!) ? (JSON.parse(t) as { tool_use_id: string }).tool_use_id : (JSON.parse(t) as string),
+          ),
+        ),
+      );
+      if (round === 0) {
+        // By hand: in the ids, both tokens and the blob are taken, the UUID, tool call id and hex left; in the free
+        // text the declared UUID is left, the loose one taken, marco's and giulia's folders and the assignment taken.
+        const at = (v: string): string => plain[values.indexOf(v)]!;
+        assert.equal(at(declared), declared);
+        assert.equal(at('toolu_01AbCdEfGhIjKlMnOpQrStUv'), 'toolu_01AbCdEfGhIjKlMnOpQrStUv');
+        const tokens = [at(token), at(`${token.slice(0, -1)}X`)];
+        for (const t of tokens) assert.match(t, /^\[REDACTED:github-pat#[12]\]$/);
+        assert.notEqual(tokens[0], tokens[1]);
+        assert.equal(at(blob), '[REDACTED:base64#1]');
+        assert.equal(at(ids[4]!), ids[4]);
+        assert.match(at(free[0]!), new RegExp(`^resumed ${declared} in /home/USER2?/app$`));
+        assert.equal(at(free[1]!), 'bare [REDACTED:strict-uuid#1]');
+        assert.equal(at(free[2]!), 'export GITHUB_TOKEN=[REDACTED:env-assignment#1]');
+        assert.match(at('cd /home/giulia/x'), /^cd \/home\/USER2?\/x$/);
+        assert.notEqual(at(free[0]!).slice(-9), at('cd /home/giulia/x').slice(-7));
+        assert.deepEqual(
+          bulk.filter((id) => at(id) !== id),
+          [],
+        );
+      }
+    }
+    assert.deepEqual(byValue.summary(), byJson.summary());
   });
 });
 
