@@ -475,7 +475,9 @@ export class Redactor {
   /**
    * Every finding in `text`: the detectors on the text itself, then on its other views
    * (src/core/redact/views.ts): values split across lines put back together, and base64
-   * blobs decoded (a blob hiding a secret is redacted whole, as kind `base64`).
+   * blobs decoded (a blob hiding a secret is redacted whole, as kind `base64`). `shapes`
+   * false: not the shapes on the text itself (a batch of id fields' values only); a decoded
+   * blob is still read with them, since a shape inside it takes the blob whole as `base64`.
    */
   private async detect(text: string, depth = 0, shapes = true): Promise<Finding[]> {
     const all: Finding[] = [];
