@@ -8,6 +8,7 @@ import { contextPartRows } from '../../core/team/contextRows';
 import { buildTeamRows } from '../../core/team/teamRows';
 import type { TeamIdentity, TeamRows } from '../../core/team/teamRows';
 import { TEAM_TABLES } from '../../core/team/teamSchema';
+import type { TeamColumn } from '../../core/team/teamSchema';
 import type { FormatId } from '../../core/trace/model';
 import { parseTrace } from '../../core/trace/parseTrace';
 import type { ParsedTrace, TraceFile } from '../../core/trace/parseTrace';
@@ -74,14 +75,19 @@ export interface RedactionRequest {
  */
 export type RedactionAnswer = Array<{ slots: number[]; values: string[] }>;
 
-/** Per table, its trace-text columns (positions in its schema), and which of them hold the trace's own ids (conversation, response, tool-call ids). */
+/** Whether a column holds the trace's own ids (conversation, response, tool-call ids): trace text under an id's name. */
+export function isTraceIdColumn(column: TeamColumn): boolean {
+  return column.fromTrace === true && isIdKey(column.name);
+}
+
+/** Per table, its trace-text columns (positions in its schema), and which of them hold the trace's own ids. */
 const TEXT_COLUMNS = TEAM_TABLES.map((table) => {
   const positions: number[] = [];
   const isId: boolean[] = [];
   table.columns.forEach((c, j) => {
     if (!c.fromTrace) return;
     positions.push(j);
-    isId.push(isIdKey(c.name));
+    isId.push(isTraceIdColumn(c));
   });
   return { positions, isId };
 });
