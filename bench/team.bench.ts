@@ -19,7 +19,10 @@
 //                Measured once in the export's layout (thousands of files), then after
 //                `agent-trace compact` (a few large files): compaction's time beside it.
 //
-// Run: npm run bench:team [-- --sessions 1000 --gb 5 --calls 10000000] [--cpu-prof DIR] [--keep DIR] [--rounds N]
+//   no-redact    with --with-no-redact, `export --no-redact` too, in the same block (index, export,
+//                no-redact, no-redact, export, index): what redaction adds, beside the export.
+//
+// Run: npm run bench:team [-- --sessions 1000 --gb 5 --calls 10000000] [--cpu-prof DIR] [--keep DIR] [--rounds N] [--with-no-redact]
 //      (--quick: 100 sessions, 0.5 GB, 1,000,000 calls; --keep DIR keeps the compacted 10 M-call
 //      folder, then `-- --queries-only DIR` times only the named query and its baseline over it;
 //      --export-only stops after the export and bytes per call)
@@ -66,6 +69,8 @@ const KEEP = args.includes('--keep') ? args[args.indexOf('--keep') + 1] : undefi
 const EXPORT_ONLY = args.includes('--export-only');
 /** --queries-only DIR: only the named query and its baseline, over a folder kept by --keep. */
 const QUERIES_ONLY = args.includes('--queries-only') ? args[args.indexOf('--queries-only') + 1] : undefined;
+/** --with-no-redact: also `export --no-redact`, twice per block, between the two exports. */
+const WITH_NO_REDACT = args.includes('--with-no-redact');
 /** --rounds N: the block index, export, export, index N times (default 1). */
 const ROUNDS = Math.max(1, Math.floor(option('--rounds', 1)));
 
@@ -123,7 +128,12 @@ function parquetBytes(dir: string): { bytes: number; files: number } {
 }
 
 /** The CLI's export of every session under the fake home, as a user on that machine runs it. */
-function exportAll(home: string, out: string, profile = false): { ms: number; cpu: number | null; stderr: string } {
+function exportAll(
+  home: string,
+  out: string,
+  profile = false,
+  extra: readonly string[] = [],
+): { ms: number; cpu: number | null; stderr: string } {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: home,
@@ -149,6 +159,7 @@ function exportAll(home: string, out: string, profile = false): { ms: number; cp
       'bench',
       '--machine',
       'bench',
+      ...extra,
     ],
     { env, encoding: 'utf8', maxBuffer: 256 * 2 ** 20 },
   );
@@ -285,6 +296,8 @@ async function main(): Promise<void> {
     // repeats that block N times (the ratio of the sums over all of them, each pair's beside it).
     const out = join(work, 'export');
     const pairs: Array<{ index: { ms: number; cpu: number }; export: { ms: number; cpu: number | null } }> = [];
+    /** The --no-redact exports (--with-no-redact): two a block, as many as the pairs. */
+    const unredacted: Array<{ ms: number; cpu: number | null }> = [];
     for (let round = 0; round < ROUNDS; round++) {
       const indexA = await coldIndex(`index-${round}-a`);
       console.log(
@@ -297,6 +310,13 @@ async function main(): Promise<void> {
         `export --to parquet: ${s(first.ms)} (load ${load()}; ${exportThreadsFor(indexA.files)} export threads at the load now)`,
       );
       if (round === 0) console.log(`  ${first.stderr.split('\n')[0]}`);
+      if (WITH_NO_REDACT) {
+        for (const half of ['a', 'b']) {
+          const plain = exportAll(corpus.home, join(work, `plain-${round}-${half}`), false, ['--no-redact']);
+          console.log(`export --to parquet --no-redact: ${s(plain.ms)} (load ${load()})`);
+          unredacted.push(plain);
+        }
+      }
       const second = exportAll(corpus.home, join(work, `export-${round}-b`));
       console.log(`export --to parquet, again into a new folder: ${s(second.ms)} (load ${load()})`);
       const indexB = await coldIndex(`index-${round}-b`);
@@ -308,6 +328,10 @@ async function main(): Promise<void> {
     console.log(
       `  ratio export / cold index: ${(sum(pairs.map((p) => p.export.ms)) / sum(pairs.map((p) => p.index.ms))).toFixed(2)} (target ≤ 1; each pair ${pairs.map((p) => (p.export.ms / p.index.ms).toFixed(2)).join(', ')}${pairs.length > 2 ? `; median pair ${median(pairs.map((p) => p.export.ms / p.index.ms)).toFixed(2)}` : ''})`,
     );
+    if (unredacted.length > 0)
+      console.log(
+        `  ratio export --no-redact / cold index: ${(sum(unredacted.map((u) => u.ms)) / sum(pairs.map((p) => p.index.ms))).toFixed(2)} (each ${unredacted.map((u, i) => (u.ms / pairs[i]!.index.ms).toFixed(2)).join(', ')}); redaction adds ${((sum(pairs.map((p) => p.export.ms)) / sum(unredacted.map((u) => u.ms)) - 1) * 100).toFixed(0)}% to the export`,
+      );
     // CPU beside the times: whether the export does more work than the index, or keeps fewer cores busy.
     const cores = (cpu: number, ms: number): string => (cpu / (ms / 1000)).toFixed(2);
     const exportCpu = pairs.map((p) => p.export.cpu);
